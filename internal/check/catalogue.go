@@ -16,7 +16,7 @@ var (
 
 func build() {
 	var all []*Check
-	for _, area := range [][]*Check{jsonrpcChecks(), lifecycleChecks(), listsChecks(), surfaceChecks(), readingChecks(), callChecks(), httpChecks(), modernChecks(), mrtrChecks(), retryChecks(), authChecks(), extensionChecks(), skillsChecks(), cardChecks(), portableChecks()} {
+	for _, area := range [][]*Check{jsonrpcChecks(), lifecycleChecks(), listsChecks(), surfaceChecks(), readingChecks(), callChecks(), taskChecks(), httpChecks(), modernChecks(), mrtrChecks(), retryChecks(), authChecks(), extensionChecks(), skillsChecks(), cardChecks(), portableChecks()} {
 		all = append(all, area...)
 	}
 	byArea := map[string][]*Check{}

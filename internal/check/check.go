@@ -114,6 +114,7 @@ var Areas = []Area{
 	{"reading", "Reading without side effects"},
 	{"utilities", "Cancellation and progress"},
 	{"tools", "Tool calls (--call)"},
+	{"tasks", "Tasks (2025-11-25, and the io.modelcontextprotocol/tasks extension)"},
 	{"http", "Streamable HTTP"},
 	{"modern", "The 2026-07-28 era"},
 	{"auth", "Authorization"},

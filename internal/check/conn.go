@@ -161,7 +161,8 @@ type connOptions struct {
 	// check speaks first.
 	bare bool
 	// capabilities are the client capabilities its modern requests
-	// declare (JSON); "" declares none.
+	// declare, or its initialize (JSON); "" declares none. A connection
+	// that declares any answers the server's requests (answer.go).
 	capabilities string
 }
 
@@ -221,7 +222,7 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 // handshake is the initialize era's: initialize offering version, then
 // notifications/initialized.
 func (c *conn) handshake(ctx context.Context, version string) error {
-	m, _, err := c.request(ctx, "initialize", initializeParams(c.r.target.ClientInfo, version))
+	m, _, err := c.request(ctx, "initialize", initializeWith(c.r.target.ClientInfo, version, c.capabilities()))
 	if err != nil {
 		return err
 	}
@@ -241,7 +242,13 @@ func (c *conn) handshake(ctx context.Context, version string) error {
 // initializeParams are initialize's params: version, no client
 // capabilities (the checks answer no server request), and client info.
 func initializeParams(info mcp.Implementation, version string) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{"protocolVersion": version, "capabilities": map[string]any{}, "clientInfo": info})
+	return initializeWith(info, version, json.RawMessage(`{}`))
+}
+
+// initializeWith are initialize's params with the client capabilities
+// given.
+func initializeWith(info mcp.Implementation, version string, caps json.RawMessage) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"protocolVersion": version, "capabilities": caps, "clientInfo": info})
 	return b
 }
 
@@ -569,9 +576,8 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		out[i].strayCancel = m.Method == "notifications/cancelled" && !c.asked.has(idKey(member(m.Params, "requestId")))
 		if c.era == "legacy" {
 			out[i].early = !c.initialized
-			if m.IsRequest() {
-				// The run's own connections declare no client capability.
-				out[i].undeclared = clientCapability(m.Method)
+			if cc := clientCapability(m.Method); m.IsRequest() && member(c.capabilities(), cc) == nil {
+				out[i].undeclared = cc
 			}
 		}
 		switch {
@@ -625,6 +631,9 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			c.sign()
 		}
 		c.r.watches.see(s)
+		if c.caps != "" && s.bad == "" && s.msg.IsRequest() {
+			c.answer(s)
+		}
 	}
 	return out
 }
@@ -675,7 +684,7 @@ func shapeOf(data []byte, m mcp.Message) string {
 		return bothShape
 	}
 	if m.IsResponse() && m.Error == nil && !rawjson.IsObject(m.Result) {
-		return "its result is not a JSON object"
+		return objectShape
 	}
 	if m.Error != nil && member(member(data, "error"), "message") == nil {
 		return "its error has no message"

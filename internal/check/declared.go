@@ -28,8 +28,11 @@ var capabilityMethods = []struct {
 	{"logging", "logging/setLevel", `{"level":"error"}`, "legacy"},
 	{"completions", "completion/complete", `{"ref":{"type":"ref/prompt","name":"mcpv-check-no-such-prompt"},"argument":{"name":"a","value":""}}`, ""},
 	{"tasks", "tasks/get", `{"taskId":"mcpv-check-no-such-task"}`, ""},
-	{"tasks", "tasks/result", `{"taskId":"mcpv-check-no-such-task"}`, ""},
-	{"tasks.list", "tasks/list", "", ""},
+	// The tasks extension of 2026-07-28 has no tasks/result and no
+	// tasks/list, and tasks/update besides.
+	{"tasks", "tasks/result", `{"taskId":"mcpv-check-no-such-task"}`, "legacy"},
+	{"tasks.list", "tasks/list", "", "legacy"},
+	{"tasks", "tasks/update", `{"taskId":"mcpv-check-no-such-task","inputResponses":{}}`, "modern"},
 	{"tasks.cancel", "tasks/cancel", `{"taskId":"mcpv-check-no-such-task"}`, ""},
 }
 

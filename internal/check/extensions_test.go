@@ -141,6 +141,7 @@ var specLinks = map[string]string{
 	extSpec + " " + "extensions/overview": "https://modelcontextprotocol.io/extensions/overview",
 	appsSpec + " apps":                    "https://github.com/modelcontextprotocol/ext-apps/blob/main/specification/2026-01-26/apps.mdx",
 	skillsSpec + " skills":                "https://github.com/modelcontextprotocol/ext-skills/blob/main/specification/stable/skills.mdx",
+	extTasksSpec + " tasks":               "https://github.com/modelcontextprotocol/ext-tasks/blob/main/specification/draft/tasks.md",
 	"OpenAI structured-outputs":           "https://platform.openai.com/docs/guides/structured-outputs",
 	"Anthropic structured-outputs":        "https://platform.claude.com/docs/en/build-with-claude/structured-outputs",
 	"Gemini function-calling":             "https://ai.google.dev/gemini-api/docs/function-calling",

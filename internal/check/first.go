@@ -282,6 +282,8 @@ func firstDefect(ss []seen, method, sent string) *defect {
 			return &defect{id: "jsonrpc.messages", message: "a message that is not JSON-RPC: " + s.bad, sent: sent, received: s.raw}
 		case s.shape == bothShape:
 			return &defect{id: "jsonrpc.result-or-error", message: "a response with both a result and an error", sent: sent, received: s.raw}
+		case s.shape == objectShape:
+			return &defect{id: "jsonrpc.schema", message: "a result that is no JSON object, as every result of the schema is", sent: sent, received: s.raw}
 		case s.shape != "":
 			return &defect{id: "jsonrpc.messages", message: "a message that breaks JSON-RPC 2.0: " + s.shape, sent: sent, received: s.raw}
 		case s.nullFor != "":

@@ -36,7 +36,7 @@ func jsonrpcWatchChecks() []*Check {
 				switch {
 				case s.bad != "" && s.bad != junkLine && s.bad != notUTF8 && s.bad != headerLine:
 					return "a message that is not JSON-RPC: " + s.bad
-				case s.shape != "" && s.shape != bothShape:
+				case s.shape != "" && s.shape != bothShape && s.shape != objectShape:
 					return "a message that breaks JSON-RPC 2.0: " + s.shape
 				}
 				return ""
@@ -374,6 +374,11 @@ func jsonrpcBadInputChecks() []*Check {
 }
 
 const notUTF8 = "it is not valid UTF-8"
+
+// objectShape is seen.shape for a result that is no JSON object: JSON-RPC
+// 2.0 lets a result be any value, MCP's schema does not (every Result is
+// an object), which jsonrpc.schema names.
+const objectShape = "its result is not a JSON object"
 
 // bothShape is seen.shape for a response with both a result and an error,
 // which jsonrpc.result-or-error names.

@@ -82,8 +82,12 @@ func modernDiscoverChecks() []*Check {
 				switch {
 				case !ok:
 					return fmt.Sprintf("a result%s without resultType", ofMethod(s))
-				case rt != "complete" && rt != "input_required":
-					return fmt.Sprintf("a result%s of resultType %q, which the core protocol does not have", ofMethod(s), clip(rt, 40))
+				case rt == "complete", rt == "input_required", rt == "task" && w.f.declares("tasks"):
+				case !otherExtensions(w.f):
+					// Extensions may add values: one of an extension the
+					// server declares, whose values are not known here,
+					// is none to judge.
+					return fmt.Sprintf("a result%s of resultType %q, which neither the core protocol nor an extension the server declares has", ofMethod(s), clip(rt, 40))
 				}
 				return ""
 			},
@@ -421,6 +425,25 @@ func modernWatchChecks() []*Check {
 	}
 }
 
+// knownExtensions are the extensions whose result types are known: the
+// tasks extension's "task", and none of the others'.
+var knownExtensions = []string{mcp.TasksExtension, "io.modelcontextprotocol/ui", "io.modelcontextprotocol/skills"}
+
+// otherExtensions reports whether the server declares an extension whose
+// result types are not known here.
+func otherExtensions(f *facts) bool {
+	var caps struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	json.Unmarshal(member(f.init, "capabilities"), &caps)
+	for name := range caps.Extensions {
+		if !slices.Contains(knownExtensions, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // exerciseModern asks a modern connection what every server answers,
 // for the watches: server/discover, ping, the first page of each list.
 func exerciseModern(t *T) {
@@ -538,9 +561,27 @@ func listen(t *T) {
 	}
 	c := t.fresh(connOptions{era: "modern"})
 	params, _ := json.Marshal(map[string]any{"notifications": filter})
+	t.Sent("subscriptions/listen " + string(params))
+	first, ok := firstOfListen(t, c, params)
+	if !ok {
+		t.Fail("the subscription's stream ended with no acknowledgement")
+	}
+	t.Got(first.raw)
+	switch {
+	case first.msg.Error != nil:
+		t.Fail("subscriptions/listen was refused: %s", errText(first.msg.Error))
+	case first.msg.Method != "notifications/subscriptions/acknowledged":
+		t.Fail("the first message of the subscription is not notifications/subscriptions/acknowledged")
+	}
+}
+
+// firstOfListen sends subscriptions/listen with params on c and returns
+// the first message of the subscription: its acknowledgement, another
+// notification of it, or its response (an error); false when the stream
+// ended with none.
+func firstOfListen(t *T, c *conn, params json.RawMessage) (seen, bool) {
 	id := json.RawMessage(`"mcpv-check-listen"`)
 	body, _ := mcp.EncodeRequest(id, "subscriptions/listen", c.stamp(params))
-	t.Sent("subscriptions/listen " + string(params))
 	var first *seen
 	judge := func(s seen) bool {
 		if s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) {
@@ -571,8 +612,7 @@ func listen(t *T) {
 			t.failErr("subscriptions/listen", err)
 		}
 		if x.response != nil && first == nil {
-			m := *x.response
-			first = &seen{msg: m}
+			first = &seen{msg: *x.response, raw: x.body}
 		}
 		if first == nil {
 			t.Got(x.String())
@@ -603,13 +643,7 @@ func listen(t *T) {
 		c.notify(t.ctx, "notifications/cancelled", json.RawMessage(`{"requestId":"mcpv-check-listen"}`))
 	}
 	if first == nil {
-		t.Fail("the subscription's stream ended with no acknowledgement")
+		return seen{}, false
 	}
-	t.Got(first.raw)
-	switch {
-	case first.msg.Error != nil:
-		t.Fail("subscriptions/listen was refused: %s", errText(first.msg.Error))
-	case first.msg.Method != "notifications/subscriptions/acknowledged":
-		t.Fail("the first message of the subscription is not notifications/subscriptions/acknowledged")
-	}
+	return *first, true
 }

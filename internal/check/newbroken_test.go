@@ -23,6 +23,7 @@ var newBroken = []struct {
 	{"a prompt's audio of no MIME type", stdio, map[string]string{"promptResults": `{"hello":{"messages":[{"role":"user","content":{"type":"audio","data":"aGk=","mimeType":"wav audio"}}]}}`}, "reading.prompt-messages"},
 	{"a response on the GET stream to no request", fake{transport: "http", change: faults("get-stream")}, faults("get-stream-response"), "http.get-no-response"},
 	{"a log message on the subscriptions/listen stream, over HTTP", httpModern, faults("log-on-listen"), "modern.log-unasked"},
+	{"a result that is no object, which JSON-RPC 2.0 allows and MCP's schema does not", stdio, faults("null-result"), "jsonrpc.schema"},
 }
 
 // Each new broken server fails the check that names its defect, and no

@@ -132,7 +132,9 @@ func TestQuotedAsItCame(t *testing.T) {
 func TestBlockedByCascades(t *testing.T) {
 	var callChecks []string
 	for _, c := range Catalogue() {
-		if c.needs.call && c.needs.transport != "http" {
+		// The fakes below are of the initialize era: a check of the
+		// 2026-07-28 era skips for the era before it needs the tool.
+		if c.needs.call && c.needs.transport != "http" && c.needs.era != "modern" {
 			callChecks = append(callChecks, c.ID)
 		}
 	}

@@ -242,8 +242,11 @@ func readingUtilityChecks() []*Check {
 				t.Sent("completion/complete " + string(params))
 				res, rerr := t.call("completion/complete", params)
 				if rerr != nil {
+					// The rule bounds the values answered; a refusal (of an
+					// argument the server has no completions for, say)
+					// answers none to judge.
 					t.Got(errText(rerr))
-					t.Fail("completion/complete was refused, though completions is declared")
+					t.Skip("completion/complete was refused (%s): no values to judge", errText(rerr))
 				}
 				t.Got(clip(string(res), 300))
 				var r struct {

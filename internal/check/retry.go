@@ -76,13 +76,8 @@ func answers(result json.RawMessage) map[string]json.RawMessage {
 	json.Unmarshal(member(result, "inputRequests"), &asks)
 	out := map[string]json.RawMessage{}
 	for k, a := range asks {
-		switch a.Method {
-		case "elicitation/create":
-			out[k] = json.RawMessage(`{"action":"decline"}`)
-		case "sampling/createMessage":
-			out[k] = json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"mcpv check"},"model":"mcpv-check","stopReason":"endTurn"}`)
-		case "roots/list":
-			out[k] = json.RawMessage(`{"roots":[]}`)
+		if res := clientAnswer(a.Method); res != nil && a.Method != "ping" {
+			out[k] = res
 		}
 	}
 	return out

@@ -107,11 +107,12 @@ type runner struct {
 	exerciseOnce       sync.Once // exercise's traffic, made once a run
 	exerciseModernOnce sync.Once // exerciseModern's
 
-	mu    sync.Mutex // guards conns, eras, reads and calls
+	mu    sync.Mutex // guards conns, eras, reads, calls and tasks
 	conns []*conn
 	eras  map[string]*eraProbe   // whether the server answers an era, once asked
 	reads map[string]*readAnswer // what the main session read, once each
 	calls map[int]*callRecord    // the --call tools' calls, once each
+	tasks map[string]*taskRun    // the tasks made of a --call tool, once an era
 
 	versions versionAnswers // what initialize answers to each version offered
 }
@@ -653,13 +654,15 @@ func (t *T) connWith(o connOptions) *conn {
 }
 
 // connKey is what tells apart the connections a group holds: their era
-// and version, as dial would choose them.
+// and version, as dial would choose them, and the client capabilities they
+// declare (a check asking as a client without them must not be given a
+// connection that has them).
 func (r *runner) connKey(o connOptions) string {
 	era := o.era
 	if era == "" {
 		era = r.facts.era
 	}
-	return era + "/" + o.version
+	return era + "/" + o.version + "/" + o.capabilities
 }
 
 // fresh is a connection of the check's own, not the group's, closed

@@ -172,6 +172,9 @@ var shapeJudged = func() map[string]string {
 // method, a result by the request it answers (an input_required result as
 // such, whatever the request), errors not (their shape is JSON-RPC's).
 func schemaProblem(s seen) string {
+	if s.shape == objectShape {
+		return "a result" + ofMethod(s) + " that is no JSON object, as every result of the schema is (JSONRPCResultResponse)"
+	}
 	sc := schemaOf(s.version)
 	if sc == nil || s.bad != "" || s.shape != "" {
 		return ""

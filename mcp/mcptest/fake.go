@@ -172,6 +172,8 @@ type msg struct {
 	invalid *specError
 	// raw is the line as it came, for a spec server (a batch).
 	raw []byte
+	// batch: raw is a batch, over HTTP.
+	batch bool
 }
 
 // readLoop logs and forwards every message on stdin, so that a tasks/result

@@ -65,6 +65,10 @@ func (s *HTTPServer) specState(sid string) *specState {
 // serveSpec answers a request as the spec server over Streamable HTTP.
 func (s *HTTPServer) serveSpec(x *Exchange) {
 	spec := s.opts.Spec
+	if !s.originOK(x.R) && spec.edge("origin-refused-400") {
+		x.Status(http.StatusBadRequest, "Bad Request: Origin not allowed")
+		return
+	}
 	if !s.originOK(x.R) {
 		x.Status(http.StatusForbidden, spec.errorLine(json.RawMessage("null"), codeInvalidRequest, "Forbidden: Origin not allowed"), "Content-Type", "application/json")
 		return
@@ -77,7 +81,7 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 			return
 		}
 		if (spec.has("get-stream-response") || spec.has("get-stream")) && !modern {
-			e := x.SSE()
+			e := s.sse(x)
 			if spec.has("get-stream-response") {
 				e.Event(s.eventID(), `{"jsonrpc":"2.0","id":"mcpv-never-asked","result":{}}`)
 			}
@@ -87,7 +91,7 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 		x.Status(http.StatusMethodNotAllowed, "")
 		return
 	case http.MethodDelete:
-		if modern {
+		if modern || spec.edge("delete-405") {
 			x.Status(http.StatusMethodNotAllowed, "")
 			return
 		}
@@ -105,6 +109,13 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 		return
 	}
 	var m msg
+	if batch := strings.TrimSpace(string(x.Body)); strings.HasPrefix(batch, "[") && json.Valid(x.Body) && !modern {
+		// A batch (2025-03-26's): its session and version checked as a
+		// request's, and its answers in one array.
+		m.raw, m.batch = x.Body, true
+		s.serveLegacy(x, m)
+		return
+	}
 	if json.Unmarshal(x.Body, &m) != nil {
 		if spec.has("malformed-200") {
 			x.Status(http.StatusOK, `{"ok":true}`, "Content-Type", "application/json")
@@ -158,7 +169,7 @@ func isLoopback(host string) bool {
 // serveLegacy serves the initialize era: sessions, the version header.
 func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
 	spec := s.opts.Spec
-	if m.Method == "initialize" && m.ID != nil {
+	if m.Method == "initialize" && m.ID != nil && !spec.edge("no-sessions") {
 		sid := s.newSession()
 		if spec.has("session-never-given") {
 			s.specAnswer(x, m, s.specState(sid))
@@ -176,6 +187,7 @@ func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
 		return
 	}
 	switch {
+	case spec.edge("no-sessions"):
 	case x.SessionID == "" && spec.has("mute-early"):
 		x.Hold() // nothing answered before initialize
 		return
@@ -187,7 +199,7 @@ func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
 		return
 	}
 	s.mu.Lock()
-	live := s.live[x.SessionID]
+	live := s.live[x.SessionID] || spec.edge("no-sessions")
 	s.mu.Unlock()
 	switch {
 	case !live && spec.has("unknown-session-400"):
@@ -197,9 +209,12 @@ func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
 		x.Status(http.StatusNotFound, "session not found")
 		return
 	}
-	if v := x.ProtocolVersion; v != "" && !slices.Contains(knownVersions, v) && !spec.has("any-version-header") {
+	if v := x.ProtocolVersion; v != "" && !slices.Contains(spec.versions(), v) && !spec.has("any-version-header") && !spec.edge("version-header-ignored") {
 		x.Status(http.StatusBadRequest, "Bad Request: unsupported MCP-Protocol-Version "+v)
 		return
+	}
+	if spec.edge("session-every-response") {
+		x.W.Header().Set("Mcp-Session-Id", x.SessionID)
 	}
 	s.specAnswer(x, m, s.specState(x.SessionID))
 }
@@ -234,7 +249,7 @@ func headerMismatch(h http.Header, m msg) string {
 	if got := h.Get("Mcp-Method"); got != m.Method {
 		return fmt.Sprintf("Mcp-Method %q, body %q", got, m.Method)
 	}
-	key := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}[m.Method]
+	key := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}[m.Method]
 	if key == "" {
 		return ""
 	}
@@ -288,6 +303,16 @@ func (spec *Spec) paramMismatch(h http.Header, m msg) string {
 // subscriptions/listen).
 func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	spec := s.opts.Spec
+	if m.batch {
+		var lines []string
+		spec.specMessage(st, m.raw, m, specOut{send: func(line string) { lines = append(lines, line) }, async: func(f func()) { f() }, http: true})
+		if len(lines) == 0 {
+			x.Status(http.StatusAccepted, "")
+			return
+		}
+		x.Status(http.StatusOK, strings.Join(lines, "\n"), "Content-Type", "application/json")
+		return
+	}
 	if m.Method == "" || m.ID == nil {
 		spec.specMessage(st, m.raw, m, specOut{send: func(string) {}, async: func(f func()) { f() }, http: true})
 		if spec.has("notification-200") {
@@ -302,9 +327,10 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 		return
 	}
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
-	streams := s.opts.SSE || spec.has("event-id-reuse") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool
+	streams := s.opts.SSE || spec.has("event-id-reuse") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool ||
+		m.Method == "tasks/result" && spec.Tasks != nil
 	if streams && !plain {
-		e := x.SSE()
+		e := s.sse(x)
 		n := 0 // event-id-reuse: each stream's own count
 		spec.specMessage(st, m.raw, m, specOut{send: func(line string) {
 			n++
@@ -330,14 +356,26 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 		x.Status(status, strings.Join(lines, "\n"), "Content-Type", "text/plain")
 	case len(lines) == 1 && spec.has("json-array-answer"):
 		x.Status(status, "["+lines[0]+"]", "Content-Type", "application/json")
+	case len(lines) == 1 && spec.edge("json-charset"):
+		x.Status(status, lines[0], "Content-Type", "application/json; charset=utf-8")
 	case len(lines) == 1:
 		x.Status(status, lines[0], "Content-Type", "application/json")
 	default:
-		e := x.SSE()
+		e := s.sse(x)
 		for _, l := range lines {
 			e.Event("", l)
 		}
 	}
+}
+
+// sse starts an event stream, with a priming event first under the
+// sse-priming edge (2025-11-25 basic/transports#sending-messages-to-the-server).
+func (s *HTTPServer) sse(x *Exchange) *SSEWriter {
+	e := x.SSE()
+	if s.opts.Spec.edge("sse-priming") {
+		e.Raw("id: " + s.eventID() + "\nretry: 1000\ndata:\n\n")
+	}
+	return e
 }
 
 // eventID is an event id no other event of the server's had.

@@ -28,7 +28,7 @@ type Spec struct {
 	// is not found) or "modern" (server/discover; initialize is not found).
 	Era string `json:"era,omitempty"`
 	// ProtocolVersion is the version answered to an initialize that asks
-	// for one the server does not know; default specLatestVersion.
+	// for one the server does not know; default the latest it speaks.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// ServerInfo is sent as is; default {"name":"fixture-server","version":"0"}.
 	ServerInfo json.RawMessage `json:"serverInfo,omitempty"`
@@ -92,6 +92,17 @@ type Spec struct {
 	// Faults name the requirements of the specification the server
 	// breaks, one fault each (Faults lists them; spec_run.go).
 	Faults []string `json:"faults,omitempty"`
+	// Edges name what a correct server may do at the edge of a
+	// requirement, the legal behaviour closest to a fault (Edges lists
+	// them; spec_edges.go): a checker must not fail a server for them.
+	Edges []string `json:"edges,omitempty"`
+	// Tasks, when set, runs the tools whose execution.taskSupport is
+	// "optional" or "required" as tasks (spec_tasks.go).
+	Tasks *TaskSpec `json:"tasks,omitempty"`
+	// Versions are the initialize-era versions the server speaks, latest
+	// first; default knownVersions. A version it does not speak is
+	// answered with ProtocolVersion, or its latest.
+	Versions []string `json:"versions,omitempty"`
 	// Mute names methods never answered at all: the request is read and
 	// nothing comes back (over HTTP the POST is held open), as a server
 	// that ignores what it does not know may do.
@@ -106,14 +117,20 @@ type Spec struct {
 
 // The versions a spec server speaks by default: those of mcp, copied on
 // purpose, as mcptest cannot import mcp (mcp's tests import mcptest).
-const (
-	specLatestVersion = "2025-11-25" // the initialize era's latest
-	specModernVersion = "2026-07-28" // the modern era's
-)
+const specModernVersion = "2026-07-28" // the modern era's
 
 // knownVersions are the initialize-era versions echoed when a client asks
-// for one.
+// for one, latest first.
 var knownVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// versions are the initialize-era versions the server speaks, latest
+// first.
+func (s *Spec) versions() []string {
+	if len(s.Versions) > 0 {
+		return s.Versions
+	}
+	return knownVersions
+}
 
 // LoadSpec reads a spec file.
 func LoadSpec(path string) (*Spec, error) {
@@ -152,8 +169,13 @@ func ParseSpec(data []byte) (*Spec, error) {
 		s.Tools = append(s.Tools, json.RawMessage(fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}}`, i)))
 	}
 	for _, f := range s.Faults {
-		if !slices.Contains(Faults, f) {
+		if !slices.Contains(Faults, f) && !slices.Contains(TaskFaults, f) {
 			return nil, fmt.Errorf("no fault %q", f)
+		}
+	}
+	for _, e := range s.Edges {
+		if !slices.Contains(Edges, e) {
+			return nil, fmt.Errorf("no edge %q", e)
 		}
 	}
 	for _, m := range slices.Concat(s.RepeatCursor, s.EndlessCursor, s.EndlessItems) {

@@ -184,9 +184,9 @@ func initialize(spec *Spec, params json.RawMessage) (json.RawMessage, *specError
 	}
 	version := spec.ProtocolVersion
 	if version == "" {
-		version = specLatestVersion
+		version = spec.versions()[0]
 	}
-	if slices.Contains(knownVersions, p.ProtocolVersion) {
+	if slices.Contains(spec.versions(), p.ProtocolVersion) {
 		version = p.ProtocolVersion
 	}
 	res := struct {

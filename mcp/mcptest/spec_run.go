@@ -136,6 +136,7 @@ var Faults = []string{
 	"json-log-stdout",          // (stdio) a JSON log line that is no JSON-RPC message ({"level":30,...}) after every answer
 	"bom",                      // (stdio) a byte order mark before every message
 	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
+	"null-result",              // logging/setLevel answered with a result of null, which JSON-RPC 2.0 lets be and MCP's schema does not
 	// hostile: what a server may do to its client, whatever it is asked
 	"hang",        // nothing answered but initialize and server/discover
 	"mute-early",  // (initialize era) nothing answered before initialize, not even ping
@@ -172,6 +173,8 @@ type specState struct {
 	stopped  bool                     // a die-* fault fired: serve no more
 	// initialized says an initialize request has come (mute-early).
 	initialized bool
+	tasks       map[string]*specTask // by id (spec_tasks.go)
+	waits       map[string]chan msg  // the client's answers awaited, by the id of the server's request
 }
 
 func newSpecState() *specState {
@@ -200,6 +203,8 @@ type specOut struct {
 	// http is set over HTTP, where notifications and cancellation are
 	// the transport's.
 	http bool
+	// edged: the edges that shape every message are applied already.
+	edged bool
 }
 
 // specMessage handles one message from the client: raw is the line as it
@@ -208,7 +213,7 @@ func (s *Spec) specMessage(st *specState, raw []byte, m msg, out specOut) {
 	if st.Stopped() {
 		return
 	}
-	out = s.shaped(out)
+	out = s.edged(s.shaped(out))
 	trimmed := bytes.TrimSpace(raw)
 	switch {
 	case len(trimmed) > 0 && trimmed[0] == '[':
@@ -220,7 +225,7 @@ func (s *Spec) specMessage(st *specState, raw []byte, m msg, out specOut) {
 	case m.Method != "" && m.ID == nil:
 		s.notification(st, m, out)
 	case m.Method == "" && (m.Result != nil || m.Error != nil):
-		// a response to a request the server sent: nothing waits for it
+		st.route(m) // a response to a request the server sent
 	default:
 		s.badInput(st, &specError{Code: codeInvalidRequest, Message: "not a JSON-RPC request"}, out)
 	}
@@ -256,13 +261,17 @@ func (s *Spec) batch(st *specState, raw []byte, out specOut) {
 		return
 	}
 	var answers []string
-	collect := specOut{send: func(line string) { answers = append(answers, line) }, async: func(f func()) { f() }}
+	// The batch's answers are edged as one line, the array, not each.
+	collect := specOut{send: func(line string) { answers = append(answers, line) }, async: func(f func()) { f() }, edged: true}
 	for _, it := range items {
 		var m msg
 		if json.Unmarshal(it, &m) != nil {
 			m = msg{invalid: &specError{Code: codeInvalidRequest, Message: "not a JSON-RPC request"}}
 		}
 		s.specMessage(st, it, m, collect)
+	}
+	if s.edge("batch-reversed") {
+		slices.Reverse(answers)
 	}
 	if len(answers) > 0 {
 		out.send("[" + strings.Join(answers, ",") + "]")
@@ -340,14 +349,25 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 		}
 	}
 	switch {
+	case m.Method == "tools/call" && s.taskCall(st, m, id, out),
+		strings.HasPrefix(m.Method, "tasks/") && s.taskMethod(st, m, id, out):
+		if !modern && s.edge("server-pings") {
+			out.send(serverPing()) // while the task runs: a request of no task's
+		}
+		return
 	case m.Method == "tools/call" && nameParam(m.Params) == slowTool && s.listsTool(slowTool):
 		s.slowCall(st, m, id, out)
 		return
 	case m.Method == "subscriptions/listen" && modern:
+		if e := s.listenRefused(m.Params); e != nil {
+			out.send(s.errorLineData(id, e.Code, e.Message, e.data))
+			return
+		}
 		s.listen(m, id, out)
 		return
 	}
 	res, e := s.answer(st, m)
+	s.before(m, out)
 	if e != nil {
 		out.send(s.errorLineData(id, e.Code, e.Message, e.data))
 	} else {
@@ -415,6 +435,9 @@ func (s *Spec) after(m msg, out specOut) {
 		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-note") + `","method":"notifications/message","params":{"level":"info","data":"answered"}}`)
 	}
 	if s.Era != "modern" && m.Method != "initialize" {
+		if s.edge("server-pings") {
+			out.send(serverPing())
+		}
 		if s.has("request-id-float") {
 			out.send(`{"jsonrpc":"2.0","id":` + strings.TrimPrefix(srvID(""), "-") + `.5,"method":"ping"}`)
 		}
@@ -522,6 +545,9 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 	case method == "logging/setLevel" && e == nil:
 		if lvl, _ := stringMember(params, "level"); !slices.Contains(logLevels, lvl) && !s.has("lenient-log-level") {
 			return nil, &specError{Code: codeInvalidParams, Message: "logging/setLevel: unknown level"}
+		}
+		if s.has("null-result") {
+			return json.RawMessage(`null`), nil
 		}
 	}
 	return res, e
@@ -660,6 +686,13 @@ func (s *Spec) resultLine(id json.RawMessage, method string, res json.RawMessage
 	var b bytes.Buffer
 	json.Compact(&b, res)
 	body := b.String()
+	if len(s.Edges) > 0 {
+		var r map[string]json.RawMessage
+		if json.Unmarshal([]byte(body), &r) == nil {
+			s.edgeResult(method, r)
+			body = string(mustJSON(r))
+		}
+	}
 	if s.Era == "modern" {
 		body = s.stampResult(method, body)
 	}
@@ -724,7 +757,7 @@ func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data 
 		codeText = `"` + codeText + `"`
 	}
 	e := fmt.Sprintf(`{"code":%s,"message":%s}`, codeText, text)
-	if data != nil {
+	if data = s.edgeError(data); data != nil {
 		e = fmt.Sprintf(`{"code":%s,"message":%s,"data":%s}`, codeText, text, data)
 	}
 	if s.has("no-jsonrpc-version") {
@@ -779,7 +812,7 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 				if s.has("progress-decreasing") {
 					n = slowSteps - i
 				}
-				out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":%d}}`, token, n, slowSteps))
+				out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,%s}}`, token, s.progressStep(n)))
 			}
 			select {
 			case <-cancel:
@@ -809,6 +842,9 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
 	}
 	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":%s,"notifications":%s}}`, meta, filter))
+	if s.edge("listen-notifies") {
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
+	}
 	if s.has("log-on-listen") {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"listening"}}`)
 	}

@@ -1,0 +1,596 @@
+package check
+
+// Tasks of 2025-11-25, where the server declares them: what a client does
+// with any server's tasks, held to the revision's rules. A task is made
+// only of a tool named with --call (mcpv check calls no tool of its own
+// accord), once a run, on a connection that can answer the input a task
+// asks for: the call made as a task, the task found on tasks/list, polled
+// with tasks/get to its end or its question, its result taken with
+// tasks/result (answering what it asks meanwhile), then cancelled once
+// ended; a second task is cancelled while it runs. Each check judges one
+// rule of what came back. Without a tool to call, only what needs no
+// task is asked: a task that does not exist.
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// tasksSection is where 2025-11-25 states the rules of tasks.
+const tasksSection = "basic/utilities/tasks"
+
+func taskChecks() []*Check {
+	legacy := func(id, title, anchor, quote string, capability string, run func(t *T)) *Check {
+		if capability == "" {
+			capability = "tasks"
+		}
+		return &Check{ID: id, Title: title, Level: MUST, Spec: "2025-11-25", Section: tasksSection + "#" + anchor, Quote: quote,
+			needs: needs{era: "legacy", capability: capability}, run: func(t *T) { tasksVersion(t); run(t) }}
+	}
+	return slices.Concat([]*Check{
+		legacy("tasks.unknown-task", "a task that does not exist is answered -32602", "protocol-errors",
+			"Receivers MUST return standard JSON-RPC errors for the following protocol error cases: Invalid or nonexistent taskId in tasks/get, tasks/result, or tasks/cancel: -32602 (Invalid params)", "", unknownTask),
+		legacy("tasks.create", "a call made as a task is answered with a CreateTaskResult", "result-retrieval",
+			"Receivers that accept a task-augmented request MUST return a CreateTaskResult as the response.", "tasks.requests.tools.call", createdTask),
+		legacy("tasks.status-paths", "a task begins working and moves only along the paths the revision allows", "task-status-lifecycle",
+			"Tasks MUST begin in the working status when created. Receivers MUST only transition tasks through the following valid paths ... Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status", "tasks.requests.tools.call", statusPaths),
+		legacy("tasks.timestamps", "every task carries createdAt and lastUpdatedAt in ISO 8601", "ttl-and-resource-management",
+			"Receivers MUST include a createdAt ISO 8601-formatted timestamp in all task responses to indicate when the task was created. Receivers MUST include a lastUpdatedAt ISO 8601-formatted timestamp in all task responses to indicate when the task was last updated.", "tasks.requests.tools.call", timestamps),
+		legacy("tasks.ttl", "tasks/get answers the task's ttl", "ttl-and-resource-management",
+			"Receivers MUST include the actual ttl duration (or null for unlimited) in tasks/get responses.", "tasks.requests.tools.call", ttlAnswered),
+		legacy("tasks.result", "tasks/result waits for the task's end and answers the call's result", "result-retrieval",
+			"When a receiver receives a tasks/result request for a task in any other non-terminal status (working or input_required), it MUST block the response until the task reaches a terminal status. For tasks in a terminal status, receivers MUST return from tasks/result exactly what the underlying request would have returned, whether that is a successful result or a JSON-RPC error.", "tasks.requests.tools.call", taskResult),
+		legacy("tasks.result-meta", "tasks/result's answer names its task in _meta", "related-task-metadata",
+			"The tasks/result operation MUST include this metadata in its response, as the result structure itself does not contain the task ID.", "tasks.requests.tools.call", resultMeta),
+		legacy("tasks.listed", "a task tasks/get answers is on tasks/list", "task-listing",
+			"If a task is retrievable via tasks/get for a requestor, it MUST be retrievable via tasks/list for that requestor.", "tasks.list", taskListed),
+		legacy("tasks.input-related", "a request a task makes of the client names the task", "input-required-status",
+			"The receiver MUST include the io.modelcontextprotocol/related-task metadata in the request to associate it with the task.", "tasks.requests.tools.call", inputRelated),
+		legacy("tasks.cancel", "a task cancelled while it runs is cancelled, and stays so", "task-cancellation",
+			"Upon receiving a valid cancellation request, receivers SHOULD attempt to stop the task execution and MUST transition the task to cancelled status before sending the response. Once a task is cancelled, it MUST remain in cancelled status even if execution continues to completion or fails.", "tasks.cancel", cancelRunning),
+		legacy("tasks.cancel-ended", "cancelling a task that has ended is refused with -32602", "task-cancellation",
+			"Receivers MUST reject cancellation requests for tasks already in a terminal status (completed, failed, or cancelled) with error code -32602 (Invalid params).", "tasks.cancel", cancelEnded),
+		{
+			ID: "tasks.not-declared", Title: "a call made as a task of a server that does not take them is served as a call", Level: MUST,
+			Spec: "2025-11-25", Section: tasksSection + "#task-support-and-handling",
+			Quote: "Receivers that do not declare the task capability for a request type MUST process requests of that type normally, ignoring any task-augmentation metadata if present.",
+			needs: needs{era: "legacy", call: true, capability: "tools"},
+			run:   notDeclared,
+		},
+	}, extTaskChecks())
+}
+
+// tasksVersion skips t unless the protocol version has tasks.
+func tasksVersion(t *T) {
+	if v := t.r.facts.version; v != "2025-11-25" {
+		t.Skip("tasks are 2025-11-25's; the protocol version is %s", v)
+	}
+}
+
+// noTask is the task that the checks ask about when they need one that
+// does not exist.
+const noTask = "mcpv-check-no-such-task"
+
+func unknownTask(t *T) {
+	c := t.connWith(connOptions{era: "legacy"})
+	methods := []string{"tasks/get", "tasks/result"}
+	if t.r.facts.declares("tasks.cancel") {
+		methods = append(methods, "tasks/cancel")
+	}
+	for _, method := range methods {
+		params := mcp.TaskParams(noTask)
+		m, _ := t.request(c, method, params)
+		t.Sent(method + " " + string(params))
+		t.notServed(method, m.Error)
+		if m.Error == nil {
+			t.Got(clip(string(m.Result), 300))
+			t.Fail("%s of a task that does not exist was answered with a result", method)
+		}
+		if m.Error.Code != mcp.CodeInvalidParams {
+			t.Got(errText(m.Error))
+			t.Fail("%s of a task that does not exist was answered %d, not -32602", method, m.Error.Code)
+		}
+	}
+}
+
+// taskRun is a task made of a tool named with --call and followed to its
+// end, once a run: each answer, as it came.
+type taskRun struct {
+	tool string
+	sent string // the call, for a failure's line
+	// plain says why there is no task to follow: the call made as a task
+	// was refused, or answered without one ("" when there is a task).
+	plain   string
+	created mcp.Message     // the call's answer
+	task    json.RawMessage // the task as created (the modern era's result)
+	id      string
+	gets    []mcp.Message // each tasks/get, in order
+	// listed: the task was on tasks/list (legacy, where declared).
+	listed, listAsked bool
+	// result is tasks/result's answer, asked when the task had not yet
+	// ended (pending) or had; after are two tasks/get once it was
+	// answered (a terminal status must hold).
+	result   *mcp.Message
+	after    []mcp.Message
+	pending  bool
+	asks     []seen         // the input the server asked for while the task ran
+	notes    []seen         // notifications/tasks/status of the task
+	ended    *mcp.Message   // tasks/cancel of the task once it ended
+	updates  []mcp.Message  // modern: each tasks/update
+	answered []answeredKeys // modern: each tasks/update's keys
+}
+
+// answeredKeys are the keys of the input one tasks/update answered, sent
+// once the task's first at gets had come.
+type answeredKeys struct {
+	at   int
+	keys []string
+}
+
+// taskTool is the index of the tool named with --call a task is made of:
+// the first whose execution.taskSupport is "optional" or "required" (else,
+// in the modern era, whose tools say nothing of tasks, the first named); t
+// is skipped without one.
+func taskTool(t *T) int {
+	var listed []string
+	for i, call := range t.r.opts.Calls {
+		if s, _ := str(member(member(t.calledTool(call.Tool), "execution"), "taskSupport")); s == "optional" || s == "required" {
+			return i
+		}
+	}
+	if len(t.r.opts.Calls) > 0 && t.r.facts.era == "modern" {
+		return 0 // the era's tools say nothing of tasks: the server decides
+	}
+	tools, _ := t.r.facts.items(t.ctx, "tools/list")
+	for _, tl := range tools {
+		if s, _ := str(member(member(tl, "execution"), "taskSupport")); s == "optional" || s == "required" {
+			n, _ := str(member(tl, "name"))
+			listed = append(listed, n)
+		}
+	}
+	if len(listed) > 0 {
+		t.Skip("a task is made by calling a tool: name one with --call (mcpv check calls no tool of its own accord); the server lists %d that run as tasks (%s)", len(listed), clip(strings.Join(listed, ", "), 120))
+	}
+	t.Skip("a task is made by calling a tool: name one with --call (mcpv check calls no tool of its own accord)")
+	return 0
+}
+
+// taskOnce is the run's task, made once (by the first check that asks;
+// one that ends on the way leaves the next to try again).
+func (r *runner) taskOnce(t *T, key string, make func(*T) *taskRun) *taskRun {
+	r.mu.Lock()
+	if r.tasks == nil {
+		r.tasks = map[string]*taskRun{}
+	}
+	run := r.tasks[key]
+	r.mu.Unlock()
+	if run != nil {
+		return run
+	}
+	run = make(t)
+	r.mu.Lock()
+	if r.tasks[key] == nil {
+		r.tasks[key] = run
+	}
+	run = r.tasks[key]
+	r.mu.Unlock()
+	return run
+}
+
+// answering declares what a client needs to answer a task's input.
+const answeringLegacy = `{"elicitation":{"form":{}},"sampling":{},"roots":{}}`
+
+// legacyTask makes the run's task (2025-11-25) and follows it to its end.
+func legacyTask(t *T) *taskRun {
+	i := taskTool(t)
+	c := t.fresh(connOptions{era: "legacy", capabilities: answeringLegacy})
+	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-task"`))
+	params, _ = withMember(params, "task", json.RawMessage(`{"ttl":60000}`))
+	run := &taskRun{tool: t.r.opts.Calls[i].Tool, sent: "tools/call " + clip(string(params), 200) + " (a task)"}
+	mark := c.mark()
+	run.created, _ = t.request(c, "tools/call", params)
+	switch m := run.created; {
+	case m.Error != nil:
+		run.plain = "the call made as a task was refused: " + errText(m.Error)
+		return run
+	case member(m.Result, "task") == nil && member(m.Result, "content") != nil:
+		run.plain = "the call made as a task was answered with the call's result, not a task"
+		return run
+	}
+	run.task = member(run.created.Result, "task")
+	run.id, _ = str(member(run.task, "taskId"))
+	if run.id == "" {
+		run.plain = "the answer names no task"
+		return run
+	}
+	if t.r.facts.declares("tasks.list") {
+		run.listAsked = true
+		run.listed = onTaskList(t, c, run.id)
+	}
+	status := pollTask(t, c, run, "input_required")
+	run.pending = !terminal(status)
+	m, _ := t.request(c, "tasks/result", mcp.TaskParams(run.id))
+	run.result = &m
+	for range 2 {
+		after, _ := t.request(c, "tasks/get", mcp.TaskParams(run.id))
+		run.after = append(run.after, after)
+	}
+	if t.r.facts.declares("tasks.cancel") {
+		m, _ := t.request(c, "tasks/cancel", mcp.TaskParams(run.id))
+		run.ended = &m
+	}
+	for _, s := range c.since(mark) {
+		switch {
+		case s.msg.IsRequest() && (s.msg.Method == "elicitation/create" || s.msg.Method == "sampling/createMessage"):
+			// The input a task asks for; a ping or the roots asked
+			// meanwhile belong to no task.
+			run.asks = append(run.asks, s)
+		case s.msg.Method == "notifications/tasks/status" && str1(member(s.msg.Params, "taskId")) == run.id:
+			run.notes = append(run.notes, s)
+		}
+	}
+	return run
+}
+
+// withMember is a params object with key set to value.
+func withMember(params json.RawMessage, key string, value json.RawMessage) (json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &m); err != nil {
+			return params, err
+		}
+	}
+	m[key] = value
+	return json.Marshal(m)
+}
+
+// str1 is a JSON string's value, "" for anything else.
+func str1(raw json.RawMessage) string {
+	s, _ := str(raw)
+	return s
+}
+
+// pollTask asks tasks/get of run's task at its poll interval (bounded)
+// until it ends or reaches status stop, and returns the last status.
+func pollTask(t *T, c *conn, run *taskRun, stop string) string {
+	for {
+		m, _ := t.request(c, "tasks/get", mcp.TaskParams(run.id))
+		run.gets = append(run.gets, m)
+		if m.Error != nil {
+			return ""
+		}
+		status := str1(member(m.Result, "status"))
+		if terminal(status) || status == stop || status == "" {
+			return status
+		}
+		settle(t, pollWait(m.Result))
+	}
+}
+
+// pollWait is how long to wait before the next poll: the task's poll
+// interval, within bounds that keep the check's time.
+func pollWait(task json.RawMessage) time.Duration {
+	var p struct {
+		Legacy *float64 `json:"pollInterval"`
+		Modern *float64 `json:"pollIntervalMs"`
+	}
+	json.Unmarshal(task, &p)
+	ms := 100.0
+	for _, v := range []*float64{p.Legacy, p.Modern} {
+		if v != nil {
+			ms = *v
+		}
+	}
+	return min(max(time.Duration(ms)*time.Millisecond, 20*time.Millisecond), time.Second)
+}
+
+func terminal(status string) bool {
+	return status == mcp.TaskCompleted || status == mcp.TaskFailed || status == mcp.TaskCancelled
+}
+
+// onTaskList walks tasks/list (at most 20 pages) for the task id.
+func onTaskList(t *T, c *conn, id string) bool {
+	var params json.RawMessage
+	for range 20 {
+		m, _ := t.request(c, "tasks/list", params)
+		if m.Error != nil {
+			return false
+		}
+		var r struct {
+			Tasks []struct {
+				TaskID string `json:"taskId"`
+			} `json:"tasks"`
+			Next *string `json:"nextCursor"`
+		}
+		json.Unmarshal(m.Result, &r)
+		for _, tk := range r.Tasks {
+			if tk.TaskID == id {
+				return true
+			}
+		}
+		if r.Next == nil {
+			return false
+		}
+		params, _ = json.Marshal(map[string]string{"cursor": *r.Next})
+	}
+	return false
+}
+
+// theTask is the run's task; t skips without one (a server need not
+// accept a call made as a task), or is blocked by tasks.create when the
+// answer is no task to follow.
+func theTask(t *T) *taskRun {
+	run := t.r.taskOnce(t, "legacy", legacyTask)
+	t.Sent(run.sent)
+	switch {
+	case run.plain == "":
+	case run.created.Error != nil || member(run.created.Result, "content") != nil:
+		t.Skip("%s", run.plain)
+	default:
+		t.Block("tasks.create", "%s", run.plain)
+	}
+	return run
+}
+
+func createdTask(t *T) {
+	run := t.r.taskOnce(t, "legacy", legacyTask)
+	t.Sent(run.sent)
+	switch {
+	case run.created.Error != nil:
+		t.Got(errText(run.created.Error))
+		t.Skip("%s: a server need not accept it", run.plain)
+	case run.plain != "" && member(run.created.Result, "task") == nil && member(run.created.Result, "content") != nil:
+		t.Got(clip(string(run.created.Result), 300))
+		t.Unsure("%s: a server that accepts the task answers a CreateTaskResult; this one may not have accepted it", run.plain)
+	}
+	t.Got(clip(string(run.created.Result), 300))
+	if p := schemaOf("2025-11-25").validate("CreateTaskResult", run.created.Result); p != "" {
+		t.Fail("the answer breaks CreateTaskResult: %s", p)
+	}
+}
+
+// statuses are the statuses the run saw of its task, in order: as created,
+// each poll, each poll after tasks/result.
+func (run *taskRun) statuses() []string {
+	out := []string{str1(member(run.task, "status"))}
+	for _, g := range run.gets {
+		if g.Error == nil {
+			out = append(out, str1(member(g.Result, "status")))
+		}
+	}
+	for _, a := range run.after {
+		if a.Error == nil {
+			out = append(out, str1(member(a.Result, "status")))
+		}
+	}
+	return out
+}
+
+// validStep reports whether a task may move from one status to another.
+func validStep(from, to string) bool {
+	switch {
+	case from == to:
+		return true
+	case terminal(from):
+		return false
+	case from == mcp.TaskWorking:
+		return to == mcp.TaskInputRequired || terminal(to)
+	case from == mcp.TaskInputRequired:
+		return to == mcp.TaskWorking || terminal(to)
+	}
+	return true // a status of no name: the schema's to judge
+}
+
+func statusPaths(t *T) {
+	run := theTask(t)
+	seen := run.statuses()
+	if seen[0] != mcp.TaskWorking {
+		t.Got(clip(string(run.task), 300))
+		t.Fail("the task was created %q, not working", seen[0])
+	}
+	for i := 1; i < len(seen); i++ {
+		if !validStep(seen[i-1], seen[i]) {
+			t.Got(strings.Join(seen, " → "))
+			t.Fail("the task moved from %s to %s", seen[i-1], seen[i])
+		}
+	}
+	t.Note("statuses: %s", strings.Join(seen, " → "))
+}
+
+// iso8601 is a date and time as ISO 8601 writes them (RFC 3339's profile
+// and the offsets it leaves out).
+var iso8601 = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$`)
+})
+
+// taskTimestamps says how a task's timestamps break ISO 8601, or "".
+func taskTimestamps(task json.RawMessage) string {
+	for _, k := range []string{"createdAt", "lastUpdatedAt"} {
+		v, ok := str(member(task, k))
+		if !ok || !iso8601().MatchString(v) {
+			return fmt.Sprintf("%s %s is no ISO 8601 timestamp", k, clip(string(member(task, k)), 60))
+		}
+	}
+	return ""
+}
+
+func timestamps(t *T) {
+	run := theTask(t)
+	tasks := []json.RawMessage{run.task}
+	for _, g := range slices.Concat(run.gets, run.after) {
+		if g.Error == nil {
+			tasks = append(tasks, g.Result)
+		}
+	}
+	for _, n := range run.notes {
+		tasks = append(tasks, n.msg.Params)
+	}
+	for _, tk := range tasks {
+		if p := taskTimestamps(tk); p != "" {
+			t.Got(clip(string(tk), 300))
+			t.Fail("%s", p)
+		}
+	}
+}
+
+func ttlAnswered(t *T) {
+	run := theTask(t)
+	for _, g := range run.gets {
+		if g.Error != nil {
+			continue
+		}
+		if ttl := member(g.Result, "ttl"); ttl == nil || string(ttl) != "null" && !isNumber(ttl) {
+			t.Sent("tasks/get " + run.id)
+			t.Got(clip(string(g.Result), 300))
+			t.Fail("tasks/get answered no ttl (a number, or null for unlimited)")
+		}
+	}
+}
+
+func isNumber(raw json.RawMessage) bool {
+	var f float64
+	return json.Unmarshal(raw, &f) == nil
+}
+
+func taskResult(t *T) {
+	run := theTask(t)
+	m := run.result
+	t.Sent(fmt.Sprintf("tasks/result of task %s, %s", run.id, map[bool]string{true: "before it ended", false: "once it ended"}[run.pending]))
+	if after := str1(member(run.after[0].Result, "status")); run.pending && run.after[0].Error == nil && !terminal(after) {
+		t.Got(fmt.Sprintf("%s; then tasks/get: %s", answerOf(m), after))
+		t.Fail("tasks/result was answered while the task was still %s", after)
+	}
+	if m.Error == nil {
+		if p := resultProblem(m.Result); p != "" {
+			t.Got(clip(string(m.Result), 300))
+			t.Fail("the answer is no result of tools/call: %s", p)
+		}
+	}
+}
+
+// answerOf is a response in a line.
+func answerOf(m *mcp.Message) string {
+	if m.Error != nil {
+		return errText(m.Error)
+	}
+	return clip(string(m.Result), 200)
+}
+
+func resultMeta(t *T) {
+	run := theTask(t)
+	if run.result.Error != nil {
+		t.Skip("tasks/result was answered with an error, which has no _meta")
+	}
+	related := member(member(run.result.Result, "_meta"), mcp.RelatedTaskKey)
+	if str1(member(related, "taskId")) != run.id {
+		t.Sent("tasks/result " + run.id)
+		t.Got(clip(string(run.result.Result), 300))
+		t.Fail("the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
+	}
+}
+
+func taskListed(t *T) {
+	run := theTask(t)
+	if !run.listAsked {
+		t.Skip("the server declares no tasks.list")
+	}
+	if !run.listed {
+		t.Sent("tasks/list, every page, while task " + run.id + " ran")
+		t.Fail("the task %s, which tasks/get answers, is not on tasks/list", run.id)
+	}
+}
+
+func inputRelated(t *T) {
+	run := theTask(t)
+	if len(run.asks) == 0 {
+		t.Skip("the task asked the client nothing")
+	}
+	for _, s := range run.asks {
+		if str1(member(member(member(s.msg.Params, "_meta"), mcp.RelatedTaskKey), "taskId")) != run.id {
+			t.Got(s.raw)
+			t.Fail("%s, which the task made while it ran, names no task in its _meta %s", s.msg.Method, mcp.RelatedTaskKey)
+		}
+	}
+}
+
+func cancelEnded(t *T) {
+	run := theTask(t)
+	if run.ended == nil {
+		t.Skip("the server declares no tasks.cancel")
+	}
+	status := str1(member(run.after[len(run.after)-1].Result, "status"))
+	if !terminal(status) {
+		t.Skip("the task had not ended (%s) when it was cancelled", status)
+	}
+	t.Sent(fmt.Sprintf("tasks/cancel of task %s, %s", run.id, status))
+	switch m := run.ended; {
+	case m.Error == nil:
+		t.Got(clip(string(m.Result), 300))
+		t.Fail("cancelling a task that had ended (%s) was answered with a result", status)
+	case m.Error.Code != mcp.CodeInvalidParams:
+		t.Got(errText(m.Error))
+		t.Fail("cancelling a task that had ended was refused with %d, not -32602", m.Error.Code)
+	}
+}
+
+// cancelRunning makes a second task and cancels it at once.
+func cancelRunning(t *T) {
+	theTask(t) // the first task tells whether tasks can be made at all
+	i := taskTool(t)
+	c := t.fresh(connOptions{era: "legacy", capabilities: answeringLegacy})
+	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-cancel-task"`))
+	params, _ = withMember(params, "task", json.RawMessage(`{"ttl":60000}`))
+	m, _ := t.request(c, "tools/call", params)
+	id := str1(member(member(m.Result, "task"), "taskId"))
+	if m.Error != nil || id == "" {
+		t.Skip("the second call made as a task made none")
+	}
+	t.Sent("tools/call as a task, then at once tasks/cancel " + id + ", then tasks/get")
+	cm, _ := t.request(c, "tasks/cancel", mcp.TaskParams(id))
+	got, _ := t.request(c, "tasks/get", mcp.TaskParams(id))
+	after := str1(member(got.Result, "status"))
+	switch {
+	case cm.Error != nil && cm.Error.Code == mcp.CodeInvalidParams && terminal(after) && after != mcp.TaskCancelled:
+		t.Skip("the task ended (%s) before the cancellation came", after)
+	case cm.Error != nil:
+		t.Got(errText(cm.Error))
+		t.Fail("cancelling a task that runs was refused")
+	case str1(member(cm.Result, "status")) != mcp.TaskCancelled:
+		t.Got(clip(string(cm.Result), 300))
+		t.Fail("tasks/cancel was answered with the task %q, not cancelled", str1(member(cm.Result, "status")))
+	case got.Error == nil && after != mcp.TaskCancelled:
+		t.Got(clip(string(got.Result), 300))
+		t.Fail("once cancelled the task is %q", after)
+	}
+}
+
+// notDeclared calls the first tool named with --call as a task of a
+// server that does not declare tasks for tools/call: it must be served as
+// a call.
+func notDeclared(t *T) {
+	tasksVersion(t)
+	if t.r.facts.declares("tasks.requests.tools.call") {
+		t.Skip("the server declares tasks for tools/call")
+	}
+	i := t.r.callable(t)[0]
+	c := t.fresh(connOptions{era: "legacy"})
+	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-not-declared"`))
+	params, _ = withMember(params, "task", json.RawMessage(`{"ttl":60000}`))
+	t.Sent("tools/call " + clip(string(params), 200) + " (made as a task)")
+	m, _ := t.request(c, "tools/call", params)
+	if m.Error != nil {
+		t.Got(errText(m.Error))
+		t.Unsure("the call made as a task was refused; a server that does not declare tasks processes it as a call, ignoring the task (if it refuses the call itself, that is no sign)")
+	}
+	if member(m.Result, "task") != nil {
+		t.Got(clip(string(m.Result), 300))
+		t.Fail("the server made a task, though it declares no tasks for tools/call")
+	}
+}

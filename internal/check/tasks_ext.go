@@ -1,0 +1,391 @@
+package check
+
+// Tasks of the 2026-07-28 era, an extension (io.modelcontextprotocol/tasks),
+// where the server declares it: the server decides which calls become
+// tasks, for a client that declares the extension on the request. Without
+// a tool to call, what needs no task is asked: the methods and the
+// subscription refused to a client that does not declare the extension, a
+// task that does not exist, a routing header that does not match. With
+// one (--call), it is called from a client that declares the extension;
+// a task it makes is polled to its end, its input answered with
+// tasks/update; a second one is cancelled.
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// extSpec names the extension's specification: its draft, in the
+// extension's repository.
+const extTasksSpec = "ext-tasks"
+
+// declaringTasks are the client capabilities of a connection that answers
+// input and declares the tasks extension.
+var declaringTasks = `{"elicitation":{"form":{}},"sampling":{},"roots":{},"extensions":{"` + mcp.TasksExtension + `":{}}}`
+
+func extTaskChecks() []*Check {
+	ext := func(id, title, anchor, quote string, n needs, run func(t *T)) *Check {
+		n.era = "modern"
+		return &Check{ID: id, Title: title, Level: MUST, Spec: extTasksSpec, Section: "tasks#" + anchor, Quote: quote, needs: n,
+			run: func(t *T) { extDeclared(t); run(t) }}
+	}
+	return []*Check{
+		ext("tasks.ext-gated", "the tasks methods are refused -32021 to a client that does not declare the extension", "protocol-errors",
+			"Servers MUST return this error for non-declaring clients issuing tasks/get, tasks/update, and tasks/cancel requests.", needs{}, extGated),
+		ext("tasks.ext-listen-gated", "a subscription to tasks is refused -32021 to a client that does not declare the extension", "protocol-errors",
+			"Servers MUST return this error for non-declaring clients requesting task notifications on subscriptions/listen.", needs{}, extListenGated),
+		ext("tasks.ext-unknown-task", "tasks/get of a task that does not exist is answered -32602", "protocol-errors",
+			"Invalid or nonexistent taskId: -32602 (Invalid params) Servers MUST return this error for tasks/get.", needs{}, extUnknown),
+		{
+			ID: "tasks.ext-header-name", Title: "tasks/get whose Mcp-Name is not its taskId is refused", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/transports/streamable-http#server-validation",
+			Quote: "Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body.",
+			needs: needs{era: "modern", transport: "http"},
+			run:   func(t *T) { extDeclared(t); extHeaderName(t) },
+		},
+		ext("tasks.ext-undeclared", "no task for a client that does not declare the extension", "capability-negotiation",
+			"A server MUST NOT return CreateTaskResult to a client that did not include the extension capability on its request, regardless of prior declarations.", needs{call: true}, extUndeclared),
+		ext("tasks.ext-create", "a task is answered with resultType \"task\" and the task's members", "polymorphic-results",
+			`Servers MUST set resultType to "task" when returning a CreateTaskResult so that clients can distinguish it from a standard result. Servers MUST NOT set resultType to "task" on result types other than CreateTaskResult.`, needs{call: true}, extCreate),
+		ext("tasks.ext-durable", "a task made can be got at once", "task-creation",
+			"A server MUST NOT return CreateTaskResult until the task is durably created — that is, until a tasks/get for the returned taskId would resolve.", needs{call: true}, extDurable),
+		ext("tasks.ext-get", "tasks/get answers the task with what its status carries", "response",
+			`If the status is input_required, the server MUST return a Task object with status input_required and an inputRequests field ... If the status is completed, the server MUST return a Task object with status completed and a result field containing the final result of the task. ... If the status is failed, the server MUST return a Task object with status failed and the error that occurred during execution. ... The resultType field MUST be set to "complete" on this object`, needs{call: true}, extGet),
+		ext("tasks.ext-update", "tasks/update is acknowledged with an empty result", "response-1",
+			`On success, the server MUST acknowledge the request with an empty result. ... The resultType field MUST be set to "complete" on UpdateTaskResult`, needs{call: true}, extUpdate),
+		ext("tasks.ext-input-keys", "a key of the task's input is never asked again once answered", "task-update-requests",
+			"A server MUST NOT reuse a key for a subsequent server-to-client request after a response for that key has been delivered", needs{call: true}, extKeys),
+		ext("tasks.ext-cancel", "tasks/cancel is acknowledged with an empty result", "response-2",
+			`On success, the server MUST acknowledge the request with an empty result. ... The resultType field MUST be set to "complete" on CancelTaskResult`, needs{call: true}, extCancel),
+	}
+}
+
+// extDeclared skips t unless the server declares the tasks extension.
+func extDeclared(t *T) {
+	if !t.r.facts.declares("tasks") {
+		t.Skip("the server does not declare the tasks extension (%s)", mcp.TasksExtension)
+	}
+}
+
+func extGated(t *T) {
+	c := t.connWith(connOptions{era: "modern"})
+	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+		params := mcp.TaskParams(noTask)
+		if method == "tasks/update" {
+			params, _ = withMember(params, "inputResponses", json.RawMessage(`{}`))
+		}
+		m, _ := t.request(c, method, params)
+		t.Sent(method + " " + string(params) + ", from a client that does not declare the extension")
+		switch {
+		case m.Error == nil:
+			t.Got(clip(string(m.Result), 300))
+			t.Fail("%s was served to a client that does not declare the extension", method)
+		case m.Error.Code != mcp.CodeMissingRequiredClientCapabilities:
+			t.Got(errText(m.Error))
+			t.Fail("%s was refused with %d, not -32021, to a client that does not declare the extension", method, m.Error.Code)
+		}
+	}
+}
+
+func extListenGated(t *T) {
+	c := t.fresh(connOptions{era: "modern"})
+	params := json.RawMessage(`{"notifications":{"taskIds":["` + noTask + `"]}}`)
+	t.Sent("subscriptions/listen " + string(params) + ", from a client that does not declare the extension")
+	first, ok := firstOfListen(t, c, params)
+	t.Got(first.raw)
+	switch {
+	case !ok:
+		t.Fail("the subscription's stream ended with neither an answer nor an acknowledgement")
+	case first.msg.Error == nil:
+		t.Fail("the subscription was taken (%s), not refused", first.msg.Method)
+	case first.msg.Error.Code != mcp.CodeMissingRequiredClientCapabilities:
+		t.Fail("the subscription was refused with %d, not -32021", first.msg.Error.Code)
+	}
+}
+
+func extUnknown(t *T) {
+	c := t.connWith(connOptions{era: "modern", capabilities: declaringTasks})
+	params := mcp.TaskParams(noTask)
+	t.Sent("tasks/get " + string(params))
+	m, _ := t.request(c, "tasks/get", params)
+	wantError(t, m, nil, mcp.CodeInvalidParams)
+}
+
+func extHeaderName(t *T) {
+	c := t.connWith(connOptions{era: "modern", capabilities: declaringTasks})
+	id := json.RawMessage(`"mcpv-check-task-name"`)
+	body, _ := mcp.EncodeRequest(id, "tasks/get", c.stamp(mcp.TaskParams(noTask)))
+	x := t.httpSendQuiet(c, httpReq{body: body, header: http.Header{"Mcp-Name": {"mcpv-check-other"}}}, id,
+		fmt.Sprintf("POST tasks/get of %q with Mcp-Name: mcpv-check-other", noTask))
+	mismatch(t, x)
+}
+
+func extUndeclared(t *T) {
+	for _, i := range t.r.callable(t) {
+		rec := t.r.callOnce(t, i)
+		if rt, _ := str(member(rec.result, "resultType")); rt == "task" {
+			t.Sent(rec.sent + ", from a client that does not declare the extension")
+			t.Got(clip(string(rec.result), 300))
+			t.Fail("the call was answered with a task")
+		}
+	}
+}
+
+// modernTask makes the run's task of the extension and follows it to its
+// end, answering its input with tasks/update.
+func modernTask(t *T) *taskRun {
+	i := taskTool(t)
+	c := t.fresh(connOptions{era: "modern", capabilities: declaringTasks})
+	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-task"`))
+	run := &taskRun{tool: t.r.opts.Calls[i].Tool, sent: "tools/call " + clip(string(params), 200) + ", from a client that declares the extension"}
+	run.created, _ = t.request(c, "tools/call", params)
+	rt, _ := str(member(run.created.Result, "resultType"))
+	run.id, _ = str(member(run.created.Result, "taskId"))
+	switch {
+	case run.created.Error != nil:
+		run.plain = "the call was refused: " + errText(run.created.Error)
+		return run
+	case rt != "task" && run.id == "":
+		run.plain = "the server answered the call without a task, as it may"
+		return run
+	case run.id == "":
+		run.plain = "the answer names no task"
+		return run
+	}
+	run.task = run.created.Result
+	answered := map[string]bool{}
+	for round := 0; round < 20; round++ {
+		status := pollTask(t, c, run, mcp.TaskInputRequired)
+		if status != mcp.TaskInputRequired {
+			return run
+		}
+		last := run.gets[len(run.gets)-1].Result
+		ans := answers(last)
+		for k := range ans {
+			if answered[k] {
+				delete(ans, k) // answered already: the server has yet to take it
+			}
+		}
+		if len(ans) == 0 {
+			settle(t, pollWait(last))
+			continue
+		}
+		b, _ := json.Marshal(ans)
+		p, _ := withMember(mcp.TaskParams(run.id), "inputResponses", b)
+		keys := slices.Sorted(maps.Keys(ans))
+		run.answered = append(run.answered, answeredKeys{at: len(run.gets), keys: keys})
+		m, _ := t.request(c, "tasks/update", p)
+		run.updates = append(run.updates, m)
+		for _, k := range keys {
+			answered[k] = true
+		}
+	}
+	return run
+}
+
+// theExtTask is the run's task of the extension; t skips without one,
+// or is blocked by tasks.ext-create when the answer is no task to follow.
+func theExtTask(t *T) *taskRun {
+	run := t.r.taskOnce(t, "modern", modernTask)
+	t.Sent(run.sent)
+	switch {
+	case run.plain == "":
+	case run.created.Error != nil || run.id == "":
+		t.Skip("%s", run.plain)
+	default:
+		t.Block("tasks.ext-create", "%s", run.plain)
+	}
+	return run
+}
+
+func extCreate(t *T) {
+	run := t.r.taskOnce(t, "modern", modernTask)
+	t.Sent(run.sent)
+	res := run.created.Result
+	rt, _ := str(member(res, "resultType"))
+	switch {
+	case run.created.Error != nil:
+		t.Skip("%s", run.plain)
+	case rt == "task" && run.id == "", rt != "task" && run.id != "":
+		t.Got(clip(string(res), 300))
+		t.Fail("a result of resultType %q with taskId %q: a CreateTaskResult is of resultType \"task\" and carries its task", rt, run.id)
+	case rt != "task":
+		t.Skip("%s", run.plain)
+	}
+	for _, k := range []string{"status", "createdAt", "lastUpdatedAt"} {
+		if _, ok := str(member(res, k)); !ok {
+			t.Got(clip(string(res), 300))
+			t.Fail("the task has no %s", k)
+		}
+	}
+	if ttl := member(res, "ttlMs"); ttl == nil || string(ttl) != "null" && !isNumber(ttl) {
+		t.Got(clip(string(res), 300))
+		t.Fail("the task has no ttlMs (a number, or null for unlimited)")
+	}
+}
+
+func extDurable(t *T) {
+	run := theExtTask(t)
+	if len(run.gets) == 0 {
+		t.Skip("the task was never got")
+	}
+	if m := run.gets[0]; m.Error != nil && m.Error.Code == mcp.CodeInvalidParams {
+		t.Sent(run.sent + ", then at once tasks/get " + run.id)
+		t.Got(errText(m.Error))
+		t.Fail("the task just made was not found")
+	}
+}
+
+// detailedProblem says how a tasks/get answer breaks the extension, or "".
+func detailedProblem(res json.RawMessage) string {
+	if rt, _ := str(member(res, "resultType")); rt != "complete" {
+		return fmt.Sprintf("its resultType is %q, not \"complete\"", rt)
+	}
+	switch status := str1(member(res, "status")); status {
+	case mcp.TaskInputRequired:
+		var asks map[string]json.RawMessage
+		if json.Unmarshal(member(res, "inputRequests"), &asks) != nil || len(asks) == 0 {
+			return "the task is input_required, with no inputRequests"
+		}
+	case mcp.TaskCompleted:
+		if !isObject(member(res, "result")) {
+			return "the task is completed, with no result"
+		}
+	case mcp.TaskFailed:
+		var e struct {
+			Code    *int    `json:"code"`
+			Message *string `json:"message"`
+		}
+		if json.Unmarshal(member(res, "error"), &e) != nil || e.Code == nil || e.Message == nil {
+			return "the task failed, with no JSON-RPC error (a code and a message)"
+		}
+	}
+	return ""
+}
+
+func extGet(t *T) {
+	run := theExtTask(t)
+	for _, m := range run.gets {
+		if m.Error != nil {
+			continue
+		}
+		if p := detailedProblem(m.Result); p != "" {
+			t.Sent("tasks/get " + run.id)
+			t.Got(clip(string(m.Result), 300))
+			t.Fail("%s", p)
+		}
+	}
+}
+
+// taskMembers are the members of a task (the extension's Task): an
+// acknowledgement that has any is no empty result. Other members are no
+// sign: every result may carry members a revision does not name.
+var taskMembers = []string{"taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs", "inputRequests", "result", "error"}
+
+// emptyAck says how an acknowledgement breaks "an empty result" of
+// resultType "complete", or "".
+func emptyAck(res json.RawMessage) string {
+	var m map[string]json.RawMessage
+	json.Unmarshal(res, &m)
+	if rt, _ := str(m["resultType"]); rt != "complete" {
+		return fmt.Sprintf("its resultType is %q, not \"complete\"", rt)
+	}
+	var extra []string
+	for k := range m {
+		if slices.Contains(taskMembers, k) {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) > 0 {
+		slices.Sort(extra)
+		return "it is not empty: it has the task's " + strings.Join(extra, ", ")
+	}
+	return ""
+}
+
+func extUpdate(t *T) {
+	run := theExtTask(t)
+	if len(run.updates) == 0 {
+		t.Skip("the task asked for no input")
+	}
+	for _, m := range run.updates {
+		t.Sent("tasks/update " + run.id)
+		judgeAck(t, m, "the answers to the task's own input requests were refused")
+	}
+}
+
+// judgeAck fails t when m, a success, is no empty acknowledgement; a
+// refusal (what) is unsure: the rule is a success's acknowledgement.
+func judgeAck(t *T, m mcp.Message, what string) {
+	if m.Error != nil {
+		t.Got(errText(m.Error))
+		t.Unsure("%s, which the extension does not forbid", what)
+	}
+	if p := emptyAck(m.Result); p != "" {
+		t.Got(clip(string(m.Result), 300))
+		t.Fail("the acknowledgement %s", p)
+	}
+}
+
+// extKeys holds the keys of the task's input requests: a key answered,
+// then asked again after the task moved on, is a key reused. (Until the
+// task moves on, the same key may be shown again: the acknowledgement of
+// an answer is eventually consistent.) A key the check did not answer
+// may be asked again.
+func extKeys(t *T) {
+	run := theExtTask(t)
+	if len(run.answered) == 0 {
+		t.Skip("the task asked for no input the check answers")
+	}
+	done := map[string]bool{}  // answered, and the task has moved on since
+	given := map[string]bool{} // answered
+	status := ""
+	for j, m := range run.gets {
+		for _, a := range run.answered {
+			if a.at == j {
+				for _, k := range a.keys {
+					given[k] = true
+				}
+			}
+		}
+		s := str1(member(m.Result, "status"))
+		if s != mcp.TaskInputRequired {
+			for k := range given {
+				done[k] = true
+			}
+		} else {
+			var asks map[string]json.RawMessage
+			json.Unmarshal(member(m.Result, "inputRequests"), &asks)
+			for k := range asks {
+				if done[k] {
+					t.Sent("tasks/update answering " + k + ", then tasks/get " + run.id)
+					t.Got(clip(string(m.Result), 300))
+					t.Fail("the key %q, answered in an earlier round, is asked again", k)
+				}
+			}
+		}
+		status = s
+	}
+	t.Note("last status %s", status)
+}
+
+func extCancel(t *T) {
+	theExtTask(t)
+	i := taskTool(t)
+	c := t.fresh(connOptions{era: "modern", capabilities: declaringTasks})
+	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-cancel-task"`))
+	m, _ := t.request(c, "tools/call", params)
+	id := str1(member(m.Result, "taskId"))
+	if m.Error != nil || id == "" {
+		t.Skip("the second call made no task")
+	}
+	t.Sent("tools/call, then at once tasks/cancel " + id)
+	cm, _ := t.request(c, "tasks/cancel", mcp.TaskParams(id))
+	judgeAck(t, cm, "cancelling a task just made was refused")
+}

@@ -1,0 +1,142 @@
+package check
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/longtest"
+)
+
+// taskTools are goodSpec's tools and a job that runs as a task when asked
+// (execution.taskSupport "optional").
+const taskTools = `[
+	{"name":"slow","description":"Takes a while.","inputSchema":{"type":"object"}},
+	{"name":"shaped","description":"Structured.","inputSchema":{"type":"object","properties":{"n":{"type":"integer","description":"N."}}},
+	 "outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}},
+	{"name":"job","description":"A job.","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}]`
+
+// legacyTasks is a server of 2025-11-25 that runs the job as a task, which
+// asks the client's name before it ends.
+var legacyTasks = map[string]string{
+	"tools":        taskTools,
+	"capabilities": `{"tools":{},"prompts":{},"resources":{"subscribe":true},"logging":{},"completions":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}`,
+	"tasks":        `{"steps":2,"ask":["job"],"pollMs":20}`,
+}
+
+// extTasks is a server of the 2026-07-28 era that declares the tasks
+// extension and runs the job as a task for a client that declares it too,
+// asking the client's name twice before it ends.
+var extTasks = map[string]string{
+	"tools":        taskTools,
+	"capabilities": `{"tools":{},"prompts":{},"resources":{"subscribe":true},"logging":{},"completions":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`,
+	"tasks":        `{"steps":2,"ask":["job"],"rounds":2,"pollMs":20}`,
+}
+
+var legacyTaskChecks = []string{"tasks.unknown-task", "tasks.create", "tasks.status-paths", "tasks.timestamps", "tasks.ttl", "tasks.result",
+	"tasks.result-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended"}
+
+var extTaskIDs = []string{"tasks.ext-gated", "tasks.ext-listen-gated", "tasks.ext-unknown-task", "tasks.ext-undeclared", "tasks.ext-create",
+	"tasks.ext-durable", "tasks.ext-get", "tasks.ext-update", "tasks.ext-input-keys", "tasks.ext-cancel"}
+
+// taskBroken are servers each breaking one rule of tasks: the check that
+// names it.
+var taskBroken = []brokenCase{
+	{id: "tasks.unknown-task", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-unknown-internal"))},
+	{id: "tasks.create", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-flat"))},
+	{id: "tasks.status-paths", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-terminal-moves"))},
+	{id: "tasks.timestamps", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-bad-timestamps"))},
+	{id: "tasks.ttl", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-no-ttl"))},
+	{id: "tasks.result", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-result-early"))},
+	{id: "tasks.result-meta", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-result-no-meta"))},
+	{id: "tasks.listed", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-unlisted"))},
+	{id: "tasks.input-related", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-input-unrelated"))},
+	{id: "tasks.cancel", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-no-status"))},
+	{id: "tasks.cancel-ended", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-terminal-ok"))},
+	{id: "tasks.not-declared", fake: stdio, break_: map[string]string{"tasks": `{}`, "faults": `["task-undeclared-created"]`}},
+
+	{id: "tasks.ext-gated", fake: fake{transport: "stdio", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-ungated"))},
+	{id: "tasks.ext-listen-gated", fake: fake{transport: "http", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-listen-ungated"))},
+	{id: "tasks.ext-unknown-task", fake: fake{transport: "stdio", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-unknown-internal"))},
+	{id: "tasks.ext-header-name", fake: fake{transport: "http", era: "modern", change: extTasks}, break_: merge(extTasks, faults("no-header-check"))},
+	{id: "tasks.ext-undeclared", fake: fake{transport: "stdio", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-task-undeclared"))},
+	{id: "tasks.ext-create", fake: fake{transport: "stdio", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-result-type"))},
+	{id: "tasks.ext-durable", fake: fake{transport: "stdio", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-not-durable"))},
+	{id: "tasks.ext-get", fake: fake{transport: "http", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-get-no-result"))},
+	{id: "tasks.ext-update", fake: fake{transport: "stdio", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-update-ack"))},
+	{id: "tasks.ext-input-keys", fake: fake{transport: "stdio", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-key-reuse"))},
+	{id: "tasks.ext-cancel", fake: fake{transport: "stdio", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-cancel-ack"))},
+}
+
+func init() {
+	brokenCases = append(brokenCases, taskBroken...)
+	edgeServers = append(edgeServers,
+		// Tasks at their edges: every member the revision has, a task
+		// that asks for input, a poll interval.
+		edgeServer{name: "stdio 2025-11-25 running a task", fake: edgeFake("stdio", "", legacyTasks), holds: legacyTaskChecks},
+		edgeServer{name: "HTTP 2025-11-25 running a task", fake: edgeFake("http", "", legacyTasks), holds: legacyTaskChecks},
+		edgeServer{name: "stdio 2026-07-28 running a task of the extension", fake: edgeFake("stdio", "modern", extTasks), holds: extTaskIDs},
+		edgeServer{name: "HTTP 2026-07-28 running a task of the extension", fake: edgeFake("http", "modern", extTasks), holds: slices.Concat(extTaskIDs, []string{"tasks.ext-header-name"})},
+		// A server that declares no tasks serves a call made as a task as
+		// a call.
+		edgeServer{name: "stdio 2025-11-25 taking no tasks", fake: edgeFake("stdio", "", nil), holds: []string{"tasks.not-declared"}},
+		edgeServer{name: "HTTP 2025-11-25 taking no tasks", fake: edgeFake("http", "", nil), holds: []string{"tasks.not-declared"}},
+	)
+}
+
+// The tasks checks pass against servers that run tasks as the revision
+// and the extension say, over each transport.
+func TestTaskChecksPassACorrectServer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fake fake
+		ids  []string
+	}{
+		{"stdio 2025-11-25", fake{transport: "stdio", change: legacyTasks}, legacyTaskChecks},
+		{"HTTP 2025-11-25", fake{transport: "http", change: legacyTasks}, legacyTaskChecks},
+		{"stdio 2026-07-28", fake{transport: "stdio", era: "modern", change: extTasks}, extTaskIDs},
+		{"HTTP 2026-07-28", fake{transport: "http", era: "modern", change: extTasks}, slices.Concat(extTaskIDs, []string{"tasks.ext-header-name"})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			results := goodRun(t, tc.fake)
+			for _, id := range tc.ids {
+				if r := results[id]; r.Status != Passed {
+					t.Errorf("%s", describeResult(r))
+				}
+			}
+			for _, r := range results {
+				if r.Status == Failed {
+					t.Errorf("failed: %s", describeResult(r))
+				}
+			}
+		})
+	}
+}
+
+// A task that never ends leaves the checks that follow it inconclusive
+// when their time is out: none fails the server, and the run ends.
+func TestTaskThatNeverEnds(t *testing.T) {
+	longtest.Skip(t, "each check polls its task until its 2 s are out")
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			f := fake{transport: transport, change: merge(legacyTasks, map[string]string{"tasks": `{"steps":1000000000}`})}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			report, err := Run(ctx, f.target(t), Options{Only: legacyTaskChecks, Strict: true, CheckTimeout: 2 * time.Second, Calls: []Call{{Tool: "job"}}})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			for _, r := range report.Results {
+				if r.Status == Failed {
+					t.Errorf("failed: %s", describeResult(r))
+				}
+				if r.ID == "tasks.status-paths" && r.Status != Inconclusive {
+					t.Errorf("want inconclusive: %s", describeResult(r))
+				}
+			}
+		})
+	}
+}

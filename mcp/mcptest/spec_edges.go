@@ -1,0 +1,187 @@
+package mcptest
+
+// The edges a spec may name (Spec.Edges): what a correct server may do
+// closest to a fault, each legal by the text of the requirement it is
+// near. A checker that fails a server for one of them holds the server to
+// more than the specification says.
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf16"
+)
+
+// Edges are what Spec.Edges may name.
+var Edges = []string{
+	"extra-members",          // every result but ping's carries a member no schema names
+	"meta",                   // every result and notification carries _meta, its keys prefixed and not
+	"error-data",             // every error carries data
+	"notify-first",           // a progress notification for the request's token (when it has one) before every response; in the initialize era, with logging declared, a log message too
+	"server-pings",           // (initialize era) a ping of the server's after every answer, under a string id and an integer id past 2^64 by turns
+	"crlf",                   // (stdio) every line ends with CR LF
+	"ascii-json",             // every message written in ASCII: other characters escaped \uXXXX, and "/" as "\/" (as Python's json.dumps and PHP's json_encode write)
+	"progress-float",         // the slow tool's progress in fractions, with no total
+	"sse-priming",            // (HTTP) every event stream opens with a priming event: an id, a retry and empty data
+	"session-every-response", // (HTTP, initialize era) the session's id on every response
+	"json-charset",           // (HTTP) JSON answered as application/json; charset=utf-8
+	"no-sessions",            // (HTTP, initialize era) no session: none given, none asked for
+	"delete-405",             // (HTTP, initialize era) DELETE answered 405: a client may not end its session
+	"batch-reversed",         // (2025-03-26) a batch's responses in the reverse order of its requests
+	"listen-notifies",        // (modern) subscriptions/listen acknowledged, then at once a tools/list_changed on the stream
+	// Legal only in the revisions before the one a check reads first:
+	"origin-refused-400",     // (HTTP) a foreign Origin refused with 400, not 403, as before 2025-11-25
+	"version-header-ignored", // (HTTP) MCP-Protocol-Version not read, as in 2025-03-26, which has none
+}
+
+func (s *Spec) edge(name string) bool { return slices.Contains(s.Edges, name) }
+
+// edgeMeta is the _meta the meta edge adds: a prefixed key, a plain one,
+// and one of the protocol's own prefix that no revision defines.
+var edgeMeta = map[string]json.RawMessage{
+	"com.example.mcpv/trace":         json.RawMessage(`"t-1"`),
+	"note":                           json.RawMessage(`{"a":[1,2]}`),
+	"io.modelcontextprotocol/future": json.RawMessage(`true`),
+}
+
+// edgeResult is a result's members through the edges that add to it.
+func (s *Spec) edgeResult(method string, r map[string]json.RawMessage) {
+	if s.edge("extra-members") && method != "ping" {
+		r["mcpv-extra"] = json.RawMessage(`{"kept":[true,null,1.5e3]}`)
+	}
+	if s.edge("meta") {
+		r["_meta"] = withEdgeMeta(r["_meta"])
+	}
+}
+
+// withEdgeMeta is a _meta object with edgeMeta's keys added.
+func withEdgeMeta(meta json.RawMessage) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	json.Unmarshal(meta, &m)
+	for k, v := range edgeMeta {
+		if _, ok := m[k]; !ok {
+			m[k] = v
+		}
+	}
+	return mustJSON(m)
+}
+
+// edgeError is an error's data through the error-data edge.
+func (s *Spec) edgeError(data json.RawMessage) json.RawMessage {
+	if data == nil && s.edge("error-data") {
+		return json.RawMessage(`{"detail":"the spec server says why","at":[0]}`)
+	}
+	return data
+}
+
+// edged is out through the edges that shape every message written: _meta
+// on each notification, CR LF line ends over stdio.
+func (s *Spec) edged(out specOut) specOut {
+	if out.edged || !s.edge("meta") && !s.edge("ascii-json") && !(s.edge("crlf") && !out.http) {
+		return out
+	}
+	out.edged = true
+	send := out.send
+	out.send = func(line string) {
+		if s.edge("meta") {
+			line = noteWithMeta(line)
+		}
+		if s.edge("ascii-json") {
+			line = asciiJSON(line)
+		}
+		if s.edge("crlf") && !out.http {
+			line += "\r"
+		}
+		send(line)
+	}
+	return out
+}
+
+// noteWithMeta is line with _meta in its params, when it is a
+// notification whose params are an object.
+func noteWithMeta(line string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(line), &m) != nil || m["method"] == nil || m["id"] != nil {
+		return line
+	}
+	p := map[string]json.RawMessage{}
+	if m["params"] != nil && json.Unmarshal(m["params"], &p) != nil {
+		return line
+	}
+	p["_meta"] = withEdgeMeta(p["_meta"])
+	m["params"] = mustJSON(p)
+	return string(mustJSON(ordered(m)))
+}
+
+// ordered keeps a message's members in JSON-RPC's order.
+func ordered(m map[string]json.RawMessage) any {
+	return struct {
+		JSONRPC json.RawMessage `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id,omitempty"`
+		Method  json.RawMessage `json:"method,omitempty"`
+		Params  json.RawMessage `json:"params,omitempty"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   json.RawMessage `json:"error,omitempty"`
+	}{m["jsonrpc"], m["id"], m["method"], m["params"], m["result"], m["error"]}
+}
+
+// before sends what the notify-first edge sends ahead of a response.
+func (s *Spec) before(m msg, out specOut) {
+	if !s.edge("notify-first") || m.Method == "initialize" || m.Method == "server/discover" {
+		return
+	}
+	if token := member(member(m.Params, "_meta"), "progressToken"); token != nil {
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":0,"message":"starting"}}`, token))
+	}
+	if s.Era != "modern" && s.declares("logging") {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","logger":"spec","data":{"answering":` + mustString(m.Method) + `}}}`)
+	}
+}
+
+// serverPing is the ping the server-pings edge sends after an answer:
+// under a string id and an integer past 2^64 by turns, each new.
+func serverPing() string {
+	n := srvRequests.Add(1)
+	id := fmt.Sprintf(`"srv-ping-%d"`, n)
+	if n%2 == 0 {
+		id = fmt.Sprintf("1844674407370955%d", 1616+n)
+	}
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`
+}
+
+// progressStep is the slow tool's i-th progress notification's params
+// after its token: whole steps of a total, or with the progress-float
+// edge fractions and no total.
+func (s *Spec) progressStep(i int) string {
+	if s.edge("progress-float") {
+		return fmt.Sprintf(`"progress":%s,"message":"step %d"`, strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(i)/4), "0"), "."), i)
+	}
+	return fmt.Sprintf(`"progress":%d,"total":%d`, i, slowSteps)
+}
+
+// asciiJSON is a line of JSON with every character past ASCII escaped
+// \uXXXX (a surrogate pair past the basic plane) and every "/" as "\/":
+// the same JSON, as a JSON encoder that keeps to ASCII writes it.
+func asciiJSON(line string) string {
+	var b strings.Builder
+	for _, r := range line {
+		switch {
+		case r == '/':
+			b.WriteString(`\/`)
+		case r < 0x80:
+			b.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+func mustString(s string) string {
+	b, _ := marshalString(s)
+	return b
+}

@@ -1,0 +1,560 @@
+package mcptest
+
+// Tasks in a spec server (Spec.Tasks), in either era, each over any
+// transport:
+//
+//   - the initialize era has 2025-11-25's tasks: a tools/call with
+//     params.task of a tool whose execution.taskSupport is "optional" or
+//     "required" (and tasks.requests.tools.call declared) answers a
+//     CreateTaskResult; tasks/get polls the task (each poll moves it one
+//     step along), tasks/result blocks until it ends (asking the client's
+//     input with elicitation/create when its tool is in Ask, the request
+//     tied to the task by its related-task _meta) and answers the call's
+//     result, tasks/list lists the tasks, tasks/cancel cancels one not yet
+//     ended; over stdio each change of status is announced with
+//     notifications/tasks/status;
+//   - the modern era has the io.modelcontextprotocol/tasks extension: a
+//     tools/call of such a tool from a client that declares the extension
+//     on its request answers a CreateTaskResult (resultType "task"),
+//     tasks/get answers the task with what its status carries (the input
+//     requests, the result, the error), tasks/update takes the answers to
+//     the input requests, tasks/cancel cancels; a client that does not
+//     declare the extension is refused them (-32021), and a tool that
+//     requires a task with it.
+//
+// A task's tool's result is its canned result (CallResults); a tool in
+// Fail ends its task failed with a JSON-RPC error; a result with isError
+// fails the task in the initialize era (2025-11-25 says so) and completes
+// it in the modern era (the extension says so). The task faults break one
+// requirement each.
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// TaskSpec is how a spec server runs tasks.
+type TaskSpec struct {
+	// Steps is how many polls (tasks/get) a task stays working before it
+	// asks for input or ends; default 1.
+	Steps int `json:"steps,omitempty"`
+	// Ask names the tools whose task asks the client for input before it
+	// ends, Rounds times (default 1).
+	Ask    []string `json:"ask,omitempty"`
+	Rounds int      `json:"rounds,omitempty"`
+	// Fail names the tools whose task fails with a JSON-RPC error.
+	Fail []string `json:"fail,omitempty"`
+	// PollMs is the poll interval suggested; 0 suggests none.
+	PollMs int `json:"pollMs,omitempty"`
+}
+
+// TaskFaults are what Spec.Faults may name of tasks.
+var TaskFaults = []string{
+	// the initialize era (2025-11-25)
+	"task-unknown-internal",   // a taskId never given answered -32603, not -32602
+	"task-flat",               // a CreateTaskResult with the task's members at its top, no "task" object
+	"task-terminal-moves",     // a completed task is working again at the second tasks/get once it ended
+	"task-bad-timestamps",     // createdAt "yesterday"
+	"task-no-ttl",             // tasks/get answered without ttl
+	"task-result-early",       // tasks/result of a task not ended answered at once, with nothing
+	"task-result-no-meta",     // tasks/result answered without the related-task _meta
+	"task-unlisted",           // tasks/list lists no task
+	"task-cancel-no-status",   // tasks/cancel answered with the task still working
+	"task-cancel-terminal-ok", // tasks/cancel of an ended task answered with the task, not -32602
+	"task-input-unrelated",    // the input a task asks for asked without the related-task _meta
+	"task-undeclared-created", // a call with params.task answered with a CreateTaskResult though tasks.requests.tools.call is not declared
+	// the modern era (the extension)
+	"ext-ungated",          // tasks/get, update and cancel served to a client that does not declare the extension
+	"ext-listen-ungated",   // subscriptions/listen for taskIds acknowledged to a client that does not declare the extension
+	"ext-unknown-internal", // tasks/get of a taskId never given answered -32603, not -32602
+	"ext-task-undeclared",  // a CreateTaskResult to a client that does not declare the extension
+	"ext-result-type",      // a CreateTaskResult of resultType "complete"
+	"ext-not-durable",      // the first tasks/get of each task answered -32602
+	"ext-get-no-result",    // a completed task answered without its result
+	"ext-update-ack",       // tasks/update answered with the task, not an empty result
+	"ext-key-reuse",        // every round of input asked under the same key
+	"ext-cancel-ack",       // tasks/cancel answered with the task, not an empty result
+}
+
+// specTask is one task a spec server runs.
+type specTask struct {
+	id, tool, status string
+	created, updated string
+	ttl              *int64
+	polls            int             // tasks/get so far
+	ended            int             // tasks/get since it ended
+	rounds           int             // input rounds asked
+	key              string          // modern: the key of the input asked, "" none
+	answers          json.RawMessage // the last input given
+	gotten           bool            // tasks/get has answered it once (ext-not-durable)
+}
+
+func taskStamp() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func terminalStatus(s string) bool { return s == "completed" || s == "failed" || s == "cancelled" }
+
+// toolTaskSupport is a listed tool's execution.taskSupport, "" when none.
+func (s *Spec) toolTaskSupport(name string) string {
+	for _, tl := range s.Tools {
+		if n, _ := stringMember(tl, "name"); n == name {
+			ts, _ := stringMember(member(tl, "execution"), "taskSupport")
+			return ts
+		}
+	}
+	return ""
+}
+
+// declaresExtension reports whether a modern request's _meta declares
+// the tasks extension among the client's capabilities.
+func declaresExtension(params json.RawMessage) bool {
+	caps := member(member(params, "_meta"), "io.modelcontextprotocol/clientCapabilities")
+	return member(member(caps, "extensions"), "io.modelcontextprotocol/tasks") != nil
+}
+
+// missingExtension is the -32021 error for a client that does not
+// declare the tasks extension.
+func missingExtension() *specError {
+	return &specError{Code: -32021, Message: "Missing required client capability",
+		data: json.RawMessage(`{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`)}
+}
+
+// taskCall answers a tools/call that makes a task, or one a task is
+// required for; false leaves the call to be answered as any other.
+func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) bool {
+	if s.Tasks == nil {
+		return false
+	}
+	tool := nameParam(m.Params)
+	support := s.toolTaskSupport(tool)
+	if s.Era == "modern" {
+		declared := declaresExtension(m.Params)
+		switch {
+		case !declared && s.has("ext-task-undeclared"):
+		case support != "optional" && support != "required":
+			return false
+		case !declared && support == "required":
+			e := missingExtension()
+			out.send(s.errorLineData(id, e.Code, e.Message, e.data))
+			return true
+		case !declared:
+			return false
+		}
+		t := st.newTask(tool, nil)
+		res := map[string]json.RawMessage{"resultType": json.RawMessage(`"task"`)}
+		if s.has("ext-result-type") {
+			res["resultType"] = json.RawMessage(`"complete"`)
+		}
+		for k, v := range s.taskFields(t) {
+			res[k] = v
+		}
+		out.send(s.resultLine(id, "tools/call", mustJSON(res)))
+		return true
+	}
+	task := member(m.Params, "task")
+	if task == nil {
+		return false
+	}
+	undeclared := !s.declaresTasksCall()
+	if undeclared && !s.has("task-undeclared-created") {
+		return false // not declared: the call is processed normally, its task ignored
+	}
+	if support != "optional" && support != "required" && !undeclared {
+		out.send(s.errorLine(id, codeMethodNotFound, "tools/call: the tool does not run as a task"))
+		return true
+	}
+	var ttl *int64
+	if n, err := strconv.ParseInt(string(member(task, "ttl")), 10, 64); err == nil {
+		ttl = &n
+	}
+	t := st.newTask(tool, ttl)
+	body := mustJSON(map[string]json.RawMessage{"task": mustJSON(s.taskFields(t))})
+	if s.has("task-flat") {
+		body = mustJSON(s.taskFields(t))
+	}
+	out.send(s.resultLine(id, "tools/call", body))
+	return true
+}
+
+// declaresTasksCall reports whether the server declares
+// tasks.requests.tools.call.
+func (s *Spec) declaresTasksCall() bool {
+	var caps struct {
+		Tasks struct {
+			Requests struct {
+				Tools struct {
+					Call json.RawMessage `json:"call"`
+				} `json:"tools"`
+			} `json:"requests"`
+		} `json:"tasks"`
+	}
+	json.Unmarshal(s.capabilities(), &caps)
+	return caps.Tasks.Requests.Tools.Call != nil
+}
+
+func (st *specState) newTask(tool string, ttl *int64) *specTask {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.tasks == nil {
+		st.tasks = map[string]*specTask{}
+	}
+	now := taskStamp()
+	if ttl == nil {
+		n := int64(60000)
+		ttl = &n
+	}
+	t := &specTask{id: fmt.Sprintf("task-%d-%d", srvRequests.Add(1), len(st.tasks)+1), tool: tool, status: "working", created: now, updated: now, ttl: ttl}
+	st.tasks[t.id] = t
+	return t
+}
+
+// taskFields are a task's members as the era names them; the caller holds
+// st.mu or the task is new.
+func (s *Spec) taskFields(t *specTask) map[string]json.RawMessage {
+	f := map[string]json.RawMessage{"taskId": mustJSON(t.id), "status": mustJSON(t.status),
+		"createdAt": mustJSON(t.created), "lastUpdatedAt": mustJSON(t.updated)}
+	if s.has("task-bad-timestamps") {
+		f["createdAt"] = json.RawMessage(`"yesterday"`)
+	}
+	ttl, poll := "ttl", "pollInterval"
+	if s.Era == "modern" {
+		ttl, poll = "ttlMs", "pollIntervalMs"
+	}
+	f[ttl] = mustJSON(t.ttl)
+	if s.Tasks.PollMs > 0 {
+		f[poll] = mustJSON(s.Tasks.PollMs)
+	}
+	return f
+}
+
+// advance moves a task one step along, as a poll does; st.mu is held. It
+// reports whether the status changed.
+func (s *Spec) advance(t *specTask) bool {
+	before := t.status
+	switch {
+	case terminalStatus(t.status):
+		if t.ended++; s.has("task-terminal-moves") && t.status == "completed" && t.ended > 1 {
+			t.status = "working"
+		}
+	case t.status == "input_required":
+		if t.answers != nil {
+			t.status, t.key = "working", ""
+		}
+	default:
+		t.polls++
+		steps := max(s.Tasks.Steps, 1)
+		rounds := max(s.Tasks.Rounds, 1)
+		switch {
+		case t.polls < steps:
+		case slices.Contains(s.Tasks.Ask, t.tool) && t.rounds < rounds:
+			t.rounds++
+			t.status, t.answers = "input_required", nil
+			t.key = fmt.Sprintf("ask-%d", t.rounds)
+			if s.has("ext-key-reuse") {
+				t.key = "ask-1"
+			}
+		case slices.Contains(s.Tasks.Fail, t.tool):
+			t.status = "failed"
+		case s.Era != "modern" && s.callIsError(t.tool):
+			t.status = "failed"
+		default:
+			t.status = "completed"
+		}
+	}
+	if t.status != before {
+		t.updated = taskStamp()
+		return true
+	}
+	return false
+}
+
+// callIsError reports whether a tool's canned result has isError true.
+func (s *Spec) callIsError(tool string) bool {
+	return string(member(s.CallResults[tool], "isError")) == "true"
+}
+
+// callResult is the result a task of tool ends with, given the input
+// answers (nil when it asked none).
+func (s *Spec) callResult(tool string, answers json.RawMessage) json.RawMessage {
+	res, e := s.handle("tools/call", mustJSON(map[string]string{"name": tool}))
+	if e != nil {
+		return mustJSON(map[string]any{"content": []any{map[string]any{"type": "text", "text": e.Message}}, "isError": true})
+	}
+	if answers == nil {
+		return res
+	}
+	var r map[string]json.RawMessage
+	json.Unmarshal(res, &r)
+	var content []json.RawMessage
+	json.Unmarshal(r["content"], &content)
+	r["content"] = mustJSON(append(content, mustJSON(map[string]string{"type": "text", "text": "input: " + string(answers)})))
+	return mustJSON(r)
+}
+
+// taskError is the JSON-RPC error a failed task ended with.
+var taskError = &specError{Code: -32603, Message: "the job broke"}
+
+// elicitation is what a task asks of the client: its name.
+const elicitation = `{"mode":"form","message":"Who asks?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`
+
+// taskMethod answers a tasks/ request; false leaves it to the others
+// (not found).
+func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut) bool {
+	if s.Tasks == nil {
+		return false
+	}
+	if s.Era == "modern" {
+		return s.extMethod(st, m, id, out)
+	}
+	switch m.Method {
+	case "tasks/get", "tasks/cancel", "tasks/result", "tasks/list":
+	default:
+		return false
+	}
+	if m.Method == "tasks/list" {
+		s.taskList(st, id, out)
+		return true
+	}
+	st.mu.Lock()
+	t := st.tasks[taskIDParam(m.Params)]
+	if t == nil {
+		st.mu.Unlock()
+		s.noTask(m, id, "task-unknown-internal", out)
+		return true
+	}
+	switch m.Method {
+	case "tasks/get":
+		changed := s.advance(t)
+		f := s.taskFields(t)
+		if s.has("task-no-ttl") {
+			delete(f, "ttl")
+		}
+		note := s.taskFields(t)
+		st.mu.Unlock()
+		if changed {
+			s.statusNote(note, out)
+		}
+		out.send(s.resultLine(id, m.Method, mustJSON(f)))
+	case "tasks/cancel":
+		switch {
+		case terminalStatus(t.status) && !s.has("task-cancel-terminal-ok"):
+			st.mu.Unlock()
+			out.send(s.errorLine(id, codeInvalidParams, "Cannot cancel task: already in terminal status '"+t.status+"'"))
+			return true
+		case !terminalStatus(t.status) && !s.has("task-cancel-no-status"):
+			t.status, t.updated = "cancelled", taskStamp()
+		}
+		f := s.taskFields(t)
+		st.mu.Unlock()
+		out.send(s.resultLine(id, m.Method, mustJSON(f)))
+	case "tasks/result":
+		st.mu.Unlock()
+		out.async(func() { s.taskResult(st, t, id, out) })
+	}
+	return true
+}
+
+// noTask answers a request for a task that does not exist: -32602, or
+// -32603 with the fault given.
+func (s *Spec) noTask(m msg, id json.RawMessage, fault string, out specOut) {
+	code := codeInvalidParams
+	if s.has(fault) {
+		code = -32603
+	}
+	out.send(s.errorLine(id, code, m.Method+": no task "+taskIDParam(m.Params)))
+}
+
+// taskIDParam is params.taskId.
+func taskIDParam(params json.RawMessage) string {
+	v, _ := stringMember(params, "taskId")
+	return v
+}
+
+// statusNote announces a task's new status, its fields as taken under
+// st.mu, over stdio (over HTTP it would make a tasks/get's answer a
+// stream, which the transport asks a server not to do).
+func (s *Spec) statusNote(fields map[string]json.RawMessage, out specOut) {
+	if out.http {
+		return
+	}
+	out.send(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":` + string(mustJSON(fields)) + `}`)
+}
+
+// taskList lists every task, in one page.
+func (s *Spec) taskList(st *specState, id json.RawMessage, out specOut) {
+	st.mu.Lock()
+	list := []json.RawMessage{}
+	for _, t := range st.tasks {
+		if !s.has("task-unlisted") {
+			list = append(list, mustJSON(s.taskFields(t)))
+		}
+	}
+	st.mu.Unlock()
+	out.send(s.resultLine(id, "tasks/list", mustJSON(map[string]any{"tasks": list})))
+}
+
+// taskResult answers tasks/result once the task has ended, moving it
+// along meanwhile and asking the client's input when it needs it; it
+// gives up when the client goes (stdio's end, an HTTP request's).
+func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out specOut) {
+	related := `{"io.modelcontextprotocol/related-task":{"taskId":` + string(mustJSON(t.id)) + `}}`
+	for n := 0; ; n++ {
+		st.mu.Lock()
+		status, real, answers := t.status, t.status, t.answers
+		if s.has("task-result-early") {
+			status = "completed"
+		}
+		switch {
+		case terminalStatus(status):
+			st.mu.Unlock()
+			if status == "failed" && slices.Contains(s.Tasks.Fail, t.tool) {
+				out.send(s.errorLine(id, taskError.Code, taskError.Message))
+				return
+			}
+			if status == "cancelled" {
+				out.send(s.errorLine(id, -32603, "the task was cancelled"))
+				return
+			}
+			res := s.callResult(t.tool, answers)
+			if s.has("task-result-early") && !terminalStatus(real) {
+				res = json.RawMessage(`{"content":[]}`)
+			}
+			if !s.has("task-result-no-meta") {
+				var r map[string]json.RawMessage
+				json.Unmarshal(res, &r)
+				r["_meta"] = json.RawMessage(related)
+				res = mustJSON(r)
+			}
+			out.send(s.resultLine(id, "tasks/result", res))
+			return
+		case status == "input_required" && t.answers == nil:
+			st.mu.Unlock()
+			meta := `,"_meta":` + related
+			if s.has("task-input-unrelated") {
+				meta = ""
+			}
+			ask := srvID("srv-task")
+			answer := st.await(ask)
+			out.send(`{"jsonrpc":"2.0","id":"` + ask + `","method":"elicitation/create","params":` + elicitation[:len(elicitation)-1] + meta + `}}`)
+			select {
+			case r := <-answer:
+				st.mu.Lock()
+				t.answers = r.Result
+				if t.answers == nil {
+					t.answers = json.RawMessage(`{"error":true}`)
+				}
+				st.mu.Unlock()
+			case <-time.After(time.Minute):
+				return
+			}
+			continue
+		}
+		changed := s.advance(t)
+		note := s.taskFields(t)
+		st.mu.Unlock()
+		if changed {
+			s.statusNote(note, out)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// await registers a wait for the client's answer to the server's request
+// id.
+func (st *specState) await(id string) chan msg {
+	ch := make(chan msg, 1)
+	st.mu.Lock()
+	if st.waits == nil {
+		st.waits = map[string]chan msg{}
+	}
+	st.waits[`"`+id+`"`] = ch
+	st.mu.Unlock()
+	return ch
+}
+
+// route hands the client's answer to the request of the server's that
+// waits for it.
+func (st *specState) route(m msg) {
+	st.mu.Lock()
+	ch := st.waits[string(m.ID)]
+	delete(st.waits, string(m.ID))
+	st.mu.Unlock()
+	if ch != nil {
+		ch <- m
+	}
+}
+
+// extMethod answers the extension's methods in the modern era.
+func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) bool {
+	switch m.Method {
+	case "tasks/get", "tasks/update", "tasks/cancel":
+	default:
+		return false // tasks/result and tasks/list are the initialize era's
+	}
+	if !declaresExtension(m.Params) && !s.has("ext-ungated") {
+		e := missingExtension()
+		out.send(s.errorLineData(id, e.Code, e.Message, e.data))
+		return true
+	}
+	st.mu.Lock()
+	t := st.tasks[taskIDParam(m.Params)]
+	if t == nil || m.Method == "tasks/get" && !t.gotten && s.has("ext-not-durable") {
+		if t != nil {
+			t.gotten = true
+		}
+		st.mu.Unlock()
+		s.noTask(m, id, "ext-unknown-internal", out)
+		return true
+	}
+	t.gotten = true
+	var res json.RawMessage
+	switch m.Method {
+	case "tasks/get":
+		s.advance(t)
+		f := s.taskFields(t)
+		switch t.status {
+		case "input_required":
+			f["inputRequests"] = json.RawMessage(`{"` + t.key + `":{"method":"elicitation/create","params":` + elicitation + `}}`)
+		case "completed":
+			if !s.has("ext-get-no-result") {
+				f["result"] = s.callResult(t.tool, t.answers)
+			}
+		case "failed":
+			f["error"] = mustJSON(map[string]any{"code": taskError.Code, "message": taskError.Message})
+		}
+		res = mustJSON(f)
+	case "tasks/update":
+		var answers map[string]json.RawMessage
+		json.Unmarshal(member(m.Params, "inputResponses"), &answers)
+		if a, ok := answers[t.key]; ok && t.status == "input_required" {
+			t.answers = a
+		}
+		res = json.RawMessage(`{}`)
+		if s.has("ext-update-ack") {
+			res = mustJSON(s.taskFields(t))
+		}
+	case "tasks/cancel":
+		if !terminalStatus(t.status) {
+			t.status, t.updated = "cancelled", taskStamp()
+		}
+		res = json.RawMessage(`{}`)
+		if s.has("ext-cancel-ack") {
+			res = mustJSON(s.taskFields(t))
+		}
+	}
+	st.mu.Unlock()
+	out.send(s.resultLine(id, m.Method, res))
+	return true
+}
+
+// listenRefused is the error subscriptions/listen is answered with when
+// it asks for tasks' notifications of a client that does not declare the
+// extension, or nil.
+func (s *Spec) listenRefused(params json.RawMessage) *specError {
+	if s.Tasks == nil || member(member(params, "notifications"), "taskIds") == nil || declaresExtension(params) || s.has("ext-listen-ungated") {
+		return nil
+	}
+	return missingExtension()
+}
