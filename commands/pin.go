@@ -395,14 +395,6 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func pinnedNames(f *pin.File) []string {
-	var out []string
-	for _, s := range f.Servers {
-		out = append(out, s.Name)
-	}
-	return out
-}
-
 func countItems(p *pin.Server) int {
 	n := 0
 	for _, items := range p.Items {

@@ -165,19 +165,6 @@ func (s *session) findPinnedTool(ctx context.Context, client *mcp.Client, name s
 	return t, err
 }
 
-// pinTool is the pin's refusal of the tool findTool found (t, err), or
-// nil.
-func (s *session) pinTool(client *mcp.Client, name string, t mcp.Tool, err error) error {
-	var nl *mcp.ToolNotListedError
-	switch {
-	case errors.As(err, &nl):
-		return s.checkPin(client, pin.Tool, name, nil)
-	case err == nil:
-		return s.checkPin(client, pin.Tool, name, t.Raw)
-	}
-	return nil
-}
-
 func (s *session) findToolOnce(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
 	if s.cacheTools {
 		return s.conn.Tools.Find(ctx, client, name)

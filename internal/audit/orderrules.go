@@ -784,7 +784,7 @@ func (s *sent) newRules() bool {
 			continue
 		}
 		if r.last+1 >= len(s.toks) {
-			return s.words == false && strings.HasSuffix(strings.TrimSpace(s.text), ":")
+			return !s.words && strings.HasSuffix(strings.TrimSpace(s.text), ":")
 		}
 		if strings.Contains(s.text[s.toks[r.last].end:s.toks[r.last+1].start], ":") {
 			return true

@@ -174,18 +174,6 @@ func (s *pinSeen) keep(kind pin.Kind, l *seenList, mark uint64) {
 	s.bytes += l.bytes - old
 }
 
-// listed is the definition of the item of kind called key, as last
-// listed, when it was.
-func (s *pinSeen) listed(kind pin.Kind, key string) (json.RawMessage, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if l := s.lists[kind]; l != nil {
-		def, ok := l.defs[key]
-		return def, ok
-	}
-	return nil, false
-}
-
 // whole is the list of kind walked whole, if one is kept.
 func (s *pinSeen) whole(kind pin.Kind) *seenList {
 	s.mu.Lock()
