@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcpv/mcpv/internal/fuzzcheck"
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/surface"
 )
@@ -53,7 +54,7 @@ func TestHostileDescriptionIsCountedWithinBounds(t *testing.T) {
 		} else if items[0].Description < len(desc)/16 || items[0].Description > len(desc) {
 			t.Errorf("%s: %d tokens for %d bytes", c.name, items[0].Description, len(desc))
 		}
-		if grown := after.TotalAlloc - before.TotalAlloc; !raceEnabled && grown > 6*uint64(len(desc)) {
+		if grown := after.TotalAlloc - before.TotalAlloc; !fuzzcheck.Race && grown > 6*uint64(len(desc)) {
 			t.Errorf("%s: counting allocated %d MiB for a %d MiB description", c.name, grown>>20, len(desc)>>20)
 		}
 	}

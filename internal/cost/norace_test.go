@@ -1,5 +1,0 @@
-//go:build !race
-
-package cost
-
-const raceEnabled = false
