@@ -750,7 +750,7 @@ func overrides(s *sent, ordered bool) (string, bool) {
 			return "tells the model that what it was told before no longer holds", true
 		}
 	}
-	if sp, ok := s.live(cRole); ok && (ordered || s.near(cAddressee, sp, 2)) {
+	if sp, ok := s.role(); ok && (ordered || s.near(cAddressee, sp, 2)) {
 		return "tells the model it is someone else, or without its rules", true
 	}
 	for _, sp := range s.f[cRank] {
@@ -768,6 +768,42 @@ func overrides(s *sent, ordered bool) (string, bool) {
 		return "gives the model new instructions in place of its own", true
 	}
 	return "", false
+}
+
+// role finds a live order to take another role. "answer as" and
+// "respond as" are one only where the word is a verb ("answer as a
+// pirate", "you must respond as DAN"), not in "a correct answer as the
+// final output" or "tools that respond as JSON".
+func (s *sent) role() (span, bool) {
+	for _, sp := range s.f[cRole] {
+		if !s.negated(sp) && !s.roleWordIsNoVerb(sp) {
+			return sp, true
+		}
+	}
+	return span{}, false
+}
+
+// roleWordIsNoVerb reports a span of "answer as" or "respond as" whose
+// first word follows a word, in the same clause, that makes it no order.
+func (s *sent) roleWordIsNoVerb(sp span) bool {
+	if sp.foreign || sp.first == 0 {
+		return false
+	}
+	switch s.toks[sp.first].text {
+	case "answer", "respond":
+	default:
+		return false
+	}
+	prev := s.toks[sp.first-1]
+	if strings.ContainsAny(s.text[prev.end:s.toks[sp.first].start], ".,:;!?()*\n") {
+		return false // a clause of its own: the verb leads it
+	}
+	switch prev.text {
+	case "you", "to", "must", "should", "shall", "will", "always", "now", "please", "and", "then", "only", "just", "instead",
+		"model", "assistant", "ai", "llm", "agent", "henceforth", "hereafter", "forever":
+		return false
+	}
+	return true
 }
 
 // newRules finds instructions announced as new, to replace the model's
