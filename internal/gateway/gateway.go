@@ -75,13 +75,15 @@ type Gateway struct {
 	Log     *slog.Logger
 
 	// Bounds a test may set (the defaults when 0): what makes a flood,
-	// and how much of the members' lists is kept to route by.
+	// how much of the members' lists is kept to route by, and how much
+	// of their pages is kept to serve.
 	floodNotes  int64
 	floodWindow time.Duration
 	pingEvery   time.Duration
 	pingWait    time.Duration
 	retryFirst  time.Duration
 	maxBook     int
+	maxKept     int
 	firstWait   time.Duration
 
 	front *serve.Server // the endpoint's Server: each of its clients is a front
