@@ -313,8 +313,8 @@ func (g *Gateway) changed(m *Member, st lifeState) {
 			f.memberChanged(m, st)
 		}
 	}
-	if st == lifeDown {
-		g.names.forget(m)
+	if st == lifeDown || st == lifeUp {
+		g.names.forget(m) // and the lists walked while it was not up are walked again
 	}
 }
 

@@ -391,25 +391,31 @@ type nameBook struct {
 	mu    sync.Mutex                          // guards the fields below
 	by    map[string][]*Member                // list's key + "\x00" + item's -> its listers, in order
 	tmpl  map[*Member][]*uritemplate.Template // each member's templates, parsed
-	whole map[*Member]map[string]bool         // the lists (by key) of each member read to their end
+	whole map[*Member]map[string]bool         // the lists (by key) of each member read as far as they go
 	bytes int
 	full  bool // maxBookBytes was reached (said once)
 }
 
-// walked notes that m's list l was read to its end (whole), or reports
-// whether it was.
-func (b *nameBook) walked(m *Member, l mcp.List, whole bool) bool {
+// markWalked notes that m's list l was read as far as it goes: to its
+// end, or until it cycled, failed, went unanswered or passed
+// maxFindPages (forget clears it when the list changes or m goes down
+// or comes up).
+func (b *nameBook) markWalked(m *Member, l mcp.List) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if whole {
-		if b.whole == nil {
-			b.whole = map[*Member]map[string]bool{}
-		}
-		if b.whole[m] == nil {
-			b.whole[m] = map[string]bool{}
-		}
-		b.whole[m][l.Key] = true
+	if b.whole == nil {
+		b.whole = map[*Member]map[string]bool{}
 	}
+	if b.whole[m] == nil {
+		b.whole[m] = map[string]bool{}
+	}
+	b.whole[m][l.Key] = true
+}
+
+// walked reports whether m's list l was read as far as it goes.
+func (b *nameBook) walked(m *Member, l mcp.List) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	return b.whole[m][l.Key]
 }
 
@@ -615,7 +621,7 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 			// one lists it: theirs are read to their end first.
 			for _, p := range serving {
 				for _, l := range []mcp.List{mcp.Resources, mcp.ResourceTemplates} {
-					if p.prefix != "" && !g.names.walked(p, l, false) {
+					if p.prefix != "" && !g.names.walked(p, l) {
 						f.find(ctx, p, l, nil)
 					}
 				}
@@ -677,8 +683,22 @@ func (f *front) resourceMembers(ctx context.Context) []*Member {
 
 // find reads m's list l, as the client sees it, until an item whose
 // name match takes (none: to its end), within maxFindPages pages; what it
-// reads is kept (nameBook). It reports whether it found one.
+// reads is kept (nameBook). It reports whether it found one. A walk
+// that ends without one (the list's end, a cycle, a failure, no answer,
+// maxFindPages) is noted, so that owner does not walk it again; one the
+// client ended is not.
 func (f *front) find(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) bool {
+	if f.walk(ctx, m, l, match) {
+		return true
+	}
+	if ctx.Err() == nil {
+		f.gw.names.markWalked(m, l)
+	}
+	return false
+}
+
+// walk is find's reading of the list.
+func (f *front) walk(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) bool {
 	cursor := ""
 	seen := map[string]bool{}
 	for range maxFindPages {
@@ -692,11 +712,7 @@ func (f *front) find(ctx context.Context, m *Member, l mcp.List, match func(id s
 				return true
 			}
 		}
-		if next == "" {
-			f.gw.names.walked(m, l, true)
-			return false
-		}
-		if seen[next] {
+		if next == "" || seen[next] {
 			return false
 		}
 		seen[next], cursor = true, next
