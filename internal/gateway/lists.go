@@ -145,12 +145,9 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 			// order its items come in.
 			first = map[*Member]fetched{}
 			for _, m := range preferred(slices.Collect(maps.Keys(ahead))) {
-				r := <-ahead[m]
+				r := f.take(m, method, key, <-ahead[m])
 				if r.err != nil {
 					return nil, r.err
-				}
-				if r.res != nil {
-					r.items, r.next = f.pageItems(m, method, key, r.res)
 				}
 				first[m] = r
 			}
@@ -164,20 +161,16 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 			return f.page(ctx, method, key, items, "", modern), nil
 		}
 		m := g.Members[i]
-		var r fetched
-		if got, ok := first[m]; ok && pos.C == "" {
-			r = got
-		} else if got, ok := ahead[m]; ok && pos.C == "" {
-			delete(ahead, m)
-			r = <-got
-			if r.res != nil {
-				r.items, r.next = f.pageItems(m, method, key, r.res)
+		r, ok := first[m]
+		if !ok || pos.C != "" {
+			r = fetched{}
+			if got, ok := ahead[m]; ok && pos.C == "" {
+				delete(ahead, m)
+				r = <-got
+			} else {
+				r.res, r.err = f.fetchPage(ctx, m, method, params, pos.C)
 			}
-		} else {
-			r.res, r.err = f.fetchPage(ctx, m, method, params, pos.C)
-			if r.res != nil {
-				r.items, r.next = f.pageItems(m, method, key, r.res)
-			}
+			r = f.take(m, method, key, r)
 		}
 		if r.err != nil {
 			return nil, r.err
@@ -207,6 +200,15 @@ type fetched struct {
 	err   error
 	items []json.RawMessage
 	next  string
+}
+
+// take is r with its items as the client sees them and m's next cursor
+// (pageItems), once r has a page.
+func (f *front) take(m *Member, method, key string, r fetched) fetched {
+	if r.res != nil {
+		r.items, r.next = f.pageItems(m, method, key, r.res)
+	}
+	return r
 }
 
 // fetchAhead asks every member the client may list for its first page at
