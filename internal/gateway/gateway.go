@@ -8,7 +8,7 @@
 // client sees all of them together, through a front (front.go):
 // the front answers initialize and server/discover itself, lists every
 // member's items as one list whose pages span the members
-// (lists.go), and hands each request to the member it belongs to
+// (lists.go), and hands each request to the member it belongs to (route.go)
 // through a client of that member's of its own (a sub-client), which
 // shares the client's downstream session: so whatever a member's Server
 // does for a client (progress, the server's questions, logs, tasks,
