@@ -142,16 +142,22 @@ type Host struct {
 	tornDownOnce    sync.Once
 	gone            chan struct{} // sent to when the page's last stream ends
 	requestTeardown chan string   // the app asked to be torn down
+	unguarded       chan struct{} // the page's browser has no Trusted Types
 	opener          string        // the directory of the file that opens the page
 }
 
 // ErrPageGone is Run's error when the page went away before the app ended.
 var ErrPageGone = errors.New("the host page was closed")
 
+// ErrNoTrustedTypes is Run's error when the page's browser has no
+// Trusted Types, without which the app's frame cannot be kept from
+// WebRTC (assets/guard.js): the page renders no app in it.
+var ErrNoTrustedTypes = errors.New("the browser has no Trusted Types, which keep the app from reaching the network through WebRTC: the app was not rendered (with --no-browser, open the address in a browser that has them, such as Chrome or Edge)")
+
 func (h *Host) init() error {
 	h.token, h.proxyID = random(), random()
 	h.callDone, h.wake, h.tornDown = make(chan struct{}), make(chan struct{}), make(chan struct{})
-	h.gone, h.requestTeardown = make(chan struct{}, 1), make(chan string, 1)
+	h.gone, h.requestTeardown, h.unguarded = make(chan struct{}, 1), make(chan string, 1), make(chan struct{}, 1)
 	if h.MaxMessage <= 0 {
 		h.MaxMessage = DefaultMaxMessage
 	}
@@ -193,6 +199,7 @@ func listenLoopback(addr string) (net.Listener, error) {
 
 // Run serves the app until it ends (see the package's doc): nil when the
 // app was torn down at its own request, ErrPageGone when the page went,
+// ErrNoTrustedTypes when the page's browser cannot guard the app,
 // ctx's cause when ctx ended (after the app was asked to end, within a
 // bound).
 func (h *Host) Run(ctx context.Context) error {
@@ -255,6 +262,8 @@ func (h *Host) Run(ctx context.Context) error {
 			return fmt.Errorf("the host page's server: %w", err)
 		case reason := <-h.requestTeardown:
 			return h.end(reason, nil)
+		case <-h.unguarded:
+			return h.end("the browser has no Trusted Types", ErrNoTrustedTypes)
 		case <-h.gone:
 			gone = time.After(goneGrace)
 		case <-gone:

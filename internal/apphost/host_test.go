@@ -78,6 +78,20 @@ func start(t *testing.T, h *Host) *started {
 	return s
 }
 
+// ended is Run's error, once Run ends (a minute is a hang guard); it is
+// put back for the test's cleanup.
+func (s *started) ended(t *testing.T, what string) error {
+	t.Helper()
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return err
+	case <-time.After(time.Minute):
+		t.Fatalf("Run did not end%s", what)
+		return nil
+	}
+}
+
 func (s *started) get(t *testing.T, path string, header map[string]string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, s.base+path, nil)
@@ -240,14 +254,8 @@ func TestTeardownAtTheAppsRequest(t *testing.T) {
 		t.Fatalf("second line %q", lines.Text())
 	}
 	s.rpc(t, `{"id":null,"method":"host/torn-down","params":{"reason":"x"}}`, nil)
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		s.done <- err
-	case <-time.After(time.Minute):
-		t.Fatal("Run did not end")
+	if err := s.ended(t, ""); err != nil {
+		t.Errorf("Run: %v", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -293,14 +301,8 @@ func TestInterruptedBeforeThePageListens(t *testing.T) {
 	default:
 	}
 	s.rpc(t, `{"id":null,"method":"host/torn-down","params":{"reason":"x"}}`, nil)
-	select {
-	case err := <-s.done:
-		if err == nil || err.Error() != "interrupted" {
-			t.Errorf("Run: %v, want the cause", err)
-		}
-		s.done <- err
-	case <-time.After(time.Minute):
-		t.Fatal("Run did not end once the page tore the app down")
+	if err := s.ended(t, " once the page tore the app down"); err == nil || err.Error() != "interrupted" {
+		t.Errorf("Run: %v, want the cause", err)
 	}
 }
 
@@ -310,14 +312,8 @@ func TestInterrupted(t *testing.T) {
 	s := start(t, &Host{App: testApp()})
 	cause := errors.New("interrupted")
 	s.cancel(cause)
-	select {
-	case err := <-s.done:
-		if !errors.Is(err, cause) {
-			t.Errorf("Run: %v", err)
-		}
-		s.done <- err
-	case <-time.After(time.Minute):
-		t.Fatal("Run did not end")
+	if err := s.ended(t, ""); !errors.Is(err, cause) {
+		t.Errorf("Run: %v", err)
 	}
 	// The file that opened the page is gone with the host.
 	if left, _ := filepath.Glob(filepath.Join(s.h.TempDir, "mcpv-app-*")); len(left) != 0 {

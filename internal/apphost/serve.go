@@ -270,7 +270,7 @@ type rpcMessage struct {
 var pageMethods = map[string]bool{
 	"ui/initialize": true, "ui/notifications/initialized": true, "ui/notifications/size-changed": true,
 	"ui/request-display-mode": true, "notifications/message": true,
-	"host/refused": true, "host/torn-down": true,
+	"host/refused": true, "host/torn-down": true, "host/no-trusted-types": true,
 }
 
 func (h *Host) serveRPC(w http.ResponseWriter, r *http.Request) {
@@ -302,6 +302,13 @@ func (h *Host) serveRPC(w http.ResponseWriter, r *http.Request) {
 		h.Event(m.Method, m.Params)
 		answerInFull(w)
 		h.tornDownOnce.Do(func() { close(h.tornDown) })
+	case m.Method == "host/no-trusted-types":
+		h.Event(m.Method, m.Params)
+		reply(map[string]any{"result": map[string]any{}})
+		select {
+		case h.unguarded <- struct{}{}:
+		default:
+		}
 	case m.Method == "ui/notifications/request-teardown":
 		h.Event(m.Method, m.Params)
 		answerInFull(w)

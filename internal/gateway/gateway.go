@@ -8,7 +8,7 @@
 // client sees all of them together, through a front (front.go):
 // the front answers initialize and server/discover itself, lists every
 // member's items as one list whose pages span the members
-// (lists.go), and hands each request to the member it belongs to
+// (lists.go), and hands each request to the member it belongs to (route.go)
 // through a client of that member's of its own (a sub-client), which
 // shares the client's downstream session: so whatever a member's Server
 // does for a client (progress, the server's questions, logs, tasks,
@@ -75,13 +75,15 @@ type Gateway struct {
 	Log     *slog.Logger
 
 	// Bounds a test may set (the defaults when 0): what makes a flood,
-	// and how much of the members' lists is kept to route by.
+	// how much of the members' lists is kept to route by, and how much
+	// of their pages is kept to serve.
 	floodNotes  int64
 	floodWindow time.Duration
 	pingEvery   time.Duration
 	pingWait    time.Duration
 	retryFirst  time.Duration
 	maxBook     int
+	maxKept     int
 	firstWait   time.Duration
 
 	front *serve.Server // the endpoint's Server: each of its clients is a front
@@ -311,8 +313,8 @@ func (g *Gateway) changed(m *Member, st lifeState) {
 			f.memberChanged(m, st)
 		}
 	}
-	if st == lifeDown {
-		g.names.forget(m)
+	if st == lifeDown || st == lifeUp {
+		g.names.forget(m) // and the lists walked while it was not up are walked again
 	}
 }
 

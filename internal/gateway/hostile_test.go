@@ -5,13 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -242,5 +247,79 @@ func TestGatewayBareServerNeverShadowsURI(t *testing.T) {
 				t.Errorf("the shadow was said %d times, want once:\n%s", n, log)
 			}
 		}
+	}
+}
+
+// loopLister is a server with a prefix whose resource lists never end
+// well: each page names the same next page (cycles) or is refused
+// (fails); asked counts the requests of each list. The rest of an
+// upstream is slowLister's.
+type loopLister struct {
+	*slowLister
+	fails bool
+	mu    sync.Mutex
+	asked map[string]int
+}
+
+func (s *loopLister) State() mcp.State {
+	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"resources":{}},"serverInfo":{"name":"loop","version":"1"}}`)}
+}
+
+func (s *loopLister) Forward(_ context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
+	l, ok := mcp.ListOf(method)
+	if !ok {
+		return json.RawMessage(`{}`), nil
+	}
+	s.mu.Lock()
+	s.asked[method]++
+	s.mu.Unlock()
+	if s.fails {
+		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "no"}
+	}
+	return json.RawMessage(`{"` + l.Key + `":[],"nextCursor":"again"}`), nil
+}
+func (s *loopLister) Relay(ctx context.Context, m string, p json.RawMessage) (json.RawMessage, error) {
+	return s.Forward(ctx, m, p)
+}
+
+// TestGatewayWalksAListOnce: a read of a URI that a server without a
+// prefix lists first reads the lists of each server with one, which
+// might list it too; one whose lists cycle or fail is read once, not by
+// every read after (up to maxFindPages pages, or a wait, each).
+func TestGatewayWalksAListOnce(t *testing.T) {
+	t.Parallel()
+	for _, fails := range []bool{false, true} {
+		t.Run(map[bool]string{false: "cycles", true: "fails"}[fails], func(t *testing.T) {
+			t.Parallel()
+			up := &loopLister{slowLister: newSlowLister(), fails: fails, asked: map[string]int{}}
+			none := ""
+			bare := specServer(t, `{"resources":[{"uri":"file:///bare.txt","name":"own"}],
+				"readResults":{"file:///bare.txt":{"contents":[{"uri":"file:///bare.txt","text":"the bare server's own"}]}}}`)
+			g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(nil)}
+			loop := &serve.Server{Open: func(context.Context, serve.Relay) (serve.Upstream, error) { return up, nil }}
+			g.Members = []*Member{{Name: "loop", Server: loop, Eager: true}, {Name: "bare", Prefix: &none, Server: serverFor(t, bare), Eager: true}}
+			if err := g.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(g.Close)
+			servetest.WaitFor(t, "both up", func() bool { return g.member("loop").upNow() != nil && g.member("bare").upNow() != nil })
+			c, _ := servetest.StdioClient(t, g.Server(), "legacy")
+			for range 4 {
+				if got := servetest.Call(t, c, "resources/read", `{"uri":"file:///bare.txt"}`); !strings.Contains(string(got), "the bare server's own") {
+					t.Fatalf("the bare server's URI: %s", got)
+				}
+			}
+			pages := 2 // "" and "again", which names itself
+			if fails {
+				pages = 1
+			}
+			up.mu.Lock()
+			defer up.mu.Unlock()
+			for _, method := range []string{"resources/list", "resources/templates/list"} {
+				if up.asked[method] != pages {
+					t.Errorf("four reads asked for %d pages of %s, want %d: its one walk", up.asked[method], method, pages)
+				}
+			}
+		})
 	}
 }

@@ -225,8 +225,9 @@ func (g *Gateway) fly(m *Member, l *keptList, method, cursor string, bound time.
 			l.answered, l.missed, l.said = true, false, ""
 			if old := l.pages[cursor]; old != nil {
 				k.bytes -= len(old.res)
+				delete(l.pages, cursor) // not its last good page now, kept or not
 			}
-			if k.bytes+len(res) <= maxKeptBytes {
+			if k.bytes+len(res) <= cmp.Or(g.maxKept, maxKeptBytes) {
 				l.pages[cursor] = &keptPage{res, time.Now()}
 				k.bytes += len(res)
 			}

@@ -274,3 +274,41 @@ func TestGatewayFirstListsTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayKeptBytesBound: an answer too big to keep takes the page
+// kept before it away with it (it is no longer the member's last good
+// page) and leaves the bytes counted at nothing: however many such
+// answers come, the count never goes below what is kept, and so never
+// lets more than the bound be kept.
+func TestGatewayKeptBytesBound(t *testing.T) {
+	t.Parallel()
+	up := newSlowLister()
+	g, _ := slowGateway(t, up)
+	g.maxKept = 200
+	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
+	k := &g.member("slow").kept
+	kept := func() (pages, bytes int) {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		return len(k.list("tools/list").pages), k.bytes
+	}
+	first := listing(t, c)
+	<-up.asked
+	up.answer <- "x"
+	<-first
+	if pages, bytes := kept(); pages != 1 || bytes <= 0 || bytes > g.maxKept {
+		t.Fatalf("after a small answer: %d pages, %d bytes kept", pages, bytes)
+	}
+	long := strings.Repeat("a", 300)
+	for i := range 3 {
+		next := listing(t, c)
+		<-up.asked
+		up.answer <- long
+		if got := <-next; got != "slow__"+long+" ok__add ok__echo" {
+			t.Fatalf("answer %d: %s", i, got)
+		}
+		if pages, bytes := kept(); pages != 0 || bytes != 0 {
+			t.Errorf("after oversized answer %d: %d pages and %d bytes kept, want none", i, pages, bytes)
+		}
+	}
+}

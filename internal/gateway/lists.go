@@ -12,12 +12,10 @@ package gateway
 // kept as it is up to maxMemberCursor bytes; a longer one ends that
 // member's list there, and serve says so.
 //
-// What the pages show is kept (nameBook) to route by: who lists each
-// URI, template, and each name of a member without a prefix, until that
-// member's list changes or it goes down, within maxBookBytes.
+// What the pages show is kept (nameBook, names.go) to route by
+// (route.go).
 
 import (
-	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -27,14 +25,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 
-	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serve"
-	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -145,12 +140,9 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 			// order its items come in.
 			first = map[*Member]fetched{}
 			for _, m := range preferred(slices.Collect(maps.Keys(ahead))) {
-				r := <-ahead[m]
+				r := f.take(m, method, key, <-ahead[m])
 				if r.err != nil {
 					return nil, r.err
-				}
-				if r.res != nil {
-					r.items, r.next = f.pageItems(m, method, key, r.res)
 				}
 				first[m] = r
 			}
@@ -164,20 +156,16 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 			return f.page(ctx, method, key, items, "", modern), nil
 		}
 		m := g.Members[i]
-		var r fetched
-		if got, ok := first[m]; ok && pos.C == "" {
-			r = got
-		} else if got, ok := ahead[m]; ok && pos.C == "" {
-			delete(ahead, m)
-			r = <-got
-			if r.res != nil {
-				r.items, r.next = f.pageItems(m, method, key, r.res)
+		r, ok := first[m]
+		if !ok || pos.C != "" {
+			r = fetched{}
+			if got, ok := ahead[m]; ok && pos.C == "" {
+				delete(ahead, m)
+				r = <-got
+			} else {
+				r.res, r.err = f.fetchPage(ctx, m, method, params, pos.C)
 			}
-		} else {
-			r.res, r.err = f.fetchPage(ctx, m, method, params, pos.C)
-			if r.res != nil {
-				r.items, r.next = f.pageItems(m, method, key, r.res)
-			}
+			r = f.take(m, method, key, r)
 		}
 		if r.err != nil {
 			return nil, r.err
@@ -207,6 +195,15 @@ type fetched struct {
 	err   error
 	items []json.RawMessage
 	next  string
+}
+
+// take is r with its items as the client sees them and m's next cursor
+// (pageItems), once r has a page.
+func (f *front) take(m *Member, method, key string, r fetched) fetched {
+	if r.res != nil {
+		r.items, r.next = f.pageItems(m, method, key, r.res)
+	}
+	return r
 }
 
 // fetchAhead asks every member the client may list for its first page at
@@ -383,329 +380,6 @@ func (g *Gateway) item(m *Member, method string, item json.RawMessage, view *ser
 	}
 	return item, g.names.claim(g, l, id, m, view)
 }
-
-// nameBook keeps who lists what, as the front's lists have shown it: for
-// each URI, template, and name of a member without a prefix, the
-// members that list it, in the members' order.
-type nameBook struct {
-	mu    sync.Mutex                          // guards the fields below
-	by    map[string][]*Member                // list's key + "\x00" + item's -> its listers, in order
-	tmpl  map[*Member][]*uritemplate.Template // each member's templates, parsed
-	whole map[*Member]map[string]bool         // the lists (by key) of each member read to their end
-	bytes int
-	full  bool // maxBookBytes was reached (said once)
-}
-
-// walked notes that m's list l was read to its end (whole), or reports
-// whether it was.
-func (b *nameBook) walked(m *Member, l mcp.List, whole bool) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if whole {
-		if b.whole == nil {
-			b.whole = map[*Member]map[string]bool{}
-		}
-		if b.whole[m] == nil {
-			b.whole[m] = map[string]bool{}
-		}
-		b.whole[m][l.Key] = true
-	}
-	return b.whole[m][l.Key]
-}
-
-// claim notes that m lists the item of l called key, and reports
-// whether a client of view sees m's: no member before m in the order,
-// that view sees, lists it too. A second lister is said once.
-func (b *nameBook) claim(g *Gateway, l mcp.List, key string, m *Member, view *serve.View) bool {
-	k := bookKey(l, key)
-	b.mu.Lock()
-	listers := b.by[k]
-	if !slices.Contains(listers, m) {
-		if b.bytes+len(k)+16 > cmp.Or(g.maxBook, maxBookBytes) {
-			full := b.full
-			b.full = true
-			b.mu.Unlock()
-			if !full {
-				g.Log.Warn(fmt.Sprintf("serve: the gateway keeps %d KiB of the names and URIs its servers list, to route by: past that, a URI is routed by the templates, and a name of a server without a prefix by its list when asked", cmp.Or(g.maxBook, maxBookBytes)>>10))
-			}
-			return true
-		}
-		if b.by == nil {
-			b.by, b.tmpl = map[string][]*Member{}, map[*Member][]*uritemplate.Template{}
-		}
-		listers = append(listers, m)
-		if l.ByURI {
-			listers = preferred(listers)
-		} else {
-			slices.SortFunc(listers, func(x, y *Member) int { return x.index - y.index })
-		}
-		b.by[k] = listers
-		b.bytes += len(k) + 16
-		if l == mcp.ResourceTemplates {
-			if t, err := uritemplate.Parse(key); err == nil {
-				b.tmpl[m] = append(b.tmpl[m], t)
-			}
-		}
-	}
-	b.mu.Unlock()
-	if len(listers) > 1 {
-		noun := l.Item
-		if l.ByURI {
-			noun = l.Field
-		}
-		g.sayOnce(fmt.Sprintf("serve: servers %q and %q both list the %s %q: %q's is served, the other's hidden", listers[0].Name, listers[1].Name, noun, safetext.Clip(safetext.Line(key), 200), listers[0].Name))
-	}
-	for _, l := range listers {
-		if view.Sees(l.Name) {
-			return l == m
-		}
-	}
-	return true
-}
-
-// owner is the member a client of view reaches for the item of l called
-// key: the first that lists it and that view sees.
-func (b *nameBook) owner(l mcp.List, key string, view *serve.View) *Member {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, m := range b.by[bookKey(l, key)] {
-		if view.Sees(m.Name) {
-			return m
-		}
-	}
-	return nil
-}
-
-// bookKey is the key an item of l called id is kept by: a resource's URI
-// in its normal form and in lower case (canon.URI), so that a URI
-// written another way (in another case, with %-escapes, dot segments, a
-// localhost) is the one it reads as, and is routed as that one is.
-func bookKey(l mcp.List, id string) string {
-	if l == mcp.Resources {
-		if n, err := canon.URI(id); err == nil {
-			id = strings.ToLower(n)
-		}
-	}
-	return l.Key + "\x00" + id
-}
-
-// preferred are members in the order a URI or a template that several
-// list is routed by: those with a prefix first (each owns what it lists,
-// as it owns its names), then those without; each in the members'
-// order. A member without a prefix never serves what one with a prefix
-// lists.
-func preferred(members []*Member) []*Member {
-	out := slices.Clone(members)
-	bare := func(m *Member) int {
-		if m.prefix == "" {
-			return 1
-		}
-		return 0
-	}
-	slices.SortFunc(out, func(x, y *Member) int { return cmp.Or(bare(x)-bare(y), x.index-y.index) })
-	return out
-}
-
-// matching is the first member view sees whose template uri matches.
-func (b *nameBook) matching(uri string, view *serve.View, members []*Member) *Member {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, m := range members {
-		if !view.Sees(m.Name) {
-			continue
-		}
-		for _, t := range b.tmpl[m] {
-			if _, ok := t.Match(uri); ok {
-				return m
-			}
-		}
-	}
-	return nil
-}
-
-// forget drops what m lists (in the lists given, or all when none is):
-// its list changed, or it went down.
-func (b *nameBook) forget(m *Member, lists ...mcp.List) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	in := func(key string) bool {
-		return len(lists) == 0 || slices.ContainsFunc(lists, func(l mcp.List) bool { return l.Key == key })
-	}
-	for k, listers := range b.by {
-		key, _, _ := strings.Cut(k, "\x00")
-		if !slices.Contains(listers, m) || !in(key) {
-			continue
-		}
-		listers = slices.DeleteFunc(slices.Clone(listers), func(x *Member) bool { return x == m })
-		if len(listers) == 0 {
-			delete(b.by, k)
-			b.bytes -= len(k) + 16
-		} else {
-			b.by[k] = listers
-		}
-	}
-	if in(mcp.ResourceTemplates.Key) {
-		delete(b.tmpl, m)
-	}
-	for key := range b.whole[m] {
-		if in(key) {
-			delete(b.whole[m], key)
-		}
-	}
-}
-
-// listChanged forgets what m's list that changed held.
-func (b *nameBook) listChanged(m *Member, method string) {
-	if changed := mcp.ChangedLists(method); changed != nil {
-		b.forget(m, changed...)
-	}
-}
-
-// route is the member a name at the endpoint belongs to, and the name its
-// server gives: by its prefix, else a member without one (the one, or
-// the first that lists it, its list walked when it is not known yet); nil
-// when none the client sees gives it.
-func (f *front) route(ctx context.Context, l mcp.List, name string) (*Member, string) {
-	g, view := f.gw, f.c.Who()
-	if m, local := g.byPrefix(name); m != nil {
-		if !view.Sees(m.Name) {
-			return nil, ""
-		}
-		return m, local
-	}
-	var bare []*Member
-	for _, m := range g.unprefixed() {
-		if view.Sees(m.Name) {
-			bare = append(bare, m)
-		}
-	}
-	switch {
-	case len(bare) == 0 || g.claims(name) != nil:
-		return nil, ""
-	case len(bare) == 1:
-		return bare[0], name
-	}
-	if m := g.names.owner(l, name, view); m != nil {
-		return m, name
-	}
-	for _, m := range bare {
-		if f.find(ctx, m, l, is(name)) {
-			return m, name
-		}
-	}
-	return nil, ""
-}
-
-// owner is the member a resource URI goes to for this client: the first
-// that lists it, else the first whose template matches it (the lists
-// walked when they are not known yet), else the only member that serves
-// resources.
-func (f *front) owner(ctx context.Context, uri string) *Member {
-	g, view := f.gw, f.c.Who()
-	find := func() *Member {
-		if m := g.names.owner(mcp.Resources, uri, view); m != nil {
-			return m
-		}
-		return g.names.matching(uri, view, preferred(g.Members))
-	}
-	serving := preferred(f.resourceMembers(ctx))
-	if m := find(); m != nil {
-		if m.prefix == "" {
-			// A member without a prefix serves it only if no member with
-			// one lists it: theirs are read to their end first.
-			for _, p := range serving {
-				for _, l := range []mcp.List{mcp.Resources, mcp.ResourceTemplates} {
-					if p.prefix != "" && !g.names.walked(p, l, false) {
-						f.find(ctx, p, l, nil)
-					}
-				}
-			}
-			m = find()
-		}
-		return m
-	}
-	if len(serving) == 1 {
-		return serving[0]
-	}
-	key := bookKey(mcp.Resources, uri)
-	for _, m := range serving {
-		if f.find(ctx, m, mcp.Resources, func(id string) bool { return bookKey(mcp.Resources, id) == key }) {
-			return m
-		}
-	}
-	for _, m := range serving {
-		f.find(ctx, m, mcp.ResourceTemplates, nil)
-	}
-	return find()
-}
-
-// templateOwner is the member that lists a resource template (for a
-// completion of its argument).
-func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
-	g, view := f.gw, f.c.Who()
-	if m := g.names.owner(mcp.ResourceTemplates, tmpl, view); m != nil {
-		return m
-	}
-	serving := preferred(f.resourceMembers(ctx))
-	if len(serving) == 1 {
-		return serving[0]
-	}
-	for _, m := range serving {
-		if f.find(ctx, m, mcp.ResourceTemplates, is(tmpl)) {
-			return m
-		}
-	}
-	return nil
-}
-
-// resourceMembers are the members the client sees that serve resources
-// (or may: those not up yet are started).
-func (f *front) resourceMembers(ctx context.Context) []*Member {
-	view := f.c.Who()
-	var out []*Member
-	for _, m := range f.gw.Members {
-		if !view.Sees(m.Name) {
-			continue
-		}
-		if u := m.upNow(); u != nil && !declares(u, mcp.Resources.Method) {
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// find reads m's list l, as the client sees it, until an item whose
-// name match takes (none: to its end), within maxFindPages pages; what it
-// reads is kept (nameBook). It reports whether it found one.
-func (f *front) find(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) bool {
-	cursor := ""
-	seen := map[string]bool{}
-	for range maxFindPages {
-		res, _ := f.fetchPage(ctx, m, l.Method, nil, cursor)
-		if res == nil {
-			return false
-		}
-		items, next := f.pageItems(m, l.Method, l.Key, res)
-		for _, it := range items {
-			if id, _ := l.ID(it); match != nil && match(id) {
-				return true
-			}
-		}
-		if next == "" {
-			f.gw.names.walked(m, l, true)
-			return false
-		}
-		if seen[next] {
-			return false
-		}
-		seen[next], cursor = true, next
-	}
-	return false
-}
-
-// is matches id.
-func is(id string) func(string) bool { return func(s string) bool { return s == id } }
 
 // sayOnce says a line on serve's log once (at most maxSaid lines in all).
 func (g *Gateway) sayOnce(line string) {

@@ -207,26 +207,15 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	params, release := up.tokens.Swap(params, r)
 	defer release()
 	ctx = up.relaying(ctx, r)
-	var res json.RawMessage
 	mark := up.pinMark()
 	if method == "logging/setLevel" && !st.Modern {
 		params = up.sharedLevel(c, params)
 	}
-	if !st.Modern {
-		res, err = up.conn.Forward(ctx, method, params)
-	} else {
-		res, err = up.conn.Relay(ctx, method, c.withLogLevel(params))
-	}
+	res, err := up.send(ctx, method, params, c.withLogLevel)
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	res = c.view.filter(method, up.pinFilter(method, c.srv.Guard.filter(method, up.taskResult(c, method, res)), mark))
-	if c.srv.Record != nil {
-		// What the client got, after the guard and the pin: a recording
-		// holds nothing they withhold.
-		c.srv.Record.Note(method, asked, res)
-	}
-	return res, nil
+	return c.srv.given(up, method, asked, up.taskResult(c, method, res), mark, c.view), nil
 }
 
 // setLogLevel takes a legacy client's logging/setLevel for a modern

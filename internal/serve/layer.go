@@ -130,20 +130,37 @@ func (s *Server) List(ctx context.Context, method, cursor string) (json.RawMessa
 		params = mustJSON(map[string]string{"cursor": cursor})
 	}
 	mark := u.pinMark()
-	var res json.RawMessage
-	if u.conn.State().Modern {
-		res, err = u.conn.Relay(ctx, method, params)
-	} else {
-		res, err = u.conn.Forward(ctx, method, params)
-	}
+	res, err := u.send(ctx, method, params, nil)
 	if err != nil {
 		return nil, err
 	}
-	res = u.pinFilter(method, s.Guard.filter(method, res), mark)
-	if s.Record != nil {
-		s.Record.Note(method, params, res)
+	return s.given(u, method, params, res, mark, nil), nil
+}
+
+// send sends method to u as its era asks: Forward to a legacy server,
+// Relay to a modern one, with params as modern makes them for it (nil:
+// as they are).
+func (u *upstream) send(ctx context.Context, method string, params json.RawMessage, modern func(json.RawMessage) json.RawMessage) (json.RawMessage, error) {
+	if !u.conn.State().Modern {
+		return u.conn.Forward(ctx, method, params)
 	}
-	return res, nil
+	if modern != nil {
+		params = modern(params)
+	}
+	return u.conn.Relay(ctx, method, params)
+}
+
+// given is res, u's answer to method since mark (pinMark), as a client
+// of view gets it (nil: as every client does): through the guard and
+// the pin, then the view. The recording notes it as given, with asked
+// (the request as the client sent it), so that it holds nothing they
+// withhold.
+func (s *Server) given(u *upstream, method string, asked, res json.RawMessage, mark uint64, view *viewGuard) json.RawMessage {
+	res = view.filter(method, u.pinFilter(method, s.Guard.filter(method, res), mark))
+	if s.Record != nil {
+		s.Record.Note(method, asked, res)
+	}
+	return res
 }
 
 // Source gives a Server its shared upstream session (Server.Source).

@@ -18,7 +18,7 @@
   for (const name of Object.getOwnPropertyNames(window)) {
     if (/^(webkit)?RTC[A-Z]|^XSLTProcessor$/.test(name)) delete window[name];
   }
-  if (!window.trustedTypes) return;
+  if (!window.trustedTypes) return; // the host page renders no app in such a browser (host.js)
   trustedTypes.createPolicy("default", {
     createHTML: (html, type, sink) => /srcdoc/i.test(sink) || /^Document writeln?$/.test(sink) ? null : String(html).replace(/srcdoc/gi, "src_doc"),
     createScript: (script) => script,

@@ -242,6 +242,14 @@
   }
 
   (async () => {
+    // The app's frame is guarded (guard.js) by Trusted Types: without
+    // them an app can make a frame of its own content whose window has
+    // WebRTC whole, and reach any address. Such a browser renders no app.
+    if (!window.trustedTypes) {
+      status("this browser has no Trusted Types, which keep the app from reaching the network through WebRTC: mcpv does not render the app in it (open the page in one that has them, such as Chrome or Edge)");
+      tell("host/no-trusted-types", {});
+      return;
+    }
     const r = await fetch("/api/app", { headers });
     if (r.status !== 200) { status("mcpv refused this page (" + r.status + "): open the address mcpv printed"); return; }
     app = await r.json();

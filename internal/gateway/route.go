@@ -1,0 +1,167 @@
+package gateway
+
+// Where a name, a URI or a template at the endpoint goes: by its prefix,
+// else by what the members list (names.go), their lists walked when it
+// is not known yet.
+
+import (
+	"context"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// route is the member a name at the endpoint belongs to, and the name its
+// server gives: by its prefix, else a member without one (the one, or
+// the first that lists it, its list walked when it is not known yet); nil
+// when none the client sees gives it.
+func (f *front) route(ctx context.Context, l mcp.List, name string) (*Member, string) {
+	g, view := f.gw, f.c.Who()
+	if m, local := g.byPrefix(name); m != nil {
+		if !view.Sees(m.Name) {
+			return nil, ""
+		}
+		return m, local
+	}
+	var bare []*Member
+	for _, m := range g.unprefixed() {
+		if view.Sees(m.Name) {
+			bare = append(bare, m)
+		}
+	}
+	switch {
+	case len(bare) == 0 || g.claims(name) != nil:
+		return nil, ""
+	case len(bare) == 1:
+		return bare[0], name
+	}
+	if m := g.names.owner(l, name, view); m != nil {
+		return m, name
+	}
+	for _, m := range bare {
+		if f.find(ctx, m, l, is(name)) {
+			return m, name
+		}
+	}
+	return nil, ""
+}
+
+// owner is the member a resource URI goes to for this client: the first
+// that lists it, else the first whose template matches it (the lists
+// walked when they are not known yet), else the only member that serves
+// resources.
+func (f *front) owner(ctx context.Context, uri string) *Member {
+	g, view := f.gw, f.c.Who()
+	find := func() *Member {
+		if m := g.names.owner(mcp.Resources, uri, view); m != nil {
+			return m
+		}
+		return g.names.matching(uri, view, preferred(g.Members))
+	}
+	serving := preferred(f.resourceMembers(ctx))
+	if m := find(); m != nil {
+		if m.prefix == "" {
+			// A member without a prefix serves it only if no member with
+			// one lists it: theirs are read to their end first.
+			for _, p := range serving {
+				for _, l := range []mcp.List{mcp.Resources, mcp.ResourceTemplates} {
+					if p.prefix != "" && !g.names.walked(p, l) {
+						f.find(ctx, p, l, nil)
+					}
+				}
+			}
+			m = find()
+		}
+		return m
+	}
+	if len(serving) == 1 {
+		return serving[0]
+	}
+	key := bookKey(mcp.Resources, uri)
+	for _, m := range serving {
+		if f.find(ctx, m, mcp.Resources, func(id string) bool { return bookKey(mcp.Resources, id) == key }) {
+			return m
+		}
+	}
+	for _, m := range serving {
+		f.find(ctx, m, mcp.ResourceTemplates, nil)
+	}
+	return find()
+}
+
+// templateOwner is the member that lists a resource template (for a
+// completion of its argument).
+func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
+	g, view := f.gw, f.c.Who()
+	if m := g.names.owner(mcp.ResourceTemplates, tmpl, view); m != nil {
+		return m
+	}
+	serving := preferred(f.resourceMembers(ctx))
+	if len(serving) == 1 {
+		return serving[0]
+	}
+	for _, m := range serving {
+		if f.find(ctx, m, mcp.ResourceTemplates, is(tmpl)) {
+			return m
+		}
+	}
+	return nil
+}
+
+// resourceMembers are the members the client sees that serve resources
+// (or may: those not up yet are started).
+func (f *front) resourceMembers(ctx context.Context) []*Member {
+	view := f.c.Who()
+	var out []*Member
+	for _, m := range f.gw.Members {
+		if !view.Sees(m.Name) {
+			continue
+		}
+		if u := m.upNow(); u != nil && !declares(u, mcp.Resources.Method) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// find reads m's list l, as the client sees it, until an item whose
+// name match takes (none: to its end), within maxFindPages pages; what it
+// reads is kept (nameBook). It reports whether it found one. A walk
+// that ends without one (the list's end, a cycle, a failure, no answer,
+// maxFindPages) is noted, so that owner does not walk it again; one the
+// client ended is not.
+func (f *front) find(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) bool {
+	if f.walk(ctx, m, l, match) {
+		return true
+	}
+	if ctx.Err() == nil {
+		f.gw.names.markWalked(m, l)
+	}
+	return false
+}
+
+// walk is find's reading of the list.
+func (f *front) walk(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) bool {
+	cursor := ""
+	seen := map[string]bool{}
+	for range maxFindPages {
+		res, _ := f.fetchPage(ctx, m, l.Method, nil, cursor)
+		if res == nil {
+			return false
+		}
+		items, next := f.pageItems(m, l.Method, l.Key, res)
+		for _, it := range items {
+			if id, _ := l.ID(it); match != nil && match(id) {
+				return true
+			}
+		}
+		if next == "" || seen[next] {
+			return false
+		}
+		seen[next], cursor = true, next
+	}
+	return false
+}
+
+// is matches id.
+func is(id string) func(string) bool { return func(s string) bool { return s == id } }
