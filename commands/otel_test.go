@@ -1,85 +1,37 @@
 package commands
 
 import (
-	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/otel/oteltest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
-
-// spanSink is an OTLP/HTTP collector that keeps the spans and metrics
-// posted to it.
-type spanSink struct {
-	mu      sync.Mutex
-	spans   []map[string]any
-	metrics []string
-	auth    []string
-}
-
-func (c *spanSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.auth = append(c.auth, r.Header.Get("Authorization"))
-	if strings.HasSuffix(r.URL.Path, "/v1/metrics") {
-		c.metrics = append(c.metrics, string(body))
-		return
-	}
-	var req struct {
-		ResourceSpans []struct {
-			ScopeSpans []struct {
-				Spans []map[string]any `json:"spans"`
-			} `json:"scopeSpans"`
-		} `json:"resourceSpans"`
-	}
-	json.Unmarshal(body, &req)
-	for _, rs := range req.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			c.spans = append(c.spans, ss.Spans...)
-		}
-	}
-}
-
-func (c *spanSink) named(name string) map[string]any {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, s := range c.spans {
-		if s["name"] == name {
-			return s
-		}
-	}
-	return nil
-}
 
 // With an OTLP endpoint set, a command exports its span and one per
 // request, the call's context carried to the server in _meta, the
 // headers sent and masked; load posts its figures as metrics.
 func TestOtelExport(t *testing.T) {
 	t.Parallel()
-	sink := &spanSink{}
-	col := httptest.NewServer(sink)
-	defer col.Close()
+	sink := oteltest.New(t)
 	log := filepath.Join(t.TempDir(), "received")
 	trace := filepath.Join(t.TempDir(), "t.jsonl")
-	env := with(testEnv(t), "OTEL_EXPORTER_OTLP_ENDPOINT="+col.URL, "OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20otlp-s3cret-42",
+	env := with(testEnv(t), "OTEL_EXPORTER_OTLP_ENDPOINT="+sink.URL, "OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20otlp-s3cret-42",
 		"TRACEPARENT=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 	r := mcpvIn(t, env, "", "-v", "--trace", trace, "call", "x", "--env", mcptest.EnvLog+"="+log, "--env", mcptest.EnvVar+"=rpc-error", "--", os.Args[0])
 	if r.code != 3 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	cmd, call := sink.named("mcpv call"), sink.named("tools/call x")
+	cmd, call := sink.Named("mcpv call"), sink.Named("tools/call x")
 	if cmd == nil || call == nil {
-		t.Fatalf("spans %v", sink.spans)
+		t.Fatalf("spans %v", sink.Spans())
 	}
 	if cmd["parentSpanId"] != "00f067aa0ba902b7" || call["parentSpanId"] != cmd["spanId"] || call["traceId"] != "4bf92f3577b34da6a3ce929d0e0e4736" {
 		t.Errorf("parents: command %v, call %v", cmd, call)
@@ -89,8 +41,8 @@ func TestOtelExport(t *testing.T) {
 	if !strings.Contains(string(received), want) {
 		t.Errorf("the server did not receive the call's context %s:\n%s", want, received)
 	}
-	if sink.auth[0] != "Bearer otlp-s3cret-42" {
-		t.Errorf("the header sent: %q", sink.auth)
+	if auth := sink.Headers()[0].Get("Authorization"); auth != "Bearer otlp-s3cret-42" {
+		t.Errorf("the header sent: %q", auth)
 	}
 	data, _ := os.ReadFile(trace)
 	if strings.Contains(r.stderr+string(data), "otlp-s3cret-42") {
@@ -98,8 +50,8 @@ func TestOtelExport(t *testing.T) {
 	}
 
 	l := mcpvIn(t, env, "", "load", "call", "x", "-n", "3", "--format", "json", "--env", mcptest.EnvVar+"=plain", "--", os.Args[0])
-	if l.code != 0 || len(sink.metrics) != 1 || !strings.Contains(sink.metrics[0], `"name":"mcpv.load.iterations"`) || !strings.Contains(sink.metrics[0], `"asDouble":3`) {
-		t.Errorf("load: exit %d, metrics %q\n%s", l.code, sink.metrics, l.stderr)
+	if metrics := sink.Metrics(); l.code != 0 || len(metrics) != 1 || !strings.Contains(metrics[0], `"name":"mcpv.load.iterations"`) || !strings.Contains(metrics[0], `"asDouble":3`) {
+		t.Errorf("load: exit %d, metrics %q\n%s", l.code, metrics, l.stderr)
 	}
 }
 

@@ -39,8 +39,11 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 	last := r.lastLine()
 	r.scrubStderr()
 	// The trace holds what servers echo: each secret in every form one
-	// may echo it in, as well as what stderr masks.
+	// may echo it in, as well as what stderr masks. Those the command
+	// line gives are masked from its first line on, which quotes it.
 	r.traceSecrets = redact.NewScrubber(nil)
+	r.scrub.Add(r.c.flags.Secrets()...)
+	r.traceSecret(r.c.flags.Secrets()...)
 	mask := func(b []byte) []byte { return r.traceSecrets.Mask(r.scrub.Mask(b)) }
 	tr, err := trace.Create(r.env.Path(path), start, mask, trace.Header{Mcpv: Version, Args: traceArgs(args)})
 	if err != nil {
@@ -159,29 +162,18 @@ func (r *invocation) notRead(path string) error {
 }
 
 // traceArgs is the command line as a trace holds it: the values of
-// secret-named flags, of secret headers and the credentials of URLs
-// masked.
+// secret-named flags and the credentials of URLs masked, even those too
+// short for the trace's scrubber, which masks the secrets the flags hold
+// (a header's, an --env variable's) wherever they are.
 func traceArgs(args []string) []string {
 	out := redact.Args(args)
 	for i, a := range out {
-		after, prefix := "", ""
-		if i > 0 {
-			after = out[i-1]
+		if !strings.Contains(a, "://") {
+			continue
 		}
-		if v, ok := strings.CutPrefix(a, "--env="); ok {
-			after, a, prefix = "--env", v, "--env="
-		}
-		switch after {
-		case "-H", "--header":
-			if name, value, ok := strings.Cut(a, ":"); ok {
-				out[i] = name + ": " + redact.HeaderValue(name, strings.TrimSpace(value))
-			}
-		case "--env":
-			if name, value, ok := strings.Cut(a, "="); ok {
-				out[i] = prefix + name + "=" + redact.ConfigValue(name, value)
-			}
-		}
-		if strings.Contains(a, "://") {
+		if name, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(name, "--") && !strings.Contains(name, "://") {
+			out[i] = name + "=" + redact.URL(value)
+		} else {
 			out[i] = redact.URL(a)
 		}
 	}

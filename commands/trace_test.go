@@ -2,14 +2,18 @@ package commands
 
 import (
 	"bytes"
+	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/jsonschema"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/trace"
 )
 
@@ -152,5 +156,59 @@ func TestTraceAsASurface(t *testing.T) {
 	d := mcpv(t, "", "diff", old, poisoned)
 	if d.code == 0 || !strings.Contains(d.stdout, `tool "add"`) || !strings.Contains(d.stdout, "description") {
 		t.Errorf("diff of two traces: exit %d\n%s%s", d.code, d.stdout, d.stderr)
+	}
+}
+
+// The trace's first line, the command line, masks a header's secret,
+// an --env secret and a URL's credentials in each form the flags take
+// them (joined by =, joined to -H, a word of their own), and leaves the
+// word after them alone: no byte of a secret is in the file.
+func TestTraceArgsMaskFlagSecrets(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	ln.Close() // refused: the command line is written before any connection
+	const secret = "sekrit-3b9f1c"
+	for _, c := range []struct {
+		name  string
+		words []string
+		next  string // the word after the secret, kept as it is
+	}{
+		{"--header=", []string{"--url", url, "--header=Authorization: Bearer " + secret, "ping"}, "ping"},
+		{"-H joined", []string{"--url", url, "-HAuthorization: Bearer " + secret, "ping"}, "ping"},
+		{"-H word", []string{"--url", url, "-H", "X-Api-Key: " + secret, "ping"}, "ping"},
+		{"--env=", []string{"--env=API_TOKEN=" + secret, "--env", "PLAIN=kept", "ping", "--", os.Args[0]}, "--env"},
+		{"--env word", []string{"--env", "API_TOKEN=" + secret, "ping", "--", os.Args[0]}, "ping"},
+		{"url credentials", []string{"--url=http://user:" + secret + "@" + strings.TrimPrefix(url, "http://"), "ping"}, "ping"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "run.trace.jsonl")
+			r := mcpv(t, "", append([]string{"--trace", path}, c.words...)...)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("no trace (exit %d): %v\n%s", r.code, err, r.stderr)
+			}
+			for _, part := range []string{secret, secret[:7], "3b9f1c"} {
+				if bytes.Contains(data, []byte(part)) {
+					t.Errorf("the trace holds %q:\n%s", part, data)
+				}
+			}
+			if strings.Contains(r.stderr, secret) {
+				t.Errorf("stderr holds the secret:\n%s", r.stderr)
+			}
+			traceOf(t, path)
+			var header struct{ Args []string }
+			first, _, _ := bytes.Cut(data, []byte("\n"))
+			if err := json.Unmarshal(first, &header); err != nil {
+				t.Fatal(err)
+			}
+			if i := slices.Index(header.Args, c.next); i < 0 || !slices.ContainsFunc(header.Args[:i], func(a string) bool { return strings.Contains(a, redact.Mask) }) {
+				t.Errorf("the command line does not mask the secret and keep %q after it: %q", c.next, header.Args)
+			}
+		})
 	}
 }

@@ -461,30 +461,66 @@ func (s *Settings) MaskLine(line string) string { return redact.String(line, s.S
 // secret-named --env values, -H values of secret-named headers, the client
 // secret and the ID token.
 func flagSecrets(f Flags, src Source) []string {
-	var out []string
+	out := envSecrets(f.Env)
 	for _, s := range []string{src.ClientSecret, src.IDToken, src.Assertion} {
 		if s != "" {
 			out = append(out, s)
 		}
 	}
-	for _, kv := range f.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		if redact.Name(k) {
-			out = append(out, v)
-		}
-		out = append(out, redact.URLSecrets(v)...) // DATABASE_URL=postgres://u:pw@h/db
-	}
 	for _, h := range src.Headers {
-		if redact.Name(h[0]) {
-			out = append(out, h[1])
-			if _, cred, ok := strings.Cut(h[1], " "); ok {
-				out = append(out, cred)
-			}
-		}
+		out = append(out, headerSecrets(h[0], h[1])...)
 	}
 	if src.URL != "" {
 		out = append(out, redact.URLSecrets(src.URL)...)
 	}
 	out = append(out, redact.URLSecrets(f.Resource)...) // https://tenant/?api_key=...
 	return out
+}
+
+// Secrets are the secrets f holds as the command line gave them, known
+// before anything is read: secret-named --env values, -H values of
+// secret-named headers, --client-secret, --id-token and --assertion
+// unless they name a file, and the credentials of --url and --resource.
+// What -H @FILE and a config entry hold is known once the session's
+// settings are (Settings.Secrets).
+func (f Flags) Secrets() []string {
+	out := envSecrets(f.Env)
+	for _, s := range []string{f.ClientSecret, f.IDToken, f.Assertion} {
+		if s != "" && !strings.HasPrefix(s, "@") {
+			out = append(out, s)
+		}
+	}
+	for _, h := range f.Header {
+		if hv, err := parseHeader(h); err == nil && !strings.HasPrefix(h, "@") {
+			out = append(out, headerSecrets(hv[0], hv[1])...)
+		}
+	}
+	out = append(out, redact.URLSecrets(f.URL)...)
+	return append(out, redact.URLSecrets(f.Resource)...)
+}
+
+// envSecrets are the values of secret-named --env variables, and the
+// credentials of URLs among them (DATABASE_URL=postgres://u:pw@h/db).
+func envSecrets(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if redact.Name(k) {
+			out = append(out, v)
+		}
+		out = append(out, redact.URLSecrets(v)...)
+	}
+	return out
+}
+
+// headerSecrets are a secret-named header's value, and its credential
+// without the scheme ("Bearer TOKEN" gives TOKEN too).
+func headerSecrets(name, value string) []string {
+	if !redact.Name(name) {
+		return nil
+	}
+	if _, cred, ok := strings.Cut(value, " "); ok {
+		return []string{value, cred}
+	}
+	return []string{value}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/trace"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // FromTrace is the server's side of a trace (mcpv --trace), for mcpv
@@ -191,8 +192,8 @@ func stepOf(m json.RawMessage) (Step, bool) {
 }
 
 // serverOf is who a server said it was in its initialize or
-// server/discover result (whose serverInfo and instructions the modern
-// era carries in _meta).
+// server/discover result (whose serverInfo the modern era carries in
+// _meta, its instructions at the top as initialize's are).
 func serverOf(result json.RawMessage) *Server {
 	var r struct {
 		ServerInfo   json.RawMessage            `json:"serverInfo"`
@@ -204,15 +205,7 @@ func serverOf(result json.RawMessage) *Server {
 		return nil
 	}
 	if r.ServerInfo == nil {
-		r.ServerInfo = r.Meta["io.modelcontextprotocol/serverInfo"]
-	}
-	if r.Instructions == nil {
-		if raw, ok := r.Meta["io.modelcontextprotocol/instructions"]; ok {
-			var s string
-			if json.Unmarshal(raw, &s) == nil {
-				r.Instructions = &s
-			}
-		}
+		r.ServerInfo = r.Meta[mcp.MetaServerInfo]
 	}
 	if r.ServerInfo == nil && r.Instructions == nil && r.Capabilities == nil {
 		return nil

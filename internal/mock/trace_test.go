@@ -104,3 +104,19 @@ func TestFromTraceCutAndRefused(t *testing.T) {
 		t.Error("a snapshot read as a trace")
 	}
 }
+
+// A modern server is who its server/discover result says: serverInfo
+// from _meta, instructions at the top.
+func TestFromTraceModernServer(t *testing.T) {
+	data := traceFile(t,
+		`> {"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`,
+		`< {"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"instructions":"Be brief.","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"modern","version":"3"}}}}`,
+	)
+	_, r, _, err := FromTrace(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Server == nil || string(r.Server.ServerInfo) != `{"name":"modern","version":"3"}` || r.Server.Instructions == nil || *r.Server.Instructions != "Be brief." || string(r.Server.Capabilities) != `{"tools":{}}` {
+		t.Errorf("server %+v", r.Server)
+	}
+}

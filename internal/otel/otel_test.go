@@ -2,15 +2,15 @@ package otel
 
 import (
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/otel/oteltest"
 )
 
 func TestFromEnv(t *testing.T) {
@@ -67,33 +67,6 @@ func TestTraceparent(t *testing.T) {
 	}
 }
 
-// collector is an OTLP/HTTP receiver that keeps the spans posted.
-type collector struct {
-	mu    sync.Mutex
-	spans []map[string]any
-	hdr   http.Header
-}
-
-func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		ResourceSpans []struct {
-			ScopeSpans []struct {
-				Spans []map[string]any `json:"spans"`
-			} `json:"scopeSpans"`
-		} `json:"resourceSpans"`
-	}
-	body, _ := io.ReadAll(r.Body)
-	json.Unmarshal(body, &req)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.hdr = r.Header
-	for _, rs := range req.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			c.spans = append(c.spans, ss.Spans...)
-		}
-	}
-}
-
 func attr(span map[string]any, key string) string {
 	for _, a := range span["attributes"].([]any) {
 		m := a.(map[string]any)
@@ -114,10 +87,8 @@ func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
 // context, the error's code, a tool's error and a cancellation; the run's
 // span ends with the exit code.
 func TestClientSpans(t *testing.T) {
-	col := &collector{}
-	srv := httptest.NewServer(col)
-	defer srv.Close()
-	e := NewExporter(Config{Traces: srv.URL, Service: "ci", Timeout: time.Minute, Headers: map[string]string{"X-Key": "k"}}, nil)
+	col := oteltest.New(t)
+	e := NewExporter(Config{Traces: col.URL, Service: "ci", Timeout: time.Minute, Headers: map[string]string{"X-Key": "k"}}, nil)
 	run := Start(e, "mcpv call", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", time.Now())
 	s := run.Session(KindClient, "http://127.0.0.1:9/mcp")
 	s.Negotiated("2025-11-25", "sid-1")
@@ -131,11 +102,12 @@ func TestClientSpans(t *testing.T) {
 	if err := run.End(3, "resources/read: no such resource"); err != nil {
 		t.Fatal(err)
 	}
-	if len(col.spans) != 4 || col.hdr.Get("X-Key") != "k" {
-		t.Fatalf("%d spans: %v", len(col.spans), col.spans)
+	spans, headers := col.Spans(), col.Headers()
+	if len(spans) != 4 || headers[len(headers)-1].Get("X-Key") != "k" {
+		t.Fatalf("%d spans: %v", len(spans), spans)
 	}
 	byName := map[string]map[string]any{}
-	for _, sp := range col.spans {
+	for _, sp := range spans {
 		byName[sp["name"].(string)] = sp
 		if sp["traceId"] != "4bf92f3577b34da6a3ce929d0e0e4736" {
 			t.Errorf("span %s of trace %s", sp["name"], sp["traceId"])
@@ -160,10 +132,8 @@ func TestClientSpans(t *testing.T) {
 // A server's span is a child of the client's that its request names; a
 // request relayed with a client's traceparent is a child of it too.
 func TestServedAndRelayedSpans(t *testing.T) {
-	col := &collector{}
-	srv := httptest.NewServer(col)
-	defer srv.Close()
-	run := Start(NewExporter(Config{Traces: srv.URL, Timeout: time.Minute}, nil), "mcpv serve", "", time.Now())
+	col := oteltest.New(t)
+	run := Start(NewExporter(Config{Traces: col.URL, Timeout: time.Minute}, nil), "mcpv serve", "", time.Now())
 	client := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	params := []byte(`{"name":"add","_meta":{"traceparent":"` + client + `"}}`)
 	run.Served("tools/call", []byte("7"), params, []byte(`{"content":[]}`), "", "", time.Now(), time.Millisecond)
@@ -171,7 +141,7 @@ func TestServedAndRelayedSpans(t *testing.T) {
 	up.Message(true, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+string(params)+`}`))
 	up.Message(false, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
 	run.End(0, "")
-	for _, sp := range col.spans[:2] {
+	for _, sp := range col.Spans()[:2] {
 		if sp["parentSpanId"] != "00f067aa0ba902b7" || sp["traceId"] != "4bf92f3577b34da6a3ce929d0e0e4736" || sp["spanId"] == "00f067aa0ba902b7" {
 			t.Errorf("span %v is not a child of the client's", sp)
 		}

@@ -196,8 +196,12 @@ func eachSecretArg(args []string, fn func(i int, name, value string)) {
 	}
 }
 
+// isSecretFlag reports whether a is a secret-named flag that takes the
+// next word as its value. A word with a space or a colon names no flag:
+// it is a short flag joined to its value (-HAuthorization: Bearer ...),
+// which takes no next word.
 func isSecretFlag(a string) bool {
-	return strings.HasPrefix(a, "-") && Name(strings.TrimLeft(a, "-"))
+	return strings.HasPrefix(a, "-") && !strings.ContainsAny(a, " \t:") && Name(strings.TrimLeft(a, "-"))
 }
 
 // HeaderValue masks a header's value when its name marks a secret, keeping

@@ -42,6 +42,13 @@ func TestArgs(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
 	}
+	// A short flag joined to its value (-HName: value) takes no next
+	// word, whatever its value names; a single-dash long flag does.
+	got = Args([]string{"-HAuthorization: Bearer abc", "ping", "-HX-Api-Key:abc", "list", "-token", "ghi"})
+	want = []string{"-HAuthorization: Bearer abc", "ping", "-HX-Api-Key:abc", "list", "-token", "***"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
 }
 
 func TestHeaderValue(t *testing.T) {

@@ -177,7 +177,7 @@ func (s *Session) Stderr(line []byte) {
 	b := s.w.begin("stderr", s.id)
 	b.WriteString(`,"line":`)
 	if len(line) > MaxLine {
-		fmt.Fprintf(b, `%s,"size":%d,"cut":true`, quoted(line[:MaxLine]), len(line))
+		fmt.Fprintf(b, `%s,"size":%d,"cut":true`, quoted(s.w.head(line, MaxLine)), len(line))
 	} else {
 		b.Write(quoted(line))
 	}
@@ -301,14 +301,7 @@ func (w *Writer) message(b *bytes.Buffer, msg []byte) {
 	}
 	sum := sha256.Sum256(msg)
 	whole := len(msg) <= Head
-	head := msg
-	if !whole {
-		// A secret that the cut would split is masked first, whole:
-		// its end is within a margin past the cut.
-		head = msg[:min(len(msg), Head+headMargin)]
-	}
-	head = w.mask(redact.JSON(head))
-	head = head[:min(len(head), Head)]
+	head := w.head(msg, Head)
 	if whole {
 		b.WriteString(`,"text":`)
 	} else {
@@ -330,8 +323,16 @@ func (w *Writer) message(b *bytes.Buffer, msg []byte) {
 	}
 }
 
-// headMargin is how far past the head a message is masked before it is
-// cut, so that a secret across the cut shows none of its start.
+// head is p's first n bytes or fewer, its secrets masked before the
+// cut: a secret that the cut would split is masked whole, and shows
+// none of its start.
+func (w *Writer) head(p []byte, n int) []byte {
+	h := w.mask(redact.JSON(p[:min(len(p), n+headMargin)]))
+	return h[:min(len(h), n)]
+}
+
+// headMargin is how far past the cut p is masked: a secret that
+// begins before the cut ends within it.
 const headMargin = 8 << 10
 
 // idAndMethod are a message's id and method, read from its start, for

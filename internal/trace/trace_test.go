@@ -160,6 +160,26 @@ func TestMasked(t *testing.T) {
 	}
 }
 
+// A stderr line longer than MaxLine is masked before it is cut: a
+// secret across the cut shows none of its start.
+func TestStderrCutMasksFirst(t *testing.T) {
+	secret := "ghp_0123456789abcdefSECRET"
+	scrub := redact.NewScrubber(nil)
+	scrub.Add(secret)
+	w, path := create(t, scrub.Mask)
+	line := strings.Repeat("a", MaxLine-12) + secret + strings.Repeat("b", 100)
+	w.Session().Stderr([]byte(line))
+	w.End(0, "")
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), "ghp_") {
+		t.Errorf("the start of a secret across the cut shows:\n%.200s", data[bytes.Index(data, []byte("ghp_"))-20:])
+	}
+	l := readBack(t, path)[1]
+	if l.Type != "stderr" || !l.Cut || l.Size != int64(len(line)) || len(l.Line) > MaxLine || !strings.HasPrefix(l.Line, "aaaa") {
+		t.Errorf("cut stderr line: type %s cut %v size %d, %d bytes kept", l.Type, l.Cut, l.Size, len(l.Line))
+	}
+}
+
 // Past the file's bound, a line says what came after is left out, and
 // only the end line follows it; the file stays within the bound.
 func TestFileBound(t *testing.T) {
