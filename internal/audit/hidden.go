@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/mcpv/mcpv/internal/canon"
 )
 
 // hiddenRules finds text put out of a reader's sight: comments, blocks
@@ -11,7 +13,7 @@ import (
 func hiddenRules(fl field, v view, f finder) []Finding {
 	var out []Finding
 	t := fl.text
-	lower := strings.ToLower(t)
+	lower := canon.LowerASCII(t)
 	for _, m := range hiddenMatches(hiddenRes().comment, t) {
 		if len(strings.Fields(t[m[2]:m[3]])) >= 2 {
 			sev, msg := hiddenSeverity(t[m[2]:m[3]], "hides text in an HTML comment")
