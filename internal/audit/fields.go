@@ -315,7 +315,12 @@ func (s *auditee) keep(fields []field) {
 
 // decodeServer decodes each item of s.
 func decodeServer(s surface.Server) *auditee {
-	d := &auditee{Server: s, lists: lists(s)}
+	d := &auditee{Server: s, lists: []list{
+		{kind: "tool", key: "name", items: s.Tools},
+		{kind: "prompt", key: "name", items: s.Prompts},
+		{kind: "resource", key: "uri", items: s.Resources},
+		{kind: "resource template", key: "uriTemplate", items: s.ResourceTemplates},
+	}}
 	for k := range d.lists {
 		l := &d.lists[k]
 		l.maps = make([]map[string]any, len(l.items))
@@ -324,15 +329,6 @@ func decodeServer(s surface.Server) *auditee {
 		}
 	}
 	return d
-}
-
-func lists(s surface.Server) []list {
-	return []list{
-		{kind: "tool", key: "name", items: s.Tools},
-		{kind: "prompt", key: "name", items: s.Prompts},
-		{kind: "resource", key: "uri", items: s.Resources},
-		{kind: "resource template", key: "uriTemplate", items: s.ResourceTemplates},
-	}
 }
 
 // walkSchema calls fn for each text of a JSON Schema a model reads (every
