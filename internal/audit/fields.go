@@ -298,7 +298,7 @@ type auditee struct {
 }
 
 // keep keeps what the rules across servers read (fields, s's), and lets
-// the decoded items go.
+// the items go, decoded and as JSON.
 func (s *auditee) keep(fields []field) {
 	s.names = [2][]string{itemNames(s.lists[0]), itemNames(s.lists[1])}
 	s.own = ownNames(s)
@@ -311,6 +311,7 @@ func (s *auditee) keep(fields []field) {
 		s.lists[k].maps = nil
 		s.lists[k].items = nil
 	}
+	s.Tools, s.Prompts, s.Resources, s.ResourceTemplates = nil, nil, nil, nil
 }
 
 // decodeServer decodes each item of s.
