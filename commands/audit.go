@@ -151,6 +151,8 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 		return err
 	}
 	switch {
+	case ctx.Err() != nil:
+		return context.Cause(ctx) // interrupted while the judge was asked: what it had, written
 	case failed != nil:
 		return batchFailed{exitCode(failed)}
 	case r.Failed():

@@ -1,14 +1,19 @@
 package commands
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/output"
 )
 
 func TestAuditCommand(t *testing.T) {
@@ -204,4 +209,41 @@ esac
 	r = w.mcpv(t, "", args([]string{"audit", "--judge", junk, "--fail-on", "critical"}, s.cmd)...)
 	r.expect(t, 0, "", "gave no verdict: answered no verdict (sure, looks fine)", "")
 	w.mcpv(t, "", args([]string{"audit", "--judge", junk, "--judge-max", "0"}, s.cmd)...).expect(t, 2, "", "", "--judge-max")
+}
+
+// Ctrl-C while --judge asks ends the audit with 130, its report written
+// with what the judge had answered and the items it had not said.
+func TestAuditJudgeInterrupted(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("the judge here is an sh script")
+	}
+	dir := t.TempDir()
+	asked := filepath.Join(dir, "asked")
+	judge := filepath.Join(dir, "judge.sh")
+	os.WriteFile(judge, []byte("#!/bin/sh\ncat >/dev/null\necho asked >> "+asked+"\nexec sleep 3600\n"), 0o700)
+	snap := filepath.Join(dir, "snap.json")
+	os.WriteFile(snap, []byte(`{"mcpvSnapshot":1,"tools":[{"name":"add","description":"Adds two numbers."},{"name":"sub","description":"Subtracts."}]}`), 0o600)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	var stdout bytes.Buffer
+	ios := output.NewStreams(strings.NewReader(""), &stdout, io.Discard)
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"audit", "--format", "json", "--judge", judge, snap}, ios, with(testEnv(t), "XDG_STATE_HOME="+filepath.Join(dir, "state")))
+	}()
+	if !logHas(asked, "asked") {
+		t.Fatal("the judge was never asked")
+	}
+	cancel(ErrInterrupted)
+	select {
+	case code := <-done:
+		if code != 130 {
+			t.Fatalf("exit %d, want 130; stdout:\n%s", code, stdout.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the audit did not stop")
+	}
+	if !strings.Contains(stdout.String(), "gave no verdict for 2 items: interrupted") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
 }

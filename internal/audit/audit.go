@@ -162,7 +162,7 @@ func kindOrder(kind string) int {
 func auditOne(s *auditee) []Finding {
 	found := append(parameterRules(s), withinServer(s)...)
 	found = append(found, costFindings(s.Server)...)
-	found = append(found, listedTwice(s.Server)...)
+	found = append(found, listedTwice(s)...)
 	fields, unread := fieldsOf(s)
 	s.keep(fields)
 	return combine(append(append(found, unread...), scanFields(s.Name, fields, s.own)...))

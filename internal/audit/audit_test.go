@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/surface"
 )
@@ -352,5 +354,32 @@ func TestHonestServersTogetherBringNothingAboveLow(t *testing.T) {
 	}
 	if !has(got, RuleNameCollision, Low) {
 		t.Errorf("read_text_file on two servers is not named:\n%s", describe(got))
+	}
+}
+
+// Once a server's own rules have read it, its items' JSON is let go:
+// the rules across servers, which run after every server's, read only
+// its names and texts.
+func TestAuditLetsTheJSONGo(t *testing.T) {
+	raw := json.RawMessage(tool("read_file", "Reads a file.") + strings.Repeat(" ", 1<<20))
+	freed := make(chan bool, 1)
+	runtime.SetFinalizer(&raw[0], func(*byte) { freed <- true })
+	s := server("a")
+	s.Tools = []json.RawMessage{raw}
+	raw = nil
+	d := decodeServer(s)
+	s.Tools = nil
+	auditOne(d)
+	for guard := time.Now().Add(time.Minute); ; {
+		runtime.GC()
+		select {
+		case <-freed:
+			runtime.KeepAlive(d)
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(guard) {
+			t.Fatal("the item's JSON is still held after the server's rules read it")
+		}
 	}
 }

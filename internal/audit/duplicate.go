@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcpv/mcpv/internal/canon"
-	"github.com/mcpv/mcpv/internal/surface"
 )
 
 // RuleListedTwice is a server that lists one name (a tool's, a
@@ -18,9 +17,9 @@ var listedTwiceRule = Rule{RuleListedTwice, High, "a name listed more than once"
 
 // listedTwice finds each key a server's lists hold more than once, a
 // finding for each such key at its second listing.
-func listedTwice(s surface.Server) []Finding {
+func listedTwice(s *auditee) []Finding {
 	var out []Finding
-	for _, l := range lists(s) {
+	for _, l := range s.lists {
 		count := map[string]int{}
 		for _, name := range itemNames(l) {
 			if count[name]++; count[name] == 2 {

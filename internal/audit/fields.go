@@ -298,7 +298,7 @@ type auditee struct {
 }
 
 // keep keeps what the rules across servers read (fields, s's), and lets
-// the decoded items go.
+// the items go, decoded and as JSON.
 func (s *auditee) keep(fields []field) {
 	s.names = [2][]string{itemNames(s.lists[0]), itemNames(s.lists[1])}
 	s.own = ownNames(s)
@@ -311,11 +311,17 @@ func (s *auditee) keep(fields []field) {
 		s.lists[k].maps = nil
 		s.lists[k].items = nil
 	}
+	s.Tools, s.Prompts, s.Resources, s.ResourceTemplates = nil, nil, nil, nil
 }
 
 // decodeServer decodes each item of s.
 func decodeServer(s surface.Server) *auditee {
-	d := &auditee{Server: s, lists: lists(s)}
+	d := &auditee{Server: s, lists: []list{
+		{kind: "tool", key: "name", items: s.Tools},
+		{kind: "prompt", key: "name", items: s.Prompts},
+		{kind: "resource", key: "uri", items: s.Resources},
+		{kind: "resource template", key: "uriTemplate", items: s.ResourceTemplates},
+	}}
 	for k := range d.lists {
 		l := &d.lists[k]
 		l.maps = make([]map[string]any, len(l.items))
@@ -324,15 +330,6 @@ func decodeServer(s surface.Server) *auditee {
 		}
 	}
 	return d
-}
-
-func lists(s surface.Server) []list {
-	return []list{
-		{kind: "tool", key: "name", items: s.Tools},
-		{kind: "prompt", key: "name", items: s.Prompts},
-		{kind: "resource", key: "uri", items: s.Resources},
-		{kind: "resource template", key: "uriTemplate", items: s.ResourceTemplates},
-	}
 }
 
 // walkSchema calls fn for each text of a JSON Schema a model reads (every

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/mcpv/mcpv/internal/canon"
 )
 
 // hiddenRules finds text put out of a reader's sight: comments, blocks
@@ -11,7 +13,7 @@ import (
 func hiddenRules(fl field, v view, f finder) []Finding {
 	var out []Finding
 	t := fl.text
-	lower := strings.ToLower(t)
+	lower := canon.LowerASCII(t)
 	for _, m := range hiddenMatches(hiddenRes().comment, t) {
 		if len(strings.Fields(t[m[2]:m[3]])) >= 2 {
 			sev, msg := hiddenSeverity(t[m[2]:m[3]], "hides text in an HTML comment")
@@ -75,7 +77,7 @@ func lineAt(t string, i int) string {
 
 // conditionalRe finds a condition after "use this tool first": first
 // for one kind of request is a routing hint, not a hijack.
-var conditionalRe = &lexRegexp{name: "conditional"}
+var conditionalRe = &lazyRegexp{lexicon: "conditional"}
 
 // deniedAt reports a match whose last word, ending at end, a negator
 // denies ("this server does not change how other servers' tools behave").
@@ -100,7 +102,7 @@ func quotedHidden(text string, start, end int, sev Severity, msg string) (Severi
 }
 
 // namedRe finds the word that makes a tag the name of a kind of thing.
-var namedRe = &lexRegexp{name: "named"}
+var namedRe = &lazyRegexp{lexicon: "named"}
 
 // Past these, white space hides what follows it.
 const (

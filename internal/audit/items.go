@@ -126,9 +126,9 @@ func namesOtherServer(a, b *auditee) []Finding {
 	}
 	var out []Finding
 	for _, fl := range a.prose {
-		lower := strings.ToLower(fl.text)
+		lower := canon.LowerASCII(fl.text)
 		for _, n := range theirs {
-			if i := wordIndex(lower, strings.ToLower(n)); i >= 0 {
+			if i := wordIndex(lower, canon.LowerASCII(n)); i >= 0 {
 				out = append(out, Finding{Rule: RuleShadowing, Severity: High, Server: a.Name, Kind: fl.kind, Name: fl.name, Field: fl.path,
 					Message: fmt.Sprintf("names tool %q of server %q", n, b.Name), Excerpt: excerpt(fl.text, i, i+len(n))})
 				break

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -229,15 +228,3 @@ func lexPattern(name string) string { return lex(name).pattern() }
 
 // lexWords are the words of the list called name.
 func lexWords(name string) []string { return lex(name).alts }
-
-// lexRegexp is the entry called name compiled, once, at first use.
-type lexRegexp struct {
-	once sync.Once
-	name string
-	re   *regexp.Regexp
-}
-
-func (l *lexRegexp) get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(lexPattern(l.name)) })
-	return l.re
-}

@@ -1058,7 +1058,7 @@ func (s *sent) noConfirmationToDestroy() bool {
 }
 
 // destroyRe finds a command that destroys work.
-var destroyRe = &lexRegexp{name: "destroy"}
+var destroyRe = &lazyRegexp{lexicon: "destroy"}
 
 // overlaps reports a span of c that starts inside sp ("instead of
 // waiting on the user").
@@ -1321,7 +1321,7 @@ func isWordByte(c byte) bool {
 // put one where it lets its owner log in.
 var (
 	sshKeyRe = &lazyRegexp{pattern: `\bssh-(?:ed25519|rsa|ecdsa|dss)\s+aaaa[0-9a-z+/]{20,}=*`}
-	loginRe  = &lexRegexp{name: "login"}
+	loginRe  = &lazyRegexp{lexicon: "login"}
 )
 
 // imageRe finds a Markdown image from the web, which a client fetches as
@@ -1372,7 +1372,7 @@ func (s *sent) intoChat() bool {
 }
 
 // badDestinationRe finds a destination whose name says what it is for.
-var badDestinationRe = &lexRegexp{name: "badDestination"}
+var badDestinationRe = &lazyRegexp{lexicon: "badDestination"}
 
 // asksSecret reports an order to ask the user for a secret (a password,
 // a one-time code, a PIN) that is then put somewhere, not one typed in

@@ -247,14 +247,14 @@ func parameterOf(fl *field) string {
 
 // referenceRe finds the words of a text that names a file rather than
 // asks for it: its path, its name, where it is.
-var referenceRe = &lexRegexp{name: "reference"}
+var referenceRe = &lazyRegexp{lexicon: "reference"}
 
 // exampleRe finds the words that make what follows them an example.
-var exampleRe = &lexRegexp{name: "example"}
+var exampleRe = &lazyRegexp{lexicon: "example"}
 
 // exclusionPath finds the path of a field whose values are what a tool
 // leaves out ("exclusions", "ignore_paths").
-var exclusionPath = &lexRegexp{name: "exclusionPath"}
+var exclusionPath = &lazyRegexp{lexicon: "exclusionPath"}
 
 // percent undoes the percent-encoding of path characters, in a text's
 // view, keeping its length: "%2f" is "/" and two spaces.
@@ -263,7 +263,7 @@ var percent = sync.OnceValue(func() *strings.Replacer {
 })
 
 // destinationRe finds a destination written out.
-var destinationRe = &lexRegexp{name: "destination"}
+var destinationRe = &lazyRegexp{lexicon: "destination"}
 
 // destinationShapes are the shapes of destinationRe one by one, each
 // read only in a text that holds what it needs (an @, a ://, a digit).
@@ -322,4 +322,4 @@ func aboutFile(path, purpose, about string) bool {
 
 // sendVia finds a sentence that sends through another tool: "via
 // slack_post_message", "call the send_email tool".
-var sendVia = &lexRegexp{name: "sendVia"}
+var sendVia = &lazyRegexp{lexicon: "sendVia"}

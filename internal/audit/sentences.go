@@ -92,7 +92,7 @@ func placeIn(t string, own map[string]bool) bool {
 
 // ownDevice finds a sentence that keeps a secret on the user's side: typed
 // in their terminal, their app, their device.
-var ownDevice = &lexRegexp{name: "ownDevice"}
+var ownDevice = &lazyRegexp{lexicon: "ownDevice"}
 
 // callsTool reports a sentence that has the model call a tool.
 func callsTool(t string) bool { return callsToolRe().MatchString(t) }
@@ -121,4 +121,4 @@ func otherToolIn(t string, own map[string]bool) bool {
 }
 
 // viaRe finds the words that send something through a tool.
-var viaRe = &lexRegexp{name: "via"}
+var viaRe = &lazyRegexp{lexicon: "via"}

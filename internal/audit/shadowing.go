@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/mcpv/mcpv/internal/canon"
 )
 
 // identifier is a word that reads as a tool's name: with an underscore,
@@ -17,7 +19,7 @@ var identifier = &lazyRegexp{pattern: `^(?:[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9
 // function" names code, not a tool.)
 func otherTools(fl field, own map[string]bool, f finder) []Finding {
 	var out []Finding
-	lower := strings.ToLower(fl.text)
+	lower := canon.LowerASCII(fl.text)
 	for i := 0; len(out) < 8; {
 		j := strings.Index(lower[i:], "tool")
 		if j < 0 {

@@ -112,11 +112,11 @@ func internalsArePurpose(squashedName, purpose string, description any) bool {
 // ownerRe finds the words of a description that give a parameter named
 // like the model's internals an owner of its own: a form's messages, a
 // page's.
-var ownerRe = &lexRegexp{name: "owner"}
+var ownerRe = &lazyRegexp{lexicon: "owner"}
 
 var (
-	asksOwnRe    = &lexRegexp{name: "asksOwn"}
-	llmPurposeRe = &lexRegexp{name: "llmPurpose"}
+	asksOwnRe    = &lazyRegexp{lexicon: "asksOwn"}
+	llmPurposeRe = &lazyRegexp{lexicon: "llmPurpose"}
 )
 
 // ownHistory reports a parameter's description that says its history is
@@ -127,7 +127,7 @@ func ownHistory(d any) bool {
 	return ownHistoryRe.get().MatchString(strings.ToLower(t))
 }
 
-var ownHistoryRe = &lexRegexp{name: "ownHistory"}
+var ownHistoryRe = &lazyRegexp{lexicon: "ownHistory"}
 
 // forSecrets reports a parameter whose name says it takes a key, a token
 // or a password: to fill it with one is its purpose.

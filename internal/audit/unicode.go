@@ -88,7 +88,7 @@ func unicodeRules(fl field, f finder) []Finding {
 
 // speaksOfCharacters finds a text that names the characters it holds by
 // their code points or their kind.
-var speaksOfCharacters = &lexRegexp{name: "speaksOfCharacters"}
+var speaksOfCharacters = &lazyRegexp{lexicon: "speaksOfCharacters"}
 
 // merge keeps one finding of a rule for each text: the most severe, the
 // first of those, with the count of the others in its message (secrets

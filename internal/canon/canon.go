@@ -6,7 +6,8 @@
 // normalised without guessing how the server reads it (an encoded slash,
 // a ".." left over, a look-alike of a delimiter, a NUL) is refused. Show
 // (show.go) quotes a text the other side wrote so that what would hide in
-// it on a terminal is seen.
+// it on a terminal is seen. LowerASCII is the lower case to search for
+// an ASCII word in, where the index found is used on the text.
 package canon
 
 import (
@@ -74,4 +75,19 @@ func Fold(name string) string {
 	// NFKC again after the lower case: a lower-case letter may compose
 	// with a mark its capital did not (T̈ stays two characters, ẗ is one).
 	return norm.NFKC.String(strings.ToLower(norm.NFKC.String(name)))
+}
+
+// LowerASCII is text with its ASCII letters in lower case and every other
+// byte as it was: the same length, so that an index into it is one into
+// text. Where what is looked for is ASCII, it is the lower case to search
+// in: strings.ToLower changes the length of some letters (Ⱥ grows from
+// two bytes to three, the Kelvin sign shrinks from three to one).
+func LowerASCII(text string) string {
+	b := []byte(text)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

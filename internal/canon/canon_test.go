@@ -125,3 +125,17 @@ func TestFold(t *testing.T) {
 		}
 	}
 }
+
+func TestLowerASCII(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"Read The KEY", "read the key"},
+		{"ȺȺ Tool", "ȺȺ tool"},             // Ⱥ, whose lower case is a byte longer, as it was
+		{"\u212aey Tool", "\u212aey tool"}, // the Kelvin sign, two bytes longer than its lower case
+		{"Ä\xffZ", "Ä\xffz"},
+	} {
+		if got := LowerASCII(tt.in); got != tt.want || len(got) != len(tt.in) {
+			t.Errorf("LowerASCII(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/canon"
 )
 
 // Found is a secret found in a text by its shape: where it is, what kind
@@ -200,7 +202,7 @@ var shapes = sync.OnceValue(func() []*regexp.Regexp {
 // <token>, ${VAR}, a run of one character) is not a secret.
 func FindSecrets(text string) []Found {
 	var found []Found
-	lower := asciiLower(text)
+	lower := canon.LowerASCII(text)
 	for i, re := range shapes() {
 		if !holdsAny(lower, strings.ToLower(shapeList[i].pre)) {
 			continue
@@ -245,18 +247,6 @@ func FindSecrets(text string) []Found {
 		out = append(out, f)
 	}
 	return out
-}
-
-// asciiLower is text with its ASCII letters in lower case: the same
-// length, so that an index into it is one into text.
-func asciiLower(text string) string {
-	b := []byte(text)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // holdsAny reports whether text holds one of the words of pre ("a|b"),

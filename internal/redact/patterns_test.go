@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/canon"
 )
 
 func TestFindSecrets(t *testing.T) {
@@ -121,7 +123,7 @@ func FuzzAssigned(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		var got [][]int
-		for _, m := range findAssigned(text, asciiLower(text)) {
+		for _, m := range findAssigned(text, canon.LowerASCII(text)) {
 			got = append(got, m[4:6])
 		}
 		for _, m := range assignedPattern.FindAllStringSubmatchIndex(text, -1) {

@@ -13,9 +13,11 @@ import (
 
 // cached is the verdict kept for key, if there is one to trust: a regular
 // file of the user's alone in the cache directory, not a link, of a
-// cached answer's size.
+// cached answer's size, the directory and the one above it checked as
+// keep checks them (another user who can write in either could have put
+// an answer there).
 func (j *Judge) cached(key string) (Verdict, bool) {
-	if j.CacheDir == "" {
+	if j.CacheDir == "" || safedir.Check(filepath.Dir(j.CacheDir), j.CacheDir) != nil {
 		return Verdict{}, false
 	}
 	path := filepath.Join(j.CacheDir, key)

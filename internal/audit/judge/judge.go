@@ -83,23 +83,30 @@ type Verdict struct {
 // the model judges poisoned is a finding of audit.RuleJudge (high when
 // it is sure, medium otherwise); an item it gives no verdict for is one
 // of severity info that says why; items past Max are one info finding
-// of their server. ctx ending stops the asking.
+// of their server. ctx ending stops the asking: the items it left
+// unanswered, the one being asked among them, are one info finding of
+// their server, not a failed verdict each.
 func (j *Judge) Judge(ctx context.Context, items []Item) []audit.Finding {
 	limit := j.Max
 	if limit <= 0 {
 		limit = DefaultMax
 	}
 	var out []audit.Finding
-	left := map[string]int{}
+	left, stopped := map[string]int{}, map[string]int{}
 	for i, it := range items {
 		if i >= limit {
 			left[it.Server]++
 			continue
 		}
 		if ctx.Err() != nil {
-			break
+			stopped[it.Server]++
+			continue
 		}
 		v, cached, err := j.ask(ctx, it)
+		if err != nil && ctx.Err() != nil {
+			stopped[it.Server]++
+			continue
+		}
 		f := audit.Finding{Rule: audit.RuleJudge, Server: it.Server, Kind: it.Kind, Name: it.Name, Source: it.Source, Line: it.Line}
 		from := "the model --judge runs"
 		if cached {
@@ -123,6 +130,10 @@ func (j *Judge) Judge(ctx context.Context, items []Item) []audit.Finding {
 	for server, n := range left {
 		out = append(out, audit.Finding{Rule: audit.RuleJudge, Severity: audit.Info, Server: server, Kind: "server",
 			Message: fmt.Sprintf("the model --judge runs was not asked about %d more items (--judge-max %d)", n, limit)})
+	}
+	for server, n := range stopped {
+		out = append(out, audit.Finding{Rule: audit.RuleJudge, Severity: audit.Info, Server: server, Kind: "server",
+			Message: fmt.Sprintf("the model --judge runs gave no verdict for %d items: interrupted", n)})
 	}
 	return out
 }
