@@ -147,6 +147,9 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 		audit.Sort(findings)
 	}
 	r := audit.Report{Servers: servers, Findings: findings, FailOn: failOn, Version: Version, Took: time.Since(start), Unaudited: unaudited}
+	if ctx.Err() != nil {
+		r.Stopped = "interrupted before every item was judged"
+	}
 	if err := c.write(out, dest, r); err != nil {
 		return err
 	}

@@ -246,4 +246,8 @@ func TestAuditJudgeInterrupted(t *testing.T) {
 	if !strings.Contains(stdout.String(), "gave no verdict for 2 items: interrupted") {
 		t.Errorf("stdout:\n%s", stdout.String())
 	}
+	// A run that ends at Ctrl-C never says it passed.
+	if out := stdout.String(); !strings.Contains(out, `"failed":true,"stopped":"interrupted before every item was judged"`) {
+		t.Errorf("a stopped run is not failed:\n%s", out)
+	}
 }

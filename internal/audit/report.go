@@ -30,6 +30,9 @@ type Report struct {
 	// started, not trusted): a run with one has not passed, whatever the
 	// others' findings.
 	Unaudited int
+	// Stopped says why the run ended before its end (Ctrl-C while the
+	// judge was asked): a stopped run has not passed either.
+	Stopped string
 }
 
 // ServerInfo is a server audited: its name, where its surface was read,
@@ -63,7 +66,9 @@ func (r Report) masked() Report {
 
 // Failed reports whether a finding is at or above FailOn.
 // A run where a server could not be audited has failed too.
-func (r Report) Failed() bool { return Failing(r.Findings, r.FailOn) || r.Unaudited > 0 }
+func (r Report) Failed() bool {
+	return Failing(r.Findings, r.FailOn) || r.Unaudited > 0 || r.Stopped != ""
+}
 
 // Text writes the report for people: each server and its findings, the
 // most severe first, then a line of counts.
@@ -125,6 +130,9 @@ func (r Report) summary() string {
 	if r.Unaudited > 0 {
 		return s + fmt.Sprintf("; failed: %d %s could not be audited", r.Unaudited, plural(r.Unaudited, "server"))
 	}
+	if r.Stopped != "" {
+		return s + "; stopped: " + r.Stopped
+	}
 	if r.Failed() {
 		return s + fmt.Sprintf("; failed (--fail-on %s)", r.FailOn)
 	}
@@ -143,7 +151,7 @@ const JSONVersion = 1
 
 // JSON writes the report as one JSON document:
 //
-//	{"mcpvAudit": 1, "failOn": "high", "failed": true,
+//	{"mcpvAudit": 1, "failOn": "high", "failed": true, "stopped": why (when it was),
 //	 "counts": {"critical": 1, "high": 2, ...},
 //	 "servers": [{"name": ..., "source": ..., "items": N}],
 //	 "findings": [{"rule", "severity", "server", "kind", "name", "field",
@@ -177,10 +185,11 @@ func (r Report) JSON(w io.Writer) error {
 		Version  int            `json:"mcpvAudit"`
 		FailOn   string         `json:"failOn"`
 		Failed   bool           `json:"failed"`
+		Stopped  string         `json:"stopped,omitempty"`
 		Counts   map[string]int `json:"counts"`
 		Servers  []server       `json:"servers"`
 		Findings []finding      `json:"findings"`
-	}{JSONVersion, r.FailOn.String(), r.Failed(), counts, []server{}, []finding{}}
+	}{JSONVersion, r.FailOn.String(), r.Failed(), r.Stopped, counts, []server{}, []finding{}}
 	for _, s := range r.Servers {
 		out.Servers = append(out.Servers, server(s))
 	}

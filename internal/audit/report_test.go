@@ -252,3 +252,19 @@ func TestExcerptMasksAKeyAssigned(t *testing.T) {
 		t.Errorf("the excerpt shows the key, or lost its name:\n%s", b.String())
 	}
 }
+
+// A run stopped before its end (Ctrl-C while the judge is asked) has not
+// passed, whatever its findings: its summary says it stopped, and why.
+func TestStoppedReportNeverPassed(t *testing.T) {
+	r := Report{Servers: []ServerInfo{{Name: "s", Items: 1}}, FailOn: High, Stopped: "interrupted before every item was judged"}
+	var b bytes.Buffer
+	if err := r.Text(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "passed") || !strings.Contains(out, "; stopped: interrupted before every item was judged") {
+		t.Errorf("text:\n%s", out)
+	}
+	if !r.Failed() {
+		t.Error("a stopped run is not failed")
+	}
+}
