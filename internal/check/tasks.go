@@ -162,26 +162,9 @@ func taskTool(t *T) int {
 	return 0
 }
 
-// taskOnce is the run's task, made once (by the first check that asks;
-// one that ends on the way leaves the next to try again).
+// taskOnce is the run's task of the era (key), made once (onces).
 func (r *runner) taskOnce(t *T, key string, make func(*T) *taskRun) *taskRun {
-	r.mu.Lock()
-	if r.tasks == nil {
-		r.tasks = map[string]*taskRun{}
-	}
-	run := r.tasks[key]
-	r.mu.Unlock()
-	if run != nil {
-		return run
-	}
-	run = make(t)
-	r.mu.Lock()
-	if r.tasks[key] == nil {
-		r.tasks[key] = run
-	}
-	run = r.tasks[key]
-	r.mu.Unlock()
-	return run
+	return r.tasks.get(t, key, func() *taskRun { return make(t) })
 }
 
 // answering declares what a client needs to answer a task's input.
