@@ -105,13 +105,14 @@ func unknownTask(t *T) {
 type taskRun struct {
 	tool string
 	sent string // the call, for a failure's line
-	// plain says why there is no task to follow: the call made as a task
-	// was refused, or answered without one ("" when there is a task).
-	plain   string
-	created mcp.Message     // the call's answer
-	task    json.RawMessage // the task as created (the modern era's result)
-	id      string
-	gets    []mcp.Message // each tasks/get, in order
+	// declined says why the server made no task, as it may: the call
+	// made as a task was refused, or answered without one; nameless, why
+	// the answer is a task that cannot be followed (it names none).
+	declined, nameless string
+	created            mcp.Message     // the call's answer
+	task               json.RawMessage // the task as created (the modern era's result)
+	id                 string
+	gets               []mcp.Message // each tasks/get, in order
 	// listed: the task was on tasks/list (legacy, where declared).
 	listed, listAsked bool
 	// result is tasks/result's answer, asked when the task had not yet
@@ -181,16 +182,16 @@ func legacyTask(t *T) *taskRun {
 	run.created, _ = t.request(c, "tools/call", params)
 	switch m := run.created; {
 	case m.Error != nil:
-		run.plain = "the call made as a task was refused: " + errText(m.Error)
+		run.declined = "the call made as a task was refused: " + errText(m.Error)
 		return run
 	case member(m.Result, "task") == nil && member(m.Result, "content") != nil:
-		run.plain = "the call made as a task was answered with the call's result, not a task"
+		run.declined = "the call made as a task was answered with the call's result, not a task"
 		return run
 	}
 	run.task = member(run.created.Result, "task")
 	run.id, _ = str(member(run.task, "taskId"))
 	if run.id == "" {
-		run.plain = "the answer names no task"
+		run.nameless = "the answer names no task"
 		return run
 	}
 	if t.r.facts.declares("tasks.list") {
@@ -306,18 +307,21 @@ func onTaskList(t *T, c *conn, id string) bool {
 	return false
 }
 
-// theTask is the run's task; t skips without one (a server need not
-// accept a call made as a task), or is blocked by tasks.create when the
-// answer is no task to follow.
-func theTask(t *T) *taskRun {
-	run := t.r.taskOnce(t, "legacy", legacyTask)
+// theTask is the run's task of 2025-11-25 (followTask).
+func theTask(t *T) *taskRun { return followTask(t, "legacy", legacyTask, "tasks.create") }
+
+// followTask is the run's task of the era (key), made once by make; t
+// skips when the server made none (a server need not), and is blocked by
+// creator, the check of the answer, when the answer is a task that
+// cannot be followed.
+func followTask(t *T, key string, make func(*T) *taskRun, creator string) *taskRun {
+	run := t.r.taskOnce(t, key, make)
 	t.Sent(run.sent)
 	switch {
-	case run.plain == "":
-	case run.created.Error != nil || member(run.created.Result, "content") != nil:
-		t.Skip("%s", run.plain)
-	default:
-		t.Block("tasks.create", "%s", run.plain)
+	case run.declined != "":
+		t.Skip("%s", run.declined)
+	case run.nameless != "":
+		t.Block(creator, "%s", run.nameless)
 	}
 	return run
 }
@@ -328,10 +332,10 @@ func createdTask(t *T) {
 	switch {
 	case run.created.Error != nil:
 		t.Got(errText(run.created.Error))
-		t.Skip("%s: a server need not accept it", run.plain)
-	case run.plain != "" && member(run.created.Result, "task") == nil && member(run.created.Result, "content") != nil:
+		t.Skip("%s: a server need not accept it", run.declined)
+	case run.declined != "":
 		t.Got(clip(string(run.created.Result), 300))
-		t.Unsure("%s: a server that accepts the task answers a CreateTaskResult; this one may not have accepted it", run.plain)
+		t.Unsure("%s: a server that accepts the task answers a CreateTaskResult; this one may not have accepted it", run.declined)
 	}
 	t.Got(clip(string(run.created.Result), 300))
 	if p := schemaOf("2025-11-25").validate("CreateTaskResult", run.created.Result); p != "" {

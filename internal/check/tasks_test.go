@@ -191,3 +191,20 @@ func TestToolsCalledOnceARun(t *testing.T) {
 		})
 	}
 }
+
+// A call answered with resultType "task" and no taskId is a task that
+// cannot be followed: tasks.ext-create fails it, and the checks that
+// follow the task are blocked by it, not skipped as if the server had
+// made none.
+func TestExtTaskWithoutIDBlocks(t *testing.T) {
+	f := fake{transport: "stdio", era: "modern", change: merge(extTasks, faults("ext-no-task-id"))}
+	results := runChecks(t, f, extTaskIDs...)
+	if r := results["tasks.ext-create"]; r.Status != Failed {
+		t.Errorf("want failed: %s", describeResult(r))
+	}
+	for _, id := range []string{"tasks.ext-durable", "tasks.ext-get", "tasks.ext-update", "tasks.ext-input-keys", "tasks.ext-cancel"} {
+		if r := results[id]; r.Status != Blocked || r.BlockedBy != "tasks.ext-create" {
+			t.Errorf("want blocked by tasks.ext-create: %s", describeResult(r))
+		}
+	}
+}

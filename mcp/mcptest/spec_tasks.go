@@ -72,6 +72,7 @@ var TaskFaults = []string{
 	"ext-unknown-internal", // tasks/get of a taskId never given answered -32603, not -32602
 	"ext-task-undeclared",  // a CreateTaskResult to a client that does not declare the extension
 	"ext-result-type",      // a CreateTaskResult of resultType "complete"
+	"ext-no-task-id",       // a CreateTaskResult of resultType "task" without its taskId
 	"ext-not-durable",      // the first tasks/get of each task answered -32602
 	"ext-get-no-result",    // a completed task answered without its result
 	"ext-update-ack",       // tasks/update answered with the task, not an empty result
@@ -149,6 +150,9 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 		}
 		for k, v := range s.taskFields(t) {
 			res[k] = v
+		}
+		if s.has("ext-no-task-id") {
+			delete(res, "taskId")
 		}
 		out.send(s.resultLine(id, "tools/call", mustJSON(res)))
 		return true
