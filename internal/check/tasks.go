@@ -168,15 +168,11 @@ func (r *runner) taskOnce(t *T, key string, make func(*T) *taskRun) *taskRun {
 	return r.tasks.get(t, key, func() *taskRun { return make(t) })
 }
 
-// answering declares what a client needs to answer a task's input.
-const answeringLegacy = `{"elicitation":{"form":{}},"sampling":{},"roots":{}}`
-
 // legacyTask makes the run's task (2025-11-25) and follows it to its end.
 func legacyTask(t *T) *taskRun {
 	i := taskTool(t)
-	c := t.fresh(connOptions{era: "legacy", capabilities: answeringLegacy})
-	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-task"`))
-	params, _ = withMember(params, "task", json.RawMessage(`{"ttl":60000}`))
+	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
+	params := taskCallParams(t, i, `"mcpv-check-progress-task"`)
 	run := &taskRun{tool: t.r.opts.Calls[i].Tool, sent: "tools/call " + clip(string(params), 200) + " (a task)"}
 	mark := c.mark()
 	run.created, _ = t.request(c, "tools/call", params)
@@ -221,6 +217,14 @@ func legacyTask(t *T) *taskRun {
 		}
 	}
 	return run
+}
+
+// taskCallParams are the params of a call of the i-th tool named with
+// --call made as a task of 2025-11-25, with the progress token given.
+func taskCallParams(t *T, i int, token string) json.RawMessage {
+	params, _ := t.r.callParams(t, i, json.RawMessage(token))
+	params, _ = withMember(params, "task", json.RawMessage(`{"ttl":60000}`))
+	return params
 }
 
 // withMember is a params object with key set to value.
@@ -531,9 +535,8 @@ func cancelEnded(t *T) {
 func cancelRunning(t *T) {
 	theTask(t) // the first task tells whether tasks can be made at all
 	i := taskTool(t)
-	c := t.fresh(connOptions{era: "legacy", capabilities: answeringLegacy})
-	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-cancel-task"`))
-	params, _ = withMember(params, "task", json.RawMessage(`{"ttl":60000}`))
+	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
+	params := taskCallParams(t, i, `"mcpv-check-progress-cancel-task"`)
 	m, _ := t.request(c, "tools/call", params)
 	id := str1(member(member(m.Result, "task"), "taskId"))
 	if m.Error != nil || id == "" {
@@ -568,8 +571,7 @@ func notDeclared(t *T) {
 	}
 	i := t.r.callable(t)[0]
 	c := t.fresh(connOptions{era: "legacy"})
-	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-not-declared"`))
-	params, _ = withMember(params, "task", json.RawMessage(`{"ttl":60000}`))
+	params := taskCallParams(t, i, `"mcpv-check-progress-not-declared"`)
 	t.Sent("tools/call " + clip(string(params), 200) + " (made as a task)")
 	m, _ := t.request(c, "tools/call", params)
 	if m.Error != nil {

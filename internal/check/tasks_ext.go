@@ -26,8 +26,8 @@ import (
 const extTasksSpec = "ext-tasks"
 
 // declaringTasks are the client capabilities of a connection that answers
-// input and declares the tasks extension.
-var declaringTasks = `{"elicitation":{"form":{}},"sampling":{},"roots":{},"extensions":{"` + mcp.TasksExtension + `":{}}}`
+// input (answering) and declares the tasks extension.
+var declaringTasks = strings.TrimSuffix(answering, "}") + `,"extensions":{"` + mcp.TasksExtension + `":{}}}`
 
 func extTaskChecks() []*Check {
 	ext := func(id, title, anchor, quote string, n needs, run func(t *T)) *Check {

@@ -93,10 +93,6 @@ type specTask struct {
 	gotten           bool            // tasks/get has answered it once (ext-not-durable)
 }
 
-func taskStamp() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
-
-func terminalStatus(s string) bool { return s == "completed" || s == "failed" || s == "cancelled" }
-
 // toolTaskSupport is a listed tool's execution.taskSupport, "" when none.
 func (s *Spec) toolTaskSupport(name string) string {
 	for _, tl := range s.Tools {
@@ -204,7 +200,7 @@ func (st *specState) newTask(tool string, ttl *int64) *specTask {
 	if st.tasks == nil {
 		st.tasks = map[string]*specTask{}
 	}
-	now := taskStamp()
+	now := stamp()
 	if ttl == nil {
 		n := int64(60000)
 		ttl = &n
@@ -238,7 +234,7 @@ func (s *Spec) taskFields(t *specTask) map[string]json.RawMessage {
 func (s *Spec) advance(t *specTask) bool {
 	before := t.status
 	switch {
-	case terminalStatus(t.status):
+	case terminal(t.status):
 		if t.ended++; s.has("task-terminal-moves") && t.status == "completed" && t.ended > 1 {
 			t.status = "working"
 		}
@@ -268,7 +264,7 @@ func (s *Spec) advance(t *specTask) bool {
 		}
 	}
 	if t.status != before {
-		t.updated = taskStamp()
+		t.updated = stamp()
 		return true
 	}
 	return false
@@ -343,12 +339,12 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 		out.send(s.resultLine(id, m.Method, mustJSON(f)))
 	case "tasks/cancel":
 		switch {
-		case terminalStatus(t.status) && !s.has("task-cancel-terminal-ok"):
+		case terminal(t.status) && !s.has("task-cancel-terminal-ok"):
 			st.mu.Unlock()
 			out.send(s.errorLine(id, codeInvalidParams, "Cannot cancel task: already in terminal status '"+t.status+"'"))
 			return true
-		case !terminalStatus(t.status) && !s.has("task-cancel-no-status"):
-			t.status, t.updated = "cancelled", taskStamp()
+		case !terminal(t.status) && !s.has("task-cancel-no-status"):
+			t.status, t.updated = "cancelled", stamp()
 		}
 		f := s.taskFields(t)
 		st.mu.Unlock()
@@ -403,7 +399,6 @@ func (s *Spec) taskList(st *specState, id json.RawMessage, out specOut) {
 // along meanwhile and asking the client's input when it needs it; it
 // gives up when the client goes (stdio's end, an HTTP request's).
 func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out specOut) {
-	related := `{"io.modelcontextprotocol/related-task":{"taskId":` + string(mustJSON(t.id)) + `}}`
 	for n := 0; ; n++ {
 		st.mu.Lock()
 		status, real, answers := t.status, t.status, t.answers
@@ -411,7 +406,7 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 			status = "completed"
 		}
 		switch {
-		case terminalStatus(status):
+		case terminal(status):
 			st.mu.Unlock()
 			if status == "failed" && slices.Contains(s.Tasks.Fail, t.tool) {
 				out.send(s.errorLine(id, taskError.Code, taskError.Message))
@@ -422,20 +417,20 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 				return
 			}
 			res := s.callResult(t.tool, answers)
-			if s.has("task-result-early") && !terminalStatus(real) {
+			if s.has("task-result-early") && !terminal(real) {
 				res = json.RawMessage(`{"content":[]}`)
 			}
 			if !s.has("task-result-no-meta") {
 				var r map[string]json.RawMessage
 				json.Unmarshal(res, &r)
-				r["_meta"] = json.RawMessage(related)
+				r["_meta"] = json.RawMessage(related(t.id))
 				res = mustJSON(r)
 			}
 			out.send(s.resultLine(id, "tasks/result", res))
 			return
 		case status == "input_required" && t.answers == nil:
 			st.mu.Unlock()
-			meta := `,"_meta":` + related
+			meta := `,"_meta":` + related(t.id)
 			if s.has("task-input-unrelated") {
 				meta = ""
 			}
@@ -540,8 +535,8 @@ func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) 
 			res = mustJSON(s.taskFields(t))
 		}
 	case "tasks/cancel":
-		if !terminalStatus(t.status) {
-			t.status, t.updated = "cancelled", taskStamp()
+		if !terminal(t.status) {
+			t.status, t.updated = "cancelled", stamp()
 		}
 		res = json.RawMessage(`{}`)
 		if s.has("ext-cancel-ack") {
