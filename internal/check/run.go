@@ -114,6 +114,7 @@ type runner struct {
 	reads onces[string, readAnswer] // what the main session read, once each
 	calls onces[int, *callRecord]   // the --call tools' calls, once each
 	tasks onces[string, *taskRun]   // the tasks made of a --call tool, once an era
+	asks  onces[struct{}, asking]   // the prompt that asks for input (retry.go)
 
 	versions versionAnswers // what initialize answers to each version offered
 }
