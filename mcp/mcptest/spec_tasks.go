@@ -447,6 +447,8 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 				st.mu.Unlock()
 			case <-time.After(time.Minute):
 				return
+			case <-out.done:
+				return
 			}
 			continue
 		}
@@ -456,7 +458,11 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 		if changed {
 			s.statusNote(note, out)
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-out.done:
+			return
+		}
 	}
 }
 
