@@ -2,11 +2,10 @@ package check
 
 // A connection that declares client capabilities answers the server's
 // requests as a client that has them does: an elicitation declined, a
-// fixed sampled message, no roots, ping; anything else is not found. The
-// answer goes back as the server's transport has it: a line on stdin, or
-// a POST of its own.
+// fixed sampled message, no roots, ping; anything else is not found.
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -28,11 +27,31 @@ func clientAnswer(method string) json.RawMessage {
 	return nil
 }
 
+// maxAnswers bounds the server's requests a connection holds to answer.
+const maxAnswers = 64
+
+// answerer answers the server's requests in turn, off the reader: a
+// server that asks and does not read its input holds the answer, never
+// what the connection reads. Each answer is written within a check's
+// time; the answerer stops when the connection closes or the run ends.
+func (c *conn) answerer() {
+	for {
+		select {
+		case s := <-c.answers:
+			ctx, cancel := context.WithTimeout(c.ctx, c.r.opts.CheckTimeout)
+			c.answer(ctx, s)
+			cancel()
+		case <-c.ctx.Done():
+			return
+		}
+	}
+}
+
 // answer answers the server's request s, best-effort: the check that
-// waits on what follows says when it does not come. It runs on the
-// connection's reader (stdio) or the goroutine reading an answer (HTTP),
-// and writes with the run's context.
-func (c *conn) answer(s seen) {
+// waits on what follows says when it does not come. The answer goes back
+// as the server's transport has it: a line on stdin, or a POST of its
+// own.
+func (c *conn) answer(ctx context.Context, s seen) {
 	var msg []byte
 	if res := clientAnswer(s.msg.Method); res != nil {
 		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "result": res})
@@ -40,8 +59,8 @@ func (c *conn) answer(s seen) {
 		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "error": mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: "mcpv check does not answer " + s.msg.Method}})
 	}
 	if c.http != nil {
-		c.post(c.r.ctx, httpReq{body: msg}, nil)
+		c.post(ctx, httpReq{body: msg}, nil)
 		return
 	}
-	c.stdio.Write(c.r.ctx, msg)
+	c.stdio.Write(ctx, msg)
 }

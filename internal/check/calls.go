@@ -275,21 +275,7 @@ type callRecord struct {
 // callOnce calls the i-th tool the user named, once per run, and fails
 // t when the call cannot be made or is refused.
 func (r *runner) callOnce(t *T, i int) *callRecord {
-	r.mu.Lock()
-	if r.calls == nil {
-		r.calls = map[int]*callRecord{}
-	}
-	rec := r.calls[i]
-	r.mu.Unlock()
-	if rec == nil {
-		rec = r.call(t, i)
-		r.mu.Lock()
-		if r.calls[i] == nil {
-			r.calls[i] = rec
-		}
-		rec = r.calls[i]
-		r.mu.Unlock()
-	}
+	rec := r.calls.get(t, i, func() *callRecord { return r.call(t, i) })
 	if rt, _ := str(member(rec.result, "resultType")); rt == "task" && t.check.ID != "tasks.ext-undeclared" {
 		t.Block("tasks.ext-undeclared", "the call of %s was answered with a task, to a client that does not declare the tasks extension", r.opts.Calls[i].Tool)
 	}

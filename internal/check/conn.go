@@ -105,6 +105,12 @@ type conn struct {
 	stdio *mcp.CommandTransport // over stdio
 	http  *httpSide             // over HTTP
 	caps  string                // the client capabilities its modern requests declare, JSON; "" none
+	// answers are the server's requests the answerer is to answer (a
+	// connection that declares capabilities), maxAnswers at most: the
+	// reader drops one that finds it full.
+	answers chan seen
+	ctx     context.Context    // the connection's: ended by close, or the run's end
+	cancel  context.CancelFunc // ends ctx
 
 	mu       sync.Mutex         // guards the fields below
 	waiting  map[string]*waiter // responses awaited, by canonical id
@@ -187,6 +193,11 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 		}
 	}
 	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities}
+	c.ctx, c.cancel = context.WithCancel(r.ctx)
+	if c.caps != "" {
+		c.answers = make(chan seen, maxAnswers)
+		go c.answerer() // a check's connection answerer: stops when the connection closes or the run ends
+	}
 	if r.target.URL != "" {
 		c.http = &httpSide{}
 		close(c.gone) // no reader
@@ -631,8 +642,11 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			c.sign()
 		}
 		c.r.watches.see(s)
-		if c.caps != "" && s.bad == "" && s.msg.IsRequest() {
-			c.answer(s)
+		if c.answers != nil && s.bad == "" && s.msg.IsRequest() {
+			select {
+			case c.answers <- s:
+			default: // the server asks faster than it takes answers: best-effort
+			}
 		}
 	}
 	return out
@@ -741,6 +755,7 @@ func (c *conn) close() {
 		session = c.http.session
 	}
 	c.mu.Unlock()
+	c.cancel() // an answer being written gives up first: it may hold stdin
 	if again {
 		if c.stdio != nil {
 			<-c.gone

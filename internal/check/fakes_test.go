@@ -98,6 +98,15 @@ type fake struct {
 
 func (f fake) target(t *testing.T) *Target {
 	t.Helper()
+	tg, _ := f.targetServer(t)
+	return tg
+}
+
+// targetServer is f's target and, over HTTP, the fake that serves it,
+// which holds every request it received.
+func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
+	t.Helper()
+	var served *mcptest.HTTPServer
 	spec := specOf(t, f.era, f.change)
 	info := mcp.Implementation{Name: "mcpv-check-test", Version: "0"}
 	// DiscoverWait: a fake that does not answer server/discover as its
@@ -141,6 +150,7 @@ func (f fake) target(t *testing.T) *Target {
 		tg.Stdio = &mcp.CommandOptions{Path: os.Args[0], Env: append(env, mcptest.EnvVar+"="+behaviours)}
 	} else {
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec, SSE: f.sse})
+		served = srv
 		tg.URL = srv.URL
 		tg.Client, tg.Plain = &http.Client{}, &http.Client{}
 		if f.auth != "" {
@@ -176,7 +186,7 @@ func (f fake) target(t *testing.T) *Target {
 		t.Cleanup(func() { c.Close(context.Background()) })
 		return c, nil
 	}
-	return tg
+	return tg, served
 }
 
 // runChecks runs the checks named (all when none) against f, strictly:

@@ -288,3 +288,56 @@ func TestHostileStreamsHeld(t *testing.T) {
 		t.Errorf("%s", describeResult(r))
 	}
 }
+
+// A server that floods a connection that answers with requests, and never
+// reads its input, holds up the answers, not the connection's reader: the
+// reader takes all that comes after them, a request of the check's ends
+// at its bound, and the connection closes though an answer is still
+// being written.
+func TestFloodOfRequestsHoldsNotTheReader(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio", change: faults("ask-flood"), behaviours: "deaf"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	r := newRunner(ctx, f.target(t), Options{}.withDefaults())
+	defer r.closeAll()
+	c, err := r.dial(ctx, connOptions{era: "legacy", capabilities: answering})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	for !floodEnded(c) {
+		select {
+		case <-ctx.Done():
+			c.mu.Lock()
+			n := c.count
+			c.mu.Unlock()
+			t.Fatalf("the reader took %d messages and no more: the last of the flood never came", n)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	// A request of the check's waits behind the answer the server does
+	// not take, and ends with its bound (made short: the server never
+	// answers, however long it is given).
+	rctx, rcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer rcancel()
+	if _, _, err := c.request(rctx, "ping", nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a request after the flood: %v, want its bound's end", err)
+	}
+	c.close()
+	if ctx.Err() != nil {
+		t.Fatalf("the connection did not close: %v", ctx.Err())
+	}
+}
+
+// floodEnded reports whether c has taken the message that ends the
+// ask-flood.
+func floodEnded(c *conn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.log {
+		if s.msg.Method == "notifications/message" && strings.Contains(string(s.msg.Params), "asked them all") {
+			return true
+		}
+	}
+	return false
+}

@@ -7,7 +7,6 @@ package check
 // or changes the server's state.
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -336,45 +335,14 @@ func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCErr
 // readOnce asks the main session once per run for what several checks
 // look at: a resource's contents, a prompt's messages.
 func (r *runner) readOnce(t *T, method string, params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
-	key := method + " " + string(params)
-	r.mu.Lock()
-	if r.reads == nil {
-		r.reads = map[string]*readAnswer{}
-	}
-	a, asked := r.reads[key]
-	if !asked {
-		a = &readAnswer{done: make(chan struct{})}
-		r.reads[key] = a
-	}
-	r.mu.Unlock()
-	if !asked {
-		func() {
-			defer close(a.done)
-			defer func() { // a check that fails on the way lets the next ask again
-				if !a.ok {
-					r.mu.Lock()
-					delete(r.reads, key)
-					r.mu.Unlock()
-				}
-			}()
-			a.res, a.rerr = t.callInput(method, params)
-			a.ok = true
-		}()
-	}
-	select {
-	case <-a.done:
-	case <-t.ctx.Done():
-		t.failErr(method, context.Cause(t.ctx))
-	}
-	if !a.ok {
-		return t.callInput(method, params)
-	}
+	a := r.reads.get(t, method+" "+string(params), func() readAnswer {
+		res, rerr := t.callInput(method, params)
+		return readAnswer{res, rerr}
+	})
 	return a.res, a.rerr
 }
 
 type readAnswer struct {
-	done chan struct{}
-	ok   bool
 	res  json.RawMessage
 	rerr *mcp.RPCError
 }

@@ -18,7 +18,7 @@ import (
 )
 
 // answering are the client capabilities of a connection that answers
-// the server's input requests.
+// the server's input requests (a task's too).
 const answering = `{"elicitation":{"form":{}},"sampling":{},"roots":{}}`
 
 // maxRounds bounds the rounds of one request answered.
@@ -26,14 +26,27 @@ const maxRounds = 5
 
 // asking is a request the server answered input_required.
 type asking struct {
-	c      *conn
-	name   string          // the prompt's
+	c      *conn           // the check's, to retry on
+	name   string          // the prompt's; "" when none asks
 	result json.RawMessage // its input_required result
 }
 
-// ask finds a prompt the server answers input_required on a connection
-// that can answer; the check is skipped when none is.
+// ask is the prompt the server answers input_required on a connection
+// that can answer, found once a run (onces), with a connection of t's own
+// to retry it on; t is skipped when none is.
 func ask(t *T) asking {
+	a := t.r.asks.get(t, struct{}{}, func() asking { return findAsking(t) })
+	if a.name == "" {
+		t.Skip("no prompt without required arguments asks for input (input_required) of a client that can answer")
+	}
+	a.c = t.fresh(connOptions{era: "modern", capabilities: answering})
+	return a
+}
+
+// findAsking gets the server's prompts without required arguments (at
+// most maxReads) until one is answered input_required; no name when none
+// is.
+func findAsking(t *T) asking {
 	c := t.fresh(connOptions{era: "modern", capabilities: answering})
 	n := 0
 	for _, it := range t.listed("prompts/list") {
@@ -46,10 +59,9 @@ func ask(t *T) asking {
 		}
 		m, _ := t.request(c, "prompts/get", promptParams(name, nil, nil))
 		if inputRequired(seen{msg: m, era: "modern"}) {
-			return asking{c: c, name: name, result: m.Result}
+			return asking{name: name, result: m.Result}
 		}
 	}
-	t.Skip("no prompt without required arguments asks for input (input_required) of a client that can answer")
 	return asking{}
 }
 

@@ -107,12 +107,14 @@ type runner struct {
 	exerciseOnce       sync.Once // exercise's traffic, made once a run
 	exerciseModernOnce sync.Once // exerciseModern's
 
-	mu    sync.Mutex // guards conns, eras, reads, calls and tasks
+	mu    sync.Mutex // guards conns and eras
 	conns []*conn
-	eras  map[string]*eraProbe   // whether the server answers an era, once asked
-	reads map[string]*readAnswer // what the main session read, once each
-	calls map[int]*callRecord    // the --call tools' calls, once each
-	tasks map[string]*taskRun    // the tasks made of a --call tool, once an era
+	eras  map[string]*eraProbe // whether the server answers an era, once asked
+
+	reads onces[string, readAnswer] // what the main session read, once each
+	calls onces[int, *callRecord]   // the --call tools' calls, once each
+	tasks onces[string, *taskRun]   // the tasks made of a --call tool, once an era
+	asks  onces[struct{}, asking]   // the prompt that asks for input (retry.go)
 
 	versions versionAnswers // what initialize answers to each version offered
 }

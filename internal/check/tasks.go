@@ -105,13 +105,14 @@ func unknownTask(t *T) {
 type taskRun struct {
 	tool string
 	sent string // the call, for a failure's line
-	// plain says why there is no task to follow: the call made as a task
-	// was refused, or answered without one ("" when there is a task).
-	plain   string
-	created mcp.Message     // the call's answer
-	task    json.RawMessage // the task as created (the modern era's result)
-	id      string
-	gets    []mcp.Message // each tasks/get, in order
+	// declined says why the server made no task, as it may: the call
+	// made as a task was refused, or answered without one; nameless, why
+	// the answer is a task that cannot be followed (it names none).
+	declined, nameless string
+	created            mcp.Message     // the call's answer
+	task               json.RawMessage // the task as created (the modern era's result)
+	id                 string
+	gets               []mcp.Message // each tasks/get, in order
 	// listed: the task was on tasks/list (legacy, where declared).
 	listed, listAsked bool
 	// result is tasks/result's answer, asked when the task had not yet
@@ -162,52 +163,31 @@ func taskTool(t *T) int {
 	return 0
 }
 
-// taskOnce is the run's task, made once (by the first check that asks;
-// one that ends on the way leaves the next to try again).
+// taskOnce is the run's task of the era (key), made once (onces).
 func (r *runner) taskOnce(t *T, key string, make func(*T) *taskRun) *taskRun {
-	r.mu.Lock()
-	if r.tasks == nil {
-		r.tasks = map[string]*taskRun{}
-	}
-	run := r.tasks[key]
-	r.mu.Unlock()
-	if run != nil {
-		return run
-	}
-	run = make(t)
-	r.mu.Lock()
-	if r.tasks[key] == nil {
-		r.tasks[key] = run
-	}
-	run = r.tasks[key]
-	r.mu.Unlock()
-	return run
+	return r.tasks.get(t, key, func() *taskRun { return make(t) })
 }
-
-// answering declares what a client needs to answer a task's input.
-const answeringLegacy = `{"elicitation":{"form":{}},"sampling":{},"roots":{}}`
 
 // legacyTask makes the run's task (2025-11-25) and follows it to its end.
 func legacyTask(t *T) *taskRun {
 	i := taskTool(t)
-	c := t.fresh(connOptions{era: "legacy", capabilities: answeringLegacy})
-	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-task"`))
-	params, _ = withMember(params, "task", json.RawMessage(`{"ttl":60000}`))
+	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
+	params := taskCallParams(t, i, `"mcpv-check-progress-task"`)
 	run := &taskRun{tool: t.r.opts.Calls[i].Tool, sent: "tools/call " + clip(string(params), 200) + " (a task)"}
 	mark := c.mark()
 	run.created, _ = t.request(c, "tools/call", params)
 	switch m := run.created; {
 	case m.Error != nil:
-		run.plain = "the call made as a task was refused: " + errText(m.Error)
+		run.declined = "the call made as a task was refused: " + errText(m.Error)
 		return run
 	case member(m.Result, "task") == nil && member(m.Result, "content") != nil:
-		run.plain = "the call made as a task was answered with the call's result, not a task"
+		run.declined = "the call made as a task was answered with the call's result, not a task"
 		return run
 	}
 	run.task = member(run.created.Result, "task")
 	run.id, _ = str(member(run.task, "taskId"))
 	if run.id == "" {
-		run.plain = "the answer names no task"
+		run.nameless = "the answer names no task"
 		return run
 	}
 	if t.r.facts.declares("tasks.list") {
@@ -237,6 +217,14 @@ func legacyTask(t *T) *taskRun {
 		}
 	}
 	return run
+}
+
+// taskCallParams are the params of a call of the i-th tool named with
+// --call made as a task of 2025-11-25, with the progress token given.
+func taskCallParams(t *T, i int, token string) json.RawMessage {
+	params, _ := t.r.callParams(t, i, json.RawMessage(token))
+	params, _ = withMember(params, "task", json.RawMessage(`{"ttl":60000}`))
+	return params
 }
 
 // withMember is a params object with key set to value.
@@ -323,18 +311,21 @@ func onTaskList(t *T, c *conn, id string) bool {
 	return false
 }
 
-// theTask is the run's task; t skips without one (a server need not
-// accept a call made as a task), or is blocked by tasks.create when the
-// answer is no task to follow.
-func theTask(t *T) *taskRun {
-	run := t.r.taskOnce(t, "legacy", legacyTask)
+// theTask is the run's task of 2025-11-25 (followTask).
+func theTask(t *T) *taskRun { return followTask(t, "legacy", legacyTask, "tasks.create") }
+
+// followTask is the run's task of the era (key), made once by make; t
+// skips when the server made none (a server need not), and is blocked by
+// creator, the check of the answer, when the answer is a task that
+// cannot be followed.
+func followTask(t *T, key string, make func(*T) *taskRun, creator string) *taskRun {
+	run := t.r.taskOnce(t, key, make)
 	t.Sent(run.sent)
 	switch {
-	case run.plain == "":
-	case run.created.Error != nil || member(run.created.Result, "content") != nil:
-		t.Skip("%s", run.plain)
-	default:
-		t.Block("tasks.create", "%s", run.plain)
+	case run.declined != "":
+		t.Skip("%s", run.declined)
+	case run.nameless != "":
+		t.Block(creator, "%s", run.nameless)
 	}
 	return run
 }
@@ -345,10 +336,10 @@ func createdTask(t *T) {
 	switch {
 	case run.created.Error != nil:
 		t.Got(errText(run.created.Error))
-		t.Skip("%s: a server need not accept it", run.plain)
-	case run.plain != "" && member(run.created.Result, "task") == nil && member(run.created.Result, "content") != nil:
+		t.Skip("%s: a server need not accept it", run.declined)
+	case run.declined != "":
 		t.Got(clip(string(run.created.Result), 300))
-		t.Unsure("%s: a server that accepts the task answers a CreateTaskResult; this one may not have accepted it", run.plain)
+		t.Unsure("%s: a server that accepts the task answers a CreateTaskResult; this one may not have accepted it", run.declined)
 	}
 	t.Got(clip(string(run.created.Result), 300))
 	if p := schemaOf("2025-11-25").validate("CreateTaskResult", run.created.Result); p != "" {
@@ -544,9 +535,8 @@ func cancelEnded(t *T) {
 func cancelRunning(t *T) {
 	theTask(t) // the first task tells whether tasks can be made at all
 	i := taskTool(t)
-	c := t.fresh(connOptions{era: "legacy", capabilities: answeringLegacy})
-	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-cancel-task"`))
-	params, _ = withMember(params, "task", json.RawMessage(`{"ttl":60000}`))
+	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
+	params := taskCallParams(t, i, `"mcpv-check-progress-cancel-task"`)
 	m, _ := t.request(c, "tools/call", params)
 	id := str1(member(member(m.Result, "task"), "taskId"))
 	if m.Error != nil || id == "" {
@@ -581,8 +571,7 @@ func notDeclared(t *T) {
 	}
 	i := t.r.callable(t)[0]
 	c := t.fresh(connOptions{era: "legacy"})
-	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-not-declared"`))
-	params, _ = withMember(params, "task", json.RawMessage(`{"ttl":60000}`))
+	params := taskCallParams(t, i, `"mcpv-check-progress-not-declared"`)
 	t.Sent("tools/call " + clip(string(params), 200) + " (made as a task)")
 	m, _ := t.request(c, "tools/call", params)
 	if m.Error != nil {

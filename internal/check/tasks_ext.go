@@ -26,8 +26,8 @@ import (
 const extTasksSpec = "ext-tasks"
 
 // declaringTasks are the client capabilities of a connection that answers
-// input and declares the tasks extension.
-var declaringTasks = `{"elicitation":{"form":{}},"sampling":{},"roots":{},"extensions":{"` + mcp.TasksExtension + `":{}}}`
+// input (answering) and declares the tasks extension.
+var declaringTasks = strings.TrimSuffix(answering, "}") + `,"extensions":{"` + mcp.TasksExtension + `":{}}}`
 
 func extTaskChecks() []*Check {
 	ext := func(id, title, anchor, quote string, n needs, run func(t *T)) *Check {
@@ -149,13 +149,13 @@ func modernTask(t *T) *taskRun {
 	run.id, _ = str(member(run.created.Result, "taskId"))
 	switch {
 	case run.created.Error != nil:
-		run.plain = "the call was refused: " + errText(run.created.Error)
+		run.declined = "the call was refused: " + errText(run.created.Error)
 		return run
 	case rt != "task" && run.id == "":
-		run.plain = "the server answered the call without a task, as it may"
+		run.declined = "the server answered the call without a task, as it may"
 		return run
 	case run.id == "":
-		run.plain = "the answer names no task"
+		run.nameless = "the answer names no task"
 		return run
 	}
 	run.task = run.created.Result
@@ -189,20 +189,8 @@ func modernTask(t *T) *taskRun {
 	return run
 }
 
-// theExtTask is the run's task of the extension; t skips without one,
-// or is blocked by tasks.ext-create when the answer is no task to follow.
-func theExtTask(t *T) *taskRun {
-	run := t.r.taskOnce(t, "modern", modernTask)
-	t.Sent(run.sent)
-	switch {
-	case run.plain == "":
-	case run.created.Error != nil || run.id == "":
-		t.Skip("%s", run.plain)
-	default:
-		t.Block("tasks.ext-create", "%s", run.plain)
-	}
-	return run
-}
+// theExtTask is the run's task of the extension (followTask).
+func theExtTask(t *T) *taskRun { return followTask(t, "modern", modernTask, "tasks.ext-create") }
 
 func extCreate(t *T) {
 	run := t.r.taskOnce(t, "modern", modernTask)
@@ -211,12 +199,12 @@ func extCreate(t *T) {
 	rt, _ := str(member(res, "resultType"))
 	switch {
 	case run.created.Error != nil:
-		t.Skip("%s", run.plain)
+		t.Skip("%s", run.declined)
 	case rt == "task" && run.id == "", rt != "task" && run.id != "":
 		t.Got(clip(string(res), 300))
 		t.Fail("a result of resultType %q with taskId %q: a CreateTaskResult is of resultType \"task\" and carries its task", rt, run.id)
 	case rt != "task":
-		t.Skip("%s", run.plain)
+		t.Skip("%s", run.declined)
 	}
 	for _, k := range []string{"status", "createdAt", "lastUpdatedAt"} {
 		if _, ok := str(member(res, k)); !ok {

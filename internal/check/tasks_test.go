@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -138,5 +139,72 @@ func TestTaskThatNeverEnds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A run calls each tool named with --call once for each of its purposes
+// (the call the calls checks look at, the task of each era, the task
+// cancelled), however many checks look at what came back and however many
+// run at once: a tool call has side effects. The purpose is the call's
+// progress token; the server saw each at most once.
+func TestToolsCalledOnceARun(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fake fake
+		want []string // purposes the run must have called for
+	}{
+		{"2025-11-25", fake{transport: "http", change: legacyTasks}, []string{"job mcpv-check-progress-task", "slow mcpv-check-progress-0"}},
+		{"2026-07-28", fake{transport: "http", era: "modern", change: extTasks}, []string{"job mcpv-check-progress-task", "slow mcpv-check-progress-0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tg, srv := tc.fake.targetServer(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			calls := []Call{{Tool: "slow"}, {Tool: "shaped", Words: []string{"n=1"}}, {Tool: "job"}}
+			report, err := Run(ctx, tg, Options{Strict: true, CheckTimeout: 20 * time.Second, Calls: calls})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if report.Stopped != nil {
+				t.Fatalf("the run stopped: %v", report.Stopped)
+			}
+			seen := map[string]int{}
+			for _, r := range srv.Requests() {
+				if r.RPCMethod != "tools/call" {
+					continue
+				}
+				params := member(json.RawMessage(r.Body), "params")
+				purpose := str1(member(params, "name")) + " " + str1(member(member(params, "_meta"), "progressToken"))
+				seen[purpose]++
+			}
+			for purpose, n := range seen {
+				if n != 1 {
+					t.Errorf("%s: called %d times in one run, not once", purpose, n)
+				}
+			}
+			for _, purpose := range tc.want {
+				if seen[purpose] == 0 {
+					t.Errorf("%s: never called (seen: %v)", purpose, seen)
+				}
+			}
+		})
+	}
+}
+
+// A call answered with resultType "task" and no taskId is a task that
+// cannot be followed: tasks.ext-create fails it, and the checks that
+// follow the task are blocked by it, not skipped as if the server had
+// made none.
+func TestExtTaskWithoutIDBlocks(t *testing.T) {
+	f := fake{transport: "stdio", era: "modern", change: merge(extTasks, faults("ext-no-task-id"))}
+	results := runChecks(t, f, extTaskIDs...)
+	if r := results["tasks.ext-create"]; r.Status != Failed {
+		t.Errorf("want failed: %s", describeResult(r))
+	}
+	for _, id := range []string{"tasks.ext-durable", "tasks.ext-get", "tasks.ext-update", "tasks.ext-input-keys", "tasks.ext-cancel"} {
+		if r := results[id]; r.Status != Blocked || r.BlockedBy != "tasks.ext-create" {
+			t.Errorf("want blocked by tasks.ext-create: %s", describeResult(r))
+		}
 	}
 }

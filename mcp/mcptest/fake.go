@@ -158,7 +158,7 @@ func (s *server) serveSpecMessage(m msg, early bool) {
 			defer s.wg.Done()
 			f()
 		}()
-	}})
+	}, done: s.done})
 }
 
 type msg struct {

@@ -305,7 +305,7 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	spec := s.opts.Spec
 	if m.batch {
 		var lines []string
-		spec.specMessage(st, m.raw, m, specOut{send: func(line string) { lines = append(lines, line) }, async: func(f func()) { f() }, http: true})
+		spec.specMessage(st, m.raw, m, specOut{send: func(line string) { lines = append(lines, line) }, async: func(f func()) { f() }, http: true, done: x.R.Context().Done()})
 		if len(lines) == 0 {
 			x.Status(http.StatusAccepted, "")
 			return
@@ -314,7 +314,7 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 		return
 	}
 	if m.Method == "" || m.ID == nil {
-		spec.specMessage(st, m.raw, m, specOut{send: func(string) {}, async: func(f func()) { f() }, http: true})
+		spec.specMessage(st, m.raw, m, specOut{send: func(string) {}, async: func(f func()) { f() }, http: true, done: x.R.Context().Done()})
 		if spec.has("notification-200") {
 			x.Status(http.StatusOK, `{"jsonrpc":"2.0","result":{}}`, "Content-Type", "application/json")
 			return
@@ -339,14 +339,14 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 				id = fmt.Sprint(n)
 			}
 			e.Event(id, line)
-		}, async: func(f func()) { f() }, http: true})
+		}, async: func(f func()) { f() }, http: true, done: x.R.Context().Done()})
 		if m.Method == "subscriptions/listen" {
 			x.Hold()
 		}
 		return
 	}
 	var lines []string
-	spec.specMessage(st, m.raw, m, specOut{send: func(line string) { lines = append(lines, line) }, async: func(f func()) { f() }, http: true})
+	spec.specMessage(st, m.raw, m, specOut{send: func(line string) { lines = append(lines, line) }, async: func(f func()) { f() }, http: true, done: x.R.Context().Done()})
 	status := http.StatusOK
 	if spec.Era == "modern" && len(lines) == 1 && strings.Contains(lines[0], `"code":-32601`) && !spec.has("method-not-found-200") && !(spec.has("removed-methods-200") && slices.Contains(removedMethods, m.Method)) {
 		status = http.StatusNotFound

@@ -141,6 +141,7 @@ var Faults = []string{
 	"hang",        // nothing answered but initialize and server/discover
 	"mute-early",  // (initialize era) nothing answered before initialize, not even ping
 	"flood",       // 100,000 log notifications after the first answer
+	"ask-flood",   // (initialize era) once initialized, 10,000 elicitation/create requests and then a log message "asked them all", reading nothing meanwhile (with deaf, nothing ever)
 	"huge-answer", // tools/list answered with 17 MiB
 	"die-midway",  // the server ends at its 8th request
 	"escapes",     // errors carry terminal escapes and a secret
@@ -205,6 +206,9 @@ type specOut struct {
 	http bool
 	// edged: the edges that shape every message are applied already.
 	edged bool
+	// done is closed when the client goes (stdin's end, an HTTP
+	// request's): an answer that waits gives up then.
+	done <-chan struct{}
 }
 
 // specMessage handles one message from the client: raw is the line as it
@@ -262,7 +266,7 @@ func (s *Spec) batch(st *specState, raw []byte, out specOut) {
 	}
 	var answers []string
 	// The batch's answers are edged as one line, the array, not each.
-	collect := specOut{send: func(line string) { answers = append(answers, line) }, async: func(f func()) { f() }, edged: true}
+	collect := specOut{send: func(line string) { answers = append(answers, line) }, async: func(f func()) { f() }, edged: true, done: out.done}
 	for _, it := range items {
 		var m msg
 		if json.Unmarshal(it, &m) != nil {
@@ -287,6 +291,12 @@ func (s *Spec) notification(st *specState, m msg, out specOut) {
 	case "notifications/initialized":
 		if s.has("list-changed-undeclared") {
 			out.send(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+		}
+		if s.has("ask-flood") {
+			for range 10000 {
+				out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-flood") + `","method":"elicitation/create","params":` + elicitation + `}`)
+			}
+			out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"asked them all"}}`)
 		}
 	case "notifications/cancelled":
 		if s.has("die-on-cancel") {

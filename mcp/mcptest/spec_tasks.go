@@ -72,6 +72,7 @@ var TaskFaults = []string{
 	"ext-unknown-internal", // tasks/get of a taskId never given answered -32603, not -32602
 	"ext-task-undeclared",  // a CreateTaskResult to a client that does not declare the extension
 	"ext-result-type",      // a CreateTaskResult of resultType "complete"
+	"ext-no-task-id",       // a CreateTaskResult of resultType "task" without its taskId
 	"ext-not-durable",      // the first tasks/get of each task answered -32602
 	"ext-get-no-result",    // a completed task answered without its result
 	"ext-update-ack",       // tasks/update answered with the task, not an empty result
@@ -91,10 +92,6 @@ type specTask struct {
 	answers          json.RawMessage // the last input given
 	gotten           bool            // tasks/get has answered it once (ext-not-durable)
 }
-
-func taskStamp() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
-
-func terminalStatus(s string) bool { return s == "completed" || s == "failed" || s == "cancelled" }
 
 // toolTaskSupport is a listed tool's execution.taskSupport, "" when none.
 func (s *Spec) toolTaskSupport(name string) string {
@@ -150,6 +147,9 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 		for k, v := range s.taskFields(t) {
 			res[k] = v
 		}
+		if s.has("ext-no-task-id") {
+			delete(res, "taskId")
+		}
 		out.send(s.resultLine(id, "tools/call", mustJSON(res)))
 		return true
 	}
@@ -200,7 +200,7 @@ func (st *specState) newTask(tool string, ttl *int64) *specTask {
 	if st.tasks == nil {
 		st.tasks = map[string]*specTask{}
 	}
-	now := taskStamp()
+	now := stamp()
 	if ttl == nil {
 		n := int64(60000)
 		ttl = &n
@@ -234,7 +234,7 @@ func (s *Spec) taskFields(t *specTask) map[string]json.RawMessage {
 func (s *Spec) advance(t *specTask) bool {
 	before := t.status
 	switch {
-	case terminalStatus(t.status):
+	case terminal(t.status):
 		if t.ended++; s.has("task-terminal-moves") && t.status == "completed" && t.ended > 1 {
 			t.status = "working"
 		}
@@ -264,7 +264,7 @@ func (s *Spec) advance(t *specTask) bool {
 		}
 	}
 	if t.status != before {
-		t.updated = taskStamp()
+		t.updated = stamp()
 		return true
 	}
 	return false
@@ -339,12 +339,12 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 		out.send(s.resultLine(id, m.Method, mustJSON(f)))
 	case "tasks/cancel":
 		switch {
-		case terminalStatus(t.status) && !s.has("task-cancel-terminal-ok"):
+		case terminal(t.status) && !s.has("task-cancel-terminal-ok"):
 			st.mu.Unlock()
 			out.send(s.errorLine(id, codeInvalidParams, "Cannot cancel task: already in terminal status '"+t.status+"'"))
 			return true
-		case !terminalStatus(t.status) && !s.has("task-cancel-no-status"):
-			t.status, t.updated = "cancelled", taskStamp()
+		case !terminal(t.status) && !s.has("task-cancel-no-status"):
+			t.status, t.updated = "cancelled", stamp()
 		}
 		f := s.taskFields(t)
 		st.mu.Unlock()
@@ -399,7 +399,6 @@ func (s *Spec) taskList(st *specState, id json.RawMessage, out specOut) {
 // along meanwhile and asking the client's input when it needs it; it
 // gives up when the client goes (stdio's end, an HTTP request's).
 func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out specOut) {
-	related := `{"io.modelcontextprotocol/related-task":{"taskId":` + string(mustJSON(t.id)) + `}}`
 	for n := 0; ; n++ {
 		st.mu.Lock()
 		status, real, answers := t.status, t.status, t.answers
@@ -407,7 +406,7 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 			status = "completed"
 		}
 		switch {
-		case terminalStatus(status):
+		case terminal(status):
 			st.mu.Unlock()
 			if status == "failed" && slices.Contains(s.Tasks.Fail, t.tool) {
 				out.send(s.errorLine(id, taskError.Code, taskError.Message))
@@ -418,20 +417,20 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 				return
 			}
 			res := s.callResult(t.tool, answers)
-			if s.has("task-result-early") && !terminalStatus(real) {
+			if s.has("task-result-early") && !terminal(real) {
 				res = json.RawMessage(`{"content":[]}`)
 			}
 			if !s.has("task-result-no-meta") {
 				var r map[string]json.RawMessage
 				json.Unmarshal(res, &r)
-				r["_meta"] = json.RawMessage(related)
+				r["_meta"] = json.RawMessage(related(t.id))
 				res = mustJSON(r)
 			}
 			out.send(s.resultLine(id, "tasks/result", res))
 			return
 		case status == "input_required" && t.answers == nil:
 			st.mu.Unlock()
-			meta := `,"_meta":` + related
+			meta := `,"_meta":` + related(t.id)
 			if s.has("task-input-unrelated") {
 				meta = ""
 			}
@@ -448,6 +447,8 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 				st.mu.Unlock()
 			case <-time.After(time.Minute):
 				return
+			case <-out.done:
+				return
 			}
 			continue
 		}
@@ -457,7 +458,11 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 		if changed {
 			s.statusNote(note, out)
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-out.done:
+			return
+		}
 	}
 }
 
@@ -536,8 +541,8 @@ func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) 
 			res = mustJSON(s.taskFields(t))
 		}
 	case "tasks/cancel":
-		if !terminalStatus(t.status) {
-			t.status, t.updated = "cancelled", taskStamp()
+		if !terminal(t.status) {
+			t.status, t.updated = "cancelled", stamp()
 		}
 		res = json.RawMessage(`{}`)
 		if s.has("ext-cancel-ack") {

@@ -1,0 +1,68 @@
+package check
+
+import (
+	"context"
+	"sync"
+)
+
+// onces are what a run makes once, by key, for several checks: a tool's
+// call, a task, a read. The first check that asks makes it, on its own
+// goroutine and within its own time; a check that asks meanwhile waits
+// for it, within its time. A maker that ends without it (its check
+// skipped, failed or ran out of time) leaves the key to the next check
+// that asks or waits. The zero value is ready.
+type onces[K comparable, V any] struct {
+	mu    sync.Mutex // guards slots
+	slots map[K]*onceSlot[V]
+}
+
+// onceSlot is one key's: made, or being made.
+type onceSlot[V any] struct {
+	done chan struct{} // closed when its maker ends, with v or without
+	ok   bool          // v was made; set before done is closed
+	v    V
+}
+
+// get is key's value, made by build on t's goroutine when no check has
+// made it; t ends (out of time) when its time runs out while it waits.
+func (o *onces[K, V]) get(t *T, key K, build func() V) V {
+	for {
+		o.mu.Lock()
+		s, making := o.slots[key]
+		if !making {
+			if o.slots == nil {
+				o.slots = map[K]*onceSlot[V]{}
+			}
+			s = &onceSlot[V]{done: make(chan struct{})}
+			o.slots[key] = s
+		}
+		o.mu.Unlock()
+		if !making {
+			o.make(key, s, build)
+			return s.v
+		}
+		select {
+		case <-s.done:
+			if s.ok {
+				return s.v
+			}
+		case <-t.ctx.Done():
+			t.failErr("waiting for what another check makes once a run", context.Cause(t.ctx))
+		}
+	}
+}
+
+// make runs build for s; when build does not return (runtime.Goexit, a
+// panic) the key is free again before s's waiters are woken.
+func (o *onces[K, V]) make(key K, s *onceSlot[V], build func() V) {
+	defer close(s.done)
+	defer func() {
+		if !s.ok {
+			o.mu.Lock()
+			delete(o.slots, key)
+			o.mu.Unlock()
+		}
+	}()
+	s.v = build()
+	s.ok = true
+}
