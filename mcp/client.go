@@ -31,9 +31,9 @@ type Implementation struct {
 // own work (the modern era stamps each request with the client's).
 func (i Implementation) appendJSON(b []byte) []byte {
 	b = append(b, `{"name":`...)
-	b = appendString(b, i.Name)
+	b = rawjson.AppendString(b, i.Name)
 	b = append(b, `,"version":`...)
-	b = appendString(b, i.Version)
+	b = rawjson.AppendString(b, i.Version)
 	return append(b, '}')
 }
 
