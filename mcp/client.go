@@ -115,10 +115,6 @@ type Client struct {
 	lastToken  atomic.Int64        // progress tokens are unique in the session
 	modernCaps json.RawMessage     // the capabilities each modern request declares
 	recall     *recall             // set while a remembered era awaits the server's word (recall.go)
-	// afterFunc starts a request's timeout timers: opts.AfterFunc, or a
-	// test's clock of this package's, so that what restarts a timeout is
-	// shown by events rather than by a machine's speed.
-	afterFunc func(time.Duration, func()) Timer
 }
 
 // Timer is what a request does with its timeout timers: a *time.Timer, or
@@ -130,10 +126,7 @@ type Timer interface {
 
 // startTimer runs f after d, on the client's clock.
 func (c *Client) startTimer(d time.Duration, f func()) Timer {
-	switch {
-	case c.afterFunc != nil:
-		return c.afterFunc(d, f)
-	case c.opts.AfterFunc != nil:
+	if c.opts.AfterFunc != nil {
 		return c.opts.AfterFunc(d, f)
 	}
 	return time.AfterFunc(d, f)

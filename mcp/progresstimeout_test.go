@@ -63,7 +63,7 @@ func TestProgressRestartsTheTimeout(t *testing.T) {
 	start := func(t *testing.T) (*memTransport, *fakeClock, <-chan callResult, wireMsg) {
 		s, m := newTestSession(t, SessionOptions{})
 		clock := &fakeClock{resets: make(chan time.Duration, 16)}
-		c := &Client{s: s, opts: ClientOptions{Timeout: idle, MaxTimeout: hard}, afterFunc: clock.afterFunc}
+		c := &Client{s: s, opts: ClientOptions{Timeout: idle, MaxTimeout: hard, AfterFunc: clock.afterFunc}}
 		done := goCall(t.Context(), c.Call, "tools/call", []byte(`{"name":"slow"}`))
 		return m, clock, done, m.nextMsg(t)
 	}
