@@ -118,8 +118,9 @@ type Client struct {
 }
 
 // Timer is what a request does with its timeout timers: a *time.Timer, or
-// a test's.
-type Timer interface {
+// a test's. An interface literal, not a type of its own, so that a clock
+// of mcptest's, which cannot import mcp, has AfterFunc's very type.
+type Timer = interface {
 	Reset(time.Duration) bool
 	Stop() bool
 }
