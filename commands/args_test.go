@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 func TestDryRunPrintsWhatWouldBeSent(t *testing.T) {
@@ -119,16 +121,16 @@ func TestHostileSchemas(t *testing.T) {
 		// typing's, which holds until the arguments are checked (the
 		// requests' own bounds before them have stopped).
 		const timeout = 59 * time.Minute
-		clock := newTestClock()
+		clock := mcptest.NewClock()
 		tail, log := fakeLogged(t, "schema=enum:100000")
 		done := make(chan result, 1)
 		go func() { // ends with the run, which the check holds until its bound
-			done <- mcpvIn(t, clock.in(testEnv(t)), "", args([]string{"--timeout", timeout.String(), "call", "shaped", "p1:=@" + longEnumArgument(t)}, tail)...)
+			done <- mcpvIn(t, onClock(testEnv(t), clock), "", args([]string{"--timeout", timeout.String(), "call", "shaped", "p1:=@" + longEnumArgument(t)}, tail)...)
 		}()
-		clock.waitUntil(t, "the check's bound running", func(running, stopped map[time.Duration]int) bool {
-			return running[timeout] == 2
+		clock.WaitUntil(t, "the check's bound running", func(ts mcptest.Timers) bool {
+			return ts.Running[timeout] == 2
 		})
-		clock.fire(timeout)
+		clock.Fire(timeout)
 		r := <-done
 		// The timeout, and no end of the check, is what the exit and the
 		// message say.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 func TestFakeServer(t *testing.T) {
@@ -70,13 +72,13 @@ func TestFakeServer(t *testing.T) {
 				// The connect timeout runs out when the test says: once
 				// stderr shows what the server caused before it.
 				d, _ := time.ParseDuration(tt.args[i+1])
-				clock := newTestClock()
-				out, errb, _, wait := backgroundIn(t, clock.in(testEnv(t)), args(tt.args, fake(tt.behaviour))...)
+				clock := mcptest.NewClock()
+				out, errb, _, wait := backgroundIn(t, onClock(testEnv(t), clock), args(tt.args, fake(tt.behaviour))...)
 				if tt.shown != "" {
 					errb.waitFor(t, tt.shown)
 				}
-				clock.waitUntil(t, "the connect timeout running", func(running, _ map[time.Duration]int) bool { return running[d] > 0 })
-				clock.fire(d)
+				clock.WaitUntil(t, "the connect timeout running", func(ts mcptest.Timers) bool { return ts.Running[d] > 0 })
+				clock.Fire(d)
 				code := wait()
 				result{code, out.String(), errb.String()}.expect(t, tt.wantCode, tt.wantOut, tt.outHas, tt.errHas)
 				return

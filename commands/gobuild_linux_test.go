@@ -31,16 +31,16 @@ func TestStartBoundWaitsForGoBuild(t *testing.T) {
 	os.WriteFile(filepath.Join(bin, "go"), []byte("#!/bin/bash\n\"${0%/*}/compile\"\nexec \"$@\"\n"), 0o755)
 	os.WriteFile(filepath.Join(bin, "compile"), []byte("#!/bin/bash\nread -r _ < \""+fifo+"\"\n"), 0o755)
 	const connect = time.Second
-	clock := newTestClock()
+	clock := mcptest.NewClock()
 	done := make(chan result, 1)
 	go func() { // ends with the run
-		done <- mcpvIn(t, clock.in(testEnv(t)), "", "--connect-timeout", connect.String(), "--timeout", "1m", "ping", "--env", mcptest.EnvVar+"=plain", "--", filepath.Join(bin, "go"), os.Args[0])
+		done <- mcpvIn(t, onClock(testEnv(t), clock), "", "--connect-timeout", connect.String(), "--timeout", "1m", "ping", "--env", mcptest.EnvVar+"=plain", "--", filepath.Join(bin, "go"), os.Args[0])
 	}()
 	build := openWhenRead(t, fifo) // the build has begun
-	clock.waitUntil(t, "the start bound stopped for the build", func(running, stopped map[time.Duration]int) bool {
-		return stopped[connect] > 0 && running[connect] == 0
+	clock.WaitUntil(t, "the start bound stopped for the build", func(ts mcptest.Timers) bool {
+		return ts.Stopped[connect] > 0 && ts.Running[connect] == 0
 	})
-	if n := clock.fire(connect); n != 0 { // the build outlasts the connect timeout
+	if n := clock.Fire(connect); n != 0 { // the build outlasts the connect timeout
 		t.Errorf("%d start bounds ran during the build", n)
 	}
 	build.WriteString("built\n")

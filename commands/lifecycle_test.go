@@ -97,9 +97,9 @@ func interruptWhenIn(t *testing.T, env connect.Env, want string, argv []string, 
 // (the requests before it had their answers), however long they took.
 func timeoutWhen(t *testing.T, d time.Duration, want string, argv []string, ready ...func() bool) (int, string) {
 	t.Helper()
-	clock := newTestClock()
-	return endWhen(t, clock.in(testEnv(t)), want, argv, func(context.CancelCauseFunc) {
-		if clock.fire(d) == 0 {
+	clock := mcptest.NewClock()
+	return endWhen(t, onClock(testEnv(t), clock), want, argv, func(context.CancelCauseFunc) {
+		if clock.Fire(d) == 0 {
 			t.Errorf("no timeout of %v was running", d)
 		}
 	}, ready...)

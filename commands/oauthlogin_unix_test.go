@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // A browser login inside a command's handshake does not count against
@@ -39,14 +40,14 @@ func TestOAuthLoginOutlastsConnectTimeout(t *testing.T) {
 			w.setenv("BROWSER", "read -r _ < "+shellwords.Quote(fifo)+"; MCPV_TEST_BROWSER=1 "+shellwords.Quote(os.Args[0]))
 			const connect = 2 * time.Second
 			for _, run := range []string{"first", "remembered"} {
-				clock := newTestClock()
+				clock := mcptest.NewClock()
 				done := make(chan result, 1)
 				go func() { // ends with the run, which the browser's wait holds
-					done <- mcpvIn(t, clock.in(w.env), "", "--auth", "auto", "--connect-timeout", connect.String(), "list-tools", "-u", srv.URL(), "-c", "-q", "[.tools[].name]")
+					done <- mcpvIn(t, onClock(w.env, clock), "", "--auth", "auto", "--connect-timeout", connect.String(), "list-tools", "-u", srv.URL(), "-c", "-q", "[.tools[].name]")
 				}()
 				browser := openWhenRead(t, fifo)
-				clock.waitUntil(t, "a clock of the start", func(running, stopped map[time.Duration]int) bool { return running[connect]+stopped[connect] > 0 })
-				if n := clock.fire(connect); n != 0 {
+				clock.WaitUntil(t, "a clock of the start", func(ts mcptest.Timers) bool { return ts.Running[connect]+ts.Stopped[connect] > 0 })
+				if n := clock.Fire(connect); n != 0 {
 					t.Errorf("%s run: %d clocks of the start ran while the browser was open", run, n)
 				}
 				browser.WriteString("go\n")

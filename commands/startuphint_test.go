@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // A server that gets no further than its start says why it may be, by
@@ -59,13 +61,13 @@ func TestStartupHints(t *testing.T) {
 			if slices.Contains(tt.args, "--connect-timeout") {
 				// The connect timeout runs out when the test says: once
 				// what the server writes has been read.
-				clock := newTestClock()
-				_, errb, _, wait := backgroundIn(t, clock.in(testEnv(t)), argv...)
+				clock := mcptest.NewClock()
+				_, errb, _, wait := backgroundIn(t, onClock(testEnv(t), clock), argv...)
 				if tt.wrote != "" {
 					errb.waitFor(t, tt.wrote)
 				}
-				clock.waitUntil(t, "the connect timeout running", func(running, _ map[time.Duration]int) bool { return running[time.Second] > 0 })
-				clock.fire(time.Second)
+				clock.WaitUntil(t, "the connect timeout running", func(ts mcptest.Timers) bool { return ts.Running[time.Second] > 0 })
+				clock.Fire(time.Second)
 				code, stderr = wait(), errb.String()
 			} else {
 				r := mcpv(t, "", argv...)

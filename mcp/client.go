@@ -31,9 +31,9 @@ type Implementation struct {
 // own work (the modern era stamps each request with the client's).
 func (i Implementation) appendJSON(b []byte) []byte {
 	b = append(b, `{"name":`...)
-	b = appendString(b, i.Name)
+	b = rawjson.AppendString(b, i.Name)
 	b = append(b, `,"version":`...)
-	b = appendString(b, i.Version)
+	b = rawjson.AppendString(b, i.Version)
 	return append(b, '}')
 }
 
@@ -115,25 +115,19 @@ type Client struct {
 	lastToken  atomic.Int64        // progress tokens are unique in the session
 	modernCaps json.RawMessage     // the capabilities each modern request declares
 	recall     *recall             // set while a remembered era awaits the server's word (recall.go)
-	// afterFunc starts a request's timeout timers: opts.AfterFunc, or a
-	// test's clock of this package's, so that what restarts a timeout is
-	// shown by events rather than by a machine's speed.
-	afterFunc func(time.Duration, func()) Timer
 }
 
 // Timer is what a request does with its timeout timers: a *time.Timer, or
-// a test's.
-type Timer interface {
+// a test's. An interface literal, not a type of its own, so that a clock
+// of mcptest's, which cannot import mcp, has AfterFunc's very type.
+type Timer = interface {
 	Reset(time.Duration) bool
 	Stop() bool
 }
 
 // startTimer runs f after d, on the client's clock.
 func (c *Client) startTimer(d time.Duration, f func()) Timer {
-	switch {
-	case c.afterFunc != nil:
-		return c.afterFunc(d, f)
-	case c.opts.AfterFunc != nil:
+	if c.opts.AfterFunc != nil {
 		return c.opts.AfterFunc(d, f)
 	}
 	return time.AfterFunc(d, f)

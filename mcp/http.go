@@ -119,6 +119,9 @@ type HTTPTransport struct {
 	fatal     error
 	streams   sync.WaitGroup // goroutines reading POST answers and the GET stream
 	free      chan func()    // a POST answer reader waiting for the next exchange takes it (goRequest)
+	// postIdle is how long a POST answer reader waits for the next
+	// exchange before it ends (goRequest): defaultPostIdle, or a test's.
+	postIdle time.Duration
 
 	reinitMu   sync.Mutex // guards the start of a new session: held while one is being started
 	mu         sync.Mutex // guards the fields below
@@ -196,6 +199,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 		cancel:   cancel,
 		incoming: make(chan inbound, 64),
 		free:     make(chan func()),
+		postIdle: defaultPostIdle,
 		large:    large,
 		failed:   make(chan struct{}),
 		endpoint: u,
@@ -318,9 +322,9 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 	return nil
 }
 
-// postIdle is how long the goroutine that ran a request's exchange waits
-// for the next request before it ends.
-const postIdle = time.Second
+// defaultPostIdle is how long the goroutine that ran a request's exchange
+// waits for the next request before it ends.
+const defaultPostIdle = time.Second
 
 // goRequest runs a request's exchange (request) on a goroutine that ran
 // another and is waiting for the next, else on a new one. A new goroutine
@@ -333,11 +337,11 @@ func (t *HTTPTransport) goRequest(exchange func()) {
 	default:
 	}
 	t.streams.Go(func() { // POST answer reader: runs exchanges until none comes for postIdle, or the transport closes
-		idle := time.NewTimer(postIdle)
+		idle := time.NewTimer(t.postIdle)
 		defer idle.Stop()
 		for {
 			exchange()
-			idle.Reset(postIdle)
+			idle.Reset(t.postIdle)
 			select {
 			case exchange = <-t.free:
 			case <-idle.C:

@@ -231,7 +231,7 @@ type wireResponse struct {
 // directly, at its size, after one pass over params that checks them.
 // Anything else goes through json.Marshal, which compacts and escapes.
 func encodeRequest(id json.RawMessage, method string, params json.RawMessage) ([]byte, error) {
-	if !plainMethod(method) || !asMarshaled(id) || !asMarshaled(params) {
+	if !rawjson.Plain(method) || !asMarshaled(id) || !asMarshaled(params) {
 		b, err := json.Marshal(wireRequest{JSONRPC: "2.0", ID: bytes.Clone(id), Method: method, Params: params})
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", method, err)
@@ -261,18 +261,6 @@ func asMarshaled(raw json.RawMessage) bool {
 	}
 	_, marshaled := rawjson.Marshaled(raw)
 	return marshaled
-}
-
-// plainMethod reports whether json.Marshal writes method as it is, between
-// quotes: printable ASCII with nothing it escapes.
-func plainMethod(method string) bool {
-	for i := 0; i < len(method); i++ {
-		switch c := method[i]; {
-		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
-			return false
-		}
-	}
-	return true
 }
 
 // message is one outgoing message, in the parts it was built from.

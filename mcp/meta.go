@@ -95,20 +95,6 @@ func withMeta(params json.RawMessage, entries []metaEntry) (json.RawMessage, err
 	return metaWith(params, fields, entries)
 }
 
-// appendString appends key as a JSON string, as encoding/json writes it:
-// as it is between quotes when nothing in it needs escaping (the keys of
-// _meta mcpv writes), else by encoding/json.
-func appendString(b []byte, key string) []byte {
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return append(b, mustJSON(key)...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, key...)
-	return append(b, '"')
-}
-
 // noParams reports whether params is absent: empty, blank or null.
 func noParams(params json.RawMessage) bool {
 	return len(bytes.TrimSpace(params)) == 0 || string(params) == "null"
@@ -132,7 +118,7 @@ func metaWith(params json.RawMessage, fields []rawjson.Field, entries []metaEntr
 			if b.Len() > 0 && b.Bytes()[b.Len()-1] != '{' {
 				b.WriteByte(',')
 			}
-			b.Write(appendString(b.AvailableBuffer(), e.key))
+			b.Write(rawjson.AppendString(b.AvailableBuffer(), e.key))
 			b.WriteByte(':')
 			b.Write(e.value)
 		}

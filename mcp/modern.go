@@ -163,7 +163,7 @@ func (c *Client) stampEntries() []metaEntry {
 		return *p
 	}
 	entries := []metaEntry{
-		{MetaProtocolVersion, appendString(nil, e.version)},
+		{MetaProtocolVersion, rawjson.AppendString(nil, e.version)},
 		{MetaClientCapabilities, c.modernCaps},
 		{MetaClientInfo, c.opts.Info.appendJSON(nil)},
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -154,18 +154,7 @@ func TestRecalledModernServerNowOfTheInitializeEra(t *testing.T) {
 // the tools/list that must follow it and be the call's.
 func listedAfterInitialize(t *testing.T, m *memTransport, call <-chan callResult) {
 	t.Helper()
-	listedAfterInitializeBut(t, m, call)
-}
-
-// listedAfterInitializeBut is listedAfterInitialize for a client that
-// may send the methods skip before initialize (a probe's ping, which a
-// busy machine brings about by answering the probe after its first wait).
-func listedAfterInitializeBut(t *testing.T, m *memTransport, call <-chan callResult, skip ...string) {
-	t.Helper()
 	ini := m.nextMsg(t)
-	for slices.Contains(skip, ini.Method) {
-		ini = m.nextMsg(t)
-	}
 	if ini.Method != "initialize" {
 		t.Fatalf("sent %s, want initialize", ini.Method)
 	}
@@ -348,19 +337,11 @@ func silentRecall(t *testing.T, rec *Recall, clock *handClock) (*Client, *memTra
 }
 
 // requestAndProbe reads the first request of a silentRecall client, and
-// the probe that goes out beside it, in whichever order they come: the
-// probe's wait (a millisecond) starts before the request is written, and
-// a busy machine may send the probe first, and the probe's ping too.
+// the probe that goes out beside it, in whichever order the two
+// goroutines write them.
 func requestAndProbe(t *testing.T, m *memTransport, method string) (req, disc wireMsg) {
 	t.Helper()
-	next := func() wireMsg { // the probe's ping, which a busy machine may bring before them, aside
-		w := m.nextMsg(t)
-		for w.Method == "ping" && method != "ping" {
-			w = m.nextMsg(t)
-		}
-		return w
-	}
-	a, b := next(), next()
+	a, b := m.nextMsg(t), m.nextMsg(t)
 	if a.Method == "server/discover" {
 		a, b = b, a
 	}
@@ -375,60 +356,78 @@ func requestAndProbe(t *testing.T, m *memTransport, method string) (req, disc wi
 // found out by a probe beside the silent request, within the connect
 // bound: initialize, and the request again in the era found; the silent
 // request is abandoned without a word (no notifications/cancelled before
-// initialize).
+// initialize). In a synctest bubble, so that the probe's first wait (a
+// millisecond) passes where the test lets time pass, and only there.
 func TestRecalledFreshDiscoverSilence(t *testing.T) {
 	t.Run("now of the initialize era", func(t *testing.T) {
-		c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
-		call := goCall(t.Context(), c.Call, "tools/list", nil)
-		_, disc := requestAndProbe(t, m, "tools/list") // the silence is a sign
-		refuse(t, m, disc, CodeMethodNotFound, "Method not found")
-		listedAfterInitializeBut(t, m, call, "ping")
-		if c.Modern() {
-			t.Error("still modern")
-		}
-		if st, _, ok := c.Learnt(); !ok || st.Modern {
-			t.Errorf("Learnt = %+v, %v: the era found is not to be remembered", st, ok)
-		}
-		m.assertQuietBut(t, "ping")
+		inBubble(t, func(t *testing.T) {
+			c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
+			call := goCall(t.Context(), c.Call, "tools/list", nil)
+			_, disc := requestAndProbe(t, m, "tools/list") // the silence is a sign
+			refuse(t, m, disc, CodeMethodNotFound, "Method not found")
+			listedAfterInitialize(t, m, call)
+			if c.Modern() {
+				t.Error("still modern")
+			}
+			if st, _, ok := c.Learnt(); !ok || st.Modern {
+				t.Errorf("Learnt = %+v, %v: the era found is not to be remembered", st, ok)
+			}
+			synctest.Wait()
+			m.assertQuiet(t)
+		})
 	})
 	t.Run("still modern, busy with the request", func(t *testing.T) {
-		c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
-		call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"slow"}`))
-		first, disc := requestAndProbe(t, m, "tools/call")
-		reply(t, m, disc, discovered)
-		reply(t, m, first, `{"content":[],"resultType":"complete"}`) // the request's answer, after the probe's
-		if r := waitFor(t, call); r.err != nil || !strings.Contains(string(r.result), `"content":[]`) {
-			t.Fatalf("call = %s, %v", r.result, r.err)
-		}
-		m.assertQuietBut(t, "ping") // not sent again (the probe pings when its answer is late)
+		inBubble(t, func(t *testing.T) {
+			c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
+			call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"slow"}`))
+			first, disc := requestAndProbe(t, m, "tools/call")
+			reply(t, m, disc, discovered)                                // within the probe's first wait: no ping
+			reply(t, m, first, `{"content":[],"resultType":"complete"}`) // the request's answer, after the probe's
+			if r := waitFor(t, call); r.err != nil || !strings.Contains(string(r.result), `"content":[]`) {
+				t.Fatalf("call = %s, %v", r.result, r.err)
+			}
+			synctest.Wait()
+			m.assertQuiet(t) // not sent again
+		})
 	})
 	t.Run("the request answered while the probe waits", func(t *testing.T) {
-		c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
-		call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"slow"}`))
-		first, _ := requestAndProbe(t, m, "tools/call")
-		reply(t, m, first, `{"content":[],"resultType":"complete"}`)
-		if r := waitFor(t, call); r.err != nil {
-			t.Fatal(r.err)
-		}
+		inBubble(t, func(t *testing.T) {
+			c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
+			call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"slow"}`))
+			first, _ := requestAndProbe(t, m, "tools/call")
+			reply(t, m, first, `{"content":[],"resultType":"complete"}`)
+			if r := waitFor(t, call); r.err != nil {
+				t.Fatal(r.err)
+			}
+			synctest.Wait()
+			m.assertQuiet(t)
+		})
 	})
 	t.Run("silent to everything", func(t *testing.T) {
-		clock := newHandClock()
-		rec := &Recall{State: rememberedModern, Fresh: true, Where: "/state/servers/abc.json"}
-		c, m := silentRecall(t, rec, clock)
-		call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"x"}`))
-		requestAndProbe(t, m, "tools/call")
-		close(clock.end) // the connect bound
-		r := waitFor(t, call)
-		var ce *ChangedError
-		var te *TimeoutError
-		if !errors.As(r.err, &ce) || !errors.As(r.err, &te) || !te.Connect {
-			t.Fatalf("call = %v, want a ChangedError of the connect bound", r.err)
-		}
-		for _, want := range []string{"remembered from an earlier run", "server/discover result kept", "--connect-timeout", "is forgotten (/state/servers/abc.json)"} {
-			if !strings.Contains(r.err.Error(), want) {
-				t.Errorf("%q does not say %q", r.err, want)
+		inBubble(t, func(t *testing.T) {
+			clock := newHandClock()
+			rec := &Recall{State: rememberedModern, Fresh: true, Where: "/state/servers/abc.json"}
+			c, m := silentRecall(t, rec, clock)
+			call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"x"}`))
+			requestAndProbe(t, m, "tools/call")
+			if w := m.nextMsg(t); w.Method != "ping" { // the probe's first wait passes while the test waits
+				t.Fatalf("sent %s, want the probe's ping", w.Method)
 			}
-		}
+			close(clock.end) // the connect bound
+			r := waitFor(t, call)
+			var ce *ChangedError
+			var te *TimeoutError
+			if !errors.As(r.err, &ce) || !errors.As(r.err, &te) || !te.Connect {
+				t.Fatalf("call = %v, want a ChangedError of the connect bound", r.err)
+			}
+			for _, want := range []string{"remembered from an earlier run", "server/discover result kept", "--connect-timeout", "is forgotten (/state/servers/abc.json)"} {
+				if !strings.Contains(r.err.Error(), want) {
+					t.Errorf("%q does not say %q", r.err, want)
+				}
+			}
+			synctest.Wait()
+			m.assertQuiet(t)
+		})
 	})
 }
 

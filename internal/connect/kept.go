@@ -97,8 +97,7 @@ func resume(s *Settings, env Env, h Hooks, ans *answerer) (*Conn, error) {
 	t.Keep() // a later command may want it too; the server's own expiry ends it
 	c, session := newConn(s, h, ans, t, nil, false)
 	c.http, c.settings, c.env = t, s, env
-	cl, err := mcp.Attach(session, mcp.ClientOptions{Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout,
-		TraceParent: h.traceParent()}, k.State)
+	cl, err := mcp.Attach(session, clientOptions(s, env, h, ans.capabilities()), k.State)
 	if err != nil {
 		session.Close(context.Background())
 		return nil, err

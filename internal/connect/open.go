@@ -88,19 +88,10 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ProtocolEra == "modern" && version == "" {
 		version = mcp.ModernVersion
 	}
-	opts := mcp.ClientOptions{
-		Info:            h.Client,
-		ProtocolVersion: version,
-		Probe:           s.ProtocolEra == "auto",
-		Capabilities:    caps,
-		NoExtensions:    s.NoExtensions,
-		Relayed:         h.Capabilities != nil || h.AwaitCapabilities != nil,
-		Timeout:         s.Timeout,
-		MaxTimeout:      s.MaxTimeout,
-		LogLevel:        s.Answers.LogLevel, // the modern era sends it with each request
-		AfterFunc:       env.AfterFunc,
-	}
-	opts.TraceParent = h.traceParent()
+	opts := clientOptions(s, env, h, caps)
+	opts.ProtocolVersion = version
+	opts.Probe = s.ProtocolEra == "auto"
+	opts.Relayed = h.Capabilities != nil || h.AwaitCapabilities != nil
 	if kept != nil {
 		if kept.Ignored != "" && s.Verbose {
 			fmt.Fprintf(h.Stderr, "mcpv: what was kept of the server is not used: %s\n", safetext.Line(kept.Ignored))
@@ -155,17 +146,29 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 		return nil, err
 	}
 	c, session := newConn(s, h, ans, t, nil, true)
-	client, err := mcp.Attach(session, mcp.ClientOptions{
-		Info: h.Client, Capabilities: ans.capabilities(), NoExtensions: s.NoExtensions, Timeout: s.Timeout, MaxTimeout: s.MaxTimeout, LogLevel: s.Answers.LogLevel,
-		TraceParent: h.traceParent(),
-		AfterFunc:   env.AfterFunc,
-	}, st)
+	client, err := mcp.Attach(session, clientOptions(s, env, h, ans.capabilities()), st)
 	if err != nil {
 		session.Close(context.Background())
 		return nil, err
 	}
 	c.Client = client
 	return c, nil
+}
+
+// clientOptions are the options of every client a command opens, new,
+// attached or resumed: who mcpv is, what it declares (caps), and the
+// user's bounds, log level and trace, on env's clock.
+func clientOptions(s *Settings, env Env, h Hooks, caps json.RawMessage) mcp.ClientOptions {
+	return mcp.ClientOptions{
+		Info:         h.Client,
+		Capabilities: caps,
+		NoExtensions: s.NoExtensions,
+		Timeout:      s.Timeout,
+		MaxTimeout:   s.MaxTimeout,
+		LogLevel:     s.Answers.LogLevel, // the modern era sends it with each request
+		TraceParent:  h.traceParent(),
+		AfterFunc:    env.AfterFunc,
+	}
 }
 
 // awaitCapabilities asks await for the capabilities to declare, with a

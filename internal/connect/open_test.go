@@ -239,6 +239,52 @@ func TestKeepAndResume(t *testing.T) {
 	}
 }
 
+// A resumed session is a client with the options of the one that was
+// kept: its requests' --timeout runs on the run's clock (Env.AfterFunc),
+// as every other client's does.
+func TestResumeKeepsTheClientOptions(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{})
+	state := t.TempDir()
+	var mu sync.Mutex // guards started
+	var started []time.Duration
+	env := Env{Environ: []string{"XDG_STATE_HOME=" + state}, Cwd: state, GOOS: "linux",
+		AfterFunc: func(d time.Duration, f func()) Timer {
+			mu.Lock()
+			started = append(started, d)
+			mu.Unlock()
+			return time.AfterFunc(d, f)
+		}}
+	const timeout = 37 * time.Minute
+	s := &Settings{URL: srv.URL, Mode: mcp.ModeStreamable, Auth: Auth{Mode: "none"}, ProtocolEra: "legacy", Timeout: timeout, ConnectTimeout: time.Hour}
+	c, err := Open(t.Context(), s, env, Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid, err := c.Keep()
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed := *s
+	resumed.ResumeSession = sid
+	if c, err = Open(t.Context(), &resumed, env, Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	mu.Lock()
+	started = nil
+	mu.Unlock()
+	if _, err := c.Client.Call(t.Context(), "ping", nil); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(started, timeout) {
+		t.Errorf("the resumed session's request started %v on the run's clock, want its --timeout %v", started, timeout)
+	}
+}
+
 // A stdio session, or one of the modern era, has no session to keep.
 func TestKeepNothing(t *testing.T) {
 	t.Parallel()

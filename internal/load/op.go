@@ -248,10 +248,23 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	return nil
 }
 
-// callParams are a call's params: written by hand, as encoding/json
-// would write them, each iteration.
+// callParams are a call's params, with the arguments it was given: as
+// encoding/json writes them (toolcall.Params).
 func (op *Op) callParams(args json.RawMessage) json.RawMessage {
 	return toolcall.Params(op.target, args, nil)
+}
+
+// iterationParams are a varying iteration's call params, args written as
+// they are: callArgs wrote them, compact, from the templates' values, and
+// toolcall.Params would check them again each iteration, and encode them
+// again where a value holds what encoding/json escapes (<, > or &).
+func (op *Op) iterationParams(args json.RawMessage) json.RawMessage {
+	b := make([]byte, 0, len(`{"name":,"arguments":}`)+len(op.target)+2+len(args))
+	b = append(b, `{"name":`...)
+	b = rawjson.AppendString(b, op.target)
+	b = append(b, `,"arguments":`...)
+	b = append(b, args...)
+	return append(b, '}')
 }
 
 func (op *Op) promptParams(args json.RawMessage) json.RawMessage {
@@ -285,7 +298,7 @@ func (op *Op) Params(ctx context.Context, in any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return op.callParams(args), nil
+	return op.iterationParams(args), nil
 }
 
 // flatTemplates reports whether every template's key is plain and none

@@ -17,6 +17,7 @@ func BenchmarkCallParams(b *testing.B) {
 		{"same", []string{"call", "greet", "name=x"}},
 		{"template", []string{"call", "greet", `name~="x-\(.iteration)"`}},
 		{"template-dotted", []string{"call", "greet", `who.name~="x-\(.iteration)"`}},
+		{"template-escaped", []string{"call", "greet", `name~="<x> & \(.iteration)"`}}, // what encoding/json escapes
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			op, err := ParseOp(bc.words, nil)
@@ -37,5 +38,21 @@ func BenchmarkCallParams(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A varying call's params carry the arguments the templates wrote as they
+// are (not checked and encoded again by encoding/json, which would escape
+// < and &), beside the tool's name as encoding/json writes it.
+func TestCallIterationParams(t *testing.T) {
+	op, err := ParseOp([]string{"call", "a<b", `name~="<x> & \(.iteration)"`}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.args = []byte(`{}`)
+	op.flat = flatTemplates(op.tmpls, op.args)
+	params, err := op.Params(t.Context(), map[string]any{"iteration": 7})
+	if want := `{"name":"a\u003cb","arguments":{"name":"<x> & 7"}}`; err != nil || string(params) != want {
+		t.Errorf("params %s, %v, want %s", params, err, want)
 	}
 }

@@ -246,12 +246,16 @@ type TaskRequest struct {
 // without it when args need no compacting or escaping (a command's first
 // use of encoding/json for a type costs more than the writing).
 func Params(tool string, args json.RawMessage, task *TaskRequest) json.RawMessage {
-	if _, marshaled := rawjson.Marshaled(args); task != nil || !marshaled || !plain(tool) {
-		return mustJSON(struct {
+	if _, marshaled := rawjson.Marshaled(args); task != nil || !marshaled || !rawjson.Plain(tool) {
+		b, err := json.Marshal(struct {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 			Task      *TaskRequest    `json:"task,omitempty"`
 		}{tool, args, task})
+		if err != nil {
+			panic(err) // args a caller did not check
+		}
+		return b
 	}
 	b := make([]byte, 0, len(`{"name":"","arguments":}`)+len(tool)+len(args))
 	b = append(b, `{"name":"`...)
@@ -259,25 +263,6 @@ func Params(tool string, args json.RawMessage, task *TaskRequest) json.RawMessag
 	b = append(b, `","arguments":`...)
 	b = append(b, args...)
 	return append(b, '}')
-}
-
-// plain reports whether encoding/json writes s as it is between quotes:
-// printable ASCII with nothing it escapes.
-func plain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
 
 // NewTaskRequest returns the task member, or nil when the call is no task.

@@ -1,0 +1,27 @@
+package rawjson
+
+import "encoding/json"
+
+// Plain reports whether encoding/json writes s as it is between quotes:
+// printable ASCII with nothing it escapes (a quote, a backslash, or <, >
+// and & for HTML). Nearly every method, tool name and _meta key is.
+func Plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendString appends s as a JSON string, as encoding/json writes it:
+// between quotes as it is when it is Plain, else by encoding/json.
+func AppendString(b []byte, s string) []byte {
+	if !Plain(s) {
+		q, _ := json.Marshal(s) // a string always encodes
+		return append(b, q...)
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
