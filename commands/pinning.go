@@ -14,6 +14,7 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/uritemplate"
@@ -201,6 +202,9 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 		if err != nil && !(errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound) {
 			return fmt.Errorf("could not list the resource templates to hold %q to its pin: %w", uri, err)
 		}
+		if first, n := listedAs(templates, "uriTemplate", uri); n > 0 {
+			return s.checkPinListed(client, pin.Template, uri, first, n) // the template itself, as a completion names it
+		}
 		for _, raw := range templates {
 			text := rawjson.Key(raw, "uriTemplate")
 			if t, err := uritemplate.Parse(text); err == nil {
@@ -247,16 +251,19 @@ func listItems(ctx context.Context, client *mcp.Client, method, key string) ([]j
 
 // pinRequest holds a raw request to the session's pin as the command of
 // its method would be: a tool's call, a prompt's get, a resource's read
-// or subscription. Its params must name the item once, exactly: a name
-// given twice, or in another case, would be checked one way and run
-// another.
+// or subscription, a completion of a prompt's or a template's argument.
+// Its params must name the item once, exactly: a name given twice, or in
+// another case, would be checked one way and run another.
 func (s *session) pinRequest(ctx context.Context, client *mcp.Client, method string, params json.RawMessage) error {
 	if !s.pinning() {
 		return nil
 	}
-	key := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "resources/subscribe": "uri"}[method]
-	if key == "" {
+	key := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "resources/subscribe": "uri", "completion/complete": "ref"}[method]
+	switch key {
+	case "":
 		return nil
+	case "ref":
+		return s.pinCompletion(ctx, client, params)
 	}
 	value, err := exactStringMember(params, key)
 	if err != nil {
@@ -275,6 +282,25 @@ func (s *session) pinRequest(ctx context.Context, client *mcp.Client, method str
 		return err
 	}
 	return s.pinResource(ctx, client, value)
+}
+
+// pinCompletion holds a completion/complete request to the session's
+// pin, its params read as serve reads them: the prompt its ref names, or
+// the template (else the resource, or the template it is an expansion
+// of).
+func (s *session) pinCompletion(ctx context.Context, client *mcp.Client, params json.RawMessage) error {
+	t, rerr := serve.ReadTarget(params)
+	if rerr != nil {
+		return usageErrorf("params: %s; with --pin, a completion/complete request names its item once, as a string", rerr.Message)
+	}
+	switch t.RefType {
+	case "ref/prompt":
+		_, err := (&getPromptCmd{Name: t.RefName, NoValidate: true}).pinned(ctx, s, client)
+		return err
+	case "ref/resource":
+		return s.pinResource(ctx, client, t.RefURI)
+	}
+	return nil
 }
 
 // exactStringMember is the string member key of params, which must hold
