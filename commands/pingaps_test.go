@@ -98,8 +98,8 @@ func TestPinRefusesANameListedTwice(t *testing.T) {
 	if a := answers["3"]; !strings.Contains(a, "called echo") {
 		t.Errorf("serve: call echo: %s", a)
 	}
-	if !strings.Contains(r.stderr, `mcpv: serve: tool "add" listed`) && !strings.Contains(r.stderr, `tool "add" moved`) {
-		t.Logf("serve's stderr:\n%s", r.stderr)
+	if !strings.Contains(r.stderr, `mcpv: serve: tool "add" listed twice`) {
+		t.Errorf("serve's stderr does not say add is listed twice:\n%s", r.stderr)
 	}
 }
 
