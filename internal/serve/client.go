@@ -220,7 +220,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	res = c.view.filter(method, up.pinFilter(method, c.srv.Guard.filter(method, up.taskResult(c, method, res)), mark))
+	res = c.view.filter(method, up.pinFilter(ctx, method, c.srv.Guard.filter(method, up.taskResult(c, method, res)), mark))
 	if c.srv.Record != nil {
 		// What the client got, after the guard and the pin: a recording
 		// holds nothing they withhold.

@@ -139,7 +139,7 @@ func (s *Server) List(ctx context.Context, method, cursor string) (json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	res = u.pinFilter(method, s.Guard.filter(method, res), mark)
+	res = u.pinFilter(ctx, method, s.Guard.filter(method, res), mark)
 	if s.Record != nil {
 		s.Record.Note(method, params, res)
 	}

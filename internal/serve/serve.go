@@ -362,7 +362,7 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 			if err = perr; err != nil {
 				break
 			}
-			s.Record.Note(l.Method, params, u.pinFilter(l.Method, s.Guard.filter(l.Method, p.Raw), mark))
+			s.Record.Note(l.Method, params, u.pinFilter(ctx, l.Method, s.Guard.filter(l.Method, p.Raw), mark))
 			params = mustJSON(map[string]string{"cursor": p.Next})
 		}
 		var ce *mcp.CallError
