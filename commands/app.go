@@ -204,35 +204,35 @@ func invalidApp(r apps.Report, open bool) error {
 	return e
 }
 
-// findTool lists every tool and finds the one named.
+// findTool lists every tool and finds the one named, its copies counted
+// by their name before one is decoded (mcp.ToolName): a name listed
+// twice is refused as such though its first copy does not decode.
 func (c *appCmd) findTool(ctx context.Context, s *session, client *mcp.Client) ([]json.RawMessage, mcp.Tool, error) {
-	var tools, same []json.RawMessage
+	var tools []json.RawMessage
 	var def mcp.Tool
 	var names []string
 	for page, err := range client.Walk(ctx, "tools/list", "tools", 0) {
 		if err != nil {
 			return nil, def, err
 		}
+		tools = append(tools, page.Items...)
 		for _, raw := range page.Items {
-			tools = append(tools, raw)
-			t, ok := mcp.ParseTool(raw)
-			if !ok {
-				continue
-			}
-			names = append(names, t.Name)
-			if t.Name == c.Tool {
-				same = append(same, raw)
-				if def.Name == "" {
+			if t, ok := mcp.ParseTool(raw); ok {
+				names = append(names, t.Name)
+				if t.Name == c.Tool && def.Name == "" {
 					def = t
 				}
 			}
 		}
 	}
+	first, n := listedAs(tools, "name", c.Tool)
+	if n > 1 || def.Name != "" {
+		if err := s.checkPinListed(client, pin.Tool, c.Tool, first, n); err != nil {
+			return nil, def, err
+		}
+	}
 	if def.Name == "" {
 		return nil, def, &refusal{fmt.Sprintf("the server lists no tool %q%s (see mcpv list-tools)", c.Tool, suggest.DidYouMean(c.Tool, names))}
-	}
-	if err := s.checkPinListed(client, pin.Tool, c.Tool, same); err != nil {
-		return nil, def, err
 	}
 	return tools, def, nil
 }
@@ -356,13 +356,11 @@ func (e *events) line(v any) {
 func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *console, tools []json.RawMessage, def mcp.Tool, a apps.ToolApp, rs apps.Resource, args json.RawMessage) error {
 	ev := &events{out: out}
 	byName := map[string]json.RawMessage{}
-	listed := map[string][]json.RawMessage{}
 	for _, t := range tools {
 		if pt, ok := mcp.ParseTool(t); ok {
 			if _, seen := byName[pt.Name]; !seen {
 				byName[pt.Name] = t
 			}
-			listed[pt.Name] = append(listed[pt.Name], t)
 		}
 	}
 	for _, p := range rs.Meta.Permissions {
@@ -373,7 +371,7 @@ func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *
 	guard := c.guard(s)
 	bridge := &apphost.Bridge{
 		Tools:         byName,
-		Relay:         pinnedRelay(s, client, listed),
+		Relay:         pinnedRelay(s, client, tools),
 		AllowTool:     guard.AllowsTool,
 		AllowResource: guard.AllowsResource,
 		ReadOnly:      serve.ToolReadOnly,
@@ -421,8 +419,8 @@ func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *
 // user's would be: a tool or resource that moved since it was pinned, or
 // is listed twice, or a tool whose _meta.ui moved (a visibility widened
 // to let apps call it), is refused and nothing is sent for it. tools are
-// the definitions listed of each name.
-func pinnedRelay(s *session, client *mcp.Client, tools map[string][]json.RawMessage) func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+// every definition listed.
+func pinnedRelay(s *session, client *mcp.Client, tools []json.RawMessage) func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 	return func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		var p struct {
 			Name string `json:"name"`
@@ -432,8 +430,9 @@ func pinnedRelay(s *session, client *mcp.Client, tools map[string][]json.RawMess
 		var err error
 		switch method {
 		case "tools/call":
-			if err = s.checkPinListed(client, pin.Tool, p.Name, slices.Clone(tools[p.Name])); err == nil && len(tools[p.Name]) == 1 {
-				err = s.pinApp(ctx, client, p.Name, tools[p.Name][0], false, nil)
+			first, n := listedAs(tools, "name", p.Name)
+			if err = s.checkPinListed(client, pin.Tool, p.Name, first, n); err == nil && n == 1 {
+				err = s.pinApp(ctx, client, p.Name, first, false, nil)
 			}
 		case "resources/read":
 			err = s.pinResource(ctx, client, p.URI)

@@ -49,9 +49,9 @@ func (c *diffCmd) Help() string {
               required parameter added, a type narrowed, an enum value
               removed, an outputSchema that old results no longer fit
   security    what a model reads or trusts changed: a description, a
-              title, the instructions, an annotation (readOnlyHint or
-              destructiveHint flipped), the server's name, a new item named
-              like another or with the description of one that went
+              title, the instructions, an annotation, the server's name,
+              a new item named like another or with the description of
+              one that went, a name listed twice against a pin
   compatible  the rest: an optional parameter, a new item, a version
 
 Each side is a pin file (mcpv pin), an mcpv test snapshot, a recording (serve --record) or a trace (--trace); without NEW, the server the command line names, as it is now. Against a pin, only what it holds is compared (not _meta, icons or the version). Several servers in a file: --server NAME.
@@ -123,12 +123,19 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 
 // diffChanges are the changes from old to new. Against a pin, only what
 // a pin holds is compared (the members a model reads; not _meta, icons,
-// the server's version), and the apps it pins; else everything.
+// the server's version), and the apps it pins, and a key new lists twice
+// is a security change, as pin --check says (else the copy that is not
+// the pinned one would be only a new item); else everything.
 func diffChanges(old, new diffSide) []surface.Change {
 	if old.pinned == nil && new.pinned == nil {
 		return surface.CompareServers(old.s, new.s)
 	}
 	changes := surface.CompareServers(pin.View(old.s), pin.View(new.s))
+	for _, kind := range pin.Kinds {
+		for _, key := range pin.Duplicates(kind, pin.Listed(kind, new.s)) {
+			changes = append(changes, pin.ListedTwice(kind, key).Changes...)
+		}
+	}
 	switch {
 	case old.pinned != nil && new.Format == "live":
 		changes = append(changes, old.pinned.AppChanges(new.s)...)

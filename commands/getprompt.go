@@ -96,7 +96,8 @@ func (c *getPromptCmd) pinned(ctx context.Context, s *session, client *mcp.Clien
 		if err != nil {
 			return nil, fmt.Errorf("could not list the prompts to hold prompt %q to its pin: %w", c.Name, err)
 		}
-		return items, s.checkPinListed(client, pin.Prompt, c.Name, promptsNamed(items, c.Name))
+		first, n := listedAs(items, "name", c.Name)
+		return items, s.checkPinListed(client, pin.Prompt, c.Name, first, n)
 	}
 	items, err := check()
 	if err != nil && s.keptServed("prompts") {

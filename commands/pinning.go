@@ -1,12 +1,12 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/apps"
@@ -14,6 +14,7 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/uritemplate"
@@ -112,16 +113,17 @@ func readPinFile(path, tree, label string) (*pin.File, error) {
 // not listed), when it moved from the pin the session's server is held
 // to; without a pin, everything goes.
 func (s *session) checkPin(client *mcp.Client, kind pin.Kind, key string, raw []byte) error {
-	var listed []json.RawMessage
+	n := 0
 	if raw != nil {
-		listed = append(listed, raw)
+		n = 1
 	}
-	return s.checkPinListed(client, kind, key, listed)
+	return s.checkPinListed(client, kind, key, raw, n)
 }
 
-// checkPinListed is checkPin of every item the server lists under key:
-// more than one is refused as listed twice.
-func (s *session) checkPinListed(client *mcp.Client, kind pin.Kind, key string, listed []json.RawMessage) error {
+// checkPinListed is checkPin of the item the server lists n times under
+// key (every page's), first the first of them: more than one is refused
+// as listed twice.
+func (s *session) checkPinListed(client *mcp.Client, kind pin.Kind, key string, first []byte, n int) error {
 	if !s.pinning() {
 		return nil
 	}
@@ -129,10 +131,7 @@ func (s *session) checkPinListed(client *mcp.Client, kind pin.Kind, key string, 
 	if err != nil {
 		return err
 	}
-	for i := range listed {
-		listed[i] = s.masked(listed[i])
-	}
-	return s.refused(p, p.CheckListed(kind, key, listed))
+	return s.refused(p, p.CheckListed(kind, key, s.masked(first), n))
 }
 
 // refused is the refusal of a move, nil for none.
@@ -190,12 +189,12 @@ func (s *session) pinResource(ctx context.Context, client *mcp.Client, uri strin
 }
 
 func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri string) error {
-	listed, err := findItems(ctx, client, "resources/list", "resources", func(raw json.RawMessage) bool { return memberString(raw, "uri") == uri })
+	listed, err := findItems(ctx, client, "resources/list", "resources", func(raw json.RawMessage) bool { return rawjson.Key(raw, "uri") == uri })
 	if err != nil {
 		return fmt.Errorf("could not list the resources to hold %q to its pin: %w", uri, err)
 	}
 	if len(listed) > 0 {
-		return s.checkPinListed(client, pin.Resource, uri, listed)
+		return s.checkPinListed(client, pin.Resource, uri, listed[0], len(listed))
 	}
 	if client.HasCapability("resources") {
 		templates, err := listItems(ctx, client, "resources/templates/list", "resourceTemplates")
@@ -203,12 +202,15 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 		if err != nil && !(errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound) {
 			return fmt.Errorf("could not list the resource templates to hold %q to its pin: %w", uri, err)
 		}
+		if first, n := listedAs(templates, "uriTemplate", uri); n > 0 {
+			return s.checkPinListed(client, pin.Template, uri, first, n) // the template itself, as a completion names it
+		}
 		for _, raw := range templates {
-			text := memberString(raw, "uriTemplate")
+			text := rawjson.Key(raw, "uriTemplate")
 			if t, err := uritemplate.Parse(text); err == nil {
 				if _, ok := t.Match(uri); ok {
-					same := slices.DeleteFunc(slices.Clone(templates), func(r json.RawMessage) bool { return memberString(r, "uriTemplate") != text })
-					return s.checkPinListed(client, pin.Template, text, same)
+					first, n := listedAs(templates, "uriTemplate", text)
+					return s.checkPinListed(client, pin.Template, text, first, n)
 				}
 			}
 		}
@@ -247,25 +249,21 @@ func listItems(ctx context.Context, client *mcp.Client, method, key string) ([]j
 	return items, nil
 }
 
-// memberString is a string member of a JSON object, or "".
-func memberString(raw json.RawMessage, key string) string {
-	var s string
-	json.Unmarshal(rawjson.Member(raw, key), &s)
-	return s
-}
-
 // pinRequest holds a raw request to the session's pin as the command of
 // its method would be: a tool's call, a prompt's get, a resource's read
-// or subscription. Its params must name the item once, exactly: a name
-// given twice, or in another case, would be checked one way and run
-// another.
+// or subscription, a completion of a prompt's or a template's argument.
+// Its params must name the item once, exactly: a name given twice, or in
+// another case, would be checked one way and run another.
 func (s *session) pinRequest(ctx context.Context, client *mcp.Client, method string, params json.RawMessage) error {
 	if !s.pinning() {
 		return nil
 	}
-	key := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "resources/subscribe": "uri"}[method]
-	if key == "" {
+	key := map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri", "resources/subscribe": "uri", "completion/complete": "ref"}[method]
+	switch key {
+	case "":
 		return nil
+	case "ref":
+		return s.pinCompletion(ctx, client, params)
 	}
 	value, err := exactStringMember(params, key)
 	if err != nil {
@@ -284,6 +282,25 @@ func (s *session) pinRequest(ctx context.Context, client *mcp.Client, method str
 		return err
 	}
 	return s.pinResource(ctx, client, value)
+}
+
+// pinCompletion holds a completion/complete request to the session's
+// pin, its params read as serve reads them: the prompt its ref names, or
+// the template (else the resource, or the template it is an expansion
+// of).
+func (s *session) pinCompletion(ctx context.Context, client *mcp.Client, params json.RawMessage) error {
+	t, rerr := serve.ReadTarget(params)
+	if rerr != nil {
+		return usageErrorf("params: %s; with --pin, a completion/complete request names its item once, as a string", rerr.Message)
+	}
+	switch t.RefType {
+	case "ref/prompt":
+		_, err := (&getPromptCmd{Name: t.RefName, NoValidate: true}).pinned(ctx, s, client)
+		return err
+	case "ref/resource":
+		return s.pinResource(ctx, client, t.RefURI)
+	}
+	return nil
 }
 
 // exactStringMember is the string member key of params, which must hold
@@ -322,41 +339,38 @@ func (s *session) masked(raw []byte) []byte {
 
 // pinnedTool finds the tool called name in every page of the server's
 // list (a name on two pages is listed twice) and holds it, and its app,
-// to the session's pin.
+// to the session's pin. Its copies are counted by their name before one
+// is decoded: a name listed twice is refused as such though its first
+// copy does not decode.
 func (s *session) pinnedTool(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
-	var listed []json.RawMessage
+	var first json.RawMessage
+	var n int
 	t := mcp.Tool{Name: name}
 	var err error
 	if s.cacheTools {
-		var n int
-		if t, n, err = s.conn.Tools.Lookup(ctx, client, name); err == nil {
-			listed = slices.Repeat([]json.RawMessage{t.Raw}, n)
-		}
+		t, n, err = s.conn.Tools.Lookup(ctx, client, name)
+		first = t.Raw
 	} else {
+		var listed []json.RawMessage
 		var names []string
-		listed, names, err = toolsNamed(ctx, client, name)
-		if err == nil && len(listed) == 0 {
-			err = &mcp.ToolNotListedError{Name: name, Listed: names}
-		}
-		if err == nil {
+		if listed, names, err = toolsNamed(ctx, client, name); err == nil {
+			n = len(listed)
 			var ok bool
-			if t, ok = mcp.ParseTool(listed[0]); !ok {
+			if n > 0 {
+				first = listed[0]
+				t, ok = mcp.ParseTool(first)
+			}
+			if !ok {
 				t, err = mcp.Tool{Name: name}, &mcp.ToolNotListedError{Name: name, Listed: names}
 			}
 		}
 	}
 	var nl *mcp.ToolNotListedError
-	switch {
-	case errors.As(err, &nl):
-		if perr := s.checkPin(client, pin.Tool, name, nil); perr != nil {
-			return t, perr
-		}
-		return t, err
-	case err != nil:
+	if err != nil && !errors.As(err, &nl) {
 		return t, err
 	}
-	if err := s.checkPinListed(client, pin.Tool, name, listed); err != nil {
-		return t, err
+	if perr := s.checkPinListed(client, pin.Tool, name, first, n); perr != nil || err != nil {
+		return t, cmp.Or(perr, err)
 	}
 	return t, s.pinApp(ctx, client, name, t.Raw, true, nil)
 }
@@ -435,7 +449,7 @@ func (s *session) readDocument(ctx context.Context, client *mcp.Client, uri stri
 	}
 	d := surface.DocumentOf(uri, res, nil)
 	if d.Read && d.UI == nil && client.HasCapability("resources") {
-		listing, err := findItems(ctx, client, "resources/list", "resources", func(raw json.RawMessage) bool { return memberString(raw, "uri") == uri })
+		listing, err := findItems(ctx, client, "resources/list", "resources", func(raw json.RawMessage) bool { return rawjson.Key(raw, "uri") == uri })
 		if err != nil {
 			return surface.Document{}, err
 		}
@@ -447,13 +461,16 @@ func (s *session) readDocument(ctx context.Context, client *mcp.Client, uri stri
 	return d, nil
 }
 
-// promptsNamed are the prompts listed as name.
-func promptsNamed(items []json.RawMessage, name string) []json.RawMessage {
-	var out []json.RawMessage
+// listedAs is the first of items whose member (its key: a name, a URI)
+// is key, and how many are: the copies of one item, counted by the one
+// reader of a key (rawjson.Key).
+func listedAs(items []json.RawMessage, member, key string) (first json.RawMessage, n int) {
 	for _, it := range items {
-		if memberString(it, "name") == name {
-			out = append(out, it)
+		if rawjson.Key(it, member) == key {
+			if n++; n == 1 {
+				first = it
+			}
 		}
 	}
-	return out
+	return first, n
 }

@@ -86,6 +86,7 @@ func (s *session) httpClients() (authorized, plain *http.Client, err error) {
 }
 
 // request opens the session, checks that the server declared capability,
+// holds what the request names to the session's pin (pinRequest),
 // sends the request and returns its raw result.
 func (s *session) request(ctx context.Context, capability, method string, params json.RawMessage) (json.RawMessage, error) {
 	client, err := s.client(ctx)
@@ -93,6 +94,9 @@ func (s *session) request(ctx context.Context, capability, method string, params
 		return nil, err
 	}
 	if err := client.Require(capability, method); err != nil {
+		return nil, err
+	}
+	if err := s.pinRequest(ctx, client, method, params); err != nil {
 		return nil, err
 	}
 	return client.Call(ctx, method, params)

@@ -50,12 +50,13 @@ func (c *watchCmd) notInBatch() {}
 
 func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 	w := watch.New(watch.Options{URIs: c.URIs, Read: c.Read, Lists: c.Lists, Count: c.Count, For: c.For,
-		Timeout: s.settings.Timeout, Warnf: out.warnf, Notef: out.notef})
+		Timeout: s.settings.Timeout, Warnf: out.warnf, Notef: out.notef, Hold: s.pinResource})
 	s.listen(w.Notify)
 	client, err := s.client(ctx)
 	if err != nil {
 		return err
 	}
+
 	p := *out.printer
 	p.Format.Pretty = out.flags.Pretty // one line per event, even on a terminal
 	// falsy is the last line's verdict under --exit-status.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // serve answers the client's requests on m with answer(method, params),
@@ -266,6 +268,45 @@ func TestToolCache(t *testing.T) {
 	var nl *ToolNotListedError
 	if !errors.As(err, &nl) || !slices.Equal(nl.Listed, []string{"a", "b"}) || found.Raw != nil || len(log.methods()) != 7 {
 		t.Errorf("FindTool(c) = %+v, %v after %d requests; want every page walked and a ToolNotListedError", found, err, len(log.methods()))
+	}
+}
+
+// Lookup counts every copy of a name, read as the exact member "name"
+// before the rest is decoded: a first copy that does not decode is
+// counted, and one named "Name" is not the tool called "name".
+func TestToolCacheCountsEveryCopy(t *testing.T) {
+	for _, tt := range []struct {
+		name, tools string
+		want        int
+		found       bool
+	}{
+		{"a first copy that does not decode", `[{"name":"add","execution":"x","inputSchema":{"type":"object"}},{"name":"add","inputSchema":{"type":"object"}}]`, 2, true},
+		{"the only copy does not decode", `[{"name":"add","execution":"x"}]`, 1, false},
+		{"one on each page", `[{"name":"add","inputSchema":{"type":"object"}}],"nextCursor":"p2"`, 2, true},
+		{"Name is another member", `[{"name":"add","inputSchema":{"type":"object"}},{"Name":"add","inputSchema":{"type":"object"}}]`, 1, true},
+		{"Name alone", `[{"Name":"add","inputSchema":{"type":"object"}}]`, 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, m := initialized(t, ClientOptions{}, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}}}`)
+			serve(t, m, func(method string, params json.RawMessage) (string, string) {
+				if strings.Contains(string(params), "p2") {
+					return `{"tools":[{"name":"add","inputSchema":{"type":"object"}}]}`, ""
+				}
+				return `{"tools":` + tt.tools + `}`, ""
+			})
+			var tc ToolCache
+			tool, n, err := tc.Lookup(t.Context(), c, "add")
+			var nl *ToolNotListedError
+			if n != tt.want || (err == nil) != tt.found || (err != nil && !errors.As(err, &nl)) || tool.Name != "add" {
+				t.Errorf("Lookup(add) = %+v, %d, %v; want %d copies, found %v", tool, n, err, tt.want, tt.found)
+			}
+			if tt.found && (tool.InputSchema == nil || rawjson.Member(tool.Raw, "execution") != nil) {
+				t.Errorf("Lookup(add) = %s; want the first copy that decodes", tool.Raw)
+			}
+			if !tt.found && (tt.want > 0) != (tool.Raw != nil) {
+				t.Errorf("Lookup(add) = %s; want the copy listed, which does not decode, and no other", tool.Raw)
+			}
+		})
 	}
 }
 

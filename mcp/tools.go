@@ -21,20 +21,21 @@ type Tool struct {
 }
 
 // ParseTool reads a tool definition from tools/list; ok is false for one
-// without a name, or that cannot be read: FindTool passes over it.
+// without a name (ToolName's), or that cannot be read: FindTool passes
+// over it.
 func ParseTool(raw json.RawMessage) (Tool, bool) {
 	var d struct {
-		Name         string          `json:"name"`
 		InputSchema  json.RawMessage `json:"inputSchema"`
 		OutputSchema json.RawMessage `json:"outputSchema"`
 		Execution    struct {
 			TaskSupport string `json:"taskSupport"`
 		} `json:"execution"`
 	}
-	if json.Unmarshal(raw, &d) != nil || d.Name == "" {
+	name := ToolName(raw)
+	if name == "" || json.Unmarshal(raw, &d) != nil {
 		return Tool{}, false
 	}
-	return Tool{Name: d.Name, InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, TaskSupport: d.Execution.TaskSupport, Raw: raw}, true
+	return Tool{Name: name, InputSchema: d.InputSchema, OutputSchema: d.OutputSchema, TaskSupport: d.Execution.TaskSupport, Raw: raw}, true
 }
 
 // FindTool walks tools/list page by page for the tool called name and stops
@@ -79,20 +80,10 @@ func ToolSought(ctx context.Context) string {
 	return name
 }
 
-// ToolName reads a definition's name without decoding the rest of it: ""
-// when it has none, or the definition is not an object.
-func ToolName(raw json.RawMessage) string {
-	var name string
-	rawjson.ForEachValidMember(raw, func(k string, v []byte) error {
-		if k == "name" && string(v) != "null" { // null leaves it, as encoding/json does
-			if s, err := rawjson.String(v); err == nil {
-				name = s
-			}
-		}
-		return nil
-	})
-	return name
-}
+// ToolName reads a definition's name without decoding the rest of it
+// (its exact member "name", rawjson.Key): "" when it has none, or the
+// definition is not an object. A name listed twice is counted by it.
+func ToolName(raw json.RawMessage) string { return rawjson.Key(raw, "name") }
 
 // ToolNotListedError is a tool name that tools/list does not hold.
 type ToolNotListedError struct {
@@ -111,10 +102,18 @@ func (e *ToolNotListedError) Error() string {
 type ToolCache struct {
 	walk sync.Mutex // guards the walk: held while listing, so one walk serves every waiter
 
-	mu    sync.Mutex      // guards the fields below
-	tools map[string]Tool // nil until listed, or after Reset
-	twice map[string]int  // how many times each name listed more than once was
-	gen   int             // bumped by Reset: a walk begun before it is stale
+	mu    sync.Mutex         // guards the fields below
+	tools map[string]listing // by name (ToolName's); nil until listed, or after Reset
+	gen   int                // bumped by Reset: a walk begun before it is stale
+}
+
+// listing is what the tool list holds under one name: how many times it
+// lists it, whether it decodes or not, and the first definition that
+// decodes (ok), else the first.
+type listing struct {
+	tool Tool
+	n    int
+	ok   bool
 }
 
 // Find returns the tool called name, listing every tool first if the cache
@@ -127,51 +126,64 @@ func (tc *ToolCache) Find(ctx context.Context, c *Client, name string) (Tool, er
 }
 
 // Lookup is Find, and how many times the list held name (every page's
-// items): a caller that must tell two definitions of one name apart can.
+// items, each counted by its name before it is decoded, a definition
+// that does not decode too): a caller that must tell two definitions of
+// one name apart can, whether or not one of them decodes. A name listed
+// with no definition that decodes comes back with its first definition
+// as Raw, its count and a *ToolNotListedError.
 func (tc *ToolCache) Lookup(ctx context.Context, c *Client, name string) (Tool, int, error) {
 	tc.walk.Lock()
 	defer tc.walk.Unlock()
 	tc.mu.Lock()
-	tools, twice, gen := tc.tools, tc.twice, tc.gen
+	tools, gen := tc.tools, tc.gen
 	tc.mu.Unlock()
 	if tools == nil {
-		tools, twice = map[string]Tool{}, map[string]int{}
+		tools = map[string]listing{}
 		for p, err := range c.Walk(WithLookup(ctx), "tools/list", "tools", 0) {
 			if err != nil {
 				return Tool{Name: name}, 0, err
 			}
 			for _, raw := range p.Items {
-				t, ok := ParseTool(raw)
-				switch _, seen := tools[t.Name]; {
-				case !ok:
-				case seen:
-					twice[t.Name] = max(twice[t.Name], 1) + 1
-				default:
-					tools[t.Name] = t
+				if n := ToolName(raw); n != "" {
+					tools[n] = tools[n].add(n, raw)
 				}
 			}
 		}
 		tc.mu.Lock()
 		if tc.gen == gen { // else the list changed while it was walked: use it once, keep nothing
-			tc.tools, tc.twice = tools, twice
+			tc.tools = tools
 		}
 		tc.mu.Unlock()
 	}
-	if t, ok := tools[name]; ok {
-		return t, max(twice[name], 1), nil
+	if l := tools[name]; l.ok {
+		return l.tool, l.n, nil
 	}
-	listed := make([]string, 0, len(tools))
-	for n := range tools {
-		listed = append(listed, n)
+	var listed []string
+	for n, l := range tools {
+		if l.ok {
+			listed = append(listed, n)
+		}
 	}
 	slices.Sort(listed)
-	return Tool{Name: name}, 0, &ToolNotListedError{Name: name, Listed: listed}
+	return Tool{Name: name, Raw: tools[name].tool.Raw}, tools[name].n, &ToolNotListedError{Name: name, Listed: listed}
+}
+
+// add is l with one more definition of the tool called name, raw.
+func (l listing) add(name string, raw json.RawMessage) listing {
+	if l.n++; !l.ok {
+		if t, ok := ParseTool(raw); ok {
+			l.tool, l.ok = t, true
+		} else if l.n == 1 {
+			l.tool = Tool{Name: name, Raw: raw}
+		}
+	}
+	return l
 }
 
 // Reset forgets every definition; the next Find lists the tools again.
 func (tc *ToolCache) Reset() {
 	tc.mu.Lock()
-	tc.tools, tc.twice = nil, nil
+	tc.tools = nil
 	tc.gen++
 	tc.mu.Unlock()
 }

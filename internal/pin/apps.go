@@ -81,7 +81,7 @@ func Apps(s surface.Server) []Item {
 	var out []Item
 	seen := map[string]bool{}
 	for _, raw := range s.Tools {
-		name := rawString(raw, "name")
+		name := rawjson.Key(raw, "name")
 		if name == "" || seen[name] {
 			continue
 		}
@@ -165,24 +165,6 @@ func withoutMember(def []byte, name string) []byte {
 	return out
 }
 
-// rawString is a string member of a JSON object, or "": the last of a
-// member given twice, as a decoder reads it.
-func rawString(raw []byte, name string) string {
-	var s string
-	if len(raw) > 0 && raw[0] == '{' {
-		rawjson.ForEachValidMember(raw, func(k string, v []byte) error {
-			if k == name {
-				s = ""
-				if len(v) > 0 && v[0] == '"' {
-					s, _ = rawjson.String(v)
-				}
-			}
-			return nil
-		})
-	}
-	return s
-}
-
 // appLabel is how a move of an app is labelled.
 func appLabel(tool string) string { return fmt.Sprintf("app of tool %q", tool) }
 
@@ -204,7 +186,7 @@ func (p *Server) CheckDocument(uri string, d surface.Document) *Move {
 	}
 	for _, a := range p.Apps {
 		pinnedDoc := rawjson.Member(a.Def, "document")
-		if pinnedDoc == nil || rawString(pinnedDoc, "uri") != uri {
+		if pinnedDoc == nil || rawjson.Key(pinnedDoc, "uri") != uri {
 			continue
 		}
 		if d.Read && d.UI == nil {
@@ -231,7 +213,7 @@ func ListedTwice(kind Kind, key string) Move { return twiceMove(kind, key) }
 // DocumentPinned reports whether an app p pins names the document at uri.
 func (p *Server) DocumentPinned(uri string) bool {
 	for _, a := range p.Apps {
-		if doc := rawjson.Member(a.Def, "document"); doc != nil && rawString(doc, "uri") == uri {
+		if doc := rawjson.Member(a.Def, "document"); doc != nil && rawjson.Key(doc, "uri") == uri {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 )
 
@@ -130,11 +131,11 @@ func (p *Server) compareApps(live surface.Server) []Move {
 	}
 	count := map[string]int{}
 	for _, raw := range live.Tools {
-		count[rawString(raw, "name")]++
+		count[rawjson.Key(raw, "name")]++
 	}
 	var moves []Move
 	for _, raw := range live.Tools {
-		name := rawString(raw, "name")
+		name := rawjson.Key(raw, "name")
 		if _, pinned := p.Find(Tool, name); !pinned || count[name] != 1 {
 			continue // new, or listed twice: the tool's own move says it
 		}

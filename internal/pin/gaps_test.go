@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/fuzzcheck"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 )
 
@@ -26,7 +27,7 @@ func TestAKeyListedTwiceIsRefused(t *testing.T) {
 		t.Fatalf("Compare = %+v, want add listed twice", moves)
 	}
 	for _, listed := range [][]json.RawMessage{{good, poisoned}, {good, good}} {
-		m := p.CheckListed(Tool, "add", listed)
+		m := p.CheckListed(Tool, "add", listed[0], len(listed))
 		if m == nil || m.How != Twice {
 			t.Fatalf("CheckListed = %+v, want listed twice", m)
 		}
@@ -35,7 +36,7 @@ func TestAKeyListedTwiceIsRefused(t *testing.T) {
 			t.Errorf("refusal: %s", r)
 		}
 	}
-	if m := p.CheckListed(Tool, "add", []json.RawMessage{good}); m != nil {
+	if m := p.CheckListed(Tool, "add", good, 1); m != nil {
 		t.Errorf("listed once as pinned: %+v", m)
 	}
 	for _, kind := range []struct {
@@ -165,7 +166,7 @@ func TestAppsArePinned(t *testing.T) {
 			}
 			var live []byte
 			for _, raw := range tt.live.Tools {
-				if rawString(raw, "name") == tt.tool {
+				if rawjson.Key(raw, "name") == tt.tool {
 					live = AppOf(raw, tt.live.Documents)
 				}
 			}

@@ -119,7 +119,7 @@ func Duplicates(kind Kind, items []json.RawMessage) []string {
 	seen := make(map[string]int, len(items))
 	var twice []string
 	for _, raw := range items {
-		key := rawString(raw, kind.KeyMember())
+		key := rawjson.Key(raw, kind.KeyMember())
 		if key == "" {
 			continue
 		}

@@ -1,7 +1,6 @@
 package pin
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/mcpv/mcpv/internal/safetext"
@@ -28,16 +27,16 @@ func (p *Server) Check(kind Kind, key string, raw []byte) *Move {
 	return &m
 }
 
-// CheckListed is Check over every item the server lists now under key
-// (every page's, in order): one is checked as Check does, none is not
-// listed, and more than one is refused as listed twice, whatever each
-// is.
-func (p *Server) CheckListed(kind Kind, key string, listed []json.RawMessage) *Move {
-	switch len(listed) {
+// CheckListed is Check of the item the server lists now under key, n
+// times (every page's), first the first of them: none is not listed,
+// one is checked as Check does, and more than one is refused as listed
+// twice, whatever each is.
+func (p *Server) CheckListed(kind Kind, key string, first []byte, n int) *Move {
+	switch n {
 	case 0:
 		return p.Check(kind, key, nil)
 	case 1:
-		return p.Check(kind, key, listed[0])
+		return p.Check(kind, key, first)
 	}
 	m := twiceMove(kind, key)
 	return &m

@@ -41,6 +41,24 @@ func ExactString(obj []byte, key string) (string, bool) {
 	return v, true
 }
 
+// Key is the string member of a valid JSON object named exactly key (not
+// in another case; the last when it is there twice, a later null leaving
+// it, as encoding/json does), "" when there is none or obj is no object.
+// It is the one reader of an item's name or URI by which an item listed
+// twice is counted, before the rest of the item is decoded.
+func Key(obj []byte, key string) string {
+	var s string
+	ForEachValidMember(obj, func(k string, v []byte) error {
+		if k == key && string(v) != "null" {
+			if str, err := String(v); err == nil {
+				s = str
+			}
+		}
+		return nil
+	})
+	return s
+}
+
 // With is the JSON object obj with its member key set to value (in its
 // place, or added at its end); obj as it is when it is no object.
 func With(obj []byte, key string, value []byte) []byte {

@@ -215,7 +215,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	return c.srv.given(up, method, asked, up.taskResult(c, method, res), mark, c.view), nil
+	return c.srv.given(ctx, up, method, asked, up.taskResult(c, method, res), mark, c.view), nil
 }
 
 // setLogLevel takes a legacy client's logging/setLevel for a modern

@@ -134,7 +134,7 @@ func (s *Server) List(ctx context.Context, method, cursor string) (json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	return s.given(u, method, params, res, mark, nil), nil
+	return s.given(ctx, u, method, params, res, mark, nil), nil
 }
 
 // send sends method to u as its era asks: Forward to a legacy server,
@@ -155,8 +155,8 @@ func (u *upstream) send(ctx context.Context, method string, params json.RawMessa
 // the pin, then the view. The recording notes it as given, with asked
 // (the request as the client sent it), so that it holds nothing they
 // withhold.
-func (s *Server) given(u *upstream, method string, asked, res json.RawMessage, mark uint64, view *viewGuard) json.RawMessage {
-	res = view.filter(method, u.pinFilter(method, s.Guard.filter(method, res), mark))
+func (s *Server) given(ctx context.Context, u *upstream, method string, asked, res json.RawMessage, mark uint64, view *viewGuard) json.RawMessage {
+	res = view.filter(method, u.pinFilter(ctx, method, s.Guard.filter(method, res), mark))
 	if s.Record != nil {
 		s.Record.Note(method, asked, res)
 	}

@@ -176,7 +176,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	res = up.pinFilter(method, up.taskResult(c, method, res), mark)
+	res = up.pinFilter(ctx, method, up.taskResult(c, method, res), mark)
 	if method == "server/discover" {
 		// The versions serve answers a modern request in, as the card
 		// says, whatever the server behind lists.

@@ -279,6 +279,8 @@ func (g *pinGate) moveLine(m pin.Move) string {
 	label := m.Label()
 	var s string
 	switch {
+	case m.How == pin.Twice: // no approval makes it one
+		return fmt.Sprintf("%s listed twice: the server lists it more than once, and a client cannot tell which one it uses; withheld until it lists it once", label)
 	case m.Kind == "instructions":
 		s = fmt.Sprintf("the instructions moved since they were pinned in %s", g.cfg.Label)
 	case m.How == pin.Removed:

@@ -58,8 +58,10 @@ func (u *upstream) pinMark() uint64 {
 // walked once), a tool whose app moved; from a resources/read, an app's
 // document that moved. Any other result comes
 // back as it is. An item that holds its key twice, or in another case,
-// is left out, as the guard leaves it out.
-func (u *upstream) pinFilter(method string, res json.RawMessage, mark uint64) json.RawMessage {
+// is left out, as the guard leaves it out. A walk of the whole list ends
+// with the request (ctx), and one that failed is not tried again for
+// each page until the list changes.
+func (u *upstream) pinFilter(ctx context.Context, method string, res json.RawMessage, mark uint64) json.RawMessage {
 	g := u.srv.pins
 	l, ok := mcp.ListOf(method)
 	switch {
@@ -79,9 +81,9 @@ func (u *upstream) pinFilter(method string, res json.RawMessage, mark uint64) js
 			count[key]++
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), pinWalkWait)
+	ctx, cancel := context.WithTimeout(ctx, pinWalkWait)
 	defer cancel()
-	if keep && u.pinned.whole(kind) == nil {
+	if keep && u.pinned.whole(kind) == nil && !u.pinned.walkFailed(kind) {
 		// Walked whole once (and kept until it changes), the list tells
 		// a key a later page lists again, which this page cannot.
 		u.walkKind(ctx, kind)

@@ -30,6 +30,10 @@ type pinSeen struct {
 	// resource changes (docGen moves then).
 	docs   map[string]surface.Document
 	docGen uint64
+	// unwalkable are the lists whose walk failed (or that are too large
+	// to keep), until they change: a page is not a reason to walk them
+	// again.
+	unwalkable map[pin.Kind]bool
 }
 
 // seenList is one list as seen. A complete one is never changed once
@@ -164,7 +168,11 @@ func (s *pinSeen) keep(kind pin.Kind, l *seenList, mark uint64) {
 	if o := s.lists[kind]; o != nil {
 		old = o.bytes
 	}
-	if s.gen != mark || s.bytes-old+l.bytes > maxSeenBytes {
+	if s.gen != mark {
+		return
+	}
+	if s.bytes-old+l.bytes > maxSeenBytes {
+		s.failedLocked(kind)
 		return
 	}
 	if s.lists == nil {
@@ -172,6 +180,31 @@ func (s *pinSeen) keep(kind pin.Kind, l *seenList, mark uint64) {
 	}
 	s.lists[kind] = l
 	s.bytes += l.bytes - old
+}
+
+// failed remembers that the list of kind, as it was at mark, could not
+// be walked, until it changes.
+func (s *pinSeen) failed(kind pin.Kind, mark uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen == mark {
+		s.failedLocked(kind)
+	}
+}
+
+func (s *pinSeen) failedLocked(kind pin.Kind) {
+	if s.unwalkable == nil {
+		s.unwalkable = map[pin.Kind]bool{}
+	}
+	s.unwalkable[kind] = true
+}
+
+// walkFailed reports whether the list of kind could not be walked since
+// it last changed.
+func (s *pinSeen) walkFailed(kind pin.Kind) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unwalkable[kind]
 }
 
 // whole is the list of kind walked whole, if one is kept.
@@ -206,6 +239,7 @@ func (s *pinSeen) changed(method string) {
 	s.gen++
 	for _, k := range kinds {
 		delete(s.twice, k)
+		delete(s.unwalkable, k)
 	}
 	for _, k := range kinds {
 		if l := s.lists[k]; l != nil {

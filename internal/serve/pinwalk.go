@@ -19,6 +19,7 @@ import (
 // (when u's lists are kept). A list the server does not have (method not
 // found) is empty.
 func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, error) {
+	asked := ctx
 	ctx, cancel := context.WithTimeout(ctx, pinWalkWait)
 	defer cancel()
 	l := listOfKind(kind)
@@ -64,6 +65,9 @@ func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, erro
 		list, err = &seenList{defs: map[string]json.RawMessage{}}, nil
 	}
 	if err != nil {
+		if asked.Err() == nil { // not the asker's hang-up: the list cannot be walked as it is
+			u.pinned.failed(kind, mark)
+		}
 		return nil, err
 	}
 	list.complete = true

@@ -362,7 +362,7 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 			if err = perr; err != nil {
 				break
 			}
-			s.given(u, l.Method, params, p.Raw, mark, nil)
+			s.given(ctx, u, l.Method, params, p.Raw, mark, nil)
 			params = mustJSON(map[string]string{"cursor": p.Next})
 		}
 		var ce *mcp.CallError

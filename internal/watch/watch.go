@@ -47,6 +47,10 @@ type Options struct {
 	// Warnf and Notef tell the user, on stderr, of what does not end the
 	// watch: a URI the server left out, a read that failed.
 	Warnf, Notef func(format string, args ...any)
+	// Hold, when set, is asked before each URI is subscribed to and
+	// before each read whether the resource may be used (a pin's
+	// check); its error ends the watch.
+	Hold func(ctx context.Context, client *mcp.Client, uri string) error
 }
 
 // Watch is one watch: make it with New, give Notify to the session before
@@ -106,6 +110,11 @@ func (w *Watch) Run(ctx context.Context, client *mcp.Client, emit func(json.RawM
 	defer func() { w.unsubscribe(ctx, client, subscribed) }()
 	if err := client.Require("resources.subscribe", "resources/subscribe"); err != nil {
 		return err
+	}
+	for _, uri := range w.o.URIs {
+		if err := w.hold(ctx, client, uri); err != nil {
+			return err
+		}
 	}
 	var streamEnded <-chan error // the modern era's subscription stream, if it ends
 	if client.Modern() {
@@ -301,6 +310,9 @@ func (w *Watch) line(ctx context.Context, client *mcp.Client, e event) (json.Raw
 		Error    *mcp.RPCError   `json:"error,omitempty"`
 	}{URI: e.uri, Time: stamp}
 	if w.o.Read {
+		if err := w.hold(ctx, client, e.uri); err != nil {
+			return nil, err
+		}
 		res, err := client.Call(ctx, "resources/read", uriParams(e.uri))
 		var callErr *mcp.CallError
 		switch {
@@ -317,6 +329,14 @@ func (w *Watch) line(ctx context.Context, client *mcp.Client, e event) (json.Raw
 		}
 	}
 	return marshalLine(line)
+}
+
+// hold is Options.Hold of uri, nil without one.
+func (w *Watch) hold(ctx context.Context, client *mcp.Client, uri string) error {
+	if w.o.Hold == nil {
+		return nil
+	}
+	return w.o.Hold(ctx, client, uri)
 }
 
 // marshalLine encodes v leaving <, > and & as they are, in strings and in
