@@ -65,6 +65,9 @@ const (
 	goneGrace = 5 * time.Second
 	// teardownWait bounds the wait for the page to tear the app down.
 	teardownWait = 5 * time.Second
+	// callWait bounds the wait, as Run returns, for the app's tool call
+	// to end once cancelled (and to have said how it ended).
+	callWait = 5 * time.Second
 	// DefaultHandshakeWait is how long an app has, from the page's
 	// coming, to finish its handshake before the host says it has not.
 	DefaultHandshakeWait = 15 * time.Second
@@ -237,7 +240,13 @@ func (h *Host) Run(ctx context.Context) error {
 	}()
 
 	cctx, cancelCall := context.WithCancel(ctx)
-	defer cancelCall()
+	defer func() { // what the call says of its end is said before Run returns
+		cancelCall()
+		select {
+		case <-h.callDone:
+		case <-time.After(callWait):
+		}
+	}()
 	go func() { // the app's tool call: ends when the call does: cancelled at the latest as Run returns
 		res, err := h.Call(cctx)
 		h.mu.Lock()

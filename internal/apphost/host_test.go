@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -327,5 +329,22 @@ func TestListensOnLoopbackAlone(t *testing.T) {
 		if err := h.Run(context.Background()); err == nil || !strings.Contains(err.Error(), addr) {
 			t.Errorf("--listen %s: %v", addr, err)
 		}
+	}
+}
+
+// The app's tool call, cancelled as Run returns, has ended (and said how)
+// by the time Run returns: nothing it writes comes after the run's end.
+func TestCallEndsBeforeRun(t *testing.T) {
+	var ended atomic.Bool
+	s := start(t, &Host{App: testApp(), Call: func(ctx context.Context) (json.RawMessage, error) {
+		<-ctx.Done()
+		runtime.Gosched() // the host's return, before the fix, came here
+		ended.Store(true)
+		return nil, ctx.Err()
+	}})
+	s.cancel(errors.New("interrupted"))
+	s.ended(t, "")
+	if !ended.Load() {
+		t.Error("Run returned while the app's call was still ending")
 	}
 }
