@@ -75,7 +75,7 @@ func TestLoadDataAtRandom(t *testing.T) {
 	os.WriteFile(jsonl, []byte(strings.Join(rows, "\n")), 0o644)
 	sent := func(seed string) []string {
 		tail, log := fakeLogged(t, "plain")
-		r := mcpv(t, "", args([]string{"load", "call", "x", "i~=.row.i", "r~=.random", "-n", "20", "--data", jsonl, "--data-order", "random", "--seed", seed}, tail)...)
+		r := mcpv(t, "", args([]string{"load", "call", "x", "i~=.row.i", "r~=.random", "-n", "20", "--data", jsonl, "--data-order", "random", "--seed", seed, "--threshold", "errors==0"}, tail)...)
 		r.expect(t, 0, "", "", "")
 		return callArguments(t, log)
 	}

@@ -25,8 +25,12 @@ const Mark = "~="
 // Bounds bound one evaluation of a template: far more than an expression
 // over an iteration's numbers and row needs, far less than would stall the
 // run or fill memory (an expression from a cloned repository's mix or
-// scenario file may try either).
-var Bounds = jq.Bounds{Time: jq.Default.Time, Alloc: jq.Default.Alloc}
+// scenario file may try either). What is allocated is counted over the
+// whole process, where every session of the run reads its answers at
+// once: a busy run allocates tens of MiB while one evaluation waits for
+// its turn on a loaded machine, so the bound is that of a test file's
+// expressions, not the 64 MiB of a predicate run alone.
+var Bounds = jq.Bounds{Time: jq.Default.Time, Alloc: 512 << 20}
 
 // Split takes the templates out of a command's key=value words: the words
 // left, and the templates, compiled. A template is a word whose key ends
