@@ -43,3 +43,18 @@ func serverPipe(fromServer bool) (child, ours *os.File, err error) {
 	}
 	return os.NewFile(uintptr(c), "|server"), os.NewFile(uintptr(h), "|mcpv"), nil
 }
+
+// stdinWriter writes to the server's stdin; arm is called before each
+// write, which may wait.
+type stdinWriter struct {
+	f   *os.File
+	arm func()
+}
+
+func newStdinWriter(f *os.File, arm func()) *stdinWriter { return &stdinWriter{f: f, arm: arm} }
+
+func (w *stdinWriter) write(b []byte) error {
+	w.arm()
+	_, err := w.f.Write(b)
+	return err
+}

@@ -403,32 +403,28 @@ func (s *Session) Notify(ctx context.Context, method string, params json.RawMess
 	return s.write(ctx, msg)
 }
 
-func (s *Session) write(ctx context.Context, msg []byte) error { return s.writeParts(ctx, parts{msg}) }
+// write writes one message.
+func (s *Session) write(ctx context.Context, msg []byte) error {
+	if err := s.turn(ctx); err != nil {
+		return err
+	}
+	defer s.endTurn()
+	if s.opts.Trace != nil {
+		s.opts.Trace(true, msg)
+	}
+	return s.t.Write(ctx, msg)
+}
 
 // writeParts writes one message given in parts: through a PartsWriter,
 // else joined.
 func (s *Session) writeParts(ctx context.Context, msg parts) error {
-	if s.wsem != nil {
-		select {
-		case s.wsem <- struct{}{}:
-			defer func() { <-s.wsem }()
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		case <-s.done:
-			return s.Err()
-		}
-	}
-	select {
-	case <-s.done:
-		return s.Err()
-	default:
-	}
 	if len(msg) == 1 {
-		if s.opts.Trace != nil {
-			s.opts.Trace(true, msg[0])
-		}
-		return s.t.Write(ctx, msg[0])
+		return s.write(ctx, msg[0])
 	}
+	if err := s.turn(ctx); err != nil {
+		return err
+	}
+	defer s.endTurn()
 	pw, ok := s.t.(PartsWriter)
 	if s.opts.Trace != nil || !ok {
 		joined := bytes.Join(msg, nil)
@@ -440,6 +436,34 @@ func (s *Session) writeParts(ctx context.Context, msg parts) error {
 		}
 	}
 	return pw.WriteParts(ctx, msg)
+}
+
+// turn waits for the session's turn to write, unless the transport takes
+// concurrent writes; endTurn must follow when it returns nil.
+func (s *Session) turn(ctx context.Context) error {
+	if s.wsem != nil {
+		select {
+		case s.wsem <- struct{}{}:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-s.done:
+			return s.Err()
+		}
+	}
+	select {
+	case <-s.done:
+		s.endTurn()
+		return s.Err()
+	default:
+	}
+	return nil
+}
+
+// endTurn ends a turn that turn began.
+func (s *Session) endTurn() {
+	if s.wsem != nil {
+		<-s.wsem
+	}
 }
 
 // PartsWriter is implemented by a transport that writes one message

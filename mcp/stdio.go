@@ -138,6 +138,10 @@ type CommandTransport struct {
 	framed bool          // write header blocks
 	early  [][]byte      // copies of what was written before the server's framing was known
 
+	in    *stdinWriter    // writes to stdin; omu guards it
+	wctx  context.Context // the context of the write holding omu (nil: the catch-up's)
+	wstop func() bool     // stops the watch on wctx once armWrite set it
+
 	wmu      sync.Mutex // guards deadline arming of stdin (see Write)
 	wactive  bool
 	exited   chan struct{} // closed when the process has exited and been reaped
@@ -219,6 +223,7 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		asked:    make(chan struct{}),
 		tail:     &tailBuffer{max: stderrTailBytes, mask: opts.Mask},
 	}
+	t.in = newStdinWriter(inW, t.armWrite)
 	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
 	t.junk = junkWarner{log: opts.Log, where: "on the server's stdout"}
 	t.msgs.junk, t.msgs.decided = t.junk.warn, t.decided
@@ -381,7 +386,7 @@ func (t *CommandTransport) catchUpLocked() error {
 		if !t.framed {
 			t.framed = true
 			for _, m := range t.early {
-				if _, err := t.stdin.Write(frame(m)); err != nil {
+				if err := t.in.write(frame(m)); err != nil {
 					t.early = nil
 					return err
 				}
@@ -496,18 +501,15 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 	t.wactive = true
 	t.stdin.SetWriteDeadline(time.Time{})
 	t.wmu.Unlock()
-	stop := context.AfterFunc(ctx, func() {
-		t.wmu.Lock()
-		if t.wactive {
-			t.stdin.SetWriteDeadline(time.Now())
-		}
-		t.wmu.Unlock()
-	})
+	t.wctx = ctx
 	err := t.catchUpLocked()
 	if err == nil {
 		err = t.writeMessage(msg)
 	}
-	stop()
+	if t.wstop != nil {
+		t.wstop()
+	}
+	t.wctx, t.wstop = nil, nil
 	t.wmu.Lock()
 	t.wactive = false
 	t.wmu.Unlock()
@@ -522,6 +524,24 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 		return &TransportError{Op: "write to server", Err: err}
 	}
 	return nil
+}
+
+// armWrite is called when a write to stdin is about to wait for the
+// server to read: from then on the write's context ending cuts it (see
+// Write). omu is held; the catch-up's writes have no context, and wait.
+func (t *CommandTransport) armWrite() {
+	if t.wctx != nil && t.wstop == nil {
+		t.wstop = context.AfterFunc(t.wctx, t.cutWrite)
+	}
+}
+
+// cutWrite makes the write under way on stdin give up at once.
+func (t *CommandTransport) cutWrite() {
+	t.wmu.Lock()
+	if t.wactive {
+		t.stdin.SetWriteDeadline(time.Now())
+	}
+	t.wmu.Unlock()
 }
 
 // errBrokenPipe is write's word for a server that no longer reads its stdin;
@@ -594,14 +614,12 @@ func (t *CommandTransport) writeMessage(msg []byte) error {
 	}
 	if t.framed {
 		if len(msg) < smallMessage {
-			_, err := t.stdin.Write(frame(msg))
+			return t.in.write(frame(msg))
+		}
+		if err := t.in.write([]byte("Content-Length: " + strconv.Itoa(len(msg)) + "\r\n\r\n")); err != nil {
 			return err
 		}
-		if _, err := io.WriteString(t.stdin, "Content-Length: "+strconv.Itoa(len(msg))+"\r\n\r\n"); err != nil {
-			return err
-		}
-		_, err := t.stdin.Write(msg)
-		return err
+		return t.in.write(msg)
 	}
 	if len(msg) < smallMessage {
 		// One write, so the server never reads a message without its
@@ -609,14 +627,12 @@ func (t *CommandTransport) writeMessage(msg []byte) error {
 		line := make([]byte, len(msg)+1)
 		copy(line, msg)
 		line[len(msg)] = '\n'
-		_, err := t.stdin.Write(line)
+		return t.in.write(line)
+	}
+	if err := t.in.write(msg); err != nil {
 		return err
 	}
-	if _, err := t.stdin.Write(msg); err != nil {
-		return err
-	}
-	_, err := t.stdin.Write([]byte{'\n'})
-	return err
+	return t.in.write([]byte{'\n'})
 }
 
 // Close shuts the server down: close stdin, wait; SIGTERM to its process group,

@@ -374,6 +374,35 @@ func TestCommandWriteHonoursContext(t *testing.T) {
 	}
 }
 
+// A write the pipe takes at once sets no watch on its context (the
+// watch, which cuts a blocked write, is set only once a write must wait):
+// a small message costs the one copy that adds its newline. Counted in
+// allocations, never times; a hundred short lines cannot fill the pipe.
+func TestCommandWriteUnblockedCostsOneCopy(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's own allocations")
+	}
+	tr := startSh(t, `echo '{"ready":true}'; exec cat >/dev/null`, CommandOptions{})
+	if m, err := tr.Read(); err != nil || string(m) != `{"ready":true}` {
+		t.Fatalf("Read = %s, %v", m, err) // its framing known: no early copies kept
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	var err error
+	allocs := testing.AllocsPerRun(100, func() {
+		if e := tr.Write(ctx, msg); e != nil {
+			err = e
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs > 1 {
+		t.Errorf("a small write allocates %v times, want 1 (its line)", allocs)
+	}
+}
+
 // A write whose context has ended before it starts writes nothing and
 // leaves stdin as it was: the next write, under a live context, reaches the
 // server. (With stdin free, the wait for it and the context's end are

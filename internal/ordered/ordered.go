@@ -63,8 +63,12 @@ func Run[T, R any](ctx context.Context, o Options[T, R]) error {
 	order := make(chan *item[T, R], o.Workers)
 	work := make(chan *item[T, R])
 	readErr := make(chan error, 1)
+	// spare holds the items whose result was taken, for the reader to use
+	// again: a job then costs no allocation of its own. An item whose done
+	// was closed is never reused.
+	spare := make(chan *item[T, R], o.Workers)
 	go func() { // the batch reader; see the package doc
-		readErr <- read(ctx, o.Next, order, work)
+		readErr <- read(ctx, o.Next, order, work, spare)
 		close(order)
 		close(work)
 	}()
@@ -106,6 +110,12 @@ func Run[T, R any](ctx context.Context, o Options[T, R]) error {
 		if !ok {
 			continue // handed out as the run stopped; never ran
 		}
+		var zero T
+		it.job = zero // the item keeps nothing of the job it ran
+		select {
+		case spare <- it:
+		default:
+		}
 		if err := o.Emit(r); err != nil {
 			return end(err)
 		}
@@ -113,13 +123,20 @@ func Run[T, R any](ctx context.Context, o Options[T, R]) error {
 }
 
 // read feeds the jobs to the writer (in order) and the workers.
-func read[T, R any](ctx context.Context, next func(context.Context) (T, bool, error), order, work chan<- *item[T, R]) error {
+// Items come from spare while it has any.
+func read[T, R any](ctx context.Context, next func(context.Context) (T, bool, error), order, work chan<- *item[T, R], spare <-chan *item[T, R]) error {
 	for {
 		job, ok, err := next(ctx)
 		if err != nil || !ok {
 			return err
 		}
-		it := &item[T, R]{job: job, done: make(chan R, 1)}
+		var it *item[T, R]
+		select {
+		case it = <-spare:
+			it.job = job
+		default:
+			it = &item[T, R]{job: job, done: make(chan R, 1)}
+		}
 		select {
 		case order <- it:
 		case <-ctx.Done():
