@@ -100,6 +100,8 @@ func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 		"--color never --transport sse --framing lines --connect-timeout 2 ping",
 		"call echo message=hi",
 		"call echo message=hi --args {} --text",
+		"call echo message:=1 --no-validate",
+		"call echo --args {} --no-validate --no-coerce",
 		"call x --task --ttl=5m --validate-output strict",
 		"call info a:=1 --timeout 3s -q .content",
 		"-q .ping call echo",
@@ -146,8 +148,8 @@ func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 		if err != nil {
 			return nil, "", nil, err
 		}
-		ran := kctx.Selected().Target.Addr().Interface() // the value kong runs
-		if l, ok := ran.(*callLean); ok {
+		ran := kctx.Selected().Target.Addr().Interface()     // the value kong runs
+		if l, ok := ran.(interface{ full() *callCmd }); ok { // callLean, callFast
 			ran = l.full()
 		}
 		return &c, kctx.Command(), ran, nil
@@ -300,18 +302,23 @@ func TestFlagGroupsKnowTheirShorts(t *testing.T) {
 }
 
 // TestLeanCallLeavesOutItsOptions: a call that names none of its options
-// gives kong its arguments alone, and one that names one, all of them.
+// gives kong its arguments alone, one that names --no-validate alone its
+// arguments and that option (callFast), and one that names another, all
+// of them.
 func TestLeanCallLeavesOutItsOptions(t *testing.T) {
 	ios := output.NewStreams(strings.NewReader(""), io.Discard, io.Discard)
 	for _, tc := range []struct {
-		line string
-		lean bool
+		line       string
+		lean, fast bool
 	}{
-		{"call echo message=hi", true},
-		{"call echo message=hi --args {} -q .content", true},
-		{"call echo --text", false},
-		{"call echo --validate-output=off", false},
-		{"call echo --ttl 1m --task", false},
+		{"call echo message=hi", true, false},
+		{"call echo message=hi --args {} -q .content", true, false},
+		{"call echo --args {} --no-validate", false, true},
+		{"call echo --no-validate=true -q .content", false, true},
+		{"call echo --no-validate --text", false, false},
+		{"call echo --text", false, false},
+		{"call echo --validate-output=off", false, false},
+		{"call echo --ttl 1m --task", false, false},
 	} {
 		var c cli
 		words := strings.Fields(tc.line)
@@ -327,6 +334,10 @@ func TestLeanCallLeavesOutItsOptions(t *testing.T) {
 		_, isLean := kctx.Selected().Target.Addr().Interface().(*callLean)
 		if isLean != tc.lean {
 			t.Errorf("%s: kong was given the lean call: %v, want %v", tc.line, isLean, tc.lean)
+		}
+		fast, isFast := kctx.Selected().Target.Addr().Interface().(*callFast)
+		if isFast != tc.fast || isFast && !fast.full().NoValidate {
+			t.Errorf("%s: kong was given the call with --no-validate alone: %v, want %v", tc.line, isFast, tc.fast)
 		}
 	}
 }

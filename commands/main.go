@@ -527,6 +527,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	if done {
 		return code
 	}
+	growStack()
 	defer func() {
 		if r := recover(); r != nil {
 			er, ok := r.(exitRequest)

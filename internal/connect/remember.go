@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/oauth"
@@ -157,9 +158,11 @@ type digester struct{ h hash.Hash }
 func digest() digester { return digester{sha256.New()} }
 
 func (d digester) add(words ...string) {
+	var b []byte // "len:word;" for each word, in one write
 	for _, w := range words {
-		fmt.Fprintf(d.h, "%d:%s;", len(w), w)
+		b = append(append(append(strconv.AppendInt(b, int64(len(w)), 10), ':'), w...), ';')
 	}
+	d.h.Write(b)
 }
 
 func (d digester) sum() string { return hex.EncodeToString(d.h.Sum(nil)) }

@@ -1,6 +1,8 @@
 package connect
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"testing"
@@ -54,5 +56,18 @@ func TestServerIdentity(t *testing.T) {
 	}
 	if c := http("X-Api-Key", "one"); c.Credentials == a.Credentials {
 		t.Error("another header, the same credentials")
+	}
+}
+
+// A digest is of each word's length in bytes, a colon, the word and a
+// semicolon, in order: what is kept of a server between runs is found by
+// it, so it may not change from one version of mcpv to the next.
+func TestDigestOfWords(t *testing.T) {
+	d := digest()
+	d.add("stdio", "")
+	d.add("é<;>", "12:x;")
+	want := sha256.Sum256([]byte("5:stdio;0:;5:é<;>;5:12:x;;"))
+	if got := d.sum(); got != hex.EncodeToString(want[:]) {
+		t.Errorf("digest %s, want %x", got, want)
 	}
 }

@@ -314,6 +314,14 @@ func TestEnv(t *testing.T) {
 	if _, ok := env.Lookup("NONE"); ok {
 		t.Error("Lookup(NONE) found it")
 	}
+	// A value holds '=' after the first; a name holds none, so that no
+	// name with one is found; an entry without one names nothing.
+	odd := Env{Environ: []string{"K=a=b", "NOEQ", "=C:=C:\\", "KE=y"}}
+	for key, want := range map[string]string{"K": "a=b", "K=a": "", "NOEQ": "", "KE": "y", "": "C:=C:\\", "KEY": ""} {
+		if v, ok := odd.Lookup(key); v != want || ok != (want != "") {
+			t.Errorf("Lookup(%q) = %q, %v, want %q", key, v, ok, want)
+		}
+	}
 	if env.Home() != "/h" || env.Path("x/y") != "/c/x/y" || env.Path("/abs") != "/abs" || env.Path("") != "" {
 		t.Errorf("Home %q, Path %q", env.Home(), env.Path("x/y"))
 	}

@@ -142,7 +142,7 @@ func (t *Transport) write(ctx context.Context, msg []byte) error {
 	if !utf8.ValidString(seek) {
 		seek = "" // encoded, it would name another tool
 	}
-	b, err := json.Marshal(envelope{Msg: msg, Headers: mcp.ParamHeadersFrom(ctx), Seek: seek})
+	b, err := envelopeLine(msg, mcp.ParamHeadersFrom(ctx), seek)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (t *Transport) write(ctx context.Context, msg []byte) error {
 			t.c.SetWriteDeadline(time.Now())
 		}
 	})
-	_, err = t.c.Write(append(b, '\n'))
+	_, err = t.c.Write(b)
 	stop()
 	dmu.Lock()
 	writing = false
@@ -242,3 +242,28 @@ func notBool(v []byte) error {
 
 // errUnknown: a line parseHello leaves to encoding/json.
 var errUnknown = errors.New("not a hello as the keeper writes it")
+
+// envelopeLine is msg's envelope (see envelope) as one line, its end
+// included. A message on one line, as mcp writes each, goes in as it is:
+// the keeper checks it as it reads it, and json.Marshal would check and
+// compact it once more on its way, the larger part of what a call through
+// a warm session spent writing. Another is marshaled (compacted).
+func envelopeLine(msg []byte, headers []mcp.ParamHeader, seek string) ([]byte, error) {
+	if bytes.ContainsAny(msg, "\r\n") || len(msg) == 0 {
+		b, err := json.Marshal(envelope{Msg: msg, Headers: headers, Seek: seek})
+		return append(b, '\n'), err
+	}
+	b := make([]byte, 0, len(msg)+len(seek)+32)
+	b = append(append(b, `{"msg":`...), msg...)
+	if len(headers) > 0 {
+		h, err := json.Marshal(headers)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"headers":`...), h...)
+	}
+	if seek != "" {
+		b = rawjson.AppendString(append(b, `,"seek":`...), seek)
+	}
+	return append(b, "}\n"...), nil
+}

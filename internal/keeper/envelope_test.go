@@ -144,3 +144,62 @@ func TestParseHello(t *testing.T) {
 		t.Errorf("a closed session: %+v, %v", ctl, err)
 	}
 }
+
+// A message's envelope is one line, its end included, that reads back as
+// the message, its headers and the tool it seeks, as json.Marshal's did:
+// a message on one line as it is (where json.Marshal escaped <, > and &,
+// the same JSON), one over several lines compacted onto one, a sought name
+// with what JSON escapes escaped.
+func TestEnvelopeLine(t *testing.T) {
+	var headers []mcp.ParamHeader
+	if err := json.Unmarshal([]byte(`[{"path":["name"],"name":"Mcp-Name"}]`), &headers); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		msg     string
+		headers []mcp.ParamHeader
+		seek    string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a<b>&\u2028","arguments":{}}}`, nil, ""},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}`, headers, ""},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, nil, "t\"é<\n"},
+		{"{\"jsonrpc\":\"2.0\",\r\n \"id\":4,\n\"method\":\"ping\"}", nil, ""},
+	} {
+		b, err := envelopeLine([]byte(c.msg), c.headers, c.seek)
+		if err != nil {
+			t.Fatalf("%s: %v", c.msg, err)
+		}
+		if i := bytes.IndexByte(b, '\n'); i != len(b)-1 {
+			t.Errorf("%q: not one line ended by its newline", b)
+		}
+		want, _ := json.Marshal(envelope{Msg: json.RawMessage(c.msg), Headers: c.headers, Seek: c.seek})
+		gm, gh, gok := decodeEnvelope(b[:len(b)-1])
+		wm, wh, wok := decodeEnvelope(want)
+		if !gok || !wok {
+			t.Fatalf("%q (%v) or %q (%v) is not read back", b, gok, want, wok)
+		}
+		if string(gm.ID) != string(wm.ID) || gm.Method != wm.Method || gm.seek != wm.seek || !sameJSON(gm.Params, wm.Params) {
+			t.Errorf("%q reads back as %+v, json.Marshal's %q as %+v", b, gm, want, wm)
+		}
+		if gb, _ := json.Marshal(gh); !bytes.Equal(gb, must(json.Marshal(wh))) {
+			t.Errorf("%q: headers %s, want %s", b, gb, must(json.Marshal(wh)))
+		}
+	}
+}
+
+// sameJSON reports whether a and b are the same JSON value, however each
+// is written (escapes, spaces).
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Host is a model provider or host whose schema rules can be graded.
@@ -53,7 +54,9 @@ var rulesText string
 // rule is one line of rules.tsv.
 type rule struct{ host, id, source, text string }
 
-var rules = func() map[string]rule {
+// rules are rules.tsv's lines by host and rule id, read on first use: a
+// run that grades no schema does not pay for the map.
+var rules = sync.OnceValue(func() map[string]rule {
 	out := map[string]rule{}
 	for _, line := range strings.Split(rulesText, "\n") {
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -66,7 +69,7 @@ var rules = func() map[string]rule {
 		out[f[0]+"/"+f[1]] = rule{f[0], f[1], f[2], f[3]}
 	}
 	return out
-}()
+})
 
 // Hosts are the hosts that can be graded, in the order they are shown.
 func Hosts() []Host {
@@ -76,7 +79,7 @@ func Hosts() []Host {
 		{ID: "gemini", Name: "Google Gemini (function declarations)"},
 	}
 	for i := range out {
-		r := rules[out[i].ID+"/subset"]
+		r := rules()[out[i].ID+"/subset"]
 		out[i].Subset, out[i].Source = r.text, r.source
 	}
 	return out
@@ -151,7 +154,7 @@ func (g *grader) add(id, path, msg string) {
 		return
 	}
 	g.seen[key] = true
-	r := rules[g.host+"/"+id]
+	r := rules()[g.host+"/"+id]
 	g.out = append(g.out, Finding{Host: g.host, Schema: g.which, Path: path, Message: msg, Rule: r.text, Source: r.source})
 }
 

@@ -40,7 +40,7 @@ const MaxValue = 1 << 20
 const MaxLog = 256 << 20
 
 // ErrFull is the failure a log that reached its bound reports.
-var ErrFull = fmt.Errorf("the log reached its bound of %d MiB: what came after is left out", MaxLog>>20)
+var ErrFull = errors.New("the log reached its bound of 256 MiB: what came after is left out")
 
 // Log writes the lines.
 type Log struct {

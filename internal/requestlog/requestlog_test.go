@@ -118,3 +118,11 @@ func TestLogStop(t *testing.T) {
 		t.Fatalf("%d bytes then %d, told %d", n, b.Len(), told)
 	}
 }
+
+// TestErrFullNamesTheBound: the failure of a full log names MaxLog, which
+// its text spells out (a constant, so that no error is built at init).
+func TestErrFullNamesTheBound(t *testing.T) {
+	if want := fmt.Sprintf("bound of %d MiB", MaxLog>>20); !strings.Contains(ErrFull.Error(), want) {
+		t.Errorf("ErrFull is %q, want it to name %q", ErrFull, want)
+	}
+}
