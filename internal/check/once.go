@@ -8,7 +8,8 @@ import (
 // onces are what a run makes once, by key, for several checks: a tool's
 // call, a task, a read. The first check that asks makes it, on its own
 // goroutine and within its own time; a check that asks meanwhile waits
-// for it, within its time. A maker that ends without it (its check
+// for it, within its time (which stands while the maker's server starts,
+// as the maker's does). A maker that ends without it (its check
 // skipped, failed or ran out of time) leaves the key to the next check
 // that asks or waits. The zero value is ready.
 type onces[K comparable, V any] struct {
@@ -18,9 +19,10 @@ type onces[K comparable, V any] struct {
 
 // onceSlot is one key's: made, or being made.
 type onceSlot[V any] struct {
-	done chan struct{} // closed when its maker ends, with v or without
-	ok   bool          // v was made; set before done is closed
-	v    V
+	done  chan struct{} // closed when its maker ends, with v or without
+	ok    bool          // v was made; set before done is closed
+	v     V
+	maker *clock // the maker's time: a waiter's stands while it does
 }
 
 // get is key's value, made by build on t's goroutine when no check has
@@ -33,7 +35,7 @@ func (o *onces[K, V]) get(t *T, key K, build func() V) V {
 			if o.slots == nil {
 				o.slots = map[K]*onceSlot[V]{}
 			}
-			s = &onceSlot[V]{done: make(chan struct{})}
+			s = &onceSlot[V]{done: make(chan struct{}), maker: t.clock}
 			o.slots[key] = s
 		}
 		o.mu.Unlock()
@@ -41,12 +43,17 @@ func (o *onces[K, V]) get(t *T, key K, build func() V) V {
 			o.make(key, s, build)
 			return s.v
 		}
+		// The maker's server's start is no more counted in a waiter's
+		// time than in the maker's own.
+		unfollow := t.clock.follow(s.maker)
 		select {
 		case <-s.done:
+			unfollow()
 			if s.ok {
 				return s.v
 			}
 		case <-t.ctx.Done():
+			unfollow()
 			t.failErr("waiting for what another check makes once a run", context.Cause(t.ctx))
 		}
 	}

@@ -491,6 +491,9 @@ type clock struct {
 	since time.Time     // when it started running again; zero while it stands
 	timer *time.Timer   // fires out when the time is up; nil while it stands
 	out   func()
+	// followers stand while this clock does: the clocks of checks that
+	// wait for what this one's check makes (onces).
+	followers []*clock
 }
 
 func newClock(d time.Duration, out func()) *clock {
@@ -499,23 +502,53 @@ func newClock(d time.Duration, out func()) *clock {
 	return c
 }
 
-// run starts the clock again.
+// run starts the clock again, and its followers'.
 func (c *clock) run() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.timer == nil && c.out != nil {
 		c.since = time.Now()
 		c.timer = time.AfterFunc(c.left, c.out)
 	}
+	followers := slices.Clone(c.followers)
+	c.mu.Unlock()
+	for _, f := range followers {
+		f.run()
+	}
 }
 
-// stand stops the clock until run.
+// stand stops the clock until run, and its followers'.
 func (c *clock) stand() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.timer != nil && c.timer.Stop() {
 		c.left -= time.Since(c.since)
 		c.timer = nil
+	}
+	followers := slices.Clone(c.followers)
+	c.mu.Unlock()
+	for _, f := range followers {
+		f.stand()
+	}
+}
+
+// follow makes c stand while lead stands (now, or later) until the
+// returned unfollow, which runs c again.
+func (c *clock) follow(lead *clock) (unfollow func()) {
+	if lead == nil || lead == c {
+		return func() {}
+	}
+	lead.mu.Lock()
+	lead.followers = append(lead.followers, c)
+	if lead.timer == nil && lead.out != nil { // standing now
+		c.stand()
+	}
+	lead.mu.Unlock()
+	return func() {
+		lead.mu.Lock()
+		if i := slices.Index(lead.followers, c); i >= 0 {
+			lead.followers = slices.Delete(lead.followers, i, i+1)
+		}
+		lead.mu.Unlock()
+		c.run()
 	}
 }
 
