@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -40,4 +41,14 @@ func TestGrowStackLeavesRoomForARun(t *testing.T) {
 	if m.run {
 		t.Errorf("a depth of %d KB moved the stack after growStack", stackAhead/2>>10)
 	}
+}
+
+// Runs grow their stacks at once (the tests run mcpv side by side in one
+// process): growStack shares nothing they write (a race under -race).
+func TestGrowStackAtOnce(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() { growStack() })
+	}
+	wg.Wait()
 }
