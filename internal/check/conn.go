@@ -569,10 +569,22 @@ func (c *conn) receiveFor(data []byte, via string, id json.RawMessage, method st
 	return c.take(unitsOf(data, via, c.era, false), id, method, status)
 }
 
-// take records the messages of one unit, hands each response to whoever
-// waits for it, and shows them to the watches. id, method and status
+// take records the messages of one unit, shows them to the watches, and
+// hands each response to whoever waits for it. id, method and status
 // are, for an HTTP answer, the request it answers and its status.
 func (c *conn) take(out []seen, id json.RawMessage, method string, status int) []seen {
+	// Each response is handed to whoever waits for it once the watches
+	// have seen it: a check that ends at its answer ends with its run's
+	// watches knowing of it.
+	type handed struct {
+		w *waiter
+		r reply
+	}
+	var hand []handed
+	give := func(w *waiter, r reply) {
+		delete(c.waiting, idKey(w.id))
+		hand = append(hand, handed{w, r})
+	}
 	c.mu.Lock()
 	for i := range out {
 		c.count++
@@ -608,9 +620,9 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 				// not known: that one is blocked by jsonrpc.error-id.
 				out[i].method, out[i].nullFor = w.method, w.method
 				if len(c.waiting) == 1 {
-					c.deliver(w, reply{m: m})
+					give(w, reply{m: m})
 				} else {
-					c.deliver(w, reply{err: &nullAnswer{err: m.Error, raw: out[i].raw, ambiguous: true}})
+					give(w, reply{err: &nullAnswer{err: m.Error, raw: out[i].raw, ambiguous: true}})
 				}
 			}
 		case m.ID != nil:
@@ -623,12 +635,12 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			} else if w, ok := c.waiting[k]; ok {
 				out[i].method = w.method
 				c.answered.add(k)
-				c.deliver(w, reply{m: m})
+				give(w, reply{m: m})
 			} else if c.answered.has(k) {
 				out[i].dup = true
 			} else if w := c.twinWaiter(m.ID); w != nil {
 				out[i].twin = string(w.id)
-				c.deliver(w, reply{err: &twinError{sent: string(w.id), got: string(m.ID)}})
+				give(w, reply{err: &twinError{sent: string(w.id), got: string(m.ID)}})
 			}
 		}
 		if len(c.log) == maxLog {
@@ -648,6 +660,9 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			default: // the server asks faster than it takes answers: best-effort
 			}
 		}
+	}
+	for _, h := range hand {
+		h.w.ch <- h.r
 	}
 	return out
 }
