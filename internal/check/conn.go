@@ -675,12 +675,6 @@ func (c *conn) sign() {
 	}
 }
 
-// deliver ends w's wait with r; mu must be held.
-func (c *conn) deliver(w *waiter, r reply) {
-	delete(c.waiting, idKey(w.id))
-	w.ch <- r
-}
-
 // oldestWaiter is the request waiting longest, or nil; mu must be held.
 func (c *conn) oldestWaiter() *waiter {
 	var old *waiter
