@@ -25,8 +25,11 @@ import (
 const (
 	maxPinPages  = 1000
 	maxSeenBytes = 32 << 20
-	pinWalkWait  = 30 * time.Second
 )
+
+// pinWalkWait bounds one walk of a list for the pin (a variable for the
+// tests of a walk that runs out of it).
+var pinWalkWait = 30 * time.Second
 
 // listOfKind is the list of a pin's kind of item: a pin calls its kinds
 // as the lists call their items.
@@ -81,13 +84,16 @@ func (u *upstream) pinFilter(ctx context.Context, method string, res json.RawMes
 			count[key]++
 		}
 	})
-	ctx, cancel := context.WithTimeout(ctx, pinWalkWait)
-	defer cancel()
 	if keep && u.pinned.whole(kind) == nil && !u.pinned.walkFailed(kind) {
 		// Walked whole once (and kept until it changes), the list tells
-		// a key a later page lists again, which this page cannot.
+		// a key a later page lists again, which this page cannot. The
+		// walk bounds itself: given the request as it came, it tells a
+		// walk that ran out of its time (which failed) from a client
+		// that hung up (which did not).
 		u.walkKind(ctx, kind)
 	}
+	ctx, cancel := context.WithTimeout(ctx, pinWalkWait)
+	defer cancel()
 	onPage := map[string]bool{}
 	return mcp.FilterPage(res, l.Key, func(item json.RawMessage) bool {
 		key, ok := l.ID(item)

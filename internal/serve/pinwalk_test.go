@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
@@ -18,6 +19,7 @@ import (
 // page is refused. It counts the tools/list requests it gets.
 type pager struct {
 	modern, fail bool
+	hang         bool // the second page is never answered
 	lists        atomic.Int32
 	done         chan struct{}
 }
@@ -43,6 +45,9 @@ func (p *pager) Forward(ctx context.Context, method string, params json.RawMessa
 		return json.RawMessage(`{` + complete + `"tools":[` + pinnedAdd + `,` + sub + `],"nextCursor":"p2"}`), nil
 	case p.fail:
 		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "the second page is lost"}
+	case p.hang:
+		<-ctx.Done()
+		return nil, ctx.Err()
 	}
 	return json.RawMessage(`{` + complete + `"tools":[` + liveAdd + `]}`), nil
 }
@@ -97,5 +102,30 @@ func TestPinWalksAFailedListOnce(t *testing.T) {
 				t.Errorf("%d tools/list requests, want %d", n, tt.want)
 			}
 		})
+	}
+}
+
+// A walk for the pin that runs out of its time (a server that never
+// answers a later page) failed as one that is refused did: the pages a
+// client asks for next do not each wait the walk's time again. Not
+// parallel: it shortens the walk's bound for its own run.
+func TestPinWalkOutOfTimeWalkedOnce(t *testing.T) {
+	defer func(d time.Duration) { pinWalkWait = d }(pinWalkWait)
+	pinWalkWait = 200 * time.Millisecond
+	up := &pager{hang: true, done: make(chan struct{})}
+	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }, Pin: newPinFixture(t, "").pin(), Log: slog.New(&saidLog{})}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	c, _ := servetest.StdioClient(t, srv, "legacy")
+	for range 3 {
+		if res := string(servetest.Call(t, c, "tools/list", `{}`)); !strings.Contains(res, `"name":"sub"`) {
+			t.Errorf("tools/list: %s", res)
+		}
+	}
+	// The client's three first pages, and the one walk's two pages.
+	if n := up.lists.Load(); n != 3+2 {
+		t.Errorf("%d tools/list requests, want %d", n, 3+2)
 	}
 }
