@@ -162,18 +162,45 @@ func (r *invocation) notRead(path string) error {
 }
 
 // traceArgs is the command line as a trace holds it: the values of
-// secret-named flags and the credentials of URLs masked, even those too
-// short for the trace's scrubber, which masks the secrets the flags hold
-// (a header's, an --env variable's) wherever they are.
+// secret-named flags, of secret headers and --env variables (in every
+// form the flags take: -H VALUE, -HVALUE, --header=VALUE, --env VALUE,
+// --env=VALUE) and the credentials of URLs masked, however short; the
+// trace's scrubber masks what is long enough wherever else it shows.
 func traceArgs(args []string) []string {
 	out := redact.Args(args)
-	for i, a := range out {
-		if !strings.Contains(a, "://") {
-			continue
+	header := func(v string) string {
+		if name, value, ok := strings.Cut(v, ":"); ok {
+			return name + ": " + redact.HeaderValue(name, strings.TrimSpace(value))
 		}
-		if name, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(name, "--") && !strings.Contains(name, "://") {
+		return v
+	}
+	env := func(v string) string {
+		if name, value, ok := strings.Cut(v, "="); ok {
+			return name + "=" + redact.ConfigValue(name, value)
+		}
+		return v
+	}
+	for i, a := range out {
+		prev := ""
+		if i > 0 {
+			prev = args[i-1]
+		}
+		switch {
+		case prev == "-H" || prev == "--header":
+			out[i] = header(a)
+		case prev == "--env":
+			out[i] = env(a)
+		case strings.HasPrefix(a, "--header="):
+			out[i] = "--header=" + header(a[len("--header="):])
+		case strings.HasPrefix(a, "-H") && len(a) > 2:
+			out[i] = "-H" + header(a[2:])
+		case strings.HasPrefix(a, "--env="):
+			out[i] = "--env=" + env(a[len("--env="):])
+		case !strings.Contains(a, "://"):
+		case strings.HasPrefix(a, "--") && strings.Contains(a, "=") && !strings.Contains(a[:strings.Index(a, "=")], "://"):
+			name, value, _ := strings.Cut(a, "=")
 			out[i] = name + "=" + redact.URL(value)
-		} else {
+		default:
 			out[i] = redact.URL(a)
 		}
 	}

@@ -212,3 +212,22 @@ func TestTraceArgsMaskFlagSecrets(t *testing.T) {
 		})
 	}
 }
+
+// A secret too short for the trace's scrubber is masked in the command
+// line all the same, in every form a header or an --env variable takes.
+func TestTraceArgsMaskShortSecrets(t *testing.T) {
+	t.Parallel()
+	for _, words := range [][]string{
+		{"-H", "X-Api-Key: 3b9"}, {"-HX-Api-Key: 3b9"}, {"--header", "X-Api-Key: 3b9"}, {"--header=X-Api-Key: 3b9"},
+		{"--env", "API_TOKEN=3b9"}, {"--env=API_TOKEN=3b9"},
+	} {
+		got := traceArgs(append(words, "ping"))
+		if joined := strings.Join(got, " "); strings.Contains(joined, "3b9") || !strings.Contains(joined, redact.Mask) || got[len(got)-1] != "ping" {
+			t.Errorf("%q reads %q", words, got)
+		}
+	}
+	// A header or a variable of no secret name is kept as it is.
+	if got := traceArgs([]string{"-H", "Accept: text/plain", "--env", "PLAIN=kept"}); !slices.Equal(got, []string{"-H", "Accept: text/plain", "--env", "PLAIN=kept"}) {
+		t.Errorf("%q", got)
+	}
+}
