@@ -147,8 +147,11 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 		audit.Sort(findings)
 	}
 	r := audit.Report{Servers: servers, Findings: findings, FailOn: failOn, Version: Version, Took: time.Since(start), Unaudited: unaudited}
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil && c.Judge != "":
 		r.Stopped = "interrupted before every item was judged"
+	case ctx.Err() != nil:
+		r.Stopped = "interrupted"
 	}
 	if err := c.write(out, dest, r); err != nil {
 		return err

@@ -127,16 +127,26 @@ func (r Report) summary() string {
 	if len(parts) > 0 {
 		s += ": " + strings.Join(parts, ", ")
 	}
-	if r.Unaudited > 0 {
-		return s + fmt.Sprintf("; failed: %d %s could not be audited", r.Unaudited, plural(r.Unaudited, "server"))
-	}
-	if r.Stopped != "" {
-		return s + "; stopped: " + r.Stopped
+	if why := r.unfinished(); why != "" {
+		return s + "; " + why
 	}
 	if r.Failed() {
 		return s + fmt.Sprintf("; failed (--fail-on %s)", r.FailOn)
 	}
 	return s + fmt.Sprintf("; passed (--fail-on %s)", r.FailOn)
+}
+
+// unfinished says why the run is not whole ("" when it is): servers not
+// audited, a stop before its end, or both.
+func (r Report) unfinished() string {
+	var why []string
+	if r.Unaudited > 0 {
+		why = append(why, fmt.Sprintf("failed: %d %s could not be audited", r.Unaudited, plural(r.Unaudited, "server")))
+	}
+	if r.Stopped != "" {
+		why = append(why, "stopped: "+r.Stopped)
+	}
+	return strings.Join(why, "; ")
 }
 
 func plural(n int, word string) string {
@@ -213,6 +223,13 @@ func (r Report) SARIF(w io.Writer) error {
 	type text struct {
 		Text string `json:"text"`
 	}
+	// A run not whole is no successful execution, and says why: a reader
+	// of code scanning must not take what was never judged as fixed.
+	invocation := map[string]any{"executionSuccessful": true}
+	if why := r.unfinished(); why != "" {
+		invocation = map[string]any{"executionSuccessful": false,
+			"toolExecutionNotifications": []map[string]any{{"level": "error", "message": text{why}}}}
+	}
 	type rule struct {
 		ID                   string         `json:"id"`
 		Name                 string         `json:"name"`
@@ -276,7 +293,7 @@ func (r Report) SARIF(w io.Writer) error {
 			}},
 			"results":     results,
 			"columnKind":  "unicodeCodePoints",
-			"invocations": []map[string]any{{"executionSuccessful": true}},
+			"invocations": []map[string]any{invocation},
 		}},
 	}
 	enc := json.NewEncoder(w)

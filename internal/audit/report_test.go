@@ -267,4 +267,21 @@ func TestStoppedReportNeverPassed(t *testing.T) {
 	if !r.Failed() {
 		t.Error("a stopped run is not failed")
 	}
+	// Code scanning is told the run was not whole, and why.
+	b.Reset()
+	if err := r.SARIF(&b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, `"executionSuccessful": false`) || !strings.Contains(out, "stopped: interrupted before every item was judged") {
+		t.Errorf("SARIF:\n%s", out)
+	}
+	// Stopped with servers not audited: both said.
+	r.Unaudited = 1
+	b.Reset()
+	if err := r.Text(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "could not be audited; stopped: interrupted") {
+		t.Errorf("text:\n%s", out)
+	}
 }
