@@ -291,35 +291,55 @@ func TestGatewayWalksAListOnce(t *testing.T) {
 	for _, fails := range []bool{false, true} {
 		t.Run(map[bool]string{false: "cycles", true: "fails"}[fails], func(t *testing.T) {
 			t.Parallel()
-			up := &loopLister{slowLister: newSlowLister(), fails: fails, asked: map[string]int{}}
-			none := ""
-			bare := specServer(t, `{"resources":[{"uri":"file:///bare.txt","name":"own"}],
-				"readResults":{"file:///bare.txt":{"contents":[{"uri":"file:///bare.txt","text":"the bare server's own"}]}}}`)
-			g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(nil)}
-			loop := &serve.Server{Open: func(context.Context, serve.Relay) (serve.Upstream, error) { return up, nil }}
-			g.Members = []*Member{{Name: "loop", Server: loop, Eager: true}, {Name: "bare", Prefix: &none, Server: serverFor(t, bare), Eager: true}}
-			if err := g.Start(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(g.Close)
-			servetest.WaitFor(t, "both up", func() bool { return g.member("loop").upNow() != nil && g.member("bare").upNow() != nil })
-			c, _ := servetest.StdioClient(t, g.Server(), "legacy")
-			for range 4 {
-				if got := servetest.Call(t, c, "resources/read", `{"uri":"file:///bare.txt"}`); !strings.Contains(string(got), "the bare server's own") {
-					t.Fatalf("the bare server's URI: %s", got)
-				}
-			}
 			pages := 2 // "" and "again", which names itself
 			if fails {
 				pages = 1
 			}
-			up.mu.Lock()
-			defer up.mu.Unlock()
-			for _, method := range []string{"resources/list", "resources/templates/list"} {
-				if up.asked[method] != pages {
-					t.Errorf("four reads asked for %d pages of %s, want %d: its one walk", up.asked[method], method, pages)
-				}
-			}
+			walksOfFourReads(t, fails, map[string]int{"resources/list": pages, "resources/templates/list": pages})
 		})
+	}
+}
+
+// A list whose walk failed is read again once walkRetry has passed: the
+// member may list the URI now, and a member without a prefix must not
+// serve what it lists. Not parallel: walkRetry is none for its run.
+func TestGatewayWalksAFailedListAgain(t *testing.T) {
+	defer func(d time.Duration) { walkRetry = d }(walkRetry)
+	walkRetry = 0
+	// The first read finds the URI's lister by walking each member's
+	// resources; the three after walk both lists of the member with a
+	// prefix before they go to the member without one.
+	walksOfFourReads(t, true, map[string]int{"resources/list": 4, "resources/templates/list": 3})
+}
+
+// walksOfFourReads reads a bare server's URI four times beside a member
+// with a prefix whose lists cycle (or fail), and holds how many pages of
+// each of its lists were asked for.
+func walksOfFourReads(t *testing.T, fails bool, want map[string]int) {
+	t.Helper()
+	up := &loopLister{slowLister: newSlowLister(), fails: fails, asked: map[string]int{}}
+	none := ""
+	bare := specServer(t, `{"resources":[{"uri":"file:///bare.txt","name":"own"}],
+		"readResults":{"file:///bare.txt":{"contents":[{"uri":"file:///bare.txt","text":"the bare server's own"}]}}}`)
+	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(nil)}
+	loop := &serve.Server{Open: func(context.Context, serve.Relay) (serve.Upstream, error) { return up, nil }}
+	g.Members = []*Member{{Name: "loop", Server: loop, Eager: true}, {Name: "bare", Prefix: &none, Server: serverFor(t, bare), Eager: true}}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	servetest.WaitFor(t, "both up", func() bool { return g.member("loop").upNow() != nil && g.member("bare").upNow() != nil })
+	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
+	for range 4 {
+		if got := servetest.Call(t, c, "resources/read", `{"uri":"file:///bare.txt"}`); !strings.Contains(string(got), "the bare server's own") {
+			t.Fatalf("the bare server's URI: %s", got)
+		}
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	for method, pages := range want {
+		if up.asked[method] != pages {
+			t.Errorf("four reads asked for %d pages of %s, want %d", up.asked[method], method, pages)
+		}
 	}
 }

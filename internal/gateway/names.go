@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/safetext"
@@ -26,32 +27,43 @@ type nameBook struct {
 	mu    sync.Mutex                          // guards the fields below
 	by    map[string][]*Member                // list's key + "\x00" + item's -> its listers, in order
 	tmpl  map[*Member][]*uritemplate.Template // each member's templates, parsed
-	whole map[*Member]map[string]bool         // the lists (by key) of each member read as far as they go
+	whole map[*Member]map[string]time.Time    // the lists (by key) of each member read: the zero time as far as they go, else when a walk of it failed
 	bytes int
 	full  bool // maxBookBytes was reached (said once)
 }
 
-// markWalked notes that m's list l was read as far as it goes: to its
-// end, or until it cycled, failed, went unanswered or passed
-// maxFindPages (forget clears it when the list changes or m goes down
-// or comes up).
-func (b *nameBook) markWalked(m *Member, l mcp.List) {
+// walkRetry is how long a list whose walk failed (an error, no answer)
+// counts as read: the reads routed meanwhile do not each walk it again,
+// and a member whose list comes back is read to its end once it has.
+var walkRetry = 30 * time.Second
+
+// markWalked notes that m's list l was read: to its end, until it cycled
+// or passed maxFindPages (whole), or until a page failed or went
+// unanswered (for walkRetry). forget clears it when the list changes or
+// m goes down or comes up.
+func (b *nameBook) markWalked(m *Member, l mcp.List, whole bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.whole == nil {
-		b.whole = map[*Member]map[string]bool{}
+		b.whole = map[*Member]map[string]time.Time{}
 	}
 	if b.whole[m] == nil {
-		b.whole[m] = map[string]bool{}
+		b.whole[m] = map[string]time.Time{}
 	}
-	b.whole[m][l.Key] = true
+	var failed time.Time
+	if !whole {
+		failed = time.Now()
+	}
+	b.whole[m][l.Key] = failed
 }
 
-// walked reports whether m's list l was read as far as it goes.
+// walked reports whether m's list l was read as far as it goes, or failed
+// less than walkRetry ago.
 func (b *nameBook) walked(m *Member, l mcp.List) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.whole[m][l.Key]
+	failed, ok := b.whole[m][l.Key]
+	return ok && (failed.IsZero() || time.Since(failed) < walkRetry)
 }
 
 // claim notes that m lists the item of l called key, and reports

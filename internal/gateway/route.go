@@ -127,40 +127,40 @@ func (f *front) resourceMembers(ctx context.Context) []*Member {
 // find reads m's list l, as the client sees it, until an item whose
 // name match takes (none: to its end), within maxFindPages pages; what it
 // reads is kept (nameBook). It reports whether it found one. A walk
-// that ends without one (the list's end, a cycle, a failure, no answer,
-// maxFindPages) is noted, so that owner does not walk it again; one the
-// client ended is not.
+// that ends without one is noted, so that owner does not walk it again:
+// for good at the list's end, a cycle or maxFindPages, for walkRetry
+// when a page failed or went unanswered; one the client ended is not.
 func (f *front) find(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) bool {
-	if f.walk(ctx, m, l, match) {
-		return true
+	found, whole := f.walk(ctx, m, l, match)
+	if !found && ctx.Err() == nil {
+		f.gw.names.markWalked(m, l, whole)
 	}
-	if ctx.Err() == nil {
-		f.gw.names.markWalked(m, l)
-	}
-	return false
+	return found
 }
 
-// walk is find's reading of the list.
-func (f *front) walk(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) bool {
+// walk is find's reading of the list: whether it found the item, and
+// whether it read the list as far as it goes (not stopped by a page that
+// failed or went unanswered).
+func (f *front) walk(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) (found, whole bool) {
 	cursor := ""
 	seen := map[string]bool{}
 	for range maxFindPages {
 		res, _ := f.fetchPage(ctx, m, l.Method, nil, cursor)
 		if res == nil {
-			return false
+			return false, false
 		}
 		items, next := f.pageItems(m, l.Method, l.Key, res)
 		for _, it := range items {
 			if id, _ := l.ID(it); match != nil && match(id) {
-				return true
+				return true, true
 			}
 		}
 		if next == "" || seen[next] {
-			return false
+			return false, true
 		}
 		seen[next], cursor = true, next
 	}
-	return false
+	return false, true
 }
 
 // is matches id.
