@@ -194,10 +194,6 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 	}
 	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities}
 	c.ctx, c.cancel = context.WithCancel(r.ctx)
-	if c.caps != "" {
-		c.answers = make(chan seen, maxAnswers)
-		go c.answerer() // a check's connection answerer: stops when the connection closes or the run ends
-	}
 	if r.target.URL != "" {
 		c.http = &httpSide{}
 		close(c.gone) // no reader
@@ -214,9 +210,17 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 		}
 		tr, err := mcp.StartCommand(opts)
 		if err != nil {
+			c.cancel()
 			return nil, err
 		}
 		c.stdio = tr
+	}
+	// Both before the reader, which hands the answerer what the server asks.
+	if c.caps != "" {
+		c.answers = make(chan seen, maxAnswers)
+		go c.answerer() // a check's connection answerer: stops when the connection closes or the run ends
+	}
+	if c.stdio != nil {
 		go c.read() // a check's connection reader: stops when the transport's Read fails, which close brings about
 	}
 	r.track(c)

@@ -341,3 +341,33 @@ func floodEnded(c *conn) bool {
 	}
 	return false
 }
+
+// A connection that answers and cannot start leaves nothing running: its
+// answerer starts only once its server has. Not parallel: it counts the
+// answerers of the whole test binary, which only fall meanwhile.
+func TestFailedDialLeavesNoAnswerer(t *testing.T) {
+	f := fake{transport: "stdio"}
+	target := f.target(t)
+	opts := *target.Stdio
+	opts.Path = filepath.Join(t.TempDir(), "no-such-server")
+	target.Stdio = &opts
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := newRunner(ctx, target, Options{}.withDefaults())
+	defer r.closeAll()
+	before := answerers()
+	for range 5 {
+		if _, err := r.dial(ctx, connOptions{era: "legacy", capabilities: answering}); err == nil {
+			t.Fatal("a server that does not exist started")
+		}
+	}
+	if n := answerers(); n > before {
+		t.Errorf("%d answerers after five failed dials, %d before", n, before)
+	}
+}
+
+// answerers counts the goroutines answering a check connection's server.
+func answerers() int {
+	buf := make([]byte, 1<<22)
+	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "(*conn).answerer(")
+}
