@@ -502,16 +502,18 @@ func newClock(d time.Duration, out func()) *clock {
 	return c
 }
 
-// run starts the clock again, and its followers'.
+// run starts the clock again, and its followers'. A follower is run
+// and stood under its leader's lock (the order is always leader, then
+// follower), so that a follower that stops following is never stood
+// again by its leader's stand under way.
 func (c *clock) run() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.timer == nil && c.out != nil {
 		c.since = time.Now()
 		c.timer = time.AfterFunc(c.left, c.out)
 	}
-	followers := slices.Clone(c.followers)
-	c.mu.Unlock()
-	for _, f := range followers {
+	for _, f := range c.followers {
 		f.run()
 	}
 }
@@ -519,35 +521,36 @@ func (c *clock) run() {
 // stand stops the clock until run, and its followers'.
 func (c *clock) stand() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.timer != nil && c.timer.Stop() {
 		c.left -= time.Since(c.since)
 		c.timer = nil
 	}
-	followers := slices.Clone(c.followers)
-	c.mu.Unlock()
-	for _, f := range followers {
+	for _, f := range c.followers {
 		f.stand()
 	}
 }
 
 // follow makes c stand while lead stands (now, or later) until the
-// returned unfollow, which runs c again.
+// returned unfollow, which runs c again. Two clocks must never follow
+// each other (a check that makes what another makes waits for: onces
+// are not nested).
 func (c *clock) follow(lead *clock) (unfollow func()) {
 	if lead == nil || lead == c {
 		return func() {}
 	}
 	lead.mu.Lock()
+	defer lead.mu.Unlock()
 	lead.followers = append(lead.followers, c)
 	if lead.timer == nil && lead.out != nil { // standing now
 		c.stand()
 	}
-	lead.mu.Unlock()
 	return func() {
 		lead.mu.Lock()
+		defer lead.mu.Unlock()
 		if i := slices.Index(lead.followers, c); i >= 0 {
 			lead.followers = slices.Delete(lead.followers, i, i+1)
 		}
-		lead.mu.Unlock()
 		c.run()
 	}
 }
