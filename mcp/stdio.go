@@ -142,8 +142,12 @@ type CommandTransport struct {
 	wctx  context.Context // the context of the write holding omu (nil: the catch-up's)
 	wstop func() bool     // stops the watch on wctx once armWrite set it
 
-	wmu      sync.Mutex // guards deadline arming of stdin (see Write)
-	wactive  bool
+	wmu sync.Mutex // guards deadline arming of stdin (see Write)
+	// wseq counts the writes to stdin; a cut names the write it is for,
+	// so that one that comes late leaves the next write alone. Written
+	// under omu and wmu.
+	wseq     uint64
+	wwriting bool          // a write is under way (wmu)
 	exited   chan struct{} // closed when the process has exited and been reaped
 	waitErr  error         // set before exited is closed
 	errDone  chan struct{} // closed when the stderr copy reached EOF
@@ -498,7 +502,8 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 		return context.Cause(ctx)
 	}
 	t.wmu.Lock()
-	t.wactive = true
+	t.wseq++
+	t.wwriting = true
 	t.stdin.SetWriteDeadline(time.Time{})
 	t.wmu.Unlock()
 	t.wctx = ctx
@@ -511,7 +516,7 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 	}
 	t.wctx, t.wstop = nil, nil
 	t.wmu.Lock()
-	t.wactive = false
+	t.wwriting = false
 	t.wmu.Unlock()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -531,14 +536,17 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 // Write). omu is held; the catch-up's writes have no context, and wait.
 func (t *CommandTransport) armWrite() {
 	if t.wctx != nil && t.wstop == nil {
-		t.wstop = context.AfterFunc(t.wctx, t.cutWrite)
+		seq := t.wseq
+		t.wstop = context.AfterFunc(t.wctx, func() { t.cutWrite(seq) })
 	}
 }
 
-// cutWrite makes the write under way on stdin give up at once.
-func (t *CommandTransport) cutWrite() {
+// cutWrite makes write seq, when still under way on stdin, give up at
+// once: a cut that comes after its write ended (its context ended as
+// the write did) leaves the next alone.
+func (t *CommandTransport) cutWrite(seq uint64) {
 	t.wmu.Lock()
-	if t.wactive {
+	if t.wwriting && t.wseq == seq {
 		t.stdin.SetWriteDeadline(time.Now())
 	}
 	t.wmu.Unlock()
