@@ -25,7 +25,7 @@ func serverPipe(fromServer bool) (child, ours *os.File, err error) {
 // One write at a time.
 type stdinWriter struct {
 	f   *os.File
-	rc  syscall.RawConn // nil: f.Write, armed first
+	rc  syscall.RawConn
 	arm func()
 	b   []byte             // what is left of the write under way
 	err error              // its error
@@ -34,17 +34,12 @@ type stdinWriter struct {
 
 func newStdinWriter(f *os.File, arm func()) *stdinWriter {
 	w := &stdinWriter{f: f, arm: arm}
-	w.rc, _ = f.SyscallConn()
+	w.rc, _ = f.SyscallConn() // fails only for a nil file
 	w.try = w.attempt
 	return w
 }
 
 func (w *stdinWriter) write(b []byte) error {
-	if w.rc == nil {
-		w.arm()
-		_, err := w.f.Write(b)
-		return err
-	}
 	w.b, w.err = b, nil
 	err := w.rc.Write(w.try)
 	werr := w.err
