@@ -239,22 +239,7 @@ func (h *Host) Run(ctx context.Context) error {
 		h.mu.Unlock()
 	}()
 
-	cctx, cancelCall := context.WithCancel(ctx)
-	defer func() { // what the call says of its end is said before Run returns
-		cancelCall()
-		select {
-		case <-h.callDone:
-		case <-time.After(callWait):
-		}
-	}()
-	go func() { // the app's tool call: ends when the call does: cancelled at the latest as Run returns
-		res, err := h.Call(cctx)
-		h.mu.Lock()
-		h.result, h.callErr = res, err
-		h.mu.Unlock()
-		close(h.callDone)
-		h.wakeStreams()
-	}()
+	defer h.startCall(ctx)()
 
 	page := h.hostOrigin + "/#" + h.token
 	if err := h.open(page); err != nil {
@@ -294,6 +279,27 @@ func (h *Host) Run(ctx context.Context) error {
 // returns err. A page that came but has not opened its event stream yet
 // (a busy machine) is waited for: the stream it opens starts with the
 // teardown.
+// startCall starts the app's tool call; the function it returns cancels
+// it and waits, within callWait, for it to end and say how.
+func (h *Host) startCall(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() { // the app's tool call: ends when the call does: cancelled at the latest as Run returns
+		res, err := h.Call(ctx)
+		h.mu.Lock()
+		h.result, h.callErr = res, err
+		h.mu.Unlock()
+		close(h.callDone)
+		h.wakeStreams()
+	}()
+	return func() {
+		cancel()
+		select {
+		case <-h.callDone:
+		case <-time.After(callWait):
+		}
+	}
+}
+
 func (h *Host) end(reason string, err error) error {
 	h.mu.Lock()
 	h.teardown = reason

@@ -136,6 +136,18 @@ func (r Report) summary() string {
 	return s + fmt.Sprintf("; passed (--fail-on %s)", r.FailOn)
 }
 
+// sarifInvocation is the run's SARIF invocation: a run not whole is no
+// successful execution, and says why, so that code scanning does not take
+// what was never judged as fixed.
+func (r Report) sarifInvocation() map[string]any {
+	why := r.unfinished()
+	if why == "" {
+		return map[string]any{"executionSuccessful": true}
+	}
+	return map[string]any{"executionSuccessful": false,
+		"toolExecutionNotifications": []map[string]any{{"level": "error", "message": map[string]string{"text": why}}}}
+}
+
 // unfinished says why the run is not whole ("" when it is): servers not
 // audited, a stop before its end, or both.
 func (r Report) unfinished() string {
@@ -223,13 +235,6 @@ func (r Report) SARIF(w io.Writer) error {
 	type text struct {
 		Text string `json:"text"`
 	}
-	// A run not whole is no successful execution, and says why: a reader
-	// of code scanning must not take what was never judged as fixed.
-	invocation := map[string]any{"executionSuccessful": true}
-	if why := r.unfinished(); why != "" {
-		invocation = map[string]any{"executionSuccessful": false,
-			"toolExecutionNotifications": []map[string]any{{"level": "error", "message": text{why}}}}
-	}
 	type rule struct {
 		ID                   string         `json:"id"`
 		Name                 string         `json:"name"`
@@ -293,7 +298,7 @@ func (r Report) SARIF(w io.Writer) error {
 			}},
 			"results":     results,
 			"columnKind":  "unicodeCodePoints",
-			"invocations": []map[string]any{invocation},
+			"invocations": []map[string]any{r.sarifInvocation()},
 		}},
 	}
 	enc := json.NewEncoder(w)

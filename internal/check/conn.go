@@ -585,10 +585,6 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		r reply
 	}
 	var hand []handed
-	give := func(w *waiter, r reply) {
-		delete(c.waiting, idKey(w.id))
-		hand = append(hand, handed{w, r})
-	}
 	c.mu.Lock()
 	for i := range out {
 		c.count++
@@ -607,45 +603,9 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 				out[i].undeclared = cc
 			}
 		}
-		switch {
-		case !m.IsResponse() || out[i].bad != "":
-		case m.ID == nil && m.Error != nil:
-			// An error with a null id answers the request that waits,
-			// unless input that is no request was sent (to which it is
-			// the answer JSON-RPC 2.0 has), or, over HTTP, the request
-			// was refused before its body was read (an error status).
-			if id != nil && method != "" {
-				if status/100 == 2 {
-					out[i].method, out[i].nullFor = method, method
-				}
-			} else if w := c.oldestWaiter(); w != nil && !c.expectNull && c.stdio != nil {
-				// Several waiting (checks sharing the connection): most
-				// likely the oldest's, as a server answers in order, but
-				// not known: that one is blocked by jsonrpc.error-id.
-				out[i].method, out[i].nullFor = w.method, w.method
-				if len(c.waiting) == 1 {
-					give(w, reply{m: m})
-				} else {
-					give(w, reply{err: &nullAnswer{err: m.Error, raw: out[i].raw, ambiguous: true}})
-				}
-			}
-		case m.ID != nil:
-			k := idKey(m.ID)
-			if id != nil && k == idKey(id) {
-				out[i].method = method
-				c.answered.add(k)
-			} else if id != nil && twinKey(m.ID) == twinKey(id) {
-				out[i].twin = string(id)
-			} else if w, ok := c.waiting[k]; ok {
-				out[i].method = w.method
-				c.answered.add(k)
-				give(w, reply{m: m})
-			} else if c.answered.has(k) {
-				out[i].dup = true
-			} else if w := c.twinWaiter(m.ID); w != nil {
-				out[i].twin = string(w.id)
-				give(w, reply{err: &twinError{sent: string(w.id), got: string(m.ID)}})
-			}
+		if w, r := c.match(&out[i], id, method, status); w != nil {
+			delete(c.waiting, idKey(w.id))
+			hand = append(hand, handed{w, r})
 		}
 		if len(c.log) == maxLog {
 			c.log = append(c.log[:0], c.log[maxLog/2:]...)
@@ -669,6 +629,54 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		h.w.ch <- h.r
 	}
 	return out
+}
+
+// match says what response s is (whose request it answers, a twin, a
+// duplicate) and which waiter, if any, it goes to, with what; mu is held.
+// id, method and status are, for an HTTP answer, the request it answers
+// and its status.
+func (c *conn) match(s *seen, id json.RawMessage, method string, status int) (*waiter, reply) {
+	m := s.msg
+	switch {
+	case !m.IsResponse() || s.bad != "":
+	case m.ID == nil && m.Error != nil:
+		// An error with a null id answers the request that waits,
+		// unless input that is no request was sent (to which it is
+		// the answer JSON-RPC 2.0 has), or, over HTTP, the request
+		// was refused before its body was read (an error status).
+		if id != nil && method != "" {
+			if status/100 == 2 {
+				s.method, s.nullFor = method, method
+			}
+		} else if w := c.oldestWaiter(); w != nil && !c.expectNull && c.stdio != nil {
+			// Several waiting (checks sharing the connection): most
+			// likely the oldest's, as a server answers in order, but
+			// not known: that one is blocked by jsonrpc.error-id.
+			s.method, s.nullFor = w.method, w.method
+			if len(c.waiting) == 1 {
+				return w, reply{m: m}
+			}
+			return w, reply{err: &nullAnswer{err: m.Error, raw: s.raw, ambiguous: true}}
+		}
+	case m.ID != nil:
+		k := idKey(m.ID)
+		if id != nil && k == idKey(id) {
+			s.method = method
+			c.answered.add(k)
+		} else if id != nil && twinKey(m.ID) == twinKey(id) {
+			s.twin = string(id)
+		} else if w, ok := c.waiting[k]; ok {
+			s.method = w.method
+			c.answered.add(k)
+			return w, reply{m: m}
+		} else if c.answered.has(k) {
+			s.dup = true
+		} else if w := c.twinWaiter(m.ID); w != nil {
+			s.twin = string(w.id)
+			return w, reply{err: &twinError{sent: string(w.id), got: string(m.ID)}}
+		}
+	}
+	return nil, reply{}
 }
 
 // sign tells the first contact that something came that is no message.
