@@ -85,13 +85,12 @@ func TestGatewayMillionItems(t *testing.T) {
 	none := ""
 	big, many := specServer(t, b.String()), specServer(t, r.String())
 	big.ConnectTimeout, many.ConnectTimeout = 5*time.Minute, 5*time.Minute
-	g, log := startGateway(t, testMember{name: "big", settings: big, eager: true},
-		testMember{name: "many", prefix: &none, settings: many, eager: true})
-	g.maxBook = 256 << 10
 	// Bounds far past what the servers need, however loaded the machine:
 	// a server still starting, or slow to give a page, is left out of a
 	// list, which is not what this test is about.
-	g.ListWait = 5 * time.Minute
+	g, log := startGatewayWith(t, func(g *Gateway) { g.maxBook, g.ListWait = 256<<10, 5*time.Minute },
+		testMember{name: "big", settings: big, eager: true},
+		testMember{name: "many", prefix: &none, settings: many, eager: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	for _, m := range g.Members {
@@ -134,8 +133,11 @@ func TestGatewayMillionItems(t *testing.T) {
 	if got := len(itemKeys(t, res, "resources")); err != nil || got != 100_000 {
 		t.Errorf("%d resources, %v", got, err)
 	}
-	if g.names.bytes > g.maxBook {
-		t.Errorf("the gateway keeps %d bytes of names, past its bound of %d", g.names.bytes, g.maxBook)
+	g.names.mu.Lock()
+	kept := g.names.bytes
+	g.names.mu.Unlock()
+	if kept > g.maxBook {
+		t.Errorf("the gateway keeps %d bytes of names, past its bound of %d", kept, g.maxBook)
 	}
 	if n := log.count("the gateway keeps"); n != 1 {
 		t.Errorf("the bound said %d times:\n%s", n, log)
@@ -295,33 +297,34 @@ func TestGatewayWalksAListOnce(t *testing.T) {
 			if fails {
 				pages = 1
 			}
-			walksOfFourReads(t, fails, map[string]int{"resources/list": pages, "resources/templates/list": pages})
+			walksOfFourReads(t, fails, 0, map[string]int{"resources/list": pages, "resources/templates/list": pages})
 		})
 	}
 }
 
 // A list whose walk failed is read again once walkRetry has passed: the
 // member may list the URI now, and a member without a prefix must not
-// serve what it lists. Not parallel: walkRetry is none for its run.
+// serve what it lists.
 func TestGatewayWalksAFailedListAgain(t *testing.T) {
-	defer func(d time.Duration) { walkRetry = d }(walkRetry)
-	walkRetry = 0
+	t.Parallel()
 	// The first read finds the URI's lister by walking each member's
 	// resources; the three after walk both lists of the member with a
 	// prefix before they go to the member without one.
-	walksOfFourReads(t, true, map[string]int{"resources/list": 4, "resources/templates/list": 3})
+	walksOfFourReads(t, true, time.Nanosecond, map[string]int{"resources/list": 4, "resources/templates/list": 3})
 }
 
 // walksOfFourReads reads a bare server's URI four times beside a member
 // with a prefix whose lists cycle (or fail), and holds how many pages of
-// each of its lists were asked for.
-func walksOfFourReads(t *testing.T, fails bool, want map[string]int) {
+// each of its lists were asked for. retry, when not zero, is how long
+// the gateway counts a failed walk as read.
+func walksOfFourReads(t *testing.T, fails bool, retry time.Duration, want map[string]int) {
 	t.Helper()
 	up := &loopLister{slowLister: newSlowLister(), fails: fails, asked: map[string]int{}}
 	none := ""
 	bare := specServer(t, `{"resources":[{"uri":"file:///bare.txt","name":"own"}],
 		"readResults":{"file:///bare.txt":{"contents":[{"uri":"file:///bare.txt","text":"the bare server's own"}]}}}`)
 	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(nil)}
+	g.names.retry = retry
 	loop := &serve.Server{Open: func(context.Context, serve.Relay) (serve.Upstream, error) { return up, nil }}
 	g.Members = []*Member{{Name: "loop", Server: loop, Eager: true}, {Name: "bare", Prefix: &none, Server: serverFor(t, bare), Eager: true}}
 	if err := g.Start(context.Background()); err != nil {

@@ -153,10 +153,10 @@ func TestGatewayLazyStart(t *testing.T) {
 func TestGatewaySlowListLeftOut(t *testing.T) {
 	longtest.Skip(t, "each list waits out the bound of the servers that never answer")
 	t.Parallel()
-	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok"), eager: true},
+	g, log := startGatewayWith(t, func(g *Gateway) { g.ListWait = 3 * time.Second },
+		testMember{name: "ok", settings: twoTools(t, "ok"), eager: true},
 		testMember{name: "starting", settings: servetest.FakeStdio("slow-start=600000"), eager: true},
 		testMember{name: "deaf", settings: servetest.FakeStdio("deaf"), eager: true})
-	g.ListWait = 3 * time.Second
 	servetest.WaitFor(t, "deaf to be up", func() bool { st, _ := g.member("deaf").life.status(); return st == lifeUp })
 	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
 	for range 2 {

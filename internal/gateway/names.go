@@ -29,13 +29,14 @@ type nameBook struct {
 	tmpl  map[*Member][]*uritemplate.Template // each member's templates, parsed
 	whole map[*Member]map[string]time.Time    // the lists (by key) of each member read: the zero time as far as they go, else when a walk of it failed
 	bytes int
-	full  bool // maxBookBytes was reached (said once)
+	full  bool          // maxBookBytes was reached (said once)
+	retry time.Duration // how long a failed walk counts as read (zero: walkRetry)
 }
 
 // walkRetry is how long a list whose walk failed (an error, no answer)
 // counts as read: the reads routed meanwhile do not each walk it again,
 // and a member whose list comes back is read to its end once it has.
-var walkRetry = 30 * time.Second
+const walkRetry = 30 * time.Second
 
 // markWalked notes that m's list l was read: to its end, until it cycled
 // or passed maxFindPages (whole), or until a page failed or went
@@ -63,7 +64,7 @@ func (b *nameBook) walked(m *Member, l mcp.List) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	failed, ok := b.whole[m][l.Key]
-	return ok && (failed.IsZero() || time.Since(failed) < walkRetry)
+	return ok && (failed.IsZero() || time.Since(failed) < cmp.Or(b.retry, walkRetry))
 }
 
 // claim notes that m lists the item of l called key, and reports

@@ -6,6 +6,7 @@ package serve
 // lists kept until it says they changed.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,9 +28,9 @@ const (
 	maxSeenBytes = 32 << 20
 )
 
-// pinWalkWait bounds one walk of a list for the pin (a variable for the
-// tests of a walk that runs out of it).
-var pinWalkWait = 30 * time.Second
+// pinWalkWait bounds one walk of a list for the pin (Server.pinWait, when
+// set, in its place).
+const pinWalkWait = 30 * time.Second
 
 // listOfKind is the list of a pin's kind of item: a pin calls its kinds
 // as the lists call their items.
@@ -92,7 +93,7 @@ func (u *upstream) pinFilter(ctx context.Context, method string, res json.RawMes
 		// that hung up (which did not).
 		u.walkKind(ctx, kind)
 	}
-	ctx, cancel := context.WithTimeout(ctx, pinWalkWait)
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(u.srv.pinWait, pinWalkWait))
 	defer cancel()
 	onPage := map[string]bool{}
 	return mcp.FilterPage(res, l.Key, func(item json.RawMessage) bool {

@@ -4,6 +4,7 @@ package serve
 // bounded in pages and time, kept until the server says the list changed.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,7 +21,7 @@ import (
 // found) is empty.
 func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, error) {
 	asked := ctx
-	ctx, cancel := context.WithTimeout(ctx, pinWalkWait)
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(u.srv.pinWait, pinWalkWait))
 	defer cancel()
 	l := listOfKind(kind)
 	method := l.Method

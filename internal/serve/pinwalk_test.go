@@ -107,13 +107,11 @@ func TestPinWalksAFailedListOnce(t *testing.T) {
 
 // A walk for the pin that runs out of its time (a server that never
 // answers a later page) failed as one that is refused did: the pages a
-// client asks for next do not each wait the walk's time again. Not
-// parallel: it shortens the walk's bound for its own run.
+// client asks for next do not each wait the walk's time again.
 func TestPinWalkOutOfTimeWalkedOnce(t *testing.T) {
-	defer func(d time.Duration) { pinWalkWait = d }(pinWalkWait)
-	pinWalkWait = 200 * time.Millisecond
+	t.Parallel()
 	up := &pager{hang: true, done: make(chan struct{})}
-	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }, Pin: newPinFixture(t, "").pin(), Log: slog.New(&saidLog{})}
+	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }, Pin: newPinFixture(t, "").pin(), Log: slog.New(&saidLog{}), pinWait: 200 * time.Millisecond}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

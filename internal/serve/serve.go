@@ -111,9 +111,10 @@ type Server struct {
 	Self       json.RawMessage
 	NamePrefix string
 
-	pins     *pinGate     // Pin's, from Start
-	served   atomic.Int64 // the clients served so far, which numbers each
-	recorded atomic.Bool  // Source's: the surface was recorded (Dial)
+	pins     *pinGate      // Pin's, from Start
+	served   atomic.Int64  // the clients served so far, which numbers each
+	recorded atomic.Bool   // Source's: the surface was recorded (Dial)
+	pinWait  time.Duration // bounds one walk of a list for the pin (zero: pinWalkWait)
 
 	idle idlePool // with Isolate: modern clients' sessions between their requests
 
