@@ -303,7 +303,9 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 		if !isList(o.method) {
 			t.awaitGetStream(ctx)
 		}
-		t.goRequest(func() { t.request(ctx, o, msg) })
+		if !t.goRequest(func() { t.request(ctx, o, msg) }) {
+			return errTransportClosed
+		}
 		return nil
 	}
 	if o.method == "notifications/cancelled" && IsModern(t.protocolVersion()) {
@@ -329,12 +331,22 @@ const defaultPostIdle = time.Second
 // goRequest runs a request's exchange (request) on a goroutine that ran
 // another and is waiting for the next, else on a new one. A new goroutine
 // grows its stack through net/http's client each time: a reused one has
-// grown it, which saves a load run a tenth of its CPU time.
-func (t *HTTPTransport) goRequest(exchange func()) {
+// grown it, which saves a load run a tenth of its CPU time. It reports
+// false, running nothing, once the transport is closed.
+func (t *HTTPTransport) goRequest(exchange func()) bool {
 	select {
 	case t.free <- exchange:
-		return
+		return true
 	default:
+	}
+	// A stream goroutine is counted under mu, where Close marks the
+	// transport closed before it waits for them: none is counted while
+	// Close waits (a WaitGroup's Add must not race its Wait), and none
+	// starts that Close would not wait for.
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
 	}
 	t.streams.Go(func() { // POST answer reader: runs exchanges until none comes for postIdle, or the transport closes
 		idle := time.NewTimer(t.postIdle)
@@ -351,6 +363,7 @@ func (t *HTTPTransport) goRequest(exchange func()) {
 			}
 		}
 	})
+	return true
 }
 
 // ConcurrentWrites tells the session that messages need not wait for each
@@ -392,6 +405,9 @@ func (t *HTTPTransport) Keep() {
 	t.mu.Unlock()
 }
 
+// errTransportClosed is what a request written after Close gets.
+var errTransportClosed = &TransportError{Op: "connection closed"}
+
 // Close ends the session: waits briefly for requests still being answered,
 // DELETEs the session (unless kept), and ends every stream.
 func (t *HTTPTransport) Close(ctx context.Context) error {
@@ -422,6 +438,6 @@ func (t *HTTPTransport) Close(ctx context.Context) error {
 	case <-done:
 	case <-time.After(closeDrainWait):
 	}
-	t.fail(&TransportError{Op: "connection closed"})
+	t.fail(errTransportClosed)
 	return nil
 }

@@ -29,7 +29,8 @@ func (t *HTTPTransport) openGetStream() {
 	t.getOpen = true
 	opened, sent := make(chan struct{}), make(chan struct{})
 	t.getOpened, t.getSent, t.getDeadline = opened, sent, time.Now().Add(t.getWait)
-	t.mu.Unlock()
+	// The stream is counted under mu, as goRequest's are.
+	defer t.mu.Unlock()
 	t.streams.Go(func() { // standalone GET stream: runs until the transport closes or the server stops offering the stream
 		defer func() {
 			t.mu.Lock()
@@ -182,14 +183,23 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 		return &TransportError{Op: "legacy SSE", Err: errors.New("the endpoint event names another origin; refusing to send there")}
 	}
 	t.mu.Lock()
-	t.endpoint, t.legacy = u, true
+	closed := t.closed
+	if !closed { // the stream is counted under mu, as goRequest's are
+		t.endpoint, t.legacy = u, true
+		t.streams.Go(func() { // legacy SSE stream: ends with the stream: when the server closes it or the transport closes
+			defer cancel()
+			t.pump(sctx, r, nil)
+			r.done()
+			resp.Body.Close()
+			t.fail(&TransportError{Op: "legacy SSE", Err: errors.New("the server closed its event stream")})
+		})
+	}
 	t.mu.Unlock()
-	t.streams.Go(func() { // legacy SSE stream: ends with the stream: when the server closes it or the transport closes
-		defer cancel()
-		t.pump(sctx, r, nil)
+	if closed {
+		cancel()
 		r.done()
 		resp.Body.Close()
-		t.fail(&TransportError{Op: "legacy SSE", Err: errors.New("the server closed its event stream")})
-	})
+		return errTransportClosed
+	}
 	return nil
 }

@@ -312,3 +312,36 @@ func requestGoroutines() int {
 		buf = make([]byte, 2*len(buf))
 	}
 }
+
+// TestHTTPRequestWrittenAsTheTransportCloses: requests written while the
+// transport closes either run or are refused, and none starts a goroutine
+// Close does not wait for (an exchange that began while Close waited for
+// the others raced that wait, which the race detector caught); one
+// written after Close is refused with an error, not taken and dropped.
+func TestHTTPRequestWrittenAsTheTransportCloses(t *testing.T) {
+	url := startRawHTTPServer(t, true, greetResult)
+	call := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}}`)
+	for range 20 {
+		tr, err := NewHTTPTransport(HTTPOptions{URL: url, ProtocolVersion: LatestVersion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.postIdle = time.Hour
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() { tr.Write(context.Background(), call) })
+		}
+		tr.Close(context.Background())
+		wg.Wait()
+		if err := tr.Write(context.Background(), call); err == nil {
+			t.Fatal("a request written after Close was taken")
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for requestGoroutines() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines of closed transports still wait for an exchange", requestGoroutines())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
