@@ -248,6 +248,24 @@ func TestGatewayListen(t *testing.T) {
 	}
 }
 
+// TestGatewayListenEndedStartsNone: a member that comes up as a client's
+// listen ends (memberChanged read the listens before the listen left
+// them) starts no listen at it: one would begin while the listen's end
+// waited for its members' (a WaitGroup's Add racing its Wait) or after,
+// and pass news under a subscription that is gone.
+func TestGatewayListenEndedStartsNone(t *testing.T) {
+	t.Parallel()
+	l := &frontListen{started: map[*Member]bool{}, waiting: map[*Member]bool{}, all: make(chan struct{})}
+	l.end()
+	late := &Member{Name: "late"}
+	l.start(late, nil)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.started[late] || l.waiting[late] {
+		t.Error("a listen that ended started one at a member come up")
+	}
+}
+
 // TestGatewayTwoListensOfOneClient: a modern client holding two listens
 // at once on one connection (one per resource) gets each its own
 // acknowledgement and each resource's updates under the listen that asked

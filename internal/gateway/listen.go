@@ -34,9 +34,10 @@ type frontListen struct {
 	ctx    context.Context  // the listen's: ends when the client ends it
 	params json.RawMessage  // the client's params, as its view lets them be
 	want   mcp.ListenFilter // what it asked for
-	wg     sync.WaitGroup   // the members' listens
+	wg     sync.WaitGroup   // the members' listens, counted under mu until ended
 
 	mu      sync.Mutex       // guards the fields below
+	ended   bool             // the client's listen has ended: no member's starts
 	started map[*Member]bool // members listened to now
 	waiting map[*Member]bool // of them, those not acknowledged yet
 	uris    []string         // the resources acknowledged
@@ -76,7 +77,7 @@ func (f *front) listen(ctx context.Context, params json.RawMessage) (json.RawMes
 		f.mu.Lock()
 		delete(f.listens, l)
 		f.mu.Unlock()
-		l.wg.Wait()
+		l.end()
 	}()
 	lists := l.want.AnyChange()
 	for _, m := range f.gw.Members {
@@ -101,21 +102,32 @@ func (f *front) listen(ctx context.Context, params json.RawMessage) (json.RawMes
 	return nil, context.Cause(ctx)
 }
 
-// start listens at member m for the lists asked for and uris.
-func (l *frontListen) start(m *Member, uris []string) {
+// end ends the listen's members' listens and waits for them. A member
+// that comes up meanwhile (memberChanged read the listens before this one
+// left them) starts none: each is counted under mu, where end marks the
+// listen ended before it waits.
+func (l *frontListen) end() {
 	l.mu.Lock()
-	if l.started[m] {
-		l.mu.Unlock()
+	l.ended = true
+	l.mu.Unlock()
+	l.wg.Wait()
+}
+
+// start listens at member m for the lists asked for and uris, unless the
+// listen has ended.
+func (l *frontListen) start(m *Member, uris []string) {
+	params := serve.WithListenURIs(l.params, uris)
+	if uris == nil {
+		params = serve.WithListenURIs(l.params, []string{})
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.started[m] || l.ended {
 		return
 	}
 	l.started[m] = true
 	if !l.acked {
 		l.waiting[m] = true
-	}
-	l.mu.Unlock()
-	params := serve.WithListenURIs(l.params, uris)
-	if uris == nil {
-		params = serve.WithListenURIs(l.params, []string{})
 	}
 	l.wg.Add(1)
 	go func() { // a server's listen for a front's listen: ends when the client ends its listen, or the member's ends
