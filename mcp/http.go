@@ -334,6 +334,9 @@ const defaultPostIdle = time.Second
 // grown it, which saves a load run a tenth of its CPU time. It reports
 // false, running nothing, once the transport is closed.
 func (t *HTTPTransport) goRequest(exchange func()) bool {
+	if t.ctx.Err() != nil {
+		return false // closed: a reader still waiting must not take it
+	}
 	select {
 	case t.free <- exchange:
 		return true
