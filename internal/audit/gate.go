@@ -77,13 +77,6 @@ func (g gated) may(t string) bool { return g.need.holds(t) }
 
 func (g gated) MatchString(t string) bool { return g.may(t) && g.re.MatchString(t) }
 
-func (g gated) FindStringIndex(t string) []int {
-	if !g.may(t) {
-		return nil
-	}
-	return g.re.FindStringIndex(t)
-}
-
 func (g gated) FindAllStringIndex(t string, n int) [][]int {
 	if !g.may(t) {
 		return nil

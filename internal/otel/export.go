@@ -154,10 +154,8 @@ type (
 		Value otlpValue `json:"value"`
 	}
 	otlpValue struct {
-		String *string  `json:"stringValue,omitempty"`
-		Int    *string  `json:"intValue,omitempty"`
-		Bool   *bool    `json:"boolValue,omitempty"`
-		Double *float64 `json:"doubleValue,omitempty"`
+		String *string `json:"stringValue,omitempty"`
+		Int    *string `json:"intValue,omitempty"`
 	}
 	otlpSpan struct {
 		TraceID      string     `json:"traceId"`
@@ -192,10 +190,6 @@ func attrs(list []Attr) []otlpAttr {
 		case int64:
 			s := strconv.FormatInt(x, 10)
 			v.Int = &s
-		case bool:
-			v.Bool = &x
-		case float64:
-			v.Double = &x
 		default:
 			continue
 		}

@@ -85,13 +85,12 @@ type Span struct {
 	Links []Context
 }
 
-// Attr is one attribute: its value a string, an int64 or a bool.
+// Attr is one attribute: its value a string or an int64 (String, Int).
 type Attr struct {
 	Key   string
 	Value any
 }
 
-// String, Int and Bool are attributes.
+// String and Int are attributes.
 func String(k, v string) Attr    { return Attr{k, v} }
 func Int(k string, v int64) Attr { return Attr{k, v} }
-func Bool(k string, v bool) Attr { return Attr{k, v} }

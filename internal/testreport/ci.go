@@ -87,14 +87,11 @@ func newJUnitText(s string) *junitText {
 
 func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
 
-// JUnit writes the JUnit XML report. A file whose session could not
+// JUnit writes suite's JUnit XML report. A file whose session could not
 // be opened, or broke, has a testcase "session" with an error; the step
-// Ctrl-C stopped is an error too. Attributes show controls escaped, as
-// the text report does (XML cannot hold most of them).
-func JUnit(w io.Writer, files []File, took time.Duration) error { return Tests.JUnit(w, files, took) }
-
-// JUnit is JUnit for s's report: a warned step passes, its warning in
-// its system-out.
+// Ctrl-C stopped is an error too; a warned step passes, its warning in
+// its system-out. Attributes show controls escaped, as the text report
+// does (XML cannot hold most of them).
 func (suite Suite) JUnit(w io.Writer, files []File, took time.Duration) error {
 	suite = suite.or()
 	all := junitSuites{Name: suite.Name, Time: seconds(took)}
@@ -182,12 +179,9 @@ func failureText(sr Step) string {
 	return b.String()
 }
 
-// TAP writes TAP version 14: a test point per file, with its steps
-// as a subtest; a failure's expectations as YAML diagnostics.
-func TAP(w io.Writer, files []File) error { return Tests.TAP(w, files) }
-
-// TAP is TAP for s's report: a warned step is ok, with its warning as
-// diagnostics.
+// TAP writes suite's report in TAP version 14: a test point per file,
+// with its steps as a subtest; a failure's expectations as YAML
+// diagnostics; a warned step is ok, with its warning as diagnostics.
 func (suite Suite) TAP(w io.Writer, files []File) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "TAP version 14\n1..%d\n", len(files))
@@ -329,11 +323,8 @@ func (o object) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// JSON writes the JSON report, whose shape mcpv test --help documents.
-func JSON(w io.Writer, files []File, took time.Duration) error { return Tests.JSON(w, files, took) }
-
-// JSON is JSON for s's report: its groups and items under s's names, its
-// Header first.
+// JSON writes suite's JSON report, whose shape mcpv test --help
+// documents: its groups and items under suite's names, its Header first.
 func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 	suite = suite.or()
 	test := suite.Name == Tests.Name

@@ -59,11 +59,6 @@ func WriteError(err error) error {
 	return fmt.Errorf("writing the report: %w", err)
 }
 
-// Write writes the report of a format other than text: junit, tap or json.
-func Write(w io.Writer, format string, files []File, took time.Duration) error {
-	return Tests.Write(w, format, files, took)
-}
-
 // Write writes s's report of a format other than text.
 func (s Suite) Write(w io.Writer, format string, files []File, took time.Duration) error {
 	switch format {

@@ -83,7 +83,7 @@ FAIL 1 passed, 1 failed, 3 skipped (3 files, 1 not run to the end, 2s)
 
 func TestJUnit(t *testing.T) {
 	var b bytes.Buffer
-	if err := JUnit(&b, run(), 2*time.Second); err != nil {
+	if err := Tests.JUnit(&b, run(), 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	var got junitSuites
@@ -113,7 +113,7 @@ func TestJUnit(t *testing.T) {
 
 func TestTAP(t *testing.T) {
 	var b bytes.Buffer
-	if err := TAP(&b, run()); err != nil {
+	if err := Tests.TAP(&b, run()); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -136,7 +136,7 @@ func TestTAPWarnings(t *testing.T) {
 	files := run()
 	files[0].Steps[0].Notes = append(files[0].Steps[0].Notes, "warning: the server's stdout: output that is not JSON-RPC [stray-output]")
 	var b bytes.Buffer
-	if err := TAP(&b, files); err != nil {
+	if err := Tests.TAP(&b, files); err != nil {
 		t.Fatal(err)
 	}
 	want := "    ok 1 - ping\n      ---\n      at: {\"file\":\"a.yaml\",\"line\":4}\n" +
@@ -148,7 +148,7 @@ func TestTAPWarnings(t *testing.T) {
 
 func TestJSON(t *testing.T) {
 	var b bytes.Buffer
-	if err := JSON(&b, run(), 2*time.Second); err != nil {
+	if err := Tests.JSON(&b, run(), 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	var got jsonReport
