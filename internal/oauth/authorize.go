@@ -35,14 +35,6 @@ import (
 	"time"
 )
 
-// Listen opens the listener for the redirect: an ephemeral port on the IPv4
-// loopback address, which RFC 8252 §7.3 and §8.3 prefer to "localhost".
-// redirectURI is http://127.0.0.1:PORT/callback; any port is allowed for
-// loopback redirect URIs (RFC 8252 §7.3, OAuth 2.1 §8.4.2).
-func Listen() (ln net.Listener, redirectURI string, err error) {
-	return ListenRedirect(Redirect{})
-}
-
 // AuthorizeRequest is what Authorize needs.
 type AuthorizeRequest struct {
 	Metadata    *ServerMetadata

@@ -54,8 +54,11 @@ func playBrowser(t *testing.T, page *browserPage) func(string) error {
 	}
 }
 
+// TestListen: the default redirect listens on an ephemeral port of the
+// IPv4 loopback address, which RFC 8252 §7.3 and §8.3 prefer to
+// "localhost"; any port is allowed for a loopback redirect URI.
 func TestListen(t *testing.T) {
-	ln, uri, err := Listen()
+	ln, uri, err := ListenRedirect(Redirect{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +117,7 @@ func TestAuthorize(t *testing.T) {
 				}
 				return a
 			})
-			ln, redirect, err := Listen()
+			ln, redirect, err := ListenRedirect(Redirect{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,7 +199,7 @@ func TestAuthorize(t *testing.T) {
 // neither end the wait nor reach the user.
 func TestAuthorizeIgnoresAnswersWithoutOurState(t *testing.T) {
 	md, _ := fakeAuthorizationEndpoint(t, func(q url.Values) url.Values { return url.Values{"state": {q.Get("state")}, "code": {"real"}} })
-	ln, redirect, err := Listen()
+	ln, redirect, err := ListenRedirect(Redirect{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +239,7 @@ func TestAuthorizeIgnoresAnswersWithoutOurState(t *testing.T) {
 func TestAuthorizeRequiresIssWhenAdvertised(t *testing.T) {
 	md, _ := fakeAuthorizationEndpoint(t, func(q url.Values) url.Values { return url.Values{"state": {q.Get("state")}, "code": {"c"}} })
 	md.AuthorizationResponseIssParameterSupported = true
-	ln, redirect, err := Listen()
+	ln, redirect, err := ListenRedirect(Redirect{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +254,7 @@ func TestAuthorizeRequiresIssWhenAdvertised(t *testing.T) {
 // once it has shown the URL to open, however slow the machine.
 func TestAuthorizeTimeout(t *testing.T) {
 	md, _ := fakeAuthorizationEndpoint(t, func(url.Values) url.Values { return nil })
-	ln, redirect, err := Listen()
+	ln, redirect, err := ListenRedirect(Redirect{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +290,7 @@ func (o *onWrite) Write(p []byte) (int, error) {
 }
 
 func TestAuthorizeMisuse(t *testing.T) {
-	ln, redirect, err := Listen()
+	ln, redirect, err := ListenRedirect(Redirect{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,12 +35,6 @@ func ParseChallenges(values []string) []Challenge {
 	return out
 }
 
-// BearerChallenge returns the first Bearer challenge (RFC 6750 §3) of h's
-// WWW-Authenticate fields; the scheme is compared case-insensitively.
-func BearerChallenge(h http.Header) (Challenge, bool) {
-	return firstChallenge(h, "Bearer")
-}
-
 // AuthChallenge returns the challenge a client of an OAuth resource
 // answers: the first DPoP challenge (RFC 9449 §7.1), which asks for a
 // DPoP-bound token, else the first Bearer one.

@@ -119,6 +119,8 @@ func TestParseChallenges(t *testing.T) {
 	}
 }
 
+// TestBearerChallenge: the first Bearer challenge (RFC 6750 §3) of the
+// WWW-Authenticate fields, its scheme compared case-insensitively.
 func TestBearerChallenge(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -137,7 +139,7 @@ func TestBearerChallenge(t *testing.T) {
 			for _, v := range tt.values {
 				h.Add("WWW-Authenticate", v)
 			}
-			got, ok := BearerChallenge(h)
+			got, ok := firstChallenge(h, "Bearer")
 			if ok != tt.ok {
 				t.Fatalf("ok = %v, want %v", ok, tt.ok)
 			}

@@ -77,11 +77,6 @@ const (
 	RuleDescription = "description"
 )
 
-// HasErrors reports whether any finding is an error.
-func HasErrors(findings []Finding) bool {
-	return slices.ContainsFunc(findings, func(f Finding) bool { return f.Severity == SeverityError })
-}
-
 // probeWait bounds asking for a list the server does not declare: a
 // server may leave a method it does not serve unanswered. Silence counts
 // as not served.
