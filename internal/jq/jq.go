@@ -37,10 +37,38 @@ type FilterError struct {
 	// Runtime is set for an error while running on a result (such as
 	// `.a` on a string), as opposed to one in the expression itself.
 	Runtime bool
+	// expr and column, for an expression that does not parse, say where
+	// it breaks: Error shows the expression on a line of its own below
+	// the error with a caret under that column, as jq does for one typed
+	// on the command line; oneLine says it in words.
+	expr    string
+	column  int
+	oneLine bool
 }
 
-func (e *FilterError) Error() string { return "jq: " + e.Err.Error() }
+func (e *FilterError) Error() string {
+	switch {
+	case e.expr == "":
+		return "jq: " + e.Err.Error()
+	case e.oneLine:
+		return fmt.Sprintf("jq: %v (column %d of %q)", e.Err, e.column+1, e.expr)
+	}
+	return fmt.Sprintf("jq: %v\n    %s\n    %s^", e.Err, e.expr, strings.Repeat(" ", e.column))
+}
+
 func (e *FilterError) Unwrap() error { return e.Err }
+
+// OneLine is err said on one line, as every mistake of a file is: a
+// *FilterError's column in words instead of a caret under the expression;
+// any other error as it is.
+func OneLine(err error) error {
+	if fe, ok := err.(*FilterError); ok && fe.expr != "" {
+		line := *fe
+		line.oneLine = true
+		return &line
+	}
+	return err
+}
 
 // Compile parses and compiles a jq expression; environ (KEY=VALUE
 // entries) is what $ENV and env show, and vars are its variables (a later
@@ -58,7 +86,7 @@ func Compile(expr string, environ []string, vars ...Variable) (*Filter, error) {
 	if err != nil {
 		var pe *gojq.ParseError
 		if errors.As(err, &pe) {
-			return nil, &FilterError{Err: fmt.Errorf("%v\n    %s\n    %s^", err, expr, strings.Repeat(" ", caretColumn(expr, pe.Offset)))}
+			return nil, &FilterError{Err: err, expr: expr, column: caretColumn(expr, pe.Offset)}
 		}
 		return nil, &FilterError{Err: err}
 	}

@@ -3,6 +3,7 @@ package jq
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -101,6 +102,17 @@ func TestCompileErrors(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
 			t.Errorf("Compile(%q) error (-want +got):\n%s", tt.expr, diff)
+		}
+		// On one line, as a file's mistakes are said: the caret's column
+		// in words, the error still a *FilterError.
+		line := OneLine(err)
+		first, _, caret := strings.Cut(tt.want, "\n")
+		want := first
+		if caret {
+			want = fmt.Sprintf("%s (column %d of %q)", first, strings.Index(tt.want, "^")-strings.LastIndex(tt.want, "\n")-4, tt.expr)
+		}
+		if got := line.Error(); got != want || !errors.As(line, &fe) {
+			t.Errorf("OneLine(Compile(%q)) = %q, want %q", tt.expr, got, want)
 		}
 	}
 }

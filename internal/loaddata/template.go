@@ -47,7 +47,7 @@ func Split(words []string) (rest []string, ts []Template, err error) {
 		}
 		f, err := jq.Compile(expr, nil)
 		if err != nil {
-			return nil, nil, fmt.Errorf("argument %s: %w", key, err)
+			return nil, nil, fmt.Errorf("argument %s: %w", key, jq.OneLine(err))
 		}
 		ts = append(ts, Template{Key: key, Expr: expr, filter: f})
 	}

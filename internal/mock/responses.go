@@ -3,9 +3,7 @@ package mock
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"github.com/mcpv/mcpv/internal/jq"
@@ -223,30 +221,17 @@ func (e *Entry) checkKey(key string) error {
 
 // compileJQ compiles a jq expression of the file's (none: nil), to run
 // within jq's bounds with the variables named; it reads no environment.
-// An error is said as -q says it: the expression, a caret under where it
-// went wrong.
+// An error is said on one line, as every mistake of a responses file
+// is, with the column where the expression breaks (jq.OneLine).
 func compileJQ(expr string, vars ...string) (*jq.Filter, error) {
 	if expr == "" {
 		return nil, nil
 	}
 	f, err := jq.CompileVars(expr, nil, vars...)
 	if err != nil {
-		return nil, errors.New(oneLine(err.Error()))
+		return nil, jq.OneLine(err)
 	}
 	return f, nil
-}
-
-// oneLine is a jq mistake on one line, as every mistake of a responses
-// file is: jq points at it under the line of the expression, for a
-// command line, and here the column says where.
-func oneLine(msg string) string {
-	lines := strings.Split(msg, "\n")
-	if len(lines) != 3 || !strings.Contains(lines[2], "^") {
-		return strings.Join(strings.Fields(msg), " ")
-	}
-	expr := strings.TrimLeft(lines[1], " ")
-	col := strings.Index(lines[2], "^") - (len(lines[1]) - len(expr)) + 1
-	return fmt.Sprintf("%s (column %d of %q)", lines[0], col, expr)
 }
 
 // wanted is the entry's arguments, decoded (an empty object when it has
