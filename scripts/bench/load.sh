@@ -22,6 +22,8 @@
 #    the machine cannot hold the rate, mcpv's percentiles say so, while
 #    hey's and k6's achieved rate falls instead. hey's own CPU per call
 #    (bash's time) stands beside mcpv's.
+# 3. At that rate, each era in turn: mcpv's own CPU a call beside the
+#    server's, which says whose the 2026-07-28 era's extra cost is.
 #
 # Each Go program is built as its own releases are (static, -trimpath,
 # -ldflags "-s -w": mcpv's release build and hey's goreleaser builds):
@@ -157,5 +159,25 @@ for ((r = 0; r < rounds; r++)); do
 	printf '| round %d: hey | %.2f ms | %.2f ms | %.0f/s | %.0f µs (hey'"'"'s own) |\n' "$((r + 1))" "$hp50" "$hp99" "$hr" "$hcpu"
 	printf '| round %d: k6 HTTP | %.2f ms | %.2f ms | %.0f/s | |\n' "$((r + 1))" "$kp50" "$kp99" "$kr"
 done
+
+# 3. What the 2026-07-28 era costs beyond the legacy one, and whose it is:
+#    at the same fixed rate, mcpv's own CPU a call beside the server's (its
+#    utime and stime from /proc, over the run's iterations), each era in
+#    turn.
+echo "| at $fixed calls/s on 16 at once, ${secs} s | mcpv CPU per call | server CPU per call |"
+echo "| --- | --- | --- |"
+tck=$(getconf CLK_TCK)
+servercpu() { awk '{print $14 + $15}' "/proc/$server/stat"; }
+for ((r = 0; r < rounds; r++)); do
+	for era in legacy modern; do
+		before=$(servercpu)
+		m=$("$tmp/mcpv" load call greet name=x -c 16 --rate "$fixed" -d "${secs}s" -u "$url" --protocol-era "$era" --format json -r \
+			-q '"\(.cpu.per_iteration_us) \(.iterations)"')
+		read -r mcpu its <<<"$m"
+		printf '| round %d: %s era | %.0f µs | %s µs |\n' "$((r + 1))" "$era" "$mcpu" \
+			"$(awk -v a="$before" -v b="$(servercpu)" -v t="$tck" -v n="$its" 'BEGIN {printf "%.0f", (b - a) / t / n * 1e6}')"
+	done
+done
+
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
