@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -95,12 +96,15 @@ func interruptWhenIn(t *testing.T, env connect.Env, want string, argv []string, 
 // timeoutWhen is interruptWhen with the timeout d run out in place of the
 // interrupt: a --timeout of d, on the test's clock, ends what runs then
 // (the requests before it had their answers), however long they took.
+// A request's timeout may have stopped between the trace's line and the
+// firing (a task's tasks/get answered at once, the next poll not yet
+// sent): it runs out on the next request's.
 func timeoutWhen(t *testing.T, d time.Duration, want string, argv []string, ready ...func() bool) (int, string) {
 	t.Helper()
 	clock := mcptest.NewClock()
 	return endWhen(t, onClock(testEnv(t), clock), want, argv, func(context.CancelCauseFunc) {
-		if clock.Fire(d) == 0 {
-			t.Errorf("no timeout of %v was running", d)
+		for clock.Fire(d) == 0 {
+			clock.WaitUntil(t, fmt.Sprintf("a timeout of %v running", d), func(ts mcptest.Timers) bool { return ts.Running[d] > 0 })
 		}
 	}, ready...)
 }
