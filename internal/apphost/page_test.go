@@ -32,9 +32,16 @@ const told = [];
 const show = () => { console.log(JSON.stringify({ status: el("status").textContent, src: el("frame").src, told })); process.exit(0); };
 const realFetch = fetch;
 globalThis.fetch = async (url, opts) => {
-  const r = await realFetch(base + url, opts);
-  if (url === "/api/rpc") { told.push(JSON.parse(opts.body).method); show(); }
-  return r;
+  if (url !== "/api/rpc") return realFetch(base + url, opts);
+  told.push(JSON.parse(opts.body).method);
+  try {
+    return await realFetch(base + url, opts);
+  } catch (e) {
+    told.push("unanswered: " + e.message);
+    throw e;
+  } finally {
+    show();
+  }
 };
 setInterval(() => { if (el("frame").src) show(); }, 10);
 realFetch(base + "/host.js").then((r) => r.text()).then((src) => (0, eval)(src));
