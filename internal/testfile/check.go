@@ -337,6 +337,7 @@ func compileQuery(expr string, known map[string]bool, environ []string, bounds j
 	names := slices.Sorted(maps.Keys(known))
 	q := query{expr: expr, names: names, environ: environ, bounds: bounds}
 	q.filter, q.err = jq.CompileVars(expr, environ, names...)
+	q.err = jq.OneLine(q.err) // a file's mistake: FILE:LINE:COL says where, on one line
 	return q
 }
 
@@ -344,6 +345,7 @@ func compileQuery(expr string, known map[string]bool, environ []string, bounds j
 func (q query) part(expr string) query {
 	p := query{expr: expr, names: q.names, environ: q.environ, bounds: q.bounds}
 	p.filter, p.err = jq.CompileVars(expr, q.environ, q.names...)
+	p.err = jq.OneLine(p.err)
 	return p
 }
 

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/testreport"
@@ -69,11 +68,7 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 			for _, expr := range exprs {
 				q := compileQuery(expr, known, p.environ, p.bounds)
 				if q.err != nil {
-					// The line of the error only: the caret under the
-					// expression that a terminal gets after it would break
-					// FILE:LINE:COL's one line, which says where already.
-					msg, _, _ := strings.Cut(q.err.Error(), "\n")
-					p.errorf(v, "%s", msg)
+					p.errorf(v, "%s", q.err) // on one line (compileQuery)
 				}
 				e.jq = append(e.jq, q)
 			}
