@@ -111,7 +111,7 @@ func TestPinWalksAFailedListOnce(t *testing.T) {
 func TestPinWalkOutOfTimeWalkedOnce(t *testing.T) {
 	t.Parallel()
 	up := &pager{hang: true, done: make(chan struct{})}
-	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }, Pin: newPinFixture(t, "").pin(), Log: slog.New(&saidLog{}), pinWait: 200 * time.Millisecond}
+	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }, Pin: newPinFixture(t, "").pin(), Log: slog.New(&saidLog{}), pinWait: 2 * time.Second}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
