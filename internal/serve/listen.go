@@ -37,6 +37,9 @@ type listener struct {
 	// what the listener would send the client: each of the layer's
 	// listens its own, however many one client holds.
 	relay func(Notice)
+	// sendMu is held while a notification goes: the acknowledgement
+	// before anything that follows it.
+	sendMu sync.Mutex
 
 	mu        sync.Mutex // guards the fields below
 	filter    mcp.ListenFilter
@@ -75,6 +78,13 @@ func (l *listener) wantsList(method string) bool {
 // send hands the client a notification of its subscription, on the
 // listen's stream (behind as client.notify takes it).
 func (l *listener) send(behind *outstanding, method string, params json.RawMessage) {
+	l.sendMu.Lock()
+	defer l.sendMu.Unlock()
+	l.deliver(behind, method, params)
+}
+
+// deliver is send with sendMu held.
+func (l *listener) deliver(behind *outstanding, method string, params json.RawMessage) {
 	if l.relay != nil {
 		l.relay(Notice{method, params, behind})
 		return
@@ -167,16 +177,17 @@ func (u *upstream) listenHere(ctx context.Context, l *listener, want mcp.ListenF
 			got.URIs = append(got.URIs, uri)
 		}
 	}
-	l.mu.Lock()
-	l.filter = got
-	l.mu.Unlock()
-	ack := mustJSON(map[string]any{"notifications": got})
-	l.send(nil, "notifications/subscriptions/acknowledged", ack)
-	l.mu.Lock()
-	l.listening = true // after the acknowledgement, in the client's queue
-	l.mu.Unlock()
+	// Among the listeners, and listening, before the acknowledgement
+	// goes, so what the server sends once the client has it is heard;
+	// what comes meanwhile waits for it (sendMu).
 	u.listen(l, true)
 	defer u.listen(l, false)
+	l.sendMu.Lock()
+	l.mu.Lock()
+	l.filter, l.listening = got, true
+	l.mu.Unlock()
+	l.deliver(nil, "notifications/subscriptions/acknowledged", mustJSON(map[string]any{"notifications": got}))
+	l.sendMu.Unlock()
 	select {
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)

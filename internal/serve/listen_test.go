@@ -125,3 +125,74 @@ func TestGuardAppliesToListen(t *testing.T) {
 		}
 	}
 }
+
+// TestListenHeardFromItsAcknowledgement: in front of a server of the
+// initialize era, a listen is among those the server's notifications go
+// to by the time its acknowledgement is on its way, so an update the
+// server sends once the client has it is not lost. The acknowledgement
+// is looked at as a layer above gets it (WithListenRelay), where the
+// listen's place among the upstream's listeners can be read at that very
+// moment.
+func TestListenHeardFromItsAcknowledgement(t *testing.T) {
+	t.Parallel()
+	_, url := servetest.ListenServer(t, "legacy")
+	member := startServer(t, servetest.Settings(url, "legacy", nil), nil, false)
+	heard := make(chan bool, 1)
+	front := &Server{Front: func(parent *Client) Front {
+		return relayFront{member.Join(parent), func(n Notice) {
+			if n.Method != "notifications/subscriptions/acknowledged" {
+				return
+			}
+			u, err := member.sharedUpstream(context.Background(), nil)
+			if err != nil {
+				t.Error(err)
+				heard <- false
+				return
+			}
+			u.mu.Lock()
+			heard <- len(u.listeners) == 1
+			u.mu.Unlock()
+		}}
+	}}
+	if err := front.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(front.Close)
+	c, _ := servetest.StdioClient(t, front, "modern")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ended := make(chan error, 1)
+	go func() {
+		_, err := c.Stream(ctx, "subscriptions/listen", json.RawMessage(`{"notifications":{"resourceSubscriptions":["file:///a"]}}`))
+		ended <- err
+	}()
+	if !<-heard {
+		t.Error("the acknowledgement went before the listen was among the upstream's listeners")
+	}
+	cancel()
+	<-ended
+}
+
+// relayFront hands a joined client a front client's requests, its
+// listens' notices to relay.
+type relayFront struct {
+	c     *Client
+	relay func(Notice)
+}
+
+func (f relayFront) Handle(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error) {
+	switch method {
+	case "initialize":
+		return f.c.Initialize(params, json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"resources":{"subscribe":true}},"serverInfo":{"name":"front","version":"1"}}`))
+	case "server/discover":
+		res := Discovered(json.RawMessage(`{"capabilities":{"resources":{"subscribe":true}},"serverInfo":{"name":"front","version":"1"}}`))
+		ModernResult(ctx, method, res)
+		return res, nil
+	case "subscriptions/listen":
+		ctx = WithListenRelay(ctx, f.relay)
+	}
+	return f.c.Handle(ctx, method, params)
+}
+
+func (relayFront) Notified(string, json.RawMessage) {}
+func (relayFront) Close()                           {}
