@@ -37,9 +37,7 @@ type listener struct {
 	// what the listener would send the client: each of the layer's
 	// listens its own, however many one client holds.
 	relay func(Notice)
-	// sendMu is held while a notification goes: the acknowledgement
-	// before anything that follows it.
-	sendMu sync.Mutex
+	sendMu sync.Mutex // guards the sends, one at a time: the acknowledgement before what follows it
 
 	mu        sync.Mutex // guards the fields below
 	filter    mcp.ListenFilter
