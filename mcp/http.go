@@ -141,6 +141,7 @@ type HTTPTransport struct {
 	getOpened    <-chan struct{}
 	getSent      <-chan struct{}
 	getDeadline  time.Time
+	getUntil     time.Time // getWait after the opening, no grace: what a subscribe waits
 	getWait      time.Duration
 	headersGrace time.Duration
 	closed       bool
@@ -303,7 +304,11 @@ func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
 		// and the list a call is typed and checked by then overlaps the
 		// stream's opening).
 		if !isList(o.method) {
-			t.awaitGetStream(ctx)
+			// A subscription's updates come on the GET stream, and a
+			// server keeps none for a stream it does not have yet: a
+			// subscribe waits for the headers the whole wait, with no
+			// proxy's grace.
+			t.awaitGetStream(ctx, o.method == "resources/subscribe")
 		}
 		if !t.goRequest(func() { t.request(ctx, o, msg) }) {
 			return errTransportClosed

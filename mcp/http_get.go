@@ -29,6 +29,7 @@ func (t *HTTPTransport) openGetStream() {
 	t.getOpen = true
 	opened, sent := make(chan struct{}), make(chan struct{})
 	t.getOpened, t.getSent, t.getDeadline = opened, sent, time.Now().Add(t.getWait)
+	t.getUntil = t.getDeadline
 	// The stream is counted under mu, as goRequest's are.
 	defer t.mu.Unlock()
 	t.streams.Go(func() { // standalone GET stream: runs until the transport closes or the server stops offering the stream
@@ -45,10 +46,13 @@ func (t *HTTPTransport) openGetStream() {
 // failed), until its getDeadline at most (getStreamWait after it was
 // opened, brought forward to headersGrace after it was sent), or until ctx
 // ends. Every request shares the one deadline: once it has passed, none
-// waits.
-func (t *HTTPTransport) awaitGetStream(ctx context.Context) {
+// waits. whole waits getStreamWait after the opening, grace or none.
+func (t *HTTPTransport) awaitGetStream(ctx context.Context, whole bool) {
 	t.mu.Lock()
 	opened, sent, deadline := t.getOpened, t.getSent, t.getDeadline
+	if whole {
+		sent, deadline = nil, t.getUntil
+	}
 	t.mu.Unlock()
 	if opened == nil {
 		return

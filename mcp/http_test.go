@@ -244,6 +244,52 @@ func TestHTTPRequestsWaitForTheGetStream(t *testing.T) {
 	}
 }
 
+// A subscribe waits for the GET stream's headers the whole wait, not the
+// grace a proxy's held headers get: its updates come on that stream, and a
+// server keeps none for a stream it does not have yet. A call written
+// after it, given the grace, goes first.
+func TestHTTPSubscribeWaitsForTheGetStream(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
+		Get: func(x *mcptest.Exchange) {
+			select {
+			case <-release:
+			case <-x.R.Context().Done():
+				return
+			}
+			x.SSE()
+			x.Hold()
+		},
+		Post: func(x *mcptest.Exchange) bool {
+			if x.RPCMethod != "resources/subscribe" && x.RPCMethod != "tools/call" {
+				return false
+			}
+			x.Reply(x.Result(`{}`))
+			return true
+		},
+	})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	h.tr.getWait = time.Hour
+	c := h.initialize(t)
+	awaitRequest(t, srv, func(r mcptest.HTTPRequest) bool { return r.Method == http.MethodGet })
+	subscribed := make(chan error, 1)
+	go func() {
+		_, err := c.Call(testCtx(t), "resources/subscribe", json.RawMessage(`{"uri":"file:///a"}`))
+		subscribed <- err
+	}()
+	if _, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(srv.Requests(), rpc("resources/subscribe")) {
+		t.Fatal("the subscribe was sent before the GET stream had its headers")
+	}
+	close(release)
+	if err := <-subscribed; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Behind a proxy that holds the GET stream's headers back until its first
 // event, a request waits a moment after the GET was sent, not the whole
 // wait: the server had the GET first.
