@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -135,7 +136,9 @@ func TestHTTPBearerAndOrigin(t *testing.T) {
 // session ended after the idle time; its next request finds none (404).
 func TestHTTPIdleSessionEnds(t *testing.T) {
 	t.Parallel()
-	h, url := httpServe(t, servetest.DemoURL(t, "legacy"), func(h *HTTPHandler) { h.Idle = 50 * time.Millisecond })
+	longtest.Skip(t, "a session left idle for its idle time")
+	// Long enough that a busy machine's ping comes before it runs out.
+	h, url := httpServe(t, servetest.DemoURL(t, "legacy"), func(h *HTTPHandler) { h.Idle = 2 * time.Second })
 	post := func(sid, body string) *http.Response {
 		resp, _ := postMessage(t, url, sid, servetest.AcceptBoth, body)
 		return resp
@@ -146,7 +149,7 @@ func TestHTTPIdleSessionEnds(t *testing.T) {
 		t.Fatalf("ping in the session: %d", code)
 	}
 	// Wait, without a request that would keep it alive, for it to end.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		h.mu.Lock()
 		_, open := h.sessions[sid]
@@ -252,7 +255,11 @@ func TestHTTPLimits(t *testing.T) {
 // after InitIdle; one in use lasts Idle.
 func TestHTTPInitIdle(t *testing.T) {
 	t.Parallel()
-	h, url := httpServe(t, servetest.DemoURL(t, "legacy"), func(h *HTTPHandler) { h.InitIdle = 50 * time.Millisecond })
+	longtest.Skip(t, "sessions left for their handshake's idle time")
+	// Long enough that a busy machine's second session is in use before
+	// it runs out.
+	const initIdle = 2 * time.Second
+	h, url := httpServe(t, servetest.DemoURL(t, "legacy"), func(h *HTTPHandler) { h.InitIdle = initIdle })
 	const accept = servetest.AcceptBoth
 	var sids []string
 	for range 2 {
@@ -269,7 +276,7 @@ func TestHTTPInitIdle(t *testing.T) {
 		return h.sessions[sid] != nil
 	}
 	servetest.WaitFor(t, "the session that only initialized to end", func() bool { return !open(sids[0]) })
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(initIdle) // the second's InitIdle, counted from its handshake, has passed too
 	if !open(sids[1]) {
 		t.Errorf("a session in use ended after InitIdle")
 	}

@@ -36,7 +36,7 @@ type listener struct {
 	// relay, on a listen a layer above gathers (WithListenRelay), takes
 	// what the listener would send the client: each of the layer's
 	// listens its own, however many one client holds.
-	relay func(Notice)
+	relay  func(Notice)
 	sendMu sync.Mutex // guards the sends, one at a time: the acknowledgement before what follows it
 
 	mu        sync.Mutex // guards the fields below
