@@ -336,14 +336,17 @@ func TestGatewayTwoListensOfOneClient(t *testing.T) {
 }
 
 // TestGatewayServerListChanged: a server whose tools change tells the
-// gateway (tools/list_changed): a client of the endpoint, of either era
-// on stdio, hears its list of the whole changed, and lists the new tool
-// under the server's prefix.
+// gateway (tools/list_changed): a client of the endpoint on stdio that
+// has only listed (it has met no member: the gateway keeps the lists)
+// hears its list of the whole changed, and lists the new tool under the
+// server's prefix. Both members are up before it comes, so the news it
+// hears is the server's, not of a member coming up.
 func TestGatewayServerListChanged(t *testing.T) {
 	t.Parallel()
 	s, url := servetest.ListenServer(t, "legacy")
 	g, _ := startGateway(t, testMember{name: "files", settings: servetest.Settings(url, "legacy", nil), eager: true},
 		testMember{name: "other", settings: twoTools(t, "other"), eager: true})
+	servetest.WaitFor(t, "both members up", func() bool { return g.member("files").upNow() != nil && g.member("other").upNow() != nil })
 	c, rec := servetest.StdioClient(t, g.Server(), "legacy")
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "files__t other__add other__echo" {
 		t.Fatalf("tools before: %s", got)

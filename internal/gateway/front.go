@@ -257,7 +257,7 @@ func (f *front) listsChanged() {
 // listens that asked.
 func (f *front) listChanged(change string) {
 	f.mu.Lock()
-	closed, inited := f.closed, f.inited
+	closed := f.closed
 	listens := slices.Collect(maps.Keys(f.listens))
 	f.mu.Unlock()
 	if closed {
@@ -266,7 +266,16 @@ func (f *front) listChanged(change string) {
 	for _, l := range listens {
 		l.listChanged(serve.Notice{Method: change})
 	}
-	if inited && !f.c.IsModern() {
+	f.tell(change)
+}
+
+// tell gives a client of the initialize era, once initialized, a list's
+// change by its notification.
+func (f *front) tell(change string) {
+	f.mu.Lock()
+	ok := !f.closed && f.inited
+	f.mu.Unlock()
+	if ok && !f.c.IsModern() {
 		f.c.Notify(nil, serve.Notice{Method: change})
 	}
 }

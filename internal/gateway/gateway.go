@@ -252,10 +252,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 
 // Close ends every front client and every member's sessions.
 func (g *Gateway) Close() {
-	g.mu.Lock()
-	fronts := slices.Collect(maps.Keys(g.fronts))
-	g.mu.Unlock()
-	for _, f := range fronts {
+	for _, f := range g.frontsNow() {
 		f.c.Close()
 	}
 	var wg sync.WaitGroup
@@ -284,6 +281,7 @@ func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream
 			if _, ok := mcp.ListChanged(method); ok {
 				m.gw.names.listChanged(m, method)
 				m.kept.forget(method)
+				m.gw.serverListChanged(m, method)
 			}
 			if note != nil {
 				note(method, params)
@@ -300,15 +298,19 @@ func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream
 	}
 }
 
+// frontsNow are the endpoint's clients now.
+func (g *Gateway) frontsNow() []*front {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Collect(maps.Keys(g.fronts))
+}
+
 // changed tells the front clients that a member came up or went down:
 // what they may list changed. The member's own clients, at its path,
 // hear it from the member's session (tellDirect).
 func (g *Gateway) changed(m *Member, st lifeState) {
 	m.kept.forget("") // what it listed before is not what it lists now
-	g.mu.Lock()
-	fronts := slices.Collect(maps.Keys(g.fronts))
-	g.mu.Unlock()
-	for _, f := range fronts {
+	for _, f := range g.frontsNow() {
 		if f.c.Who().Sees(m.Name) {
 			f.memberChanged(m, st)
 		}

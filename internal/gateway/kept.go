@@ -261,15 +261,22 @@ func (g *Gateway) failed(m *Member, method string, err error) {
 // method may show more of m's items now.
 func (g *Gateway) listChanged(m *Member, method string) {
 	l, _ := mcp.ListOf(method)
-	g.mu.Lock()
-	var fronts []*front
-	for f := range g.fronts {
-		fronts = append(fronts, f)
-	}
-	g.mu.Unlock()
-	for _, f := range fronts {
+	for _, f := range g.frontsNow() {
 		if f.c.Who().Sees(m.Name) {
 			f.listChanged(l.Changed)
+		}
+	}
+}
+
+// serverListChanged tells the endpoint's clients of the initialize era
+// that see m, and have not met it, that m's server changed a list
+// (change): the gateway lists for them. One that has met m hears it from
+// m's session; a modern one on its listens, which listen at every member
+// up.
+func (g *Gateway) serverListChanged(m *Member, change string) {
+	for _, f := range g.frontsNow() {
+		if f.c.Who().Sees(m.Name) && !f.met(m) {
+			f.tell(change)
 		}
 	}
 }
