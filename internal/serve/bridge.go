@@ -192,9 +192,10 @@ func (s *Server) resume(ctx context.Context, c *client, method string, params js
 		b.abandon("its requestState came back with another request")
 		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: it was made for another request"}
 	}
-	b.unpark(meta)
+	w := waiterOf(ctx, c, params, meta)
+	b.unpark(meta, w) // before the answers go: what the server says next is w's
 	b.answerFrom(rawjson.Member(params, "inputResponses"))
-	return b.await(ctx, waiterOf(ctx, c, params, meta))
+	return b.await(ctx, w)
 }
 
 // waiterOf is a modern client's request waiting on a call: where the
@@ -206,7 +207,10 @@ func waiterOf(ctx context.Context, c *client, params json.RawMessage, meta moder
 // bridged starts a modern client's call upstream, in the initialize era,
 // and waits on it.
 func (u *upstream) bridged(ctx context.Context, c *client, method string, params json.RawMessage, meta modernMeta) (json.RawMessage, error) {
-	b := &bridge{up: u, method: method, done: make(chan struct{}), asked: make(chan struct{}, 1), caps: meta.caps}
+	// The request waits on the call from before it goes: the progress and
+	// log messages the server sends at once are its.
+	w := waiterOf(ctx, c, params, meta)
+	b := &bridge{up: u, method: method, done: make(chan struct{}), asked: make(chan struct{}, 1), caps: meta.caps, waiter: w}
 	switch method {
 	case "resources/read":
 		b.target = rawjson.Member(params, "uri")
@@ -235,7 +239,7 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 		b.res, b.err = res, err
 		close(b.done)
 	}()
-	return b.await(ctx, waiterOf(ctx, c, params, meta))
+	return b.await(ctx, w)
 }
 
 // same reports whether a retry is the request the call was made for: the
@@ -368,14 +372,14 @@ func (b *bridge) inputRequired() (json.RawMessage, error) {
 }
 
 // unpark stops the bound of a call taken back from its parking, and takes
-// the capabilities of the request that took it.
-func (b *bridge) unpark(meta modernMeta) {
+// the capabilities of the request w that took it, which waits on it now.
+func (b *bridge) unpark(meta modernMeta, w *relayed) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.timer != nil {
 		b.timer.Stop()
 	}
-	b.caps = meta.caps
+	b.caps, b.waiter = meta.caps, w
 }
 
 // answerFrom sends the server the answers a retry brings to the questions
