@@ -35,6 +35,7 @@ type frontListen struct {
 	params json.RawMessage  // the client's params, as its view lets them be
 	want   mcp.ListenFilter // what it asked for
 	wg     sync.WaitGroup   // the members' listens, counted under mu until ended
+	sendMu sync.Mutex       // guards the sends, one at a time: the acknowledgement, and what waited for it, before what follows
 
 	mu      sync.Mutex       // guards the fields below
 	ended   bool             // the client's listen has ended: no member's starts
@@ -215,6 +216,8 @@ func (l *frontListen) listChanged(n serve.Notice) {
 // acknowledge sends the client its acknowledgement, then what came for
 // it before.
 func (l *frontListen) acknowledge() {
+	l.sendMu.Lock() // what comes once acked is set waits for what is sent here
+	defer l.sendMu.Unlock()
 	l.mu.Lock()
 	l.acked = true
 	got := l.want.Only(func(string) bool { return true })
@@ -222,15 +225,15 @@ func (l *frontListen) acknowledge() {
 	pending, updates := l.pending, l.updates
 	l.updates = nil
 	l.mu.Unlock()
-	l.send(serve.Notice{Method: "notifications/subscriptions/acknowledged", Params: mustJSON(map[string]any{"notifications": got})})
+	l.deliver(serve.Notice{Method: "notifications/subscriptions/acknowledged", Params: mustJSON(map[string]any{"notifications": got})})
 	for _, method := range mcp.Changes {
 		if pending.Asks(method) {
-			l.send(serve.Notice{Method: method})
+			l.deliver(serve.Notice{Method: method})
 		}
 	}
 	for _, uri := range updates {
 		if slices.Contains(got.URIs, uri) {
-			l.send(serve.Notice{Method: "notifications/resources/updated", Params: mustJSON(map[string]string{"uri": uri})})
+			l.deliver(serve.Notice{Method: "notifications/resources/updated", Params: mustJSON(map[string]string{"uri": uri})})
 		}
 	}
 }
@@ -238,6 +241,13 @@ func (l *frontListen) acknowledge() {
 // send hands the client a notice of its listen, under its
 // subscription id.
 func (l *frontListen) send(n serve.Notice) {
+	l.sendMu.Lock()
+	defer l.sendMu.Unlock()
+	l.deliver(n)
+}
+
+// deliver is send with sendMu held.
+func (l *frontListen) deliver(n serve.Notice) {
 	n.Params = serve.WithSubscriptionID(n.Params, l.id)
 	l.f.c.Notify(l.id, n)
 }
