@@ -11,8 +11,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 )
 
 // listenFree is a port nothing listens on just now.
@@ -199,6 +201,7 @@ func TestOAuthLoginTimeout(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}
+	browsed(srv, 2)
 	if srv.Count("authorize") != 2 || srv.Count("token:authorization_code") != 0 {
 		t.Errorf("%d authorizations, %d codes exchanged", srv.Count("authorize"), srv.Count("token:authorization_code"))
 	}
@@ -218,8 +221,19 @@ func TestOAuthRedirectHostFromTheCommandLine(t *testing.T) {
 		!strings.HasSuffix(r.stderr, "no answer came from the browser within 2s (--login-timeout)\n") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
+	browsed(srv, 1)
 	if got := srv.SeenAt("authorize"); len(got) != 1 || !strings.HasPrefix(got[0].Get("redirect_uri"), "http://dev-box.invalid:") {
 		t.Errorf("authorize carried %v", got)
+	}
+}
+
+// browsed waits, a minute at most, for the browsers mcpv started to have
+// asked the authorization server n times: mcpv starts a browser and does
+// not wait for it, and on a busy machine its request can come after the
+// login has given up.
+func browsed(srv *oauthtest.Server, n int) {
+	for deadline := time.Now().Add(time.Minute); srv.Count("authorize") < n && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

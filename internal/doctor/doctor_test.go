@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
@@ -296,8 +297,10 @@ func TestStdioWalk(t *testing.T) {
 
 // The stderr a server writes before it fails is quoted in the walk.
 func TestStdioQuotesStderr(t *testing.T) {
+	longtest.Skip(t, "a start that times out after 3 s")
 	t.Parallel()
-	r := walkOf(t, Target{Stdio: &mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"=slow-start=60000")}, StartTimeout: 300 * time.Millisecond})
+	// Long enough for a busy machine's fake to have said its line.
+	r := walkOf(t, Target{Stdio: &mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"=slow-start=60000")}, StartTimeout: 3 * time.Second})
 	for _, s := range r.Steps {
 		if s.Name == "stderr" && !strings.Contains(s.Finding, "fake: starting up") {
 			t.Errorf("stderr: %q", s.Finding)

@@ -90,7 +90,7 @@ func judgeOf(t *testing.T, mode string) *Judge {
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake judge's command line is sh's")
 	}
-	return &Judge{Command: "MCPV_FAKE_JUDGE=" + mode + " " + shellwords.Quote(os.Args[0]), Timeout: 10 * time.Second, CacheDir: filepath.Join(t.TempDir(), "judge")}
+	return &Judge{Command: "MCPV_FAKE_JUDGE=" + mode + " " + shellwords.Quote(os.Args[0]), Timeout: time.Minute, CacheDir: filepath.Join(t.TempDir(), "judge")}
 }
 
 func items(descs ...string) []Item {
