@@ -41,7 +41,16 @@ func main() {
 	go func() { // signal watcher: lives as long as the process
 		sigs := make(chan os.Signal, 2)
 		// SIGHUP: the terminal was closed; the same orderly shutdown.
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		// One that mcpv was started with ignored stays ignored: nohup
+		// ignores SIGHUP, a shell ignores SIGINT in a script's background
+		// job, so that they outlive the terminal or the ^C.
+		stop := []os.Signal{syscall.SIGTERM}
+		for _, sig := range []os.Signal{os.Interrupt, syscall.SIGHUP} {
+			if !signal.Ignored(sig) {
+				stop = append(stop, sig)
+			}
+		}
+		signal.Notify(sigs, stop...)
 		// A write to a closed stdout must return EPIPE, not kill mcpv;
 		// unlike signal.Ignore, this does not pass SIG_IGN on to the server.
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)

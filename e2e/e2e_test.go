@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -36,6 +37,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
+	// Started under nohup, or as a script's background job, the tests
+	// would hand their mcpv a SIGHUP or SIGINT ignored, which it keeps
+	// ignored: handled here instead, each is the default again in the
+	// processes the tests start.
+	for _, sig := range []os.Signal{syscall.SIGHUP, os.Interrupt} {
+		if signal.Ignored(sig) {
+			signal.Notify(make(chan os.Signal, 1), sig)
+		}
+	}
 	// What mcpv keeps between runs (the era and lists of each server, the
 	// trusted files) stays in the run's own directory: a run starts from
 	// nothing, whatever an earlier one (or the user's own mcpv) left in
@@ -261,6 +271,52 @@ func TestHangUpShutsDownInOrder(t *testing.T) {
 	s.waitFor(t, `"method":"notifications/cancelled"`)
 	if !s.gone(t) {
 		t.Error("the server outlived mcpv")
+	}
+}
+
+// A hangup or a ^C that mcpv was started with ignored (nohup ignores
+// SIGHUP, a shell ignores SIGINT in a script's background job) stays
+// ignored: the call goes on, and SIGTERM still ends it in order.
+func TestIgnoredSignalStaysIgnored(t *testing.T) {
+	longtest.Skip(t, "a second of a signal not acted on")
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		sig  syscall.Signal
+	}{{"HUP", syscall.SIGHUP}, {"INT", syscall.SIGINT}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newServer(t, "hang")
+			// trap "" sets the signal ignored, and exec keeps it so.
+			args := append([]string{"-c", `trap "" ` + tc.name + `; exec "$0" "$@"`, mcpvBin, "call", "slow", "--no-validate"}, s.args()...)
+			r := &run{cmd: exec.Command("sh", args...)}
+			r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+			if err := r.cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.cmd.Process.Kill() })
+			s.waitFor(t, `"tools/call"`)
+			done := make(chan error, 1)
+			go func() { done <- r.cmd.Wait() }()
+			r.cmd.Process.Signal(tc.sig)
+			select {
+			case <-done:
+				t.Fatalf("SIG%s ended mcpv started with it ignored: exit %d; stderr:\n%s", tc.name, r.cmd.ProcessState.ExitCode(), r.stderr.String())
+			case <-time.After(time.Second): // what a handled signal takes is far less
+			}
+			if strings.Contains(s.received(), "notifications/cancelled") {
+				t.Errorf("the call was cancelled; the server got:\n%s", s.received())
+			}
+			r.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done:
+				if code := r.cmd.ProcessState.ExitCode(); code != 130 {
+					t.Errorf("exit %d after SIGTERM, want 130; stderr:\n%s", code, r.stderr.String())
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("SIGTERM did not end mcpv")
+			}
+		})
 	}
 }
 
