@@ -1,6 +1,7 @@
 package keeper
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 	"time"
@@ -97,7 +98,7 @@ func (k *Keeper) ReadGate(last int) {
 		return
 	}
 	if last > bigMessage {
-		handoff := time.NewTimer(handoffWait)
+		handoff := time.NewTimer(cmp.Or(k.handoff, handoffWait))
 		seen := l.seen
 		l.waitUntil(func() bool { return l.queued != seen }, handoff)
 		handoff.Stop()

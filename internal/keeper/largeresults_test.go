@@ -11,14 +11,15 @@ import (
 
 // While one command's large result is being written to it, the keeper
 // reads no more of the server: the next result waits in the server until
-// the command has read the large one.
+// the command has read the large one. The hand-off and the hold are an
+// hour, not the moments a busy machine may take to route the result.
 func TestLargeResultHoldsServerBack(t *testing.T) {
 	calls := make(chan wire, 2)
 	r := startKeeper(t, func(f *fakeServer, m wire) {
 		if m.Method == "tools/call" {
 			calls <- m
 		}
-	})
+	}, func(k *Keeper) { k.HoldLarge, k.handoff = time.Hour, time.Hour })
 	nc, err := net.Dial("unix", filepath.Join(r.dir, r.name+".sock"))
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +40,9 @@ func TestLargeResultHoldsServerBack(t *testing.T) {
 	text := strings.Repeat("x", bigMessage+1)
 	r.srv.reply(large, `{"content":[{"type":"text","text":"`+text+`"}]}`)
 	r.srv.reply(small, `{"content":[]}`)
+	for deadline := time.Now().Add(time.Minute); len(r.srv.out) > 1 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond) // the large result read
+	}
 	select {
 	case res := <-done:
 		t.Fatalf("the small result came while the large one was unread: %s", res)
@@ -70,7 +74,7 @@ func TestUnreadLargeResultHoldsOthersBriefly(t *testing.T) {
 		if m.Method == "tools/call" {
 			calls <- m
 		}
-	}, func(k *Keeper) { k.HoldLarge = 100 * time.Millisecond })
+	}, func(k *Keeper) { k.HoldLarge, k.handoff = 100*time.Millisecond, time.Hour })
 	nc, err := net.Dial("unix", filepath.Join(r.dir, r.name+".sock"))
 	if err != nil {
 		t.Fatal(err)

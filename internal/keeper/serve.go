@@ -36,6 +36,8 @@ type Keeper struct {
 	// CheckEvery is how often the keeper checks that its socket file is
 	// still there; 0 means every second.
 	CheckEvery time.Duration
+	// handoff is handoffWait, but in tests that must not see it run out.
+	handoff time.Duration
 
 	ln *Listener
 
