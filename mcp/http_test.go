@@ -190,6 +190,20 @@ func TestHTTPRequestsCarryTheSessionHeaders(t *testing.T) {
 	}
 }
 
+// headersOnce answers a GET stream with its headers once release is
+// closed, and holds it.
+func headersOnce(release <-chan struct{}) func(*mcptest.Exchange) {
+	return func(x *mcptest.Exchange) {
+		select {
+		case <-release:
+		case <-x.R.Context().Done():
+			return
+		}
+		x.SSE()
+		x.Hold()
+	}
+}
+
 // A request waits for the GET stream's headers, so that what the server
 // sends there in its course is not lost (a server has the stream once it
 // has sent them, not when the GET has been sent: the call's POST may
@@ -199,15 +213,7 @@ func TestHTTPRequestsWaitForTheGetStream(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
-		Get: func(x *mcptest.Exchange) {
-			select {
-			case <-release:
-			case <-x.R.Context().Done():
-				return
-			}
-			x.SSE()
-			x.Hold()
-		},
+		Get:  headersOnce(release),
 		Post: answerTo("tools/call", func(x *mcptest.Exchange) { x.Reply(x.Result(`{"content":[]}`)) }),
 	})
 	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
@@ -252,15 +258,7 @@ func TestHTTPSubscribeWaitsForTheGetStream(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
-		Get: func(x *mcptest.Exchange) {
-			select {
-			case <-release:
-			case <-x.R.Context().Done():
-				return
-			}
-			x.SSE()
-			x.Hold()
-		},
+		Get: headersOnce(release),
 		Post: func(x *mcptest.Exchange) bool {
 			if x.RPCMethod != "resources/subscribe" && x.RPCMethod != "tools/call" {
 				return false
