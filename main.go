@@ -40,15 +40,15 @@ func main() {
 	handled := make(chan struct{})
 	go func() { // signal watcher: lives as long as the process
 		sigs := make(chan os.Signal, 2)
-		// SIGHUP: the terminal was closed; the same orderly shutdown.
-		// One that mcpv was started with ignored stays ignored: nohup
-		// ignores SIGHUP, a shell ignores SIGINT in a script's background
-		// job, so that they outlive the terminal or the ^C.
-		stop := []os.Signal{syscall.SIGTERM}
-		for _, sig := range []os.Signal{os.Interrupt, syscall.SIGHUP} {
-			if !signal.Ignored(sig) {
-				stop = append(stop, sig)
-			}
+		// SIGHUP: the terminal was closed; the same orderly shutdown,
+		// unless mcpv was started with it ignored (nohup): then it stays
+		// ignored, and mcpv outlives the terminal as it was asked to.
+		// SIGINT is handled even when ignored, as a shell ignores it in a
+		// script's background job: a script that stops its mcpv with
+		// kill -INT gets the orderly end it asks for.
+		stop := []os.Signal{os.Interrupt, syscall.SIGTERM}
+		if !signal.Ignored(syscall.SIGHUP) {
+			stop = append(stop, syscall.SIGHUP)
 		}
 		signal.Notify(sigs, stop...)
 		// A write to a closed stdout must return EPIPE, not kill mcpv;
