@@ -7,10 +7,12 @@
 #
 # 1. The highest rate each sustains at 16 at once, in interleaved rounds
 #    (the order turns each round): mcpv load -c 16 (initialize era, so
-#    that its tools/call is hey's body), the same in the 2026-07-28 era,
+#    that its tools/call is hey's body but for the progress token mcpv
+#    gives a call that may run long), the same in the 2026-07-28 era,
 #    hey -c 16 posting the JSON-RPC body, k6 posting it with its HTTP
 #    module (16 VUs), and k6 with the k6/x/mcp extension (16 VUs, one
-#    session each). Each round's ratios, then their medians.
+#    session each). Each round's ratios, then their medians; and mcpv's
+#    own CPU a call beside hey's, flat out.
 # 2. At a fixed rate all of them hold (half the lowest median above),
 #    mcpv's p50 and p99 beside hey's and k6's, and mcpv's own CPU time per
 #    call. hey -q paces each of its 16 workers on a ticker of its own, all
@@ -53,6 +55,7 @@ tmp=$(mktemp -d)
 trap 'http_server_stop; rm -rf "$tmp"' EXIT
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/mcpv" .
 (cd scripts/bench/everything-http && go build -o "$tmp/everything" .)
+(cd scripts/bench/httpfeed && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/httpfeed" .)
 http_server "$tmp" "$tmp/everything" || die "no server"
 url=$server_url/
 body='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"name":"x"}}}'
@@ -92,15 +95,18 @@ export function handleSummary(d) {
 JS
 
 # Each prints "RATE ERRORS" for a run of $secs at 16 at once.
-run_mcpv() { "$tmp/mcpv" load call greet name=x -c 16 -d "${secs}s" -u "$url" --protocol-era "$1" --format json -r -q '"\(.throughput) \(.errors)"'; }
+# mcpv and hey add their own CPU time a call, in µs.
+run_mcpv() { "$tmp/mcpv" load call greet name=x -c 16 -d "${secs}s" -u "$url" --protocol-era "$1" --format json -r -q '"\(.throughput) \(.errors) \(.cpu.per_iteration_us)"'; }
 run_hey() {
-	"$hey" -z "${secs}s" -c 16 -m POST -T application/json -A 'application/json, text/event-stream' "${headers[@]}" -d "$body" "$url" >"$tmp/hey.out"
-	awk '/Requests\/sec/ {r = $2} /^  \[[0-9]+\]/ {if ($1 != "[200]") e += $2} END {printf "%s %d\n", r, e}' "$tmp/hey.out"
+	TIMEFORMAT='%U %S'
+	{ time "$hey" -z "${secs}s" -c 16 -m POST -T application/json -A 'application/json, text/event-stream' "${headers[@]}" -d "$body" "$url" >"$tmp/hey.out"; } 2>"$tmp/hey.time"
+	awk -v cpu="$(awk '{print $1 + $2}' "$tmp/hey.time")" -v secs="$secs" '/Requests\/sec/ {r = $2} /^  \[[0-9]+\]/ {if ($1 != "[200]") e += $2}
+		END {printf "%s %d %f\n", r, e, cpu / (r * secs) * 1e6}' "$tmp/hey.out"
 }
 run_k6() { D=${secs}s URL=$url BODY=$body "$k6" run --quiet --no-usage-report "$tmp/$1.js" 2>/dev/null | tail -1; }
 
 names=(mcpv mcpv-modern hey k6-http k6-mcp)
-declare -A rate err
+declare -A rate err cpu flat
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 0; r < rounds; r++)); do
 	for ((i = 0; i < ${#names[@]}; i++)); do
@@ -112,9 +118,9 @@ for ((r = 0; r < rounds; r++)); do
 		k6-http) out=$(run_k6 http) ;;
 		k6-mcp) out=$(run_k6 mcp) ;;
 		esac
-		read -r v e <<<"$out"
-		rate[$n,$r]=$v err[$n,$r]=$e
-		printf 'round %d %-12s %8.0f/s  errors %s\n' "$((r + 1))" "$n" "$v" "$e" >&2
+		read -r v e c <<<"$out"
+		rate[$n,$r]=$v err[$n,$r]=$e flat[$n,$r]=${c:-}
+		printf 'round %d %-12s %8.0f/s  errors %s%s\n' "$((r + 1))" "$n" "$v" "$e" "${c:+  CPU a call $(printf %.0f "$c") µs}" >&2
 	done
 done
 echo "load average after the rates: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -137,6 +143,14 @@ for pair in "mcpv hey" "mcpv k6-mcp" "mcpv k6-http" "mcpv-modern hey" "k6-http h
 	printf '| %s / %s | %s | %s |\n' "$a" "$b" "$(median $(ratio "$a" "$b"))" "$(ratio "$a" "$b" | tr '\n' ' ')"
 done
 
+# Flat out, what a call costs mcpv and hey in CPU of their own (the rest
+# of the two cores is the server's): the rate follows from it.
+echo
+echo "| CPU a call at 16 at once, flat out (median of the rounds' ratios) | value | per round |"
+echo "| --- | --- | --- |"
+rs=$(for ((r = 0; r < rounds; r++)); do awk -v a="${flat[mcpv,$r]}" -v b="${flat[hey,$r]}" 'BEGIN {printf "%.2f\n", a / b}'; done)
+printf '| mcpv / hey | %s | %s |\n' "$(median $rs)" "$(echo $rs)"
+
 # 2. A fixed rate all hold: half the lowest median, in hundreds.
 low=$(for n in mcpv hey k6-mcp; do median $(col "$n"); done | sort -g | head -1)
 fixed=$(awk -v l="$low" 'BEGIN {r = int(l / 200) * 100; print (r < 100) ? 100 : r}')
@@ -158,8 +172,29 @@ for ((r = 0; r < rounds; r++)); do
 	printf '| round %d: mcpv | %.2f ms | %.2f ms | %.0f/s | %.0f µs |\n' "$((r + 1))" "$mp50" "$mp99" "$mr" "$mcpu"
 	printf '| round %d: hey | %.2f ms | %.2f ms | %.0f/s | %.0f µs (hey'"'"'s own) |\n' "$((r + 1))" "$hp50" "$hp99" "$hr" "$hcpu"
 	printf '| round %d: k6 HTTP | %.2f ms | %.2f ms | %.0f/s | |\n' "$((r + 1))" "$kp50" "$kp99" "$kr"
+	read -r er ecpu _ <<<"$("$tmp/httpfeed" even "$fixed" 16 "$secs" "$url" "$body")"
+	read -r br bcpu _ <<<"$("$tmp/httpfeed" burst "$fixed" 16 "$secs" "$url" "$body")"
+	printf '| round %d: httpfeed, even | | | %.0f/s | %.0f µs |\n' "$((r + 1))" "$er" "$ecpu"
+	printf '| round %d: httpfeed, bursts of 16 | | | %.0f/s | %.0f µs |\n' "$((r + 1))" "$br" "$bcpu"
+	cpu[mcpv,$r]=$mcpu cpu[hey,$r]=$hcpu cpu[httpfeed-even,$r]=$ecpu cpu[httpfeed-burst,$r]=$bcpu
 done
+echo
+echo "| CPU a call at $fixed calls/s (median of the rounds' ratios) | value | per round |"
+echo "| --- | --- | --- |"
+for pair in "mcpv hey" "mcpv httpfeed-even" "httpfeed-even httpfeed-burst" "hey httpfeed-burst"; do
+	read -r a b <<<"$pair"
+	rs=$(for ((r = 0; r < rounds; r++)); do awk -v a="${cpu[$a,$r]}" -v b="${cpu[$b,$r]}" 'BEGIN {printf "%.2f\n", a / b}'; done)
+	printf '| %s / %s | %s | %s |\n' "$a" "$b" "$(median $rs)" "$(echo $rs)"
+done
+echo
 
+#    The same rate from httpfeed (scripts/bench/httpfeed, net/http alone,
+#    no protocol), spread evenly as mcpv spreads it and in hey's bursts of
+#    16: between the two only the spread differs, and what it costs is the
+#    Go runtime's (each call of an even spread wakes an idle process, and
+#    its monitor thread polls every 20 µs while it is awake; a burst wakes
+#    it once for 16). mcpv's CPU a call is compared with the even one.
+#    Each round's CPU ratios, then their medians.
 # 3. What the 2026-07-28 era costs beyond the legacy one, and whose it is:
 #    at the same fixed rate, mcpv's own CPU a call beside the server's (its
 #    utime and stime from /proc, over the run's iterations), each era in

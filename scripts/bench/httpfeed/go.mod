@@ -1,0 +1,3 @@
+module httpfeed
+
+go 1.26
