@@ -180,8 +180,8 @@ func TestTraceArgsMaskFlagSecrets(t *testing.T) {
 		{"--header=", []string{"--url", url, "--header=Authorization: Bearer " + secret, "ping"}, "ping"},
 		{"-H joined", []string{"--url", url, "-HAuthorization: Bearer " + secret, "ping"}, "ping"},
 		{"-H word", []string{"--url", url, "-H", "X-Api-Key: " + secret, "ping"}, "ping"},
-		{"--env=", []string{"--env=API_TOKEN=" + secret, "--env", "PLAIN=kept", "ping", "--", os.Args[0]}, "--env"},
-		{"--env word", []string{"--env", "API_TOKEN=" + secret, "ping", "--", os.Args[0]}, "ping"},
+		{"--env=", append([]string{"--env=API_TOKEN=" + secret, "--env", "PLAIN=kept", "ping"}, fake("plain")...), "--env"},
+		{"--env word", append([]string{"--env", "API_TOKEN=" + secret, "ping"}, fake("plain")...), "ping"},
 		{"url credentials", []string{"--url=http://user:" + secret + "@" + strings.TrimPrefix(url, "http://"), "ping"}, "ping"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -191,6 +191,9 @@ func TestTraceArgsMaskFlagSecrets(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatalf("no trace (exit %d): %v\n%s", r.code, err, r.stderr)
+			}
+			if served := slices.Contains(c.words, os.Args[0]); served && r.code != 0 {
+				t.Errorf("the fake server given the secret did not answer: exit %d\n%s", r.code, r.stderr)
 			}
 			for _, part := range []string{secret, secret[:7], "3b9f1c"} {
 				if bytes.Contains(data, []byte(part)) {

@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 	if mcptest.RunIfRequested() || runSquatterIfRequested() {
 		return
 	}
+	mcptest.GuardSuite()
 	dir, err := os.MkdirTemp("", "mcpv-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 	// Each test runs checks against a server in a process of its own, or
 	// over loopback HTTP, and waits on it far more than it computes.
 	longtest.WaitMoreAtOnce(4)
+	mcptest.GuardSuite()
 	os.Exit(m.Run())
 }
 

@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 		io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
+	mcptest.GuardSuite()
 	os.Exit(m.Run())
 }
 

@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 	if mcptest.RunIfRequested() {
 		return
 	}
+	mcptest.GuardSuite()
 	os.Exit(m.Run())
 }
 

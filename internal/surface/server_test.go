@@ -115,6 +115,7 @@ func TestMain(m *testing.M) {
 	if mcptest.RunIfRequested() {
 		return
 	}
+	mcptest.GuardSuite()
 	os.Exit(m.Run())
 }
 

@@ -9,6 +9,7 @@
 //
 //	func TestMain(m *testing.M) {
 //		if mcptest.RunIfRequested() { return }
+//		mcptest.GuardSuite()
 //		os.Exit(m.Run())
 //	}
 //
@@ -24,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +41,30 @@ const (
 	EnvLog = "MCPV_FAKE_LOG"
 	EnvPid = "MCPV_FAKE_PID"
 )
+
+// EnvSuite marks the processes a running test binary starts (GuardSuite).
+const EnvSuite = "MCPTEST_SUITE"
+
+// GuardSuite is called by a TestMain once no behaviour it knows was asked
+// for, just before m.Run. A test binary started again under a running one
+// (EnvSuite set: mcpv passes its environment on to a server), with no
+// behaviour and no -test. flag, was started as a server by a test that did
+// not say how to behave: it would run the whole suite again, as that
+// server, until the client gave up. It says so on stderr and exits 2. A
+// binary started again with -test. flags (to run one test of its own) runs
+// them.
+func GuardSuite() {
+	if os.Getenv(EnvSuite) != "" && !slices.ContainsFunc(os.Args[1:], isTestFlag) {
+		fmt.Fprintln(os.Stderr, "mcptest: a test binary started as a server with no behaviour asked for ("+EnvVar+" or its package's own): it would run its whole suite again")
+		os.Exit(2)
+	}
+	os.Setenv(EnvSuite, "1")
+}
+
+// isTestFlag reports whether arg is a flag of the testing package's.
+func isTestFlag(arg string) bool {
+	return strings.HasPrefix(arg, "-test.") || strings.HasPrefix(arg, "--test.")
+}
 
 // RunIfRequested runs the fake server on stdin and stdout when EnvVar is set,
 // then exits the process. It returns false when EnvVar is not set.

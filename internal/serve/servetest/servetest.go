@@ -40,6 +40,7 @@ func Main(m *testing.M) {
 		demoserver.New().Run(context.Background(), &sdk.StdioTransport{})
 		return
 	}
+	mcptest.GuardSuite()
 	os.Exit(m.Run())
 }
 
