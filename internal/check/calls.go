@@ -8,6 +8,7 @@ package check
 // tool, cancellation is tried on what every server answers.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -499,7 +500,7 @@ func cancelCall(t *T) {
 	case r := <-ch:
 		t.Got(describe(r.m))
 		t.Fail("the cancelled call was answered")
-	case <-time.After(2 * time.Second):
+	case <-time.After(cmp.Or(r.opts.cancelledWait, 2*time.Second)):
 	case <-t.ctx.Done():
 	}
 }

@@ -207,6 +207,12 @@ type Options struct {
 	// Portable are the hosts --portable names, whose rules the tools'
 	// schemas are graded against (internal/portable).
 	Portable []string
+
+	// cancelledWait is how long a call cancelled while it runs is watched
+	// for an answer it should not get (cancelCall): 2 s when 0. A shorter
+	// one can only miss a late answer, never fail a server that sends
+	// none: the tests of correct servers set it short.
+	cancelledWait time.Duration
 }
 
 // Default bounds.
