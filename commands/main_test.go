@@ -28,8 +28,7 @@ func TestMain(m *testing.M) {
 	// The tests run mcpv against servers in processes of their own, and
 	// spend most of their time waiting on them.
 	longtest.WaitMoreAtOnce(4)
-	mcptest.GuardSuite()
-	os.Exit(m.Run())
+	os.Exit(mcptest.GuardSuite(m.Run))
 }
 
 type result struct {

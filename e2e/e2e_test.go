@@ -31,12 +31,18 @@ func TestMain(m *testing.M) {
 	if mcptest.RunIfRequested() || runSquatterIfRequested() {
 		return
 	}
-	mcptest.GuardSuite()
+	os.Exit(mcptest.GuardSuite(func() int { return runSuite(m) }))
+}
+
+// runSuite is TestMain's run of the tests: a directory of their own, the mcpv
+// they run built into it.
+func runSuite(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "mcpv-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
+	defer os.RemoveAll(dir)
 	binDir = dir
 	// Started under nohup, the tests would hand their mcpv a SIGHUP
 	// ignored, which it keeps ignored: handled here instead, it is the
@@ -53,12 +59,9 @@ func TestMain(m *testing.M) {
 	longtest.WaitMoreAtOnce(parallelTests)
 	if mcpvBin, err = buildMcpv(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
+		return 1
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return m.Run()
 }
 
 // parallelTests is how many of the package's parallel tests run at once

@@ -33,8 +33,7 @@ func TestMain(m *testing.M) {
 	// over loopback HTTP, and waits on it far more than it computes: the
 	// package's tests take a seventh of their time in CPU.
 	longtest.WaitMoreAtOnce(8)
-	mcptest.GuardSuite()
-	os.Exit(m.Run())
+	os.Exit(mcptest.GuardSuite(m.Run))
 }
 
 // goodSpec is a server that keeps every requirement: tools in two pages

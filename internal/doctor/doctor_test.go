@@ -31,8 +31,7 @@ func TestMain(m *testing.M) {
 	if mcptest.RunIfRequested() {
 		return
 	}
-	mcptest.GuardSuite()
-	os.Exit(m.Run())
+	os.Exit(mcptest.GuardSuite(m.Run))
 }
 
 // want is what a walk must end in: the step that fails (or "" for none)

@@ -20,8 +20,7 @@ func TestMain(m *testing.M) {
 	if mcptest.RunIfRequested() {
 		return
 	}
-	mcptest.GuardSuite()
-	os.Exit(m.Run())
+	os.Exit(mcptest.GuardSuite(m.Run))
 }
 
 // sessions opens sessions to a server as mcpv does, counting them.

@@ -115,8 +115,7 @@ func TestMain(m *testing.M) {
 	if mcptest.RunIfRequested() {
 		return
 	}
-	mcptest.GuardSuite()
-	os.Exit(m.Run())
+	os.Exit(mcptest.GuardSuite(m.Run))
 }
 
 // startFixtureServer starts the fixture server as a program, this test

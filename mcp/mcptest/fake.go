@@ -9,8 +9,7 @@
 //
 //	func TestMain(m *testing.M) {
 //		if mcptest.RunIfRequested() { return }
-//		mcptest.GuardSuite()
-//		os.Exit(m.Run())
+//		os.Exit(mcptest.GuardSuite(m.Run))
 //	}
 //
 // and the test starts os.Args[0] with MCPV_FAKE=<behaviour>[,<behaviour>...].
@@ -42,23 +41,44 @@ const (
 	EnvPid = "MCPV_FAKE_PID"
 )
 
-// EnvSuite marks the processes a running test binary starts (GuardSuite).
+// EnvSuite names, in the processes a running test binary starts, the file
+// where one started as a server with no behaviour writes its command line
+// (GuardSuite).
 const EnvSuite = "MCPTEST_SUITE"
 
-// GuardSuite is called by a TestMain once no behaviour it knows was asked
-// for, just before m.Run. A test binary started again under a running one
-// (EnvSuite set: mcpv passes its environment on to a server), with no
-// behaviour and no -test. flag, was started as a server by a test that did
-// not say how to behave: it would run the whole suite again, as that
-// server, until the client gave up. It says so on stderr and exits 2. A
-// binary started again with -test. flags (to run one test of its own) runs
-// them.
-func GuardSuite() {
-	if os.Getenv(EnvSuite) != "" && !slices.ContainsFunc(os.Args[1:], isTestFlag) {
+// GuardSuite runs a TestMain's tests (run is m.Run) once no behaviour it
+// knows was asked for, and returns the code to exit with. A test binary
+// started again under a running one (EnvSuite set: mcpv passes its
+// environment on to a server), with no behaviour and no -test. flag, was
+// started as a server by a test that did not say how to behave: it would
+// run the whole suite again, as that server, until the client gave up. It
+// runs nothing: it writes its command line to the running suite's file,
+// says so on stderr and exits 2, and the suite that started it fails,
+// naming it. A binary started again with -test. flags (to run one test of
+// its own) runs them.
+func GuardSuite(run func() int) int {
+	if path := os.Getenv(EnvSuite); path != "" && !slices.ContainsFunc(os.Args[1:], isTestFlag) {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			fmt.Fprintf(f, "%q\n", os.Args)
+			f.Close()
+		}
 		fmt.Fprintln(os.Stderr, "mcptest: a test binary started as a server with no behaviour asked for ("+EnvVar+" or its package's own): it would run its whole suite again")
-		os.Exit(2)
+		return 2
 	}
-	os.Setenv(EnvSuite, "1")
+	f, err := os.CreateTemp("", "mcptest-suite-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcptest:", err)
+		return 1
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	os.Setenv(EnvSuite, f.Name())
+	code := run()
+	if started, _ := os.ReadFile(f.Name()); len(started) > 0 {
+		fmt.Fprintf(os.Stderr, "mcptest: a test started this binary as a server with no behaviour asked for, which refused to run (the command lines follow):\n%s", started)
+		code = max(code, 1)
+	}
+	return code
 }
 
 // isTestFlag reports whether arg is a flag of the testing package's.

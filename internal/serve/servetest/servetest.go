@@ -40,8 +40,7 @@ func Main(m *testing.M) {
 		demoserver.New().Run(context.Background(), &sdk.StdioTransport{})
 		return
 	}
-	mcptest.GuardSuite()
-	os.Exit(m.Run())
+	os.Exit(mcptest.GuardSuite(m.Run))
 }
 
 // FakeStdio is mcptest's fake server over stdio (the test binary, with
