@@ -197,6 +197,7 @@ func TestEveryCheckHasABrokenServer(t *testing.T) {
 // Each check passes against a server that keeps its requirement, and
 // fails against the same server broken the way the check names.
 func TestBrokenServers(t *testing.T) {
+	t.Parallel()
 	for _, tc := range brokenCases {
 		t.Run(tc.id, func(t *testing.T) {
 			if tc.long != "" {

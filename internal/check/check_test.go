@@ -33,6 +33,7 @@ func goodRun(t *testing.T, f fake) map[string]Result {
 // to it, in each era and on each transport: no check fails where there is
 // nothing wrong.
 func TestGoodServersPass(t *testing.T) {
+	t.Parallel()
 	for _, f := range []fake{
 		{transport: "stdio"}, {transport: "stdio", era: "modern"},
 		{transport: "http"}, {transport: "http", era: "modern"}, {transport: "http", auth: "ok"},

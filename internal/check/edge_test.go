@@ -272,6 +272,7 @@ func withSSE(f fake) fake {
 // A correct server at the edge of a MUST's scope is not failed by it, nor
 // by any other MUST check.
 func TestEdgesOfMusts(t *testing.T) {
+	t.Parallel()
 	var musts []string
 	for _, c := range Catalogue() {
 		if c.Level == MUST {

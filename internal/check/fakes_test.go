@@ -31,8 +31,9 @@ func TestMain(m *testing.M) {
 	}
 	// Each test runs checks against a server in a process of its own, or
 	// over loopback HTTP, and waits on it far more than it computes: the
-	// package's tests take a seventh of their time in CPU.
-	longtest.WaitMoreAtOnce(8)
+	// package's tests take about half their time in CPU, so sixteen at once
+	// keep two cores busy.
+	longtest.WaitMoreAtOnce(16)
 	os.Exit(mcptest.GuardSuite(m.Run))
 }
 

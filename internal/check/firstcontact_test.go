@@ -11,6 +11,7 @@ import (
 // as soon as the server has said it: the start's and the checks' bounds
 // are an hour, so a run that waited on either would not end.
 func TestBrokenFirstExchangeNamedAtOnce(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		fake     fake

@@ -62,6 +62,7 @@ var oneDefects = []oneDefect{
 // it: when the defect keeps any session from opening, every other check
 // is blocked by that one, and the run ends as soon as it is known.
 func TestOneDefectOneFailure(t *testing.T) {
+	t.Parallel()
 	for _, tc := range oneDefects {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.long != "" {
@@ -130,6 +131,7 @@ func TestQuotedAsItCame(t *testing.T) {
 // modern.input-required-methods), a working ping (lifecycle.ping). A
 // --call tool on the page that came is found, and its checks run.
 func TestBlockedByCascades(t *testing.T) {
+	t.Parallel()
 	var callChecks []string
 	for _, c := range Catalogue() {
 		// The fakes below are of the initialize era: a check of the
@@ -226,6 +228,7 @@ func TestAnsweredNotificationNamed(t *testing.T) {
 // A failure says what happened: a ping answered under an id no request
 // had is said so, not "not answered".
 func TestFailuresSayWhatHappened(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, fault, id, has string
 	}{

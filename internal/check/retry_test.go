@@ -11,6 +11,7 @@ import (
 // run, whichever of them asks first: each prompt is got without answers
 // once, and every check still retries it with its own.
 func TestInputAskedForOnceARun(t *testing.T) {
+	t.Parallel()
 	ids := []string{"modern.input-missing", "modern.input-extra", "modern.input-invalid", "modern.request-state"}
 	tg, srv := fake{transport: "http", era: "modern", change: mrtrChange()}.targetServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -89,6 +89,7 @@ func init() {
 // The tasks checks pass against servers that run tasks as the revision
 // and the extension say, over each transport.
 func TestTaskChecksPassACorrectServer(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		fake fake
@@ -120,6 +121,7 @@ func TestTaskChecksPassACorrectServer(t *testing.T) {
 // when their time is out: none fails the server, and the run ends.
 func TestTaskThatNeverEnds(t *testing.T) {
 	longtest.Skip(t, "each check polls its task until its 2 s are out")
+	t.Parallel()
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
@@ -148,6 +150,7 @@ func TestTaskThatNeverEnds(t *testing.T) {
 // run at once: a tool call has side effects. The purpose is the call's
 // progress token; the server saw each at most once.
 func TestToolsCalledOnceARun(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		fake fake
@@ -197,6 +200,7 @@ func TestToolsCalledOnceARun(t *testing.T) {
 // follow the task are blocked by it, not skipped as if the server had
 // made none.
 func TestExtTaskWithoutIDBlocks(t *testing.T) {
+	t.Parallel()
 	f := fake{transport: "stdio", era: "modern", change: merge(extTasks, faults("ext-no-task-id"))}
 	results := runChecks(t, f, extTaskIDs...)
 	if r := results["tasks.ext-create"]; r.Status != Failed {
