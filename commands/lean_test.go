@@ -341,3 +341,39 @@ func TestLeanCallLeavesOutItsOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionFlagsParseAsTheWhole: a test file's server words, parsed with
+// the lean grammar of the flags they name, give the flags, the flags given
+// and the error the whole grammar gives.
+func TestSessionFlagsParseAsTheWhole(t *testing.T) {
+	for _, line := range []string{
+		"",
+		"-u http://127.0.0.1:1/mcp -H X:1 --connect-timeout 2",
+		"--transport sse --framing lines --log-level debug",
+		"-v --server demo --protocol-era modern",
+		"--scope x --grant client-credentials --client-id c",
+		"--nope",                 // no group has it: the whole grammar's suggestion
+		"--connect-timeout nope", // a group's flag with a bad value
+		"--help",
+		"call x",
+	} {
+		words := strings.Fields(line)
+		flags, explicit, err := parseSessionFlags(words)
+		var c cli
+		k, kerr := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) { panic(exitRequest{}) }, nil)
+		if kerr != nil {
+			t.Fatal(kerr)
+		}
+		kctx, werr := parseBatchLine(k, append(words, "ping"))
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Errorf("%q: error %v, the whole grammar's %v", line, err, werr)
+			continue
+		}
+		if werr != nil {
+			continue
+		}
+		if !reflect.DeepEqual(flags, c.flags) || !reflect.DeepEqual(explicit, explicitFlags(kctx)) {
+			t.Errorf("%q: flags %+v given %v, the whole grammar's %+v given %v", line, flags, explicit, c.flags, explicitFlags(kctx))
+		}
+	}
+}

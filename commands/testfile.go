@@ -94,18 +94,27 @@ func checkStepLine(lines *lineParser, words []string, caps map[string]json.RawMe
 }
 
 // parseSessionFlags parses session flags as a command line's, and says which
-// were given.
+// were given. As a run's command line, it is parsed with the lean grammar of
+// the flags it names, and again with the whole grammar only when that
+// refuses it, for the whole grammar's error (see leanGrammar).
 func parseSessionFlags(words []string) (connect.Flags, map[string]bool, error) {
-	var c cli
-	k, err := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) { panic(exitRequest{}) }, nil)
-	if err != nil {
-		return connect.Flags{}, nil, err
+	line := append(slices.Clone(words), "ping")
+	lean := leanGrammar(line)
+	for {
+		var c cli
+		k, err := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) { panic(exitRequest{}) }, lean)
+		if err != nil {
+			return connect.Flags{}, nil, err
+		}
+		kctx, err := parseBatchLine(k, line)
+		if err == nil {
+			return c.flags, explicitFlags(kctx), nil
+		}
+		if lean == nil {
+			return connect.Flags{}, nil, err
+		}
+		lean = nil
 	}
-	kctx, err := parseBatchLine(k, append(slices.Clone(words), "ping"))
-	if err != nil {
-		return connect.Flags{}, nil, err
-	}
-	return c.flags, explicitFlags(kctx), nil
 }
 
 // writesFiles names what in a step's command would write files where a
