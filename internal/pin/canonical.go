@@ -49,39 +49,113 @@ func invalidJSON(raw []byte) error {
 	return errors.New("more than one JSON value")
 }
 
-// canonMember is a member of an object being written.
+// canonMember is a member of an object being written: its key, and where
+// its value stands in the output.
 type canonMember struct {
-	key   string
-	value []byte
+	key     string
+	at, end int
 }
 
-// canonWriter writes canonical JSON; stack holds the members of the
-// objects being written, an object's above its parent's, so that a
-// document of many small objects does not allocate a slice for each.
+// canonWriter writes canonical JSON in one pass over its input, each value
+// read as it is written, so that a document nested ten thousand deep is
+// read once, as a wide one is. stack holds the members of the objects
+// being written, an object's above its parent's, so that a document of many
+// small objects does not allocate a slice for each. An object whose keys
+// came out of order is copied to moved and written again in order: a
+// memory move of what it holds, which an object nested deep pays at each
+// level.
 type canonWriter struct {
 	b     *bytes.Buffer
 	stack []canonMember
+	moved []byte
 }
 
-func writeCanonical(b *bytes.Buffer, v []byte) { (&canonWriter{b: b}).value(v) }
+func writeCanonical(b *bytes.Buffer, v []byte) { (&canonWriter{b: b}).value(v, 0) }
 
-// value writes the valid JSON value that starts at v[0].
-func (w *canonWriter) value(v []byte) {
+// value writes the valid JSON value that starts at v[i] and returns the
+// index just past it.
+func (w *canonWriter) value(v []byte, i int) int {
 	b := w.b
-	switch v[0] {
+	switch v[i] {
 	case '{':
-		start := len(w.stack)
-		rawjson.ForEachValidMember(v, func(key string, value []byte) error {
-			w.stack = append(w.stack, canonMember{key, value})
-			return nil
-		})
-		members := w.stack[start:] // stays valid when the stack grows below
-		slices.SortStableFunc(members, func(x, y canonMember) int { return strings.Compare(x.key, y.key) })
+		return w.object(v, i)
+	case '[':
+		b.WriteByte('[')
+		i = rawjson.SkipSpace(v, i+1)
+		for n := 0; v[i] != ']'; n++ {
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			i = rawjson.SkipSpace(v, w.value(v, i))
+			if v[i] == ',' {
+				i = rawjson.SkipSpace(v, i+1)
+			}
+		}
+		b.WriteByte(']')
+		return i + 1
+	case '"':
+		end, escapes, nonASCII := rawjson.ScanString(v, i)
+		lit := v[i:end]
+		if !escapes && (!nonASCII || plainUTF8(lit)) {
+			b.Write(lit) // as Go would write it again: most strings
+		} else {
+			writeString(b, rawjson.Unquote(lit, escapes, nonASCII))
+		}
+		return end
+	default: // a number as written, true, false, null
+		end := i
+	scan:
+		for ; end < len(v); end++ {
+			switch v[end] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				break scan
+			}
+		}
+		b.Write(v[i:end])
+		return end
+	}
+}
+
+// object writes the valid JSON object that starts at v[i] and returns the
+// index just past it. Its members are written as they come; when their
+// keys do not come in order, once each, they are written again in order
+// (the last of a key written twice, as a decoder keeps it).
+func (w *canonWriter) object(v []byte, i int) int {
+	b := w.b
+	start, from := len(w.stack), b.Len()
+	inOrder := true
+	b.WriteByte('{')
+	i = rawjson.SkipSpace(v, i+1)
+	for v[i] != '}' {
+		var m canonMember
+		if len(w.stack) > start {
+			b.WriteByte(',')
+		}
+		end, escapes, nonASCII := rawjson.ScanString(v, i)
+		m.key = rawjson.Unquote(v[i:end], escapes, nonASCII)
+		writeString(b, m.key)
+		b.WriteByte(':')
+		m.at = b.Len()
+		i = rawjson.SkipSpace(v, rawjson.SkipSpace(v, end)+1) // past the ':'
+		i = rawjson.SkipSpace(v, w.value(v, i))
+		m.end = b.Len()
+		if len(w.stack) > start && w.stack[len(w.stack)-1].key >= m.key {
+			inOrder = false
+		}
+		w.stack = append(w.stack, m)
+		if v[i] == ',' {
+			i = rawjson.SkipSpace(v, i+1)
+		}
+	}
+	if members := w.stack[start:]; !inOrder {
+		w.moved = append(w.moved[:0], b.Bytes()[from:]...)
+		b.Truncate(from)
 		b.WriteByte('{')
+		slices.SortStableFunc(members, func(x, y canonMember) int { return strings.Compare(x.key, y.key) })
 		first := true
-		for i, m := range members {
-			if i+1 < len(members) && members[i+1].key == m.key {
-				continue // the last of a key written twice, as a decoder keeps it
+		for n, m := range members {
+			if n+1 < len(members) && members[n+1].key == m.key {
+				continue
 			}
 			if !first {
 				b.WriteByte(',')
@@ -89,38 +163,13 @@ func (w *canonWriter) value(v []byte) {
 			first = false
 			writeString(b, m.key)
 			b.WriteByte(':')
-			w.value(m.value)
+			b.Write(w.moved[m.at-from : m.end-from])
 		}
-		b.WriteByte('}')
-		clear(w.stack[start:])
-		w.stack = w.stack[:start]
-	case '[':
-		b.WriteByte('[')
-		rawjson.ForEachElement(v, func(i int, el []byte) {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			w.value(el)
-		})
-		b.WriteByte(']')
-	case '"':
-		end, escapes, nonASCII := rawjson.ScanString(v, 0)
-		lit := v[:end]
-		if !escapes && (!nonASCII || plainUTF8(lit)) {
-			b.Write(lit) // as Go would write it again: most strings
-			return
-		}
-		writeString(b, rawjson.Unquote(lit, escapes, nonASCII))
-	default: // a number as written, true, false, null
-		end := len(v)
-		for i, c := range v {
-			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-				end = i
-				break
-			}
-		}
-		b.Write(v[:end])
 	}
+	b.WriteByte('}')
+	clear(w.stack[start:])
+	w.stack = w.stack[:start]
+	return i + 1
 }
 
 // plainUTF8 reports whether a string literal without escapes is valid

@@ -38,10 +38,22 @@ var canonicalSeeds = []string{
 	`{} {}`,
 	`{"a":`,
 	`[` + strings.Repeat(`[`, 50) + strings.Repeat(`]`, 50) + `]`,
+	`{"b":{"d":1,"c":[{"f":1,"e":2},{"e":1}],"c":0} , "a":{"x":{"z":1,"y":2}},"b":{"k":1}}`,
+}
+
+// deepSchema is an input schema nested n properties deep, its keys out of
+// order at each level, as a hostile server may list it.
+func deepSchema(n int) string {
+	return strings.Repeat(`{"type":"object","properties":{"x":`, n) + `{"type":"string"}` + strings.Repeat(`}}`, n)
 }
 
 func TestCanonicalIsTheDecodedForm(t *testing.T) {
-	for _, s := range canonicalSeeds {
+	deep := []string{ // too large to seed the fuzzing, which minimizes what it finds
+		deepSchema(3000), // out of order at each level
+		strings.Repeat(`{"a":`, 4000) + `1` + strings.Repeat(`}`, 4000),
+		strings.Repeat(`{"b":1,"a":[`, 3000) + strings.Repeat(`]}`, 3000),
+	}
+	for _, s := range append(canonicalSeeds, deep...) {
 		checkCanonical(t, []byte(s))
 	}
 }
