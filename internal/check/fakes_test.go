@@ -29,6 +29,12 @@ func TestMain(m *testing.M) {
 	if mcptest.RunIfRequested() {
 		return
 	}
+	// The tables of servers are built here, not at init: each of the
+	// hundreds of fakes this binary is started as would build them too.
+	for _, add := range []func(){addEdgeServers, addAppAndCardCases, addNewBrokenCases, addModernInputCases,
+		addHeaderParamCase, addPortableCases, addSkillsCases, addTaskCases} {
+		add()
+	}
 	// Each test runs checks against a server in a process of its own, or
 	// over loopback HTTP, and waits on it far more than it computes: the
 	// package's tests take about half their time in CPU, so sixteen at once

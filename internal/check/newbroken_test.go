@@ -29,7 +29,7 @@ var newBroken = []struct {
 // Each new broken server fails the check that names its defect, and no
 // other; the correct server it is made from passes that check.
 // The checks new here have their broken servers among brokenCases too.
-func init() {
+func addNewBrokenCases() {
 	had := map[string]bool{}
 	for _, c := range brokenCases {
 		had[c.id] = true
@@ -72,7 +72,7 @@ func mrtrChange(more ...string) map[string]string {
 	}
 }
 
-func init() {
+func addModernInputCases() {
 	good := fake{transport: "stdio", era: "modern", change: mrtrChange()}
 	for id, fault := range map[string]string{"modern.input-missing": "mrtr-missing-error", "modern.input-extra": "mrtr-extra-error",
 		"modern.input-invalid": "mrtr-invalid-accepted"} {
@@ -91,7 +91,7 @@ const headerTools = `[
 	 "outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}},
 	{"name":"echo","description":"Echoes.","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"M."}}}}]`
 
-func init() {
+func addHeaderParamCase() {
 	good := fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}}
 	brokenCases = append(brokenCases, brokenCase{id: "modern.header-param", fake: good, break_: map[string]string{"tools": headerTools, "faults": `["no-param-header-check"]`}})
 }

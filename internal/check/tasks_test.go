@@ -70,7 +70,7 @@ var taskBroken = []brokenCase{
 	{id: "tasks.ext-cancel", fake: fake{transport: "stdio", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-cancel-ack"))},
 }
 
-func init() {
+func addTaskCases() {
 	brokenCases = append(brokenCases, taskBroken...)
 	edgeServers = append(edgeServers,
 		// Tasks at their edges: every member the revision has, a task
