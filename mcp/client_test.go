@@ -272,6 +272,7 @@ func TestHasCapability(t *testing.T) {
 }
 
 func TestClientCallTimeout(t *testing.T) {
+	t.Parallel()
 	const timeout = 50 * time.Millisecond
 	c, m := initialized(t, ClientOptions{Timeout: timeout}, `{"protocolVersion":"2025-11-25","capabilities":{}}`)
 	call := goCall(t.Context(), c.Call, "tools/call", rawJSON(`{"name":"hang"}`))
@@ -290,6 +291,7 @@ func TestClientCallTimeout(t *testing.T) {
 }
 
 func TestErrorMessages(t *testing.T) {
+	t.Parallel()
 	long := rawJSON(`"` + strings.Repeat("x", 600) + `"`)
 	tests := []struct {
 		err  error

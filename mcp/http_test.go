@@ -660,6 +660,7 @@ func (c countClose) Close() error {
 // response: the caller, gone the moment it has it, does not end the
 // exchange, whose stream is still to be read to its end (finish).
 func TestResponseDetachedBeforeHandover(t *testing.T) {
+	t.Parallel()
 	tr, err := NewHTTPTransport(HTTPOptions{URL: "http://127.0.0.1:1/mcp"})
 	if err != nil {
 		t.Fatal(err)
@@ -690,6 +691,7 @@ func TestResponseDetachedBeforeHandover(t *testing.T) {
 // finish reads a stream to its end and closes it; one that does not end,
 // or floods, is closed after finishWait or 64 KiB.
 func TestFinish(t *testing.T) {
+	t.Parallel()
 	r, w := io.Pipe()
 	go func() {
 		w.Write([]byte("data: more\n\n"))

@@ -188,6 +188,7 @@ func TestReadBodyGate(t *testing.T) {
 // holds the other streams' large answers up for the gate's wait, not for
 // as long as it stalls: they are read on without the gate.
 func TestHTTPStalledLargeAnswerHoldsOthersBriefly(t *testing.T) {
+	t.Parallel()
 	const size = 2 * largeMessage
 	stalled := &fed{ch: make(chan []byte)}
 	rt := roundTripper(func(r *http.Request) (*http.Response, error) {
@@ -235,6 +236,7 @@ func TestHTTPStalledLargeAnswerHoldsOthersBriefly(t *testing.T) {
 // event on without asking again, however many data lines it has; the next
 // event asks again.
 func TestSSEReaderWaitsOnceAnEvent(t *testing.T) {
+	t.Parallel()
 	gate := newLargeGate()
 	gate.wait = 50 * time.Millisecond
 	gate.slot <- struct{}{} // another stream's

@@ -287,6 +287,7 @@ func TestProbeFinalErrors(t *testing.T) {
 // tasks/get, answers the task's input requests once with tasks/update, and
 // returns the result the completed task carries.
 func TestModernTask(t *testing.T) {
+	t.Parallel()
 	handler := func(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		return json.RawMessage(`{"action":"accept","content":{"ok":true}}`), nil
 	}

@@ -63,6 +63,7 @@ func newHeldSessionWith(t *testing.T, backPressure bool) *heldSession {
 // one; the handler gets a bounded part of the log messages, in order, the
 // latest progress, and one warning counting the log messages dropped.
 func TestSessionNotificationFloodIsBounded(t *testing.T) {
+	t.Parallel()
 	const n = 50000
 	h := newHeldSession(t)
 	call := goCall(t.Context(), h.s.Call, "tools/call", rawJSON(`{"name":"x","_meta":{"progressToken":"t"}}`))
@@ -185,6 +186,7 @@ func TestSessionNotificationBackPressureDropsNothing(t *testing.T) {
 // Large notifications fill the queue by their size: held, twenty of 1 MB
 // are not all kept, and what is dropped is counted, whatever its method.
 func TestSessionNotificationQueueBoundedInBytes(t *testing.T) {
+	t.Parallel()
 	const n = 20
 	h := newHeldSession(t)
 	big := strings.Repeat("x", 1<<20)
@@ -262,6 +264,7 @@ func TestSupersedeKey(t *testing.T) {
 // queue's bytes allow: progress resent larger for each of many tokens must
 // not grow a full queue past its bound.
 func TestSupersedingKeepsTheByteBound(t *testing.T) {
+	t.Parallel()
 	q := newNoteQueue(false)
 	progress := func(token, pad int) {
 		params := json.RawMessage(fmt.Sprintf(`{"progressToken":%d,"progress":1,"pad":%q}`, token, strings.Repeat("x", pad)))

@@ -266,6 +266,7 @@ func TestListMergeKeepsKeyBytes(t *testing.T) {
 // each names a new cursor, is endless, and the walk stops with an error
 // that says so. Pages.Max still stops quietly, keeping nextCursor.
 func TestListFollowsProgressToTheEnd(t *testing.T) {
+	t.Parallel()
 	const long = 1500 // past the 1,000 pages that once ended every walk
 	honest := func(n int) string {
 		if n == long {
@@ -367,6 +368,7 @@ func TestWalkBoundedInBytes(t *testing.T) {
 }
 
 func TestWalkBoundedInPages(t *testing.T) {
+	t.Parallel()
 	var w walkGuard
 	for n := 1; ; n++ {
 		list := json.RawMessage(fmt.Sprintf("[%d]", n))

@@ -103,6 +103,7 @@ func TestProbeLegacyAnswerAfterFallback(t *testing.T) {
 // nothing: a server of both eras that reads concurrently may refuse it
 // before it answers the probe, whose modern answer is then taken.
 func TestProbeRefusedInitializeThenModernAnswer(t *testing.T) {
+	t.Parallel()
 	_, m, init, disc, ini := fallenBack(t)
 	m.send(t, `{"jsonrpc":"2.0","id":`+string(ini.ID)+`,"error":{"code":0,"message":"duplicate \"initialize\" received"}}`)
 	// Give the refusal time to be seen alone (a slow machine only makes

@@ -61,6 +61,7 @@ func TestSessionNotificationsInOrder(t *testing.T) {
 // handled every notification that came before its response, so what the
 // server said first (progress, log lines) is shown first.
 func TestSessionResponseNotStuckBehindNotifications(t *testing.T) {
+	t.Parallel()
 	const n = 5000
 	release := make(chan struct{})
 	var once sync.Once
@@ -396,6 +397,7 @@ func TestSessionEndErrors(t *testing.T) {
 }
 
 func TestSessionCloseDeliversQueuedNotifications(t *testing.T) {
+	t.Parallel()
 	const n = 100
 	gate := make(chan struct{})
 	var mu sync.Mutex

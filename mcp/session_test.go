@@ -539,6 +539,7 @@ func TestSalvageLeavesNestedMessages(t *testing.T) {
 // ReadGate runs before each read, with the size of what the read before
 // returned, and the server's stream is not read while it waits.
 func TestReadGate(t *testing.T) {
+	t.Parallel()
 	sizes := make(chan int, 8)
 	release := make(chan struct{})
 	s, m := newTestSession(t, SessionOptions{ReadGate: func(last int) {

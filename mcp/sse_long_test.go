@@ -14,6 +14,7 @@ import (
 // dropped, and every kind of line ending on either side of a buffer's or a
 // piece's edge.
 func TestSSELongLines(t *testing.T) {
+	t.Parallel()
 	long := func(c string, n int) string { return strings.Repeat(c, n) }
 	big := long("a", 200_000)
 	var in strings.Builder

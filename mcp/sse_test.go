@@ -66,6 +66,7 @@ func TestSSEParser(t *testing.T) {
 }
 
 func TestSSEHugeEvent(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 20<<20)
 	evs, _ := readAllEvents(t, strings.NewReader("id: 7\ndata: "+big+"\n\n"))
 	if len(evs) != 1 || len(evs[0].Data) != len(big) {

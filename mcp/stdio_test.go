@@ -191,6 +191,7 @@ func TestCommandExit(t *testing.T) {
 }
 
 func TestCommandCloseKillsStubbornGroup(t *testing.T) {
+	t.Parallel()
 	// The shell and its child sleep ignore SIGTERM and never read stdin;
 	// left alone, they would end in an hour.
 	tr := startSh(t, `trap '' TERM; sleep 3600 & echo '{"ready":true}'; wait; exit 0`, CommandOptions{})
@@ -542,6 +543,7 @@ func TestDescribeExit(t *testing.T) {
 // What the server wrote before it exited is all delivered, however long
 // the session takes with a message: a slow reader is no grandchild.
 func TestCommandSlowReaderAfterExit(t *testing.T) {
+	t.Parallel()
 	// The second line is written, and the server exits, only once the first
 	// has been read: it is in the pipe, not in the reader's buffer.
 	tr := startSh(t, `echo '{"a":1}'; read go; echo '{"b":2}'`, CommandOptions{ExitDrain: 20 * time.Millisecond})

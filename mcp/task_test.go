@@ -75,6 +75,7 @@ func (l *requestLog) methods() []string {
 const taskCaps = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}}}`
 
 func TestWaitTask(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		statuses   []string // what each tasks/get answers, in turn
@@ -142,6 +143,7 @@ func TestWaitTask(t *testing.T) {
 }
 
 func TestWaitTaskTimeoutAndCancel(t *testing.T) {
+	t.Parallel()
 	c, m := initialized(t, ClientOptions{Timeout: 50 * time.Millisecond}, taskCaps)
 	log := serve(t, m, func(method string, params json.RawMessage) (string, string) {
 		if method == "tasks/cancel" {
