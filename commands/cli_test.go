@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/mcpv/mcpv/internal/deadport"
 )
 
 // cliCase is one case of testdata/cli.yaml (its head says what each
@@ -104,15 +105,5 @@ func TestCommandLineContract(t *testing.T) {
 // caret under its column.
 var multiLine = []string{"help of no such topic", "a jq expression that does not parse"}
 
-// closedAddress is http://127.0.0.1:PORT where nothing listens: a port
-// just given up.
-func closedAddress(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
-}
+// closedAddress is http://127.0.0.1:PORT where nothing listens.
+func closedAddress(t *testing.T) string { return "http://" + deadport.Addr(t) }

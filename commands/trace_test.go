@@ -3,7 +3,6 @@ package commands
 import (
 	"bytes"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/deadport"
 	"github.com/mcpv/mcpv/internal/jsonschema"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/trace"
@@ -165,12 +165,7 @@ func TestTraceAsASurface(t *testing.T) {
 // word after them alone: no byte of a secret is in the file.
 func TestTraceArgsMaskFlagSecrets(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + ln.Addr().String() + "/mcp"
-	ln.Close() // refused: the command line is written before any connection
+	url := deadport.URL(t) // refused: the command line is written before any connection
 	const secret = "sekrit-3b9f1c"
 	for _, c := range []struct {
 		name  string

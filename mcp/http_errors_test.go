@@ -3,7 +3,6 @@ package mcp
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	neturl "net/url"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpv/mcpv/internal/deadport"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -145,13 +145,7 @@ func TestHTTPAuthErrorsEndTheTransport(t *testing.T) {
 
 func TestHTTPUnreachable(t *testing.T) {
 	t.Parallel()
-	// A port nobody listens on any more.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + l.Addr().String() + "/mcp"
-	l.Close()
+	url := deadport.URL(t)
 	var mu sync.Mutex
 	var lines []string
 	h := dialHTTP(t, HTTPOptions{URL: url, Trace: func(l string) {
@@ -159,7 +153,7 @@ func TestHTTPUnreachable(t *testing.T) {
 		lines = append(lines, l)
 		mu.Unlock()
 	}}, SessionOptions{})
-	_, err = Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo()})
+	_, err := Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo()})
 	var te *TransportError
 	if !errors.As(err, &te) || !strings.Contains(err.Error(), "initialize: POST "+url+": dial tcp") {
 		t.Fatalf("got %v, want a *TransportError from the dial", err)

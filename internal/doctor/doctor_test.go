@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/deadport"
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 	"github.com/mcpv/mcpv/mcp"
@@ -114,12 +115,7 @@ func TestHTTPWalk(t *testing.T) {
 	t.Parallel()
 	spec, _ := mcptest.ParseSpec([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`))
 	good := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec})
-	closed := func() string { // a port nothing listens on
-		l, _ := net.Listen("tcp", "127.0.0.1:0")
-		addr := l.Addr().String()
-		l.Close()
-		return "http://" + addr + "/mcp"
-	}()
+	closed := deadport.URL(t)
 	serve := func(h http.HandlerFunc) string {
 		s := httptest.NewServer(h)
 		t.Cleanup(s.Close)

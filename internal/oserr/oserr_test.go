@@ -7,6 +7,8 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/deadport"
 )
 
 func TestBrokenPipe(t *testing.T) {
@@ -31,13 +33,7 @@ func TestBrokenPipe(t *testing.T) {
 }
 
 func TestRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()                       // nothing listens there now
-	_, derr := net.Dial("tcp", addr) // the real error of this OS
+	_, derr := net.Dial("tcp", deadport.Addr(t)) // the real error of this OS
 	if !Refused(derr) {
 		t.Errorf("a dial nothing answered: %#v is not recognised", derr)
 	}

@@ -1,0 +1,16 @@
+//go:build !unix
+
+package deadport
+
+import "net"
+
+// hold takes a port and gives it up: here another listener of the run may
+// take it before the test dials it.
+func hold() (port int, release func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, nil, err
+	}
+	port = ln.Addr().(*net.TCPAddr).Port
+	return port, func() {}, ln.Close()
+}
