@@ -98,6 +98,13 @@ func compare(t *testing.T, schema, instance string) {
 		return
 	}
 	want := other.Validate(inst)
+	if p, ok := otherViolationMatching(want, ipvFuture); ok {
+		// Its refusal is wrong: compare again without what it refuses.
+		if rest, ok := without(instance, p); ok {
+			compare(t, schema, rest)
+		}
+		return
+	}
 	var ve *ValidationError
 	switch {
 	case got != nil && want == nil && errors.As(got, &ve) && ve.Keyword == "format" && signedField.MatchString(instance):
@@ -120,6 +127,15 @@ func compare(t *testing.T, schema, instance string) {
 	if !errors.As(got, &ve) {
 		t.Fatalf("schema %s, value %s: %v, want a *ValidationError", schema, instance, got)
 	}
+	if ve.Keyword == "format" && grammarFormat.MatchString(ve.Message) && !slices.Contains(otherPointers(want), ve.Pointer) {
+		// The other reads that grammar looser (above) and found another
+		// violation instead: the two are compared again on the value
+		// without the part only this one refuses.
+		if rest, ok := without(instance, ve.Pointer); ok {
+			compare(t, schema, rest)
+		}
+		return
+	}
 	// The other implementation walks objects in a random order: one of its
 	// runs must agree, or put first a violation at a sibling of this one
 	// and have this one too.
@@ -138,6 +154,56 @@ func compare(t *testing.T, schema, instance string) {
 		}
 	}
 	t.Fatalf("schema %s, value %s: violation at %q (%v); there at %q (%v)", schema, instance, ve.Pointer, ve, seen, want)
+}
+
+// without is the JSON value instance with the member or element at the
+// JSON pointer ptr taken out; false for the root, or a pointer to nothing.
+func without(instance, ptr string) (string, bool) {
+	d := json.NewDecoder(strings.NewReader(instance))
+	d.UseNumber()
+	var root any
+	if ptr == "" || d.Decode(&root) != nil {
+		return "", false
+	}
+	tokens := strings.Split(ptr, "/")[1:]
+	for i, tok := range tokens {
+		tokens[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+	}
+	var cut func(v any, tokens []string) (any, bool)
+	cut = func(v any, tokens []string) (any, bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			child, ok := v[tokens[0]]
+			if !ok {
+				return nil, false
+			}
+			if len(tokens) == 1 {
+				delete(v, tokens[0])
+				return v, true
+			}
+			child, ok = cut(child, tokens[1:])
+			v[tokens[0]] = child
+			return v, ok
+		case []any:
+			n, err := strconv.Atoi(tokens[0])
+			if err != nil || n < 0 || n >= len(v) {
+				return nil, false
+			}
+			if len(tokens) == 1 {
+				return slices.Delete(v, n, n+1), true
+			}
+			child, ok := cut(v[n], tokens[1:])
+			v[n] = child
+			return v, ok
+		}
+		return nil, false
+	}
+	root, ok := cut(root, tokens)
+	if !ok {
+		return "", false
+	}
+	b, err := json.Marshal(root)
+	return string(b), err == nil
 }
 
 func parent(ptr string) string {
@@ -169,6 +235,32 @@ func otherPointers(err error) []string {
 	}
 	walk(ve)
 	return out
+}
+
+// ipvFuture is the other implementation refusing a host of RFC 3986's
+// IPvFuture form ("[v1.x]"), which it reads as an IP address only.
+var ipvFuture = regexp.MustCompile(`invalid host: ParseAddr\("[vV][0-9A-Fa-f]+\.`)
+
+// otherViolationMatching is the place of a violation the other
+// implementation found whose message re matches.
+func otherViolationMatching(err error, re *regexp.Regexp) (string, bool) {
+	var ve *sant.ValidationError
+	if !errors.As(err, &ve) {
+		return "", false
+	}
+	var walk func(ve *sant.ValidationError) (string, bool)
+	walk = func(ve *sant.ValidationError) (string, bool) {
+		for _, c := range ve.Causes {
+			if p, ok := walk(c); ok {
+				return p, true
+			}
+		}
+		if len(ve.Causes) == 0 && re.MatchString(ve.Error()) {
+			return otherPointer(ve)
+		}
+		return "", false
+	}
+	return walk(ve)
 }
 
 func TestDifferentialCorpus(t *testing.T) {
