@@ -4,6 +4,9 @@ package deadport
 
 import "net"
 
+// holds says that the port stays bound until the test ends.
+const holds = false
+
 // hold takes a port and gives it up: here another listener of the run may
 // take it before the test dials it.
 func hold() (port int, release func(), err error) {

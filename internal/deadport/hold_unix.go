@@ -4,6 +4,9 @@ package deadport
 
 import "syscall"
 
+// holds says that the port stays bound until the test ends.
+const holds = true
+
 // hold binds a TCP socket to a port of the loopback and does not listen:
 // a connection to it is refused, and, without SO_REUSEADDR, no listener
 // can bind it.
