@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -99,22 +101,24 @@ func checkStepLine(lines *lineParser, words []string, caps map[string]json.RawMe
 // refuses it, for the whole grammar's error (see leanGrammar).
 func parseSessionFlags(words []string) (connect.Flags, map[string]bool, error) {
 	line := append(slices.Clone(words), "ping")
-	lean := leanGrammar(line)
-	for {
-		var c cli
+	var c cli
+	parse := func(lean map[string]bool) (*kong.Context, error) {
+		c = cli{}
 		k, err := parser(&c, output.NewStreams(strings.NewReader(""), io.Discard, io.Discard), func(int) { panic(exitRequest{}) }, lean)
 		if err != nil {
-			return connect.Flags{}, nil, err
+			return nil, err
 		}
-		kctx, err := parseBatchLine(k, line)
-		if err == nil {
-			return c.flags, explicitFlags(kctx), nil
-		}
-		if lean == nil {
-			return connect.Flags{}, nil, err
-		}
-		lean = nil
+		return parseBatchLine(k, line)
 	}
+	lean := leanGrammar(line)
+	kctx, err := parse(lean)
+	if err != nil && lean != nil {
+		kctx, err = parse(nil)
+	}
+	if err != nil {
+		return connect.Flags{}, nil, err
+	}
+	return c.flags, explicitFlags(kctx), nil
 }
 
 // writesFiles names what in a step's command would write files where a
