@@ -19,7 +19,8 @@ import (
 )
 
 // inputsWorld has VS Code's user mcp.json, whose server keeps its key in
-// ${input:api-key} (a password) and its stage in a pickString.
+// ${input:api-key} (a password) and its stage in a pickString; server pd
+// has them too, and never answers a tools/call.
 func inputsWorld(t *testing.T) *cfgWorld {
 	t.Helper()
 	w := newCfgWorld(t)
@@ -30,7 +31,9 @@ func inputsWorld(t *testing.T) *cfgWorld {
   ],
   "servers": {
     "px": {"type": "stdio", "command": `+q(os.Args[0])+`,
-           "env": {"`+mcptest.EnvVar+`": "env", "ACCOUNT_REF": "${input:api-key}", "STAGE": "${input:stage}"}}
+           "env": {"`+mcptest.EnvVar+`": "env", "ACCOUNT_REF": "${input:api-key}", "STAGE": "${input:stage}"}},
+    "pd": {"type": "stdio", "command": `+q(os.Args[0])+`,
+           "env": {"`+mcptest.EnvVar+`": "env,hang", "ACCOUNT_REF": "${input:api-key}", "STAGE": "${input:stage}"}}
   }
 }`)
 	return w
@@ -62,7 +65,9 @@ func TestInputFromTheEnvironment(t *testing.T) {
 // An input's value is a secret: nothing mcpv says shows it, verbose or not
 // (the --verbose trace of a result that holds it included), and no file
 // mcpv writes holds it. (A result on stdout is data, shown as the server
-// sent it, here filtered to the names of the server's variables.)
+// sent it, here filtered to the names of the server's variables.) The
+// request that times out goes to a server that never answers it: a
+// timeout shorter than an answer's way is a race a busy machine can lose.
 func TestInputNeverWritten(t *testing.T) {
 	t.Parallel()
 	w := inputsWorld(t)
@@ -75,7 +80,7 @@ func TestInputNeverWritten(t *testing.T) {
 		{"call", "-s", "px", "x", "-q", ".structuredContent.env | keys"},
 		{"-v", "call", "-s", "px", "x", "--events", events, "-q", ".structuredContent.env | keys"},
 		{"servers", "px"},
-		{"-v", "ping", "-s", "px", "--timeout", "1ns"},
+		{"-v", "call", "-s", "pd", "x", "--timeout", "20ms"},
 	} {
 		r := w.mcpv(t, "", args...)
 		codes = append(codes, r.code)
