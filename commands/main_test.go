@@ -113,7 +113,7 @@ func mcpvIn(t *testing.T, env connect.Env, stdin string, args ...string) result 
 
 // fake returns the argument tail that starts this test binary as a fake server.
 func fake(behaviour string) []string {
-	return []string{"--env", mcptest.EnvVar + "=" + behaviour, "--", os.Args[0]}
+	return []string{"--env", mcptest.EnvVar + "=" + behaviour, "--", mcptest.Program()}
 }
 
 func args(a ...[]string) []string {

@@ -156,7 +156,7 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 			env = append(env, "MCPV_TEST_SECRET="+f.secret)
 		}
 		// MCPV_FAKE last: a test finds its processes by it.
-		tg.Stdio = &mcp.CommandOptions{Path: os.Args[0], Env: append(env, mcptest.EnvVar+"="+behaviours)}
+		tg.Stdio = &mcp.CommandOptions{Path: mcptest.Program(), Env: append(env, mcptest.EnvVar+"="+behaviours)}
 	} else {
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec, SSE: f.sse})
 		served = srv

@@ -12,7 +12,8 @@
 //		os.Exit(mcptest.GuardSuite(m.Run))
 //	}
 //
-// and the test starts os.Args[0] with MCPV_FAKE=<behaviour>[,<behaviour>...].
+// and the test starts os.Args[0], or Program, with
+// MCPV_FAKE=<behaviour>[,<behaviour>...].
 package mcptest
 
 import (
@@ -73,6 +74,7 @@ func GuardSuite(run func() int) int {
 	f.Close()
 	defer os.Remove(f.Name())
 	os.Setenv(EnvSuite, f.Name())
+	defer removeProgram()
 	code := run()
 	if started, _ := os.ReadFile(f.Name()); len(started) > 0 {
 		fmt.Fprintf(os.Stderr, "mcptest: a test started this binary as a server with no behaviour asked for, which refused to run (the command lines follow):\n%s", started)
