@@ -324,7 +324,8 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go watchStarter(io.MultiReader(dec.Buffered(), cfg), cancel) // starter watcher: ends with fd 3's end or the stay byte
+	stayed := make(chan struct{})
+	go watchStarter(io.MultiReader(dec.Buffered(), cfg), stayed, cancel) // starter watcher: ends with fd 3's end or the stay byte
 	log := output.NewLogger(ios.Err)
 	fail := func(err error) int {
 		code := exitCode(err)
@@ -351,7 +352,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 	own, server := redact.NewScrubber(logw), redact.NewScrubber(logw.Server())
 	defer own.Flush()
 	defer server.Flush()
-	k := &keeper.Keeper{Log: output.NewLogger(own), Answers: sessionAnswers(start.Settings.Answers, env)}
+	k := &keeper.Keeper{Log: output.NewLogger(own), Answers: sessionAnswers(start.Settings.Answers, env), Held: stayed}
 	secret := func(s ...string) { own.Add(s...); server.Add(s...); k.AddSecret(s...) }
 	secret(start.Settings.Secrets...)
 	h := connect.Hooks{
@@ -392,14 +393,16 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 var errStarterGone = errors.New("the session start that asked for this session is gone; the session ends")
 
 // watchStarter reads the keeper's fd 3 after the start's settings: the stay
-// byte lets the keeper outlive its starter; the end of the pipe without it
-// (the starter exited, however it was ended) cancels the keeper's context,
-// which ends the session's opening or its serving, and its server.
-func watchStarter(r io.Reader, cancel context.CancelCauseFunc) {
+// byte lets the keeper outlive its starter, and closes stayed (the idle
+// countdown begins); the end of the pipe without it (the starter exited,
+// however it was ended) cancels the keeper's context, which ends the
+// session's opening or its serving, and its server.
+func watchStarter(r io.Reader, stayed chan<- struct{}, cancel context.CancelCauseFunc) {
 	b := make([]byte, 1)
 	for {
 		n, err := r.Read(b)
 		if n == 1 && b[0] == keeperStay {
+			close(stayed)
 			return
 		}
 		if err != nil {

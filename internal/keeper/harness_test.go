@@ -186,6 +186,12 @@ func startKeeper(t *testing.T, handle func(f *fakeServer, m wire), tune ...func(
 // startKeeperOf is startKeeper with the server's initialize result.
 func startKeeperOf(t *testing.T, state string, handle func(f *fakeServer, m wire), tune ...func(*Keeper)) *running {
 	t.Helper()
+	return startKeeperIdle(t, state, 0, handle, tune...)
+}
+
+// startKeeperIdle is startKeeperOf with the session's idle limit.
+func startKeeperIdle(t *testing.T, state string, idle time.Duration, handle func(f *fakeServer, m wire), tune ...func(*Keeper)) *running {
+	t.Helper()
 	r := &running{srv: newFakeServer(handle), dir: t.TempDir(), name: "s", why: make(chan string, 1), logs: make(chan string, 1024)}
 	r.k = &Keeper{Log: slog.New(slog.NewTextHandler(logLines(r.logs), nil)), Info: Info{Name: r.name}}
 	for _, fn := range tune {
@@ -211,7 +217,7 @@ func startKeeperOf(t *testing.T, state string, handle func(f *fakeServer, m wire
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
-	go func() { r.why <- r.k.Serve(ctx, r.ln, 0) }() // stops when ctx is cancelled
+	go func() { r.why <- r.k.Serve(ctx, r.ln, idle) }() // stops when ctx is cancelled
 	t.Cleanup(func() {
 		cancel()
 		<-r.why

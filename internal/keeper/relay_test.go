@@ -197,3 +197,37 @@ func TestServerEndEndsSession(t *testing.T) {
 		t.Errorf("why: %q", why)
 	}
 }
+
+// The idle countdown waits for Held: a session start slow to let its
+// session go, on a loaded machine, does not find it ended by an idle limit
+// that ran while it was still starting. Once Held is closed, the session
+// ends after the limit without commands, and a command's end starts the
+// limit again only then.
+func TestIdleCountsOnceHeldIsLetGo(t *testing.T) {
+	t.Parallel()
+	held := make(chan struct{})
+	const idle = 50 * time.Millisecond
+	r := startKeeperIdle(t, testState, idle, echo, func(k *Keeper) { k.Held = held })
+	c := r.attach(t)
+	if _, err := c.call("ping", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	c.client.Close(context.Background()) // a command came and went while held
+	time.Sleep(10 * idle)                 // more than the limit, held: nothing ends
+	select {
+	case why := <-r.why:
+		r.why <- why // for the cleanup
+		t.Fatalf("the session ended while held: %s", why)
+	default:
+	}
+	close(held)
+	select {
+	case why := <-r.why:
+		r.why <- why
+		if !strings.Contains(why, "without commands") {
+			t.Errorf("why: %q", why)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the session did not end after its idle limit once let go")
+	}
+}

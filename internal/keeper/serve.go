@@ -36,6 +36,10 @@ type Keeper struct {
 	// CheckEvery is how often the keeper checks that its socket file is
 	// still there; 0 means every second.
 	CheckEvery time.Duration
+	// Held, when not nil, holds the idle countdown back until it is
+	// closed: the session start that opened the session has let it go,
+	// however long that took on a loaded machine.
+	Held <-chan struct{}
 	// handoff is handoffWait, but in tests that must not see it run out.
 	handoff time.Duration
 
@@ -52,6 +56,7 @@ type Keeper struct {
 	lastUsed time.Time
 	stopping bool
 	idle     *time.Timer
+	holding  bool // Held is not closed yet: the idle countdown waits
 
 	// infoMu guards infoGone and the info file: a command's end writes
 	// it from its own goroutine, which may outlive Serve.
@@ -129,7 +134,7 @@ const checkEvery = time.Second
 
 // Serve answers commands on ln until the session ends, the keeper is asked
 // to stop (a command, SIGTERM through ctx), its socket file is removed, or
-// no command attaches for idle (0: never). It writes Info to the info
+// no command attaches for idle (0: never), counted once Held is closed. It writes Info to the info
 // file while it runs, and removes its files and releases the name when it
 // returns, with the reason it stopped.
 func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) string {
@@ -143,8 +148,15 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	k.lastUsed = time.Now()
 	k.Info.State = "ready"
 	k.Info.Idle = idle.String()
+	held := k.Held
 	if idle > 0 {
 		k.idle = time.AfterFunc(idle, func() { k.idleOver <- struct{}{} })
+		if held != nil {
+			k.idle.Stop()
+			k.holding = true
+		}
+	} else {
+		held = nil
 	}
 	k.mu.Unlock()
 	k.writeInfo()
@@ -181,6 +193,14 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 			why = "the session keeper was stopped"
 		case stopper = <-k.stopReq:
 			why = "the session was stopped"
+		case <-held:
+			held = nil
+			k.mu.Lock()
+			k.holding = false
+			if len(k.conns) == 0 && !k.stopping {
+				k.idle.Reset(idle)
+			}
+			k.mu.Unlock()
 		case <-k.idleOver:
 			why = fmt.Sprintf("the session ended after %v without commands", idle)
 		case err := <-k.broken:
