@@ -122,6 +122,9 @@ type HTTPTransport struct {
 	// postIdle is how long a POST answer reader waits for the next
 	// exchange before it ends (goRequest): defaultPostIdle, or a test's.
 	postIdle time.Duration
+	// endWait is how long an answer's stream is read past its response
+	// (finish): finishWait, or a test's.
+	endWait time.Duration
 
 	reinitMu   sync.Mutex // guards the start of a new session: held while one is being started
 	mu         sync.Mutex // guards the fields below
@@ -201,6 +204,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 		incoming: make(chan inbound, 64),
 		free:     make(chan func()),
 		postIdle: defaultPostIdle,
+		endWait:  finishWait,
 		large:    large,
 		failed:   make(chan struct{}),
 		endpoint: u,

@@ -31,7 +31,7 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 	got, _, err := t.pump(ctx, r, id)
 	r.done()
 	if got {
-		finish(body)
+		t.finish(body)
 		return nil
 	}
 	body.Close()
@@ -99,10 +99,10 @@ func tooLarge(err error) bool {
 
 // finish reads what is left of an answer's stream once its response has
 // been handed over (the server ends the stream then, as it should), for
-// finishWait at most, and closes it: a body closed before its end closes
+// t.endWait at most, and closes it: a body closed before its end closes
 // its connection too, and the next request would open another. The
 // request's goroutine does it, after the session has the response.
-func finish(body io.ReadCloser) { finishWithin(body, finishWait) }
+func (t *HTTPTransport) finish(body io.ReadCloser) { finishWithin(body, t.endWait) }
 
 // finishWithin is finish with its wait given.
 func finishWithin(body io.ReadCloser, wait time.Duration) {
@@ -396,7 +396,7 @@ func (t *HTTPTransport) reissue(ctx context.Context, o outgoing, msg []byte) err
 		got, _, err := t.pumpAs(ctx, r, wire, o.id)
 		r.done()
 		if got {
-			finish(resp.Body)
+			t.finish(resp.Body)
 		}
 		resp.Body.Close()
 		if tooLarge(err) {

@@ -619,7 +619,8 @@ func TestHTTPStuckAnswerDoesNotBlockCancellation(t *testing.T) {
 // An answer's SSE stream is read to its end once the response is in, so
 // that its connection can carry the next request: closed before its end,
 // it takes the connection with it, and each request would open one of its
-// own.
+// own. (The read past the response waits an hour here, not finishWait: a
+// loaded machine's late end of stream is not a closed one.)
 func TestHTTPAnswerStreamsKeepTheirConnection(t *testing.T) {
 	t.Parallel()
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: answerTo("tools/call", func(x *mcptest.Exchange) {
@@ -634,6 +635,7 @@ func TestHTTPAnswerStreamsKeepTheirConnection(t *testing.T) {
 		return countClose{c, &closed}, err
 	}}
 	h := dialHTTP(t, HTTPOptions{URL: srv.URL, Client: &http.Client{Transport: pool}}, SessionOptions{})
+	h.tr.endWait = time.Hour
 	c := h.initialize(t)
 	for range 6 {
 		if _, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"x"}`)); err != nil {
@@ -689,7 +691,7 @@ func TestResponseDetachedBeforeHandover(t *testing.T) {
 }
 
 // finish reads a stream to its end and closes it; one that does not end,
-// or floods, is closed after finishWait or 64 KiB.
+// or floods, is closed after its wait (finishWait) or 64 KiB.
 func TestFinish(t *testing.T) {
 	t.Parallel()
 	r, w := io.Pipe()
@@ -697,14 +699,14 @@ func TestFinish(t *testing.T) {
 		w.Write([]byte("data: more\n\n"))
 		w.Close()
 	}()
-	finish(r)
+	finishWithin(r, finishWait)
 	if _, err := r.Read(make([]byte, 1)); err == nil {
 		t.Error("the stream is not closed")
 	}
 	r, w = io.Pipe()
 	defer w.Close()
 	start := time.Now()
-	finish(r) // nothing comes
+	finishWithin(r, finishWait) // nothing comes
 	if d := time.Since(start); d < finishWait {
 		t.Errorf("gave up after %v", d)
 	}
