@@ -190,9 +190,10 @@ func ExampleCallError() {
 
 // A request with no answer within the client's Timeout (and no progress
 // that extends it) is a *TimeoutError; the request is cancelled on the
-// wire, and the session goes on.
+// wire, and the session goes on. (The timeout bounds the ping after it
+// too: long enough for a loaded machine's loopback.)
 func ExampleTimeoutError() {
-	c, done := connect(mcp.ClientOptions{Timeout: 100 * time.Millisecond})
+	c, done := connect(mcp.ClientOptions{Timeout: 500 * time.Millisecond})
 	defer done()
 	ctx := context.Background()
 	_, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"slow","arguments":{"seconds":3600,"steps":1}}`))
@@ -203,7 +204,7 @@ func ExampleTimeoutError() {
 	_, err = c.Call(ctx, "ping", nil)
 	fmt.Println("then ping:", err)
 	// Output:
-	// tools/call 100ms
+	// tools/call 500ms
 	// then ping: <nil>
 }
 

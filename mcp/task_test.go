@@ -142,28 +142,33 @@ func TestWaitTask(t *testing.T) {
 	}
 }
 
+// The whole wait's timeout and the cancel's bound are on the bubble's
+// clock: the cancel's answer, in the same process, comes within its 50 ms
+// however busy the machine.
 func TestWaitTaskTimeoutAndCancel(t *testing.T) {
 	t.Parallel()
-	c, m := initialized(t, ClientOptions{Timeout: 50 * time.Millisecond}, taskCaps)
-	log := serve(t, m, func(method string, params json.RawMessage) (string, string) {
-		if method == "tasks/cancel" {
-			return `{"taskId":"t-1","status":"cancelled"}`, ""
+	inBubble(t, func(t *testing.T) {
+		c, m := initialized(t, ClientOptions{Timeout: 50 * time.Millisecond}, taskCaps)
+		log := serve(t, m, func(method string, params json.RawMessage) (string, string) {
+			if method == "tasks/cancel" {
+				return `{"taskId":"t-1","status":"cancelled"}`, ""
+			}
+			return `{"taskId":"t-1","status":"working","pollInterval":10}`, ""
+		})
+		_, _, err := c.WaitTask(t.Context(), Task{TaskID: "t-1", Status: "working"}, nil)
+		var te *TimeoutError
+		if !errors.As(err, &te) || te.Method != "task t-1" {
+			t.Fatalf("err = %v, want the whole wait's timeout", err)
 		}
-		return `{"taskId":"t-1","status":"working","pollInterval":10}`, ""
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel() // the context that just ended: CancelTask still gets through
+		if err := c.CancelTask(ctx, "t-1"); err != nil {
+			t.Fatal(err)
+		}
+		if got := log.methods(); got[len(got)-1] != "tasks/cancel" {
+			t.Errorf("requests %v, want tasks/cancel last", got)
+		}
 	})
-	_, _, err := c.WaitTask(t.Context(), Task{TaskID: "t-1", Status: "working"}, nil)
-	var te *TimeoutError
-	if !errors.As(err, &te) || te.Method != "task t-1" {
-		t.Fatalf("err = %v, want the whole wait's timeout", err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel() // the context that just ended: CancelTask still gets through
-	if err := c.CancelTask(ctx, "t-1"); err != nil {
-		t.Fatal(err)
-	}
-	if got := log.methods(); got[len(got)-1] != "tasks/cancel" {
-		t.Errorf("requests %v, want tasks/cancel last", got)
-	}
 }
 
 func TestCancelTaskNeedsTheCapability(t *testing.T) {
