@@ -213,7 +213,7 @@ func TestIdleCountsOnceHeldIsLetGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.client.Close(context.Background()) // a command came and went while held
-	time.Sleep(10 * idle)                 // more than the limit, held: nothing ends
+	time.Sleep(10 * idle)                // more than the limit, held: nothing ends
 	select {
 	case why := <-r.why:
 		r.why <- why // for the cleanup
