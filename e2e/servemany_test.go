@@ -87,7 +87,11 @@ func TestServeManyStdio(t *testing.T) {
 // serve with every server stopped.
 func TestServeManyHTTP(t *testing.T) {
 	t.Parallel()
-	env := gatewayWorld(t, map[string]string{"demo": `{"command": ` + jsonString(demoBin(t)) + `}`, "bad": fakeEntry("crash")})
+	// bad starts once: tried again, it exits at once, so that it stays
+	// down for /healthz to say so, however long the checks take.
+	once := filepath.Join(t.TempDir(), "started")
+	bad := `{"command": "/bin/sh", "args": ["-c", "[ -e \"$1\" ] && exit 1; : > \"$1\"; exec \"$2\"", "sh", ` + jsonString(once) + `, ` + jsonString(os.Args[0]) + `], "env": {"` + mcptest.EnvVar + `": "crash"}}`
+	env := gatewayWorld(t, map[string]string{"demo": `{"command": ` + jsonString(demoBin(t)) + `}`, "bad": bad})
 	cmd := exec.Command(mcpvBin, "serve", "--http", "127.0.0.1:0", "-s", "demo", "-s", "bad")
 	cmd.Env = env
 	stderr, _ := cmd.StderrPipe()
