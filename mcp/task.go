@@ -133,9 +133,11 @@ func (c *Client) GetTask(ctx context.Context, id string) (Task, json.RawMessage,
 // that has a result returns it, with the task's status saying it failed.
 func (c *Client) WaitTask(ctx context.Context, t Task, onStatus func(Task)) (json.RawMessage, Task, error) {
 	if d := c.opts.Timeout; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &TimeoutError{Method: "task " + t.TaskID, Timeout: d})
-		defer cancel()
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		whole := c.startTimer(d, func() { cancel(&TimeoutError{Method: "task " + t.TaskID, Timeout: d}) }) // on the client's clock, as each request's
+		defer whole.Stop()
 	}
 	if c.era().modern {
 		return c.waitModern(ctx, t, onStatus)
