@@ -77,7 +77,7 @@ func testEnv(t *testing.T) connect.Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return connect.Env{Environ: environ, Cwd: cwd, GOOS: runtime.GOOS}
+	return connect.Env{Environ: environ, Cwd: cwd, GOOS: runtime.GOOS, ExportWait: time.Minute}
 }
 
 // raceQuick keeps a race-enabled server from sleeping at exit.

@@ -82,6 +82,9 @@ func (r *invocation) startTelemetry(args []string, start time.Time) (end func(co
 	if cfg == nil {
 		return nil, nil
 	}
+	if d := r.env.ExportWait; d > 0 {
+		cfg.Timeout = d
+	}
 	last := r.lastLine()
 	r.scrubStderr()
 	r.scrub.Add(cfg.Secrets()...)

@@ -35,6 +35,11 @@ type Env struct {
 	// shutdown cut short from one waited out without a race against the
 	// clock.
 	Grace time.Duration
+	// ExportWait, when set, is how long an OTLP export may take, in place
+	// of what the OTLP variables say (at most otel.MaxTimeout): tests
+	// make it long, so that a loaded machine's slow collector is not
+	// taken for a dead one.
+	ExportWait time.Duration
 	// AfterFunc starts the timers of the bounds a run keeps itself (the
 	// connect timeout's clocks, each request's --timeout and
 	// --max-timeout, the checks of a tool's schemas); nil is
