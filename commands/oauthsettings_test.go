@@ -13,19 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/deadport"
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 )
-
-// listenFree is a port nothing listens on just now.
-func listenFree(t *testing.T) int {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
 
 // The settings a pre-registered client and a multi-tenant server need, on
 // the command line: the authorization server sees the resource, scopes and
@@ -35,7 +26,7 @@ func TestOAuthSettingsFlags(t *testing.T) {
 	w := newWorld(t)
 	srv, _ := authWorld(t, w)
 	url := srv.URL()
-	port := listenFree(t)
+	port := deadport.Free(t)
 	redirect := "http://localhost:" + strconv.Itoa(port) + "/oauth/cb"
 	const tenant = "https://tenant1.example/"
 	settings := []string{"--resource", tenant, "--scope", "mcp:tools", "--scope", "extra:read", "--redirect-host", "localhost",
@@ -245,7 +236,7 @@ func TestOAuthSettingsFromConfigEntry(t *testing.T) {
 	t.Parallel()
 	w := newCfgWorld(t)
 	srv, _ := authWorld(t, w.world)
-	port := listenFree(t)
+	port := deadport.Free(t)
 	w.setenv("TENANT_URL", "https://tenant9.example")
 	catalog := filepath.Join(w.home, ".config", "mcpv", "servers.yaml")
 	w.write(t, catalog, `servers:
@@ -321,7 +312,7 @@ func TestOAuthTokenRedirectElsewhere(t *testing.T) {
 	elsewhere := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { got.Add(1) }))
 	defer elsewhere.Close()
 	srv.TokenRedirect = elsewhere.URL + "/steal"
-	r := w.mcpv(t, "", "auth", "login", "-u", srv.URL(), "--redirect-port", strconv.Itoa(listenFree(t)))
+	r := w.mcpv(t, "", "auth", "login", "-u", srv.URL(), "--redirect-port", strconv.Itoa(deadport.Free(t)))
 	if r.code != 5 || !strings.Contains(r.stderr, "refusing to follow a redirect to another origin") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}

@@ -5,16 +5,18 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/deadport"
 )
 
 // jaeger is a Jaeger v2 started for a test, on loopback ports of its own.
@@ -30,14 +32,11 @@ func startJaeger(t *testing.T) *jaeger {
 	if bin == "" {
 		t.Skip("MCPV_JAEGER names no Jaeger binary: MCPV_JAEGER=$(bash scripts/jaeger.sh) runs this test")
 	}
-	ports := make([]string, 3)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+	var ports []string
+	for len(ports) < 3 {
+		if p := strconv.Itoa(deadport.Free(t)); !slices.Contains(ports, p) {
+			ports = append(ports, p)
 		}
-		ports[i] = strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-		l.Close()
 	}
 	config, err := filepath.Abs("../scripts/jaeger/config.yaml")
 	if err != nil {

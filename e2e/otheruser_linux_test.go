@@ -16,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpv/mcpv/internal/deadport"
 	"github.com/mcpv/mcpv/internal/demoserver"
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 )
@@ -93,17 +94,8 @@ func TestRedirectPortAgainstAnotherUser(t *testing.T) {
 	}
 	demo := demoserver.New()
 	srv := oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
-	freePort := func() string {
-		ln, err := net.Listen("tcp4", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	}
-
 	for _, taken := range [][2]string{{"tcp6", "::1"}, {"tcp4", "127.0.0.1"}} {
-		port := freePort()
+		port := strconv.Itoa(deadport.Free(t))
 		said, end := otherUser(t, bin, taken[0], net.JoinHostPort(taken[1], port))
 		if said != "listening" {
 			end()
@@ -124,7 +116,7 @@ func TestRedirectPortAgainstAnotherUser(t *testing.T) {
 		t.Errorf("%d requests to register or authorize while the port was taken", n)
 	}
 
-	port := freePort()
+	port := strconv.Itoa(deadport.Free(t))
 	mark := filepath.Join(t.TempDir(), "opened")
 	r := loginRun(t, mark, "-u", srv.URL(), "--redirect-host", "localhost", "--redirect-port", port)
 	if err := r.cmd.Start(); err != nil {
