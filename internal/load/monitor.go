@@ -12,7 +12,11 @@ type monitor struct {
 	r     *run
 	every time.Duration
 	cores int
-	cpu   func() cpuSample // cpuTime, but for tests
+	// sample reads mcpv's CPU time and the time it was read at:
+	// sampleNow, but for tests, whose CPU time is a function of the
+	// time read (a reading of the clock apart from the CPU's, late by a
+	// preemption, would make a millisecond's interval seem to use more).
+	sample func() (cpuSample, time.Time)
 
 	// peak is the most CPU mcpv used over one interval, in cores; only
 	// watch writes it, and result reads it after watch has returned.
@@ -35,8 +39,11 @@ func newMonitor(r *run) *monitor {
 	if every <= 0 {
 		every = time.Second
 	}
-	return &monitor{r: r, every: every, cores: runtime.NumCPU(), cpu: cpuTime}
+	return &monitor{r: r, every: every, cores: runtime.NumCPU(), sample: sampleNow}
 }
+
+// sampleNow is mcpv's CPU time, and now.
+func sampleNow() (cpuSample, time.Time) { return cpuTime(), time.Now() }
 
 // saturation is the share of the machine's cores mcpv may use over an
 // interval before it warns that it may be measuring itself.
@@ -47,7 +54,8 @@ func (m *monitor) watch(finished <-chan struct{}, wg *sync.WaitGroup) {
 	defer wg.Done()
 	tick := time.NewTicker(m.every)
 	defer tick.Stop()
-	last, lastAt, lastDone := m.cpu(), time.Now(), int64(0)
+	last, lastAt := m.sample()
+	lastDone := int64(0)
 	for {
 		select {
 		case <-finished:
@@ -55,7 +63,7 @@ func (m *monitor) watch(finished <-chan struct{}, wg *sync.WaitGroup) {
 		case <-tick.C:
 			// The time of the sample, not of the tick: a tick read late
 			// would count CPU time over a shorter span than it was used in.
-			cpu, now := m.cpu(), time.Now()
+			cpu, now := m.sample()
 			span := now.Sub(lastAt).Seconds()
 			cores := 0.0
 			if cpu.ok && span > 0 {

@@ -31,8 +31,9 @@ func watchTicks(t *testing.T, share float64, ticks int) (*monitor, []string) {
 	m := newMonitor(r)
 	m.every, m.cores = time.Millisecond, 2
 	start := time.Now()
-	m.cpu = func() cpuSample {
-		return cpuSample{self: time.Duration(share * 2 * float64(time.Since(start))), ok: true}
+	m.sample = func() (cpuSample, time.Time) {
+		now := time.Now()
+		return cpuSample{self: time.Duration(share * 2 * float64(now.Sub(start))), ok: true}, now
 	}
 	finished := make(chan struct{})
 	var wg sync.WaitGroup
