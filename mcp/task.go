@@ -136,7 +136,8 @@ func (c *Client) WaitTask(ctx context.Context, t Task, onStatus func(Task)) (jso
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
 		defer cancel(nil)
-		whole := c.startTimer(d, func() { cancel(&TimeoutError{Method: "task " + t.TaskID, Timeout: d}) }) // on the client's clock, as each request's
+		over := &TimeoutError{Method: "task " + t.TaskID, Timeout: d} // made now: the wait moves t on
+		whole := c.startTimer(d, func() { cancel(over) })             // on the client's clock, as each request's
 		defer whole.Stop()
 	}
 	if c.era().modern {
