@@ -134,9 +134,9 @@ const checkEvery = time.Second
 
 // Serve answers commands on ln until the session ends, the keeper is asked
 // to stop (a command, SIGTERM through ctx), its socket file is removed, or
-// no command attaches for idle (0: never), counted once Held is closed. It writes Info to the info
-// file while it runs, and removes its files and releases the name when it
-// returns, with the reason it stopped.
+// no command attaches for idle (0: never), counted once Held is closed. It
+// writes Info to the info file while it runs, and removes its files and
+// releases the name when it returns, with the reason it stopped.
 func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) string {
 	k.mu.Lock()
 	k.ln = ln
