@@ -122,7 +122,7 @@ func TestStartLineOnATerminal(t *testing.T) {
 // The line is cut to the terminal's width: a line that wrapped could not
 // be erased.
 func TestStartLineFitsANarrowTerminal(t *testing.T) {
-	longtest.Skip(t, "a server that starts 3 s late")
+	longtest.Skip(t, "a server that starts once the line is shown, a second late")
 	t.Parallel()
 	// Words, and wide characters that take two columns each: cut at 79
 	// characters, the wide line would take about 100 columns of 80.
@@ -133,8 +133,9 @@ func TestStartLineFitsANarrowTerminal(t *testing.T) {
 		long, width := tc.long, tc.width
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := newServer(t, "slow-start=3000,say=LONG")
-			code, got := onTerminal(t, width, append([]string{"ping", "--env", "LONG=" + long}, s.args()...)...)
+			gate, watch := gateOnLine(t, func(got string) bool { return strings.Contains(got, "…") })
+			s := newServer(t, gate+",say=LONG")
+			code, got := onTerminalWatched(t, os.Environ(), width, watch, append([]string{"ping", "--env", "LONG=" + long}, s.args()...)...)
 			if code != 0 {
 				t.Fatalf("exit %d; the terminal got %q", code, got)
 			}
@@ -147,6 +148,20 @@ func TestStartLineFitsANarrowTerminal(t *testing.T) {
 				t.Errorf("a line of %d columns on a terminal %d wide: %q", n, width, line)
 			}
 		})
+	}
+}
+
+// gateOnLine is a start gate for the fake ("start-gate=PATH", its
+// behaviour) and the terminal's watch that opens it once what the
+// terminal got satisfies seen: the server waits for the test's word, not
+// for a time a busy machine may miss.
+func gateOnLine(t *testing.T, seen func(got string) bool) (string, func(got string)) {
+	gate := filepath.Join(t.TempDir(), "started")
+	var once sync.Once
+	return "start-gate=" + gate, func(got string) {
+		if seen(got) {
+			once.Do(func() { os.WriteFile(gate, nil, 0o644) })
+		}
 	}
 }
 
@@ -217,17 +232,26 @@ func TestStartLineOnlyForAWaitOnATerminal(t *testing.T) {
 // escape sequence (C0, C1, bidirectional controls) or broken UTF-8 of the
 // server's through it.
 func TestStartLineEscapesTheServersWords(t *testing.T) {
-	longtest.Skip(t, "a server that starts 3 s late")
+	longtest.Skip(t, "a server that starts once the line is shown, a second late")
 	t.Parallel()
-	s := newServer(t, "slow-start=3000,say=EVIL")
-	code, got := onTerminal(t, 0, append([]string{"ping", "--env", "EVIL=\x1b]0;owned\x07\x1b[2J\u202egnp.exe\xff\xfe\x9b31m"}, s.args()...)...)
-	i := strings.Index(got, "mcpv: waiting")
-	if code != 0 || i < 0 {
+	gate, watch := gateOnLine(t, func(got string) bool {
+		return strings.Contains(got, "mcpv: waiting") && strings.Contains(got, "fake: EVIL is")
+	})
+	s := newServer(t, gate+",say=EVIL")
+	code, got := onTerminalWatched(t, os.Environ(), 0, watch, append([]string{"ping", "--env", "EVIL=\x1b]0;owned\x07\x1b[2J\u202egnp.exe\xff\xfe\x9b31m"}, s.args()...)...)
+	if code != 0 {
 		t.Fatalf("exit %d; the terminal got %q", code, got)
 	}
-	line, _, _ := strings.Cut(got[i:], "\r")
-	if strings.ContainsAny(line, "\x1b\x07\u202e\u009b") || !utf8.ValidString(line) {
-		t.Errorf("the line holds the server's escapes: %q", line)
+	worded := false // a line that shows the server's words
+	for _, seg := range strings.Split(got, "mcpv: waiting")[1:] {
+		line, _, _ := strings.Cut(seg, "\r")
+		worded = worded || strings.Contains(line, "fake: EVIL is")
+		if strings.ContainsAny(line, "\x1b\x07\u202e\u009b") || !utf8.ValidString(line) {
+			t.Errorf("the line holds the server's escapes: %q", line)
+		}
+	}
+	if !worded {
+		t.Errorf("no line shows the server's words; the terminal got %q", got)
 	}
 }
 
@@ -235,10 +259,11 @@ func TestStartLineEscapesTheServersWords(t *testing.T) {
 // starts a line of its own, the line erased before it and drawn again
 // after.
 func TestStartLineUnderTheTrace(t *testing.T) {
-	longtest.Skip(t, "a server that starts 3 s late")
+	longtest.Skip(t, "a server that starts once the line is shown, a second late")
 	t.Parallel()
-	s := newServer(t, "slow-start=3000")
-	code, got := onTerminal(t, 0, append([]string{"--verbose", "ping"}, s.args()...)...)
+	gate, watch := gateOnLine(t, func(got string) bool { return strings.Contains(got, "mcpv: waiting for") })
+	s := newServer(t, gate)
+	code, got := onTerminalWatched(t, os.Environ(), 0, watch, append([]string{"--verbose", "ping"}, s.args()...)...)
 	if code != 0 || !strings.Contains(got, "mcpv: waiting for") {
 		t.Fatalf("exit %d; the terminal got %q", code, got)
 	}
@@ -259,13 +284,15 @@ func TestStartLineUnderTheTrace(t *testing.T) {
 // session start waits for its keeper to start the server: the same line,
 // without the server's words, which go to the session's log.
 func TestStartLineOfASessionStart(t *testing.T) {
-	longtest.Skip(t, "a server that starts 3 s late")
+	longtest.Skip(t, "a server that starts once the line is shown, a second late")
 	t.Parallel()
 	w := newSessions(t)
-	s := newServer(t, "slow-start=3000")
-	code, got := onTerminalIn(t, w.env, 0, append([]string{"session", "start", "slow"}, s.args()...)...)
 	// The seconds the line counts are the machine's (its first draw may be late).
-	if code != 0 || !regexp.MustCompile(`mcpv: waiting for e2e\.test to start \([1-9][0-9]*s\)`).MatchString(got) || !strings.HasSuffix(got, "\r\x1b[K") {
+	line := regexp.MustCompile(`mcpv: waiting for e2e\.test to start \([1-9][0-9]*s\)`)
+	gate, watch := gateOnLine(t, line.MatchString)
+	s := newServer(t, gate)
+	code, got := onTerminalWatched(t, w.env, 0, watch, append([]string{"session", "start", "slow"}, s.args()...)...)
+	if code != 0 || !line.MatchString(got) || !strings.HasSuffix(got, "\r\x1b[K") {
 		t.Errorf("exit %d; the terminal got %q", code, got)
 	}
 }
