@@ -124,7 +124,7 @@ func (k *Keeper) detach(c *conn, idle time.Duration) {
 	k.mu.Lock()
 	delete(k.conns, c)
 	k.lastUsed = time.Now()
-	if len(k.conns) == 0 && k.idle != nil && !k.stopping && !k.holding {
+	if len(k.conns) == 0 && k.idle != nil && !k.stopping {
 		k.idle.Reset(idle)
 	}
 	k.mu.Unlock()

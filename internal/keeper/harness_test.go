@@ -235,6 +235,20 @@ func (r *running) stopped() string {
 	return why
 }
 
+// stoppedFor waits for Serve to return, for what (a hang guard of 30 s
+// fails the test), and gives its reason.
+func (r *running) stoppedFor(t *testing.T, what string) string {
+	t.Helper()
+	select {
+	case why := <-r.why:
+		r.why <- why // for the cleanup
+		return why
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the keeper did not end %s", what)
+		return ""
+	}
+}
+
 // command is a command attached to the keeper, as commands attach.
 type command struct {
 	client *mcp.Client

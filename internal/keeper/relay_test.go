@@ -221,13 +221,7 @@ func TestIdleCountsOnceHeldIsLetGo(t *testing.T) {
 	default:
 	}
 	close(held)
-	select {
-	case why := <-r.why:
-		r.why <- why
-		if !strings.Contains(why, "without commands") {
-			t.Errorf("why: %q", why)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the session did not end after its idle limit once let go")
+	if why := r.stoppedFor(t, "after its idle limit once let go"); !strings.Contains(why, "without commands") {
+		t.Errorf("why: %q", why)
 	}
 }

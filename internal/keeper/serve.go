@@ -55,8 +55,7 @@ type Keeper struct {
 	large    largeResults               // results over bigMessage waiting for their commands
 	lastUsed time.Time
 	stopping bool
-	idle     *time.Timer
-	holding  bool // Held is not closed yet: the idle countdown waits
+	idle     *time.Timer // nil while Held holds the countdown back
 
 	// infoMu guards infoGone and the info file: a command's end writes
 	// it from its own goroutine, which may outlive Serve.
@@ -132,6 +131,16 @@ func (l *Listener) removed() bool {
 // checkEvery is how often a keeper looks for its socket file.
 const checkEvery = time.Second
 
+// countIdle sets the idle countdown, running unless a command is
+// attached (attach stops it, the last detach starts it again); k.mu is
+// held.
+func (k *Keeper) countIdle(idle time.Duration) {
+	k.idle = time.AfterFunc(idle, func() { k.idleOver <- struct{}{} })
+	if len(k.conns) > 0 || k.stopping {
+		k.idle.Stop()
+	}
+}
+
 // Serve answers commands on ln until the session ends, the keeper is asked
 // to stop (a command, SIGTERM through ctx), its socket file is removed, or
 // no command attaches for idle (0: never), counted once Held is closed. It
@@ -149,14 +158,10 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	k.Info.State = "ready"
 	k.Info.Idle = idle.String()
 	held := k.Held
-	if idle > 0 {
-		k.idle = time.AfterFunc(idle, func() { k.idleOver <- struct{}{} })
-		if held != nil {
-			k.idle.Stop()
-			k.holding = true
-		}
-	} else {
+	if idle <= 0 {
 		held = nil
+	} else if held == nil {
+		k.countIdle(idle)
 	}
 	k.mu.Unlock()
 	k.writeInfo()
@@ -196,10 +201,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 		case <-held:
 			held = nil
 			k.mu.Lock()
-			k.holding = false
-			if len(k.conns) == 0 && !k.stopping {
-				k.idle.Reset(idle)
-			}
+			k.countIdle(idle)
 			k.mu.Unlock()
 		case <-k.idleOver:
 			why = fmt.Sprintf("the session ended after %v without commands", idle)

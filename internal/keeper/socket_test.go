@@ -116,14 +116,8 @@ func TestSocketRemovedEndsKeeper(t *testing.T) {
 	if err := os.Remove(r.ln.Paths.Socket); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case why := <-r.why:
-		r.why <- why
-		if !strings.Contains(why, "was removed") {
-			t.Errorf("why: %q", why)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the keeper did not end when its socket was removed")
+	if why := r.stoppedFor(t, "when its socket was removed"); !strings.Contains(why, "was removed") {
+		t.Errorf("why: %q", why)
 	}
 	select {
 	case <-r.srv.closed:
