@@ -70,8 +70,10 @@ func testEnv(t *testing.T) connect.Env {
 		}
 		environ = append(environ, kv)
 	}
-	// The fake servers are this test binary: built with -race, each would
-	// sleep a second at exit, and every stdio test would wait for it.
+	// Some servers are this test binary (the demo server, the browser's
+	// stand-ins, the fake where mcptest.Program cannot be built): built
+	// with -race, each would sleep a second at exit, and every stdio test
+	// would wait for it.
 	environ = append(environ, "HOME="+t.TempDir(), raceQuick)
 	cwd, err := os.Getwd()
 	if err != nil {

@@ -29,8 +29,9 @@ func TestMain(m *testing.M) {
 	if mcptest.RunIfRequested() {
 		return
 	}
-	// The tables of servers are built here, not at init: each of the
-	// hundreds of fakes this binary is started as would build them too.
+	// The tables of servers are built here, not at init: a fake started
+	// from this binary (where mcptest.Program falls back to it) would
+	// build them too.
 	for _, add := range []func(){addEdgeServers, addAppAndCardCases, addNewBrokenCases, addModernInputCases,
 		addHeaderParamCase, addPortableCases, addSkillsCases, addTaskCases} {
 		add()
