@@ -187,7 +187,7 @@ func utilityCallChecks() []*Check {
 			},
 		},
 		{
-			ID: "utilities.cancel-unknown", Title: "a cancellation of nothing, or malformed, is ignored", Level: SHOULD,
+			ID: "utilities.cancel-unknown", Title: "a cancellation of nothing, or malformed, is ignored", Level: SHOULD, group: "rpc",
 			Spec: "2025-11-25", Section: "basic/utilities/cancellation#error-handling",
 			Quote: "Invalid cancellation notifications SHOULD be ignored: Unknown request IDs ... Already completed requests ... Malformed notifications",
 			run: func(t *T) {

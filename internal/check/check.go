@@ -79,8 +79,9 @@ type Check struct {
 
 	needs needs
 	// group: the checks of a group run in order on one connection,
-	// opened for the first of them; "" runs on a connection of its own
-	// (or none).
+	// opened for the first of them; "" runs on the stdio connection the
+	// ungrouped checks share at once, or over HTTP on one of its own (or
+	// none).
 	group string
 	run   func(t *T)
 	// watch, for a watch, sees each message the run receives and says

@@ -12,7 +12,17 @@ package check
 // is no request awaiting its answer (input that is no request, a
 // notification, a batch), so an error with a null id that answers it is
 // not taken for the barrier's answer.
+//
+// What the server sent meanwhile is the answer to what send wrote only
+// where no other check's request waits on c: an error with a null id
+// may answer either. A check that calls it is in a group, whose checks
+// take the connection one after another; on the connection the
+// ungrouped checks share at once it ends inconclusive, a fault of the
+// catalogue's that a test of the whole catalogue finds.
 func sendSeen(t *T, c *conn, shown, doing string, send func() error) []seen {
+	if t.g != nil && t.g == t.r.shared {
+		t.Inconclusive("%s", errSharedUnpaired)
+	}
 	mark := c.mark()
 	t.Sent(shown)
 	c.unpaired()
@@ -43,6 +53,10 @@ func firstSeen(t *T, ss []seen, wanted func(s seen) bool) (s seen, ok bool) {
 	}
 	return seen{}, false
 }
+
+// errSharedUnpaired says why a check in no group cannot judge answers to
+// what is no request.
+const errSharedUnpaired = "mcpv check's own fault: it judges answers to what is no request on a connection other checks share at once"
 
 // spot is a watch that reports what of every message that is.
 func spot(what string, is func(w *watchCtx, s seen) bool) func(*watchCtx, seen) string {
