@@ -76,7 +76,7 @@ func TestRememberedEraAsksNoMoreBeforeInitialize(t *testing.T) {
 		"junk", "batch", "odd-content", "ping-first", "ignore-early", "stray-id", "pages=3", "list-changed",
 		"ask=roots/list", "tool-error", "typed=1", "env", "supported=2025-06-18", "bad-answer=nul", "ping-flood=10",
 		"log-flood=10", "schema=deep:3", "content-length", "content-length=greet", "updates=1", "tasks=completed",
-		"crash", "hang", "rpc-error", "big=100", "grandchild", "stderr-env=HOME", "ignore-exit", "content-length=strict (--framing content-length)",
+		"crash", "hang", "rpc-error", "initialize-first", "big=100", "grandchild", "stderr-env=HOME", "ignore-exit", "content-length=strict (--framing content-length)",
 		"tasks=working/completed,task-support=required", "tasks=completed,no-task-cancel,no-task-list,poll=0"}
 	dir := t.TempDir()
 	for _, era := range []string{"initialize", "modern"} {
@@ -150,6 +150,35 @@ func TestRememberedEraAsksNoMoreBeforeInitialize(t *testing.T) {
 				t.Errorf("a server of the initialize era remembered, and still %q before initialize", second)
 			}
 		})
+	}
+}
+
+// TestServerEndedByTheProbeStartsAgain: a server of the initialize era that
+// ends on any first message but initialize, as rmcp's do, is started again
+// and sent initialize first, and the command works; its era is
+// remembered, so that the next run starts it once, with initialize first.
+func TestServerEndedByTheProbeStartsAgain(t *testing.T) {
+	t.Parallel()
+	tail, log := fakeLogged(t, "initialize-first")
+	w := newWorld(t)
+	for n, want := range [][]string{{"server/discover", "initialize"}, {"initialize"}} {
+		from := len(readLogIfAny(log))
+		r := mcpvIn(t, w.env, "", args([]string{"-v", "list-tools", "-c", "-q", "[.tools[].name]"}, tail)...)
+		r.expect(t, 0, "[\"tool0\",\"x\"]\n", "", "")
+		var got []string
+		for line := range strings.SplitSeq(readLogIfAny(log)[from:], "\n") {
+			var m struct{ Method string }
+			if json.Unmarshal([]byte(line), &m) == nil && (m.Method == "server/discover" || m.Method == "initialize") {
+				got = append(got, m.Method)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("run %d: the server received %q, want %q", n+1, got, want)
+		}
+		said := strings.Contains(r.stderr, "mcpv: the server ended on server/discover, the probe of its era: started again, with initialize first")
+		if said != (n == 0) {
+			t.Errorf("run %d: said it started the server again: %t\n%s", n+1, said, r.stderr)
+		}
 	}
 }
 

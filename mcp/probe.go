@@ -163,7 +163,7 @@ func (p *prober) await(wait, silence time.Duration) *probeOutcome {
 			if p.init != nil {
 				return &probeOutcome{init: p.init} // its wait reports the end
 			}
-			return &probeOutcome{final: true, err: p.s.Err()}
+			return &probeOutcome{final: true, err: &EndedOnProbeError{Err: p.s.Err()}}
 		case <-p.ctx.Done():
 			if p.init != nil {
 				p.init.abandon()
@@ -293,6 +293,17 @@ func legacyAnswer(ctx context.Context, err error) bool {
 	}
 	return false
 }
+
+// EndedOnProbeError is a server that ended before it answered
+// server/discover, the probe, or anything after it: as a server of the
+// initialize era does that takes any first message but initialize for
+// the client's fault and exits (rmcp's, the Rust SDK's, do). The session
+// is over; a caller that can start the server again may send it
+// initialize first (Initialize without Probe).
+type EndedOnProbeError struct{ Err error }
+
+func (e *EndedOnProbeError) Error() string { return e.Err.Error() }
+func (e *EndedOnProbeError) Unwrap() error { return e.Err }
 
 // probeFailure is a failure of the probe that no modern server's answer
 // explains (the server unreachable, gone, or refusing at the HTTP level):

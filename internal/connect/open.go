@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
@@ -48,6 +49,45 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	if s.ResumeSession != "" {
 		return resume(s, env, h, ans)
 	}
+	c, err := open(ctx, s, env, h, ans, false)
+	if errors.Is(err, errStartAgain) && ctx.Err() == nil {
+		// A server of the initialize era that ends on any first message
+		// but initialize (rmcp's do): started again, and sent initialize
+		// first. The era is remembered as a probe's would be, so the next
+		// run starts it once.
+		if s.Verbose {
+			fmt.Fprintf(h.Stderr, "mcpv: the server ended on server/discover, the probe of its era: started again, with initialize first\n")
+		}
+		return open(ctx, s, env, h, ans, true)
+	}
+	return c, err
+}
+
+// errStartAgain marks the end of a stdio server that took the probe of
+// its era for the client's fault: its last words on stderr name
+// initialize, which it wanted first. A server that ends for any other
+// reason (a missing key, a module not found) is not started again: the
+// user would read its complaint twice, and wait twice for it.
+var errStartAgain = errors.New("the server ended on the probe of its era, wanting initialize first")
+
+// endedOnProbe wraps err with errStartAgain where t is a stdio server
+// that ended on the probe saying it wanted initialize.
+func endedOnProbe(err error, t mcp.Transport) error {
+	ct, ok := t.(*mcp.CommandTransport)
+	if ended := (*mcp.EndedOnProbeError)(nil); !ok || !errors.As(err, &ended) {
+		return err
+	}
+	for _, line := range ct.StderrTail(10) {
+		if strings.Contains(strings.ToLower(line), "initializ") {
+			return fmt.Errorf("%w: %w", errStartAgain, err)
+		}
+	}
+	return err
+}
+
+// open is Open's one start of the server; initializeFirst sends it
+// initialize first, with no probe, even in --protocol-era auto.
+func open(ctx context.Context, s *Settings, env Env, h Hooks, ans *answerer, initializeFirst bool) (*Conn, error) {
 	wait := new(startWait)
 	h.OpenURL = wait.signingIn(h.OpenURL)
 	clocks := &startClocks{after: env.afterFunc}
@@ -90,14 +130,14 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 	}
 	opts := clientOptions(s, env, h, caps)
 	opts.ProtocolVersion = version
-	opts.Probe = s.ProtocolEra == "auto"
+	opts.Probe = s.ProtocolEra == "auto" && !initializeFirst
 	opts.Relayed = h.Capabilities != nil || h.AwaitCapabilities != nil
 	if kept != nil {
 		if kept.Ignored != "" && s.Verbose {
 			fmt.Fprintf(h.Stderr, "mcpv: what was kept of the server is not used: %s\n", safetext.Line(kept.Ignored))
 		}
 		opts.Lists = kept
-		c.probed = opts.Probe && version == ""
+		c.probed = (opts.Probe || initializeFirst) && version == ""
 		if s.Verbose {
 			kept.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: %s\n", line) }
 		}
@@ -124,6 +164,9 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		cctx, cancel := context.WithTimeout(context.Background(), startupCloseWait)
 		session.Close(cctx)
 		cancel()
+		if !initializeFirst {
+			err = endedOnProbe(err, t)
+		}
 		return nil, err
 	}
 	c.Client = client

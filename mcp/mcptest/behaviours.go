@@ -25,6 +25,8 @@ import (
 //	ping-first    before answering tools/call, ping the client and wait for its answer
 //	ignore-early  until initialize, answer only ping and initialize, dropping any
 //	              other request unanswered (as some servers of the initialize era do)
+//	initialize-first  a first message other than initialize ends the server
+//	              with status 1 and a line on stderr (as rmcp's servers do)
 //	hang          never answer tools/call (otherwise a call is answered "ok", with
 //	              the call's arguments in the result's "arguments"); with ask,
 //	              once the question is answered
@@ -126,6 +128,7 @@ type config struct {
 	oddContent  bool
 	pingFirst   bool
 	ignoreEarly bool
+	initFirst   bool // initialize-first
 	hang        bool
 	rpcError    bool
 	strayID     bool
@@ -159,7 +162,7 @@ type config struct {
 
 // withSpec are the behaviours that apply to a spec server: they shape
 // what goes out and how the process lives, not what it answers.
-var withSpec = []string{"", "spec", "app", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early", "slow-start", "start-gate", "say", "slow", "busy", "deaf"}
+var withSpec = []string{"", "spec", "app", "junk", "stray-id", "batch", "content-length", "ignore-exit", "grandchild", "stderr-env", "ignore-early", "initialize-first", "slow-start", "start-gate", "say", "slow", "busy", "deaf"}
 
 func parseConfig(s string) (config, error) {
 	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
@@ -209,6 +212,8 @@ func parseConfig(s string) (config, error) {
 			c.oddContent = true
 		case "ping-first":
 			c.pingFirst = true
+		case "initialize-first":
+			c.initFirst = true
 		case "ignore-early":
 			c.ignoreEarly = true
 		case "log-flood":

@@ -290,6 +290,10 @@ func (s *server) serve() {
 		}
 		early := !initialized
 		initialized = initialized || (m.Method == "initialize" && m.ID != nil)
+		if s.c.initFirst && !initialized {
+			fmt.Fprintf(os.Stderr, "fake: expected initialize first, received %q\n", m.Method)
+			os.Exit(1)
+		}
 		if s.c.spec != nil {
 			if s.serveSpecMessage(m, early); s.st.Stopped() || s.failed() {
 				return
