@@ -656,9 +656,37 @@ func (s *sent) fromShown(sp span) bool {
 		switch s.toks[i].text {
 		case "from", "of", "in", "out":
 			end := span{i, i, 0, 0, false}
-			if s.after(cShown, end, 5) || s.after(cUser, end, 5) {
+			if s.after(cShown, end, 5) {
 				return true
 			}
+			for _, u := range s.f[cUser] {
+				if u.first > i && u.first-i <= 5 && !s.usersThing(u) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// usersThing reports the user named as the owner of a collection of
+// theirs that a tool edits ("remove it from the user's favorites", "from
+// the current user's Linear favorites"): an operation on their data,
+// which they ask for. Anything else of theirs may be what they are shown
+// (their view, output, report, summary, inbox), and stays concealment.
+func (s *sent) usersThing(u span) bool {
+	w := s.toks[u.last].text
+	if !strings.HasSuffix(w, "'s") && !strings.HasSuffix(w, "’s") && !strings.HasSuffix(w, "s'") || u.last+1 >= len(s.toks) || s.brk[u.last+1] {
+		return false
+	}
+	for j := u.last + 1; j < min(len(s.toks), u.last+4) && !s.brk[j]; j++ {
+		if s.spanAt(cShown, j) {
+			return false
+		}
+		switch s.toks[j].text {
+		case "favorites", "favourites", "bookmarks", "list", "lists", "watchlist", "playlist", "playlists", "cart", "basket",
+			"library", "collection", "collections", "projects", "team", "teams", "workspace", "workspaces", "groups", "contacts":
+			return true
 		}
 	}
 	return false
@@ -994,9 +1022,24 @@ func (s *sent) nounAt(sp span) bool {
 // a verb of ignoring, in its object (not "ignore them and tell the user").
 func (s *sent) ignoresUsers(sp span) bool {
 	for _, u := range s.f[cUser] {
-		if u.first > sp.last && u.first-sp.last <= 6 && !s.breakBetween(sp.last, u.first) && !s.joined(sp.last, u.first) {
+		if u.first > sp.last && u.first-sp.last <= 6 && !s.breakBetween(sp.last, u.first) && !s.joined(sp.last, u.first) && !s.measureAfter(u.last) {
 			return true
 		}
+	}
+	return false
+}
+
+// measureAfter reports a bare "user" or "users" at token i followed by a
+// count or a span of time: the words of a field's name ("ignore user
+// count", ignoreUserWindowMinutes: how many users, over what window), not
+// the user set aside. A user's limit, rate or settings stay the user's.
+func (s *sent) measureAfter(i int) bool {
+	if w := s.toks[i].text; w != "user" && w != "users" || i+1 >= len(s.toks) || s.brk[i+1] {
+		return false
+	}
+	switch s.toks[i+1].text {
+	case "count", "counts", "window", "minutes", "seconds", "hours", "days", "duration":
+		return true
 	}
 	return false
 }
@@ -1024,7 +1067,11 @@ func (s *sent) deemed() bool {
 	}
 	for i, t := range s.toks {
 		switch t.text {
-		case "counts", "count", "serves", "deemed", "considered", "treated", "réputé", "réputée", "gilt", "gelten", "considerado", "considerada", "considerato", "beschouwd", "uważa", "считается", "sayılır", "视为", "視為", "みなされ", "간주":
+		case "counts", "count", "serves":
+			if i+1 >= len(s.toks) || s.toks[i+1].text != "as" {
+				continue // a noun, not a verb of deeming: "ratings and review counts"
+			}
+		case "deemed", "considered", "treated", "réputé", "réputée", "gilt", "gelten", "considerado", "considerada", "considerato", "beschouwd", "uważa", "считается", "sayılır", "视为", "視為", "みなされ", "간주":
 		default:
 			continue
 		}
@@ -1196,7 +1243,12 @@ func (c orderContext) sendsElsewhere(s *sent, ordered bool) (string, bool) {
 	if altered && s.near(cAddresseeNoun, al, 8) && !s.isDefault() {
 		return "has the model change where something goes to a destination the text names", true
 	}
-	if s.has(cInstead) && (moved && s.near(cUser, mv, 20) || altered && s.near(cUser, al, 20) || s.has(cInstead)) {
+	// a move in a clause a condition opens says when, and is no order to
+	// put one thing in place of another: "if you include this parameter,
+	// Twilio uses this URL instead of the Messaging Service's"
+	_, movesNow := s.liveOrder(cMove)
+	_, altersNow := s.liveOrder(cAlter)
+	if s.has(cInstead) && (movesNow || altersNow) && (moved && s.near(cUser, mv, 20) || altered && s.near(cUser, al, 20) || s.has(cInstead)) {
 		return "has the model send to a destination the text names in place of the user's", true
 	}
 	return "", false

@@ -190,6 +190,17 @@ func (s *sent) live(c concept) (span, bool) {
 	return span{}, false
 }
 
+// liveOrder is the first span of c that no negator denies and no
+// condition opens.
+func (s *sent) liveOrder(c concept) (span, bool) {
+	for _, sp := range s.f[c] {
+		if !s.negated(sp) && !s.conditional(sp) {
+			return sp, true
+		}
+	}
+	return span{}, false
+}
+
 // near reports a span of c within n words of sp, on either side.
 func (s *sent) near(c concept, sp span, n int) bool {
 	for _, o := range s.f[c] {
@@ -228,6 +239,9 @@ func (s *sent) qualified(c concept, sp span) bool {
 		}
 		switch {
 		case q.last < sp.first:
+			if s.toks[q.first].text == "shared" {
+				continue // before its noun, an adjective: "a shared drive", "shared extended properties"
+			}
 			if sp.first-q.last <= 5 {
 				return true
 			}

@@ -101,3 +101,32 @@ func TestRealServersPassTheGate(t *testing.T) {
 		}
 	}
 }
+
+// A real server (testdata/field/shopify-dev.json, @shopify/dev-mcp as it
+// listed itself) whose first tool has the model send the user's last
+// message, verbatim, to the vendor keeps that finding; its other tools,
+// which take the conversationId the first one issues (an id, not the
+// conversation), bring nothing above low.
+func TestConversationIDIsNoConversation(t *testing.T) {
+	data, err := os.ReadFile("testdata/field/shopify-dev.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c redTeamCase
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	got := Audit([]Target{{Surface: c.surface()}})
+	worst := map[string]Severity{}
+	for _, f := range got {
+		worst[f.Name] = max(worst[f.Name], f.Severity)
+	}
+	for _, name := range []string{"feedback", "search_docs_chunks", "validate", "validate_theme"} {
+		if worst[name] > Low {
+			t.Errorf("%s: %s, a false alarm on a conversationId:\n%s", name, worst[name], describe(got))
+		}
+	}
+	if worst["learn_shopify_api"] < High {
+		t.Errorf("learn_shopify_api: %s, missed: it sends the user's message to the vendor\n%s", worst["learn_shopify_api"], describe(got))
+	}
+}

@@ -185,7 +185,8 @@ func parameterRules(s *auditee) []Finding {
 			sq := squash(p)
 			switch {
 			case (slices.Contains(squashed().internals, sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq))) &&
-				!ownHistory(nested(props, p, "description")) && carries(props[p]) && !internalsArePurpose(sq, purpose, nested(props, p, "description")):
+				!ownHistory(nested(props, p, "description")) && carries(props[p]) && !internalsArePurpose(sq, purpose, nested(props, p, "description")) &&
+				!namesAReference(p):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: canon.Show(p)})
 			case slices.Contains(squashed().channels, sq) && len(props) > 1:
@@ -195,6 +196,23 @@ func parameterRules(s *auditee) []Finding {
 		}
 	}
 	return out
+}
+
+// namesAReference reports a parameter named for a reference to a thing,
+// not the thing: its last word an id or a handle (conversationId,
+// transcript_uuid). The server issues such an id or the user gives it;
+// the conversation is not in it. An address may carry the thing itself
+// (conversationUrl, a query string), and is no reference here.
+func namesAReference(name string) bool {
+	words := strings.Fields(nameWords(splitCamel(name)))
+	if len(words) < 2 {
+		return false
+	}
+	switch strings.ToLower(words[len(words)-1]) {
+	case "id", "ids", "uuid", "guid", "ref", "handle":
+		return true
+	}
+	return false
 }
 
 // selfConfirming reports a parameter that stands for the user's
