@@ -50,3 +50,19 @@ func TestGoodServersPass(t *testing.T) {
 		})
 	}
 }
+
+// A server that answers a tool it does not have with -32601 and the
+// tool's name in the message ("Unknown tool: mcpv-check-no-such-tool")
+// serves tools/call: no check says it lacks the method, and the check of
+// unknown tools, which asks only for a JSON-RPC error, is not blocked.
+func TestUnknownToolAnsweredMethodNotFound(t *testing.T) {
+	t.Parallel()
+	f := stdio
+	f.change = faults("unknown-tool-32601")
+	results := runChecks(t, f, "lifecycle.declared-methods", "reading.unknown-tool")
+	for _, id := range []string{"lifecycle.declared-methods", "reading.unknown-tool"} {
+		if r, ok := results[id]; !ok || r.Status != Passed {
+			t.Errorf("%s: %s", id, describeResult(r))
+		}
+	}
+}

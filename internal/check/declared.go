@@ -10,6 +10,7 @@ package check
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -56,7 +57,7 @@ func declaredMethods(t *T) {
 		}
 		asked++
 		r, _ := t.request(c, m.method, params)
-		if r.Error != nil && r.Error.Code == mcp.CodeMethodNotFound {
+		if r.Error != nil && r.Error.Code == mcp.CodeMethodNotFound && !namesTheUnknown(r.Error) {
 			t.Sent(fmt.Sprintf("%s %s", m.method, params))
 			t.Got(errText(r.Error))
 			t.Fail("the server declares %s, but answers %s -32601 (Method not found)", m.capability, m.method)
@@ -87,7 +88,7 @@ func subscribeParams(t *T) json.RawMessage {
 // methods names that defect, and what t wanted of the method it cannot
 // judge.
 func (t *T) notServed(method string, e *mcp.RPCError) {
-	if e == nil || e.Code != mcp.CodeMethodNotFound || t.check.ID == "lifecycle.declared-methods" {
+	if e == nil || e.Code != mcp.CodeMethodNotFound || namesTheUnknown(e) || t.check.ID == "lifecycle.declared-methods" {
 		return
 	}
 	for _, m := range capabilityMethods {
@@ -95,4 +96,13 @@ func (t *T) notServed(method string, e *mcp.RPCError) {
 			t.Block("lifecycle.declared-methods", "%s is answered -32601, though the server declares %s", method, m.capability)
 		}
 	}
+}
+
+// namesTheUnknown reports a -32601 whose message names the tool, prompt,
+// resource or task mcpv check asked about, all of whose names begin
+// mcpv-check ("Unknown tool: mcpv-check-no-such-tool"): the method is
+// served, and the server says "method not found" of the name it did not
+// find, which is no sign of a method it lacks.
+func namesTheUnknown(e *mcp.RPCError) bool {
+	return strings.Contains(e.Message, "mcpv-check")
 }

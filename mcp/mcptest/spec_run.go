@@ -55,6 +55,7 @@ var Faults = []string{
 	"lenient-prompt-args",    // a prompt without its required arguments got
 	"unknown-prompt-result",  // an unknown prompt got
 	"unknown-tool-result",    // an unknown tool answered with an isError result
+	"unknown-tool-32601",     // an unknown tool answered -32601, "Unknown tool: NAME"
 	"lenient-log-level",      // an unknown log level taken
 	// cancellation and progress
 	"progress-decreasing", // the slow tool's progress goes down
@@ -552,6 +553,9 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		return json.RawMessage(`{"messages":[]}`), nil
 	case e != nil && method == "tools/call" && s.has("unknown-tool-result"):
 		return json.RawMessage(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`), nil
+	case e != nil && method == "tools/call" && s.has("unknown-tool-32601"):
+		name, _ := stringMember(params, "name")
+		return nil, &specError{Code: codeMethodNotFound, Message: "Unknown tool: " + name}
 	case method == "logging/setLevel" && e == nil:
 		if lvl, _ := stringMember(params, "level"); !slices.Contains(logLevels, lvl) && !s.has("lenient-log-level") {
 			return nil, &specError{Code: codeInvalidParams, Message: "logging/setLevel: unknown level"}
