@@ -535,6 +535,12 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 			return json.RawMessage(`{"resultType":"input_required","inputRequests":{"e1":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}}}`), nil
 		}
 	}
+	return s.answerFaults(method, params, res, e)
+}
+
+// answerFaults is the answer to method made (res, e), through the faults
+// that change an answer once it is made.
+func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specError) (json.RawMessage, *specError) {
 	switch {
 	case e == nil && method == "prompts/get":
 		if missing := s.missingArgs(params); missing != "" && !s.has("lenient-prompt-args") {
