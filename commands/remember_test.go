@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/demoserver"
 	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/shellwords"
 )
 
 // beforeInitialize is the methods of the requests a server received before
@@ -179,6 +180,25 @@ func TestServerEndedByTheProbeStartsAgain(t *testing.T) {
 		if said != (n == 0) {
 			t.Errorf("run %d: said it started the server again: %t\n%s", n+1, said, r.stderr)
 		}
+	}
+}
+
+// A server that reads the probe and ends for a reason of its own, naming
+// initialize but not the probe ("failed to initialize the client"), is
+// started once: its complaint is read once, and the command fails as it
+// did.
+func TestServerEndedForItsOwnReasonStartsOnce(t *testing.T) {
+	unixOnly(t, "a server that is a shell script")
+	t.Parallel()
+	starts := filepath.Join(t.TempDir(), "starts")
+	const complaint = "Error: failed to initialize the client: no API key"
+	script := "echo start >> " + shellwords.Quote(starts) + "; read line; echo '" + complaint + "' >&2; exit 1"
+	r := mcpv(t, "", "list-tools", "--", "sh", "-c", script)
+	if r.code != 4 || strings.Count(r.stderr, complaint) != 1 {
+		t.Errorf("exit %d, want 4, with the complaint once:\n%s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(starts); strings.Count(string(b), "start") != 1 {
+		t.Errorf("started %d times, want once", strings.Count(string(b), "start"))
 	}
 }
 

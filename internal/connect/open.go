@@ -65,20 +65,21 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 
 // errStartAgain marks the end of a stdio server that took the probe of
 // its era for the client's fault: its last words on stderr name
-// initialize, which it wanted first. A server that ends for any other
-// reason (a missing key, a module not found) is not started again: the
-// user would read its complaint twice, and wait twice for it.
+// server/discover, what it would not take before initialize. A server
+// that ends for any other reason (a missing key, a module not found, a
+// client it failed to initialize) is not started again: the user would
+// read its complaint twice, and wait twice for it.
 var errStartAgain = errors.New("the server ended on the probe of its era, wanting initialize first")
 
 // endedOnProbe wraps err with errStartAgain where t is a stdio server
-// that ended on the probe saying it wanted initialize.
+// that ended on the probe, naming it.
 func endedOnProbe(err error, t mcp.Transport) error {
 	ct, ok := t.(*mcp.CommandTransport)
 	if ended := (*mcp.EndedOnProbeError)(nil); !ok || !errors.As(err, &ended) {
 		return err
 	}
 	for _, line := range ct.StderrTail(10) {
-		if strings.Contains(strings.ToLower(line), "initializ") {
+		if strings.Contains(line, "server/discover") {
 			return fmt.Errorf("%w: %w", errStartAgain, err)
 		}
 	}
