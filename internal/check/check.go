@@ -214,6 +214,11 @@ type Options struct {
 	// one can only miss a late answer, never fail a server that sends
 	// none: the tests of correct servers set it short.
 	cancelledWait time.Duration
+	// beforeCancel, when set, is called once the call cancelCall cancels
+	// has shown it runs, before the cancellation goes; answered reports
+	// the call's response come. A test holds the check back with it, as
+	// a loaded machine does.
+	beforeCancel func(answered func() bool)
 }
 
 // Default bounds.

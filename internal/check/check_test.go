@@ -1,11 +1,13 @@
 package check
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // goodRuns are the whole catalogue's runs against each correct server,
@@ -63,6 +65,30 @@ func TestUnknownToolAnsweredMethodNotFound(t *testing.T) {
 	for _, id := range []string{"lifecycle.declared-methods", "reading.unknown-tool"} {
 		if r, ok := results[id]; !ok || r.Status != Passed {
 			t.Errorf("%s: %s", id, describeResult(r))
+		}
+	}
+}
+
+// A call that runs to its end while the check is held back, before its
+// cancellation goes (as on a loaded machine), is no server answering a
+// cancelled call: the check is skipped, saying so.
+func TestCallOverBeforeItsCancellation(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts := Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: 20 * time.Second, Calls: []Call{{Tool: "slow"}},
+		beforeCancel: func(answered func() bool) {
+			for !answered() && ctx.Err() == nil {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}}
+	report, err := Run(ctx, stdio.target(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range report.Results {
+		if r.ID == "utilities.cancel-call" && (r.Status != Skipped || !strings.Contains(r.Message, "ended before its cancellation was sent")) {
+			t.Errorf("%s", describeResult(r))
 		}
 	}
 }
