@@ -317,10 +317,12 @@ func TestFloodOfRequestsHoldsNotTheReader(t *testing.T) {
 	}
 	// A request of the check's waits behind the answer the server does
 	// not take, and ends with its bound (made short: the server never
-	// answers, however long it is given).
+	// answers, however long it is given); or at once, where an answer's
+	// write outran its own bound while the flood came (a loaded machine)
+	// and stdin was let go with it.
 	rctx, rcancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer rcancel()
-	if _, _, err := c.request(rctx, "ping", nil); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := c.request(rctx, "ping", nil); !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, os.ErrClosed) {
 		t.Errorf("a request after the flood: %v, want its bound's end", err)
 	}
 	c.close()
