@@ -78,7 +78,9 @@ func endedOnProbe(err error, t mcp.Transport) error {
 	if ended := (*mcp.EndedOnProbeError)(nil); !ok || !errors.As(err, &ended) {
 		return err
 	}
-	for _, line := range ct.StderrTail(10) {
+	// All its stderr still kept, not its last lines: a Rust server's
+	// backtrace follows the line that names the probe.
+	for _, line := range ct.StderrTail(1 << 10) {
 		if strings.Contains(line, "server/discover") {
 			return fmt.Errorf("%w: %w", errStartAgain, err)
 		}

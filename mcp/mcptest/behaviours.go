@@ -26,7 +26,8 @@ import (
 //	ignore-early  until initialize, answer only ping and initialize, dropping any
 //	              other request unanswered (as some servers of the initialize era do)
 //	initialize-first  a first message other than initialize ends the server
-//	              with status 1 and a line on stderr (as rmcp's servers do)
+//	              with status 1, a line on stderr that names it and a
+//	              backtrace after (as rmcp's servers do)
 //	hang          never answer tools/call (otherwise a call is answered "ok", with
 //	              the call's arguments in the result's "arguments"); with ask,
 //	              once the question is answered

@@ -291,7 +291,11 @@ func (s *server) serve() {
 		early := !initialized
 		initialized = initialized || (m.Method == "initialize" && m.ID != nil)
 		if s.c.initFirst && !initialized {
-			fmt.Fprintf(os.Stderr, "fake: expected initialize first, received %q\n", m.Method)
+			// and a backtrace after it, as a Rust server prints one
+			fmt.Fprintf(os.Stderr, "fake: expected initialize first, received %q\n\nStack backtrace:\n", m.Method)
+			for i := range 12 {
+				fmt.Fprintf(os.Stderr, "  %d: fake::serve\n", i)
+			}
 			os.Exit(1)
 		}
 		if s.c.spec != nil {
