@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/safetext"
@@ -86,6 +87,9 @@ type TransportError struct {
 	Hint string
 	// StderrTail holds the last lines the server wrote on stderr, if known.
 	StderrTail []string
+	// Signal is, for a stdio server that ended, the signal that killed
+	// it; 0 when it exited.
+	Signal syscall.Signal
 }
 
 func (e *TransportError) Error() string {

@@ -411,7 +411,7 @@ func (t *CommandTransport) endError(err error) error {
 	}
 	select {
 	case <-t.exited:
-		return &TransportError{Op: "server " + describeExit(t.waitErr), StderrTail: t.stderrTail()}
+		return exitError(t.waitErr, t.stderrTail())
 	default:
 	}
 	if !errors.Is(err, io.EOF) {
@@ -422,7 +422,20 @@ func (t *CommandTransport) endError(err error) error {
 	case <-time.After(t.opts.Grace):
 		return &TransportError{Op: "server closed its stdout", StderrTail: t.stderrTail()}
 	}
-	return &TransportError{Op: "server " + describeExit(t.waitErr), StderrTail: t.stderrTail()}
+	return exitError(t.waitErr, t.stderrTail())
+}
+
+// exitError is the error of a server that has ended (err is its wait's),
+// with the last lines of its stderr.
+func exitError(err error, tail []string) *TransportError {
+	e := &TransportError{Op: "server " + describeExit(err), StderrTail: tail}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			e.Signal = ws.Signal()
+		}
+	}
+	return e
 }
 
 func describeExit(err error) string {
@@ -607,7 +620,7 @@ func (t *CommandTransport) whyStopped(ctx context.Context) error {
 	}
 	select {
 	case <-t.exited:
-		return &TransportError{Op: "server " + describeExit(t.waitErr), StderrTail: t.stderrTail()}
+		return exitError(t.waitErr, t.stderrTail())
 	default:
 		return &TransportError{Op: "server closed its stdin", StderrTail: t.stderrTail()}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -90,5 +91,23 @@ func TestCallOverBeforeItsCancellation(t *testing.T) {
 		if r.ID == "utilities.cancel-call" && (r.Status != Skipped || !strings.Contains(r.Message, "ended before its cancellation was sent")) {
 			t.Errorf("%s", describeResult(r))
 		}
+	}
+}
+
+// A server killed by a signal mcpv check did not send (one that frees
+// its port by killing every other of its kind, when a check starts a
+// second) is not judged by what it could not answer: the check that
+// asked is inconclusive, not failed.
+func TestServerKilledFromOutsideIsInconclusive(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a server killed by a signal")
+	}
+	t.Parallel()
+	change := faults("killed-on-prompts-list")
+	change["capabilities"] = `{"tools":{}}`
+	results := runChecks(t, fake{transport: "stdio", change: change}, "lifecycle.undeclared-prompts")
+	r := results["lifecycle.undeclared-prompts"]
+	if r.Status != Inconclusive || !strings.Contains(r.Message, "killed by signal killed, a signal mcpv check did not send") {
+		t.Errorf("%s", describeResult(r))
 	}
 }

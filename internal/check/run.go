@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -743,7 +744,28 @@ func (t *T) failErr(doing string, err error) {
 	if errors.As(err, &te) && !te.Connect && !te.Cap {
 		t.Inconclusive("%s: no answer within %s; a slow server is no violation (give it more time with --timeout)", doing, te.Timeout)
 	}
+	if killedFromOutside(err) {
+		t.Inconclusive("%s: %s, a signal mcpv check did not send (another process killed it): what it would have answered is not known", doing, oneLine(err.Error()))
+	}
 	t.Fail("%s: %s", doing, oneLine(err.Error()))
+}
+
+// killedFromOutside reports a stdio server killed by a signal another
+// process sends (a server that frees its port by killing every other of
+// its kind, a second one started by a check, kills the first), while the
+// check still ran: mcpv check sends its own only once a check is over.
+// A signal a program raises itself (an abort, a fault) stays the
+// server's failure.
+func killedFromOutside(err error) bool {
+	var tre *mcp.TransportError
+	if !errors.As(err, &tre) {
+		return false
+	}
+	switch tre.Signal {
+	case syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+		return true
+	}
+	return false
 }
 
 // Unsure ends the check with a warning, whatever its level: what it saw

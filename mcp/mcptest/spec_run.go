@@ -56,6 +56,7 @@ var Faults = []string{
 	"unknown-prompt-result",  // an unknown prompt got
 	"unknown-tool-result",    // an unknown tool answered with an isError result
 	"unknown-tool-32601",     // an unknown tool answered -32601, "Unknown tool: NAME"
+	"killed-on-prompts-list", // prompts/list kills the server, as another process may (SIGKILL; on Windows, ended)
 	"lenient-log-level",      // an unknown log level taken
 	// cancellation and progress
 	"progress-decreasing", // the slow tool's progress goes down
@@ -487,6 +488,11 @@ func srvID(prefix string) string { return fmt.Sprintf("%s-%d", prefix, srvReques
 // answer is the result or error of a request, its faults applied.
 func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 	method, params := m.Method, m.Params
+	if method == "prompts/list" && s.has("killed-on-prompts-list") {
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Kill()
+		}
+	}
 	if s.Era == "modern" {
 		switch {
 		case method == "completion/complete" && s.has("input-required-elsewhere"):
