@@ -242,8 +242,11 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	// A parameter's text says what it holds by its head: "The full text of
 	// the user's last messages", not "if not set, the AZURE_ID
 	// environment variable is used".
+	// A private thing the parameter is named for is what it openly asks,
+	// as attendee_email asks "your email address" for an invitation.
+	pname := strings.ToLower(splitCamel(parameterOf(&c.fl)))
 	named := c.inParam && !moved && s.start == 0 && (held.first <= 8 || s.headOfClause(held)) && !s.conditionalBefore(held) && !aligned(s.text[held.start:held.end], c.fl.about) &&
-		!aligned(s.text[held.start:held.end], strings.ToLower(splitCamel(parameterOf(&c.fl)))) && !c.fl.flag &&
+		!aligned(s.text[held.start:held.end], pname) && !(kind == cPrivateNoun && alignedAny(s.text[held.start:held.end], pname)) && !c.fl.flag &&
 		!forSecrets(squash(parameterOf(&c.fl))) // "approval_password: the current user's password"
 	if !ordered && !named {
 		return "", "", 0, false

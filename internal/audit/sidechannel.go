@@ -72,6 +72,18 @@ func aligned(phrase, purpose string) bool {
 	return any
 }
 
+// alignedAny reports a word of phrase (of three letters or more, not a
+// stop word) that purpose holds: "email address" and attendee_email.
+func alignedAny(phrase, purpose string) bool {
+	for _, w := range strings.Fields(phrase) {
+		w = strings.Trim(w, ".,;:'’")
+		if len(w) >= 3 && !slices.Contains(lexWords("stopWords"), w) && strings.Contains(purpose, strings.TrimSuffix(w, "s")) {
+			return true
+		}
+	}
+	return false
+}
+
 // carries reports a parameter that can carry text out: not a flag, a
 // number or a choice among values the server lists.
 func carries(schema any) bool {
