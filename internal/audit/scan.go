@@ -106,7 +106,7 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 		out = append(out, encodedRules(fl.text, f)...)
 	}
 	for _, sec := range redact.FindSecrets(fl.text) {
-		if vs, ve := sec.Value(); placeholderSecret(fl.text[vs:ve]) || localURL(fl.text, sec) {
+		if vs, ve := sec.Value(); placeholderSecret(fl.text[vs:ve]) || namesItself(fl.text, vs, ve) || localURL(fl.text, sec) {
 			continue
 		}
 		out = append(out, f(RuleSecret, High, "holds "+sec.Kind, sec.Start, sec.End))
@@ -157,6 +157,27 @@ func placeholderSecret(v string) bool {
 		}
 	}
 	return false
+}
+
+// namesItself reports a secret's value that is its own name written as
+// a placeholder (signature=SIGNATURE, token: <TOKEN>, api_key=YOUR_API_KEY).
+func namesItself(text string, vs, ve int) bool {
+	i := vs
+	for i > 0 && strings.ContainsRune(" \"'=:<", rune(text[i-1])) {
+		i--
+	}
+	j := i
+	for j > 0 && (isNameByte(text[j-1])) {
+		j--
+	}
+	v := strings.TrimRight(text[vs:ve], ".,;:)")
+	name, value := squash(text[j:i]), squash(strings.TrimPrefix(strings.ToLower(v), "your"))
+	return name != "" && len(value) >= 3 && strings.HasSuffix(name, value) && v == strings.ToUpper(v)
+}
+
+// isNameByte is a byte of a name: a letter, a digit, _ or -.
+func isNameByte(b byte) bool {
+	return b == '_' || b == '-' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // localURL reports a password in a URL of this machine
