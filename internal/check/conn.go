@@ -564,6 +564,13 @@ func (c *conn) receive(data []byte, via string) []seen { return c.receiveFor(dat
 // of method: its response is said to answer method.
 func (c *conn) receiveFor(data []byte, via string, id json.RawMessage, method string, status int) []seen {
 	if via == "stdout" {
+		if !json.Valid(data) && c.isClosed() {
+			// Written once mcpv check has begun to stop the server (its
+			// stdin closed, then signals): a wrapper's "Received SIGTERM"
+			// answers the check's own signal, and is no message of the
+			// session to judge.
+			return nil
+		}
 		if !json.Valid(data) && len(data) <= maxFragmentBytes {
 			c.piece(seenLine{data, true}) // what may begin or go on with a message written over lines
 			return nil
@@ -763,6 +770,13 @@ func (c *conn) since(mark int) []seen {
 		}
 	}
 	return out
+}
+
+// isClosed reports that close was called.
+func (c *conn) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
 }
 
 // close ends the connection: the stdio server stopped (stdin closed,

@@ -373,3 +373,36 @@ func answerers() int {
 	buf := make([]byte, 1<<22)
 	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "(*conn).answerer(")
 }
+
+// What a server writes on stdout once mcpv check has begun to stop it (a
+// wrapper's "Received SIGTERM, terminating child process...", in answer
+// to the check's own signal) is not judged: it is no line of the session.
+func TestStdoutAfterCloseIsNotJudged(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	r := newRunner(ctx, stdio.target(t), Options{}.withDefaults())
+	defer r.closeAll()
+	c, err := r.dial(ctx, connOptions{era: "legacy"})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	before := c.receive([]byte("a log line before the close"), "stdout")
+	c.flushFragments()
+	c.close()
+	mark := c.mark()
+	c.receive([]byte("Received SIGTERM, terminating child process..."), "stdout")
+	c.flushFragments()
+	if got := c.since(mark); len(got) != 0 {
+		t.Errorf("after the close, %d lines were taken: %+v", len(got), got)
+	}
+	if len(before) != 0 {
+		return // taken at once: judged
+	}
+	for _, s := range c.since(0) {
+		if s.bad != "" && strings.Contains(s.raw, "before the close") {
+			return
+		}
+	}
+	t.Errorf("the line before the close was not taken as junk: %+v", c.since(0))
+}
