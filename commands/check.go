@@ -207,22 +207,26 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 		return batchFailed{exitcode.Timeout}
 	}
 	var failed, unsure []string
+	killed := 0
 	for _, r := range report.Results {
 		switch r.Status {
 		case check.Failed:
 			failed = append(failed, r.ID)
 		case check.Inconclusive:
 			unsure = append(unsure, r.ID)
+			if strings.Contains(r.Message, check.KilledFromOutside) {
+				killed++
+			}
 		}
 	}
 	if verdict != nil {
 		failed = verdict.Unexpected
 		if len(verdict.Stale) > 0 {
-			return checkFailed{ids: failed, stale: verdict.Stale, inconclusive: unsure}
+			return checkFailed{ids: failed, stale: verdict.Stale, inconclusive: unsure, killed: killed}
 		}
 	}
 	if len(failed) > 0 || len(unsure) > 0 {
-		return checkFailed{ids: failed, inconclusive: unsure}
+		return checkFailed{ids: failed, inconclusive: unsure, killed: killed}
 	}
 	return nil
 }
@@ -260,6 +264,7 @@ func writeBaseline(w io.Writer, v *check.BaselineVerdict) error {
 // report shows in full.
 type checkFailed struct {
 	ids, inconclusive []string
+	killed            int      // of the inconclusive, those whose server another process killed
 	stale             []string // baseline entries that now pass (--expected-failures)
 	// connect, exit: the connection doctor's failure, and its code.
 	connect string
@@ -301,7 +306,15 @@ func (e checkFailed) Error() string {
 		if len(e.inconclusive) > 1 {
 			what = fmt.Sprintf("%d checks were inconclusive", len(e.inconclusive))
 		}
-		return what + " (the server did not answer in time; give it more with --check-timeout or --connect-timeout): " + idList(e.inconclusive)
+		why := "the server did not answer in time; give it more with --check-timeout or --connect-timeout"
+		switch e.killed {
+		case 0:
+		case len(e.inconclusive):
+			why = "the server was killed by another process, perhaps another of its kind started beside it: try --parallel 1"
+		default:
+			why += "; or the server was killed by another process: each says which"
+		}
+		return what + " (" + why + "): " + idList(e.inconclusive)
 	}
 	what := "a requirement does not hold"
 	if len(e.ids) > 1 {

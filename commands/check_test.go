@@ -263,3 +263,20 @@ func TestCheckConnectOnlyAuthorization(t *testing.T) {
 		})
 	}
 }
+
+// The line a run with inconclusive checks ends with says why they are:
+// the time the server was given, or another process that killed it.
+func TestCheckInconclusiveSaysWhy(t *testing.T) {
+	for _, tc := range []struct {
+		killed int
+		want   string
+	}{
+		{0, "2 checks were inconclusive (the server did not answer in time; give it more with --check-timeout or --connect-timeout): a, b"},
+		{2, "2 checks were inconclusive (the server was killed by another process, perhaps another of its kind started beside it: try --parallel 1): a, b"},
+		{1, "2 checks were inconclusive (the server did not answer in time; give it more with --check-timeout or --connect-timeout; or the server was killed by another process: each says which): a, b"},
+	} {
+		if got := (checkFailed{inconclusive: []string{"a", "b"}, killed: tc.killed}).Error(); got != tc.want {
+			t.Errorf("killed %d:\n got %s\nwant %s", tc.killed, got, tc.want)
+		}
+	}
+}

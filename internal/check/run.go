@@ -745,10 +745,14 @@ func (t *T) failErr(doing string, err error) {
 		t.Inconclusive("%s: no answer within %s; a slow server is no violation (give it more time with --timeout)", doing, te.Timeout)
 	}
 	if killedFromOutside(err) {
-		t.Inconclusive("%s: %s, a signal mcpv check did not send (another process killed it): what it would have answered is not known", doing, oneLine(err.Error()))
+		t.Inconclusive("%s: %s, %s: what it would have answered is not known", doing, oneLine(err.Error()), KilledFromOutside)
 	}
 	t.Fail("%s: %s", doing, oneLine(err.Error()))
 }
+
+// KilledFromOutside is said by a check inconclusive because its server
+// was killed by another process.
+const KilledFromOutside = "a signal mcpv check did not send (another process killed it)"
 
 // killedFromOutside reports a stdio server killed by a signal another
 // process sends (a server that frees its port by killing every other of
