@@ -234,8 +234,16 @@ func TestStartLineOnlyForAWaitOnATerminal(t *testing.T) {
 func TestStartLineEscapesTheServersWords(t *testing.T) {
 	longtest.Skip(t, "a server that starts once the line is shown, a second late")
 	t.Parallel()
+	// The server starts once a line shows its words: its stderr shown
+	// above the line comes first, and on a slow machine it may answer
+	// before the line is drawn again with them.
 	gate, watch := gateOnLine(t, func(got string) bool {
-		return strings.Contains(got, "mcpv: waiting") && strings.Contains(got, "fake: EVIL is")
+		for _, seg := range strings.Split(got, "mcpv: waiting")[1:] {
+			if line, _, _ := strings.Cut(seg, "\r"); strings.Contains(line, "fake: EVIL is") {
+				return true
+			}
+		}
+		return false
 	})
 	s := newServer(t, gate+",say=EVIL")
 	code, got := onTerminalWatched(t, os.Environ(), 0, watch, append([]string{"ping", "--env", "EVIL=\x1b]0;owned\x07\x1b[2J\u202egnp.exe\xff\xfe\x9b31m"}, s.args()...)...)
