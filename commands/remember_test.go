@@ -21,6 +21,7 @@ import (
 	"github.com/mcpv/mcpv/internal/demoserver"
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // beforeInitialize is the methods of the requests a server received before
@@ -199,6 +200,38 @@ func TestServerEndedForItsOwnReasonStartsOnce(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(starts); strings.Count(string(b), "start") != 1 {
 		t.Errorf("started %d times, want once", strings.Count(string(b), "start"))
+	}
+}
+
+// TestServerThatBecameInitializeFirst: a server remembered in the modern
+// era, its server/discover result fresh or not, that has since become one
+// that ends on any first message but initialize (rmcp's) fails the run
+// that finds it so, saying the memory is forgotten, and the next run
+// works: the memory does not fail every run until it goes stale.
+func TestServerThatBecameInitializeFirst(t *testing.T) {
+	unixOnly(t, "a server that is a shell script")
+	t.Parallel()
+	for name, ttl := range map[string]string{"fresh": "600000", "stale": "1"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			spec, changed := filepath.Join(dir, "spec.json"), filepath.Join(dir, "changed")
+			os.WriteFile(spec, []byte(`{"era":"modern","ttlMs":`+ttl+`,"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`), 0o600)
+			prog := shellwords.Quote(mcptest.Program())
+			script := "if [ -f " + shellwords.Quote(changed) + " ]; then " + mcptest.EnvVar + "=initialize-first exec " + prog +
+				"; else " + mcptest.EnvVar + "=spec=" + shellwords.Quote(spec) + " exec " + prog + "; fi"
+			w := newWorld(t)
+			list := []string{"list-tools", "-c", "-q", "[.tools[].name]", "--", "sh", "-c", script}
+			mcpvIn(t, w.env, "", list...).expect(t, 0, "[\"x\"]\n", "", "")
+			os.WriteFile(changed, nil, 0o600)
+			mcpvIn(t, w.env, "", list...).expect(t, 4, "", "", "the server ended before it answered as remembered from an earlier run")
+			for n := range 2 {
+				r := mcpvIn(t, w.env, "", list...)
+				if r.code != 0 || r.stdout != "[\"tool0\",\"x\"]\n" {
+					t.Errorf("run %d after the change: exit %d, stdout %q\n%s", n+1, r.code, r.stdout, r.stderr)
+				}
+			}
+		})
 	}
 }
 

@@ -82,6 +82,9 @@ func (e *ChangedError) Error() string {
 		}
 	}
 	msg := fmt.Sprintf("the server did not answer as remembered from an earlier run (%s), nor a probe afresh: %v; it may have changed", what, e.Err)
+	if errors.As(e.Err, new(*EndedOnProbeError)) {
+		msg = fmt.Sprintf("the server ended before it answered as remembered from an earlier run (%s): %v; it may have changed", what, e.Err)
+	}
 	if r.Where != "" {
 		msg += ": what was kept of it is forgotten (" + r.Where + "), and the next run finds its era afresh"
 	}
@@ -92,12 +95,15 @@ func (e *ChangedError) Unwrap() error { return e.Err }
 
 // changed is err, the failure of a probe of a server remembered as r, as
 // the error to report: a *ChangedError when it says the server did not
-// confirm the memory (silence to the connect bound, a version refused),
-// err itself otherwise (the server gone, the user's own end).
+// confirm the memory (silence to the connect bound, a version refused, an
+// end before it said a word: a server of the initialize era that takes
+// any first message but initialize for the client's fault exits), err
+// itself otherwise (the user's own end).
 func changed(r *Recall, err error) error {
 	var te *TimeoutError
 	var ve *VersionError
-	if r == nil || !(errors.As(err, &te) && te.Connect || errors.As(err, &ve)) {
+	var ended *EndedOnProbeError
+	if r == nil || !(errors.As(err, &te) && te.Connect || errors.As(err, &ve) || errors.As(err, &ended)) {
 		return err
 	}
 	return &ChangedError{Recall: r, Err: err}
@@ -295,6 +301,11 @@ func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string
 			return nil, ended.err
 		}
 		return c.callWithin(ctx, b.left(), method, params)
+	}
+	if err != nil && ctx.Err() == nil && c.s.Err() != nil && !errors.As(err, new(*RPCError)) {
+		// The session ended before the server said a word.
+		w.stop(true)
+		return nil, r.changed(c.opts.Recall, &EndedOnProbeError{Err: err})
 	}
 	sign := signOfChange(ctx, res, err)
 	w.stop(!sign)
