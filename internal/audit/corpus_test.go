@@ -30,7 +30,8 @@ import (
 //	CORPUS/labels.jsonl        a line per item: {"server", "kind" (tool,
 //	                           prompt, resource, resourceTemplate,
 //	                           instructions), "name" (its name, URI or
-//	                           template), "poisoned", "family", "where",
+//	                           template; for instructions, anything),
+//	                           "poisoned", "family", "where",
 //	                           "language"}
 //
 // A folder of surfaces with no labels.jsonl (servers/*.json, or *.json in
@@ -256,7 +257,12 @@ type corpusMeasure struct {
 func measureCorpus(servers map[string]corpusServer, labels []corpusLabel, found map[string][]corpusFinding) corpusMeasure {
 	m := corpusMeasure{servers: len(servers)}
 	index := map[string]int{}
-	key := func(server, kind, name string) string { return server + "\x00" + kind + "\x00" + name }
+	key := func(server, kind, name string) string {
+		if kind == "instructions" {
+			name = "" // a server has one: whatever name its label gives them
+		}
+		return server + "\x00" + kind + "\x00" + name
+	}
 	poisonedServer := map[string]bool{}
 	for _, l := range labels {
 		index[key(l.Server, labelKinds[l.Kind], l.Name)] = len(m.items)
