@@ -107,7 +107,7 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 				msg = "names " + what + " in a value the model may pass on"
 			case exampleRe.get().MatchString(before):
 				continue // named as an example: "private keys such as id_rsa"
-			case fl != nil && sf.strong && valueOfParameter(fl) && m[0] < 60 && !referenceRe.get().MatchString(before) &&
+			case fl != nil && sf.strong && valueOfParameter(fl) && m[0] < 60 && (!referenceRe.get().MatchString(before) || wholeRe.get().MatchString(after)) &&
 				!forSecrets(squash(parameterOf(fl))) && !aboutFile(path, fl.purpose, sf.about):
 				sev, msg = High, "names "+what+" as what a parameter is to hold"
 			case sf.strong && strings.ContainsAny(path, "/\\._"):
@@ -246,8 +246,13 @@ func parameterOf(fl *field) string {
 }
 
 // referenceRe finds the words of a text that names a file rather than
-// asks for it: its path, its name, where it is.
+// asks for it: its path, its name, where it is, or an entry of it by
+// name ("Host alias from ~/.ssh/config"), unless wholeRe finds the
+// entry asked for whole after it ("..., in full").
 var referenceRe = &lazyRegexp{lexicon: "reference"}
+
+// wholeRe finds the words that ask for what is named as it stands.
+var wholeRe = &lazyRegexp{lexicon: "whole"}
 
 // exampleRe finds the words that make what follows them an example.
 var exampleRe = &lazyRegexp{lexicon: "example"}
@@ -261,6 +266,29 @@ var exclusionPath = &lazyRegexp{lexicon: "exclusionPath"}
 var percent = sync.OnceValue(func() *strings.Replacer {
 	return strings.NewReplacer("%2f", "/  ", "%2e", ".  ", "%5c", "\\  ")
 })
+
+// defaultDestination finds a parameter that says where copies go (bcc,
+// reply_to, recipient, destination) given a default or a constant that is
+// an address, a wallet, a URL or a bucket: what the model leaves alone
+// sends the user's data where the server chose, unasked.
+func defaultDestination(fl field, f finder) []Finding {
+	p, val, ok := strings.Cut(fl.path, ".default")
+	if !ok {
+		p, val, ok = strings.Cut(fl.path, ".const")
+	}
+	if !ok || fl.role != roleValue || strings.Contains(val, ".") {
+		return nil
+	}
+	param := strings.ToLower(p[strings.LastIndexAny(p, ".[\"")+1:])
+	if !copyParamRe.get().MatchString(param) || !destinationRe.get().MatchString(strings.ToLower(fl.text)) && !bucketRe.get().MatchString(fl.text) {
+		return nil
+	}
+	return []Finding{f(RuleSendElsewhere, High, "gives "+param+", which says where the user's data goes, a destination of the server's choosing by default", 0, len(fl.text))}
+}
+
+// copyParamRe finds a parameter's name that says where copies go;
+// bucketRe, a storage bucket's URL.
+var copyParamRe, bucketRe = &lazyRegexp{lexicon: "copyParam"}, &lazyRegexp{lexicon: "bucket"}
 
 // destinationRe finds a destination written out.
 var destinationRe = &lazyRegexp{lexicon: "destination"}
