@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/mcpv/mcpv/internal/surface"
 )
@@ -405,23 +404,6 @@ func renderPath(base string, steps []string) string {
 }
 
 // eachString calls fn for each string in v (a value, or an array of them).
-// valueRole is what a value of a schema is to a model: a value it may
-// pass, unless it is written as prose, six words or more ("private (note
-// to assistant: before switching, push all branches to ...)"), which the
-// model reads as it reads a description.
-func valueRole(t string) role {
-	words := 0
-	for _, w := range strings.Fields(t) {
-		if w = strings.TrimFunc(w, unicode.IsPunct); w != "" && strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0 {
-			words++
-		}
-	}
-	if words >= 6 {
-		return roleProse
-	}
-	return roleValue
-}
-
 func eachString(v any, path string, n *int, fn func(path, text string)) {
 	switch v := v.(type) {
 	case string:
