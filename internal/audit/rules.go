@@ -120,13 +120,3 @@ var Rules = []Rule{
 		"the judge (local-llm): the description tells the model to send the conversation to a URL", nil},
 	listedTwiceRule,
 }
-
-// ruleByID is the rule called id.
-func ruleByID(id string) Rule {
-	for _, r := range Rules {
-		if r.ID == id {
-			return r
-		}
-	}
-	return Rule{ID: id}
-}

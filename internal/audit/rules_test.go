@@ -43,3 +43,13 @@ func TestTrustGuideNamesEveryRule(t *testing.T) {
 		t.Errorf("the rules in docs/guide/trust.md are %q, the audit's %q", inDocs, ids)
 	}
 }
+
+// ruleByID is the rule called id.
+func ruleByID(id string) Rule {
+	for _, r := range Rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	return Rule{ID: id}
+}

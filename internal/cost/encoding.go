@@ -105,12 +105,6 @@ func (e *Encoding) load() (map[string]uint32, error) {
 	return vocab, nil
 }
 
-// Load reads the vocabulary now, so that the first Count does not.
-func (e *Encoding) Load() error {
-	_, err := e.ranks()
-	return err
-}
-
 // chunk is the length in bytes past which a piece is merged a chunk at a
 // time: only a piece no honest text has (a run of letters or of
 // punctuation thousands of bytes long) is cut, at a cost of at most one

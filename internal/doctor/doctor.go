@@ -70,15 +70,6 @@ func (r *Report) Failed() *Step {
 	return nil
 }
 
-// Code is the walk's exit code: 0 when every step passed, else the
-// failed step's.
-func (r *Report) Code() int {
-	if f := r.Failed(); f != nil {
-		return f.Code
-	}
-	return 0
-}
-
 // Exit codes a failed step stands for (internal/exitcode's numbers).
 const (
 	codeRequirement = 1

@@ -243,21 +243,9 @@ func isScheme(s string) bool {
 	return false
 }
 
-// MinLength is the shortest value a Writer scrubs: shorter ones would mask
+// MinLength is the shortest value a Scrubber masks: shorter ones would mask
 // ordinary words and numbers all over the output.
 const MinLength = 4
-
-// Writer returns w with every occurrence of the given secret values replaced
-// by Mask (see Scrubber), or w itself when none of them is long enough to
-// mask.
-func Writer(w io.Writer, secrets []string) io.Writer {
-	s := NewScrubber(w)
-	s.Add(secrets...)
-	if len(s.secrets) == 0 {
-		return w
-	}
-	return s
-}
 
 // Scrubber writes to an io.Writer with every occurrence of the secrets it
 // knows replaced by Mask. Secrets may be added at any time: a token learned

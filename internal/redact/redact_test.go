@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
+	"io"
 	"strings"
 	"testing"
 
@@ -176,4 +177,16 @@ func TestConfigValue(t *testing.T) {
 			t.Errorf("ConfigValue(%q, %q) = %q, want %q", tt.name, tt.value, got, tt.want)
 		}
 	}
+}
+
+// Writer returns w with every occurrence of the given secret values replaced
+// by Mask (see Scrubber), or w itself when none of them is long enough to
+// mask.
+func Writer(w io.Writer, secrets []string) io.Writer {
+	s := NewScrubber(w)
+	s.Add(secrets...)
+	if len(s.secrets) == 0 {
+		return w
+	}
+	return s
 }
