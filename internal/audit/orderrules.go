@@ -658,6 +658,9 @@ func (s *sent) fromShown(sp span) bool {
 	for i := sp.last + 1; i < min(len(s.toks), sp.last+10) && !s.strong[i]; i++ {
 		switch s.toks[i].text {
 		case "from", "of", "in", "out":
+			if s.toks[i].text == "from" && s.askedOf(i-1) {
+				continue // "omit to have it requested from the user": the user asked, not kept from
+			}
 			end := span{i, i, 0, 0, false}
 			if s.after(cShown, end, 5) {
 				return true
@@ -668,6 +671,16 @@ func (s *sent) fromShown(sp span) bool {
 				}
 			}
 		}
+	}
+	return false
+}
+
+// askedOf reports a verb of asking at token i, after which "from" names
+// whom something is asked of.
+func (s *sent) askedOf(i int) bool {
+	switch s.toks[i].text {
+	case "requested", "request", "asked", "ask", "obtained", "obtain", "prompted", "collected", "collect":
+		return true
 	}
 	return false
 }
@@ -1079,11 +1092,34 @@ func (s *sent) deemed() bool {
 			continue
 		}
 		for _, c := range s.f[cConsentNoun] {
-			if c.first > i && c.first-i <= 5 || c.last < i && i-c.last <= 4 {
+			if c.first > i && c.first-i <= 5 || c.last < i && i-c.last <= 4 && (!s.checkNoun(c) || s.granted(i+1)) {
 				if !s.negated(span{first: i, last: i}) && !s.conditional(span{first: i, last: i}) {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// checkNoun reports a consent noun that names any check or review as
+// well ("health checks"): deemed, it is consent only when deemed done.
+func (s *sent) checkNoun(c span) bool {
+	switch s.toks[c.last].text {
+	case "checks", "checking", "review":
+		return true
+	}
+	return false
+}
+
+// granted reports a word of a thing done or given at token i or the
+// next ("considered passed", "deemed to be complete"): not
+// "considered unhealthy".
+func (s *sent) granted(i int) bool {
+	for j := i; j < min(len(s.toks), i+3); j++ {
+		switch s.toks[j].text {
+		case "done", "complete", "completed", "passed", "given", "granted", "satisfied", "performed", "obtained", "approved", "unnecessary", "redundant", "optional", "waived":
+			return true
 		}
 	}
 	return false
