@@ -123,6 +123,18 @@ func TestQuotedAsItCame(t *testing.T) {
 	}
 }
 
+// A ping answered with an error is quoted as the failure's answer, not
+// the answer to the request sent beside it.
+func TestPingAnsweredWithAnErrorIsQuoted(t *testing.T) {
+	t.Parallel()
+	f := stdio
+	f.change = faults("ping-not-found")
+	r := runChecks(t, f, "lifecycle.ping")["lifecycle.ping"]
+	if r.Status != Failed || !strings.Contains(r.Received, "method not found: ping") {
+		t.Errorf("%s", describeResult(r))
+	}
+}
+
 // Each dependency a check declares, broken, makes the check blocked by
 // the check that names the defect, not failed with it: the listing
 // (lists.shape, for the --call tool beyond the page that broke it and the

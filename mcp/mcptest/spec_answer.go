@@ -105,6 +105,9 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 	}
 	switch method {
 	case "ping":
+		if spec.has("ping-not-found") {
+			return nil, notFound(method)
+		}
 		return json.RawMessage(`{}`), nil
 	case "initialize":
 		if modern {
