@@ -184,6 +184,20 @@ func TestServerEndedByTheProbeStartsAgain(t *testing.T) {
 	}
 }
 
+// mcpv serve opens its upstream in the era its client asks for: a client
+// of the initialize era has the server sent initialize first, so that a
+// server that ends on any other first message (rmcp's) serves it, started
+// once.
+func TestServeServesAServerThatWantsInitializeFirst(t *testing.T) {
+	t.Parallel()
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n"
+	tail, log := fakeLogged(t, "initialize-first")
+	r := newWorld(t).mcpv(t, mockInit+list, args([]string{"serve"}, tail)...)
+	if r.code != 0 || !strings.Contains(r.stdout, `"name":"tool0"`) || strings.Contains(readLogIfAny(log), "server/discover") {
+		t.Errorf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // A server that reads the probe and ends for a reason of its own, naming
 // initialize but not the probe ("failed to initialize the client"), is
 // started once: its complaint is read once, and the command fails as it
