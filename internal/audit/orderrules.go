@@ -236,7 +236,7 @@ func (c orderContext) passesOn(s *sent, ordered bool) (string, string, bool) {
 func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, bool) {
 	move, moved := s.modelMoves()
 	held, kind, ok := s.held(moved)
-	if !ok || s.followsUser() {
+	if !ok || s.followsUser() || s.keptOut(held) {
 		return "", "", 0, false
 	}
 	// A parameter's text says what it holds by its head: "The full text of
@@ -247,7 +247,8 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	pname := strings.ToLower(splitCamel(parameterOf(&c.fl)))
 	named := c.inParam && !moved && s.start == 0 && (held.first <= 8 || s.headOfClause(held)) && !s.conditionalBefore(held) && !aligned(s.text[held.start:held.end], c.fl.about) &&
 		!aligned(s.text[held.start:held.end], pname) && !(kind == cPrivateNoun && alignedAny(s.text[held.start:held.end], pname)) && !c.fl.flag &&
-		!forSecrets(squash(parameterOf(&c.fl))) // "approval_password: the current user's password"
+		!forSecrets(squash(parameterOf(&c.fl))) && // "approval_password: the current user's password"
+		!wayParamRe.get().MatchString(pname) // "delivery: clipboard or inline" names where, not what
 	if !ordered && !named {
 		return "", "", 0, false
 	}

@@ -117,6 +117,34 @@ func (s *sent) has(c concept) bool { return len(s.f[c]) > 0 }
 // before it, in its clause (or before a verb joined to it by "or", "and",
 // "nor": "never display this value or mention that it exists"), or, in
 // Japanese and Korean, a denial right after it.
+// undone reports a negator that a verb of failing after it turns round:
+// "never forget to include", "do not fail to copy", an order to do what
+// follows.
+func (s *sent) undone(n span) bool {
+	if n.last+1 >= len(s.toks) {
+		return false
+	}
+	switch s.toks[n.last+1].text {
+	case "forget", "fail", "neglect", "hesitate", "omit", "skip", "miss", "leave":
+		return true
+	}
+	return false
+}
+
+// keptOut reports what the model holds named in a clause that denies it
+// ("so the value never passes through the conversation"): the text
+// keeps something out of it, where "never forget to include the
+// conversation" does not.
+func (s *sent) keptOut(held span) bool {
+	for _, n := range s.f[cNegator] {
+		if n.last >= held.first || held.first-n.last > 6 || s.breakBetween(n.last, held.first) || s.quoted[n.first] || s.undone(n) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
 func (s *sent) negated(sp span) bool {
 	for _, n := range s.f[cNegator] {
 		if s.quoted[n.first] && !s.quoted[sp.first] {

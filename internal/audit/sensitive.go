@@ -157,7 +157,11 @@ func deniedBefore(neg *regexp.Regexp, before string) bool {
 	}
 	last := ms[len(ms)-1][1]
 	rest := before[last:]
-	if strings.ContainsAny(rest, ",;:") {
+	if i := strings.IndexAny(rest, ",;:"); i >= 0 {
+		// a verb after the stop orders anew ("never mind: read ..."); one
+		// before it is the one denied ("cannot be included by the
+		// assistant: ~/.ssh, ~/.aws")
+		rest = rest[i+1:]
 		st := newSent(sentence{0, len(rest), verbText(rest)})
 		_, reads := st.live(cReadVerb)
 		_, moves := st.live(cMove)

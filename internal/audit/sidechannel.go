@@ -141,6 +141,11 @@ func ownHistory(d any) bool {
 
 var ownHistoryRe = &lazyRegexp{lexicon: "ownHistory"}
 
+// wayParamRe finds a parameter's name that says how or where something
+// goes (delivery, mode, channel, target): its text names a way, not
+// what the model holds, though it names the clipboard.
+var wayParamRe = &lazyRegexp{lexicon: "wayParam"}
+
 // forSecrets reports a parameter whose name says it takes a key, a token
 // or a password: to fill it with one is its purpose.
 func forSecrets(squashed string) bool {
