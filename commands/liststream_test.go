@@ -95,3 +95,14 @@ func TestLookupsStopAtWhatTheyFind(t *testing.T) {
 		}
 	}
 }
+
+// A list refused before its first page prints nothing on stdout, not a
+// lone newline: `out=$(mcpv list-prompts ...)` holds nothing but what the
+// server listed.
+func TestListRefusedPrintsNothing(t *testing.T) {
+	t.Parallel()
+	r := mcpv(t, "", args([]string{"list-prompts"}, fake("not-found=prompts/list"))...)
+	if r.code != 3 || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q, want 3 and nothing\n%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -111,7 +111,10 @@ func (p *Printer) writeRaw(w *bufio.Writer, raw []byte) error {
 // it whole (compact, then a newline), without holding it: a list of any
 // length in the memory of one page. Each piece is a run of whole JSON
 // tokens (no string cut in two).
-type ValueWriter struct{ w *bufio.Writer }
+type ValueWriter struct {
+	w     *bufio.Writer
+	wrote bool // a piece was written: Close ends the value
+}
 
 // StreamValue starts a ValueWriter, when the printer prints values as they
 // are: no filter, compact, no colour. ok is false otherwise: the value must
@@ -126,14 +129,22 @@ func (p *Printer) StreamValue() (v *ValueWriter, ok bool) {
 }
 
 // Write prints a piece of the value.
-func (v *ValueWriter) Write(piece []byte) error { return rawjson.WriteCompact(v.w, piece) }
+func (v *ValueWriter) Write(piece []byte) error {
+	v.wrote = true
+	return rawjson.WriteCompact(v.w, piece)
+}
 
 // Flush writes what is buffered: a page is out.
 func (v *ValueWriter) Flush() error { return v.w.Flush() }
 
-// Close ends the value, as Print ends one, and lets go of the writer.
+// Close ends the value, as Print ends one, and lets go of the writer. A
+// value of which nothing was written (the list failed before its first
+// page) leaves stdout empty, not a lone newline.
 func (v *ValueWriter) Close() error {
-	err := v.w.WriteByte('\n')
+	var err error
+	if v.wrote {
+		err = v.w.WriteByte('\n')
+	}
 	if ferr := v.w.Flush(); err == nil {
 		err = ferr
 	}
