@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/redact"
 )
 
 // docs/guide/trust.md says what each rule means: a heading each, its
@@ -52,4 +55,25 @@ func ruleByID(id string) Rule {
 		}
 	}
 	return Rule{ID: id}
+}
+
+// A signed URL's secret is expired by its own query's time, in each form
+// a vendor writes it; one with no time, or a time to come, is live.
+func TestExpiredURL(t *testing.T) {
+	now := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	for text, want := range map[string]bool{
+		"https://f.example/x?expiry=1708515345&signature=zuoghqlrcnw8YHywkpaXQlHs":                           true,
+		"https://f.example/x?Expires=4102444800&Signature=zuoghqlrcnw8YHywkpaXQlHs":                          false,
+		"https://a.blob.core.windows.net/c/b?se=2024-02-21T00:00:00Z&sp=r&sig=zuoghqlrcnw8YHywkpaXQlHsVhWen": true,
+		"https://f.example/x?signature=zuoghqlrcnw8YHywkpaXQlHs":                                             false,
+	} {
+		secs := redact.FindSecrets(text)
+		if len(secs) == 0 {
+			t.Errorf("%s: no secret found", text)
+			continue
+		}
+		if got := expiredURL(text, secs[0], now); got != want {
+			t.Errorf("%s: expired %t, want %t", text, got, want)
+		}
+	}
 }

@@ -2,8 +2,11 @@ package audit
 
 import (
 	"fmt"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/redact"
@@ -110,6 +113,10 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 		if vs, ve := sec.Value(); placeholderSecret(fl.text[vs:ve]) || namesItself(fl.text, vs, ve) || localURL(fl.text, sec) {
 			continue
 		}
+		if expiredURL(fl.text, sec, time.Now()) {
+			out = append(out, f(RuleSecret, Low, "holds "+sec.Kind+" that has expired (an example, or a leak that grants nothing now)", sec.Start, sec.End))
+			continue
+		}
 		out = append(out, f(RuleSecret, High, "holds "+sec.Kind, sec.Start, sec.End))
 	}
 	out = merge(out)
@@ -179,6 +186,35 @@ func namesItself(text string, vs, ve int) bool {
 // isNameByte is a byte of a name: a letter, a digit, _ or -.
 func isNameByte(b byte) bool {
 	return b == '_' || b == '-' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+// expiredURL reports a secret of a signed URL whose own query says it
+// expired before now: a Unix time (expiry=, expires=, Expires=, exp=) or
+// a date (Azure's se=) in the past. A vendor's documented example carries
+// one; such a URL opens nothing.
+func expiredURL(text string, sec redact.Found, now time.Time) bool {
+	start := strings.LastIndexAny(text[:sec.Start], " \t\n\"'`<(") + 1
+	end := sec.End + strings.IndexFunc(text[sec.End:], func(r rune) bool { return strings.ContainsRune(" \t\n\"'`>)", r) })
+	if end < sec.End {
+		end = len(text)
+	}
+	_, query, ok := strings.Cut(text[start:end], "?")
+	if !ok {
+		return false
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil && len(q) == 0 {
+		return false
+	}
+	for _, k := range []string{"expiry", "expires", "Expires", "exp"} {
+		if n, err := strconv.ParseInt(q.Get(k), 10, 64); err == nil && n > 1e9 {
+			return time.Unix(n, 0).Before(now)
+		}
+	}
+	if t, err := time.Parse(time.RFC3339, q.Get("se")); err == nil {
+		return t.Before(now)
+	}
+	return false
 }
 
 // localURL reports a password in a URL of this machine
