@@ -157,15 +157,16 @@ func TestRememberedEraAsksNoMoreBeforeInitialize(t *testing.T) {
 
 // TestServerEndedByTheProbeStartsAgain: a server of the initialize era that
 // ends on any first message but initialize, as rmcp's do, is started again
-// and sent initialize first, and the command works; its era is
-// remembered, so that the next run starts it once, with initialize first.
+// and sent initialize first, and the command works, saying why under the
+// server's complaint; its era is remembered, so that the next run starts
+// it once, with initialize first.
 func TestServerEndedByTheProbeStartsAgain(t *testing.T) {
 	t.Parallel()
 	tail, log := fakeLogged(t, "initialize-first")
 	w := newWorld(t)
 	for n, want := range [][]string{{"server/discover", "initialize"}, {"initialize"}} {
 		from := len(readLogIfAny(log))
-		r := mcpvIn(t, w.env, "", args([]string{"-v", "list-tools", "-c", "-q", "[.tools[].name]"}, tail)...)
+		r := mcpvIn(t, w.env, "", args([]string{"list-tools", "-c", "-q", "[.tools[].name]"}, tail)...)
 		r.expect(t, 0, "[\"tool0\",\"x\"]\n", "", "")
 		var got []string
 		for line := range strings.SplitSeq(readLogIfAny(log)[from:], "\n") {

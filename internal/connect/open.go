@@ -54,8 +54,9 @@ func Open(ctx context.Context, s *Settings, env Env, h Hooks) (*Conn, error) {
 		// A server of the initialize era that ends on any first message
 		// but initialize (rmcp's do): started again, and sent initialize
 		// first. The era is remembered as a probe's would be, so the next
-		// run starts it once.
-		if s.Verbose {
+		// run starts it once. Said, unless the server's stderr is hidden:
+		// its complaint is shown above, and the command goes on.
+		if !s.Quiet {
 			fmt.Fprintf(h.Stderr, "mcpv: the server ended on server/discover, the probe of its era: started again, with initialize first\n")
 		}
 		return open(ctx, s, env, h, ans, true)
