@@ -334,14 +334,22 @@ func jsonrpcBadInputChecks() []*Check {
 					t.Skip("the protocol version is %s; batches are 2025-03-26's alone", c.version)
 				}
 				const batch = `[{"jsonrpc":"2.0","id":"mcpv-check-b1","method":"ping"},{"jsonrpc":"2.0","id":"mcpv-check-b2","method":"ping"}]`
-				answered := 0
+				answered, refused := 0, ""
 				for _, s := range sendBadSeen(t, c, batch, "sending a batch") {
-					if s.msg.IsResponse() && s.msg.ID != nil && strings.HasPrefix(string(s.msg.ID), `"mcpv-check-b`) {
+					switch {
+					case s.msg.IsResponse() && s.msg.ID != nil && strings.HasPrefix(string(s.msg.ID), `"mcpv-check-b`):
 						t.Got(s.raw)
 						answered++
+					case s.msg.IsResponse() && s.msg.Error != nil && refused == "":
+						refused = s.raw // the batch refused whole: -32700 or -32600
 					}
 				}
-				if answered != 2 {
+				switch {
+				case answered == 2:
+				case answered == 0 && refused != "":
+					t.Got(refused)
+					t.Fail("the batch was answered with an error, not with the answers to its 2 pings")
+				default:
 					t.Fail("%d of the batch's 2 pings were answered", answered)
 				}
 			},

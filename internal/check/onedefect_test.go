@@ -135,6 +135,18 @@ func TestPingAnsweredWithAnErrorIsQuoted(t *testing.T) {
 	}
 }
 
+// A batch refused whole, as many servers of 2025-03-26 refuse one, is said
+// so, with the refusal quoted.
+func TestBatchRefusedIsQuoted(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio", version: "2025-03-26"}
+	f.change = faults("no-batches")
+	r := runChecks(t, f, "jsonrpc.batch-2025-03-26")["jsonrpc.batch-2025-03-26"]
+	if r.Status != Failed || !strings.Contains(r.Received, "batches are not served") || !strings.Contains(r.Message, "answered with an error") {
+		t.Errorf("%s", describeResult(r))
+	}
+}
+
 // Each dependency a check declares, broken, makes the check blocked by
 // the check that names the defect, not failed with it: the listing
 // (lists.shape, for the --call tool beyond the page that broke it and the
