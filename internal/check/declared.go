@@ -92,10 +92,22 @@ func (t *T) notServed(method string, e *mcp.RPCError) {
 		return
 	}
 	for _, m := range capabilityMethods {
-		if m.method == method && t.r.facts.declares(m.capability) {
+		if m.method == method && t.r.facts.declares(m.capability) && !t.answersWellFormed(m.method, m.params) {
 			t.Block("lifecycle.declared-methods", "%s is answered -32601, though the server declares %s", method, m.capability)
 		}
 	}
+}
+
+// answersWellFormed asks method as lifecycle.declared-methods does, with
+// params it takes: an answer but -32601 shows the method served, so that
+// the -32601 the check got answered what its own request got wrong (rmcp's
+// servers answer params they cannot read so).
+func (t *T) answersWellFormed(method, params string) bool {
+	if params == "" {
+		return false
+	}
+	r, _ := t.request(t.conn(), method, json.RawMessage(params))
+	return r.Error == nil || r.Error.Code != mcp.CodeMethodNotFound || namesTheUnknown(r.Error)
 }
 
 // namesTheUnknown reports a -32601 whose message names the tool, prompt,

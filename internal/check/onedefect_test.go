@@ -135,6 +135,22 @@ func TestPingAnsweredWithAnErrorIsQuoted(t *testing.T) {
 	}
 }
 
+// A server that answers params it cannot read with -32601, though it
+// serves the method, fails jsonrpc.invalid-params on its code, and is not
+// said to lack the method (lifecycle.declared-methods passes).
+func TestMethodNotFoundForBadParamsIsNoMissingMethod(t *testing.T) {
+	t.Parallel()
+	f := stdio
+	f.change = faults("invalid-params-32601")
+	rs := runChecks(t, f, "jsonrpc.invalid-params", "lifecycle.declared-methods")
+	if r := rs["jsonrpc.invalid-params"]; r.Status != Warned && r.Status != Failed || r.BlockedBy != "" {
+		t.Errorf("%s", describeResult(r))
+	}
+	if r := rs["lifecycle.declared-methods"]; r.Status != Passed {
+		t.Errorf("%s", describeResult(r))
+	}
+}
+
 // A batch refused whole, as many servers of 2025-03-26 refuse one, is said
 // so, with the refusal quoted.
 func TestBatchRefusedIsQuoted(t *testing.T) {

@@ -99,6 +99,10 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 	if res, ok := spec.Answers[method]; ok {
 		return res, nil
 	}
+	if key := map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]; key != "" &&
+		spec.has("invalid-params-32601") && len(member(params, key)) == 0 {
+		return nil, notFound(method) // as rmcp's servers answer params they cannot read
+	}
 	modern := spec.Era == "modern"
 	if modern && slices.Contains([]string{"logging/setLevel", "resources/subscribe", "resources/unsubscribe"}, method) {
 		return nil, notFound(method) // the initialize era's alone

@@ -98,6 +98,7 @@ var Faults = []string{
 	"ping-unanswered",          // ping never answered
 	"ping-wrong-id",            // ping answered under an id no request had
 	"ping-not-found",           // ping answered -32601, as a method the server does not have
+	"invalid-params-32601",     // prompts/get, resources/read, tools/call without their name or uri answered -32601
 	"integer-cursor",           // nextCursor an integer, not a string
 	"result-and-error",         // every result response carries an error too
 	"undeclared-sampling",      // (initialize era) sampling/createMessage asked of a client that did not declare sampling, after every answer
