@@ -219,6 +219,10 @@ type Options struct {
 	// the call's response come. A test holds the check back with it, as
 	// a loaded machine does.
 	beforeCancel func(answered func() bool)
+	// afterCancel, when set, is called once that cancellation is sent,
+	// before the request that follows it: as beforeCancel, with what the
+	// call's answer may cross.
+	afterCancel func(answered func() bool)
 }
 
 // Default bounds.

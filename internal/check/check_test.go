@@ -94,6 +94,34 @@ func TestCallOverBeforeItsCancellation(t *testing.T) {
 	}
 }
 
+// A call's result that comes after its cancellation was sent but before
+// the answer to the request sent after it may have crossed the
+// cancellation (a quick call, a loaded machine): skipped, saying so. A
+// server that answers the cancellation itself, with an error, fails
+// whenever it comes (TestBrokenServers, answer-cancelled).
+func TestCallResultCrossingItsCancellation(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opts := Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: 20 * time.Second, Calls: []Call{{Tool: "slow"}},
+		afterCancel: func(answered func() bool) {
+			for !answered() && ctx.Err() == nil {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}}
+	f := stdio
+	f.change = faults("ignore-cancel")
+	report, err := Run(ctx, f.target(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range report.Results {
+		if r.ID == "utilities.cancel-call" && (r.Status != Skipped || !strings.Contains(r.Message, "may have crossed its cancellation")) {
+			t.Errorf("%s", describeResult(r))
+		}
+	}
+}
+
 // A server killed by a signal mcpv check did not send (one that frees
 // its port by killing every other of its kind, when a check starts a
 // second) is not judged by what it could not answer: the check that

@@ -60,7 +60,8 @@ var Faults = []string{
 	"lenient-log-level",      // an unknown log level taken
 	// cancellation and progress
 	"progress-decreasing", // the slow tool's progress goes down
-	"answer-cancelled",    // a cancelled slow call answered anyway
+	"answer-cancelled",    // a cancelled slow call answered anyway, with an error -32800
+	"ignore-cancel",       // a cancelled slow call runs on to its result
 	"die-on-cancel",       // notifications/cancelled ends the server
 	"stray-progress",      // a progress notification for no token after every answer
 	// the modern era
@@ -845,9 +846,12 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 			select {
 			case <-cancel:
 				if s.has("answer-cancelled") {
-					out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"stopped"}]}`)))
+					out.send(s.errorLine(id, -32800, "Request cancelled"))
 				}
-				return
+				if !s.has("ignore-cancel") {
+					return
+				}
+				cancel = nil
 			case <-time.After(slowStep):
 			}
 			if token == nil && i >= 3 {
