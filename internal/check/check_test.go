@@ -70,55 +70,51 @@ func TestUnknownToolAnsweredMethodNotFound(t *testing.T) {
 	}
 }
 
-// A call that runs to its end while the check is held back, before its
-// cancellation goes (as on a loaded machine), is no server answering a
-// cancelled call: the check is skipped, saying so.
-func TestCallOverBeforeItsCancellation(t *testing.T) {
-	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	opts := Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: 20 * time.Second, Calls: []Call{{Tool: "slow"}},
-		beforeCancel: func(answered func() bool) {
-			for !answered() && ctx.Err() == nil {
-				time.Sleep(10 * time.Millisecond)
-			}
-		}}
-	report, err := Run(ctx, stdio.target(t), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range report.Results {
-		if r.ID == "utilities.cancel-call" && (r.Status != Skipped || !strings.Contains(r.Message, "ended before its cancellation was sent")) {
-			t.Errorf("%s", describeResult(r))
-		}
-	}
-}
-
-// A call's result that comes after its cancellation was sent but before
-// the answer to the request sent after it may have crossed the
-// cancellation (a quick call, a loaded machine): skipped, saying so. A
-// server that answers the cancellation itself, with an error, fails
+// A call's result that the check cannot tell from one that crossed its
+// cancellation is no server answering a cancelled call: skipped, saying
+// so. One that came before the cancellation went (a call that ran to its
+// end while the check was held back, as on a loaded machine), and one
+// that came after it but before the answer to the request sent after it.
+// A server that answers the cancellation itself, with an error, fails
 // whenever it comes (TestBrokenServers, answer-cancelled).
-func TestCallResultCrossingItsCancellation(t *testing.T) {
+func TestCallOverOrCrossingItsCancellation(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	opts := Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: 20 * time.Second, Calls: []Call{{Tool: "slow"}},
-		afterCancel: func(answered func() bool) {
+	hold := func(ctx context.Context) func(answered func() bool) {
+		return func(answered func() bool) {
 			for !answered() && ctx.Err() == nil {
 				time.Sleep(10 * time.Millisecond)
 			}
-		}}
-	f := stdio
-	f.change = faults("ignore-cancel")
-	report, err := Run(ctx, f.target(t), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range report.Results {
-		if r.ID == "utilities.cancel-call" && (r.Status != Skipped || !strings.Contains(r.Message, "may have crossed its cancellation")) {
-			t.Errorf("%s", describeResult(r))
 		}
+	}
+	for _, tc := range []struct {
+		name, fault, says string
+		before            bool
+	}{
+		{"over before", "", "ended before its cancellation was sent", true},
+		{"crossing", "ignore-cancel", "may have crossed its cancellation", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			opts := Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: 20 * time.Second, Calls: []Call{{Tool: "slow"}}}
+			f := stdio
+			if tc.before {
+				opts.beforeCancel = hold(ctx)
+			} else {
+				opts.afterCancel = hold(ctx)
+				f.change = faults(tc.fault)
+			}
+			report, err := Run(ctx, f.target(t), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range report.Results {
+				if r.ID == "utilities.cancel-call" && (r.Status != Skipped || !strings.Contains(r.Message, tc.says)) {
+					t.Errorf("%s", describeResult(r))
+				}
+			}
+		})
 	}
 }
 

@@ -61,7 +61,7 @@ var Faults = []string{
 	// cancellation and progress
 	"progress-decreasing", // the slow tool's progress goes down
 	"answer-cancelled",    // a cancelled slow call answered anyway, with an error -32800
-	"ignore-cancel",       // a cancelled slow call runs on to its result
+	"ignore-cancel",       // the slow call runs until cancelled, then sends its result as if it crossed the cancellation
 	"die-on-cancel",       // notifications/cancelled ends the server
 	"stray-progress",      // a progress notification for no token after every answer
 	// the modern era
@@ -848,14 +848,18 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 				if s.has("answer-cancelled") {
 					out.send(s.errorLine(id, -32800, "Request cancelled"))
 				}
-				if !s.has("ignore-cancel") {
-					return
+				if s.has("ignore-cancel") {
+					// the result on its way as the cancellation came
+					out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
 				}
-				cancel = nil
+				return
 			case <-time.After(slowStep):
 			}
 			if token == nil && i >= 3 {
 				break
+			}
+			if s.has("ignore-cancel") && i == slowSteps {
+				i-- // runs until cancelled, whatever the machine's speed
 			}
 		}
 		out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
