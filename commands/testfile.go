@@ -71,7 +71,7 @@ func checkStepLine(lines *lineParser, words []string, caps map[string]json.RawMe
 	lines.lines = map[string]*parsedLine{}
 	pl, err := lines.parse(shellwords.Join(words))
 	if err != nil {
-		return testfile.Line{}, errors.New(stepMessage(err))
+		return testfile.Line{}, errors.New(stepMessage(jq.OneLine(err))) // a file's mistake is one line
 	}
 	line := testfile.Line{Text: pl.text && !pl.output.RawOutput}
 	if c, ok := pl.cmd.Interface().(callCmd); ok {

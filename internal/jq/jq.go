@@ -62,7 +62,8 @@ func (e *FilterError) Unwrap() error { return e.Err }
 // *FilterError's column in words instead of a caret under the expression;
 // any other error as it is.
 func OneLine(err error) error {
-	if fe, ok := err.(*FilterError); ok && fe.expr != "" {
+	// Also one that a usage error wraps without a word of its own.
+	if fe := (*FilterError)(nil); errors.As(err, &fe) && fe.expr != "" && err.Error() == fe.Error() {
 		line := *fe
 		line.oneLine = true
 		return &line
