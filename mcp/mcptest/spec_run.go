@@ -855,11 +855,12 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 				return
 			case <-time.After(slowStep):
 			}
+			if s.has("ignore-cancel") {
+				i = min(i, slowSteps-1) // runs until cancelled, whatever the machine's speed, with a progress token or without
+				continue
+			}
 			if token == nil && i >= 3 {
 				break
-			}
-			if s.has("ignore-cancel") && i == slowSteps {
-				i-- // runs until cancelled, whatever the machine's speed
 			}
 		}
 		out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
