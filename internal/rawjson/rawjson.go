@@ -132,6 +132,9 @@ func walkMembers(data []byte, fn func(rawKey, value []byte) error) error {
 		rawKey := data[i:end]
 		i = SkipSpace(data, end)
 		i = SkipSpace(data, i+1) // the ':'
+		if i >= len(data) {
+			break // data was not valid after all: no panic, no member
+		}
 		end = valueEnd(data, i)
 		if err := fn(rawKey, data[i:end]); err != nil {
 			return err
@@ -157,6 +160,9 @@ func ForEachElement(arr []byte, fn func(i int, el []byte)) {
 	i = SkipSpace(arr, i+1)
 	for n := 0; i < len(arr) && arr[i] != ']'; n++ {
 		end := valueEnd(arr, i)
+		if end <= i {
+			return // arr was not valid after all (a '}' where an element starts): no element, and no loop
+		}
 		fn(n, arr[i:end])
 		i = SkipSpace(arr, end)
 		if i < len(arr) && arr[i] == ',' {
@@ -223,8 +229,12 @@ func SkipSpace(data []byte, i int) int {
 }
 
 // valueEnd returns the index just past the JSON value that starts at data[i].
-// The input must already be known to be valid JSON.
+// The input must already be known to be valid JSON; in any other, the
+// index is still within data.
 func valueEnd(data []byte, i int) int {
+	if i >= len(data) {
+		return len(data)
+	}
 	switch data[i] {
 	case '"':
 		return stringEnd(data, i)

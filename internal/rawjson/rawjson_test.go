@@ -202,10 +202,26 @@ func FuzzForEachMember(f *testing.F) {
 		`{"o":{"a":[1,{"b":"]}"}]},"n":[[],{}]}`, `{"x":1e2,"y":-0.0,"z":-1.5E+3}`,
 		" \n{ \"a\" :\t[ 1 , 2 ] ,\r\n\"b\" : { \"c\" : null } }\n", `{"a":1,"a":2}`,
 		`{"\u00e9":"\ud83d\ude00"}`, `[]`, `[{"a":1}]`, `"x"`, `1`, `null`, `{"a":}`, `{"a":1}x`, ``,
+		`{00`, `{"a"`, `{"a":`, `{"a" `, `{"a":1,`, `{`, `[1,`, `[`, // not valid: the walks for valid JSON read them without a panic
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The walks for valid JSON, given any other (a caller that was
+		// wrong about it), neither panic nor hand out bytes past data's.
+		within := func(what string, b []byte) {
+			if len(b) > len(data) || len(b) > 0 && !bytes.Contains(data, b) {
+				t.Fatalf("%s handed out %q, not within %q", what, b, data)
+			}
+		}
+		ForEachValidRawMember(data, func(_ string, rawKey, value []byte) error {
+			within("ForEachValidRawMember", rawKey)
+			within("ForEachValidRawMember", value)
+			return nil
+		})
+		ForEachElement(data, func(_ int, el []byte) { within("ForEachElement", el) })
+		within("Member", Member(data, "a"))
+
 		got, err := members(t, data)
 		if !json.Valid(data) {
 			if err == nil {
