@@ -172,24 +172,36 @@ func itemFields(m map[string]any, fn func(path, text string, r role, flag bool),
 }
 
 // walkText calls fn for each string in v (the members of an item the
-// protocol does not name, the messages of a prompt), as prose.
+// protocol does not name, the messages of a prompt), as prose. Its path
+// is path and the steps taken, rendered only for a string and shortened
+// as walkSchema's are: an object nested thousands deep costs no path per
+// level.
 func walkText(v any, path string, n *int, fn func(path, text string, r role, flag bool)) {
-	if *n >= maxFields {
-		return
-	}
-	switch v := v.(type) {
-	case string:
-		*n++
-		fn(path, v, roleProse, false)
-	case map[string]any:
-		for _, k := range sortedKeys(v) {
-			walkText(v[k], path+pathKey(k), n, fn)
+	var steps []string
+	var walk func(v any)
+	walk = func(v any) {
+		if *n >= maxFields {
+			return
 		}
-	case []any:
-		for i, e := range v {
-			walkText(e, fmt.Sprintf("%s[%d]", path, i), n, fn)
+		switch v := v.(type) {
+		case string:
+			*n++
+			fn(renderPath(path, steps), v, roleProse, false)
+		case map[string]any:
+			for _, k := range sortedKeys(v) {
+				steps = append(steps, pathKey(k))
+				walk(v[k])
+				steps = steps[:len(steps)-1]
+			}
+		case []any:
+			for i, e := range v {
+				steps = append(steps, fmt.Sprintf("[%d]", i))
+				walk(e)
+				steps = steps[:len(steps)-1]
+			}
 		}
 	}
+	walk(v)
 }
 
 // templateVariables are the names of a URI template's variables:
