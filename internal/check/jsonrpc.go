@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -536,15 +537,23 @@ func echoes(t *T, id string) {
 
 // wantError fails unless m is an error response with code.
 func wantError(t *T, m mcp.Message, x *exchange, code int) {
-	switch {
-	case m.Error == nil:
-		t.Got(clip(string(m.Result), 300))
-		t.Fail("answered with a result, not error %d", code)
-	case m.Error.Code != code:
-		t.Got(errText(m.Error))
-		t.Fail("answered with error %d, not %d", m.Error.Code, code)
-	}
+	wantCode(t, m.Result, m.Error, code, fmt.Sprintf("answered with a result, not error %d", code),
+		"answered with error %d, not "+strconv.Itoa(code))
 	if x != nil {
 		t.Note("over HTTP: %s", x)
+	}
+}
+
+// wantCode fails t unless the answer (res or rerr) is an error of code:
+// a result fails saying served, another code saying refused, a format
+// given the code that came.
+func wantCode(t *T, res json.RawMessage, rerr *mcp.RPCError, code int, served, refused string) {
+	switch {
+	case rerr == nil:
+		t.Got(clip(string(res), 300))
+		t.Fail("%s", served)
+	case rerr.Code != code:
+		t.Got(errText(rerr))
+		t.Fail(refused, rerr.Code)
 	}
 }

@@ -115,14 +115,7 @@ func listsChecks() []*Check {
 					params := json.RawMessage(`{"cursor":"mcpv-check:not-a-cursor"}`)
 					t.Sent(l.Method + " " + string(params))
 					res, rerr := t.call(l.Method, params)
-					switch {
-					case rerr == nil:
-						t.Got(clip(string(res), 300))
-						t.Fail("answered with a page")
-					case rerr.Code != -32602:
-						t.Got(errText(rerr))
-						t.Fail("answered with error %d, not -32602", rerr.Code)
-					}
+					wantCode(t, res, rerr, -32602, "answered with a page", "answered with error %d, not -32602")
 					return
 				}
 				t.Skip("the server declares no list")

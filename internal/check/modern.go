@@ -183,14 +183,7 @@ func modernRequestChecks() []*Check {
 				params, _ := mcp.WithMeta(nil, mcp.MetaProtocolVersion, v)
 				t.Sent("server/discover " + string(params) + " (no " + mcp.MetaClientCapabilities + ")")
 				m, x, err := c.requestID(t.ctx, c.newID(), "server/discover", params)
-				if err != nil && x == nil {
-					t.failErr("server/discover", err)
-				}
-				wantStatus(t, x, http.StatusBadRequest)
-				if err != nil {
-					t.failErr("server/discover", err)
-				}
-				wantError(t, m, nil, mcp.CodeInvalidParams)
+				wantRefusal(t, "server/discover", m, x, err, http.StatusBadRequest, mcp.CodeInvalidParams)
 			},
 		},
 		{
@@ -218,18 +211,11 @@ func modernRequestChecks() []*Check {
 				id := c.newID()
 				msg, _ := mcp.EncodeRequest(id, method, c.stampVersion(nil, other))
 				m, x, err := c.roundTrip(t.ctx, id, msg, httpReq{header: http.Header{"MCP-Protocol-Version": {other}}})
-				if err != nil && x == nil {
-					t.failErr(method, err)
-				}
 				if method == "server/discover" && err == nil && m.Error == nil {
 					t.Got(clip(string(m.Result), 200))
 					t.Unsure("server/discover stamped with a version the server does not support was answered with its result (its supported versions), not -32022")
 				}
-				wantStatus(t, x, http.StatusBadRequest)
-				if err != nil {
-					t.failErr(method, err)
-				}
-				wantError(t, m, nil, mcp.CodeUnsupportedProtocolVersion)
+				wantRefusal(t, method, m, x, err, http.StatusBadRequest, mcp.CodeUnsupportedProtocolVersion)
 				var d struct {
 					Supported []string `json:"supported"`
 				}
@@ -248,14 +234,7 @@ func modernRequestChecks() []*Check {
 				c := t.connWith(connOptions{era: "modern"})
 				t.Sent("POST mcpv-check/no-such-method")
 				m, x, err := c.request(t.ctx, "mcpv-check/no-such-method", nil)
-				if x == nil {
-					t.failErr("mcpv-check/no-such-method", err)
-				}
-				wantStatus(t, x, http.StatusNotFound)
-				if err != nil {
-					t.failErr("mcpv-check/no-such-method", err)
-				}
-				wantError(t, m, nil, mcp.CodeMethodNotFound)
+				wantRefusal(t, "mcpv-check/no-such-method", m, x, err, http.StatusNotFound, mcp.CodeMethodNotFound)
 			},
 		},
 		headerCheck("modern.header-method", "an Mcp-Method header unlike the body's method is refused", "Mcp-Method", "tools/list"),
@@ -503,6 +482,20 @@ func wantStatus(t *T, x *exchange, status int) {
 		t.Got(x.String())
 		t.Fail("answered HTTP %d, not %d", x.status, status)
 	}
+}
+
+// wantRefusal fails t unless the answer to method (m, over HTTP x, or
+// err) is the HTTP status and the error code. The status is judged
+// before err, which a refusal's body that holds no response gives.
+func wantRefusal(t *T, method string, m mcp.Message, x *exchange, err error, status, code int) {
+	if err != nil && x == nil {
+		t.failErr(method, err)
+	}
+	wantStatus(t, x, status)
+	if err != nil {
+		t.failErr(method, err)
+	}
+	wantError(t, m, nil, code)
 }
 
 // headerCheck is a check that a request whose header name says value

@@ -167,14 +167,9 @@ func readingPromptChecks() []*Check {
 					params, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]string{}})
 					t.Sent("prompts/get " + string(params))
 					res, rerr := t.call("prompts/get", params)
-					switch {
-					case rerr == nil:
-						t.Got(clip(string(res), 300))
-						t.Fail("answered with a result, though %q is required", requiredArgs(p)[0])
-					case rerr.Code != -32602:
-						t.Got(errText(rerr))
-						t.Fail("answered with error %d, not -32602", rerr.Code)
-					}
+					wantCode(t, res, rerr, -32602,
+						fmt.Sprintf("answered with a result, though %q is required", requiredArgs(p)[0]),
+						"answered with error %d, not -32602")
 					return
 				}
 				t.Skip("no prompt has a required argument")
@@ -189,14 +184,7 @@ func readingPromptChecks() []*Check {
 				params := json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`)
 				t.Sent("prompts/get " + string(params))
 				res, rerr := t.call("prompts/get", params)
-				switch {
-				case rerr == nil:
-					t.Got(clip(string(res), 300))
-					t.Fail("answered with a result")
-				case rerr.Code != -32602:
-					t.Got(errText(rerr))
-					t.Fail("answered with error %d, not -32602", rerr.Code)
-				}
+				wantCode(t, res, rerr, -32602, "answered with a result", "answered with error %d, not -32602")
 			},
 		},
 	}

@@ -89,14 +89,9 @@ func unknownTask(t *T) {
 		m, _ := t.request(c, method, params)
 		t.Sent(method + " " + string(params))
 		t.notServed(method, m.Error)
-		if m.Error == nil {
-			t.Got(clip(string(m.Result), 300))
-			t.Fail("%s of a task that does not exist was answered with a result", method)
-		}
-		if m.Error.Code != mcp.CodeInvalidParams {
-			t.Got(errText(m.Error))
-			t.Fail("%s of a task that does not exist was answered %d, not -32602", method, m.Error.Code)
-		}
+		wantCode(t, m.Result, m.Error, mcp.CodeInvalidParams,
+			method+" of a task that does not exist was answered with a result",
+			method+" of a task that does not exist was answered %d, not -32602")
 	}
 }
 
@@ -521,14 +516,9 @@ func cancelEnded(t *T) {
 		t.Skip("the task had not ended (%s) when it was cancelled", status)
 	}
 	t.Sent(fmt.Sprintf("tasks/cancel of task %s, %s", run.id, status))
-	switch m := run.ended; {
-	case m.Error == nil:
-		t.Got(clip(string(m.Result), 300))
-		t.Fail("cancelling a task that had ended (%s) was answered with a result", status)
-	case m.Error.Code != mcp.CodeInvalidParams:
-		t.Got(errText(m.Error))
-		t.Fail("cancelling a task that had ended was refused with %d, not -32602", m.Error.Code)
-	}
+	wantCode(t, run.ended.Result, run.ended.Error, mcp.CodeInvalidParams,
+		fmt.Sprintf("cancelling a task that had ended (%s) was answered with a result", status),
+		"cancelling a task that had ended was refused with %d, not -32602")
 }
 
 // cancelRunning makes a second task and cancels it at once.

@@ -82,14 +82,9 @@ func extGated(t *T) {
 		}
 		m, _ := t.request(c, method, params)
 		t.Sent(method + " " + string(params) + ", from a client that does not declare the extension")
-		switch {
-		case m.Error == nil:
-			t.Got(clip(string(m.Result), 300))
-			t.Fail("%s was served to a client that does not declare the extension", method)
-		case m.Error.Code != mcp.CodeMissingRequiredClientCapabilities:
-			t.Got(errText(m.Error))
-			t.Fail("%s was refused with %d, not -32021, to a client that does not declare the extension", method, m.Error.Code)
-		}
+		wantCode(t, m.Result, m.Error, mcp.CodeMissingRequiredClientCapabilities,
+			method+" was served to a client that does not declare the extension",
+			method+" was refused with %d, not -32021, to a client that does not declare the extension")
 	}
 }
 
