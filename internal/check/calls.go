@@ -40,8 +40,7 @@ func toolCallChecks() []*Check {
 					rec := t.r.callOnce(t, i)
 					if p := resultProblem(rec.result); p != "" {
 						t.Sent(rec.sent)
-						t.Got(clip(string(rec.result), 300))
-						t.Fail("%s", p)
+						t.FailGot(clip(string(rec.result), 300), "%s", p)
 					}
 				}
 			},
@@ -69,8 +68,7 @@ func toolCallChecks() []*Check {
 					for _, f := range surface.CheckResult(t.ctx, rec.tool, rec.result) {
 						if f.Severity == surface.SeverityError {
 							t.Sent(rec.sent)
-							t.Got(clip(string(rec.result), 300))
-							t.Fail("%s", f.Message)
+							t.FailGot(clip(string(rec.result), 300), "%s", f.Message)
 						}
 						t.Note("%s", f.Message)
 					}
@@ -141,8 +139,7 @@ func utilityCallChecks() []*Check {
 					last = *n.Progress
 				}
 				if len(rec.late) > 0 {
-					t.Got(rec.late[0].raw)
-					t.Fail("progress came for the call after its response")
+					t.FailGot(rec.late[0].raw, "progress came for the call after its response")
 				}
 			},
 		},
@@ -528,8 +525,7 @@ func cancelCall(t *T) {
 			// cancellation was (a quick call, a loaded machine).
 			t.Skip("the call's result may have crossed its cancellation: it came before the server answered the request sent after it")
 		}
-		t.Got(describe(r.m))
-		t.Fail("the cancelled call was answered")
+		t.FailGot(describe(r.m), "the cancelled call was answered")
 	case <-time.After(cmp.Or(r.opts.cancelledWait, 2*time.Second)):
 	case <-t.ctx.Done():
 	}

@@ -39,8 +39,7 @@ func extensionChecks() []*Check {
 					t.Skip("the server declares no extensions")
 				}
 				if ps := mcp.ExtensionProblems(ext); len(ps) > 0 {
-					t.Got(clip(string(ext), 300))
-					t.Fail("%s", strings.Join(ps, "; "))
+					t.FailGot(clip(string(ext), 300), "%s", strings.Join(ps, "; "))
 				}
 			},
 		},
@@ -120,8 +119,7 @@ func extensionChecks() []*Check {
 					r.AddCall(nil, rec.result)
 					if !r.Valid {
 						t.Sent(rec.sent)
-						t.Got(clip(string(rec.result), 300))
-						t.Fail("%s", r.Problems[0].Message)
+						t.FailGot(clip(string(rec.result), 300), "%s", r.Problems[0].Message)
 					}
 				}
 				if !checked {
@@ -255,8 +253,7 @@ func cardChecks() []*Check {
 				for _, p := range problems {
 					if p.Level == servercard.Error {
 						t.Sent("GET " + url)
-						t.Got(clip(string(c.Raw), 300))
-						t.Fail("%s", p.Message)
+						t.FailGot(clip(string(c.Raw), 300), "%s", p.Message)
 					}
 				}
 			},
@@ -295,8 +292,7 @@ func cardChecks() []*Check {
 						lines = append(lines, x.Message())
 					}
 					t.Sent("GET " + url)
-					t.Got(clip(string(c.Raw), 300))
-					t.Fail("%s", strings.Join(lines, "; "))
+					t.FailGot(clip(string(c.Raw), 300), "%s", strings.Join(lines, "; "))
 				}
 			},
 		},

@@ -165,8 +165,7 @@ func httpSessionChecks() []*Check {
 				}
 				for _, r := range []byte(sid) {
 					if r < 0x21 || r > 0x7e {
-						t.Got(fmt.Sprintf("Mcp-Session-Id: %q", sid))
-						t.Fail("the session id holds %q", r)
+						t.FailGot(fmt.Sprintf("Mcp-Session-Id: %q", sid), "the session id holds %q", r)
 					}
 				}
 			},
@@ -268,8 +267,7 @@ func httpRefusalChecks() []*Check {
 				case x.status == http.StatusMethodNotAllowed:
 					t.Skip("the server does not let clients end sessions (DELETE answered 405, as it may)")
 				case x.status/100 != 2:
-					t.Got(x.String())
-					t.Fail("DELETE answered HTTP %d", x.status)
+					t.FailGot(x.String(), "DELETE answered HTTP %d", x.status)
 				}
 				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-deleted"`), "ping", nil)
 				y, err := c.do(t.ctx, httpReq{body: msg})
@@ -340,8 +338,7 @@ func httpRefusalChecks() []*Check {
 				}
 				if response != nil {
 					t.Sent("GET with Accept: text/event-stream, no Last-Event-ID")
-					t.Got(response.raw)
-					t.Fail("a response on the GET stream, which resumes nothing")
+					t.FailGot(response.raw, "a response on the GET stream, which resumes nothing")
 				}
 			},
 		},
@@ -445,8 +442,7 @@ func oneStream(t *T) {
 		case a.x.response == nil && a.err != nil:
 			t.failErr("ping "+string(a.id), a.err)
 		case a.x.response == nil:
-			t.Got(a.x.String())
-			t.Fail("the stream of the ping %s ended without its answer", a.id)
+			t.FailGot(a.x.String(), "the stream of the ping %s ended without its answer", a.id)
 		}
 	}
 }

@@ -439,8 +439,7 @@ func barrierErr(t *T, c *conn) (string, error) {
 	case err != nil:
 		return method, err
 	case m.Error != nil && method != unknownMethod:
-		t.Got(errText(m.Error))
-		t.Fail("a %s after it was answered with an error", method)
+		t.FailGot(errText(m.Error), "a %s after it was answered with an error", method)
 	}
 	if c.stdio != nil {
 		settle(t, 50*time.Millisecond)
@@ -528,8 +527,7 @@ func echoes(t *T, id string) {
 	}
 	for _, s := range c.since(mark) {
 		if s.msg.IsResponse() && s.method == "" && !s.dup {
-			t.Got(s.raw)
-			t.Fail("no response with id %s; the server answered with id %s", id, s.msg.ID)
+			t.FailGot(s.raw, "no response with id %s; the server answered with id %s", id, s.msg.ID)
 		}
 	}
 	t.Fail("no response with id %s came (a request sent after it was answered)", id)
@@ -550,10 +548,8 @@ func wantError(t *T, m mcp.Message, x *exchange, code int) {
 func wantCode(t *T, res json.RawMessage, rerr *mcp.RPCError, code int, served, refused string) {
 	switch {
 	case rerr == nil:
-		t.Got(clip(string(res), 300))
-		t.Fail("%s", served)
+		t.FailGot(clip(string(res), 300), "%s", served)
 	case rerr.Code != code:
-		t.Got(errText(rerr))
-		t.Fail(refused, rerr.Code)
+		t.FailGot(errText(rerr), refused, rerr.Code)
 	}
 }

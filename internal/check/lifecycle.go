@@ -58,8 +58,7 @@ func lifecycleInitializeChecks() []*Check {
 					t.failErr("initialize", a.err)
 				}
 				if a.rpcErr != nil {
-					t.Got(errText(a.rpcErr))
-					t.Fail("initialize offering %s was refused", mcp.LatestVersion)
+					t.FailGot(errText(a.rpcErr), "initialize offering %s was refused", mcp.LatestVersion)
 				}
 				t.Got(clip(string(a.result), 300))
 				if v, ok := str(member(a.result, "protocolVersion")); !ok || v == "" {
@@ -288,14 +287,12 @@ func lifecycleSessionChecks() []*Check {
 					if got == "" {
 						got = t.r.wire.lastAnswer(unknownMethod) // ping unanswered: what shows the server answers
 					}
-					t.Got(got)
-					t.Fail("%s", why)
+					t.FailGot(got, "%s", why)
 				}
 				t.Sent("ping")
 				m, _ := t.request(t.connWith(connOptions{era: "legacy"}), "ping", nil)
 				if m.Error != nil {
-					t.Got(errText(m.Error))
-					t.Fail("ping was answered with an error")
+					t.FailGot(errText(m.Error), "ping was answered with an error")
 				}
 				res := m.Result
 				t.Got(clip(string(res), 300))

@@ -41,8 +41,7 @@ func modernDiscoverChecks() []*Check {
 					t.Fail("the result has no supportedVersions array of strings")
 				}
 				if !isObject(d.Capabilities) {
-					t.Got(clip(string(m.Result), 300))
-					t.Fail("the result has no capabilities object")
+					t.FailGot(clip(string(m.Result), 300), "the result has no capabilities object")
 				}
 				if p := schemaOf(mcp.ModernVersion).validate("DiscoverResult", m.Result); p != "" {
 					t.Got(clip(string(m.Result), 300))
@@ -463,8 +462,7 @@ func discoverOn(t *T, c *conn) mcp.Message {
 	t.Sent("server/discover")
 	m, _ := t.request(c, "server/discover", nil)
 	if m.Error != nil {
-		t.Got(errText(m.Error))
-		t.Fail("server/discover was refused")
+		t.FailGot(errText(m.Error), "server/discover was refused")
 	}
 	return m
 }
@@ -479,8 +477,7 @@ func ofMethod(s seen) string {
 // wantStatus fails t unless an HTTP answer (x non-nil) has status.
 func wantStatus(t *T, x *exchange, status int) {
 	if x != nil && x.status != status {
-		t.Got(x.String())
-		t.Fail("answered HTTP %d, not %d", x.status, status)
+		t.FailGot(x.String(), "answered HTTP %d, not %d", x.status, status)
 	}
 }
 

@@ -107,15 +107,13 @@ func mrtrChecks() []*Check {
 					t.failErr("server/discover", err)
 				}
 				if x != nil && x.status/100 != 2 {
-					t.Got(x.String())
-					t.Fail("refused: HTTP %d", x.status)
+					t.FailGot(x.String(), "refused: HTTP %d", x.status)
 				}
 				if err != nil {
 					t.failErr("server/discover", err)
 				}
 				if m.Error != nil {
-					t.Got(errText(m.Error))
-					t.Fail("refused without clientInfo")
+					t.FailGot(errText(m.Error), "refused without clientInfo")
 				}
 			},
 		},

@@ -37,8 +37,7 @@ func readingResourceChecks() []*Check {
 				eachResource(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
 					if rerr != nil {
 						t.Sent("resources/read " + uri)
-						t.Got(errText(rerr))
-						t.Fail("a resource it lists cannot be read")
+						t.FailGot(errText(rerr), "a resource it lists cannot be read")
 					}
 				})
 			},
@@ -55,8 +54,7 @@ func readingResourceChecks() []*Check {
 					}
 					if p := contentsProblem(res); p != "" {
 						t.Sent("resources/read " + uri)
-						t.Got(clip(string(res), 300))
-						t.Fail("%s", p)
+						t.FailGot(clip(string(res), 300), "%s", p)
 					}
 				})
 			},
@@ -102,8 +100,7 @@ func readingResourceChecks() []*Check {
 				m, _ := t.request(c, "resources/read", params)
 				switch {
 				case m.Error == nil:
-					t.Got(clip(string(m.Result), 300))
-					t.Fail("answered with a result")
+					t.FailGot(clip(string(m.Result), 300), "answered with a result")
 				case m.Error.Code == -32602:
 					t.Note("answered -32602, as 2026-07-28 has it")
 				case m.Error.Code != -32002:
@@ -146,8 +143,7 @@ func readingPromptChecks() []*Check {
 					}
 					if p := messagesProblem(res); p != "" {
 						t.Sent(fmt.Sprintf("prompts/get %q", name))
-						t.Got(clip(string(res), 300))
-						t.Fail("%s", p)
+						t.FailGot(clip(string(res), 300), "%s", p)
 					}
 				})
 			},
@@ -211,8 +207,7 @@ func readingUtilityChecks() []*Check {
 				t.Sent("tools/call " + string(params))
 				res, rerr := t.call("tools/call", params)
 				if rerr == nil {
-					t.Got(clip(string(res), 300))
-					t.Fail("answered with a result, not a JSON-RPC error")
+					t.FailGot(clip(string(res), 300), "answered with a result, not a JSON-RPC error")
 				}
 			},
 		},

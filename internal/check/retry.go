@@ -127,8 +127,7 @@ func retryChecks() []*Check {
 				}
 				m := a.retry(t, map[string]any{}, state(a.result))
 				if m.Error != nil {
-					t.Got(errText(m.Error))
-					t.Fail("a retry without its input was refused, not asked again")
+					t.FailGot(errText(m.Error), "a retry without its input was refused, not asked again")
 				}
 			},
 		},

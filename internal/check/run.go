@@ -625,6 +625,12 @@ func (t *T) Note(format string, args ...any) {
 func (t *T) Sent(s string) { t.out.Sent = s }
 func (t *T) Got(s string)  { t.out.Received = s }
 
+// FailGot is Fail, with got recorded as what came back.
+func (t *T) FailGot(got, format string, args ...any) {
+	t.Got(got)
+	t.Fail(format, args...)
+}
+
 // conn is the group's connection (or the check's own), opened when it
 // is not open, or no longer answers: in the era the check is of, else in
 // the main session's (a check of the 2026-07-28 era run beside a main

@@ -34,8 +34,7 @@ func skillsChecks() []*Check {
 				params, _ := json.Marshal(map[string]string{"uri": uri})
 				if _, rerr := t.call("skills/get", params); rerr != nil && rerr.Code == mcp.CodeMethodNotFound {
 					t.Sent("skills/get " + string(params))
-					t.Got(errText(rerr))
-					t.Fail("skills/get is not found")
+					t.FailGot(errText(rerr), "skills/get is not found")
 				}
 			},
 		},
@@ -47,8 +46,7 @@ func skillsChecks() []*Check {
 				for _, e := range listSkills(t) {
 					if e.err != nil {
 						t.Sent("skills/list")
-						t.Got(clip(string(e.raw), 300))
-						t.Fail("%v", e.err)
+						t.FailGot(clip(string(e.raw), 300), "%v", e.err)
 					}
 				}
 			},
@@ -101,11 +99,9 @@ func skillsChecks() []*Check {
 				res, rerr := t.call("resources/directory/read", params)
 				switch {
 				case rerr != nil:
-					t.Got(errText(rerr))
-					t.Fail("a skill's directory was not read")
+					t.FailGot(errText(rerr), "a skill's directory was not read")
 				case member(res, "resources") == nil:
-					t.Got(clip(string(res), 300))
-					t.Fail("the result has no resources")
+					t.FailGot(clip(string(res), 300), "the result has no resources")
 				}
 			},
 		},
@@ -151,8 +147,7 @@ func listSkills(t *T) []skillEntry {
 		}
 		if err := json.Unmarshal(res, &page); err != nil || page.Skills == nil {
 			t.Sent("skills/list " + string(params))
-			t.Got(clip(string(res), 300))
-			t.Fail("a page of skills/list has no skills array")
+			t.FailGot(clip(string(res), 300), "a page of skills/list has no skills array")
 		}
 		for _, raw := range page.Skills {
 			s, err := skills.Parse(raw)

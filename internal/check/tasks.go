@@ -378,13 +378,11 @@ func statusPaths(t *T) {
 	run := theTask(t)
 	seen := run.statuses()
 	if seen[0] != mcp.TaskWorking {
-		t.Got(clip(string(run.task), 300))
-		t.Fail("the task was created %q, not working", seen[0])
+		t.FailGot(clip(string(run.task), 300), "the task was created %q, not working", seen[0])
 	}
 	for i := 1; i < len(seen); i++ {
 		if !validStep(seen[i-1], seen[i]) {
-			t.Got(strings.Join(seen, " → "))
-			t.Fail("the task moved from %s to %s", seen[i-1], seen[i])
+			t.FailGot(strings.Join(seen, " → "), "the task moved from %s to %s", seen[i-1], seen[i])
 		}
 	}
 	t.Note("statuses: %s", strings.Join(seen, " → "))
@@ -420,8 +418,7 @@ func timestamps(t *T) {
 	}
 	for _, tk := range tasks {
 		if p := taskTimestamps(tk); p != "" {
-			t.Got(clip(string(tk), 300))
-			t.Fail("%s", p)
+			t.FailGot(clip(string(tk), 300), "%s", p)
 		}
 	}
 }
@@ -455,8 +452,7 @@ func taskResult(t *T) {
 	}
 	if m.Error == nil {
 		if p := resultProblem(m.Result); p != "" {
-			t.Got(clip(string(m.Result), 300))
-			t.Fail("the answer is no result of tools/call: %s", p)
+			t.FailGot(clip(string(m.Result), 300), "the answer is no result of tools/call: %s", p)
 		}
 	}
 }
@@ -540,14 +536,12 @@ func cancelRunning(t *T) {
 	case cm.Error != nil && cm.Error.Code == mcp.CodeInvalidParams && terminal(after) && after != mcp.TaskCancelled:
 		t.Skip("the task ended (%s) before the cancellation came", after)
 	case cm.Error != nil:
-		t.Got(errText(cm.Error))
-		t.Fail("cancelling a task that runs was refused")
+		t.FailGot(errText(cm.Error), "cancelling a task that runs was refused")
 	case str1(member(cm.Result, "status")) != mcp.TaskCancelled:
 		t.Got(clip(string(cm.Result), 300))
 		t.Fail("tasks/cancel was answered with the task %q, not cancelled", str1(member(cm.Result, "status")))
 	case got.Error == nil && after != mcp.TaskCancelled:
-		t.Got(clip(string(got.Result), 300))
-		t.Fail("once cancelled the task is %q", after)
+		t.FailGot(clip(string(got.Result), 300), "once cancelled the task is %q", after)
 	}
 }
 

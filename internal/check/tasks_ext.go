@@ -126,8 +126,7 @@ func extUndeclared(t *T) {
 		rec := t.r.callOnce(t, i)
 		if rt, _ := str(member(rec.result, "resultType")); rt == "task" {
 			t.Sent(rec.sent + ", from a client that does not declare the extension")
-			t.Got(clip(string(rec.result), 300))
-			t.Fail("the call was answered with a task")
+			t.FailGot(clip(string(rec.result), 300), "the call was answered with a task")
 		}
 	}
 }
@@ -203,13 +202,11 @@ func extCreate(t *T) {
 	}
 	for _, k := range []string{"status", "createdAt", "lastUpdatedAt"} {
 		if _, ok := str(member(res, k)); !ok {
-			t.Got(clip(string(res), 300))
-			t.Fail("the task has no %s", k)
+			t.FailGot(clip(string(res), 300), "the task has no %s", k)
 		}
 	}
 	if ttl := member(res, "ttlMs"); ttl == nil || string(ttl) != "null" && !isNumber(ttl) {
-		t.Got(clip(string(res), 300))
-		t.Fail("the task has no ttlMs (a number, or null for unlimited)")
+		t.FailGot(clip(string(res), 300), "the task has no ttlMs (a number, or null for unlimited)")
 	}
 }
 
@@ -220,8 +217,7 @@ func extDurable(t *T) {
 	}
 	if m := run.gets[0]; m.Error != nil && m.Error.Code == mcp.CodeInvalidParams {
 		t.Sent(run.sent + ", then at once tasks/get " + run.id)
-		t.Got(errText(m.Error))
-		t.Fail("the task just made was not found")
+		t.FailGot(errText(m.Error), "the task just made was not found")
 	}
 }
 
@@ -260,8 +256,7 @@ func extGet(t *T) {
 		}
 		if p := detailedProblem(m.Result); p != "" {
 			t.Sent("tasks/get " + run.id)
-			t.Got(clip(string(m.Result), 300))
-			t.Fail("%s", p)
+			t.FailGot(clip(string(m.Result), 300), "%s", p)
 		}
 	}
 }
@@ -311,8 +306,7 @@ func judgeAck(t *T, m mcp.Message, what string) {
 		t.Unsure("%s, which the extension does not forbid", what)
 	}
 	if p := emptyAck(m.Result); p != "" {
-		t.Got(clip(string(m.Result), 300))
-		t.Fail("the acknowledgement %s", p)
+		t.FailGot(clip(string(m.Result), 300), "the acknowledgement %s", p)
 	}
 }
 
