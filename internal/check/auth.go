@@ -16,7 +16,6 @@ import (
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/oauth"
-	"github.com/mcpv/mcpv/mcp"
 )
 
 func authChecks() []*Check {
@@ -89,17 +88,8 @@ func authChecks() []*Check {
 				if !t.r.oauthOffered(t.ctx).offered {
 					t.Skip(noOAuth)
 				}
-				c := t.fresh(connOptions{bare: true})
-				method, params := "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion)
-				if c.era == "modern" {
-					method, params = "server/discover", c.stamp(nil)
-				}
-				msg, _ := mcp.EncodeRequest(json.RawMessage(`1`), method, params)
-				x, err := c.post(t.ctx, httpReq{body: msg, plain: true, header: http.Header{"Authorization": {"Bearer mcpv-check-not-a-token"}}}, json.RawMessage(`1`))
-				if x == nil {
-					t.failErr(method, err)
-				}
-				t.Sent("POST " + method + " with Authorization: Bearer mcpv-check-not-a-token")
+				x := firstRequest(t, httpReq{plain: true, header: http.Header{"Authorization": {"Bearer mcpv-check-not-a-token"}}})
+				t.Sent(x.sent + " with Authorization: Bearer mcpv-check-not-a-token")
 				t.Got(x.String())
 				if x.status != http.StatusUnauthorized {
 					t.Fail("answered HTTP %d, not 401", x.status)

@@ -37,7 +37,7 @@ func httpPostChecks() []*Check {
 			Quote: "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden.",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
-				x := firstRequest(t, http.Header{"Origin": {foreignOrigin}})
+				x := firstRequest(t, httpReq{header: http.Header{"Origin": {foreignOrigin}}})
 				t.Sent(x.sent + " with Origin: " + foreignOrigin)
 				t.Got(x.String())
 				if x.status != http.StatusForbidden && !refusedBefore403(t, x) {
@@ -59,7 +59,7 @@ func httpPostChecks() []*Check {
 				if p := u.Port(); p != "" {
 					host += ":" + p
 				}
-				x := firstRequest(t, http.Header{"Host": {host}, "Origin": {"http://" + host}})
+				x := firstRequest(t, httpReq{header: http.Header{"Host": {host}, "Origin": {"http://" + host}}})
 				t.Sent(fmt.Sprintf("%s with Host: %s and Origin: http://%s", x.sent, host, host))
 				t.Got(x.String())
 				if x.status != http.StatusForbidden && !refusedBefore403(t, x) {
@@ -158,11 +158,7 @@ func httpSessionChecks() []*Check {
 			Quote: "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
-				c := t.fresh(connOptions{era: "legacy"})
-				sid := c.http.session
-				if sid == "" {
-					t.Skip("the server gives no session id (stateless)")
-				}
+				sid := withSession(t, t.fresh(connOptions{era: "legacy"})).http.session
 				for _, r := range []byte(sid) {
 					if r < 0x21 || r > 0x7e {
 						t.FailGot(fmt.Sprintf("Mcp-Session-Id: %q", sid), "the session id holds %q", r)
@@ -213,10 +209,7 @@ func httpSessionChecks() []*Check {
 			Quote: "Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request.",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
-				c := t.connWith(connOptions{era: "legacy"})
-				if c.http.session == "" {
-					t.Skip("the server gives no session id (stateless)")
-				}
+				c := withSession(t, t.connWith(connOptions{era: "legacy"}))
 				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-nosession"`), "ping", nil)
 				x := t.httpSend(c, httpReq{body: msg, header: http.Header{"Mcp-Session-Id": {""}}}, nil, "POST ping without Mcp-Session-Id")
 				switch {
@@ -241,10 +234,7 @@ func httpRefusalChecks() []*Check {
 			Quote: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
-				c := t.connWith(connOptions{era: "legacy"})
-				if c.http.session == "" {
-					t.Skip("the server gives no session id (stateless)")
-				}
+				c := withSession(t, t.connWith(connOptions{era: "legacy"}))
 				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-unknown-session"`), "ping", nil)
 				x := t.httpSend(c, httpReq{body: msg, header: http.Header{"Mcp-Session-Id": {"mcpv-check-no-such-session"}}}, nil, "POST ping with Mcp-Session-Id: mcpv-check-no-such-session")
 				if x.status != http.StatusNotFound {
@@ -258,10 +248,7 @@ func httpRefusalChecks() []*Check {
 			Quote: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
-				c := t.fresh(connOptions{era: "legacy"})
-				if c.http.session == "" {
-					t.Skip("the server gives no session id (stateless)")
-				}
+				c := withSession(t, t.fresh(connOptions{era: "legacy"}))
 				x := t.httpSendQuiet(c, httpReq{method: http.MethodDelete}, nil, "DELETE with the session id, then POST ping with it")
 				switch {
 				case x.status == http.StatusMethodNotAllowed:
@@ -346,16 +333,16 @@ func httpRefusalChecks() []*Check {
 }
 
 // firstRequest sends what opens the main session's era (initialize or
-// server/discover) on a bare connection, with header, and returns the
-// answer.
-func firstRequest(t *T, header http.Header) *exchange {
+// server/discover) on a bare connection, as hr has it (its header, its
+// credentials), and returns the answer.
+func firstRequest(t *T, hr httpReq) *exchange {
 	c := t.fresh(connOptions{bare: true})
 	method, params := "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion)
 	if c.era == "modern" {
 		method, params = "server/discover", c.stamp(nil)
 	}
-	msg, _ := mcp.EncodeRequest(json.RawMessage(`1`), method, params)
-	x, err := c.post(t.ctx, httpReq{body: msg, header: header}, json.RawMessage(`1`))
+	hr.body, _ = mcp.EncodeRequest(json.RawMessage(`1`), method, params)
+	x, err := c.post(t.ctx, hr, json.RawMessage(`1`))
 	if x == nil {
 		t.failErr(method, err)
 	}
@@ -373,6 +360,15 @@ func refusedBefore403(t *T, x *exchange) bool {
 	}
 	t.Note("refused with HTTP %d; 403 is 2025-11-25's, and the server speaks %s, whose rule is only to validate the Origin", x.status, f.version)
 	return true
+}
+
+// withSession is c, a connection of the initialize era, when the server
+// gave it a session id; t is skipped when it gave none.
+func withSession(t *T, c *conn) *conn {
+	if c.http.session == "" {
+		t.Skip("the server gives no session id (stateless)")
+	}
+	return c
 }
 
 // loopback reports whether host names this machine.
