@@ -53,10 +53,7 @@ func lifecycleInitializeChecks() []*Check {
 			Quote: "The server MUST respond with its own capabilities and information",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
-				a := t.versionAnswer(mcp.LatestVersion)
-				if a.err != nil {
-					t.failErr("initialize", a.err)
-				}
+				a := t.versionAnswered(mcp.LatestVersion, "initialize")
 				if a.rpcErr != nil {
 					t.FailGot(errText(a.rpcErr), "initialize offering %s was refused", mcp.LatestVersion)
 				}
@@ -91,19 +88,13 @@ func lifecycleInitializeChecks() []*Check {
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
 				for _, v := range mcp.SupportedVersions {
-					a := t.versionAnswer(v)
-					if a.err != nil {
-						t.failErr("initialize offering "+v, a.err)
-					}
+					a := t.versionAnswered(v, "initialize offering "+v)
 					if a.rpcErr != nil || a.version == v || a.version == "" {
 						continue
 					}
 					// v is not supported, the answer says: what it answers
 					// instead must be, and offered, echoed.
-					b := t.versionAnswer(a.version)
-					if b.err != nil {
-						t.failErr("initialize offering "+a.version, b.err)
-					}
+					b := t.versionAnswered(a.version, "initialize offering "+a.version)
 					if b.version != a.version {
 						t.Sent(fmt.Sprintf("initialize offering %s, then %s", v, a.version))
 						t.Got(fmt.Sprintf("%s, then %s", a.version, answerText(b)))
@@ -119,11 +110,8 @@ func lifecycleInitializeChecks() []*Check {
 			Quote: "Otherwise, the server MUST respond with another protocol version it supports.",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
-				a := t.versionAnswer(unknownVersion)
 				t.Sent("initialize offering " + unknownVersion)
-				if a.err != nil {
-					t.failErr("initialize", a.err)
-				}
+				a := t.versionAnswered(unknownVersion, "initialize")
 				t.Got(answerText(a))
 				switch {
 				case a.rpcErr != nil:
@@ -145,10 +133,7 @@ func lifecycleInitializeChecks() []*Check {
 			Quote: "This SHOULD be the latest version supported by the server.",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
-				a := t.versionAnswer(unknownVersion)
-				if a.err != nil {
-					t.failErr("initialize", a.err)
-				}
+				a := t.versionAnswered(unknownVersion, "initialize")
 				if a.rpcErr != nil {
 					t.Skip("the unknown version was refused with an error")
 				}
@@ -440,6 +425,16 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 			a = versionAnswer{err: context.Cause(ctx)}
 		}
 	})
+	return a
+}
+
+// versionAnswered is versionAnswer, failing t on what kept the answer
+// from coming (doing names the asking).
+func (t *T) versionAnswered(offered, doing string) versionAnswer {
+	a := t.versionAnswer(offered)
+	if a.err != nil {
+		t.failErr(doing, a.err)
+	}
 	return a
 }
 
