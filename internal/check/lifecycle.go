@@ -31,6 +31,7 @@ func looksLikeVersion(v string) bool {
 	return digits(v[:4]) && digits(v[5:7]) && digits(v[8:])
 }
 
+// digits reports whether s is one or more ASCII digits.
 func digits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {

@@ -77,19 +77,10 @@ func lineKind(line []byte) string {
 	if rest, ok := bytes.CutPrefix(t, []byte("\uFEFF")); ok && json.Valid(rest) {
 		return bomLine
 	}
-	if name, value, ok := bytes.Cut(t, []byte(":")); ok && strings.EqualFold(string(bytes.TrimSpace(name)), "Content-Length") && isDigits(bytes.TrimSpace(value)) {
+	if name, value, ok := bytes.Cut(t, []byte(":")); ok && strings.EqualFold(string(bytes.TrimSpace(name)), "Content-Length") && digits(string(bytes.TrimSpace(value))) {
 		return headerLine
 	}
 	return junkLine
-}
-
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
 }
 
 // Bounds of the lines held as a message that may be written over several.
@@ -195,5 +186,5 @@ func stringOrInteger(id json.RawMessage) bool {
 		return true
 	}
 	t := strings.TrimPrefix(strings.TrimSpace(string(id)), "-")
-	return t != "" && isDigits([]byte(t))
+	return digits(t)
 }
