@@ -109,19 +109,8 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 // session asked first: a server of the HTTP+SSE transport refuses the
 // POST (400, 404 or 405) with no JSON-RPC error in its answer.
 func sseProbe(ctx context.Context, r *runner, f *facts) bool {
-	pctx, cancel := context.WithTimeout(ctx, r.opts.CheckTimeout)
-	defer cancel()
-	c, err := r.dial(pctx, connOptions{era: f.era, bare: true})
-	if err != nil {
-		return false
-	}
-	method, params := "initialize", initializeParams(r.target.ClientInfo, f.version)
-	if f.era == "modern" {
-		method, params = "server/discover", c.stamp(nil)
-	}
-	msg, _ := mcp.EncodeRequest(json.RawMessage(`1`), method, params)
-	x, err := c.post(pctx, httpReq{body: msg}, json.RawMessage(`1`))
-	if err != nil || x == nil {
+	x := probeFirst(ctx, r, f, httpReq{})
+	if x == nil {
 		return false
 	}
 	switch x.status {
@@ -134,22 +123,40 @@ func sseProbe(ctx context.Context, r *runner, f *facts) bool {
 // authProbe asks the server, without credentials, what the main session
 // asked first: it answers 401 when it wants authorization.
 func authProbe(ctx context.Context, r *runner, f *facts) (bool, *exchange) {
+	x := probeFirst(ctx, r, f, httpReq{plain: true})
+	if x == nil {
+		return false, nil
+	}
+	return x.status == http.StatusUnauthorized, x
+}
+
+// probeFirst sends what the main session sent first, as hr has it, on a
+// bare connection of its own within a check's time; nil when no answer
+// came.
+func probeFirst(ctx context.Context, r *runner, f *facts, hr httpReq) *exchange {
 	pctx, cancel := context.WithTimeout(ctx, r.opts.CheckTimeout)
 	defer cancel()
 	c, err := r.dial(pctx, connOptions{era: f.era, bare: true})
 	if err != nil {
-		return false, nil
+		return nil
 	}
-	method, params := "initialize", initializeParams(r.target.ClientInfo, f.version)
-	if f.era == "modern" {
+	if _, x, err := firstExchange(pctx, c, f.version, hr); err == nil {
+		return x
+	}
+	return nil
+}
+
+// firstExchange sends on c, a bare connection, what opens its era
+// (initialize offering version, or server/discover), as hr has it, and
+// returns the method sent and the answer.
+func firstExchange(ctx context.Context, c *conn, version string, hr httpReq) (string, *exchange, error) {
+	method, params := "initialize", initializeParams(c.r.target.ClientInfo, version)
+	if c.era == "modern" {
 		method, params = "server/discover", c.stamp(nil)
 	}
-	msg, _ := mcp.EncodeRequest(json.RawMessage(`1`), method, params)
-	x, err := c.post(pctx, httpReq{body: msg, plain: true}, json.RawMessage(`1`))
-	if err != nil || x == nil {
-		return false, nil
-	}
-	return x.status == http.StatusUnauthorized, x
+	hr.body, _ = mcp.EncodeRequest(json.RawMessage(`1`), method, params)
+	x, err := c.post(ctx, hr, json.RawMessage(`1`))
+	return method, x, err
 }
 
 // eraProbe is whether the server answers an era, asked once.

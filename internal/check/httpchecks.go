@@ -336,13 +336,7 @@ func httpRefusalChecks() []*Check {
 // server/discover) on a bare connection, as hr has it (its header, its
 // credentials), and returns the answer.
 func firstRequest(t *T, hr httpReq) *exchange {
-	c := t.fresh(connOptions{bare: true})
-	method, params := "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion)
-	if c.era == "modern" {
-		method, params = "server/discover", c.stamp(nil)
-	}
-	hr.body, _ = mcp.EncodeRequest(json.RawMessage(`1`), method, params)
-	x, err := c.post(t.ctx, hr, json.RawMessage(`1`))
+	method, x, err := firstExchange(t.ctx, t.fresh(connOptions{bare: true}), mcp.LatestVersion, hr)
 	if x == nil {
 		t.failErr(method, err)
 	}
