@@ -40,7 +40,7 @@ func toolCallChecks() []*Check {
 					rec := t.r.callOnce(t, i)
 					if p := resultProblem(rec.result); p != "" {
 						t.Sent(rec.sent)
-						t.FailGot(clip(string(rec.result), 300), "%s", p)
+						t.FailGot(clipped(rec.result), "%s", p)
 					}
 				}
 			},
@@ -68,7 +68,7 @@ func toolCallChecks() []*Check {
 					for _, f := range surface.CheckResult(t.ctx, rec.tool, rec.result) {
 						if f.Severity == surface.SeverityError {
 							t.Sent(rec.sent)
-							t.FailGot(clip(string(rec.result), 300), "%s", f.Message)
+							t.FailGot(clipped(rec.result), "%s", f.Message)
 						}
 						t.Note("%s", f.Message)
 					}
@@ -94,8 +94,7 @@ func toolCallChecks() []*Check {
 					checked = true
 					if !textHolds(rec.result, sc) {
 						t.Sent(rec.sent)
-						t.Got(clip(string(rec.result), 300))
-						t.Fail("no text block holds the structured content's JSON")
+						t.FailGot(clipped(rec.result), "no text block holds the structured content's JSON")
 					}
 				}
 				if !checked {
@@ -377,7 +376,7 @@ func taskRequiredCheck(t *T) {
 		t.Sent("tools/call " + clip(string(params), 200) + ", without a task")
 		switch {
 		case m.Error == nil:
-			t.Got(clip(string(m.Result), 300))
+			t.Got(clipped(m.Result))
 			t.Fail("the tool %q requires a task, but a call without one was served", call.Tool)
 		case m.Error.Code == mcp.CodeInvalidRequest:
 			// The revision says both: -32601 at the tool's level, and

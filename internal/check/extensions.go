@@ -39,7 +39,7 @@ func extensionChecks() []*Check {
 					t.Skip("the server declares no extensions")
 				}
 				if ps := mcp.ExtensionProblems(ext); len(ps) > 0 {
-					t.FailGot(clip(string(ext), 300), "%s", strings.Join(ps, "; "))
+					t.FailGot(clipped(ext), "%s", strings.Join(ps, "; "))
 				}
 			},
 		},
@@ -119,7 +119,7 @@ func extensionChecks() []*Check {
 					r.AddCall(nil, rec.result)
 					if !r.Valid {
 						t.Sent(rec.sent)
-						t.FailGot(clip(string(rec.result), 300), "%s", r.Problems[0].Message)
+						t.FailGot(clipped(rec.result), "%s", r.Problems[0].Message)
 					}
 				}
 				if !checked {
@@ -253,7 +253,7 @@ func cardChecks() []*Check {
 				for _, p := range problems {
 					if p.Level == servercard.Error {
 						t.Sent("GET " + url)
-						t.FailGot(clip(string(c.Raw), 300), "%s", p.Message)
+						t.FailGot(clipped(c.Raw), "%s", p.Message)
 					}
 				}
 			},
@@ -292,7 +292,7 @@ func cardChecks() []*Check {
 						lines = append(lines, x.Message())
 					}
 					t.Sent("GET " + url)
-					t.FailGot(clip(string(c.Raw), 300), "%s", strings.Join(lines, "; "))
+					t.FailGot(clipped(c.Raw), "%s", strings.Join(lines, "; "))
 				}
 			},
 		},

@@ -186,7 +186,7 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 		return nil // refused: a server of the 2026-07-28 era alone, or one that speaks no version in common
 	}
 	if p := initializeShape(m.Result); p != "" {
-		return &defect{id: "lifecycle.initialize", message: p, sent: "initialize offering " + mcp.LatestVersion, received: clip(string(m.Result), 300)}
+		return &defect{id: "lifecycle.initialize", message: p, sent: "initialize offering " + mcp.LatestVersion, received: clipped(m.Result)}
 	}
 	v, _ := str(member(m.Result, "protocolVersion"))
 	c.setVersion(v)
@@ -393,11 +393,11 @@ func discoverShape(m mcp.Message, modern bool) *defect {
 	var versions []string
 	switch {
 	case d.Supported == nil:
-		return &defect{id: "modern.discover", message: "the result has no supportedVersions", sent: sent, received: clip(string(m.Result), 300)}
+		return &defect{id: "modern.discover", message: "the result has no supportedVersions", sent: sent, received: clipped(m.Result)}
 	case json.Unmarshal(d.Supported, &versions) != nil || len(versions) == 0:
-		return &defect{id: "modern.discover", message: "the result's supportedVersions is no array of versions", sent: sent, received: clip(string(m.Result), 300)}
+		return &defect{id: "modern.discover", message: "the result's supportedVersions is no array of versions", sent: sent, received: clipped(m.Result)}
 	case !isObject(d.Capabilities):
-		return &defect{id: "modern.discover", message: "the result has no capabilities object", sent: sent, received: clip(string(m.Result), 300)}
+		return &defect{id: "modern.discover", message: "the result has no capabilities object", sent: sent, received: clipped(m.Result)}
 	}
 	return nil
 }

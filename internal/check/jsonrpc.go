@@ -548,7 +548,7 @@ func wantError(t *T, m mcp.Message, x *exchange, code int) {
 func wantCode(t *T, res json.RawMessage, rerr *mcp.RPCError, code int, served, refused string) {
 	switch {
 	case rerr == nil:
-		t.FailGot(clip(string(res), 300), "%s", served)
+		t.FailGot(clipped(res), "%s", served)
 	case rerr.Code != code:
 		t.FailGot(errText(rerr), refused, rerr.Code)
 	}

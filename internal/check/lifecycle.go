@@ -58,7 +58,7 @@ func lifecycleInitializeChecks() []*Check {
 				if a.rpcErr != nil {
 					t.FailGot(errText(a.rpcErr), "initialize offering %s was refused", mcp.LatestVersion)
 				}
-				t.Got(clip(string(a.result), 300))
+				t.Got(clipped(a.result))
 				if v, ok := str(member(a.result, "protocolVersion")); !ok || v == "" {
 					t.Fail("the result has no protocolVersion string")
 				}
@@ -281,7 +281,7 @@ func lifecycleSessionChecks() []*Check {
 					t.FailGot(errText(m.Error), "ping was answered with an error")
 				}
 				res := m.Result
-				t.Got(clip(string(res), 300))
+				t.Got(clipped(res))
 				var members map[string]json.RawMessage
 				if json.Unmarshal(res, &members) != nil {
 					t.Fail("the result is not a JSON object")

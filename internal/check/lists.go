@@ -55,8 +55,7 @@ func listsChecks() []*Check {
 							counts[k]++
 							if counts[k] == 2 {
 								t.Sent(l.Method + " (every page)")
-								t.Got(clip(string(it), 300))
-								t.Fail("%s lists %s %q more than once", l.Method, l.Field, k)
+								t.FailGot(clipped(it), "%s lists %s %q more than once", l.Method, l.Field, k)
 							}
 						}
 					}

@@ -37,14 +37,13 @@ func modernDiscoverChecks() []*Check {
 					Capabilities json.RawMessage `json:"capabilities"`
 				}
 				if json.Unmarshal(m.Result, &d) != nil || len(d.Supported) == 0 {
-					t.Got(clip(string(m.Result), 300))
-					t.Fail("the result has no supportedVersions array of strings")
+					t.FailGot(clipped(m.Result), "the result has no supportedVersions array of strings")
 				}
 				if !isObject(d.Capabilities) {
-					t.FailGot(clip(string(m.Result), 300), "the result has no capabilities object")
+					t.FailGot(clipped(m.Result), "the result has no capabilities object")
 				}
 				if p := schemaOf(mcp.ModernVersion).validate("DiscoverResult", m.Result); p != "" {
-					t.Got(clip(string(m.Result), 300))
+					t.Got(clipped(m.Result))
 					t.Fail("the result breaks DiscoverResult (%s): %s", mcp.ModernVersion, p)
 				}
 			},
@@ -60,8 +59,7 @@ func modernDiscoverChecks() []*Check {
 				_, named := str(member(info, "name"))
 				_, versioned := str(member(info, "version"))
 				if !named || !versioned {
-					t.Got(clip(string(m.Result), 300))
-					t.Fail("no _meta %q with a name and a version", mcp.MetaServerInfo)
+					t.FailGot(clipped(m.Result), "no _meta %q with a name and a version", mcp.MetaServerInfo)
 				}
 			},
 		},

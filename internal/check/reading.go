@@ -54,7 +54,7 @@ func readingResourceChecks() []*Check {
 					}
 					if p := contentsProblem(res); p != "" {
 						t.Sent("resources/read " + uri)
-						t.FailGot(clip(string(res), 300), "%s", p)
+						t.FailGot(clipped(res), "%s", p)
 					}
 				})
 			},
@@ -82,7 +82,7 @@ func readingResourceChecks() []*Check {
 					}
 					if len(r.Contents) > 0 {
 						t.Sent("resources/read " + uri)
-						t.Got(clip(string(res), 300))
+						t.Got(clipped(res))
 						t.Fail("no content names %q (the first names %q)", uri, r.Contents[0].URI)
 					}
 				})
@@ -100,7 +100,7 @@ func readingResourceChecks() []*Check {
 				m, _ := t.request(c, "resources/read", params)
 				switch {
 				case m.Error == nil:
-					t.FailGot(clip(string(m.Result), 300), "answered with a result")
+					t.FailGot(clipped(m.Result), "answered with a result")
 				case m.Error.Code == -32602:
 					t.Note("answered -32602, as 2026-07-28 has it")
 				case m.Error.Code != -32002:
@@ -143,7 +143,7 @@ func readingPromptChecks() []*Check {
 					}
 					if p := messagesProblem(res); p != "" {
 						t.Sent(fmt.Sprintf("prompts/get %q", name))
-						t.FailGot(clip(string(res), 300), "%s", p)
+						t.FailGot(clipped(res), "%s", p)
 					}
 				})
 			},
@@ -207,7 +207,7 @@ func readingUtilityChecks() []*Check {
 				t.Sent("tools/call " + string(params))
 				res, rerr := t.call("tools/call", params)
 				if rerr == nil {
-					t.FailGot(clip(string(res), 300), "answered with a result, not a JSON-RPC error")
+					t.FailGot(clipped(res), "answered with a result, not a JSON-RPC error")
 				}
 			},
 		},
@@ -230,7 +230,7 @@ func readingUtilityChecks() []*Check {
 					t.Got(errText(rerr))
 					t.Skip("completion/complete was refused (%s): no values to judge", errText(rerr))
 				}
-				t.Got(clip(string(res), 300))
+				t.Got(clipped(res))
 				var r struct {
 					Completion *struct {
 						Values  []string `json:"values"`

@@ -108,7 +108,7 @@ func state(result json.RawMessage) *string {
 func (a asking) retry(t *T, answers any, state *string) mcp.Message {
 	b, _ := json.Marshal(answers)
 	params := promptParams(a.name, b, state)
-	t.Sent("prompts/get " + clip(string(params), 300))
+	t.Sent("prompts/get " + clipped(params))
 	m, _ := t.request(a.c, "prompts/get", params)
 	return m
 }
@@ -171,7 +171,7 @@ func retryChecks() []*Check {
 				}
 				m := a.retry(t, ans, state(a.result))
 				if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
-					t.Got(clip(string(m.Result), 300))
+					t.Got(clipped(m.Result))
 					t.Fail("answers that are no results (strings) were taken, and the request completed")
 				}
 			},
@@ -190,7 +190,7 @@ func retryChecks() []*Check {
 				forged := *s + "-mcpv-check"
 				m := a.retry(t, answers(a.result), &forged)
 				if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
-					t.Got(clip(string(m.Result), 300))
+					t.Got(clipped(m.Result))
 					// Whether the state matters is the server's to know:
 					// not sure, a warning.
 					t.Unsure("a request state the server never gave (%s) was taken, and the request completed; if the state influences authorization, resource access or business logic, the rule asks that it be rejected", fmt.Sprintf("%q", clip(forged, 60)))

@@ -893,6 +893,9 @@ func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *
 // clip cuts s to n bytes, saying how much was left out.
 func clip(s string, n int) string { return safetext.Clip(s, n) }
 
+// clipped is raw JSON as a failure quotes it: clipped to 300 bytes.
+func clipped(raw json.RawMessage) string { return clip(string(raw), 300) }
+
 // member is a JSON object's member, raw; nil when absent or raw is no
 // JSON object (rawjson's walk is for JSON known to be valid).
 func member(raw json.RawMessage, key string) json.RawMessage {

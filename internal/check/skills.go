@@ -46,7 +46,7 @@ func skillsChecks() []*Check {
 				for _, e := range listSkills(t) {
 					if e.err != nil {
 						t.Sent("skills/list")
-						t.FailGot(clip(string(e.raw), 300), "%v", e.err)
+						t.FailGot(clipped(e.raw), "%v", e.err)
 					}
 				}
 			},
@@ -101,7 +101,7 @@ func skillsChecks() []*Check {
 				case rerr != nil:
 					t.FailGot(errText(rerr), "a skill's directory was not read")
 				case member(res, "resources") == nil:
-					t.FailGot(clip(string(res), 300), "the result has no resources")
+					t.FailGot(clipped(res), "the result has no resources")
 				}
 			},
 		},
@@ -147,7 +147,7 @@ func listSkills(t *T) []skillEntry {
 		}
 		if err := json.Unmarshal(res, &page); err != nil || page.Skills == nil {
 			t.Sent("skills/list " + string(params))
-			t.FailGot(clip(string(res), 300), "a page of skills/list has no skills array")
+			t.FailGot(clipped(res), "a page of skills/list has no skills array")
 		}
 		for _, raw := range page.Skills {
 			s, err := skills.Parse(raw)

@@ -333,10 +333,10 @@ func createdTask(t *T) {
 		t.Got(errText(run.created.Error))
 		t.Skip("%s: a server need not accept it", run.declined)
 	case run.declined != "":
-		t.Got(clip(string(run.created.Result), 300))
+		t.Got(clipped(run.created.Result))
 		t.Unsure("%s: a server that accepts the task answers a CreateTaskResult; this one may not have accepted it", run.declined)
 	}
-	t.Got(clip(string(run.created.Result), 300))
+	t.Got(clipped(run.created.Result))
 	if p := schemaOf("2025-11-25").validate("CreateTaskResult", run.created.Result); p != "" {
 		t.Fail("the answer breaks CreateTaskResult: %s", p)
 	}
@@ -378,7 +378,7 @@ func statusPaths(t *T) {
 	run := theTask(t)
 	seen := run.statuses()
 	if seen[0] != mcp.TaskWorking {
-		t.FailGot(clip(string(run.task), 300), "the task was created %q, not working", seen[0])
+		t.FailGot(clipped(run.task), "the task was created %q, not working", seen[0])
 	}
 	for i := 1; i < len(seen); i++ {
 		if !validStep(seen[i-1], seen[i]) {
@@ -418,7 +418,7 @@ func timestamps(t *T) {
 	}
 	for _, tk := range tasks {
 		if p := taskTimestamps(tk); p != "" {
-			t.FailGot(clip(string(tk), 300), "%s", p)
+			t.FailGot(clipped(tk), "%s", p)
 		}
 	}
 }
@@ -431,8 +431,7 @@ func ttlAnswered(t *T) {
 		}
 		if ttl := member(g.Result, "ttl"); ttl == nil || string(ttl) != "null" && !isNumber(ttl) {
 			t.Sent("tasks/get " + run.id)
-			t.Got(clip(string(g.Result), 300))
-			t.Fail("tasks/get answered no ttl (a number, or null for unlimited)")
+			t.FailGot(clipped(g.Result), "tasks/get answered no ttl (a number, or null for unlimited)")
 		}
 	}
 }
@@ -452,7 +451,7 @@ func taskResult(t *T) {
 	}
 	if m.Error == nil {
 		if p := resultProblem(m.Result); p != "" {
-			t.FailGot(clip(string(m.Result), 300), "the answer is no result of tools/call: %s", p)
+			t.FailGot(clipped(m.Result), "the answer is no result of tools/call: %s", p)
 		}
 	}
 }
@@ -473,7 +472,7 @@ func resultMeta(t *T) {
 	related := member(member(run.result.Result, "_meta"), mcp.RelatedTaskKey)
 	if str1(member(related, "taskId")) != run.id {
 		t.Sent("tasks/result " + run.id)
-		t.Got(clip(string(run.result.Result), 300))
+		t.Got(clipped(run.result.Result))
 		t.Fail("the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
 	}
 }
@@ -538,10 +537,10 @@ func cancelRunning(t *T) {
 	case cm.Error != nil:
 		t.FailGot(errText(cm.Error), "cancelling a task that runs was refused")
 	case str1(member(cm.Result, "status")) != mcp.TaskCancelled:
-		t.Got(clip(string(cm.Result), 300))
+		t.Got(clipped(cm.Result))
 		t.Fail("tasks/cancel was answered with the task %q, not cancelled", str1(member(cm.Result, "status")))
 	case got.Error == nil && after != mcp.TaskCancelled:
-		t.FailGot(clip(string(got.Result), 300), "once cancelled the task is %q", after)
+		t.FailGot(clipped(got.Result), "once cancelled the task is %q", after)
 	}
 }
 
@@ -563,7 +562,6 @@ func notDeclared(t *T) {
 		t.Unsure("the call made as a task was refused; a server that does not declare tasks processes it as a call, ignoring the task (if it refuses the call itself, that is no sign)")
 	}
 	if member(m.Result, "task") != nil {
-		t.Got(clip(string(m.Result), 300))
-		t.Fail("the server made a task, though it declares no tasks for tools/call")
+		t.FailGot(clipped(m.Result), "the server made a task, though it declares no tasks for tools/call")
 	}
 }

@@ -126,7 +126,7 @@ func extUndeclared(t *T) {
 		rec := t.r.callOnce(t, i)
 		if rt, _ := str(member(rec.result, "resultType")); rt == "task" {
 			t.Sent(rec.sent + ", from a client that does not declare the extension")
-			t.FailGot(clip(string(rec.result), 300), "the call was answered with a task")
+			t.FailGot(clipped(rec.result), "the call was answered with a task")
 		}
 	}
 }
@@ -195,18 +195,18 @@ func extCreate(t *T) {
 	case run.created.Error != nil:
 		t.Skip("%s", run.declined)
 	case rt == "task" && run.id == "", rt != "task" && run.id != "":
-		t.Got(clip(string(res), 300))
+		t.Got(clipped(res))
 		t.Fail("a result of resultType %q with taskId %q: a CreateTaskResult is of resultType \"task\" and carries its task", rt, run.id)
 	case rt != "task":
 		t.Skip("%s", run.declined)
 	}
 	for _, k := range []string{"status", "createdAt", "lastUpdatedAt"} {
 		if _, ok := str(member(res, k)); !ok {
-			t.FailGot(clip(string(res), 300), "the task has no %s", k)
+			t.FailGot(clipped(res), "the task has no %s", k)
 		}
 	}
 	if ttl := member(res, "ttlMs"); ttl == nil || string(ttl) != "null" && !isNumber(ttl) {
-		t.FailGot(clip(string(res), 300), "the task has no ttlMs (a number, or null for unlimited)")
+		t.FailGot(clipped(res), "the task has no ttlMs (a number, or null for unlimited)")
 	}
 }
 
@@ -256,7 +256,7 @@ func extGet(t *T) {
 		}
 		if p := detailedProblem(m.Result); p != "" {
 			t.Sent("tasks/get " + run.id)
-			t.FailGot(clip(string(m.Result), 300), "%s", p)
+			t.FailGot(clipped(m.Result), "%s", p)
 		}
 	}
 }
@@ -306,7 +306,7 @@ func judgeAck(t *T, m mcp.Message, what string) {
 		t.Unsure("%s, which the extension does not forbid", what)
 	}
 	if p := emptyAck(m.Result); p != "" {
-		t.FailGot(clip(string(m.Result), 300), "the acknowledgement %s", p)
+		t.FailGot(clipped(m.Result), "the acknowledgement %s", p)
 	}
 }
 
@@ -342,7 +342,7 @@ func extKeys(t *T) {
 			for k := range asks {
 				if done[k] {
 					t.Sent("tasks/update answering " + k + ", then tasks/get " + run.id)
-					t.Got(clip(string(m.Result), 300))
+					t.Got(clipped(m.Result))
 					t.Fail("the key %q, answered in an earlier round, is asked again", k)
 				}
 			}
