@@ -12,6 +12,7 @@ package check
 // the error stands (the connection doctor says why).
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -111,10 +112,8 @@ func (r *runner) unopened(ctx context.Context, selected []*Check, err error) *Re
 		head.Outcome = Outcome{Status: Failed, Message: d.message, Sent: r.mask(d.sent, 300), Received: r.mask(d.received, 300)}
 		why = "the session could not be opened: " + d.message
 	} else {
-		head.Outcome = Outcome{Status: Inconclusive, Message: fmt.Sprintf("no session: %s; a slow server is no violation (give it more time with %s)", oneLine(err.Error()), te.Setting)}
-		if te.Setting == "" {
-			head.Outcome.Message = fmt.Sprintf("no session: %s; a slow server is no violation (give it more time with --connect-timeout)", oneLine(err.Error()))
-		}
+		head.Outcome = Outcome{Status: Inconclusive, Message: fmt.Sprintf("no session: %s; a slow server is no violation (give it more time with %s)",
+			oneLine(err.Error()), cmp.Or(te.Setting, "--connect-timeout"))}
 		why = "the session could not be opened in time"
 	}
 	head.Message = r.mask(head.Message, 400)
@@ -244,7 +243,7 @@ func (r *runner) contact(ctx context.Context, c *conn, method string, params jso
 		held := c.frags.holds()
 		c.mu.Unlock()
 		if held || err != nil {
-			c.flushAfterRead()
+			c.flushFragments() // the server has said what it will: the lines held made no message
 		}
 	}
 	var twin *twinError
@@ -358,12 +357,6 @@ func (r *runner) awaitStdio(ctx context.Context, c *conn, id json.RawMessage, ms
 			return mcp.Message{}, nil, err
 		}
 	}
-}
-
-// flushAfterRead gives up, once the server has said what it will, the
-// lines held that made no message.
-func (c *conn) flushAfterRead() {
-	c.flushFragments()
 }
 
 // lastRaw is the last message of those seen, as it came.

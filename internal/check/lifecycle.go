@@ -59,20 +59,8 @@ func lifecycleInitializeChecks() []*Check {
 					t.FailGot(errText(a.rpcErr), "initialize offering %s was refused", mcp.LatestVersion)
 				}
 				t.Got(clipped(a.result))
-				if v, ok := str(member(a.result, "protocolVersion")); !ok || v == "" {
-					t.Fail("the result has no protocolVersion string")
-				}
-				if !isObject(member(a.result, "capabilities")) {
-					t.Fail("the result has no capabilities object")
-				}
-				info := member(a.result, "serverInfo")
-				if !isObject(info) {
-					t.Fail("the result has no serverInfo object")
-				}
-				for _, k := range []string{"name", "version"} {
-					if _, ok := str(member(info, k)); !ok {
-						t.Fail("serverInfo has no %s string", k)
-					}
+				if p := initializeShape(a.result); p != "" {
+					t.Fail("%s", p)
 				}
 				// The whole of it, capabilities (tasks among them) included.
 				if sc := schemaOf(a.version); sc != nil {
