@@ -346,14 +346,9 @@ func createdTask(t *T) {
 // each poll, each poll after tasks/result.
 func (run *taskRun) statuses() []string {
 	out := []string{str1(member(run.task, "status"))}
-	for _, g := range run.gets {
+	for _, g := range slices.Concat(run.gets, run.after) {
 		if g.Error == nil {
 			out = append(out, str1(member(g.Result, "status")))
-		}
-	}
-	for _, a := range run.after {
-		if a.Error == nil {
-			out = append(out, str1(member(a.Result, "status")))
 		}
 	}
 	return out
