@@ -146,24 +146,9 @@ func lifecycleInitializeChecks() []*Check {
 // lists, sends and answers, and what it asks of the client.
 func lifecycleCapabilityChecks() []*Check {
 	return []*Check{
-		{
-			ID: "lifecycle.undeclared", Title: "a server that lists tools declares the tools capability", Level: MUST,
-			Spec: "2025-11-25", Section: "server/tools#capabilities",
-			Quote: "Servers that support tools MUST declare the tools capability",
-			run:   func(t *T) { undeclaredList(t, "tools") },
-		},
-		{
-			ID: "lifecycle.undeclared-prompts", Title: "a server that lists prompts declares the prompts capability", Level: MUST,
-			Spec: "2025-11-25", Section: "server/prompts#capabilities",
-			Quote: "Servers that support prompts MUST declare the prompts capability",
-			run:   func(t *T) { undeclaredList(t, "prompts") },
-		},
-		{
-			ID: "lifecycle.undeclared-resources", Title: "a server that lists resources declares the resources capability", Level: MUST,
-			Spec: "2025-11-25", Section: "server/resources#capabilities",
-			Quote: "Servers that support resources MUST declare the resources capability",
-			run:   func(t *T) { undeclaredList(t, "resources") },
-		},
+		undeclaredCheck("lifecycle.undeclared", "tools"),
+		undeclaredCheck("lifecycle.undeclared-prompts", "prompts"),
+		undeclaredCheck("lifecycle.undeclared-resources", "resources"),
 		{
 			ID: "lifecycle.declared", Title: "a declared capability's lists are served", Level: SHOULD,
 			Spec: "2025-11-25", Section: "basic/lifecycle#capability-negotiation",
@@ -462,6 +447,18 @@ func (t *T) echoed() string {
 }
 
 func isObject(raw json.RawMessage) bool { return rawjson.IsObject(raw) }
+
+// undeclaredCheck is the check that a server that lists what capability
+// (tools, prompts, resources) offers declares it, as each page of the
+// specification on them says in the same words.
+func undeclaredCheck(id, capability string) *Check {
+	return &Check{
+		ID: id, Title: "a server that lists " + capability + " declares the " + capability + " capability", Level: MUST,
+		Spec: "2025-11-25", Section: "server/" + capability + "#capabilities",
+		Quote: "Servers that support " + capability + " MUST declare the " + capability + " capability",
+		run:   func(t *T) { undeclaredList(t, capability) },
+	}
+}
 
 // undeclaredList asks, where the server does not declare capability,
 // for the lists of it: a server that lists something supports it, and
