@@ -61,6 +61,18 @@ type facts struct {
 	pingBroken string
 }
 
+// lists are the lists of the capabilities the server declares, in
+// mcp.Lists' order.
+func (f *facts) lists() []mcp.List {
+	var out []mcp.List
+	for _, l := range mcp.Lists {
+		if f.declares(l.Capability) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // declares reports whether the server declares a capability ("tools",
 // "resources.subscribe").
 func (f *facts) declares(path string) bool { return f.main.HasCapability(path) }

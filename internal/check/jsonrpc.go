@@ -400,10 +400,8 @@ func exercise(t *T) {
 	t.r.exerciseOnce.Do(func() {
 		c := t.conn()
 		barrier(t, c)
-		for _, l := range mcp.Lists {
-			if t.r.facts.declares(l.Capability) {
-				t.request(c, l.Method, nil)
-			}
+		for _, l := range t.r.facts.lists() {
+			t.request(c, l.Method, nil)
 		}
 		t.request(c, "mcpv-check/no-such-method", nil)
 	})

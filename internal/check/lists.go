@@ -43,10 +43,7 @@ func listsChecks() []*Check {
 			Quote: "Tool names SHOULD be unique within a server.",
 			run: func(t *T) {
 				any := false
-				for _, l := range mcp.Lists {
-					if !t.r.facts.declares(l.Capability) {
-						continue
-					}
+				for _, l := range t.r.facts.lists() {
 					any = true
 					items := t.listed(l.Method)
 					counts := map[string]int{}
@@ -71,10 +68,7 @@ func listsChecks() []*Check {
 			Quote: "Servers SHOULD: Provide stable cursors",
 			run: func(t *T) {
 				paged := false
-				for _, l := range mcp.Lists {
-					if !t.r.facts.declares(l.Capability) {
-						continue
-					}
+				for _, l := range t.r.facts.lists() {
 					first, rerr := t.call(l.Method, nil)
 					if rerr != nil {
 						continue
@@ -107,10 +101,7 @@ func listsChecks() []*Check {
 			Spec: "2025-11-25", Section: "server/utilities/pagination#error-handling",
 			Quote: "Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
 			run: func(t *T) {
-				for _, l := range mcp.Lists {
-					if !t.r.facts.declares(l.Capability) {
-						continue
-					}
+				for _, l := range t.r.facts.lists() {
 					params := json.RawMessage(`{"cursor":"mcpv-check:not-a-cursor"}`)
 					t.Sent(l.Method + " " + string(params))
 					res, rerr := t.call(l.Method, params)

@@ -130,10 +130,7 @@ func modernCacheChecks() []*Check {
 			run: func(t *T) {
 				c := t.conn()
 				paged := false
-				for _, l := range mcp.Lists {
-					if !t.r.facts.declares(l.Capability) {
-						continue
-					}
+				for _, l := range t.r.facts.lists() {
 					var params json.RawMessage
 					first := ""
 					for page := 1; page <= 50; page++ {
@@ -198,11 +195,8 @@ func modernRequestChecks() []*Check {
 				// discover answered all the same is not sure to break
 				// the rule.
 				method := "server/discover"
-				for _, l := range mcp.Lists {
-					if t.r.facts.declares(l.Capability) {
-						method = l.Method
-						break
-					}
+				if lists := t.r.facts.lists(); len(lists) > 0 {
+					method = lists[0].Method
 				}
 				t.Sent(method + " stamped with protocol version " + other)
 				id := c.newID()
@@ -426,10 +420,8 @@ func exerciseModern(t *T) {
 	t.r.exerciseModernOnce.Do(func() {
 		c := t.connWith(connOptions{era: "modern"})
 		t.request(c, "server/discover", nil)
-		for _, l := range mcp.Lists {
-			if t.r.facts.declares(l.Capability) {
-				t.request(c, l.Method, nil)
-			}
+		for _, l := range t.r.facts.lists() {
+			t.request(c, l.Method, nil)
 		}
 		t.request(c, "mcpv-check/no-such-method", nil)
 		if t.r.facts.declares("resources") {
