@@ -211,11 +211,10 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 		}
 	}
 	for k, vs := range hr.header {
-		if len(vs) == 1 && vs[0] == "" {
-			h.Del(k)
-			continue
-		}
 		h.Del(k)
+		if len(vs) == 1 && vs[0] == "" {
+			continue // left out
+		}
 		for _, v := range vs {
 			h.Add(k, v)
 		}
