@@ -167,10 +167,65 @@ var withSpec = []string{"", "spec", "app", "junk", "stray-id", "batch", "content
 
 func parseConfig(s string) (config, error) {
 	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
+	flags := map[string]*bool{
+		"no-tools":         &c.noTools,
+		"junk":             &c.junk,
+		"crash":            &c.crash,
+		"ignore-exit":      &c.ignoreExit,
+		"batch":            &c.batch,
+		"odd-content":      &c.oddContent,
+		"ping-first":       &c.pingFirst,
+		"initialize-first": &c.initFirst,
+		"ignore-early":     &c.ignoreEarly,
+		"hang":             &c.hang,
+		"rpc-error":        &c.rpcError,
+		"stray-id":         &c.strayID,
+		"list-changed":     &c.listChanged,
+		"env":              &c.env,
+		"env-forms":        &c.envForms,
+		"tool-error":       &c.toolError,
+		"grandchild":       &c.grandchild,
+		"deaf":             &c.deaf,
+		"serial":           &c.serial,
+	}
+	texts := map[string]*string{
+		"version":    &c.version,
+		"not-found":  &c.notFound,
+		"ask":        &c.ask,
+		"stderr-env": &c.stderrEnv,
+		"typed":      &c.typed,
+		"supported":  &c.supported,
+		"bad-answer": &c.badAnswer,
+		"start-gate": &c.startGate,
+		"say":        &c.say,
+	}
+	counts := map[string]*int{
+		"updates":    &c.updates,
+		"big":        &c.big,
+		"log-flood":  &c.logFlood,
+		"pages":      &c.pages,
+		"ping-flood": &c.pingFlood,
+	}
 	var given []string
 	for item := range strings.SplitSeq(s, ",") {
 		k, v, _ := strings.Cut(item, "=")
 		given = append(given, k)
+		if p, ok := flags[k]; ok {
+			*p = true
+			continue
+		}
+		if p, ok := texts[k]; ok {
+			*p = v
+			continue
+		}
+		if p, ok := counts[k]; ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return c, err
+			}
+			*p = n
+			continue
+		}
 		switch k {
 		case "plain", "":
 		case "content-length":
@@ -183,84 +238,6 @@ func parseConfig(s string) (config, error) {
 				return c, err
 			}
 			c.schema = v
-		case "updates":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return c, err
-			}
-			c.updates = n
-		case "version":
-			c.version = v
-		case "no-tools":
-			c.noTools = true
-		case "not-found":
-			c.notFound = v
-		case "big":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return c, err
-			}
-			c.big = n
-		case "junk":
-			c.junk = true
-		case "crash":
-			c.crash = true
-		case "ignore-exit":
-			c.ignoreExit = true
-		case "batch":
-			c.batch = true
-		case "odd-content":
-			c.oddContent = true
-		case "ping-first":
-			c.pingFirst = true
-		case "initialize-first":
-			c.initFirst = true
-		case "ignore-early":
-			c.ignoreEarly = true
-		case "log-flood":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return c, err
-			}
-			c.logFlood = n
-		case "hang":
-			c.hang = true
-		case "rpc-error":
-			c.rpcError = true
-		case "stray-id":
-			c.strayID = true
-		case "pages":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return c, err
-			}
-			c.pages = n
-		case "list-changed":
-			c.listChanged = true
-		case "ask":
-			c.ask = v
-		case "env":
-			c.env = true
-		case "env-forms":
-			c.envForms = true
-		case "stderr-env":
-			c.stderrEnv = v
-		case "tool-error":
-			c.toolError = true
-		case "typed":
-			c.typed = v
-		case "supported":
-			c.supported = v
-		case "bad-answer":
-			c.badAnswer = v
-		case "ping-flood":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return c, err
-			}
-			c.pingFlood = n
-		case "grandchild":
-			c.grandchild = true
 		case "slow-start", "slow":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -271,20 +248,12 @@ func parseConfig(s string) (config, error) {
 			} else {
 				c.slowStart = time.Duration(n) * time.Millisecond
 			}
-		case "start-gate":
-			c.startGate = v
-		case "say":
-			c.say = v
 		case "busy":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
 				return c, fmt.Errorf("busy=%q: want a number of goroutines", v)
 			}
 			c.busy = n
-		case "deaf":
-			c.deaf = true
-		case "serial":
-			c.serial = true
 		case "interleave":
 			n, tail, _ := strings.Cut(v, ":")
 			i, err := strconv.Atoi(n)
