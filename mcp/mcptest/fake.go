@@ -305,14 +305,10 @@ func (s *server) serve() {
 			continue
 		}
 		switch {
-		case m.invalid != nil:
-			s.fail(json.RawMessage("null"), m.invalid.Code, m.invalid.Message)
 		case m.Method == "" && m.ID != nil:
 			s.route(m)
 		case s.c.ignoreEarly && early && m.Method != "initialize" && m.Method != "ping":
 			// dropped: not initialized yet
-		case m.Method != "" && m.ID != nil && s.c.spec != nil:
-			s.serveSpec(m)
 		case m.Method == "tools/call" && m.ID != nil && s.c.lat.on() && s.c.serial:
 			if wait(s.c.lat.Of(s.calls.next()), s.done) {
 				s.answer(m)

@@ -51,18 +51,6 @@ type specError struct {
 	data    json.RawMessage // the error's data, when it has some
 }
 
-// serveSpec answers request m from the spec.
-func (s *server) serveSpec(m msg) {
-	res, err := s.c.spec.handle(m.Method, m.Params)
-	if err != nil {
-		s.fail(m.ID, err.Code, err.Message)
-		return
-	}
-	var b bytes.Buffer
-	json.Compact(&b, res) // the spec's own bytes, valid JSON: one line
-	s.result(m.ID, b.String())
-}
-
 // invalid is the error a spec server answers to a line that is no request
 // it serves: a batch, or no JSON.
 func invalid(line []byte) *specError {
