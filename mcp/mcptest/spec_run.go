@@ -370,7 +370,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 			out.send(serverPing()) // while the task runs: a request of no task's
 		}
 		return
-	case m.Method == "tools/call" && nameParam(m.Params) == slowTool && s.listsTool(slowTool):
+	case m.Method == "tools/call" && nameParam(m.Params) == slowTool && s.tool(slowTool) != nil:
 		s.slowCall(st, m, id, out)
 		return
 	case m.Method == "subscriptions/listen" && modern:
@@ -524,7 +524,8 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		}
 		// A tool that requires a task, called without one: -32601
 		// (2025-11-25 basic/utilities/tasks#tool-level-negotiation).
-		if method == "tools/call" && member(params, "task") == nil && s.toolRequiresTask(nameParam(params)) && !s.has("task-required-served") {
+		if method == "tools/call" && member(params, "task") == nil && !s.has("task-required-served") &&
+			s.toolTaskSupport(nameParam(params)) == "required" {
 			return nil, &specError{Code: codeMethodNotFound, Message: "tools/call: the tool requires a task"}
 		}
 	}
@@ -580,18 +581,6 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 		}
 	}
 	return res, e
-}
-
-// toolRequiresTask says whether the tool of that name is listed with
-// execution.taskSupport "required".
-func (s *Spec) toolRequiresTask(name string) bool {
-	for _, tl := range s.Tools {
-		if n, _ := stringMember(tl, "name"); n == name {
-			ts, _ := stringMember(member(tl, "execution"), "taskSupport")
-			return ts == "required"
-		}
-	}
-	return false
 }
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
@@ -811,14 +800,14 @@ func (s *Spec) replyID(id json.RawMessage) json.RawMessage {
 	return id
 }
 
-// listsTool reports whether the spec lists a tool of that name.
-func (s *Spec) listsTool(name string) bool {
+// tool is the first tool the spec lists of that name, nil when none.
+func (s *Spec) tool(name string) json.RawMessage {
 	for _, t := range s.Tools {
 		if n, _ := stringMember(t, "name"); n == name {
-			return true
+			return t
 		}
 	}
-	return false
+	return nil
 }
 
 // slowCall runs the slow tool: progress when asked for, then its result,

@@ -95,13 +95,8 @@ type specTask struct {
 
 // toolTaskSupport is a listed tool's execution.taskSupport, "" when none.
 func (s *Spec) toolTaskSupport(name string) string {
-	for _, tl := range s.Tools {
-		if n, _ := stringMember(tl, "name"); n == name {
-			ts, _ := stringMember(member(tl, "execution"), "taskSupport")
-			return ts
-		}
-	}
-	return ""
+	ts, _ := stringMember(member(s.tool(name), "execution"), "taskSupport")
+	return ts
 }
 
 // declaresExtension reports whether a modern request's _meta declares
