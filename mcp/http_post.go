@@ -215,7 +215,7 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, s
 	if IsModern(version) {
 		setStandardHeaders(req.Header, msg)
 		if headers := ParamHeadersFrom(ctx); headers != nil && classify(msg).method == "tools/call" {
-			setParamHeaders(req.Header, headers, msg)
+			SetParamHeaders(req.Header, headers, msg)
 		}
 	}
 	req.Header["Content-Type"] = contentTypeJSON

@@ -86,27 +86,27 @@ func isToken(s string) bool {
 	return s != ""
 }
 
-// setParamHeaders sets Mcp-Param-NAME for each annotated argument present
-// in a tools/call message: strings as they are (base64 when they must be),
-// booleans as true or false, integers in decimal. Absent and null
-// arguments, and values of another type, set nothing.
-func setParamHeaders(h http.Header, headers []ParamHeader, msg []byte) {
+// SetParamHeaders sets on h, as a client sends them, Mcp-Param-NAME for
+// each annotated argument present in the tools/call message msg: strings
+// as they are (base64 when they must be), booleans as true or false,
+// integers in decimal. Absent and null arguments, and values of another
+// type, set nothing.
+func SetParamHeaders(h http.Header, headers []ParamHeader, msg []byte) {
 	args := rawjson.Member(rawjson.Member(msg, "params"), "arguments")
 	for _, ph := range headers {
-		v := args
-		for _, k := range ph.path {
-			v = rawjson.Member(v, k)
-		}
-		if text, ok := headerText(v); ok {
+		if text, ok := headerText(ph.argument(args)); ok {
 			h.Set("Mcp-Param-"+ph.name, text)
 		}
 	}
 }
 
-// SetParamHeaders sets on h the Mcp-Param-NAME header of each annotated
-// argument of the tools/call message msg, as a client sends them.
-func SetParamHeaders(h http.Header, headers []ParamHeader, msg []byte) {
-	setParamHeaders(h, headers, msg)
+// argument is the annotated argument's value in the arguments object
+// args, nil when it is absent.
+func (ph ParamHeader) argument(args json.RawMessage) json.RawMessage {
+	for _, k := range ph.path {
+		args = rawjson.Member(args, k)
+	}
+	return args
 }
 
 // maxSafeInteger is the largest integer every JSON reader holds exactly.
