@@ -79,25 +79,19 @@ func (c *callCounter) next() int {
 	return c.n
 }
 
-// wait sleeps for d, or less when done closes first (false).
-func wait(d time.Duration, done ...<-chan struct{}) bool {
+// wait sleeps for d, or less when done or also (nil: never) closes first
+// (false).
+func wait(d time.Duration, done, also <-chan struct{}) bool {
 	if d <= 0 {
 		return true
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
-	var a, b <-chan struct{}
-	if len(done) > 0 {
-		a = done[0]
-	}
-	if len(done) > 1 {
-		b = done[1]
-	}
 	select {
 	case <-t.C:
 		return true
-	case <-a:
-	case <-b:
+	case <-done:
+	case <-also:
 	}
 	return false
 }
