@@ -310,7 +310,7 @@ func (s *server) serve() {
 		case s.c.ignoreEarly && early && m.Method != "initialize" && m.Method != "ping":
 			// dropped: not initialized yet
 		case m.Method == "tools/call" && m.ID != nil && s.c.lat.on() && s.c.serial:
-			if wait(s.c.lat.Of(s.calls.next()), s.done) {
+			if wait(s.c.lat.Of(s.calls.next()), s.done, nil) {
 				s.answer(m)
 			}
 		case m.Method == "tools/call" && m.ID != nil && s.c.lat.on():
@@ -329,7 +329,7 @@ func (s *server) serve() {
 // client has gone: nothing is answered).
 func (s *server) answerLate(m msg, d time.Duration) {
 	defer s.wg.Done()
-	if wait(d, s.done) {
+	if wait(d, s.done, nil) {
 		s.answer(m)
 	}
 }
@@ -415,8 +415,7 @@ func (s *server) result(id json.RawMessage, result string) {
 }
 
 func (s *server) fail(id json.RawMessage, code int, message string) {
-	text, _ := marshalString(message)
-	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, text))
+	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, mustString(message)))
 }
 
 func (s *server) answer(m msg) {
@@ -613,7 +612,7 @@ func (s *server) toolsCall(m msg) {
 			}
 			if string(r.ID) == id && r.Method == "" {
 				b, _ := json.Marshal(r)
-				echo, _ = marshalString(string(b))
+				echo = mustString(string(b))
 				break
 			}
 		}
@@ -644,8 +643,8 @@ func (s *server) toolsCall(m msg) {
 	case s.c.toolError:
 		s.result(m.ID, `{"content":[{"type":"text","text":"it went wrong"}],"isError":true}`)
 	case s.c.typed != "":
-		text, _ := json.Marshal("n is " + s.c.typed)
-		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":%s},{"type":"image","mimeType":"image/png","data":%q}],"structuredContent":{"n":%s}}`, text, TinyPNG, s.c.typed))
+		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":%s},{"type":"image","mimeType":"image/png","data":%q}],"structuredContent":{"n":%s}}`,
+			mustString("n is "+s.c.typed), TinyPNG, s.c.typed))
 	default:
 		var p struct {
 			Arguments json.RawMessage `json:"arguments"`
@@ -682,7 +681,8 @@ const TinyPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8B
 // client must not normalise (beyond dropping insignificant whitespace).
 const OddResult = `{ "zeta": 1.50, "content" : [ {"type":"hologram","frames":[1e2, -0.0, 12345678901234567890],"x-note":"caf\u00e9 \"q\""} ], "_meta": {"b":2,"a":1}, "alpha": null }`
 
-func marshalString(s string) (string, error) {
-	b, err := json.Marshal(s)
-	return string(b), err
+// mustString is s as a JSON string.
+func mustString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

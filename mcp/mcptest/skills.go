@@ -66,8 +66,8 @@ func SkillsServer(t testing.TB, extension bool, tamper *atomic.Bool) *HTTPServer
 			if tamper.Load() && strings.HasSuffix(p.URI, "FORMS.md") {
 				text = "Supporting content!\n"
 			}
-			b, _ := json.Marshal(text)
-			x.Reply(x.Result(fmt.Sprintf(`{"resultType":"complete","contents":[{"uri":%q,"mimeType":"text/markdown","text":%s}]}`, p.URI, b)))
+			x.Reply(x.Result(fmt.Sprintf(`{"resultType":"complete","contents":[{"uri":%q,"mimeType":"text/markdown","text":%s}]}`,
+				p.URI, mustString(text))))
 		default:
 			return false
 		}

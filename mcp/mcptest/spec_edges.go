@@ -180,8 +180,3 @@ func asciiJSON(line string) string {
 	}
 	return b.String()
 }
-
-func mustString(s string) string {
-	b, _ := marshalString(s)
-	return b
-}

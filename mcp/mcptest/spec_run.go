@@ -457,8 +457,8 @@ func (s *Spec) after(m msg, out specOut) {
 			out.send(`{"jsonrpc":"2.0","id":` + strings.TrimPrefix(srvID(""), "-") + `.5,"method":"ping"}`)
 		}
 		if s.has("log-secret") {
-			v, _ := marshalString("key=" + os.Getenv("MCPV_TEST_SECRET"))
-			out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + v + `}}`)
+			secret := mustString("key=" + os.Getenv("MCPV_TEST_SECRET"))
+			out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + secret + `}}`)
 		}
 		if s.has("request-id-reuse") {
 			out.send(`{"jsonrpc":"2.0","id":"srv-ping","method":"ping"}`)
@@ -769,7 +769,7 @@ func (s *Spec) errorLine(id json.RawMessage, code int, message string) string {
 }
 
 func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data json.RawMessage) string {
-	text, _ := marshalString(message)
+	text := mustString(message)
 	codeText := strconv.Itoa(code)
 	if s.has("string-error-code") {
 		codeText = `"` + codeText + `"`

@@ -123,8 +123,7 @@ func terminal(status string) bool {
 }
 
 func related(id string) string {
-	text, _ := marshalString(id)
-	return `{"io.modelcontextprotocol/related-task":{"taskId":` + text + `}}`
+	return `{"io.modelcontextprotocol/related-task":{"taskId":` + mustString(id) + `}}`
 }
 
 func stamp() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00") }
@@ -385,8 +384,7 @@ func (s *server) payload(id json.RawMessage, t *task) {
 	case "completed":
 		content := `{"type":"text","text":"job done"}`
 		if t.answer != nil {
-			text, _ := marshalString(string(t.answer))
-			content += `,{"type":"text","text":` + text + `}`
+			content += `,{"type":"text","text":` + mustString(string(t.answer)) + `}`
 		}
 		s.result(id, `{"content":[`+content+`],"_meta":`+related(t.TaskID)+`}`)
 	case "failed":
