@@ -426,16 +426,11 @@ func (c *Client) callWithin(ctx context.Context, left time.Duration, method stri
 	return c.sendWithin(ctx, left, method, params, token, nil)
 }
 
-// send sends params, prepared, bounded by the client's timeouts; first,
-// when not nil, is the request sent already, whose answer is awaited.
-func (c *Client) send(ctx context.Context, method string, params, token json.RawMessage, first *request) (json.RawMessage, error) {
-	return c.sendWithin(ctx, c.opts.Timeout, method, params, token, first)
-}
-
-// sendWithin is send with left of the timeout to wait for a first word
-// (a request that shares its timeout with a probe before it: budget);
-// progress restarts the whole timeout, as ever. Nothing is sent when
-// nothing is left.
+// sendWithin sends params, prepared, bounded by the client's timeouts,
+// with left of the timeout to wait for a first word (a request that shares
+// its timeout with a probe before it: budget); progress restarts the whole
+// timeout, as ever. Nothing is sent when nothing is left. first, when not
+// nil, is the request sent already, whose answer is awaited.
 func (c *Client) sendWithin(ctx context.Context, left time.Duration, method string, params, token json.RawMessage, first *request) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

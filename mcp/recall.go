@@ -291,7 +291,7 @@ func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string
 	}
 	was := c.era()
 	w := c.watchSilence(ctx, b)
-	res, err := c.send(w.ctx, method, prepared, token, nil)
+	res, err := c.sendWithin(w.ctx, c.opts.Timeout, method, prepared, token, nil)
 	var ended *eraChanged
 	if errors.As(err, &ended) {
 		// The probe beside the silent request settled another era, or
