@@ -326,8 +326,6 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	st.mu.Lock()
 	st.requests++
 	n := st.requests
-	st.mu.Unlock()
-	st.mu.Lock()
 	early := st.version == "" && !st.initialized
 	st.initialized = st.initialized || m.Method == "initialize"
 	st.mu.Unlock()
