@@ -111,14 +111,10 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 			return nil, notFound(method)
 		}
 		return discover(spec), nil
-	case "tools/list":
-		return page(spec, method, spec.Tools, params)
-	case "prompts/list":
-		return page(spec, method, spec.Prompts, params)
-	case "resources/list":
-		return page(spec, method, spec.Resources, params)
-	case "resources/templates/list":
-		return page(spec, method, spec.ResourceTemplates, params)
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list", "skills/list":
+		items := map[string][]json.RawMessage{"tools/list": spec.Tools, "prompts/list": spec.Prompts,
+			"resources/list": spec.Resources, "resources/templates/list": spec.ResourceTemplates, "skills/list": spec.Skills}
+		return page(spec, method, items[method], params)
 	case "tools/call":
 		return canned(params, "name", spec.CallResults, spec.Tools, "name", "tool", codeInvalidParams, func(name string) any {
 			return map[string]any{"content": []any{map[string]any{"type": "text", "text": "called " + name}}}
@@ -131,8 +127,6 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 		return canned(params, "uri", spec.ReadResults, spec.Resources, "uri", "resource", codeResourceNotFound, func(uri string) any {
 			return map[string]any{"contents": []any{map[string]any{"uri": uri, "text": ""}}}
 		})
-	case "skills/list":
-		return page(spec, method, spec.Skills, params)
 	case "skills/get":
 		uri, _ := stringMember(params, "uri")
 		for _, sk := range spec.Skills {
