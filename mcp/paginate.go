@@ -110,32 +110,21 @@ func (e *NotAListError) Error() string { return fmt.Sprintf("page %d: %s", e.Pag
 // returns the first page's object with key holding every page's items in
 // order, without nextCursor. A single page is returned exactly as sent. When
 // Max stops the walk early, the result keeps nextCursor and next returns it.
+// It is ListTo's pieces, gathered.
 func (c *Client) List(ctx context.Context, method, key string, p Pages) (result json.RawMessage, next string, err error) {
 	if p.Cursor != "" {
 		page, err := c.Call(ctx, method, cursorParams(p.Cursor))
 		return page, "", err
 	}
-	var first json.RawMessage
-	var items []json.RawMessage
-	for pg, err := range c.Walk(ctx, method, key, p.Max) {
-		if err != nil {
-			return nil, "", err
-		}
-		if first == nil {
-			if pg.Next == "" {
-				return pg.Raw, "", nil
-			}
-			first = pg.Raw
-		}
-		items = append(items, pg.Items...)
-		if pg.Next == "" {
-			return mergePages(first, key, items, ""), "", nil
-		}
-		if p.Max > 0 && pg.N >= p.Max {
-			return mergePages(first, key, items, pg.Next), pg.Next, nil
-		}
+	var b bytes.Buffer
+	next, err = c.ListTo(ctx, method, key, p, func(piece []byte) error {
+		b.Write(piece)
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
 	}
-	return nil, "", nil // never: a walk ends on its last page or an error
+	return b.Bytes(), next, nil
 }
 
 // ListTo is List with its result handed to emit in pieces as the pages
