@@ -24,9 +24,8 @@ import (
 // specSessions are the spec server's conversations over HTTP: one per
 // session in the initialize era, one for every request in the modern era.
 type specSessions struct {
-	mu     sync.Mutex            // guards states and modern
-	states map[string]*specState // by session id
-	modern *specState            // the modern era's, shared: it has no sessions
+	mu     sync.Mutex            // guards the fields below
+	states map[string]*specState // by session id; the modern era's, which has none, under ""
 	events int                   // event ids given so far
 	// parked is, by session, a ping's stream that waits for another's
 	// (the crossed-streams fault).
@@ -45,12 +44,6 @@ type crossing struct {
 func (s *HTTPServer) specState(sid string) *specState {
 	s.spec.mu.Lock()
 	defer s.spec.mu.Unlock()
-	if s.opts.Spec.Era == "modern" {
-		if s.spec.modern == nil {
-			s.spec.modern = newSpecState()
-		}
-		return s.spec.modern
-	}
 	if s.spec.states == nil {
 		s.spec.states = map[string]*specState{}
 	}
