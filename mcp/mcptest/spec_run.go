@@ -174,7 +174,6 @@ type specState struct {
 	version  string                   // negotiated in the initialize era
 	running  map[string]chan struct{} // slow calls, by id; closed to cancel
 	requests int                      // requests answered so far
-	answered map[string]bool          // ids answered, for die-on-cancel
 	asked    map[string]int           // unstable-cursor: how often each cursor was asked for
 	stopped  bool                     // a die-* fault fired: serve no more
 	// initialized says an initialize request has come (mute-early).
@@ -184,7 +183,7 @@ type specState struct {
 }
 
 func newSpecState() *specState {
-	return &specState{running: map[string]chan struct{}{}, answered: map[string]bool{}, asked: map[string]int{}}
+	return &specState{running: map[string]chan struct{}{}, asked: map[string]int{}}
 }
 
 func (st *specState) stop() {
@@ -387,7 +386,6 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 		out.send(s.resultLine(id, m.Method, res))
 	}
 	st.mu.Lock()
-	st.answered[string(m.ID)] = true
 	if m.Method == "initialize" && e == nil {
 		v, _ := stringMember(res, "protocolVersion")
 		st.version = v
