@@ -197,16 +197,8 @@ func (s *server) serveSpecMessage(m msg, early bool) {
 	if s.c.ignoreEarly && early && m.invalid == nil && m.Method != "" && m.Method != "initialize" && m.Method != "ping" {
 		return // dropped: not initialized yet
 	}
-	if m.Method == "" && m.ID != nil && m.invalid == nil {
-		s.route(m)
-	}
-	s.c.spec.specMessage(s.st, m.raw, m, specOut{send: s.send, async: func(f func()) {
-		s.wg.Add(1)
-		go func() { // ends when the slow call ends or is cancelled
-			defer s.wg.Done()
-			f()
-		}()
-	}, done: s.done})
+	// What async runs ends when the slow call ends or is cancelled.
+	s.c.spec.specMessage(s.st, m.raw, m, specOut{send: s.send, async: s.wg.Go, done: s.done})
 }
 
 type msg struct {
@@ -314,23 +306,20 @@ func (s *server) serve() {
 				s.answer(m)
 			}
 		case m.Method == "tools/call" && m.ID != nil && s.c.lat.on():
-			s.wg.Add(1)
-			go s.answerLate(m, s.c.lat.Of(s.calls.next())) // ends after the delay, or when stdin ends
+			d := s.c.lat.Of(s.calls.next())
+			// It ends after the delay, or when stdin ends (the client has
+			// gone: nothing is answered).
+			s.wg.Go(func() {
+				if wait(d, s.done, nil) {
+					s.answer(m)
+				}
+			})
 		case m.Method != "" && m.ID != nil:
 			s.answer(m)
 		}
 		if s.failed() {
 			return
 		}
-	}
-}
-
-// answerLate answers a tools/call after d, unless stdin ends first (the
-// client has gone: nothing is answered).
-func (s *server) answerLate(m msg, d time.Duration) {
-	defer s.wg.Done()
-	if wait(d, s.done, nil) {
-		s.answer(m)
 	}
 }
 
@@ -415,7 +404,8 @@ func (s *server) result(id json.RawMessage, result string) {
 }
 
 func (s *server) fail(id json.RawMessage, code int, message string) {
-	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, mustString(message)))
+	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`,
+		id, code, mustString(message)))
 }
 
 func (s *server) answer(m msg) {
