@@ -231,7 +231,8 @@ func (x *Exchange) Result(result string) string {
 
 // Error is the JSON text of an error response to the request.
 func (x *Exchange) Error(code int, message string) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, x.ID, code, mustString(message))
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`,
+		x.ID, code, mustString(message))
 }
 
 // Reply answers with one message: a JSON body (an event stream when the

@@ -113,7 +113,8 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 		return discover(spec), nil
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list", "skills/list":
 		items := map[string][]json.RawMessage{"tools/list": spec.Tools, "prompts/list": spec.Prompts,
-			"resources/list": spec.Resources, "resources/templates/list": spec.ResourceTemplates, "skills/list": spec.Skills}
+			"resources/list": spec.Resources, "resources/templates/list": spec.ResourceTemplates,
+			"skills/list": spec.Skills}
 		return page(spec, method, items[method], params)
 	case "tools/call":
 		return canned(params, "name", spec.CallResults, spec.Tools, "name", "tool", codeInvalidParams, func(name string) any {

@@ -453,8 +453,8 @@ func (s *Spec) after(m msg, out specOut) {
 			out.send(`{"jsonrpc":"2.0","id":` + strings.TrimPrefix(srvID(""), "-") + `.5,"method":"ping"}`)
 		}
 		if s.has("log-secret") {
-			secret := mustString("key=" + os.Getenv("MCPV_TEST_SECRET"))
-			out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + secret + `}}`)
+			v := mustString("key=" + os.Getenv("MCPV_TEST_SECRET"))
+			out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + v + `}}`)
 		}
 		if s.has("request-id-reuse") {
 			out.send(`{"jsonrpc":"2.0","id":"srv-ping","method":"ping"}`)
