@@ -197,8 +197,7 @@ func (st *specState) newTask(tool string, ttl *int64) *specTask {
 	}
 	now := stamp()
 	if ttl == nil {
-		n := int64(60000)
-		ttl = &n
+		ttl = new(int64(60000))
 	}
 	t := &specTask{id: fmt.Sprintf("task-%d-%d", srvRequests.Add(1), len(st.tasks)+1), tool: tool, status: "working", created: now, updated: now, ttl: ttl}
 	st.tasks[t.id] = t

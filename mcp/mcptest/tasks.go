@@ -156,12 +156,10 @@ func (s *server) taskCall(m msg) bool {
 		t := &task{TaskID: fmt.Sprintf("task-%d", len(s.tasks)+1), Status: "working",
 			CreatedAt: now, LastUpdatedAt: now, TTL: p.Task.TTL, step: -1}
 		if s.c.t.ttl != nil {
-			ttl := *s.c.t.ttl
-			t.TTL = &ttl
+			t.TTL = new(*s.c.t.ttl)
 		}
 		if s.c.t.poll > 0 {
-			poll := s.c.t.poll
-			t.PollInterval = &poll
+			t.PollInterval = new(s.c.t.poll)
 		}
 		if tok := p.Meta.ProgressToken; len(tok) > 0 && string(tok) != "null" {
 			t.token = tok
