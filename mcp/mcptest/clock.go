@@ -1,6 +1,7 @@
 package mcptest
 
 import (
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -112,9 +113,7 @@ func (c *Clock) timersLocked() Timers {
 			ts.Stopped[t.d]++
 		}
 	}
-	for d, n := range c.resets {
-		ts.Resets[d] = n
-	}
+	maps.Copy(ts.Resets, c.resets)
 	return ts
 }
 

@@ -31,6 +31,7 @@ package mcptest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -139,9 +140,7 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 		if s.has("ext-result-type") {
 			res["resultType"] = json.RawMessage(`"complete"`)
 		}
-		for k, v := range s.taskFields(t) {
-			res[k] = v
-		}
+		maps.Copy(res, s.taskFields(t))
 		if s.has("ext-no-task-id") {
 			delete(res, "taskId")
 		}
