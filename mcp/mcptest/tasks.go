@@ -232,9 +232,7 @@ func (s *server) findTask(params json.RawMessage) (*task, string) {
 func (s *server) taskMethod(m msg) {
 	switch {
 	case m.Method == "tasks/result":
-		s.wg.Go(func() {
-			s.taskResult(m)
-		})
+		s.wg.Go(func() { s.taskResult(m) })
 		return
 	case m.Method == "tasks/get", m.Method == "tasks/cancel" && !s.c.t.noCancel:
 	case m.Method == "tasks/list" && !s.c.t.noList:
