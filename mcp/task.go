@@ -180,12 +180,8 @@ func (c *Client) nextStatus(ctx context.Context, t Task, onStatus func(Task)) (T
 	if onStatus != nil {
 		onStatus(t)
 	}
-	timer := time.NewTimer(t.Poll())
-	select {
-	case <-ctx.Done():
-		timer.Stop()
+	if !sleep(ctx, t.Poll()) {
 		return t, nil, context.Cause(ctx)
-	case <-timer.C:
 	}
 	next, raw, err := c.GetTask(ctx, t.TaskID)
 	if err == nil && next.PollInterval == nil && next.PollIntervalMs == nil {
