@@ -387,8 +387,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	}
 	st.mu.Lock()
 	if m.Method == "initialize" && e == nil {
-		v, _ := stringMember(res, "protocolVersion")
-		st.version = v
+		st.version, _ = stringMember(res, "protocolVersion")
 	}
 	st.mu.Unlock()
 	s.after(m, out)
@@ -566,8 +565,7 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 	case e != nil && method == "tools/call" && s.has("unknown-tool-result"):
 		return json.RawMessage(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`), nil
 	case e != nil && method == "tools/call" && s.has("unknown-tool-32601"):
-		name, _ := stringMember(params, "name")
-		return nil, &specError{Code: codeMethodNotFound, Message: "Unknown tool: " + name}
+		return nil, &specError{Code: codeMethodNotFound, Message: "Unknown tool: " + nameParam(params)}
 	case method == "logging/setLevel" && e == nil:
 		if lvl, _ := stringMember(params, "level"); !slices.Contains(logLevels, lvl) && !s.has("lenient-log-level") {
 			return nil, &specError{Code: codeInvalidParams, Message: "logging/setLevel: unknown level"}
