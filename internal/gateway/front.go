@@ -224,8 +224,7 @@ func (f *front) setLevel(ctx context.Context, params json.RawMessage) (json.RawM
 
 // task routes a request about a task to the member that made it.
 func (f *front) task(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	var id string
-	json.Unmarshal(rawjson.Member(params, "taskId"), &id)
+	id, _ := rawjson.String(rawjson.Member(params, "taskId"))
 	m := f.gw.tasks.owner(id)
 	if m == nil || !f.c.Who().Sees(m.Name) {
 		return nil, serve.TaskNotFound(id)

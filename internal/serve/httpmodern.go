@@ -34,8 +34,7 @@ func modernHeader(r *http.Request) bool {
 // it is served; for a refusal, the HTTP status and the error.
 func checkModernPost(r *http.Request, body []byte, method string) (int, *mcp.RPCError) {
 	params := rawjson.Member(body, "params")
-	var inBody string
-	json.Unmarshal(rawjson.Member(rawjson.Member(params, "_meta"), mcp.MetaProtocolVersion), &inBody)
+	inBody, _ := rawjson.String(rawjson.Member(rawjson.Member(params, "_meta"), mcp.MetaProtocolVersion))
 	header, hasHeader := r.Header["Mcp-Protocol-Version"]
 	switch {
 	case inBody != "" && !hasHeader:

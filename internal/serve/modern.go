@@ -269,8 +269,7 @@ func modernMembers(method string, res json.RawMessage) []byte {
 func resultTypeOf(res json.RawMessage) string {
 	for _, f := range rawjson.ScanFields(nil, res) {
 		if f.KeyIs("resultType") {
-			var t string
-			json.Unmarshal(f.Value, &t)
+			t, _ := rawjson.String(f.Value)
 			return t
 		}
 	}

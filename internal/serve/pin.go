@@ -25,7 +25,6 @@ package serve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -151,8 +150,7 @@ func (g *pinGate) admit(u *upstream) error {
 		init := u.conn.State().InitializeResult
 		var live *string
 		if raw, ok := rawjson.Exact(init, "instructions"); ok && raw != nil && string(raw) != "null" {
-			var text string
-			json.Unmarshal(raw, &text)
+			text, _ := rawjson.String(raw)
 			live = &text
 		}
 		if m := g.entry.CheckInstructions(live); m != nil {

@@ -138,8 +138,7 @@ func (u *upstream) taskRequest(c *client, method string, params json.RawMessage)
 	if !taskMethods[method] {
 		return params, nil
 	}
-	var id string
-	json.Unmarshal(rawjson.Member(params, "taskId"), &id)
+	id, _ := rawjson.String(rawjson.Member(params, "taskId"))
 	e := u.tasks.ours(c, id)
 	if e == nil {
 		return nil, TaskNotFound(id)
@@ -176,8 +175,7 @@ func (u *upstream) taskResult(c *client, method string, res json.RawMessage) jso
 // renameTask is a Task (or a modern task result) with the server's id
 // replaced by serve's, made for c if made is set.
 func (u *upstream) renameTask(c *client, task json.RawMessage, made bool) json.RawMessage {
-	var id string
-	json.Unmarshal(rawjson.Member(task, "taskId"), &id)
+	id, _ := rawjson.String(rawjson.Member(task, "taskId"))
 	if id == "" {
 		return task
 	}
@@ -196,8 +194,7 @@ func (u *upstream) renameTask(c *client, task json.RawMessage, made bool) json.R
 func (u *upstream) ownTasks(c *client, res json.RawMessage) json.RawMessage {
 	var kept []json.RawMessage
 	rawjson.ForEachElement(rawjson.Member(res, "tasks"), func(_ int, t []byte) {
-		var id string
-		json.Unmarshal(rawjson.Member(t, "taskId"), &id)
+		id, _ := rawjson.String(rawjson.Member(t, "taskId"))
 		if e := u.tasks.upstream(id); e != nil && e.owner == c {
 			kept = append(kept, rawjson.With(t, "taskId", mustJSON(e.ours)))
 		}
@@ -211,8 +208,8 @@ func (u *upstream) ownTasks(c *client, res json.RawMessage) json.RawMessage {
 // relatedTask is the server's id of the task a message's params name in
 // their _meta, "" when they name none.
 func relatedTask(params json.RawMessage) string {
-	var id string
-	json.Unmarshal(rawjson.Member(rawjson.Member(rawjson.Member(params, "_meta"), mcp.RelatedTaskKey), "taskId"), &id)
+	meta := rawjson.Member(params, "_meta")
+	id, _ := rawjson.String(rawjson.Member(rawjson.Member(meta, mcp.RelatedTaskKey), "taskId"))
 	return id
 }
 
@@ -243,7 +240,7 @@ func (u *upstream) renameRelated(params json.RawMessage) json.RawMessage {
 func (u *upstream) taskOwner(method string, params json.RawMessage) (r *relayed, ok bool) {
 	id := relatedTask(params)
 	if id == "" && method == "notifications/tasks/status" {
-		json.Unmarshal(rawjson.Member(params, "taskId"), &id)
+		id, _ = rawjson.String(rawjson.Member(params, "taskId"))
 	}
 	if id == "" {
 		return nil, false
