@@ -210,14 +210,8 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 	// The request waits on the call from before it goes: the progress and
 	// log messages the server sends at once are its.
 	w := waiterOf(ctx, c, params, meta)
-	b := &bridge{up: u, method: method, done: make(chan struct{}), asked: make(chan struct{}, 1), caps: meta.caps, waiter: w}
-	switch method {
-	case "resources/read":
-		b.target = rawjson.Member(params, "uri")
-	default:
-		b.target = rawjson.Member(params, "name")
-	}
-	b.args = rawjson.Member(params, "arguments")
+	b := &bridge{up: u, method: method, done: make(chan struct{}), asked: make(chan struct{}, 1),
+		caps: meta.caps, waiter: w, target: targetOf(method, params), args: rawjson.Member(params, "arguments")}
 	// The call outlives the request that starts it: it waits upstream
 	// while its client is asked. Its end is the bridge's: a result, or
 	// given up.
@@ -245,11 +239,17 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 // same reports whether a retry is the request the call was made for: the
 // same method, tool, prompt or resource, and arguments.
 func (b *bridge) same(method string, params json.RawMessage) bool {
-	target := rawjson.Member(params, "name")
+	return method == b.method && jsonEqual(targetOf(method, params), b.target) &&
+		jsonEqual(rawjson.Member(params, "arguments"), b.args)
+}
+
+// targetOf is what a call names: its params.uri for resources/read, else
+// its params.name.
+func targetOf(method string, params json.RawMessage) json.RawMessage {
 	if method == "resources/read" {
-		target = rawjson.Member(params, "uri")
+		return rawjson.Member(params, "uri")
 	}
-	return method == b.method && jsonEqual(target, b.target) && jsonEqual(rawjson.Member(params, "arguments"), b.args)
+	return rawjson.Member(params, "name")
 }
 
 // jsonEqual compares two JSON values as values (the retry may be written
@@ -452,12 +452,8 @@ func (b *bridge) end() {
 // on that error (a cancellation that overtook the answers would leave the
 // server not knowing why).
 func (b *bridge) abandon(why string) {
+	b.end() // nothing more is asked of it
 	b.mu.Lock()
-	b.over = true
-	b.waiter = nil
-	if b.timer != nil {
-		b.timer.Stop()
-	}
 	open := append(b.waiting, b.put...)
 	b.waiting, b.put = nil, nil
 	b.mu.Unlock()

@@ -74,17 +74,13 @@ func (c *client) close() {
 	}
 }
 
-// upstream is the client's upstream session: the shared one, or with
+// upstreamFor is the client's upstream session: the shared one, or with
 // Isolate its own, opened at its first request. caps are the
 // capabilities the client declared, which a session opened for it
-// declares (the shared one with ClientCaps, or its own).
-func (c *client) upstream(ctx context.Context, caps json.RawMessage) (*upstream, error) {
-	return c.upstreamFor(ctx, caps, nil)
-}
-
-// upstreamFor is upstream for a request with params: a modern client's,
-// with Isolate, takes an idle session of its token's when one is kept
-// (the one that holds the task params name, if one does: isolate.go).
+// declares (the shared one with ClientCaps, or its own). A modern
+// client's request with params, with Isolate, takes an idle session of
+// its token's when one is kept (the one that holds the task params name,
+// if one does: isolate.go).
 func (c *client) upstreamFor(ctx context.Context, caps, params json.RawMessage) (*upstream, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -161,7 +157,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if method == "initialize" {
 		caps = rawjson.Member(params, "capabilities")
 	}
-	up, err := c.upstream(ctx, caps)
+	up, err := c.upstreamFor(ctx, caps, nil)
 	if err != nil {
 		return nil, rpcError(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -187,13 +188,7 @@ func (s *httpSession) leave(h *HTTPHandler) {
 func (h *HTTPHandler) Close() {
 	h.mu.Lock()
 	h.closed = true
-	var all []*httpSession
-	for _, s := range h.sessions {
-		all = append(all, s)
-	}
-	for s := range h.answering {
-		all = append(all, s)
-	}
+	all := append(slices.Collect(maps.Values(h.sessions)), slices.Collect(maps.Keys(h.answering))...)
 	h.sessions = map[string]*httpSession{}
 	h.mu.Unlock()
 	var wg sync.WaitGroup

@@ -84,7 +84,7 @@ func (c *Client) IsModern() bool { return c.c.isModern() }
 
 // ReadOnly reports whether the tool called name says readOnlyHint.
 func (c *Client) ReadOnly(ctx context.Context, name string) bool {
-	up, err := c.c.upstream(ctx, nil)
+	up, err := c.c.upstreamFor(ctx, nil, nil)
 	return err == nil && up.readOnly(ctx, name)
 }
 

@@ -240,8 +240,6 @@ func (s *pinSeen) changed(method string) {
 	for _, k := range kinds {
 		delete(s.twice, k)
 		delete(s.unwalkable, k)
-	}
-	for _, k := range kinds {
 		if l := s.lists[k]; l != nil {
 			s.bytes -= l.bytes
 			delete(s.lists, k)

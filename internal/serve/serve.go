@@ -161,10 +161,7 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 		s.pins = g
 	}
-	if s.Isolate || s.Front != nil {
-		return nil
-	}
-	if s.Source != nil {
+	if s.Isolate || s.Front != nil || s.Source != nil {
 		return nil
 	}
 	s.ready, s.done = make(chan struct{}), make(chan struct{})
@@ -173,10 +170,7 @@ func (s *Server) Start(ctx context.Context) error {
 		if err == nil {
 			err = s.begin(ctx, u)
 		}
-		if err != nil {
-			return err
-		}
-		return nil
+		return err
 	}
 	ctx, s.stop = context.WithCancel(ctx)
 	s.offer, s.handshook = make(chan json.RawMessage, 1), make(chan struct{})
