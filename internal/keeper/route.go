@@ -24,11 +24,7 @@ func (k *Keeper) Notify(method string, params json.RawMessage) {
 	case subscription.Holders:
 		to = k.subscribers(uri)
 	case subscription.Listeners:
-		to = k.commands(func(c *conn) bool {
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			return c.listens > 0
-		})
+		to = k.commands(func(c *conn) bool { return c.listens > 0 })
 	case subscription.Everyone:
 		to = k.commands(func(*conn) bool { return true })
 	case subscription.Busy:
@@ -61,13 +57,17 @@ func (k *Keeper) progress(params json.RawMessage) {
 	c.send(true, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/progress","params":%s}`, b))
 }
 
-// commands are the attached commands that keep.
+// commands are the attached commands that keep, asked with each one's mu
+// held.
 func (k *Keeper) commands(keep func(*conn) bool) []*conn {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var out []*conn
 	for c := range k.conns {
-		if keep(c) {
+		c.mu.Lock()
+		ok := keep(c)
+		c.mu.Unlock()
+		if ok {
 			out = append(out, c)
 		}
 	}
@@ -78,20 +78,12 @@ func (k *Keeper) commands(keep func(*conn) bool) []*conn {
 // subscriptions/listen streams a watch keeps open: a log message or a
 // question is not a watch's.
 func (k *Keeper) busy() []*conn {
-	return k.commands(func(c *conn) bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return len(c.inflight) > c.listens
-	})
+	return k.commands(func(c *conn) bool { return len(c.inflight) > c.listens })
 }
 
 // subscribers are the commands subscribed to uri.
 func (k *Keeper) subscribers(uri string) []*conn {
-	return k.commands(func(c *conn) bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return c.subs[uri] > 0 || k.subs.Holds(c, uri)
-	})
+	return k.commands(func(c *conn) bool { return c.subs[uri] > 0 || k.subs.Holds(c, uri) })
 }
 
 // Route hands a server request to the command it belongs to: the one

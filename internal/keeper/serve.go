@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"runtime/debug"
@@ -224,10 +225,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	}
 	k.mu.Lock()
 	k.stopping = true
-	conns := make([]*conn, 0, len(k.conns))
-	for c := range k.conns {
-		conns = append(conns, c)
-	}
+	conns := slices.Collect(maps.Keys(k.conns))
 	k.mu.Unlock()
 	ln.Close() // removes the socket: no new command attaches
 	for _, c := range conns {
