@@ -341,17 +341,6 @@ func (g *Gateway) member(name string) *Member {
 	return nil
 }
 
-// unprefixed are the members whose names have no prefix.
-func (g *Gateway) unprefixed() []*Member {
-	var out []*Member
-	for _, m := range g.Members {
-		if m.prefix == "" {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // claims reports whether a name an unprefixed member's server gives
 // reads as another member's: a prefix and the separator at its start, in
 // any case or with look-alike letters. Such an item is hidden: a server

@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,12 +119,7 @@ func (k *kept) forget(method string) {
 // changedBy reports whether a notification says the list of method
 // changed.
 func changedBy(method, note string) bool {
-	for _, l := range mcp.ChangedLists(note) {
-		if l.Method == method {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(mcp.ChangedLists(note), func(l mcp.List) bool { return l.Method == method })
 }
 
 // page is a page of m's list of method from cursor for a list at the

@@ -20,6 +20,7 @@ package gateway
 // unasked: either closes the session, which makes it down.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -288,14 +289,8 @@ func (l *life) ended(u *serve.Session) {
 	if l.u != u || l.state != lifeUp {
 		return
 	}
-	why := l.fault
+	why := cmp.Or(l.fault, u.Err(), errors.New("its session ended"))
 	l.fault = nil
-	if why == nil {
-		why = u.Err()
-	}
-	if why == nil {
-		why = errors.New("its session ended")
-	}
 	l.down(why)
 }
 

@@ -15,6 +15,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -258,10 +259,7 @@ func (l *frontListen) deliver(n serve.Notice) {
 // up.
 func (f *front) memberChanged(m *Member, st lifeState) {
 	f.mu.Lock()
-	listens := make([]*frontListen, 0, len(f.listens))
-	for l := range f.listens {
-		listens = append(listens, l)
-	}
+	listens := slices.Collect(maps.Keys(f.listens))
 	f.mu.Unlock()
 	for _, l := range listens {
 		if st == lifeUp && l.want.AnyChange() {

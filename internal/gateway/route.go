@@ -23,8 +23,8 @@ func (f *front) route(ctx context.Context, l mcp.List, name string) (*Member, st
 		return m, local
 	}
 	var bare []*Member
-	for _, m := range g.unprefixed() {
-		if view.Sees(m.Name) {
+	for _, m := range g.Members {
+		if m.prefix == "" && view.Sees(m.Name) {
 			bare = append(bare, m)
 		}
 	}
