@@ -72,16 +72,8 @@ func FromTrace(data []byte) (snap surface.Snapshot, resp *Responses, notes []str
 			if i < len(list)-1 {
 				e.Times = 1
 			}
-			switch e.group {
-			case 0:
-				r.Tools = append(r.Tools, *e)
-			case 1:
-				r.Prompts = append(r.Prompts, *e)
-			case 2:
-				r.Resources = append(r.Resources, *e)
-			case 3:
-				r.Completions = append(r.Completions, *e)
-			}
+			to := [...]*[]Entry{&r.Tools, &r.Prompts, &r.Resources, &r.Completions}[e.group]
+			*to = append(*to, *e)
 		}
 	}
 	// Through the file's own checks, as a responses file written by hand.
