@@ -66,23 +66,9 @@ func ClientUpstream(c *mcp.Client, tool func(ctx context.Context, name string) (
 }
 
 type clientUpstream struct {
-	c    *mcp.Client
-	tool func(ctx context.Context, name string) (json.RawMessage, bool)
-	end  func()
-}
-
-func (u clientUpstream) State() mcp.State { return u.c.State() }
-
-func (u clientUpstream) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	return u.c.Forward(ctx, method, params)
-}
-
-func (u clientUpstream) Relay(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	return u.c.Relay(ctx, method, params)
-}
-
-func (u clientUpstream) ForwardNotification(ctx context.Context, method string, params json.RawMessage) error {
-	return u.c.ForwardNotification(ctx, method, params)
+	*mcp.Client // its State, Forward, Relay, ForwardNotification, Done and Err
+	tool        func(ctx context.Context, name string) (json.RawMessage, bool)
+	end         func()
 }
 
 func (u clientUpstream) Tool(ctx context.Context, name string) (json.RawMessage, bool) {
@@ -90,9 +76,7 @@ func (u clientUpstream) Tool(ctx context.Context, name string) (json.RawMessage,
 }
 
 func (u clientUpstream) Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error] {
-	return u.c.Walk(ctx, method, key, 0)
+	return u.Client.Walk(ctx, method, key, 0)
 }
 
-func (u clientUpstream) Done() <-chan struct{} { return u.c.Done() }
-func (u clientUpstream) Err() error            { return u.c.Err() }
-func (u clientUpstream) Close()                { u.end() }
+func (u clientUpstream) Close() { u.end() }
