@@ -15,6 +15,7 @@ package serve
 // in the session that made it, while it is kept.
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -43,10 +44,7 @@ type idleUp struct {
 // take is an idle session for a client of who, one that holds the task
 // params name when there is one; nil when none is kept.
 func (p *idlePool) take(who *View, params []byte) *upstream {
-	var task string
-	if v, err := rawjson.String(rawjson.Member(params, "taskId")); err == nil {
-		task = v
-	}
+	task, _ := rawjson.String(rawjson.Member(params, "taskId"))
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	list := p.idle[who]
@@ -83,16 +81,14 @@ func (p *idlePool) put(who *View, u *upstream) {
 	it := &idleUp{u: u}
 	it.timer = time.AfterFunc(isolateIdle, func() { // ends at once: closes u unless taken
 		p.mu.Lock()
-		list := p.idle[who]
-		for i, x := range list {
-			if x == it {
-				p.idle[who] = append(list[:i], list[i+1:]...)
-				p.mu.Unlock()
-				u.conn.Close()
-				return
-			}
+		i := slices.Index(p.idle[who], it)
+		if i >= 0 {
+			p.idle[who] = slices.Delete(p.idle[who], i, i+1)
 		}
 		p.mu.Unlock()
+		if i >= 0 {
+			u.conn.Close()
+		}
 	})
 	p.idle[who] = append(p.idle[who], it)
 	p.mu.Unlock()
