@@ -1,6 +1,7 @@
 package keeper
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -174,11 +175,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 		k.infoMu.Unlock()
 	}()
 	go k.accept(idle) // keeper's listener: stops when ln is closed
-	every := k.CheckEvery
-	if every == 0 {
-		every = checkEvery
-	}
-	tick := time.NewTicker(every)
+	tick := time.NewTicker(cmp.Or(k.CheckEvery, checkEvery))
 	defer tick.Stop()
 
 	var why string
