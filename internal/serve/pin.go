@@ -30,6 +30,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -228,11 +229,9 @@ func (g *pinGate) look() {
 		return // nothing a client may see changed, or serving is over
 	}
 	for u := range g.ups {
-		select {
-		case <-u.conn.Done():
+		if u.ended() {
 			delete(g.ups, u) // gone: nothing to list
 			continue
-		default:
 		}
 		g.walks.Add(1)
 		go func() { // walk after a pin's change: ends when u's lists are walked (each bounded by pinWalkWait), or serving ends
@@ -323,14 +322,7 @@ func sameItems(a, b *pin.Server) bool {
 
 // sameKind reports whether two entries pin the same items of kind.
 func sameKind(a, b *pin.Server, kind pin.Kind) bool {
-	x, y := a.Items[kind], b.Items[kind]
-	if len(x) != len(y) {
-		return false
-	}
-	for i := range x {
-		if x[i].Key != y[i].Key || x[i].Digest != y[i].Digest {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a.Items[kind], b.Items[kind], func(x, y pin.Item) bool {
+		return x.Key == y.Key && x.Digest == y.Digest
+	})
 }
