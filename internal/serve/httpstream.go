@@ -75,8 +75,11 @@ type outMsg struct {
 // what waits for it. A started event stream with nothing to say gets a
 // comment every keepAlive.
 func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) bool {
-	sw := newStallWriter(w, st.stall)
-	sw.stalled, sw.told = st.stalled, st.told
+	stall := st.stall
+	if stall <= 0 {
+		stall = DefaultStall
+	}
+	sw := &stallWriter{w: w, rc: http.NewResponseController(w), stall: stall, stalled: st.stalled, told: st.told}
 	defer sw.done()
 	started := false
 	if events && !st.lazy {
@@ -213,13 +216,6 @@ type stallWriter struct {
 	once    sync.Once // guards calling stalled
 	late    bool      // stalled was told: each write has told
 	err     error     // the first write's error
-}
-
-func newStallWriter(w http.ResponseWriter, stall time.Duration) *stallWriter {
-	if stall <= 0 {
-		stall = DefaultStall
-	}
-	return &stallWriter{w: w, rc: http.NewResponseController(w), stall: stall}
 }
 
 func (s *stallWriter) Write(p []byte) (int, error) {
