@@ -265,11 +265,7 @@ func (g Guards) hidesNotification(method string, params json.RawMessage) bool {
 	if method != "notifications/resources/updated" || len(g) == 0 {
 		return false
 	}
-	var p struct {
-		URI string `json:"uri"`
-	}
-	json.Unmarshal(params, &p)
-	return !g.resourceAllowed(p.URI)
+	return !g.resourceAllowed(resourceURI(params))
 }
 
 // refused is the error a client gets for what the guard hides: the same
