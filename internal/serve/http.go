@@ -217,10 +217,7 @@ func (h *HTTPHandler) end(sid string) {
 // httpError answers with a JSON-RPC error without an id, as the transport
 // asks for errors outside any request.
 func httpError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": mcp.RPCError{Code: mcp.CodeInvalidRequest, Message: msg}})
-	w.Write(b)
+	writeRPCError(w, status, nil, &mcp.RPCError{Code: mcp.CodeInvalidRequest, Message: msg})
 }
 
 // session finds the session a request names, or answers that it is

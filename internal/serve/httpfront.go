@@ -22,6 +22,7 @@ package serve
 //   - then the bearer token.
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -102,12 +103,7 @@ func (h *HTTPHandler) legacyPaths() (stream, message string) {
 	return LegacyPaths(h.path())
 }
 
-func (h *HTTPHandler) path() string {
-	if h.Path == "" {
-		return DefaultPath
-	}
-	return h.Path
-}
+func (h *HTTPHandler) path() string { return cmp.Or(h.Path, DefaultPath) }
 
 // methods are those each route answers, for Allow.
 var methods = map[route]string{
