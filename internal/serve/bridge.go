@@ -69,11 +69,6 @@ type bridges struct {
 	closed bool
 }
 
-func (bs *bridges) init(s *Server) {
-	bs.srv = s
-	bs.parked = map[string]*bridge{}
-}
-
 // park files b under a new state; false when maxParked are parked, or
 // serving is over.
 func (bs *bridges) park(b *bridge) (string, bool) {

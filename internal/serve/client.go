@@ -379,14 +379,6 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-func (c *client) setModern() {
-	c.mu.Lock()
-	if c.caps == nil {
-		c.modern = true
-	}
-	c.mu.Unlock()
-}
-
 // isModern reports whether the client speaks the 2026-07-28 era (and has
 // not initialized).
 func (c *client) isModern() bool {

@@ -94,7 +94,9 @@ func (c *client) modernMeta(method string, params json.RawMessage) (modernMeta, 
 	if rerr != nil {
 		return meta, rerr
 	}
-	c.setModern()
+	c.mu.Lock()
+	c.modern = c.modern || c.caps == nil // it speaks that era, unless it initialized
+	c.mu.Unlock()
 	if removedMethods[method] {
 		return meta, mcp.MethodNotFound(method)
 	}

@@ -153,7 +153,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if s.Secrets == nil {
 		s.Secrets = redact.NewScrubber(nil)
 	}
-	s.bridges.init(s)
+	s.bridges.srv, s.bridges.parked = s, map[string]*bridge{}
 	if s.Pin != nil {
 		g, err := newPinGate(s.Pin, s.Log)
 		if err != nil {
