@@ -62,6 +62,26 @@ func (d dialect) idKeyword() string {
 	return "$id"
 }
 
+// since is the first draft that knows keyword (draft-04 for the keywords
+// it knows, and for any other): in an earlier draft the keyword is unknown,
+// and ignored as any unknown one is.
+func since(keyword string) dialect {
+	switch keyword {
+	case "const", "contains", "propertyNames":
+		return draft6
+	case "if", "then", "else", "$comment", "readOnly", "writeOnly", "examples", "contentMediaType",
+		"contentEncoding":
+		return draft7
+	case "$anchor", "$recursiveRef", "$recursiveAnchor", "$vocabulary", "$defs", "deprecated",
+		"contentSchema", "maxContains", "minContains", "unevaluatedItems", "unevaluatedProperties",
+		"dependentSchemas", "dependentRequired":
+		return draft2019
+	case "prefixItems", "$dynamicRef", "$dynamicAnchor":
+		return draft2020
+	}
+	return draft4
+}
+
 // The shapes a keyword's value takes where it holds schemas.
 const (
 	holdsSchema     = iota + 1 // a schema
@@ -76,12 +96,16 @@ const (
 // and compiles only there. "definitions" and "dependencies" keep their
 // meaning in 2019-09 and 2020-12, whose metaschemas still describe them.
 func (d dialect) shape(keyword string) int {
+	if d < since(keyword) {
+		return 0
+	}
 	switch keyword {
-	case "definitions", "properties", "patternProperties":
+	case "definitions", "properties", "patternProperties", "$defs", "dependentSchemas":
 		return holdsSchemaMap
-	case "not", "additionalProperties":
+	case "not", "additionalProperties", "propertyNames", "contains", "if", "then", "else",
+		"unevaluatedProperties", "unevaluatedItems", "contentSchema":
 		return holdsSchema
-	case "allOf", "anyOf", "oneOf":
+	case "allOf", "anyOf", "oneOf", "prefixItems":
 		return holdsSchemaList
 	case "items":
 		if d >= draft2020 {
@@ -93,26 +117,6 @@ func (d dialect) shape(keyword string) int {
 	case "additionalItems":
 		if d < draft2020 {
 			return holdsSchema
-		}
-	case "propertyNames", "contains":
-		if d >= draft6 {
-			return holdsSchema
-		}
-	case "if", "then", "else":
-		if d >= draft7 {
-			return holdsSchema
-		}
-	case "$defs", "dependentSchemas":
-		if d >= draft2019 {
-			return holdsSchemaMap
-		}
-	case "unevaluatedProperties", "unevaluatedItems", "contentSchema":
-		if d >= draft2019 {
-			return holdsSchema
-		}
-	case "prefixItems":
-		if d >= draft2020 {
-			return holdsSchemaList
 		}
 	}
 	return 0

@@ -77,6 +77,9 @@ func (k *keywords) sub(key string, v *value, tokens ...string) (*node, error) {
 }
 
 func (k *keywords) keyword(key string, v *value) error {
+	if k.loc.d < since(key) {
+		return nil
+	}
 	if known, err := k.core(key, v); known {
 		return err
 	}

@@ -20,9 +20,6 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 		n.itemsKeyword = "items"
 		return true, err
 	case "prefixItems":
-		if d < draft2020 {
-			return true, nil
-		}
 		var err error
 		n.prefixItems, err = k.schemaList(key, v)
 		return true, err
@@ -46,24 +43,15 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 		n.uniqueItems = v.kind == kindTrue
 		return true, nil
 	case "contains":
-		if d < draft6 {
-			return true, nil
-		}
 		var err error
 		n.contains, err = k.sub(key, v)
 		return true, err
 	case "maxContains", "minContains":
-		if d < draft2019 {
-			return true, nil
-		}
 		if key == "maxContains" {
 			return true, k.count(key, v, &n.maxContains)
 		}
 		return true, k.count(key, v, &n.minContains)
 	case "unevaluatedItems", "unevaluatedProperties":
-		if d < draft2019 {
-			return true, nil
-		}
 		s, err := k.sub(key, v)
 		if key == "unevaluatedItems" {
 			n.unevaluatedItems = s
@@ -125,9 +113,6 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 		}
 		return true, err
 	case "propertyNames":
-		if d < draft6 {
-			return true, nil
-		}
 		var err error
 		n.propertyNames, err = k.sub(key, v)
 		return true, err
@@ -155,16 +140,10 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 		}
 		return true, nil
 	case "dependentSchemas":
-		if d < draft2019 {
-			return true, nil
-		}
 		var err error
 		n.dependentSchemas, err = k.schemaMap(key, v)
 		return true, err
 	case "dependentRequired":
-		if d < draft2019 {
-			return true, nil
-		}
 		if v.kind != kindObject {
 			return true, k.fail(key, "got %s, want an object", v.typeName())
 		}

@@ -33,7 +33,9 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 		// URI-reference all the same: one that is none can neither be
 		// resolved against nor named.
 		return true, k.uri(key, v, false)
-	case "$ref":
+	case "$anchor", "$dynamicAnchor":
+		return true, k.anchorName(key, v)
+	case "$ref", "$dynamicRef", "$recursiveRef":
 		if v.kind != kindString {
 			return true, k.fail(key, "got %s, want a URI-reference string", v.typeName())
 		}
@@ -42,77 +44,35 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 				return true, err
 			}
 		}
-		target, loc, err := k.c.resolve(v.str, k.loc, k.loc.ptr, key)
-		if err != nil {
-			return true, err
-		}
-		n.refOnly = d < draft2019
-		n.ref, err = k.c.compile(target, loc, key)
-		return true, err
-	case "$anchor":
-		if d < draft2019 {
+		if key == "$recursiveRef" && d != draft2019 {
 			return true, nil
-		}
-		return true, k.anchorName(key, v)
-	case "$dynamicAnchor":
-		if d < draft2020 {
-			return true, nil
-		}
-		return true, k.anchorName(key, v)
-	case "$dynamicRef":
-		if d < draft2020 {
-			return true, nil
-		}
-		if v.kind != kindString {
-			return true, k.fail(key, "got %s, want a URI-reference string", v.typeName())
-		}
-		if err := k.uri(key, v, false); err != nil {
-			return true, err
 		}
 		target, loc, err := k.c.resolve(v.str, k.loc, k.loc.ptr, key)
 		if err != nil {
 			return true, err
 		}
-		if n.dynamicRef, err = k.c.compile(target, loc, key); err != nil {
-			return true, err
-		}
-		// The scope decides only when the first target has the anchor named.
-		if _, frag, _ := strings.Cut(v.str, "#"); frag != "" {
-			if a := target.member("$dynamicAnchor"); a != nil && a.kind == kindString && a.str == frag {
-				n.dynamicName = frag
+		ref, err := k.c.compile(target, loc, key)
+		switch key {
+		case "$ref":
+			n.ref, n.refOnly = ref, d < draft2019
+		case "$recursiveRef":
+			n.recursiveRef = ref
+		default:
+			n.dynamicRef = ref
+			// The scope decides only when the first target has the anchor named.
+			if _, frag, _ := strings.Cut(v.str, "#"); frag != "" {
+				if a := target.member("$dynamicAnchor"); a != nil && a.kind == kindString && a.str == frag {
+					n.dynamicName = frag
+				}
 			}
 		}
-		return true, nil
-	case "$recursiveRef":
-		if d < draft2019 {
-			return true, nil
-		}
-		if v.kind != kindString {
-			return true, k.fail(key, "got %s, want a URI-reference string", v.typeName())
-		}
-		if err := k.uri(key, v, false); err != nil || d != draft2019 {
-			return true, err
-		}
-		target, loc, err := k.c.resolve(v.str, k.loc, k.loc.ptr, key)
-		if err != nil {
-			return true, err
-		}
-		n.recursiveRef, err = k.c.compile(target, loc, key)
 		return true, err
 	case "$recursiveAnchor":
-		switch d {
-		case draft2019:
-			if v.kind != kindTrue && v.kind != kindFalse {
-				return true, k.fail(key, "got %s, want a boolean", v.typeName())
-			}
-		case draft2020:
-			return true, k.anchorName(key, v)
+		if d == draft2019 {
+			return true, k.wantBool(key, v)
 		}
-		return true, nil
+		return true, k.anchorName(key, v)
 	case "$vocabulary":
-		if d < draft2019 {
-			return true, nil
-		}
 		if v.kind != kindObject {
 			return true, k.fail(key, "got %s, want an object", v.typeName())
 		}
@@ -126,15 +86,7 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 			}
 		}
 		return true, nil
-	case "$comment":
-		if d < draft7 {
-			return true, nil
-		}
-		return true, k.wantString(key, v)
 	case "definitions", "$defs":
-		if d.shape(key) == 0 {
-			return true, nil
-		}
 		_, err := k.schemaMap(key, v)
 		return true, err
 
@@ -147,33 +99,16 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 			n.format, n.formatStr = formatCheck(v.str), v.str
 		}
 		return true, nil
-	case "readOnly", "writeOnly":
-		if d < draft7 {
-			return true, nil
-		}
-		return true, k.wantBool(key, v)
-	case "deprecated":
-		if d < draft2019 {
-			return true, nil
-		}
+	case "readOnly", "writeOnly", "deprecated":
 		return true, k.wantBool(key, v)
 	case "examples":
-		if d < draft7 {
-			return true, nil
-		}
 		if v.kind != kindArray {
 			return true, k.fail(key, "got %s, want an array", v.typeName())
 		}
 		return true, nil
-	case "contentMediaType", "contentEncoding":
-		if d < draft7 {
-			return true, nil
-		}
+	case "$comment", "contentMediaType", "contentEncoding":
 		return true, k.wantString(key, v)
 	case "contentSchema":
-		if d < draft2019 {
-			return true, nil
-		}
 		_, err := k.sub(key, v) // an annotation: checked, never applied
 		return true, err
 

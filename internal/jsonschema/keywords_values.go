@@ -24,9 +24,7 @@ func (k *keywords) assertion(key string, v *value) (bool, error) {
 		n.enum = v
 		return true, nil
 	case "const":
-		if d >= draft6 {
-			n.constVal = v
-		}
+		n.constVal = v
 		return true, nil
 	case "allOf", "anyOf", "oneOf":
 		list, err := k.schemaList(key, v)
@@ -44,9 +42,6 @@ func (k *keywords) assertion(key string, v *value) (bool, error) {
 		n.not, err = k.sub(key, v)
 		return true, err
 	case "if", "then", "else":
-		if d < draft7 {
-			return true, nil
-		}
 		if _, err := k.sub(key, v); err != nil {
 			return true, err
 		}
