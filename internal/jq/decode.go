@@ -127,24 +127,15 @@ func (d *decoder) array(i, depth int) (any, int) {
 	if i < len(d.data) && d.data[i] == ']' {
 		return arr, i + 1
 	}
-	for {
+	for more := true; more; {
 		v, end := d.value(i, depth)
 		if end < 0 {
 			return nil, -1
 		}
 		arr = append(arr, v)
-		if i = rawjson.SkipSpace(d.data, end); i >= len(d.data) {
-			return nil, -1
-		}
-		switch d.data[i] {
-		case ',':
-			i = rawjson.SkipSpace(d.data, i+1)
-		case ']':
-			return arr, i + 1
-		default:
-			return nil, -1
-		}
+		i, more = rawjson.Next(d.data, end, ']')
 	}
+	return arr, i
 }
 
 func (d *decoder) object(i, depth int) (any, int) {
@@ -156,7 +147,7 @@ func (d *decoder) object(i, depth int) (any, int) {
 	if i < len(d.data) && d.data[i] == '}' {
 		return obj, i + 1
 	}
-	for {
+	for more := true; more; {
 		if i >= len(d.data) || d.data[i] != '"' {
 			return nil, -1
 		}
@@ -172,16 +163,7 @@ func (d *decoder) object(i, depth int) (any, int) {
 			return nil, -1
 		}
 		obj[k] = v // a repeated key: the last one counts, as in encoding/json
-		if i = rawjson.SkipSpace(d.data, end); i >= len(d.data) {
-			return nil, -1
-		}
-		switch d.data[i] {
-		case ',':
-			i = rawjson.SkipSpace(d.data, i+1)
-		case '}':
-			return obj, i + 1
-		default:
-			return nil, -1
-		}
+		i, more = rawjson.Next(d.data, end, '}')
 	}
+	return obj, i
 }

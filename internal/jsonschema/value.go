@@ -139,7 +139,7 @@ func (p *parser) object(i, depth int) (value, int) {
 		return v, i + 1
 	}
 	var seen map[string]int // index by name, once the object is large
-	for {
+	for more := true; more; {
 		if i >= len(p.data) || p.data[i] != '"' {
 			return value{}, -1
 		}
@@ -180,18 +180,9 @@ func (p *parser) object(i, depth int) (value, int) {
 				seen[key] = len(v.obj) - 1
 			}
 		}
-		if i = rawjson.SkipSpace(p.data, end); i >= len(p.data) {
-			return value{}, -1
-		}
-		switch p.data[i] {
-		case ',':
-			i = rawjson.SkipSpace(p.data, i+1)
-		case '}':
-			return v, i + 1
-		default:
-			return value{}, -1
-		}
+		i, more = rawjson.Next(p.data, end, '}')
 	}
+	return v, i
 }
 
 func (p *parser) array(i, depth int) (value, int) {
@@ -203,24 +194,15 @@ func (p *parser) array(i, depth int) (value, int) {
 	if i < len(p.data) && p.data[i] == ']' {
 		return v, i + 1
 	}
-	for {
+	for more := true; more; {
 		el, end := p.value(i, depth)
 		if end < 0 {
 			return value{}, -1
 		}
 		v.arr = append(v.arr, el)
-		if i = rawjson.SkipSpace(p.data, end); i >= len(p.data) {
-			return value{}, -1
-		}
-		switch p.data[i] {
-		case ',':
-			i = rawjson.SkipSpace(p.data, i+1)
-		case ']':
-			return v, i + 1
-		default:
-			return value{}, -1
-		}
+		i, more = rawjson.Next(p.data, end, ']')
 	}
+	return v, i
 }
 
 // equal is JSON equality: numbers by value (1 == 1.0), objects whatever

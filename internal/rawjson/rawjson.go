@@ -228,6 +228,21 @@ func SkipSpace(data []byte, i int) int {
 	return i
 }
 
+// Next reads on from end, just past an element of an array or a member of
+// an object that close ends: after a comma, the start of the next one and
+// true; else the index just past close, or -1 where the text is not valid
+// JSON there, and false.
+func Next(data []byte, end int, close byte) (int, bool) {
+	i := SkipSpace(data, end)
+	switch {
+	case i < len(data) && data[i] == ',':
+		return SkipSpace(data, i+1), true
+	case i < len(data) && data[i] == close:
+		return i + 1, false
+	}
+	return -1, false
+}
+
 // valueEnd returns the index just past the JSON value that starts at data[i].
 // The input must already be known to be valid JSON; in any other, the
 // index is still within data.
