@@ -25,6 +25,7 @@
 package apphost
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	_ "embed"
@@ -207,10 +208,7 @@ func listenLoopback(addr string) (net.Listener, error) {
 // bound).
 func (h *Host) Run(ctx context.Context) error {
 	h.init()
-	addr := h.Listen
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
+	addr := cmp.Or(h.Listen, "127.0.0.1:0")
 	hl, err := listenLoopback(addr)
 	if err != nil {
 		return err

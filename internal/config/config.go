@@ -6,6 +6,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"github.com/mcpv/mcpv/internal/safetext"
@@ -81,9 +82,7 @@ func FileSource(path, cwd, label string) Source {
 func Sources(env Env) []Source {
 	var out []Source
 	add := func(s Source) {
-		if s.Folder == "" {
-			s.Folder = filepath.Dir(s.Path)
-		}
+		s.Folder = cmp.Or(s.Folder, filepath.Dir(s.Path))
 		s.YAML = strings.HasSuffix(s.Path, ".yaml") || strings.HasSuffix(s.Path, ".yml")
 		out = append(out, s)
 	}

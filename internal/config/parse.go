@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -132,10 +133,8 @@ func checkTopKeys(root *yamlnode.Node) error {
 		if slices.Contains(topKeys, k.Text) || strings.HasPrefix(k.Text, "x-") {
 			continue
 		}
-		hint := suggest.DidYouMean(k.Text, topKeys)
-		if hint == "" {
-			hint = " (servers go under \"servers\"; keys starting with x- are left alone)"
-		}
+		hint := cmp.Or(suggest.DidYouMean(k.Text, topKeys),
+			" (servers go under \"servers\"; keys starting with x- are left alone)")
 		return errorAt(k, "unknown key %q at the top of the file%s", k.Text, hint)
 	}
 	return nil

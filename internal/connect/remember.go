@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -32,10 +33,7 @@ func remember(s *Settings, env Env, h Hooks) *serverstate.Store {
 func identity(s *Settings, env Env, h Hooks) serverstate.Identity {
 	server := digest()
 	if s.URL == "" {
-		dir := env.Path(s.Dir)
-		if dir == "" {
-			dir = env.Cwd
-		}
+		dir := cmp.Or(env.Path(s.Dir), env.Cwd)
 		server.add("stdio", dir, s.Framing)
 		server.add(s.Command...)
 		server.add(serverEnv(s.Env)...) // the credentials of a stdio server are its environment

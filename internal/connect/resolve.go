@@ -3,6 +3,7 @@ package connect
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -271,9 +272,7 @@ func secretFlag(name, value, envName string, env Env) (string, error) {
 		}
 		return strings.TrimSpace(string(data)), nil
 	}
-	if value == "" {
-		value = env.Getenv(envName)
-	}
+	value = cmp.Or(value, env.Getenv(envName))
 	return value, nil
 }
 

@@ -2,6 +2,7 @@ package connect
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,9 +33,7 @@ type answerer struct {
 
 func newAnswerer(s *Settings, env Env, h Hooks) (*answerer, error) {
 	a := &answerer{sampling: s.Answers.SamplingCmd, dir: s.Answers.SamplingDir, hooks: h}
-	if a.dir == "" {
-		a.dir = env.Cwd
-	}
+	a.dir = cmp.Or(a.dir, env.Cwd)
 	if len(s.Answers.Roots) > 0 {
 		roots, err := rootList(s.Answers.Roots, env)
 		if err != nil {

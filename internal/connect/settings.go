@@ -237,9 +237,7 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 // a project's file); with the label to name it by and the tree it must
 // stay in.
 func pinOf(flag string, x *config.Expanded, env Env) (path, label, tree string) {
-	if flag == "" {
-		flag = env.Getenv("MCPV_PIN")
-	}
+	flag = cmp.Or(flag, env.Getenv("MCPV_PIN"))
 	if flag != "" {
 		return env.Path(flag), flag, ""
 	}
@@ -331,30 +329,24 @@ func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) (Auth, error) 
 	if src.Entry != nil {
 		conf = src.Entry.OAuth
 	}
-	pick := func(flag, fromConf string) string {
-		if flag != "" {
-			return flag
-		}
-		return fromConf
-	}
 	a := Auth{
 		Mode:              f.Auth,
 		Grant:             strings.ReplaceAll(f.Grant, "-", "_"),
-		ClientID:          pick(f.ClientID, conf.ClientID),
-		ClientSecret:      pick(src.ClientSecret, conf.ClientSecret),
-		ClientKey:         pick(f.ClientKey, conf.ClientKey),
-		ClientMetadataURL: pick(f.ClientMetadataURL, conf.ClientMetadataURL),
+		ClientID:          cmp.Or(f.ClientID, conf.ClientID),
+		ClientSecret:      cmp.Or(src.ClientSecret, conf.ClientSecret),
+		ClientKey:         cmp.Or(f.ClientKey, conf.ClientKey),
+		ClientMetadataURL: cmp.Or(f.ClientMetadataURL, conf.ClientMetadataURL),
 		IDPTokenEndpoint:  f.IDPTokenEndpoint,
 		IDPClientID:       f.IDPClientID,
 		IDToken:           src.IDToken,
-		Assertion:         pick(src.Assertion, conf.Assertion),
-		DPoP:              pick(f.DPoP, conf.DPoP),
-		Resource:          pick(f.Resource, conf.Resource),
-		Scopes:            scopesOf(pick(strings.Join(f.Scope, " "), conf.Scope)),
+		Assertion:         cmp.Or(src.Assertion, conf.Assertion),
+		DPoP:              cmp.Or(f.DPoP, conf.DPoP),
+		Resource:          cmp.Or(f.Resource, conf.Resource),
+		Scopes:            scopesOf(cmp.Or(strings.Join(f.Scope, " "), conf.Scope)),
 		Redirect: oauth.Redirect{
-			Host: pick(f.RedirectHost, conf.RedirectHost),
+			Host: cmp.Or(f.RedirectHost, conf.RedirectHost),
 			Port: cmp.Or(f.RedirectPort, conf.RedirectPort),
-			Path: pick(f.RedirectPath, conf.RedirectPath),
+			Path: cmp.Or(f.RedirectPath, conf.RedirectPath),
 		},
 		LoginTimeout: time.Duration(f.LoginTimeout),
 		NoWait:       f.NoWait,

@@ -3,6 +3,7 @@ package demoserver
 //lint:file-ignore SA1019 the demo server serves roots, sampling and logging, which MCP 2026-07-28 deprecates but keeps for a year; mcpv still speaks them
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 
@@ -39,10 +40,7 @@ func addAskers(s *mcp.Server) {
 	// server request while the call runs.
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the user for a name, an age, a colour and a yes/no by elicitation; return the answer."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
-			msg := in.Message
-			if msg == "" {
-				msg = "Who are you?"
-			}
+			msg := cmp.Or(in.Message, "Who are you?")
 			params := &mcp.ElicitParams{Message: msg, RequestedSchema: askSchema}
 			if modern(req) {
 				return roundTrip(req, "ask", params)
@@ -81,10 +79,7 @@ func addAskers(s *mcp.Server) {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "log", Description: "Send a log message to the client (at or above its logging level)."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in logIn) (*mcp.CallToolResult, any, error) {
-			level := in.Level
-			if level == "" {
-				level = "info"
-			}
+			level := cmp.Or(in.Level, "info")
 			err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level), Logger: "demo", Data: in.Message})
 			if err != nil {
 				return nil, nil, err

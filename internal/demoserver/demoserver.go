@@ -4,6 +4,7 @@ package demoserver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -121,10 +122,7 @@ func addTools(s *mcp.Server, cfg config) {
 
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fail with a tool error (isError: true)."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in failIn) (*mcp.CallToolResult, any, error) {
-			reason := in.Reason
-			if reason == "" {
-				reason = "as asked"
-			}
+			reason := cmp.Or(in.Reason, "as asked")
 			return &mcp.CallToolResult{IsError: true, Content: text("failed: " + reason)}, nil, nil
 		})
 

@@ -6,6 +6,7 @@ package doctor
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -57,10 +58,7 @@ func (w *walk) http(ctx context.Context) {
 		w.rest("proxy", "name resolution", "TCP connect", "TLS", "endpoint")
 		return
 	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
+	port := cmp.Or(u.Port(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
 	host, dialHost, dialPort := u.Hostname(), u.Hostname(), port
 	var proxy *url.URL
 	w.step("proxy", func(s *Step) {
@@ -71,9 +69,7 @@ func (w *walk) http(ctx context.Context) {
 		}
 		s.warn("requests go through the proxy "+proxy.Redacted()+" (HTTP_PROXY, HTTPS_PROXY)", "if the proxy is in the way, let this host past it with NO_PROXY="+host)
 		dialHost, dialPort = proxy.Hostname(), proxy.Port()
-		if dialPort == "" {
-			dialPort = map[string]string{"http": "80", "https": "443"}[proxy.Scheme]
-		}
+		dialPort = cmp.Or(dialPort, map[string]string{"http": "80", "https": "443"}[proxy.Scheme])
 	})
 	var addrs []string
 	w.step("name resolution", func(s *Step) {

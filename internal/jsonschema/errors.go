@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp/syntax"
@@ -20,10 +21,7 @@ type SchemaError struct {
 }
 
 func (e *SchemaError) Error() string {
-	where := e.Pointer
-	if where == "" {
-		where = "/"
-	}
+	where := cmp.Or(e.Pointer, "/")
 	if e.Keyword == "" {
 		return fmt.Sprintf("%s: %s", where, e.Message)
 	}
@@ -72,10 +70,7 @@ type ValidationError struct {
 }
 
 func (e *ValidationError) Error() string {
-	where := e.Pointer
-	if where == "" {
-		where = "/"
-	}
+	where := cmp.Or(e.Pointer, "/")
 	return fmt.Sprintf("%s: %s (%s)", where, e.Message, e.Keyword)
 }
 

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -67,10 +68,7 @@ func (l *Logs) Note(params json.RawMessage) {
 		Data   json.RawMessage `json:"data"`
 	}
 	json.Unmarshal(params, &p)
-	level := kept(p.Level)
-	if level == "" {
-		level = "none"
-	}
+	level := cmp.Or(kept(p.Level), "none")
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.levels == nil {

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -240,9 +241,7 @@ func LegacyServer(ctx context.Context, hc *http.Client, serverURL string) (*Serv
 			Legacy:                        true,
 		}, nil
 	}
-	if md.Issuer == "" {
-		md.Issuer = origin
-	}
+	md.Issuer = cmp.Or(md.Issuer, origin)
 	md.IssuerUnverified = md.Issuer != origin
 	if err := checkServerMetadata(&md, wellKnown); err != nil {
 		return nil, err

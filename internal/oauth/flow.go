@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -136,9 +137,7 @@ func (m *Manager) grant(ctx context.Context, md *ServerMetadata, client *Client,
 // save keeps the token (and the DPoP key it is bound to) in the store,
 // under the record's lock, and uses it.
 func (m *Manager) save(ctx context.Context, md *ServerMetadata, client *Client, tok *Token, scopes []string, resource string, dpop *DPoPKey) error {
-	if tok.Scope == "" {
-		tok.Scope = strings.Join(scopes, " ")
-	}
+	tok.Scope = cmp.Or(tok.Scope, strings.Join(scopes, " "))
 	stored := *client
 	stored.Key = nil
 	stored.DPoP = nil

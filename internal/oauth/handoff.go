@@ -19,6 +19,7 @@ package oauth
 // every return path, as Authorize does.
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -176,9 +177,7 @@ func (h *HandOff) Complete(ctx context.Context, ln net.Listener, hc *http.Client
 	defer cancel()
 	cb := &callbackHandler{path: redirect.Path, host: redirect.Host, state: h.State, issuer: h.Metadata.Issuer,
 		issRequired: h.Metadata.AuthorizationResponseIssParameterSupported, result: make(chan callbackResult, 1)}
-	if cb.path == "" {
-		cb.path = "/"
-	}
+	cb.path = cmp.Or(cb.path, "/")
 	superseded := make(chan struct{})
 	start := &startHandler{h: h, host: redirect.Host, next: cb, cancel: sync.OnceFunc(func() { close(superseded) })}
 	srv := &http.Server{Handler: start, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
@@ -217,9 +216,7 @@ func (h *HandOff) Complete(ctx context.Context, ln net.Listener, hc *http.Client
 	if err != nil {
 		return err
 	}
-	if tok.Scope == "" {
-		tok.Scope = h.AskedScope
-	}
+	tok.Scope = cmp.Or(tok.Scope, h.AskedScope)
 	rec := &Record{Server: h.Server, Issuer: h.Issuer, Resource: h.Resource, ResourceParam: h.ResourceParam, AskedScope: h.AskedScope,
 		Metadata: h.Metadata, Client: h.Client, Token: *tok, Grant: GrantAuthorizationCode, Updated: time.Now()}
 	unlock, err := store.Lock(ctx, rec)

@@ -123,15 +123,11 @@ func NewManager(opts Options, base http.RoundTripper) (*Manager, error) {
 	if opts.MaxAuthorizations <= 0 {
 		opts.MaxAuthorizations = 3
 	}
-	if opts.Grant == "" {
-		opts.Grant = GrantAuthorizationCode
-	}
+	opts.Grant = cmp.Or(opts.Grant, GrantAuthorizationCode)
 	if opts.DPoP == "" {
 		opts.DPoP = DPoPAuto
 	}
-	if opts.ClientName == "" {
-		opts.ClientName = "mcpv"
-	}
+	opts.ClientName = cmp.Or(opts.ClientName, "mcpv")
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
@@ -383,9 +379,7 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if tok.Scope == "" {
-		tok.Scope = rec.Token.Scope
-	}
+	tok.Scope = cmp.Or(tok.Scope, rec.Token.Scope)
 	next := *rec
 	next.Token, next.Updated = *tok, time.Now()
 	if tok.TokenType != "DPoP" {

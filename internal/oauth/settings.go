@@ -8,6 +8,7 @@ package oauth
 // (Wanted.Fits).
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"net/url"
@@ -127,10 +128,7 @@ func (r Redirect) host() string {
 
 // uri is the redirect URI with port.
 func (r Redirect) uri(port int) string {
-	path := r.Path
-	if path == "" {
-		path = defaultRedirectPath
-	}
+	path := cmp.Or(r.Path, defaultRedirectPath)
 	return "http://" + net.JoinHostPort(strings.Trim(r.host(), "[]"), strconv.Itoa(port)) + path
 }
 

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -52,18 +53,12 @@ type Store struct{ Dir, Root string }
 
 // check refuses a store another user could write to.
 func (s *Store) check() error {
-	root := s.Root
-	if root == "" {
-		root = s.Dir
-	}
+	root := cmp.Or(s.Root, s.Dir)
 	return safedir.Check(root, s.Dir)
 }
 
 func (s *Store) mkdir() error {
-	root := s.Root
-	if root == "" {
-		root = s.Dir
-	}
+	root := cmp.Or(s.Root, s.Dir)
 	return safedir.MkdirAll(root, s.Dir)
 }
 

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -52,9 +53,7 @@ func Refresh(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client
 	if err != nil {
 		return nil, err
 	}
-	if tok.RefreshToken == "" {
-		tok.RefreshToken = refreshToken
-	}
+	tok.RefreshToken = cmp.Or(tok.RefreshToken, refreshToken)
 	return tok, nil
 }
 
@@ -161,9 +160,7 @@ func postTokenFormOf(ctx context.Context, hc *http.Client, md *ServerMetadata, c
 		RefreshToken: tr.RefreshToken,
 		Scope:        tr.Scope,
 	}
-	if tok.Scope == "" {
-		tok.Scope = asked
-	}
+	tok.Scope = cmp.Or(tok.Scope, asked)
 	if d, ok := expiresIn(tr.ExpiresIn); ok {
 		tok.ExpiresAt = start.Add(d)
 	}

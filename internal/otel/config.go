@@ -13,6 +13,7 @@
 package otel
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -58,13 +59,9 @@ func FromEnv(getenv func(string) string, flag bool) (*Config, error) {
 	if getenv("OTEL_EXPORTER_OTLP_PROTOCOL") == "grpc" || getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") == "grpc" {
 		return nil, errors.New("OTLP over gRPC: mcpv exports over OTLP/HTTP only (http/json; a collector takes it on its HTTP port, 4318)")
 	}
-	if base == "" {
-		base = DefaultEndpoint
-	}
+	base = cmp.Or(base, DefaultEndpoint)
 	c := &Config{Service: getenv("OTEL_SERVICE_NAME"), Timeout: MaxTimeout, Headers: map[string]string{}}
-	if c.Service == "" {
-		c.Service = "mcpv"
-	}
+	c.Service = cmp.Or(c.Service, "mcpv")
 	var err error
 	if c.Traces, err = endpoint(traces, base, "/v1/traces"); err != nil {
 		return nil, err
@@ -91,10 +88,7 @@ func FromEnv(getenv func(string) string, flag bool) (*Config, error) {
 // endpoint is the URL of a signal: its own variable as it is, else the
 // base's with the signal's path.
 func endpoint(own, base, path string) (string, error) {
-	raw := own
-	if raw == "" {
-		raw = strings.TrimSuffix(base, "/") + path
-	}
+	raw := cmp.Or(own, strings.TrimSuffix(base, "/")+path)
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("the OTLP endpoint %q is not an http or https URL", raw)

@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"cmp"
 	"net/url"
 	"strconv"
 	"sync"
@@ -72,9 +73,7 @@ func Peer(target string) []Attr {
 	host, port := u.Hostname(), u.Port()
 	if port == "" {
 		port = map[string]string{"https": "443"}[u.Scheme]
-		if port == "" {
-			port = "80"
-		}
+		port = cmp.Or(port, "80")
 	}
 	p, _ := strconv.Atoi(port)
 	return []Attr{String("network.transport", "tcp"), String("network.protocol.name", "http"), String("server.address", host), Int("server.port", int64(p))}
@@ -90,9 +89,7 @@ func (r *Run) End(code int, errLine string) error {
 	if code != 0 {
 		s.Attrs = append(s.Attrs, String("error.type", strconv.Itoa(code)))
 		s.Error = errLine
-		if s.Error == "" {
-			s.Error = "exit " + strconv.Itoa(code)
-		}
+		s.Error = cmp.Or(s.Error, "exit "+strconv.Itoa(code))
 	}
 	r.Exporter.Add(s)
 	return r.Exporter.Close()

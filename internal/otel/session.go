@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -185,9 +186,7 @@ func (s *Session) finish(sp *Span, errType, msg string) {
 	if errType != "" {
 		sp.Attrs = append(sp.Attrs, String("error.type", errType))
 		sp.Error = msg
-		if sp.Error == "" {
-			sp.Error = errType
-		}
+		sp.Error = cmp.Or(sp.Error, errType)
 	}
 	s.e.Add(*sp)
 }

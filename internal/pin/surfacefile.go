@@ -2,6 +2,7 @@ package pin
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,9 +49,7 @@ func ReadSurfaceFile(path string, read func(string) ([]byte, error)) (*SurfaceFi
 			return nil, err
 		}
 		s := trace.Surface(lines)
-		if s.Name == "" {
-			s.Name = strings.TrimSuffix(filepath.Base(path), ".trace.jsonl")
-		}
+		s.Name = cmp.Or(s.Name, strings.TrimSuffix(filepath.Base(path), ".trace.jsonl"))
 		return &SurfaceFile{Format: "trace", Servers: []surface.Server{s}, Lines: func(string, string) int { return 0 }}, nil
 	}
 	switch {

@@ -43,10 +43,7 @@ func CardName(serverName string) string {
 	if namePattern().MatchString(serverName) && len(serverName) <= 200 {
 		return serverName
 	}
-	n := strings.Trim(unsafeName().ReplaceAllString(serverName, "-"), "-.")
-	if n == "" {
-		n = "server"
-	}
+	n := cmp.Or(strings.Trim(unsafeName().ReplaceAllString(serverName, "-"), "-."), "server")
 	if len(n) > 180 {
 		n = n[:180]
 	}
@@ -57,10 +54,7 @@ func CardName(serverName string) string {
 // Streamable HTTP (and, with sse, at the legacy transport's stream URL),
 // speaking versions.
 func BuildCard(id Identity, endpoint, sse string, versions []string) json.RawMessage {
-	description := id.Description
-	if description == "" {
-		description = "The MCP server " + id.Name + ", served by mcpv"
-	}
+	description := cmp.Or(id.Description, "The MCP server "+id.Name+", served by mcpv")
 	if id.Name == "" {
 		description = "An MCP server served by mcpv"
 	}

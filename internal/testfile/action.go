@@ -6,6 +6,7 @@ package testfile
 // that shapes a session, with the same checks and the same messages.
 
 import (
+	"cmp"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -97,9 +98,7 @@ func (l *lineBuilder) json(n *yamlnode.Node) {
 }
 
 func (p *fileParser) name(st *Step, name string) {
-	if st.Name == "" {
-		st.Name = clipName(name)
-	}
+	st.Name = cmp.Or(st.Name, clipName(name))
 }
 
 // maxName bounds the names of files and steps in reports.

@@ -1,6 +1,7 @@
 package toolargs
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,10 +27,7 @@ type Violation struct {
 }
 
 func (v *Violation) Error() string {
-	where := v.Pointer
-	if where == "" {
-		where = "/"
-	}
+	where := cmp.Or(v.Pointer, "/")
 	return fmt.Sprintf("%s: %s (%s)", where, v.Message, v.Rule)
 }
 
