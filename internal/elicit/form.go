@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -91,7 +92,7 @@ func (o *Options) handleForm(ctx context.Context, f *form) (json.RawMessage, err
 func (o *Options) collect(f *form) (values, []problem) {
 	vals := values{}
 	var probs []problem
-	for _, k := range sortedKeys(o.AnswerJSON) {
+	for _, k := range slices.Sorted(maps.Keys(o.AnswerJSON)) {
 		if _, text := o.Answers[k]; text {
 			continue
 		}
@@ -106,7 +107,7 @@ func (o *Options) collect(f *form) (values, []problem) {
 		}
 		vals[k] = value{b.Bytes(), fromAnswer}
 	}
-	for _, k := range sortedKeys(o.Answers) {
+	for _, k := range slices.Sorted(maps.Keys(o.Answers)) {
 		fl := f.field(k)
 		if fl == nil {
 			o.warnf("ignoring the answer for %q: the form has no such field", clean(k))
@@ -220,13 +221,4 @@ func plural(names []string, one, many string) string {
 		return fmt.Sprintf(one, qs[0])
 	}
 	return fmt.Sprintf(many, strings.Join(qs, ", "))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Bounding the cost of a validation.
@@ -237,7 +238,7 @@ func (vd *validator) enter(r *resource) {
 		return
 	}
 	parent := vd.sig()
-	if !r.recursiveAnchor && len(r.dynamic) == 0 || vd.inScope(r) {
+	if !r.recursiveAnchor && len(r.dynamic) == 0 || slices.Contains(vd.scope[:len(vd.scope)-1], r) {
 		vd.sigs = append(vd.sigs, parent)
 		return
 	}
@@ -251,15 +252,6 @@ func (vd *validator) enter(r *resource) {
 		vd.run.sigs[k] = id
 	}
 	vd.sigs = append(vd.sigs, id)
-}
-
-func (vd *validator) inScope(r *resource) bool {
-	for _, s := range vd.scope[:len(vd.scope)-1] {
-		if s == r {
-			return true
-		}
-	}
-	return false
 }
 
 func (vd *validator) leave() {

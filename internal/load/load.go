@@ -137,9 +137,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Warnf == nil {
 		cfg.Warnf = func(string, ...any) {}
 	}
-	if cfg.Concurrency < 1 {
-		cfg.Concurrency = 1
-	}
+	cfg.Concurrency = max(cfg.Concurrency, 1)
 	if len(cfg.Stages) > 0 && !cfg.Stages[0].Rate {
 		cfg.Concurrency = max(cfg.Concurrency, maxSessions(cfg.Stages))
 	}

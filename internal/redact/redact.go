@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"io"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -138,13 +139,8 @@ func URLSecrets(raw string) []string {
 
 // encodeQuery is url.Values.Encode without escaping the mask.
 func encodeQuery(q url.Values) string {
-	keys := make([]string, 0, len(q))
-	for k := range q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(q)) {
 		for _, v := range q[k] {
 			if b.Len() > 0 {
 				b.WriteByte('&')
@@ -276,7 +272,8 @@ func (s *Scrubber) Add(secrets ...string) {
 	defer s.mu.Unlock()
 	added := false
 	for _, sec := range secrets {
-		if len(sec) < MinLength || containsBytes(s.secrets, sec) {
+		known := slices.ContainsFunc(s.secrets, func(b []byte) bool { return string(b) == sec })
+		if len(sec) < MinLength || known {
 			continue
 		}
 		s.secrets = append(s.secrets, []byte(sec))
@@ -313,15 +310,6 @@ func String(text string, secrets []string) string {
 		}
 	}
 	return text
-}
-
-func containsBytes(list [][]byte, s string) bool {
-	for _, b := range list {
-		if string(b) == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Scrubber) Write(p []byte) (int, error) {

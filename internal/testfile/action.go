@@ -7,6 +7,7 @@ package testfile
 
 import (
 	"cmp"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -225,10 +226,7 @@ var atFileFlags = map[string]bool{"header": true, "client-secret": true, "id-tok
 func (p *fileParser) server(v *yamlnode.Node, x *expander, o *Options, dir string) Server {
 	spec := Server{At: v, KeyAt: map[string]*yamlnode.Node{}, tree: safefile.Tree{Dir: dir}, named: map[string]bool{}}
 	flags := o.Flags
-	known := []string{"command", "name", "headers"}
-	for name := range flags {
-		known = append(known, name)
-	}
+	known := append(slices.Collect(maps.Keys(flags)), "command", "name", "headers")
 	slices.Sort(known)
 	expand := func(n *yamlnode.Node, s string) string {
 		t, err := x.expand(s)
