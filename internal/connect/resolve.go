@@ -282,5 +282,3 @@ func hostOf(raw string) string {
 	}
 	return raw
 }
-
-func baseName(program string) string { return filepath.Base(program) }

@@ -182,7 +182,7 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 	case len(src.Command) > 0:
 		s.Command = src.Command
 		s.Env = setVars(env.Environ, f.Env, env.GOOS)
-		s.Name = baseName(src.Command[0])
+		s.Name = filepath.Base(src.Command[0])
 	default:
 		return nil, clierr.Usagef("no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME")
 	}

@@ -124,9 +124,7 @@ func NewManager(opts Options, base http.RoundTripper) (*Manager, error) {
 		opts.MaxAuthorizations = 3
 	}
 	opts.Grant = cmp.Or(opts.Grant, GrantAuthorizationCode)
-	if opts.DPoP == "" {
-		opts.DPoP = DPoPAuto
-	}
+	opts.DPoP = cmp.Or(opts.DPoP, DPoPAuto)
 	opts.ClientName = cmp.Or(opts.ClientName, "mcpv")
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
