@@ -244,13 +244,11 @@ func (f *File) Marshal() []byte {
 		}
 		out.Servers = append(out.Servers, sj)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // <IMPORTANT> reads as written in a review
-	if err := enc.Encode(out); err != nil {
+	b, err := marshal(out) // without HTML escapes: <IMPORTANT> reads as written in a review
+	if err != nil {
 		panic(err) // every value is canonical JSON made here or checked by Parse
 	}
-	return indent(bytes.TrimSpace(b.Bytes()), maxIndent)
+	return indent(b, maxIndent)
 }
 
 // maxIndent is how deep a pin file is indented, a member a line: below
