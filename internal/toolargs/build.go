@@ -188,7 +188,7 @@ func splitKey(schema node, key string) []string {
 	var path []string
 	n := schema
 	for key != "" {
-		if n.hasProperty(key) || !strings.Contains(key, ".") {
+		if _, ok := n.declared(key); ok || !strings.Contains(key, ".") {
 			return append(path, key)
 		}
 		head, rest, _ := strings.Cut(key, ".")

@@ -157,12 +157,8 @@ func (n node) types() []string {
 // property returns the schema of a member of an object schema: from
 // properties, else patternProperties are not tried, else additionalProperties.
 func (n node) property(name string) (node, bool) {
-	for _, alt := range n.alternatives() {
-		if props, ok := alt.m["properties"].(map[string]any); ok {
-			if p, ok := props[name]; ok {
-				return n.child(p), true
-			}
-		}
+	if p, ok := n.declared(name); ok {
+		return n.child(p), true
 	}
 	for _, alt := range n.alternatives() {
 		if ap, ok := alt.m["additionalProperties"].(map[string]any); ok {
@@ -172,17 +168,17 @@ func (n node) property(name string) (node, bool) {
 	return node{doc: n.doc}, false
 }
 
-// hasProperty reports whether name is a declared property (used to keep a
-// dotted name whole when the schema has it).
-func (n node) hasProperty(name string) bool {
+// declared is the schema of name where properties declares it, and
+// whether one does (which also keeps a dotted name whole).
+func (n node) declared(name string) (any, bool) {
 	for _, alt := range n.alternatives() {
 		if props, ok := alt.m["properties"].(map[string]any); ok {
-			if _, ok := props[name]; ok {
-				return true
+			if p, ok := props[name]; ok {
+				return p, true
 			}
 		}
 	}
-	return false
+	return nil, false
 }
 
 // items returns the schema of an array's items.
