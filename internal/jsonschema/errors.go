@@ -70,8 +70,7 @@ type ValidationError struct {
 }
 
 func (e *ValidationError) Error() string {
-	where := cmp.Or(e.Pointer, "/")
-	return fmt.Sprintf("%s: %s (%s)", where, e.Message, e.Keyword)
+	return fmt.Sprintf("%s: %s (%s)", cmp.Or(e.Pointer, "/"), e.Message, e.Keyword)
 }
 
 // quote writes s in single quotes, escaped as Go would.
@@ -99,14 +98,11 @@ func regexpError(err error) string {
 }
 
 func quoteAll(names []string) string {
-	var b strings.Builder
+	quoted := make([]string, len(names))
 	for i, n := range names {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(quote(n))
+		quoted[i] = quote(n)
 	}
-	return b.String()
+	return strings.Join(quoted, ", ")
 }
 
 // display writes a value from a schema in a message: a string quoted, a
