@@ -149,25 +149,16 @@ func formatPeriod(s string) error {
 	if !ok {
 		return errors.New("want start/end")
 	}
+	startCheck, endCheck := formatDateTime, formatDateTime
 	if strings.HasPrefix(start, "P") {
-		if err := formatDuration(start); err != nil {
-			return fmt.Errorf("start: %v", err)
-		}
-		if err := formatDateTime(end); err != nil {
-			return fmt.Errorf("end: %v", err)
-		}
-		return nil
+		startCheck = formatDuration
+	} else if strings.HasPrefix(end, "P") {
+		endCheck = formatDuration
 	}
-	if err := formatDateTime(start); err != nil {
+	if err := startCheck(start); err != nil {
 		return fmt.Errorf("start: %v", err)
 	}
-	if strings.HasPrefix(end, "P") {
-		if err := formatDuration(end); err != nil {
-			return fmt.Errorf("end: %v", err)
-		}
-		return nil
-	}
-	if err := formatDateTime(end); err != nil {
+	if err := endCheck(end); err != nil {
 		return fmt.Errorf("end: %v", err)
 	}
 	return nil
