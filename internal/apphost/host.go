@@ -208,8 +208,7 @@ func listenLoopback(addr string) (net.Listener, error) {
 // bound).
 func (h *Host) Run(ctx context.Context) error {
 	h.init()
-	addr := cmp.Or(h.Listen, "127.0.0.1:0")
-	hl, err := listenLoopback(addr)
+	hl, err := listenLoopback(cmp.Or(h.Listen, "127.0.0.1:0"))
 	if err != nil {
 		return err
 	}

@@ -53,13 +53,11 @@ type Store struct{ Dir, Root string }
 
 // check refuses a store another user could write to.
 func (s *Store) check() error {
-	root := cmp.Or(s.Root, s.Dir)
-	return safedir.Check(root, s.Dir)
+	return safedir.Check(cmp.Or(s.Root, s.Dir), s.Dir)
 }
 
 func (s *Store) mkdir() error {
-	root := cmp.Or(s.Root, s.Dir)
-	return safedir.MkdirAll(root, s.Dir)
+	return safedir.MkdirAll(cmp.Or(s.Root, s.Dir), s.Dir)
 }
 
 // slot names the file of r: its issuer and resource, and for a resource

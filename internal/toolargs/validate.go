@@ -27,8 +27,7 @@ type Violation struct {
 }
 
 func (v *Violation) Error() string {
-	where := cmp.Or(v.Pointer, "/")
-	return fmt.Sprintf("%s: %s (%s)", where, v.Message, v.Rule)
+	return fmt.Sprintf("%s: %s (%s)", cmp.Or(v.Pointer, "/"), v.Message, v.Rule)
 }
 
 // MaxDepth is how deeply a schema may nest (arrays and objects: about two
