@@ -480,10 +480,9 @@ func (w *walk) wellKnown(ctx context.Context, u *url.URL, a *answer) {
 		defer cancel()
 		var err error
 		as, err = oauth.DiscoverServer(rctx, plain, md.AuthorizationServers[0])
-		switch {
-		case err != nil:
+		if err != nil {
 			s.fail(codeAuth, md.AuthorizationServers[0]+": "+err.Error(), "the authorization server must publish its metadata (RFC 8414 or OpenID Connect Discovery), with S256 among its code_challenge_methods_supported")
-		default:
+		} else {
 			s.Finding = fmt.Sprintf("%s: authorize at %s, tokens at %s, PKCE S256", as.Issuer, as.AuthorizationEndpoint, as.TokenEndpoint)
 		}
 	})

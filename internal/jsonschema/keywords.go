@@ -229,10 +229,9 @@ func (k *keywords) anchorName(key string, v *value) error {
 	for i := 0; i < len(v.str) && ok; i++ {
 		c := v.str[i]
 		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		switch {
-		case i == 0:
+		if i == 0 {
 			ok = letter || c == '_' && k.loc.d >= draft2020
-		default:
+		} else {
 			ok = letter || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == ':' && k.loc.d == draft2019
 		}
 	}

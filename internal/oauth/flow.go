@@ -283,10 +283,9 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 			return nil, cb, finish, err
 		}
 		c := &Client{ID: m.opts.ClientID, Secret: m.opts.ClientSecret, Key: m.opts.ClientKey}
-		switch {
-		case m.opts.ClientKey != nil:
+		if m.opts.ClientKey != nil {
 			c.AuthMethod = AuthPrivateKeyJWT
-		default:
+		} else {
 			c.AuthMethod = ChooseAuthMethod(md, c.Secret != "")
 		}
 		return c, cb, finish, nil

@@ -204,16 +204,12 @@ func (l *linter) icons(obj string, raw json.RawMessage) {
 			l.add(RuleIcons, SeverityError, obj, "%s is not a JSON object", where)
 			continue
 		}
-		src, ok := stringOf(m["src"])
-		switch {
-		case !ok:
+		if src, ok := stringOf(m["src"]); !ok {
 			l.add(RuleIcons, SeverityError, obj, "%s has no src", where)
-		default:
-			if problem, _ := uriProblem(src); problem != "" {
-				l.add(RuleIcons, SeverityError, obj, "%s.src %s", where, problem)
-			} else if scheme, _, _ := strings.Cut(strings.ToLower(src), ":"); scheme != "https" && scheme != "data" {
-				l.add(RuleIcons, SeverityWarning, obj, "%s.src is a %s: URI; clients take only https: and data: icons", where, compactText(scheme))
-			}
+		} else if problem, _ := uriProblem(src); problem != "" {
+			l.add(RuleIcons, SeverityError, obj, "%s.src %s", where, problem)
+		} else if scheme, _, _ := strings.Cut(strings.ToLower(src), ":"); scheme != "https" && scheme != "data" {
+			l.add(RuleIcons, SeverityWarning, obj, "%s.src is a %s: URI; clients take only https: and data: icons", where, compactText(scheme))
 		}
 		if mt, ok := m["mimeType"]; ok {
 			if _, isString := stringOf(mt); !isString {
