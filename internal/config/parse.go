@@ -355,9 +355,7 @@ func oauthOf(name string, n *yamlnode.Node) (OAuth, error) {
 	default:
 		return OAuth{}, errorAt(n.Get("grant"), "server %q: unknown oauth.grant %q (want authorization_code, client_credentials or jwt_bearer)", name, o.Grant)
 	}
-	switch o.DPoP {
-	case "", "auto", "always", "never":
-	default:
+	if !slices.Contains([]string{"", "auto", "always", "never"}, o.DPoP) {
 		return OAuth{}, errorAt(n.Get("dpop"), "server %q: unknown oauth.dpop %q (want auto, always or never)", name, o.DPoP)
 	}
 	return o, nil

@@ -232,11 +232,7 @@ func ConfigValue(name, value string) string {
 }
 
 func isScheme(s string) bool {
-	switch strings.ToLower(s) {
-	case "bearer", "basic", "token", "digest", "dpop":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"bearer", "basic", "token", "digest", "dpop"}, strings.ToLower(s))
 }
 
 // MinLength is the shortest value a Scrubber masks: shorter ones would mask
