@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -95,13 +96,9 @@ func orderRules(fl field, v view, f finder) []Finding {
 // one before it named ("Paste it unchanged", "Send them as `x`").
 func movesIt(s *sent) bool {
 	for _, m := range s.f[cMove] {
-		if m.first <= 2 && s.clauseStart(m.first) && !s.negated(m) {
-			for i := m.last + 1; i < min(len(s.toks), m.last+4); i++ {
-				switch s.toks[i].text {
-				case "it", "them", "this", "these", "that", "those", "both", "result", "output", "value", "hex", "contents":
-					return true
-				}
-			}
+		if m.first <= 2 && s.clauseStart(m.first) && !s.negated(m) && s.wordIn(m.last+1, 3,
+			"it", "them", "this", "these", "that", "those", "both", "result", "output", "value", "hex", "contents") {
+			return true
 		}
 	}
 	return false
@@ -330,11 +327,8 @@ func (s *sent) callsWith(held span) bool {
 		if s.toks[i].text != "with" {
 			continue
 		}
-		for j := i - 1; j >= max(0, i-8); j-- {
-			switch s.toks[j].text {
-			case "call", "invoke", "run", "use", "calling", "invoking":
-				return true
-			}
+		if s.wordIn(i-8, 8, "call", "invoke", "run", "use", "calling", "invoking") {
+			return true
 		}
 	}
 	return false
@@ -467,12 +461,8 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 // human").
 func (s *sent) reportsToUser() (span, bool) {
 	for i, t := range s.toks {
-		switch t.text {
-		case "summarise", "summarize", "report", "describe", "present", "answer", "respond", "reply":
-		default:
-			continue
-		}
-		if !s.clauseStart(i) {
+		reports := s.wordIn(i, 1, "summarise", "summarize", "report", "describe", "present", "answer", "respond", "reply")
+		if !reports || !s.clauseStart(i) {
 			continue
 		}
 		sp := span{first: i, last: i, start: t.start, end: t.end}
@@ -562,14 +552,9 @@ func (s *sent) toldOf(sp span) bool {
 // pointedThing reports a noun at token i that names a step of what the
 // model does rather than a value ("the step", "the change", "the call").
 func (s *sent) pointedThing(i int) bool {
-	if i >= len(s.toks) {
-		return false
-	}
-	switch s.toks[i].text {
-	case "step", "steps", "change", "changes", "call", "calls", "upload", "uploads", "request", "action", "actions", "field", "note", "instruction", "instructions", "condition", "rule", "arrangement", "deletion", "deletions", "transfer", "copy", "fact":
-		return true
-	}
-	return false
+	return s.wordIn(i, 1, "step", "steps", "change", "changes", "call", "calls", "upload", "uploads", "request",
+		"action", "actions", "field", "note", "instruction", "instructions", "condition", "rule", "arrangement",
+		"deletion", "deletions", "transfer", "copy", "fact")
 }
 
 // silentAct reports an act done in silence: "silently send", "quietly
@@ -635,17 +620,7 @@ func (s *sent) obliged(sp span) bool {
 // commands reports a verb that is itself the order: it starts a clause,
 // or an obligation or the model comes just before it ("you must omit").
 func (s *sent) commands(sp span) bool {
-	if s.clauseStart(sp.first) || !asciiOnly(s.text[sp.start:sp.end]) {
-		return true
-	}
-	for _, c := range []concept{cModal, cAddressee} {
-		for _, m := range s.f[c] {
-			if m.last < sp.first && sp.first-m.last <= 3 {
-				return true
-			}
-		}
-	}
-	return false
+	return s.clauseStart(sp.first) || !asciiOnly(s.text[sp.start:sp.end]) || s.obliged(sp)
 }
 
 // fromShown reports what the user is shown after a verb of leaving out,
@@ -679,11 +654,8 @@ func (s *sent) fromShown(sp span) bool {
 // askedOf reports a verb of asking at token i, after which "from" names
 // whom something is asked of.
 func (s *sent) askedOf(i int) bool {
-	switch s.toks[i].text {
-	case "requested", "request", "asked", "ask", "obtained", "obtain", "prompted", "collected", "collect":
-		return true
-	}
-	return false
+	return s.wordIn(i, 1,
+		"requested", "request", "asked", "ask", "obtained", "obtain", "prompted", "collected", "collect")
 }
 
 // usersThing reports the user named as the owner of a collection of
@@ -729,13 +701,8 @@ func (s *sent) userSays(sp span) bool {
 // passive reports an auxiliary of the passive between tokens a and b:
 // "the user must not be told" is told, and tells nothing.
 func (s *sent) passive(a, b int) bool {
-	for i := a + 1; i < min(len(s.toks), b+3); i++ {
-		switch s.toks[i].text {
-		case "be", "been", "being", "is", "are", "was", "were", "werden", "wird", "worden", "être", "ser", "sea", "essere", "sia", "seja", "wordt", "być", "został", "быть":
-			return true
-		}
-	}
-	return false
+	return s.wordIn(a+1, b+2-a, "be", "been", "being", "is", "are", "was", "were", "werden", "wird", "worden",
+		"être", "ser", "sea", "essere", "sia", "seja", "wordt", "być", "został", "быть")
 }
 
 // object reports a span that a preposition governs ("to the user"): the
@@ -834,21 +801,16 @@ func (s *sent) roleWordIsNoVerb(sp span) bool {
 	if sp.foreign || sp.first == 0 {
 		return false
 	}
-	switch s.toks[sp.first].text {
-	case "answer", "respond":
-	default:
+	if !s.wordIn(sp.first, 1, "answer", "respond") {
 		return false
 	}
 	prev := s.toks[sp.first-1]
 	if strings.ContainsAny(s.text[prev.end:s.toks[sp.first].start], ".,:;!?()*\n") {
 		return false // a clause of its own: the verb leads it
 	}
-	switch prev.text {
-	case "you", "to", "must", "should", "shall", "will", "always", "now", "please", "and", "then", "only", "just", "instead",
-		"model", "assistant", "ai", "llm", "agent", "henceforth", "hereafter", "forever":
-		return false
-	}
-	return true
+	return !s.wordIn(sp.first-1, 1, "you", "to", "must", "should", "shall", "will", "always", "now", "please",
+		"and", "then", "only", "just", "instead", "model", "assistant", "ai", "llm", "agent", "henceforth",
+		"hereafter", "forever")
 }
 
 // newRules finds instructions announced as new, to replace the model's
@@ -859,19 +821,15 @@ func (s *sent) newRules() bool {
 		if r.first == 0 || s.negated(r) {
 			continue
 		}
-		switch s.toks[r.first-1].text {
-		case "new", "updated", "revised", "real", "actual", "true", "changed", "latest", "nuevas", "nouvelles", "neue", "nuove", "novas", "新的", "新しい", "새로운":
-		default:
+		if !s.wordIn(r.first-1, 1, "new", "updated", "revised", "real", "actual", "true", "changed", "latest",
+			"nuevas", "nouvelles", "neue", "nuove", "novas", "新的", "新しい", "새로운") {
 			continue
 		}
 		if r.last+1 >= len(s.toks) {
 			return !s.words && strings.HasSuffix(strings.TrimSpace(s.text), ":")
 		}
-		if strings.Contains(s.text[s.toks[r.last].end:s.toks[r.last+1].start], ":") {
-			return true
-		}
-		switch s.toks[r.last+1].text {
-		case "follow", "follows", "apply", "are", "take", "supersede", "replace":
+		if strings.Contains(s.text[s.toks[r.last].end:s.toks[r.last+1].start], ":") ||
+			s.wordIn(r.last+1, 1, "follow", "follows", "apply", "are", "take", "supersede", "replace") {
 			return true
 		}
 	}
@@ -912,13 +870,8 @@ func (s *sent) obeysOutside() bool {
 // page, a site, a link, a mail, a document (not a result or a field of
 // the tool's own).
 func (s *sent) outsideText() bool {
-	for _, t := range s.toks {
-		switch t.text {
-		case "page", "pages", "website", "site", "url", "link", "email", "emails", "document", "documents", "webpage":
-			return true
-		}
-	}
-	return false
+	return s.wordIn(0, len(s.toks), "page", "pages", "website", "site", "url", "link", "email", "emails",
+		"document", "documents", "webpage")
 }
 
 // joinedVerb reports a verb joined by "and" to an order before it
@@ -930,13 +883,8 @@ func (s *sent) joinedVerb(v span) bool {
 // sayVerbWithin reports a verb of saying within n words from token i:
 // what a text says, lists, asks for.
 func (s *sent) sayVerbWithin(i, n int) bool {
-	for j := i; j < min(len(s.toks), i+n); j++ {
-		switch s.toks[j].text {
-		case "says", "say", "said", "contains", "contain", "asks", "ask", "tells", "tell", "instructs", "lists", "list", "requests", "specifies", "returns", "demands", "directs":
-			return true
-		}
-	}
-	return false
+	return s.wordIn(i, n, "says", "say", "said", "contains", "contain", "asks", "ask", "tells", "tell",
+		"instructs", "lists", "list", "requests", "specifies", "returns", "demands", "directs")
 }
 
 // outsideWithin reports text from outside (a page, a result, a reply)
@@ -992,7 +940,7 @@ func dropsConsent(s *sent, ordered bool) (string, bool) {
 		if !s.negated(a) || s.after(cSecretNoun, a, 6) || s.negatedBefore(span{a.first, a.first, 0, 0, false}) && s.near(cWithout, a, 2) {
 			continue
 		}
-		if s.after(cConsentNoun, a, 5) || s.afterWord(a, 6, "before", "first", "again", "anymore", "each", "every") || s.has(cConsentNoun) && s.near(cUser, a, 3) {
+		if s.after(cConsentNoun, a, 5) || s.wordIn(a.last+1, 6, "before", "first", "again", "anymore", "each", "every") || s.has(cConsentNoun) && s.near(cUser, a, 3) {
 			return "tells the model not to ask the user first", true
 		}
 	}
@@ -1016,7 +964,7 @@ func (s *sent) strongRank(sp span) bool {
 	t := s.text[sp.start:sp.end]
 	for _, weak := range []string{"priority", "authoritative", "final", "win", "prevail"} {
 		if strings.Contains(t, weak) {
-			return s.near(cRules, sp, 6) && (s.afterWord(sp, 4, "over", "above", "than") || s.near(cUser, sp, 6))
+			return s.near(cRules, sp, 6) && (s.wordIn(sp.last+1, 4, "over", "above", "than") || s.near(cUser, sp, 6))
 		}
 	}
 	return true
@@ -1025,14 +973,7 @@ func (s *sent) strongRank(sp span) bool {
 // nounAt reports a word used as a noun: after an article or a
 // possessive ("the overrides a user has set up").
 func (s *sent) nounAt(sp span) bool {
-	if sp.first == 0 {
-		return false
-	}
-	switch s.toks[sp.first-1].text {
-	case "the", "a", "an", "its", "these", "those", "their", "your", "any", "no":
-		return true
-	}
-	return false
+	return s.wordIn(sp.first-1, 1, "the", "a", "an", "its", "these", "those", "their", "your", "any", "no")
 }
 
 // ignoresUsers reports "ignore the IBAN the user gives": the user after
@@ -1054,23 +995,13 @@ func (s *sent) measureAfter(i int) bool {
 	if w := s.toks[i].text; w != "user" && w != "users" || i+1 >= len(s.toks) || s.brk[i+1] {
 		return false
 	}
-	switch s.toks[i+1].text {
-	case "count", "counts", "window", "minutes", "seconds", "hours", "days", "duration":
-		return true
-	}
-	return false
+	return s.wordIn(i+1, 1, "count", "counts", "window", "minutes", "seconds", "hours", "days", "duration")
 }
 
 // askedForInput reports an ask that is for input, not for consent: "no
 // need to ask questions or collect information".
 func (s *sent) askedForInput(w span) bool {
-	for i := w.last + 1; i < min(len(s.toks), w.last+6); i++ {
-		switch s.toks[i].text {
-		case "questions", "question", "details", "information", "clarification", "clarifying":
-			return true
-		}
-	}
-	return false
+	return s.wordIn(w.last+1, 5, "questions", "question", "details", "information", "clarification", "clarifying")
 }
 
 // deemed reports consent said to be had already: "counts as the user's
@@ -1106,24 +1037,15 @@ func (s *sent) deemed() bool {
 // checkNoun reports a consent noun that names any check or review as
 // well ("health checks"): deemed, it is consent only when deemed done.
 func (s *sent) checkNoun(c span) bool {
-	switch s.toks[c.last].text {
-	case "checks", "checking", "review":
-		return true
-	}
-	return false
+	return s.wordIn(c.last, 1, "checks", "checking", "review")
 }
 
 // granted reports a word of a thing done or given at token i or the
 // next ("considered passed", "deemed to be complete"): not
 // "considered unhealthy".
 func (s *sent) granted(i int) bool {
-	for j := i; j < min(len(s.toks), i+3); j++ {
-		switch s.toks[j].text {
-		case "done", "complete", "completed", "passed", "given", "granted", "satisfied", "performed", "obtained", "approved", "unnecessary", "redundant", "optional", "waived":
-			return true
-		}
-	}
-	return false
+	return s.wordIn(i, 3, "done", "complete", "completed", "passed", "given", "granted", "satisfied", "performed",
+		"obtained", "approved", "unnecessary", "redundant", "optional", "waived")
 }
 
 // noConfirmationToDestroy reports a tool said to need no confirmation
@@ -1201,13 +1123,12 @@ func (s *sent) conditional(sp span) bool {
 	return false
 }
 
-// afterWord reports one of words within n words after sp.
-func (s *sent) afterWord(sp span, n int, words ...string) bool {
-	for i := sp.last + 1; i < min(len(s.toks), sp.last+1+n); i++ {
-		for _, w := range words {
-			if s.toks[i].text == w {
-				return true
-			}
+// wordIn reports one of words among the n tokens from token i, the
+// range cut to the sentence's ends.
+func (s *sent) wordIn(i, n int, words ...string) bool {
+	for j := max(0, i); j < min(len(s.toks), i+n); j++ {
+		if slices.Contains(words, s.toks[j].text) {
+			return true
 		}
 	}
 	return false
@@ -1603,13 +1524,7 @@ func (s *sent) toolWordAfter(i, n int) bool {
 // toolWordNear reports a word that makes the name at token i a tool's:
 // "tool", or a verb of calling, within three words.
 func (s *sent) toolWordNear(i int) bool {
-	for j := max(0, i-3); j < min(len(s.toks), i+4); j++ {
-		switch s.toks[j].text {
-		case "tool", "tools", "call", "calls", "calling", "called", "invoke", "invoked", "invoking":
-			return true
-		}
-	}
-	return false
+	return s.wordIn(i-3, 7, "tool", "tools", "call", "calls", "calling", "called", "invoke", "invoked", "invoking")
 }
 
 // spanAt reports a span of c that holds token i.

@@ -189,13 +189,8 @@ func (s *sent) negated(sp span) bool {
 // joined reports a word "or", "and" or "nor" between tokens a and b: the
 // verb at b is one of a list that a negator before a denies.
 func (s *sent) joined(a, b int) bool {
-	for i := a + 1; i < b; i++ {
-		switch s.toks[i].text {
-		case "or", "nor", "and", "to", "ni", "ou", "oder", "o", "of", "lub", "или", "або", "veya":
-			return true
-		}
-	}
-	return false
+	return s.wordIn(a+1, b-a-1,
+		"or", "nor", "and", "to", "ni", "ou", "oder", "o", "of", "lub", "или", "або", "veya")
 }
 
 // breakBetween reports a clause's end between tokens a and b.
@@ -300,24 +295,13 @@ func (s *sent) publicKey(sp span) bool {
 // conversation", "save it in your password manager"), not as what is
 // moved.
 func (s *sent) where(sp span) bool {
-	for i := sp.first - 1; i >= max(0, sp.first-4); i-- {
-		switch s.toks[i].text {
-		case "into", "in", "to", "inside", "within", "throughout", "during":
-			return true
-		}
-	}
-	return false
+	return s.wordIn(sp.first-4, 4, "into", "in", "to", "inside", "within", "throughout", "during")
 }
 
 // source reports the conversation named as the source of a value ("copied
 // exactly from the user's message"), not as what is copied.
 func (s *sent) source(sp span) bool {
-	for i := sp.first - 1; i >= max(0, sp.first-3); i-- {
-		if s.toks[i].text == "from" {
-			return true
-		}
-	}
-	return false
+	return s.wordIn(sp.first-3, 3, "from")
 }
 
 // ordered reports a sentence that orders the model: it addresses the
@@ -399,13 +383,8 @@ func (s *sent) held(weak bool) (span, concept, bool) {
 				}
 			}
 		}
-		for i := sp.last + 1; i < min(len(s.toks), sp.last+3); i++ {
-			switch s.toks[i].text {
-			case "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri":
-				return true // "the user's Downloads folder": where, not what
-			}
-		}
-		return false
+		// "the user's Downloads folder": where, not what
+		return s.wordIn(sp.last+1, 2, "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri")
 	}
 	for _, c := range []concept{cStore, cHeldStrong} {
 		for _, sp := range s.f[c] {
