@@ -596,25 +596,13 @@ func (s *sent) userActs(sp span) bool {
 // mention it"), or, in a language that puts it elsewhere, beside it
 // ("açıklamana gerek yok", "伝える必要はありません").
 func (s *sent) noNeed(sp span) bool {
-	for _, n := range s.f[cNoNeed] {
-		if n.last < sp.first && sp.first-n.last <= 3 || sp.foreign && s.near(cNoNeed, sp, 6) {
-			return true
-		}
-	}
-	return false
+	return s.before(cNoNeed, sp.first, 3) || sp.foreign && s.near(cNoNeed, sp, 6)
 }
 
 // obliged reports an obligation or the model just before sp ("you must
 // ignore", "should be ignored").
 func (s *sent) obliged(sp span) bool {
-	for _, c := range []concept{cModal, cAddressee} {
-		for _, m := range s.f[c] {
-			if m.last < sp.first && sp.first-m.last <= 3 {
-				return true
-			}
-		}
-	}
-	return false
+	return s.before(cModal, sp.first, 3) || s.before(cAddressee, sp.first, 3)
 }
 
 // commands reports a verb that is itself the order: it starts a clause,
@@ -1254,12 +1242,7 @@ func (s *sent) strongBetween(a, b int) bool {
 // isDefault reports a destination given as the tool's default
 // ("`channel` defaults to #eng-standup").
 func (s *sent) isDefault() bool {
-	for _, t := range s.toks {
-		if t.text == "defaults" || t.text == "default" {
-			return true
-		}
-	}
-	return false
+	return s.wordIn(0, len(s.toks), "defaults", "default")
 }
 
 // keyLetIn reports an SSH public key written out beside the words that
@@ -1372,13 +1355,8 @@ func keyFileIn(t string) bool {
 // for there is in the transcript, whatever the tool takes.
 func (s *sent) intoChat() bool {
 	for i, t := range s.toks {
-		if t.text != "chat" && t.text != "conversation" {
-			continue
-		}
-		for j := max(0, i-2); j < i; j++ {
-			if w := s.toks[j].text; w == "into" || w == "in" || w == "to" {
-				return true
-			}
+		if (t.text == "chat" || t.text == "conversation") && s.wordIn(i-2, 2, "into", "in", "to") {
+			return true
 		}
 	}
 	return false
@@ -1463,7 +1441,7 @@ func (s *sent) otherServerNamed(server string) bool {
 		if w != "server" && w != "servers" || i == 0 {
 			continue
 		}
-		if possessive && i+1 < len(s.toks) && !ownWord(s.toks[i-1].text, server) && s.toolWordAfter(i+1, 3) {
+		if possessive && i+1 < len(s.toks) && !ownWord(s.toks[i-1].text, server) && s.wordIn(i+1, 3, "tool", "tools") {
 			return true // "the Git server's commit tool"
 		}
 		prev := s.toks[i-1].text
@@ -1497,24 +1475,7 @@ func (s *sent) otherToolGoverned(own map[string]bool) bool {
 		if !strings.Contains(t.text, "_") || own[t.text] || !identRe.get().MatchString(t.text) || !s.toolWordNear(i) {
 			continue
 		}
-		for _, c := range s.f[cCondition] {
-			if c.last < i && i-c.last <= 4 {
-				return true
-			}
-		}
-		for _, m := range s.f[cModal] {
-			if m.first > i && m.first-i <= 3 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// toolWordAfter reports "tool" or "tools" within n words from token i.
-func (s *sent) toolWordAfter(i, n int) bool {
-	for j := i; j < min(len(s.toks), i+n); j++ {
-		if s.toks[j].text == "tool" || s.toks[j].text == "tools" {
+		if s.before(cCondition, i, 4) || s.after(cModal, span{first: i, last: i}, 3) {
 			return true
 		}
 	}

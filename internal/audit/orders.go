@@ -234,6 +234,16 @@ func (s *sent) near(c concept, sp span, n int) bool {
 	return false
 }
 
+// before reports a span of c that ends before token i, within n words.
+func (s *sent) before(c concept, i, n int) bool {
+	for _, o := range s.f[c] {
+		if o.last < i && i-o.last <= n {
+			return true
+		}
+	}
+	return false
+}
+
 // after reports a span of c that starts after sp, within n words.
 func (s *sent) after(c concept, sp span, n int) bool {
 	for _, o := range s.f[c] {
@@ -376,12 +386,8 @@ func (s *sent) heldSpan(weak bool) (span, bool) {
 // held is heldSpan, with the concept that named what is held.
 func (s *sent) held(weak bool) (span, concept, bool) {
 	derived := func(sp span) bool {
-		for _, c := range []concept{cDerived, cPointer} {
-			for _, d := range s.f[c] {
-				if d.last < sp.first && sp.first-d.last <= 6 {
-					return true
-				}
-			}
+		if s.before(cDerived, sp.first, 6) || s.before(cPointer, sp.first, 6) {
+			return true
 		}
 		// "the user's Downloads folder": where, not what
 		return s.wordIn(sp.last+1, 2, "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri")
