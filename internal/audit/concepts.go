@@ -322,7 +322,7 @@ func (ix *conceptIndex) match(text string, toks []token) *found {
 // SLACK_TOKEN, aws_secret_access_key, GITHUB_PAT.
 func secretName(w string) bool {
 	i := strings.LastIndexByte(w, '_')
-	if i <= 0 || strings.Contains(w, "page") || strings.Contains(w, "next") || strings.Contains(w, "cursor") || strings.Contains(w, "continuation") || strings.Contains(w, "sync") {
+	if i <= 0 || secretWordIsPaging(w) {
 		return false // a token of paging, not a secret
 	}
 	service := false // a service's or a secret's name before the kind: SLACK_TOKEN, not file_token

@@ -950,10 +950,8 @@ func (s *sent) within(c concept, sp span) bool {
 // over the user's requests"); not a "[TOP PRIORITY]" label.
 func (s *sent) strongRank(sp span) bool {
 	t := s.text[sp.start:sp.end]
-	for _, weak := range []string{"priority", "authoritative", "final", "win", "prevail"} {
-		if strings.Contains(t, weak) {
-			return s.near(cRules, sp, 6) && (s.wordIn(sp.last+1, 4, "over", "above", "than") || s.near(cUser, sp, 6))
-		}
+	if containsAny(t, "priority", "authoritative", "final", "win", "prevail") {
+		return s.near(cRules, sp, 6) && (s.wordIn(sp.last+1, 4, "over", "above", "than") || s.near(cUser, sp, 6))
 	}
 	return true
 }
@@ -1109,6 +1107,11 @@ func (s *sent) conditional(sp span) bool {
 		}
 	}
 	return false
+}
+
+// containsAny reports whether s holds any of subs.
+func containsAny(s string, subs ...string) bool {
+	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
 }
 
 // wordIn reports one of words among the n tokens from token i, the
@@ -1530,10 +1533,6 @@ func (s *sent) everyAction(server string) bool {
 
 // dangerousFlag reports a flag that turns off a safeguard.
 func dangerousFlag(t string) bool {
-	for _, f := range []string{"--force", "--no-verify", "--insecure", "--as=system:", "--privileged", "--no-check", "-k ", "unlock=true", "unlock: true", "\"unlock\": true"} {
-		if strings.Contains(t, f) {
-			return true
-		}
-	}
-	return false
+	return containsAny(t, "--force", "--no-verify", "--insecure", "--as=system:", "--privileged", "--no-check", "-k ",
+		"unlock=true", "unlock: true", "\"unlock\": true")
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -329,16 +330,9 @@ func semver(v string) string {
 				return r
 			}
 			return '-'
-		}, cmpOr(v, "dev"))
+		}, cmp.Or(v, "dev"))
 	}
 	return v
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // camel is a rule's id as SARIF's rule names are written: UnicodeTag.
@@ -363,13 +357,10 @@ func level(s Severity) string {
 }
 
 func problem(s Severity) string {
-	switch {
-	case s >= High:
-		return "error"
-	case s == Medium:
-		return "warning"
+	if s < Medium {
+		return "recommendation"
 	}
-	return "recommendation"
+	return level(s)
 }
 
 // securitySeverity is GitHub's score of a severity (9.0 and up critical,
@@ -388,7 +379,7 @@ func (r Report) JUnit(w io.Writer) error {
 		Header: [][2]string{{"failOn", r.FailOn.String()}}}
 	var files []testreport.File
 	for _, s := range r.Servers {
-		file := testreport.File{Path: cmpOr(s.Source, s.Name), Name: s.Name}
+		file := testreport.File{Path: cmp.Or(s.Source, s.Name), Name: s.Name}
 		for i, ru := range Rules {
 			st := testreport.Step{Index: i + 1, Name: ru.ID + ": " + ru.Title, ID: ru.ID, Tag: ru.Severity.String()}
 			for _, f := range r.Findings {

@@ -65,14 +65,14 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 				continue
 			}
 			path := target[tokenStart(target, m[0]):tokenEnd(target, m[1])]
-			if secretWordIsPaging(target[m[0]:m[1]]) || strings.HasSuffix(path, ".pub") || strings.Contains(path, ".pub)") || strings.Contains(path, ".pub,") {
+			if secretWordIsPaging(target[m[0]:m[1]]) || strings.HasSuffix(path, ".pub") || containsAny(path, ".pub)", ".pub,") {
 				continue // "the value of nextPageToken", a public key
 			}
 			sev, what := High, "keys or credentials"
 			if !sf.strong {
 				sev, what = Low, "a file that often holds secrets"
 			}
-			if strings.Contains(path, "mcp") || strings.Contains(path, "claude") || strings.Contains(path, "cursor") {
+			if containsAny(path, "mcp", "claude", "cursor") {
 				what = "another client's MCP config"
 			}
 			msg := "has the model read " + what
@@ -139,12 +139,7 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 // secretWordIsPaging reports a name of a token of paging (next_page_token,
 // pageToken, cursor) where a secret's name was looked for.
 func secretWordIsPaging(s string) bool {
-	for _, w := range []string{"page", "next", "cursor", "continuation", "sync"} {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
+	return containsAny(s, "page", "next", "cursor", "continuation", "sync")
 }
 
 // deniedBefore reports a negator before a file's name that no verb of

@@ -149,15 +149,8 @@ var wayParamRe = &lazyRegexp{lexicon: "wayParam"}
 // forSecrets reports a parameter whose name says it takes a key, a token
 // or a password: to fill it with one is its purpose.
 func forSecrets(squashed string) bool {
-	if slices.Contains(secretNamesSquashed(), squashed) {
-		return true
-	}
-	for _, w := range []string{"password", "passwd", "passphrase", "passcode", "secret", "apikey", "token", "credential", "privatekey"} {
-		if strings.Contains(squashed, w) {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(secretNamesSquashed(), squashed) || containsAny(squashed,
+		"password", "passwd", "passphrase", "passcode", "secret", "apikey", "token", "credential", "privatekey")
 }
 
 // secretNames are the names of parameters that take a secret the user
