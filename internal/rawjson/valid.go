@@ -100,9 +100,9 @@ func (v *validator) value(i, depth int) int {
 	case c == '"':
 		return v.string(i)
 	case c == '{':
-		return v.object(i, depth+1)
+		return v.container(i, depth+1, '}', nil)
 	case c == '[':
-		return v.array(i, depth+1)
+		return v.container(i, depth+1, ']', nil)
 	case c == 't':
 		return v.literal(i, "true")
 	case c == 'f':
@@ -315,17 +315,31 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-func (v *validator) array(i, depth int) int {
+// container reads the array or the object that starts at data[i] and
+// ends with the byte end (']' or '}'): elements, or members, parted by
+// commas. each, when not nil, is called with where each one starts, where
+// its key ends (an element's: where it starts) and where its value starts
+// and ends.
+func (v *validator) container(i, depth int, end byte, each func(i, keyEnd, start, end int)) int {
 	if depth > maxDepth {
 		return -1
 	}
 	i = v.space(i + 1)
-	if i < len(v.data) && v.data[i] == ']' {
+	if i < len(v.data) && v.data[i] == end {
 		return i + 1
 	}
 	for {
-		if i = v.value(i, depth); i < 0 {
+		from, keyEnd, start, stop := i, i, i, 0
+		if end == ']' {
+			stop = v.value(i, depth)
+		} else {
+			keyEnd, start, stop = v.member(i, depth)
+		}
+		if i = stop; i < 0 {
 			return -1
+		}
+		if each != nil {
+			each(from, keyEnd, start, stop)
 		}
 		if i = v.space(i); i >= len(v.data) {
 			return -1
@@ -333,33 +347,7 @@ func (v *validator) array(i, depth int) int {
 		switch v.data[i] {
 		case ',':
 			i = v.space(i + 1)
-		case ']':
-			return i + 1
-		default:
-			return -1
-		}
-	}
-}
-
-func (v *validator) object(i, depth int) int {
-	if depth > maxDepth {
-		return -1
-	}
-	i = v.space(i + 1)
-	if i < len(v.data) && v.data[i] == '}' {
-		return i + 1
-	}
-	for {
-		if _, _, i = v.member(i, depth); i < 0 {
-			return -1
-		}
-		if i = v.space(i); i >= len(v.data) {
-			return -1
-		}
-		switch v.data[i] {
-		case ',':
-			i = v.space(i + 1)
-		case '}':
+		case end:
 			return i + 1
 		default:
 			return -1
@@ -422,28 +410,10 @@ func Fields(dst []Field, data []byte) ([]Field, error) {
 		return dst, errNotObject
 	}
 	n := len(dst)
-	i = SkipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		i++
-	} else {
-		for {
-			keyEnd, start, end := v.member(i, 1)
-			if end < 0 {
-				return dst[:n], invalid(data)
-			}
-			dst = append(dst, Field{RawKey: data[i:keyEnd], Value: data[start:end]})
-			if i = SkipSpace(data, end); i < len(data) && data[i] == ',' {
-				i = SkipSpace(data, i+1)
-				continue
-			}
-			if i < len(data) && data[i] == '}' {
-				i++
-				break
-			}
-			return dst[:n], invalid(data)
-		}
-	}
-	if SkipSpace(data, i) != len(data) {
+	end := v.container(i, 1, '}', func(i, keyEnd, start, end int) {
+		dst = append(dst, Field{RawKey: data[i:keyEnd], Value: data[start:end]})
+	})
+	if end < 0 || SkipSpace(data, end) != len(data) {
 		return dst[:n], invalid(data)
 	}
 	return dst, nil
@@ -471,28 +441,8 @@ func Elements(dst [][]byte, data []byte) (_ [][]byte, ok bool) {
 	if i >= len(data) || data[i] != '[' {
 		return dst, false
 	}
-	i = SkipSpace(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		i++
-	} else {
-		for {
-			end := v.value(i, 1)
-			if end < 0 {
-				return dst[:n], false
-			}
-			dst = append(dst, data[i:end])
-			if i = SkipSpace(data, end); i < len(data) && data[i] == ',' {
-				i = SkipSpace(data, i+1)
-				continue
-			}
-			if i < len(data) && data[i] == ']' {
-				i++
-				break
-			}
-			return dst[:n], false
-		}
-	}
-	if SkipSpace(data, i) != len(data) {
+	end := v.container(i, 1, ']', func(_, _, start, end int) { dst = append(dst, data[start:end]) })
+	if end < 0 || SkipSpace(data, end) != len(data) {
 		return dst[:n], false
 	}
 	return dst, true
