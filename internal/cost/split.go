@@ -49,26 +49,18 @@ const (
 	newline
 )
 
-func isLetter(c rune) bool {
+// class reports c in the class bit of ascii, or, past ASCII, in what
+// in reports.
+func class(c rune, bit byte, in func(rune) bool) bool {
 	if c < utf8.RuneSelf {
-		return ascii[c]&letter != 0
+		return ascii[c]&bit != 0
 	}
-	return unicode.IsLetter(c)
+	return in(c)
 }
 
-func isNumber(c rune) bool {
-	if c < utf8.RuneSelf {
-		return ascii[c]&number != 0
-	}
-	return unicode.IsNumber(c)
-}
-
-func isSpace(c rune) bool {
-	if c < utf8.RuneSelf {
-		return ascii[c]&space != 0
-	}
-	return unicode.IsSpace(c)
-}
+func isLetter(c rune) bool { return class(c, letter, unicode.IsLetter) }
+func isNumber(c rune) bool { return class(c, number, unicode.IsNumber) }
+func isSpace(c rune) bool  { return class(c, space, unicode.IsSpace) }
 
 func isNewline(c rune) bool { return c == '\r' || c == '\n' }
 
@@ -89,20 +81,14 @@ func isOther(c rune) bool {
 }
 
 // isUpperish is [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}].
-func isUpperish(c rune) bool {
-	if c < utf8.RuneSelf {
-		return ascii[c]&upper != 0
-	}
+func isUpperish(c rune) bool { return class(c, upper, upperish) }
+func upperish(c rune) bool {
 	return unicode.In(c, unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M)
 }
 
 // isLowerish is [\p{Ll}\p{Lm}\p{Lo}\p{M}].
-func isLowerish(c rune) bool {
-	if c < utf8.RuneSelf {
-		return ascii[c]&lower != 0
-	}
-	return unicode.In(c, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M)
-}
+func isLowerish(c rune) bool { return class(c, lower, lowerish) }
+func lowerish(c rune) bool   { return unicode.In(c, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M) }
 
 // at is the rune at byte i of s and its width; 0, 0 at the end.
 func at(s string, i int) (rune, int) {
