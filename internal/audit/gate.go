@@ -3,7 +3,6 @@ package audit
 import (
 	"regexp"
 	"regexp/syntax"
-	"strings"
 	"sync"
 )
 
@@ -31,12 +30,7 @@ func (c cond) trivial() bool { return c.words == nil && c.all == nil && c.any ==
 func (c cond) holds(t string) bool {
 	switch {
 	case c.words != nil:
-		for _, w := range c.words {
-			if strings.Contains(t, w) {
-				return true
-			}
-		}
-		return false
+		return containsAny(t, c.words...)
 	case c.all != nil:
 		for _, sub := range c.all {
 			if !sub.holds(t) {
@@ -277,7 +271,7 @@ const (
 // when t is long.
 func findAll(g gated, pre []string, t string, cs [][2]int, n int) [][]int {
 	if cs == nil {
-		if pre != nil && !holdsOne(t, pre) {
+		if pre != nil && !containsAny(t, pre...) {
 			return nil
 		}
 		return g.FindAllStringIndex(t, n)
@@ -286,7 +280,7 @@ func findAll(g gated, pre []string, t string, cs [][2]int, n int) [][]int {
 	last := -1 // where the last match kept starts: pieces overlap
 	for _, c := range cs {
 		piece := t[c[0]:c[1]]
-		if pre != nil && !holdsOne(piece, pre) {
+		if pre != nil && !containsAny(piece, pre...) {
 			continue
 		}
 		for _, m := range g.FindAllStringIndex(piece, n) {

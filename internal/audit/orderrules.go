@@ -1109,11 +1109,6 @@ func (s *sent) conditional(sp span) bool {
 	return false
 }
 
-// containsAny reports whether s holds any of subs.
-func containsAny(s string, subs ...string) bool {
-	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
-}
-
 // wordIn reports one of words among the n tokens from token i, the
 // range cut to the sentence's ends.
 func (s *sent) wordIn(i, n int, words ...string) bool {

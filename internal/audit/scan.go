@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,7 +43,6 @@ var phrases = sync.OnceValue(func() []phrase {
 	return out
 })
 
-// mayMatch reports whether text holds one of the words of pre ("a|b").
 // preWords are the words of a pre attribute ("a|b"), nil for none.
 func preWords(pre string) []string {
 	if pre == "" {
@@ -51,16 +51,12 @@ func preWords(pre string) []string {
 	return strings.Split(pre, "|")
 }
 
-// holdsOne reports whether text holds one of words.
-func holdsOne(text string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
+// containsAny reports whether s holds any of subs.
+func containsAny(s string, subs ...string) bool {
+	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
 }
 
+// mayMatch reports whether text holds one of the words of pre ("a|b").
 func mayMatch(text, pre string) bool {
 	for w := range strings.SplitSeq(pre, "|") {
 		if strings.Contains(text, w) {
