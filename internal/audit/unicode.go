@@ -30,14 +30,7 @@ func unicodeRules(fl field, f finder) []Finding {
 		r, size := utf8.DecodeRuneInString(t[i:])
 		switch {
 		case canon.IsTag(r):
-			j := i
-			for j < len(t) {
-				q, n := utf8.DecodeRuneInString(t[j:])
-				if !canon.IsTag(q) {
-					break
-				}
-				j += n
-			}
+			j := canon.RunEnd(t, i, canon.IsTag)
 			if !flagTags(t, i, j) {
 				fd := f(RuleUnicodeTag, Critical, "hides text in Unicode tag characters", i, j)
 				fd.Decoded = canon.Show(redact.MaskSecrets(clip(canon.DecodeTags(t[i:j]), maxExcerpt)))
@@ -54,14 +47,9 @@ func unicodeRules(fl field, f finder) []Finding {
 		case r < 0x20 && r != '\n' && r != '\t' && r != '\r' || r == 0x7f || r >= 0x80 && r <= 0x9f:
 			out = append(out, f(RuleControl, Medium, fmt.Sprintf("holds the control character %U", r), i, i+size))
 		case canon.Invisible(r):
-			j := i
-			for j < len(t) {
-				q, n := utf8.DecodeRuneInString(t[j:])
-				if !canon.Invisible(q) || canon.IsTag(q) || canon.Bidi(q) {
-					break
-				}
-				j += n
-			}
+			j := canon.RunEnd(t, i, func(q rune) bool {
+				return canon.Invisible(q) && !canon.IsTag(q) && !canon.Bidi(q)
+			})
 			if fd, ok := invisibleFinding(fl, t, i, j, f); ok {
 				out = append(out, fd)
 			}

@@ -28,14 +28,7 @@ func Show(s string) string {
 		case r < 0x20 || r >= 0x7f && r <= 0x9f:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case IsTag(r):
-			j := i
-			for j < len(s) {
-				t, n := utf8.DecodeRuneInString(s[j:])
-				if !IsTag(t) {
-					break
-				}
-				j += n
-			}
+			j := RunEnd(s, i, IsTag)
 			fmt.Fprintf(&b, "⟨tags: %q⟩", DecodeTags(s[i:j]))
 			i = j
 			continue
@@ -47,6 +40,19 @@ func Show(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// RunEnd is where the run of characters that in reports, from byte i of
+// s, ends.
+func RunEnd(s string, i int, in func(rune) bool) int {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !in(r) {
+			break
+		}
+		i += n
+	}
+	return i
 }
 
 // IsTag reports a Unicode tag character (U+E0000 to U+E007F).
