@@ -58,17 +58,12 @@ func encodedRules(text string, f finder) []Finding {
 	for _, m := range spacedBlocks.get().FindAllStringIndex(text, min(8, spacedRun(text)/12)) {
 		found(unspace(text[m[0]:m[1]]), m[0], m[1], "letters spaced apart")
 	}
-	for start := 0; start < len(text); {
-		end := strings.IndexByte(text[start:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += start
+	start := 0
+	for line := range strings.Lines(text) {
+		if l := strings.TrimSuffix(line, "\n"); reversed(l) {
+			found(reverse(l), start, start+len(l), "text written backwards")
 		}
-		if line := text[start:end]; reversed(line) {
-			found(reverse(line), start, end, "text written backwards")
-		}
-		start = end + 1
+		start += len(line)
 	}
 	for _, m := range hexBlocks(text, 8) {
 		if raw, err := hex.DecodeString(text[m[0]:m[1]]); err == nil && printable(raw) {

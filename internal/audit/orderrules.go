@@ -1398,12 +1398,8 @@ func (s *sent) destination() bool {
 // localDestination reports an address of this machine or of a private
 // network (127.0.0.1, 10.0.0.5, localhost): no one else's.
 func localDestination(d string) bool {
-	for _, p := range []string{"127.", "10.", "192.168.", "0.0.0.0", "169.254.", "http://localhost", "https://localhost", "http://127.", "https://127.", "http://[::1]"} {
-		if strings.HasPrefix(d, p) {
-			return true
-		}
-	}
-	return false
+	return hasPrefixAny(d, "127.", "10.", "192.168.", "0.0.0.0", "169.254.", "http://localhost", "https://localhost",
+		"http://127.", "https://127.", "http://[::1]")
 }
 
 // example reports a sentence that gives its destination as an example.

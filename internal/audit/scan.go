@@ -56,6 +56,11 @@ func containsAny(s string, subs ...string) bool {
 	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
 }
 
+// hasPrefixAny reports whether s starts with any of prefixes.
+func hasPrefixAny(s string, prefixes ...string) bool {
+	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) })
+}
+
 // mayMatch reports whether text holds one of the words of pre ("a|b").
 func mayMatch(text, pre string) bool {
 	for w := range strings.SplitSeq(pre, "|") {
@@ -220,14 +225,8 @@ func localURL(text string, sec redact.Found) bool {
 	if sec.Kind != "a password in a URL" {
 		return false
 	}
-	host := text[sec.End:]
-	host = strings.TrimPrefix(host, "@")
-	for _, h := range []string{"localhost", "127.0.0.1", "[::1]", "host.docker.internal", "0.0.0.0"} {
-		if strings.HasPrefix(host, h) {
-			return true
-		}
-	}
-	return false
+	host := strings.TrimPrefix(text[sec.End:], "@")
+	return hasPrefixAny(host, "localhost", "127.0.0.1", "[::1]", "host.docker.internal", "0.0.0.0")
 }
 
 type finder func(rule string, sev Severity, msg string, s, e int) Finding

@@ -36,11 +36,8 @@ var sensitiveRes = sync.OnceValue(func() (r struct {
 // sensitiveFiles finds an order to read a file of keys, credentials or
 // another client's config: a verb before the file in one sentence, not
 // denied ("never reads ~/.ssh").
-func sensitiveFiles(text string, f finder) []Finding { return sensitiveFilesIn(text, newView(text), f) }
-
-// sensitiveFilesIn is sensitiveFiles over text's view v.
-func sensitiveFilesIn(text string, v view, f finder) []Finding {
-	return sensitiveFilesOf(text, v, f, nil)
+func sensitiveFiles(text string, f finder) []Finding {
+	return sensitiveFilesOf(text, newView(text), f, nil)
 }
 
 // sensitiveFilesOf is sensitiveFiles with what it knows of the text: its

@@ -12,14 +12,18 @@ import (
 // squashed are the lexicon's modelInternals and sideChannels squashed,
 // once.
 var squashed = sync.OnceValue(func() (s struct{ internals, channels []string }) {
-	for _, n := range lexWords("modelInternals") {
-		s.internals = append(s.internals, squash(n))
-	}
-	for _, n := range lexWords("sideChannels") {
-		s.channels = append(s.channels, squash(n))
-	}
+	s.internals, s.channels = squashedWords("modelInternals"), squashedWords("sideChannels")
 	return s
 })
+
+// squashedWords are the lexicon's words called name, squashed.
+func squashedWords(name string) []string {
+	var out []string
+	for _, n := range lexWords(name) {
+		out = append(out, squash(n))
+	}
+	return out
+}
 
 // squash is a name without case and separators: conversation_history and
 // conversationHistory alike.
@@ -43,13 +47,7 @@ func internalStem(squashed string) string {
 	return ""
 }
 
-var squashedStems = sync.OnceValue(func() []string {
-	var out []string
-	for _, st := range lexWords("internalStems") {
-		out = append(out, squash(st))
-	}
-	return out
-})
+var squashedStems = sync.OnceValue(func() []string { return squashedWords("internalStems") })
 
 // stringOf is v if it is a string, else "".
 func stringOf(v any) string { s, _ := v.(string); return s }
@@ -157,13 +155,7 @@ func forSecrets(squashed string) bool {
 // gives (an API key, a token): asking for one is their purpose.
 
 // secretNamesSquashed are secretNames squashed, once.
-var secretNamesSquashed = sync.OnceValue(func() []string {
-	var out []string
-	for _, n := range lexWords("secretNames") {
-		out = append(out, squash(n))
-	}
-	return out
-})
+var secretNamesSquashed = sync.OnceValue(func() []string { return squashedWords("secretNames") })
 
 // namedOnly ends the message of a parameter named like a side channel
 // that nothing asks to fill; an item whose text does ask changes it.
