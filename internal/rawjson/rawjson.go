@@ -80,7 +80,7 @@ func Problem(data []byte) (offset int, msg string) {
 // document once for each level it nests: one that must cost a deep
 // document's size only reads each value as it walks (pin's canonical form).
 func ForEachValidMember(data []byte, fn func(key string, value []byte) error) error {
-	return eachMember(data, func(key string, _, value []byte) error { return fn(key, value) })
+	return ForEachValidRawMember(data, func(key string, _, value []byte) error { return fn(key, value) })
 }
 
 // errFound stops a walk once the member sought is found.
@@ -103,10 +103,6 @@ func Member(obj []byte, key string) []byte {
 // ForEachValidRawMember is ForEachRawMember for data already known to be
 // valid JSON.
 func ForEachValidRawMember(data []byte, fn func(key string, rawKey, value []byte) error) error {
-	return eachMember(data, fn)
-}
-
-func eachMember(data []byte, fn func(key string, rawKey, value []byte) error) error {
 	return walkMembers(data, func(rawKey, value []byte) error {
 		key, err := String(rawKey)
 		if err != nil {
