@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpv/mcpv/internal/surface"
 )
@@ -42,12 +43,8 @@ func (s Severity) String() string { return severityNames[s] }
 
 // ParseSeverity reads a severity's name.
 func ParseSeverity(name string) (Severity, bool) {
-	for i, n := range severityNames {
-		if n == name {
-			return Severity(i), true
-		}
-	}
-	return 0, false
+	i := slices.Index(severityNames[:], name)
+	return Severity(max(i, 0)), i >= 0
 }
 
 // Finding is one sign found in a surface.
@@ -174,16 +171,12 @@ func auditOne(s *auditee) []Finding {
 func scanFields(server string, fields []field, own map[string]bool) []Finding {
 	per := make([][]Finding, len(fields))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(fields)/64))
-	var next sync.Mutex // guards i, the next field to read
-	i := 0
+	var next atomic.Int64 // the next field to read
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() { // audit workers: each reads the next text until none is left
 			for {
-				next.Lock()
-				k := i
-				i++
-				next.Unlock()
+				k := int(next.Add(1)) - 1
 				if k >= len(fields) {
 					return
 				}
@@ -192,11 +185,7 @@ func scanFields(server string, fields []field, own map[string]bool) []Finding {
 		})
 	}
 	wg.Wait()
-	var out []Finding
-	for _, f := range per {
-		out = append(out, f...)
-	}
-	return out
+	return slices.Concat(per...)
 }
 
 // Counts are how many findings there are of each severity.

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -189,7 +190,7 @@ var concepts = sync.OnceValue(func() *conceptIndex {
 	ix := &conceptIndex{exact: map[string][]*term{}, prefix: map[string][]*term{}}
 	for c, name := range conceptNames {
 		es := lexicon().byName[name]
-		if len(es) != 1 || !slicesContains(es[0].words, "terms") {
+		if len(es) != 1 || !slices.Contains(es[0].words, "terms") {
 			panic(fmt.Sprintf("lexicon: the concept %q needs one entry of terms", name))
 		}
 		for i, line := range es[0].alts {
@@ -199,27 +200,11 @@ var concepts = sync.OnceValue(func() *conceptIndex {
 	return ix
 })
 
-func slicesContains(s []string, w string) bool {
-	for _, x := range s {
-		if x == w {
-			return true
-		}
-	}
-	return false
-}
-
 // foreignNote reports a term's comment that names languages, none of
 // them English.
 func foreignNote(note string) bool {
-	if note == "" {
-		return false
-	}
-	for _, l := range strings.FieldsFunc(note, func(r rune) bool { return r == ',' || r == ' ' }) {
-		if l == "en" {
-			return false
-		}
-	}
-	return true
+	langs := strings.FieldsFunc(note, func(r rune) bool { return r == ',' || r == ' ' })
+	return note != "" && !slices.Contains(langs, "en")
 }
 
 func (ix *conceptIndex) add(c concept, line string, foreign bool) {

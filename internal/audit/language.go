@@ -104,7 +104,7 @@ func quotedAt(s string, at []int) []bool {
 		case quote != 0 && r == quote:
 			quote = 0
 		case quote != 0:
-		case closingQuote(r) != 0 && !(r == '\'' && isLetter(prev)):
+		case closingQuote(r) != 0 && !(r == '\'' && unicode.IsLetter(prev)):
 			quote = closingQuote(r)
 		}
 		prev = r
@@ -140,7 +140,7 @@ func unquoted(s string) string {
 		case quote != 0 && r == quote:
 			quote = 0
 		case quote != 0:
-		case closingQuote(r) != 0 && !(r == '\'' && b.Len() > 0 && isLetter(lastRune(b.String()))):
+		case closingQuote(r) != 0 && !(r == '\'' && b.Len() > 0 && unicode.IsLetter(lastRune(b.String()))):
 			quote = closingQuote(r)
 		default:
 			b.WriteRune(r)
@@ -166,7 +166,7 @@ func unquotedPhrases(s string) string {
 			quote = 0
 		case quote != 0:
 			span.WriteRune(r)
-		case closingQuote(r) != 0 && !(r == '\'' && b.Len() > 0 && isLetter(lastRune(b.String()))):
+		case closingQuote(r) != 0 && !(r == '\'' && b.Len() > 0 && unicode.IsLetter(lastRune(b.String()))):
 			quote, opening = closingQuote(r), r
 			span.Reset()
 		default:
@@ -179,8 +179,6 @@ func unquotedPhrases(s string) string {
 	}
 	return b.String()
 }
-
-func isLetter(r rune) bool { return unicode.IsLetter(r) }
 
 func lastRune(s string) rune {
 	r, _ := utf8.DecodeLastRuneInString(s)

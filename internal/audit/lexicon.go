@@ -144,7 +144,11 @@ func header(h string) (*lexEntry, error) {
 			e.message = strings.TrimSpace(h[2:])
 			break
 		}
-		word := h[:cmpIndex(strings.IndexAny(h, " :"), len(h))]
+		end := strings.IndexAny(h, " :")
+		if end < 0 {
+			end = len(h)
+		}
+		word := h[:end]
 		k, v, ok := strings.Cut(word, "=")
 		switch {
 		case ok && strings.HasPrefix(v, `"`): // a value with spaces: "a b", taken as written
@@ -170,14 +174,6 @@ func header(h string) (*lexEntry, error) {
 		return nil, fmt.Errorf("an entry with no name")
 	}
 	return e, nil
-}
-
-// cmpIndex is i, or n when i is -1.
-func cmpIndex(i, n int) int {
-	if i < 0 {
-		return n
-	}
-	return i
 }
 
 // expand replaces each {{NAME}} of alt with the alternatives of the entry
