@@ -221,27 +221,16 @@ func (s Skill) VerifyFrontmatter(skillMD []byte) error {
 	var want, gotMap map[string]any
 	json.Unmarshal(s.Frontmatter, &want)
 	json.Unmarshal(got, &gotMap)
-	for _, k := range unionKeys(want, gotMap) {
-		w, inWant := want[k]
-		g, inGot := gotMap[k]
-		if !inWant || !inGot || !reflect.DeepEqual(w, g) {
-			return &Error{s.URI, fmt.Sprintf("SKILL.md's frontmatter field %q differs from the skill's entry; the skill is not loaded", k)}
+	for _, keys := range []map[string]any{want, gotMap} { // a key of either
+		for k := range keys {
+			w, inWant := want[k]
+			g, inGot := gotMap[k]
+			if !inWant || !inGot || !reflect.DeepEqual(w, g) {
+				return &Error{s.URI, fmt.Sprintf("SKILL.md's frontmatter field %q differs from the skill's entry; the skill is not loaded", k)}
+			}
 		}
 	}
 	return nil
-}
-
-func unionKeys(a, b map[string]any) []string {
-	keys := make([]string, 0, len(a)+len(b))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	return keys
 }
 
 func firstLine(s string) string {
