@@ -132,40 +132,30 @@ func closingQuote(r rune) rune {
 
 // unquoted is a sentence without what it quotes: the words it speaks in
 // its own voice.
-func unquoted(s string) string {
-	var b strings.Builder
-	var quote rune
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-		case closingQuote(r) != 0 && !(r == '\'' && b.Len() > 0 && unicode.IsLetter(lastRune(b.String()))):
-			quote = closingQuote(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+func unquoted(s string) string { return withoutQuoted(s, false) }
 
 // unquotedPhrases is a sentence without the phrases it quotes: a quoted
 // span of one word (`verification`, 'memo') is a name, and stays.
-func unquotedPhrases(s string) string {
-	var b strings.Builder
+func unquotedPhrases(s string) string { return withoutQuoted(s, true) }
+
+// withoutQuoted is s without what it quotes; with names, a quoted span
+// of one word stays, and so does a quote left open at the end.
+func withoutQuoted(s string, names bool) string {
+	var b, span strings.Builder
 	var quote, opening rune
-	var span strings.Builder
 	for _, r := range s {
 		switch {
 		case quote != 0 && r == quote:
-			if !strings.ContainsAny(strings.TrimSpace(span.String()), " \t") {
+			if names && !strings.ContainsAny(strings.TrimSpace(span.String()), " \t") {
 				b.WriteRune(opening)
 				b.WriteString(span.String())
 				b.WriteRune(r)
 			}
 			quote = 0
 		case quote != 0:
-			span.WriteRune(r)
+			if names {
+				span.WriteRune(r)
+			}
 		case closingQuote(r) != 0 && !(r == '\'' && b.Len() > 0 && unicode.IsLetter(lastRune(b.String()))):
 			quote, opening = closingQuote(r), r
 			span.Reset()
@@ -173,7 +163,7 @@ func unquotedPhrases(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	if quote != 0 {
+	if names && quote != 0 {
 		b.WriteRune(opening)
 		b.WriteString(span.String())
 	}
