@@ -2,6 +2,7 @@ package cost
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,12 +136,7 @@ func OverBudget(r Report, max int, tools map[string]int) []Over {
 	if max > 0 && r.Total > max {
 		over = append(over, Over{Limit: max, Tokens: r.Total})
 	}
-	names := make([]string, 0, len(tools))
-	for name := range tools {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(tools)) {
 		i := slices.IndexFunc(r.Items, func(it Item) bool { return it.Kind == Tool && it.Name == name })
 		switch {
 		case i < 0:
