@@ -96,8 +96,8 @@ func orderRules(fl field, v view, f finder) []Finding {
 // one before it named ("Paste it unchanged", "Send them as `x`").
 func movesIt(s *sent) bool {
 	for _, m := range s.f[cMove] {
-		if m.first <= 2 && s.clauseStart(m.first) && !s.negated(m) && s.wordIn(m.last+1, 3,
-			"it", "them", "this", "these", "that", "those", "both", "result", "output", "value", "hex", "contents") {
+		if m.first <= 2 && s.clauseStart(m.first) && !s.negated(m) && s.wordIn(m.last+1, 3, "it", "them", "this",
+			"these", "that", "those", "both", "result", "output", "value", "hex", "contents") {
 			return true
 		}
 	}
@@ -461,8 +461,8 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 // human").
 func (s *sent) reportsToUser() (span, bool) {
 	for i, t := range s.toks {
-		reports := s.wordIn(i, 1, "summarise", "summarize", "report", "describe", "present", "answer", "respond", "reply")
-		if !reports || !s.clauseStart(i) {
+		if !s.wordIn(i, 1, "summarise", "summarize", "report", "describe", "present", "answer", "respond",
+			"reply") || !s.clauseStart(i) {
 			continue
 		}
 		sp := span{first: i, last: i, start: t.start, end: t.end}
@@ -1398,8 +1398,8 @@ func (s *sent) destination() bool {
 // localDestination reports an address of this machine or of a private
 // network (127.0.0.1, 10.0.0.5, localhost): no one else's.
 func localDestination(d string) bool {
-	return hasPrefixAny(d, "127.", "10.", "192.168.", "0.0.0.0", "169.254.", "http://localhost", "https://localhost",
-		"http://127.", "https://127.", "http://[::1]")
+	return hasPrefixAny(d, "127.", "10.", "192.168.", "0.0.0.0", "169.254.", "http://localhost",
+		"https://localhost", "http://127.", "https://127.", "http://[::1]")
 }
 
 // example reports a sentence that gives its destination as an example.
@@ -1524,6 +1524,6 @@ func (s *sent) everyAction(server string) bool {
 
 // dangerousFlag reports a flag that turns off a safeguard.
 func dangerousFlag(t string) bool {
-	return containsAny(t, "--force", "--no-verify", "--insecure", "--as=system:", "--privileged", "--no-check", "-k ",
-		"unlock=true", "unlock: true", "\"unlock\": true")
+	return containsAny(t, "--force", "--no-verify", "--insecure", "--as=system:", "--privileged", "--no-check",
+		"-k ", "unlock=true", "unlock: true", "\"unlock\": true")
 }
