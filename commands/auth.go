@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"io"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/authrecord"
@@ -10,7 +9,6 @@ import (
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/output"
 )
 
 type authCmd struct {
@@ -145,10 +143,7 @@ func (c *authTokenCmd) Run(ctx context.Context, s *session, out *console) error 
 	if err != nil {
 		return err
 	}
-	if _, err := io.WriteString(out.ios.Out, rec.Token.AccessToken+"\n"); err != nil {
-		return &output.ClosedError{Err: err}
-	}
-	return nil
+	return out.write(rec.Token.AccessToken + "\n")
 }
 
 // silentAuthError exits 5 without a message: the output said it.

@@ -168,20 +168,15 @@ func (c *callCmd) Validate() error {
 }
 
 func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
-	if c.Text {
-		if err := out.flags.notWithText(); err != nil {
-			return err
-		}
+	if err := out.flags.notWithText(c.Text); err != nil {
+		return err
 	}
 	base, readFile, err := c.inputs(out)
 	if err != nil {
 		return err
 	}
-	client, err := s.client(ctx)
+	client, err := s.required(ctx, "tools", "tools/call")
 	if err != nil {
-		return err
-	}
-	if err := client.Require("tools", "tools/call"); err != nil {
 		return err
 	}
 	if (c.Task || c.Detach) && !client.HasCapability("tasks.requests.tools.call") {
@@ -312,11 +307,7 @@ func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, out 
 	}
 	params := toolcall.Params(c.Tool, args, toolcall.NewTaskRequest(asTask, c.TTL))
 	if c.DryRun {
-		req, err := client.Request("tools/call", params)
-		if err != nil {
-			return nil, false, err
-		}
-		return nil, false, out.print(req)
+		return nil, false, out.printOf(client.Request("tools/call", params))
 	}
 	res, err = toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
 		s.forget("tools")

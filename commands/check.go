@@ -139,15 +139,12 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 			return usageErrorf("--expected-failures %s: %v", c.ExpectedFailures, err)
 		}
 	}
-	dest := &testreport.Output{Stdout: out.ios.Out}
-	if c.Output != "" {
-		f, err := safefile.CreateNoFollow(out.env.Path(c.Output))
-		if err != nil {
-			return usageErrorf("--output: %v", err)
-		}
-		defer f.Close()
-		dest.File = f
+	f, err := createFlagFile(out.env, "output", c.Output)
+	if err != nil {
+		return err
 	}
+	defer f.Close() // a nil file's Close does nothing
+	dest := &testreport.Output{Stdout: out.ios.Out, File: f}
 	target := c.target(s)
 	opts := check.Options{Only: c.Only, Skip: c.Skip, Strict: c.Strict, Calls: c.calls,
 		CheckTimeout: time.Duration(c.CheckTimeout), StartTimeout: s.settings.ConnectTimeout, MaxTime: time.Duration(c.MaxTime), Parallel: c.Parallel,

@@ -86,9 +86,5 @@ func (c *completeCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.request(ctx, "completions", "completion/complete", raw)
-	if err != nil {
-		return err
-	}
-	return out.print(res)
+	return out.printOf(s.request(ctx, "completions", "completion/complete", raw))
 }

@@ -1,12 +1,9 @@
 package commands
 
 import (
-	"fmt"
-
 	"github.com/alecthomas/kong"
 
 	"github.com/mcpv/mcpv/internal/completion"
-	"github.com/mcpv/mcpv/output"
 )
 
 type completionsCmd struct {
@@ -31,8 +28,5 @@ func (c *completionsCmd) Run(kctx *kong.Context, out *console) error {
 	if err != nil {
 		return usageError(err)
 	}
-	if _, err := fmt.Fprint(out.ios.Out, script); err != nil {
-		return &output.ClosedError{Err: err}
-	}
-	return nil
+	return out.write(script)
 }

@@ -40,6 +40,21 @@ func (c *console) readFile(path string) ([]byte, error) {
 	return os.ReadFile(c.env.Path(path))
 }
 
+// createFlagFile creates the file a flag (--NAME) names for what the
+// command writes, before any server starts: a path that cannot be
+// written is a mistake found at once (safefile, never through a link).
+// An empty path is no file (nil); the caller closes the file.
+func createFlagFile(env connect.Env, name, path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := safefile.CreateNoFollow(env.Path(path))
+	if err != nil {
+		return nil, usageErrorf("--%s: %v", name, err)
+	}
+	return f, nil
+}
+
 func newConsole(ios *output.Streams, f *outputFlags, env connect.Env) *console {
 	return &console{ios: ios, flags: f, printer: f.printer(ios, env.Getenv), env: env}
 }
@@ -48,6 +63,14 @@ func newConsole(ios *output.Streams, f *outputFlags, env connect.Env) *console {
 func (c *console) print(raw json.RawMessage) error {
 	c.ios.Status.Clear()
 	return c.printer.Print(raw)
+}
+
+// printOf prints the result of a request, or returns its error.
+func (c *console) printOf(raw json.RawMessage, err error) error {
+	if err != nil {
+		return err
+	}
+	return c.print(raw)
 }
 
 // printResult writes a result, after --save-dir has put its binary blocks in
@@ -71,6 +94,12 @@ func (c *console) printResult(res json.RawMessage, text bool, saveDir string) er
 	if s != "" && s[len(s)-1] != '\n' && !c.embedded {
 		s += "\n"
 	}
+	return c.write(s)
+}
+
+// write writes text on stdout as it is; a failed write is stdout's own
+// (output.ClosedError): a closed pipe ends the command quietly.
+func (c *console) write(s string) error {
 	if _, err := io.WriteString(c.ios.Out, s); err != nil {
 		return &output.ClosedError{Err: err}
 	}

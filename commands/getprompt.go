@@ -44,11 +44,8 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 	if err != nil {
 		return err
 	}
-	client, err := s.client(ctx)
+	client, err := s.required(ctx, "prompts", "prompts/get")
 	if err != nil {
-		return err
-	}
-	if err := client.Require("prompts", "prompts/get"); err != nil {
 		return err
 	}
 	var names []string
@@ -84,8 +81,6 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 	return out.print(res)
 }
 
-// listedNames walks a list (method, its items under key) for the member
-// field of each item (a name, a URI).
 // pinned holds the prompt to the session's pin (a refusal on what was
 // kept of the server between runs checked once more against what it
 // lists now), and checks its arguments unless --no-validate; it returns
@@ -110,6 +105,8 @@ func (c *getPromptCmd) pinned(ctx context.Context, s *session, client *mcp.Clien
 	return stringargs.CheckAgainst(items, c.Name, c.members)
 }
 
+// listedNames walks a list (method, its items under key) for the member
+// field of each item (a name, a URI).
 func listedNames(ctx context.Context, client *mcp.Client, method, key, field string) ([]string, error) {
 	var names []string
 	for p, err := range client.Walk(ctx, method, key, 0) {

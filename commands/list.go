@@ -129,11 +129,8 @@ func (c *listToolsCmd) Run(ctx context.Context, s *session, out *console) error 
 	if c.Cursor != "" || c.MaxPages != 0 {
 		return usageErrorf("--cursor and --max-pages list pages; with a tool name every page is searched")
 	}
-	client, err := s.client(ctx)
+	client, err := s.required(ctx, "tools", "tools/list")
 	if err != nil {
-		return err
-	}
-	if err := client.Require("tools", "tools/list"); err != nil {
 		return err
 	}
 	def, err := s.findTool(ctx, client, c.Name)

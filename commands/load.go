@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/load"
 	"github.com/mcpv/mcpv/internal/loadreport"
-	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/output"
 )
@@ -243,17 +241,11 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
-	// The page's file is made before any server starts: a path that
-	// cannot be written is a mistake found at once (safefile, never through a link).
-	var page *os.File
-	if c.Report != "" {
-		f, err := safefile.CreateNoFollow(out.env.Path(c.Report))
-		if err != nil {
-			return usageErrorf("--report: %v", err)
-		}
-		defer f.Close()
-		page = f
+	page, err := createFlagFile(out.env, "report", c.Report)
+	if err != nil {
+		return err
 	}
+	defer page.Close() // a nil file's Close does nothing
 	base, data, err := c.files(out)
 	if err != nil {
 		return err

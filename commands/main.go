@@ -311,7 +311,8 @@ func parser(c *cli, ios *output.Streams, exit func(int), lean map[string]bool) (
 		kong.Exit(exit),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
 		kong.Help(printHelp),
-		jqVarMappers(),
+		kong.NamedMapper("jqarg", jqVarMapper{}),
+		kong.NamedMapper("jqargjson", jqVarMapper{json: true}),
 	}
 	c.leftOut, c.lean = nil, lean != nil
 	for _, g := range c.flagGroups() {
@@ -550,16 +551,12 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	if err != nil {
 		return r.fail(err)
 	}
-	if endTrace != nil {
-		defer func() { endTrace(code) }()
-	}
+	defer func() { endTrace(code) }()
 	endSpans, err := r.startTelemetry(args, start)
 	if err != nil {
 		return r.fail(err)
 	}
-	if endSpans != nil {
-		defer func() { endSpans(code) }() // before the trace's end, which notes its failure
-	}
+	defer func() { endSpans(code) }() // before the trace's end, which notes its failure
 	if err := r.c.outputFlags.checkTable(r.kctx.Selected(), env.Getenv, ios.OutTTY); err != nil {
 		return r.fail(err)
 	}

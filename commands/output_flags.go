@@ -131,28 +131,18 @@ func (f *outputFlags) perLineOnly() error {
 	return nil
 }
 
-// notWithText refuses the --jq flags beside --text, which prints text, not
-// JSON for a filter.
-func (f *outputFlags) notWithText() error {
-	if f.Jq != "" {
+// notWithText refuses the --jq flags beside --text (text), which prints
+// text, not JSON for a filter.
+func (f *outputFlags) notWithText(text bool) error {
+	if text && f.Jq != "" {
 		return usageErrorf("--text prints text and --jq filters JSON: give one of them (-r -q prints a string raw)")
 	}
 	return nil
 }
 
-// jqVarMappers decode --jq-arg and --jq-argjson, which take two words each,
-// NAME and VALUE, as jq's --arg and --argjson do (--jq-arg=NAME VALUE too).
-func jqVarMappers() kong.Option {
-	return kong.OptionFunc(func(k *kong.Kong) error {
-		for _, o := range []kong.Option{kong.NamedMapper("jqarg", jqVarMapper{}), kong.NamedMapper("jqargjson", jqVarMapper{json: true})} {
-			if err := o.Apply(k); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
+// jqVarMapper decodes --jq-arg (and with json --jq-argjson), which takes
+// two words, NAME and VALUE, as jq's --arg and --argjson do
+// (--jq-arg=NAME VALUE too).
 type jqVarMapper struct{ json bool }
 
 var jqVarName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })

@@ -22,9 +22,5 @@ func (c *pingCmd) Run(ctx context.Context, s *session, out *console) error {
 	// The modern era has no ping: server/discover is the cheapest request
 	// a server must answer (mcp.Client.Ping). Its result is not printed:
 	// {} is, as a ping's.
-	res, err := client.Ping(ctx)
-	if err != nil {
-		return err
-	}
-	return out.print(res)
+	return out.printOf(client.Ping(ctx))
 }

@@ -25,19 +25,14 @@ Examples:
 }
 
 func (c *readCmd) Run(ctx context.Context, s *session, out *console) error {
-	if c.Text {
-		if err := out.flags.notWithText(); err != nil {
-			return err
-		}
+	if err := out.flags.notWithText(c.Text); err != nil {
+		return err
 	}
 	params, _ := json.Marshal(struct {
 		URI string `json:"uri"`
 	}{c.URI})
-	client, err := s.client(ctx)
+	client, err := s.required(ctx, "resources", "resources/read")
 	if err != nil {
-		return err
-	}
-	if err := client.Require("resources", "resources/read"); err != nil {
 		return err
 	}
 	if err := s.pinResource(ctx, client, c.URI); err != nil {

@@ -58,9 +58,5 @@ func (c *requestCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err := s.pinRequest(ctx, client, c.Method, params); err != nil {
 		return err
 	}
-	res, err := client.Call(ctx, c.Method, params)
-	if err != nil {
-		return err
-	}
-	return out.print(res)
+	return out.printOf(client.Call(ctx, c.Method, params))
 }

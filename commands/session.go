@@ -85,15 +85,22 @@ func (s *session) httpClients() (authorized, plain *http.Client, err error) {
 	return connect.HTTPClients(s.settings, s.env, h)
 }
 
-// request opens the session, checks that the server declared capability,
-// holds what the request names to the session's pin (pinRequest),
-// sends the request and returns its raw result.
-func (s *session) request(ctx context.Context, capability, method string, params json.RawMessage) (json.RawMessage, error) {
+// required opens the session and checks that the server declared
+// capability, which method needs.
+func (s *session) required(ctx context.Context, capability, method string) (*mcp.Client, error) {
 	client, err := s.client(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := client.Require(capability, method); err != nil {
+	return client, client.Require(capability, method)
+}
+
+// request opens the session, checks that the server declared capability,
+// holds what the request names to the session's pin (pinRequest),
+// sends the request and returns its raw result.
+func (s *session) request(ctx context.Context, capability, method string, params json.RawMessage) (json.RawMessage, error) {
+	client, err := s.required(ctx, capability, method)
+	if err != nil {
 		return nil, err
 	}
 	if err := s.pinRequest(ctx, client, method, params); err != nil {

@@ -74,10 +74,8 @@ func (c *skillsReadCmd) Help() string {
 }
 
 func (c *skillsReadCmd) Run(ctx context.Context, s *session, out *console) error {
-	if c.Text {
-		if err := out.flags.notWithText(); err != nil {
-			return err
-		}
+	if err := out.flags.notWithText(c.Text); err != nil {
+		return err
 	}
 	client, skill, err := c.find(ctx, s)
 	if err != nil {

@@ -49,11 +49,7 @@ func (t taskID) params() json.RawMessage { return mcp.TaskParams(t.ID) }
 type tasksGetCmd struct{ taskID }
 
 func (c *tasksGetCmd) Run(ctx context.Context, s *session, out *console) error {
-	res, err := s.request(ctx, "tasks", "tasks/get", c.params())
-	if err != nil {
-		return err
-	}
-	return out.print(res)
+	return out.printOf(s.request(ctx, "tasks", "tasks/get", c.params()))
 }
 
 type tasksResultCmd struct{ taskID }
@@ -63,11 +59,8 @@ func (c *tasksResultCmd) Help() string {
 }
 
 func (c *tasksResultCmd) Run(ctx context.Context, s *session, out *console) error {
-	client, err := s.client(ctx)
+	client, err := s.required(ctx, "tasks", "tasks/get")
 	if err != nil {
-		return err
-	}
-	if err := client.Require("tasks", "tasks/get"); err != nil {
 		return err
 	}
 	t, _, err := client.GetTask(ctx, c.ID)
@@ -85,9 +78,5 @@ func (c *tasksResultCmd) Run(ctx context.Context, s *session, out *console) erro
 type tasksCancelCmd struct{ taskID }
 
 func (c *tasksCancelCmd) Run(ctx context.Context, s *session, out *console) error {
-	res, err := s.request(ctx, "tasks.cancel", "tasks/cancel", c.params())
-	if err != nil {
-		return err
-	}
-	return out.print(res)
+	return out.printOf(s.request(ctx, "tasks.cancel", "tasks/cancel", c.params()))
 }

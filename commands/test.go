@@ -107,19 +107,14 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	if err != nil {
 		return err
 	}
-	// The report's file is made before any server starts: a path that
-	// cannot be written is a mistake found at once.
-	dest := &testreport.Output{Stdout: out.ios.Out}
-	if c.Output != "" {
-		f, err := safefile.CreateNoFollow(env.Path(c.Output))
-		if err != nil {
-			return usageErrorf("--output: %v", err)
-		}
-		defer f.Close()
-		dest.File = f
+	f, err := createFlagFile(env, "output", c.Output)
+	if err != nil {
+		return err
 	}
+	defer f.Close() // a nil file's Close does nothing
+	dest := &testreport.Output{Stdout: out.ios.Out, File: f}
 	r := &testrun.Runner{Lint: c.Lint, Update: c.Update, FailFast: c.FailFast, CI: testrun.CIMode(c.CI, explicitFlags(kctx)["ci"], env.Getenv),
-		Cwd: env.Cwd, Code: exitCode, Hint: hint}
+		Cwd: env.Cwd, Code: exitCode, Hint: exitcode.Hint}
 	// The progress line (stderr) and the report (stdout) may share a
 	// terminal: the line is cleared, and not drawn again, while a file's
 	// block is written.

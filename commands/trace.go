@@ -23,15 +23,15 @@ import (
 )
 
 // startTrace begins the run's trace when --trace (or MCPV_TRACE) names a
-// file, and returns what ends it with the run's exit code: nil when there
-// is none. The trace masks what the run's stderr masks.
+// file, and returns what ends it with the run's exit code (nothing when
+// there is none). The trace masks what the run's stderr masks.
 func (r *invocation) startTrace(ctx context.Context, args []string, start time.Time) (end func(code int), err error) {
 	path := r.c.outputFlags.Trace
 	if path == "" {
 		path = r.env.Getenv("MCPV_TRACE")
 	}
 	if path == "" {
-		return nil, nil
+		return func(int) {}, nil
 	}
 	if err := r.notRead(path); err != nil {
 		return nil, err
@@ -71,8 +71,8 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 }
 
 // startTelemetry begins the run's span when --otel or the OTLP variables
-// ask for export, and returns what ends it with the run's exit code:
-// nil when nothing is exported. A failed export is said once, never
+// ask for export, and returns what ends it with the run's exit code
+// (nothing when nothing is exported). A failed export is said once, never
 // changes the exit code, and is noted in the trace.
 func (r *invocation) startTelemetry(args []string, start time.Time) (end func(code int), err error) {
 	cfg, err := otel.FromEnv(r.env.Getenv, r.c.outputFlags.Otel)
@@ -80,7 +80,7 @@ func (r *invocation) startTelemetry(args []string, start time.Time) (end func(co
 		return nil, clierr.Usage(errors.New("otel: " + err.Error()))
 	}
 	if cfg == nil {
-		return nil, nil
+		return func(int) {}, nil
 	}
 	if d := r.env.ExportWait; d > 0 {
 		cfg.Timeout = d
