@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -81,15 +82,12 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 	}
 	start := time.Now()
 	gcstart.Bound(auditMemory) // unless the user set GOGC or GOMEMLIMIT
-	dest := &testreport.Output{Stdout: out.ios.Out}
-	if c.Output != "" {
-		f, err := safefile.CreateNoFollow(out.env.Path(c.Output))
-		if err != nil {
-			return usageErrorf("--output: %v", err)
-		}
-		defer f.Close()
-		dest.File = f
+	f, err := createFlagFile(out.env, "output", c.Output)
+	if err != nil {
+		return err
 	}
+	defer f.Close() // a nil file's Close does nothing
+	dest := &testreport.Output{Stdout: out.ios.Out, File: f}
 	var targets []audit.Target
 	var servers []audit.ServerInfo
 	for _, path := range c.Files {
@@ -125,7 +123,7 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 				failed = err
 			}
 			unaudited++
-			fmt.Fprintf(out.ios.Err, "mcpv: server %q could not be audited: %s\n", safetext.Line(cmpOr(name, info.Name)), exitcode.Message(err, exitCode(err), "mcpv audit --help"))
+			fmt.Fprintf(out.ios.Err, "mcpv: server %q could not be audited: %s\n", safetext.Line(cmp.Or(name, info.Name)), exitcode.Message(err, exitCode(err), "mcpv audit --help"))
 			if len(names) == 1 && len(c.Files) == 0 {
 				return batchFailed{exitCode(err)}
 			}
@@ -179,7 +177,7 @@ func (c *auditCmd) live(ctx context.Context, t *targets, name string) (audit.Tar
 	if err != nil {
 		return audit.Target{}, audit.ServerInfo{Name: s.settings.Name}, err
 	}
-	surf.Name = cmpOr(name, cmpOr(surf.Name, s.settings.Name))
+	surf.Name = cmp.Or(name, surf.Name, s.settings.Name)
 	source, line := "", s.settings.ConfigLine
 	if f := s.settings.ConfigFile; f != "" {
 		source = f
@@ -313,11 +311,4 @@ func items[T any](lists ...[]T) int {
 		n += len(l)
 	}
 	return n
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

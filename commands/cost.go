@@ -1,10 +1,10 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/mcpv/mcpv/internal/cost"
 	"github.com/mcpv/mcpv/internal/exitcode"
@@ -12,7 +12,6 @@ import (
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/surface"
-	"github.com/mcpv/mcpv/output"
 )
 
 type costCmd struct {
@@ -102,7 +101,7 @@ func (c *costCmd) Run(ctx context.Context, out *console, t *targets) error {
 			if failed == nil {
 				failed = err
 			}
-			fmt.Fprintf(out.ios.Err, "mcpv: server %q could not be counted: %s\n", safetext.Line(cmpOr(name, s.Name)), exitcode.Message(err, exitCode(err), "mcpv cost --help"))
+			fmt.Fprintf(out.ios.Err, "mcpv: server %q could not be counted: %s\n", safetext.Line(cmp.Or(name, s.Name)), exitcode.Message(err, exitCode(err), "mcpv cost --help"))
 			if len(names) == 1 && len(c.Files) == 0 {
 				return batchFailed{exitCode(err)}
 			}
@@ -142,7 +141,7 @@ func (c *costCmd) live(ctx context.Context, t *targets, name string) (surface.Se
 	}
 	defer s.close()
 	surf, err := gatherSurface(ctx, s)
-	surf.Name = cmpOr(name, cmpOr(surf.Name, s.settings.Name))
+	surf.Name = cmp.Or(name, surf.Name, s.settings.Name)
 	if !c.All && !c.Gateway && len(c.Files) == 0 {
 		surf.Name = ""
 	}
@@ -153,16 +152,9 @@ func (c *costCmd) print(out *console, r cost.Report) error {
 	switch {
 	case c.Summary:
 		out.ios.Status.Clear()
-		if _, err := io.WriteString(out.ios.Out, r.Summary()+"\n"); err != nil {
-			return &output.ClosedError{Err: err}
-		}
-		return nil
+		return out.write(r.Summary() + "\n")
 	case out.asTable():
 		return out.printTable(r.Table())
 	}
-	raw, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	return out.print(raw)
+	return out.printOf(json.Marshal(r))
 }

@@ -65,10 +65,8 @@ func (c *discoverCmd) Validate() error {
 	if c.MaxEntries < 1 {
 		return fmt.Errorf("--max-entries must be at least 1")
 	}
-	if _, err := servercard.Start(c.Target); err != nil {
-		return err
-	}
-	return nil
+	_, err := servercard.Start(c.Target)
+	return err
 }
 
 // discoverInvalid is a discovery that found invalid cards (exit 1).

@@ -67,17 +67,13 @@ func silent(err error) bool {
 	return errors.Is(err, output.ErrFalsy) || exitcode.ClosedStdout(err)
 }
 
-// hint is what the command line can add to a library's error: the flags
-// that would help.
-func hint(err error) string { return exitcode.Hint(err) }
-
-// report prints err as one "mcpv: ..." line (plus quoted server stderr, if
-// any) and returns its exit code. help is where a usage mistake's message
-// points to: "mcpv call --help".
 // detailed is an error with lines to show under its own, made safe (a
 // pin's refusal and its diff).
 type detailed interface{ Details() []string }
 
+// report prints err as one "mcpv: ..." line (plus quoted server stderr, if
+// any) and returns its exit code. help is where a usage mistake's message
+// points to: "mcpv call --help".
 func report(ios *output.Streams, err error, help string, asJSON bool) int {
 	code := exitCode(err)
 	if asJSON && err != nil && code != exitcode.OK {

@@ -57,13 +57,7 @@ const exitCodesBrief = `Exit codes: 0 ok, 1 the tool failed (or -e), 2 usage, 3 
 func writeOverview(w io.Writer, cmds []command) error {
 	var b strings.Builder
 	b.WriteString("mcpv runs one operation on one MCP server and prints the answer as JSON.\n\n")
-	for i, u := range usageLines {
-		if i == 0 {
-			b.WriteString("Usage: " + u + "\n")
-		} else {
-			b.WriteString("       " + u + "\n")
-		}
-	}
+	b.WriteString("Usage: " + strings.Join(usageLines, "\n       ") + "\n")
 	width := 0
 	for _, c := range cmds {
 		width = max(width, len(c.name))

@@ -313,12 +313,8 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 		ready.Close()
 	}
 	var start keeperStart
-	if cfg == nil || ready == nil {
-		fmt.Fprintln(ios.Err, "mcpv: the session keeper is started by 'mcpv session start'")
-		return exitcode.Usage
-	}
 	dec := json.NewDecoder(cfg)
-	if dec.Decode(&start) != nil || start.Settings == nil {
+	if cfg == nil || ready == nil || dec.Decode(&start) != nil || start.Settings == nil {
 		fmt.Fprintln(ios.Err, "mcpv: the session keeper is started by 'mcpv session start'")
 		return exitcode.Usage
 	}
@@ -329,7 +325,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 	log := output.NewLogger(ios.Err)
 	fail := func(err error) int {
 		code := exitCode(err)
-		say(keeperReady{Error: err.Error() + hint(err), Code: code})
+		say(keeperReady{Error: err.Error() + exitcode.Hint(err), Code: code})
 		log.Error(err.Error())
 		return code
 	}
