@@ -3,35 +3,41 @@ package commands
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
-// readJSONArg reads a JSON flag value: literal JSON, @FILE, or - for stdin
-// (the only way mcpv reads its stdin).
-func readJSONArg(flag, v string, out *console) (json.RawMessage, error) {
+// readJSONObject reads a JSON object flag value: literal JSON, @FILE, or
+// - for stdin (the only way mcpv reads its stdin); a mistake is a usage
+// error.
+func readJSONObject(flag, v string, out *console) (json.RawMessage, error) {
 	var data []byte
 	switch {
 	case v == "-":
 		b, err := io.ReadAll(out.ios.In)
 		if err != nil {
-			return nil, fmt.Errorf("%s -: read stdin: %w", flag, err)
+			return nil, usageErrorf("%s -: read stdin: %w", flag, err)
 		}
 		data = b
 	case strings.HasPrefix(v, "@"):
 		b, err := out.readFile(v[1:])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", flag, err)
+			return nil, usageErrorf("%s: %w", flag, err)
 		}
 		data = b
 	default:
 		data = []byte(v)
 	}
 	if !json.Valid(data) {
-		return nil, fmt.Errorf("%s: not valid JSON", flag)
+		return nil, usageErrorf("%s: not valid JSON", flag)
 	}
-	return compactJSON(data), nil
+	raw := compactJSON(data)
+	if !rawjson.IsObject(raw) {
+		return nil, usageErrorf("%s: want a JSON object", flag)
+	}
+	return raw, nil
 }
 
 func compactJSON(data []byte) json.RawMessage {

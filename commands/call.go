@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/toolargs"
@@ -228,14 +227,9 @@ func (c *callCmd) inputs(out *console) (base json.RawMessage, readFile func(stri
 		return nil, nil, usageError(err)
 	}
 	if c.ArgsJSON != "" {
-		raw, err := readJSONArg("--args", c.ArgsJSON, out)
-		if err != nil {
-			return nil, nil, usageError(err)
+		if base, err = readJSONObject("--args", c.ArgsJSON, out); err != nil {
+			return nil, nil, err
 		}
-		if !rawjson.IsObject(raw) {
-			return nil, nil, usageErrorf("--args: want a JSON object")
-		}
-		base = raw
 	}
 	return base, readFile, nil
 }

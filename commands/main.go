@@ -3,6 +3,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,9 +64,7 @@ func stamp(version, commit, date string, bi *debug.BuildInfo) (string, string, s
 				commit, fromVCS = s.Value, true
 			}
 		case "vcs.time":
-			if date == "" {
-				date = s.Value
-			}
+			date = cmp.Or(date, s.Value)
 		case "vcs.modified":
 			modified = s.Value == "true"
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -34,14 +33,10 @@ func (c *requestCmd) Validate() error {
 func (c *requestCmd) Run(ctx context.Context, s *session, out *console) error {
 	var params []byte
 	if c.Params != "" {
-		raw, err := readJSONArg("params", c.Params, out)
-		if err != nil {
-			return usageError(err)
+		var err error
+		if params, err = readJSONObject("params", c.Params, out); err != nil {
+			return err
 		}
-		if !rawjson.IsObject(raw) {
-			return usageErrorf("params: want a JSON object")
-		}
-		params = raw
 	}
 	client, err := s.client(ctx)
 	if err != nil {

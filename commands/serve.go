@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -325,10 +326,7 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 	if p.clients != nil {
 		h.SetClients(p.clients)
 	}
-	path := p.path
-	if path == "" {
-		path = serve.DefaultPath
-	}
+	path := cmp.Or(p.path, serve.DefaultPath)
 	return p.serveHTTP(ctx, out, h, srv.Done(), srv.Err, h.Settle, h.Close, func(addr net.Addr) {
 		out.notef("serving at http://%s%s", addr, path)
 	})
@@ -365,10 +363,7 @@ func (p listening) serveHTTP(ctx context.Context, out *console, h http.Handler, 
 	go func() { served <- hs.Serve(ln) }() // serve's HTTP server: ends at Shutdown
 	announce(ln.Addr())
 	if p.sse {
-		path := p.path
-		if path == "" {
-			path = serve.DefaultPath
-		}
+		path := cmp.Or(p.path, serve.DefaultPath)
 		stream, _ := serve.LegacyPaths(path)
 		out.notef("serving the HTTP+SSE transport at http://%s%s", ln.Addr(), stream)
 	}

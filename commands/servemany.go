@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -110,10 +111,7 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 		h := g.HTTPHandler(plan.clients, plan.remote, plan.path, func(h *serve.HTTPHandler) {
 			h.Origins, h.SSE, h.NoCard = plan.origins, plan.sse, plan.noCard
 		})
-		path := plan.path
-		if path == "" {
-			path = serve.DefaultPath
-		}
+		path := cmp.Or(plan.path, serve.DefaultPath)
 		err = plan.serveHTTP(ctx, out, h, nil, nil, h.Settle, h.Close, func(addr net.Addr) {
 			out.notef("serving at http://%s%s", addr, path)
 			var each []string
@@ -185,9 +183,7 @@ func (c *serveCmd) members(out *console, t *targets, file *servefile.File) ([]me
 	}
 	for i := range members {
 		m := &members[i]
-		if m.start == "" {
-			m.start = c.Start
-		}
+		m.start = cmp.Or(m.start, c.Start)
 		if m.start == "" && file != nil {
 			m.start = file.Start
 		}
@@ -266,9 +262,7 @@ func withAdditions(s *config.Server, fs *servefile.Server) *config.Server {
 	if fs.Timeout > 0 {
 		x.Timeout = fs.Timeout
 	}
-	if fs.ProtocolVersion != "" {
-		x.ProtocolVersion = fs.ProtocolVersion
-	}
+	x.ProtocolVersion = cmp.Or(fs.ProtocolVersion, x.ProtocolVersion)
 	o, add := &x.OAuth, fs.OAuth
 	for _, f := range []struct{ to, from *string }{
 		{&o.ClientID, &add.ClientID}, {&o.ClientSecret, &add.ClientSecret}, {&o.ClientKey, &add.ClientKey},
@@ -276,16 +270,10 @@ func withAdditions(s *config.Server, fs *servefile.Server) *config.Server {
 		{&o.DPoP, &add.DPoP}, {&o.Resource, &add.Resource}, {&o.Scope, &add.Scope},
 		{&o.RedirectHost, &add.RedirectHost}, {&o.RedirectPath, &add.RedirectPath},
 	} {
-		if *f.from != "" {
-			*f.to = *f.from
-		}
+		*f.to = cmp.Or(*f.from, *f.to)
 	}
-	if add.RedirectPort != 0 {
-		o.RedirectPort = add.RedirectPort
-	}
-	if add.LoginTimeout != 0 {
-		o.LoginTimeout = add.LoginTimeout
-	}
+	o.RedirectPort = cmp.Or(add.RedirectPort, o.RedirectPort)
+	o.LoginTimeout = cmp.Or(add.LoginTimeout, o.LoginTimeout)
 	return &x
 }
 

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,10 +27,7 @@ import (
 // file, and returns what ends it with the run's exit code (nothing when
 // there is none). The trace masks what the run's stderr masks.
 func (r *invocation) startTrace(ctx context.Context, args []string, start time.Time) (end func(code int), err error) {
-	path := r.c.outputFlags.Trace
-	if path == "" {
-		path = r.env.Getenv("MCPV_TRACE")
-	}
+	path := cmp.Or(r.c.outputFlags.Trace, r.env.Getenv("MCPV_TRACE"))
 	if path == "" {
 		return func(int) {}, nil
 	}
