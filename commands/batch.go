@@ -83,8 +83,7 @@ func runBatchOp(ctx context.Context, s *session, out *console, lines *lineParser
 	if ctx.Err() != nil {
 		return batch.Result{Code: exitcode.Interrupt} // the batch stopped before this line ran
 	}
-	var id json.RawMessage
-	var res json.RawMessage
+	var id, res json.RawMessage
 	var err error
 	if op.Text[0] == '{' {
 		id, res, err = batch.RunJSON(ctx, op.Text, s.client)

@@ -216,14 +216,12 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 			}
 		}
 	}
+	var stale []string
 	if verdict != nil {
-		failed = verdict.Unexpected
-		if len(verdict.Stale) > 0 {
-			return checkFailed{ids: failed, stale: verdict.Stale, inconclusive: unsure, killed: killed}
-		}
+		failed, stale = verdict.Unexpected, verdict.Stale
 	}
-	if len(failed) > 0 || len(unsure) > 0 {
-		return checkFailed{ids: failed, inconclusive: unsure, killed: killed}
+	if len(failed) > 0 || len(unsure) > 0 || len(stale) > 0 {
+		return checkFailed{ids: failed, stale: stale, inconclusive: unsure, killed: killed}
 	}
 	return nil
 }

@@ -77,8 +77,6 @@ func writeGlobalFlags(w io.Writer, flags []*kong.Flag) error {
 		text += fmt.Sprintf(" and %d more", others)
 	}
 	text += "."
-	var b strings.Builder
-	b.WriteString("\n" + wrap(helpWidth, strings.Fields(text)...) + "('mcpv help flags' describes them)\n")
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, "\n"+wrap(helpWidth, strings.Fields(text)...)+"('mcpv help flags' describes them)\n")
 	return err
 }

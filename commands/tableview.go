@@ -89,9 +89,6 @@ var listViews = map[string]func([]byte) *table.Table{
 	"prompts":           table.Prompts,
 }
 
-// printList prints a list result: as JSON, or as its table, after which a
-// page's nextCursor (--cursor) is noted on stderr unless noted is false
-// (said already).
 // streamList is where a list is written page by page, when it is printed
 // as it comes (no --jq, compact, no table, not a batch line's value); ok
 // is false when it must be whole to be printed.
@@ -103,6 +100,9 @@ func (c *console) streamList(key string) (*output.ValueWriter, bool) {
 	return c.printer.StreamValue()
 }
 
+// printList prints a list result: as JSON, or as its table, after which a
+// page's nextCursor (--cursor) is noted on stderr unless note is false
+// (said already).
 func (c *console) printList(res json.RawMessage, key string, note bool) error {
 	view := listViews[key]
 	if view == nil || !c.asTable() {
