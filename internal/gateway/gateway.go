@@ -85,6 +85,7 @@ type Gateway struct {
 	maxBook     int
 	maxKept     int
 	firstWait   time.Duration
+	told        func(*Member, lifeState) // tests: called once a change of a member's state was told
 
 	front *serve.Server // the endpoint's Server: each of its clients is a front
 	key   [32]byte      // signs the cursors the front gives
@@ -317,6 +318,9 @@ func (g *Gateway) changed(m *Member, st lifeState) {
 	}
 	if st == lifeDown || st == lifeUp {
 		g.names.forget(m) // and the lists walked while it was not up are walked again
+	}
+	if g.told != nil {
+		g.told(m, st)
 	}
 }
 

@@ -325,6 +325,22 @@ func walksOfFourReads(t *testing.T, fails bool, retry time.Duration, want map[st
 		"readResults":{"file:///bare.txt":{"contents":[{"uri":"file:///bare.txt","text":"the bare server's own"}]}}}`)
 	g := &Gateway{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Secrets: redact.NewScrubber(nil)}
 	g.names.retry = retry
+	// A member is up before its change is told, which forgets the lists
+	// walked before it: the reads wait for both members' first.
+	var (
+		told   sync.WaitGroup
+		toldMu sync.Mutex
+		up1    = map[*Member]bool{}
+	)
+	told.Add(2)
+	g.told = func(m *Member, st lifeState) {
+		toldMu.Lock()
+		defer toldMu.Unlock()
+		if st == lifeUp && !up1[m] {
+			up1[m] = true
+			told.Done()
+		}
+	}
 	loop := &serve.Server{Open: func(context.Context, serve.Relay) (serve.Upstream, error) { return up, nil }}
 	g.Members = []*Member{{Name: "loop", Server: loop, Eager: true}, {Name: "bare", Prefix: &none, Server: serverFor(t, bare), Eager: true}}
 	if err := g.Start(context.Background()); err != nil {
@@ -332,6 +348,7 @@ func walksOfFourReads(t *testing.T, fails bool, retry time.Duration, want map[st
 	}
 	t.Cleanup(g.Close)
 	servetest.WaitFor(t, "both up", func() bool { return g.member("loop").upNow() != nil && g.member("bare").upNow() != nil })
+	told.Wait()
 	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
 	for range 4 {
 		if got := servetest.Call(t, c, "resources/read", `{"uri":"file:///bare.txt"}`); !strings.Contains(string(got), "the bare server's own") {
