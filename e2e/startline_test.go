@@ -359,8 +359,9 @@ func TestStartLineForARememberedEra(t *testing.T) {
 
 	// A server that says nothing before the command gives up: the line
 	// is cleared before the command's last word. Its stderr line joins it
-	// at the draw after it comes, which a busy machine can put at the
-	// second the command gives up, so only the line itself is asked for.
+	// a tenth of a second after it comes, but a busy machine can start the
+	// server itself so late that it comes after the command gave up, so
+	// only the line is asked for.
 	code, got = run("--connect-timeout", "2s")
 	last = strings.LastIndex(got, "mcpv: waiting")
 	if code != 124 || !bare.MatchString(got) || last < 0 {

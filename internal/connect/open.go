@@ -97,7 +97,7 @@ func open(ctx context.Context, s *Settings, env Env, h Hooks, ans *answerer, ini
 	clocks := &startClocks{after: env.afterFunc}
 	h.waiting = clocks.pause // a browser login is not the server's time
 	begin := time.Now()
-	t, err := transport(s, env, h)
+	t, err := transport(s, env, h, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -267,8 +267,9 @@ func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *servers
 // closed (or the HTTP session deleted), then, at the end, SIGKILL.
 const startupCloseWait = 500 * time.Millisecond
 
-// transport starts the stdio server or prepares the HTTP connection.
-func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
+// transport starts the stdio server or prepares the HTTP connection; the
+// stdio server's stderr redraws wait's line, which quotes it unless quiet.
+func transport(s *Settings, env Env, h Hooks, wait *startWait) (mcp.Transport, error) {
 	if s.URL != "" {
 		client, err := authorizedClient(s, env, h)
 		if err != nil {
@@ -287,7 +288,7 @@ func transport(s *Settings, env Env, h Hooks) (mcp.Transport, error) {
 	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage, Grace: env.Grace,
 		Mask: s.MaskLine, OnEvent: h.onEvent()}
 	if !s.Quiet {
-		opts.Stderr, opts.StderrShown = h.ServerStderr, h.ServerStderrShown
+		opts.Stderr, opts.StderrShown = wait.stderr(h.ServerStderr), h.ServerStderrShown
 	}
 	opts.Stderr = h.traceStderr(opts.Stderr)
 	return mcp.StartCommand(opts)

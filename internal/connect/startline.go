@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"io"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -52,6 +53,22 @@ func (w *startWait) show(s *Settings, h Hooks, t mcp.Transport, begin time.Time)
 		}
 	}
 	w.line.Store(waitline.Show(h.Status, WaitingFor(s), last, begin, waitline.Delay))
+}
+
+// stderr is a stdio server's stderr as it comes, passed on to next: each
+// write redraws the line soon, whose last words it changed.
+func (w *startWait) stderr(next io.Writer) io.Writer {
+	return stderrPoke{w, next}
+}
+
+type stderrPoke struct {
+	w    *startWait
+	next io.Writer
+}
+
+func (p stderrPoke) Write(b []byte) (int, error) {
+	p.w.line.Load().Poke() // the transport keeps its tail before it writes here
+	return p.next.Write(b)
 }
 
 func (w *startWait) stop() {

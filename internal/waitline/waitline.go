@@ -1,7 +1,8 @@
 // Package waitline is the line a terminal shows while mcpv waits for a
 // server to start: after a second of silence, what it waits for, for how
 // long, and the last line the server wrote on its stderr, redrawn each
-// second in place and gone when the wait ends.
+// second in place (and soon after the server writes another line) and
+// gone when the wait ends.
 //
 // It costs a run nothing until the second has passed (a timer, no
 // goroutine), and it never draws over another line: it shows itself only
@@ -12,6 +13,7 @@ package waitline
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +27,10 @@ type Status interface {
 // Delay is the silence after which the line first shows.
 const Delay = time.Second
 
+// pokeGap is how soon after a Poke the line is drawn again: a server that
+// writes its stderr without pause redraws it ten times a second at most.
+const pokeGap = 100 * time.Millisecond
+
 // Line is a wait being shown. Its methods are safe for concurrent use.
 type Line struct {
 	status Status
@@ -32,6 +38,9 @@ type Line struct {
 	last   func() string
 	begin  time.Time
 	every  time.Duration // between draws
+
+	up    atomic.Bool // the line has been drawn
+	poked atomic.Bool // a Poke waits for its draw
 
 	mu      sync.Mutex  // guards the fields below
 	timer   *time.Timer // draws the line when it fires
@@ -63,13 +72,29 @@ func (l *Line) draw() {
 	if l.stopped {
 		return
 	}
+	l.poked.Store(false)
 	text := l.text(time.Now())
 	if !l.status.Replace(l.shown, text) {
 		l.stopped = true // another line holds the terminal: leave it be
 		return
 	}
 	l.shown = text
-	l.timer.Reset(l.every)
+	l.up.Store(true)
+	next := l.every
+	if l.poked.Load() {
+		next = pokeGap // poked while this draw read the server's words
+	}
+	l.timer.Reset(next)
+}
+
+// Poke says the server's last words have changed: a line that is up is
+// drawn again soon, not at its next second. It never waits (it is called
+// as the server's stderr is read, and a terminal may hold a draw), and it
+// does nothing before the line first shows.
+func (l *Line) Poke() {
+	if l != nil && l.up.Load() && !l.poked.Swap(true) {
+		l.timer.Reset(pokeGap)
+	}
 }
 
 // text is the line at now.
@@ -95,6 +120,7 @@ func (l *Line) Stop() {
 		return
 	}
 	l.stopped = true
+	l.up.Store(false)
 	l.timer.Stop()
 	if l.shown != "" {
 		l.status.Replace(l.shown, "")

@@ -125,3 +125,32 @@ func TestLineLeavesAnotherLineAlone(t *testing.T) {
 		t.Errorf("the status line shows %q", s.text)
 	}
 }
+
+// A line the server's stderr changes is drawn again at once, not at its
+// next second; before the line first shows, a poke draws nothing.
+func TestPokeRedrawsTheServersLastWords(t *testing.T) {
+	s := newStatus()
+	var last lastLine
+	early := show(s, "x to start", last.get, time.Now(), time.Hour, time.Hour)
+	early.Poke()
+	early.Stop()
+	select {
+	case got := <-s.changes:
+		t.Fatalf("a poke before the delay drew %q", got)
+	case <-time.After(3 * pokeGap):
+	}
+
+	l := show(s, "x to start", last.get, time.Now(), 0, time.Hour)
+	defer l.Stop()
+	// The seconds are the machine's: a busy one draws late.
+	if got := s.next(t); !regexp.MustCompile(`^mcpv: waiting for x to start \([0-9]+s\)$`).MatchString(got) {
+		t.Fatalf("first line %q", got)
+	}
+	last.set("fake: starting up")
+	l.Poke()
+	if got := s.next(t); !regexp.MustCompile(`^mcpv: waiting for x to start \([0-9]+s\): fake: starting up$`).MatchString(got) {
+		t.Errorf("after the poke: %q", got)
+	}
+	var nothing *Line
+	nothing.Poke()
+}
