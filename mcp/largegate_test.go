@@ -109,10 +109,19 @@ func TestHTTPLargeAnswersReadOneAtATime(t *testing.T) {
 		}
 		got <- m
 	}()
+	// Each send is bounded: a reader that stopped (a minute without taking
+	// a chunk is no busy machine), or a Read that came back with something
+	// else, is a failure that says so, not a hang.
 	for sent < len(rest) {
 		end := min(sent+chunk, len(rest))
-		second.ch <- rest[sent:end]
-		sent = end
+		select {
+		case second.ch <- rest[sent:end]:
+			sent = end
+		case m := <-got:
+			t.Fatalf("Read came back with %d bytes (%.120q) when %d of the second answer's %d were sent", len(m), m, sent, len(rest))
+		case <-time.After(time.Minute):
+			t.Fatalf("the second answer was read no further than %d of its %d bytes", sent, len(rest))
+		}
 	}
 	if m := <-got; !isResponseTo(m, []byte("2")) || len(m) < size {
 		t.Fatalf("second message: %d bytes", len(m))
