@@ -109,9 +109,8 @@ func TestHTTPLargeAnswersReadOneAtATime(t *testing.T) {
 		}
 		got <- m
 	}()
-	// Each send is bounded: a reader that stopped (a minute without taking
-	// a chunk is no busy machine), or a Read that came back with something
-	// else, is a failure that says so, not a hang.
+	// Each send is bounded: a reader that stopped, or a Read that came
+	// back with something else, is a failure that says so, not a hang.
 	for sent < len(rest) {
 		end := min(sent+chunk, len(rest))
 		select {
@@ -119,7 +118,7 @@ func TestHTTPLargeAnswersReadOneAtATime(t *testing.T) {
 			sent = end
 		case m := <-got:
 			t.Fatalf("Read came back with %d bytes (%.120q) when %d of the second answer's %d were sent", len(m), m, sent, len(rest))
-		case <-time.After(time.Minute):
+		case <-time.After(testWait):
 			t.Fatalf("the second answer was read no further than %d of its %d bytes", sent, len(rest))
 		}
 	}
@@ -236,7 +235,7 @@ func TestHTTPStalledLargeAnswerHoldsOthersBriefly(t *testing.T) {
 		if !isResponseTo(m, []byte("2")) || len(m) < size {
 			t.Fatalf("read %d bytes, not the second answer", len(m))
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testWait):
 		t.Fatal("the second answer waited for the stalled first one")
 	}
 }

@@ -110,7 +110,7 @@ func TestPortableWriteHonoursContext(t *testing.T) {
 		if err != cause {
 			t.Errorf("Write = %v, want the context's cause", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testWait):
 		t.Fatal("the write to a server that does not read never returned")
 	}
 }
@@ -127,7 +127,7 @@ func TestPortableCloseEndsTheTree(t *testing.T) {
 // the transport and checks that the beat stops.
 func closeEndsTheTree(t *testing.T, tr *CommandTransport, beat string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testWait); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(beat); err == nil {
 			break
 		}
