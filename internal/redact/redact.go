@@ -88,7 +88,7 @@ func URL(raw string) string {
 		q := u.Query()
 		changed := false
 		for k, vs := range q {
-			if Name(k) {
+			if queryName(k) {
 				for i := range vs {
 					vs[i] = Mask
 				}
@@ -130,11 +130,20 @@ func URLSecrets(raw string) []string {
 		k, v, _ := strings.Cut(kv, "=")
 		name, err1 := url.QueryUnescape(k)
 		value, err2 := url.QueryUnescape(v)
-		if err1 == nil && err2 == nil && Name(name) {
+		if err1 == nil && err2 == nil && queryName(name) {
 			out = append(out, v, value)
 		}
 	}
 	return out
+}
+
+// queryName reports whether a URL's query parameter called name holds a
+// secret: a secret-named one, or the signature of a signed URL (AWS's
+// X-Amz-Signature, Google's X-Goog-Signature, CloudFront's Signature,
+// Azure's sig), which lets whoever holds the URL in until it expires.
+func queryName(name string) bool {
+	n := strings.ToLower(name)
+	return Name(n) || n == "sig" || strings.HasSuffix(n, "signature")
 }
 
 // encodeQuery is url.Values.Encode without escaping the mask.

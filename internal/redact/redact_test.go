@@ -30,6 +30,10 @@ func TestURL(t *testing.T) {
 		"http://h/mcp?api_key=abc&x=1":                   "http://h/mcp?api_key=***&x=1",
 		"http://h/mcp?access_token=abc&token=d&mode=all": "http://h/mcp?access_token=***&mode=all&token=***",
 		"http://[::1:bad/?token=x":                       "***",
+		// A signed URL's signature lets its holder in.
+		"https://b.s3.amazonaws.com/k?X-Amz-Expires=60&X-Amz-Signature=f00dfeed": "https://b.s3.amazonaws.com/k?X-Amz-Expires=60&X-Amz-Signature=***",
+		"https://a.blob.core.windows.net/c?sv=2022&sig=f00d%2Bfeed":              "https://a.blob.core.windows.net/c?sig=***&sv=2022",
+		"https://h/x?X-Goog-Signature=f00d&signed=yes":                           "https://h/x?X-Goog-Signature=***&signed=yes",
 	} {
 		if got := URL(in); got != want {
 			t.Errorf("URL(%q) = %q, want %q", in, got, want)
@@ -132,6 +136,9 @@ func TestURLSecrets(t *testing.T) {
 	want := []string{"p@ss", "p%40ss", "dTpwQHNz", "dTpwQHNz", "abcdef", "abcdef", "x%2By", "x+y"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
+	}
+	if got := URLSecrets("https://h/k?X-Amz-Signature=f00d%2Bfeed&X-Amz-Expires=60"); !cmp.Equal(got, []string{"f00d%2Bfeed", "f00d+feed"}) {
+		t.Errorf("a signed URL's secrets: %q", got)
 	}
 	// A user name alone is the secret, and so is the Basic credential a
 	// client builds from it (https://TOKEN@host: Base64 of "TOKEN:").
