@@ -4,7 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/safetext"
@@ -141,16 +142,7 @@ func (l *Logs) summary(mask func(string) string) *LogSummary {
 
 // byCount is the levels, most first.
 func (s *LogSummary) byCount() []string {
-	var levels []string
-	for k := range s.Levels {
-		levels = append(levels, k)
-	}
-	sort.Slice(levels, func(i, j int) bool {
-		a, b := s.Levels[levels[i]], s.Levels[levels[j]]
-		if a != b {
-			return a > b
-		}
-		return levels[i] < levels[j]
+	return slices.SortedFunc(maps.Keys(s.Levels), func(a, b string) int {
+		return cmp.Or(cmp.Compare(s.Levels[b], s.Levels[a]), cmp.Compare(a, b))
 	})
-	return levels
 }
