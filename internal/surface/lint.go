@@ -104,9 +104,7 @@ func (ls *Lister) Lint(ctx context.Context) ([]Finding, error) {
 		if err != nil {
 			return nil, err
 		}
-		if g.dest != nil {
-			*g.dest = items
-		}
+		*g.dest = items
 	}
 	l.tools(ctx, tools)
 	if ctx.Err() != nil {
