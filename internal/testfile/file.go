@@ -392,10 +392,7 @@ func (p *fileParser) step(n *yamlnode.Node, index int, f *File, x *expander, kno
 	for _, c := range st.Captures {
 		jqUses(c.Expr, known, needs)
 	}
-	for name := range needs {
-		st.Needs = append(st.Needs, name)
-	}
-	slices.Sort(st.Needs)
+	st.Needs = slices.Sorted(maps.Keys(needs))
 	for _, c := range st.Captures {
 		known[c.Name] = true
 	}
