@@ -124,17 +124,7 @@ var structuredKeys = sync.OnceValue(func() map[string][]string {
 func (l *lineBuilder) structured(key string, v *yamlnode.Node) {
 	p := l.p
 	known := append(slices.Clone(structuredKeys()[key]), "flags")
-	var first string
-	switch key {
-	case "call":
-		first = "tool"
-	case "get-prompt":
-		first = "name"
-	case "read":
-		first = "uri"
-	case "request":
-		first = "method"
-	}
+	first := map[string]string{"call": "tool", "get-prompt": "name", "read": "uri", "request": "method"}[key]
 	p.members(v, key, known, func(string, *yamlnode.Node, *yamlnode.Node) {})
 	if first != "" {
 		n := v.Get(first)
