@@ -356,12 +356,9 @@ func (s *sent) modelMoves() (span, bool) {
 // usersAct reports a verb the user is to do: the user (or "them") just
 // before it ("ask the user to paste", "when they share").
 func (s *sent) usersAct(sp span) bool {
-	for _, u := range s.f[cUser] {
-		if !u.foreign && u.last < sp.first && sp.first-u.last <= 2 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[cUser], func(u span) bool {
+		return !u.foreign && u.last < sp.first && sp.first-u.last <= 2
+	})
 }
 
 // anyTool reports "any DNS or ping tool", "whichever mail tool": a tool
@@ -392,12 +389,7 @@ func (s *sent) anyToolBut(server string) bool {
 
 // anyNegated reports a span of c that a negator denies.
 func (s *sent) anyNegated(c concept) bool {
-	for _, sp := range s.f[c] {
-		if s.negated(sp) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[c], s.negated)
 }
 
 // conceals finds an order to keep something from the user: a verb of
@@ -584,12 +576,9 @@ func (s *sent) silentAct(sp span) bool {
 // userActs reports a user (as a subject) within ten words before sp in
 // its clause: "User asks for logs without mentioning a resource".
 func (s *sent) userActs(sp span) bool {
-	for _, u := range s.f[cUser] {
-		if !u.foreign && u.last < sp.first && sp.first-u.last <= 10 && !s.strongBetween(u.last, sp.first) && !s.object(u) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[cUser], func(u span) bool {
+		return !u.foreign && u.last < sp.first && sp.first-u.last <= 10 && !s.strongBetween(u.last, sp.first) && !s.object(u)
+	})
 }
 
 // noNeed reports "no need to" before a verb of telling ("no need to
@@ -937,12 +926,7 @@ func dropsConsent(s *sent, ordered bool) (string, bool) {
 
 // within reports a span of c inside sp ("stop asking").
 func (s *sent) within(c concept, sp span) bool {
-	for _, o := range s.f[c] {
-		if o.first >= sp.first && o.last <= sp.last {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[c], func(o span) bool { return o.first >= sp.first && o.last <= sp.last })
 }
 
 // strongRank reports a ranking that puts one word over another: a verb
@@ -965,12 +949,9 @@ func (s *sent) nounAt(sp span) bool {
 // ignoresUsers reports "ignore the IBAN the user gives": the user after
 // a verb of ignoring, in its object (not "ignore them and tell the user").
 func (s *sent) ignoresUsers(sp span) bool {
-	for _, u := range s.f[cUser] {
-		if u.first > sp.last && u.first-sp.last <= 6 && !s.breakBetween(sp.last, u.first) && !s.joined(sp.last, u.first) && !s.measureAfter(u.last) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[cUser], func(u span) bool {
+		return u.first > sp.last && u.first-sp.last <= 6 && !s.breakBetween(sp.last, u.first) && !s.joined(sp.last, u.first) && !s.measureAfter(u.last)
+	})
 }
 
 // measureAfter reports a bare "user" or "users" at token i followed by a
@@ -1058,12 +1039,7 @@ var destroyRe = &lazyRegexp{lexicon: "destroy"}
 // overlaps reports a span of c that starts inside sp ("instead of
 // waiting on the user").
 func (s *sent) overlaps(c concept, sp span) bool {
-	for _, o := range s.f[c] {
-		if o.first >= sp.first && o.first <= sp.last {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[c], func(o span) bool { return o.first >= sp.first && o.first <= sp.last })
 }
 
 // conditionalBefore reports a condition, a fallback or a pointer before
@@ -1101,12 +1077,9 @@ func (s *sent) negatedBefore(sp span) bool {
 // conditional reports a span in a clause that a condition opens ("if
 // the user has already approved ...").
 func (s *sent) conditional(sp span) bool {
-	for _, c := range s.f[cCondition] {
-		if c.last < sp.first && !s.breakBetween(c.last, sp.first) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[cCondition], func(c span) bool {
+		return c.last < sp.first && !s.breakBetween(c.last, sp.first)
+	})
 }
 
 // wordIn reports one of words among the n tokens from token i, the
@@ -1329,12 +1302,7 @@ var (
 // (password, token): asking the user for it is asking for what the tool
 // takes ("ask the user for the form's password before submitting").
 func (c orderContext) secretParameter() bool {
-	for _, p := range c.fl.params {
-		if forSecrets(squash(p)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.fl.params, func(p string) bool { return forSecrets(squash(p)) })
 }
 
 // keyFileIn reports a file of keys or credentials that the sensitive
@@ -1484,12 +1452,7 @@ func (s *sent) toolWordNear(i int) bool {
 
 // spanAt reports a span of c that holds token i.
 func (s *sent) spanAt(c concept, i int) bool {
-	for _, o := range s.f[c] {
-		if o.first <= i && i <= o.last {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[c], func(o span) bool { return o.first <= i && i <= o.last })
 }
 
 // ownWord reports a word of the server's own names.

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -226,32 +227,17 @@ func (s *sent) liveOrder(c concept) (span, bool) {
 
 // near reports a span of c within n words of sp, on either side.
 func (s *sent) near(c concept, sp span, n int) bool {
-	for _, o := range s.f[c] {
-		if o.first <= sp.last+n && o.last >= sp.first-n {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[c], func(o span) bool { return o.first <= sp.last+n && o.last >= sp.first-n })
 }
 
 // before reports a span of c that ends before token i, within n words.
 func (s *sent) before(c concept, i, n int) bool {
-	for _, o := range s.f[c] {
-		if o.last < i && i-o.last <= n {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[c], func(o span) bool { return o.last < i && i-o.last <= n })
 }
 
 // after reports a span of c that starts after sp, within n words.
 func (s *sent) after(c concept, sp span, n int) bool {
-	for _, o := range s.f[c] {
-		if o.first > sp.last && o.first-sp.last <= n {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[c], func(o span) bool { return o.first > sp.last && o.first-sp.last <= n })
 }
 
 // qualified reports a word of c that says whose a thing is: before it,

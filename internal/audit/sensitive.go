@@ -168,12 +168,7 @@ func (s *sent) orderAfter(i int) bool {
 	if !s.ordered() {
 		return false
 	}
-	for _, sp := range s.f[cReadVerb] {
-		if sp.start >= i && !s.negated(sp) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[cReadVerb], func(sp span) bool { return sp.start >= i && !s.negated(sp) })
 }
 
 // orderedBefore reports a line before the sentence at start that is an
@@ -321,12 +316,7 @@ func holdsDestination(t string) bool {
 	if !mayHoldDestination(t) {
 		return false
 	}
-	for _, g := range destinationShapes() {
-		if g.MatchString(t) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(destinationShapes(), func(g gated) bool { return g.MatchString(t) })
 }
 
 // genericPathWords are the words of a file's path that say nothing of
