@@ -1,6 +1,7 @@
 package canon
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -328,12 +329,9 @@ func decodeAll(s string) string {
 // kept: a rootless path's, which is not resolved against any base ("."
 // alone, "a:..", "a/./b" after a scheme with no authority).
 func dotSegmentLeft(path string) bool {
-	for _, seg := range strings.Split(decodeAll(path), "/") {
-		if seg == "." || seg == ".." {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Split(decodeAll(path), "/"), func(seg string) bool {
+		return seg == "." || seg == ".."
+	})
 }
 
 // dotDotSegment reports whether s holds ".." as a segment of anything a
