@@ -219,12 +219,7 @@ func commandSynopsis(n *kong.Node, path string) string {
 }
 
 func hasCommands(n *kong.Node) bool {
-	for _, c := range n.Children {
-		if !c.Hidden && c.Type == kong.CommandNode {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(n.Children, func(c *kong.Node) bool { return !c.Hidden && c.Type == kong.CommandNode })
 }
 
 // argument is a positional argument as the synopsis shows it: NAME,
