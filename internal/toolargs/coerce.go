@@ -98,12 +98,9 @@ var typeNoun = map[string]string{"null": "null", "boolean": "a boolean", "intege
 	"number": "a number", "object": "an object", "array": "an array"}
 
 func explicitInteger(n node) bool {
-	for _, alt := range n.alternatives() {
-		if slices.Contains(alt.types(), "integer") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(n.alternatives(), func(alt node) bool {
+		return slices.Contains(alt.types(), "integer")
+	})
 }
 
 func str(s string) json.RawMessage {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -206,12 +207,9 @@ func (n node) allows(t string) bool {
 
 // typed reports whether the schema says anything about types at all.
 func (n node) typed() bool {
-	for _, alt := range n.alternatives() {
-		if len(alt.types()) > 0 || alt.m["enum"] != nil || alt.m["const"] != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(n.alternatives(), func(alt node) bool {
+		return len(alt.types()) > 0 || alt.m["enum"] != nil || alt.m["const"] != nil
+	})
 }
 
 // enumValues lists the enum and const values of every alternative.
