@@ -260,13 +260,7 @@ func (r Report) SARIF(w io.Writer) error {
 	}
 	results := []map[string]any{}
 	for _, f := range r.Findings {
-		uri, line := f.Source, f.Line
-		if uri == "" {
-			uri = f.Server
-		}
-		if line < 1 {
-			line = 1
-		}
+		uri, line := cmp.Or(f.Source, f.Server), max(f.Line, 1)
 		msg := fmt.Sprintf("%s %s of server %q %s.", f.Item(), f.Field, f.Server, f.Message)
 		if f.Excerpt != "" {
 			msg += " Text: " + f.Excerpt
