@@ -31,6 +31,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"strconv"
 	"sync"
@@ -188,9 +189,7 @@ func (s *Session) Stderr(line []byte) {
 func (w *Writer) Note(session int64, event string, members map[string]any) {
 	b := w.begin("event", session)
 	m := map[string]any{"event": event}
-	for k, v := range members {
-		m[k] = v
-	}
+	maps.Copy(m, members)
 	fields(b, m)
 	w.write(b)
 }
