@@ -40,16 +40,8 @@ func addAskers(s *mcp.Server) {
 	// server request while the call runs.
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the user for a name, an age, a colour and a yes/no by elicitation; return the answer."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, any, error) {
-			msg := cmp.Or(in.Message, "Who are you?")
-			params := &mcp.ElicitParams{Message: msg, RequestedSchema: askSchema}
-			if modern(req) {
-				return roundTrip(req, "ask", params)
-			}
-			res, err := req.Session.Elicit(ctx, params)
-			if err != nil {
-				return nil, nil, err
-			}
-			return jsonResult(res)
+			params := &mcp.ElicitParams{Message: cmp.Or(in.Message, "Who are you?"), RequestedSchema: askSchema}
+			return asked(ctx, req, "ask", params, req.Session.Elicit)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Ask the client's model to answer the prompt (sampling); return its message."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in sampleIn) (*mcp.CallToolResult, any, error) {
@@ -57,25 +49,15 @@ func addAskers(s *mcp.Server) {
 				MaxTokens: 100,
 				Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Prompt}}},
 			}
-			if modern(req) {
-				return roundTrip(req, "sample", params)
-			}
-			res, err := req.Session.CreateMessage(ctx, params)
-			if err != nil {
-				return nil, nil, err
-			}
-			return jsonResult(res)
+			return asked(ctx, req, "sample", params, req.Session.CreateMessage)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Return the client's roots."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			if modern(req) {
-				return roundTrip(req, "roots", &mcp.ListRootsParams{})
+			// The request of the initialize era has no params.
+			listRoots := func(ctx context.Context, _ *mcp.ListRootsParams) (*mcp.ListRootsResult, error) {
+				return req.Session.ListRoots(ctx, nil)
 			}
-			res, err := req.Session.ListRoots(ctx, nil)
-			if err != nil {
-				return nil, nil, err
-			}
-			return jsonResult(res)
+			return asked(ctx, req, "roots", &mcp.ListRootsParams{}, listRoots)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "log", Description: "Send a log message to the client (at or above its logging level)."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in logIn) (*mcp.CallToolResult, any, error) {
@@ -90,6 +72,20 @@ func addAskers(s *mcp.Server) {
 
 // modern reports whether the call follows the modern era's protocol.
 func modern(req *mcp.CallToolRequest) bool { return req.ProtocolVersion() >= "2026-07-28" }
+
+// asked returns the client's answer to params: as an input request, as id,
+// in the modern era, else by asking while the call runs.
+func asked[P mcp.InputRequest, R any](ctx context.Context, req *mcp.CallToolRequest, id string, params P,
+	ask func(context.Context, P) (R, error)) (*mcp.CallToolResult, any, error) {
+	if modern(req) {
+		return roundTrip(req, id, params)
+	}
+	res, err := ask(ctx, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	return jsonResult(res)
+}
 
 // roundTrip asks for one input, as id, and returns the answer once the
 // client has sent the call again with it.
