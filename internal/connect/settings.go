@@ -206,6 +206,7 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 	s.PinStrict = f.PinStrict || env.Getenv("MCPV_PIN_STRICT") == "1" || env.Getenv("MCPV_PIN_STRICT") == "true" || x != nil && x.PinStrict
 	if x != nil {
 		s.PinEntry, s.ConfigFile, s.ConfigLine = x.Name, x.File.Path, x.Line
+		s.Secrets = append(s.Secrets, x.Secrets...)
 	}
 	if f.Cwd != "" {
 		s.Dir = env.Path(f.Cwd)
@@ -224,9 +225,6 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 	}
 	if s.Auth, err = mergeAuth(f.AuthFlags, explicit, src); err != nil {
 		return nil, err
-	}
-	if x != nil {
-		s.Secrets = append(s.Secrets, x.Secrets...)
 	}
 	s.Secrets = uniq(append(s.Secrets, flagSecrets(f, src)...))
 	return s, nil
@@ -462,11 +460,8 @@ func flagSecrets(f Flags, src Source) []string {
 	for _, h := range src.Headers {
 		out = append(out, headerSecrets(h[0], h[1])...)
 	}
-	if src.URL != "" {
-		out = append(out, redact.URLSecrets(src.URL)...)
-	}
-	out = append(out, redact.URLSecrets(f.Resource)...) // https://tenant/?api_key=...
-	return out
+	out = append(out, redact.URLSecrets(src.URL)...)
+	return append(out, redact.URLSecrets(f.Resource)...) // https://tenant/?api_key=...
 }
 
 // Secrets are the secrets f holds as the command line gave them, known
