@@ -66,14 +66,12 @@ func Verify(c Card, live Live) []Disagreement {
 			add("name", fmt.Sprintf("%q", c.Name), fmt.Sprintf("%q", info.Name))
 		}
 	}
-	if c.Version != "" && info.Version != "" && c.Version != info.Version {
-		add("version", fmt.Sprintf("%q", c.Version), fmt.Sprintf("%q", info.Version))
-	}
-	if c.Title != "" && info.Title != "" && c.Title != info.Title {
-		add("title", fmt.Sprintf("%q", c.Title), fmt.Sprintf("%q", info.Title))
-	}
-	if c.Description != "" && info.Description != "" && c.Description != info.Description {
-		add("description", fmt.Sprintf("%q", c.Description), fmt.Sprintf("%q", info.Description))
+	for _, f := range []struct{ name, card, server string }{
+		{"version", c.Version, info.Version}, {"title", c.Title, info.Title}, {"description", c.Description, info.Description},
+	} {
+		if f.card != "" && f.server != "" && f.card != f.server {
+			add(f.name, fmt.Sprintf("%q", f.card), fmt.Sprintf("%q", f.server))
+		}
 	}
 	if live.Endpoint != "" && len(c.Remotes) > 0 {
 		var r *Remote
