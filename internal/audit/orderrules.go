@@ -1192,12 +1192,9 @@ func (s *sent) insteadOfUsers() bool {
 	if !moved && !altered {
 		return false
 	}
-	for _, i := range s.f[cInstead] {
-		if s.after(cUser, i, 8) || s.after(cUserAsked, i, 8) || s.within(cUser, i) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[cInstead], func(i span) bool {
+		return s.after(cUser, i, 8) || s.after(cUserAsked, i, 8) || s.within(cUser, i)
+	})
 }
 
 // strongBetween reports a strong clause break between tokens a and b.

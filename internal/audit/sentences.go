@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -82,12 +83,7 @@ func placeIn(t string, own map[string]bool) bool {
 	if len(concepts().match(t, toks)[cPlace]) > 0 {
 		return true
 	}
-	for _, tk := range toks {
-		if own[tk.text] && strings.Contains(tk.text, "_") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(toks, func(tk token) bool { return own[tk.text] && strings.Contains(tk.text, "_") })
 }
 
 // ownDevice finds a sentence that keeps a secret on the user's side: typed
