@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/trace"
@@ -137,13 +138,13 @@ func entryOf(e *trace.Exchange) (*Entry, string) {
 	case e.Error != nil:
 		var ea ErrorAnswer
 		if json.Unmarshal(e.Error, &ea) != nil || ea.Code == nil || ea.Message == "" {
-			ea = ErrorAnswer{Code: intp(-32603), Message: "the trace holds an error that is not one: " + string(e.Error)}
+			ea = ErrorAnswer{Code: new(-32603), Message: "the trace holds an error that is not one: " + string(e.Error)}
 		}
 		entry.Error = &ea
 	default:
 		wait := Duration(MaxWait - MaxWait/10)
 		entry.Steps = append(entry.Steps, Step{Wait: &wait})
-		entry.Error = &ErrorAnswer{Code: intp(-32603), Message: "the trace holds no answer to this request"}
+		entry.Error = &ErrorAnswer{Code: new(-32603), Message: "the trace holds no answer to this request"}
 	}
 	key := fmt.Sprintf("%d\x00%s\x00%s\x00%s\x00%s\x00%s", entry.group, entry.Name, entry.URI, entry.Arguments, entry.Ref, entry.Argument)
 	return entry, key
@@ -162,12 +163,10 @@ func stepOf(m json.RawMessage) (Step, bool) {
 	}
 	switch {
 	case w.ID != nil:
-		for _, a := range askable {
-			if a == w.Method {
-				return Step{Ask: &Ask{Method: w.Method, Params: w.Params}}, true
-			}
+		if !slices.Contains(askable, w.Method) {
+			return Step{}, false
 		}
-		return Step{}, false
+		return Step{Ask: &Ask{Method: w.Method, Params: w.Params}}, true
 	case w.Method == "notifications/progress":
 		var p map[string]json.RawMessage
 		if json.Unmarshal(w.Params, &p) != nil {
@@ -208,8 +207,6 @@ func serverOf(result json.RawMessage) *Server {
 	}
 	return s
 }
-
-func intp(n int) *int { return &n }
 
 func quote(s string) string {
 	var b bytes.Buffer
