@@ -376,9 +376,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		var nonce string
 		var err error
 		if jkt, nonce, err = s.checkProof(r, s.AS.URL+"/token", ""); err != nil {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, `{"error":"invalid_dpop_proof","error_description":%q}`, err.Error())
+			fail("invalid_dpop_proof", err.Error())
 			return
 		}
 		if s.DPoPNonce != "" && nonce != s.DPoPNonce {
