@@ -81,13 +81,9 @@ func checkFormat(format, s string) string {
 }
 
 func (fl *field) checkNumber(v json.RawMessage) string {
-	what := "a number"
-	if fl.kind == kindInteger {
-		what = "an integer"
-	}
 	x, ok := number(string(v))
 	if !ok {
-		return "must be " + what
+		return "must be " + fl.kindName()
 	}
 	if fl.kind == kindInteger && !x.IsInt() {
 		return "must be an integer"
