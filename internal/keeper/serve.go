@@ -240,8 +240,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 		}
 	}
 	if stopper != nil {
-		t := true
-		b, _ := json.Marshal(control{Stopped: &t})
+		b, _ := json.Marshal(control{Stopped: new(true)})
 		stopper.writeNow(net.Buffers{b, newline}, writeWait)
 		stopper.c.Close()
 	}
