@@ -245,16 +245,8 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 	listening := subscriptions(m.Method, params)
 	params, release := c.k.tokens.SwapWith(params, c, withToken)
 	if m.Method == "subscriptions/listen" {
-		c.mu.Lock()
-		c.listens++
-		c.mu.Unlock()
 		c.subscribe(listening, 1) // for as long as the stream lasts
-		defer func() {
-			c.subscribe(listening, -1)
-			c.mu.Lock()
-			c.listens--
-			c.mu.Unlock()
-		}()
+		defer c.subscribe(listening, -1)
 	}
 	big := len(params) > bigMessage
 	res, listed, cacheable := c.k.lists.Lookup(m.Method, params, m.seek)
@@ -359,10 +351,12 @@ func subscriptions(method string, params json.RawMessage) []string {
 	return p.Notifications.Listen
 }
 
-// subscribe counts the command's listened-to resources up or down.
+// subscribe counts the command's subscriptions/listen streams, and the
+// resources they listen to, up or down.
 func (c *conn) subscribe(uris []string, by int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.listens += by
 	for _, u := range uris {
 		if c.subs[u] += by; c.subs[u] <= 0 {
 			delete(c.subs, u)
