@@ -85,7 +85,7 @@ func (t *Transport) Read() ([]byte, error) {
 	line, err := readLine(t.r)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-			return nil, t.ended(&mcp.TransportError{Op: "session " + t.name, Err: errors.New("the session keeper went away")})
+			err = errors.New("the session keeper went away")
 		}
 		return nil, t.ended(&mcp.TransportError{Op: "session " + t.name, Err: err})
 	}
