@@ -1,6 +1,7 @@
 package elicit
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -171,11 +172,8 @@ func (fl *field) hints() string {
 	case kindMulti:
 		h = append(h, fmt.Sprintf("choose from 1-%d, comma-separated", len(fl.choices)))
 	default:
-		h = append(h, map[string]string{"email": "email", "uri": "URI", "date": "YYYY-MM-DD",
-			"date-time": "RFC 3339 date-time"}[fl.format])
-		if h[0] == "" {
-			h[0] = "text"
-		}
+		h = append(h, cmp.Or(map[string]string{"email": "email", "uri": "URI", "date": "YYYY-MM-DD",
+			"date-time": "RFC 3339 date-time"}[fl.format], "text"))
 	}
 	if r := rangeHint(fl.minLength, fl.maxLength, " characters"); r != "" {
 		h = append(h, r)

@@ -147,9 +147,7 @@ func CheckSeparator(sep string) error {
 // the separator, none with the separator the start of another's. Start checks them first; a caller that must tell a
 // mistake of the command line from a server's failure checks them before.
 func (g *Gateway) Check() error {
-	if g.Separator == "" {
-		g.Separator = DefaultSeparator
-	}
+	g.Separator = cmp.Or(g.Separator, DefaultSeparator)
 	if err := CheckSeparator(g.Separator); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ package gateway
 // see is not found (404), as a path nothing serves.
 
 import (
+	"cmp"
 	"maps"
 	"net/http"
 	"slices"
@@ -36,9 +37,7 @@ type Handler struct {
 // for loopback with no token), anyHost as serve.Server.HTTPHandler's,
 // and set shapes each path's handler alike (origins, SSE, bounds).
 func (g *Gateway) HTTPHandler(clients *serve.Clients, anyHost bool, path string, set func(*serve.HTTPHandler)) *Handler {
-	if path == "" {
-		path = serve.DefaultPath
-	}
+	path = cmp.Or(path, serve.DefaultPath)
 	build := func(srv *serve.Server, p string) *serve.HTTPHandler {
 		h := srv.HTTPHandler("", anyHost)
 		h.Path = p

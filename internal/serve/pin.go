@@ -24,6 +24,7 @@ package serve
 // when nothing was, against what the server lists now (pinitems.go).
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -144,9 +145,7 @@ func (g *pinGate) admit(u *upstream) error {
 		}
 		g.entry = e
 	}
-	if g.name == "" {
-		g.name = name
-	}
+	g.name = cmp.Or(g.name, name)
 	if g.cfg.Strict {
 		init := u.conn.State().InitializeResult
 		var live *string
