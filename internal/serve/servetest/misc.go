@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -78,9 +79,7 @@ type WithHeader struct{ H http.Header }
 
 func (w WithHeader) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	for k, vs := range w.H {
-		r.Header[k] = vs
-	}
+	maps.Copy(r.Header, w.H)
 	return http.DefaultTransport.RoundTrip(r)
 }
 

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -130,12 +131,7 @@ func (r *Recorder) ConcurrentWrites() bool {
 
 // Saw reports whether a message the client received holds text.
 func (r *Recorder) Saw(text string) bool {
-	for _, m := range r.All() {
-		if strings.Contains(string(m), text) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.All(), func(m []byte) bool { return strings.Contains(string(m), text) })
 }
 
 // All are the messages the client received.
