@@ -204,9 +204,7 @@ func (m *Manager) pickServer(ctx context.Context, prm *ResourceMetadata) (*Serve
 		if err == nil {
 			return md, nil
 		}
-		if firstErr == nil {
-			firstErr = err
-		}
+		firstErr = cmp.Or(firstErr, err)
 	}
 	return nil, firstErr
 }
@@ -345,9 +343,7 @@ const probeInitialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":
 // an unauthenticated initialize with 401. A session the probe opened is
 // ended at once.
 func asksForAuthorization(ctx context.Context, hc *http.Client, serverURL string) (bool, error) {
-	if hc == nil {
-		hc = http.DefaultClient
-	}
+	hc = cmp.Or(hc, http.DefaultClient)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(probeInitialize))
 	if err != nil {
 		return false, err

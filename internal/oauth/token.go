@@ -103,9 +103,7 @@ func postTokenFormOf(ctx context.Context, hc *http.Client, md *ServerMetadata, c
 	if c == nil || c.ID == "" {
 		return nil, stepErrorf(StepToken, "no client ID")
 	}
-	if hc == nil {
-		hc = http.DefaultClient
-	}
+	hc = cmp.Or(hc, http.DefaultClient)
 	header := http.Header{
 		"Content-Type": {"application/x-www-form-urlencoded"},
 		"Accept":       {"application/json"},
@@ -158,9 +156,8 @@ func postTokenFormOf(ctx context.Context, hc *http.Client, md *ServerMetadata, c
 		AccessToken:  tr.AccessToken,
 		TokenType:    tokenType,
 		RefreshToken: tr.RefreshToken,
-		Scope:        tr.Scope,
+		Scope:        cmp.Or(tr.Scope, asked),
 	}
-	tok.Scope = cmp.Or(tok.Scope, asked)
 	if d, ok := expiresIn(tr.ExpiresIn); ok {
 		tok.ExpiresAt = start.Add(d)
 	}
