@@ -281,7 +281,7 @@ func fetchMetadataJSON(ctx context.Context, hc *http.Client, rawURL string, v an
 		return "", &Error{Step: StepMetadata, Err: err}
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := discoveryClient(hc).Do(req)
+	resp, err := cmp.Or(hc, http.DefaultClient).Do(req)
 	if err != nil {
 		return "", &Error{Step: StepMetadata, Err: err}
 	}
@@ -305,13 +305,6 @@ func fetchMetadataJSON(ctx context.Context, hc *http.Client, rawURL string, v an
 func isAbsoluteHTTPURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-}
-
-func discoveryClient(hc *http.Client) *http.Client {
-	if hc == nil {
-		return http.DefaultClient
-	}
-	return hc
 }
 
 // readCappedBody reads at most maxMetadataBytes and fails beyond that.

@@ -66,7 +66,7 @@ func Register(ctx context.Context, hc *http.Client, md *ServerMetadata, req Regi
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
-	resp, err := discoveryClient(hc).Do(hreq)
+	resp, err := cmp.Or(hc, http.DefaultClient).Do(hreq)
 	if err != nil {
 		return nil, &Error{Step: StepRegistration, Err: err}
 	}
