@@ -327,13 +327,8 @@ func isMetadataObject(body []byte) bool {
 // messageSafe keeps a server-supplied string on one line: it is quoted when it
 // is empty or holds spaces, control or non-ASCII characters.
 func messageSafe(s string) string {
-	for _, r := range s {
-		if r <= ' ' || r >= 0x7f {
-			return strconv.Quote(s)
-		}
-	}
-	if s == "" {
-		return `""`
+	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+		return strconv.Quote(s)
 	}
 	return s
 }
