@@ -126,11 +126,7 @@ func (m *Mock) Close()                { m.once.Do(func() { close(m.done) }) }
 
 // Forward answers a request of the initialize era.
 func (m *Mock) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	var p struct {
-		Name      string          `json:"name"`
-		URI       string          `json:"uri"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
+	var p target
 	if len(params) > 0 && json.Unmarshal(params, &p) != nil {
 		return nil, invalid("params: not an object")
 	}
@@ -166,6 +162,14 @@ func (m *Mock) Forward(ctx context.Context, method string, params json.RawMessag
 		return m.read(ctx, p.URI, params)
 	}
 	return nil, mcp.MethodNotFound(method)
+}
+
+// target is what a request's params name: a tool or a prompt, with its
+// arguments, or a resource.
+type target struct {
+	Name      string          `json:"name"`
+	URI       string          `json:"uri"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 func (m *Mock) call(ctx context.Context, name string, rawArgs, params json.RawMessage) (json.RawMessage, error) {

@@ -48,11 +48,7 @@ func NewRecorder() *Recorder {
 
 // Note keeps a request's result, when it is one a mock answers from.
 func (r *Recorder) Note(method string, params, result json.RawMessage) {
-	var p struct {
-		Name      string          `json:"name"`
-		URI       string          `json:"uri"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
+	var p target
 	json.Unmarshal(params, &p)
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -93,11 +93,9 @@ func FromTrace(data []byte) (snap surface.Snapshot, resp *Responses, notes []str
 // what it answers; group holds which list it goes in.
 func entryOf(e *trace.Exchange) (*Entry, string) {
 	var p struct {
-		Name      string          `json:"name"`
-		URI       string          `json:"uri"`
-		Arguments json.RawMessage `json:"arguments"`
-		Ref       json.RawMessage `json:"ref"`
-		Argument  json.RawMessage `json:"argument"`
+		target
+		Ref      json.RawMessage `json:"ref"`
+		Argument json.RawMessage `json:"argument"`
 	}
 	if json.Unmarshal(e.Params, &p) != nil {
 		return nil, ""
