@@ -125,11 +125,6 @@ const (
 	actCancel  = "cancel"
 )
 
-// result is the ElicitResult for an action without content.
-func result(action string) json.RawMessage {
-	return json.RawMessage(`{"action":"` + action + `"}`)
-}
-
 func (o *Options) log() *slog.Logger {
 	if o.Log == nil {
 		return slog.New(slog.DiscardHandler)
@@ -162,13 +157,14 @@ func (o *Options) asker() string {
 	return fmt.Sprintf("server %q", clean(o.ServerName))
 }
 
-// answered reports the outcome: `answered "decline" (why)`.
+// answered reports the outcome, `answered "decline" (why)`, and returns
+// the ElicitResult of an action without content.
 func (o *Options) answered(action, why string) json.RawMessage {
 	if why != "" {
 		why = " (" + why + ")"
 	}
 	o.notef("answered %q%s", action, why)
-	return result(action)
+	return json.RawMessage(`{"action":"` + action + `"}`)
 }
 
 // clean makes server text safe to show on one line of a terminal: line
