@@ -170,15 +170,13 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 		if r.err != nil {
 			return nil, r.err
 		}
-		more, next := r.items, r.next
-		items = append(items, more...)
-		for _, it := range more {
+		items = append(items, r.items...)
+		for _, it := range r.items {
 			size += len(it)
 		}
-		pos.C = next
-		if next == "" {
-			i++
-			if i = f.nextMember(i, method); i < 0 {
+		pos.C = r.next
+		if pos.C == "" {
+			if i = f.nextMember(i+1, method); i < 0 {
 				return f.page(ctx, method, key, items, "", modern), nil
 			}
 		}
