@@ -24,6 +24,7 @@
 package check
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -237,29 +238,14 @@ const (
 // id, or an area's id, which chooses its checks).
 func Selected(c *Check, only, skip []string) bool {
 	match := func(names []string) bool {
-		for _, n := range names {
-			if n == c.ID || n == c.Area {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(names, c.ID) || slices.Contains(names, c.Area)
 	}
 	return (len(only) == 0 || match(only)) && !match(skip)
 }
 
 // Known reports whether name is a check's id or an area's.
 func Known(name string) bool {
-	for _, a := range Areas {
-		if a.ID == name {
-			return true
-		}
-	}
-	for _, c := range Catalogue() {
-		if c.ID == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(Names(), name)
 }
 
 // Names are every area's id and check's id, for suggestions.
