@@ -208,20 +208,12 @@ func (suite Suite) TAP(w io.Writer, files []File) error {
 				fmt.Fprintf(b, "    not ok %d - %s # TODO inconclusive: %s\n", j+1, tapText(sr.Name), tapText(sr.Reason))
 			case sr.Status == Warned:
 				fmt.Fprintf(b, "    ok %d - %s\n", j+1, tapText(sr.Name))
-				var fs []map[string]any
-				for _, fl := range sr.Failures {
-					fs = append(fs, failureJSON(fl))
-				}
-				writeYAMLBlock(b, "      ", map[string]any{"message": failureSummary(sr.Failures), "severity": "warn", "failures": fs})
+				writeYAMLBlock(b, "      ", map[string]any{"message": failureSummary(sr.Failures), "severity": "warn",
+					"failures": failuresJSON(sr.Failures)})
 			case sr.Status == Failed:
 				fmt.Fprintf(b, "    not ok %d - %s\n", j+1, tapText(sr.Name))
-				diag := map[string]any{"message": failureSummary(sr.Failures), "severity": "fail",
+				diag := map[string]any{"message": failureSummary(sr.Failures), "severity": "fail", "failures": failuresJSON(sr.Failures),
 					"at": map[string]any{"file": f.Path, "line": sr.Line}, "duration_ms": millis(sr.Took)}
-				var fs []map[string]any
-				for _, fl := range sr.Failures {
-					fs = append(fs, failureJSON(fl))
-				}
-				diag["failures"] = fs
 				if len(sr.Notes) > 0 {
 					diag["notes"] = sr.Notes
 				}
@@ -278,15 +270,18 @@ func writeYAMLBlock(b *bufio.Writer, indent string, v map[string]any) {
 	b.WriteString(indent + "...\n")
 }
 
+// failuresJSON is each failure of fs as failureJSON has it.
+func failuresJSON(fs []Failure) []map[string]any {
+	var out []map[string]any
+	for _, f := range fs {
+		out = append(out, failureJSON(f))
+	}
+	return out
+}
+
 func failureJSON(f Failure) map[string]any {
 	m := map[string]any{"expectation": f.Kind, "message": f.Message}
-	if f.Expected != "" {
-		m["expected"] = f.Expected
-	}
-	if f.Actual != "" {
-		m["actual"] = f.Actual
-	}
-	for k, v := range map[string]string{"sent": f.Sent, "received": f.Received, "requires": f.Requires} {
+	for k, v := range map[string]string{"expected": f.Expected, "actual": f.Actual, "sent": f.Sent, "received": f.Received, "requires": f.Requires} {
 		if v != "" {
 			m[k] = v
 		}
@@ -361,11 +356,7 @@ func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 			}
 			js = append(js, member{"durationMs", millis(sr.Took)})
 			if len(sr.Failures) > 0 {
-				var fs []map[string]any
-				for _, fl := range sr.Failures {
-					fs = append(fs, failureJSON(fl))
-				}
-				js = append(js, member{"failures", fs})
+				js = append(js, member{"failures", failuresJSON(sr.Failures)})
 			}
 			if len(sr.Notes) > 0 {
 				js = append(js, member{"notes", sr.Notes})
