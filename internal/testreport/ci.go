@@ -120,12 +120,9 @@ func (suite Suite) JUnit(w io.Writer, files []File, took time.Duration) error {
 			case sr.Status == Skipped:
 				s.Skipped++
 				c.Skipped = &junitSkipped{Message: safetext.Line(sr.Reason)}
-			case sr.Status == Blocked:
+			case sr.Status == Blocked || sr.Status == Inconclusive:
 				s.Skipped++
-				c.Skipped = &junitSkipped{Message: "blocked: " + safetext.Line(sr.Reason)}
-			case sr.Status == Inconclusive:
-				s.Skipped++
-				c.Skipped = &junitSkipped{Message: "inconclusive: " + safetext.Line(sr.Reason)}
+				c.Skipped = &junitSkipped{Message: sr.Status.String() + ": " + safetext.Line(sr.Reason)}
 			case sr.Status == Failed:
 				s.Failures++
 				c.Failure = &junitProblem{Message: safetext.Line(failureSummary(sr.Failures)), Type: sr.Failures[0].Kind, Text: safetext.Text(failureText(sr))}
