@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,16 +50,10 @@ func (t *Text) style(s, text string) string {
 func (t *Text) File(f File) error {
 	counts := countSteps(f.Steps)
 	if t.Only != nil {
-		var shown []Step
-		for _, s := range f.Steps {
-			if t.Only(s) {
-				shown = append(shown, s)
-			}
-		}
-		if len(shown) == 0 && f.Code == 0 {
+		f.Steps = slices.DeleteFunc(slices.Clone(f.Steps), func(s Step) bool { return !t.Only(s) })
+		if len(f.Steps) == 0 && f.Code == 0 {
 			return nil
 		}
-		f.Steps = shown
 	}
 	b := bufio.NewWriter(t.W)
 	header := t.style(styleBold, safetext.Line(f.Path))
