@@ -59,16 +59,7 @@ func (x *junitWriter) cdata(s string) {
 		return
 	}
 	x.b.WriteString("<![CDATA[")
-	for {
-		before, after, ok := strings.Cut(s, "]]>")
-		if !ok {
-			break
-		}
-		x.b.WriteString(before)
-		x.b.WriteString("]]]]><![CDATA[>")
-		s = after
-	}
-	x.b.WriteString(s)
+	x.b.WriteString(strings.ReplaceAll(s, "]]>", "]]]]><![CDATA[>"))
 	x.b.WriteString("]]>")
 }
 
