@@ -70,32 +70,21 @@ func writeAttr(b *bufio.Writer, s string) {
 	for i := 0; i < len(s); {
 		r, width := utf8.DecodeRuneInString(s[i:])
 		i += width
-		switch r {
-		case '"':
-			b.WriteString("&#34;")
-		case '\'':
-			b.WriteString("&#39;")
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '\t':
-			b.WriteString("&#x9;")
-		case '\n':
-			b.WriteString("&#xA;")
-		case '\r':
-			b.WriteString("&#xD;")
+		switch ref, ok := attrRefs[r]; {
+		case ok:
+			b.WriteString(ref)
+		case !xmlChar(r) || r == utf8.RuneError && width == 1:
+			b.WriteString("\uFFFD")
 		default:
-			if !xmlChar(r) || r == utf8.RuneError && width == 1 {
-				b.WriteString("\uFFFD")
-				continue
-			}
 			b.WriteRune(r)
 		}
 	}
 }
+
+// attrRefs are the references writeAttr writes for markup characters and
+// white space other than a space.
+var attrRefs = map[rune]string{'"': "&#34;", '\'': "&#39;", '&': "&amp;", '<': "&lt;", '>': "&gt;",
+	'\t': "&#x9;", '\n': "&#xA;", '\r': "&#xD;"}
 
 // xmlChar reports a character XML can hold.
 func xmlChar(r rune) bool {
