@@ -603,11 +603,9 @@ func (w *walk) negotiated(s *Step, method string, m mcp.Message) {
 			Supported []string `json:"supportedVersions"`
 		}
 		json.Unmarshal(m.Result, &d)
-		for _, v := range d.Supported {
-			if mcp.IsModern(v) {
-				s.Finding = "server/discover: the 2026-07-28 era (" + strings.Join(d.Supported, ", ") + ")"
-				return
-			}
+		if slices.ContainsFunc(d.Supported, mcp.IsModern) {
+			s.Finding = "server/discover: the 2026-07-28 era (" + strings.Join(d.Supported, ", ") + ")"
+			return
 		}
 		s.fail(codeRequirement, fmt.Sprintf("server/discover lists no version mcpv speaks: %q", d.Supported), "")
 		return
@@ -616,11 +614,9 @@ func (w *walk) negotiated(s *Step, method string, m mcp.Message) {
 		Version string `json:"protocolVersion"`
 	}
 	json.Unmarshal(m.Result, &r)
-	for _, v := range mcp.SupportedVersions {
-		if v == r.Version {
-			s.Finding = "initialize: protocol " + r.Version
-			return
-		}
+	if slices.Contains(mcp.SupportedVersions, r.Version) {
+		s.Finding = "initialize: protocol " + r.Version
+		return
 	}
 	s.fail(codeTransport, fmt.Sprintf("initialize answered protocol %q, which mcpv does not speak", r.Version), "no version in common: the server needs a newer or older client, or --protocol-version")
 }
