@@ -58,8 +58,7 @@ func (w *walk) http(ctx context.Context) {
 		w.rest("proxy", "name resolution", "TCP connect", "TLS", "endpoint")
 		return
 	}
-	port := cmp.Or(u.Port(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
-	host, dialHost, dialPort := u.Hostname(), u.Hostname(), port
+	host, dialHost, dialPort := u.Hostname(), u.Hostname(), portOf(u)
 	var proxy *url.URL
 	w.step("proxy", func(s *Step) {
 		proxy = w.proxyFor(u)
@@ -68,8 +67,7 @@ func (w *walk) http(ctx context.Context) {
 			return
 		}
 		s.warn("requests go through the proxy "+proxy.Redacted()+" (HTTP_PROXY, HTTPS_PROXY)", "if the proxy is in the way, let this host past it with NO_PROXY="+host)
-		dialHost, dialPort = proxy.Hostname(), proxy.Port()
-		dialPort = cmp.Or(dialPort, map[string]string{"http": "80", "https": "443"}[proxy.Scheme])
+		dialHost, dialPort = proxy.Hostname(), portOf(proxy)
 	})
 	var addrs []string
 	w.step("name resolution", func(s *Step) {
@@ -113,6 +111,11 @@ func (w *walk) http(ctx context.Context) {
 		w.step("authorization", func(s *Step) { w.authorization(s, a) })
 	}
 	w.step("era", func(s *Step) { w.era(ctx, s, a) })
+}
+
+// portOf is u's port, or its scheme's when it names none.
+func portOf(u *url.URL) string {
+	return cmp.Or(u.Port(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
 }
 
 // rest records the steps not reached after an early failure.
@@ -341,11 +344,7 @@ func (w *walk) endSession(sid string) {
 		req.Header[k] = append([]string(nil), vs...)
 	}
 	req.Header.Set("Mcp-Session-Id", sid)
-	client := http.DefaultClient
-	if w.t.Client != nil {
-		client = w.t.Client
-	}
-	if resp, err := client.Do(req); err == nil {
+	if resp, err := cmp.Or(w.t.Client, http.DefaultClient).Do(req); err == nil {
 		resp.Body.Close()
 	}
 }
@@ -441,10 +440,7 @@ func (w *walk) wellKnown(ctx context.Context, u *url.URL, a *answer) {
 		return
 	}
 	asked := a != nil && a.status == http.StatusUnauthorized
-	plain := w.t.Plain
-	if plain == nil {
-		plain = http.DefaultClient
-	}
+	plain := cmp.Or(w.t.Plain, http.DefaultClient)
 	var md *oauth.ResourceMetadata
 	w.wellKnownStep("resource metadata", asked, func(s *Step) {
 		var ch *oauth.Challenge
