@@ -311,7 +311,6 @@ func (w *walk) postWith(ctx context.Context, modern bool, hc *http.Client) (*ans
 			if ms, err := mcp.DecodeMessages(ev.Data); err == nil {
 				for _, m := range ms {
 					if m.IsResponse() {
-						m := m
 						a.message, a.body = &m, string(ev.Data)
 						return false
 					}

@@ -189,7 +189,8 @@ func (w *walk) stdio(ctx context.Context) {
 		case exited || g.err != nil && !errors.Is(g.err, context.DeadlineExceeded) && ctx.Err() == nil && wctx.Err() == nil:
 			why := "it exited before answering"
 			if g.err != nil {
-				why = "no answer: " + firstLine(g.err.Error())
+				first, _, _ := strings.Cut(g.err.Error(), "\n")
+				why = "no answer: " + first
 			}
 			if tail := stderr(); tail != "" {
 				why += "; its stderr ends: " + tail
@@ -258,12 +259,7 @@ type lines struct {
 func (l *lines) add(line []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.keep(string(line))
-}
-
-// keep keeps a line; mu must be held.
-func (l *lines) keep(s string) {
-	s = strings.TrimRight(s, "\r")
+	s := strings.TrimRight(string(line), "\r")
 	if strings.TrimSpace(s) == "" {
 		return
 	}
@@ -292,11 +288,6 @@ func (l *lines) text() string {
 		kept = kept[len(kept)-3:]
 	}
 	return strings.Join(kept, " | ")
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }
 
 // pieces are the lines of stdout that are no message alone, held while
