@@ -47,6 +47,13 @@ func (w *walk) stdio(ctx context.Context) {
 		framed int // the answer came written over this many lines
 	}
 	answered := make(chan got, 2)
+	// offer never blocks: the walk takes one answer, and one is there.
+	offer := func(g got) {
+		select {
+		case answered <- g:
+		default:
+		}
+	}
 	var held pieces
 	// The first line that is no message has the first exchange diagnosed
 	// (Target.FirstContact) while the walk waits for its answer.
@@ -66,10 +73,7 @@ func (w *walk) stdio(ctx context.Context) {
 			}()
 		}
 		if m, n := held.add(line); m != nil {
-			select {
-			case answered <- got{m: m, framed: n}:
-			default:
-			}
+			offer(got{m: m, framed: n})
 		}
 	}
 	w.step("start", func(s *Step) {
@@ -101,19 +105,13 @@ func (w *walk) stdio(ctx context.Context) {
 		for {
 			data, err := tr.Read()
 			if err != nil {
-				select { // never blocks: the walk takes one answer, and one is there
-				case answered <- got{err: err}:
-				default:
-				}
+				offer(got{err: err})
 				return
 			}
 			if ms, err := mcp.DecodeMessages(data); err == nil {
 				for _, m := range ms {
 					if m.IsResponse() {
-						select {
-						case answered <- got{m: &m}:
-						default:
-						}
+						offer(got{m: &m})
 						return
 					}
 				}
