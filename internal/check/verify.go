@@ -5,6 +5,8 @@ package check
 // that the server has read it, and compares what came back in the
 // meantime; a watch compares each message the run sees.
 
+import "slices"
+
 // sendSeen sends what send writes on c, recording shown as what the
 // check sent (doing names the sending when it fails), then a barrier
 // request, and gives back every message the server sent from just
@@ -45,11 +47,9 @@ func sendBadSeen(t *T, c *conn, bad, doing string) []seen {
 // firstSeen is the first of ss that is wanted, recorded as what the
 // check received; ok is false when none is.
 func firstSeen(t *T, ss []seen, wanted func(s seen) bool) (s seen, ok bool) {
-	for _, s := range ss {
-		if wanted(s) {
-			t.Got(s.raw)
-			return s, true
-		}
+	if i := slices.IndexFunc(ss, wanted); i >= 0 {
+		t.Got(ss[i].raw)
+		return ss[i], true
 	}
 	return seen{}, false
 }
