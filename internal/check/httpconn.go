@@ -9,6 +9,7 @@ package check
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -159,14 +160,8 @@ func (c *conn) do(ctx context.Context, hr httpReq) (*exchange, error) { return c
 
 // roundHTTP sends the request and returns its answer's head.
 func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Response, error) {
-	method := hr.method
-	if method == "" {
-		method = http.MethodPost
-	}
-	url := c.r.target.URL
-	if hr.url != "" {
-		url = hr.url
-	}
+	method := cmp.Or(hr.method, http.MethodPost)
+	url := cmp.Or(hr.url, c.r.target.URL)
 	var body io.Reader
 	if hr.body != nil {
 		body = bytes.NewReader(hr.body)

@@ -6,6 +6,7 @@ package check
 // its input ends.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -242,11 +243,8 @@ func lifecycleSessionChecks() []*Check {
 			run: func(t *T) {
 				if why := t.r.facts.pingBroken; why != "" && t.r.facts.era == "legacy" {
 					t.Sent("ping, and at once " + unknownMethod + " (through the session)")
-					got := t.r.wire.lastAnswer("ping")
-					if got == "" {
-						got = t.r.wire.lastAnswer(unknownMethod) // ping unanswered: what shows the server answers
-					}
-					t.FailGot(got, "%s", why)
+					// the answer to ping or, ping unanswered, the one that shows the server answers
+					t.FailGot(cmp.Or(t.r.wire.lastAnswer("ping"), t.r.wire.lastAnswer(unknownMethod)), "%s", why)
 				}
 				t.Sent("ping")
 				m, _ := t.request(t.connWith(connOptions{era: "legacy"}), "ping", nil)

@@ -7,6 +7,7 @@ package check
 // connection closed.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -703,11 +704,7 @@ func (t *T) connWith(o connOptions) *conn {
 // declare (a check asking as a client without them must not be given a
 // connection that has them).
 func (r *runner) connKey(o connOptions) string {
-	era := o.era
-	if era == "" {
-		era = r.facts.era
-	}
-	return era + "/" + o.version + "/" + o.capabilities
+	return cmp.Or(o.era, r.facts.era) + "/" + o.version + "/" + o.capabilities
 }
 
 // fresh is a connection of the check's own, not the group's, closed

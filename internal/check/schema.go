@@ -7,6 +7,7 @@ package check
 // a bound of time.
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -204,10 +205,7 @@ func schemaProblem(s seen) string {
 		return ""
 	}
 	if p := sc.validate(def, value); p != "" {
-		what := m.Method
-		if what == "" {
-			what = "the result of " + s.method
-		}
+		what := cmp.Or(m.Method, "the result of "+s.method)
 		return fmt.Sprintf("%s breaks %s (%s): %s", what, def, sc.rev, p)
 	}
 	return ""

@@ -12,6 +12,7 @@ package check
 // task is asked: a task that does not exist.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -28,11 +29,8 @@ const tasksSection = "basic/utilities/tasks"
 
 func taskChecks() []*Check {
 	legacy := func(id, title, anchor, quote string, capability string, run func(t *T)) *Check {
-		if capability == "" {
-			capability = "tasks"
-		}
 		return &Check{ID: id, Title: title, Level: MUST, Spec: "2025-11-25", Section: tasksSection + "#" + anchor, Quote: quote,
-			needs: needs{era: "legacy", capability: capability}, run: func(t *T) { tasksVersion(t); run(t) }}
+			needs: needs{era: "legacy", capability: cmp.Or(capability, "tasks")}, run: func(t *T) { tasksVersion(t); run(t) }}
 	}
 	return slices.Concat([]*Check{
 		legacy("tasks.unknown-task", "a task that does not exist is answered -32602", "protocol-errors",

@@ -10,6 +10,7 @@ package check
 // the watches once they are.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -103,9 +104,7 @@ func (w *watches) flush() {
 
 // judge runs every watch of the catalogue on s; mu must be held.
 func (w *watches) judge(s seen) {
-	if s.era == "" {
-		s.era = w.f.era
-	}
+	s.era = cmp.Or(s.era, w.f.era)
 	if s.version == "" && s.via != "stdout" {
 		s.version = w.f.version
 	}
