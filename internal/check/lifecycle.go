@@ -34,12 +34,7 @@ func looksLikeVersion(v string) bool {
 
 // digits reports whether s is one or more ASCII digits.
 func digits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 func lifecycleChecks() []*Check {
