@@ -116,9 +116,7 @@ func Code(files []File) int {
 		if f.Code != 0 {
 			return f.Code
 		}
-		for _, s := range f.Steps {
-			failed = failed || s.Status == Failed
-		}
+		failed = failed || countSteps(f.Steps).failed > 0
 	}
 	if failed {
 		return 1
