@@ -606,7 +606,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		out[i].strayCancel = m.Method == "notifications/cancelled" && !c.asked.has(idKey(member(m.Params, "requestId")))
 		if c.era == "legacy" {
 			out[i].early = !c.initialized
-			if cc := clientCapability(m.Method); m.IsRequest() && member(c.capabilities(), cc) == nil {
+			if cc := clientCapabilities[m.Method]; m.IsRequest() && member(c.capabilities(), cc) == nil {
 				out[i].undeclared = cc
 			}
 		}
@@ -850,19 +850,9 @@ func (h junkHandler) Handle(_ context.Context, r slog.Record) error {
 	return nil
 }
 
-// clientCapability is the client capability a server request needs
-// declared, or "" (ping needs none).
-func clientCapability(method string) string {
-	switch method {
-	case "roots/list":
-		return "roots"
-	case "sampling/createMessage":
-		return "sampling"
-	case "elicitation/create":
-		return "elicitation"
-	}
-	return ""
-}
+// clientCapabilities are the client capabilities the server's requests
+// need declared, by method (ping needs none).
+var clientCapabilities = map[string]string{"roots/list": "roots", "sampling/createMessage": "sampling", "elicitation/create": "elicitation"}
 
 // eventID notes an SSE event's id; a second time on the connection, the
 // watches are shown it.

@@ -75,7 +75,7 @@ func mrtrChecks() []*Check {
 				}
 				json.Unmarshal(member(s.msg.Result, "inputRequests"), &asks)
 				for _, a := range asks {
-					if c := clientCapability(a.Method); c != "" && member(json.RawMessage(s.caps), c) == nil {
+					if c := clientCapabilities[a.Method]; c != "" && member(json.RawMessage(s.caps), c) == nil {
 						return fmt.Sprintf("an input_required result%s asks for %s, though the client declared no %s", ofMethod(s), a.Method, c)
 					}
 				}
