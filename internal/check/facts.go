@@ -122,14 +122,8 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 // POST (400, 404 or 405) with no JSON-RPC error in its answer.
 func sseProbe(ctx context.Context, r *runner, f *facts) bool {
 	x := probeFirst(ctx, r, f, httpReq{})
-	if x == nil {
-		return false
-	}
-	switch x.status {
-	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
-		return len(x.msgs) == 0
-	}
-	return false
+	return x != nil && len(x.msgs) == 0 &&
+		slices.Contains([]int{http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed}, x.status)
 }
 
 // authProbe asks the server, without credentials, what the main session
