@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -193,10 +194,7 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 
 // offer is the version initialize offers, and the capabilities it declares.
 func offer(opts ClientOptions) (version string, caps json.RawMessage) {
-	version, caps = opts.ProtocolVersion, opts.Capabilities
-	if version == "" {
-		version = LatestVersion
-	}
+	version, caps = cmp.Or(opts.ProtocolVersion, LatestVersion), opts.Capabilities
 	if caps == nil {
 		caps = json.RawMessage(`{}`)
 	}

@@ -34,6 +34,7 @@ package mcp
 // legacy streams in http_get.go.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -176,9 +177,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("invalid server URL: want an http:// or https:// URL with a host")
 	}
-	if opts.Mode == "" {
-		opts.Mode = ModeAuto
-	}
+	opts.Mode = cmp.Or(opts.Mode, ModeAuto)
 	opts.Log = orDiscard(opts.Log)
 	if opts.MaxResumes <= 0 {
 		opts.MaxResumes = DefaultMaxResumes

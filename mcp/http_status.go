@@ -5,6 +5,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,11 +76,7 @@ func statusError(resp *http.Response, o outgoing) error {
 	}
 	what := resp.Request.Method
 	if rerr := rpcErrorIn(body); rerr != nil {
-		method := o.method
-		if method == "" {
-			method = what
-		}
-		return &CallError{Method: method, Err: rerr}
+		return &CallError{Method: cmp.Or(o.method, what), Err: rerr}
 	}
 	if detail != "" {
 		detail = ": " + detail

@@ -2,6 +2,7 @@ package content
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -199,11 +200,7 @@ func (s *saver) save(key, value []byte, uri, mimeType string, n int, where, memb
 // create writes data to a new file in dir named stem+ext, or stem-2+ext, ...
 func (s *saver) create(stem, ext string, data []byte) (string, error) {
 	if !s.dirMade {
-		d := s.dir
-		if d == "" {
-			d = "."
-		}
-		if err := os.MkdirAll(s.onDisk(d), 0o755); err != nil {
+		if err := os.MkdirAll(s.onDisk(cmp.Or(s.dir, ".")), 0o755); err != nil {
 			return "", err
 		}
 		s.dirMade = true
@@ -303,9 +300,7 @@ func fileName(uri, mimeType string, n int) (stem, ext string) {
 	if e := filepath.Ext(stem); isExtension(e) && len(e) < len(stem) {
 		stem, ext = stem[:len(stem)-len(e)], e
 	}
-	if stem == "" {
-		stem = "content-" + strconv.Itoa(n)
-	}
+	stem = cmp.Or(stem, "content-"+strconv.Itoa(n))
 	if ext == "" {
 		ext = extension(mimeType)
 	}

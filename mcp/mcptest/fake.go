@@ -19,6 +19,7 @@ package mcptest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -423,10 +424,7 @@ func (s *server) answer(m msg) {
 			s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":[%q],"requested":%q}}}`, m.ID, s.c.supported, p.ProtocolVersion))
 			return
 		}
-		version := s.c.version
-		if version == "" {
-			version = p.ProtocolVersion
-		}
+		version := cmp.Or(s.c.version, p.ProtocolVersion)
 		caps := `{"tools":{},"resources":{},"prompts":{}}`
 		if s.c.updates > 0 {
 			caps = `{"tools":{},"resources":{"subscribe":true},"prompts":{}}`
@@ -500,10 +498,7 @@ func shapedSchema(spec string) (string, error) {
 		if kind == "loop" {
 			bottom = fmt.Sprintf(`{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/d%d"}]}`, n)
 		}
-		keyword := map[string]string{"allof": "allOf"}[kind]
-		if keyword == "" {
-			keyword = "anyOf"
-		}
+		keyword := cmp.Or(map[string]string{"allof": "allOf"}[kind], "anyOf")
 		b.WriteString(`{"type":"object","$defs":{"d0":` + bottom)
 		for i := 1; i <= n; i++ {
 			fmt.Fprintf(&b, `,"d%d":{%q:[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, keyword, i-1, i-1)
@@ -582,10 +577,7 @@ func (s *server) toolsCall(m msg) {
 	}
 	echo := `""`
 	if s.c.pingFirst || s.c.ask != "" {
-		method := s.c.ask
-		if method == "" {
-			method = "ping"
-		}
+		method := cmp.Or(s.c.ask, "ping")
 		id := s.nextID()
 		params := ""
 		if s.c.envForms {

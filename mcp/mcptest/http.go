@@ -6,6 +6,7 @@ package mcptest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -471,12 +472,8 @@ func (s *HTTPServer) serveLegacyMain(x *Exchange) {
 		delete(s.channels, sid)
 		s.mu.Unlock()
 	}()
-	endpoint := s.opts.Endpoint
-	if endpoint == "" {
-		endpoint = "/messages?session=" + sid
-	}
 	e := x.SSE()
-	e.Raw("event: endpoint\ndata: " + endpoint + "\n\n")
+	e.Raw("event: endpoint\ndata: " + cmp.Or(s.opts.Endpoint, "/messages?session="+sid) + "\n\n")
 	for {
 		select {
 		case msg := <-ch:

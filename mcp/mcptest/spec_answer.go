@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -172,10 +173,7 @@ func initialize(spec *Spec, params json.RawMessage) (json.RawMessage, *specError
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, &specError{Code: codeInvalidParams, Message: "initialize: " + err.Error()}
 	}
-	version := spec.ProtocolVersion
-	if version == "" {
-		version = spec.versions()[0]
-	}
+	version := cmp.Or(spec.ProtocolVersion, spec.versions()[0])
 	if slices.Contains(spec.versions(), p.ProtocolVersion) {
 		version = p.ProtocolVersion
 	}

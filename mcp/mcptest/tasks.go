@@ -26,6 +26,7 @@ package mcptest
 //     already terminal". tasks/list: one live task a page, "tasks-page-N".
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -190,9 +191,7 @@ func (s *server) setStatus(t *task, status, message string) {
 	if status == t.Status {
 		return
 	}
-	if message == "" {
-		message = map[string]string{"failed": "the job broke", "cancelled": "cancelled by the server"}[status]
-	}
+	message = cmp.Or(message, map[string]string{"failed": "the job broke", "cancelled": "cancelled by the server"}[status])
 	t.Status, t.StatusMessage, t.LastUpdatedAt = status, message, stamp()
 	if status == "completed" || status == "failed" {
 		s.progress(t, 2, "job "+status)
