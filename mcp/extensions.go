@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -178,12 +179,7 @@ func ExtensionProblems(extensions json.RawMessage) []string {
 		return []string{fmt.Sprintf("extensions is not an object: %.80s", extensions)}
 	}
 	var problems []string
-	ids := make([]string, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(m)) {
 		if !ValidExtensionID(id) {
 			problems = append(problems, fmt.Sprintf("%q is not an extension identifier ({vendor-prefix}/{name}, the prefix labels separated by dots)", id))
 		}

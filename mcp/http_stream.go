@@ -11,9 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -337,14 +338,9 @@ func readOwnResponse(resp *http.Response, id json.RawMessage, limit int64) error
 // maskedHeaders renders headers for --verbose with credentials and session
 // ids masked.
 func maskedHeaders(h http.Header) string {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
 	b.WriteByte('{')
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(h)) {
 		if i > 0 {
 			b.WriteString(", ")
 		}

@@ -39,6 +39,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -494,10 +496,7 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 func (s *Session) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
-	handling := make([]context.CancelCauseFunc, 0, len(s.incoming))
-	for _, cancel := range s.incoming {
-		handling = append(handling, cancel)
-	}
+	handling := slices.Collect(maps.Values(s.incoming))
 	s.mu.Unlock()
 	if !s.opts.LeaveQuestions {
 		for _, cancel := range handling {
