@@ -57,10 +57,7 @@ func (s *StatusLine) SetWidth(width func() int) {
 func (s *StatusLine) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.drawn {
-		io.WriteString(s.w, eraseLine)
-		s.drawn = false
-	}
+	s.erase()
 	n, err := s.w.Write(p)
 	if len(p) > 0 {
 		s.midLine = p[len(p)-1] != '\n'
@@ -88,10 +85,7 @@ func (s *StatusLine) set(text string, old *string) bool {
 	if s.stopped || old != nil && *old != s.given {
 		return false
 	}
-	if s.drawn {
-		io.WriteString(s.w, eraseLine)
-		s.drawn = false
-	}
+	s.erase()
 	s.given, s.text = text, shown
 	if s.width != nil {
 		s.text = fitColumns(shown, s.width())
@@ -132,11 +126,16 @@ func (s *StatusLine) Clear() { s.Set("") }
 func (s *StatusLine) Stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.erase()
+	s.given, s.text, s.stopped = "", "", true
+}
+
+// erase takes the line off the screen, if it is drawn.
+func (s *StatusLine) erase() {
 	if s.drawn {
 		io.WriteString(s.w, eraseLine)
 		s.drawn = false
 	}
-	s.given, s.text, s.stopped = "", "", true
 }
 
 func (s *StatusLine) draw() {
