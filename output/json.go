@@ -237,14 +237,7 @@ func hasUnsafeRune(b []byte) bool {
 	if bytes.IndexByte(b, 0xc2) < 0 && bytes.IndexByte(b, 0xe2) < 0 && bytes.IndexByte(b, 0xd8) < 0 {
 		return false
 	}
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if unsafeRune(r) {
-			return true
-		}
-		i += size
-	}
-	return false
+	return bytes.ContainsFunc(b, unsafeRune)
 }
 
 func unsafeRune(r rune) bool {
