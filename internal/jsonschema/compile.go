@@ -130,9 +130,7 @@ func (c *compiler) index(v *value, ptr *pointer, res *resource, d dialect, isRoo
 			}
 		}
 	}
-	if isRoot {
-		c.resources = append(c.resources, res)
-	} else if res.val == v {
+	if isRoot || res.val == v {
 		c.resources = append(c.resources, res)
 	}
 	if d >= draft2019 {
@@ -268,12 +266,8 @@ func removeDotSegments(path string) string {
 	segs := strings.Split(path, "/")
 	for i, seg := range segs {
 		switch seg {
-		case ".":
-			if i == len(segs)-1 {
-				out = append(out, "")
-			}
-		case "..":
-			if len(out) > 0 && !(len(out) == 1 && out[0] == "") {
+		case ".", "..":
+			if seg == ".." && len(out) > 0 && !(len(out) == 1 && out[0] == "") {
 				out = out[:len(out)-1]
 			}
 			if i == len(segs)-1 {
