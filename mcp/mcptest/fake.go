@@ -632,10 +632,7 @@ func (s *server) toolsCall(m msg) {
 			Arguments json.RawMessage `json:"arguments"`
 		}
 		json.Unmarshal(m.Params, &p)
-		args := "null"
-		if len(p.Arguments) > 0 {
-			args = string(p.Arguments)
-		}
+		args := cmp.Or(string(p.Arguments), "null")
 		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":"ok"}],"echo":%s,"arguments":%s,"at":%q}`, echo, args, time.Now().Format(time.RFC3339)))
 	}
 }
