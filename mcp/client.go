@@ -215,10 +215,10 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 	if supported, ok := unsupportedVersion(err); ok && opts.ProtocolVersion != "" {
 		return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts)}
 	} else if ok {
-		if v := newestModern(supported); v != "" {
+		if v := newestOf(ModernVersions, supported); v != "" {
 			return discover(ctx, s, opts, v)
 		}
-		if v := mutualVersion(supported); v != "" && v != offered {
+		if v := newestOf(SupportedVersions, supported); v != "" && v != offered {
 			offered = v
 			raw, err = initialize(ctx, s, offered, caps, opts.Info)
 		} else {
@@ -242,7 +242,7 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 		// (lifecycle, "Version Negotiation"): retry once with the newest
 		// version both sides speak, unless the caller pinned the version.
 		if supported, ok := serverVersions(ce.Err, CodeInvalidParams); ok {
-			v := mutualVersion(supported)
+			v := newestOf(SupportedVersions, supported)
 			if opts.ProtocolVersion != "" || v == "" || v == offered {
 				return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts)}
 			}
@@ -339,9 +339,10 @@ func serverVersions(e *RPCError, code int) (supported []string, ok bool) {
 	return data.Supported, true
 }
 
-// mutualVersion returns the newest version mcpv speaks among supported, or "".
-func mutualVersion(supported []string) string {
-	for _, v := range SupportedVersions {
+// newestOf returns the newest of ours (SupportedVersions or
+// ModernVersions, newest first) among supported, or "".
+func newestOf(ours, supported []string) string {
+	for _, v := range ours {
 		if slices.Contains(supported, v) {
 			return v
 		}

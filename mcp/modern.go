@@ -85,7 +85,7 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 	if supported, ok := unsupportedVersion(err); ok {
 		// One retry with the newest version both speak, even the same
 		// one: a server may refuse a first request for reasons of its own.
-		v := newestModern(supported)
+		v := newestOf(ModernVersions, supported)
 		if v == "" || (opts.ProtocolVersion != "" && v != opts.ProtocolVersion) {
 			return nil, &VersionError{Offered: version, ServerSupports: supported, Accepted: acceptedModern(opts)}
 		}
@@ -105,7 +105,7 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 		return nil, &TransportError{Op: "server/discover", Err: fmt.Errorf("malformed result: %.200s", raw)}
 	}
 	if !slices.Contains(res.SupportedVersions, version) {
-		v := newestModern(res.SupportedVersions)
+		v := newestOf(ModernVersions, res.SupportedVersions)
 		if v == "" || opts.ProtocolVersion != "" {
 			return nil, &VersionError{Offered: version, ServerSupports: res.SupportedVersions, Accepted: acceptedModern(opts)}
 		}
@@ -183,17 +183,6 @@ func unsupportedVersion(err error) ([]string, bool) {
 		return nil, false
 	}
 	return serverVersions(ce.Err, CodeUnsupportedProtocolVersion)
-}
-
-// newestModern returns the newest modern version mcpv speaks among
-// supported, or "".
-func newestModern(supported []string) string {
-	for _, v := range ModernVersions {
-		if slices.Contains(supported, v) {
-			return v
-		}
-	}
-	return ""
 }
 
 func acceptedModern(opts ClientOptions) []string {

@@ -285,7 +285,7 @@ func legacyAnswer(ctx context.Context, err error) bool {
 		code := ce.Err.Code
 		return code != CodeHeaderMismatch && code != CodeMissingRequiredClientCapabilities && code != CodeUnsupportedProtocolVersion
 	case errors.As(err, &ve):
-		return ve.ServerSupports == nil || mutualVersion(ve.ServerSupports) != ""
+		return ve.ServerSupports == nil || newestOf(SupportedVersions, ve.ServerSupports) != ""
 	case errors.As(err, &se):
 		return se.Status >= 400 && se.Status < 500 && se.Status != 401 && se.Status != 403
 	case errors.As(err, new(oddAnswer)):
