@@ -258,9 +258,7 @@ func DecodeJSON(text []byte) (any, error) {
 }
 
 func caretColumn(expr string, offset int) int {
-	if offset > len(expr) {
-		offset = len(expr)
-	}
+	offset = min(offset, len(expr))
 	if offset > 0 {
 		offset--
 	}
