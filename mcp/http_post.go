@@ -27,10 +27,9 @@ func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 	defer stop()
 	if IsModern(t.protocolVersion()) {
 		err := t.reissue(ctx, o, msg)
-		var ae *AuthError
 		switch {
 		case err == nil, ctx.Err() != nil:
-		case errors.As(err, &ae):
+		case errors.As(err, new(*AuthError)):
 			t.fail(err)
 		default:
 			t.push(inbound{err: &RequestError{ID: o.id, Err: err}})
@@ -42,8 +41,7 @@ func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 		if ctx.Err() != nil {
 			return // the caller gave up; the session knows
 		}
-		var ae *AuthError
-		if errors.As(err, &ae) {
+		if errors.As(err, new(*AuthError)) {
 			t.fail(err)
 			return
 		}
@@ -143,8 +141,7 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 			return nil, &CallError{Method: o.method, Err: rerr}
 		}
 		if lerr := t.startLegacy(ctx); lerr != nil {
-			var ae *AuthError
-			if errors.As(lerr, &ae) {
+			if errors.As(lerr, new(*AuthError)) {
 				return nil, lerr
 			}
 			return nil, &TransportError{Op: "POST " + displayURL(t.url), Err: fmt.Errorf("%s; as a legacy SSE server: %w", safetext.Line(status), lerr)}
@@ -167,8 +164,7 @@ var ErrNotLegacy = errors.New("a Streamable HTTP server, not a legacy HTTP+SSE o
 // when the URL answers msg (initialize) as a Streamable HTTP server would,
 // the error says that it is one. The session the probe opened is ended.
 func (t *HTTPTransport) notLegacy(ctx context.Context, msg []byte, err error) error {
-	var ae *AuthError
-	if errors.As(err, &ae) || ctx.Err() != nil {
+	if errors.As(err, new(*AuthError)) || ctx.Err() != nil {
 		return err
 	}
 	resp, _, perr := t.send(ctx, msg)

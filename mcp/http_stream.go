@@ -50,10 +50,9 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		}
 		resp, err := t.get(ctx, lastID)
 		if err != nil {
-			var ae *AuthError
 			var se *StatusError
 			switch {
-			case errors.As(err, &ae):
+			case errors.As(err, new(*AuthError)):
 				t.fail(err)
 				return err
 			case ctx.Err() != nil:
@@ -94,8 +93,7 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 // tooLarge reports whether a stream ended on a message over MaxMessage:
 // resuming would only read it again.
 func tooLarge(err error) bool {
-	var se *MessageSizeError
-	return errors.As(err, &se)
+	return errors.As(err, new(*MessageSizeError))
 }
 
 // finish reads what is left of an answer's stream once its response has

@@ -322,9 +322,7 @@ func (p *probeFailure) Unwrap() error { return p.err }
 // unprobed wraps err as a *probeFailure unless it is a server's JSON-RPC
 // answer, a version mismatch or the caller's own end.
 func unprobed(ctx context.Context, err error) error {
-	var ce *CallError
-	var ve *VersionError
-	if err == nil || ctx.Err() != nil || errors.As(err, &ce) || errors.As(err, &ve) {
+	if err == nil || ctx.Err() != nil || errors.As(err, new(*CallError)) || errors.As(err, new(*VersionError)) {
 		return err
 	}
 	return &probeFailure{err}

@@ -101,9 +101,7 @@ func (e *ChangedError) Unwrap() error { return e.Err }
 // itself otherwise (the user's own end).
 func changed(r *Recall, err error) error {
 	var te *TimeoutError
-	var ve *VersionError
-	var ended *EndedOnProbeError
-	if r == nil || !(errors.As(err, &te) && te.Connect || errors.As(err, &ve) || errors.As(err, &ended)) {
+	if r == nil || !(errors.As(err, &te) && te.Connect || errors.As(err, new(*VersionError)) || errors.As(err, new(*EndedOnProbeError))) {
 		return err
 	}
 	return &ChangedError{Recall: r, Err: err}
@@ -112,8 +110,7 @@ func changed(r *Recall, err error) error {
 // changed is the package's changed, noting a *ChangedError in r.
 func (r *recall) changed(rec *Recall, err error) error {
 	err = changed(rec, err)
-	var ce *ChangedError
-	if errors.As(err, &ce) {
+	if errors.As(err, new(*ChangedError)) {
 		r.contradicted.Store(true)
 	}
 	return err
@@ -556,9 +553,8 @@ func recalledInitialize(ctx context.Context, s *Session, opts ClientOptions) (*C
 		case m := <-init.ch:
 			init.ch <- m // put back (the channel has room again) for handshake
 			c, err := handshake(ctx, s, opts, init)
-			var ce *CallError
 			var se *StatusError
-			if err != nil && ctx.Err() == nil && (errors.As(err, &ce) || errors.As(err, &se) && se.Status < 500) {
+			if err != nil && ctx.Err() == nil && (errors.As(err, new(*CallError)) || errors.As(err, &se) && se.Status < 500) {
 				// Refused: perhaps a server of the modern era now, which
 				// refuses initialize as it refuses any request without the
 				// era's _meta. The refusal stands unless server/discover

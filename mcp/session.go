@@ -376,8 +376,7 @@ func withSilentCancel(ctx context.Context) context.Context {
 // era changed (recall.go), which a server of the initialize era must not
 // hear of before initialize either.
 func silentCancel(ctx context.Context) bool {
-	var changed *eraChanged
-	return ctx.Value(silentKey{}) != nil || errors.As(context.Cause(ctx), &changed)
+	return ctx.Value(silentKey{}) != nil || errors.As(context.Cause(ctx), new(*eraChanged))
 }
 
 // cancelRemote tells the server to stop working on request id. Any late

@@ -320,9 +320,8 @@ func closeAll(files ...*os.File) {
 // with a warning; blank lines silently.
 func (t *CommandTransport) Read() ([]byte, error) {
 	msg, err := t.msgs.next()
-	var broken *FramingError
 	switch {
-	case errors.As(err, &broken):
+	case errors.As(err, new(*FramingError)):
 		t.readEnd.Do(func() { close(t.readDone) })
 		return nil, &TransportError{Op: "read from server", Err: err, StderrTail: t.stderrTail()}
 	case err != nil:
