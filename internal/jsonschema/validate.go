@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -272,17 +273,8 @@ func (vd *validator) assertions(n *node, v *value) *ValidationError {
 			return "value must be " + display(n.constVal)
 		})
 	}
-	if n.enum != nil {
-		found := false
-		for i := range n.enum.arr {
-			if equal(v, &n.enum.arr[i]) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return vd.fail("enum", func() string { return enumMessage(n.enum.arr) })
-		}
+	if n.enum != nil && !slices.ContainsFunc(n.enum.arr, func(e value) bool { return equal(v, &e) }) {
+		return vd.fail("enum", func() string { return enumMessage(n.enum.arr) })
 	}
 	if n.format != nil && v.kind == kindString {
 		if err := n.format(v.str); err != nil {
