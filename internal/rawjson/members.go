@@ -68,23 +68,26 @@ func With(obj []byte, key string, value []byte) []byte {
 	out := []byte{'{'}
 	found := false
 	for _, f := range ScanFields(nil, obj) {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
 		v := f.Value
 		if f.KeyIs(key) {
 			v, found = value, true
 		}
-		out = append(append(append(out, f.RawKey...), ':'), v...)
+		out = appendMember(out, f.RawKey, v)
 	}
 	if !found {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
 		k, _ := json.Marshal(key)
-		out = append(append(append(out, k...), ':'), value...)
+		out = appendMember(out, k, value)
 	}
 	return append(out, '}')
+}
+
+// appendMember appends a member to the object being written in out, after
+// a comma unless it is the first.
+func appendMember(out, rawKey, value []byte) []byte {
+	if len(out) > 1 {
+		out = append(out, ',')
+	}
+	return append(append(append(out, rawKey...), ':'), value...)
 }
 
 // Without is the JSON object obj without its members called key, in any
@@ -97,10 +100,7 @@ func Without(obj []byte, key string) []byte {
 			found = true
 			return nil
 		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(append(append(out, rawKey...), ':'), v...)
+		out = appendMember(out, rawKey, v)
 		return nil
 	})
 	if !found {
