@@ -122,19 +122,18 @@ func blockText(block []byte) (string, bool) {
 		}
 		return nil
 	})
+	var s string
+	var ok bool
 	switch typ {
 	case "text":
-		if s, ok := jsonString(text); ok {
-			return s, true
-		}
+		s, ok = jsonString(text)
 	case "resource":
-		if s, ok := contentsText(resource); ok {
-			return s, true
-		}
+		s, ok = contentsText(resource)
 	case "resource_link":
-		if s, ok := jsonString(uri); ok {
-			return s, true
-		}
+		s, ok = jsonString(uri)
+	}
+	if ok {
+		return s, true
 	}
 	return jsonString(path)
 }
