@@ -46,10 +46,9 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 		var err error
 		n.contains, err = k.sub(key, v)
 		return true, err
-	case "maxContains", "minContains":
-		if key == "maxContains" {
-			return true, k.count(key, v, &n.maxContains)
-		}
+	case "maxContains":
+		return true, k.count(key, v, &n.maxContains)
+	case "minContains":
 		return true, k.count(key, v, &n.minContains)
 	case "unevaluatedItems", "unevaluatedProperties":
 		s, err := k.sub(key, v)
@@ -104,11 +103,10 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 		_, err := k.schemaMap(key, v)
 		return true, err
 	case "additionalProperties":
+		s, err := k.sub(key, v)
 		if v.kind == kindFalse {
 			n.noMoreProperties = true
-		}
-		s, err := k.sub(key, v)
-		if v.kind != kindFalse {
+		} else {
 			n.additionalProperties = s // true too: it evaluates the members
 		}
 		return true, err
