@@ -157,9 +157,7 @@ func ParseSpec(data []byte) (*Spec, error) {
 	if d.More() {
 		return nil, fmt.Errorf("more than one JSON value")
 	}
-	switch s.Era {
-	case "", "initialize", "modern":
-	default:
+	if !slices.Contains([]string{"", "initialize", "modern"}, s.Era) {
 		return nil, fmt.Errorf("era %q: want \"initialize\" or \"modern\"", s.Era)
 	}
 	if s.PageSize < 0 {
