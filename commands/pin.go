@@ -127,7 +127,7 @@ func (c *pinCmd) Run(ctx context.Context, out *console, t *targets) error {
 		return err
 	}
 	var outcomes []pinOutcome
-	failed := error(nil)
+	failed, failures := error(nil), 0
 	written := false
 	for _, name := range names {
 		if ctx.Err() != nil {
@@ -138,6 +138,7 @@ func (c *pinCmd) Run(ctx context.Context, out *console, t *targets) error {
 			if failed == nil {
 				failed = err
 			}
+			failures++
 			o.Action, o.Error = "failed", err.Error()
 			if len(names) == 1 {
 				return err
@@ -161,20 +162,12 @@ func (c *pinCmd) Run(ctx context.Context, out *console, t *targets) error {
 	}
 	if failed != nil {
 		if len(names) > 1 {
-			n := 0
-			for _, o := range outcomes {
-				if o.Action == "failed" {
-					n++
-				}
-			}
-			fmt.Fprintf(out.ios.Err, "mcpv: %d of %d servers could not be %s\n", n, len(names), map[bool]string{true: "checked", false: "pinned"}[c.Check])
+			fmt.Fprintf(out.ios.Err, "mcpv: %d of %d servers could not be %s\n", failures, len(names), map[bool]string{true: "checked", false: "pinned"}[c.Check])
 		}
 		return batchFailed{exitCode(failed)} // said above
 	}
-	for _, o := range outcomes {
-		if o.open {
-			return batchFailed{exitcode.Pinned} // the moves were said on stderr
-		}
+	if slices.ContainsFunc(outcomes, func(o pinOutcome) bool { return o.open }) {
+		return batchFailed{exitcode.Pinned} // the moves were said on stderr
 	}
 	return nil
 }
@@ -360,16 +353,10 @@ func (c *pinCmd) record(out *console, file *pin.File, o pinOutcome, live surface
 
 // approves says whether --item names a move (every move without --item).
 func (c *pinCmd) approves(m pin.Move) bool {
-	if len(c.Item) == 0 {
-		return true
-	}
-	for _, it := range c.Item {
+	return len(c.Item) == 0 || slices.ContainsFunc(c.Item, func(it string) bool {
 		ref, _ := parseItem(it)
-		if ref.kind == m.Kind && (ref.key == m.Key || ref.key == "") {
-			return true
-		}
-	}
-	return false
+		return ref.kind == m.Kind && (ref.key == m.Key || ref.key == "")
+	})
 }
 
 // writeMoves says on stderr how a server moved from its pin, a few lines
