@@ -139,13 +139,7 @@ func (s *session) refused(p *pin.Server, m *pin.Move) error {
 	if m == nil {
 		return nil
 	}
-	return &pinRefusal{pin.Refusal{File: s.settings.PinLabel, Server: p.Name, Move: *m}, s.approveHint()}
-}
-
-// approveHint is the command that approves the moves of the session's
-// server, after a review.
-func (s *session) approveHint() string {
-	return s.approveCommand() + " (after reviewing the change)"
+	return &pinRefusal{pin.Refusal{File: s.settings.PinLabel, Server: p.Name, Move: *m}, s.approveCommand() + " (after reviewing the change)"}
 }
 
 // approveCommand is the command that approves the moves of the session's
@@ -197,7 +191,7 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 		return s.checkPinListed(client, pin.Resource, uri, listed[0], len(listed))
 	}
 	if client.HasCapability("resources") {
-		templates, err := listItems(ctx, client, "resources/templates/list", "resourceTemplates")
+		templates, err := findItems(ctx, client, "resources/templates/list", "resourceTemplates", func(json.RawMessage) bool { return true })
 		var ce *mcp.CallError
 		if err != nil && !(errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound) {
 			return fmt.Errorf("could not list the resource templates to hold %q to its pin: %w", uri, err)
@@ -234,19 +228,6 @@ func findItems(ctx context.Context, client *mcp.Client, method, key string, matc
 		}
 	}
 	return found, nil
-}
-
-// listItems are the items of a list, every page merged, each as sent; a
-// kept list answers when it may.
-func listItems(ctx context.Context, client *mcp.Client, method, key string) ([]json.RawMessage, error) {
-	var items []json.RawMessage
-	for p, err := range client.Walk(mcp.WithLookup(ctx), method, key, 0) {
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, p.Items...)
-	}
-	return items, nil
 }
 
 // pinRequest holds a raw request to the session's pin as the command of
