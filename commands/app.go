@@ -165,17 +165,12 @@ func (c *appCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 		report.AddCall(args, res)
 	}
-	errs := 0
-	for _, p := range report.Problems {
-		if p.Level == apps.Error {
-			errs++
-		}
-	}
+	invalid := invalidApp(report, c.Open)
 	for _, p := range report.Problems {
 		switch {
 		case p.Level == apps.Warning:
 			out.warnf("app: %s (%s)", p.Message, p.Rule)
-		case p.Level == apps.Error && errs > 1: // one alone is the last line's
+		case p.Level == apps.Error && invalid.n > 1: // one alone is the last line's
 			out.notef("app: error: %s (%s)", p.Message, p.Rule)
 		}
 	}
@@ -184,14 +179,15 @@ func (c *appCmd) Run(ctx context.Context, s *session, out *console) error {
 			return err
 		}
 		if !report.Valid {
-			return invalidApp(report, c.Open)
+			return invalid
 		}
 		return nil
 	}
 	return c.open(ctx, s, client, out, tools, def, a, rs, args)
 }
 
-func invalidApp(r apps.Report, open bool) error {
+// invalidApp is r's verdict, its errors counted and the first named.
+func invalidApp(r apps.Report, open bool) appInvalid {
 	e := appInvalid{tool: r.Tool, open: open}
 	for _, p := range r.Problems {
 		if p.Level == apps.Error {
