@@ -795,10 +795,8 @@ func parseWith(c *cli, args []string, ios *output.Streams, env connect.Env, lean
 
 // splitServer cuts args at the first "--": the rest is the server command.
 func splitServer(args []string) (own, server []string) {
-	for i, a := range args {
-		if a == "--" {
-			return args[:i], args[i+1:]
-		}
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i], args[i+1:]
 	}
 	return args, nil
 }
