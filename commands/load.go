@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -176,10 +177,8 @@ func (c *loadCmd) Validate() error {
 	if len(c.stages) > 0 && (c.Duration > 0 || c.Rate > 0) {
 		return fmt.Errorf("--stage sets the duration and the load: -d and --rate go without it")
 	}
-	if len(c.stages) > 0 && !c.stages[0].Rate {
-		if most := maxStageSessions(c.stages); most > maxConcurrency {
-			return fmt.Errorf("--stage: at most %d sessions at once", maxConcurrency)
-		}
+	if len(c.stages) > 0 && !c.stages[0].Rate && slices.ContainsFunc(c.stages, func(st load.Stage) bool { return st.Target > maxConcurrency }) {
+		return fmt.Errorf("--stage: at most %d sessions at once", maxConcurrency)
 	}
 	c.thresholds = nil
 	thresholds, err := listFlag("--threshold", c.Threshold)
@@ -214,14 +213,6 @@ func listFlag(name string, values []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-func maxStageSessions(stages []load.Stage) float64 {
-	most := 0.0
-	for _, st := range stages {
-		most = max(most, st.Target)
-	}
-	return most
 }
 
 func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {

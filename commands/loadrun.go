@@ -118,11 +118,7 @@ func (c *loadCmd) measure(ctx context.Context, cfg load.Config, out *console) (*
 			return load.Run(ctx, cfg)
 		},
 		Progress: func(pt load.SearchPoint) {
-			verdict := "held"
-			if !pt.Held {
-				verdict = "crossed"
-			}
-			out.ios.Status.Set(fmt.Sprintf("find-max: %.0f/s %s", pt.Rate, verdict))
+			out.ios.Status.Set(fmt.Sprintf("find-max: %.0f/s %s", pt.Rate, map[bool]string{true: "held", false: "crossed"}[pt.Held]))
 		}})
 }
 
