@@ -2,6 +2,7 @@ package completion
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -16,10 +17,7 @@ __mcpv_subs() {
 `)
 	root.Walk(func(c *Command) {
 		if len(c.Subs) > 0 {
-			var names []string
-			for _, s := range c.Subs {
-				names = append(names, s.Name)
-			}
+			names := each(c.Subs, func(s *Command) string { return s.Name })
 			fmt.Fprintf(&b, "    %s) subs=%s ;;\n", shellQuote(c.Path), shellQuote(strings.Join(names, " ")))
 		}
 	})
@@ -54,10 +52,7 @@ __mcpv_flag() {
 `)
 	root.Walk(func(c *Command) {
 		for _, f := range c.Flags {
-			var pats []string
-			for _, n := range f.Names() {
-				pats = append(pats, shellQuote(c.Path+":"+n))
-			}
+			pats := each(f.Names(), func(n string) string { return shellQuote(c.Path + ":" + n) })
 			kind := "bool"
 			switch {
 			case f.Words() > 1:
@@ -95,12 +90,7 @@ __mcpv_arg() {
 }
 
 func hasCompletion(vs []Value) bool {
-	for _, v := range vs {
-		if v.Kind != KindNone {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(vs, func(v Value) bool { return v.Kind != KindNone })
 }
 
 func bashKind(v Value) string {

@@ -10,6 +10,7 @@ package completion
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -135,10 +136,7 @@ func node(n *kong.Node, path string) *Command {
 }
 
 func flagOf(f *kong.Flag, xor map[string][]*kong.Flag) Flag {
-	cf := Flag{Long: f.Name, Value: valueOf(f.Value, "--"+f.Name)}
-	if f.Short != 0 {
-		cf.Short = string(f.Short)
-	}
+	cf := Flag{Long: f.Name, Short: shortName(f), Value: valueOf(f.Value, "--"+f.Name)}
 	switch {
 	case f.IsBool() || f.IsCounter():
 		cf.Kind = KindNone
@@ -183,12 +181,7 @@ func valueOf(v *kong.Value, key string) Value {
 	case serverValued[key]:
 		cv.Kind = KindServer
 	case v.Enum != "":
-		cv.Kind = KindEnum
-		for _, e := range v.EnumSlice() {
-			if e != "" {
-				cv.Enum = append(cv.Enum, e)
-			}
-		}
+		cv.Kind, cv.Enum = KindEnum, slices.DeleteFunc(v.EnumSlice(), func(e string) bool { return e == "" })
 	case v.Tag.Type == "existingdir" || placeholder == "DIR":
 		cv.Kind = KindDir
 	case v.Tag.Type == "existingfile" || v.Tag.Type == "path" || placeholder == "FILE":
@@ -203,6 +196,15 @@ func (c *Command) Walk(fn func(*Command)) {
 	for _, s := range c.Subs {
 		s.Walk(fn)
 	}
+}
+
+// each is what f makes of each of vals, in their order.
+func each[T any](vals []T, f func(T) string) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = f(v)
+	}
+	return out
 }
 
 // shellQuote single-quotes s for sh, bash and zsh.

@@ -21,10 +21,7 @@ function __mcpv_subs
 `)
 	root.Walk(func(c *Command) {
 		if len(c.Subs) > 0 {
-			var names []string
-			for _, s := range c.Subs {
-				names = append(names, fishWord(s.Name))
-			}
+			names := each(c.Subs, func(s *Command) string { return fishWord(s.Name) })
 			fmt.Fprintf(&b, "        case %s\n            printf '%%s\\n' %s\n", fishQuote(c.Path), strings.Join(names, " "))
 		}
 	})
@@ -229,11 +226,7 @@ func fishCommand(b *strings.Builder, c *Command) {
 func fishValue(v Value, required string) string {
 	switch v.Kind {
 	case KindEnum:
-		vals := make([]string, len(v.Enum))
-		for i, e := range v.Enum {
-			vals[i] = fishWord(e)
-		}
-		return " -x -a " + fishQuote(strings.Join(vals, " "))
+		return " -x -a " + fishQuote(strings.Join(each(v.Enum, fishWord), " "))
 	case KindFile:
 		return " " + required + "-F"
 	case KindDir:

@@ -41,12 +41,8 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
 `)
 	table(func(c *Command) bool { return len(c.Flags) > 0 }, func(c *Command) {
 		for _, f := range c.Flags {
-			names := make([]string, 0, 2)
-			for _, n := range f.Names() {
-				names = append(names, psQuote(n))
-			}
 			fmt.Fprintf(&b, "            @{ Names = @(%s); Words = %d; Kind = %s; Enum = %s; H = %s }\n",
-				strings.Join(names, ", "), f.Words(), psQuote(f.Value.Kind.String()), psList(f.Enum), psQuote(f.Help))
+				strings.Join(each(f.Names(), psQuote), ", "), f.Words(), psQuote(f.Value.Kind.String()), psList(f.Enum), psQuote(f.Help))
 		}
 	})
 	b.WriteString(`    }
@@ -79,11 +75,7 @@ func psQuote(s string) string {
 }
 
 func psList(vals []string) string {
-	quoted := make([]string, len(vals))
-	for i, v := range vals {
-		quoted[i] = psQuote(v)
-	}
-	return "@(" + strings.Join(quoted, ", ") + ")"
+	return "@(" + strings.Join(each(vals, psQuote), ", ") + ")"
 }
 
 const powershellMain = `

@@ -136,10 +136,7 @@ func zshFlagSpecs(f Flag) []string {
 func zshAction(v Value) string {
 	switch v.Kind {
 	case KindEnum:
-		var vals []string
-		for _, e := range v.Enum {
-			vals = append(vals, zshEscape(e, ` ()\:'"$`))
-		}
+		vals := each(v.Enum, func(e string) string { return zshEscape(e, ` ()\:'"$`) })
 		return "(" + strings.Join(vals, " ") + ")"
 	case KindFile:
 		return "_files"
