@@ -193,15 +193,11 @@ func fileSecrets(f *testfile.File, settings *connect.Settings) []string {
 // serverMessage says the refusals of a server's settings in a test file's
 // words: its keys, not the command line's flags.
 func serverMessage(err error) string {
-	msg := err.Error()
-	for _, r := range [][2]string{
-		{"give one server: --url URL, --server NAME, -- COMMAND or --session NAME", "give one server: one of command, url, name and session"},
-		{"no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME",
-			"no server given: give server: with command, url, name or session (or set MCPV_URL, MCPV_SERVER or MCPV_SESSION)"},
-	} {
-		msg = strings.ReplaceAll(msg, r[0], r[1])
-	}
-	return msg
+	return strings.NewReplacer(
+		"give one server: --url URL, --server NAME, -- COMMAND or --session NAME", "give one server: one of command, url, name and session",
+		"no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME",
+		"no server given: give server: with command, url, name or session (or set MCPV_URL, MCPV_SERVER or MCPV_SESSION)",
+	).Replace(err.Error())
 }
 
 // testOutputFlags refuses the output flags that have no meaning for a

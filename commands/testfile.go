@@ -172,15 +172,11 @@ func stdinWord(c callCmd) string {
 
 // stepMessage says a batch line's refusals in a test file's words.
 func stepMessage(err error) string {
-	msg := err.Error()
-	for _, r := range [][2]string{
-		{"applies to the whole batch: give it before 'batch'", "shapes the session: give it in the file's server: section"},
-		{"cannot run in a batch", "cannot be a test step"},
-		{"are not available in a batch", "are not available in a test step"},
-	} {
-		msg = strings.ReplaceAll(msg, r[0], r[1])
-	}
-	return msg
+	return strings.NewReplacer(
+		"applies to the whole batch: give it before 'batch'", "shapes the session: give it in the file's server: section",
+		"cannot run in a batch", "cannot be a test step",
+		"are not available in a batch", "are not available in a test step",
+	).Replace(err.Error())
 }
 
 // captureVars are the captures as jq variables ($name).
