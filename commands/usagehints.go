@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,12 +45,7 @@ func globalFlagMessage(msg string, c *cli) bool {
 	if i := strings.IndexAny(name, " :,="); i >= 0 {
 		name = name[:i]
 	}
-	for _, g := range c.flagGroups() {
-		if g.Has(name) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.flagGroups(), func(g connect.FlagGroup) bool { return g.Has(name) })
 }
 
 // jqFlagHint points a jq user's --arg or --argjson to mcpv's names for
@@ -76,10 +72,8 @@ func flagWordHint(err, parseErr error) error {
 		return err
 	}
 	word, _, _ = strings.Cut(word, ",")
-	for _, f := range pe.Context.Model.Flags {
-		if f.Name == word && !f.Hidden {
-			return pointedUsageErrorf("%q is not a command; did you mean mcpv --%s? (see mcpv --help)", word, word)
-		}
+	if slices.ContainsFunc(pe.Context.Model.Flags, func(f *kong.Flag) bool { return f.Name == word && !f.Hidden }) {
+		return pointedUsageErrorf("%q is not a command; did you mean mcpv --%s? (see mcpv --help)", word, word)
 	}
 	return err
 }
@@ -124,13 +118,8 @@ func helpWords(words []string, env connect.Env) (text string, ok bool, err error
 		}
 		return text, true, err
 	}
-	if strings.HasPrefix(first, "-") {
+	if strings.HasPrefix(first, "-") || slices.ContainsFunc(cmds, func(c command) bool { return c.name == first }) {
 		return "", false, nil
-	}
-	for _, c := range cmds {
-		if c.name == first {
-			return "", false, nil
-		}
 	}
 	return "", true, helpWordError(first, cmds)
 }
