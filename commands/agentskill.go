@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -35,19 +36,13 @@ func agentSkill() (string, error) {
 		if !ok {
 			panic("agent skill: " + name + "'s help has no Examples")
 		}
-		var lines []string
-		for _, cmd := range dollarLines(ex) {
-			if keep == nil || keep(cmd) {
-				lines = append(lines, cmd)
-			}
-		}
+		lines := slices.DeleteFunc(dollarLines(ex), func(cmd string) bool { return keep != nil && !keep(cmd) })
 		return strings.Join(lines, "\n") + "\n"
 	}
 	onServer := func(cmd string) bool {
 		return strings.HasSuffix(cmd, " -- ./server") && !strings.Contains(cmd, "|") && !strings.Contains(cmd, " -o ")
 	}
-	session := new(sessionCmd).Help()
-	_, sessionExamples, _ := strings.Cut(session, "\nExamples:\n")
+	_, sessionExamples, _ := strings.Cut(new(sessionCmd).Help(), "\nExamples:\n")
 	fmt.Fprintf(&b, "---\nname: mcpv\ndescription: %q\nlicense: MIT\ncompatibility: Needs the mcpv binary on PATH (Linux, macOS or Windows).\nmetadata:\n  generated-by: mcpv help agent\n---\n\n", agentSkillDescription)
 	b.WriteString(`# mcpv: MCP servers from the shell
 
