@@ -100,16 +100,9 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 			servers = append(servers, audit.ServerInfo{Name: s.Name, Source: path, Items: items(s.Tools, s.Prompts, s.Resources, s.ResourceTemplates)})
 		}
 	}
-	var names []string
-	switch {
-	case c.All:
-		all, err := configServers(out, t)
-		if err != nil {
-			return err
-		}
-		names = all
-	case t.given():
-		names = []string{""}
+	names, err := chosenServers(out, t, c.All)
+	if err != nil {
+		return err
 	}
 	var failed error
 	unaudited := 0

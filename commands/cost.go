@@ -84,7 +84,7 @@ func (c *costCmd) Run(ctx context.Context, out *console, t *targets) error {
 			}
 		}
 	}
-	names, err := c.servers(out, t)
+	names, err := chosenServers(out, t, c.All)
 	if err != nil {
 		return err
 	}
@@ -120,11 +120,11 @@ func (c *costCmd) Run(ctx context.Context, out *console, t *targets) error {
 	return nil
 }
 
-// servers are the servers to open: the config files' (--all), the one
-// the command line names (""), or none.
-func (c *costCmd) servers(out *console, t *targets) ([]string, error) {
+// chosenServers are the servers to open: the config files' (all, for
+// --all), the one the command line names (""), or none.
+func chosenServers(out *console, t *targets, all bool) ([]string, error) {
 	switch {
-	case c.All:
+	case all:
 		return configServers(out, t)
 	case t.given():
 		return []string{""}, nil
