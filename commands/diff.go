@@ -186,30 +186,25 @@ func fileSide(path string, sf *pin.SurfaceFile, server, configName, infoName str
 		side.s, side.Server, side.pinned = p.Surface(), p.Name, p
 		return side, nil
 	}
+	i := 0 // the server of the file the side is
 	switch {
 	case server != "":
-		for i, s := range sf.Servers {
-			if s.Name == server {
-				side.s, side.Server = s, s.Name
-				if sf.Pins != nil {
-					side.pinned = sf.Pins.Servers[i]
-				}
-				return side, nil
-			}
-		}
-		if len(sf.Servers) == 1 && sf.Format != "pin" {
+		i = slices.IndexFunc(sf.Servers, func(s surface.Server) bool { return s.Name == server })
+		if i < 0 && len(sf.Servers) == 1 && sf.Format != "pin" {
 			side.s, side.Server = sf.Servers[0], server
 			return side, nil
 		}
-		return diffSide{}, usageErrorf("%s holds no server %q", path, server)
-	case len(sf.Servers) == 1:
-		side.s, side.Server = sf.Servers[0], sf.Servers[0].Name
-		if sf.Pins != nil {
-			side.pinned = sf.Pins.Servers[0]
+		if i < 0 {
+			return diffSide{}, usageErrorf("%s holds no server %q", path, server)
 		}
-		return side, nil
+	case len(sf.Servers) != 1:
+		return diffSide{}, usageErrorf("%s holds %d servers; name one with --server NAME", path, len(sf.Servers))
 	}
-	return diffSide{}, usageErrorf("%s holds %d servers; name one with --server NAME", path, len(sf.Servers))
+	side.s, side.Server = sf.Servers[i], sf.Servers[i].Name
+	if sf.Pins != nil {
+		side.pinned = sf.Pins.Servers[i]
+	}
+	return side, nil
 }
 
 // liveSides are OLD, the file, and the server the command line names, as
