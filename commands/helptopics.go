@@ -41,12 +41,10 @@ var detailTopics = map[string]func() string{
 // helpTopic is the text of the topic called name, if there is one.
 func helpTopic(name string, env connect.Env) (string, bool, error) {
 	var text string
+	var err error
 	switch name {
 	case "flags":
-		var err error
-		if text, err = flagsHelp(); err != nil {
-			return "", true, err
-		}
+		text, err = flagsHelp()
 	case "exit-codes":
 		text = exitCodesHelp()
 	case "environment":
@@ -54,16 +52,16 @@ func helpTopic(name string, env connect.Env) (string, bool, error) {
 	case "config-files":
 		text = configFilesHelp(env)
 	case "agent":
-		var err error
-		if text, err = agentSkill(); err != nil {
-			return "", true, err
-		}
+		text, err = agentSkill()
 	default:
 		detail, ok := detailTopics[name]
 		if !ok {
 			return "", false, nil
 		}
 		text = wrapText(detail(), helpWidth)
+	}
+	if err != nil {
+		return "", true, err
 	}
 	return strings.TrimRight(text, "\n") + "\n", true, nil
 }
