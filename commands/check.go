@@ -185,7 +185,8 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	if baseline != nil {
 		verdict = baseline.Judge(report)
 	}
-	if err := c.write(report, dest, format, out, started); err != nil {
+	head := "mcpv check: " + report.Server + ", " + eraLine(report)
+	if err := c.write(head, report.Suite(), report.Files(started), report.Took, true, dest, format, out); err != nil {
 		return err
 	}
 	if verdict != nil {
@@ -330,16 +331,17 @@ func idList(ids []string) string {
 	return strings.Join(ids, ", ")
 }
 
-// write writes the report: the text report where it goes (a terminal's
-// colours), and the report of the format asked for where it goes.
-func (c *checkCmd) write(report *check.Report, dest *testreport.Output, format string, out *console, started time.Time) error {
-	suite, files := report.Suite(), report.Files(started)
+// write writes a report, the checks' or the connection's: the text report
+// under its head where it goes (a terminal's colours; with problems, the
+// checks that did not pass alone where problemsOnly says), and the report
+// of the format asked for where it goes.
+func (c *checkCmd) write(head string, suite testreport.Suite, files []testreport.File, took time.Duration, problems bool, dest *testreport.Output, format string, out *console) error {
 	if textOut, textTTY := dest.Text(format); textOut != nil && !out.embedded {
 		text := &testreport.Text{W: textOut, Suite: suite, Color: output.UseColor(out.flags.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, out.env.Getenv)}
-		if c.problemsOnly(textTTY && out.ios.OutTTY, format) {
+		if problems && c.problemsOnly(textTTY && out.ios.OutTTY, format) {
 			text.Only = problem
 		}
-		if _, err := fmt.Fprintf(textOut, "mcpv check: %s, %s\n\n", report.Server, eraLine(report)); err != nil {
+		if _, err := fmt.Fprintf(textOut, "%s\n\n", head); err != nil {
 			return testreport.WriteError(err)
 		}
 		for _, f := range files {
@@ -347,11 +349,11 @@ func (c *checkCmd) write(report *check.Report, dest *testreport.Output, format s
 				return err
 			}
 		}
-		if err := testreport.WriteError(text.Summary(files, report.Took)); err != nil {
+		if err := testreport.WriteError(text.Summary(files, took)); err != nil {
 			return err
 		}
 	}
-	return c.writeFormat(suite, files, report.Took, dest, format, out)
+	return c.writeFormat(suite, files, took, dest, format, out)
 }
 
 // problemsOnly reports whether the text report lists the checks that did

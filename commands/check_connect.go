@@ -13,7 +13,6 @@ import (
 	"github.com/mcpv/mcpv/internal/check"
 	"github.com/mcpv/mcpv/internal/doctor"
 	"github.com/mcpv/mcpv/internal/testreport"
-	"github.com/mcpv/mcpv/output"
 )
 
 // doctorSuite names the doctor's report.
@@ -33,19 +32,7 @@ func (c *checkCmd) connect(ctx context.Context, s *session, target *check.Target
 	took := time.Since(started)
 	suite := doctorSuite
 	suite.Header = [][2]string{{"server", target.Server}}
-	if textOut, textTTY := dest.Text(format); textOut != nil && !out.embedded {
-		text := &testreport.Text{W: textOut, Suite: suite, Color: output.UseColor(out.flags.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, out.env.Getenv)}
-		if _, err := fmt.Fprintf(textOut, "mcpv check: %s, the connection\n\n", target.Server); err != nil {
-			return testreport.WriteError(err)
-		}
-		if err := testreport.WriteError(text.File(files[0])); err != nil {
-			return err
-		}
-		if err := testreport.WriteError(text.Summary(files, took)); err != nil {
-			return err
-		}
-	}
-	if err := c.writeFormat(suite, files, took, dest, format, out); err != nil {
+	if err := c.write("mcpv check: "+target.Server+", the connection", suite, files, took, false, dest, format, out); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
