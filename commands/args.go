@@ -13,22 +13,17 @@ import (
 // - for stdin (the only way mcpv reads its stdin); a mistake is a usage
 // error.
 func readJSONObject(flag, v string, out *console) (json.RawMessage, error) {
-	var data []byte
+	data := []byte(v)
+	var err error
 	switch {
 	case v == "-":
-		b, err := io.ReadAll(out.ios.In)
-		if err != nil {
+		if data, err = io.ReadAll(out.ios.In); err != nil {
 			return nil, usageErrorf("%s -: read stdin: %w", flag, err)
 		}
-		data = b
 	case strings.HasPrefix(v, "@"):
-		b, err := out.readFile(v[1:])
-		if err != nil {
+		if data, err = out.readFile(v[1:]); err != nil {
 			return nil, usageErrorf("%s: %w", flag, err)
 		}
-		data = b
-	default:
-		data = []byte(v)
 	}
 	if !json.Valid(data) {
 		return nil, usageErrorf("%s: not valid JSON", flag)
