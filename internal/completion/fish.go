@@ -2,7 +2,9 @@ package completion
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -44,11 +46,8 @@ function __mcpv_takes
 				}
 			}
 		}
-		for k := 1; len(pats) > 0; k++ {
-			if len(pats[k]) > 0 {
-				fmt.Fprintf(&b, "            case %s\n                echo %d\n                return 0\n", strings.Join(pats[k], " "), k)
-			}
-			delete(pats, k)
+		for _, k := range slices.Sorted(maps.Keys(pats)) {
+			fmt.Fprintf(&b, "            case %s\n                echo %d\n                return 0\n", strings.Join(pats[k], " "), k)
 		}
 	})
 	b.WriteString(fishFunctions)

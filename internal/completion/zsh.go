@@ -115,15 +115,12 @@ func zshFlagSpecs(f Flag) []string {
 		prefix += "*"
 	}
 	desc := "[" + zshEscape(f.Help, `[]\:`) + "]"
-	arg := ""
+	arg, long, short := "", "--"+f.Long, "-"+f.Short
 	if f.Takes() {
 		arg = ":" + zshEscape(f.Name, `:\`) + ":" + zshAction(f.Value)
 		for _, w := range f.More {
 			arg += ":" + zshEscape(w, `:\`) + ": "
 		}
-	}
-	long, short := "--"+f.Long, "-"+f.Short
-	if f.Takes() {
 		long, short = long+"=", short+"+" // --flag=VALUE or --flag VALUE; -fVALUE or -f VALUE
 	}
 	specs := []string{prefix + long + desc + arg}
