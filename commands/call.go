@@ -440,11 +440,10 @@ func (c *callCmd) checkOutput(ctx context.Context, s *session, out *console, def
 	if !c.outputChecked() || len(def.OutputSchema) == 0 || f.IsError {
 		return nil
 	}
-	structured := f.Structured
-	if structured == nil {
+	if f.Structured == nil {
 		return c.outputProblem(out, "the result has no structuredContent, though the tool declares an outputSchema")
 	}
-	violation, err := c.checker(s, out).Check(ctx, "outputSchema", def.OutputSchema, structured)
+	violation, err := c.checker(s, out).Check(ctx, "outputSchema", def.OutputSchema, f.Structured)
 	if err != nil {
 		return err
 	}
