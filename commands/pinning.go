@@ -94,13 +94,12 @@ func (s *session) pinInstructions(client *mcp.Client, p *pin.Server) error {
 // readPinFile reads and parses a pin file, inside tree when tree is not
 // "" (a project config file's pin).
 func readPinFile(path, tree, label string) (*pin.File, error) {
-	var data []byte
 	var err error
 	if tree != "" {
-		if path, err = (safefile.Tree{Dir: tree}).Path(path); err == nil {
-			data, err = safefile.ReadOwn(path)
-		}
-	} else {
+		path, err = (safefile.Tree{Dir: tree}).Path(path)
+	}
+	var data []byte
+	if err == nil {
 		data, err = safefile.ReadOwn(path)
 	}
 	if errors.Is(err, os.ErrNotExist) {
