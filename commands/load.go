@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -135,6 +136,9 @@ func (c *loadCmd) Validate() error {
 	}
 	if c.Duration < 0 || c.Count < 0 || c.Rate < 0 || c.Grace < 0 {
 		return fmt.Errorf("-d, -n, --rate and --grace cannot be negative")
+	}
+	if math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
+		return fmt.Errorf("--rate %v: want a number of iterations a second", c.Rate)
 	}
 	if c.NewSession && c.Shared {
 		return fmt.Errorf("--new-session and --shared: a shared session is opened once")

@@ -77,7 +77,7 @@ func ParseThreshold(s string) (Threshold, error) {
 	case "errors":
 		if v, ok := strings.CutSuffix(value, "%"); ok {
 			n, err := strconv.ParseFloat(v, 64)
-			if err != nil || n < 0 || n > 100 {
+			if err != nil || !(n >= 0 && n <= 100) { // NaN is neither
 				return bad("want a percentage from 0% to 100%")
 			}
 			t.value, t.share = n/100, true
@@ -90,7 +90,7 @@ func ParseThreshold(s string) (Threshold, error) {
 		t.value = float64(n)
 	case "rate":
 		n, err := strconv.ParseFloat(strings.TrimSuffix(value, "/s"), 64)
-		if err != nil || n < 0 || math.IsInf(n, 0) {
+		if err != nil || !(n >= 0) || math.IsInf(n, 0) { // NaN is not >= 0
 			return bad("want iterations a second")
 		}
 		t.value = n

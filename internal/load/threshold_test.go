@@ -54,6 +54,8 @@ func TestBadThresholds(t *testing.T) {
 		"p0<1s":        "above 0",
 		"p101<1s":      "above 0",
 		"errors<101%":  "from 0% to 100%",
+		"errors<NaN%":  "from 0% to 100%",
+		"rate>=NaN/s":  "iterations a second",
 		"errors<lots":  "a count of errors",
 		"rate>fast":    "iterations a second",
 		"p99<-5ms":     "no duration",
