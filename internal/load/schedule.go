@@ -88,7 +88,10 @@ func (s *schedule) fixedRate() bool { return s.rate != 0 }
 // the run's start; false once the run's schedule has no k-th iteration.
 func (s *schedule) at(k int64) (time.Duration, bool) {
 	if s.rate > 0 {
-		t := time.Duration(float64(k) / s.rate * float64(time.Second))
+		t := duration.Max // past it (a rate of 1e-12/s), never in a run
+		if ns := float64(k) / s.rate * float64(time.Second); ns < float64(duration.Max) {
+			t = time.Duration(ns)
+		}
 		return t, s.end == 0 || t < s.end
 	}
 	// Within stage i, n(x) = starts[i] + a·x + (b-a)/(2D)·x² iterations
@@ -100,7 +103,7 @@ func (s *schedule) at(k int64) (time.Duration, bool) {
 		total := (from + st.Target) / 2 * d
 		if d > 0 && n < total {
 			var x float64
-			if slope := (st.Target - from) / d; math.Abs(slope) < 1e-12 {
+			if slope := (st.Target - from) / d; math.Abs(slope) < 1e-12 && from > 0 { // from 0, n/from is NaN
 				x = n / from
 			} else {
 				x = (-from + math.Sqrt(from*from+2*slope*n)) / slope

@@ -23,6 +23,25 @@ func TestScheduleAtAFixedRate(t *testing.T) {
 	}
 }
 
+// A rate so slow that the second iteration's start is past the longest
+// duration there is: it starts after the run, not at once.
+func TestScheduleAtARateTooSlowForADuration(t *testing.T) {
+	for _, p := range []Plan{{Rate: 1e-300, Duration: 2 * time.Second}, {Rate: 5e-324}} {
+		s := newSchedule(p)
+		if at, ok := s.at(0); !ok || at != 0 {
+			t.Errorf("rate %v: at(0) = %v, %v; want 0, true", p.Rate, at, ok)
+		}
+		if at, ok := s.at(1); at <= 0 || ok != (p.Duration == 0) {
+			t.Errorf("rate %v: at(1) = %v, %v; want the end of time, %v", p.Rate, at, ok, p.Duration == 0)
+		}
+	}
+	// a ramp from 0 to a rate so slow its slope is taken for flat
+	s := newSchedule(Plan{Stages: []Stage{{2 * time.Second, 1e-300, true}}})
+	if at, ok := s.at(0); !ok || at != 0 {
+		t.Errorf("a ramp to 1e-300/s: at(0) = %v, %v; want 0, true", at, ok)
+	}
+}
+
 // Rate stages: a ramp from 0 to 100/s over 2 s starts 100 iterations
 // (the area under the ramp), the k-th at sqrt(k/25) s; a hold at 100/s
 // for 1 s another 100; a ramp down to 0 over 2 s 100 more.
