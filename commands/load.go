@@ -140,6 +140,9 @@ func (c *loadCmd) Validate() error {
 	if math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
 		return fmt.Errorf("--rate %v: want a number of iterations a second", c.Rate)
 	}
+	if c.Rate > load.MaxRate {
+		return fmt.Errorf("--rate %v: at most one iteration a nanosecond (1e9)", c.Rate)
+	}
 	if c.NewSession && c.Shared {
 		return fmt.Errorf("--new-session and --shared: a shared session is opened once")
 	}

@@ -21,6 +21,11 @@ type Stage struct {
 	Rate     bool
 }
 
+// MaxRate is the fastest rate a schedule keeps, iterations a second: one
+// a nanosecond, the tick of the times it plans in. Faster, the count of
+// iterations meant to start in a run overflows.
+const MaxRate = 1e9
+
 // ParseStage reads a stage as the command line writes it: DURATION:N for
 // N sessions at once, DURATION:N/s for N iterations per second
 // ("30s:16", "1m:200/s", "10s:0").
@@ -35,10 +40,10 @@ func ParseStage(s string) (Stage, error) {
 		return st, clierr.Usagef("--stage %s: %q is no duration", s, d)
 	}
 	n, err := strconv.ParseFloat(target, 64)
-	if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) || !st.Rate && n != math.Trunc(n) {
+	if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) || !st.Rate && n != math.Trunc(n) || st.Rate && n > MaxRate {
 		what := "a whole number of sessions"
 		if st.Rate {
-			what = "a rate per second"
+			what = "a rate per second, at most 1e9"
 		}
 		return st, clierr.Usagef("--stage %s: want %s, found %q", s, what, target)
 	}

@@ -100,6 +100,8 @@ func TestParseStage(t *testing.T) {
 		{in: "x:1", bad: true},
 		{in: "1s:-1", bad: true},
 		{in: "1s:Inf/s", bad: true},
+		{in: "1s:1e300/s", bad: true},
+		{in: "1s:1000000000/s", want: Stage{time.Second, 1e9, true}},
 	} {
 		got, err := ParseStage(tc.in)
 		if (err != nil) != tc.bad || !tc.bad && got != tc.want {
