@@ -80,7 +80,7 @@ func FromEnv(getenv func(string) string, flag bool) (*Config, error) {
 		if err != nil || ms <= 0 {
 			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_TIMEOUT=%q: want milliseconds", t)
 		}
-		c.Timeout = min(MaxTimeout, time.Duration(ms)*time.Millisecond)
+		c.Timeout = time.Duration(min(ms, int(MaxTimeout/time.Millisecond))) * time.Millisecond // bounded before it can overflow
 	}
 	return c, nil
 }

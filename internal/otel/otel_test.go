@@ -37,6 +37,12 @@ func TestFromEnv(t *testing.T) {
 		c.Headers["x-team"] != "core" || c.Service != "ci" || c.Timeout != 500*time.Millisecond {
 		t.Errorf("every variable: %+v, %v", c, err)
 	}
+	// more milliseconds than a time.Duration holds is the bound, not a wrapped negative
+	for _, long := range []string{"10000000000000", "9223372036854775807"} {
+		if c, err := FromEnv(env("OTEL_EXPORTER_OTLP_TIMEOUT", long), true); err != nil || c.Timeout != MaxTimeout {
+			t.Errorf("a timeout of %s ms: %v, %v; want %v", long, c.Timeout, err, MaxTimeout)
+		}
+	}
 	if s := strings.Join(c.Secrets(), " "); !strings.Contains(s, "s3cret-token") {
 		t.Errorf("secrets %q", s)
 	}
