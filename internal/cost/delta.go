@@ -3,6 +3,7 @@ package cost
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,7 +92,7 @@ func ParseBudget(s string) (b Budget, ok bool, err error) {
 		b.Relative, rest = true, r
 	}
 	n, err := strconv.ParseFloat(rest, 64)
-	if err != nil || n < 0 || rest == "" {
+	if err != nil || !(n >= 0) || math.IsInf(n, 0) || rest == "" { // NaN is not >= 0
 		return b, true, fmt.Errorf("%q: want tokens>N (the total), tokens>+N or tokens>+N%% (the growth)", s)
 	}
 	b.Limit = n

@@ -37,7 +37,7 @@ func TestBudget(t *testing.T) {
 			t.Errorf("%s: exceeded %v, want %v", c.text, !c.exceeded, c.exceeded)
 		}
 	}
-	for _, bad := range []string{"tokens>", "tokens>ten", "tokens>10%", "tokens>-5", "tokens>+%"} {
+	for _, bad := range []string{"tokens>", "tokens>ten", "tokens>10%", "tokens>-5", "tokens>+%", "tokens>NaN", "tokens>+NaN%", "tokens>Inf"} {
 		if _, ok, err := ParseBudget(bad); !ok || err == nil {
 			t.Errorf("%s: ok %v, err %v", bad, ok, err)
 		}
