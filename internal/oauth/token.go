@@ -204,7 +204,7 @@ func sendTokenRequest(ctx context.Context, hc *http.Client, endpoint string, hea
 func expiresIn(raw json.RawMessage) (time.Duration, bool) {
 	s := strings.Trim(string(raw), `"`)
 	secs, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(secs > 0) || secs > math.MaxInt64/float64(time.Second) {
+	if err != nil || !(secs > 0) || secs >= math.MaxInt64/float64(time.Second) { // float64(MaxInt64) is 2⁶³, past it
 		return 0, false
 	}
 	return time.Duration(secs * float64(time.Second)), true

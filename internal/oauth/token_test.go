@@ -197,6 +197,8 @@ func TestTokenResponse(t *testing.T) {
 			want: &Token{AccessToken: "at", TokenType: "Bearer", Scope: "asked"}},
 		{name: "expires_in absurd", status: 200, body: `{"access_token":"at","expires_in":1e300}`,
 			want: &Token{AccessToken: "at", TokenType: "Bearer", Scope: "asked"}},
+		{name: "expires_in a rounding past the longest duration", status: 200, body: `{"access_token":"at","expires_in":9223372036.854775807}`,
+			want: &Token{AccessToken: "at", TokenType: "Bearer", Scope: "asked"}},
 		{name: "expires_in not a number", status: 200, body: `{"access_token":"at","expires_in":true}`,
 			want: &Token{AccessToken: "at", TokenType: "Bearer", Scope: "asked"}},
 		{name: "201", status: 201, body: `{"access_token":"at"}`,
