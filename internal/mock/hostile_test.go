@@ -29,6 +29,7 @@ func TestResponsesBounds(t *testing.T) {
 	for _, tt := range []struct{ doc, want string }{
 		{"tools:\n  - name: a\n    steps: [{wait: 6m}, {wait: 5m}]\n    result: {}\n", "waits 11m0s in all: at most 10m0s"},
 		{"tools:\n  - name: a\n    steps: [{wait: 1000000h}]\n    result: {}\n", "at most 10m0s"},
+		{"tools:\n  - name: a\n    steps: [{wait: 1m}, {wait: 2562047h47m16.854775807s}]\n    result: {}\n", "at most 10m0s"},
 		{"tools:\n  - name: a\n    steps: [{ask: {method: roots/list, timeout: 11m}}]\n    result: {}\n", "at most 10m0s"},
 		{"tools:\n  - name: a\n    steps: [{ask: {method: tools/call}}]\n    result: {}\n", `not "tools/call"`},
 		{"tools:\n  - name: a\n    steps: [{notify: {method: tools/call}}]\n    result: {}\n", `not "tools/call"`},
