@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
@@ -218,6 +219,21 @@ func TestUnfinishedAtTheEnd(t *testing.T) {
 	res := runLoad(t, ss, Plan{Concurrency: 1, Duration: time.Second, Grace: 100 * time.Millisecond}, op(t, "call", "x"))
 	if res.Errors != 1 || len(res.ErrorKinds) != 1 || res.ErrorKinds[0].Kind != "unfinished" || res.ErrorKinds[0].Phase != "operation" {
 		t.Errorf("errors %d: %+v; want 1 unfinished operation", res.Errors, res.ErrorKinds)
+	}
+}
+
+// A run as long as a duration can be, with a grace, is not cut at its
+// start: its end and the grace add up past the longest duration.
+func TestTheLongestRun(t *testing.T) {
+	ss := fakeServer(t, "plain")
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	res, err := Run(ctx, Config{Plan: Plan{Concurrency: 1, Duration: duration.Max, Grace: 5 * time.Second}, Ops: []Op{op(t, "call", "x")}, Open: ss.open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.OK == 0 || res.Errors != 0 {
+		t.Errorf("interrupted %v, ok %d, errors %d; want true, some, 0", res.Interrupted, res.OK, res.Errors)
 	}
 }
 
