@@ -65,3 +65,23 @@ func TestSlowListenInconclusive(t *testing.T) {
 		t.Errorf("%s", describeResult(r))
 	}
 }
+
+// A check's time longer than any run is as good as none: three or four of
+// it, which the first contact and the server's facts are given, do not
+// wrap round to a bound already passed.
+func TestCheckTimeLongerThanAnyRun(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"lifecycle", "lists"}, CheckTimeout: 1000000 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := report.Inconclusive(); n > 0 {
+		for _, r := range report.Results {
+			t.Log(describeResult(r))
+		}
+		t.Errorf("%d checks inconclusive", n)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"runtime"
 	"slices"
@@ -261,6 +262,11 @@ func (o Options) withDefaults() Options {
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = DefaultStartTimeout
 	}
+	// A bound longer than a run can take is as good as none: cut to an
+	// eighth of the longest duration, StartTimeout+4*CheckTimeout, the
+	// most the checks add up, cannot wrap round to one already passed.
+	o.CheckTimeout = min(o.CheckTimeout, math.MaxInt64/8)
+	o.StartTimeout = min(o.StartTimeout, math.MaxInt64/8)
 	if o.Parallel <= 0 {
 		o.Parallel = DefaultParallel
 	}
