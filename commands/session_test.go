@@ -136,6 +136,18 @@ func TestSessionAnswersServerRequests(t *testing.T) {
 	}
 }
 
+// A session started with the longest connect timeout is waited for, not
+// given up at once: the wait, the timeout and half a minute, does not
+// wrap round to a negative.
+func TestSessionStartWithTheLongestConnectTimeout(t *testing.T) {
+	t.Parallel()
+	w := sessionWorld(t)
+	r := w.mcpv(t, "", args([]string{"session", "start", "long", "--connect-timeout", "2562047h47m"}, demo())...)
+	if r.code != 0 {
+		t.Errorf("session start: exit %d, %q", r.code, r.stderr)
+	}
+}
+
 // A session start refused because the name is held leaves the running
 // keeper's log as it was.
 func TestSessionStartRefusedKeepsLog(t *testing.T) {
