@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -69,7 +70,9 @@ func progressText(params json.RawMessage) string {
 		s += "/" + safetext.Line(p.Total.String())
 		if done, err1 := strconv.ParseFloat(p.Progress.String(), 64); err1 == nil {
 			if total, err2 := strconv.ParseFloat(p.Total.String(), 64); err2 == nil && total > 0 {
-				s += fmt.Sprintf(" (%.0f%%)", 100*done/total)
+				if share := 100 * done / total; !math.IsInf(share, 0) { // 5 of 1e-320 is none
+					s += fmt.Sprintf(" (%.0f%%)", share)
+				}
 			}
 		}
 	}

@@ -338,6 +338,20 @@ func with(env Env, kv ...string) Env {
 	return env
 }
 
+// A progress's share is shown when there is one: a total so small that
+// the share is past any float64 has none, not +Inf%.
+func TestProgressShare(t *testing.T) {
+	for params, want := range map[string]string{
+		`{"progress":5,"total":10}`:      "mcpv: progress 5/10 (50%)",
+		`{"progress":5,"total":1e-320}`:  "mcpv: progress 5/1e-320",
+		`{"progress":1e308,"total":0.1}`: "mcpv: progress 1e308/0.1",
+	} {
+		if got := progressText([]byte(params)); got != want {
+			t.Errorf("progressText(%s) = %q, want %q", params, got, want)
+		}
+	}
+}
+
 // What a server writes is shown with what a terminal would act on escaped,
 // and a log message of several lines cannot pass for lines of mcpv's own.
 func TestServerTextIsSafe(t *testing.T) {
