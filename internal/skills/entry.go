@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"reflect"
 	"regexp"
@@ -122,7 +123,7 @@ func Parse(raw json.RawMessage) (Skill, error) {
 			return bad("the size of %s is negative", r.URI)
 		}
 		seen[r.URI] = true
-		total += r.Size
+		total = min(total, math.MaxInt64-r.Size) + r.Size // a sum past it would wrap negative, under the bound
 	}
 	if !seen[s.URI] {
 		return bad("the files listed do not include SKILL.md itself")

@@ -2,6 +2,7 @@ package skills
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,7 @@ func TestParse(t *testing.T) {
 		{"twice", entry("skill://acme/refunds/SKILL.md", fm, "["+own+","+own+"]"), "twice"},
 		{"digest upper case", entry("skill://acme/refunds/SKILL.md", fm, fmt.Sprintf(`[{"uri":"skill://acme/refunds/SKILL.md","digest":%q,"size":1}]`, strings.ToUpper(d))), "64 lowercase hex"},
 		{"too big", entry("skill://acme/refunds/SKILL.md", fm, fmt.Sprintf(`[{"uri":"skill://acme/refunds/SKILL.md","digest":%q,"size":%d}]`, d, MaxBytes+1)), "more than the 16777216"},
+		{"sizes whose sum wraps", entry("skill://acme/refunds/SKILL.md", fm, fmt.Sprintf(`[%s,{"uri":"skill://acme/refunds/a.md","digest":%q,"size":%d}]`, own, d, math.MaxInt64)), "more than the 16777216"},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.raw))
