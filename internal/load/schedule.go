@@ -47,7 +47,7 @@ func ParseStage(s string) (Stage, error) {
 		}
 		return st, clierr.Usagef("--stage %s: want %s, found %q", s, what, target)
 	}
-	st.Duration, st.Target = dur, n
+	st.Duration, st.Target = dur, math.Abs(n) // -0 is 0
 	return st, nil
 }
 

@@ -108,6 +108,10 @@ func TestParseStage(t *testing.T) {
 			t.Errorf("ParseStage(%q) = %+v, %v; want %+v (bad %v)", tc.in, got, err, tc.want, tc.bad)
 		}
 	}
+	// -0 is 0, and the report says so, not 1s:-0
+	if st, err := ParseStage("1s:-0"); err != nil || math.Signbit(st.Target) {
+		t.Errorf("ParseStage(1s:-0) = %+v, %v; want a target of 0", st, err)
+	}
 }
 
 // The mix comes in its proportions, spread evenly.
