@@ -269,7 +269,8 @@ func pollWait(task json.RawMessage) time.Duration {
 			ms = *v
 		}
 	}
-	return min(max(time.Duration(ms)*time.Millisecond, 20*time.Millisecond), time.Second)
+	ms = min(max(ms, 20), 1000) // bounded first: more milliseconds than a Duration holds wrap
+	return time.Duration(ms * float64(time.Millisecond))
 }
 
 func terminal(status string) bool {

@@ -212,3 +212,22 @@ func TestExtTaskWithoutIDBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A task's poll interval is kept within the check's bounds, a long one
+// too: milliseconds past a time.Duration are the longest wait, not the
+// shortest.
+func TestPollWait(t *testing.T) {
+	for task, want := range map[string]time.Duration{
+		`{}`:                       100 * time.Millisecond,
+		`{"pollInterval":500}`:     500 * time.Millisecond,
+		`{"pollIntervalMs":5}`:     20 * time.Millisecond,
+		`{"pollInterval":-1}`:      20 * time.Millisecond,
+		`{"pollInterval":60000}`:   time.Second,
+		`{"pollInterval":1e13}`:    time.Second,
+		`{"pollIntervalMs":1e300}`: time.Second,
+	} {
+		if got := pollWait(json.RawMessage(task)); got != want {
+			t.Errorf("pollWait(%s) = %v, want %v", task, got, want)
+		}
+	}
+}
