@@ -156,7 +156,7 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 		}
 		lines <- r
 	}()
-	wait := s.settings.ConnectTimeout + min(30*time.Second, duration.Max-s.settings.ConnectTimeout) // not past Max, wrapped negative
+	wait := duration.Sum(s.settings.ConnectTimeout, 30*time.Second)
 	if s.settings.ConnectTimeout == 0 {
 		wait = 24 * time.Hour
 	}

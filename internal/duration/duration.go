@@ -28,6 +28,10 @@ var (
 // Max is the longest duration there is.
 const Max = time.Duration(math.MaxInt64)
 
+// Sum is a+b for durations that are not negative, Max where the sum is
+// longer: a plain sum past Max wraps negative, which a timer fires at once.
+func Sum(a, b time.Duration) time.Duration { return a + min(b, Max-a) }
+
 // Parse reads a Go duration or a bare number of seconds. A negative value,
 // one longer than Max, and anything else (Inf, NaN, hexadecimal, "30 s")
 // are refused; the error quotes s and names no flag or file, which the

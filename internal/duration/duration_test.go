@@ -114,3 +114,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestSum(t *testing.T) {
+	for _, c := range []struct{ a, b, want time.Duration }{
+		{0, 0, 0},
+		{time.Second, 30 * time.Second, 31 * time.Second},
+		{Max, 0, Max},
+		{Max, time.Nanosecond, Max},
+		{Max - time.Second, 30 * time.Second, Max},
+		{30 * time.Second, Max, Max},
+		{Max / 2, Max/2 + 1, Max},
+		{Max / 2, Max/2 + 2, Max},
+	} {
+		if got := Sum(c.a, c.b); got != c.want {
+			t.Errorf("Sum(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -202,9 +202,8 @@ func (r *run) measure() (*Result, error) {
 	defer r.cancel(nil)
 	if r.sched.end > 0 {
 		r.end = r.start.Add(r.sched.end)
-		// Operations in flight at the end get the grace, then are cut; a
-		// sum past the longest duration would wrap negative, cut at once.
-		stopTimer = time.AfterFunc(r.sched.end+min(r.cfg.Grace, duration.Max-r.sched.end), func() { r.cancel(errCut) })
+		// Operations in flight at the end get the grace, then are cut.
+		stopTimer = time.AfterFunc(duration.Sum(r.sched.end, r.cfg.Grace), func() { r.cancel(errCut) })
 		defer stopTimer.Stop()
 	}
 	finished := make(chan struct{})

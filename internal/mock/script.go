@@ -116,7 +116,7 @@ func (e *Entry) checkSteps() error {
 		}
 		switch {
 		case s.Wait != nil:
-			if waited += min(time.Duration(*s.Wait), duration.Max-waited); waited > MaxWait { // a sum past Max wrapped negative
+			if waited = duration.Sum(waited, time.Duration(*s.Wait)); waited > MaxWait {
 				return fmt.Errorf("%s: the entry waits %v in all: at most %v", at, waited, MaxWait)
 			}
 		case s.Progress != nil:
