@@ -157,10 +157,19 @@ func RunIfRequested() bool {
 	newServer(c, os.Stdin, out, log).serve()
 	if c.ignoreExit {
 		fmt.Fprintln(log, `{"fake":"EOF"}`)
-		select {} // wait for SIGKILL
+		hang() // wait for SIGKILL
 	}
 	os.Exit(0)
 	return true
+}
+
+// hang blocks for good. Not select{}: in a program without cgo (Program's)
+// a process whose every goroutine blocks on channels is ended by the
+// runtime as deadlocked, where a hostile server would wait for its signal.
+func hang() {
+	for {
+		time.Sleep(time.Hour)
+	}
 }
 
 type server struct {
@@ -234,7 +243,7 @@ func (s *server) readLoop() {
 				return
 			}
 			if s.c.deaf && m.Method == "notifications/initialized" {
-				select {} // never reads again; the process ends by a signal
+				hang() // never reads again; the process ends by a signal
 			}
 		}
 		if err != nil {
