@@ -74,8 +74,7 @@ func authChecks() []*Check {
 					t.failErr("authorization server metadata", err)
 				}
 				if !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
-					t.Got("code_challenge_methods_supported " + joinQuoted(as.CodeChallengeMethodsSupported))
-					t.Fail("the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
+					t.FailGot("code_challenge_methods_supported "+joinQuoted(as.CodeChallengeMethodsSupported), "the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
 				}
 			},
 		},

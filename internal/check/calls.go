@@ -376,8 +376,7 @@ func taskRequiredCheck(t *T) {
 		t.Sent("tools/call " + clip(string(params), 200) + ", without a task")
 		switch {
 		case m.Error == nil:
-			t.Got(clipped(m.Result))
-			t.Fail("the tool %q requires a task, but a call without one was served", call.Tool)
+			t.FailGot(clipped(m.Result), "the tool %q requires a task, but a call without one was served", call.Tool)
 		case m.Error.Code == mcp.CodeInvalidRequest:
 			// The revision says both: -32601 at the tool's level, and
 			// that a receiver requiring tasks for the request type may
@@ -385,8 +384,7 @@ func taskRequiredCheck(t *T) {
 			t.Got(errText(m.Error))
 			t.Unsure("the call of %q without a task was refused with -32600, which the revision's error handling lets a receiver that requires tasks for tools/call send; its rule for a tool that requires a task is -32601", call.Tool)
 		case m.Error.Code != mcp.CodeMethodNotFound:
-			t.Got(errText(m.Error))
-			t.Fail("the call of %q without a task was refused with %d, not -32601", call.Tool, m.Error.Code)
+			t.FailGot(errText(m.Error), "the call of %q without a task was refused with %d, not -32601", call.Tool, m.Error.Code)
 		}
 	}
 	if checked > 0 {

@@ -69,8 +69,7 @@ func extensionChecks() []*Check {
 			Quote: "As an extension, MCP Apps is optional and must be explicitly negotiated between clients and servers through the extension capabilities mechanism",
 			run: func(t *T) {
 				if n := len(appTools(t)); n > 0 && !t.r.main.HasExtension(mcp.UIExtension) {
-					t.Got(clip(string(t.r.main.ServerExtensions()), 200))
-					t.Fail("%d of its tools carry an app, but the server does not declare %s: a host that holds to the negotiation shows none", n, mcp.UIExtension)
+					t.FailGot(clip(string(t.r.main.ServerExtensions()), 200), "%d of its tools carry an app, but the server does not declare %s: a host that holds to the negotiation shows none", n, mcp.UIExtension)
 				}
 			},
 		},

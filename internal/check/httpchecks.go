@@ -416,8 +416,7 @@ func oneStream(t *T) {
 		if a.x != nil {
 			for _, s := range a.x.msgs {
 				if s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) != idKey(a.id) {
-					t.Got(s.raw)
-					t.Fail("the answer to %s came on the stream of the request %s", clip(string(s.msg.ID), 60), a.id)
+					t.FailGot(s.raw, "the answer to %s came on the stream of the request %s", clip(string(s.msg.ID), 60), a.id)
 				}
 			}
 		}
@@ -427,8 +426,7 @@ func oneStream(t *T) {
 		case a.x == nil || a.x.status == 0:
 			t.failErr("ping "+string(a.id), a.err)
 		case a.x.status/100 != 2:
-			t.Got(a.x.String())
-			t.Fail("the ping %s, sent while others were open, was refused with HTTP %d: a client may keep several streams open", a.id, a.x.status)
+			t.FailGot(a.x.String(), "the ping %s, sent while others were open, was refused with HTTP %d: a client may keep several streams open", a.id, a.x.status)
 		case a.x.response == nil && a.err != nil:
 			t.failErr("ping "+string(a.id), a.err)
 		case a.x.response == nil:

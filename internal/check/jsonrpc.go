@@ -348,8 +348,7 @@ func jsonrpcBadInputChecks() []*Check {
 				switch {
 				case answered == 2:
 				case answered == 0 && refused != "":
-					t.Got(refused)
-					t.Fail("the batch was answered with an error, not with the answers to its 2 pings")
+					t.FailGot(refused, "the batch was answered with an error, not with the answers to its 2 pings")
 				default:
 					t.Fail("%d of the batch's 2 pings were answered", answered)
 				}
@@ -503,8 +502,7 @@ func echoes(t *T, id string) {
 	echoed := func(r reply) {
 		var tw *twinError
 		if errors.As(r.err, &tw) {
-			t.Got(lastRaw(c.since(mark)))
-			t.Fail("no response with id %s; the server answered with id %s", id, tw.got)
+			t.FailGot(lastRaw(c.since(mark)), "no response with id %s; the server answered with id %s", id, tw.got)
 		}
 	}
 	select {

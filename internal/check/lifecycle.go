@@ -82,8 +82,7 @@ func lifecycleInitializeChecks() []*Check {
 					b := t.versionAnswered(a.version, "initialize offering "+a.version)
 					if b.version != a.version {
 						t.Sent(fmt.Sprintf("initialize offering %s, then %s", v, a.version))
-						t.Got(fmt.Sprintf("%s, then %s", a.version, answerText(b)))
-						t.Fail("offered %s the server answers %s, a version it supports; offered %s it does not answer %s", v, a.version, a.version, a.version)
+						t.FailGot(fmt.Sprintf("%s, then %s", a.version, answerText(b)), "offered %s the server answers %s, a version it supports; offered %s it does not answer %s", v, a.version, a.version, a.version)
 					}
 				}
 				t.Note("versions echoed: %s", t.echoed())
@@ -221,8 +220,7 @@ func lifecycleSessionChecks() []*Check {
 				settle(t, 500*time.Millisecond)
 				for _, s := range c.since(mark) {
 					if s.msg.IsRequest() && s.msg.Method != "ping" {
-						t.Got(s.raw)
-						t.Fail("the server sent %s before the initialized notification", s.msg.Method)
+						t.FailGot(s.raw, "the server sent %s before the initialized notification", s.msg.Method)
 					}
 				}
 				if err := c.notify(t.ctx, "notifications/initialized", nil); err != nil {
@@ -476,7 +474,6 @@ func undeclaredList(t *T, capability string) {
 			continue
 		}
 		t.Sent(l.Method)
-		t.Got(t.r.wire.lastAnswer(l.Method))
-		t.Fail("%s lists %d, though the %q capability is not declared", l.Method, len(items), capability)
+		t.FailGot(t.r.wire.lastAnswer(l.Method), "%s lists %d, though the %q capability is not declared", l.Method, len(items), capability)
 	}
 }

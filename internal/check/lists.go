@@ -23,8 +23,7 @@ func listsChecks() []*Check {
 				lintFindings(t, surface.SeverityError, surface.RuleList)
 				if s := t.r.watches.firstNullCursor(); s != nil {
 					t.Sent(s.method)
-					t.Got(s.raw)
-					t.Fail("%s answered a page with \"nextCursor\": null: the cursor is a string, and a last page has none", s.method)
+					t.FailGot(s.raw, "%s answered a page with \"nextCursor\": null: the cursor is a string, and a last page has none", s.method)
 				}
 			},
 		},
@@ -84,11 +83,9 @@ func listsChecks() []*Check {
 					t.Sent(fmt.Sprintf("%s with cursor %q, twice", l.Method, clip(next, 80)))
 					switch {
 					case e1 != nil || e2 != nil:
-						t.Got(fmt.Sprintf("%v / %v", rpcText(e1), rpcText(e2)))
-						t.Fail("the cursor %s gave was refused", l.Method)
+						t.FailGot(fmt.Sprintf("%v / %v", rpcText(e1), rpcText(e2)), "the cursor %s gave was refused", l.Method)
 					case !slices.Equal(keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)):
-						t.Got(fmt.Sprintf("%v, then %v", keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)))
-						t.Fail("the same cursor gave two different pages")
+						t.FailGot(fmt.Sprintf("%v, then %v", keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)), "the same cursor gave two different pages")
 					}
 				}
 				if !paged {

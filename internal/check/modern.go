@@ -43,8 +43,7 @@ func modernDiscoverChecks() []*Check {
 					t.FailGot(clipped(m.Result), "the result has no capabilities object")
 				}
 				if p := schemaOf(mcp.ModernVersion).validate("DiscoverResult", m.Result); p != "" {
-					t.Got(clipped(m.Result))
-					t.Fail("the result breaks DiscoverResult (%s): %s", mcp.ModernVersion, p)
+					t.FailGot(clipped(m.Result), "the result breaks DiscoverResult (%s): %s", mcp.ModernVersion, p)
 				}
 			},
 		},
@@ -143,8 +142,7 @@ func modernCacheChecks() []*Check {
 							first = scope
 						} else if paged = true; scope != first {
 							t.Sent(fmt.Sprintf("%s, page 1 and page %d", l.Method, page))
-							t.Got(fmt.Sprintf("cacheScope %q, then %q", first, scope))
-							t.Fail("%s's pages have different cacheScopes", l.Method)
+							t.FailGot(fmt.Sprintf("cacheScope %q, then %q", first, scope), "%s's pages have different cacheScopes", l.Method)
 						}
 						next, ok := str(member(m.Result, "nextCursor"))
 						if !ok {
@@ -211,8 +209,7 @@ func modernRequestChecks() []*Check {
 					Supported []string `json:"supported"`
 				}
 				if json.Unmarshal(m.Error.Data, &d) != nil || len(d.Supported) == 0 {
-					t.Got(errText(m.Error) + " " + clip(string(m.Error.Data), 200))
-					t.Fail("the error's data has no supported list")
+					t.FailGot(errText(m.Error)+" "+clip(string(m.Error.Data), 200), "the error's data has no supported list")
 				}
 			},
 		},

@@ -82,8 +82,7 @@ func readingResourceChecks() []*Check {
 					}
 					if len(r.Contents) > 0 {
 						t.Sent("resources/read " + uri)
-						t.Got(clipped(res))
-						t.Fail("no content names %q (the first names %q)", uri, r.Contents[0].URI)
+						t.FailGot(clipped(res), "no content names %q (the first names %q)", uri, r.Contents[0].URI)
 					}
 				})
 			},
@@ -104,8 +103,7 @@ func readingResourceChecks() []*Check {
 				case m.Error.Code == -32602:
 					t.Note("answered -32602, as 2026-07-28 has it")
 				case m.Error.Code != -32002:
-					t.Got(errText(m.Error))
-					t.Fail("answered with error %d, not -32002 (Resource not found)", m.Error.Code)
+					t.FailGot(errText(m.Error), "answered with error %d, not -32002 (Resource not found)", m.Error.Code)
 				}
 			},
 		},
@@ -125,8 +123,7 @@ func readingPromptChecks() []*Check {
 				eachPrompt(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
 					if rerr != nil {
 						t.Sent(fmt.Sprintf("prompts/get %q", name))
-						t.Got(errText(rerr))
-						t.Fail("a prompt it lists, with no required argument, cannot be got")
+						t.FailGot(errText(rerr), "a prompt it lists, with no required argument, cannot be got")
 					}
 				})
 			},

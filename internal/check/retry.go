@@ -145,8 +145,7 @@ func retryChecks() []*Check {
 					m := a.retry(t, ans, state(res))
 					switch {
 					case m.Error != nil:
-						t.Got(errText(m.Error))
-						t.Fail("round %d: the answers, with one to a key never asked, were refused", round)
+						t.FailGot(errText(m.Error), "round %d: the answers, with one to a key never asked, were refused", round)
 					case !inputRequired(seen{msg: m, era: "modern"}):
 						return
 					}
@@ -171,8 +170,7 @@ func retryChecks() []*Check {
 				}
 				m := a.retry(t, ans, state(a.result))
 				if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
-					t.Got(clipped(m.Result))
-					t.Fail("answers that are no results (strings) were taken, and the request completed")
+					t.FailGot(clipped(m.Result), "answers that are no results (strings) were taken, and the request completed")
 				}
 			},
 		},

@@ -440,8 +440,7 @@ func taskResult(t *T) {
 	m := run.result
 	t.Sent(fmt.Sprintf("tasks/result of task %s, %s", run.id, map[bool]string{true: "before it ended", false: "once it ended"}[run.pending]))
 	if after := str1(member(run.after[0].Result, "status")); run.pending && run.after[0].Error == nil && !terminal(after) {
-		t.Got(fmt.Sprintf("%s; then tasks/get: %s", answerOf(m), after))
-		t.Fail("tasks/result was answered while the task was still %s", after)
+		t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(m), after), "tasks/result was answered while the task was still %s", after)
 	}
 	if m.Error == nil {
 		if p := resultProblem(m.Result); p != "" {
@@ -466,8 +465,7 @@ func resultMeta(t *T) {
 	related := member(member(run.result.Result, "_meta"), mcp.RelatedTaskKey)
 	if str1(member(related, "taskId")) != run.id {
 		t.Sent("tasks/result " + run.id)
-		t.Got(clipped(run.result.Result))
-		t.Fail("the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
+		t.FailGot(clipped(run.result.Result), "the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
 	}
 }
 
@@ -489,8 +487,7 @@ func inputRelated(t *T) {
 	}
 	for _, s := range run.asks {
 		if str1(member(member(member(s.msg.Params, "_meta"), mcp.RelatedTaskKey), "taskId")) != run.id {
-			t.Got(s.raw)
-			t.Fail("%s, which the task made while it ran, names no task in its _meta %s", s.msg.Method, mcp.RelatedTaskKey)
+			t.FailGot(s.raw, "%s, which the task made while it ran, names no task in its _meta %s", s.msg.Method, mcp.RelatedTaskKey)
 		}
 	}
 }
@@ -531,8 +528,7 @@ func cancelRunning(t *T) {
 	case cm.Error != nil:
 		t.FailGot(errText(cm.Error), "cancelling a task that runs was refused")
 	case str1(member(cm.Result, "status")) != mcp.TaskCancelled:
-		t.Got(clipped(cm.Result))
-		t.Fail("tasks/cancel was answered with the task %q, not cancelled", str1(member(cm.Result, "status")))
+		t.FailGot(clipped(cm.Result), "tasks/cancel was answered with the task %q, not cancelled", str1(member(cm.Result, "status")))
 	case got.Error == nil && after != mcp.TaskCancelled:
 		t.FailGot(clipped(got.Result), "once cancelled the task is %q", after)
 	}

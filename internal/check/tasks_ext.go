@@ -195,8 +195,7 @@ func extCreate(t *T) {
 	case run.created.Error != nil:
 		t.Skip("%s", run.declined)
 	case rt == "task" && run.id == "", rt != "task" && run.id != "":
-		t.Got(clipped(res))
-		t.Fail("a result of resultType %q with taskId %q: a CreateTaskResult is of resultType \"task\" and carries its task", rt, run.id)
+		t.FailGot(clipped(res), "a result of resultType %q with taskId %q: a CreateTaskResult is of resultType \"task\" and carries its task", rt, run.id)
 	case rt != "task":
 		t.Skip("%s", run.declined)
 	}
@@ -342,8 +341,7 @@ func extKeys(t *T) {
 			for k := range asks {
 				if done[k] {
 					t.Sent("tasks/update answering " + k + ", then tasks/get " + run.id)
-					t.Got(clipped(m.Result))
-					t.Fail("the key %q, answered in an earlier round, is asked again", k)
+					t.FailGot(clipped(m.Result), "the key %q, answered in an earlier round, is asked again", k)
 				}
 			}
 		}
