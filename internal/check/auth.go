@@ -90,9 +90,7 @@ func authChecks() []*Check {
 				x := firstRequest(t, httpReq{plain: true, header: http.Header{"Authorization": {"Bearer mcpv-check-not-a-token"}}})
 				t.Sent(x.sent + " with Authorization: Bearer mcpv-check-not-a-token")
 				t.Got(x.String())
-				if x.status != http.StatusUnauthorized {
-					t.Fail("answered HTTP %d, not 401", x.status)
-				}
+				wantStatus(t, x, http.StatusUnauthorized)
 			},
 		},
 	}

@@ -237,9 +237,7 @@ func httpRefusalChecks() []*Check {
 				c := withSession(t, t.connWith(connOptions{era: "legacy"}))
 				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-unknown-session"`), "ping", nil)
 				x := t.httpSend(c, httpReq{body: msg, header: http.Header{"Mcp-Session-Id": {"mcpv-check-no-such-session"}}}, nil, "POST ping with Mcp-Session-Id: mcpv-check-no-such-session")
-				if x.status != http.StatusNotFound {
-					t.Fail("answered HTTP %d, not 404", x.status)
-				}
+				wantStatus(t, x, http.StatusNotFound)
 			},
 		},
 		{
@@ -279,9 +277,7 @@ func httpRefusalChecks() []*Check {
 				c := t.connWith(connOptions{era: "legacy"})
 				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-version"`), "ping", nil)
 				x := t.httpSend(c, httpReq{body: msg, header: http.Header{"MCP-Protocol-Version": {unknownVersion}}}, nil, "POST ping with MCP-Protocol-Version: "+unknownVersion)
-				if x.status != http.StatusBadRequest {
-					t.Fail("answered HTTP %d, not 400", x.status)
-				}
+				wantStatus(t, x, http.StatusBadRequest)
 			},
 		},
 		{

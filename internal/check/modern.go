@@ -510,9 +510,7 @@ func headerCheck(id, title, name, value string) *Check {
 // mismatch fails t unless x is 400 with error -32020.
 func mismatch(t *T, x *exchange) {
 	t.Got(x.String())
-	if x.status != http.StatusBadRequest {
-		t.Fail("answered HTTP %d, not 400", x.status)
-	}
+	wantStatus(t, x, http.StatusBadRequest)
 	if x.response == nil || x.response.Error == nil || x.response.Error.Code != mcp.CodeHeaderMismatch {
 		for _, s := range x.msgs {
 			if s.msg.Error != nil && s.msg.Error.Code == mcp.CodeHeaderMismatch {
