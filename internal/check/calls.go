@@ -390,13 +390,8 @@ func taskRequiredCheck(t *T) {
 	if checked > 0 {
 		return
 	}
-	var required []string
 	tools, _ := t.r.facts.items(t.ctx, "tools/list")
-	for _, tl := range tools {
-		if n, ok := str(member(tl, "name")); ok && taskRequired(tl) {
-			required = append(required, n)
-		}
-	}
+	required := toolNames(tools, taskRequired)
 	if len(required) == 0 {
 		t.Skip("no tool the server lists requires a task")
 	}

@@ -278,12 +278,7 @@ func cardChecks() []*Check {
 				live.Version, live.Supported = "", t.supported(c, init.SupportedVersions)
 				if c.Tools != nil && t.r.facts.declares("tools") {
 					tools, _ := t.r.facts.items(t.ctx, "tools/list")
-					live.Tools = []string{}
-					for _, tl := range tools {
-						if n, ok := str(member(tl, "name")); ok {
-							live.Tools = append(live.Tools, n)
-						}
-					}
+					live.Tools = append([]string{}, toolNames(tools, nil)...)
 				}
 				if d := servercard.Verify(c, live); len(d) > 0 {
 					var lines []string

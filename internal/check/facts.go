@@ -374,6 +374,18 @@ func (e *UnknownToolError) Error() string {
 	return fmt.Sprintf("--call %s: the server lists no such tool", e.Tool)
 }
 
+// toolNames are the names of the tools listed for which keep holds (of
+// every tool, when keep is nil); a tool with no name string has none.
+func toolNames(tools []json.RawMessage, keep func(tool json.RawMessage) bool) []string {
+	var out []string
+	for _, tl := range tools {
+		if n, ok := str(member(tl, "name")); ok && (keep == nil || keep(tl)) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // callsListed checks that each tool the user named is listed, when the
 // list is known whole: one that is not is the user's mistake. (When the
 // listing broke, the checks that need the tool are blocked by it.)
@@ -392,13 +404,7 @@ func (r *runner) callsListed(ctx context.Context) error {
 		if r.toolDef(ctx, c.Tool) != nil {
 			continue
 		}
-		e := &UnknownToolError{Tool: c.Tool}
-		for _, tl := range tools {
-			if n, ok := str(member(tl, "name")); ok {
-				e.Listed = append(e.Listed, n)
-			}
-		}
-		return e
+		return &UnknownToolError{Tool: c.Tool, Listed: toolNames(tools, nil)}
 	}
 	return nil
 }

@@ -195,10 +195,8 @@ func readingUtilityChecks() []*Check {
 			run: func(t *T) {
 				tools := t.listed("tools/list")
 				name := "mcpv-check-no-such-tool"
-				for _, tl := range tools {
-					if n, _ := str(member(tl, "name")); n == name {
-						t.Skip("the server has a tool named %s", name)
-					}
+				if slices.Contains(toolNames(tools, nil), name) {
+					t.Skip("the server has a tool named %s", name)
 				}
 				params := json.RawMessage(`{"name":"` + name + `","arguments":{}}`)
 				t.Sent("tools/call " + string(params))
