@@ -433,12 +433,9 @@ func exerciseModern(t *T) {
 		// with input_required, to a client that declared no capability.
 		if t.r.facts.declares("prompts") {
 			prompts, _ := t.r.facts.items(t.ctx, "prompts/list")
-			for _, p := range prompts {
-				if name, ok := str(member(p, "name")); ok && len(requiredArgs(p)) == 0 {
-					params, _ := json.Marshal(map[string]string{"name": name})
-					t.request(c, "prompts/get", params)
-					break
-				}
+			if names := promptsToGet(prompts); len(names) > 0 {
+				params, _ := json.Marshal(map[string]string{"name": names[0]})
+				t.request(c, "prompts/get", params)
 			}
 		}
 	})

@@ -286,14 +286,9 @@ func eachResource(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCEr
 // eachPrompt gets each prompt listed without a required argument, up to
 // maxReads, once per run.
 func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) {
-	items := t.listed("prompts/list")
-	n := 0
-	for _, it := range items {
-		name, ok := str(member(it, "name"))
-		if !ok || len(requiredArgs(it)) > 0 {
-			continue
-		}
-		if n++; n > maxReads {
+	names := promptsToGet(t.listed("prompts/list"))
+	for i, name := range names {
+		if i == maxReads {
 			t.Note("the first %d prompts without required arguments were got", maxReads)
 			break
 		}
@@ -305,9 +300,21 @@ func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCErr
 		}
 		fn(name, res, rerr)
 	}
-	if n == 0 {
+	if len(names) == 0 {
 		t.Skip("the server lists no prompt without required arguments")
 	}
+}
+
+// promptsToGet are the names of the prompts listed that have no required
+// argument: those a prompts/get without arguments gets.
+func promptsToGet(prompts []json.RawMessage) []string {
+	var out []string
+	for _, p := range prompts {
+		if name, ok := str(member(p, "name")); ok && len(requiredArgs(p)) == 0 {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // readOnce asks the main session once per run for what several checks

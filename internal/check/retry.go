@@ -48,15 +48,8 @@ func ask(t *T) asking {
 // is.
 func findAsking(t *T) asking {
 	c := t.fresh(connOptions{era: "modern", capabilities: answering})
-	n := 0
-	for _, it := range t.listed("prompts/list") {
-		name, ok := str(member(it, "name"))
-		if !ok || len(requiredArgs(it)) > 0 {
-			continue
-		}
-		if n++; n > maxReads {
-			break
-		}
+	names := promptsToGet(t.listed("prompts/list"))
+	for _, name := range names[:min(len(names), maxReads)] {
 		m, _ := t.request(c, "prompts/get", promptParams(name, nil, nil))
 		if inputRequired(seen{msg: m, era: "modern"}) {
 			return asking{name: name, result: m.Result}
