@@ -214,7 +214,7 @@ func utilityCallChecks() []*Check {
 					return ""
 				}
 				tok := member(s.msg.Params, "progressToken")
-				k := tokenKey(tok)
+				k := idKey(tok)
 				if w.tokens[k] || s.via == "session" && mainToken(k) || !stringOrInteger(tok) { // a token of no kind: utilities.progress-token's
 					return ""
 				}

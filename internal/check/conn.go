@@ -806,7 +806,7 @@ func (c *conn) close() {
 	}
 	if session != "" && c.era == "legacy" {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		c.do(ctx, httpReq{method: "DELETE"})
+		c.post(ctx, httpReq{method: "DELETE"}, nil)
 		cancel()
 	}
 }

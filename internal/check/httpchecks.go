@@ -255,7 +255,7 @@ func httpRefusalChecks() []*Check {
 					t.FailGot(x.String(), "DELETE answered HTTP %d", x.status)
 				}
 				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-deleted"`), "ping", nil)
-				y, err := c.do(t.ctx, httpReq{body: msg})
+				y, err := c.post(t.ctx, httpReq{body: msg}, nil)
 				if y == nil {
 					t.failErr("ping after DELETE", err)
 				}

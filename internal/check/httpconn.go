@@ -154,10 +154,6 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*excha
 	return x, nil
 }
 
-// do sends a request and reads no more of its answer than post does for
-// a notification.
-func (c *conn) do(ctx context.Context, hr httpReq) (*exchange, error) { return c.post(ctx, hr, nil) }
-
 // roundHTTP sends the request and returns its answer's head.
 func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Response, error) {
 	method := cmp.Or(hr.method, http.MethodPost)

@@ -24,11 +24,8 @@ type watchCtx struct {
 	secrets []string        // what no message may show: the run's secrets
 }
 
-// tokenKey is a progress token's text, for comparing.
-func tokenKey(raw json.RawMessage) string { return idKey(raw) }
-
-// mainToken reports whether a token key is one of the progress tokens
-// the main session's client gives its requests ("mcpv-N").
+// mainToken reports whether key, a progress token's idKey, is one of
+// the tokens the main session's client gives its requests ("mcpv-N").
 func mainToken(key string) bool {
 	n, ok := strings.CutPrefix(key, "s:mcpv-")
 	return ok && digits(n)
@@ -72,7 +69,7 @@ func (w *watches) know(f *facts) {
 // token records a progress token a request of the run carries.
 func (w *watches) token(raw json.RawMessage) {
 	w.mu.Lock()
-	w.tokens[tokenKey(raw)] = true
+	w.tokens[idKey(raw)] = true
 	w.mu.Unlock()
 }
 
