@@ -330,8 +330,7 @@ func (r *runner) callParams(t *T, i int, token json.RawMessage) (json.RawMessage
 func (r *runner) callable(t *T) []int {
 	var out, required []int
 	for i, call := range r.opts.Calls {
-		def := r.toolDef(t.ctx, call.Tool)
-		if taskRequired(def) {
+		if taskRequired(r.toolDef(t.ctx, call.Tool)) {
 			required = append(required, i)
 			continue
 		}
@@ -364,8 +363,7 @@ func taskRequiredCheck(t *T) {
 	}
 	checked := 0
 	for i, call := range t.r.opts.Calls {
-		def := t.r.toolDef(t.ctx, call.Tool)
-		if !taskRequired(def) {
+		if !taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
 			continue
 		}
 		checked++

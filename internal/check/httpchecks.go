@@ -137,8 +137,7 @@ func httpPostChecks() []*Check {
 			Quote: "If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
-				c := t.conn()
-				x := t.httpSend(c, httpReq{body: []byte(`{"jsonrpc": "2.0", "id": 1, "method": `)}, nil, `POST {"jsonrpc": "2.0", "id": 1, "method": `)
+				x := t.httpSend(t.conn(), httpReq{body: []byte(`{"jsonrpc": "2.0", "id": 1, "method": `)}, nil, `POST {"jsonrpc": "2.0", "id": 1, "method": `)
 				if x.status < 400 {
 					t.Fail("answered HTTP %d, not an error status", x.status)
 				}

@@ -151,8 +151,7 @@ func readingPromptChecks() []*Check {
 			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: ... Missing required arguments: -32602 (Invalid params)",
 			needs: needs{capability: "prompts"},
 			run: func(t *T) {
-				prompts := t.listed("prompts/list")
-				for _, p := range prompts {
+				for _, p := range t.listed("prompts/list") {
 					name, ok := str(member(p, "name"))
 					if !ok || len(requiredArgs(p)) == 0 {
 						continue
@@ -353,8 +352,7 @@ func requiredArgs(prompt json.RawMessage) []string {
 // completionParams asks to complete the first argument of a prompt, or
 // the first variable of a resource template; nil when there is none.
 func completionParams(t *T) json.RawMessage {
-	prompts := t.listed("prompts/list")
-	for _, p := range prompts {
+	for _, p := range t.listed("prompts/list") {
 		var pr struct {
 			Name      string `json:"name"`
 			Arguments []struct {
@@ -367,8 +365,7 @@ func completionParams(t *T) json.RawMessage {
 			return b
 		}
 	}
-	templates := t.listed("resources/templates/list")
-	for _, tp := range templates {
+	for _, tp := range t.listed("resources/templates/list") {
 		uri, _ := str(member(tp, "uriTemplate"))
 		if v := firstVariable(uri); v != "" {
 			b, _ := json.Marshal(map[string]any{"ref": map[string]string{"type": "ref/resource", "uri": uri},
