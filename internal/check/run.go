@@ -608,18 +608,18 @@ func (t *T) closeOwn() {
 	}
 }
 
-// Fail ends the check: the requirement does not hold, for the reason
-// given.
-func (t *T) Fail(format string, args ...any) {
-	t.out.Status, t.out.Message = Failed, fmt.Sprintf(format, args...)
+// end ends the check with status s, for the reason given.
+func (t *T) end(s Status, format string, args ...any) {
+	t.out.Status, t.out.Message = s, fmt.Sprintf(format, args...)
 	runtime.Goexit()
 }
 
+// Fail ends the check: the requirement does not hold, for the reason
+// given.
+func (t *T) Fail(format string, args ...any) { t.end(Failed, format, args...) }
+
 // Skip ends the check: it does not apply, for the reason given.
-func (t *T) Skip(format string, args ...any) {
-	t.out.Status, t.out.Message = Skipped, fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
+func (t *T) Skip(format string, args ...any) { t.end(Skipped, format, args...) }
 
 // Note adds a line that does not change the outcome.
 func (t *T) Note(format string, args ...any) {
@@ -784,10 +784,7 @@ func killedFromOutside(err error) bool {
 // Unsure ends the check with a warning, whatever its level: what it saw
 // may break the requirement or may not, and the check cannot tell which;
 // a failure is only for what it is sure of.
-func (t *T) Unsure(format string, args ...any) {
-	t.out.Status, t.out.Message = Warned, fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
+func (t *T) Unsure(format string, args ...any) { t.end(Warned, format, args...) }
 
 // unreadable reports whether err is an answer that was no JSON-RPC
 // message (an error object of the wrong shape, a body that does not
@@ -808,16 +805,13 @@ func unreadable(err error) bool {
 // Block ends the check: it could not run, because the defect the check
 // by names keeps it from what it needs.
 func (t *T) Block(by, format string, args ...any) {
-	t.out.Status, t.out.BlockedBy, t.out.Message = Blocked, by, fmt.Sprintf(format, args...)
-	runtime.Goexit()
+	t.out.BlockedBy = by
+	t.end(Blocked, format, args...)
 }
 
 // Inconclusive ends the check: it could not tell, for the reason given
 // (a bound that ran out).
-func (t *T) Inconclusive(format string, args ...any) {
-	t.out.Status, t.out.Message = Inconclusive, fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
+func (t *T) Inconclusive(format string, args ...any) { t.end(Inconclusive, format, args...) }
 
 // oneLine is an error's message on one line: the server's stderr that a
 // transport error quotes joined to it.
