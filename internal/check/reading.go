@@ -259,48 +259,43 @@ func readingUtilityChecks() []*Check {
 // eachResource reads each resource listed, up to maxReads, once per run.
 func eachResource(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCError)) {
 	items := t.listed("resources/list")
-	n := 0
+	var uris []string
 	for _, it := range items {
-		uri, ok := str(member(it, "uri"))
-		if !ok {
-			continue
+		if uri, ok := str(member(it, "uri")); ok {
+			uris = append(uris, uri)
 		}
-		if n++; n > maxReads {
-			t.Note("%d resources listed; the first %d were read", len(items), maxReads)
-			break
-		}
-		params, _ := json.Marshal(map[string]string{"uri": uri})
-		res, rerr := t.r.readOnce(t, "resources/read", params)
-		if res == nil && rerr == nil {
-			t.Note("%s asks for input (input_required), which mcpv check does not give: not read", clip(uri, 100))
-			continue
-		}
-		fn(uri, res, rerr)
 	}
-	if n == 0 {
-		t.Skip("the server lists no resource")
-	}
+	eachRead(t, "resources/read", "uri", uris, fn, fmt.Sprintf("%d resources listed; the first %d were read", len(items), maxReads),
+		"%s asks for input (input_required), which mcpv check does not give: not read", "the server lists no resource")
 }
 
 // eachPrompt gets each prompt listed without a required argument, up to
 // maxReads, once per run.
 func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) {
-	names := promptsToGet(t.listed("prompts/list"))
+	eachRead(t, "prompts/get", "name", promptsToGet(t.listed("prompts/list")), fn, fmt.Sprintf("the first %d prompts without required arguments were got", maxReads),
+		"prompt %q asks for input (input_required), which mcpv check does not give: not got", "the server lists no prompt without required arguments")
+}
+
+// eachRead asks method, once per run, of each of names (its params' key)
+// up to maxReads, and gives fn the answer. t notes over when there are
+// more, and asks (of the name) for one the server asks input for, which
+// is not read; it is skipped, saying none, when there is no name.
+func eachRead(t *T, method, key string, names []string, fn func(name string, res json.RawMessage, rerr *mcp.RPCError), over, asks, none string) {
 	for i, name := range names {
 		if i == maxReads {
-			t.Note("the first %d prompts without required arguments were got", maxReads)
+			t.Note("%s", over)
 			break
 		}
-		params, _ := json.Marshal(map[string]string{"name": name})
-		res, rerr := t.r.readOnce(t, "prompts/get", params)
+		params, _ := json.Marshal(map[string]string{key: name})
+		res, rerr := t.r.readOnce(t, method, params)
 		if res == nil && rerr == nil {
-			t.Note("prompt %q asks for input (input_required), which mcpv check does not give: not got", clip(name, 100))
+			t.Note(asks, clip(name, 100))
 			continue
 		}
 		fn(name, res, rerr)
 	}
 	if len(names) == 0 {
-		t.Skip("the server lists no prompt without required arguments")
+		t.Skip("%s", none)
 	}
 }
 
