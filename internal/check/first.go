@@ -192,9 +192,7 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 	if c.http != nil {
 		c.http.version = v
 	}
-	if err := c.notify(ctx, "notifications/initialized", nil); err != nil && c.http == nil {
-		return nil
-	}
+	c.notify(ctx, "notifications/initialized", nil)
 	if c.http == nil {
 		return nil
 	}
@@ -230,15 +228,13 @@ func (r *runner) contact(ctx context.Context, c *conn, method string, params jso
 	var m mcp.Message
 	var x *exchange
 	var err error
-	if c.stdio != nil {
+	if c.stdio == nil {
+		m, x, err = c.roundTrip(wctx, json.RawMessage(id), msg, httpReq{})
+	} else {
 		var d *defect
 		if m, d, err = r.awaitStdio(wctx, c, json.RawMessage(id), msg, mark, sent); d != nil {
 			return nil, d
 		}
-	} else {
-		m, x, err = c.roundTrip(wctx, json.RawMessage(id), msg, httpReq{})
-	}
-	if c.stdio != nil {
 		c.mu.Lock()
 		held := c.frags.holds()
 		c.mu.Unlock()
