@@ -5,6 +5,7 @@ package check
 // survived, batches as the negotiated version has them.
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -485,13 +486,7 @@ func echoes(t *T, id string) {
 		if x.response != nil {
 			return
 		}
-		for _, s := range x.msgs {
-			t.Got(s.raw)
-		}
-		if len(x.msgs) == 0 {
-			t.Got(x.String())
-		}
-		t.Fail("the answer holds no response with id %s", id)
+		t.FailGot(cmp.Or(lastRaw(x.msgs), x.String()), "the answer holds no response with id %s", id)
 	}
 	ch := c.expect(json.RawMessage(id), method)
 	defer c.unexpect(json.RawMessage(id))
