@@ -533,7 +533,7 @@ func (c *conn) piece(l seenLine) {
 	c.mu.Unlock()
 	switch {
 	case ok:
-		c.take(unitsOf(whole, "stdout", c.era, true), nil, "", 0)
+		c.take(unitsOf(whole, "stdout", c.era, true, false), nil, "", 0)
 	case over:
 		c.takeLines(given)
 		c.take(l.seenOf("stdout", c.era), nil, "", 0)
@@ -577,7 +577,7 @@ func (c *conn) receiveFor(data []byte, via string, id json.RawMessage, method st
 		}
 		c.flushFragments()
 	}
-	return c.take(unitsOf(data, via, c.era, false), id, method, status)
+	return c.take(unitsOf(data, via, c.era, false, false), id, method, status)
 }
 
 // take records the messages of one unit, shows them to the watches, and

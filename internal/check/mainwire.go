@@ -88,7 +88,7 @@ func (w *mainWire) trace(out bool, data []byte) {
 		return
 	}
 	w.flush()
-	w.take(unitsOn(data, "session", "", false, w.r.target.Stdio != nil))
+	w.take(unitsOf(data, "session", "", false, w.r.target.Stdio != nil))
 }
 
 // sending records the requests of what the session sends.
@@ -144,7 +144,7 @@ func (w *mainWire) piece(l seenLine) {
 	}
 	switch {
 	case ok:
-		w.take(unitsOf(whole, "stdout", "", true))
+		w.take(unitsOf(whole, "stdout", "", true, false))
 	case over:
 		w.flush()
 		w.take(l.seenOf("stdout", ""))

@@ -19,14 +19,9 @@ import (
 )
 
 // unitsOf are the messages of one wire unit, as seen; framing marks them
-// as written over several lines.
-func unitsOf(data []byte, via, era string, framing bool) []seen {
-	return unitsOn(data, via, era, framing, false)
-}
-
-// unitsOn is unitsOf for a unit that came on a stdio server's stdout
-// when stdio (the main session's, whose via is "session").
-func unitsOn(data []byte, via, era string, framing, stdio bool) []seen {
+// as written over several lines, and stdio a unit of the main session
+// (whose via is "session") that came on a stdio server's stdout.
+func unitsOf(data []byte, via, era string, framing, stdio bool) []seen {
 	msgs, err := mcp.DecodeMessages(data)
 	var out []seen
 	if err != nil {
@@ -146,7 +141,7 @@ type seenLine struct {
 // seenOf is a line given up, as the watches see it.
 func (l seenLine) seenOf(via, era string) []seen {
 	if l.unit {
-		return unitsOf(l.line, via, era, false)
+		return unitsOf(l.line, via, era, false, false)
 	}
 	return []seen{junkSeen(l.line, via, era)}
 }
