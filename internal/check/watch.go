@@ -142,12 +142,11 @@ func (w *watches) result(t *T) {
 		t.Note("%d messages watched", n)
 		return
 	}
-	t.Got(f.first.raw)
 	more := ""
 	if f.count > 1 {
 		more = fmt.Sprintf(" (and %d more messages)", f.count-1)
 	}
-	t.Fail("%s%s", f.why, more)
+	t.FailGot(f.first.raw, "%s%s", f.why, more)
 }
 
 // firstNullCursor is the first result seen with "nextCursor": null, or
