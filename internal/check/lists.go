@@ -41,12 +41,13 @@ func listsChecks() []*Check {
 			Spec: "2025-11-25", Section: "server/tools#tool-names",
 			Quote: "Tool names SHOULD be unique within a server.",
 			run: func(t *T) {
-				any := false
-				for _, l := range t.r.facts.lists() {
-					any = true
-					items := t.listed(l.Method)
+				lists := t.r.facts.lists()
+				if len(lists) == 0 {
+					t.Skip("the server declares no list")
+				}
+				for _, l := range lists {
 					counts := map[string]int{}
-					for _, it := range items {
+					for _, it := range t.listed(l.Method) {
 						if k, ok := str(member(it, l.Field)); ok {
 							counts[k]++
 							if counts[k] == 2 {
@@ -55,9 +56,6 @@ func listsChecks() []*Check {
 							}
 						}
 					}
-				}
-				if !any {
-					t.Skip("the server declares no list")
 				}
 			},
 		},
