@@ -128,7 +128,7 @@ func Walk(ctx context.Context, t Target) *Report {
 	} else {
 		w.stdio(ctx)
 	}
-	if f := w.report.Failed(); f == nil && t.FirstContact != nil && ctx.Err() == nil {
+	if w.report.Failed() == nil && t.FirstContact != nil && ctx.Err() == nil {
 		w.step("first exchange", func(s *Step) {
 			id, finding := t.FirstContact(ctx)
 			if id == "" {

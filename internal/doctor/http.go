@@ -148,10 +148,7 @@ func (w *walk) proxyFor(u *url.URL) *url.URL {
 func (w *walk) dial(ctx context.Context, s *Step, addrs []string, port string) (net.Conn, string) {
 	d := net.Dialer{Timeout: w.t.Timeout}
 	var last error
-	for i, a := range addrs {
-		if i == 4 {
-			break
-		}
+	for _, a := range addrs[:min(len(addrs), 4)] {
 		c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(a, port))
 		if err == nil {
 			return c, "connected to " + c.RemoteAddr().String()

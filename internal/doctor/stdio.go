@@ -98,8 +98,7 @@ func (w *walk) stdio(ctx context.Context) {
 		cancel()
 	}()
 	// The first answer, while stderr and stdout are watched.
-	modern := w.t.Era == "modern"
-	method, body := w.firstRequest(modern)
+	method, body := w.firstRequest(w.t.Era == "modern")
 	start := time.Now()
 	go func() { // doctor's stdio reader: ends when the server answers, ends, or is closed (the deferred Close)
 		for {
