@@ -156,11 +156,6 @@ func taskTool(t *T) int {
 	return 0
 }
 
-// taskOnce is the run's task of the era (key), made once (onces).
-func (r *runner) taskOnce(t *T, key string, make func(*T) *taskRun) *taskRun {
-	return r.tasks.get(t, key, func() *taskRun { return make(t) })
-}
-
 // legacyTask makes the run's task (2025-11-25) and follows it to its end.
 func legacyTask(t *T) *taskRun {
 	i := taskTool(t)
@@ -313,7 +308,7 @@ func theTask(t *T) *taskRun { return followTask(t, "legacy", legacyTask, "tasks.
 // creator, the check of the answer, when the answer is a task that
 // cannot be followed.
 func followTask(t *T, key string, make func(*T) *taskRun, creator string) *taskRun {
-	run := t.r.taskOnce(t, key, make)
+	run := t.r.tasks.get(t, key, func() *taskRun { return make(t) })
 	t.Sent(run.sent)
 	switch {
 	case run.declined != "":
@@ -325,7 +320,7 @@ func followTask(t *T, key string, make func(*T) *taskRun, creator string) *taskR
 }
 
 func createdTask(t *T) {
-	run := t.r.taskOnce(t, "legacy", legacyTask)
+	run := t.r.tasks.get(t, "legacy", func() *taskRun { return legacyTask(t) })
 	t.Sent(run.sent)
 	switch {
 	case run.created.Error != nil:

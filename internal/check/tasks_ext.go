@@ -187,7 +187,7 @@ func modernTask(t *T) *taskRun {
 func theExtTask(t *T) *taskRun { return followTask(t, "modern", modernTask, "tasks.ext-create") }
 
 func extCreate(t *T) {
-	run := t.r.taskOnce(t, "modern", modernTask)
+	run := t.r.tasks.get(t, "modern", func() *taskRun { return modernTask(t) })
 	t.Sent(run.sent)
 	res := run.created.Result
 	rt, _ := str(member(res, "resultType"))
