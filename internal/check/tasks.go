@@ -413,14 +413,24 @@ func timestamps(t *T) {
 }
 
 func ttlAnswered(t *T) {
-	run := theTask(t)
-	for _, g := range run.gets {
-		if g.Error != nil {
+	judgeGets(t, theTask(t), func(res json.RawMessage) string {
+		if ttl := member(res, "ttl"); ttl == nil || string(ttl) != "null" && !isNumber(ttl) {
+			return "tasks/get answered no ttl (a number, or null for unlimited)"
+		}
+		return ""
+	})
+}
+
+// judgeGets fails t on the first answer of run's tasks/get (an error
+// aside) in which problem finds one.
+func judgeGets(t *T, run *taskRun, problem func(res json.RawMessage) string) {
+	for _, m := range run.gets {
+		if m.Error != nil {
 			continue
 		}
-		if ttl := member(g.Result, "ttl"); ttl == nil || string(ttl) != "null" && !isNumber(ttl) {
+		if p := problem(m.Result); p != "" {
 			t.Sent("tasks/get " + run.id)
-			t.FailGot(clipped(g.Result), "tasks/get answered no ttl (a number, or null for unlimited)")
+			t.FailGot(clipped(m.Result), "%s", p)
 		}
 	}
 }

@@ -247,18 +247,7 @@ func detailedProblem(res json.RawMessage) string {
 	return ""
 }
 
-func extGet(t *T) {
-	run := theExtTask(t)
-	for _, m := range run.gets {
-		if m.Error != nil {
-			continue
-		}
-		if p := detailedProblem(m.Result); p != "" {
-			t.Sent("tasks/get " + run.id)
-			t.FailGot(clipped(m.Result), "%s", p)
-		}
-	}
-}
+func extGet(t *T) { judgeGets(t, theExtTask(t), detailedProblem) }
 
 // taskMembers are the members of a task (the extension's Task): an
 // acknowledgement that has any is no empty result. Other members are no
