@@ -474,20 +474,13 @@ func cancelCall(t *T) {
 			t.Skip("the call sent no progress notification before the check's time ran out")
 		case <-time.After(20 * time.Millisecond):
 		}
-		for _, s := range c.since(mark) {
-			if s.msg.Method == "notifications/progress" && idKey(member(s.msg.Params, "progressToken")) == idKey(token) {
-				progressed = true
-			}
-		}
+		progressed = slices.ContainsFunc(c.since(mark), func(s seen) bool {
+			return s.msg.Method == "notifications/progress" && idKey(member(s.msg.Params, "progressToken")) == idKey(token)
+		})
 	}
 	// answered reports the call's response among the messages up to n.
 	answered := func(n int) bool {
-		for _, s := range c.since(mark) {
-			if s.n <= n && s.msg.IsResponse() && idKey(s.msg.ID) == idKey(id) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(c.since(mark), func(s seen) bool { return s.n <= n && s.msg.IsResponse() && idKey(s.msg.ID) == idKey(id) })
 	}
 	if r.opts.beforeCancel != nil {
 		r.opts.beforeCancel(func() bool { return answered(math.MaxInt) })

@@ -791,12 +791,8 @@ func (t *T) Unsure(format string, args ...any) { t.end(Warned, format, args...) 
 // decode), which jsonrpc.messages reports.
 func unreadable(err error) bool {
 	var na *noAnswer
-	if errors.As(err, &na) {
-		for _, s := range na.x.msgs {
-			if s.bad != "" {
-				return true
-			}
-		}
+	if errors.As(err, &na) && slices.ContainsFunc(na.x.msgs, func(s seen) bool { return s.bad != "" }) {
+		return true
 	}
 	var te *mcp.TransportError
 	return errors.As(err, &te) && strings.HasPrefix(te.Op, "the server's answer cannot be read")
