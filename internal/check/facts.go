@@ -257,11 +257,11 @@ func notModern(m mcp.Message) string {
 	return ""
 }
 
-// lintOf are the lint's findings of the rules given.
-func (f *facts) lintOf(rules ...string) []surface.Finding {
+// lintOf are the lint's findings of severity and the rules given.
+func (f *facts) lintOf(severity string, rules ...string) []surface.Finding {
 	var out []surface.Finding
 	for _, fd := range f.lint {
-		if slices.Contains(rules, fd.Rule) {
+		if fd.Severity == severity && slices.Contains(rules, fd.Rule) {
 			out = append(out, fd)
 		}
 	}

@@ -295,12 +295,7 @@ func notificationCapability(method string) (string, bool) {
 
 // lintFindings fails t with the lint's findings of severity and rules.
 func lintFindings(t *T, severity string, rules ...string) {
-	var found []surface.Finding
-	for _, f := range t.r.facts.lintOf(rules...) {
-		if f.Severity == severity {
-			found = append(found, f)
-		}
-	}
+	found := t.r.facts.lintOf(severity, rules...)
 	if len(found) == 0 {
 		return
 	}

@@ -15,10 +15,8 @@ func ruleCheck(id, title string, level Level, spec, section, quote string, rules
 		ID: id, Title: title, Level: level, Spec: spec, Section: section, Quote: quote,
 		run: func(t *T) {
 			t.lintDone()
-			for _, f := range t.r.facts.lintOf(rules...) {
-				if f.Severity == surface.SeverityWarning {
-					t.Note("%s: %s", f.Object, f.Message)
-				}
+			for _, f := range t.r.facts.lintOf(surface.SeverityWarning, rules...) {
+				t.Note("%s: %s", f.Object, f.Message)
 			}
 			lintFindings(t, surface.SeverityError, rules...)
 		},
