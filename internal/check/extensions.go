@@ -181,9 +181,8 @@ const maxApps = maxReads
 // by lists.shape when the listing broke, as the apps beyond it are
 // unknown.
 func appTools(t *T) []apps.ToolApp {
-	tools := t.listed("tools/list")
 	var out []apps.ToolApp
-	for _, tool := range tools {
+	for _, tool := range t.listed("tools/list") {
 		if a, ok := apps.OfTool(tool); ok {
 			out = append(out, a)
 		}
@@ -196,12 +195,11 @@ func appTools(t *T) []apps.ToolApp {
 // resource but is malformed has its problems reported too. The check is
 // blocked by lists.shape when the listing broke.
 func appReports(t *T) []apps.Report {
-	tools := t.listed("tools/list")
 	var listing []json.RawMessage
 	listed := false
 	var out []apps.Report
 	read := 0
-	for _, tool := range tools {
+	for _, tool := range t.listed("tools/list") {
 		a, ok := apps.OfTool(tool)
 		if !ok {
 			if len(a.Problems) > 0 {
