@@ -536,10 +536,7 @@ func (s *Session) read() {
 		}
 		msgs, err = appendMessages(msgs[:0], data)
 		if err != nil {
-			if stop := s.undecodable(data, err, &junk); stop != nil {
-				s.stop(stop)
-				return
-			}
+			s.undecodable(data, err, &junk)
 			continue
 		}
 		for i := range msgs {
@@ -560,7 +557,7 @@ func (s *Session) read() {
 // skipped with a warning, each call left to its own bound; anything else
 // is skipped with a warning (a server's stray output). It never ends the
 // session: one damaged line fails one request at most.
-func (s *Session) undecodable(data []byte, err error, junk *int) error {
+func (s *Session) undecodable(data []byte, err error, junk *int) {
 	whole, damaged := salvage(data)
 	tied, response := false, false
 	for _, piece := range damaged {
@@ -578,18 +575,17 @@ func (s *Session) undecodable(data []byte, err error, junk *int) error {
 		s.route(m)
 	}
 	if tied || len(whole) > 0 {
-		return nil
+		return
 	}
 	if response {
 		if n, ok := s.onlyPending(); ok {
 			s.route(message{ID: intID(n), local: &TransportError{Op: "the server sent an answer that cannot be read or tied to a request", Err: err}})
-			return nil
+			return
 		}
 	}
 	if *junk++; *junk <= maxJunkWarnings {
 		s.opts.Log.Warn(fmt.Sprintf("skipping a message that is not JSON-RPC: %s (%v)", quoteClip(data, 200), err))
 	}
-	return nil
 }
 
 // isPending reports whether request n awaits its answer.
