@@ -418,6 +418,19 @@ func (t *HTTPTransport) Keep() {
 	t.mu.Unlock()
 }
 
+// deleteSession ends the server's session sid at endpoint with a DELETE,
+// bounded by deleteTimeout.
+func (t *HTTPTransport) deleteSession(ctx context.Context, endpoint *url.URL, sid, version string) {
+	ctx, cancel := context.WithTimeout(ctx, deleteTimeout)
+	defer cancel()
+	if req, err := http.NewRequestWithContext(ctx, http.MethodDelete, endpoint.String(), nil); err == nil {
+		t.setHeaders(req, sid, version)
+		if resp, err := t.do(req); err == nil {
+			drain(resp) // 405 means the server keeps sessions itself: fine
+		}
+	}
+}
+
 // errTransportClosed is what a request written after Close gets.
 var errTransportClosed = &TransportError{Op: "connection closed"}
 
@@ -434,15 +447,7 @@ func (t *HTTPTransport) Close(ctx context.Context) error {
 	keep := t.keep
 	t.mu.Unlock()
 	if sid != "" && !keep && ctx.Err() == nil {
-		dctx, cancel := context.WithTimeout(ctx, deleteTimeout)
-		req, err := http.NewRequestWithContext(dctx, http.MethodDelete, endpoint.String(), nil)
-		if err == nil {
-			t.setHeaders(req, sid, version)
-			if resp, err := t.do(req); err == nil {
-				drain(resp) // 405 means the server keeps sessions itself: fine
-			}
-		}
-		cancel()
+		t.deleteSession(ctx, endpoint, sid, version)
 	}
 	t.cancel()
 	done := make(chan struct{})

@@ -175,14 +175,7 @@ func (t *HTTPTransport) notLegacy(ctx context.Context, msg []byte, err error) er
 	streamable := resp.StatusCode/100 == 2 && (mt == "application/json" || mt == "text/event-stream")
 	resp.Body.Close() // an event stream may not end: not drained
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
-		dctx, cancel := context.WithTimeout(ctx, deleteTimeout)
-		defer cancel()
-		if req, rerr := http.NewRequestWithContext(dctx, http.MethodDelete, t.url.String(), nil); rerr == nil {
-			t.setHeaders(req, sid, "")
-			if resp, derr := t.do(req); derr == nil {
-				drain(resp)
-			}
-		}
+		t.deleteSession(ctx, t.url, sid, "")
 	}
 	if !streamable {
 		return err
