@@ -213,7 +213,7 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 		raw, err = initialize(ctx, s, offered, caps, opts.Info)
 	}
 	if supported, ok := unsupportedVersion(err); ok && opts.ProtocolVersion != "" {
-		return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts)}
+		return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts, SupportedVersions)}
 	} else if ok {
 		if v := newestOf(ModernVersions, supported); v != "" {
 			return discover(ctx, s, opts, v)
@@ -222,7 +222,7 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 			offered = v
 			raw, err = initialize(ctx, s, offered, caps, opts.Info)
 		} else {
-			return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts)}
+			return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts, SupportedVersions)}
 		}
 	}
 	var ce *CallError
@@ -244,7 +244,7 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 		if supported, ok := serverVersions(ce.Err, CodeInvalidParams); ok {
 			v := newestOf(SupportedVersions, supported)
 			if opts.ProtocolVersion != "" || v == "" || v == offered {
-				return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts)}
+				return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts, SupportedVersions)}
 			}
 			offered = v
 			raw, err = initialize(ctx, s, offered, caps, opts.Info)
@@ -265,8 +265,8 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 		// modern era, which has no initialize to complete.
 		return discover(ctx, s, opts, res.ProtocolVersion)
 	}
-	if !slices.Contains(accepted(opts), res.ProtocolVersion) {
-		return nil, &VersionError{Offered: offered, Answered: res.ProtocolVersion, Accepted: accepted(opts)}
+	if !slices.Contains(accepted(opts, SupportedVersions), res.ProtocolVersion) {
+		return nil, &VersionError{Offered: offered, Answered: res.ProtocolVersion, Accepted: accepted(opts, SupportedVersions)}
 	}
 	if v, ok := s.t.(VersionSetter); ok {
 		v.SetProtocolVersion(res.ProtocolVersion) // HTTP: MCP-Protocol-Version from now on
@@ -299,12 +299,13 @@ func (c *Client) Err() error { return c.s.Err() }
 // Close ends the session; see Session.Close.
 func (c *Client) Close(ctx context.Context) error { return c.s.Close(ctx) }
 
-// accepted lists the versions mcpv takes in an answer.
-func accepted(opts ClientOptions) []string {
+// accepted lists the versions mcpv takes in an answer: the one pinned,
+// else those of the era, ours (SupportedVersions or ModernVersions).
+func accepted(opts ClientOptions, ours []string) []string {
 	if opts.ProtocolVersion != "" {
 		return []string{opts.ProtocolVersion}
 	}
-	return SupportedVersions
+	return ours
 }
 
 func initialize(ctx context.Context, s *Session, version string, caps json.RawMessage, info Implementation) (json.RawMessage, error) {

@@ -87,7 +87,7 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 		// one: a server may refuse a first request for reasons of its own.
 		v := newestOf(ModernVersions, supported)
 		if v == "" || (opts.ProtocolVersion != "" && v != opts.ProtocolVersion) {
-			return nil, &VersionError{Offered: version, ServerSupports: supported, Accepted: acceptedModern(opts)}
+			return nil, &VersionError{Offered: version, ServerSupports: supported, Accepted: accepted(opts, ModernVersions)}
 		}
 		offer(v)
 		raw, err = c.s.Call(ctx, "server/discover", c.stamp(nil))
@@ -107,7 +107,7 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 	if !slices.Contains(res.SupportedVersions, version) {
 		v := newestOf(ModernVersions, res.SupportedVersions)
 		if v == "" || opts.ProtocolVersion != "" {
-			return nil, &VersionError{Offered: version, ServerSupports: res.SupportedVersions, Accepted: acceptedModern(opts)}
+			return nil, &VersionError{Offered: version, ServerSupports: res.SupportedVersions, Accepted: accepted(opts, ModernVersions)}
 		}
 		offer(v)
 	}
@@ -183,13 +183,6 @@ func unsupportedVersion(err error) ([]string, bool) {
 		return nil, false
 	}
 	return serverVersions(ce.Err, CodeUnsupportedProtocolVersion)
-}
-
-func acceptedModern(opts ClientOptions) []string {
-	if opts.ProtocolVersion != "" {
-		return []string{opts.ProtocolVersion}
-	}
-	return ModernVersions
 }
 
 // Modern reports whether the session speaks the modern era.
