@@ -112,10 +112,6 @@ func (e *NotAListError) Error() string { return fmt.Sprintf("page %d: %s", e.Pag
 // Max stops the walk early, the result keeps nextCursor and next returns it.
 // It is ListTo's pieces, gathered.
 func (c *Client) List(ctx context.Context, method, key string, p Pages) (result json.RawMessage, next string, err error) {
-	if p.Cursor != "" {
-		page, err := c.Call(ctx, method, cursorParams(p.Cursor))
-		return page, "", err
-	}
 	var b bytes.Buffer
 	next, err = c.ListTo(ctx, method, key, p, func(piece []byte) error {
 		b.Write(piece)
