@@ -159,14 +159,17 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 		return err
 	}
 	r := newGatedSSEReader(sctx, resp.Body, t.large)
+	end := func() { // lets the stream go, when it is not kept
+		cancel()
+		r.done()
+		resp.Body.Close()
+	}
 	var endpoint string
 	for endpoint == "" {
 		ev, err := r.Next()
 		if err != nil {
 			stop()
-			cancel()
-			r.done()
-			resp.Body.Close()
+			end()
 			return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("the stream ended before an endpoint event: %w", err)}
 		}
 		if ev.Type == "endpoint" {
@@ -174,16 +177,12 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 		}
 	}
 	if !stop() {
-		cancel()
-		r.done()
-		resp.Body.Close()
+		end()
 		return ctx.Err()
 	}
 	u, err := t.url.Parse(endpoint)
 	if err != nil || u.Scheme != t.url.Scheme || u.Host != t.url.Host {
-		cancel()
-		r.done()
-		resp.Body.Close()
+		end()
 		return &TransportError{Op: "legacy SSE", Err: errors.New("the endpoint event names another origin; refusing to send there")}
 	}
 	t.mu.Lock()
@@ -200,9 +199,7 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 	}
 	t.mu.Unlock()
 	if closed {
-		cancel()
-		r.done()
-		resp.Body.Close()
+		end()
 		return errTransportClosed
 	}
 	return nil
