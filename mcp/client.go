@@ -212,18 +212,16 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 	} else {
 		raw, err = initialize(ctx, s, offered, caps, opts.Info)
 	}
-	if supported, ok := unsupportedVersion(err); ok && opts.ProtocolVersion != "" {
-		return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts, SupportedVersions)}
-	} else if ok {
-		if v := newestOf(ModernVersions, supported); v != "" {
+	if supported, ok := unsupportedVersion(err); ok {
+		if v := newestOf(ModernVersions, supported); v != "" && opts.ProtocolVersion == "" {
 			return discover(ctx, s, opts, v)
 		}
-		if v := newestOf(SupportedVersions, supported); v != "" && v != offered {
-			offered = v
-			raw, err = initialize(ctx, s, offered, caps, opts.Info)
-		} else {
+		v := newestOf(SupportedVersions, supported)
+		if opts.ProtocolVersion != "" || v == "" || v == offered {
 			return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts, SupportedVersions)}
 		}
+		offered = v
+		raw, err = initialize(ctx, s, offered, caps, opts.Info)
 	}
 	var ce *CallError
 	if errors.As(err, &ce) && opts.ProtocolVersion == "" &&
