@@ -320,12 +320,11 @@ func closeAll(files ...*os.File) {
 // with a warning; blank lines silently.
 func (t *CommandTransport) Read() ([]byte, error) {
 	msg, err := t.msgs.next()
-	switch {
-	case errors.As(err, new(*FramingError)):
+	if err != nil {
 		t.readEnd.Do(func() { close(t.readDone) })
-		return nil, &TransportError{Op: "read from server", Err: err, StderrTail: t.stderrTail()}
-	case err != nil:
-		t.readEnd.Do(func() { close(t.readDone) })
+		if errors.As(err, new(*FramingError)) {
+			return nil, &TransportError{Op: "read from server", Err: err, StderrTail: t.stderrTail()}
+		}
 		return nil, t.endError(err)
 	}
 	if t.inputClosed.Load() && asks(msg) {
