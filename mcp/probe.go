@@ -191,10 +191,8 @@ func (p *prober) decide(m message) *probeOutcome {
 		}
 		return &probeOutcome{c: c, final: true, err: err}
 	}
-	if p.init == nil {
-		if p.init, err = fallBack(p.pctx, p.s, p.initParams); err != nil {
-			return &probeOutcome{final: true, err: err}
-		}
+	if o := p.sendInitialize(); o != nil {
+		return o
 	}
 	return &probeOutcome{init: p.init}
 }
