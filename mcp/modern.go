@@ -123,24 +123,22 @@ func discoveredInfo(version string, discovered json.RawMessage, serverInfo json.
 	var b []byte
 	b = append(b, `{"protocolVersion":`...)
 	b = append(b, mustJSON(version)...)
-	rawjson.ForEachValidMember(discovered, func(k string, v []byte) error {
-		if k == "capabilities" {
-			b = append(append(b, `,"capabilities":`...), v...)
-		}
-		return nil
-	})
+	copyMember := func(key string) {
+		rawjson.ForEachValidMember(discovered, func(k string, v []byte) error {
+			if k == key {
+				b = append(append(append(append(b, `,"`...), key...), `":`...), v...)
+			}
+			return nil
+		})
+	}
+	copyMember("capabilities")
 	if len(serverInfo) > 0 {
 		b = append(append(b, `,"serverInfo":`...), serverInfo...)
 	}
 	if instructions != nil {
 		b = append(append(b, `,"instructions":`...), mustJSON(*instructions)...)
 	}
-	rawjson.ForEachValidMember(discovered, func(k string, v []byte) error {
-		if k == "supportedVersions" {
-			b = append(append(b, `,"supportedVersions":`...), v...)
-		}
-		return nil
-	})
+	copyMember("supportedVersions")
 	return append(b, '}')
 }
 
