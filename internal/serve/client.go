@@ -486,7 +486,7 @@ func (c *client) notified(method string, params json.RawMessage) {
 // readOnly reports whether the server's tool name says readOnlyHint.
 func (u *upstream) readOnly(ctx context.Context, name string) bool {
 	t, ok := u.conn.Tool(ctx, name)
-	return ok && toolReadOnly(t)
+	return ok && ToolReadOnly(t)
 }
 
 // scrubbed is a transport to a client that masks every secret the

@@ -27,7 +27,8 @@ func (gs Guards) toolAllowed(name string) bool {
 	return gs.every(func(g config.Guard) bool { return nameAllowed(name, g.AllowTools, g.DenyTools) })
 }
 
-func (gs Guards) resourceAllowed(uri string) bool {
+// AllowsResource reports whether the guards offer the resource uri.
+func (gs Guards) AllowsResource(uri string) bool {
 	return gs.every(func(g config.Guard) bool { return uriAllowed(uri, g.AllowResources, g.DenyResources) })
 }
 
@@ -134,15 +135,23 @@ func (g Guards) filter(method string, res json.RawMessage) json.RawMessage {
 	})
 }
 
+// AllowsTool reports whether the guards offer the tool called name, whose
+// definition is def: every guard allows its name, and a read-only guard
+// its readOnlyHint. mcpv app holds the tools an app calls to the same
+// guard as serve holds its clients'.
+func (gs Guards) AllowsTool(name string, def json.RawMessage) bool {
+	return gs.allowsItem(mcp.Tools, name, def)
+}
+
 // allowsItem reports whether the guards offer the item of list l called
 // id (a name or a URI), defined as def: a read-only guard reads a tool's
 // annotations there.
 func (g Guards) allowsItem(l mcp.List, id string, def json.RawMessage) bool {
 	switch {
 	case l.ByURI:
-		return g.resourceAllowed(id)
+		return g.AllowsResource(id)
 	case l == mcp.Tools:
-		return g.toolAllowed(id) && (!g.readOnly() || toolReadOnly(def))
+		return g.toolAllowed(id) && (!g.readOnly() || ToolReadOnly(def))
 	}
 	return g.promptAllowed(id)
 }
@@ -163,7 +172,7 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 			return refused("tool", p.Name)
 		}
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		if !g.resourceAllowed(p.URI) {
+		if !g.AllowsResource(p.URI) {
 			return refusedURI(p.URI)
 		}
 	case "prompts/get":
@@ -174,7 +183,7 @@ func (g Guards) check(ctx context.Context, method string, params json.RawMessage
 		if p.RefType == "ref/prompt" && !g.promptAllowed(p.RefName) {
 			return refused("prompt", p.RefName)
 		}
-		if p.RefType == "ref/resource" && !g.resourceAllowed(p.RefURI) {
+		if p.RefType == "ref/resource" && !g.AllowsResource(p.RefURI) {
 			return refusedURI(p.RefURI)
 		}
 	}
@@ -228,7 +237,7 @@ func (g Guards) listenParams(params json.RawMessage) (json.RawMessage, *mcp.RPCE
 	if rerr != nil {
 		return nil, rerr
 	}
-	return WithListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return !g.resourceAllowed(uri) })), nil
+	return WithListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return !g.AllowsResource(uri) })), nil
 }
 
 // ListenURIs are a subscriptions/listen's resourceSubscriptions. Params
@@ -265,7 +274,7 @@ func (g Guards) hidesNotification(method string, params json.RawMessage) bool {
 	if method != "notifications/resources/updated" || len(g) == 0 {
 		return false
 	}
-	return !g.resourceAllowed(resourceURI(params))
+	return !g.AllowsResource(resourceURI(params))
 }
 
 // refused is the error a client gets for what the guard hides: the same
@@ -289,8 +298,9 @@ func refusedURI(uri string) *mcp.RPCError {
 	return e
 }
 
-// toolReadOnly reads a tool definition's annotations.readOnlyHint.
-func toolReadOnly(raw json.RawMessage) bool {
+// ToolReadOnly reports whether a tool's definition says readOnlyHint
+// (its annotations.readOnlyHint).
+func ToolReadOnly(raw json.RawMessage) bool {
 	var t struct {
 		Annotations struct {
 			ReadOnly bool `json:"readOnlyHint"`
