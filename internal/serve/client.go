@@ -263,12 +263,10 @@ func hasModernMeta(params json.RawMessage) bool {
 // legacyParams are a modern request's params for a server of the
 // initialize era: without the modern era's _meta members, which such a
 // server may take for a modern request
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle).
-func legacyParams(params json.RawMessage) json.RawMessage { return legacyParamsWith(params, nil) }
-
-// legacyParamsWith is legacyParams with the progress token replaced by
-// token (when not nil): the relay's own, in the same one pass.
-func legacyParamsWith(params, token json.RawMessage) json.RawMessage {
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle);
+// with the progress token replaced by token (when not nil): the relay's
+// own, in the same one pass.
+func legacyParams(params, token json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	sep := func() {

@@ -346,10 +346,10 @@ func (u *upstream) swap(params json.RawMessage, r relayed, legacy bool) (json.Ra
 	swapped := false
 	fwd, release := u.tokens.SwapWith(params, r, func(params, _, ours json.RawMessage) (json.RawMessage, error) {
 		swapped = true
-		return legacyParamsWith(params, ours), nil
+		return legacyParams(params, ours), nil
 	})
 	if !swapped { // no token
-		fwd = legacyParams(params)
+		fwd = legacyParams(params, nil)
 	}
 	return fwd, release
 }
