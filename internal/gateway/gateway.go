@@ -38,7 +38,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"log/slog"
 	"maps"
 	"slices"
@@ -290,7 +289,7 @@ func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream
 		if err != nil || l == nil {
 			return u, err
 		}
-		if w, ok := u.(lister); ok {
+		if w, ok := u.(serve.Walker); ok {
 			return countedWalker{counted{u, &l.busy}, w}, nil
 		}
 		return counted{u, &l.busy}, nil
@@ -375,20 +374,10 @@ func (u counted) Relay(ctx context.Context, method string, params json.RawMessag
 	return u.Upstream.Relay(ctx, method, params)
 }
 
-// lister is an Upstream that walks its lists (the pin's and the
-// recording's walks use it).
-type lister interface {
-	Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error]
-}
-
 // countedWalker is counted for an Upstream that walks its lists.
 type countedWalker struct {
 	counted
-	w lister
-}
-
-func (u countedWalker) Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error] {
-	return u.w.Walk(ctx, method, key)
+	serve.Walker
 }
 
 // prefixed is a log handler that names the member a line is about:

@@ -83,7 +83,7 @@ func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, erro
 // Upstream that cannot walk, page by page through Forward, stopping at a
 // cursor sent twice.
 func (u *upstream) walkPages(ctx context.Context, method, key string, fn func([]json.RawMessage) error) error {
-	if w, ok := u.conn.(walker); ok {
+	if w, ok := u.conn.(Walker); ok {
 		n := 0
 		for p, err := range w.Walk(ctx, method, key) {
 			if err != nil {

@@ -338,7 +338,7 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 	// Who the server says it is (its serverInfo, instructions and
 	// capabilities), as its initialize (or server/discover) result has it.
 	s.Record.Note("initialize", nil, u.pinInstructions(up.State().InitializeResult))
-	w, ok := up.(walker)
+	w, ok := up.(Walker)
 	if !ok {
 		return nil
 	}

@@ -53,8 +53,9 @@ type Relay struct {
 	Secret func(values ...string)
 }
 
-// walker is an Upstream that walks the pages of a list.
-type walker interface {
+// Walker is an Upstream that walks the pages of a list (the pin's and
+// the recording's walks use it).
+type Walker interface {
 	Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error]
 }
 
