@@ -278,9 +278,7 @@ func (u *upstream) release() {
 // detach forgets a client that left, and ends the subscriptions only it
 // held.
 func (u *upstream) detach(c *client) {
-	u.mu.Lock()
-	delete(u.clients, c)
-	u.mu.Unlock()
+	note(u, u.clients, c, false)
 	u.leave(c)
 	u.tasks.forget(c)
 	u.release()
