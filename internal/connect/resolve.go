@@ -272,8 +272,7 @@ func secretFlag(name, value, envName string, env Env) (string, error) {
 		}
 		return strings.TrimSpace(string(data)), nil
 	}
-	value = cmp.Or(value, env.Getenv(envName))
-	return value, nil
+	return cmp.Or(value, env.Getenv(envName)), nil
 }
 
 func hostOf(raw string) string {
