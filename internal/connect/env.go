@@ -168,6 +168,5 @@ func (e Env) SessionDir() (dir, root string) {
 	if rt := e.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
 		return filepath.Join(rt, "mcpv"), rt
 	}
-	state := trust.StateDir(e.Getenv, e.Home(), e.GOOS)
-	return filepath.Join(state, "sessions"), filepath.Dir(state)
+	return e.SessionLogDir()
 }
