@@ -32,20 +32,16 @@ type answerer struct {
 }
 
 func newAnswerer(s *Settings, env Env, h Hooks) (*answerer, error) {
-	a := &answerer{sampling: s.Answers.SamplingCmd, dir: s.Answers.SamplingDir, hooks: h}
-	a.dir = cmp.Or(a.dir, env.Cwd)
+	a := &answerer{sampling: s.Answers.SamplingCmd, dir: cmp.Or(s.Answers.SamplingDir, env.Cwd), hooks: h}
+	var err error
 	if len(s.Answers.Roots) > 0 {
-		roots, err := rootList(s.Answers.Roots, env)
-		if err != nil {
+		if a.roots, err = rootList(s.Answers.Roots, env); err != nil {
 			return nil, err
 		}
-		a.roots = roots
 	}
-	el, err := elicitation(s, env, h)
-	if err != nil {
+	if a.elicit, err = elicitation(s, env, h); err != nil {
 		return nil, err
 	}
-	a.elicit = el
 	return a, nil
 }
 
