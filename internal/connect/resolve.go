@@ -65,11 +65,10 @@ func resolve(f Flags, explicit map[string]bool, server []string, env Env, log *s
 		}
 		src.Entry, src.Untrusted = x, untrusted
 	}
-	headers, err := readHeaders(f.Header, env)
-	if err != nil {
+	var err error
+	if src.Headers, err = readHeaders(f.Header, env); err != nil {
 		return nil, err
 	}
-	src.Headers = headers
 	if !src.Untrusted {
 		if src.ClientSecret, err = secretFlag("--client-secret", f.ClientSecret, "MCPV_CLIENT_SECRET", env); err != nil {
 			return nil, err
