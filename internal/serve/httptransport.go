@@ -102,7 +102,7 @@ func (t *httpTransport) send(ctx context.Context, msg outMsg) error {
 		// Only a response comes in parts, and its first part is not a
 		// whole message: read the others, which are one.
 		if !resp {
-			if _, isRequest := requestID(msg.parts[0]); isRequest {
+			if in, err := readIncoming(msg.parts[0]); err == nil && in.request {
 				return errors.New("the client has no stream open to take a request")
 			}
 		}
@@ -130,11 +130,6 @@ func (t *httpTransport) send(ctx context.Context, msg outMsg) error {
 	case <-done:
 		return context.Cause(ctx)
 	}
-}
-
-func requestID(msg []byte) (json.RawMessage, bool) {
-	in, err := readIncoming(msg)
-	return in.id, err == nil && in.request
 }
 
 // ConcurrentWrites: each message goes to a stream of its own.
