@@ -200,8 +200,7 @@ func (t *draining) WriteParts(ctx context.Context, parts [][]byte) error {
 
 // written settles the request a message answers.
 func (t *draining) written(msg []byte) {
-	e, _ := readEnvelope(msg)
-	if id, ok := e.response(); ok {
+	if id, ok := responseID(msg); ok {
 		t.d.settle(id)
 	}
 }
