@@ -222,17 +222,17 @@ func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
 	var status int
 	var body any
 	if h.Health != nil {
 		who, known := h.authorize(r)
-		h.mu.Lock()
-		closed := h.closed
-		h.mu.Unlock()
 		status, body = h.Health(who, known, closed)
 	} else {
 		status, body = http.StatusOK, map[string]string{"status": "ok"}
-		if !h.up() {
+		if closed || !h.up() {
 			status, body = http.StatusServiceUnavailable, map[string]string{"status": "unavailable"}
 		}
 	}
@@ -245,14 +245,8 @@ func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// up reports whether the endpoint serves and its server is up.
+// up reports whether the endpoint's server is up.
 func (h *HTTPHandler) up() bool {
-	h.mu.Lock()
-	closed := h.closed
-	h.mu.Unlock()
-	if closed {
-		return false
-	}
 	select {
 	case <-h.srv.Done(): // never, with Isolate: nil
 		return false
