@@ -218,11 +218,7 @@ func (c *conn) handle(m rpc, headers []mcp.ParamHeader) {
 			c.k.Client.ForwardNotification(context.Background(), m.Method, m.Params)
 		}
 	case m.ID != nil:
-		c.mu.Lock()
-		ch := c.asked[string(m.ID)]
-		delete(c.asked, string(m.ID))
-		c.mu.Unlock()
-		if ch != nil {
+		if ch := c.forgetAsked(string(m.ID)); ch != nil {
 			msg := &answer{Result: m.Result}
 			if m.Error != nil {
 				var e mcp.RPCError

@@ -128,9 +128,12 @@ func (c *conn) ask(ctx context.Context, method string, params json.RawMessage) (
 	}
 }
 
-// forgetAsked lets go of a question no answer is awaited for any more.
-func (c *conn) forgetAsked(id string) {
+// forgetAsked lets go of question id, answered or no longer awaited,
+// and returns the channel its answer was awaited on (nil: none is).
+func (c *conn) forgetAsked(id string) chan *answer {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := c.asked[id]
 	delete(c.asked, id)
-	c.mu.Unlock()
+	return ch
 }
