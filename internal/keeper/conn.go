@@ -197,9 +197,8 @@ func (c *conn) handle(m rpc, headers []mcp.ParamHeader) {
 		if len(headers) > 0 {
 			ctx = mcp.WithParamHeaders(ctx, headers)
 		}
-		id := string(m.ID)
 		c.mu.Lock()
-		c.inflight[id] = cancel
+		c.inflight[string(m.ID)] = cancel
 		c.mu.Unlock()
 		go c.relay(ctx, cancel, m) // relayed request: ends when the server answers, or it is cancelled
 	case m.Method == "notifications/cancelled":
