@@ -16,7 +16,6 @@ import (
 	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/redact"
-	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/testreport"
@@ -71,11 +70,8 @@ Examples:
 }
 
 func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
-	if len(c.Files) == 0 && !c.All && !t.given() {
-		return usageErrorf("give what to audit: FILE, --all, or a server: -- COMMAND, --url URL or --server NAME")
-	}
-	if c.All && t.given() {
-		return usageErrorf("--all audits every server of the config files; give no server as well")
+	if err := surfaceArgs(t, c.Files, c.All, "audit"); err != nil {
+		return err
 	}
 	if c.JudgeTimeout <= 0 || c.JudgeMax < 1 {
 		return usageErrorf("--judge-timeout must be more than 0 and --judge-max at least 1")
@@ -90,40 +86,23 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 	dest := &testreport.Output{Stdout: out.ios.Out, File: f}
 	var targets []audit.Target
 	var servers []audit.ServerInfo
-	for _, path := range c.Files {
-		sf, err := pin.ReadSurfaceFile(out.env.Path(path), safefile.Read)
-		if err != nil {
-			return usageErrorf("%s: %v", path, err)
-		}
-		for _, s := range sf.Servers {
-			targets = append(targets, audit.Target{Surface: s, Source: path, Lines: sf.Lines})
-			servers = append(servers, audit.ServerInfo{Name: s.Name, Source: path, Items: items(s.Tools, s.Prompts, s.Resources, s.ResourceTemplates)})
-		}
+	add := func(target audit.Target) {
+		s := target.Surface
+		targets = append(targets, target)
+		servers = append(servers, audit.ServerInfo{Name: s.Name, Source: target.Source, Items: len(s.Tools) + len(s.Prompts) + len(s.Resources) + len(s.ResourceTemplates)})
 	}
-	names, err := chosenServers(out, t, c.All)
+	failures, err := eachSurface(ctx, out, t, c.Files, c.All, "audited", "audit", func(path string, sf *pin.SurfaceFile, s surface.Server) error {
+		add(audit.Target{Surface: s, Source: path, Lines: sf.Lines})
+		return nil
+	}, func(name string) (string, error) {
+		target, err := c.live(ctx, t, name)
+		if err == nil {
+			add(target)
+		}
+		return target.Surface.Name, err
+	})
 	if err != nil {
 		return err
-	}
-	var failed error
-	unaudited := 0
-	for _, name := range names {
-		if ctx.Err() != nil {
-			return context.Cause(ctx) // interrupted: no more servers started
-		}
-		target, info, err := c.live(ctx, t, name)
-		if err != nil {
-			if failed == nil {
-				failed = err
-			}
-			unaudited++
-			fmt.Fprintf(out.ios.Err, "mcpv: server %q could not be audited: %s\n", safetext.Line(cmp.Or(name, info.Name)), exitcode.Message(err, exitCode(err), "mcpv audit --help"))
-			if len(names) == 1 && len(c.Files) == 0 {
-				return batchFailed{exitCode(err)}
-			}
-			continue
-		}
-		targets = append(targets, target)
-		servers = append(servers, info)
 	}
 	failOn, _ := audit.ParseSeverity(c.FailOn) // kong holds it to the names
 	var asked []judge.Item
@@ -137,7 +116,7 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 		findings = append(findings, c.judge(ctx, out, asked, findings, failOn)...)
 		audit.Sort(findings)
 	}
-	r := audit.Report{Servers: servers, Findings: findings, FailOn: failOn, Version: Version, Took: time.Since(start), Unaudited: unaudited}
+	r := audit.Report{Servers: servers, Findings: findings, FailOn: failOn, Version: Version, Took: time.Since(start), Unaudited: len(failures)}
 	switch {
 	case ctx.Err() != nil && c.Judge != "":
 		r.Stopped = "interrupted before every item was judged"
@@ -150,8 +129,8 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 	switch {
 	case ctx.Err() != nil:
 		return context.Cause(ctx) // interrupted while the judge was asked: what it had, written
-	case failed != nil:
-		return batchFailed{exitCode(failed)}
+	case len(failures) > 0:
+		return batchFailed{exitCode(failures[0])}
 	case r.Failed():
 		return batchFailed{exitcode.ToolError}
 	}
@@ -159,16 +138,17 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 }
 
 // live reads the surface of a server: the one the command line names
-// (name ""), or the config files' server called name.
-func (c *auditCmd) live(ctx context.Context, t *targets, name string) (audit.Target, audit.ServerInfo, error) {
+// (name ""), or the config files' server called name. A server that
+// could not be read is named in the target's surface all the same.
+func (c *auditCmd) live(ctx context.Context, t *targets, name string) (audit.Target, error) {
 	s, err := t.open(name)
 	if err != nil {
-		return audit.Target{}, audit.ServerInfo{Name: name}, err
+		return audit.Target{Surface: surface.Server{Name: name}}, err
 	}
 	defer s.close()
 	surf, unread, err := auditSurface(ctx, s)
 	if err != nil {
-		return audit.Target{}, audit.ServerInfo{Name: s.settings.Name}, err
+		return audit.Target{Surface: surface.Server{Name: s.settings.Name}}, err
 	}
 	surf.Name = cmp.Or(name, surf.Name, s.settings.Name)
 	source, line := "", s.settings.ConfigLine
@@ -178,8 +158,7 @@ func (c *auditCmd) live(ctx context.Context, t *targets, name string) (audit.Tar
 			source = rel
 		}
 	}
-	target := audit.Target{Surface: surf, Source: source, Lines: func(string, string) int { return line }, Unread: unread}
-	return target, audit.ServerInfo{Name: surf.Name, Source: source, Items: items(surf.Tools, surf.Prompts, surf.Resources, surf.ResourceTemplates)}, nil
+	return audit.Target{Surface: surf, Source: source, Lines: func(string, string) int { return line }, Unread: unread}, nil
 }
 
 // judge asks the --judge command about each item that no finding fails
@@ -297,11 +276,3 @@ func (c *auditCmd) write(out *console, dest *testreport.Output, r audit.Report) 
 // one text: a description of 60 MiB takes about 200 MB, 1,000 tools
 // about 50.
 const auditMemory = 160 << 20
-
-func items[T any](lists ...[]T) int {
-	n := 0
-	for _, l := range lists {
-		n += len(l)
-	}
-	return n
-}

@@ -56,11 +56,8 @@ func (c *costCmd) Validate() error {
 }
 
 func (c *costCmd) Run(ctx context.Context, out *console, t *targets) error {
-	if len(c.Files) == 0 && !c.All && !t.given() {
-		return usageErrorf("give what to count: FILE, --all, or a server: -- COMMAND, --url URL or --server NAME")
-	}
-	if c.All && t.given() {
-		return usageErrorf("--all counts every server of the config files; give no server as well")
+	if err := surfaceArgs(t, c.Files, c.All, "count"); err != nil {
+		return err
 	}
 	enc, err := cost.Get(c.Tokenizer)
 	if err != nil {
@@ -73,39 +70,17 @@ func (c *costCmd) Run(ctx context.Context, out *console, t *targets) error {
 		items = append(items, got...)
 		return err
 	}
-	for _, path := range c.Files {
-		sf, err := pin.ReadSurfaceFile(out.env.Path(path), safefile.Read)
-		if err != nil {
-			return usageErrorf("%s: %v", path, err)
-		}
-		for _, s := range sf.Servers {
-			if err := count(s.Name, s); err != nil {
-				return err
-			}
-		}
-	}
-	names, err := chosenServers(out, t, c.All)
-	if err != nil {
-		return err
-	}
-	var failed error
-	for _, name := range names {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
+	failures, err := eachSurface(ctx, out, t, c.Files, c.All, "counted", "cost", func(_ string, _ *pin.SurfaceFile, s surface.Server) error {
+		return count(s.Name, s)
+	}, func(name string) (string, error) {
 		s, err := c.live(ctx, t, name)
 		if err == nil {
 			err = count(s.Name, s)
 		}
-		if err != nil {
-			if failed == nil {
-				failed = err
-			}
-			fmt.Fprintf(out.ios.Err, "mcpv: server %q could not be counted: %s\n", safetext.Line(cmp.Or(name, s.Name)), exitcode.Message(err, exitCode(err), "mcpv cost --help"))
-			if len(names) == 1 && len(c.Files) == 0 {
-				return batchFailed{exitCode(err)}
-			}
-		}
+		return s.Name, err
+	})
+	if err != nil {
+		return err
 	}
 	if c.Gateway {
 		cost.ByPrefix(items, c.Separator)
@@ -114,22 +89,68 @@ func (c *costCmd) Run(ctx context.Context, out *console, t *targets) error {
 	if err := c.print(out, r); err != nil {
 		return err
 	}
-	if failed != nil {
-		return batchFailed{exitCode(failed)}
+	if len(failures) > 0 {
+		return batchFailed{exitCode(failures[0])}
 	}
 	return nil
 }
 
-// chosenServers are the servers to open: the config files' (all, for
-// --all), the one the command line names (""), or none.
-func chosenServers(out *console, t *targets, all bool) ([]string, error) {
+// surfaceArgs refuses a command line of a command that reads surfaces
+// (audit, cost: verb, what it does to them) that names nothing to read,
+// or --all beside a server.
+func surfaceArgs(t *targets, files []string, all bool, verb string) error {
+	if len(files) == 0 && !all && !t.given() {
+		return usageErrorf("give what to %s: FILE, --all, or a server: -- COMMAND, --url URL or --server NAME", verb)
+	}
+	if all && t.given() {
+		return usageErrorf("--all %ss every server of the config files; give no server as well", verb)
+	}
+	return nil
+}
+
+// eachSurface gives file each server of the saved surfaces files, then
+// live, in turn, the name of each server to open: the config files' (all,
+// for --all), or the one the command line names (""). A server live fails
+// on (known: the name live knows it by) is said on stderr, as one that
+// could not be done (with command's help), and kept among failures, in
+// order; when it was the one thing to read, its exit code ends the command.
+func eachSurface(ctx context.Context, out *console, t *targets, files []string, all bool, done, command string,
+	file func(path string, sf *pin.SurfaceFile, s surface.Server) error, live func(name string) (known string, err error)) (failures []error, err error) {
+	for _, path := range files {
+		sf, err := pin.ReadSurfaceFile(out.env.Path(path), safefile.Read)
+		if err != nil {
+			return nil, usageErrorf("%s: %v", path, err)
+		}
+		for _, s := range sf.Servers {
+			if err := file(path, sf, s); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var names []string
 	switch {
 	case all:
-		return configServers(out, t)
+		if names, err = configServers(out, t); err != nil {
+			return nil, err
+		}
 	case t.given():
-		return []string{""}, nil
+		names = []string{""}
 	}
-	return nil, nil
+	for _, name := range names {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx) // interrupted: no more servers started
+		}
+		known, err := live(name)
+		if err == nil {
+			continue
+		}
+		failures = append(failures, err)
+		fmt.Fprintf(out.ios.Err, "mcpv: server %q could not be %s: %s\n", safetext.Line(cmp.Or(name, known)), done, exitcode.Message(err, exitCode(err), "mcpv "+command+" --help"))
+		if len(names) == 1 && len(files) == 0 {
+			return nil, batchFailed{exitCode(err)}
+		}
+	}
+	return failures, nil
 }
 
 // live reads the surface of the server the command line names (name "")
