@@ -54,13 +54,9 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 			return err
 		}
 	} else if !c.NoValidate {
-		names, err = stringargs.CheckListed(ctx, client, c.Name, c.members, out.warnf)
-		if err != nil && s.keptServed("prompts") {
-			// Checked against prompts kept from an earlier run: the
-			// server's own list now decides.
-			s.forget("prompts")
-			names, err = stringargs.CheckListed(ctx, client, c.Name, c.members, out.warnf)
-		}
+		names, err = afresh(s, "prompts", nil, func() ([]string, error) {
+			return stringargs.CheckListed(ctx, client, c.Name, c.members, out.warnf)
+		})
 		if err != nil {
 			return err
 		}
@@ -86,19 +82,14 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 // lists now), and checks its arguments unless --no-validate; it returns
 // the names of the prompts listed.
 func (c *getPromptCmd) pinned(ctx context.Context, s *session, client *mcp.Client) ([]string, error) {
-	check := func() ([]json.RawMessage, error) {
+	items, err := afresh(s, "prompts", nil, func() ([]json.RawMessage, error) {
 		items, err := stringargs.ListPrompts(ctx, client)
 		if err != nil {
 			return nil, fmt.Errorf("could not list the prompts to hold prompt %q to its pin: %w", c.Name, err)
 		}
 		first, n := listedAs(items, "name", c.Name)
 		return items, s.checkPinListed(client, pin.Prompt, c.Name, first, n)
-	}
-	items, err := check()
-	if err != nil && s.keptServed("prompts") {
-		s.forget("prompts")
-		items, err = check()
-	}
+	})
 	if err != nil || c.NoValidate {
 		return nil, err
 	}

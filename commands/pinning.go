@@ -173,11 +173,7 @@ func (s *session) pinResource(ctx context.Context, client *mcp.Client, uri strin
 	if !s.pinning() {
 		return nil
 	}
-	err := s.pinResourceOnce(ctx, client, uri)
-	if err != nil && s.keptServed("resources") {
-		s.forget("resources")
-		err = s.pinResourceOnce(ctx, client, uri)
-	}
+	_, err := afresh(s, "resources", nil, func() (any, error) { return nil, s.pinResourceOnce(ctx, client, uri) })
 	return err
 }
 

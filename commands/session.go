@@ -149,13 +149,7 @@ func attach(ctx context.Context, settings *connect.Settings, env connect.Env, h 
 // tools kept from an earlier run do not hold is looked for again in what
 // the server lists now: it may have been added since.
 func (s *session) findTool(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
-	t, err := s.findToolOnce(ctx, client, name)
-	var nl *mcp.ToolNotListedError
-	if errors.As(err, &nl) && s.keptServed("tools") {
-		s.forget("tools")
-		t, err = s.findToolOnce(ctx, client, name)
-	}
-	return t, err
+	return afresh(s, "tools", isA[*mcp.ToolNotListedError], func() (mcp.Tool, error) { return s.findToolOnce(ctx, client, name) })
 }
 
 // findPinnedTool is findTool, with the tool held to the session's pin:
@@ -167,13 +161,7 @@ func (s *session) findPinnedTool(ctx context.Context, client *mcp.Client, name s
 	if !s.pinning() {
 		return s.findTool(ctx, client, name)
 	}
-	t, err := s.pinnedTool(ctx, client, name)
-	var pr *pinRefusal
-	if errors.As(err, &pr) && s.keptServed("tools") {
-		s.forget("tools")
-		t, err = s.pinnedTool(ctx, client, name)
-	}
-	return t, err
+	return afresh(s, "tools", isA[*pinRefusal], func() (mcp.Tool, error) { return s.pinnedTool(ctx, client, name) })
 }
 
 func (s *session) findToolOnce(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
@@ -187,6 +175,24 @@ func (s *session) findToolOnce(ctx context.Context, client *mcp.Client, name str
 // "resources") was answered from what was kept of the server between runs.
 func (s *session) keptServed(list string) bool {
 	return s.conn != nil && s.conn.Kept != nil && s.conn.Kept.Served(list)
+}
+
+// afresh is what once finds; when once fails (as retry says, nil: in
+// any way) on what was kept of list between runs, the server's own list
+// decides: the kept one is forgotten and once asked again.
+func afresh[T any](s *session, list string, retry func(error) bool, once func() (T, error)) (T, error) {
+	v, err := once()
+	if err != nil && (retry == nil || retry(err)) && s.keptServed(list) {
+		s.forget(list)
+		v, err = once()
+	}
+	return v, err
+}
+
+// isA reports whether err is, or wraps, an E.
+func isA[E error](err error) bool {
+	_, ok := errors.AsType[E](err)
+	return ok
 }
 
 // forget drops what the session knows of the list, kept between runs or
