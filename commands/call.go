@@ -245,12 +245,11 @@ func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client
 		return def, false, nil
 	}
 	def, err = s.findPinnedTool(ctx, client, c.Tool)
-	var ce *mcp.CallError
 	var nl *mcp.ToolNotListedError
 	switch {
-	case errors.As(err, &ce) && s.pinning():
+	case isA[*mcp.CallError](err) && s.pinning():
 		return def, true, fmt.Errorf("could not list the tools to hold tool %q to its pin: %w", c.Tool, err)
-	case errors.As(err, &ce):
+	case isA[*mcp.CallError](err):
 		out.warnf("could not list the tools (%v); arguments not typed or checked", err)
 	case errors.As(err, &nl) && c.NoValidate:
 		// Sent as asked, without a definition: a server may take a tool
@@ -272,9 +271,7 @@ func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client
 // not what was kept. It returns the definition the call went with.
 func (c *callCmd) sendChecked(ctx context.Context, s *session, client *mcp.Client, out *console, base json.RawMessage, def mcp.Tool, looked bool, readFile func(string) ([]byte, error)) (mcp.Tool, json.RawMessage, bool, error) {
 	res, asTask, err := c.send(ctx, s, client, out, base, def, readFile)
-	var ce *mcp.CallError
-	var ue *clierr.UsageError
-	if !(errors.As(err, &ce) || errors.As(err, &ue)) || !looked || !s.keptServed("tools") {
+	if !(isA[*mcp.CallError](err) || isA[*clierr.UsageError](err)) || !looked || !s.keptServed("tools") {
 		return def, res, asTask, err
 	}
 	s.forget("tools")
@@ -359,8 +356,7 @@ func (c *callCmd) refused(ctx context.Context, s *session, client *mcp.Client, e
 // not be listed (a template names it), so its URI is said to be unlisted
 // only beside a near one.
 func refusedName(err error, kind, name, see string, listed func() ([]string, error)) error {
-	var ce *mcp.CallError
-	if !errors.As(err, &ce) {
+	if !isA[*mcp.CallError](err) {
 		return err
 	}
 	names, lerr := listed()

@@ -174,7 +174,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil && ctx.Err() == nil && !isUsage(err) {
 		// No session, and no requirement broken on the way: the report
 		// is the connection's walk, which says why; the error stands.
-		if werr := c.connect(ctx, s, target, opts, walkStart, dest, format, out); werr != nil && !isCheckFailed(werr) {
+		if werr := c.connect(ctx, s, target, opts, walkStart, dest, format, out); werr != nil && !isA[checkFailed](werr) {
 			return werr
 		}
 	}
@@ -275,12 +275,6 @@ func (e checkFailed) code() int {
 		return exitcode.ToolError
 	}
 	return exitcode.Timeout
-}
-
-// isCheckFailed reports whether err is a check run's verdict.
-func isCheckFailed(err error) bool {
-	var cf checkFailed
-	return errors.As(err, &cf)
 }
 
 // isUsage reports whether err is the user's mistake (exit 2).

@@ -36,11 +36,8 @@ func exitCode(err error) int {
 	var batchErr batchFailed
 	var keeperErr *keeperError
 	var checkErr checkFailed
-	var thresholdErr *thresholdError
-	var invalid appInvalid
-	var cards discoverInvalid
 	switch {
-	case errors.As(err, &thresholdErr), errors.As(err, &invalid), errors.As(err, &cards):
+	case isA[*thresholdError](err), isA[appInvalid](err), isA[discoverInvalid](err):
 		return exitcode.ToolError
 	case errors.As(err, &batchErr):
 		return batchErr.code
@@ -51,17 +48,12 @@ func exitCode(err error) int {
 	case errors.Is(err, ErrInterrupted) && !exitcode.ClosedStdout(err):
 		return exitcode.Interrupt
 	}
-	return exitcode.Of(err, func(err error) bool {
-		var refused *refusal
-		return errors.As(err, &refused)
-	})
+	return exitcode.Of(err, isA[*refusal])
 }
 
 // silent errors have already told the user what happened, through stdout.
 func silent(err error) bool {
-	var quiet silentAuthError
-	var batch batchFailed
-	if errors.As(err, &quiet) || errors.As(err, &batch) {
+	if isA[silentAuthError](err) || isA[batchFailed](err) {
 		return true
 	}
 	return errors.Is(err, output.ErrFalsy) || exitcode.ClosedStdout(err)

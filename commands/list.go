@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -68,8 +67,7 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 // (err): exit 3, or with ifDeclared the empty list in the list's own shape,
 // exit 0, so that a loop over servers under set -e goes on; stderr says so.
 func undeclaredList(out *console, ifDeclared bool, key string, err error) error {
-	var ce *mcp.CapabilityError
-	if !errors.As(err, &ce) {
+	if !isA[*mcp.CapabilityError](err) {
 		return err
 	}
 	if v := out.env.Getenv("MCPV_IF_DECLARED"); v != "" && !ifDeclared {
@@ -93,8 +91,7 @@ const settlePages = 64
 // listDone says what stopped a walk: a list that never ends (with the way
 // to take a part of it), or --max-pages.
 func listDone(out *console, p pageFlags, next string, err error) error {
-	var endless *mcp.EndlessListError
-	if errors.As(err, &endless) {
+	if isA[*mcp.EndlessListError](err) {
 		return fmt.Errorf("%w (--max-pages N takes N pages, keeping nextCursor)", err)
 	}
 	if err != nil {

@@ -653,7 +653,7 @@ func (r *invocation) parse(args []string, signals <-chan struct{}) (int, bool) {
 		parsing.Out, parsing.Err = waitingWriter{signals, r.ios.Out}, waitingWriter{signals, r.ios.Err}
 	}
 	kctx, err := parseWith(r.c, args, parsing, r.env, leanGrammar(args))
-	if err != nil && !errors.As(err, new(*grammarError)) || err == nil && kctx.Selected() == nil {
+	if err != nil && !isA[*grammarError](err) || err == nil && kctx.Selected() == nil {
 		// The lean grammar's error may differ from the whole one's (a
 		// suggestion among the commands left out), and without the
 		// commands no command is no error: parse again.

@@ -248,8 +248,7 @@ func (s *session) pinRequest(ctx context.Context, client *mcp.Client, method str
 	switch method {
 	case "tools/call":
 		_, err = s.findPinnedTool(ctx, client, value)
-		var nl *mcp.ToolNotListedError
-		if errors.As(err, &nl) {
+		if isA[*mcp.ToolNotListedError](err) {
 			err = nil // pinned and listed, or refused above; the server says the rest
 		}
 		return err
@@ -341,8 +340,7 @@ func (s *session) pinnedTool(ctx context.Context, client *mcp.Client, name strin
 			}
 		}
 	}
-	var nl *mcp.ToolNotListedError
-	if err != nil && !errors.As(err, &nl) {
+	if err != nil && !isA[*mcp.ToolNotListedError](err) {
 		return t, err
 	}
 	if perr := s.checkPinListed(client, pin.Tool, name, first, n); perr != nil || err != nil {
@@ -415,9 +413,8 @@ func (s *session) readDocument(ctx context.Context, client *mcp.Client, uri stri
 	if res == nil {
 		var err error
 		res, err = client.Call(ctx, "resources/read", mustJSON(map[string]string{"uri": uri}))
-		var ce *mcp.CallError
 		switch {
-		case errors.As(err, &ce):
+		case isA[*mcp.CallError](err):
 			return surface.Document{}, nil
 		case err != nil:
 			return surface.Document{}, err

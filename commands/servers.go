@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"errors"
-
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/serverlist"
@@ -56,8 +54,7 @@ func (c *serversCmd) Run(out *console, env connect.Env, f *connect.ServerFlags) 
 	files, skipped, err := config.All(cenv)
 	connect.WarnSkipped(log, skipped)
 	if err != nil {
-		var fe *config.FileError
-		if errors.As(err, &fe) {
+		if isA[*config.FileError](err) {
 			return configError(err)
 		}
 		return err

@@ -131,8 +131,7 @@ func attach(ctx context.Context, settings *connect.Settings, env connect.Env, h 
 	}
 	t, st, err := keeper.Attach(ctx, sessionDir(env), settings.Session)
 	if err != nil {
-		var none *keeper.ErrNoSession
-		if errors.As(err, &none) {
+		if isA[*keeper.ErrNoSession](err) {
 			return nil, &mcp.TransportError{Op: "session", Err: err}
 		}
 		return nil, err

@@ -22,8 +22,7 @@ func (r *refusal) Error() string { return r.msg }
 func followTask(ctx context.Context, client *mcp.Client, out *console, t mcp.Task, cancelOnStop bool, printResult func(json.RawMessage) error) error {
 	res, final, err := client.WaitTask(ctx, t, func(t mcp.Task) { out.ios.Status.Set(connect.TaskStatus(t)) })
 	if err != nil {
-		var timeout *mcp.TimeoutError
-		if cancelOnStop && (ctx.Err() != nil || errors.As(err, &timeout)) {
+		if cancelOnStop && (ctx.Err() != nil || isA[*mcp.TimeoutError](err)) {
 			cancelTask(ctx, client, out, t.TaskID)
 		}
 		return err
