@@ -27,11 +27,14 @@ import (
 func (s *session) pinning() bool { return s.settings.Pin != "" }
 
 // pinned is the entry of the pin file that the session's server is held
-// to, read once per session. An entry found under the server's other
+// to, read once per session; nil when it is held to none. An entry found under the server's other
 // name (its serverInfo's, or its config name) is said once; so are
 // instructions that are not those pinned, which refuse every item under
 // --pin-strict.
 func (s *session) pinned(client *mcp.Client) (*pin.Server, error) {
+	if !s.pinning() {
+		return nil, nil
+	}
 	s.pinMu.Lock()
 	defer s.pinMu.Unlock()
 	if s.pinEntry != nil || s.pinErr != nil {
@@ -123,11 +126,8 @@ func (s *session) checkPin(client *mcp.Client, kind pin.Kind, key string, raw []
 // key (every page's), first the first of them: more than one is refused
 // as listed twice.
 func (s *session) checkPinListed(client *mcp.Client, kind pin.Kind, key string, first []byte, n int) error {
-	if !s.pinning() {
-		return nil
-	}
 	p, err := s.pinned(client)
-	if err != nil {
+	if p == nil || err != nil {
 		return err
 	}
 	return s.refused(p, p.CheckListed(kind, key, s.masked(first), n))
@@ -372,11 +372,8 @@ func toolsNamed(ctx context.Context, client *mcp.Client, name string) (found []j
 // document it names (an app that asks the host to render it), as res
 // gives it (its resources/read result; nil: read now).
 func (s *session) pinApp(ctx context.Context, client *mcp.Client, name string, raw json.RawMessage, document bool, res json.RawMessage) error {
-	if !s.pinning() {
-		return nil
-	}
 	p, err := s.pinned(client)
-	if err != nil {
+	if p == nil || err != nil {
 		return err
 	}
 	raw = s.masked(raw)
