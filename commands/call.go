@@ -340,8 +340,7 @@ func (c *callCmd) refused(ctx context.Context, s *session, client *mcp.Client, e
 			return unlisted.Listed, nil
 		}
 		_, err := s.findTool(ctx, client, c.Tool)
-		var nl *mcp.ToolNotListedError
-		if errors.As(err, &nl) {
+		if nl, ok := errors.AsType[*mcp.ToolNotListedError](err); ok {
 			return nl.Listed, nil
 		}
 		return []string{c.Tool}, err
@@ -408,8 +407,8 @@ func (c *callCmd) checker(s *session, out *console) toolcall.Checker {
 // toolNotListed is the error for a tool name the server does not list,
 // with the nearest name it does.
 func toolNotListed(err error) error {
-	var nl *mcp.ToolNotListedError
-	if !errors.As(err, &nl) {
+	nl, ok := errors.AsType[*mcp.ToolNotListedError](err)
+	if !ok {
 		return err
 	}
 	return &refusal{fmt.Sprintf("the server lists no tool %q%s (see mcpv list-tools)", nl.Name, suggest.DidYouMean(nl.Name, nl.Listed))}

@@ -167,8 +167,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	started := time.Now()
 	report, err := check.Run(ctx, target, opts)
 	out.ios.Status.Clear()
-	var unknown *check.UnknownToolError
-	if errors.As(err, &unknown) {
+	if unknown, ok := errors.AsType[*check.UnknownToolError](err); ok {
 		return usageErrorf("--call %s: the server lists no such tool%s", unknown.Tool, suggest.DidYouMean(unknown.Tool, unknown.Listed))
 	}
 	if err != nil && ctx.Err() == nil && !isUsage(err) {

@@ -178,8 +178,7 @@ func fileSide(path string, sf *pin.SurfaceFile, server, configName, infoName str
 	side := diffSide{Source: path, Format: sf.Format}
 	if sf.Pins != nil && (configName != "" || infoName != "") {
 		p, _, err := sf.Pins.Entry(configName, infoName)
-		var ne *pin.NoEntryError
-		if errors.As(err, &ne) {
+		if ne, ok := errors.AsType[*pin.NoEntryError](err); ok {
 			ne.File = path
 			return diffSide{}, usageError(err)
 		}

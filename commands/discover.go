@@ -133,8 +133,7 @@ func discoverError(err error) error {
 	if nf != nil {
 		return &mcp.TransportError{Op: "discover", Err: nf}
 	}
-	var ae *servercard.AddressError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*servercard.AddressError](err); ok {
 		return &mcp.TransportError{Op: "discover", Err: ae}
 	}
 	if errors.Is(err, ErrInterrupted) {

@@ -661,8 +661,7 @@ func (r *invocation) parse(args []string, signals <-chan struct{}) (int, bool) {
 		kctx, err = parseWith(r.c, args, parsing, r.env, nil)
 	}
 	waitFor(signals)
-	var ge *grammarError
-	if errors.As(err, &ge) {
+	if ge, ok := errors.AsType[*grammarError](err); ok {
 		fmt.Fprintf(r.ios.Err, "mcpv: %v\n", ge.err)
 		return exitcode.Usage, false
 	}

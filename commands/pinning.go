@@ -44,8 +44,7 @@ func (s *session) pinned(client *mcp.Client) (*pin.Server, error) {
 	if err == nil {
 		var note string
 		s.pinEntry, note, err = f.Entry(s.settings.PinEntry, infoName(client.InitializeResult()))
-		var ne *pin.NoEntryError
-		if errors.As(err, &ne) {
+		if ne, ok := errors.AsType[*pin.NoEntryError](err); ok {
 			ne.File = s.settings.PinLabel
 		}
 		if note != "" {

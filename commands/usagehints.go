@@ -19,8 +19,7 @@ import (
 // command line named no command. kctx is the parsed command line, or nil
 // when err is kong's.
 func helpFor(kctx *kong.Context, err error, c *cli) string {
-	var pe *kong.ParseError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*kong.ParseError](err); ok {
 		kctx = pe.Context
 	}
 	if err != nil && globalFlagMessage(err.Error(), c) {
@@ -63,8 +62,8 @@ func jqFlagHint(err error) error {
 // names one of mcpv's flags ('mcpv version'), a pointer to the flag:
 // kong would suggest the nearest command instead. parseErr is kong's.
 func flagWordHint(err, parseErr error) error {
-	var pe *kong.ParseError
-	if !errors.As(parseErr, &pe) || pe.Context.Selected() != nil {
+	pe, ok := errors.AsType[*kong.ParseError](parseErr)
+	if !ok || pe.Context.Selected() != nil {
 		return err
 	}
 	word, ok := strings.CutPrefix(parseErr.Error(), "unexpected argument ")
@@ -81,8 +80,7 @@ func flagWordHint(err, parseErr error) error {
 // reportFileHint points 'mcpv test -o FILE' to test's own --output: -o is
 // the output format.
 func reportFileHint(err, parseErr error) error {
-	var pe *kong.ParseError
-	if errors.As(parseErr, &pe) && pe.Context.Selected() != nil && pe.Context.Selected().Name == "test" &&
+	if pe, ok := errors.AsType[*kong.ParseError](parseErr); ok && pe.Context.Selected() != nil && pe.Context.Selected().Name == "test" &&
 		strings.HasPrefix(err.Error(), "--output-format must be one of") {
 		return usageErrorf("%v; mcpv test writes its report to the file --output FILE names", err)
 	}
