@@ -124,21 +124,19 @@ func parseSessionFlags(words []string) (connect.Flags, map[string]bool, error) {
 // writesFiles names what in a step's command would write files where a
 // server's answer says, or "".
 func writesFiles(cmd any) string {
+	saveDir := ""
 	switch c := cmd.(type) {
 	case skillsPullCmd:
 		return "skills pull"
 	case skillsReadCmd:
-		if c.SaveDir != "" {
-			return "--save-dir"
-		}
+		saveDir = c.SaveDir
 	case callCmd:
-		if c.SaveDir != "" {
-			return "--save-dir"
-		}
+		saveDir = c.SaveDir
 	case readCmd:
-		if c.SaveDir != "" {
-			return "--save-dir"
-		}
+		saveDir = c.SaveDir
+	}
+	if saveDir != "" {
+		return "--save-dir"
 	}
 	return ""
 }
