@@ -706,9 +706,7 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	if err != nil {
 		return nil, err
 	}
-	r.scrubStderr()
-	r.scrub.Add(settings.Secrets...)
-	r.traceSecret(settings.Secrets...)
+	r.secret(settings.Secrets...)
 	if path := settings.Answers.Events; path != "" && r.events == nil {
 		f, err := os.OpenFile(r.env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
@@ -721,10 +719,7 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	h.Groups = r.servers
 	h.HandOff = handOffLogin(settings, r.env)
 	h.Tracer, h.Telemetry = r.trace, r.telemetry
-	if r.trace != nil {
-		learnt := h.Secret
-		h.Secret = func(values ...string) { learnt(values...); r.traceSecret(values...) }
-	}
+	h.Secret = r.secret        // the tokens the session comes to hold, as its settings' secrets
 	h.ServerStderrShown = true // a one-shot command's server writes on the user's stderr
 	return &session{settings: settings, env: r.env, hooks: h, mask: r.scrub.Mask}, nil
 }

@@ -35,13 +35,11 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 		return nil, err
 	}
 	last := r.lastLine()
-	r.scrubStderr()
 	// The trace holds what servers echo: each secret in every form one
 	// may echo it in, as well as what stderr masks. Those the command
 	// line gives are masked from its first line on, which quotes it.
 	r.traceSecrets = redact.NewScrubber(nil)
-	r.scrub.Add(r.c.flags.Secrets()...)
-	r.traceSecret(r.c.flags.Secrets()...)
+	r.secret(r.c.flags.Secrets()...)
 	mask := func(b []byte) []byte { return r.traceSecrets.Mask(r.scrub.Mask(b)) }
 	tr, err := trace.Create(r.env.Path(path), start, mask, trace.Header{Mcpv: Version, Args: traceArgs(args)})
 	if err != nil {
@@ -84,9 +82,7 @@ func (r *invocation) startTelemetry(args []string, start time.Time) (end func(co
 		cfg.Timeout = d
 	}
 	last := r.lastLine()
-	r.scrubStderr()
-	r.scrub.Add(cfg.Secrets()...)
-	r.traceSecret(cfg.Secrets()...)
+	r.secret(cfg.Secrets()...)
 	e := otel.NewExporter(*cfg, nil)
 	e.Failed = func(err error) {
 		line := "spans not exported to " + redact.URL(cfg.Traces) + ": " + err.Error()
@@ -136,8 +132,11 @@ func (c *console) served(observe func(serve.Exchange)) func(serve.Exchange) {
 	}
 }
 
-// traceSecret makes the trace mask these secrets too, in every form.
-func (r *invocation) traceSecret(values ...string) {
+// secret masks values wherever the run writes: on stderr, through its
+// scrubber from now on, and in the trace, in every form.
+func (r *invocation) secret(values ...string) {
+	r.scrubStderr()
+	r.scrub.Add(values...)
 	if r.traceSecrets != nil {
 		r.traceSecrets.Add(redact.Forms(values)...)
 	}
