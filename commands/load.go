@@ -146,39 +146,30 @@ func (c *loadCmd) Validate() error {
 	if c.NewSession && c.Shared {
 		return fmt.Errorf("--new-session and --shared: a shared session is opened once")
 	}
-	c.stages = nil
-	stages, err := listFlag("--stage", c.Stage)
+	err := listFlag(&c.stages, "--stage", c.Stage, func(s string) (load.Stage, error) {
+		st, err := load.ParseStage(s)
+		if err == nil && len(c.stages) > 0 && st.Rate != c.stages[0].Rate {
+			err = fmt.Errorf("--stage: give every stage as sessions (30s:16) or every one as a rate (30s:200/s)")
+		}
+		return st, err
+	})
 	if err != nil {
 		return err
-	}
-	for _, s := range stages {
-		st, err := load.ParseStage(s)
-		if err != nil {
-			return err
-		}
-		if len(c.stages) > 0 && st.Rate != c.stages[0].Rate {
-			return fmt.Errorf("--stage: give every stage as sessions (30s:16) or every one as a rate (30s:200/s)")
-		}
-		c.stages = append(c.stages, st)
 	}
 	c.limits = nil
 	if c.FindMax != nil {
 		if len(c.stages) > 0 || c.Count > 0 {
 			return fmt.Errorf("--find-max runs steps of its own: --stage and -n go without it")
 		}
-		limits, err := listFlag("--find-max", c.FindMax)
+		err := listFlag(&c.limits, "--find-max", c.FindMax, func(l string) (load.Threshold, error) {
+			th, err := load.ParseThreshold(l)
+			if err == nil && th.Relative() {
+				err = fmt.Errorf("--find-max %s: a limit is a figure, not a change from a baseline", l)
+			}
+			return th, err
+		})
 		if err != nil {
 			return err
-		}
-		for _, l := range limits {
-			th, err := load.ParseThreshold(l)
-			if err != nil {
-				return err
-			}
-			if th.Relative() {
-				return fmt.Errorf("--find-max %s: a limit is a figure, not a change from a baseline", l)
-			}
-			c.limits = append(c.limits, th)
 		}
 	}
 	if len(c.stages) > 0 && (c.Duration > 0 || c.Rate > 0) {
@@ -187,39 +178,38 @@ func (c *loadCmd) Validate() error {
 	if len(c.stages) > 0 && !c.stages[0].Rate && slices.ContainsFunc(c.stages, func(st load.Stage) bool { return st.Target > maxConcurrency }) {
 		return fmt.Errorf("--stage: at most %d sessions at once", maxConcurrency)
 	}
-	c.thresholds = nil
-	thresholds, err := listFlag("--threshold", c.Threshold)
-	if err != nil {
-		return err
-	}
-	for _, t := range thresholds {
+	return listFlag(&c.thresholds, "--threshold", c.Threshold, func(t string) (load.Threshold, error) {
 		th, err := load.ParseThreshold(t)
-		if err != nil {
-			return err
+		if err == nil && th.Relative() && c.Baseline == "" {
+			err = fmt.Errorf("--threshold %s: a change from the baseline needs --baseline FILE", th.Text)
 		}
-		c.thresholds = append(c.thresholds, th)
-		if th.Relative() && c.Baseline == "" {
-			return fmt.Errorf("--threshold %s: a change from the baseline needs --baseline FILE", th.Text)
-		}
-	}
-	return nil
+		return th, err
+	})
 }
 
-// listFlag is a repeatable flag's values, each of which may also hold
-// several separated by commas. An empty one is a mistake, not nothing: an
-// unset variable in a CI job (--threshold "$LIMIT") must not silently
-// drop the check it was meant to make.
-func listFlag(name string, values []string) ([]string, error) {
-	var out []string
+// listFlag parses into *list, in order, a repeatable flag's values, each
+// of which may also hold several separated by commas. An empty one is a
+// mistake, not nothing: an unset variable in a CI job (--threshold
+// "$LIMIT") must not silently drop the check it was meant to make.
+func listFlag[T any](list *[]T, name string, values []string, parse func(string) (T, error)) error {
+	*list = nil
+	var parts []string
 	for _, v := range values {
 		for part := range strings.SplitSeq(v, ",") {
 			if strings.TrimSpace(part) == "" {
-				return nil, usageErrorf("%s %q: empty; give a value (or leave the flag out)", name, v)
+				return usageErrorf("%s %q: empty; give a value (or leave the flag out)", name, v)
 			}
-			out = append(out, part)
+			parts = append(parts, part)
 		}
 	}
-	return out, nil
+	for _, part := range parts {
+		v, err := parse(part)
+		if err != nil {
+			return err
+		}
+		*list = append(*list, v)
+	}
+	return nil
 }
 
 func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
