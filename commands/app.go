@@ -293,17 +293,6 @@ func (c *appCmd) send(ctx context.Context, s *session, client *mcp.Client, def m
 	})
 }
 
-// guard is what the app may call and read: the flags' guard, and the
-// config entry's.
-func (c *appCmd) guard(s *session) serve.Guards {
-	g := serve.Guards{config.Guard{AllowTools: c.AllowTools, DenyTools: c.DenyTools, AllowResources: c.AllowResources,
-		DenyResources: c.DenyResources, ReadOnly: c.ReadOnly}}
-	if s.settings.Guard != nil {
-		g = append(g, *s.settings.Guard)
-	}
-	return g
-}
-
 // confirm asks the user on the terminal whether the app may do something.
 func confirm(s *session) func(ctx context.Context, question string) (bool, error) {
 	term := s.hooks.Terminal()
@@ -364,7 +353,9 @@ func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *
 			out.notef("the app asks for the %s permission, which is not granted (--permission %s)", p, p)
 		}
 	}
-	guard := c.guard(s)
+	// What the app may call and read: the flags' guard, and the config entry's.
+	guard := s.guards(config.Guard{AllowTools: c.AllowTools, DenyTools: c.DenyTools, AllowResources: c.AllowResources,
+		DenyResources: c.DenyResources, ReadOnly: c.ReadOnly})
 	bridge := &apphost.Bridge{
 		Tools:         byName,
 		Relay:         pinnedRelay(s, client, tools),

@@ -224,11 +224,7 @@ func (c *serveCmd) serveOne(ctx context.Context, s *session, out *console) error
 // and its entry's (and more); clientCaps and isolate as Server's. It
 // masks the secrets it returns.
 func (c *serveCmd) server(s *session, clientCaps, isolate bool, more ...config.Guard) (*serve.Server, *redact.Scrubber) {
-	guard := serve.Guards{c.guard()}
-	if g := s.settings.Guard; g != nil {
-		guard = append(guard, *g)
-	}
-	guard = append(guard, more...)
+	guard := s.guards(c.guard(), more...)
 	eraOfEachClient := s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" && s.settings.URL != "" && s.settings.Session == ""
 	if s.settings.ProtocolEra == "auto" && s.settings.ProtocolVersion == "" {
 		// The initialize era upstream, unless asked otherwise: there a
@@ -263,6 +259,16 @@ func (c *serveCmd) server(s *session, clientCaps, isolate bool, more ...config.G
 		}
 	}
 	return srv, secrets
+}
+
+// guards are own, the guard of the session's config entry, and more, in
+// that order: something passes when every one of them allows it.
+func (s *session) guards(own config.Guard, more ...config.Guard) serve.Guards {
+	g := serve.Guards{own}
+	if s.settings.Guard != nil {
+		g = append(g, *s.settings.Guard)
+	}
+	return append(g, more...)
 }
 
 // servePin is the pin file serve holds its server to (--pin, MCPV_PIN,
