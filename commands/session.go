@@ -148,7 +148,12 @@ func attach(ctx context.Context, settings *connect.Settings, env connect.Env, h 
 // tools kept from an earlier run do not hold is looked for again in what
 // the server lists now: it may have been added since.
 func (s *session) findTool(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
-	return afresh(s, "tools", isA[*mcp.ToolNotListedError], func() (mcp.Tool, error) { return s.findToolOnce(ctx, client, name) })
+	return afresh(s, "tools", isA[*mcp.ToolNotListedError], func() (mcp.Tool, error) {
+		if s.cacheTools {
+			return s.conn.Tools.Find(ctx, client, name)
+		}
+		return client.FindTool(ctx, name)
+	})
 }
 
 // findPinnedTool is findTool, with the tool held to the session's pin:
@@ -161,13 +166,6 @@ func (s *session) findPinnedTool(ctx context.Context, client *mcp.Client, name s
 		return s.findTool(ctx, client, name)
 	}
 	return afresh(s, "tools", isA[*pinRefusal], func() (mcp.Tool, error) { return s.pinnedTool(ctx, client, name) })
-}
-
-func (s *session) findToolOnce(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
-	if s.cacheTools {
-		return s.conn.Tools.Find(ctx, client, name)
-	}
-	return client.FindTool(ctx, name)
 }
 
 // keptServed reports whether a lookup of the list ("tools", "prompts",
