@@ -212,18 +212,14 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	check := toolcall.Checker{Tool: op.target, Timeout: timeout, Warnf: warnf}
 	typing, cancel := check.Bounded(ctx, "typing the arguments of tool "+op.target)
 	defer cancel()
-	args, err := toolargs.Build(typing, op.words[1:], nil, toolargs.Options{
-		Schema:   def.InputSchema,
-		ReadFile: readFile,
-		Stdin:    func() ([]byte, error) { return nil, errors.New("stdin (@-) cannot feed a load run: give a file") },
-	})
+	err = op.typeArgs(typing, readFile)
 	switch {
 	case typing.Err() != nil:
 		return context.Cause(typing)
 	case err != nil:
-		return clierr.Usage(fmt.Errorf("call %s: %w", op.target, err))
+		return clierr.Usage(err)
 	}
-	op.args = args
+	args := op.args
 	op.flat = flatTemplates(op.tmpls, args)
 	if op.Varies() {
 		// The arguments of a first iteration are what the schema checks:
@@ -345,13 +341,6 @@ func (op *Op) callArgs(ctx context.Context, in any) (json.RawMessage, error) {
 		words[i] = t.Key + ":=" + string(v)
 	}
 	return toolargs.Build(ctx, words, op.args, toolargs.Options{})
-}
-
-// run sends the operation once, with params. A tool's isError: true is
-// errToolFailed.
-func (op *Op) run(ctx context.Context, client *mcp.Client, params json.RawMessage) error {
-	_, err := op.result(ctx, client, params)
-	return err
 }
 
 // result sends the operation once, with params, and returns its result

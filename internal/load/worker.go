@@ -81,7 +81,7 @@ func (r *run) worker(i int) {
 			r.pass(k, i, session.Client, late)
 		} else {
 			t := time.Now()
-			err = r.cfg.Ops[op].run(r.ctx, session.Client, params)
+			_, err = r.cfg.Ops[op].result(r.ctx, session.Client, params)
 			d := time.Since(t) + late
 			if err != nil {
 				r.failed(op, "operation", err, late)
