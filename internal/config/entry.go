@@ -1,39 +1,16 @@
 package config
 
-import (
-	"time"
-
-	"github.com/mcpv/mcpv/internal/yamlnode"
-)
+import "github.com/mcpv/mcpv/internal/yamlnode"
 
 // Another of mcpv's files may hold config entries, or parts of one (a
 // serve file: the servers mcpv serve puts behind one endpoint, and what
-// it adds to a config server's entry). These read them as a config file
+// it adds to a config server's entry). These, with ParseGuard, ParseOAuth,
+// ParseVars, ParseDuration and ParseStrings, read them as a config file
 // reads its own.
 
 // ParseEntry reads the entry called name at n, an entry of f (whose
 // Source says how far it is trusted and where its relative paths start).
 func ParseEntry(f *File, name string, n *yamlnode.Node) (*Server, error) { return f.entry(name, n) }
-
-// ParseGuard reads an entry's guard: block.
-func ParseGuard(name string, n *yamlnode.Node) (*Guard, error) { return guardOf(name, n) }
-
-// ParseOAuth reads an entry's oauth: block.
-func ParseOAuth(name string, n *yamlnode.Node) (OAuth, error) { return oauthOf(name, n) }
-
-// ParseVars reads an entry's env: or headers: block (field names it).
-func ParseVars(name, field string, n *yamlnode.Node) ([]Var, error) { return vars(name, field, n) }
-
-// ParseDuration reads an entry's duration (field names it), as timeout:
-// is read.
-func ParseDuration(name, field string, n *yamlnode.Node) (time.Duration, error) {
-	return durationOf(name, field, n)
-}
-
-// ParseStrings reads an entry's array of strings (field names it).
-func ParseStrings(name, field string, n *yamlnode.Node) ([]string, error) {
-	return strings1(name, field, n)
-}
 
 // ParseYAML parses a YAML document of mcpv's own, bounded as a config
 // file is.

@@ -16,8 +16,8 @@ type Guard struct {
 	ReadOnly                      bool
 }
 
-// guardOf reads an entry's guard: block.
-func guardOf(name string, n *yamlnode.Node) (*Guard, error) {
+// ParseGuard reads an entry's guard: block.
+func ParseGuard(name string, n *yamlnode.Node) (*Guard, error) {
 	if n.Kind != yamlnode.Object {
 		return nil, errorAt(n, "server %q: guard must be an object, not %s", name, n.Kind.Noun())
 	}
@@ -41,7 +41,7 @@ func guardOf(name string, n *yamlnode.Node) (*Guard, error) {
 		if !ok {
 			return nil, errorAt(k, "server %q: unknown guard key %q (want allow_tools, deny_tools, allow_resources, deny_resources, allow_prompts, deny_prompts or read_only)", name, k.Text)
 		}
-		list, err := strings1(name, "guard."+k.Text, v)
+		list, err := ParseStrings(name, "guard."+k.Text, v)
 		if err != nil {
 			return nil, err
 		}

@@ -182,13 +182,13 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Args, err = strings1(name, "args", n.Get("args")); err != nil {
+	if s.Args, err = ParseStrings(name, "args", n.Get("args")); err != nil {
 		return nil, err
 	}
-	if s.Env, err = vars(name, "env", n.Get("env")); err != nil {
+	if s.Env, err = ParseVars(name, "env", n.Get("env")); err != nil {
 		return nil, err
 	}
-	if s.Headers, err = vars(name, "headers", n.Get("headers")); err != nil {
+	if s.Headers, err = ParseVars(name, "headers", n.Get("headers")); err != nil {
 		return nil, err
 	}
 	if h := n.Get("http"); h != nil {
@@ -204,19 +204,19 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 			}
 			s.URL = e.Text
 		}
-		more, err := vars(name, "http.headers", h.Get("headers"))
+		more, err := ParseVars(name, "http.headers", h.Get("headers"))
 		if err != nil {
 			return nil, err
 		}
 		s.Headers = append(s.Headers, more...)
 	}
 	if t := n.Get("timeout"); t != nil {
-		if s.Timeout, err = timeoutOf(name, t); err != nil {
+		if s.Timeout, err = ParseDuration(name, "timeout", t); err != nil {
 			return nil, err
 		}
 	}
 	if o := n.Get("oauth"); o != nil {
-		if s.OAuth, err = oauthOf(name, o); err != nil {
+		if s.OAuth, err = ParseOAuth(name, o); err != nil {
 			return nil, err
 		}
 	}
@@ -224,7 +224,7 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 		return nil, err
 	}
 	if g := n.Get("guard"); g != nil {
-		if s.Guard, err = guardOf(name, g); err != nil {
+		if s.Guard, err = ParseGuard(name, g); err != nil {
 			return nil, err
 		}
 	}
@@ -291,9 +291,9 @@ func transportOf(s *Server, n *yamlnode.Node, typ, transport string) (string, er
 	return t, nil
 }
 
-// oauthOf reads an entry's "oauth" object; snake_case and camelCase names
+// ParseOAuth reads an entry's oauth: block; snake_case and camelCase names
 // are both accepted (Claude Code writes clientId).
-func oauthOf(name string, n *yamlnode.Node) (OAuth, error) {
+func ParseOAuth(name string, n *yamlnode.Node) (OAuth, error) {
 	if n.Kind != yamlnode.Object {
 		return OAuth{}, errorAt(n, "server %q: oauth must be an object, not %s", name, n.Kind.Noun())
 	}
@@ -327,7 +327,7 @@ func oauthOf(name string, n *yamlnode.Node) (OAuth, error) {
 	if v := n.Get("scope"); v != nil {
 		scopes := []string{v.Text} // "read write", or a list
 		if v.Kind != yamlnode.String {
-			if scopes, err = strings1(name, "oauth.scope", v); err != nil {
+			if scopes, err = ParseStrings(name, "oauth.scope", v); err != nil {
 				return OAuth{}, err
 			}
 		}
@@ -344,7 +344,7 @@ func oauthOf(name string, n *yamlnode.Node) (OAuth, error) {
 	}
 	for _, key := range []string{"login_timeout", "loginTimeout"} {
 		if v := n.Get(key); v != nil {
-			if o.LoginTimeout, err = durationOf(name, "oauth."+key, v); err != nil {
+			if o.LoginTimeout, err = ParseDuration(name, "oauth."+key, v); err != nil {
 				return OAuth{}, err
 			}
 		}
@@ -361,7 +361,8 @@ func oauthOf(name string, n *yamlnode.Node) (OAuth, error) {
 	return o, nil
 }
 
-func strings1(name, field string, n *yamlnode.Node) ([]string, error) {
+// ParseStrings reads an entry's array of strings (field names it).
+func ParseStrings(name, field string, n *yamlnode.Node) ([]string, error) {
 	if n == nil || n.Kind == yamlnode.Null {
 		return nil, nil
 	}
@@ -378,9 +379,10 @@ func strings1(name, field string, n *yamlnode.Node) ([]string, error) {
 	return out, nil
 }
 
-// vars reads an object of names to scalar values (a number or boolean
-// stands for its text, as a shell would pass it).
-func vars(name, field string, n *yamlnode.Node) ([]Var, error) {
+// ParseVars reads an entry's env: or headers: block (field names it): an
+// object of names to scalar values (a number or boolean stands for its
+// text, as a shell would pass it).
+func ParseVars(name, field string, n *yamlnode.Node) ([]Var, error) {
 	if n == nil || n.Kind == yamlnode.Null {
 		return nil, nil
 	}
@@ -401,15 +403,10 @@ func vars(name, field string, n *yamlnode.Node) ([]Var, error) {
 	return out, nil
 }
 
-// timeoutOf reads a timeout as --timeout does (duration.Parse): a Go
-// duration ("30s", "2m") or a number of seconds, written as a number or as
-// a string.
-func timeoutOf(name string, n *yamlnode.Node) (time.Duration, error) {
-	return durationOf(name, "timeout", n)
-}
-
-// durationOf reads the duration of field as timeoutOf does.
-func durationOf(name, field string, n *yamlnode.Node) (time.Duration, error) {
+// ParseDuration reads an entry's duration (field names it) as --timeout
+// does (duration.Parse): a Go duration ("30s", "2m") or a number of
+// seconds, written as a number or as a string.
+func ParseDuration(name, field string, n *yamlnode.Node) (time.Duration, error) {
 	if n.Kind != yamlnode.Number && n.Kind != yamlnode.String {
 		return 0, errorAt(n, "server %q: %s must be a duration such as \"30s\" or a number of seconds, not %s", name, field, n.Kind.Noun())
 	}
