@@ -93,7 +93,7 @@ func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) 
 	case "read":
 		if err = arity(1, 1, "read URI"); err == nil {
 			op.target = op.words[0]
-			op.params = mustJSON(map[string]string{"uri": op.target})
+			op.params = rawjson.MustMarshal(map[string]string{"uri": op.target})
 		}
 	case "get-prompt":
 		if err = arity(1, 1<<30, "get-prompt NAME [key=value...]"); err == nil {
@@ -264,7 +264,7 @@ func (op *Op) iterationParams(args json.RawMessage) json.RawMessage {
 }
 
 func (op *Op) promptParams(args json.RawMessage) json.RawMessage {
-	return mustJSON(struct {
+	return rawjson.MustMarshal(struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments,omitempty"`
 	}{op.target, args})
@@ -284,7 +284,7 @@ func (op *Op) Params(ctx context.Context, in any) (json.RawMessage, error) {
 				return nil, err
 			}
 			if v[0] != '"' { // a prompt's arguments are strings: any other value as its JSON text
-				v = mustJSON(string(v))
+				v = rawjson.MustMarshal(string(v))
 			}
 			ms = append(ms, stringargs.Member{Key: t.Key, Value: v})
 		}
@@ -326,7 +326,7 @@ func (op *Op) callArgs(ctx context.Context, in any) (json.RawMessage, error) {
 			if len(b) > 1 {
 				b = append(b, ',')
 			}
-			b = append(b, mustJSON(t.Key)...)
+			b = append(b, rawjson.MustMarshal(t.Key)...)
 			b = append(b, ':')
 			b = append(b, v...)
 		}
@@ -381,7 +381,7 @@ func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMes
 	if items == nil {
 		items = []json.RawMessage{}
 	}
-	return mustJSON(map[string][]json.RawMessage{key: items}), nil
+	return rawjson.MustMarshal(map[string][]json.RawMessage{key: items}), nil
 }
 
 // setTool makes def the tool op calls, its x-mcp-header annotations read
@@ -418,11 +418,3 @@ func (op *Op) promptArgs() error {
 
 // errToolFailed is a result with isError: true.
 var errToolFailed = errors.New("the tool reported an error (isError: true)")
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}

@@ -25,3 +25,14 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// MustMarshal is v as encoding/json writes it, for a value that always
+// encodes (strings, maps of them, raw messages): an error is a bug, and
+// panics.
+func MustMarshal(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -51,7 +51,7 @@ func AppURIs(tools []json.RawMessage) []string {
 func (l *Lister) GatherDocuments(ctx context.Context, s *Server) error {
 	s.Documents = map[string]Document{}
 	for _, uri := range AppURIs(s.Tools) {
-		res, err := l.c.Call(ctx, "resources/read", mustJSON(map[string]string{"uri": uri}))
+		res, err := l.c.Call(ctx, "resources/read", rawjson.MustMarshal(map[string]string{"uri": uri}))
 		var ce *mcp.CallError
 		switch {
 		case errors.As(err, &ce):
@@ -128,12 +128,4 @@ func uiOf(obj json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return ui
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
