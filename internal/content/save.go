@@ -285,11 +285,8 @@ func decodeBase64(value []byte) ([]byte, error) {
 
 // quote returns p as a JSON string (without HTML escaping).
 func quote(p string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(p) // a string always encodes
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	b, _ := rawjson.Encode(p) // a string always encodes
+	return b
 }
 
 // fileName returns the stem and extension of the file for a block.

@@ -1,13 +1,14 @@
 package elicit
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 var (
@@ -151,13 +152,11 @@ func display(v json.RawMessage) string {
 func jsonString(s string) json.RawMessage { return marshal(s) }
 
 func marshal(v any) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := rawjson.Encode(v)
+	if err != nil {
 		panic(err) // strings and string slices always encode
 	}
-	return bytes.TrimRight(b.Bytes(), "\n")
+	return b
 }
 
 // quote shows an answer in a message: quoted, clipped and safe to print.

@@ -1,11 +1,11 @@
 package mock
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp"
@@ -207,9 +207,6 @@ func serverOf(result json.RawMessage) *Server {
 }
 
 func quote(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s)
-	return string(bytes.TrimSpace(b.Bytes()))
+	b, _ := rawjson.Encode(s) // a string always encodes
+	return string(b)
 }

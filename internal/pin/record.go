@@ -12,15 +12,7 @@ import (
 )
 
 // marshal writes v compact, without HTML escapes.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+func marshal(v any) ([]byte, error) { return rawjson.Encode(v) }
 
 // Pinned is the part of an item of kind that a pin holds, canonical: the
 // members kindInfo names, as the server sent them; and its key. An item

@@ -1,6 +1,9 @@
 package rawjson
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // Plain reports whether encoding/json writes s as it is between quotes:
 // printable ASCII with nothing it escapes (a quote, a backslash, or <, >
@@ -35,4 +38,17 @@ func MustMarshal(v any) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// Encode is v as encoding/json writes it, but with <, > and & left as
+// they are, in strings and in raw JSON alike (SetEscapeHTML(false)), and
+// no newline after it.
+func Encode(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

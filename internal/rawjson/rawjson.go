@@ -1,6 +1,6 @@
 // Package rawjson reads and writes JSON text without decoding it: checking
 // it (valid.go), the top level of an object or array, compaction, a string
-// written as encoding/json writes it (quote.go); and
+// or a value written as encoding/json writes it (quote.go); and
 // the scanners of its tokens (strings, numbers) and the one decoder of its
 // string escapes (unquote.go), which the value readers of jq filters and of
 // the JSON Schema validator are built on.

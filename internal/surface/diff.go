@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
@@ -451,13 +452,11 @@ func jsonText(v any, present bool) string {
 	if !present {
 		return "any"
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
+	b, err := rawjson.Encode(v)
+	if err != nil {
 		return "?"
 	}
-	return safetext.Line(redact.MaskSecrets(strings.TrimSuffix(b.String(), "\n")))
+	return safetext.Line(redact.MaskSecrets(string(b)))
 }
 
 func isTrue(v any) bool { b, _ := v.(bool); return b }

@@ -17,7 +17,6 @@
 package watch
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -341,15 +340,7 @@ func (w *Watch) hold(ctx context.Context, client *mcp.Client, uri string) error 
 
 // marshalLine encodes v leaving <, > and & as they are, in strings and in
 // the server's raw JSON alike.
-func marshalLine(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+func marshalLine(v any) (json.RawMessage, error) { return rawjson.Encode(v) }
 
 // unsubscribe ends the subscriptions, best effort and bounded, on a context
 // of its own: the watch's context may be the one Ctrl-C cancelled.
