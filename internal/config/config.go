@@ -313,7 +313,7 @@ func Load(src Source) (*File, error) {
 		if errors.Is(err, os.ErrNotExist) && !src.Required {
 			return nil, nil
 		}
-		return nil, &FileError{Path: src.Path, Err: unwrapPathError(err)}
+		return nil, &FileError{Path: src.Path, Err: UnwrapPathError(err)}
 	}
 	f := &File{Source: src, Data: data}
 	if err := f.parse(); err != nil {
@@ -322,7 +322,8 @@ func Load(src Source) (*File, error) {
 	return f, nil
 }
 
-func unwrapPathError(err error) error {
+// UnwrapPathError is a file's error without the path, which FileError says.
+func UnwrapPathError(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -15,9 +15,7 @@ package servefile
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -105,33 +103,17 @@ var (
 	ClientKeys = []string{"token_file", "token_env", "servers", "guard"}
 )
 
-// Error is a serve file's mistake, at its place.
-type Error struct {
-	Path string
-	Err  error
-}
-
-func (e *Error) Error() string {
-	var pe *yamlnode.Error
-	if errors.As(e.Err, &pe) {
-		return fmt.Sprintf("%s:%s", e.Path, pe.Error())
-	}
-	return fmt.Sprintf("%s: %v", e.Path, e.Err)
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
 // Read reads the serve file at path (relative to cwd).
 func Read(path, cwd string) (*File, error) {
 	src := config.Classify(config.FileSource(path, cwd, "serve file"), cwd)
 	src.Own = true
 	data, err := safefile.Read(src.Path)
 	if err != nil {
-		return nil, &Error{Path: path, Err: unwrap(err)}
+		return nil, &config.FileError{Path: path, Err: config.UnwrapPathError(err)}
 	}
 	f, err := Parse(src, data)
 	if err != nil {
-		return nil, &Error{Path: path, Err: err}
+		return nil, &config.FileError{Path: path, Err: err}
 	}
 	return f, nil
 }
@@ -141,7 +123,7 @@ func ReadClients(path, cwd string) ([]*Client, error) {
 	src := config.FileSource(path, cwd, "token file")
 	data, err := safefile.ReadOwn(src.Path)
 	if err != nil {
-		return nil, &Error{Path: path, Err: unwrap(err)}
+		return nil, &config.FileError{Path: path, Err: config.UnwrapPathError(err)}
 	}
 	root, err := parse(src, data, "a token file")
 	if err == nil {
@@ -152,18 +134,9 @@ func ReadClients(path, cwd string) ([]*Client, error) {
 		clients, err = clientsOf(root.Get("clients"), src.Folder)
 	}
 	if err != nil {
-		return nil, &Error{Path: path, Err: err}
+		return nil, &config.FileError{Path: path, Err: err}
 	}
 	return clients, nil
-}
-
-// unwrap is a file's error without the path, which Error says.
-func unwrap(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // parse reads the document of src.
