@@ -19,14 +19,7 @@ const MaxSize = 128 << 20
 // It is opened without blocking, so a FIFO, a terminal or a device planted
 // under the file's name is refused instead of hanging mcpv, reading
 // keystrokes or filling memory; a file larger than MaxSize is refused.
-func Read(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readOpen(f)
-}
+func Read(path string) ([]byte, error) { return readChecked(path) }
 
 // readOpen reads a file opened without blocking, by the rule of Read.
 func readOpen(f *os.File) ([]byte, error) {
@@ -92,7 +85,8 @@ func ReadPrivate(path string) ([]byte, error) {
 	return readChecked(path, othersMayWrite, othersMayRead)
 }
 
-// readChecked is Read for a file that passes each check.
+// readChecked opens path without blocking and, when it passes each
+// check, reads it by readOpen.
 func readChecked(path string, checks ...func(string, fs.FileInfo) error) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
