@@ -53,10 +53,13 @@ func (l *linter) shapes(obj string, m map[string]json.RawMessage, resourceLike b
 		l.metaKeys(obj, raw)
 	}
 	if raw, ok := m["annotations"]; ok {
-		if resourceLike {
-			l.annotations(obj, raw)
-		} else {
-			l.toolAnnotations(obj, raw)
+		switch am := members(raw); {
+		case am == nil:
+			l.add(RuleAnnotations, SeverityError, obj, "annotations is not a JSON object")
+		case resourceLike:
+			l.annotations(obj, am)
+		default:
+			l.toolAnnotations(obj, am)
 		}
 	}
 }
@@ -129,12 +132,7 @@ func templateProblem(t string) string {
 	return ""
 }
 
-func (l *linter) annotations(obj string, raw json.RawMessage) {
-	m := members(raw)
-	if m == nil {
-		l.add(RuleAnnotations, SeverityError, obj, "annotations is not a JSON object")
-		return
-	}
+func (l *linter) annotations(obj string, m map[string]json.RawMessage) {
 	if a, ok := m["audience"]; ok {
 		var roles []json.RawMessage
 		if json.Unmarshal(a, &roles) != nil {
@@ -173,12 +171,7 @@ func iso8601(s string) bool {
 	return false
 }
 
-func (l *linter) toolAnnotations(obj string, raw json.RawMessage) {
-	m := members(raw)
-	if m == nil {
-		l.add(RuleAnnotations, SeverityError, obj, "annotations is not a JSON object")
-		return
-	}
+func (l *linter) toolAnnotations(obj string, m map[string]json.RawMessage) {
 	if t, ok := m["title"]; ok {
 		if _, isString := stringOf(t); !isString {
 			l.add(RuleAnnotations, SeverityError, obj, "annotations.title is %s, not a string", compact(t))
