@@ -32,7 +32,7 @@ func ExchangeCode(ctx context.Context, hc *http.Client, md *ServerMetadata, c *C
 		"redirect_uri":  {redirectURI},
 	}
 	setParamIfSet(form, "resource", resource)
-	return postTokenForm(ctx, hc, md, c, form, "")
+	return postTokenForm(ctx, hc, md, c, form, "", true)
 }
 
 // Refresh trades a refresh token for a new access token (RFC 6749 §6). When
@@ -49,7 +49,7 @@ func Refresh(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client
 	}
 	setParamIfSet(form, "resource", resource)
 	setParamIfSet(form, "scope", scope)
-	tok, err := postTokenForm(ctx, hc, md, c, form, scope)
+	tok, err := postTokenForm(ctx, hc, md, c, form, scope, true)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func ClientCredentials(ctx context.Context, hc *http.Client, md *ServerMetadata,
 	form := url.Values{"grant_type": {"client_credentials"}}
 	setParamIfSet(form, "resource", resource)
 	setParamIfSet(form, "scope", scope)
-	return postTokenForm(ctx, hc, md, c, form, scope)
+	return postTokenForm(ctx, hc, md, c, form, scope, true)
 }
 
 // setParamIfSet sets an optional parameter, leaving it out when empty.
@@ -89,14 +89,9 @@ type tokenResponse struct {
 // and reads the grant. asked is the scope asked for, the granted one when
 // the answer does not say (RFC 6749 §5.1). No error it returns quotes the
 // form or the answer's tokens: only the endpoint, the status and the
-// server's error code and description.
-func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, form url.Values, asked string) (*Token, error) {
-	return postTokenFormOf(ctx, hc, md, c, form, asked, true)
-}
-
-// postTokenFormOf is postTokenForm; bearer false accepts a token of any
-// type (a token exchange issues grants, not bearer tokens).
-func postTokenFormOf(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, form url.Values, asked string, bearer bool) (*Token, error) {
+// server's error code and description. bearer false accepts a token of
+// any type (a token exchange issues grants, not bearer tokens).
+func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, form url.Values, asked string, bearer bool) (*Token, error) {
 	if md == nil || md.TokenEndpoint == "" {
 		return nil, stepErrorf(StepToken, "the authorization server has no token endpoint")
 	}

@@ -40,7 +40,7 @@ func ExchangeIDToken(ctx context.Context, hc *http.Client, idp IdentityProvider,
 	setParamIfSet(form, "resource", resource)
 	setParamIfSet(form, "scope", scope)
 	md := &ServerMetadata{Issuer: idp.TokenEndpoint, TokenEndpoint: idp.TokenEndpoint}
-	tok, err := postTokenFormOf(ctx, hc, md, &Client{ID: idp.ClientID, AuthMethod: AuthNone}, form, scope, false)
+	tok, err := postTokenForm(ctx, hc, md, &Client{ID: idp.ClientID, AuthMethod: AuthNone}, form, scope, false)
 	if err != nil {
 		return "", err
 	}
@@ -54,5 +54,5 @@ func JWTBearer(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Clie
 	form := url.Values{"grant_type": {grantJWTBearer}, "assertion": {assertion}}
 	setParamIfSet(form, "resource", resource)
 	setParamIfSet(form, "scope", scope)
-	return postTokenForm(ctx, hc, md, c, form, scope)
+	return postTokenForm(ctx, hc, md, c, form, scope, true)
 }
