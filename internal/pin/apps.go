@@ -206,10 +206,6 @@ func (p *Server) CheckDocument(uri string, d surface.Document) *Move {
 	return nil
 }
 
-// ListedTwice is the move of a key of kind the server lists more than
-// once.
-func ListedTwice(kind Kind, key string) Move { return twiceMove(kind, key) }
-
 // DocumentPinned reports whether an app p pins names the document at uri.
 func (p *Server) DocumentPinned(uri string) bool {
 	for _, a := range p.Apps {

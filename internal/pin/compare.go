@@ -107,7 +107,7 @@ func (p *Server) compareKind(kind Kind, items []json.RawMessage) []Move {
 	var moves []Move
 	for _, key := range slices.Compact(keys) {
 		if twice[key] {
-			moves = append(moves, twiceMove(kind, key))
+			moves = append(moves, ListedTwice(kind, key))
 		} else if m, ok := p.move(kind, key, listed[key], idx); ok {
 			moves = append(moves, m)
 		}
@@ -115,8 +115,9 @@ func (p *Server) compareKind(kind Kind, items []json.RawMessage) []Move {
 	return moves
 }
 
-// twiceMove is a key the server lists more than once.
-func twiceMove(kind Kind, key string) Move {
+// ListedTwice is the move of a key of kind the server lists more than
+// once.
+func ListedTwice(kind Kind, key string) Move {
 	m := Move{Kind: string(kind), Key: key, How: Twice}
 	m.Changes = []surface.Change{{Class: surface.ClassSecurity, Object: m.Label(),
 		Message: fmt.Sprintf("the server lists this %s more than once; a client cannot tell which one it uses", kind)}}

@@ -38,7 +38,7 @@ func (p *Server) CheckListed(kind Kind, key string, first []byte, n int) *Move {
 	case 1:
 		return p.Check(kind, key, first)
 	}
-	m := twiceMove(kind, key)
+	m := ListedTwice(kind, key)
 	return &m
 }
 
