@@ -208,11 +208,9 @@ func parseField(name string, data []byte) (*field, error) {
 	case "array":
 		fl.kind = kindMulti
 		switch {
-		case p.Items == nil:
-			return nil, bad("an array needs items with enum or anyOf")
-		case len(p.Items.AnyOf) > 0:
+		case p.Items != nil && len(p.Items.AnyOf) > 0:
 			fl.choices = titledChoices(p.Items.AnyOf)
-		case len(p.Items.Enum) > 0:
+		case p.Items != nil && len(p.Items.Enum) > 0:
 			for _, v := range p.Items.Enum {
 				fl.choices = append(fl.choices, choice{Value: v})
 			}
