@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
@@ -96,7 +97,7 @@ func (r *Runner) lineStep(ctx context.Context, s Session, st *testfile.Step, cap
 	// own expectation does.
 	if (r.Lint || st.CheckResult) && !st.Expect.OutputSchema && o.Tool != "" && o.Raw != nil {
 		if def, err := tool(); err == nil {
-			fs, notes := checkResult(ctx, def.Raw, o.Raw)
+			fs, notes := findingsOf(surface.CheckResult(ctx, def.Raw, o.Raw), nil)
 			sr.Failures, sr.Notes = append(sr.Failures, fs...), append(sr.Notes, notes...)
 		}
 	}

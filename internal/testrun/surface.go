@@ -7,7 +7,6 @@ package testrun
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -147,11 +146,6 @@ func (r *Runner) cost(ctx context.Context, lists *surface.Lister, b *testfile.Co
 		fs = append(fs, f)
 	}
 	return fs, []string{rep.Summary()}, exitcode.OK
-}
-
-// checkResult checks a tool's result as lint does (under --lint).
-func checkResult(ctx context.Context, tool, result json.RawMessage) ([]testreport.Failure, []string) {
-	return findingsOf(surface.CheckResult(ctx, tool, result), nil)
 }
 
 func findingsOf(findings []surface.Finding, ignore []string) (fs []testreport.Failure, notes []string) {
