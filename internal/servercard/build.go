@@ -85,16 +85,12 @@ func BuildCatalog(host string, cards map[string]string) json.RawMessage {
 		URL        string `json:"url"`
 	}
 	entries := []entry{}
-	for _, name := range sortedStrings(cards) {
+	for _, name := range slices.Sorted(maps.Keys(cards)) {
 		_, short, _ := strings.Cut(name, "/")
 		entries = append(entries, entry{Identifier: fmt.Sprintf("urn:air:%s:mcp:%s", host, short), Type: CardType, URL: cards[name]})
 	}
 	b, _ := json.Marshal(map[string]any{"specVersion": "1.0", "entries": entries})
 	return b
-}
-
-func sortedStrings(m map[string]string) []string {
-	return slices.Sorted(maps.Keys(m))
 }
 
 func clipRunes(s string, n int) string {
