@@ -225,9 +225,19 @@ func TestUnfinishedAtTheEnd(t *testing.T) {
 // A run as long as a duration can be, with a grace, is not cut at its
 // start: its end and the grace add up past the longest duration.
 func TestTheLongestRun(t *testing.T) {
-	ss := fakeServer(t, "plain")
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	ss, srv := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{StallAt: 2, Stall: time.Hour}})
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	go func() { // ends when the second call arrives (the first was answered), or the test
+		calls := 0
+		srv.Wait(ctx, func(r mcptest.HTTPRequest) bool {
+			if r.RPCMethod == "tools/call" {
+				calls++
+			}
+			return calls == 2
+		})
+		cancel()
+	}()
 	res, err := Run(ctx, Config{Plan: Plan{Concurrency: 1, Duration: duration.Max, Grace: 5 * time.Second}, Ops: []Op{op(t, "call", "x")}, Open: ss.open})
 	if err != nil {
 		t.Fatal(err)
