@@ -61,16 +61,6 @@ func hasPrefixAny(s string, prefixes ...string) bool {
 	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) })
 }
 
-// mayMatch reports whether text holds one of the words of pre ("a|b").
-func mayMatch(text, pre string) bool {
-	for w := range strings.SplitSeq(pre, "|") {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // scanField runs the rules that read one text.
 func scanField(server string, fl field, own map[string]bool) []Finding {
 	var out []Finding

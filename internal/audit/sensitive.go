@@ -6,13 +6,15 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/mcpv/mcpv/internal/redact"
 )
 
 // sensitiveFile is a file a model has no business reading for a tool
 // (lexicon/sensitive.txt, the entries "file"): whether it holds keys or
 // credentials (strong: high) or is one a tool may handle by its purpose
 // (low), and the words of a purpose about such files (about, as
-// mayMatch's pre; "": none is, a whole store's dump).
+// redact.HoldsAny's pre; "": none is, a whole store's dump).
 type sensitiveFile struct {
 	re     gated
 	pre    []string // words one of which a text must hold to be read with re (nil: none needed)
@@ -331,7 +333,7 @@ func aboutFile(path, purpose, about string) bool {
 			return true
 		}
 	}
-	return about != "" && mayMatch(purpose, about)
+	return about != "" && redact.HoldsAny(purpose, about)
 }
 
 // sendVia finds a sentence that sends through another tool: "via

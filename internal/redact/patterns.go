@@ -204,7 +204,7 @@ func FindSecrets(text string) []Found {
 	var found []Found
 	lower := canon.LowerASCII(text)
 	for i, re := range shapes() {
-		if !holdsAny(lower, strings.ToLower(shapeList[i].pre)) {
+		if !HoldsAny(lower, strings.ToLower(shapeList[i].pre)) {
 			continue
 		}
 		var matches [][]int
@@ -249,9 +249,9 @@ func FindSecrets(text string) []Found {
 	return out
 }
 
-// holdsAny reports whether text holds one of the words of pre ("a|b"),
+// HoldsAny reports whether text holds one of the words of pre ("a|b"),
 // both in lower case.
-func holdsAny(text, pre string) bool {
+func HoldsAny(text, pre string) bool {
 	for w := range strings.SplitSeq(pre, "|") {
 		if strings.Contains(text, w) {
 			return true
