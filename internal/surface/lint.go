@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/toolargs"
+	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -344,8 +345,8 @@ func (l *linter) templates(templates []json.RawMessage) {
 		uri, hasURI := stringOf(m["uriTemplate"])
 		if hasURI && uri != "" {
 			obj = fmt.Sprintf("resource template %q", uri)
-			if p := templateProblem(uri); p != "" {
-				l.add(RuleURITemplate, SeverityError, obj, "uriTemplate %s", p)
+			if _, err := uritemplate.Parse(uri); err != nil {
+				l.add(RuleURITemplate, SeverityError, obj, "uriTemplate %s", err)
 			}
 		} else {
 			l.add(RuleList, SeverityError, obj, "has no uriTemplate")

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/internal/uritemplate"
 )
 
 // The rules of shapes, each with the severity of its findings:
@@ -122,14 +121,6 @@ func badURIChars(s string) string {
 		}
 	}
 	return strings.Join(bad, " ")
-}
-
-// templateProblem says how t breaks RFC 6570's URI template, or "".
-func templateProblem(t string) string {
-	if _, err := uritemplate.Parse(t); err != nil {
-		return err.Error()
-	}
-	return ""
 }
 
 func (l *linter) annotations(obj string, m map[string]json.RawMessage) {
