@@ -280,14 +280,11 @@ func (l *linter) outputSchema(ctx context.Context, obj string, raw json.RawMessa
 	}
 }
 
-// compile reports a schema that does not compile, and returns the
-// validator of one that does.
-func (l *linter) compile(ctx context.Context, obj, rule, what string, schema json.RawMessage) *toolargs.Validator {
-	v, problem, severity := compileSchema(ctx, what, schema)
-	if problem != "" {
+// compile reports a schema that does not compile.
+func (l *linter) compile(ctx context.Context, obj, rule, what string, schema json.RawMessage) {
+	if _, problem, severity := compileSchema(ctx, what, schema); problem != "" {
 		l.add(rule, severity, obj, "%s", problem)
 	}
-	return v
 }
 
 func (l *linter) prompts(prompts []json.RawMessage) {
