@@ -193,9 +193,10 @@ func (l *linter) tools(ctx context.Context, tools []json.RawMessage) {
 		if !named {
 			obj = fmt.Sprintf("tool #%d", i+1)
 			l.add(RuleToolName, SeverityError, obj, "has no name")
-		}
-		for _, p := range toolNameProblems(name, named) {
-			l.add(RuleToolName, SeverityError, obj, "%s", p)
+		} else {
+			for _, p := range toolNameProblems(name) {
+				l.add(RuleToolName, SeverityError, obj, "%s", p)
+			}
 		}
 		if n := counts[name]; named && n > 1 {
 			l.add(RuleToolName, SeverityError, obj, "name is listed %d times", n)
@@ -218,10 +219,7 @@ func (l *linter) tools(ctx context.Context, tools []json.RawMessage) {
 
 // toolNameProblems says how name breaks the rules of server/tools, "Tool
 // Names" (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names).
-func toolNameProblems(name string, named bool) []string {
-	if !named {
-		return nil
-	}
+func toolNameProblems(name string) []string {
 	var out []string
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
