@@ -346,15 +346,11 @@ func (d *differ) member(label, path string, ov any, inO bool, nv any, inN bool) 
 		d.annotations(label, ov, nv)
 	case readByModel(step) && inO && inN:
 		d.text(label, path, ov, nv)
-	case !inO:
-		d.addClass(class, label, path, "added")
-		if s, ok := nv.(string); ok && class == ClassSecurity {
+	default:
+		d.addClass(class, label, path, "%s", presence(inO, inN))
+		if s, ok := nv.(string); ok && !inO && class == ClassSecurity {
 			d.changes[len(d.changes)-1].New = s
 		}
-	case !inN:
-		d.addClass(class, label, path, "removed")
-	default:
-		d.addClass(class, label, path, "changed")
 	}
 }
 
