@@ -60,14 +60,15 @@ func (l *Lister) GatherDocuments(ctx context.Context, s *Server) error {
 		case err != nil:
 			return err
 		}
-		s.Documents[uri] = DocumentOf(uri, res, listedAt(s.Resources, uri))
+		s.Documents[uri] = DocumentOf(uri, res, withURI(s.Resources, uri))
 	}
 	return nil
 }
 
-// listedAt is the resource listed at uri, or nil.
-func listedAt(resources []json.RawMessage, uri string) json.RawMessage {
-	for _, r := range resources {
+// withURI is the first of items (resources, contents) whose uri is uri,
+// or nil.
+func withURI(items []json.RawMessage, uri string) json.RawMessage {
+	for _, r := range items {
 		if stringMember(r, "uri") == uri {
 			return r
 		}
@@ -81,13 +82,7 @@ func listedAt(resources []json.RawMessage, uri string) json.RawMessage {
 func DocumentOf(uri string, res, listing json.RawMessage) Document {
 	var contents []json.RawMessage
 	rawjson.ForEachElement(rawjson.Member(res, "contents"), func(_ int, c []byte) { contents = append(contents, c) })
-	var item json.RawMessage
-	for _, c := range contents {
-		if stringMember(c, "uri") == uri {
-			item = c
-			break
-		}
-	}
+	item := withURI(contents, uri)
 	if item == nil && len(contents) == 1 {
 		item = contents[0] // the only content, as a host takes it
 	}
