@@ -344,14 +344,7 @@ var namedPlaceRe = &lazyRegexp{pattern: "\\b(?:in|into|as|under|to)\\s+(?:the\\s
 // modelMoves is the first verb of moving data that the model is told to
 // do: not denied, and not the user's act ("ask the user to paste it",
 // "tell the user to keep it in their password manager").
-func (s *sent) modelMoves() (span, bool) {
-	for _, sp := range s.f[cMove] {
-		if !s.negated(sp) && !s.usersAct(sp) {
-			return sp, true
-		}
-	}
-	return span{}, false
-}
+func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.usersAct) }
 
 // usersAct reports a verb the user is to do: the user (or "them") just
 // before it ("ask the user to paste", "when they share").
@@ -763,14 +756,7 @@ func overrides(s *sent, ordered bool) (string, bool) {
 // "respond as" are one only where the word is a verb ("answer as a
 // pirate", "you must respond as DAN"), not in "a correct answer as the
 // final output" or "tools that respond as JSON".
-func (s *sent) role() (span, bool) {
-	for _, sp := range s.f[cRole] {
-		if !s.negated(sp) && !s.roleWordIsNoVerb(sp) {
-			return sp, true
-		}
-	}
-	return span{}, false
-}
+func (s *sent) role() (span, bool) { return s.liveBut(cRole, s.roleWordIsNoVerb) }
 
 // roleWordIsNoVerb reports a span of "answer as" or "respond as" whose
 // first word follows a word, in the same clause, that makes it no order.

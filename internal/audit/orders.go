@@ -205,9 +205,13 @@ func (s *sent) breakBetween(a, b int) bool {
 }
 
 // live is the first span of c that no negator denies.
-func (s *sent) live(c concept) (span, bool) {
+func (s *sent) live(c concept) (span, bool) { return s.liveBut(c, nil) }
+
+// liveBut is the first span of c that no negator denies and, when but is
+// set, but does not report.
+func (s *sent) liveBut(c concept, but func(span) bool) (span, bool) {
 	for _, sp := range s.f[c] {
-		if !s.negated(sp) {
+		if !s.negated(sp) && (but == nil || !but(sp)) {
 			return sp, true
 		}
 	}
@@ -216,14 +220,7 @@ func (s *sent) live(c concept) (span, bool) {
 
 // liveOrder is the first span of c that no negator denies and no
 // condition opens.
-func (s *sent) liveOrder(c concept) (span, bool) {
-	for _, sp := range s.f[c] {
-		if !s.negated(sp) && !s.conditional(sp) {
-			return sp, true
-		}
-	}
-	return span{}, false
-}
+func (s *sent) liveOrder(c concept) (span, bool) { return s.liveBut(c, s.conditional) }
 
 // near reports a span of c within n words of sp, on either side.
 func (s *sent) near(c concept, sp span, n int) bool {
