@@ -52,13 +52,12 @@ const SnapshotVersion = 2
 // *mcp.TransportError for its method.
 // A list l has walked already is not asked for again.
 func (l *Lister) Gather(ctx context.Context) (Snapshot, error) {
-	c := l.c
 	var s Snapshot
 	for _, g := range []struct {
 		l    mcp.List
 		dest *[]json.RawMessage
 	}{{mcp.Tools, &s.Tools}, {mcp.Prompts, &s.Prompts}, {mcp.ResourceTemplates, &s.ResourceTemplates}} {
-		if !c.HasCapability(g.l.Capability) {
+		if !l.c.HasCapability(g.l.Capability) {
 			continue
 		}
 		items, _, err := l.walk(ctx, g.l)
