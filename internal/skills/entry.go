@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 	"github.com/mcpv/mcpv/mcp"
@@ -257,7 +258,7 @@ func Get(ctx context.Context, client *mcp.Client, uri string) (Skill, error) {
 // against the skill's entry. It returns the file's bytes and the
 // resources/read result as sent.
 func ReadFile(ctx context.Context, client *mcp.Client, r Resource) ([]byte, json.RawMessage, error) {
-	res, err := client.Call(ctx, "resources/read", json.RawMessage(`{"uri":`+string(mustJSON(r.URI))+`}`))
+	res, err := client.Call(ctx, "resources/read", json.RawMessage(`{"uri":`+string(rawjson.MustMarshal(r.URI))+`}`))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -269,14 +270,6 @@ func ReadFile(ctx context.Context, client *mcp.Client, r Resource) ([]byte, json
 		return nil, nil, err
 	}
 	return data, res, nil
-}
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
 
 // resourceBytes is the raw content of uri in a resources/read result: the
