@@ -28,9 +28,9 @@ func (l *EventLog) Write(method string, params json.RawMessage) {
 	}
 	var b bytes.Buffer
 	b.WriteString(`{"time":`)
-	b.Write(mustJSON(time.Now().UTC().Format(time.RFC3339Nano)))
+	b.Write(rawjson.MustMarshal(time.Now().UTC().Format(time.RFC3339Nano)))
 	b.WriteString(`,"method":`)
-	b.Write(mustJSON(method))
+	b.Write(rawjson.MustMarshal(method))
 	if len(bytes.TrimSpace(params)) > 0 {
 		b.WriteString(`,"params":`)
 		rawjson.WriteCompact(&b, params)
@@ -39,9 +39,4 @@ func (l *EventLog) Write(method string, params json.RawMessage) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.w.Write(b.Bytes())
-}
-
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
 }

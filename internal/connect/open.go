@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serverstate"
@@ -303,7 +304,7 @@ func (c *Conn) setLogLevel(ctx context.Context, level string) error {
 		c.hooks.Log.Warn(fmt.Sprintf("the server does not declare logging; --log-level %s not sent", level))
 		return nil
 	}
-	_, err := c.Client.Call(ctx, "logging/setLevel", mustJSON(map[string]string{"level": level}))
+	_, err := c.Client.Call(ctx, "logging/setLevel", rawjson.MustMarshal(map[string]string{"level": level}))
 	return err
 }
 

@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
@@ -107,14 +108,14 @@ func (l *Log) Stop() {
 func (l *Log) line(e serve.Exchange) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"time":`)
-	b.Write(mustJSON(e.Time.UTC().Format(time.RFC3339Nano)))
+	b.Write(rawjson.MustMarshal(e.Time.UTC().Format(time.RFC3339Nano)))
 	fmt.Fprintf(&b, `,"client":%d`, e.Client)
 	if e.ID != nil {
 		b.WriteString(`,"id":`)
 		value(&b, e.ID)
 	}
 	b.WriteString(`,"method":`)
-	b.Write(mustJSON(e.Method))
+	b.Write(rawjson.MustMarshal(e.Method))
 	if e.Asked {
 		b.WriteString(`,"asked":true`)
 	}
@@ -132,7 +133,7 @@ func (l *Log) line(e serve.Exchange) []byte {
 				re = &mcp.RPCError{Code: mcp.CodeInternalError, Message: e.Err.Error()}
 			}
 			fmt.Fprintf(&b, `,"error":{"code":%d,"message":`, re.Code)
-			b.Write(mustJSON(re.Message))
+			b.Write(rawjson.MustMarshal(re.Message))
 			if re.Data != nil {
 				b.WriteString(`,"data":`)
 				value(&b, re.Data)
@@ -157,18 +158,13 @@ func (l *Log) line(e serve.Exchange) []byte {
 func value(b *bytes.Buffer, raw json.RawMessage) {
 	switch {
 	case len(raw) > MaxValue:
-		b.Write(mustJSON(fmt.Sprintf("(%d bytes, left out: the log holds values of at most %d MiB)", len(raw), MaxValue>>20)))
+		b.Write(rawjson.MustMarshal(fmt.Sprintf("(%d bytes, left out: the log holds values of at most %d MiB)", len(raw), MaxValue>>20)))
 	case json.Compact(b, raw) != nil:
-		b.Write(mustJSON(fmt.Sprintf("(%d bytes that are not JSON)", len(raw))))
+		b.Write(rawjson.MustMarshal(fmt.Sprintf("(%d bytes that are not JSON)", len(raw))))
 	}
 }
 
 // millis is d in milliseconds, to the microsecond.
 func millis(d time.Duration) string {
 	return fmt.Sprint(math.Round(float64(d)/float64(time.Microsecond)) / 1000)
-}
-
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
 }
