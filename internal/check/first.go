@@ -21,7 +21,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/doctor"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -79,7 +79,7 @@ func (r *runner) unopened(ctx context.Context, selected []*Check, err error) *Re
 	timedOut := errors.As(err, &te) && te.Connect
 	switch {
 	case errors.As(err, &d):
-	case isAuth(err):
+	case doctor.Authorizing(err):
 		return nil
 	case timedOut:
 		// A server that did not answer in time is not tried again, unless
@@ -130,15 +130,6 @@ func (r *runner) unopened(ctx context.Context, selected []*Check, err error) *Re
 
 // order is a check's place in the catalogue.
 func order(c *Check) int { return slices.Index(Catalogue(), c) }
-
-// isAuth reports whether err is the server asking for credentials, or
-// the authorization failing.
-func isAuth(err error) bool {
-	var ae *mcp.AuthError
-	var oe *oauth.Error
-	var pe *oauth.PermissionError
-	return errors.As(err, &ae) || errors.As(err, &oe) || errors.As(err, &pe)
-}
 
 // firstContact replays, on a connection of the run's own, the first
 // exchange the main session makes (server/discover where the era is not

@@ -250,7 +250,7 @@ func (w *walk) firstRequest(modern bool) (string, []byte) {
 // post sends a first request to the endpoint, following no redirect.
 func (w *walk) post(ctx context.Context, modern bool) (*answer, error) {
 	a, err := w.postWith(ctx, modern, w.t.Client)
-	if err != nil && authorizing(err) && w.t.Plain != nil {
+	if err != nil && Authorizing(err) && w.t.Plain != nil {
 		// The credentials' layer refused to go on without a login: the
 		// server's own answer, without credentials, shows what it asks.
 		return w.postWith(ctx, modern, w.t.Plain)
@@ -258,9 +258,9 @@ func (w *walk) post(ctx context.Context, modern bool) (*answer, error) {
 	return a, err
 }
 
-// authorizing reports whether err is the authorization layer's: it
+// Authorizing reports whether err is the authorization layer's: it
 // needs a login, or its flow failed.
-func authorizing(err error) bool {
+func Authorizing(err error) bool {
 	var oe *oauth.Error
 	var pe *oauth.PermissionError
 	var ae *mcp.AuthError
