@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -307,7 +308,7 @@ func withToken(params, tok, ours json.RawMessage) (json.RawMessage, error) {
 func (c *conn) forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	switch method {
 	case "resources/subscribe":
-		forward, done, err := c.k.subs.Subscribe(ctx, c, resourceURI(params))
+		forward, done, err := c.k.subs.Subscribe(ctx, c, subscription.URI(params))
 		if err != nil || !forward {
 			return json.RawMessage(`{}`), err
 		}
@@ -315,21 +316,13 @@ func (c *conn) forward(ctx context.Context, method string, params json.RawMessag
 		done(err == nil)
 		return res, err
 	case "resources/unsubscribe":
-		forward, done, err := c.k.subs.Unsubscribe(ctx, c, resourceURI(params))
+		forward, done, err := c.k.subs.Unsubscribe(ctx, c, subscription.URI(params))
 		if err != nil || !forward {
 			return json.RawMessage(`{}`), err
 		}
 		defer done()
 	}
 	return c.k.Client.Forward(ctx, method, params)
-}
-
-func resourceURI(params json.RawMessage) string {
-	var p struct {
-		URI string `json:"uri"`
-	}
-	json.Unmarshal(params, &p)
-	return p.URI
 }
 
 // subscriptions are the resources a modern-era subscriptions/listen

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -274,7 +275,7 @@ func (g Guards) hidesNotification(method string, params json.RawMessage) bool {
 	if method != "notifications/resources/updated" || len(g) == 0 {
 		return false
 	}
-	return !g.AllowsResource(resourceURI(params))
+	return !g.AllowsResource(subscription.URI(params))
 }
 
 // refused is the error a client gets for what the guard hides: the same

@@ -303,7 +303,7 @@ func (u *upstream) leave(h any) {
 // (the first subscriber, the last to leave); if so, done is called with
 // whether it succeeded there.
 func (u *upstream) subscription(ctx context.Context, c *client, method string, params json.RawMessage) (forward bool, done func(ok bool), err error) {
-	uri := resourceURI(params)
+	uri := subscription.URI(params)
 	if method == "resources/subscribe" {
 		return u.subs.Subscribe(ctx, c, uri)
 	}

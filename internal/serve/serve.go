@@ -500,14 +500,6 @@ func declarable(caps json.RawMessage) json.RawMessage {
 	return append(out, '}')
 }
 
-func resourceURI(params json.RawMessage) string {
-	var p struct {
-		URI string `json:"uri"`
-	}
-	json.Unmarshal(params, &p)
-	return p.URI
-}
-
 // relayKey marks the context of a client's request as it goes upstream.
 type relayKey struct{}
 

@@ -36,15 +36,22 @@ func AudienceOf(method string, params json.RawMessage) (a Audience, uri string) 
 	case method == "notifications/progress":
 		return Requester, ""
 	case method == "notifications/resources/updated":
-		var p struct {
-			URI string `json:"uri"`
-		}
-		json.Unmarshal(params, &p)
-		return Holders, p.URI
+		return Holders, URI(params)
 	case method == "notifications/subscriptions/acknowledged":
 		return Listeners, ""
 	case strings.HasSuffix(method, "/list_changed"):
 		return Everyone, ""
 	}
 	return Busy, ""
+}
+
+// URI is the resource's URI in the params of a request or notification
+// about one (resources/subscribe, notifications/resources/updated): its
+// uri member, "" when it has none.
+func URI(params json.RawMessage) string {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	json.Unmarshal(params, &p)
+	return p.URI
 }
