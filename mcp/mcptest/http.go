@@ -404,7 +404,7 @@ func (s *HTTPServer) answer(x *Exchange) {
 		}
 		json.Unmarshal(x.Body, &p)
 		if !s.opts.Stateless && !s.opts.Legacy {
-			x.W.Header().Set("Mcp-Session-Id", s.newSession())
+			x.W.Header().Set("Mcp-Session-Id", s.NewSession())
 		}
 		x.Reply(x.Result(fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"fake-http","version":"0"}}`, p.Params.ProtocolVersion)))
 	case x.RPCMethod == "ping":
@@ -432,9 +432,7 @@ func (s *HTTPServer) answer(x *Exchange) {
 
 // NewSession starts a session, as the fake's own initialize does, and
 // returns its id, for a Post hook that answers initialize itself.
-func (s *HTTPServer) NewSession() string { return s.newSession() }
-
-func (s *HTTPServer) newSession() string {
+func (s *HTTPServer) NewSession() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.issued++
@@ -462,7 +460,7 @@ func (s *HTTPServer) serveLegacyMain(x *Exchange) {
 		s.opts.Get(x)
 		return
 	}
-	sid := s.newSession()
+	sid := s.NewSession()
 	ch := make(chan string)
 	s.mu.Lock()
 	s.channels[sid] = ch

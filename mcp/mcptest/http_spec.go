@@ -163,7 +163,7 @@ func isLoopback(host string) bool {
 func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
 	spec := s.opts.Spec
 	if m.Method == "initialize" && m.ID != nil && !spec.edge("no-sessions") {
-		sid := s.newSession()
+		sid := s.NewSession()
 		if spec.has("session-never-given") {
 			s.specAnswer(x, m, s.specState(sid))
 			return
