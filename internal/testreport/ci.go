@@ -299,6 +299,14 @@ type member struct {
 	value any
 }
 
+// with is o and, when keep is true, the member key after its others.
+func (o object) with(keep bool, key string, value any) object {
+	if keep {
+		return append(o, member{key, value})
+	}
+	return o
+}
+
 func (o object) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
 	for i, m := range o {
@@ -327,54 +335,27 @@ func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 		all = all.add(c)
 		items := []object{}
 		for _, sr := range f.Steps {
-			js := object{{"index", sr.Index}}
-			if sr.ID != "" {
-				js = append(js, member{"id", sr.ID})
-			}
-			js = append(js, member{"name", sr.Name})
-			if sr.Tag != "" {
-				js = append(js, member{"level", sr.Tag})
-			}
-			if sr.Ref != "" {
-				js = append(js, member{"ref", sr.Ref})
-			}
-			if sr.Line != 0 {
-				js = append(js, member{"line", sr.Line})
-			}
-			js = append(js, member{"status", sr.Status.String()})
-			if sr.Reason != "" {
-				js = append(js, member{"reason", sr.Reason})
-			}
-			if sr.BlockedBy != "" {
-				js = append(js, member{"blockedBy", sr.BlockedBy})
-			}
-			if test {
-				js = append(js, member{"exit", sr.Exit})
-			}
-			js = append(js, member{"durationMs", millis(sr.Took)})
-			if len(sr.Failures) > 0 {
-				js = append(js, member{"failures", failuresJSON(sr.Failures)})
-			}
-			if len(sr.Notes) > 0 {
-				js = append(js, member{"notes", sr.Notes})
-			}
-			items = append(items, js)
+			items = append(items, object{{"index", sr.Index}}.
+				with(sr.ID != "", "id", sr.ID).
+				with(true, "name", sr.Name).
+				with(sr.Tag != "", "level", sr.Tag).
+				with(sr.Ref != "", "ref", sr.Ref).
+				with(sr.Line != 0, "line", sr.Line).
+				with(true, "status", sr.Status.String()).
+				with(sr.Reason != "", "reason", sr.Reason).
+				with(sr.BlockedBy != "", "blockedBy", sr.BlockedBy).
+				with(test, "exit", sr.Exit).
+				with(true, "durationMs", millis(sr.Took)).
+				with(len(sr.Failures) > 0, "failures", failuresJSON(sr.Failures)).
+				with(len(sr.Notes) > 0, "notes", sr.Notes))
 		}
-		g := object{{suite.Group, f.Path}, {"name", f.Name}}
-		if test || f.Server != "" {
-			g = append(g, member{"server", f.Server})
-		}
-		g = append(g, member{"passed", f.Code == 0 && c.failed == 0 && c.inconclusive == 0})
-		if test || f.Code != 0 {
-			g = append(g, member{"exit", f.Code})
-		}
-		if f.Err != "" {
-			g = append(g, member{"error", f.Err})
-		}
-		g = append(g, member{"durationMs", millis(f.Took)})
-		if f.Stderr != "" {
-			g = append(g, member{"stderr", f.Stderr})
-		}
+		g := object{{suite.Group, f.Path}, {"name", f.Name}}.
+			with(test || f.Server != "", "server", f.Server).
+			with(true, "passed", f.Code == 0 && c.failed == 0 && c.inconclusive == 0).
+			with(test || f.Code != 0, "exit", f.Code).
+			with(f.Err != "", "error", f.Err).
+			with(true, "durationMs", millis(f.Took)).
+			with(f.Stderr != "", "stderr", f.Stderr)
 		gc := map[string]int{"passed": c.passed, "failed": c.failed, "skipped": c.skipped}
 		for k, n := range map[string]int{"warned": c.warned, "blocked": c.blocked, "inconclusive": c.inconclusive} {
 			if n > 0 {
@@ -389,12 +370,10 @@ func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 	for _, h := range suite.Header {
 		r = append(r, member{h[0], h[1]})
 	}
-	total := object{{suite.Groups, len(files)}, {"passed", all.passed}, {"failed", all.failed}, {"skipped", all.skipped}}
-	for _, n := range []member{{"warned", all.warned}, {"blocked", all.blocked}, {"inconclusive", all.inconclusive}} {
-		if n.value.(int) > 0 {
-			total = append(total, n)
-		}
-	}
+	total := object{{suite.Groups, len(files)}, {"passed", all.passed}, {"failed", all.failed}, {"skipped", all.skipped}}.
+		with(all.warned > 0, "warned", all.warned).
+		with(all.blocked > 0, "blocked", all.blocked).
+		with(all.inconclusive > 0, "inconclusive", all.inconclusive)
 	r = append(r, member{"passed", passed}, member{"counts", total}, member{"durationMs", millis(took)}, member{suite.Groups, groups})
 	b, err := json.Marshal(r)
 	if err != nil {
