@@ -243,11 +243,7 @@ func parseConfig(s string) (config, error) {
 			if err != nil || n < 0 {
 				return c, fmt.Errorf("%s=%q: want milliseconds", k, v)
 			}
-			if k == "slow" {
-				c.slow = time.Duration(n) * time.Millisecond
-			} else {
-				c.slowStart = time.Duration(n) * time.Millisecond
-			}
+			*map[string]*time.Duration{"slow": &c.slow, "slow-start": &c.slowStart}[k] = time.Duration(n) * time.Millisecond
 		case "busy":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
