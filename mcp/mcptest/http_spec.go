@@ -163,19 +163,17 @@ func isLoopback(host string) bool {
 func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
 	spec := s.opts.Spec
 	if m.Method == "initialize" && m.ID != nil && !spec.edge("no-sessions") {
-		sid := s.NewSession()
-		if spec.has("session-never-given") {
-			s.specAnswer(x, m, s.specState(sid))
-			return
-		}
-		if spec.has("session-id-space") {
+		sid, given := s.NewSession(), !spec.has("session-never-given")
+		if given && spec.has("session-id-space") {
 			s.mu.Lock()
 			delete(s.live, sid)
 			sid = "s " + sid
 			s.live[sid] = true
 			s.mu.Unlock()
 		}
-		x.W.Header().Set("Mcp-Session-Id", sid)
+		if given {
+			x.W.Header().Set("Mcp-Session-Id", sid)
+		}
 		s.specAnswer(x, m, s.specState(sid))
 		return
 	}
