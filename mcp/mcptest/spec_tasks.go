@@ -302,13 +302,12 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 		return s.extMethod(st, m, id, out)
 	}
 	switch m.Method {
-	case "tasks/get", "tasks/cancel", "tasks/result", "tasks/list":
-	default:
-		return false
-	}
-	if m.Method == "tasks/list" {
+	case "tasks/list":
 		s.taskList(st, id, out)
 		return true
+	case "tasks/get", "tasks/cancel", "tasks/result":
+	default:
+		return false
 	}
 	st.mu.Lock()
 	t := st.tasks[taskIDParam(m.Params)]
