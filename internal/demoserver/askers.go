@@ -70,14 +70,11 @@ func addAskers(s *mcp.Server) {
 		})
 }
 
-// modern reports whether the call follows the modern era's protocol.
-func modern(req *mcp.CallToolRequest) bool { return req.ProtocolVersion() >= "2026-07-28" }
-
 // asked returns the client's answer to params: as an input request, as id,
 // in the modern era, else by asking while the call runs.
 func asked[P mcp.InputRequest, R any](ctx context.Context, req *mcp.CallToolRequest, id string, params P,
 	ask func(context.Context, P) (R, error)) (*mcp.CallToolResult, any, error) {
-	if modern(req) {
+	if req.ProtocolVersion() >= "2026-07-28" { // the modern era's protocol
 		return roundTrip(req, id, params)
 	}
 	res, err := ask(ctx, params)
