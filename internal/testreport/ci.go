@@ -262,7 +262,8 @@ func warningsOf(notes []string) []string {
 func writeYAMLBlock(b *bufio.Writer, indent string, v map[string]any) {
 	b.WriteString(indent + "---\n")
 	for _, k := range slices.Sorted(maps.Keys(v)) {
-		fmt.Fprintf(b, "%s%s: %s\n", indent, k, mustJSON(v[k]))
+		j, _ := json.Marshal(v[k])
+		fmt.Fprintf(b, "%s%s: %s\n", indent, k, j)
 	}
 	b.WriteString(indent + "...\n")
 }

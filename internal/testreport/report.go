@@ -5,7 +5,6 @@
 package testreport
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -175,9 +174,4 @@ func countSteps(steps []Step) counts {
 		}
 	}
 	return c
-}
-
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
 }
