@@ -200,16 +200,11 @@ func (j *jtmpl) render(caps map[string]json.RawMessage) json.RawMessage {
 		if name := t.only(); name != "" {
 			b.Write(caps[name])
 		} else {
-			b.Write(jsonText(t.fill(caps)))
+			text, _ := json.Marshal(t.fill(caps))
+			b.Write(text)
 		}
 	})
 	return b.Bytes()
-}
-
-// jsonText is s as a JSON string.
-func jsonText(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
 }
 
 func (j *jtmpl) uses(set map[string]bool) {
