@@ -222,22 +222,29 @@ func TestUnfinishedAtTheEnd(t *testing.T) {
 	}
 }
 
-// A run as long as a duration can be, with a grace, is not cut at its
-// start: its end and the grace add up past the longest duration.
-func TestTheLongestRun(t *testing.T) {
-	ss, srv := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{StallAt: 2, Stall: time.Hour}})
+// interruptAtCall is a run's context, cancelled as an interrupt is when
+// the n-th tools/call reaches srv.
+func interruptAtCall(t *testing.T, srv *mcptest.HTTPServer, n int) context.Context {
 	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	go func() { // ends when the second call arrives (the first was answered), or the test
+	t.Cleanup(cancel)
+	go func() { // ends when the n-th call arrives, or the test
 		calls := 0
 		srv.Wait(ctx, func(r mcptest.HTTPRequest) bool {
 			if r.RPCMethod == "tools/call" {
 				calls++
 			}
-			return calls == 2
+			return calls == n
 		})
 		cancel()
 	}()
+	return ctx
+}
+
+// A run as long as a duration can be, with a grace, is not cut at its
+// start: its end and the grace add up past the longest duration.
+func TestTheLongestRun(t *testing.T) {
+	ss, srv := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{StallAt: 2, Stall: time.Hour}})
+	ctx := interruptAtCall(t, srv, 2) // the first answered
 	res, err := Run(ctx, Config{Plan: Plan{Concurrency: 1, Duration: duration.Max, Grace: 5 * time.Second}, Ops: []Op{op(t, "call", "x")}, Open: ss.open})
 	if err != nil {
 		t.Fatal(err)
@@ -251,17 +258,7 @@ func TestTheLongestRun(t *testing.T) {
 // was in flight is no error, and every session is closed.
 func TestInterrupt(t *testing.T) {
 	ss, srv := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: 10 * time.Millisecond, StallAt: 30, Stall: time.Hour}})
-	ctx, cancel := context.WithCancel(t.Context())
-	go func() { // ends when the stalled call arrives, or the test
-		calls := 0
-		srv.Wait(ctx, func(r mcptest.HTTPRequest) bool {
-			if r.RPCMethod == "tools/call" {
-				calls++
-			}
-			return calls == 30
-		})
-		cancel()
-	}()
+	ctx := interruptAtCall(t, srv, 30) // the stalled one
 	res, err := Run(ctx, Config{Plan: Plan{Concurrency: 1, Duration: time.Hour}, Ops: []Op{op(t, "call", "x")}, Open: ss.open})
 	if err != nil {
 		t.Fatal(err)
