@@ -20,10 +20,12 @@ import (
 
 // slowStderr is a stderr that does not take a line until the events file
 // holds want lines: the log messages cannot be shown while the server's
-// flood is read. (A bound on the wait keeps a broken build from hanging.)
+// flood is read. (A bound on the wait keeps a broken build from hanging;
+// short of want when it ends, held says how many lines the file had.)
 type slowStderr struct {
 	events string
 	want   int
+	held   int
 	once   sync.Once
 	mu     sync.Mutex
 	buf    bytes.Buffer
@@ -31,8 +33,9 @@ type slowStderr struct {
 
 func (w *slowStderr) Write(p []byte) (int, error) {
 	w.once.Do(func() {
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if b, _ := os.ReadFile(w.events); bytes.Count(b, []byte("\n")) >= w.want {
+		for deadline := time.Now().Add(testWait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			b, _ := os.ReadFile(w.events)
+			if w.held = bytes.Count(b, []byte("\n")); w.held >= w.want {
 				return
 			}
 		}
@@ -57,6 +60,9 @@ func TestNotificationFloodIsBounded(t *testing.T) {
 	ios := output.NewStreams(strings.NewReader(""), &out, stderr)
 	code := run(context.Background(), args([]string{"--events", events, "call", "x", "--no-validate", "-r", "-q", ".content[0].text"}, fake(fmt.Sprintf("log-flood=%d", n))), ios, testEnv(t))
 	errs := stderr.buf.String()
+	if stderr.held < stderr.want {
+		t.Fatalf("--events held %d of %d notifications after %v of stderr blocked: the flood was not read while its log messages could not be shown", stderr.held, stderr.want, testWait)
+	}
 	if code != 0 || out.String() != "ok\n" {
 		t.Fatalf("exit %d, stdout %q, stderr ends %q", code, out.String(), errs[max(0, len(errs)-300):])
 	}
