@@ -353,7 +353,7 @@ func TestModernTask(t *testing.T) {
 
 	// A failed task ends with its error.
 	go func() {
-		ms := int64(10)
+		ms := 10.0
 		res, final, err := c.WaitTask(t.Context(), Task{TaskID: "t2", Status: TaskWorking, PollIntervalMs: &ms}, nil)
 		done <- waited{res, final, err}
 	}()

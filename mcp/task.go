@@ -42,11 +42,14 @@ type Task struct {
 	TaskID        string `json:"taskId"`
 	Status        string `json:"status"`
 	StatusMessage string `json:"statusMessage"`
-	PollInterval  *int64 `json:"pollInterval"` // milliseconds
-	TTL           *int64 `json:"ttl"`          // milliseconds
+	// Milliseconds, read as any JSON number: the schema's integers are
+	// numbers with nothing after the point, and a server may write 1500
+	// as 1500.0.
+	PollInterval *float64 `json:"pollInterval"`
+	TTL          *float64 `json:"ttl"`
 	// The modern era's names for the same.
-	PollIntervalMs *int64 `json:"pollIntervalMs"`
-	TTLMs          *int64 `json:"ttlMs"`
+	PollIntervalMs *float64 `json:"pollIntervalMs"`
+	TTLMs          *float64 `json:"ttlMs"`
 }
 
 // Terminal reports whether the task has ended: completed, failed or cancelled.
@@ -64,7 +67,7 @@ func (t Task) Poll() time.Duration {
 	if ms == nil {
 		return defaultPollInterval
 	}
-	if *ms > int64(math.MaxInt64/time.Millisecond) { // as long as a Duration holds, not wrapped round to the floor
+	if *ms > float64(math.MaxInt64/time.Millisecond) { // as long as a Duration holds, not wrapped round to the floor
 		return math.MaxInt64
 	}
 	return max(time.Duration(*ms)*time.Millisecond, minPollInterval)

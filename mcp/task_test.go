@@ -119,7 +119,7 @@ func TestWaitTask(t *testing.T) {
 				return "", `{"code":-32601,"message":"no"}`
 			})
 			var seen []string
-			first := Task{TaskID: "t-1", Status: "working", PollInterval: new(int64)}
+			first := Task{TaskID: "t-1", Status: "working", PollInterval: new(float64)}
 			res, final, err := c.WaitTask(t.Context(), first, func(t Task) { seen = append(seen, t.Status) })
 			if tt.wantErr != "" {
 				var ended *TaskEndedError
@@ -184,17 +184,24 @@ func TestCreatedTask(t *testing.T) {
 	if err != nil || task.TaskID != "t-9" || *task.TTL != 500 || string(raw) != `{"taskId":"t-9","status":"working","ttl":500}` {
 		t.Errorf("CreatedTask = %+v, %s, %v", task, raw, err)
 	}
+	// The schema's integers are numbers with nothing after the point: a
+	// server that writes them as floats (Python's json does for a float)
+	// still gave a task.
+	task, _, err = CreatedTask(json.RawMessage(`{"task":{"taskId":"t-8","status":"working","ttl":6e4,"pollInterval":1500.0}}`))
+	if err != nil || *task.TTL != 60000 || task.Poll() != 1500*time.Millisecond {
+		t.Errorf("a task whose numbers are written as floats: %+v, %v", task, err)
+	}
 	if _, _, err := CreatedTask(json.RawMessage(`{"content":[]}`)); !isTransportError(err) {
 		t.Errorf("a result without a task: err = %v", err)
 	}
 }
 
 func TestTaskPoll(t *testing.T) {
-	ms := func(n int64) *int64 { return &n }
+	ms := func(n float64) *float64 { return &n }
 	for _, tt := range []struct {
-		interval *int64
+		interval *float64
 		want     time.Duration
-	}{{nil, time.Second}, {ms(1), minPollInterval}, {ms(250), 250 * time.Millisecond},
+	}{{nil, time.Second}, {ms(1), minPollInterval}, {ms(250), 250 * time.Millisecond}, {ms(250.9), 250 * time.Millisecond}, {ms(-5), minPollInterval},
 		// Past what a Duration holds, a hostile interval is the longest
 		// one (the whole wait is --timeout's), not wrapped round to 50 ms.
 		{ms(9223372036855), math.MaxInt64}, {ms(1 << 62), math.MaxInt64}, {ms(9223372036854), 9223372036854 * time.Millisecond}} {
