@@ -312,3 +312,44 @@ func f() {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
+
+// A variable of a package is not made by sync.OnceValue, OnceValues or
+// OnceFunc: each allocates at init, which every command, --version
+// included, pays. internal/lazy's Value and Regexp are laid out by the
+// linker and built on first use (TestStartupInitCost counts the whole).
+func TestNoOnceAtInit(t *testing.T) {
+	fset := token.NewFileSet()
+	lazyOnes := 0
+	productSources(t, func(path string, lines []string) {
+		f, err := parser.ParseFile(fset, path, strings.Join(lines, "\n"), parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			return
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			ast.Inspect(g, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.FuncLit:
+					return false // what runs later, not at init
+				case *ast.SelectorExpr:
+					if id, ok := x.X.(*ast.Ident); ok {
+						switch {
+						case id.Name == "sync" && strings.HasPrefix(x.Sel.Name, "Once") && x.Sel.Name != "Once":
+							t.Errorf("%s: a package's variable made by sync.%s at init; declare a lazy.Value", fset.Position(x.Pos()), x.Sel.Name)
+						case id.Name == "lazy":
+							lazyOnes++
+						}
+					}
+				}
+				return true
+			})
+		}
+	})
+	if lazyOnes < 40 {
+		t.Errorf("found %d lazy values; the walk misses files", lazyOnes)
+	}
+}

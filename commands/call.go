@@ -9,10 +9,10 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/toolargs"
@@ -56,20 +56,27 @@ type validateOption struct {
 
 // callOptionFlags are the long and short names of callOptions' flags, read
 // from its tags once, when a call is parsed.
-var callOptionFlags = sync.OnceValues(func() (long []string, shorts string) {
+var callOptionFlags = &lazy.Value[flagNames]{New: func() (n flagNames) {
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[callOptions]()) {
 		if !f.Anonymous {
-			long = append(long, f.Tag.Get("name"))
-			shorts += f.Tag.Get("short")
+			n.long = append(n.long, f.Tag.Get("name"))
+			n.shorts += f.Tag.Get("short")
 		}
 	}
-	return long, shorts
-})
+	return n
+}}
+
+// flagNames are flags' long names, and their short ones in a string.
+type flagNames struct {
+	long   []string
+	shorts string
+}
 
 // leanForm is the call without its options, or with --no-validate alone,
 // unless words name another.
 func (c *callCmd) leanForm(words map[string]bool) any {
-	long, shorts := callOptionFlags()
+	flags := callOptionFlags.Get()
+	long, shorts := flags.long, flags.shorts
 	if !names(words, func(name string) bool { return slices.Contains(long, name) }, shorts) {
 		return new(callLean)
 	}

@@ -7,11 +7,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/gcstart"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/load"
 	"github.com/mcpv/mcpv/internal/loadreport"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -332,7 +332,7 @@ func thresholdsFailed(checks []load.CheckedAt) error {
 // keeps its long name there. args are the words before the server's; the
 // command is the first word that is no flag nor a global flag's value.
 func loadShorts(args []string) []string {
-	bools := globalBoolFlags()
+	bools := globalBoolFlags.Get()
 	i := 0
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -365,7 +365,7 @@ func loadShorts(args []string) []string {
 
 // globalBoolFlags are the long and short names of the global flags that
 // take no value.
-var globalBoolFlags = sync.OnceValue(func() map[string]bool {
+var globalBoolFlags = &lazy.Value[map[string]bool]{New: func() map[string]bool {
 	bools := map[string]bool{"version": true, "help": true, "h": true}
 	var walk func(t reflect.Type)
 	walk = func(t reflect.Type) {
@@ -387,4 +387,4 @@ var globalBoolFlags = sync.OnceValue(func() map[string]bool {
 		walk(reflect.TypeOf(g.Flags).Elem())
 	}
 	return bools
-})
+}}

@@ -3,15 +3,14 @@ package commands
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -145,7 +144,7 @@ func (f *outputFlags) notWithText(text bool) error {
 // (--jq-arg=NAME VALUE too).
 type jqVarMapper struct{ json bool }
 
-var jqVarName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+var jqVarName = &lazy.Regexp{Pattern: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
 func (m jqVarMapper) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
 	what := "VALUE"
@@ -157,7 +156,7 @@ func (m jqVarMapper) Decode(ctx *kong.DecodeContext, target reflect.Value) error
 	if name.IsEOL() {
 		return fmt.Errorf("give NAME and %s", what)
 	}
-	if n := name.String(); !jqVarName().MatchString(n) {
+	if n := name.String(); !jqVarName.Get().MatchString(n) {
 		if strings.Contains(n, "=") {
 			return fmt.Errorf("%q: give NAME and %s as two words (as jq's --arg takes them), not NAME=%s", n, what, what)
 		}

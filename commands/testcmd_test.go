@@ -272,7 +272,7 @@ func TestTestFileSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	server := []string{"command", "name", "headers"}
-	for name := range sessionFlags() {
+	for name := range sessionFlags.Get() {
 		server = append(server, name)
 	}
 	slices.Sort(server)

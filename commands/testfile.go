@@ -13,12 +13,12 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/toolargs"
@@ -28,7 +28,7 @@ import (
 
 // sessionFlags are the flags of the groups that shape a session, from the
 // grammar; --server is the section's name:.
-var sessionFlags = sync.OnceValue(func() map[string]testfile.Flag {
+var sessionFlags = &lazy.Value[map[string]testfile.Flag]{New: func() map[string]testfile.Flag {
 	app, err := Grammar()
 	if err != nil {
 		panic(err) // the grammar is fixed
@@ -41,14 +41,14 @@ var sessionFlags = sync.OnceValue(func() map[string]testfile.Flag {
 		flags[f.Name] = testfile.Flag{Bool: f.IsBool(), Slice: f.IsSlice()}
 	}
 	return flags
-})
+}}
 
 // readOptions are how mcpv test reads its files: global are the session
 // flags given to mcpv test itself, which each file's own follow; found
 // files run only once trusted.
 func readOptions(env connect.Env, global []string, found bool) *testfile.Options {
 	lines := &lineParser{environ: env.Environ, lines: map[string]*parsedLine{}}
-	o := &testfile.Options{Path: env.Path, Vars: env.Config(""), Environ: env.Environ, Flags: sessionFlags(),
+	o := &testfile.Options{Path: env.Path, Vars: env.Config(""), Environ: env.Environ, Flags: sessionFlags.Get(),
 		CheckServer: func(words []string) error {
 			_, _, err := parseSessionFlags(append(slices.Clone(global), words...))
 			return err

@@ -5,20 +5,21 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // toolchain are the processes of a build as the go command runs them:
 // itself, its tools, a C toolchain for cgo, version control for a module,
 // and a shell a command line may put around go.
-var toolchain = sync.OnceValue(func() map[string]bool {
+var toolchain = &lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{
 		"go": true, "compile": true, "link": true, "asm": true, "cgo": true, "vet": true, "buildid": true, "pack": true,
 		"gcc": true, "cc": true, "cc1": true, "clang": true, "as": true, "ld": true, "collect2": true,
 		"git": true, "git-remote-http": true, "git-remote-https": true, "hg": true,
 		"sh": true, "bash": true, "dash": true,
 	}
-})
+}}
 
 // building reports whether the process group pgid is the Go toolchain
 // building a program it has yet to run (go run, before the program
@@ -28,7 +29,7 @@ var toolchain = sync.OnceValue(func() map[string]bool {
 func building(pgid int) bool {
 	// The group's leader first: a server that is no step of a build (the
 	// usual answer) is known from one file, not from every process's.
-	if comm, g, ok := procStat("/proc/" + strconv.Itoa(pgid) + "/stat"); ok && g == pgid && !toolchain()[comm] {
+	if comm, g, ok := procStat("/proc/" + strconv.Itoa(pgid) + "/stat"); ok && g == pgid && !toolchain.Get()[comm] {
 		return false
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
@@ -38,7 +39,7 @@ func building(pgid int) bool {
 		if !ok || g != pgid {
 			continue
 		}
-		if !toolchain()[comm] {
+		if !toolchain.Get()[comm] {
 			return false // the program runs: built
 		}
 		found = found || comm == "go"

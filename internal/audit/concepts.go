@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // The order rules read a sentence by the ideas it holds (a concept: what
@@ -186,10 +187,10 @@ type conceptIndex struct {
 	subs   []*term
 }
 
-var concepts = sync.OnceValue(func() *conceptIndex {
+var concepts = &lazy.Value[*conceptIndex]{New: func() *conceptIndex {
 	ix := &conceptIndex{exact: map[string][]*term{}, prefix: map[string][]*term{}}
 	for c, name := range conceptNames {
-		es := lexicon().byName[name]
+		es := lexicon.Get().byName[name]
 		if len(es) != 1 || !slices.Contains(es[0].words, "terms") {
 			panic(fmt.Sprintf("lexicon: the concept %q needs one entry of terms", name))
 		}
@@ -198,7 +199,7 @@ var concepts = sync.OnceValue(func() *conceptIndex {
 		}
 	}
 	return ix
-})
+}}
 
 // foreignNote reports a term's comment that names languages, none of
 // them English.

@@ -3,9 +3,9 @@ package audit
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // hiddenRules finds text put out of a reader's sight: comments, blocks
@@ -14,23 +14,23 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 	var out []Finding
 	t := fl.text
 	lower := canon.LowerASCII(t)
-	for _, m := range hiddenMatches(hiddenRes().comment, t) {
+	for _, m := range hiddenMatches(hiddenRes.Get().comment, t) {
 		if len(strings.Fields(t[m[2]:m[3]])) >= 2 {
 			sev, msg := hiddenSeverity(t[m[2]:m[3]], "hides text in an HTML comment")
 			sev, msg = quotedHidden(lower, m[0], m[1], sev, msg)
 			out = append(out, f(RuleHiddenComment, sev, msg, m[0], m[1]))
 		}
 	}
-	for _, m := range hiddenMatches(hiddenRes().markdown, t) {
+	for _, m := range hiddenMatches(hiddenRes.Get().markdown, t) {
 		sev, msg := hiddenSeverity(lineAt(t, m[1]), "hides text in a Markdown comment")
 		out = append(out, f(RuleHiddenComment, max(sev, Medium), msg, m[0], m[1]))
 	}
-	for _, m := range hiddenMatches(hiddenRes().invisible, v.text) {
+	for _, m := range hiddenMatches(hiddenRes.Get().invisible, v.text) {
 		s, e := v.span(t, m[0], m[1])
 		sev, msg := hiddenSeverity(t[e:min(len(t), e+400)], "hides text with HTML that a client does not show")
 		out = append(out, f(RuleHiddenComment, max(sev, Medium), msg, s, min(len(t), e+80)))
 	}
-	for _, m := range append(hiddenMatches(hiddenRes().block, v.text), hiddenMatches(hiddenRes().note, v.text)...) {
+	for _, m := range append(hiddenMatches(hiddenRes.Get().block, v.text), hiddenMatches(hiddenRes.Get().note, v.text)...) {
 		s, e := v.span(t, m[0], m[1])
 		sev, msg := quotedHidden(v.text, m[0], m[1], Low, "wraps text in a block that poses as the system's or as urgent")
 		out = append(out, f(RuleHiddenBlock, sev, msg, s, e))
@@ -143,10 +143,13 @@ func hiddenMatches(g gated, t string) [][]int {
 	return g.re.FindAllStringSubmatchIndex(t, 4)
 }
 
+// hiddenSet holds the shapes of hidden text, an expression each.
+type hiddenSet struct{ comment, markdown, block, note, invisible gated }
+
 // hiddenRes are the shapes of hidden text (lexicon/hidden.txt).
-var hiddenRes = sync.OnceValue(func() (r struct{ comment, markdown, block, note, invisible gated }) {
+var hiddenRes = &lazy.Value[hiddenSet]{New: func() (r hiddenSet) {
 	c := func(name string) gated { return gate(lexPattern(name)) }
 	r.invisible, r.comment, r.markdown, r.block = c("invisibleHTML"), c("comment"), c("markdownComment"), c("block")
 	r.note = gateWith(lexPattern("noteToModel"), preWords(lex("noteToModel").attrs["pre"]))
 	return r
-})
+}}

@@ -3,9 +3,10 @@ package audit
 import (
 	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // tokenStart is where the run of characters other than spaces that
@@ -45,11 +46,14 @@ func sentenceEnd(s string, i int) int {
 	return len(s)
 }
 
-var mentionRes = sync.OnceValue(func() (r struct{ speaks, denied *regexp.Regexp }) {
+// mentionSet holds the lexicon's speaks and refused expressions.
+type mentionSet struct{ speaks, denied *regexp.Regexp }
+
+var mentionRes = &lazy.Value[mentionSet]{New: func() (r mentionSet) {
 	r.speaks = regexp.MustCompile(lexPattern("speaks"))
 	r.denied = regexp.MustCompile(lexPattern("refused"))
 	return r
-})
+}}
 
 // mentioned reports a match that a text quotes in order to speak of such
 // phrases ("phrases like \"ignore previous instructions\" are translated
@@ -73,10 +77,10 @@ func mentioned(v string, start, end int, sentence string) bool {
 // input or detection ("example" in relay@mail.example speaks of nothing).
 func speaksOf(sentence string) bool {
 	u := unquoted(sentence)
-	if !mentionRes().speaks.MatchString(u) {
+	if !mentionRes.Get().speaks.MatchString(u) {
 		return false // what an address's words would add, the text holds none of
 	}
-	return mentionRes().speaks.MatchString(destinationRe.get().ReplaceAllString(u, " "))
+	return mentionRes.Get().speaks.MatchString(destinationRe.get().ReplaceAllString(u, " "))
 }
 
 // insideQuotes reports whether s[i] is inside what s quotes, as
@@ -204,11 +208,14 @@ func endsSentence(s string, j int) bool {
 
 func isASCIILetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
+// negatorSet holds the lexicon's negatorBefore and negatorAfter expressions.
+type negatorSet struct{ before, after *regexp.Regexp }
+
 // negators deny the verb that follows them within a few words, in the
 // languages of the lexicons; afterNegators deny the verb they follow
 // (Japanese, Korean).
-var negRes = sync.OnceValue(func() (r struct{ before, after *regexp.Regexp }) {
+var negRes = &lazy.Value[negatorSet]{New: func() (r negatorSet) {
 	r.before = regexp.MustCompile(lexPattern("negatorBefore"))
 	r.after = regexp.MustCompile(lexPattern("negatorAfter"))
 	return r
-})
+}}

@@ -7,7 +7,8 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // The lexicons are data: lexicon/*.txt, a file per family of rules,
@@ -55,13 +56,13 @@ type lexiconSet struct {
 	order  []*lexEntry
 }
 
-var lexicon = sync.OnceValue(func() lexiconSet {
+var lexicon = &lazy.Value[lexiconSet]{New: func() lexiconSet {
 	set, err := parseLexicons(lexiconFS)
 	if err != nil {
 		panic(err) // the embedded files are the binary's own: a test keeps them whole
 	}
 	return set
-})
+}}
 
 // lexiconFiles is the order the files are read in: the order of the rules.
 var lexiconFiles = []string{"override", "conceal", "coercion", "priority", "shadowing", "send", "sensitive", "sidechannel", "payload", "encoded", "hidden", "secret", "language", "annotation"}
@@ -212,7 +213,7 @@ func (e *lexEntry) pattern() string { return strings.Join(e.alts, "|") }
 
 // lex is the one entry called name.
 func lex(name string) *lexEntry {
-	es := lexicon().byName[name]
+	es := lexicon.Get().byName[name]
 	if len(es) != 1 {
 		panic(fmt.Sprintf("lexicon: %q names %d entries", name, len(es)))
 	}

@@ -16,7 +16,7 @@ const maxLexiconLine = 250
 // Every entry of the lexicons compiles, names a rule or is named by the
 // code, and no line runs long.
 func TestLexiconsAreWhole(t *testing.T) {
-	set := lexicon()
+	set := lexicon.Get()
 	if len(set.order) == 0 {
 		t.Fatal("no lexicon entries")
 	}
@@ -28,7 +28,7 @@ func TestLexiconsAreWhole(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	concepts() // builds
+	concepts.Get() // builds
 	for _, e := range set.order {
 		where := fmt.Sprintf("lexicon/%s:%d", e.file, e.line)
 		if len(e.alts) == 0 {

@@ -69,7 +69,7 @@ func newSent(s sentence) *sent {
 		st.brk[i] = strings.ContainsAny(gap, ".!?,;:()[]{}<>|*#—–\n\"“”«»") || strings.Contains(gap, " - ")
 		st.strong[i] = strings.ContainsAny(gap, ";:\n") || strings.Contains(gap, " - ") || strings.Contains(gap, ". ")
 	}
-	st.f = concepts().match(s.text, st.toks)
+	st.f = concepts.Get().match(s.text, st.toks)
 	starts := make([]int, len(st.toks))
 	for i, t := range st.toks {
 		starts[i] = t.start

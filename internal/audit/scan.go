@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/redact"
 )
 
@@ -28,9 +28,9 @@ type phrase struct {
 
 // phrases are the set phrases of every rule, in the order of the
 // lexicon's files, compiled at first use.
-var phrases = sync.OnceValue(func() []phrase {
+var phrases = &lazy.Value[[]phrase]{New: func() []phrase {
 	var out []phrase
-	for _, e := range lexicon().order {
+	for _, e := range lexicon.Get().order {
 		if len(e.words) == 0 {
 			continue
 		}
@@ -41,7 +41,7 @@ var phrases = sync.OnceValue(func() []phrase {
 		out = append(out, phrase{rule: e.name, severity: sev, message: e.message, re: gate(e.pattern()), pre: preWords(e.attrs["pre"])})
 	}
 	return out
-})
+}}
 
 // preWords are the words of a pre attribute ("a|b"), nil for none.
 func preWords(pre string) []string {
@@ -251,7 +251,7 @@ func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []F
 	var out []Finding
 	seen := map[string]bool{}
 	cs := chunks(v.text)
-	for _, p := range phrases() {
+	for _, p := range phrases.Get() {
 		if seenRules[p.rule] {
 			continue
 		}
@@ -269,7 +269,7 @@ func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []F
 			switch sentence := v.text[sentenceStart(v.text, m[0]):sentenceEnd(v.text, m[1])]; {
 			case p.rule != RuleCommandPayload && mentioned(v.text, m[0], m[1], sentence):
 				sev, msg = Low, msg+" (in quotes, where the text speaks of such phrases rather than giving them)"
-			case p.rule == RuleCommandPayload && (mentionRes().denied.MatchString(sentence) || deniedWithin(v.text[sentenceStart(v.text, m[0]):m[0]], len(v.text[sentenceStart(v.text, m[0]):m[0]]), 12)):
+			case p.rule == RuleCommandPayload && (mentionRes.Get().denied.MatchString(sentence) || deniedWithin(v.text[sentenceStart(v.text, m[0]):m[0]], len(v.text[sentenceStart(v.text, m[0]):m[0]]), 12)):
 				sev, msg = Low, msg+" (in a sentence that says it is refused)"
 			case (p.rule == RuleShadowing || p.rule == RuleSendElsewhere) && deniedAt(v.text, m[1]):
 				sev, msg = Low, msg+" (in a sentence that denies it)"

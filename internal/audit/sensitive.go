@@ -4,9 +4,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/redact"
 )
 
@@ -22,18 +22,22 @@ type sensitiveFile struct {
 	about  string
 }
 
-var sensitiveRes = sync.OnceValue(func() (r struct {
+// sensitiveSet is what sensitiveFiles reads with: the lexicon's files,
+// and the verbs and negators around them.
+type sensitiveSet struct {
 	files []sensitiveFile
 	verb  *regexp.Regexp
 	neg   *regexp.Regexp
-}) {
-	for _, e := range lexicon().byName["file"] {
+}
+
+var sensitiveRes = &lazy.Value[sensitiveSet]{New: func() (r sensitiveSet) {
+	for _, e := range lexicon.Get().byName["file"] {
 		r.files = append(r.files, sensitiveFile{re: gate(e.pattern()), pre: preWords(e.attrs["pre"]), strong: slices.Contains(e.words, "strong"), about: e.attrs["about"]})
 	}
 	r.verb = regexp.MustCompile(lexPattern("fileVerb"))
 	r.neg = regexp.MustCompile(lexPattern("fileNegator"))
 	return r
-})
+}}
 
 // sensitiveFiles finds an order to read a file of keys, credentials or
 // another client's config: a verb before the file in one sentence, not
@@ -49,11 +53,11 @@ func sensitiveFiles(text string, f finder) []Finding {
 // item names without a verb, and off its purpose, is medium; a file sent
 // to a destination named in the same sentence is high.
 func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
-	r := sensitiveRes()
+	r := sensitiveRes.Get()
 	var out []Finding
 	target := v.text
 	if strings.Contains(target, "%2f") || strings.Contains(target, "%2e") || strings.Contains(target, "%5c") {
-		target = percent().Replace(target) // the same length, so that the view's offsets hold
+		target = percent.Get().Replace(target) // the same length, so that the view's offsets hold
 	}
 	cs := chunks(target)
 	for _, sf := range r.files {
@@ -206,12 +210,12 @@ var contentsOfRe = &lazyRegexp{pattern: `\b(?:full\s+text|full\s+contents?|conte
 // verbText is text as the verbs are read in it: "read-only" is no order
 // to read, and words joined by underscores ("attach_file") are words.
 func verbText(s string) string {
-	return verbTextReplacer().Replace(s)
+	return verbTextReplacer.Get().Replace(s)
 }
 
-var verbTextReplacer = sync.OnceValue(func() *strings.Replacer {
+var verbTextReplacer = &lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
 	return strings.NewReplacer("read-only", "readonly", "read only", "readonly", "_", " ")
-})
+}}
 
 // clause is the start of text up to where its clause or its item of a
 // list ends: what a verb after a file may be read in ("..., copied
@@ -256,9 +260,9 @@ var exclusionPath = &lazyRegexp{lexicon: "exclusionPath"}
 
 // percent undoes the percent-encoding of path characters, in a text's
 // view, keeping its length: "%2f" is "/" and two spaces.
-var percent = sync.OnceValue(func() *strings.Replacer {
+var percent = &lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
 	return strings.NewReplacer("%2f", "/  ", "%2e", ".  ", "%5c", "\\  ")
-})
+}}
 
 // defaultDestination finds a parameter that says where copies go (bcc,
 // reply_to, recipient, destination) given a default or a constant that is
@@ -288,7 +292,7 @@ var destinationRe = &lazyRegexp{lexicon: "destination"}
 
 // destinationShapes are the shapes of destinationRe one by one, each
 // read only in a text that holds what it needs (an @, a ://, a digit).
-var destinationShapes = sync.OnceValue(func() []gated {
+var destinationShapes = &lazy.Value[[]gated]{New: func() []gated {
 	var out []gated
 	for _, alt := range lex("destination").alts {
 		g := gate(alt)
@@ -298,7 +302,7 @@ var destinationShapes = sync.OnceValue(func() []gated {
 		out = append(out, g)
 	}
 	return out
-})
+}}
 
 // destinations are the destinations written out in t, at most n of each
 // shape, in no order.
@@ -307,7 +311,7 @@ func destinations(t string, n int) [][]int {
 		return nil
 	}
 	var out [][]int
-	for _, g := range destinationShapes() {
+	for _, g := range destinationShapes.Get() {
 		out = append(out, g.FindAllStringIndex(t, n)...)
 	}
 	return out
@@ -318,7 +322,7 @@ func holdsDestination(t string) bool {
 	if !mayHoldDestination(t) {
 		return false
 	}
-	return slices.ContainsFunc(destinationShapes(), func(g gated) bool { return g.MatchString(t) })
+	return slices.ContainsFunc(destinationShapes.Get(), func(g gated) bool { return g.MatchString(t) })
 }
 
 // genericPathWords are the words of a file's path that say nothing of

@@ -3,7 +3,8 @@ package audit
 import (
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // sentence is one sentence of a view, and where it is.
@@ -49,13 +50,13 @@ func denied(s string, start, end int) bool {
 	if f := strings.Fields(before); len(f) > 4 {
 		before = strings.Join(f[len(f)-4:], " ")
 	}
-	if negRes().before.MatchString(before) && !strings.Contains(before, "without") {
+	if negRes.Get().before.MatchString(before) && !strings.Contains(before, "without") {
 		return true
 	}
 	if w := strings.Fields(before); len(w) > 0 && w[len(w)-1] == "without" {
 		return true
 	}
-	return negRes().after.MatchString(s[end:])
+	return negRes.Get().after.MatchString(s[end:])
 }
 
 // deniedWithin reports a negator in the n words before t[i], in its
@@ -67,7 +68,7 @@ func deniedWithin(t string, i, n int) bool {
 		before = before[j+1:]
 	}
 	f := strings.Fields(before)
-	return negRes().before.MatchString(strings.Join(f[max(0, len(f)-n):], " "))
+	return negRes.Get().before.MatchString(strings.Join(f[max(0, len(f)-n):], " "))
 }
 
 // mayHoldDestination reports a text that may hold a destination: an
@@ -80,7 +81,7 @@ func mayHoldDestination(t string) bool {
 // or a field, or the name of one of the server's own parameters.
 func placeIn(t string, own map[string]bool) bool {
 	toks := tokenize(t)
-	if len(concepts().match(t, toks)[cPlace]) > 0 {
+	if len(concepts.Get().match(t, toks)[cPlace]) > 0 {
 		return true
 	}
 	return slices.ContainsFunc(toks, func(tk token) bool { return own[tk.text] && strings.Contains(tk.text, "_") })
@@ -91,9 +92,9 @@ func placeIn(t string, own map[string]bool) bool {
 var ownDevice = &lazyRegexp{lexicon: "ownDevice"}
 
 // callsTool reports a sentence that has the model call a tool.
-func callsTool(t string) bool { return callsToolRe().MatchString(t) }
+func callsTool(t string) bool { return callsToolRe.Get().MatchString(t) }
 
-var callsToolRe = sync.OnceValue(func() gated { return gate(lexPattern("callsTool")) })
+var callsToolRe = &lazy.Value[gated]{New: func() gated { return gate(lexPattern("callsTool")) }}
 
 // identRe finds a word that reads as a tool's name: lower case words
 // joined by underscores.

@@ -4,17 +4,20 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/lazy"
 )
+
+// squashedSet holds the lexicon's modelInternals and sideChannels, squashed.
+type squashedSet struct{ internals, channels []string }
 
 // squashed are the lexicon's modelInternals and sideChannels squashed,
 // once.
-var squashed = sync.OnceValue(func() (s struct{ internals, channels []string }) {
+var squashed = &lazy.Value[squashedSet]{New: func() (s squashedSet) {
 	s.internals, s.channels = squashedWords("modelInternals"), squashedWords("sideChannels")
 	return s
-})
+}}
 
 // squashedWords are the lexicon's words called name, squashed.
 func squashedWords(name string) []string {
@@ -39,7 +42,7 @@ func squash(name string) string {
 // internalStem is the stem of the lexicon's internalStems a squashed name holds,
 // squashed, or "".
 func internalStem(squashed string) string {
-	for _, st := range squashedStems() {
+	for _, st := range squashedStems.Get() {
 		if strings.Contains(squashed, st) {
 			return st
 		}
@@ -47,7 +50,7 @@ func internalStem(squashed string) string {
 	return ""
 }
 
-var squashedStems = sync.OnceValue(func() []string { return squashedWords("internalStems") })
+var squashedStems = &lazy.Value[[]string]{New: func() []string { return squashedWords("internalStems") }}
 
 // stringOf is v if it is a string, else "".
 func stringOf(v any) string { s, _ := v.(string); return s }
@@ -147,7 +150,7 @@ var wayParamRe = &lazyRegexp{lexicon: "wayParam"}
 // forSecrets reports a parameter whose name says it takes a key, a token
 // or a password: to fill it with one is its purpose.
 func forSecrets(squashed string) bool {
-	return slices.Contains(secretNamesSquashed(), squashed) || containsAny(squashed,
+	return slices.Contains(secretNamesSquashed.Get(), squashed) || containsAny(squashed,
 		"password", "passwd", "passphrase", "passcode", "secret", "apikey", "token", "credential", "privatekey")
 }
 
@@ -155,7 +158,7 @@ func forSecrets(squashed string) bool {
 // gives (an API key, a token): asking for one is their purpose.
 
 // secretNamesSquashed are secretNames squashed, once.
-var secretNamesSquashed = sync.OnceValue(func() []string { return squashedWords("secretNames") })
+var secretNamesSquashed = &lazy.Value[[]string]{New: func() []string { return squashedWords("secretNames") }}
 
 // namedOnly ends the message of a parameter named like a side channel
 // that nothing asks to fill; an item whose text does ask changes it.
@@ -186,12 +189,12 @@ func parameterRules(s *auditee) []Finding {
 			path := "inputSchema.properties" + pathKey(p)
 			sq := squash(p)
 			switch {
-			case (slices.Contains(squashed().internals, sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq))) &&
+			case (slices.Contains(squashed.Get().internals, sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq))) &&
 				!ownHistory(nested(props, p, "description")) && carries(props[p]) && !internalsArePurpose(sq, purpose, nested(props, p, "description")) &&
 				!namesAReference(p):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: canon.Show(p)})
-			case slices.Contains(squashed().channels, sq) && len(props) > 1:
+			case slices.Contains(squashed.Get().channels, sq) && len(props) > 1:
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("is named like a side channel (%q)"+namedOnly, p), Excerpt: canon.Show(p)})
 			}

@@ -2,10 +2,11 @@ package canon
 
 import (
 	"strings"
-	"sync"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // Skeleton is what a name looks like to a reader, whatever it is made of:
@@ -75,13 +76,13 @@ func Confusable(r rune) (rune, bool) {
 	if r < 0x80 {
 		return 0, false
 	}
-	l, ok := confusables()[r]
+	l, ok := confusables.Get()[r]
 	return l, ok
 }
 
 // confusables maps letters of Cyrillic, Greek, Armenian, Cherokee and
 // Latin's own extensions to the ASCII letter they look like.
-var confusables = sync.OnceValue(func() map[rune]rune {
+var confusables = &lazy.Value[map[rune]rune]{New: func() map[rune]rune {
 	return map[rune]rune{
 		// Cyrillic, small
 		0x0430: 'a', 0x0435: 'e', 0x043E: 'o', 0x0440: 'p', 0x0441: 'c', 0x0443: 'y', 0x0445: 'x',
@@ -115,4 +116,4 @@ var confusables = sync.OnceValue(func() map[rune]rune {
 		0x1D21: 'w', 0x028F: 'y', 0x1D22: 'z', 0x0183: 'b', 0x018D: 'g', 0x01C0: 'l', 0x0196: 'l',
 		0x0237: 'j', 0x0252: 'a', 0x1E9F: 'd', 0xA731: 's', 0xA76A: '3',
 	}
-})
+}}

@@ -57,7 +57,7 @@ func TestConfusableIsOnlyForOtherScripts(t *testing.T) {
 			t.Errorf("Confusable(%q) is true: ASCII is what the others are taken for", r)
 		}
 	}
-	for r, l := range confusables() {
+	for r, l := range confusables.Get() {
 		if l >= 0x80 {
 			t.Errorf("confusables[%U] = %U, want an ASCII letter", r, l)
 		}

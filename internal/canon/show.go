@@ -3,9 +3,10 @@ package canon
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // Show makes a text safe for a terminal, in a way that shows what is
@@ -76,7 +77,7 @@ func Bidi(r rune) bool {
 }
 
 // runeNames names the characters findings name most.
-var runeNames = sync.OnceValue(func() map[rune]string {
+var runeNames = &lazy.Value[map[rune]string]{New: func() map[rune]string {
 	return map[rune]string{
 		0x00AD: "SOFT HYPHEN", 0x034F: "COMBINING GRAPHEME JOINER", 0x061C: "ARABIC LETTER MARK",
 		0x115F: "HANGUL CHOSEONG FILLER", 0x1160: "HANGUL JUNGSEONG FILLER", 0x180E: "MONGOLIAN VOWEL SEPARATOR",
@@ -88,15 +89,15 @@ var runeNames = sync.OnceValue(func() map[rune]string {
 		0x2066: "LEFT-TO-RIGHT ISOLATE", 0x2067: "RIGHT-TO-LEFT ISOLATE", 0x2068: "FIRST STRONG ISOLATE", 0x2069: "POP DIRECTIONAL ISOLATE",
 		0x3164: "HANGUL FILLER", 0xFEFF: "ZERO WIDTH NO-BREAK SPACE", 0xFFA0: "HALFWIDTH HANGUL FILLER",
 	}
-})
+}}
 
 // RuneName names a character that shows nothing, as a finding quotes
 // it: by its Unicode name for the ones findings meet most, else by its
 // kind.
 func RuneName(r rune) string {
 	switch {
-	case runeNames()[r] != "":
-		return runeNames()[r]
+	case runeNames.Get()[r] != "":
+		return runeNames.Get()[r]
 	case r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF:
 		return "VARIATION SELECTOR"
 	case unicode.Is(unicode.Co, r):

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/jsonschema"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -157,7 +158,7 @@ func (s *mcpSchema) validate(def string, value []byte) string {
 // whose shape a check of their own judges (naming the defect), and which
 // jsonrpc.schema leaves to them: one defect, one failure. Built on first
 // use: a run that checks no server does not pay for the map.
-var shapeJudged = sync.OnceValue(func() map[string]string {
+var shapeJudged = &lazy.Value[map[string]string]{New: func() map[string]string {
 	m := map[string]string{
 		"resources/read": "reading.resource-contents", "prompts/get": "reading.prompt-messages", "tools/call": "tools.result",
 		"completion/complete": "reading.completion", "initialize": "lifecycle.initialize", "ping": "lifecycle.ping",
@@ -167,7 +168,7 @@ var shapeJudged = sync.OnceValue(func() map[string]string {
 		m[l.Method] = "lists.shape"
 	}
 	return m
-})
+}}
 
 // schemaProblem says how a message breaks its revision's schema, with
 // the definition it was held to, or "": a request or notification by its
@@ -186,7 +187,7 @@ func schemaProblem(s seen) string {
 	var value []byte
 	switch {
 	case m.IsRequest() || m.IsNotification():
-		if _, judged := shapeJudged()[m.Method]; judged {
+		if _, judged := shapeJudged.Get()[m.Method]; judged {
 			return ""
 		}
 		if def = sc.requests[m.Method]; m.IsNotification() {
@@ -196,7 +197,7 @@ func schemaProblem(s seen) string {
 	case m.Error == nil && m.Result != nil:
 		if rt, _ := str(member(m.Result, "resultType")); rt == "input_required" && sc.names["InputRequiredResult"] != nil {
 			def = "InputRequiredResult"
-		} else if _, judged := shapeJudged()[s.method]; !judged && s.method != "" {
+		} else if _, judged := shapeJudged.Get()[s.method]; !judged && s.method != "" {
 			def = sc.resultDef(s.method)
 		}
 		value = m.Result

@@ -18,9 +18,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -379,15 +379,15 @@ func statusPaths(t *T) {
 
 // iso8601 is a date and time as ISO 8601 writes them (RFC 3339's profile
 // and the offsets it leaves out).
-var iso8601 = sync.OnceValue(func() *regexp.Regexp {
+var iso8601 = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$`)
-})
+}}
 
 // taskTimestamps says how a task's timestamps break ISO 8601, or "".
 func taskTimestamps(task json.RawMessage) string {
 	for _, k := range []string{"createdAt", "lastUpdatedAt"} {
 		v, ok := str(member(task, k))
-		if !ok || !iso8601().MatchString(v) {
+		if !ok || !iso8601.Get().MatchString(v) {
 			return fmt.Sprintf("%s %s is no ISO 8601 timestamp", k, clip(string(member(task, k)), 60))
 		}
 	}

@@ -3,10 +3,10 @@ package completion
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // fishScript writes complete lines whose conditions ask __mcpv_state which command the line is
@@ -238,17 +238,17 @@ func fishValue(v Value, required string) string {
 
 // fishPath quotes a command path for a condition that is itself quoted.
 func fishPath(path string) string {
-	if fishPlain().MatchString(strings.ReplaceAll(path, " ", "")) || path == "" {
+	if fishPlain.Get().MatchString(strings.ReplaceAll(path, " ", "")) || path == "" {
 		return `"` + path + `"`
 	}
 	return fishQuote(path)
 }
 
-var fishPlain = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.,+/@%=-]+$`) })
+var fishPlain = &lazy.Regexp{Pattern: `^[A-Za-z0-9_.,+/@%=-]+$`}
 
 // fishWord escapes s as one word of a fish command line.
 func fishWord(s string) string {
-	if fishPlain().MatchString(s) {
+	if fishPlain.Get().MatchString(s) {
 		return s
 	}
 	return fishQuote(s)

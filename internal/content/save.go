@@ -16,8 +16,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -353,7 +353,7 @@ func safeByte(r rune) bool {
 
 // preferred are the extensions chosen for common types, whatever the system's
 // MIME tables say (they differ between machines and may lack audio types).
-var preferred = sync.OnceValue(func() map[string]string {
+var preferred = &lazy.Value[map[string]string]{New: func() map[string]string {
 	return map[string]string{
 		"image/png":        ".png",
 		"image/jpeg":       ".jpg",
@@ -370,7 +370,7 @@ var preferred = sync.OnceValue(func() map[string]string {
 		"application/json": ".json",
 		"text/plain":       ".txt",
 	}
-})
+}}
 
 var preferredOrder = []string{".png", ".jpg", ".gif", ".webp", ".wav", ".mp3", ".pdf", ".json", ".txt"}
 
@@ -380,7 +380,7 @@ func extension(mimeType string) string {
 	if err != nil {
 		return ".bin"
 	}
-	if e, ok := preferred()[mt]; ok {
+	if e, ok := preferred.Get()[mt]; ok {
 		return e
 	}
 	exts, _ := mime.ExtensionsByType(mt)

@@ -14,12 +14,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // MaxBigBytes is the largest result the big tool will produce.
@@ -199,7 +200,7 @@ A small MCP server for trying out mcpv.
 `
 
 // logoPNG is a tiny 8x8 PNG, encoded once.
-var logoPNG = sync.OnceValue(func() []byte {
+var logoPNG = &lazy.Value[[]byte]{New: func() []byte {
 	img := image.NewNRGBA(image.Rect(0, 0, 8, 8))
 	for y := range 8 {
 		for x := range 8 {
@@ -211,7 +212,7 @@ var logoPNG = sync.OnceValue(func() []byte {
 		panic(err)
 	}
 	return buf.Bytes()
-})
+}}
 
 func addResources(s *mcp.Server) {
 	s.AddResource(&mcp.Resource{
@@ -227,7 +228,7 @@ func addResources(s *mcp.Server) {
 		Description: "A tiny PNG image.", MIMEType: "image/png",
 	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
-			{URI: req.Params.URI, MIMEType: "image/png", Blob: logoPNG()},
+			{URI: req.Params.URI, MIMEType: "image/png", Blob: logoPNG.Get()},
 		}}, nil
 	})
 	s.AddResourceTemplate(&mcp.ResourceTemplate{

@@ -8,21 +8,22 @@ import (
 	"math"
 	"regexp"
 	"strconv"
-	"sync"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // The patterns are compiled when first needed, not at start-up: most runs
 // read no timeout at all, and a Go duration needs neither.
 var (
 	// number is a decimal number, as JSON and YAML write one.
-	number = sync.OnceValue(func() *regexp.Regexp {
+	number = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 		return regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
-	})
+	}}
 	// goDuration is what time.ParseDuration reads, whatever its size.
-	goDuration = sync.OnceValue(func() *regexp.Regexp {
+	goDuration = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 		return regexp.MustCompile(`^[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
-	})
+	}}
 )
 
 // Max is the longest duration there is.
@@ -44,7 +45,7 @@ func Parse(s string) (time.Duration, error) {
 		return d, nil
 	}
 	switch {
-	case number().MatchString(s):
+	case number.Get().MatchString(s):
 		secs, err := strconv.ParseFloat(s, 64) // err: out of range, secs ±Inf or 0
 		if secs < 0 || (err != nil && s[0] == '-') {
 			return 0, negative(s)
@@ -54,7 +55,7 @@ func Parse(s string) (time.Duration, error) {
 			return 0, tooLong(s)
 		}
 		return time.Duration(ns), nil
-	case goDuration().MatchString(s): // well formed, so it overflowed
+	case goDuration.Get().MatchString(s): // well formed, so it overflowed
 		if s[0] == '-' {
 			return 0, negative(s)
 		}

@@ -100,7 +100,7 @@ func (fl *field) checkNumber(v json.RawMessage) string {
 // number parses JSON number text exactly enough to compare: 512 bits of
 // mantissa keep integers of 150 digits exact.
 func number(s string) (*big.Float, bool) {
-	if !numberText().MatchString(s) {
+	if !numberText.Get().MatchString(s) {
 		return nil, false
 	}
 	x, _, err := big.ParseFloat(s, 10, 512, big.ToNearestEven)

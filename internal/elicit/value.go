@@ -3,17 +3,16 @@ package elicit
 import (
 	"encoding/json"
 	"errors"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 var (
-	integerText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?[0-9]+$`) })
-	numberText  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`) })
+	integerText = &lazy.Regexp{Pattern: `^[+-]?[0-9]+$`}
+	numberText  = &lazy.Regexp{Pattern: `^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`}
 )
 
 // fromText types the text of an answer by fl's schema. It checks only that the
@@ -22,7 +21,7 @@ func (fl *field) fromText(s string) (json.RawMessage, error) {
 	switch fl.kind {
 	case kindInteger:
 		t := strings.TrimSpace(s)
-		if !integerText().MatchString(t) {
+		if !integerText.Get().MatchString(t) {
 			return nil, fl.typeError()
 		}
 		neg := t[0] == '-'
@@ -36,7 +35,7 @@ func (fl *field) fromText(s string) (json.RawMessage, error) {
 		return json.RawMessage(t), nil
 	case kindNumber:
 		t := strings.TrimSpace(s)
-		if !numberText().MatchString(t) {
+		if !numberText.Get().MatchString(t) {
 			return nil, fl.typeError()
 		}
 		return json.RawMessage(t), nil

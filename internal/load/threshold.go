@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // Threshold is a check of a run's figures that decides its exit:
@@ -40,13 +40,13 @@ type CheckedAt struct {
 }
 
 // thresholdRE is compiled when first used: mcpv's start-up compiles nothing.
-var thresholdRE = sync.OnceValue(func() *regexp.Regexp {
+var thresholdRE = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^\s*((?:setup\.|close\.)?(?:p[0-9]+(?:\.[0-9]+)?|max|min|mean)|errors|rate)\s*(<=|>=|==|<|>)\s*(\S+)\s*$`)
-})
+}}
 
 // ParseThreshold reads one --threshold; a mistake is a usage error.
 func ParseThreshold(s string) (Threshold, error) {
-	m := thresholdRE().FindStringSubmatch(s)
+	m := thresholdRE.Get().FindStringSubmatch(s)
 	bad := func(why string) (Threshold, error) {
 		return Threshold{}, clierr.Usagef("--threshold %q: %s (e.g. p99<200ms, setup.p99<1s, errors<1%%, rate>=100)", s, why)
 	}

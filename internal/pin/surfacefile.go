@@ -11,8 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/trace"
@@ -96,9 +96,12 @@ func ReadSurfaceFile(path string, read func(string) ([]byte, error)) (*SurfaceFi
 	return nil, errors.New(`not a pin file, snapshot or recording: it has neither "mcpvPin" nor "mcpvSnapshot"`)
 }
 
+// lineSet holds the expressions of a list's opening line and of an item's key line.
+type lineSet struct{ list, key *regexp.Regexp }
+
 // listLine and keyLine read the lines of the files mcpv writes: a list's
 // opening, and an item's key.
-var lineRes = sync.OnceValue(func() (r struct{ list, key *regexp.Regexp }) {
+var lineRes = &lazy.Value[lineSet]{New: func() (r lineSet) {
 	var keys, fields []string
 	for _, l := range mcp.Lists {
 		keys = append(keys, l.Key)
@@ -109,7 +112,7 @@ var lineRes = sync.OnceValue(func() (r struct{ list, key *regexp.Regexp }) {
 	r.list = regexp.MustCompile(`^\s*"(` + strings.Join(keys, "|") + `)":\s*\[`)
 	r.key = regexp.MustCompile(`^\s*"(?:` + strings.Join(fields, "|") + `)":\s*("(?:[^"\\]|\\.)*")`)
 	return r
-})
+}}
 
 // lineFinder finds the line where an item of a kind starts, in a file
 // mcpv wrote (indented, a member a line): the first line in the kind's
@@ -125,11 +128,11 @@ func lineFinder(data []byte) func(kind, name string) int {
 		if !bytes.Contains(line, []byte(`"name"`)) && !bytes.Contains(line, []byte(`"uri`)) && !bytes.Contains(line, []byte("[")) {
 			continue // neither a list's opening nor an item's key: most lines
 		}
-		if m := lineRes().list.FindSubmatch(line); m != nil {
+		if m := lineRes.Get().list.FindSubmatch(line); m != nil {
 			kind = lists[string(m[1])]
 			continue
 		}
-		if m := lineRes().key.FindSubmatch(line); m != nil && kind != "" {
+		if m := lineRes.Get().key.FindSubmatch(line); m != nil && kind != "" {
 			var name string
 			if json.Unmarshal(m[1], &name) == nil {
 				if _, seen := at[kind+"\x00"+name]; !seen {

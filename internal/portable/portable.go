@@ -18,7 +18,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // Host is a model provider or host whose schema rules can be graded.
@@ -56,7 +57,7 @@ type rule struct{ host, id, source, text string }
 
 // rules are rules.tsv's lines by host and rule id, read on first use: a
 // run that grades no schema does not pay for the map.
-var rules = sync.OnceValue(func() map[string]rule {
+var rules = &lazy.Value[map[string]rule]{New: func() map[string]rule {
 	out := map[string]rule{}
 	for _, line := range strings.Split(rulesText, "\n") {
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -69,7 +70,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		out[f[0]+"/"+f[1]] = rule{f[0], f[1], f[2], f[3]}
 	}
 	return out
-})
+}}
 
 // Hosts are the hosts that can be graded, in the order they are shown.
 func Hosts() []Host {
@@ -79,7 +80,7 @@ func Hosts() []Host {
 		{ID: "gemini", Name: "Google Gemini (function declarations)"},
 	}
 	for i := range out {
-		r := rules()[out[i].ID+"/subset"]
+		r := rules.Get()[out[i].ID+"/subset"]
 		out[i].Subset, out[i].Source = r.text, r.source
 	}
 	return out
@@ -154,7 +155,7 @@ func (g *grader) add(id, path, msg string) {
 		return
 	}
 	g.seen[key] = true
-	r := rules()[g.host+"/"+id]
+	r := rules.Get()[g.host+"/"+id]
 	g.out = append(g.out, Finding{Host: g.host, Schema: g.which, Path: path, Message: msg, Rule: r.text, Source: r.source})
 }
 

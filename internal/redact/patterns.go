@@ -5,10 +5,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // Found is a secret found in a text by its shape: where it is, what kind
@@ -81,7 +81,7 @@ func findAssigned(text, lower string) [][]int {
 			}
 			at := from + i
 			from = at + len(w)
-			if m := assigned(text, []int{at, at + len(w)}); m != nil && m[0] != last && keyPattern().MatchString(text[m[2]:m[3]]) {
+			if m := assigned(text, []int{at, at + len(w)}); m != nil && m[0] != last && keyPattern.Get().MatchString(text[m[2]:m[3]]) {
 				last = m[0]
 				out = append(out, m)
 			}
@@ -91,7 +91,7 @@ func findAssigned(text, lower string) [][]int {
 	return slices.CompactFunc(out, func(a, b []int) bool { return a[0] == b[0] })
 }
 
-var keyPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i:` + secretKeyWords + `)`) })
+var keyPattern = &lazy.Regexp{Pattern: `(?i:` + secretKeyWords + `)`}
 
 // assigned is the pattern
 //
@@ -185,13 +185,13 @@ func assignedSecret(key, value string) bool {
 	return letter && digit || len(value) >= 16 && letter && (upper && lower || other)
 }
 
-var shapes = sync.OnceValue(func() []*regexp.Regexp {
+var shapes = &lazy.Value[[]*regexp.Regexp]{New: func() []*regexp.Regexp {
 	res := make([]*regexp.Regexp, len(shapeList))
 	for i, s := range shapeList {
 		res[i] = regexp.MustCompile(s.re)
 	}
 	return res
-})
+}}
 
 // FindSecrets finds the secrets in text that are known by their shape:
 // private keys, the tokens of the common services (GitHub, OpenAI,
@@ -203,7 +203,7 @@ var shapes = sync.OnceValue(func() []*regexp.Regexp {
 func FindSecrets(text string) []Found {
 	var found []Found
 	lower := canon.LowerASCII(text)
-	for i, re := range shapes() {
+	for i, re := range shapes.Get() {
 		if !HoldsAny(lower, strings.ToLower(shapeList[i].pre)) {
 			continue
 		}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // Mask is what a secret is replaced with.
@@ -52,18 +54,18 @@ func Name(name string) bool {
 // "key" and "session" are ordinary words of tool arguments. The closing
 // quote may be missing, so that a message clipped inside a secret still
 // loses it.
-var jsonSecretMember = sync.OnceValue(func() *regexp.Regexp {
+var jsonSecretMember = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`("[^"\\]*(?i:token|secret|password|passwd|api[_-]?key|authorization|credential|cookie)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?\z)`)
-})
+}}
 
 // JSON masks the string values of secret-named members in JSON text (whole
 // or clipped), as a trace of the messages shows them.
 func JSON(msg []byte) []byte {
-	return jsonSecretMember().ReplaceAllFunc(msg, func(m []byte) []byte {
+	return jsonSecretMember.Get().ReplaceAllFunc(msg, func(m []byte) []byte {
 		if bytes.HasPrefix(m, []byte(`"progressToken"`)) {
 			return m // MCP's progress token names a request, it opens nothing
 		}
-		return append(jsonSecretMember().FindSubmatch(m)[1], `"***"`...)
+		return append(jsonSecretMember.Get().FindSubmatch(m)[1], `"***"`...)
 	})
 }
 

@@ -20,8 +20,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/servercard"
 )
 
@@ -56,9 +56,9 @@ func (h *HTTPHandler) cardRoute(path string) route {
 	return notServed
 }
 
-var hostHeader = sync.OnceValue(func() *regexp.Regexp {
+var hostHeader = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^[A-Za-z0-9.\-]+(:[0-9]+)?$|^\[[0-9A-Fa-f:.]+\](:[0-9]+)?$`)
-})
+}}
 
 // serveCard answers the card or the catalog.
 func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route) {
@@ -73,7 +73,7 @@ func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route
 		httpError(w, http.StatusServiceUnavailable, "the server's card is known once its session is open (with --isolate, none is shared)")
 		return
 	}
-	if !hostHeader().MatchString(r.Host) {
+	if !hostHeader.Get().MatchString(r.Host) {
 		httpError(w, http.StatusBadRequest, "a Host header that is no host name")
 		return
 	}

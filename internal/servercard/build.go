@@ -11,11 +11,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // Identity is what a served server says of itself.
@@ -33,17 +33,17 @@ func IdentityOf(initResult json.RawMessage) Identity {
 	return r.ServerInfo
 }
 
-var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9._-]+`) })
+var unsafeName = &lazy.Regexp{Pattern: `[^a-zA-Z0-9._-]+`}
 
 // CardName is the card name a served server is published under: its own
 // name when it is already one (com.example/weather), else its name under
 // the namespace local.mcpv (mcpv serve publishes for this machine's
 // clients and those the user lets in, not the world).
 func CardName(serverName string) string {
-	if namePattern().MatchString(serverName) && len(serverName) <= 200 {
+	if namePattern.Get().MatchString(serverName) && len(serverName) <= 200 {
 		return serverName
 	}
-	n := cmp.Or(strings.Trim(unsafeName().ReplaceAllString(serverName, "-"), "-."), "server")
+	n := cmp.Or(strings.Trim(unsafeName.Get().ReplaceAllString(serverName, "-"), "-."), "server")
 	if len(n) > 180 {
 		n = n[:180]
 	}

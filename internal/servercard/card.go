@@ -20,10 +20,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -93,12 +93,12 @@ type Remote struct {
 }
 
 var (
-	namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`) })
-	remoteURL   = sync.OnceValue(func() *regexp.Regexp {
+	namePattern = &lazy.Regexp{Pattern: `^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`}
+	remoteURL   = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 		return regexp.MustCompile(`^(https?://[^\s]+|\{[a-zA-Z_][a-zA-Z0-9_]*\}[^\s]*)$`)
-	})
-	variablePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([a-zA-Z_][a-zA-Z0-9_]*)\}`) })
-	versionRange    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\^~<>=]|\.[x*](\.|$)|^[x*]$|\s-\s|\|\|`) })
+	}}
+	variablePattern = &lazy.Regexp{Pattern: `\{([a-zA-Z_][a-zA-Z0-9_]*)\}`}
+	versionRange    = &lazy.Regexp{Pattern: `^[\^~<>=]|\.[x*](\.|$)|^[x*]$|\s-\s|\|\|`}
 )
 
 // ParseCard reads a card (its JSON text) and checks it against the
@@ -141,11 +141,11 @@ func ParseCard(raw json.RawMessage) (Card, []Problem) {
 		ps = append(ps, problem(Error, "$schema", "$schema is %q, not the card schema %s", s, SchemaURL))
 	}
 	c.Name = str("name", true, 3, 200)
-	if c.Name != "" && !namePattern().MatchString(c.Name) {
+	if c.Name != "" && !namePattern.Get().MatchString(c.Name) {
 		ps = append(ps, problem(Error, "name", "name %q is not a reverse-DNS name with exactly one slash (com.example/weather)", c.Name))
 	}
 	c.Version = str("version", true, 0, 255)
-	if c.Version != "" && versionRange().MatchString(c.Version) {
+	if c.Version != "" && versionRange.Get().MatchString(c.Version) {
 		ps = append(ps, problem(Error, "version", "version %q is a range, not a version", c.Version))
 	}
 	c.Description = str("description", true, 1, 100)
@@ -251,11 +251,11 @@ func remotes(raw json.RawMessage, ps []Problem) ([]Remote, []Problem) {
 		if r.Type != "streamable-http" && r.Type != "sse" {
 			ps = append(ps, problem(Error, field+".type", "%s.type is %q, not streamable-http or sse", field, r.Type))
 		}
-		if !remoteURL().MatchString(r.URL) || !safetext.Safe(r.URL) {
+		if !remoteURL.Get().MatchString(r.URL) || !safetext.Safe(r.URL) {
 			ps = append(ps, problem(Error, field+".url", "%s.url %q is not an http(s) URL or a template of one", field, r.URL))
 			continue
 		}
-		for _, m := range variablePattern().FindAllStringSubmatch(r.URL, 16) {
+		for _, m := range variablePattern.Get().FindAllStringSubmatch(r.URL, 16) {
 			if !slices.Contains(r.Variables, m[1]) {
 				r.Variables = append(r.Variables, m[1])
 			}

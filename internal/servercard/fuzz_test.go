@@ -49,10 +49,10 @@ func FuzzParseCard(f *testing.F) {
 			return
 		}
 		// A card with no error is what its schema says.
-		if !namePattern().MatchString(c.Name) || utf8.RuneCountInString(c.Name) > 200 || hasInvisible(c.Name) {
+		if !namePattern.Get().MatchString(c.Name) || utf8.RuneCountInString(c.Name) > 200 || hasInvisible(c.Name) {
 			t.Errorf("a valid card named %q", c.Name)
 		}
-		if versionRange().MatchString(c.Version) || utf8.RuneCountInString(c.Version) > 255 {
+		if versionRange.Get().MatchString(c.Version) || utf8.RuneCountInString(c.Version) > 255 {
 			t.Errorf("a valid card of version %q", c.Version)
 		}
 		var schema string
@@ -70,7 +70,7 @@ func FuzzParseCard(f *testing.F) {
 			}
 		}
 		for _, r := range c.Remotes {
-			if (r.Type != "streamable-http" && r.Type != "sse") || !remoteURL().MatchString(r.URL) || !safetext.Safe(r.URL) {
+			if (r.Type != "streamable-http" && r.Type != "sse") || !remoteURL.Get().MatchString(r.URL) || !safetext.Safe(r.URL) {
 				t.Errorf("a valid card's remote %+v", r)
 			}
 			for _, v := range r.Variables {

@@ -12,10 +12,9 @@ import (
 	"math"
 	"path"
 	"reflect"
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/yamlnode"
@@ -55,7 +54,7 @@ type Error struct {
 
 func (e *Error) Error() string { return e.URI + ": " + e.Msg }
 
-var digestPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
+var digestPattern = &lazy.Regexp{Pattern: `^sha256:[0-9a-f]{64}$`}
 
 // Parse checks an entry as the extension requires before a host loads
 // it: a SKILL.md URI whose last directory is the frontmatter's name, a name
@@ -118,7 +117,7 @@ func Parse(raw json.RawMessage) (Skill, error) {
 			return bad("lists %s, which is outside the skill's directory", r.URI)
 		case seen[r.URI]:
 			return bad("lists %s twice", r.URI)
-		case !digestPattern().MatchString(r.Digest):
+		case !digestPattern.Get().MatchString(r.Digest):
 			return bad("the digest of %s is not sha256: and 64 lowercase hex digits", r.URI)
 		case r.Size < 0:
 			return bad("the size of %s is negative", r.URI)
@@ -193,13 +192,13 @@ func (r Resource) Verify(data []byte) error {
 // frontmatter may expand to (yamlnode.Options).
 const maxFrontmatterValues = 10000
 
-var frontmatterPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^---\r?\n((?s:.*?))\r?\n---[ \t]*(?:\r?\n|$)`) })
+var frontmatterPattern = &lazy.Regexp{Pattern: `^---\r?\n((?s:.*?))\r?\n---[ \t]*(?:\r?\n|$)`}
 
 // VerifyFrontmatter parses SKILL.md's YAML frontmatter and compares it,
 // field by field, with the entry's: a skill whose file says something else
 // than what was listed must not be loaded.
 func (s Skill) VerifyFrontmatter(skillMD []byte) error {
-	m := frontmatterPattern().FindSubmatch(bytes.TrimPrefix(skillMD, []byte("\ufeff")))
+	m := frontmatterPattern.Get().FindSubmatch(bytes.TrimPrefix(skillMD, []byte("\ufeff")))
 	if m == nil {
 		return &Error{s.URI, "SKILL.md does not begin with YAML frontmatter; the skill is not loaded"}
 	}

@@ -9,11 +9,10 @@ import (
 	"cmp"
 	"maps"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -109,7 +108,7 @@ func clipName(s string) string { return clipRunes(s, maxName) }
 
 // structuredKeys are the parts of each command written as a mapping;
 // "flags" takes any other words of the command line.
-var structuredKeys = sync.OnceValue(func() map[string][]string {
+var structuredKeys = &lazy.Value[map[string][]string]{New: func() map[string][]string {
 	return map[string][]string{
 		"call":       {"tool", "args", "flags"},
 		"get-prompt": {"name", "args", "flags"},
@@ -117,13 +116,13 @@ var structuredKeys = sync.OnceValue(func() map[string][]string {
 		"request":    {"method", "params", "flags"},
 		"complete":   {"prompt", "template", "arg", "context", "flags"},
 	}
-})
+}}
 
 // structured reads a command written as a mapping, in the order of its
 // command line: the positional part first, then its arguments, then flags.
 func (l *lineBuilder) structured(key string, v *yamlnode.Node) {
 	p := l.p
-	known := append(slices.Clone(structuredKeys()[key]), "flags")
+	known := append(slices.Clone(structuredKeys.Get()[key]), "flags")
 	first := map[string]string{"call": "tool", "get-prompt": "name", "read": "uri", "request": "method"}[key]
 	p.members(v, key, known, func(string, *yamlnode.Node, *yamlnode.Node) {})
 	if first != "" {
@@ -317,7 +316,7 @@ func absolute(dir, p string) string {
 }
 
 // flagInMessage finds the flag a kong error names.
-var flagInMessage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`--([a-z][a-z0-9-]*)`) })
+var flagInMessage = &lazy.Regexp{Pattern: `--([a-z][a-z0-9-]*)`}
 
 // checkServer checks the section's words as the command line would parse
 // them (after mcpv test's own session flags), so that a bad value is found
@@ -328,7 +327,7 @@ func (p *fileParser) checkServer(spec *Server, o *Options) {
 		return
 	}
 	at := spec.At
-	if m := flagInMessage().FindStringSubmatch(err.Error()); m != nil && spec.KeyAt[m[1]] != nil {
+	if m := flagInMessage.Get().FindStringSubmatch(err.Error()); m != nil && spec.KeyAt[m[1]] != nil {
 		at = spec.KeyAt[m[1]]
 	}
 	p.errorf(at, "server: %v", err)

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"math/big"
-	"regexp"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // jsonDiff compares two JSON values (numbers by value, objects without
@@ -91,11 +90,11 @@ func diffValues(a, b any, path string) (string, bool) {
 }
 
 // identifier is a jq variable's name without its $, and a key .key names.
-var identifier = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+var identifier = &lazy.Regexp{Pattern: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
 // jqKey is .key, or ."key" for a key that is not an identifier.
 func jqKey(k string) string {
-	if identifier().MatchString(k) {
+	if identifier.Get().MatchString(k) {
 		return "." + k
 	}
 	return "." + strconv.Quote(k)

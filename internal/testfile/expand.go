@@ -13,12 +13,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
@@ -32,7 +31,7 @@ type tseg struct {
 }
 
 // captureRef is {{name}}, spaces allowed inside the braces.
-var captureRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`) })
+var captureRef = &lazy.Regexp{Pattern: `\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`}
 
 // literalBraces is how a file writes {{ that starts no capture.
 const literalBraces = "{{{{"
@@ -58,7 +57,7 @@ func (x *expander) expand(text string) (tmpl, error) {
 	for len(text) > 0 {
 		i := strings.Index(text, "${")
 		e := strings.Index(text, literalBraces)
-		loc := captureRef().FindStringSubmatchIndex(text)
+		loc := captureRef.Get().FindStringSubmatchIndex(text)
 		first := func(at int) bool {
 			return at >= 0 && (i < 0 || at <= i) && (e < 0 || at <= e) && (loc == nil || at <= loc[0])
 		}

@@ -11,15 +11,14 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/loaddata"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/yamlnode"
@@ -399,11 +398,11 @@ func (p *fileParser) step(n *yamlnode.Node, index int, f *File, x *expander, kno
 	return st
 }
 
-var jqVarRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$([A-Za-z_][A-Za-z0-9_]*)`) })
+var jqVarRef = &lazy.Regexp{Pattern: `\$([A-Za-z_][A-Za-z0-9_]*)`}
 
 // jqUses adds the captures expr refers to as $name.
 func jqUses(expr string, known, set map[string]bool) {
-	for _, m := range jqVarRef().FindAllStringSubmatch(expr, -1) {
+	for _, m := range jqVarRef.Get().FindAllStringSubmatch(expr, -1) {
 		if known[m[1]] {
 			set[m[1]] = true
 		}
@@ -454,7 +453,7 @@ func (p *fileParser) captures(v *yamlnode.Node, known map[string]bool) []Capture
 	seen := maps.Clone(known)
 	for i, k := range v.Keys {
 		switch {
-		case !identifier().MatchString(k.Text): // captures are also $name in jq
+		case !identifier.Get().MatchString(k.Text): // captures are also $name in jq
 			p.errorf(k, "capture name %q: use letters, digits and _, not first a digit (it is also $%s in jq)", k.Text, k.Text)
 		case k.Text == "ENV" || k.Text == "ARGS" || k.Text == "__loc__":
 			p.errorf(k, "capture name %q is taken by jq ($%s)", k.Text, k.Text)

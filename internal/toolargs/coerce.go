@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // Typing a key=value text by its schema. The rules, in order:
@@ -25,7 +25,7 @@ import (
 //     JSON), and string last.
 //  6. Nothing fits: an error naming the allowed types.
 
-var integerText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?[0-9]+$`) })
+var integerText = &lazy.Regexp{Pattern: `^[+-]?[0-9]+$`}
 
 func coerce(n node, text string) (json.RawMessage, error) {
 	if !n.valid() || !n.typed() {
@@ -55,7 +55,7 @@ func coerce(n node, text string) (json.RawMessage, error) {
 	if n.allows("boolean") && (text == "true" || text == "false") {
 		return json.RawMessage(text), nil
 	}
-	if n.allows("integer") && integerText().MatchString(text) {
+	if n.allows("integer") && integerText.Get().MatchString(text) {
 		return canonicalInteger(text), nil
 	}
 	if n.allows("integer") && !n.allows("number") {

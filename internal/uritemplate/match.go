@@ -6,7 +6,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // Bounds of matching: a template of more variables than MaxVars is not
@@ -38,7 +39,7 @@ type operator struct {
 	reserved   bool
 }
 
-var operators = sync.OnceValue(func() map[byte]operator {
+var operators = &lazy.Value[map[byte]operator]{New: func() map[byte]operator {
 	return map[byte]operator{
 		0:   {sep: ','},
 		'+': {sep: ',', reserved: true},
@@ -49,7 +50,7 @@ var operators = sync.OnceValue(func() map[byte]operator {
 		'&': {first: '&', sep: '&', named: true},
 		'#': {first: '#', sep: ',', reserved: true},
 	}
-})
+}}
 
 // matcher is a template as a regular expression, and which of its
 // groups hold each variable's value.
@@ -145,7 +146,7 @@ func (t *Template) compile() (*matcher, error) {
 			b.WriteString(regexp.QuoteMeta(p.lit))
 			continue
 		}
-		op := operators()[p.exp.op]
+		op := operators.Get()[p.exp.op]
 		class := unreserved
 		if op.reserved {
 			class = reserved

@@ -15,13 +15,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"io"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
@@ -293,16 +293,16 @@ func scalar(n *Node, y *yaml.Node) {
 	}
 }
 
-var jsonNumber = sync.OnceValue(func() *regexp.Regexp {
+var jsonNumber = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
-})
+}}
 
 // number is a YAML number as JSON text: kept as written when it is JSON
 // already (integers of any size stay exact), else decoded; "" when JSON
 // cannot hold it.
 func number(y *yaml.Node) string {
 	text := strings.TrimPrefix(y.Value, "+")
-	if jsonNumber().MatchString(text) {
+	if jsonNumber.Get().MatchString(text) {
 		return text
 	}
 	if y.ShortTag() == "!!int" {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // Program is the path of a program that serves as the fake, as the test
@@ -22,13 +24,13 @@ import (
 // against 3; 20 when built with -race, which the program never is). Where
 // the program cannot be built (no go command, as when a cross-built test
 // binary runs under wine), Program is the test binary itself.
-func Program() string { return program() }
+func Program() string { return program.Get() }
 
 var (
 	programMu  sync.Mutex // guards programDir
 	programDir string     // where Program built the program; GuardSuite removes it
 
-	program = sync.OnceValue(func() string {
+	program = &lazy.Value[string]{New: func() string {
 		path, err := buildProgram()
 		if err != nil {
 			if !errors.Is(err, exec.ErrNotFound) {
@@ -37,7 +39,7 @@ var (
 			return os.Args[0]
 		}
 		return path
-	})
+	}}
 )
 
 // buildProgram builds mcp/mcptest/fakeserver into a new directory.

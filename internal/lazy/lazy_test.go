@@ -1,0 +1,51 @@
+package lazy
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+var built atomic.Int32
+
+var table = &Value[map[string]int]{New: func() map[string]int {
+	built.Add(1)
+	return map[string]int{"one": 1}
+}}
+
+var word = &Regexp{Pattern: `^[a-z]+$`}
+
+// Nothing is built before the first Get; then it is built once, however
+// many ask at the same time, and every one of them sees it.
+func TestValueBuiltOnceOnFirstUse(t *testing.T) {
+	if n := built.Load(); n != 0 {
+		t.Fatalf("built %d times before any Get", n)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if got := table.Get()["one"]; got != 1 {
+				t.Errorf(`table.Get()["one"] = %d`, got)
+			}
+		})
+	}
+	wg.Wait()
+	if n := built.Load(); n != 1 {
+		t.Errorf("built %d times, want once", n)
+	}
+	if a := testing.AllocsPerRun(100, func() { table.Get() }); a != 0 {
+		t.Errorf("a Get after the first allocates %v times", a)
+	}
+}
+
+func TestRegexp(t *testing.T) {
+	if !word.Get().MatchString("abc") || word.Get().MatchString("a1") {
+		t.Error("the compiled expression is not the pattern's")
+	}
+	if word.Get() != word.Get() {
+		t.Error("compiled again")
+	}
+	if a := testing.AllocsPerRun(100, func() { word.Get() }); a != 0 {
+		t.Errorf("a Get after the first allocates %v times", a)
+	}
+}
