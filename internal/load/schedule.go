@@ -72,7 +72,7 @@ func newSchedule(p Plan) *schedule {
 	}
 	s.end = 0
 	for _, st := range p.Stages {
-		s.end += st.Duration
+		s.end = duration.Sum(s.end, st.Duration) // at most the end of time, not wrapped round
 	}
 	if p.Stages[0].Rate {
 		s.rate = -1 // by stage
@@ -113,9 +113,9 @@ func (s *schedule) at(k int64) (time.Duration, bool) {
 			} else {
 				x = (-from + math.Sqrt(from*from+2*slope*n)) / slope
 			}
-			return offset + time.Duration(x*float64(time.Second)), true
+			return duration.Sum(offset, time.Duration(min(x*float64(time.Second), float64(duration.Max)))), true
 		}
-		from, offset = st.Target, offset+st.Duration
+		from, offset = st.Target, duration.Sum(offset, st.Duration)
 	}
 	return 0, false
 }
@@ -158,11 +158,11 @@ func (s *schedule) level(elapsed time.Duration) int {
 	}
 	from, offset := 0.0, time.Duration(0)
 	for _, st := range s.stages {
-		if elapsed < offset+st.Duration {
+		if elapsed < duration.Sum(offset, st.Duration) {
 			x := (elapsed - offset).Seconds() / st.Duration.Seconds()
 			return int(math.Ceil(from + (st.Target-from)*x - 1e-9))
 		}
-		from, offset = st.Target, offset+st.Duration
+		from, offset = st.Target, duration.Sum(offset, st.Duration)
 	}
 	return int(from)
 }

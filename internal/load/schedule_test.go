@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/duration"
 )
 
 func TestScheduleAtAFixedRate(t *testing.T) {
@@ -82,6 +84,29 @@ func TestScheduleInSessionStages(t *testing.T) {
 	}
 	if !s.active(4, 5*time.Second) || s.active(5, 5*time.Second) {
 		t.Error("at 5s sessions 0 to 4 should be busy, 5 not")
+	}
+}
+
+// Stages whose durations add up past the longest duration there is end
+// at it, not at a sum wrapped round below zero (a run that would have
+// ended before its first iteration).
+func TestStagesPastTheLongestDuration(t *testing.T) {
+	long := duration.Max - time.Second
+	s := newSchedule(Plan{Stages: []Stage{{long, 10, false}, {long, 10, false}}})
+	if s.end != duration.Max {
+		t.Errorf("the stages end at %v; want %v", s.end, duration.Max)
+	}
+	if got := s.level(duration.Max - time.Nanosecond); got != 10 {
+		t.Errorf("level near the end of time = %d; want 10", got)
+	}
+	// 100/s after a second's ramp: an iteration of the third stage is
+	// meant to start at the end of time, not before the run began.
+	r := newSchedule(Plan{Stages: []Stage{{time.Second, 100, true}, {long, 100, true}, {long, 100, true}}})
+	if at, ok := r.at(1000); !ok || at != 10500*time.Millisecond {
+		t.Errorf("rate stages: at(1000) = %v, %v; want 10.5s, true", at, ok)
+	}
+	if at, _ := r.at(93e10); at <= 0 {
+		t.Errorf("rate stages: at(93e10), in the third stage, = %v", at)
 	}
 }
 
