@@ -227,6 +227,8 @@ func addEdgeServers() {
 		edgeServer{name: "HTTP 2026-07-28 serving ping, private caches, input asked", fake: edgeFake("http", "modern", merge(mrtrChange("removed-methods-served", "discover-any-version"),
 			map[string]string{"edges": `["listen-notifies"]`, "ttlMs": `86400000`, "cacheScope": `"private"`, "prompts": `[{"name":"hello","description":"Hello."},{"name":"ask","description":"Asks who."}]`})),
 			holds: slices.Concat(modernEvery, modernHTTPEvery, []string{"modern.request-state"})},
+		edgeServer{name: "stdio 2026-07-28 keeping its results longer than an int64 of milliseconds", fake: edgeFake("stdio", "modern", map[string]string{"ttlMs": `1e19`}),
+			holds: []string{"modern.cache-hints"}},
 		edgeServer{name: "stdio 2026-07-28 input asked, any version discovered", fake: edgeFake("stdio", "modern", merge(mrtrChange("discover-any-version"),
 			map[string]string{"edges": `["listen-notifies"]`, "prompts": `[{"name":"hello","description":"Hello."},{"name":"ask","description":"Asks who."}]`})),
 			holds: slices.Concat(modernEvery, []string{"modern.request-state"})},

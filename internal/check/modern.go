@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"time"
@@ -113,7 +114,7 @@ func modernCacheChecks() []*Check {
 				switch {
 				case ttl == nil:
 					return fmt.Sprintf("a result%s without ttlMs", ofMethod(s))
-				case *ttl < 0 || *ttl != float64(int64(*ttl)):
+				case *ttl < 0 || *ttl != math.Trunc(*ttl): // an integer, however large (an int64 conversion is not, past its range)
 					return fmt.Sprintf("a result%s whose ttlMs %v is not an integer >= 0", ofMethod(s), *ttl)
 				case scope != "public" && scope != "private":
 					return fmt.Sprintf(`a result%s whose cacheScope is not "public" or "private"`, ofMethod(s))

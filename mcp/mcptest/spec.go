@@ -110,9 +110,10 @@ type Spec struct {
 
 	// TTLMs and CacheScope, when set, are the caching hints of the
 	// results that carry them in the modern era (server/discover's and
-	// the lists'): how long a client may keep them, and for whom.
-	TTLMs      *int   `json:"ttlMs,omitempty"`
-	CacheScope string `json:"cacheScope,omitempty"`
+	// the lists'): how long a client may keep them (a number as written,
+	// 1e19 as well as 60000), and for whom.
+	TTLMs      *json.Number `json:"ttlMs,omitempty"`
+	CacheScope string       `json:"cacheScope,omitempty"`
 }
 
 // The versions a spec server speaks by default: those of mcp, copied on

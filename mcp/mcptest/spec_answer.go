@@ -194,7 +194,7 @@ func discover(spec *Spec) json.RawMessage {
 		Capabilities      json.RawMessage            `json:"capabilities"`
 		Instructions      string                     `json:"instructions,omitempty"`
 		Meta              map[string]json.RawMessage `json:"_meta"`
-		TTLMs             *int                       `json:"ttlMs,omitempty"`
+		TTLMs             *json.Number               `json:"ttlMs,omitempty"`
 		CacheScope        string                     `json:"cacheScope,omitempty"`
 	}{SupportedVersions: []string{specModernVersion}, Capabilities: spec.capabilities(), Instructions: spec.Instructions,
 		Meta: map[string]json.RawMessage{"io.modelcontextprotocol/serverInfo": spec.serverInfo()}}
