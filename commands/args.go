@@ -43,7 +43,4 @@ func compactJSON(data []byte) json.RawMessage {
 	return b.Bytes()
 }
 
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
-}
+func mustJSON(v any) []byte { return rawjson.Marshal(v) }

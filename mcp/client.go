@@ -517,10 +517,7 @@ func (c *Client) Request(method string, params json.RawMessage) (json.RawMessage
 	return encodeRequest(intID(c.s.lastID.Load()+1), method, params)
 }
 
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
-}
+func mustJSON(v any) []byte { return rawjson.Marshal(v) }
 
 // State is what a negotiated session carries, for a Client attached to a
 // session another process opened (a session keeper): the version, the era,

@@ -124,7 +124,7 @@ func (f *front) byName(ctx context.Context, method string, params json.RawMessag
 	if rerr := f.viewCheck(ctx, method, params); rerr != nil {
 		return nil, unknownName(l.Item, name) // invisible, not refused
 	}
-	return f.pass(ctx, m, method, rawjson.With(params, "name", mustJSON(local)))
+	return f.pass(ctx, m, method, rawjson.With(params, "name", rawjson.Marshal(local)))
 }
 
 // viewCheck refuses what the client's view hides of a request at the
@@ -172,7 +172,7 @@ func resourceNotFound(uri string, modern bool) *mcp.RPCError {
 		code = mcp.CodeInvalidParams
 	}
 	return &mcp.RPCError{Code: code, Message: "resource not found: " + uri + ": no server here lists it",
-		Data: mustJSON(map[string]string{"uri": uri})}
+		Data: rawjson.Marshal(map[string]string{"uri": uri})}
 }
 
 // complete routes a completion/complete: a prompt's by its name, a
@@ -188,7 +188,7 @@ func (f *front) complete(ctx context.Context, params json.RawMessage, modern boo
 		if m == nil || f.viewCheck(ctx, "completion/complete", params) != nil {
 			return nil, unknownName(mcp.Prompts.Item, p.RefName)
 		}
-		ref := rawjson.With(rawjson.Member(params, "ref"), "name", mustJSON(local))
+		ref := rawjson.With(rawjson.Member(params, "ref"), "name", rawjson.Marshal(local))
 		return f.pass(ctx, m, "completion/complete", rawjson.With(params, "ref", ref))
 	case "ref/resource":
 		m := f.templateOwner(ctx, p.RefURI)
@@ -331,7 +331,7 @@ func (g *Gateway) initResult(view *serve.View) json.RawMessage {
 	if len(instructions) > 0 {
 		res["instructions"] = string(instructions)
 	}
-	return mustJSON(res)
+	return rawjson.Marshal(res)
 }
 
 // info is the serverInfo the endpoint gives for itself.

@@ -49,6 +49,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/osdirs"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
@@ -221,7 +222,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	// The endpoint's card says what the gateway is, and nothing of its
 	// members.
-	g.front = &serve.Server{Front: g.serveFront, Secrets: g.Secrets, Log: g.Log, Self: mustJSON(map[string]any{"serverInfo": g.info()})}
+	g.front = &serve.Server{Front: g.serveFront, Secrets: g.Secrets, Log: g.Log, Self: rawjson.Marshal(map[string]any{"serverInfo": g.info()})}
 	g.front.Start(ctx)
 	for _, m := range g.Members {
 		s := m.Server
@@ -402,9 +403,4 @@ func (h prefixed) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h prefixed) WithGroup(name string) slog.Handler {
 	return prefixed{h.Handler.WithGroup(name), h.prefix}
-}
-
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
 }

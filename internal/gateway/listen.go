@@ -226,7 +226,7 @@ func (l *frontListen) acknowledge() {
 	pending, updates := l.pending, l.updates
 	l.updates = nil
 	l.mu.Unlock()
-	l.deliver(serve.Notice{Method: "notifications/subscriptions/acknowledged", Params: mustJSON(map[string]any{"notifications": got})})
+	l.deliver(serve.Notice{Method: "notifications/subscriptions/acknowledged", Params: rawjson.Marshal(map[string]any{"notifications": got})})
 	for _, method := range mcp.Changes {
 		if pending.Asks(method) {
 			l.deliver(serve.Notice{Method: method})
@@ -234,7 +234,7 @@ func (l *frontListen) acknowledge() {
 	}
 	for _, uri := range updates {
 		if slices.Contains(got.URIs, uri) {
-			l.deliver(serve.Notice{Method: "notifications/resources/updated", Params: mustJSON(map[string]string{"uri": uri})})
+			l.deliver(serve.Notice{Method: "notifications/resources/updated", Params: rawjson.Marshal(map[string]string{"uri": uri})})
 		}
 	}
 }

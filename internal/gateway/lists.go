@@ -67,7 +67,7 @@ type listPos struct {
 
 // cursor is the signed, opaque cursor of pos in the list of method.
 func (g *Gateway) cursor(method string, pos listPos) string {
-	payload := mustJSON(pos)
+	payload := rawjson.Marshal(pos)
 	return base64.RawURLEncoding.EncodeToString(append(g.sign(method, payload), payload...))
 }
 
@@ -265,7 +265,7 @@ func declares(u *serve.Session, method string) bool {
 // page is a page of the front's list: items under key, and cursor.
 func (f *front) page(ctx context.Context, method, key string, items []json.RawMessage, cursor string, modern bool) json.RawMessage {
 	b := []byte{'{'}
-	b = append(append(b, mustJSON(key)...), ":["...)
+	b = append(append(b, rawjson.Marshal(key)...), ":["...)
 	for i, it := range items {
 		if i > 0 {
 			b = append(b, ',')
@@ -274,7 +274,7 @@ func (f *front) page(ctx context.Context, method, key string, items []json.RawMe
 	}
 	b = append(b, ']')
 	if cursor != "" {
-		b = append(append(b, `,"nextCursor":`...), mustJSON(cursor)...)
+		b = append(append(b, `,"nextCursor":`...), rawjson.Marshal(cursor)...)
 	}
 	b = append(b, '}')
 	if modern {
@@ -297,7 +297,7 @@ func (f *front) fetchPage(ctx context.Context, m *Member, method string, params 
 		p = json.RawMessage(`{}`)
 	}
 	if cursor != "" {
-		p = rawjson.With(p, "cursor", mustJSON(cursor))
+		p = rawjson.With(p, "cursor", rawjson.Marshal(cursor))
 	}
 	wait := g.ListWait
 	if wait <= 0 {
@@ -369,7 +369,7 @@ func (g *Gateway) item(m *Member, method string, item json.RawMessage, view *ser
 	}
 	if !l.ByURI {
 		if m.prefix != "" {
-			return rawjson.With(item, l.Field, mustJSON(m.prefix+id)), true
+			return rawjson.With(item, l.Field, rawjson.Marshal(m.prefix+id)), true
 		}
 		if other := g.claims(id); other != nil {
 			g.sayOnce(fmt.Sprintf("serve: server %q lists a %s named %q, which reads as server %q's: hidden", m.Name, l.Item, safetext.Clip(safetext.Line(id), 200), other.Name))

@@ -40,6 +40,13 @@ func MustMarshal(v any) json.RawMessage {
 	return b
 }
 
+// Marshal is v as encoding/json writes it, or nil when v does not
+// encode.
+func Marshal(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
 // Encode is v as encoding/json writes it, but with <, > and & left as
 // they are, in strings and in raw JSON alike (SetEscapeHTML(false)), and
 // no newline after it.

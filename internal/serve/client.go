@@ -372,10 +372,7 @@ func Discovered(init json.RawMessage) json.RawMessage {
 	return append(b, '}')
 }
 
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
-}
+func mustJSON(v any) []byte { return rawjson.Marshal(v) }
 
 // isModern reports whether the client speaks the 2026-07-28 era (and has
 // not initialized).
