@@ -153,15 +153,11 @@ func wordIndex(s, word string) int {
 		if j+len(word) < len(s) {
 			after = s[j+len(word)]
 		}
-		if !wordByte(before) && !wordByte(after) {
+		if !isNameByte(before) && !isNameByte(after) {
 			return j
 		}
 		i = j + 1
 	}
-}
-
-func wordByte(b byte) bool {
-	return b == '_' || b == '-' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // combine weighs findings of one item together: concealment beside a

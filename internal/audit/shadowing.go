@@ -27,7 +27,7 @@ func otherTools(fl field, own map[string]bool, f finder) []Finding {
 		}
 		at := i + j
 		i = at + len("tool")
-		if i < len(lower) && wordByte(lower[i]) || at == 0 || !unicode.IsSpace(rune(lower[at-1])) {
+		if i < len(lower) && isNameByte(lower[i]) || at == 0 || !unicode.IsSpace(rune(lower[at-1])) {
 			continue // toolbox, a tool's name that starts with it
 		}
 		end := at
@@ -35,7 +35,7 @@ func otherTools(fl field, own map[string]bool, f finder) []Finding {
 			end--
 		}
 		start := end
-		for start > 0 && (wordByte(fl.text[start-1]) || fl.text[start-1] == '.') {
+		for start > 0 && (isNameByte(fl.text[start-1]) || fl.text[start-1] == '.') {
 			start--
 		}
 		name := strings.Trim(fl.text[start:end], ".")
