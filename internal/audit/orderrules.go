@@ -1049,11 +1049,7 @@ func (s *sent) negatedBefore(sp span) bool {
 		if n.last >= sp.first || s.quoted[n.first] {
 			continue
 		}
-		strong := false
-		for i := n.last + 1; i <= sp.first && i < len(s.strong); i++ {
-			strong = strong || s.strong[i]
-		}
-		if !strong {
+		if !s.strongBetween(n.last, sp.first) {
 			return true
 		}
 	}
@@ -1184,14 +1180,7 @@ func (s *sent) insteadOfUsers() bool {
 }
 
 // strongBetween reports a strong clause break between tokens a and b.
-func (s *sent) strongBetween(a, b int) bool {
-	for i := a + 1; i <= b && i < len(s.strong); i++ {
-		if s.strong[i] {
-			return true
-		}
-	}
-	return false
-}
+func (s *sent) strongBetween(a, b int) bool { return anyBetween(s.strong, a, b) }
 
 // isDefault reports a destination given as the tool's default
 // ("`channel` defaults to #eng-standup").

@@ -195,9 +195,12 @@ func (s *sent) joined(a, b int) bool {
 }
 
 // breakBetween reports a clause's end between tokens a and b.
-func (s *sent) breakBetween(a, b int) bool {
-	for i := a + 1; i <= b && i < len(s.brk); i++ {
-		if s.brk[i] {
+func (s *sent) breakBetween(a, b int) bool { return anyBetween(s.brk, a, b) }
+
+// anyBetween reports a flag set for a token after a, up to b.
+func anyBetween(flags []bool, a, b int) bool {
+	for i := a + 1; i <= b && i < len(flags); i++ {
+		if flags[i] {
 			return true
 		}
 	}
