@@ -16,6 +16,7 @@ import (
 	"net/url"
 
 	"github.com/mcpv/mcpv/internal/apps"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -88,7 +89,7 @@ func (b *Bridge) answer(ctx context.Context, method string, params json.RawMessa
 		if out == nil {
 			out = []json.RawMessage{}
 		}
-		return mustJSON(map[string]any{"tools": out}), nil
+		return rawjson.MustMarshal(map[string]any{"tools": out}), nil
 	case "resources/read":
 		var p struct {
 			URI string `json:"uri"`
@@ -99,7 +100,7 @@ func (b *Bridge) answer(ctx context.Context, method string, params json.RawMessa
 		if b.AllowResource != nil && !b.AllowResource(p.URI) {
 			return nil, refusedError("resource %q is not available to the app: the guard does not allow it", p.URI)
 		}
-		return b.relay(ctx, method, mustJSON(map[string]string{"uri": p.URI}))
+		return b.relay(ctx, method, rawjson.MustMarshal(map[string]string{"uri": p.URI}))
 	case "ui/message", "ui/update-model-context":
 		return json.RawMessage(`{}`), nil
 	case "ui/open-link":
@@ -154,7 +155,7 @@ func (b *Bridge) callTool(ctx context.Context, params json.RawMessage) (json.Raw
 			return nil, refusedError("the user did not let the app call tool %q", p.Name)
 		}
 	}
-	return b.relay(ctx, "tools/call", mustJSON(map[string]any{"name": p.Name, "arguments": args}))
+	return b.relay(ctx, "tools/call", rawjson.MustMarshal(map[string]any{"name": p.Name, "arguments": args}))
 }
 
 // relay sends a request to the server; its JSON-RPC error goes to the app

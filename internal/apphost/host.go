@@ -43,6 +43,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/apps"
 	"github.com/mcpv/mcpv/internal/origin"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -303,7 +304,7 @@ func (h *Host) end(reason string, err error) error {
 	waitPage := h.streams > 0 || h.pageCame && !h.everConnected
 	h.mu.Unlock()
 	h.wakeStreams()
-	h.Event("host/teardown", mustJSON(map[string]string{"reason": reason}))
+	h.Event("host/teardown", rawjson.MustMarshal(map[string]string{"reason": reason}))
 	if waitPage {
 		select {
 		case <-h.tornDown:
@@ -353,14 +354,6 @@ func (h *Host) removeOpener() {
 	if dir != "" {
 		os.RemoveAll(dir)
 	}
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
 
 // proxyHTML is the proxy page, told the host's origin.

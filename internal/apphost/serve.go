@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/apps"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -228,10 +229,10 @@ func (h *Host) writeResult(w io.Writer) error {
 	if err != nil {
 		var ce *mcp.CallError
 		if !errors.As(err, &ce) {
-			h.Event("host/tool-cancelled", mustJSON(map[string]string{"reason": err.Error()}))
+			h.Event("host/tool-cancelled", rawjson.MustMarshal(map[string]string{"reason": err.Error()}))
 			return writeLine(w, map[string]any{"type": "tool-cancelled", "reason": err.Error()})
 		}
-		res = mustJSON(map[string]any{"content": []map[string]string{{"type": "text", "text": err.Error()}}, "isError": true})
+		res = rawjson.MustMarshal(map[string]any{"content": []map[string]string{{"type": "text", "text": err.Error()}}, "isError": true})
 	}
 	return writeLine(w, map[string]any{"type": "tool-result", "result": res})
 }
