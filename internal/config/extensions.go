@@ -11,12 +11,12 @@ func extensionsOf(name string, n *yamlnode.Node) (off []string, err error) {
 		return nil, nil
 	}
 	if n.Kind != yamlnode.Object {
-		return nil, errorAt(n, "server %q: extensions must be an object of extension names to booleans, not %s", name, n.Kind.Noun())
+		return nil, yamlnode.ErrorAt(n, "server %q: extensions must be an object of extension names to booleans, not %s", name, n.Kind.Noun())
 	}
 	for i, k := range n.Keys {
 		v := n.Vals[i]
 		if v.Kind != yamlnode.Bool {
-			return nil, errorAt(v, "server %q: extensions.%s must be a boolean (false turns it off), not %s", name, k.Text, v.Kind.Noun())
+			return nil, yamlnode.ErrorAt(v, "server %q: extensions.%s must be a boolean (false turns it off), not %s", name, k.Text, v.Kind.Noun())
 		}
 		if v.JSON == "false" {
 			off = append(off, k.Text)

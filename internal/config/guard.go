@@ -19,7 +19,7 @@ type Guard struct {
 // ParseGuard reads an entry's guard: block.
 func ParseGuard(name string, n *yamlnode.Node) (*Guard, error) {
 	if n.Kind != yamlnode.Object {
-		return nil, errorAt(n, "server %q: guard must be an object, not %s", name, n.Kind.Noun())
+		return nil, yamlnode.ErrorAt(n, "server %q: guard must be an object, not %s", name, n.Kind.Noun())
 	}
 	g := &Guard{}
 	lists := map[string]*[]string{
@@ -32,14 +32,14 @@ func ParseGuard(name string, n *yamlnode.Node) (*Guard, error) {
 		v := n.Vals[i]
 		if k.Text == "read_only" {
 			if v.Kind != yamlnode.Bool {
-				return nil, errorAt(v, "server %q: guard.read_only must be true or false, not %s", name, v.Kind.Noun())
+				return nil, yamlnode.ErrorAt(v, "server %q: guard.read_only must be true or false, not %s", name, v.Kind.Noun())
 			}
 			g.ReadOnly = v.JSON == "true"
 			continue
 		}
 		to, ok := lists[k.Text]
 		if !ok {
-			return nil, errorAt(k, "server %q: unknown guard key %q (want allow_tools, deny_tools, allow_resources, deny_resources, allow_prompts, deny_prompts or read_only)", name, k.Text)
+			return nil, yamlnode.ErrorAt(k, "server %q: unknown guard key %q (want allow_tools, deny_tools, allow_resources, deny_resources, allow_prompts, deny_prompts or read_only)", name, k.Text)
 		}
 		list, err := ParseStrings(name, "guard."+k.Text, v)
 		if err != nil {
@@ -49,7 +49,7 @@ func ParseGuard(name string, n *yamlnode.Node) (*Guard, error) {
 		at[k.Text] = v
 	}
 	if err, ok := g.Validate().(*EmptyPatternError); ok {
-		return nil, errorAt(at[err.List], "server %q: guard.%s", name, err)
+		return nil, yamlnode.ErrorAt(at[err.List], "server %q: guard.%s", name, err)
 	}
 	return g, nil
 }

@@ -134,12 +134,12 @@ func inputsOf(n *yamlnode.Node) ([]Input, error) {
 		return nil, nil
 	}
 	if n.Kind != yamlnode.Array {
-		return nil, errorAt(n, "inputs must be a list, not %s", n.Kind.Noun())
+		return nil, yamlnode.ErrorAt(n, "inputs must be a list, not %s", n.Kind.Noun())
 	}
 	var out []Input
 	for _, it := range n.Items {
 		if it.Kind != yamlnode.Object {
-			return nil, errorAt(it, "an input must be an object, not %s", it.Kind.Noun())
+			return nil, yamlnode.ErrorAt(it, "an input must be an object, not %s", it.Kind.Noun())
 		}
 		var in Input
 		for _, f := range []struct {
@@ -151,12 +151,12 @@ func inputsOf(n *yamlnode.Node) ([]Input, error) {
 				continue
 			}
 			if v.Kind == yamlnode.Object || v.Kind == yamlnode.Array {
-				return nil, errorAt(v, "input %s must be a string, not %s", f.key, v.Kind.Noun())
+				return nil, yamlnode.ErrorAt(v, "input %s must be a string, not %s", f.key, v.Kind.Noun())
 			}
 			*f.to = v.Text
 		}
 		if in.ID == "" {
-			return nil, errorAt(it, "an input needs an id")
+			return nil, yamlnode.ErrorAt(it, "an input needs an id")
 		}
 		if p := it.Get("password"); p != nil {
 			in.Password = p.Kind == yamlnode.Bool && p.Text == "true"
@@ -176,7 +176,7 @@ func inputsOf(n *yamlnode.Node) ([]Input, error) {
 		case "":
 			in.Type = "promptString"
 		default:
-			return nil, errorAt(it.Get("type"), "input %q: unknown type %q (want promptString, pickString or command)", in.ID, in.Type)
+			return nil, yamlnode.ErrorAt(it.Get("type"), "input %q: unknown type %q (want promptString, pickString or command)", in.ID, in.Type)
 		}
 		out = append(out, in)
 	}

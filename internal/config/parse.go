@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"cmp"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +28,7 @@ func (f *File) parse() error {
 			continue
 		}
 		if t.Kind != yamlnode.Object {
-			return errorAt(t, "want an object of servers by name, found %s", t.Kind.Noun())
+			return yamlnode.ErrorAt(t, "want an object of servers by name, found %s", t.Kind.Noun())
 		}
 		for i, k := range t.Keys {
 			if seen[k.Text] {
@@ -84,7 +83,7 @@ func (f *File) tables(text []byte) ([]*yamlnode.Node, error) {
 		if f.YAML {
 			want = "a mapping"
 		}
-		return nil, errorAt(root, "want %s with \"servers\", found %s", want, root.Kind.Noun())
+		return nil, yamlnode.ErrorAt(root, "want %s with \"servers\", found %s", want, root.Kind.Noun())
 	}
 	if err := checkTopKeys(root); err != nil {
 		return nil, err
@@ -135,7 +134,7 @@ func checkTopKeys(root *yamlnode.Node) error {
 		}
 		hint := cmp.Or(suggest.DidYouMean(k.Text, topKeys),
 			" (servers go under \"servers\"; keys starting with x- are left alone)")
-		return errorAt(k, "unknown key %q at the top of the file%s", k.Text, hint)
+		return yamlnode.ErrorAt(k, "unknown key %q at the top of the file%s", k.Text, hint)
 	}
 	return nil
 }
@@ -144,10 +143,10 @@ func checkTopKeys(root *yamlnode.Node) error {
 // mix them, and a field another client invented is ignored.
 func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 	if n.Kind != yamlnode.Object {
-		return nil, errorAt(n, "server %q: want an object, found %s", name, n.Kind.Noun())
+		return nil, yamlnode.ErrorAt(n, "server %q: want an object, found %s", name, n.Kind.Noun())
 	}
 	if name == "" {
-		return nil, errorAt(n, "a server needs a name")
+		return nil, yamlnode.ErrorAt(n, "a server needs a name")
 	}
 	s := &Server{Name: name, File: f, Line: n.Line, Col: n.Col}
 	var err error
@@ -157,7 +156,7 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 			return ""
 		}
 		if v.Kind != yamlnode.String {
-			err = errorAt(v, "server %q: %s must be a string, not %s", name, key, v.Kind.Noun())
+			err = yamlnode.ErrorAt(v, "server %q: %s must be a string, not %s", name, key, v.Kind.Noun())
 			return ""
 		}
 		return v.Text
@@ -171,7 +170,7 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 	s.Pin = str("pin")
 	if v := n.Get("pinStrict"); v != nil && err == nil {
 		if v.Kind != yamlnode.Bool {
-			err = errorAt(v, "server %q: pinStrict must be true or false, not %s", name, v.Kind.Noun())
+			err = yamlnode.ErrorAt(v, "server %q: pinStrict must be true or false, not %s", name, v.Kind.Noun())
 		}
 		s.PinStrict = v.Text == "true"
 	}
@@ -193,14 +192,14 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 	}
 	if h := n.Get("http"); h != nil {
 		if h.Kind != yamlnode.Object {
-			return nil, errorAt(h, "server %q: http must be an object, not %s", name, h.Kind.Noun())
+			return nil, yamlnode.ErrorAt(h, "server %q: http must be an object, not %s", name, h.Kind.Noun())
 		}
 		if e := h.Get("endpoint"); e != nil {
 			if e.Kind != yamlnode.String {
-				return nil, errorAt(e, "server %q: http.endpoint must be a string, not %s", name, e.Kind.Noun())
+				return nil, yamlnode.ErrorAt(e, "server %q: http.endpoint must be a string, not %s", name, e.Kind.Noun())
 			}
 			if s.URL != "" {
-				return nil, errorAt(e, "server %q: give url or http.endpoint, not both", name)
+				return nil, yamlnode.ErrorAt(e, "server %q: give url or http.endpoint, not both", name)
 			}
 			s.URL = e.Text
 		}
@@ -230,7 +229,7 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 	}
 	if v := n.Get("if_declared"); v != nil {
 		if v.Kind != yamlnode.Bool {
-			return nil, errorAt(v, "server %q: if_declared must be true or false, not %s", name, v.Kind.Noun())
+			return nil, yamlnode.ErrorAt(v, "server %q: if_declared must be true or false, not %s", name, v.Kind.Noun())
 		}
 		s.IfDeclared = v.JSON == "true"
 	}
@@ -243,9 +242,9 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 	if s.Framing != "" {
 		switch {
 		case s.Framing != "auto" && s.Framing != "lines" && s.Framing != "content-length":
-			return nil, errorAt(n.Get("framing"), "server %q: unknown framing %q (want auto, lines or content-length)", name, s.Framing)
+			return nil, yamlnode.ErrorAt(n.Get("framing"), "server %q: unknown framing %q (want auto, lines or content-length)", name, s.Framing)
 		case s.Transport != "stdio":
-			return nil, errorAt(n.Get("framing"), "server %q: framing is for stdio servers", name)
+			return nil, yamlnode.ErrorAt(n.Get("framing"), "server %q: framing is for stdio servers", name)
 		}
 	}
 	return s, nil
@@ -274,19 +273,19 @@ func transportOf(s *Server, n *yamlnode.Node, typ, transport string) (string, er
 	case "sse":
 		t = "sse"
 	default:
-		return "", errorAt(n.Get(field), "server %q: unknown %s %q (want stdio, streamable_http or sse)", s.Name, field, word)
+		return "", yamlnode.ErrorAt(n.Get(field), "server %q: unknown %s %q (want stdio, streamable_http or sse)", s.Name, field, word)
 	}
 	switch {
 	case s.Command != "" && s.URL != "":
-		return "", errorAt(n, "server %q: has both a command and a URL", s.Name)
+		return "", yamlnode.ErrorAt(n, "server %q: has both a command and a URL", s.Name)
 	case t == "stdio" && s.Command == "":
-		return "", errorAt(n, "server %q: needs a command (or a url)", s.Name)
+		return "", yamlnode.ErrorAt(n, "server %q: needs a command (or a url)", s.Name)
 	case t != "stdio" && s.URL == "":
-		return "", errorAt(n, "server %q: %s %q needs a url", s.Name, field, word)
+		return "", yamlnode.ErrorAt(n, "server %q: %s %q needs a url", s.Name, field, word)
 	case t != "stdio" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != ""):
-		return "", errorAt(n, "server %q: args, env and cwd are for stdio servers", s.Name)
+		return "", yamlnode.ErrorAt(n, "server %q: args, env and cwd are for stdio servers", s.Name)
 	case t == "stdio" && len(s.Headers) > 0:
-		return "", errorAt(n, "server %q: headers are for HTTP servers", s.Name)
+		return "", yamlnode.ErrorAt(n, "server %q: headers are for HTTP servers", s.Name)
 	}
 	return t, nil
 }
@@ -295,7 +294,7 @@ func transportOf(s *Server, n *yamlnode.Node, typ, transport string) (string, er
 // are both accepted (Claude Code writes clientId).
 func ParseOAuth(name string, n *yamlnode.Node) (OAuth, error) {
 	if n.Kind != yamlnode.Object {
-		return OAuth{}, errorAt(n, "server %q: oauth must be an object, not %s", name, n.Kind.Noun())
+		return OAuth{}, yamlnode.ErrorAt(n, "server %q: oauth must be an object, not %s", name, n.Kind.Noun())
 	}
 	var o OAuth
 	fields := []struct {
@@ -317,7 +316,7 @@ func ParseOAuth(name string, n *yamlnode.Node) (OAuth, error) {
 		for _, key := range f.names {
 			if v := n.Get(key); v != nil {
 				if v.Kind != yamlnode.String {
-					return OAuth{}, errorAt(v, "server %q: oauth.%s must be a string, not %s", name, key, v.Kind.Noun())
+					return OAuth{}, yamlnode.ErrorAt(v, "server %q: oauth.%s must be a string, not %s", name, key, v.Kind.Noun())
 				}
 				*f.to = v.Text
 			}
@@ -337,7 +336,7 @@ func ParseOAuth(name string, n *yamlnode.Node) (OAuth, error) {
 		if v := n.Get(key); v != nil {
 			port, perr := strconv.Atoi(v.Text)
 			if (v.Kind != yamlnode.Number && v.Kind != yamlnode.String) || perr != nil {
-				return OAuth{}, errorAt(v, "server %q: oauth.%s must be a port number, not %s", name, key, v.Kind.Noun())
+				return OAuth{}, yamlnode.ErrorAt(v, "server %q: oauth.%s must be a port number, not %s", name, key, v.Kind.Noun())
 			}
 			o.RedirectPort = port
 		}
@@ -353,10 +352,10 @@ func ParseOAuth(name string, n *yamlnode.Node) (OAuth, error) {
 	case "", "authorization_code", "client_credentials", "jwt_bearer":
 		o.Grant = strings.ReplaceAll(o.Grant, "-", "_")
 	default:
-		return OAuth{}, errorAt(n.Get("grant"), "server %q: unknown oauth.grant %q (want authorization_code, client_credentials or jwt_bearer)", name, o.Grant)
+		return OAuth{}, yamlnode.ErrorAt(n.Get("grant"), "server %q: unknown oauth.grant %q (want authorization_code, client_credentials or jwt_bearer)", name, o.Grant)
 	}
 	if !slices.Contains([]string{"", "auto", "always", "never"}, o.DPoP) {
-		return OAuth{}, errorAt(n.Get("dpop"), "server %q: unknown oauth.dpop %q (want auto, always or never)", name, o.DPoP)
+		return OAuth{}, yamlnode.ErrorAt(n.Get("dpop"), "server %q: unknown oauth.dpop %q (want auto, always or never)", name, o.DPoP)
 	}
 	return o, nil
 }
@@ -367,12 +366,12 @@ func ParseStrings(name, field string, n *yamlnode.Node) ([]string, error) {
 		return nil, nil
 	}
 	if n.Kind != yamlnode.Array {
-		return nil, errorAt(n, "server %q: %s must be an array of strings, not %s", name, field, n.Kind.Noun())
+		return nil, yamlnode.ErrorAt(n, "server %q: %s must be an array of strings, not %s", name, field, n.Kind.Noun())
 	}
 	out := make([]string, 0, len(n.Items))
 	for _, it := range n.Items {
 		if it.Kind == yamlnode.Object || it.Kind == yamlnode.Array || it.Kind == yamlnode.Null {
-			return nil, errorAt(it, "server %q: %s must hold strings, not %s", name, field, it.Kind.Noun())
+			return nil, yamlnode.ErrorAt(it, "server %q: %s must hold strings, not %s", name, field, it.Kind.Noun())
 		}
 		out = append(out, it.Text)
 	}
@@ -387,16 +386,16 @@ func ParseVars(name, field string, n *yamlnode.Node) ([]Var, error) {
 		return nil, nil
 	}
 	if n.Kind != yamlnode.Object {
-		return nil, errorAt(n, "server %q: %s must be an object of names to strings, not %s", name, field, n.Kind.Noun())
+		return nil, yamlnode.ErrorAt(n, "server %q: %s must be an object of names to strings, not %s", name, field, n.Kind.Noun())
 	}
 	out := make([]Var, 0, len(n.Keys))
 	for i, k := range n.Keys {
 		v := n.Vals[i]
 		if v.Kind == yamlnode.Object || v.Kind == yamlnode.Array || v.Kind == yamlnode.Null {
-			return nil, errorAt(v, "server %q: %s.%s must be a string, not %s", name, field, k.Text, v.Kind.Noun())
+			return nil, yamlnode.ErrorAt(v, "server %q: %s.%s must be a string, not %s", name, field, k.Text, v.Kind.Noun())
 		}
 		if k.Text == "" || strings.ContainsAny(k.Text, "=\x00") {
-			return nil, errorAt(v, "server %q: %s has a bad name %q", name, field, k.Text)
+			return nil, yamlnode.ErrorAt(v, "server %q: %s has a bad name %q", name, field, k.Text)
 		}
 		out = append(out, Var{Name: k.Text, Value: v.Text})
 	}
@@ -408,11 +407,11 @@ func ParseVars(name, field string, n *yamlnode.Node) ([]Var, error) {
 // seconds, written as a number or as a string.
 func ParseDuration(name, field string, n *yamlnode.Node) (time.Duration, error) {
 	if n.Kind != yamlnode.Number && n.Kind != yamlnode.String {
-		return 0, errorAt(n, "server %q: %s must be a duration such as \"30s\" or a number of seconds, not %s", name, field, n.Kind.Noun())
+		return 0, yamlnode.ErrorAt(n, "server %q: %s must be a duration such as \"30s\" or a number of seconds, not %s", name, field, n.Kind.Noun())
 	}
 	d, err := duration.Parse(n.Text)
 	if err != nil {
-		return 0, errorAt(n, "server %q: %s %v", name, field, err)
+		return 0, yamlnode.ErrorAt(n, "server %q: %s %v", name, field, err)
 	}
 	return d, nil
 }
@@ -427,8 +426,3 @@ func parseYAML(data []byte) (*yamlnode.Node, error) {
 // bytes of aliases of aliases ("billion laughs") expand to 10⁸ values and
 // more, and mcpv hangs filling its memory.
 const maxYAMLNodes = 100_000
-
-// errorAt is a mistake at n's place in the file.
-func errorAt(n *yamlnode.Node, format string, args ...any) error {
-	return &yamlnode.Error{Line: n.Line, Col: n.Col, Msg: fmt.Sprintf(format, args...)}
-}

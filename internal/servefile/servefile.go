@@ -153,7 +153,7 @@ func parse(src config.Source, data []byte, what string) (*yamlnode.Node, error) 
 		return nil, err
 	}
 	if root.Kind != yamlnode.Object {
-		return nil, at(root, "want an object, found %s", root.Kind.Noun())
+		return nil, yamlnode.ErrorAt(root, "want an object, found %s", root.Kind.Noun())
 	}
 	return root, nil
 }
@@ -185,7 +185,7 @@ func Parse(src config.Source, data []byte) (*File, error) {
 		if n == nil {
 			n = root
 		}
-		return nil, at(n, "servers: want an object of the servers to serve, by name")
+		return nil, yamlnode.ErrorAt(n, "servers: want an object of the servers to serve, by name")
 	}
 	cf := &config.File{Source: src, Data: data}
 	for i, k := range servers.Keys {
@@ -222,7 +222,7 @@ func serverOf(cf *config.File, name string, n *yamlnode.Node) (*Server, error) {
 		n = &yamlnode.Node{Kind: yamlnode.Object, Line: n.Line, Col: n.Col} // "github:" alone: the config server
 	}
 	if n.Kind != yamlnode.Object {
-		return nil, at(n, "server %q: want an object, found %s", name, n.Kind.Noun())
+		return nil, yamlnode.ErrorAt(n, "server %q: want an object, found %s", name, n.Kind.Noun())
 	}
 	s := &Server{Name: name, Line: n.Line, Col: n.Col}
 	own := n.Get("command") != nil || n.Get("url") != nil || n.Get("http") != nil
@@ -235,7 +235,7 @@ func serverOf(cf *config.File, name string, n *yamlnode.Node) (*Server, error) {
 		if own || n.Get("args") == nil && n.Get("cwd") == nil {
 			return nil, err
 		}
-		return nil, at(n, "server %q: args and cwd go with a command of its own; a config server's come from its entry", name)
+		return nil, yamlnode.ErrorAt(n, "server %q: args and cwd go with a command of its own; a config server's come from its entry", name)
 	}
 	var err error
 	if s.Config, err = str(n, "server", name); err != nil {
@@ -243,7 +243,7 @@ func serverOf(cf *config.File, name string, n *yamlnode.Node) (*Server, error) {
 	}
 	if p := n.Get("prefix"); p != nil {
 		if p.Kind != yamlnode.String && p.Kind != yamlnode.Null {
-			return nil, at(p, "server %q: prefix must be a string (\"\" for none), not %s", name, p.Kind.Noun())
+			return nil, yamlnode.ErrorAt(p, "server %q: prefix must be a string (\"\" for none), not %s", name, p.Kind.Noun())
 		}
 		prefix := p.Text
 		s.Prefix = &prefix
@@ -258,7 +258,7 @@ func serverOf(cf *config.File, name string, n *yamlnode.Node) (*Server, error) {
 	}
 	if v := n.Get("isolate"); v != nil {
 		if v.Kind != yamlnode.Bool {
-			return nil, at(v, "server %q: isolate must be true or false, not %s", name, v.Kind.Noun())
+			return nil, yamlnode.ErrorAt(v, "server %q: isolate must be true or false, not %s", name, v.Kind.Noun())
 		}
 		s.Isolate = v.JSON == "true"
 	}
@@ -315,14 +315,14 @@ func clientsOf(n *yamlnode.Node, dir string) ([]*Client, error) {
 		return nil, nil
 	}
 	if n.Kind != yamlnode.Object {
-		return nil, at(n, "clients: want an object of the clients by name, found %s", n.Kind.Noun())
+		return nil, yamlnode.ErrorAt(n, "clients: want an object of the clients by name, found %s", n.Kind.Noun())
 	}
 	var out []*Client
 	for i, k := range n.Keys {
 		v := n.Vals[i]
 		name := k.Text
 		if v.Kind != yamlnode.Object {
-			return nil, at(v, "client %q: want an object, found %s", name, v.Kind.Noun())
+			return nil, yamlnode.ErrorAt(v, "client %q: want an object, found %s", name, v.Kind.Noun())
 		}
 		if err := checkKeys(v, ClientKeys, fmt.Sprintf("client %q", name), false); err != nil {
 			return nil, err
@@ -336,7 +336,7 @@ func clientsOf(n *yamlnode.Node, dir string) ([]*Client, error) {
 			return nil, err
 		}
 		if (c.TokenFile == "") == (c.TokenEnv == "") {
-			return nil, at(v, "client %q: give its bearer token as token_file (a file of yours alone) or token_env (a variable's name), one of them", name)
+			return nil, yamlnode.ErrorAt(v, "client %q: give its bearer token as token_file (a file of yours alone) or token_env (a variable's name), one of them", name)
 		}
 		if c.TokenFile != "" && !filepath.IsAbs(c.TokenFile) {
 			c.TokenFile = filepath.Join(dir, c.TokenFile)
@@ -366,7 +366,7 @@ func checkKeys(n *yamlnode.Node, keys []string, where string, top bool) error {
 		if slices.Contains(keys, k.Text) || top && strings.HasPrefix(k.Text, "x-") {
 			continue
 		}
-		return at(k, "%s: unknown key %q%s", where, k.Text, suggest.DidYouMean(k.Text, keys))
+		return yamlnode.ErrorAt(k, "%s: unknown key %q%s", where, k.Text, suggest.DidYouMean(k.Text, keys))
 	}
 	return nil
 }
@@ -378,7 +378,7 @@ func str(n *yamlnode.Node, key, def string) (string, error) {
 		return def, nil
 	}
 	if v.Kind != yamlnode.String {
-		return "", at(v, "%s must be a string, not %s", key, v.Kind.Noun())
+		return "", yamlnode.ErrorAt(v, "%s must be a string, not %s", key, v.Kind.Noun())
 	}
 	return v.Text, nil
 }
@@ -391,11 +391,7 @@ func startOf(n *yamlnode.Node, name string) (string, error) {
 		if name != "" {
 			where = fmt.Sprintf("server %q: start", name)
 		}
-		err = at(n.Get("start"), "%s must be eager or lazy, not %q", where, s)
+		err = yamlnode.ErrorAt(n.Get("start"), "%s must be eager or lazy, not %q", where, s)
 	}
 	return s, err
-}
-
-func at(n *yamlnode.Node, format string, args ...any) error {
-	return &yamlnode.Error{Line: n.Line, Col: n.Col, Msg: fmt.Sprintf(format, args...)}
 }

@@ -85,6 +85,11 @@ type Error struct {
 // Error quotes the file's own words, made safe for a terminal.
 func (e *Error) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, safetext.Line(e.Msg)) }
 
+// ErrorAt is a mistake at n's place in the document.
+func ErrorAt(n *Node, format string, args ...any) error {
+	return &Error{Line: n.Line, Col: n.Col, Msg: fmt.Sprintf(format, args...)}
+}
+
 // Options bound and name a document.
 type Options struct {
 	// What the document is, for messages: "a test file".
