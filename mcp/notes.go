@@ -38,6 +38,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+
+	"github.com/mcpv/mcpv/internal/wake"
 )
 
 // The bounds of the notification queue; the dispatcher holds at most as
@@ -122,7 +124,7 @@ func (q *noteQueue) push(m message, key string, stop <-chan struct{}) {
 		q.compact()
 	}
 	q.mu.Unlock()
-	signal(q.wake)
+	wake.Signal(q.wake)
 }
 
 // waitRoom waits, with q.mu let go, until a notification of n bytes of
@@ -249,7 +251,7 @@ func (q *noteQueue) close() {
 	q.mu.Lock()
 	q.closed = true
 	q.mu.Unlock()
-	signal(q.wake)
+	wake.Signal(q.wake)
 }
 
 // take waits for items and returns all that are queued, oldest first;

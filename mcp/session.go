@@ -47,6 +47,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/wake"
 )
 
 // Transport carries whole JSON-RPC messages (one JSON value each) both ways.
@@ -781,7 +782,7 @@ func (s *Session) serve(m message) {
 			s.mu.Unlock()
 			cancel(nil)
 			<-s.slots
-			signal(s.calm)
+			wake.Signal(s.calm)
 		}()
 		var result json.RawMessage
 		var err error
@@ -839,7 +840,7 @@ func (s *Session) writeAnswers() {
 			s.writeParts(ctx, msg)
 			cancel()
 			s.out.written()
-			signal(s.calm)
+			wake.Signal(s.calm)
 		}
 	}
 }
@@ -895,7 +896,7 @@ func (o *outbox) push(msg parts) bool {
 	o.bytes += cost
 	o.due++
 	o.mu.Unlock()
-	signal(o.wake)
+	wake.Signal(o.wake)
 	return true
 }
 
@@ -922,7 +923,7 @@ func (o *outbox) take(done <-chan struct{}) ([]parts, bool) {
 		o.items, o.bytes = nil, 0
 		o.mu.Unlock()
 		if len(items) > 0 {
-			signal(o.room)
+			wake.Signal(o.room)
 			return items, true
 		}
 		select {
@@ -930,14 +931,6 @@ func (o *outbox) take(done <-chan struct{}) ([]parts, bool) {
 		case <-done:
 			return nil, false
 		}
-	}
-}
-
-// signal wakes whoever waits on a 1-buffered channel, if nobody has yet.
-func signal(c chan struct{}) {
-	select {
-	case c <- struct{}{}:
-	default:
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/apps"
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/wake"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -172,10 +173,7 @@ func (h *Host) serveEvents(w http.ResponseWriter, r *http.Request) {
 		last := h.streams == 0
 		h.mu.Unlock()
 		if last {
-			select {
-			case h.gone <- struct{}{}:
-			default:
-			}
+			wake.Signal(h.gone)
 		}
 	}()
 	w.Header().Set("Content-Type", "application/x-ndjson")
@@ -306,10 +304,7 @@ func (h *Host) serveRPC(w http.ResponseWriter, r *http.Request) {
 	case m.Method == "host/no-trusted-types":
 		h.Event(m.Method, m.Params)
 		answerInFull(w)
-		select {
-		case h.unguarded <- struct{}{}:
-		default:
-		}
+		wake.Signal(h.unguarded)
 	case m.Method == "ui/notifications/request-teardown":
 		h.Event(m.Method, m.Params)
 		answerInFull(w)

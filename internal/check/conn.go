@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/wake"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -622,7 +623,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 	c.mu.Unlock()
 	for _, s := range out {
 		if s.bad != "" || s.framing {
-			c.sign()
+			wake.Signal(c.signs) // tell the first contact that something came that is no message
 		}
 		c.r.watches.see(s)
 		if c.answers != nil && s.bad == "" && s.msg.IsRequest() {
@@ -684,14 +685,6 @@ func (c *conn) match(s *seen, id json.RawMessage, method string, status int) (*w
 		}
 	}
 	return nil, reply{}
-}
-
-// sign tells the first contact that something came that is no message.
-func (c *conn) sign() {
-	select {
-	case c.signs <- struct{}{}:
-	default:
-	}
 }
 
 // oldestWaiter is the request waiting longest, or nil; mu must be held.

@@ -14,6 +14,8 @@ import (
 	"net"
 	"runtime/debug"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/wake"
 )
 
 // maxNoted bounds the bytes of notifications waiting for one command.
@@ -64,17 +66,10 @@ func (c *conn) send(note bool, parts ...[]byte) {
 	}
 	c.queue = append(c.queue, o)
 	c.qmu.Unlock()
-	c.poke()
+	wake.Signal(c.wake)
 }
 
 var newline = []byte{'\n'}
-
-func (c *conn) poke() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
 
 // writeControl queues a control line.
 func (c *conn) writeControl(ctl control) {
@@ -102,7 +97,7 @@ func (c *conn) end(why string, kind *errorKind, drop bool) {
 	if drop {
 		c.c.SetWriteDeadline(time.Now().Add(lastWait)) // a write stuck on a command that does not read ends soon
 	}
-	c.poke()
+	wake.Signal(c.wake)
 }
 
 // dropQueue forgets what the outbox holds (c.qmu held).

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/wake"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -409,7 +410,7 @@ func (b *bridge) ask(ctx context.Context, method string, params json.RawMessage)
 	q := &question{key: "q" + strconv.Itoa(b.next), method: method, params: params, answer: make(chan answer, 1)}
 	b.waiting = append(b.waiting, q)
 	b.mu.Unlock()
-	signal(b.asked)
+	wake.Signal(b.asked)
 	select {
 	case a := <-q.answer:
 		return a.res, a.err
@@ -473,11 +474,3 @@ func (b *bridge) abandon(why string) {
 // abandonGrace is how long a call given up has to end on the errors its
 // questions got before it is cancelled.
 const abandonGrace = notifyWait
-
-// signal wakes whoever waits on a 1-buffered channel, if nobody has yet.
-func signal(c chan struct{}) {
-	select {
-	case c <- struct{}{}:
-	default:
-	}
-}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/wake"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -274,10 +275,7 @@ func (q *eventQueue) push(e event) {
 	q.mu.Lock()
 	q.items = append(q.items, e)
 	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
+	wake.Signal(q.wake)
 }
 
 // pop takes the oldest event, if there is one.
