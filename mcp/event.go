@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"net/http"
+	"net/url"
 	"os/exec"
 	"syscall"
 )
@@ -67,7 +68,7 @@ func httpEvent(req *http.Request, resp *http.Response, err error) TransportEvent
 		keep("", resp.Header)
 	}
 	if err != nil {
-		e.Error = unwrapURLError(err).Error()
+		e.Error = unwrap[*url.Error](err).Error()
 	}
 	return e
 }

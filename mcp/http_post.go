@@ -313,7 +313,7 @@ func (t *HTTPTransport) do(req *http.Request) (*http.Response, error) {
 	if t.opts.Trace != nil {
 		if err != nil {
 			// Not err itself: a *url.Error quotes the whole URL, query included.
-			t.opts.Trace(fmt.Sprintf("%s %s %s -> %v", req.Method, displayURL(req.URL), maskedHeaders(req.Header), unwrapURLError(err)))
+			t.opts.Trace(fmt.Sprintf("%s %s %s -> %v", req.Method, displayURL(req.URL), maskedHeaders(req.Header), unwrap[*url.Error](err)))
 		} else {
 			t.opts.Trace(fmt.Sprintf("%s %s %s -> %s %s", req.Method, displayURL(req.URL), maskedHeaders(req.Header), resp.Status, maskedHeaders(resp.Header)))
 		}
@@ -322,7 +322,7 @@ func (t *HTTPTransport) do(req *http.Request) (*http.Response, error) {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, context.Cause(req.Context())
 		}
-		return nil, &TransportError{Op: req.Method + " " + displayURL(req.URL), Err: unwrapURLError(err)}
+		return nil, &TransportError{Op: req.Method + " " + displayURL(req.URL), Err: unwrap[*url.Error](err)}
 	}
 	return resp, nil
 }

@@ -28,10 +28,11 @@ func displayURL(u *url.URL) string {
 	return c.String()
 }
 
-func unwrapURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
+// unwrap is what the first E in err's chain wraps, or err with no E.
+func unwrap[E error](err error) error {
+	var e E
+	if errors.As(err, &e) {
+		return errors.Unwrap(e)
 	}
 	return err
 }

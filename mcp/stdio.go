@@ -203,7 +203,7 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	closeAll(inR, outW, errW) // the child has its own copies
 	if err != nil {
 		closeAll(inW, outR, errR)
-		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: notFoundIn(unwrapExec(err), opts)}
+		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: notFoundIn(unwrap[*exec.Error](err), opts)}
 	}
 	if err := afterStart(cmd.Process.Pid); err != nil {
 		cmd.Process.Kill()
@@ -284,14 +284,6 @@ func (d *drainReader) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
-}
-
-func unwrapExec(err error) error {
-	var ee *exec.Error
-	if errors.As(err, &ee) {
-		return ee.Err
-	}
-	return err
 }
 
 // notFoundIn adds to the failure to start a server whose command is a
