@@ -66,7 +66,6 @@ var callOptionFlags = &lazy.Value[flagNames]{New: func() (n flagNames) {
 	return n
 }}
 
-// flagNames are flags' long names, and their short ones in a string.
 type flagNames struct {
 	long   []string
 	shorts string
@@ -75,12 +74,11 @@ type flagNames struct {
 // leanForm is the call without its options, or with --no-validate alone,
 // unless words name another.
 func (c *callCmd) leanForm(words map[string]bool) any {
-	flags := callOptionFlags.Get()
-	long, shorts := flags.long, flags.shorts
-	if !names(words, func(name string) bool { return slices.Contains(long, name) }, shorts) {
+	f := callOptionFlags.Get()
+	if !names(words, func(name string) bool { return slices.Contains(f.long, name) }, f.shorts) {
 		return new(callLean)
 	}
-	if !names(words, func(name string) bool { return name != "no-validate" && slices.Contains(long, name) }, shorts) {
+	if !names(words, func(name string) bool { return name != "no-validate" && slices.Contains(f.long, name) }, f.shorts) {
 		return new(callFast)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/redact"
 )
 
@@ -41,12 +42,12 @@ func encodedRules(text string, f finder) []Finding {
 			found(string(raw), m[0], m[1], "base64")
 		}
 	}
-	for _, m := range percentBlocks.get().FindAllStringIndex(text, min(8, strings.Count(text, "%")/8)) {
+	for _, m := range percentBlocks.Get().FindAllStringIndex(text, min(8, strings.Count(text, "%")/8)) {
 		if raw, err := url.PathUnescape(text[m[0]:m[1]]); err == nil && printable([]byte(raw)) {
 			found(raw, m[0], m[1], "percent-encoding")
 		}
 	}
-	for _, m := range base32Blocks.get().FindAllStringIndex(text, 8) {
+	for _, m := range base32Blocks.Get().FindAllStringIndex(text, 8) {
 		block := text[m[0]:m[1]]
 		if pad := len(strings.TrimRight(block, "=")) % 8; pad != 0 {
 			block = strings.TrimRight(block, "=") + strings.Repeat("=", 8-pad)
@@ -55,7 +56,7 @@ func encodedRules(text string, f finder) []Finding {
 			found(string(raw), m[0], m[1], "base32")
 		}
 	}
-	for _, m := range spacedBlocks.get().FindAllStringIndex(text, min(8, spacedRun(text)/12)) {
+	for _, m := range spacedBlocks.Get().FindAllStringIndex(text, min(8, spacedRun(text)/12)) {
 		found(unspace(text[m[0]:m[1]]), m[0], m[1], "letters spaced apart")
 	}
 	start := 0
@@ -80,9 +81,9 @@ func encodedRules(text string, f finder) []Finding {
 // encodings: eight or more percent-escapes in a row; 32 or more base32
 // letters; twelve or more characters each followed by a space.
 var (
-	percentBlocks = &lazyRegexp{pattern: `(?:%[0-9A-Fa-f]{2}){8,}`}
-	base32Blocks  = &lazyRegexp{pattern: `\b[A-Z2-7]{32,}={0,6}`}
-	spacedBlocks  = &lazyRegexp{pattern: `(?:\S {1,2}){12,}\S`}
+	percentBlocks = &lazy.Regexp{Pattern: `(?:%[0-9A-Fa-f]{2}){8,}`}
+	base32Blocks  = &lazy.Regexp{Pattern: `\b[A-Z2-7]{32,}={0,6}`}
+	spacedBlocks  = &lazy.Regexp{Pattern: `(?:\S {1,2}){12,}\S`}
 )
 
 // spacedRun is the length of the longest run of characters each followed

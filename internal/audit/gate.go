@@ -3,7 +3,6 @@ package audit
 import (
 	"regexp"
 	"regexp/syntax"
-	"sync"
 )
 
 // gated is a regular expression with the words its matches must hold,
@@ -234,26 +233,6 @@ func shortest(words []string) int {
 		}
 	}
 	return n
-}
-
-// lazyRegexp is a regular expression compiled on first use: pattern, or
-// the lexicon's entry called lexicon. Declared as a composite literal, it
-// costs nothing at start-up (a sync.OnceValue allocates when it is made,
-// at init, for each of them).
-type lazyRegexp struct {
-	once             sync.Once
-	pattern, lexicon string
-	re               *regexp.Regexp
-}
-
-func (l *lazyRegexp) get() *regexp.Regexp {
-	l.once.Do(func() {
-		if l.lexicon != "" {
-			l.pattern = lexPattern(l.lexicon)
-		}
-		l.re = regexp.MustCompile(l.pattern)
-	})
-	return l.re
 }
 
 // A text longer than chunkOver is read by the expressions that find set

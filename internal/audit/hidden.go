@@ -77,7 +77,7 @@ func lineAt(t string, i int) string {
 
 // conditionalRe finds a condition after "use this tool first": first
 // for one kind of request is a routing hint, not a hijack.
-var conditionalRe = &lazyRegexp{lexicon: "conditional"}
+var conditionalRe = &lazy.Regexp{From: func() string { return lexPattern("conditional") }}
 
 // deniedAt reports a match whose last word, ending at end, a negator
 // denies ("this server does not change how other servers' tools behave").
@@ -92,7 +92,7 @@ func deniedAt(t string, end int) bool {
 // quoted is shown.
 func quotedHidden(text string, start, end int, sev Severity, msg string) (Severity, string) {
 	from := sentenceStart(text, start)
-	if namedRe.get().MatchString(text[end:]) && speaksOf(text[from:sentenceEnd(text, end)]) {
+	if namedRe.Get().MatchString(text[end:]) && speaksOf(text[from:sentenceEnd(text, end)]) {
 		return Low, msg + " (named as a kind of thing: \"<IMPORTANT> blocks\")"
 	}
 	if mentioned(text, start, end, text[from:sentenceEnd(text, end)]) || insideQuotes(text[from:end], start-from) && speaksOf(text[from:sentenceEnd(text, end)]) {
@@ -102,7 +102,7 @@ func quotedHidden(text string, start, end int, sev Severity, msg string) (Severi
 }
 
 // namedRe finds the word that makes a tag the name of a kind of thing.
-var namedRe = &lazyRegexp{lexicon: "named"}
+var namedRe = &lazy.Regexp{From: func() string { return lexPattern("named") }}
 
 // Past these, white space hides what follows it.
 const (
@@ -143,10 +143,10 @@ func hiddenMatches(g gated, t string) [][]int {
 	return g.re.FindAllStringSubmatchIndex(t, 4)
 }
 
-// hiddenSet holds the shapes of hidden text, an expression each.
 type hiddenSet struct{ comment, markdown, block, note, invisible gated }
 
-// hiddenRes are the shapes of hidden text (lexicon/hidden.txt).
+// hiddenRes are the shapes of hidden text (lexicon/hidden.txt), an
+// expression each.
 var hiddenRes = &lazy.Value[hiddenSet]{New: func() (r hiddenSet) {
 	c := func(name string) gated { return gate(lexPattern(name)) }
 	r.invisible, r.comment, r.markdown, r.block = c("invisibleHTML"), c("comment"), c("markdownComment"), c("block")

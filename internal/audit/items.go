@@ -117,7 +117,7 @@ func namesOtherServer(a, b *auditee) []Finding {
 	own := a.own
 	var theirs []string
 	for _, n := range b.names[0] {
-		if !own[strings.ToLower(n)] && len(n) >= 5 && identifier.get().MatchString(n) {
+		if !own[strings.ToLower(n)] && len(n) >= 5 && identifier.Get().MatchString(n) {
 			theirs = append(theirs, n)
 		}
 	}

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -46,14 +45,12 @@ func sentenceEnd(s string, i int) int {
 	return len(s)
 }
 
-// mentionSet holds the lexicon's speaks and refused expressions.
-type mentionSet struct{ speaks, denied *regexp.Regexp }
-
-var mentionRes = &lazy.Value[mentionSet]{New: func() (r mentionSet) {
-	r.speaks = regexp.MustCompile(lexPattern("speaks"))
-	r.denied = regexp.MustCompile(lexPattern("refused"))
-	return r
-}}
+// speaksRe finds a sentence that speaks of phrases, input or detection;
+// refusedRe one that says a command is refused.
+var (
+	speaksRe  = &lazy.Regexp{From: func() string { return lexPattern("speaks") }}
+	refusedRe = &lazy.Regexp{From: func() string { return lexPattern("refused") }}
+)
 
 // mentioned reports a match that a text quotes in order to speak of such
 // phrases ("phrases like \"ignore previous instructions\" are translated
@@ -77,10 +74,10 @@ func mentioned(v string, start, end int, sentence string) bool {
 // input or detection ("example" in relay@mail.example speaks of nothing).
 func speaksOf(sentence string) bool {
 	u := unquoted(sentence)
-	if !mentionRes.Get().speaks.MatchString(u) {
+	if !speaksRe.Get().MatchString(u) {
 		return false // what an address's words would add, the text holds none of
 	}
-	return mentionRes.Get().speaks.MatchString(destinationRe.get().ReplaceAllString(u, " "))
+	return speaksRe.Get().MatchString(destinationRe.Get().ReplaceAllString(u, " "))
 }
 
 // insideQuotes reports whether s[i] is inside what s quotes, as
@@ -208,14 +205,10 @@ func endsSentence(s string, j int) bool {
 
 func isASCIILetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
-// negatorSet holds the lexicon's negatorBefore and negatorAfter expressions.
-type negatorSet struct{ before, after *regexp.Regexp }
-
-// negators deny the verb that follows them within a few words, in the
-// languages of the lexicons; afterNegators deny the verb they follow
-// (Japanese, Korean).
-var negRes = &lazy.Value[negatorSet]{New: func() (r negatorSet) {
-	r.before = regexp.MustCompile(lexPattern("negatorBefore"))
-	r.after = regexp.MustCompile(lexPattern("negatorAfter"))
-	return r
-}}
+// negBeforeRe finds words that deny the verb that follows them within a
+// few words, in the languages of the lexicons; negAfterRe words that deny
+// the verb they follow (Japanese, Korean).
+var (
+	negBeforeRe = &lazy.Regexp{From: func() string { return lexPattern("negatorBefore") }}
+	negAfterRe  = &lazy.Regexp{From: func() string { return lexPattern("negatorAfter") }}
+)

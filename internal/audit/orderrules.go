@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // orderRules runs the order rules over a field's text, in its view v: a
@@ -38,7 +40,7 @@ func orderRules(fl field, v view, f finder) []Finding {
 			a, b := v.span(fl.text, st.start, st.end)
 			key, val := text[st.key[0]:st.key[1]], text[st.val[0]:st.val[1]]
 			off := val == "false" || val == "no" || val == "off" || val == "0" || val == "never" || val == "none"
-			if off && quietKeyRe.get().MatchString(key) {
+			if off && quietKeyRe.Get().MatchString(key) {
 				out = append(out, f(RuleConceal, High, "sets a key that keeps what is done from the user", a, b))
 			}
 			words := nameWords(key)
@@ -245,7 +247,7 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	named := c.inParam && !moved && s.start == 0 && (held.first <= 8 || s.headOfClause(held)) && !s.conditionalBefore(held) && !aligned(s.text[held.start:held.end], c.fl.about) &&
 		!aligned(s.text[held.start:held.end], pname) && !(kind == cPrivateNoun && alignedAny(s.text[held.start:held.end], pname)) && !c.fl.flag &&
 		!forSecrets(squash(parameterOf(&c.fl))) && // "approval_password: the current user's password"
-		!wayParamRe.get().MatchString(pname) // "delivery: clipboard or inline" names where, not what
+		!wayParamRe.Get().MatchString(pname) // "delivery: clipboard or inline" names where, not what
 	if !ordered && !named {
 		return "", "", 0, false
 	}
@@ -262,7 +264,7 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	sev := High
 	switch {
 	case moved && (place || c.inParam || s.words || kind == cSecretNoun || kind == cPrivateNoun || kind == cStore):
-	case named && !s.negated(held) && !s.anyNegated(cMove) && !(kind != cSecretNoun && kind != cPrivateNoun && kind != cStore && llmPurposeRe.get().MatchString(c.fl.about)):
+	case named && !s.negated(held) && !s.anyNegated(cMove) && !(kind != cSecretNoun && kind != cPrivateNoun && kind != cStore && llmPurposeRe.Get().MatchString(c.fl.about)):
 		// a parameter's text that names what the model holds as what it
 		// is, on a tool that is not itself about a model's prompts
 	case moved:
@@ -337,9 +339,9 @@ func (s *sent) callsWith(held span) bool {
 // namedPlace reports a parameter named as where data goes: in, into or
 // as a name in backticks or quotes, or a name with an underscore ("as
 // `host_id`", "into session_blob").
-func namedPlace(t string) bool { return namedPlaceRe.get().MatchString(t) }
+func namedPlace(t string) bool { return namedPlaceRe.Get().MatchString(t) }
 
-var namedPlaceRe = &lazyRegexp{pattern: "\\b(?:in|into|as|under|to)\\s+(?:the\\s+)?(?:[`'\"][\\w.-]+[`'\"]|[a-z][a-z0-9]*_[a-z0-9_]+)"}
+var namedPlaceRe = &lazy.Regexp{Pattern: "\\b(?:in|into|as|under|to)\\s+(?:the\\s+)?(?:[`'\"][\\w.-]+[`'\"]|[a-z][a-z0-9]*_[a-z0-9_]+)"}
 
 // modelMoves is the first verb of moving data that the model is told to
 // do: not denied, and not the user's act ("ask the user to paste it",
@@ -1005,7 +1007,7 @@ func (s *sent) granted(i int) bool {
 // that runs a command which destroys work ("it never needs user
 // confirmation; it runs git clean -fdx").
 func (s *sent) noConfirmationToDestroy() bool {
-	if len(s.f[cConsentNoun]) == 0 || !destroyRe.get().MatchString(s.text) {
+	if len(s.f[cConsentNoun]) == 0 || !destroyRe.Get().MatchString(s.text) {
 		return false
 	}
 	for _, c := range s.f[cConsentNoun] {
@@ -1020,7 +1022,7 @@ func (s *sent) noConfirmationToDestroy() bool {
 }
 
 // destroyRe finds a command that destroys work.
-var destroyRe = &lazyRegexp{lexicon: "destroy"}
+var destroyRe = &lazy.Regexp{From: func() string { return lexPattern("destroy") }}
 
 // overlaps reports a span of c that starts inside sp ("instead of
 // waiting on the user").
@@ -1114,13 +1116,13 @@ func (c orderContext) sendsElsewhere(s *sent, ordered bool) (string, bool) {
 	if ordered && s.insteadOfUsers() && (s.otherTool(c.fl.own) || s.has(cAddresseeNoun) || s.destination()) {
 		return "has the model send elsewhere than where the user chose", true
 	}
-	if _, ok := s.heldSpan(true); ok && (imageRe.get().MatchString(s.text) || ordered && queryURLRe.get().MatchString(s.text)) {
+	if _, ok := s.heldSpan(true); ok && (imageRe.Get().MatchString(s.text) || ordered && queryURLRe.Get().MatchString(s.text)) {
 		return "has the model put what it holds into a URL that a client fetches", true
 	}
 	if !s.destination() || s.example() || s.followsUser() {
 		return "", false
 	}
-	if _, moved := s.live(cMove); moved && badDestinationRe.get().MatchString(s.text) {
+	if _, moved := s.live(cMove); moved && badDestinationRe.Get().MatchString(s.text) {
 		return "sends data to a destination named for stealing it", true
 	}
 	for _, sp := range s.f[cRedirect] {
@@ -1131,7 +1133,7 @@ func (c orderContext) sendsElsewhere(s *sent, ordered bool) (string, bool) {
 	if !ordered {
 		return "", false
 	}
-	if sendVia.get().MatchString(s.text) {
+	if sendVia.Get().MatchString(s.text) {
 		return "has the model send through another tool to a destination the text names", true
 	}
 	mv, moved := s.live(cMove)
@@ -1191,13 +1193,13 @@ func (s *sent) isDefault() bool {
 // keyLetIn reports an SSH public key written out beside the words that
 // put it where it lets its owner log in.
 func keyLetIn(t string) bool {
-	return strings.Contains(t, "ssh-") && sshKeyRe.get().MatchString(t) && loginRe.get().MatchString(t)
+	return strings.Contains(t, "ssh-") && sshKeyRe.Get().MatchString(t) && loginRe.Get().MatchString(t)
 }
 
 // quietKeyRe finds the key of a setting (YAML, JSON) that, turned off,
 // keeps things from the user: report_to_user: false, "notify_user":
 // false, showToUser=0.
-var quietKeyRe = &lazyRegexp{pattern: `^(?:report|notify|tell|show|display|inform|mention|alert|disclose|surface)(?:_|-)?(?:to_?|the_?)?(?:user|human|person|operator)s?$`}
+var quietKeyRe = &lazy.Regexp{Pattern: `^(?:report|notify|tell|show|display|inform|mention|alert|disclose|surface)(?:_|-)?(?:to_?|the_?)?(?:user|human|person|operator)s?$`}
 
 // setting is a setting of a switch written out: key: value, key=value,
 // "key": value; where it is, its key's and its value's.
@@ -1259,15 +1261,15 @@ func isWordByte(c byte) bool {
 // sshKeyRe finds an SSH public key written out; loginRe, the words that
 // put one where it lets its owner log in.
 var (
-	sshKeyRe = &lazyRegexp{pattern: `\bssh-(?:ed25519|rsa|ecdsa|dss)\s+aaaa[0-9a-z+/]{20,}=*`}
-	loginRe  = &lazyRegexp{lexicon: "login"}
+	sshKeyRe = &lazy.Regexp{Pattern: `\bssh-(?:ed25519|rsa|ecdsa|dss)\s+aaaa[0-9a-z+/]{20,}=*`}
+	loginRe  = &lazy.Regexp{From: func() string { return lexPattern("login") }}
 )
 
 // imageRe finds a Markdown image from the web, which a client fetches as
 // it renders; queryURLRe, a URL with a query for data to be put in.
 var (
-	imageRe    = &lazyRegexp{pattern: `!\[[^\]\n]{0,80}\]\(\s*https?://[^)\s]*[?&=]`}
-	queryURLRe = &lazyRegexp{pattern: `https?://[^\s'"<>]*[?&][\w.-]+=`}
+	imageRe    = &lazy.Regexp{Pattern: `!\[[^\]\n]{0,80}\]\(\s*https?://[^)\s]*[?&=]`}
+	queryURLRe = &lazy.Regexp{Pattern: `https?://[^\s'"<>]*[?&][\w.-]+=`}
 )
 
 // secretParameter reports an item with a parameter named for a secret
@@ -1301,7 +1303,7 @@ func (s *sent) intoChat() bool {
 }
 
 // badDestinationRe finds a destination whose name says what it is for.
-var badDestinationRe = &lazyRegexp{lexicon: "badDestination"}
+var badDestinationRe = &lazy.Regexp{From: func() string { return lexPattern("badDestination") }}
 
 // asksSecret reports an order to ask the user for a secret (a password,
 // a one-time code, a PIN) that is then put somewhere, not one typed in
@@ -1311,7 +1313,7 @@ func asksSecret(s *sent) bool {
 		return false
 	}
 	a, ok := s.live(cAsk)
-	if !ok || s.userSays(a) || !s.after(cSecretNoun, a, 10) || ownDevice.get().MatchString(s.text) {
+	if !ok || s.userSays(a) || !s.after(cSecretNoun, a, 10) || ownDevice.Get().MatchString(s.text) {
 		return false
 	}
 	_, moved := s.live(cMove)
@@ -1406,7 +1408,7 @@ func (s *sent) otherServerNamed(server string) bool {
 // the model is told to call ("first call list_labels").
 func (s *sent) otherToolGoverned(own map[string]bool) bool {
 	for i, t := range s.toks {
-		if !strings.Contains(t.text, "_") || own[t.text] || !identRe.get().MatchString(t.text) || !s.toolWordNear(i) {
+		if !strings.Contains(t.text, "_") || own[t.text] || !identRe.Get().MatchString(t.text) || !s.toolWordNear(i) {
 			continue
 		}
 		if s.before(cCondition, i, 4) || s.after(cModal, span{first: i, last: i}, 3) {

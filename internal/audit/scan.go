@@ -269,11 +269,11 @@ func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []F
 			switch sentence := v.text[sentenceStart(v.text, m[0]):sentenceEnd(v.text, m[1])]; {
 			case p.rule != RuleCommandPayload && mentioned(v.text, m[0], m[1], sentence):
 				sev, msg = Low, msg+" (in quotes, where the text speaks of such phrases rather than giving them)"
-			case p.rule == RuleCommandPayload && (mentionRes.Get().denied.MatchString(sentence) || deniedWithin(v.text[sentenceStart(v.text, m[0]):m[0]], len(v.text[sentenceStart(v.text, m[0]):m[0]]), 12)):
+			case p.rule == RuleCommandPayload && (refusedRe.Get().MatchString(sentence) || deniedWithin(v.text[sentenceStart(v.text, m[0]):m[0]], len(v.text[sentenceStart(v.text, m[0]):m[0]]), 12)):
 				sev, msg = Low, msg+" (in a sentence that says it is refused)"
 			case (p.rule == RuleShadowing || p.rule == RuleSendElsewhere) && deniedAt(v.text, m[1]):
 				sev, msg = Low, msg+" (in a sentence that denies it)"
-			case p.rule == RulePriority && conditionalRe.get().MatchString(v.text[m[1]:]):
+			case p.rule == RulePriority && conditionalRe.Get().MatchString(v.text[m[1]:]):
 				sev, msg = Low, msg+" (for one kind of request only)"
 			}
 			out = append(out, f(p.rule, sev, msg, s, e))

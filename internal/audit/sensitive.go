@@ -98,19 +98,19 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 			case r.neg.MatchString(clause(after)):
 				continue // named to be denied: "the key itself is never read"
 			case r.verb.MatchString(verbText(clause(after))) || st.foreignVerbAfter(m[1]-start) || st.orderAfter(m[1]-start) ||
-				contentsOfRe.get().MatchString(target[max(start, m[0]-40):m[0]]) && (fl == nil || !aboutFile(path, fl.purpose, sf.about)):
+				contentsOfRe.Get().MatchString(target[max(start, m[0]-40):m[0]]) && (fl == nil || !aboutFile(path, fl.purpose, sf.about)):
 				// the order after the file, or its contents named as what to
 				// give ("the session key is the full text of the user's ~/.netrc")
 				ordered = true
 				// the order after the file: "~/.kube/config の内容を読み取り",
 				// "Chrome's Web Data, copied verbatim"
-			case fl != nil && fl.role == roleValue && exclusionPath.get().MatchString(strings.ToLower(fl.path)):
+			case fl != nil && fl.role == roleValue && exclusionPath.Get().MatchString(strings.ToLower(fl.path)):
 				continue // a default of what to leave out
 			case fl != nil && fl.role == roleValue:
 				msg = "names " + what + " in a value the model may pass on"
-			case exampleRe.get().MatchString(before):
+			case exampleRe.Get().MatchString(before):
 				continue // named as an example: "private keys such as id_rsa"
-			case fl != nil && sf.strong && valueOfParameter(fl) && m[0] < 60 && (!referenceRe.get().MatchString(before) || wholeRe.get().MatchString(after)) &&
+			case fl != nil && sf.strong && valueOfParameter(fl) && m[0] < 60 && (!referenceRe.Get().MatchString(before) || wholeRe.Get().MatchString(after)) &&
 				!forSecrets(squash(parameterOf(fl))) && !aboutFile(path, fl.purpose, sf.about):
 				sev, msg = High, "names "+what+" as what a parameter is to hold"
 			case sf.strong && strings.ContainsAny(path, "/\\._"):
@@ -119,7 +119,7 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 				continue // a word for such files ("keychain-backed"), not one of them
 			}
 			switch {
-			case holdsDestination(after) || sendVia.get().MatchString(target[start:end]):
+			case holdsDestination(after) || sendVia.Get().MatchString(target[start:end]):
 				sev, msg = High, msg+", and sends it elsewhere"
 			case ordered && fl != nil && placeIn(target[start:end], fl.own) && !aboutFile(path, fl.purpose, sf.about):
 				sev, msg = High, msg+", and puts it in a field"
@@ -205,7 +205,7 @@ func (s *sent) foreignVerbAfter(i int) bool {
 
 // contentsOfRe finds the words that ask for a file's contents rather than
 // name it.
-var contentsOfRe = &lazyRegexp{pattern: `\b(?:full\s+text|full\s+contents?|contents?|complete\s+text|raw\s+text)\s+of\s+(?:the\s+user['’]s\s+|your\s+|the\s+)?\S*$`}
+var contentsOfRe = &lazy.Regexp{Pattern: `\b(?:full\s+text|full\s+contents?|contents?|complete\s+text|raw\s+text)\s+of\s+(?:the\s+user['’]s\s+|your\s+|the\s+)?\S*$`}
 
 // verbText is text as the verbs are read in it: "read-only" is no order
 // to read, and words joined by underscores ("attach_file") are words.
@@ -246,17 +246,17 @@ func parameterOf(fl *field) string {
 // asks for it: its path, its name, where it is, or an entry of it by
 // name ("Host alias from ~/.ssh/config"), unless wholeRe finds the
 // entry asked for whole after it ("..., in full").
-var referenceRe = &lazyRegexp{lexicon: "reference"}
+var referenceRe = &lazy.Regexp{From: func() string { return lexPattern("reference") }}
 
 // wholeRe finds the words that ask for what is named as it stands.
-var wholeRe = &lazyRegexp{lexicon: "whole"}
+var wholeRe = &lazy.Regexp{From: func() string { return lexPattern("whole") }}
 
 // exampleRe finds the words that make what follows them an example.
-var exampleRe = &lazyRegexp{lexicon: "example"}
+var exampleRe = &lazy.Regexp{From: func() string { return lexPattern("example") }}
 
 // exclusionPath finds the path of a field whose values are what a tool
 // leaves out ("exclusions", "ignore_paths").
-var exclusionPath = &lazyRegexp{lexicon: "exclusionPath"}
+var exclusionPath = &lazy.Regexp{From: func() string { return lexPattern("exclusionPath") }}
 
 // percent undoes the percent-encoding of path characters, in a text's
 // view, keeping its length: "%2f" is "/" and two spaces.
@@ -277,7 +277,7 @@ func defaultDestination(fl field, f finder) []Finding {
 		return nil
 	}
 	param := strings.ToLower(p[strings.LastIndexAny(p, ".[\"")+1:])
-	if !copyParamRe.get().MatchString(param) || !destinationRe.get().MatchString(strings.ToLower(fl.text)) && !bucketRe.get().MatchString(fl.text) {
+	if !copyParamRe.Get().MatchString(param) || !destinationRe.Get().MatchString(strings.ToLower(fl.text)) && !bucketRe.Get().MatchString(fl.text) {
 		return nil
 	}
 	return []Finding{f(RuleSendElsewhere, High, "gives "+param+", which says where the user's data goes, a destination of the server's choosing by default", 0, len(fl.text))}
@@ -285,10 +285,10 @@ func defaultDestination(fl field, f finder) []Finding {
 
 // copyParamRe finds a parameter's name that says where copies go;
 // bucketRe, a storage bucket's URL.
-var copyParamRe, bucketRe = &lazyRegexp{lexicon: "copyParam"}, &lazyRegexp{lexicon: "bucket"}
+var copyParamRe, bucketRe = &lazy.Regexp{From: func() string { return lexPattern("copyParam") }}, &lazy.Regexp{From: func() string { return lexPattern("bucket") }}
 
 // destinationRe finds a destination written out.
-var destinationRe = &lazyRegexp{lexicon: "destination"}
+var destinationRe = &lazy.Regexp{From: func() string { return lexPattern("destination") }}
 
 // destinationShapes are the shapes of destinationRe one by one, each
 // read only in a text that holds what it needs (an @, a ://, a digit).
@@ -342,4 +342,4 @@ func aboutFile(path, purpose, about string) bool {
 
 // sendVia finds a sentence that sends through another tool: "via
 // slack_post_message", "call the send_email tool".
-var sendVia = &lazyRegexp{lexicon: "sendVia"}
+var sendVia = &lazy.Regexp{From: func() string { return lexPattern("sendVia") }}

@@ -50,13 +50,13 @@ func denied(s string, start, end int) bool {
 	if f := strings.Fields(before); len(f) > 4 {
 		before = strings.Join(f[len(f)-4:], " ")
 	}
-	if negRes.Get().before.MatchString(before) && !strings.Contains(before, "without") {
+	if negBeforeRe.Get().MatchString(before) && !strings.Contains(before, "without") {
 		return true
 	}
 	if w := strings.Fields(before); len(w) > 0 && w[len(w)-1] == "without" {
 		return true
 	}
-	return negRes.Get().after.MatchString(s[end:])
+	return negAfterRe.Get().MatchString(s[end:])
 }
 
 // deniedWithin reports a negator in the n words before t[i], in its
@@ -68,7 +68,7 @@ func deniedWithin(t string, i, n int) bool {
 		before = before[j+1:]
 	}
 	f := strings.Fields(before)
-	return negRes.Get().before.MatchString(strings.Join(f[max(0, len(f)-n):], " "))
+	return negBeforeRe.Get().MatchString(strings.Join(f[max(0, len(f)-n):], " "))
 }
 
 // mayHoldDestination reports a text that may hold a destination: an
@@ -89,7 +89,7 @@ func placeIn(t string, own map[string]bool) bool {
 
 // ownDevice finds a sentence that keeps a secret on the user's side: typed
 // in their terminal, their app, their device.
-var ownDevice = &lazyRegexp{lexicon: "ownDevice"}
+var ownDevice = &lazy.Regexp{From: func() string { return lexPattern("ownDevice") }}
 
 // callsTool reports a sentence that has the model call a tool.
 func callsTool(t string) bool { return callsToolRe.Get().MatchString(t) }
@@ -98,19 +98,19 @@ var callsToolRe = &lazy.Value[gated]{New: func() gated { return gate(lexPattern(
 
 // identRe finds a word that reads as a tool's name: lower case words
 // joined by underscores.
-var identRe = &lazyRegexp{pattern: `\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`}
+var identRe = &lazy.Regexp{Pattern: `\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`}
 
 // otherToolIn reports a sentence that names a tool, by a name that is
 // not the server's own (nor one of its parameters'), beside a word that
 // calls it.
 func otherToolIn(t string, own map[string]bool) bool {
-	for _, m := range identRe.get().FindAllStringIndex(t, 8) {
+	for _, m := range identRe.Get().FindAllStringIndex(t, 8) {
 		name := t[m[0]:m[1]]
 		if own[name] || strings.Count(name, "_") > 3 {
 			continue
 		}
 		around := t[max(0, m[0]-24):min(len(t), m[1]+24)]
-		if callsTool(around) || viaRe.get().MatchString(around) {
+		if callsTool(around) || viaRe.Get().MatchString(around) {
 			return true
 		}
 	}
@@ -118,4 +118,4 @@ func otherToolIn(t string, own map[string]bool) bool {
 }
 
 // viaRe finds the words that send something through a tool.
-var viaRe = &lazyRegexp{lexicon: "via"}
+var viaRe = &lazy.Regexp{From: func() string { return lexPattern("via") }}

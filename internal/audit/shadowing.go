@@ -6,11 +6,12 @@ import (
 	"unicode"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // identifier is a word that reads as a tool's name: with an underscore,
 // a hyphen between letters, or a capital inside, five characters or more.
-var identifier = &lazyRegexp{pattern: `^(?:[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)$`}
+var identifier = &lazy.Regexp{Pattern: `^(?:[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)$`}
 
 // otherTools finds a text that names a tool the server does not have
 // ("the send_email tool"): low, as it may be an honest pointer to a tool
@@ -42,7 +43,7 @@ func otherTools(fl field, own map[string]bool, f finder) []Finding {
 		if start > 0 && strings.ContainsRune("`'\"", rune(fl.text[start-1])) {
 			start--
 		}
-		if len(name) < 4 || own[strings.ToLower(name)] || !identifier.get().MatchString(name) || strings.EqualFold(name, fl.name) {
+		if len(name) < 4 || own[strings.ToLower(name)] || !identifier.Get().MatchString(name) || strings.EqualFold(name, fl.name) {
 			continue
 		}
 		out = append(out, f(RuleShadowing, Low, fmt.Sprintf("names a tool %q that this server does not have", name), start, i))

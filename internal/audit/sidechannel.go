@@ -9,15 +9,11 @@ import (
 	"github.com/mcpv/mcpv/internal/lazy"
 )
 
-// squashedSet holds the lexicon's modelInternals and sideChannels, squashed.
-type squashedSet struct{ internals, channels []string }
-
-// squashed are the lexicon's modelInternals and sideChannels squashed,
-// once.
-var squashed = &lazy.Value[squashedSet]{New: func() (s squashedSet) {
-	s.internals, s.channels = squashedWords("modelInternals"), squashedWords("sideChannels")
-	return s
-}}
+// The lexicon's modelInternals and sideChannels, squashed once.
+var (
+	internalsSquashed = &lazy.Value[[]string]{New: func() []string { return squashedWords("modelInternals") }}
+	channelsSquashed  = &lazy.Value[[]string]{New: func() []string { return squashedWords("sideChannels") }}
+)
 
 // squashedWords are the lexicon's words called name, squashed.
 func squashedWords(name string) []string {
@@ -106,7 +102,7 @@ func carries(schema any) bool {
 func internalsArePurpose(squashedName, purpose string, description any) bool {
 	d, _ := description.(string)
 	dv := newView(d).text
-	if asksOwnRe.get().MatchString(dv) {
+	if asksOwnRe.Get().MatchString(dv) {
 		return false
 	}
 	for _, stem := range []string{"message", "conversation", "history", "transcript"} {
@@ -119,17 +115,17 @@ func internalsArePurpose(squashedName, purpose string, description any) bool {
 	}
 	// A description that says whose the thing is: the form's messages,
 	// the crawler's instructions, the extraction's system prompt.
-	return llmPurposeRe.get().MatchString(purpose) || llmPurposeRe.get().MatchString(dv) || ownerRe.get().MatchString(dv)
+	return llmPurposeRe.Get().MatchString(purpose) || llmPurposeRe.Get().MatchString(dv) || ownerRe.Get().MatchString(dv)
 }
 
 // ownerRe finds the words of a description that give a parameter named
 // like the model's internals an owner of its own: a form's messages, a
 // page's.
-var ownerRe = &lazyRegexp{lexicon: "owner"}
+var ownerRe = &lazy.Regexp{From: func() string { return lexPattern("owner") }}
 
 var (
-	asksOwnRe    = &lazyRegexp{lexicon: "asksOwn"}
-	llmPurposeRe = &lazyRegexp{lexicon: "llmPurpose"}
+	asksOwnRe    = &lazy.Regexp{From: func() string { return lexPattern("asksOwn") }}
+	llmPurposeRe = &lazy.Regexp{From: func() string { return lexPattern("llmPurpose") }}
 )
 
 // ownHistory reports a parameter's description that says its history is
@@ -137,15 +133,15 @@ var (
 // model's conversation.
 func ownHistory(d any) bool {
 	t, _ := d.(string)
-	return ownHistoryRe.get().MatchString(strings.ToLower(t))
+	return ownHistoryRe.Get().MatchString(strings.ToLower(t))
 }
 
-var ownHistoryRe = &lazyRegexp{lexicon: "ownHistory"}
+var ownHistoryRe = &lazy.Regexp{From: func() string { return lexPattern("ownHistory") }}
 
 // wayParamRe finds a parameter's name that says how or where something
 // goes (delivery, mode, channel, target): its text names a way, not
 // what the model holds, though it names the clipboard.
-var wayParamRe = &lazyRegexp{lexicon: "wayParam"}
+var wayParamRe = &lazy.Regexp{From: func() string { return lexPattern("wayParam") }}
 
 // forSecrets reports a parameter whose name says it takes a key, a token
 // or a password: to fill it with one is its purpose.
@@ -189,12 +185,12 @@ func parameterRules(s *auditee) []Finding {
 			path := "inputSchema.properties" + pathKey(p)
 			sq := squash(p)
 			switch {
-			case (slices.Contains(squashed.Get().internals, sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq))) &&
+			case (slices.Contains(internalsSquashed.Get(), sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq))) &&
 				!ownHistory(nested(props, p, "description")) && carries(props[p]) && !internalsArePurpose(sq, purpose, nested(props, p, "description")) &&
 				!namesAReference(p):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: canon.Show(p)})
-			case slices.Contains(squashed.Get().channels, sq) && len(props) > 1:
+			case slices.Contains(channelsSquashed.Get(), sq) && len(props) > 1:
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("is named like a side channel (%q)"+namedOnly, p), Excerpt: canon.Show(p)})
 			}
@@ -229,7 +225,7 @@ func selfConfirming(name, description string) bool {
 	default:
 		return false
 	}
-	return alwaysTrueRe.get().MatchString(newView(description).text)
+	return alwaysTrueRe.Get().MatchString(newView(description).text)
 }
 
-var alwaysTrueRe = &lazyRegexp{pattern: `\b(?:always|just|simply)\s+(?:pass|set|send|use)\s+(?:it\s+to\s+|this\s+to\s+)?(?:true|yes|1)\b|\bset\s+(?:it|this)\s+to\s+true\s+(?:yourself|every\s+time|always)`}
+var alwaysTrueRe = &lazy.Regexp{Pattern: `\b(?:always|just|simply)\s+(?:pass|set|send|use)\s+(?:it\s+to\s+|this\s+to\s+)?(?:true|yes|1)\b|\bset\s+(?:it|this)\s+to\s+true\s+(?:yourself|every\s+time|always)`}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/redact"
 )
 
@@ -18,7 +19,7 @@ func unicodeRules(fl field, f finder) []Finding {
 	t := fl.text
 	if plainASCII(t) {
 		if strings.IndexByte(t, '\\') >= 0 {
-			if m := escapeText.get().FindStringIndex(t); m != nil {
+			if m := escapeText.Get().FindStringIndex(t); m != nil {
 				return []Finding{f(RuleControl, Medium, "writes out a terminal escape sequence", m[0], m[1])}
 			}
 		}
@@ -58,11 +59,11 @@ func unicodeRules(fl field, f finder) []Finding {
 		}
 		i += size
 	}
-	if m := escapeText.get().FindStringIndex(t); m != nil {
+	if m := escapeText.Get().FindStringIndex(t); m != nil {
 		out = append(out, f(RuleControl, Medium, "writes out a terminal escape sequence", m[0], m[1]))
 	}
 	out = append(out, lookAlikeWords(fl, f)...)
-	if len(out) > 0 && fl.role != roleName && speaksOfCharacters.get().MatchString(strings.ToLower(t)) {
+	if len(out) > 0 && fl.role != roleName && speaksOfCharacters.Get().MatchString(strings.ToLower(t)) {
 		// A text about such characters (a sanitizer's) shows them as its
 		// examples.
 		for i := range out {
@@ -76,7 +77,7 @@ func unicodeRules(fl field, f finder) []Finding {
 
 // speaksOfCharacters finds a text that names the characters it holds by
 // their code points or their kind.
-var speaksOfCharacters = &lazyRegexp{lexicon: "speaksOfCharacters"}
+var speaksOfCharacters = &lazy.Regexp{From: func() string { return lexPattern("speaksOfCharacters") }}
 
 // merge keeps one finding of a rule for each text: the most severe, the
 // first of those, with the count of the others in its message (secrets
@@ -112,7 +113,7 @@ func merge(found []Finding) []Finding {
 }
 
 // escapeText finds an escape sequence written out as text.
-var escapeText = &lazyRegexp{pattern: `\\(?:x1b|u001b|033|e|x9b)\[[0-9;]*[A-Za-z]?`}
+var escapeText = &lazy.Regexp{Pattern: `\\(?:x1b|u001b|033|e|x9b)\[[0-9;]*[A-Za-z]?`}
 
 // flagTags reports tags [i, j) that spell a subdivision flag after a
 // waving black flag (the flags of England, Scotland, Wales): digits and

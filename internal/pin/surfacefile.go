@@ -96,11 +96,10 @@ func ReadSurfaceFile(path string, read func(string) ([]byte, error)) (*SurfaceFi
 	return nil, errors.New(`not a pin file, snapshot or recording: it has neither "mcpvPin" nor "mcpvSnapshot"`)
 }
 
-// lineSet holds the expressions of a list's opening line and of an item's key line.
 type lineSet struct{ list, key *regexp.Regexp }
 
-// listLine and keyLine read the lines of the files mcpv writes: a list's
-// opening, and an item's key.
+// lineRes read the lines of the files mcpv writes: a list's opening, and
+// an item's key.
 var lineRes = &lazy.Value[lineSet]{New: func() (r lineSet) {
 	var keys, fields []string
 	for _, l := range mcp.Lists {
