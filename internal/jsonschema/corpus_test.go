@@ -22,6 +22,11 @@ var corpus = []struct {
 	{"enum", `{"enum":["asc","desc",1000000,null,[1,2],{"a":1}]}`, []string{`"asc"`, `1000000`, `1e6`, `1000000.0`, `null`, `[1,2]`, `[1.0,2]`, `{"a":1}`, `{"a":1.0}`}, []string{`"ASC"`, `1`, `[2,1]`, `{"a":1,"b":2}`, `false`}},
 	{"enum numbers", `{"properties":{"s":{"enum":[1000000,2]}}}`, []string{`{"s":2}`, `{"s":2.0}`}, []string{`{"s":3}`, `{"s":"2"}`}},
 	{"enum false is not 0", `{"enum":[false]}`, []string{`false`}, []string{`0`, `null`, `""`}},
+	// From draft-06 on, an enum SHOULD have a value and SHOULD not repeat
+	// one (draft-04's MUSTs): a schema that breaks either is valid, and
+	// an empty enum lets nothing through.
+	{"an empty enum in draft-07", `{"$schema":"http://json-schema.org/draft-07/schema#","enum":[]}`, nil, []string{`1`, `null`, `""`}},
+	{"a repeated enum value in draft-06", `{"$schema":"http://json-schema.org/draft-06/schema#","enum":[1,1.0]}`, []string{`1`}, []string{`2`}},
 	{"const number", `{"const":1}`, []string{`1`, `1.0`, `1e0`, `10e-1`}, []string{`2`, `"1"`, `true`}},
 	{"const object", `{"const":{"a":[1,{"b":null}]}}`, []string{`{"a":[1,{"b":null}]}`, `{"a":[1.0,{"b":null}]}`}, []string{`{"a":[1,{"b":0}]}`, `{"a":[1,{}]}`, `{}`}},
 	{"const draft-04 ignored", `{"$schema":"http://json-schema.org/draft-04/schema#","const":1}`, []string{`1`, `2`}, nil},
@@ -201,8 +206,8 @@ var invalidSchemas = []struct {
 	{`{"patternProperties":{"(a":{}}}`, "/patternProperties/(a", "patternProperties"},
 	{`{"uniqueItems":1}`, "/uniqueItems", "uniqueItems"},
 	{`{"enum":1}`, "/enum", "enum"},
-	{`{"$schema":"http://json-schema.org/draft-07/schema#","enum":[]}`, "/enum", "enum"},
-	{`{"$schema":"http://json-schema.org/draft-07/schema#","enum":[1,1.0]}`, "/enum", "enum"},
+	{`{"$schema":"http://json-schema.org/draft-04/schema#","enum":[]}`, "/enum", "enum"},
+	{`{"$schema":"http://json-schema.org/draft-04/schema#","enum":[1,1.0]}`, "/enum", "enum"},
 	{`{"allOf":[]}`, "/allOf", "allOf"},
 	{`{"anyOf":{}}`, "/anyOf", "anyOf"},
 	{`{"oneOf":[1]}`, "/oneOf/0", "oneOf"},

@@ -13,7 +13,7 @@ func (k *keywords) assertion(key string, v *value) (bool, error) {
 		if v.kind != kindArray {
 			return true, k.fail(key, "got %s, want an array", v.typeName())
 		}
-		if d <= draft7 {
+		if d == draft4 { // from draft-06 on, both are SHOULDs
 			if len(v.arr) == 0 {
 				return true, k.fail(key, "want at least one value")
 			}
