@@ -170,7 +170,8 @@ func fieldLabels(servers map[string]corpusServer) []corpusLabel {
 	add := func(server, kind, name string) {
 		out = append(out, corpusLabel{Server: server, Kind: kind, Name: name, Family: "none", Language: "field"})
 	}
-	for name, s := range servers {
+	for _, name := range slices.Sorted(maps.Keys(servers)) { // in an order that two runs share
+		s := servers[name]
 		if s.Instructions != nil {
 			add(name, "instructions", "")
 		}
