@@ -619,18 +619,23 @@ verdict no-stray-servers
 # start_http MODE: run the server in MODE (streamableHttp or sse) on a free
 # port of 127.0.0.1; sets http_pid and port.
 start_http() {
-	local i
-	PORT=0 node -r "$repo/scripts/npm/loopback.cjs" "$entry" "$1" >"$tmp/http-$1.log" 2>&1 &
+	local i log
+	# A log of its own for each start: the background shell truncates its
+	# file only when it runs, and the loop below could read the port of
+	# the server of that mode started (and ended) before.
+	starts=$((${starts:-0} + 1))
+	log=$tmp/http-$1-$starts.log
+	PORT=0 node -r "$repo/scripts/npm/loopback.cjs" "$entry" "$1" >"$log" 2>&1 &
 	http_pid=$!
 	bg_pids+=" $http_pid"
 	port=""
 	for i in $(seq 100); do
-		port=$(sed -n 's/^LISTENING \([0-9]*\)$/\1/p' "$tmp/http-$1.log" | head -n 1)
+		port=$(sed -n 's/^LISTENING \([0-9]*\)$/\1/p' "$log" 2>/dev/null | head -n 1)
 		[ -z "$port" ] || return 0
 		alive "$http_pid" || break
 		sleep 0.1
 	done
-	cat "$tmp/http-$1.log" >&2
+	cat "$log" >&2
 	die "the everything server did not start in $1 mode"
 }
 
