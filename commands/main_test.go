@@ -18,6 +18,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -79,7 +80,7 @@ func testEnv(t *testing.T) connect.Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return connect.Env{Environ: environ, Cwd: cwd, GOOS: runtime.GOOS, ExportWait: time.Minute}
+	return connect.Env{Environ: environ, Cwd: cwd, GOOS: runtime.GOOS, ExportWait: time.Minute, StartServer: pipeclient.StartServer}
 }
 
 // raceQuick keeps a race-enabled server from sleeping at exit.
@@ -88,6 +89,15 @@ const raceQuick = "GORACE=atexit_sleep_ms=0"
 // with returns env with variables added (or replaced: a later entry wins).
 func with(env connect.Env, kv ...string) connect.Env {
 	env.Environ = append(slices.Clone(env.Environ), kv...)
+	return env
+}
+
+// asProcess returns env with its servers started as processes of their
+// own, for a test whose subject is the process (its start and exit, its
+// stderr, its signals): testEnv serves the fake in the test process where
+// it can.
+func asProcess(env connect.Env) connect.Env {
+	env.StartServer = nil
 	return env
 }
 

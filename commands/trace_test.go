@@ -79,10 +79,11 @@ func TestTraceOfARun(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "run.trace.jsonl")
 			var r result
+			// The trace records the server's process: its start and exit.
 			if c.name == "ok" {
-				r = mcpvIn(t, with(testEnv(t), "MCPV_TRACE="+path), "", args([]string{"call", "x"}, fake(c.behaviour))...)
+				r = mcpvIn(t, asProcess(with(testEnv(t), "MCPV_TRACE="+path)), "", args([]string{"call", "x"}, fake(c.behaviour))...)
 			} else {
-				r = mcpv(t, "", args([]string{"--trace", path, "call", "x"}, fake(c.behaviour))...)
+				r = mcpvIn(t, asProcess(testEnv(t)), "", args([]string{"--trace", path, "call", "x"}, fake(c.behaviour))...)
 			}
 			if r.code != c.code {
 				t.Fatalf("exit %d, want %d: %s", r.code, c.code, r.stderr)

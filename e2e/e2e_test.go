@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && e2e
 
 // Package e2e runs the mcpv binary as a user would: real processes, real
 // signals, real pipes. The test binary doubles as the fake server.

@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix && !linux && e2e
 
 package e2e
 

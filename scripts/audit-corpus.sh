@@ -47,6 +47,6 @@ mcpv=$(cd "$(dirname "$mcpv")" && pwd -P)/$(basename "$mcpv")
 report=$(mktemp "${TMPDIR:-/tmp}/mcpv-audit-corpus.XXXXXX")
 trap 'rm -f "$report"' EXIT
 out=$(cd "$repo" && MCPV_AUDIT_CORPUS=$corpus MCPV_AUDIT_BINARY=$mcpv MCPV_AUDIT_REPORT=$report MCPV_AUDIT_DETAILS=$details \
-	go test -count=1 -timeout 60m -run '^TestBlindCorpus$' ./internal/audit 2>&1) || { echo "$out" >&2; die "the harness failed"; }
+	go test -tags e2e -count=1 -timeout 60m -run '^TestBlindCorpus$' ./internal/audit 2>&1) || { echo "$out" >&2; die "the harness failed"; }
 echo "mcpv: $mcpv ($("$mcpv" --version 2>/dev/null | head -1))"
 cat "$report"

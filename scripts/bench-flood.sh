@@ -35,7 +35,7 @@ n=${1:-1000000}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}/flood
 mkdir -p "$dir"
-(cd "$repo" && CGO_ENABLED=0 go build -o "$dir/mcpv" . && go test -c -o "$dir/fake" ./e2e)
+(cd "$repo" && CGO_ENABLED=0 go build -o "$dir/mcpv" . && go test -tags e2e -c -o "$dir/fake" ./e2e)
 mcpv=${mcpv:-$dir/mcpv}
 
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }

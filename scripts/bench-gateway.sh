@@ -49,7 +49,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=${MCPV_BENCH_DIR:-${TMPDIR:-/tmp}/mcpv-bench}/gateway
 mkdir -p "$dir"
 (cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/mcpv" . && go build -o "$dir/demo" ./examples/demo-server &&
-	go test -c -o "$dir/fake" ./e2e) ||
+	go test -tags e2e -c -o "$dir/fake" ./e2e) ||
 	{ echo "bench-gateway: build failed" >&2; exit 2; }
 mcpv=$dir/mcpv
 export HOME=$dir/home XDG_CONFIG_HOME=$dir/home/.config XDG_STATE_HOME=$dir/state

@@ -31,4 +31,4 @@ if [ -z "$browser" ]; then
 fi
 echo "== $("$browser" --version 2>/dev/null || echo "$browser")"
 cd e2e
-MCPV_BROWSER=$browser go test -race -run '^(TestBrowserPages|TestAppHostPage|TestAppHostPageInterrupted|TestAppHostPageCrowded|TestAppSandboxCloses|TestLoadReportInABrowser)$' -count=1 -timeout 5m .
+MCPV_BROWSER=$browser go test -tags e2e -race -run '^(TestBrowserPages|TestAppHostPage|TestAppHostPageInterrupted|TestAppHostPageCrowded|TestAppSandboxCloses|TestLoadReportInABrowser)$' -count=1 -timeout 5m .

@@ -765,7 +765,7 @@ server_cmd=("${server[@]}")
 # The project's own scripted fake server (mcp/mcptest), run from the e2e test
 # binary, plays the servers that once broke mcpv.
 echo "--- hostile fixture servers"
-(cd "$repo" && go test -c -o "$dir/fake" ./e2e) || die "go test -c ./e2e failed"
+(cd "$repo" && go test -tags e2e -c -o "$dir/fake" ./e2e) || die "go test -c ./e2e failed"
 fixture() { server_cmd=(env "MCPV_FAKE=$1" "$dir/fake"); }
 
 fixture bad-answer=nul

@@ -49,7 +49,7 @@ result-http)
 	what="$size MiB results over HTTP"
 	;;
 request | flood)
-	(cd "$repo" && go test -c -o "$work/fake" ./e2e)
+	(cd "$repo" && go test -tags e2e -c -o "$work/fake" ./e2e)
 	fake=plain,big=2 want=xx
 	[ "$kind" = flood ] && fake=plain,log-flood=$size want=ok
 	server=(--env "MCPV_FAKE=$fake" -- "$work/fake")

@@ -82,7 +82,7 @@ status=0
 for pass in $(seq "$seeds"); do
 	id="$$-$pass-$RANDOM"
 	set +e
-	MCPV_STRESS_PASS=$id MCPV_SIGNAL_STRESS=$runs go test -run '^TestSignalStress$' -count=1 -v -timeout 120m . |
+	MCPV_STRESS_PASS=$id MCPV_SIGNAL_STRESS=$runs go test -tags e2e -run '^TestSignalStress$' -count=1 -v -timeout 120m . |
 		grep -v -e '^=== ' -e '^ *--- PASS'
 	code=${PIPESTATUS[0]}
 	set -e

@@ -5,4 +5,4 @@
 # About two minutes: every case runs at once.
 set -euo pipefail
 cd "$(dirname "$0")/../e2e"
-MCPV_SLOW_START=all go test -run '^TestSlowStartingServers$' -count=1 -parallel 64 -timeout 10m .
+MCPV_SLOW_START=all go test -tags e2e -run '^TestSlowStartingServers$' -count=1 -parallel 64 -timeout 10m .

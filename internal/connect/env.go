@@ -47,6 +47,11 @@ type Env struct {
 	// they say, to show what stops a bound by events rather than by how
 	// fast a machine is.
 	AfterFunc func(d time.Duration, f func()) Timer
+	// StartServer starts the stdio server behind "--"; nil is
+	// mcp.StartCommand, a process of its own. Tests serve their fake in
+	// the test process through it (pipeclient.StartServer), keeping a
+	// process where the process is the subject.
+	StartServer func(mcp.CommandOptions) (mcp.Transport, error)
 }
 
 // Timer is a running bound's timer: a *time.Timer, or a test's.

@@ -1,11 +1,14 @@
 // Package longtest is what mcpv's tests share about time: which of them
-// the quick run (go test -short) leaves out, and how many of a package's
+// the quick tier (go test ./...) leaves out, and how many of a package's
 // tests that wait on processes run at once.
 //
 // A long test waits by design (a server that starts late, a grace period,
-// a timeout that must pass), runs alone, or builds what the quick check
-// need not build. The full run, and CI's, runs it; -short skips it with
-// the reason it gives.
+// a timeout that must pass), runs alone, floods, or builds what the quick
+// tier need not build. The tier is chosen by the build tag "e2e", not by
+// hand: go test -tags e2e ./... (CI's run) runs the long tests, and the
+// packages whose every test is long (e2e, the built binary) build no test
+// without it; go test ./... skips each long test with the reason it
+// gives. -short skips them in either tier.
 package longtest
 
 import (
@@ -15,11 +18,11 @@ import (
 	"testing"
 )
 
-// Skip skips t under -short, saying why it is long.
+// Skip skips t in the quick tier (or under -short), saying why it is long.
 func Skip(t testing.TB, why string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("long (" + why + "): runs without -short")
+	if !Tier || testing.Short() {
+		t.Skip("long (" + why + "): runs with -tags e2e")
 	}
 }
 

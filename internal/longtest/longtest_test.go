@@ -7,14 +7,14 @@ import (
 	"testing"
 )
 
-func TestSkipOnlyUnderShort(t *testing.T) {
+func TestSkipOutsideTheLongTier(t *testing.T) {
 	ran := false
 	t.Run("long", func(t *testing.T) {
 		Skip(t, "a test of Skip")
 		ran = true
 	})
-	if ran == testing.Short() {
-		t.Errorf("under -short=%v the long test ran=%v", testing.Short(), ran)
+	if want := Tier && !testing.Short(); ran != want {
+		t.Errorf("tier e2e=%v, -short=%v: the long test ran=%v, want %v", Tier, testing.Short(), ran, want)
 	}
 }
 

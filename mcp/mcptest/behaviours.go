@@ -159,6 +159,8 @@ type config struct {
 	t           taskConfig
 	spec        *Spec
 	lat         Latency
+	environ     []string // the server's environment, KEY=VALUE
+	dir         string   // and its working directory
 }
 
 // withSpec are the behaviours that apply to a spec server: they shape

@@ -4,15 +4,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 )
 
 // envForms is the result of env-forms: the environment written as an
 // echoing tool may write it, one text block for each way.
-func envForms() string {
-	blocks, env := envFormBlocks()
+func envForms(environ []string) string {
+	blocks, env := envFormBlocks(environ)
 	b, _ := json.Marshal(map[string]any{"content": blocks, "structuredContent": map[string]any{"env": env}})
 	return string(b)
 }
@@ -20,8 +19,8 @@ func envForms() string {
 // envFormsQuestion is the params of a question (elicitation/create) of
 // env-forms: its message holds the environment in every way envForms
 // writes it.
-func envFormsQuestion() string {
-	blocks, _ := envFormBlocks()
+func envFormsQuestion(environ []string) string {
+	blocks, _ := envFormBlocks(environ)
 	var texts []string
 	for _, b := range blocks {
 		texts = append(texts, b["text"])
@@ -31,8 +30,8 @@ func envFormsQuestion() string {
 }
 
 // envFormBlocks are the text blocks of envForms, and the environment.
-func envFormBlocks() ([]map[string]string, map[string]string) {
-	environ := slices.Sorted(slices.Values(os.Environ()))
+func envFormBlocks(environ []string) ([]map[string]string, map[string]string) {
+	environ = slices.Sorted(slices.Values(environ))
 	text := strings.Join(environ, "\n")
 	env := map[string]string{}
 	var each []string

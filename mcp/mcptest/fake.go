@@ -101,6 +101,8 @@ func RunIfRequested() bool {
 		fmt.Fprintln(os.Stderr, "fake:", err)
 		os.Exit(2)
 	}
+	c.environ = os.Environ()
+	c.dir, _ = os.Getwd()
 	if path := os.Getenv(EnvPid); path != "" {
 		os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())), 0o644)
 	}
@@ -590,7 +592,7 @@ func (s *server) toolsCall(m msg) {
 		id := s.nextID()
 		params := ""
 		if s.c.envForms {
-			params = `,"params":` + envFormsQuestion()
+			params = `,"params":` + envFormsQuestion(s.c.environ)
 		}
 		s.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q%s}`, id, method, params))
 		for {
@@ -614,15 +616,14 @@ func (s *server) toolsCall(m msg) {
 	switch {
 	case s.c.env:
 		env := map[string]string{}
-		for _, kv := range os.Environ() {
+		for _, kv := range s.c.environ {
 			k, v, _ := strings.Cut(kv, "=")
 			env[k] = v
 		}
-		cwd, _ := os.Getwd()
-		b, _ := json.Marshal(map[string]any{"env": env, "cwd": cwd})
+		b, _ := json.Marshal(map[string]any{"env": env, "cwd": s.c.dir})
 		s.result(m.ID, `{"content":[{"type":"text","text":"env"}],"structuredContent":`+string(b)+`}`)
 	case s.c.envForms:
-		s.result(m.ID, envForms())
+		s.result(m.ID, envForms(s.c.environ))
 	case s.c.big > 0:
 		var b bytes.Buffer
 		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, m.ID)

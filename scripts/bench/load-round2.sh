@@ -64,7 +64,7 @@ printf '| mcpv CPU a call with a template / without | %s | %s |\n' "$(median $(r
 
 echo
 echo "== --find-max against a fake of known capacity (200/s)"
-go test -count=1 -run '^TestLoadFindMaxAgainstAKnownCapacity$' -v ./commands | grep -E 'found|PASS|FAIL|ok'
+go test -tags e2e -count=1 -run '^TestLoadFindMaxAgainstAKnownCapacity$' -v ./commands | grep -E 'found|PASS|FAIL|ok'
 
 echo
 echo "== --find-max against the everything server: p99<50ms, errors<1%, steps of 2 s"

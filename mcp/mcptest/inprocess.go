@@ -1,0 +1,89 @@
+package mcptest
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// InProcess is a fake server served in the test process, on the streams
+// a test gives it, as Program would serve it started with the same
+// environment: no process to start, link or reap. A test keeps Program
+// where the process is its subject; NewInProcess says which fakes those
+// are.
+type InProcess struct {
+	c   config
+	log io.WriteCloser // EnvLog's file, or nil
+}
+
+// NewInProcess returns the fake that a program started with environ (in
+// dir; "" is this process's) would serve: EnvVar's behaviours, logging to
+// EnvLog's file. It returns nil, and no error, where environ names no
+// fake, or one whose behaviour only a process of its own shows: its exit,
+// signals, children, start-up timing, stderr, its id, or Content-Length
+// framing (which the client learns from real pipes).
+func NewInProcess(environ []string, dir string) (*InProcess, error) {
+	if environ == nil {
+		environ = os.Environ()
+	}
+	getenv := func(key string) (string, bool) { // a later entry wins, as exec's
+		for _, kv := range slices.Backward(environ) {
+			if v, ok := strings.CutPrefix(kv, key+"="); ok {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	behaviours, ok := getenv(EnvVar)
+	if pid, _ := getenv(EnvPid); !ok || pid != "" {
+		return nil, nil
+	}
+	c, err := parseConfig(behaviours)
+	if err != nil {
+		return nil, fmt.Errorf("fake: %w", err)
+	}
+	if c.needsProcess() {
+		return nil, nil
+	}
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	c.environ, c.dir = environ, dir
+	f := &InProcess{c: c}
+	if path, _ := getenv(EnvLog); path != "" {
+		if f.log, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+			return nil, fmt.Errorf("fake: %w", err)
+		}
+	}
+	return f, nil
+}
+
+// Serve answers what comes on in until it ends, writing to out, and
+// then closes the log; a write to out that fails ends it too.
+func (f *InProcess) Serve(in io.Reader, out io.Writer) {
+	var log io.Writer = io.Discard
+	if f.log != nil {
+		log = f.log
+		defer f.log.Close()
+	}
+	newServer(f.c, in, out, log).serve()
+}
+
+// needsProcess reports whether c shows something only a process of its
+// own has.
+func (c config) needsProcess() bool {
+	return c.crash || c.ignoreExit || c.initFirst || c.grandchild || c.deaf || c.busy > 0 ||
+		c.slowStart > 0 || c.startGate != "" || c.say != "" || c.stderrEnv != "" ||
+		c.framed != "" || c.spec != nil && c.spec.needsProcess()
+}
+
+// needsProcess reports whether a spec server's faults show something only
+// a process of its own has: its end (die-*, killed-*), or what it reads of
+// its own environment.
+func (s *Spec) needsProcess() bool {
+	return slices.ContainsFunc(s.Faults, func(f string) bool {
+		return strings.HasPrefix(f, "die-") || strings.HasPrefix(f, "killed-") || f == "log-secret"
+	})
+}
