@@ -70,6 +70,7 @@ func listPackages(goos string, pkgs map[string]*mapPackage) error {
 	ctx := build.Default
 	ctx.GOOS = goos
 	ctx.CgoEnabled = false
+	ctx.BuildTags = append(ctx.BuildTags, "e2e") // the long tier's files: e2e has no other
 	return filepath.WalkDir(".", func(dir string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err

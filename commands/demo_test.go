@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +13,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 )
 
 // The go-sdk demo server is the real peer of these tests: the test binary
@@ -30,6 +34,22 @@ func runDemoIfRequested() bool {
 	}
 	os.Exit(0)
 	return true
+}
+
+// startServer is testEnv's start of a stdio server: the demo server and
+// mcptest's fake are served in the test process, on pipes, where their
+// process is not what the test is about (pipeclient.StartServer); anything
+// else starts as a process of its own.
+func startServer(opts mcp.CommandOptions) (mcp.Transport, error) {
+	v, ok := mcptest.EnvValue(opts.Env, demoEnv)
+	if !ok || v == "" || opts.Path != os.Args[0] || len(opts.Args) > 0 {
+		return pipeclient.StartServer(opts)
+	}
+	return pipeclient.Serve(func(in io.Reader, out io.Writer) {
+		// It ends when the client closes its side, as the process does at
+		// the end of its stdin.
+		demoserver.NewWith(demoOptions(v)).Run(context.Background(), &sdk.IOTransport{Reader: in.(io.ReadCloser), Writer: out.(io.WriteCloser)})
+	}, opts.Log).AsServerStdout(), nil
 }
 
 func demo() []string {

@@ -18,7 +18,6 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
-	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -80,7 +79,7 @@ func testEnv(t *testing.T) connect.Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return connect.Env{Environ: environ, Cwd: cwd, GOOS: runtime.GOOS, ExportWait: time.Minute, StartServer: pipeclient.StartServer}
+	return connect.Env{Environ: environ, Cwd: cwd, GOOS: runtime.GOOS, ExportWait: time.Minute, StartServer: startServer}
 }
 
 // raceQuick keeps a race-enabled server from sleeping at exit.

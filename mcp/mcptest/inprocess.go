@@ -28,14 +28,7 @@ func NewInProcess(environ []string, dir string) (*InProcess, error) {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	getenv := func(key string) (string, bool) { // a later entry wins, as exec's
-		for _, kv := range slices.Backward(environ) {
-			if v, ok := strings.CutPrefix(kv, key+"="); ok {
-				return v, true
-			}
-		}
-		return "", false
-	}
+	getenv := func(key string) (string, bool) { return EnvValue(environ, key) }
 	behaviours, ok := getenv(EnvVar)
 	if pid, _ := getenv(EnvPid); !ok || pid != "" {
 		return nil, nil
@@ -86,4 +79,15 @@ func (s *Spec) needsProcess() bool {
 	return slices.ContainsFunc(s.Faults, func(f string) bool {
 		return strings.HasPrefix(f, "die-") || strings.HasPrefix(f, "killed-") || f == "log-secret"
 	})
+}
+
+// EnvValue is the value of key in environ (KEY=VALUE entries), where a
+// later entry wins, as it does for a process started with it.
+func EnvValue(environ []string, key string) (string, bool) {
+	for _, kv := range slices.Backward(environ) {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
 }

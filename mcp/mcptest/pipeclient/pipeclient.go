@@ -9,6 +9,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"testing"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -35,12 +36,13 @@ func Client(t testing.TB, spec string, opts mcp.ClientOptions) *mcp.Client {
 }
 
 // StartServer starts the server opts name as mcp.StartCommand does, with
-// one difference: where opts start mcptest.Program as a fake that needs
+// one difference: where opts start mcptest.Program (or the test binary,
+// which serves the fake too) as a fake that needs
 // no process of its own (mcptest.NewInProcess), the fake is served in
 // this process, on pipes. It is what a test puts where a command's
 // server is started (connect.Env.StartServer).
 func StartServer(opts mcp.CommandOptions) (mcp.Transport, error) {
-	if opts.Path != mcptest.Program() || opts.Junk != nil {
+	if opts.Path != mcptest.Program() && opts.Path != os.Args[0] || opts.Junk != nil {
 		return mcp.StartCommand(opts)
 	}
 	f, err := mcptest.NewInProcess(opts.Env, opts.Dir)
