@@ -410,6 +410,7 @@ func (c *checkCmd) target(s *session) *check.Target {
 		}
 		t.Server = redact.String(strings.Join(words, " "), st.Secrets)
 		t.Stdio = &mcp.CommandOptions{Path: st.Command[0], Args: st.Command[1:], Env: st.Env, Dir: st.Dir, Framing: st.Framing, Mask: st.MaskLine}
+		t.Start = s.env.StartServer
 	}
 	t.Era = st.ProtocolEra
 	t.Open = func(ctx context.Context, h check.SessionHooks) (*mcp.Client, error) {

@@ -47,7 +47,7 @@ func (c *checkCmd) connect(ctx context.Context, s *session, target *check.Target
 // doctorTarget is the session's server as the doctor reaches it.
 func (c *checkCmd) doctorTarget(s *session, target *check.Target, opts check.Options) (doctor.Target, error) {
 	st := s.settings
-	dt := doctor.Target{Server: target.Server, URL: st.URL, Header: st.Header, Stdio: target.Stdio, Era: st.ProtocolEra,
+	dt := doctor.Target{Server: target.Server, URL: st.URL, Header: st.Header, Stdio: target.Stdio, Start: target.Start, Era: st.ProtocolEra,
 		ClientInfo: s.hooks.Client, StartTimeout: opts.StartTimeout, Secrets: st.Secrets}
 	if st.URL != "" {
 		var err error

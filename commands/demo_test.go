@@ -37,19 +37,17 @@ func runDemoIfRequested() bool {
 }
 
 // startServer is testEnv's start of a stdio server: the demo server and
-// mcptest's fake are served in the test process, on pipes, where their
-// process is not what the test is about (pipeclient.StartServer); anything
-// else starts as a process of its own.
-func startServer(opts mcp.CommandOptions) (mcp.Transport, error) {
-	v, ok := mcptest.EnvValue(opts.Env, demoEnv)
-	if !ok || v == "" || opts.Path != os.Args[0] || len(opts.Args) > 0 {
-		return pipeclient.StartServer(opts)
+// mcptest's fake are served in the test process, on the pipes a process
+// would have, where their process is not what the test is about
+// (pipeclient.StartServer); anything else starts as a process of its own.
+func startServer(opts mcp.CommandOptions) (*mcp.CommandTransport, error) {
+	if v, ok := mcptest.EnvValue(opts.Env, demoEnv); ok && v != "" && opts.Path == os.Args[0] && len(opts.Args) == 0 {
+		opts.Serve = func(in io.Reader, out, _ io.Writer) error {
+			// It ends at the end of its stdin, as the process does.
+			return demoserver.NewWith(demoOptions(v)).Run(context.Background(), &sdk.IOTransport{Reader: in.(io.ReadCloser), Writer: out.(io.WriteCloser)})
+		}
 	}
-	return pipeclient.Serve(func(in io.Reader, out io.Writer) {
-		// It ends when the client closes its side, as the process does at
-		// the end of its stdin.
-		demoserver.NewWith(demoOptions(v)).Run(context.Background(), &sdk.IOTransport{Reader: in.(io.ReadCloser), Writer: out.(io.WriteCloser)})
-	}, opts.Log).AsServerStdout(), nil
+	return pipeclient.StartServer(opts)
 }
 
 func demo() []string {

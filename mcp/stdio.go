@@ -93,6 +93,12 @@ type CommandOptions struct {
 	// OnEvent, when set, is told when the process starts and when it
 	// exits (EventStart, EventExit).
 	OnEvent func(TransportEvent)
+	// Serve, when set, serves in this process in place of the program:
+	// it reads stdin and writes stdout and stderr (real pipes) until it
+	// returns, which is the server's exit (a non-nil error its failure).
+	// It must return once stdin has ended or a write to stdout fails.
+	// Tests serve their fakes so where the process is not the subject.
+	Serve func(stdin io.Reader, stdout, stderr io.Writer) error
 }
 
 // The framings a stdio server may be spoken to in. Auto writes lines and
@@ -167,6 +173,18 @@ type CommandTransport struct {
 	stopped error      // what stoppedReading found: later writes return it at once
 }
 
+// Starter starts a stdio server as StartCommand does, or otherwise (a
+// test's fake served in its own process); nil is StartCommand.
+type Starter func(CommandOptions) (*CommandTransport, error)
+
+// Start starts the server of opts.
+func (s Starter) Start(opts CommandOptions) (*CommandTransport, error) {
+	if s == nil {
+		return StartCommand(opts)
+	}
+	return s(opts)
+}
+
 // StartCommand starts the server process.
 func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	if opts.Grace <= 0 {
@@ -190,30 +208,10 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		closeAll(inR, inW, outR, outW)
 		return nil, &TransportError{Op: "start server", Err: err}
 	}
-	cmd := exec.Command(opts.Path, opts.Args...)
-	cmd.Env = opts.Env
-	cmd.Dir = opts.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = sysProcAttr()
-	if err := prepareCommand(cmd); err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW)
-		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: err}
-	}
-	err = cmd.Start()
-	closeAll(inR, outW, errW) // the child has its own copies
+	cmd, err := startProcess(opts, inR, outW, errW)
 	if err != nil {
 		closeAll(inW, outR, errR)
-		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: notFoundIn(unwrap[*exec.Error](err), opts)}
-	}
-	if err := afterStart(cmd.Process.Pid); err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		closeAll(inW, outR, errR)
-		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: err}
-	}
-	opts.Groups.add(cmd.Process.Pid)
-	if opts.OnEvent != nil {
-		opts.OnEvent(TransportEvent{Kind: EventStart, PID: cmd.Process.Pid, Program: opts.Path})
+		return nil, err
 	}
 	t := &CommandTransport{
 		opts:     opts,
@@ -246,10 +244,10 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		t.framed = true
 	}
 	go t.copyStderr(errR) // stderr copier: stops at EOF: when every holder of the pipe has exited
-	go func() {           // process waiter: stops when the process exits
-		t.waitErr = cmd.Wait()
+	go func() {           // process waiter: stops when the process exits (Serve returns)
+		t.waitErr = t.wait(inR, outW, errW)
 		if opts.OnEvent != nil {
-			opts.OnEvent(exitEvent(cmd.Process.Pid, t.waitErr))
+			opts.OnEvent(exitEvent(t.Pid(), t.waitErr))
 		}
 		close(t.exited)
 		// A read blocked on a pipe a grandchild keeps open wakes up.
@@ -647,7 +645,10 @@ func (t *CommandTransport) writeMessage(msg []byte) error {
 }
 
 // Close shuts the server down: close stdin, wait; SIGTERM to its process group,
-// wait; SIGKILL, wait. When ctx is done it goes straight to SIGKILL.
+// wait; SIGKILL, wait. When ctx is done it goes straight to SIGKILL. A
+// server served in the process (Serve) has no group: past the first wait
+// its stdout is closed, which fails its writes, and it is waited for once
+// more.
 func (t *CommandTransport) Close(ctx context.Context) error {
 	t.closeMu.Lock()
 	defer t.closeMu.Unlock()
@@ -657,6 +658,14 @@ func (t *CommandTransport) Close(ctx context.Context) error {
 	t.isClosed = true
 	t.stdin.Close()
 	t.inputClosed.Store(true)
+	if t.cmd == nil {
+		if !t.waitExit(ctx, t.opts.Grace, t.asked) {
+			t.stdout.Close()
+			t.waitExit(context.Background(), t.opts.Grace, nil)
+		}
+		t.stdout.Close()
+		return nil
+	}
 	pid := t.cmd.Process.Pid
 	// A server that asks something once its input has closed waits for
 	// an answer that cannot come (its own timer on it may keep it running
@@ -693,8 +702,61 @@ func (t *CommandTransport) waitExit(ctx context.Context, d time.Duration, stop <
 	}
 }
 
-// Pid is the server's process id (also its process group id).
-func (t *CommandTransport) Pid() int { return t.cmd.Process.Pid }
+// Pid is the server's process id (also its process group id); 0 for a
+// server served in the process.
+func (t *CommandTransport) Pid() int {
+	if t.cmd == nil {
+		return 0
+	}
+	return t.cmd.Process.Pid
+}
+
+// startProcess starts the server's program on the pipes' far ends, which
+// it closes (the child has its own copies), or, where opts.Serve is set,
+// nothing: the far ends are Serve's (wait). The caller closes the near
+// ends when it fails.
+func startProcess(opts CommandOptions, inR, outW, errW *os.File) (*exec.Cmd, error) {
+	if opts.Serve != nil {
+		if opts.OnEvent != nil {
+			opts.OnEvent(TransportEvent{Kind: EventStart, Program: opts.Path})
+		}
+		return nil, nil
+	}
+	cmd := exec.Command(opts.Path, opts.Args...)
+	cmd.Env = opts.Env
+	cmd.Dir = opts.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = sysProcAttr()
+	if err := prepareCommand(cmd); err != nil {
+		closeAll(inR, outW, errW)
+		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: err}
+	}
+	err := cmd.Start()
+	closeAll(inR, outW, errW) // the child has its own copies
+	if err != nil {
+		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: notFoundIn(unwrap[*exec.Error](err), opts)}
+	}
+	if err := afterStart(cmd.Process.Pid); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: err}
+	}
+	opts.Groups.add(cmd.Process.Pid)
+	if opts.OnEvent != nil {
+		opts.OnEvent(TransportEvent{Kind: EventStart, PID: cmd.Process.Pid, Program: opts.Path})
+	}
+	return cmd, nil
+}
+
+// wait waits for the process to exit, or runs Serve on the pipes' far
+// ends and closes them when it returns, as a process's exit does.
+func (t *CommandTransport) wait(inR, outW, errW *os.File) error {
+	if t.cmd != nil {
+		return t.cmd.Wait()
+	}
+	defer closeAll(inR, outW, errW)
+	return t.opts.Serve(inR, outW, errW)
+}
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {

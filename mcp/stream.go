@@ -17,7 +17,6 @@ type StreamTransport struct {
 	msgs  *messageReader
 	w     io.Writer
 	close func() error
-	junk  *junkWarner // the reader's warner of lines that are no JSON
 
 	wmu  sync.Mutex // guards w's writes: one message at a time
 	once sync.Once  // guards close
@@ -31,15 +30,7 @@ func NewStreamTransport(r io.Reader, w io.Writer, close func() error, log *slog.
 	m := newMessageReader(r, 64<<10)
 	junk := &junkWarner{log: log, where: "of input"}
 	m.junk = junk.warn
-	return &StreamTransport{msgs: m, w: w, close: close, junk: junk}
-}
-
-// AsServerStdout makes t warn of a line that is no JSON as
-// CommandTransport does, as a line "on the server's stdout": for a stdio
-// server served on pipes in the process. It returns t.
-func (t *StreamTransport) AsServerStdout() *StreamTransport {
-	t.junk.where = "on the server's stdout"
-	return t
+	return &StreamTransport{msgs: m, w: w, close: close}
 }
 
 // Read returns the next message; io.EOF when the peer closed its end.

@@ -209,7 +209,7 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 		if r.headers.Load() {
 			opts.Framing = mcp.FramingContentLength // as the main session learnt: the checks are about what it says, not its framing again
 		}
-		tr, err := mcp.StartCommand(opts)
+		tr, err := r.target.Start.Start(opts)
 		if err != nil {
 			c.cancel()
 			return nil, err

@@ -36,6 +36,8 @@ type Target struct {
 	// Stdio is how to start a stdio server (Path, Args, Env, Dir,
 	// Framing); a connection of a check's own starts one more.
 	Stdio *mcp.CommandOptions
+	// Start starts it (connect.Env.StartServer).
+	Start mcp.Starter
 	// Groups records the servers started, for a caller that must kill
 	// them at once (a second Ctrl-C).
 	Groups *mcp.ProcessGroups

@@ -49,9 +49,10 @@ type Env struct {
 	AfterFunc func(d time.Duration, f func()) Timer
 	// StartServer starts the stdio server behind "--"; nil is
 	// mcp.StartCommand, a process of its own. Tests serve their fake in
-	// the test process through it (pipeclient.StartServer), keeping a
-	// process where the process is the subject.
-	StartServer func(mcp.CommandOptions) (mcp.Transport, error)
+	// the test process through it (pipeclient.StartServer sets
+	// mcp.CommandOptions.Serve), keeping a process where the process is
+	// the subject.
+	StartServer mcp.Starter
 }
 
 // Timer is a running bound's timer: a *time.Timer, or a test's.

@@ -292,10 +292,7 @@ func transport(s *Settings, env Env, h Hooks, wait *startWait) (mcp.Transport, e
 		opts.Stderr, opts.StderrShown = wait.stderr(h.ServerStderr), h.ServerStderrShown
 	}
 	opts.Stderr = h.traceStderr(opts.Stderr)
-	if env.StartServer != nil {
-		return env.StartServer(opts)
-	}
-	return mcp.StartCommand(opts)
+	return env.StartServer.Start(opts)
 }
 
 // setLogLevel sends --log-level when the server declares logging.

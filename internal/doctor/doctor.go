@@ -87,8 +87,10 @@ type Target struct {
 	URL           string
 	Client, Plain *http.Client
 	Header        http.Header
-	// Stdio is how a stdio server is started.
+	// Stdio is how a stdio server is started, and Start starts it (nil
+	// is mcp.StartCommand).
 	Stdio *mcp.CommandOptions
+	Start mcp.Starter
 	// Era is the era the user holds the server to: "auto" (or ""),
 	// "legacy" or "modern".
 	Era        string

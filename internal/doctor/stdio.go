@@ -80,7 +80,7 @@ func (w *walk) stdio(ctx context.Context) {
 		o.Stderr, o.Junk, o.Log = nil, heard, nil // the transport keeps stderr's last lines
 		o.Grace = 500 * time.Millisecond
 		var err error
-		tr, err = mcp.StartCommand(o)
+		tr, err = w.t.Start.Start(o)
 		if err != nil {
 			s.fail(codeTransport, "it could not be started: "+err.Error(), "run the command by hand to see why")
 			return

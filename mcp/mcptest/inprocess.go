@@ -22,8 +22,7 @@ type InProcess struct {
 // dir; "" is this process's) would serve: EnvVar's behaviours, logging to
 // EnvLog's file. It returns nil, and no error, where environ names no
 // fake, or one whose behaviour only a process of its own shows: its exit,
-// signals, children, start-up timing, stderr, its id, or Content-Length
-// framing (which the client learns from real pipes).
+// signals, children, start-up timing, stderr or its id.
 func NewInProcess(environ []string, dir string) (*InProcess, error) {
 	if environ == nil {
 		environ = os.Environ()
@@ -61,6 +60,9 @@ func (f *InProcess) Serve(in io.Reader, out io.Writer) {
 		log = f.log
 		defer f.log.Close()
 	}
+	if f.c.framed != "" {
+		out = framedWriter{out}
+	}
 	newServer(f.c, in, out, log).serve()
 }
 
@@ -69,7 +71,7 @@ func (f *InProcess) Serve(in io.Reader, out io.Writer) {
 func (c config) needsProcess() bool {
 	return c.crash || c.ignoreExit || c.initFirst || c.grandchild || c.deaf || c.busy > 0 ||
 		c.slowStart > 0 || c.startGate != "" || c.say != "" || c.stderrEnv != "" ||
-		c.framed != "" || c.spec != nil && c.spec.needsProcess()
+		c.framed == "exit" || c.spec != nil && c.spec.needsProcess()
 }
 
 // needsProcess reports whether a spec server's faults show something only

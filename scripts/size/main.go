@@ -4,7 +4,10 @@
 // counted over the main module alone (a directory with a go.mod of its
 // own, testdata and hidden directories are left out). It needs Go alone:
 //
-//	scripts/size.sh [-list] [DIR]
+//	scripts/size.sh [-list] [-wings] [DIR]
+//
+// -wings adds the lines of each wing (wings below): the lids that
+// docs/ARCHITECTURE.md records and each issue names.
 package main
 
 import (
@@ -27,15 +30,47 @@ const (
 	longFile = 500
 )
 
+// wings are the parts of the house whose size is recorded on their own:
+// a name and the directories it holds (each with those under it). A
+// wing's lines are its Go outside tests, and the text files a wing's rules
+// are written in (the audit's lexicons), counted apart.
+var wings = []struct {
+	name string
+	dirs []string
+}{
+	{"commands", []string{"commands"}},
+	{"mcp with mcptest", []string{"mcp"}},
+	{"check", []string{"internal/check"}},
+	{"audit with its lexicons", []string{"internal/audit"}},
+	{"serve with gateway", []string{"internal/serve", "internal/gateway"}},
+	{"load", []string{"internal/load", "internal/loaddata", "internal/loadreport", "internal/loadscenario"}},
+	{"oauth", []string{"internal/oauth"}},
+}
+
+// wingOf is the index in wings of the wing that holds rel, or -1.
+func wingOf(rel string) int {
+	dir := filepath.ToSlash(filepath.Dir(rel))
+	for i, w := range wings {
+		for _, d := range w.dirs {
+			if dir == d || strings.HasPrefix(dir, d+"/") {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 type tally struct {
-	code, tests      int      // lines
-	codeFiles        int      // files not tests
-	funcs, testFuncs []string // "path:line name (N lines)", over longFunc
-	files, testFiles []string // "path (N lines)", over longFile
+	wingCode, wingData []int    // lines of each wing's Go outside tests, and of its rules' text files (by index in wings)
+	code, tests        int      // lines
+	codeFiles          int      // files not tests
+	funcs, testFuncs   []string // "path:line name (N lines)", over longFunc
+	files, testFiles   []string // "path (N lines)", over longFile
 }
 
 func main() {
 	list := flag.Bool("list", false, "name each long function and file")
+	byWing := flag.Bool("wings", false, "the lines of each wing outside tests")
 	flag.Parse()
 	root := "."
 	if flag.NArg() > 0 {
@@ -50,6 +85,15 @@ func main() {
 	fmt.Printf("Go lines, tests: %d\n", t.tests)
 	fmt.Printf("functions over %d lines, not tests: %d (tests: %d)\n", longFunc, len(t.funcs), len(t.testFuncs))
 	fmt.Printf("files over %d lines, not tests: %d (tests: %d)\n", longFile, len(t.files), len(t.testFiles))
+	if *byWing {
+		for i, w := range wings {
+			fmt.Printf("wing %s: %d", w.name, t.wingCode[i])
+			if t.wingData[i] > 0 {
+				fmt.Printf(" (and %d lines of rules in text files)", t.wingData[i])
+			}
+			fmt.Println()
+		}
+	}
 	if *list {
 		for _, l := range [][]string{t.funcs, t.files, t.testFuncs, t.testFiles} {
 			for _, s := range l {
@@ -60,7 +104,7 @@ func main() {
 }
 
 func measure(root string) (*tally, error) {
-	t := &tally{}
+	t := &tally{wingCode: make([]int, len(wings)), wingData: make([]int, len(wings))}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -76,6 +120,12 @@ func measure(root string) (*tally, error) {
 			}
 			return nil
 		}
+		rel, _ := filepath.Rel(root, path)
+		if strings.HasSuffix(path, ".txt") && wingOf(rel) >= 0 {
+			src, err := os.ReadFile(path)
+			t.wingData[wingOf(rel)] += lineCount(src)
+			return err
+		}
 		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
@@ -83,11 +133,10 @@ func measure(root string) (*tally, error) {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, path)
 		test := strings.HasSuffix(path, "_test.go")
-		lines := bytes.Count(src, []byte("\n"))
-		if len(src) > 0 && src[len(src)-1] != '\n' {
-			lines++
+		lines := lineCount(src)
+		if i := wingOf(rel); i >= 0 && !test {
+			t.wingCode[i] += lines
 		}
 		file := fmt.Sprintf("%s (%d lines)", rel, lines)
 		if test {
@@ -127,4 +176,14 @@ func measure(root string) (*tally, error) {
 		sort.Strings(l)
 	}
 	return t, err
+}
+
+// lineCount is the number of lines of src, a last one without a newline
+// counted.
+func lineCount(src []byte) int {
+	n := bytes.Count(src, []byte("\n"))
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		n++
+	}
+	return n
 }

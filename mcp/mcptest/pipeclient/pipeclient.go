@@ -1,14 +1,12 @@
 // Package pipeclient serves mcptest's fakes on pipes in the test process
 // (no program to start, nothing to listen on): a client of a fixture
 // server (Client), and the start of a command's server that serves the
-// fake in process where the process is not the test's subject
-// (StartServer).
+// fake so where the process is not the test's subject (StartServer).
 package pipeclient
 
 import (
 	"context"
 	"io"
-	"log/slog"
 	"os"
 	"testing"
 
@@ -25,7 +23,13 @@ func Client(t testing.TB, spec string, opts mcp.ClientOptions) *mcp.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := Serve(func(in io.Reader, out io.Writer) { mcptest.ServeSpec(s, in, out) }, nil)
+	tr, err := mcp.StartCommand(mcp.CommandOptions{Path: "fixture", Serve: func(in io.Reader, out, _ io.Writer) error {
+		mcptest.ServeSpec(s, in, out)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	sess := mcp.NewSession(tr, mcp.SessionOptions{})
 	t.Cleanup(func() { sess.Close(context.Background()) })
 	c, err := mcp.Initialize(context.Background(), sess, opts)
@@ -37,28 +41,15 @@ func Client(t testing.TB, spec string, opts mcp.ClientOptions) *mcp.Client {
 
 // StartServer starts the server opts name as mcp.StartCommand does, with
 // one difference: where opts start mcptest.Program (or the test binary,
-// which serves the fake too) as a fake that needs
-// no process of its own (mcptest.NewInProcess), the fake is served in
-// this process, on pipes. It is what a test puts where a command's
-// server is started (connect.Env.StartServer).
-func StartServer(opts mcp.CommandOptions) (mcp.Transport, error) {
-	if opts.Path != mcptest.Program() && opts.Path != os.Args[0] || opts.Junk != nil {
-		return mcp.StartCommand(opts)
+// which serves the fake too) as a fake that needs no process of its own
+// (mcptest.NewInProcess), the fake is served in this process, on the
+// pipes a process would have (mcp.CommandOptions.Serve). It is what a
+// test puts where a command's server is started (connect.Env.StartServer).
+func StartServer(opts mcp.CommandOptions) (*mcp.CommandTransport, error) {
+	if opts.Serve == nil && (opts.Path == mcptest.Program() || opts.Path == os.Args[0]) {
+		if f, err := mcptest.NewInProcess(opts.Env, opts.Dir); err == nil && f != nil {
+			opts.Serve = func(in io.Reader, out, _ io.Writer) error { f.Serve(in, out); return nil }
+		}
 	}
-	f, err := mcptest.NewInProcess(opts.Env, opts.Dir)
-	if err != nil || f == nil {
-		return mcp.StartCommand(opts)
-	}
-	return Serve(f.Serve, opts.Log).AsServerStdout(), nil
-}
-
-// Serve is a transport to a server that serve runs in this process on
-// pipes: serve reads what the client writes until it ends, and writes
-// the answers. Closing the transport ends what the client writes, and
-// what it reads once serve has returned.
-func Serve(serve func(in io.Reader, out io.Writer), log *slog.Logger) *mcp.StreamTransport {
-	toServer, fromClient := io.Pipe()
-	toClient, fromServer := io.Pipe()
-	go func() { serve(toServer, fromServer); fromServer.Close(); toServer.Close() }() // ends when the client closes its side
-	return mcp.NewStreamTransport(toClient, fromClient, func() error { fromClient.Close(); return toClient.Close() }, log)
+	return mcp.StartCommand(opts)
 }
