@@ -23,6 +23,7 @@ import (
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 )
 
 func TestMain(m *testing.M) {
@@ -158,6 +159,7 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 		}
 		// MCPV_FAKE last: a test finds its processes by it.
 		tg.Stdio = &mcp.CommandOptions{Path: mcptest.Program(), Env: append(env, mcptest.EnvVar+"="+behaviours)}
+		tg.Start = pipeclient.StartServer // in this process, where the process is not the subject
 	} else {
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec, SSE: f.sse})
 		served = srv
@@ -180,7 +182,7 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 		if tg.Stdio != nil {
 			o := *tg.Stdio
 			o.Log, o.MaxMessage, o.Grace = h.Log, MaxMessage, time.Second
-			tr, err = mcp.StartCommand(o)
+			tr, err = tg.Start.Start(o)
 		} else {
 			tr, err = mcp.NewHTTPTransport(mcp.HTTPOptions{URL: tg.URL, Header: tg.Header, Client: &http.Client{}, MaxMessage: MaxMessage})
 		}

@@ -229,6 +229,7 @@ func TestRunLeavesNoProcess(t *testing.T) {
 	t.Parallel()
 	f := fake{transport: "stdio", change: faults("hang")}
 	tg := f.target(t)
+	tg.Start = nil                              // processes: they are what the test is about
 	marker := tg.Stdio.Env[len(tg.Stdio.Env)-1] // MCPV_FAKE=spec=PATH, unique to this test
 	ctx, cancel := context.WithCancel(context.Background())
 	// Stopped as the first check ends: the others are under way.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 )
 
 // pipeTransport carries newline-delimited messages to a fixture server
@@ -118,8 +119,8 @@ func TestMain(m *testing.M) {
 	os.Exit(mcptest.GuardSuite(m.Run))
 }
 
-// startFixtureServer starts the fixture server as a program, this test
-// binary with spec=FILE, with a spec file from testdata.
+// startFixtureServer starts the fixture server, this test binary with
+// spec=FILE (served in this process), with a spec file from testdata.
 func startFixtureServer(t *testing.T, spec string) *mcp.Client {
 	t.Helper()
 	path, err := filepath.Abs(filepath.Join("testdata", spec))
@@ -129,7 +130,7 @@ func startFixtureServer(t *testing.T, spec string) *mcp.Client {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := mcp.StartCommand(mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"=spec="+path), Grace: time.Second})
+	tr, err := pipeclient.StartServer(mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"=spec="+path), Grace: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
