@@ -1,54 +1,20 @@
 package commands
 
 import (
-	"context"
-	"fmt"
-	"io"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpv/mcpv/internal/demoserver"
-	"github.com/mcpv/mcpv/mcp"
-	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 )
 
 // The go-sdk demo server is the real peer of these tests: the test binary
 // serves it over stdio when MCPV_DEMO is set (to 1, or to options: see
-// demoOptions).
-const demoEnv = "MCPV_DEMO"
-
-func runDemoIfRequested() bool {
-	v := os.Getenv(demoEnv)
-	if v == "" {
-		return false
-	}
-	if err := demoserver.NewWith(demoOptions(v)).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
-		fmt.Fprintln(os.Stderr, "demo:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-	return true
-}
-
-// startServer is testEnv's start of a stdio server: the demo server and
-// mcptest's fake are served in the test process, on the pipes a process
-// would have, where their process is not what the test is about
-// (pipeclient.StartServer); anything else starts as a process of its own.
-func startServer(opts mcp.CommandOptions) (*mcp.CommandTransport, error) {
-	if v, ok := mcptest.EnvValue(opts.Env, demoEnv); ok && v != "" && opts.Path == os.Args[0] && len(opts.Args) == 0 {
-		opts.Serve = func(in io.Reader, out, _ io.Writer) error {
-			// It ends at the end of its stdin, as the process does.
-			return demoserver.NewWith(demoOptions(v)).Run(context.Background(), &sdk.IOTransport{Reader: in.(io.ReadCloser), Writer: out.(io.WriteCloser)})
-		}
-	}
-	return pipeclient.StartServer(opts)
-}
+// pipeclient.DemoEnv), in the test process where it can.
+const demoEnv = pipeclient.DemoEnv
 
 func demo() []string {
 	return []string{"--env", demoEnv + "=1", "--", os.Args[0]}
@@ -58,22 +24,6 @@ func demo() []string {
 // "versions=V,V...", separated by ";".
 func demoWith(options string) []string {
 	return []string{"--env", demoEnv + "=" + options, "--", os.Args[0]}
-}
-
-func demoOptions(v string) demoserver.Options {
-	var opts demoserver.Options
-	for o := range strings.SplitSeq(v, ";") {
-		key, value, _ := strings.Cut(o, "=")
-		switch key {
-		case "ttl":
-			opts.TTL, _ = time.ParseDuration(value)
-		case "private":
-			opts.Private = true
-		case "versions":
-			opts.Versions = strings.Split(value, ",")
-		}
-	}
-	return opts
 }
 
 // demoLegacy is demo in the initialize era: the go-sdk server speaks both

@@ -18,11 +18,12 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 	"github.com/mcpv/mcpv/output"
 )
 
 func TestMain(m *testing.M) {
-	if mcptest.RunIfRequested() || runDemoIfRequested() || runBrowserIfRequested() || runKeeperIfRequested() {
+	if mcptest.RunIfRequested() || pipeclient.RunDemoIfRequested() || runBrowserIfRequested() || runKeeperIfRequested() {
 		return
 	}
 	// The tests run mcpv against servers in processes of their own, and
@@ -79,7 +80,7 @@ func testEnv(t *testing.T) connect.Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return connect.Env{Environ: environ, Cwd: cwd, GOOS: runtime.GOOS, ExportWait: time.Minute, StartServer: startServer}
+	return connect.Env{Environ: environ, Cwd: cwd, GOOS: runtime.GOOS, ExportWait: time.Minute, StartServer: pipeclient.StartServer}
 }
 
 // raceQuick keeps a race-enabled server from sleeping at exit.

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 )
 
 func TestMain(m *testing.M) {
@@ -37,7 +38,8 @@ func httpServer(t *testing.T, opts mcptest.HTTPOptions) (*sessions, *mcptest.HTT
 	return newSessions(t, &connect.Settings{URL: srv.URL}), srv
 }
 
-// fakeServer is the stdio fake with behaviours, one process per session.
+// fakeServer is the stdio fake with behaviours, one per session (served in
+// the test process where its behaviour allows).
 func fakeServer(t *testing.T, behaviours string) *sessions {
 	env := append(os.Environ(), mcptest.EnvVar+"="+behaviours)
 	return newSessions(t, &connect.Settings{Command: []string{os.Args[0]}, Env: env})
@@ -56,6 +58,7 @@ func newSessions(t *testing.T, s *connect.Settings) *sessions {
 	if s.Timeout == 0 {
 		s.Timeout = 2 * time.Minute
 	}
+	env.StartServer = pipeclient.StartServer
 	return &sessions{settings: s, env: env}
 }
 

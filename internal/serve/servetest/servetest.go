@@ -25,20 +25,14 @@ import (
 	"github.com/mcpv/mcpv/internal/demoserver"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
+	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// demoEnv makes the test binary the go-sdk demo server over stdio.
-const demoEnv = "MCPV_SERVE_TEST_DEMO"
 
 // Main runs a package's tests, or makes the test binary the server
 // FakeStdio or DemoStdio started.
 func Main(m *testing.M) {
-	if mcptest.RunIfRequested() {
-		return
-	}
-	if os.Getenv(demoEnv) == "1" {
-		demoserver.New().Run(context.Background(), &sdk.StdioTransport{})
+	if mcptest.RunIfRequested() || pipeclient.RunDemoIfRequested() {
 		return
 	}
 	os.Exit(mcptest.GuardSuite(m.Run))
@@ -53,7 +47,7 @@ func FakeStdio(behaviours string) *connect.Settings {
 
 // DemoStdio is the demo server over stdio (the test binary, with Main).
 func DemoStdio() *connect.Settings {
-	return &connect.Settings{Command: []string{os.Args[0]}, Env: append(os.Environ(), demoEnv+"=1"),
+	return &connect.Settings{Command: []string{os.Args[0]}, Env: append(os.Environ(), pipeclient.DemoEnv+"=1"),
 		ProtocolEra: "legacy", ConnectTimeout: 30 * time.Second}
 }
 
@@ -83,7 +77,7 @@ func Settings(url, era string, header http.Header) *connect.Settings {
 // one for serve, with hooks (a serve.Relay's): the client, how it finds a
 // tool's definition and how it ends, for serve.ClientUpstream.
 func Opener(t testing.TB, s *connect.Settings) func(ctx context.Context, hooks connect.Hooks) (*mcp.Client, func(context.Context, string) (json.RawMessage, bool), func(), error) {
-	env := connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS}
+	env := connect.Env{Cwd: t.TempDir(), GOOS: runtime.GOOS, StartServer: pipeclient.StartServer}
 	return func(ctx context.Context, hooks connect.Hooks) (*mcp.Client, func(context.Context, string) (json.RawMessage, bool), func(), error) {
 		hooks.Client, hooks.LogsElsewhere, hooks.NoteBackPressure = mcp.Implementation{Name: "mcpv", Version: "test"}, true, true
 		c, err := connect.Open(ctx, s, env, hooks)

@@ -6,10 +6,16 @@ package pipeclient
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpv/mcpv/internal/demoserver"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -40,16 +46,60 @@ func Client(t testing.TB, spec string, opts mcp.ClientOptions) *mcp.Client {
 }
 
 // StartServer starts the server opts name as mcp.StartCommand does, with
-// one difference: where opts start mcptest.Program (or the test binary,
-// which serves the fake too) as a fake that needs no process of its own
-// (mcptest.NewInProcess), the fake is served in this process, on the
+// one difference: where opts start the test binary as the demo server
+// (DemoEnv), or mcptest.Program (or the test binary, which serves the
+// fake too) as a fake that needs no process of its own
+// (mcptest.NewInProcess), the server is served in this process, on the
 // pipes a process would have (mcp.CommandOptions.Serve). It is what a
 // test puts where a command's server is started (connect.Env.StartServer).
 func StartServer(opts mcp.CommandOptions) (*mcp.CommandTransport, error) {
-	if opts.Serve == nil && (opts.Path == mcptest.Program() || opts.Path == os.Args[0]) {
+	if v, ok := mcptest.EnvValue(opts.Env, DemoEnv); ok && v != "" && opts.Path == os.Args[0] && len(opts.Args) == 0 {
+		opts.Serve = func(in io.Reader, out, _ io.Writer) error {
+			// It ends at the end of its stdin, as the process does.
+			return demoserver.NewWith(demoOptions(v)).Run(context.Background(), &sdk.IOTransport{Reader: in.(io.ReadCloser), Writer: out.(io.WriteCloser)})
+		}
+	} else if opts.Serve == nil && (opts.Path == mcptest.Program() || opts.Path == os.Args[0]) {
 		if f, err := mcptest.NewInProcess(opts.Env, opts.Dir); err == nil && f != nil {
 			opts.Serve = func(in io.Reader, out, _ io.Writer) error { f.Serve(in, out); return nil }
 		}
 	}
 	return mcp.StartCommand(opts)
+}
+
+// DemoEnv makes a test binary that calls RunDemoIfRequested the go-sdk
+// demo server (internal/demoserver) over stdio: 1, or options separated
+// by ";": ttl=DURATION, private, versions=V1,V2. StartServer serves it in
+// the process.
+const DemoEnv = "MCPV_DEMO"
+
+// RunDemoIfRequested serves the demo server on stdin and stdout, and
+// exits, when DemoEnv asks for it; it returns false when not.
+func RunDemoIfRequested() bool {
+	v := os.Getenv(DemoEnv)
+	if v == "" {
+		return false
+	}
+	if err := demoserver.NewWith(demoOptions(v)).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+	return true
+}
+
+// demoOptions are the demo server's options that DemoEnv's value v says.
+func demoOptions(v string) demoserver.Options {
+	var opts demoserver.Options
+	for o := range strings.SplitSeq(v, ";") {
+		key, value, _ := strings.Cut(o, "=")
+		switch key {
+		case "ttl":
+			opts.TTL, _ = time.ParseDuration(value)
+		case "private":
+			opts.Private = true
+		case "versions":
+			opts.Versions = strings.Split(value, ",")
+		}
+	}
+	return opts
 }
