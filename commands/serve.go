@@ -20,7 +20,6 @@ import (
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/gateway"
-	"github.com/mcpv/mcpv/internal/hangup"
 	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/origin"
 	"github.com/mcpv/mcpv/internal/pin"
@@ -345,7 +344,7 @@ func (p listening) serveStdio(ctx context.Context, srv *serve.Server, out *conso
 		st.CloseIn = f.Close
 	}
 	if f, ok := out.ios.Out.(*os.File); ok {
-		gone, stop := hangup.Watch(f)
+		gone, stop := watchHangup(f)
 		defer stop()
 		st.Gone = gone
 	}

@@ -21,51 +21,23 @@ import (
 const maxReads = 20
 
 func readingChecks() []*Check {
-	return slices.Concat(readingResourceChecks(), readingPromptChecks(), readingUtilityChecks())
+	return slices.Concat(readingListedChecks(), readingUtilityChecks())
 }
 
-// readingResourceChecks read the resources listed, and one that does not
-// exist.
-func readingResourceChecks() []*Check {
+// readingListedChecks read the resources listed and one that does not
+// exist, then get the prompts listed, one without its required argument
+// and one that does not exist.
+func readingListedChecks() []*Check {
 	return []*Check{
-		{
-			ID: "reading.resources", Title: "every resource listed can be read", Level: SHOULD,
-			Spec: "2025-11-25", Section: "schema#resource",
-			Quote: "A known resource that the server is capable of reading.",
-			needs: needs{capability: "resources"},
-			run: func(t *T) {
-				eachResource(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
-					if rerr != nil {
-						t.Sent("resources/read " + uri)
-						t.FailGot(errText(rerr), "a resource it lists cannot be read")
-					}
-				})
-			},
-		},
-		{
-			ID: "reading.resource-contents", Title: "resources/read answers well-formed contents", Level: MUST,
-			Spec: "2025-11-25", Section: "server/resources#security-considerations",
-			Quote: "Binary data MUST be properly encoded",
-			needs: needs{capability: "resources"},
-			run: func(t *T) {
-				eachResource(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
-					if rerr != nil {
-						return
-					}
-					if p := contentsProblem(res); p != "" {
-						t.Sent("resources/read " + uri)
-						t.FailGot(clipped(res), "%s", p)
-					}
-				})
-			},
-		},
+		resourceReads().answered("reading.resources", "every resource listed can be read", "schema#resource", "A known resource that the server is capable of reading.", "a resource it lists cannot be read"),
+		resourceReads().wellFormed("reading.resource-contents", "resources/read answers well-formed contents", "server/resources#security-considerations", "Binary data MUST be properly encoded", contentsProblem),
 		{
 			ID: "reading.contents-uri", Title: "a resource's contents name the URI read", Level: SHOULD,
 			Spec: "2025-11-25", Section: "schema#resourcecontents",
 			Quote: "The URI of this resource. ... uri: string;",
 			needs: needs{capability: "resources"},
 			run: func(t *T) {
-				eachResource(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
+				resourceReads().each(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
 					if rerr != nil || contentsProblem(res) != "" {
 						return
 					}
@@ -81,7 +53,7 @@ func readingResourceChecks() []*Check {
 						}
 					}
 					if len(r.Contents) > 0 {
-						t.Sent("resources/read " + uri)
+						t.Sent(resourceReads().shown(uri))
 						t.FailGot(clipped(res), "no content names %q (the first names %q)", uri, r.Contents[0].URI)
 					}
 				})
@@ -93,10 +65,7 @@ func readingResourceChecks() []*Check {
 			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Resource not found: -32002",
 			needs: needs{capability: "resources", era: "legacy"},
 			run: func(t *T) {
-				c := t.connWith(connOptions{era: "legacy"})
-				params := json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`)
-				t.Sent("resources/read " + string(params))
-				m, _ := t.request(c, "resources/read", params)
+				m := t.askIn("legacy", "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
 				switch {
 				case m.Error == nil:
 					t.FailGot(clipped(m.Result), "answered with a result")
@@ -107,44 +76,10 @@ func readingResourceChecks() []*Check {
 				}
 			},
 		},
-	}
-}
-
-// readingPromptChecks get the prompts listed, one without its required
-// argument, and one that does not exist.
-func readingPromptChecks() []*Check {
-	return []*Check{
-		{
-			ID: "reading.prompts", Title: "a prompt without required arguments can be got", Level: SHOULD,
-			Spec: "2025-11-25", Section: "server/prompts#getting-a-prompt",
-			Quote: "To retrieve a specific prompt, clients send a prompts/get request.",
-			needs: needs{capability: "prompts"},
-			run: func(t *T) {
-				eachPrompt(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
-					if rerr != nil {
-						t.Sent(fmt.Sprintf("prompts/get %q", name))
-						t.FailGot(errText(rerr), "a prompt it lists, with no required argument, cannot be got")
-					}
-				})
-			},
-		},
-		{
-			ID: "reading.prompt-messages", Title: "prompts/get answers well-formed messages", Level: MUST,
-			Spec: "2025-11-25", Section: "server/prompts#image-content",
-			Quote: "The image data MUST be base64-encoded and include a valid MIME type",
-			needs: needs{capability: "prompts"},
-			run: func(t *T) {
-				eachPrompt(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
-					if rerr != nil {
-						return
-					}
-					if p := messagesProblem(res); p != "" {
-						t.Sent(fmt.Sprintf("prompts/get %q", name))
-						t.FailGot(clipped(res), "%s", p)
-					}
-				})
-			},
-		},
+		// The prompts listed, one without its required argument, and
+		// one that does not exist.
+		promptReads().answered("reading.prompts", "a prompt without required arguments can be got", "server/prompts#getting-a-prompt", "To retrieve a specific prompt, clients send a prompts/get request.", "a prompt it lists, with no required argument, cannot be got"),
+		promptReads().wellFormed("reading.prompt-messages", "prompts/get answers well-formed messages", "server/prompts#image-content", "The image data MUST be base64-encoded and include a valid MIME type", messagesProblem),
 		{
 			ID: "reading.missing-argument", Title: "a prompt without its required argument is answered -32602", Level: SHOULD,
 			Spec: "2025-11-25", Section: "server/prompts#error-handling",
@@ -157,8 +92,7 @@ func readingPromptChecks() []*Check {
 						continue
 					}
 					params, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]string{}})
-					t.Sent("prompts/get " + string(params))
-					res, rerr := t.call("prompts/get", params)
+					res, rerr := t.callShown("prompts/get", params)
 					wantCode(t, res, rerr, -32602,
 						fmt.Sprintf("answered with a result, though %q is required", requiredArgs(p)[0]),
 						"answered with error %d, not -32602")
@@ -173,9 +107,7 @@ func readingPromptChecks() []*Check {
 			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid prompt name: -32602 (Invalid params)",
 			needs: needs{capability: "prompts"},
 			run: func(t *T) {
-				params := json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`)
-				t.Sent("prompts/get " + string(params))
-				res, rerr := t.call("prompts/get", params)
+				res, rerr := t.callShown("prompts/get", json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`))
 				wantCode(t, res, rerr, -32602, "answered with a result", "answered with error %d, not -32602")
 			},
 		},
@@ -197,9 +129,7 @@ func readingUtilityChecks() []*Check {
 				if slices.Contains(toolNames(tools, nil), name) {
 					t.Skip("the server has a tool named %s", name)
 				}
-				params := json.RawMessage(`{"name":"` + name + `","arguments":{}}`)
-				t.Sent("tools/call " + string(params))
-				res, rerr := t.call("tools/call", params)
+				res, rerr := t.callShown("tools/call", json.RawMessage(`{"name":"`+name+`","arguments":{}}`))
 				if rerr == nil {
 					t.FailGot(clipped(res), "answered with a result, not a JSON-RPC error")
 				}
@@ -215,8 +145,7 @@ func readingUtilityChecks() []*Check {
 				if params == nil {
 					t.Skip("no prompt argument or template variable to complete")
 				}
-				t.Sent("completion/complete " + string(params))
-				res, rerr := t.call("completion/complete", params)
+				res, rerr := t.callShown("completion/complete", params)
 				if rerr != nil {
 					// The rule bounds the values answered; a refusal (of an
 					// argument the server has no completions for, say)
@@ -246,13 +175,72 @@ func readingUtilityChecks() []*Check {
 			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: -32602 (Invalid params)",
 			needs: needs{capability: "logging", era: "legacy"},
 			run: func(t *T) {
-				c := t.connWith(connOptions{era: "legacy"})
-				params := json.RawMessage(`{"level":"mcpv-check-loudest"}`)
-				t.Sent("logging/setLevel " + string(params))
-				m, _ := t.request(c, "logging/setLevel", params)
-				wantError(t, m, nil, -32602)
+				wantError(t, t.askIn("legacy", "logging/setLevel", json.RawMessage(`{"level":"mcpv-check-loudest"}`)), nil, -32602)
 			},
 		},
+	}
+}
+
+// reads are what the reading checks read, once a run (readOnce) and up
+// to maxReads: the resources listed, or the prompts listed without a
+// required argument.
+type reads struct {
+	each       func(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError))
+	shown      func(name string) string // the read, as a failure quotes it
+	capability string                   // what the server declares that has them
+}
+
+// answered is the check (a SHOULD of 2025-11-25) that every read is
+// answered with a result: it fails saying why.
+func (rd reads) answered(id, title, section, quote, why string) *Check {
+	return &Check{ID: id, Title: title, Level: SHOULD, Spec: "2025-11-25", Section: section, Quote: quote,
+		needs: needs{capability: rd.capability}, run: rd.refused(why)}
+}
+
+// wellFormed is the check (a MUST of 2025-11-25) that every result read
+// keeps its schema, as problem says.
+func (rd reads) wellFormed(id, title, section, quote string, problem func(res json.RawMessage) string) *Check {
+	return &Check{ID: id, Title: title, Level: MUST, Spec: "2025-11-25", Section: section, Quote: quote,
+		needs: needs{capability: rd.capability}, run: rd.malformed(problem)}
+}
+
+// resourceReads read the resources listed.
+func resourceReads() reads {
+	return reads{eachResource, func(uri string) string { return "resources/read " + uri }, "resources"}
+}
+
+// promptReads get the prompts listed without a required argument.
+func promptReads() reads {
+	return reads{eachPrompt, func(name string) string { return fmt.Sprintf("prompts/get %q", name) }, "prompts"}
+}
+
+// refused is a check that fails, saying why, on the first read answered
+// with an error.
+func (rd reads) refused(why string) func(t *T) {
+	return func(t *T) {
+		rd.each(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
+			if rerr != nil {
+				t.Sent(rd.shown(name))
+				t.FailGot(errText(rerr), "%s", why)
+			}
+		})
+	}
+}
+
+// malformed is a check that fails on the first read whose result breaks
+// its schema, as problem says ("" when it keeps it); reads answered with
+// an error are refused's.
+func (rd reads) malformed(problem func(res json.RawMessage) string) func(t *T) {
+	return func(t *T) {
+		rd.each(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
+			if rerr != nil {
+				return
+			}
+			if p := problem(res); p != "" {
+				t.Sent(rd.shown(name))
+				t.FailGot(clipped(res), "%s", p)
+			}
+		})
 	}
 }
 

@@ -5,7 +5,12 @@ package check
 // that the server has read it, and compares what came back in the
 // meantime; a watch compares each message the run sees.
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/mcpv/mcpv/mcp"
+)
 
 // sendSeen sends what send writes on c, recording shown as what the
 // check sent (doing names the sending when it fails), then a barrier
@@ -66,4 +71,21 @@ func spot(what string, is func(w *watchCtx, s seen) bool) func(*watchCtx, seen) 
 		}
 		return ""
 	}
+}
+
+// askIn sends method with params on the check's connection of era,
+// recorded as sent with its params, and gives back the answer; no answer
+// at all ends the check (request).
+func (t *T) askIn(era, method string, params json.RawMessage) mcp.Message {
+	c := t.connWith(connOptions{era: era})
+	t.Sent(method + " " + string(params))
+	m, _ := t.request(c, method, params)
+	return m
+}
+
+// callShown is call through the main session, recorded as sent with its
+// params.
+func (t *T) callShown(method string, params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
+	t.Sent(method + " " + string(params))
+	return t.call(method, params)
 }

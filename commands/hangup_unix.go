@@ -1,6 +1,6 @@
 //go:build unix
 
-package hangup
+package commands
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func watch(f *os.File) (<-chan struct{}, func()) {
+func hangupWatch(f *os.File) (<-chan struct{}, func()) {
 	gone := make(chan struct{})
 	never := func() (<-chan struct{}, func()) { return make(chan struct{}), func() {} }
 	rc, err := f.SyscallConn()

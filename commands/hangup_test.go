@@ -1,6 +1,6 @@
 //go:build unix
 
-package hangup
+package commands
 
 import (
 	"os"
@@ -16,7 +16,7 @@ func TestPipeReaderGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	gone, stop := Watch(w)
+	gone, stop := watchHangup(w)
 	defer stop()
 	select {
 	case <-gone:
@@ -33,12 +33,12 @@ func TestPipeReaderGone(t *testing.T) {
 
 // The peer of a socket closes it: the watch sees it.
 func TestSocketPeerGone(t *testing.T) {
-	a, b, err := socketPair()
+	a, b, err := hangupSocketPair()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	gone, stop := Watch(a)
+	gone, stop := watchHangup(a)
 	defer stop()
 	b.Close()
 	select {
@@ -49,13 +49,13 @@ func TestSocketPeerGone(t *testing.T) {
 }
 
 // stop ends a watch of a file nobody hangs up, and gone stays open.
-func TestStop(t *testing.T) {
+func TestHangupStop(t *testing.T) {
 	f, err := os.CreateTemp(t.TempDir(), "out")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	gone, stop := Watch(f)
+	gone, stop := watchHangup(f)
 	stopped := make(chan struct{})
 	go func() { stop(); close(stopped) }()
 	select {
@@ -70,7 +70,7 @@ func TestStop(t *testing.T) {
 	}
 }
 
-func socketPair() (*os.File, *os.File, error) {
+func hangupSocketPair() (*os.File, *os.File, error) {
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		return nil, nil, err
