@@ -23,111 +23,176 @@ import (
 // maxLines bounds the lines of stdout and stderr a walk keeps.
 const maxLines = 20
 
+// stdio walks a stdio server's steps in order.
 func (w *walk) stdio(ctx context.Context) {
-	o := *w.t.Stdio
-	w.step("command", func(s *Step) {
-		path, err := lookPath(o.Path, o.Dir, o.Env)
-		var pe *fs.PathError
-		switch {
-		case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
-			s.fail(codeTransport, fmt.Sprintf("%q is not found (PATH, or the path given)", o.Path), "install the server, or give its full path")
-		case errors.Is(err, fs.ErrPermission) || errors.As(err, &pe) && errors.Is(pe.Err, fs.ErrPermission):
-			s.fail(codeTransport, fmt.Sprintf("%q is not executable", path), "make it executable (chmod +x), or run it through its interpreter (-- node server.js)")
-		case err != nil:
-			s.fail(codeTransport, err.Error(), "give the server's command line after --")
-		default:
-			s.Finding = path
-		}
-	})
-	var junk lines
-	var tr *mcp.CommandTransport
-	type got struct {
-		m      *mcp.Message
-		err    error
-		framed int // the answer came written over this many lines
-	}
-	answered := make(chan got, 2)
-	// offer never blocks: the walk takes one answer, and one is there.
-	offer := func(g got) {
-		select {
-		case answered <- g:
-		default:
-		}
-	}
-	var held pieces
-	// The first line that is no message has the first exchange diagnosed
-	// (Target.FirstContact) while the walk waits for its answer.
-	var diagnosing atomic.Bool
-	diagnosed := make(chan contact, 1)
-	// The diagnosis ends with the wait (stopDiagnosis) or its own bound.
-	dctx, stopDiagnosis := context.WithCancel(ctx)
-	defer stopDiagnosis()
-	heard := func(line []byte) { // what is no message alone: junk, or a piece of one written over lines
-		junk.add(line)
-		if w.t.FirstContact != nil && !diagnosing.Swap(true) {
-			go func() { // doctor's first-contact diagnosis: ends when FirstContact returns, bounded by the wait's context
-				bctx, cancel := context.WithTimeout(dctx, w.t.StartTimeout)
-				defer cancel()
-				id, finding := w.t.FirstContact(bctx)
-				diagnosed <- contact{id, finding}
-			}()
-		}
-		if m, n := held.add(line); m != nil {
-			offer(got{m: m, framed: n})
-		}
-	}
-	w.step("start", func(s *Step) {
-		o.Stderr, o.Junk, o.Log = nil, heard, nil // the transport keeps stderr's last lines
-		o.Grace = 500 * time.Millisecond
-		var err error
-		tr, err = w.t.Start.Start(o)
-		if err != nil {
-			s.fail(codeTransport, "it could not be started: "+err.Error(), "run the command by hand to see why")
-			return
-		}
-		s.Finding = "started"
-	})
-	if tr == nil {
-		w.rest("stderr", "stdout before the answer", "first answer", "era")
+	sw := newStdioWalk(ctx, w)
+	defer sw.stopDiagnosis()
+	sw.step("command", sw.command)
+	sw.step("start", sw.start)
+	if sw.tr == nil {
+		sw.rest("stderr", "stdout before the answer", "first answer", "era")
 		return
 	}
-	stderr := func() string { return strings.Join(tr.StderrTail(3), " | ") }
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		tr.Close(cctx)
-		cancel()
-	}()
+	defer sw.close()
 	// The first answer, while stderr and stdout are watched.
-	method, body := w.firstRequest(w.t.Era == "modern")
-	start := time.Now()
-	go func() { // doctor's stdio reader: ends when the server answers, ends, or is closed (the deferred Close)
-		for {
-			data, err := tr.Read()
-			if err != nil {
-				offer(got{err: err})
-				return
-			}
-			if ms, err := mcp.DecodeMessages(data); err == nil {
-				for _, m := range ms {
-					if m.IsResponse() {
-						offer(got{m: &m})
-						return
-					}
-				}
-			} else {
-				heard(data)
-			}
-		}
-	}()
-	wctx, cancel := context.WithTimeout(ctx, w.t.StartTimeout)
+	body := sw.ask()
+	wctx, cancel := context.WithTimeout(ctx, sw.t.StartTimeout)
 	defer cancel()
-	writeErr := tr.Write(wctx, body)
-	var g got
-	var broken *contact
-	wait, judged := answered, diagnosed
+	sw.wait(wctx, body)
+	sw.step("stderr", sw.stderr)
+	sw.step("stdout before the answer", sw.stdoutBeforeAnswer)
+	sw.step("first answer", sw.firstAnswer)
+	sw.step("era", sw.era)
+}
+
+// stdioWalk is a walk over stdio under way: what its steps share.
+type stdioWalk struct {
+	*walk
+	ctx  context.Context       // the walk's
+	opts mcp.CommandOptions    // how the server is started: the target's, with the walk's hooks
+	tr   *mcp.CommandTransport // the server, once started
+	junk lines                 // stdout's lines that are no message
+	held pieces                // stdout's lines that may make a message written over several
+
+	answered chan reply // the first answer, or why none came
+	// The first line that is no message has the first exchange diagnosed
+	// (Target.FirstContact) while the walk waits for its answer.
+	diagnosing atomic.Bool
+	diagnosed  chan contact
+	// The diagnosis ends with the wait (stopDiagnosis) or its own bound.
+	dctx          context.Context
+	stopDiagnosis context.CancelFunc
+
+	// What the wait for the first answer found.
+	method string          // the first request's
+	asked  time.Time       // when it was made
+	wctx   context.Context // the wait's: the walk's, bounded by StartTimeout
+	got    reply
+	broken *contact // the requirement the diagnosis found broken, if it ended the wait
+	took   time.Duration
+}
+
+// reply is what came of the first request: its answer, or why none came.
+type reply struct {
+	m      *mcp.Message
+	err    error
+	framed int // the answer came written over this many lines
+}
+
+// newStdioWalk is a stdio walk about to start: stopDiagnosis is the
+// caller's to call when the walk ends.
+func newStdioWalk(ctx context.Context, w *walk) *stdioWalk {
+	sw := &stdioWalk{walk: w, ctx: ctx, opts: *w.t.Stdio, answered: make(chan reply, 2), diagnosed: make(chan contact, 1)}
+	sw.dctx, sw.stopDiagnosis = context.WithCancel(ctx)
+	return sw
+}
+
+// offer never blocks: the walk takes one answer, and one is there.
+func (sw *stdioWalk) offer(r reply) {
+	select {
+	case sw.answered <- r:
+	default:
+	}
+}
+
+// heard takes what is no message alone: junk, or a piece of one written
+// over lines.
+func (sw *stdioWalk) heard(line []byte) {
+	sw.junk.add(line)
+	if sw.t.FirstContact != nil && !sw.diagnosing.Swap(true) {
+		go sw.diagnose() // doctor's first-contact diagnosis: ends when FirstContact returns, bounded by the wait's context
+	}
+	if m, n := sw.held.add(line); m != nil {
+		sw.offer(reply{m: m, framed: n})
+	}
+}
+
+// diagnose has the first exchange diagnosed, and hands what it found to
+// the wait.
+func (sw *stdioWalk) diagnose() {
+	bctx, cancel := context.WithTimeout(sw.dctx, sw.t.StartTimeout)
+	defer cancel()
+	id, finding := sw.t.FirstContact(bctx)
+	sw.diagnosed <- contact{id, finding}
+}
+
+// command finds the command as the server's start will.
+func (sw *stdioWalk) command(s *Step) {
+	path, err := lookPath(sw.opts.Path, sw.opts.Dir, sw.opts.Env)
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
+		s.fail(codeTransport, fmt.Sprintf("%q is not found (PATH, or the path given)", sw.opts.Path), "install the server, or give its full path")
+	case errors.Is(err, fs.ErrPermission) || errors.As(err, &pe) && errors.Is(pe.Err, fs.ErrPermission):
+		s.fail(codeTransport, fmt.Sprintf("%q is not executable", path), "make it executable (chmod +x), or run it through its interpreter (-- node server.js)")
+	case err != nil:
+		s.fail(codeTransport, err.Error(), "give the server's command line after --")
+	default:
+		s.Finding = path
+	}
+}
+
+// start starts the server, its stdout's junk heard by the walk.
+func (sw *stdioWalk) start(s *Step) {
+	sw.opts.Stderr, sw.opts.Junk, sw.opts.Log = nil, sw.heard, nil // the transport keeps stderr's last lines
+	sw.opts.Grace = 500 * time.Millisecond
+	var err error
+	sw.tr, err = sw.t.Start.Start(sw.opts)
+	if err != nil {
+		s.fail(codeTransport, "it could not be started: "+err.Error(), "run the command by hand to see why")
+		return
+	}
+	s.Finding = "started"
+}
+
+// close ends the server, and with it the reader.
+func (sw *stdioWalk) close() {
+	cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	sw.tr.Close(cctx)
+	cancel()
+}
+
+// ask makes the first request, and has stdout read from now on: it
+// returns the request to write.
+func (sw *stdioWalk) ask() []byte {
+	var body []byte
+	sw.method, body = sw.firstRequest(sw.t.Era == "modern")
+	sw.asked = time.Now()
+	go sw.read() // doctor's stdio reader: ends when the server answers, ends, or is closed (the walk's deferred close)
+	return body
+}
+
+// read offers the first response on stdout, or why stdout ended, and has
+// what is no message heard.
+func (sw *stdioWalk) read() {
+	for {
+		data, err := sw.tr.Read()
+		if err != nil {
+			sw.offer(reply{err: err})
+			return
+		}
+		if ms, err := mcp.DecodeMessages(data); err == nil {
+			for _, m := range ms {
+				if m.IsResponse() {
+					sw.offer(reply{m: &m})
+					return
+				}
+			}
+		} else {
+			sw.heard(data)
+		}
+	}
+}
+
+// wait writes the first request and waits, within wctx, for its answer
+// or a requirement the diagnosis finds broken.
+func (sw *stdioWalk) wait(wctx context.Context, body []byte) {
+	sw.wctx = wctx
+	writeErr := sw.tr.Write(wctx, body)
+	wait, judged := sw.answered, sw.diagnosed
 	for wait != nil {
 		select {
-		case g = <-answered:
+		case sw.got = <-sw.answered:
 			wait = nil
 		case c := <-judged:
 			judged = nil
@@ -135,77 +200,91 @@ func (w *walk) stdio(ctx context.Context) {
 			// connection of mcpv check's: a requirement it breaks ends the
 			// wait at once; none, and its answer is still waited for.
 			if c.id != "" {
-				broken, wait = &c, nil
+				sw.broken, wait = &c, nil
 			}
 		case <-wctx.Done():
 			wait = nil
 		}
 	}
-	if diagnosing.Load() && judged != nil {
-		stopDiagnosis()
-		<-diagnosed // the diagnosis ends with its context
+	if sw.diagnosing.Load() && judged != nil {
+		sw.stopDiagnosis()
+		<-sw.diagnosed // the diagnosis ends with its context
 	}
-	took := time.Since(start).Round(time.Millisecond)
-	if g.err == nil && g.m == nil && writeErr != nil {
-		g.err = writeErr
+	sw.took = time.Since(sw.asked).Round(time.Millisecond)
+	if sw.got.err == nil && sw.got.m == nil && writeErr != nil {
+		sw.got.err = writeErr
 	}
-	w.step("stderr", func(s *Step) {
-		if tail := stderr(); tail != "" {
-			s.Finding = "its last words: " + tail
-			return
+}
+
+// stderrTail is the last of what the server wrote on stderr, on one line.
+func (sw *stdioWalk) stderrTail() string { return strings.Join(sw.tr.StderrTail(3), " | ") }
+
+// stderr is what the server wrote on stderr before its answer.
+func (sw *stdioWalk) stderr(s *Step) {
+	if tail := sw.stderrTail(); tail != "" {
+		s.Finding = "its last words: " + tail
+		return
+	}
+	s.Finding = "nothing"
+}
+
+// stdoutBeforeAnswer is what the server wrote on stdout that is no
+// message, or its answer written over lines.
+func (sw *stdioWalk) stdoutBeforeAnswer(s *Step) {
+	if sw.got.framed > 0 {
+		s.warn(fmt.Sprintf("the answer, written over %d lines", sw.got.framed), "a message over stdio is one line, with no newline inside it (see the first exchange)")
+		return
+	}
+	if n := sw.junk.count(); n > 0 {
+		s.warn(fmt.Sprintf("%d lines that are no JSON-RPC message: %s", n, sw.junk.text()),
+			"a server writes nothing but MCP messages on stdout: its logs go to stderr")
+		return
+	}
+	s.Finding = "nothing but MCP messages"
+}
+
+// firstAnswer is the first request's answer, or why none came.
+func (sw *stdioWalk) firstAnswer(s *Step) {
+	exited := false
+	select {
+	case <-sw.tr.Exited():
+		exited = true
+	default:
+	}
+	g := sw.got
+	switch {
+	case sw.broken != nil:
+		s.fail(codeRequirement, fmt.Sprintf("no answer, and what came breaks %s: %s", sw.broken.id, sw.broken.finding),
+			"no client can open a session until it is fixed; mcpv check names the requirement and quotes its text")
+	case g.m != nil && g.framed > 0:
+		s.Finding = fmt.Sprintf("%s answered in %s, over %d lines", sw.method, sw.took, g.framed)
+	case g.m != nil:
+		s.Finding = fmt.Sprintf("%s answered in %s", sw.method, sw.took)
+	case exited || g.err != nil && !errors.Is(g.err, context.DeadlineExceeded) && sw.ctx.Err() == nil && sw.wctx.Err() == nil:
+		why := "it exited before answering"
+		if g.err != nil {
+			first, _, _ := strings.Cut(g.err.Error(), "\n")
+			why = "no answer: " + first
 		}
-		s.Finding = "nothing"
-	})
-	w.step("stdout before the answer", func(s *Step) {
-		if g.framed > 0 {
-			s.warn(fmt.Sprintf("the answer, written over %d lines", g.framed), "a message over stdio is one line, with no newline inside it (see the first exchange)")
-			return
+		if tail := sw.stderrTail(); tail != "" {
+			why += "; its stderr ends: " + tail
 		}
-		if n := junk.count(); n > 0 {
-			s.warn(fmt.Sprintf("%d lines that are no JSON-RPC message: %s", n, junk.text()),
-				"a server writes nothing but MCP messages on stdout: its logs go to stderr")
-			return
-		}
-		s.Finding = "nothing but MCP messages"
-	})
-	w.step("first answer", func(s *Step) {
-		exited := false
-		select {
-		case <-tr.Exited():
-			exited = true
-		default:
-		}
-		switch {
-		case broken != nil:
-			s.fail(codeRequirement, fmt.Sprintf("no answer, and what came breaks %s: %s", broken.id, broken.finding),
-				"no client can open a session until it is fixed; mcpv check names the requirement and quotes its text")
-		case g.m != nil && g.framed > 0:
-			s.Finding = fmt.Sprintf("%s answered in %s, over %d lines", method, took, g.framed)
-		case g.m != nil:
-			s.Finding = fmt.Sprintf("%s answered in %s", method, took)
-		case exited || g.err != nil && !errors.Is(g.err, context.DeadlineExceeded) && ctx.Err() == nil && wctx.Err() == nil:
-			why := "it exited before answering"
-			if g.err != nil {
-				first, _, _ := strings.Cut(g.err.Error(), "\n")
-				why = "no answer: " + first
-			}
-			if tail := stderr(); tail != "" {
-				why += "; its stderr ends: " + tail
-			}
-			s.fail(codeTransport, why, "run the command by hand to see why: a missing argument, environment variable or file?")
-		case junk.count() > 0:
-			s.fail(codeRequirement, fmt.Sprintf("no answer within %s, but %d lines that are no JSON-RPC message (jsonrpc.stdout-only)", w.t.StartTimeout, junk.count()),
-				"the server writes something other than JSON-RPC messages on stdout, one a line: is it an MCP server over stdio, or does it need --framing content-length?")
-		default:
-			s.fail(codeTimeout, fmt.Sprintf("no answer to %s within %s", method, w.t.StartTimeout),
-				"a server slow to start needs more time (--connect-timeout); one that waits for something (a login, a question on its terminal) never answers")
-		}
-	})
-	w.step("era", func(s *Step) {
-		if g.m != nil {
-			w.negotiated(s, method, *g.m)
-		}
-	})
+		s.fail(codeTransport, why, "run the command by hand to see why: a missing argument, environment variable or file?")
+	case sw.junk.count() > 0:
+		s.fail(codeRequirement, fmt.Sprintf("no answer within %s, but %d lines that are no JSON-RPC message (jsonrpc.stdout-only)", sw.t.StartTimeout, sw.junk.count()),
+			"the server writes something other than JSON-RPC messages on stdout, one a line: is it an MCP server over stdio, or does it need --framing content-length?")
+	default:
+		s.fail(codeTimeout, fmt.Sprintf("no answer to %s within %s", sw.method, sw.t.StartTimeout),
+			"a server slow to start needs more time (--connect-timeout); one that waits for something (a login, a question on its terminal) never answers")
+	}
+}
+
+// era is the era the first answer negotiated (over stdio: walk.era is
+// the HTTP walk's).
+func (sw *stdioWalk) era(s *Step) {
+	if sw.got.m != nil {
+		sw.negotiated(s, sw.method, *sw.got.m)
+	}
 }
 
 // contact is what the first exchange's diagnosis found: the check whose
