@@ -226,12 +226,11 @@ func utilityCallChecks() []*Check {
 			Spec: "2025-11-25", Section: "basic/utilities/progress#progress-flow",
 			Quote: "Progress tokens MUST be a string or integer value",
 			run:   exercise,
-			watch: func(_ *watchCtx, s seen) string {
-				if s.msg.Method == "notifications/progress" && !stringOrInteger(member(s.msg.Params, "progressToken")) {
-					return fmt.Sprintf("a progress notification whose token %s is neither a string nor an integer", clip(string(member(s.msg.Params, "progressToken")), 60))
-				}
-				return ""
-			},
+			watch: spotSaid(func(_ *watchCtx, s seen) bool {
+				return s.msg.Method == "notifications/progress" && !stringOrInteger(member(s.msg.Params, "progressToken"))
+			}, func(s seen) string {
+				return fmt.Sprintf("a progress notification whose token %s is neither a string nor an integer", clip(string(member(s.msg.Params, "progressToken")), 60))
+			}),
 		},
 		{
 			ID: "utilities.cancel-own", Title: "a cancellation of the server's names a request it sent", Level: MUST,

@@ -99,13 +99,12 @@ func httpPostChecks() []*Check {
 			Quote: "If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
 			needs: needs{transport: "http"},
 			run:   exercise,
-			watch: func(w *watchCtx, s seen) string {
-				// 2025-03-26 had batches, answered in arrays.
-				if s.batched && (s.via == "JSON answer" || s.via == "session") && s.version != "2025-03-26" && w.f.transport == "http" {
-					return "a request answered with a JSON array: " + s.raw
-				}
-				return ""
-			},
+			// 2025-03-26 had batches, answered in arrays.
+			watch: spotSaid(func(w *watchCtx, s seen) bool {
+				return s.batched && (s.via == "JSON answer" || s.via == "session") && s.version != "2025-03-26" && w.f.transport == "http"
+			}, func(s seen) string {
+				return "a request answered with a JSON array: " + s.raw
+			}),
 		},
 		{
 			ID: "http.notification-202", Title: "an accepted notification is answered 202 with no body", Level: MUST,
@@ -188,12 +187,9 @@ func httpSessionChecks() []*Check {
 			Quote: "If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use.",
 			needs: needs{transport: "http", era: "legacy"},
 			run:   exercise,
-			watch: func(w *watchCtx, s seen) string {
-				if s.eventDup != "" {
-					return fmt.Sprintf("event id %q again, on another stream (or later in one)", clip(s.eventDup, 80))
-				}
-				return ""
-			},
+			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.eventDup != "" }, func(s seen) string {
+				return fmt.Sprintf("event id %q again, on another stream (or later in one)", clip(s.eventDup, 80))
+			}),
 		},
 		{
 			ID: "http.one-stream", Title: "requests sent at once are each answered on their own stream, and only there", Level: MUST,

@@ -84,24 +84,18 @@ func jsonrpcWatchChecks() []*Check {
 			Spec: "2025-11-25", Section: "basic#error-responses",
 			Quote: "Error responses MUST include the same ID as the request they correspond to (except in error cases where the ID could not be read due a malformed request).",
 			run:   exercise,
-			watch: func(w *watchCtx, s seen) string {
-				if s.nullFor != "" {
-					return fmt.Sprintf("an error answering %s has a null id", s.nullFor)
-				}
-				return ""
-			},
+			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.nullFor != "" }, func(s seen) string {
+				return fmt.Sprintf("an error answering %s has a null id", s.nullFor)
+			}),
 		},
 		{
 			ID: "jsonrpc.one-response", Title: "a request is answered once", Level: MUST,
 			Spec: "JSON-RPC 2.0", Section: "§5 Response object",
 			Quote: "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.",
 			run:   exercise,
-			watch: func(w *watchCtx, s seen) string {
-				if s.dup {
-					return fmt.Sprintf("a second response to id %s", clip(string(s.msg.ID), 60))
-				}
-				return ""
-			},
+			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.dup }, func(s seen) string {
+				return fmt.Sprintf("a second response to id %s", clip(string(s.msg.ID), 60))
+			}),
 		},
 		{
 			ID: "jsonrpc.stdout-only", Title: "nothing but MCP messages on stdout", Level: MUST,
@@ -109,12 +103,12 @@ func jsonrpcWatchChecks() []*Check {
 			Quote: "The server MUST NOT write anything to its stdout that is not a valid MCP message.",
 			needs: needs{transport: "stdio"},
 			run:   exercise,
-			watch: func(w *watchCtx, s seen) string {
-				if s.via == "stdout" && s.bad == junkLine { // what else is no message, another check names
-					return "the server wrote on its stdout what is no MCP message: " + s.bad
-				}
-				return ""
-			},
+			// Junk on stdout only: what else is no message, another check names.
+			watch: spotSaid(func(_ *watchCtx, s seen) bool {
+				return s.via == "stdout" && s.bad == junkLine
+			}, func(s seen) string {
+				return "the server wrote on its stdout what is no MCP message: " + s.bad
+			}),
 		},
 		{
 			ID: "jsonrpc.request-id", Title: "a request of the server's has an id that is not null", Level: MUST,
@@ -136,12 +130,11 @@ func jsonrpcWatchChecks() []*Check {
 			Spec: "2025-11-25", Section: "basic#notifications",
 			Quote: "Notifications MUST NOT include an ID.",
 			run:   exercise,
-			watch: func(_ *watchCtx, s seen) string {
-				if s.msg.IsRequest() && strings.HasPrefix(s.msg.Method, "notifications/") {
-					return fmt.Sprintf("the notification %s sent with the id %s", s.msg.Method, clip(string(s.msg.ID), 60))
-				}
-				return ""
-			},
+			watch: spotSaid(func(_ *watchCtx, s seen) bool {
+				return s.msg.IsRequest() && strings.HasPrefix(s.msg.Method, "notifications/")
+			}, func(s seen) string {
+				return fmt.Sprintf("the notification %s sent with the id %s", s.msg.Method, clip(string(s.msg.ID), 60))
+			}),
 		},
 		{
 			ID: "jsonrpc.meta-keys", Title: "the _meta keys of every message follow the key name format", Level: MUST,
@@ -173,12 +166,9 @@ func jsonrpcWatchChecks() []*Check {
 			Spec: "2025-11-25", Section: "basic#requests",
 			Quote: "The request ID MUST NOT have been previously used by the requestor within the same session.",
 			run:   exercise,
-			watch: func(_ *watchCtx, s seen) string {
-				if s.reused {
-					return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session", s.msg.Method, clip(string(s.msg.ID), 60))
-				}
-				return ""
-			},
+			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.reused }, func(s seen) string {
+				return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session", s.msg.Method, clip(string(s.msg.ID), 60))
+			}),
 		},
 		{
 			ID: "jsonrpc.utf8", Title: "messages are UTF-8", Level: MUST,

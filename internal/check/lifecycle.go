@@ -181,12 +181,11 @@ func lifecycleCapabilityChecks() []*Check {
 			Quote: "Both parties MUST: ... Only use capabilities that were successfully negotiated",
 			needs: needs{era: "legacy"},
 			run:   exercise,
-			watch: func(w *watchCtx, s seen) string {
-				if s.undeclared != "" && !s.early {
-					return fmt.Sprintf("%s, though the client did not declare %s", s.msg.Method, s.undeclared)
-				}
-				return ""
-			},
+			watch: spotSaid(func(_ *watchCtx, s seen) bool {
+				return s.undeclared != "" && !s.early
+			}, func(s seen) string {
+				return fmt.Sprintf("%s, though the client did not declare %s", s.msg.Method, s.undeclared)
+			}),
 		},
 		{
 			ID: "lifecycle.declared-methods", Title: "a declared capability's methods are answered", Level: SHOULD,

@@ -353,12 +353,11 @@ func modernWatchChecks() []*Check {
 			Quote: "The server MUST NOT write JSON-RPC requests to stdout.",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
-			watch: func(w *watchCtx, s seen) string {
-				if s.era == "modern" && s.msg.IsRequest() {
-					return fmt.Sprintf("a request (%s) from the server, which the era carries in results (input_required)", s.msg.Method)
-				}
-				return ""
-			},
+			watch: spotSaid(func(_ *watchCtx, s seen) bool {
+				return s.era == "modern" && s.msg.IsRequest()
+			}, func(s seen) string {
+				return fmt.Sprintf("a request (%s) from the server, which the era carries in results (input_required)", s.msg.Method)
+			}),
 		},
 		{
 			ID: "modern.log-unasked", Title: "no log message for a request that asked for none", Level: MUST,

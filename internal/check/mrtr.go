@@ -40,12 +40,11 @@ func mrtrChecks() []*Check {
 			Quote: "Servers MUST NOT send InputRequiredResult responses on any other client requests.",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
-			watch: func(w *watchCtx, s seen) string {
-				if inputRequired(s) && s.method != "" && !slices.Contains(inputRequestMethods, s.method) {
-					return "an input_required result" + ofMethod(s)
-				}
-				return ""
-			},
+			watch: spotSaid(func(_ *watchCtx, s seen) bool {
+				return inputRequired(s) && s.method != "" && !slices.Contains(inputRequestMethods, s.method)
+			}, func(s seen) string {
+				return "an input_required result" + ofMethod(s)
+			}),
 		},
 		{
 			ID: "modern.input-required-shape", Title: "an input_required result asks for input or carries a request state", Level: MUST,
@@ -53,12 +52,11 @@ func mrtrChecks() []*Check {
 			Quote: "Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult response.",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
-			watch: func(w *watchCtx, s seen) string {
-				if inputRequired(s) && member(s.msg.Result, "inputRequests") == nil && member(s.msg.Result, "requestState") == nil {
-					return "an input_required result" + ofMethod(s) + " with neither inputRequests nor requestState"
-				}
-				return ""
-			},
+			watch: spotSaid(func(_ *watchCtx, s seen) bool {
+				return inputRequired(s) && member(s.msg.Result, "inputRequests") == nil && member(s.msg.Result, "requestState") == nil
+			}, func(s seen) string {
+				return "an input_required result" + ofMethod(s) + " with neither inputRequests nor requestState"
+			}),
 		},
 		{
 			ID: "modern.input-capabilities", Title: "no input request for a capability the client did not declare", Level: MUST,

@@ -65,9 +65,15 @@ const errSharedUnpaired = "mcpv check's own fault: it judges answers to what is 
 
 // spot is a watch that reports what of every message that is.
 func spot(what string, is func(w *watchCtx, s seen) bool) func(*watchCtx, seen) string {
+	return spotSaid(is, func(seen) string { return what })
+}
+
+// spotSaid is a watch that reports every message that is as said says
+// it; the others break nothing it knows of ("").
+func spotSaid(is func(w *watchCtx, s seen) bool, said func(s seen) string) func(*watchCtx, seen) string {
 	return func(w *watchCtx, s seen) string {
 		if is(w, s) {
-			return what
+			return said(s)
 		}
 		return ""
 	}
