@@ -37,12 +37,7 @@ func httpPostChecks() []*Check {
 			Quote: "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden.",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
-				x := firstRequest(t, httpReq{header: http.Header{"Origin": {foreignOrigin}}})
-				t.Sent(x.sent + " with Origin: " + foreignOrigin)
-				t.Got(x.String())
-				if x.status != http.StatusForbidden && !refusedBefore403(t, x) {
-					t.Fail("answered HTTP %d, not 403", x.status)
-				}
+				foreignRefused(t, http.Header{"Origin": {foreignOrigin}}, " with Origin: "+foreignOrigin, "answered HTTP %d, not 403")
 			},
 		},
 		{
@@ -59,12 +54,8 @@ func httpPostChecks() []*Check {
 				if p := u.Port(); p != "" {
 					host += ":" + p
 				}
-				x := firstRequest(t, httpReq{header: http.Header{"Host": {host}, "Origin": {"http://" + host}}})
-				t.Sent(fmt.Sprintf("%s with Host: %s and Origin: http://%s", x.sent, host, host))
-				t.Got(x.String())
-				if x.status != http.StatusForbidden && !refusedBefore403(t, x) {
-					t.Fail("answered HTTP %d, not 403: a web page whose name resolves to this machine reaches the server", x.status)
-				}
+				foreignRefused(t, http.Header{"Host": {host}, "Origin": {"http://" + host}}, fmt.Sprintf(" with Host: %s and Origin: http://%s", host, host),
+					"answered HTTP %d, not 403: a web page whose name resolves to this machine reaches the server")
 			},
 		},
 		{
@@ -174,8 +165,7 @@ func httpSessionChecks() []*Check {
 				if c.http.session != "" {
 					return
 				}
-				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-assigned"`), "ping", nil)
-				x := t.httpSend(c, httpReq{body: msg}, nil, "POST initialize (answered with no Mcp-Session-Id), then POST ping")
+				x := t.pingWith(c, "mcpv-check-assigned", nil, "POST initialize (answered with no Mcp-Session-Id), then POST ping")
 				if x.status == http.StatusBadRequest || x.status == http.StatusNotFound {
 					t.Fail("a request without a session id is refused (HTTP %d), though initialize's answer assigned none", x.status)
 				}
@@ -205,8 +195,7 @@ func httpSessionChecks() []*Check {
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				c := withSession(t, t.connWith(connOptions{era: "legacy"}))
-				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-nosession"`), "ping", nil)
-				x := t.httpSend(c, httpReq{body: msg, header: http.Header{"Mcp-Session-Id": {""}}}, nil, "POST ping without Mcp-Session-Id")
+				x := t.pingWith(c, "mcpv-check-nosession", http.Header{"Mcp-Session-Id": {""}}, "POST ping without Mcp-Session-Id")
 				switch {
 				case x.status/100 == 2:
 					t.Note("answered: the server does not require its session id")
@@ -230,9 +219,7 @@ func httpRefusalChecks() []*Check {
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				c := withSession(t, t.connWith(connOptions{era: "legacy"}))
-				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-unknown-session"`), "ping", nil)
-				x := t.httpSend(c, httpReq{body: msg, header: http.Header{"Mcp-Session-Id": {"mcpv-check-no-such-session"}}}, nil, "POST ping with Mcp-Session-Id: mcpv-check-no-such-session")
-				wantStatus(t, x, http.StatusNotFound)
+				wantStatus(t, t.pingWith(c, "mcpv-check-unknown-session", http.Header{"Mcp-Session-Id": {"mcpv-check-no-such-session"}}, "POST ping with Mcp-Session-Id: mcpv-check-no-such-session"), http.StatusNotFound)
 			},
 		},
 		{
@@ -270,9 +257,7 @@ func httpRefusalChecks() []*Check {
 					t.Skip("the protocol version is %s, which has no MCP-Protocol-Version header (2025-06-18 brought it)", v)
 				}
 				c := t.connWith(connOptions{era: "legacy"})
-				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-version"`), "ping", nil)
-				x := t.httpSend(c, httpReq{body: msg, header: http.Header{"MCP-Protocol-Version": {unknownVersion}}}, nil, "POST ping with MCP-Protocol-Version: "+unknownVersion)
-				wantStatus(t, x, http.StatusBadRequest)
+				wantStatus(t, t.pingWith(c, "mcpv-check-version", http.Header{"MCP-Protocol-Version": {unknownVersion}}, "POST ping with MCP-Protocol-Version: "+unknownVersion), http.StatusBadRequest)
 			},
 		},
 		{
@@ -332,6 +317,18 @@ func firstRequest(t *T, hr httpReq) *exchange {
 		t.failErr(method, err)
 	}
 	return x
+}
+
+// foreignRefused sends the first request with header, recorded as sent
+// with what shown adds, and fails t unless it is refused with 403 (any
+// 4xx before 2025-11-25: refusedBefore403), saying why with the status.
+func foreignRefused(t *T, header http.Header, shown, why string) {
+	x := firstRequest(t, httpReq{header: header})
+	t.Sent(x.sent + shown)
+	t.Got(x.String())
+	if x.status != http.StatusForbidden && !refusedBefore403(t, x) {
+		t.Fail(why, x.status)
+	}
 }
 
 // refusedBefore403 reports whether x, the answer to a request of a

@@ -17,6 +17,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -239,6 +240,12 @@ func (t *T) httpSend(c *conn, hr httpReq, id json.RawMessage, shown string) *exc
 	x := t.httpSendQuiet(c, hr, id, shown)
 	t.Got(x.String())
 	return x
+}
+
+// pingWith is httpSend of a ping whose id is the string id, with header.
+func (t *T) pingWith(c *conn, id string, header http.Header, shown string) *exchange {
+	msg, _ := mcp.EncodeRequest(json.RawMessage(strconv.Quote(id)), "ping", nil)
+	return t.httpSend(c, httpReq{body: msg, header: header}, nil, shown)
 }
 
 // httpSendQuiet is httpSend, recording nothing of the answer.
