@@ -306,10 +306,7 @@ func modernHTTPChecks() []*Check {
 			Quote: "A server that supports only this revision and receives such traffic from an older client SHOULD respond as follows: HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed.",
 			needs: needs{era: "modern", transport: "http"},
 			run: func(t *T) {
-				if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
-					t.Skip("the server speaks the initialize era too, whose GET stream and DELETE it may serve")
-				}
-				c := t.connWith(connOptions{era: "modern"})
+				c := modernAlone(t, "whose GET stream and DELETE it may serve")
 				for _, method := range []string{http.MethodGet, http.MethodDelete} {
 					x := t.httpSendQuiet(c, httpReq{method: method, headersOnly: true}, nil, method)
 					t.Got(fmt.Sprintf("HTTP %d", x.status))
@@ -325,10 +322,7 @@ func modernHTTPChecks() []*Check {
 			Quote: "A server that supports only this revision and receives such traffic from an older client SHOULD respond as follows: ... An Mcp-Session-Id header on a request: ignore it, and do not mint or echo session IDs.",
 			needs: needs{era: "modern", transport: "http"},
 			run: func(t *T) {
-				if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
-					t.Skip("the server speaks the initialize era too, which has sessions")
-				}
-				c := t.connWith(connOptions{era: "modern"})
+				c := modernAlone(t, "which has sessions")
 				body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-sid"`), "server/discover", c.stamp(nil))
 				x := t.httpSend(c, httpReq{body: body, header: http.Header{"Mcp-Session-Id": {"mcpv-check-session"}}}, json.RawMessage(`"mcpv-check-sid"`),
 					"POST server/discover with Mcp-Session-Id: mcpv-check-session")
@@ -341,6 +335,16 @@ func modernHTTPChecks() []*Check {
 			},
 		},
 	}
+}
+
+// modernAlone is the check's connection of this era, when the server
+// speaks no other; t is skipped, saying what the initialize era has, when
+// it speaks that era too.
+func modernAlone(t *T, has string) *conn {
+	if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
+		t.Skip("the server speaks the initialize era too, %s", has)
+	}
+	return t.connWith(connOptions{era: "modern"})
 }
 
 // modernWatchChecks judge every message of the era: no request from the

@@ -106,6 +106,17 @@ func (a asking) retry(t *T, answers any, state *string) mcp.Message {
 	return m
 }
 
+// askInput is ask, with the answers to the input asked for; t is
+// skipped when the server asks for none, only a request state.
+func askInput(t *T) (asking, map[string]json.RawMessage) {
+	a := ask(t)
+	ans := answers(a.result)
+	if len(ans) == 0 {
+		t.Skip("the server asks for no input, only a request state")
+	}
+	return a, ans
+}
+
 func retryChecks() []*Check {
 	return []*Check{
 		{
@@ -114,10 +125,7 @@ func retryChecks() []*Check {
 			Quote: "If the client fails to send all the information requested in a previous InputRequests, and the missing information is necessary for the server to process the request, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error.",
 			needs: needs{era: "modern", capability: "prompts"},
 			run: func(t *T) {
-				a := ask(t)
-				if len(answers(a.result)) == 0 {
-					t.Skip("the server asks for no input, only a request state")
-				}
+				a, _ := askInput(t)
 				m := a.retry(t, map[string]any{}, state(a.result))
 				if m.Error != nil {
 					t.FailGot(errText(m.Error), "a retry without its input was refused, not asked again")
@@ -153,11 +161,7 @@ func retryChecks() []*Check {
 			Quote: "Servers SHOULD validate that the data provided by the client is a valid InputResponses object and that the information inside can be correctly parsed. Protocol errors (malformed JSON, invalid schema, internal server errors) SHOULD return a JSON-RPC error response",
 			needs: needs{era: "modern", capability: "prompts"},
 			run: func(t *T) {
-				a := ask(t)
-				ans := answers(a.result)
-				if len(ans) == 0 {
-					t.Skip("the server asks for no input, only a request state")
-				}
+				a, ans := askInput(t)
 				for k := range ans {
 					ans[k] = json.RawMessage(`"mcpv-check: no result"`)
 				}
