@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/authrecord"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/redact"
@@ -59,7 +58,7 @@ func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error 
 		return err
 	}
 	out.notef("authorized at %s", safetext.Line(rec.Issuer))
-	return out.print(mustJSON(authrecord.Describe(rec, s.settings.Auth.Want())))
+	return out.print(mustJSON(describeAuth(rec, s.settings.Auth.Want())))
 }
 
 type authStatusCmd struct{ authSub }
@@ -72,10 +71,10 @@ func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error
 	if err != nil {
 		return err
 	}
-	views := []authrecord.View{}
+	views := []authView{}
 	usable := false
 	for _, r := range recs {
-		v := authrecord.Describe(r, s.settings.Auth.Want())
+		v := describeAuth(r, s.settings.Auth.Want())
 		usable = usable || v.Usable && v.Matches
 		views = append(views, v)
 	}
@@ -95,7 +94,7 @@ func (s *session) storedTokens() (string, *oauth.Store, []*oauth.Record, error) 
 		return "", nil, nil, err
 	}
 	store := s.env.OAuthStore()
-	server, recs, err := authrecord.Stored(s.settings.URL, store)
+	server, recs, err := storedAuth(s.settings.URL, store)
 	return server, store, recs, err
 }
 
@@ -180,7 +179,7 @@ func (c *authWaitCmd) Run(ctx context.Context, s *session, out *console) error {
 			if len(recs) == 0 {
 				return errNotLoggedIn
 			}
-			return out.print(mustJSON(authrecord.Describe(recs[0], s.settings.Auth.Want())))
+			return out.print(mustJSON(describeAuth(recs[0], s.settings.Auth.Want())))
 		case p.Error != "":
 			return &oauth.Error{Step: oauth.StepAuthorization, Description: p.Error}
 		case time.Now().After(p.Expires.Add(pendingGrace)):

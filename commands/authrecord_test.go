@@ -1,4 +1,4 @@
-package authrecord
+package commands
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 	"github.com/mcpv/mcpv/internal/oauth"
 )
 
-func TestDescribe(t *testing.T) {
+func TestDescribeAuth(t *testing.T) {
 	t.Parallel()
 	updated := time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600))
 	r := &oauth.Record{Issuer: "https://as.example", Resource: "https://u:pw@mcp.example/mcp",
@@ -20,7 +20,7 @@ func TestDescribe(t *testing.T) {
 		Token:    oauth.Token{AccessToken: "at-secret", RefreshToken: "rt-secret", Scope: "read write", ExpiresAt: time.Now().Add(-time.Hour)},
 		Metadata: &oauth.ServerMetadata{TokenEndpoint: "https://as.example/token?key=k"},
 		Updated:  updated}
-	v := Describe(r, oauth.Wanted{})
+	v := describeAuth(r, oauth.Wanted{})
 	if v.Grant != oauth.GrantAuthorizationCode || !v.Expired || !v.Refreshable || !v.Usable || strings.Join(v.Scopes, " ") != "read write" || v.Updated != "2026-01-02T02:04:05Z" {
 		t.Errorf("Describe = %+v", v)
 	}
@@ -32,15 +32,15 @@ func TestDescribe(t *testing.T) {
 	}
 
 	// Expired with nothing to refresh with: not usable; no scope is [].
-	v = Describe(&oauth.Record{Token: oauth.Token{ExpiresAt: time.Now().Add(-time.Minute)}}, oauth.Wanted{})
+	v = describeAuth(&oauth.Record{Token: oauth.Token{ExpiresAt: time.Now().Add(-time.Minute)}}, oauth.Wanted{})
 	if v.Usable || v.Refreshable || v.Scopes == nil || len(v.Scopes) != 0 {
 		t.Errorf("an expired token alone: %+v", v)
 	}
 	// A machine grant gets a new token whenever it needs one.
-	if v = Describe(&oauth.Record{Grant: oauth.GrantClientCredentials, Token: oauth.Token{ExpiresAt: time.Now().Add(-time.Minute)}}, oauth.Wanted{}); !v.Usable || v.Grant != oauth.GrantClientCredentials {
+	if v = describeAuth(&oauth.Record{Grant: oauth.GrantClientCredentials, Token: oauth.Token{ExpiresAt: time.Now().Add(-time.Minute)}}, oauth.Wanted{}); !v.Usable || v.Grant != oauth.GrantClientCredentials {
 		t.Errorf("client credentials: %+v", v)
 	}
-	if v = Describe(&oauth.Record{}, oauth.Wanted{}); v.Expired || !v.Usable || v.ExpiresAt != "" {
+	if v = describeAuth(&oauth.Record{}, oauth.Wanted{}); v.Expired || !v.Usable || v.ExpiresAt != "" {
 		t.Errorf("a token that does not expire: %+v", v)
 	}
 	// What it was asked for, and whether a command with these settings
@@ -57,35 +57,35 @@ func TestDescribe(t *testing.T) {
 		{oauth.Wanted{}, false},
 		{oauth.Wanted{OmitResource: true}, false},
 	} {
-		v = Describe(given, tc.want)
+		v = describeAuth(given, tc.want)
 		if v.Matches != tc.matches || v.ResourceParameter != "given" || strings.Join(v.AskedScopes, " ") != "read write" {
 			t.Errorf("for %+v: %+v", tc.want, v)
 		}
 	}
-	if v = Describe(&oauth.Record{ResourceParam: oauth.ResourceOmitted}, oauth.Wanted{OmitResource: true}); !v.Matches || v.ResourceParameter != "omitted" || v.Resource != "" {
+	if v = describeAuth(&oauth.Record{ResourceParam: oauth.ResourceOmitted}, oauth.Wanted{OmitResource: true}); !v.Matches || v.ResourceParameter != "omitted" || v.Resource != "" {
 		t.Errorf("omitted: %+v", v)
 	}
-	if v = Describe(&oauth.Record{Resource: "https://mcp.example/mcp"}, oauth.Wanted{}); !v.Matches || v.ResourceParameter != "discovered" {
+	if v = describeAuth(&oauth.Record{Resource: "https://mcp.example/mcp"}, oauth.Wanted{}); !v.Matches || v.ResourceParameter != "discovered" {
 		t.Errorf("discovered: %+v", v)
 	}
 }
 
-func TestStored(t *testing.T) {
+func TestStoredAuth(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
 	store := &oauth.Store{Dir: filepath.Join(state, "mcpv", "oauth"), Root: state}
 	var ue *clierr.UsageError
-	if _, _, err := Stored("stdio", store); !errors.As(err, &ue) {
+	if _, _, err := storedAuth("stdio", store); !errors.As(err, &ue) {
 		t.Errorf("not a URL: %v, want a usage error", err)
 	}
-	server, recs, err := Stored("https://MCP.example/mcp", store)
+	server, recs, err := storedAuth("https://MCP.example/mcp", store)
 	if err != nil || server != "https://mcp.example/mcp" || len(recs) != 0 {
 		t.Fatalf("nothing stored: %s, %v, %v", server, recs, err)
 	}
 	if err := store.Save(&oauth.Record{Server: server, Issuer: "https://as.example", Resource: server, Token: oauth.Token{AccessToken: "t"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, recs, err = Stored("https://mcp.example/mcp", store); err != nil || len(recs) != 1 || recs[0].Issuer != "https://as.example" {
+	if _, recs, err = storedAuth("https://mcp.example/mcp", store); err != nil || len(recs) != 1 || recs[0].Issuer != "https://as.example" {
 		t.Errorf("one stored: %v, %v", recs, err)
 	}
 }

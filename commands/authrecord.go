@@ -1,8 +1,9 @@
-// Package authrecord is the token store as mcpv auth sees it: the records
+// The token store as mcpv auth sees it: the records
 // kept for a server, found by its canonical URL, and each described
 // without a token or a secret, with whether it can still be used and
 // whether a command with the same settings would use it.
-package authrecord
+
+package commands
 
 import (
 	"cmp"
@@ -14,10 +15,10 @@ import (
 	"github.com/mcpv/mcpv/internal/redact"
 )
 
-// Stored finds what store holds for the server at url: its canonical URL
+// storedAuth finds what store holds for the server at url: its canonical URL
 // and its records. It needs no client credentials: a server whose key
 // file is gone can still be looked at or logged out of.
-func Stored(url string, store *oauth.Store) (server string, recs []*oauth.Record, err error) {
+func storedAuth(url string, store *oauth.Store) (server string, recs []*oauth.Record, err error) {
 	if server, err = oauth.CanonicalResource(url); err != nil {
 		return "", nil, clierr.Usage(err)
 	}
@@ -25,9 +26,9 @@ func Stored(url string, store *oauth.Store) (server string, recs []*oauth.Record
 	return server, recs, err
 }
 
-// View is what auth login and status show of a record: never a token or
+// authView is what auth login and status show of a record: never a token or
 // a secret, and URLs with their credentials masked.
-type View struct {
+type authView struct {
 	Issuer   string `json:"issuer"`
 	Resource string `json:"resource"`
 	// ResourceParameter says where Resource came from: discovered, given
@@ -48,14 +49,14 @@ type View struct {
 	TokenEndpoint string `json:"token_endpoint,omitempty"`
 }
 
-// Describe shows a record as of now, to a command that wants what want
+// describeAuth shows a record as of now, to a command that wants what want
 // says.
-func Describe(r *oauth.Record, want oauth.Wanted) View {
+func describeAuth(r *oauth.Record, want oauth.Wanted) authView {
 	grant := r.Grant
 	if grant == "" {
 		grant = oauth.GrantAuthorizationCode
 	}
-	v := View{
+	v := authView{
 		Issuer:            r.Issuer,
 		Resource:          redact.URL(r.Resource),
 		ResourceParameter: cmp.Or(r.ResourceParam, "discovered"),
