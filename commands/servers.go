@@ -3,7 +3,6 @@ package commands
 import (
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/serverlist"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -49,7 +48,7 @@ func (c *serversCmd) Run(out *console, env connect.Env, f *connect.ServerFlags) 
 		if err != nil {
 			return configError(err)
 		}
-		return out.print(mustJSON(serverlist.Describe(s, store, false)))
+		return out.print(mustJSON(describeServer(s, store, false)))
 	}
 	files, skipped, err := config.All(cenv)
 	connect.WarnSkipped(log, skipped)
@@ -59,7 +58,7 @@ func (c *serversCmd) Run(out *console, env connect.Env, f *connect.ServerFlags) 
 		}
 		return err
 	}
-	return out.print(mustJSON(map[string]any{"servers": serverlist.All(files, store)}))
+	return out.print(mustJSON(map[string]any{"servers": listServers(files, store)}))
 }
 
 func (c *serversCmd) noServer() {}

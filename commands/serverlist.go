@@ -1,8 +1,9 @@
-// Package serverlist is how mcpv servers shows the config files' servers:
+// How mcpv servers shows the config files' servers:
 // each entry as written, its secrets masked, whether the user trusts a
 // project file's entry, and whether an earlier file's entry of the same
 // name shadows it.
-package serverlist
+
+package commands
 
 import (
 	"encoding/json"
@@ -11,13 +12,13 @@ import (
 	"github.com/mcpv/mcpv/internal/redact"
 )
 
-// TrustStore says whether the user trusts a file's content.
-type TrustStore interface {
+// trustStore says whether the user trusts a file's content.
+type trustStore interface {
 	Trusted(path string, data []byte) (bool, error)
 }
 
-// Entry is how a server entry is shown: as written, secrets masked.
-type Entry struct {
+// serverEntry is how a server entry is shown: as written, secrets masked.
+type serverEntry struct {
 	Name            string       `json:"name"`
 	Transport       string       `json:"transport"`
 	Command         string       `json:"command,omitempty"`
@@ -38,23 +39,23 @@ type Entry struct {
 	Warnings        []string     `json:"warnings,omitempty"`
 }
 
-// All lists every server of files, in their order; a name an earlier
+// listServers lists every server of files, in their order; a name an earlier
 // entry has is shadowed. An empty list is [], not null.
-func All(files []*config.File, store TrustStore) []Entry {
-	list := []Entry{}
+func listServers(files []*config.File, store trustStore) []serverEntry {
+	list := []serverEntry{}
 	seen := map[string]bool{}
 	for _, f := range files {
 		for _, s := range f.Servers {
-			list = append(list, Describe(s, store, seen[s.Name]))
+			list = append(list, describeServer(s, store, seen[s.Name]))
 			seen[s.Name] = true
 		}
 	}
 	return list
 }
 
-// Describe shows one entry.
-func Describe(s *config.Server, store TrustStore, shadowed bool) Entry {
-	v := Entry{
+// describeServer shows one entry.
+func describeServer(s *config.Server, store trustStore, shadowed bool) serverEntry {
+	v := serverEntry{
 		Name:            s.Name,
 		Transport:       s.Transport,
 		Command:         s.Command,

@@ -1,4 +1,4 @@
-package serverlist
+package commands
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ type trusts map[string]bool
 
 func (t trusts) Trusted(path string, _ []byte) (bool, error) { return t[path], nil }
 
-func TestDescribeMasksSecrets(t *testing.T) {
+func TestDescribeServerMasksSecrets(t *testing.T) {
 	t.Parallel()
 	f := &config.File{Source: config.Source{Path: "/home/u/.config/mcpv/servers.yaml", Label: "mcpv catalog", Kind: config.User}}
 	s := &config.Server{Name: "gh", File: f, Line: 3, Transport: "auto", URL: "https://user:pw@example.com/mcp",
@@ -25,7 +25,7 @@ func TestDescribeMasksSecrets(t *testing.T) {
 		Pin:      "pins.json",
 		OAuth:    config.OAuth{ClientID: "id", ClientSecret: "shh", Assertion: "${JWT}"},
 		Warnings: []string{"w"}}
-	b, err := json.Marshal(Describe(s, trusts{}, true))
+	b, err := json.Marshal(describeServer(s, trusts{}, true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,20 +52,20 @@ func TestDescribeMasksSecrets(t *testing.T) {
 	}
 }
 
-func TestAll(t *testing.T) {
+func TestListServers(t *testing.T) {
 	t.Parallel()
 	project := &config.File{Source: config.Source{Path: "/p/.mcp.json", Label: "project", Kind: config.Project}}
 	project.Servers = []*config.Server{{Name: "a", File: project, Command: "./a"}, {Name: "b", File: project, Command: "./b"}}
 	user := &config.File{Source: config.Source{Path: "/u/servers.yaml", Kind: config.User}}
 	user.Servers = []*config.Server{{Name: "a", File: user, URL: "https://a.example"}}
-	list := All([]*config.File{project, user}, trusts{"/p/.mcp.json": true})
+	list := listServers([]*config.File{project, user}, trusts{"/p/.mcp.json": true})
 	if len(list) != 3 || list[0].Shadowed || list[1].Shadowed || !list[2].Shadowed {
 		t.Fatalf("All = %+v; want the second a shadowed", list)
 	}
 	if list[0].Trusted == nil || !*list[0].Trusted || list[2].Trusted != nil {
 		t.Errorf("trust: %v, %v", list[0].Trusted, list[2].Trusted)
 	}
-	if b, _ := json.Marshal(All(nil, trusts{})); string(b) != "[]" {
+	if b, _ := json.Marshal(listServers(nil, trusts{})); string(b) != "[]" {
 		t.Errorf("no servers: %s, want []", b)
 	}
 }
