@@ -13,7 +13,6 @@ import (
 	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/load"
-	"github.com/mcpv/mcpv/internal/loadreport"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/output"
 )
@@ -256,7 +255,7 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	ok := res.Check(c.thresholds)
 	if page != nil {
-		if err := loadreport.Write(page, res, map[string]string{"server": cfg.Mask(serverText(s.settings)), "mcpv": Version}, Version); err != nil {
+		if err := load.WritePage(page, res, map[string]string{"server": cfg.Mask(serverText(s.settings)), "mcpv": Version}, Version); err != nil {
 			return fmt.Errorf("--report: %w", err)
 		}
 		if err := page.Close(); err != nil {

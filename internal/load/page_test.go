@@ -1,4 +1,4 @@
-package loadreport
+package load
 
 import (
 	"bytes"
@@ -7,8 +7,6 @@ import (
 	"html"
 	"strings"
 	"testing"
-
-	"github.com/mcpv/mcpv/internal/load"
 )
 
 // Text from the run (a server's error message, an operation's name) can
@@ -17,10 +15,10 @@ import (
 // Security Policy admits, and nothing else may run or load.
 func TestPageIsSelfContainedAndInert(t *testing.T) {
 	hostile := `</script><script>alert(1)</script><!-- <img src=x onerror=alert(2)> &amp;`
-	res := &load.Result{Version: load.Version, Operations: []load.OpResult{{Name: hostile, Weight: 1}},
-		ErrorKinds: []load.Error{{Phase: "operation", Kind: "JSON-RPC -32000", Count: 1, Example: hostile}}}
+	res := &Result{Version: Version, Operations: []OpResult{{Name: hostile, Weight: 1}},
+		ErrorKinds: []Error{{Phase: "operation", Kind: "JSON-RPC -32000", Count: 1, Example: hostile}}}
 	var b bytes.Buffer
-	if err := Write(&b, res, map[string]string{"server": hostile}, "dev"); err != nil {
+	if err := WritePage(&b, res, map[string]string{"server": hostile}, "dev"); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

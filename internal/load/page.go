@@ -1,4 +1,4 @@
-// Package loadreport writes the HTML report of a run of mcpv load
+// The HTML report of a run of mcpv load
 // (--report FILE.html): one self-contained page, its styles, its script
 // and the run's data inline, that opens with no network (its Content
 // Security Policy lets no request leave it) and draws its charts as SVG
@@ -7,7 +7,8 @@
 // or steps, the errors, the search, the thresholds, the baseline and the
 // run's settings. Everything from the run is data the script sets as
 // text, never markup.
-package loadreport
+
+package load
 
 import (
 	"crypto/sha256"
@@ -17,8 +18,6 @@ import (
 	"html"
 	"io"
 	"strings"
-
-	"github.com/mcpv/mcpv/internal/load"
 )
 
 //go:embed page.html
@@ -27,9 +26,9 @@ var pageHTML string
 //go:embed page.js
 var pageJS string
 
-// Write writes res's page to w; settings are what the page shows of the
+// WritePage writes res's page to w; settings are what the page shows of the
 // run beyond the report (the command line, masked), and version mcpv's.
-func Write(w io.Writer, res *load.Result, settings map[string]string, version string) error {
+func WritePage(w io.Writer, res *Result, settings map[string]string, version string) error {
 	data, err := json.Marshal(res)
 	if err != nil {
 		return err
