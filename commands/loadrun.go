@@ -17,7 +17,6 @@ import (
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/load"
 	"github.com/mcpv/mcpv/internal/loaddata"
-	"github.com/mcpv/mcpv/internal/loadscenario"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
@@ -163,7 +162,7 @@ func (c *loadCmd) scenario(out *console, s *session) (string, []load.Step, func(
 	}
 	s.settings.Secrets = append(s.settings.Secrets, f.Secrets...)
 	tree := safefile.Tree{Dir: f.Dir}
-	steps, err := loadscenario.Steps(f, tree.Read, exitCode)
+	steps, err := load.ScenarioSteps(f, tree.Read, exitCode)
 	return f.Name, steps, tree.Read, err
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/fuzzcheck"
 	"github.com/mcpv/mcpv/internal/load"
-	"github.com/mcpv/mcpv/internal/loadscenario"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/testfile"
 )
@@ -52,7 +51,7 @@ func FuzzScenarioFile(f *testing.F) {
 		fuzzcheck.Bounded(t, len(data), 64<<20, 4096, func() {
 			if file, errs = testfile.Read(o, path); len(errs) == 0 {
 				var s []load.Step
-				s, err = loadscenario.Steps(file, safefile.Tree{Dir: file.Dir}.Read, exitCode)
+				s, err = load.ScenarioSteps(file, safefile.Tree{Dir: file.Dir}.Read, exitCode)
 				steps = len(s)
 			}
 		})

@@ -1,4 +1,4 @@
-// Package loadscenario reads an mcpv test file as a scenario of mcpv load:
+// An mcpv test file read as a scenario of mcpv load:
 // what one virtual user does in one iteration. Its steps become load's
 // operations, in order, on one session; what a step captures fills the
 // words of the steps after it ({{name}}), its expectations are checked as
@@ -6,7 +6,8 @@
 // error names the step), and its think: is the pause before it. The file
 // is read by internal/testfile, so a scenario is a test file and a test
 // file a scenario: no format of its own.
-package loadscenario
+
+package load
 
 import (
 	"context"
@@ -18,25 +19,24 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/clierr"
-	"github.com/mcpv/mcpv/internal/load"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// Steps are f's steps as load runs them; code is the exit code mcpv would
+// ScenarioSteps are f's steps as load runs them; code is the exit code mcpv would
 // end with for an error (what an expectation's exit: compares). readFile
 // reads a step's @FILE (through f's tree). A step load cannot run (a
 // snapshot or lint step, a command that is no load operation, an option
 // of the command line) is a mistake in the file: FILE:LINE: message.
-func Steps(f *testfile.File, readFile func(string) ([]byte, error), code func(error) int) ([]load.Step, error) {
-	var steps []load.Step
+func ScenarioSteps(f *testfile.File, readFile func(string) ([]byte, error), code func(error) int) ([]Step, error) {
+	var steps []Step
 	var errs []string
 	for _, st := range f.Steps {
 		if st.Skip != "" {
 			continue
 		}
-		s, err := step(st, readFile, code)
+		s, err := scenarioStep(st, readFile, code)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s:%d: step %d (%s): %v", f.Path, st.Line, st.Index, st.Name, err))
 			continue
@@ -52,9 +52,9 @@ func Steps(f *testfile.File, readFile func(string) ([]byte, error), code func(er
 	return steps, nil
 }
 
-func step(st *testfile.Step, readFile func(string) ([]byte, error), code func(error) int) (load.Step, error) {
+func scenarioStep(st *testfile.Step, readFile func(string) ([]byte, error), code func(error) int) (Step, error) {
 	if st.Kind != testfile.StepLine {
-		return load.Step{}, errors.New("snapshot, lint and cost steps are mcpv test's: a scenario's steps are operations")
+		return Step{}, errors.New("snapshot, lint and cost steps are mcpv test's: a scenario's steps are operations")
 	}
 	// The words with a placeholder for each capture, for the operation
 	// parsed and prepared once; a step that uses captures is made anew
@@ -69,14 +69,14 @@ func step(st *testfile.Step, readFile func(string) ([]byte, error), code func(er
 	}
 	words, err := loadWords(st.Fill(placeholders), read)
 	if err != nil {
-		return load.Step{}, err
+		return Step{}, err
 	}
-	op, err := load.ParseOp(words, read)
+	op, err := ParseOp(words, read)
 	if err != nil {
-		return load.Step{}, err
+		return Step{}, err
 	}
 	op.Name = st.Name
-	s := load.Step{Op: op, Think: st.Think}
+	s := Step{Op: op, Think: st.Think}
 	if len(st.Needs) > 0 {
 		s.Words = func(caps map[string]json.RawMessage) []string {
 			words, err := loadWords(st.Fill(caps), readFile)
@@ -91,7 +91,7 @@ func step(st *testfile.Step, readFile func(string) ([]byte, error), code func(er
 		tool = words[1]
 	}
 	s.Done = func(ctx context.Context, res json.RawMessage, err error, caps map[string]json.RawMessage) error {
-		return done(ctx, st, tool, res, err, caps, code)
+		return stepDone(ctx, st, tool, res, err, caps, code)
 	}
 	return s, nil
 }
@@ -129,15 +129,15 @@ func loadWords(words []string, readFile func(string) ([]byte, error)) ([]string,
 	return out, nil
 }
 
-// done judges what came of a step as mcpv test would, and keeps its
+// stepDone judges what came of a step as mcpv test would, and keeps its
 // captures: a step that ends as its expectations say (exit 0 unless they
 // say otherwise) goes on; one that failed as no expectation allows keeps
 // its own error (load counts it by kind); one whose result is not what
-// they expect is an *load.ExpectationError.
-func done(ctx context.Context, st *testfile.Step, tool string, res json.RawMessage, err error, caps map[string]json.RawMessage, code func(error) int) error {
+// they expect is an *ExpectationError.
+func stepDone(ctx context.Context, st *testfile.Step, tool string, res json.RawMessage, err error, caps map[string]json.RawMessage, code func(error) int) error {
 	o := testfile.Outcome{Raw: res, Value: res, Err: err, Tool: tool}
 	switch {
-	case errors.Is(err, load.ErrToolFailed):
+	case errors.Is(err, ErrToolFailed):
 		o.Code, o.IsError = 1, true
 	case err != nil:
 		o.Code = code(err)
@@ -166,14 +166,14 @@ func done(ctx context.Context, st *testfile.Step, tool string, res json.RawMessa
 		if f.Expected != "" || f.Actual != "" {
 			msg += fmt.Sprintf(" (expected %s, got %s)", f.Expected, f.Actual)
 		}
-		return &load.ExpectationError{Message: msg}
+		return &ExpectationError{Message: msg}
 	}
 	value := o.Value
 	if value == nil {
 		value = json.RawMessage("null")
 	}
 	if fs := st.Capture(ctx, value, caps); len(fs) > 0 {
-		return &load.ExpectationError{Message: fs[0].Kind + ": " + fs[0].Message}
+		return &ExpectationError{Message: fs[0].Kind + ": " + fs[0].Message}
 	}
 	return nil
 }
