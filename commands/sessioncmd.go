@@ -20,7 +20,6 @@ import (
 	"github.com/mcpv/mcpv/internal/keeper"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safedir"
-	"github.com/mcpv/mcpv/internal/waitline"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 )
@@ -161,7 +160,7 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 		wait = 24 * time.Hour
 	}
 	if out.ios.Status.Enabled() {
-		defer waitline.Show(out.ios.Status, connect.WaitingFor(s.settings), nil, time.Now(), waitline.Delay).Stop()
+		defer connect.ShowWaitLine(out.ios.Status, connect.WaitingFor(s.settings), nil, time.Now(), connect.WaitLineDelay).Stop()
 	}
 	var r keeperReady
 	select {

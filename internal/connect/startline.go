@@ -8,20 +8,19 @@ import (
 
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/internal/waitline"
 	"github.com/mcpv/mcpv/mcp"
 )
 
 // startWait is the line a terminal shows while the server starts (see
-// internal/waitline): from the transport's start to the server's first
+// waitline.go): from the transport's start to the server's first
 // message (initialize's answer, or, for a server whose era is
 // remembered, the answer to whatever was sent first), or to a browser
 // sign-in, which has its own words.
 type startWait struct {
-	line     atomic.Pointer[waitline.Line] // nil until shown
-	spoke    atomic.Bool                   // the server's first message was read
-	building atomic.Bool                   // the Go toolchain is building the server (watchBuild)
-	built    func()                        // ends watchBuild; set before the session starts
+	line     atomic.Pointer[WaitLine] // nil until shown
+	spoke    atomic.Bool              // the server's first message was read
+	building atomic.Bool              // the Go toolchain is building the server (watchBuild)
+	built    func()                   // ends watchBuild; set before the session starts
 }
 
 // signingIn ends the line when a browser flow begins, then opens url.
@@ -52,7 +51,7 @@ func (w *startWait) show(s *Settings, h Hooks, t mcp.Transport, begin time.Time)
 			return safetext.Line(ct.LastStderrLine())
 		}
 	}
-	w.line.Store(waitline.Show(h.Status, WaitingFor(s), last, begin, waitline.Delay))
+	w.line.Store(ShowWaitLine(h.Status, WaitingFor(s), last, begin, WaitLineDelay))
 }
 
 // stderr is a stdio server's stderr as it comes, passed on to next: each

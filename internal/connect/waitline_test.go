@@ -1,4 +1,4 @@
-package waitline
+package connect
 
 import (
 	"regexp"
@@ -7,21 +7,21 @@ import (
 	"time"
 )
 
-// status is a terminal's status line, as output.StatusLine keeps it: one
+// waitStatus is a terminal's status line, as output.StatusLine keeps it: one
 // text, replaced only when it holds what the caller expects. Each change
 // is sent on changes.
-type status struct {
+type waitStatus struct {
 	mu      sync.Mutex // guards text
 	text    string
 	changes chan string
 	refused chan struct{} // a Replace refused
 }
 
-func newStatus() *status {
-	return &status{changes: make(chan string, 100), refused: make(chan struct{}, 100)}
+func newWaitStatus() *waitStatus {
+	return &waitStatus{changes: make(chan string, 100), refused: make(chan struct{}, 100)}
 }
 
-func (s *status) Replace(old, text string) bool {
+func (s *waitStatus) Replace(old, text string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.text != old {
@@ -33,13 +33,13 @@ func (s *status) Replace(old, text string) bool {
 	return true
 }
 
-func (s *status) set(text string) {
+func (s *waitStatus) set(text string) {
 	s.mu.Lock()
 	s.text = text
 	s.mu.Unlock()
 }
 
-func (s *status) next(t *testing.T) string {
+func (s *waitStatus) next(t *testing.T) string {
 	t.Helper()
 	select {
 	case text := <-s.changes:
@@ -50,29 +50,29 @@ func (s *status) next(t *testing.T) string {
 	}
 }
 
-// lastLine is what the server said last, changed by the test.
-type lastLine struct {
+// lastWords is what the server said last, changed by the test.
+type lastWords struct {
 	mu   sync.Mutex // guards text
 	text string
 }
 
-func (l *lastLine) get() string {
+func (l *lastWords) get() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.text
 }
 
-func (l *lastLine) set(text string) {
+func (l *lastWords) set(text string) {
 	l.mu.Lock()
 	l.text = text
 	l.mu.Unlock()
 }
 
 func TestLineShowsTheWaitAndGoes(t *testing.T) {
-	s := newStatus()
-	var last lastLine
+	s := newWaitStatus()
+	var last lastWords
 	begin := time.Now().Add(-3 * time.Second)
-	l := show(s, "npx to start", last.get, begin, 0, time.Millisecond)
+	l := showWaitLine(s, "npx to start", last.get, begin, 0, time.Millisecond)
 	// Three seconds or more: a busy machine's draw may come a second late.
 	waiting := regexp.MustCompile(`^mcpv: waiting for npx to start \(([3-9]|[1-9][0-9]+)s\)$`)
 	downloading := regexp.MustCompile(`^mcpv: waiting for npx to start \(([3-9]|[1-9][0-9]+)s\): Downloading…$`)
@@ -97,20 +97,20 @@ func TestLineShowsTheWaitAndGoes(t *testing.T) {
 
 // A server that answers within the delay leaves nothing on the terminal.
 func TestLineNotShownForAQuickServer(t *testing.T) {
-	s := newStatus()
-	Show(s, "x to start", nil, time.Now(), time.Hour).Stop()
+	s := newWaitStatus()
+	ShowWaitLine(s, "x to start", nil, time.Now(), time.Hour).Stop()
 	if len(s.changes) != 0 {
 		t.Errorf("drawn: %q", <-s.changes)
 	}
-	var nothing *Line
+	var nothing *WaitLine
 	nothing.Stop()
 }
 
 // Another line on the terminal (a progress line) is never drawn over,
 // nor cleared at the end.
 func TestLineLeavesAnotherLineAlone(t *testing.T) {
-	s := newStatus()
-	l := show(s, "x to start", nil, time.Now(), 0, time.Millisecond)
+	s := newWaitStatus()
+	l := showWaitLine(s, "x to start", nil, time.Now(), 0, time.Millisecond)
 	s.next(t)
 	s.set("mcpv: progress 1/2")
 	select {
@@ -129,18 +129,18 @@ func TestLineLeavesAnotherLineAlone(t *testing.T) {
 // A line the server's stderr changes is drawn again at once, not at its
 // next second; before the line first shows, a poke draws nothing.
 func TestPokeRedrawsTheServersLastWords(t *testing.T) {
-	s := newStatus()
-	var last lastLine
-	early := show(s, "x to start", last.get, time.Now(), time.Hour, time.Hour)
+	s := newWaitStatus()
+	var last lastWords
+	early := showWaitLine(s, "x to start", last.get, time.Now(), time.Hour, time.Hour)
 	early.Poke()
 	early.Stop()
 	select {
 	case got := <-s.changes:
 		t.Fatalf("a poke before the delay drew %q", got)
-	case <-time.After(3 * pokeGap):
+	case <-time.After(3 * waitLinePokeGap):
 	}
 
-	l := show(s, "x to start", last.get, time.Now(), 0, time.Hour)
+	l := showWaitLine(s, "x to start", last.get, time.Now(), 0, time.Hour)
 	defer l.Stop()
 	// The seconds are the machine's: a busy one draws late.
 	if got := s.next(t); !regexp.MustCompile(`^mcpv: waiting for x to start \([0-9]+s\)$`).MatchString(got) {
@@ -151,6 +151,6 @@ func TestPokeRedrawsTheServersLastWords(t *testing.T) {
 	if got := s.next(t); !regexp.MustCompile(`^mcpv: waiting for x to start \([0-9]+s\): fake: starting up$`).MatchString(got) {
 		t.Errorf("after the poke: %q", got)
 	}
-	var nothing *Line
+	var nothing *WaitLine
 	nothing.Poke()
 }

@@ -1,4 +1,4 @@
-// Package waitline is the line a terminal shows while mcpv waits for a
+// The line a terminal shows while mcpv waits for a
 // server to start: after a second of silence, what it waits for, for how
 // long, and the last line the server wrote on its stderr, redrawn each
 // second in place (and soon after the server writes another line) and
@@ -8,7 +8,8 @@
 // goroutine), and it never draws over another line: it shows itself only
 // on an empty status line, and keeps it only while the line is still its
 // own (a progress line that comes meanwhile wins).
-package waitline
+
+package connect
 
 import (
 	"fmt"
@@ -17,23 +18,23 @@ import (
 	"time"
 )
 
-// Status is the terminal's one transient line.
-type Status interface {
+// WaitStatus is the terminal's one transient line.
+type WaitStatus interface {
 	// Replace shows text only if the line shows old now ("" when it shows
 	// nothing), and reports whether it did.
 	Replace(old, text string) bool
 }
 
-// Delay is the silence after which the line first shows.
-const Delay = time.Second
+// WaitLineDelay is the silence after which the line first shows.
+const WaitLineDelay = time.Second
 
-// pokeGap is how soon after a Poke the line is drawn again: a server that
+// waitLinePokeGap is how soon after a Poke the line is drawn again: a server that
 // writes its stderr without pause redraws it ten times a second at most.
-const pokeGap = 100 * time.Millisecond
+const waitLinePokeGap = 100 * time.Millisecond
 
-// Line is a wait being shown. Its methods are safe for concurrent use.
-type Line struct {
-	status Status
+// WaitLine is a wait being shown. Its methods are safe for concurrent use.
+type WaitLine struct {
+	status WaitStatus
 	what   string
 	last   func() string
 	begin  time.Time
@@ -48,16 +49,16 @@ type Line struct {
 	stopped bool
 }
 
-// Show starts showing, after delay and then each second, "mcpv: waiting
+// ShowWaitLine starts showing, after delay and then each second, "mcpv: waiting
 // for WHAT (Ns)", and the server's last words (what last returns, already
 // safe to show, "" for none) after a colon; what is, for instance, "npx
 // to start". The wait began at begin. Stop ends it.
-func Show(status Status, what string, last func() string, begin time.Time, delay time.Duration) *Line {
-	return show(status, what, last, begin, delay, time.Second)
+func ShowWaitLine(status WaitStatus, what string, last func() string, begin time.Time, delay time.Duration) *WaitLine {
+	return showWaitLine(status, what, last, begin, delay, time.Second)
 }
 
-func show(status Status, what string, last func() string, begin time.Time, delay, every time.Duration) *Line {
-	l := &Line{status: status, what: what, last: last, begin: begin, every: every}
+func showWaitLine(status WaitStatus, what string, last func() string, begin time.Time, delay, every time.Duration) *WaitLine {
+	l := &WaitLine{status: status, what: what, last: last, begin: begin, every: every}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.timer = time.AfterFunc(delay, l.draw) // stopped by Stop
@@ -66,7 +67,7 @@ func show(status Status, what string, last func() string, begin time.Time, delay
 
 // draw puts the line up, or up to date, and has it drawn again in a
 // second; it gives up for good when the status line is another's.
-func (l *Line) draw() {
+func (l *WaitLine) draw() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.stopped {
@@ -82,7 +83,7 @@ func (l *Line) draw() {
 	l.up.Store(true)
 	next := l.every
 	if l.poked.Load() {
-		next = pokeGap // poked while this draw read the server's words
+		next = waitLinePokeGap // poked while this draw read the server's words
 	}
 	l.timer.Reset(next)
 }
@@ -91,14 +92,14 @@ func (l *Line) draw() {
 // drawn again soon, not at its next second. It never waits (it is called
 // as the server's stderr is read, and a terminal may hold a draw), and it
 // does nothing before the line first shows.
-func (l *Line) Poke() {
+func (l *WaitLine) Poke() {
 	if l != nil && l.up.Load() && !l.poked.Swap(true) {
-		l.timer.Reset(pokeGap)
+		l.timer.Reset(waitLinePokeGap)
 	}
 }
 
 // text is the line at now.
-func (l *Line) text(now time.Time) string {
+func (l *WaitLine) text(now time.Time) string {
 	s := fmt.Sprintf("mcpv: waiting for %s (%ds)", l.what, int(now.Sub(l.begin).Seconds()))
 	if l.last != nil {
 		if last := l.last(); last != "" {
@@ -109,8 +110,8 @@ func (l *Line) text(now time.Time) string {
 }
 
 // Stop ends the wait: the line is drawn no more, and cleared if it is
-// still on the terminal. A nil Line has nothing to stop.
-func (l *Line) Stop() {
+// still on the terminal. A nil WaitLine has nothing to stop.
+func (l *WaitLine) Stop() {
 	if l == nil {
 		return
 	}
