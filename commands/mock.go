@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/redact"
-	"github.com/mcpv/mcpv/internal/requestlog"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -116,7 +115,7 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 		defer f.Close()
 		secrets := redact.NewScrubber(nil)
 		secrets.Add(redact.Forms(redact.EnvSecrets(out.env.Environ))...)
-		log := requestlog.New(f, secrets, func(err error) {
+		log := mock.NewRequestLog(f, secrets, func(err error) {
 			out.warnf("--log: %v: nothing more is logged", err)
 		})
 		defer log.Stop() // before the file closes

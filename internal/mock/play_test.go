@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/mock"
-	"github.com/mcpv/mcpv/internal/requestlog"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
@@ -87,7 +86,7 @@ func playServer(t *testing.T, snapshot, responses string, log io.Writer) (*serve
 	m := mock.New(snap, resp, mcp.Implementation{Name: "mcpv-mock", Version: "test"})
 	srv := &serve.Server{Open: m.Open}
 	if log != nil {
-		l := requestlog.New(log, nil, nil)
+		l := mock.NewRequestLog(log, nil, nil)
 		srv.Observe = l.Observe
 		m.ObserveQuestions(l.Observe)
 	}

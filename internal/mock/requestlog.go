@@ -1,4 +1,4 @@
-// Package requestlog writes what clients said to a server mcpv serves
+// The request log (mcpv mock --log) writes what clients said to a server mcpv serves
 // (a mock) and what each request was answered, one JSON line per message,
 // for a test to assert on:
 //
@@ -12,10 +12,11 @@
 // the values a Scrubber knows (the environment's, in every form a client
 // may send them in), and the string values of members whose names say
 // they hold one. A value (params, result, an error's data) larger than
-// MaxValue is written as a string saying its size, so that one huge
-// request cannot make a huge line; past MaxLog in all, a last line says
+// MaxLogValue is written as a string saying its size, so that one huge
+// request cannot make a huge line; past MaxLogSize in all, a last line says
 // what came after is left out.
-package requestlog
+
+package mock
 
 import (
 	"bytes"
@@ -33,22 +34,22 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// MaxValue bounds each value a line holds.
-const MaxValue = 1 << 20
+// MaxLogValue bounds each value a line holds.
+const MaxLogValue = 1 << 20
 
-// MaxLog bounds the log as a whole: past it, a last line says that what
+// MaxLogSize bounds the log as a whole: past it, a last line says that what
 // came after is left out, and nothing more is written.
-const MaxLog = 256 << 20
+const MaxLogSize = 256 << 20
 
-// ErrFull is the failure a log that reached its bound reports.
-var ErrFull = errors.New("the log reached its bound of 256 MiB: what came after is left out")
+// ErrLogFull is the failure a log that reached its bound reports.
+var ErrLogFull = errors.New("the log reached its bound of 256 MiB: what came after is left out")
 
-// Log writes the lines.
-type Log struct {
+// RequestLog writes the lines.
+type RequestLog struct {
 	secrets *redact.Scrubber
 	failed  func(error)
 
-	max int64 // MaxLog, or less in tests
+	max int64 // MaxLogSize, or less in tests
 
 	mu      sync.Mutex // guards w, written and err, and keeps lines whole
 	w       io.Writer
@@ -56,17 +57,17 @@ type Log struct {
 	err     error // the first write's failure: nothing more is written
 }
 
-// New is a log written to w, masking what secrets knows; failed is told,
+// NewRequestLog is a log written to w, masking what secrets knows; failed is told,
 // once, when a write fails, and the log stops there.
-func New(w io.Writer, secrets *redact.Scrubber, failed func(error)) *Log {
+func NewRequestLog(w io.Writer, secrets *redact.Scrubber, failed func(error)) *RequestLog {
 	if secrets == nil {
 		secrets = redact.NewScrubber(nil)
 	}
-	return &Log{w: w, secrets: secrets, failed: failed, max: MaxLog}
+	return &RequestLog{w: w, secrets: secrets, failed: failed, max: MaxLogSize}
 }
 
 // Observe writes the line of one message (serve.Server.Observe).
-func (l *Log) Observe(e serve.Exchange) {
+func (l *RequestLog) Observe(e serve.Exchange) {
 	line := l.line(e)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -75,8 +76,8 @@ func (l *Log) Observe(e serve.Exchange) {
 	}
 	var err error
 	if l.written+int64(len(line)) > l.max {
-		last, _ := json.Marshal(map[string]string{"time": e.Time.UTC().Format(time.RFC3339Nano), "leftOut": ErrFull.Error()})
-		line, err = append(last, '\n'), ErrFull
+		last, _ := json.Marshal(map[string]string{"time": e.Time.UTC().Format(time.RFC3339Nano), "leftOut": ErrLogFull.Error()})
+		line, err = append(last, '\n'), ErrLogFull
 	}
 	n, werr := l.w.Write(line)
 	l.written += int64(n)
@@ -91,28 +92,28 @@ func (l *Log) Observe(e serve.Exchange) {
 	}
 }
 
-// errStopped ends a log that Stop stopped.
-var errStopped = errors.New("the log was stopped")
+// errLogStopped ends a log that Stop stopped.
+var errLogStopped = errors.New("the log was stopped")
 
 // Stop writes nothing more, so that w may be closed while a request still
 // being answered is told to Observe.
-func (l *Log) Stop() {
+func (l *RequestLog) Stop() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err == nil {
-		l.err = errStopped
+		l.err = errLogStopped
 	}
 }
 
 // line is the JSON line of e, masked.
-func (l *Log) line(e serve.Exchange) []byte {
+func (l *RequestLog) line(e serve.Exchange) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"time":`)
 	b.Write(rawjson.MustMarshal(e.Time.UTC().Format(time.RFC3339Nano)))
 	fmt.Fprintf(&b, `,"client":%d`, e.Client)
 	if e.ID != nil {
 		b.WriteString(`,"id":`)
-		value(&b, e.ID)
+		logValue(&b, e.ID)
 	}
 	b.WriteString(`,"method":`)
 	b.Write(rawjson.MustMarshal(e.Method))
@@ -121,7 +122,7 @@ func (l *Log) line(e serve.Exchange) []byte {
 	}
 	if e.Params != nil {
 		b.WriteString(`,"params":`)
-		value(&b, e.Params)
+		logValue(&b, e.Params)
 	}
 	if e.ID != nil || e.Asked {
 		switch {
@@ -136,7 +137,7 @@ func (l *Log) line(e serve.Exchange) []byte {
 			b.Write(rawjson.MustMarshal(re.Message))
 			if re.Data != nil {
 				b.WriteString(`,"data":`)
-				value(&b, re.Data)
+				logValue(&b, re.Data)
 			}
 			b.WriteByte('}')
 		default:
@@ -145,26 +146,26 @@ func (l *Log) line(e serve.Exchange) []byte {
 				result = json.RawMessage(`{}`)
 			}
 			b.WriteString(`,"result":`)
-			value(&b, result)
+			logValue(&b, result)
 		}
-		fmt.Fprintf(&b, `,"ms":%s`, millis(e.Took))
+		fmt.Fprintf(&b, `,"ms":%s`, logMillis(e.Took))
 	}
 	b.WriteString("}\n")
 	return l.secrets.Mask(redact.JSON(b.Bytes()))
 }
 
-// value writes a JSON value of the client's or the server's, on one line,
-// or, past MaxValue or not JSON, a string saying so.
-func value(b *bytes.Buffer, raw json.RawMessage) {
+// logValue writes a JSON value of the client's or the server's, on one line,
+// or, past MaxLogValue or not JSON, a string saying so.
+func logValue(b *bytes.Buffer, raw json.RawMessage) {
 	switch {
-	case len(raw) > MaxValue:
-		b.Write(rawjson.MustMarshal(fmt.Sprintf("(%d bytes, left out: the log holds values of at most %d MiB)", len(raw), MaxValue>>20)))
+	case len(raw) > MaxLogValue:
+		b.Write(rawjson.MustMarshal(fmt.Sprintf("(%d bytes, left out: the log holds values of at most %d MiB)", len(raw), MaxLogValue>>20)))
 	case json.Compact(b, raw) != nil:
 		b.Write(rawjson.MustMarshal(fmt.Sprintf("(%d bytes that are not JSON)", len(raw))))
 	}
 }
 
-// millis is d in milliseconds, to the microsecond.
-func millis(d time.Duration) string {
+// logMillis is d in milliseconds, to the microsecond.
+func logMillis(d time.Duration) string {
 	return fmt.Sprint(math.Round(float64(d)/float64(time.Microsecond)) / 1000)
 }

@@ -1,4 +1,4 @@
-package requestlog
+package mock
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-func lines(t *testing.T, b []byte) []map[string]any {
+func logLines(t *testing.T, b []byte) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
@@ -31,7 +31,7 @@ func TestLogLines(t *testing.T) {
 	var b bytes.Buffer
 	secrets := redact.NewScrubber(nil)
 	secrets.Add("hunter2-secret-value")
-	l := New(&b, secrets, nil)
+	l := NewRequestLog(&b, secrets, nil)
 	at := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
 	l.Observe(serve.Exchange{Client: 1, ID: json.RawMessage(`7`), Method: "tools/call",
 		Params: json.RawMessage(`{"name": "add",
@@ -44,11 +44,11 @@ func TestLogLines(t *testing.T) {
 	l.Observe(serve.Exchange{Client: 3, Method: "roots/list", Asked: true, Params: json.RawMessage(`{}`), Time: at,
 		Result: json.RawMessage(`{"roots":[]}`)})
 	l.Observe(serve.Exchange{Client: 1, ID: json.RawMessage(`9`), Method: "tools/call", Time: at,
-		Params: json.RawMessage(`{"big":"` + strings.Repeat("x", MaxValue) + `"}`)})
+		Params: json.RawMessage(`{"big":"` + strings.Repeat("x", MaxLogValue) + `"}`)})
 	if strings.Contains(b.String(), "hunter2-secret-value") || strings.Contains(b.String(), `"abc"`) {
 		t.Fatalf("a secret is in the log:\n%s", b.String())
 	}
-	got := lines(t, b.Bytes())
+	got := logLines(t, b.Bytes())
 	if len(got) != 6 {
 		t.Fatalf("%d lines, want 6:\n%s", len(got), b.String())
 	}
@@ -68,19 +68,19 @@ func TestLogLines(t *testing.T) {
 	if _, ok := got[4]["id"]; ok || got[4]["asked"] != true || got[4]["client"] != 3.0 || got[4]["result"] == nil || got[4]["ms"] == nil {
 		t.Errorf("a question's line: %v", got[4])
 	}
-	if s, _ := got[5]["params"].(string); !strings.Contains(s, "left out") || b.Len() > 2*MaxValue/1024 {
+	if s, _ := got[5]["params"].(string); !strings.Contains(s, "left out") || b.Len() > 2*MaxLogValue/1024 {
 		t.Errorf("a huge value is not left out (%d bytes): %.200v", b.Len(), got[4]["params"])
 	}
 }
 
-type failing struct{ n int }
+type failingWriter struct{ n int }
 
-func (f *failing) Write(p []byte) (int, error) { f.n++; return 0, errors.New("disk full") }
+func (f *failingWriter) Write(p []byte) (int, error) { f.n++; return 0, errors.New("disk full") }
 
 func TestLogStopsAtFirstFailure(t *testing.T) {
-	w := &failing{}
+	w := &failingWriter{}
 	var told []error
-	l := New(w, nil, func(err error) { told = append(told, err) })
+	l := NewRequestLog(w, nil, func(err error) { told = append(told, err) })
 	for range 3 {
 		l.Observe(serve.Exchange{Method: "notifications/initialized"})
 	}
@@ -93,14 +93,14 @@ func TestLogStopsAtFirstFailure(t *testing.T) {
 func TestLogBound(t *testing.T) {
 	var b bytes.Buffer
 	var told []error
-	l := New(&b, nil, func(err error) { told = append(told, err) })
+	l := NewRequestLog(&b, nil, func(err error) { told = append(told, err) })
 	l.max = 1000
 	for range 100 {
 		l.Observe(serve.Exchange{Method: "notifications/initialized"})
 	}
-	got := lines(t, b.Bytes())
+	got := logLines(t, b.Bytes())
 	last := got[len(got)-1]
-	if b.Len() > 1000+200 || len(got) < 5 || !strings.Contains(fmt.Sprint(last["leftOut"]), "bound") || len(told) != 1 || !errors.Is(told[0], ErrFull) {
+	if b.Len() > 1000+200 || len(got) < 5 || !strings.Contains(fmt.Sprint(last["leftOut"]), "bound") || len(told) != 1 || !errors.Is(told[0], ErrLogFull) {
 		t.Fatalf("%d bytes, told %v, last line %v", b.Len(), told, last)
 	}
 }
@@ -109,7 +109,7 @@ func TestLogBound(t *testing.T) {
 func TestLogStop(t *testing.T) {
 	var b bytes.Buffer
 	told := 0
-	l := New(&b, nil, func(error) { told++ })
+	l := NewRequestLog(&b, nil, func(error) { told++ })
 	l.Observe(serve.Exchange{Method: "notifications/initialized"})
 	l.Stop()
 	n := b.Len()
@@ -119,10 +119,10 @@ func TestLogStop(t *testing.T) {
 	}
 }
 
-// TestErrFullNamesTheBound: the failure of a full log names MaxLog, which
+// TestErrFullNamesTheBound: the failure of a full log names MaxLogSize, which
 // its text spells out (a constant, so that no error is built at init).
 func TestErrFullNamesTheBound(t *testing.T) {
-	if want := fmt.Sprintf("bound of %d MiB", MaxLog>>20); !strings.Contains(ErrFull.Error(), want) {
-		t.Errorf("ErrFull is %q, want it to name %q", ErrFull, want)
+	if want := fmt.Sprintf("bound of %d MiB", MaxLogSize>>20); !strings.Contains(ErrLogFull.Error(), want) {
+		t.Errorf("ErrLogFull is %q, want it to name %q", ErrLogFull, want)
 	}
 }
