@@ -43,7 +43,7 @@ var wings = []struct {
 	{"check", []string{"internal/check"}},
 	{"audit with its lexicons", []string{"internal/audit"}},
 	{"serve with gateway", []string{"internal/serve", "internal/gateway"}},
-	{"load", []string{"internal/load", "internal/loaddata", "internal/loadreport", "internal/loadscenario"}},
+	{"load", []string{"internal/load", "internal/loaddata"}},
 	{"oauth", []string{"internal/oauth"}},
 }
 
