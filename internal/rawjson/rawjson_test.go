@@ -348,3 +348,20 @@ func TestMembers(t *testing.T) {
 		t.Errorf("Without nothing to take: %s", got)
 	}
 }
+
+func TestDecodeLoose(t *testing.T) {
+	type t2 struct {
+		A int    `json:"a"`
+		B string `json:"b"`
+	}
+	v := t2{A: 7, B: "kept"}
+	DecodeLoose([]byte(`{"a":`), &v)
+	if v != (t2{A: 7, B: "kept"}) {
+		t.Errorf("text that is not JSON changed v: %+v", v)
+	}
+	DecodeLoose([]byte(`{"a":"x","b":"set"}`), &v)
+	if v != (t2{A: 7, B: "set"}) {
+		t.Errorf("a member of the wrong type: got %+v, want a kept and b set", v)
+	}
+	DecodeLoose([]byte(`{}`), nil) // no pointer: no panic
+}
