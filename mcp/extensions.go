@@ -19,6 +19,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // UIExtension is MCP Apps (https://github.com/modelcontextprotocol/ext-apps,
@@ -101,7 +103,7 @@ func withExtensionsFor(caps json.RawMessage, opts ClientOptions, modern bool) js
 		caps, m = json.RawMessage(`{}`), map[string]json.RawMessage{}
 	}
 	var ext map[string]json.RawMessage
-	json.Unmarshal(m["extensions"], &ext)
+	rawjson.DecodeLoose(m["extensions"], &ext)
 	var add []byte
 	for _, e := range Extensions {
 		if _, set := ext[e.ID]; !set && opts.offered(e.ID, modern) {

@@ -176,7 +176,7 @@ func NotifiedToken(params json.RawMessage) json.RawMessage {
 	var p struct {
 		Token json.RawMessage `json:"progressToken"`
 	}
-	json.Unmarshal(params, &p)
+	rawjson.DecodeLoose(params, &p)
 	return p.Token
 }
 

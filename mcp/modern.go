@@ -260,7 +260,7 @@ func resultKind(res json.RawMessage) (typ string, requests map[string]json.RawMe
 				typ = string(v)
 			}
 		case "inputRequests":
-			json.Unmarshal(v, &requests)
+			rawjson.DecodeLoose(v, &requests)
 		case "requestState":
 			state = v
 		}
@@ -419,7 +419,7 @@ func (c *Client) waitModern(ctx context.Context, t Task, onStatus func(Task)) (j
 		Result json.RawMessage `json:"result"`
 		Error  *RPCError       `json:"error"`
 	}
-	json.Unmarshal(last, &ended)
+	rawjson.DecodeLoose(last, &ended)
 	switch {
 	case t.Status == TaskCompleted && ended.Result != nil:
 		return ended.Result, t, nil

@@ -47,7 +47,7 @@ func ParamHeaders(schema json.RawMessage) ([]ParamHeader, error) {
 			if p.Header != nil {
 				where := strings.Join(path, ".")
 				var typ, header string
-				json.Unmarshal(p.Type, &typ)
+				rawjson.DecodeLoose(p.Type, &typ)
 				if typ != "string" && typ != "integer" && typ != "boolean" {
 					return fmt.Errorf("property %q: x-mcp-header on a property of type %s, not string, integer or boolean", where, p.Type)
 				}
