@@ -63,7 +63,7 @@ func (f *front) listen(ctx context.Context, params json.RawMessage) (json.RawMes
 	var p struct {
 		Notifications mcp.ListenFilter `json:"notifications"`
 	}
-	json.Unmarshal(params, &p)
+	rawjson.DecodeLoose(params, &p)
 	l := &frontListen{f: f, id: mcp.IncomingID(ctx), ctx: ctx, params: params, want: p.Notifications,
 		started: map[*Member]bool{}, waiting: map[*Member]bool{}, all: make(chan struct{})}
 	byMember := map[*Member][]string{}
@@ -167,7 +167,7 @@ func (l *frontListen) from(m *Member, n serve.Notice) {
 		var ack struct {
 			Notifications mcp.ListenFilter `json:"notifications"`
 		}
-		json.Unmarshal(n.Params, &ack)
+		rawjson.DecodeLoose(n.Params, &ack)
 		l.mu.Lock()
 		for _, uri := range ack.Notifications.URIs {
 			if slices.Contains(l.want.URIs, uri) && !slices.Contains(l.uris, uri) {

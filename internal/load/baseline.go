@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -24,7 +25,7 @@ func ReadBaseline(path string, data []byte) (*Result, error) {
 		return nil, clierr.Usagef("--baseline %s: not the JSON report of mcpv load --format json: %v", path, err)
 	}
 	var members map[string]json.RawMessage
-	json.Unmarshal(data, &members) // an object: Result's Unmarshal took it
+	rawjson.DecodeLoose(data, &members) // an object: Result's Unmarshal took it
 	switch {
 	case base.Version == 0:
 		return nil, clierr.Usagef("--baseline %s: no version: not the JSON report of mcpv load --format json", path)

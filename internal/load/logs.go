@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -68,7 +69,7 @@ func (l *Logs) Note(params json.RawMessage) {
 		Logger string          `json:"logger"`
 		Data   json.RawMessage `json:"data"`
 	}
-	json.Unmarshal(params, &p)
+	rawjson.DecodeLoose(params, &p)
 	level := cmp.Or(kept(p.Level), "none")
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // matches reports whether the entry answers a request whose jq input is
@@ -159,13 +160,13 @@ func names(items []json.RawMessage) []string {
 
 func member(raw json.RawMessage, key string) string {
 	var s string
-	json.Unmarshal(memberRaw(raw, key), &s)
+	rawjson.DecodeLoose(memberRaw(raw, key), &s)
 	return s
 }
 
 func memberRaw(raw json.RawMessage, key string) json.RawMessage {
 	var m map[string]json.RawMessage
-	json.Unmarshal(raw, &m)
+	rawjson.DecodeLoose(raw, &m)
 	return m[key]
 }
 

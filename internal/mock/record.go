@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
@@ -49,7 +50,7 @@ func NewRecorder() *Recorder {
 // Note keeps a request's result, when it is one a mock answers from.
 func (r *Recorder) Note(method string, params, result json.RawMessage) {
 	var p target
-	json.Unmarshal(params, &p)
+	rawjson.DecodeLoose(params, &p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch method {
@@ -98,7 +99,7 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 			Ref      json.RawMessage `json:"ref"`
 			Argument json.RawMessage `json:"argument"`
 		}
-		json.Unmarshal(params, &c)
+		rawjson.DecodeLoose(params, &c)
 		if c.Ref == nil {
 			return
 		}
@@ -152,7 +153,7 @@ func (r *Recorder) Skipped() int {
 // items keeps the items of a list page not kept yet.
 func (r *Recorder) items(l mcp.List, result json.RawMessage, dest *[]json.RawMessage) {
 	var its []json.RawMessage
-	json.Unmarshal(memberRaw(result, l.Key), &its)
+	rawjson.DecodeLoose(memberRaw(result, l.Key), &its)
 	for _, it := range its {
 		k := l.Method + "\x00" + member(it, l.Field)
 		if !r.listed[k] {

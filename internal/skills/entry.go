@@ -220,8 +220,8 @@ func (s Skill) VerifyFrontmatter(skillMD []byte) error {
 		return &Error{s.URI, "SKILL.md's frontmatter has no JSON form: " + err.Error()}
 	}
 	var want, gotMap map[string]any
-	json.Unmarshal(s.Frontmatter, &want)
-	json.Unmarshal(got, &gotMap)
+	rawjson.DecodeLoose(s.Frontmatter, &want)
+	rawjson.DecodeLoose(got, &gotMap)
 	for _, keys := range []map[string]any{want, gotMap} { // a key of either
 		for k := range keys {
 			w, inWant := want[k]

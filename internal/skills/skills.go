@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/mcp"
@@ -72,7 +73,7 @@ func Find(ctx context.Context, client *mcp.Client, arg string) (Skill, error) {
 		var e struct {
 			URI string `json:"uri"`
 		}
-		json.Unmarshal(raw, &e)
+		rawjson.DecodeLoose(raw, &e)
 		uris[i] = strconv.Quote(e.URI)
 	}
 	return Skill{}, &Refusal{fmt.Sprintf("%d skills are called %s: name one by its URI (%s)", len(matches), strconv.Quote(arg), strings.Join(uris, ", "))}

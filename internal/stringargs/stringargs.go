@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -108,7 +109,7 @@ func ListPrompts(ctx context.Context, client *mcp.Client) ([]json.RawMessage, er
 	var list struct {
 		Prompts []json.RawMessage `json:"prompts"`
 	}
-	json.Unmarshal(res, &list)
+	rawjson.DecodeLoose(res, &list)
 	return list.Prompts, nil
 }
 
@@ -132,7 +133,7 @@ func CheckAgainst(items []json.RawMessage, name string, ms []Member) (names []st
 		var p struct {
 			Name string `json:"name"`
 		}
-		json.Unmarshal(it, &p)
+		rawjson.DecodeLoose(it, &p)
 		names = append(names, p.Name)
 	}
 	raw := Find(items, name)
@@ -145,7 +146,7 @@ func CheckAgainst(items []json.RawMessage, name string, ms []Member) (names []st
 			Required bool   `json:"required"`
 		} `json:"arguments"`
 	}
-	json.Unmarshal(raw, &p)
+	rawjson.DecodeLoose(raw, &p)
 	var declared, missing []string
 	for _, arg := range p.Arguments {
 		declared = append(declared, arg.Name)

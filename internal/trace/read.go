@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Line is one line of a trace, as Read decodes it: the members of every
@@ -145,7 +147,7 @@ func Exchanges(lines []Line) []*Exchange {
 func messages(raw json.RawMessage) []json.RawMessage {
 	if len(raw) > 0 && raw[0] == '[' {
 		var batch []json.RawMessage
-		json.Unmarshal(raw, &batch)
+		rawjson.DecodeLoose(raw, &batch)
 		return batch
 	}
 	return []json.RawMessage{raw}

@@ -3,6 +3,7 @@ package trace
 import (
 	"encoding/json"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -63,12 +64,12 @@ func Surface(lines []Line) surface.Server {
 // items adds the items of a list page not seen yet to dest.
 func items(result json.RawMessage, list, key string, seen map[string]bool, dest *[]json.RawMessage) {
 	var page map[string]json.RawMessage
-	json.Unmarshal(result, &page)
+	rawjson.DecodeLoose(result, &page)
 	var its []json.RawMessage
-	json.Unmarshal(page[list], &its)
+	rawjson.DecodeLoose(page[list], &its)
 	for _, it := range its {
 		var m map[string]json.RawMessage
-		json.Unmarshal(it, &m)
+		rawjson.DecodeLoose(it, &m)
 		k := list + "\x00" + string(m[key])
 		if !seen[k] {
 			seen[k] = true

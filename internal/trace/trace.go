@@ -39,6 +39,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/mcp"
@@ -356,7 +357,7 @@ func idAndMethod(msg []byte) (json.RawMessage, string) {
 		case "id":
 			id = v
 		case "method":
-			json.Unmarshal(v, &method)
+			rawjson.DecodeLoose(v, &method)
 		}
 	}
 	return id, method

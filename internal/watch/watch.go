@@ -89,7 +89,7 @@ func (w *Watch) Notify(method string, params json.RawMessage) {
 		var p struct {
 			URI string `json:"uri"`
 		}
-		json.Unmarshal(params, &p)
+		rawjson.DecodeLoose(params, &p)
 		e.uri = p.URI
 	case w.o.Lists:
 		var ok bool
