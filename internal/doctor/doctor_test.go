@@ -169,6 +169,16 @@ func TestHTTPWalk(t *testing.T) {
 			w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2030-01-01"],"capabilities":{}}}`))
 		}), Era: "modern"},
 			want{fail: "era", code: 1, finding: `lists no version mcpv speaks: ["2030-01-01"]`}},
+		{"server/discover's result not decoding", Target{URL: serve(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":"2026-07-28","capabilities":{}}}`))
+		}), Era: "modern"},
+			want{fail: "era", code: 1, finding: "server/discover's result does not decode", fix: "supportedVersions is an array of strings"}},
+		{"initialize's result not decoding", Target{URL: serve(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":20250618,"capabilities":{},"serverInfo":{"name":"t","version":"0"}}}`))
+		}), Era: "legacy"},
+			want{fail: "era", code: 4, finding: "initialize's result does not decode", fix: "protocolVersion is a string"}},
 		{"a proxy in the way", Target{URL: good.URL, Plain: &http.Client{Transport: &http.Transport{Proxy: func(*http.Request) (*url.URL, error) { return url.Parse(closed) }}}},
 			want{fail: "TCP connect", code: 4, finding: "connection refused", warned: []string{"proxy"}}},
 	}

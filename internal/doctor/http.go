@@ -594,7 +594,10 @@ func (w *walk) negotiated(s *Step, method string, m mcp.Message) {
 		var d struct {
 			Supported []string `json:"supportedVersions"`
 		}
-		json.Unmarshal(m.Result, &d)
+		if err := json.Unmarshal(m.Result, &d); err != nil {
+			s.fail(codeRequirement, "server/discover's result does not decode: "+err.Error(), "the result is an object whose supportedVersions is an array of strings")
+			return
+		}
 		if slices.ContainsFunc(d.Supported, mcp.IsModern) {
 			s.Finding = "server/discover: the 2026-07-28 era (" + strings.Join(d.Supported, ", ") + ")"
 			return
@@ -605,7 +608,10 @@ func (w *walk) negotiated(s *Step, method string, m mcp.Message) {
 	var r struct {
 		Version string `json:"protocolVersion"`
 	}
-	json.Unmarshal(m.Result, &r)
+	if err := json.Unmarshal(m.Result, &r); err != nil {
+		s.fail(codeTransport, "initialize's result does not decode: "+err.Error(), "the result is an object whose protocolVersion is a string")
+		return
+	}
 	if slices.Contains(mcp.SupportedVersions, r.Version) {
 		s.Finding = "initialize: protocol " + r.Version
 		return
