@@ -170,7 +170,7 @@ type answer struct {
 func stateOf(params json.RawMessage) (string, bool) {
 	var state string
 	if v := rawjson.Member(params, "requestState"); v != nil {
-		json.Unmarshal(v, &state)
+		rawjson.DecodeLoose(v, &state)
 	}
 	return state, strings.HasPrefix(state, statePrefix)
 }
@@ -382,7 +382,7 @@ func (b *bridge) unpark(meta modernMeta, w *relayed) {
 // put to its client; what answers nothing put is ignored.
 func (b *bridge) answerFrom(responses json.RawMessage) {
 	var got map[string]json.RawMessage
-	json.Unmarshal(responses, &got)
+	rawjson.DecodeLoose(responses, &got)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.put = slices.DeleteFunc(b.put, func(q *question) bool {

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/servercard"
 )
 
@@ -99,7 +100,7 @@ func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route
 		var c struct {
 			Name string `json:"name"`
 		}
-		json.Unmarshal(card, &c)
+		rawjson.DecodeLoose(card, &c)
 		body, typ = servercard.BuildCatalog(r.Host, map[string]string{c.Name: endpoint + servercard.CardSuffix}), servercard.CatalogType
 	}
 	body = h.srv.Secrets.Mask(body) // the host name, whatever a client sent

@@ -30,7 +30,7 @@ func readEnvelope(msg []byte) (envelope, error) {
 		switch {
 		case f.KeyIs("method"):
 			e.hasMethod = true
-			json.Unmarshal(f.Value, &e.method)
+			rawjson.DecodeLoose(f.Value, &e.method)
 		case f.KeyIs("id"):
 			e.id = f.Value
 		case f.KeyIs("params"):

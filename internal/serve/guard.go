@@ -262,8 +262,8 @@ func WithListenURIs(params json.RawMessage, kept []string) json.RawMessage {
 		return params
 	}
 	var p, notes map[string]json.RawMessage
-	json.Unmarshal(params, &p)
-	json.Unmarshal(p["notifications"], &notes)
+	rawjson.DecodeLoose(params, &p)
+	rawjson.DecodeLoose(p["notifications"], &notes)
 	notes["resourceSubscriptions"] = mustJSON(kept)
 	p["notifications"] = mustJSON(notes)
 	return mustJSON(p)

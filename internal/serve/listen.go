@@ -123,7 +123,7 @@ func (c *client) listenModern(ctx context.Context, up *upstream, params json.Raw
 	var p struct {
 		Notifications mcp.ListenFilter `json:"notifications"`
 	}
-	json.Unmarshal(params, &p)
+	rawjson.DecodeLoose(params, &p)
 	relay, _ := ctx.Value(listenRelayKey{}).(func(Notice))
 	l := &listener{c: c, id: mcp.IncomingID(ctx), relay: relay}
 	if up.conn.State().Modern {
@@ -156,7 +156,7 @@ func (u *upstream) listenHere(ctx context.Context, l *listener, want mcp.ListenF
 	var init struct {
 		Capabilities map[string]struct{ ListChanged, Subscribe bool } `json:"capabilities"`
 	}
-	json.Unmarshal(u.conn.State().InitializeResult, &init)
+	rawjson.DecodeLoose(u.conn.State().InitializeResult, &init)
 	sc := init.Capabilities
 	got := want.Only(func(change string) bool { return sc[mcp.ChangedLists(change)[0].Capability].ListChanged })
 	defer u.leave(l)

@@ -3,6 +3,8 @@ package serve
 import (
 	"encoding/json"
 	"sync/atomic"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // logRank ranks the log levels (RFC 5424's, as MCP names them).
@@ -20,7 +22,7 @@ func levelOf(params json.RawMessage) int32 {
 	var p struct {
 		Level string `json:"level"`
 	}
-	json.Unmarshal(params, &p)
+	rawjson.DecodeLoose(params, &p)
 	return logRank[p.Level]
 }
 

@@ -354,7 +354,7 @@ func (u *upstream) relist(ctx context.Context, old, now *pin.Server) {
 	var init struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}
-	json.Unmarshal(u.conn.State().InitializeResult, &init)
+	rawjson.DecodeLoose(u.conn.State().InitializeResult, &init)
 	told := map[string]bool{}
 	for _, kind := range pin.Kinds {
 		if sameKind(old, now, kind) || init.Capabilities[listOfKind(kind).Capability] == nil {

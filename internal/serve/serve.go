@@ -345,7 +345,7 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 	var init struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 	}
-	json.Unmarshal(up.State().InitializeResult, &init)
+	rawjson.DecodeLoose(up.State().InitializeResult, &init)
 	for _, l := range mcp.Lists {
 		if init.Capabilities[l.Capability] == nil {
 			continue
