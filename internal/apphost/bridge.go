@@ -107,7 +107,7 @@ func (b *Bridge) answer(ctx context.Context, method string, params json.RawMessa
 		var p struct {
 			URL string `json:"url"`
 		}
-		json.Unmarshal(params, &p)
+		rawjson.DecodeLoose(params, &p)
 		u, err := url.Parse(p.URL)
 		switch {
 		case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -81,7 +82,7 @@ func OfTool(tool json.RawMessage) (a ToolApp, ok bool) {
 			Flat json.RawMessage `json:"ui/resourceUri"`
 		} `json:"_meta"`
 	}
-	json.Unmarshal(tool, &t)
+	rawjson.DecodeLoose(tool, &t)
 	a.Tool = t.Name
 	a.Visibility = []string{Model, App}
 	var ui struct {

@@ -87,6 +87,7 @@ func TestReadResource(t *testing.T) {
 		{"blob", `{"contents":[{"uri":"ui://w/v.html","mimeType":"` + mt + `","blob":"` + blob + `"}]}`, "", 0, nil, nil},
 		{"wrong media type", string(read(uri, "text/html", page, "")), "", 0, []string{"apps.mime-type"}, nil},
 		{"no media type", `{"contents":[{"uri":"ui://w/v.html","text":"` + page + `"}]}`, "", 0, []string{"apps.mime-type"}, nil},
+		{"media type not a string", `{"contents":[{"uri":"ui://w/v.html","mimeType":7,"text":"` + page + `"}]}`, "", 0, []string{"apps.mime-type"}, nil},
 		{"media type written otherwise", string(read(uri, "text/html; profile=mcp-app", page, "")), "", 0, nil, []string{"apps.mime-type"}},
 		{"no doctype", string(read(uri, mt, "<p>hi</p>", "")), "", 0, []string{"apps.html"}, nil},
 		{"old doctype", string(read(uri, mt, `<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01//EN"><p>`, "")), "", 0, []string{"apps.html"}, nil},
@@ -217,4 +218,19 @@ func TestHostileMeta(t *testing.T) {
 			t.Errorf("the policy holds %q", bad)
 		}
 	}
+}
+
+// A mimeType that is there but no string is said to be so, not taken as
+// missing.
+func TestReadResourceMimeTypeNotAString(t *testing.T) {
+	_, ps := ReadResource("ui://w/v.html", json.RawMessage(`{"contents":[{"uri":"ui://w/v.html","mimeType":["text/html"],"text":"`+page+`"}]}`), nil, 0)
+	for _, p := range ps {
+		if p.Rule == "apps.mime-type" {
+			if !strings.Contains(p.Message, `mimeType is ["text/html"], not a string`) {
+				t.Errorf("message %q", p.Message)
+			}
+			return
+		}
+	}
+	t.Errorf("no apps.mime-type problem in %+v", ps)
 }

@@ -3,6 +3,8 @@ package apps
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Sandbox is the sandbox a host gives an app's frame: scripts, and
@@ -95,7 +97,7 @@ func (r *Report) AddCall(args, result json.RawMessage) {
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	json.Unmarshal(result, &res)
+	rawjson.DecodeLoose(result, &res)
 	meaningful := false
 	for _, c := range res.Content {
 		if c.Type != "text" || strings.TrimSpace(c.Text) != "" {

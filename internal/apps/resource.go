@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -63,7 +64,7 @@ func ReadResource(uri string, res, listing json.RawMessage, max int) (Resource, 
 		var it struct {
 			URI string `json:"uri"`
 		}
-		json.Unmarshal(c, &it)
+		rawjson.DecodeLoose(c, &it)
 		if it.URI == uri {
 			item = c
 			break
@@ -87,8 +88,11 @@ func ReadResource(uri string, res, listing json.RawMessage, max int) (Resource, 
 	if json.Unmarshal(item, &c) != nil {
 		return r, []Problem{problem(Error, "apps.content", "the content read is not an object")}
 	}
-	json.Unmarshal(c.MIMEType, &r.MIMEType)
-	ps = append(ps, mimeProblem(r.MIMEType)...)
+	if c.MIMEType != nil && json.Unmarshal(c.MIMEType, &r.MIMEType) != nil {
+		ps = append(ps, problem(Error, "apps.mime-type", "the content's mimeType is %s, not a string; it must be %s", c.MIMEType, mcp.AppMIMEType))
+	} else {
+		ps = append(ps, mimeProblem(r.MIMEType)...)
+	}
 	switch {
 	case c.Text != nil && c.Blob != nil:
 		ps = append(ps, problem(Error, "apps.content", "the content has both text and blob; it must have one"))
@@ -127,7 +131,7 @@ func ReadResource(uri string, res, listing json.RawMessage, max int) (Resource, 
 			UI json.RawMessage `json:"ui"`
 		} `json:"_meta"`
 	}
-	json.Unmarshal(listing, &l)
+	rawjson.DecodeLoose(listing, &l)
 	if l.MIMEType != nil && *l.MIMEType != mcp.AppMIMEType {
 		ps = append(ps, problem(Warning, "apps.listed-mime-type", "resources/list gives the app's resource the media type %q; it SHOULD be %s", *l.MIMEType, mcp.AppMIMEType))
 	}

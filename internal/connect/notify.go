@@ -64,7 +64,7 @@ func progressText(params json.RawMessage) string {
 		Total    json.Number `json:"total"`
 		Message  string      `json:"message"`
 	}
-	json.Unmarshal(params, &p)
+	rawjson.DecodeLoose(params, &p)
 	s := "mcpv: progress " + safetext.Line(p.Progress.String())
 	if p.Total != "" {
 		s += "/" + safetext.Line(p.Total.String())
@@ -89,7 +89,7 @@ func logLine(params json.RawMessage) string {
 		Logger string          `json:"logger"`
 		Data   json.RawMessage `json:"data"`
 	}
-	json.Unmarshal(params, &p)
+	rawjson.DecodeLoose(params, &p)
 	var msg string
 	if err := json.Unmarshal(p.Data, &msg); err != nil {
 		var b bytes.Buffer

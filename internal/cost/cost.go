@@ -131,7 +131,7 @@ func str(obj json.RawMessage, key string) string {
 	raw := rawjson.Member(obj, key)
 	s, err := rawjson.String(raw)
 	if err != nil {
-		json.Unmarshal(raw, &s)
+		rawjson.DecodeLoose(raw, &s)
 	}
 	return s
 }

@@ -206,7 +206,7 @@ func (c *conn) handle(m rpc, headers []mcp.ParamHeader) {
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
-		json.Unmarshal(m.Params, &p)
+		rawjson.DecodeLoose(m.Params, &p)
 		c.mu.Lock()
 		cancel := c.inflight[string(p.RequestID)]
 		c.mu.Unlock()

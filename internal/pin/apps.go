@@ -193,7 +193,7 @@ func (p *Server) CheckDocument(uri string, d surface.Document) *Move {
 			d.UI = rawjson.Member(pinnedDoc, "ui")
 		}
 		var def map[string]json.RawMessage
-		json.Unmarshal(a.Def, &def)
+		rawjson.DecodeLoose(a.Def, &def)
 		def["document"] = documentJSON(uri, d)
 		b, _ := json.Marshal(def)
 		live, err := Canonical(b)

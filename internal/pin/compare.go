@@ -223,7 +223,7 @@ func member(def []byte, name string) string {
 	var m map[string]json.RawMessage
 	var s string
 	if json.Unmarshal(def, &m) == nil {
-		json.Unmarshal(m[name], &s)
+		rawjson.DecodeLoose(m[name], &s)
 	}
 	return s
 }

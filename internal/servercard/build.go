@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Identity is what a served server says of itself.
@@ -29,7 +30,7 @@ func IdentityOf(initResult json.RawMessage) Identity {
 	var r struct {
 		ServerInfo Identity `json:"serverInfo"`
 	}
-	json.Unmarshal(initResult, &r)
+	rawjson.DecodeLoose(initResult, &r)
 	return r.ServerInfo
 }
 

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -58,7 +59,7 @@ func Verify(c Card, live Live) []Disagreement {
 	var info struct {
 		Name, Version, Title, Description string
 	}
-	json.Unmarshal(live.ServerInfo, &info)
+	rawjson.DecodeLoose(live.ServerInfo, &info)
 	if c.Name != "" && info.Name != "" {
 		_, short, _ := strings.Cut(c.Name, "/")
 		// The server's name as a card can hold it (CardName) agrees too.
@@ -105,7 +106,7 @@ func Verify(c Card, live Live) []Disagreement {
 	}
 	if c.Capabilities != nil {
 		var caps map[string]json.RawMessage
-		json.Unmarshal(c.Capabilities, &caps)
+		rawjson.DecodeLoose(c.Capabilities, &caps)
 		for _, k := range sortedKeys(caps) {
 			declared := declaredValue(caps[k])
 			_, has := live.Capabilities[k]

@@ -3,6 +3,8 @@ package subscription
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Audience is whom, among the parties that share one session, a
@@ -52,6 +54,6 @@ func URI(params json.RawMessage) string {
 	var p struct {
 		URI string `json:"uri"`
 	}
-	json.Unmarshal(params, &p)
+	rawjson.DecodeLoose(params, &p)
 	return p.URI
 }
