@@ -14,6 +14,7 @@ import (
 	"github.com/mcpv/mcpv/internal/apps"
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/suggest"
@@ -413,7 +414,7 @@ func pinnedRelay(s *session, client *mcp.Client, tools []json.RawMessage) func(c
 			Name string `json:"name"`
 			URI  string `json:"uri"`
 		}
-		json.Unmarshal(params, &p)
+		rawjson.DecodeLoose(params, &p)
 		var err error
 		switch method {
 		case "tools/call":

@@ -10,6 +10,7 @@ import (
 	"net/url"
 
 	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/servercard"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -238,7 +239,7 @@ func liveOf(client *mcp.Client, endpoint, transport string) servercard.Live {
 		SupportedVersions []string                   `json:"supportedVersions"`
 		Capabilities      map[string]json.RawMessage `json:"capabilities"`
 	}
-	json.Unmarshal(client.InitializeResult(), &info)
+	rawjson.DecodeLoose(client.InitializeResult(), &info)
 	return servercard.Live{Endpoint: endpoint, Transport: transport, ServerInfo: info.ServerInfo, Version: client.ProtocolVersion(),
 		Supported: info.SupportedVersions, Capabilities: info.Capabilities}
 }

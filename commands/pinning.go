@@ -66,7 +66,7 @@ func infoName(init json.RawMessage) string {
 			Name string `json:"name"`
 		} `json:"serverInfo"`
 	}
-	json.Unmarshal(init, &info)
+	rawjson.DecodeLoose(init, &info)
 	return info.ServerInfo.Name
 }
 
@@ -76,7 +76,7 @@ func (s *session) pinInstructions(client *mcp.Client, p *pin.Server) error {
 	var init struct {
 		Instructions *string `json:"instructions"`
 	}
-	json.Unmarshal(client.InitializeResult(), &init)
+	rawjson.DecodeLoose(client.InitializeResult(), &init)
 	if init.Instructions != nil {
 		text := string(s.masked([]byte(*init.Instructions)))
 		init.Instructions = &text
