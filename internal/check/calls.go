@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/mcp"
@@ -125,7 +126,7 @@ func utilityCallChecks() []*Check {
 						Token    json.RawMessage `json:"progressToken"`
 						Progress *float64        `json:"progress"`
 					}
-					json.Unmarshal(p.msg.Params, &n)
+					rawjson.DecodeLoose(p.msg.Params, &n)
 					t.Got(p.raw)
 					switch {
 					case idKey(n.Token) != idKey(rec.token):
@@ -545,9 +546,9 @@ func textHolds(res, v json.RawMessage) bool {
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	json.Unmarshal(res, &r)
+	rawjson.DecodeLoose(res, &r)
 	var want any
-	json.Unmarshal(v, &want)
+	rawjson.DecodeLoose(v, &want)
 	for _, c := range r.Content {
 		var got any
 		if c.Type == "text" && json.Unmarshal([]byte(c.Text), &got) == nil && fmt.Sprint(got) == fmt.Sprint(want) {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/apps"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/servercard"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -271,7 +272,7 @@ func cardChecks() []*Check {
 					SupportedVersions []string                   `json:"supportedVersions"`
 					Capabilities      map[string]json.RawMessage `json:"capabilities"`
 				}
-				json.Unmarshal(t.r.facts.init, &init)
+				rawjson.DecodeLoose(t.r.facts.init, &init)
 				live.ServerInfo, live.Capabilities = init.ServerInfo, init.Capabilities
 				live.Version, live.Supported = "", t.supported(c, init.SupportedVersions)
 				if c.Tools != nil && t.r.facts.declares("tools") {

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -250,7 +251,7 @@ func notModern(m mcp.Message) string {
 	var d struct {
 		Supported []string `json:"supportedVersions"`
 	}
-	json.Unmarshal(m.Result, &d)
+	rawjson.DecodeLoose(m.Result, &d)
 	if !slices.ContainsFunc(d.Supported, mcp.IsModern) {
 		return fmt.Sprintf("server/discover lists no version of the 2026-07-28 era (%q)", d.Supported)
 	}

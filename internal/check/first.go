@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/doctor"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -369,7 +370,7 @@ func discoverShape(m mcp.Message, modern bool) *defect {
 		Supported    json.RawMessage `json:"supportedVersions"`
 		Capabilities json.RawMessage `json:"capabilities"`
 	}
-	json.Unmarshal(m.Result, &d)
+	rawjson.DecodeLoose(m.Result, &d)
 	var versions []string
 	switch {
 	case d.Supported == nil:

@@ -462,7 +462,7 @@ func undeclaredList(t *T, capability string) {
 			continue
 		}
 		var items []json.RawMessage
-		json.Unmarshal(member(res, l.Key), &items)
+		rawjson.DecodeLoose(member(res, l.Key), &items)
 		if len(items) == 0 {
 			t.Note("%s answers an empty list, which is no %s offered", l.Method, capability)
 			continue

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -112,7 +113,7 @@ func listsChecks() []*Check {
 // keysOf are the keys of a page's items, in order.
 func keysOf(page json.RawMessage, key, by string) []string {
 	var items []json.RawMessage
-	json.Unmarshal(member(page, key), &items)
+	rawjson.DecodeLoose(member(page, key), &items)
 	out := []string{}
 	for _, it := range items {
 		k, _ := str(member(it, by))

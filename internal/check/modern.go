@@ -15,6 +15,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -109,7 +110,9 @@ func modernCacheChecks() []*Check {
 					return ""
 				}
 				var ttl *float64
-				json.Unmarshal(member(s.msg.Result, "ttlMs"), &ttl)
+				if raw := member(s.msg.Result, "ttlMs"); raw != nil && json.Unmarshal(raw, &ttl) != nil {
+					return fmt.Sprintf("a result%s whose ttlMs %s is not a number", ofMethod(s), clip(string(raw), 40))
+				}
 				scope, _ := str(member(s.msg.Result, "cacheScope"))
 				switch {
 				case ttl == nil:
@@ -406,7 +409,7 @@ func otherExtensions(f *facts) bool {
 	var caps struct {
 		Extensions map[string]json.RawMessage `json:"extensions"`
 	}
-	json.Unmarshal(member(f.init, "capabilities"), &caps)
+	rawjson.DecodeLoose(member(f.init, "capabilities"), &caps)
 	for name := range caps.Extensions {
 		if !slices.Contains(knownExtensions, name) {
 			return true

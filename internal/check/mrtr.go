@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -71,7 +72,7 @@ func mrtrChecks() []*Check {
 				var asks map[string]struct {
 					Method string `json:"method"`
 				}
-				json.Unmarshal(member(s.msg.Result, "inputRequests"), &asks)
+				rawjson.DecodeLoose(member(s.msg.Result, "inputRequests"), &asks)
 				for _, a := range asks {
 					if c := clientCapabilities[a.Method]; c != "" && member(json.RawMessage(s.caps), c) == nil {
 						return fmt.Sprintf("an input_required result%s asks for %s, though the client declared no %s", ofMethod(s), a.Method, c)
@@ -96,7 +97,7 @@ func mrtrChecks() []*Check {
 				c := t.connWith(connOptions{era: "modern"})
 				params := c.stamp(nil)
 				var meta map[string]json.RawMessage
-				json.Unmarshal(member(params, "_meta"), &meta)
+				rawjson.DecodeLoose(member(params, "_meta"), &meta)
 				delete(meta, mcp.MetaClientInfo)
 				params, _ = json.Marshal(map[string]any{"_meta": meta})
 				t.Sent("server/discover " + string(params))

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -46,7 +47,7 @@ func readingListedChecks() []*Check {
 							URI string `json:"uri"`
 						} `json:"contents"`
 					}
-					json.Unmarshal(res, &r)
+					rawjson.DecodeLoose(res, &r)
 					for _, c := range r.Contents {
 						if c.URI == uri {
 							return
@@ -322,7 +323,7 @@ func requiredArgs(prompt json.RawMessage) []string {
 			Required bool   `json:"required"`
 		} `json:"arguments"`
 	}
-	json.Unmarshal(prompt, &p)
+	rawjson.DecodeLoose(prompt, &p)
 	var out []string
 	for _, a := range p.Arguments {
 		if a.Required {

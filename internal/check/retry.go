@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -78,7 +79,7 @@ func answers(result json.RawMessage) map[string]json.RawMessage {
 	var asks map[string]struct {
 		Method string `json:"method"`
 	}
-	json.Unmarshal(member(result, "inputRequests"), &asks)
+	rawjson.DecodeLoose(member(result, "inputRequests"), &asks)
 	out := map[string]json.RawMessage{}
 	for k, a := range asks {
 		if res := clientAnswer(a.Method); res != nil && a.Method != "ping" {

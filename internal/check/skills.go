@@ -10,6 +10,7 @@ package check
 import (
 	"encoding/json"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/skills"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -86,7 +87,7 @@ func skillsChecks() []*Check {
 				var settings struct {
 					DirectoryRead bool `json:"directoryRead"`
 				}
-				json.Unmarshal(member(member(t.r.facts.capabilities(), "extensions"), mcp.SkillsExtension), &settings)
+				rawjson.DecodeLoose(member(member(t.r.facts.capabilities(), "extensions"), mcp.SkillsExtension), &settings)
 				if !settings.DirectoryRead {
 					t.Skip("the server does not declare directoryRead")
 				}
@@ -167,6 +168,6 @@ func (f *facts) capabilities() json.RawMessage {
 	var res struct {
 		Capabilities json.RawMessage `json:"capabilities"`
 	}
-	json.Unmarshal(f.init, &res)
+	rawjson.DecodeLoose(f.init, &res)
 	return res.Capabilities
 }

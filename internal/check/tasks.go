@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -246,7 +247,7 @@ func pollWait(task json.RawMessage) time.Duration {
 		Legacy *float64 `json:"pollInterval"`
 		Modern *float64 `json:"pollIntervalMs"`
 	}
-	json.Unmarshal(task, &p)
+	rawjson.DecodeLoose(task, &p)
 	ms := 100.0
 	for _, v := range []*float64{p.Legacy, p.Modern} {
 		if v != nil {
@@ -275,7 +276,7 @@ func onTaskList(t *T, c *conn, id string) bool {
 			} `json:"tasks"`
 			Next *string `json:"nextCursor"`
 		}
-		json.Unmarshal(m.Result, &r)
+		rawjson.DecodeLoose(m.Result, &r)
 		for _, tk := range r.Tasks {
 			if tk.TaskID == id {
 				return true

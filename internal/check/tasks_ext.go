@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -258,7 +259,7 @@ var taskMembers = []string{"taskId", "status", "statusMessage", "createdAt", "la
 // resultType "complete", or "".
 func emptyAck(res json.RawMessage) string {
 	var m map[string]json.RawMessage
-	json.Unmarshal(res, &m)
+	rawjson.DecodeLoose(res, &m)
 	if rt, _ := str(m["resultType"]); rt != "complete" {
 		return fmt.Sprintf("its resultType is %q, not \"complete\"", rt)
 	}
@@ -326,7 +327,7 @@ func extKeys(t *T) {
 			}
 		} else {
 			var asks map[string]json.RawMessage
-			json.Unmarshal(member(m.Result, "inputRequests"), &asks)
+			rawjson.DecodeLoose(member(m.Result, "inputRequests"), &asks)
 			for k := range asks {
 				if done[k] {
 					t.Sent("tasks/update answering " + k + ", then tasks/get " + run.id)
