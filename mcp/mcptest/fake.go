@@ -32,6 +32,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // EnvVar selects the fake's behaviours; EnvLog names a file where the fake
@@ -405,7 +407,7 @@ func (s *server) interleaved(v string) bool {
 			ID     json.RawMessage `json:"id"`
 			Result json.RawMessage `json:"result"`
 		}
-		json.Unmarshal([]byte(v), &m)
+		rawjson.DecodeLoose([]byte(v), &m)
 		s.held = `{"jsonrpc":"2.0","result":` + string(m.Result) + `,"id":` + string(m.ID) + `}`
 	}
 	return true
@@ -430,7 +432,7 @@ func (s *server) answer(m msg) {
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
-		json.Unmarshal(m.Params, &p)
+		rawjson.DecodeLoose(m.Params, &p)
 		if s.c.supported != "" && p.ProtocolVersion != s.c.supported {
 			s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":[%q],"requested":%q}}}`, m.ID, s.c.supported, p.ProtocolVersion))
 			return
@@ -536,7 +538,7 @@ func (s *server) toolsList(m msg) {
 	var p struct {
 		Cursor string `json:"cursor"`
 	}
-	json.Unmarshal(m.Params, &p)
+	rawjson.DecodeLoose(m.Params, &p)
 	page := 0
 	if p.Cursor != "" {
 		page, _ = strconv.Atoi(strings.TrimPrefix(p.Cursor, "page-"))
@@ -641,7 +643,7 @@ func (s *server) toolsCall(m msg) {
 		var p struct {
 			Arguments json.RawMessage `json:"arguments"`
 		}
-		json.Unmarshal(m.Params, &p)
+		rawjson.DecodeLoose(m.Params, &p)
 		args := cmp.Or(string(p.Arguments), "null")
 		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":"ok"}],"echo":%s,"arguments":%s,"at":%q}`, echo, args, time.Now().Format(time.RFC3339)))
 	}

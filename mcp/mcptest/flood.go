@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // floodLogs sends log-flood's notifications before the answer to m: N log
@@ -18,7 +20,7 @@ func (s *server) floodLogs(m msg) {
 			ProgressToken json.RawMessage `json:"progressToken"`
 		} `json:"_meta"`
 	}
-	json.Unmarshal(m.Params, &p)
+	rawjson.DecodeLoose(m.Params, &p)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	buf := bufio.NewWriterSize(s.out, 64<<10)

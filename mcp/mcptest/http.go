@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // HTTPOptions script an HTTPServer. Every field is optional.
@@ -324,7 +326,7 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	json.Unmarshal(body, &m)
+	rawjson.DecodeLoose(body, &m)
 	x := &Exchange{HTTPRequest: HTTPRequest{
 		Method: r.Method, Path: r.URL.RequestURI(), RPCMethod: m.Method, ID: m.ID,
 		SessionID: r.Header.Get("Mcp-Session-Id"), ProtocolVersion: r.Header.Get("Mcp-Protocol-Version"),
@@ -402,7 +404,7 @@ func (s *HTTPServer) answer(x *Exchange) {
 				ProtocolVersion string `json:"protocolVersion"`
 			} `json:"params"`
 		}
-		json.Unmarshal(x.Body, &p)
+		rawjson.DecodeLoose(x.Body, &p)
 		if !s.opts.Stateless && !s.opts.Legacy {
 			x.W.Header().Set("Mcp-Session-Id", s.NewSession())
 		}

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // specSessions are the spec server's conversations over HTTP: one per
@@ -267,7 +269,7 @@ func (spec *Spec) paramMismatch(h http.Header, m msg) string {
 	}
 	for _, t := range spec.Tools {
 		if n, _ := stringMember(t, "name"); n == nameParam(m.Params) {
-			json.Unmarshal(t, &tool)
+			rawjson.DecodeLoose(t, &tool)
 		}
 	}
 	args := member(m.Params, "arguments")

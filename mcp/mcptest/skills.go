@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // The files of the pdf-processing skill a SkillsServer publishes.
@@ -44,8 +46,8 @@ func SkillsServer(t testing.TB, extension bool, tamper *atomic.Bool) *HTTPServer
 		var body struct {
 			Params json.RawMessage `json:"params"`
 		}
-		json.Unmarshal(x.Body, &body)
-		json.Unmarshal(body.Params, &p)
+		rawjson.DecodeLoose(x.Body, &body)
+		rawjson.DecodeLoose(body.Params, &p)
 		switch x.RPCMethod {
 		case "server/discover":
 			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":` + caps + `,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Edges are what Spec.Edges may name.
@@ -58,7 +60,7 @@ func (s *Spec) edgeResult(method string, r map[string]json.RawMessage) {
 // withEdgeMeta is a _meta object with edgeMeta's keys added.
 func withEdgeMeta(meta json.RawMessage) json.RawMessage {
 	m := map[string]json.RawMessage{}
-	json.Unmarshal(meta, &m)
+	rawjson.DecodeLoose(meta, &m)
 	for k, v := range edgeMeta {
 		if _, ok := m[k]; !ok {
 			m[k] = v

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Faults are what Spec.Faults may name: each makes the server break one
@@ -310,7 +312,7 @@ func (s *Spec) notification(st *specState, m msg, out specOut) {
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
-		json.Unmarshal(m.Params, &p)
+		rawjson.DecodeLoose(m.Params, &p)
 		st.mu.Lock()
 		if ch, ok := st.running[string(p.RequestID)]; ok {
 			close(ch)
@@ -602,7 +604,7 @@ func (s *Spec) initializeFaulty(params json.RawMessage) (json.RawMessage, *specE
 		answered = knownVersions[len(knownVersions)-1]
 	}
 	var r map[string]json.RawMessage
-	json.Unmarshal(res, &r)
+	rawjson.DecodeLoose(res, &r)
 	if answered != "" {
 		r["protocolVersion"], _ = json.Marshal(answered)
 	}
@@ -650,7 +652,7 @@ func (s *Spec) missingArgs(params json.RawMessage) string {
 		Name      string            `json:"name"`
 		Arguments map[string]string `json:"arguments"`
 	}
-	json.Unmarshal(params, &p)
+	rawjson.DecodeLoose(params, &p)
 	for _, pr := range s.Prompts {
 		var d struct {
 			Name      string `json:"name"`
@@ -915,7 +917,7 @@ func (s *Spec) askPrompt(params json.RawMessage) (json.RawMessage, *specError) {
 		return nil, &specError{Code: codeInvalidParams, Message: "requestState does not verify"}
 	}
 	var m map[string]json.RawMessage
-	json.Unmarshal(answers, &m)
+	rawjson.DecodeLoose(answers, &m)
 	if len(m) > 1 && s.has("mrtr-extra-error") {
 		return nil, &specError{Code: codeInvalidParams, Message: "unexpected input response"}
 	}

@@ -35,6 +35,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // TaskSpec is how a spec server runs tasks.
@@ -184,7 +186,7 @@ func (s *Spec) declaresTasksCall() bool {
 			} `json:"requests"`
 		} `json:"tasks"`
 	}
-	json.Unmarshal(s.capabilities(), &caps)
+	rawjson.DecodeLoose(s.capabilities(), &caps)
 	return caps.Tasks.Requests.Tools.Call != nil
 }
 
@@ -279,9 +281,9 @@ func (s *Spec) callResult(tool string, answers json.RawMessage) json.RawMessage 
 		return res
 	}
 	var r map[string]json.RawMessage
-	json.Unmarshal(res, &r)
+	rawjson.DecodeLoose(res, &r)
 	var content []json.RawMessage
-	json.Unmarshal(r["content"], &content)
+	rawjson.DecodeLoose(r["content"], &content)
 	r["content"] = mustJSON(append(content, mustJSON(map[string]string{"type": "text", "text": "input: " + string(answers)})))
 	return mustJSON(r)
 }
@@ -414,7 +416,7 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 			}
 			if !s.has("task-result-no-meta") {
 				var r map[string]json.RawMessage
-				json.Unmarshal(res, &r)
+				rawjson.DecodeLoose(res, &r)
 				r["_meta"] = json.RawMessage(related(t.id))
 				res = mustJSON(r)
 			}
@@ -524,7 +526,7 @@ func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) 
 		res = mustJSON(f)
 	case "tasks/update":
 		var answers map[string]json.RawMessage
-		json.Unmarshal(member(m.Params, "inputResponses"), &answers)
+		rawjson.DecodeLoose(member(m.Params, "inputResponses"), &answers)
 		if a, ok := answers[t.key]; ok && t.status == "input_required" {
 			t.answers = a
 		}

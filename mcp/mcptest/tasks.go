@@ -32,6 +32,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 type taskConfig struct {
@@ -140,7 +142,7 @@ func (s *server) taskCall(m msg) bool {
 			ProgressToken json.RawMessage `json:"progressToken"`
 		} `json:"_meta"`
 	}
-	json.Unmarshal(m.Params, &p)
+	rawjson.DecodeLoose(m.Params, &p)
 	switch {
 	case p.Name != "job" && p.Task == nil:
 		return false
@@ -216,7 +218,7 @@ func (s *server) findTask(params json.RawMessage) (*task, string) {
 	var p struct {
 		TaskID string `json:"taskId"`
 	}
-	json.Unmarshal(params, &p)
+	rawjson.DecodeLoose(params, &p)
 	for _, t := range s.tasks {
 		if t.TaskID == p.TaskID {
 			if t.gone {
@@ -267,7 +269,7 @@ func (s *server) taskList(m msg) {
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
-	json.Unmarshal(m.Params, &p)
+	rawjson.DecodeLoose(m.Params, &p)
 	s.tmu.Lock()
 	defer s.tmu.Unlock()
 	var live []*task

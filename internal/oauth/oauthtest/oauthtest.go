@@ -26,6 +26,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Server is an authorization server and the resource it protects.
@@ -285,7 +287,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(strings.NewReader(string(body)))
 		var msg struct{ Method string }
-		json.Unmarshal(body, &msg)
+		rawjson.DecodeLoose(body, &msg)
 		need := s.Need[msg.Method]
 		if s.ForbidAll || (need != "" && !strings.Contains(" "+scope+" ", " "+need+" ")) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", %s`, need, prm))

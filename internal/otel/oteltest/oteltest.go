@@ -4,7 +4,6 @@
 package oteltest
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Collector keeps what was posted to it. It is safe for concurrent use.
@@ -51,7 +52,7 @@ func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			} `json:"scopeSpans"`
 		} `json:"resourceSpans"`
 	}
-	json.Unmarshal(body, &req)
+	rawjson.DecodeLoose(body, &req)
 	for _, rs := range req.ResourceSpans {
 		for _, ss := range rs.ScopeSpans {
 			c.spans = append(c.spans, ss.Spans...)

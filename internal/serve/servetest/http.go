@@ -1,12 +1,12 @@
 package servetest
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -35,7 +35,7 @@ func ModernHeaders(body string, extra map[string]string) http.Header {
 			URI  string `json:"uri"`
 		} `json:"params"`
 	}
-	json.Unmarshal([]byte(body), &m)
+	rawjson.DecodeLoose([]byte(body), &m)
 	h.Set("Mcp-Method", m.Method)
 	switch m.Method {
 	case "tools/call", "prompts/get":

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // ListenServer is a go-sdk server whose resources (file:///a and
@@ -49,7 +51,7 @@ func SubscriptionID(t testing.TB, msg string) string {
 			Meta map[string]json.RawMessage `json:"_meta"`
 		} `json:"params"`
 	}
-	json.Unmarshal([]byte(msg), &m)
+	rawjson.DecodeLoose([]byte(msg), &m)
 	id := m.Params.Meta["io.modelcontextprotocol/subscriptionId"]
 	if id == nil {
 		t.Fatalf("%s carries no subscription id", msg)

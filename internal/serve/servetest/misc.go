@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Do sends one request with the headers given ("Host" the request's
@@ -40,7 +42,7 @@ func EchoHeaders(t testing.TB) string {
 				Name string `json:"name"`
 			} `json:"params"`
 		}
-		json.Unmarshal(body, &m)
+		rawjson.DecodeLoose(body, &m)
 		if m.ID == nil {
 			w.WriteHeader(http.StatusAccepted)
 			return
