@@ -235,9 +235,9 @@ func firstProblem(ps []servercard.Problem) string {
 // liveOf is what the server says of itself, for a card to be held to.
 func liveOf(client *mcp.Client, endpoint, transport string) servercard.Live {
 	var info struct {
-		ServerInfo        json.RawMessage            `json:"serverInfo"`
+		mcp.InitializeResult
+		Capabilities      map[string]json.RawMessage `json:"capabilities"` // by key (the shallower field is the one decoded)
 		SupportedVersions []string                   `json:"supportedVersions"`
-		Capabilities      map[string]json.RawMessage `json:"capabilities"`
 	}
 	rawjson.DecodeLoose(client.InitializeResult(), &info)
 	return servercard.Live{Endpoint: endpoint, Transport: transport, ServerInfo: info.ServerInfo, Version: client.ProtocolVersion(),

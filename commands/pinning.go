@@ -61,21 +61,19 @@ func (s *session) pinned(client *mcp.Client) (*pin.Server, error) {
 // infoName is the name an initialize (or server/discover) result's
 // serverInfo gives.
 func infoName(init json.RawMessage) string {
+	var res mcp.InitializeResult
+	rawjson.DecodeLoose(init, &res)
 	var info struct {
-		ServerInfo struct {
-			Name string `json:"name"`
-		} `json:"serverInfo"`
+		Name string `json:"name"`
 	}
-	rawjson.DecodeLoose(init, &info)
-	return info.ServerInfo.Name
+	rawjson.DecodeLoose(res.ServerInfo, &info)
+	return info.Name
 }
 
 // pinInstructions says, once, that the server's instructions are not
 // those pinned; under --pin-strict they refuse the session's every item.
 func (s *session) pinInstructions(client *mcp.Client, p *pin.Server) error {
-	var init struct {
-		Instructions *string `json:"instructions"`
-	}
+	var init mcp.InitializeResult
 	rawjson.DecodeLoose(client.InitializeResult(), &init)
 	if init.Instructions != nil {
 		text := string(s.masked([]byte(*init.Instructions)))

@@ -38,6 +38,17 @@ func (i Implementation) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
+// InitializeResult is the result of initialize (lifecycle): the version
+// the server answers in, its capabilities and serverInfo as it sent them,
+// and its instructions (nil when it gives none). Encoded, its members come
+// in that order, instructions only when there are some.
+type InitializeResult struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ServerInfo      json.RawMessage `json:"serverInfo"`
+	Instructions    *string         `json:"instructions,omitempty"`
+}
+
 // ClientOptions configure the MCP lifecycle on top of a Session.
 type ClientOptions struct {
 	Info Implementation
@@ -251,9 +262,13 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 	if err != nil {
 		return nil, err
 	}
+	// The result, with its capabilities by key, as the era keeps them, and
+	// its instructions not read: any value passes here. (These fields, the
+	// shallower, are the ones decoded.)
 	var res struct {
-		ProtocolVersion string                     `json:"protocolVersion"`
-		Capabilities    map[string]json.RawMessage `json:"capabilities"`
+		InitializeResult
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+		Instructions json.RawMessage            `json:"instructions"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil || !rawjson.IsObject(raw) {
 		return nil, &TransportError{Op: "initialize", Err: fmt.Errorf("malformed result: %.200s", raw)}

@@ -268,9 +268,9 @@ func cardChecks() []*Check {
 					live.Transport = "sse"
 				}
 				var init struct {
-					ServerInfo        json.RawMessage            `json:"serverInfo"`
+					mcp.InitializeResult
+					Capabilities      map[string]json.RawMessage `json:"capabilities"` // by key (the shallower field is the one decoded)
 					SupportedVersions []string                   `json:"supportedVersions"`
-					Capabilities      map[string]json.RawMessage `json:"capabilities"`
 				}
 				rawjson.DecodeLoose(t.r.facts.init, &init)
 				live.ServerInfo, live.Capabilities = init.ServerInfo, init.Capabilities

@@ -14,12 +14,8 @@ import (
 // completions when there are completions). Recorded capabilities the
 // mock cannot play (tasks: it runs none) are left out, and notes say so.
 func initResult(snap surface.Snapshot, resp *Responses, info mcp.Implementation) (json.RawMessage, []string) {
-	res := struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ServerInfo      any             `json:"serverInfo"`
-		Instructions    *string         `json:"instructions,omitempty"`
-	}{ProtocolVersion: Version, ServerInfo: info}
+	self, _ := json.Marshal(info) // two strings always encode
+	res := mcp.InitializeResult{ProtocolVersion: Version, ServerInfo: self}
 	var notes []string
 	if s := resp.Server; s != nil {
 		if s.ServerInfo != nil {

@@ -185,10 +185,11 @@ func stepOf(m json.RawMessage) (Step, bool) {
 // _meta, its instructions at the top as initialize's are).
 func serverOf(result json.RawMessage) *Server {
 	var r struct {
-		ServerInfo   json.RawMessage            `json:"serverInfo"`
-		Instructions *string                    `json:"instructions"`
-		Capabilities json.RawMessage            `json:"capabilities"`
-		Meta         map[string]json.RawMessage `json:"_meta"`
+		mcp.InitializeResult
+		// ProtocolVersion is not read here: any value passes (this field,
+		// the shallower, is the one decoded).
+		ProtocolVersion json.RawMessage            `json:"protocolVersion"`
+		Meta            map[string]json.RawMessage `json:"_meta"`
 	}
 	if json.Unmarshal(result, &r) != nil {
 		return nil

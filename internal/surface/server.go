@@ -97,8 +97,10 @@ func (l *Lister) Identify(s *Server) {
 	st := l.c.State()
 	s.ProtocolVersion, s.HasIdentity = st.Version, true
 	var init struct {
-		ServerInfo   json.RawMessage `json:"serverInfo"`
-		Instructions *string         `json:"instructions"`
+		mcp.InitializeResult
+		// ProtocolVersion is st's, not read here: any value passes (this
+		// field, the shallower, is the one decoded).
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
 	}
 	if json.Unmarshal(st.InitializeResult, &init) == nil {
 		s.Info, s.Instructions = init.ServerInfo, init.Instructions

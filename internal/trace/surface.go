@@ -22,11 +22,9 @@ func Surface(lines []Line) surface.Server {
 		switch e.Method {
 		case "initialize", "server/discover":
 			var r struct {
-				ServerInfo      json.RawMessage            `json:"serverInfo"`
-				Instructions    *string                    `json:"instructions"`
-				ProtocolVersion string                     `json:"protocolVersion"`
-				Supported       []string                   `json:"supportedVersions"`
-				Meta            map[string]json.RawMessage `json:"_meta"`
+				mcp.InitializeResult
+				Supported []string                   `json:"supportedVersions"`
+				Meta      map[string]json.RawMessage `json:"_meta"`
 			}
 			if json.Unmarshal(e.Result, &r) != nil {
 				continue
