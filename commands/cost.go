@@ -74,10 +74,10 @@ func (c *costCmd) Run(ctx context.Context, out *console, t *targets) error {
 		return count(s.Name, s)
 	}, func(name string) (string, error) {
 		s, err := c.live(ctx, t, name)
-		if err == nil {
-			err = count(s.Name, s)
+		if err != nil {
+			return s.Name, err
 		}
-		return s.Name, err
+		return s.Name, count(s.Name, s)
 	})
 	if err != nil {
 		return err

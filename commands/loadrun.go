@@ -36,19 +36,19 @@ func (c *loadCmd) files(out *console) (base *load.Result, data *loaddata.Source,
 	}
 	if c.Baseline != "" {
 		raw, err := read("--baseline", c.Baseline)
-		if err == nil {
-			base, err = load.ReadBaseline(c.Baseline, raw)
-		}
 		if err != nil {
+			return nil, nil, err
+		}
+		if base, err = load.ReadBaseline(c.Baseline, raw); err != nil {
 			return nil, nil, err
 		}
 	}
 	if c.Data != "" {
 		raw, err := read("--data", c.Data)
-		if err == nil {
-			data, err = loaddata.Read(c.Data, raw, loaddata.Order(c.DataOrder), c.Seed)
-		}
 		if err != nil {
+			return nil, nil, err
+		}
+		if data, err = loaddata.Read(c.Data, raw, loaddata.Order(c.DataOrder), c.Seed); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -140,10 +140,10 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		return nil
 	})
 	out.ios.Status.Stop()
-	if err == nil {
-		err = testreport.Finish(dest, text, c.Format, data, took)
-	}
 	if err != nil {
+		return err
+	}
+	if err := testreport.Finish(dest, text, c.Format, data, took); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

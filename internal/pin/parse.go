@@ -100,15 +100,13 @@ func parseServer(v []byte, i int) (*Server, error) {
 		raw[key] = v
 		return nil
 	})
-	if err == nil {
-		s.Name, _ = rawjson.String(raw["name"])
-		s.ProtocolVersion, _ = rawjson.String(raw["protocolVersion"])
-		if s.Name == "" {
-			err = fmt.Errorf("server %d has no name", i+1)
-		}
-	}
 	if err != nil {
 		return nil, parseErrorf("%v", err)
+	}
+	s.Name, _ = rawjson.String(raw["name"])
+	s.ProtocolVersion, _ = rawjson.String(raw["protocolVersion"])
+	if s.Name == "" {
+		return nil, parseErrorf("server %d has no name", i+1)
 	}
 	if err := s.parseParts(raw, lists); err != nil {
 		return nil, parseErrorf("server %q: %v", s.Name, err)

@@ -167,10 +167,10 @@ func (s *Server) Start(ctx context.Context) error {
 	s.ready, s.done = make(chan struct{}), make(chan struct{})
 	if !s.ClientCaps {
 		u, err := s.open(ctx, upstreamCaps, nil)
-		if err == nil {
-			err = s.begin(ctx, u)
+		if err != nil {
+			return err
 		}
-		return err
+		return s.begin(ctx, u)
 	}
 	ctx, s.stop = context.WithCancel(ctx)
 	s.offer, s.handshook = make(chan json.RawMessage, 1), make(chan struct{})
