@@ -98,7 +98,7 @@ type CommandOptions struct {
 	// returns, which is the server's exit (a non-nil error its failure).
 	// It must return once stdin has ended or a write to stdout fails.
 	// Tests serve their fakes so where the process is not the subject.
-	Serve func(stdin io.Reader, stdout, stderr io.Writer) error
+	Serve func(stdin io.ReadCloser, stdout, stderr io.WriteCloser) error
 }
 
 // The framings a stdio server may be spoken to in. Auto writes lines and

@@ -140,27 +140,19 @@ func RunIfRequested() bool {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	var log io.Writer = io.Discard
-	if path := os.Getenv(EnvLog); path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "fake:", err)
-			os.Exit(2)
-		}
-		log = f
+	f := &InProcess{c: c}
+	if f.log, err = openLog(os.Getenv(EnvLog)); err != nil {
+		fmt.Fprintln(os.Stderr, "fake:", err)
+		os.Exit(2)
 	}
 	go func() { // lives as long as the process
 		for range terms {
-			fmt.Fprintln(log, `{"fake":"SIGTERM"}`)
+			fmt.Fprintln(f.log, `{"fake":"SIGTERM"}`)
 		}
 	}()
-	var out io.Writer = os.Stdout
-	if c.framed != "" {
-		out = framedWriter{os.Stdout}
-	}
-	newServer(c, os.Stdin, out, log).serve()
+	f.serve(os.Stdin, os.Stdout)
 	if c.ignoreExit {
-		fmt.Fprintln(log, `{"fake":"EOF"}`)
+		fmt.Fprintln(f.log, `{"fake":"EOF"}`)
 		hang() // wait for SIGKILL
 	}
 	os.Exit(0)

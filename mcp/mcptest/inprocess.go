@@ -15,7 +15,7 @@ import (
 // are.
 type InProcess struct {
 	c   config
-	log io.WriteCloser // EnvLog's file, or nil
+	log io.WriteCloser // EnvLog's file, or one that discards
 }
 
 // NewInProcess returns the fake that a program started with environ (in
@@ -44,26 +44,39 @@ func NewInProcess(environ []string, dir string) (*InProcess, error) {
 	}
 	c.environ, c.dir = environ, dir
 	f := &InProcess{c: c}
-	if path, _ := getenv(EnvLog); path != "" {
-		if f.log, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
-			return nil, fmt.Errorf("fake: %w", err)
-		}
+	path, _ := getenv(EnvLog)
+	if f.log, err = openLog(path); err != nil {
+		return nil, fmt.Errorf("fake: %w", err)
 	}
 	return f, nil
 }
 
+// openLog opens EnvLog's file to append to; with no path, a log that
+// discards.
+func openLog(path string) (io.WriteCloser, error) {
+	if path == "" {
+		return nopCloser{io.Discard}, nil
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
 // Serve answers what comes on in until it ends, writing to out, and
 // then closes the log; a write to out that fails ends it too.
 func (f *InProcess) Serve(in io.Reader, out io.Writer) {
-	var log io.Writer = io.Discard
-	if f.log != nil {
-		log = f.log
-		defer f.log.Close()
-	}
+	defer f.log.Close()
+	f.serve(in, out)
+}
+
+// serve is Serve, the log left open (a process logs its end after it).
+func (f *InProcess) serve(in io.Reader, out io.Writer) {
 	if f.c.framed != "" {
 		out = framedWriter{out}
 	}
-	newServer(f.c, in, out, log).serve()
+	newServer(f.c, in, out, f.log).serve()
 }
 
 // needsProcess reports whether c shows something only a process of its

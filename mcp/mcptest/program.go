@@ -26,6 +26,18 @@ import (
 // binary runs under wine), Program is the test binary itself.
 func Program() string { return program.Get() }
 
+// IsProgram reports whether path is the fake a test started: Program as
+// built (never building it: a path compared before it is built is not
+// it), or the test binary, which serves the fake too.
+func IsProgram(path string) bool {
+	if path == os.Args[0] {
+		return true
+	}
+	programMu.Lock()
+	defer programMu.Unlock()
+	return programDir != "" && filepath.Dir(path) == programDir
+}
+
 var (
 	programMu  sync.Mutex // guards programDir
 	programDir string     // where Program built the program; GuardSuite removes it

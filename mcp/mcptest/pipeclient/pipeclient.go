@@ -29,7 +29,7 @@ func Client(t testing.TB, spec string, opts mcp.ClientOptions) *mcp.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := mcp.StartCommand(mcp.CommandOptions{Path: "fixture", Serve: func(in io.Reader, out, _ io.Writer) error {
+	tr, err := mcp.StartCommand(mcp.CommandOptions{Path: "fixture", Serve: func(in io.ReadCloser, out, _ io.WriteCloser) error {
 		mcptest.ServeSpec(s, in, out)
 		return nil
 	}})
@@ -54,13 +54,13 @@ func Client(t testing.TB, spec string, opts mcp.ClientOptions) *mcp.Client {
 // test puts where a command's server is started (connect.Env.StartServer).
 func StartServer(opts mcp.CommandOptions) (*mcp.CommandTransport, error) {
 	if v, ok := mcptest.EnvValue(opts.Env, DemoEnv); ok && v != "" && opts.Path == os.Args[0] && len(opts.Args) == 0 {
-		opts.Serve = func(in io.Reader, out, _ io.Writer) error {
+		opts.Serve = func(in io.ReadCloser, out, _ io.WriteCloser) error {
 			// It ends at the end of its stdin, as the process does.
-			return demoserver.NewWith(demoOptions(v)).Run(context.Background(), &sdk.IOTransport{Reader: in.(io.ReadCloser), Writer: out.(io.WriteCloser)})
+			return demoserver.NewWith(demoOptions(v)).Run(context.Background(), &sdk.IOTransport{Reader: in, Writer: out})
 		}
-	} else if opts.Serve == nil && (opts.Path == mcptest.Program() || opts.Path == os.Args[0]) {
+	} else if opts.Serve == nil && mcptest.IsProgram(opts.Path) {
 		if f, err := mcptest.NewInProcess(opts.Env, opts.Dir); err == nil && f != nil {
-			opts.Serve = func(in io.Reader, out, _ io.Writer) error { f.Serve(in, out); return nil }
+			opts.Serve = func(in io.ReadCloser, out, _ io.WriteCloser) error { f.Serve(in, out); return nil }
 		}
 	}
 	return mcp.StartCommand(opts)
