@@ -43,7 +43,7 @@ func TestTaskPaths(t *testing.T) {
 		{name: "cancelled by the server", behaviour: "tasks=working/cancelled", args: []string{"call", "job", "--task"},
 			code: 3, errHas: "task task-1 cancelled"},
 		{name: "input required", behaviour: "tasks=working/input_required/completed", args: []string{"--elicitation", "accept", "call", "job", "--task"},
-			outHas: `\"approve\":true`, sent: `"result":{"action":"accept","content":{"approve":true},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"task-1"}}}`},
+			outHas: `input: {\"action\":\"accept\",\"content\":{\"name\":\"mcpv\"}`, sent: `"result":{"action":"accept","content":{"name":"mcpv"},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"task-1"}}}`},
 		{name: "expired", behaviour: "tasks=expire", args: []string{"call", "job", "--task"},
 			code: 3, errHas: "Task not found or expired: task-1"},
 		{name: "ttl overridden", behaviour: "tasks=working/completed,task-ttl=500", args: []string{"call", "job", "--ttl", "10s", "--detach"},
@@ -119,7 +119,7 @@ func TestTaskEvents(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	data, _ := os.ReadFile(events)
-	for _, want := range []string{`"method":"mcpv/task-created","params":{"taskId":"task-1"`, `"method":"notifications/tasks/status"`, `"method":"notifications/progress"`} {
+	for _, want := range []string{`"method":"mcpv/task-created","params":{"createdAt"`, `"taskId":"task-1","ttl"`, `"method":"notifications/tasks/status"`, `"method":"notifications/progress"`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("events lack %s:\n%s", want, data)
 		}

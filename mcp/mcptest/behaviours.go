@@ -95,9 +95,9 @@ import (
 //	              notifications/resources/updated, and each resources/read is
 //	              preceded by N of them
 //	tasks=S[/S...]  tasks, and a tool "job" whose task-augmented calls make task-N,
-//	                each tasks/get moving it one status S along (see tasks.go)
+//	                each tasks/get moving it one status S along (TaskSpec.Statuses)
 //	task-support=X  job's execution.taskSupport: optional (default), required or forbidden
-//	task-ttl=MS     grant ttl MS whatever was asked (default: the ttl asked, or null)
+//	task-ttl=MS     grant ttl MS whatever was asked (default: the ttl asked, or 60000)
 //	no-task-cancel  declare tasks without tasks.cancel
 //	no-task-list    declare tasks without tasks.list
 //	poll=MS         the tasks' pollInterval (default 50; 0 leaves it out)
@@ -296,4 +296,52 @@ func parseConfig(s string) (config, error) {
 		return c, fmt.Errorf("ignore-early does not apply to a spec server of the modern era, which has no initialize")
 	}
 	return c, nil
+}
+
+type taskConfig struct {
+	statuses []string // nil: no task support
+	support  string   // optional, required or forbidden
+	ttl      *int64   // overrides the ttl the client asked for
+	noCancel bool
+	noList   bool
+	poll     int // 0: no pollInterval
+}
+
+// parseTaskOption reads task behaviour k; any other k is an error.
+func parseTaskOption(c *taskConfig, k, v string) error {
+	switch k {
+	case "tasks":
+		c.statuses = strings.Split(v, "/")
+		for _, st := range c.statuses {
+			if !slices.Contains(taskStatuses, st) {
+				return fmt.Errorf("unknown task status %q", st)
+			}
+		}
+	case "task-support":
+		switch v {
+		case "optional", "required", "forbidden":
+			c.support = v
+		default:
+			return fmt.Errorf("task-support=%q: want optional, required or forbidden", v)
+		}
+	case "task-ttl":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return err
+		}
+		c.ttl = &n
+	case "no-task-cancel":
+		c.noCancel = true
+	case "no-task-list":
+		c.noList = true
+	case "poll":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("poll=%q: want milliseconds", v)
+		}
+		c.poll = n
+	default:
+		return fmt.Errorf("unknown fake behaviour %q", k)
+	}
+	return nil
 }

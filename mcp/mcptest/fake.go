@@ -1,9 +1,12 @@
-// Package mcptest provides fake MCP servers for tests, on one JSON-RPC
-// loop: a stdio server whose misbehaviour is chosen by name, to provoke the
-// cases a real server rarely shows (huge lines, junk on stdout, crashes,
-// hangs, batches), or whose whole surface comes from a JSON spec (spec.go);
-// a scripted Streamable HTTP server (http.go), and one scripted to publish
-// skills (skills.go).
+// Package mcptest provides fake MCP servers for tests, on one engine: a
+// spec server (spec.go), whose whole surface comes from a JSON spec and
+// which breaks the specification's requirements one planted fault at a
+// time. The fake whose misbehaviour is chosen by name (behaviours.go), to
+// provoke the cases a real server rarely shows (huge lines, junk on
+// stdout, crashes, hangs, batches), is a spec server too, its behaviours
+// faults of the engine (named.go). It is served over stdio, in a process
+// or in the test's (InProcess), or over Streamable HTTP (http.go), where
+// a test may script any exchange itself; skills.go publishes skills.
 //
 // A test binary serves as the fake when the environment names a behaviour:
 //
@@ -19,7 +22,6 @@ package mcptest
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -181,12 +183,6 @@ type server struct {
 	seq  int
 	werr error // the first write that failed
 
-	calls callCounter // the tools/call requests received, for c.lat
-
-	tmu     sync.Mutex // guards tasks and pending
-	tasks   []*task
-	pending map[string]chan msg // answers awaited by a tasks/result, by id
-
 	st *specState // a spec server's conversation with its client
 
 	callsAnswered int    // tools/call answers sent, for c.interleave; guarded by wmu
@@ -194,8 +190,12 @@ type server struct {
 }
 
 func newServer(c config, in io.Reader, out io.Writer, log io.Writer) *server {
-	return &server{c: c, in: bufio.NewReader(in), out: out, log: log,
-		msgs: make(chan msg), done: make(chan struct{}), pending: map[string]chan msg{}, st: newSpecState()}
+	s := &server{c: c, in: bufio.NewReader(in), out: out, log: log,
+		msgs: make(chan msg), done: make(chan struct{}), st: newSpecState()}
+	if s.c.spec == nil {
+		s.c.spec = s.c.namedSpec()
+	}
+	return s
 }
 
 // serveSpecMessage hands one message to the spec server's conversation.
@@ -204,7 +204,7 @@ func (s *server) serveSpecMessage(m msg, early bool) {
 		return // dropped: not initialized yet
 	}
 	// What async runs ends when the slow call ends or is cancelled.
-	s.c.spec.specMessage(s.st, m.raw, m, specOut{send: s.send, async: s.wg.Go, done: s.done})
+	s.c.spec.specMessage(s.st, m.raw, m, specOut{send: s.send, async: s.wg.Go, bulk: s.bulk, done: s.done})
 }
 
 type msg struct {
@@ -248,19 +248,14 @@ func (s *server) readLoop() {
 	}
 }
 
-// decode reads one message; a spec server answers one that does not
-// decode with a parse error (invalid), the other fakes drop it (false).
+// decode reads one message; one that does not decode is answered with
+// a parse error (invalid).
 func (s *server) decode(body []byte) (msg, bool) {
 	var m msg
 	if json.Unmarshal(body, &m) != nil {
-		if s.c.spec == nil {
-			return m, false
-		}
 		return msg{invalid: invalid(body), raw: bytes.Clone(body)}, true
 	}
-	if s.c.spec != nil {
-		m.raw = bytes.Clone(body)
-	}
+	m.raw = bytes.Clone(body)
 	return m, true
 }
 
@@ -296,34 +291,7 @@ func (s *server) serve() {
 			}
 			os.Exit(1)
 		}
-		if s.c.spec != nil {
-			if s.serveSpecMessage(m, early); s.st.Stopped() || s.failed() {
-				return
-			}
-			continue
-		}
-		switch {
-		case m.Method == "" && m.ID != nil:
-			s.route(m)
-		case s.c.ignoreEarly && early && m.Method != "initialize" && m.Method != "ping":
-			// dropped: not initialized yet
-		case m.Method == "tools/call" && m.ID != nil && s.c.lat.on() && s.c.serial:
-			if wait(s.c.lat.Of(s.calls.next()), s.done, nil) {
-				s.answer(m)
-			}
-		case m.Method == "tools/call" && m.ID != nil && s.c.lat.on():
-			d := s.c.lat.Of(s.calls.next())
-			// It ends after the delay, or when stdin ends (the client has
-			// gone: nothing is answered).
-			s.wg.Go(func() {
-				if wait(d, s.done, nil) {
-					s.answer(m)
-				}
-			})
-		case m.Method != "" && m.ID != nil:
-			s.answer(m)
-		}
-		if s.failed() {
+		if s.serveSpecMessage(m, early); s.st.Stopped() || s.failed() {
 			return
 		}
 	}
@@ -348,13 +316,6 @@ func (s *server) failed() bool {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	return s.werr != nil
-}
-
-func (s *server) nextID() string {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.seq++
-	return fmt.Sprintf(`"srv-%d"`, s.seq)
 }
 
 func (s *server) send(v string) {
@@ -403,269 +364,4 @@ func (s *server) interleaved(v string) bool {
 		s.held = `{"jsonrpc":"2.0","result":` + string(m.Result) + `,"id":` + string(m.ID) + `}`
 	}
 	return true
-}
-
-func (s *server) result(id json.RawMessage, result string) {
-	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
-}
-
-func (s *server) fail(id json.RawMessage, code int, message string) {
-	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`,
-		id, code, mustString(message)))
-}
-
-func (s *server) answer(m msg) {
-	if s.c.notFound != "" && m.Method == s.c.notFound {
-		s.fail(m.ID, -32601, "Method not found")
-		return
-	}
-	switch m.Method {
-	case "initialize":
-		var p struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		rawjson.DecodeLoose(m.Params, &p)
-		if s.c.supported != "" && p.ProtocolVersion != s.c.supported {
-			s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":[%q],"requested":%q}}}`, m.ID, s.c.supported, p.ProtocolVersion))
-			return
-		}
-		version := cmp.Or(s.c.version, p.ProtocolVersion)
-		caps := `{"tools":{},"resources":{},"prompts":{}}`
-		if s.c.updates > 0 {
-			caps = `{"tools":{},"resources":{"subscribe":true},"prompts":{}}`
-		}
-		if s.c.noTools {
-			caps = `{}`
-		} else if s.c.t.on() {
-			caps = s.c.t.caps()
-		}
-		if s.c.listChanged {
-			caps = strings.Replace(caps, `"tools":{}`, `"tools":{"listChanged":true}`, 1)
-		}
-		s.result(m.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":%s,"serverInfo":{"name":"fake","version":"0"}}`, version, caps))
-	case "ping":
-		s.result(m.ID, `{}`)
-	case "tools/list":
-		s.toolsList(m)
-	case "tools/call":
-		s.toolsCall(m)
-	case "resources/list":
-		s.result(m.ID, `{"resources":[{"uri":"fake://a","name":"a"}]}`)
-	case "resources/templates/list":
-		s.result(m.ID, `{"resourceTemplates":[{"uriTemplate":"fake://{x}","name":"x"}]}`)
-	case "resources/read":
-		for range s.c.updates {
-			s.write(updated)
-		}
-		s.result(m.ID, `{"contents":[{"uri":"fake://a","text":"A"}]}`)
-	case "resources/subscribe", "resources/unsubscribe":
-		s.result(m.ID, `{}`)
-		if m.Method == "resources/subscribe" && s.c.updates > 0 {
-			s.write(updated)
-		}
-	case "prompts/list":
-		s.result(m.ID, `{"prompts":[{"name":"p"}]}`)
-	case "prompts/get":
-		s.result(m.ID, `{"messages":[{"role":"user","content":{"type":"text","text":"P"}}]}`)
-	default:
-		if strings.HasPrefix(m.Method, "tasks/") && s.c.t.on() {
-			s.taskMethod(m)
-			return
-		}
-		s.fail(m.ID, -32601, "Method not found")
-	}
-}
-
-// shapedSchema builds the inputSchema that schema=K:N names.
-func shapedSchema(spec string) (string, error) {
-	kind, count, _ := strings.Cut(spec, ":")
-	n, err := strconv.Atoi(count)
-	if err != nil || n < 0 {
-		return "", fmt.Errorf("schema=%s: want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N", spec)
-	}
-	var b strings.Builder
-	switch kind {
-	case "deep":
-		b.WriteString(strings.Repeat(`{"type":"object","properties":{"a":`, n))
-		b.WriteString(`{"type":"string"}`)
-		b.WriteString(strings.Repeat(`}}`, n))
-	case "wide":
-		b.WriteString(`{"type":"object","properties":{`)
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `"p%d":{"type":"object","properties":{"a":{"type":"integer"}}}`, i)
-		}
-		b.WriteString(`}}`)
-	case "anyof", "allof", "loop":
-		bottom := `{"type":"string"}`
-		if kind == "loop" {
-			bottom = fmt.Sprintf(`{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/d%d"}]}`, n)
-		}
-		keyword := cmp.Or(map[string]string{"allof": "allOf"}[kind], "anyOf")
-		b.WriteString(`{"type":"object","$defs":{"d0":` + bottom)
-		for i := 1; i <= n; i++ {
-			fmt.Fprintf(&b, `,"d%d":{%q:[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, keyword, i-1, i-1)
-		}
-		fmt.Fprintf(&b, `},"properties":{"p1":{"$ref":"#/$defs/d%d"}}}`, n)
-	case "enum":
-		b.WriteString(`{"type":"object","properties":{"p1":{"type":"array","items":{"enum":[`)
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(i))
-		}
-		b.WriteString(`]}}}}`)
-	default:
-		return "", fmt.Errorf("schema=%s: want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N", spec)
-	}
-	return b.String(), nil
-}
-
-const updated = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"fake://a"}}`
-
-func (s *server) toolsList(m msg) {
-	var p struct {
-		Cursor string `json:"cursor"`
-	}
-	rawjson.DecodeLoose(m.Params, &p)
-	page := 0
-	if p.Cursor != "" {
-		page, _ = strconv.Atoi(strings.TrimPrefix(p.Cursor, "page-"))
-	}
-	next := ""
-	if page+1 < s.c.pages {
-		next = fmt.Sprintf(`,"nextCursor":"page-%d"`, page+1)
-	}
-	job := ""
-	if page == 0 && s.c.typed != "" {
-		job += `,{"name":"typed","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}`
-	}
-	if page == 0 && s.c.schema != "" {
-		schema, _ := shapedSchema(s.c.schema)
-		job += `,{"name":"shaped","inputSchema":` + schema + `}`
-	}
-	if page == 0 && s.c.t.on() {
-		job = fmt.Sprintf(`,{"name":"job","description":"A slow job","inputSchema":{"type":"object"},"execution":{"taskSupport":%q}}`, s.c.t.support)
-	}
-	if next == "" {
-		job += `,{"name":"x","inputSchema":{"type":"object"}}` // the tool tests call
-	}
-	s.result(m.ID, fmt.Sprintf(`{"tools":[{"name":"tool%d","inputSchema":{"type":"object"}}%s]%s}`, page, job, next))
-}
-
-func (s *server) toolsCall(m msg) {
-	if s.c.t.on() && s.taskCall(m) {
-		return
-	}
-	switch {
-	case s.c.hang && s.c.ask == "":
-		return
-	case s.c.crash:
-		fmt.Fprintln(os.Stderr, "fake: about to crash")
-		fmt.Fprintln(os.Stderr, "fake: panic: something broke")
-		os.Exit(3)
-	case s.c.rpcError:
-		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"Unknown tool: nope"}}`, m.ID))
-		return
-	case s.c.badAnswer != "":
-		s.write(badAnswer(s.c.badAnswer, m.ID))
-		return
-	}
-	for i := range s.c.pingFlood {
-		s.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":"flood-%d","method":"ping"}`, i))
-	}
-	if s.c.logFlood > 0 {
-		s.floodLogs(m)
-	}
-	echo := `""`
-	if s.c.pingFirst || s.c.ask != "" {
-		method := cmp.Or(s.c.ask, "ping")
-		id := s.nextID()
-		params := ""
-		if s.c.envForms {
-			params = `,"params":` + envFormsQuestion(s.c.environ)
-		}
-		s.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q%s}`, id, method, params))
-		for {
-			r, ok := <-s.msgs
-			if !ok {
-				return
-			}
-			if r.Method == "" && r.ID != nil && string(r.ID) != id {
-				s.route(r)
-			}
-			if string(r.ID) == id && r.Method == "" {
-				b, _ := json.Marshal(r)
-				echo = mustString(string(b))
-				break
-			}
-		}
-		if s.c.hang {
-			return
-		}
-	}
-	switch {
-	case s.c.env:
-		env := map[string]string{}
-		for _, kv := range s.c.environ {
-			k, v, _ := strings.Cut(kv, "=")
-			env[k] = v
-		}
-		b, _ := json.Marshal(map[string]any{"env": env, "cwd": s.c.dir})
-		s.result(m.ID, `{"content":[{"type":"text","text":"env"}],"structuredContent":`+string(b)+`}`)
-	case s.c.envForms:
-		s.result(m.ID, envForms(s.c.environ))
-	case s.c.big > 0:
-		var b bytes.Buffer
-		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, m.ID)
-		b.Write(bytes.Repeat([]byte{'x'}, s.c.big))
-		b.WriteString(`"}]}}`)
-		s.send(b.String())
-	case s.c.oddContent:
-		s.result(m.ID, OddResult)
-	case s.c.toolError:
-		s.result(m.ID, `{"content":[{"type":"text","text":"it went wrong"}],"isError":true}`)
-	case s.c.typed != "":
-		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":%s},{"type":"image","mimeType":"image/png","data":%q}],"structuredContent":{"n":%s}}`,
-			mustString("n is "+s.c.typed), TinyPNG, s.c.typed))
-	default:
-		var p struct {
-			Arguments json.RawMessage `json:"arguments"`
-		}
-		rawjson.DecodeLoose(m.Params, &p)
-		args := cmp.Or(string(p.Arguments), "null")
-		s.result(m.ID, fmt.Sprintf(`{"content":[{"type":"text","text":"ok"}],"echo":%s,"arguments":%s,"at":%q}`, echo, args, time.Now().Format(time.RFC3339)))
-	}
-}
-
-// badAnswer is a response to id that does not decode, of the kind named.
-func badAnswer(kind string, id json.RawMessage) string {
-	switch kind {
-	case "nul":
-		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"a%sb"}]}}`, id, "\x00")
-	case "code":
-		return fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":"E42","message":"broken"},"id":%s}`, id)
-	case "error":
-		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":"broken"}`, id)
-	case "deep":
-		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"x":%s%s}}`, id, strings.Repeat("[", 10001), strings.Repeat("]", 10001))
-	}
-	return "not json at all"
-}
-
-// TinyPNG is a 1x1 PNG, base64-encoded.
-const TinyPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
-
-// OddResult is what odd-content answers: an unknown content type, unknown
-// fields, keys out of order, numbers in unusual notations and spacing that a
-// client must not normalise (beyond dropping insignificant whitespace).
-const OddResult = `{ "zeta": 1.50, "content" : [ {"type":"hologram","frames":[1e2, -0.0, 12345678901234567890],"x-note":"caf\u00e9 \"q\""} ], "_meta": {"b":2,"a":1}, "alpha": null }`
-
-// mustString is s as a JSON string.
-func mustString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

@@ -114,6 +114,10 @@ type Spec struct {
 	// 1e19 as well as 60000), and for whom.
 	TTLMs      *json.Number `json:"ttlMs,omitempty"`
 	CacheScope string       `json:"cacheScope,omitempty"`
+
+	// named is the named fake this spec is (behaviours.go), nil for a
+	// spec as written: its behaviours answer first (named.go).
+	named *config
 }
 
 // The versions a spec server speaks by default: those of mcp, copied on
@@ -175,6 +179,13 @@ func ParseSpec(data []byte) (*Spec, error) {
 	for _, e := range s.Edges {
 		if !slices.Contains(Edges, e) {
 			return nil, fmt.Errorf("no edge %q", e)
+		}
+	}
+	if s.Tasks != nil {
+		for _, st := range s.Tasks.Statuses {
+			if !slices.Contains(taskStatuses, st) {
+				return nil, fmt.Errorf("tasks: no status %q", st)
+			}
 		}
 	}
 	for _, m := range slices.Concat(s.RepeatCursor, s.EndlessCursor, s.EndlessItems) {

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -182,6 +183,7 @@ type specState struct {
 	initialized bool
 	tasks       map[string]*specTask // by id (spec_tasks.go)
 	waits       map[string]chan msg  // the client's answers awaited, by the id of the server's request
+	calls       callCounter          // the named fake's tools/call requests, for its latency
 }
 
 func newSpecState() *specState {
@@ -207,6 +209,9 @@ func (st *specState) Stopped() bool {
 type specOut struct {
 	send  func(line string)
 	async func(func())
+	// bulk, where set, runs a function that writes many lines to the
+	// client's stream at once, buffered (a flood).
+	bulk func(func(io.Writer))
 	// http is set over HTTP, where notifications and cancellation are
 	// the transport's.
 	http bool
@@ -361,6 +366,9 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 			out.send(s.errorLineData(id, e.Code, e.Message, e.data))
 			return
 		}
+	}
+	if s.named != nil && s.namedRequest(st, m, id, out) {
+		return
 	}
 	switch {
 	case m.Method == "tools/call" && s.taskCall(st, m, id, out),

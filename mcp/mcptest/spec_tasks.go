@@ -34,6 +34,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -52,7 +53,32 @@ type TaskSpec struct {
 	Fail []string `json:"fail,omitempty"`
 	// PollMs is the poll interval suggested; 0 suggests none.
 	PollMs int `json:"pollMs,omitempty"`
+	// Statuses, when set, is every task's course instead (the initialize
+	// era's): each poll moves it one status along, the last one kept:
+	// working, input_required (until tasks/result has asked the client),
+	// completed, failed (the call's result "the job broke", isError),
+	// cancelled (by the server), or expire, which drops the task. Task
+	// ids are task-1, task-2, ... for the client, and a call with a
+	// progress token hears progress 1 of 2 when its task starts and 2
+	// when it ends.
+	Statuses []string `json:"statuses,omitempty"`
+	// TTL, when set, is the ttl granted whatever the call asked.
+	TTL *int64 `json:"ttl,omitempty"`
 }
+
+// taskStatuses are what Statuses may name.
+var taskStatuses = []string{"working", "input_required", "completed", "failed", "cancelled", "expire"}
+
+func terminal(status string) bool {
+	return status == "completed" || status == "failed" || status == "cancelled"
+}
+
+// related is the _meta that ties a message to task id.
+func related(id string) string {
+	return `{"io.modelcontextprotocol/related-task":{"taskId":` + mustString(id) + `}}`
+}
+
+func stamp() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00") }
 
 // TaskFaults are what Spec.Faults may name of tasks.
 var TaskFaults = []string{
@@ -94,6 +120,10 @@ type specTask struct {
 	key              string          // modern: the key of the input asked, "" none
 	answers          json.RawMessage // the last input given
 	gotten           bool            // tasks/get has answered it once (ext-not-durable)
+	message          string          // its statusMessage, "" none
+	step             int             // its place in Statuses; -1 before the first poll
+	gone             bool            // expired (Statuses)
+	token            json.RawMessage // the call's progress token (Statuses)
 }
 
 // toolTaskSupport is a listed tool's execution.taskSupport, "" when none.
@@ -137,7 +167,7 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 		case !declared:
 			return false
 		}
-		t := st.newTask(tool, nil)
+		t := s.newTask(st, tool, nil)
 		res := map[string]json.RawMessage{"resultType": json.RawMessage(`"task"`)}
 		if s.has("ext-result-type") {
 			res["resultType"] = json.RawMessage(`"complete"`)
@@ -165,12 +195,24 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 	if n, err := strconv.ParseInt(string(member(task, "ttl")), 10, 64); err == nil {
 		ttl = &n
 	}
-	t := st.newTask(tool, ttl)
+	if s.Tasks.TTL != nil {
+		ttl = s.Tasks.TTL
+	}
+	t := s.newTask(st, tool, ttl) // no one else knows it until the answer is sent
+	if tok := member(member(m.Params, "_meta"), "progressToken"); len(s.Tasks.Statuses) > 0 && tok != nil && string(tok) != "null" {
+		t.token = tok
+	}
 	body := mustJSON(map[string]json.RawMessage{"task": mustJSON(s.taskFields(t))})
 	if s.has("task-flat") {
 		body = mustJSON(s.taskFields(t))
 	}
 	out.send(s.resultLine(id, "tools/call", body))
+	s.progress(t, 1, "job started", out)
+	if len(s.Tasks.Statuses) > 0 && s.Tasks.Statuses[0] == "expire" {
+		st.mu.Lock()
+		t.gone = true
+		st.mu.Unlock()
+	}
 	return true
 }
 
@@ -190,7 +232,7 @@ func (s *Spec) declaresTasksCall() bool {
 	return caps.Tasks.Requests.Tools.Call != nil
 }
 
-func (st *specState) newTask(tool string, ttl *int64) *specTask {
+func (s *Spec) newTask(st *specState, tool string, ttl *int64) *specTask {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.tasks == nil {
@@ -200,7 +242,11 @@ func (st *specState) newTask(tool string, ttl *int64) *specTask {
 	if ttl == nil {
 		ttl = new(int64(60000))
 	}
-	t := &specTask{id: fmt.Sprintf("task-%d-%d", srvRequests.Add(1), len(st.tasks)+1), tool: tool, status: "working", created: now, updated: now, ttl: ttl}
+	id := fmt.Sprintf("task-%d-%d", srvRequests.Add(1), len(st.tasks)+1)
+	if len(s.Tasks.Statuses) > 0 {
+		id = fmt.Sprintf("task-%d", len(st.tasks)+1)
+	}
+	t := &specTask{id: id, tool: tool, status: "working", created: now, updated: now, ttl: ttl, step: -1}
 	st.tasks[t.id] = t
 	return t
 }
@@ -218,6 +264,9 @@ func (s *Spec) taskFields(t *specTask) map[string]json.RawMessage {
 		ttl, poll = "ttlMs", "pollIntervalMs"
 	}
 	f[ttl] = mustJSON(t.ttl)
+	if t.message != "" {
+		f["statusMessage"] = mustJSON(t.message)
+	}
 	if s.Tasks.PollMs > 0 {
 		f[poll] = mustJSON(s.Tasks.PollMs)
 	}
@@ -234,9 +283,17 @@ func (s *Spec) advance(t *specTask) bool {
 			t.status = "working"
 		}
 	case t.status == "input_required":
-		if t.answers != nil {
+		switch {
+		case t.answers == nil:
+		case len(s.Tasks.Statuses) > 0 && t.step+1 < len(s.Tasks.Statuses):
+			s.step(t)
+		case len(s.Tasks.Statuses) > 0:
+			t.status = "completed"
+		default:
 			t.status, t.key = "working", ""
 		}
+	case len(s.Tasks.Statuses) > 0:
+		s.step(t)
 	default:
 		t.polls++
 		steps := max(s.Tasks.Steps, 1)
@@ -265,6 +322,30 @@ func (s *Spec) advance(t *specTask) bool {
 	return false
 }
 
+// step moves t to the next of Statuses, the last one kept.
+func (s *Spec) step(t *specTask) {
+	t.step = min(t.step+1, len(s.Tasks.Statuses)-1)
+	switch next := s.Tasks.Statuses[t.step]; next {
+	case "expire":
+		t.gone = true
+	case "failed":
+		t.status, t.message = next, "the job broke"
+	case "cancelled":
+		t.status, t.message = next, "cancelled by the server"
+	default:
+		t.status = next
+	}
+}
+
+// progress sends a progress notification for t, if its call asked for
+// them.
+func (s *Spec) progress(t *specTask, n int, message string, out specOut) {
+	if t.token != nil {
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":2,"message":%q,"_meta":%s}}`,
+			t.token, n, message, related(t.id)))
+	}
+}
+
 // callIsError reports whether a tool's canned result has isError true.
 func (s *Spec) callIsError(tool string) bool {
 	return string(member(s.CallResults[tool], "isError")) == "true"
@@ -291,8 +372,9 @@ func (s *Spec) callResult(tool string, answers json.RawMessage) json.RawMessage 
 // taskError is the JSON-RPC error a failed task ended with.
 var taskError = &specError{Code: -32603, Message: "the job broke"}
 
-// elicitation is what a task asks of the client: its name.
-const elicitation = `{"mode":"form","message":"Who asks?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`
+// elicitation is what a task asks of the client: its name (a client
+// that accepts as it is gives the default).
+const elicitation = `{"mode":"form","message":"Who asks?","requestedSchema":{"type":"object","properties":{"name":{"type":"string","default":"mcpv"}}}}`
 
 // taskMethod answers a tasks/ request; false leaves it to the others
 // (not found).
@@ -302,6 +384,9 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 	}
 	if s.Era == "modern" {
 		return s.extMethod(st, m, id, out)
+	}
+	if sub, _ := strings.CutPrefix(m.Method, "tasks/"); (sub == "list" || sub == "cancel") && member(member(s.capabilities(), "tasks"), sub) == nil {
+		return false // not declared: not found
 	}
 	switch m.Method {
 	case "tasks/list":
@@ -313,14 +398,24 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 	}
 	st.mu.Lock()
 	t := st.tasks[taskIDParam(m.Params)]
-	if t == nil {
+	switch {
+	case t == nil:
 		st.mu.Unlock()
 		s.noTask(m, id, "task-unknown-internal", out)
+		return true
+	case t.gone:
+		st.mu.Unlock()
+		out.send(s.errorLine(id, codeInvalidParams, "Task not found or expired: "+t.id))
 		return true
 	}
 	switch m.Method {
 	case "tasks/get":
 		changed := s.advance(t)
+		if t.gone {
+			st.mu.Unlock()
+			out.send(s.errorLine(id, codeInvalidParams, "Task not found or expired: "+t.id))
+			return true
+		}
 		f := s.taskFields(t)
 		if s.has("task-no-ttl") {
 			delete(f, "ttl")
@@ -328,7 +423,7 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 		note := s.taskFields(t)
 		st.mu.Unlock()
 		if changed {
-			s.statusNote(note, out)
+			s.statusNote(t, note, out)
 		}
 		out.send(s.resultLine(id, m.Method, mustJSON(f)))
 	case "tasks/cancel":
@@ -338,7 +433,8 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 			out.send(s.errorLine(id, codeInvalidParams, "Cannot cancel task: already in terminal status '"+t.status+"'"))
 			return true
 		case !terminal(t.status) && !s.has("task-cancel-no-status"):
-			t.status, t.updated = "cancelled", stamp()
+			t.status, t.updated, t.message = "cancelled", stamp(), "cancelled by the client"
+			s.statusNote(t, s.taskFields(t), out)
 		}
 		f := s.taskFields(t)
 		st.mu.Unlock()
@@ -357,7 +453,7 @@ func (s *Spec) noTask(m msg, id json.RawMessage, fault string, out specOut) {
 	if s.has(fault) {
 		code = -32603
 	}
-	out.send(s.errorLine(id, code, m.Method+": no task "+taskIDParam(m.Params)))
+	out.send(s.errorLine(id, code, "Task not found: "+taskIDParam(m.Params)))
 }
 
 // taskIDParam is params.taskId.
@@ -369,7 +465,10 @@ func taskIDParam(params json.RawMessage) string {
 // statusNote announces a task's new status, its fields as taken under
 // st.mu, over stdio (over HTTP it would make a tasks/get's answer a
 // stream, which the transport asks a server not to do).
-func (s *Spec) statusNote(fields map[string]json.RawMessage, out specOut) {
+func (s *Spec) statusNote(t *specTask, fields map[string]json.RawMessage, out specOut) {
+	if status := string(fields["status"]); status == `"completed"` || status == `"failed"` {
+		s.progress(t, 2, "job "+strings.Trim(status, `"`), out)
+	}
 	if out.http {
 		return
 	}
@@ -381,7 +480,7 @@ func (s *Spec) taskList(st *specState, id json.RawMessage, out specOut) {
 	st.mu.Lock()
 	list := []json.RawMessage{}
 	for _, t := range st.tasks {
-		if !s.has("task-unlisted") {
+		if !s.has("task-unlisted") && !t.gone {
 			list = append(list, mustJSON(s.taskFields(t)))
 		}
 	}
@@ -400,8 +499,16 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 			status = "completed"
 		}
 		switch {
+		case t.gone:
+			st.mu.Unlock()
+			out.send(s.errorLine(id, codeInvalidParams, "Task not found or expired: "+t.id))
+			return
 		case terminal(status):
 			st.mu.Unlock()
+			if status == "failed" && len(s.Tasks.Statuses) > 0 {
+				out.send(s.resultLine(id, "tasks/result", json.RawMessage(`{"content":[{"type":"text","text":"the job broke"}],"isError":true,"_meta":`+related(t.id)+`}`)))
+				return
+			}
 			if status == "failed" && slices.Contains(s.Tasks.Fail, t.tool) {
 				out.send(s.errorLine(id, taskError.Code, taskError.Message))
 				return
@@ -450,7 +557,7 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 		note := s.taskFields(t)
 		st.mu.Unlock()
 		if changed {
-			s.statusNote(note, out)
+			s.statusNote(t, note, out)
 		}
 		select {
 		case <-time.After(10 * time.Millisecond):

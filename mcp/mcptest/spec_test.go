@@ -218,6 +218,7 @@ func TestParseSpec(t *testing.T) {
 		{`{"era":"future"}`, `era "future": want "initialize" or "modern"`},
 		{`{"pageSize":-1}`, "pageSize -1 is negative"},
 		{`{"repeatCursor":["tools/call"]}`, `"tools/call" is not a list method`},
+		{`{"tasks":{"statuses":["working","done"]}}`, `tasks: no status "done"`},
 		{`{} {}`, "more than one JSON value"},
 	}
 	for _, tt := range tests {

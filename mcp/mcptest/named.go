@@ -1,0 +1,398 @@
+package mcptest
+
+// The named fake (behaviours.go) as a spec server: its lists and
+// capabilities are a Spec's, and what its behaviours do to a request are
+// faults of the spec engine's, applied here before the spec answers.
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// namedSpec is the spec the named fake c serves: tools tool0, the
+// extras its behaviours list, and x (over N pages with pages=N:
+// namedPage); resource
+// fake://a, template fake://{x}, prompt p; any version echoed.
+func (c *config) namedSpec() *Spec {
+	s := &Spec{ServerInfo: json.RawMessage(`{"name":"fake","version":"0"}`), named: c,
+		Resources:         []json.RawMessage{json.RawMessage(`{"uri":"fake://a","name":"a"}`)},
+		ResourceTemplates: []json.RawMessage{json.RawMessage(`{"uriTemplate":"fake://{x}","name":"x"}`)},
+		Prompts:           []json.RawMessage{json.RawMessage(`{"name":"p"}`)},
+		MethodNotFound:    slices.DeleteFunc([]string{c.notFound}, func(m string) bool { return m == "" }),
+		Answers: map[string]json.RawMessage{
+			"resources/read":        json.RawMessage(`{"contents":[{"uri":"fake://a","text":"A"}]}`),
+			"prompts/get":           json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"P"}}]}`),
+			"resources/subscribe":   json.RawMessage(`{}`),
+			"resources/unsubscribe": json.RawMessage(`{}`),
+		},
+		Faults: []string{"echo-any-version"},
+	}
+	if c.version != "" {
+		s.Versions, s.Faults = []string{c.version}, nil
+	}
+	s.Tools = []json.RawMessage{json.RawMessage(`{"name":"tool0","inputSchema":{"type":"object"}}`)}
+	switch {
+	case c.t.statuses != nil:
+		s.Tools = append(s.Tools, json.RawMessage(fmt.Sprintf(`{"name":"job","description":"A slow job","inputSchema":{"type":"object"},"execution":{"taskSupport":%q}}`, c.t.support)))
+		s.Tasks = &TaskSpec{Statuses: c.t.statuses, TTL: c.t.ttl, PollMs: c.t.poll}
+		s.CallResults = map[string]json.RawMessage{"job": json.RawMessage(`{"content":[{"type":"text","text":"job done"}]}`)}
+	default:
+		if c.typed != "" {
+			s.Tools = append(s.Tools, json.RawMessage(`{"name":"typed","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}`))
+		}
+		if c.schema != "" {
+			schema, _ := shapedSchema(c.schema)
+			s.Tools = append(s.Tools, json.RawMessage(`{"name":"shaped","inputSchema":`+schema+`}`))
+		}
+	}
+	s.Tools = append(s.Tools, json.RawMessage(`{"name":"x","inputSchema":{"type":"object"}}`)) // the tool tests call
+	caps := map[string]any{"tools": map[string]any{}, "resources": map[string]any{}, "prompts": map[string]any{}}
+	if c.listChanged {
+		caps["tools"] = map[string]any{"listChanged": true}
+	}
+	if c.updates > 0 {
+		caps["resources"] = map[string]any{"subscribe": true}
+	}
+	if c.t.statuses != nil {
+		tasks := map[string]any{"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+		if !c.t.noList {
+			tasks["list"] = map[string]any{}
+		}
+		if !c.t.noCancel {
+			tasks["cancel"] = map[string]any{}
+		}
+		caps["tasks"] = tasks
+	}
+	if c.noTools {
+		caps = map[string]any{}
+	}
+	s.Capabilities = mustJSON(caps)
+	return s
+}
+
+// namedRequest answers m as the named fake's behaviours would, before
+// the spec does; false leaves m to the spec.
+func (s *Spec) namedRequest(st *specState, m msg, id json.RawMessage, out specOut) bool {
+	c := s.named
+	if slices.Contains(s.MethodNotFound, m.Method) {
+		return false
+	}
+	switch m.Method {
+	case "initialize":
+		requested, _ := stringMember(m.Params, "protocolVersion")
+		if c.supported == "" || requested == c.supported {
+			return false
+		}
+		out.send(s.errorLineData(id, codeInvalidParams, "Unsupported protocol version",
+			mustJSON(map[string]any{"supported": []string{c.supported}, "requested": requested})))
+	case "resources/read":
+		for range c.updates {
+			out.send(updated)
+		}
+		return false
+	case "resources/subscribe":
+		if c.updates == 0 {
+			return false
+		}
+		out.send(s.resultLine(id, m.Method, json.RawMessage(`{}`)))
+		out.send(updated)
+	case "tools/list":
+		if c.pages < 2 {
+			return false
+		}
+		s.namedPage(m, id, out)
+	case "tools/call":
+		if s.Tasks != nil && (member(m.Params, "task") != nil || nameParam(m.Params) == "job") {
+			return false // the spec's tasks
+		}
+		if !c.lat.on() {
+			s.namedCall(st, m, id, out)
+			return true
+		}
+		d := c.lat.Of(st.calls.next())
+		if c.serial { // holds up every request after it
+			if wait(d, out.done, nil) {
+				s.namedCall(st, m, id, out)
+			}
+			return true
+		}
+		// It ends after the delay, or when the client goes (nothing is
+		// answered then).
+		out.async(func() {
+			if wait(d, out.done, nil) {
+				s.namedCall(st, m, id, out)
+			}
+		})
+	default:
+		return false
+	}
+	return true
+}
+
+// namedPage answers tools/list with pages=N: tool0 and the extras on
+// page 0, toolI alone on page I, x too on the last; the cursor of page I
+// is "page-I". Pages are made as they are asked for, a million as
+// cheaply as three.
+func (s *Spec) namedPage(m msg, id json.RawMessage, out specOut) {
+	cursor, _ := stringMember(m.Params, "cursor")
+	page := 0
+	if cursor != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(cursor, "page-"))
+		if err != nil || n < 1 || n >= s.named.pages || !strings.HasPrefix(cursor, "page-") {
+			out.send(s.errorLine(id, codeInvalidParams, "tools/list: invalid cursor "+strconv.Quote(cursor)))
+			return
+		}
+		page = n
+	}
+	tools := s.Tools[:len(s.Tools)-1] // all but x
+	if page > 0 {
+		tools = []json.RawMessage{json.RawMessage(fmt.Sprintf(`{"name":"tool%d","inputSchema":{"type":"object"}}`, page))}
+	}
+	next := ""
+	if page+1 < s.named.pages {
+		next = fmt.Sprintf(`,"nextCursor":"page-%d"`, page+1)
+	} else {
+		tools = append(slices.Clip(tools), s.Tools[len(s.Tools)-1])
+	}
+	var b bytes.Buffer
+	for i, t := range tools {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(t)
+	}
+	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[%s]%s}}`, id, b.Bytes(), next))
+}
+
+const updated = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"fake://a"}}`
+
+// namedCall answers a tools/call of the named fake: any tool, "ok" with
+// the call's arguments, or what its behaviours make of the call.
+func (s *Spec) namedCall(st *specState, m msg, id json.RawMessage, out specOut) {
+	c := s.named
+	switch {
+	case c.hang && c.ask == "":
+		return
+	case c.crash:
+		fmt.Fprintln(os.Stderr, "fake: about to crash")
+		fmt.Fprintln(os.Stderr, "fake: panic: something broke")
+		os.Exit(3)
+	case c.rpcError:
+		out.send(s.errorLine(id, codeInvalidParams, "Unknown tool: nope"))
+		return
+	case c.badAnswer != "":
+		out.send(badAnswer(c.badAnswer, id))
+		return
+	}
+	for i := range c.pingFlood {
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"flood-%d","method":"ping"}`, i))
+	}
+	if c.logFlood > 0 {
+		floodLogs(c.logFlood, member(member(m.Params, "_meta"), "progressToken"), out)
+	}
+	if !c.pingFirst && c.ask == "" {
+		s.namedResult(m, id, `""`, out)
+		return
+	}
+	// The question's answer comes through the loop that reads the client:
+	// the call waits for it aside.
+	ask := srvID("srv")
+	answer := st.await(ask)
+	params := ""
+	if c.envForms {
+		params = `,"params":` + envFormsQuestion(c.environ)
+	}
+	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":%q%s}`, ask, cmp.Or(c.ask, "ping"), params))
+	out.async(func() {
+		select {
+		case r := <-answer:
+			if !c.hang {
+				b, _ := json.Marshal(r)
+				s.namedResult(m, id, mustString(string(b)), out)
+			}
+		case <-out.done:
+		}
+	})
+}
+
+// namedResult sends a named fake's answer to the call m; echo is the
+// client's answer to the question it asked first, as a JSON string.
+func (s *Spec) namedResult(m msg, id json.RawMessage, echo string, out specOut) {
+	c := s.named
+	var res string
+	switch {
+	case c.env:
+		env := map[string]string{}
+		for _, kv := range c.environ {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		b, _ := json.Marshal(map[string]any{"env": env, "cwd": c.dir})
+		res = `{"content":[{"type":"text","text":"env"}],"structuredContent":` + string(b) + `}`
+	case c.envForms:
+		res = envForms(c.environ)
+	case c.big > 0:
+		var b bytes.Buffer
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, id)
+		b.Write(bytes.Repeat([]byte{'x'}, c.big))
+		b.WriteString(`"}]}}`)
+		out.send(b.String())
+		return
+	case c.oddContent:
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, OddResult)) // as written
+		return
+	case c.toolError:
+		res = `{"content":[{"type":"text","text":"it went wrong"}],"isError":true}`
+	case c.typed != "":
+		res = fmt.Sprintf(`{"content":[{"type":"text","text":%s},{"type":"image","mimeType":"image/png","data":%q}],"structuredContent":{"n":%s}}`,
+			mustString("n is "+c.typed), TinyPNG, c.typed)
+	default:
+		args := cmp.Or(string(member(m.Params, "arguments")), "null")
+		res = fmt.Sprintf(`{"content":[{"type":"text","text":"ok"}],"echo":%s,"arguments":%s,"at":%q}`, echo, args, time.Now().Format(time.RFC3339))
+	}
+	out.send(s.resultLine(id, m.Method, json.RawMessage(res)))
+}
+
+// floodLogs sends log-flood's notifications: n log messages, "log 0" to
+// "log n-1", and after every tenth a progress notification for token, if
+// there is one (progress 1, 2, ...); through out's bulk writer, as fast
+// as the client reads, where it has one.
+func floodLogs(n int, token json.RawMessage, out specOut) {
+	var line []byte
+	each := func(w io.Writer) {
+		for i := range n {
+			line = append(line[:0], `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"flood","data":"log `...)
+			line = strconv.AppendInt(line, int64(i), 10)
+			line = append(line, "\"}}\n"...)
+			w.Write(line)
+			if token != nil && i%10 == 9 {
+				line = append(line[:0], `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`...)
+				line = append(line, token...)
+				line = append(line, `,"progress":`...)
+				line = strconv.AppendInt(line, int64(i/10+1), 10)
+				line = append(line, "}}\n"...)
+				w.Write(line)
+			}
+		}
+	}
+	if out.bulk != nil {
+		out.bulk(each)
+		return
+	}
+	each(lineWriter(out.send))
+}
+
+// lineWriter sends each write, a line, without its newline.
+type lineWriter func(string)
+
+func (f lineWriter) Write(p []byte) (int, error) {
+	f(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
+// bulk runs each with the server's output, buffered, held as one write;
+// a framed server's gets a frame a write.
+func (s *server) bulk(each func(io.Writer)) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.c.framed != "" {
+		each(writerFunc(func(p []byte) { s.put(string(p)) }))
+		return
+	}
+	buf := bufio.NewWriterSize(writerFunc(func(p []byte) { s.put(string(p)) }), 64<<10)
+	each(buf)
+	buf.Flush()
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) {
+	f(p)
+	return len(p), nil
+}
+
+// badAnswer is a response to id that does not decode, of the kind named.
+func badAnswer(kind string, id json.RawMessage) string {
+	switch kind {
+	case "nul":
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"a%sb"}]}}`, id, "\x00")
+	case "code":
+		return fmt.Sprintf(`{"jsonrpc":"2.0","error":{"code":"E42","message":"broken"},"id":%s}`, id)
+	case "error":
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":"broken"}`, id)
+	case "deep":
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"x":%s%s}}`, id, strings.Repeat("[", 10001), strings.Repeat("]", 10001))
+	}
+	return "not json at all"
+}
+
+// shapedSchema builds the inputSchema that schema=K:N names.
+func shapedSchema(spec string) (string, error) {
+	kind, count, _ := strings.Cut(spec, ":")
+	n, err := strconv.Atoi(count)
+	if err != nil || n < 0 {
+		return "", fmt.Errorf("schema=%s: want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N", spec)
+	}
+	var b strings.Builder
+	switch kind {
+	case "deep":
+		b.WriteString(strings.Repeat(`{"type":"object","properties":{"a":`, n))
+		b.WriteString(`{"type":"string"}`)
+		b.WriteString(strings.Repeat(`}}`, n))
+	case "wide":
+		b.WriteString(`{"type":"object","properties":{`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"p%d":{"type":"object","properties":{"a":{"type":"integer"}}}`, i)
+		}
+		b.WriteString(`}}`)
+	case "anyof", "allof", "loop":
+		bottom := `{"type":"string"}`
+		if kind == "loop" {
+			bottom = fmt.Sprintf(`{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/d%d"}]}`, n)
+		}
+		keyword := cmp.Or(map[string]string{"allof": "allOf"}[kind], "anyOf")
+		b.WriteString(`{"type":"object","$defs":{"d0":` + bottom)
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, `,"d%d":{%q:[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, keyword, i-1, i-1)
+		}
+		fmt.Fprintf(&b, `},"properties":{"p1":{"$ref":"#/$defs/d%d"}}}`, n)
+	case "enum":
+		b.WriteString(`{"type":"object","properties":{"p1":{"type":"array","items":{"enum":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(i))
+		}
+		b.WriteString(`]}}}}`)
+	default:
+		return "", fmt.Errorf("schema=%s: want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N", spec)
+	}
+	return b.String(), nil
+}
+
+// TinyPNG is a 1x1 PNG, base64-encoded.
+const TinyPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+// OddResult is what odd-content answers: an unknown content type, unknown
+// fields, keys out of order, numbers in unusual notations and spacing that a
+// client must not normalise (beyond dropping insignificant whitespace).
+const OddResult = `{ "zeta": 1.50, "content" : [ {"type":"hologram","frames":[1e2, -0.0, 12345678901234567890],"x-note":"caf\u00e9 \"q\""} ], "_meta": {"b":2,"a":1}, "alpha": null }`
+
+// mustString is s as a JSON string.
+func mustString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
