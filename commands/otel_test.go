@@ -77,6 +77,13 @@ func TestOtelExportFails(t *testing.T) {
 	}
 	bad := mcpvIn(t, with(env, "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"), "", args([]string{"call", "x"}, fake("plain"))...)
 	bad.expect(t, 2, "", "", "mcpv: otel: OTLP over gRPC")
+	// A value mcpv cannot read is warned about once and treated as unset:
+	// the command runs and its spans still go.
+	unread := mcpvIn(t, with(env, "OTEL_EXPORTER_OTLP_TIMEOUT=soon"), "", args([]string{"call", "x"}, fake("plain"))...)
+	const warning = `mcpv: warning: otel: OTEL_EXPORTER_OTLP_TIMEOUT="soon" is not a number of milliseconds: treated as unset` + "\n"
+	if unread.code != 0 || strings.Count(unread.stderr, warning) != 1 || !strings.Contains(unread.stderr, "mcpv: otel: spans not exported") {
+		t.Errorf("an unreadable timeout: exit %d, stderr %q", unread.code, unread.stderr)
+	}
 }
 
 // A collector that hangs, or a black hole that takes the connection and

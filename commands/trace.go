@@ -71,7 +71,10 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 // (nothing when nothing is exported). A failed export is said once, never
 // changes the exit code, and is noted in the trace.
 func (r *invocation) startTelemetry(args []string, start time.Time) (end func(code int), err error) {
-	cfg, err := otel.FromEnv(r.env.Getenv, r.c.outputFlags.Otel)
+	cfg, warnings, err := otel.FromEnv(r.env.Getenv, r.c.outputFlags.Otel)
+	for _, w := range warnings {
+		r.ios.Err.Write([]byte("mcpv: warning: otel: " + safetext.Line(w) + "\n"))
+	}
 	if err != nil {
 		return nil, clierr.Usage(errors.New("otel: " + err.Error()))
 	}

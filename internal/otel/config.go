@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"strconv"
 	"strings"
@@ -47,57 +48,52 @@ const MaxTimeout = 2 * time.Second
 // FromEnv reads the standard variables: it returns nil when nothing asks
 // for export (neither flag nor an OTLP endpoint set) or
 // OTEL_SDK_DISABLED=true says not to, and an error for a setting it
-// cannot follow.
-func FromEnv(getenv func(string) string, flag bool) (*Config, error) {
+// cannot follow (gRPC). A value it cannot read is treated as unset, as
+// OpenTelemetry's rules for its variables say, and named in a warning
+// (the value itself only where it cannot hold a secret).
+func FromEnv(getenv func(string) string, flag bool) (c *Config, warnings []string, err error) {
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
-		return nil, nil
+		return nil, nil, nil
 	}
-	base, traces, metrics := getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+	endpoint := func(name string) string {
+		v := getenv(name)
+		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			warnings = append(warnings, name+" is not an http or https URL: treated as unset")
+			return ""
+		}
+		return v
+	}
+	base, traces, metrics := endpoint("OTEL_EXPORTER_OTLP_ENDPOINT"), endpoint("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), endpoint("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
 	if !flag && base == "" && traces == "" {
-		return nil, nil
+		return nil, warnings, nil
 	}
 	if getenv("OTEL_EXPORTER_OTLP_PROTOCOL") == "grpc" || getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") == "grpc" {
-		return nil, errors.New("OTLP over gRPC: mcpv exports over OTLP/HTTP only (http/json; a collector takes it on its HTTP port, 4318)")
+		return nil, warnings, errors.New("OTLP over gRPC: mcpv exports over OTLP/HTTP only (http/json; a collector takes it on its HTTP port, 4318)")
 	}
-	base = cmp.Or(base, DefaultEndpoint)
-	c := &Config{Service: getenv("OTEL_SERVICE_NAME"), Timeout: MaxTimeout, Headers: map[string]string{}}
-	c.Service = cmp.Or(c.Service, "mcpv")
-	var err error
-	if c.Traces, err = endpoint(traces, base, "/v1/traces"); err != nil {
-		return nil, err
-	}
-	if c.Metrics, err = endpoint(metrics, base, "/v1/metrics"); err != nil {
-		return nil, err
-	}
-	if err := headers(getenv("OTEL_EXPORTER_OTLP_HEADERS"), c.Headers); err != nil {
-		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_HEADERS: %v", err)
-	}
-	if err := headers(getenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS"), c.Headers); err != nil {
-		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_TRACES_HEADERS: %v", err)
+	base = strings.TrimSuffix(cmp.Or(base, DefaultEndpoint), "/")
+	c = &Config{Service: cmp.Or(getenv("OTEL_SERVICE_NAME"), "mcpv"), Timeout: MaxTimeout, Headers: map[string]string{},
+		Traces: cmp.Or(traces, base+"/v1/traces"), Metrics: cmp.Or(metrics, base+"/v1/metrics")}
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
+		if err := headers(getenv(name), c.Headers); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: %v: treated as unset", name, err))
+		}
 	}
 	if t := getenv("OTEL_EXPORTER_OTLP_TIMEOUT"); t != "" {
 		ms, err := strconv.Atoi(t)
 		if err != nil || ms <= 0 {
-			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_TIMEOUT=%q: want milliseconds", t)
+			warnings = append(warnings, fmt.Sprintf("OTEL_EXPORTER_OTLP_TIMEOUT=%q is not a number of milliseconds: treated as unset", t[:min(len(t), 40)]))
+		} else {
+			c.Timeout = time.Duration(min(ms, int(MaxTimeout/time.Millisecond))) * time.Millisecond // bounded before it can overflow
 		}
-		c.Timeout = time.Duration(min(ms, int(MaxTimeout/time.Millisecond))) * time.Millisecond // bounded before it can overflow
 	}
-	return c, nil
+	return c, warnings, nil
 }
 
-// endpoint is the URL of a signal: its own variable as it is, else the
-// base's with the signal's path.
-func endpoint(own, base, path string) (string, error) {
-	raw := cmp.Or(own, strings.TrimSuffix(base, "/")+path)
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("the OTLP endpoint %q is not an http or https URL", raw)
-	}
-	return raw, nil
-}
-
-// headers reads a list of key=value pairs (values URL-encoded) into h.
+// headers reads a list of key=value pairs (values URL-encoded) into h;
+// a list with an item it cannot read adds nothing.
 func headers(list string, h map[string]string) error {
+	read := map[string]string{}
+	defer maps.Copy(h, read)
 	n := 0
 	for item := range strings.SplitSeq(list, ",") {
 		if strings.TrimSpace(item) == "" {
@@ -107,13 +103,14 @@ func headers(list string, h map[string]string) error {
 		k, v, ok := strings.Cut(item, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
+			clear(read)
 			return fmt.Errorf("item %d is not key=value (its text, which may be a secret, is not shown)", n)
 		}
 		dv, err := url.QueryUnescape(strings.TrimSpace(v))
 		if err != nil {
 			dv = strings.TrimSpace(v)
 		}
-		h[k] = dv
+		read[k] = dv
 	}
 	return nil
 }

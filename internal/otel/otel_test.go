@@ -21,41 +21,76 @@ func TestFromEnv(t *testing.T) {
 		}
 		return func(k string) string { return m[k] }
 	}
-	if c, err := FromEnv(env(), false); c != nil || err != nil {
+	if c, _, err := FromEnv(env(), false); c != nil || err != nil {
 		t.Errorf("nothing asked: %+v, %v", c, err)
 	}
-	if c, err := FromEnv(env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318", "OTEL_SDK_DISABLED", "true"), true); c != nil || err != nil {
+	if c, _, err := FromEnv(env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318", "OTEL_SDK_DISABLED", "true"), true); c != nil || err != nil {
 		t.Errorf("disabled: %+v, %v", c, err)
 	}
-	c, err := FromEnv(env(), true)
-	if err != nil || c.Traces != "http://localhost:4318/v1/traces" || c.Service != "mcpv" || c.Timeout != MaxTimeout {
+	c, warnings, err := FromEnv(env(), true)
+	if err != nil || warnings != nil || c.Traces != "http://localhost:4318/v1/traces" || c.Service != "mcpv" || c.Timeout != MaxTimeout {
 		t.Errorf("the flag alone: %+v, %v", c, err)
 	}
-	c, err = FromEnv(env("OTEL_EXPORTER_OTLP_ENDPOINT", "https://c.example/otlp/", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://t:1/x",
+	c, warnings, err = FromEnv(env("OTEL_EXPORTER_OTLP_ENDPOINT", "https://c.example/otlp/", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://t:1/x",
 		"OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20s3cret-token,x-team = core", "OTEL_SERVICE_NAME", "ci", "OTEL_EXPORTER_OTLP_TIMEOUT", "500"), false)
-	if err != nil || c.Traces != "http://t:1/x" || c.Metrics != "https://c.example/otlp/v1/metrics" || c.Headers["Authorization"] != "Bearer s3cret-token" ||
+	if err != nil || warnings != nil || c.Traces != "http://t:1/x" || c.Metrics != "https://c.example/otlp/v1/metrics" || c.Headers["Authorization"] != "Bearer s3cret-token" ||
 		c.Headers["x-team"] != "core" || c.Service != "ci" || c.Timeout != 500*time.Millisecond {
 		t.Errorf("every variable: %+v, %v", c, err)
 	}
 	// more milliseconds than a time.Duration holds is the bound, not a wrapped negative
 	for _, long := range []string{"10000000000000", "9223372036854775807"} {
-		if c, err := FromEnv(env("OTEL_EXPORTER_OTLP_TIMEOUT", long), true); err != nil || c.Timeout != MaxTimeout {
+		if c, _, err := FromEnv(env("OTEL_EXPORTER_OTLP_TIMEOUT", long), true); err != nil || c.Timeout != MaxTimeout {
 			t.Errorf("a timeout of %s ms: %v, %v; want %v", long, c.Timeout, err, MaxTimeout)
 		}
 	}
 	if s := strings.Join(c.Secrets(), " "); !strings.Contains(s, "s3cret-token") {
 		t.Errorf("secrets %q", s)
 	}
-	for _, bad := range [][]string{
-		{"OTEL_EXPORTER_OTLP_ENDPOINT", "c:4318"},
-		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"},
-		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_HEADERS", "novalue-s3cret"},
-		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT", "soon"},
-	} {
-		if _, err := FromEnv(env(bad...), false); err == nil {
-			t.Errorf("%q: no error", bad)
-		} else if strings.Contains(err.Error(), "s3cret") {
-			t.Errorf("%q: the error shows the header's value: %v", bad, err)
+	if _, _, err := FromEnv(env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"), false); err == nil {
+		t.Error("gRPC asked for: no error")
+	}
+}
+
+// A value mcpv cannot read is warned about and treated as unset, as
+// OpenTelemetry's rules for its variables say: a CI job that sets one
+// badly loses its spans, not its steps.
+func TestFromEnvUnreadable(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		env     []string
+		traces  string // "" when nothing is exported
+		headers int
+		timeout time.Duration
+		warning string
+	}{
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", "c:4318"}, "", 0, 0, "OTEL_EXPORTER_OTLP_ENDPOINT is not an http or https URL: treated as unset"},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", "ftp://u:s3cret@c"}, "", 0, 0, "OTEL_EXPORTER_OTLP_ENDPOINT is not an http or https URL"},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "t:1"}, "http://c/v1/traces", 0, MaxTimeout, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not"},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_HEADERS", "a=1,novalue-s3cret"}, "http://c/v1/traces", 0, MaxTimeout, "OTEL_EXPORTER_OTLP_HEADERS: item 2 is not key=value (its text, which may be a secret, is not shown): treated as unset"},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "=x", "OTEL_EXPORTER_OTLP_HEADERS", "a=1"}, "http://c/v1/traces", 1, MaxTimeout, "OTEL_EXPORTER_OTLP_TRACES_HEADERS: item 1"},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT", "soon"}, "http://c/v1/traces", 0, MaxTimeout, `OTEL_EXPORTER_OTLP_TIMEOUT="soon" is not a number of milliseconds: treated as unset`},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT", "-5"}, "http://c/v1/traces", 0, MaxTimeout, `OTEL_EXPORTER_OTLP_TIMEOUT="-5"`},
+	}
+	for _, tt := range tests {
+		c, warnings, err := FromEnv(env(tt.env...), false)
+		switch {
+		case err != nil:
+			t.Errorf("%q: %v", tt.env, err)
+		case len(warnings) != 1 || !strings.HasPrefix(warnings[0], tt.warning) || strings.Contains(warnings[0], "s3cret"):
+			t.Errorf("%q: warnings %q, want one starting %q", tt.env, warnings, tt.warning)
+		case tt.traces == "" && c != nil:
+			t.Errorf("%q: exported to %s, want nothing exported", tt.env, c.Traces)
+		case tt.traces != "" && (c == nil || c.Traces != tt.traces || len(c.Headers) != tt.headers || c.Timeout != tt.timeout):
+			t.Errorf("%q: %+v", tt.env, c)
 		}
 	}
 }
