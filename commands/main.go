@@ -706,7 +706,9 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	if err != nil {
 		return nil, err
 	}
-	r.secret(settings.Secrets...)
+	// A server that inherits mcpv's environment may echo what its
+	// secret-named variables hold.
+	r.secret(append(settings.Secrets, redact.EnvSecrets(r.env.Environ)...)...)
 	if path := settings.Answers.Events; path != "" && r.events == nil {
 		f, err := os.OpenFile(r.env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {

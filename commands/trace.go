@@ -39,7 +39,7 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 	// may echo it in, as well as what stderr masks. Those the command
 	// line gives are masked from its first line on, which quotes it.
 	r.traceSecrets = redact.NewScrubber(nil)
-	r.secret(r.c.flags.Secrets()...)
+	r.secret(append(r.c.flags.Secrets(), redact.EnvSecrets(r.env.Environ)...)...)
 	mask := func(b []byte) []byte { return r.traceSecrets.Mask(r.scrub.Mask(b)) }
 	tr, err := trace.Create(r.env.Path(path), start, mask, trace.Header{Mcpv: Version, Args: traceArgs(args)})
 	if err != nil {
@@ -199,6 +199,9 @@ func traceArgs(args []string) []string {
 			out[i] = "-H" + header(a[2:])
 		case strings.HasPrefix(a, "--env="):
 			out[i] = "--env=" + env(a[len("--env="):])
+		case secretArg(a):
+			k, _, _ := strings.Cut(a, "=") // key, or key: for key:=json
+			out[i] = k + "=" + redact.Mask
 		case !strings.Contains(a, "://"):
 		case strings.HasPrefix(a, "--") && strings.Contains(a, "=") && !strings.Contains(a[:strings.Index(a, "=")], "://"):
 			name, value, _ := strings.Cut(a, "=")
@@ -208,6 +211,14 @@ func traceArgs(args []string) []string {
 		}
 	}
 	return out
+}
+
+// secretArg reports whether a is a tool's or prompt's argument
+// (key=value, key:=json) whose key says it holds a secret.
+func secretArg(a string) bool {
+	k, _, ok := strings.Cut(a, "=")
+	k = strings.TrimSuffix(k, ":")
+	return ok && k != "" && !strings.HasPrefix(k, "-") && redact.Name(k)
 }
 
 // lastLine keeps the last line mcpv prints of its own on stderr, from

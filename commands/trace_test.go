@@ -15,6 +15,7 @@ import (
 	"github.com/mcpv/mcpv/internal/jsonschema"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/trace"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // traceOf reads the trace at path: every line valid against
@@ -228,5 +229,51 @@ func TestTraceArgsMaskShortSecrets(t *testing.T) {
 	// A header or a variable of no secret name is kept as it is.
 	if got := traceArgs([]string{"-H", "Accept: text/plain", "--env", "PLAIN=kept"}); !slices.Equal(got, []string{"-H", "Accept: text/plain", "--env", "PLAIN=kept"}) {
 		t.Errorf("%q", got)
+	}
+}
+
+// A tool's or prompt's argument whose key names a secret is masked in the
+// trace's command line, however short, in both forms (key=value,
+// key:=json), as a flag's is; others are kept.
+func TestTraceArgsMaskSecretArguments(t *testing.T) {
+	t.Parallel()
+	got := traceArgs([]string{"call", "login", "password=hunter2", `api_key:="k1"`, "user=bob", "n:=3", "--", "node", "s.js", "-token=x"})
+	want := []string{"call", "login", "password=***", "api_key:=***", "user=bob", "n:=3", "--", "node", "s.js", "-token=***"}
+	if !slices.Equal(got, want) {
+		t.Errorf("traceArgs = %q, want %q", got, want)
+	}
+}
+
+// What a server echoes of a secret it was never given by mcpv's flags is
+// masked all the same: the value of a secret-named variable of mcpv's own
+// environment, which a stdio server inherits, and a password in an
+// error's data: in the trace (each line, the command line and the end
+// line too), on stderr and in the --errors json object alike.
+func TestTraceMasksWhatAServerEchoes(t *testing.T) {
+	t.Parallel()
+	const inherited, password = "inherited-s3cret-9a7", "data-pw-51c"
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" {
+			return false
+		}
+		x.Reply(`{"jsonrpc":"2.0","id":` + string(x.ID) + `,"error":{"code":-32000,"message":"login failed for ` + inherited + `","data":{"user":"bob","password":"` + password + `"}}}`)
+		return true
+	}})
+	env := with(testEnv(t), "SERVICE_API_TOKEN="+inherited)
+	for _, form := range []string{"text", "json"} {
+		path := filepath.Join(t.TempDir(), "t.jsonl")
+		r := mcpvIn(t, env, "", "--errors", form, "--trace", path, "-u", srv.URL, "call", "x", "--no-validate", "note="+inherited)
+		data, _ := os.ReadFile(path)
+		if r.code != 3 || !strings.Contains(r.stderr, `\"password\":\"***\"`) && !strings.Contains(r.stderr, `"password":"***"`) {
+			t.Errorf("%s: exit %d, stderr %q", form, r.code, r.stderr)
+		}
+		for _, secret := range []string{inherited, password} {
+			if strings.Contains(r.stderr, secret) || strings.Contains(string(data), secret) {
+				t.Errorf("%s: %s is shown:\nstderr %s\ntrace %s", form, secret, r.stderr, data)
+			}
+		}
+		if lines := traceOf(t, path); form == "text" && !strings.Contains(lines[len(lines)-1].Error, `\"password\":\"***\"`) && !strings.Contains(lines[len(lines)-1].Error, `"password":"***"`) {
+			t.Errorf("%s: the end line %+v", form, lines[len(lines)-1])
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -33,7 +34,7 @@ func (e *RPCError) Error() string {
 	}
 	s := fmt.Sprintf("server error %d: %s", e.Code, messageLines(e.Message))
 	if len(e.Data) > 0 && len(e.Data) <= 500 {
-		s += " (data: " + safetext.Line(string(e.Data)) + ")"
+		s += " (data: " + safetext.Line(string(redact.JSON(e.Data))) + ")" // a password it holds is not shown
 	}
 	return s
 }

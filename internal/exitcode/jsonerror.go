@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
@@ -51,6 +52,9 @@ func Describe(err error, code int, help string) Failure {
 	var ce *mcp.CallError
 	if errors.As(err, &ce) {
 		f.Error = ce.Err
+		if ce.Err.Data != nil { // a password it holds is not shown
+			f.Error = &mcp.RPCError{Code: ce.Err.Code, Message: ce.Err.Message, Data: redact.JSON(ce.Err.Data)}
+		}
 		if ce.Err.Code == codeURLElicitationRequired {
 			f.Message = Message(err, code, help)
 		}

@@ -55,15 +55,16 @@ func FromEnv(getenv func(string) string, flag bool) (c *Config, warnings []strin
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
 		return nil, nil, nil
 	}
-	endpoint := func(name string) string {
-		v := getenv(name)
+	endpoint := func(name, v string) string {
 		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 			warnings = append(warnings, name+" is not an http or https URL: treated as unset")
 			return ""
 		}
 		return v
 	}
-	base, traces, metrics := endpoint("OTEL_EXPORTER_OTLP_ENDPOINT"), endpoint("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), endpoint("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+	base, traces, metrics := endpoint("OTEL_EXPORTER_OTLP_ENDPOINT", getenv("OTEL_EXPORTER_OTLP_ENDPOINT")),
+		endpoint("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")),
+		endpoint("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"))
 	if !flag && base == "" && traces == "" {
 		return nil, warnings, nil
 	}
@@ -73,9 +74,12 @@ func FromEnv(getenv func(string) string, flag bool) (c *Config, warnings []strin
 	base = strings.TrimSuffix(cmp.Or(base, DefaultEndpoint), "/")
 	c = &Config{Service: cmp.Or(getenv("OTEL_SERVICE_NAME"), "mcpv"), Timeout: MaxTimeout, Headers: map[string]string{},
 		Traces: cmp.Or(traces, base+"/v1/traces"), Metrics: cmp.Or(metrics, base+"/v1/metrics")}
-	for _, name := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
-		if err := headers(getenv(name), c.Headers); err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s: %v: treated as unset", name, err))
+	for _, v := range [][2]string{ // the traces' own last: they win
+		{"OTEL_EXPORTER_OTLP_HEADERS", getenv("OTEL_EXPORTER_OTLP_HEADERS")},
+		{"OTEL_EXPORTER_OTLP_TRACES_HEADERS", getenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS")},
+	} {
+		if err := headers(v[1], c.Headers); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: %v: treated as unset", v[0], err))
 		}
 	}
 	if t := getenv("OTEL_EXPORTER_OTLP_TIMEOUT"); t != "" {
