@@ -117,6 +117,16 @@ func TestErrorsJSONInterrupted(t *testing.T) {
 	}
 }
 
+// An MCPV_ERRORS value mcpv does not know is refused as --errors yaml is
+// (exit 2, before any server starts), unless --errors says the form.
+func TestErrorsVariableUnknown(t *testing.T) {
+	t.Parallel()
+	env := with(testEnv(t), "MCPV_ERRORS=xml")
+	r := mcpvIn(t, env, "", args([]string{"ping"}, fake("plain"))...)
+	r.expect(t, 2, "", "", `mcpv: MCPV_ERRORS="xml": want text or json, as --errors takes`)
+	mcpvIn(t, env, "", args([]string{"--errors", "text", "ping"}, fake("plain"))...).expect(t, 0, "", "", "")
+}
+
 // A server that echoes a secret in its JSON-RPC error, message and data,
 // cannot make --errors json print it: the object is masked as the line
 // is, in the server's words as in mcpv's.

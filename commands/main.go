@@ -672,6 +672,9 @@ func (r *invocation) parse(args []string, signals <-chan struct{}) (int, bool) {
 		return report(r.ios, reportFileHint(noCommandHint(flagWordHint(jqFlagHint(usageError(err)), err)), err), helpFor(nil, err, r.c), r.jsonErrors), false
 	}
 	r.kctx = kctx
+	if form := r.env.Getenv("MCPV_ERRORS"); form != "" && form != "text" && form != "json" && !explicitFlags(kctx)["errors"] {
+		return r.fail(usageErrorf("MCPV_ERRORS=%q: want text or json, as --errors takes", form[:min(len(form), 40)])), false
+	}
 	return 0, true
 }
 

@@ -26,7 +26,7 @@ var Vars = []Var{
 	{Name: "MCPV_ID_TOKEN", Help: "the user's ID token for --grant cross-app when --id-token is not given"},
 	{Name: "MCPV_ASSERTION", Help: "the workload's JWT for --grant jwt-bearer when --assertion is not given"},
 	{Name: "MCPV_OUTPUT", Help: "table: info and the list commands print a table when stdout is a terminal (--output-format; never in a pipe)"},
-	{Name: "MCPV_ERRORS", Help: "json: every failure is one JSON object on stderr (exit, kind, message, the server's JSON-RPC error, hint) when --errors is not given"},
+	{Name: "MCPV_ERRORS", Help: "json: every failure is one JSON object on stderr (exit, kind, message, the server's JSON-RPC error, hint) when --errors is not given; text: one line; any other value is refused (exit 2)"},
 	{Name: "MCPV_INPUT_<ID>", Help: "the value of ${input:ID} in a config file (ID in upper case, other characters than letters and digits as _); unset, mcpv asks on the terminal"},
 	{Name: "MCPV_TRACE", Help: "the trace file every run writes when --trace is not given (a CI job sets it once)"},
 	{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Help: "set: export spans over OTLP/HTTP (JSON) to this collector's /v1/traces (as --otel does; default http://localhost:4318)"},
