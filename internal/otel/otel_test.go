@@ -170,6 +170,39 @@ func TestClientSpans(t *testing.T) {
 	}
 }
 
+// The era's probe answered as a server of the initialize era answers it
+// is no failure: its span carries the code and the era, no error; a
+// modern server's refusal of it stays an error.
+func TestProbeSpan(t *testing.T) {
+	col := oteltest.New(t)
+	e := NewExporter(Config{Traces: col.URL, Timeout: time.Minute}, nil)
+	run := Start(e, "mcpv ping", "", time.Now())
+	s := run.Session(KindClient, "http://127.0.0.1:9/mcp")
+	s.Message(true, []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover"}`))
+	s.Message(false, []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`))
+	s.Message(true, []byte(`{"jsonrpc":"2.0","id":2,"method":"server/discover"}`))
+	s.Message(false, []byte(`{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"Unsupported protocol version"}}`))
+	s.Close()
+	if err := run.End(0, ""); err != nil {
+		t.Fatal(err)
+	}
+	var probes []map[string]any
+	for _, sp := range col.Spans() {
+		if sp["name"] == "server/discover" {
+			probes = append(probes, sp)
+		}
+	}
+	if len(probes) != 2 {
+		t.Fatalf("probe spans %v", probes)
+	}
+	for _, sp := range probes {
+		code, failed := attr(sp, "rpc.response.status_code"), attr(sp, "error.type") != ""
+		if code == "-32601" && (failed || attr(sp, "mcp.era") != "initialize") || code == "-32022" && !failed {
+			t.Errorf("probe span %v", sp)
+		}
+	}
+}
+
 // A server's span is a child of the client's that its request names; a
 // request relayed with a client's traceparent is a child of it too.
 func TestServedAndRelayedSpans(t *testing.T) {

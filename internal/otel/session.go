@@ -147,6 +147,11 @@ func (s *Session) end(id string, result, rerr []byte) {
 	}
 	delete(s.open, id)
 	switch {
+	case rerr != nil && s.kind == KindClient && sp.Name == "server/discover" && !modernRefusal(string(rawjson.Member(rerr, "code"))):
+		// The era's probe, answered as a server of the initialize era
+		// answers it: the answer it asks for, no failure.
+		sp.Attrs = append(sp.Attrs, String("rpc.response.status_code", string(rawjson.Member(rerr, "code"))), String("mcp.era", "initialize"))
+		s.finish(sp, "", "")
 	case rerr != nil:
 		code := string(rawjson.Member(rerr, "code"))
 		msg, _ := rawjson.String(rawjson.Member(rerr, "message"))
@@ -157,6 +162,16 @@ func (s *Session) end(id string, result, rerr []byte) {
 	default:
 		s.finish(sp, "", "")
 	}
+}
+
+// modernRefusal reports whether a JSON-RPC error code is one a server of
+// the 2026-07-28 era refuses server/discover with (its headers, the
+// client's capabilities, the version: mcp's CodeHeaderMismatch,
+// CodeMissingRequiredClientCapabilities, CodeUnsupportedProtocolVersion),
+// where any other error is an initialize-era server's answer to the
+// probe (mcp/probe.go).
+func modernRefusal(code string) bool {
+	return code == "-32020" || code == "-32021" || code == "-32022"
 }
 
 // cancelled ends the span of a request the client gave up on.
