@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,7 +131,12 @@ func TestDocCommandLinesParse(t *testing.T) {
 				}
 				words = append(words, w)
 			}
-			args, _ := splitServer(words)
+			args, server := splitServer(words)
+			for _, w := range server {
+				if flag, _, _ := strings.Cut(w, "="); slices.Contains(ownFlags, flag) {
+					t.Errorf("%s: %s\n\t%s after -- goes to the server, not to mcpv", l.where, l.text, flag)
+				}
+			}
 			args = loadShorts(args)
 			if len(args) > 0 && args[0] == "help" {
 				continue
@@ -146,6 +152,10 @@ func TestDocCommandLinesParse(t *testing.T) {
 	}
 	t.Logf("%d command lines of the docs' sh blocks parse", checked)
 }
+
+// ownFlags are flags of mcpv's that no server of the docs takes: after
+// -- they would go to the server.
+var ownFlags = []string{"--format", "--fail-on", "--errors", "--query", "--trace", "--timeout"}
 
 // parseOnly parses args as mcpv does before it starts or reaches
 // anything, and returns the mistake it reports ("" for none; what
