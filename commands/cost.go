@@ -145,7 +145,11 @@ func eachSurface(ctx context.Context, out *console, t *targets, files []string, 
 			continue
 		}
 		failures = append(failures, err)
-		fmt.Fprintf(out.ios.Err, "mcpv: server %q could not be %s: %s\n", safetext.Line(cmp.Or(name, known)), done, exitcode.Message(err, exitCode(err), "mcpv "+command+" --help"))
+		who := "the server" // the command line's, which failed before it said its name
+		if n := cmp.Or(name, known); n != "" {
+			who = fmt.Sprintf("server %q", safetext.Line(n))
+		}
+		fmt.Fprintf(out.ios.Err, "mcpv: %s could not be %s: %s\n", who, done, exitcode.Message(err, exitCode(err), "mcpv "+command+" --help"))
 		if len(names) == 1 && len(files) == 0 {
 			return nil, batchFailed{exitCode(err)}
 		}

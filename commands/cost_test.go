@@ -123,3 +123,13 @@ func TestCostEveryServerAndAGateway(t *testing.T) {
 		t.Errorf("--gateway: servers %+v", rep.Servers)
 	}
 }
+
+// A server of the command line that fails before it says its name is
+// "the server", never server "".
+func TestCostOfAServerThatFailsNameless(t *testing.T) {
+	t.Parallel()
+	r := mcpv(t, "", args([]string{"cost"}, fake("no-such-behaviour"))...)
+	if r.code != 4 || !strings.Contains(r.stderr, "mcpv: the server could not be counted: ") || strings.Contains(r.stderr, `server ""`) {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
