@@ -3,6 +3,7 @@ package commands
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -280,15 +281,32 @@ func costDelta(old, new surface.Server) (cost.Delta, error) {
 		return cost.Delta{}, err
 	}
 	counter := &cost.Counter{Encoding: o200k, As: "openai"}
-	before, err := counter.Server("", old)
+	before, err := counter.Server("", canonical(old))
 	if err != nil {
 		return cost.Delta{}, err
 	}
-	after, err := counter.Server("", new)
+	after, err := counter.Server("", canonical(new))
 	if err != nil {
 		return cost.Delta{}, err
 	}
 	return cost.Compare(o200k.Name, counter.As, before, after), nil
+}
+
+// canonical is s with each item in a pin's form (keys sorted, strings
+// as Go writes them), which is the only form a pin holds: both sides of a
+// diff are counted in it, so that a server that did not change moves no
+// token, whatever its own key order or escapes.
+func canonical(s surface.Server) surface.Server {
+	for _, list := range []*[]json.RawMessage{&s.Tools, &s.Prompts, &s.ResourceTemplates} {
+		items := slices.Clone(*list)
+		for i, raw := range items {
+			if c, err := pin.Canonical(raw); err == nil {
+				items[i] = c
+			}
+		}
+		*list = items
+	}
+	return s
 }
 
 // diffJSONVersion is the version of diff's JSON output.

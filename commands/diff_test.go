@@ -91,6 +91,16 @@ func TestDiffCommand(t *testing.T) {
 
 // diff reads snapshots and recordings as well as pin files, and masks a
 // secret in a text that changed.
+// A server that did not change moves no token against its pin, whatever
+// its own key order and escapes, which a pin does not keep.
+func TestDiffAgainstAPinCountsOneForm(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv := newPinnedServer(t, w, `{"tools":[{"name":"add","description":"Adds: caf\u00e9 \u00e9t\u00e9 \u2014 <b>sum</b> & more.",`+
+		`"inputSchema":{"type":"object","required":["b","a"],"properties":{"zeta":{"type":"number"},"alpha":{"type":"number","description":"the first \u00e9"}}}}]}`)
+	w.mcpv(t, "", args([]string{"diff", "pins.json", "--fail-on", "tokens>+0"}, srv.cmd)...).expect(t, 0, "no changes; passed (--fail-on tokens>+0)\n", "", "")
+}
+
 func TestDiffOfSnapshotsAndRecordings(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
