@@ -96,6 +96,7 @@ func TestDiffCommand(t *testing.T) {
 func TestDiffAgainstAPinCountsOneForm(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
+	w.env.Cwd = t.TempDir()
 	srv := newPinnedServer(t, w, `{"tools":[{"name":"add","description":"Adds: caf\u00e9 \u00e9t\u00e9 \u2014 <b>sum</b> & more.",`+
 		`"inputSchema":{"type":"object","required":["b","a"],"properties":{"zeta":{"type":"number"},"alpha":{"type":"number","description":"the first \u00e9"}}}}]}`)
 	w.mcpv(t, "", args([]string{"diff", "pins.json", "--fail-on", "tokens>+0"}, srv.cmd)...).expect(t, 0, "no changes; passed (--fail-on tokens>+0)\n", "", "")
