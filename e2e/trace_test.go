@@ -46,10 +46,11 @@ func ownLine(stderr string) string {
 
 // A trace of a failing call, replayed by mcpv mock, fails the same call
 // the same way: the same exit code and the same line from mcpv, and
-// the same result (the mock speaks the modern era, which stamps it).
+// the same result (the mock speaks the modern era, which stamps it); an
+// error that is no error object is replayed as it came.
 func TestTraceReplayReproducesTheRun(t *testing.T) {
 	t.Parallel()
-	for _, behaviour := range []string{"rpc-error", "tool-error", "log-flood=3", "plain"} {
+	for _, behaviour := range []string{"rpc-error", "tool-error", "log-flood=3", "plain", "bad-answer=code", "bad-answer=error"} {
 		t.Run(behaviour, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "ci.trace.jsonl")

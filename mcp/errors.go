@@ -19,6 +19,19 @@ type RPCError struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
+	// Raw, when set, is written for the error instead of the members
+	// above: a mock replaying what a server wrote that was no JSON-RPC
+	// error object, so that its client fails as the server's did.
+	Raw json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes Raw when it is set, else the error's members.
+func (e *RPCError) MarshalJSON() ([]byte, error) {
+	if e.Raw != nil {
+		return e.Raw, nil
+	}
+	type members RPCError
+	return json.Marshal((*members)(e))
 }
 
 // Error shows the server's message and data escaped where they hold

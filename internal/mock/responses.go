@@ -90,6 +90,7 @@ type ErrorAnswer struct {
 	Code    *int            `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
+	raw     json.RawMessage // a trace's error that is no error object, sent as it is
 }
 
 // ParseResponses reads a responses file, JSON or YAML.

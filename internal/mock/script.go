@@ -214,7 +214,7 @@ func (m *Mock) run(ctx context.Context, e *Entry, c call) (json.RawMessage, erro
 	}
 	switch {
 	case e.Error != nil:
-		return nil, &mcp.RPCError{Code: *e.Error.Code, Message: e.Error.Message, Data: e.Error.Data}
+		return nil, &mcp.RPCError{Code: *e.Error.Code, Message: e.Error.Message, Data: e.Error.Data, Raw: e.Error.raw}
 	case e.result != nil:
 		return e.compute(ctx, c, answers)
 	}

@@ -77,7 +77,18 @@ func FromTrace(data []byte) (snap surface.Snapshot, resp *Responses, notes []str
 			*to = append(*to, *e)
 		}
 	}
-	// Through the file's own checks, as a responses file written by hand.
+	// Through the file's own checks, as a responses file written by hand;
+	// an error that was no error object, which no file can write, goes
+	// round them aside.
+	lists := func(r *Responses) [4]*[]Entry { return [...]*[]Entry{&r.Tools, &r.Prompts, &r.Resources, &r.Completions} }
+	raws := map[[2]int]json.RawMessage{}
+	for g, list := range lists(r) {
+		for i, e := range *list {
+			if e.Error != nil && e.Error.raw != nil {
+				raws[[2]int{g, i}] = e.Error.raw
+			}
+		}
+	}
 	doc, err := json.Marshal(r)
 	if err != nil {
 		return snap, nil, notes, err
@@ -85,6 +96,13 @@ func FromTrace(data []byte) (snap surface.Snapshot, resp *Responses, notes []str
 	checked, err := ParseResponses(doc)
 	if err != nil {
 		return snap, nil, notes, fmt.Errorf("the trace's answers: %v", err)
+	}
+	for g, list := range lists(checked) {
+		for i := range *list {
+			if raw := raws[[2]int{g, i}]; raw != nil && (*list)[i].Error != nil {
+				(*list)[i].Error.raw = raw
+			}
+		}
 	}
 	return snap, checked, notes, nil
 }
@@ -136,7 +154,8 @@ func entryOf(e *trace.Exchange) (*Entry, string) {
 	case e.Error != nil:
 		var ea ErrorAnswer
 		if json.Unmarshal(e.Error, &ea) != nil || ea.Code == nil || ea.Message == "" {
-			ea = ErrorAnswer{Code: new(-32603), Message: "the trace holds an error that is not one: " + string(e.Error)}
+			// Replayed as it came: the client fails on it as it did.
+			ea = ErrorAnswer{Code: new(-32603), Message: "the trace holds an error that is not one: " + string(e.Error), raw: e.Error}
 		}
 		entry.Error = &ea
 	default:
