@@ -130,9 +130,9 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 	case ctx.Err() != nil:
 		return context.Cause(ctx) // interrupted while the judge was asked: what it had, written
 	case len(failures) > 0:
-		return batchFailed{exitCode(failures[0])}
+		return batchFailed{exitCode(failures[0]), out.unsaid(failures)}
 	case r.Failed():
-		return batchFailed{exitcode.ToolError}
+		return batchFailed{code: exitcode.ToolError}
 	}
 	return nil
 }

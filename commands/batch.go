@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mcpv/mcpv/internal/batch"
 	"github.com/mcpv/mcpv/internal/exitcode"
@@ -68,15 +69,25 @@ func (c *batchCmd) Run(ctx context.Context, s *session, out *console) error {
 		return err
 	}
 	if first != exitcode.OK {
-		return batchFailed{first}
+		return batchFailed{code: first}
 	}
 	return nil
 }
 
-// batchFailed carries the first failure's exit code; its line was written.
-type batchFailed struct{ code int }
+// batchFailed carries the first failure's exit code. Its line was
+// written; where failures are told as one JSON object, which no line may
+// come before, reasons holds what the lines would have said.
+type batchFailed struct {
+	code    int
+	reasons []string
+}
 
-func (e batchFailed) Error() string { return fmt.Sprintf("a batch operation failed (exit %d)", e.code) }
+func (e batchFailed) Error() string {
+	if len(e.reasons) > 0 {
+		return strings.Join(e.reasons, "; ")
+	}
+	return fmt.Sprintf("a batch operation failed (exit %d)", e.code)
+}
 
 // runBatchOp runs one line and returns its output line and exit code.
 func runBatchOp(ctx context.Context, s *session, out *console, lines *lineParser, op batch.Op) batch.Result {

@@ -201,7 +201,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 		return context.Cause(ctx)
 	default:
 		fmt.Fprintf(out.ios.Err, "mcpv: %s; the checks it left are skipped\n", stop)
-		return batchFailed{exitcode.Timeout}
+		return batchFailed{code: exitcode.Timeout}
 	}
 	var failed, unsure []string
 	killed := 0

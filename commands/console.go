@@ -30,6 +30,8 @@ type console struct {
 	// telemetry is the run's span export, when asked: serve and mock make
 	// a span of each request their clients send.
 	telemetry *otel.Run
+	// jsonErrors: failures are told as one JSON object (--errors json).
+	jsonErrors bool
 }
 
 // readFile reads a file the command line names (@FILE).
@@ -104,6 +106,32 @@ func (c *console) write(s string) error {
 		return &output.ClosedError{Err: err}
 	}
 	return nil
+}
+
+// failLine writes the line of one failure of many on stderr, or, where
+// failures are told as one JSON object, adds it to the reasons the
+// object will give instead.
+func (c *console) failLine(reasons *[]string, format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	if c.jsonErrors {
+		*reasons = append(*reasons, line)
+		return
+	}
+	fmt.Fprintf(c.ios.Err, "mcpv: %s\n", line)
+}
+
+// unsaid are the lines of failures (each told by failLine) that the
+// one JSON object is to give, where failures are told so; none where
+// their lines were written.
+func (c *console) unsaid(failures []error) []string {
+	if !c.jsonErrors {
+		return nil
+	}
+	lines := make([]string, len(failures))
+	for i, f := range failures {
+		lines[i] = f.Error()
+	}
+	return lines
 }
 
 // warnf writes a warning on stderr.

@@ -90,7 +90,7 @@ func (c *costCmd) Run(ctx context.Context, out *console, t *targets) error {
 		return err
 	}
 	if len(failures) > 0 {
-		return batchFailed{exitCode(failures[0])}
+		return batchFailed{exitCode(failures[0]), out.unsaid(failures)}
 	}
 	return nil
 }
@@ -144,18 +144,29 @@ func eachSurface(ctx context.Context, out *console, t *targets, files []string, 
 		if err == nil {
 			continue
 		}
-		failures = append(failures, err)
 		who := "the server" // the command line's, which failed before it said its name
 		if n := cmp.Or(name, known); n != "" {
 			who = fmt.Sprintf("server %q", safetext.Line(n))
 		}
-		fmt.Fprintf(out.ios.Err, "mcpv: %s could not be %s: %s\n", who, done, exitcode.Message(err, exitCode(err), "mcpv "+command+" --help"))
+		told := toldError{fmt.Sprintf("%s could not be %s: %s", who, done, exitcode.Message(err, exitCode(err), "mcpv "+command+" --help")), err}
+		failures = append(failures, told)
+		var reasons []string
+		out.failLine(&reasons, "%s", told.line)
 		if len(names) == 1 && len(files) == 0 {
-			return nil, batchFailed{exitCode(err)}
+			return nil, batchFailed{exitCode(err), reasons}
 		}
 	}
 	return failures, nil
 }
+
+// toldError is a failure and the line that tells it.
+type toldError struct {
+	line string
+	err  error
+}
+
+func (e toldError) Error() string { return e.line }
+func (e toldError) Unwrap() error { return e.err }
 
 // live reads the surface of the server the command line names (name "")
 // or of the config files' server called name.

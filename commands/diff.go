@@ -117,7 +117,7 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 		return err
 	}
 	if failed {
-		return batchFailed{exitcode.ToolError}
+		return batchFailed{exitcode.ToolError, []string{"the diff fails --fail-on " + c.FailOn + ": the report on stdout says why"}}
 	}
 	return nil
 }

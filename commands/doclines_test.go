@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 

@@ -117,6 +117,35 @@ func TestErrorsJSONInterrupted(t *testing.T) {
 	}
 }
 
+// Commands that tell failures one by one (test of a broken file, cost of
+// a server that fails) give, with --errors json, one object on stderr and
+// nothing before it: its message is the reason the lines would have
+// given, not a word about a batch.
+func TestErrorsJSONOfCommandsThatTellEach(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.yaml")
+	os.WriteFile(broken, []byte("server: {command: [nope]}\nsteps:\n  - bogus: 1\n"), 0o600)
+	for _, tt := range []struct {
+		args    []string
+		code    int
+		message string
+	}{
+		{[]string{"test", broken}, 2, `broken.yaml:3:5: unknown key "bogus" in a step`},
+		{args([]string{"cost"}, fake("no-such-behaviour")), 4, "the server could not be counted: "},
+		{args([]string{"audit"}, fake("no-such-behaviour")), 4, " could not be audited: "},
+		// the server's own stderr inside the object, not before it
+		{args([]string{"call", "x"}, fake("crash")), 4, "last lines of the server's stderr:\n  | fake: about to crash\n  | fake: panic: something broke"},
+	} {
+		r := mcpv(t, "", append([]string{"--errors", "json"}, tt.args...)...)
+		var f exitcode.Failure
+		if err := json.Unmarshal([]byte(r.stderr), &f); err != nil || r.code != tt.code || f.Exit != tt.code ||
+			!strings.Contains(f.Message, tt.message) || strings.Contains(f.Message, "batch") || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q (%v)", tt.args, r.code, r.stderr, err)
+		}
+	}
+}
+
 // An MCPV_ERRORS value mcpv does not know is refused as --errors yaml is
 // (exit 2, before any server starts), unless --errors says the form.
 func TestErrorsVariableUnknown(t *testing.T) {

@@ -158,7 +158,7 @@ func (c *loadCmd) scenario(out *console, s *session) (string, []load.Step, func(
 		for _, e := range errs {
 			fmt.Fprintf(out.ios.Err, "mcpv: %v\n", e)
 		}
-		return "", nil, nil, batchFailed{exitcode.Usage}
+		return "", nil, nil, batchFailed{code: exitcode.Usage}
 	}
 	s.settings.Secrets = append(s.settings.Secrets, f.Secrets...)
 	tree := safefile.Tree{Dir: f.Dir}

@@ -726,6 +726,11 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	h.Tracer, h.Telemetry = r.trace, r.telemetry
 	h.Secret = r.secret        // the tokens the session comes to hold, as its settings' secrets
 	h.ServerStderrShown = true // a one-shot command's server writes on the user's stderr
+	if r.jsonErrors {
+		// Where stderr holds one JSON object, the server's lines are not
+		// written before it: its failure quotes them (the object's message).
+		h.ServerStderr, h.ServerStderrShown = io.Discard, false
+	}
 	return &session{settings: settings, env: r.env, hooks: h, mask: r.scrub.Mask}, nil
 }
 

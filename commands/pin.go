@@ -164,10 +164,10 @@ func (c *pinCmd) Run(ctx context.Context, out *console, t *targets) error {
 		if len(names) > 1 {
 			fmt.Fprintf(out.ios.Err, "mcpv: %d of %d servers could not be %s\n", failures, len(names), map[bool]string{true: "checked", false: "pinned"}[c.Check])
 		}
-		return batchFailed{exitCode(failed)} // said above
+		return batchFailed{code: exitCode(failed)} // said above
 	}
 	if slices.ContainsFunc(outcomes, func(o pinOutcome) bool { return o.open }) {
-		return batchFailed{exitcode.Pinned} // the moves were said on stderr
+		return batchFailed{code: exitcode.Pinned} // the moves were said on stderr
 	}
 	return nil
 }

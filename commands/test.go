@@ -87,10 +87,11 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		}
 	}
 	if len(errs) > 0 {
+		var reasons []string
 		for _, e := range errs {
-			fmt.Fprintf(out.ios.Err, "mcpv: %v\n", e)
+			out.failLine(&reasons, "%v", e)
 		}
-		return batchFailed{exitcode.Usage}
+		return batchFailed{exitcode.Usage, reasons}
 	}
 	// --events given to mcpv test is one file for all the files' sessions,
 	// made once, before any server starts; a file's own events: is its own.
@@ -150,7 +151,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		return context.Cause(ctx)
 	}
 	if code := testreport.Code(data); code != exitcode.OK {
-		return batchFailed{code}
+		return batchFailed{code, []string{"the tests did not pass: the report says which step failed and why"}}
 	}
 	return nil
 }
@@ -171,9 +172,9 @@ func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.E
 			settings, err = connect.Resolve(flags, explicit, f.Server.Command, fileEnv(env, f), logger)
 		}
 		if err != nil {
-			at := f.Server.At
-			fmt.Fprintf(out.ios.Err, "mcpv: %s:%d:%d: server: %s\n", f.Path, at.Line, at.Col, serverMessage(err))
-			return nil, batchFailed{exitCode(err)}
+			at, reasons := f.Server.At, []string(nil)
+			out.failLine(&reasons, "%s:%d:%d: server: %s", f.Path, at.Line, at.Col, serverMessage(err))
+			return nil, batchFailed{exitCode(err), reasons}
 		}
 		f.Server.Display = redact.String(f.Server.Display, fileSecrets(f, settings))
 		jobs = append(jobs, testrun.Job{File: f, Selected: selected, Secrets: fileSecrets(f, settings), Open: openTestSession(env, groups, f, settings, events)})

@@ -102,7 +102,7 @@ func (r *invocation) startTelemetry(args []string, start time.Time) (end func(co
 // console is the run's console on ios, with its telemetry.
 func (r *invocation) console(ios *output.Streams) *console {
 	c := newConsole(ios, &r.c.outputFlags, r.env)
-	c.telemetry = r.telemetry
+	c.telemetry, c.jsonErrors = r.telemetry, r.jsonErrors
 	return c
 }
 
