@@ -128,6 +128,17 @@ func changedBy(method, note string) bool {
 func (g *Gateway) page(ctx context.Context, m *Member, method, cursor string) (json.RawMessage, error) {
 	k := &m.kept
 	listWait := cmp.Or(g.ListWait, DefaultListWait)
+	if m.life != nil && m.upNow() == nil {
+		// Not up yet (a fresh gateway's first list): its start is waited
+		// for, bounded on its own; then its list by the rules of one up,
+		// so that one that never gives it costs firstWait, not ListWait.
+		if _, err := m.life.Get(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
+			return nil, nil // down: its state is said on its own
+		}
+	}
 	k.mu.Lock()
 	l := k.list(method)
 	p := l.pages[cursor]

@@ -233,6 +233,52 @@ func TestGatewayServerThatNeverLists(t *testing.T) {
 	}
 }
 
+// TestGatewayServerThatNeverListsOnAFreshGateway: a list that comes
+// while a server is still starting waits for its start, then for its
+// list by the first bound (the test's: 10 ms), not the list bound (an
+// hour): a fresh gateway's first list costs a server that never lists
+// the first bound once, as a running gateway's does.
+func TestGatewayServerThatNeverListsOnAFreshGateway(t *testing.T) {
+	t.Parallel()
+	up, started := newSlowLister(), make(chan struct{})
+	log := &logBuf{}
+	g := &Gateway{Log: slog.New(slog.NewTextHandler(log, nil)), Secrets: redact.NewScrubber(nil), ListWait: time.Hour, firstWait: 10 * time.Millisecond}
+	slow := &serve.Server{Open: func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
+		select { // its start ends when the test says
+		case <-started:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		up.mu.Lock()
+		up.note = r.OnNotification
+		up.mu.Unlock()
+		return up, nil
+	}}
+	g.Members = []*Member{{Name: "slow", Server: slow, Eager: true}, {Name: "ok", Server: serverFor(t, twoTools(t, "ok")), Eager: true}}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	servetest.WaitFor(t, "ok up", func() bool { return g.member("ok").upNow() != nil })
+	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
+	got := listing(t, c)
+	// The list asks every server at once: once ok's page is kept, it waits
+	// on slow, still starting.
+	servetest.WaitFor(t, "ok's page kept", func() bool {
+		k := &g.member("ok").kept
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		return k.lists["tools/list"] != nil && k.lists["tools/list"].pages[""] != nil
+	})
+	close(started)
+	if names := <-got; names != "ok__add ok__echo" {
+		t.Errorf("the first list beside a server that never lists: %s", names)
+	}
+	if n := log.count(`server \"slow\" did not answer tools/list within 10ms`); n != 1 {
+		t.Errorf("the server left out was said %d times, want once, after the first bound:\n%s", n, log)
+	}
+}
+
 // TestGatewayFirstListsTogether: clients that list at the same time,
 // before any server has answered a list, all wait for the same first
 // answer: none is given a list that leaves a server out.
