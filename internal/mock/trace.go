@@ -80,7 +80,9 @@ func FromTrace(data []byte) (snap surface.Snapshot, resp *Responses, notes []str
 	// Through the file's own checks, as a responses file written by hand;
 	// an error that was no error object, which no file can write, goes
 	// round them aside.
-	lists := func(r *Responses) [4]*[]Entry { return [...]*[]Entry{&r.Tools, &r.Prompts, &r.Resources, &r.Completions} }
+	lists := func(r *Responses) [4]*[]Entry {
+		return [...]*[]Entry{&r.Tools, &r.Prompts, &r.Resources, &r.Completions}
+	}
 	raws := map[[2]int]json.RawMessage{}
 	for g, list := range lists(r) {
 		for i, e := range *list {
