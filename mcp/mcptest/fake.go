@@ -178,9 +178,8 @@ type server struct {
 	done chan struct{} // closed once stdin has ended
 	wg   sync.WaitGroup
 
-	wmu  sync.Mutex // guards out, seq and werr; taken after tmu, never before
+	wmu  sync.Mutex // guards out and werr
 	out  io.Writer
-	seq  int
 	werr error // the first write that failed
 
 	st *specState // a spec server's conversation with its client
