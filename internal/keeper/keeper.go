@@ -346,7 +346,10 @@ func Stop(d Dir, name string, wait time.Duration) error {
 			return awaitEnd(p, name, wait)
 		}
 		if ctl.Stopped != nil {
-			return nil
+			// Said once the server is shut down; the keeper's own
+			// process ends after it, its lock with it.
+			p, _ := PathsOf(d.Path, name)
+			return awaitEnd(p, name, wait)
 		}
 	}
 }
