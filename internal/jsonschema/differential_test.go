@@ -527,6 +527,13 @@ func FuzzCompile(f *testing.F) {
 			if strings.Contains(se.Message, "outside the document") && strings.Contains(schema, "json-schema.org") {
 				return
 			}
+			if strings.Contains(se.Message, "is not a valid regular expression") && (strings.Contains(schema, "[]") || strings.Contains(schema, "[^]")) {
+				// By design, the other way round: in ECMA-262 [] is an
+				// empty class and [^] any character, where RE2 reads the ]
+				// as the first member of a class that goes on: ^a[](b]c is
+				// a group never closed here, a class of ](b there.
+				return
+			}
 			if se.Keyword == "$schema" && strings.Contains(se.Message, "unknown dialect") {
 				// By design: a $schema that names no dialect mcpv checks
 				// (http://json-schema.org/schema#0, say) is refused, where
