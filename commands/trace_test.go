@@ -259,7 +259,9 @@ func TestTraceMasksWhatAServerEchoes(t *testing.T) {
 		x.Reply(`{"jsonrpc":"2.0","id":` + string(x.ID) + `,"error":{"code":-32000,"message":"login failed for ` + inherited + `","data":{"user":"bob","password":"` + password + `"}}}`)
 		return true
 	}})
-	env := with(testEnv(t), "SERVICE_API_TOKEN="+inherited)
+	// A secret-named variable that holds a setting's word is no secret:
+	// masked, it would take the word out of the whole trace.
+	env := with(testEnv(t), "SERVICE_API_TOKEN="+inherited, "SECRETS_BACKEND=notifications", "FEATURE_TOKEN_CHECK=true")
 	for _, form := range []string{"text", "json"} {
 		path := filepath.Join(t.TempDir(), "t.jsonl")
 		r := mcpvIn(t, env, "", "--errors", form, "--trace", path, "-u", srv.URL, "call", "x", "--no-validate", "note="+inherited)
@@ -271,6 +273,9 @@ func TestTraceMasksWhatAServerEchoes(t *testing.T) {
 			if strings.Contains(r.stderr, secret) || strings.Contains(string(data), secret) {
 				t.Errorf("%s: %s is shown:\nstderr %s\ntrace %s", form, secret, r.stderr, data)
 			}
+		}
+		if !strings.Contains(string(data), `"method":"notifications/initialized"`) {
+			t.Errorf("%s: a setting's word was masked in the trace:\n%s", form, data)
 		}
 		if lines := traceOf(t, path); form == "text" && !strings.Contains(lines[len(lines)-1].Error, `\"password\":\"***\"`) && !strings.Contains(lines[len(lines)-1].Error, `"password":"***"`) {
 			t.Errorf("%s: the end line %+v", form, lines[len(lines)-1])
