@@ -709,9 +709,7 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	if err != nil {
 		return nil, err
 	}
-	// A server that inherits mcpv's environment may echo what its
-	// secret-named variables hold.
-	r.secret(append(settings.Secrets, redact.EnvSecrets(r.env.Environ)...)...)
+	r.secret(settings.Secrets...)
 	if path := settings.Answers.Events; path != "" && r.events == nil {
 		f, err := os.OpenFile(r.env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
@@ -740,6 +738,9 @@ func (r *invocation) scrubStderr() {
 		return
 	}
 	r.scrub = redact.NewScrubber(r.ios.Err)
+	// A server that inherits mcpv's environment may echo what its
+	// secret-named variables hold.
+	r.scrub.Add(redact.EnvSecrets(r.env.Environ)...)
 	r.ios.Status.MaskWith(func(text string) string { return string(r.scrub.Mask([]byte(text))) })
 	scrubbed := *r.ios
 	scrubbed.Err = r.scrub

@@ -39,7 +39,8 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 	// may echo it in, as well as what stderr masks. Those the command
 	// line gives are masked from its first line on, which quotes it.
 	r.traceSecrets = redact.NewScrubber(nil)
-	r.secret(append(r.c.flags.Secrets(), redact.EnvSecrets(r.env.Environ)...)...)
+	r.traceSecrets.Add(redact.Forms(redact.EnvSecrets(r.env.Environ))...)
+	r.secret(r.c.flags.Secrets()...)
 	mask := func(b []byte) []byte { return r.traceSecrets.Mask(r.scrub.Mask(b)) }
 	tr, err := trace.Create(r.env.Path(path), start, mask, trace.Header{Mcpv: Version, Args: traceArgs(args)})
 	if err != nil {
