@@ -87,9 +87,25 @@ func (s *slowLister) say(method string) {
 // for one.
 func slowGateway(t *testing.T, up *slowLister) (*Gateway, *logBuf) {
 	t.Helper()
+	g, log := startingGateway(t, up, nil)
+	servetest.WaitFor(t, "both up", func() bool { return g.member("slow").upNow() != nil && g.member("ok").upNow() != nil })
+	return g, log
+}
+
+// startingGateway is slowGateway as it starts: the slow lister's start
+// ends when started closes (nil: at once).
+func startingGateway(t *testing.T, up *slowLister, started <-chan struct{}) (*Gateway, *logBuf) {
+	t.Helper()
 	log := &logBuf{}
 	g := &Gateway{Log: slog.New(slog.NewTextHandler(log, nil)), Secrets: redact.NewScrubber(nil), ListWait: time.Hour, firstWait: time.Hour}
-	slow := &serve.Server{Open: func(_ context.Context, r serve.Relay) (serve.Upstream, error) {
+	slow := &serve.Server{Open: func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
+		if started != nil {
+			select {
+			case <-started:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
 		up.mu.Lock()
 		up.note = r.OnNotification
 		up.mu.Unlock()
@@ -100,7 +116,6 @@ func slowGateway(t *testing.T, up *slowLister) (*Gateway, *logBuf) {
 		t.Fatal(err)
 	}
 	t.Cleanup(g.Close)
-	servetest.WaitFor(t, "both up", func() bool { return g.member("slow").upNow() != nil && g.member("ok").upNow() != nil })
 	return g, log
 }
 
@@ -241,24 +256,8 @@ func TestGatewayServerThatNeverLists(t *testing.T) {
 func TestGatewayServerThatNeverListsOnAFreshGateway(t *testing.T) {
 	t.Parallel()
 	up, started := newSlowLister(), make(chan struct{})
-	log := &logBuf{}
-	g := &Gateway{Log: slog.New(slog.NewTextHandler(log, nil)), Secrets: redact.NewScrubber(nil), ListWait: time.Hour, firstWait: 10 * time.Millisecond}
-	slow := &serve.Server{Open: func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
-		select { // its start ends when the test says
-		case <-started:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		up.mu.Lock()
-		up.note = r.OnNotification
-		up.mu.Unlock()
-		return up, nil
-	}}
-	g.Members = []*Member{{Name: "slow", Server: slow, Eager: true}, {Name: "ok", Server: serverFor(t, twoTools(t, "ok")), Eager: true}}
-	if err := g.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(g.Close)
+	g, log := startingGateway(t, up, started)
+	g.firstWait = 10 * time.Millisecond
 	servetest.WaitFor(t, "ok up", func() bool { return g.member("ok").upNow() != nil })
 	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
 	got := listing(t, c)
