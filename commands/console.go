@@ -108,19 +108,20 @@ func (c *console) write(s string) error {
 	return nil
 }
 
-// failLine writes the line of one failure of many on stderr, or, where
-// failures are told as one JSON object, adds it to the reasons the
-// object will give instead.
-func (c *console) failLine(reasons *[]string, format string, args ...any) {
-	line := fmt.Sprintf(format, args...)
+// tell writes each failure's line on stderr, or, where failures are told
+// as one JSON object, which no line may come before, returns them for the
+// object to give instead.
+func (c *console) tell(lines ...string) []string {
 	if c.jsonErrors {
-		*reasons = append(*reasons, line)
-		return
+		return lines
 	}
-	fmt.Fprintf(c.ios.Err, "mcpv: %s\n", line)
+	for _, line := range lines {
+		fmt.Fprintf(c.ios.Err, "mcpv: %s\n", line)
+	}
+	return nil
 }
 
-// unsaid are the lines of failures (each told by failLine) that the
+// unsaid are the lines of failures (each given to tell) that the
 // one JSON object is to give, where failures are told so; none where
 // their lines were written.
 func (c *console) unsaid(failures []error) []string {

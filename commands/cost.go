@@ -150,8 +150,7 @@ func eachSurface(ctx context.Context, out *console, t *targets, files []string, 
 		}
 		told := toldError{fmt.Sprintf("%s could not be %s: %s", who, done, exitcode.Message(err, exitCode(err), "mcpv "+command+" --help")), err}
 		failures = append(failures, told)
-		var reasons []string
-		out.failLine(&reasons, "%s", told.line)
+		reasons := out.tell(told.line)
 		if len(names) == 1 && len(files) == 0 {
 			return nil, batchFailed{exitCode(err), reasons}
 		}

@@ -87,11 +87,11 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 		}
 	}
 	if len(errs) > 0 {
-		var reasons []string
-		for _, e := range errs {
-			out.failLine(&reasons, "%v", e)
+		lines := make([]string, len(errs))
+		for i, e := range errs {
+			lines[i] = e.Error()
 		}
-		return batchFailed{exitcode.Usage, reasons}
+		return batchFailed{exitcode.Usage, out.tell(lines...)}
 	}
 	// --events given to mcpv test is one file for all the files' sessions,
 	// made once, before any server starts; a file's own events: is its own.
@@ -172,9 +172,8 @@ func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.E
 			settings, err = connect.Resolve(flags, explicit, f.Server.Command, fileEnv(env, f), logger)
 		}
 		if err != nil {
-			at, reasons := f.Server.At, []string(nil)
-			out.failLine(&reasons, "%s:%d:%d: server: %s", f.Path, at.Line, at.Col, serverMessage(err))
-			return nil, batchFailed{exitCode(err), reasons}
+			at := f.Server.At
+			return nil, batchFailed{exitCode(err), out.tell(fmt.Sprintf("%s:%d:%d: server: %s", f.Path, at.Line, at.Col, serverMessage(err)))}
 		}
 		f.Server.Display = redact.String(f.Server.Display, fileSecrets(f, settings))
 		jobs = append(jobs, testrun.Job{File: f, Selected: selected, Secrets: fileSecrets(f, settings), Open: openTestSession(env, groups, f, settings, events)})
