@@ -28,15 +28,15 @@ func EnvSecrets(environ []string) []string {
 
 // settingValue reports whether the value of a variable whose name says
 // it holds a secret reads as a setting instead (FEATURE_TOKEN_CHECK=true,
-// SECRETS_BACKEND=vault): shorter than 8 bytes, all digits, a
-// placeholder, or one word of lowercase letters and hyphens. Masked
+// SECRETS_BACKEND=vault): shorter than 8 bytes, all digits, or one word
+// of lowercase letters and hyphens. Masked
 // wherever it shows, such a word would leave every text mcpv writes, a
 // trace's JSON with it ("isError":***); a variable the user names as a
 // secret (--env, a header) is masked whatever it holds.
 func settingValue(v string) bool {
 	word := strings.Trim(v, "abcdefghijklmnopqrstuvwxyz-") == ""
 	digits := strings.Trim(v, "0123456789") == ""
-	return len(v) < 8 || word || digits || placeholder(v)
+	return len(v) < 8 || word || digits
 }
 
 // minEncoded is the shortest encoded form Forms gives: a shorter run of

