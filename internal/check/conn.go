@@ -246,12 +246,13 @@ func (c *conn) handshake(ctx context.Context, version string) error {
 		return fmt.Errorf("initialize: the server answered with error %d: %s", m.Error.Code, clip(m.Error.Message, 200))
 	}
 	c.init = m.Result
-	if v, ok := str(member(m.Result, "protocolVersion")); ok {
+	v, ok := str(member(m.Result, "protocolVersion"))
+	if ok {
 		c.setVersion(v)
+	} else {
+		v = c.version // written by this goroutine alone
 	}
-	if c.http != nil {
-		c.http.version = c.version
-	}
+	c.setHeaderVersion(v)
 	return c.notify(ctx, "notifications/initialized", nil)
 }
 

@@ -181,9 +181,7 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 	}
 	v, _ := str(member(m.Result, "protocolVersion"))
 	c.setVersion(v)
-	if c.http != nil {
-		c.http.version = v
-	}
+	c.setHeaderVersion(v)
 	c.notify(ctx, "notifications/initialized", nil)
 	if c.http == nil {
 		return nil
@@ -201,7 +199,7 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 		}
 		return nil
 	}
-	if c.http.session == "" && (x.status == http.StatusBadRequest || x.status == http.StatusNotFound) && strings.Contains(strings.ToLower(x.body), "session") {
+	if c.sessionID() == "" && (x.status == http.StatusBadRequest || x.status == http.StatusNotFound) && strings.Contains(strings.ToLower(x.body), "session") {
 		return &defect{id: "http.session-assigned", message: fmt.Sprintf("a request without a session id is refused (HTTP %d), though initialize's answer assigned none", x.status),
 			sent: "POST initialize (answered with no Mcp-Session-Id), then POST ping", received: x.String()}
 	}

@@ -147,7 +147,7 @@ func httpSessionChecks() []*Check {
 			Quote: "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
-				sid := withSession(t, t.fresh(connOptions{era: "legacy"})).http.session
+				sid := withSession(t, t.fresh(connOptions{era: "legacy"})).sessionID()
 				for _, r := range []byte(sid) {
 					if r < 0x21 || r > 0x7e {
 						t.FailGot(fmt.Sprintf("Mcp-Session-Id: %q", sid), "the session id holds %q", r)
@@ -162,7 +162,7 @@ func httpSessionChecks() []*Check {
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				c := t.fresh(connOptions{era: "legacy"})
-				if c.http.session != "" {
+				if c.sessionID() != "" {
 					return
 				}
 				x := t.pingWith(c, "mcpv-check-assigned", nil, "POST initialize (answered with no Mcp-Session-Id), then POST ping")
@@ -347,7 +347,7 @@ func refusedBefore403(t *T, x *exchange) bool {
 // withSession is c, a connection of the initialize era, when the server
 // gave it a session id; t is skipped when it gave none.
 func withSession(t *T, c *conn) *conn {
-	if c.http.session == "" {
+	if c.sessionID() == "" {
 		t.Skip("the server gives no session id (stateless)")
 	}
 	return c

@@ -29,6 +29,24 @@ type httpSide struct {
 	version string // MCP-Protocol-Version, once negotiated (legacy)
 }
 
+// setHeaderVersion sets the MCP-Protocol-Version an HTTP connection of
+// the initialize era sends from now on (none over stdio).
+func (c *conn) setHeaderVersion(v string) {
+	if c.http == nil {
+		return
+	}
+	c.mu.Lock()
+	c.http.version = v
+	c.mu.Unlock()
+}
+
+// sessionID is the Mcp-Session-Id the server gave, or "".
+func (c *conn) sessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.http.session
+}
+
 // httpReq is one HTTP request a check makes.
 type httpReq struct {
 	method string // "" is POST
@@ -185,9 +203,14 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 	} else {
 		h.Set("Accept", "text/event-stream")
 	}
+	// A connection is closed from another goroutine (closeAll) while a
+	// check may still set what it sends: read under mu.
+	c.mu.Lock()
+	side, version := *c.http, c.version
+	c.mu.Unlock()
 	switch c.era {
 	case "modern":
-		h.Set("MCP-Protocol-Version", c.version)
+		h.Set("MCP-Protocol-Version", version)
 		if hr.body != nil && json.Valid(hr.body) {
 			mcp.StandardHeaders(h, hr.body)
 			if methodOf(hr.body) == "tools/call" {
@@ -195,11 +218,11 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 			}
 		}
 	default:
-		if c.http.session != "" {
-			h.Set("Mcp-Session-Id", c.http.session)
+		if side.session != "" {
+			h.Set("Mcp-Session-Id", side.session)
 		}
-		if c.http.version != "" {
-			h.Set("MCP-Protocol-Version", c.http.version)
+		if side.version != "" {
+			h.Set("MCP-Protocol-Version", side.version)
 		}
 	}
 	for k, vs := range hr.header {

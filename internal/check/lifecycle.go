@@ -213,9 +213,8 @@ func lifecycleSessionChecks() []*Check {
 				if m.Error != nil {
 					t.Skip("initialize was refused: %s", errText(m.Error))
 				}
-				if c.http != nil {
-					c.http.version, _ = str(member(m.Result, "protocolVersion"))
-				}
+				v, _ := str(member(m.Result, "protocolVersion"))
+				c.setHeaderVersion(v)
 				settle(t, 500*time.Millisecond)
 				for _, s := range c.since(mark) {
 					if s.msg.IsRequest() && s.msg.Method != "ping" {
@@ -333,6 +332,7 @@ func answerText(a versionAnswer) string {
 type versionAnswers struct {
 	mu   sync.Mutex // guards asks
 	asks map[string]*versionAsk
+	wg   sync.WaitGroup // the asks under way, which Run waits for
 }
 
 type versionAsk struct {
@@ -366,12 +366,12 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 		}
 		ask := &versionAsk{done: make(chan struct{})}
 		r.versions.asks[v] = ask
-		go func() { // version ask: ends when the server has answered, or its bounds ran out
+		r.versions.wg.Go(func() { // version ask: ends when the server has answered, or its bounds (the run's among them) ran out
 			ctx, cancel := context.WithTimeoutCause(r.ctx, r.opts.StartTimeout+r.opts.CheckTimeout, &outOfTime{d: r.opts.StartTimeout + r.opts.CheckTimeout})
 			defer cancel()
 			ask.a = r.askVersion(ctx, v)
 			close(ask.done)
-		}()
+		})
 	}
 	ask := r.versions.asks[offered]
 	r.versions.mu.Unlock()
@@ -411,9 +411,7 @@ func (r *runner) askVersion(ctx context.Context, offered string) versionAnswer {
 		return versionAnswer{rpcErr: m.Error}
 	}
 	v, _ := str(member(m.Result, "protocolVersion"))
-	if c.http != nil {
-		c.http.version = v
-	}
+	c.setHeaderVersion(v)
 	return versionAnswer{version: v, result: m.Result}
 }
 

@@ -112,8 +112,9 @@ type runner struct {
 	exerciseOnce       sync.Once // exercise's traffic, made once a run
 	exerciseModernOnce sync.Once // exerciseModern's
 
-	mu    sync.Mutex // guards conns and eras
+	mu    sync.Mutex // guards conns, ended and eras
 	conns []*conn
+	ended bool                 // closeAll ran: a connection dialled since is closed at once
 	eras  map[string]*eraProbe // whether the server answers an era, once asked
 
 	reads onces[string, readAnswer] // what the main session read, once each
@@ -151,8 +152,14 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	if target.Done != nil {
 		defer target.Done()
 	}
-	defer r.closeAll()
-	defer r.wire.end()
+	defer func() {
+		r.wire.end()
+		// What a check left running (a version still asked, an overrun
+		// check's body) gives up, and no process of the run outlives it.
+		cancel()
+		r.versions.wg.Wait()
+		r.closeAll()
+	}()
 	report := &Report{Server: target.Server, Selected: len(selected)}
 	octx, ocancel := context.WithCancelCause(ctx)
 	found := func(d *defect) { ocancel(d) }
@@ -346,8 +353,14 @@ func (g *group) set(key string, c *conn) {
 // track records a connection, for closeAll.
 func (r *runner) track(c *conn) {
 	r.mu.Lock()
-	r.conns = append(r.conns, c)
+	ended := r.ended
+	if !ended {
+		r.conns = append(r.conns, c)
+	}
 	r.mu.Unlock()
+	if ended {
+		c.close() // dialled by what the run left behind, after it ended
+	}
 }
 
 // closeAll closes every connection still open: each server process of
@@ -355,7 +368,7 @@ func (r *runner) track(c *conn) {
 func (r *runner) closeAll() {
 	r.mu.Lock()
 	conns := r.conns
-	r.conns = nil
+	r.conns, r.ended = nil, true
 	r.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range conns {
