@@ -238,8 +238,12 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 		return err
 	}
 	// A run allocates steadily for long: collecting less often halves
-	// mcpv's own CPU per call, for a heap up to five times what is live.
-	gcstart.Raise(loadGOGC)
+	// mcpv's own CPU per call, for a heap up to five times what is live;
+	// not with a large data file, whose rows each call copies (five
+	// times what a 100 MiB row keeps live is gigabytes).
+	if data == nil || data.Size < loadBigData {
+		gcstart.Raise(loadGOGC)
+	}
 	cfg := c.config(s, out)
 	cfg.Ops, cfg.Steps, cfg.Scenario, cfg.ReadFile, cfg.Data = ops, steps, scenario, readFile, data
 	res, err := c.measure(ctx, cfg, out)

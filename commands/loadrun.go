@@ -124,6 +124,10 @@ func (c *loadCmd) measure(ctx context.Context, cfg load.Config, out *console) (*
 // loadGOGC is the collector's GOGC during a run, unless the user set one.
 const loadGOGC = 400
 
+// loadBigData is the size of a data file from which a run keeps the
+// collector's GOGC as it is.
+const loadBigData = 8 << 20
+
 // operations reads the operation, or the mix, with the files they name,
 // and says how the run reads those files (@FILE): those of a mix stay in
 // the mix file's tree, as a test file's stay in its own (safefile.Tree),

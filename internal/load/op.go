@@ -225,7 +225,7 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 		// The arguments of a first iteration are what the schema checks:
 		// the others are sent as their templates make them (a value the
 		// schema refuses is the server's to answer).
-		if args, err = op.callArgs(ctx, sample); err != nil {
+		if args, err = op.callArgs(ctx, sample, nil, 0); err != nil {
 			// %v: a template that fails is the command line's mistake (2),
 			// not a filter's run on a result (6).
 			return clierr.Usagef("call %s: %v", op.target, err)
@@ -250,17 +250,19 @@ func (op *Op) callParams(args json.RawMessage) json.RawMessage {
 	return toolcall.Params(op.target, args, nil)
 }
 
-// iterationParams are a varying iteration's call params, args written as
-// they are: callArgs wrote them, compact, from the templates' values, and
-// toolcall.Params would check them again each iteration, and encode them
-// again where a value holds what encoding/json escapes (<, > or &).
-func (op *Op) iterationParams(args json.RawMessage) json.RawMessage {
-	b := make([]byte, 0, len(`{"name":,"arguments":}`)+len(op.target)+2+len(args))
-	b = append(b, `{"name":`...)
-	b = rawjson.AppendString(b, op.target)
-	b = append(b, `,"arguments":`...)
-	b = append(b, args...)
-	return append(b, '}')
+// iterationParams are a varying iteration's call params, the arguments
+// written as they are, in the one buffer they are made in: callArgs
+// wrote them, compact, from the templates' values, and toolcall.Params
+// would check them again each iteration, and encode them again where a
+// value holds what encoding/json escapes (<, > or &). A row of 100 MiB
+// is copied no more than it must be.
+func (op *Op) iterationParams(ctx context.Context, in any) (json.RawMessage, error) {
+	head := append(rawjson.AppendString([]byte(`{"name":`), op.target), `,"arguments":`...)
+	b, err := op.callArgs(ctx, in, head, 1)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
 }
 
 func (op *Op) promptParams(args json.RawMessage) json.RawMessage {
@@ -290,11 +292,7 @@ func (op *Op) Params(ctx context.Context, in any) (json.RawMessage, error) {
 		}
 		return op.promptParams(stringargs.Object(ms)), nil
 	}
-	args, err := op.callArgs(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	return op.iterationParams(args), nil
+	return op.iterationParams(ctx, in)
 }
 
 // flatTemplates reports whether every template's key is plain and none
@@ -312,35 +310,43 @@ func flatTemplates(ts []loaddata.Template, args json.RawMessage) bool {
 	return true
 }
 
-// callArgs are a call's arguments for in: the typed ones, and each
-// template's value at its key (dotted keys nest, as key:=JSON's do).
-func (op *Op) callArgs(ctx context.Context, in any) (json.RawMessage, error) {
-	if op.flat { // the typed object, its closing brace replaced by the templates' members
-		b := make([]byte, 0, len(op.args)+32*len(op.tmpls))
-		b = append(b, op.args[:len(op.args)-1]...)
-		for _, t := range op.tmpls {
-			v, err := t.Eval(ctx, in)
-			if err != nil {
-				return nil, err
-			}
-			if len(b) > 1 {
-				b = append(b, ',')
-			}
-			b = append(b, rawjson.MustMarshal(t.Key)...)
-			b = append(b, ':')
-			b = append(b, v...)
-		}
-		return append(b, '}'), nil
-	}
-	words := make([]string, len(op.tmpls))
+// callArgs are a call's arguments for in, appended to head with room
+// for spare bytes more: the typed ones, and each template's value at its
+// key (dotted keys nest, as key:=JSON's do).
+func (op *Op) callArgs(ctx context.Context, in any, head []byte, spare int) ([]byte, error) {
+	vals := make([]loaddata.Value, len(op.tmpls))
+	size := len(head) + len(op.args) + spare
 	for i, t := range op.tmpls {
-		v, err := t.Eval(ctx, in)
+		v, err := t.Value(ctx, in)
 		if err != nil {
 			return nil, err
 		}
-		words[i] = t.Key + ":=" + string(v)
+		vals[i], size = v, size+v.Len()+len(t.Key)+8
 	}
-	return toolargs.Build(ctx, words, op.args, toolargs.Options{})
+	if !op.flat {
+		words := make([]string, len(op.tmpls))
+		for i, t := range op.tmpls {
+			words[i] = t.Key + ":=" + string(vals[i].AppendTo(nil))
+		}
+		args, err := toolargs.Build(ctx, words, op.args, toolargs.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return append(append(make([]byte, 0, len(head)+len(args)+spare), head...), args...), nil
+	}
+	// The typed object, its closing brace replaced by the templates'
+	// members, written once at its size.
+	b := append(make([]byte, 0, size), head...)
+	b = append(b, op.args[:len(op.args)-1]...)
+	for i, t := range op.tmpls {
+		if len(b) > len(head)+1 {
+			b = append(b, ',')
+		}
+		b = rawjson.AppendString(b, t.Key)
+		b = append(b, ':')
+		b = vals[i].AppendTo(b)
+	}
+	return append(b, '}'), nil
 }
 
 // result sends the operation once, with params, and returns its result

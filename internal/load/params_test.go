@@ -2,6 +2,8 @@ package load
 
 import (
 	"context"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -54,5 +56,31 @@ func TestCallIterationParams(t *testing.T) {
 	params, err := op.Params(t.Context(), map[string]any{"iteration": 7})
 	if want := `{"name":"a\u003cb","arguments":{"name":"<x> & 7"}}`; err != nil || string(params) != want {
 		t.Errorf("params %s, %v, want %s", params, err, want)
+	}
+}
+
+// An iteration's params of a large row's string are written once, at
+// their size: a 100 MiB row is not copied three times over (the value
+// encoded, grown into a buffer, copied into the params). Counted in
+// bytes allocated, which no machine's speed changes.
+func TestLargeValueParamsWrittenOnce(t *testing.T) {
+	const size = 8 << 20
+	op, err := ParseOp([]string{"call", "search", `q~=.row.q`, `n~=.iteration`}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.args = []byte(`{}`)
+	op.flat = flatTemplates(op.tmpls, op.args)
+	in := map[string]any{"iteration": 7, "row": map[string]any{"q": strings.Repeat("x", size)}}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	params, err := op.Params(t.Context(), in)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(params) < size || !strings.HasSuffix(string(params), `","n":7}}`) {
+		t.Fatalf("params (%d bytes): %.60s..., %v", len(params), params, err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > size+size/4 {
+		t.Errorf("the params of one %d MiB value allocated %d MiB; want them written once", size>>20, got>>20)
 	}
 }

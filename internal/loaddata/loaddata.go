@@ -42,6 +42,7 @@ type Source struct {
 	Path  string
 	Order Order
 	Seed  uint64
+	Size  int        // the file's bytes
 	lines [][]byte   // JSON Lines: each row's text
 	recs  [][]string // CSV: each row's fields, under header
 	head  []string
@@ -64,7 +65,7 @@ const MaxRows = 10_000_000
 // Lines, one JSON value a line, blank lines skipped). Mistakes are usage
 // errors naming the line.
 func Read(path string, data []byte, order Order, seed uint64) (*Source, error) {
-	s := &Source{Path: path, Order: order, Seed: seed}
+	s := &Source{Path: path, Order: order, Seed: seed, Size: len(data)}
 	if order != InOrder && order != Random {
 		return nil, clierr.Usagef("--data-order %q: want sequential or random", order)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Template is an argument whose value is a jq expression, evaluated for
@@ -76,17 +77,55 @@ var ErrNoValue = errors.New("gave no value")
 // Eval is the template's value for in (as Value returns it), as JSON,
 // within Bounds.
 func (t Template) Eval(ctx context.Context, in any) ([]byte, error) {
+	v, err := t.Value(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return v.AppendTo(make([]byte, 0, v.Len())), nil
+}
+
+// Value is a template's value, to be written as JSON where it goes: a
+// string that needs no escape is kept as it is (a row's string, not a
+// copy of it) and written once, in place.
+type Value struct {
+	text  string // a string that needs no escape, when plain
+	plain bool
+	json  []byte // else the value's JSON
+}
+
+// Len is the length of the value's JSON.
+func (v Value) Len() int {
+	if v.plain {
+		return len(v.text) + 2
+	}
+	return len(v.json)
+}
+
+// AppendTo appends the value's JSON to b.
+func (v Value) AppendTo(b []byte) []byte {
+	if v.plain {
+		return rawjson.AppendString(b, v.text)
+	}
+	return append(b, v.json...)
+}
+
+// Value is the template's value for in (as Input.Value returns it),
+// within Bounds.
+func (t Template) Value(ctx context.Context, in any) (Value, error) {
 	for out, err := range t.filter.RunWithin(ctx, in, Bounds) {
 		if err != nil {
-			return nil, fmt.Errorf("argument %s: %w", t.Key, err)
+			return Value{}, fmt.Errorf("argument %s: %w", t.Key, err)
+		}
+		if s, ok := out.(string); ok && rawjson.Plain(s) {
+			return Value{text: s, plain: true}, nil
 		}
 		b, err := jq.Marshal(out)
 		if err != nil {
-			return nil, fmt.Errorf("argument %s: %w", t.Key, err)
+			return Value{}, fmt.Errorf("argument %s: %w", t.Key, err)
 		}
-		return b, nil
+		return Value{json: b}, nil
 	}
-	return nil, fmt.Errorf("argument %s: %s %w", t.Key, t.Expr, ErrNoValue)
+	return Value{}, fmt.Errorf("argument %s: %s %w", t.Key, t.Expr, ErrNoValue)
 }
 
 // argKey is what an argument's key is made of (dotted keys nest).
