@@ -332,7 +332,7 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 		h.SetClients(p.clients)
 	}
 	path := cmp.Or(p.path, serve.DefaultPath)
-	return p.serveHTTP(ctx, out, h, srv.Done(), srv.Err, h.Settle, h.Close, func(addr net.Addr) {
+	return p.serveHTTP(ctx, out, h, srv.Done(), srv.Err, func(addr net.Addr) {
 		out.notef("serving at http://%s%s", addr, path)
 	})
 }
@@ -351,10 +351,20 @@ func (p listening) serveStdio(ctx context.Context, srv *serve.Server, out *conso
 	return srv.ServeStdio(ctx, st)
 }
 
+// endpoint is what serveHTTP serves: a server's handler, or a gateway's.
+type endpoint interface {
+	http.Handler
+	Drain(grace time.Duration) // opens no session; waits for what is asked
+	Settle()                   // waits, within a bound, for what is asked
+	Close()                    // ends every session
+}
+
 // serveHTTP serves h at p's address until ctx is done or done is closed
-// (why says why; settle lets what was asked be answered first), then
-// closes it and shuts the listener down. announce says where.
-func (p listening) serveHTTP(ctx context.Context, out *console, h http.Handler, done <-chan struct{}, why func() error, settle, closeAll func(), announce func(net.Addr)) error {
+// (why says why), then shuts down: the listener closes at once, so that
+// a balancer's next connection goes to another replica; after a signal
+// (ctx) h drains for serve.DrainGrace, after the upstream's end it
+// settles, and then its sessions close. announce says where.
+func (p listening) serveHTTP(ctx context.Context, out *console, h endpoint, done <-chan struct{}, why func() error, announce func(net.Addr)) error {
 	ln, err := net.Listen("tcp", p.addr)
 	if err != nil {
 		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
@@ -372,19 +382,26 @@ func (p listening) serveHTTP(ctx context.Context, out *console, h http.Handler, 
 		stream, _ := serve.LegacyPaths(path)
 		out.notef("serving the HTTP+SSE transport at http://%s%s", ln.Addr(), stream)
 	}
+	stop := h.Settle
 	select {
 	case <-ctx.Done():
 		err = context.Cause(ctx)
+		stop = func() { h.Drain(serve.DrainGrace) }
 	case <-done:
 		err = why()
-		settle()
 	case err = <-served:
 		err = &mcp.TransportError{Op: "serve HTTP", Err: err}
 	}
-	closeAll()
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	hs.Shutdown(sctx)
-	cancel()
+	sctx, cancel := context.WithTimeout(context.Background(), serve.DrainGrace+2*time.Second)
+	defer cancel()
+	shut := make(chan struct{})
+	go func() { // serve's HTTP shutdown: ends once every request has, or at sctx's bound
+		hs.Shutdown(sctx)
+		close(shut)
+	}()
+	stop()
+	h.Close() // the streams end, and with them their requests
+	<-shut
 	return err
 }
 

@@ -112,7 +112,7 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 			h.Origins, h.SSE, h.NoCard = plan.origins, plan.sse, plan.noCard
 		})
 		path := cmp.Or(plan.path, serve.DefaultPath)
-		err = plan.serveHTTP(ctx, out, h, nil, nil, h.Settle, h.Close, func(addr net.Addr) {
+		err = plan.serveHTTP(ctx, out, h, nil, nil, func(addr net.Addr) {
 			out.notef("serving at http://%s%s", addr, path)
 			var each []string
 			for _, m := range members {

@@ -88,6 +88,11 @@ func (gh *Handler) route(path string) *serve.HTTPHandler {
 	return nil
 }
 
+// Drain readies every path to stop (serve.HTTPHandler.Drain).
+func (gh *Handler) Drain(grace time.Duration) {
+	gh.each(func(h *serve.HTTPHandler) { h.Drain(grace) })
+}
+
 // Settle waits, within a bound, for the requests of every path to be
 // answered.
 func (gh *Handler) Settle() { gh.each((*serve.HTTPHandler).Settle) }
@@ -114,7 +119,8 @@ type memberHealth struct {
 // health answers a probe of a gateway: 200 while the endpoint can serve
 // (some member is not down), with status "ok", or "degraded" when a
 // member is down; 503 ("unavailable") when every member is, or serving
-// ends. The body names the members and their states (idle: not started
+// ends, and ("starting") while members start and none is up yet (a
+// draining endpoint's "draining" is serve's). The body names the members and their states (idle: not started
 // yet; starting; up; down; isolated: each client opens its own) to a
 // client whose token the endpoint takes, those its view sees; to a
 // probe without one, how many are in each state. No error text: a
@@ -147,6 +153,9 @@ func (g *Gateway) health(who *serve.View, known, closed bool) (int, any) {
 	switch {
 	case closed || up == 0:
 		status, word = http.StatusServiceUnavailable, "unavailable"
+	case counts["starting"] > 0 && counts["up"] == 0:
+		// No member answers yet: a balancer waits for one.
+		status, word = http.StatusServiceUnavailable, "starting"
 	case counts["down"] > 0:
 		word = "degraded"
 	}

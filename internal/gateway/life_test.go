@@ -409,3 +409,35 @@ func TestGatewayFlappingServerBacksOff(t *testing.T) {
 		t.Errorf("after %d ups and downs the back-off is %v, want it doubled each time from 1ms", opened.Load(), backoff)
 	}
 }
+
+// A gateway whose members are starting and none is up yet tells a
+// balancer so (503, "starting"); once one is up, it is ready (200).
+func TestGatewayHealthWhileStarting(t *testing.T) {
+	t.Parallel()
+	gate := make(chan struct{})
+	srv := serverFor(t, twoTools(t, "ok"))
+	open := srv.Open
+	srv.Open = func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return open(ctx, r)
+	}
+	g := &Gateway{Log: slog.New(slog.DiscardHandler), Secrets: redact.NewScrubber(nil), Members: []*Member{{Name: "ok", Server: srv, Eager: true}}}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	_, base := gatewayHTTP(t, g, nil)
+	servetest.WaitFor(t, "ok to be starting", func() bool { st, _ := g.member("ok").life.status(); return st == lifeStarting })
+	if code, h := getHealth(t, base, nil); code != http.StatusServiceUnavailable || h["status"] != "starting" {
+		t.Errorf("healthz while starting: %d %v", code, h)
+	}
+	close(gate)
+	servetest.WaitFor(t, "ok to be up", func() bool { st, _ := g.member("ok").life.status(); return st == lifeUp })
+	if code, h := getHealth(t, base, nil); code != http.StatusOK || h["status"] != "ok" {
+		t.Errorf("healthz once up: %d %v", code, h)
+	}
+}

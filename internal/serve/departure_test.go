@@ -93,21 +93,13 @@ func TestHTTPClientHangsUpMidCall(t *testing.T) {
 	}
 }
 
-// Closing the endpoint (SIGTERM) cancels every request in flight
+// Closing the endpoint (SIGTERM's drain over) cancels every request in flight
 // upstream, a modern client's included, whose request has a session of
 // its own.
 func TestHTTPCloseCancelsWhatIsInFlight(t *testing.T) {
 	t.Parallel()
 	up, h, url := hangHTTP(t)
-	answered := make(chan string, 1)
-	go func() {
-		b, _, err := postTo(context.Background(), url, "", modernCall(2, "x", "{}", ""))
-		if err != nil {
-			b = err.Error()
-		}
-		answered <- b
-	}()
-	<-up.Called
+	calling(url, up)
 	closed := make(chan struct{})
 	go func() { h.Close(); close(closed) }()
 	select {
@@ -214,4 +206,84 @@ func TestHTTPBodiesHeldAreBounded(t *testing.T) {
 	if b, _, err := postTo(context.Background(), url, sid, `{"jsonrpc":"2.0","id":30,"method":"ping"}`); err != nil || !strings.Contains(b, `"result"`) {
 		t.Errorf("a request once the bodies were let go: %q, %v", b, err)
 	}
+}
+
+// A draining endpoint (SIGTERM, behind a balancer) says so at /healthz,
+// opens no session, still answers a request of the 2026-07-28 era, and
+// waits for the call in flight, which is answered, not cancelled.
+func TestDrainAnswersWhatIsInFlight(t *testing.T) {
+	t.Parallel()
+	var up *servetest.Hang
+	up, h, base := hangServed(t, "", nil)
+	up.Release = make(chan struct{})
+	url := base + "/mcp"
+	answered := calling(url, up)
+	drained := make(chan struct{})
+	go func() { h.Drain(time.Minute); close(drained) }()
+	for i := 0; ; i++ {
+		resp, body := servetest.Do(t, http.MethodGet, base+"/healthz", nil, "")
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			if body != `{"status":"draining"}`+"\n" {
+				t.Errorf("/healthz while draining: %q", body)
+			}
+			break
+		}
+		if i == 1000 {
+			t.Fatalf("/healthz never said draining: %d %q", resp.StatusCode, body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	resp, body := servetest.Do(t, http.MethodPost, url, map[string]string{"Content-Type": "application/json", "Accept": servetest.AcceptBoth}, servetest.LegacyInitialize)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || resp.Header.Get("Mcp-Session-Id") != "" || !strings.Contains(body, "draining") {
+		t.Errorf("a session opened while draining: %d %v %q", resp.StatusCode, resp.Header, body)
+	}
+	list := `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":` + servetest.ModernMetaJSON + `}}`
+	if b, _, err := postTo(context.Background(), url, "", list); err != nil || !strings.Contains(b, `"result"`) {
+		t.Errorf("a modern request while draining: %q %v", b, err)
+	}
+	select {
+	case <-drained:
+		t.Fatal("the drain ended with a call in flight")
+	default:
+	}
+	close(up.Release)
+	if b := <-answered; !strings.Contains(b, "released") {
+		t.Errorf("the call in flight: %q", b)
+	}
+	<-drained
+	select {
+	case <-up.Cancelled:
+		t.Error("the call in flight was cancelled")
+	default:
+	}
+}
+
+// A drain waits for a call that is never answered no longer than its
+// grace.
+func TestDrainBounded(t *testing.T) {
+	t.Parallel()
+	up, h, url := hangHTTP(t)
+	calling(url, up)
+	drained := make(chan struct{})
+	go func() { h.Drain(50 * time.Millisecond); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(time.Minute):
+		t.Fatal("the drain did not end at its grace")
+	}
+}
+
+// calling POSTs a modern client's call of x to url, held by up, and
+// returns once up has it; its answer (or error) comes on the channel.
+func calling(url string, up *servetest.Hang) <-chan string {
+	answered := make(chan string, 1)
+	go func() {
+		b, _, err := postTo(context.Background(), url, "", modernCall(2, "x", "{}", ""))
+		if err != nil {
+			b = err.Error()
+		}
+		answered <- b
+	}()
+	<-up.Called
+	return answered
 }

@@ -115,9 +115,10 @@ type HTTPHandler struct {
 	MaxHeld int64
 	held    atomic.Int64 // the bytes of POST bodies read by requests under way
 
-	mu       sync.Mutex // guards sessions, closed and answering
+	mu       sync.Mutex // guards sessions, closed, draining and answering
 	sessions map[string]*httpSession
 	closed   bool
+	draining bool // Drain: no session opens, /healthz says so
 	// answering are the sessions of one request each (a modern client's,
 	// with no session id) running now; they count against MaxSessions as
 	// the others do, and end with the handler.
@@ -196,6 +197,21 @@ func (h *HTTPHandler) Close() {
 		wg.Go(s.c.close) // parallel close or settle: each waits for its own requests' cancellation
 	}
 	wg.Wait()
+}
+
+// DrainGrace is how long a draining endpoint (SIGTERM, Ctrl-C) gives
+// the calls in flight to be answered before its sessions close.
+const DrainGrace = 5 * time.Second
+
+// Drain readies the handler to stop, as a replica behind a balancer
+// must: /healthz answers 503 "draining", no session opens (a request of
+// the 2026-07-28 era, which has none, is still answered), and it waits
+// until every request POSTed has been answered, for up to grace.
+func (h *HTTPHandler) Drain(grace time.Duration) {
+	h.mu.Lock()
+	h.draining = true
+	h.mu.Unlock()
+	h.asked.wait(grace, nil)
 }
 
 // Settle waits, for a bound, until every request POSTed has been
@@ -358,7 +374,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		// A modern client has no session: this request has one of its
 		// own, which ends with the answer.
 		h.mu.Lock()
-		refuse := h.refusal()
+		refuse := h.refusal(false)
 		if refuse == nil {
 			s = h.newSession(whoOf(r))
 			h.answering[s] = true
@@ -422,7 +438,7 @@ func (h *HTTPHandler) open(w http.ResponseWriter, who *View, legacy bool) (strin
 	rand.Read(b)
 	sid := hex.EncodeToString(b)
 	h.mu.Lock()
-	if refuse := h.refusal(); refuse != nil {
+	if refuse := h.refusal(true); refuse != nil {
 		h.mu.Unlock()
 		refuse(w)
 		return "", nil
@@ -441,12 +457,18 @@ func (h *HTTPHandler) open(w http.ResponseWriter, who *View, legacy bool) (strin
 }
 
 // refusal is how to refuse a new session, when one may not open now (the
-// handler is closed, or MaxSessions are open); nil when it may. h.mu is
-// held; the refusal is written after it is let go.
-func (h *HTTPHandler) refusal() func(http.ResponseWriter) {
+// handler is closed, draining and the session would outlast the
+// request, or MaxSessions are open); nil when it may. h.mu is held; the
+// refusal is written after it is let go.
+func (h *HTTPHandler) refusal(lasting bool) func(http.ResponseWriter) {
 	switch {
 	case h.closed:
 		return func(w http.ResponseWriter) { httpError(w, http.StatusServiceUnavailable, "shutting down") }
+	case h.draining && lasting:
+		return func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "1")
+			httpError(w, http.StatusServiceUnavailable, "draining: this replica is stopping; open the session again")
+		}
 	case len(h.sessions)+len(h.answering) >= h.MaxSessions:
 		return func(w http.ResponseWriter) {
 			w.Header().Set("Retry-After", "60")

@@ -223,11 +223,14 @@ func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mu.Lock()
-	closed := h.closed
+	closed, draining := h.closed, h.draining
 	h.mu.Unlock()
 	var status int
 	var body any
-	if h.Health != nil {
+	if draining && !closed {
+		// A balancer sends it no more: the replica is stopping.
+		status, body = http.StatusServiceUnavailable, map[string]string{"status": "draining"}
+	} else if h.Health != nil {
 		who, known := h.authorize(r)
 		status, body = h.Health(who, known, closed)
 	} else {

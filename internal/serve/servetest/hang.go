@@ -11,7 +11,8 @@ import (
 // Hang is an upstream (a serve.Upstream) whose tools/call and
 // subscriptions/listen hang until their context ends (Cancelled is then
 // told, when set) or the server ends (End closed); Called is told of each.
-type Hang struct{ End, Called, Cancelled chan struct{} }
+// Release, when set and closed, answers the calls held.
+type Hang struct{ End, Called, Cancelled, Release chan struct{} }
 
 func (h *Hang) State() mcp.State {
 	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"h","version":"1"}}`)}
@@ -27,6 +28,8 @@ func (h *Hang) Forward(ctx context.Context, method string, params json.RawMessag
 			return nil, ctx.Err()
 		case <-h.End:
 			return nil, errors.New("the server exited")
+		case <-h.Release:
+			return json.RawMessage(`{"content":[{"type":"text","text":"released"}]}`), nil
 		}
 	}
 	return json.RawMessage(`{}`), nil

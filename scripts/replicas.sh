@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Three replicas of an mcpv gateway (`mcpv serve FILE --http`, the demo
+# server its member) behind HAProxy, configured by
+# examples/replicas/haproxy.cfg as docs/guide/serve.md gives it, under
+# `mcpv load` in both protocol eras at once for 30 s, while one replica
+# is stopped (SIGTERM: it drains) and started again: the 2026-07-28 era
+# loses no request; the initialize era loses at most the sessions the
+# stopped replica held, each with one clear error, and its clients go on
+# (a new session, on another replica). About 45 s.
+#
+# Needs HAProxy and jq (Debian: haproxy, jq); as root with apt-get it
+# installs them, otherwise it says so and fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v haproxy >/dev/null || ! command -v jq >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "== installing HAProxy and jq from Debian's packages"
+    { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy jq ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy jq; }; } >/dev/null 2>&1 || true
+  fi
+fi
+for tool in haproxy jq curl; do
+  command -v "$tool" >/dev/null || { echo "scripts/replicas.sh: $tool is missing (Debian: apt-get install haproxy jq curl)" >&2; exit 1; }
+done
+
+work=$(mktemp -d)
+declare -A pid
+cleanup() {
+  local p
+  for p in "${pid[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${pid[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+go build -o "$work/mcpv" .
+go build -o "$work/demo" ./examples/demo-server
+printf 'servers:\n  demo:\n    command: %s\n' "$work/demo" >"$work/gateway.serve.yaml"
+
+# Free ports on loopback: nothing answers a connection to them.
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && [[ " ${ports[*]:-} " != *" $p "* ]]; then
+      ports+=("$p"); echo "$p"; return
+    fi
+  done
+}
+ports=()
+lb=$(free_port); ports+=("$lb")
+declare -A port
+for r in 1 2 3; do port[$r]=$(free_port); ports+=("${port[$r]}"); done
+sed -e "s/127.0.0.1:8808/127.0.0.1:$lb/" -e "s/127.0.0.1:8801/127.0.0.1:${port[1]}/" \
+  -e "s/127.0.0.1:8802/127.0.0.1:${port[2]}/" -e "s/127.0.0.1:8803/127.0.0.1:${port[3]}/" \
+  examples/replicas/haproxy.cfg >"$work/haproxy.cfg"
+haproxy -c -q -f "$work/haproxy.cfg"
+
+# Every replica takes the same bearer token, as behind a real balancer.
+export MCPV_HTTP_TOKEN=replicas-$RANDOM-$RANDOM-$RANDOM
+start_replica() {
+  "$work/mcpv" serve "$work/gateway.serve.yaml" --http "127.0.0.1:${port[$1]}" 2>>"$work/r$1.log" &
+  pid[r$1]=$!
+}
+healthy() { # URL: 200 within 30 s
+  local i
+  for i in $(seq 300); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$1" || true)" = 200 ] && return 0
+    sleep 0.1
+  done
+  echo "not healthy in 30 s: $1" >&2; return 1
+}
+for r in 1 2 3; do start_replica "$r"; done
+for r in 1 2 3; do healthy "http://127.0.0.1:${port[$r]}/healthz"; done
+haproxy -db -f "$work/haproxy.cfg" >"$work/haproxy.log" 2>&1 &
+pid[haproxy]=$!
+healthy "http://127.0.0.1:$lb/healthz"
+
+url="http://127.0.0.1:$lb/mcp"
+load() { # NAME ERA-FLAGS...
+  local name=$1; shift
+  # Each call takes half a second: about ten are in flight on each
+  # replica when one is stopped.
+  "$work/mcpv" load call demo__slow seconds=0.5 steps=1 -c 32 -d 30s --rate 40 --format json "$@" -H "Authorization: Bearer $MCPV_HTTP_TOKEN" -u "$url" >"$work/$name.json" 2>"$work/$name.err" &
+  pid[$name]=$!
+}
+load modern --protocol-version 2026-07-28
+load legacy --protocol-era legacy
+sleep 8
+echo "== replica 2 stopped (SIGTERM) under load"
+kill -TERM "${pid[r2]}"
+stopped=$SECONDS
+rc=0; wait "${pid[r2]}" || rc=$?
+unset "pid[r2]"
+echo "   it ended in $((SECONDS - stopped)) s (exit $rc)"
+sleep 4
+echo "== replica 2 started again"
+start_replica 2
+healthy "http://127.0.0.1:${port[2]}/healthz"
+for name in modern legacy; do
+  rc=0; wait "${pid[$name]}" || rc=$?
+  unset "pid[$name]"
+  [ "$rc" = 0 ] || { echo "the $name load failed (exit $rc):"; cat "$work/$name.err"; exit 1; }
+done
+
+fail=0
+summary() { jq -r '"   \(.ok) answered, \(.errors) failed of \(.iterations) in \(.elapsed_s | floor) s" + (if .errors > 0 then ": " + ([.error_kinds[] | tostring] | join("; ")) else "" end)' "$work/$1.json"; }
+echo "== the 2026-07-28 era (each request stands alone)"
+summary modern
+jq -e '.errors == 0 and .ok > 500 and (.interrupted | not)' "$work/modern.json" >/dev/null ||
+  { echo "   FAIL: a request of the 2026-07-28 era was lost"; fail=1; }
+echo "== the initialize era (sessions on their replica)"
+summary legacy
+jq -e '.errors <= 32 and .ok > 500 and (.interrupted | not)' "$work/legacy.json" >/dev/null ||
+  { echo "   FAIL: more lost than the calls in flight on the stopped replica (at most 32, the sessions)"; fail=1; }
+if [ "$fail" != 0 ]; then
+  for r in 1 2 3; do echo "-- replica $r's log"; tail -20 "$work/r$r.log"; done
+  echo "-- HAProxy's log"; tail -20 "$work/haproxy.log"
+  exit 1
+fi
+echo "replicas: ok"
