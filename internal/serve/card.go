@@ -91,7 +91,7 @@ func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route
 	}
 	versions := servedVersions()
 	ident := servercard.IdentityOf(id)
-	for _, f := range []*string{&ident.Name, &ident.Version, &ident.Title, &ident.Description} {
+	for _, f := range ident.Strings() {
 		*f = string(h.srv.Secrets.Mask([]byte(*f))) // before the card is made of them, so that it stays valid
 	}
 	card := servercard.BuildCard(ident, endpoint, sse, versions)

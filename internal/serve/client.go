@@ -207,7 +207,15 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if method == "logging/setLevel" && !st.Modern {
 		params = up.sharedLevel(c, params)
 	}
-	res, err := up.send(ctx, method, params, c.withLogLevel)
+	send := func(ctx context.Context) (json.RawMessage, error) {
+		return up.send(ctx, method, params, c.withLogLevel)
+	}
+	var res json.RawMessage
+	if isList(method) {
+		res, mark, err = up.lists.do(ctx, method+"\x00"+string(c.withLogLevel(params)), mark, send)
+	} else {
+		res, err = send(ctx)
+	}
 	if err != nil {
 		return nil, rpcError(err)
 	}
@@ -353,7 +361,7 @@ func servedVersions() []string {
 // its capabilities, instructions and serverInfo, in the modern shape.
 func Discovered(init json.RawMessage) json.RawMessage {
 	b := []byte(`{"supportedVersions":`)
-	b = append(b, mustJSON(mcp.ModernVersions)...)
+	b = append(b, mustJSON(servedVersions())...)
 	var info json.RawMessage
 	rawjson.ForEachValidMember(init, func(k string, v []byte) error {
 		switch k {

@@ -66,7 +66,7 @@ func TestModernHTTPRules(t *testing.T) {
 			{"missing _meta", `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{}}`, nil, 400, `"code":-32602`},
 			{"no protocol version", strings.Replace(method("tools/list"), `"io.modelcontextprotocol/protocolVersion":"2026-07-28",`, "", 1), map[string]string{}, 400, `"code":-32602`},
 			{"no capabilities", strings.Replace(method("tools/list"), `"io.modelcontextprotocol/clientCapabilities":{},`, "", 1), nil, 400, `"code":-32602`},
-			{"unsupported version", v999, map[string]string{"Mcp-Protocol-Version": "v999"}, 400, `"data":{"requested":"v999","supported":["2026-07-28"]}`},
+			{"unsupported version", v999, map[string]string{"Mcp-Protocol-Version": "v999"}, 400, `"data":{"requested":"v999","supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]}`},
 			{"version header mismatch", v999, nil, 400, `"code":-32020`},
 			{"no version header", method("tools/list"), map[string]string{"Mcp-Protocol-Version": ""}, 400, `"code":-32020`},
 			{"initialize removed", method("initialize"), nil, 404, `"code":-32601`},

@@ -79,7 +79,7 @@ func readModernMeta(params json.RawMessage) (modernMeta, *mcp.RPCError) {
 func unsupportedVersion(v string) *mcp.RPCError {
 	return &mcp.RPCError{Code: mcp.CodeUnsupportedProtocolVersion,
 		Message: "unsupported protocol version " + v,
-		Data:    mustJSON(map[string]any{"supported": mcp.ModernVersions, "requested": v})}
+		Data:    mustJSON(map[string]any{"supported": servedVersions(), "requested": v})}
 }
 
 // isModern reports whether a request is one of the 2026-07-28 era.
@@ -174,7 +174,12 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		ctx = up.withParamHeaders(ctx, method, params)
 	}
 	mark := up.pinMark()
-	res, err := up.conn.Forward(ctx, method, fwd)
+	var res json.RawMessage
+	if isList(method) {
+		res, mark, err = up.lists.do(ctx, method+"\x00"+string(fwd), mark, func(ctx context.Context) (json.RawMessage, error) { return up.conn.Forward(ctx, method, fwd) })
+	} else {
+		res, err = up.conn.Forward(ctx, method, fwd)
+	}
 	if err != nil {
 		return nil, rpcError(err)
 	}
@@ -182,7 +187,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	if method == "server/discover" {
 		// The versions serve answers a modern request in, as the card
 		// says, whatever the server behind lists.
-		res = rawjson.With(up.pinInstructions(res), "supportedVersions", mustJSON(mcp.ModernVersions))
+		res = rawjson.With(up.pinInstructions(res), "supportedVersions", mustJSON(servedVersions()))
 	}
 	return c.modernResult(ctx, method, params, res, st.Modern), nil
 }

@@ -22,7 +22,7 @@ func TestModernResultsOverLegacy(t *testing.T) {
 		cacheable      bool
 		keeps          string // what the server's result holds, kept
 	}{
-		{"server/discover", ``, true, `"supportedVersions":["2026-07-28"]`},
+		{"server/discover", ``, true, `"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]`},
 		{"tools/list", ``, true, `"name":"echo"`},
 		{"resources/read", `,"uri":"demo://readme"`, true, `"uri":"demo://readme"`},
 		{"tools/call", `,"name":"echo","arguments":{"message":"hi"}`, false, `"text":"hi"`},

@@ -382,6 +382,7 @@ type upstream struct {
 	who    *View
 
 	tokens mcp.Tokens[relayed] // our progress tokens -> the client's request
+	lists  sharedLists         // the lists asked at once, sent once
 
 	// behind counts the notifications waiting for a reading client's
 	// writer to make room (outbox); the session's reader does not read

@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/lazy"
@@ -22,6 +24,26 @@ import (
 // Identity is what a served server says of itself.
 type Identity struct {
 	Name, Version, Title, Description string
+	WebsiteURL                        string `json:"websiteUrl"`
+	Icons                             []Icon `json:"icons"`
+}
+
+// Icon is one of a server's icons, as its serverInfo and a card give it.
+type Icon struct {
+	Src      string   `json:"src"`
+	MimeType string   `json:"mimeType,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+	Theme    string   `json:"theme,omitempty"`
+}
+
+// Strings are the identity's texts, for a caller that masks them before a
+// card is made of them.
+func (id *Identity) Strings() []*string {
+	out := []*string{&id.Name, &id.Version, &id.Title, &id.Description, &id.WebsiteURL}
+	for i := range id.Icons {
+		out = append(out, &id.Icons[i].Src)
+	}
+	return out
 }
 
 // IdentityOf reads a server's identity from its initialize result (or the
@@ -54,19 +76,33 @@ func CardName(serverName string) string {
 // BuildCard is the card of a served server, reached at endpoint over
 // Streamable HTTP (and, with sse, at the legacy transport's stream URL),
 // speaking versions.
+//
+// What the server says of itself is what the card says: a card must not
+// contradict the server's serverInfo (websiteUrl and icons included).
+// The schema asks a description of at most 100 characters: a longer one
+// is cut at a word, and a server that gives none is described by its
+// title or name, nothing invented.
 func BuildCard(id Identity, endpoint, sse string, versions []string) json.RawMessage {
-	description := cmp.Or(id.Description, "The MCP server "+id.Name+", served by mcpv")
-	if id.Name == "" {
-		description = "An MCP server served by mcpv"
-	}
 	card := map[string]any{
 		"$schema":     SchemaURL,
 		"name":        CardName(id.Name),
 		"version":     cmp.Or(id.Version, "0"),
-		"description": clipRunes(description, 100),
+		"description": clipWords(cmp.Or(id.Description, id.Title, id.Name, "An MCP server"), 100),
 	}
 	if id.Title != "" {
 		card["title"] = clipRunes(id.Title, 100)
+	}
+	if u, err := url.Parse(id.WebsiteURL); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
+		card["websiteUrl"] = id.WebsiteURL
+	}
+	var icons []Icon
+	for _, ic := range id.Icons {
+		if u, err := url.Parse(ic.Src); err == nil && (u.Scheme == "https" || u.Scheme == "http" || u.Scheme == "data") {
+			icons = append(icons, ic)
+		}
+	}
+	if len(icons) > 0 {
+		card["icons"] = icons
 	}
 	remotes := []map[string]any{{"type": "streamable-http", "url": endpoint, "supportedProtocolVersions": versions}}
 	if sse != "" {
@@ -92,6 +128,24 @@ func BuildCatalog(host string, cards map[string]string) json.RawMessage {
 	}
 	b, _ := json.Marshal(map[string]any{"specVersion": "1.0", "entries": entries})
 	return b
+}
+
+// clipWords is s in at most n runes, cut after its last whole word that
+// leaves room for "…" (at n-1 runes when no word ends in the second half).
+func clipWords(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r, cut := []rune(s), n-1
+	if !unicode.IsSpace(r[cut]) { // a word goes on past the cut: it goes
+		for i := cut - 1; i > cut/2; i-- {
+			if unicode.IsSpace(r[i]) {
+				cut = i
+				break
+			}
+		}
+	}
+	return strings.TrimRightFunc(string(r[:cut]), unicode.IsSpace) + "…"
 }
 
 func clipRunes(s string, n int) string {

@@ -357,6 +357,29 @@ func TestBuildCard(t *testing.T) {
 			t.Errorf("%q: the card disagrees with the server it is of: %+v", name, d)
 		}
 	}
+	// What the server says of itself the card says too: its website and
+	// its icons (those a card may hold), its title for the description it
+	// does not give, a long one cut at a word; nothing invented.
+	id := Identity{Name: "weather", Version: "2", Title: "Weather", WebsiteURL: "https://weather.example.com/docs",
+		Icons: []Icon{{Src: "https://weather.example.com/icon.png", MimeType: "image/png", Sizes: []string{"48x48"}}, {Src: "javascript:alert(1)"}}}
+	raw := BuildCard(id, "http://127.0.0.1:8808/mcp", "", []string{"2026-07-28"})
+	var got struct {
+		Description, WebsiteURL string
+		Icons                   []Icon
+	}
+	json.Unmarshal(raw, &got)
+	if c, ps := ParseCard(raw); Invalid(ps) || got.Description != "Weather" || got.WebsiteURL != id.WebsiteURL || len(got.Icons) != 1 || got.Icons[0].Src != id.Icons[0].Src || got.Icons[0].Sizes[0] != "48x48" || c.Title != "Weather" {
+		t.Errorf("the card of %+v: %s %+v", id, raw, ps)
+	}
+	id = Identity{Name: "weather", Description: strings.Repeat("word ", 30)}
+	json.Unmarshal(BuildCard(id, "http://127.0.0.1:8808/mcp", "", nil), &got)
+	if want := strings.Repeat("word ", 19) + "word…"; got.Description != want {
+		t.Errorf("a long description: %q, want %q", got.Description, want)
+	}
+	if strings.Contains(string(BuildCard(Identity{Name: "weather"}, "http://127.0.0.1:8808/mcp", "", nil)), "served by") {
+		t.Error("a description the server did not give")
+	}
+
 	cat := BuildCatalog("127.0.0.1:8808", map[string]string{"local.mcpv/demo": "http://127.0.0.1:8808/mcp/server-card"})
 	parsed, ps := ParseCatalog(cat, nil, 0)
 	if Invalid(ps) || len(parsed.Entries) != 1 || parsed.Entries[0].Identifier != "urn:air:127.0.0.1:8808:mcp:demo" {

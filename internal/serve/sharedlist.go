@@ -1,0 +1,84 @@
+package serve
+
+// Lists asked at once share one upstream request: sixteen clients that
+// list a server's tools together send it one tools/list, and each gets
+// the answer through its own guard, pin and view. The request is the
+// first asker's, and goes on while any asker waits; when the last gives
+// up, it is cancelled upstream.
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+)
+
+// sharedLists are the list requests in flight on an upstream session, by
+// the request as sent (method, params).
+type sharedLists struct {
+	mu      sync.Mutex // guards flights
+	flights map[string]*listFlight
+}
+
+type listFlight struct {
+	done    chan struct{} // closed once res and err are set
+	res     json.RawMessage
+	err     error
+	mark    uint64 // the pin's mark, taken before the request was sent
+	waiting int    // askers waiting; guarded by sharedLists.mu
+	cancel  context.CancelFunc
+}
+
+// isList reports whether method is one of the lists whose requests are
+// shared.
+func isList(method string) bool {
+	switch method {
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		return true
+	}
+	return false
+}
+
+// do is send's answer to the request key, shared with the askers of the
+// same request in flight now, and the pin's mark it was asked at (mark,
+// for the one that sends it).
+func (l *sharedLists) do(ctx context.Context, key string, mark uint64, send func(context.Context) (json.RawMessage, error)) (json.RawMessage, uint64, error) {
+	l.mu.Lock()
+	f := l.flights[key]
+	if f == nil {
+		// The request outlives the asker that sends it while another
+		// waits: its context keeps the asker's values, not its end.
+		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		f = &listFlight{done: make(chan struct{}), mark: mark, cancel: cancel}
+		if l.flights == nil {
+			l.flights = map[string]*listFlight{}
+		}
+		l.flights[key] = f
+		go func() { // shared list: ends when the server answers, or every asker has given up (cancel)
+			res, err := send(fctx)
+			l.mu.Lock()
+			if l.flights[key] == f {
+				delete(l.flights, key)
+			}
+			l.mu.Unlock()
+			f.res, f.err = res, err
+			cancel()
+			close(f.done)
+		}()
+	}
+	f.waiting++
+	l.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.res, f.mark, f.err
+	case <-ctx.Done():
+		l.mu.Lock()
+		if f.waiting--; f.waiting == 0 {
+			f.cancel()
+			if l.flights[key] == f {
+				delete(l.flights, key) // the next asker sends its own
+			}
+		}
+		l.mu.Unlock()
+		return nil, mark, context.Cause(ctx)
+	}
+}
