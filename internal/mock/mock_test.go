@@ -271,6 +271,26 @@ func TestRecorderBoundCountsArguments(t *testing.T) {
 	}
 }
 
+// Arguments the tool's schema refuses, to which the responses hold the
+// server's answer (a trace of a --no-validate call), get that answer: the
+// replay ends as the run did. Others are still refused.
+func TestMockAnswersWhatWasAnswered(t *testing.T) {
+	r, err := mock.ParseResponses([]byte(`{"tools":[{"name":"add","arguments":{"a":"x","b":2},"result":{"content":[{"type":"text","text":"a is not a number"}],"isError":true}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := surface.Snapshot{Tools: []json.RawMessage{json.RawMessage(`{"name":"add","inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}}}}`)}}
+	m := mock.New(snap, r, mcp.Implementation{Name: "m", Version: "1"})
+	res, err := m.Forward(context.Background(), "tools/call", json.RawMessage(`{"name":"add","arguments":{"b":2,"a":"x"}}`))
+	if err != nil || !strings.Contains(string(res), `"isError":true`) || !strings.Contains(string(res), "a is not a number") {
+		t.Errorf("the answered call: %s, %v", res, err)
+	}
+	var ce *mcp.RPCError
+	if _, err := m.Forward(context.Background(), "tools/call", json.RawMessage(`{"name":"add","arguments":{"a":"y","b":2}}`)); !errors.As(err, &ce) || ce.Code != mcp.CodeInvalidParams {
+		t.Errorf("arguments nothing answered, refused by the schema: %v", err)
+	}
+}
+
 func TestParseResponsesYAML(t *testing.T) {
 	r, err := mock.ParseResponses([]byte("tools:\n  - name: add\n    jq: '.a > 1'\n    result: {content: [{type: text, text: big}]}\n  - name: add\n    arguments: {a: 1}\n    result: {content: [{type: text, text: one}]}\n"))
 	if err != nil {
