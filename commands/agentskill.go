@@ -77,7 +77,8 @@ is false or null. Prefer ` + "`-r -q`" + ` to piping into another tool: the numb
 ## Exit codes
 
 Read the exit code before the output; stderr says why in one line (` + "`--errors json`" + ` makes it one
-JSON object with ` + "`exit`, `kind`, `message`, `hint`" + ` and the server's JSON-RPC error).
+JSON object with ` + "`exit`, `kind`, `message`, `hint`" + ` and the server's JSON-RPC error, and every other
+line of stderr an object too: ` + "`{\"note\": ...}`, `{\"warning\": ...}`" + `).
 
 ` + "```\n" + exitCodesHelp() + "\n```\n" + `
 ## What a server costs

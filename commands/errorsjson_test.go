@@ -146,6 +146,35 @@ func TestErrorsJSONOfCommandsThatTellEach(t *testing.T) {
 	}
 }
 
+// Under --errors json, what mcpv says beside its failure (a warning, a
+// note) is a JSON object of its own on its own line, as the failure is,
+// the one object with "exit": every line of stderr is one JSON object.
+func TestErrorsJSONEveryLine(t *testing.T) {
+	t.Parallel()
+	env := with(testEnv(t), "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_TIMEOUT=soon")
+	r := mcpvIn(t, env, "", append([]string{"--errors", "json"}, args([]string{"call", "x"}, fake("crash"))...)...)
+	warned, failures := false, 0
+	for _, l := range strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n") {
+		var said struct {
+			Warning, Note string
+			Exit          *int
+		}
+		switch err := json.Unmarshal([]byte(l), &said); {
+		case err != nil || said.Warning == "" && said.Note == "" && said.Exit == nil:
+			t.Errorf("a line that is no warning, note or failure object: %q", l)
+		case said.Exit != nil:
+			failures++
+			if *said.Exit != 4 {
+				t.Errorf("the failure: %s", l)
+			}
+		}
+		warned = warned || strings.Contains(said.Warning, "OTEL_EXPORTER_OTLP_TIMEOUT")
+	}
+	if !warned || failures != 1 || r.code != 4 {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
 // An MCPV_ERRORS value mcpv does not know is refused as --errors yaml is
 // (exit 2, before any server starts), unless --errors says the form.
 func TestErrorsVariableUnknown(t *testing.T) {

@@ -538,6 +538,13 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		}
 	}()
 	r := &invocation{c: new(cli), ios: ios, env: env, servers: servers, jsonErrors: errorsAsJSON(args, env.Getenv)}
+	if r.jsonErrors {
+		// A program reads stderr: every line on it is one JSON object, a
+		// note or a warning as well as the failure.
+		s := *ios
+		s.Err = output.JSONLines(ios.Err)
+		ios, r.ios = &s, &s
+	}
 	defer func() {
 		for _, c := range r.closers {
 			c()
