@@ -17,6 +17,9 @@ package serve
 // yet but answers is dropped, its calls' errors take their place, and
 // its stream is kept for Told more, so that one that reads again finds
 // them before the stream's end.
+// A client whose call hangs, and which has nothing else to take, cannot
+// be seen to take nothing: it is pinged every stall while it waits, and
+// one that does not answer within the stall has stalled (pausedWatch).
 // Its id reaches only the stream's reader, names no Streamable session
 // (nor one of those a legacy session), and counts against MaxSessions as
 // a Streamable session does. The token, the origins and the guard are
@@ -24,7 +27,9 @@ package serve
 
 import (
 	"cmp"
+	"context"
 	"net/http"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -53,7 +58,39 @@ func (h *HTTPHandler) sse(w http.ResponseWriter, r *http.Request) {
 		close(st.gone) // what is still sent for it fails at once
 		h.end(sid)     // cancels what it asked, upstream too
 	}()
+	go pausedWatch(s, st, cmp.Or(st.stall, DefaultStall)) // paused-client watch: ends with the stream or the session
 	st.answer(w, r, nil, s.t.closed, true)
+}
+
+// pausedWatch finds a paused client out: one whose call hangs has nothing
+// to take from its stream but keep-alives, which the network holds for
+// it however long it reads nothing. While it waits on a call it is
+// pinged every stall, and one that answers nothing (a result or an
+// error) within the stall counts as stalled, as one that takes nothing
+// of what is written to it does.
+func pausedWatch(s *httpSession, st *stream, stall time.Duration) {
+	tick := time.NewTicker(stall)
+	defer tick.Stop()
+	for {
+		select {
+		case <-st.gone:
+			return
+		case <-s.t.closed:
+			return
+		case <-tick.C:
+		}
+		if !s.c.busy() {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), stall)
+		_, err := s.c.sess.Call(ctx, "ping", nil)
+		timedOut := err != nil && ctx.Err() != nil
+		cancel()
+		if timedOut {
+			st.stalled()
+			return
+		}
+	}
 }
 
 // message takes a legacy client's POST: one JSON-RPC message, or a batch,

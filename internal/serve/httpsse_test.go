@@ -544,3 +544,61 @@ func TestSSEPausedClientToldItsCallsError(t *testing.T) {
 		t.Fatal("the stream of a client told its call's error did not end")
 	}
 }
+
+// TestSSEPausedClientWithAHungCall: a legacy client paused while its call
+// hangs has nothing to take but keep-alives, which the network holds for
+// it; pinged while it waits, and answering nothing, it has its call
+// cancelled upstream, and finds its call's error and its stream's end
+// when it reads again. One that answers its pings keeps its call.
+func TestSSEPausedClientWithAHungCall(t *testing.T) {
+	t.Parallel()
+	up, _, base := hangServed(t, "let-me-in", func(h *HTTPHandler) { h.SSE, h.Stall, h.Told = true, 100*time.Millisecond, time.Hour })
+	st := openStream(t, base, bearer, false)
+	st.post(t, servetest.LegacyInitialize)
+	st.post(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	st.post(t, hangingCall)
+	<-up.Called
+	select {
+	case <-up.Cancelled:
+	case <-time.After(time.Minute): // a hang guard
+		t.Fatal("the hung call of a paused client was not cancelled upstream")
+	}
+	var answer string
+	for {
+		ev, err := nextEvent(st.r)
+		if err != nil {
+			break
+		}
+		if strings.Contains(ev.data, `"id":2`) {
+			answer = ev.data
+		}
+	}
+	if !strings.Contains(answer, `"error"`) {
+		t.Errorf("the stream ended without its call's error (the call's answer: %q)", answer)
+	}
+
+	// A client that reads, and answers each ping, is not taken for paused.
+	live := openStream(t, base, bearer, true)
+	live.initialized(t)
+	live.post(t, hangingCall)
+	<-up.Called
+	for pings := 0; pings < 3; {
+		ev, ok := <-live.events
+		if !ok {
+			t.Fatal("the stream of a client that answers its pings ended")
+		}
+		var m struct {
+			ID     json.RawMessage
+			Method string
+		}
+		if json.Unmarshal([]byte(ev.data), &m) == nil && m.Method == "ping" {
+			live.post(t, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{}}`)
+			pings++
+		}
+	}
+	select {
+	case <-up.Cancelled:
+		t.Error("the call of a client that answers its pings was cancelled")
+	default:
+	}
+}
