@@ -148,7 +148,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	target := c.target(s)
 	opts := check.Options{Only: c.Only, Skip: c.Skip, Strict: c.Strict, Calls: c.calls,
 		CheckTimeout: time.Duration(c.CheckTimeout), StartTimeout: s.settings.ConnectTimeout, MaxTime: time.Duration(c.MaxTime), Parallel: c.Parallel,
-		Secrets: s.settings.Secrets, ReadFile: out.readFile, Portable: c.portable}
+		Secrets: runSecrets(s.settings.Secrets, out.env), ReadFile: out.readFile, Portable: c.portable}
 	if out.ios.ErrTTY && !out.embedded {
 		opts.Progress = func(done, total int, id string) {
 			out.ios.Status.Set(fmt.Sprintf("mcpv check: %d/%d %s", done, total, id))

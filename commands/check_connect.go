@@ -48,7 +48,7 @@ func (c *checkCmd) connect(ctx context.Context, s *session, target *check.Target
 func (c *checkCmd) doctorTarget(s *session, target *check.Target, opts check.Options) (doctor.Target, error) {
 	st := s.settings
 	dt := doctor.Target{Server: target.Server, URL: st.URL, Header: st.Header, Stdio: target.Stdio, Start: target.Start, Era: st.ProtocolEra,
-		ClientInfo: s.hooks.Client, StartTimeout: opts.StartTimeout, Secrets: st.Secrets}
+		ClientInfo: s.hooks.Client, StartTimeout: opts.StartTimeout, Secrets: opts.Secrets}
 	if st.URL != "" {
 		var err error
 		if dt.Client, dt.Plain, err = s.httpClients(); err != nil {
