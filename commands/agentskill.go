@@ -32,7 +32,7 @@ func agentSkill() (string, error) {
 		return ""
 	}
 	examples := func(name string, keep func(string) bool) string {
-		_, ex, ok := strings.Cut(help(name), "\nExamples:\n")
+		_, ex, ok := strings.Cut("\n"+help(name), "\nExamples:\n")
 		if !ok {
 			panic("agent skill: " + name + "'s help has no Examples")
 		}
@@ -53,8 +53,9 @@ with ` + "`--server NAME`" + ` (` + "`mcpv servers`" + ` lists them).
 
 ## Quick start
 
-List the tools, read one's input schema, call it, and keep only what you need of the answer
-(replace ` + "`./server`" + ` with the server's command):
+List the tools (by name and first line with ` + "`--names`" + `), read one tool's arguments (` + "`call TOOL --help`" + `
+with the server prints them as a usage block, from its input schema), call it, and keep only what
+you need of the answer (replace ` + "`./server`" + ` with the server's command):
 
 `)
 	b.WriteString("```sh\n" + examples("list-tools", onServer) + examples("call", onServer) + "```\n")
@@ -64,6 +65,13 @@ schema says number, as a string when it says string); ` + "`key:=JSON`" + ` is r
 gives them all at once. Arguments are checked before anything is sent: a mistake exits 2 and
 says which argument and why. ` + "`mcpv help arguments`" + ` has the rules.
 
+## Resources, prompts, completions
+
+` + "`mcpv --help`" + ` lists every command; these read what a server offers besides tools:
+
+`)
+	b.WriteString("```sh\n" + examples("list-resources", onServer) + examples("read", onServer) + examples("get-prompt", onServer) + examples("complete", onServer) + "```\n")
+	b.WriteString(`
 ## Many calls: keep a session
 
 Each command starts the server anew. For many calls, start a session once and name it:
@@ -78,7 +86,8 @@ is false or null. Prefer ` + "`-r -q`" + ` to piping into another tool: the numb
 
 Read the exit code before the output; stderr says why in one line (` + "`--errors json`" + ` makes it one
 JSON object with ` + "`exit`, `kind`, `message`, `hint`" + ` and the server's JSON-RPC error, and every other
-line of stderr an object too: ` + "`{\"note\": ...}`, `{\"warning\": ...}`" + `).
+line of stderr an object too: ` + "`{\"note\": ...}`, `{\"warning\": ...}`" + `). Without it, a local server's own stderr lines
+may come before mcpv's; with it they are kept out, and a failed server's last lines are in ` + "`message`" + `.
 
 ` + "```\n" + exitCodesHelp() + "\n```\n" + `
 ## What a server costs

@@ -149,7 +149,10 @@ func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 			return nil, "", nil, err
 		}
 		ran := kctx.Selected().Target.Addr().Interface()     // the value kong runs
-		if l, ok := ran.(interface{ full() *callCmd }); ok { // callLean, callFast
+		switch l := ran.(type) {
+		case interface{ full() *callCmd }: // callLean, callFast
+			ran = l.full()
+		case interface{ full() *listToolsCmd }: // listToolsLean
 			ran = l.full()
 		}
 		return &c, kctx.Command(), ran, nil

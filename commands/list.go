@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/mcpv/mcpv/internal/gcstart"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/table"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -104,23 +106,62 @@ func listDone(out *console, p pageFlags, next string, err error) error {
 }
 
 type listToolsCmd struct {
+	listToolsArgs
+	Names bool `name:"names" help:"Print each tool's name and the first line of its description alone."`
+	// Usage prints the tool's usage block: what 'mcpv call TOOL --help'
+	// with a server prints.
+	Usage bool `name:"usage" hidden:"" help:"Print the tool's arguments as a usage block (mcpv call TOOL --help)."`
+}
+
+type listToolsArgs struct {
 	pageFlags
 	Name string `arg:"" optional:"" name:"tool" help:"Print only this tool's definition: its description and the arguments its inputSchema takes."`
 }
 
+// leanForm is list-tools without --names and --usage, unless words name
+// one: kong reads two fields' tags fewer on the way of every list.
+func (c *listToolsCmd) leanForm(words map[string]bool) any {
+	if names(words, func(name string) bool { return name == "names" || name == "usage" }, "") {
+		return nil
+	}
+	return new(listToolsLean)
+}
+
+// listToolsLean is list-tools as a lean grammar gives it to kong when the
+// command line names neither of its options.
+type listToolsLean struct{ listToolsArgs }
+
+// full is the list-tools c stands for.
+func (c *listToolsLean) full() *listToolsCmd { return &listToolsCmd{listToolsArgs: c.listToolsArgs} }
+
+func (c *listToolsLean) Run(ctx context.Context, s *session, out *console) error {
+	return c.full().Run(ctx, s, out)
+}
+
+func (c *listToolsLean) Validate() error { return c.pageFlags.Validate() }
+
 func (c *listToolsCmd) Help() string {
-	return `With a tool name, prints that tool's definition alone (exit 3, with the nearest name, when the server lists no such tool).
+	return `With a tool name, prints that tool's definition alone (exit 3, with the nearest name, when the server lists no such tool). With --names, each tool's name and the first line of its description, in the list's shape: an agent reads the names, then one tool's arguments with 'mcpv call TOOL --help -- SERVER'.
 
 Examples:
 
     $ mcpv list-tools -- ./server
     $ mcpv list-tools -o table -- ./server
     $ mcpv list-tools -r -q '.tools[].name' -- ./server
-    $ mcpv list-tools echo -q .inputSchema.properties -- ./server`
+    $ mcpv list-tools echo -q .inputSchema.properties -- ./server
+    $ mcpv list-tools --names -- ./server
+    $ mcpv call echo --help -- ./server`
 }
 
 func (c *listToolsCmd) Run(ctx context.Context, s *session, out *console) error {
-	if c.Name == "" {
+	switch {
+	case c.Usage && c.Name == "":
+		return usageErrorf("--usage needs a tool name")
+	case c.Names && c.Name != "":
+		return usageErrorf("--names lists every tool; give no tool name")
+	case c.Names:
+		return listNames(ctx, s, out, c.pageFlags)
+	case c.Name == "":
 		return list(ctx, s, out, c.pageFlags, "tools", "tools/list", "tools")
 	}
 	if c.Cursor != "" || c.MaxPages != 0 {
@@ -134,7 +175,39 @@ func (c *listToolsCmd) Run(ctx context.Context, s *session, out *console) error 
 	if err != nil {
 		return toolNotListed(err)
 	}
+	if c.Usage {
+		var d struct{ Description string }
+		rawjson.DecodeLoose(def.Raw, &d)
+		return out.write(toolUsage(def, d.Description))
+	}
 	return out.printView(def.Raw, table.Tools)
+}
+
+// listNames lists the tools by name and the first line of each
+// description: {"tools":[{"name":..,"description":..}]}.
+func listNames(ctx context.Context, s *session, out *console, p pageFlags) error {
+	client, err := s.required(ctx, "tools", "tools/list")
+	if err != nil {
+		return undeclaredList(out, out.flags.IfDeclared || s.settings.IfDeclared, "tools", err)
+	}
+	res, next, err := client.List(ctx, "tools/list", "tools", mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages})
+	if err := listDone(out, p, next, err); err != nil {
+		return err
+	}
+	var all struct{ Tools []json.RawMessage }
+	rawjson.DecodeLoose(res, &all)
+	type named struct {
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+	}
+	names := make([]named, 0, len(all.Tools))
+	for _, raw := range all.Tools {
+		var t named
+		rawjson.DecodeLoose(raw, &t)
+		t.Description, _, _ = strings.Cut(strings.TrimSpace(t.Description), "\n")
+		names = append(names, t)
+	}
+	return out.printList(rawjson.MustMarshal(map[string]any{"tools": names}), "tools", next == "")
 }
 
 type listResourcesCmd struct{ pageFlags }

@@ -606,6 +606,7 @@ func helpFirst(args []string, ios *output.Streams, env connect.Env, signals <-ch
 	}
 	args, server = splitServer(args)
 	args = loadShorts(args)
+	args = toolHelp(args, len(server) > 0 || env.Getenv("MCPV_URL") != "" || env.Getenv("MCPV_SERVER") != "" || env.Getenv("MCPV_SESSION") != "")
 	if len(args) > 1 && args[0] == "help" {
 		if text, ok, err := helpWords(args[1:], env); ok {
 			waitFor(signals)

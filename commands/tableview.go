@@ -18,6 +18,7 @@ type tableView interface{ tableView() }
 
 func (*infoCmd) tableView()                  {}
 func (*listToolsCmd) tableView()             {}
+func (*listToolsLean) tableView()            {}
 func (*listResourcesCmd) tableView()         {}
 func (*listResourceTemplatesCmd) tableView() {}
 func (*listPromptsCmd) tableView()           {}

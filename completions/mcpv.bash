@@ -17,7 +17,7 @@ __mcpv_subs() {
 __mcpv_flags() {
     case $1 in
     '') flags='--help -h --url -u --server -s --session --session-id --config --pin --pin-strict --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --no-wait --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --no-extension --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --if-declared --errors --trace --otel --version' ;;
-    'list-tools') flags='--cursor --max-pages' ;;
+    'list-tools') flags='--cursor --max-pages --names' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
     'list-resource-templates') flags='--cursor --max-pages' ;;
@@ -120,6 +120,7 @@ __mcpv_flag() {
         ':--version') kind='bool'; return ;;
         'list-tools:--cursor') kind='none'; return ;;
         'list-tools:--max-pages') kind='none'; return ;;
+        'list-tools:--names') kind='bool'; return ;;
         'call:--args') kind='none'; return ;;
         'call:--no-coerce') kind='bool'; return ;;
         'call:--no-validate') kind='bool'; return ;;

@@ -331,6 +331,7 @@ complete -c mcpv -n '__mcpv_in ""' -l otel -d 'Export spans over OTLP/HTTP to OT
 complete -c mcpv -n '__mcpv_in ""' -l version -d 'Print mcpv\'s version and exit.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l cursor -x -d 'Fetch the one page that starts at this cursor; its nextCursor is kept.'
 complete -c mcpv -n '__mcpv_in "list-tools"' -l max-pages -x -d 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.'
+complete -c mcpv -n '__mcpv_in "list-tools"' -l names -d 'Print each tool\'s name and the first line of its description alone.'
 complete -c mcpv -n '__mcpv_in "call"' -l args -x -d 'Arguments as a JSON object, @FILE or - (stdin); key=value overrides.'
 complete -c mcpv -n '__mcpv_in "call"' -l no-coerce -d 'Keep every key=value a string.'
 complete -c mcpv -n '__mcpv_in "call"' -l no-validate -d 'Send the arguments unchecked by the tool\'s inputSchema.'

@@ -134,6 +134,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'list-tools' = @(
             @{ Names = @('--cursor'); Words = 1; Kind = 'none'; Enum = @(); H = 'Fetch the one page that starts at this cursor; its nextCursor is kept.' }
             @{ Names = @('--max-pages'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end.' }
+            @{ Names = @('--names'); Words = 0; Kind = 'none'; Enum = @(); H = 'Print each tool''s name and the first line of its description alone.' }
         )
         'call' = @(
             @{ Names = @('--args'); Words = 1; Kind = 'none'; Enum = @(); H = 'Arguments as a JSON object, @FILE or - (stdin); key=value overrides.' }

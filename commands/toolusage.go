@@ -1,0 +1,175 @@
+package commands
+
+// One tool at a time: `mcpv call TOOL --help -- SERVER` prints the tool's
+// arguments as a usage block made from its inputSchema (and what it
+// returns from its outputSchema), so that an agent reads the one schema
+// it needs; `mcpv list-tools --names` lists the tools by name and the
+// first line of each description.
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// usageSchema is what a usage block reads of a JSON Schema.
+type usageSchema struct {
+	Type        json.RawMessage            `json:"type"`
+	Description string                     `json:"description"`
+	Properties  map[string]json.RawMessage `json:"properties"`
+	Required    []string                   `json:"required"`
+	Enum        []json.RawMessage          `json:"enum"`
+	Default     json.RawMessage            `json:"default"`
+	Items       json.RawMessage            `json:"items"`
+}
+
+// toolUsage is def's usage block: how to call it, its description, each
+// argument (its key=value form, type, whether required, its values, its
+// default, the first line of its description), then what it returns.
+func toolUsage(def mcp.Tool, description string) string {
+	var in usageSchema
+	rawjson.DecodeLoose(def.InputSchema, &in)
+	var b strings.Builder
+	words := []string{"mcpv", "call", def.Name}
+	for _, k := range slices.Sorted(maps.Keys(in.Properties)) {
+		if slices.Contains(in.Required, k) {
+			words = append(words, k+"="+placeholder(in.Properties[k]))
+		}
+	}
+	fmt.Fprintf(&b, "Usage: %s [key=value ...] -- SERVER\n", safetext.Line(strings.Join(words, " ")))
+	if d := safetext.Text(strings.TrimSpace(description)); d != "" {
+		fmt.Fprintf(&b, "\n%s\n", d)
+	}
+	if len(in.Properties) > 0 {
+		b.WriteString("\nArguments:\n")
+		writeProperties(&b, in, "=")
+		b.WriteString("\nA value is typed by the schema (key=VALUE); key:=JSON gives any JSON; an array's key is given\nonce per item; key.sub=VALUE fills an object ('mcpv help arguments').\n")
+	} else {
+		b.WriteString("\nArguments: none\n")
+	}
+	if len(def.OutputSchema) > 0 {
+		var out usageSchema
+		rawjson.DecodeLoose(def.OutputSchema, &out)
+		b.WriteString("\nReturns (structuredContent):\n")
+		writeProperties(&b, out, ": ")
+	}
+	if def.TaskSupport != "" && def.TaskSupport != "forbidden" {
+		fmt.Fprintf(&b, "\nAs a task: %s (--task, --detach; 'mcpv help tasks').\n", def.TaskSupport)
+	}
+	return b.String()
+}
+
+// writeProperties writes s's properties, one a line, sorted, required
+// first: each as key + sep + its placeholder, then what is known of it.
+func writeProperties(b *strings.Builder, s usageSchema, sep string) {
+	keys := slices.Sorted(maps.Keys(s.Properties))
+	slices.SortStableFunc(keys, func(x, y string) int {
+		return boolRank(!slices.Contains(s.Required, x)) - boolRank(!slices.Contains(s.Required, y))
+	})
+	var heads, tails []string
+	width := 0
+	for _, k := range keys {
+		var p usageSchema
+		rawjson.DecodeLoose(s.Properties[k], &p)
+		var notes []string
+		if slices.Contains(s.Required, k) {
+			notes = append(notes, "required")
+		}
+		if len(p.Enum) > 0 {
+			vals := make([]string, 0, min(len(p.Enum), 12))
+			for _, v := range p.Enum[:min(len(p.Enum), 12)] {
+				vals = append(vals, string(v))
+			}
+			if len(p.Enum) > 12 {
+				vals = append(vals, fmt.Sprintf("and %d more", len(p.Enum)-12))
+			}
+			notes = append(notes, "one of "+strings.Join(vals, ", "))
+		}
+		if len(p.Default) > 0 {
+			notes = append(notes, "default "+safetext.Clip(string(p.Default), 60))
+		}
+		if d, _, _ := strings.Cut(strings.TrimSpace(p.Description), "\n"); d != "" {
+			notes = append(notes, d)
+		}
+		head := safetext.Line(k) + sep + placeholder(s.Properties[k])
+		heads, tails = append(heads, head), append(tails, safetext.Line(strings.Join(notes, "; ")))
+		width = max(width, min(len(head), 32))
+	}
+	for i, head := range heads {
+		fmt.Fprintf(b, "  %-*s  %s\n", width, head, tails[i])
+	}
+}
+
+// placeholder names a property's type as a value: STRING, INTEGER,
+// NUMBER, BOOLEAN, JSON for an object, TYPE... for an array of TYPE.
+func placeholder(raw json.RawMessage) string {
+	var p usageSchema
+	rawjson.DecodeLoose(raw, &p)
+	t, _ := rawjson.String(p.Type) // a list of types is shown as JSON
+	switch t {
+	case "string", "integer", "number", "boolean":
+		return strings.ToUpper(t)
+	case "array":
+		return placeholder(p.Items) + "..."
+	case "object":
+		return "JSON"
+	}
+	if len(p.Enum) > 0 {
+		return "VALUE"
+	}
+	return "JSON"
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// toolHelp makes 'call TOOL --help' with a server (given after --, by a
+// flag, or by MCPV_URL, MCPV_SERVER or MCPV_SESSION: served) the tool's
+// usage block ('list-tools TOOL --usage'); without one it is call's own
+// help. The tool's key=value words, those right after it, are left out.
+func toolHelp(args []string, served bool) []string {
+	i := slices.Index(args, "call")
+	if i < 0 || i+1 >= len(args) || strings.HasPrefix(args[i+1], "-") || i > 0 && valueFlags[args[i-1]] {
+		return args
+	}
+	help := false
+	var rest []string
+	words := args[i+2:]
+	for len(words) > 0 && !strings.HasPrefix(words[0], "-") {
+		words = words[1:] // the tool's key=value words
+	}
+	for _, a := range words {
+		if a == "--help" || a == "-h" {
+			help = true
+			continue
+		}
+		served = served || serverFlag(a)
+		rest = append(rest, a)
+	}
+	for _, a := range args[:i] {
+		served = served || serverFlag(a)
+	}
+	if !help || !served {
+		return args
+	}
+	return append(append(slices.Clone(args[:i]), "list-tools", args[i+1], "--usage"), rest...)
+}
+
+// valueFlags are the global flags whose value is the next word.
+var valueFlags = map[string]bool{"-u": true, "--url": true, "-s": true, "--server": true, "--session": true, "-H": true, "--header": true, "--timeout": true, "-q": true, "--jq": true, "--config": true}
+
+// serverFlag reports whether a names the server.
+func serverFlag(a string) bool {
+	name, _, _ := strings.Cut(a, "=")
+	return name == "-u" || name == "--url" || name == "-s" || name == "--server" || name == "--session"
+}
