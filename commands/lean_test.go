@@ -148,7 +148,7 @@ func TestLeanGrammarParsesAsTheWhole(t *testing.T) {
 		if err != nil {
 			return nil, "", nil, err
 		}
-		ran := kctx.Selected().Target.Addr().Interface()     // the value kong runs
+		ran := kctx.Selected().Target.Addr().Interface() // the value kong runs
 		switch l := ran.(type) {
 		case interface{ full() *callCmd }: // callLean, callFast
 			ran = l.full()
