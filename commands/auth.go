@@ -8,6 +8,7 @@ import (
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 type authCmd struct {
@@ -162,6 +163,11 @@ func (c *authWaitCmd) Run(ctx context.Context, s *session, out *console) error {
 	server, store, _, err := s.storedTokens()
 	if err != nil {
 		return err
+	}
+	if d := s.settings.Timeout; d > 0 { // --timeout bounds the wait, as it bounds a request
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: "auth wait", Timeout: d})
+		defer cancel()
 	}
 	for {
 		p, err := store.LoadPending(server)

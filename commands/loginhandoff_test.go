@@ -60,12 +60,18 @@ func TestLoginHandedOffWithoutTerminal(t *testing.T) {
 		t.Fatal("a browser was opened without a terminal")
 	}
 
-	// The same in JSON: the link, the command that waits, the forward.
+	// The same in JSON, run again: the link that already waits (not a
+	// second login on another port), the command that waits, named with
+	// its server, the forward.
 	j := w.mcpv(t, "", "--errors", "json", "-u", url, "list-tools")
 	var f exitcode.Failure
 	if err := json.Unmarshal([]byte(j.stderr), &f); err != nil || j.code != 5 || f.Kind != "login-required" || f.Login == nil ||
-		!strings.HasPrefix(f.Login.URL, "http://127.0.0.1:") || f.Login.Wait != "mcpv auth wait" || !strings.HasPrefix(f.Login.Forward, "ssh -L ") {
+		f.Login.URL != m[1] || f.Login.Wait != "mcpv auth wait -u "+url || !strings.HasPrefix(f.Login.Forward, "ssh -L "+m[2]+":") {
 		t.Fatalf("--errors json: exit %d, stderr %q (%v)", j.code, j.stderr, err)
+	}
+	// auth wait is bounded by --timeout, as a request is.
+	if r := w.mcpv(t, "", "--timeout", "200ms", "auth", "wait", "-u", url); r.code != 124 {
+		t.Errorf("auth wait --timeout 200ms: exit %d, stderr %q", r.code, r.stderr)
 	}
 
 	// The user signs in: the browser follows the link to the authorization

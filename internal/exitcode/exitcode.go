@@ -14,6 +14,7 @@ import (
 	"github.com/mcpv/mcpv/internal/elicit"
 	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safedir"
@@ -120,7 +121,7 @@ func Hint(err error) string {
 	var pending *oauth.LoginPendingError
 	switch {
 	case errors.As(err, &pending):
-		return "; then run 'mcpv auth wait' with the same server, which returns once the login is complete; " +
+		return "; then run '" + WaitCommand(pending) + "', which returns once the login is complete; " +
 			"with the browser on another machine, forward the port first: " + forward(pending.Port)
 	case errors.As(err, &ce) && ce.Off:
 		return " (--no-extension, or the config entry's extensions)"
@@ -170,4 +171,13 @@ func Message(err error, code int, help string) string {
 // another machine to this one's loopback port.
 func forward(port string) string {
 	return "ssh -L " + port + ":127.0.0.1:" + port + " HOST"
+}
+
+// WaitCommand is the command line that waits for the login handed off
+// for pending's server.
+func WaitCommand(pending *oauth.LoginPendingError) string {
+	if pending.Server == "" {
+		return "mcpv auth wait"
+	}
+	return "mcpv auth wait -u " + shellwords.Quote(pending.Server)
 }

@@ -132,6 +132,13 @@ func (e *LoginPendingError) Error() string {
 // handOff builds the authorization request and gives it, with the
 // listener, to the caller's HandOff; the listener is closed here after.
 func (m *Manager) handOff(md *ServerMetadata, client *Client, scopes []string, resource string, cb callback) error {
+	// A login already waited for is the one to sign in at: a command run
+	// again shows its link, rather than a second one on another port.
+	if m.opts.Store != nil {
+		if p, err := m.opts.Store.LoadPending(m.server); err == nil && p != nil && p.waiting() {
+			return &LoginPendingError{Server: m.server, URL: p.URL, Port: p.Port, Expires: p.Expires}
+		}
+	}
 	verifier, err := NewVerifier()
 	if err != nil {
 		return &Error{Step: StepAuthorization, Err: err}
@@ -275,6 +282,20 @@ type Pending struct {
 	// Done: the token is saved. Error: why the login failed.
 	Done  bool   `json:"done,omitempty"`
 	Error string `json:"error,omitempty"`
+}
+
+// waiting reports whether p is a login still waited for: not ended, not
+// expired, and its process's listener there to take the browser.
+func (p *Pending) waiting() bool {
+	if p.Done || p.Error != "" || p.Port == "" || !time.Now().Before(p.Expires) {
+		return false
+	}
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", p.Port), time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 func (s *Store) pendingPath(server string) string {
