@@ -1,9 +1,17 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/connect"
+	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // The agent skill, 'mcpv help agent': a SKILL.md in the Agent Skills
@@ -124,4 +132,49 @@ func dollarLines(examples string) []string {
 		}
 	}
 	return out
+}
+
+// installSkill is 'mcpv help agent --install [--project]': the skill
+// written where the agents look for it, for the user (~/.claude/skills,
+// read by Claude Code, and ~/.agents/skills, by Codex and the agents of
+// the open skills standard) or, with --project, for this directory's
+// project (.claude/skills, .agents/skills); it says where, as JSON.
+func installSkill(words []string, env connect.Env) (string, error) {
+	install, project := false, false
+	for _, w := range words {
+		switch w {
+		case "--install":
+			install = true
+		case "--project":
+			project = true
+		default:
+			return "", usageErrorf("help agent takes --install and --project, not %q", safetext.Line(w))
+		}
+	}
+	if !install {
+		return "", usageErrorf("help agent --project: add --install")
+	}
+	skill, err := agentSkill()
+	if err != nil {
+		return "", err
+	}
+	base := env.Home()
+	if project {
+		base = env.Cwd
+	}
+	if base == "" {
+		return "", errors.New("help agent --install: no home directory (HOME)")
+	}
+	var written []string
+	for _, dir := range []string{".claude", ".agents"} {
+		path := filepath.Join(base, dir, "skills", "mcpv", "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", fmt.Errorf("help agent --install: %w", err)
+		}
+		if err := safefile.Replace(path, []byte(skill)); err != nil {
+			return "", fmt.Errorf("help agent --install: %w", err)
+		}
+		written = append(written, path)
+	}
+	return string(rawjson.MustMarshal(map[string]any{"installed": written})) + "\n", nil
 }

@@ -1,7 +1,9 @@
 package commands
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -129,4 +131,36 @@ func shownCommands(t *testing.T, md, heading string) []string {
 		}
 	}
 	return out
+}
+
+// mcpv help agent --install writes the skill where the agents look for
+// it: the user's ~/.claude/skills and ~/.agents/skills, or with
+// --project this directory's; the same skill help agent prints, said
+// where as JSON. Other words are refused.
+func TestHelpAgentInstall(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	env.Cwd = t.TempDir()
+	home := env.Home()
+	skill := mcpvIn(t, env, "", "help", "agent").stdout
+	for _, tt := range []struct {
+		words []string
+		base  string
+	}{{[]string{"--install"}, home}, {[]string{"--install", "--project"}, env.Cwd}} {
+		r := mcpvIn(t, env, "", append([]string{"help", "agent"}, tt.words...)...)
+		var said struct{ Installed []string }
+		if err := json.Unmarshal([]byte(r.stdout), &said); err != nil || r.code != 0 || len(said.Installed) != 2 {
+			t.Fatalf("%q: exit %d, %s %s", tt.words, r.code, r.stdout, r.stderr)
+		}
+		for i, dir := range []string{".claude", ".agents"} {
+			want := filepath.Join(tt.base, dir, "skills", "mcpv", "SKILL.md")
+			got, err := os.ReadFile(want)
+			if said.Installed[i] != want || err != nil || string(got) != skill {
+				t.Errorf("%q: %s (said %s): %v", tt.words, want, said.Installed[i], err)
+			}
+		}
+	}
+	if r := mcpvIn(t, env, "", "help", "agent", "--global"); r.code != 2 {
+		t.Errorf("help agent --global: exit %d, %s", r.code, r.stderr)
+	}
 }

@@ -110,6 +110,10 @@ func helpWords(words []string, env connect.Env) (text string, ok bool, err error
 		text, err := manPage()
 		return text, true, err
 	}
+	if first == "agent" && len(words) > 1 {
+		text, err := installSkill(words[1:], env)
+		return text, true, err
+	}
 	if text, ok, err := helpTopic(first, env); ok {
 		if len(words) > 1 {
 			return "", true, usageErrorf("help %s takes nothing more", first)
