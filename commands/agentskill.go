@@ -98,6 +98,14 @@ line of stderr an object too: ` + "`{\"note\": ...}`, `{\"warning\": ...}`" + `)
 may come before mcpv's; with it they are kept out, and a failed server's last lines are in ` + "`message`" + `.
 
 ` + "```\n" + exitCodesHelp() + "\n```\n" + `
+## Which server has it
+
+` + "`mcpv search WORDS`" + ` asks every configured server at once and ranks their tools, prompts and resources;
+each hit carries the command that uses it (a tool's ` + "`call ... --help`" + ` first):
+
+`)
+	b.WriteString("```sh\n" + examples("search", nil) + "```\n")
+	b.WriteString(`
 ## What a server costs
 
 Every tool is sent to the model with every request. ` + "`mcpv cost`" + ` counts each one's tokens:

@@ -296,7 +296,7 @@ func TestBatchLinesOfEveryCommand(t *testing.T) {
 		t.Errorf("only %d commands checked", checked)
 	}
 	// They need no session, hold it open, open sessions of their own, or would nest.
-	want := []string{"watch", "discover", "batch", "test", "pin", "diff", "audit", "cost", "load", "session start", "session list", "session stop", "serve", "mock",
+	want := []string{"watch", "discover", "batch", "test", "pin", "diff", "audit", "search", "cost", "load", "session start", "session list", "session stop", "serve", "mock",
 		"servers", "trust", "auth login", "auth status", "auth logout", "auth token", "auth wait", "completions"}
 	if d := cmp.Diff(want, refusedPaths); d != "" {
 		t.Errorf("commands a batch line cannot run (-want +got):\n%s", d)

@@ -165,6 +165,7 @@ type commandSet struct {
 	Diff                  diffCmd
 	Audit                 auditCmd
 	Cost                  costCmd
+	Search                searchCmd
 	Session               sessionCmd
 	Serve                 serveCmd
 	Mock                  mockCmd
@@ -211,6 +212,7 @@ func (s *commandSet) commands() []command {
 		{"pin", groupTrust, "Pin a server's surface; check it, approve moves", "Record what a server shows a model in a pin file, check it against the pin, or approve its moves.", &s.Pin},
 		{"diff", groupTrust, "Tell how a surface changed: breaking, security", "Tell how a server's surface changed, each change classed breaking, security-relevant or compatible.", &s.Diff},
 		{"audit", groupTrust, "Audit servers for tool poisoning, offline", "Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.", &s.Audit},
+		{"search", groupTalk, "Search every server's tools, prompts and resources", "Search the tools, prompts, resources and templates of every configured server for words, best first.", &s.Search},
 		{"cost", groupTrust, "Count the tokens a server's surface costs a model", "Count the tokens each tool, prompt and resource template and the instructions cost a model, and the total.", &s.Cost},
 		{"load", groupTest, "Put load on a server; percentiles, thresholds", "Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.", &s.Load},
 		{"session", groupSessions, "Keep a session open for many commands", "Keep a session open in the background for many commands: start, list, stop.", &s.Session},

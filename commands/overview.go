@@ -43,7 +43,8 @@ var usageLines = []string{
 	"mcpv [flags] --url URL|--server NAME <command> [args]",
 }
 
-// overviewExamples are the top-level help's examples; the manual has more.
+// overviewExamples are the top-level help's example (one, on the line of
+// its heading: the help fits a screen); the manual has more.
 var overviewExamples = []string{
 	"mcpv call add a:=2 b:=3 -q '.structuredContent.sum' -- ./server",
 }
@@ -70,9 +71,9 @@ func writeOverview(w io.Writer, cmds []command) error {
 			}
 		}
 	}
-	b.WriteString("\nExamples:\n")
+	b.WriteString("\nExample:")
 	for _, e := range overviewExamples {
-		b.WriteString("  $ " + e + "\n")
+		b.WriteString(" $ " + e + "\n")
 	}
 	b.WriteString("\n" + exitCodesBrief + "\n")
 	phrases := []string{"More help:", "mcpv help " + strings.Join(append(slices.Clone(helpTopics), "<command>"), "|") + ";",

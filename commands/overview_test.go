@@ -33,7 +33,7 @@ func TestOverviewFitsAScreen(t *testing.T) {
 	for _, g := range helpGroups {
 		order = append(order, "\n"+g+":\n")
 	}
-	order = append(order, "\nExamples:\n", "\nExit codes: ", "mcpv help flags", "mcpv help --man")
+	order = append(order, "\nExample: $ ", "\nExit codes: ", "mcpv help flags", "mcpv help --man")
 	at := 0
 	for _, want := range order {
 		i := strings.Index(r.stdout[at:], want)

@@ -4,7 +4,7 @@
 # __mcpv_subs CMD sets subs to the subcommands of CMD ("" for mcpv itself, "tasks", ...).
 __mcpv_subs() {
     case $1 in
-    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit cost load session serve mock servers trust auth completions' ;;
+    '') subs='info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit search cost load session serve mock servers trust auth completions' ;;
     'tasks') subs='list get result cancel' ;;
     'skills') subs='list get read pull' ;;
     'session') subs='start list stop' ;;
@@ -38,6 +38,7 @@ __mcpv_flags() {
     'pin') flags='--all --check --approve --item' ;;
     'diff') flags='--format --fail-on' ;;
     'audit') flags='--all --format --output --fail-on --judge --judge-timeout --judge-max' ;;
+    'search') flags='--wait --limit' ;;
     'cost') flags='--all --tokenizer --as --gateway --separator --summary' ;;
     'load') flags='--mix --scenario --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --find-max --baseline --report --format --data --data-order --seed --grace' ;;
     'session start') flags='--idle' ;;
@@ -208,6 +209,8 @@ __mcpv_flag() {
         'audit:--judge') kind='none'; return ;;
         'audit:--judge-timeout') kind='none'; return ;;
         'audit:--judge-max') kind='none'; return ;;
+        'search:--wait') kind='none'; return ;;
+        'search:--limit') kind='none'; return ;;
         'cost:--all') kind='bool'; return ;;
         'cost:--tokenizer') kind='enum o200k o200k_base cl100k cl100k_base'; return ;;
         'cost:--as') kind='enum openai anthropic mcp'; return ;;

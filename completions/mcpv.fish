@@ -5,7 +5,7 @@
 function __mcpv_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit cost load session serve mock servers trust auth completions
+            printf '%s\n' info ping list-tools call list-resources list-resource-templates read list-prompts get-prompt complete watch tasks skills app discover request batch test check pin diff audit search cost load session serve mock servers trust auth completions
         case 'tasks'
             printf '%s\n' list get result cancel
         case 'skills'
@@ -84,6 +84,9 @@ function __mcpv_takes
                 echo 1
                 return 0
             case 'audit:--format' 'audit:--output' 'audit:--fail-on' 'audit:--judge' 'audit:--judge-timeout' 'audit:--judge-max'
+                echo 1
+                return 0
+            case 'search:--wait' 'search:--limit'
                 echo 1
                 return 0
             case 'cost:--tokenizer' 'cost:--as' 'cost:--separator'
@@ -258,6 +261,7 @@ complete -c mcpv -n '__mcpv_at "" 0' -a check -d 'Check the server against the M
 complete -c mcpv -n '__mcpv_at "" 0' -a pin -d 'Record what a server shows a model in a pin file, check it against the pin, or approve its moves.'
 complete -c mcpv -n '__mcpv_at "" 0' -a diff -d 'Tell how a server\'s surface changed, each change classed breaking, security-relevant or compatible.'
 complete -c mcpv -n '__mcpv_at "" 0' -a audit -d 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.'
+complete -c mcpv -n '__mcpv_at "" 0' -a search -d 'Search the tools, prompts, resources and templates of every configured server for words, best first.'
 complete -c mcpv -n '__mcpv_at "" 0' -a cost -d 'Count the tokens each tool, prompt and resource template and the instructions cost a model, and the total.'
 complete -c mcpv -n '__mcpv_at "" 0' -a load -d 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.'
 complete -c mcpv -n '__mcpv_at "" 0' -a session -d 'Keep a session open in the background for many commands: start, list, stop.'
@@ -430,6 +434,8 @@ complete -c mcpv -n '__mcpv_in "audit"' -l judge -x -d 'Also ask a model, CMD as
 complete -c mcpv -n '__mcpv_in "audit"' -l judge-timeout -x -d 'The judge\'s time for one item.'
 complete -c mcpv -n '__mcpv_in "audit"' -l judge-max -x -d 'Ask the judge about N items at most.'
 complete -c mcpv -n '__mcpv_at "audit" 0+' -F
+complete -c mcpv -n '__mcpv_in "search"' -l wait -x -d 'How long each server may take to start and list what it offers; one that takes longer is said and left out.'
+complete -c mcpv -n '__mcpv_in "search"' -l limit -x -d 'Print the N best hits (0: all).'
 complete -c mcpv -n '__mcpv_in "cost"' -l all -d 'Every server of the config files, each server\'s total and the sum.'
 complete -c mcpv -n '__mcpv_in "cost"' -l tokenizer -x -a 'o200k o200k_base cl100k cl100k_base' -d 'o200k (GPT-4o, GPT-4.1, GPT-5, o-series) or cl100k (GPT-4, GPT-3.5).'
 complete -c mcpv -n '__mcpv_in "cost"' -l as -x -a 'openai anthropic mcp' -d 'A tool as a host sends it: openai ({type: function, function: {name, description, parameters}}), anthropic ({name, description, input_schema}) or mcp (as listed, annotations and _meta too).'

@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ N = 'pin'; H = 'Record what a server shows a model in a pin file, check it against the pin, or approve its moves.' }
             @{ N = 'diff'; H = 'Tell how a server''s surface changed, each change classed breaking, security-relevant or compatible.' }
             @{ N = 'audit'; H = 'Audit what servers show a model for tool poisoning, shadowing and leaks, with local rules.' }
+            @{ N = 'search'; H = 'Search the tools, prompts, resources and templates of every configured server for words, best first.' }
             @{ N = 'cost'; H = 'Count the tokens each tool, prompt and resource template and the instructions cost a model, and the total.' }
             @{ N = 'load'; H = 'Put load on the server: an operation through N sessions at once; latency percentiles, errors, thresholds.' }
             @{ N = 'session'; H = 'Keep a session open in the background for many commands: start, list, stop.' }
@@ -262,6 +263,10 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--judge'); Words = 1; Kind = 'none'; Enum = @(); H = 'Also ask a model, CMD as --sampling-cmd (''mcpv help audit-rules'').' }
             @{ Names = @('--judge-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'The judge''s time for one item.' }
             @{ Names = @('--judge-max'); Words = 1; Kind = 'none'; Enum = @(); H = 'Ask the judge about N items at most.' }
+        )
+        'search' = @(
+            @{ Names = @('--wait'); Words = 1; Kind = 'none'; Enum = @(); H = 'How long each server may take to start and list what it offers; one that takes longer is said and left out.' }
+            @{ Names = @('--limit'); Words = 1; Kind = 'none'; Enum = @(); H = 'Print the N best hits (0: all).' }
         )
         'cost' = @(
             @{ Names = @('--all'); Words = 0; Kind = 'none'; Enum = @(); H = 'Every server of the config files, each server''s total and the sum.' }

@@ -1,0 +1,194 @@
+package commands
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpv/mcpv/internal/cost"
+	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/search"
+	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/table"
+)
+
+type searchCmd struct {
+	Query []string      `arg:"" name:"query" help:"The words to look for; each hit holds every one, in its name, title, description or a parameter's name."`
+	Wait  duration.Flag `name:"wait" default:"20s" placeholder:"DURATION" help:"How long each server may take to start and list what it offers; one that takes longer is said and left out."`
+	Limit int           `name:"limit" default:"20" placeholder:"N" help:"Print the N best hits (0: all)."`
+}
+
+func (c *searchCmd) noServer()       {}
+func (c *searchCmd) serverChoosing() {}
+func (c *searchCmd) tableView()      {}
+
+func (c *searchCmd) Help() string {
+	return `Searches the tools, prompts, resources and resource templates of every server of the config files (or of the one server the command line names) for the words of the query: each hit holds every word, in its name (the words of create_issue or createIssue), title, description or a parameter's name; a name counts most. The servers are asked at once, four at a time, each for --wait at most: one that fails or takes longer is said on stderr and left out.
+
+The result is JSON: the query, the hits best first (server, kind, name, title, the first line of its description, score, the tokens it costs a model as cost counts them, and the command that uses it) and the servers that failed; -o table shows the hits.
+
+Examples:
+
+    $ mcpv search create issue
+    $ mcpv search weather -o table
+    $ mcpv search -r -q '.hits[0].command' send email
+    $ mcpv search echo -- ./server`
+}
+
+// searchHit is a hit as search prints it: with the command that uses it.
+type searchHit struct {
+	search.Hit
+	Command string `json:"command"`
+}
+
+// searchFailure is a server that could not be searched.
+type searchFailure struct {
+	Server string `json:"server"`
+	Error  string `json:"error"`
+}
+
+// searchConcurrency is how many servers are asked at once.
+const searchConcurrency = 4
+
+func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
+	if c.Limit < 0 {
+		return usageErrorf("--limit must be 0 or more")
+	}
+	query := strings.Join(c.Query, " ")
+	if len(search.Words(query)) == 0 {
+		return usageErrorf("give words to search for")
+	}
+	names := []string{""}
+	if !t.given() {
+		var err error
+		if names, err = configServers(out, t); err != nil {
+			return err
+		}
+	}
+	// The sessions are made in turn (each reads the config and its
+	// secrets), then asked at once.
+	sessions := make([]*session, len(names))
+	errs := make([]error, len(names))
+	for i, name := range names {
+		sessions[i], errs[i] = t.open(name)
+	}
+	servers := make([]surface.Server, len(names))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, searchConcurrency)
+	for i := range names {
+		if errs[i] != nil {
+			continue
+		}
+		wg.Go(func() { // search listing: ends within --wait
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			sctx, cancel := context.WithTimeoutCause(ctx, time.Duration(c.Wait), fmt.Errorf("it did not list what it offers within %s (--wait)", time.Duration(c.Wait)))
+			defer cancel()
+			defer sessions[i].close()
+			s, err := gatherSurface(sctx, sessions[i])
+			if err != nil && sctx.Err() != nil && ctx.Err() == nil {
+				err = context.Cause(sctx)
+			}
+			s.Name = cmp.Or(names[i], s.Name, sessions[i].settings.Name, "the server")
+			servers[i], errs[i] = s, err
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	failed := []searchFailure{}
+	var found []surface.Server
+	var firstErr error
+	for i, err := range errs {
+		if err == nil {
+			found = append(found, servers[i])
+			continue
+		}
+		who := cmp.Or(names[i], servers[i].Name, "the server")
+		line := exitcode.Message(err, exitCode(err), "mcpv search --help")
+		failed = append(failed, searchFailure{Server: who, Error: line})
+		out.tell(fmt.Sprintf("server %q could not be searched: %s", safetext.Line(who), line))
+		firstErr = cmp.Or(firstErr, err)
+	}
+	if len(found) == 0 && firstErr != nil {
+		return batchFailed{exitCode(firstErr), out.unsaid([]error{firstErr})}
+	}
+	hits := c.hits(query, found, len(names) > 1 || names[0] != "")
+	if out.asTable() {
+		return out.printTable(searchTable(hits))
+	}
+	return out.printOf(json.Marshal(struct {
+		Query  string          `json:"query"`
+		Hits   []searchHit     `json:"hits"`
+		Failed []searchFailure `json:"failed"`
+	}{query, hits, failed}))
+}
+
+// hits are the query's hits in found, the best --limit, each with its
+// tokens and the command that uses it (naming its config server when
+// named is true).
+func (c *searchCmd) hits(query string, found []surface.Server, named bool) []searchHit {
+	ranked := search.Rank(query, found)
+	if c.Limit > 0 && len(ranked) > c.Limit {
+		ranked = ranked[:c.Limit]
+	}
+	tokens := map[[3]string]int{}
+	if enc, err := cost.Get("o200k"); err == nil {
+		counter := &cost.Counter{Encoding: enc, As: "openai"}
+		for _, s := range found {
+			items, _ := counter.Server(s.Name, s)
+			for _, it := range items {
+				tokens[[3]string{it.Server, it.Kind, it.Name}] = it.Tokens
+			}
+		}
+	}
+	out := make([]searchHit, 0, len(ranked))
+	for _, h := range ranked {
+		kind := map[string]string{search.Tool: cost.Tool, search.Prompt: cost.Prompt, search.Template: cost.Template}[h.Kind]
+		h.Tokens = tokens[[3]string{h.Server, kind, h.ItemName}]
+		out = append(out, searchHit{Hit: h, Command: useCommand(h, named)})
+	}
+	return out
+}
+
+// useCommand is the command line that uses h: a call, a read, a prompt.
+func useCommand(h search.Hit, named bool) string {
+	words := []string{"mcpv"}
+	switch h.Kind {
+	case search.Tool:
+		words = append(words, "call", h.Name)
+	case search.Prompt:
+		words = append(words, "get-prompt", h.Name)
+	case search.Resource:
+		words = append(words, "read", h.Name)
+	case search.Template:
+		words = append(words, "read", h.Name) // its variables to fill in
+	}
+	for i, w := range words {
+		words[i] = shellwords.Quote(w)
+	}
+	line := strings.Join(words, " ")
+	if named {
+		line += " -s " + shellwords.Quote(h.Server)
+	}
+	if h.Kind == search.Tool {
+		line += " --help" // its arguments, before it is called
+	}
+	return line
+}
+
+func searchTable(hits []searchHit) *table.Table {
+	t := table.New(table.Column{Title: "server"}, table.Column{Title: "kind"}, table.Column{Title: "name"}, table.Column{Title: "tokens"}, table.Column{Title: "description", Cut: true})
+	for _, h := range hits {
+		t.Add(h.Server, h.Kind, h.Name, fmt.Sprint(h.Tokens), h.Description)
+	}
+	return t
+}
