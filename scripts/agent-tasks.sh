@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An agent's test: ten tasks an agent does with mcpv, each written only in
+# An agent's test: twelve tasks an agent does with mcpv, each written only in
 # the commands and flags that `mcpv help agent` (the skill) teaches, against
 # the npm everything server and a two-server gateway (everything and the
 # demo server) behind `mcpv serve`. Before each task runs, every mcpv
