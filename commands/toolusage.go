@@ -108,7 +108,14 @@ func writeProperties(b *strings.Builder, s usageSchema, sep string) {
 
 // placeholder names a property's type as a value: STRING, INTEGER,
 // NUMBER, BOOLEAN, JSON for an object, TYPE... for an array of TYPE.
-func placeholder(raw json.RawMessage) string {
+func placeholder(raw json.RawMessage) string { return placeholderAt(raw, 0) }
+
+// placeholderAt is placeholder for an array nested depth deep: past a
+// few, JSON (a hostile schema may nest thousands).
+func placeholderAt(raw json.RawMessage, depth int) string {
+	if depth > 4 {
+		return "JSON"
+	}
 	var p usageSchema
 	rawjson.DecodeLoose(raw, &p)
 	t, _ := rawjson.String(p.Type) // a list of types is shown as JSON
@@ -116,7 +123,7 @@ func placeholder(raw json.RawMessage) string {
 	case "string", "integer", "number", "boolean":
 		return strings.ToUpper(t)
 	case "array":
-		return placeholder(p.Items) + "..."
+		return placeholderAt(p.Items, depth+1) + "..."
 	case "object":
 		return "JSON"
 	}

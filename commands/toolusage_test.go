@@ -2,9 +2,12 @@ package commands
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // One tool at a time: the names and first lines of every tool, then one
@@ -60,5 +63,30 @@ func TestToolHelpWords(t *testing.T) {
 		if got := toolHelp(tt.args, tt.served); !slices.Equal(got, tt.want) {
 			t.Errorf("%q (served %v): %q, want %q", tt.args, tt.served, got, tt.want)
 		}
+	}
+}
+
+// A hostile server's schema makes no usage block that hurts: its escapes
+// and line breaks are shown escaped on one line, a deep nesting of
+// arrays and a huge enum are cut, and what it sends is still said.
+func TestToolUsageHostile(t *testing.T) {
+	deep := strings.Repeat(`{"type":"array","items":`, 5000) + `{"type":"string"}` + strings.Repeat("}", 5000)
+	enum := make([]string, 5000)
+	for i := range enum {
+		enum[i] = fmt.Sprintf("%q", fmt.Sprint(i))
+	}
+	schema := `{"type":"object","required":["a\u001b[31m"],"properties":{"a\u001b[31m":{"type":"string","description":"evil\u001b]0;title\u0007\nsecond line"},` +
+		`"deep":` + deep + `,"pick":{"enum":[` + strings.Join(enum, ",") + `]}}}`
+	out := toolUsage(mcp.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, "desc\u001b[2J")
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("a raw control reached the block:\n%q", out)
+	}
+	for _, want := range []string{"deep=JSON.....", "and 4988 more"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "second line") {
+		t.Errorf("a description's second line is shown:\n%s", out)
 	}
 }

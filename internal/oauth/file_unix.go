@@ -24,3 +24,9 @@ func unlock(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 // looseWhy and looseFix word a PermissionError.
 func looseWhy(mode os.FileMode) string { return fmt.Sprintf("mode %04o", mode.Perm()) }
 func looseFix(string) string           { return "chmod 600" }
+
+// ownProcess reports whether pid is a live process of this user: one of
+// another user's (EPERM) is not a login of ours, whatever it listens on.
+func ownProcess(pid int) bool {
+	return pid > 0 && syscall.Kill(pid, 0) == nil
+}

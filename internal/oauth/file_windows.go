@@ -28,3 +28,18 @@ func looseWhy(os.FileMode) string { return "its access list allows it" }
 func looseFix(path string) string {
 	return `icacls "` + path + `" /inheritance:r /grant:r "%USERNAME%:F"`
 }
+
+// ownProcess reports whether pid is a live process that this user may
+// open for its state.
+func ownProcess(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return false
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	return windows.GetExitCodeProcess(h, &code) == nil && code == 259 // STILL_ACTIVE
+}

@@ -285,9 +285,10 @@ type Pending struct {
 }
 
 // waiting reports whether p is a login still waited for: not ended, not
-// expired, and its process's listener there to take the browser.
+// expired, its process alive and this user's (whose listener holds the
+// port: another local user cannot have taken it), and listening.
 func (p *Pending) waiting() bool {
-	if p.Done || p.Error != "" || p.Port == "" || !time.Now().Before(p.Expires) {
+	if p.Done || p.Error != "" || p.Port == "" || !time.Now().Before(p.Expires) || !ownProcess(p.PID) {
 		return false
 	}
 	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", p.Port), time.Second)
