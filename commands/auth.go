@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -47,9 +48,22 @@ func manager(s *session, mode string) (*oauth.Manager, error) {
 	return connect.AuthManager(s.settings, mode, s.env, s.hooks)
 }
 
-type authLoginCmd struct{ authSub }
+type authLoginCmd struct {
+	authSub
+	Device bool `name:"device" help:"Log in with a code entered on another device (RFC 8628): for a machine with no browser."`
+}
 
 func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error {
+	if c.Device {
+		s.settings.Auth.Grant = oauth.GrantDevice
+		s.hooks.ShowDevice = func(dc oauth.DeviceCode) {
+			line := fmt.Sprintf("to log in, open %s and enter the code %s", safetext.Line(dc.VerificationURI), safetext.Line(dc.UserCode))
+			if dc.VerificationURIComplete != "" {
+				line += fmt.Sprintf(" (or open %s, which holds it)", safetext.Line(dc.VerificationURIComplete))
+			}
+			out.notef("%s; waiting (Ctrl-C gives up)", line)
+		}
+	}
 	m, err := manager(s, oauth.ModeAuto)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -366,5 +367,42 @@ func TestOAuthJWTBearerAndDPoPFromConfigEntry(t *testing.T) {
 	r = w.mcpv(t, "", "servers", "api")
 	if r.code != 2 || !strings.Contains(r.stderr, `unknown oauth.dpop "sometimes" (want auto, always or never)`) {
 		t.Errorf("bad dpop: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// auth login --device: the link and the code on stderr, no browser, the
+// code approved on another device, the token stored; the next command
+// uses it without a login.
+func TestAuthLoginDevice(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv, opened := authWorld(t, w)
+	srv.Device = true
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // the user, on another device: approves the code shown
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			for _, code := range srv.UserCodes() {
+				srv.Approve(code)
+			}
+		}
+	}()
+	r := w.mcpv(t, "", "auth", "login", "--device", "-u", srv.URL())
+	if r.code != 0 || !strings.Contains(r.stderr, "/activate and enter the code WDJB-") || !strings.Contains(r.stdout, `"usable":true`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(opened); err == nil {
+		t.Error("a browser was opened")
+	}
+	if r := w.mcpv(t, "", "-u", srv.URL(), "list-tools", "-r", "-q", ".tools[0].name"); r.code != 0 || r.stdout == "" {
+		t.Errorf("the next command: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if n := srv.Count("authorize"); n != 0 {
+		t.Errorf("%d authorizations in a browser", n)
 	}
 }

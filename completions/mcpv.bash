@@ -46,6 +46,7 @@ __mcpv_flags() {
     'serve') flags='--all --separator --start --http-tokens --http --http-token --allow-remote --allow-origin --path --sse --no-card --isolate --record --http-no-token --allow-tools --deny-tools --allow-resources --deny-resources --allow-prompts --deny-prompts --read-only' ;;
     'mock') flags='--responses --tool --log --http --http-token --allow-remote --allow-origin --path --sse --no-card' ;;
     'trust') flags='--revoke' ;;
+    'auth login') flags='--device' ;;
     *) flags= ;;
     esac
 }
@@ -269,6 +270,7 @@ __mcpv_flag() {
         'mock:--sse') kind='bool'; return ;;
         'mock:--no-card') kind='bool'; return ;;
         'trust:--revoke') kind='bool'; return ;;
+        'auth login:--device') kind='bool'; return ;;
         esac
         [[ -n $c ]] || return 1
         [[ $c == *' '* ]] && c=${c% *} || c=

@@ -507,4 +507,5 @@ complete -c mcpv -n '__mcpv_at "auth" 0' -a status -d 'Show what is stored for t
 complete -c mcpv -n '__mcpv_at "auth" 0' -a logout -d 'Forget the server\'s stored tokens and client; with --resource or --scope, only the records a command with them would use.'
 complete -c mcpv -n '__mcpv_at "auth" 0' -a token -d 'Print a valid access token for the server, refreshing it if needed.'
 complete -c mcpv -n '__mcpv_at "auth" 0' -a wait -d 'Wait for a login handed off (no terminal, or --no-wait) to complete; exit 5 when it fails or its time passes.'
+complete -c mcpv -n '__mcpv_in "auth login"' -l device -d 'Log in with a code entered on another device (RFC 8628): for a machine with no browser.'
 complete -c mcpv -n '__mcpv_at "completions" 0' -x -a 'bash zsh fish powershell'

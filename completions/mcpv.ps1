@@ -340,6 +340,9 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
         'trust' = @(
             @{ Names = @('--revoke'); Words = 0; Kind = 'none'; Enum = @(); H = 'Forget the trust instead.' }
         )
+        'auth login' = @(
+            @{ Names = @('--device'); Words = 0; Kind = 'none'; Enum = @(); H = 'Log in with a code entered on another device (RFC 8628): for a machine with no browser.' }
+        )
     }
     # The positional arguments of the commands that complete one.
     $positional = @{

@@ -103,6 +103,7 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 		Redirect:          a.Redirect,
 		LoginTimeout:      a.LoginTimeout,
 		Waiting:           h.waiting,
+		ShowDevice:        h.ShowDevice,
 	}
 	if a.Mode == "" && mode == oauth.ModeStored {
 		opts.HandOff = h.HandOff // the default of a run that does not wait: hand the login off
@@ -119,7 +120,7 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 			return nil, clierr.Usagef("--grant jwt-bearer needs --client-id and --assertion")
 		}
 		opts.Assertion = a.Assertion
-	} else if opts.Grant != oauth.GrantAuthorizationCode && (opts.ClientID == "" || (opts.ClientSecret == "" && opts.ClientKey == nil)) {
+	} else if opts.Grant != oauth.GrantAuthorizationCode && opts.Grant != oauth.GrantDevice && (opts.ClientID == "" || (opts.ClientSecret == "" && opts.ClientKey == nil)) {
 		return nil, clierr.Usagef("--grant %s needs --client-id and --client-secret or --client-key", strings.ReplaceAll(opts.Grant, "_", "-"))
 	}
 	if opts.Grant == oauth.GrantCrossApp {

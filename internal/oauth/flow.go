@@ -116,6 +116,12 @@ func (m *Manager) grant(ctx context.Context, md *ServerMetadata, client *Client,
 		return m.crossApp(ctx, md, client, resource, scope)
 	case GrantJWTBearer:
 		return JWTBearer(ctx, hc, md, client, m.opts.Assertion, resource, scope)
+	case GrantDevice:
+		return Device(ctx, hc, md, client, scope, resource, cmp.Or(m.opts.DeviceUnit, time.Second), func(dc DeviceCode) {
+			if m.opts.ShowDevice != nil {
+				m.opts.ShowDevice(dc)
+			}
+		})
 	}
 	if m.opts.Mode != ModeAuto { // only a hand-off brings a run without a browser here
 		if bound {
@@ -262,7 +268,7 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 	var cb callback
 	finish := func() {}
 	listen := func() error {
-		if !m.needsUser() {
+		if !m.needsUser() || m.opts.Grant == GrantDevice { // no browser comes back to a device
 			return nil
 		}
 		ln, uri, err := ListenRedirect(m.opts.Redirect)
@@ -294,7 +300,7 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 			return nil, cb, finish, err
 		}
 		return &Client{ID: m.opts.ClientMetadataURL, AuthMethod: AuthNone}, cb, finish, nil
-	case m.reusable(md):
+	case m.reusable(md) && m.opts.Grant != GrantDevice:
 		// The client registered last time, at the redirect URI it registered.
 		ln, err := ListenAt(m.rec.Client.RedirectURIs[0])
 		if err == nil {
@@ -309,15 +315,18 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 		if err := listen(); err != nil {
 			return nil, cb, finish, err
 		}
-		grants := []string{GrantAuthorizationCode}
+		grants, redirects, responses := []string{GrantAuthorizationCode}, []string{cb.uri}, []string{"code"}
+		if m.opts.Grant == GrantDevice { // no browser comes back: no redirect
+			grants, redirects, responses = []string{GrantTypeDeviceCode}, nil, nil
+		}
 		if slices.Contains(scopes, "offline_access") {
 			grants = append(grants, "refresh_token")
 		}
 		c, err := Register(ctx, m.opts.HTTP, md, RegistrationRequest{
 			ClientName:              m.opts.ClientName,
-			RedirectURIs:            []string{cb.uri},
+			RedirectURIs:            redirects,
 			GrantTypes:              grants,
-			ResponseTypes:           []string{"code"},
+			ResponseTypes:           responses,
 			TokenEndpointAuthMethod: ChooseAuthMethod(md, false),
 			Scope:                   strings.Join(scopes, " "),
 			ApplicationType:         "native",

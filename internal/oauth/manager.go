@@ -56,7 +56,7 @@ type Options struct {
 	HTTP      *http.Client // for metadata, registration and token requests
 	Store     *Store
 	Mode      string // ModeAuto or ModeStored
-	Grant     string // GrantAuthorizationCode (default) or GrantClientCredentials
+	Grant     string // GrantAuthorizationCode (default), GrantDevice, GrantClientCredentials...
 
 	ClientID          string // pre-registered
 	ClientSecret      string
@@ -92,6 +92,11 @@ type Options struct {
 	// It must take ln's socket for itself before it returns; ln is closed
 	// after.
 	HandOff func(h *HandOff, ln net.Listener) error
+	// ShowDevice is given the link and the code of a device grant
+	// (GrantDevice), for the user; DeviceUnit is its seconds (tests
+	// shorten them).
+	ShowDevice func(DeviceCode)
+	DeviceUnit time.Duration
 }
 
 // Manager authorizes the requests of one mcpv run to one server.
@@ -423,7 +428,9 @@ func (m *Manager) use(rec *Record) {
 }
 
 // needsUser reports whether the grant needs a user in a browser.
-func (m *Manager) needsUser() bool { return m.opts.Grant == GrantAuthorizationCode }
+func (m *Manager) needsUser() bool {
+	return m.opts.Grant == GrantAuthorizationCode || m.opts.Grant == GrantDevice
+}
 
 // crossApp runs SEP-990: the identity provider's grant, traded for a token.
 func (m *Manager) crossApp(ctx context.Context, md *ServerMetadata, c *Client, resource, scope string) (*Token, error) {

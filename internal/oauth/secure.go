@@ -61,6 +61,7 @@ func checkSecure(md *ServerMetadata, resourceHTTPS bool) error {
 		{"authorization endpoint", md.AuthorizationEndpoint},
 		{"token endpoint", md.TokenEndpoint},
 		{"registration endpoint", md.RegistrationEndpoint},
+		{"device authorization endpoint", md.DeviceAuthorizationEndpoint},
 	} {
 		if e.url != "" && !secureURL(e.url, strict) {
 			return insecureError(fmt.Sprintf("the %s of %s", e.what, messageSafe(md.Issuer)), e.url)

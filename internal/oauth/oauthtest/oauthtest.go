@@ -80,10 +80,15 @@ type Server struct {
 	// "no-s256" (metadata without S256 PKCE), "any-token" (any bearer
 	// token taken).
 	Broken string
+	// Device offers the device authorization grant (RFC 8628) at
+	// /device; the user's answer is Approve's or Deny's. SlowDown answers
+	// the first poll of each code slow_down.
+	Device, SlowDown bool
 
-	mu      sync.Mutex        // guards the fields below
-	tokens  map[string]string // access token → scope
-	refresh map[string]string // refresh token → scope
+	devices map[string]*deviceGrant // device_code → its state; guarded by mu
+	mu      sync.Mutex              // guards the fields below
+	tokens  map[string]string       // access token → scope
+	refresh map[string]string       // refresh token → scope
 	codes   map[string]grant
 	n       int
 	counts  map[string]int
@@ -98,6 +103,41 @@ type Server struct {
 type grant struct {
 	scope, challenge string
 	resource         []string
+}
+
+// deviceGrant is a device code's state: asked, then approved or denied.
+type deviceGrant struct {
+	user, scope      string
+	approved, denied bool
+	polled           int
+}
+
+// Approve and Deny are the user's answer at the verification page to
+// the device code whose user code is user.
+func (s *Server) Approve(user string) { s.answerDevice(user, true) }
+func (s *Server) Deny(user string)    { s.answerDevice(user, false) }
+
+// UserCodes are the user codes of the device codes not yet answered.
+func (s *Server) UserCodes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, d := range s.devices {
+		if !d.approved && !d.denied {
+			out = append(out, d.user)
+		}
+	}
+	return out
+}
+
+func (s *Server) answerDevice(user string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.devices {
+		if d.user == user {
+			d.approved, d.denied = ok, !ok
+		}
+	}
 }
 
 // Request is what one request to the authorization server carried: the
@@ -320,6 +360,9 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 		if s.Broken == "no-s256" {
 			md["code_challenge_methods_supported"] = []string{"plain"}
 		}
+		if s.Device {
+			md["device_authorization_endpoint"] = s.AS.URL + "/device"
+		}
 		json.NewEncoder(w).Encode(md)
 	case "/register":
 		s.counts["register"]++
@@ -352,6 +395,23 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 		code := fmt.Sprintf("code-%d", s.n)
 		s.codes[code] = grant{q.Get("scope"), q.Get("code_challenge"), q["resource"]}
 		http.Redirect(w, r, redirect+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+	case "/device":
+		if !s.Device {
+			http.NotFound(w, r)
+			return
+		}
+		r.ParseForm()
+		s.counts["device"]++
+		s.noteSeen("device", r.Form)
+		s.n++
+		code, user := fmt.Sprintf("device-%d", s.n), fmt.Sprintf("WDJB-%04d", s.n)
+		if s.devices == nil {
+			s.devices = map[string]*deviceGrant{}
+		}
+		s.devices[code] = &deviceGrant{user: user, scope: r.Form.Get("scope")}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"device_code": code, "user_code": user, "verification_uri": s.AS.URL + "/activate",
+			"verification_uri_complete": s.AS.URL + "/activate?user_code=" + user, "expires_in": 600, "interval": 1})
 	case "/token":
 		if s.TokenRedirect != "" {
 			http.Redirect(w, r, s.TokenRedirect, http.StatusTemporaryRedirect)
@@ -421,6 +481,27 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		scope = r.Form.Get("scope")
+	case "urn:ietf:params:oauth:grant-type:device_code":
+		d := s.devices[r.Form.Get("device_code")]
+		if d != nil {
+			d.polled++
+		}
+		switch {
+		case d == nil:
+			fail("invalid_grant", "unknown device code")
+			return
+		case s.SlowDown && d.polled == 1:
+			fail("slow_down", "poll less often")
+			return
+		case d.denied:
+			fail("access_denied", "the user said no")
+			return
+		case !d.approved:
+			fail("authorization_pending", "not yet")
+			return
+		}
+		delete(s.devices, r.Form.Get("device_code"))
+		scope = d.scope
 	case "client_credentials":
 		id, secret, _ := r.BasicAuth()
 		if want, ok := s.Clients[id]; !ok || want != secret {
