@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -56,13 +55,6 @@ type authLoginCmd struct {
 func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error {
 	if c.Device {
 		s.settings.Auth.Grant = oauth.GrantDevice
-		s.hooks.ShowDevice = func(dc oauth.DeviceCode) {
-			line := fmt.Sprintf("to log in, open %s and enter the code %s", safetext.Line(dc.VerificationURI), safetext.Line(dc.UserCode))
-			if dc.VerificationURIComplete != "" {
-				line += fmt.Sprintf(" (or open %s, which holds it)", safetext.Line(dc.VerificationURIComplete))
-			}
-			out.notef("%s; waiting (Ctrl-C gives up)", line)
-		}
 	}
 	m, err := manager(s, oauth.ModeAuto)
 	if err != nil {

@@ -405,4 +405,28 @@ func TestAuthLoginDevice(t *testing.T) {
 	if n := srv.Count("authorize"); n != 0 {
 		t.Errorf("%d authorizations in a browser", n)
 	}
+
+	// Over ssh with no browser named, a login takes the device grant by
+	// itself where the server offers it.
+	w2 := newWorld(t)
+	srv2, opened2 := authWorld(t, w2)
+	srv2.Device = true
+	w2.setenv("BROWSER", "")
+	w2.setenv("SSH_CONNECTION", "10.0.0.1 50000 10.0.0.2 22")
+	go func() { // the user, on another device
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			for _, code := range srv2.UserCodes() {
+				srv2.Approve(code)
+			}
+		}
+	}()
+	r = w2.mcpv(t, "", "auth", "login", "-u", srv2.URL())
+	if _, err := os.Stat(opened2); r.code != 0 || err == nil || !strings.Contains(r.stderr, "enter the code WDJB-") || srv2.Count("authorize") != 0 {
+		t.Errorf("no browser here: exit %d, stderr %q, %d authorizations", r.code, r.stderr, srv2.Count("authorize"))
+	}
 }

@@ -1,8 +1,10 @@
 package commands
 
 import (
+	"fmt"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/elicit"
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/userio"
@@ -31,8 +33,20 @@ func hooks(ios *output.Streams, env connect.Env, events *connect.EventLog, scrub
 		Status:       ios.Status,
 		Terminal:     func() elicit.Terminal { return userio.Terminal(ios.ErrTTY, closers) },
 		OpenURL:      userio.Browser(env.GOOS, env.Getenv, env.Environ),
+		NoBrowser:    !userio.CanOpenBrowser(env.GOOS, env.Getenv),
+		ShowDevice:   func(dc oauth.DeviceCode) { fmt.Fprintln(ios.Err, "mcpv: "+deviceLine(dc)) },
 		Interactive:  ios.InTTY && ios.ErrTTY,
 		Events:       events,
 		Secret:       scrub.Add,
 	}
+}
+
+// deviceLine is what a device login tells the user: where to go, the
+// code to enter there, and the link that holds it.
+func deviceLine(dc oauth.DeviceCode) string {
+	line := fmt.Sprintf("to log in, open %s and enter the code %s", safetext.Line(dc.VerificationURI), safetext.Line(dc.UserCode))
+	if dc.VerificationURIComplete != "" {
+		line += fmt.Sprintf(" (or open %s, which holds it)", safetext.Line(dc.VerificationURIComplete))
+	}
+	return line + "; waiting (Ctrl-C gives up)"
 }

@@ -104,6 +104,7 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 		LoginTimeout:      a.LoginTimeout,
 		Waiting:           h.waiting,
 		ShowDevice:        h.ShowDevice,
+		NoBrowser:         h.NoBrowser,
 	}
 	if a.Mode == "" && mode == oauth.ModeStored {
 		opts.HandOff = h.HandOff // the default of a run that does not wait: hand the login off

@@ -44,8 +44,11 @@ type Hooks struct {
 	// browser (no terminal, or --no-wait) finds needed to a process that
 	// waits for it (oauth.Options.HandOff).
 	HandOff func(h *oauth.HandOff, ln net.Listener) error
-	// ShowDevice tells the user the link and the code of a device login.
+	// ShowDevice tells the user the link and the code of a device login;
+	// NoBrowser says that no browser can be opened here (then a login
+	// takes the device grant where the server offers it).
 	ShowDevice func(oauth.DeviceCode)
+	NoBrowser  bool
 	// Events receives every notification, and mcpv's own events, as NDJSON.
 	Events *EventLog
 	// Secret is told the secrets mcpv learns during the session (OAuth

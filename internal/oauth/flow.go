@@ -26,6 +26,9 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 	}
 	resource := m.resourceFor(prm)
 	scopes := m.scopes(ch, prm, md, keep)
+	if m.opts.Grant == GrantAuthorizationCode && m.opts.Mode == ModeAuto && m.opts.NoBrowser && md.DeviceAuthorizationEndpoint != "" && m.opts.ShowDevice != nil {
+		m.opts.Grant = GrantDevice // no browser here: the user signs in on another device
+	}
 	client, cb, finish, err := m.identify(ctx, md, scopes)
 	var oe *Error
 	if md.Legacy && errors.As(err, &oe) && oe.Step == StepRegistration && oe.Need == "" && oe.Code == "" && oe.Description == "" {

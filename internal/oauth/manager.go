@@ -97,6 +97,10 @@ type Options struct {
 	// shorten them).
 	ShowDevice func(DeviceCode)
 	DeviceUnit time.Duration
+	// NoBrowser: no browser can be opened here. A login that would open
+	// one takes the device grant instead, where the authorization server
+	// offers it and ShowDevice is set.
+	NoBrowser bool
 }
 
 // Manager authorizes the requests of one mcpv run to one server.

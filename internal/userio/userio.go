@@ -44,6 +44,22 @@ func Browser(goos string, getenv func(string) string, environ []string) func(url
 	}
 }
 
+// CanOpenBrowser reports whether a browser can be opened here for the
+// user to see: $BROWSER names one; else not over ssh (SSH_CONNECTION,
+// SSH_TTY), and on a Unix other than macOS only with a display
+// (DISPLAY, WAYLAND_DISPLAY).
+func CanOpenBrowser(goos string, getenv func(string) string) bool {
+	switch {
+	case getenv("BROWSER") != "":
+		return true
+	case getenv("SSH_CONNECTION") != "" || getenv("SSH_TTY") != "":
+		return false
+	case goos == "darwin" || goos == "windows":
+		return true
+	}
+	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
+}
+
 // browserCommand is the program that opens url, and its arguments. The URL
 // is always an argument of its own, never part of a line a shell parses.
 // On Unix $BROWSER is a shell command, as xdg-open and git read it; on
