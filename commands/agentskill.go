@@ -119,8 +119,9 @@ Every tool is sent to the model with every request. ` + "`mcpv cost`" + ` counts
   header from a file (` + "`-H @headers.txt`" + `), a variable the config file expands (` + "`${API_KEY}`" + `), or log
   in with OAuth (` + "`mcpv auth login --url URL`" + `). mcpv masks the secrets it knows in all it prints.
 - Exit 5 with a sign-in link means a login is needed: mcpv never waits for a browser without a
-  terminal. Give the link to the user (never open it yourself), then run ` + "`mcpv auth wait`" + ` with
-  the same server: it returns once they have signed in, and the command can run again.
+  terminal. Give the link (and the code, when it gives one: a device login) to the user (never
+  open it yourself), then run the ` + "`mcpv auth wait`" + ` command the message names: it returns once
+  they have signed in, and the command can run again.
 - Exit 7 is a pin refusing a server that changed since the user approved it: nothing was sent.
   Do not retry or work around it; show the user the lines under the message (what moved) and
   let them decide (` + "`mcpv pin --check`" + `, ` + "`mcpv diff`" + `).

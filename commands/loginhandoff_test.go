@@ -179,3 +179,45 @@ func TestLoginHandOffRefusesOthers(t *testing.T) {
 		t.Error("a code was redeemed")
 	}
 }
+
+// Without a terminal, where no browser can be opened and the server
+// offers the device grant, a command that needs a login exits 5 at once
+// with the link and the code (in JSON as login.url and login.code), a
+// process of mcpv's polls for it, a command run again shows the same
+// code, and 'mcpv auth wait' returns once the user has approved it.
+func TestDeviceLoginHandedOff(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv, opened := authWorld(t, w)
+	srv.Device = true
+	w.setenv("BROWSER", "")
+	w.setenv("SSH_CONNECTION", "10.0.0.1 50000 10.0.0.2 22")
+	url := srv.URL()
+	r := w.mcpv(t, "", "--errors", "json", "-u", url, "list-tools")
+	var f exitcode.Failure
+	if err := json.Unmarshal([]byte(r.stderr), &f); err != nil || r.code != 5 || f.Login == nil || !strings.HasPrefix(f.Login.Code, "WDJB-") ||
+		!strings.Contains(f.Login.URL, "/activate") || f.Login.Forward != "" || f.Login.Wait != "mcpv auth wait -u "+url {
+		t.Fatalf("exit %d, stderr %q (%v)", r.code, r.stderr, err)
+	}
+	again := w.mcpv(t, "", "-u", url, "list-tools")
+	if again.code != 5 || !strings.Contains(again.stderr, "enter the code "+f.Login.Code) || srv.Count("device") != 1 {
+		t.Errorf("run again: exit %d, stderr %q, %d device codes asked", again.code, again.stderr, srv.Count("device"))
+	}
+	srv.Approve(f.Login.Code)
+	done := make(chan result, 1)
+	go func() { done <- w.mcpv(t, "", "auth", "wait", "-u", url) }()
+	select {
+	case r := <-done:
+		if r.code != 0 || !strings.Contains(r.stdout, `"usable":true`) {
+			t.Fatalf("auth wait: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+	case <-time.After(time.Minute): // a hang guard
+		t.Fatal("auth wait did not return after the code was approved")
+	}
+	if r := w.mcpv(t, "", "-u", url, "list-tools", "-r", "-q", ".tools[0].name"); r.code != 0 || r.stdout == "" {
+		t.Errorf("the next command: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(opened); err == nil || srv.Count("authorize") != 0 {
+		t.Error("a browser flow was started")
+	}
+}

@@ -34,15 +34,18 @@ type loginKeeperStart struct {
 // store's pending file says who waits and until when.
 func handOffLogin(s *connect.Settings, env connect.Env) func(*oauth.HandOff, net.Listener) error {
 	return func(h *oauth.HandOff, ln net.Listener) error {
-		tl, ok := ln.(*net.TCPListener)
-		if !ok {
-			return errors.New("the redirect listens on more than one address")
+		var lf *os.File // the redirect's listener; none for a device login
+		if h.Device == nil {
+			tl, ok := ln.(*net.TCPListener)
+			if !ok {
+				return errors.New("the redirect listens on more than one address")
+			}
+			var err error
+			if lf, err = tl.File(); err != nil {
+				return err
+			}
+			defer lf.Close()
 		}
-		lf, err := tl.File()
-		if err != nil {
-			return err
-		}
-		defer lf.Close()
 		exe, err := os.Executable()
 		if err != nil {
 			return err
@@ -56,7 +59,10 @@ func handOffLogin(s *connect.Settings, env connect.Env) func(*oauth.HandOff, net
 		defer pw.Close()
 		cmd := exec.Command(exe, loginKeeperArg)
 		cmd.Env, cmd.Dir = env.Environ, env.Cwd
-		cmd.ExtraFiles = []*os.File{pr, lf}
+		cmd.ExtraFiles = []*os.File{pr}
+		if lf != nil {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, lf)
+		}
 		cmd.SysProcAttr = keeperProcAttr() // it outlives the command, apart from its terminal
 		err = cmd.Start()
 		pr.Close()
@@ -64,7 +70,7 @@ func handOffLogin(s *connect.Settings, env connect.Env) func(*oauth.HandOff, net
 			return err
 		}
 		defer cmd.Process.Release()
-		p := oauth.Pending{PID: cmd.Process.Pid, URL: h.StartURL(), Port: h.Port(), Expires: h.Expires}
+		p := pendingOf(h, cmd.Process.Pid)
 		if err := store.SavePending(h.Server, p); err != nil {
 			cmd.Process.Kill()
 			return err
@@ -82,23 +88,31 @@ func handOffLogin(s *connect.Settings, env connect.Env) func(*oauth.HandOff, net
 // listener on fd 4), then records how it ended where 'mcpv auth wait'
 // reads it.
 func runLoginKeeper(ctx context.Context, env connect.Env) int {
-	cfg, lnf := os.NewFile(3, "login"), os.NewFile(4, "listener")
+	cfg := os.NewFile(3, "login")
 	var start loginKeeperStart
 	err := json.NewDecoder(io.LimitReader(cfg, 16<<20)).Decode(&start)
 	cfg.Close()
 	if err != nil || start.HandOff == nil {
 		return exitcode.Usage
 	}
-	ln, err := net.FileListener(lnf)
-	lnf.Close()
-	if err != nil {
-		return exitcode.Transport
-	}
 	h := start.HandOff
+	var ln net.Listener
+	if h.Device == nil {
+		lnf := os.NewFile(4, "listener")
+		ln, err = net.FileListener(lnf)
+		lnf.Close()
+		if err != nil {
+			return exitcode.Transport
+		}
+	}
 	store := env.OAuthStore()
-	p := oauth.Pending{PID: os.Getpid(), URL: h.StartURL(), Port: h.Port(), Expires: h.Expires}
+	p := pendingOf(h, os.Getpid())
 	hc, err := connect.LoginHTTPClient(start.CACert, start.UserAgent)
-	if err == nil {
+	switch {
+	case err != nil:
+	case h.Device != nil:
+		err = h.CompleteDevice(ctx, hc, store)
+	default:
 		err = h.Complete(ctx, ln, hc, store)
 	}
 	p.Done = err == nil
@@ -117,4 +131,15 @@ func runLoginKeeper(ctx context.Context, env connect.Env) int {
 		return exitcode.Auth
 	}
 	return exitcode.OK
+}
+
+// pendingOf is what the store says of h while process pid waits for it.
+func pendingOf(h *oauth.HandOff, pid int) oauth.Pending {
+	p := oauth.Pending{PID: pid, URL: h.StartURL(), Expires: h.Expires}
+	if h.Device != nil {
+		p.UserCode = h.Device.UserCode
+	} else {
+		p.Port = h.Port()
+	}
+	return p
 }

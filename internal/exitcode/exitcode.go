@@ -121,6 +121,9 @@ func Hint(err error) string {
 	var pending *oauth.LoginPendingError
 	switch {
 	case errors.As(err, &pending):
+		if pending.Port == "" {
+			return "; then run '" + WaitCommand(pending) + "', which returns once the login is complete"
+		}
 		return "; then run '" + WaitCommand(pending) + "', which returns once the login is complete; " +
 			"with the browser on another machine, forward the port first: " + forward(pending.Port)
 	case errors.As(err, &ce) && ce.Off:
@@ -170,6 +173,9 @@ func Message(err error, code int, help string) string {
 // forward is the ssh port forward that brings a browser's redirect on
 // another machine to this one's loopback port.
 func forward(port string) string {
+	if port == "" { // a device login: nothing to forward
+		return ""
+	}
 	return "ssh -L " + port + ":127.0.0.1:" + port + " HOST"
 }
 

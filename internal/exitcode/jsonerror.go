@@ -35,6 +35,7 @@ type Failure struct {
 // Login is what a program needs to see a handed-off login through.
 type Login struct {
 	URL     string `json:"url"`
+	Code    string `json:"code,omitempty"` // a device login's, entered at url
 	Wait    string `json:"wait"`
 	Forward string `json:"forward,omitempty"`
 	Expires string `json:"expires,omitempty"`
@@ -62,7 +63,7 @@ func Describe(err error, code int, help string) Failure {
 	f.Hint = strings.TrimSuffix(strings.TrimLeft(Hint(err), " ;("), ")")
 	var pending *oauth.LoginPendingError
 	if errors.As(err, &pending) {
-		f.Login = &Login{URL: pending.URL, Wait: WaitCommand(pending), Forward: forward(pending.Port), Expires: pending.Expires.UTC().Format(time.RFC3339)}
+		f.Login = &Login{URL: pending.URL, Code: pending.UserCode, Wait: WaitCommand(pending), Forward: forward(pending.Port), Expires: pending.Expires.UTC().Format(time.RFC3339)}
 	}
 	var confErr *clierr.ConfigError
 	var usage *clierr.UsageError

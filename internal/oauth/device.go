@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -48,8 +49,13 @@ func Device(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client,
 		return nil, err
 	}
 	show(*dc)
+	return pollDevice(ctx, hc, md, c, dc, scope, resource, unit, time.Now().Add(time.Duration(dc.ExpiresIn)*unit))
+}
+
+// pollDevice asks the token endpoint for the token of dc until the user
+// has signed in, refused, deadline passes or ctx ends.
+func pollDevice(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, dc *DeviceCode, scope, resource string, unit time.Duration, deadline time.Time) (*Token, error) {
 	interval := time.Duration(cmp.Or(dc.Interval, 5)) * unit
-	deadline := time.Now().Add(time.Duration(dc.ExpiresIn) * unit)
 	for {
 		wait := time.NewTimer(interval)
 		select {
@@ -135,4 +141,42 @@ func webURL(s string) bool {
 	}
 	h := u.Hostname()
 	return u.Scheme == "https" || u.Scheme == "http" && (h == "localhost" || h == "127.0.0.1" || h == "::1")
+}
+
+// handOffDevice asks for a device code and hands its polling to the
+// caller's HandOff (a process that waits for it, with no listener): the
+// request fails at once with a LoginPendingError that gives the link and
+// the code.
+func (m *Manager) handOffDevice(ctx context.Context, md *ServerMetadata, client *Client, scopes []string, resource string) error {
+	scope := strings.Join(scopes, " ")
+	dc, err := askDeviceCode(ctx, cmp.Or(m.opts.HTTP, http.DefaultClient), md, client, scope, resource)
+	if err != nil {
+		return err
+	}
+	expires := time.Now().Add(time.Duration(dc.ExpiresIn) * time.Second)
+	if bound := time.Now().Add(m.opts.LoginTimeout); m.opts.LoginTimeout > 0 && bound.Before(expires) {
+		expires = bound
+	}
+	stored := *client
+	stored.Key, stored.DPoP = nil, nil
+	h := &HandOff{Server: m.server, Issuer: md.Issuer, Resource: resource, ResourceParam: m.opts.Want.param(), AskedScope: scope,
+		Metadata: md, Client: stored, Device: dc, Expires: expires}
+	if err := m.opts.HandOff(h, nil); err != nil {
+		return &Error{Step: StepAuthorization, Err: fmt.Errorf("handing the login to a process that waits for it: %w", err)}
+	}
+	return &LoginPendingError{Server: m.server, URL: h.StartURL(), UserCode: dc.UserCode, Expires: h.Expires}
+}
+
+// CompleteDevice polls for the token of h's device code (until h
+// expires or ctx ends) and saves it in store.
+func (h *HandOff) CompleteDevice(ctx context.Context, hc *http.Client, store *Store) error {
+	if h.Device == nil || h.Metadata == nil {
+		return stepErrorf(StepAuthorization, "a hand-off without its device code")
+	}
+	client := h.Client
+	tok, err := pollDevice(ctx, hc, h.Metadata, &client, h.Device, h.AskedScope, h.Resource, time.Second, h.Expires)
+	if err != nil {
+		return err
+	}
+	return h.save(ctx, store, tok, GrantDevice)
 }

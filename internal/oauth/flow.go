@@ -26,8 +26,14 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 	}
 	resource := m.resourceFor(prm)
 	scopes := m.scopes(ch, prm, md, keep)
-	if m.opts.Grant == GrantAuthorizationCode && m.opts.Mode == ModeAuto && m.opts.NoBrowser && md.DeviceAuthorizationEndpoint != "" && m.opts.ShowDevice != nil {
+	if m.opts.Grant == GrantAuthorizationCode && m.opts.NoBrowser && md.DeviceAuthorizationEndpoint != "" &&
+		(m.opts.Mode == ModeAuto && m.opts.ShowDevice != nil || m.opts.Mode != ModeAuto && m.opts.HandOff != nil) {
 		m.opts.Grant = GrantDevice // no browser here: the user signs in on another device
+	}
+	if m.opts.Mode != ModeAuto && m.opts.HandOff != nil && m.needsUser() {
+		if err := m.waitedFor(); err != nil {
+			return err // a login of the server already waited for: its link again, nothing registered
+		}
 	}
 	client, cb, finish, err := m.identify(ctx, md, scopes)
 	var oe *Error
@@ -120,6 +126,12 @@ func (m *Manager) grant(ctx context.Context, md *ServerMetadata, client *Client,
 	case GrantJWTBearer:
 		return JWTBearer(ctx, hc, md, client, m.opts.Assertion, resource, scope)
 	case GrantDevice:
+		if m.opts.Mode != ModeAuto { // no one waits here: a process of its own polls
+			if m.opts.HandOff == nil {
+				return nil, &Error{Step: StepAuthorization, Need: NeedLogin, Description: "a device login needs a terminal, or one handed off"}
+			}
+			return nil, m.handOffDevice(ctx, md, client, scopes, resource)
+		}
 		return Device(ctx, hc, md, client, scope, resource, cmp.Or(m.opts.DeviceUnit, time.Second), func(dc DeviceCode) {
 			if m.opts.ShowDevice != nil {
 				m.opts.ShowDevice(dc)

@@ -61,6 +61,9 @@ type HandOff struct {
 	// Nonce opens the start page: the link's only secret, the user's.
 	Nonce   string    `json:"nonce"`
 	Expires time.Time `json:"expires"`
+	// Device, for a device login (RFC 8628), is its code: the process
+	// that waits polls the token endpoint, with no listener.
+	Device *DeviceCode `json:"device,omitempty"`
 }
 
 // startPath is the path of the start page on the redirect's listener.
@@ -92,8 +95,12 @@ func (p *Pending) Supersede(hc *http.Client) {
 	}
 }
 
-// StartURL is the link the user opens to sign in.
+// StartURL is the link the user opens to sign in: a device login's
+// verification page (with its code, when the server gives one).
 func (h *HandOff) StartURL() string {
+	if h.Device != nil {
+		return cmp.Or(h.Device.VerificationURIComplete, h.Device.VerificationURI)
+	}
 	u, err := url.Parse(h.RedirectURI)
 	if err != nil {
 		return ""
@@ -114,15 +121,19 @@ func (h *HandOff) Port() string {
 // LoginPendingError is a login handed off: the user signs in at URL, and
 // the token is there for the next command once they have.
 type LoginPendingError struct {
-	Server  string
-	URL     string // the start link
-	Port    string // the loopback port a browser elsewhere must be forwarded to
-	Expires time.Time
-	Note    string // why a stored token was not used, if one was not
+	Server   string
+	URL      string // the start link
+	Port     string // the loopback port a browser elsewhere must be forwarded to
+	UserCode string // a device login's code, entered at URL
+	Expires  time.Time
+	Note     string // why a stored token was not used, if one was not
 }
 
 func (e *LoginPendingError) Error() string {
 	msg := fmt.Sprintf("%s needs a login: open %s in a browser (it is waited for until %s)", e.Server, e.URL, e.Expires.UTC().Format("15:04:05 UTC"))
+	if e.UserCode != "" {
+		msg = fmt.Sprintf("%s needs a login: open %s on any device and enter the code %s (it is waited for until %s)", e.Server, e.URL, e.UserCode, e.Expires.UTC().Format("15:04:05 UTC"))
+	}
 	if e.Note != "" {
 		msg += "; " + e.Note
 	}
@@ -132,13 +143,6 @@ func (e *LoginPendingError) Error() string {
 // handOff builds the authorization request and gives it, with the
 // listener, to the caller's HandOff; the listener is closed here after.
 func (m *Manager) handOff(md *ServerMetadata, client *Client, scopes []string, resource string, cb callback) error {
-	// A login already waited for is the one to sign in at: a command run
-	// again shows its link, rather than a second one on another port.
-	if m.opts.Store != nil {
-		if p, err := m.opts.Store.LoadPending(m.server); err == nil && p != nil && p.waiting() {
-			return &LoginPendingError{Server: m.server, URL: p.URL, Port: p.Port, Expires: p.Expires}
-		}
-	}
 	verifier, err := NewVerifier()
 	if err != nil {
 		return &Error{Step: StepAuthorization, Err: err}
@@ -223,9 +227,14 @@ func (h *HandOff) Complete(ctx context.Context, ln net.Listener, hc *http.Client
 	if err != nil {
 		return err
 	}
+	return h.save(ctx, store, tok, GrantAuthorizationCode)
+}
+
+// save keeps tok, got by grant, in store as h's record.
+func (h *HandOff) save(ctx context.Context, store *Store, tok *Token, grant string) error {
 	tok.Scope = cmp.Or(tok.Scope, h.AskedScope)
 	rec := &Record{Server: h.Server, Issuer: h.Issuer, Resource: h.Resource, ResourceParam: h.ResourceParam, AskedScope: h.AskedScope,
-		Metadata: h.Metadata, Client: h.Client, Token: *tok, Grant: GrantAuthorizationCode, Updated: time.Now()}
+		Metadata: h.Metadata, Client: h.Client, Token: *tok, Grant: grant, Updated: time.Now()}
 	unlock, err := store.Lock(ctx, rec)
 	if err != nil {
 		return &Error{Step: StepToken, Err: err}
@@ -275,21 +284,38 @@ func (s *startHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // waits for it, until when, and how it ended. It holds no secret but the
 // start link's nonce, and is the user's alone as the tokens are.
 type Pending struct {
-	PID     int       `json:"pid"`
-	URL     string    `json:"url"`
-	Port    string    `json:"port"`
-	Expires time.Time `json:"expires"`
+	PID      int       `json:"pid"`
+	URL      string    `json:"url"`
+	Port     string    `json:"port"`
+	UserCode string    `json:"userCode,omitempty"` // a device login's
+	Expires  time.Time `json:"expires"`
 	// Done: the token is saved. Error: why the login failed.
 	Done  bool   `json:"done,omitempty"`
 	Error string `json:"error,omitempty"`
+}
+
+// waitedFor is the login of m's server a process of mcpv's still waits
+// for, as the error a command gets, or nil: a command run again shows its
+// link (and code) rather than a second login.
+func (m *Manager) waitedFor() error {
+	if m.opts.Store == nil {
+		return nil
+	}
+	if p, err := m.opts.Store.LoadPending(m.server); err == nil && p != nil && p.waiting() {
+		return &LoginPendingError{Server: m.server, URL: p.URL, Port: p.Port, UserCode: p.UserCode, Expires: p.Expires}
+	}
+	return nil
 }
 
 // waiting reports whether p is a login still waited for: not ended, not
 // expired, its process alive and this user's (whose listener holds the
 // port: another local user cannot have taken it), and listening.
 func (p *Pending) waiting() bool {
-	if p.Done || p.Error != "" || p.Port == "" || !time.Now().Before(p.Expires) || !ownProcess(p.PID) {
+	if p.Done || p.Error != "" || !time.Now().Before(p.Expires) || !ownProcess(p.PID) {
 		return false
+	}
+	if p.Port == "" {
+		return p.UserCode != "" // a device login's: its process polls, with no listener
 	}
 	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", p.Port), time.Second)
 	if err != nil {
