@@ -173,6 +173,34 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*excha
 	return x, nil
 }
 
+// eraHeaders sets the headers of the connection's era on a request with
+// body: the 2026-07-28 era's version and standard headers, the initialize
+// era's session id and negotiated version. A connection is closed from
+// another goroutine (closeAll) while a check may still set what it
+// sends: they are read under mu.
+func (c *conn) eraHeaders(h http.Header, body []byte) {
+	c.mu.Lock()
+	side, version := *c.http, c.version
+	c.mu.Unlock()
+	switch c.era {
+	case "modern":
+		h.Set("MCP-Protocol-Version", version)
+		if body != nil && json.Valid(body) {
+			mcp.StandardHeaders(h, body)
+			if methodOf(body) == "tools/call" {
+				mcp.SetParamHeaders(h, c.r.paramHeaders(body), body)
+			}
+		}
+	default:
+		if side.session != "" {
+			h.Set("Mcp-Session-Id", side.session)
+		}
+		if side.version != "" {
+			h.Set("MCP-Protocol-Version", side.version)
+		}
+	}
+}
+
 // roundHTTP sends the request and returns its answer's head.
 func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Response, error) {
 	method := cmp.Or(hr.method, http.MethodPost)
@@ -203,28 +231,7 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 	} else {
 		h.Set("Accept", "text/event-stream")
 	}
-	// A connection is closed from another goroutine (closeAll) while a
-	// check may still set what it sends: read under mu.
-	c.mu.Lock()
-	side, version := *c.http, c.version
-	c.mu.Unlock()
-	switch c.era {
-	case "modern":
-		h.Set("MCP-Protocol-Version", version)
-		if hr.body != nil && json.Valid(hr.body) {
-			mcp.StandardHeaders(h, hr.body)
-			if methodOf(hr.body) == "tools/call" {
-				mcp.SetParamHeaders(h, c.r.paramHeaders(hr.body), hr.body)
-			}
-		}
-	default:
-		if side.session != "" {
-			h.Set("Mcp-Session-Id", side.session)
-		}
-		if side.version != "" {
-			h.Set("MCP-Protocol-Version", side.version)
-		}
-	}
+	c.eraHeaders(h, hr.body)
 	for k, vs := range hr.header {
 		h.Del(k)
 		if len(vs) == 1 && vs[0] == "" {

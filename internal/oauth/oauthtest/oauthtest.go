@@ -117,6 +117,27 @@ type deviceGrant struct {
 func (s *Server) Approve(user string) { s.answerDevice(user, true) }
 func (s *Server) Deny(user string)    { s.answerDevice(user, false) }
 
+// device answers a device authorization request (RFC 8628 §3.2); s.mu
+// is held.
+func (s *Server) device(w http.ResponseWriter, r *http.Request) {
+	if !s.Device {
+		http.NotFound(w, r)
+		return
+	}
+	r.ParseForm()
+	s.counts["device"]++
+	s.noteSeen("device", r.Form)
+	s.n++
+	code, user := fmt.Sprintf("device-%d", s.n), fmt.Sprintf("WDJB-%04d", s.n)
+	if s.devices == nil {
+		s.devices = map[string]*deviceGrant{}
+	}
+	s.devices[code] = &deviceGrant{user: user, scope: r.Form.Get("scope")}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"device_code": code, "user_code": user, "verification_uri": s.AS.URL + "/activate",
+		"verification_uri_complete": s.AS.URL + "/activate?user_code=" + user, "expires_in": 600, "interval": 1})
+}
+
 // UserCodes are the user codes of the device codes not yet answered.
 func (s *Server) UserCodes() []string {
 	s.mu.Lock()
@@ -396,22 +417,7 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 		s.codes[code] = grant{q.Get("scope"), q.Get("code_challenge"), q["resource"]}
 		http.Redirect(w, r, redirect+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	case "/device":
-		if !s.Device {
-			http.NotFound(w, r)
-			return
-		}
-		r.ParseForm()
-		s.counts["device"]++
-		s.noteSeen("device", r.Form)
-		s.n++
-		code, user := fmt.Sprintf("device-%d", s.n), fmt.Sprintf("WDJB-%04d", s.n)
-		if s.devices == nil {
-			s.devices = map[string]*deviceGrant{}
-		}
-		s.devices[code] = &deviceGrant{user: user, scope: r.Form.Get("scope")}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"device_code": code, "user_code": user, "verification_uri": s.AS.URL + "/activate",
-			"verification_uri_complete": s.AS.URL + "/activate?user_code=" + user, "expires_in": 600, "interval": 1})
+		s.device(w, r)
 	case "/token":
 		if s.TokenRedirect != "" {
 			http.Redirect(w, r, s.TokenRedirect, http.StatusTemporaryRedirect)
