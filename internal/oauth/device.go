@@ -37,9 +37,10 @@ type DeviceCode struct {
 
 // Device runs the grant at md for client c: it asks for a code, gives it
 // to show (the link and the code the user enters), then polls the token
-// endpoint every interval (a unit of seconds, which tests shorten; five
-// when the server names none, five more at each slow_down) until the
-// user has signed in, refused, the code expires or ctx ends.
+// endpoint every interval (in units of a second, which tests shorten;
+// five when the server names none, five more at each slow_down) until
+// the user has signed in, refused, the code expires (expires_in seconds)
+// or ctx ends.
 func Device(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, scope, resource string, unit time.Duration, show func(DeviceCode)) (*Token, error) {
 	if md.DeviceAuthorizationEndpoint == "" {
 		return nil, &Error{Step: StepAuthorization, Need: NeedLogin, Description: "the authorization server offers no device authorization endpoint (RFC 8628): log in with a browser"}
@@ -49,7 +50,8 @@ func Device(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client,
 		return nil, err
 	}
 	show(*dc)
-	return pollDevice(ctx, hc, md, c, dc, scope, resource, unit, time.Now().Add(time.Duration(dc.ExpiresIn)*unit))
+	// The code lives expires_in seconds whatever the unit of the polls.
+	return pollDevice(ctx, hc, md, c, dc, scope, resource, unit, time.Now().Add(time.Duration(dc.ExpiresIn)*time.Second))
 }
 
 // pollDevice asks the token endpoint for the token of dc until the user
