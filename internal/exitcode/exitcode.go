@@ -121,11 +121,11 @@ func Hint(err error) string {
 	var pending *oauth.LoginPendingError
 	switch {
 	case errors.As(err, &pending):
-		if pending.Port == "" {
-			return "; then run '" + WaitCommand(pending) + "', which returns once the login is complete"
+		hint := "; then run '" + waitCommand(pending) + "', which returns once the login is complete"
+		if pending.Port != "" { // a browser login's, not a device login's
+			hint += "; with the browser on another machine, forward the port first: " + forward(pending.Port)
 		}
-		return "; then run '" + WaitCommand(pending) + "', which returns once the login is complete; " +
-			"with the browser on another machine, forward the port first: " + forward(pending.Port)
+		return hint
 	case errors.As(err, &ce) && ce.Off:
 		return " (--no-extension, or the config entry's extensions)"
 	case errors.As(err, &te) && te.Cap:
@@ -179,9 +179,9 @@ func forward(port string) string {
 	return "ssh -L " + port + ":127.0.0.1:" + port + " HOST"
 }
 
-// WaitCommand is the command line that waits for the login handed off
+// waitCommand is the command line that waits for the login handed off
 // for pending's server.
-func WaitCommand(pending *oauth.LoginPendingError) string {
+func waitCommand(pending *oauth.LoginPendingError) string {
 	if pending.Server == "" {
 		return "mcpv auth wait"
 	}

@@ -63,7 +63,7 @@ func Describe(err error, code int, help string) Failure {
 	f.Hint = strings.TrimSuffix(strings.TrimLeft(Hint(err), " ;("), ")")
 	var pending *oauth.LoginPendingError
 	if errors.As(err, &pending) {
-		f.Login = &Login{URL: pending.URL, Code: pending.UserCode, Wait: WaitCommand(pending), Forward: forward(pending.Port), Expires: pending.Expires.UTC().Format(time.RFC3339)}
+		f.Login = &Login{URL: pending.URL, Code: pending.UserCode, Wait: waitCommand(pending), Forward: forward(pending.Port), Expires: pending.Expires.UTC().Format(time.RFC3339)}
 	}
 	var confErr *clierr.ConfigError
 	var usage *clierr.UsageError
