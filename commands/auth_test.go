@@ -380,18 +380,7 @@ func TestAuthLoginDevice(t *testing.T) {
 	srv.Device = true
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() { // the user, on another device: approves the code shown
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			for _, code := range srv.UserCodes() {
-				srv.Approve(code)
-			}
-		}
-	}()
+	approving(srv, stop)
 	r := w.mcpv(t, "", "auth", "login", "--device", "-u", srv.URL())
 	if r.code != 0 || !strings.Contains(r.stderr, "/activate and enter the code WDJB-") || !strings.Contains(r.stdout, `"usable":true`) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
@@ -413,20 +402,26 @@ func TestAuthLoginDevice(t *testing.T) {
 	srv2.Device = true
 	w2.setenv("BROWSER", "")
 	w2.setenv("SSH_CONNECTION", "10.0.0.1 50000 10.0.0.2 22")
-	go func() { // the user, on another device
+	approving(srv2, stop)
+	r = w2.mcpv(t, "", "auth", "login", "-u", srv2.URL())
+	if _, err := os.Stat(opened2); r.code != 0 || err == nil || !strings.Contains(r.stderr, "enter the code WDJB-") || srv2.Count("authorize") != 0 {
+		t.Errorf("no browser here: exit %d, stderr %q, %d authorizations", r.code, r.stderr, srv2.Count("authorize"))
+	}
+}
+
+// approving is the user on another device: each device code srv gives
+// out is approved, until stop is closed.
+func approving(srv *oauthtest.Server, stop <-chan struct{}) {
+	go func() { // the test's approver: ends when stop is closed
 		for {
 			select {
 			case <-stop:
 				return
 			case <-time.After(20 * time.Millisecond):
 			}
-			for _, code := range srv2.UserCodes() {
-				srv2.Approve(code)
+			for _, code := range srv.UserCodes() {
+				srv.Approve(code)
 			}
 		}
 	}()
-	r = w2.mcpv(t, "", "auth", "login", "-u", srv2.URL())
-	if _, err := os.Stat(opened2); r.code != 0 || err == nil || !strings.Contains(r.stderr, "enter the code WDJB-") || srv2.Count("authorize") != 0 {
-		t.Errorf("no browser here: exit %d, stderr %q, %d authorizations", r.code, r.stderr, srv2.Count("authorize"))
-	}
 }

@@ -84,19 +84,7 @@ func TestLoginHandedOffWithoutTerminal(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("the browser ended on HTTP %d", resp.StatusCode)
 	}
-	done := make(chan result, 1)
-	go func() { done <- w.mcpv(t, "", "auth", "wait", "-u", url) }()
-	select {
-	case r := <-done:
-		if r.code != 0 || !strings.Contains(r.stdout, `"usable":true`) {
-			t.Fatalf("auth wait: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
-		}
-	case <-time.After(time.Minute): // a hang guard
-		t.Fatal("auth wait did not return after the login")
-	}
-	if r := w.mcpv(t, "", "-u", url, "list-tools", "-r", "-q", ".tools[0].name"); r.code != 0 || r.stdout == "" {
-		t.Fatalf("the next command: exit %d, stderr %q", r.code, r.stderr)
-	}
+	waitedAndUsed(t, w, url)
 	if n := srv.Count("authorize"); n != 1 {
 		t.Errorf("%d authorizations, want 1", n)
 	}
@@ -204,6 +192,16 @@ func TestDeviceLoginHandedOff(t *testing.T) {
 		t.Errorf("run again: exit %d, stderr %q, %d device codes asked", again.code, again.stderr, srv.Count("device"))
 	}
 	srv.Approve(f.Login.Code)
+	waitedAndUsed(t, w, url)
+	if _, err := os.Stat(opened); err == nil || srv.Count("authorize") != 0 {
+		t.Error("a browser flow was started")
+	}
+}
+
+// waitedAndUsed runs auth wait for url's login once its user has signed
+// in (a hang guard of a minute), then a command that uses the token.
+func waitedAndUsed(t *testing.T, w *world, url string) {
+	t.Helper()
 	done := make(chan result, 1)
 	go func() { done <- w.mcpv(t, "", "auth", "wait", "-u", url) }()
 	select {
@@ -212,12 +210,9 @@ func TestDeviceLoginHandedOff(t *testing.T) {
 			t.Fatalf("auth wait: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 	case <-time.After(time.Minute): // a hang guard
-		t.Fatal("auth wait did not return after the code was approved")
+		t.Fatal("auth wait did not return after the login")
 	}
 	if r := w.mcpv(t, "", "-u", url, "list-tools", "-r", "-q", ".tools[0].name"); r.code != 0 || r.stdout == "" {
-		t.Errorf("the next command: exit %d, stderr %q", r.code, r.stderr)
-	}
-	if _, err := os.Stat(opened); err == nil || srv.Count("authorize") != 0 {
-		t.Error("a browser flow was started")
+		t.Fatalf("the next command: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
