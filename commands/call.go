@@ -143,7 +143,7 @@ Examples:
 }
 
 // argumentsTopic is 'mcpv help arguments': what call's help leaves out.
-const argumentsTopic = `Arguments of a call are typed by the tool's inputSchema (fetched with tools/list, or, while a server of the 2026-07-28 era says its list is fresh, taken from the list it let be kept from an earlier run): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule). --no-validate skips the check, not the typing (--no-coerce keeps every key=value a string); typing and the check are bounded by --timeout and end at Ctrl-C, and a schema whose check would loop back on itself too long is not checked, with a warning.
+const argumentsTopic = `Arguments of a call are typed by the tool's inputSchema (fetched with tools/list, or taken from the list an earlier run kept: for as long as the server's ttlMs allows, or, when its list says nothing of that (every server before 2026-07-28), for MCPV_LIST_TTL, 5 minutes unless set; never past a list_changed, a call the server refuses or answers with isError, or --fresh, and never for a call held to a pin): integers, numbers, booleans, null, enums, and objects or arrays written as JSON; a string property keeps the text as is (007 stays "007"). Union types are tried in the order null, boolean, integer, number, object, array, string. key:=JSON is never guessed at. The arguments are checked against the schema before anything is sent (exit 2 names the JSON pointer and the rule). --no-validate skips the check, not the typing (--no-coerce keeps every key=value a string); typing and the check are bounded by --timeout and end at Ctrl-C, and a schema whose check would loop back on itself too long is not checked, with a warning.
 
 The fast path for scripts: a call whose arguments need no typing (none, or all of them JSON: --args, or key:=JSON with keys without dots) and --no-validate sends its tools/call alone, without listing the tools first. A tool name the server then refuses is answered with the nearest name it lists, listed after the refusal. Over HTTP in the 2026-07-28 era a call is listed first all the same, unless the tools are kept from an earlier run: the protocol asks that the arguments its tool marks with x-mcp-header be sent as headers too, and that a tool whose marks are invalid not be called (exit 3, nothing sent). A server of the initialize era that runs tools as tasks is listed first too, as its tools may require one.
 
@@ -273,15 +273,23 @@ func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client
 // earlier run and the server refused the call, or the arguments do not
 // fit def, the tools may have changed: what the server lists now is
 // believed, and the call goes again, once, when the tool's definition is
-// not what was kept. It returns the definition the call went with.
+// not what was kept. A result with isError is never sent again (the tool
+// may have run): the kept list is forgotten all the same, and a
+// definition that changed is said. It returns the definition the call
+// went with.
 func (c *callCmd) sendChecked(ctx context.Context, s *session, client *mcp.Client, out *console, base json.RawMessage, def mcp.Tool, looked bool, readFile func(string) ([]byte, error)) (mcp.Tool, json.RawMessage, bool, error) {
 	res, asTask, err := c.send(ctx, s, client, out, base, def, readFile)
-	if !(isA[*mcp.CallError](err) || isA[*clierr.UsageError](err)) || !looked || !s.keptServed("tools") {
+	failed := err == nil && res != nil && toolcall.ResultFields(res).IsError
+	if !(failed || isA[*mcp.CallError](err) || isA[*clierr.UsageError](err)) || !looked || !s.keptServed("tools") {
 		return def, res, asTask, err
 	}
 	s.forget("tools")
 	fresh, ferr := s.findPinnedTool(ctx, client, c.Tool)
 	switch {
+	case failed:
+		if ferr != nil || string(fresh.Raw) != string(def.Raw) {
+			out.warnf("tool %q has changed since its list was kept by an earlier run: its arguments were typed by the old definition (the server's now is kept: run the call again)", c.Tool)
+		}
 	case ferr != nil:
 		return def, nil, false, toolNotListed(ferr)
 	case string(fresh.Raw) != string(def.Raw):

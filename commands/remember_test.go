@@ -470,3 +470,81 @@ func TestRememberedServerThatNeverStarts(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 }
+
+// TestListsWithoutHintsKeptBetweenRuns: a server of the initialize era,
+// whose lists say nothing of how long they may be kept, has its tool list
+// kept for MCPV_LIST_TTL (5 minutes unless set): a second call sends
+// tools/call alone. The server's word wins at once: a tool it no longer
+// has (the nearest it lists now), arguments it answers with isError
+// (said, never sent again), another serverInfo behind the same command
+// line; --fresh, MCPV_LIST_TTL=0 and a pin list every time.
+func TestListsWithoutHintsKeptBetweenRuns(t *testing.T) {
+	t.Parallel()
+	spec := filepath.Join(t.TempDir(), "spec.json")
+	serve := func(info, tools string, results ...string) {
+		b := `{"era":"initialize","serverInfo":` + info + `,"tools":[` + tools + `],"callResults":{` + strings.Join(results, ",") + `}}`
+		if err := os.WriteFile(spec, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := newWorld(t)
+	run := func(env []string, wantCode int, a ...string) (methods []string, stderr string) {
+		t.Helper()
+		e := w.env
+		for _, kv := range env {
+			e = with(e, kv)
+		}
+		r := mcpvIn(t, e, "", args([]string{"-v"}, a, fake("spec="+spec))...)
+		if r.code != wantCode {
+			t.Fatalf("%q: exit %d, want %d: %s", a, r.code, wantCode, r.stderr)
+		}
+		return slices.DeleteFunc(sent(r.stderr), func(m string) bool { // the era's probe is TestRememberedEraAsksNoMoreBeforeInitialize's
+			return strings.HasPrefix(m, "notifications/") || m == "server/discover"
+		}), r.stderr
+	}
+	const v1, v2 = `{"name":"s","version":"1"}`, `{"name":"s","version":"2"}`
+	const echo = `{"name":"echo","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}}}`
+	listed, alone := []string{"initialize", "tools/list", "tools/call"}, []string{"initialize", "tools/call"}
+	serve(v1, echo)
+	for i, want := range [][]string{listed, alone, alone} {
+		if got, stderr := run(nil, 0, "call", "echo", "n=1"); !slices.Equal(got, want) {
+			t.Fatalf("call %d: sent %q, want %q\n%s", i+1, got, want, stderr)
+		}
+	}
+	if got, _ := run(nil, 0, "--fresh", "call", "echo", "n=1"); !slices.Equal(got, listed) {
+		t.Errorf("--fresh: sent %q, want the tools listed", got)
+	}
+
+	serve(v2, echo) // the same command line, another server behind it
+	if got, _ := run(nil, 0, "call", "echo", "n=1"); !slices.Equal(got, listed) {
+		t.Errorf("another serverInfo: sent %q, want the tools listed", got)
+	}
+
+	// The tool's n is a string now: a call typed by the kept schema
+	// sends 1, which the server answers with isError.
+	serve(v2, `{"name":"echo","inputSchema":{"type":"object","properties":{"n":{"type":"string"}}}}`,
+		`"echo":{"content":[{"type":"text","text":"n: want a string"}],"isError":true}`)
+	got, stderr := run(nil, 1, "call", "echo", "n=1")
+	if want := []string{"initialize", "tools/call", "tools/list"}; !slices.Equal(got, want) || !strings.Contains(stderr, `tool "echo" has changed since its list was kept`) {
+		t.Errorf("isError on the kept schema: sent %q, want %q, and the change said:\n%s", got, want, stderr)
+	}
+	serve(v2, `{"name":"echo2","inputSchema":{"type":"object"}}`)
+	if got, stderr := run(nil, 3, "call", "echo"); !slices.Equal(got, []string{"initialize", "tools/call", "tools/list"}) || !strings.Contains(stderr, `did you mean "echo2"?`) {
+		t.Errorf("a tool gone: sent %q; stderr %s", got, stderr)
+	}
+
+	spec = filepath.Join(t.TempDir(), "spec.json") // another server, kept for nothing
+	serve(v1, echo)
+	for i := range 2 {
+		if got, _ := run([]string{"MCPV_LIST_TTL=0"}, 0, "call", "echo", "n=1"); !slices.Equal(got, listed) {
+			t.Errorf("MCPV_LIST_TTL=0, call %d: sent %q, want the tools listed", i+1, got)
+		}
+	}
+	pins := filepath.Join(t.TempDir(), "pins.json")
+	run(nil, 0, "pin", pins)
+	for i := range 2 {
+		if got, _ := run(nil, 0, "--pin", pins, "call", "echo", "n=1"); !slices.Equal(got, listed) {
+			t.Errorf("held to a pin, call %d: sent %q, want the tools listed", i+1, got)
+		}
+	}
+}

@@ -16,7 +16,7 @@ __mcpv_subs() {
 # __mcpv_flags CMD sets flags to the flags of CMD alone; those of its ancestors apply too.
 __mcpv_flags() {
     case $1 in
-    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --pin-strict --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --no-wait --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --no-extension --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --if-declared --errors --trace --otel --version' ;;
+    '') flags='--help -h --url -u --server -s --session --session-id --config --pin --pin-strict --inherit-env --header -H --cacert --transport --env --cwd --timeout --connect-timeout --protocol-version --protocol-era --framing --fresh --quiet --verbose -v --auth --client-id --client-secret --client-key --client-metadata-url --grant --idp-token-endpoint --idp-client-id --id-token --assertion --dpop --resource --scope --redirect-host --redirect-port --redirect-path --login-timeout --no-wait --max-timeout --events --log-level --root --sampling-cmd --answer --answers --elicitation --no-extension --jq -q --jq-arg --jq-argjson --raw-output -r --exit-status -e --pretty --compact -c --color --output-format -o --if-declared --errors --trace --otel --version' ;;
     'list-tools') flags='--cursor --max-pages --names' ;;
     'call') flags='--args --no-coerce --no-validate --validate-output --dry-run --text --save-dir --task --ttl --detach' ;;
     'list-resources') flags='--cursor --max-pages' ;;
@@ -77,6 +77,7 @@ __mcpv_flag() {
         ':--protocol-version') kind='none'; return ;;
         ':--protocol-era') kind='enum legacy auto modern'; return ;;
         ':--framing') kind='enum auto lines content-length'; return ;;
+        ':--fresh') kind='bool'; return ;;
         ':--quiet') kind='bool'; return ;;
         ':--verbose'|':-v') kind='bool'; return ;;
         ':--auth') kind='enum auto stored none'; return ;;

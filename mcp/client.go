@@ -412,10 +412,10 @@ var progressMethods = map[string]bool{
 // the call waits for it first, or rides right behind the server/discover
 // that asks for it (see callRecalled).
 //
-// A list request of a modern session may be answered from lists kept
-// earlier (ClientOptions.Lists).
+// A list request may be answered from lists kept earlier
+// (ClientOptions.Lists).
 func (c *Client) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if l := c.opts.Lists; l != nil && isList(method) && c.era().modern {
+	if l := c.opts.Lists; l != nil && isList(method) {
 		return c.callKept(ctx, l, method, params)
 	}
 	return c.call(ctx, method, params)

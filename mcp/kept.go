@@ -6,8 +6,9 @@ import (
 )
 
 // KeptLists holds the list results a server allows to be kept (for their
-// ttlMs, in the modern era: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching),
-// beyond one session: internal/serverstate keeps them between runs. A
+// ttlMs, in the modern era: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching;
+// for a default of the user's when a result gives no hints, in either
+// era), beyond one session: internal/serverstate keeps them between runs. A
 // list request made to look something up (Lookup) is answered from them
 // while they are fresh; every list the server answers is given to be kept.
 type KeptLists interface {
@@ -31,7 +32,8 @@ func WithLookup(ctx context.Context) context.Context {
 // Lookup reports whether the list requests sent with ctx look something up.
 func Lookup(ctx context.Context) bool { return ctx.Value(lookupKey{}) != nil || ToolSought(ctx) != "" }
 
-// callKept is Call for a list request of a modern session with kept lists.
+// callKept is Call for a list request of a session with kept lists: what
+// the server answers is kept unless the era changed under the request.
 func (c *Client) callKept(ctx context.Context, l KeptLists, method string, params json.RawMessage) (json.RawMessage, error) {
 	stamped, _, err := c.prepare(method, params)
 	if err != nil {
@@ -43,7 +45,7 @@ func (c *Client) callKept(ctx context.Context, l KeptLists, method string, param
 	}
 	was := c.era()
 	res, err = c.call(ctx, method, params)
-	if e := c.era(); err == nil && keep != nil && e.modern && e.version == was.version {
+	if e := c.era(); err == nil && keep != nil && e.modern == was.modern && e.version == was.version {
 		keep(res)
 	}
 	return res, err

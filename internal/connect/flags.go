@@ -58,6 +58,11 @@ type ReachFlags struct {
 // default:"60s").
 const DefaultConnectTimeout = 60 * time.Second
 
+// DefaultListTTL is how long a list that gives no hints of its own (no
+// ttlMs: every server of the initialize era) is kept between runs, to
+// type a call's arguments without asking (MCPV_LIST_TTL sets another).
+const DefaultListTTL = 5 * time.Minute
+
 // ProtocolFlags bound the time and choose the protocol.
 type ProtocolFlags struct {
 	Timeout         duration.Flag `name:"timeout" default:"10m"`
@@ -65,6 +70,7 @@ type ProtocolFlags struct {
 	ProtocolVersion string        `name:"protocol-version"`
 	ProtocolEra     string        `name:"protocol-era" enum:"legacy,auto,modern" default:"auto"`
 	Framing         string        `name:"framing" enum:"auto,lines,content-length" default:"auto"`
+	Fresh           bool          `name:"fresh"`
 }
 
 // DisplayFlags say what to show of the server.
@@ -98,6 +104,7 @@ var (
 		{"protocol-version", "VERSION", "Offer this protocol version and accept no other (default: offer {latest_version}, accept {supported_versions}); 2026-07-28 speaks the modern era (server/discover, no initialize)."},
 		{"protocol-era", "", "auto: probe with server/discover (MCP 2026-07-28) and fall back to initialize for older servers; legacy: start with initialize (a server that shows it is of 2026-07-28 only is still spoken to in that era); modern: 2026-07-28 only."},
 		{"framing", "", "How a stdio server's messages are delimited: auto (lines, switching to Content-Length headers when the server's first bytes are headers), lines, or content-length (for a server that frames them as LSP does and waits for the client)."},
+		{"fresh", "", "Ask the server for its lists: none kept from an earlier run answers a call's lookup (see 'mcpv help arguments')."},
 	}
 	displayFlagDocs = []FlagDoc{
 		{"quiet", "", "Do not show the server's stderr (its last lines still appear in errors)."},

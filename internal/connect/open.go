@@ -176,6 +176,9 @@ func open(ctx context.Context, s *Settings, env Env, h Hooks, ans *answerer, ini
 	}
 	c.Client = client
 	c.noteEra()
+	if kept != nil {
+		kept.Opened(client.State())
+	}
 	if err := c.setLogLevel(ctx, s.Answers.LogLevel); err != nil {
 		c.Close()
 		return nil, err

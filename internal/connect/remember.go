@@ -25,7 +25,10 @@ func remember(s *Settings, env Env, h Hooks) *serverstate.Store {
 		return nil
 	}
 	state := trust.StateDir(env.Getenv, env.Home(), env.GOOS)
-	return serverstate.Open(filepath.Join(state, "servers"), filepath.Dir(state), identity(s, env, h), nil)
+	kept := serverstate.Open(filepath.Join(state, "servers"), filepath.Dir(state), identity(s, env, h), nil)
+	kept.DefaultTTL = s.ListTTL
+	kept.Fresh = s.Fresh || s.Pin != "" // a pin is held to what the server lists now
+	return kept
 }
 
 // identity tells the server s names, and the credentials sent to it, from

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/mcp"
@@ -51,6 +52,12 @@ type Settings struct {
 	// MaxMessage bounds each message the server sends (mcp's
 	// MaxMessage); 0 reads any. No flag sets it: mcpv check does.
 	MaxMessage int64
+	// Fresh asks the server for every list, none answered from what was
+	// kept of it between runs (--fresh); ListTTL is how long a list that
+	// gives no hints of its own is kept between runs (MCPV_LIST_TTL; 0:
+	// not at all).
+	Fresh   bool
+	ListTTL time.Duration
 
 	Auth    Auth
 	Answers Answers
@@ -155,6 +162,8 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 		Framing:         cmp.Or(f.Framing, mcp.FramingAuto), // "" is auto, spelt one way from here on
 		Quiet:           f.Quiet,
 		Verbose:         f.Verbose,
+		Fresh:           f.Fresh,
+		ListTTL:         DefaultListTTL,
 		Untrusted:       src.Untrusted,
 		Answers: Answers{
 			Roots:       f.Root,
@@ -199,6 +208,11 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 		return nil, clierr.Usagef("--session-id resumes an HTTP session: give the server's --url (or an HTTP --server)")
 	}
 	s.ResumeSession = f.SessionID
+	if v := env.Getenv("MCPV_LIST_TTL"); v != "" {
+		if s.ListTTL, err = duration.Parse(v); err != nil || s.ListTTL < 0 {
+			return nil, clierr.Usagef("MCPV_LIST_TTL=%q: give how long a list that says nothing of its own may be kept between runs, as a duration such as 10m (0: not at all)", v)
+		}
+	}
 	if s.NoExtensions, err = noExtensions(f.NoExtension, x); err != nil {
 		return nil, err
 	}

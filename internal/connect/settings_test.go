@@ -199,6 +199,7 @@ func TestMerge(t *testing.T) {
 			want := &Settings{
 				Timeout: time.Duration(f.Timeout), ConnectTimeout: time.Duration(f.ConnectTimeout), MaxTimeout: time.Duration(f.MaxTimeout),
 				Auth: Auth{Mode: f.Auth, Grant: "authorization_code", ClientID: f.ClientID}, Framing: mcp.FramingAuto,
+				ListTTL: DefaultListTTL,
 			}
 			if x := tt.src.Entry; x != nil { // where the entry is, and the name a pin knows it by
 				want.ConfigFile, want.ConfigLine, want.PinEntry = x.File.Path, x.Line, x.Name
@@ -208,6 +209,31 @@ func TestMerge(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestListTTL: MCPV_LIST_TTL sets how long a list without hints is kept
+// between runs (0: not at all); a value that is no duration is refused,
+// not passed over; --fresh is carried as given.
+func TestListTTL(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": DefaultListTTL, "30s": 30 * time.Second, "0": 0, "2h": 2 * time.Hour} {
+		env := Env{Environ: []string{"PATH=/bin", "MCPV_LIST_TTL=" + v}, Cwd: "/work", GOOS: "linux"}
+		if v == "" {
+			env.Environ = env.Environ[:1]
+		}
+		f := defaults()
+		f.Fresh = v == "0"
+		s, err := Merge(f, nil, Source{Command: []string{"srv"}}, env)
+		if err != nil || s.ListTTL != want || s.Fresh != (v == "0") {
+			t.Errorf("MCPV_LIST_TTL=%q: %v, %v (fresh %v), want %v", v, s, err, s != nil && s.Fresh, want)
+		}
+	}
+	for _, v := range []string{"soon", "-1m", "30 s"} {
+		env := Env{Environ: []string{"MCPV_LIST_TTL=" + v}, Cwd: "/work", GOOS: "linux"}
+		_, err := Merge(defaults(), nil, Source{Command: []string{"srv"}}, env)
+		if ue := (*clierr.UsageError)(nil); !errors.As(err, &ue) || !strings.Contains(err.Error(), "MCPV_LIST_TTL") {
+			t.Errorf("MCPV_LIST_TTL=%q: %v, want a usage error naming it", v, err)
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ var Vars = []Var{
 	{Name: "MCPV_PIN", Help: "the pin file to hold servers to when --pin is not given (mcpv pin)"},
 	{Name: "MCPV_IF_DECLARED", Help: "true: a list of a capability the server does not declare prints the empty list and exits 0, not 3 (--if-declared)"},
 	{Name: "MCPV_PIN_STRICT", Help: "1 or true: as --pin-strict, refuse every pinned item while the server's instructions are not those pinned"},
+	{Name: "MCPV_LIST_TTL", Help: "how long a server's list that says nothing of its own (no ttlMs) is kept between runs to type a call's arguments without listing, as a duration (default 5m; 0: not at all; --fresh asks anyway)"},
 	{Name: "MCPV_CLIENT_SECRET", Help: "the OAuth client secret when --client-secret is not given"},
 	{Name: "MCPV_ID_TOKEN", Help: "the user's ID token for --grant cross-app when --id-token is not given"},
 	{Name: "MCPV_ASSERTION", Help: "the workload's JWT for --grant jwt-bearer when --assertion is not given"},

@@ -29,7 +29,8 @@
 //
 // What was kept for a ttl may outlive the process (Export, Import):
 // internal/serverstate keeps it between one-shot runs, a "private" result
-// for the same credentials alone.
+// for the same credentials alone, and there a result that gives no hints
+// (Hinted) for a default of the user's (KeepFor).
 package listcache
 
 import (
@@ -152,21 +153,33 @@ func (c *Cache) Ask(method string, params json.RawMessage) (r Request, ok bool) 
 // which era the session speaks, listChanged whether the server declared
 // list_changed notifications for r's list.
 func (c *Cache) Keep(r Request, result json.RawMessage, modern, listChanged bool) {
-	if r.key == "" || len(result) > MaxBytes/4 {
-		return
-	}
-	var expires time.Time
-	var private bool
-	if modern {
-		ttl, scope, ok := FreshFor(result)
-		if !ok {
-			return
+	if !modern {
+		if listChanged {
+			c.keepUntil(r, result, time.Time{}, false)
 		}
-		expires, private = c.now().Add(ttl), scope == "private"
-	} else if !listChanged {
 		return
 	}
-	c.keep(r.key, r.base, r.list, r.gen, entry{list: r.list, result: result, expires: expires, private: private})
+	if ttl, scope, ok := FreshFor(result); ok {
+		c.KeepFor(r, result, ttl, scope == "private")
+	}
+}
+
+// KeepFor keeps result, the answer to r, for ttl, whatever it says of
+// itself: what a client may keep of a result that gives no hints
+// (Hinted), for as long as its user allows. private keeps it for the
+// authorization context that asked alone.
+func (c *Cache) KeepFor(r Request, result json.RawMessage, ttl time.Duration, private bool) {
+	if ttl > 0 {
+		c.keepUntil(r, result, c.now().Add(ttl), private)
+	}
+}
+
+// keepUntil keeps result, the answer to r, until expires (zero: until
+// its list changes).
+func (c *Cache) keepUntil(r Request, result json.RawMessage, expires time.Time, private bool) {
+	if r.key != "" && len(result) <= MaxBytes/4 {
+		c.keep(r.key, r.base, r.list, r.gen, entry{list: r.list, result: result, expires: expires, private: private})
+	}
 }
 
 // keep indexes e, kept under key (whose walk is base), and keeps it unless
@@ -381,6 +394,18 @@ func FreshFor(result json.RawMessage) (ttl time.Duration, scope string, ok bool)
 	}
 	ms := min(*r.TTLMs, float64(24*time.Hour/time.Millisecond))
 	return time.Duration(ms * float64(time.Millisecond)), scope, true
+}
+
+// Hinted reports whether a list result says how long it may be kept: a
+// ttlMs, even 0 (kept not at all), or a resultType other than complete
+// (never kept). A result without hints, of either era, is kept for a
+// default of the client's (KeepFor).
+func Hinted(result json.RawMessage) bool {
+	var r struct {
+		ResultType string          `json:"resultType"`
+		TTLMs      json.RawMessage `json:"ttlMs"`
+	}
+	return json.Unmarshal(result, &r) != nil || r.TTLMs != nil || r.ResultType != "" && r.ResultType != "complete"
 }
 
 var errNotCacheable = errors.New("not cacheable")

@@ -2,8 +2,9 @@
 // run to the next, in one file of the state directory per server: the era
 // it spoke (so that the next run need not probe for it), and the list
 // results it allows to be kept (their ttlMs and cacheScope, in the
-// 2026-07-28 era), so that a call while the server says its tool list is
-// fresh finds its tool without asking.
+// 2026-07-28 era; a result that gives no hints, in either era, for the
+// user's DefaultTTL), so that a call while the tool list is fresh finds
+// its tool without asking.
 //
 // A server is known by everything that makes it the server it is
 // (Identity): a stdio server by its command, arguments, directory,
@@ -66,6 +67,12 @@ type Store struct {
 	// Trace, when set, is told of each request answered from what was
 	// kept (for --verbose).
 	Trace func(line string)
+	// DefaultTTL is how long a list result that gives no hints of its own
+	// (listcache.Hinted) is kept, in either era; 0 keeps none.
+	DefaultTTL time.Duration
+	// Fresh answers no lookup from what was kept: every list is asked of
+	// the server, and what it answers kept for the next run.
+	Fresh bool
 
 	mu       sync.Mutex // guards era, recalled and served
 	era      *eraRecord
@@ -198,7 +205,7 @@ func (s *Store) ForgetEra() {
 func (s *Store) Kept(method string, params json.RawMessage, seek string, lookup bool) (json.RawMessage, func(json.RawMessage)) {
 	var r listcache.Request
 	var ok bool
-	if lookup {
+	if lookup && !s.Fresh {
 		var res json.RawMessage
 		if res, r, ok = s.lists.Lookup(method, params, seek); res != nil {
 			s.mu.Lock()
@@ -216,12 +223,46 @@ func (s *Store) Kept(method string, params json.RawMessage, seek string, lookup 
 		return nil, nil
 	}
 	return nil, func(result json.RawMessage) {
-		if _, scope, fresh := listcache.FreshFor(result); !fresh || scope == "private" && !s.id.Private {
+		ttl, scope, fresh := listcache.FreshFor(result)
+		if !fresh {
+			if listcache.Hinted(result) {
+				return
+			}
+			ttl, scope = s.DefaultTTL, "private" // no hints: for the credentials that asked alone
+		}
+		if ttl <= 0 || scope == "private" && !s.id.Private {
 			return
 		}
-		s.lists.Keep(r, result, true, false)
+		s.lists.KeepFor(r, result, ttl, scope == "private")
 		s.dirty.Store(true)
 	}
+}
+
+// Opened is told the state of the session a run opened: a server whose
+// serverInfo is not the one the lists were kept from (another name or
+// version behind the same command line or URL) is another server, and
+// nothing kept of it answers.
+func (s *Store) Opened(st mcp.State) {
+	s.mu.Lock()
+	old := s.era
+	s.mu.Unlock()
+	if old == nil || serverInfo(old.State.InitializeResult) == serverInfo(st.InitializeResult) {
+		return
+	}
+	for _, change := range mcp.Changes {
+		s.lists.Notified(change)
+	}
+	s.dirty.Store(true)
+}
+
+// serverInfo is the serverInfo of an initialize result (or the modern
+// era's discover result), as the server wrote it; "" when it has none.
+func serverInfo(result json.RawMessage) string {
+	var r mcp.InitializeResult
+	if json.Unmarshal(result, &r) != nil {
+		return ""
+	}
+	return string(r.ServerInfo)
 }
 
 // listOf is the list a kept method belongs to, as a list_changed

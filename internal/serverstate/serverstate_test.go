@@ -456,3 +456,62 @@ func TestForgottenWhenTheServerChanged(t *testing.T) {
 		t.Errorf("Recall after ForgetEra = %+v", r)
 	}
 }
+
+// TestDefaultTTL: a list that gives no hints is kept for DefaultTTL, in
+// either era, for the credentials that asked alone; one that says
+// anything of it (ttlMs 0, malformed) is not; Fresh answers no lookup but
+// keeps what the server says; another serverInfo drops what was kept.
+func TestDefaultTTL(t *testing.T) {
+	dir, root := place(t)
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	v1 := mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"}}`)}
+	open := func(id Identity, fresh bool) *Store {
+		s := Open(dir, root, id, clk.now)
+		s.DefaultTTL, s.Fresh = 5*time.Minute, fresh
+		s.Opened(v1)
+		return s
+	}
+	s := open(server, false)
+	for _, res := range []string{`{"tools":[{"name":"t1"}],"ttlMs":0}`, `{"tools":[{"name":"t1"}],"ttlMs":"600000"}`} {
+		keepTools(t, s, res)
+		if lookupTool(s) != nil {
+			t.Errorf("%s kept for the default", res)
+		}
+	}
+	keepTools(t, s, `{"tools":[{"name":"t1"}]}`)
+	s.Learnt(v1, nil, true)
+	s.Save()
+	clk.t = clk.t.Add(4 * time.Minute)
+	if lookupTool(open(server, false)) == nil {
+		t.Fatal("a list without hints not kept for the default")
+	}
+	s = open(server, true)
+	if lookupTool(s) != nil {
+		t.Error("Fresh answered a lookup")
+	}
+	keepTools(t, s, `{"tools":[{"name":"t1"},{"name":"t2"}]}`)
+	s.Save()
+	if res := lookupTool(open(server, false)); !strings.Contains(string(res), `"t1"`) {
+		t.Errorf("what a Fresh run listed not kept: %s", res)
+	}
+	clk.t = clk.t.Add(6 * time.Minute)
+	if lookupTool(open(server, false)) != nil {
+		t.Error("kept past the default")
+	}
+
+	s = open(server, false)
+	keepTools(t, s, `{"tools":[{"name":"t1"}]}`)
+	s.Save()
+	s = Open(dir, root, server, clk.now)
+	s.Opened(mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"2"}}`)})
+	if lookupTool(s) != nil {
+		t.Error("kept for a server of another serverInfo")
+	}
+
+	noCreds := Identity{Server: strings.Repeat("ef", 32)}
+	s = open(noCreds, false)
+	keepTools(t, s, `{"tools":[{"name":"t1"}]}`)
+	if lookupTool(s) != nil {
+		t.Error("a list without hints kept where the credentials cannot be told apart")
+	}
+}
