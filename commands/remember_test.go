@@ -487,14 +487,15 @@ func TestListsWithoutHintsKeptBetweenRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := newWorld(t)
+	w, received := newWorld(t), filepath.Join(t.TempDir(), "received.ndjson")
 	run := func(env []string, wantCode int, a ...string) (methods []string, stderr string) {
 		t.Helper()
 		e := w.env
 		for _, kv := range env {
 			e = with(e, kv)
 		}
-		r := mcpvIn(t, e, "", args([]string{"-v"}, a, fake("spec="+spec))...)
+		logged := []string{"--env", mcptest.EnvLog + "=" + received} // one log for every run
+		r := mcpvIn(t, e, "", args([]string{"-v"}, a, logged, fake("spec="+spec))...)
 		if r.code != wantCode {
 			t.Fatalf("%q: exit %d, want %d: %s", a, r.code, wantCode, r.stderr)
 		}
@@ -510,6 +511,9 @@ func TestListsWithoutHintsKeptBetweenRuns(t *testing.T) {
 		if got, stderr := run(nil, 0, "call", "echo", "n=1"); !slices.Equal(got, want) {
 			t.Fatalf("call %d: sent %q, want %q\n%s", i+1, got, want, stderr)
 		}
+	}
+	if log := readLog(t, received); strings.Count(log, `"method":"tools/list"`) != 1 || strings.Count(log, `"method":"tools/call"`) != 3 {
+		t.Errorf("the server received, over three calls:\n%s", log)
 	}
 	if got, _ := run(nil, 0, "--fresh", "call", "echo", "n=1"); !slices.Equal(got, listed) {
 		t.Errorf("--fresh: sent %q, want the tools listed", got)

@@ -15,8 +15,9 @@ type KeptLists interface {
 	// Kept returns the kept result of a list request (method, its params
 	// as they go out, seek the tool it looks for) when lookup is set and
 	// one is fresh; otherwise keep, when not nil, takes the server's
-	// result.
-	Kept(method string, params json.RawMessage, seek string, lookup bool) (result json.RawMessage, keep func(json.RawMessage))
+	// result, and the era it was answered in (modern: whether its caching
+	// hints mean anything).
+	Kept(method string, params json.RawMessage, seek string, lookup bool) (result json.RawMessage, keep func(result json.RawMessage, modern bool))
 }
 
 type lookupKey struct{}
@@ -46,7 +47,7 @@ func (c *Client) callKept(ctx context.Context, l KeptLists, method string, param
 	was := c.era()
 	res, err = c.call(ctx, method, params)
 	if e := c.era(); err == nil && keep != nil && e.modern == was.modern && e.version == was.version {
-		keep(res)
+		keep(res, e.modern)
 	}
 	return res, err
 }

@@ -202,7 +202,7 @@ func (s *Store) ForgetEra() {
 }
 
 // Kept implements mcp.KeptLists.
-func (s *Store) Kept(method string, params json.RawMessage, seek string, lookup bool) (json.RawMessage, func(json.RawMessage)) {
+func (s *Store) Kept(method string, params json.RawMessage, seek string, lookup bool) (json.RawMessage, func(json.RawMessage, bool)) {
 	var r listcache.Request
 	var ok bool
 	if lookup && !s.Fresh {
@@ -222,13 +222,15 @@ func (s *Store) Kept(method string, params json.RawMessage, seek string, lookup 
 	if !ok {
 		return nil, nil
 	}
-	return nil, func(result json.RawMessage) {
+	return nil, func(result json.RawMessage, modern bool) {
 		ttl, scope, fresh := listcache.FreshFor(result)
-		if !fresh {
-			if listcache.Hinted(result) {
+		if !modern || !fresh {
+			if modern && listcache.Hinted(result) {
 				return
 			}
-			ttl, scope = s.DefaultTTL, "private" // no hints: for the credentials that asked alone
+			// No hints (the initialize era has none: a ttlMs there
+			// means nothing): for the credentials that asked alone.
+			ttl, scope = s.DefaultTTL, "private"
 		}
 		if ttl <= 0 || scope == "private" && !s.id.Private {
 			return

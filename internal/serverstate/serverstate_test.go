@@ -27,15 +27,21 @@ var (
 	toolsRQ = json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)
 )
 
-// keepTools has s keep a tools/list page of one tool, as the server
-// answered it.
+// keepTools has s keep a tools/list page of one tool, as a server of
+// the modern era answered it.
 func keepTools(t *testing.T, s *Store, result string) {
+	t.Helper()
+	keepIn(t, s, result, true)
+}
+
+// keepIn has s keep a tools/list page as a server of the era answered it.
+func keepIn(t *testing.T, s *Store, result string, modern bool) {
 	t.Helper()
 	res, keep := s.Kept("tools/list", toolsRQ, "", false)
 	if res != nil || keep == nil {
 		t.Fatalf("a listing: %s, keep %v", res, keep != nil)
 	}
-	keep(json.RawMessage(result))
+	keep(json.RawMessage(result), modern)
 }
 
 // lookupTool is a call's lookup of tool t1: the kept page, or nil.
@@ -341,7 +347,7 @@ func TestBoundedOnDisk(t *testing.T) {
 	if res != nil {
 		t.Fatal(res)
 	}
-	keep(json.RawMessage(`{"prompts":[{"name":"` + strings.Repeat("p", 2<<20) + `"}],"ttlMs":60000}`))
+	keep(json.RawMessage(`{"prompts":[{"name":"`+strings.Repeat("p", 2<<20)+`"}],"ttlMs":60000}`), true)
 	if err := s.Save(); err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +407,7 @@ func TestConcurrentSaves(t *testing.T) {
 		go func() {
 			s := Open(dir, root, server, clk.now)
 			_, keep := s.Kept("tools/list", toolsRQ, "", false)
-			keep(json.RawMessage(`{"tools":[{"name":"t1","description":"run ` + strings.Repeat("x", i*1000) + `"}],"ttlMs":60000}`))
+			keep(json.RawMessage(`{"tools":[{"name":"t1","description":"run `+strings.Repeat("x", i*1000)+`"}],"ttlMs":60000}`), true)
 			done <- s.Save()
 		}()
 	}
@@ -475,8 +481,12 @@ func TestDefaultTTL(t *testing.T) {
 	for _, res := range []string{`{"tools":[{"name":"t1"}],"ttlMs":0}`, `{"tools":[{"name":"t1"}],"ttlMs":"600000"}`} {
 		keepTools(t, s, res)
 		if lookupTool(s) != nil {
-			t.Errorf("%s kept for the default", res)
+			t.Errorf("%s, in the modern era, kept for the default", res)
 		}
+	}
+	keepIn(t, s, `{"tools":[{"name":"t1"}],"ttlMs":0}`, false) // a ttlMs means nothing in the initialize era
+	if lookupTool(s) == nil {
+		t.Error("a list of the initialize era not kept for the default")
 	}
 	keepTools(t, s, `{"tools":[{"name":"t1"}]}`)
 	s.Learnt(v1, nil, true)
@@ -489,7 +499,7 @@ func TestDefaultTTL(t *testing.T) {
 	if lookupTool(s) != nil {
 		t.Error("Fresh answered a lookup")
 	}
-	keepTools(t, s, `{"tools":[{"name":"t1"},{"name":"t2"}]}`)
+	keepIn(t, s, `{"tools":[{"name":"t1"},{"name":"t2"}]}`, false)
 	s.Save()
 	if res := lookupTool(open(server, false)); !strings.Contains(string(res), `"t1"`) {
 		t.Errorf("what a Fresh run listed not kept: %s", res)

@@ -137,10 +137,12 @@ peers() {
 # warmed by one run first): list-tools, the default call (typed and
 # checked), the fast path (--no-validate, JSON arguments: no listing), and
 # the default call against a server that lets its lists be kept
-# (demo-server -ttl 1h: mcpv sends the call alone), over stdio and over
-# Streamable HTTP (stateless servers, as the 2026-07-28 era has no
-# sessions). mcptools and the mcp-go client speak 2025-11-25 and list
-# nothing before a call.
+# (demo-server -ttl 1h: mcpv sends the call alone), and the default call
+# repeated against a server of 2025-11-25 alone (-versions 2025-11-25:
+# its list, which says nothing of how long it may be kept, kept for
+# MCPV_LIST_TTL), over stdio and over Streamable HTTP (stateless servers,
+# as the 2026-07-28 era has no sessions). mcptools and the mcp-go client
+# speak 2025-11-25 and list nothing before a call.
 
 # trip_op NAME OP URL ROUND [SERVER ARGS...]: one round of OP (list, call
 # or fast) by each client, against the server at URL, or a fresh stdio
@@ -177,8 +179,8 @@ http_demo() {
 }
 
 trips() {
-	local rounds=$((runs * 3)) i plain kept
-	local names=(trip-list trip-call trip-fast trip-kept htrip-list htrip-call htrip-fast htrip-kept) n c
+	local rounds=$((runs * 3)) i plain kept old
+	local names=(trip-list trip-call trip-fast trip-kept trip-old htrip-list htrip-call htrip-fast htrip-kept htrip-old) n c
 	for n in "${names[@]}"; do for c in mcpv mcpgo mcptools; do reset "$n-$c"; done; done
 	http_pids=()
 	# shellcheck disable=SC2064 # the pids are known when it runs
@@ -187,21 +189,27 @@ trips() {
 	plain=$url
 	http_demo -stateless -ttl 1h
 	kept=$url
+	http_demo -stateless -versions 2025-11-25
+	old=$url
 	# One run of each first: what mcpv keeps of each server, as after a
 	# user's first run.
 	"$mcpv" list-tools -- "$demo" >/dev/null
 	"$mcpv" call echo message=hi -- "$demo" -ttl 1h >/dev/null
 	"$mcpv" -u "$plain" list-tools >/dev/null
 	"$mcpv" -u "$kept" call echo message=hi >/dev/null
+	"$mcpv" call echo message=hi -- "$demo" -versions 2025-11-25 >/dev/null
+	"$mcpv" -u "$old" call echo message=hi >/dev/null
 	for i in $(seq "$rounds"); do
 		trip_op trip-list list "" "$i"
 		trip_op trip-call call "" "$i"
 		trip_op trip-fast fast "" "$i"
 		trip_op trip-kept call "" "$i" -ttl 1h
+		trip_op trip-old call "" "$i" -versions 2025-11-25
 		trip_op htrip-list list "$plain" "$i"
 		trip_op htrip-call call "$plain" "$i"
 		trip_op htrip-fast fast "$plain" "$i"
 		trip_op htrip-kept call "$kept" "$i"
+		trip_op htrip-old call "$old" "$i"
 	done
 	kill "${http_pids[@]}" 2>/dev/null || true
 	wait "${http_pids[@]}" 2>/dev/null || true
@@ -210,8 +218,10 @@ trips() {
 	peer_rows trip-call "round trips: call (typed and checked), stdio"
 	peer_rows trip-fast "round trips: call --no-validate, JSON arguments, stdio"
 	peer_rows trip-kept "round trips: call, lists kept (-ttl 1h), stdio"
+	peer_rows trip-old "round trips: call repeated, a server of 2025-11-25 (its list kept for MCPV_LIST_TTL), stdio"
 	peer_rows htrip-list "round trips: list-tools, Streamable HTTP"
 	peer_rows htrip-call "round trips: call (typed and checked), Streamable HTTP"
 	peer_rows htrip-fast "round trips: call --no-validate, JSON arguments, Streamable HTTP"
 	peer_rows htrip-kept "round trips: call, lists kept (-ttl 1h), Streamable HTTP"
+	peer_rows htrip-old "round trips: call repeated, a server of 2025-11-25 (its list kept for MCPV_LIST_TTL), Streamable HTTP"
 }
