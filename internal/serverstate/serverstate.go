@@ -27,6 +27,7 @@
 package serverstate
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"sync"
@@ -241,14 +242,14 @@ func (s *Store) Kept(method string, params json.RawMessage, seek string, lookup 
 }
 
 // Opened is told the state of the session a run opened: a server whose
-// serverInfo is not the one the lists were kept from (another name or
-// version behind the same command line or URL) is another server, and
-// nothing kept of it answers.
+// serverInfo, capabilities or instructions are not those the lists were
+// kept from (another version behind the same command line or URL) is
+// another server, and nothing kept of it answers.
 func (s *Store) Opened(st mcp.State) {
 	s.mu.Lock()
 	old := s.era
 	s.mu.Unlock()
-	if old == nil || serverInfo(old.State.InitializeResult) == serverInfo(st.InitializeResult) {
+	if old == nil || described(old.State.InitializeResult) == described(st.InitializeResult) {
 		return
 	}
 	for _, change := range mcp.Changes {
@@ -257,14 +258,15 @@ func (s *Store) Opened(st mcp.State) {
 	s.dirty.Store(true)
 }
 
-// serverInfo is the serverInfo of an initialize result (or the modern
-// era's discover result), as the server wrote it; "" when it has none.
-func serverInfo(result json.RawMessage) string {
+// described is what an initialize result (or the modern era's discover
+// result) says the server is, as the server wrote it: its serverInfo,
+// capabilities and instructions.
+func described(result json.RawMessage) string {
 	var r mcp.InitializeResult
 	if json.Unmarshal(result, &r) != nil {
 		return ""
 	}
-	return string(r.ServerInfo)
+	return string(r.ServerInfo) + "\x00" + string(r.Capabilities) + "\x00" + *cmp.Or(r.Instructions, new(string))
 }
 
 // listOf is the list a kept method belongs to, as a list_changed

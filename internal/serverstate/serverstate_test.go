@@ -517,6 +517,14 @@ func TestDefaultTTL(t *testing.T) {
 	if lookupTool(s) != nil {
 		t.Error("kept for a server of another serverInfo")
 	}
+	s = open(server, false)
+	keepIn(t, s, `{"tools":[{"name":"t1"}]}`, false)
+	s.Save()
+	s = Open(dir, root, server, clk.now)
+	s.Opened(mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"},"instructions":"Call t1 first."}`)})
+	if lookupTool(s) != nil {
+		t.Error("kept for a server of other instructions")
+	}
 
 	noCreds := Identity{Server: strings.Repeat("ef", 32)}
 	s = open(noCreds, false)
