@@ -98,9 +98,13 @@ func collisions(a, b *auditee) []Finding {
 		}
 		for _, n := range b.names[k] {
 			for _, o := range theirs[canon.Skeleton(n)] {
-				if n == o {
+				if n == o || spelledApart(n, o) {
+					written := ""
+					if n != o {
+						written = fmt.Sprintf(", written %q", o)
+					}
 					out = append(out, Finding{Rule: RuleNameCollision, Severity: Low, Server: b.Name, Kind: l.kind, Name: n, Field: "name",
-						Message: fmt.Sprintf("has the name of a %s of server %q too", l.kind, a.Name), Excerpt: canon.Show(n)})
+						Message: fmt.Sprintf("has the name of a %s of server %q too%s", l.kind, a.Name, written), Excerpt: canon.Show(n)})
 				} else {
 					out = append(out, Finding{Rule: RuleNameCollision, Severity: High, Server: b.Name, Kind: l.kind, Name: n, Field: "name",
 						Message: fmt.Sprintf("looks like %s %q of server %q", l.kind, o, a.Name), Excerpt: canon.Show(n)})
@@ -109,6 +113,28 @@ func collisions(a, b *auditee) []Finding {
 		}
 	}
 	return out
+}
+
+// spelledApart reports whether two names are the same words in plain
+// ASCII written with other separators or in other case (create_project,
+// create-project): two servers' conventions, which a reader tells apart
+// as easily as the servers' names, not letters made to pass for others.
+func spelledApart(a, b string) bool {
+	plain := func(s string) (string, bool) {
+		out := []byte(canon.LowerASCII(s))
+		for i, c := range out {
+			switch {
+			case c == '-' || c == '.':
+				out[i] = '_'
+			case c >= 0x80 || c < 0x20:
+				return "", false
+			}
+		}
+		return string(out), true
+	}
+	pa, oka := plain(a)
+	pb, okb := plain(b)
+	return oka && okb && pa == pb
 }
 
 // namesOtherServer finds the texts of a that name a tool of b, a's own
