@@ -292,6 +292,18 @@ func TestDeviceLoginAgainstZitadel(t *testing.T) {
 		}
 	})
 
+	// A wrong secret: the provider refuses the client before any code is
+	// shown, and mcpv says so with the provider's error, the secret unsaid.
+	t.Run("wrong secret", func(t *testing.T) {
+		t.Parallel()
+		w := newDeviceWorld(t, srv)
+		exit, stdout, stderr := w.mcpv(t, []string{"MCPV_E2E_DEVICE_SECRET=not-the-secret-4711"}, "auth", "login", "--device", "-s", "zitadel")
+		if exit != 5 || stdout != "" || !strings.Contains(stderr, "unauthorized_client") || strings.Contains(stderr, "enter the code") ||
+			strings.Contains(stderr, "not-the-secret-4711") {
+			t.Fatalf("auth login --device with a wrong secret: exit %d, stdout %q, stderr:\n%s", exit, stdout, stderr)
+		}
+	})
+
 	// Without a terminal, over ssh with no browser, a command that needs
 	// the login exits 5 at once with the link and the code (in JSON); a
 	// process of mcpv's polls the provider, and the auth wait the hint
@@ -305,6 +317,9 @@ func TestDeviceLoginAgainstZitadel(t *testing.T) {
 		if err := json.Unmarshal([]byte(stderr), &f); err != nil || exit != 5 || f.Login == nil || f.Login.Code == "" ||
 			!strings.HasPrefix(f.Login.URL, strings.TrimSuffix(issuer, "/")) || f.Login.Wait != "mcpv auth wait -u "+srv.URL() {
 			t.Fatalf("exit %d, stderr %q (%v)", exit, stderr, err)
+		}
+		if strings.Contains(stderr, deviceClientSecret) {
+			t.Errorf("the hand-off shows the client secret: %s", stderr)
 		}
 		if said := deviceUserAnswers(t, f.Login.URL, f.Login.Code, "allowed"); !strings.Contains(said, "Device authorization allowed") {
 			t.Fatalf("the provider's last page: %q", said)
