@@ -44,10 +44,10 @@ func main() {
 	}
 	issuer := fmt.Sprintf("http://%s/", ln.Addr())
 	storage.RegisterClients(storage.DeviceClient("mcpv-device", "mcpv-device-secret"))
-	users := users{"mcpv-user": {ID: "mcpv-user", Username: "mcpv-user", Password: "mcpv-password",
+	people := users{"mcpv-user": {ID: "mcpv-user", Username: "mcpv-user", Password: "mcpv-password",
 		FirstName: "Device", LastName: "User", Email: "mcpv-user@example.com", EmailVerified: true, PreferredLanguage: language.English}}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	router := exampleop.SetupServer(issuer, storage.NewStorage(users), logger, false)
+	router := exampleop.SetupServer(issuer, storage.NewStorage(people), logger, false)
 	fmt.Println("issuer", issuer)
 	if err := http.Serve(ln, router); err != nil {
 		fmt.Fprintln(os.Stderr, "device-as:", err)
