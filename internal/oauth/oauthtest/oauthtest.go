@@ -84,6 +84,12 @@ type Server struct {
 	// /device; the user's answer is Approve's or Deny's. SlowDown answers
 	// the first poll of each code slow_down.
 	Device, SlowDown bool
+	// AuthServer, when set, is the issuer of an authorization server
+	// outside the test (a real one, started by the test): the resource's
+	// metadata names it instead of AS, and the resource takes the bearer
+	// tokens Verify takes (asking that server), not AS's.
+	AuthServer string
+	Verify     func(token string) bool
 
 	devices map[string]*deviceGrant // device_code → its state; guarded by mu
 	mu      sync.Mutex              // guards the fields below
@@ -215,7 +221,7 @@ func New(t testing.TB, mcp http.Handler) *Server {
 	s.AS = httptest.NewUnstartedServer(s.noteAgent(http.HandlerFunc(s.serveAS)))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		md := map[string]any{"resource": s.RS.URL + "/mcp", "authorization_servers": []string{s.AS.URL}, "scopes_supported": s.Scopes,
+		md := map[string]any{"resource": s.RS.URL + "/mcp", "authorization_servers": []string{cmp.Or(s.AuthServer, s.AS.URL)}, "scopes_supported": s.Scopes,
 			"dpop_bound_access_tokens_required": s.DPoP}
 		switch s.Broken {
 		case "no-metadata":
@@ -318,8 +324,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			scheme = "DPoP"
 		}
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), scheme+" ")
+		verified := s.Verify != nil && tok != "" && s.Verify(tok) // asked outside the lock: it is a request
 		s.mu.Lock()
 		scope, ok := s.tokens[tok]
+		if s.Verify != nil {
+			ok = verified
+		}
 		if s.Broken == "any-token" && tok != "" {
 			ok = true
 		}
