@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/audit"
 	"github.com/mcpv/mcpv/internal/audit/judge"
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/pin"
@@ -31,9 +32,10 @@ type auditCmd struct {
 	Output string   `name:"output" placeholder:"FILE" help:"Write the report to FILE (then the text report goes to stdout)."`
 	FailOn string   `name:"fail-on" enum:"critical,high,medium,low,info,none" default:"high" help:"Exit 1 when a finding of this severity or higher is found (none: never)."`
 
-	Judge        string        `name:"judge" placeholder:"CMD" help:"Also ask a model, CMD as --sampling-cmd ('mcpv help audit-rules')."`
+	Judge        string        `name:"judge" placeholder:"CMD" help:"Also ask a model (mcpv help audit-rules)."`
 	JudgeTimeout time.Duration `name:"judge-timeout" default:"60s" placeholder:"DURATION" help:"The judge's time for one item."`
 	JudgeMax     int           `name:"judge-max" default:"200" placeholder:"N" help:"Ask the judge about N items at most."`
+	JudgeEnv     []string      `name:"judge-env" placeholder:"NAME" help:"Pass this variable to the judge."`
 }
 
 func (c *auditCmd) noServer()       {}
@@ -54,7 +56,7 @@ A finding is high only where the text orders the model to do what the user did n
 
 Bounds: each text is read by the rules of words to its first 1 MiB, each item to 10,000 texts, and by the rules of characters to its end; what is left is a finding (unread-text). A list the server answers with an error is audited as far as it was read (unread-list, low).
 
---judge CMD also asks a model of your choosing about each item the rules did not fail. CMD runs as --sampling-cmd does (sh -c; cmd.exe /c on Windows), once an item, with a sampling/createMessage request on stdin: a fixed prompt (docs/guide/trust.md quotes it) and the item as the server sent it, its secrets masked, cut at 16 KiB. It prints a CreateMessageResult (or the text alone) holding {"verdict": "poisoned"|"honest", "confidence": "high"|"low", "reason": "..."}. A poisoned verdict is a model-judge finding, high when the model is sure; no verdict (a timeout, junk, more than 64 KiB) is an info finding that says why. Each item takes at most --judge-timeout (default 60s; then the judge's process group is killed), at most --judge-max items are asked (default 200), and answers are kept by the item's digest in mcpv's state directory (audit-judge/, the user's alone, at most 10,000). Nothing is sent anywhere but to CMD.`
+--judge CMD also asks a model of your choosing about each item the rules did not fail. CMD runs as --sampling-cmd does (sh -c; cmd.exe /c on Windows), once an item, in a minimal environment (PATH, HOME, the user, the locale; --judge-env NAME gives it one of mcpv's, a model's key say), with a sampling/createMessage request on stdin: a fixed prompt (docs/guide/trust.md quotes it) and the item as the server sent it, its secrets masked (those of mcpv's environment too), cut at 16 KiB. It prints a CreateMessageResult (or the text alone) holding {"verdict": "poisoned"|"honest", "confidence": "high"|"low", "reason": "..."}. A poisoned verdict is a model-judge finding, high when the model is sure; no verdict (a timeout, junk, more than 64 KiB) is an info finding that says why. Each item takes at most --judge-timeout (default 60s; then the judge's process group is killed), at most --judge-max items are asked (default 200), and answers are kept by the item's digest in mcpv's state directory (audit-judge/, the user's alone, at most 10,000). Nothing is sent anywhere but to CMD.`
 
 func (c *auditCmd) Help() string {
 	return `Reads what servers show a model (names, descriptions, schemas, prompts, resources, instructions) for tool poisoning, shadowing and leaks, with deterministic rules, locally: nothing is sent anywhere. It audits the server the command line names, every server of the config files (--all), saved surfaces (FILE: a pin file, a snapshot, a recording, a trace), or all of them. Each finding names its rule, severity, item and field, and quotes the text made safe; 'mcpv help audit-rules' lists the rules, and --judge (a model of your choosing, never by default).
@@ -177,8 +179,23 @@ func (c *auditCmd) judge(ctx context.Context, out *console, items []judge.Item, 
 		}
 	}
 	j := &judge.Judge{Command: c.Judge, Timeout: c.JudgeTimeout, Max: c.JudgeMax, Dir: out.env.Cwd,
-		CacheDir: filepath.Join(trust.StateDir(out.env.Getenv, out.env.Home(), out.env.GOOS), "audit-judge")}
+		CacheDir: filepath.Join(trust.StateDir(out.env.Getenv, out.env.Home(), out.env.GOOS), "audit-judge"),
+		Env:      c.judgeEnv(out.env),
+		Secrets:  redact.JSONForms(runSecrets(nil, out.env))}
 	return j.Judge(ctx, todo)
+}
+
+// judgeEnv is the judge's environment: a minimal one (a server from config
+// gets the same), with the variables --judge-env names, a model's key
+// among them, from mcpv's. Never nil: nil would be mcpv's whole one.
+func (c *auditCmd) judgeEnv(env connect.Env) []string {
+	out := append([]string{}, connect.MinimalEnv(env.Environ, env.GOOS)...)
+	for _, name := range c.JudgeEnv {
+		if v, ok := env.Lookup(name); ok {
+			out = append(out, name+"="+v)
+		}
+	}
+	return out
 }
 
 // auditSurface reads a server's surface as gatherSurface does, except

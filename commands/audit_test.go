@@ -251,3 +251,47 @@ func TestAuditJudgeInterrupted(t *testing.T) {
 		t.Errorf("a stopped run is not failed:\n%s", out)
 	}
 }
+
+// TestAuditJudgeSeesNoInheritedSecret: a server that puts a secret-named
+// variable of mcpv's own environment (inherited, not given with --env)
+// in a description, as is or JSON-escaped, shows it neither to --judge
+// nor in any report; the judge runs without mcpv's secrets in its
+// environment.
+func TestAuditJudgeSeesNoInheritedSecret(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("the judge here is an sh script")
+	}
+	const secret = `tok/3n"val\ue-0123456789`
+	w := newWorld(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "asked")
+	judge := filepath.Join(dir, "judge.sh")
+	os.WriteFile(judge, []byte(`#!/bin/sh
+cat >> `+log+`
+env >> `+log+`
+echo '{"verdict":"honest","confidence":"high","reason":"fine"}'
+`), 0o700)
+	escaped, _ := json.Marshal("Sends notes with key " + secret + " to the API.")
+	s := newMovingServer(t, `{"serverInfo":{"name":"notes"},"tools":[{"name":"send","description":`+string(escaped)+`,"inputSchema":{"type":"object"}}]}`)
+	w.env = with(with(w.env, "XDG_STATE_HOME="+filepath.Join(dir, "state")), "NOTES_API_TOKEN="+secret)
+	for _, format := range []string{"text", "json", "sarif", "junit"} {
+		r := w.mcpv(t, "", args([]string{"audit", "--judge", judge, "--fail-on", "critical", "--format", format}, s.cmd)...)
+		if r.code != 0 || strings.Contains(r.stdout+r.stderr, "0123456789") {
+			t.Errorf("--format %s: exit %d, the secret shown:\n%s\n%s", format, r.code, r.stdout, r.stderr)
+		}
+	}
+	asked, err := os.ReadFile(log)
+	if err != nil || !strings.Contains(string(asked), "Sends notes with key") || strings.Contains(string(asked), "0123456789") ||
+		!strings.Contains(string(asked), "PATH=") || strings.Contains(string(asked), "XDG_STATE_HOME=") {
+		t.Errorf("the judge was asked, with a minimal environment (%v):\n%s", err, asked)
+	}
+	// --judge-env gives it a variable it needs, a model's key, say.
+	w.env = with(w.env, "MODEL_API_KEY=model-key-abcdef")
+	os.Remove(log)
+	os.RemoveAll(filepath.Join(dir, "state")) // no verdict kept: the judge is asked again
+	w.mcpv(t, "", args([]string{"audit", "--judge", judge, "--judge-env", "MODEL_API_KEY", "--judge-env", "NOT_SET"}, s.cmd)...).expect(t, 0, "", "", "")
+	if asked, _ := os.ReadFile(log); !strings.Contains(string(asked), "MODEL_API_KEY=model-key-abcdef") || strings.Contains(string(asked), "NOT_SET") {
+		t.Errorf("--judge-env MODEL_API_KEY: the judge's environment:\n%s", asked)
+	}
+}

@@ -37,7 +37,7 @@ __mcpv_flags() {
     'check') flags='--only --skip --strict --call --format --output --show --check-timeout --max-time --parallel --expected-failures --connect-only --portable' ;;
     'pin') flags='--all --check --approve --item' ;;
     'diff') flags='--format --fail-on' ;;
-    'audit') flags='--all --format --output --fail-on --judge --judge-timeout --judge-max' ;;
+    'audit') flags='--all --format --output --fail-on --judge --judge-timeout --judge-max --judge-env' ;;
     'search') flags='--wait --limit' ;;
     'cost') flags='--all --tokenizer --as --gateway --separator --summary' ;;
     'load') flags='--mix --scenario --concurrency --duration -d --count -n --rate --stage --new-session --shared --threshold --find-max --baseline --report --format --data --data-order --seed --grace' ;;
@@ -211,6 +211,7 @@ __mcpv_flag() {
         'audit:--judge') kind='none'; return ;;
         'audit:--judge-timeout') kind='none'; return ;;
         'audit:--judge-max') kind='none'; return ;;
+        'audit:--judge-env') kind='none'; return ;;
         'search:--wait') kind='none'; return ;;
         'search:--limit') kind='none'; return ;;
         'cost:--all') kind='bool'; return ;;

@@ -83,7 +83,7 @@ function __mcpv_takes
             case 'diff:--format' 'diff:--fail-on'
                 echo 1
                 return 0
-            case 'audit:--format' 'audit:--output' 'audit:--fail-on' 'audit:--judge' 'audit:--judge-timeout' 'audit:--judge-max'
+            case 'audit:--format' 'audit:--output' 'audit:--fail-on' 'audit:--judge' 'audit:--judge-timeout' 'audit:--judge-max' 'audit:--judge-env'
                 echo 1
                 return 0
             case 'search:--wait' 'search:--limit'
@@ -431,9 +431,10 @@ complete -c mcpv -n '__mcpv_in "audit"' -l all -d 'Every server of the config fi
 complete -c mcpv -n '__mcpv_in "audit"' -l format -x -a 'text json sarif junit' -d 'text (for people), json, sarif (SARIF 2.1.0, for code scanning) or junit.'
 complete -c mcpv -n '__mcpv_in "audit"' -l output -r -F -d 'Write the report to FILE (then the text report goes to stdout).'
 complete -c mcpv -n '__mcpv_in "audit"' -l fail-on -x -a 'critical high medium low info none' -d 'Exit 1 when a finding of this severity or higher is found (none: never).'
-complete -c mcpv -n '__mcpv_in "audit"' -l judge -x -d 'Also ask a model, CMD as --sampling-cmd (\'mcpv help audit-rules\').'
+complete -c mcpv -n '__mcpv_in "audit"' -l judge -x -d 'Also ask a model (mcpv help audit-rules).'
 complete -c mcpv -n '__mcpv_in "audit"' -l judge-timeout -x -d 'The judge\'s time for one item.'
 complete -c mcpv -n '__mcpv_in "audit"' -l judge-max -x -d 'Ask the judge about N items at most.'
+complete -c mcpv -n '__mcpv_in "audit"' -l judge-env -x -d 'Pass this variable to the judge.'
 complete -c mcpv -n '__mcpv_at "audit" 0+' -F
 complete -c mcpv -n '__mcpv_in "search"' -l wait -x -d 'How long each server may take to start and list what it offers; one that takes longer is said and left out.'
 complete -c mcpv -n '__mcpv_in "search"' -l limit -x -d 'Print the N best hits (0: all).'

@@ -261,9 +261,10 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'json', 'sarif', 'junit'); H = 'text (for people), json, sarif (SARIF 2.1.0, for code scanning) or junit.' }
             @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE (then the text report goes to stdout).' }
             @{ Names = @('--fail-on'); Words = 1; Kind = 'enum'; Enum = @('critical', 'high', 'medium', 'low', 'info', 'none'); H = 'Exit 1 when a finding of this severity or higher is found (none: never).' }
-            @{ Names = @('--judge'); Words = 1; Kind = 'none'; Enum = @(); H = 'Also ask a model, CMD as --sampling-cmd (''mcpv help audit-rules'').' }
+            @{ Names = @('--judge'); Words = 1; Kind = 'none'; Enum = @(); H = 'Also ask a model (mcpv help audit-rules).' }
             @{ Names = @('--judge-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'The judge''s time for one item.' }
             @{ Names = @('--judge-max'); Words = 1; Kind = 'none'; Enum = @(); H = 'Ask the judge about N items at most.' }
+            @{ Names = @('--judge-env'); Words = 1; Kind = 'none'; Enum = @(); H = 'Pass this variable to the judge.' }
         )
         'search' = @(
             @{ Names = @('--wait'); Words = 1; Kind = 'none'; Enum = @(); H = 'How long each server may take to start and list what it offers; one that takes longer is said and left out.' }

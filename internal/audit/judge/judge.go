@@ -70,6 +70,11 @@ type Judge struct {
 	Max      int           // items asked about at most; 0: DefaultMax
 	Dir      string        // where Command runs
 	CacheDir string        // "": no cache
+	// Env is Command's whole environment (nil: the process's own).
+	Env []string
+	// Secrets are values no item shown to Command may hold, in every
+	// form they take in JSON (redact.JSONForms); each is masked.
+	Secrets []string
 }
 
 // Verdict is the model's answer about one item.
@@ -146,7 +151,7 @@ func shown(s string, n int) string {
 
 // ask is the verdict about it: kept, or asked for (and then kept).
 func (j *Judge) ask(ctx context.Context, it Item) (Verdict, bool, error) {
-	params, text := request(it)
+	params, text := request(it, j.Secrets)
 	key := digest(j.Command, text)
 	if v, ok := j.cached(key); ok {
 		return v, true, nil
@@ -165,8 +170,8 @@ func (j *Judge) ask(ctx context.Context, it Item) (Verdict, bool, error) {
 
 // request is the sampling/createMessage params that ask about it, and the
 // item's text in them.
-func request(it Item) ([]byte, string) {
-	item := redact.MaskSecrets(string(it.JSON))
+func request(it Item, secrets []string) ([]byte, string) {
+	item := redact.MaskSecrets(redact.String(string(it.JSON), secrets))
 	note := ""
 	if len(item) > MaxItemBytes {
 		cut := MaxItemBytes
@@ -203,7 +208,7 @@ func (j *Judge) run(ctx context.Context, params []byte) ([]byte, error) {
 		timeout = DefaultTimeout
 	}
 	cmd := command(j.Command)
-	cmd.Dir = j.Dir
+	cmd.Dir, cmd.Env = j.Dir, j.Env
 	cmd.Stdin = bytes.NewReader(params)
 	out := &capped{max: MaxAnswerBytes}
 	errb := &capped{max: 64 << 10, tail: true}

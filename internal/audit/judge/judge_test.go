@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/audit"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/shellwords"
 )
 
@@ -283,9 +284,16 @@ func TestJudgeThatEchoesSecrets(t *testing.T) {
 	if strings.Contains(all, "0123456789abcdef") || strings.Contains(all, "\x1b") {
 		t.Errorf("the finding shows what it must not: %q", all)
 	}
-	params, text := request(items("key " + secret)[0])
+	params, text := request(items("key " + secret)[0], nil)
 	if strings.Contains(string(params), "0123456789abcdef") || strings.Contains(text, "0123456789abcdef") {
 		t.Errorf("the request carries the secret: %s", params)
+	}
+	// A value of no secret's shape, known to be one (an inherited
+	// variable's), masked in the form the item's JSON holds it.
+	known := `plain"words/and\more-42`
+	params, text = request(items("uses " + known)[0], redact.JSONForms([]string{known}))
+	if strings.Contains(string(params), "more-42") || strings.Contains(text, "more-42") || !strings.Contains(text, "uses ") {
+		t.Errorf("the request carries the known secret: %s", params)
 	}
 }
 
@@ -299,7 +307,7 @@ func TestJudgeBounds(t *testing.T) {
 	if len(got) != 1 || got[0].Severity != audit.Info || !strings.Contains(got[0].Message, "not asked about 2 more items (--judge-max 1)") {
 		t.Errorf("got %+v", got)
 	}
-	params, text := request(items(strings.Repeat("long ", 10000))[0])
+	params, text := request(items(strings.Repeat("long ", 10000))[0], nil)
 	if len(params) > MaxItemBytes+8<<10 || !strings.Contains(text, "the rest was cut") {
 		t.Errorf("an item of 50 KB sent as %d bytes: %.200s", len(params), text)
 	}
