@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -325,6 +326,9 @@ func TestPinSaysMovedInstructions(t *testing.T) {
 		{"batch", "call echo text=hi\ncall add a:=1 b:=2\nget-prompt greet who=Ada\n", nil, []string{"--pin", "pins.json", "batch", "-s", "calc"}, 0, "called add", said},
 		// mcpv test keeps a file's stderr in its report.
 		{"test", "", nil, []string{"test", "t.yaml", "--format", "json"}, 0, `"stderr":"mcpv: warning: the server's instructions moved since they were pinned (`, ""},
+		{"test's text report", "", nil, []string{"test", "t.yaml"}, 0, "the server's instructions moved since they were pinned", ""},
+		{"test's JUnit report", "", nil, []string{"test", "t.yaml", "--format", "junit"}, 0, "<system-out><![CDATA[warning: the server's instructions moved since they were pinned", ""},
+		{"test's JSON report", "", nil, []string{"test", "t.yaml", "--format", "json"}, 0, `"warnings":["the server's instructions moved since they were pinned (`, ""},
 		{"--pin-strict", "", nil, []string{"--pin", "pins.json", "--pin-strict", "call", "-s", "calc", "echo", "text=hi"}, 7, "",
 			`mcpv: instructions moved since it was pinned (pins.json, server "calc"): instructions changed; nothing sent`},
 		{"MCPV_PIN_STRICT", "", []string{"MCPV_PIN_STRICT=1"}, []string{"--pin", "pins.json", "call", "-s", "calc", "echo", "text=hi"}, 7, "", "instructions moved since it was pinned"},
@@ -338,7 +342,11 @@ func TestPinSaysMovedInstructions(t *testing.T) {
 			}
 			r := tw.mcpv(t, tt.stdin, tt.args...)
 			r.expect(t, tt.code, "", tt.out, tt.err)
-			if n := strings.Count(r.stdout+r.stderr, "instructions moved"); tt.code == 0 && n != 1 {
+			want := 1
+			if slices.Contains(tt.args, "json") {
+				want = 2 // among the report's warnings, and in the stderr it keeps
+			}
+			if n := strings.Count(r.stdout+r.stderr, "instructions moved"); tt.code == 0 && n != want {
 				t.Errorf("said %d times:\n%s", n, r.stderr)
 			}
 		})

@@ -41,6 +41,7 @@ type junitSuite struct {
 	File       string          `xml:"file,attr"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  *junitText      `xml:"system-out"`
 	SystemErr  *junitText      `xml:"system-err"`
 }
 
@@ -135,6 +136,9 @@ func (suite Suite) JUnit(w io.Writer, files []File, took time.Duration) error {
 			s.Cases = append(s.Cases, c)
 		}
 		s.Tests = len(s.Cases)
+		if len(f.Warnings) > 0 {
+			s.SystemOut = newJUnitText("warning: " + strings.Join(f.Warnings, "\nwarning: "))
+		}
 		if f.Code != 0 || s.Failures > 0 {
 			s.SystemErr = newJUnitText(f.Stderr)
 		}
@@ -356,6 +360,7 @@ func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 			with(test || f.Code != 0, "exit", f.Code).
 			with(f.Err != "", "error", f.Err).
 			with(true, "durationMs", millis(f.Took)).
+			with(len(f.Warnings) > 0, "warnings", f.Warnings).
 			with(f.Stderr != "", "stderr", f.Stderr)
 		gc := map[string]int{"passed": c.passed, "failed": c.failed, "skipped": c.skipped}
 		for k, n := range map[string]int{"warned": c.warned, "blocked": c.blocked, "inconclusive": c.inconclusive} {

@@ -134,6 +134,7 @@ func writeJUnit(b *bufio.Writer, all junitSuites) {
 			x.text("system-out", c.SystemOut)
 			x.end("testcase")
 		}
+		x.text("system-out", s.SystemOut)
 		x.text("system-err", s.SystemErr)
 		x.end("testsuite")
 	}

@@ -64,9 +64,12 @@ type File struct {
 	// Code is 0, or the exit code of what kept the file's steps from
 	// running to the end (its server could not be reached, its session
 	// broke); Err says what that was.
-	Code        int
-	Err         string
-	Stderr      string // the tail of what the server and the session wrote on stderr
+	Code   int
+	Err    string
+	Stderr string // the tail of what the server and the session wrote on stderr
+	// Warnings are what the session warned of (instructions that moved
+	// since they were pinned, say), shown whatever became of the steps.
+	Warnings    []string
 	Started     time.Time
 	Took        time.Duration
 	Interrupted bool // Ctrl-C stopped the file's steps

@@ -115,6 +115,9 @@ func (t *Text) File(f File) error {
 			fmt.Fprintf(b, "      %s\n", t.style(styleDim, safetext.Line(n)))
 		}
 	}
+	for _, w := range f.Warnings {
+		fmt.Fprintf(b, "  %s %s\n", t.style(styleYellow, "warning:"), safetext.Line(w))
+	}
 	if (f.Code != 0 || counts.failed > 0) && strings.TrimSpace(f.Stderr) != "" {
 		fmt.Fprintf(b, "  %s\n", t.style(styleDim, "stderr (the last lines):"))
 		for _, line := range lastLines(f.Stderr, maxStderrLines) {

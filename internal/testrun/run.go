@@ -130,7 +130,7 @@ func (r *Runner) run(ctx context.Context, j Job, rep *testreport.File) {
 	defer func() {
 		s.Close()
 		scrub.Flush()
-		rep.Stderr = tail.String()
+		rep.Stderr, rep.Warnings = tail.String(), stray.said(secrets)
 		noteStrayOutput(rep, f, stray, secrets)
 	}()
 	if r.Progress != nil {

@@ -174,31 +174,51 @@ func (r *Runner) rel(path string) string {
 const ruleStrayOutput = "stray-output"
 
 // strayOutput counts the session's warnings about a server's stray output
-// (mcp/stdio.go and mcp/session.go word them), passing every record on.
+// (mcp/stdio.go and mcp/session.go word them) and keeps its other
+// warnings (instructions that moved since they were pinned, say), the
+// first maxWarnings of them, for the report; it passes every record on.
 type strayOutput struct {
 	slog.Handler
-	mu    *sync.Mutex // guards n and first: the session's goroutines log at once
-	n     *int
-	first *string
+	mu       *sync.Mutex // guards n, first and warnings: the session's goroutines log at once
+	n        *int
+	first    *string
+	warnings *[]string
 }
+
+// maxWarnings bounds the warnings a file's report keeps.
+const maxWarnings = 20
 
 // strayPrefixes begin the session's warnings about stray output.
 var strayPrefixes = []string{"skipped a line on the server's stdout that is not JSON", "more non-JSON lines on the server's stdout",
 	"skipping a message that is not JSON-RPC"}
 
 func newStrayOutput(h slog.Handler) *strayOutput {
-	return &strayOutput{Handler: h, mu: new(sync.Mutex), n: new(int), first: new(string)}
+	return &strayOutput{Handler: h, mu: new(sync.Mutex), n: new(int), first: new(string), warnings: new([]string)}
 }
 
 func (s *strayOutput) Handle(ctx context.Context, r slog.Record) error {
-	if slices.ContainsFunc(strayPrefixes, func(p string) bool { return strings.HasPrefix(r.Message, p) }) {
-		s.mu.Lock()
+	s.mu.Lock()
+	switch {
+	case slices.ContainsFunc(strayPrefixes, func(p string) bool { return strings.HasPrefix(r.Message, p) }):
 		if *s.n++; *s.n == 1 {
 			*s.first = r.Message
 		}
-		s.mu.Unlock()
+	case r.Level >= slog.LevelWarn && len(*s.warnings) < maxWarnings:
+		*s.warnings = append(*s.warnings, r.Message)
 	}
+	s.mu.Unlock()
 	return s.Handler.Handle(ctx, r)
+}
+
+// said are the session's warnings kept for the report, secrets masked.
+func (s *strayOutput) said(secrets []string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, w := range *s.warnings {
+		out = append(out, redact.String(w, secrets))
+	}
+	return out
 }
 
 func (s *strayOutput) WithAttrs(attrs []slog.Attr) slog.Handler {
