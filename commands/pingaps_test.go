@@ -328,6 +328,7 @@ func TestPinSaysMovedInstructions(t *testing.T) {
 		{"test", "", nil, []string{"test", "t.yaml", "--format", "json"}, 0, `"stderr":"mcpv: warning: the server's instructions moved since they were pinned (`, ""},
 		{"test's text report", "", nil, []string{"test", "t.yaml"}, 0, "the server's instructions moved since they were pinned", ""},
 		{"test's JUnit report", "", nil, []string{"test", "t.yaml", "--format", "junit"}, 0, "<system-out><![CDATA[warning: the server's instructions moved since they were pinned", ""},
+		{"test's TAP report", "", nil, []string{"test", "t.yaml", "--format", "tap"}, 0, "    # warning: the server's instructions moved since they were pinned", ""},
 		{"test's JSON report", "", nil, []string{"test", "t.yaml", "--format", "json"}, 0, `"warnings":["the server's instructions moved since they were pinned (`, ""},
 		{"--pin-strict", "", nil, []string{"--pin", "pins.json", "--pin-strict", "call", "-s", "calc", "echo", "text=hi"}, 7, "",
 			`mcpv: instructions moved since it was pinned (pins.json, server "calc"): instructions changed; nothing sent`},

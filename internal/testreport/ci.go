@@ -223,6 +223,9 @@ func (suite Suite) TAP(w io.Writer, files []File) error {
 		}
 		counts := countSteps(f.Steps)
 		stopped := slices.ContainsFunc(f.Steps, func(sr Step) bool { return sr.Interrupted })
+		for _, w := range f.Warnings {
+			fmt.Fprintf(b, "    # warning: %s\n", tapText(w))
+		}
 		if f.Code == 0 && counts.failed == 0 && !stopped {
 			fmt.Fprintf(b, "ok %d - %s\n", i+1, tapText(f.Name))
 			continue
