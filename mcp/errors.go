@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +34,50 @@ func (e *RPCError) MarshalJSON() ([]byte, error) {
 	}
 	type members RPCError
 	return json.Marshal((*members)(e))
+}
+
+// UnmarshalJSON reads an error object: its code an integer however it is
+// written (-32601, -32601.0, -3.2601e4: JSON has one kind of number, and
+// the schema's integer is any of them whose fraction is zero), its message
+// a string. What breaks that is said in words, never in Go's types.
+func (e *RPCError) UnmarshalJSON(data []byte) error {
+	var m struct {
+		Code    json.RawMessage `json:"code"`
+		Message json.RawMessage `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return errors.New("it is not a JSON object")
+	}
+	code, err := integer(m.Code)
+	if err != nil {
+		return fmt.Errorf("its code %s is %v", safetext.Line(safetext.Clip(string(m.Code), 40)), err)
+	}
+	var msg string
+	if m.Message != nil && json.Unmarshal(m.Message, &msg) != nil {
+		return fmt.Errorf("its message %s is not a string", safetext.Line(safetext.Clip(string(m.Message), 40)))
+	}
+	*e = RPCError{Code: code, Message: msg, Data: m.Data}
+	return nil
+}
+
+// integer reads a JSON number whose value is an integer an int holds; a
+// member that is not there reads as 0, as it always has.
+func integer(raw json.RawMessage) (int, error) {
+	if raw == nil {
+		return 0, nil
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) != nil {
+		return 0, errors.New("not a number")
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 0); err == nil {
+		return int(n), nil
+	}
+	if f != math.Trunc(f) || math.Abs(f) > 1<<53 { // past 2^53 a float64 is no exact integer
+		return 0, errors.New("not an integer")
+	}
+	return int(f), nil
 }
 
 // Error shows the server's message and data escaped where they hold

@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -156,4 +157,28 @@ func TestEncode(t *testing.T) {
 func joinedResponse(id, result json.RawMessage, rerr *RPCError) ([]byte, error) {
 	p, err := responseParts(id, result, rerr)
 	return bytes.Join(p, nil), err
+}
+
+// An error's code is an integer however JSON writes it (-32601.0 is the
+// schema's integer too); a code that is no integer, or a message that is
+// no string, is refused in words, without Go's type names.
+func TestDecodeErrorCode(t *testing.T) {
+	for in, want := range map[string]int{`-32601`: -32601, `-32601.0`: -32601, `-3.2601e4`: -32601, `-32601.000`: -32601, `42`: 42} {
+		msgs, err := decodeMessages([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":` + in + `,"message":"m"}}`))
+		if err != nil || len(msgs) != 1 || msgs[0].Error.Code != want || msgs[0].Error.Message != "m" {
+			t.Errorf("code %s: %+v, %v; want %d", in, msgs, err, want)
+		}
+	}
+	for in, want := range map[string]string{
+		`{"code":-32601.5,"message":"m"}`: "its code -32601.5 is not an integer",
+		`{"code":"-32601","message":"m"}`: `its code "-32601" is not a number`,
+		`{"code":1e300,"message":"m"}`:    "its code 1e300 is not an integer",
+		`{"code":-32601,"message":7}`:     "its message 7 is not a string",
+		`{"code":-32601,"message":["a"]}`: `its message ["a"] is not a string`,
+	} {
+		_, err := decodeMessages([]byte(`{"jsonrpc":"2.0","id":1,"error":` + in + `}`))
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "type int") {
+			t.Errorf("%s: %v, want %q", in, err, want)
+		}
+	}
 }

@@ -90,7 +90,7 @@ var edgeSurface = map[string]string{
 // edgesOf is the edge surface with the generic edges of the transport
 // and era, and more.
 func edgesOf(transport, era string, more map[string]string) map[string]string {
-	edges := []string{"extra-members", "meta", "error-data", "notify-first", "progress-float", "ascii-json"}
+	edges := []string{"extra-members", "meta", "error-data", "error-code-fraction", "notify-first", "progress-float", "ascii-json"}
 	if transport == "stdio" {
 		edges = append(edges, "crlf")
 	} else {

@@ -777,6 +777,8 @@ func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data 
 	codeText := strconv.Itoa(code)
 	if s.has("string-error-code") {
 		codeText = `"` + codeText + `"`
+	} else if s.edge("error-code-fraction") {
+		codeText += ".0"
 	}
 	e := fmt.Sprintf(`{"code":%s,"message":%s}`, codeText, text)
 	if data = s.edgeError(data); data != nil {
