@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -130,6 +131,21 @@ func TestTokensInTheSecretService(t *testing.T) {
 	}
 	if now, _ := item(t, account); now == secret {
 		t.Error("the refreshed token is not in the keychain")
+	}
+	// Two processes at once: one refresh (the refresh token rotates), the
+	// other takes its token from the keychain under the store's lock.
+	srv.Revoke()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			if code, out, errs := s.mcpv(nil, call...); code != 0 || out != `"hi"`+"\n" {
+				t.Errorf("two at once: exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+		})
+	}
+	wg.Wait()
+	if n := srv.Count("token:refresh_token"); n != 2 {
+		t.Errorf("%d refreshes, want 2", n)
 	}
 	if code, out, _ := s.mcpv(nil, "auth", "status", "-u", url, "-c"); code != 0 || !strings.Contains(out, `"store":"keychain"`) {
 		t.Errorf("auth status: exit %d, stdout %q", code, out)

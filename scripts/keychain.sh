@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" = --on-the-bus ]; then
   # Inside dbus-run-session: the daemon unlocks (making it the first
   # time) the login keyring with the password on stdin, then the test.
-  printf '%s' "mcpv-keychain-test" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+  printf '%s' "mcpv-keychain-test" | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
   printf 'probe' | secret-tool store --label='mcpv probe' service mcpv-probe username probe
   [ "$(secret-tool lookup service mcpv-probe username probe)" = probe ] ||
     { echo "scripts/keychain.sh: the Secret Service does not keep an item" >&2; exit 1; }
