@@ -39,7 +39,10 @@ var defaultBudget = struct{ bytes, allocs int }{8 << 10, 80}
 // lazy.Values, from 343 KiB in 3,348 when sync.OnceValue made them (two
 // allocations each, at init). Building kong's model,
 // the rest of start-up, has its budget in commands' TestModelBuildCost.
-var totalBudget = struct{ bytes, allocs int }{344 << 10, 3251}
+// The keychain (go-keyring) added 1.7 KB in 18: godbus's table of
+// transports (14) and three more modules in the build information
+// (commands' 4): 342 KiB in 3,268 measured, the budget 2 allocations above.
+var totalBudget = struct{ bytes, allocs int }{344 << 10, 3270}
 
 // notLinked are standard-library packages that build tables at init, for
 // what only a command or two would need: mcpv does without them.

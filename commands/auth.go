@@ -20,7 +20,7 @@ type authCmd struct {
 }
 
 func (c *authCmd) Help() string {
-	return `mcpv authorizes itself at HTTP servers that answer 401, following MCP's authorization spec (OAuth 2.1 with PKCE, protected-resource and authorization-server discovery, client ID metadata documents or dynamic registration). Tokens are kept per authorization server and resource in oauth/ under the state directory (on Linux $XDG_STATE_HOME/mcpv, default ~/.local/state/mcpv; on macOS ~/Library/Application Support/mcpv; on Windows %LOCALAPPDATA%\mcpv; 'mcpv help config-files' shows it on this system), readable by you alone, and refreshed before they expire.
+	return `mcpv authorizes itself at HTTP servers that answer 401, following MCP's authorization spec (OAuth 2.1 with PKCE, protected-resource and authorization-server discovery, client ID metadata documents or dynamic registration). Tokens are kept per authorization server and resource in oauth/ under the state directory (on Linux $XDG_STATE_HOME/mcpv, default ~/.local/state/mcpv; on macOS ~/Library/Application Support/mcpv; on Windows %LOCALAPPDATA%\mcpv; 'mcpv help config-files' shows it on this system), readable by you alone (or in the system's keychain), and refreshed before they expire.
 
 Without a terminal, or with --no-wait, a command that needs a login exits 5 at once with a sign-in link that a process of mcpv's waits on; 'mcpv auth wait' returns once the login is complete. In CI use --grant client-credentials.
 
@@ -64,8 +64,16 @@ func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error 
 	if err != nil {
 		return err
 	}
-	out.notef("authorized at %s", safetext.Line(rec.Issuer))
+	out.notef("authorized at %s; tokens kept in %s", safetext.Line(rec.Issuer), storeOf(rec))
 	return out.print(mustJSON(describeAuth(rec, s.settings.Auth.Want())))
+}
+
+// storeOf says where rec's tokens are.
+func storeOf(rec *oauth.Record) string {
+	if rec.Secrets == oauth.SecretsKeychain {
+		return "the system's keychain"
+	}
+	return "a file readable by you alone"
 }
 
 type authStatusCmd struct{ authSub }

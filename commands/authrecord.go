@@ -47,6 +47,11 @@ type authView struct {
 	Usable        bool   `json:"usable"`
 	Updated       string `json:"updated"`
 	TokenEndpoint string `json:"token_endpoint,omitempty"`
+	// Store is where the tokens and the client secret are: keychain (the
+	// system's) or file; StoreError why those in the keychain could not be
+	// read (then the record is not usable).
+	Store      string `json:"store"`
+	StoreError string `json:"store_error,omitempty"`
 }
 
 // describeAuth shows a record as of now, to a command that wants what want
@@ -78,6 +83,10 @@ func describeAuth(r *oauth.Record, want oauth.Wanted) authView {
 	if r.Metadata != nil {
 		v.TokenEndpoint = redact.URL(r.Metadata.TokenEndpoint)
 	}
-	v.Usable = !v.Expired || v.Refreshable
+	v.Store = cmp.Or(r.Secrets, "file")
+	if r.Unread != nil {
+		v.StoreError = r.Unread.Error()
+	}
+	v.Usable = (!v.Expired || v.Refreshable) && r.Unread == nil
 	return v
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/envdoc"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/otel"
 	"github.com/mcpv/mcpv/internal/redact"
@@ -568,6 +569,12 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	if err := r.c.outputFlags.checkTable(r.kctx.Selected(), env.Getenv, ios.OutTTY); err != nil {
 		return r.fail(err)
 	}
+	if where := env.Getenv("MCPV_TOKEN_STORE"); where != "" && where != oauth.StoreAuto && where != oauth.StoreKeychain && where != oauth.StoreFile {
+		return r.fail(usageErrorf("MCPV_TOKEN_STORE=%q: want auto, keychain or file", where[:min(len(where), 40)]))
+	}
+	// The keychain's failure is told once a run, as a warning line (a JSON
+	// object under --errors json).
+	r.env.Keychain = env.Keychain.ForRun(func(line string) { output.NewLogger(r.ios.Err).Warn(line) })
 	r.env.Ask = inputAsker(ctx, userio.NewAsker(ios.ErrTTY, &r.closers).Ask)
 	r.kctx.BindTo(ctx, (*context.Context)(nil))
 	r.kctx.Bind(r.env)

@@ -75,7 +75,9 @@ func testEnv(t *testing.T) connect.Env {
 	// stand-ins, the fake where mcptest.Program cannot be built): built
 	// with -race, each would sleep a second at exit, and every stdio test
 	// would wait for it.
-	environ = append(environ, "HOME="+t.TempDir(), raceQuick)
+	// Tokens in files: a login keeper this test binary starts is a real
+	// mcpv, which would otherwise use the developer's keychain.
+	environ = append(environ, "HOME="+t.TempDir(), raceQuick, "MCPV_TOKEN_STORE=file")
 	cwd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)

@@ -56,6 +56,9 @@ func runSuite(m *testing.M) int {
 	// the home directory, which the tests never write to. A test that
 	// needs a state directory of its own still sets one.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	// Tokens in files, never the developer's keychain; the Secret Service's
+	// test asks for it on a private bus.
+	os.Setenv("MCPV_TOKEN_STORE", "file")
 	longtest.WaitMoreAtOnce(parallelTests)
 	if mcpvBin, err = buildMcpv(); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -53,6 +53,10 @@ type Env struct {
 	// mcp.CommandOptions.Serve), keeping a process where the process is
 	// the subject.
 	StartServer mcp.Starter
+	// Keychain is the system's keychain, where tokens are kept
+	// (MCPV_TOKEN_STORE); nil keeps them in files. System sets it; a
+	// test gives a keyring of its own, never the developer's.
+	Keychain *oauth.Keychain
 }
 
 // Timer is a running bound's timer: a *time.Timer, or a test's.
@@ -83,7 +87,9 @@ func System() (Env, error) {
 	if err != nil {
 		return Env{}, err
 	}
-	return Env{Environ: os.Environ(), Cwd: cwd, GOOS: runtime.GOOS}, nil
+	e := Env{Environ: os.Environ(), Cwd: cwd, GOOS: runtime.GOOS}
+	e.Keychain = oauth.SystemKeychain(e.GOOS, e.Getenv)
+	return e, nil
 }
 
 // Lookup returns a variable's value and whether it is set at all. Names
@@ -156,7 +162,7 @@ func (e Env) TrustStore() trust.Store {
 // OAuthStore is where tokens are kept.
 func (e Env) OAuthStore() *oauth.Store {
 	state := trust.StateDir(e.Getenv, e.Home(), e.GOOS)
-	return &oauth.Store{Dir: filepath.Join(state, "oauth"), Root: filepath.Dir(state)}
+	return &oauth.Store{Dir: filepath.Join(state, "oauth"), Root: filepath.Dir(state), Keychain: e.Keychain, Where: e.Getenv("MCPV_TOKEN_STORE")}
 }
 
 // SessionLogDir is where session keepers write their logs: sessions under

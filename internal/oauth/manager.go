@@ -234,6 +234,9 @@ func (m *Manager) token(ctx context.Context) (credential, int, error) {
 			return credential{}, 0, &Error{Step: StepToken, Err: err}
 		}
 		for _, r := range recs {
+			if r.Unread != nil {
+				continue // its secrets could not be read: as if it were not there
+			}
 			if m.opts.Want.Fits(r) {
 				m.use(r)
 				break
@@ -355,7 +358,7 @@ func (m *Manager) refreshLocked(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
-	if cur, err := m.opts.Store.Load(rec); err == nil && cur != nil && m.opts.Want.Fits(cur) &&
+	if cur, err := m.opts.Store.Load(rec); err == nil && cur != nil && cur.Unread == nil && m.opts.Want.Fits(cur) &&
 		cur.Token.AccessToken != rec.Token.AccessToken && !cur.Token.Expired(time.Now(), refreshLeeway) {
 		m.use(cur)
 		return nil

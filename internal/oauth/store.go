@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/zalando/go-keyring"
 )
 
 // Record is what mcpv keeps for one server at one authorization server: the
@@ -39,6 +40,14 @@ type Record struct {
 	// "DPoP") is bound to, PKCS#8 in base64url; "" for a bearer token.
 	DPoPKey string    `json:"dpop_key,omitempty"`
 	Updated time.Time `json:"updated"`
+	// Secrets says where the tokens, the client secret and the DPoP key
+	// are: "" in this file, SecretsKeychain in the keychain's item whose
+	// SHA-256 (of its text) is SecretsSum.
+	Secrets    string `json:"secrets,omitempty"`
+	SecretsSum string `json:"secrets_sha256,omitempty"`
+	// Unread is why the secrets of a record kept in the keychain could
+	// not be read: then the record has none, and cannot be used.
+	Unread error `json:"-"`
 }
 
 // Store keeps records as files in Dir (mode 0700), one per issuer and
@@ -49,7 +58,16 @@ type Record struct {
 // Root is the state root above Dir: every directory from Root down to Dir
 // must be the user's alone (internal/safedir), or the store is not used,
 // and no file in it is opened through a symbolic link.
-type Store struct{ Dir, Root string }
+//
+// Where there is a Keychain, a record's secrets go to it, unless Where is
+// StoreFile; where it fails they stay in the file (an error, when Where is
+// StoreKeychain). A record whose secrets are in the keychain is read from
+// it whatever Where says.
+type Store struct {
+	Dir, Root string
+	Keychain  *Keychain
+	Where     string // StoreAuto (""), StoreKeychain or StoreFile
+}
 
 // check refuses a store another user could write to.
 func (s *Store) check() error {
@@ -70,9 +88,14 @@ func (r *Record) slot() string {
 	return r.Issuer + "\n" + r.Resource + "\n" + r.Server + "\n" + r.ResourceParam
 }
 
-func (s *Store) path(r *Record) string {
+// account names r's place: its file's name, and its keychain item's.
+func (r *Record) account() string {
 	sum := sha256.Sum256([]byte(r.slot()))
-	return filepath.Join(s.Dir, hex.EncodeToString(sum[:12])+".json")
+	return hex.EncodeToString(sum[:12])
+}
+
+func (s *Store) path(r *Record) string {
+	return filepath.Join(s.Dir, r.account()+".json")
 }
 
 // PermissionError is a token file others can read: mcpv will not trust or
@@ -127,7 +150,11 @@ func (s *Store) Find(server string) ([]*Record, error) {
 		if !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		r, err := readRecord(filepath.Join(s.Dir, e.Name()))
+		path := filepath.Join(s.Dir, e.Name())
+		r, err := readRecord(path)
+		if err == nil && r.Server == server {
+			r, err = s.read(path) // and its secrets, from the keychain where they are
+		}
 		if err != nil {
 			var pe *PermissionError
 			if errors.As(err, &pe) {
@@ -149,23 +176,86 @@ func (s *Store) Load(rec *Record) (*Record, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	r, err := readRecord(s.path(rec))
+	r, err := s.read(s.path(rec))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	return r, err
 }
 
-// Save writes r, replacing the record for its issuer and resource.
+// read reads the record at path with its secrets. A refresh by another
+// process writes the item, then the file: a file and an item read between
+// the two do not match, and are read again.
+func (s *Store) read(path string) (*Record, error) {
+	for try := 1; ; try++ {
+		r, err := readRecord(path)
+		if err != nil || r.Secrets != SecretsKeychain {
+			return r, err
+		}
+		if s.Keychain == nil {
+			r.Unread = errors.New("its secrets are in the keychain, which this run cannot reach")
+			return r, nil
+		}
+		item, err := s.Keychain.get(r.account())
+		if err == nil {
+			err = r.fill(item)
+		}
+		if err == nil || !errors.Is(err, errNotOurs) || try == 3 {
+			r.Unread = err
+			return r, nil
+		}
+	}
+}
+
+// Save writes r, replacing the record for its issuer and resource: its
+// secrets in the keychain where it is used, else in the file.
 func (s *Store) Save(r *Record) error {
 	if err := s.mkdir(); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
+	kept, err := s.keep(r)
 	if err != nil {
 		return err
 	}
-	return safefile.Replace(s.path(r), append(data, '\n'))
+	data, err := json.MarshalIndent(kept, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := safefile.Replace(s.path(r), append(data, '\n')); err != nil {
+		return err
+	}
+	if kept.Secrets == "" && r.Secrets == SecretsKeychain && s.Keychain != nil {
+		s.Keychain.delete(r.account()) // the file holds them now; best effort
+	}
+	r.Secrets, r.SecretsSum = kept.Secrets, kept.SecretsSum
+	return nil
+}
+
+// keep is r as its file keeps it, its secrets put in the keychain first
+// where they go there.
+func (s *Store) keep(r *Record) (Record, error) {
+	kept := *r
+	kept.Secrets, kept.SecretsSum, kept.Unread = "", "", nil
+	if s.Where == StoreFile {
+		return kept, nil
+	}
+	if s.Keychain == nil {
+		if s.Where == StoreKeychain {
+			return kept, errors.New("MCPV_TOKEN_STORE=keychain, and this system has no keychain mcpv can reach")
+		}
+		return kept, nil
+	}
+	item, sum := r.item()
+	err := s.Keychain.set(r.account(), item)
+	switch {
+	case err == nil:
+		return kept.withoutSecrets(sum), nil
+	case s.Where == StoreKeychain:
+		return kept, fmt.Errorf("MCPV_TOKEN_STORE=keychain, and the keychain cannot keep the token: %w", err)
+	case errors.Is(err, keyring.ErrSetDataTooBig):
+		s.Keychain.warnOnce(fmt.Sprintf("the token of %s is too large for the keychain: it is kept in a file readable by you alone", r.Issuer))
+	}
+	return kept, nil
 }
 
 // Delete removes the record in r's place, under its lock. The lock file
@@ -179,9 +269,25 @@ func (s *Store) Delete(ctx context.Context, r *Record) error {
 	defer unlock()
 	err = os.Remove(s.path(r))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		err = nil
+	}
+	if err == nil && r.Secrets == SecretsKeychain {
+		s.forget(r)
 	}
 	return err
+}
+
+// forget removes r's keychain item, saying so when it cannot.
+func (s *Store) forget(r *Record) {
+	err := errors.New("the keychain cannot be reached")
+	if s.Keychain != nil {
+		if err = s.Keychain.delete(r.account()); err == nil || errors.Is(err, keyring.ErrNotFound) {
+			return
+		}
+	}
+	if s.Keychain != nil && s.Keychain.Warn != nil {
+		s.Keychain.Warn(fmt.Sprintf("the keychain item of %s (service %s, account %s) could not be removed: %v", r.Issuer, keychainService, r.account(), err))
+	}
 }
 
 // lockPoll is how often a waiting Lock tries again.
