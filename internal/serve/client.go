@@ -275,47 +275,37 @@ func hasModernMeta(params json.RawMessage) bool {
 // with the progress token replaced by token (when not nil): the relay's
 // own, in the same one pass.
 func legacyParams(params, token json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	sep := func() {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-	}
+	out := []byte{'{'}
 	rawjson.ForEachValidRawMember(params, func(k string, rawKey, v []byte) error {
 		if k != "_meta" {
-			sep()
-			b.Write(rawKey)
-			b.WriteByte(':')
-			b.Write(v)
+			out = appendMember(out, rawKey, v)
 			return nil
 		}
-		var meta bytes.Buffer
+		meta := []byte{'{'}
 		rawjson.ForEachValidRawMember(v, func(k string, rawKey, v []byte) error {
 			if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
 				if k == "progressToken" && token != nil {
 					v = token
 				}
-				if meta.Len() > 0 {
-					meta.WriteByte(',')
-				}
-				meta.Write(rawKey)
-				meta.WriteByte(':')
-				meta.Write(v)
+				meta = appendMember(meta, rawKey, v)
 			}
 			return nil
 		})
-		if meta.Len() > 0 {
-			sep()
-			b.Write(rawKey)
-			b.WriteString(":{")
-			b.Write(meta.Bytes())
-			b.WriteByte('}')
+		if len(meta) > 1 {
+			out = appendMember(out, rawKey, append(meta, '}'))
 		}
 		return nil
 	})
-	b.WriteByte('}')
-	return b.Bytes()
+	return append(out, '}')
+}
+
+// appendMember appends the member rawKey: v to obj, an object being
+// written (its closing brace yet to come).
+func appendMember(obj, rawKey, v []byte) []byte {
+	if obj[len(obj)-1] != '{' {
+		obj = append(obj, ',')
+	}
+	return append(append(append(obj, rawKey...), ':'), v...)
 }
 
 // initialize answers a client of the initialize era from the server's
@@ -341,7 +331,7 @@ func (c *client) initialize(params json.RawMessage, st mcp.State) (json.RawMessa
 	b = append(b, mustJSON(version)...)
 	rawjson.ForEachValidRawMember(st.InitializeResult, func(k string, rawKey, v []byte) error {
 		if k != "protocolVersion" && k != "supportedVersions" {
-			b = append(append(append(append(b, ','), rawKey...), ':'), v...)
+			b = appendMember(b, rawKey, v)
 		}
 		return nil
 	})

@@ -491,10 +491,7 @@ func declarable(caps json.RawMessage) json.RawMessage {
 	out := []byte{'{'}
 	rawjson.ForEachValidRawMember(caps, func(k string, rawKey, v []byte) error {
 		if k == "roots" || k == "sampling" || k == "elicitation" {
-			if len(out) > 1 {
-				out = append(out, ',')
-			}
-			out = append(append(append(out, rawKey...), ':'), v...)
+			out = appendMember(out, rawKey, v)
 		}
 		return nil
 	})
