@@ -311,11 +311,9 @@ func (b *bridge) gather() {
 // askOrDone puts the waiting questions to the client; asked is false when
 // none waits any more (the server withdrew them, or answered the call).
 func (b *bridge) askOrDone() (json.RawMessage, error, bool) {
-	select {
-	case <-b.done:
+	if isClosed(b.done) {
 		b.end()
 		return b.res, b.err, true
-	default:
 	}
 	b.mu.Lock()
 	b.put = append(b.put, b.waiting...)

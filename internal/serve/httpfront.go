@@ -235,7 +235,7 @@ func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 		status, body = h.Health(who, known, closed)
 	} else {
 		status, body = http.StatusOK, map[string]string{"status": "ok"}
-		if closed || !h.up() {
+		if closed || isClosed(h.srv.Done()) { // never done with Isolate
 			status, body = http.StatusServiceUnavailable, map[string]string{"status": "unavailable"}
 		}
 	}
@@ -245,16 +245,6 @@ func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		b, _ := json.Marshal(body)
 		w.Write(append(b, '\n'))
-	}
-}
-
-// up reports whether the endpoint's server is up.
-func (h *HTTPHandler) up() bool {
-	select {
-	case <-h.srv.Done(): // never, with Isolate: nil
-		return false
-	default:
-		return true
 	}
 }
 

@@ -228,15 +228,11 @@ func (s *Server) begin(ctx context.Context, u *upstream) error {
 func (s *Server) end(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-s.done:
+	if isClosed(s.done) {
 		return
-	default:
 	}
 	s.err = err
-	select {
-	case <-s.ready:
-	default:
+	if !isClosed(s.ready) {
 		close(s.ready)
 	}
 	close(s.done)
@@ -475,9 +471,12 @@ func (s *Server) modernUpstream(ctx context.Context) *upstream {
 }
 
 // ended reports whether the upstream session has ended.
-func (u *upstream) ended() bool {
+func (u *upstream) ended() bool { return isClosed(u.conn.Done()) }
+
+// isClosed reports whether ch is closed (never, for a nil ch).
+func isClosed(ch <-chan struct{}) bool {
 	select {
-	case <-u.conn.Done():
+	case <-ch:
 		return true
 	default:
 		return false
