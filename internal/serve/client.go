@@ -109,7 +109,7 @@ func (c *client) upstreamFor(ctx context.Context, caps, params json.RawMessage) 
 			// only to a request that declared it.
 			declare = upstreamCaps
 		}
-		up, err := s.open(ctx, declare, nil)
+		up, err := s.open(ctx, s.Open, declare, nil)
 		if err != nil {
 			return nil, err
 		}

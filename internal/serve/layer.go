@@ -178,7 +178,7 @@ type Session struct{ u *upstream }
 // may answer, held to the pin, and its surface told to Record the first
 // time.
 func (s *Server) Dial(ctx context.Context) (*Session, error) {
-	u, err := s.open(ctx, upstreamCaps, nil)
+	u, err := s.open(ctx, s.Open, upstreamCaps, nil)
 	if err == nil && s.Record != nil && !s.recorded.Load() {
 		if err = s.listSurface(ctx, u); err != nil {
 			u.conn.Close()

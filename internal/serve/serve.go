@@ -166,7 +166,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.ready, s.done = make(chan struct{}), make(chan struct{})
 	if !s.ClientCaps {
-		u, err := s.open(ctx, upstreamCaps, nil)
+		u, err := s.open(ctx, s.Open, upstreamCaps, nil)
 		if err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	go func() { // stdio handshake: ends when the session is open, or failed to open (Close cancels ctx)
 		defer close(s.handshook)
-		u, err := s.open(ctx, nil, await)
+		u, err := s.open(ctx, s.Open, nil, await)
 		if err == nil {
 			err = s.begin(ctx, u)
 		}
@@ -412,13 +412,10 @@ type relayed struct {
 	b     *bridge
 }
 
-// open opens an upstream session declaring caps, or with await, the
-// capabilities it answers once the server is started.
-func (s *Server) open(ctx context.Context, caps json.RawMessage, await func(context.Context) (json.RawMessage, error)) (*upstream, error) {
-	return s.openWith(ctx, s.Open, caps, await)
-}
-
-func (s *Server) openWith(ctx context.Context, open func(context.Context, Relay) (Upstream, error), caps json.RawMessage, await func(context.Context) (json.RawMessage, error)) (*upstream, error) {
+// open opens an upstream session with open (Open, or OpenModern)
+// declaring caps, or with await, the capabilities it answers once the
+// server is started.
+func (s *Server) open(ctx context.Context, open func(context.Context, Relay) (Upstream, error), caps json.RawMessage, await func(context.Context) (json.RawMessage, error)) (*upstream, error) {
 	u := &upstream{srv: s, clients: map[*client]bool{}, flights: map[*relayed]bool{}, listeners: map[*listener]bool{}}
 	u.tokens.Prefix = "serve-"
 	r := Relay{
@@ -461,7 +458,7 @@ func (s *Server) modernUpstream(ctx context.Context) *upstream {
 		return s.modern
 	}
 	s.tried = true
-	u, err := s.openWith(ctx, s.OpenModern, upstreamCaps, nil)
+	u, err := s.open(ctx, s.OpenModern, upstreamCaps, nil)
 	if err != nil {
 		s.Log.Debug(fmt.Sprintf("the server does not answer in the 2026-07-28 era (%v): its clients of that era are served in the initialize era's session", err))
 		return nil
@@ -520,11 +517,7 @@ func related(ctx context.Context) json.RawMessage {
 // server's own JSON-RPC error as it is, or an internal error saying what
 // happened on the way.
 func rpcError(err error) error {
-	var ce *mcp.CallError
-	if errors.As(err, &ce) {
-		return ce.Err
-	}
-	var re *mcp.RPCError
+	var re *mcp.RPCError // a *mcp.CallError's among them
 	if errors.As(err, &re) {
 		return re
 	}
