@@ -89,12 +89,11 @@ func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route
 		sse, _ = LegacyPaths(h.path())
 		sse = base + sse
 	}
-	versions := servedVersions()
 	ident := servercard.IdentityOf(id)
 	for _, f := range ident.Strings() {
 		*f = string(h.srv.Secrets.Mask([]byte(*f))) // before the card is made of them, so that it stays valid
 	}
-	card := servercard.BuildCard(ident, endpoint, sse, versions)
+	card := servercard.BuildCard(ident, endpoint, sse, servedVersions())
 	body, typ := card, servercard.CardType
 	if rt == cardCatalog {
 		var c struct {

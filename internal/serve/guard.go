@@ -72,16 +72,11 @@ func uriAllowed(uri string, allow, deny []string) bool {
 }
 
 func (gs Guards) readOnly() bool {
-	return !gs.every(func(g config.Guard) bool { return !g.ReadOnly })
+	return slices.ContainsFunc(gs, func(g config.Guard) bool { return g.ReadOnly })
 }
 
 func (gs Guards) every(ok func(config.Guard) bool) bool {
-	for _, g := range gs {
-		if !ok(g) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(gs, func(g config.Guard) bool { return !ok(g) })
 }
 
 // allowed: no deny pattern that denies, and no allow pattern or one that

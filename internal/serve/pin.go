@@ -311,12 +311,7 @@ func (g *pinGate) close() {
 // sameItems reports whether two entries pin the same items: a file
 // written again as it was changes nothing a client may see.
 func sameItems(a, b *pin.Server) bool {
-	for _, kind := range pin.Kinds {
-		if !sameKind(a, b, kind) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(pin.Kinds, func(kind pin.Kind) bool { return !sameKind(a, b, kind) })
 }
 
 // sameKind reports whether two entries pin the same items of kind.

@@ -126,21 +126,12 @@ func (u *upstream) pinFilter(ctx context.Context, method string, res json.RawMes
 	})
 }
 
-// pinChecked reports whether pinCheck looks into a request of method.
-func pinChecked(method string) bool {
-	switch method {
-	case "tools/call", "prompts/get", "resources/read", "resources/subscribe", "completion/complete":
-		return true
-	}
-	return false
-}
-
 // pinCheck refuses a request for an item that moved since it was pinned:
 // a tool's call, a prompt's get, a resource's read or subscription, a
 // completion of a prompt's or a template's argument. Its params are read
 // as the guard reads them: a key twice, or in another case, is refused.
 func (u *upstream) pinCheck(ctx context.Context, method string, params json.RawMessage) *mcp.RPCError {
-	if u.srv.pins == nil || !pinChecked(method) {
+	if u.srv.pins == nil || !guarded(method) || method == "resources/unsubscribe" {
 		return nil
 	}
 	p, rerr := ReadTarget(params)
@@ -351,13 +342,10 @@ func (u *upstream) pinInstructions(res json.RawMessage) json.RawMessage {
 // the moves it finds are said.
 func (u *upstream) relist(ctx context.Context, old, now *pin.Server) {
 	g := u.srv.pins
-	var init struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	rawjson.DecodeLoose(u.conn.State().InitializeResult, &init)
+	caps := capabilitiesOf(u.conn.State().InitializeResult)
 	told := map[string]bool{}
 	for _, kind := range pin.Kinds {
-		if sameKind(old, now, kind) || init.Capabilities[listOfKind(kind).Capability] == nil {
+		if sameKind(old, now, kind) || caps[listOfKind(kind).Capability] == nil {
 			continue
 		}
 		changed := true // a list that cannot be walked may have

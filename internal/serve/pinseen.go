@@ -219,7 +219,6 @@ func (s *pinSeen) whole(kind pin.Kind) *seenList {
 
 // changed forgets the lists a list_changed of the server is about.
 func (s *pinSeen) changed(method string) {
-	var kinds []pin.Kind
 	if method == "notifications/resources/list_changed" || method == "notifications/resources/updated" {
 		s.mu.Lock()
 		s.docs, s.docGen = nil, s.docGen+1 // a document may have changed with its resource
@@ -228,16 +227,15 @@ func (s *pinSeen) changed(method string) {
 			return
 		}
 	}
-	for _, l := range mcp.ChangedLists(method) {
-		kinds = append(kinds, pin.Kind(l.Item))
-	}
-	if kinds == nil {
+	lists := mcp.ChangedLists(method)
+	if lists == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gen++
-	for _, k := range kinds {
+	for _, l := range lists {
+		k := pin.Kind(l.Item)
 		delete(s.twice, k)
 		delete(s.unwalkable, k)
 		if l := s.lists[k]; l != nil {

@@ -338,12 +338,9 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 	if !ok {
 		return nil
 	}
-	var init struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	rawjson.DecodeLoose(up.State().InitializeResult, &init)
+	caps := capabilitiesOf(up.State().InitializeResult)
 	for _, l := range mcp.Lists {
-		if init.Capabilities[l.Capability] == nil {
+		if caps[l.Capability] == nil {
 			continue
 		}
 		params := json.RawMessage(`{}`)
@@ -365,6 +362,15 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 		}
 	}
 	return nil
+}
+
+// capabilitiesOf are the capabilities an initialize result declares.
+func capabilitiesOf(init json.RawMessage) map[string]json.RawMessage {
+	var r struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	rawjson.DecodeLoose(init, &r)
+	return r.Capabilities
 }
 
 // upstream is one upstream session and the clients it serves.

@@ -10,6 +10,8 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // sharedLists are the list requests in flight on an upstream session, by
@@ -31,11 +33,8 @@ type listFlight struct {
 // isList reports whether method is one of the lists whose requests are
 // shared.
 func isList(method string) bool {
-	switch method {
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		return true
-	}
-	return false
+	_, ok := mcp.ListOf(method)
+	return ok
 }
 
 // do is send's answer to the request key, shared with the askers of the

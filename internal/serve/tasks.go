@@ -192,16 +192,13 @@ func (u *upstream) renameTask(c *client, task json.RawMessage, made bool) json.R
 
 // ownTasks is a tasks/list result cut to c's tasks, named by serve's ids.
 func (u *upstream) ownTasks(c *client, res json.RawMessage) json.RawMessage {
-	var kept []json.RawMessage
+	kept := []json.RawMessage{}
 	rawjson.ForEachElement(rawjson.Member(res, "tasks"), func(_ int, t []byte) {
 		id, _ := rawjson.String(rawjson.Member(t, "taskId"))
 		if e := u.tasks.upstream(id); e != nil && e.owner == c {
 			kept = append(kept, rawjson.With(t, "taskId", mustJSON(e.ours)))
 		}
 	})
-	if kept == nil {
-		kept = []json.RawMessage{}
-	}
 	return rawjson.With(res, "tasks", mustJSON(kept))
 }
 
