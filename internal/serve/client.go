@@ -172,13 +172,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if method == "logging/setLevel" && st.Modern {
 		return c.setLogLevel(params)
 	}
-	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
-		return nil, rerr
-	}
-	if rerr := c.view.check(ctx, method, params, up.readOnly); rerr != nil {
-		return nil, rerr
-	}
-	if rerr := up.pinCheck(ctx, method, params); rerr != nil {
+	if rerr := c.withheld(ctx, up, method, params); rerr != nil {
 		return nil, rerr
 	}
 	if method == "resources/subscribe" || method == "resources/unsubscribe" {
@@ -220,6 +214,18 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 		return nil, rpcError(err)
 	}
 	return c.srv.given(ctx, up, method, asked, up.taskResult(c, method, res), mark, c.view), nil
+}
+
+// withheld refuses a request for what the guard, the client's view or
+// the pin withholds.
+func (c *client) withheld(ctx context.Context, up *upstream, method string, params json.RawMessage) *mcp.RPCError {
+	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
+		return rerr
+	}
+	if rerr := c.view.check(ctx, method, params, up.readOnly); rerr != nil {
+		return rerr
+	}
+	return up.pinCheck(ctx, method, params)
 }
 
 // setLogLevel takes a legacy client's logging/setLevel for a modern
@@ -432,7 +438,7 @@ func (c *client) ask(ctx context.Context, method string, params json.RawMessage)
 	if modern {
 		return nil, &mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: method + ": the client speaks the 2026-07-28 era, which takes no server requests"}
 	}
-	if !declared && !modern {
+	if !declared {
 		return nil, &mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: method + ": the client did not declare the " + capability[method] + " capability"}
 	}
 	if c.drain != nil {

@@ -136,13 +136,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		ModernResult(ctx, method, res)
 		return res, nil
 	}
-	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
-		return nil, rerr
-	}
-	if rerr := c.view.check(ctx, method, params, up.readOnly); rerr != nil {
-		return nil, rerr
-	}
-	if rerr := up.pinCheck(ctx, method, params); rerr != nil {
+	if rerr := c.withheld(ctx, up, method, params); rerr != nil {
 		return nil, rerr
 	}
 	if rerr := c.checkParamHeaders(ctx, up, method, params); rerr != nil {
