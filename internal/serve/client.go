@@ -75,12 +75,9 @@ func (c *client) close() {
 }
 
 // upstreamFor is the client's upstream session: the shared one, or with
-// Isolate its own, opened at its first request. caps are the
-// capabilities the client declared, which a session opened for it
-// declares (the shared one with ClientCaps, or its own). A modern
-// client's request with params, with Isolate, takes an idle session of
-// its token's when one is kept (the one that holds the task params name,
-// if one does: isolate.go).
+// Isolate its own, opened at its first request declaring caps (a modern
+// client's takes an idle one of its token's when one is kept, by params:
+// isolate.go).
 func (c *client) upstreamFor(ctx context.Context, caps, params json.RawMessage) (*upstream, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -275,11 +272,9 @@ func hasModernMeta(params json.RawMessage) bool {
 }
 
 // legacyParams are a modern request's params for a server of the
-// initialize era: without the modern era's _meta members, which such a
-// server may take for a modern request
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle);
-// with the progress token replaced by token (when not nil): the relay's
-// own, in the same one pass.
+// initialize era: without the modern era's _meta members
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle),
+// and with the progress token replaced by token when not nil.
 func legacyParams(params, token json.RawMessage) json.RawMessage {
 	out := []byte{'{'}
 	rawjson.ForEachValidRawMember(params, func(k string, rawKey, v []byte) error {
@@ -345,9 +340,7 @@ func (c *client) initialize(params json.RawMessage, st mcp.State) (json.RawMessa
 }
 
 // servedVersions are the versions serve answers in, whatever the server
-// speaks: those a request of the 2026-07-28 era may carry (which
-// server/discover lists), then those initialize negotiates. The Server
-// Card lists them all.
+// speaks: those of the 2026-07-28 era, then those initialize negotiates.
 func servedVersions() []string {
 	return append(slices.Clone(mcp.ModernVersions), mcp.SupportedVersions...)
 }
@@ -461,9 +454,9 @@ func (c *client) ask(ctx context.Context, method string, params json.RawMessage)
 	return res, nil
 }
 
-// notified takes the client's notifications: the server knows of one
-// initialize only (its own), and cancellation is the downstream session's
-// to handle; the rest go upstream.
+// notified passes the client's notifications upstream, but those the
+// downstream session handles, and initialized: the server knows of its
+// own initialize alone.
 func (c *client) notified(method string, params json.RawMessage) {
 	switch method {
 	case "notifications/initialized", "notifications/cancelled", "notifications/progress":

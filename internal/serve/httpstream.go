@@ -184,9 +184,8 @@ const DefaultStall = 30 * time.Second
 // balancers cut a silent connection.
 const DefaultKeepAlive = 25 * time.Second
 
-// stallPiece is the most written under one deadline: a large result goes
-// in pieces, each of which the client must take within the stall, so
-// that a slow reader is told from one that reads nothing.
+// stallPiece is the most written under one deadline, so that a slow
+// reader of a large result is told from one that reads nothing.
 const stallPiece = 64 << 10
 
 // stallWriter writes a response in pieces, each under a write deadline

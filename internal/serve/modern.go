@@ -38,10 +38,8 @@ type modernMeta struct {
 }
 
 // readModernMeta reads and checks a modern request's _meta: it MUST hold
-// the protocol version and the client's capabilities
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta),
-// -32602 otherwise, and the version must be one serve speaks, -32022
-// (with the versions it does) otherwise.
+// the protocol version, one serve speaks, and the client's capabilities
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta).
 func readModernMeta(params json.RawMessage) (modernMeta, *mcp.RPCError) {
 	var m modernMeta
 	var meta, version, caps, level json.RawMessage

@@ -14,10 +14,8 @@ import (
 )
 
 // pinSeen is what serve has seen of an upstream session's lists: each
-// item by its key, with the members a pin holds, as last listed. A list
-// walked whole is complete: what it does not hold, the server does not
-// list. The server's list_changed forgets its list; a page or a walk
-// asked for before it is not kept.
+// item by its key, with the members a pin holds, as last listed. The
+// server's list_changed forgets its list, and what was asked before it.
 type pinSeen struct {
 	mu    sync.Mutex // guards the fields below
 	gen   uint64     // moved by every list_changed

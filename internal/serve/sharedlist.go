@@ -1,10 +1,8 @@
 package serve
 
-// Lists asked at once share one upstream request: sixteen clients that
-// list a server's tools together send it one tools/list, and each gets
-// the answer through its own guard, pin and view. The request is the
-// first asker's, and goes on while any asker waits; when the last gives
-// up, it is cancelled upstream.
+// Lists asked at once share one upstream request, whose answer each
+// asker gets through its own guard, pin and view. The request goes on
+// while any asker waits; when the last gives up, it is cancelled.
 
 import (
 	"context"

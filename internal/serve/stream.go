@@ -22,9 +22,7 @@ type Stdio struct {
 	In  io.Reader
 	Out io.Writer
 	// CloseIn, when set, is called once serving ends. In is read on a
-	// goroutine of its own, so serving ends at once whether or not a
-	// read blocked on it returns (closing a blocking stdin does not end
-	// a read of it).
+	// goroutine of its own: closing a blocking stdin does not end a read.
 	CloseIn func() error
 	// Gone, when set, is closed when the client can no longer read Out
 	// (it closed its end, or died): it has left.
