@@ -10,23 +10,20 @@ package serve
 //
 // So the call goes upstream once, and stays there while its client is
 // asked. When the server asks, the client's request is answered
-// input_required, with the questions asked so far (those that come
-// within gatherWait of one another go together) and a requestState that
-// names the call: a random token, unguessable, good once. The call is
-// then parked. The client's retry brings the token back with its
-// answers, which go to the server as the answers to its requests, and
-// waits on the call again: for its result, or the next question. A retry
-// that leaves a question unanswered is asked it again.
+// input_required, with the questions asked so far (those within
+// gatherWait of one another go together) and a requestState that names
+// the parked call: random, good once. The client's retry brings it back
+// with its answers, which go to the server, and waits on the call again.
+// A retry that leaves a question unanswered is asked it again.
 //
-// Bounds: a parked call whose client does not come back within InputWait
-// is given up: the server's questions are answered with an error, and the
-// call is cancelled upstream. At most maxParked calls are parked at once;
-// past that a call that asks is refused (MaxParked). A client that goes while it
-// waits (its HTTP request closed, its cancellation) gives up its call
-// at once. A question for a capability the request did not declare is
-// answered with an error, never put to the client.
+// Bounds: a call parked longer than InputWait is given up (its questions
+// answered with an error, the call cancelled upstream); past MaxParked
+// parked calls, a call that asks is refused; a client that goes while it
+// waits gives up its call at once. A question for a capability the
+// request did not declare is answered with an error.
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -56,9 +53,8 @@ const DefaultMaxParked = 256
 // one input_required carries them all.
 const gatherWait = 20 * time.Millisecond
 
-// statePrefix starts every requestState serve makes; a retry with one
-// that no parked call holds is refused (expired, used, or made up), and
-// one without it is the server's own, passed on.
+// statePrefix starts every requestState serve makes; one without it is
+// the server's own, passed on.
 const statePrefix = "mcpv-serve."
 
 // bridges are the parked calls, by requestState.
@@ -95,11 +91,9 @@ func (bs *bridges) take(state string) *bridge {
 	return b
 }
 
-// close gives up every parked call: serving is over. Their questions
-// are answered with an error and the calls cancelled upstream at once,
-// without abandon's grace, and close returns once each has ended (within
-// settleWait in all), so that the cancellations are on the wire before
-// the upstream session closes.
+// close gives up every parked call, cancelled at once, without abandon's
+// grace, and returns once each has ended (within settleWait in all), so
+// that the cancellations are on the wire before the upstream closes.
 func (bs *bridges) close() {
 	bs.mu.Lock()
 	bs.closed = true
@@ -122,12 +116,7 @@ func (bs *bridges) close() {
 }
 
 // maxParked is MaxParked, or its default.
-func (s *Server) maxParked() int {
-	if s.MaxParked > 0 {
-		return s.MaxParked
-	}
-	return DefaultMaxParked
-}
+func (s *Server) maxParked() int { return cmp.Or(max(s.MaxParked, 0), DefaultMaxParked) }
 
 // bridge is one call of a modern client, upstream in the initialize era.
 type bridge struct {
@@ -203,14 +192,12 @@ func waiterOf(ctx context.Context, c *client, params json.RawMessage, meta moder
 // bridged starts a modern client's call upstream, in the initialize era,
 // and waits on it.
 func (u *upstream) bridged(ctx context.Context, c *client, method string, params json.RawMessage, meta modernMeta) (json.RawMessage, error) {
-	// The request waits on the call from before it goes: the progress and
-	// log messages the server sends at once are its.
+	// The request waits on the call from before it goes.
 	w := waiterOf(ctx, c, params, meta)
 	b := &bridge{up: u, method: method, done: make(chan struct{}), asked: make(chan struct{}, 1),
 		caps: meta.caps, waiter: w, target: targetOf(method, params), args: rawjson.Member(params, "arguments")}
 	// The call outlives the request that starts it: it waits upstream
-	// while its client is asked. Its end is the bridge's: a result, or
-	// given up.
+	// while its client is asked.
 	cctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
 	r := relayed{b: b}
@@ -311,11 +298,9 @@ func (b *bridge) gather() {
 // askOrDone puts the waiting questions to the client; asked is false when
 // none waits any more (the server withdrew them, or answered the call).
 func (b *bridge) askOrDone() (json.RawMessage, error, bool) {
-	select {
-	case <-b.done:
+	if isClosed(b.done) {
 		b.end()
 		return b.res, b.err, true
-	default:
 	}
 	b.mu.Lock()
 	b.put = append(b.put, b.waiting...)
@@ -338,10 +323,7 @@ func (b *bridge) inputRequired() (json.RawMessage, error) {
 		return nil, &mcp.RPCError{Code: mcp.CodeInternalError,
 			Message: fmt.Sprintf("the server asks for input, and %d calls wait for their clients already: try again later", b.up.srv.maxParked())}
 	}
-	wait := b.up.srv.InputWait
-	if wait <= 0 {
-		wait = DefaultInputWait
-	}
+	wait := cmp.Or(max(b.up.srv.InputWait, 0), DefaultInputWait)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.waiter = nil
@@ -443,9 +425,9 @@ func (b *bridge) end() {
 }
 
 // abandon gives the call up: every question still open is answered with
-// an error saying why, and the call is cancelled upstream: at once when
-// it asked nothing, else once the server has had abandonGrace to end it
-// on that error (a cancellation that overtook the answers would leave the
+// an error saying why, and the call is cancelled upstream, once the
+// server has had abandonGrace to end it on that error when it asked
+// something (a cancellation that overtook the answers would leave the
 // server not knowing why).
 func (b *bridge) abandon(why string) {
 	b.end() // nothing more is asked of it

@@ -2,15 +2,12 @@ package serve
 
 // What the HTTP endpoint publishes of the server it serves, for clients
 // that look before they connect (Server Cards, SEP-2127): its card at the
-// endpoint's URL + /server-card, the location the extension reserves, and
-// a catalog listing it at the well-known catalog locations. Both are made
-// from what the server says of itself (its initialize result) and where
-// serve is reached, masked of every secret the upstream session holds,
-// and nothing else. They are answered without the bearer token (they are
-// for clients that have not connected yet), to the pages the endpoint
-// admits (not to every origin, as the extension's CORS would have it: a
-// card of a server on this machine is not for every web page), with an
-// ETag that If-None-Match revalidates.
+// endpoint's URL + /server-card, and a catalog listing it at the
+// well-known locations, made from the server's initialize result and
+// where serve is reached, masked of every secret. They are answered
+// without the bearer token, to the pages the endpoint admits (not to
+// every origin, as the extension's CORS would have it: a card of a server
+// on this machine is not for every web page).
 
 import (
 	"crypto/sha256"
@@ -27,11 +24,9 @@ import (
 )
 
 // Identity is what the served server says of itself (its initialize
-// result, or server/discover's shaped as one) while the shared session
-// is open; nil before, and with Isolate, where no session is shared.
-// Self, when set, is said in its place (a gateway's endpoint says what
-// the gateway is, and nothing of its servers: which it holds is for the
-// clients whose tokens see them, not for a page that has none).
+// result) while the shared session is open; nil before, and with
+// Isolate. Self, when set, is said in its place (a gateway says nothing
+// of its servers to a page that has no token).
 func (s *Server) Identity() json.RawMessage {
 	if s.Self != nil {
 		return s.Self
@@ -89,12 +84,11 @@ func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route
 		sse, _ = LegacyPaths(h.path())
 		sse = base + sse
 	}
-	versions := servedVersions()
 	ident := servercard.IdentityOf(id)
 	for _, f := range ident.Strings() {
 		*f = string(h.srv.Secrets.Mask([]byte(*f))) // before the card is made of them, so that it stays valid
 	}
-	card := servercard.BuildCard(ident, endpoint, sse, versions)
+	card := servercard.BuildCard(ident, endpoint, sse, servedVersions())
 	body, typ := card, servercard.CardType
 	if rt == cardCatalog {
 		var c struct {

@@ -75,12 +75,9 @@ func (c *client) close() {
 }
 
 // upstreamFor is the client's upstream session: the shared one, or with
-// Isolate its own, opened at its first request. caps are the
-// capabilities the client declared, which a session opened for it
-// declares (the shared one with ClientCaps, or its own). A modern
-// client's request with params, with Isolate, takes an idle session of
-// its token's when one is kept (the one that holds the task params name,
-// if one does: isolate.go).
+// Isolate its own, opened at its first request declaring caps (a modern
+// client's takes an idle one of its token's when one is kept, by params:
+// isolate.go).
 func (c *client) upstreamFor(ctx context.Context, caps, params json.RawMessage) (*upstream, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -109,7 +106,7 @@ func (c *client) upstreamFor(ctx context.Context, caps, params json.RawMessage) 
 			// only to a request that declared it.
 			declare = upstreamCaps
 		}
-		up, err := s.open(ctx, declare, nil)
+		up, err := s.open(ctx, s.Open, declare, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -172,13 +169,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	if method == "logging/setLevel" && st.Modern {
 		return c.setLogLevel(params)
 	}
-	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
-		return nil, rerr
-	}
-	if rerr := c.view.check(ctx, method, params, up.readOnly); rerr != nil {
-		return nil, rerr
-	}
-	if rerr := up.pinCheck(ctx, method, params); rerr != nil {
+	if rerr := c.withheld(ctx, up, method, params); rerr != nil {
 		return nil, rerr
 	}
 	if method == "resources/subscribe" || method == "resources/unsubscribe" {
@@ -220,6 +211,18 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 		return nil, rpcError(err)
 	}
 	return c.srv.given(ctx, up, method, asked, up.taskResult(c, method, res), mark, c.view), nil
+}
+
+// withheld refuses a request for what the guard, the client's view or
+// the pin withholds.
+func (c *client) withheld(ctx context.Context, up *upstream, method string, params json.RawMessage) *mcp.RPCError {
+	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
+		return rerr
+	}
+	if rerr := c.view.check(ctx, method, params, up.readOnly); rerr != nil {
+		return rerr
+	}
+	return up.pinCheck(ctx, method, params)
 }
 
 // setLogLevel takes a legacy client's logging/setLevel for a modern
@@ -269,53 +272,41 @@ func hasModernMeta(params json.RawMessage) bool {
 }
 
 // legacyParams are a modern request's params for a server of the
-// initialize era: without the modern era's _meta members, which such a
-// server may take for a modern request
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle);
-// with the progress token replaced by token (when not nil): the relay's
-// own, in the same one pass.
+// initialize era: without the modern era's _meta members
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/lifecycle),
+// and with the progress token replaced by token when not nil.
 func legacyParams(params, token json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	sep := func() {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-	}
+	out := []byte{'{'}
 	rawjson.ForEachValidRawMember(params, func(k string, rawKey, v []byte) error {
 		if k != "_meta" {
-			sep()
-			b.Write(rawKey)
-			b.WriteByte(':')
-			b.Write(v)
+			out = appendMember(out, rawKey, v)
 			return nil
 		}
-		var meta bytes.Buffer
+		meta := []byte{'{'}
 		rawjson.ForEachValidRawMember(v, func(k string, rawKey, v []byte) error {
 			if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
 				if k == "progressToken" && token != nil {
 					v = token
 				}
-				if meta.Len() > 0 {
-					meta.WriteByte(',')
-				}
-				meta.Write(rawKey)
-				meta.WriteByte(':')
-				meta.Write(v)
+				meta = appendMember(meta, rawKey, v)
 			}
 			return nil
 		})
-		if meta.Len() > 0 {
-			sep()
-			b.Write(rawKey)
-			b.WriteString(":{")
-			b.Write(meta.Bytes())
-			b.WriteByte('}')
+		if len(meta) > 1 {
+			out = appendMember(out, rawKey, append(meta, '}'))
 		}
 		return nil
 	})
-	b.WriteByte('}')
-	return b.Bytes()
+	return append(out, '}')
+}
+
+// appendMember appends the member rawKey: v to obj, an object being
+// written (its closing brace yet to come).
+func appendMember(obj, rawKey, v []byte) []byte {
+	if obj[len(obj)-1] != '{' {
+		obj = append(obj, ',')
+	}
+	return append(append(append(obj, rawKey...), ':'), v...)
 }
 
 // initialize answers a client of the initialize era from the server's
@@ -341,7 +332,7 @@ func (c *client) initialize(params json.RawMessage, st mcp.State) (json.RawMessa
 	b = append(b, mustJSON(version)...)
 	rawjson.ForEachValidRawMember(st.InitializeResult, func(k string, rawKey, v []byte) error {
 		if k != "protocolVersion" && k != "supportedVersions" {
-			b = append(append(append(append(b, ','), rawKey...), ':'), v...)
+			b = appendMember(b, rawKey, v)
 		}
 		return nil
 	})
@@ -349,9 +340,7 @@ func (c *client) initialize(params json.RawMessage, st mcp.State) (json.RawMessa
 }
 
 // servedVersions are the versions serve answers in, whatever the server
-// speaks: those a request of the 2026-07-28 era may carry (which
-// server/discover lists), then those initialize negotiates. The Server
-// Card lists them all.
+// speaks: those of the 2026-07-28 era, then those initialize negotiates.
 func servedVersions() []string {
 	return append(slices.Clone(mcp.ModernVersions), mcp.SupportedVersions...)
 }
@@ -442,7 +431,7 @@ func (c *client) ask(ctx context.Context, method string, params json.RawMessage)
 	if modern {
 		return nil, &mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: method + ": the client speaks the 2026-07-28 era, which takes no server requests"}
 	}
-	if !declared && !modern {
+	if !declared {
 		return nil, &mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: method + ": the client did not declare the " + capability[method] + " capability"}
 	}
 	if c.drain != nil {
@@ -465,9 +454,9 @@ func (c *client) ask(ctx context.Context, method string, params json.RawMessage)
 	return res, nil
 }
 
-// notified takes the client's notifications: the server knows of one
-// initialize only (its own), and cancellation is the downstream session's
-// to handle; the rest go upstream.
+// notified passes the client's notifications upstream, but those the
+// downstream session handles, and initialized: the server knows of its
+// own initialize alone.
 func (c *client) notified(method string, params json.RawMessage) {
 	switch method {
 	case "notifications/initialized", "notifications/cancelled", "notifications/progress":

@@ -7,11 +7,9 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
-// envelope is what serve reads of a JSON-RPC message it passes on: its
-// method, id and params, in one walk of its top level (a relayed result
-// among them is skipped over, never decoded). The message may be any
-// bytes a client sent: the walk never fails on them, and the session
-// that reads the message next refuses it if it is not JSON.
+// envelope is what serve reads of a JSON-RPC message it passes on, in one
+// walk of its top level (a result is skipped over, never decoded). The
+// message may be any bytes a client sent: the walk never fails on them.
 type envelope struct {
 	method    string          // decoded; "" when missing or not a string
 	hasMethod bool            // a method member is there, whatever it holds
@@ -51,11 +49,9 @@ func (e envelope) request() bool {
 	return e.method != "" && e.id != nil && string(e.id) != "null"
 }
 
-// headOf is the message that the first of an answer's parts (as
-// mcp.Session frames a large result: its head up to "result":, the
-// result, perhaps in two parts, a closing brace) stands for, with a null
-// result: small, and naming the request it answers. ok is false for other
-// parts.
+// headOf is the first of an answer's parts (as mcp.Session frames a large
+// result) closed with a null result: a small message naming the request
+// it answers. ok is false for other parts.
 func headOf(parts [][]byte) (head []byte, ok bool) {
 	if len(parts) < 3 || len(parts) > 4 || string(parts[len(parts)-1]) != "}" {
 		return nil, false

@@ -15,13 +15,10 @@ import (
 )
 
 // Guards limit what the clients of a served server see and may use: each
-// guard (the command line's, a config entry's) has allow and deny
-// patterns for tools by name, resources by URI (and templates by their
-// URI template), prompts by name, and ReadOnly: only the tools whose
-// annotations say readOnlyHint. Something is offered when every guard
-// allows it. What they hide is left out of every page of every list, and
-// a request for it is refused with a JSON-RPC error, so a client cannot
-// reach by name what it cannot list. No guard lets everything through.
+// guard has allow and deny patterns for tools, resources (and templates)
+// and prompts, and ReadOnly. Something is offered when every guard allows
+// it. What they hide is left out of every list, and a request for it is
+// refused, so a client cannot reach by name what it cannot list.
 type Guards []config.Guard
 
 func (gs Guards) toolAllowed(name string) bool {
@@ -38,11 +35,10 @@ func (gs Guards) promptAllowed(name string) bool {
 }
 
 // nameAllowed matches a tool's or a prompt's name. An allow pattern
-// matches the name as sent, exactly; a deny pattern matches it also in
-// another case or written with look-alike letters (canon.Fold), as a
-// lenient server may read it. A name that a server may read as another
-// (canon.Name: NUL, white space at an end...) is refused where patterns
-// apply.
+// matches the name exactly; a deny pattern also in another case or with
+// look-alike letters (canon.Fold), as a lenient server may read it. A
+// name a server may read as another (canon.Name) is refused where
+// patterns apply.
 func nameAllowed(name string, allow, deny []string) bool {
 	if len(allow) == 0 && len(deny) == 0 {
 		return true
@@ -72,16 +68,11 @@ func uriAllowed(uri string, allow, deny []string) bool {
 }
 
 func (gs Guards) readOnly() bool {
-	return !gs.every(func(g config.Guard) bool { return !g.ReadOnly })
+	return slices.ContainsFunc(gs, func(g config.Guard) bool { return g.ReadOnly })
 }
 
 func (gs Guards) every(ok func(config.Guard) bool) bool {
-	for _, g := range gs {
-		if !ok(g) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(gs, func(g config.Guard) bool { return !ok(g) })
 }
 
 // allowed: no deny pattern that denies, and no allow pattern or one that
@@ -225,11 +216,8 @@ func guarded(method string) bool {
 
 // listenParams are a subscriptions/listen's params with the resources
 // the guard hides taken out of its resourceSubscriptions, as
-// resources/subscribe would be refused them: a listen subscribes the
-// server to nothing the guard hides (passed on to a modern server as
-// well as served here), and its acknowledgement names none of them.
-// Params that hold a key twice, or in another case, are refused, as
-// check refuses them.
+// resources/subscribe would be refused them. Params that hold a key
+// twice, or in another case, are refused, as check refuses them.
 func (g Guards) listenParams(params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
 	if len(g) == 0 {
 		return params, nil
@@ -241,9 +229,8 @@ func (g Guards) listenParams(params json.RawMessage) (json.RawMessage, *mcp.RPCE
 	return WithListenURIs(params, slices.DeleteFunc(slices.Clone(uris), func(uri string) bool { return !g.AllowsResource(uri) })), nil
 }
 
-// ListenURIs are a subscriptions/listen's resourceSubscriptions. Params
-// that hold a key twice, or in another case, are refused, as check
-// refuses them.
+// ListenURIs are a subscriptions/listen's resourceSubscriptions, refused
+// as ReadTarget refuses.
 func ListenURIs(params json.RawMessage) ([]string, *mcp.RPCError) {
 	n, ok := rawjson.Exact(params, "notifications")
 	subs, subsOK := rawjson.Exact(n, "resourceSubscriptions")

@@ -11,13 +11,9 @@ package serve
 // transport are served beside (httpsse.go). Who may reach the endpoint,
 // and /healthz, is httpfront.go's.
 //
-// Each downstream session is an mcp.Session over an httpTransport: what a
-// POST brings is what the session reads; what the session writes goes to
-// the POST it answers or belongs to (a response by its id, progress and
-// server requests by the id of the request they come with), else to the
-// GET stream, else, for a notification, nowhere. A POST is answered with
-// one JSON body when its response is the first thing to go to it, and
-// with an event stream otherwise.
+// Each downstream session is an mcp.Session over an httpTransport
+// (httptransport.go): what a POST brings is what the session reads, and
+// what the session writes goes to the POST it answers or belongs to.
 
 import (
 	"cmp"
@@ -54,10 +50,9 @@ func (s *Server) HTTPHandler(token string, anyHost bool) *HTTPHandler {
 		Idle:      DefaultIdle, InitIdle: DefaultInitIdle, MaxSessions: DefaultMaxSessions, MaxBody: DefaultMaxBody}
 }
 
-// What the endpoint holds for its clients, at most, by default: each
-// session holds a downstream session (and with Isolate a server of its
-// own), so a flood of initialize requests must not hold them for long,
-// nor without end.
+// What the endpoint holds for its clients, at most, by default: a flood
+// of initialize requests must not hold sessions (and with Isolate
+// servers) for long, nor without end.
 const (
 	// DefaultIdle is how long a client's session lasts with no request
 	// of its own and no stream open: a client that leaves without DELETE
@@ -72,9 +67,7 @@ const (
 	// DefaultMaxBody is the largest POST body taken (413 beyond).
 	DefaultMaxBody = 32 << 20
 	// DefaultMaxHeld is how many bytes of POST bodies the endpoint holds
-	// at once, across its clients: a request beyond waits its turn
-	// elsewhere (503), however many connections send big bodies to
-	// sessions that are slow to take them.
+	// at once, across its clients (503 beyond).
 	DefaultMaxHeld = 4 * DefaultMaxBody
 )
 
@@ -99,9 +92,7 @@ type HTTPHandler struct {
 	// errors, should it read again (Stall when 0).
 	Stall, Told time.Duration
 	// KeepAlive is how often an event stream that has nothing to say
-	// gets a comment (DefaultKeepAlive when 0, none when negative): a
-	// proxy in front that cuts silent connections leaves it be, and a
-	// client that went without a word is found out.
+	// gets a comment (DefaultKeepAlive when 0, none when negative).
 	KeepAlive time.Duration
 	// Idle ends a session that long without a request or a stream open;
 	// InitIdle, one that has had no request but its initialize.
@@ -119,20 +110,16 @@ type HTTPHandler struct {
 	sessions map[string]*httpSession
 	closed   bool
 	draining bool // Drain: no session opens, /healthz says so
-	// answering are the sessions of one request each (a modern client's,
-	// with no session id) running now; they count against MaxSessions as
-	// the others do, and end with the handler.
+	// answering are the sessions of one request each (a modern client's)
+	// running now; they count against MaxSessions.
 	answering map[*httpSession]bool
-	// asked counts the requests POSTed and not yet answered (or given
-	// up).
-	asked outstanding
+	asked     outstanding // the requests POSTed and not yet answered (or given up)
 
 	// What a layer above sets (a gateway's paths): Admit says whether a
-	// view may reach this handler's server, which is not found (404) to
-	// the others; SSEPaths are the legacy transport's stream and message
-	// paths in place of LegacyPaths'; Health answers /healthz in place of
-	// the server's state, told the view of the probe's token (known: it
-	// sent one the endpoint takes) and whether the handler is closed.
+	// view may reach this handler's server (404 otherwise); SSEPaths are
+	// the legacy transport's paths in place of LegacyPaths'; Health
+	// answers /healthz, told the view of the probe's token (known: one
+	// the endpoint takes) and whether the handler is closed.
 	Admit    func(*View) bool
 	SSEPaths *[2]string
 	Health   func(who *View, known, closed bool) (status int, body any)
@@ -141,14 +128,10 @@ type HTTPHandler struct {
 }
 
 type httpSession struct {
-	c *client
-	t *httpTransport
-	// who is the view of the token that opened it: a request with
-	// another token does not find it.
-	who *View
-	// legacy: a client of the HTTP+SSE transport, whose session is its
-	// stream's (no idle timer), reached at its message path alone.
-	legacy bool
+	c      *client
+	t      *httpTransport
+	who    *View // the view of the token that opened it: another token does not find it
+	legacy bool  // a client of the HTTP+SSE transport: its stream's session, with no idle timer
 
 	mu      sync.Mutex  // guards active and settled
 	active  int         // HTTP requests of the session being served
@@ -156,10 +139,9 @@ type httpSession struct {
 	idle    *time.Timer // ends the session when it fires; stopped while active > 0
 }
 
-// enter and leave bracket each HTTP request of the session (handshake
-// says it is its initialize, or notifications/initialized): the idle
-// timer runs only while none is being served, for InitIdle until the
-// session has had something past its handshake.
+// enter and leave bracket each HTTP request of the session (handshake:
+// initialize, or notifications/initialized): the idle timer runs only
+// while none is served, for InitIdle until it has had more.
 func (s *httpSession) enter(handshake bool) {
 	s.mu.Lock()
 	s.active++
@@ -183,9 +165,8 @@ func (s *httpSession) leave(h *HTTPHandler) {
 	s.mu.Unlock()
 }
 
-// Close ends every downstream session: what each client asked that is
-// still in flight is cancelled, upstream too, and answered with an error
-// where its client still waits.
+// Close ends every downstream session: what is still in flight is
+// cancelled, upstream too, and answered with an error.
 func (h *HTTPHandler) Close() {
 	h.mu.Lock()
 	h.closed = true
@@ -204,9 +185,9 @@ func (h *HTTPHandler) Close() {
 const DrainGrace = 5 * time.Second
 
 // Drain readies the handler to stop, as a replica behind a balancer
-// must: /healthz answers 503 "draining", no session opens (a request of
-// the 2026-07-28 era, which has none, is still answered), and it waits
-// until every request POSTed has been answered, for up to grace.
+// must: /healthz answers 503 "draining", no session opens (a modern
+// request is still answered), and it waits up to grace for every request
+// POSTed to be answered.
 func (h *HTTPHandler) Drain(grace time.Duration) {
 	h.mu.Lock()
 	h.draining = true
@@ -215,8 +196,7 @@ func (h *HTTPHandler) Drain(grace time.Duration) {
 }
 
 // Settle waits, for a bound, until every request POSTed has been
-// answered: once the upstream has ended, each gets its error before the
-// sessions close.
+// answered: once the upstream has ended, each gets its error.
 func (h *HTTPHandler) Settle() { h.asked.wait(settleWait, nil) }
 
 // end ends the session sid, if it is still there.
@@ -296,8 +276,8 @@ func readIncoming(body []byte) (incoming, error) {
 }
 
 // readBody reads a POST's body, of MaxBody bytes at most (413 beyond),
-// and counts it against MaxHeld (503 beyond) until release, which the
-// caller calls when its request ends, whatever readBody answered.
+// counted against MaxHeld (503 beyond) until release, which the caller
+// calls when its request ends, whatever readBody answered.
 func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) (body []byte, release func(), ok bool) {
 	hr := &heldReader{r: http.MaxBytesReader(w, r.Body, h.MaxBody), h: h}
 	release = func() { h.held.Add(-hr.n) }
@@ -416,16 +396,14 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !st.answer(w, r, in.id, s.t.closed, st.events) {
-		// The client hung up before its answer, or took nothing for its
-		// stall: the request is cancelled, as if it had said so, and
-		// upstream with it (unless the session ended, which did).
+		// The client hung up, or stalled: the request is cancelled, as
+		// if it had said so.
 		s.t.cancel(in.id)
 	}
 }
 
-// acceptsEvents: the client takes an event stream in answer to a POST, as
-// every client of the transport must; it then gets one, as from the
-// reference servers, whatever comes before the response.
+// acceptsEvents: the client takes an event stream in answer to a POST
+// (and gets one, as from the reference servers).
 func acceptsEvents(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 }
@@ -456,10 +434,9 @@ func (h *HTTPHandler) open(w http.ResponseWriter, who *View, legacy bool) (strin
 	return sid, s
 }
 
-// refusal is how to refuse a new session, when one may not open now (the
-// handler is closed, draining and the session would outlast the
-// request, or MaxSessions are open); nil when it may. h.mu is held; the
-// refusal is written after it is let go.
+// refusal is how to refuse a new session (lasting: one that outlasts
+// its request) when one may not open now; nil when it may. h.mu is held;
+// the refusal is written after it is let go.
 func (h *HTTPHandler) refusal(lasting bool) func(http.ResponseWriter) {
 	switch {
 	case h.closed:
@@ -515,9 +492,8 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	st.answer(w, r, nil, s.t.closed, true)
 }
 
-// accept hands a message that is answered elsewhere (a notification, a
-// response, a legacy client's every message) to the session, and says it
-// was taken (202).
+// accept hands a message answered elsewhere (a notification, a response,
+// a legacy client's every message) to the session: 202.
 func (t *httpTransport) accept(w http.ResponseWriter, r *http.Request, body []byte) {
 	select {
 	case t.in <- body:

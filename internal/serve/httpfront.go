@@ -1,24 +1,21 @@
 package serve
 
 // Who may reach the endpoint, and how a browser is told. Every request
-// is checked in the same order, whatever its path:
+// is checked in the same order, whatever its path (ServeHTTP):
 //
-//   - its Host names this machine (unless anyHost): a page whose own name
-//     was made to point at 127.0.0.1 (DNS rebinding) is refused (403);
-//   - its Origin, when it has one (a browser's page), is admitted: a
-//     loopback origin, one Origins names, or with anyHost the origin of
-//     the name it was reached by (a page served beside the endpoint, by a
-//     proxy in front of both); 403 otherwise, a MUST of the transport
-//     (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning);
-//     a browser's request with no Origin made for a page of another site
-//     (Sec-Fetch-Site: cross-site: an <img>, a no-cors fetch, a link) is
-//     refused as well, so that no page can open a stream, and with
-//     Isolate start a server, where no token is asked;
-//   - /healthz is answered then, with no token and no CORS header: no
-//     page of another origin can read it;
-//   - a CORS preflight of an admitted page is answered, before the token
-//     (a preflight never carries one), and every answer to such a page
-//     names its origin and the headers it may read;
+//   - its Origin, when it has one, is admitted: a loopback origin, one
+//     Origins names, or with anyHost the origin of the name it was reached
+//     by (a page served beside the endpoint by one proxy); 403 otherwise,
+//     a MUST of the transport
+//     (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning).
+//     A browser's request with no Origin made for a page of another site
+//     (Sec-Fetch-Site: cross-site) is refused too, so that no page can
+//     open a stream, or with Isolate start a server, where no token is
+//     asked;
+//   - its Host names this machine (unless anyHost): DNS rebinding;
+//   - /healthz is answered then, with no token and no CORS header;
+//   - a CORS preflight of an admitted page is answered before the token,
+//     which a preflight never carries;
 //   - then the bearer token.
 
 import (
@@ -41,20 +38,16 @@ const (
 	HealthPath  = "/healthz"
 )
 
-// LegacyPaths are the paths of the legacy transport served beside the
-// endpoint, in its directory: its stream (sse) and where its clients
-// POST (message). Beside /mcp they are /sse and /message; beside
-// /api/v1/mcp, /api/v1/sse and /api/v1/message, so that a proxy that
-// routes the endpoint's prefix routes them too.
+// LegacyPaths are the paths of the legacy transport served in the
+// endpoint's directory, so that a proxy that routes its prefix routes
+// them too: its stream (/sse beside /mcp) and where its clients POST
+// (/message).
 func LegacyPaths(endpoint string) (stream, message string) {
 	dir := endpoint[:strings.LastIndex(endpoint, "/")+1]
 	return dir + "sse", dir + "message"
 }
 
-// cors is what a page of an admitted origin may do: the methods of the
-// transports, the request headers their clients send (the tool's
-// parameters as Mcp-Param-NAME among them), and the response headers
-// they read.
+// cors is what a page of an admitted origin may do.
 var cors = origin.CORS{
 	Methods: []string{http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions},
 	Headers: []string{"Authorization", "Content-Type", "Accept", "Mcp-Session-Id", "Mcp-Protocol-Version",
@@ -156,9 +149,8 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	who, ok := h.authorize(r)
 	if !ok {
 		// Said in the challenge too, which a client shows: this is no
-		// OAuth server, and the token is the one serve printed. The
-		// connection is closed: one that got a 401 holds nothing of
-		// serve's, however many a local program opens.
+		// OAuth server. The connection is closed: one that got a 401
+		// holds nothing of serve's.
 		w.Header().Set("Connection", "close")
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpv serve", error_description="send the bearer token mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN"`)
 		httpError(w, http.StatusUnauthorized, "a bearer token is required: the one mcpv serve printed on stderr, or was given (--http-token, MCPV_HTTP_TOKEN), as Authorization: Bearer TOKEN")
@@ -212,10 +204,7 @@ func (h *HTTPHandler) authorize(r *http.Request) (*View, bool) {
 
 // health answers a probe: 200 while the server is up, 503 once it has
 // gone (or serve is ending), and nothing about the server. It sends
-// nothing upstream, so no number of probes makes the server work: it
-// says what serve knows already (the server's process is running, its
-// connection was not lost). With Isolate, where each client has a
-// server of its own, it says whether serve takes clients.
+// nothing upstream, so no number of probes makes the server work.
 func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", methods[health])
@@ -235,7 +224,7 @@ func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 		status, body = h.Health(who, known, closed)
 	} else {
 		status, body = http.StatusOK, map[string]string{"status": "ok"}
-		if closed || !h.up() {
+		if closed || isClosed(h.srv.Done()) { // never done with Isolate
 			status, body = http.StatusServiceUnavailable, map[string]string{"status": "unavailable"}
 		}
 	}
@@ -248,21 +237,10 @@ func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// up reports whether the endpoint's server is up.
-func (h *HTTPHandler) up() bool {
-	select {
-	case <-h.srv.Done(): // never, with Isolate: nil
-		return false
-	default:
-		return true
-	}
-}
-
 // CheckPath says whether path may be the endpoint's (--path): an
 // absolute path, in the characters a path holds as they are (no
 // percent-encoding, which would be read decoded), without empty, . or
-// .. segments, and none of the other paths served (with sse, those of
-// the legacy transport beside it).
+// .. segments, and none of the other paths served.
 func CheckPath(path string, sse bool) error {
 	if !strings.HasPrefix(path, "/") {
 		return errors.New("it must start with /")

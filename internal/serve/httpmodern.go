@@ -2,15 +2,11 @@ package serve
 
 // The 2026-07-28 era's rules for Streamable HTTP
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),
-// kept for a modern client's POST before it is served: its _meta holds a
-// version serve speaks and the client's capabilities (400 with -32602 or
-// -32022 otherwise), the MCP-Protocol-Version header says the version its
-// _meta does, Mcp-Method and Mcp-Name say what the body does (400 with
-// -32020 otherwise), and a method the era removed is not found (404 with
-// -32601). A tools/call's Mcp-Param-NAME headers are checked where the
-// tool's annotations are known, as it is served (checkParamHeaders). The
-// answer's status follows its error: 404 for -32601, 400 for the errors
-// of a request the server could not take as it was.
+// kept for a modern client's POST before it is served (checkModernPost):
+// its _meta, its headers against its body, and the methods the era
+// removed (404). A tools/call's Mcp-Param-NAME headers are checked where
+// the tool's annotations are known (checkParamHeaders). The answer's
+// status follows its error (modernStatus).
 
 import (
 	"context"

@@ -3,27 +3,19 @@ package serve
 // The 2024-11-05 HTTP+SSE transport
 // (https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse),
 // beside Streamable HTTP, for clients that speak only it. A client's GET
-// at the stream's path (LegacyPaths: /sse beside /mcp) opens its session
-// and its stream: the stream's first event (endpoint) names where it
-// POSTs its messages, the message path beside it with the
-// session's id (random, as a Streamable session's), and every message
-// for it, answers included, follows on the stream. Each POST is answered
-// 202 once the session has taken it.
+// at the stream's path (LegacyPaths) opens its session and its stream:
+// the stream's first event (endpoint) names where it POSTs its messages,
+// with the session's id, and every message for it, answers included,
+// follows on the stream. Each POST is answered 202 once taken.
 //
-// The session is the stream's: when the client drops its stream, or
-// takes nothing written to it for the stall, or serve ends, its session
-// ends and what it asked that is still in flight is cancelled upstream.
-// A client that took nothing for the stall is told: what was not sent it
-// yet but answers is dropped, its calls' errors take their place, and
-// its stream is kept for Told more, so that one that reads again finds
-// them before the stream's end.
-// A client whose call hangs, and which has nothing else to take, cannot
-// be seen to take nothing: it is pinged every stall while it waits, and
-// one that does not answer within the stall has stalled (pausedWatch).
-// Its id reaches only the stream's reader, names no Streamable session
-// (nor one of those a legacy session), and counts against MaxSessions as
-// a Streamable session does. The token, the origins and the guard are
-// the endpoint's.
+// The session is the stream's: when the client drops its stream, takes
+// nothing written to it for the stall, or serve ends, its session ends
+// and what it asked is cancelled upstream. A client that stalled is told:
+// what was not sent it yet but answers is dropped, its calls' errors take
+// their place, and its stream is kept for Told more, so that one that
+// reads again finds them. A client whose call hangs is pinged every stall
+// while it waits (pausedWatch). Its session id names no Streamable
+// session, and counts against MaxSessions as one does.
 
 import (
 	"cmp"
@@ -63,11 +55,9 @@ func (h *HTTPHandler) sse(w http.ResponseWriter, r *http.Request) {
 }
 
 // pausedWatch finds a paused client out: one whose call hangs has nothing
-// to take from its stream but keep-alives, which the network holds for
-// it however long it reads nothing. While it waits on a call it is
-// pinged every stall, and one that answers nothing (a result or an
-// error) within the stall counts as stalled, as one that takes nothing
-// of what is written to it does.
+// to take but keep-alives, which the network holds for it however long
+// it reads nothing. So it is pinged every stall while it waits, and one
+// that answers nothing within the stall has stalled.
 func pausedWatch(s *httpSession, st *stream, stall time.Duration) {
 	tick := time.NewTicker(stall)
 	defer tick.Stop()

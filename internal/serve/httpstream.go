@@ -16,28 +16,19 @@ type stream struct {
 	gone   chan struct{} // closed when the HTTP request is over
 	events bool          // an event stream; else the response alone, as JSON
 	// lazy (a modern client's POST) starts the event stream with its
-	// first message, not before: an error that comes first goes as JSON,
-	// with the status it calls for (modernStatus).
-	lazy   bool
-	header http.Header // the POST's headers
-	// preamble is written first on an event stream: the endpoint event
-	// of a legacy client's stream.
-	preamble string
-	// stall is how long the client may take nothing that is written to
-	// it before it counts as gone (DefaultStall when 0).
-	stall time.Duration
-	// keepAlive is how often a started event stream with nothing to say
-	// gets a comment (none when 0).
-	keepAlive time.Duration
+	// first message: an error that comes first goes as JSON, with the
+	// status it calls for (modernStatus).
+	lazy      bool
+	header    http.Header   // the POST's headers
+	preamble  string        // written first on an event stream: a legacy stream's endpoint event
+	stall     time.Duration // how long the client may take nothing (DefaultStall when 0)
+	keepAlive time.Duration // how often a silent started event stream gets a comment (none when 0)
 	// stalled, on a legacy client's stream, is told when the client has
-	// taken nothing for the stall (its session is ended); the stream is
-	// then kept for told more, for the client that reads again to find
-	// what it was answered (its calls' errors).
+	// taken nothing for the stall; the stream is then kept for told more,
+	// for the client that reads again to find its calls' errors.
 	stalled func()
 	told    time.Duration
-	// quiet is set once the client stalled: what is not an answer is
-	// dropped from then on.
-	quiet atomic.Bool
+	quiet   atomic.Bool // the client stalled: only answers go to it
 }
 
 // pace gives st the handler's stall and keep-alive.
@@ -57,8 +48,8 @@ func newStream() *stream {
 }
 
 // outMsg is a message for a stream: its parts, written one after the
-// other (a large result is never joined to its framing, nor copied), and
-// its id when it is a response, read once.
+// other (a large result is never joined to its framing), and its id when
+// it is a response.
 type outMsg struct {
 	parts    [][]byte
 	id       json.RawMessage
@@ -68,12 +59,9 @@ type outMsg struct {
 // answer writes the stream's messages until the response to id (none for
 // the GET stream) has gone, the client goes, or the session ends: as an
 // event stream, or, for a client that takes none, the response alone as
-// one JSON body (what comes before it is dropped). It reports whether the
-// response went. A client that takes nothing written to it for the
-// stream's stall has gone, as one that hangs up has: whatever it was sent
-// (a result of any size, a flood of notifications), it holds no more than
-// what waits for it. A started event stream with nothing to say gets a
-// comment every keepAlive.
+// one JSON body. It reports whether the response went. A client that
+// takes nothing for the stream's stall has gone, as one that hangs up
+// has: whatever it was sent, it holds no more than what waits for it.
 func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) bool {
 	stall := st.stall
 	if stall <= 0 {
@@ -94,7 +82,7 @@ func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMess
 		defer t.Stop()
 		tick = t.C
 	}
-	// put writes msg; end says the stream is over, went whether the
+	// put writes msg; end says the stream is over, went that the
 	// response went.
 	put := func(msg outMsg) (end, went bool) {
 		final := id != nil && msg.response && string(msg.id) == string(id)
@@ -196,17 +184,14 @@ const DefaultStall = 30 * time.Second
 // balancers cut a silent connection.
 const DefaultKeepAlive = 25 * time.Second
 
-// stallPiece is the most written under one deadline: a large result goes
-// in pieces, each of which the client must take within the stall, so
-// that a slow reader is told from one that reads nothing.
+// stallPiece is the most written under one deadline, so that a slow
+// reader of a large result is told from one that reads nothing.
 const stallPiece = 64 << 10
 
 // stallWriter writes a response in pieces, each under a write deadline
-// of the stall from when it starts; after a write fails (the deadline
-// passed, the client went), nothing more is written. With stalled, a
-// piece the client has taken nothing of for the stall tells stalled, and
-// its deadline is told later: the write goes on, for a client that reads
-// again.
+// of the stall; after a write fails, nothing more is written. With
+// stalled, a piece not taken within the stall tells stalled, and the
+// write goes on until told later, for a client that reads again.
 type stallWriter struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController

@@ -109,11 +109,8 @@ func (t *httpTransport) send(ctx context.Context, msg outMsg) error {
 		return nil
 	}
 	// An answer is never given up while its stream lives: the client
-	// would wait for it for ever, hearing only keep-alives (a legacy
-	// client's every answer goes on its one stream, behind what else
-	// was sent it). Its wait is bounded by the stream's: a client that
-	// takes nothing for the stall has gone, and its stream with it (its
-	// session too, for a legacy client, which sees it end).
+	// would wait for it for ever, hearing only keep-alives. Its wait is
+	// bounded by the stream's stall.
 	done := ctx.Done()
 	if resp {
 		done = nil

@@ -3,16 +3,12 @@ package serve
 // Isolate for clients of the 2026-07-28 era. Such a client has no
 // session: over HTTP each of its requests is a downstream session of its
 // own, so an upstream session per downstream one would start the server
-// for each request (a call is a server/discover, a tools/list and a
-// tools/call: three starts), and many clients of a slow server would
-// each wait for several. So an isolated upstream session that served a
-// modern client's request is kept, idle, for the next request of a
-// client of the same bearer token (none of another's: their clients
-// share nothing), rather than closed: one request at a time uses it, so
-// a server's question still has one client to go to and no two clients'
-// work runs in it at once. Each is closed after isolateIdle unused; at
-// most maxIdle are kept for each token. A task the server made is found
-// in the session that made it, while it is kept.
+// for each request. So an isolated upstream session that served a modern
+// client's request is kept, idle, for the next request of a client of
+// the same bearer token, rather than closed: one request at a time uses
+// it, so a server's question still has one client to go to. Each is
+// closed after isolateIdle unused; at most maxIdle are kept for each
+// token. A task is found in the session that made it, while it is kept.
 
 import (
 	"slices"

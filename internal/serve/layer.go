@@ -1,14 +1,11 @@
 package serve
 
 // What a layer above a Server may hook, and all it may: the gateway
-// (internal/gateway) is built on these alone, and serve knows nothing of
-// it. Server.Front serves each client in serve's place; Server.Join makes
-// a client of a Server that shares another client's downstream session,
-// which the Server serves as its own (its guard, pin, bridge and tasks;
-// progress, logs and questions reach the client under its own ids);
+// (internal/gateway) is built on these alone. Server.Front serves each
+// client in serve's place; Server.Join makes a client that shares another
+// client's downstream session, which the Server serves as its own;
 // Server.Source gives a Server its shared upstream session over time;
-// Server.OnTask is told each task id given out, to route by. Bearer
-// tokens' views stay here, where the HTTP clients live (views.go).
+// Server.OnTask is told each task id given out, to route by.
 
 import (
 	"context"
@@ -117,8 +114,7 @@ func WithListenRelay(ctx context.Context, relay func(Notice)) context.Context {
 }
 
 // List is a page of one of the server's lists (from cursor; "" for the
-// first) asked on no client's behalf, through the guard and the pin as
-// every client gets it (a layer above keeps it for its clients). The
+// first) asked on no client's behalf, through the guard and the pin. The
 // session's error is as it came, the server's a *mcp.CallError.
 func (s *Server) List(ctx context.Context, method, cursor string) (json.RawMessage, error) {
 	u, err := s.sharedUpstream(ctx, nil)
@@ -151,10 +147,9 @@ func (u *upstream) send(ctx context.Context, method string, params json.RawMessa
 }
 
 // given is res, u's answer to method since mark (pinMark), as a client
-// of view gets it (nil: as every client does): through the guard and
-// the pin, then the view. The recording notes it as given, with asked
-// (the request as the client sent it), so that it holds nothing they
-// withhold.
+// of view gets it (nil: as every client does): through the guard, the pin
+// and the view. The recording notes it as given, with asked (the
+// request as the client sent it).
 func (s *Server) given(ctx context.Context, u *upstream, method string, asked, res json.RawMessage, mark uint64, view *viewGuard) json.RawMessage {
 	res = view.filter(method, u.pinFilter(ctx, method, s.Guard.filter(method, res), mark))
 	if s.Record != nil {
@@ -178,7 +173,7 @@ type Session struct{ u *upstream }
 // may answer, held to the pin, and its surface told to Record the first
 // time.
 func (s *Server) Dial(ctx context.Context) (*Session, error) {
-	u, err := s.open(ctx, upstreamCaps, nil)
+	u, err := s.open(ctx, s.Open, upstreamCaps, nil)
 	if err == nil && s.Record != nil && !s.recorded.Load() {
 		if err = s.listSurface(ctx, u); err != nil {
 			u.conn.Close()

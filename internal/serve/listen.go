@@ -2,17 +2,14 @@ package serve
 
 // subscriptions/listen: a modern client's stream of the notifications it
 // asks for (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
-// Each listen is a listener of its client. In front of a modern server it
-// is passed on, one upstream listen for each, and what the server sends
-// on it comes back to it alone, under the client's subscription id. In
-// front of a server of the initialize era, serve answers it itself: the
-// acknowledgement names what the server can send (the list changes it
-// declared listChanged for, the resources it took a resources/subscribe
-// for, shared with the other holders as resources/subscribe is), and the
-// server's list changes and resource updates go to the listeners that
-// asked for them. Either way, a listener hears nothing before its
-// acknowledgement, nothing it did not ask for, and every notification
-// carries its subscription id in _meta.
+// In front of a modern server each listen is passed on, and what the
+// server sends on it comes back to it alone. In front of a server of the
+// initialize era, serve answers it itself: the acknowledgement names what
+// the server can send (the list changes it declared, the resources it
+// took a resources/subscribe for), and the server's notifications go to
+// the listeners that asked for them. Either way, a listener hears nothing
+// before its acknowledgement, nothing it did not ask for, and every
+// notification carries its subscription id in _meta.
 
 import (
 	"context"
@@ -34,8 +31,7 @@ type listener struct {
 	c  *client
 	id json.RawMessage // the client's request id: the subscription's id
 	// relay, on a listen a layer above gathers (WithListenRelay), takes
-	// what the listener would send the client: each of the layer's
-	// listens its own, however many one client holds.
+	// what the listener would send the client.
 	relay  func(Notice)
 	sendMu sync.Mutex // guards the sends, one at a time: the acknowledgement before what follows it
 
@@ -175,9 +171,9 @@ func (u *upstream) listenHere(ctx context.Context, l *listener, want mcp.ListenF
 			got.URIs = append(got.URIs, uri)
 		}
 	}
-	// Among the listeners, and listening, before the acknowledgement
-	// goes, so what the server sends once the client has it is heard;
-	// what comes meanwhile waits for it (sendMu).
+	// Listening before the acknowledgement goes, so what the server
+	// sends once the client has it is heard; what comes meanwhile waits
+	// for it (sendMu).
 	u.listen(l, true)
 	defer u.listen(l, false)
 	l.sendMu.Lock()

@@ -3,14 +3,12 @@ package serve
 // A client of the 2026-07-28 era
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic): no
 // initialize and no session; each request carries the protocol version
-// and the client's capabilities in its _meta, and each result says what
-// it is (resultType). Such a client is served by a session of its era
-// when the server speaks it (the shared one, or Server.OpenModern's), its
-// requests passed on as they are; else by the initialize era's session,
-// bridged: its results get the members its era requires, a question the
-// server asks during its call becomes an input_required result
-// (bridge.go), and its subscriptions/listen becomes the subscriptions of
-// that era (listen.go).
+// and the client's capabilities in its _meta. Such a client is served by
+// a session of its era when the server speaks it, its requests passed on
+// as they are; else by the initialize era's session, bridged: its results
+// get the members its era requires, the server's questions become
+// input_required results (bridge.go), and its subscriptions/listen is
+// served here (listen.go).
 
 import (
 	"context"
@@ -40,10 +38,8 @@ type modernMeta struct {
 }
 
 // readModernMeta reads and checks a modern request's _meta: it MUST hold
-// the protocol version and the client's capabilities
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta),
-// -32602 otherwise, and the version must be one serve speaks, -32022
-// (with the versions it does) otherwise.
+// the protocol version, one serve speaks, and the client's capabilities
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta).
 func readModernMeta(params json.RawMessage) (modernMeta, *mcp.RPCError) {
 	var m modernMeta
 	var meta, version, caps, level json.RawMessage
@@ -138,13 +134,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		ModernResult(ctx, method, res)
 		return res, nil
 	}
-	if rerr := c.srv.Guard.check(ctx, method, params, up.readOnly); rerr != nil {
-		return nil, rerr
-	}
-	if rerr := c.view.check(ctx, method, params, up.readOnly); rerr != nil {
-		return nil, rerr
-	}
-	if rerr := up.pinCheck(ctx, method, params); rerr != nil {
+	if rerr := c.withheld(ctx, up, method, params); rerr != nil {
 		return nil, rerr
 	}
 	if rerr := c.checkParamHeaders(ctx, up, method, params); rerr != nil {
@@ -232,11 +222,9 @@ func ModernResult(ctx context.Context, method string, res json.RawMessage) {
 }
 
 // modernMembers are the members the 2026-07-28 schema requires that a
-// result of a server of the initialize era lacks: resultType (complete,
-// or input_required for a result that asks for input), and for a
-// cacheable one ttlMs and cacheScope. What the server may
-// change is not kept: ttlMs 0 (stale at once), and private (the result
-// goes through this relay's credentials, so it is no one else's).
+// result of a server of the initialize era lacks: resultType, and for a
+// cacheable one ttlMs 0 (the server may change it) and cacheScope
+// private (the result goes through this relay's credentials).
 func modernMembers(method string, res json.RawMessage) []byte {
 	var have struct{ typ, ttl, scope, input bool }
 	for _, f := range rawjson.ScanFields(nil, res) {

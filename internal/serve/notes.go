@@ -15,16 +15,12 @@ import (
 // empties, so that a client that does not read delays no other.
 //
 // A client that reads, however slowly, gets everything: while its queue
-// is full (maxOutNotes notifications, or maxOutBytes of params), the
-// dispatcher waits for its writer to make room, and the upstream's reader
-// waits with it (upstream.behind), so the server is read no faster than
-// its slowest reading client takes what it says, and nothing is dropped
-// on the way. A client whose writer has taken nothing for its stall
-// (Server.NoteStall, stallAfter by default) does
-// not read: while it does not, what comes for it is dropped and counted,
-// and serve says so once, and how many in all when the client leaves.
-// out and its writer come with the first notification: a client that gets
-// none costs neither.
+// is full, the dispatcher waits for its writer to make room, and the
+// upstream's reader waits with it (upstream.behind). A client whose
+// writer has taken nothing for its stall (Server.NoteStall) does not
+// read: what comes for it is dropped and counted, and serve says so once,
+// and how many in all when the client leaves. out and its writer come
+// with the first notification.
 type outbox struct {
 	out      chan outNote // guarded by sentMu; nil until the first notification
 	outBytes atomic.Int64 // the params queued
@@ -89,9 +85,8 @@ func (c *client) notify(ctx context.Context, behind *outstanding, method string,
 }
 
 // waitForRoom waits, with sentMu let go, until the writer takes a
-// notification; false when it took none for its stall (counting from
-// the write it is in), or the client's session ended. The caller holds
-// sentMu.
+// notification; false when it took none for its stall, or the client's
+// session ended. The caller holds sentMu.
 func (c *client) waitForRoom(behind *outstanding) bool {
 	wait := c.srv.noteStall()
 	if since := c.since.Load(); since != 0 {
@@ -136,12 +131,8 @@ func (c *client) drop() {
 	}
 }
 
-// noteStall is how long a client's writer may take nothing before the
-// client counts as not reading.
 func (s *Server) noteStall() time.Duration { return cmp.Or(s.NoteStall, stallAfter) }
 
-// noteWait bounds a notification's write to a client, and an answer's
-// wait for its notifications.
 func (s *Server) noteWait() time.Duration { return cmp.Or(s.NoteWait, notifyWait) }
 
 // sayDropped says, as the client leaves, how many of its notifications
@@ -198,11 +189,10 @@ func (c *client) noteSent() {
 }
 
 // flushNotes waits until the writer is done with every notification
-// related to the request id queued so far (its progress, the log
-// messages it caused), or its NoteWait has passed, or ctx ends: those reach
-// the client before the answer, as they came. Notifications for no
-// request (bound for an HTTP client's GET stream, which may be read late
-// or never) do not hold the answer up.
+// related to the request id queued so far, or NoteWait has passed, or
+// ctx ends: those reach the client before the answer, as they came.
+// Notifications for no request (bound for a GET stream, which may be read
+// late or never) do not hold the answer up.
 func (c *client) flushNotes(ctx context.Context, id json.RawMessage) {
 	c.sentMu.Lock()
 	target, ok := c.lastRel[string(id)]

@@ -20,14 +20,11 @@ type Exchange struct {
 	// came (1, 2...). A 2026-07-28 client over HTTP has none: each of its
 	// requests counts as a client.
 	Client int64
-	// ID is the request's id as the client wrote it; nil for a
-	// notification.
-	ID     json.RawMessage
+	ID     json.RawMessage // as the client wrote it; nil for a notification
 	Method string
 	Params json.RawMessage
 	// Result or Err is what the request was answered with; Cancelled
-	// says it was not answered (the client cancelled it or left, or
-	// serving ended first).
+	// says it was not answered.
 	Result    json.RawMessage
 	Err       error
 	Cancelled bool
@@ -56,9 +53,7 @@ func (c *client) observed(h mcp.RequestHandler) mcp.RequestHandler {
 }
 
 // noteRecorder tells the Server's Observe of each notification as the
-// client's stream is read (SessionOptions.Record): before the messages
-// that came after it are handled, so that a log has them in the order
-// they came, and every one of them.
+// client's stream is read, so that a log has them in the order they came.
 func (c *client) noteRecorder() func(string, json.RawMessage) {
 	observe := c.srv.Observe
 	if observe == nil {
@@ -70,13 +65,9 @@ func (c *client) noteRecorder() func(string, json.RawMessage) {
 }
 
 // Tell hands a notification of an Upstream's about the client request
-// being served in ctx (the context of its Forward or Relay) to that
-// request's client, as the server's own notifications about it go:
-// progress by its token, a log message (or another notification of a
-// request's) to that request alone, at the level its client asked for;
-// a list's change, a resource's update, to whom they concern. It reports
-// false, and sends nothing, when ctx is no client request's; the
-// Upstream's hooks' OnNotification takes it then.
+// being served in ctx (the context of its Forward or Relay) to whom it
+// concerns, as the server's own notifications go. It reports false, and
+// sends nothing, when ctx is no client request's.
 func Tell(ctx context.Context, method string, params json.RawMessage) bool {
 	r, ok := ctx.Value(relayKey{}).(relayed)
 	u, _ := ctx.Value(upstreamKey{}).(*upstream)

@@ -2,26 +2,20 @@ package serve
 
 // Pins: a served server held to a pin file (mcpv pin). What moved since
 // it was pinned (an item changed, new, named like a pinned one, renamed,
-// or pinned and gone, and the instructions) is withheld from every
-// client, as the guard withholds what it hides: left out of every page
-// of every list and of the initialize (or server/discover) result, and a
-// request for it refused with a JSON-RPC error, so that a client cannot
-// reach by name what it cannot list. Both apply: an item is offered when
-// the guard allows it and it is as pinned.
+// or gone, and the instructions) is withheld from every client as the
+// guard withholds what it hides: left out of every list and of the
+// initialize result, and a request for it refused. An item is offered
+// when the guard allows it and it is as pinned.
 //
-// Each move is said once on serve's log (its stderr), when serve first
-// meets it. The file is looked at again, at most once per Pin.Poll, when
-// a list or a request needs the pin; when it changed (approved), it is
-// read again, each upstream session's lists are walked again, and the
+// Each move is said once on serve's log. The file is looked at again, at
+// most once per Pin.Poll, when the pin is needed; when it changed
+// (approved), each upstream session's lists are walked again, and the
 // clients hear that a list changed when what they may see of it did. A
-// file that cannot be used any more leaves the pin as it was, and serve
-// says so once.
+// file that cannot be used any more leaves the pin as it was, said once.
 //
-// The items of the upstream session that serve has seen (the pages its
-// clients listed, and its own walks) are kept per session, each by its
-// key with the members a pin holds, until the server says that list
-// changed; a request for an item is checked against what was listed, or,
-// when nothing was, against what the server lists now (pinitems.go).
+// What serve has seen of an upstream session's lists is kept until the
+// server says a list changed; a request for an item is checked against
+// it, or against what the server lists now (pinitems.go).
 
 import (
 	"cmp"
@@ -46,18 +40,14 @@ import (
 type Pin struct {
 	// Label is the file as the user named it, for messages.
 	Label string
-	// Entry, when set, is the name of the file's entry for the server (a
-	// config entry's name); else the file's only entry, else the one
-	// named as the server's serverInfo is.
+	// Entry, when set, is the name of the file's entry for the server;
+	// else the file's only entry, else the one named as its serverInfo.
 	Entry string
-	// Approve is the command that approves the moves, which serve's log
-	// names.
+	// Approve is the command that approves the moves, for the log.
 	Approve string
-	// Read reads and parses the file, bounded; its error is the caller's
-	// to word (a usage error before serving).
+	// Read reads and parses the file, bounded.
 	Read func() (*pin.File, error)
-	// Stat tells whether the file changed since it was read: its size,
-	// its modification time, and whether it is the same file.
+	// Stat tells whether the file changed since it was read.
 	Stat func() (fs.FileInfo, error)
 	// Poll is how often, at most, the file is looked at for a change;
 	// DefaultPinPoll when 0.
@@ -69,8 +59,7 @@ type Pin struct {
 }
 
 // DefaultPinPoll is how often, at most, serve looks at a pin file for a
-// change: when a list or a request needs the pin, and this long has
-// passed since it last did.
+// change.
 const DefaultPinPoll = time.Second
 
 // maxSaid bounds the moves said one by one: a server that makes up new
@@ -98,8 +87,8 @@ type pinGate struct {
 }
 
 // newPinGate reads the pin file; the server's entry is found now when
-// no serverInfo is needed for it (an entry named, or a file of one
-// entry), else when the first upstream session is admitted.
+// no serverInfo is needed for it, else when the first upstream session
+// is admitted.
 func newPinGate(cfg *Pin, log *slog.Logger) (*pinGate, error) {
 	info, _ := cfg.Stat()
 	f, err := cfg.Read()
@@ -184,12 +173,8 @@ func (g *pinGate) current() *pin.Server {
 
 // look reads the file again when it changed; g.mu is held.
 func (g *pinGate) look() {
-	poll := g.cfg.Poll
-	if poll <= 0 {
-		poll = DefaultPinPoll
-	}
 	now := time.Now()
-	if now.Sub(g.looked) < poll {
+	if now.Sub(g.looked) < cmp.Or(max(g.cfg.Poll, 0), DefaultPinPoll) {
 		return
 	}
 	g.looked = now
@@ -308,15 +293,9 @@ func (g *pinGate) close() {
 	g.walks.Wait()
 }
 
-// sameItems reports whether two entries pin the same items: a file
-// written again as it was changes nothing a client may see.
+// sameItems reports whether two entries pin the same items.
 func sameItems(a, b *pin.Server) bool {
-	for _, kind := range pin.Kinds {
-		if !sameKind(a, b, kind) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(pin.Kinds, func(kind pin.Kind) bool { return !sameKind(a, b, kind) })
 }
 
 // sameKind reports whether two entries pin the same items of kind.

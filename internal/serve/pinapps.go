@@ -1,9 +1,8 @@
 package serve
 
-// The apps of the tools held to the pin (pin.go): a tool whose app moved
-// since it was pinned (what its _meta.ui says, or the ui:// document it
-// names, read from the server) is withheld, and a read of a document that
-// moved is refused, or, read all the same, emptied of it.
+// The apps of the tools held to the pin (pin.go): a tool whose app (its
+// _meta.ui, or the ui:// document it names) moved is withheld, and a read
+// of a document that moved is refused, or emptied of it.
 
 import (
 	"context"

@@ -58,13 +58,10 @@ func (u *upstream) pinMark() uint64 {
 
 // pinFilter removes from a page of a list (asked for at mark) what moved
 // since it was pinned: an item that moved, a key listed twice (on the
-// page, or in the whole list, which a server whose lists are kept has
-// walked once), a tool whose app moved; from a resources/read, an app's
-// document that moved. Any other result comes
-// back as it is. An item that holds its key twice, or in another case,
-// is left out, as the guard leaves it out. A walk of the whole list ends
-// with the request (ctx), and one that failed is not tried again for
-// each page until the list changes.
+// page, or in the whole list), a tool whose app moved; from a
+// resources/read, an app's document that moved. Any other result comes
+// back as it is. A walk of the whole list that failed is not tried again
+// for each page until the list changes.
 func (u *upstream) pinFilter(ctx context.Context, method string, res json.RawMessage, mark uint64) json.RawMessage {
 	g := u.srv.pins
 	l, ok := mcp.ListOf(method)
@@ -86,11 +83,9 @@ func (u *upstream) pinFilter(ctx context.Context, method string, res json.RawMes
 		}
 	})
 	if keep && u.pinned.whole(kind) == nil && !u.pinned.walkFailed(kind) {
-		// Walked whole once (and kept until it changes), the list tells
-		// a key a later page lists again, which this page cannot. The
-		// walk bounds itself: given the request as it came, it tells a
-		// walk that ran out of its time (which failed) from a client
-		// that hung up (which did not).
+		// Walked whole once, the list tells a key a later page lists
+		// again. The walk bounds itself, to tell a walk that ran out of
+		// time from a client that hung up.
 		u.walkKind(ctx, kind)
 	}
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(u.srv.pinWait, pinWalkWait))
@@ -126,21 +121,12 @@ func (u *upstream) pinFilter(ctx context.Context, method string, res json.RawMes
 	})
 }
 
-// pinChecked reports whether pinCheck looks into a request of method.
-func pinChecked(method string) bool {
-	switch method {
-	case "tools/call", "prompts/get", "resources/read", "resources/subscribe", "completion/complete":
-		return true
-	}
-	return false
-}
-
 // pinCheck refuses a request for an item that moved since it was pinned:
 // a tool's call, a prompt's get, a resource's read or subscription, a
 // completion of a prompt's or a template's argument. Its params are read
 // as the guard reads them: a key twice, or in another case, is refused.
 func (u *upstream) pinCheck(ctx context.Context, method string, params json.RawMessage) *mcp.RPCError {
-	if u.srv.pins == nil || !pinChecked(method) {
+	if u.srv.pins == nil || !guarded(method) || method == "resources/unsubscribe" {
 		return nil
 	}
 	p, rerr := ReadTarget(params)
@@ -351,13 +337,10 @@ func (u *upstream) pinInstructions(res json.RawMessage) json.RawMessage {
 // the moves it finds are said.
 func (u *upstream) relist(ctx context.Context, old, now *pin.Server) {
 	g := u.srv.pins
-	var init struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	rawjson.DecodeLoose(u.conn.State().InitializeResult, &init)
+	caps := capabilitiesOf(u.conn.State().InitializeResult)
 	told := map[string]bool{}
 	for _, kind := range pin.Kinds {
-		if sameKind(old, now, kind) || init.Capabilities[listOfKind(kind).Capability] == nil {
+		if sameKind(old, now, kind) || caps[listOfKind(kind).Capability] == nil {
 			continue
 		}
 		changed := true // a list that cannot be walked may have

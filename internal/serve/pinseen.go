@@ -14,10 +14,8 @@ import (
 )
 
 // pinSeen is what serve has seen of an upstream session's lists: each
-// item by its key, with the members a pin holds, as last listed. A list
-// walked whole is complete: what it does not hold, the server does not
-// list. The server's list_changed forgets its list; a page or a walk
-// asked for before it is not kept.
+// item by its key, with the members a pin holds, as last listed. The
+// server's list_changed forgets its list, and what was asked before it.
 type pinSeen struct {
 	mu    sync.Mutex // guards the fields below
 	gen   uint64     // moved by every list_changed
@@ -219,7 +217,6 @@ func (s *pinSeen) whole(kind pin.Kind) *seenList {
 
 // changed forgets the lists a list_changed of the server is about.
 func (s *pinSeen) changed(method string) {
-	var kinds []pin.Kind
 	if method == "notifications/resources/list_changed" || method == "notifications/resources/updated" {
 		s.mu.Lock()
 		s.docs, s.docGen = nil, s.docGen+1 // a document may have changed with its resource
@@ -228,16 +225,15 @@ func (s *pinSeen) changed(method string) {
 			return
 		}
 	}
-	for _, l := range mcp.ChangedLists(method) {
-		kinds = append(kinds, pin.Kind(l.Item))
-	}
-	if kinds == nil {
+	lists := mcp.ChangedLists(method)
+	if lists == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gen++
-	for _, k := range kinds {
+	for _, l := range lists {
+		k := pin.Kind(l.Item)
 		delete(s.twice, k)
 		delete(s.unwalkable, k)
 		if l := s.lists[k]; l != nil {

@@ -60,9 +60,8 @@ func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, erro
 		}
 		return nil
 	})
-	var ce *mcp.CallError
-	var re *mcp.RPCError
-	if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound || errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
+	var re *mcp.RPCError // a *mcp.CallError's among them
+	if errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
 		list, err = &seenList{defs: map[string]json.RawMessage{}}, nil
 	}
 	if err != nil {

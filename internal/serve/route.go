@@ -13,13 +13,8 @@ import (
 )
 
 // notify passes the server's notifications to the clients they belong
-// to, as subscription.AudienceOf says (a resource's update goes to the
-// clients subscribed to it or listening for it; a list's change to the
-// clients of the initialize era and the listeners that asked for it; the
-// busy one is the one request in flight; with none, only to the log), so
-// that no client hears what the server said for another. What the guard
-// hides goes nowhere. What was seen of a list that changed is forgotten
-// (pinSeen).
+// to, as subscription.AudienceOf says, so that no client hears what the
+// server said for another; what the guard hides goes nowhere.
 func (u *upstream) notify(method string, params json.RawMessage) {
 	u.pinned.changed(method)
 	a, uri := subscription.AudienceOf(method, params)
@@ -59,9 +54,7 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 		heard = r.tell(withRelated(context.Background(), rel), &u.behind, method, params) || heard
 	}
 	if !heard {
-		// Nothing for an operator to act on (a list that changed before
-		// any client came, a log message of no one client's, or below the
-		// level each asked for): a trace (--verbose) shows it.
+		// Nothing for an operator to act on: a trace shows it.
 		u.srv.Log.Debug(fmt.Sprintf("the server's %s belonged to no one client", method))
 	}
 }
@@ -92,9 +85,8 @@ func (u *upstream) recipients(a subscription.Audience, uri string) (to []*relaye
 
 // busy is the one request in flight, or the one client of the initialize
 // era with requests in flight; nil when there are none, or several. A
-// bridged call parked for its client's answers counts only when nothing
-// else is in flight: the server waits for those answers, and what it
-// says meanwhile is most likely about another request.
+// parked bridged call counts only when nothing else is in flight: what
+// the server says meanwhile is most likely about another request.
 func (u *upstream) busy() *relayed {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -142,10 +134,9 @@ func (r *relayed) now() *relayed {
 	return r.b.waiterNow()
 }
 
-// tell hands r's client a notification about it, by the rules of
-// client.notify (behind as there); log messages only at the level asked
-// for: a modern request's own (its _meta logLevel), or the level a client
-// of the initialize era set. It reports whether the notification went.
+// tell hands r's client a notification about it (behind as client.notify
+// takes it), log messages only at the level asked for (wantsLog). It
+// reports whether the notification went.
 func (r *relayed) tell(ctx context.Context, behind *outstanding, method string, params json.RawMessage) bool {
 	w := r.now()
 	if w == nil {
@@ -298,10 +289,8 @@ func (u *upstream) leave(h any) {
 
 // subscription notes a client's resources/subscribe or unsubscribe in
 // the subscriptions the clients share upstream, so that one client's
-// unsubscribe does not end another's updates, once no request for the
-// resource is in flight. It reports whether the request must go upstream
-// (the first subscriber, the last to leave); if so, done is called with
-// whether it succeeded there.
+// unsubscribe does not end another's updates. It reports whether the
+// request must go upstream; if so, done is told whether it succeeded.
 func (u *upstream) subscription(ctx context.Context, c *client, method string, params json.RawMessage) (forward bool, done func(ok bool), err error) {
 	uri := subscription.URI(params)
 	if method == "resources/subscribe" {

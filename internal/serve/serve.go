@@ -3,33 +3,24 @@
 // stdout), or several over Streamable HTTP, each with a downstream session
 // of its own.
 //
-// By default every client shares one upstream session, as the commands
-// attached to a session keeper do: the server starts (or is reached,
-// authorized) once, its state is shared, and a client that connects pays
-// no start-up. Isolate gives each client an upstream session of its own
-// instead, for servers whose state must not be shared, and so that a
-// server's question (elicitation, sampling, roots) always has one client
-// to go to.
+// By default every client shares one upstream session: the server starts
+// (or is reached, authorized) once, and a client that connects pays no
+// start-up. Isolate gives each client a session of its own, for servers
+// whose state must not be shared, and so that a server's question
+// (elicitation, sampling, roots) always has one client to go to.
 //
-// A client is answered in the era it speaks, whatever the server speaks:
-// initialize is answered from the server's initialize (or
-// server/discover) result, server/discover likewise; the requests of a
-// client of the initialize era are stamped for a modern server, whose
-// input requests become server requests to that client. What cannot be
-// bridged (a server's request to a modern client) is refused with a
-// JSON-RPC error.
+// A client is answered in the era it speaks, whatever the server speaks
+// (modern.go, bridge.go); what cannot be bridged (a server's request to
+// a modern client) is refused with a JSON-RPC error.
 //
-// Requests travel under the client's own ids on its downstream session
-// and under the upstream session's ids beyond; progress tokens are
-// replaced by tokens of the relay's own, so two clients' tokens never
-// meet, and mapped back. Cancellation follows the request it cancels
-// (the downstream session cancels the handler's context, which cancels
-// the upstream request on the wire).
+// Requests travel under the client's own ids downstream and the upstream
+// session's beyond; progress tokens are replaced by the relay's own, so
+// two clients' tokens never meet. Cancelling a request cancels its
+// handler's context, and so the upstream request on the wire.
 //
 // Tokens stay inside: every message a client gets passes through the
 // Secrets scrubber, which knows every secret the upstream session holds
-// (the -H, --env and URL secrets, and the OAuth tokens as they are
-// learned), so no result, error or notification can carry one out.
+// (the -H, --env and URL secrets, the OAuth tokens as they are learned).
 package serve
 
 import (
@@ -52,14 +43,11 @@ import (
 // Server serves clients the upstream server that Open reaches.
 type Server struct {
 	// Open opens an upstream session that sends what its server says and
-	// asks where r says: a session to a real server (the command line
-	// opens one with r's fields as its hooks), or another Upstream.
+	// asks where r says.
 	Open func(ctx context.Context, r Relay) (Upstream, error)
 	// OpenModern, when set, opens a session to the same server in the
-	// 2026-07-28 era, for the clients that speak it, beside the shared
-	// session of the initialize era: a server reached over HTTP that
-	// speaks both eras serves each client in its own (a server of the
-	// initialize era only is bridged, see bridge.go).
+	// 2026-07-28 era for the clients that speak it, beside the shared
+	// session of the initialize era.
 	OpenModern func(ctx context.Context, r Relay) (Upstream, error)
 	Guard      Guards
 	Isolate    bool
@@ -81,30 +69,25 @@ type Server struct {
 	// the write of one notification to a client, and an answer's wait
 	// for the notifications of its request; notifyWait when 0.
 	NoteStall, NoteWait time.Duration
-	// Secrets masks what no client may see; Open's settings' secrets
-	// should be added before serving, the session's tokens are added as
-	// they are learned.
+	// Secrets masks what no client may see; the session's tokens are
+	// added as they are learned.
 	Secrets *redact.Scrubber
 	Log     *slog.Logger
 	// Record, when set, is told every request a client made and the
 	// result it got; Start lists the server's surface to it first.
 	Record Recorder
-	// Observe, when set, is told of every message a client sends: a
-	// request once it is answered (with what it was answered), a
-	// notification as it comes. It is called from each client's
-	// handlers, several at once, and holds up the answer while it runs.
+	// Observe, when set, is told of every message a client sends (a
+	// request once answered). It is called from several handlers at
+	// once, and holds up the answer while it runs.
 	Observe func(Exchange)
 	// Pin, when set, holds the server to a pin file: what moved since it
 	// was pinned is withheld from every client (pin.go).
 	Pin *Pin
 
-	// What a layer above may hook (layer.go): Front serves each client
-	// in serve's place; Source gives the shared upstream session; OnTask
-	// is told each task id given out. Self, when set, is what the
+	// What a layer above may hook (layer.go). Self, when set, is what the
 	// endpoint says of itself (its Server Card) in place of the server's
 	// initialize result; NamePrefix is the prefix a bearer token's view
-	// names this Server's tools and prompts with (a gateway's server at
-	// its own path, whose names the view knows as the gateway's).
+	// names this Server's tools and prompts with.
 	Front      func(*Client) Front
 	Source     Source
 	OnTask     func(id string)
@@ -142,10 +125,10 @@ type Server struct {
 // request a client cannot answer is refused for it when it comes.
 var upstreamCaps = json.RawMessage(`{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}`)
 
-// Start opens the shared upstream session (none with Isolate, where each
-// client opens its own), so that a server that cannot be reached fails
-// the command before any client is served. With ClientCaps it returns
-// once the server is started: the handshake waits for the first client.
+// Start opens the shared upstream session (none with Isolate), so that a
+// server that cannot be reached fails before any client is served. With
+// ClientCaps it returns once the server is started: the handshake waits
+// for the first client.
 func (s *Server) Start(ctx context.Context) error {
 	if s.Log == nil {
 		s.Log = slog.New(slog.DiscardHandler)
@@ -166,7 +149,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.ready, s.done = make(chan struct{}), make(chan struct{})
 	if !s.ClientCaps {
-		u, err := s.open(ctx, upstreamCaps, nil)
+		u, err := s.open(ctx, s.Open, upstreamCaps, nil)
 		if err != nil {
 			return err
 		}
@@ -186,7 +169,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	go func() { // stdio handshake: ends when the session is open, or failed to open (Close cancels ctx)
 		defer close(s.handshook)
-		u, err := s.open(ctx, nil, await)
+		u, err := s.open(ctx, s.Open, nil, await)
 		if err == nil {
 			err = s.begin(ctx, u)
 		}
@@ -228,15 +211,11 @@ func (s *Server) begin(ctx context.Context, u *upstream) error {
 func (s *Server) end(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-s.done:
+	if isClosed(s.done) {
 		return
-	default:
 	}
 	s.err = err
-	select {
-	case <-s.ready:
-	default:
+	if !isClosed(s.ready) {
 		close(s.ready)
 	}
 	close(s.done)
@@ -309,14 +288,10 @@ func (s *Server) Close() {
 	}
 }
 
-// SecretsOf are what a relay in front of a server masks in everything its
-// clients get: the secrets of its settings (-H values, secret --env
-// values, the URL's credentials, the config entry's), and those of env,
-// the environment the server is started with, wherever each
-// variable came from (mcpv's own environment, --env, a config entry):
-// the values of the variables whose names say they hold a secret, and
-// the credentials of URLs. Each in every form a server may echo it in:
-// as is, JSON-escaped, URL-encoded, base64 (redact.Forms).
+// SecretsOf are what a relay masks in everything its clients get: the
+// secrets of its settings, and those of env, the environment the server
+// is started with (redact.EnvSecrets), each in every form a server may
+// echo it in (redact.Forms).
 func SecretsOf(secrets, env []string) []string {
 	return redact.Forms(append(slices.Clone(secrets), redact.EnvSecrets(env)...))
 }
@@ -327,27 +302,19 @@ type Recorder interface {
 }
 
 // listSurface tells the recorder the server's initialize result, then
-// every page of each list the server declares a capability for, as the
-// guard and the pin let clients see it: a recording holds nothing a
-// client could not have seen. The pages are
-// walked as mcp.Client.Walk walks them (a repeated cursor, or no end in
-// sight, fails the walk); an Upstream that cannot walk its lists (not a
-// session to a server) has no surface to record.
+// every page of each list the server declares, as the guard and the pin
+// let clients see it: a recording holds nothing a client could not have
+// seen. An Upstream that cannot walk its lists has no surface to record.
 func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 	up := u.conn
-	// Who the server says it is (its serverInfo, instructions and
-	// capabilities), as its initialize (or server/discover) result has it.
 	s.Record.Note("initialize", nil, u.pinInstructions(up.State().InitializeResult))
 	w, ok := up.(Walker)
 	if !ok {
 		return nil
 	}
-	var init struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	rawjson.DecodeLoose(up.State().InitializeResult, &init)
+	caps := capabilitiesOf(up.State().InitializeResult)
 	for _, l := range mcp.Lists {
-		if init.Capabilities[l.Capability] == nil {
+		if caps[l.Capability] == nil {
 			continue
 		}
 		params := json.RawMessage(`{}`)
@@ -371,13 +338,22 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 	return nil
 }
 
+// capabilitiesOf are the capabilities an initialize result declares.
+func capabilitiesOf(init json.RawMessage) map[string]json.RawMessage {
+	var r struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	rawjson.DecodeLoose(init, &r)
+	return r.Capabilities
+}
+
 // upstream is one upstream session and the clients it serves.
 type upstream struct {
 	srv  *Server
 	conn Upstream
 	own  bool // opened for one client (Isolate): closed once nothing holds it
-	// pooled, with own: opened for a modern client, kept idle for the
-	// next of the token who's once nothing holds it (isolate.go).
+	// pooled, with own: kept idle for the token's next modern client
+	// once nothing holds it (isolate.go).
 	pooled bool
 	who    *View
 
@@ -416,13 +392,10 @@ type relayed struct {
 	b     *bridge
 }
 
-// open opens an upstream session declaring caps, or with await, the
-// capabilities it answers once the server is started.
-func (s *Server) open(ctx context.Context, caps json.RawMessage, await func(context.Context) (json.RawMessage, error)) (*upstream, error) {
-	return s.openWith(ctx, s.Open, caps, await)
-}
-
-func (s *Server) openWith(ctx context.Context, open func(context.Context, Relay) (Upstream, error), caps json.RawMessage, await func(context.Context) (json.RawMessage, error)) (*upstream, error) {
+// open opens an upstream session with open (Open, or OpenModern)
+// declaring caps, or with await, the capabilities it answers once the
+// server is started.
+func (s *Server) open(ctx context.Context, open func(context.Context, Relay) (Upstream, error), caps json.RawMessage, await func(context.Context) (json.RawMessage, error)) (*upstream, error) {
 	u := &upstream{srv: s, clients: map[*client]bool{}, flights: map[*relayed]bool{}, listeners: map[*listener]bool{}}
 	u.tokens.Prefix = "serve-"
 	r := Relay{
@@ -449,9 +422,8 @@ func (s *Server) openWith(ctx context.Context, open func(context.Context, Relay)
 }
 
 // modernUpstream is the session of OpenModern, opened at the first modern
-// client's first request; nil when there is none (no OpenModern, or the
-// server does not speak the 2026-07-28 era), and modern clients are then
-// served through the shared session.
+// client's first request; nil when there is none, and modern clients are
+// then served through the shared session.
 func (s *Server) modernUpstream(ctx context.Context) *upstream {
 	if s.OpenModern == nil {
 		return nil
@@ -465,7 +437,7 @@ func (s *Server) modernUpstream(ctx context.Context) *upstream {
 		return s.modern
 	}
 	s.tried = true
-	u, err := s.openWith(ctx, s.OpenModern, upstreamCaps, nil)
+	u, err := s.open(ctx, s.OpenModern, upstreamCaps, nil)
 	if err != nil {
 		s.Log.Debug(fmt.Sprintf("the server does not answer in the 2026-07-28 era (%v): its clients of that era are served in the initialize era's session", err))
 		return nil
@@ -475,26 +447,25 @@ func (s *Server) modernUpstream(ctx context.Context) *upstream {
 }
 
 // ended reports whether the upstream session has ended.
-func (u *upstream) ended() bool {
+func (u *upstream) ended() bool { return isClosed(u.conn.Done()) }
+
+// isClosed reports whether ch is closed (never, for a nil ch).
+func isClosed(ch <-chan struct{}) bool {
 	select {
-	case <-u.conn.Done():
+	case <-ch:
 		return true
 	default:
 		return false
 	}
 }
 
-// declarable are the capabilities of a client that a session may declare
-// for it: those whose requests serve relays (roots, sampling and
-// elicitation, as the client declared them).
+// declarable are the capabilities of a client whose requests serve
+// relays, as it declared them.
 func declarable(caps json.RawMessage) json.RawMessage {
 	out := []byte{'{'}
 	rawjson.ForEachValidRawMember(caps, func(k string, rawKey, v []byte) error {
 		if k == "roots" || k == "sampling" || k == "elicitation" {
-			if len(out) > 1 {
-				out = append(out, ',')
-			}
-			out = append(append(append(out, rawKey...), ':'), v...)
+			out = appendMember(out, rawKey, v)
 		}
 		return nil
 	})
@@ -524,11 +495,7 @@ func related(ctx context.Context) json.RawMessage {
 // server's own JSON-RPC error as it is, or an internal error saying what
 // happened on the way.
 func rpcError(err error) error {
-	var ce *mcp.CallError
-	if errors.As(err, &ce) {
-		return ce.Err
-	}
-	var re *mcp.RPCError
+	var re *mcp.RPCError // a *mcp.CallError's among them
 	if errors.As(err, &re) {
 		return re
 	}

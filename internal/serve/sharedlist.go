@@ -1,15 +1,15 @@
 package serve
 
-// Lists asked at once share one upstream request: sixteen clients that
-// list a server's tools together send it one tools/list, and each gets
-// the answer through its own guard, pin and view. The request is the
-// first asker's, and goes on while any asker waits; when the last gives
-// up, it is cancelled upstream.
+// Lists asked at once share one upstream request, whose answer each
+// asker gets through its own guard, pin and view. The request goes on
+// while any asker waits; when the last gives up, it is cancelled.
 
 import (
 	"context"
 	"encoding/json"
 	"sync"
+
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // sharedLists are the list requests in flight on an upstream session, by
@@ -31,11 +31,8 @@ type listFlight struct {
 // isList reports whether method is one of the lists whose requests are
 // shared.
 func isList(method string) bool {
-	switch method {
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		return true
-	}
-	return false
+	_, ok := mcp.ListOf(method)
+	return ok
 }
 
 // do is send's answer to the request key, shared with the askers of the

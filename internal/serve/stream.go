@@ -22,9 +22,7 @@ type Stdio struct {
 	In  io.Reader
 	Out io.Writer
 	// CloseIn, when set, is called once serving ends. In is read on a
-	// goroutine of its own, so serving ends at once whether or not a
-	// read blocked on it returns (closing a blocking stdin does not end
-	// a read of it).
+	// goroutine of its own: closing a blocking stdin does not end a read.
 	CloseIn func() error
 	// Gone, when set, is closed when the client can no longer read Out
 	// (it closed its end, or died): it has left.
@@ -36,17 +34,11 @@ type Stdio struct {
 const settleWait = 2 * time.Second
 
 // ServeStdio serves one client until it leaves, ctx ends, or the shared
-// upstream session ends; in each case what it asked that is still in
-// flight is settled first, so that nothing is left waiting.
-//
-//   - Its input ends: it still gets the answer to everything it asked
-//     before (a client may write its requests and close its input), then
-//     serving ends (nil).
-//   - It leaves (Gone): every request of its still in flight is cancelled
-//     upstream at once (nil).
-//   - ctx ends (SIGTERM, Ctrl-C): the same, and each gets an error.
-//   - The upstream ends: each request in flight gets the error that
-//     ended it, then serving ends with why the upstream ended.
+// upstream session ends; what it asked that is still in flight is
+// settled first. When its input ends, it still gets the answer to
+// everything it asked before; when it leaves (Gone) or ctx ends, what is
+// in flight is cancelled upstream; when the upstream ends, each request
+// gets the error that ended it, and serving ends with it.
 func (s *Server) ServeStdio(ctx context.Context, st Stdio) error {
 	in := newInput(st.In, st.CloseIn)
 	d := newDrain()
@@ -93,20 +85,18 @@ func (in *input) Close() error {
 	return nil
 }
 
-// drain keeps a stream client's requests from the moment they are read
-// to the moment their answer is written, or the client cancels them
-// (ping, which the session answers itself, is not kept). Counting to the
-// handler's return is not enough: the session writes the answer after,
-// and drops what it has not written when the input ends.
+// drain keeps a stream client's requests from when they are read to
+// when their answer is written, or they are cancelled: the session
+// writes an answer after its handler returns, and drops what it has not
+// written when the input ends.
 type drain struct {
 	mu      sync.Mutex     // guards pending
 	pending map[string]int // the ids of the requests not yet answered, each with how many (a client may repeat one)
 	owed    outstanding    // how many pending holds in all
 	eof     chan struct{}  // closed when the input has ended: the client answers nothing more
 	once    sync.Once      // guards closing eof
-	// stop is closed when the transport closes: the session is ending,
-	// its handlers are cancelled and write no answer, so nothing is left
-	// to wait for.
+	// stop is closed when the transport closes: the handlers are
+	// cancelled and write no answer.
 	stop     chan struct{}
 	stopOnce sync.Once // guards closing stop
 }

@@ -2,16 +2,12 @@ package serve
 
 // Tasks (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks,
 // and the 2026-07-28 era's tasks extension) belong to the client that
-// started them. A server's task ids may be guessed ("task-1", "task-2"),
-// and several clients share one session with the server: so no client
-// ever sees the server's id. Each task a client starts gets an id of
-// serve's own, random; a client of the initialize era can then reach
-// only its own tasks (by its session), a modern one (which has no
-// session) only those whose id it was given. tasks/get, tasks/result,
-// tasks/cancel and tasks/update of any other id are answered "not
-// found", tasks/list lists the client's own alone, and what the server
-// sends about a task (its status, its questions, anything whose _meta
-// names it) goes to its client alone.
+// started them. A server's task ids may be guessed, and several clients
+// share one session with the server: so no client ever sees the server's
+// id, but a random one of serve's own. A client of the initialize era
+// reaches only its own tasks, a modern one only those whose id it was
+// given; any other id is "not found", tasks/list lists the client's own
+// alone, and what the server sends about a task goes to its client alone.
 
 import (
 	"crypto/rand"
@@ -47,9 +43,7 @@ type taskEntry struct {
 	owner    *client
 }
 
-// addTask notes a task the server made for c's request (unless it is
-// noted already), and tells Server.OnTask of a new one; it returns
-// serve's id for it.
+// addTask is b.add, telling Server.OnTask of a new task.
 func (u *upstream) addTask(c *client, up string) string {
 	ours, fresh := u.tasks.add(c, up)
 	if fresh && u.srv.OnTask != nil {
@@ -192,16 +186,13 @@ func (u *upstream) renameTask(c *client, task json.RawMessage, made bool) json.R
 
 // ownTasks is a tasks/list result cut to c's tasks, named by serve's ids.
 func (u *upstream) ownTasks(c *client, res json.RawMessage) json.RawMessage {
-	var kept []json.RawMessage
+	kept := []json.RawMessage{}
 	rawjson.ForEachElement(rawjson.Member(res, "tasks"), func(_ int, t []byte) {
 		id, _ := rawjson.String(rawjson.Member(t, "taskId"))
 		if e := u.tasks.upstream(id); e != nil && e.owner == c {
 			kept = append(kept, rawjson.With(t, "taskId", mustJSON(e.ours)))
 		}
 	})
-	if kept == nil {
-		kept = []json.RawMessage{}
-	}
 	return rawjson.With(res, "tasks", mustJSON(kept))
 }
 

@@ -33,11 +33,7 @@ type Upstream interface {
 // Relay is what serve asks of an upstream session as it opens it: the
 // capabilities to declare (or, with AwaitCapabilities, those of the first
 // client, once it has spoken), and where the server's notifications, its
-// requests and the secrets the session learns go. The command line opens
-// a session to a real server with these as the session opener's hooks,
-// keeping the server's progress and log off its own terminal (they go to
-// the clients they belong to), and letting the session's reader wait
-// while its queue of notifications is full rather than drop them.
+// requests and the secrets the session learns go.
 type Relay struct {
 	Capabilities      json.RawMessage
 	AwaitCapabilities func(context.Context) (json.RawMessage, error)

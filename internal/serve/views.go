@@ -1,14 +1,11 @@
 package serve
 
 // Views: what one client of an HTTP endpoint may see, by the bearer
-// token it sends (Clients). A view names the servers it sees (a
-// gateway's, by name) and holds a guard over the names as a gateway's
-// endpoint gives them (a tool's and a prompt's name with its server's
-// prefix, a resource's URI). What a view does not let a client see is
-// invisible to it, not merely refused: left out of every list, a request
-// for it answered as one for a name no server gives, a server's own path
-// not found (404), and its session ids unknown to a client of another
-// token.
+// token it sends (Clients): the servers it sees (a gateway's, by name),
+// and a guard over the names as a gateway's endpoint gives them. What a
+// view hides is invisible, not merely refused: left out of every list,
+// a request for it answered as for a name no server gives, a server's
+// own path not found, and its session ids unknown to another token.
 
 import (
 	"context"
@@ -128,9 +125,8 @@ type Clients struct {
 }
 
 // NewClients are the clients of tokens, each with its view (nil: every
-// server and item). Each token gets a copy of its view: a session is
-// bound to the view of the token that opened it, so no two tokens share
-// one.
+// server and item), a copy of its own: a session is bound to the view of
+// the token that opened it.
 func NewClients(tokens map[string]*View) (*Clients, error) {
 	cs := &Clients{byDigest: map[[sha256.Size]byte]*View{}}
 	for t, v := range tokens {
@@ -141,7 +137,7 @@ func NewClients(tokens map[string]*View) (*Clients, error) {
 		if v != nil {
 			*own = *v
 		}
-		cs.byDigest[sha256.Sum256([]byte(t))] = own // a value of its own, which its sessions are bound to
+		cs.byDigest[sha256.Sum256([]byte(t))] = own
 	}
 	return cs, nil
 }
