@@ -12,7 +12,7 @@ package serve
 // asked. When the server asks, the client's request is answered
 // input_required, with the questions asked so far (those within
 // gatherWait of one another go together) and a requestState that names
-// the parked call: random, good once. The client's retry brings it back
+// the parked call: random, unguessable, good once. The client's retry brings it back
 // with its answers, which go to the server, and waits on the call again.
 // A retry that leaves a question unanswered is asked it again.
 //
@@ -53,8 +53,9 @@ const DefaultMaxParked = 256
 // one input_required carries them all.
 const gatherWait = 20 * time.Millisecond
 
-// statePrefix starts every requestState serve makes; one without it is
-// the server's own, passed on.
+// statePrefix starts every requestState serve makes; a retry with one no
+// parked call holds is refused (expired, used, or made up), and one
+// without it is the server's own, passed on.
 const statePrefix = "mcpv-serve."
 
 // bridges are the parked calls, by requestState.
@@ -192,7 +193,8 @@ func waiterOf(ctx context.Context, c *client, params json.RawMessage, meta moder
 // bridged starts a modern client's call upstream, in the initialize era,
 // and waits on it.
 func (u *upstream) bridged(ctx context.Context, c *client, method string, params json.RawMessage, meta modernMeta) (json.RawMessage, error) {
-	// The request waits on the call from before it goes.
+	// The request waits on the call from before it goes: the progress and
+	// log messages the server sends at once are its.
 	w := waiterOf(ctx, c, params, meta)
 	b := &bridge{up: u, method: method, done: make(chan struct{}), asked: make(chan struct{}, 1),
 		caps: meta.caps, waiter: w, target: targetOf(method, params), args: rawjson.Member(params, "arguments")}

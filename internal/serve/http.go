@@ -13,7 +13,10 @@ package serve
 //
 // Each downstream session is an mcp.Session over an httpTransport
 // (httptransport.go): what a POST brings is what the session reads, and
-// what the session writes goes to the POST it answers or belongs to.
+// what the session writes goes to the POST it answers or belongs to, else
+// to the GET stream, else, for a notification, nowhere. A POST is answered
+// with one JSON body when its response is the first thing to go to it, and
+// with an event stream otherwise.
 
 import (
 	"cmp"
@@ -67,7 +70,8 @@ const (
 	// DefaultMaxBody is the largest POST body taken (413 beyond).
 	DefaultMaxBody = 32 << 20
 	// DefaultMaxHeld is how many bytes of POST bodies the endpoint holds
-	// at once, across its clients (503 beyond).
+	// at once, across its clients (503 beyond), however many connections
+	// send big bodies to sessions that are slow to take them.
 	DefaultMaxHeld = 4 * DefaultMaxBody
 )
 
@@ -92,7 +96,9 @@ type HTTPHandler struct {
 	// errors, should it read again (Stall when 0).
 	Stall, Told time.Duration
 	// KeepAlive is how often an event stream that has nothing to say
-	// gets a comment (DefaultKeepAlive when 0, none when negative).
+	// gets a comment (DefaultKeepAlive when 0, none when negative): a
+	// proxy that cuts silent connections leaves it be, and a client that
+	// went without a word is found out.
 	KeepAlive time.Duration
 	// Idle ends a session that long without a request or a stream open;
 	// InitIdle, one that has had no request but its initialize.

@@ -54,7 +54,9 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 		heard = r.tell(withRelated(context.Background(), rel), &u.behind, method, params) || heard
 	}
 	if !heard {
-		// Nothing for an operator to act on: a trace shows it.
+		// Nothing for an operator to act on (a list that changed before
+		// any client came, a log message below every client's level): a
+		// trace (--verbose) shows it.
 		u.srv.Log.Debug(fmt.Sprintf("the server's %s belonged to no one client", method))
 	}
 }

@@ -15,12 +15,13 @@
 //
 // Requests travel under the client's own ids downstream and the upstream
 // session's beyond; progress tokens are replaced by the relay's own, so
-// two clients' tokens never meet. Cancelling a request cancels its
-// handler's context, and so the upstream request on the wire.
+// two clients' tokens never meet, and mapped back. Cancelling a request
+// cancels its handler's context, and so the upstream request on the wire.
 //
 // Tokens stay inside: every message a client gets passes through the
 // Secrets scrubber, which knows every secret the upstream session holds
-// (the -H, --env and URL secrets, the OAuth tokens as they are learned).
+// (the -H, --env and URL secrets, the OAuth tokens as they are learned),
+// so no result, error or notification can carry one out.
 package serve
 
 import (
