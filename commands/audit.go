@@ -52,7 +52,7 @@ const auditRulesTopic = `Each finding names its rule, its severity (critical, hi
   name-collision, secret-in-surface, annotation-mismatch, costly-description,
   unread-text, unread-list, model-judge
 
-A finding is high only where the text orders the model to do what the user did not ask: to pass on what it holds (the conversation, its instructions, other tools' results, secrets, private files) to a parameter, an address or another tool; to keep something from the user; to take another role or set aside what it was told; to change other tools' and servers' calls. A tool about secrets, keys, vaults, SSH, shells or payments is not an attack for that. Orders are read by the ideas a sentence holds, not by set phrases, in 22 languages: English, Chinese (simplified and traditional), Spanish, German, French, Russian, Portuguese, Italian, Japanese, Polish, Ukrainian, Korean, Turkish, Dutch, Indonesian, Arabic, Vietnamese, Hebrew, Hindi, Swahili, Czech and Persian. Every string a model sees is read: names split at _, - and capitals; enum, const, default and example values; format, pattern, title, $comment and every other keyword holding text; outputSchema; prompts and their arguments; resources and templates; instructions.
+A finding is high only where the text orders the model to do what the user did not ask: to pass on what it holds (the conversation, its instructions, other tools' results, secrets, private files) to a parameter, an address or another tool; to keep something from the user; to take another role or set aside what it was told; to change other tools' and servers' calls. A tool about secrets, keys, vaults, SSH, shells or payments is not an attack for that. Orders are read by the ideas a sentence holds, not by set phrases, in 22 languages: English, Chinese (simplified and traditional), Spanish, German, French, Russian, Portuguese, Italian, Japanese, Polish, Ukrainian, Korean, Turkish, Dutch, Indonesian, Arabic, Vietnamese, Hebrew, Hindi, Swahili, Czech and Persian. Every string a model sees is read: names split at _, - and capitals; enum, const, default and example values; format, pattern, title, $comment and every other keyword holding text; outputSchema; prompts and their arguments; resources and templates; instructions; and what a host puts before the model beyond the lists: the messages prompts/get returns (each prompt got with its arguments filled with placeholders) and the text resources/read returns (a recording's, or asked live: 64 of each at most, 1 MiB each, 8 at once, all within 10 s; what is left unread is said, low).
 
 Bounds: each text is read by the rules of words to its first 1 MiB, each item to 10,000 texts, and by the rules of characters to its end; what is left is a finding (unread-text). A list the server answers with an error is audited as far as it was read (unread-list, low).
 
@@ -198,13 +198,44 @@ func (c *auditCmd) judgeEnv(env connect.Env) []string {
 	return out
 }
 
-// auditSurface reads a server's surface as gatherSurface does, except
+// auditSurface reads a server's lists (auditLists) and what its prompts
+// and resources return (gatherReads).
+func auditSurface(ctx context.Context, s *session) (surface.Server, []audit.Unread, error) {
+	surf, unread, err := auditLists(ctx, s)
+	if err != nil {
+		return surf, nil, err
+	}
+	return surf, append(unread, gatherReads(ctx, s, &surf)...), nil
+}
+
+// gatherReads reads what a model reads of the server beyond its lists:
+// its prompts' messages and its resources' text (surface.GatherReads),
+// masked as the lists are; what it left unread, said.
+func gatherReads(ctx context.Context, s *session, surf *surface.Server) []audit.Unread {
+	l, ctx, cancel, err := surfaceLister(ctx, s)
+	if err != nil {
+		return []audit.Unread{{Method: "prompts/get", Message: "not read: " + err.Error()}}
+	}
+	defer cancel()
+	var unread []audit.Unread
+	for _, u := range l.GatherReads(ctx, surf) {
+		unread = append(unread, audit.Unread{Method: u.Method, Message: u.Message})
+	}
+	for _, m := range []map[string]json.RawMessage{surf.Reads.Prompts, surf.Reads.Resources} {
+		for k, v := range m {
+			m[k] = s.masked(v)
+		}
+	}
+	return unread
+}
+
+// auditLists reads a server's surface as gatherSurface does, except
 // that a list the server declares and then answers with an error (an
 // honest server with no database behind it may), or one larger than mcpv
 // reads, does not end the audit: what the server gave is audited, and
 // what it did not is said (unread, a list each). A server that
 // cannot be talked to still ends it.
-func auditSurface(ctx context.Context, s *session) (surface.Server, []audit.Unread, error) {
+func auditLists(ctx context.Context, s *session) (surface.Server, []audit.Unread, error) {
 	surf, err := gatherSurface(ctx, s)
 	var ce *mcp.CallError
 	var be *surface.BudgetError

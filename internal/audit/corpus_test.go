@@ -26,7 +26,10 @@ import (
 //
 //	CORPUS/servers/NAME.json   what a client sees of one server: serverInfo,
 //	                           instructions, tools, prompts, resources,
-//	                           resourceTemplates, as MCP lists them
+//	                           resourceTemplates, as MCP lists them; and
+//	                           promptResults (prompts/get results by
+//	                           name) and readResults (resources/read
+//	                           results by URI), what a model reads too
 //	CORPUS/labels.jsonl        a line per item: {"server", "kind" (tool,
 //	                           prompt, resource, resourceTemplate,
 //	                           instructions), "name" (its name, URI or
@@ -67,6 +70,10 @@ type corpusServer struct {
 	Prompts           []json.RawMessage `json:"prompts"`
 	Resources         []json.RawMessage `json:"resources"`
 	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
+	// What prompts/get and resources/read return, by prompt name and by
+	// URI: channels a model reads beyond the lists.
+	PromptResults map[string]json.RawMessage `json:"promptResults"`
+	ReadResults   map[string]json.RawMessage `json:"readResults"`
 }
 
 // corpusFinding is what the harness reads of a finding of mcpv audit
@@ -83,7 +90,7 @@ type corpusFinding struct {
 
 // labelKinds are the kinds of labels.jsonl as the audit names them.
 var labelKinds = map[string]string{"tool": "tool", "prompt": "prompt", "resource": "resource",
-	"resourceTemplate": "resource template", "instructions": "instructions"}
+	"resourceTemplate": "resource template", "resource template": "resource template", "instructions": "instructions"}
 
 func TestBlindCorpus(t *testing.T) {
 	dir := os.Getenv("MCPV_AUDIT_CORPUS")
@@ -159,9 +166,38 @@ func readCorpus(t *testing.T, dir string) (map[string]corpusServer, []corpusLabe
 		if labelKinds[l.Kind] == "" {
 			t.Fatalf("labels.jsonl: a kind of item the harness does not know: %q", l.Kind)
 		}
+		l.Name = keyOf(servers[l.Server], labelKinds[l.Kind], l.Name)
 		labels = append(labels, l)
 	}
 	return servers, labels
+}
+
+// keyOf is the key the audit names a resource or template by (its URI,
+// its URI template) when a label names it by its name instead.
+func keyOf(s corpusServer, kind, name string) string {
+	items, key := s.Resources, "uri"
+	switch kind {
+	case "resource template":
+		items, key = s.ResourceTemplates, "uriTemplate"
+	case "resource":
+	default:
+		return name
+	}
+	for _, it := range items {
+		var m map[string]any
+		json.Unmarshal(it, &m)
+		if m[key] == name {
+			return name
+		}
+	}
+	for _, it := range items {
+		var m map[string]any
+		json.Unmarshal(it, &m)
+		if k, ok := m[key].(string); ok && m["name"] == name {
+			return k
+		}
+	}
+	return name
 }
 
 // fieldLabels labels every item of real servers honest.
@@ -198,7 +234,12 @@ func auditCorpusServer(t *testing.T, bin, work, name string, s corpusServer) []c
 	}
 	type kept struct {
 		URI      string          `json:"uri"`
-		Resource json.RawMessage `json:"resource"`
+		Resource json.RawMessage `json:"resource,omitempty"`
+		Result   json.RawMessage `json:"result,omitempty"`
+	}
+	type got struct {
+		Name   string          `json:"name"`
+		Result json.RawMessage `json:"result"`
 	}
 	var responses struct {
 		Server struct {
@@ -206,6 +247,7 @@ func auditCorpusServer(t *testing.T, bin, work, name string, s corpusServer) []c
 			Instructions *string         `json:"instructions,omitempty"`
 		} `json:"server"`
 		Resources []kept `json:"resources"`
+		Prompts   []got  `json:"prompts,omitempty"`
 	}
 	responses.Server.ServerInfo, responses.Server.Instructions = s.ServerInfo, s.Instructions
 	if len(responses.Server.ServerInfo) == 0 {
@@ -214,7 +256,10 @@ func auditCorpusServer(t *testing.T, bin, work, name string, s corpusServer) []c
 	for _, r := range s.Resources {
 		var m struct{ URI string }
 		json.Unmarshal(r, &m)
-		responses.Resources = append(responses.Resources, kept{m.URI, r})
+		responses.Resources = append(responses.Resources, kept{m.URI, r, s.ReadResults[m.URI]})
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.PromptResults)) {
+		responses.Prompts = append(responses.Prompts, got{name, s.PromptResults[name]})
 	}
 	data, _ := json.Marshal(responses)
 	if err := os.WriteFile(surface.ResponsesBeside(snap), data, 0o600); err != nil {

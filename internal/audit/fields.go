@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 )
 
@@ -324,7 +325,7 @@ func (s *auditee) keep(fields []field) {
 		s.lists[k].maps = nil
 		s.lists[k].items = nil
 	}
-	s.Tools, s.Prompts, s.Resources, s.ResourceTemplates = nil, nil, nil, nil
+	s.Tools, s.Prompts, s.Resources, s.ResourceTemplates, s.Reads = nil, nil, nil, nil, surface.Reads{}
 }
 
 // decodeServer decodes each item of s.
@@ -342,7 +343,43 @@ func decodeServer(s surface.Server) *auditee {
 			l.maps[i] = decode(raw)
 		}
 	}
+	withReads(d.lists[1], "messages", s.Reads.Prompts, "messages")
+	withReads(d.lists[2], "contents", s.Reads.Resources, "contents")
 	return d
+}
+
+// withReads gives each item of l that reads holds a result for (by its
+// key) the texts of that result's list member, as the item's member
+// named as (walked as prose, as any member the protocol does not name):
+// a prompt's messages, a resource's contents, each text as a host puts it
+// before the model. A text of an embedded resource counts; a blob,
+// audio or an image does not.
+func withReads(l list, member string, reads map[string]json.RawMessage, as string) {
+	if len(reads) == 0 {
+		return
+	}
+	for _, m := range l.maps {
+		key, _ := m[l.key].(string)
+		res, ok := reads[key]
+		if m == nil || !ok {
+			continue
+		}
+		var texts []any
+		rawjson.ForEachElement(rawjson.Member(res, member), func(_ int, e []byte) {
+			for _, at := range [][]string{{"text"}, {"content", "text"}, {"content", "resource", "text"}} {
+				v := e
+				for _, k := range at {
+					v = rawjson.Member(v, k)
+				}
+				if t, err := rawjson.String(v); err == nil && v != nil {
+					texts = append(texts, map[string]any{"text": t})
+				}
+			}
+		})
+		if texts != nil {
+			m[as] = texts
+		}
+	}
 }
 
 // walkSchema calls fn for each text of a JSON Schema a model reads (every

@@ -39,6 +39,10 @@ type Server struct {
 	// by URI; nil when they were not read (a snapshot, an audit), and
 	// then apps are not compared.
 	Documents map[string]Document
+	// Reads are what prompts/get and resources/read answered (an
+	// audit's GatherReads, or a recording's responses); empty when they
+	// were not read.
+	Reads Reads
 }
 
 // InfoName is the name serverInfo gives, or "".
@@ -122,7 +126,12 @@ type recordedServer struct {
 	Resources []struct {
 		URI      string          `json:"uri"`
 		Resource json.RawMessage `json:"resource"`
+		Result   json.RawMessage `json:"result"`
 	} `json:"resources"`
+	Prompts []struct {
+		Name   string          `json:"name"`
+		Result json.RawMessage `json:"result"`
+	} `json:"prompts"`
 }
 
 // ServerOfRecording is the surface of a recording of mcpv serve --record:
@@ -144,6 +153,24 @@ func ServerOfRecording(snap Snapshot, responses []byte) (Server, error) {
 			s.Resources = append(s.Resources, e.Resource)
 			s.HasResources = true
 		}
+		s.Reads.keep(&s.Reads.Resources, e.URI, e.Result)
+	}
+	for _, e := range r.Prompts {
+		s.Reads.keep(&s.Reads.Prompts, e.Name, e.Result)
 	}
 	return s, nil
+}
+
+// keep keeps a recorded result under key in *m: the first one recorded,
+// as the first entry that matches answers a mock's request.
+func (Reads) keep(m *map[string]json.RawMessage, key string, result json.RawMessage) {
+	if key == "" || len(result) == 0 || string(result) == "null" {
+		return
+	}
+	if *m == nil {
+		*m = map[string]json.RawMessage{}
+	}
+	if _, ok := (*m)[key]; !ok {
+		(*m)[key] = result
+	}
 }

@@ -75,9 +75,15 @@ func TestServerOfRecording(t *testing.T) {
 		t.Errorf("a snapshot's server: %+v", s)
 	}
 	s, err := ServerOfRecording(snap, []byte(`{"server": {"serverInfo": {"name": "rec"}, "instructions": "Hi."},
-		"resources": [{"uri": "a://1", "resource": {"uri": "a://1"}}, {"uri": "a://2"}, {"uri": "a://3", "resource": null}]}`))
+		"resources": [{"uri": "a://1", "resource": {"uri": "a://1"}, "result": {"contents": [{"uri": "a://1", "text": "one"}]}}, {"uri": "a://2"}, {"uri": "a://3", "resource": null}],
+		"prompts": [{"name": "p", "arguments": {"x": "1"}, "result": {"messages": []}}, {"name": "p", "result": {"messages": [{}]}}, {"name": "q"}]}`))
 	if err != nil || !s.HasIdentity || s.Name != "rec" || *s.Instructions != "Hi." || !s.HasResources || len(s.Resources) != 1 || len(s.Tools) != 1 {
 		t.Errorf("a recording: %+v, %v", s, err)
+	}
+	// What its reads answered, the first entry of a name or URI.
+	if string(s.Reads.Resources["a://1"]) != `{"contents": [{"uri": "a://1", "text": "one"}]}` || string(s.Reads.Prompts["p"]) != `{"messages": []}` ||
+		len(s.Reads.Prompts) != 1 || len(s.Reads.Resources) != 1 {
+		t.Errorf("a recording's reads: %+v", s.Reads)
 	}
 	if s, err := ServerOfRecording(snap, []byte(`{"tools": []}`)); err != nil || s.HasIdentity || s.HasResources {
 		t.Errorf("a recording with no server or resources: %+v, %v", s, err)
