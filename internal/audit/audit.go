@@ -162,7 +162,31 @@ func auditOne(s *auditee) []Finding {
 	found = append(found, listedTwice(s)...)
 	fields, unread := fieldsOf(s)
 	s.keep(fields)
-	return combine(append(append(found, unread...), scanFields(s.Name, fields, s.own)...))
+	return combine(wholeOnly(append(append(found, unread...), scanFields(s.Name, fields, s.own)...)))
+}
+
+// wholeRules are the rules an item's whole text is read by: those of
+// orders a sentence gives, which a sentence split across fields still
+// gives. The others read what a field is (a parameter, a comment, an
+// encoding), which the joined text is not.
+var wholeRules = []string{RuleOverride, RuleConceal, RuleSendElsewhere, RuleSensitiveFile, RuleShadowing, RuleCoercion, RulePriority}
+
+// wholeOnly keeps a finding of an item's whole text (wholePath) only by
+// wholeRules, and where no one field of the item was found so by the same
+// rule, at that severity or above: what a part says alone is said at the
+// part.
+func wholeOnly(found []Finding) []Finding {
+	type key struct{ kind, name, rule string }
+	best := map[key]Severity{}
+	for _, f := range found {
+		if k := (key{f.Kind, f.Name, f.Rule}); f.Field != wholePath {
+			best[k] = max(best[k], f.Severity)
+		}
+	}
+	return slices.DeleteFunc(found, func(f Finding) bool {
+		s, ok := best[key{f.Kind, f.Name, f.Rule}]
+		return f.Field == wholePath && (!slices.Contains(wholeRules, f.Rule) || ok && s >= f.Severity)
+	})
 }
 
 // scanFields runs the rules that read one text over each of fields, on
