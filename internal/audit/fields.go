@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 )
 
@@ -308,6 +310,8 @@ type auditee struct {
 	names [2][]string
 	own   map[string]bool
 	prose []field
+	// costly are its costFindings, counted before its items were decoded.
+	costly []Finding
 }
 
 // keep keeps what the rules across servers read (fields, s's), and lets
@@ -327,9 +331,25 @@ func (s *auditee) keep(fields []field) {
 	s.Tools, s.Prompts, s.Resources, s.ResourceTemplates = nil, nil, nil, nil
 }
 
-// decodeServer decodes each item of s.
+// decodeServer counts the cost of s's descriptions (costFindings), then
+// decodes each item of s.
+//
+// A large item (a description of megabytes) is to be held once while the
+// rules read it, and each copy made of it on the way is garbage before
+// the next is made: what it was read from (a file read whole and parsed,
+// or a line), then the counter's text of it. Each is collected before the
+// next is made, which then takes its memory rather than lie beside it;
+// and the cost is counted before the decoded texts are made.
 func decodeServer(s surface.Server) *auditee {
-	d := &auditee{Server: s, lists: []list{
+	large := largest(s) >= largeItem
+	if large {
+		runtime.GC()
+	}
+	costly := costFindings(s)
+	if large {
+		runtime.GC()
+	}
+	d := &auditee{Server: s, costly: costly, lists: []list{
 		{kind: "tool", key: "name", items: s.Tools},
 		{kind: "prompt", key: "name", items: s.Prompts},
 		{kind: "resource", key: "uri", items: s.Resources},
@@ -343,6 +363,21 @@ func decodeServer(s surface.Server) *auditee {
 		}
 	}
 	return d
+}
+
+// largeItem is the size of an item past which decodeServer collects the
+// garbage of reading it and of counting its cost.
+const largeItem = 16 << 20
+
+// largest is the size of s's largest item.
+func largest(s surface.Server) int {
+	n := 0
+	for _, l := range [][]json.RawMessage{s.Tools, s.Prompts, s.Resources, s.ResourceTemplates} {
+		for _, it := range l {
+			n = max(n, len(it))
+		}
+	}
+	return n
 }
 
 // walkSchema calls fn for each text of a JSON Schema a model reads (every
@@ -453,11 +488,60 @@ func decode(raw []byte) map[string]any {
 	if len(raw) == 0 {
 		return nil
 	}
+	if len(raw) >= longString && rawjson.Valid(raw) {
+		if m, ok := decodeLong(raw); ok {
+			return m
+		}
+	}
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil {
 		return nil // (Unmarshal reads raw in place: a decoder would copy it first)
 	}
 	return m
+}
+
+// longString is the length of a member's string past which decode
+// decodes it alone.
+const longString = 64 << 10
+
+// decodeLong decodes the object raw (valid JSON) as decode does, with one
+// copy made of each of its members that is a long string (a description
+// of megabytes): encoding/json makes two of a string with escapes, its
+// bytes and then the string. The object is decoded with those members
+// written "", and each is then decoded alone, as encoding/json decodes
+// it. False when it has no such member, or a key given twice (the last
+// one is decode's), or is no object.
+func decodeLong(raw []byte) (map[string]any, bool) {
+	type member struct {
+		key   string
+		value []byte
+	}
+	var long []member
+	var skeleton []byte
+	seen := map[string]bool{}
+	twice, last := false, 0
+	_ = rawjson.ForEachValidRawMember(raw, func(key string, _, v []byte) error {
+		twice = twice || seen[key]
+		seen[key] = true
+		if len(v) >= longString && v[0] == '"' {
+			at := cap(raw) - cap(v) // v is raw's
+			skeleton = append(append(skeleton, raw[last:at]...), `""`...)
+			last = at + len(v)
+			long = append(long, member{key, v})
+		}
+		return nil
+	})
+	if twice || len(long) == 0 {
+		return nil, false
+	}
+	var m map[string]any
+	if json.Unmarshal(append(skeleton, raw[last:]...), &m) != nil || m == nil {
+		return nil, true
+	}
+	for _, l := range long {
+		m[l.key], _ = rawjson.String(l.value)
+	}
+	return m, true
 }
 
 // label names an item for people: `tool "add"`, "instructions".
