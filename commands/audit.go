@@ -319,8 +319,8 @@ func (c *auditCmd) write(out *console, dest *testreport.Output, r audit.Report) 
 // auditMemory is the soft limit of the heap an audit sets, when the user
 // set none (GOGC, GOMEMLIMIT): the garbage collector then runs before the
 // heap doubles past it. An audit holds each item's bytes and its decoded
-// texts (about twice its input; JSON's decoding of one long string holds
-// a third copy while it runs), and each worker a view of at most 1 MiB of
-// one text: a description of 60 MiB takes about 200 MB, 1,000 tools
-// about 50.
+// texts (about twice its input; the cost counter's text of a large item is
+// let go and collected before the decoded texts are made), and each worker
+// a view of at most 1 MiB of one text: a description of 60 MiB takes
+// about 165 MB, 1,000 tools about 50.
 const auditMemory = 160 << 20

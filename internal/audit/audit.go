@@ -158,7 +158,7 @@ func kindOrder(kind string) int {
 // auditOne runs the rules of one server's surface.
 func auditOne(s *auditee) []Finding {
 	found := append(parameterRules(s), withinServer(s)...)
-	found = append(found, costFindings(s.Server)...)
+	found = append(found, s.costly...)
 	found = append(found, listedTwice(s)...)
 	fields, unread := fieldsOf(s)
 	s.keep(fields)

@@ -174,7 +174,24 @@ func parameterRules(s *auditee) []Finding {
 		if len(props) == 0 {
 			continue
 		}
-		purpose := newView(name + " " + stringOf(m["title"]) + " " + stringOf(m["description"])).text
+		// The tool's purpose is read only for a parameter named like the
+		// model's internals, and then once: a description of megabytes is
+		// no view for each tool to build, nor a squashed copy for each
+		// parameter.
+		var purpose, squashed string
+		made := false
+		purposeOf := func(squashedToo bool) string {
+			if !made {
+				purpose, squashed, made = newView(name+" "+stringOf(m["title"])+" "+stringOf(m["description"])).text, "", true
+			}
+			if !squashedToo {
+				return purpose
+			}
+			if squashed == "" {
+				squashed = squash(purpose)
+			}
+			return squashed
+		}
 		for _, p := range sortedKeys(props) {
 			if d, _ := nested(props, p, "description").(string); selfConfirming(p, d) {
 				out = append(out, Finding{Rule: RuleOverride, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: "inputSchema.properties" + pathKey(p) + ".description",
@@ -185,8 +202,8 @@ func parameterRules(s *auditee) []Finding {
 			path := "inputSchema.properties" + pathKey(p)
 			sq := squash(p)
 			switch {
-			case (slices.Contains(internalsSquashed.Get(), sq) || internalStem(sq) != "" && !strings.Contains(squash(purpose), internalStem(sq))) &&
-				!ownHistory(nested(props, p, "description")) && carries(props[p]) && !internalsArePurpose(sq, purpose, nested(props, p, "description")) &&
+			case (slices.Contains(internalsSquashed.Get(), sq) || internalStem(sq) != "" && !strings.Contains(purposeOf(true), internalStem(sq))) &&
+				!ownHistory(nested(props, p, "description")) && carries(props[p]) && !internalsArePurpose(sq, purposeOf(false), nested(props, p, "description")) &&
 				!namesAReference(p):
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: High, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("asks for %q, which is the model's to keep, not a tool's to receive", p), Excerpt: canon.Show(p)})

@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -60,6 +61,10 @@ type Counter struct {
 	Encoding *Encoding
 	As       string
 	buf      bytes.Buffer
+	// desc is where in buf the last tool's description stands as a
+	// string literal (0, 0: nowhere), so that it is counted there rather
+	// than decoded again.
+	desc [2]int
 }
 
 // Server counts every item of s: its tools, prompts, resource templates
@@ -121,8 +126,36 @@ func (c *Counter) item(kind string, raw json.RawMessage) (Item, error) {
 	if it.Tokens, err = c.Encoding.Count(unsafe.String(unsafe.SliceData(b), len(b))); err != nil {
 		return it, err
 	}
-	it.Description, err = c.Encoding.Count(str(raw, "description"))
+	it.Description, err = c.Encoding.Count(c.description(raw))
 	return it, err
+}
+
+// description is the text of raw's description, for Count, which keeps
+// nothing of it: where it can be, the bytes of the literal the counter's
+// buffer holds (decoded there: the buffer has been counted), or raw's
+// own, so that a description of megabytes is not copied to be counted.
+func (c *Counter) description(raw json.RawMessage) string {
+	if s, e := c.desc[0], c.desc[1]; e > s {
+		d := rawjson.UnquoteInPlace(c.buf.Bytes()[s:e])
+		c.desc = [2]int{}
+		return unsafe.String(unsafe.SliceData(d), len(d))
+	}
+	if lit := rawjson.Member(raw, "description"); literal(lit) {
+		if _, escapes, nonASCII := rawjson.ScanString(lit, 0); !escapes && (!nonASCII || utf8.Valid(lit)) {
+			body := lit[1 : len(lit)-1]
+			return unsafe.String(unsafe.SliceData(body), len(body))
+		}
+	}
+	return str(raw, "description")
+}
+
+// literal reports whether v (a member's value) is one string literal.
+func literal(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' {
+		return false
+	}
+	end, _, _ := rawjson.ScanString(v, 0)
+	return end == len(v)
 }
 
 // str is the string member key of obj, or "": as JSON decoders read it,
@@ -153,7 +186,14 @@ func (c *Counter) tool(raw json.RawMessage) ([]byte, error) {
 	o.open()
 	o.str("name", str(raw, "name"))
 	if d := rawjson.Member(raw, "description"); d != nil {
-		o.str("description", str(raw, "description"))
+		o.key("description")
+		start := o.buf().Len()
+		if literal(d) && rawjson.Encoded(d) {
+			o.buf().Write(d) // as quote would write it: no copy of the text made to write it
+		} else {
+			o.quote(str(raw, "description"))
+		}
+		c.desc = [2]int{start, o.buf().Len()}
 	}
 	key := "input_schema"
 	if c.As == "openai" {
@@ -189,6 +229,7 @@ func (c *Counter) listed(raw json.RawMessage, keys ...string) ([]byte, error) {
 // (which its form never makes much longer): no copy on the way up.
 func (c *Counter) reset(raw json.RawMessage) {
 	c.buf.Reset()
+	c.desc = [2]int{}
 	c.buf.Grow(len(raw) + 64)
 }
 
@@ -224,15 +265,31 @@ func (o *object) key(k string) {
 }
 
 // quote writes s as JSON.stringify writes it: UTF-8 as is, only what
-// must be escaped escaped.
+// must be escaped escaped. A long s is encoded a run at a time (cut
+// between characters, which encode one by one), into a buffer of the
+// run's size: the encoder's own buffer would hold the whole of it twice.
 func (o *object) quote(s string) {
-	enc := json.NewEncoder(o.buf())
+	var run bytes.Buffer
+	enc := json.NewEncoder(&run)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil && o.err == nil {
-		o.err = err
+	o.buf().WriteByte('"')
+	for len(s) > 0 {
+		n := min(len(s), quoteRun)
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n++
+		}
+		run.Reset()
+		if err := enc.Encode(s[:n]); err != nil && o.err == nil {
+			o.err = err
+		}
+		o.buf().Write(run.Bytes()[1 : run.Len()-2]) // without the quotes and Encode's newline
+		s = s[n:]
 	}
-	o.buf().Truncate(o.buf().Len() - 1) // Encode's newline
+	o.buf().WriteByte('"')
 }
+
+// quoteRun is how much of a string quote encodes at a time.
+const quoteRun = 64 << 10
 
 func (o *object) str(k, v string) {
 	o.key(k)

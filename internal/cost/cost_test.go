@@ -124,3 +124,42 @@ func TestByPrefix(t *testing.T) {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
 }
+
+// A long description is written and counted as a short one is, whether
+// its literal is copied as it is or decoded and encoded a run at a time
+// (an escape that encoding/json does not write, \u00e9), and counted where
+// the counter's buffer holds it.
+func TestLongDescriptionWrittenAndCountedWhole(t *testing.T) {
+	o200k, _ := Get("o200k")
+	text := strings.Repeat("Reads é files\n\"quoted\" \\ <b>\u2028 and 😀, ", 9000) // past quoteRun, runs cut anywhere
+	for _, lit := range []string{rawjsonEncode(t, text), strings.ReplaceAll(rawjsonEncode(t, text), "é", `\u00e9`)} {
+		raw := json.RawMessage(`{"name":"long","description":` + lit + `}`)
+		ct := &Counter{Encoding: o200k, As: "openai"}
+		got, err := ct.Text(Tool, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"type":"function","function":{"name":"long","description":` + rawjsonEncode(t, text) + `,"parameters":{"type":"object"}}}`; string(got) != want {
+			t.Errorf("the text differs from encoding/json's, for %.40s...", lit)
+		}
+		it, err := ct.item(Tool, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens, _ := o200k.Count(`{"type":"function","function":{"name":"long","description":` + rawjsonEncode(t, text) + `,"parameters":{"type":"object"}}}`)
+		description, _ := o200k.Count(text)
+		if it.Tokens != tokens || it.Description != description {
+			t.Errorf("counted %d and %d tokens, want %d and %d", it.Tokens, it.Description, tokens, description)
+		}
+	}
+}
+
+func rawjsonEncode(t *testing.T, s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -127,3 +127,97 @@ func hex4(h []byte) rune {
 	}
 	return r
 }
+
+// UnquoteInPlace decodes the string literal lit (its quotes included),
+// which ScanString has accepted and which is valid UTF-8, into lit's own
+// bytes, as Unquote decodes it, and returns the decoded bytes: a prefix
+// of lit. No escape is shorter than what it stands for, so that what is
+// written never overtakes what is read: a long string is decoded with no
+// copy of it made.
+func UnquoteInPlace(lit []byte) []byte {
+	body := lit[1 : len(lit)-1]
+	w := 0 // bytes of lit written
+	for r := 0; r < len(body); {
+		j := bytes.IndexByte(body[r:], '\\')
+		if j < 0 {
+			j = len(body) - r
+		}
+		w += copy(lit[w:], body[r:r+j])
+		if r += j; r == len(body) {
+			break
+		}
+		switch c := body[r+1]; c {
+		case 'u':
+			u := hex4(body[r+2 : r+6])
+			r += 6
+			if utf16.IsSurrogate(u) {
+				if r+6 <= len(body) && body[r] == '\\' && body[r+1] == 'u' {
+					if pair := utf16.DecodeRune(u, hex4(body[r+2:r+6])); pair != utf8.RuneError {
+						w += utf8.EncodeRune(lit[w:], pair)
+						r += 6
+						continue
+					}
+				}
+				u = utf8.RuneError
+			}
+			w += utf8.EncodeRune(lit[w:], u)
+			continue
+		case 'b':
+			lit[w] = '\b'
+		case 'f':
+			lit[w] = '\f'
+		case 'n':
+			lit[w] = '\n'
+		case 'r':
+			lit[w] = '\r'
+		case 't':
+			lit[w] = '\t'
+		default: // '"', '\\', '/'
+			lit[w] = c
+		}
+		w++
+		r += 2
+	}
+	return lit[:w]
+}
+
+// Encoded reports whether the string literal lit (its quotes included),
+// which ScanString has accepted, is written as encoding/json writes its
+// value with HTML left as it is (json.Encoder.SetEscapeHTML(false), as
+// JSON.stringify writes it but for U+2028 and U+2029): valid UTF-8, and
+// escaped only where that writer escapes, as it does. Such a literal can
+// be copied where its value would be encoded.
+func Encoded(lit []byte) bool {
+	body := lit[1 : len(lit)-1]
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '\\':
+			switch body[i+1] {
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				i += 2
+				continue
+			case 'u':
+				h := string(body[i+2 : i+6])
+				if h == "2028" || h == "2029" {
+					i += 6
+					continue
+				}
+				if v := hex4(body[i+2 : i+6]); v < 0x20 && !strings.ContainsRune("\b\f\n\r\t", v) && h == strings.ToLower(h) {
+					i += 6
+					continue
+				}
+			}
+			return false
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(body[i:])
+			if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
+				return false
+			}
+			i += n
+		}
+	}
+	return true
+}
