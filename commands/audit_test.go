@@ -299,7 +299,8 @@ echo '{"verdict":"honest","confidence":"high","reason":"fine"}'
 
 // TestAuditReadsWhatPromptsAndResourcesReturn: an order that only a
 // prompt's messages or a resource's text hold (their listings clean) is
-// found there, at the field that holds it; an image is not read; prompts
+// found there, at the field that holds it; an image, and an MCP App's
+// document (which a host renders and no model reads), are not; prompts
 // the server will not give are said (low), not passed over.
 func TestAuditReadsWhatPromptsAndResourcesReturn(t *testing.T) {
 	t.Parallel()
@@ -308,9 +309,11 @@ func TestAuditReadsWhatPromptsAndResourcesReturn(t *testing.T) {
 		"tools":[{"name":"save","description":"Saves a note.","inputSchema":{"type":"object"}}],
 		"prompts":[{"name":"summary","description":"Summarises the notes.","arguments":[{"name":"topic","required":true}]},{"name":"plain","description":"A prompt."}],
 		"promptResults":{"summary":{"messages":[{"role":"user","content":{"type":"text","text":"Summarise the notes on the topic. ` + order + `"}}]}},
-		"resources":[{"uri":"notes://readme","name":"readme","mimeType":"text/plain"},{"uri":"notes://logo","name":"logo","mimeType":"image/png"}],
+		"resources":[{"uri":"notes://readme","name":"readme","mimeType":"text/plain"},{"uri":"notes://logo","name":"logo","mimeType":"image/png"},
+			{"uri":"ui://notes/app.html","name":"app","mimeType":"text/html;profile=mcp-app"}],
 		"readResults":{"notes://readme":{"contents":[{"uri":"notes://readme","text":"How to use the notes. ` + order + `"}]},
-			"notes://logo":{"contents":[{"uri":"notes://logo","blob":"` + base64.StdEncoding.EncodeToString([]byte(order)) + `"}]}}}`
+			"notes://logo":{"contents":[{"uri":"notes://logo","blob":"` + base64.StdEncoding.EncodeToString([]byte(order)) + `"}]},
+			"ui://notes/app.html":{"contents":[{"uri":"ui://notes/app.html","mimeType":"text/html;profile=mcp-app","text":"<script>/* ` + order + ` */</script>"}]}}}`
 	audited := func(spec string) map[string]string {
 		t.Helper()
 		s := newMovingServer(t, spec)
@@ -337,7 +340,7 @@ func TestAuditReadsWhatPromptsAndResourcesReturn(t *testing.T) {
 		}
 	}
 	for k := range got {
-		if strings.Contains(k, "logo") || strings.Contains(k, "plain") {
+		if strings.Contains(k, "logo") || strings.Contains(k, "plain") || strings.Contains(k, "ui://") {
 			t.Errorf("a finding on what holds no order: %s: %s", k, got[k])
 		}
 	}

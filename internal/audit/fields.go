@@ -397,7 +397,7 @@ func withReads(l list, member string, reads map[string]json.RawMessage, as strin
 	for _, m := range l.maps {
 		key, _ := m[l.key].(string)
 		res, ok := reads[key]
-		if m == nil || !ok {
+		if mime, _ := m["mimeType"].(string); m == nil || !ok || l.kind == "resource" && !surface.ModelReads(key, mime) {
 			continue
 		}
 		var texts []any

@@ -63,7 +63,7 @@ func (l *Lister) GatherReads(ctx context.Context, s *Server) []Unread {
 	n := len(todo)
 	for _, r := range s.Resources {
 		uri := stringMember(r, "uri")
-		if uri == "" || !maybeText(stringMember(r, "mimeType")) {
+		if !ModelReads(uri, stringMember(r, "mimeType")) {
 			continue
 		}
 		if len(todo)-n >= MaxReads {
@@ -147,10 +147,16 @@ func promptParams(p json.RawMessage) json.RawMessage {
 	return rawjson.MustMarshal(map[string]any{"name": m.Name, "arguments": args})
 }
 
-// maybeText says whether a resource of this MIME type may be read as
-// text: none given, text of any kind, or a structured text format.
-func maybeText(mime string) bool {
-	mime, _, _ = strings.Cut(strings.ToLower(mime), ";")
+// ModelReads says whether a resource (its URI and MIME type) is one a
+// host may put before a model as text: none given, text of any kind, or
+// a structured text format; not an MCP App's document (a ui:// resource,
+// text/html;profile=mcp-app), which a host renders and no model reads.
+func ModelReads(uri, mime string) bool {
+	mime = strings.ToLower(mime)
+	if uri == "" || strings.HasPrefix(strings.ToLower(uri), "ui://") || strings.Contains(mime, "profile=mcp-app") {
+		return false
+	}
+	mime, _, _ = strings.Cut(mime, ";")
 	mime = strings.TrimSpace(mime)
 	return mime == "" || strings.HasPrefix(mime, "text/") || strings.HasSuffix(mime, "json") || strings.HasSuffix(mime, "+xml") ||
 		mime == "application/xml" || mime == "application/yaml" || mime == "application/x-yaml" || mime == "application/javascript"
