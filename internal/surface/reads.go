@@ -72,7 +72,7 @@ func (l *Lister) GatherReads(ctx context.Context, s *Server) []Unread {
 		}
 		todo = append(todo, read{"resources/read", uri, rawjson.MustMarshal(map[string]string{"uri": uri}), s.Reads.Resources})
 	}
-	var mu sync.Mutex
+	var mu sync.Mutex                  // guards why and the maps the reads fill
 	why := map[string]map[string]int{} // method -> reason -> how many
 	note := func(method, reason string) {
 		mu.Lock()
