@@ -235,7 +235,7 @@ func (c orderContext) passesOn(s *sent, ordered bool) (string, string, bool) {
 func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, bool) {
 	move, moved := s.modelMoves()
 	held, kind, ok := s.held(moved)
-	if !ok || s.followsUser() || s.keptOut(held) {
+	if !ok || s.followsUser() || s.keptOut(held) || moved && s.redirects(held, move, c.fl.own) {
 		return "", "", 0, false
 	}
 	// A parameter's text says what it holds by its head: "The full text of
@@ -285,6 +285,19 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 		return RuleSensitiveFile, "has the model read and pass on the user's keys, credentials or private files", sev, true
 	}
 	return RuleSideChannel, "has the model pass on what it holds: the conversation, its instructions, other tools' results, secrets", sev, true
+}
+
+// redirects reports "for HELD, pass NAME instead": what the model holds
+// is sent to another of the server's own names, not passed on ("for tool
+// results, pass payload_refs instead"). A pronoun after the verb ("for
+// tool results, pass them instead") passes HELD itself, and is no
+// redirect.
+func (s *sent) redirects(held, move span, own map[string]bool) bool {
+	if held.first == 0 || s.toks[held.first-1].text != "for" || move.first <= held.last || move.last+2 >= len(s.toks) {
+		return false
+	}
+	object, after := s.toks[move.last+1].text, s.toks[move.last+2].text
+	return own[object] && after == "instead"
 }
 
 // headOfClause reports a span that opens a clause after a colon, an
