@@ -288,6 +288,11 @@ func TestEveryRuleIsTested(t *testing.T) {
 // honest are descriptions as ordinary servers write them, with the words
 // poisoning uses in ordinary senses: none may bring a finding above low.
 var honest = []string{
+	// Labels one after another, as the field set's Jenkins and Datadog
+	// servers write their parameters: "(omit for last build)" is not
+	// read as an order about the next label.
+	tool("getProgressiveBuildLog", "Gets a build's log in pieces, for long builds without re-fetching the entire log.", "a_job", "Full name of the Jenkins job",
+		"b_build", "Build number (omit for last build)", "c_offset", "Byte offset to start from (use nextByteOffset from previous response)"),
 	// Mapbox's render_map_tool (npm @mapbox/mcp-server 0.14.0): tool
 	// results go to another of its parameters, not this one.
 	tool("render_map_tool", "Renders a map.", "layers", "Inline layers to add to the map. Use this only when composing a payload from raw GeoJSON; for tool results, pass payload_refs instead.",

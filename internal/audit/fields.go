@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -289,7 +291,28 @@ func wholeText(raw []byte, m map[string]any) string {
 	if len(parts) < 2 || n > maxWhole {
 		return ""
 	}
-	return strings.Join(parts, " ")
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString(joint(parts[i-1], p))
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// joint is what goes between two parts of an item's whole text: a space
+// where the second goes on with the first's sentence (it does not end
+// one, and the next begins in lower case: "Ignore the earlier" / "rules
+// you were given"), else a line's end, so that labels ("Build number
+// (omit for last build)" / "Byte offset") stay apart as their fields do.
+func joint(prev, next string) string {
+	prev, next = strings.TrimSpace(prev), strings.TrimSpace(next)
+	r, _ := utf8.DecodeRuneInString(next)
+	if strings.ContainsAny(prev[len(prev)-1:], ".!?:;)") || !unicode.IsLower(r) {
+		return "\n"
+	}
+	return " "
 }
 
 // step is a path step for an element called name, or numbered i when it
