@@ -17,6 +17,7 @@ import (
 	"cmp"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -171,7 +172,7 @@ func auditOne(s *auditee) []Finding {
 // encoding), which the joined text is not.
 var wholeRules = []string{RuleOverride, RuleConceal, RuleSendElsewhere, RuleSensitiveFile, RuleShadowing, RuleCoercion, RulePriority}
 
-// wholeOnly keeps a finding of an item's whole text (wholePath) only by
+// wholeOnly keeps a finding of an item's whole text (wholePrefix) only by
 // wholeRules, and where no one field of the item was found so by the same
 // rule, at that severity or above: what a part says alone is said at the
 // part.
@@ -179,13 +180,13 @@ func wholeOnly(found []Finding) []Finding {
 	type key struct{ kind, name, rule string }
 	best := map[key]Severity{}
 	for _, f := range found {
-		if k := (key{f.Kind, f.Name, f.Rule}); f.Field != wholePath {
+		if k := (key{f.Kind, f.Name, f.Rule}); !strings.HasPrefix(f.Field, wholePrefix) {
 			best[k] = max(best[k], f.Severity)
 		}
 	}
 	return slices.DeleteFunc(found, func(f Finding) bool {
 		s, ok := best[key{f.Kind, f.Name, f.Rule}]
-		return f.Field == wholePath && (!slices.Contains(wholeRules, f.Rule) || ok && s >= f.Severity)
+		return strings.HasPrefix(f.Field, wholePrefix) && (!slices.Contains(wholeRules, f.Rule) || ok && s >= f.Severity)
 	})
 }
 
