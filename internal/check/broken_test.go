@@ -133,6 +133,8 @@ var brokenCases = []brokenCase{
 	{id: "tools.task-required", fake: fake{transport: "stdio", change: withJob}, break_: merge(withJob, faults("task-required-served"))},
 	{id: "tools.structured-result", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[{"type":"text","text":"{\"n\":\"one\"}"}],"structuredContent":{"n":"one"}}}`}},
 	{id: "tools.structured-text", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[],"structuredContent":{"n":1}}}`}},
+	{id: "tools.validate-inputs", fake: stdio, break_: faults("no-input-validation")},
+	{id: "tools.input-errors", fake: stdio, break_: faults("input-errors-32602")},
 
 	{id: "http.origin", fake: httpLegacy, break_: faults("no-origin-check")},
 	{id: "http.dns-rebinding", fake: httpLegacy, break_: faults("origin-matches-host")},

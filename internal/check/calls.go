@@ -24,7 +24,7 @@ import (
 )
 
 func callChecks() []*Check {
-	return slices.Concat(toolCallChecks(), utilityCallChecks())
+	return slices.Concat(toolCallChecks(), inputChecks(), utilityCallChecks())
 }
 
 // toolCallChecks judge a tool's result, and a call without the task a

@@ -90,7 +90,7 @@ var edgeSurface = map[string]string{
 // edgesOf is the edge surface with the generic edges of the transport
 // and era, and more.
 func edgesOf(transport, era string, more map[string]string) map[string]string {
-	edges := []string{"extra-members", "meta", "error-data", "error-code-fraction", "notify-first", "progress-float", "ascii-json"}
+	edges := []string{"extra-members", "meta", "error-data", "error-code-fraction", "input-error-bare", "notify-first", "progress-float", "ascii-json"}
 	if transport == "stdio" {
 		edges = append(edges, "crlf")
 	} else {
@@ -126,7 +126,7 @@ var watched = []string{"jsonrpc.messages", "jsonrpc.schema", "jsonrpc.result-or-
 var every = slices.Concat(watched, []string{"jsonrpc.string-id", "jsonrpc.number-id", "jsonrpc.notification",
 	"lists.shape", "surface.input-schema", "surface.output-schema", "surface.uris", "surface.uri-templates", "surface.annotations", "surface.icons", "surface.meta-keys",
 	"reading.resource-contents", "reading.prompt-messages", "reading.completion",
-	"utilities.progress", "tools.result", "tools.structured-result"})
+	"utilities.progress", "tools.result", "tools.structured-result", "tools.validate-inputs"})
 
 var modernEvery = []string{"modern.discover", "modern.result-type", "modern.cache-hints", "modern.cache-scope-pages", "modern.meta-required",
 	"modern.unsupported-version", "modern.resource-not-found", "modern.listen", "modern.no-requests", "modern.log-unasked", "modern.error-codes",

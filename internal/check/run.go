@@ -117,10 +117,11 @@ type runner struct {
 	ended bool                 // closeAll ran: a connection dialled since is closed at once
 	eras  map[string]*eraProbe // whether the server answers an era, once asked
 
-	reads onces[string, readAnswer] // what the main session read, once each
-	calls onces[int, *callRecord]   // the --call tools' calls, once each
-	tasks onces[string, *taskRun]   // the tasks made of a --call tool, once an era
-	asks  onces[struct{}, asking]   // the prompt that asks for input (retry.go)
+	reads   onces[string, readAnswer] // what the main session read, once each
+	calls   onces[int, *callRecord]   // the --call tools' calls, once each
+	invalid onces[int, *badCall]      // the --call tools' calls with arguments broken, once each
+	tasks   onces[string, *taskRun]   // the tasks made of a --call tool, once an era
+	asks    onces[struct{}, asking]   // the prompt that asks for input (retry.go)
 
 	versions versionAnswers // what initialize answers to each version offered
 }

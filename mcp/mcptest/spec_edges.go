@@ -21,6 +21,7 @@ var Edges = []string{
 	"meta",                   // every result and notification carries _meta, its keys prefixed and not
 	"error-data",             // every error carries data
 	"error-code-fraction",    // every error's code written with a fraction of zero (-32601.0): the schema's integer all the same
+	"input-error-bare",       // arguments a tool's inputSchema refuses answered isError with no content at all
 	"notify-first",           // a progress notification for the request's token (when it has one) before every response; in the initialize era, with logging declared, a log message too
 	"server-pings",           // (initialize era) a ping of the server's after every answer, under a string id and an integer id past 2^64 by turns
 	"crlf",                   // (stdio) every line ends with CR LF

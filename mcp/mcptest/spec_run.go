@@ -58,6 +58,8 @@ var Faults = []string{
 	"lenient-prompt-args",    // a prompt without its required arguments got
 	"unknown-prompt-result",  // an unknown prompt got
 	"unknown-tool-result",    // an unknown tool answered with an isError result
+	"no-input-validation",    // a tool called with arguments its inputSchema refuses answered as if they were valid
+	"input-errors-32602",     // a tool called with arguments its inputSchema refuses answered -32602, not an isError result
 	"unknown-tool-32601",     // an unknown tool answered -32601, "Unknown tool: NAME"
 	"killed-on-prompts-list", // prompts/list kills the server, as another process may (SIGKILL; on Windows, ended)
 	"lenient-log-level",      // an unknown log level taken
@@ -561,6 +563,19 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 		if missing := s.missingArgs(params); missing != "" && !s.has("lenient-prompt-args") {
 			return nil, &specError{Code: codeInvalidParams, Message: "prompts/get: missing required argument " + missing}
 		}
+	case e == nil && method == "tools/call":
+		// Arguments the tool's inputSchema refuses: a tool execution
+		// error, which a model can correct itself by (2025-11-25
+		// server/tools#error-handling).
+		switch bad := s.invalidArgs(params); {
+		case bad == "" || s.has("no-input-validation"):
+		case s.has("input-errors-32602"):
+			return nil, &specError{Code: codeInvalidParams, Message: "tools/call: " + bad}
+		case s.edge("input-error-bare"):
+			return json.RawMessage(`{"content":[],"isError":true}`), nil
+		default:
+			return mustJSON(map[string]any{"content": []any{map[string]string{"type": "text", "text": "invalid arguments: " + bad}}, "isError": true}), nil
+		}
 	case e != nil && e.Code == codeMethodNotFound && s.has("unknown-method-internal") && !gatedOrKnown(method):
 		return nil, &specError{Code: -32603, Message: "internal error"}
 	case e != nil && e.Code == codeResourceNotFound && method == "resources/read":
@@ -807,6 +822,53 @@ func (s *Spec) replyID(id json.RawMessage) json.RawMessage {
 }
 
 // tool is the first tool the spec lists of that name, nil when none.
+// invalidArgs says what a tools/call's arguments break of its tool's
+// inputSchema, at its top level: a required argument missing, or one of
+// another JSON type than its property's; "" when nothing.
+func (s *Spec) invalidArgs(params json.RawMessage) string {
+	var schema struct {
+		Required   []string `json:"required"`
+		Properties map[string]struct {
+			Type string `json:"type"`
+		} `json:"properties"`
+	}
+	rawjson.DecodeLoose(member(s.tool(nameParam(params)), "inputSchema"), &schema)
+	args := map[string]json.RawMessage{}
+	rawjson.DecodeLoose(member(params, "arguments"), &args)
+	for _, name := range schema.Required {
+		if _, ok := args[name]; !ok {
+			return "missing the required argument " + name
+		}
+	}
+	for name, v := range args {
+		if want := schema.Properties[name].Type; want != "" && !ofJSONType(v, want) {
+			return fmt.Sprintf("%s is not of type %s", name, want)
+		}
+	}
+	return ""
+}
+
+// ofJSONType says whether v is of a JSON Schema type.
+func ofJSONType(v json.RawMessage, typ string) bool {
+	var x any
+	if json.Unmarshal(v, &x) != nil {
+		return false
+	}
+	switch x := x.(type) {
+	case string:
+		return typ == "string"
+	case bool:
+		return typ == "boolean"
+	case float64:
+		return typ == "number" || typ == "integer" && x == float64(int64(x))
+	case []any:
+		return typ == "array"
+	case map[string]any:
+		return typ == "object"
+	}
+	return typ == "null"
+}
+
 func (s *Spec) tool(name string) json.RawMessage {
 	for _, t := range s.Tools {
 		if n, _ := stringMember(t, "name"); n == name {
