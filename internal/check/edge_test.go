@@ -138,7 +138,7 @@ var httpEvery = []string{"http.origin", "http.dns-rebinding", "http.answer-type"
 
 var httpLegacyEvery = []string{"http.session-id", "http.event-ids", "http.one-stream", "http.session-deleted", "http.protocol-version", "http.get", "http.get-no-response"}
 
-var modernHTTPEvery = []string{"modern.method-not-found", "modern.header-method", "modern.header-version", "modern.header-missing", "modern.header-name", "modern.removed-methods"}
+var modernHTTPEvery = []string{"modern.method-not-found", "modern.header-method", "modern.header-version", "modern.header-missing", "modern.header-version-missing", "modern.header-name", "modern.removed-methods"}
 
 var edgeServers = []edgeServer{
 	{name: "stdio 2025-11-25 at every edge", fake: edgeFake("stdio", "", nil),
@@ -234,6 +234,10 @@ func addEdgeServers() {
 			holds: slices.Concat(modernEvery, []string{"modern.request-state"})},
 		edgeServer{name: "HTTP 2026-07-28 with a header-mirrored argument", fake: fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
 			holds: []string{"modern.header-param"}},
+		// A request without MCP-Protocol-Version read as 2025-03-26, as
+		// a server that serves clients of before 2025-06-18 may.
+		edgeServer{name: "HTTP 2026-07-28 reading a request without its version header as 2025-03-26", fake: fake{transport: "http", era: "modern",
+			change: map[string]string{"edges": `["missing-version-as-2025-03-26"]`}}, holds: []string{"modern.header-version-missing"}},
 		// Completion refused for an argument the server has none for:
 		// no values to bound.
 		edgeServer{name: "stdio 2025-11-25 refusing a completion", fake: edgeFake("stdio", "", map[string]string{"errors": `{"completion/complete":{"code":-32602,"message":"no completions for that argument"}}`}),

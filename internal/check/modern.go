@@ -233,6 +233,28 @@ func modernRequestChecks() []*Check {
 		headerCheck("modern.header-version", "an MCP-Protocol-Version header unlike the body's _meta is refused", "MCP-Protocol-Version", "2025-11-25"),
 		headerCheck("modern.header-missing", "a request without its Mcp-Method header is refused", "Mcp-Method", ""),
 		{
+			ID: "modern.header-version-missing", Title: "a request without MCP-Protocol-Version is refused, or read as 2025-03-26", Level: MUST,
+			Spec: "2026-07-28", Section: "basic/transports/streamable-http#protocol-version-header",
+			Quote: "A server that supports clients implementing protocol versions earlier than 2025-06-18 ... MAY treat a request that omits the header as protocol version 2025-03-26. A server that does not support such clients MUST reject a request without the header per Server Validation.",
+			needs: needs{era: "modern", transport: "http"},
+			run: func(t *T) {
+				c := t.connWith(connOptions{era: "modern"})
+				id := json.RawMessage(`"mcpv-check-no-version"`)
+				body, _ := mcp.EncodeRequest(id, "server/discover", c.stamp(nil))
+				t.Sent("POST server/discover without MCP-Protocol-Version")
+				x, err := c.post(t.ctx, httpReq{body: body, header: http.Header{"MCP-Protocol-Version": {""}}}, id)
+				if x == nil {
+					t.failErr("server/discover", err)
+				}
+				t.Got(x.String())
+				// Refused, or read as 2025-03-26, which has no
+				// server/discover: anything but its result.
+				if x.status == http.StatusOK && x.response != nil && member(x.response.Result, "supportedVersions") != nil {
+					t.Fail("server/discover without MCP-Protocol-Version was answered as a request of 2026-07-28: a server that reads a request without the header as 2025-03-26 answers as that revision, else refuses it with 400")
+				}
+			},
+		},
+		{
 			ID: "modern.header-name", Title: "an Mcp-Name header unlike the body's name is refused", Level: MUST,
 			Spec: "2026-07-28", Section: "basic/transports/streamable-http#server-validation",
 			Quote: "Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body.",

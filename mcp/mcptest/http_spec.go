@@ -224,7 +224,13 @@ func (s *HTTPServer) serveModern(x *Exchange, m msg) {
 			x.Status(http.StatusBadRequest, spec.errorLineData(m.ID, e.Code, e.Message, e.data), "Content-Type", "application/json")
 			return
 		}
-		if why := headerMismatch(x.R.Header, m) + spec.paramMismatch(x.R.Header, m); why != "" && !spec.has("no-header-check") {
+		if x.R.Header.Get("MCP-Protocol-Version") == "" && spec.edge("missing-version-as-2025-03-26") {
+			// Read as 2025-03-26 (streamable-http, "Protocol Version
+			// Header"), which has no server/discover.
+			x.Status(http.StatusOK, spec.errorLine(m.ID, codeMethodNotFound, "method not found: "+m.Method), "Content-Type", "application/json")
+			return
+		}
+		if why := headerMismatch(x.R.Header, m, spec.has("version-header-optional")) + spec.paramMismatch(x.R.Header, m); why != "" && !spec.has("no-header-check") {
 			x.Status(http.StatusBadRequest, spec.errorLine(m.ID, -32020, "Header mismatch: "+why), "Content-Type", "application/json")
 			return
 		}
@@ -233,10 +239,11 @@ func (s *HTTPServer) serveModern(x *Exchange, m msg) {
 }
 
 // headerMismatch says how a modern request's headers break its body
-// (streamable-http, "Server Validation"), or "".
-func headerMismatch(h http.Header, m msg) string {
+// (streamable-http, "Server Validation"), or ""; lenient passes a request
+// without MCP-Protocol-Version.
+func headerMismatch(h http.Header, m msg, lenient bool) string {
 	version, _ := stringMember(member(m.Params, "_meta"), "io.modelcontextprotocol/protocolVersion")
-	if got := h.Get("MCP-Protocol-Version"); got != version {
+	if got := h.Get("MCP-Protocol-Version"); got != version && !(got == "" && lenient) {
 		return fmt.Sprintf("MCP-Protocol-Version %q, body %q", got, version)
 	}
 	if got := h.Get("Mcp-Method"); got != m.Method {

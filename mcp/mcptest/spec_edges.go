@@ -17,23 +17,24 @@ import (
 
 // Edges are what Spec.Edges may name.
 var Edges = []string{
-	"extra-members",          // every result but ping's carries a member no schema names
-	"meta",                   // every result and notification carries _meta, its keys prefixed and not
-	"error-data",             // every error carries data
-	"error-code-fraction",    // every error's code written with a fraction of zero (-32601.0): the schema's integer all the same
-	"input-error-bare",       // arguments a tool's inputSchema refuses answered isError with no content at all
-	"notify-first",           // a progress notification for the request's token (when it has one) before every response; in the initialize era, with logging declared, a log message too
-	"server-pings",           // (initialize era) a ping of the server's after every answer, under a string id and an integer id past 2^64 by turns
-	"crlf",                   // (stdio) every line ends with CR LF
-	"ascii-json",             // every message written in ASCII: other characters escaped \uXXXX, and "/" as "\/" (as Python's json.dumps and PHP's json_encode write)
-	"progress-float",         // the slow tool's progress in fractions, with no total
-	"sse-priming",            // (HTTP) every event stream opens with a priming event: an id, a retry and empty data
-	"session-every-response", // (HTTP, initialize era) the session's id on every response
-	"json-charset",           // (HTTP) JSON answered as application/json; charset=utf-8
-	"no-sessions",            // (HTTP, initialize era) no session: none given, none asked for
-	"delete-405",             // (HTTP, initialize era) DELETE answered 405: a client may not end its session
-	"batch-reversed",         // (2025-03-26) a batch's responses in the reverse order of its requests
-	"listen-notifies",        // (modern) subscriptions/listen acknowledged, then at once a tools/list_changed on the stream
+	"extra-members",                 // every result but ping's carries a member no schema names
+	"meta",                          // every result and notification carries _meta, its keys prefixed and not
+	"error-data",                    // every error carries data
+	"error-code-fraction",           // every error's code written with a fraction of zero (-32601.0): the schema's integer all the same
+	"input-error-bare",              // arguments a tool's inputSchema refuses answered isError with no content at all
+	"missing-version-as-2025-03-26", // (modern, HTTP) a request without MCP-Protocol-Version read as 2025-03-26, which has no server/discover: -32601
+	"notify-first",                  // a progress notification for the request's token (when it has one) before every response; in the initialize era, with logging declared, a log message too
+	"server-pings",                  // (initialize era) a ping of the server's after every answer, under a string id and an integer id past 2^64 by turns
+	"crlf",                          // (stdio) every line ends with CR LF
+	"ascii-json",                    // every message written in ASCII: other characters escaped \uXXXX, and "/" as "\/" (as Python's json.dumps and PHP's json_encode write)
+	"progress-float",                // the slow tool's progress in fractions, with no total
+	"sse-priming",                   // (HTTP) every event stream opens with a priming event: an id, a retry and empty data
+	"session-every-response",        // (HTTP, initialize era) the session's id on every response
+	"json-charset",                  // (HTTP) JSON answered as application/json; charset=utf-8
+	"no-sessions",                   // (HTTP, initialize era) no session: none given, none asked for
+	"delete-405",                    // (HTTP, initialize era) DELETE answered 405: a client may not end its session
+	"batch-reversed",                // (2025-03-26) a batch's responses in the reverse order of its requests
+	"listen-notifies",               // (modern) subscriptions/listen acknowledged, then at once a tools/list_changed on the stream
 	// Legal only in the revisions before the one a check reads first:
 	"origin-refused-400",     // (HTTP) a foreign Origin refused with 400, not 403, as before 2025-11-25
 	"version-header-ignored", // (HTTP) MCP-Protocol-Version not read, as in 2025-03-26, which has none

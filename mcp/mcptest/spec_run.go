@@ -81,21 +81,22 @@ var Faults = []string{
 	"discover-no-capabilities", // server/discover without capabilities
 	"discover-no-server-info",  // server/discover without _meta serverInfo
 	// Streamable HTTP
-	"no-origin-check",       // any Origin served
-	"origin-matches-host",   // an Origin served when it names the Host the request came to
-	"text-plain",            // requests but the first (initialize, server/discover) answered as text/plain
-	"notification-200",      // notifications answered 200 with a body
-	"malformed-200",         // a body that is no JSON answered 200
-	"session-id-space",      // session ids with a space in them
-	"no-session-404",        // a request without a session id answered 404
-	"unknown-session-400",   // an unknown session id answered 400
-	"delete-ignored",        // DELETE answered 200, the session kept
-	"any-version-header",    // any MCP-Protocol-Version served
-	"get-json",              // GET answered 200 with JSON
-	"method-not-found-200",  // (modern) an unknown method answered 200
-	"no-header-check",       // (modern) Mcp-* headers that do not match the body served
-	"no-param-header-check", // (modern) Mcp-Param-NAME headers that do not match a tool's x-mcp-header arguments served
-	"mint-session",          // (modern) a session id minted
+	"no-origin-check",         // any Origin served
+	"origin-matches-host",     // an Origin served when it names the Host the request came to
+	"text-plain",              // requests but the first (initialize, server/discover) answered as text/plain
+	"notification-200",        // notifications answered 200 with a body
+	"malformed-200",           // a body that is no JSON answered 200
+	"session-id-space",        // session ids with a space in them
+	"no-session-404",          // a request without a session id answered 404
+	"unknown-session-400",     // an unknown session id answered 400
+	"delete-ignored",          // DELETE answered 200, the session kept
+	"any-version-header",      // any MCP-Protocol-Version served
+	"get-json",                // GET answered 200 with JSON
+	"method-not-found-200",    // (modern) an unknown method answered 200
+	"no-header-check",         // (modern) Mcp-* headers that do not match the body served
+	"version-header-optional", // (modern, HTTP) a request without MCP-Protocol-Version served as the body's era
+	"no-param-header-check",   // (modern) Mcp-Param-NAME headers that do not match a tool's x-mcp-header arguments served
+	"mint-session",            // (modern) a session id minted
 	// mcpv check, round two: first contact, one defect one failure, the misses
 	"pretty-json",              // (stdio) every message written over several lines, indented
 	"string-ids",               // every integer id answered as a string ("1" for 1)
