@@ -115,31 +115,12 @@ func utilityCallChecks() []*Check {
 			Quote: "The progress value MUST increase with each notification, even if the total is unknown. ... Progress notifications MUST stop after completion",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
-				rec := t.r.callOnce(t, t.r.callable(t)[0])
-				if len(rec.progress) == 0 {
-					t.Skip("the tool sent no progress notification")
+				shown := t.r.progressing(t)
+				if len(shown) == 0 {
+					t.Skip("no tool named with --call sent a progress notification")
 				}
-				t.Sent(rec.sent)
-				last := -1.0
-				for _, p := range rec.progress {
-					var n struct {
-						Token    json.RawMessage `json:"progressToken"`
-						Progress *float64        `json:"progress"`
-					}
-					rawjson.DecodeLoose(p.msg.Params, &n)
-					t.Got(p.raw)
-					switch {
-					case idKey(n.Token) != idKey(rec.token):
-						t.Fail("a progress notification for token %s, not the call's %s", clip(string(n.Token), 60), rec.token)
-					case n.Progress == nil:
-						t.Fail("a progress notification without a progress number")
-					case *n.Progress <= last:
-						t.Fail("progress went from %v to %v: it must increase", last, *n.Progress)
-					}
-					last = *n.Progress
-				}
-				if len(rec.late) > 0 {
-					t.FailGot(rec.late[0].raw, "progress came for the call after its response")
+				for _, i := range shown {
+					progressOf(t, t.r.callOnce(t, i))
 				}
 			},
 		},
@@ -556,4 +537,44 @@ func textHolds(res, v json.RawMessage) bool {
 		}
 	}
 	return false
+}
+
+// progressing are the indexes of the --call tools whose call sent
+// progress notifications, each tool called once a run: progress is
+// judged on every tool that shows it, not only the first named.
+func (r *runner) progressing(t *T) []int {
+	var out []int
+	for _, i := range r.callable(t) {
+		if len(r.callOnce(t, i).progress) > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// progressOf judges the progress notifications of one call: each for the
+// call's token, with a progress that increases, none after its response.
+func progressOf(t *T, rec *callRecord) {
+	t.Sent(rec.sent)
+	last := -1.0
+	for _, p := range rec.progress {
+		var n struct {
+			Token    json.RawMessage `json:"progressToken"`
+			Progress *float64        `json:"progress"`
+		}
+		rawjson.DecodeLoose(p.msg.Params, &n)
+		t.Got(p.raw)
+		switch {
+		case idKey(n.Token) != idKey(rec.token):
+			t.Fail("a progress notification for token %s, not the call's %s", clip(string(n.Token), 60), rec.token)
+		case n.Progress == nil:
+			t.Fail("a progress notification without a progress number")
+		case *n.Progress <= last:
+			t.Fail("progress went from %v to %v: it must increase", last, *n.Progress)
+		}
+		last = *n.Progress
+	}
+	if len(rec.late) > 0 {
+		t.FailGot(rec.late[0].raw, "progress came for the call after its response")
+	}
 }

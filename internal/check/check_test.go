@@ -135,3 +135,24 @@ func TestServerKilledFromOutsideIsInconclusive(t *testing.T) {
 		t.Errorf("%s", describeResult(r))
 	}
 }
+
+// Progress is judged on every tool named with --call that sends it, not
+// only the first: a server whose slow tool's progress goes backwards
+// fails when that tool is named second, after one that sends none.
+func TestProgressOfEveryCalledTool(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	f := stdio
+	f.change = faults("progress-decreasing")
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"utilities.progress"}, Strict: true, CheckTimeout: 20 * time.Second,
+		Calls: []Call{{Tool: "echo", Words: []string{"message=hi"}}, {Tool: "slow"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range report.Results {
+		if r.ID == "utilities.progress" && (r.Status != Failed || !strings.Contains(r.Message, "must increase")) {
+			t.Errorf("%s", describeResult(r))
+		}
+	}
+}
