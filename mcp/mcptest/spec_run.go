@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/jsonschema"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -823,51 +824,22 @@ func (s *Spec) replyID(id json.RawMessage) json.RawMessage {
 }
 
 // tool is the first tool the spec lists of that name, nil when none.
-// invalidArgs says what a tools/call's arguments break of its tool's
-// inputSchema, at its top level: a required argument missing, or one of
-// another JSON type than its property's; "" when nothing.
+// invalidArgs says how a tools/call's arguments break its tool's
+// inputSchema (internal/jsonschema, as mcpv's own check of a call); ""
+// when they do not, or the tool has no schema it can compile.
 func (s *Spec) invalidArgs(params json.RawMessage) string {
-	var schema struct {
-		Required   []string `json:"required"`
-		Properties map[string]struct {
-			Type string `json:"type"`
-		} `json:"properties"`
+	schema, err := jsonschema.Compile(member(s.tool(nameParam(params)), "inputSchema"))
+	if err != nil {
+		return ""
 	}
-	rawjson.DecodeLoose(member(s.tool(nameParam(params)), "inputSchema"), &schema)
-	args := map[string]json.RawMessage{}
-	rawjson.DecodeLoose(member(params, "arguments"), &args)
-	for _, name := range schema.Required {
-		if _, ok := args[name]; !ok {
-			return "missing the required argument " + name
-		}
+	args := member(params, "arguments")
+	if args == nil {
+		args = json.RawMessage(`{}`)
 	}
-	for name, v := range args {
-		if want := schema.Properties[name].Type; want != "" && !ofJSONType(v, want) {
-			return fmt.Sprintf("%s is not of type %s", name, want)
-		}
+	if err := schema.Validate(args); err != nil {
+		return err.Error()
 	}
 	return ""
-}
-
-// ofJSONType says whether v is of a JSON Schema type.
-func ofJSONType(v json.RawMessage, typ string) bool {
-	var x any
-	if json.Unmarshal(v, &x) != nil {
-		return false
-	}
-	switch x := x.(type) {
-	case string:
-		return typ == "string"
-	case bool:
-		return typ == "boolean"
-	case float64:
-		return typ == "number" || typ == "integer" && x == float64(int64(x))
-	case []any:
-		return typ == "array"
-	case map[string]any:
-		return typ == "object"
-	}
-	return typ == "null"
 }
 
 func (s *Spec) tool(name string) json.RawMessage {
