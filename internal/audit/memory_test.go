@@ -2,7 +2,6 @@ package audit
 
 import (
 	"encoding/json"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -31,13 +30,12 @@ func TestAuditAllocatesAtMostThreeTimesTheDescription(t *testing.T) {
 	}
 	allocated := func(raw json.RawMessage) uint64 {
 		s := surface.Server{Name: "big", Snapshot: surface.Snapshot{Tools: []json.RawMessage{raw}}}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		if got := Audit([]Target{{Surface: s}}); !has(got, RuleCostlyDescription, Low) {
+		var got []Finding
+		n := fuzzcheck.Allocated(func() { got = Audit([]Target{{Surface: s}}) })
+		if !has(got, RuleCostlyDescription, Low) {
 			t.Fatalf("no costly-description finding:\n%s", describe(got))
 		}
-		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
+		return n
 	}
 	const small, large = 1 << 20, 8 << 20
 	allocated(item(small)) // what is made once
