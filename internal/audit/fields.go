@@ -412,18 +412,18 @@ func decodeServer(s surface.Server) *auditee {
 			l.maps[i] = decode(raw)
 		}
 	}
-	withReads(d.lists[1], "messages", s.Reads.Prompts, "messages")
-	withReads(d.lists[2], "contents", s.Reads.Resources, "contents")
+	withReads(d.lists[1], "messages", s.Reads.Prompts)
+	withReads(d.lists[2], "contents", s.Reads.Resources)
 	return d
 }
 
 // withReads gives each item of l that reads holds a result for (by its
-// key) the texts of that result's list member, as the item's member
-// named as (walked as prose, as any member the protocol does not name):
-// a prompt's messages, a resource's contents, each text as a host puts it
-// before the model. A text of an embedded resource counts; a blob,
-// audio or an image does not.
-func withReads(l list, member string, reads map[string]json.RawMessage, as string) {
+// key) the texts of that result's list member (a prompt's messages, a
+// resource's contents) as a member of the same name, walked as prose as
+// any member the protocol does not name: each text as a host puts it
+// before the model. A text of an embedded resource counts; a blob, audio
+// or an image does not.
+func withReads(l list, member string, reads map[string]json.RawMessage) {
 	if len(reads) == 0 {
 		return
 	}
@@ -446,7 +446,7 @@ func withReads(l list, member string, reads map[string]json.RawMessage, as strin
 			}
 		})
 		if texts != nil {
-			m[as] = texts
+			m[member] = texts
 		}
 	}
 }

@@ -153,24 +153,24 @@ func ServerOfRecording(snap Snapshot, responses []byte) (Server, error) {
 			s.Resources = append(s.Resources, e.Resource)
 			s.HasResources = true
 		}
-		s.Reads.keep(&s.Reads.Resources, e.URI, e.Result)
+		s.Reads.Resources = keepFirst(s.Reads.Resources, e.URI, e.Result)
 	}
 	for _, e := range r.Prompts {
-		s.Reads.keep(&s.Reads.Prompts, e.Name, e.Result)
+		s.Reads.Prompts = keepFirst(s.Reads.Prompts, e.Name, e.Result)
 	}
 	return s, nil
 }
 
-// keep keeps a recorded result under key in *m: the first one recorded,
-// as the first entry that matches answers a mock's request.
-func (Reads) keep(m *map[string]json.RawMessage, key string, result json.RawMessage) {
-	if key == "" || len(result) == 0 || string(result) == "null" {
-		return
+// keepFirst is m with result under key unless m holds one already: the
+// first recorded, as the first entry that matches answers a mock's
+// request. A result that is null or none is not kept.
+func keepFirst(m map[string]json.RawMessage, key string, result json.RawMessage) map[string]json.RawMessage {
+	if _, ok := m[key]; ok || key == "" || len(result) == 0 || string(result) == "null" {
+		return m
 	}
-	if *m == nil {
-		*m = map[string]json.RawMessage{}
+	if m == nil {
+		m = map[string]json.RawMessage{}
 	}
-	if _, ok := (*m)[key]; !ok {
-		(*m)[key] = result
-	}
+	m[key] = result
+	return m
 }
