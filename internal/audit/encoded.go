@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -74,7 +75,197 @@ func encodedRules(text string, f finder) []Finding {
 	if lower := strings.ToLower(text); strings.Contains(lower, "rot13") || strings.Contains(lower, "rot-13") || strings.Contains(lower, "rot 13") {
 		found(rot13(text), 0, len(text), "ROT13")
 	}
+	return append(out, undoneRules(text, f)...)
+}
+
+// undoneRules reads a text with what was written to pass a reader
+// undone in place (escapes, letters separated by dots or dashes, ROT13
+// lines, leetspeak): a finding of medium or above that only the undone
+// text has is a finding of its own, which shows both texts.
+func undoneRules(text string, f finder) []Finding {
+	var plain map[string]bool // the rules the text itself meets, read once
+	var out []Finding
+	for _, u := range undo(text) {
+		if plain == nil {
+			plain = map[string]bool{}
+			for _, fd := range readAsProse(text) {
+				plain[fd.Rule] = true
+			}
+		}
+		for _, fd := range readAsProse(u.text) {
+			if fd.Severity >= Medium && !plain[fd.Rule] && fd.Rule != RuleEncoded {
+				d := f(RuleEncoded, High, fmt.Sprintf("hides text in %s that the %s rule finds", u.how, fd.Rule), u.s, u.e)
+				from := min(u.s, len(u.text))
+				for from > 0 && u.text[from-1] != ' ' && u.text[from-1] != '\n' { // from the word's start
+					from--
+				}
+				d.Decoded = canon.Show(redact.MaskSecrets(clip(u.text[from:], maxExcerpt)))
+				out = append(out, d)
+				break
+			}
+		}
+	}
 	return out
+}
+
+// readAsProse runs the rules that read what a text says, with their
+// severities, and nothing else.
+func readAsProse(text string) []Finding {
+	quiet := func(rule string, sev Severity, msg string, s, e int) Finding {
+		return Finding{Rule: rule, Severity: sev}
+	}
+	out := append(phraseRules(text, quiet), sensitiveFiles(text, quiet)...)
+	return append(out, orderRules(field{text: text, role: roleProse}, newView(text), quiet)...)
+}
+
+// undone is a text with one way of hiding undone, and where in the
+// original the hidden part starts and ends.
+type undone struct {
+	how  string
+	text string
+	s, e int
+}
+
+// undo is text with each way of hiding that it shows undone: three or
+// more escapes (\x72, \u0072, \162, &#114;, &#x72;), letters separated
+// by dots, dashes or the like (r.e.a.d), lines written in ROT13, and
+// leetspeak with two or more letters changed.
+func undo(text string) []undone {
+	var out []undone
+	if ms := escapes.Get().FindAllStringIndex(text, -1); len(ms) >= 3 {
+		var b []byte
+		last := 0
+		for _, m := range ms {
+			b = append(b, text[last:m[0]]...)
+			b = appendEscape(b, text[m[0]:m[1]])
+			last = m[1]
+		}
+		out = append(out, undone{"escape sequences", strings.ToValidUTF8(string(append(b, text[last:]...)), "\uFFFD"), ms[0][0], ms[len(ms)-1][1]})
+	}
+	if joined, s, e := joinSeparated(text); s >= 0 {
+		out = append(out, undone{"letters separated by signs", joined, s, e})
+	}
+	var rot []byte
+	start, first, end := 0, -1, 0
+	for line := range strings.Lines(text) {
+		if rot13Line(line) {
+			if rot == nil {
+				rot = []byte(text)
+			}
+			copy(rot[start:], rot13(line))
+			if first < 0 {
+				first = start
+			}
+			end = start + len(line)
+		}
+		start += len(line)
+	}
+	if rot != nil {
+		out = append(out, undone{"ROT13", string(rot), first, end})
+	}
+	if l := unleet(text); l != text {
+		s, e, n := -1, 0, 0
+		for i := range len(l) {
+			if l[i] != text[i] {
+				if s < 0 {
+					s = i
+				}
+				e, n = i+1, n+1
+			}
+		}
+		if n >= 2 {
+			out = append(out, undone{"leetspeak", l, s, e})
+		}
+	}
+	return out
+}
+
+// escapes are the escape sequences of C, JSON, JavaScript, Python and
+// HTML that write a character by its number.
+var escapes = &lazy.Regexp{Pattern: `\\x[0-9A-Fa-f]{2}|\\u\{[0-9A-Fa-f]{1,6}\}|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\\[0-7]{3}|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};`}
+
+// appendEscape appends what one escape stands for: \x as a byte (a run of
+// them spells UTF-8), the others as a character.
+func appendEscape(b []byte, esc string) []byte {
+	var digits string
+	base := 16
+	switch {
+	case strings.HasPrefix(esc, "&#x"), strings.HasPrefix(esc, "&#X"):
+		digits = esc[3 : len(esc)-1]
+	case strings.HasPrefix(esc, "&#"):
+		digits, base = esc[2:len(esc)-1], 10
+	case strings.HasPrefix(esc, "\\u{"):
+		digits = esc[3 : len(esc)-1]
+	case esc[1] >= '0' && esc[1] <= '7':
+		digits, base = esc[1:], 8
+	default:
+		digits = esc[2:]
+	}
+	n, err := strconv.ParseUint(digits, base, 32)
+	if err != nil {
+		return append(b, esc...)
+	}
+	if esc[1] == 'x' || base == 8 {
+		return append(b, byte(n))
+	}
+	return utf8.AppendRune(b, rune(n))
+}
+
+// separatedLetters are words written a letter at a time, the letters
+// apart by a dot, dash, underscore or the like: r.e.a.d, s-e-n-d, d-o.
+var separatedLetters = &lazy.Regexp{Pattern: `\b(?:\pL[.\-_*·|/+~•])+\pL\b`}
+
+// joinSeparated is text with each run of such words joined up, and
+// where the first and last run are (-1 for none): a run is two or more
+// words of six or more letters in all, or one of four or more, with only
+// spaces between (e-mail, a-z and e.g. are no run).
+func joinSeparated(text string) (string, int, int) {
+	var b strings.Builder
+	last, first, end := 0, -1, 0
+	ms := separatedLetters.Get().FindAllStringIndex(text, -1)
+	for i := 0; i < len(ms); {
+		j, letters := i, 0
+		for ; j < len(ms) && (j == i || strings.TrimSpace(text[ms[j-1][1]:ms[j][0]]) == ""); j++ {
+			letters += utf8.RuneCountInString(text[ms[j][0]:ms[j][1]])/2 + 1
+		}
+		if j-i >= 2 && letters >= 6 || letters >= 4 {
+			for _, m := range ms[i:j] {
+				b.WriteString(text[last:m[0]])
+				b.WriteString(strings.Map(func(r rune) rune {
+					if unicode.IsLetter(r) {
+						return r
+					}
+					return -1
+				}, text[m[0]:m[1]]))
+				last = m[1]
+			}
+			if first < 0 {
+				first = ms[i][0]
+			}
+			end = ms[j-1][1]
+		}
+		i = j
+	}
+	if first < 0 {
+		return text, -1, -1
+	}
+	b.WriteString(text[last:])
+	return b.String(), first, end
+}
+
+// rot13Line reports a line that reads as English in ROT13 and not as it
+// stands.
+func rot13Line(s string) bool {
+	forward, back := 0, 0
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		switch strings.Trim(w, ".,:;()'\"") {
+		case "the", "and", "to", "of", "you", "this", "all", "file", "send", "read", "user", "with":
+			forward++
+		case "gur", "naq", "gb", "bs", "lbh", "guvf", "nyy", "svyr", "fraq", "ernq", "hfre", "jvgu":
+			back++
+		}
+	}
+	return back >= 3 && back > 2*forward
 }
 
 // percentBlocks, base32Blocks and spacedBlocks find text in those

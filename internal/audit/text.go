@@ -178,34 +178,64 @@ func (v view) leetView() (view, bool) {
 	return view{t, v.at}, t != v.text
 }
 
-// leet are the digits written for the letters they look like.
-var leet = [10]byte{0: 'o', 1: 'i', 3: 'e', 4: 'a', 5: 's', 7: 't'}
-
-// unleet reads a digit written inside a word for the letter it looks
-// like (1gn0re: ignore); a number stays a number.
-func unleet(s string) string {
-	var b []byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' || leet[c-'0'] == 0 {
-			continue
-		}
-		prev, next := byte(0), byte(0)
-		if i > 0 {
-			prev = s[i-1]
-		}
-		if i+1 < len(s) {
-			next = s[i+1]
-		}
-		if !(prev >= 'a' && prev <= 'z' || next >= 'a' && next <= 'z') {
-			continue
-		}
-		if b == nil {
-			b = []byte(s)
-		}
-		b[i] = leet[c-'0']
+// leetOf is the letter a digit or sign written for one passes for (0
+// for none): 1gn0re, $end, @ll.
+func leetOf(c byte) byte {
+	switch c {
+	case '0':
+		return 'o'
+	case '1', '!', '|':
+		return 'i'
+	case '3':
+		return 'e'
+	case '4', '@':
+		return 'a'
+	case '5', '$':
+		return 's'
+	case '7', '+':
+		return 't'
+	case '8':
+		return 'b'
+	case '9':
+		return 'g'
 	}
-	if b == nil {
+	return 0
+}
+
+// unleet reads a digit or sign written inside a word for the letter it
+// looks like (1gn0re: ignore, $3nd: send, ~/.$$h); a number stays a
+// number, and a sign between words a sign.
+func unleet(s string) string {
+	b := []byte(s)
+	letter := func(i int) bool {
+		c := byte(0)
+		if i >= 0 && i < len(b) {
+			c = b[i] | 0x20
+		}
+		return c >= 'a' && c <= 'z'
+	}
+	changed := false
+	// a letter read in one pass makes its neighbour a letter's neighbour
+	// in the next ($$h): three passes at most
+	for pass, more := 0, true; pass < 3 && more; pass++ {
+		more = false
+		for i, c := range []byte(s) {
+			l := leetOf(c)
+			if l == 0 || b[i] == l {
+				continue
+			}
+			switch {
+			case c >= '0' && c <= '9', c == '$', c == '@', c == '|':
+				if !letter(i-1) && !letter(i+1) {
+					continue
+				}
+			case !letter(i + 1): // !, +: only before a letter (hi!, C++)
+				continue
+			}
+			b[i], more, changed = l, true, true
+		}
+	}
+	if !changed {
 		return s
 	}
 	return string(b)
