@@ -63,8 +63,8 @@ const maxFields = 10000
 // every keyword that holds text (description, title, $comment, format,
 // pattern, and the strings of defaults, enums, constants and examples);
 // a template's variables; and, as one text, the titles of a tool's
-// parameters in their order. Each item's _meta and icons are left out:
-// a host shows them, it does not give them to the model.
+// parameters in their order; the prose of each item's _meta (a host
+// shows it, and may pass it on). Icons are left out.
 func fieldsOf(s *auditee) ([]field, []Finding) {
 	var out []field
 	var unread []Finding
@@ -145,7 +145,16 @@ func itemFields(m map[string]any, fn func(path, text string, r role, flag bool),
 	for _, k := range sortedKeys(m) {
 		v := m[k]
 		switch k {
-		case "_meta", "icons":
+		case "icons":
+		case "_meta":
+			// a host shows some of its strings (a tool's status lines, a
+			// widget's text) and passes some on to the model: its prose is
+			// read, its identifiers and addresses (one word) are not
+			walkText(v, k, n, func(path, text string, r role, flag bool) {
+				if strings.ContainsAny(strings.TrimSpace(text), " \n") {
+					fn(path, text, r, flag)
+				}
+			})
 		case "name", "uri":
 			if t, ok := v.(string); ok {
 				fn(k, t, roleName, false)

@@ -273,7 +273,8 @@ func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []F
 				sev, msg = Low, msg+" (in a sentence that says it is refused)"
 			case (p.rule == RuleShadowing || p.rule == RuleSendElsewhere) && deniedAt(v.text, m[1]):
 				sev, msg = Low, msg+" (in a sentence that denies it)"
-			case p.rule == RulePriority && conditionalRe.Get().MatchString(v.text[m[1]:]):
+			// (over the tool the user named is no routing hint, whatever follows)
+			case p.rule == RulePriority && conditionalRe.Get().MatchString(v.text[m[1]:]) && !strings.Contains(v.text[m[0]:m[1]], "user"):
 				sev, msg = Low, msg+" (for one kind of request only)"
 			}
 			out = append(out, f(p.rule, sev, msg, s, e))
