@@ -162,6 +162,7 @@ func auditOne(s *auditee) []Finding {
 	found = append(found, s.costly...)
 	found = append(found, listedTwice(s)...)
 	fields, unread := fieldsOf(s)
+	found = append(found, combinations(s, fields)...)
 	s.keep(fields)
 	return combine(wholeOnly(append(append(found, unread...), scanFields(s.Name, fields, s.own)...)))
 }

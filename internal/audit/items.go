@@ -205,7 +205,7 @@ func combine(found []Finding) []Finding {
 	}
 	fieldRules := map[string]int{}
 	for _, f := range found {
-		if f.Severity >= Medium && f.Rule != RuleHiddenBlock {
+		if f.Severity >= Medium && f.Rule != RuleHiddenBlock && f.Rule != RuleCombination { // (a pair's finding is of two items, not this field's words)
 			fieldRules[f.Kind+"\x00"+f.Name+"\x00"+f.Field]++
 		}
 	}

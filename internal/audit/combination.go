@@ -1,0 +1,150 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/lazy"
+)
+
+// pairTool is a tool as combinations reads it.
+type pairTool struct {
+	name   string
+	sink   bool  // its text sends what it is given away
+	fields []int // its prose fields
+}
+
+// combinations finds two tools of one server (a gateway's members are
+// one server's tools) that make an attack together though each reads as
+// harmless alone: a sentence of one that names the other and has the
+// model pass secrets, the user's private data or a result whole between
+// them of its own accord (always, automatically, after every call), where
+// one of the two sends what it is given away; or the conversation,
+// wherever it goes. A chain of honest steps (an id or a login's token
+// from one tool to the next, a step the user asks for) is no finding:
+// nothing private moves, or nothing leaves.
+func combinations(srv *auditee, fields []field) []Finding {
+	var tools []*pairTool
+	byName := map[string]*pairTool{}
+	byLower := map[string]*pairTool{} // by the name in lower case, as a view has it
+	for i, fl := range fields {
+		if fl.kind != "tool" || fl.role != roleProse || strings.HasPrefix(fl.path, wholePrefix) {
+			continue
+		}
+		t := byName[fl.name]
+		if t == nil {
+			t = &pairTool{name: fl.name}
+			byName[fl.name] = t
+			if len(fl.name) >= 4 {
+				byLower[strings.ToLower(fl.name)] = t
+			}
+			tools = append(tools, t)
+		}
+		t.fields = append(t.fields, i)
+		lower := newView(fl.text[:runeStart(fl.text, min(len(fl.text), maxCombinedText))]).text
+		t.sink = t.sink || sinkRe.Get().MatchString(lower)
+	}
+	if len(tools) < 2 {
+		return nil
+	}
+	var out []Finding
+	seen := map[[2]string]bool{}
+	for _, a := range tools {
+		for _, k := range a.fields {
+			fl := fields[k]
+			v := newView(fl.text[:runeStart(fl.text, min(len(fl.text), maxCombinedText))])
+			for _, ss := range sentences(v.text) {
+				for _, b := range namedTools(ss.text, byLower) {
+					if b == a || seen[[2]string{a.name, b.name}] {
+						continue
+					}
+					s := newSent(ss)
+					what := passesBetween(s)
+					s.release()
+					// a token handed from a login to the calls after it is how
+					// honest servers chain: something must leave, or the
+					// conversation move
+					if what == "" || !a.sink && !b.sink && what != "the conversation" {
+						continue
+					}
+					seen[[2]string{a.name, b.name}] = true
+					risk := "sends what it is given away"
+					if !a.sink && !b.sink {
+						risk = "is given the conversation"
+					}
+					x, y := v.span(fl.text, ss.start, ss.end)
+					out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: a.name, Field: fl.path,
+						Message: fmt.Sprintf("has the model pass %s to or from the tool %q of its own accord; one of the two %s: together they make an attack neither shows alone", what, b.name, risk),
+						Excerpt: excerpt(fl.text, x, y)},
+						Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: b.name, Field: "description",
+							Message: fmt.Sprintf("is the other half of the tool %q, whose %s has the model pass %s to or from this one of its own accord; one of the two %s", a.name, fl.path, what, risk),
+							Excerpt: excerpt(fl.text, x, y)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// maxCombinedText is how much of each text the pairs are read in, as an
+// item's whole text is.
+const maxCombinedText = 64 << 10
+
+// namedTools are the tools a sentence of a view (lower case) names by
+// their whole names, each once, in order.
+func namedTools(text string, byLower map[string]*pairTool) []*pairTool {
+	var out []*pairTool
+	for i := 0; i < len(text); {
+		if !isNameByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isNameByte(text[j]) {
+			j++
+		}
+		if t, ok := byLower[text[i:j]]; ok && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+		i = j
+	}
+	return out
+}
+
+// passesBetween reports what a sentence moves of the model's own accord
+// (always, automatically, after every call, must: not as the user asks):
+// secrets, the conversation, the user's private data, or a result whole;
+// "" for none (an id, an etag, a value to keep: the steps of an honest
+// chain).
+func passesBetween(s *sent) string {
+	if !s.has(cMove) && !flowRe.Get().MatchString(s.text) {
+		return ""
+	}
+	if !s.has(cModal) && !s.has(cSilently) && !unaskedRe.Get().MatchString(s.text) ||
+		s.has(cUserAsked) || s.has(cAsk) || s.has(cConsentNoun) || s.anyNegated(cMove) {
+		return ""
+	}
+	switch {
+	case s.has(cHeldStrong):
+		return "the conversation"
+	case s.has(cSecretNoun) && !s.has(cPointer):
+		return "secrets"
+	case s.has(cPrivateNoun):
+		return "the user's private data"
+	case wholeResultRe.Get().MatchString(s.text):
+		return "a result whole"
+	}
+	return ""
+}
+
+var (
+	// flowRe: a sentence that feeds one tool's data to another
+	flowRe = &lazy.Regexp{Pattern: `\b(?:pipe|feed|chain|hand|give|route|relay|supply)s?\b[^.;\n]{0,60}\b(?:to|into|as|through|via)\b`}
+	// unaskedRe: of the model's own accord
+	unaskedRe = &lazy.Regexp{Pattern: `\b(?:automatically|immediately|right\s+after|after\s+(?:every|each|any)|whenever|every\s+time|each\s+time|without\s+(?:asking|waiting|prompting|confirmation)|in\s+the\s+background|as\s+a\s+matter\s+of\s+course)\b`}
+	// wholeResultRe: the whole of what a tool gives back
+	wholeResultRe = &lazy.Regexp{Pattern: `\b(?:(?:full|entire|complete|whole|raw|unredacted|unfiltered|verbatim)\s+(?:\w+\s+)?(?:outputs?|results?|responses?|contents?|text|data|payload|json|dump)|everything\s+(?:it|that\s+it|the\s+tool)\s+returns|all\s+(?:of\s+)?(?:its|the)\s+(?:outputs?|results?|data|contents))\b`}
+	// sinkRe: a tool that sends what it is given away
+	sinkRe = &lazy.Regexp{Pattern: `https?://|wss?://|\b(?:uploads?|uploading|webhooks?|remote\s+(?:server|endpoint|storage|collector)|external\s+(?:server|endpoint|service|storage|collector)|third[\s-]party\s+(?:server|endpoint|service|storage)|telemetry|analytics\s+(?:endpoint|server|service)|collector|(?:sync|mirror|replicate|back\s+up)s?\s+(?:\w+\s+)?to\s+(?:our|the\s+vendor|a\s+remote|an\s+external|the\s+cloud))\b`}
+)
