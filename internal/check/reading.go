@@ -155,18 +155,8 @@ func readingUtilityChecks() []*Check {
 					t.Skip("completion/complete was refused (%s): no values to judge", errText(rerr))
 				}
 				t.Got(clipped(res))
-				var r struct {
-					Completion *struct {
-						Values  []string `json:"values"`
-						Total   *float64 `json:"total"`
-						HasMore *bool    `json:"hasMore"`
-					} `json:"completion"`
-				}
-				if json.Unmarshal(res, &r) != nil || r.Completion == nil || r.Completion.Values == nil {
-					t.Fail("the result has no completion.values array of strings")
-				}
-				if n := len(r.Completion.Values); n > 100 {
-					t.Fail("completion.values has %d items", n)
+				if p := completionProblem(res); p != "" {
+					t.Fail("%s", p)
 				}
 			},
 		},
@@ -482,6 +472,23 @@ func contentBlockProblem(raw json.RawMessage) string {
 		return "has no type"
 	default:
 		return fmt.Sprintf("has type %q, which the specification does not have", clip(typ, 40))
+	}
+	return ""
+}
+
+// completionProblem says how a completion/complete result breaks what
+// reading.completion holds it to: its values, at most 100 strings (the
+// other members are the schema's, jsonrpc.schema's to judge).
+func completionProblem(res json.RawMessage) string {
+	values := member(member(res, "completion"), "values")
+	var vs []string
+	switch {
+	case values == nil:
+		return "the result has no completion.values"
+	case json.Unmarshal(values, &vs) != nil || vs == nil:
+		return "completion.values is no array of strings: it holds " + clip(string(values), 80)
+	case len(vs) > 100:
+		return fmt.Sprintf("completion.values has %d items", len(vs))
 	}
 	return ""
 }

@@ -136,6 +136,11 @@ var Faults = []string{
 	"progress-token-bool",      // a progress notification whose token is true after every answer
 	"notification-with-id",     // a log message sent with an id (as a request) after every answer
 	"result-type-unknown",      // (modern) results with resultType "done"
+	"tool-title-number",        // every tool listed with a title that is a number
+	"task-support-sometimes",   // every tool listed with execution.taskSupport "sometimes", which no revision has
+	"content-audience-system",  // every content block of a tool's result annotated for the audience "system", which is no role
+	"content-priority-5",       // every content block of a tool's result annotated with priority 5, past the schema's 1
+	"resource-size-string",     // every resource listed with a size that is a string ("12")
 	"log-on-listen",            // (modern) a log message on every subscriptions/listen stream
 	"get-stream",               // (HTTP) GET opens an event stream, which stays quiet (no defect)
 	"get-stream-response",      // (HTTP) the GET stream opened with a JSON-RPC response to no request of its own
@@ -560,6 +565,9 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 // answerFaults is the answer to method made (res, e), through the faults
 // that change an answer once it is made.
 func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specError) (json.RawMessage, *specError) {
+	if e == nil {
+		res = s.memberFaults(method, res)
+	}
 	switch {
 	case e == nil && method == "prompts/get":
 		if missing := s.missingArgs(params); missing != "" && !s.has("lenient-prompt-args") {
@@ -602,6 +610,33 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 		}
 	}
 	return res, e
+}
+
+// memberFaults are a result through the faults that give every item of
+// one of its arrays a member of the wrong shape.
+func (s *Spec) memberFaults(method string, res json.RawMessage) json.RawMessage {
+	for _, f := range []struct{ fault, method, key, member, value string }{
+		{"tool-title-number", "tools/list", "tools", "title", `5`},
+		{"task-support-sometimes", "tools/list", "tools", "execution", `{"taskSupport":"sometimes"}`},
+		{"content-audience-system", "tools/call", "content", "annotations", `{"audience":["system"]}`},
+		{"content-priority-5", "tools/call", "content", "annotations", `{"priority":5}`},
+		{"resource-size-string", "resources/list", "resources", "size", `"12"`},
+	} {
+		if f.method != method || !s.has(f.fault) {
+			continue
+		}
+		var r map[string]json.RawMessage
+		var items []map[string]json.RawMessage
+		if json.Unmarshal(res, &r) != nil || json.Unmarshal(r[f.key], &items) != nil {
+			continue
+		}
+		for _, it := range items {
+			it[f.member] = json.RawMessage(f.value)
+		}
+		r[f.key] = mustJSON(items)
+		res = mustJSON(r)
+	}
+	return res
 }
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
