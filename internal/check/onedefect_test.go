@@ -67,6 +67,7 @@ var oneDefects = []oneDefect{
 	{name: "a tool result's content of priority 5", fake: stdio, change: faults("content-priority-5"), id: "jsonrpc.schema", opens: true, says: "/content/0/annotations/priority", calls: shapedCall},
 	{name: "a resource's size that is a string", fake: stdio, change: faults("resource-size-string"), id: "jsonrpc.schema", opens: true, says: "/size: got string"},
 	{name: "a tool's title that is a number, in 2026-07-28", fake: stdioModern, change: faults("tool-title-number"), id: "jsonrpc.schema", opens: true, says: "/title: got number"},
+	{name: "a completion's hasMore that is a string", fake: stdio, change: faults("has-more-string"), id: "jsonrpc.schema", opens: true, says: "/completion/hasMore: got string"},
 	{name: "SSE event ids reused", fake: fake{transport: "http", sse: true}, change: faults("event-id-reuse"), id: "http.event-ids", opens: true},
 }
 

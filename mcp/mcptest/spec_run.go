@@ -141,6 +141,7 @@ var Faults = []string{
 	"content-audience-system",  // every content block of a tool's result annotated for the audience "system", which is no role
 	"content-priority-5",       // every content block of a tool's result annotated with priority 5, past the schema's 1
 	"resource-size-string",     // every resource listed with a size that is a string ("12")
+	"has-more-string",          // completion/complete answered with hasMore "false", a string
 	"log-on-listen",            // (modern) a log message on every subscriptions/listen stream
 	"get-stream",               // (HTTP) GET opens an event stream, which stays quiet (no defect)
 	"get-stream-response",      // (HTTP) the GET stream opened with a JSON-RPC response to no request of its own
@@ -601,6 +602,8 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 		return json.RawMessage(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`), nil
 	case e != nil && method == "tools/call" && s.has("unknown-tool-32601"):
 		return nil, &specError{Code: codeMethodNotFound, Message: "Unknown tool: " + nameParam(params)}
+	case e == nil && method == "completion/complete" && s.has("has-more-string"):
+		return json.RawMessage(`{"completion":{"values":[],"hasMore":"false"}}`), nil
 	case method == "logging/setLevel" && e == nil:
 		if lvl, _ := stringMember(params, "level"); !slices.Contains(logLevels, lvl) && !s.has("lenient-log-level") {
 			return nil, &specError{Code: codeInvalidParams, Message: "logging/setLevel: unknown level"}
