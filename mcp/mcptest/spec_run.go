@@ -67,7 +67,7 @@ var Faults = []string{
 	// cancellation and progress
 	"progress-decreasing", // the slow tool's progress goes down
 	"answer-cancelled",    // a cancelled slow call answered anyway, with an error -32800
-	"ignore-cancel",       // the slow call runs until cancelled, then sends its result as if it crossed the cancellation
+	"ignore-cancel",       // a cancelled slow call stops, and sends its result all the same
 	"die-on-cancel",       // notifications/cancelled ends the server
 	"stray-progress",      // a progress notification for no token after every answer
 	// the modern era
@@ -916,16 +916,19 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 				if s.has("answer-cancelled") {
 					out.send(s.errorLine(id, -32800, "Request cancelled"))
 				}
-				if s.has("ignore-cancel") {
-					// the result on its way as the cancellation came
+				switch {
+				case s.has("ignore-cancel"):
+					out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
+				case s.edge("cancel-crossing"):
+					// The rest of the call, and its result, as they come
+					// from a call that ended as its cancellation came.
+					for n := i + 1; n <= slowSteps && token != nil; n++ {
+						out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,%s}}`, token, s.progressStep(n)))
+					}
 					out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
 				}
 				return
 			case <-time.After(slowStep):
-			}
-			if s.has("ignore-cancel") {
-				i = min(i, slowSteps-1) // runs until cancelled, whatever the machine's speed, with a progress token or without
-				continue
 			}
 			if token == nil && i >= 3 {
 				break
