@@ -602,21 +602,18 @@ func progressOf(t *T, rec *callRecord) {
 	t.Sent(rec.sent)
 	last := -1.0
 	for _, p := range rec.progress {
-		var n struct {
-			Token    json.RawMessage `json:"progressToken"`
-			Progress *float64        `json:"progress"`
-		}
-		rawjson.DecodeLoose(p.msg.Params, &n)
+		tok := member(p.msg.Params, "progressToken")
+		progress, held := number(member(p.msg.Params, "progress"))
 		t.Got(p.raw)
 		switch {
-		case idKey(n.Token) != idKey(rec.token):
-			t.Fail("a progress notification for token %s, not the call's %s", clip(string(n.Token), 60), rec.token)
-		case n.Progress == nil:
-			t.Fail("a progress notification without a progress number")
-		case *n.Progress <= last:
-			t.Fail("progress went from %v to %v: it must increase", last, *n.Progress)
+		case idKey(tok) != idKey(rec.token):
+			t.Fail("a progress notification for token %s, not the call's %s", clip(string(tok), 60), rec.token)
+		case held != "":
+			t.Fail("a progress notification whose progress held %s, not a number", held)
+		case progress <= last:
+			t.Fail("progress went from %v to %v: it must increase", last, progress)
 		}
-		last = *n.Progress
+		last = progress
 	}
 	if len(rec.late) > 0 {
 		t.FailGot(rec.late[0].raw, "progress came for the call after its response")

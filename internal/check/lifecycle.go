@@ -60,8 +60,8 @@ func lifecycleInitializeChecks() []*Check {
 				}
 				// The whole of it, capabilities (tasks among them) included.
 				if sc := schemaOf(a.version); sc != nil {
-					if p := sc.validate("InitializeResult", a.result); p != "" {
-						t.Fail("the result breaks InitializeResult (%s): %s", sc.rev, p)
+					if p := t.schemaResultProblem(sc, "InitializeResult", "initialize", a.result); p != "" {
+						t.Fail("%s", p)
 					}
 				}
 			},

@@ -68,6 +68,10 @@ var oneDefects = []oneDefect{
 	{name: "a resource's size that is a string", fake: stdio, change: faults("resource-size-string"), id: "jsonrpc.schema", opens: true, says: "/size: got string"},
 	{name: "a tool's title that is a number, in 2026-07-28", fake: stdioModern, change: faults("tool-title-number"), id: "jsonrpc.schema", opens: true, says: "/title: got number"},
 	{name: "a completion's hasMore that is a string", fake: stdio, change: faults("has-more-string"), id: "jsonrpc.schema", opens: true, says: "/completion/hasMore: got string"},
+	// Numbers read as JSON numbers: a wrong type said, by member.
+	{name: "a ttlMs that is a string", fake: stdioModern, change: faults("ttl-string"), id: "modern.cache-hints", opens: true, says: `ttlMs held a string ("60000")`},
+	{name: "a progress that is a string", fake: stdio, change: faults("progress-string"), id: "utilities.progress", opens: true, says: `progress held a string ("1")`, calls: []Call{{Tool: "slow"}}},
+	{name: "a progress total that is a string", fake: stdio, change: faults("total-string"), id: "jsonrpc.schema", opens: true, says: "/params/total: got string", calls: []Call{{Tool: "slow"}}},
 	{name: "SSE event ids reused", fake: fake{transport: "http", sse: true}, change: faults("event-id-reuse"), id: "http.event-ids", opens: true},
 }
 

@@ -208,9 +208,9 @@ var handClaims = &lazy.Value[[]handClaim]{New: func() []handClaim {
 	return claims
 }}
 
-// claimed reports whether a check of its own judges the member at path
-// of s, a message of method, and finds s broken.
-func claimed(w *watchCtx, s seen, method string, path []string) bool {
+// claimed reports whether a check of its own (but self) judges the
+// member at path of s, a message of method, and finds s broken.
+func claimed(w *watchCtx, s seen, method string, path []string, self string) bool {
 	first := ""
 	if len(path) > 0 {
 		first = path[0]
@@ -220,7 +220,7 @@ func claimed(w *watchCtx, s seen, method string, path []string) bool {
 			continue
 		}
 		c := checkByID(h.check)
-		if c == nil || !Selected(c, w.only, w.skip) {
+		if c == nil || h.check == self || !Selected(c, w.only, w.skip) {
 			continue
 		}
 		switch {
@@ -297,11 +297,27 @@ func schemaProblem(w *watchCtx, s seen) string {
 	if l, ok := mcp.ListOf(method); ok && len(path) > 1 && path[0] == l.Key && def != "InputRequiredResult" {
 		return "" // an item's: schemaItems judges it
 	}
-	if claimed(w, s, method, path) {
+	if claimed(w, s, method, path, "jsonrpc.schema") {
 		return ""
 	}
 	what := cmp.Or(m.Method, "the result of "+s.method)
 	return fmt.Sprintf("%s breaks %s (%s): %s", what, def, sc.rev, ve)
+}
+
+// schemaResultProblem is how res, t's result of method, breaks def in the
+// revision sc, but for a member another check judges and finds broken
+// (claimed): for the checks that hold a whole result to the schema.
+func (t *T) schemaResultProblem(sc *mcpSchema, def, method string, res json.RawMessage) string {
+	ve := sc.broken(def, res)
+	if ve == nil {
+		return ""
+	}
+	w := &watchCtx{f: t.r.facts, only: t.r.opts.Only, skip: t.r.opts.Skip}
+	s := seen{msg: mcp.Message{ID: json.RawMessage(`0`), Result: res}, method: method, era: t.r.facts.era, version: sc.rev}
+	if claimed(w, s, method, pathOf(ve), t.check.ID) {
+		return ""
+	}
+	return fmt.Sprintf("the result breaks %s (%s): %s", def, sc.rev, ve)
 }
 
 // listItemDefs are the definitions of a list's items.

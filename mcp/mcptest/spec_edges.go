@@ -163,6 +163,12 @@ func (s *Spec) progressStep(i int) string {
 	if s.edge("progress-float") {
 		return fmt.Sprintf(`"progress":%s,"message":"step %d"`, strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(i)/4), "0"), "."), i)
 	}
+	switch {
+	case s.has("progress-string"):
+		return fmt.Sprintf(`"progress":"%d","total":%d`, i, slowSteps)
+	case s.has("total-string"):
+		return fmt.Sprintf(`"progress":%d,"total":"%d"`, i, slowSteps)
+	}
 	return fmt.Sprintf(`"progress":%d,"total":%d`, i, slowSteps)
 }
 

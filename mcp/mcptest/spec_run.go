@@ -70,9 +70,12 @@ var Faults = []string{
 	"ignore-cancel",       // a cancelled slow call stops, and sends its result all the same
 	"die-on-cancel",       // notifications/cancelled ends the server
 	"stray-progress",      // a progress notification for no token after every answer
+	"progress-string",     // the slow tool's progress written as a string ("1")
+	"total-string",        // the slow tool's progress total written as a string ("10")
 	// the modern era
 	"no-result-type",           // results without resultType
 	"no-cache-hints",           // cacheable results without ttlMs and cacheScope
+	"ttl-string",               // cacheable results with ttlMs written as a string ("60000")
 	"scope-per-page",           // each page of a list with another cacheScope
 	"lenient-meta",             // requests without their _meta served
 	"any-modern-version",       // any protocol version served
@@ -802,6 +805,9 @@ func (s *Spec) stampResult(method, body string) string {
 		// A spec's own hints (ttlMs, cacheScope) stand; the rest are due.
 		if r["ttlMs"] == nil {
 			r["ttlMs"] = json.RawMessage(`0`)
+		}
+		if s.has("ttl-string") {
+			r["ttlMs"] = json.RawMessage(`"60000"`)
 		}
 		if s.has("scope-per-page") && r["nextCursor"] == nil {
 			r["cacheScope"] = json.RawMessage(`"private"`)
