@@ -451,6 +451,9 @@ func undeclaredList(t *T, capability string) {
 	if t.r.facts.declares(capability) {
 		t.Skip("the server declares %s", capability)
 	}
+	if f := t.r.facts; f.era == "modern" && !isObject(member(f.init, "capabilities")) {
+		t.Block("modern.discover", "the server/discover result has no capabilities object: what the server declares cannot be read")
+	}
 	for _, l := range mcp.Lists {
 		if l.Capability != capability {
 			continue

@@ -409,6 +409,9 @@ func modernWatchChecks() []*Check {
 					return ""
 				}
 				switch code := s.msg.Error.Code; {
+				case code == -32002 && s.method == "resources/read" && w.f.declares("resources") && w.runs("modern.resource-not-found"):
+					// A resource not found answered with the retired code:
+					// the check of that answer names it.
 				case code == -32002 || code == -32042:
 					return fmt.Sprintf("error %d, which 2026-07-28 retired", code)
 				case code <= -32020 && code >= -32099 && code != mcp.CodeHeaderMismatch && code != mcp.CodeMissingRequiredClientCapabilities && code != mcp.CodeUnsupportedProtocolVersion:

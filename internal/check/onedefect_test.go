@@ -72,6 +72,10 @@ var oneDefects = []oneDefect{
 	{name: "a ttlMs that is a string", fake: stdioModern, change: faults("ttl-string"), id: "modern.cache-hints", opens: true, says: `ttlMs held a string ("60000")`},
 	{name: "a progress that is a string", fake: stdio, change: faults("progress-string"), id: "utilities.progress", opens: true, says: `progress held a string ("1")`, calls: []Call{{Tool: "slow"}}},
 	{name: "a progress total that is a string", fake: stdio, change: faults("total-string"), id: "jsonrpc.schema", opens: true, says: "/params/total: got string", calls: []Call{{Tool: "slow"}}},
+	// Cascades: what cannot be read for the defect is blocked by its check.
+	{name: "server/discover without capabilities", fake: stdioModern, change: faults("discover-no-capabilities"), id: "modern.discover", opens: true},
+	{name: "results of a resultType no revision has", fake: stdioModern, change: faults("result-type-unknown"), id: "modern.result-type", opens: true},
+	{name: "a resource not found answered with the retired code", fake: stdioModern, change: faults("old-not-found-code"), id: "modern.resource-not-found", opens: true},
 	{name: "SSE event ids reused", fake: fake{transport: "http", sse: true}, change: faults("event-id-reuse"), id: "http.event-ids", opens: true},
 }
 

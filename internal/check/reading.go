@@ -251,7 +251,18 @@ func eachResource(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCEr
 // eachPrompt gets each prompt listed without a required argument, up to
 // maxReads, once per run.
 func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) {
-	eachRead(t, "prompts/get", "name", promptsToGet(t.listed("prompts/list")), fn, fmt.Sprintf("the first %d prompts without required arguments were got", maxReads),
+	prompts := t.listed("prompts/list")
+	names := promptsToGet(prompts)
+	for _, p := range prompts {
+		if !readableArgs(p) {
+			name, _ := str(member(p, "name"))
+			if len(names) == 0 {
+				t.Block("jsonrpc.schema", "the arguments of prompt %q cannot be read, so which it requires is not known", clip(name, 100))
+			}
+			t.Note("prompt %q not got: its arguments cannot be read (jsonrpc.schema)", clip(name, 100))
+		}
+	}
+	eachRead(t, "prompts/get", "name", names, fn, fmt.Sprintf("the first %d prompts without required arguments were got", maxReads),
 		"prompt %q asks for input (input_required), which mcpv check does not give: not got", "the server lists no prompt without required arguments")
 }
 
@@ -279,15 +290,27 @@ func eachRead(t *T, method, key string, names []string, fn func(name string, res
 }
 
 // promptsToGet are the names of the prompts listed that have no required
-// argument: those a prompts/get without arguments gets.
+// argument: those a prompts/get without arguments gets. A prompt whose
+// arguments cannot be read (a required that is no boolean) is not among
+// them: which it requires is not known (jsonrpc.schema names it).
 func promptsToGet(prompts []json.RawMessage) []string {
 	var out []string
 	for _, p := range prompts {
-		if name, ok := str(member(p, "name")); ok && len(requiredArgs(p)) == 0 {
+		if name, ok := str(member(p, "name")); ok && readableArgs(p) && len(requiredArgs(p)) == 0 {
 			out = append(out, name)
 		}
 	}
 	return out
+}
+
+// readableArgs reports whether a prompt's arguments, if it has any, are
+// an array of objects whose required, where given, is a boolean.
+func readableArgs(prompt json.RawMessage) bool {
+	args := member(prompt, "arguments")
+	var as []struct {
+		Required *bool `json:"required"`
+	}
+	return args == nil || json.Unmarshal(args, &as) == nil
 }
 
 // readOnce asks the main session once per run for what several checks

@@ -878,6 +878,8 @@ func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *
 		return nil, nil
 	case errors.As(err, &rte) && rte.Type == "input_required":
 		t.Block("modern.input-required-methods", "%s", rte)
+	case errors.As(err, &rte):
+		t.Block("modern.result-type", "%s", rte)
 	}
 	var ce *mcp.CallError
 	if errors.As(err, &ce) && ce.Err != nil && ce.Err.Code == mcp.CodeMethodNotFound && t.r.facts.era == "modern" {

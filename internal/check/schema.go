@@ -220,7 +220,7 @@ func claimed(w *watchCtx, s seen, method string, path []string, self string) boo
 			continue
 		}
 		c := checkByID(h.check)
-		if c == nil || h.check == self || !Selected(c, w.only, w.skip) {
+		if h.check == self || !w.runs(h.check) {
 			continue
 		}
 		switch {

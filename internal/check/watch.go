@@ -26,6 +26,12 @@ type watchCtx struct {
 	only, skip []string
 }
 
+// runs reports whether the run runs the check of id.
+func (w *watchCtx) runs(id string) bool {
+	c := checkByID(id)
+	return c != nil && Selected(c, w.only, w.skip)
+}
+
 // mainToken reports whether key, a progress token's idKey, is one of
 // the tokens the main session's client gives its requests ("mcpv-N").
 func mainToken(key string) bool {

@@ -723,15 +723,18 @@ func (s *Spec) missingArgs(params json.RawMessage) string {
 		var d struct {
 			Name      string `json:"name"`
 			Arguments []struct {
-				Name     string `json:"name"`
-				Required bool   `json:"required"`
+				Name     string          `json:"name"`
+				Required json.RawMessage `json:"required"`
 			} `json:"arguments"`
 		}
 		if json.Unmarshal(pr, &d) != nil || d.Name != p.Name {
 			continue
 		}
 		for _, a := range d.Arguments {
-			if _, ok := p.Arguments[a.Name]; a.Required && !ok {
+			// Anything but false taken as required, as a lenient server
+			// reads its own "required": "true".
+			required := a.Required != nil && string(a.Required) != "false" && string(a.Required) != "null"
+			if _, ok := p.Arguments[a.Name]; required && !ok {
 				return a.Name
 			}
 		}
