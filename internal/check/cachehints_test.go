@@ -8,17 +8,19 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// A ttlMs that is there but no number is said to be so, not taken as
-// missing; one that is missing or null is missing.
+// A ttlMs that is there but no number is said to be so, with what it
+// held, not taken as missing.
 func TestCacheHintsTTLNotANumber(t *testing.T) {
 	c := modernCacheChecks()[0]
 	if c.ID != "modern.cache-hints" {
 		t.Fatalf("the first cache check is %s", c.ID)
 	}
 	for ttl, want := range map[string]string{
-		`"86400000"`: `a result of tools/list whose ttlMs "86400000" is not a number`,
-		`{"ms":1}`:   `a result of tools/list whose ttlMs {"ms":1} is not a number`,
-		`null`:       `a result of tools/list without ttlMs`,
+		`"86400000"`: `a result of tools/list whose ttlMs held a string ("86400000"), not a number`,
+		`{"ms":1}`:   `a result of tools/list whose ttlMs held an object, not a number`,
+		`null`:       `a result of tools/list whose ttlMs held null, not a number`,
+		`-0.5`:       `a result of tools/list whose ttlMs -0.5 is not an integer >= 0`,
+		`1e400`:      ``, // past float64's range, an integer all the same
 		`5`:          ``,
 	} {
 		var m mcp.Message

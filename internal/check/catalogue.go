@@ -11,8 +11,15 @@ func Catalogue() []*Check {
 
 var (
 	catalogueOnce sync.Once
-	catalogue     []*Check // built once, by build
+	catalogue     []*Check          // built once, by build
+	byID          map[string]*Check // the same, by id
 )
+
+// checkByID is the check of an id, nil when none has it.
+func checkByID(id string) *Check {
+	catalogueOnce.Do(build)
+	return byID[id]
+}
 
 func build() {
 	var all []*Check
@@ -24,7 +31,11 @@ func build() {
 		c.Area = areaOf(c.ID)
 		byArea[c.Area] = append(byArea[c.Area], c)
 	}
+	byID = map[string]*Check{}
 	for _, a := range Areas {
 		catalogue = append(catalogue, byArea[a.ID]...)
+	}
+	for _, c := range catalogue {
+		byID[c.ID] = c
 	}
 }

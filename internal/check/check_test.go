@@ -74,9 +74,11 @@ func TestUnknownToolAnsweredMethodNotFound(t *testing.T) {
 // cancellation is no server answering a cancelled call: skipped, saying
 // so. One that came before the cancellation went (a call that ran to its
 // end while the check was held back, as on a loaded machine), and one
-// that came after it but before the answer to the request sent after it.
-// A server that answers the cancellation itself, with an error, fails
-// whenever it comes (TestBrokenServers, answer-cancelled).
+// that ran to its end and came after it but before the answer to the
+// request sent after it. A call the cancellation stopped, answered all the
+// same, fails however late the check sees it (the check held back after
+// the cancellation, as on a loaded machine); so does one answered with an
+// error (TestBrokenServers, answer-cancelled).
 func TestCallOverOrCrossingItsCancellation(t *testing.T) {
 	t.Parallel()
 	hold := func(ctx context.Context) func(answered func() bool) {
@@ -87,11 +89,15 @@ func TestCallOverOrCrossingItsCancellation(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		name, fault, says string
-		before            bool
+		name   string
+		change map[string]string
+		before bool
+		want   Status
+		says   string
 	}{
-		{"over before", "", "ended before its cancellation was sent", true},
-		{"crossing", "ignore-cancel", "may have crossed its cancellation", false},
+		{"over before", nil, true, Skipped, "ended before its cancellation was sent"},
+		{"crossing", map[string]string{"edges": `["cancel-crossing"]`}, false, Skipped, "may have crossed its cancellation"},
+		{"stopped and answered", faults("ignore-cancel"), false, Failed, "of the 10 progress notifications its whole call sends"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -99,22 +105,44 @@ func TestCallOverOrCrossingItsCancellation(t *testing.T) {
 			defer cancel()
 			opts := Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: 20 * time.Second, Calls: []Call{{Tool: "slow"}}}
 			f := stdio
+			f.change = tc.change
 			if tc.before {
 				opts.beforeCancel = hold(ctx)
 			} else {
 				opts.afterCancel = hold(ctx)
-				f.change = faults(tc.fault)
 			}
 			report, err := Run(ctx, f.target(t), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range report.Results {
-				if r.ID == "utilities.cancel-call" && (r.Status != Skipped || !strings.Contains(r.Message, tc.says)) {
+				if r.ID == "utilities.cancel-call" && (r.Status != tc.want || !strings.Contains(r.Message, tc.says)) {
 					t.Errorf("%s", describeResult(r))
 				}
 			}
 		})
+	}
+}
+
+// Cancellation is tried on every tool named with --call that shows its
+// progress, not only the first: a server whose slow tool answers a
+// cancelled call fails when that tool is named second, after one that
+// sends no progress.
+func TestCancelEveryCalledTool(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	f := stdio
+	f.change = faults("ignore-cancel")
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: 20 * time.Second,
+		Calls: []Call{{Tool: "echo", Words: []string{"message=hi"}}, {Tool: "slow"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range report.Results {
+		if r.ID == "utilities.cancel-call" && (r.Status != Failed || !strings.Contains(r.Message, "answered all the same")) {
+			t.Errorf("%s", describeResult(r))
+		}
 	}
 }
 

@@ -291,12 +291,15 @@ func (t *T) listingBroke(err error) {
 	var oot *outOfTime
 	var te *mcp.TimeoutError
 	var na *nullAnswer
+	var rte *mcp.ResultTypeError
 	switch {
 	case err == nil || errors.As(err, &be):
 	case errors.As(err, &oot), errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
 		t.Inconclusive("listing the server's surface: no answer in time (%s); a slow server is no violation (give it more time with --check-timeout)", oneLine(err.Error()))
 	case errors.As(err, &na):
 		t.Block(errorID, "listing the server's surface: %s", na)
+	case errors.As(err, &rte) && rte.Rounds == 0 && rte.Type != "input_required":
+		t.Block("modern.result-type", "listing the server's surface: %s", rte)
 	case t.check.ID == "lists.shape":
 		t.Fail("listing the server's surface failed: %s", oneLine(err.Error()))
 	default:

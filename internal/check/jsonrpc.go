@@ -53,8 +53,10 @@ func jsonrpcWatchChecks() []*Check {
 				if ok, _ := t.r.offers(t.ctx, "modern"); ok {
 					exerciseModern(t)
 				}
+				t.lintDone()
+				schemaItems(t)
 			},
-			watch: func(w *watchCtx, s seen) string { return schemaProblem(s) },
+			watch: schemaProblem,
 		},
 		{
 			ID: "jsonrpc.framing", Title: "a stdio message is one line", Level: MUST,

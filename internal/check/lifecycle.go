@@ -60,8 +60,8 @@ func lifecycleInitializeChecks() []*Check {
 				}
 				// The whole of it, capabilities (tasks among them) included.
 				if sc := schemaOf(a.version); sc != nil {
-					if p := sc.validate("InitializeResult", a.result); p != "" {
-						t.Fail("the result breaks InitializeResult (%s): %s", sc.rev, p)
+					if p := t.schemaResultProblem(sc, "InitializeResult", "initialize", a.result); p != "" {
+						t.Fail("%s", p)
 					}
 				}
 			},
@@ -450,6 +450,9 @@ func undeclaredCheck(id, capability string) *Check {
 func undeclaredList(t *T, capability string) {
 	if t.r.facts.declares(capability) {
 		t.Skip("the server declares %s", capability)
+	}
+	if f := t.r.facts; f.era == "modern" && !isObject(member(f.init, "capabilities")) {
+		t.Block("modern.discover", "the server/discover result has no capabilities object: what the server declares cannot be read")
 	}
 	for _, l := range mcp.Lists {
 		if l.Capability != capability {

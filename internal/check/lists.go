@@ -5,6 +5,7 @@ package check
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -21,6 +22,13 @@ func listsChecks() []*Check {
 			Quote: "export interface ListToolsResult extends PaginatedResult { tools: Tool[]; } [and prompts, resources and resourceTemplates alike: the list is required]",
 			run: func(t *T) {
 				t.lintDone()
+				for _, l := range t.r.facts.lists() {
+					// A result of a type the client does not know is
+					// modern.result-type's, which blocks this check.
+					if _, err := t.r.facts.items(t.ctx, l.Method); errors.As(err, new(*mcp.ResultTypeError)) {
+						t.listingBroke(err)
+					}
+				}
 				lintFindings(t, surface.SeverityError, surface.RuleList)
 				if s := t.r.watches.firstNullCursor(); s != nil {
 					t.Sent(s.method)

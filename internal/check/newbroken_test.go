@@ -24,6 +24,14 @@ var newBroken = []struct {
 	{"a response on the GET stream to no request", fake{transport: "http", change: faults("get-stream")}, faults("get-stream-response"), "http.get-no-response"},
 	{"a log message on the subscriptions/listen stream, over HTTP", httpModern, faults("log-on-listen"), "modern.log-unasked"},
 	{"a result that is no object, which JSON-RPC 2.0 allows and MCP's schema does not", stdio, faults("null-result"), "jsonrpc.schema"},
+	// A defect a check of its own names, which breaks the schema too: that
+	// check's alone.
+	{"a tool result's content of a type no revision has", stdio, map[string]string{"callResults": `{"shaped":{"content":[{"type":"text","text":"{\"n\":1}"},{"type":"video","url":"v"}],"structuredContent":{"n":1}}}`}, "tools.result"},
+	// A prompt whose arguments cannot be read is not got: which it requires
+	// is not known (and a server that refuses it is not blamed).
+	{"a prompt's argument whose required is a string", stdio, map[string]string{"prompts": `[{"name":"hello","description":"Hello."},{"name":"greet","description":"Greets.","arguments":[{"name":"who","description":"Who.","required":"true"}]}]`}, "jsonrpc.schema"},
+	{"the only prompt's argument's required a string", stdio, map[string]string{"prompts": `[{"name":"greet","description":"Greets.","arguments":[{"name":"who","description":"Who.","required":"yes"}]}]`}, "jsonrpc.schema"},
+	{"a resource annotated for the audience system", stdio, map[string]string{"resources": `[{"uri":"mem://a","name":"a","annotations":{"audience":["system"]}},{"uri":"mem://b","name":"b"}]`}, "surface.annotations"},
 }
 
 // Each new broken server fails the check that names its defect, and no

@@ -21,7 +21,12 @@ type oneDefect struct {
 	// other check is blocked by it.
 	opens bool
 	long  string
+	says  string // what the failure's message says, where it matters
+	calls []Call // the tools named with --call
 }
+
+// shapedCall names goodSpec's tool of a canned result.
+var shapedCall = []Call{{Tool: "shaped", Words: []string{"n=1"}}}
 
 var oneDefects = []oneDefect{
 	// The first exchange: no session opens, and the report says why.
@@ -55,6 +60,22 @@ var oneDefects = []oneDefect{
 	{name: "clientInfo required", fake: stdioModern, change: faults("client-info-required"), id: "modern.client-info-optional", opens: true},
 	{name: "answers crossed between streams", fake: httpLegacy, change: faults("crossed-streams"), id: "http.one-stream", opens: true,
 		long: "each lone ping of a string id waits out the fake's 5 s for another to cross with"},
+	// What the hand checks leave, the schema finds: once.
+	{name: "a tool's title that is a number", fake: stdio, change: faults("tool-title-number"), id: "jsonrpc.schema", opens: true, says: "/title: got number"},
+	{name: "a tool's taskSupport of no revision", fake: stdio, change: faults("task-support-sometimes"), id: "jsonrpc.schema", opens: true, says: "/execution/taskSupport"},
+	{name: "a tool result's content for the audience system", fake: stdio, change: faults("content-audience-system"), id: "jsonrpc.schema", opens: true, says: "/content/0/annotations/audience/0", calls: shapedCall},
+	{name: "a tool result's content of priority 5", fake: stdio, change: faults("content-priority-5"), id: "jsonrpc.schema", opens: true, says: "/content/0/annotations/priority", calls: shapedCall},
+	{name: "a resource's size that is a string", fake: stdio, change: faults("resource-size-string"), id: "jsonrpc.schema", opens: true, says: "/size: got string"},
+	{name: "a tool's title that is a number, in 2026-07-28", fake: stdioModern, change: faults("tool-title-number"), id: "jsonrpc.schema", opens: true, says: "/title: got number"},
+	{name: "a completion's hasMore that is a string", fake: stdio, change: faults("has-more-string"), id: "jsonrpc.schema", opens: true, says: "/completion/hasMore: got string"},
+	// Numbers read as JSON numbers: a wrong type said, by member.
+	{name: "a ttlMs that is a string", fake: stdioModern, change: faults("ttl-string"), id: "modern.cache-hints", opens: true, says: `ttlMs held a string ("60000")`},
+	{name: "a progress that is a string", fake: stdio, change: faults("progress-string"), id: "utilities.progress", opens: true, says: `progress held a string ("1")`, calls: []Call{{Tool: "slow"}}},
+	{name: "a progress total that is a string", fake: stdio, change: faults("total-string"), id: "jsonrpc.schema", opens: true, says: "/params/total: got string", calls: []Call{{Tool: "slow"}}},
+	// Cascades: what cannot be read for the defect is blocked by its check.
+	{name: "server/discover without capabilities", fake: stdioModern, change: faults("discover-no-capabilities"), id: "modern.discover", opens: true},
+	{name: "results of a resultType no revision has", fake: stdioModern, change: faults("result-type-unknown"), id: "modern.result-type", opens: true},
+	{name: "a resource not found answered with the retired code", fake: stdioModern, change: faults("old-not-found-code"), id: "modern.resource-not-found", opens: true},
 	{name: "SSE event ids reused", fake: fake{transport: "http", sse: true}, change: faults("event-id-reuse"), id: "http.event-ids", opens: true},
 }
 
@@ -74,7 +95,7 @@ func TestOneDefectOneFailure(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			tg := f.target(t)
-			report, err := Run(ctx, tg, Options{Strict: true, CheckTimeout: 20 * time.Second})
+			report, err := Run(ctx, tg, Options{Strict: true, CheckTimeout: 20 * time.Second, Calls: tc.calls})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -104,6 +125,9 @@ func TestOneDefectOneFailure(t *testing.T) {
 			for _, r := range report.Results {
 				if r.ID == tc.id && (r.Received == "" && !strings.Contains(r.Message, "id")) {
 					t.Errorf("the failure quotes nothing received: %s", describeResult(r))
+				}
+				if r.ID == tc.id && !strings.Contains(r.Message, tc.says) {
+					t.Errorf("the failure does not say %q: %s", tc.says, describeResult(r))
 				}
 			}
 		})

@@ -7,10 +7,8 @@ package check
 // or changes the server's state.
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"slices"
 	"strings"
 
@@ -155,18 +153,8 @@ func readingUtilityChecks() []*Check {
 					t.Skip("completion/complete was refused (%s): no values to judge", errText(rerr))
 				}
 				t.Got(clipped(res))
-				var r struct {
-					Completion *struct {
-						Values  []string `json:"values"`
-						Total   *float64 `json:"total"`
-						HasMore *bool    `json:"hasMore"`
-					} `json:"completion"`
-				}
-				if json.Unmarshal(res, &r) != nil || r.Completion == nil || r.Completion.Values == nil {
-					t.Fail("the result has no completion.values array of strings")
-				}
-				if n := len(r.Completion.Values); n > 100 {
-					t.Fail("completion.values has %d items", n)
+				if p := completionProblem(res); p != "" {
+					t.Fail("%s", p)
 				}
 			},
 		},
@@ -261,7 +249,18 @@ func eachResource(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCEr
 // eachPrompt gets each prompt listed without a required argument, up to
 // maxReads, once per run.
 func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) {
-	eachRead(t, "prompts/get", "name", promptsToGet(t.listed("prompts/list")), fn, fmt.Sprintf("the first %d prompts without required arguments were got", maxReads),
+	prompts := t.listed("prompts/list")
+	names := promptsToGet(prompts)
+	for _, p := range prompts {
+		if !readableArgs(p) {
+			name, _ := str(member(p, "name"))
+			if len(names) == 0 {
+				t.Block("jsonrpc.schema", "the arguments of prompt %q cannot be read, so which it requires is not known", clip(name, 100))
+			}
+			t.Note("prompt %q not got: its arguments cannot be read (jsonrpc.schema)", clip(name, 100))
+		}
+	}
+	eachRead(t, "prompts/get", "name", names, fn, fmt.Sprintf("the first %d prompts without required arguments were got", maxReads),
 		"prompt %q asks for input (input_required), which mcpv check does not give: not got", "the server lists no prompt without required arguments")
 }
 
@@ -289,15 +288,27 @@ func eachRead(t *T, method, key string, names []string, fn func(name string, res
 }
 
 // promptsToGet are the names of the prompts listed that have no required
-// argument: those a prompts/get without arguments gets.
+// argument: those a prompts/get without arguments gets. A prompt whose
+// arguments cannot be read (a required that is no boolean) is not among
+// them: which it requires is not known (jsonrpc.schema names it).
 func promptsToGet(prompts []json.RawMessage) []string {
 	var out []string
 	for _, p := range prompts {
-		if name, ok := str(member(p, "name")); ok && len(requiredArgs(p)) == 0 {
+		if name, ok := str(member(p, "name")); ok && readableArgs(p) && len(requiredArgs(p)) == 0 {
 			out = append(out, name)
 		}
 	}
 	return out
+}
+
+// readableArgs reports whether a prompt's arguments, if it has any, are
+// an array of objects whose required, where given, is a boolean.
+func readableArgs(prompt json.RawMessage) bool {
+	args := member(prompt, "arguments")
+	var as []struct {
+		Required *bool `json:"required"`
+	}
+	return args == nil || json.Unmarshal(args, &as) == nil
 }
 
 // readOnce asks the main session once per run for what several checks
@@ -371,125 +382,4 @@ func firstVariable(tmpl string) string {
 	e, _, _ = strings.Cut(e, ",")
 	e, _, _ = strings.Cut(e, ":")
 	return strings.TrimSuffix(e, "*")
-}
-
-// contentsProblem says how a resources/read result breaks its schema.
-func contentsProblem(res json.RawMessage) string {
-	var r struct {
-		Contents *[]map[string]json.RawMessage `json:"contents"`
-	}
-	if json.Unmarshal(res, &r) != nil || r.Contents == nil {
-		return "the result has no contents array"
-	}
-	for i, c := range *r.Contents {
-		if p := resourceContentsProblem(c); p != "" {
-			return fmt.Sprintf("contents[%d] %s", i, p)
-		}
-	}
-	return ""
-}
-
-// resourceContentsProblem checks one TextResourceContents or
-// BlobResourceContents.
-func resourceContentsProblem(c map[string]json.RawMessage) string {
-	if c == nil {
-		return "is not a JSON object"
-	}
-	if _, ok := str(c["uri"]); !ok {
-		return "has no uri string"
-	}
-	_, text := str(c["text"])
-	blob, isBlob := str(c["blob"])
-	switch {
-	case !text && !isBlob:
-		return "has neither a text nor a blob string"
-	case isBlob:
-		if _, err := base64.StdEncoding.DecodeString(blob); err != nil {
-			return "has a blob that is not base64: " + clip(err.Error(), 80)
-		}
-	}
-	if mt, ok := c["mimeType"]; ok {
-		if _, isString := str(mt); !isString {
-			return "has a mimeType that is not a string"
-		}
-	}
-	return ""
-}
-
-// messagesProblem says how a prompts/get result breaks its schema.
-func messagesProblem(res json.RawMessage) string {
-	var r struct {
-		Messages *[]struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if json.Unmarshal(res, &r) != nil || r.Messages == nil {
-		return "the result has no messages array"
-	}
-	for i, m := range *r.Messages {
-		if m.Role != "user" && m.Role != "assistant" {
-			return fmt.Sprintf(`messages[%d] has role %q; the roles are "user" and "assistant"`, i, clip(m.Role, 40))
-		}
-		if p := contentBlockProblem(m.Content); p != "" {
-			return fmt.Sprintf("messages[%d].content %s", i, p)
-		}
-	}
-	return ""
-}
-
-// contentBlockProblem checks one content block: its type and the
-// members its type requires.
-func contentBlockProblem(raw json.RawMessage) string {
-	var c map[string]json.RawMessage
-	if json.Unmarshal(raw, &c) != nil {
-		return "is not a JSON object"
-	}
-	typ, _ := str(c["type"])
-	need := func(keys ...string) string {
-		for _, k := range keys {
-			if _, ok := str(c[k]); !ok {
-				return fmt.Sprintf("of type %q has no %s string", typ, k)
-			}
-		}
-		return ""
-	}
-	switch typ {
-	case "text":
-		return need("text")
-	case "image", "audio":
-		if p := need("data", "mimeType"); p != "" {
-			return p
-		}
-		data, _ := str(c["data"])
-		if _, err := base64.StdEncoding.DecodeString(data); err != nil {
-			return fmt.Sprintf("of type %q has data that is not base64", typ)
-		}
-		if mt, _ := str(c["mimeType"]); !validMIME(mt) {
-			return fmt.Sprintf("of type %q has the mimeType %q, which is no MIME type", typ, clip(mt, 60))
-		}
-	case "resource":
-		var inner map[string]json.RawMessage
-		if json.Unmarshal(c["resource"], &inner) != nil {
-			return `of type "resource" has no resource object`
-		}
-		if p := resourceContentsProblem(inner); p != "" {
-			return "has a resource that " + p
-		}
-	case "resource_link":
-		return need("uri", "name")
-	case "":
-		return "has no type"
-	default:
-		return fmt.Sprintf("has type %q, which the specification does not have", clip(typ, 40))
-	}
-	return ""
-}
-
-// validMIME reports whether s is a MIME type: a type and a subtype, and
-// parameters that parse.
-func validMIME(s string) bool {
-	mt, _, err := mime.ParseMediaType(s)
-	typ, sub, ok := strings.Cut(mt, "/")
-	return err == nil && ok && typ != "" && sub != ""
 }

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -877,6 +878,8 @@ func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *
 		return nil, nil
 	case errors.As(err, &rte) && rte.Type == "input_required":
 		t.Block("modern.input-required-methods", "%s", rte)
+	case errors.As(err, &rte):
+		t.Block("modern.result-type", "%s", rte)
 	}
 	var ce *mcp.CallError
 	if errors.As(err, &ce) && ce.Err != nil && ce.Err.Code == mcp.CodeMethodNotFound && t.r.facts.era == "modern" {
@@ -921,6 +924,33 @@ func str(raw json.RawMessage) (string, bool) {
 	}
 	s, err := rawjson.String(raw)
 	return s, err == nil
+}
+
+// number is raw read as a JSON number (past float64's range, the
+// nearest it holds); held says what raw held instead ("a string
+// (\"60000\")", "null", "nothing" when absent), "" when it is a number.
+func number(raw json.RawMessage) (v float64, held string) {
+	t := strings.TrimSpace(string(raw))
+	if t == "" {
+		return 0, "nothing"
+	}
+	switch t[0] {
+	case '"':
+		return 0, "a string (" + clip(t, 40) + ")"
+	case 't', 'f':
+		return 0, "a boolean (" + t + ")"
+	case 'n':
+		return 0, "null"
+	case '{':
+		return 0, "an object"
+	case '[':
+		return 0, "an array"
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, clip(t, 40)
+	}
+	return v, ""
 }
 
 // errText is a JSON-RPC error in a line.

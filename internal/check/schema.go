@@ -13,12 +13,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/jsonschema"
 	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -140,41 +142,121 @@ const schemaBound = 2 * time.Second
 // validate says how value breaks the definition, or "" (also when it
 // cannot tell: the check's bound ran out).
 func (s *mcpSchema) validate(def string, value []byte) string {
-	c, err := s.compile(def)
-	if err != nil {
-		return ""
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), schemaBound)
-	defer cancel()
-	err = c.ValidateContext(ctx, value)
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
+	if ve := s.broken(def, value); ve != nil {
 		return ve.Error()
 	}
 	return ""
 }
 
-// shapeJudged are the methods whose results, and the notification,
-// whose shape a check of their own judges (naming the defect), and which
-// jsonrpc.schema leaves to them: one defect, one failure. Built on first
-// use: a run that checks no server does not pay for the map.
-var shapeJudged = &lazy.Value[map[string]string]{New: func() map[string]string {
-	m := map[string]string{
-		"resources/read": "reading.resource-contents", "prompts/get": "reading.prompt-messages", "tools/call": "tools.result",
-		"completion/complete": "reading.completion", "initialize": "lifecycle.initialize", "ping": "lifecycle.ping",
-		"server/discover": "modern.discover", "notifications/progress": "utilities.progress",
+// broken is where and how value breaks the definition, or nil (also
+// when it cannot tell: the check's bound ran out).
+func (s *mcpSchema) broken(def string, value []byte) *jsonschema.ValidationError {
+	c, err := s.compile(def)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), schemaBound)
+	defer cancel()
+	var ve *jsonschema.ValidationError
+	if errors.As(c.ValidateContext(ctx, value), &ve) {
+		return ve
+	}
+	return nil
+}
+
+// handClaim is a member of a result or notification that a check of its
+// own judges: where the schema finds that member broken and the check
+// finds the message broken too, the check's failure is the defect's,
+// and jsonrpc.schema leaves it (one defect, one failure). Elsewhere the
+// schema's failure is.
+type handClaim struct {
+	method string // of the request answered, or the notification; "" any
+	member string // the first member of the path into the result (or params); "" any
+	check  string
+	// broken says whether the check finds the message broken; nil: the
+	// check's watch does, or (a check without one) always.
+	broken func(w *watchCtx, s seen) bool
+}
+
+// handClaims are the members judged by hand. A list's items are judged
+// one by one (schemaItems), and the lint's rules claim them.
+var handClaims = &lazy.Value[[]handClaim]{New: func() []handClaim {
+	result := func(problem func(json.RawMessage) string) func(*watchCtx, seen) bool {
+		return func(_ *watchCtx, s seen) bool { return problem(s.msg.Result) != "" }
+	}
+	claims := []handClaim{
+		{"resources/read", "", "reading.resource-contents", result(contentsProblem)},
+		{"prompts/get", "", "reading.prompt-messages", result(messagesProblem)},
+		{"tools/call", "", "tools.result", result(resultProblem)},
+		{"completion/complete", "", "reading.completion", result(completionProblem)},
+		// These checks hold the whole result to the schema themselves.
+		{"initialize", "", "lifecycle.initialize", nil},
+		{"ping", "", "lifecycle.ping", nil},
+		{"server/discover", "", "modern.discover", nil},
+		{"notifications/progress", "progressToken", "utilities.progress-token", nil},
+		{"notifications/progress", "progress", "utilities.progress", func(w *watchCtx, s seen) bool {
+			return w.tokens[idKey(member(s.msg.Params, "progressToken"))] // a call's own, which the check judges
+		}},
+		{"", "resultType", "modern.result-type", nil},
+		{"", "ttlMs", "modern.cache-hints", nil},
+		{"", "cacheScope", "modern.cache-hints", nil},
+		{"", "_meta", "jsonrpc.meta-keys", nil},
 	}
 	for _, l := range mcp.Lists {
-		m[l.Method] = "lists.shape"
+		claims = append(claims, handClaim{l.Method, l.Key, "lists.shape", nil}, handClaim{l.Method, "nextCursor", "lists.shape", nil})
 	}
-	return m
+	return claims
 }}
+
+// claimed reports whether a check of its own (but self) judges the
+// member at path of s, a message of method, and finds s broken.
+func claimed(w *watchCtx, s seen, method string, path []string, self string) bool {
+	first := ""
+	if len(path) > 0 {
+		first = path[0]
+	}
+	for _, h := range handClaims.Get() {
+		if h.method != "" && h.method != method || h.member != "" && h.member != first {
+			continue
+		}
+		c := checkByID(h.check)
+		if h.check == self || !w.runs(h.check) {
+			continue
+		}
+		switch {
+		case h.broken != nil:
+			if h.broken(w, s) {
+				return true
+			}
+		case c.watch == nil || c.watch(w, s) != "":
+			return true
+		}
+	}
+	return false
+}
+
+// pathOf is the path to what ve names: its pointer's members, and the
+// first member missing, for "required".
+func pathOf(ve *jsonschema.ValidationError) []string {
+	var path []string
+	if ve.Pointer != "" {
+		for _, p := range strings.Split(ve.Pointer[1:], "/") {
+			path = append(path, strings.NewReplacer("~1", "/", "~0", "~").Replace(p))
+		}
+	}
+	if ve.Keyword == "required" && len(ve.Missing) > 0 {
+		path = append(path, ve.Missing[0])
+	}
+	return path
+}
 
 // schemaProblem says how a message breaks its revision's schema, with
 // the definition it was held to, or "": a request or notification by its
 // method, a result by the request it answers (an input_required result as
 // such, whatever the request), errors not (their shape is JSON-RPC's).
-func schemaProblem(s seen) string {
+// What a check of its own judges and finds broken is left to it
+// (claimed); a list page's items are judged by schemaItems.
+func schemaProblem(w *watchCtx, s seen) string {
 	if s.shape == objectShape {
 		return "a result" + ofMethod(s) + " that is no JSON object, as every result of the schema is (JSONRPCResultResponse)"
 	}
@@ -185,19 +267,18 @@ func schemaProblem(s seen) string {
 	m := s.msg
 	var def string
 	var value []byte
+	method := m.Method
 	switch {
 	case m.IsRequest() || m.IsNotification():
-		if _, judged := shapeJudged.Get()[m.Method]; judged {
-			return ""
-		}
 		if def = sc.requests[m.Method]; m.IsNotification() {
 			def = sc.notes[m.Method]
 		}
 		value = rebuilt(m)
 	case m.Error == nil && m.Result != nil:
+		method = s.method
 		if rt, _ := str(member(m.Result, "resultType")); rt == "input_required" && sc.names["InputRequiredResult"] != nil {
 			def = "InputRequiredResult"
-		} else if _, judged := shapeJudged.Get()[s.method]; !judged && s.method != "" {
+		} else if s.method != "" {
 			def = sc.resultDef(s.method)
 		}
 		value = m.Result
@@ -205,11 +286,81 @@ func schemaProblem(s seen) string {
 	if def == "" {
 		return ""
 	}
-	if p := sc.validate(def, value); p != "" {
-		what := cmp.Or(m.Method, "the result of "+s.method)
-		return fmt.Sprintf("%s breaks %s (%s): %s", what, def, sc.rev, p)
+	ve := sc.broken(def, value)
+	if ve == nil {
+		return ""
 	}
-	return ""
+	path := pathOf(ve)
+	if m.Method != "" && len(path) > 0 && path[0] == "params" {
+		path = path[1:]
+	}
+	if l, ok := mcp.ListOf(method); ok && len(path) > 1 && path[0] == l.Key && def != "InputRequiredResult" {
+		return "" // an item's: schemaItems judges it
+	}
+	if claimed(w, s, method, path, "jsonrpc.schema") {
+		return ""
+	}
+	what := cmp.Or(m.Method, "the result of "+s.method)
+	return fmt.Sprintf("%s breaks %s (%s): %s", what, def, sc.rev, ve)
+}
+
+// schemaResultProblem is how res, t's result of method, breaks def in the
+// revision sc, but for a member another check judges and finds broken
+// (claimed): for the checks that hold a whole result to the schema.
+func (t *T) schemaResultProblem(sc *mcpSchema, def, method string, res json.RawMessage) string {
+	ve := sc.broken(def, res)
+	if ve == nil {
+		return ""
+	}
+	w := &watchCtx{f: t.r.facts, only: t.r.opts.Only, skip: t.r.opts.Skip}
+	s := seen{msg: mcp.Message{ID: json.RawMessage(`0`), Result: res}, method: method, era: t.r.facts.era, version: sc.rev}
+	if claimed(w, s, method, pathOf(ve), t.check.ID) {
+		return ""
+	}
+	return fmt.Sprintf("the result breaks %s (%s): %s", def, sc.rev, ve)
+}
+
+// listItemDefs are the definitions of a list's items.
+var listItemDefs = map[string]string{"tools/list": "Tool", "prompts/list": "Prompt", "resources/list": "Resource", "resources/templates/list": "ResourceTemplate"}
+
+// lintRules are, for each rule of the lint, the member of an item it
+// judges ("" any) and the check that reports it: an item the lint finds
+// broken there is that check's.
+var lintRules = map[string][2]string{surface.RuleList: {"", "lists.shape"}, surface.RuleToolName: {"name", "surface.tool-names"},
+	surface.RuleInputSchema: {"inputSchema", "surface.input-schema"}, surface.RuleOutputSchema: {"outputSchema", "surface.output-schema"},
+	surface.RuleURI: {"uri", "surface.uris"}, surface.RuleURITemplate: {"uriTemplate", "surface.uri-templates"},
+	surface.RuleAnnotations: {"annotations", "surface.annotations"}, surface.RuleIcons: {"icons", "surface.icons"}, surface.RuleMeta: {"_meta", "surface.meta-keys"}}
+
+// schemaItems holds every item of every list the server declares to its
+// definition, and gives jsonrpc.schema each that breaks it where no rule
+// of the lint (a check of its own) finds it broken.
+func schemaItems(t *T) {
+	sc := schemaOf(t.r.facts.version)
+	if sc == nil {
+		return
+	}
+	for _, l := range t.r.facts.lists() {
+		items, _ := t.r.facts.items(t.ctx, l.Method)
+		for i, it := range items {
+			ve := sc.broken(listItemDefs[l.Method], it)
+			if ve == nil {
+				continue
+			}
+			path := pathOf(ve)
+			obj := fmt.Sprintf("%s #%d", l.Item, i+1)
+			if key, ok := str(member(it, l.Field)); ok && key != "" {
+				obj = fmt.Sprintf("%s %q", l.Item, key)
+			}
+			if slices.ContainsFunc(t.r.facts.lint, func(f surface.Finding) bool {
+				rule, judged := lintRules[f.Rule]
+				return judged && f.Severity == surface.SeverityError && f.Object == obj && (rule[0] == "" || len(path) > 0 && path[0] == rule[0]) &&
+					Selected(checkByID(rule[1]), t.r.opts.Only, t.r.opts.Skip)
+			}) {
+				continue
+			}
+			t.r.watches.add(t.check, seen{raw: string(it), method: l.Method}, fmt.Sprintf("%s, listed by %s, breaks %s (%s): %s", obj, l.Method, listItemDefs[l.Method], sc.rev, ve))
+		}
+	}
 }
 
 // rebuilt is a request or notification as an object, its members as

@@ -243,15 +243,10 @@ func pollTask(t *T, c *conn, run *taskRun, stop string) string {
 // pollWait is how long to wait before the next poll: the task's poll
 // interval, within bounds that keep the check's time.
 func pollWait(task json.RawMessage) time.Duration {
-	var p struct {
-		Legacy *float64 `json:"pollInterval"`
-		Modern *float64 `json:"pollIntervalMs"`
-	}
-	rawjson.DecodeLoose(task, &p)
 	ms := 100.0
-	for _, v := range []*float64{p.Legacy, p.Modern} {
-		if v != nil {
-			ms = *v
+	for _, k := range []string{"pollInterval", "pollIntervalMs"} {
+		if v, held := number(member(task, k)); held == "" {
+			ms = v
 		}
 	}
 	ms = min(max(ms, 20), 1000) // bounded first: more milliseconds than a Duration holds wrap
@@ -404,8 +399,12 @@ func timestamps(t *T) {
 
 func ttlAnswered(t *T) {
 	judgeGets(t, theTask(t), func(res json.RawMessage) string {
-		if ttl := member(res, "ttl"); ttl == nil || string(ttl) != "null" && !isNumber(ttl) {
+		switch _, held := number(member(res, "ttl")); held {
+		case "", "null":
+		case "nothing":
 			return "tasks/get answered no ttl (a number, or null for unlimited)"
+		default:
+			return "tasks/get answered a ttl that held " + held + ", not a number (or null for unlimited)"
 		}
 		return ""
 	})
@@ -423,11 +422,6 @@ func judgeGets(t *T, run *taskRun, problem func(res json.RawMessage) string) {
 			t.FailGot(clipped(m.Result), "%s", p)
 		}
 	}
-}
-
-func isNumber(raw json.RawMessage) bool {
-	var f float64
-	return json.Unmarshal(raw, &f) == nil
 }
 
 func taskResult(t *T) {

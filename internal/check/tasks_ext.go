@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -205,8 +206,12 @@ func extCreate(t *T) {
 			t.FailGot(clipped(res), "the task has no %s", k)
 		}
 	}
-	if ttl := member(res, "ttlMs"); ttl == nil || string(ttl) != "null" && !isNumber(ttl) {
+	switch _, held := number(member(res, "ttlMs")); held {
+	case "", "null":
+	case "nothing":
 		t.FailGot(clipped(res), "the task has no ttlMs (a number, or null for unlimited)")
+	default:
+		t.FailGot(clipped(res), "the task's ttlMs held %s, not a number (or null for unlimited)", held)
 	}
 }
 
@@ -237,12 +242,10 @@ func detailedProblem(res json.RawMessage) string {
 			return "the task is completed, with no result"
 		}
 	case mcp.TaskFailed:
-		var e struct {
-			Code    *int    `json:"code"`
-			Message *string `json:"message"`
-		}
-		if json.Unmarshal(member(res, "error"), &e) != nil || e.Code == nil || e.Message == nil {
-			return "the task failed, with no JSON-RPC error (a code and a message)"
+		e := member(res, "error")
+		code, held := number(member(e, "code"))
+		if _, ok := str(member(e, "message")); !ok || held != "" || code != math.Trunc(code) {
+			return "the task failed, with no JSON-RPC error (an integer code and a message): it holds " + clip(string(e), 80)
 		}
 	}
 	return ""

@@ -22,6 +22,14 @@ type watchCtx struct {
 	f       *facts
 	tokens  map[string]bool // progress tokens the run's own requests carried
 	secrets []string        // what no message may show: the run's secrets
+	// only and skip choose the run's checks (Selected).
+	only, skip []string
+}
+
+// runs reports whether the run runs the check of id.
+func (w *watchCtx) runs(id string) bool {
+	c := checkByID(id)
+	return c != nil && Selected(c, w.only, w.skip)
 }
 
 // mainToken reports whether key, a progress token's idKey, is one of
@@ -109,22 +117,34 @@ func (w *watches) judge(s seen) {
 	if s.nullCursor && w.nullCursor == nil {
 		w.nullCursor = &s
 	}
-	ctx := &watchCtx{f: w.f, tokens: w.tokens, secrets: w.r.secrets}
+	ctx := &watchCtx{f: w.f, tokens: w.tokens, secrets: w.r.secrets, only: w.r.opts.Only, skip: w.r.opts.Skip}
 	for _, c := range Catalogue() {
 		if c.watch == nil {
 			continue
 		}
-		why := c.watch(ctx, s)
-		if why == "" {
-			continue
+		if why := c.watch(ctx, s); why != "" {
+			w.found1(c, s, why)
 		}
-		f := w.found[c]
-		if f == nil {
-			f = &finding{first: s, why: why}
-			w.found[c] = f
-		}
-		f.count++
 	}
+}
+
+// found1 counts s against c, which finds it breaks c's requirement as
+// why says; mu must be held.
+func (w *watches) found1(c *Check, s seen, why string) {
+	f := w.found[c]
+	if f == nil {
+		f = &finding{first: s, why: why}
+		w.found[c] = f
+	}
+	f.count++
+}
+
+// add counts against c what a watch check's run found beyond the
+// messages (what one message holds, judged in parts).
+func (w *watches) add(c *Check, s seen, why string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.found1(c, s, why)
 }
 
 // result gives a watch check its outcome: what the watch found.
@@ -144,7 +164,7 @@ func (w *watches) result(t *T) {
 	}
 	more := ""
 	if f.count > 1 {
-		more = fmt.Sprintf(" (and %d more messages)", f.count-1)
+		more = fmt.Sprintf(" (and %d more)", f.count-1)
 	}
 	t.FailGot(f.first.raw, "%s%s", f.why, more)
 }

@@ -28,6 +28,7 @@ var Edges = []string{
 	"crlf",                          // (stdio) every line ends with CR LF
 	"ascii-json",                    // every message written in ASCII: other characters escaped \uXXXX, and "/" as "\/" (as Python's json.dumps and PHP's json_encode write)
 	"progress-float",                // the slow tool's progress in fractions, with no total
+	"cancel-crossing",               // a cancelled slow call sends the rest of its progress and its result at once, as a call that ended as its cancellation came (a crossing, on the wire)
 	"sse-priming",                   // (HTTP) every event stream opens with a priming event: an id, a retry and empty data
 	"session-every-response",        // (HTTP, initialize era) the session's id on every response
 	"json-charset",                  // (HTTP) JSON answered as application/json; charset=utf-8
@@ -161,6 +162,12 @@ func serverPing() string {
 func (s *Spec) progressStep(i int) string {
 	if s.edge("progress-float") {
 		return fmt.Sprintf(`"progress":%s,"message":"step %d"`, strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(i)/4), "0"), "."), i)
+	}
+	switch {
+	case s.has("progress-string"):
+		return fmt.Sprintf(`"progress":"%d","total":%d`, i, slowSteps)
+	case s.has("total-string"):
+		return fmt.Sprintf(`"progress":%d,"total":"%d"`, i, slowSteps)
 	}
 	return fmt.Sprintf(`"progress":%d,"total":%d`, i, slowSteps)
 }

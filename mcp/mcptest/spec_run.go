@@ -67,12 +67,15 @@ var Faults = []string{
 	// cancellation and progress
 	"progress-decreasing", // the slow tool's progress goes down
 	"answer-cancelled",    // a cancelled slow call answered anyway, with an error -32800
-	"ignore-cancel",       // the slow call runs until cancelled, then sends its result as if it crossed the cancellation
+	"ignore-cancel",       // a cancelled slow call stops, and sends its result all the same
 	"die-on-cancel",       // notifications/cancelled ends the server
 	"stray-progress",      // a progress notification for no token after every answer
+	"progress-string",     // the slow tool's progress written as a string ("1")
+	"total-string",        // the slow tool's progress total written as a string ("10")
 	// the modern era
 	"no-result-type",           // results without resultType
 	"no-cache-hints",           // cacheable results without ttlMs and cacheScope
+	"ttl-string",               // cacheable results with ttlMs written as a string ("60000")
 	"scope-per-page",           // each page of a list with another cacheScope
 	"lenient-meta",             // requests without their _meta served
 	"any-modern-version",       // any protocol version served
@@ -136,6 +139,12 @@ var Faults = []string{
 	"progress-token-bool",      // a progress notification whose token is true after every answer
 	"notification-with-id",     // a log message sent with an id (as a request) after every answer
 	"result-type-unknown",      // (modern) results with resultType "done"
+	"tool-title-number",        // every tool listed with a title that is a number
+	"task-support-sometimes",   // every tool listed with execution.taskSupport "sometimes", which no revision has
+	"content-audience-system",  // every content block of a tool's result annotated for the audience "system", which is no role
+	"content-priority-5",       // every content block of a tool's result annotated with priority 5, past the schema's 1
+	"resource-size-string",     // every resource listed with a size that is a string ("12")
+	"has-more-string",          // completion/complete answered with hasMore "false", a string
 	"log-on-listen",            // (modern) a log message on every subscriptions/listen stream
 	"get-stream",               // (HTTP) GET opens an event stream, which stays quiet (no defect)
 	"get-stream-response",      // (HTTP) the GET stream opened with a JSON-RPC response to no request of its own
@@ -560,6 +569,9 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 // answerFaults is the answer to method made (res, e), through the faults
 // that change an answer once it is made.
 func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specError) (json.RawMessage, *specError) {
+	if e == nil {
+		res = s.memberFaults(method, res)
+	}
 	switch {
 	case e == nil && method == "prompts/get":
 		if missing := s.missingArgs(params); missing != "" && !s.has("lenient-prompt-args") {
@@ -593,6 +605,8 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 		return json.RawMessage(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`), nil
 	case e != nil && method == "tools/call" && s.has("unknown-tool-32601"):
 		return nil, &specError{Code: codeMethodNotFound, Message: "Unknown tool: " + nameParam(params)}
+	case e == nil && method == "completion/complete" && s.has("has-more-string"):
+		return json.RawMessage(`{"completion":{"values":[],"hasMore":"false"}}`), nil
 	case method == "logging/setLevel" && e == nil:
 		if lvl, _ := stringMember(params, "level"); !slices.Contains(logLevels, lvl) && !s.has("lenient-log-level") {
 			return nil, &specError{Code: codeInvalidParams, Message: "logging/setLevel: unknown level"}
@@ -602,6 +616,33 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 		}
 	}
 	return res, e
+}
+
+// memberFaults are a result through the faults that give every item of
+// one of its arrays a member of the wrong shape.
+func (s *Spec) memberFaults(method string, res json.RawMessage) json.RawMessage {
+	for _, f := range []struct{ fault, method, key, member, value string }{
+		{"tool-title-number", "tools/list", "tools", "title", `5`},
+		{"task-support-sometimes", "tools/list", "tools", "execution", `{"taskSupport":"sometimes"}`},
+		{"content-audience-system", "tools/call", "content", "annotations", `{"audience":["system"]}`},
+		{"content-priority-5", "tools/call", "content", "annotations", `{"priority":5}`},
+		{"resource-size-string", "resources/list", "resources", "size", `"12"`},
+	} {
+		if f.method != method || !s.has(f.fault) {
+			continue
+		}
+		var r map[string]json.RawMessage
+		var items []map[string]json.RawMessage
+		if json.Unmarshal(res, &r) != nil || json.Unmarshal(r[f.key], &items) != nil {
+			continue
+		}
+		for _, it := range items {
+			it[f.member] = json.RawMessage(f.value)
+		}
+		r[f.key] = mustJSON(items)
+		res = mustJSON(r)
+	}
+	return res
 }
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
@@ -682,15 +723,18 @@ func (s *Spec) missingArgs(params json.RawMessage) string {
 		var d struct {
 			Name      string `json:"name"`
 			Arguments []struct {
-				Name     string `json:"name"`
-				Required bool   `json:"required"`
+				Name     string          `json:"name"`
+				Required json.RawMessage `json:"required"`
 			} `json:"arguments"`
 		}
 		if json.Unmarshal(pr, &d) != nil || d.Name != p.Name {
 			continue
 		}
 		for _, a := range d.Arguments {
-			if _, ok := p.Arguments[a.Name]; a.Required && !ok {
+			// Anything but false taken as required, as a lenient server
+			// reads its own "required": "true".
+			required := a.Required != nil && string(a.Required) != "false" && string(a.Required) != "null"
+			if _, ok := p.Arguments[a.Name]; required && !ok {
 				return a.Name
 			}
 		}
@@ -764,6 +808,9 @@ func (s *Spec) stampResult(method, body string) string {
 		// A spec's own hints (ttlMs, cacheScope) stand; the rest are due.
 		if r["ttlMs"] == nil {
 			r["ttlMs"] = json.RawMessage(`0`)
+		}
+		if s.has("ttl-string") {
+			r["ttlMs"] = json.RawMessage(`"60000"`)
 		}
 		if s.has("scope-per-page") && r["nextCursor"] == nil {
 			r["cacheScope"] = json.RawMessage(`"private"`)
@@ -878,16 +925,19 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 				if s.has("answer-cancelled") {
 					out.send(s.errorLine(id, -32800, "Request cancelled"))
 				}
-				if s.has("ignore-cancel") {
-					// the result on its way as the cancellation came
+				switch {
+				case s.has("ignore-cancel"):
+					out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
+				case s.edge("cancel-crossing"):
+					// The rest of the call, and its result, as they come
+					// from a call that ended as its cancellation came.
+					for n := i + 1; n <= slowSteps && token != nil; n++ {
+						out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,%s}}`, token, s.progressStep(n)))
+					}
 					out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
 				}
 				return
 			case <-time.After(slowStep):
-			}
-			if s.has("ignore-cancel") {
-				i = min(i, slowSteps-1) // runs until cancelled, whatever the machine's speed, with a progress token or without
-				continue
 			}
 			if token == nil && i >= 3 {
 				break
