@@ -3,10 +3,14 @@
 package e2e
 
 import (
+	"debug/buildinfo"
+	"debug/elf"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -61,8 +65,44 @@ func TestNpmVersionThroughNpx(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := npmRun(t, "npx", "--prefix", prefix, "--offline", "mcpv", "--version")
-	if code != 0 || !strings.HasPrefix(stdout, "mcpv v"+pkg.Version+" (commit ") {
-		t.Errorf("npx mcpv --version: exit %d, stdout %q, want mcpv v%s (commit ...; stderr:\n%s", code, stdout, pkg.Version, stderr)
+	want := regexp.MustCompile(`^mcpv v` + regexp.QuoteMeta(pkg.Version) + ` \(commit [0-9a-f]{12}, built 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ, go`)
+	if code != 0 || !want.MatchString(stdout) {
+		t.Errorf("npx mcpv --version: exit %d, stdout %q, want it to match %s; stderr:\n%s", code, stdout, want, stderr)
+	}
+}
+
+// The platform package's binary is built as .goreleaser.yaml builds a
+// release's: CGO_ENABLED=0, -trimpath, and -ldflags "-s -w ..." (no
+// symbol table, no DWARF).
+func TestNpmBinaryIsAReleaseBuild(t *testing.T) {
+	t.Parallel()
+	prefix, _ := npmPrefix(t)
+	arch := strings.Replace(runtime.GOARCH, "amd64", "x64", 1)
+	bin := filepath.Join(prefix, "node_modules", "@mcpv", runtime.GOOS+"-"+arch, "bin", "mcpv")
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if settings["-trimpath"] != "true" || settings["CGO_ENABLED"] != "0" {
+		t.Errorf("built with -trimpath=%q CGO_ENABLED=%q, want true and 0", settings["-trimpath"], settings["CGO_ENABLED"])
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Symbols(); !errors.Is(err, elf.ErrNoSymbols) {
+		t.Errorf("the binary has a symbol table (%v): not linked with -s", err)
+	}
+	if f.Section(".debug_info") != nil || f.Section(".zdebug_info") != nil {
+		t.Error("the binary has DWARF: not linked with -w")
 	}
 }
 
