@@ -103,7 +103,7 @@ function inTerminalForeground() {
 
 function main() {
   const bin = binaryPath();
-  const child = childProcess.spawn(bin, process.argv.slice(2), { stdio: 'inherit' });
+  let child;
   let ended = false;
   const held = new Map(); // signal name -> the timer that passes it on
 
@@ -131,8 +131,12 @@ function main() {
     }
   }
 
+  // Handled before the binary starts: a signal in between would end this
+  // process and leave the binary running. The handlers run on the event
+  // loop, after spawn has returned.
   const signals = process.platform === 'win32' ? ['SIGINT', 'SIGBREAK', 'SIGHUP'] : passedOn;
   for (const signal of signals) process.on(signal, onSignal);
+  child = childProcess.spawn(bin, process.argv.slice(2), { stdio: 'inherit' });
 
   child.on('error', (err) => {
     ended = true;
