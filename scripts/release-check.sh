@@ -2,7 +2,8 @@
 # Checks the release configuration (.goreleaser.yaml) and builds a snapshot
 # release into dist/ without publishing anything, then checks what it built:
 # the checksums, the contents of every archive, the version the host's binary
-# reports, and that the packaged man page renders.
+# reports, the npm packages packed from its binaries, and that the packaged
+# man page renders.
 #
 #   bash scripts/release-check.sh
 #
@@ -89,6 +90,15 @@ bin=$(ls -d dist/mcpv_"$host"*/mcpv* 2>/dev/null | head -1)
 [ -n "$bin" ] || die "no binary for $host in dist/"
 "$bin" --version
 "$bin" --version | grep -q "^mcpv v.* (commit [0-9a-f]\{12\}, built 20" || die "--version does not say version, commit and date"
+
+echo
+echo "== npm packages (scripts/npm-pack.sh, from the binaries in dist/)"
+if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+	version=$(node -p 'require("./dist/metadata.json").version')
+	bash scripts/npm-pack.sh --version "$version" --dist dist --out dist/npm || die "the npm packages could not be packed"
+else
+	echo "node or npm not found: the npm packages are not packed"
+fi
 
 if command -v man >/dev/null 2>&1; then
 	echo
