@@ -12,6 +12,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"debug/elf"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,9 +164,12 @@ func TestImageRuns(t *testing.T) {
 		t.Skip("running in the image's own files needs root (chroot)")
 	}
 	root := t.TempDir()
-	for name, h := range img.Files {
+	// Parents before what they hold; modes and owners after every file is
+	// written, parents last.
+	names := slices.Sorted(maps.Keys(img.Files))
+	for _, name := range names {
 		p := filepath.Join(root, name)
-		if h.Typeflag == tar.TypeDir {
+		if img.Files[name].Typeflag == tar.TypeDir {
 			err = os.MkdirAll(p, 0o755)
 		} else {
 			err = os.WriteFile(p, img.Data[name], 0o600)
@@ -174,14 +178,6 @@ func TestImageRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Modes and owners after every file is written, parents last.
-	names := slices.Sorted(func(yield func(string) bool) {
-		for name := range img.Files {
-			if !yield(name) {
-				return
-			}
-		}
-	})
 	for _, name := range slices.Backward(names) {
 		h := img.Files[name]
 		p := filepath.Join(root, name)

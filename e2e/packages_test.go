@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -155,9 +156,9 @@ func TestPackagesDebInstalls(t *testing.T) {
 		}
 		return string(out)
 	}
-	run("dpkg", "-i", deb)
+	dpkg(t, "-i", deb)
 	t.Cleanup(func() {
-		if out, err := exec.Command("dpkg", "-r", "mcpv").CombinedOutput(); err != nil {
+		if out, err := dpkgOnce("-r", "mcpv"); err != nil {
 			t.Errorf("dpkg -r mcpv: %v\n%s", err, out)
 		}
 		for _, f := range packagedFiles {
@@ -221,6 +222,24 @@ func TestPackagesDebInstalls(t *testing.T) {
 		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_DATA_HOME="+home)
 		if got, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(got), "list-tools") {
 			t.Errorf("fish: completing 'mcpv list-t': %v %q", err, got)
+		}
+	}
+}
+
+// dpkg runs dpkg, waiting up to a minute for another dpkg or apt-get
+// (the machine's own, another job's) to let go of its lock.
+func dpkg(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := dpkgOnce(args...); err != nil {
+		t.Fatalf("dpkg %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func dpkgOnce(args ...string) ([]byte, error) {
+	for start := time.Now(); ; time.Sleep(time.Second) {
+		out, err := exec.Command("dpkg", args...).CombinedOutput()
+		if err == nil || !bytes.Contains(out, []byte("lock")) || time.Since(start) > time.Minute {
+			return out, err
 		}
 	}
 }

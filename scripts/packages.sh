@@ -15,9 +15,9 @@
 #   OUT/mcpv-image.tar
 #                     the container image, both platforms, as an OCI image
 #                     layout (commands/mcpv-image)
-#   OUT/*.spdx.json   an SBOM of each package and of the image's binaries
-#                     (commands/mcpv-sbom), as the release writes one for each
-#                     archive and package
+#   OUT/mcpv_*_linux_*.tar.gz, OUT/*.tar.gz.spdx.json
+#                     the Linux archives and an SBOM of each (commands/mcpv-sbom),
+#                     as the release writes them
 #   OUT/checksums.txt, OUT/checksums.txt.sig, OUT/signer.pub, OUT/allowed_signers
 #                     the checksums, signed with a key made for this run by
 #                     ssh-keygen -Y sign (the release signs keylessly with
@@ -84,18 +84,22 @@ go run ./commands/mcpv-image -version "v$version" -revision "$commit" -created "
 	-bin "linux/amd64=$out/mcpv_linux_amd64/mcpv" -bin "linux/arm64=$out/mcpv_linux_arm64/mcpv" \
 	-o "$out/mcpv-image.tar" >"$out/mcpv-image.digest"
 
-if [ -d commands/mcpv-sbom ]; then
-	for f in "$out"/*.deb "$out"/*.rpm "$out/mcpv-image.tar"; do
-		go run ./commands/mcpv-sbom -o "$f.spdx.json" "$f"
-	done
-fi
+# The archives, as .goreleaser.yaml's archives lay them out (the guides
+# and the skill left out), and an SBOM of each, as its sboms make one.
+for arch in amd64 arm64; do
+	a=mcpv_${version}_linux_$arch.tar.gz
+	tar -czf "$out/$a" --owner=0 --group=0 --mtime="$date" \
+		-C "$out/mcpv_linux_$arch" mcpv -C "$PWD" README.md LICENSE \
+		--transform 's,^build/,,' build/completions build/manpages/mcpv.1
+	go run ./commands/mcpv-sbom -version "v$version" -created "$date" -o "$out/$a.spdx.json" "$out/$a"
+done
 
 # checksums.txt as GoReleaser writes it, signed with a key of this run's.
-(cd "$out" && sha256sum -- *.deb *.rpm mcpv-image.tar >checksums.txt)
+(cd "$out" && sha256sum -- *.tar.gz *.spdx.json *.deb *.rpm >checksums.txt)
 rm -f "$out/signer" "$out/signer.pub"
 ssh-keygen -q -t ed25519 -N '' -C mcpv-ci -f "$out/signer"
 ssh-keygen -q -Y sign -f "$out/signer" -n file "$out/checksums.txt"
 rm "$out/signer"
 echo "mcpv-ci $(cat "$out/signer.pub")" >"$out/allowed_signers"
 echo "packages.sh: built in $((SECONDS - start))s into $out:"
-(cd "$out" && ls -l -- *.deb *.rpm *.tar *.json checksums.txt* 2>/dev/null)
+(cd "$out" && ls -l -- *.tar.gz *.deb *.rpm *.tar *.json checksums.txt*)
