@@ -10,8 +10,10 @@ package e2e
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"debug/elf"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -208,5 +210,43 @@ func TestImageRuns(t *testing.T) {
 	got, err := inImage("-c", "call", "hello", "--", "/usr/local/bin/mcpv", "mock", "--tool", "hello=hi")
 	if err != nil || !strings.Contains(got, `"text":"hi"`) {
 		t.Errorf("in the image, mcpv call hello -- mcpv mock --tool hello=hi: %v\n%s", err, got)
+	}
+
+	// serve as docs/guide/install.md runs it in a container: on every
+	// address, --allow-remote, the token from MCPV_HTTP_TOKEN; called from
+	// outside the image.
+	const token = "image-test-token-0123456789abcdef"
+	serve := exec.Command(c.Entrypoint[0], "serve", "--http", "0.0.0.0:0", "--allow-remote", "--", "/usr/local/bin/mcpv", "mock", "--tool", "hello=hi")
+	serve.Env = append(slices.Clone(c.Env), "MCPV_HTTP_TOKEN="+token)
+	serve.Dir = c.WorkingDir
+	serve.SysProcAttr = &syscall.SysProcAttr{Chroot: root, Credential: &syscall.Credential{Uid: 65532, Gid: 65532}}
+	stderr, err := serve.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { serve.Process.Signal(syscall.SIGTERM); serve.Wait() }()
+	var port string
+	lines := bufio.NewReader(stderr)
+	for port == "" {
+		line, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatalf("serve in the image: %q %v", line, err)
+		}
+		if m := regexp.MustCompile(`^mcpv: serving at http://[^ ]*:(\d+)/mcp`).FindStringSubmatch(line); m != nil {
+			port = m[1]
+		}
+	}
+	go io.Copy(io.Discard, lines)
+	url := "http://127.0.0.1:" + port + "/mcp"
+	out, err = exec.Command(mcpvBin, "-c", "-u", url, "-H", "Authorization: Bearer "+token, "call", "hello").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"text":"hi"`) {
+		t.Errorf("mcpv -u %s call hello, to serve in the image: %v\n%s", url, err, out)
+	}
+	out, err = exec.Command(mcpvBin, "-c", "-u", url, "call", "hello").CombinedOutput()
+	if err == nil {
+		t.Errorf("serve in the image answered a call without the token:\n%s", out)
 	}
 }
