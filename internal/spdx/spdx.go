@@ -11,7 +11,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"runtime/debug"
 	"strings"
 )
@@ -148,10 +147,22 @@ func purpose(name string) string {
 	return "APPLICATION"
 }
 
-var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9.-]+`)
-
+// moduleID is a module's SPDXID: letters, digits, "." and "-" alone,
+// each run of anything else a "-".
 func moduleID(path, version string) string {
-	return "SPDXRef-Package-go-" + idUnsafe.ReplaceAllString(path+"-"+version, "-")
+	var b strings.Builder
+	b.WriteString("SPDXRef-Package-go-")
+	dash := false
+	for _, r := range path + "-" + version {
+		if r < 128 && (r == '.' || r == '-' || '0' <= r && r <= '9' || 'A' <= r && r <= 'Z' || 'a' <= r && r <= 'z') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return b.String()
 }
 
 func modulePackage(id string, m *debug.Module) Package {
