@@ -62,8 +62,15 @@ if [ -z "$(git remote)" ]; then
 	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/mcpv/mcpv.git
 fi
 
+# The SBOMs' generator, on PATH as the release workflow puts it; the
+# checksums are not signed here (cosign signs keylessly, in the workflow).
+sbomdir=$(mktemp -d)
+trap 'rm -rf "$sbomdir"' EXIT
+go build -o "$sbomdir/mcpv-sbom" ./commands/mcpv-sbom
+export PATH="$sbomdir:$PATH"
+
 "${goreleaser[@]}" check
-"${goreleaser[@]}" release --snapshot --clean --skip=publish
+"${goreleaser[@]}" release --snapshot --clean --skip=publish --skip=sign
 
 echo
 echo "== checksums"
@@ -81,6 +88,16 @@ for archive in dist/*.tar.gz dist/*.zip; do
 		grep -qx "$f" <<<"$list" || die "$archive lacks $f"
 	done
 	printf '%10s  %s\n' "$(wc -c <"$archive" | tr -d ' ')" "$archive"
+done
+
+echo
+echo "== SBOMs and Linux packages"
+for archive in dist/*.tar.gz dist/*.zip; do
+	[ -s "$archive.spdx.json" ] || die "$archive has no SBOM ($archive.spdx.json)"
+done
+for f in dist/mcpv_*_amd64.deb dist/mcpv_*_arm64.deb dist/mcpv-*.x86_64.rpm dist/mcpv-*.aarch64.rpm; do
+	[ -s "$f" ] || die "no $f"
+	printf '%10s  %s\n' "$(wc -c <"$f" | tr -d ' ')" "$f"
 done
 
 echo
@@ -104,7 +121,7 @@ if command -v man >/dev/null 2>&1; then
 	echo
 	echo "== the man page"
 	page=$(mktemp -d)
-	trap 'rm -rf "$page"' EXIT
+	trap 'rm -rf "$page" "$sbomdir"' EXIT
 	archive=$(ls dist/mcpv_*_"$(go env GOOS)"_*.tar.gz 2>/dev/null | head -1)
 	if [ -n "$archive" ]; then
 		tar -xzf "$archive" -C "$page" manpages/mcpv.1
