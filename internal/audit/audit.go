@@ -159,6 +159,7 @@ func kindOrder(kind string) int {
 // auditOne runs the rules of one server's surface.
 func auditOne(s *auditee) []Finding {
 	found := append(parameterRules(s), withinServer(s)...)
+	found = append(found, structureRules(s)...)
 	found = append(found, s.costly...)
 	found = append(found, listedTwice(s)...)
 	fields, unread := fieldsOf(s)
