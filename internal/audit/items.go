@@ -230,6 +230,10 @@ func combine(found []Finding) []Finding {
 			if fieldRules[f.Kind+"\x00"+f.Name+"\x00"+f.Field] > 0 {
 				f.Severity = High
 			}
+		case RuleTrigger:
+			if len(r) > 1 || len(r) == 1 && !r[RuleTrigger] { // an order beside it: the payload the trigger waits to give
+				f.Severity = High
+			}
 		}
 	}
 	return found

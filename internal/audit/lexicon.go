@@ -65,7 +65,7 @@ var lexicon = &lazy.Value[lexiconSet]{New: func() lexiconSet {
 }}
 
 // lexiconFiles is the order the files are read in: the order of the rules.
-var lexiconFiles = []string{"override", "conceal", "coercion", "priority", "shadowing", "send", "sensitive", "sidechannel", "payload", "encoded", "hidden", "secret", "language", "annotation"}
+var lexiconFiles = []string{"override", "conceal", "coercion", "priority", "trigger", "shadowing", "send", "sensitive", "sidechannel", "payload", "encoded", "hidden", "secret", "language", "annotation"}
 
 func parseLexicons(fsys fs.FS) (lexiconSet, error) {
 	set := lexiconSet{byName: map[string][]*lexEntry{}}

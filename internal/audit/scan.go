@@ -98,6 +98,7 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 		out = append(out, sensitiveFilesOf(fl.text, v, f, &fl)...)
 		out = append(out, otherTools(fl, own, f)...)
 		out = append(out, encodedRules(fl.text, f)...)
+		out = append(out, triggerRules(fl.text, v, f)...)
 		out = append(out, defaultDestination(fl, f)...)
 	}
 	for _, sec := range redact.FindSecrets(fl.text) {

@@ -1,0 +1,47 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/lazy"
+)
+
+// triggerRules find an order that takes effect only after a date, a
+// number of uses, at a time of day or on a day of the week, the trigger
+// leading its sentence: text that reads one way when it is reviewed and
+// another when the trigger has passed. The finding names the trigger; beside another finding of the
+// item's it is high (combine).
+func triggerRules(text string, v view, f finder) []Finding {
+	ms := triggerRe.Get().FindAllStringIndex(v.text, 4)
+	if len(ms) == 0 {
+		return nil
+	}
+	var out []Finding
+	for _, ss := range sentences(v.text) {
+		for _, m := range ms {
+			if m[0] < ss.start || m[1] > ss.end || !leads(v.text[ss.start:m[0]]) {
+				continue
+			}
+			s := newSent(ss)
+			ordered := s.ordered() || s.has(cMove) || s.has(cAlter) || s.has(cAlso)
+			s.release()
+			if !ordered {
+				break
+			}
+			a, b := v.span(text, ss.start, ss.end)
+			out = append(out, f(RuleTrigger, Medium, fmt.Sprintf("gives an order that takes effect only %s", v.text[m[0]:m[1]]), a, b))
+			break
+		}
+	}
+	return out
+}
+
+// leads reports the words before a trigger in its sentence as few enough
+// that the trigger governs the sentence: none, or a connective or a label
+// ("But", "Note:", "Important -", "1.").
+func leads(before string) bool {
+	return len(strings.Fields(before)) <= 2 && !strings.ContainsAny(before, ",;")
+}
+
+var triggerRe = &lazy.Regexp{From: func() string { return lexPattern("trigger") }}
