@@ -165,6 +165,7 @@ func auditOne(s *auditee) []Finding {
 	fields, unread := fieldsOf(s)
 	found = append(found, combinations(s, fields)...)
 	s.keep(fields)
+	found = append(found, serverWhole(s, fields)...)
 	return combine(wholeOnly(append(append(found, unread...), scanFields(s.Name, fields, s.own)...)))
 }
 
@@ -175,20 +176,22 @@ func auditOne(s *auditee) []Finding {
 var wholeRules = []string{RuleOverride, RuleConceal, RuleSendElsewhere, RuleSensitiveFile, RuleShadowing, RuleCoercion, RulePriority}
 
 // wholeOnly keeps a finding of an item's whole text (wholePrefix) only by
-// wholeRules, and where no one field of the item was found so by the same
+// wholeRules, one of the server's (serverWholePrefix) by those and the
+// side channels its sentences give, and where no one field of the item was found so by the same
 // rule, at that severity or above: what a part says alone is said at the
 // part.
 func wholeOnly(found []Finding) []Finding {
 	type key struct{ kind, name, rule string }
 	best := map[key]Severity{}
 	for _, f := range found {
-		if k := (key{f.Kind, f.Name, f.Rule}); !strings.HasPrefix(f.Field, wholePrefix) {
+		if k := (key{f.Kind, f.Name, f.Rule}); !strings.HasPrefix(f.Field, wholePrefix) && !strings.HasPrefix(f.Field, serverWholePrefix) {
 			best[k] = max(best[k], f.Severity)
 		}
 	}
 	return slices.DeleteFunc(found, func(f Finding) bool {
 		s, ok := best[key{f.Kind, f.Name, f.Rule}]
-		return strings.HasPrefix(f.Field, wholePrefix) && (!slices.Contains(wholeRules, f.Rule) || ok && s >= f.Severity)
+		whole, server := strings.HasPrefix(f.Field, wholePrefix), strings.HasPrefix(f.Field, serverWholePrefix)
+		return (whole || server) && (!slices.Contains(wholeRules, f.Rule) && !(server && f.Rule == RuleSideChannel) || ok && s >= f.Severity)
 	})
 }
 
