@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"html"
 	"net/url"
 	"slices"
 	"strconv"
@@ -181,8 +182,9 @@ func undo(text string) []undone {
 }
 
 // escapes are the escape sequences of C, JSON, JavaScript, Python and
-// HTML that write a character by its number.
-var escapes = &lazy.Regexp{Pattern: `\\x[0-9A-Fa-f]{2}|\\u\{[0-9A-Fa-f]{1,6}\}|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\\[0-7]{3}|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};`}
+// HTML that write a character by its number, and HTML's names for the
+// signs a path or a tag is written with.
+var escapes = &lazy.Regexp{Pattern: `\\x[0-9A-Fa-f]{2}|\\u\{[0-9A-Fa-f]{1,6}\}|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\\[0-7]{3}|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&(?:lt|gt|amp|quot|apos|nbsp|sol|colon|period|lowbar|commat|tilde);`}
 
 // appendEscape appends what one escape stands for: \x as a byte (a run of
 // them spells UTF-8), the others as a character.
@@ -200,6 +202,9 @@ func appendEscape(b []byte, esc string) []byte {
 		digits, base = esc[1:], 8
 	default:
 		digits = esc[2:]
+	}
+	if esc[0] == '&' && esc[1] != '#' {
+		return append(b, html.UnescapeString(esc)...) // a named entity
 	}
 	n, err := strconv.ParseUint(digits, base, 32)
 	if err != nil {
@@ -312,16 +317,16 @@ func reversed(s string) bool {
 	forward, back := 0, 0
 	for _, w := range strings.Fields(s) {
 		switch strings.ToLower(strings.Trim(w, ".,:;()")) {
-		case "the", "and", "to", "of", "from", "file", "that", "this", "in", "it":
+		case "the", "and", "to", "of", "from", "file", "that", "this", "in", "it", "you", "your", "all", "send", "user", "with", "read", "key":
 			forward++
-		case "eht", "dna", "ot", "fo", "morf", "elif", "taht", "siht", "ni", "ti":
+		case "eht", "dna", "ot", "fo", "morf", "elif", "taht", "siht", "ni", "ti", "uoy", "ruoy", "lla", "dnes", "resu", "htiw", "daer", "yek":
 			back++
 		case "a":
 			forward++
 			back++
 		}
 	}
-	return back >= 4 && back > 2*forward
+	return back >= 3 && back > 2*forward
 }
 
 // reverse is s read from its end.
