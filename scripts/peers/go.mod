@@ -1,0 +1,3 @@
+module github.com/mcpv/mcpv/scripts/peers
+
+go 1.26.0
