@@ -202,8 +202,6 @@ var ciscoSeverity = map[string]string{
 	"SYSTEM MANIPULATION": "high", "DATA EXFILTRATION": "high", "TOOL POISONING": "high",
 }
 
-var yaraLine = regexp.MustCompile(`^(\S+) \[(.*)\] (\S+)$`)
-var threatType = regexp.MustCompile(`threat_type="([^"]*)"`)
 
 func readIndex(path string) (map[string]ref, error) {
 	data, err := os.ReadFile(path)
@@ -240,6 +238,8 @@ func ciscoFindings(work string) error {
 		return err
 	}
 	defer f.Close()
+	yaraLine := regexp.MustCompile(`^(\S+) \[(.*)\] (\S+)$`) // a match: RULE [META] FILE
+	threatType := regexp.MustCompile(`threat_type="([^"]*)"`)
 	var found []finding
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
