@@ -202,7 +202,6 @@ var ciscoSeverity = map[string]string{
 	"SYSTEM MANIPULATION": "high", "DATA EXFILTRATION": "high", "TOOL POISONING": "high",
 }
 
-
 func readIndex(path string) (map[string]ref, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
