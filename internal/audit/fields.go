@@ -41,6 +41,9 @@ type field struct {
 	about string
 	// params are the names of the item's parameters.
 	params []string
+	// takes is what the item's parameters say they take: their names and
+	// descriptions, in lower case (4 KiB at most).
+	takes string
 	// flag: the text is of a schema that carries no text (a boolean, a
 	// number, a choice among listed values)
 	flag bool
@@ -71,13 +74,14 @@ func fieldsOf(s *auditee) ([]field, []Finding) {
 	server := strings.ToLower(s.Name + " " + s.InfoName())
 	purpose, about, aboutBut := server, "", ""
 	var params []string
+	var takes string
 	addFlag := func(kind, name, path, text string, r role, flag bool) {
 		if text != "" {
 			a := about
 			if path == "title" {
 				a = aboutBut // a title is not read as what agrees with itself
 			}
-			out = append(out, field{kind: kind, name: name, path: path, text: text, role: r, purpose: purpose, about: a, params: params, server: server, flag: flag})
+			out = append(out, field{kind: kind, name: name, path: path, text: text, role: r, purpose: purpose, about: a, params: params, takes: takes, server: server, flag: flag})
 		}
 	}
 	add := func(kind, name, path, text string, r role) { addFlag(kind, name, path, text, r, false) }
@@ -104,9 +108,10 @@ func fieldsOf(s *auditee) ([]field, []Finding) {
 			purpose = strings.ToLower(server + " " + title)
 			about = strings.ToLower(name + " " + stringOf(m["title"]) + " " + firstSentence(stringOf(m["description"])))
 			aboutBut = strings.ToLower(name + " " + firstSentence(stringOf(m["description"])))
-			params = nil
+			params, takes = nil, ""
 			if props, ok := nested(m, "inputSchema", "properties").(map[string]any); ok {
 				params = sortedKeys(props)
+				takes = takenBy(props, params)
 			}
 			n := 0
 			itemFields(m, func(path, text string, r role, flag bool) { addFlag(l.kind, name, path, text, r, flag) }, &n)
@@ -123,6 +128,19 @@ func fieldsOf(s *auditee) ([]field, []Finding) {
 		}
 	}
 	return out, unread
+}
+
+// takenBy is what parameters say they take: their names and
+// descriptions, in lower case, 4 KiB at most.
+func takenBy(props map[string]any, names []string) string {
+	var b strings.Builder
+	for _, n := range names {
+		if b.Len() >= 4<<10 {
+			break
+		}
+		b.WriteString(strings.ToLower(n) + " " + strings.ToLower(clip(stringOf(nested(props, n, "description")), 400)) + "\n")
+	}
+	return b.String()
 }
 
 // firstSentence is what a description says first: what the item is, in

@@ -278,6 +278,12 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	if !dest && (aligned(s.text[held.start:held.end], c.fl.purpose) || kind != cStore && aligned(s.text[held.start:held.end], c.fl.about)) {
 		return "", "", 0, false
 	}
+	if !dest && kind == cPrivateNoun && alignedAny(s.text[held.start:held.end], c.fl.takes) {
+		// a private thing a parameter of the tool's own says it takes is
+		// the tool's input: a forecast's coordinates, which location_name
+		// says it is used instead of
+		return "", "", 0, false
+	}
 	if dest {
 		return RuleSendElsewhere, "has the model send what it holds (the conversation, secrets, the user's private things) elsewhere", sev, true
 	}
