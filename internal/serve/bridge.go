@@ -202,7 +202,7 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 	// while its client is asked.
 	cctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
-	r := relayed{b: b}
+	r := relayed{b: b, method: method}
 	fwd, release := u.swap(params, r, true)
 	cctx = u.relaying(cctx, r)
 	u.fly(&r, true)

@@ -154,7 +154,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	if rerr != nil {
 		return nil, rerr
 	}
-	r := relayed{c: c, id: id, level: meta.level}
+	r := relayed{c: c, id: id, method: method, level: meta.level}
 	up.fly(&r, true)
 	defer up.fly(&r, false)
 	fwd, release := up.swap(params, r, !st.Modern)
