@@ -26,6 +26,7 @@ package serve
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -138,6 +139,7 @@ func (s *Server) Start(ctx context.Context) error {
 		s.Secrets = redact.NewScrubber(nil)
 	}
 	s.bridges.srv, s.bridges.parked = s, map[string]*bridge{}
+	rand.Read(s.bridges.key[:])
 	if s.Pin != nil {
 		g, err := newPinGate(s.Pin, s.Log)
 		if err != nil {
