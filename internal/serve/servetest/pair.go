@@ -20,7 +20,7 @@ import (
 // took it.
 func PairServer(t testing.TB, n int) string {
 	t.Helper()
-	var mu sync.Mutex
+	var mu sync.Mutex // guards in
 	in, all := 0, make(chan struct{})
 	hello := func(ctx context.Context, ss *sdk.ServerSession) (string, error) {
 		mu.Lock()
