@@ -116,10 +116,13 @@ type HTTPTransport struct {
 	// lastLarge: the message Read returned last holds large, which the
 	// next Read frees. Read's goroutine alone uses it.
 	lastLarge bool
-	failed    chan struct{} // closed on a fatal error (fatal is set first)
-	fatal     error
-	streams   sync.WaitGroup // goroutines reading POST answers and the GET stream
-	free      chan func()    // a POST answer reader waiting for the next exchange takes it (goRequest)
+	// lastRelated: the request on whose answer the message Read returned
+	// last came (relatedTo). Read's goroutine alone uses it.
+	lastRelated json.RawMessage
+	failed      chan struct{} // closed on a fatal error (fatal is set first)
+	fatal       error
+	streams     sync.WaitGroup // goroutines reading POST answers and the GET stream
+	free        chan func()    // a POST answer reader waiting for the next exchange takes it (goRequest)
 	// postIdle is how long a POST answer reader waits for the next
 	// exchange before it ends (goRequest): defaultPostIdle, or a test's.
 	postIdle time.Duration
@@ -155,9 +158,10 @@ type HTTPTransport struct {
 }
 
 type inbound struct {
-	data  []byte
-	err   error
-	large bool // data holds the transport's large gate
+	data    []byte
+	err     error
+	large   bool            // data holds the transport's large gate
+	related json.RawMessage // the id of the request on whose answer stream it came
 }
 
 // RequestError is a failure that belongs to one request: the session ends
@@ -234,9 +238,11 @@ func (t *HTTPTransport) Read() ([]byte, error) {
 			return nil, t.fatal
 		}
 	}
-	t.lastLarge = in.large
+	t.lastLarge, t.lastRelated = in.large, in.related
 	return in.data, in.err
 }
+
+func (t *HTTPTransport) relatedTo() json.RawMessage { return t.lastRelated }
 
 // push hands a message (or a request's error) to Read; it gives up when the
 // transport is closing.

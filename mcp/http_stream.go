@@ -139,7 +139,16 @@ func (t *HTTPTransport) pumpAs(ctx context.Context, r *sseReader, id, as json.Ra
 			// it does, and its end must not cut the rest of the stream.
 			detach(ctx)
 		}
-		t.push(inbound{data: data, large: r.take()})
+		in := inbound{data: data, large: r.take()}
+		if !response && id != nil {
+			// A server's message on a request's stream relates to it
+			// (WithCaller): under the session's id.
+			in.related = id
+			if as != nil {
+				in.related = as
+			}
+		}
+		t.push(in)
 		if response {
 			return true, true, nil
 		}

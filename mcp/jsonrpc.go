@@ -36,6 +36,9 @@ type message struct {
 	Error  *RPCError
 	local  error  // a transport failure that belongs to this request (*RequestError)
 	notes  uint64 // for a response: how many notifications the reader had queued before it
+	// related, for a server request, is the id of mcpv's request on
+	// whose answer it came (relatedReader); nil when unknown.
+	related json.RawMessage
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && m.ID != nil }

@@ -174,6 +174,7 @@ type Session struct {
 
 	mu       sync.Mutex                         // guards the fields below
 	pending  map[int64]chan message             // our requests awaiting a response, by id
+	callers  map[int64]any                      // the Caller of each pending request sent WithCaller
 	incoming map[string]context.CancelCauseFunc // server requests being handled, by raw id
 	progress map[string]func()                  // progress watchers, by raw progress token
 	err      error                              // why the reader stopped; set once
@@ -253,6 +254,12 @@ func (s *Session) begin(ctx context.Context, method string, params json.RawMessa
 		return nil, &methodError{method, err}
 	}
 	s.pending[n] = ch
+	if v := ctx.Value(callerKey{}); v != nil {
+		if s.callers == nil {
+			s.callers = map[int64]any{}
+		}
+		s.callers[n] = v
+	}
 	s.mu.Unlock()
 
 	var idText [20]byte
@@ -360,6 +367,7 @@ func (s *Session) forget(id int64) bool {
 		return false
 	}
 	delete(s.pending, id)
+	delete(s.callers, id)
 	return true
 }
 
@@ -540,7 +548,12 @@ func (s *Session) read() {
 			s.undecodable(data, err, &junk)
 			continue
 		}
+		var related json.RawMessage
+		if rr, ok := s.t.(relatedReader); ok {
+			related = rr.relatedTo()
+		}
 		for i := range msgs {
+			msgs[i].related = related
 			s.route(msgs[i])
 		}
 		clear(msgs)
@@ -738,6 +751,7 @@ func (s *Session) route(m message) {
 		s.mu.Lock()
 		ch, ok := s.pending[n]
 		delete(s.pending, n)
+		delete(s.callers, n)
 		s.mu.Unlock()
 		if ok {
 			m.notes = s.notes.count()
@@ -746,6 +760,29 @@ func (s *Session) route(m message) {
 		// Responses to unknown or cancelled ids are ignored.
 	}
 }
+
+// callerKey marks a request's context with its caller (WithCaller).
+type callerKey struct{}
+
+// WithCaller marks ctx with v, whom a request sent with it is made for:
+// the handler of a request the server makes of mcpv while it answers that
+// one finds v in its context (Caller), when the server says which request
+// it answers: a modern server's input requests, and what a Streamable
+// HTTP server sends on the request's own stream
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+// Over stdio a server of the initialize era does not say.
+func WithCaller(ctx context.Context, v any) context.Context {
+	return context.WithValue(ctx, callerKey{}, v)
+}
+
+// Caller is the v of WithCaller that ctx, a request's or a server
+// request handler's, carries; nil when none.
+func Caller(ctx context.Context) any { return ctx.Value(callerKey{}) }
+
+// relatedReader is a Transport that tells, of the message Read returned
+// last, the id of mcpv's request on whose answer it came (nil: none).
+// Only the session's reader calls it, after Read.
+type relatedReader interface{ relatedTo() json.RawMessage }
 
 // serve answers one server request: a ping at once, anything else on a
 // goroutine of its own, which ends when the handler returns; the handler's
@@ -767,6 +804,9 @@ func (s *Session) serve(m message) {
 	slot := &resultMembers{}
 	ctx, cancel := context.WithCancelCause(context.WithValue(context.WithValue(s.base, incomingKey{}, m.ID), resultMembersKey{}, slot))
 	s.mu.Lock()
+	if n, ok := ourID(m.related); ok && s.callers[n] != nil {
+		ctx = context.WithValue(ctx, callerKey{}, s.callers[n])
+	}
 	closing := s.closing && !s.opts.LeaveQuestions
 	if !closing {
 		s.incoming[key] = cancel

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -358,4 +359,30 @@ func TestGatewayServerListChanged(t *testing.T) {
 	if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != "files__t files__t2 other__add other__echo" {
 		t.Errorf("tools after: %s", got)
 	}
+}
+
+// TestGatewayPromptQuestionsReachTheirCallers: a server's prompt that asks
+// its client's name, got by two clients of the endpoint at once (one on
+// stdio, one over HTTP): each question reaches the client whose prompts/get
+// caused it, though both are in flight at the server.
+func TestGatewayPromptQuestionsReachTheirCallers(t *testing.T) {
+	t.Parallel()
+	g, _ := startGateway(t,
+		testMember{name: "m", settings: servetest.Settings(servetest.PairServer(t, 2), "legacy", nil)},
+		testMember{name: "demo", settings: servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil)})
+	_, u := gatewayHTTP(t, g, nil)
+	stdio, _ := servetest.StdioClient(t, g.Server(), "legacy")
+	web, _ := servetest.HTTPClient(t, u, "legacy", "http")
+	var wg sync.WaitGroup
+	for who, c := range map[string]*mcp.Client{"stdio": stdio, "http": web} {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := c.Call(ctx, "prompts/get", json.RawMessage(`{"name":"m__pair"}`))
+			if err != nil || !strings.Contains(string(res), `"hello `+who+`"`) {
+				t.Errorf("%s's prompt: %s %v, want the answer of %s alone", who, res, err, who)
+			}
+		})
+	}
+	wg.Wait()
 }

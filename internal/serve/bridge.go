@@ -12,9 +12,13 @@ package serve
 // asked. When the server asks, the client's request is answered
 // input_required, with the questions asked so far (those within
 // gatherWait of one another go together) and a requestState that names
-// the parked call: random, unguessable, good once. The client's retry brings it back
-// with its answers, which go to the server, and waits on the call again.
-// A retry that leaves a question unanswered is asked it again.
+// the parked call: random, unguessable, signed for the request it was
+// made for. The client's retry brings it back with its answers, which go
+// to the server, and waits on the call again; answers to keys never asked
+// are ignored, and a retry that leaves a question unanswered is asked it
+// again. The call is taken back once: a retry with a state whose call has
+// gone (taken by another retry, or given up) starts the request again, as
+// a server of that era would run it again, and the server asks afresh.
 //
 // Bounds: a call parked longer than InputWait is given up (its questions
 // answered with an error, the call cancelled upstream); past MaxParked
@@ -23,14 +27,16 @@ package serve
 // request did not declare is answered with an error.
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,18 +59,35 @@ const DefaultMaxParked = 256
 // one input_required carries them all.
 const gatherWait = 20 * time.Millisecond
 
-// statePrefix starts every requestState serve makes; a retry with one no
-// parked call holds is refused (expired, used, or made up), and one
-// without it is the server's own, passed on.
+// statePrefix starts every requestState serve makes; a retry with one
+// serve did not sign for that request is refused (made up, or another
+// request's), and one without it is the server's own, passed on.
 const statePrefix = "mcpv-serve."
 
 // bridges are the parked calls, by requestState.
 type bridges struct {
 	srv *Server
 
+	key    [32]byte   // signs the states, from Start
 	mu     sync.Mutex // guards parked and closed
 	parked map[string]*bridge
 	closed bool
+}
+
+// state is the requestState of nonce for req (requestOf): the nonce and
+// its signature.
+func (bs *bridges) state(nonce, req []byte) string {
+	m := hmac.New(sha256.New, bs.key[:])
+	m.Write(nonce)
+	m.Write(req)
+	return statePrefix + hex.EncodeToString(nonce) + "." + hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// made reports whether serve made state for req.
+func (bs *bridges) made(state string, req []byte) bool {
+	nonce, _, _ := strings.Cut(strings.TrimPrefix(state, statePrefix), ".")
+	raw, err := hex.DecodeString(nonce)
+	return err == nil && hmac.Equal([]byte(bs.state(raw, req)), []byte(state))
 }
 
 // park files b under a new state; false when maxParked are parked, or
@@ -72,7 +95,7 @@ type bridges struct {
 func (bs *bridges) park(b *bridge) (string, bool) {
 	var raw [16]byte
 	rand.Read(raw[:])
-	state := statePrefix + hex.EncodeToString(raw[:])
+	state := bs.state(raw[:], b.req)
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	if bs.closed || len(bs.parked) >= bs.srv.maxParked() {
@@ -82,8 +105,8 @@ func (bs *bridges) park(b *bridge) (string, bool) {
 	return state, true
 }
 
-// take unfiles the call parked under state, if there is one: a state is
-// good once.
+// take unfiles the call parked under state, if there is one: its call is
+// taken back once.
 func (bs *bridges) take(state string) *bridge {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
@@ -123,8 +146,7 @@ func (s *Server) maxParked() int { return cmp.Or(max(s.MaxParked, 0), DefaultMax
 type bridge struct {
 	up     *upstream
 	method string
-	target json.RawMessage // params.name or params.uri, as the first request gave it
-	args   json.RawMessage // params.arguments, likewise
+	req    []byte // requestOf the request that started it
 
 	cancel context.CancelFunc // ends the call upstream
 	done   chan struct{}      // closed when the call has returned
@@ -158,30 +180,31 @@ type answer struct {
 
 // stateOf is a request's requestState when it is one of serve's own.
 func stateOf(params json.RawMessage) (string, bool) {
-	var state string
-	if v := rawjson.Member(params, "requestState"); v != nil {
-		rawjson.DecodeLoose(v, &state)
-	}
+	state, _ := rawjson.String(rawjson.Member(params, "requestState"))
 	return state, strings.HasPrefix(state, statePrefix)
 }
 
 // resume serves the retry of a parked call (its requestState is serve's):
-// the answers it brings go to the server, and it waits on the call.
-func (s *Server) resume(ctx context.Context, c *client, method string, params json.RawMessage, meta modernMeta, state string) (json.RawMessage, error) {
-	b := s.bridges.take(state)
-	if b == nil {
-		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: no call waits under it (it expired, was used, or was not made here)"}
-	}
-	if !b.same(method, params) {
-		// Good once: a retry of another call with this state gets
-		// nothing of the call, which is given up.
+// the answers it brings go to the server, and it waits on the call; gone
+// when serve made the state for this request, and its call has gone.
+func (s *Server) resume(ctx context.Context, c *client, method string, params json.RawMessage, meta modernMeta, state string) (_ json.RawMessage, gone bool, _ error) {
+	b, req := s.bridges.take(state), requestOf(method, params)
+	switch {
+	case b == nil && s.bridges.made(state, req):
+		return nil, true, nil
+	case b == nil:
+		return nil, false, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: not made here for this request"}
+	case !bytes.Equal(b.req, req):
+		// A retry of another call with this state gets nothing of the
+		// call, which is given up.
 		b.abandon("its requestState came back with another request")
-		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: it was made for another request"}
+		return nil, false, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: it was made for another request"}
 	}
 	w := waiterOf(ctx, c, params, meta)
 	b.unpark(meta, w) // before the answers go: what the server says next is w's
 	b.answerFrom(rawjson.Member(params, "inputResponses"))
-	return b.await(ctx, w)
+	res, err := b.await(ctx, w)
+	return res, false, err
 }
 
 // waiterOf is a modern client's request waiting on a call: where the
@@ -197,12 +220,12 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 	// log messages the server sends at once are its.
 	w := waiterOf(ctx, c, params, meta)
 	b := &bridge{up: u, method: method, done: make(chan struct{}), asked: make(chan struct{}, 1),
-		caps: meta.caps, waiter: w, target: targetOf(method, params), args: rawjson.Member(params, "arguments")}
+		caps: meta.caps, waiter: w, req: requestOf(method, params)}
 	// The call outlives the request that starts it: it waits upstream
 	// while its client is asked.
 	cctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
-	r := relayed{b: b}
+	r := relayed{b: b, method: method}
 	fwd, release := u.swap(params, r, true)
 	cctx = u.relaying(cctx, r)
 	u.fly(&r, true)
@@ -221,33 +244,22 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 	return b.await(ctx, w)
 }
 
-// same reports whether a retry is the request the call was made for: the
-// same method, tool, prompt or resource, and arguments.
-func (b *bridge) same(method string, params json.RawMessage) bool {
-	return method == b.method && jsonEqual(targetOf(method, params), b.target) &&
-		jsonEqual(rawjson.Member(params, "arguments"), b.args)
-}
-
-// targetOf is what a call names: its params.uri for resources/read, else
-// its params.name.
-func targetOf(method string, params json.RawMessage) json.RawMessage {
+// requestOf is what a requestState is made for: a digest of the method,
+// what it names (params.uri for resources/read, else params.name) and its
+// arguments, as values (a retry may write them with other spacing or key
+// order).
+func requestOf(method string, params json.RawMessage) []byte {
+	h := sha256.New()
+	target := "name"
 	if method == "resources/read" {
-		return rawjson.Member(params, "uri")
+		target = "uri"
 	}
-	return rawjson.Member(params, "name")
-}
-
-// jsonEqual compares two JSON values as values (the retry may be written
-// with other spacing or key order).
-func jsonEqual(a, b json.RawMessage) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
+	for _, v := range []json.RawMessage{rawjson.Member(params, target), rawjson.Member(params, "arguments")} {
+		var x any
+		json.Unmarshal(v, &x)
+		h.Write(append(rawjson.Marshal(x), 0))
 	}
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
+	return h.Sum([]byte(method))
 }
 
 // await waits on the call for w: its result, or questions for w's client,

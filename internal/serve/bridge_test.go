@@ -101,8 +101,9 @@ const elicitCaps = `{"elicitation":{}}`
 
 // TestBridgeUnansweredIsBounded: a modern client that never sends its
 // request again after input_required does not hold the server's question
-// for ever: past InputWait it is answered with an error, and the state is
-// no good any more.
+// for ever: past InputWait it is answered with an error; the client that
+// comes back later with the state starts the call again, and is asked
+// afresh.
 func TestBridgeUnansweredIsBounded(t *testing.T) {
 	t.Parallel()
 	url, events := askingServer(t)
@@ -118,9 +119,9 @@ func TestBridgeUnansweredIsBounded(t *testing.T) {
 	if e := next(t, events); !strings.Contains(e, "the client did not send its answers within 100ms") {
 		t.Fatalf("the server's question: %s, want it refused once InputWait passed", e)
 	}
-	resp, body := servetest.PostModern(t, u, modernCall(2, "ask", elicitCaps, `,"requestState":"`+state+`","inputResponses":{"`+key+`":{"action":"accept","content":{"name":"late"}}}`), nil)
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `-32602`) || !strings.Contains(body, "expired") {
-		t.Errorf("a retry past the bound: %d %s, want 400 and -32602", resp.StatusCode, body)
+	_, body = servetest.PostModern(t, u, modernCall(2, "ask", elicitCaps, `,"requestState":"`+state+`","inputResponses":{"`+key+`":{"action":"accept","content":{"name":"late"}}}`), nil)
+	if again, _ := inputRequired(t, body); again == state {
+		t.Errorf("a retry past the bound: %s, want the call started again under a new state", body)
 	}
 }
 
@@ -152,10 +153,12 @@ func TestBridgeClientHangsUp(t *testing.T) {
 	}
 }
 
-// TestBridgeStateRules: a requestState is good once, for the request it
-// was made for: made up, tampered with or used again it is refused
-// (-32602), and one that comes back with other arguments is refused and
-// gives its call up.
+// TestBridgeStateRules: a requestState is for the request it was made
+// for: made up or tampered with it is refused (-32602), one that comes
+// back with other arguments is refused and gives its call up; its call is
+// taken back once, and the state used again starts the request again (the
+// answers it brings, to the call gone, taken by none), and is refused for
+// another request.
 func TestBridgeStateRules(t *testing.T) {
 	t.Parallel()
 	url, events := askingServer(t)
@@ -178,8 +181,13 @@ func TestBridgeStateRules(t *testing.T) {
 	if e := next(t, events); e != "ask: answered accept" {
 		t.Fatalf("event %q", e)
 	}
-	if status, body := retry(4, "ask", state, key); status != http.StatusBadRequest || !strings.Contains(body, "-32602") {
-		t.Errorf("a state used twice: %d %s, want 400 -32602", status, body)
+	if _, body := retry(4, "ask", state, key); strings.Contains(body, "hello") {
+		t.Errorf("a state used twice: %s, want the request asked afresh", body)
+	} else if again, _ := inputRequired(t, body); again == state {
+		t.Errorf("a state used twice: %s, want a new state", body)
+	}
+	if status, body := retry(7, "slow", state, key); status != http.StatusBadRequest || !strings.Contains(body, "not made here for this request") {
+		t.Errorf("a used state back with another tool: %d %s, want 400 -32602", status, body)
 	}
 
 	_, body = servetest.PostModern(t, u, modernCall(5, "ask", elicitCaps, ""), nil)
@@ -189,6 +197,39 @@ func TestBridgeStateRules(t *testing.T) {
 	}
 	if e := next(t, events); !strings.Contains(e, "came back with another request") {
 		t.Errorf("event %q, want the call given up", e)
+	}
+}
+
+// TestBridgeRetryMissingOrExtra: a retry without the answer asked for is
+// asked it again, under a new state, and answers to keys never asked are
+// ignored (modern.input-missing and modern.input-extra of mcpv check:
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#error-handling),
+// whether the state's call waits or has gone.
+func TestBridgeRetryMissingOrExtra(t *testing.T) {
+	t.Parallel()
+	url, events := askingServer(t)
+	srv := startServer(t, servetest.Settings(url, "legacy", nil), nil, false)
+	u := serveHTTP(t, srv, "")
+	retry := func(id int, state, responses string) string {
+		_, body := servetest.PostModern(t, u, modernCall(id, "ask", elicitCaps, `,"requestState":"`+state+`","inputResponses":`+responses), nil)
+		return body
+	}
+	_, body := servetest.PostModern(t, u, modernCall(1, "ask", elicitCaps, ""), nil)
+	first, key := inputRequired(t, body)
+	second, again := inputRequired(t, retry(2, first, `{}`))
+	if again != key || second == first {
+		t.Fatalf("a retry without its answer: asked %s under %s, want %s again under a new state", again, second, key)
+	}
+	if body := retry(3, second, `{"`+key+`":{"action":"accept","content":{"name":"ada"}},"not-asked":{"action":"decline"}}`); !strings.Contains(body, "hello ada") {
+		t.Errorf("a retry with an answer never asked for beside its own: %s, want the call's result", body)
+	}
+	if e := next(t, events); e != "ask: answered accept" {
+		t.Fatalf("event %q", e)
+	}
+	for i, responses := range []string{`{}`, `{"not-asked":{"action":"decline"}}`} {
+		if state, k := inputRequired(t, retry(4+i, first, responses)); state == first || k != key {
+			t.Errorf("a retry with %s under a state whose call has gone: asked %s under %s, want the request asked afresh", responses, k, state)
+		}
 	}
 }
 

@@ -190,7 +190,9 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	id := mcp.IncomingID(ctx)
 	c.track(id, true)
 	defer c.track(id, false)
-	r := relayed{c: c, id: id}
+	r := relayed{c: c, id: id, method: method}
+	up.fly(&r, true)
+	defer up.fly(&r, false)
 	params, release := up.tokens.Swap(params, r)
 	defer release()
 	ctx = up.relaying(ctx, r)

@@ -117,11 +117,15 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		if state, ours := stateOf(params); ours {
 			// The retry of a call parked for input: the guard let it
 			// through the first time, and it is that call again.
-			res, err := c.srv.resume(ctx, c, method, params, meta, state)
+			res, gone, err := c.srv.resume(ctx, c, method, params, meta, state)
 			if err != nil {
 				return nil, err
 			}
-			return c.modernResult(ctx, method, params, res, false), nil
+			if !gone {
+				return c.modernResult(ctx, method, params, res, false), nil
+			}
+			// Its call has gone: the request starts again.
+			params = rawjson.Without(rawjson.Without(params, "requestState"), "inputResponses")
 		}
 	}
 	up, err := c.modernSide(ctx, meta.caps, params)
@@ -154,7 +158,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	if rerr != nil {
 		return nil, rerr
 	}
-	r := relayed{c: c, id: id, level: meta.level}
+	r := relayed{c: c, id: id, method: method, level: meta.level}
 	up.fly(&r, true)
 	defer up.fly(&r, false)
 	fwd, release := up.swap(params, r, !st.Modern)

@@ -69,7 +69,7 @@ func (c *client) noteRecorder() func(string, json.RawMessage) {
 // concerns, as the server's own notifications go. It reports false, and
 // sends nothing, when ctx is no client request's.
 func Tell(ctx context.Context, method string, params json.RawMessage) bool {
-	r, ok := ctx.Value(relayKey{}).(relayed)
+	r, ok := mcp.Caller(ctx).(relayed)
 	u, _ := ctx.Value(upstreamKey{}).(*upstream)
 	if !ok || u == nil {
 		return false
@@ -88,17 +88,17 @@ func Tell(ctx context.Context, method string, params json.RawMessage) bool {
 // request is being served in ctx, the context of an Upstream's Forward or
 // Relay; 0 outside a client's request.
 func ClientOf(ctx context.Context) int64 {
-	if r, ok := ctx.Value(relayKey{}).(relayed); ok && r.c != nil {
+	if r, ok := mcp.Caller(ctx).(relayed); ok && r.c != nil {
 		return r.c.n
 	}
 	return 0
 }
 
 // upstreamKey marks the context of a client's request with the upstream
-// session it goes to (beside relayKey).
+// session it goes to (beside its relayed, mcp.WithCaller).
 type upstreamKey struct{}
 
 // relaying is ctx of the client's request r as it goes to u.
 func (u *upstream) relaying(ctx context.Context, r relayed) context.Context {
-	return context.WithValue(context.WithValue(ctx, relayKey{}, r), upstreamKey{}, u)
+	return context.WithValue(mcp.WithCaller(ctx, r), upstreamKey{}, u)
 }

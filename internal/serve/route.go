@@ -7,7 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -78,26 +80,24 @@ func (u *upstream) recipients(a subscription.Audience, uri string) (to []*relaye
 	case subscription.Everyone:
 		return legacy(func(*client) bool { return true }), nil
 	case subscription.Busy:
-		if r := u.busy(); r != nil {
+		if r := u.busy(""); r != nil {
 			return []*relayed{r}, r.id
 		}
 	}
 	return nil, nil
 }
 
-// busy is the one request in flight, or the one client of the initialize
-// era with requests in flight; nil when there are none, or several. A
-// parked bridged call counts only when nothing else is in flight: what
-// the server says meanwhile is most likely about another request.
-func (u *upstream) busy() *relayed {
+// busy is the request in flight a message of the server's that names none
+// most likely concerns (a log message; a question, of method, the wire
+// does not tie to a request: over stdio, in the initialize era): the one
+// in flight, or one of one legacy client's; for a question, of those whose
+// client can answer it, then of the calls, prompts and reads, which
+// servers ask during. nil when none is, or several clients'. A parked
+// bridged call counts only when nothing else is in flight: what the
+// server says meanwhile is most likely about another request.
+func (u *upstream) busy(method string) *relayed {
 	u.mu.Lock()
-	defer u.mu.Unlock()
 	var active, parked []*relayed
-	for c := range u.clients {
-		if !c.isModern() && c.busy() {
-			active = append(active, &relayed{c: c, id: c.latest()})
-		}
-	}
 	for r := range u.flights {
 		if r.b != nil && r.b.waiterNow() == nil {
 			parked = append(parked, r)
@@ -105,13 +105,35 @@ func (u *upstream) busy() *relayed {
 			active = append(active, r)
 		}
 	}
-	switch {
-	case len(active) == 1:
-		return active[0]
-	case len(active) == 0 && len(parked) == 1:
+	u.mu.Unlock()
+	if len(active) == 0 && len(parked) == 1 {
 		return parked[0]
 	}
+	for i := 0; method != "" && i < 2; i++ {
+		kept := slices.DeleteFunc(slices.Clone(active), func(r *relayed) bool { return !r.answers(method) || i == 1 && !inputMethods[r.method] })
+		if len(kept) > 0 {
+			active = kept
+		}
+	}
+	if len(active) == 1 || len(active) > 1 && !slices.ContainsFunc(active, func(r *relayed) bool {
+		return r.b != nil || r.c != active[0].c || r.c.isModern()
+	}) {
+		return active[0]
+	}
 	return nil
+}
+
+// answers reports whether r's client declared the capability a server
+// request of method needs (a bridged call's request, in its _meta).
+func (r *relayed) answers(method string) bool {
+	if r.b != nil {
+		r.b.mu.Lock()
+		defer r.b.mu.Unlock()
+		return rawjson.Member(r.b.caps, capability[method]) != nil
+	}
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	return !r.c.modern && r.c.caps[capability[method]] != nil
 }
 
 // clientsWhere are the clients served that keep.
@@ -185,16 +207,18 @@ func (r *relayed) ask(ctx context.Context, method string, params json.RawMessage
 }
 
 // route hands a server request to the client it belongs to: the client
-// whose request the server is fulfilling (a modern server's input
-// request), else the one request in flight, else the only client. A
-// request no client can take is refused, never put to another client.
+// whose request the server is fulfilling, when the wire says which (a
+// modern server's input request; a Streamable HTTP server's request on
+// that request's stream: mcp.WithCaller), else the request in flight it
+// most likely belongs to (busy), else the only client. A request no
+// client can take is refused, never put to another client.
 func (u *upstream) route(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, bool, error) {
 	switch method {
 	case "roots/list", "sampling/createMessage", "elicitation/create":
 	default:
 		return nil, true, mcp.MethodNotFound(method)
 	}
-	r := u.pick(ctx)
+	r := u.pick(ctx, method)
 	if owner, ok := u.taskOwner(method, params); ok {
 		// A question about a task is its client's, whoever is busy.
 		r, params = owner, u.renameRelated(params)
@@ -207,11 +231,11 @@ func (u *upstream) route(ctx context.Context, method string, params json.RawMess
 	return res, true, err
 }
 
-func (u *upstream) pick(ctx context.Context) *relayed {
-	if r, ok := ctx.Value(relayKey{}).(relayed); ok {
+func (u *upstream) pick(ctx context.Context, method string) *relayed {
+	if r, ok := mcp.Caller(ctx).(relayed); ok {
 		return &r
 	}
-	if r := u.busy(); r != nil {
+	if r := u.busy(method); r != nil {
 		return r
 	}
 	u.mu.Lock()
@@ -224,7 +248,7 @@ func (u *upstream) pick(ctx context.Context) *relayed {
 	return nil
 }
 
-// fly notes a modern client's request in flight (on) or done.
+// fly notes a client's request in flight (on) or done.
 func (u *upstream) fly(r *relayed, on bool) { note(u, u.flights, r, on) }
 
 // note adds k to the set m of u's (on) or takes it out, under u.mu.
@@ -240,10 +264,8 @@ func note[K comparable](u *upstream, m map[K]bool, k K, on bool) {
 
 // attach notes a client served; it holds the session.
 func (u *upstream) attach(c *client) {
-	u.mu.Lock()
-	u.clients[c] = true
-	u.holds++
-	u.mu.Unlock()
+	note(u, u.clients, c, true)
+	u.hold()
 }
 
 // hold notes one more user of the session (a bridged call, which may

@@ -26,6 +26,7 @@ package serve
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -138,6 +139,7 @@ func (s *Server) Start(ctx context.Context) error {
 		s.Secrets = redact.NewScrubber(nil)
 	}
 	s.bridges.srv, s.bridges.parked = s, map[string]*bridge{}
+	rand.Read(s.bridges.key[:])
 	if s.Pin != nil {
 		g, err := newPinGate(s.Pin, s.Log)
 		if err != nil {
@@ -368,7 +370,7 @@ type upstream struct {
 
 	mu        sync.Mutex         // guards the fields below
 	clients   map[*client]bool   // the clients it serves
-	flights   map[*relayed]bool  // modern clients' requests in flight (bridged calls among them)
+	flights   map[*relayed]bool  // clients' requests in flight (bridged calls among them)
 	listeners map[*listener]bool // the subscriptions/listen open
 	holds     int                // clients and calls that use it
 
@@ -386,11 +388,12 @@ type upstream struct {
 // server's other messages about it go, and who answers its questions.
 // A bridged call's (b) go to the request that waits on it now.
 type relayed struct {
-	c     *client
-	id    json.RawMessage // the client's request id
-	level string          // a modern request's logLevel
-	token json.RawMessage // a modern request's progress token (a bridged call's waiter)
-	b     *bridge
+	c      *client
+	id     json.RawMessage // the client's request id
+	method string
+	level  string          // a modern request's logLevel
+	token  json.RawMessage // a modern request's progress token (a bridged call's waiter)
+	b      *bridge
 }
 
 // open opens an upstream session with open (Open, or OpenModern)
@@ -472,9 +475,6 @@ func declarable(caps json.RawMessage) json.RawMessage {
 	})
 	return append(out, '}')
 }
-
-// relayKey marks the context of a client's request as it goes upstream.
-type relayKey struct{}
 
 // relatedKey carries the id of the client's request that a message to
 // the client belongs to: over HTTP it goes on that request's stream.
