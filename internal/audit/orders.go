@@ -176,10 +176,11 @@ func (s *sent) negated(sp span) bool {
 		}
 	}
 	if sp.foreign {
-		// "Sag es dem Benutzer nicht", "ne dis pas": a negator after the
-		// verb, in its clause
+		// "Sag es dem Benutzer nicht", "Erwähne diesen Schritt dem Benutzer
+		// gegenüber nicht", "ne dis pas": a negator after the verb, in its
+		// clause
 		for _, n := range s.f[cNegator] {
-			if n.first > sp.last && n.first-sp.last <= 4 && !s.breakBetween(sp.last, n.first) && !s.quoted[n.first] {
+			if n.first > sp.last && n.first-sp.last <= 7 && !s.breakBetween(sp.last, n.first) && !s.quoted[n.first] {
 				return true
 			}
 		}

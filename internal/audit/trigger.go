@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/lazy"
@@ -18,21 +19,29 @@ func triggerRules(text string, v view, f finder) []Finding {
 		return nil
 	}
 	var out []Finding
-	for _, ss := range sentences(v.text) {
-		for _, m := range ms {
-			if m[0] < ss.start || m[1] > ss.end || !leads(v.text[ss.start:m[0]]) {
-				continue
-			}
-			s := newSent(ss)
-			ordered := s.ordered() || s.has(cMove) || s.has(cAlter) || s.has(cAlso)
-			s.release()
-			if !ordered {
-				break
-			}
-			a, b := v.span(text, ss.start, ss.end)
-			out = append(out, f(RuleTrigger, Medium, fmt.Sprintf("gives an order that takes effect only %s", v.text[m[0]:m[1]]), a, b))
-			break
+	all := sentences(v.text)
+	for _, m := range ms {
+		// the sentence the trigger starts in, to the end of the one it ends
+		// in ("Ab dem 1. März 2027 ...": a date's "1." ends no sentence)
+		i := slices.IndexFunc(all, func(ss sentence) bool { return ss.start <= m[0] && m[0] < ss.end })
+		if i < 0 {
+			continue
 		}
+		ss := all[i]
+		for j := i + 1; j < len(all) && ss.end < m[1]; j++ {
+			ss = sentence{ss.start, all[j].end, v.text[ss.start:all[j].end]}
+		}
+		if !leads(v.text[ss.start:m[0]]) {
+			continue
+		}
+		s := newSent(ss)
+		ordered := s.ordered() || s.has(cMove) || s.has(cAlter) || s.has(cAlso)
+		s.release()
+		if !ordered {
+			continue
+		}
+		a, b := v.span(text, ss.start, ss.end)
+		out = append(out, f(RuleTrigger, Medium, fmt.Sprintf("gives an order that takes effect only %s", v.text[m[0]:m[1]]), a, b))
 	}
 	return out
 }
