@@ -225,6 +225,8 @@ func unleet(s string) string {
 				continue
 			}
 			switch {
+			case c == '@' && emailAt(s, i):
+				continue // an address: audit@sync.example
 			case c >= '0' && c <= '9', c == '$', c == '@', c == '|':
 				if !letter(i-1) && !letter(i+1) {
 					continue
@@ -239,6 +241,17 @@ func unleet(s string) string {
 		return s
 	}
 	return string(b)
+}
+
+// emailAt reports an @ at i that joins an address's name to its domain:
+// the word after it goes on to a dot and more letters.
+func emailAt(s string, i int) bool {
+	rest := s[i+1:]
+	if j := strings.IndexAny(rest, " \t\n,;()<>\"'"); j >= 0 {
+		rest = rest[:j]
+	}
+	dot := strings.LastIndexByte(strings.TrimRight(rest, "."), '.')
+	return dot > 0 && dot < len(strings.TrimRight(rest, "."))-1
 }
 
 // span is the original's bytes that the view's bytes [start, end) came from.
@@ -265,7 +278,20 @@ func (v view) span(orig string, start, end int) (int, int) {
 func plain(orig string, s, e int, v view, start, end int) bool {
 	o := strings.Join(strings.Fields(strings.ToLower(orig[s:e])), " ")
 	w := strings.Join(strings.Fields(v.text[start:end]), " ")
-	return o == w
+	return o == w || !plainASCII(o) && unmarked(o) == unmarked(w) && latinMarksOnly(o) && !heavilyMarked(o)
+}
+
+// latinMarksOnly reports a text whose letters beyond ASCII are all Latin
+// ones (à, ü, ñ): what a French, German or Spanish text is written with,
+// which the view reads without its marks, not a look-alike of another
+// script.
+func latinMarksOnly(s string) bool {
+	for _, r := range s {
+		if r >= utf8.RuneSelf && unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // excerptWidth is about how much of a text a finding quotes around what
