@@ -48,8 +48,16 @@ func (e *ParamHeaderError) Error() string {
 	if e.Property != "" {
 		where = fmt.Sprintf("property %q", e.Property)
 	}
+	if e.Header == "" {
+		return where + ": " + e.Rule
+	}
 	return fmt.Sprintf("%s: x-mcp-header %s %s", where, e.Header, e.Rule)
 }
+
+// maxHeaderDepth bounds how deep in a schema annotations are sought: each
+// level costs a read of what it holds, and no honest schema nests so far.
+// A schema that may hold one deeper is refused, saying so.
+const maxHeaderDepth = 64
 
 // ParamHeaders returns the x-mcp-header annotations of an inputSchema that
 // keep the transport's constraints, and the first that breaks one (a
@@ -94,7 +102,7 @@ func mayAnnotate(s []byte) bool {
 // none may be).
 func readParamHeaders(schema json.RawMessage) (out []ParamHeader, problems []*ParamHeaderError) {
 	seen := map[string]string{} // a header name, in lower case → the property it is on
-	var walk func(s []byte, path []string, under string)
+	var walk func(s []byte, path []string, under string, depth int)
 	annotation := func(s, v []byte, path []string, under string) {
 		where := strings.Join(path, ".")
 		header := safetext.Line(string(v))
@@ -129,8 +137,19 @@ func readParamHeaders(schema json.RawMessage) (out []ParamHeader, problems []*Pa
 			out = append(out, ParamHeader{path: path, name: name})
 		}
 	}
-	walk = func(s []byte, path []string, under string) {
+	walk = func(s []byte, path []string, under string, depth int) {
 		if !mayAnnotate(s) {
+			return
+		}
+		if depth > maxHeaderDepth {
+			if bytes.Contains(s, []byte("x-mcp-header")) { // an escaped one this deep is not sought
+				where := strings.Join(path, ".")
+				if len(where) > 200 {
+					where = where[:200] + "…"
+				}
+				problems = append(problems, &ParamHeaderError{Property: where,
+					Rule: fmt.Sprintf("its schema nests deeper than %d levels, past which mcpv does not seek x-mcp-header annotations", maxHeaderDepth)})
+			}
 			return
 		}
 		rawjson.ForEachValidMember(s, func(k string, v []byte) error {
@@ -139,22 +158,22 @@ func readParamHeaders(schema json.RawMessage) (out []ParamHeader, problems []*Pa
 				annotation(s, v, path, under)
 			case k == "properties":
 				rawjson.ForEachValidMember(v, func(name string, sub []byte) error {
-					walk(sub, append(slices.Clip(path), name), under)
+					walk(sub, append(slices.Clip(path), name), under, depth+1)
 					return nil
 				})
 			case slices.Contains(schemaMapKeywords, k):
 				rawjson.ForEachValidMember(v, func(_ string, sub []byte) error {
-					walk(sub, path, cmp.Or(under, k))
+					walk(sub, path, cmp.Or(under, k), depth+1)
 					return nil
 				})
 			case slices.Contains(subschemaKeywords, k):
-				rawjson.ForEachElement(v, func(_ int, el []byte) { walk(el, path, cmp.Or(under, k)) })
-				walk(v, path, cmp.Or(under, k))
+				rawjson.ForEachElement(v, func(_ int, el []byte) { walk(el, path, cmp.Or(under, k), depth+1) })
+				walk(v, path, cmp.Or(under, k), depth+1)
 			}
 			return nil
 		})
 	}
-	walk(schema, nil, "")
+	walk(schema, nil, "", 0)
 	return out, problems
 }
 

@@ -160,3 +160,22 @@ func FuzzParamHeaders(f *testing.F) {
 		}
 	})
 }
+
+// A schema nested past maxHeaderDepth is not read further (each level
+// costs a read of what it holds): one that holds an annotation down there
+// is refused, saying why; one that holds none is kept.
+func TestParamHeadersDeep(t *testing.T) {
+	deep := func(n int, leaf string) []byte {
+		return []byte(strings.Repeat(`{"properties":{"a":`, n) + leaf + strings.Repeat(`}}`, n))
+	}
+	if h, err := ParamHeaders(deep(maxHeaderDepth, `{"type":"string","x-mcp-header":"A"}`)); err != nil || len(h) != 1 {
+		t.Errorf("%d deep: %v, %v", maxHeaderDepth, h, err)
+	}
+	_, err := ParamHeaders(deep(9000, `{"type":"string","x-mcp-header":"A"}`))
+	if err == nil || !strings.Contains(err.Error(), "nests deeper than 64 levels") || len(err.Error()) > 400 {
+		t.Errorf("9000 deep: %v", err)
+	}
+	if h, err := ParamHeaders(deep(9000, `{"type":"string","description":"caf\u00e9"}`)); err != nil || h != nil {
+		t.Errorf("9000 deep, no annotation: %v, %v", h, err)
+	}
+}
