@@ -6,11 +6,13 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -240,7 +242,7 @@ func TestModernParamHeaders(t *testing.T) {
 		return true
 	}})
 	r := mcpv(t, "", "--protocol-version", "2026-07-28", "-u", srv.URL, "call", "bad", "f:=1.5")
-	if r.code != 3 || !strings.Contains(r.stderr, `tool "bad" has an invalid x-mcp-header annotation (property "f": x-mcp-header on a property of type "number"`) {
+	if r.code != 3 || !strings.Contains(r.stderr, `tool "bad" has an invalid x-mcp-header annotation (property "f": x-mcp-header "F" is on a property of type "number": only string, integer and boolean may be mirrored); mcpv does not call it`) {
 		t.Errorf("bad: exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = mcpv(t, "", "--protocol-version", "2026-07-28", "-u", srv.URL, "call", "ok", "r=eu", "-r", "-q", ".content[0].text")
@@ -258,6 +260,88 @@ func TestModernParamHeaders(t *testing.T) {
 	}
 	if lists != 3 || toolCalls != 2 { // bad: one list; ok: a list, the -32020, a list again, the retry
 		t.Errorf("%d tools/list and %d tools/call, want 3 and 2", lists, toolCalls)
+	}
+}
+
+// invalidHeaderTools are the conformance suite's tools of
+// http-invalid-tool-headers, and one that breaks the rule of static
+// reachability: each has an x-mcp-header annotation a client over
+// Streamable HTTP must reject.
+var invalidHeaderTools = map[string]string{
+	"invalid_empty_header":        `{"value":{"type":"string","x-mcp-header":""}}`,
+	"invalid_object_header":       `{"data":{"type":"object","x-mcp-header":"Data"}}`,
+	"invalid_array_header":        `{"items":{"type":"array","items":{"type":"string"},"x-mcp-header":"Items"}}`,
+	"invalid_null_header":         `{"nil":{"type":"null","x-mcp-header":"Nil"}}`,
+	"invalid_number_header":       `{"score":{"type":"number","x-mcp-header":"Score"}}`,
+	"invalid_duplicate_same_case": `{"field1":{"type":"string","x-mcp-header":"Region"},"field2":{"type":"string","x-mcp-header":"Region"}}`,
+	"invalid_duplicate_diff_case": `{"field1":{"type":"string","x-mcp-header":"MyField"},"field2":{"type":"string","x-mcp-header":"myfield"}}`,
+	"invalid_space_in_name":       `{"value":{"type":"string","x-mcp-header":"My Region"}}`,
+	"invalid_colon_in_name":       `{"value":{"type":"string","x-mcp-header":"Region:Primary"}}`,
+	"invalid_non_ascii_name":      `{"value":{"type":"string","x-mcp-header":"Région"}}`,
+	"invalid_control_char_name":   `{"value":{"type":"string","x-mcp-header":"Region\t1"}}`,
+	"invalid_under_items":         `{"tags":{"type":"array","items":{"type":"string","x-mcp-header":"Tag"}}}`,
+}
+
+// Over Streamable HTTP in the 2026-07-28 era list-tools leaves out every
+// tool whose x-mcp-header annotations break the transport's constraints,
+// each said once on stderr with the reason, and keeps the valid ones:
+// whole lists of many pages, one page (--cursor), --names; a tool asked
+// for by name is refused (exit 3).
+func TestModernListToolsLeavesOutInvalidHeaders(t *testing.T) {
+	t.Parallel()
+	names := slices.Sorted(maps.Keys(invalidHeaderTools))
+	var tools []string
+	for i, n := range names {
+		tools = append(tools, `{"name":"`+n+`","inputSchema":{"type":"object","properties":`+invalidHeaderTools[n]+`}}`)
+		if i%4 == 0 {
+			tools = append(tools, fmt.Sprintf(`{"name":"valid_%d","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}`, i))
+		}
+	}
+	const pageSize = 5
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		switch x.RPCMethod {
+		case "server/discover":
+			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))
+		case "tools/list":
+			var p struct {
+				Params struct{ Cursor string }
+			}
+			json.Unmarshal(x.Body, &p)
+			from, _ := strconv.Atoi(p.Params.Cursor)
+			to := min(from+pageSize, len(tools))
+			next := ""
+			if to < len(tools) {
+				next = fmt.Sprintf(`,"nextCursor":"%d"`, to)
+			}
+			x.Reply(x.Result(`{"tools":[` + strings.Join(tools[from:to], ",") + `]` + next + `}`))
+		default:
+			return false
+		}
+		return true
+	}})
+	want := "valid_0\nvalid_4\nvalid_8\n"
+	for _, a := range [][]string{{"list-tools", "-r", "-q", ".tools[].name"}, {"list-tools", "-o", "json", "-r", "-q", ".tools[].name"}, {"list-tools", "--names", "-r", "-q", ".tools[].name"}} {
+		r := mcpv(t, "", args([]string{"-u", srv.URL}, a)...)
+		if r.code != 0 || r.stdout != want {
+			t.Errorf("%q: exit %d, stdout %q, want %q; stderr %q", a, r.code, r.stdout, want, r.stderr)
+		}
+		for _, n := range names {
+			if c := strings.Count(r.stderr, fmt.Sprintf("mcpv: warning: tool %q is left out of the list: ", n)); c != 1 {
+				t.Errorf("%q: tool %s warned of %d times; stderr %q", a, n, c, r.stderr)
+			}
+		}
+		if !strings.Contains(r.stderr, `tool "invalid_number_header" is left out of the list: property "score": x-mcp-header "Score" is on a property of type "number"`) ||
+			!strings.Contains(r.stderr, `tool "invalid_under_items" is left out of the list: property "tags": x-mcp-header "Tag" is under items`) {
+			t.Errorf("%q: the reasons not said: %q", a, r.stderr)
+		}
+	}
+	r := mcpv(t, "", "-u", srv.URL, "list-tools", "--cursor", "5", "-r", "-q", "[.tools[].name, .nextCursor]|@json")
+	if r.code != 0 || r.stdout != `["valid_4","10"]`+"\n" || strings.Count(r.stderr, "is left out of the list") != 4 {
+		t.Errorf("one page: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = mcpv(t, "", "-u", srv.URL, "list-tools", "invalid_duplicate_diff_case")
+	if r.code != 3 || r.stdout != "" || r.stderr != `mcpv: tool "invalid_duplicate_diff_case" is left out of the list: property "field2": x-mcp-header "myfield" repeats the header name of property "field1" (names are compared without case)`+"\n" {
+		t.Errorf("by name: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
 

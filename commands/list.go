@@ -40,7 +40,7 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 	if err := require(client); err != nil {
 		return undeclaredList(out, out.flags.IfDeclared || s.settings.IfDeclared, key, err)
 	}
-	pages := mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages}
+	pages := mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages, Keep: headerChecked(s, out, client, method)}
 	if v, ok := out.streamList(key); ok {
 		// Each page written as it comes: the list's length costs no memory.
 		n := 0
@@ -175,12 +175,46 @@ func (c *listToolsCmd) Run(ctx context.Context, s *session, out *console) error 
 	if err != nil {
 		return toolNotListed(err)
 	}
+	if err := headerRejected(s, client, def.Raw); err != nil {
+		return &refusal{fmt.Sprintf("tool %q is left out of the list: %v", c.Name, err)}
+	}
 	if c.Usage {
 		var d struct{ Description string }
 		rawjson.DecodeLoose(def.Raw, &d)
 		return out.write(toolUsage(def, d.Description))
 	}
 	return out.printView(def.Raw, table.Tools)
+}
+
+// headerChecked is, over Streamable HTTP in the 2026-07-28 era, what
+// leaves out of a tools/list a tool whose x-mcp-header annotations break
+// the transport's constraints, saying so once for each: the transport asks
+// a client to exclude it and to warn with the tool's name and the reason
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#schema-extension).
+// nil for any other list, era or transport: the rule is the HTTP
+// transport's, and stdio may ignore the annotations.
+func headerChecked(s *session, out *console, client *mcp.Client, method string) func(json.RawMessage) bool {
+	if method != "tools/list" || !client.Modern() || s.settings.URL == "" {
+		return nil
+	}
+	return func(tool json.RawMessage) bool {
+		err := headerRejected(s, client, tool)
+		if err != nil {
+			out.warnf("tool %q is left out of the list: %v", mcp.ToolName(tool), err)
+		}
+		return err == nil
+	}
+}
+
+// headerRejected says why a client over Streamable HTTP in the
+// 2026-07-28 era rejects the tool (its first x-mcp-header annotation that
+// breaks a constraint), or nil.
+func headerRejected(s *session, client *mcp.Client, tool json.RawMessage) error {
+	if !client.Modern() || s.settings.URL == "" {
+		return nil
+	}
+	_, err := mcp.ParamHeaders(rawjson.Member(tool, "inputSchema"))
+	return err
 }
 
 // listNames lists the tools by name and the first line of each
@@ -190,7 +224,7 @@ func listNames(ctx context.Context, s *session, out *console, p pageFlags) error
 	if err != nil {
 		return undeclaredList(out, out.flags.IfDeclared || s.settings.IfDeclared, "tools", err)
 	}
-	res, next, err := client.List(ctx, "tools/list", "tools", mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages})
+	res, next, err := client.List(ctx, "tools/list", "tools", mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages, Keep: headerChecked(s, out, client, "tools/list")})
 	if err := listDone(out, p, next, err); err != nil {
 		return err
 	}

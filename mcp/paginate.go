@@ -22,6 +22,9 @@ type Pages struct {
 	// Max stops the walk from the start after Max pages, the result keeping
 	// nextCursor; 0 walks to the end, however many pages it takes.
 	Max int
+	// Keep, when set, says which items the result holds: the others are
+	// left out, each page's members kept as they were.
+	Keep func(item json.RawMessage) bool
 }
 
 // A walk follows a list that makes progress to its end: only a list that
@@ -137,6 +140,9 @@ func (c *Client) ListTo(ctx context.Context, method, key string, p Pages, emit f
 		if err != nil {
 			return "", err
 		}
+		if p.Keep != nil {
+			page = FilterPage(page, key, p.Keep)
+		}
 		return "", emit(page)
 	}
 	var first json.RawMessage
@@ -153,6 +159,9 @@ func (c *Client) ListTo(ctx context.Context, method, key string, p Pages, emit f
 		}
 		if first == nil {
 			if pg.Next == "" {
+				if p.Keep != nil {
+					return "", emit(FilterPage(pg.Raw, key, p.Keep))
+				}
 				return "", emit(pg.Raw)
 			}
 			first = bytes.Clone(pg.Raw) // the page's members after the items, for the end
@@ -162,6 +171,9 @@ func (c *Client) ListTo(ctx context.Context, method, key string, p Pages, emit f
 			}
 		}
 		for _, it := range pg.Items {
+			if p.Keep != nil && !p.Keep(it) {
+				continue
+			}
 			if items++; items > 1 {
 				if err := emit(comma); err != nil {
 					return "", err

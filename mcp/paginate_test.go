@@ -477,3 +477,30 @@ func TestListToWritesEachPageAsItComes(t *testing.T) {
 		t.Errorf("written when each page was asked for (-want +got):\n%s", d)
 	}
 }
+
+// Keep leaves items out of whatever List returns: every page of a walk,
+// a single page, the page a cursor names; the pages' other members stay.
+func TestListKeep(t *testing.T) {
+	keep := func(item json.RawMessage) bool { return !strings.Contains(string(item), "bad") }
+	many := map[string]string{
+		"":  `{"tools":[{"name":"bad1"},{"name":"a"}],"nextCursor":"2","x":1}`,
+		"2": `{"tools":[{"name":"bad2"}],"nextCursor":"3"}`,
+		"3": `{"tools":[{"name":"b"},{"name":"bad3"}]}`,
+	}
+	for _, tt := range []struct {
+		name  string
+		pages map[string]string
+		p     Pages
+		want  string
+	}{
+		{"every page", many, Pages{Keep: keep}, `{"tools":[{"name":"a"},{"name":"b"}],"x":1}`},
+		{"one page", map[string]string{"": `{"tools":[{"name":"bad"},{"name":"a"}],"y":2}`}, Pages{Keep: keep}, `{"tools":[{"name":"a"}],"y":2}`},
+		{"a cursor's page", many, Pages{Cursor: "3", Keep: keep}, `{"tools":[{"name":"b"}]}`},
+		{"none kept", many, Pages{Keep: func(json.RawMessage) bool { return false }}, `{"tools":[],"x":1}`},
+	} {
+		r, _ := runList(t, tt.pages, tt.p)
+		if r.err != nil || string(r.result) != tt.want {
+			t.Errorf("%s: %s, %v; want %s", tt.name, r.result, r.err, tt.want)
+		}
+	}
+}

@@ -7,15 +7,19 @@ package mcp
 // gateway can route on it without reading the body.
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // ParamHeader is one annotated property: its path from the arguments
@@ -25,54 +29,172 @@ type ParamHeader struct {
 	name string
 }
 
-// ParamHeaders returns the x-mcp-header annotations of an inputSchema, or
-// an error naming the first that is invalid: on a property that is not a
-// string, integer or boolean, not a header token, or a repeated name
-// (compared without case).
+// ParamHeaderError is an x-mcp-header annotation that breaks one of the
+// constraints the transport sets on it, each a MUST
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#schema-extension):
+// a client over Streamable HTTP must leave the tool out of its list.
+type ParamHeaderError struct {
+	// Property is the annotated property's path from the arguments,
+	// its names joined with dots ("" for the schema's root).
+	Property string
+	// Header is the annotation's value, quoted.
+	Header string
+	// Rule is the constraint it breaks, in plain words.
+	Rule string
+}
+
+func (e *ParamHeaderError) Error() string {
+	where := "the schema's root"
+	if e.Property != "" {
+		where = fmt.Sprintf("property %q", e.Property)
+	}
+	if e.Header == "" {
+		return where + ": " + e.Rule
+	}
+	return fmt.Sprintf("%s: x-mcp-header %s %s", where, e.Header, e.Rule)
+}
+
+// maxHeaderDepth bounds how deep in a schema annotations are sought: each
+// level costs a read of what it holds, and no honest schema nests so far.
+// A schema that may hold one deeper is refused, saying so.
+const maxHeaderDepth = 64
+
+// ParamHeaders returns the x-mcp-header annotations of an inputSchema that
+// keep the transport's constraints, and the first that breaks one (a
+// *ParamHeaderError; ParamHeaderProblems has them all).
 func ParamHeaders(schema json.RawMessage) ([]ParamHeader, error) {
-	var out []ParamHeader
-	seen := map[string]bool{}
-	var walk func(props json.RawMessage, prefix []string) error
-	walk = func(props json.RawMessage, prefix []string) error {
-		return rawjson.ForEachValidMember(props, func(name string, prop []byte) error {
-			path := append(append([]string(nil), prefix...), name)
-			var p struct {
-				Type       json.RawMessage `json:"type"`
-				Header     json.RawMessage `json:"x-mcp-header"`
-				Properties json.RawMessage `json:"properties"`
-			}
-			if json.Unmarshal(prop, &p) != nil {
-				return nil
-			}
-			if p.Header != nil {
+	out, problems := readParamHeaders(schema)
+	if len(problems) > 0 {
+		return out, problems[0]
+	}
+	return out, nil
+}
+
+// ParamHeaderProblems are the x-mcp-header annotations of an inputSchema
+// that break the transport's constraints, in the schema's order: the one
+// reading a server's checker and a client's list both use.
+func ParamHeaderProblems(schema json.RawMessage) []*ParamHeaderError {
+	_, problems := readParamHeaders(schema)
+	return problems
+}
+
+// Keywords whose values are schemas (one, or an array of them) and
+// keywords whose values are objects of schemas, other than properties:
+// an annotation under any of them is not reached from the root by a
+// chain of properties alone, as the constraints ask.
+var (
+	subschemaKeywords = []string{"items", "prefixItems", "additionalItems", "contains", "unevaluatedItems",
+		"additionalProperties", "unevaluatedProperties", "propertyNames",
+		"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "contentSchema"}
+	schemaMapKeywords = []string{"patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"}
+)
+
+// mayAnnotate reports whether a schema may hold an x-mcp-header key: it
+// names it, or escapes a character (a key may be written escaped). Most
+// schemas have none, and are read no further.
+func mayAnnotate(s []byte) bool {
+	return bytes.Contains(s, []byte("x-mcp-header")) || bytes.Contains(s, []byte(`\u`))
+}
+
+// readParamHeaders walks an inputSchema for x-mcp-header annotations:
+// through properties (a chain of them from the root is where an
+// annotation may be) and every other keyword that holds schemas (where
+// none may be).
+func readParamHeaders(schema json.RawMessage) (out []ParamHeader, problems []*ParamHeaderError) {
+	seen := map[string]string{} // a header name, in lower case → the property it is on
+	var walk func(s []byte, path []string, under string, depth int)
+	annotation := func(s, v []byte, path []string, under string) {
+		where := strings.Join(path, ".")
+		header := safetext.Line(string(v))
+		var name string
+		isString := json.Unmarshal(v, &name) == nil
+		if isString {
+			header = fmt.Sprintf("%q", name)
+		}
+		bad := func(format string, args ...any) {
+			problems = append(problems, &ParamHeaderError{Property: where, Header: header, Rule: fmt.Sprintf(format, args...)})
+		}
+		typ, primitive := headerType(rawjson.Member(s, "type"))
+		switch {
+		case under != "":
+			bad("is under %s: only a property reached from the schema's root by properties alone may be mirrored", under)
+		case len(path) == 0:
+			bad("is not on a property")
+		case !isString:
+			bad("is not a string")
+		case name == "":
+			bad("is empty")
+		case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+			bad("holds a control character")
+		case !isToken(name):
+			bad("is not an HTTP header name: only letters, digits and !#$%%&'*+-.^_`|~ may make one (RFC 9110 token)")
+		case !primitive:
+			bad("is on a property %s: only string, integer and boolean may be mirrored", typ)
+		case seen[strings.ToLower(name)] != "":
+			bad("repeats the header name of property %q (names are compared without case)", seen[strings.ToLower(name)])
+		default:
+			seen[strings.ToLower(name)] = where
+			out = append(out, ParamHeader{path: path, name: name})
+		}
+	}
+	walk = func(s []byte, path []string, under string, depth int) {
+		if !mayAnnotate(s) {
+			return
+		}
+		if depth > maxHeaderDepth {
+			if bytes.Contains(s, []byte("x-mcp-header")) { // an escaped one this deep is not sought
 				where := strings.Join(path, ".")
-				var typ, header string
-				rawjson.DecodeLoose(p.Type, &typ)
-				if typ != "string" && typ != "integer" && typ != "boolean" {
-					return fmt.Errorf("property %q: x-mcp-header on a property of type %s, not string, integer or boolean", where, p.Type)
+				if len(where) > 200 {
+					where = where[:200] + "…"
 				}
-				if json.Unmarshal(p.Header, &header) != nil || !isToken(header) {
-					return fmt.Errorf("property %q: x-mcp-header %s is not a header name", where, p.Header)
-				}
-				if seen[strings.ToLower(header)] {
-					return fmt.Errorf("property %q: x-mcp-header %q is used twice", where, header)
-				}
-				seen[strings.ToLower(header)] = true
-				out = append(out, ParamHeader{path: path, name: header})
+				problems = append(problems, &ParamHeaderError{Property: where,
+					Rule: fmt.Sprintf("its schema nests deeper than %d levels, past which mcpv does not seek x-mcp-header annotations", maxHeaderDepth)})
 			}
-			if p.Properties != nil {
-				return walk(p.Properties, path)
+			return
+		}
+		rawjson.ForEachValidMember(s, func(k string, v []byte) error {
+			switch {
+			case k == "x-mcp-header":
+				annotation(s, v, path, under)
+			case k == "properties":
+				rawjson.ForEachValidMember(v, func(name string, sub []byte) error {
+					walk(sub, append(slices.Clip(path), name), under, depth+1)
+					return nil
+				})
+			case slices.Contains(schemaMapKeywords, k):
+				rawjson.ForEachValidMember(v, func(_ string, sub []byte) error {
+					walk(sub, path, cmp.Or(under, k), depth+1)
+					return nil
+				})
+			case slices.Contains(subschemaKeywords, k):
+				rawjson.ForEachElement(v, func(_ int, el []byte) { walk(el, path, cmp.Or(under, k), depth+1) })
+				walk(v, path, cmp.Or(under, k), depth+1)
 			}
 			return nil
 		})
 	}
-	var s struct {
-		Properties json.RawMessage `json:"properties"`
+	walk(schema, nil, "", 0)
+	return out, problems
+}
+
+// headerType is a property's type as a header's constraint reads it: ok
+// when it is string, integer or boolean, alone or beside "null" (a null
+// argument sends no header); else what it is, for the error ("of type
+// \"number\"", "with no type").
+func headerType(raw []byte) (typ string, ok bool) {
+	primitive := func(t string) bool { return t == "string" || t == "integer" || t == "boolean" }
+	var one string
+	var some []string
+	switch {
+	case raw == nil:
+		return "with no type", false
+	case json.Unmarshal(raw, &one) == nil:
+		return fmt.Sprintf("of type %q", one), primitive(one)
+	case json.Unmarshal(raw, &some) == nil:
+		kept := slices.DeleteFunc(slices.Clone(some), func(t string) bool { return t == "null" })
+		return fmt.Sprintf("of type %q", some), len(kept) == 1 && primitive(kept[0])
 	}
-	if json.Unmarshal(schema, &s) != nil || s.Properties == nil {
-		return nil, nil
-	}
-	return out, walk(s.Properties, nil)
+	return "of type " + safetext.Line(string(raw)), false
 }
 
 // isToken reports whether s is an HTTP token (RFC 9110 tchar).

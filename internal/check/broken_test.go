@@ -176,6 +176,7 @@ var brokenCases = []brokenCase{
 	{id: "modern.input-required-shape", fake: stdioModern, break_: faults("input-required-empty")},
 	{id: "modern.input-capabilities", fake: stdioModern, break_: faults("input-asks-elicitation")},
 	{id: "modern.removed-methods", fake: httpModern, break_: faults("removed-methods-200")},
+	{id: "surface.param-headers", fake: stdioModern, break_: faults("param-header-number")},
 	{id: "modern.client-info-optional", fake: stdioModern, break_: faults("client-info-required")},
 
 	{id: "auth.challenge", fake: httpAuth, auth: "no-challenge"},

@@ -99,6 +99,9 @@ func edgesOf(transport, era string, more map[string]string) map[string]string {
 	if era == "" {
 		edges = append(edges, "server-pings")
 	}
+	if era == "modern" {
+		edges = append(edges, "param-headers")
+	}
 	b, _ := json.Marshal(edges)
 	out := merge(edgeSurface, map[string]string{"edges": string(b)})
 	if e := more["edges"]; e != "" {
@@ -130,7 +133,7 @@ var every = slices.Concat(watched, []string{"jsonrpc.string-id", "jsonrpc.number
 
 var modernEvery = []string{"modern.discover", "modern.result-type", "modern.cache-hints", "modern.cache-scope-pages", "modern.meta-required",
 	"modern.unsupported-version", "modern.resource-not-found", "modern.listen", "modern.no-requests", "modern.log-unasked", "modern.error-codes",
-	"modern.input-required-methods", "modern.input-required-shape", "modern.input-capabilities"}
+	"modern.input-required-methods", "modern.input-required-shape", "modern.input-capabilities", "surface.param-headers"}
 
 var legacyEvery = []string{"lifecycle.initialize", "lifecycle.version-echo", "lifecycle.version-unknown", "lifecycle.client-capabilities", "lifecycle.ping"}
 

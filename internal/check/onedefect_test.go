@@ -72,6 +72,14 @@ var oneDefects = []oneDefect{
 	{name: "a ttlMs that is a string", fake: stdioModern, change: faults("ttl-string"), id: "modern.cache-hints", opens: true, says: `ttlMs held a string ("60000")`},
 	{name: "a progress that is a string", fake: stdio, change: faults("progress-string"), id: "utilities.progress", opens: true, says: `progress held a string ("1")`, calls: []Call{{Tool: "slow"}}},
 	{name: "a progress total that is a string", fake: stdio, change: faults("total-string"), id: "jsonrpc.schema", opens: true, says: "/params/total: got string", calls: []Call{{Tool: "slow"}}},
+	// x-mcp-header: each constraint broken by one tool, the tool, the property and the constraint named.
+	{name: "an x-mcp-header that is empty", fake: stdioModern, change: faults("param-header-empty"), id: "surface.param-headers", opens: true, says: `tool "header-empty", property "value": x-mcp-header "" is empty`},
+	{name: "an x-mcp-header that is no token", fake: stdioModern, change: faults("param-header-token"), id: "surface.param-headers", opens: true, says: `tool "header-token", property "value": x-mcp-header "My Region" is not an HTTP header name`},
+	{name: "an x-mcp-header holding CR LF", fake: stdioModern, change: faults("param-header-control"), id: "surface.param-headers", opens: true, says: `tool "header-control", property "value": x-mcp-header "Region\r\nX-Injected: 1" holds a control character`},
+	{name: "two x-mcp-headers differing in case", fake: stdioModern, change: faults("param-header-duplicate"), id: "surface.param-headers", opens: true, says: `tool "header-duplicate", property "second": x-mcp-header "myfield" repeats the header name of property "first"`},
+	{name: "an x-mcp-header on a number", fake: stdioModern, change: faults("param-header-number"), id: "surface.param-headers", opens: true, says: `tool "header-number", property "score": x-mcp-header "Score" is on a property of type "number"`},
+	{name: "an x-mcp-header under items", fake: stdioModern, change: faults("param-header-items"), id: "surface.param-headers", opens: true, says: `tool "header-items", property "tags": x-mcp-header "Tag" is under items`},
+	{name: "an x-mcp-header on a number over HTTP", fake: httpModern, change: faults("param-header-number"), id: "surface.param-headers", opens: true, says: `property "score"`},
 	// Cascades: what cannot be read for the defect is blocked by its check.
 	{name: "server/discover without capabilities", fake: stdioModern, change: faults("discover-no-capabilities"), id: "modern.discover", opens: true},
 	{name: "results of a resultType no revision has", fake: stdioModern, change: faults("result-type-unknown"), id: "modern.result-type", opens: true},

@@ -6,7 +6,10 @@ package check
 // warning (mcpv cannot check a schema, a URI beyond ASCII) is a note.
 
 import (
+	"fmt"
+
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // ruleCheck is a check made of one lint rule.
@@ -32,6 +35,39 @@ func surfaceChecks() []*Check {
 		ruleCheck("surface.uri-templates", "resource templates are RFC 6570 URI templates", MUST, "2025-11-25", "schema#resourcetemplate", "A URI template (according to RFC 6570) that can be used to construct resource URIs. ... @format uri-template ... uriTemplate: string;", surface.RuleURITemplate),
 		ruleCheck("surface.annotations", "annotations have the schema's shape", MUST, "2025-11-25", "schema#annotations", `export type Role = "user" | "assistant"; ... audience?: Role[]; ... @minimum 0 @maximum 1 ... priority?: number;`, surface.RuleAnnotations),
 		ruleCheck("surface.icons", "icons are objects with a src URI", MUST, "2025-11-25", "schema#icon", "A standard URI pointing to an icon resource. ... @format uri ... src: string;", surface.RuleIcons),
+		{
+			ID: "surface.param-headers", Title: "x-mcp-header names are unique header tokens, on string, integer or boolean properties reached by properties alone", Level: MUST,
+			Spec: "2026-07-28", Section: "server/tools#x-mcp-header",
+			Quote: "Constraints on x-mcp-header values: MUST NOT be empty ... MUST match HTTP field-name token syntax (1*tchar, RFC 9110 Section 5.1) ... MUST NOT contain control characters, including carriage return (CR, \\r) or line feed (LF, \\n) ... MUST be case-insensitively unique among all x-mcp-header values in the inputSchema ... MUST only be applied to parameters with primitive types (integer, string, boolean). Parameters with type number are not permitted. ... MUST only be applied to properties that are statically reachable from the schema root",
+			needs: needs{era: "modern", capability: "tools"},
+			run:   paramHeaderAnnotations,
+		},
 		ruleCheck("surface.meta-keys", "_meta keys follow the key name format", MUST, "2025-11-25", "basic#meta", "Labels MUST start with a letter and end with a letter or digit ... Unless empty, [the name] MUST begin and end with an alphanumeric character", surface.RuleMeta),
 	}
+}
+
+// paramHeaderAnnotations holds every listed tool's x-mcp-header
+// annotations to the constraints a client reads them by (mcp.ParamHeaders):
+// a client over Streamable HTTP leaves a tool that breaks one out of its
+// list.
+func paramHeaderAnnotations(t *T) {
+	var found []string
+	for _, tool := range t.listed("tools/list") {
+		name, _ := str(member(tool, "name"))
+		for _, p := range mcp.ParamHeaderProblems(member(tool, "inputSchema")) {
+			if found = append(found, fmt.Sprintf("tool %q, %v", name, p)); len(found) == 1 {
+				t.Got(clipped(tool))
+			}
+		}
+	}
+	if len(found) == 0 {
+		return
+	}
+	for _, f := range found[1:min(len(found), 5)] {
+		t.Note("%s", f)
+	}
+	if len(found) > 5 {
+		t.Note("and %d more", len(found)-5)
+	}
+	t.Fail("%s: a client over Streamable HTTP leaves the tool out of its list", found[0])
 }

@@ -181,6 +181,7 @@ func ParseSpec(data []byte) (*Spec, error) {
 			return nil, fmt.Errorf("no edge %q", e)
 		}
 	}
+	s.Tools = append(s.Tools, paramHeaderTools(&s)...)
 	if s.Tasks != nil {
 		for _, st := range s.Tasks.Statuses {
 			if !slices.Contains(taskStatuses, st) {

@@ -36,6 +36,7 @@ var Edges = []string{
 	"delete-405",                    // (HTTP, initialize era) DELETE answered 405: a client may not end its session
 	"batch-reversed",                // (2025-03-26) a batch's responses in the reverse order of its requests
 	"listen-notifies",               // (modern) subscriptions/listen acknowledged, then at once a tools/list_changed on the stream
+	"param-headers",                 // one more tool whose x-mcp-header annotations keep every constraint closest to breaking one: nested properties, a nullable integer, names that differ by more than case, a property named x-mcp-header (paramHeaderTools)
 	// Legal only in the revisions before the one a check reads first:
 	"origin-refused-400",     // (HTTP) a foreign Origin refused with 400, not 403, as before 2025-11-25
 	"version-header-ignored", // (HTTP) MCP-Protocol-Version not read, as in 2025-03-26, which has none

@@ -84,6 +84,13 @@ var Faults = []string{
 	"old-not-found-code",       // an unknown resource answered -32002
 	"discover-no-capabilities", // server/discover without capabilities
 	"discover-no-server-info",  // server/discover without _meta serverInfo
+	// x-mcp-header: each lists one more tool whose annotation breaks one constraint (paramHeaderTools)
+	"param-header-empty",     // an annotation that is empty
+	"param-header-token",     // an annotation that is no HTTP token ("My Region")
+	"param-header-control",   // an annotation that holds a carriage return and a line feed
+	"param-header-duplicate", // two annotations that differ only in case
+	"param-header-number",    // an annotation on a property of type number
+	"param-header-items",     // an annotation under items, which no chain of properties reaches
 	// Streamable HTTP
 	"no-origin-check",         // any Origin served
 	"origin-matches-host",     // an Origin served when it names the Host the request came to
