@@ -320,16 +320,21 @@ func (t *T) schemaResultProblem(sc *mcpSchema, def, method string, res json.RawM
 	return fmt.Sprintf("the result breaks %s (%s): %s", def, sc.rev, ve)
 }
 
-// listItemDefs are the definitions of a list's items.
-var listItemDefs = map[string]string{"tools/list": "Tool", "prompts/list": "Prompt", "resources/list": "Resource", "resources/templates/list": "ResourceTemplate"}
+// listItemDefs are the definitions of a list's items (made at first
+// use: a run that checks nothing builds no map).
+var listItemDefs = &lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{"tools/list": "Tool", "prompts/list": "Prompt", "resources/list": "Resource", "resources/templates/list": "ResourceTemplate"}
+}}
 
 // lintRules are, for each rule of the lint, the member of an item it
 // judges ("" any) and the check that reports it: an item the lint finds
 // broken there is that check's.
-var lintRules = map[string][2]string{surface.RuleList: {"", "lists.shape"}, surface.RuleToolName: {"name", "surface.tool-names"},
-	surface.RuleInputSchema: {"inputSchema", "surface.input-schema"}, surface.RuleOutputSchema: {"outputSchema", "surface.output-schema"},
-	surface.RuleURI: {"uri", "surface.uris"}, surface.RuleURITemplate: {"uriTemplate", "surface.uri-templates"},
-	surface.RuleAnnotations: {"annotations", "surface.annotations"}, surface.RuleIcons: {"icons", "surface.icons"}, surface.RuleMeta: {"_meta", "surface.meta-keys"}}
+var lintRules = &lazy.Value[map[string][2]string]{New: func() map[string][2]string {
+	return map[string][2]string{surface.RuleList: {"", "lists.shape"}, surface.RuleToolName: {"name", "surface.tool-names"},
+		surface.RuleInputSchema: {"inputSchema", "surface.input-schema"}, surface.RuleOutputSchema: {"outputSchema", "surface.output-schema"},
+		surface.RuleURI: {"uri", "surface.uris"}, surface.RuleURITemplate: {"uriTemplate", "surface.uri-templates"},
+		surface.RuleAnnotations: {"annotations", "surface.annotations"}, surface.RuleIcons: {"icons", "surface.icons"}, surface.RuleMeta: {"_meta", "surface.meta-keys"}}
+}}
 
 // schemaItems holds every item of every list the server declares to its
 // definition, and gives jsonrpc.schema each that breaks it where no rule
@@ -342,7 +347,7 @@ func schemaItems(t *T) {
 	for _, l := range t.r.facts.lists() {
 		items, _ := t.r.facts.items(t.ctx, l.Method)
 		for i, it := range items {
-			ve := sc.broken(listItemDefs[l.Method], it)
+			ve := sc.broken(listItemDefs.Get()[l.Method], it)
 			if ve == nil {
 				continue
 			}
@@ -352,13 +357,13 @@ func schemaItems(t *T) {
 				obj = fmt.Sprintf("%s %q", l.Item, key)
 			}
 			if slices.ContainsFunc(t.r.facts.lint, func(f surface.Finding) bool {
-				rule, judged := lintRules[f.Rule]
+				rule, judged := lintRules.Get()[f.Rule]
 				return judged && f.Severity == surface.SeverityError && f.Object == obj && (rule[0] == "" || len(path) > 0 && path[0] == rule[0]) &&
 					Selected(checkByID(rule[1]), t.r.opts.Only, t.r.opts.Skip)
 			}) {
 				continue
 			}
-			t.r.watches.add(t.check, seen{raw: string(it), method: l.Method}, fmt.Sprintf("%s, listed by %s, breaks %s (%s): %s", obj, l.Method, listItemDefs[l.Method], sc.rev, ve))
+			t.r.watches.add(t.check, seen{raw: string(it), method: l.Method}, fmt.Sprintf("%s, listed by %s, breaks %s (%s): %s", obj, l.Method, listItemDefs.Get()[l.Method], sc.rev, ve))
 		}
 	}
 }
