@@ -511,7 +511,6 @@ type T struct {
 // Options.StartTimeout), so that a server slow to start is not a check
 // that fails.
 type clock struct {
-	mu    sync.Mutex    // guards the fields below
 	left  time.Duration // the time left when it last stood
 	since time.Time     // when it started running again; zero while it stands
 	timer *time.Timer   // fires out when the time is up; nil while it stands
@@ -521,69 +520,100 @@ type clock struct {
 	followers []*clock
 }
 
+// clocks guards every clock's fields and followers: one lock for all, since a run and
+// a stand go down the followers and a follow looks for a circle (a check
+// that waits for what another makes, which waits for what the first makes,
+// as checks that call every --call tool in turn can).
+var clocks sync.Mutex
+
 func newClock(d time.Duration, out func()) *clock {
 	c := &clock{left: d, out: out}
 	c.run()
 	return c
 }
 
-// run starts the clock again, and its followers'. A follower is run
-// and stood under its leader's lock (the order is always leader, then
-// follower), so that a follower that stops following is never stood
-// again by its leader's stand under way.
+// run starts the clock again, and its followers'.
 func (c *clock) run() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.timer == nil && c.out != nil {
-		c.since = time.Now()
-		c.timer = time.AfterFunc(c.left, c.out)
-	}
-	for _, f := range c.followers {
-		f.run()
-	}
+	clocks.Lock()
+	defer clocks.Unlock()
+	c.walk((*clock).start)
 }
 
 // stand stops the clock until run, and its followers'.
 func (c *clock) stand() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	clocks.Lock()
+	defer clocks.Unlock()
+	c.walk((*clock).stop)
+}
+
+// start and stop run and stand one clock. The caller holds clocks.
+func (c *clock) start() {
+	if c.timer == nil && c.out != nil {
+		c.since = time.Now()
+		c.timer = time.AfterFunc(c.left, c.out)
+	}
+}
+
+func (c *clock) stop() {
 	if c.timer != nil && c.timer.Stop() {
 		c.left -= time.Since(c.since)
 		c.timer = nil
 	}
-	for _, f := range c.followers {
-		f.stand()
+}
+
+// walk calls fn for c and each clock that follows it, however far down,
+// once each. The caller holds clocks.
+func (c *clock) walk(fn func(*clock)) {
+	seen := map[*clock]bool{}
+	var visit func(*clock)
+	visit = func(c *clock) {
+		if seen[c] {
+			return
+		}
+		seen[c] = true
+		fn(c)
+		for _, f := range c.followers {
+			visit(f)
+		}
 	}
+	visit(c)
 }
 
 // follow makes c stand while lead stands (now, or later) until the
-// returned unfollow, which runs c again. Two clocks must never follow
-// each other (a check that makes what another makes waits for: onces
-// are not nested).
+// returned unfollow, which runs c again. A lead that follows c, however
+// far down, is not followed: the two stand and run together already.
 func (c *clock) follow(lead *clock) (unfollow func()) {
-	if lead == nil || lead == c {
+	clocks.Lock()
+	defer clocks.Unlock()
+	if lead == nil || lead == c || c.leads(lead) {
 		return func() {}
 	}
-	lead.mu.Lock()
-	defer lead.mu.Unlock()
 	lead.followers = append(lead.followers, c)
 	if lead.timer == nil && lead.out != nil { // standing now
-		c.stand()
+		c.walk((*clock).stop)
 	}
 	return func() {
-		lead.mu.Lock()
-		defer lead.mu.Unlock()
+		clocks.Lock()
 		if i := slices.Index(lead.followers, c); i >= 0 {
 			lead.followers = slices.Delete(lead.followers, i, i+1)
 		}
+		clocks.Unlock()
 		c.run()
 	}
 }
 
+// leads reports whether other follows c, however far down. The caller
+// holds clocks.
+func (c *clock) leads(other *clock) bool {
+	found := false
+	c.walk(func(f *clock) { found = found || f == other })
+	return found
+}
+
 // halt stops the clock for good.
 func (c *clock) halt() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	clocks.Lock()
+	defer clocks.Unlock()
 	if c.timer != nil {
 		c.timer.Stop()
 	}
