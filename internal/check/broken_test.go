@@ -87,6 +87,8 @@ var brokenCases = []brokenCase{
 		break_: map[string]string{"capabilities": `{"tools":{},"resources":{"subscribe":true},"logging":{},"completions":{}}`, "serveUndeclared": `["prompts/list"]`}},
 	{id: "lifecycle.undeclared-resources", fake: fake{transport: "stdio", change: map[string]string{"capabilities": `{"tools":{},"prompts":{},"logging":{},"completions":{}}`}},
 		break_: map[string]string{"capabilities": `{"tools":{},"prompts":{},"logging":{},"completions":{}}`, "serveUndeclared": `["resources/list"]`}},
+	{id: "lifecycle.undeclared-completions", fake: noCompletions("stdio", ""),
+		break_: map[string]string{"capabilities": `{"tools":{},"prompts":{},"resources":{"subscribe":true},"logging":{}}`, "serveUndeclared": `["completion/complete"]`}},
 	{id: "lifecycle.declared", fake: stdio, break_: map[string]string{"methodNotFound": `["resources/templates/list"]`}},
 	{id: "lifecycle.undeclared-notifications", fake: stdio, break_: map[string]string{"capabilities": `{"tools":{},"prompts":{},"resources":{},"logging":{},"completions":{}}`, "faults": `["list-changed-undeclared"]`}},
 	{id: "lifecycle.logging-declared", fake: stdio, break_: map[string]string{"capabilities": `{"tools":{"listChanged":true},"prompts":{},"resources":{},"completions":{}}`, "faults": `["log-undeclared"]`}},

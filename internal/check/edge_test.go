@@ -162,6 +162,12 @@ func quiet(transport, era string) fake {
 		"serveUndeclared": `["tools/list","prompts/list","resources/list","resources/templates/list"]`}}
 }
 
+// noCompletions is a server that declares everything but completions,
+// and refuses completion/complete (-32601).
+func noCompletions(transport, era string) fake {
+	return fake{transport: transport, era: era, change: map[string]string{"capabilities": `{"tools":{},"prompts":{},"resources":{"subscribe":true},"logging":{}}`}}
+}
+
 var undeclared = []string{"lifecycle.undeclared", "lifecycle.undeclared-prompts", "lifecycle.undeclared-resources"}
 
 // older is the edge surface of a server of the initialize era whose
@@ -208,6 +214,11 @@ func addEdgeServers() {
 		edgeServer{name: "stdio 2026-07-28 declaring nothing, lists empty", fake: quiet("stdio", "modern"), holds: undeclared},
 		edgeServer{name: "HTTP 2025-11-25 declaring nothing, lists empty", fake: quiet("http", ""), holds: undeclared},
 		edgeServer{name: "HTTP 2026-07-28 declaring nothing, lists empty", fake: quiet("http", "modern"), holds: undeclared},
+		// Completions undeclared, and completion/complete refused.
+		edgeServer{name: "stdio 2025-11-25 without completions", fake: noCompletions("stdio", ""), holds: []string{"lifecycle.undeclared-completions"}},
+		edgeServer{name: "stdio 2026-07-28 without completions", fake: noCompletions("stdio", "modern"), holds: []string{"lifecycle.undeclared-completions"}},
+		edgeServer{name: "HTTP 2025-11-25 without completions", fake: noCompletions("http", ""), holds: []string{"lifecycle.undeclared-completions"}},
+		edgeServer{name: "HTTP 2026-07-28 without completions", fake: noCompletions("http", "modern"), holds: []string{"lifecycle.undeclared-completions"}},
 		// Older revisions, where the rules differ: a foreign Origin
 		// refused with 400, the version header unread in 2025-03-26,
 		// batches answered in another order.

@@ -145,6 +145,12 @@ func lifecycleCapabilityChecks() []*Check {
 		undeclaredCheck("lifecycle.undeclared-prompts", "prompts"),
 		undeclaredCheck("lifecycle.undeclared-resources", "resources"),
 		{
+			ID: "lifecycle.undeclared-completions", Title: "a server that completes arguments declares the completions capability", Level: MUST,
+			Spec: "2025-11-25", Section: "server/utilities/completion#capabilities",
+			Quote: "Servers that support completions MUST declare the completions capability",
+			run:   undeclaredCompletions,
+		},
+		{
 			ID: "lifecycle.declared", Title: "a declared capability's lists are served", Level: SHOULD,
 			Spec: "2025-11-25", Section: "basic/lifecycle#capability-negotiation",
 			Quote: "Client and server capabilities establish which optional protocol features will be available during the session.",
@@ -443,6 +449,41 @@ func undeclaredCheck(id, capability string) *Check {
 	}
 }
 
+// blockedByDiscover blocks t when a 2026-07-28 server's discover result
+// has no capabilities object: what it declares cannot be read.
+func blockedByDiscover(t *T) {
+	if f := t.r.facts; f.era == "modern" && !isObject(member(f.init, "capabilities")) {
+		t.Block("modern.discover", "the server/discover result has no capabilities object: what the server declares cannot be read")
+	}
+}
+
+// undeclaredCompletions asks, where the server does not declare
+// completions, to complete a prompt's argument or a template's variable:
+// a server that answers values supports completions, and must declare
+// them. No values, or a refusal, is no support.
+func undeclaredCompletions(t *T) {
+	if t.r.facts.declares("completions") {
+		t.Skip("the server declares completions")
+	}
+	blockedByDiscover(t)
+	params := completionParams(t)
+	if params == nil {
+		t.Skip("no prompt argument or template variable to complete")
+	}
+	res, rerr := t.callInput("completion/complete", params)
+	if rerr != nil || res == nil {
+		return
+	}
+	var values []json.RawMessage
+	rawjson.DecodeLoose(member(member(res, "completion"), "values"), &values)
+	if len(values) == 0 {
+		t.Note("completion/complete answers no values, which is no completion offered")
+		return
+	}
+	t.Sent("completion/complete " + string(params))
+	t.FailGot(clipped(res), "completion/complete answers %d values, though the \"completions\" capability is not declared", len(values))
+}
+
 // undeclaredList asks, where the server does not declare capability,
 // for the lists of it: a server that lists something supports it, and
 // must declare it. An empty list, or a refusal, is no support (servers
@@ -451,9 +492,7 @@ func undeclaredList(t *T, capability string) {
 	if t.r.facts.declares(capability) {
 		t.Skip("the server declares %s", capability)
 	}
-	if f := t.r.facts; f.era == "modern" && !isObject(member(f.init, "capabilities")) {
-		t.Block("modern.discover", "the server/discover result has no capabilities object: what the server declares cannot be read")
-	}
+	blockedByDiscover(t)
 	for _, l := range mcp.Lists {
 		if l.Capability != capability {
 			continue

@@ -157,7 +157,7 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 		}
 		return json.RawMessage(`{}`), nil
 	case "completion/complete":
-		return json.RawMessage(`{"completion":{"values":[]}}`), nil
+		return json.RawMessage(`{"completion":{"values":["alpha","beta"],"total":2,"hasMore":false}}`), nil
 	}
 	return nil, notFound(method)
 }
