@@ -278,10 +278,11 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	if !dest && (aligned(s.text[held.start:held.end], c.fl.purpose) || kind != cStore && aligned(s.text[held.start:held.end], c.fl.about)) {
 		return "", "", 0, false
 	}
-	if !dest && kind == cPrivateNoun && alignedAny(s.text[held.start:held.end], c.fl.takes) {
+	if !dest && (!c.inParam || strings.HasPrefix(c.fl.path, wholePrefix)) && kind == cPrivateNoun && alignedAny(s.text[held.start:held.end], c.fl.takes) {
 		// a private thing a parameter of the tool's own says it takes is
 		// the tool's input: a forecast's coordinates, which location_name
-		// says it is used instead of
+		// says it is used instead of (in the tool's description: what a
+		// parameter's own text asks for is read as such, "named")
 		return "", "", 0, false
 	}
 	if dest {

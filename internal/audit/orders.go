@@ -180,7 +180,13 @@ func (s *sent) negated(sp span) bool {
 		// gegenüber nicht", "ne dis pas": a negator after the verb, in its
 		// clause
 		for _, n := range s.f[cNegator] {
-			if n.first > sp.last && n.first-sp.last <= 7 && !s.breakBetween(sp.last, n.first) && !s.quoted[n.first] {
+			// German ends its clause with the negator, a verb's objects
+			// between: "nicht" is read further off
+			reach := 4
+			if w := s.toks[n.first].text; w == "nicht" || w == "nie" || w == "niemals" {
+				reach = 7
+			}
+			if n.first > sp.last && n.first-sp.last <= reach && !s.breakBetween(sp.last, n.first) && !s.quoted[n.first] {
 				return true
 			}
 		}
