@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -25,7 +26,7 @@ func structureRules(s *auditee) []Finding {
 		name, _ := m["name"].(string)
 		desc := stringOf(m["description"])
 		desc = desc[:runeStart(desc, min(len(desc), 4096))] // what a tool says it is, it says first
-		purpose := strings.ToLower(name + " " + stringOf(m["title"]) + " " + cmpOr(firstSentence(desc), desc))
+		purpose := strings.ToLower(name + " " + stringOf(m["title"]) + " " + cmp.Or(firstSentence(desc), desc))
 		claim := claimsNoSideEffects(m, desc)
 		for _, p := range sortedKeys(props) {
 			sq := squash(p)
@@ -46,14 +47,6 @@ func structureRules(s *auditee) []Finding {
 		}
 	}
 	return out
-}
-
-// cmpOr is a if it is not empty, else b.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // asksFor is the kind of thing a squashed parameter name asks for, of
