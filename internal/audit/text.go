@@ -206,6 +206,9 @@ func leetOf(c byte) byte {
 // looks like (1gn0re: ignore, $3nd: send, ~/.$$h); a number stays a
 // number, and a sign between words a sign.
 func unleet(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < utf8.RuneSelf && leetOf(byte(r)) != 0 }) {
+		return s // no digit nor sign to read: no copy of a text that may be megabytes
+	}
 	b := []byte(s)
 	letter := func(i int) bool {
 		c := byte(0)
