@@ -60,6 +60,9 @@ type seen struct {
 	// nullFor: an error with a null id, taken as the answer to the
 	// request that waited for one (of this method).
 	nullFor string
+	// unpaired: it came while input that is no request awaited what
+	// answers it (conn.expectNull): a null id then answers that input.
+	unpaired bool
 	// twin: a response whose id is a request's id written as another
 	// JSON type (1 for "1"): that request's id, as sent.
 	twin string
@@ -600,6 +603,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		out[i].n = c.count
 		out[i].version = c.version
 		out[i].caps = c.caps
+		out[i].unpaired = c.expectNull
 		m := out[i].msg
 		if m.IsRequest() {
 			out[i].reused = c.asked.has(idKey(m.ID))

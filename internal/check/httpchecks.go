@@ -6,8 +6,10 @@ package check
 // protocol version header, the GET stream.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -85,6 +87,13 @@ func httpPostChecks() []*Check {
 			},
 		},
 		{
+			ID: "http.stream-ends", Title: "an event stream ends after its response", Level: SHOULD,
+			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
+			Quote: "After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream.",
+			needs: needs{transport: "http"},
+			run:   streamEnds,
+		},
+		{
 			ID: "http.one-object", Title: "a JSON answer is one JSON object, not an array", Level: MUST,
 			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
 			Quote: "If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
@@ -134,6 +143,51 @@ func httpPostChecks() []*Check {
 			},
 		},
 	}
+}
+
+// streamGrace is how long an event stream may stay open after its
+// response before it is taken as left open: a server ends it as it
+// writes the response, so seconds are room for a busy machine.
+const streamGrace = 5 * time.Second
+
+// errLeftOpen ends the reading of a stream that outlived streamGrace.
+var errLeftOpen = errors.New("the stream stayed open")
+
+// streamEnds sends a request and, when it is answered with an event
+// stream, reads on past the response until the stream ends.
+func streamEnds(t *T) {
+	c := t.conn()
+	method := t.r.probeMethod(c.era)
+	ctx, cancel := context.WithCancelCause(t.ctx)
+	defer cancel(nil)
+	var grace *time.Timer
+	defer func() {
+		if grace != nil {
+			grace.Stop()
+		}
+	}()
+	id := c.newID()
+	msg, _ := mcp.EncodeRequest(id, method, c.stamp(nil))
+	var answer seen
+	t.Sent("POST " + method + ", read to the end of its answer")
+	x, err := c.post(ctx, httpReq{body: msg, events: func(s seen) bool {
+		if grace == nil && s.msg.IsResponse() && idKey(s.msg.ID) == idKey(id) {
+			answer = s
+			grace = time.AfterFunc(streamGrace, func() { cancel(errLeftOpen) })
+		}
+		return true
+	}}, id)
+	if x == nil || x.response == nil {
+		t.failErr(method, cmp.Or(err, error(&noAnswer{x})))
+	}
+	if !x.sse {
+		t.Skip("answered with %s, not an event stream", x.contentType())
+	}
+	t.Got(answer.raw)
+	if context.Cause(ctx) == errLeftOpen {
+		t.Fail("the event stream stayed open %s after the response it carried", streamGrace)
+	}
+	t.Note("the stream ended after its response")
 }
 
 // httpSessionChecks judge the initialize era's sessions and streams: the

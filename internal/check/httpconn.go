@@ -103,6 +103,13 @@ func (x *exchange) String() string {
 // post sends a POST (or hr.method) and reads its answer; id, when set,
 // is the request's id, whose response ends an event stream.
 func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*exchange, error) {
+	if id == nil && methodOf(hr.body) != "" {
+		// A request sent as it is: its response ends the stream's
+		// reading all the same, as a stream left open would not.
+		if rid := member(hr.body, "id"); rid != nil && string(rid) != "null" {
+			id = rid
+		}
+	}
 	x, resp, err := c.roundHTTP(ctx, hr)
 	if err != nil {
 		return x, err

@@ -154,6 +154,7 @@ func lifecycleCapabilityChecks() []*Check {
 			ID: "lifecycle.declared", Title: "a declared capability's lists are served", Level: SHOULD,
 			Spec: "2025-11-25", Section: "basic/lifecycle#capability-negotiation",
 			Quote: "Client and server capabilities establish which optional protocol features will be available during the session.",
+			needs: needs{era: "legacy"}, // 2026-07-28 says MUST: modern.declared-lists
 			run: func(t *T) {
 				t.lintDone()
 				lintFindings(t, surface.SeverityWarning, surface.RuleCapabilities)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -27,6 +28,16 @@ func modernChecks() []*Check {
 // era carries.
 func modernDiscoverChecks() []*Check {
 	return []*Check{
+		{
+			ID: "modern.declared-lists", Title: "a declared capability's lists are served", Level: MUST,
+			Spec: "2026-07-28", Section: "server/tools#listing-tools",
+			Quote: "Servers that declare the `tools` capability MUST respond to `tools/list` requests",
+			needs: needs{era: "modern"},
+			run: func(t *T) {
+				t.lintDone()
+				lintFindings(t, surface.SeverityWarning, surface.RuleCapabilities)
+			},
+		},
 		{
 			ID: "modern.discover", Title: "server/discover answers versions and capabilities", Level: MUST,
 			Spec: "2026-07-28", Section: "server/discover",

@@ -78,7 +78,7 @@ func readingListedChecks() []*Check {
 		// The prompts listed, one without its required argument, and
 		// one that does not exist.
 		promptReads().answered("reading.prompts", "a prompt without required arguments can be got", "server/prompts#getting-a-prompt", "To retrieve a specific prompt, clients send a prompts/get request.", "a prompt it lists, with no required argument, cannot be got"),
-		promptReads().wellFormed("reading.prompt-messages", "prompts/get answers well-formed messages", "server/prompts#image-content", "The image data MUST be base64-encoded and include a valid MIME type", messagesProblem),
+		promptReads().filled().wellFormed("reading.prompt-messages", "prompts/get answers well-formed messages", "server/prompts#image-content", "The image data MUST be base64-encoded and include a valid MIME type", messagesProblem),
 		{
 			ID: "reading.missing-argument", Title: "a prompt without its required argument is answered -32602", Level: SHOULD,
 			Spec: "2025-11-25", Section: "server/prompts#error-handling",
@@ -203,6 +203,17 @@ func promptReads() reads {
 	return reads{eachPrompt, func(name string) string { return fmt.Sprintf("prompts/get %q", name) }, "prompts"}
 }
 
+// filled is rd with prompts of required arguments got too, each given a
+// placeholder: what a prompt answers is judged though no prompt can be
+// got bare, and a placeholder refused is no finding (malformed leaves
+// errors alone).
+func (rd reads) filled() reads {
+	rd.each = func(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) {
+		eachPromptOf(t, fn, true)
+	}
+	return rd
+}
+
 // refused is a check that fails, saying why, on the first read answered
 // with an error.
 func (rd reads) refused(why string) func(t *T) {
@@ -242,15 +253,39 @@ func eachResource(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCEr
 			uris = append(uris, uri)
 		}
 	}
-	eachRead(t, "resources/read", "uri", uris, fn, fmt.Sprintf("%d resources listed; the first %d were read", len(items), maxReads),
+	eachRead(t, "resources/read", func(uri string) json.RawMessage {
+		b, _ := json.Marshal(map[string]string{"uri": uri})
+		return b
+	}, uris, fn, fmt.Sprintf("%d resources listed; the first %d were read", len(items), maxReads),
 		"%s asks for input (input_required), which mcpv check does not give: not read", "the server lists no resource")
 }
 
 // eachPrompt gets each prompt listed without a required argument, up to
 // maxReads, once per run.
 func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) {
+	eachPromptOf(t, fn, false)
+}
+
+// placeholder is the value a prompt's required argument is given when
+// the prompt is got to see what it answers.
+const placeholder = "example"
+
+// eachPromptOf is eachPrompt; filled, it gets the prompts with required
+// arguments as well, a placeholder in each.
+func eachPromptOf(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError), filled bool) {
 	prompts := t.listed("prompts/list")
 	names := promptsToGet(prompts)
+	args := map[string]map[string]string{}
+	for _, p := range prompts {
+		name, ok := str(member(p, "name"))
+		if req := requiredArgs(p); filled && ok && readableArgs(p) && len(req) > 0 {
+			args[name] = map[string]string{}
+			for _, a := range req {
+				args[name][a] = placeholder
+			}
+			names = append(names, name)
+		}
+	}
 	for _, p := range prompts {
 		if !readableArgs(p) {
 			name, _ := str(member(p, "name"))
@@ -260,22 +295,33 @@ func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCErr
 			t.Note("prompt %q not got: its arguments cannot be read (jsonrpc.schema)", clip(name, 100))
 		}
 	}
-	eachRead(t, "prompts/get", "name", names, fn, fmt.Sprintf("the first %d prompts without required arguments were got", maxReads),
-		"prompt %q asks for input (input_required), which mcpv check does not give: not got", "the server lists no prompt without required arguments")
+	params := func(name string) json.RawMessage {
+		if a, ok := args[name]; ok {
+			b, _ := json.Marshal(map[string]any{"name": name, "arguments": a})
+			return b
+		}
+		b, _ := json.Marshal(map[string]string{"name": name})
+		return b
+	}
+	over, none := fmt.Sprintf("the first %d prompts without required arguments were got", maxReads), "the server lists no prompt without required arguments"
+	if filled {
+		over, none = fmt.Sprintf("the first %d prompts were got (required arguments given %q)", maxReads, placeholder), "the server lists no prompt"
+	}
+	eachRead(t, "prompts/get", params, names, fn, over,
+		"prompt %q asks for input (input_required), which mcpv check does not give: not got", none)
 }
 
-// eachRead asks method, once per run, of each of names (its params' key)
-// up to maxReads, and gives fn the answer. t notes over when there are
+// eachRead asks method, once per run, of each of names (with the params
+// params makes of it) up to maxReads, and gives fn the answer. t notes over when there are
 // more, and asks (of the name) for one the server asks input for, which
 // is not read; it is skipped, saying none, when there is no name.
-func eachRead(t *T, method, key string, names []string, fn func(name string, res json.RawMessage, rerr *mcp.RPCError), over, asks, none string) {
+func eachRead(t *T, method string, params func(name string) json.RawMessage, names []string, fn func(name string, res json.RawMessage, rerr *mcp.RPCError), over, asks, none string) {
 	for i, name := range names {
 		if i == maxReads {
 			t.Note("%s", over)
 			break
 		}
-		params, _ := json.Marshal(map[string]string{key: name})
-		res, rerr := t.r.readOnce(t, method, params)
+		res, rerr := t.r.readOnce(t, method, params(name))
 		if res == nil && rerr == nil {
 			t.Note(asks, clip(name, 100))
 			continue

@@ -52,6 +52,9 @@ type watches struct {
 	// nullCursor is the first result seen with "nextCursor": null, for
 	// lists.shape.
 	nullCursor *seen
+	// nullResult is the first result with a null id: no request has
+	// one, so it answers a notification (jsonrpc.notification).
+	nullResult *seen
 }
 
 // finding is how a watch found the requirement broken.
@@ -117,6 +120,9 @@ func (w *watches) judge(s seen) {
 	if s.nullCursor && w.nullCursor == nil {
 		w.nullCursor = &s
 	}
+	if s.bad == "" && !s.unpaired && s.msg.IsResponse() && s.msg.ID == nil && s.msg.Result != nil && w.nullResult == nil {
+		w.nullResult = &s
+	}
 	ctx := &watchCtx{f: w.f, tokens: w.tokens, secrets: w.r.secrets, only: w.r.opts.Only, skip: w.r.opts.Skip}
 	for _, c := range Catalogue() {
 		if c.watch == nil {
@@ -167,6 +173,14 @@ func (w *watches) result(t *T) {
 		more = fmt.Sprintf(" (and %d more)", f.count-1)
 	}
 	t.FailGot(f.first.raw, "%s%s", f.why, more)
+}
+
+// firstNullResult is the first result seen with a null id, or nil.
+func (w *watches) firstNullResult() *seen {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.flush()
+	return w.nullResult
 }
 
 // firstNullCursor is the first result seen with "nextCursor": null, or

@@ -327,7 +327,7 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 		return
 	}
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
-	streams := s.opts.SSE || spec.has("event-id-reuse") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool ||
+	streams := s.opts.SSE || spec.has("event-id-reuse") || spec.has("stream-left-open") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool ||
 		m.Method == "tasks/result" && spec.Tasks != nil
 	if streams && !plain {
 		e := s.sse(x)
@@ -340,7 +340,7 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 			}
 			e.Event(id, line)
 		}, async: func(f func()) { f() }, http: true, done: x.R.Context().Done()})
-		if m.Method == "subscriptions/listen" {
+		if m.Method == "subscriptions/listen" || spec.has("stream-left-open") {
 			x.Hold()
 		}
 		return

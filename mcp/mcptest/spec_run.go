@@ -37,6 +37,7 @@ var Faults = []string{
 	"unknown-method-internal", // an unknown method answered -32603
 	"lenient-params",          // prompts/get, resources/read, tools/call without their name or uri answered with a result
 	"answer-notifications",    // every notification answered with an error without an id
+	"answer-initialized",      // notifications/initialized answered with a result under a null id
 	"parse-error-code",        // a line that is no JSON answered -32600
 	"ignore-invalid",          // a message that is no request not answered
 	"die-on-bad-input",        // input that is no request ends the server
@@ -96,6 +97,7 @@ var Faults = []string{
 	"origin-matches-host",     // an Origin served when it names the Host the request came to
 	"text-plain",              // requests but the first (initialize, server/discover) answered as text/plain
 	"notification-200",        // notifications answered 200 with a body
+	"stream-left-open",        // every request answered on an event stream held open after the response
 	"malformed-200",           // a body that is no JSON answered 200
 	"session-id-space",        // session ids with a space in them
 	"no-session-404",          // a request without a session id answered 404
@@ -320,6 +322,9 @@ func (s *Spec) notification(st *specState, m msg, out specOut) {
 	}
 	switch m.Method {
 	case "notifications/initialized":
+		if s.has("answer-initialized") {
+			out.send(`{"jsonrpc":"2.0","id":null,"result":{}}`)
+		}
 		if s.has("list-changed-undeclared") {
 			out.send(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 		}
