@@ -103,11 +103,13 @@ func (x *exchange) String() string {
 // post sends a POST (or hr.method) and reads its answer; id, when set,
 // is the request's id, whose response ends an event stream.
 func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*exchange, error) {
-	if id == nil && methodOf(hr.body) != "" {
-		// A request sent as it is: its response ends the stream's
-		// reading all the same, as a stream left open would not.
+	end := id // the id whose response ends an event stream's reading
+	if end == nil && methodOf(hr.body) != "" {
+		// A request sent as it is (its answer matched as any other):
+		// its response ends the reading all the same, as a stream
+		// left open would not.
 		if rid := member(hr.body, "id"); rid != nil && string(rid) != "null" {
-			id = rid
+			end = rid
 		}
 	}
 	x, resp, err := c.roundHTTP(ctx, hr)
@@ -143,6 +145,9 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*excha
 					m := s.msg
 					x.response = &m
 					return hr.events != nil && hr.events(s)
+				}
+				if id == nil && end != nil && hr.events == nil && s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(end) {
+					return false
 				}
 				if hr.events != nil && !hr.events(s) {
 					return false
