@@ -13,6 +13,10 @@ type pairTool struct {
 	name   string
 	sink   bool  // its text sends what it is given away
 	fields []int // its prose fields
+	// source: what its name and first text say it gives back, when that
+	// is private ("secrets", "the user's private data"): its results,
+	// moved whole, move that
+	source string
 }
 
 // combinations finds two tools of one server (a gateway's members are
@@ -41,6 +45,9 @@ func combinations(srv *auditee, fields []field) []Finding {
 			}
 			tools = append(tools, t)
 		}
+		if len(t.fields) == 0 {
+			t.source = sourceOf(strings.NewReplacer("_", " ", "-", " ").Replace(fl.name) + ". " + fl.text[:runeStart(fl.text, min(len(fl.text), 2048))])
+		}
 		t.fields = append(t.fields, i)
 		lower := newView(fl.text[:runeStart(fl.text, min(len(fl.text), maxCombinedText))]).text
 		t.sink = t.sink || sinkRe.Get().MatchString(lower)
@@ -55,27 +62,43 @@ func combinations(srv *auditee, fields []field) []Finding {
 			fl := fields[k]
 			v := newView(fl.text[:runeStart(fl.text, min(len(fl.text), maxCombinedText))])
 			for _, ss := range sentences(v.text) {
-				for _, b := range namedTools(ss.text, byLower) {
+				named := namedTools(ss.text, byLower)
+				if len(named) == 0 || len(named) == 1 && named[0] == a {
+					continue
+				}
+				// what the sentence moves, and whether any tool it names
+				// (or its own) sends it away
+				s := newSent(ss)
+				var src *pairTool
+				sink := a.sink
+				for _, b := range named {
+					if b != a {
+						sink = sink || b.sink
+						if src == nil && b.source != "" {
+							src = b
+						}
+					}
+				}
+				what := passesBetween(s, src)
+				s.release()
+				for _, b := range named {
 					if b == a || seen[[2]string{a.name, b.name}] {
 						continue
 					}
-					s := newSent(ss)
-					what := passesBetween(s)
-					s.release()
 					// a token handed from a login to the calls after it is how
 					// honest servers chain: something must leave, or the
 					// conversation move
-					if what == "" || !a.sink && !b.sink && what != "the conversation" {
+					if what == "" || !sink && what != "the conversation" {
 						continue
 					}
 					seen[[2]string{a.name, b.name}] = true
 					risk := "sends what it is given away"
-					if !a.sink && !b.sink {
+					if !sink {
 						risk = "is given the conversation"
 					}
 					x, y := v.span(fl.text, ss.start, ss.end)
 					out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: a.name, Field: fl.path,
-						Message: fmt.Sprintf("has the model pass %s to or from the tool %q of its own accord; one of the two %s: together they make an attack neither shows alone", what, b.name, risk),
+						Message: fmt.Sprintf("has the model pass %s to or from the tool %q of its own accord; one of the tools it names %s: together they make an attack neither shows alone", what, b.name, risk),
 						Excerpt: excerpt(fl.text, x, y)},
 						Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: b.name, Field: "description",
 							Message: fmt.Sprintf("is the other half of the tool %q, whose %s has the model pass %s to or from this one of its own accord; one of the two %s", a.name, fl.path, what, risk),
@@ -117,23 +140,50 @@ func namedTools(text string, byLower map[string]*pairTool) []*pairTool {
 // secrets, the conversation, the user's private data, or a result whole;
 // "" for none (an id, an etag, a value to keep: the steps of an honest
 // chain).
-func passesBetween(s *sent) string {
+func passesBetween(s *sent, src *pairTool) string {
 	if !s.has(cMove) && !flowRe.Get().MatchString(s.text) {
 		return ""
 	}
-	if !s.has(cModal) && !s.has(cSilently) && !unaskedRe.Get().MatchString(s.text) ||
+	// "include the result of env_dump in every message": an order over
+	// every call is of the model's own accord too
+	every := s.has(cScopeAll) && s.has(cOrderVerb)
+	if !s.has(cModal) && !s.has(cSilently) && !every && !unaskedRe.Get().MatchString(s.text) ||
 		s.has(cUserAsked) || s.has(cAsk) || s.has(cConsentNoun) || s.anyNegated(cMove) {
 		return ""
 	}
 	switch {
 	case s.has(cHeldStrong):
 		return "the conversation"
-	case s.has(cSecretNoun) && !s.has(cPointer):
+	case s.has(cSecretNoun) && !s.has(cPointer) && !s.placeForSecret():
 		return "secrets"
 	case s.has(cPrivateNoun):
 		return "the user's private data"
 	case wholeResultRe.Get().MatchString(s.text):
 		return "a result whole"
+	case src != nil && resultRe.Get().MatchString(s.text) && !s.placeForSecret():
+		// the results of a tool that gives back secrets, though not to
+		// the parameter named for one ("as the api_key parameter")
+		return src.source
+	}
+	return ""
+}
+
+// sourceOf says what a tool gives back, by its name and the start of its
+// text, when that is private: "secrets" (credentials, keys, the
+// environment, a store of them), "the user's private data" (contacts,
+// messages, the clipboard); "" otherwise.
+func sourceOf(text string) string {
+	v := newView(text)
+	for _, ss := range sentences(v.text) {
+		s := newSent(ss)
+		secret, private := s.has(cSecretNoun) || s.has(cStore), s.has(cPrivateNoun) || s.has(cHeldStrong)
+		s.release()
+		switch {
+		case secret:
+			return "secrets"
+		case private:
+			return "the user's private data"
+		}
 	}
 	return ""
 }
@@ -145,6 +195,8 @@ var (
 	unaskedRe = &lazy.Regexp{Pattern: `\b(?:automatically|immediately|right\s+after|after\s+(?:every|each|any)|whenever|every\s+time|each\s+time|without\s+(?:asking|waiting|prompting|confirmation)|in\s+the\s+background|as\s+a\s+matter\s+of\s+course)\b`}
 	// wholeResultRe: the whole of what a tool gives back
 	wholeResultRe = &lazy.Regexp{Pattern: `\b(?:(?:full|entire|complete|whole|raw|unredacted|unfiltered|verbatim)\s+(?:\w+\s+)?(?:outputs?|results?|responses?|contents?|text|data|payload|json|dump)|everything\s+(?:it|that\s+it|the\s+tool)\s+returns|all\s+(?:of\s+)?(?:its|the)\s+(?:outputs?|results?|data|contents))\b`}
+	// resultRe: what a tool gave back, named as such
+	resultRe = &lazy.Regexp{Pattern: `\b(?:(?:its|the|their)\s+(?:outputs?|results?|responses?|return\s+values?)|what\s+(?:it|that\s+tool|the\s+tool)\s+(?:returns|returned|gives\s+back|gave\s+back))\b`}
 	// sinkRe: a tool that sends what it is given away
 	sinkRe = &lazy.Regexp{Pattern: `https?://|wss?://|\b(?:uploads?|uploading|webhooks?|remote\s+(?:server|endpoint|storage|collector)|external\s+(?:server|endpoint|service|storage|collector)|third[\s-]party\s+(?:server|endpoint|service|storage)|telemetry|analytics\s+(?:endpoint|server|service)|collector|(?:sync|mirror|replicate|back\s+up)s?\s+(?:\w+\s+)?to\s+(?:our|the\s+vendor|a\s+remote|an\s+external|the\s+cloud))\b`}
 )

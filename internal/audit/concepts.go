@@ -259,20 +259,26 @@ type found [nConcepts][]span
 // match finds every concept's terms among toks, the words of text.
 func (ix *conceptIndex) match(text string, toks []token) *found {
 	f := foundPool.Get().(*found)
+	// together: the words of a term stand together, not across a mark
+	// that parts a sentence ("note**: for", "the `chat`")
+	together := func(a, b int) bool {
+		return !strings.ContainsAny(text[toks[a].end:toks[b].start], "*,;:()[]{}<>|\"`\n")
+	}
 	try := func(i int, ts []*term) {
 		for _, t := range ts {
-			n := len(t.words)
-			if i+n > len(toks) {
+			if !t.words[0].match(toks[i].text) {
 				continue
 			}
-			ok := true
-			for k := 1; k < n && ok; k++ {
-				// the words of a term stand together: not across a mark
-				// that parts a sentence ("note**: for", "the `chat`")
-				ok = t.words[k].match(toks[i+k].text) && !strings.ContainsAny(text[toks[i+k-1].end:toks[i+k].start], "*,;:()[]{}<>|\"`\n")
+			j, ok := i, true
+			for k := 1; k < len(t.words) && ok; k++ {
+				j++
+				if j+1 < len(toks) && filler(toks[j].text) && !t.words[k].match(toks[j].text) && together(j-1, j) {
+					j++ // "l'historique complet de la conversation", "den gesamten Verlauf"
+				}
+				ok = j < len(toks) && t.words[k].match(toks[j].text) && together(j-1, j)
 			}
-			if ok && t.words[0].match(toks[i].text) {
-				f[t.c] = append(f[t.c], span{i, i + n - 1, toks[i].start, toks[i+n-1].end, t.foreign})
+			if ok {
+				f[t.c] = append(f[t.c], span{i, j, toks[i].start, toks[j].end, t.foreign})
 			}
 		}
 	}
@@ -284,6 +290,19 @@ func (ix *conceptIndex) match(text string, toks []token) *found {
 		for n := 1; n <= min(len(tk.text), ix.maxPre); n++ {
 			if ts, ok := ix.prefix[tk.text[:n]]; ok {
 				try(i, ts)
+			}
+		}
+		if strings.ContainsRune(tk.text, '-') {
+			// a compound's parts ("Empfänger-IBAN", "API-Schlüssel"):
+			// each a word of its own to the nouns of one word that say
+			// what is held or where it goes
+			for part := range strings.SplitSeq(tk.text, "-") {
+				ix.eachOneWord(part, func(t *term) {
+					switch t.c {
+					case cAddresseeNoun, cSecretNoun, cPrivateNoun, cHeldNoun, cHeldStrong:
+						f[t.c] = append(f[t.c], span{i, i, tk.start, tk.end, t.foreign})
+					}
+				})
 			}
 		}
 	}
@@ -302,6 +321,35 @@ func (ix *conceptIndex) match(text string, toks []token) *found {
 		}
 	}
 	return f
+}
+
+// filler reports a word of extent a term's words may have between them
+// and still be the term: "the complete conversation history", the French
+// and Italian adjective after its noun, the German one before it.
+func filler(w string) bool {
+	switch w {
+	case "full", "entire", "whole", "complete", "current", "recent",
+		"complet", "complète", "entier", "entière", "intégral", "intégrale", "actuel", "actuelle",
+		"gesamten", "gesamte", "ganzen", "ganze", "vollständigen", "vollständige", "kompletten", "aktuellen",
+		"completo", "completa", "entero", "entera", "intero", "intera", "actual", "inteiro", "inteira":
+		return true
+	}
+	return false
+}
+
+// eachOneWord gives fn each term of one word that w is.
+func (ix *conceptIndex) eachOneWord(w string, fn func(*term)) {
+	one := func(ts []*term) {
+		for _, t := range ts {
+			if len(t.words) == 1 && t.words[0].match(w) {
+				fn(t)
+			}
+		}
+	}
+	one(ix.exact[w])
+	for n := 1; n <= min(len(w), ix.maxPre); n++ {
+		one(ix.prefix[w[:n]])
+	}
 }
 
 // secretName reports the name of a variable that holds a secret:

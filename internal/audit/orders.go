@@ -76,7 +76,39 @@ func newSent(s sentence) *sent {
 	}
 	st.quoted = quotedAt(s.text, starts)
 	st.dropQuotedWords()
+	st.readForms()
 	return st
+}
+
+// readForms reads what the words' forms say: a verb followed by "Sie"
+// at a clause's start is German's polite order ("Senden Sie", "Lesen
+// Sie"), though the verb's start is an English term's (send*); a word
+// inside a URL ("log.example.net/api") is no example or any other idea of
+// the sentence's.
+func (st *sent) readForms() {
+	var urls [][2]int
+	for from := 0; ; {
+		i := strings.Index(st.text[from:], "://")
+		if i < 0 {
+			break
+		}
+		a, b := tokenStart(st.text, from+i), tokenEnd(st.text, from+i)
+		urls = append(urls, [2]int{a, b})
+		from = b
+	}
+	for c := range st.f {
+		kept := st.f[c][:0]
+		for _, sp := range st.f[c] {
+			if slices.ContainsFunc(urls, func(u [2]int) bool { return sp.start >= u[0] && sp.end <= u[1] }) && concept(c) != cSecretNoun {
+				continue
+			}
+			if !sp.foreign && st.brk[sp.first] && sp.last+1 < len(st.toks) && st.toks[sp.last+1].text == "sie" {
+				sp.foreign = true
+			}
+			kept = append(kept, sp)
+		}
+		st.f[c] = kept
+	}
 }
 
 // dropQuotedWords leaves out the ideas found in a quoted word or two
@@ -376,6 +408,42 @@ func (s *sent) heldSpan(weak bool) (span, bool) {
 	return sp, ok
 }
 
+// ownPlace reports a secret that a chain hands on (a token another tool
+// returned) to the parameter named for it, or the word that names that
+// parameter: "pass the token login returns
+// as the token parameter" is how a login's session reaches the calls
+// after it, not the model's own secret moved.
+func (s *sent) ownPlace(c concept, sp span) bool {
+	if c != cSecretNoun || s.qualified(cHeldQual, sp) {
+		return false
+	}
+	w := s.toks[sp.last].text
+	for _, p := range s.f[cPlace] {
+		if p.first == sp.last+1 {
+			return true // the place's name: "the token parameter"
+		}
+		for k := max(p.first-2, sp.last+1); k < p.first; k++ {
+			if s.toks[k].text == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// placeForSecret reports a parameter or field named for a secret: "the
+// api_key parameter", "the token field".
+func (s *sent) placeForSecret() bool {
+	for _, p := range s.f[cPlace] {
+		for _, sp := range s.f[cSecretNoun] {
+			if sp.last+1 == p.first {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // held is heldSpan, with the concept that named what is held.
 func (s *sent) held(weak bool) (span, concept, bool) {
 	derived := func(sp span) bool {
@@ -395,7 +463,7 @@ func (s *sent) held(weak bool) (span, concept, bool) {
 	for _, c := range []concept{cHeldNoun, cSecretNoun, cPrivateNoun} {
 		for _, sp := range s.f[c] {
 			q := s.qualified(cHeldQual, sp) || weak && s.qualified(cHeldWeak, sp) || c != cHeldNoun && s.qualified(cHeldExtent, sp)
-			if !derived(sp) && !s.where(sp) && !(c == cHeldNoun && s.source(sp)) && !s.publicKey(sp) && q {
+			if !derived(sp) && !s.where(sp) && !(c == cHeldNoun && s.source(sp)) && !s.publicKey(sp) && q && !s.ownPlace(c, sp) {
 				return sp, c, true
 			}
 		}
