@@ -82,9 +82,8 @@ func newSent(s sentence) *sent {
 
 // readForms reads what the words' forms say: a verb followed by "Sie"
 // at a clause's start is German's polite order ("Senden Sie", "Lesen
-// Sie"), though the verb's start is an English term's (send*); a word
-// inside a URL ("log.example.net/api") is no example or any other idea of
-// the sentence's.
+// Sie"), though the verb's start is an English term's (send*); the word
+// "example" inside a URL ("log.example.net/api") makes nothing an example.
 func (st *sent) readForms() {
 	var urls [][2]int
 	for from := 0; ; {
@@ -99,7 +98,7 @@ func (st *sent) readForms() {
 	for c := range st.f {
 		kept := st.f[c][:0]
 		for _, sp := range st.f[c] {
-			if slices.ContainsFunc(urls, func(u [2]int) bool { return sp.start >= u[0] && sp.end <= u[1] }) && concept(c) != cSecretNoun {
+			if concept(c) == cExample && slices.ContainsFunc(urls, func(u [2]int) bool { return sp.start >= u[0] && sp.end <= u[1] }) {
 				continue
 			}
 			if !sp.foreign && st.brk[sp.first] && sp.last+1 < len(st.toks) && st.toks[sp.last+1].text == "sie" {
