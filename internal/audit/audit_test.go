@@ -411,6 +411,9 @@ var honest = []string{
 	tool("git_add_remote", "Adds a git remote the user names (`git remote add NAME URL`); pushing is left to the user.", "name", "Remote name.", "url", "Remote URL."),
 	// A login's token handed to the parameter named for it: a chain.
 	tool("list_orders", "Lists orders. Pass the token returned by login as the token parameter.", "token", "The session token."),
+	// A listing scraper's flag: a file's rules are no instructions of the
+	// model's (the Airbnb server's ignoreRobotsText).
+	`{"name":"listing_details","description":"Gets a listing's details.","inputSchema":{"type":"object","properties":{"ignoreRobotsText":{"type":"boolean","description":"Ignore robots.txt rules for this request"}}}}`,
 }
 
 // An order split across a tool's parameter descriptions ("Ignore the

@@ -742,7 +742,7 @@ func overrides(s *sent, ordered bool) (string, bool) {
 		if w := s.toks[sp.first].text; !sp.foreign && (strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed")) && !s.obliged(sp) {
 			continue // "force the operation, bypassing safety checks"
 		}
-		if !s.negated(sp) && (s.near(cPrior, sp, 5) && s.near(cRules, sp, 6) || s.after(cRules, sp, 4)) {
+		if !s.negated(sp) && (s.near(cPrior, sp, 5) && s.near(cRules, sp, 6) || s.after(cRules, sp, 4)) && !s.thingsRules() {
 			return "tells the model to set aside what it was told before", true
 		}
 		if !s.negated(sp) && ordered && s.ignoresUsers(sp) {
@@ -772,6 +772,28 @@ func overrides(s *sent, ordered bool) (string, bool) {
 		return "gives the model new instructions in place of its own", true
 	}
 	return "", false
+}
+
+// thingsRules reports rules that are every one a thing's, not the
+// model's: a file's ("robots.txt rules") or a system's ("firewall
+// rules", "lint rules"), named right before them.
+func (s *sent) thingsRules() bool {
+	for _, r := range s.f[cRules] {
+		k := r.first - 1
+		if k < 0 {
+			return false
+		}
+		file := k > 0 && s.text[s.toks[k-1].end:s.toks[k].start] == "."
+		switch s.toks[k].text {
+		case "firewall", "lint", "linting", "eslint", "cors", "routing", "iptables", "validation", "retention", "lifecycle",
+			"alert", "alerting", "rewrite", "redirect", "pricing", "tax", "matching", "sharing":
+			file = true
+		}
+		if !file {
+			return false
+		}
+	}
+	return len(s.f[cRules]) > 0
 }
 
 // role finds a live order to take another role. "answer as" and
