@@ -414,6 +414,9 @@ var honest = []string{
 	// A listing scraper's flag: a file's rules are no instructions of the
 	// model's (the Airbnb server's ignoreRobotsText).
 	`{"name":"listing_details","description":"Gets a listing's details.","inputSchema":{"type":"object","properties":{"ignoreRobotsText":{"type":"boolean","description":"Ignore robots.txt rules for this request"}}}}`,
+	// A vault's tool says what it returns: its description is not a
+	// parameter's text naming what the model is to put there.
+	tool("read_vault", "Returns the stored credentials for a service.", "service", "Service"),
 }
 
 // An order split across a tool's parameter descriptions ("Ignore the
