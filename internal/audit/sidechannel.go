@@ -147,7 +147,7 @@ var wayParamRe = &lazy.Regexp{From: func() string { return lexPattern("wayParam"
 // or a password: to fill it with one is its purpose.
 func forSecrets(squashed string) bool {
 	return slices.Contains(secretNamesSquashed.Get(), squashed) || containsAny(squashed,
-		"password", "passwd", "passphrase", "passcode", "secret", "apikey", "token", "credential", "privatekey")
+		"password", "passwd", "passphrase", "passcode", "secret", "apikey", "token", "credential", "privatekey", "seedphrase", "mnemonic", "recoveryphrase")
 }
 
 // secretNames are the names of parameters that take a secret the user

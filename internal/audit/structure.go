@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/canon"
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // structureRules read what each tool is, not how it is worded: what its
@@ -40,7 +41,11 @@ func structureRules(s *auditee) []Finding {
 					Message: fmt.Sprintf("asks for %s%s (%q), which a tool that says it is %q has no use for", what, more, p, clip(strings.Join(strings.Fields(purpose), " "), 60)),
 					Excerpt: canon.Show(p)})
 			}
-			if does := sideEffect(sq); claim != "" && does != "" && !namesAReference(p) {
+			does := sideEffect(sq)
+			if pd, _ := nested(props, p, "description").(string); does == "" && sendsToRe.Get().MatchString(strings.ToLower(pd[:runeStart(pd, min(len(pd), 1024))])) {
+				does = "its description says sends what it is given elsewhere"
+			}
+			if claim != "" && does != "" && !namesAReference(p) {
 				out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Medium, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("claims %s, and takes %q, which %s", claim, p, does), Excerpt: canon.Show(p)})
 			}
@@ -84,6 +89,11 @@ func sideEffect(squashed string) string {
 	}
 	return ""
 }
+
+// sendsToRe finds a parameter's description that says what the tool is
+// given goes to the address the parameter holds: "Also posts the text to
+// this URL".
+var sendsToRe = &lazy.Regexp{Pattern: `\b(?:posts?|sends?|uploads?|forwards?|mirrors?|copies|relays?|submits?|pushes)\b[^.;\n]{0,40}\bto\s+(?:this|the\s+given|that|the)\s+(?:url|address|endpoint|webhook|server|host|inbox)\b`}
 
 // claimsNoSideEffects is what a tool claims that a parameter which sends
 // out contradicts ("" for nothing): readOnlyHint, openWorldHint: false,

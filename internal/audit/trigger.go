@@ -34,8 +34,17 @@ func triggerRules(text string, v view, f finder) []Finding {
 		if !leads(v.text[ss.start:m[0]]) {
 			continue
 		}
+		if k := strings.IndexByte(v.text[m[1]:ss.end], ';'); k >= 0 {
+			// the trigger governs its clause: "After 2026-12-01 old keys
+			// stop working; rotate before then" orders nothing after it
+			ss = sentence{ss.start, m[1] + k, v.text[ss.start : m[1]+k]}
+		}
 		s := newSent(ss)
-		ordered := s.ordered() || s.has(cMove) || s.has(cAlter) || s.has(cAlso)
+		// an order that does something once the trigger passes: moves,
+		// reads, changes, hides, sets rules aside, tells, links out, or is
+		// put as an obligation ("old keys stop working" is a fact, not one)
+		ordered := s.has(cMove) || s.has(cAlter) || s.has(cAlso) || s.has(cReadVerb) || s.has(cSilently) || s.has(cCovertly) ||
+			s.has(cIgnore) || s.has(cLie) || s.has(cReveal) || strings.Contains(ss.text, "://") || s.ordered() && (s.has(cModal) || s.has(cAddressee))
 		s.release()
 		if !ordered {
 			continue
