@@ -3,7 +3,9 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,21 +20,33 @@ import (
 var checkPending = map[string]bool{"auth.resource-metadata": true, "auth.metadata-location": true, "auth.server-metadata": true}
 
 // TestServeCheckPasses: mcpv check holds every MUST of mcpv serve --http
-// (exit 0), in front of one server and as a gateway of two, with a
+// (exit 0), in front of one server and as a gateway of two (and of a
+// server of 2025-11-25's tasks beside one of none), with a
 // bearer token and without, its client speaking each era (with a token,
 // no check fails but those of checkPending).
 func TestServeCheckPasses(t *testing.T) {
 	longtest.Skip(t, "runs mcpv check eight times against serve")
 	t.Parallel()
 	demo := `{"command": ` + jsonString(demoBin(t)) + `}`
-	env := gatewayWorld(t, map[string]string{"s1": demo, "s2": demo})
-	for _, setup := range []string{"one", "gateway"} {
+	// s3 runs tasks as 2025-11-25 has them (the core capability): serve
+	// speaks both eras in front of it, and the 2026-07-28 era's tasks
+	// extension is not declared there
+	spec := filepath.Join(t.TempDir(), "tasks.json")
+	if err := os.WriteFile(spec, []byte(`{"tools":[{"name":"job","description":"A job.","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}],
+		"capabilities":{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"tasks":{"steps":2,"pollMs":20}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := gatewayWorld(t, map[string]string{"s1": demo, "s2": demo, "s3": fakeEntry("spec=" + spec)})
+	for _, setup := range []string{"one", "gateway", "tasks"} {
 		for _, auth := range []string{"token", "none"} {
 			t.Run(setup+"/"+auth, func(t *testing.T) {
 				t.Parallel()
 				args := []string{"serve", "--http", "127.0.0.1:0", "-s", "s1"}
-				if setup == "gateway" {
+				switch setup {
+				case "gateway":
 					args = append(args, "-s", "s2")
+				case "tasks":
+					args = append(args, "-s", "s3")
 				}
 				if auth == "none" {
 					args = append(args, "--http-no-token")

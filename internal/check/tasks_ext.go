@@ -70,8 +70,18 @@ func extTaskChecks() []*Check {
 
 // extDeclared skips t unless the server declares the tasks extension.
 func extDeclared(t *T) {
-	if !t.r.facts.declares("tasks") {
-		t.Skip("the server does not declare the tasks extension (%s)", mcp.TasksExtension)
+	if t.r.facts.era == "modern" {
+		if !t.r.facts.declares("tasks") {
+			t.Skip("the server does not declare the tasks extension (%s)", mcp.TasksExtension)
+		}
+		return
+	}
+	// The main session is of the initialize era, whose core tasks
+	// capability declares no extension: what the server declares in the
+	// 2026-07-28 era is what server/discover answers there.
+	m, _ := t.request(t.connWith(connOptions{era: "modern"}), "server/discover", nil)
+	if m.Error != nil || member(member(member(m.Result, "capabilities"), "extensions"), mcp.TasksExtension) == nil {
+		t.Skip("the server does not declare the tasks extension (%s) in the 2026-07-28 era", mcp.TasksExtension)
 	}
 }
 
