@@ -173,7 +173,7 @@ func auditOne(s *auditee) []Finding {
 // orders a sentence gives, which a sentence split across fields still
 // gives. The others read what a field is (a parameter, a comment, an
 // encoding), which the joined text is not.
-var wholeRules = []string{RuleOverride, RuleConceal, RuleSendElsewhere, RuleSensitiveFile, RuleShadowing, RuleCoercion, RulePriority}
+var wholeRules = []string{RuleOverride, RuleConceal, RuleSendElsewhere, RuleSensitiveFile, RuleShadowing, RuleCoercion, RulePriority, RuleSideChannel}
 
 // wholeOnly keeps a finding of an item's whole text (wholePrefix) only by
 // wholeRules, one of the server's (serverWholePrefix) by those and the
