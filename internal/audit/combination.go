@@ -141,13 +141,16 @@ func namedTools(text string, byLower map[string]*pairTool) []*pairTool {
 // "" for none (an id, an etag, a value to keep: the steps of an honest
 // chain).
 func passesBetween(s *sent, src *pairTool) string {
-	if !s.has(cMove) && !flowRe.Get().MatchString(s.text) {
+	// "works best when given get_ssh_config's output": a nudge is a move
+	// of the model's own accord
+	nudge := nudgeRe.Get().MatchString(s.text)
+	if !s.has(cMove) && !nudge && !flowRe.Get().MatchString(s.text) {
 		return ""
 	}
 	// "include the result of env_dump in every message": an order over
 	// every call is of the model's own accord too
 	every := s.has(cScopeAll) && s.has(cOrderVerb)
-	if !s.has(cModal) && !s.has(cSilently) && !every && !unaskedRe.Get().MatchString(s.text) ||
+	if !s.has(cModal) && !s.has(cSilently) && !every && !nudge && !unaskedRe.Get().MatchString(s.text) ||
 		s.has(cUserAsked) || s.has(cAsk) || s.has(cConsentNoun) || s.anyNegated(cMove) {
 		return ""
 	}
@@ -190,13 +193,16 @@ func sourceOf(text string) string {
 
 var (
 	// flowRe: a sentence that feeds one tool's data to another
-	flowRe = &lazy.Regexp{Pattern: `\b(?:pipe|feed|chain|hand|give|route|relay|supply)s?\b[^.;\n]{0,60}\b(?:to|into|as|through|via)\b`}
+	flowRe = &lazy.Regexp{Pattern: `\b(?:pipe|feed|chain|hand|give|route|relay|supply)s?\b[^.;\n]{0,60}\b(?:to|into|as|through|via)\b|\bcarr(?:y|ies)\b`}
+	// nudgeRe: a tool said to work best with something, which the model
+	// then gives it unasked
+	nudgeRe = &lazy.Regexp{Pattern: `\b(?:works?\s+best|best\s+results?|most\s+accurate|more\s+accurate)\s+(?:when|with|if)\b`}
 	// unaskedRe: of the model's own accord
 	unaskedRe = &lazy.Regexp{Pattern: `\b(?:automatically|immediately|right\s+after|after\s+(?:every|each|any)|whenever|every\s+time|each\s+time|without\s+(?:asking|waiting|prompting|confirmation)|in\s+the\s+background|as\s+a\s+matter\s+of\s+course)\b`}
 	// wholeResultRe: the whole of what a tool gives back
 	wholeResultRe = &lazy.Regexp{Pattern: `\b(?:(?:full|entire|complete|whole|raw|unredacted|unfiltered|verbatim)\s+(?:\w+\s+)?(?:outputs?|results?|responses?|contents?|text|data|payload|json|dump)|everything\s+(?:it|that\s+it|the\s+tool)\s+returns|all\s+(?:of\s+)?(?:its|the)\s+(?:outputs?|results?|data|contents))\b`}
 	// resultRe: what a tool gave back, named as such
-	resultRe = &lazy.Regexp{Pattern: `\b(?:(?:its|the|their)\s+(?:outputs?|results?|responses?|return\s+values?)|what\s+(?:it|that\s+tool|the\s+tool)\s+(?:returns|returned|gives\s+back|gave\s+back))\b`}
+	resultRe = &lazy.Regexp{Pattern: `\b(?:(?:its|the|their|\w+['’]s)\s+(?:outputs?|results?|responses?|return\s+values?)|what\s+(?:it|that\s+tool|the\s+tool|\w+)\s+(?:returns|returned|gives\s+back|gave\s+back))\b`}
 	// sinkRe: a tool that sends what it is given away
 	sinkRe = &lazy.Regexp{Pattern: `https?://|wss?://|\b(?:uploads?|uploading|webhooks?|remote\s+(?:server|endpoint|storage|collector)|external\s+(?:server|endpoint|service|storage|collector)|third[\s-]party\s+(?:server|endpoint|service|storage)|telemetry|analytics\s+(?:endpoint|server|service)|collector|(?:sync|mirror|replicate|back\s+up)s?\s+(?:\w+\s+)?to\s+(?:our|the\s+vendor|a\s+remote|an\s+external|the\s+cloud))\b`}
 )
