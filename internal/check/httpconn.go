@@ -140,7 +140,9 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*excha
 				return true
 			}
 			for _, s := range c.receiveFor(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
-				x.msgs = append(x.msgs, s)
+				if len(x.msgs) < maxLog { // a stream read on past its response may flood: kept as a connection's log is
+					x.msgs = append(x.msgs, s)
+				}
 				if id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "") {
 					m := s.msg
 					x.response = &m
