@@ -107,9 +107,9 @@ func TestPackageRules(t *testing.T) {
 		dir:           "internal/testrun",
 		forbidImports: []string{"github.com/mcpv/mcpv/commands", "github.com/alecthomas/kong", "github.com/mattn/go-isatty", "github.com/itchyny/gojq"},
 	}, rule{
-		// The command line's error kinds: whatever returns one need not
-		// pull in the session opener with it.
-		dir:  "internal/clierr",
+		// The kinds of error: whatever returns one need not pull in the
+		// session opener with it.
+		dir:  "internal/errkind",
 		leaf: true,
 	}, rule{
 		dir:           "internal/ordered",
@@ -199,7 +199,7 @@ func TestLibrariesDoNotPresent(t *testing.T) {
 // The house has one direction: main and the programs under commands/ use
 // commands, which uses the rest; nothing under internal/, mcp/ or output/
 // imports commands (a generator that needs the grammar lives beside it,
-// as commands/mcpv-man does), so that no library drags the whole command
+// as commands/mcpv-release does), so that no library drags the whole command
 // line in after it.
 func TestNothingBelowImportsCommands(t *testing.T) {
 	pkgs := map[string]*mapPackage{}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // initBudget is what a package outside the standard library may allocate
@@ -52,7 +52,7 @@ var notLinked = []string{"runtime/metrics", "html/template", "encoding/xml"}
 // within its budget. Allocations are counted, not timed: they are the same
 // on every machine.
 func TestStartupInitCost(t *testing.T) {
-	longtest.Skip(t, "builds mcpv and runs it under GODEBUG=inittrace")
+	testkit.SkipLong(t, "builds mcpv and runs it under GODEBUG=inittrace")
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("needs the go command")
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
@@ -74,7 +74,7 @@ func TestAgentSkillFormat(t *testing.T) {
 // cost as the skill shows. Every command succeeds, and a call with a
 // wrong argument type fails as the skill says (exit 2, nothing sent).
 func TestAgentLoopFollowsTheSkill(t *testing.T) {
-	longtest.Skip(t, "runs the demo server for each command the skill shows")
+	testkit.SkipLong(t, "runs the demo server for each command the skill shows")
 	t.Parallel()
 	data, err := os.ReadFile(skillFile)
 	if err != nil {

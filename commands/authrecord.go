@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/redact"
 )
@@ -20,7 +20,7 @@ import (
 // file is gone can still be looked at or logged out of.
 func storedAuth(url string, store *oauth.Store) (server string, recs []*oauth.Record, err error) {
 	if server, err = oauth.CanonicalResource(url); err != nil {
-		return "", nil, clierr.Usage(err)
+		return "", nil, errkind.Usage(err)
 	}
 	recs, err = store.Find(server)
 	return server, recs, err

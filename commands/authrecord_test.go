@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/oauth"
 )
 
@@ -74,7 +74,7 @@ func TestStoredAuth(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
 	store := &oauth.Store{Dir: filepath.Join(state, "mcpv", "oauth"), Root: state}
-	var ue *clierr.UsageError
+	var ue *errkind.UsageError
 	if _, _, err := storedAuth("stdio", store); !errors.As(err, &ue) {
 		t.Errorf("not a URL: %v, want a usage error", err)
 	}

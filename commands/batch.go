@@ -1,6 +1,6 @@
 package commands
 
-// batch runs many operations in one session: internal/batch reads stdin a
+// batch runs many operations in one session: batchrun.go reads stdin a
 // line at a time, runs up to --parallel lines at once and writes each
 // line's output in input order, as soon as it is known; the first failure
 // stops the batch (cancelling what is in flight, on the wire) unless
@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/batch"
 	"github.com/mcpv/mcpv/internal/exitcode"
 )
 
@@ -63,8 +62,8 @@ func (c *batchCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	s.cacheTools = true
 	lines := &lineParser{environ: out.env.Environ, vars: out.flags.variables(), lines: map[string]*parsedLine{}}
-	first, err := batch.Run(ctx, batch.Options{In: out.ios.In, Out: out.ios.Out, Workers: c.Parallel, KeepGoing: c.KeepGoing,
-		Do: func(ctx context.Context, op batch.Op) batch.Result { return runBatchOp(ctx, s, out, lines, op) }})
+	first, err := runBatch(ctx, batchOptions{In: out.ios.In, Out: out.ios.Out, Workers: c.Parallel, KeepGoing: c.KeepGoing,
+		Do: func(ctx context.Context, op batchOp) batchResult { return runBatchOp(ctx, s, out, lines, op) }})
 	if err != nil {
 		return err
 	}
@@ -90,17 +89,17 @@ func (e batchFailed) Error() string {
 }
 
 // runBatchOp runs one line and returns its output line and exit code.
-func runBatchOp(ctx context.Context, s *session, out *console, lines *lineParser, op batch.Op) batch.Result {
+func runBatchOp(ctx context.Context, s *session, out *console, lines *lineParser, op batchOp) batchResult {
 	if ctx.Err() != nil {
-		return batch.Result{Code: exitcode.Interrupt} // the batch stopped before this line ran
+		return batchResult{Code: exitcode.Interrupt} // the batch stopped before this line ran
 	}
 	var id, res json.RawMessage
 	var err error
 	if op.Text[0] == '{' {
-		id, res, err = batch.RunJSON(ctx, op.Text, s.client)
+		id, res, err = runJSONLine(ctx, op.Text, s.client)
 	} else {
 		res, err = runBatchCommand(ctx, s, out, lines, string(op.Text))
 	}
 	code := exitCode(err)
-	return batch.Result{Out: batch.Line(op.Line, id, res, err, code), Code: code}
+	return batchResult{Out: batchOutputLine(op.Line, id, res, err, code), Code: code}
 }

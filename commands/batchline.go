@@ -13,7 +13,6 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/mcpv/mcpv/internal/batch"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/output"
 )
@@ -40,9 +39,9 @@ func runBatchCommand(ctx context.Context, s *session, out *console, lines *lineP
 			// output rather than belonging to the string.
 			b = bytes.TrimSuffix(b, []byte("\n"))
 		}
-		return batch.Text(b), runErr
+		return textValue(b), runErr
 	}
-	return batch.Value(buf.Bytes()), runErr
+	return printedValue(buf.Bytes()), runErr
 }
 
 // lineParser parses batch lines. Parsing with kong costs a few hundred

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/suggest"
@@ -280,7 +280,7 @@ func (c *callCmd) definition(ctx context.Context, s *session, client *mcp.Client
 func (c *callCmd) sendChecked(ctx context.Context, s *session, client *mcp.Client, out *console, base json.RawMessage, def mcp.Tool, looked bool, readFile func(string) ([]byte, error)) (mcp.Tool, json.RawMessage, bool, error) {
 	res, asTask, err := c.send(ctx, s, client, out, base, def, readFile)
 	failed := err == nil && res != nil && toolcall.ResultFields(res).IsError
-	if !(failed || isA[*mcp.CallError](err) || isA[*clierr.UsageError](err)) || !looked || !s.keptServed("tools") {
+	if !(failed || isA[*mcp.CallError](err) || isA[*errkind.UsageError](err)) || !looked || !s.keptServed("tools") {
 		return def, res, asTask, err
 	}
 	s.forget("tools")

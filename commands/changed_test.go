@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -101,7 +101,7 @@ func TestRememberedServerThatChanged(t *testing.T) {
 		for _, c := range changes {
 			t.Run(wire+", "+c.from+", "+c.name, func(t *testing.T) {
 				if c.silent {
-					longtest.Skip(t, "a server silent to the era it no longer speaks: the probe's waits, seconds each")
+					testkit.SkipLong(t, "a server silent to the era it no longer speaks: the probe's waits, seconds each")
 				}
 				t.Parallel()
 				w, server := newWorld(t), newChanging(t, wire)

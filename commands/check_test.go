@@ -11,7 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // specFake is a fake spec server's command line, its spec written to a
@@ -233,7 +233,7 @@ func TestCheckExpectedFailures(t *testing.T) {
 // A stdio server that says nothing at all is waited for 10 s, the walk's
 // bound, not the session's minute, and the walk exits 124.
 func TestCheckConnectOnlySilence(t *testing.T) {
-	longtest.Skip(t, "waits out the walk's 10 s")
+	testkit.SkipLong(t, "waits out the walk's 10 s")
 	t.Parallel()
 	wantRun(t, mcpv(t, "", args([]string{"check", "--connect-only"}, fake("slow-start=3600000"))...), 124,
 		[]string{"✗ connect.first-answer", "no answer to initialize within 10s"}, "the connection fails at first answer")

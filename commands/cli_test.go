@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
-	"github.com/mcpv/mcpv/internal/deadport"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // cliCase is one case of testdata/cli.yaml (its head says what each
@@ -106,4 +106,4 @@ func TestCommandLineContract(t *testing.T) {
 var multiLine = []string{"help of no such topic", "a jq expression that does not parse"}
 
 // closedAddress is http://127.0.0.1:PORT where nothing listens.
-func closedAddress(t *testing.T) string { return "http://" + deadport.Addr(t) }
+func closedAddress(t *testing.T) string { return "http://" + testkit.DeadAddr(t) }

@@ -16,8 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/internal/completion"
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -204,7 +204,7 @@ var shellCases = []struct {
 }
 
 func TestCompletionsInShells(t *testing.T) {
-	longtest.Skip(t, "builds mcpv")
+	testkit.SkipLong(t, "builds mcpv")
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool to build mcpv with")

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/output"
@@ -13,19 +13,19 @@ import (
 
 // usageError is a mistake on the command line, found before any server
 // starts (exit 2).
-func usageError(err error) error { return clierr.Usage(err) }
+func usageError(err error) error { return errkind.Usage(err) }
 
-func usageErrorf(format string, args ...any) error { return clierr.Usagef(format, args...) }
+func usageErrorf(format string, args ...any) error { return errkind.Usagef(format, args...) }
 
 // pointedUsageErrorf is usageErrorf for a message that says itself where
 // to look for help.
 func pointedUsageErrorf(format string, args ...any) error {
-	return &clierr.UsageError{Err: fmt.Errorf(format, args...), Pointed: true}
+	return &errkind.UsageError{Err: fmt.Errorf(format, args...), Pointed: true}
 }
 
 // configError is a problem with a config file or a refusal to use one: exit
 // 2 like a usage error, but the message says all there is to say.
-func configError(err error) error { return &clierr.ConfigError{Err: err} }
+func configError(err error) error { return &errkind.ConfigError{Err: err} }
 
 // exitCode maps an error to its exit code, the command line's own errors
 // first; this is the only place that does.

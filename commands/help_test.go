@@ -11,7 +11,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/internal/columns"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 var update = flag.Bool("update", false, "rewrite the help golden files and the completion scripts")
@@ -131,7 +131,7 @@ func TestHelpFitsAScreen(t *testing.T) {
 			t.Errorf("%s: %d lines, more than a screen (%d)", f, len(lines), helpScreen)
 		}
 		for i, l := range lines {
-			if n := columns.Width(l); n > helpWidth {
+			if n := safetext.Width(l); n > helpWidth {
 				t.Errorf("%s:%d: %d columns, wider than %d: %s", f, i+1, n, helpWidth, l)
 			}
 		}

@@ -17,7 +17,7 @@ import (
 // helpTopics are what 'mcpv help TOPIC' explains besides the commands, as
 // gh's help does: what users look up most, each taken from where the code
 // keeps it (the grammar's global flags, the exit codes of the manual,
-// internal/envdoc, the config lookup of this very run).
+// internal/manpage (envdoc.go), the config lookup of this very run).
 var helpTopics = []string{"flags", "exit-codes", "environment", "config-files", "agent"}
 
 // detailTopics are what a command's help leaves to a topic of its own, so

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/columns"
-	"github.com/mcpv/mcpv/internal/envdoc"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/manpage"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // 'mcpv help TOPIC' explains what users look up most, as gh's help does;
@@ -34,7 +34,7 @@ func TestHelpTopics(t *testing.T) {
 	}
 
 	r = mcpv(t, "", "help", "environment")
-	for _, v := range envdoc.Vars {
+	for _, v := range manpage.Vars {
 		if !strings.Contains(r.stdout, "\n    "+v.Name+" ") {
 			t.Errorf("help environment does not list %s:\n%s", v.Name, r.stdout)
 		}
@@ -109,7 +109,7 @@ func TestDetailTopics(t *testing.T) {
 			t.Errorf("help %s: exit %d, stderr %q", name, r.code, r.stderr)
 		}
 		for i, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
-			if n := columns.Width(l); n > helpWidth {
+			if n := safetext.Width(l); n > helpWidth {
 				t.Errorf("help %s, line %d: %d columns: %s", name, i+1, n, l)
 			}
 		}

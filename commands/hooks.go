@@ -2,12 +2,13 @@ package commands
 
 import (
 	"fmt"
+
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/elicit"
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/internal/userio"
+
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 )
@@ -31,9 +32,9 @@ func hooks(ios *output.Streams, env connect.Env, events *connect.EventLog, scrub
 		Stderr:       ios.Err,
 		Log:          output.NewLogger(ios.Err),
 		Status:       ios.Status,
-		Terminal:     func() elicit.Terminal { return userio.Terminal(ios.ErrTTY, closers) },
-		OpenURL:      userio.Browser(env.GOOS, env.Getenv, env.Environ),
-		NoBrowser:    !userio.CanOpenBrowser(env.GOOS, env.Getenv),
+		Terminal:     func() elicit.Terminal { return newTerminal(ios.ErrTTY, closers) },
+		OpenURL:      browserOpener(env.GOOS, env.Getenv, env.Environ),
+		NoBrowser:    !canOpenBrowser(env.GOOS, env.Getenv),
 		ShowDevice:   func(dc oauth.DeviceCode) { fmt.Fprintln(ios.Err, "mcpv: "+deviceLine(dc)) },
 		Interactive:  ios.InTTY && ios.ErrTTY,
 		Events:       events,

@@ -13,7 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // httpModes are the go-sdk Streamable HTTP server set-ups mcpv must handle.
@@ -93,7 +93,7 @@ func TestHTTPTimeoutAndVerbose(t *testing.T) {
 // (2026-07-28: server/discover, no initialize, _meta on every request)
 // against the go-sdk server over stdio and stateless Streamable HTTP.
 func TestDemoServerModern(t *testing.T) {
-	longtest.Skip(t, "the demo table again in the modern era, over stdio and HTTP")
+	testkit.SkipLong(t, "the demo table again in the modern era, over stdio and HTTP")
 	t.Parallel()
 	targets := map[string]func(t *testing.T) []string{
 		"stdio": func(t *testing.T) []string { return demo() },

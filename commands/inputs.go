@@ -9,13 +9,12 @@ import (
 
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/internal/userio"
 )
 
 // inputAsker asks for a config file's ${input:ID} on the terminal (unseen
 // for a password), once per file and input in a run, and keeps the answer
 // in memory only.
-// ask is userio.Asker's Ask.
+// ask is asker's Ask.
 func inputAsker(ctx context.Context, ask func(ctx context.Context, question string, hidden bool) (string, error)) func(*config.Server, config.Input) (string, error) {
 	var mu sync.Mutex // guards answers
 	answers := map[[2]string]string{}
@@ -28,7 +27,7 @@ func inputAsker(ctx context.Context, ask func(ctx context.Context, question stri
 		}
 		v, err := ask(ctx, inputQuestion(s, in), in.Password)
 		switch {
-		case errors.Is(err, userio.ErrNoTerminal):
+		case errors.Is(err, errNoTerminal):
 			return "", config.ErrNoTerminal
 		case ctx.Err() != nil:
 			return "", context.Cause(ctx)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/exitcode"
-	"github.com/mcpv/mcpv/internal/userio"
+
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -139,7 +139,7 @@ func TestInputAsked(t *testing.T) {
 		t.Errorf("the same input of another file was not asked: %d questions", len(asked))
 	}
 
-	noTerminal := inputAsker(ctx, func(context.Context, string, bool) (string, error) { return "", userio.ErrNoTerminal })
+	noTerminal := inputAsker(ctx, func(context.Context, string, bool) (string, error) { return "", errNoTerminal })
 	if _, err := noTerminal(px, key); !errors.Is(err, config.ErrNoTerminal) {
 		t.Errorf("no terminal: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
 )
@@ -297,7 +297,7 @@ func TestServerExitsAtOnce(t *testing.T) {
 
 func TestServerExitWhileGrandchildHoldsStdout(t *testing.T) {
 	unixOnly(t, "servers written in sh")
-	longtest.Skip(t, "waits out the grace for a stdout a grandchild holds")
+	testkit.SkipLong(t, "waits out the grace for a stdout a grandchild holds")
 	t.Parallel()
 	start := time.Now()
 	r := mcpv(t, "", "--connect-timeout", "1h", "ping", "--", "sh", "-c", "sleep 3600 & echo 'fatal: no config' >&2; exit 3")
@@ -315,7 +315,7 @@ func TestServerExitWhileGrandchildHoldsStdout(t *testing.T) {
 // they are an hour each, and the server sleeps an hour.
 func TestStartUpEndsPromptly(t *testing.T) {
 	unixOnly(t, "servers written in sh")
-	longtest.Skip(t, "a server that holds stdout, stopped twice during start-up")
+	testkit.SkipLong(t, "a server that holds stdout, stopped twice during start-up")
 	t.Parallel()
 	env := testEnv(t)
 	env.Grace = time.Hour

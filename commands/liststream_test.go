@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // TestListsStream: a list printed as it comes (compact, no --jq, no table)
@@ -65,7 +65,7 @@ func TestListsStream(t *testing.T) {
 // items, ends within its bounds (mcp.MaxWalkPages, mcp.MaxWalkBytes), exit
 // 4, with stdout one JSON value.
 func TestEndlessListBounded(t *testing.T) {
-	longtest.Skip(t, "walks an endless list to its bound: seconds")
+	testkit.SkipLong(t, "walks an endless list to its bound: seconds")
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "endless.json")
 	os.WriteFile(p, []byte(`{"tools":[{"name":"x","inputSchema":{"type":"object"}}],"pageSize":50,"endlessItems":["tools/list"]}`), 0o600)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/jsonschema"
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -129,7 +129,7 @@ func TestLoadJSONSchema(t *testing.T) {
 // and not asserted; that the search finds a capacity within its
 // precision is TestFindMaxFindsTheCapacity, on steps of a test's own.
 func TestLoadFindMaxAgainstAKnownCapacity(t *testing.T) {
-	longtest.Skip(t, "a search of about ten steps of a second each")
+	testkit.SkipLong(t, "a search of about ten steps of a second each")
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: 100 * time.Millisecond, Capacity: 1}})
 	r := mcpv(t, "", "load", "call", "x", "--find-max", "p99<400ms,errors<1%", "--rate", "2", "-d", "3s", "--format", "json",
 		"-q", ".search", "-u", srv.URL)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // callArguments are the arguments of each tools/call the fake received,
@@ -138,7 +138,7 @@ func TestLoadTemplateMistakes(t *testing.T) {
 // allocates without end, is stopped at its bound: on the first session,
 // nothing is measured (exit 2); in the run, that iteration is an error.
 func TestLoadTemplatesWithinBounds(t *testing.T) {
-	longtest.Skip(t, "templates that run until their bound of a second")
+	testkit.SkipLong(t, "templates that run until their bound of a second")
 	t.Parallel()
 	for _, tc := range []struct{ arg, errHas string }{
 		{"n~=def f: f; f", "ran past its bound of"}, // time, or memory under -race

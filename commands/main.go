@@ -20,14 +20,14 @@ import (
 
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/envdoc"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/manpage"
 	"github.com/mcpv/mcpv/internal/oauth"
-	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/otel"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/trace"
-	"github.com/mcpv/mcpv/internal/userio"
+
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
 )
@@ -291,10 +291,10 @@ func environmentHelp() string {
 	var b strings.Builder
 	b.WriteString("Environment:\n")
 	width := 0
-	for _, v := range envdoc.Vars {
+	for _, v := range manpage.Vars {
 		width = max(width, len(v.Name))
 	}
-	for _, v := range envdoc.Vars {
+	for _, v := range manpage.Vars {
 		fmt.Fprintf(&b, "\n    %-*s  %s", width, v.Name, v.Help)
 	}
 	return b.String()
@@ -575,7 +575,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	// The keychain's failure is told once a run, as a warning line (a JSON
 	// object under --errors json).
 	r.env.Keychain = env.Keychain.ForRun(func(line string) { output.NewLogger(r.ios.Err).Warn(line) })
-	r.env.Ask = inputAsker(ctx, userio.NewAsker(ios.ErrTTY, &r.closers).Ask)
+	r.env.Ask = inputAsker(ctx, newAsker(ios.ErrTTY, &r.closers).Ask)
 	r.kctx.BindTo(ctx, (*context.Context)(nil))
 	r.kctx.Bind(r.env)
 	if _, local := r.kctx.Selected().Target.Addr().Interface().(noServer); local {
@@ -620,7 +620,7 @@ func helpFirst(args []string, ios *output.Streams, env connect.Env, signals <-ch
 		if text, ok, err := helpWords(args[1:], env); ok {
 			waitFor(signals)
 			if err == nil {
-				if _, err = io.WriteString(ios.Out, text); oserr.BrokenPipe(err) {
+				if _, err = io.WriteString(ios.Out, text); errkind.BrokenPipe(err) {
 					err = nil
 				}
 			}
@@ -682,7 +682,7 @@ func (r *invocation) parse(args []string, signals <-chan struct{}) (int, bool) {
 		fmt.Fprintf(r.ios.Err, "mcpv: %v\n", ge.err)
 		return exitcode.Usage, false
 	}
-	if oserr.BrokenPipe(err) {
+	if errkind.BrokenPipe(err) {
 		return exitcode.OK, false // --help | head
 	}
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 	"github.com/mcpv/mcpv/output"
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 	}
 	// The tests run mcpv against servers in processes of their own, and
 	// spend most of their time waiting on them.
-	longtest.WaitMoreAtOnce(4)
+	testkit.WaitMoreAtOnce(4)
 	os.Exit(mcptest.GuardSuite(m.Run))
 }
 

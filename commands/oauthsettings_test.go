@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/deadport"
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // The settings a pre-registered client and a multi-tenant server need, on
@@ -26,7 +25,7 @@ func TestOAuthSettingsFlags(t *testing.T) {
 	w := newWorld(t)
 	srv, _ := authWorld(t, w)
 	url := srv.URL()
-	port := deadport.Free(t)
+	port := testkit.FreePort(t)
 	redirect := "http://localhost:" + strconv.Itoa(port) + "/oauth/cb"
 	const tenant = "https://tenant1.example/"
 	settings := []string{"--resource", tenant, "--scope", "mcp:tools", "--scope", "extra:read", "--redirect-host", "localhost",
@@ -176,7 +175,7 @@ func TestOAuthRedirectPortInUse(t *testing.T) {
 // authorization server does not know gets its error page, and the browser
 // never comes back: the bound ends that wait too.
 func TestOAuthLoginTimeout(t *testing.T) {
-	longtest.Skip(t, "two logins that wait out a 1 s timeout")
+	testkit.SkipLong(t, "two logins that wait out a 1 s timeout")
 	t.Parallel()
 	w := newWorld(t)
 	srv, _ := authWorld(t, w)
@@ -203,7 +202,7 @@ func TestOAuthLoginTimeout(t *testing.T) {
 // code goes wherever the name leads; here it leads nowhere, and the login
 // ends at its bound.
 func TestOAuthRedirectHostFromTheCommandLine(t *testing.T) {
-	longtest.Skip(t, "a login that waits out a 2 s timeout")
+	testkit.SkipLong(t, "a login that waits out a 2 s timeout")
 	t.Parallel()
 	w := newWorld(t)
 	srv, _ := authWorld(t, w)
@@ -236,7 +235,7 @@ func TestOAuthSettingsFromConfigEntry(t *testing.T) {
 	t.Parallel()
 	w := newCfgWorld(t)
 	srv, _ := authWorld(t, w.world)
-	port := deadport.Free(t)
+	port := testkit.FreePort(t)
 	w.setenv("TENANT_URL", "https://tenant9.example")
 	catalog := filepath.Join(w.home, ".config", "mcpv", "servers.yaml")
 	w.write(t, catalog, `servers:
@@ -312,7 +311,7 @@ func TestOAuthTokenRedirectElsewhere(t *testing.T) {
 	elsewhere := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { got.Add(1) }))
 	defer elsewhere.Close()
 	srv.TokenRedirect = elsewhere.URL + "/steal"
-	r := w.mcpv(t, "", "auth", "login", "-u", srv.URL(), "--redirect-port", strconv.Itoa(deadport.Free(t)))
+	r := w.mcpv(t, "", "auth", "login", "-u", srv.URL(), "--redirect-port", strconv.Itoa(testkit.FreePort(t)))
 	if r.code != 5 || !strings.Contains(r.stderr, "refusing to follow a redirect to another origin") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}

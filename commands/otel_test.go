@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
-	"github.com/mcpv/mcpv/internal/otel/oteltest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -20,7 +19,7 @@ import (
 // headers sent and masked; load posts its figures as metrics.
 func TestOtelExport(t *testing.T) {
 	t.Parallel()
-	sink := oteltest.New(t)
+	sink := testkit.NewCollector(t)
 	log := filepath.Join(t.TempDir(), "received")
 	trace := filepath.Join(t.TempDir(), "t.jsonl")
 	env := with(testEnv(t), "OTEL_EXPORTER_OTLP_ENDPOINT="+sink.URL, "OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20otlp-s3cret-42",
@@ -90,7 +89,7 @@ func TestOtelExportFails(t *testing.T) {
 // never answers, holds mcpv up no longer than the export's bound (2 s),
 // not the hour the collector would take.
 func TestOtelExportDoesNotWait(t *testing.T) {
-	longtest.Skip(t, "waits the export's bound of 2 s")
+	testkit.SkipLong(t, "waits the export's bound of 2 s")
 	t.Parallel()
 	hang := make(chan struct{})
 	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -7,11 +7,12 @@ package commands
 
 import (
 	"fmt"
-	"github.com/mcpv/mcpv/internal/columns"
 	"io"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/safetext"
 
 	"github.com/alecthomas/kong"
 
@@ -121,7 +122,7 @@ func manPage() (string, error) {
 
 // ManPage is mcpv(1), the whole manual in roff, for version and day
 // (YYYY-MM-DD): the grammar's every command and flag, then the topics.
-// commands/mcpv-man writes it for a release.
+// commands/mcpv-release man writes it for a release.
 func ManPage(version, day string) (string, error) {
 	app, err := Grammar()
 	if err != nil {
@@ -151,7 +152,7 @@ func wrap(width int, phrases ...string) string {
 	var b strings.Builder
 	line := ""
 	for _, w := range phrases {
-		if line != "" && columns.Width(line)+1+columns.Width(w) > width {
+		if line != "" && safetext.Width(line)+1+safetext.Width(w) > width {
 			b.WriteString(line + "\n")
 			line = ""
 		}

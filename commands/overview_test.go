@@ -174,7 +174,7 @@ func TestHelpMan(t *testing.T) {
 	page := manpage.MCPV(Version, day)
 	page.Topics = ManTopics()
 	if want := manpage.Render(app, page); r.stdout != want {
-		t.Errorf("help --man differs from the page mcpv-man writes")
+		t.Errorf("help --man differs from the page mcpv-release man writes")
 	}
 	for _, want := range []string{".TH \"MCPV\" \"1\"", ".SH \"EXIT STATUS\"", ".SH ENVIRONMENT", ".SH \"GLOBAL FLAGS\"", "Give up on a request", ".SH TOPICS", `.SS "mcpv help test\-files"`} {
 		if !strings.Contains(r.stdout, want) {

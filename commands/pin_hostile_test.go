@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // Hostile servers against pin, diff and audit: each run ends with one
@@ -38,7 +38,7 @@ func TestTrustCommandsAgainstHostileServers(t *testing.T) {
 	for name, spec := range specs {
 		t.Run(name, func(t *testing.T) {
 			if name == "an 8 MiB description" {
-				longtest.Skip(t, "reads 8 MiB three times over")
+				testkit.SkipLong(t, "reads 8 MiB three times over")
 			}
 			t.Parallel()
 			w := newWorld(t)

@@ -9,14 +9,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpv/mcpv/internal/exitcode"
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // TestReadmeExamples runs every "$ mcpv ..." example in the console blocks
 // of the README and of the guides in docs/guide against the demo server,
 // and compares the output with the one printed there.
 func TestReadmeExamples(t *testing.T) {
-	longtest.Skip(t, "every example of the README and the guides")
+	testkit.SkipLong(t, "every example of the README and the guides")
 	t.Parallel()
 	docs, err := filepath.Glob("../docs/guide/*.md")
 	if err != nil {

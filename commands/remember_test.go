@@ -19,8 +19,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -93,7 +93,7 @@ func TestRememberedEraAsksNoMoreBeforeInitialize(t *testing.T) {
 	for _, b := range behaviours {
 		t.Run(b, func(t *testing.T) {
 			if why, ok := long[b]; ok {
-				longtest.Skip(t, why)
+				testkit.SkipLong(t, why)
 			}
 			t.Parallel()
 			flags := []string{"--timeout", "20s"}
@@ -447,7 +447,7 @@ func TestInfoOfARememberedServer(t *testing.T) {
 // era that never answers is given up after --connect-timeout, as at its
 // first run, not after --timeout (an hour here).
 func TestRememberedServerThatNeverStarts(t *testing.T) {
-	longtest.Skip(t, "two runs, the second to its timeout")
+	testkit.SkipLong(t, "two runs, the second to its timeout")
 	t.Parallel()
 	unixOnly(t, "a server that never answers: a shell script")
 	dir := t.TempDir()

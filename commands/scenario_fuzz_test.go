@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/load"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/testfile"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // FuzzScenarioFile reads any bytes as mcpv load --scenario reads a file a
@@ -24,7 +24,7 @@ import (
 //
 //	go test ./commands -run '^$' -fuzz '^FuzzScenarioFile$' -fuzztime 1m
 func FuzzScenarioFile(f *testing.F) {
-	fuzzcheck.Seed(f, []string{
+	testkit.SeedFuzz(f, []string{
 		"steps:\n  - list-tools:\n    capture: {tool: '.tools[0].name'}\n  - name: first call\n    call: '{{tool}} n=1'\n    expect: {jq: '.content[0].text == \"ok\"'}\n" +
 			"    capture: {said: '.content[0].text'}\n  - call: x said={{said}}\n    think: 10ms..1s\n  - ping:\n    skip: not this time\n",
 		"steps:\n  - call: echo message=@msg.txt\n  - read: 'file:///{{uri}}'\n  - get: greet who=${USER}\n",
@@ -34,7 +34,7 @@ func FuzzScenarioFile(f *testing.F) {
 		"x-a: &a {call: echo}\nsteps: [*a, *a, *a]\n",
 		"steps:\n  - ping:\n    skip: all\n",
 		"server: {command: [srv]}\nsteps: []\n",
-	}, fuzzcheck.YAML())
+	}, testkit.HostileYAML())
 	dir := f.TempDir()
 	env := connect.Env{Environ: []string{"HOME=" + dir, "USER=u"}, Cwd: dir, GOOS: runtime.GOOS}
 	o := readOptions(env, nil, false)
@@ -48,7 +48,7 @@ func FuzzScenarioFile(f *testing.F) {
 		var errs testfile.Errors
 		var steps int
 		var err error
-		fuzzcheck.Bounded(t, len(data), 64<<20, 4096, func() {
+		testkit.AllocBounded(t, len(data), 64<<20, 4096, func() {
 			if file, errs = testfile.Read(o, path); len(errs) == 0 {
 				var s []load.Step
 				s, err = load.ScenarioSteps(file, safefile.Tree{Dir: file.Dir}.Read, exitCode)
@@ -64,7 +64,7 @@ func FuzzScenarioFile(f *testing.F) {
 			return
 		}
 		if err != nil {
-			var ue *clierr.UsageError
+			var ue *errkind.UsageError
 			if !errors.As(err, &ue) {
 				t.Fatalf("not a usage error: %v", err)
 			}

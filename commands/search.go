@@ -13,7 +13,7 @@ import (
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/internal/search"
+
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/table"
@@ -44,7 +44,7 @@ Examples:
 
 // searchHit is a hit as search prints it: with the command that uses it.
 type searchHit struct {
-	search.Hit
+	rankedHit
 	Command string `json:"command"`
 }
 
@@ -62,7 +62,7 @@ func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
 		return usageErrorf("--limit must be 0 or more")
 	}
 	query := strings.Join(c.Query, " ")
-	if len(search.Words(query)) == 0 {
+	if len(queryWords(query)) == 0 {
 		return usageErrorf("give words to search for")
 	}
 	names := []string{""}
@@ -136,7 +136,7 @@ func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
 // tokens and the command that uses it (naming its config server when
 // named is true).
 func (c *searchCmd) hits(query string, found []surface.Server, named bool) []searchHit {
-	ranked := search.Rank(query, found)
+	ranked := rankItems(query, found)
 	if c.Limit > 0 && len(ranked) > c.Limit {
 		ranked = ranked[:c.Limit]
 	}
@@ -152,24 +152,24 @@ func (c *searchCmd) hits(query string, found []surface.Server, named bool) []sea
 	}
 	out := make([]searchHit, 0, len(ranked))
 	for _, h := range ranked {
-		kind := map[string]string{search.Tool: cost.Tool, search.Prompt: cost.Prompt, search.Template: cost.Template}[h.Kind]
+		kind := map[string]string{kindTool: cost.Tool, kindPrompt: cost.Prompt, kindTemplate: cost.Template}[h.Kind]
 		h.Tokens = tokens[[3]string{h.Server, kind, h.ItemName}]
-		out = append(out, searchHit{Hit: h, Command: useCommand(h, named)})
+		out = append(out, searchHit{rankedHit: h, Command: useCommand(h, named)})
 	}
 	return out
 }
 
 // useCommand is the command line that uses h: a call, a read, a prompt.
-func useCommand(h search.Hit, named bool) string {
+func useCommand(h rankedHit, named bool) string {
 	words := []string{"mcpv"}
 	switch h.Kind {
-	case search.Tool:
+	case kindTool:
 		words = append(words, "call", h.Name)
-	case search.Prompt:
+	case kindPrompt:
 		words = append(words, "get-prompt", h.Name)
-	case search.Resource:
+	case kindResource:
 		words = append(words, "read", h.Name)
-	case search.Template:
+	case kindTemplate:
 		words = append(words, "read", h.Name) // its variables to fill in
 	}
 	for i, w := range words {
@@ -179,7 +179,7 @@ func useCommand(h search.Hit, named bool) string {
 	if named {
 		line += " -s " + shellwords.Quote(h.Server)
 	}
-	if h.Kind == search.Tool {
+	if h.Kind == kindTool {
 		line += " --help" // its arguments, before it is called
 	}
 	return line

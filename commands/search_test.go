@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -18,7 +18,7 @@ func TestSearchEveryServer(t *testing.T) {
 	t.Parallel()
 	t.Run("quick", func(t *testing.T) { searchEveryServer(t, false) })
 	t.Run("a server slower than --wait", func(t *testing.T) {
-		longtest.Skip(t, "waits --wait (10 s) for a server that starts in 10 minutes")
+		testkit.SkipLong(t, "waits --wait (10 s) for a server that starts in 10 minutes")
 		searchEveryServer(t, true)
 	})
 }

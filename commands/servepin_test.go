@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
 )
@@ -151,7 +151,7 @@ func TestServePinRefusedAtStart(t *testing.T) {
 // hears that the list changed.
 func TestServePinApproved(t *testing.T) {
 	t.Parallel()
-	longtest.Skip(t, "serve looks at the pin file again once a second at most")
+	testkit.SkipLong(t, "serve looks at the pin file again once a second at most")
 	w, server, live := servePinned(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

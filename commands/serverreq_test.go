@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -137,7 +137,7 @@ func TestLogMessages(t *testing.T) {
 // of its own: a timeout shorter than the call, restarted by each step,
 // fails when a loaded machine delays one step past it.
 func TestEventsAndProgress(t *testing.T) {
-	longtest.Skip(t, "a call the 1.5 s cap ends")
+	testkit.SkipLong(t, "a call the 1.5 s cap ends")
 	t.Parallel()
 	events := filepath.Join(t.TempDir(), "events.ndjson")
 	r := mcpv(t, "", args([]string{"--events", events, "--timeout", "1h", "call", "slow", "seconds:=0.3", "steps:=6"}, demo())...)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/columns"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -71,8 +71,8 @@ func TestTableOnATerminal(t *testing.T) {
 			limit = 80
 		}
 		for _, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
-			if columns.Width(l) > limit {
-				t.Errorf("width %d: a line of %d columns: %q", width, columns.Width(l), l)
+			if safetext.Width(l) > limit {
+				t.Errorf("width %d: a line of %d columns: %q", width, safetext.Width(l), l)
 			}
 		}
 		if !strings.Contains(r.stdout, "…") {

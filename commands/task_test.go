@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/output"
 
 	"github.com/mcpv/mcpv/mcp/mcptest"
@@ -61,7 +61,7 @@ func TestTaskPaths(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if strings.Contains(tt.behaviour, "poll=0") {
-				longtest.Skip(t, "polls at the default interval, a second")
+				testkit.SkipLong(t, "polls at the default interval, a second")
 			}
 			t.Parallel()
 			tail, log := fakeLogged(t, tt.behaviour)

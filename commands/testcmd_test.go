@@ -18,10 +18,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/internal/exitcode"
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/testfile"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
@@ -154,7 +154,7 @@ func TestTestRunsAgainstDemo(t *testing.T) {
 // such step fails with a line that names the bound it passed, and the run
 // goes on to the next step.
 func TestTestJQWithinBounds(t *testing.T) {
-	longtest.Skip(t, "runs a jq expression to its time bound (testfile.JQBounds)")
+	testkit.SkipLong(t, "runs a jq expression to its time bound (testfile.JQBounds)")
 	t.Parallel()
 	w, _ := testWorld(t, map[string]string{"t.yaml": demoServer + `steps:
   - call: echo message=hi

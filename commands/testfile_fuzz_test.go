@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
 	"github.com/mcpv/mcpv/internal/testfile"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // FuzzTestFile: any bytes as a test file are read without a panic or a
@@ -44,7 +44,7 @@ func FuzzTestFile(f *testing.F) {
 		var errs testfile.Errors
 		// A file's values are bounded (YAML's aliases included), and so
 		// is what each byte of it costs.
-		fuzzcheck.Bounded(t, len(data), 64<<20, 4096, func() { _, errs = testfile.Read(readOptions(env, nil, false), path) })
+		testkit.AllocBounded(t, len(data), 64<<20, 4096, func() { _, errs = testfile.Read(readOptions(env, nil, false), path) })
 		if took := time.Since(start); fuzzing && took > 2*time.Second {
 			t.Errorf("took %v", took)
 		}

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/batch"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
@@ -101,7 +100,7 @@ func (t *testSession) Close() {
 func runStepLine(ctx context.Context, s *session, out *console, lines *lineParser, text string) testfile.Outcome {
 	pl, err := lines.parse(text)
 	if err != nil {
-		return testfile.Outcome{Err: err, Code: exitCode(err), Value: batch.ErrorMember(err)}
+		return testfile.Outcome{Err: err, Code: exitCode(err), Value: errorMember(err)}
 	}
 	var tool string
 	if c, ok := pl.cmd.Interface().(callCmd); ok {
@@ -116,7 +115,7 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 	var buf bytes.Buffer
 	cmd, lineOut := plain.instance(out, &buf)
 	runErr := cmd.Run(ctx, s, lineOut)
-	o := testfile.Outcome{Raw: batch.Value(buf.Bytes()), Err: runErr, Tool: tool}
+	o := testfile.Outcome{Raw: printedValue(buf.Bytes()), Err: runErr, Tool: tool}
 	o.Value = o.Raw
 	if pl.output.filter != nil && o.Raw != nil {
 		var fb bytes.Buffer
@@ -125,9 +124,9 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 			o.Err = ferr // as printing comes before the result's own verdict
 		}
 		if pl.output.RawOutput {
-			o.Value = batch.Text(bytes.TrimSuffix(fb.Bytes(), []byte("\n")))
+			o.Value = textValue(bytes.TrimSuffix(fb.Bytes(), []byte("\n")))
 		} else {
-			o.Value = batch.Value(fb.Bytes())
+			o.Value = printedValue(fb.Bytes())
 		}
 	}
 	return finish(o)
@@ -137,7 +136,7 @@ func runStepLine(ctx context.Context, s *session, out *console, lines *lineParse
 func finish(o testfile.Outcome) testfile.Outcome {
 	o.Code = exitCode(o.Err)
 	if o.Value == nil && o.Err != nil {
-		o.Value = batch.ErrorMember(o.Err)
+		o.Value = errorMember(o.Err)
 	}
 	if o.Raw != nil {
 		fields := toolcall.ResultFields(o.Raw)

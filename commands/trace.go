@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/load"
 	"github.com/mcpv/mcpv/internal/otel"
 	"github.com/mcpv/mcpv/internal/redact"
@@ -44,7 +44,7 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 	mask := func(b []byte) []byte { return r.traceSecrets.Mask(r.scrub.Mask(b)) }
 	tr, err := trace.Create(r.env.Path(path), start, mask, trace.Header{Mcpv: Version, Args: traceArgs(args)})
 	if err != nil {
-		return nil, clierr.Usage(errors.New("--trace: " + err.Error()))
+		return nil, errkind.Usage(errors.New("--trace: " + err.Error()))
 	}
 	failed := false
 	tr.Failed = func(err error) {
@@ -77,7 +77,7 @@ func (r *invocation) startTelemetry(args []string, start time.Time) (end func(co
 		r.ios.Err.Write([]byte("mcpv: warning: otel: " + safetext.Line(w) + "\n"))
 	}
 	if err != nil {
-		return nil, clierr.Usage(errors.New("otel: " + err.Error()))
+		return nil, errkind.Usage(errors.New("otel: " + err.Error()))
 	}
 	if cfg == nil {
 		return func(int) {}, nil
@@ -159,7 +159,7 @@ func (r *invocation) notRead(path string) error {
 	}
 	for _, p := range c.reads() {
 		if fi, err := os.Stat(r.env.Path(p)); p != "" && err == nil && os.SameFile(fi, ti) {
-			return clierr.Usage(fmt.Errorf("--trace %s is the file %s reads: the trace would empty it", path, r.kctx.Selected().Name))
+			return errkind.Usage(fmt.Errorf("--trace %s is the file %s reads: the trace would empty it", path, r.kctx.Selected().Name))
 		}
 	}
 	return nil

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/deadport"
 	"github.com/mcpv/mcpv/internal/jsonschema"
 	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -167,7 +167,7 @@ func TestTraceAsASurface(t *testing.T) {
 // word after them alone: no byte of a secret is in the file.
 func TestTraceArgsMaskFlagSecrets(t *testing.T) {
 	t.Parallel()
-	url := deadport.URL(t) // refused: the command line is written before any connection
+	url := testkit.DeadURL(t) // refused: the command line is written before any connection
 	const secret = "sekrit-3b9f1c"
 	for _, c := range []struct {
 		name  string

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // sent is the methods of the requests and notifications mcpv sent, in
@@ -78,7 +78,7 @@ var tripCases = []tripCase{
 // over stdio and Streamable HTTP, in both eras: the session's opening (the
 // era's), then the command's own, and nothing more.
 func TestRequestsPerPath(t *testing.T) {
-	longtest.Skip(t, "every path of the commands, in two eras over two transports")
+	testkit.SkipLong(t, "every path of the commands, in two eras over two transports")
 	t.Parallel()
 	const (
 		modern = "server/discover"

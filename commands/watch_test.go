@@ -17,7 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -131,7 +131,7 @@ func TestWatchDemo(t *testing.T) {
 				}
 			})
 			t.Run("timeout is per request", func(t *testing.T) {
-				longtest.Skip(t, "watches ten ticks of 200 ms, past a 1 s timeout")
+				testkit.SkipLong(t, "watches ten ticks of 200 ms, past a 1 s timeout")
 				t.Parallel()
 				// Ten ticks take 1.8 s at least, however fast the machine:
 				// a timeout of the whole watch would end it.
@@ -362,7 +362,7 @@ func TestWatchListsAndReadErrors(t *testing.T) {
 // resources/read: every read is answered, in time, and every update becomes
 // a line (the first, after the subscription, and then 3000 per read).
 func TestWatchReadAmidABurstOfUpdates(t *testing.T) {
-	longtest.Skip(t, "a burst of 3,000 updates, then 1,000 more")
+	testkit.SkipLong(t, "a burst of 3,000 updates, then 1,000 more")
 	t.Parallel()
 	const burst = 3000
 	r := mcpv(t, "", args([]string{"--timeout", "20s", "watch", "fake://a", "--read", "--count", "4", "-r", "-q", ".contents[0].text"}, fake(fmt.Sprintf("updates=%d", burst)))...)

@@ -22,7 +22,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // action is action.yml, as much of it as a runner reads to run it.
@@ -274,7 +274,7 @@ steps:
 // start, 2 when no file is named; an archive that does not match its
 // checksum is refused before anything runs.
 func TestGitHubAction(t *testing.T) {
-	longtest.Skip(t, "installs a release")
+	testkit.SkipLong(t, "installs a release")
 	t.Parallel()
 	demo := demoBin(t)
 	dist := snapshotRelease(t)

@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -174,7 +174,7 @@ func TestAppSandboxCloses(t *testing.T) {
 	if browser == "" {
 		t.Skip("MCPV_BROWSER names no Chromium: run scripts/browser.sh")
 	}
-	longtest.Skip(t, "waits up to 20 s for each frame the app made to load")
+	testkit.SkipLong(t, "waits up to 20 s for each frame the app made to load")
 	stun, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // binDir holds the run's programs; TestMain makes it and removes it.
@@ -78,7 +78,7 @@ var releaseBuild = sync.OnceValues(func() (string, error) {
 // the tests that need it are long ones.
 func releaseBin(t *testing.T) string {
 	t.Helper()
-	longtest.Skip(t, "builds mcpv as a release is built")
+	testkit.SkipLong(t, "builds mcpv as a release is built")
 	bin, err := releaseBuild()
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // swap replaces old, which must be in s, with new.
@@ -83,7 +83,7 @@ func runScript(t *testing.T, dir, script string, env ...string) (code int, out s
 // files, ending with mcpv test's exit code; an archive other than the one
 // checksums.txt names stops it before mcpv is unpacked.
 func TestShellRecipe(t *testing.T) {
-	longtest.Skip(t, "installs a release")
+	testkit.SkipLong(t, "installs a release")
 	t.Parallel()
 	demo := demoBin(t)
 	dist := snapshotRelease(t)
@@ -120,7 +120,7 @@ func TestShellRecipe(t *testing.T) {
 // The GitLab CI job installs the release with the action's script and
 // writes the JUnit report GitLab collects.
 func TestGitLabJob(t *testing.T) {
-	longtest.Skip(t, "installs a release")
+	testkit.SkipLong(t, "installs a release")
 	t.Parallel()
 	var jobs map[string]struct {
 		Variables map[string]string

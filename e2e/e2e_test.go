@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -59,7 +59,7 @@ func runSuite(m *testing.M) int {
 	// Tokens in files, never the developer's keychain; the Secret Service's
 	// test asks for it on a private bus.
 	os.Setenv("MCPV_TOKEN_STORE", "file")
-	longtest.WaitMoreAtOnce(parallelTests)
+	testkit.WaitMoreAtOnce(parallelTests)
 	if mcpvBin, err = buildMcpv(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -208,7 +208,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 func TestHundredMegabyteResult(t *testing.T) {
-	longtest.Skip(t, "a 100 MiB result through mcpv")
+	testkit.SkipLong(t, "a 100 MiB result through mcpv")
 	t.Parallel()
 	const size = 100 << 20
 	s := newServer(t, fmt.Sprintf("big=%d", size))
@@ -283,7 +283,7 @@ func TestHangUpShutsDownInOrder(t *testing.T) {
 // a shell ignores it in a script's background job) is handled all the
 // same: the script that sends it asks for the orderly end.
 func TestIgnoredSignals(t *testing.T) {
-	longtest.Skip(t, "a second of a signal not acted on")
+	testkit.SkipLong(t, "a second of a signal not acted on")
 	t.Parallel()
 	for _, tc := range []struct {
 		name    string
@@ -362,7 +362,7 @@ func TestSecondCtrlCKillsAtOnce(t *testing.T) {
 }
 
 func TestServerDiesWithKilledMcpv(t *testing.T) {
-	longtest.Skip(t, "waits for a killed mcpv's server to follow it")
+	testkit.SkipLong(t, "waits for a killed mcpv's server to follow it")
 	t.Parallel()
 	s := newServer(t, "hang,ignore-exit")
 	r := start(t, append([]string{"call", "slow", "--no-validate"}, s.args()...)...)
@@ -432,7 +432,7 @@ func TestSilentOpenStdin(t *testing.T) {
 // server reads slowly and the peak measures the machine's load (158 MB
 // beside them, 65-70 MB alone), not mcpv's bound.
 func TestServerRequestFloodInBoundedMemory(t *testing.T) {
-	longtest.Skip(t, "30 s alone")
+	testkit.SkipLong(t, "30 s alone")
 	s := newServer(t, "plain,ping-flood=300000")
 	r := start(t, append([]string{"call", "x", "-q", ".content[0].text"}, s.args()...)...)
 	if code, _ := r.wait(t, 60*time.Second); code != 0 || r.stdout.String() != "\"ok\"\n" {
@@ -449,7 +449,7 @@ func TestServerRequestFloodInBoundedMemory(t *testing.T) {
 // runs as printed, against the demo server, and reports the real exit
 // codes.
 func TestReadmeScript(t *testing.T) {
-	longtest.Skip(t, "every script block of the README and the guides")
+	testkit.SkipLong(t, "every script block of the README and the guides")
 	want := map[string]struct{ stdout, stderr string }{
 		"README.md": {
 			stdout: "no deploy tool\n",

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // TestExamples runs every test file in examples/ as the docs tell users to
@@ -23,7 +23,7 @@ import (
 // uvx) is run by scripts/e2e-everything.sh, which CI runs: here its
 // snapshots must be committed and the script must run it.
 func TestExamples(t *testing.T) {
-	longtest.Skip(t, "every example test file, run twice")
+	testkit.SkipLong(t, "every example test file, run twice")
 	files, err := filepath.Glob("../examples/*.mcpv.yaml")
 	if err != nil || len(files) < 2 {
 		t.Fatalf("examples: %q, %v", files, err)
@@ -78,7 +78,7 @@ func TestTestingGuideShowsTheExample(t *testing.T) {
 // The first command of the README and of the install guide calls a tool
 // on the demo server from a fresh checkout, with nothing installed.
 func TestFirstCommand(t *testing.T) {
-	longtest.Skip(t, "the README's first command from a fresh checkout")
+	testkit.SkipLong(t, "the README's first command from a fresh checkout")
 	for _, doc := range []string{"README.md", "docs/guide/install.md"} {
 		block := between(t, readText(t, "../"+doc), "```sh\n", "```\n")
 		var line string
@@ -122,7 +122,7 @@ func treeOf(t *testing.T, dir string) map[string]string {
 // (the clone left out: this is the checkout), puts mcpv on PATH: the
 // mcpv it runs last is the one it installed.
 func TestInstallBlock(t *testing.T) {
-	longtest.Skip(t, "the README's install block in a new user's login shell")
+	testkit.SkipLong(t, "the README's install block in a new user's login shell")
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("needs the go command")

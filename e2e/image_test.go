@@ -2,7 +2,7 @@
 
 package e2e
 
-// The container image the release pushes (commands/mcpv-image), as
+// The container image the release pushes (commands/mcpv-release image), as
 // scripts/packages.sh writes it in CI: an OCI image layout in a tar,
 // read back with every digest checked, its platforms, labels and files
 // looked at, and its binary run, as root in the image's own files
@@ -27,10 +27,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/internal/ociimage"
+	"github.com/mcpv/mcpv/internal/release"
 )
 
-func readImage(t *testing.T) (*ociimage.Layout, string) {
+func readImage(t *testing.T) (*release.Layout, string) {
 	t.Helper()
 	dir := packagesDir(t)
 	f, err := os.Open(filepath.Join(dir, "mcpv-image.tar"))
@@ -38,7 +38,7 @@ func readImage(t *testing.T) (*ociimage.Layout, string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	l, err := ociimage.Read(f)
+	l, err := release.ReadImage(f)
 	if err != nil {
 		t.Fatalf("mcpv-image.tar: %v", err)
 	}
@@ -142,7 +142,7 @@ func TestImageLayout(t *testing.T) {
 // where it starts a server and calls it.
 func TestImageRuns(t *testing.T) {
 	l, _ := readImage(t)
-	i := slices.IndexFunc(l.Images, func(img ociimage.PlatformImage) bool { return img.Platform.Architecture == runtime.GOARCH })
+	i := slices.IndexFunc(l.Images, func(img release.PlatformImage) bool { return img.Platform.Architecture == runtime.GOARCH })
 	if i < 0 {
 		t.Skipf("no image for %s", runtime.GOARCH)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // stalledRun starts mcpv on a server that floods it with log messages and
@@ -44,7 +44,7 @@ func stalledRun(t *testing.T) (*run, *server) {
 // ends with 130, its server gone, within the shutdown's bound, though it
 // cannot say so on stderr.
 func TestCtrlCWithAStalledTerminal(t *testing.T) {
-	longtest.Skip(t, "fills a terminal with a log flood first")
+	testkit.SkipLong(t, "fills a terminal with a log flood first")
 	t.Parallel()
 	r, s := stalledRun(t)
 	r.cmd.Process.Signal(os.Interrupt)
@@ -59,7 +59,7 @@ func TestCtrlCWithAStalledTerminal(t *testing.T) {
 
 // The second Ctrl-C ends mcpv at once, whatever the first is waiting for.
 func TestSecondCtrlCWithAStalledTerminal(t *testing.T) {
-	longtest.Skip(t, "a terminal that stops reading, then two signals")
+	testkit.SkipLong(t, "a terminal that stops reading, then two signals")
 	t.Parallel()
 	r, s := stalledRun(t)
 	r.cmd.Process.Signal(os.Interrupt)
@@ -78,7 +78,7 @@ func TestSecondCtrlCWithAStalledTerminal(t *testing.T) {
 // A second signal to a session's keeper ends it at once, and with it every
 // process of its server's group, as it ends a one-shot command's.
 func TestSecondSignalEndsAKeepersServer(t *testing.T) {
-	longtest.Skip(t, "a session's keeper started and signalled twice")
+	testkit.SkipLong(t, "a session's keeper started and signalled twice")
 	t.Parallel()
 	w := newSessions(t)
 	s := newServer(t, "hang,ignore-exit,grandchild")

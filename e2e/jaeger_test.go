@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/deadport"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // jaeger is a Jaeger v2 started for a test, on loopback ports of its own.
@@ -34,7 +34,7 @@ func startJaeger(t *testing.T) *jaeger {
 	}
 	var ports []string
 	for len(ports) < 3 {
-		if p := strconv.Itoa(deadport.Free(t)); !slices.Contains(ports, p) {
+		if p := strconv.Itoa(testkit.FreePort(t)); !slices.Contains(ports, p) {
 			ports = append(ports, p)
 		}
 	}

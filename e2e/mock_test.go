@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // TestMockFromRecording: mcpv serve --record writes what a client saw of
@@ -17,7 +17,7 @@ import (
 // an isError result naming the closest, and arguments that break the
 // tool's schema a JSON-RPC error.
 func TestMockFromRecording(t *testing.T) {
-	longtest.Skip(t, "a recording served back on stdio and HTTP to both eras")
+	testkit.SkipLong(t, "a recording served back on stdio and HTTP to both eras")
 	t.Parallel()
 	upURL := demoUpstream(t)
 	rec := filepath.Join(t.TempDir(), "demo.json")

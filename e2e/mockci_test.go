@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // The guide's recipe for testing a client against mcpv mock, run as
@@ -19,7 +19,7 @@ import (
 // A client that survives the faults passes; one that gives up after the
 // error fails the step, by the request log's count.
 func TestMockCIRecipe(t *testing.T) {
-	longtest.Skip(t, "the guide's CI recipe: record, faults, a client run")
+	testkit.SkipLong(t, "the guide's CI recipe: record, faults, a client run")
 	t.Parallel()
 	section := between(t, readText(t, "../docs/guide/testing.md"), "## Testing a client in CI against `mcpv mock`\n", "\nA stdio client")
 	blocks := strings.Split(section, "```")

@@ -18,9 +18,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpv/mcpv/internal/deadport"
 	"github.com/mcpv/mcpv/internal/demoserver"
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // loginRun is auth login with a state directory of its own and a browser
@@ -97,7 +97,7 @@ func TestRedirectPortAgainstAnotherUser(t *testing.T) {
 	demo := demoserver.New()
 	srv := oauthtest.New(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return demo }, &sdk.StreamableHTTPOptions{JSONResponse: true}))
 	for _, taken := range [][2]string{{"tcp6", "::1"}, {"tcp4", "127.0.0.1"}} {
-		port := strconv.Itoa(deadport.Free(t))
+		port := strconv.Itoa(testkit.FreePort(t))
 		said, end := otherUser(t, bin, taken[0], net.JoinHostPort(taken[1], port))
 		if said != "listening" {
 			end()
@@ -118,7 +118,7 @@ func TestRedirectPortAgainstAnotherUser(t *testing.T) {
 		t.Errorf("%d requests to register or authorize while the port was taken", n)
 	}
 
-	port := strconv.Itoa(deadport.Free(t))
+	port := strconv.Itoa(testkit.FreePort(t))
 	mark := filepath.Join(t.TempDir(), "opened")
 	r := loginRun(t, mark, "-u", srv.URL(), "--redirect-host", "localhost", "--redirect-port", port)
 	if err := r.cmd.Start(); err != nil {

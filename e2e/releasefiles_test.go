@@ -20,7 +20,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/spdx"
+	"github.com/mcpv/mcpv/internal/release"
 )
 
 func TestSBOMNamesEveryModuleOfTheBinary(t *testing.T) {
@@ -31,15 +31,15 @@ func TestSBOMNamesEveryModuleOfTheBinary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, err := os.ReadFile(archive + ".spdx.json")
+		raw, err := os.ReadFile(archive + ".release.json")
 		if err != nil {
 			t.Fatal(err)
 		}
-		var doc spdx.Document
+		var doc release.Document
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&doc); err != nil {
-			t.Fatalf("%s.spdx.json: %v", archive, err)
+			t.Fatalf("%s.release.json: %v", archive, err)
 		}
 		if doc.SPDXVersion != "SPDX-2.3" || doc.DataLicense != "CC0-1.0" || doc.SPDXID != "SPDXRef-DOCUMENT" || doc.Name != filepath.Base(archive) {
 			t.Errorf("%s: header %q %q %q %q", archive, doc.SPDXVersion, doc.DataLicense, doc.SPDXID, doc.Name)
@@ -103,7 +103,7 @@ func TestSignedChecksums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{".deb", ".rpm", "_linux_amd64.tar.gz", "_linux_amd64.tar.gz.spdx.json"} {
+	for _, want := range []string{".deb", ".rpm", "_linux_amd64.tar.gz", "_linux_amd64.tar.gz.release.json"} {
 		if !strings.Contains(string(sums), want+"\n") {
 			t.Errorf("checksums.txt names no %s file:\n%s", want, sums)
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // checkPending are the checks that fail, for what check does rather than
@@ -25,7 +25,7 @@ var checkPending = map[string]bool{"auth.resource-metadata": true, "auth.metadat
 // bearer token and without, its client speaking each era (with a token,
 // no check fails but those of checkPending).
 func TestServeCheckPasses(t *testing.T) {
-	longtest.Skip(t, "runs mcpv check eight times against serve")
+	testkit.SkipLong(t, "runs mcpv check eight times against serve")
 	t.Parallel()
 	demo := `{"command": ` + jsonString(demoBin(t)) + `}`
 	// s3 runs tasks as 2025-11-25 has them (the core capability): serve

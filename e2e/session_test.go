@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -407,7 +407,7 @@ func TestSessionMasksEchoedSecrets(t *testing.T) {
 // call prints what a one-shot call prints, and a tool it does not list is
 // refused as one-shot.
 func TestSessionCallFindsItsToolInKeptPages(t *testing.T) {
-	longtest.Skip(t, "a session's keeper and the pages it keeps")
+	testkit.SkipLong(t, "a session's keeper and the pages it keeps")
 	t.Parallel()
 	w := newSessions(t)
 	srv := newServer(t, "pages=20,list-changed")

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -107,7 +107,7 @@ type stress struct {
 }
 
 func TestSignalStress(t *testing.T) {
-	longtest.Skip(t, "40 runs of the signal cases, some with a stalled terminal")
+	testkit.SkipLong(t, "40 runs of the signal cases, some with a stalled terminal")
 	t.Parallel()
 	runs := 40
 	if n, err := strconv.Atoi(os.Getenv("MCPV_SIGNAL_STRESS")); err == nil && n > 0 {

@@ -15,7 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpv/mcpv/internal/demoserver"
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -47,7 +47,7 @@ func (c slowCase) call() (tool, want string) {
 }
 
 func TestSlowStartingServers(t *testing.T) {
-	longtest.Skip(t, "servers that start 6 s late")
+	testkit.SkipLong(t, "servers that start 6 s late")
 	t.Parallel()
 	cases := []slowCase{
 		{"stdio dual-era go-sdk server", "modern", func(t *testing.T, d time.Duration) []string {

@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // onTerminal runs mcpv to its end with its stderr a terminal cols wide
@@ -89,7 +89,7 @@ func onTerminalWatched(t *testing.T, env []string, cols int, watch func(got stri
 // test's word, not a time a busy machine may miss); how many seconds the
 // line counts is the machine's, so it is read, not assumed.
 func TestStartLineOnATerminal(t *testing.T) {
-	longtest.Skip(t, "a server that starts two seconds late at least")
+	testkit.SkipLong(t, "a server that starts two seconds late at least")
 	t.Parallel()
 	const secret = "s3cr3t-t0ken-value"
 	gate := filepath.Join(t.TempDir(), "started")
@@ -122,7 +122,7 @@ func TestStartLineOnATerminal(t *testing.T) {
 // The line is cut to the terminal's width: a line that wrapped could not
 // be erased.
 func TestStartLineFitsANarrowTerminal(t *testing.T) {
-	longtest.Skip(t, "a server that starts once the line is shown, a second late")
+	testkit.SkipLong(t, "a server that starts once the line is shown, a second late")
 	t.Parallel()
 	// Words, and wide characters that take two columns each: cut at 79
 	// characters, the wide line would take about 100 columns of 80.
@@ -197,7 +197,7 @@ func handColumns(line string) int {
 // An HTTP server that is slow to answer gets the line too.
 // It answers once the terminal has shown the line.
 func TestStartLineForASlowHTTPServer(t *testing.T) {
-	longtest.Skip(t, "a server that answers a second late at least")
+	testkit.SkipLong(t, "a server that answers a second late at least")
 	t.Parallel()
 	answer := make(chan struct{})
 	var once sync.Once
@@ -230,7 +230,7 @@ func TestStartLineNotForAQuickServer(t *testing.T) {
 
 // A wait that is not seen on a terminal (scripts, CI) shows no line.
 func TestStartLineOnlyForAWaitOnATerminal(t *testing.T) {
-	longtest.Skip(t, "a server that starts 1.5 s late")
+	testkit.SkipLong(t, "a server that starts 1.5 s late")
 	t.Parallel()
 	slow := newServer(t, "slow-start=1500")
 	r := start(t, append([]string{"ping"}, slow.args()...)...)
@@ -243,7 +243,7 @@ func TestStartLineOnlyForAWaitOnATerminal(t *testing.T) {
 // escape sequence (C0, C1, bidirectional controls) or broken UTF-8 of the
 // server's through it.
 func TestStartLineEscapesTheServersWords(t *testing.T) {
-	longtest.Skip(t, "a server that starts once the line is shown, a second late")
+	testkit.SkipLong(t, "a server that starts once the line is shown, a second late")
 	t.Parallel()
 	// The server starts once a line shows its words: its stderr shown
 	// above the line comes first, and on a slow machine it may answer
@@ -278,7 +278,7 @@ func TestStartLineEscapesTheServersWords(t *testing.T) {
 // starts a line of its own, the line erased before it and drawn again
 // after.
 func TestStartLineUnderTheTrace(t *testing.T) {
-	longtest.Skip(t, "a server that starts once the line is shown, a second late")
+	testkit.SkipLong(t, "a server that starts once the line is shown, a second late")
 	t.Parallel()
 	gate, watch := gateOnLine(t, func(got string) bool { return strings.Contains(got, "mcpv: waiting for") })
 	s := newServer(t, gate)
@@ -303,7 +303,7 @@ func TestStartLineUnderTheTrace(t *testing.T) {
 // session start waits for its keeper to start the server: the same line,
 // without the server's words, which go to the session's log.
 func TestStartLineOfASessionStart(t *testing.T) {
-	longtest.Skip(t, "a server that starts once the line is shown, a second late")
+	testkit.SkipLong(t, "a server that starts once the line is shown, a second late")
 	t.Parallel()
 	w := newSessions(t)
 	// The seconds the line counts are the machine's (its first draw may be late).
@@ -322,7 +322,7 @@ func TestStartLineOfASessionStart(t *testing.T) {
 // at its first answer (not at the command's end: a list walked on after
 // it does not bring it back), and never outlives the command.
 func TestStartLineForARememberedEra(t *testing.T) {
-	longtest.Skip(t, "a server that starts 2 s late, four runs")
+	testkit.SkipLong(t, "a server that starts 2 s late, four runs")
 	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "modern.json")

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -124,7 +124,7 @@ func golden(t *testing.T, name, got string) {
 // passes against the go-sdk demo server, over stdio and over Streamable
 // HTTP, and each report format says so.
 func TestTestCommandPasses(t *testing.T) {
-	longtest.Skip(t, "a whole suite over stdio and HTTP in every report format")
+	testkit.SkipLong(t, "a whole suite over stdio and HTTP in every report format")
 	t.Parallel()
 	demo := demoBin(t)
 	srv := exec.Command(demo, "-http", "127.0.0.1:0")
@@ -199,7 +199,7 @@ func lastLine(s string) string {
 // A suite in which each kind of expectation fails once reports each
 // failure exactly as the goldens have it, in every format, and exits 1.
 func TestTestCommandFailures(t *testing.T) {
-	longtest.Skip(t, "a whole failing suite in every report format")
+	testkit.SkipLong(t, "a whole failing suite in every report format")
 	t.Parallel()
 	demo := demoBin(t)
 	dir := copyDir(t, "fail")
@@ -216,7 +216,7 @@ func TestTestCommandFailures(t *testing.T) {
 // A file whose server cannot start comes first in the exit code: 4 here,
 // though the other file has a failed step; the report shows both.
 func TestTestCommandUnreachableServer(t *testing.T) {
-	longtest.Skip(t, "builds the demo server, which no other quick test needs")
+	testkit.SkipLong(t, "builds the demo server, which no other quick test needs")
 	t.Parallel()
 	demo := demoBin(t)
 	dir := t.TempDir()
@@ -239,7 +239,7 @@ func TestTestCommandUnreachableServer(t *testing.T) {
 // break clients, and the next run fails naming each breaking change;
 // --update accepts them, and the run after passes.
 func TestTestCommandSnapshot(t *testing.T) {
-	longtest.Skip(t, "a snapshot taken, broken, updated and run again")
+	testkit.SkipLong(t, "a snapshot taken, broken, updated and run again")
 	t.Parallel()
 	fixture := fixtureServer(t)
 	dir := copyDir(t, "snapshot")

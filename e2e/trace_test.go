@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/internal/trace"
 )
 
@@ -110,7 +110,7 @@ func TestTraceCtrlC(t *testing.T) {
 // shows in no form, whether the server writes it on stderr or echoes it
 // in a result, URL-encoded, in base64 or JSON-escaped.
 func TestTraceOfAHostileServer(t *testing.T) {
-	longtest.Skip(t, "a 100 MiB result and half a million messages through mcpv")
+	testkit.SkipLong(t, "a 100 MiB result and half a million messages through mcpv")
 	t.Parallel()
 	const secret = "s3cr3t-Tok/en+with=chars\"q"
 	for _, c := range []struct {

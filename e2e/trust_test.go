@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // Ctrl-C while pin or audit waits on a server that stopped answering:
 // exit 130, the server gone, and no pin file half written.
 func TestTrustCommandsInterrupted(t *testing.T) {
-	longtest.Skip(t, "pin and audit each waiting on a server that stopped answering")
+	testkit.SkipLong(t, "pin and audit each waiting on a server that stopped answering")
 	t.Parallel()
 	for _, cmd := range [][]string{{"audit"}, {"pin", "pins.json"}} {
 		t.Run(cmd[0], func(t *testing.T) {

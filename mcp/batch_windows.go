@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/osdirs"
+	"github.com/mcpv/mcpv/internal/safedir"
 )
 
 // prepareCommand runs a batch file server (npx.cmd, a uvx shim) through
@@ -21,7 +21,7 @@ func prepareCommand(cmd *exec.Cmd) error {
 	if !ok {
 		return nil
 	}
-	comspec, err := osdirs.CmdExe()
+	comspec, err := safedir.CmdExe()
 	if err != nil {
 		return err
 	}

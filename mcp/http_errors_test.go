@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/internal/deadport"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -145,7 +145,7 @@ func TestHTTPAuthErrorsEndTheTransport(t *testing.T) {
 
 func TestHTTPUnreachable(t *testing.T) {
 	t.Parallel()
-	url := deadport.URL(t)
+	url := testkit.DeadURL(t)
 	var mu sync.Mutex
 	var lines []string
 	h := dialHTTP(t, HTTPOptions{URL: url, Trace: func(l string) {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/redact"
 
-	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -58,7 +58,7 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 			case ctx.Err() != nil:
 				return ctx.Err()
 			case errors.As(err, &se) && se.Status < 500,
-				oserr.Refused(err):
+				errkind.Refused(err):
 				// Refused: asking again will not help. Nothing listens
 				// any more: the server has died; waiting out the
 				// backoff would only hide that.

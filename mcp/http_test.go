@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -590,7 +590,7 @@ func TestHTTPNotificationsAnsweredWithABody(t *testing.T) {
 // a call's stream and never acknowledges the client's answer; cancelling
 // the call must not wait for that POST.
 func TestHTTPStuckAnswerDoesNotBlockCancellation(t *testing.T) {
-	longtest.Skip(t, "a cancellation past a POST the server never acknowledges")
+	testkit.SkipLong(t, "a cancellation past a POST the server never acknowledges")
 	t.Parallel()
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
 		switch {

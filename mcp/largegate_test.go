@@ -12,7 +12,7 @@ import (
 	"testing/iotest"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // roundTripper answers an HTTP request with a function.
@@ -53,7 +53,7 @@ func largeEvent(id, size int) string {
 // largeMessage, and it goes on once the session comes back for the next
 // message. Read on at once, both would be in memory together.
 func TestHTTPLargeAnswersReadOneAtATime(t *testing.T) {
-	longtest.Skip(t, "two answers of 12 MiB read in turn")
+	testkit.SkipLong(t, "two answers of 12 MiB read in turn")
 	t.Parallel()
 	const size = 3 * largeMessage
 	second := &fed{ch: make(chan []byte)}

@@ -39,7 +39,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/mcpv/mcpv/internal/wake"
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // The bounds of the notification queue; the dispatcher holds at most as
@@ -124,7 +124,7 @@ func (q *noteQueue) push(m message, key string, stop <-chan struct{}) {
 		q.compact()
 	}
 	q.mu.Unlock()
-	wake.Signal(q.wake)
+	lazy.Wake(q.wake)
 }
 
 // waitRoom waits, with q.mu let go, until a notification of n bytes of
@@ -251,7 +251,7 @@ func (q *noteQueue) close() {
 	q.mu.Lock()
 	q.closed = true
 	q.mu.Unlock()
-	wake.Signal(q.wake)
+	lazy.Wake(q.wake)
 }
 
 // take waits for items and returns all that are queued, oldest first;

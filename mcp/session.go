@@ -46,8 +46,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
-	"github.com/mcpv/mcpv/internal/wake"
 )
 
 // Transport carries whole JSON-RPC messages (one JSON value each) both ways.
@@ -822,7 +822,7 @@ func (s *Session) serve(m message) {
 			s.mu.Unlock()
 			cancel(nil)
 			<-s.slots
-			wake.Signal(s.calm)
+			lazy.Wake(s.calm)
 		}()
 		var result json.RawMessage
 		var err error
@@ -880,7 +880,7 @@ func (s *Session) writeAnswers() {
 			s.writeParts(ctx, msg)
 			cancel()
 			s.out.written()
-			wake.Signal(s.calm)
+			lazy.Wake(s.calm)
 		}
 	}
 }
@@ -936,7 +936,7 @@ func (o *outbox) push(msg parts) bool {
 	o.bytes += cost
 	o.due++
 	o.mu.Unlock()
-	wake.Signal(o.wake)
+	lazy.Wake(o.wake)
 	return true
 }
 
@@ -963,7 +963,7 @@ func (o *outbox) take(done <-chan struct{}) ([]parts, bool) {
 		o.items, o.bytes = nil, 0
 		o.mu.Unlock()
 		if len(items) > 0 {
-			wake.Signal(o.room)
+			lazy.Wake(o.room)
 			return items, true
 		}
 		select {

@@ -44,7 +44,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -524,7 +524,7 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 			t.stdin.Close()
 			return context.Cause(ctx)
 		}
-		if oserr.BrokenPipe(err) {
+		if errkind.BrokenPipe(err) {
 			return errBrokenPipe
 		}
 		return &TransportError{Op: "write to server", Err: err}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // The stdio transport on every OS, Windows included: the servers here are
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 	}
 	// The parallel tests wait on processes and servers (a grace period,
 	// a stalled stream), not on the CPU.
-	longtest.WaitMoreAtOnce(4)
+	testkit.WaitMoreAtOnce(4)
 	os.Exit(m.Run())
 }
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -69,7 +69,7 @@ func readAll(t *testing.T, tr *CommandTransport) ([]string, error) {
 }
 
 func TestCommandReadsHugeLine(t *testing.T) {
-	longtest.Skip(t, "writes 100 MB through a pipe")
+	testkit.SkipLong(t, "writes 100 MB through a pipe")
 	const n = 100 << 20
 	prefix, suffix := `{"jsonrpc":"2.0","method":"big","params":{"s":"`, `"}}`
 	tr := startSh(t, fmt.Sprintf(`printf '%%s' '%s'; head -c %d /dev/zero | tr '\0' x; printf '%%s\n' '%s'; echo '{"after":1}'`, prefix, n, suffix), CommandOptions{})

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpv/mcpv/internal/columns"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // StatusLine is a stderr writer that can show one transient line (progress)
@@ -114,7 +114,7 @@ func fitColumns(text string, width int) string {
 	if width < 2 {
 		return text
 	}
-	return columns.Cut(text, width-1)
+	return safetext.Fit(text, width-1)
 }
 
 // Clear removes the status line.

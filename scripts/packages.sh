@@ -14,9 +14,9 @@
 #                     default ~/.cache/mcpv/nfpm, keyed by its files)
 #   OUT/mcpv-image.tar
 #                     the container image, both platforms, as an OCI image
-#                     layout (commands/mcpv-image)
+#                     layout (commands/mcpv-release image)
 #   OUT/mcpv_*_linux_*.tar.gz, OUT/*.tar.gz.spdx.json
-#                     the Linux archives and an SBOM of each (commands/mcpv-sbom),
+#                     the Linux archives and an SBOM of each (commands/mcpv-release sbom),
 #                     as the release writes them
 #   OUT/checksums.txt, OUT/checksums.txt.sig, OUT/signer.pub, OUT/allowed_signers
 #                     the checksums, signed with a key made for this run by
@@ -70,7 +70,7 @@ done
 # The before hooks' man page and completions (.goreleaser.yaml).
 rm -rf build
 mkdir -p build/completions build/manpages
-go run ./commands/mcpv-man -version "v$version" -date "$date" -o build/manpages/mcpv.1
+go run ./commands/mcpv-release man -version "v$version" -date "$date" -o build/manpages/mcpv.1
 gzip -9nkf build/manpages/mcpv.1
 host=$out/mcpv_linux_$(go env GOARCH)/mcpv
 for s in bash:mcpv.bash zsh:_mcpv fish:mcpv.fish powershell:mcpv.ps1; do
@@ -80,7 +80,7 @@ done
 "$nfpm" -config .goreleaser.yaml -version "$version" -date "$date" \
 	-bin "linux/amd64=$out/mcpv_linux_amd64/mcpv" -bin "linux/arm64=$out/mcpv_linux_arm64/mcpv" -o "$out"
 
-go run ./commands/mcpv-image -version "v$version" -revision "$commit" -created "$date" \
+go run ./commands/mcpv-release image -version "v$version" -revision "$commit" -created "$date" \
 	-bin "linux/amd64=$out/mcpv_linux_amd64/mcpv" -bin "linux/arm64=$out/mcpv_linux_arm64/mcpv" \
 	-o "$out/mcpv-image.tar" >"$out/mcpv-image.digest"
 
@@ -91,7 +91,7 @@ for arch in amd64 arm64; do
 	tar -czf "$out/$a" --owner=0 --group=0 --mtime="$date" \
 		-C "$out/mcpv_linux_$arch" mcpv -C "$PWD" README.md LICENSE \
 		--transform 's,^build/,,' build/completions build/manpages/mcpv.1
-	go run ./commands/mcpv-sbom -version "v$version" -created "$date" -o "$out/$a.spdx.json" "$out/$a"
+	go run ./commands/mcpv-release sbom -version "v$version" -created "$date" -o "$out/$a.spdx.json" "$out/$a"
 done
 
 # checksums.txt as GoReleaser writes it, signed with a key of this run's.

@@ -48,11 +48,11 @@ is_known() { grep -q "^$1 $2 " "$known"; } # is_known PACKAGE TEST
 
 failed=0
 pass=0 fail=0 kfail=0 skip=0 xpass=0
-go build -o "$work/testsummary" ./internal/wintest/testsummary || exit 1
+go build -o "$work/wintest" ./internal/wintest || exit 1
 pkgs=("$@")
 e2e_only=false filter=.
 if [ "${1:-}" = --e2e ]; then # and the stdio transport's and broken-pipe tests
-  e2e_only=true pkgs=(./mcp ./internal/oserr) filter='^(TestPortable|TestBrokenPipe|TestRefused|TestBatch|TestPrepareCommand|TestStartCommand)'
+  e2e_only=true pkgs=(./mcp ./internal/errkind) filter='^(TestPortable|TestBrokenPipe|TestRefused|TestBatch|TestPrepareCommand|TestStartCommand)'
 fi
 # The packages with tests that build for Windows (e2e is Unix-only).
 [ ${#pkgs[@]} -eq 0 ] && ! $e2e_only && mapfile -t pkgs < <(GOOS=windows go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...)
@@ -78,7 +78,7 @@ for pkg in "${pkgs[@]}"; do
         if is_known "$name" "$test"; then kfail=$((kfail + 1))
         else echo "FAIL $name $test"; fail=$((fail + 1)); failed=1; fi ;;
     esac
-  done < <(go tool test2json -t -p "$name" <"$log" | "$work/testsummary")
+  done < <(go tool test2json -t -p "$name" <"$log" | "$work/wintest" summary)
   if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
     echo "FAIL $name: the test binary exited $rc:"; tail -20 "$log"; failed=1
   fi
@@ -89,7 +89,7 @@ echo "== end to end"
 GOOS=windows GOARCH=amd64 go build -C "$repo" -o "$work/mcpv.exe" . || exit 1
 srvdir="$work/Program Files/proc server"
 mkdir -p "$srvdir"
-GOOS=windows GOARCH=amd64 go build -C "$repo" -o "$srvdir/procserver.exe" ./internal/wintest/procserver || exit 1
+GOOS=windows GOARCH=amd64 go build -C "$repo" -o "$srvdir/procserver.exe" ./internal/wintest || exit 1
 printf '@"%%~dp0procserver.exe" %%*\r\n' >"$srvdir/procserver.cmd"
 cd "$work" # what a shell that went wrong writes lands here, not in the repository
 winpath() { echo "Z:${1//\//\\}"; }

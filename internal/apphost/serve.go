@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/apps"
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
-	"github.com/mcpv/mcpv/internal/wake"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -173,7 +173,7 @@ func (h *Host) serveEvents(w http.ResponseWriter, r *http.Request) {
 		last := h.streams == 0
 		h.mu.Unlock()
 		if last {
-			wake.Signal(h.gone)
+			lazy.Wake(h.gone)
 		}
 	}()
 	w.Header().Set("Content-Type", "application/x-ndjson")
@@ -304,7 +304,7 @@ func (h *Host) serveRPC(w http.ResponseWriter, r *http.Request) {
 	case m.Method == "host/no-trusted-types":
 		h.Event(m.Method, m.Params)
 		answerInFull(w)
-		wake.Signal(h.unguarded)
+		lazy.Wake(h.unguarded)
 	case m.Method == "ui/notifications/request-teardown":
 		h.Event(m.Method, m.Params)
 		answerInFull(w)

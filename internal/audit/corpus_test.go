@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // A blind corpus is servers written by someone who has not read the
@@ -97,7 +97,7 @@ func TestBlindCorpus(t *testing.T) {
 	if dir == "" {
 		t.Skip("MCPV_AUDIT_CORPUS names no corpus: scripts/audit-corpus.sh CORPUS runs this test")
 	}
-	longtest.Skip(t, "audits every server of a corpus with a built mcpv")
+	testkit.SkipLong(t, "audits every server of a corpus with a built mcpv")
 	bin := os.Getenv("MCPV_AUDIT_BINARY")
 	if bin == "" {
 		t.Fatal("MCPV_AUDIT_BINARY names no mcpv to measure")

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // What the audit may allocate for a server's text: every rule reads it,
@@ -41,7 +41,7 @@ func FuzzAudit(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s.item), s.instructions)
 	}
-	for _, s := range fuzzcheck.JSON() {
+	for _, s := range testkit.HostileJSON() {
 		f.Add(s, "")
 	}
 	f.Fuzz(func(t *testing.T, item []byte, instructions string) {
@@ -52,7 +52,7 @@ func FuzzAudit(f *testing.F) {
 		}
 		first := run() // and the rules' word lists made, once a process
 		var got []Finding
-		fuzzcheck.Bounded(t, len(item)+len(instructions), auditAllocBase, auditAllocPerByte, func() { got = run() })
+		testkit.AllocBounded(t, len(item)+len(instructions), auditAllocBase, auditAllocPerByte, func() { got = run() })
 		if !reflect.DeepEqual(shown(first), shown(got)) {
 			t.Fatalf("two audits of the same server differ:\n%s\n----\n%s", describe(first), describe(got))
 		}

@@ -10,14 +10,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // hostile is a surface built to hurt the audit: each must end in bounded
 // time and memory, with what was left unread said.
 func TestHostileSurfaces(t *testing.T) {
-	if fuzzcheck.Race {
+	if testkit.Race {
 		t.Skip("its bounds are of a run without the race detector, whose instrumentation takes twenty times as long over megabytes of text: .ci/run's guards run it so")
 	}
 	deep := func(n int) string { // a schema of n properties nested, an order at the bottom

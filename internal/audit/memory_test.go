@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // An audit of a tool whose description is of megabytes allocates at most
@@ -19,7 +19,7 @@ import (
 // whatever the size (the tokenizer's table, the views of the first MiB)
 // is left out by auditing a description of 1 MiB first.
 func TestAuditAllocatesAtMostThreeTimesTheDescription(t *testing.T) {
-	if fuzzcheck.Race {
+	if testkit.Race {
 		t.Skip("the race detector's instrumentation allocates beside what is counted")
 	}
 	item := func(n int) json.RawMessage {
@@ -31,7 +31,7 @@ func TestAuditAllocatesAtMostThreeTimesTheDescription(t *testing.T) {
 	allocated := func(raw json.RawMessage) uint64 {
 		s := surface.Server{Name: "big", Snapshot: surface.Snapshot{Tools: []json.RawMessage{raw}}}
 		var got []Finding
-		n := fuzzcheck.Allocated(func() { got = Audit([]Target{{Surface: s}}) })
+		n := testkit.Allocated(func() { got = Audit([]Target{{Surface: s}}) })
 		if !has(got, RuleCostlyDescription, Low) {
 			t.Fatalf("no costly-description finding:\n%s", describe(got))
 		}

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // redTeamCase is one server of testdata/redteam: poisoned, or honest but
@@ -42,7 +42,7 @@ func (c redTeamCase) surface() surface.Server {
 // Every poisoned server of the red-team corpora gets a finding of high or
 // above, and no honest one a finding above low.
 func TestRedTeamCorporaKeepTheirVerdicts(t *testing.T) {
-	longtest.Skip(t, "every server of the red-team corpora audited")
+	testkit.SkipLong(t, "every server of the red-team corpora audited")
 	files, _ := filepath.Glob("testdata/redteam/*.json")
 	if len(files) < 4 {
 		t.Fatalf("red-team corpora: %v", files)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // A tool named with --call that outruns the check's time makes the checks
@@ -32,7 +32,7 @@ func TestCallOutrunningItsBound(t *testing.T) {
 // --check-timeout never counts the server's start: a server slower to
 // start than a check's time has every check run to its end.
 func TestCheckTimeNotCountingTheStart(t *testing.T) {
-	longtest.Skip(t, "each server of the run takes 12 s to start")
+	testkit.SkipLong(t, "each server of the run takes 12 s to start")
 	t.Parallel()
 	// The start twice the check's time, which is generous for what each
 	// check does once the server is up, on a loaded machine too.

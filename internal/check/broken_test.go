@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // brokenCase is a check, a fake on which it applies and passes, and what
@@ -17,7 +17,7 @@ type brokenCase struct {
 	auth   string            // or oauthtest's Broken, for an authorization check
 	// behaviours of the stdio fake that break it
 	junk, ignoreExit bool
-	long             string // why the case is long, if it is (longtest)
+	long             string // why the case is long, if it is (testkit.SkipLong)
 	// unsure: the check cannot be sure the broken server breaks the
 	// requirement, and warns (T.Unsure) rather than fails
 	unsure bool
@@ -209,7 +209,7 @@ func TestBrokenServers(t *testing.T) {
 	for _, tc := range brokenCases {
 		t.Run(tc.id, func(t *testing.T) {
 			if tc.long != "" {
-				longtest.Skip(t, tc.long)
+				testkit.SkipLong(t, tc.long)
 			}
 			t.Parallel()
 			if r := goodRun(t, tc.fake)[tc.id]; r.Status != Passed {

@@ -27,8 +27,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
-	"github.com/mcpv/mcpv/internal/wake"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -628,7 +628,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 	c.mu.Unlock()
 	for _, s := range out {
 		if s.bad != "" || s.framing {
-			wake.Signal(c.signs) // tell the first contact that something came that is no message
+			lazy.Wake(c.signs) // tell the first contact that something came that is no message
 		}
 		c.r.watches.see(s)
 		if c.answers != nil && s.bad == "" && s.msg.IsRequest() {

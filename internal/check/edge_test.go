@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -302,7 +302,7 @@ func TestEdgesOfMusts(t *testing.T) {
 	for _, es := range edgeServers {
 		t.Run(es.name, func(t *testing.T) {
 			if es.long != "" {
-				longtest.Skip(t, es.long)
+				testkit.SkipLong(t, es.long)
 			}
 			t.Parallel()
 			results := runChecks(t, es.fake, musts...)

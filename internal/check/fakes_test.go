@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 	// over loopback HTTP, and waits on it far more than it computes: the
 	// package's tests take about half their time in CPU, so sixteen at once
 	// keep two cores busy.
-	longtest.WaitMoreAtOnce(16)
+	testkit.WaitMoreAtOnce(16)
 	os.Exit(mcptest.GuardSuite(m.Run))
 }
 

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/internal/testreport"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -59,7 +59,7 @@ func failedOf(r *Report) map[string]string {
 // fails, none hangs, and the run ends in about a check's bound per check
 // a worker runs.
 func TestHostileHangs(t *testing.T) {
-	longtest.Skip(t, "checks that each run to their 1 s bound against a server that never answers")
+	testkit.SkipLong(t, "checks that each run to their 1 s bound against a server that never answers")
 	t.Parallel()
 	r := runHostile(t, fake{transport: "stdio", change: faults("hang")}, Options{Only: []string{"jsonrpc", "lists", "reading"}, CheckTimeout: time.Second})
 	if failed := failedOf(r); len(failed) > 0 {
@@ -89,7 +89,7 @@ func TestHostileHangs(t *testing.T) {
 // breaks a requirement: the checks that start a server of their own are
 // inconclusive, and say --connect-timeout gives more time.
 func TestSlowStartIsInconclusive(t *testing.T) {
-	longtest.Skip(t, "a server that starts 3 s late")
+	testkit.SkipLong(t, "a server that starts 3 s late")
 	t.Parallel()
 	f := fake{transport: "stdio", slowStart: 3000}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -109,7 +109,7 @@ func TestSlowStartIsInconclusive(t *testing.T) {
 // check inconclusive (with the flag that gives more time), the others
 // blocked by it, nothing failed.
 func TestSessionNotOpenInTime(t *testing.T) {
-	longtest.Skip(t, "a server that starts 3 s late, and a session that waits 1 s for it")
+	testkit.SkipLong(t, "a server that starts 3 s late, and a session that waits 1 s for it")
 	t.Parallel()
 	tg := fake{transport: "stdio", slowStart: 3000}.target(t)
 	open := tg.Open
@@ -144,7 +144,7 @@ func TestSessionNotOpenInTime(t *testing.T) {
 // A server that floods its client with notifications: the run ends, and
 // the checks still see what they asked for.
 func TestHostileFloods(t *testing.T) {
-	longtest.Skip(t, "a flood of notifications through every jsonrpc check (two seconds and more)")
+	testkit.SkipLong(t, "a flood of notifications through every jsonrpc check (two seconds and more)")
 	t.Parallel()
 	r := runHostile(t, fake{transport: "stdio", change: faults("flood")}, Options{Only: []string{"jsonrpc"}, CheckTimeout: 10 * time.Second})
 	if failed := failedOf(r); failed["jsonrpc.unknown-method"] != "" {
@@ -225,7 +225,7 @@ func TestRunLeavesNoProcess(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
-	longtest.Skip(t, "a run against a server that never answers, stopped as its first check ends at its 3 s bound")
+	testkit.SkipLong(t, "a run against a server that never answers, stopped as its first check ends at its 3 s bound")
 	t.Parallel()
 	f := fake{transport: "stdio", change: faults("hang")}
 	tg := f.target(t)

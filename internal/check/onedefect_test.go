@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // oneDefect is a server with one defect, and the check that names it.
@@ -98,7 +98,7 @@ func TestOneDefectOneFailure(t *testing.T) {
 	for _, tc := range oneDefects {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.long != "" {
-				longtest.Skip(t, tc.long)
+				testkit.SkipLong(t, tc.long)
 			}
 			t.Parallel()
 			f := tc.fake

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -17,7 +17,7 @@ import (
 // A server slow to start is not a check that fails: the check's time
 // stands while a server it started starts.
 func TestStartUpIsNotTheChecksTime(t *testing.T) {
-	longtest.Skip(t, "a server that starts 4 s late")
+	testkit.SkipLong(t, "a server that starts 4 s late")
 	t.Parallel()
 	f := fake{transport: "stdio"}
 	tg := f.target(t)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // taskTools are goodSpec's tools and a job that runs as a task when asked
@@ -120,7 +120,7 @@ func TestTaskChecksPassACorrectServer(t *testing.T) {
 // A task that never ends leaves the checks that follow it inconclusive
 // when their time is out: none fails the server, and the run ends.
 func TestTaskThatNeverEnds(t *testing.T) {
-	longtest.Skip(t, "each check polls its task until its 2 s are out")
+	testkit.SkipLong(t, "each check polls its task until its 2 s are out")
 	t.Parallel()
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {

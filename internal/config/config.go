@@ -9,14 +9,15 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/mcpv/mcpv/internal/safetext"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/osdirs"
+	"github.com/mcpv/mcpv/internal/safetext"
+
+	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/yamlnode"
@@ -107,24 +108,24 @@ func Sources(env Env) []Source {
 
 	for _, dir := range catalogDirs(env) {
 		for _, name := range []string{"servers.yaml", "servers.yml", "servers.json"} {
-			add(Source{Path: osdirs.Join(env.GOOS, dir, name), Label: "mcpv catalog", Own: true})
+			add(Source{Path: safedir.Join(env.GOOS, dir, name), Label: "mcpv catalog", Own: true})
 		}
 	}
 	if env.Home != "" {
-		add(Source{Path: osdirs.Join(env.GOOS, env.Home, ".claude.json"), Label: "Claude Code", project: env.Cwd, Foreign: true})
-		add(Source{Path: osdirs.Join(env.GOOS, appConfigDir(env), "Claude", "claude_desktop_config.json"), Label: "Claude Desktop", Foreign: true})
-		add(Source{Path: osdirs.Join(env.GOOS, appConfigDir(env), "Code", "User", "mcp.json"), Label: "VS Code", Foreign: true})
-		add(Source{Path: osdirs.Join(env.GOOS, env.Home, ".cursor", "mcp.json"), Label: "Cursor", Foreign: true})
+		add(Source{Path: safedir.Join(env.GOOS, env.Home, ".claude.json"), Label: "Claude Code", project: env.Cwd, Foreign: true})
+		add(Source{Path: safedir.Join(env.GOOS, appConfigDir(env), "Claude", "claude_desktop_config.json"), Label: "Claude Desktop", Foreign: true})
+		add(Source{Path: safedir.Join(env.GOOS, appConfigDir(env), "Code", "User", "mcp.json"), Label: "VS Code", Foreign: true})
+		add(Source{Path: safedir.Join(env.GOOS, env.Home, ".cursor", "mcp.json"), Label: "Cursor", Foreign: true})
 	}
 	return classify(out, env.Cwd)
 }
 
 // xdgConfigHome is $XDG_CONFIG_HOME when set and absolute, else ~/.config.
 func xdgConfigHome(env Env) string {
-	if d := env.Getenv("XDG_CONFIG_HOME"); osdirs.IsAbs(env.GOOS, d) {
+	if d := env.Getenv("XDG_CONFIG_HOME"); safedir.IsAbs(env.GOOS, d) {
 		return d
 	}
-	return osdirs.Join(env.GOOS, env.Home, ".config")
+	return safedir.Join(env.GOOS, env.Home, ".config")
 }
 
 // appConfigDir is where desktop programs keep their settings (what
@@ -133,12 +134,12 @@ func xdgConfigHome(env Env) string {
 func appConfigDir(env Env) string {
 	switch env.GOOS {
 	case "windows":
-		if d := env.Getenv("APPDATA"); osdirs.IsAbs(env.GOOS, d) {
+		if d := env.Getenv("APPDATA"); safedir.IsAbs(env.GOOS, d) {
 			return d
 		}
-		return osdirs.Join(env.GOOS, env.Home, "AppData", "Roaming")
+		return safedir.Join(env.GOOS, env.Home, "AppData", "Roaming")
 	case "darwin":
-		return osdirs.Join(env.GOOS, env.Home, "Library", "Application Support")
+		return safedir.Join(env.GOOS, env.Home, "Library", "Application Support")
 	}
 	return xdgConfigHome(env)
 }
@@ -151,16 +152,16 @@ func appConfigDir(env Env) string {
 func catalogDirs(env Env) []string {
 	switch env.GOOS {
 	case "windows":
-		if osdirs.IsAbs(env.GOOS, env.Getenv("XDG_CONFIG_HOME")) { // set on purpose, as gh honours it
+		if safedir.IsAbs(env.GOOS, env.Getenv("XDG_CONFIG_HOME")) { // set on purpose, as gh honours it
 			break
 		}
-		return []string{osdirs.Join(env.GOOS, appConfigDir(env), "mcpv")}
+		return []string{safedir.Join(env.GOOS, appConfigDir(env), "mcpv")}
 	case "darwin":
-		if !osdirs.IsAbs(env.GOOS, env.Getenv("XDG_CONFIG_HOME")) {
-			return []string{osdirs.Join(env.GOOS, env.Home, ".config", "mcpv"), osdirs.Join(env.GOOS, appConfigDir(env), "mcpv")}
+		if !safedir.IsAbs(env.GOOS, env.Getenv("XDG_CONFIG_HOME")) {
+			return []string{safedir.Join(env.GOOS, env.Home, ".config", "mcpv"), safedir.Join(env.GOOS, appConfigDir(env), "mcpv")}
 		}
 	}
-	return []string{osdirs.Join(env.GOOS, xdgConfigHome(env), "mcpv")}
+	return []string{safedir.Join(env.GOOS, xdgConfigHome(env), "mcpv")}
 }
 
 // classify marks as Project the --config and MCPV_CONFIG files that lie

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
@@ -152,7 +152,7 @@ func checkParse(t *testing.T, src Source, data []byte) {
 	var err error
 	// YAML's aliases expand within maxYAMLNodes values; what each byte
 	// costs beyond them is bounded too.
-	fuzzcheck.Bounded(t, len(data), 32<<20, 1024, func() { file, err = parseIn(src, data) })
+	testkit.AllocBounded(t, len(data), 32<<20, 1024, func() { file, err = parseIn(src, data) })
 	if err != nil {
 		// Every error names a place, but for the YAML reader's own that
 		// come without one ("yaml: incomplete UTF-8 octet sequence").

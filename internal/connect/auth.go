@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/oauth"
 )
 
@@ -27,7 +27,7 @@ func (s *Settings) AuthMode(h Hooks) string {
 // RequireHTTP refuses a stdio target for what only HTTP servers have.
 func (s *Settings) RequireHTTP() error {
 	if s.URL == "" {
-		return clierr.Usagef("auth is for HTTP servers: give --url URL or --server NAME of an HTTP server")
+		return errkind.Usagef("auth is for HTTP servers: give --url URL or --server NAME of an HTTP server")
 	}
 	return nil
 }
@@ -118,15 +118,15 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 	}
 	if opts.Grant == oauth.GrantJWTBearer {
 		if opts.ClientID == "" || a.Assertion == "" {
-			return nil, clierr.Usagef("--grant jwt-bearer needs --client-id and --assertion")
+			return nil, errkind.Usagef("--grant jwt-bearer needs --client-id and --assertion")
 		}
 		opts.Assertion = a.Assertion
 	} else if opts.Grant != oauth.GrantAuthorizationCode && opts.Grant != oauth.GrantDevice && (opts.ClientID == "" || (opts.ClientSecret == "" && opts.ClientKey == nil)) {
-		return nil, clierr.Usagef("--grant %s needs --client-id and --client-secret or --client-key", strings.ReplaceAll(opts.Grant, "_", "-"))
+		return nil, errkind.Usagef("--grant %s needs --client-id and --client-secret or --client-key", strings.ReplaceAll(opts.Grant, "_", "-"))
 	}
 	if opts.Grant == oauth.GrantCrossApp {
 		if a.IDPTokenEndpoint == "" || a.IDPClientID == "" || a.IDToken == "" {
-			return nil, clierr.Usagef("--grant cross-app needs --idp-token-endpoint, --idp-client-id and --id-token")
+			return nil, errkind.Usagef("--grant cross-app needs --idp-token-endpoint, --idp-client-id and --id-token")
 		}
 		opts.IdentityProvider = &oauth.IdentityProvider{TokenEndpoint: a.IDPTokenEndpoint, ClientID: a.IDPClientID, IDToken: a.IDToken}
 	}
@@ -164,7 +164,7 @@ func checkScope(scope string) error {
 // repository's, cannot send the login's code to another machine.
 func checkEntryAuth(conf config.OAuth, f AuthFlags, x *config.Expanded) error {
 	bad := func(key string, err error) error {
-		return clierr.Configf("%s: server %q: oauth.%s: %v", x.Where(), x.Name, key, err)
+		return errkind.Configf("%s: server %q: oauth.%s: %v", x.Where(), x.Name, key, err)
 	}
 	if conf.Resource != "" && conf.Resource != ResourceNone {
 		if err := oauth.CheckResource(conf.Resource); err != nil {
@@ -175,7 +175,7 @@ func checkEntryAuth(conf config.OAuth, f AuthFlags, x *config.Expanded) error {
 		return bad("scope", err)
 	}
 	if err := oauth.CheckRedirect(oauth.Redirect{Host: conf.RedirectHost, Port: conf.RedirectPort, Path: conf.RedirectPath}); err != nil {
-		return clierr.Configf("%s: server %q: oauth.%s", x.Where(), x.Name, strings.Replace(err.Error(), "redirect ", "redirect_", 1))
+		return errkind.Configf("%s: server %q: oauth.%s", x.Where(), x.Name, strings.Replace(err.Error(), "redirect ", "redirect_", 1))
 	}
 	if f.RedirectHost == "" && !oauth.IsLoopbackRedirectHost(conf.RedirectHost) {
 		return bad("redirect_host", fmt.Errorf("%s is not a loopback host (127.0.0.1, localhost, ::1); "+
@@ -190,11 +190,11 @@ func checkEntryAuth(conf config.OAuth, f AuthFlags, x *config.Expanded) error {
 func readClientKey(env Env, path string) (*ecdsa.PrivateKey, error) {
 	data, err := env.readFile(path)
 	if err != nil {
-		return nil, clierr.Usagef("--client-key: %v", err)
+		return nil, errkind.Usagef("--client-key: %v", err)
 	}
 	key, err := oauth.ParseECKey(data)
 	if err != nil {
-		return nil, clierr.Usagef("--client-key %s: %v", path, err)
+		return nil, errkind.Usagef("--client-key %s: %v", path, err)
 	}
 	return key, nil
 }

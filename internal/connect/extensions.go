@@ -1,8 +1,8 @@
 package connect
 
 import (
-	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -15,7 +15,7 @@ func noExtensions(flag []string, x *config.Expanded) ([]string, error) {
 	for _, name := range flag {
 		id, ok := mcp.ExtensionID(name)
 		if !ok {
-			return nil, clierr.Usagef("--no-extension %s: mcpv speaks no such extension (it speaks %s)", name, mcp.ExtensionNames())
+			return nil, errkind.Usagef("--no-extension %s: mcpv speaks no such extension (it speaks %s)", name, mcp.ExtensionNames())
 		}
 		ids = append(ids, id)
 	}
@@ -23,7 +23,7 @@ func noExtensions(flag []string, x *config.Expanded) ([]string, error) {
 		for _, name := range x.NoExtensions {
 			id, ok := mcp.ExtensionID(name)
 			if !ok {
-				return nil, clierr.Configf("%s: server %q: extensions: mcpv speaks no extension %q (it speaks %s)", x.Where(), x.Name, name, mcp.ExtensionNames())
+				return nil, errkind.Configf("%s: server %q: extensions: mcpv speaks no extension %q (it speaks %s)", x.Where(), x.Name, name, mcp.ExtensionNames())
 			}
 			ids = append(ids, id)
 		}

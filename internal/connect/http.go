@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/safefile"
 )
 
@@ -34,14 +34,14 @@ func TLSConfig(cacert string) (*tls.Config, error) {
 	}
 	pem, err := safefile.Read(cacert)
 	if err != nil {
-		return nil, clierr.Usagef("--cacert: %v", err)
+		return nil, errkind.Usagef("--cacert: %v", err)
 	}
 	pool, err := x509.SystemCertPool()
 	if err != nil {
 		pool = x509.NewCertPool()
 	}
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, clierr.Usagef("--cacert %s: no PEM certificate found", cacert)
+		return nil, errkind.Usagef("--cacert %s: no PEM certificate found", cacert)
 	}
 	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/trust"
@@ -76,7 +76,7 @@ func resume(s *Settings, env Env, h Hooks, ans *answerer) (*Conn, error) {
 	b, err := os.ReadFile(keptFile(dir, s.URL, s.ResumeSession))
 	var k keptSession
 	if errors.Is(err, os.ErrNotExist) || err == nil && (json.Unmarshal(b, &k) != nil || k.SessionID != s.ResumeSession || k.URL != s.URL) {
-		return nil, clierr.Usagef("--session-id: no session %q of %s was kept here (call --detach keeps one)", s.ResumeSession, s.URL)
+		return nil, errkind.Usagef("--session-id: no session %q of %s was kept here (call --detach keeps one)", s.ResumeSession, s.URL)
 	}
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func resume(s *Settings, env Env, h Hooks, ans *answerer) (*Conn, error) {
 	}
 	t, err := mcp.NewHTTPTransport(opts)
 	if err != nil {
-		return nil, clierr.Usage(err)
+		return nil, errkind.Usage(err)
 	}
 	t.Keep() // a later command may want it too; the server's own expiry ends it
 	c, session := newConn(s, h, ans, t, nil, false)

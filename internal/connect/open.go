@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
@@ -285,7 +285,7 @@ func transport(s *Settings, env Env, h Hooks, wait *startWait) (mcp.Transport, e
 		}
 		tr, err := mcp.NewHTTPTransport(opts)
 		if err != nil {
-			return nil, clierr.Usage(err)
+			return nil, errkind.Usage(err)
 		}
 		return tr, nil
 	}

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/keeper"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safedir"
@@ -39,7 +39,7 @@ func resolve(f Flags, explicit map[string]bool, server []string, env Env, log *s
 		}
 	}
 	if given > 1 {
-		return nil, clierr.Usagef("give one server: --url URL, --server NAME, -- COMMAND or --session NAME")
+		return nil, errkind.Usagef("give one server: --url URL, --server NAME, -- COMMAND or --session NAME")
 	}
 	from := "--session"
 	if given == 0 && env.Getenv("MCPV_SESSION") != "" {
@@ -47,13 +47,13 @@ func resolve(f Flags, explicit map[string]bool, server []string, env Env, log *s
 	} else if given == 0 {
 		u, s := env.Getenv("MCPV_URL"), env.Getenv("MCPV_SERVER")
 		if u != "" && s != "" {
-			return nil, clierr.Usagef("MCPV_URL and MCPV_SERVER are both set; unset one, or give --url or --server")
+			return nil, errkind.Usagef("MCPV_URL and MCPV_SERVER are both set; unset one, or give --url or --server")
 		}
 		f.URL, f.Server = u, s
 	}
 	if f.Session != "" {
 		if err := keeper.CheckName(f.Session); err != nil {
-			return nil, clierr.Usagef("%s: %v", from, err)
+			return nil, errkind.Usagef("%s: %v", from, err)
 		}
 		return Merge(f, explicit, Source{Session: f.Session}, env)
 	}
@@ -93,7 +93,7 @@ func lookup(f Flags, env Env, log *slog.Logger, s *config.Server) (*config.Expan
 		s, skipped, err = config.Find(cenv, f.Server)
 		WarnSkipped(log, skipped)
 		if err != nil {
-			return nil, false, &clierr.ConfigError{Err: err}
+			return nil, false, &errkind.ConfigError{Err: err}
 		}
 	}
 	untrusted := false
@@ -120,7 +120,7 @@ func lookup(f Flags, env Env, log *slog.Logger, s *config.Server) (*config.Expan
 	}
 	x, err := s.Expand(cenv)
 	if err != nil {
-		return nil, false, &clierr.ConfigError{Err: err}
+		return nil, false, &errkind.ConfigError{Err: err}
 	}
 	for _, w := range s.Warnings {
 		log.Warn(fmt.Sprintf("%s: server %q: %s", s.Where(), s.Name, safetext.Line(w)))
@@ -145,12 +145,12 @@ func WarnSkipped(log *slog.Logger, skipped []*config.FileError) {
 func checkShadow(cenv config.Env, env Env, s *config.Server) error {
 	defs, _, err := config.Definitions(cenv, s.Name)
 	if err != nil {
-		return &clierr.ConfigError{Err: err}
+		return &errkind.ConfigError{Err: err}
 	}
 	for _, d := range defs {
 		if d.File.Kind == config.User {
 			rel := relPath(s.File.Path, env.Cwd)
-			return clierr.Configf("%s, which is not trusted, defines server %q, which %s defines too; mcpv will not let it replace yours: "+
+			return errkind.Configf("%s, which is not trusted, defines server %q, which %s defines too; mcpv will not let it replace yours: "+
 				"rename it there, or review the file and run: mcpv trust %s", rel, s.Name, d.Where(), shellwords.Quote(rel))
 		}
 	}
@@ -164,7 +164,7 @@ func checkShadow(cenv config.Env, env Env, s *config.Server) error {
 func checkUntrusted(f Flags, env Env, s *config.Server) (untrusted bool, err error) {
 	rel := relPath(s.File.Path, env.Cwd)
 	refuse := func(what string) error {
-		return clierr.Configf("%s is not trusted; its server %q would %s; review the file, then run: mcpv trust %s",
+		return errkind.Configf("%s is not trusted; its server %q would %s; review the file, then run: mcpv trust %s",
 			rel, s.Name, what, shellwords.Quote(rel))
 	}
 	if s.Transport == "stdio" {
@@ -221,7 +221,7 @@ func readHeaders(flags []string, env Env) ([][2]string, error) {
 		if path, ok := strings.CutPrefix(f, "@"); ok {
 			data, err := env.readFile(env.Path(path))
 			if err != nil {
-				return nil, clierr.Usagef("--header: %v", err)
+				return nil, errkind.Usagef("--header: %v", err)
 			}
 			lines = nil
 			sc := bufio.NewScanner(bytes.NewReader(data))
@@ -234,7 +234,7 @@ func readHeaders(flags []string, env Env) ([][2]string, error) {
 		for _, l := range lines {
 			kv, err := parseHeader(l)
 			if err != nil {
-				return nil, clierr.Usage(err)
+				return nil, errkind.Usage(err)
 			}
 			out = append(out, kv)
 		}
@@ -267,7 +267,7 @@ func secretFlag(name, value, envName string, env Env) (string, error) {
 	if path, ok := strings.CutPrefix(value, "@"); ok {
 		data, err := env.readFile(env.Path(path))
 		if err != nil {
-			return "", clierr.Usagef("%s: %v", name, err)
+			return "", errkind.Usagef("%s: %v", name, err)
 		}
 		return strings.TrimSpace(string(data)), nil
 	}

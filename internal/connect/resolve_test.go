@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/errkind"
 )
 
 // place is a user's world for Resolve: a home with mcpv's catalog, a
@@ -60,12 +60,12 @@ func (p *place) resolve(f Flags, explicit []string, server ...string) (*Settings
 }
 
 func usageErr(err error) bool {
-	var ue *clierr.UsageError
+	var ue *errkind.UsageError
 	return errors.As(err, &ue)
 }
 
 func configErr(err error) bool {
-	var ce *clierr.ConfigError
+	var ce *errkind.ConfigError
 	return errors.As(err, &ce)
 }
 

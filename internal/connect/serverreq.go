@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/elicit"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -74,7 +74,7 @@ func rootList(paths []string, env Env) (json.RawMessage, error) {
 	for _, p := range paths {
 		abs := env.Path(p)
 		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-			return nil, clierr.Usagef("--root %s: not a directory", p)
+			return nil, errkind.Usagef("--root %s: not a directory", p)
 		}
 		roots = append(roots, root{URI: fileURI(filepath.Clean(abs), env.GOOS), Name: filepath.Base(abs)})
 	}
@@ -109,10 +109,10 @@ func elicitation(s *Settings, env Env, h Hooks) (*elicit.Options, error) {
 	if f := s.Answers.AnswersFile; f != "" {
 		data, err := env.readFile(env.Path(f))
 		if err != nil {
-			return nil, clierr.Usagef("--answers: %v", err)
+			return nil, errkind.Usagef("--answers: %v", err)
 		}
 		if err := json.Unmarshal(data, &o.AnswerJSON); err != nil {
-			return nil, clierr.Usagef("--answers %s: want a JSON object: %v", f, err)
+			return nil, errkind.Usagef("--answers %s: want a JSON object: %v", f, err)
 		}
 	}
 	policy := s.Answers.Elicitation

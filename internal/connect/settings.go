@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/mcp"
@@ -193,24 +193,24 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 		s.Env = setVars(env.Environ, f.Env, env.GOOS)
 		s.Name = filepath.Base(src.Command[0])
 	default:
-		return nil, clierr.Usagef("no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME")
+		return nil, errkind.Usagef("no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME")
 	}
 	if s.URL == "" && (len(f.Header) > 0 || f.CACert != "") {
-		return nil, clierr.Usagef("--header and --cacert are for HTTP servers")
+		return nil, errkind.Usagef("--header and --cacert are for HTTP servers")
 	}
 	if s.URL != "" && (len(f.Env) > 0 || f.Cwd != "") {
-		return nil, clierr.Usagef("--env and --cwd are for stdio servers")
+		return nil, errkind.Usagef("--env and --cwd are for stdio servers")
 	}
 	if s.URL != "" && explicit["framing"] {
-		return nil, clierr.Usagef("--framing is for stdio servers")
+		return nil, errkind.Usagef("--framing is for stdio servers")
 	}
 	if f.SessionID != "" && s.URL == "" {
-		return nil, clierr.Usagef("--session-id resumes an HTTP session: give the server's --url (or an HTTP --server)")
+		return nil, errkind.Usagef("--session-id resumes an HTTP session: give the server's --url (or an HTTP --server)")
 	}
 	s.ResumeSession = f.SessionID
 	if v := env.Getenv("MCPV_LIST_TTL"); v != "" {
 		if s.ListTTL, err = duration.Parse(v); err != nil || s.ListTTL < 0 {
-			return nil, clierr.Usagef("MCPV_LIST_TTL=%q: give how long a list that says nothing of its own may be kept between runs, as a duration such as 10m (0: not at all)", v)
+			return nil, errkind.Usagef("MCPV_LIST_TTL=%q: give how long a list that says nothing of its own may be kept between runs, as a duration such as 10m (0: not at all)", v)
 		}
 	}
 	if s.NoExtensions, err = noExtensions(f.NoExtension, x); err != nil {
@@ -276,7 +276,7 @@ var sessionShaping = []string{"header", "env", "cwd", "cacert", "transport", "in
 func sessionFlags(explicit map[string]bool) error {
 	for _, f := range sessionShaping {
 		if explicit[f] {
-			return clierr.Usagef("--%s shapes the session: give it to 'mcpv session start', not with --session", f)
+			return errkind.Usagef("--%s shapes the session: give it to 'mcpv session start', not with --session", f)
 		}
 	}
 	return nil

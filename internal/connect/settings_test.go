@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -187,7 +187,7 @@ func TestMerge(t *testing.T) {
 			}
 			got, err := Merge(f, explicit, tt.src, env)
 			if tt.wantErr != "" {
-				var ue *clierr.UsageError
+				var ue *errkind.UsageError
 				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Merge = %v, want a usage error %q", err, tt.wantErr)
 				}
@@ -231,7 +231,7 @@ func TestListTTL(t *testing.T) {
 	for _, v := range []string{"soon", "-1m", "30 s"} {
 		env := Env{Environ: []string{"MCPV_LIST_TTL=" + v}, Cwd: "/work", GOOS: "linux"}
 		_, err := Merge(defaults(), nil, Source{Command: []string{"srv"}}, env)
-		if ue := (*clierr.UsageError)(nil); !errors.As(err, &ue) || !strings.Contains(err.Error(), "MCPV_LIST_TTL") {
+		if ue := (*errkind.UsageError)(nil); !errors.As(err, &ue) || !strings.Contains(err.Error(), "MCPV_LIST_TTL") {
 			t.Errorf("MCPV_LIST_TTL=%q: %v, want a usage error naming it", v, err)
 		}
 	}

@@ -7,9 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // hostileTool is a tool whose description is desc, as a server would list
@@ -27,8 +26,8 @@ func hostileTool(t testing.TB, desc string, schema string) json.RawMessage {
 // (at most one token more per chunk than a whole count), the prose
 // exactly; what the count allocates beyond the text is bounded.
 func TestHostileDescriptionIsCountedWithinBounds(t *testing.T) {
-	longtest.Skip(t, "counts 100 MiB descriptions")
-	if fuzzcheck.Race {
+	testkit.SkipLong(t, "counts 100 MiB descriptions")
+	if testkit.Race {
 		t.Skip("its bounds are of a run without the race detector, whose instrumentation allocates and takes ten times as long: .ci/run's guards run it so")
 	}
 	o200k, _ := Get("o200k")
@@ -57,7 +56,7 @@ func TestHostileDescriptionIsCountedWithinBounds(t *testing.T) {
 		} else if items[0].Description < len(desc)/16 || items[0].Description > len(desc) {
 			t.Errorf("%s: %d tokens for %d bytes", c.name, items[0].Description, len(desc))
 		}
-		if grown := after.TotalAlloc - before.TotalAlloc; !fuzzcheck.Race && grown > 6*uint64(len(desc)) {
+		if grown := after.TotalAlloc - before.TotalAlloc; !testkit.Race && grown > 6*uint64(len(desc)) {
 			t.Errorf("%s: counting allocated %d MiB for a %d MiB description", c.name, grown>>20, len(desc)>>20)
 		}
 	}

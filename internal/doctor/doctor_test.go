@@ -21,9 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/deadport"
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -115,7 +114,7 @@ func TestHTTPWalk(t *testing.T) {
 	t.Parallel()
 	spec, _ := mcptest.ParseSpec([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`))
 	good := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec})
-	closed := deadport.URL(t)
+	closed := testkit.DeadURL(t)
 	serve := func(h http.HandlerFunc) string {
 		s := httptest.NewServer(h)
 		t.Cleanup(s.Close)
@@ -303,7 +302,7 @@ func TestStdioWalk(t *testing.T) {
 
 // The stderr a server writes before it fails is quoted in the walk.
 func TestStdioQuotesStderr(t *testing.T) {
-	longtest.Skip(t, "a start that times out after 3 s")
+	testkit.SkipLong(t, "a start that times out after 3 s")
 	t.Parallel()
 	// Long enough for a busy machine's fake to have said its line.
 	r := walkOf(t, Target{Stdio: &mcp.CommandOptions{Path: os.Args[0], Env: append(os.Environ(), mcptest.EnvVar+"=slow-start=60000")}, StartTimeout: 3 * time.Second})

@@ -10,11 +10,11 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/elicit"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/oauth"
-	"github.com/mcpv/mcpv/internal/oserr"
+
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -48,8 +48,8 @@ const codeURLElicitationRequired = -32042
 // refusals (exit 3, like a missing capability).
 func Of(err error, refused func(error) bool) int {
 	var (
-		usage     *clierr.UsageError
-		confErr   *clierr.ConfigError
+		usage     *errkind.UsageError
+		confErr   *errkind.ConfigError
 		filterErr *jq.FilterError
 		jqBound   *jq.LimitError
 		callErr   *mcp.CallError
@@ -107,7 +107,7 @@ func Of(err error, refused func(error) bool) int {
 // went away; a server's closed stdin is not that.
 func ClosedStdout(err error) bool {
 	var ce *output.ClosedError
-	return errors.As(err, &ce) && oserr.BrokenPipe(ce.Err)
+	return errors.As(err, &ce) && errkind.BrokenPipe(ce.Err)
 }
 
 // Hint is what the command line can add to a library's error: the flags
@@ -160,9 +160,9 @@ func Message(err error, code int, help string) string {
 		msg = ce.Method + ": " + elicit.DescribeURLRequired(ce.Err.Data)
 	}
 	msg += Hint(err)
-	var confErr *clierr.ConfigError
+	var confErr *errkind.ConfigError
 	var stateErr *safedir.Error
-	var usage *clierr.UsageError
+	var usage *errkind.UsageError
 	pointed := errors.As(err, &usage) && usage.Pointed
 	if code == Usage && !strings.Contains(msg, "\n") && !pointed && !errors.As(err, &confErr) && !errors.As(err, &stateErr) {
 		msg += " (see " + help + ")"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/safedir"
@@ -47,8 +47,8 @@ func TestOf(t *testing.T) {
 		{&jq.FilterError{Err: errors.New("x"), Runtime: true}, Filter},
 		{&jq.FilterError{Err: errors.New("x")}, Usage},
 		{&jq.LimitError{What: "time", Bound: "5s"}, Filter},
-		{clierr.Usagef("x"), Usage},
-		{clierr.Configf("x"), Usage},
+		{errkind.Usagef("x"), Usage},
+		{errkind.Configf("x"), Usage},
 		{&mcp.CallError{Method: "m", Err: &mcp.RPCError{Code: -32601}}, Server},
 		{&mcp.CapabilityError{}, Server},
 		{refusal{}, Server},
@@ -78,10 +78,10 @@ func TestMessage(t *testing.T) {
 		err  error
 		want string
 	}{
-		{clierr.Usagef("bad flag"), "bad flag (see mcpv ping --help)"},
-		{&clierr.UsageError{Err: errors.New("see mcpv list-tools x"), Pointed: true}, "see mcpv list-tools x"},
-		{clierr.Usagef("two\nlines"), "two\nlines"},
-		{clierr.Configf("a.json: broken"), "a.json: broken"},
+		{errkind.Usagef("bad flag"), "bad flag (see mcpv ping --help)"},
+		{&errkind.UsageError{Err: errors.New("see mcpv list-tools x"), Pointed: true}, "see mcpv list-tools x"},
+		{errkind.Usagef("two\nlines"), "two\nlines"},
+		{errkind.Configf("a.json: broken"), "a.json: broken"},
 		{&mcp.TimeoutError{Method: "tools/call", Timeout: time.Second, Cap: true}, (&mcp.TimeoutError{Method: "tools/call", Timeout: time.Second, Cap: true}).Error() + " (--max-timeout)"},
 		{&oauth.Error{Step: oauth.StepToken, Need: oauth.NeedLogin}, (&oauth.Error{Step: oauth.StepToken}).Error() + "; run 'mcpv auth login' with the same server, or use --auth auto"},
 		{&oauth.Error{Step: oauth.StepToken, Need: oauth.NeedBearer}, (&oauth.Error{Step: oauth.StepToken}).Error() + "; if the server takes a bearer token of its own (mcpv serve --http prints one, or is given --http-token), send it with -H 'Authorization: Bearer TOKEN'; if it uses OAuth, run 'mcpv auth login' with the same server"},

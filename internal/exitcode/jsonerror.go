@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/toolcall"
@@ -65,8 +65,8 @@ func Describe(err error, code int, help string) Failure {
 	if errors.As(err, &pending) {
 		f.Login = &Login{URL: pending.URL, Code: pending.UserCode, Wait: waitCommand(pending), Forward: forward(pending.Port), Expires: pending.Expires.UTC().Format(time.RFC3339)}
 	}
-	var confErr *clierr.ConfigError
-	var usage *clierr.UsageError
+	var confErr *errkind.ConfigError
+	var usage *errkind.UsageError
 	if code == Usage && f.Hint == "" && !errors.As(err, &confErr) && !(errors.As(err, &usage) && usage.Pointed) {
 		f.Hint = "see " + help
 	}
@@ -85,7 +85,7 @@ func (f Failure) JSON() []byte {
 
 func kind(err error, code int) string {
 	var (
-		confErr  *clierr.ConfigError
+		confErr  *errkind.ConfigError
 		capErr   *mcp.CapabilityError
 		callErr  *mcp.CallError
 		oauthErr *oauth.Error

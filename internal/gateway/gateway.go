@@ -48,9 +48,9 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/canon"
-	"github.com/mcpv/mcpv/internal/osdirs"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -126,8 +126,8 @@ type Member struct {
 const DefaultListWait = 30 * time.Second
 
 // CheckName says whether name may name a member: it is a path segment
-// (osdirs.CheckName).
-func CheckName(name string) error { return osdirs.CheckName("a server's name", name) }
+// (safedir.CheckName).
+func CheckName(name string) error { return safedir.CheckName("a server's name", name) }
 
 // CheckSeparator says whether sep may separate prefixes from names: 1 to
 // 8 of the characters a tool's name may hold, not only letters and

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -62,7 +62,7 @@ func TestGatewayHostileNames(t *testing.T) {
 // come through whole, page by page, and what the gateway keeps of them
 // to route by stays within its bound, said once.
 func TestGatewayMillionItems(t *testing.T) {
-	longtest.Skip(t, "a million tools through two processes")
+	testkit.SkipLong(t, "a million tools through two processes")
 	t.Parallel()
 	var b strings.Builder
 	b.WriteString(`{"pageSize":10000,"tools":[`)

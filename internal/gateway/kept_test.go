@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -223,7 +223,7 @@ func TestGatewayKeptListGoesWithItsChange(t *testing.T) {
 // list bound (an hour); when it answers at last, the clients are told
 // the list changed, and its items are listed.
 func TestGatewayServerThatNeverLists(t *testing.T) {
-	longtest.Skip(t, "the first list waits out the first bound, a second")
+	testkit.SkipLong(t, "the first list waits out the first bound, a second")
 	t.Parallel()
 	up := newSlowLister()
 	g, log := slowGateway(t, up)

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -151,7 +151,7 @@ func TestGatewayLazyStart(t *testing.T) {
 // that never answers again. The bound is far beyond what the other
 // server needs, however loaded the machine.
 func TestGatewaySlowListLeftOut(t *testing.T) {
-	longtest.Skip(t, "each list waits out the bound of the servers that never answer")
+	testkit.SkipLong(t, "each list waits out the bound of the servers that never answer")
 	t.Parallel()
 	g, log := startGatewayWith(t, func(g *Gateway) { g.ListWait = 3 * time.Second },
 		testMember{name: "ok", settings: twoTools(t, "ok"), eager: true},
@@ -242,7 +242,7 @@ func TestGatewayListAsksAtOnce(t *testing.T) {
 // notifications is marked down (its session closed), and the others go
 // on.
 func TestGatewayFloodingServer(t *testing.T) {
-	longtest.Skip(t, "a server that sends a million notes")
+	testkit.SkipLong(t, "a server that sends a million notes")
 	t.Parallel()
 	g, log := startGateway(t, testMember{name: "ok", settings: twoTools(t, "ok")}, testMember{name: "flood", settings: servetest.FakeStdio("log-flood=1000000")})
 	g.Members[1].life.floodNotes, g.Members[1].life.floodWindow = 5000, time.Hour
@@ -264,7 +264,7 @@ func TestGatewayFloodingServer(t *testing.T) {
 // nothing more once initialized) is found out by a ping while nothing
 // else is in flight, and marked down; the others go on.
 func TestGatewayHangingServer(t *testing.T) {
-	longtest.Skip(t, "a ping left unanswered for 5 s")
+	testkit.SkipLong(t, "a ping left unanswered for 5 s")
 	t.Parallel()
 	log := &logBuf{}
 	g := &Gateway{Log: slog.New(slog.NewTextHandler(log, nil)), pingEvery: 50 * time.Millisecond, pingWait: 5 * time.Second}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 func run(t *testing.T, expr string, input any) ([]any, error) {
@@ -41,7 +41,7 @@ func TestRunWithin(t *testing.T) {
 // for one that allocates nothing: range allocates each number beyond
 // 255 it yields, repeat(null) and a recursion nothing).
 func TestRunWithinBounds(t *testing.T) {
-	longtest.Skip(t, "expressions run to their time and memory bounds")
+	testkit.SkipLong(t, "expressions run to their time and memory bounds")
 	t.Parallel()
 	for expr, what := range map[string]string{
 		"def f: f; f":                       "time",

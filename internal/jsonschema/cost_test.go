@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // chain builds a schema whose property p is level n of a chain: level 0 is
@@ -230,7 +230,7 @@ func fanOut(n int) string {
 // billion steps: the absolute budget ends it, and at its figure, not
 // past it.
 func TestStepBudgetEndsABigCheck(t *testing.T) {
-	longtest.Skip(t, "walks the whole budget")
+	testkit.SkipLong(t, "walks the whole budget")
 	s := mustCompile(t, fanOut(1000))
 	var ce *CostError
 	if err := s.Validate([]byte(items("1", "1", 1_000_000))); !errors.As(err, &ce) || ce.Steps > 1<<26+ctxEvery {

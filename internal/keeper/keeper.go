@@ -27,8 +27,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/osdirs"
-	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -143,11 +142,11 @@ type envelope struct {
 }
 
 // CheckName refuses a session name that could not be a file name of its
-// own in the session directory (osdirs.CheckName, the one rule of such
+// own in the session directory (safedir.CheckName, the one rule of such
 // names). Every path of a session is made from a name that passed it
 // (PathsOf), wherever the name came from.
 func CheckName(name string) error {
-	if err := osdirs.CheckName("the name", name); err != nil {
+	if err := safedir.CheckName("the name", name); err != nil {
 		return fmt.Errorf("session name %w", err)
 	}
 	return nil
@@ -211,7 +210,7 @@ func dial(d Dir, name string, first []byte) (net.Conn, *bufio.Reader, error) {
 	}
 	c, err := net.DialTimeout("unix", p.Socket, 5*time.Second)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) || oserr.Refused(err) {
+		if errors.Is(err, os.ErrNotExist) || errkind.Refused(err) {
 			cleanStale(p)
 			return nil, nil, &ErrNoSession{name}
 		}

@@ -15,7 +15,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/wake"
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // maxNoted bounds the bytes of notifications waiting for one command.
@@ -66,7 +66,7 @@ func (c *conn) send(note bool, parts ...[]byte) {
 	}
 	c.queue = append(c.queue, o)
 	c.qmu.Unlock()
-	wake.Signal(c.wake)
+	lazy.Wake(c.wake)
 }
 
 var newline = []byte{'\n'}
@@ -97,7 +97,7 @@ func (c *conn) end(why string, kind *errorKind, drop bool) {
 	if drop {
 		c.c.SetWriteDeadline(time.Now().Add(lastWait)) // a write stuck on a command that does not read ends soon
 	}
-	wake.Signal(c.wake)
+	lazy.Wake(c.wake)
 }
 
 // dropQueue forgets what the outbox holds (c.qmu held).

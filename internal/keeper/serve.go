@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/listcache"
-	"github.com/mcpv/mcpv/internal/oserr"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
@@ -265,7 +265,7 @@ func answered(err error) bool {
 // nothing listens at the server's address, or the network between fails.
 func unreachable(err error) bool {
 	var op *net.OpError
-	return oserr.Refused(err) || errors.As(err, &op)
+	return errkind.Refused(err) || errors.As(err, &op)
 }
 
 // gone pings the server after a request failed on its way (err), and

@@ -1,7 +1,8 @@
 // Package lazy holds values built on first use that cost nothing before
 // it. sync.OnceValue allocates twice at init, which every command pays;
 // a Value or Regexp declared as a composite literal is laid out by the
-// linker instead, and built on the first Get.
+// linker instead, and built on the first Get. Wake is the one other thing
+// its importers share: a wake-up that never waits for the one woken.
 package lazy
 
 import (

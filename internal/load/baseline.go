@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
@@ -22,22 +22,22 @@ const Version = 1
 func ReadBaseline(path string, data []byte) (*Result, error) {
 	var base Result
 	if err := json.Unmarshal(data, &base); err != nil {
-		return nil, clierr.Usagef("--baseline %s: not the JSON report of mcpv load --format json: %v", path, err)
+		return nil, errkind.Usagef("--baseline %s: not the JSON report of mcpv load --format json: %v", path, err)
 	}
 	var members map[string]json.RawMessage
 	rawjson.DecodeLoose(data, &members) // an object: Result's Unmarshal took it
 	switch {
 	case base.Version == 0:
-		return nil, clierr.Usagef("--baseline %s: no version: not the JSON report of mcpv load --format json", path)
+		return nil, errkind.Usagef("--baseline %s: no version: not the JSON report of mcpv load --format json", path)
 	case base.Version > Version:
-		return nil, clierr.Usagef("--baseline %s: a report of version %d, newer than this mcpv's (%d)", path, base.Version, Version)
+		return nil, errkind.Usagef("--baseline %s: a report of version %d, newer than this mcpv's (%d)", path, base.Version, Version)
 	}
 	// What a comparison reads is in every report: a file that only says
 	// its version would be compared as a run that measured nothing, and
 	// fail the run's thresholds rather than be refused.
 	for _, m := range baselineMembers {
 		if v, ok := members[m]; !ok || string(v) == "null" {
-			return nil, clierr.Usagef("--baseline %s: no %q: not the JSON report of mcpv load --format json", path, m)
+			return nil, errkind.Usagef("--baseline %s: no %q: not the JSON report of mcpv load --format json", path, m)
 		}
 	}
 	base.file = path

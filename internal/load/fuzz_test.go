@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/clierr"
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
+	"github.com/mcpv/mcpv/internal/errkind"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // The fuzz targets read what mcpv load is given as files a cloned
@@ -40,7 +40,7 @@ func sampleReport() []byte {
 
 func FuzzReadBaseline(f *testing.F) {
 	f.Add(sampleReport())
-	fuzzcheck.Seed(f, []string{
+	testkit.SeedFuzz(f, []string{
 		`{"version": 1, "started": "x", "operations": [], "latency_ms": {}, "throughput": 0}`,
 		`{"version": 1}`,
 		`{"version": 2, "started": "x", "operations": [], "latency_ms": {}, "throughput": 1}`,
@@ -48,7 +48,7 @@ func FuzzReadBaseline(f *testing.F) {
 		`{"version": 1, "started": null, "operations": null, "latency_ms": null, "throughput": null}`,
 		`{"version": 1.5}`,
 		`[]`,
-	}, fuzzcheck.JSON())
+	}, testkit.HostileJSON())
 	thresholds := []Threshold{}
 	for _, s := range []string{"p99<+10%", "rate>-20%", "setup.p99<+50%", "mean<+1%", "max<+0%", "p50<+5%", "p90<+5%", "p99.9<+5%"} {
 		th, err := ParseThreshold(s)
@@ -64,7 +64,7 @@ func FuzzReadBaseline(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var base *Result
 		var err error
-		fuzzcheck.Bounded(t, len(data), 1<<20, 64, func() { base, err = ReadBaseline("base.json", data) })
+		testkit.AllocBounded(t, len(data), 1<<20, 64, func() { base, err = ReadBaseline("base.json", data) })
 		if err != nil {
 			checkUsage(t, err, "--baseline base.json")
 			return
@@ -90,7 +90,7 @@ func FuzzReadBaseline(f *testing.F) {
 }
 
 func FuzzParseMix(f *testing.F) {
-	fuzzcheck.Seed(f, []string{
+	testkit.SeedFuzz(f, []string{
 		"operations:\n  - run: call echo 'message=hello world'\n    weight: 3\n  - run: list-tools\n  - run: read 'file:///x'\n  - run: get greet who=me\n",
 		"operations:\n  - run: call echo @args.json\n  - run: call echo n~=.iteration\n",
 		`{"operations": [{"run": "ping", "weight": 10000}]}`,
@@ -99,7 +99,7 @@ func FuzzParseMix(f *testing.F) {
 		"operations:\n  - run: \"call 'x\"\n",
 		"operations: []\n",
 		"x: &x {run: ping}\noperations: [*x, *x, *x]\n",
-	}, fuzzcheck.YAML())
+	}, testkit.HostileYAML())
 	readFile := func(name string) ([]byte, error) {
 		if name == "args.json" {
 			return []byte(`{"message": "from a file"}`), nil
@@ -109,7 +109,7 @@ func FuzzParseMix(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var ops []Op
 		var err error
-		fuzzcheck.Bounded(t, len(data), 1<<20, 1024, func() { ops, err = ParseMix("mix.yaml", data, readFile) })
+		testkit.AllocBounded(t, len(data), 1<<20, 1024, func() { ops, err = ParseMix("mix.yaml", data, readFile) })
 		if err != nil {
 			checkUsage(t, err, "mix.yaml:")
 			return
@@ -134,7 +134,7 @@ func FuzzParseMix(f *testing.F) {
 // with prefix.
 func checkUsage(t *testing.T, err error, prefix string) {
 	t.Helper()
-	var ue *clierr.UsageError
+	var ue *errkind.UsageError
 	if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), prefix) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("not a one-line usage error beginning %q: %q", prefix, err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/duration"
-	"github.com/mcpv/mcpv/internal/longtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
@@ -97,7 +97,7 @@ func runLoad(t *testing.T, ss *sessions, plan Plan, ops ...Op) *Result {
 // time can only add to it) and well under the next step of the
 // distribution (a generous bound: ten times what the machine adds).
 func TestPercentilesMatchTheServer(t *testing.T) {
-	longtest.Skip(t, "a run against a server that sleeps 20 ms a call, 400 ms every 20th")
+	testkit.SkipLong(t, "a run against a server that sleeps 20 ms a call, 400 ms every 20th")
 	ss, _ := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: 20 * time.Millisecond, Every: 20, Slow: 400 * time.Millisecond}})
 	res := runLoad(t, ss, Plan{Concurrency: 4, Count: 200}, op(t, "call", "x"))
 	if res.OK != 200 || res.Errors != 0 {
@@ -128,7 +128,7 @@ func TestPercentilesMatchTheServer(t *testing.T) {
 // p90 is at least 800 ms. Measured from their actual start (coordinated
 // omission), p90 would be the server's few milliseconds.
 func TestFixedRateCountsFromTheIntendedStart(t *testing.T) {
-	longtest.Skip(t, "100 calls at 50 a second, one stalled a second")
+	testkit.SkipLong(t, "100 calls at 50 a second, one stalled a second")
 	ss, _ := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{StallAt: 20, Stall: time.Second}})
 	res := runLoad(t, ss, Plan{Concurrency: 1, Count: 100, Rate: 50}, op(t, "call", "x"))
 	if res.OK != 100 {
@@ -145,7 +145,7 @@ func TestFixedRateCountsFromTheIntendedStart(t *testing.T) {
 // The same server in a closed loop: each iteration counts from its start,
 // and only the stalled call is slow.
 func TestClosedLoopCountsFromTheStart(t *testing.T) {
-	longtest.Skip(t, "calls through a server stalled a second")
+	testkit.SkipLong(t, "calls through a server stalled a second")
 	ss, _ := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{StallAt: 20, Stall: time.Second}})
 	res := runLoad(t, ss, Plan{Concurrency: 1, Count: 100}, op(t, "call", "x"))
 	if res.Latency.Max < 1000 || res.Latency.P90 >= 500 {
@@ -217,7 +217,7 @@ func TestSharedSessionThatEnds(t *testing.T) {
 // What is still in flight when the duration and its grace are over is
 // cut and counted as unfinished, not left out.
 func TestUnfinishedAtTheEnd(t *testing.T) {
-	longtest.Skip(t, "a run of a second")
+	testkit.SkipLong(t, "a run of a second")
 	ss := fakeServer(t, "hang")
 	res := runLoad(t, ss, Plan{Concurrency: 1, Duration: time.Second, Grace: 100 * time.Millisecond}, op(t, "call", "x"))
 	if res.Errors != 1 || len(res.ErrorKinds) != 1 || res.ErrorKinds[0].Kind != "unfinished" || res.ErrorKinds[0].Phase != "operation" {
@@ -301,7 +301,7 @@ func TestUnreachableServer(t *testing.T) {
 
 // A thousand sessions at once, each opened, used and closed.
 func TestThousandSessions(t *testing.T) {
-	longtest.Skip(t, "a thousand sessions")
+	testkit.SkipLong(t, "a thousand sessions")
 	ss, srv := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: time.Millisecond}})
 	res := runLoad(t, ss, Plan{Concurrency: 1000, Count: 3000}, op(t, "call", "x"))
 	if res.OK != 3000 || res.Errors != 0 || ss.opened.Load() != 1000 {
@@ -373,7 +373,7 @@ func modernSpec(t *testing.T) string {
 // start exactly the iterations their ramps hold (each one started, or
 // counted as not started).
 func TestStagesRun(t *testing.T) {
-	longtest.Skip(t, "four stages of 300 to 500 ms")
+	testkit.SkipLong(t, "four stages of 300 to 500 ms")
 	ss, _ := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: time.Millisecond}})
 	res := runLoad(t, ss, Plan{Stages: []Stage{{300 * time.Millisecond, 4, false}, {300 * time.Millisecond, 0, false}}, Grace: time.Minute}, op(t, "call", "x"))
 	if res.Concurrency != 4 || res.OK == 0 || res.Errors != 0 || res.Setup.Count > 4 {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
@@ -24,11 +24,11 @@ const MaxWeight = 10000
 // is a whole number, 1 when left out. readFile reads a call's @FILE.
 func ParseMix(path string, data []byte, readFile func(string) ([]byte, error)) ([]Op, error) {
 	fail := func(n *yamlnode.Node, format string, args ...any) error {
-		return clierr.Usagef("%s:%d:%d: %s", path, n.Line, n.Col, fmt.Sprintf(format, args...))
+		return errkind.Usagef("%s:%d:%d: %s", path, n.Line, n.Col, fmt.Sprintf(format, args...))
 	}
 	root, err := yamlnode.Parse(data, yamlnode.Options{What: "a mix file"})
 	if err != nil {
-		return nil, clierr.Usagef("%s:%v", path, err)
+		return nil, errkind.Usagef("%s:%v", path, err)
 	}
 	if root.Kind != yamlnode.Object {
 		return nil, fail(root, "want an object with operations, found %s", root.Kind.Noun())

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/loaddata"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/stringargs"
@@ -72,12 +72,12 @@ const Commands = "call TOOL [k=v...], list-tools, list-resources, list-resource-
 // key=@FILE; nothing needs a server. Mistakes are usage errors.
 func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) {
 	if len(words) == 0 {
-		return Op{}, clierr.Usagef("no operation: give one of %s", Commands)
+		return Op{}, errkind.Usagef("no operation: give one of %s", Commands)
 	}
 	op := Op{kind: words[0], Name: words[0], Weight: 1, words: words[1:]}
 	arity := func(min, max int, what string) error {
 		if n := len(op.words); n < min || n > max {
-			return clierr.Usagef("%s: want %s", op.kind, what)
+			return errkind.Usagef("%s: want %s", op.kind, what)
 		}
 		return nil
 	}
@@ -119,10 +119,10 @@ func ParseOp(words []string, readFile func(string) ([]byte, error)) (Op, error) 
 			err = arity(0, 0, op.kind+", alone")
 			break
 		}
-		return Op{}, clierr.Usagef("unknown operation %q: give one of %s", op.kind, Commands)
+		return Op{}, errkind.Usagef("unknown operation %q: give one of %s", op.kind, Commands)
 	}
 	if err != nil {
-		return Op{}, clierr.Usage(err)
+		return Op{}, errkind.Usage(err)
 	}
 	if op.target != "" {
 		op.Name += " " + op.target
@@ -176,7 +176,7 @@ func (op *Op) Prepare(ctx context.Context, client *mcp.Client, overHTTP bool, ti
 		op.params = op.promptParams(op.args)
 		if op.Varies() {
 			if _, err := op.Params(ctx, sample); err != nil {
-				return clierr.Usagef("get-prompt %s: %v", op.target, err)
+				return errkind.Usagef("get-prompt %s: %v", op.target, err)
 			}
 		}
 	case "ping", "request":
@@ -217,7 +217,7 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	case typing.Err() != nil:
 		return context.Cause(typing)
 	case err != nil:
-		return clierr.Usage(err)
+		return errkind.Usage(err)
 	}
 	args := op.args
 	op.flat = flatTemplates(op.tmpls, args)
@@ -228,7 +228,7 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 		if args, err = op.callArgs(ctx, sample, nil, 0); err != nil {
 			// %v: a template that fails is the command line's mistake (2),
 			// not a filter's run on a result (6).
-			return clierr.Usagef("call %s: %v", op.target, err)
+			return errkind.Usagef("call %s: %v", op.target, err)
 		}
 	}
 	if len(def.InputSchema) > 0 {
@@ -237,7 +237,7 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 			return err
 		}
 		if violation != nil {
-			return clierr.Usagef("%s; nothing sent", toolcall.ArgumentProblem(op.target, def.InputSchema, args, violation))
+			return errkind.Usagef("%s; nothing sent", toolcall.ArgumentProblem(op.target, def.InputSchema, args, violation))
 		}
 	}
 	op.params = op.callParams(op.args)

@@ -18,7 +18,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
@@ -44,10 +44,10 @@ func ScenarioSteps(f *testfile.File, readFile func(string) ([]byte, error), code
 		steps = append(steps, s)
 	}
 	if len(errs) > 0 {
-		return nil, clierr.Usagef("%s", strings.Join(errs, "\n"))
+		return nil, errkind.Usagef("%s", strings.Join(errs, "\n"))
 	}
 	if len(steps) == 0 {
-		return nil, clierr.Usagef("%s: no step to run", f.Path)
+		return nil, errkind.Usagef("%s: no step to run", f.Path)
 	}
 	return steps, nil
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/duration"
+	"github.com/mcpv/mcpv/internal/errkind"
 )
 
 // Stage is a stretch of a run over which the load moves in a straight line
@@ -33,11 +33,11 @@ func ParseStage(s string) (Stage, error) {
 	d, target, ok := strings.Cut(s, ":")
 	st := Stage{}
 	if target, st.Rate = strings.CutSuffix(target, "/s"); !ok {
-		return st, clierr.Usagef("--stage %s: want DURATION:SESSIONS or DURATION:RATE/s, e.g. 30s:16 or 1m:200/s", s)
+		return st, errkind.Usagef("--stage %s: want DURATION:SESSIONS or DURATION:RATE/s, e.g. 30s:16 or 1m:200/s", s)
 	}
 	dur, err := duration.Parse(d)
 	if err != nil || dur < 0 {
-		return st, clierr.Usagef("--stage %s: %q is no duration", s, d)
+		return st, errkind.Usagef("--stage %s: %q is no duration", s, d)
 	}
 	n, err := strconv.ParseFloat(target, 64)
 	if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) || !st.Rate && n != math.Trunc(n) || st.Rate && n > MaxRate {
@@ -45,7 +45,7 @@ func ParseStage(s string) (Stage, error) {
 		if st.Rate {
 			what = "a rate per second, at most 1e9"
 		}
-		return st, clierr.Usagef("--stage %s: want %s, found %q", s, what, target)
+		return st, errkind.Usagef("--stage %s: want %s, found %q", s, what, target)
 	}
 	st.Duration, st.Target = dur, math.Abs(n) // -0 is 0
 	return st, nil

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/lazy"
 )
 
@@ -48,7 +48,7 @@ var thresholdRE = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 func ParseThreshold(s string) (Threshold, error) {
 	m := thresholdRE.Get().FindStringSubmatch(s)
 	bad := func(why string) (Threshold, error) {
-		return Threshold{}, clierr.Usagef("--threshold %q: %s (e.g. p99<200ms, setup.p99<1s, errors<1%%, rate>=100)", s, why)
+		return Threshold{}, errkind.Usagef("--threshold %q: %s (e.g. p99<200ms, setup.p99<1s, errors<1%%, rate>=100)", s, why)
 	}
 	if m == nil {
 		return bad("want METRIC OP VALUE, METRIC one of pNN, max, min, mean (of the operation, or setup.pNN...), errors, rate")

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/clierr"
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
+	"github.com/mcpv/mcpv/internal/errkind"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // FuzzRead reads data files (JSON Lines and CSV) as a cloned repository
@@ -31,7 +31,7 @@ func FuzzRead(f *testing.F) {
 	} {
 		f.Add([]byte(s), strings.HasPrefix(s, "{") || strings.HasPrefix(s, "1") || strings.HasPrefix(s, "\r"), uint64(7))
 	}
-	for _, s := range fuzzcheck.JSON() {
+	for _, s := range testkit.HostileJSON() {
 		f.Add(s, false, uint64(1))
 		f.Add(s, true, uint64(1))
 	}
@@ -44,9 +44,9 @@ func FuzzRead(f *testing.F) {
 		var err error
 		// A row is its text until an iteration takes it: reading costs
 		// the file's size and a slice header a row.
-		fuzzcheck.Bounded(t, len(data), 1<<20, 64, func() { s, err = Read(path, data, order, seed) })
+		testkit.AllocBounded(t, len(data), 1<<20, 64, func() { s, err = Read(path, data, order, seed) })
 		if err != nil {
-			var ue *clierr.UsageError
+			var ue *errkind.UsageError
 			if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "--data "+path) {
 				t.Fatalf("not a usage error naming the file: %v", err)
 			}

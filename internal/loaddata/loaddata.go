@@ -19,7 +19,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/jq"
 )
 
@@ -67,7 +67,7 @@ const MaxRows = 10_000_000
 func Read(path string, data []byte, order Order, seed uint64) (*Source, error) {
 	s := &Source{Path: path, Order: order, Seed: seed, Size: len(data)}
 	if order != InOrder && order != Random {
-		return nil, clierr.Usagef("--data-order %q: want sequential or random", order)
+		return nil, errkind.Usagef("--data-order %q: want sequential or random", order)
 	}
 	var err error
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
@@ -76,10 +76,10 @@ func Read(path string, data []byte, order Order, seed uint64) (*Source, error) {
 		err = s.readLines(data)
 	}
 	if err != nil {
-		return nil, clierr.Usagef("--data %s%v", path, err)
+		return nil, errkind.Usagef("--data %s%v", path, err)
 	}
 	if s.Len() == 0 {
-		return nil, clierr.Usagef("--data %s: no rows", path)
+		return nil, errkind.Usagef("--data %s: no rows", path)
 	}
 	return s, nil
 }

@@ -1,12 +1,10 @@
 package manpage
 
-import "github.com/mcpv/mcpv/internal/envdoc"
-
 // MCPV is the page mcpv(1) beyond its grammar, for version (v1.2.3) and
 // date (2006-01-02).
 func MCPV(version, date string) Page {
-	env := make([]Entry, len(envdoc.Vars))
-	for i, v := range envdoc.Vars {
+	env := make([]Entry, len(Vars))
+	for i, v := range Vars {
 		env[i] = Entry{Name: v.Name, Help: v.Help}
 	}
 	return Page{

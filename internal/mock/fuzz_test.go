@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
 	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -18,7 +18,7 @@ import (
 //
 //	go test ./internal/mock -run '^$' -fuzz '^FuzzParseResponses$' -fuzztime 1m
 func FuzzParseResponses(f *testing.F) {
-	fuzzcheck.Seed(f, []string{
+	testkit.SeedFuzz(f, []string{
 		`server:
   serverInfo: {name: demo, version: 1.0.0}
   instructions: Call add to add.
@@ -61,18 +61,18 @@ completions:
 		"x: &r {content: []}\ntools:\n  - {name: a, result: *r}\n  - {name: b, result: *r}\n",
 		"server: {serverInfo: 1, capabilities: []}\n",
 		"tools: [{name: a, times: -1, result: {}}]\nunknown: 1\n",
-	}, fuzzcheck.YAML(), fuzzcheck.JSON())
+	}, testkit.HostileYAML(), testkit.HostileJSON())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var r *mock.Responses
 		var err error
-		fuzzcheck.Bounded(t, len(data), 32<<20, 1024, func() { r, err = mock.ParseResponses(data) })
+		testkit.AllocBounded(t, len(data), 32<<20, 1024, func() { r, err = mock.ParseResponses(data) })
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("a mistake of more than one line: %q", err)
 			}
 			return
 		}
-		fuzzcheck.Rewrites(t, r.Marshal(), func(text []byte) ([]byte, error) {
+		testkit.Rewrites(t, r.Marshal(), func(text []byte) ([]byte, error) {
 			back, err := mock.ParseResponses(text)
 			if err != nil {
 				return nil, err

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/errkind"
 )
 
 // freePortTries bounds the search for a free port that both loopback
@@ -76,9 +76,9 @@ func listenAll(addrs []string, port int) (net.Listener, int, error) {
 		hostPort := net.JoinHostPort(a, strconv.Itoa(port))
 		ln, err := net.Listen(network, hostPort)
 		switch {
-		case err != nil && oserr.AddrInUse(err):
+		case err != nil && errkind.AddrInUse(err):
 			return fail(&PortInUseError{Addr: hostPort})
-		case err != nil && i > 0 && oserr.NoAddress(err):
+		case err != nil && i > 0 && errkind.NoAddress(err):
 			continue // no IPv6 loopback here: nobody can take it either
 		case err != nil:
 			return fail(fmt.Errorf("listening on %s for the redirect: %w", hostPort, err))

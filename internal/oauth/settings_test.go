@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/deadport"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -225,7 +225,7 @@ func hasIPv6Loopback() bool {
 // and path given; the authorization server accepts no other.
 func TestFixedRedirect(t *testing.T) {
 	w := newWorld(t)
-	port := deadport.Free(t)
+	port := testkit.FreePort(t)
 	uri := "http://localhost:" + strconv.Itoa(port) + "/oauth/callback"
 	w.RedirectURIs = map[string][]string{"pre": {uri}}
 	m := w.managerWith(t, t.TempDir(), ModeAuto, browser(t), func(o *Options) {
@@ -247,7 +247,7 @@ func TestFixedRedirect(t *testing.T) {
 func TestFixedRedirectRegistered(t *testing.T) {
 	w := newWorld(t)
 	w.Need["tools/call"] = "write"
-	port := deadport.Free(t)
+	port := testkit.FreePort(t)
 	m := w.managerWith(t, t.TempDir(), ModeAuto, browser(t), func(o *Options) { o.Redirect = Redirect{Port: port} })
 	for _, method := range []string{"tools/list", "tools/call"} { // the second steps up: a second flow
 		if status, _, err := call(t, m, w, method); status != 200 || err != nil {
@@ -310,7 +310,7 @@ func TestLoginTimeout(t *testing.T) {
 	for _, elsewhere := range []string{"", "http://127.0.0.1:1/callback", "/other"} {
 		t.Run(elsewhere, func(t *testing.T) {
 			w := newWorld(t)
-			port := deadport.Free(t)
+			port := testkit.FreePort(t)
 			open := func(string) error { return nil } // the user never comes back
 			if elsewhere != "" {
 				w.RedirectTo = elsewhere
@@ -438,7 +438,7 @@ func TestListenRedirectOnBothLoopbackAddresses(t *testing.T) {
 // code goes wherever the name leads.
 func TestRedirectHostOfTheUsers(t *testing.T) {
 	w := newWorld(t)
-	port := deadport.Free(t)
+	port := testkit.FreePort(t)
 	hosts := func(u string) error { // a browser whose hosts file maps callback.test here
 		c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			if h, p, _ := net.SplitHostPort(addr); h == "callback.test" {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/otel/oteltest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 func TestFromEnv(t *testing.T) {
@@ -128,7 +128,7 @@ func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
 // context, the error's code, a tool's error and a cancellation; the run's
 // span ends with the exit code.
 func TestClientSpans(t *testing.T) {
-	col := oteltest.New(t)
+	col := testkit.NewCollector(t)
 	e := NewExporter(Config{Traces: col.URL, Service: "ci", Timeout: time.Minute, Headers: map[string]string{"X-Key": "k"}}, nil)
 	run := Start(e, "mcpv call", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", time.Now())
 	s := run.Session(KindClient, "http://127.0.0.1:9/mcp")
@@ -174,7 +174,7 @@ func TestClientSpans(t *testing.T) {
 // is no failure: its span carries the code and the era, no error; a
 // modern server's refusal of it stays an error.
 func TestProbeSpan(t *testing.T) {
-	col := oteltest.New(t)
+	col := testkit.NewCollector(t)
 	e := NewExporter(Config{Traces: col.URL, Timeout: time.Minute}, nil)
 	run := Start(e, "mcpv ping", "", time.Now())
 	s := run.Session(KindClient, "http://127.0.0.1:9/mcp")
@@ -206,7 +206,7 @@ func TestProbeSpan(t *testing.T) {
 // A server's span is a child of the client's that its request names; a
 // request relayed with a client's traceparent is a child of it too.
 func TestServedAndRelayedSpans(t *testing.T) {
-	col := oteltest.New(t)
+	col := testkit.NewCollector(t)
 	run := Start(NewExporter(Config{Traces: col.URL, Timeout: time.Minute}, nil), "mcpv serve", "", time.Now())
 	client := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	params := []byte(`{"name":"add","_meta":{"traceparent":"` + client + `"}}`)

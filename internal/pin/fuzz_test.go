@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // The fuzz targets read pin files, snapshots and recordings as a cloned
@@ -45,7 +45,7 @@ func FuzzParse(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add((&File{Servers: []*Server{withApps}}).Marshal())
-	fuzzcheck.Seed(f, []string{
+	testkit.SeedFuzz(f, []string{
 		`{"mcpvPin": 1, "servers": [{"name": "s", "tools": [{"name": "a", "digest": "sha256:00", "definition": {"name": "a"}}]}]}`,
 		`{"mcpvPin": 2, "servers": []}`,
 		`{"mcpvPin": 1, "servers": [{"name": "s"}, {"name": "s"}]}`,
@@ -57,11 +57,11 @@ func FuzzParse(f *testing.F) {
 		`{"mcpvPin": 1e400}`,
 		`{"mcpvPin":2,"servers":[{"name":"s","apps":[{"tool":"a","digest":"sha256:x","definition":{}}]}]}`,
 		`{"mcpvPin": "1"}`,
-	}, fuzzcheck.JSON())
+	}, testkit.HostileJSON())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var file *File
 		var err error
-		fuzzcheck.Bounded(t, len(data), allocBase, allocPerByte, func() { file, err = Parse(data) })
+		testkit.AllocBounded(t, len(data), allocBase, allocPerByte, func() { file, err = Parse(data) })
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) || strings.Contains(err.Error(), "\n") {
@@ -78,7 +78,7 @@ func FuzzParse(f *testing.F) {
 func checkRewrites(t *testing.T, file *File) {
 	t.Helper()
 	var back *File
-	fuzzcheck.Rewrites(t, file.Marshal(), func(text []byte) (again []byte, err error) {
+	testkit.Rewrites(t, file.Marshal(), func(text []byte) (again []byte, err error) {
 		if back, err = Parse(text); err != nil {
 			return nil, err
 		}
@@ -106,7 +106,7 @@ func FuzzReadSurfaceFile(f *testing.F) {
 	f.Add([]byte(`{"mcpvSnapshot": 3}`), []byte{})
 	f.Add([]byte(`{"mcpvSnapshot": 2, "tools": [{"name": "a"}, {"name": "a"}]}`), []byte(`{"resources": [{"resource": 1}]}`))
 	f.Add([]byte(`{"mcpvPin": 1, "mcpvSnapshot": 1}`), []byte{})
-	for _, s := range fuzzcheck.JSON() {
+	for _, s := range testkit.HostileJSON() {
 		f.Add(s, s)
 	}
 	const path = "/repo/pins/demo.json"
@@ -122,7 +122,7 @@ func FuzzReadSurfaceFile(f *testing.F) {
 		}
 		var sf *SurfaceFile
 		var err error
-		fuzzcheck.Bounded(t, len(data)+len(responses), allocBase, allocPerByte, func() { sf, err = ReadSurfaceFile(path, read) })
+		testkit.AllocBounded(t, len(data)+len(responses), allocBase, allocPerByte, func() { sf, err = ReadSurfaceFile(path, read) })
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("an error of more than one line: %q", err)
@@ -139,7 +139,7 @@ func FuzzReadSurfaceFile(f *testing.F) {
 			if err != nil {
 				t.Fatalf("a %s that ParseSnapshot refuses: %v", sf.Format, err)
 			}
-			fuzzcheck.Rewrites(t, snap.Marshal(), func(text []byte) ([]byte, error) {
+			testkit.Rewrites(t, snap.Marshal(), func(text []byte) ([]byte, error) {
 				back, err := surface.ParseSnapshot(text)
 				return back.Marshal(), err
 			})

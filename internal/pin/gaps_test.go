@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // A key listed twice is no pinned item, and every check of it refuses it,
@@ -256,7 +256,7 @@ func TestParseCostsAboutTheFileSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
-	if got := after.TotalAlloc - before.TotalAlloc; !fuzzcheck.Race && got > 4*uint64(len(data)) {
+	if got := after.TotalAlloc - before.TotalAlloc; !testkit.Race && got > 4*uint64(len(data)) {
 		t.Errorf("Parse of %d bytes allocated %d (%.1f×)", len(data), got, float64(got)/float64(len(data)))
 	}
 }

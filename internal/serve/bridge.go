@@ -43,8 +43,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
-	"github.com/mcpv/mcpv/internal/wake"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -406,7 +406,7 @@ func (b *bridge) ask(ctx context.Context, method string, params json.RawMessage)
 	q := &question{key: "q" + strconv.Itoa(b.next), method: method, params: params, answer: make(chan answer, 1)}
 	b.waiting = append(b.waiting, q)
 	b.mu.Unlock()
-	wake.Signal(b.asked)
+	lazy.Wake(b.asked)
 	select {
 	case a := <-q.answer:
 		return a.res, a.err

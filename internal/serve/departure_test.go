@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // hangHTTP serves a hang upstream over HTTP.
@@ -150,7 +150,7 @@ func TestHTTPUpstreamDeathAnswersFirst(t *testing.T) {
 // request beyond is refused (503, Retry-After) as soon as it passes the
 // bound, and the bodies are let go when their requests end.
 func TestHTTPBodiesHeldAreBounded(t *testing.T) {
-	longtest.Skip(t, "bodies held by calls the server is slow to answer")
+	testkit.SkipLong(t, "bodies held by calls the server is slow to answer")
 	t.Parallel()
 	_, h, base := hangServed(t, "", func(h *HTTPHandler) { h.MaxBody, h.MaxHeld = 4096, 7000 })
 	url := base + "/mcp"

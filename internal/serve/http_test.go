@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -136,7 +136,7 @@ func TestHTTPBearerAndOrigin(t *testing.T) {
 // session ended after the idle time; its next request finds none (404).
 func TestHTTPIdleSessionEnds(t *testing.T) {
 	t.Parallel()
-	longtest.Skip(t, "a session left idle for its idle time")
+	testkit.SkipLong(t, "a session left idle for its idle time")
 	// Long enough that a busy machine's ping comes before it runs out.
 	h, url := httpServe(t, servetest.DemoURL(t, "legacy"), func(h *HTTPHandler) { h.Idle = 2 * time.Second })
 	post := func(sid, body string) *http.Response {
@@ -255,7 +255,7 @@ func TestHTTPLimits(t *testing.T) {
 // after InitIdle; one in use lasts Idle.
 func TestHTTPInitIdle(t *testing.T) {
 	t.Parallel()
-	longtest.Skip(t, "sessions left for their handshake's idle time")
+	testkit.SkipLong(t, "sessions left for their handshake's idle time")
 	// Long enough that a busy machine's second session is in use before
 	// it runs out.
 	const initIdle = 2 * time.Second

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/longtest"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -92,7 +92,7 @@ func (s *slowReader) Read(p []byte) (int, error) {
 // its request). serve's own log (the operator's) holds none of them, and
 // no word of a client that does not read.
 func TestSlowReaderGetsTheWholeFlood(t *testing.T) {
-	longtest.Skip(t, "a flood read slowly, in both eras")
+	testkit.SkipLong(t, "a flood read slowly, in both eras")
 	t.Parallel()
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run(era, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/config"
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
@@ -52,10 +52,10 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s), false)
 	}
 	f.Add([]byte(`{"servers": {"a": {"command": "x"}, "b": {}}, "clients": {"c": {"token_env": "T"}}}`), true)
-	for _, s := range fuzzcheck.YAML() {
+	for _, s := range testkit.HostileYAML() {
 		f.Add(s, false)
 	}
-	for _, s := range fuzzcheck.JSON() {
+	for _, s := range testkit.HostileJSON() {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, isJSON bool) {
@@ -65,7 +65,7 @@ func FuzzParse(f *testing.F) {
 		}
 		var file *File
 		var err error
-		fuzzcheck.Bounded(t, len(data), allocBase, allocPerByte, func() { file, err = Parse(src, data) })
+		testkit.AllocBounded(t, len(data), allocBase, allocPerByte, func() { file, err = Parse(src, data) })
 		if err != nil {
 			checkPlace(t, err, data)
 			return
@@ -103,7 +103,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func FuzzTokenFile(f *testing.F) {
-	fuzzcheck.Seed(f, []string{
+	testkit.SeedFuzz(f, []string{
 		"clients:\n  ci: {token_env: CI_TOKEN, servers: [a, b], guard: {allow_tools: ['a__*']}}\n  desk: {token_file: desk.token}\n",
 		"clients: {}\n",
 		"clients: ~\n",
@@ -111,14 +111,14 @@ func FuzzTokenFile(f *testing.F) {
 		"clients:\n  a: {token_file: t, token_env: T}\n",
 		"clients:\n  a: {token_file: ../../etc/passwd, servers: ~}\n",
 		"clients:\n  a: [token_env]\n",
-	}, fuzzcheck.YAML())
+	}, testkit.HostileYAML())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// What ReadClients does once the file is read (safefile.ReadOwn:
 		// the user's alone, bounded).
 		src := config.Source{Path: "/home/u/.config/mcpv/tokens.yaml", Folder: "/home/u/.config/mcpv", YAML: true}
 		var clients []*Client
 		var err error
-		fuzzcheck.Bounded(t, len(data), allocBase, allocPerByte, func() {
+		testkit.AllocBounded(t, len(data), allocBase, allocPerByte, func() {
 			var root *yamlnode.Node
 			if root, err = parse(src, data, "a token file"); err == nil {
 				if err = checkKeys(root, []string{"clients"}, "the top of the file", true); err == nil {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpv/mcpv/internal/fuzzcheck"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // The fuzz targets read cards and catalogs as a server at a discovered
@@ -25,7 +25,7 @@ const (
 )
 
 func FuzzParseCard(f *testing.F) {
-	fuzzcheck.Seed(f, []string{
+	testkit.SeedFuzz(f, []string{
 		card("example-org/minimal", ""),
 		card("com.example/weather", `,"title":"Weather","websiteUrl":"https://example.com","repository":{"url":"https://github.com/a/b","source":"github"},"icons":[{"src":"https://example.com/i.png"}],"remotes":[{"type":"streamable-http","url":"https://{tenant}.example.com/mcp","supportedProtocolVersions":["2025-11-25"]},{"type":"sse","url":"https://example.com/sse"}],"_meta":{"x":1}}`),
 		card("a.b/c", `,"capabilities":{"tools":{}},"tools":[{"name":"x"},{"name":1}]`),
@@ -35,11 +35,11 @@ func FuzzParseCard(f *testing.F) {
 		`{"name":null,"version":1,"description":"","remotes":"x","repository":[],"icons":{}}`,
 		`null`,
 		`[1]`,
-	}, fuzzcheck.JSON())
+	}, testkit.HostileJSON())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c Card
 		var ps []Problem
-		fuzzcheck.Bounded(t, len(data), allocBase, allocPerByte, func() { c, ps = ParseCard(data) })
+		testkit.AllocBounded(t, len(data), allocBase, allocPerByte, func() { c, ps = ParseCard(data) })
 		checkProblems(t, ps)
 		if len(c.Remotes) > maxRemotes {
 			t.Errorf("%d remotes read, past %d", len(c.Remotes), maxRemotes)
@@ -98,14 +98,14 @@ func FuzzParseCatalog(f *testing.F) {
 	} {
 		f.Add([]byte(s), uint8(0))
 	}
-	for _, s := range fuzzcheck.JSON() {
+	for _, s := range testkit.HostileJSON() {
 		f.Add(s, uint8(3))
 	}
 	base, _ := url.Parse("https://example.com/.well-known/ai-catalog.json")
 	f.Fuzz(func(t *testing.T, data []byte, max uint8) {
 		var c Catalog
 		var ps []Problem
-		fuzzcheck.Bounded(t, len(data), allocBase, allocPerByte, func() { c, ps = ParseCatalog(data, base, int(max)) })
+		testkit.AllocBounded(t, len(data), allocBase, allocPerByte, func() { c, ps = ParseCatalog(data, base, int(max)) })
 		checkProblems(t, ps)
 		limit := int(max)
 		if limit == 0 {

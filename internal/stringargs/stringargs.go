@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -67,7 +67,7 @@ func Object(ms []Member) json.RawMessage {
 
 // CheckPrompt compares the arguments of prompt name with the ones it
 // declares (prompts/list): a required one missing, or one it does not
-// declare, is a *clierr.UsageError. A server that cannot list its
+// declare, is a *errkind.UsageError. A server that cannot list its
 // prompts gets a warning, and a prompt it does not list no check: the
 // server will say.
 func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) error {
@@ -155,11 +155,11 @@ func CheckAgainst(items []json.RawMessage, name string, ms []Member) (names []st
 		}
 	}
 	if len(missing) > 0 {
-		return names, clierr.Usagef("prompt %q needs %s; nothing sent", name, strings.Join(missing, ", "))
+		return names, errkind.Usagef("prompt %q needs %s; nothing sent", name, strings.Join(missing, ", "))
 	}
 	for _, m := range ms {
 		if !slices.Contains(declared, m.Key) {
-			return names, clierr.Usagef("prompt %q has no argument %q (it takes: %s); nothing sent (--no-validate sends anyway)", name, m.Key, strings.Join(declared, ", "))
+			return names, errkind.Usagef("prompt %q has no argument %q (it takes: %s); nothing sent (--no-validate sends anyway)", name, m.Key, strings.Join(declared, ", "))
 		}
 	}
 	return names, nil

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
 )
@@ -64,7 +64,7 @@ func TestCheckPrompt(t *testing.T) {
 	if err := check("other", "x=1"); err != nil {
 		t.Errorf("a prompt the server does not list: %v; the server will say", err)
 	}
-	var ue *clierr.UsageError
+	var ue *errkind.UsageError
 	if err := check("greet", "tone=warm"); !errors.As(err, &ue) || err.Error() != `prompt "greet" needs name; nothing sent` {
 		t.Errorf("a required argument missing: %v", err)
 	}

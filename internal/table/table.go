@@ -4,7 +4,7 @@
 // (internal/safetext: a server's escapes and controls are shown escaped,
 // its line breaks become spaces), and the columns that may be cut (a
 // description, never a name) cut to the terminal's width with "…",
-// counting the columns each character takes there (internal/columns: a
+// counting the columns each character takes there (safetext.Width: a
 // CJK character or an emoji two, a combining mark none). views.go makes
 // the tables of MCP's lists and of the initialize result.
 package table
@@ -13,7 +13,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/columns"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -88,9 +87,9 @@ func (t *Table) widths(limit int) []int {
 	widths := make([]int, len(t.cols))
 	floor := make([]int, len(t.cols))
 	for i, c := range t.cols {
-		widths[i] = columns.Width(c.Title)
+		widths[i] = safetext.Width(c.Title)
 		for _, row := range t.rows {
-			widths[i] = max(widths[i], columns.Width(row[i]))
+			widths[i] = max(widths[i], safetext.Width(row[i]))
 		}
 		floor[i] = widths[i]
 		if c.Cut {
@@ -125,10 +124,10 @@ func (t *Table) widths(limit int) []int {
 func writeRow(b *strings.Builder, cells []string, widths []int) {
 	var line strings.Builder
 	for i, cell := range cells {
-		cell = columns.Cut(cell, widths[i])
+		cell = safetext.Fit(cell, widths[i])
 		line.WriteString(cell)
 		if i < len(cells)-1 {
-			line.WriteString(strings.Repeat(" ", widths[i]-columns.Width(cell)+gap))
+			line.WriteString(strings.Repeat(" ", widths[i]-safetext.Width(cell)+gap))
 		}
 	}
 	b.WriteString(strings.TrimRight(line.String(), " ") + "\n")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/internal/columns"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden tables in testdata")
@@ -91,8 +91,8 @@ func TestFitsTheWidth(t *testing.T) {
 			t.Fatalf("width %d: %d lines, want a header and 6 rows:\n%s", width, len(lines), b.String())
 		}
 		for i, l := range lines {
-			if columns.Width(l) > width {
-				t.Errorf("width %d: line %d takes %d columns: %q", width, i, columns.Width(l), l)
+			if safetext.Width(l) > width {
+				t.Errorf("width %d: line %d takes %d columns: %q", width, i, safetext.Width(l), l)
 			}
 			if i == 0 {
 				continue

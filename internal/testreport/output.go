@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/oserr"
+	"github.com/mcpv/mcpv/internal/errkind"
 )
 
 // Output is where the reports go: stdout, and the --output file. A
@@ -43,7 +43,7 @@ func (o *Output) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	n, err := o.Stdout.Write(p)
-	if err != nil && oserr.BrokenPipe(err) {
+	if err != nil && errkind.BrokenPipe(err) {
 		o.closed = true
 		return len(p), nil
 	}

@@ -15,8 +15,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcpv/mcpv/internal/clierr"
 	"github.com/mcpv/mcpv/internal/config"
+	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/servefile"
@@ -42,7 +42,7 @@ func CheckFound(store Store, cwd, path string, data []byte) error {
 	}
 	shown := safetext.Line(path) // a cloned repository names its files
 	q := shellwords.Quote(shown)
-	return clierr.Configf("%s is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust %s (or name it: mcpv test %s)", shown, q, q)
+	return errkind.Configf("%s is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust %s (or name it: mcpv test %s)", shown, q, q)
 }
 
 // Trust records the current content of the file at path (from cwd) as
@@ -76,7 +76,7 @@ func Trust(store Store, cwd, path string, revoke bool) (map[string]any, error) {
 		}
 		var fe *config.FileError
 		if errors.As(err, &fe) {
-			return nil, &clierr.ConfigError{Err: err}
+			return nil, &errkind.ConfigError{Err: err}
 		}
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func Trust(store Store, cwd, path string, revoke bool) (map[string]any, error) {
 func trustServeFile(store Store, abs string, f *servefile.File) (map[string]any, error) {
 	data, err := safefile.Read(abs)
 	if err != nil {
-		return nil, clierr.Usage(err)
+		return nil, errkind.Usage(err)
 	}
 	if err := store.Trust(abs, data); err != nil {
 		return nil, err
@@ -113,11 +113,11 @@ func trustTestFile(store Store, cwd, path string) (map[string]any, error) {
 	abs := Path(cwd, path)
 	data, err := safefile.Read(abs)
 	if err != nil {
-		return nil, clierr.Usage(err)
+		return nil, errkind.Usage(err)
 	}
 	if _, fe := testfile.ParseYAML(data, "a test file"); fe != nil {
 		fe.File = path
-		return nil, &clierr.ConfigError{Err: fe}
+		return nil, &errkind.ConfigError{Err: fe}
 	}
 	if err := store.Trust(abs, data); err != nil {
 		return nil, err

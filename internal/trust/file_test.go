@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/clierr"
+	"github.com/mcpv/mcpv/internal/errkind"
 )
 
 // world is a project directory and a trust store of the user's own.
@@ -35,7 +35,7 @@ func TestTrustAFoundTestFile(t *testing.T) {
 	path := filepath.Join(cwd, "smoke.mcpv.yaml")
 
 	err := CheckFound(store, cwd, "smoke.mcpv.yaml", []byte(text))
-	var ce *clierr.ConfigError
+	var ce *errkind.ConfigError
 	want := "smoke.mcpv.yaml is not trusted: a test file found without being named runs only once trusted; review it, then run: mcpv trust smoke.mcpv.yaml (or name it: mcpv test smoke.mcpv.yaml)"
 	if !errors.As(err, &ce) || err.Error() != want {
 		t.Errorf("untrusted: %v", err)
@@ -82,16 +82,16 @@ func TestTrustAConfigFile(t *testing.T) {
 	if ok, err := store.Trusted(filepath.Join(cwd, ".mcp.json"), []byte(`{"mcpServers":{"b":{"command":"./b"},"a":{"command":"./a"}}}`)); !ok || err != nil {
 		t.Errorf("the store does not hold the trust: %v, %v", ok, err)
 	}
-	var ce *clierr.ConfigError
+	var ce *errkind.ConfigError
 	if _, err := Trust(store, cwd, "broken/.mcp.json", false); !errors.As(err, &ce) {
-		t.Errorf("a broken config file: %v, want a *clierr.ConfigError", err)
+		t.Errorf("a broken config file: %v, want a *errkind.ConfigError", err)
 	}
 	if _, err := Trust(store, cwd, "mcpv-tests/bad.yaml", false); !errors.As(err, &ce) || !strings.Contains(err.Error(), "mcpv-tests/bad.yaml") {
-		t.Errorf("a test file that is no YAML: %v, want a *clierr.ConfigError naming it", err)
+		t.Errorf("a test file that is no YAML: %v, want a *errkind.ConfigError naming it", err)
 	}
-	var ue *clierr.UsageError
+	var ue *errkind.UsageError
 	if _, err := Trust(store, cwd, "gone.mcpv.yaml", false); !errors.As(err, &ue) {
-		t.Errorf("a missing test file: %v, want a *clierr.UsageError", err)
+		t.Errorf("a missing test file: %v, want a *errkind.UsageError", err)
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/osdirs"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/safefile"
 )
@@ -37,21 +36,21 @@ func (s Store) root() string {
 // earlier mcpv made it, so its tokens and trust stay), elsewhere
 // ~/.local/state/mcpv.
 func StateDir(getenv func(string) string, home, goos string) string {
-	if d := getenv("XDG_STATE_HOME"); osdirs.IsAbs(goos, d) {
-		return osdirs.Join(goos, d, "mcpv")
+	if d := getenv("XDG_STATE_HOME"); safedir.IsAbs(goos, d) {
+		return safedir.Join(goos, d, "mcpv")
 	}
-	xdg := osdirs.Join(goos, home, ".local", "state", "mcpv")
+	xdg := safedir.Join(goos, home, ".local", "state", "mcpv")
 	switch goos {
 	case "windows":
-		if d := getenv("LOCALAPPDATA"); osdirs.IsAbs(goos, d) {
-			return osdirs.Join(goos, d, "mcpv")
+		if d := getenv("LOCALAPPDATA"); safedir.IsAbs(goos, d) {
+			return safedir.Join(goos, d, "mcpv")
 		}
-		return osdirs.Join(goos, home, "AppData", "Local", "mcpv")
+		return safedir.Join(goos, home, "AppData", "Local", "mcpv")
 	case "darwin":
 		if _, err := os.Stat(xdg); err == nil {
 			return xdg
 		}
-		return osdirs.Join(goos, home, "Library", "Application Support", "mcpv")
+		return safedir.Join(goos, home, "Library", "Application Support", "mcpv")
 	}
 	return xdg
 }

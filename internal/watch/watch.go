@@ -26,8 +26,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
-	"github.com/mcpv/mcpv/internal/wake"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -275,7 +275,7 @@ func (q *eventQueue) push(e event) {
 	q.mu.Lock()
 	q.items = append(q.items, e)
 	q.mu.Unlock()
-	wake.Signal(q.wake)
+	lazy.Wake(q.wake)
 }
 
 // pop takes the oldest event, if there is one.

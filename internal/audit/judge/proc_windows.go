@@ -4,12 +4,12 @@ import (
 	"os/exec"
 	"syscall"
 
-	"github.com/mcpv/mcpv/internal/osdirs"
+	"github.com/mcpv/mcpv/internal/safedir"
 )
 
 // command runs line with cmd.exe /d /s /c, as --sampling-cmd does.
 func command(line string) *exec.Cmd {
-	cmdExe, err := osdirs.CmdExe()
+	cmdExe, err := safedir.CmdExe()
 	if err != nil {
 		cmdExe = `C:\Windows\System32\cmd.exe`
 	}

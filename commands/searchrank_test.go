@@ -1,0 +1,75 @@
+package commands
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpv/mcpv/internal/surface"
+)
+
+func raws(items ...string) []json.RawMessage {
+	out := make([]json.RawMessage, len(items))
+	for i, it := range items {
+		out[i] = json.RawMessage(it)
+	}
+	return out
+}
+
+// A query's words are each found in what an searchItem says of itself: its
+// name (in the words of a camelCase or snake_case name), title, a
+// parameter's name or its description, a name counting most; an searchItem
+// that lacks one of the words is no hit; a resource is found by its URI.
+func TestRank(t *testing.T) {
+	servers := []surface.Server{{Name: "github", Snapshot: surface.Snapshot{
+		Tools: raws(`{"name":"create_issue","description":"Open an issue in a repository.","inputSchema":{"properties":{"repo":{},"title":{}}}}`,
+			`{"name":"searchCode","description":"Search code across repositories.\nSecond line.","inputSchema":{"properties":{"query":{}}}}`,
+			`{"name":"list_pulls","description":"List pull requests; each names its issue.","inputSchema":{}}`)}},
+		{Name: "notes", Snapshot: surface.Snapshot{
+			Prompts:           raws(`{"name":"summarize","description":"Summarize an issue thread.","arguments":[{"name":"issue"}]}`),
+			ResourceTemplates: raws(`{"uriTemplate":"notes://issue/{id}","name":"note"}`)},
+			Resources: raws(`{"uri":"notes://readme","name":"readme","title":"Read me first"}`)},
+	}
+	names := func(hits []rankedHit) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Server+"/"+h.Name)
+		}
+		return out
+	}
+	if got, want := names(rankItems("issue", servers)), []string{"github/create_issue", "notes/notes://issue/{id}", "notes/summarize", "github/list_pulls"}; !slices.Equal(got, want) {
+		t.Errorf("issue: %v, want %v", got, want)
+	}
+	if got := names(rankItems("search code", servers)); !slices.Equal(got, []string{"github/searchCode"}) {
+		t.Errorf("search code: %v", got)
+	}
+	if got := names(rankItems("README", servers)); !slices.Equal(got, []string{"notes/notes://readme"}) {
+		t.Errorf("README: %v", got)
+	}
+	if got := rankItems("issue nonsense", servers); len(got) != 0 {
+		t.Errorf("a word nothing holds: %v", got)
+	}
+	if h := rankItems("search", servers); len(h) != 1 || h[0].Description != "Search code across repositories." || h[0].Kind != kindTool {
+		t.Errorf("a hit's first line: %+v", h)
+	}
+	if got := rankItems("  ", servers); got != nil {
+		t.Errorf("an empty query: %v", got)
+	}
+}
+
+// A hostile server's description of megabytes is read no further than
+// its bound: a word past it is not found.
+func TestRankBounded(t *testing.T) {
+	desc := strings.Repeat("x ", 1<<20) + "needle"
+	servers := []surface.Server{{Name: "h", Snapshot: surface.Snapshot{Tools: raws(`{"name":"t","description":"` + desc + `"}`)}}}
+	if got := rankItems("needle", servers); len(got) != 0 {
+		t.Errorf("a word past the bound was found: %v", got)
+	}
+}
+
+func TestQueryWords(t *testing.T) {
+	if got, want := queryWords("getUser_byID list-tools  HTTP2"), []string{"get", "user", "by", "id", "list", "tools", "http2"}; !slices.Equal(got, want) {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

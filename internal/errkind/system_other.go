@@ -1,0 +1,6 @@
+//go:build !windows
+
+package errkind
+
+// Unix's own errors are the portable ones.
+var brokenPipe, refused, addrInUse, noAddress []error

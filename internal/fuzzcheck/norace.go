@@ -1,6 +1,0 @@
-//go:build !race
-
-package fuzzcheck
-
-// Race says the race detector is on (see race.go).
-const Race = false

@@ -1,8 +1,0 @@
-package userio
-
-import "golang.org/x/sys/unix"
-
-const (
-	getTermios = unix.TCGETS
-	setTermios = unix.TCSETS
-)
