@@ -31,7 +31,7 @@ func TestSBOMNamesEveryModuleOfTheBinary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, err := os.ReadFile(archive + ".release.json")
+		raw, err := os.ReadFile(archive + ".spdx.json")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func TestSBOMNamesEveryModuleOfTheBinary(t *testing.T) {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&doc); err != nil {
-			t.Fatalf("%s.release.json: %v", archive, err)
+			t.Fatalf("%s.spdx.json: %v", archive, err)
 		}
 		if doc.SPDXVersion != "SPDX-2.3" || doc.DataLicense != "CC0-1.0" || doc.SPDXID != "SPDXRef-DOCUMENT" || doc.Name != filepath.Base(archive) {
 			t.Errorf("%s: header %q %q %q %q", archive, doc.SPDXVersion, doc.DataLicense, doc.SPDXID, doc.Name)
@@ -103,7 +103,7 @@ func TestSignedChecksums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{".deb", ".rpm", "_linux_amd64.tar.gz", "_linux_amd64.tar.gz.release.json"} {
+	for _, want := range []string{".deb", ".rpm", "_linux_amd64.tar.gz", "_linux_amd64.tar.gz.spdx.json"} {
 		if !strings.Contains(string(sums), want+"\n") {
 			t.Errorf("checksums.txt names no %s file:\n%s", want, sums)
 		}

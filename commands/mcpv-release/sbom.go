@@ -4,7 +4,7 @@ package main
 // archive (.tar.gz, .zip) or of a Go binary, as SPDX 2.3 JSON, from the
 // build information of the Go programs it holds (internal/release):
 //
-//	go run ./commands/mcpv-release sbom -version v1.2.3 -created 2026-11-23T10:00:00Z -o mcpv_1.2.3_linux_amd64.tar.gz.release.json mcpv_1.2.3_linux_amd64.tar.gz
+//	go run ./commands/mcpv-release sbom -version v1.2.3 -created 2026-11-23T10:00:00Z -o mcpv_1.2.3_linux_amd64.tar.gz.spdx.json mcpv_1.2.3_linux_amd64.tar.gz
 //
 // The document is dated by the commit the programs were built from, so the
 // same archive gives the same bytes.
