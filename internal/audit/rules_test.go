@@ -91,3 +91,22 @@ func TestValueRoleAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// An @ between a name and a domain is an address, kept as it is; one in a
+// word is a letter (@dm1n: admin). A word after an @ longer than a domain
+// may be is no address, and is read no further than a domain's length:
+// each @ of a run of them without a space costs a bounded look.
+func TestEmailAtReadsABoundedWord(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"send it to audit@sync.example now", "send it to audit@sync.example now"},
+		{"log in as @dm1n", "log in as admin"},
+		{"x@" + strings.Repeat("a.", 127) + "com", "xa" + strings.Repeat("a.", 127) + "com"}, // 257 bytes: past a domain
+	} {
+		if got := unleet(tt.in); got != tt.want {
+			t.Errorf("unleet(%.40q) = %.40q, want %.40q", tt.in, got, tt.want)
+		}
+	}
+	if !emailAt("a@b.example", 1) || emailAt("a@"+strings.Repeat("b.", 127)+"com", 1) || emailAt("a@b", 1) {
+		t.Error("emailAt: an address is one whose domain has a dot and fits a domain's 253 bytes")
+	}
+}

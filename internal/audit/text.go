@@ -246,11 +246,20 @@ func unleet(s string) string {
 	return string(b)
 }
 
+// maxDomain is the longest domain name DNS allows, in bytes.
+const maxDomain = 253
+
 // emailAt reports an @ at i that joins an address's name to its domain:
-// the word after it goes on to a dot and more letters.
+// the word after it goes on to a dot and more letters. A domain is at
+// most 253 bytes, so no more is read: a run of @ with no space between
+// costs each one a bounded look, not the rest of the text.
 func emailAt(s string, i int) bool {
-	rest := s[i+1:]
-	if j := strings.IndexAny(rest, " \t\n,;()<>\"'"); j >= 0 {
+	rest := s[i+1 : min(len(s), i+1+maxDomain+1)]
+	j := strings.IndexAny(rest, " \t\n,;()<>\"'")
+	if j < 0 && len(rest) > maxDomain {
+		return false // a word too long for a domain
+	}
+	if j >= 0 {
 		rest = rest[:j]
 	}
 	dot := strings.LastIndexByte(strings.TrimRight(rest, "."), '.')
