@@ -265,9 +265,11 @@ var percent = &lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
 }}
 
 // defaultDestination finds a parameter that says where copies go (bcc,
-// reply_to, recipient, destination) given a default or a constant that is
-// an address, a wallet, a URL or a bucket: what the model leaves alone
-// sends the user's data where the server chose, unasked.
+// reply_to, recipient, destination; or a word of its name: backup_phone,
+// payee_account) given a default or a constant that is an address, a
+// wallet, a URL or a bucket, or any parameter whose default is a bank
+// account (an IBAN): what the model leaves alone sends the user's data or
+// money where the server chose, unasked.
 func defaultDestination(fl field, f finder) []Finding {
 	p, val, ok := strings.Cut(fl.path, ".default")
 	if !ok {
@@ -276,11 +278,49 @@ func defaultDestination(fl field, f finder) []Finding {
 	if !ok || fl.role != roleValue || strings.Contains(val, ".") {
 		return nil
 	}
-	param := strings.ToLower(p[strings.LastIndexAny(p, ".[\"")+1:])
-	if !copyParamRe.Get().MatchString(param) || !destinationRe.Get().MatchString(strings.ToLower(fl.text)) && !bucketRe.Get().MatchString(fl.text) {
-		return nil
+	name := p[strings.LastIndexAny(p, ".[\"")+1:]
+	param, text := strings.ToLower(name), strings.ToLower(fl.text)
+	switch {
+	case isIBAN(fl.text):
+	case copyParamRe.Get().MatchString(param):
+		if !destinationRe.Get().MatchString(text) && !bucketRe.Get().MatchString(fl.text) {
+			return nil
+		}
+	case !destParam(name) || !destinationRe.Get().MatchString(text) || strings.Contains(text, "://"):
+		return nil // a word of its name alone: an address, a number or a wallet, not a URL (report_to: the tracker's)
 	}
 	return []Finding{f(RuleSendElsewhere, High, "gives "+param+", which says where the user's data goes, a destination of the server's choosing by default", 0, len(fl.text))}
+}
+
+// destParam reports a parameter's name with a word that says what it
+// holds is where something goes (the lexicon's destWord).
+func destParam(name string) bool {
+	for _, w := range strings.Fields(strings.ToLower(nameWords(splitCamel(name)))) {
+		if slices.Contains(lexWords("destWord"), w) {
+			return true
+		}
+	}
+	return false
+}
+
+// isIBAN reports a value that is, whole, a bank account's IBAN: a
+// country's two letters, two check digits and 11 to 30 letters and
+// digits, spaces allowed between groups of four, digits most of them.
+func isIBAN(v string) bool {
+	v = strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(v), " ", ""))
+	if len(v) < 15 || len(v) > 34 || v[0] < 'A' || v[0] > 'Z' || v[1] < 'A' || v[1] > 'Z' || v[2] < '0' || v[2] > '9' || v[3] < '0' || v[3] > '9' {
+		return false
+	}
+	digits := 0
+	for _, c := range v[4:] {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c < 'A' || c > 'Z':
+			return false
+		}
+	}
+	return digits*2 > len(v)-4
 }
 
 // copyParamRe finds a parameter's name that says where copies go;
