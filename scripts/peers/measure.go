@@ -140,15 +140,25 @@ func whereKind(where string) string {
 	if where == "" {
 		return "-"
 	}
-	parts := strings.Split(where, ".")
-	if i := slices.Index(parts, "properties"); i >= 0 && i+1 < len(parts) {
-		rest := strings.Join(parts[i+2:], ".")
-		if rest == "" {
-			rest = "name"
+	var kinds []string
+	for _, w := range strings.Split(where, "+") {
+		parts := strings.Split(w, ".")
+		kind := w
+		if i := slices.Index(parts, "properties"); i >= 0 && i+1 < len(parts) {
+			rest := strings.Join(parts[i+2:], ".")
+			if rest == "" {
+				rest = "name"
+			}
+			kind = parts[0] + " property " + rest
+		} else if len(parts) > 2 && (parts[0] == "promptResults" || parts[0] == "readResults") {
+			kind = parts[0] + " " + parts[len(parts)-1]
 		}
-		return parts[0] + " property " + rest
+		if !slices.Contains(kinds, kind) {
+			kinds = append(kinds, kind)
+		}
 	}
-	return where
+	slices.Sort(kinds)
+	return strings.Join(kinds, "+")
 }
 
 func (m measure) write(b *strings.Builder, name string, details bool) {
