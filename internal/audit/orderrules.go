@@ -369,9 +369,14 @@ var namedPlaceRe = &lazy.Regexp{Pattern: "\\b(?:in|into|as|under|to)\\s+(?:the\\
 // "tell the user to keep it in their password manager").
 func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.usersAct) }
 
-// usersAct reports a verb the user is to do: the user (or "them") just
-// before it ("ask the user to paste", "when they share").
+// usersAct reports a verb the user is to do: the user just before it
+// ("ask the user to paste", "when they share"), or "them" between a verb
+// of telling and it ("remind them to store it in their password manager").
 func (s *sent) usersAct(sp span) bool {
+	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" &&
+		slices.Contains([]string{"remind", "ask", "tell", "advise", "encourage", "invite", "let", "help"}, s.toks[i-3].text) {
+		return true
+	}
 	return slices.ContainsFunc(s.f[cUser], func(u span) bool {
 		return !u.foreign && u.last < sp.first && sp.first-u.last <= 2
 	})
