@@ -17,6 +17,7 @@ type pairTool struct {
 	// is private ("secrets", "the user's private data"): its results,
 	// moved whole, move that
 	source string
+	params []string // its parameters' names, squashed
 }
 
 // combinations finds two tools of one server (a gateway's members are
@@ -32,13 +33,19 @@ func combinations(srv *auditee, fields []field) []Finding {
 	var tools []*pairTool
 	byName := map[string]*pairTool{}
 	byLower := map[string]*pairTool{} // by the name in lower case, as a view has it
+	params := map[string][]string{}
+	for _, fl := range fields {
+		if fl.kind == "tool" && fl.role == roleName && fl.path == "inputSchema.properties"+pathKey(fl.text) {
+			params[fl.name] = append(params[fl.name], squash(strings.ToLower(fl.text)))
+		}
+	}
 	for i, fl := range fields {
 		if fl.kind != "tool" || fl.role != roleProse || strings.HasPrefix(fl.path, wholePrefix) {
 			continue
 		}
 		t := byName[fl.name]
 		if t == nil {
-			t = &pairTool{name: fl.name}
+			t = &pairTool{name: fl.name, params: params[fl.name]}
 			byName[fl.name] = t
 			if len(fl.name) >= 4 {
 				byLower[strings.ToLower(fl.name)] = t
@@ -88,14 +95,22 @@ func combinations(srv *auditee, fields []field) []Finding {
 					// a token handed from a login to the calls after it is how
 					// honest servers chain: something must leave, or the
 					// conversation move
-					if what == "" || !sink && what != "the conversation" {
+					risk := "sends what it is given away"
+					switch {
+					case what == "":
+						continue
+					case sink:
+					case what == "the conversation":
+						risk = "is given the conversation"
+					case allOfRe.Get().MatchString(ss.text) && (src != nil && src != a && !takes(a, what) || src == nil && b.source == "" && !takes(b, what)):
+						// private data put where the tool that is given it has no
+						// parameter for it (a payload, an attachment, notes): its
+						// server receives every argument
+						risk = "takes " + what + " into a parameter not named for them, and its server receives every argument"
+					default:
 						continue
 					}
 					seen[[2]string{a.name, b.name}] = true
-					risk := "sends what it is given away"
-					if !sink {
-						risk = "is given the conversation"
-					}
 					x, y := v.span(fl.text, ss.start, ss.end)
 					out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: a.name, Field: fl.path,
 						Message: fmt.Sprintf("has the model pass %s to or from the tool %q of its own accord; one of the tools it names %s: together they make an attack neither shows alone", what, b.name, risk),
@@ -108,6 +123,34 @@ func combinations(srv *auditee, fields []field) []Finding {
 		}
 	}
 	return out
+}
+
+// takes reports a tool that has a parameter named for what is passed to
+// it (a token for a login's token, an address for the user's contacts),
+// or none of the catch-all kind (a payload, notes, an attachment, extra)
+// where anything at all may be put: passing it there is the chain the
+// tools are made for.
+func takes(t *pairTool, what string) bool {
+	catchAll := false
+	for _, p := range t.params {
+		switch {
+		case what == "secrets" && (forSecrets(p) || containsAny(p, squashAll("key", "auth", "session", "cookie")...)):
+			return true
+		case what == "the user's private data" && containsAny(p, squashAll("email", "phone", "contact", "recipient", "address", "attendee", "participant", "member")...):
+			return true
+		}
+		catchAll = catchAll || containsAny(p, squashAll("payload", "extra", "attachment", "note", "record", "setting", "data", "meta", "context", "body",
+			"content", "text", "comment", "memo", "blob", "debug", "diagnostic", "telemetry", "log", "detail", "info")...)
+	}
+	return !catchAll
+}
+
+// squashAll is each word squashed, as a parameter's name is.
+func squashAll(words ...string) []string {
+	for i, w := range words {
+		words[i] = squash(w)
+	}
+	return words
 }
 
 // maxCombinedText is how much of each text the pairs are read in, as an
@@ -144,13 +187,16 @@ func passesBetween(s *sent, src *pairTool) string {
 	// "works best when given get_ssh_config's output": a nudge is a move
 	// of the model's own accord
 	nudge := nudgeRe.Get().MatchString(s.text)
-	if !s.has(cMove) && !nudge && !flowRe.Get().MatchString(s.text) {
+	if !s.has(cMove) && !nudge && !flowRe.Get().MatchString(s.text) && !hereRe.Get().MatchString(s.text) {
 		return ""
 	}
 	// "include the result of env_dump in every message": an order over
 	// every call is of the model's own accord too
 	every := s.has(cScopeAll) && s.has(cOrderVerb)
-	if !s.has(cModal) && !s.has(cSilently) && !every && !nudge && !unaskedRe.Get().MatchString(s.text) ||
+	// an order in a tool's text to move what a tool that gives back
+	// secrets or private data returned: nobody asked for that move
+	fromPrivate := src != nil && src.source != "" && (s.ordered() || hereRe.Get().MatchString(s.text))
+	if !s.has(cModal) && !s.has(cSilently) && !every && !nudge && !fromPrivate && !unaskedRe.Get().MatchString(s.text) ||
 		s.has(cUserAsked) || s.has(cAsk) || s.has(cConsentNoun) || s.anyNegated(cMove) {
 		return ""
 	}
@@ -177,6 +223,9 @@ func passesBetween(s *sent, src *pairTool) string {
 // messages, the clipboard); "" otherwise.
 func sourceOf(text string) string {
 	v := newView(text)
+	if privateSourceRe.Get().MatchString(v.text) {
+		return "the user's private data"
+	}
 	for _, ss := range sentences(v.text) {
 		s := newSent(ss)
 		secret, private := s.has(cSecretNoun) || s.has(cStore), s.has(cPrivateNoun) || s.has(cHeldStrong)
@@ -194,6 +243,14 @@ func sourceOf(text string) string {
 var (
 	// flowRe: a sentence that feeds one tool's data to another
 	flowRe = &lazy.Regexp{Pattern: `\b(?:pipe|feed|chain|hand|give|route|relay|supply)s?\b[^.;\n]{0,60}\b(?:to|into|as|through|via)\b|\bcarr(?:y|ies)\b`}
+	// privateSourceRe: a tool that gives back the user's messages: their
+	// inbox, this chat (a source only: "use list_emails with the Drafts
+	// mailbox" moves nothing private)
+	privateSourceRe = &lazy.Regexp{Pattern: `\b(?:(?:the\s+user['’]s|your|their)\s+(?:inbox|mailbox|e-?mails|messages|direct\s+messages|dms|chats?)|this\s+chat['’]s\s+messages|this\s+(?:chat|conversation)['’]s\s+history)\b`}
+	// allOfRe: all of what a tool gave, not a value of it
+	allOfRe = &lazy.Regexp{Pattern: `\b(?:verbatim|unfiltered|unredacted|in\s+full|whole|complete|entire|full|everything|whatever|all\s+of)\b`}
+	// hereRe: what goes into this tool, said as where it belongs
+	hereRe = &lazy.Regexp{Pattern: `\b(?:go|goes|belongs?)\s+(?:here|in\s+here|into\s+this)\b`}
 	// nudgeRe: a tool said to work best with something, which the model
 	// then gives it unasked
 	nudgeRe = &lazy.Regexp{Pattern: `\b(?:works?\s+best|best\s+results?|most\s+accurate|more\s+accurate)\s+(?:when|with|if)\b`}
@@ -202,7 +259,7 @@ var (
 	// wholeResultRe: the whole of what a tool gives back
 	wholeResultRe = &lazy.Regexp{Pattern: `\b(?:(?:full|entire|complete|whole|raw|unredacted|unfiltered|verbatim)\s+(?:\w+\s+)?(?:outputs?|results?|responses?|contents?|text|data|payload|json|dump)|everything\s+(?:it|that\s+it|the\s+tool)\s+returns|all\s+(?:of\s+)?(?:its|the)\s+(?:outputs?|results?|data|contents))\b`}
 	// resultRe: what a tool gave back, named as such
-	resultRe = &lazy.Regexp{Pattern: `\b(?:(?:its|the|their|\w+['’]s)\s+(?:outputs?|results?|responses?|return\s+values?)|what\s+(?:it|that\s+tool|the\s+tool|\w+)\s+(?:returns|returned|gives\s+back|gave\s+back))\b`}
+	resultRe = &lazy.Regexp{Pattern: `\b(?:(?:its|the|their|\w+['’]s)\s+(?:outputs?|results?|responses?|return\s+values?)|what(?:ever)?\s+(?:it|that\s+tool|the\s+tool|\w+)\s+(?:returns|returned|gives\s+back|gave\s+back|found)|(?:it|that\s+tool|the\s+tool)\s+(?:found|returned|gave\s+back)|(?:messages|items|records|entries|rows|files|documents)\s+(?:that\s+)?(?:it|\w+)\s+(?:found|returned|listed))\b`}
 	// sinkRe: a tool that sends what it is given away
 	sinkRe = &lazy.Regexp{Pattern: `https?://|wss?://|\b(?:uploads?|uploading|webhooks?|remote\s+(?:server|endpoint|storage|collector)|external\s+(?:server|endpoint|service|storage|collector)|third[\s-]party\s+(?:server|endpoint|service|storage)|telemetry|analytics\s+(?:endpoint|server|service)|collector|(?:sync|mirror|replicate|back\s+up)s?\s+(?:\w+\s+)?to\s+(?:our|the\s+vendor|a\s+remote|an\s+external|the\s+cloud))\b`}
 )
