@@ -18,6 +18,7 @@ import (
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
 	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // The test binary plays the user's browser when MCPV_TEST_BROWSER is set: it
@@ -374,6 +375,7 @@ func TestOAuthJWTBearerAndDPoPFromConfigEntry(t *testing.T) {
 // code approved on another device, the token stored; the next command
 // uses it without a login.
 func TestAuthLoginDevice(t *testing.T) {
+	testkit.SkipLong(t, "waits the device grant's polling interval")
 	t.Parallel()
 	w := newWorld(t)
 	srv, opened := authWorld(t, w)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -117,6 +118,7 @@ steps:
 // more, where two pings take a thousandth of it on a machine at rest and
 // a loaded machine's stall is far less than the whole.
 func TestLoadScenarioThinkTime(t *testing.T) {
+	testkit.SkipLong(t, "waits its scenario's think time")
 	t.Parallel()
 	scenario := writeScenario(t, "steps:\n  - ping:\n  - ping:\n    think: 1s\n")
 	r := mcpv(t, "", args([]string{"load", "--scenario", scenario, "-n", "2", "--format", "json", "-q", "[.elapsed_s, .latency_ms.max]", "--compact"}, fake("plain"))...)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
 )
@@ -447,6 +448,7 @@ func TestTrustOutputsMaskSecretShapes(t *testing.T) {
 // at once, so the walk's bound alone ends it, and it gave 4; when a
 // request's own timeout came first, 124.
 func TestPinCheckTimeoutIsOneExitCode(t *testing.T) {
+	testkit.SkipLong(t, "waits for a timeout to pass")
 	t.Parallel()
 	w := newWorld(t)
 	w.env.Cwd = t.TempDir()

@@ -17,6 +17,7 @@ import (
 // hostile is a surface built to hurt the audit: each must end in bounded
 // time and memory, with what was left unread said.
 func TestHostileSurfaces(t *testing.T) {
+	testkit.SkipLong(t, "hostile surfaces of megabytes (.ci/run runs it without the race detector)")
 	if testkit.Race {
 		t.Skip("its bounds are of a run without the race detector, whose instrumentation takes twenty times as long over megabytes of text: .ci/run's guards run it so")
 	}

@@ -155,6 +155,7 @@ func TestHostileFloods(t *testing.T) {
 // A server whose answer is larger than a run reads: the check that asked
 // fails saying so, and nothing more of it is read.
 func TestHostileHugeAnswer(t *testing.T) {
+	testkit.SkipLong(t, "a hostile answer of megabytes")
 	t.Parallel()
 	// Each check reads answers of 17 MiB: its bound is for a server that
 	// stalls, not a speed (a loaded machine took 45 s and more for them).
@@ -265,6 +266,7 @@ func processesWith(t *testing.T, marker string) []string {
 // http.one-stream is inconclusive when its time runs out (the flag that
 // gives more is said), fails nothing and leaves nothing hanging.
 func TestHostileStreamsHeld(t *testing.T) {
+	testkit.SkipLong(t, "hostile streams held open")
 	t.Parallel()
 	tg := httpLegacy.target(t)
 	up, _ := url.Parse(tg.URL)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -583,6 +584,7 @@ func TestSSEPausedClientWithAHungCall(t *testing.T) {
 // two seconds, a hundred times what an answer takes at rest: a loaded
 // machine's slow answer is no pause.)
 func TestSSEClientAnsweringPingsKeepsItsCall(t *testing.T) {
+	testkit.SkipLong(t, "waits four seconds of pings by design")
 	t.Parallel()
 	up, _, base := hangServed(t, "let-me-in", func(h *HTTPHandler) { h.SSE, h.Stall = true, 2*time.Second })
 	live := openStream(t, base, bearer, true)

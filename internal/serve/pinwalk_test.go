@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -109,6 +110,7 @@ func TestPinWalksAFailedListOnce(t *testing.T) {
 // answers a later page) failed as one that is refused did: the pages a
 // client asks for next do not each wait the walk's time again.
 func TestPinWalkOutOfTimeWalkedOnce(t *testing.T) {
+	testkit.SkipLong(t, "waits for a walk to run out of time")
 	t.Parallel()
 	up := &pager{hang: true, done: make(chan struct{})}
 	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }, Pin: newPinFixture(t, "").pin(), Log: slog.New(&saidLog{}), pinWait: 2 * time.Second}
