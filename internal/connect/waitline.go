@@ -75,12 +75,16 @@ func (l *WaitLine) draw() {
 	}
 	l.poked.Store(false)
 	text := l.text(time.Now())
+	// up before the line is: a poke that comes as it is drawn (whoever
+	// watches the terminal may see it and poke at once) is kept, not lost
+	// until the next second
+	l.up.Store(true)
 	if !l.status.Replace(l.shown, text) {
+		l.up.Store(false)
 		l.stopped = true // another line holds the terminal: leave it be
 		return
 	}
 	l.shown = text
-	l.up.Store(true)
 	next := l.every
 	if l.poked.Load() {
 		next = waitLinePokeGap // poked while this draw read the server's words

@@ -15,6 +15,9 @@ type waitStatus struct {
 	text    string
 	changes chan string
 	refused chan struct{} // a Replace refused
+	// hold, when set, keeps a Replace from returning, after its line is
+	// shown, until it is closed: a terminal that holds the draw
+	hold chan struct{}
 }
 
 func newWaitStatus() *waitStatus {
@@ -30,6 +33,9 @@ func (s *waitStatus) Replace(old, text string) bool {
 	}
 	s.text = text
 	s.changes <- text
+	if s.hold != nil {
+		<-s.hold
+	}
 	return true
 }
 
@@ -140,6 +146,9 @@ func TestPokeRedrawsTheServersLastWords(t *testing.T) {
 	case <-time.After(3 * waitLinePokeGap):
 	}
 
+	// The first draw is held after its line is shown, and the server's
+	// words change then: the poke is kept, not lost until the next draw.
+	s.hold = make(chan struct{})
 	l := showWaitLine(s, "x to start", last.get, time.Now(), 0, time.Hour)
 	defer l.Stop()
 	// The seconds are the machine's: a busy one draws late.
@@ -148,6 +157,7 @@ func TestPokeRedrawsTheServersLastWords(t *testing.T) {
 	}
 	last.set("fake: starting up")
 	l.Poke()
+	close(s.hold)
 	if got := s.next(t); !regexp.MustCompile(`^mcpv: waiting for x to start \([0-9]+s\): fake: starting up$`).MatchString(got) {
 		t.Errorf("after the poke: %q", got)
 	}
