@@ -17,7 +17,6 @@ type pairTool struct {
 	// is private ("secrets", "the user's private data"): its results,
 	// moved whole, move that
 	source string
-	params []string // its parameters' names, squashed
 }
 
 // combinations finds two tools of one server (a gateway's members are
@@ -33,11 +32,17 @@ func combinations(srv *auditee, fields []field) []Finding {
 	var tools []*pairTool
 	byName := map[string]*pairTool{}
 	byLower := map[string]*pairTool{} // by the name in lower case, as a view has it
-	params := map[string][]string{}
-	for _, fl := range fields {
-		if fl.kind == "tool" && fl.role == roleName && fl.path == "inputSchema.properties"+pathKey(fl.text) {
-			params[fl.name] = append(params[fl.name], squash(strings.ToLower(fl.text)))
+	var params map[string][]string    // each tool's parameters' names, squashed, read when a pair needs them
+	takes := func(t *pairTool, what string) bool {
+		if params == nil {
+			params = map[string][]string{}
+			for _, fl := range fields {
+				if fl.kind == "tool" && fl.role == roleName && fl.path == "inputSchema.properties"+pathKey(fl.text) {
+					params[fl.name] = append(params[fl.name], squash(fl.text))
+				}
+			}
 		}
+		return takesAs(params[t.name], what)
 	}
 	for i, fl := range fields {
 		if fl.kind != "tool" || fl.role != roleProse || strings.HasPrefix(fl.path, wholePrefix) {
@@ -45,7 +50,7 @@ func combinations(srv *auditee, fields []field) []Finding {
 		}
 		t := byName[fl.name]
 		if t == nil {
-			t = &pairTool{name: fl.name, params: params[fl.name]}
+			t = &pairTool{name: fl.name}
 			byName[fl.name] = t
 			if len(fl.name) >= 4 {
 				byLower[strings.ToLower(fl.name)] = t
@@ -125,33 +130,37 @@ func combinations(srv *auditee, fields []field) []Finding {
 	return out
 }
 
-// takes reports a tool that has a parameter named for what is passed to
-// it (a token for a login's token, an address for the user's contacts),
-// or none of the catch-all kind (a payload, notes, an attachment, extra)
-// where anything at all may be put: passing it there is the chain the
-// tools are made for.
-func takes(t *pairTool, what string) bool {
+// takesAs reports a tool, by its parameters' squashed names, that has a
+// parameter named for what is passed to it (a token for a login's token,
+// an address for the user's contacts), or none of the catch-all kind (a
+// payload, notes, an attachment, extra) where anything at all may be
+// put: passing it there is the chain the tools are made for.
+func takesAs(params []string, what string) bool {
+	words := pairParamWords.Get()
 	catchAll := false
-	for _, p := range t.params {
+	for _, p := range params {
 		switch {
-		case what == "secrets" && (forSecrets(p) || containsAny(p, squashAll("key", "auth", "session", "cookie")...)):
+		case what == "secrets" && (forSecrets(p) || containsAny(p, words.secret...)):
 			return true
-		case what == "the user's private data" && containsAny(p, squashAll("email", "phone", "contact", "recipient", "address", "attendee", "participant", "member")...):
+		case what == "the user's private data" && containsAny(p, words.private...):
 			return true
 		}
-		catchAll = catchAll || containsAny(p, squashAll("payload", "extra", "attachment", "note", "record", "setting", "data", "meta", "context", "body",
-			"content", "text", "comment", "memo", "blob", "debug", "diagnostic", "telemetry", "log", "detail", "info")...)
+		catchAll = catchAll || containsAny(p, words.catchAll...)
 	}
 	return !catchAll
 }
 
-// squashAll is each word squashed, as a parameter's name is.
-func squashAll(words ...string) []string {
-	for i, w := range words {
-		words[i] = squash(w)
-	}
-	return words
-}
+// pairParamWords are the lexicon's words of parameters' names that take a
+// secret or the user's private data, and of catch-all ones, squashed once.
+var pairParamWords = &lazy.Value[paramWords]{New: func() paramWords {
+	return paramWords{squashedWords("takesSecret"), squashedWords("takesPrivate"), squashedWords("catchAllParam")}
+}}
+
+type paramWords struct{ secret, private, catchAll []string }
+
+// wholeWords are the words that make what a tool gave whole: its full
+// output, the verbatim result.
+const wholeWords = `full|entire|complete|whole|raw|unredacted|unfiltered|verbatim`
 
 // maxCombinedText is how much of each text the pairs are read in, as an
 // item's whole text is.
@@ -248,7 +257,7 @@ var (
 	// mailbox" moves nothing private)
 	privateSourceRe = &lazy.Regexp{Pattern: `\b(?:(?:the\s+user['’]s|your|their)\s+(?:inbox|mailbox|e-?mails|messages|direct\s+messages|dms|chats?)|this\s+chat['’]s\s+messages|this\s+(?:chat|conversation)['’]s\s+history)\b`}
 	// allOfRe: all of what a tool gave, not a value of it
-	allOfRe = &lazy.Regexp{Pattern: `\b(?:verbatim|unfiltered|unredacted|in\s+full|whole|complete|entire|full|everything|whatever|all\s+of)\b`}
+	allOfRe = &lazy.Regexp{Pattern: `\b(?:` + wholeWords + `|in\s+full|everything|whatever|all\s+of)\b`}
 	// hereRe: what goes into this tool, said as where it belongs
 	hereRe = &lazy.Regexp{Pattern: `\b(?:go|goes|belongs?)\s+(?:here|in\s+here|into\s+this)\b`}
 	// nudgeRe: a tool said to work best with something, which the model
@@ -257,7 +266,7 @@ var (
 	// unaskedRe: of the model's own accord
 	unaskedRe = &lazy.Regexp{Pattern: `\b(?:automatically|immediately|right\s+after|after\s+(?:every|each|any)|whenever|every\s+time|each\s+time|without\s+(?:asking|waiting|prompting|confirmation)|in\s+the\s+background|as\s+a\s+matter\s+of\s+course)\b`}
 	// wholeResultRe: the whole of what a tool gives back
-	wholeResultRe = &lazy.Regexp{Pattern: `\b(?:(?:full|entire|complete|whole|raw|unredacted|unfiltered|verbatim)\s+(?:\w+\s+)?(?:outputs?|results?|responses?|contents?|text|data|payload|json|dump)|everything\s+(?:it|that\s+it|the\s+tool)\s+returns|all\s+(?:of\s+)?(?:its|the)\s+(?:outputs?|results?|data|contents))\b`}
+	wholeResultRe = &lazy.Regexp{Pattern: `\b(?:(?:` + wholeWords + `)\s+(?:\w+\s+)?(?:outputs?|results?|responses?|contents?|text|data|payload|json|dump)|everything\s+(?:it|that\s+it|the\s+tool)\s+returns|all\s+(?:of\s+)?(?:its|the)\s+(?:outputs?|results?|data|contents))\b`}
 	// resultRe: what a tool gave back, named as such
 	resultRe = &lazy.Regexp{Pattern: `\b(?:(?:its|the|their|\w+['’]s)\s+(?:outputs?|results?|responses?|return\s+values?)|what(?:ever)?\s+(?:it|that\s+tool|the\s+tool|\w+)\s+(?:returns|returned|gives\s+back|gave\s+back|found)|(?:it|that\s+tool|the\s+tool)\s+(?:found|returned|gave\s+back)|(?:messages|items|records|entries|rows|files|documents)\s+(?:that\s+)?(?:it|\w+)\s+(?:found|returned|listed))\b`}
 	// sinkRe: a tool that sends what it is given away

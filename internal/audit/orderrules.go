@@ -373,8 +373,7 @@ func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.usersAct) }
 // ("ask the user to paste", "when they share"), or "them" between a verb
 // of telling and it ("remind them to store it in their password manager").
 func (s *sent) usersAct(sp span) bool {
-	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" &&
-		slices.Contains([]string{"remind", "ask", "tell", "advise", "encourage", "invite", "let", "help"}, s.toks[i-3].text) {
+	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) {
 		return true
 	}
 	return slices.ContainsFunc(s.f[cUser], func(u span) bool {

@@ -281,7 +281,7 @@ func defaultDestination(fl field, f finder) []Finding {
 	name := p[strings.LastIndexAny(p, ".[\"")+1:]
 	param, text := strings.ToLower(name), strings.ToLower(fl.text)
 	switch {
-	case isIBAN(fl.text):
+	case ibanValueRe.Get().MatchString(text):
 	case copyParamRe.Get().MatchString(param):
 		if !destinationRe.Get().MatchString(text) && !bucketRe.Get().MatchString(fl.text) {
 			return nil
@@ -303,25 +303,9 @@ func destParam(name string) bool {
 	return false
 }
 
-// isIBAN reports a value that is, whole, a bank account's IBAN: a
-// country's two letters, two check digits and 11 to 30 letters and
-// digits, spaces allowed between groups of four, digits most of them.
-func isIBAN(v string) bool {
-	v = strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(v), " ", ""))
-	if len(v) < 15 || len(v) > 34 || v[0] < 'A' || v[0] > 'Z' || v[1] < 'A' || v[1] > 'Z' || v[2] < '0' || v[2] > '9' || v[3] < '0' || v[3] > '9' {
-		return false
-	}
-	digits := 0
-	for _, c := range v[4:] {
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c < 'A' || c > 'Z':
-			return false
-		}
-	}
-	return digits*2 > len(v)-4
-}
+// ibanValueRe finds a value that is, whole, a bank account's IBAN (the
+// lexicon's shape of one).
+var ibanValueRe = &lazy.Regexp{From: func() string { return `^\s*(?:` + lexPattern("iban") + `)\s*$` }}
 
 // copyParamRe finds a parameter's name that says where copies go;
 // bucketRe, a storage bucket's URL.
