@@ -75,6 +75,7 @@ type exchange struct {
 	header   http.Header
 	body     string // a JSON body or the text of another answer, clipped
 	msgs     []seen // the JSON-RPC messages the answer held
+	dropped  int    // of an event stream's, those past maxLog, not kept (the watches saw them)
 	response *mcp.Message
 	sse      bool
 	readErr  error // reading the answer failed after its headers
@@ -96,6 +97,9 @@ func (x *exchange) String() string {
 	}
 	if x.body != "" {
 		s += ": " + x.body
+	}
+	if x.dropped > 0 {
+		s += fmt.Sprintf(" (%d more messages on its stream, not kept)", x.dropped)
 	}
 	return s
 }
@@ -140,10 +144,16 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*excha
 				return true
 			}
 			for _, s := range c.receiveFor(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
-				if len(x.msgs) < maxLog { // a stream read on past its response may flood: kept as a connection's log is
+				ours := id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "")
+				// a stream may flood, and one read on past its response may
+				// for its whole grace: its messages are kept as a
+				// connection's log is, bar the response, which checks read
+				if len(x.msgs) < maxLog || ours {
 					x.msgs = append(x.msgs, s)
+				} else {
+					x.dropped++
 				}
-				if id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "") {
+				if ours {
 					m := s.msg
 					x.response = &m
 					return hr.events != nil && hr.events(s)
