@@ -195,8 +195,8 @@ func namedTools(text string, byLower map[string]*pairTool) []*pairTool {
 func passesBetween(s *sent, src *pairTool) string {
 	// "works best when given get_ssh_config's output": a nudge is a move
 	// of the model's own accord
-	nudge := nudgeRe.Get().MatchString(s.text)
-	if !s.has(cMove) && !nudge && !flowRe.Get().MatchString(s.text) && !hereRe.Get().MatchString(s.text) {
+	nudge, here := nudgeRe.Get().MatchString(s.text), hereRe.Get().MatchString(s.text)
+	if !s.has(cMove) && !nudge && !here && !flowRe.Get().MatchString(s.text) {
 		return ""
 	}
 	// "include the result of env_dump in every message": an order over
@@ -204,7 +204,7 @@ func passesBetween(s *sent, src *pairTool) string {
 	every := s.has(cScopeAll) && s.has(cOrderVerb)
 	// an order in a tool's text to move what a tool that gives back
 	// secrets or private data returned: nobody asked for that move
-	fromPrivate := src != nil && src.source != "" && (s.ordered() || hereRe.Get().MatchString(s.text))
+	fromPrivate := src != nil && src.source != "" && (here || s.ordered())
 	if !s.has(cModal) && !s.has(cSilently) && !every && !nudge && !fromPrivate && !unaskedRe.Get().MatchString(s.text) ||
 		s.has(cUserAsked) || s.has(cAsk) || s.has(cConsentNoun) || s.anyNegated(cMove) {
 		return ""
