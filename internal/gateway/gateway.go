@@ -364,15 +364,24 @@ type counted struct {
 }
 
 func (u counted) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	u.busy.Add(1)
-	defer u.busy.Add(-1)
+	defer u.count(ctx)()
 	return u.Upstream.Forward(ctx, method, params)
 }
 
 func (u counted) Relay(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	u.busy.Add(1)
-	defer u.busy.Add(-1)
+	defer u.count(ctx)()
 	return u.Upstream.Relay(ctx, method, params)
+}
+
+// count counts a request in flight until the func it returns is called;
+// a list's flight, which fly counts from before it starts, is not counted
+// again.
+func (u counted) count(ctx context.Context) func() {
+	if ctx.Value(flightKey{}) != nil {
+		return func() {}
+	}
+	u.busy.Add(1)
+	return func() { u.busy.Add(-1) }
 }
 
 // countedWalker is counted for an Upstream that walks its lists.

@@ -215,13 +215,20 @@ func (g *Gateway) fly(m *Member, l *keptList, method, cursor string, bound time.
 		close(fl.done)
 		return fl
 	}
+	// The flight is counted busy, then flying, before it is under way, and
+	// flying, then busy, once it is over: a list that reads both between
+	// takes the member for busy with another's request at worst (its last
+	// good page served), never for idle while another's request is in
+	// flight (a wait for an answer that may take that request's time).
+	m.life.busy.Add(1)
 	k.flying.Add(1)
 	go func() { // a server's page of a list for the gateway's clients: ends with its answer, ListWait, or serving's end
 		defer m.life.wg.Done()
-		ctx, cancel := context.WithTimeout(m.life.ctx, bound)
+		ctx, cancel := context.WithTimeout(context.WithValue(m.life.ctx, flightKey{}, true), bound)
 		defer cancel()
 		res, err := m.Server.List(ctx, method, cursor)
 		k.flying.Add(-1)
+		m.life.busy.Add(-1)
 		k.mu.Lock()
 		fl.res, fl.err = res, err
 		delete(l.flights, cursor)
@@ -249,6 +256,10 @@ func (g *Gateway) fly(m *Member, l *keptList, method, cursor string, bound time.
 	}()
 	return fl
 }
+
+// flightKey marks the context of a list's flight, which fly counts in
+// the member's busy itself (counted leaves it).
+type flightKey struct{}
 
 // failed says, once, that m failed a list's request; being down or not
 // having the list are said elsewhere, or nothing to say.
