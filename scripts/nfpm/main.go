@@ -48,7 +48,14 @@ type entry struct {
 	Priority    string         `yaml:"priority"`
 	MTime       time.Time      `yaml:"mtime"`
 	Contents    files.Contents `yaml:"contents"`
+	// FileNameTemplate may only be GoReleaser's {{ .ConventionalFileName }}:
+	// pack names each file its format's own way, as that template does.
+	FileNameTemplate string `yaml:"file_name_template"`
 }
+
+// conventional stands for {{ .ConventionalFileName }} while the entry is
+// filled, so that a file_name_template of anything else is refused.
+const conventional = "<conventional file name>"
 
 type binFlags []string
 
@@ -110,9 +117,9 @@ func readEntry(config, version, date string) (*entry, error) {
 		return nil, err
 	}
 	var filled bytes.Buffer
-	vars := struct{ Version, CommitDate string }{version, date}
+	vars := struct{ Version, CommitDate, ConventionalFileName string }{version, date, conventional}
 	if err := tmpl.Execute(&filled, vars); err != nil {
-		return nil, fmt.Errorf("nfpms: %v (scripts/nfpm fills {{ .Version }} and {{ .CommitDate }} alone)", err)
+		return nil, fmt.Errorf("nfpms: %v (scripts/nfpm fills {{ .Version }}, {{ .CommitDate }} and {{ .ConventionalFileName }} alone)", err)
 	}
 	dec := yaml.NewDecoder(&filled)
 	dec.KnownFields(true)
@@ -122,6 +129,9 @@ func readEntry(config, version, date string) (*entry, error) {
 	}
 	if e.PackageName == "" || e.Bindir == "" || len(e.Formats) == 0 {
 		return nil, fmt.Errorf("nfpms: package_name, bindir and formats are needed")
+	}
+	if e.FileNameTemplate != "" && e.FileNameTemplate != conventional {
+		return nil, fmt.Errorf("nfpms: file_name_template %q: scripts/nfpm names each file its format's conventional way alone ({{ .ConventionalFileName }})", e.FileNameTemplate)
 	}
 	return &e, nil
 }
