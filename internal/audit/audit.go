@@ -166,7 +166,8 @@ func auditOne(s *auditee) []Finding {
 	found = append(found, combinations(s, fields)...)
 	s.keep(fields)
 	found = append(found, serverWhole(s, fields)...)
-	return combine(wholeOnly(append(append(found, unread...), scanFields(s.Name, fields, s.own)...)))
+	found = combine(wholeOnly(append(append(found, unread...), scanFields(s.Name, fields, s.own)...)))
+	return append(found, partners(s.Name, fields, found)...)
 }
 
 // wholeRules are the rules an item's whole text is read by: those of

@@ -130,6 +130,105 @@ func combinations(srv *auditee, fields []field) []Finding {
 	return out
 }
 
+// partners finds the tools that a tool's order names: a tool whose text
+// holds an order at high or above (what is sent where, what is kept from
+// the user) and names another tool of its server by its whole name has
+// that tool's results or arguments in the order ("after known_hosts has
+// run, ...", "every profile customer_lookup returned"), and the named
+// tool is the order's other half, however harmless it reads alone. Said
+// at medium: the gate fails on the order's own finding.
+func partners(server string, fields []field, found []Finding) []Finding {
+	ordered := map[string]Finding{} // a tool with an order, by name: its first such finding
+	for _, f := range found {
+		if _, ok := ordered[f.Name]; !ok && f.Kind == "tool" && f.Severity >= High && partnerRule(f.Rule) {
+			ordered[f.Name] = f
+		}
+	}
+	if len(ordered) == 0 {
+		return nil
+	}
+	byLower := map[string]*pairTool{}
+	for _, fl := range fields {
+		if fl.kind == "tool" && len(fl.name) >= 4 && byLower[strings.ToLower(fl.name)] == nil {
+			byLower[strings.ToLower(fl.name)] = &pairTool{name: fl.name}
+		}
+	}
+	paired := map[[2]string]bool{} // pairs combinations already reported, either way
+	for _, f := range found {
+		if f.Rule == RuleCombination {
+			paired[[2]string{f.Name, ""}] = true
+		}
+	}
+	var out []Finding
+	seen := map[[2]string]bool{}
+	for _, fl := range fields {
+		f, ok := ordered[fl.name]
+		if !ok || fl.kind != "tool" || fl.role != roleProse || strings.HasPrefix(fl.path, wholePrefix) {
+			continue
+		}
+		text := newView(fl.text[:runeStart(fl.text, min(len(fl.text), maxCombinedText))]).text
+		for _, at := range toolsNamedAt(text, byLower) {
+			b := at.tool
+			if b.name == fl.name || seen[[2]string{fl.name, b.name}] || paired[[2]string{b.name, ""}] ||
+				!resultAfterRe.Get().MatchString(text[at.end:min(len(text), at.end+48)]) && !resultBeforeRe.Get().MatchString(text[max(0, at.start-32):at.start]) {
+				continue // a tool the order calls, not one whose results it moves
+			}
+			seen[[2]string{fl.name, b.name}] = true
+			out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: server, Kind: "tool", Name: b.name, Field: "description",
+				Message: fmt.Sprintf("is named by the tool %q, whose %s %s: what this tool gives back or is given is part of that order", fl.name, fl.path, strings.TrimPrefix(f.Message, "has the model ")),
+				Excerpt: f.Excerpt})
+		}
+	}
+	return out
+}
+
+// resultAfterRe and resultBeforeRe find the words about a tool's name
+// that make it the source of what an order moves: "known_hosts has run",
+// "the CSV that export_history produced", "customer_list's output", "the
+// result of env_dump", not a tool the order calls ("call send_tx with").
+var (
+	resultAfterRe = &lazy.Regexp{Pattern: `^[\s'’"\x60)]*(?:['’]s\s+)?(?:tool\s+)?(?:(?:has|have|had)\s+(?:already\s+)?(?:been\s+)?(?:run|ran|called|shown|returned|listed|produced|given|answered)` +
+		`|(?:output|outputs|results?|responses?|answers?|returned|returns|produced|produces|gave|gives|yields?|listed|lists|reports?|reported|was\s+(?:run|called|shown))\b)`}
+	resultBeforeRe = &lazy.Regexp{Pattern: `\b(?:output|outputs|results?|responses?|answers?|data|profiles?|entries|items|records|rows)\s+(?:of|from|by)\s+(?:the\s+)?(?:tool\s+)?[\x60'"]?$`}
+)
+
+// namedAt is a tool named in a text, and where.
+type namedAt struct {
+	tool       *pairTool
+	start, end int
+}
+
+// toolsNamedAt are the tools a text (lower case) names by their whole
+// names, at each place named.
+func toolsNamedAt(text string, byLower map[string]*pairTool) []namedAt {
+	var out []namedAt
+	for i := 0; i < len(text); {
+		if !isNameByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isNameByte(text[j]) {
+			j++
+		}
+		if t, ok := byLower[text[i:j]]; ok {
+			out = append(out, namedAt{t, i, j})
+		}
+		i = j
+	}
+	return out
+}
+
+// partnerRule reports a rule whose finding is an order that may move
+// another tool's results or arguments.
+func partnerRule(rule string) bool {
+	switch rule {
+	case RuleOverride, RuleConceal, RuleSensitiveFile, RuleSideChannel, RuleSendElsewhere, RuleShadowing, RuleCoercion, RulePriority, RuleCommandPayload, RuleEncoded, RuleTrigger:
+		return true
+	}
+	return false
+}
+
 // takesAs reports a tool, by its parameters' squashed names, that has a
 // parameter named for what is passed to it (a token for a login's token,
 // an address for the user's contacts), or none of the catch-all kind (a
@@ -170,19 +269,10 @@ const maxCombinedText = 64 << 10
 // their whole names, each once, in order.
 func namedTools(text string, byLower map[string]*pairTool) []*pairTool {
 	var out []*pairTool
-	for i := 0; i < len(text); {
-		if !isNameByte(text[i]) {
-			i++
-			continue
+	for _, at := range toolsNamedAt(text, byLower) {
+		if !slices.Contains(out, at.tool) {
+			out = append(out, at.tool)
 		}
-		j := i
-		for j < len(text) && isNameByte(text[j]) {
-			j++
-		}
-		if t, ok := byLower[text[i:j]]; ok && !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-		i = j
 	}
 	return out
 }
