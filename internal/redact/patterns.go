@@ -119,6 +119,9 @@ func assigned(text string, at []int) []int {
 	for ks < at[0] && (text[ks] == '.' || text[ks] == '-') {
 		ks++ // a name starts at a word's boundary: at a letter, a digit or _
 	}
+	if ks > 0 && text[ks-1] == ':' {
+		return nil // a part of a URN or a colon-joined path (urn:x:grant-type:token-exchange:…), not a name given a value
+	}
 	i := ke
 	if i < len(text) && text[i] == '\\' {
 		i++

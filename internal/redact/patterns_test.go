@@ -58,6 +58,7 @@ func TestFindSecretsLeavesOrdinaryTextAlone(t *testing.T) {
 		"The GitHub token to use is read from GITHUB_TOKEN.",
 		"Pass your API key as api_key=<your key>.",
 		"api_key: ${API_KEY}",
+		"grant types: `urn:auth0:params:oauth:grant-type:token-exchange:federated-connection-access-token`",
 		"password: xxxxxxxxxxxxxxxxxxxx",
 		"Connect with postgres://user@localhost/db, no password.",
 		"Searches the web. Returns a list of URLs such as https://example.com/search?q=mcp&page=2.",
