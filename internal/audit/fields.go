@@ -45,7 +45,8 @@ type field struct {
 	// descriptions, in lower case (4 KiB at most).
 	takes string
 	// flag: the text is of a schema that carries no text (a boolean, a
-	// number, a choice among listed values)
+	// number, a choice among listed values); of a name, that it names a
+	// setting (settingOnly)
 	flag bool
 	// server is the server's names (its own and its serverInfo's), in
 	// lower case.
@@ -498,6 +499,14 @@ func largest(s surface.Server) int {
 // most maxFields all told (n counts them). Its path is path, then the
 // steps taken, shortened in the middle past maxSteps so that a schema
 // nested thousands deep costs each text a path of bounded length.
+// settingOnly reports a boolean parameter that is not true by default: its
+// name names what the model may turn on (skip_consent_for_first_party_clients,
+// a setting of the API the tool calls), not an order.
+func settingOnly(schema any) bool {
+	m, _ := schema.(map[string]any)
+	return m["type"] == "boolean" && m["default"] != true && m["const"] != true
+}
+
 func walkSchema(v any, path string, n *int, fn func(path, text string, r role, flag bool)) {
 	var steps []string
 	var walk func(v any)
@@ -521,7 +530,7 @@ func walkSchema(v any, path string, n *int, fn func(path, text string, r role, f
 						for _, name := range sortedKeys(props) {
 							*n++
 							if k == "properties" {
-								fn(here(pathKey(k), pathKey(name)), name, roleName, false)
+								fn(here(pathKey(k), pathKey(name)), name, roleName, settingOnly(props[name]))
 							}
 							steps = append(steps, pathKey(k), pathKey(name))
 							walk(props[name])

@@ -24,8 +24,9 @@ import (
 // alternative of a regular expression, or one word of a list, with an
 // optional comment after two spaces and "# ". A line that starts with
 // "# " is a comment. A line indented with spaces
-// continues the alternative above it (joined without the indent), so that
-// no line runs long. A line that is only a comment, or blank, is skipped.
+// continues the alternative above it (joined without the indent), or the
+// header when no alternative has come yet, so that no line runs long. A
+// line that is only a comment, or blank, is skipped.
 // An alternative may name another entry as {{NAME}}: that entry's
 // alternatives, as one group (its one alternative as it is).
 //
@@ -102,6 +103,21 @@ func parseLexicons(fsys fs.FS) (lexiconSet, error) {
 // parse reads one file's entries.
 func (set *lexiconSet) parse(file, data string) error {
 	var cur *lexEntry
+	hdr, hdrLine := "", 0 // a header read up to its first alternative: it may run on
+	open := func() error {
+		if hdr == "" {
+			return nil
+		}
+		e, err := header(hdr)
+		if err != nil {
+			return fmt.Errorf("lexicon/%s:%d: %v", file, hdrLine, err)
+		}
+		e.file, e.line = file, hdrLine
+		set.byName[e.name] = append(set.byName[e.name], e)
+		set.order = append(set.order, e)
+		cur, hdr = e, ""
+		return nil
+	}
 	for i, line := range strings.Split(data, "\n") {
 		where := func(format string, a ...any) error {
 			return fmt.Errorf("lexicon/%s:%d: %s", file, i+1, fmt.Sprintf(format, a...))
@@ -114,15 +130,13 @@ func (set *lexiconSet) parse(file, data string) error {
 		switch {
 		case line == "" || strings.TrimLeft(line, " ") == "#" || strings.HasPrefix(strings.TrimLeft(line, " "), "# "):
 		case strings.HasPrefix(line, "= "):
-			e, err := header(line[2:])
-			if err != nil {
-				return where("%v", err)
+			if err := open(); err != nil {
+				return err
 			}
-			e.file, e.line = file, i+1
-			set.byName[e.name] = append(set.byName[e.name], e)
-			set.order = append(set.order, e)
-			cur = e
-		case cur == nil:
+			hdr, hdrLine = line[2:], i+1
+		case line[0] == ' ' && hdr != "":
+			hdr += strings.TrimLeft(line, " ")
+		case hdr == "" && cur == nil:
 			return where("a line before any entry")
 		case line[0] == ' ':
 			if len(cur.alts) == 0 {
@@ -130,11 +144,14 @@ func (set *lexiconSet) parse(file, data string) error {
 			}
 			cur.alts[len(cur.alts)-1] += strings.TrimLeft(line, " ")
 		default:
+			if err := open(); err != nil {
+				return err
+			}
 			cur.alts = append(cur.alts, line)
 			cur.notes = append(cur.notes, note)
 		}
 	}
-	return nil
+	return open()
 }
 
 // header reads an entry's header line, after its "= ".

@@ -78,6 +78,9 @@ w1
 w2  # a comment
 = uses
 x{{word}}y
+= long fits="a|b|
+    c|d": runs on
+z
 `)
 	set, err := parseLexicons(files)
 	if err != nil {
@@ -93,7 +96,10 @@ x{{word}}y
 	if got := set.byName["uses"][0].pattern(); got != "x(?:w1|w2)y" {
 		t.Errorf("{{word}} expanded to %q", got)
 	}
-	for _, bad := range []string{"    continues nothing\n", "= a\n{{nothing}}\n", "= a\n{{a}}\n", `= a pre="unclosed` + "\n", "before any entry\n"} {
+	if l := set.byName["long"]; len(l) != 1 || l[0].attrs["fits"] != "a|b|c|d" || l[0].message != "runs on" || !slices.Equal(l[0].alts, []string{"z"}) {
+		t.Errorf("a header on two lines read as %+v", l)
+	}
+	for _, bad := range []string{"    continues nothing\n", "= a\n{{nothing}}\n", "= a\n{{a}}\n", `= a pre="unclosed` + "\n", `= a pre="unclosed` + "\n    still\nb\n", "before any entry\n"} {
 		files["lexicon/override.txt"].Data = []byte(bad)
 		if _, err := parseLexicons(files); err == nil {
 			t.Errorf("%q: no error", bad)

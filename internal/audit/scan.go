@@ -81,7 +81,10 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 	if fl.role != roleProse {
 		ov = newView(splitCamel(fl.text)) // a name's words: appendAllPriorToolOutputsHere
 	}
-	orders := orderRules(fl, ov, f)
+	var orders []Finding
+	if fl.role != roleName || !fl.flag { // a setting's name is no order
+		orders = orderRules(fl, ov, f)
+	}
 	if lv, ok := ov.leetView(); ok {
 		// digits read as the letters they pass for find what the plain
 		// view did not: only those, by rule

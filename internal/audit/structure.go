@@ -3,6 +3,7 @@ package audit
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/canon"
@@ -29,19 +30,33 @@ func structureRules(s *auditee) []Finding {
 		desc = desc[:runeStart(desc, min(len(desc), 4096))] // what a tool says it is, it says first
 		purpose := strings.ToLower(name + " " + stringOf(m["title"]) + " " + cmp.Or(firstSentence(desc), desc))
 		claim := claimsNoSideEffects(m, desc)
+		// what the tool's other parameters take is its purpose too: a
+		// lookup of a person by name, birth date and address has a use
+		// for their national id; not the parameters that ask for such things
+		asked, said := map[string]bool{}, purpose
+		for _, p := range sortedKeys(props) {
+			if what, _ := asksFor(p, squash(p)); what != "" {
+				asked[p] = true
+			} else {
+				purpose += " " + strings.ToLower(nameWords(splitCamel(p)))
+			}
+		}
 		for _, p := range sortedKeys(props) {
 			sq := squash(p)
 			path := "inputSchema.properties" + pathKey(p)
-			if what, fits := asksFor(sq); what != "" && !fitsPurpose(purpose, fits) {
+			if what, fits := asksFor(p, sq); asked[p] && !fitsPurpose(purpose, fits) {
 				sev, more := Medium, ""
 				if contentWord(sq) {
 					sev, more = High, ", its contents"
 				}
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: sev, Server: s.Name, Kind: "tool", Name: name, Field: path,
-					Message: fmt.Sprintf("asks for %s%s (%q), which a tool that says it is %q has no use for", what, more, p, clip(strings.Join(strings.Fields(purpose), " "), 60)),
+					Message: fmt.Sprintf("asks for %s%s (%q), which a tool that says it is %q has no use for", what, more, p, clip(strings.Join(strings.Fields(said), " "), 60)),
 					Excerpt: canon.Show(p)})
 			}
 			does := sideEffect(sq)
+			if does != "" && does != "deletes" && !carries(props[p]) {
+				does = "" // a flag sends nothing: skip_callback_uri_confirmation
+			}
 			if pd, _ := nested(props, p, "description").(string); does == "" && sendsToRe.Get().MatchString(strings.ToLower(pd[:runeStart(pd, min(len(pd), 1024))])) {
 				does = "its description says sends what it is given elsewhere"
 			}
@@ -56,10 +71,18 @@ func structureRules(s *auditee) []Finding {
 
 // asksFor is the kind of thing a squashed parameter name asks for, of
 // the lexicon's asks entries, and the words of a purpose that fits it.
-func asksFor(squashed string) (string, string) {
+func asksFor(name, squashed string) (string, string) {
+	var words []string // the name's words, read for a name of "=word"
 	for _, e := range lexicon.Get().byName["asks"] {
 		for _, n := range e.alts {
-			if strings.Contains(squashed, squash(n)) { // squashed alike: i and l are one letter
+			if w, whole := strings.CutPrefix(n, "="); whole {
+				if words == nil {
+					words = strings.Fields(strings.ToLower(nameWords(splitCamel(name))))
+				}
+				if slices.Contains(words, w) {
+					return e.message, e.attrs["fits"]
+				}
+			} else if strings.Contains(squashed, squash(n)) { // squashed alike: i and l are one letter
 				return e.message, e.attrs["fits"]
 			}
 		}
