@@ -144,14 +144,20 @@ func whereKind(where string) string {
 	for _, w := range strings.Split(where, "+") {
 		parts := strings.Split(w, ".")
 		kind := w
-		if i := slices.Index(parts, "properties"); i >= 0 && i+1 < len(parts) {
-			rest := strings.Join(parts[i+2:], ".")
-			if rest == "" {
-				rest = "name"
+		switch i := slices.Index(parts, "properties"); {
+		case i >= 0 && i+1 < len(parts):
+			rest := "name"
+			if len(parts) > i+2 {
+				rest = "nested" // a name inside says what the payload is
+				if last := parts[len(parts)-1]; len(parts) == i+3 && slices.Contains([]string{"description", "default", "enum", "title", "examples", "const", "pattern", "format"}, last) {
+					rest = last
+				}
 			}
 			kind = parts[0] + " property " + rest
-		} else if len(parts) > 2 && (parts[0] == "promptResults" || parts[0] == "readResults") {
+		case len(parts) > 2 && (parts[0] == "promptResults" || parts[0] == "readResults"):
 			kind = parts[0] + " " + parts[len(parts)-1]
+		case parts[0] == "_meta":
+			kind = "_meta" // its keys are the server's own words
 		}
 		if !slices.Contains(kinds, kind) {
 			kinds = append(kinds, kind)
