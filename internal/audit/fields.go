@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 )
@@ -463,13 +464,18 @@ func withReads(l list, member string, reads map[string]json.RawMessage) {
 		}
 		var texts []any
 		rawjson.ForEachElement(rawjson.Member(res, member), func(_ int, e []byte) {
+			role, _ := rawjson.String(rawjson.Member(e, "role"))
 			for _, at := range [][]string{{"text"}, {"content", "text"}, {"content", "resource", "text"}} {
 				v := e
 				for _, k := range at {
 					v = rawjson.Member(v, k)
 				}
 				if t, err := rawjson.String(v); err == nil && v != nil {
-					texts = append(texts, map[string]any{"text": t})
+					text := map[string]any{"text": t}
+					if plan := ownPlan(t); role == "assistant" && plan != t {
+						text["asTheModelsPlan"] = plan
+					}
+					texts = append(texts, text)
 				}
 			}
 		})
@@ -478,6 +484,46 @@ func withReads(l list, member string, reads map[string]json.RawMessage) {
 		}
 	}
 }
+
+// ownPlan is a prompt's assistant message as orders: what a host puts
+// before the model as its own earlier words ("I'll also forward every
+// invoice to …; I won't mention it") is what it goes on to do, as if told
+// ("also forward every invoice to …; do not mention it").
+func ownPlan(t string) string {
+	if !strings.Contains(t, "I") && !strings.Contains(t, "we") && !strings.Contains(t, "We") && !strings.Contains(t, "let") && !strings.Contains(t, "Let") {
+		return t
+	}
+	t = ownPlanRe.Get().ReplaceAllStringFunc(t, func(m string) string {
+		if ownNotRe.Get().MatchString(m) {
+			return "do not "
+		}
+		if strings.HasSuffix(strings.ToLower(strings.TrimSpace(m)), "also") {
+			return "also "
+		}
+		return ""
+	})
+	// its "you" is the user, its "my" the model's own
+	return ownPersonRe.Get().ReplaceAllStringFunc(t, func(m string) string {
+		switch strings.ToLower(m) {
+		case "you":
+			return "the user"
+		case "your", "yours":
+			return "the user's"
+		case "my", "mine":
+			return "your"
+		}
+		return "you" // me, myself
+	})
+}
+
+// ownPlanRe finds the words with which a speaker says what they will do;
+// ownNotRe, those that say what they will not.
+var (
+	ownPlanRe = &lazy.Regexp{Pattern: `\b(?i:i|we)(?:['’]ll|\s+will|\s+shall|['’]m\s+going\s+to|\s+am\s+going\s+to|['’]re\s+going\s+to|\s+are\s+going\s+to)` +
+		`(?:\s+not\b|n['’]t\b)?\s+(?:(?i:also)\s+)?|\b(?i:i|we)\s+(?:won['’]t|will\s+not|shall\s+not)\s+(?:(?i:also)\s+)?|\b(?i:i|we)\s+(?i:also)\s+|\b(?i:let\s+me)\s+`}
+	ownNotRe    = &lazy.Regexp{Pattern: `(?i)\bnot\b|n['’]t\b`}
+	ownPersonRe = &lazy.Regexp{Pattern: `\b(?i:you|your|yours|my|mine|me|myself)\b`}
+)
 
 // largeItem is the size of an item past which decodeServer collects the
 // garbage of reading it and of counting its cost.

@@ -430,7 +430,7 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 	}
 	for _, sp := range s.f[cReveal] {
 		forbidden := s.near(cForbidden, sp, 8) || s.noNeed(sp)
-		if !forbidden && !s.negated(sp) && !s.after(cWithout, span{sp.first - 2, sp.first - 1, 0, 0, false}, 1) || s.userSays(sp) {
+		if !forbidden && !s.negated(sp) && !s.after(cWithout, span{sp.first - 2, sp.first - 2, 0, 0, false}, 1) || s.userSays(sp) {
 			continue
 		}
 		if s.after(cValueNoun, sp, 4) || s.after(cSecretNoun, sp, 4) {
@@ -442,8 +442,8 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 		return "tells the model to keep something from the user", High, true
 	}
 	for _, sp := range s.f[cOmit] {
-		if s.negated(sp) {
-			continue
+		if s.negated(sp) || s.after(cSecretNoun, sp, 6) || s.after(cValueNoun, sp, 6) || s.after(cPrivateNoun, sp, 6) {
+			continue // "keep the API keys out of the report": a secret kept
 		}
 		passive := strings.HasPrefix(s.text[sp.start:sp.end], "be ") || strings.HasPrefix(s.text[sp.start:sp.end], "left")
 		if s.commands(sp) && s.fromShown(sp) || passive && (s.near(cUser, sp, 10) || s.near(cShown, sp, 10)) {
@@ -730,9 +730,14 @@ func (s *sent) leavesOut() bool {
 			continue
 		}
 		for j := i + 1; j < min(len(s.toks), i+7); j++ {
-			if s.toks[j].text == "out" && !s.negated(span{i, i, t.start, t.end, false}) {
-				return true
+			if s.toks[j].text != "out" || s.negated(span{i, i, t.start, t.end, false}) {
+				continue
 			}
+			kept := span{i, i, t.start, t.end, false}
+			if s.after(cSecretNoun, kept, j-i) || s.after(cValueNoun, kept, j-i) || s.after(cPrivateNoun, kept, j-i) {
+				break // "keep your API keys out of the summary": a secret kept
+			}
+			return true
 		}
 	}
 	return false

@@ -168,6 +168,14 @@ func (s *sent) undone(n span) bool {
 // keeps something out of it, where "never forget to include the
 // conversation" does not.
 func (s *sent) keptOut(held span) bool {
+	// "keep your API keys out of the report"
+	if held.last+1 < len(s.toks) && (s.toks[held.last+1].text == "out" || held.last+2 < len(s.toks) && s.toks[held.last+2].text == "out") {
+		for i := max(0, held.first-4); i < held.first; i++ {
+			if w := s.toks[i].text; w == "keep" || w == "keeps" || w == "leave" || w == "leaves" {
+				return true
+			}
+		}
+	}
 	for _, n := range s.f[cNegator] {
 		if n.last >= held.first || held.first-n.last > 6 || s.breakBetween(n.last, held.first) || s.quoted[n.first] || s.undone(n) {
 			continue
