@@ -103,6 +103,7 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 		out = append(out, encodedRules(fl.text, f)...)
 		out = append(out, triggerRules(fl.text, v, f)...)
 		out = append(out, defaultDestination(fl, f)...)
+		out = append(out, defaultDestroys(fl, f)...)
 	}
 	for _, sec := range redact.FindSecrets(fl.text) {
 		if vs, ve := sec.Value(); placeholderSecret(fl.text[vs:ve]) || namesItself(fl.text, vs, ve) || localURL(fl.text, sec) {

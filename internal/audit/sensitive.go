@@ -292,6 +292,25 @@ func defaultDestination(fl field, f finder) []Finding {
 	return []Finding{f(RuleSendElsewhere, High, "gives "+param+", which says where the user's data goes, a destination of the server's choosing by default", 0, len(fl.text))}
 }
 
+// defaultDestroys finds a default or a constant that is a command that
+// destroys data or work (DROP TABLE, rm -rf, git reset --hard): what the
+// model leaves alone runs it, unasked.
+func defaultDestroys(fl field, f finder) []Finding {
+	p, val, ok := strings.Cut(fl.path, ".default")
+	if !ok {
+		p, val, ok = strings.Cut(fl.path, ".const")
+	}
+	if !ok || fl.role != roleValue || strings.Contains(val, ".") {
+		return nil
+	}
+	loc := destroyRe.Get().FindStringIndex(strings.ToLower(fl.text))
+	if loc == nil {
+		return nil
+	}
+	name := p[strings.LastIndexAny(p, ".[\"")+1:]
+	return []Finding{f(RuleCommandPayload, High, "gives "+name+" a default that destroys data or work, which runs if the model leaves it alone", loc[0], loc[1])}
+}
+
 // destParam reports a parameter's name with a word that says what it
 // holds is where something goes (the lexicon's destWord).
 func destParam(name string) bool {
