@@ -271,14 +271,10 @@ var percent = &lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
 // account (an IBAN): what the model leaves alone sends the user's data or
 // money where the server chose, unasked.
 func defaultDestination(fl field, f finder) []Finding {
-	p, val, ok := strings.Cut(fl.path, ".default")
+	name, ok := defaultOf(fl)
 	if !ok {
-		p, val, ok = strings.Cut(fl.path, ".const")
-	}
-	if !ok || fl.role != roleValue || strings.Contains(val, ".") {
 		return nil
 	}
-	name := p[strings.LastIndexAny(p, ".[\"")+1:]
 	param, text := strings.ToLower(name), strings.ToLower(fl.text)
 	switch {
 	case ibanValueRe.Get().MatchString(text):
@@ -296,19 +292,25 @@ func defaultDestination(fl field, f finder) []Finding {
 // destroys data or work (DROP TABLE, rm -rf, git reset --hard): what the
 // model leaves alone runs it, unasked.
 func defaultDestroys(fl field, f finder) []Finding {
+	name, ok := defaultOf(fl)
+	loc := destroyRe.Get().FindStringIndex(strings.ToLower(fl.text))
+	if !ok || loc == nil {
+		return nil
+	}
+	return []Finding{f(RuleCommandPayload, High, "gives "+name+" a default that destroys data or work, which runs if the model leaves it alone", loc[0], loc[1])}
+}
+
+// defaultOf is the name of the parameter whose default or constant a
+// field is, when it is one (a value, not a word of an object's).
+func defaultOf(fl field) (string, bool) {
 	p, val, ok := strings.Cut(fl.path, ".default")
 	if !ok {
 		p, val, ok = strings.Cut(fl.path, ".const")
 	}
 	if !ok || fl.role != roleValue || strings.Contains(val, ".") {
-		return nil
+		return "", false
 	}
-	loc := destroyRe.Get().FindStringIndex(strings.ToLower(fl.text))
-	if loc == nil {
-		return nil
-	}
-	name := p[strings.LastIndexAny(p, ".[\"")+1:]
-	return []Finding{f(RuleCommandPayload, High, "gives "+name+" a default that destroys data or work, which runs if the model leaves it alone", loc[0], loc[1])}
+	return p[strings.LastIndexAny(p, ".[\"")+1:], true
 }
 
 // destParam reports a parameter's name with a word that says what it

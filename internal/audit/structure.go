@@ -3,6 +3,7 @@ package audit
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -74,7 +75,7 @@ func structureRules(s *auditee) []Finding {
 func asksFor(name, squashed string) (string, string) {
 	var words []string // the name's words, read for a name of "=word"
 	for _, e := range lexicon.Get().byName["asks"] {
-		for _, n := range e.alts {
+		for n := range askNames(e) {
 			if w, whole := strings.CutPrefix(n, "="); whole {
 				if words == nil {
 					words = strings.Fields(strings.ToLower(nameWords(splitCamel(name))))
@@ -88,6 +89,19 @@ func asksFor(name, squashed string) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// askNames are the names of an asks entry, its lines' names apart at "|".
+func askNames(e *lexEntry) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, line := range e.alts {
+			for n := range strings.SplitSeq(line, "|") {
+				if !yield(n) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // fitsPurpose reports a purpose that holds a word of fits ("a|b|c").
