@@ -175,7 +175,7 @@ func partners(server string, fields []field, found []Finding) []Finding {
 			}
 			seen[[2]string{fl.name, b.name}] = true
 			out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: server, Kind: "tool", Name: b.name, Field: "description",
-				Message: fmt.Sprintf("is named by the tool %q, whose %s %s: what this tool gives back or is given is part of that order", fl.name, fl.path, strings.TrimPrefix(f.Message, "has the model ")),
+				Message: fmt.Sprintf("is named in the tool %q's %s, which %s: what this tool gives back or is given is part of that order", fl.name, fl.path, f.Message),
 				Excerpt: f.Excerpt})
 		}
 	}

@@ -925,7 +925,7 @@ func (s *sent) outsideWithin(i, n int) bool {
 // ("never unlock without asking" asks), an order not to ask for
 // confirmation (but "never ask for the passcode" keeps a secret).
 func dropsConsent(s *sent, ordered bool) (string, bool) {
-	if sp, ok := s.live(cPreApproved); ok && (!s.conditional(sp) || strings.Contains(s.text[sp.start:sp.end], "auto") || strings.Contains(s.text[sp.start:sp.end], "yolo")) {
+	if sp, ok := s.live(cPreApproved); ok && (!s.conditional(sp) && !s.awaits(sp) || strings.Contains(s.text[sp.start:sp.end], "auto") || strings.Contains(s.text[sp.start:sp.end], "yolo")) {
 		return "takes the user's consent for granted", true
 	}
 	if s.deemed() {
@@ -1104,6 +1104,17 @@ func (s *sent) negatedBefore(sp span) bool {
 			continue
 		}
 		if !s.strongBetween(n.last, sp.first) {
+			return true
+		}
+	}
+	return false
+}
+
+// awaits reports a consent waited for, not taken: "until the user has
+// approved it", "only after the user approved it".
+func (s *sent) awaits(sp span) bool {
+	for i := max(0, sp.first-6); i < sp.first; i++ {
+		if s.wordIn(i, 1, "after", "until", "till", "before") && !s.breakBetween(i, sp.first) {
 			return true
 		}
 	}
