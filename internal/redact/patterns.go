@@ -119,8 +119,8 @@ func assigned(text string, at []int) []int {
 	for ks < at[0] && (text[ks] == '.' || text[ks] == '-') {
 		ks++ // a name starts at a word's boundary: at a letter, a digit or _
 	}
-	if ks > 0 && text[ks-1] == ':' {
-		return nil // a part of a URN or a colon-joined path (urn:x:grant-type:token-exchange:…), not a name given a value
+	if ks > 0 && text[ks-1] == ':' && ke < len(text) && text[ke] == ':' {
+		return nil // a part between a URN's colons (urn:x:grant-type:token-exchange:…), not a name given a value ($env:TOKEN=… is)
 	}
 	i := ke
 	if i < len(text) && text[i] == '\\' {

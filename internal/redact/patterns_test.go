@@ -27,6 +27,8 @@ func TestFindSecrets(t *testing.T) {
 		{"AWS_SECRET_ACCESS_KEY: wJalrXUtnFEMIK7MDENGbPxRfiCYq2Lz9", "a secret assigned", "wJalrXUtnFEMIK7MDENGbPxRfiCYq2Lz9"},
 		{"log in with password=hunter2hunter", "a secret assigned", "hunter2hunter"},
 		{"password: s3cr3tPass", "a secret assigned", "s3cr3tPass"},
+		{`$env:DB_PASSWORD="Zq8rT2vX9mK4"`, "a secret assigned", "Zq8rT2vX9mK4"},
+		{"//registry.example.org/:_authToken=Zq8rT2vX9mK4wP", "a secret assigned", "Zq8rT2vX9mK4wP"},
 		{"send token=abc123def456 along", "a secret assigned", "abc123def456"},
 		{`{"api_key": "k7Hq2Zp9Lm4Xw8Rt"}`, "a secret assigned", "k7Hq2Zp9Lm4Xw8Rt"},
 		{`{\"token\": \"k7Hq2Zp9Lm4Xw8Rt\"}`, "a secret assigned", "k7Hq2Zp9Lm4Xw8Rt"},
