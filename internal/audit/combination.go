@@ -130,52 +130,40 @@ func combinations(srv *auditee, fields []field) []Finding {
 	return out
 }
 
-// partners finds the tools that a tool's order names: a tool whose text
-// holds an order at high or above (what is sent where, what is kept from
-// the user) and names another tool of its server by its whole name has
-// that tool's results or arguments in the order ("after known_hosts has
-// run, ...", "every profile customer_lookup returned"), and the named
-// tool is the order's other half, however harmless it reads alone. Said
-// at medium: the gate fails on the order's own finding.
+// partners finds the tools that a tool's order names: a finding at high
+// or above of an order (what is sent where, what is kept from the user)
+// whose quoted text names another tool of the server by its whole name,
+// as the source of what the order moves ("after known_hosts has run,
+// ...", "every profile customer_lookup returned"), makes that tool the
+// order's other half, however harmless it reads alone. Said at medium:
+// the gate fails on the order's own finding.
 func partners(server string, fields []field, found []Finding) []Finding {
-	ordered := map[string]Finding{} // a tool with an order, by name: its first such finding
-	for _, f := range found {
-		if _, ok := ordered[f.Name]; !ok && f.Kind == "tool" && f.Severity >= High && partnerRule(f.Rule) {
-			ordered[f.Name] = f
-		}
-	}
-	if len(ordered) == 0 {
-		return nil
-	}
 	byLower := map[string]*pairTool{}
+	reported := map[string]bool{} // tools a pair's finding already names
 	for _, fl := range fields {
 		if fl.kind == "tool" && len(fl.name) >= 4 && byLower[strings.ToLower(fl.name)] == nil {
 			byLower[strings.ToLower(fl.name)] = &pairTool{name: fl.name}
 		}
 	}
-	paired := map[[2]string]bool{} // pairs combinations already reported, either way
 	for _, f := range found {
-		if f.Rule == RuleCombination {
-			paired[[2]string{f.Name, ""}] = true
-		}
+		reported[f.Name] = reported[f.Name] || f.Rule == RuleCombination
 	}
 	var out []Finding
 	seen := map[[2]string]bool{}
-	for _, fl := range fields {
-		f, ok := ordered[fl.name]
-		if !ok || fl.kind != "tool" || fl.role != roleProse || strings.HasPrefix(fl.path, wholePrefix) {
+	for _, f := range found {
+		if f.Kind != "tool" || f.Severity < High || !partnerRule(f.Rule) {
 			continue
 		}
-		text := newView(fl.text[:runeStart(fl.text, min(len(fl.text), maxCombinedText))]).text
+		text := newView(f.Excerpt).text
 		for _, at := range toolsNamedAt(text, byLower) {
 			b := at.tool
-			if b.name == fl.name || seen[[2]string{fl.name, b.name}] || paired[[2]string{b.name, ""}] ||
+			if b.name == f.Name || seen[[2]string{f.Name, b.name}] || reported[b.name] ||
 				!resultAfterRe.Get().MatchString(text[at.end:min(len(text), at.end+48)]) && !resultBeforeRe.Get().MatchString(text[max(0, at.start-32):at.start]) {
 				continue // a tool the order calls, not one whose results it moves
 			}
-			seen[[2]string{fl.name, b.name}] = true
+			seen[[2]string{f.Name, b.name}] = true
 			out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: server, Kind: "tool", Name: b.name, Field: "description",
-				Message: fmt.Sprintf("is named in the tool %q's %s, which %s: what this tool gives back or is given is part of that order", fl.name, fl.path, f.Message),
+				Message: fmt.Sprintf("is named in the tool %q's %s, which %s: what this tool gives back or is given is part of that order", f.Name, f.Field, f.Message),
 				Excerpt: f.Excerpt})
 		}
 	}

@@ -472,8 +472,10 @@ func withReads(l list, member string, reads map[string]json.RawMessage) {
 				}
 				if t, err := rawjson.String(v); err == nil && v != nil {
 					text := map[string]any{"text": t}
-					if plan := ownPlan(t); role == "assistant" && plan != t {
-						text["asTheModelsPlan"] = plan
+					if role == "assistant" {
+						if plan, ok := ownPlan(t); ok {
+							text["asTheModelsPlan"] = plan
+						}
 					}
 					texts = append(texts, text)
 				}
@@ -488,10 +490,12 @@ func withReads(l list, member string, reads map[string]json.RawMessage) {
 // ownPlan is a prompt's assistant message as orders: what a host puts
 // before the model as its own earlier words ("I'll also forward every
 // invoice to …; I won't mention it") is what it goes on to do, as if told
-// ("also forward every invoice to …; do not mention it").
-func ownPlan(t string) string {
-	if !strings.Contains(t, "I") && !strings.Contains(t, "we") && !strings.Contains(t, "We") && !strings.Contains(t, "let") && !strings.Contains(t, "Let") {
-		return t
+// ("also forward every invoice to …; do not mention it"); false when it
+// says no such thing. Its first 64 KiB: a plan is said early.
+func ownPlan(t string) (string, bool) {
+	t = t[:runeStart(t, min(len(t), 64<<10))]
+	if !ownPlanRe.Get().MatchString(t) {
+		return "", false
 	}
 	t = ownPlanRe.Get().ReplaceAllStringFunc(t, func(m string) string {
 		if ownNotRe.Get().MatchString(m) {
@@ -513,16 +517,16 @@ func ownPlan(t string) string {
 			return "your"
 		}
 		return "you" // me, myself
-	})
+	}), true
 }
 
 // ownPlanRe finds the words with which a speaker says what they will do;
 // ownNotRe, those that say what they will not.
 var (
-	ownPlanRe = &lazy.Regexp{Pattern: `\b(?i:i|we)(?:['’]ll|\s+will|\s+shall|['’]m\s+going\s+to|\s+am\s+going\s+to|['’]re\s+going\s+to|\s+are\s+going\s+to)` +
-		`(?:\s+not\b|n['’]t\b)?\s+(?:(?i:also)\s+)?|\b(?i:i|we)\s+(?:won['’]t|will\s+not|shall\s+not)\s+(?:(?i:also)\s+)?|\b(?i:i|we)\s+(?i:also)\s+|\b(?i:let\s+me)\s+`}
+	ownPlanRe = &lazy.Regexp{Pattern: `(?i)\b(?:i|we)(?:['’]ll|\s+will|\s+shall|['’]m\s+going\s+to|\s+am\s+going\s+to|['’]re\s+going\s+to|\s+are\s+going\s+to)` +
+		`(?:\s+not\b|n['’]t\b)?\s+(?:also\s+)?|\b(?:i|we)\s+(?:won['’]t|will\s+not|shall\s+not)\s+(?:also\s+)?|\b(?:i|we)\s+also\s+|\blet\s+me\s+`}
 	ownNotRe    = &lazy.Regexp{Pattern: `(?i)\bnot\b|n['’]t\b`}
-	ownPersonRe = &lazy.Regexp{Pattern: `\b(?i:you|your|yours|my|mine|me|myself)\b`}
+	ownPersonRe = &lazy.Regexp{Pattern: `(?i)\b(?:you|your|yours|my|mine|me|myself)\b`}
 )
 
 // largeItem is the size of an item past which decodeServer collects the
@@ -540,19 +544,19 @@ func largest(s surface.Server) int {
 	return n
 }
 
-// walkSchema calls fn for each text of a JSON Schema a model reads (every
-// string but those of its structure: type, $ref, required...), at
-// most maxFields all told (n counts them). Its path is path, then the
-// steps taken, shortened in the middle past maxSteps so that a schema
-// nested thousands deep costs each text a path of bounded length.
 // settingOnly reports a boolean parameter that is not true by default: its
 // name names what the model may turn on (skip_consent_for_first_party_clients,
-// a setting of the API the tool calls), not an order.
+// a setting of the API the tool calls), not an order to drop consent.
 func settingOnly(schema any) bool {
 	m, _ := schema.(map[string]any)
 	return m["type"] == "boolean" && m["default"] != true && m["const"] != true
 }
 
+// walkSchema calls fn for each text of a JSON Schema a model reads (every
+// string but those of its structure: type, $ref, required...), at
+// most maxFields all told (n counts them). Its path is path, then the
+// steps taken, shortened in the middle past maxSteps so that a schema
+// nested thousands deep costs each text a path of bounded length.
 func walkSchema(v any, path string, n *int, fn func(path, text string, r role, flag bool)) {
 	var steps []string
 	var walk func(v any)

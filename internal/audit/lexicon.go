@@ -24,9 +24,10 @@ import (
 // alternative of a regular expression, or one word of a list, with an
 // optional comment after two spaces and "# ". A line that starts with
 // "# " is a comment. A line indented with spaces
-// continues the alternative above it (joined without the indent), or the
-// header when no alternative has come yet, so that no line runs long. A
-// line that is only a comment, or blank, is skipped.
+// continues the alternative above it (joined without the indent), or a
+// header's quoted value left open, so that no line runs long. A line
+// that is only a comment, or blank, is skipped.
+// A line of plain words apart at "|" is that many alternatives.
 // An alternative may name another entry as {{NAME}}: that entry's
 // alternatives, as one group (its one alternative as it is).
 //
@@ -134,11 +135,14 @@ func (set *lexiconSet) parse(file, data string) error {
 				return err
 			}
 			hdr, hdrLine = line[2:], i+1
-		case line[0] == ' ' && hdr != "":
+		case line[0] == ' ' && strings.Count(hdr, `"`)%2 == 1: // a quoted value runs on
 			hdr += strings.TrimLeft(line, " ")
 		case hdr == "" && cur == nil:
 			return where("a line before any entry")
 		case line[0] == ' ':
+			if err := open(); err != nil {
+				return err
+			}
 			if len(cur.alts) == 0 {
 				return where("a continuation of nothing")
 			}
@@ -147,11 +151,24 @@ func (set *lexiconSet) parse(file, data string) error {
 			if err := open(); err != nil {
 				return err
 			}
-			cur.alts = append(cur.alts, line)
-			cur.notes = append(cur.notes, note)
+			for _, alt := range plainAlts(line) {
+				if alt != "" {
+					cur.alts, cur.notes = append(cur.alts, alt), append(cur.notes, note)
+				}
+			}
 		}
 	}
 	return open()
+}
+
+// plainAlts is a line as alternatives: a list of plain words (no group,
+// class or operator of an expression) apart at "|", several to a line;
+// any other line, whole.
+func plainAlts(line string) []string {
+	if strings.ContainsAny(line, `()[]{}\^$*+?`) {
+		return []string{line}
+	}
+	return strings.Split(line, "|")
 }
 
 // header reads an entry's header line, after its "= ".

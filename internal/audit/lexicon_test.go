@@ -80,7 +80,8 @@ w2  # a comment
 x{{word}}y
 = long fits="a|b|
     c|d": runs on
-z
+z|y||x
+(?:v|w)
 `)
 	set, err := parseLexicons(files)
 	if err != nil {
@@ -96,10 +97,10 @@ z
 	if got := set.byName["uses"][0].pattern(); got != "x(?:w1|w2)y" {
 		t.Errorf("{{word}} expanded to %q", got)
 	}
-	if l := set.byName["long"]; len(l) != 1 || l[0].attrs["fits"] != "a|b|c|d" || l[0].message != "runs on" || !slices.Equal(l[0].alts, []string{"z"}) {
+	if l := set.byName["long"]; len(l) != 1 || l[0].attrs["fits"] != "a|b|c|d" || l[0].message != "runs on" || !slices.Equal(l[0].alts, []string{"z", "y", "x", `(?:v|w)`}) {
 		t.Errorf("a header on two lines read as %+v", l)
 	}
-	for _, bad := range []string{"    continues nothing\n", "= a\n{{nothing}}\n", "= a\n{{a}}\n", `= a pre="unclosed` + "\n", `= a pre="unclosed` + "\n    still\nb\n", "before any entry\n"} {
+	for _, bad := range []string{"    continues nothing\n", "= a\n{{nothing}}\n", "= a\n{{a}}\n", `= a pre="unclosed` + "\n", `= a pre="unclosed` + "\n    still\nb\n", "= a\n    an indented first line\n", "before any entry\n"} {
 		files["lexicon/override.txt"].Data = []byte(bad)
 		if _, err := parseLexicons(files); err == nil {
 			t.Errorf("%q: no error", bad)

@@ -442,7 +442,7 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 		return "tells the model to keep something from the user", High, true
 	}
 	for _, sp := range s.f[cOmit] {
-		if s.negated(sp) || s.after(cSecretNoun, sp, 6) || s.after(cValueNoun, sp, 6) || s.after(cPrivateNoun, sp, 6) {
+		if s.negated(sp) || s.secretKept(sp) {
 			continue // "keep the API keys out of the report": a secret kept
 		}
 		passive := strings.HasPrefix(s.text[sp.start:sp.end], "be ") || strings.HasPrefix(s.text[sp.start:sp.end], "left")
@@ -733,8 +733,7 @@ func (s *sent) leavesOut() bool {
 			if s.toks[j].text != "out" || s.negated(span{i, i, t.start, t.end, false}) {
 				continue
 			}
-			kept := span{i, i, t.start, t.end, false}
-			if s.after(cSecretNoun, kept, j-i) || s.after(cValueNoun, kept, j-i) || s.after(cPrivateNoun, kept, j-i) {
+			if s.secretKept(span{i, i, t.start, t.end, false}) {
 				break // "keep your API keys out of the summary": a secret kept
 			}
 			return true
@@ -1110,11 +1109,26 @@ func (s *sent) negatedBefore(sp span) bool {
 	return false
 }
 
+// secretKept reports a secret or its value right after a verb of leaving
+// out ("keep your API keys out of"), not a mention of what was done
+// ("omit any mention of the keys being forwarded").
+func (s *sent) secretKept(sp span) bool {
+	for i := sp.last + 1; i < min(len(s.toks), sp.last+5); i++ {
+		if s.wordIn(i, 1, "mention", "mentions", "word", "sign", "trace", "record", "fact", "note") {
+			return false
+		}
+	}
+	return s.after(cSecretNoun, sp, 4) || s.after(cValueNoun, sp, 4)
+}
+
 // awaits reports a consent waited for, not taken: "until the user has
 // approved it", "only after the user approved it".
 func (s *sent) awaits(sp span) bool {
+	if said := s.text[sp.start:sp.end]; strings.Contains(said, "already") || strings.HasPrefix(said, "pre") {
+		return false // "until then, the user has already approved": taken
+	}
 	for i := max(0, sp.first-6); i < sp.first; i++ {
-		if s.wordIn(i, 1, "after", "until", "till", "before") && !s.breakBetween(i, sp.first) {
+		if s.wordIn(i, 1, "after", "until", "till") && !s.breakBetween(i, sp.first) {
 			return true
 		}
 	}

@@ -168,10 +168,10 @@ func (s *sent) undone(n span) bool {
 // keeps something out of it, where "never forget to include the
 // conversation" does not.
 func (s *sent) keptOut(held span) bool {
-	// "keep your API keys out of the report"
+	// "keep your API keys out of the report" (not "never leave the keys out of the note")
 	if held.last+1 < len(s.toks) && (s.toks[held.last+1].text == "out" || held.last+2 < len(s.toks) && s.toks[held.last+2].text == "out") {
 		for i := max(0, held.first-4); i < held.first; i++ {
-			if w := s.toks[i].text; w == "keep" || w == "keeps" || w == "leave" || w == "leaves" {
+			if s.wordIn(i, 1, "keep", "keeps", "leave", "leaves") && !s.negated(span{i, i, s.toks[i].start, s.toks[i].end, false}) && !s.breakBetween(i, held.first) {
 				return true
 			}
 		}

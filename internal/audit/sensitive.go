@@ -293,7 +293,7 @@ func defaultDestination(fl field, f finder) []Finding {
 // model leaves alone runs it, unasked.
 func defaultDestroys(fl field, f finder) []Finding {
 	name, ok := defaultOf(fl)
-	loc := destroyRe.Get().FindStringIndex(strings.ToLower(fl.text))
+	loc := destroyAnyCaseRe.Get().FindStringIndex(fl.text) // (the text's own places: lower case may be longer)
 	if !ok || loc == nil {
 		return nil
 	}
@@ -303,15 +303,19 @@ func defaultDestroys(fl field, f finder) []Finding {
 // defaultOf is the name of the parameter whose default or constant a
 // field is, when it is one (a value, not a word of an object's).
 func defaultOf(fl field) (string, bool) {
-	p, val, ok := strings.Cut(fl.path, ".default")
-	if !ok {
-		p, val, ok = strings.Cut(fl.path, ".const")
+	i := strings.LastIndex(fl.path, ".default") // the last: a parameter may be named default_sql
+	if j := strings.LastIndex(fl.path, ".const"); j > i {
+		i = j
 	}
-	if !ok || fl.role != roleValue || strings.Contains(val, ".") {
+	if i < 0 || fl.role != roleValue || strings.Contains(fl.path[i+1:], ".") {
 		return "", false
 	}
+	p := fl.path[:i]
 	return p[strings.LastIndexAny(p, ".[\"")+1:], true
 }
+
+// destroyAnyCaseRe is destroyRe read in a text as it stands.
+var destroyAnyCaseRe = &lazy.Regexp{From: func() string { return "(?i)" + lexPattern("destroy") }}
 
 // destParam reports a parameter's name with a word that says what it
 // holds is where something goes (the lexicon's destWord).

@@ -3,9 +3,10 @@ package audit
 import (
 	"cmp"
 	"fmt"
-	"iter"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/lazy"
@@ -34,10 +35,10 @@ func structureRules(s *auditee) []Finding {
 		// what the tool's other parameters take is its purpose too: a
 		// lookup of a person by name, birth date and address has a use
 		// for their national id; not the parameters that ask for such things
-		asked, said := map[string]bool{}, purpose
+		asked, said := map[string][2]string{}, purpose // what a parameter asks for, and what fits it
 		for _, p := range sortedKeys(props) {
-			if what, _ := asksFor(p, squash(p)); what != "" {
-				asked[p] = true
+			if what, fits := asksFor(p, squash(p)); what != "" && carries(props[p]) { // a flag asks for nothing: pin_message
+				asked[p] = [2]string{what, fits}
 			} else {
 				purpose += " " + strings.ToLower(nameWords(splitCamel(p)))
 			}
@@ -45,7 +46,8 @@ func structureRules(s *auditee) []Finding {
 		for _, p := range sortedKeys(props) {
 			sq := squash(p)
 			path := "inputSchema.properties" + pathKey(p)
-			if what, fits := asksFor(p, sq); asked[p] && !fitsPurpose(purpose, fits) {
+			if a, ok := asked[p]; ok && !fitsPurpose(purpose, a[1]) {
+				what := a[0]
 				sev, more := Medium, ""
 				if contentWord(sq) {
 					sev, more = High, ", its contents"
@@ -55,8 +57,8 @@ func structureRules(s *auditee) []Finding {
 					Excerpt: canon.Show(p)})
 			}
 			does := sideEffect(sq)
-			if does != "" && does != "deletes" && !carries(props[p]) {
-				does = "" // a flag sends nothing: skip_callback_uri_confirmation
+			if t := nested(props, p, "type"); does != "" && does != "deletes" && (t == "boolean" || t == "integer" || t == "number") {
+				does = "" // a flag sends nothing: skip_callback_uri_confirmation (a choice of URLs may)
 			}
 			if pd, _ := nested(props, p, "description").(string); does == "" && sendsToRe.Get().MatchString(strings.ToLower(pd[:runeStart(pd, min(len(pd), 1024))])) {
 				does = "its description says sends what it is given elsewhere"
@@ -75,7 +77,7 @@ func structureRules(s *auditee) []Finding {
 func asksFor(name, squashed string) (string, string) {
 	var words []string // the name's words, read for a name of "=word"
 	for _, e := range lexicon.Get().byName["asks"] {
-		for n := range askNames(e) {
+		for _, n := range e.alts {
 			if w, whole := strings.CutPrefix(n, "="); whole {
 				if words == nil {
 					words = strings.Fields(strings.ToLower(nameWords(splitCamel(name))))
@@ -91,22 +93,21 @@ func asksFor(name, squashed string) (string, string) {
 	return "", ""
 }
 
-// askNames are the names of an asks entry, its lines' names apart at "|".
-func askNames(e *lexEntry) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for _, line := range e.alts {
-			for n := range strings.SplitSeq(line, "|") {
-				if !yield(n) {
-					return
-				}
-			}
-		}
-	}
-}
-
 // fitsPurpose reports a purpose that holds a word of fits ("a|b|c").
 func fitsPurpose(purpose, fits string) bool {
-	return fits != "" && containsAny(purpose, strings.Split(fits, "|")...)
+	for w := range strings.SplitSeq(fits, "|") {
+		for i := 0; w != ""; {
+			j := strings.Index(purpose[i:], w)
+			if j < 0 {
+				break
+			}
+			if r, _ := utf8.DecodeLastRuneInString(purpose[:i+j]); !unicode.IsLetter(r) {
+				return true // at a word's start: not the hr of "through"
+			}
+			i += j + 1
+		}
+	}
+	return false
 }
 
 // contentWord reports a name that asks for the thing's contents, not a
