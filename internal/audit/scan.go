@@ -56,11 +56,6 @@ func containsAny(s string, subs ...string) bool {
 	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
 }
 
-// consentMessage reports a message of dropsConsent's.
-func consentMessage(m string) bool {
-	return strings.Contains(m, "without asking the user") || strings.Contains(m, "consent") || strings.Contains(m, "need not ask")
-}
-
 // hasPrefixAny reports whether s starts with any of prefixes.
 func hasPrefixAny(s string, prefixes ...string) bool {
 	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) })
@@ -96,11 +91,6 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 				orders = append(orders, fd)
 			}
 		}
-	}
-	if fl.role == roleName && fl.flag {
-		// a setting's name (skip_consent_for_first_party_clients) turns off
-		// the API's consent when the model turns it on: no order of consent
-		orders = slices.DeleteFunc(orders, func(fd Finding) bool { return fd.Rule == RuleOverride && consentMessage(fd.Message) })
 	}
 	out = append(out, orders...)
 	if fl.role != roleName {
