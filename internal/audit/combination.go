@@ -27,7 +27,9 @@ type pairTool struct {
 // one of the two sends what it is given away; or the conversation,
 // wherever it goes. A chain of honest steps (an id or a login's token
 // from one tool to the next, a step the user asks for) is no finding:
-// nothing private moves, or nothing leaves.
+// nothing private moves, or nothing leaves. A tool that a sentence
+// writing out where things go names but as what it moves comes from is
+// that order's instrument, not its other half.
 func combinations(srv *auditee, fields []field) []Finding {
 	var tools []*pairTool
 	byName := map[string]*pairTool{}
@@ -91,7 +93,7 @@ func combinations(srv *auditee, fields []field) []Finding {
 						}
 					}
 				}
-				what := passesBetween(s, src)
+				what, dest := passesBetween(s, src), s.destination()
 				s.release()
 				for _, b := range named {
 					if b == a || seen[[2]string{a.name, b.name}] {
@@ -119,10 +121,13 @@ func combinations(srv *auditee, fields []field) []Finding {
 					x, y := v.span(fl.text, ss.start, ss.end)
 					out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: a.name, Field: fl.path,
 						Message: fmt.Sprintf("has the model pass %s to or from the tool %q of its own accord; one of the tools it names %s: together they make an attack neither shows alone", what, b.name, risk),
-						Excerpt: excerpt(fl.text, x, y)},
-						Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: b.name, Field: "description",
-							Message: fmt.Sprintf("is the other half of the tool %q, whose %s has the model pass %s to or from this one of its own accord; one of the two %s", a.name, fl.path, what, risk),
-							Excerpt: excerpt(fl.text, x, y)})
+						Excerpt: excerpt(fl.text, x, y)})
+					if dest && !namedAsSource(ss.text, byLower, b) {
+						continue
+					}
+					out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: b.name, Field: "description",
+						Message: fmt.Sprintf("is the other half of the tool %q, whose %s has the model pass %s to or from this one of its own accord; one of the two %s", a.name, fl.path, what, risk),
+						Excerpt: excerpt(fl.text, x, y)})
 				}
 			}
 		}
@@ -157,8 +162,7 @@ func partners(server string, fields []field, found []Finding) []Finding {
 		text := newView(f.Excerpt).text
 		for _, at := range toolsNamedAt(text, byLower) {
 			b := at.tool
-			if b.name == f.Name || seen[[2]string{f.Name, b.name}] || reported[b.name] ||
-				!resultAfterRe.Get().MatchString(text[at.end:min(len(text), at.end+48)]) && !resultBeforeRe.Get().MatchString(text[max(0, at.start-32):at.start]) {
+			if b.name == f.Name || seen[[2]string{f.Name, b.name}] || reported[b.name] || !namedAsSource(text, byLower, b) {
 				continue // a tool the order calls, not one whose results it moves
 			}
 			seen[[2]string{f.Name, b.name}] = true
@@ -179,6 +183,14 @@ var (
 		`|(?:output|outputs|results?|responses?|answers?|returned|returns|produced|produces|gave|gives|yields?|listed|lists|reports?|reported|was\s+(?:run|called|shown))\b)`}
 	resultBeforeRe = &lazy.Regexp{Pattern: `\b(?:output|outputs|results?|responses?|answers?|data|profiles?|entries|items|records|rows)\s+(?:of|from|by)\s+(?:the\s+)?(?:tool\s+)?[\x60'"]?$`}
 )
+
+// namedAsSource reports a text (lower case) that names b as the source
+// of what it moves, at one of the places it names b.
+func namedAsSource(text string, byLower map[string]*pairTool, b *pairTool) bool {
+	return slices.ContainsFunc(toolsNamedAt(text, byLower), func(at namedAt) bool {
+		return at.tool == b && (resultAfterRe.Get().MatchString(text[at.end:min(len(text), at.end+48)]) || resultBeforeRe.Get().MatchString(text[max(0, at.start-32):at.start]))
+	})
+}
 
 // namedAt is a tool named in a text, and where.
 type namedAt struct {

@@ -183,7 +183,7 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 	if ordered && asksSecret(s) && (!c.secretParameter() || s.intoChat()) {
 		add(RuleSensitiveFile, High, "has the model ask the user for a secret", s)
 	}
-	if _, ok := s.live(cUnasked); ok && ordered {
+	if u, ok := s.live(cUnasked); ok && ordered && !s.negatedBefore(u) { // not "never set it above 25 °C without the user asking"
 		if _, moved := s.live(cMove); moved || s.has(cAlter) || s.has(cRedirect) {
 			add(RuleShadowing, High, "has the model act although the user did not ask", s)
 		}
@@ -753,7 +753,8 @@ func overrides(s *sent, ordered bool) (string, bool) {
 		if w := s.toks[sp.first].text; !sp.foreign && (strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed")) && !s.obliged(sp) {
 			continue // "force the operation, bypassing safety checks"
 		}
-		if !s.negated(sp) && (s.near(cPrior, sp, 5) && s.near(cRules, sp, 6) || s.after(cRules, sp, 4)) && !s.thingsRules() {
+		if !s.negated(sp) && (s.near(cPrior, sp, 5) && s.near(cRules, sp, 6) || s.after(cRules, sp, 4)) && !s.thingsRules() &&
+			!s.outsideWithin(sp.last+1, 8) && !s.wordIn(sp.last+1, 8, "contains", "contain") { // "ignore instructions inside web pages": a guard
 			return "tells the model to set aside what it was told before", true
 		}
 		if !s.negated(sp) && ordered && s.ignoresUsers(sp) {
@@ -1386,13 +1387,14 @@ var badDestinationRe = &lazy.Regexp{From: func() string { return lexPattern("bad
 
 // asksSecret reports an order to ask the user for a secret (a password,
 // a one-time code, a PIN) that is then put somewhere, not one typed in
-// the user's own app or terminal.
+// the user's own app or terminal; not what something else asks for
+// ("flag anything that asks for a password reset").
 func asksSecret(s *sent) bool {
 	if s.has(cExample) {
 		return false
 	}
 	a, ok := s.live(cAsk)
-	if !ok || s.userSays(a) || !s.after(cSecretNoun, a, 10) || ownDevice.Get().MatchString(s.text) {
+	if !ok || s.userSays(a) || !s.after(cSecretNoun, a, 10) || ownDevice.Get().MatchString(s.text) || s.wordIn(a.first-1, 1, "that", "which", "who") {
 		return false
 	}
 	_, moved := s.live(cMove)
