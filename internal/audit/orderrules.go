@@ -329,8 +329,16 @@ func (s *sent) headOfClause(sp span) bool {
 // directs", "the recipients the user named"); not one that changes what
 // the user chose ("replace the tag the user chose", "instead of the
 // address the user gave").
-func (s *sent) followsUser() bool {
+func (s *sent) followsUser() bool { return s.followsUserIn(span{first: -1}) }
+
+// followsUserIn is followsUser of the clause that holds sp ("...the tools
+// the user names; do not tell the user": the second clause does not
+// follow the user), or of the whole sentence when sp.first is -1.
+func (s *sent) followsUserIn(sp span) bool {
 	for _, u := range s.f[cUserAsked] {
+		if sp.first >= 0 && s.strongBetween(min(u.last, sp.first), max(u.last, sp.first)) {
+			continue
+		}
 		changed := false
 		for _, c := range []concept{cRedirect, cInstead} {
 			for _, a := range s.f[c] {
@@ -523,7 +531,7 @@ func (s *sent) imperativeNegation(sp span) bool {
 // a thing the text points at ("never mention those deletions", "do not
 // reveal this condition").
 func (s *sent) toldOf(sp span) bool {
-	if s.followsUser() {
+	if s.followsUserIn(sp) {
 		return false // "don't tell the user the IDs unless they ask"
 	}
 	if sp.foreign || s.near(cShown, sp, 8) {
@@ -532,6 +540,9 @@ func (s *sent) toldOf(sp span) bool {
 	verb := s.toks[sp.first].text
 	if (verb == "let" || verb == "tell" || verb == "inform" || verb == "notify") && s.within(cUser, sp) {
 		return true // "do not let the user know"
+	}
+	if (verb == "be" || verb == "being") && s.noNeed(sp) {
+		return true // "it need not be mentioned"
 	}
 	if verb == "be" || verb == "being" {
 		// "the user does not need to be told", "it should not be listed
@@ -568,7 +579,8 @@ func (s *sent) toldOf(sp span) bool {
 func (s *sent) pointedThing(i int) bool {
 	return s.wordIn(i, 1, "step", "steps", "change", "changes", "call", "calls", "upload", "uploads", "request",
 		"action", "actions", "field", "note", "instruction", "instructions", "condition", "rule", "arrangement",
-		"deletion", "deletions", "transfer", "copy", "fact")
+		"deletion", "deletions", "transfer", "copy", "fact", "switch", "substitution", "swap", "redirect", "forwarding", "hook", "mirror",
+		"addition", "added", "extra", "routing", "replacement")
 }
 
 // silentAct reports an act done in silence: "silently send", "quietly

@@ -290,7 +290,7 @@ func (v view) span(orig string, start, end int) (int, int) {
 func plain(orig string, s, e int, v view, start, end int) bool {
 	o := strings.Join(strings.Fields(strings.ToLower(orig[s:e])), " ")
 	w := strings.Join(strings.Fields(v.text[start:end]), " ")
-	return o == w || !plainASCII(o) && unmarked(o) == unmarked(w) && latinMarksOnly(o) && !heavilyMarked(o)
+	return o == w || !plainASCII(o) && strings.ReplaceAll(unmarked(o), "ı", "i") == unmarked(w) && latinMarksOnly(o) && !heavilyMarked(o) // (Turkish ı, read as i)
 }
 
 // latinMarksOnly reports a text whose letters beyond ASCII are all Latin
