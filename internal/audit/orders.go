@@ -199,6 +199,9 @@ func (s *sent) negated(sp span) bool {
 		if n.last < sp.first && sp.first-n.last <= 6 && !s.strongBetween(n.last, sp.first) && s.joined(n.last, sp.first) && !s.quoted[n.first] {
 			return true // a list of verbs: "never opened, read or transmitted"
 		}
+		if sp.foreign && n.last < sp.first && sp.first-n.last <= 6 && !s.breakBetween(n.last, sp.first) {
+			return true // a verb put last: "nicht in der Zusammenfassung erwähnen"
+		}
 	}
 	for _, n := range s.f[cNegAfter] {
 		if n.start >= sp.end && n.start-sp.end <= 9 {
