@@ -266,7 +266,7 @@ var percent = &lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
 
 // defaultDestination finds a parameter that says where copies go (bcc,
 // reply_to, recipient, destination; or a word of its name: backup_phone,
-// payee_account) given a default or a constant that is an address, a
+// payee_account, copy_to, mirror_url) given a default or a constant that is an address, a
 // wallet, a URL or a bucket, or any parameter whose default is a bank
 // account (an IBAN): what the model leaves alone sends the user's data or
 // money where the server chose, unasked.
@@ -282,8 +282,8 @@ func defaultDestination(fl field, f finder) []Finding {
 		if !destinationRe.Get().MatchString(text) && !bucketRe.Get().MatchString(fl.text) {
 			return nil
 		}
-	case !destParam(name) || !destinationRe.Get().MatchString(text) || strings.Contains(text, "://"):
-		return nil // a word of its name alone: an address, a number or a wallet, not a URL (report_to: the tracker's)
+	case !destParam(name) || !destinationRe.Get().MatchString(text):
+		return nil // (report_to is no such word: a tracker's page, where bugs go)
 	}
 	return []Finding{f(RuleSendElsewhere, High, "gives "+param+", which says where the user's data goes, a destination of the server's choosing by default", 0, len(fl.text))}
 }
