@@ -124,24 +124,24 @@ func unmarked(s string) string {
 }
 
 // mostlyLatin reports a text whose letters look Latin, by far: Latin
-// letters and letters of other scripts that look like them, twice as
-// many as the rest (a Russian text has many of the rest; a Latin text
-// written in look-alikes, none).
+// letters twice as many as those of other scripts that do not look like
+// them (a Russian text has many; a Latin text written in look-alikes,
+// none), or look-alikes alone.
 func mostlyLatin(s string) bool {
-	latin, other := 0, 0
+	latin, like, other := 0, 0, 0
 	for _, r := range s {
 		switch {
 		case r < utf8.RuneSelf && unicode.IsLetter(r):
 			latin++
 		case unicode.IsLetter(r) && !canon.Invisible(r):
 			if _, ok := canon.Confusable(r); ok {
-				latin++
+				like++ // (Russian is more than half such letters: they count for neither side)
 			} else {
 				other++
 			}
 		}
 	}
-	return latin > 2*other
+	return latin > 2*other || other == 0 && like > 0
 }
 
 // latinWord says whether the word at s[i:] (a run of letters, digits and
