@@ -127,7 +127,7 @@ func (set *lexiconSet) parse(file, data string) error {
 		if c := strings.Index(line, "  # "); c >= 0 {
 			line, note = line[:c], strings.TrimSpace(line[c+4:])
 		}
-		line = strings.TrimRight(line, " \t\r")
+		line = strings.ReplaceAll(strings.TrimRight(line, " \t\r"), "ı", "i") // as the view reads a Turkish ı
 		switch {
 		case line == "" || strings.TrimLeft(line, " ") == "#" || strings.HasPrefix(strings.TrimLeft(line, " "), "# "):
 		case strings.HasPrefix(line, "= "):

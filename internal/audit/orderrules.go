@@ -1233,7 +1233,7 @@ func (c orderContext) sendsElsewhere(s *sent, ordered bool) (string, bool) {
 	if !moved && !altered {
 		return "", false
 	}
-	if (s.has(cAlso) || s.has(cScopeAll) || s.has(cPublic)) && (moved && destinationAfter(s, mv, 20) || altered && destinationAfter(s, al, 20)) {
+	if (s.has(cAlso) || s.has(cScopeAll) || s.has(cPublic)) && (moved && (destinationAfter(s, mv, 20) || slices.ContainsFunc(s.f[cMove], func(m span) bool { return m.foreign })) || altered && destinationAfter(s, al, 20)) { // (Turkish, Japanese, German put the verb after it)
 		return "has the model send copies to a destination the text names", true
 	}
 	if altered && s.near(cAddresseeNoun, al, 8) && !s.isDefault() {
