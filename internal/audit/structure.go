@@ -63,9 +63,15 @@ func structureRules(s *auditee) []Finding {
 			if pd, _ := nested(props, p, "description").(string); does == "" && sendsToRe.Get().MatchString(strings.ToLower(pd[:runeStart(pd, min(len(pd), 1024))])) {
 				does = "its description says sends what it is given elsewhere"
 			}
-			if claim != "" && does != "" && !namesAReference(p) {
+			c := claim
+			cred := containsAny(sq, "apikey", "accesskey", "secretkey", "credential", "accesstoken", "authtoken", "apitoken", "registrypassword") ||
+				strings.HasSuffix(sq, "token") && containsAny(strings.ToLower(stringOf(nested(props, p, "description"))), "access token", "api token", "auth", "scope") // not a form's or a page's token
+			if nested(m, "annotations", "openWorldHint") == false && carries(props[p]) && cred && !fitsPurpose(said, "token|key|credential|secret|jwt|auth|login|sign") { // what would it log in to?
+				c, does = "to reach nothing outside (openWorldHint: false)", "is a credential for a service outside"
+			}
+			if c != "" && does != "" && !namesAReference(p) {
 				out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Medium, Server: s.Name, Kind: "tool", Name: name, Field: path,
-					Message: fmt.Sprintf("claims %s, and takes %q, which %s", claim, p, does), Excerpt: canon.Show(p)})
+					Message: fmt.Sprintf("claims %s, and takes %q, which %s", c, p, does), Excerpt: canon.Show(p)})
 			}
 		}
 	}
