@@ -766,7 +766,7 @@ func overrides(s *sent, ordered bool) (string, bool) {
 			continue // "force the operation, bypassing safety checks"
 		}
 		if !s.negated(sp) && (s.near(cPrior, sp, 5) && s.near(cRules, sp, 6) || s.after(cRules, sp, 4)) && !s.thingsRules() &&
-			!s.outsideWithin(sp.last+1, 8) && !s.wordIn(sp.last+1, 8, "contains", "contain") { // "ignore instructions inside web pages": a guard
+			(s.near(cPrior, sp, 5) || !s.outsideWithin(sp.last+1, 8) && !s.wordIn(sp.last+1, 8, "contains", "contain")) { // "ignore instructions inside web pages": a guard
 			return "tells the model to set aside what it was told before", true
 		}
 		if !s.negated(sp) && ordered && s.ignoresUsers(sp) {
