@@ -27,9 +27,10 @@ type pairTool struct {
 // one of the two sends what it is given away; or the conversation,
 // wherever it goes. A chain of honest steps (an id or a login's token
 // from one tool to the next, a step the user asks for) is no finding:
-// nothing private moves, or nothing leaves. A tool that a sentence
-// writing out where things go names but as what it moves comes from is
-// that order's instrument, not its other half.
+// nothing private moves, or nothing leaves. A tool named as what a
+// sentence that writes out where things go sends through ("with
+// export_logs"), not as where what it moves comes from, is that order's
+// instrument, not its other half.
 func combinations(srv *auditee, fields []field) []Finding {
 	var tools []*pairTool
 	byName := map[string]*pairTool{}
@@ -122,7 +123,7 @@ func combinations(srv *auditee, fields []field) []Finding {
 					out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: a.name, Field: fl.path,
 						Message: fmt.Sprintf("has the model pass %s to or from the tool %q of its own accord; one of the tools it names %s: together they make an attack neither shows alone", what, b.name, risk),
 						Excerpt: excerpt(fl.text, x, y)})
-					if dest && !namedAsSource(ss.text, byLower, b) {
+					if dest && namedAs(ss.text, byLower, b, nil, instrumentBeforeRe) && !namedAs(ss.text, byLower, b, resultAfterRe, resultBeforeRe) {
 						continue
 					}
 					out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: b.name, Field: "description",
@@ -162,7 +163,7 @@ func partners(server string, fields []field, found []Finding) []Finding {
 		text := newView(f.Excerpt).text
 		for _, at := range toolsNamedAt(text, byLower) {
 			b := at.tool
-			if b.name == f.Name || seen[[2]string{f.Name, b.name}] || reported[b.name] || !namedAsSource(text, byLower, b) {
+			if b.name == f.Name || seen[[2]string{f.Name, b.name}] || reported[b.name] || !namedAs(text, byLower, b, resultAfterRe, resultBeforeRe) {
 				continue // a tool the order calls, not one whose results it moves
 			}
 			seen[[2]string{f.Name, b.name}] = true
@@ -184,13 +185,19 @@ var (
 	resultBeforeRe = &lazy.Regexp{Pattern: `\b(?:output|outputs|results?|responses?|answers?|data|profiles?|entries|items|records|rows)\s+(?:of|from|by)\s+(?:the\s+)?(?:tool\s+)?[\x60'"]?$`}
 )
 
-// namedAsSource reports a text (lower case) that names b as the source
-// of what it moves, at one of the places it names b.
-func namedAsSource(text string, byLower map[string]*pairTool, b *pairTool) bool {
+// namedAs reports a text (lower case) that names b, at one of the places
+// it does, with words after (after, when set) or before it that say what
+// b is to the order: the source of what it moves (resultAfterRe,
+// resultBeforeRe), the tool it sends through (instrumentBeforeRe).
+func namedAs(text string, byLower map[string]*pairTool, b *pairTool, after, before *lazy.Regexp) bool {
 	return slices.ContainsFunc(toolsNamedAt(text, byLower), func(at namedAt) bool {
-		return at.tool == b && (resultAfterRe.Get().MatchString(text[at.end:min(len(text), at.end+48)]) || resultBeforeRe.Get().MatchString(text[max(0, at.start-32):at.start]))
+		return at.tool == b && (after != nil && after.Get().MatchString(text[at.end:min(len(text), at.end+48)]) || before.Get().MatchString(text[max(0, at.start-32):at.start]))
 	})
 }
+
+// instrumentBeforeRe finds the words before a tool's name that make it
+// what an order sends through ("send the matches with export_logs").
+var instrumentBeforeRe = &lazy.Regexp{Pattern: `\b(?:with|via|using|through)\s+(?:the\s+)?(?:tool\s+)?[\x60'"]?$`}
 
 // namedAt is a tool named in a text, and where.
 type namedAt struct {

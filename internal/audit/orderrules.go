@@ -183,8 +183,9 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 	if ordered && asksSecret(s) && (!c.secretParameter() || s.intoChat()) {
 		add(RuleSensitiveFile, High, "has the model ask the user for a secret", s)
 	}
-	if u, ok := s.live(cUnasked); ok && ordered && !s.negatedBefore(u) { // not "never set it above 25 °C without the user asking"
-		if _, moved := s.live(cMove); moved || s.has(cAlter) || s.has(cRedirect) {
+	if _, ok := s.live(cUnasked); ok && ordered {
+		_, alters := s.live(cAlter) // (not "never set it above 25 °C without the user asking")
+		if _, moved := s.live(cMove); moved || alters || s.has(cRedirect) {
 			add(RuleShadowing, High, "has the model act although the user did not ask", s)
 		}
 	}
@@ -956,8 +957,8 @@ func dropsConsent(s *sent, ordered bool) (string, bool) {
 		if w.foreign {
 			asks = asks || s.near(cAsk, w, 8) || s.near(cConsentNoun, w, 8)
 		}
-		if !asks || s.askedForInput(w) {
-			continue
+		if !asks || s.askedForInput(w) || s.wordIn(w.last+1, 3, "permissions") && !s.after(cUser, w, 6) && !s.near(cAsk, w, 6) {
+			continue // "a role without any permissions": grants, not consent
 		}
 		if s.negatedBefore(w) || s.conditional(w) {
 			continue // "do not follow URLs without asking first": the order asks
@@ -1405,8 +1406,8 @@ func asksSecret(s *sent) bool {
 	if s.has(cExample) {
 		return false
 	}
-	a, ok := s.live(cAsk)
-	if !ok || s.userSays(a) || !s.after(cSecretNoun, a, 10) || ownDevice.Get().MatchString(s.text) || s.wordIn(a.first-1, 1, "that", "which", "who") {
+	a, ok := s.liveBut(cAsk, func(a span) bool { return s.wordIn(a.first-1, 1, "that", "which", "who") })
+	if !ok || s.userSays(a) || !s.after(cSecretNoun, a, 10) || ownDevice.Get().MatchString(s.text) {
 		return false
 	}
 	_, moved := s.live(cMove)

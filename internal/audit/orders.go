@@ -199,7 +199,7 @@ func (s *sent) negated(sp span) bool {
 		if n.last < sp.first && sp.first-n.last <= 6 && !s.strongBetween(n.last, sp.first) && s.joined(n.last, sp.first) && !s.quoted[n.first] {
 			return true // a list of verbs: "never opened, read or transmitted"
 		}
-		if sp.foreign && n.last < sp.first && sp.first-n.last <= 6 && !s.breakBetween(n.last, sp.first) {
+		if sp.foreign && n.last < sp.first && sp.first-n.last <= 6 && !s.breakBetween(n.last, sp.first) && (sp.last+1 == len(s.toks) || s.brk[sp.last+1]) {
 			return true // a verb put last: "nicht in der Zusammenfassung erwähnen"
 		}
 	}

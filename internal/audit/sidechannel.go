@@ -105,6 +105,9 @@ func internalsArePurpose(squashedName, purpose string, description any) bool {
 	if asksOwnRe.Get().MatchString(dv) {
 		return false
 	}
+	if squashedName == squash("instructions") && strings.TrimSpace(d) == "" {
+		return true // what a tool that edits is told to do: a redline's (the model's own, asked for, say so)
+	}
 	for _, stem := range []string{"message", "conversation", "history", "transcript"} {
 		if strings.Contains(squashedName, squash(stem)) && strings.Contains(purpose, stem) {
 			return true

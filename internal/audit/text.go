@@ -124,24 +124,27 @@ func unmarked(s string) string {
 }
 
 // mostlyLatin reports a text whose letters look Latin, by far: Latin
-// letters twice as many as those of other scripts that do not look like
-// them (a Russian text has many; a Latin text written in look-alikes,
-// none), or look-alikes alone.
+// letters and look-alikes twice as many as the rest, a look-alike
+// counted with the rest when its script has other letters in the text (a
+// Russian text's а and о are Russian; a Latin text written in look-alikes
+// has none of the rest, or a stray Ж).
 func mostlyLatin(s string) bool {
-	latin, like, other := 0, 0, 0
+	latin, other := 0, 0
+	written := map[string]bool{} // the scripts with letters that look like no Latin one
 	for _, r := range s {
-		switch {
-		case r < utf8.RuneSelf && unicode.IsLetter(r):
-			latin++
-		case unicode.IsLetter(r) && !canon.Invisible(r):
-			if _, ok := canon.Confusable(r); ok {
-				like++ // (Russian is more than half such letters: they count for neither side)
-			} else {
-				other++
-			}
+		if _, like := canon.Confusable(r); unicode.IsLetter(r) && r >= utf8.RuneSelf && !like && !canon.Invisible(r) {
+			written[scriptOf(r)] = true
 		}
 	}
-	return latin > 2*other || other == 0 && like > 0
+	for _, r := range s {
+		switch _, like := canon.Confusable(r); {
+		case r < utf8.RuneSelf && unicode.IsLetter(r) || like && (!written[scriptOf(r)] || unicode.Is(unicode.Latin, r)):
+			latin++
+		case unicode.IsLetter(r) && !canon.Invisible(r):
+			other++ // (a look-alike of a script the text writes in, as Russian is half such letters, is that script's)
+		}
+	}
+	return latin > 2*other
 }
 
 // latinWord says whether the word at s[i:] (a run of letters, digits and
@@ -290,7 +293,10 @@ func (v view) span(orig string, start, end int) (int, int) {
 func plain(orig string, s, e int, v view, start, end int) bool {
 	o := strings.Join(strings.Fields(strings.ToLower(orig[s:e])), " ")
 	w := strings.Join(strings.Fields(v.text[start:end]), " ")
-	return o == w || !plainASCII(o) && strings.ReplaceAll(unmarked(o), "ı", "i") == unmarked(w) && latinMarksOnly(o) && !heavilyMarked(o) // (Turkish ı, read as i)
+	if strings.ContainsAny(o, "şğçöü") {
+		o = strings.ReplaceAll(o, "ı", "i") // Turkish, where ı is a letter, not a look-alike
+	}
+	return o == w || !plainASCII(o) && unmarked(o) == unmarked(w) && latinMarksOnly(o) && !heavilyMarked(o)
 }
 
 // latinMarksOnly reports a text whose letters beyond ASCII are all Latin
