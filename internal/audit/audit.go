@@ -163,11 +163,12 @@ func auditOne(s *auditee) []Finding {
 	found = append(found, s.costly...)
 	found = append(found, listedTwice(s)...)
 	fields, unread := fieldsOf(s)
-	found = append(found, combinations(s, fields)...)
+	pairs, byLower := combinations(s, fields)
+	found = append(found, pairs...)
 	s.keep(fields)
 	found = append(found, serverWhole(s, fields)...)
 	found = combine(wholeOnly(append(append(found, unread...), scanFields(s.Name, fields, s.own)...)))
-	return append(found, partners(s.Name, fields, found)...)
+	return append(found, partners(s.Name, byLower, found)...)
 }
 
 // wholeRules are the rules an item's whole text is read by: those of

@@ -31,11 +31,19 @@ type pairTool struct {
 // sentence that writes out where things go sends through ("with
 // export_logs"), not as where what it moves comes from, is that order's
 // instrument, not its other half.
-func combinations(srv *auditee, fields []field) []Finding {
+// It returns too the tools by their names in lower case, for partners.
+func combinations(srv *auditee, fields []field) ([]Finding, map[string]*pairTool) {
 	var tools []*pairTool
-	byName := map[string]*pairTool{}
-	byLower := map[string]*pairTool{} // by the name in lower case, as a view has it
-	var params map[string][]string    // each tool's parameters' names, squashed, read when a pair needs them
+	byName, byLower := map[string]*pairTool{}, map[string]*pairTool{}
+	for _, fl := range fields {
+		if fl.kind == "tool" && byName[fl.name] == nil {
+			byName[fl.name] = &pairTool{name: fl.name}
+			if len(fl.name) >= 4 {
+				byLower[strings.ToLower(fl.name)] = byName[fl.name]
+			}
+		}
+	}
+	var params map[string][]string // each tool's parameters' names, squashed, read when a pair needs them
 	takes := func(t *pairTool, what string) bool {
 		if params == nil {
 			params = map[string][]string{}
@@ -52,15 +60,8 @@ func combinations(srv *auditee, fields []field) []Finding {
 			continue
 		}
 		t := byName[fl.name]
-		if t == nil {
-			t = &pairTool{name: fl.name}
-			byName[fl.name] = t
-			if len(fl.name) >= 4 {
-				byLower[strings.ToLower(fl.name)] = t
-			}
-			tools = append(tools, t)
-		}
 		if len(t.fields) == 0 {
+			tools = append(tools, t)
 			t.source = sourceOf(strings.NewReplacer("_", " ", "-", " ").Replace(fl.name) + ". " + fl.text[:runeStart(fl.text, min(len(fl.text), 2048))])
 		}
 		t.fields = append(t.fields, i)
@@ -68,7 +69,7 @@ func combinations(srv *auditee, fields []field) []Finding {
 		t.sink = t.sink || sinkRe.Get().MatchString(lower)
 	}
 	if len(tools) < 2 {
-		return nil
+		return nil, byLower
 	}
 	var out []Finding
 	seen := map[[2]string]bool{}
@@ -133,7 +134,7 @@ func combinations(srv *auditee, fields []field) []Finding {
 			}
 		}
 	}
-	return out
+	return out, byLower
 }
 
 // partners finds the tools that a tool's order names: a finding at high
@@ -143,14 +144,8 @@ func combinations(srv *auditee, fields []field) []Finding {
 // ...", "every profile customer_lookup returned"), makes that tool the
 // order's other half, however harmless it reads alone. Said at medium:
 // the gate fails on the order's own finding.
-func partners(server string, fields []field, found []Finding) []Finding {
-	byLower := map[string]*pairTool{}
+func partners(server string, byLower map[string]*pairTool, found []Finding) []Finding {
 	reported := map[string]bool{} // tools a pair's finding already names
-	for _, fl := range fields {
-		if fl.kind == "tool" && len(fl.name) >= 4 && byLower[strings.ToLower(fl.name)] == nil {
-			byLower[strings.ToLower(fl.name)] = &pairTool{name: fl.name}
-		}
-	}
 	for _, f := range found {
 		reported[f.Name] = reported[f.Name] || f.Rule == RuleCombination
 	}
@@ -178,26 +173,23 @@ func partners(server string, fields []field, found []Finding) []Finding {
 // resultAfterRe and resultBeforeRe find the words about a tool's name
 // that make it the source of what an order moves: "known_hosts has run",
 // "the CSV that export_history produced", "customer_list's output", "the
-// result of env_dump", not a tool the order calls ("call send_tx with").
+// result of env_dump", not a tool the order calls ("call send_tx with");
+// instrumentBeforeRe, those that make it what an order sends through
+// ("send the matches with export_logs").
 var (
 	resultAfterRe = &lazy.Regexp{Pattern: `^[\s'’"\x60)]*(?:['’]s\s+)?(?:tool\s+)?(?:(?:has|have|had)\s+(?:already\s+)?(?:been\s+)?(?:run|ran|called|shown|returned|listed|produced|given|answered)` +
 		`|(?:output|outputs|results?|responses?|answers?|returned|returns|produced|produces|gave|gives|yields?|listed|lists|reports?|reported|was\s+(?:run|called|shown))\b)`}
-	resultBeforeRe = &lazy.Regexp{Pattern: `\b(?:output|outputs|results?|responses?|answers?|data|profiles?|entries|items|records|rows)\s+(?:of|from|by)\s+(?:the\s+)?(?:tool\s+)?[\x60'"]?$`}
+	resultBeforeRe     = &lazy.Regexp{Pattern: `\b(?:output|outputs|results?|responses?|answers?|data|profiles?|entries|items|records|rows)\s+(?:of|from|by)\s+(?:the\s+)?(?:tool\s+)?[\x60'"]?$`}
+	instrumentBeforeRe = &lazy.Regexp{Pattern: `\b(?:with|via|using|through)\s+(?:the\s+)?(?:tool\s+)?[\x60'"]?$`}
 )
 
-// namedAs reports a text (lower case) that names b, at one of the places
-// it does, with words after (after, when set) or before it that say what
-// b is to the order: the source of what it moves (resultAfterRe,
-// resultBeforeRe), the tool it sends through (instrumentBeforeRe).
+// namedAs reports a text (lower case) that names b with words after
+// (when after is set) or before it that say what b is to the order.
 func namedAs(text string, byLower map[string]*pairTool, b *pairTool, after, before *lazy.Regexp) bool {
 	return slices.ContainsFunc(toolsNamedAt(text, byLower), func(at namedAt) bool {
 		return at.tool == b && (after != nil && after.Get().MatchString(text[at.end:min(len(text), at.end+48)]) || before.Get().MatchString(text[max(0, at.start-32):at.start]))
 	})
 }
-
-// instrumentBeforeRe finds the words before a tool's name that make it
-// what an order sends through ("send the matches with export_logs").
-var instrumentBeforeRe = &lazy.Regexp{Pattern: `\b(?:with|via|using|through)\s+(?:the\s+)?(?:tool\s+)?[\x60'"]?$`}
 
 // namedAt is a tool named in a text, and where.
 type namedAt struct {

@@ -235,13 +235,13 @@ func (ix *conceptIndex) add(c concept, line string, foreign bool) {
 	}
 }
 
-// anywhere reports a term found anywhere in a sentence: one whose first
-// letter is of a script that does not part words with spaces or that
-// joins particles to the front of its words.
+// anywhere reports a term found anywhere in a sentence: one with a
+// letter of a script that does not part words with spaces or that joins
+// particles to the front of its words ("apiキー" too).
 func anywhere(line string) bool {
-	r, _ := utf8.DecodeRuneInString(line)
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Arabic, unicode.Hebrew,
-		unicode.Devanagari, unicode.Thai)
+	return strings.ContainsFunc(line, func(r rune) bool {
+		return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Arabic, unicode.Hebrew, unicode.Devanagari, unicode.Thai)
+	})
 }
 
 // span is where a concept was found: tokens [first, last] of a sentence,

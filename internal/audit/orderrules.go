@@ -332,9 +332,8 @@ func (s *sent) headOfClause(sp span) bool {
 // address the user gave").
 func (s *sent) followsUser() bool { return s.followsUserIn(span{first: -1}) }
 
-// followsUserIn is followsUser of the clause that holds sp ("...the tools
-// the user names; do not tell the user": the second clause does not
-// follow the user), or of the whole sentence when sp.first is -1.
+// followsUserIn is followsUser in the clause that holds sp (the sentence for
+// sp.first -1): not the second of "...the tools the user names; do not tell".
 func (s *sent) followsUserIn(sp span) bool {
 	for _, u := range s.f[cUserAsked] {
 		if sp.first >= 0 && s.strongBetween(min(u.last, sp.first), max(u.last, sp.first)) {
@@ -444,8 +443,8 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 		if !forbidden && !s.negated(sp) && !s.after(cWithout, span{sp.first - 2, sp.first - 2, 0, 0, false}, 1) || s.userSays(sp) {
 			continue
 		}
-		if s.after(cValueNoun, sp, 4) || s.after(cSecretNoun, sp, 4) {
-			continue // "never display the full card number": a secret kept
+		if s.after(cValueNoun, sp, 4) || s.after(cSecretNoun, sp, 4) || sp.foreign && slices.ContainsFunc(slices.Concat(s.f[cSecretNoun], s.f[cValueNoun]), func(o span) bool { return o.end <= sp.start && sp.start-o.end <= 40 }) {
+			continue // "never display the full card number": a secret kept ("APIキーは…表示しない": before the verb)
 		}
 		if !s.toldOf(sp) || !forbidden && s.negated(sp) && !s.imperativeNegation(sp) {
 			continue // "do not use @ to mention users", "do not use this tool to list blobs"
@@ -580,8 +579,7 @@ func (s *sent) toldOf(sp span) bool {
 func (s *sent) pointedThing(i int) bool {
 	return s.wordIn(i, 1, "step", "steps", "change", "changes", "call", "calls", "upload", "uploads", "request",
 		"action", "actions", "field", "note", "instruction", "instructions", "condition", "rule", "arrangement",
-		"deletion", "deletions", "transfer", "copy", "fact", "switch", "substitution", "swap", "redirect", "forwarding", "hook", "mirror",
-		"addition", "added", "extra", "routing", "replacement")
+		"deletion", "deletions", "transfer", "copy", "fact", "switch", "substitution", "forwarding", "hook", "mirror", "addition", "added")
 }
 
 // silentAct reports an act done in silence: "silently send", "quietly

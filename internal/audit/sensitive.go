@@ -266,7 +266,7 @@ var percent = &lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
 
 // defaultDestination finds a parameter that says where copies go (bcc,
 // reply_to, recipient, destination; or a word of its name: backup_phone,
-// payee_account, copy_to, mirror_url) given a default or a constant that is an address, a
+// payee_account; copy_to, sync_to, and no other, for a URL) given a default or a constant that is an address, a
 // wallet, a URL or a bucket, or any parameter whose default is a bank
 // account (an IBAN): what the model leaves alone sends the user's data or
 // money where the server chose, unasked.
@@ -282,8 +282,8 @@ func defaultDestination(fl field, f finder) []Finding {
 		if !destinationRe.Get().MatchString(text) && !bucketRe.Get().MatchString(fl.text) {
 			return nil
 		}
-	case !destParam(name) || !destinationRe.Get().MatchString(text):
-		return nil // (report_to is no such word: a tracker's page, where bugs go)
+	case !destParam(name) || !destinationRe.Get().MatchString(text) || strings.Contains(text, "://") && !toward(name):
+		return nil // a URL only under a name that says it goes there (copy_to, mirror_url; not upload_url, a service's own; report_to: no such word)
 	}
 	return []Finding{f(RuleSendElsewhere, High, "gives "+param+", which says where the user's data goes, a destination of the server's choosing by default", 0, len(fl.text))}
 }
@@ -316,6 +316,20 @@ func defaultOf(fl field) (string, bool) {
 
 // destroyAnyCaseRe is destroyRe read in a text as it stands.
 var destroyAnyCaseRe = &lazy.Regexp{From: func() string { return "(?i)" + lexPattern("destroy") }}
+
+// toward reports a name that says where to (copy_to, register_token_at)
+// or names a copy (mirror_url), not where it comes from (copy_from).
+func toward(name string) bool {
+	w := strings.Fields(strings.ToLower(nameWords(splitCamel(name))))
+	if len(w) == 0 {
+		return false
+	}
+	last := w[len(w)-1]
+	return len(w) > 1 && (last == "to" || last == "at" || last == "into") ||
+		last != "from" && slices.ContainsFunc(w, func(x string) bool {
+			return slices.Contains([]string{"copy", "mirror", "espelho", "kopya", "spiegel"}, x)
+		})
+}
 
 // destParam reports a parameter's name with a word that says what it
 // holds is where something goes (the lexicon's destWord).

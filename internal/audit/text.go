@@ -123,11 +123,9 @@ func unmarked(s string) string {
 	return b.String()
 }
 
-// mostlyLatin reports a text whose letters look Latin, by far: Latin
-// letters and look-alikes twice as many as the rest, a look-alike
-// counted with the rest when its script has other letters in the text (a
-// Russian text's а and о are Russian; a Latin text written in look-alikes
-// has none of the rest, or a stray Ж).
+// mostlyLatin reports a text whose letters look Latin, by far: Latin letters and
+// look-alikes twice the rest, a look-alike counted with the rest where its script
+// writes other letters of the text (Russian's а and о; not a stray Ж's).
 func mostlyLatin(s string) bool {
 	latin, other := 0, 0
 	written := map[string]bool{} // the scripts with letters that look like no Latin one
