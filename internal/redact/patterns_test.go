@@ -133,6 +133,9 @@ func FuzzAssigned(f *testing.F) {
 			if strings.ContainsFunc(text[m[2]:m[3]], func(r rune) bool { return r >= 0x80 }) {
 				continue // a letter that folds to an ASCII one (the Kelvin sign): the pattern's, not a name's
 			}
+			if m[2] > 0 && text[m[2]-1] == ':' && m[3] < len(text) && text[m[3]] == ':' {
+				continue // a part between a URN's colons, which assigned leaves (":token:00000000")
+			}
 			if !slices.ContainsFunc(got, func(g []int) bool { return g[0] == m[4] && g[1] == m[5] }) {
 				t.Fatalf("%q: the pattern finds %q, assigned does not (%v)", text, text[m[4]:m[5]], got)
 			}
