@@ -320,16 +320,11 @@ var destroyAnyCaseRe = &lazy.Regexp{From: func() string { return "(?i)" + lexPat
 // toward reports a name that says where to (copy_to, register_token_at)
 // or names a copy (mirror_url), not where it comes from (copy_from).
 func toward(name string) bool {
-	w := strings.Fields(strings.ToLower(nameWords(splitCamel(name))))
-	if len(w) == 0 {
-		return false
-	}
-	last := w[len(w)-1]
-	return len(w) > 1 && (last == "to" || last == "at" || last == "into") ||
-		last != "from" && slices.ContainsFunc(w, func(x string) bool {
-			return slices.Contains([]string{"copy", "mirror", "espelho", "kopya", "spiegel"}, x)
-		})
+	w := " " + strings.ToLower(nameWords(splitCamel(name)))
+	return towardRe.Get().MatchString(w) && !strings.HasSuffix(w, " from")
 }
+
+var towardRe = &lazy.Regexp{Pattern: `\S\s(?:to|at|into)$|\s(?:copy|mirror|espelho|kopya|spiegel)(?:\s|$)`}
 
 // destParam reports a parameter's name with a word that says what it
 // holds is where something goes (the lexicon's destWord).

@@ -64,10 +64,10 @@ func structureRules(s *auditee) []Finding {
 				does = "its description says sends what it is given elsewhere"
 			}
 			c := claim
-			cred := slices.ContainsFunc([]string{"apikey", "accesskey", "secretkey", "credentials", "accesstoken", "authtoken", "apitoken", "registrypassword"},
-				func(w string) bool { return strings.Contains(sq, squash(w)) }) || // (squashed alike: i and l are one letter)
-				strings.HasSuffix(sq, "token") && containsAny(strings.ToLower(stringOf(nested(props, p, "description"))), "access token", "api token", "authenticat", "authoriz", "oauth", "scope") // not a form's or a page's token
-			if nested(m, "annotations", "openWorldHint") == false && carries(props[p]) && cred && !fitsPurpose(said, "token|key|credential|secret|jwt|auth|login|sign|crypt|encrypt|decrypt|hash|hmac|cipher") { // what would it log in to?
+			cred := nested(m, "annotations", "openWorldHint") == false && carries(props[p]) && (slices.ContainsFunc([]string{"apikey", "accesskey", "secretkey", "credentials", "accesstoken", "authtoken", "apitoken", "registrypassword"},
+				func(w string) bool { return strings.Contains(sq, squash(w)) }) || // (squashed alike: i and l are one letter; read only where the claim is made)
+				strings.HasSuffix(sq, "token") && containsAny(strings.ToLower(stringOf(nested(props, p, "description"))), "access token", "api token", "authenticat", "authoriz", "oauth", "scope")) // not a form's or a page's token
+			if cred && !fitsPurpose(said, "token|key|credential|secret|jwt|auth|login|sign|crypt|encrypt|decrypt|hash|hmac|cipher") { // what would it log in to?
 				c, does = "to reach nothing outside (openWorldHint: false)", "is a credential for a service outside"
 			}
 			if c != "" && does != "" && !namesAReference(p) {

@@ -128,18 +128,23 @@ func unmarked(s string) string {
 // writes other letters of the text (Russian's а and о; not a stray Ж's).
 func mostlyLatin(s string) bool {
 	latin, other := 0, 0
-	written := map[string]bool{} // the scripts with letters that look like no Latin one
+	like, written := map[string]int{}, map[string]bool{} // look-alikes by script; the scripts with letters that look like no Latin one
 	for _, r := range s {
-		if _, like := canon.Confusable(r); unicode.IsLetter(r) && r >= utf8.RuneSelf && !like && !canon.Invisible(r) {
+		switch _, looks := canon.Confusable(r); {
+		case r < utf8.RuneSelf && unicode.IsLetter(r) || looks && unicode.Is(unicode.Latin, r):
+			latin++
+		case looks:
+			like[scriptOf(r)]++
+		case unicode.IsLetter(r) && !canon.Invisible(r):
+			other++
 			written[scriptOf(r)] = true
 		}
 	}
-	for _, r := range s {
-		switch _, like := canon.Confusable(r); {
-		case r < utf8.RuneSelf && unicode.IsLetter(r) || like && (!written[scriptOf(r)] || unicode.Is(unicode.Latin, r)):
-			latin++
-		case unicode.IsLetter(r) && !canon.Invisible(r):
-			other++ // (a look-alike of a script the text writes in, as Russian is half such letters, is that script's)
+	for sc, n := range like { // (a look-alike of a script the text writes in, as Russian is half such letters, is that script's)
+		if written[sc] {
+			other += n
+		} else {
+			latin += n
 		}
 	}
 	return latin > 2*other
