@@ -67,6 +67,8 @@ func newView(s string) view {
 			out = " "
 		case r < utf8.RuneSelf:
 			out = string(unicode.ToLower(r))
+		case r == '’':
+			out = "'" // a typeset apostrophe: "don’t" as "don't"
 		default:
 			out = norm.NFKC.String(string(r))
 			if l, ok := canon.Confusable(r); ok && mapWord {
@@ -294,7 +296,7 @@ func (v view) span(orig string, start, end int) (int, int) {
 // white space. When they do not, the text was written with look-alike or
 // invisible characters to get past a reader.
 func plain(orig string, s, e int, v view, start, end int) bool {
-	o := strings.Join(strings.Fields(strings.ToLower(orig[s:e])), " ")
+	o := strings.ReplaceAll(strings.Join(strings.Fields(strings.ToLower(orig[s:e])), " "), "’", "'")
 	w := strings.Join(strings.Fields(v.text[start:end]), " ")
 	if strings.ContainsAny(o, "şğçöü") {
 		o = strings.ReplaceAll(o, "ı", "i") // Turkish, where ı is a letter, not a look-alike
