@@ -201,7 +201,7 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 	if msg, ok := c.persists(s, ordered); ok {
 		add(RuleShadowing, High, msg, s)
 	}
-	if !ordered && s.destination() && s.has(cAlso) && !s.followsUser() {
+	if !ordered && s.destination() && s.has(cAlso) && !s.followsUser() && !s.example() {
 		if _, moved := s.live(cMove); moved {
 			add(RuleSendElsewhere, Medium, "says that copies go to a destination the text names", s)
 		}
