@@ -20,13 +20,11 @@ import (
 
 // encodedRules decodes base64 and hex blocks, and a text that speaks of
 // ROT13, and reads what they say: an order hidden so.
-func encodedRules(text string, f finder) []Finding {
+func encodedRules(fl field, f finder) []Finding {
 	var out []Finding
+	text := fl.text
 	found := func(decoded string, s, e int, code string) {
-		quiet := func(rule string, sev Severity, msg string, s, e int) Finding { return Finding{Rule: rule} }
-		inner := append(phraseRules(decoded, quiet), sensitiveFiles(decoded, quiet)...)
-		inner = append(inner, orderRules(field{text: decoded, role: roleProse}, newView(decoded), quiet)...)
-		inner = slices.DeleteFunc(inner, func(fd Finding) bool { return fd.Rule == RuleEncoded })
+		inner := slices.DeleteFunc(readAsProse(decoded, fl), func(fd Finding) bool { return fd.Rule == RuleEncoded })
 		if len(inner) == 0 {
 			return
 		}
@@ -76,24 +74,24 @@ func encodedRules(text string, f finder) []Finding {
 	if lower := strings.ToLower(text); strings.Contains(lower, "rot13") || strings.Contains(lower, "rot-13") || strings.Contains(lower, "rot 13") {
 		found(rot13(text), 0, len(text), "ROT13")
 	}
-	return append(out, undoneRules(text, f)...)
+	return append(out, undoneRules(fl, f)...)
 }
 
 // undoneRules reads a text with what was written to pass a reader
 // undone in place (escapes, letters separated by dots or dashes, ROT13
 // lines, leetspeak): a finding of medium or above that only the undone
 // text has is a finding of its own, which shows both texts.
-func undoneRules(text string, f finder) []Finding {
+func undoneRules(fl field, f finder) []Finding {
 	var plain map[string]bool // the rules the text itself meets, read once
 	var out []Finding
-	for _, u := range undo(text) {
+	for _, u := range undo(fl.text) {
 		if plain == nil {
 			plain = map[string]bool{}
-			for _, fd := range readAsProse(text) {
+			for _, fd := range readAsProse(fl.text, fl) {
 				plain[fd.Rule] = true
 			}
 		}
-		for _, fd := range readAsProse(u.text) {
+		for _, fd := range readAsProse(u.text, fl) {
 			if fd.Severity >= Medium && !plain[fd.Rule] && fd.Rule != RuleEncoded {
 				d := f(RuleEncoded, High, fmt.Sprintf("hides text in %s that the %s rule finds", u.how, fd.Rule), u.s, u.e)
 				from := min(u.s, len(u.text))
@@ -110,13 +108,16 @@ func undoneRules(text string, f finder) []Finding {
 }
 
 // readAsProse runs the rules that read what a text says, with their
-// severities, and nothing else.
-func readAsProse(text string) []Finding {
+// severities, and nothing else: text read in fl's place (a parameter's
+// description, with the tool's names beside it).
+func readAsProse(text string, fl field) []Finding {
 	quiet := func(rule string, sev Severity, msg string, s, e int) Finding {
 		return Finding{Rule: rule, Severity: sev}
 	}
-	out := append(phraseRules(text, quiet), sensitiveFiles(text, quiet)...)
-	return append(out, orderRules(field{text: text, role: roleProse}, newView(text), quiet)...)
+	fl.text = text
+	v := newView(text)
+	out := append(phraseRulesIn(text, v, quiet), sensitiveFilesOf(text, v, quiet, &fl)...)
+	return append(out, orderRules(fl, v, quiet)...)
 }
 
 // undone is a text with one way of hiding undone, and where in the

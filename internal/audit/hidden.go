@@ -47,11 +47,7 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 // an order needs less to be one), medium for a sentence or more of it,
 // low for a few words ("<!-- like this -->").
 func hiddenSeverity(hidden, msg string) (Severity, string) {
-	quiet := func(rule string, sev Severity, msg string, s, e int) Finding {
-		return Finding{Rule: rule, Severity: sev}
-	}
-	found := append(orderRules(field{text: hidden, role: roleProse}, newView(hidden), quiet), sensitiveFiles(hidden, quiet)...)
-	for _, fd := range append(found, phraseRules(hidden, quiet)...) {
+	for _, fd := range readAsProse(hidden, field{role: roleProse}) {
 		if fd.Severity >= Medium {
 			return High, msg + ", and what it hides orders the model"
 		}

@@ -32,12 +32,21 @@ func withinServer(s *auditee) []Finding {
 		name, _ := m["name"].(string)
 		ro, _ := nested(m, "annotations", "readOnlyHint").(bool)
 		destructive, set := nested(m, "annotations", "destructiveHint").(bool)
-		verb := firstWord(name)
+		verb, destroys := firstWord(name), lexWords("destroyVerbs")
+		said, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(stringOf(m["description"]))), " ") // "Deletes all…": deletes
 		switch {
-		case ro && (slices.Contains(lexWords("writeVerbs"), verb) || slices.Contains(lexWords("destroyVerbs"), verb)):
+		case ro && (slices.Contains(destroys, verb) || slices.Contains(destroys, strings.TrimSuffix(said, "s")) || said == "publishes"):
+			// a host asks before no read-only call: a delete or a post marked so is made unasked
+			why := fmt.Sprintf("its name says it %ss", verb)
+			if !slices.Contains(destroys, verb) {
+				why = fmt.Sprintf("its description says it %s", said)
+			}
+			out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Medium, Server: s.Name, Kind: "tool", Name: name, Field: "annotations.readOnlyHint",
+				Message: "says readOnlyHint: true, though " + why, Excerpt: canon.Show(name)})
+		case ro && slices.Contains(lexWords("writeVerbs"), verb):
 			out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: "annotations.readOnlyHint",
 				Message: fmt.Sprintf("says readOnlyHint: true, though its name says it %ss", verb), Excerpt: canon.Show(name)})
-		case set && !destructive && slices.Contains(lexWords("destroyVerbs"), verb):
+		case set && !destructive && slices.Contains(destroys, verb):
 			out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: "annotations.destructiveHint",
 				Message: fmt.Sprintf("says destructiveHint: false, though its name says it %ss", verb), Excerpt: canon.Show(name)})
 		}
