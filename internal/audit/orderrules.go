@@ -198,6 +198,9 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 	if _, ok := s.live(cFirst); ok && ordered {
 		add(RulePriority, Medium, "puts this tool before everything the model does", s)
 	}
+	if v, ok := s.live(cVoid); ok && v.foreign && !ordered && s.has(cOtherServer) { // "gli altri strumenti sono in fase di dismissione"
+		add(RulePriority, Medium, "ranks this tool above others, to be chosen over them", s)
+	}
 	if msg, ok := c.persists(s, ordered); ok {
 		add(RuleShadowing, High, msg, s)
 	}
