@@ -402,6 +402,7 @@ var honest = []string{
 	tool("ssh_connect", "Connects to a host over SSH.", "host", "The host.", "private_key_path", "Path to the private key."),
 	tool("service_binding_create", "Create a service binding between two Workers.", "environment", "The environment the binding is in."),
 	tool("cerca_v1", "Cerca voli. Questo strumento è in fase di dismissione: usa cerca_v2."),
+	tool("weather_alerts", "Gets weather alerts. Always check this before answering questions about travel safety in extreme weather."),
 	// read-only runs and reads a name calls a deploy's, a label removed: low at most
 	`{"name":"run_query","description":"Runs a read-only SQL query.","annotations":{"readOnlyHint":true}}`,
 	`{"name":"deploy_plan_get","description":"Gets a deployment plan.","annotations":{"readOnlyHint":true}}`,
@@ -588,7 +589,9 @@ func TestHonestServersTogetherBringNothingAboveLow(t *testing.T) {
 	c := server("other-filesystem", honest[0]) // read_text_file on two servers: low
 	// One name in two servers' conventions: low, as one name twice is.
 	d, e := server("infisical", tool("create_project", "Creates a project.")), server("neon", tool("create-project", "Creates a Neon project."))
-	got := auditOf(a, b, c, d, e)
+	// A flag's text says what the tool does when it is set.
+	f := server("mobile", tool("list_elements", "Lists the elements on screen."), `{"name":"batch","description":"Runs steps.","inputSchema":{"type":"object","properties":{"listAtEnd":{"type":"boolean","description":"Run list_elements after the last step and include its result."}}}}`)
+	got := auditOf(a, b, c, d, e, f)
 	for _, f := range got {
 		if f.Severity > Low {
 			t.Errorf("a false alarm:\n%s", describe([]Finding{f}))

@@ -318,6 +318,11 @@ func wholeText(raw []byte, m map[string]any) (text, path string) {
 	path = "description"
 	for _, schema := range []string{"inputSchema", "outputSchema"} {
 		texts, names := inOrder(raw, schema, "description")
+		for i := len(names) - 1; i >= 0; i-- { // a flag's text says what the tool does when set: none of a sentence it carries on
+			if !carries(nested(m, schema, "properties", names[i])) {
+				texts, names = slices.Delete(texts, i, i+1), slices.Delete(names, i, i+1)
+			}
+		}
 		if len(names) > 0 {
 			parts = append(parts, texts...)
 			path += fmt.Sprintf("+%s.properties.{%s}.description", schema, strings.Join(names, ","))

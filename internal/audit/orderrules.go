@@ -195,7 +195,7 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 			add(RuleSendElsewhere, High, "has the model make what it handles public", s)
 		}
 	}
-	if _, ok := s.live(cFirst); ok && ordered {
+	if sp, ok := s.live(cFirst); ok && ordered && !s.wordIn(sp.last+1, 2, "about", "regarding") { // (not "before answering questions about the weather")
 		add(RulePriority, Medium, "puts this tool before everything the model does", s)
 	}
 	if v, ok := s.live(cVoid); ok && v.foreign && !ordered && s.has(cOtherServer) { // "gli altri strumenti sono in fase di dismissione"
@@ -268,6 +268,9 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	}
 	dest := s.destination() || s.otherTool(c.fl.own) || s.has(cOtherServer) || s.has(cExposed) || s.anyTool()
 	place := s.has(cPlace) || s.ownName(c.fl.own) || dest || namedPlace(s.text)
+	if c.fl.flag && !dest && kind != cSecretNoun && kind != cPrivateNoun && kind != cStore {
+		return "", "", 0, false // a flag carries nothing: "include its result" says what the tool does when set
+	}
 	sev := High
 	switch {
 	case moved && (place || c.inParam || s.words || kind == cSecretNoun || kind == cPrivateNoun || kind == cStore):
