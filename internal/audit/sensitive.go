@@ -121,7 +121,7 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 			switch {
 			case holdsDestination(after) || sendVia.Get().MatchString(target[start:end]):
 				sev, msg = High, msg+", and sends it elsewhere"
-			case ordered && fl != nil && placeIn(target[start:end], fl.own) && !aboutFile(path, fl.purpose, sf.about):
+			case ordered && fl != nil && (placeIn(target[start:end], fl.own) || valueOfParameter(fl)) && !aboutFile(path, fl.purpose, sf.about):
 				sev, msg = High, msg+", and puts it in a field"
 			case fl != nil && aboutFile(path, fl.purpose, sf.about):
 				sev, msg = Low, msg+" (which its purpose is about)"
@@ -205,7 +205,7 @@ func (s *sent) foreignVerbAfter(i int) bool {
 
 // contentsOfRe finds the words that ask for a file's contents rather than
 // name it.
-var contentsOfRe = &lazy.Regexp{Pattern: `\b(?:full\s+text|full\s+contents?|contents?|complete\s+text|raw\s+text)\s+of\s+(?:the\s+user['’]s\s+|your\s+|the\s+)?\S*$`}
+var contentsOfRe = &lazy.Regexp{Pattern: `(?:\b(?:full\s+text|full\s+contents?|contents?|complete\s+text|raw\s+text)\s+of\s+(?:the\s+user['’]s\s+|your\s+|the\s+)?|\b(?:contenid[oa]|contenu|conteúdo|contenuto|inhalt)\s+(?:\S+\s+){0,3})\S*$`} // (el contenido del archivo .env)
 
 // verbText is text as the verbs are read in it: "read-only" is no order
 // to read, and words joined by underscores ("attach_file") are words.
