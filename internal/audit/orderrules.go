@@ -252,7 +252,7 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	pname := strings.ToLower(splitCamel(parameterOf(&c.fl)))
 	// (in a tool's whole text the text at its start is the description's)
 	named := c.inParam && !strings.HasPrefix(c.fl.path, wholePrefix) && !moved && s.start == 0 && (held.first <= 8 || s.headOfClause(held)) && !s.conditionalBefore(held) && !aligned(s.text[held.start:held.end], c.fl.about) &&
-		!aligned(s.text[held.start:held.end], pname) && !(kind == cPrivateNoun && alignedAny(s.text[held.start:held.end], pname)) && !c.fl.flag &&
+		!(aligned(s.text[held.start:held.end], pname) && (kind != cHeldNoun || alignedAny(s.text[held.start:held.end], c.fl.about))) && !(kind == cPrivateNoun && alignedAny(s.text[held.start:held.end], pname)) && !c.fl.flag &&
 		!forSecrets(squash(parameterOf(&c.fl))) && // "approval_password: the current user's password"
 		!wayParamRe.Get().MatchString(pname) // "delivery: clipboard or inline" names where, not what
 	if !ordered && !named {
