@@ -296,7 +296,12 @@ func (v view) span(orig string, start, end int) (int, int) {
 // white space. When they do not, the text was written with look-alike or
 // invisible characters to get past a reader.
 func plain(orig string, s, e int, v view, start, end int) bool {
-	o := strings.ReplaceAll(strings.Join(strings.Fields(strings.ToLower(orig[s:e])), " "), "’", "'")
+	o := strings.Map(func(r rune) rune { // full-width signs and digits, as CJK text writes them ("："), and a typeset apostrophe
+		if r >= 0xFF01 && r <= 0xFF5E && !unicode.IsLetter(r) {
+			return r - 0xFEE0
+		}
+		return r
+	}, strings.ReplaceAll(strings.Join(strings.Fields(strings.ToLower(orig[s:e])), " "), "’", "'"))
 	w := strings.Join(strings.Fields(v.text[start:end]), " ")
 	if strings.ContainsAny(o, "şğçöü") {
 		o = strings.ReplaceAll(o, "ı", "i") // Turkish, where ı is a letter, not a look-alike
