@@ -223,12 +223,9 @@ func localURL(text string, sec redact.Found) bool {
 
 type finder func(rule string, sev Severity, msg string, s, e int) Finding
 
-// phraseRules reads what a text says, in its view; a match that reads as
-// it does only in the view (written with look-alike or invisible
+// phraseRulesIn reads what a text says, in its view v; a match that reads
+// as it does only in the view (written with look-alike or invisible
 // characters) is one step more severe.
-func phraseRules(text string, f finder) []Finding { return phraseRulesIn(text, newView(text), f) }
-
-// phraseRulesIn is phraseRules over text's view v.
 func phraseRulesIn(text string, v view, f finder) []Finding {
 	out := phraseRulesOf(text, v, f, map[string]bool{})
 	if l, ok := v.leetView(); ok {
