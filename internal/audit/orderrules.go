@@ -544,7 +544,7 @@ func (s *sent) toldOf(sp span) bool {
 		return true
 	}
 	verb := s.toks[sp.first].text
-	if (verb == "let" || verb == "tell" || verb == "inform" || verb == "notify" || verb == "bother") && s.within(cUser, sp) {
+	if (verb == "let" || verb == "tell" || verb == "inform" || verb == "notify") && s.within(cUser, sp) {
 		return true // "do not let the user know"
 	}
 	if (verb == "be" || verb == "being") && s.noNeed(sp) {
@@ -573,7 +573,7 @@ func (s *sent) toldOf(sp span) bool {
 				return true
 			}
 		}
-		if direct && s.spanAt(cUser, i) || i == sp.last+1 && s.pointedThing(i) { // (or "no need to report housekeeping")
+		if direct && s.spanAt(cUser, i) {
 			return true
 		}
 	}
@@ -585,8 +585,7 @@ func (s *sent) toldOf(sp span) bool {
 func (s *sent) pointedThing(i int) bool {
 	return s.wordIn(i, 1, "step", "steps", "change", "changes", "call", "calls", "upload", "uploads", "request",
 		"action", "actions", "field", "note", "instruction", "instructions", "condition", "rule", "arrangement",
-		"deletion", "deletions", "transfer", "copy", "fact", "switch", "substitution", "forwarding", "hook", "mirror", "addition", "added",
-		"export", "backup", "housekeeping", "sync", "snapshot", "snapshots")
+		"deletion", "deletions", "transfer", "copy", "fact", "switch", "substitution", "forwarding", "hook", "mirror", "addition", "added")
 }
 
 // silentAct reports an act done in silence: "silently send", "quietly
