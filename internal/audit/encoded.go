@@ -114,7 +114,7 @@ func readAsProse(text string, fl field) []Finding {
 	quiet := func(rule string, sev Severity, msg string, s, e int) Finding {
 		return Finding{Rule: rule, Severity: sev}
 	}
-	fl.text = text
+	fl.text, fl.role = text, roleProse // (a default's decoded text is prose, not a name's words)
 	v := newView(text)
 	out := append(phraseRulesIn(text, v, quiet), sensitiveFilesOf(text, v, quiet, &fl)...)
 	return append(out, orderRules(fl, v, quiet)...)

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -318,8 +319,10 @@ func wholeText(raw []byte, m map[string]any) (text, path string) {
 	path = "description"
 	for _, schema := range []string{"inputSchema", "outputSchema"} {
 		texts, names := inOrder(raw, schema, "description")
-		for i := len(names) - 1; i >= 0; i-- { // a flag's text says what the tool does when set: none of a sentence it carries on
-			if !carries(nested(m, schema, "properties", names[i])) {
+		// a flag's text says what the tool does when set, unless it carries on the sentence before it
+		before := append([]string{cmp.Or(stringOf(m["description"]), ".")}, texts...)
+		for i := len(names) - 1; i >= 0; i-- {
+			if !carries(nested(m, schema, "properties", names[i])) && joint(before[i], texts[i]) == "\n" {
 				texts, names = slices.Delete(texts, i, i+1), slices.Delete(names, i, i+1)
 			}
 		}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,17 +34,18 @@ func withinServer(s *auditee) []Finding {
 		ro, _ := nested(m, "annotations", "readOnlyHint").(bool)
 		destructive, set := nested(m, "annotations", "destructiveHint").(bool)
 		verb, destroys := firstWord(name), lexWords("destroyVerbs")
-		said, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(stringOf(m["description"]))), " ") // "Deletes all…": deletes
+		said := strings.TrimSuffix(strings.ToLower(cmp.Or(strings.Fields(clip(strings.TrimSpace(stringOf(m["description"])), 64))...)), "s") // its first word: "Deletes all…", delete
+		erases := []string{"delete", "purge", "wipe", "erase", "destroy", "overwrite"}                                                       // (not removes tags, drops duplicates)
 		switch {
-		case ro && (slices.Contains(destroys, verb) || slices.Contains(destroys, strings.TrimSuffix(said, "s")) || said == "publishes"):
-			// a host asks before no read-only call: a delete or a post marked so is made unasked
+		case ro && (slices.Contains(erases, verb) || slices.Contains(erases, said)):
+			// a host asks before no read-only call: a delete marked so is made unasked
 			why := fmt.Sprintf("its name says it %ss", verb)
-			if !slices.Contains(destroys, verb) {
-				why = fmt.Sprintf("its description says it %s", said)
+			if !slices.Contains(erases, verb) {
+				why = fmt.Sprintf("its description says it %ss", said)
 			}
 			out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Medium, Server: s.Name, Kind: "tool", Name: name, Field: "annotations.readOnlyHint",
 				Message: "says readOnlyHint: true, though " + why, Excerpt: canon.Show(name)})
-		case ro && slices.Contains(lexWords("writeVerbs"), verb):
+		case ro && (slices.Contains(destroys, verb) || slices.Contains(lexWords("writeVerbs"), verb)):
 			out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Low, Server: s.Name, Kind: "tool", Name: name, Field: "annotations.readOnlyHint",
 				Message: fmt.Sprintf("says readOnlyHint: true, though its name says it %ss", verb), Excerpt: canon.Show(name)})
 		case set && !destructive && slices.Contains(destroys, verb):

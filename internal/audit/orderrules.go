@@ -198,7 +198,7 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 	if sp, ok := s.live(cFirst); ok && ordered && !s.wordIn(sp.last+1, 2, "about", "regarding") { // (not "before answering questions about the weather")
 		add(RulePriority, Medium, "puts this tool before everything the model does", s)
 	}
-	if v, ok := s.live(cVoid); ok && v.foreign && !ordered && s.has(cOtherServer) { // "gli altri strumenti sono in fase di dismissione"
+	if v, ok := s.live(cVoid); ok && v.foreign && !ordered && s.has(cOtherServer) && !s.conditional(v) { // "gli altri strumenti sono in fase di dismissione"
 		add(RulePriority, Medium, "ranks this tool above others, to be chosen over them", s)
 	}
 	if msg, ok := c.persists(s, ordered); ok {
@@ -268,8 +268,8 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	}
 	dest := s.destination() || s.otherTool(c.fl.own) || s.has(cOtherServer) || s.has(cExposed) || s.anyTool()
 	place := s.has(cPlace) || s.ownName(c.fl.own) || dest || namedPlace(s.text)
-	if c.fl.flag && !dest && kind != cSecretNoun && kind != cPrivateNoun && kind != cStore {
-		return "", "", 0, false // a flag carries nothing: "include its result" says what the tool does when set
+	if c.fl.flag && !dest && !s.has(cPlace) && !namedPlace(s.text) && kind != cSecretNoun && kind != cPrivateNoun && kind != cStore {
+		return "", "", 0, false // a flag carries nothing: "include its result", with no field named, says what the tool does when set
 	}
 	sev := High
 	switch {

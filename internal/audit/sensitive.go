@@ -121,7 +121,8 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 			switch {
 			case holdsDestination(after) || sendVia.Get().MatchString(target[start:end]):
 				sev, msg = High, msg+", and sends it elsewhere"
-			case ordered && fl != nil && (placeIn(target[start:end], fl.own) || valueOfParameter(fl)) && !aboutFile(path, fl.purpose, sf.about):
+			case ordered && fl != nil && (placeIn(target[start:end], fl.own) || valueOfParameter(fl) && !strings.HasPrefix(fl.path, wholePrefix) &&
+				!aboutFile(path, fl.about+" "+strings.ToLower(parameterOf(fl)), sf.about)) && !aboutFile(path, fl.purpose, sf.about): // (not env_file, "the .env whose variables are set as secrets")
 				sev, msg = High, msg+", and puts it in a field"
 			case fl != nil && aboutFile(path, fl.purpose, sf.about):
 				sev, msg = Low, msg+" (which its purpose is about)"

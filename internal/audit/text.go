@@ -67,8 +67,8 @@ func newView(s string) view {
 			out = " "
 		case r < utf8.RuneSelf:
 			out = string(unicode.ToLower(r))
-		case r == '’':
-			out = "'" // a typeset apostrophe: "don’t" as "don't"
+		case r == '’' || r == '‘':
+			out = "'" // typeset single quotes: "don’t" as "don't", ‘this’ as 'this'
 		default:
 			out = norm.NFKC.String(string(r))
 			if l, ok := canon.Confusable(r); ok && mapWord {
@@ -296,12 +296,14 @@ func (v view) span(orig string, start, end int) (int, int) {
 // white space. When they do not, the text was written with look-alike or
 // invisible characters to get past a reader.
 func plain(orig string, s, e int, v view, start, end int) bool {
-	o := strings.Map(func(r rune) rune { // full-width signs and digits, as CJK text writes them ("："), and a typeset apostrophe
+	o := strings.Map(func(r rune) rune { // full-width signs and digits, as CJK text writes them ("："), and typeset single quotes
 		if r >= 0xFF01 && r <= 0xFF5E && !unicode.IsLetter(r) {
 			return r - 0xFEE0
+		} else if r == '’' || r == '‘' {
+			return '\''
 		}
 		return r
-	}, strings.ReplaceAll(strings.Join(strings.Fields(strings.ToLower(orig[s:e])), " "), "’", "'"))
+	}, strings.Join(strings.Fields(strings.ToLower(orig[s:e])), " "))
 	w := strings.Join(strings.Fields(v.text[start:end]), " ")
 	if strings.ContainsAny(o, "şğçöü") {
 		o = strings.ReplaceAll(o, "ı", "i") // Turkish, where ı is a letter, not a look-alike
