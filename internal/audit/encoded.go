@@ -19,8 +19,9 @@ import (
 )
 
 // encodedRules decodes base64 and hex blocks, and a text that speaks of
-// ROT13, and reads what they say: an order hidden so.
-func encodedRules(fl field, f finder) []Finding {
+// ROT13, and reads what they say: an order hidden so. met are the
+// findings the text itself gave.
+func encodedRules(fl field, met []Finding, f finder) []Finding {
 	var out []Finding
 	text := fl.text
 	found := func(decoded string, s, e int, code string) {
@@ -74,25 +75,19 @@ func encodedRules(fl field, f finder) []Finding {
 	if lower := strings.ToLower(text); strings.Contains(lower, "rot13") || strings.Contains(lower, "rot-13") || strings.Contains(lower, "rot 13") {
 		found(rot13(text), 0, len(text), "ROT13")
 	}
-	return append(out, undoneRules(fl, f)...)
+	return append(out, undoneRules(fl, met, f)...)
 }
 
 // undoneRules reads a text with what was written to pass a reader
 // undone in place (escapes, letters separated by dots or dashes, ROT13
 // lines, leetspeak): a finding of medium or above that only the undone
-// text has is a finding of its own, which shows both texts.
-func undoneRules(fl field, f finder) []Finding {
-	var plain map[string]bool // the rules the text itself meets, read once
+// text has is a finding of its own, which shows both texts; met are the
+// findings of the text itself.
+func undoneRules(fl field, met []Finding, f finder) []Finding {
 	var out []Finding
 	for _, u := range undo(fl.text) {
-		if plain == nil {
-			plain = map[string]bool{}
-			for _, fd := range readAsProse(fl.text, fl) {
-				plain[fd.Rule] = true
-			}
-		}
 		for _, fd := range readAsProse(u.text, fl) {
-			if fd.Severity >= Medium && !plain[fd.Rule] && fd.Rule != RuleEncoded {
+			if fd.Severity >= Medium && !slices.ContainsFunc(met, func(m Finding) bool { return m.Rule == fd.Rule }) && fd.Rule != RuleEncoded {
 				d := f(RuleEncoded, High, fmt.Sprintf("hides text in %s that the %s rule finds", u.how, fd.Rule), u.s, u.e)
 				from := min(u.s, len(u.text))
 				for from > 0 && u.text[from-1] != ' ' && u.text[from-1] != '\n' { // from the word's start

@@ -97,7 +97,7 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 		out = append(out, phraseRulesIn(fl.text, v, f)...)
 		out = append(out, sensitiveFilesOf(fl.text, v, f, &fl)...)
 		out = append(out, otherTools(fl, own, f)...)
-		out = append(out, encodedRules(fl, f)...)
+		out = append(out, encodedRules(fl, out, f)...) // (what the text itself gave, to tell what only its decoding gives)
 		out = append(out, triggerRules(fl.text, v, f)...)
 		out = append(out, defaultDestination(fl, f)...)
 		out = append(out, defaultDestroys(fl, f)...)
