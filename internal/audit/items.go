@@ -34,14 +34,14 @@ func withinServer(s *auditee) []Finding {
 		ro, _ := nested(m, "annotations", "readOnlyHint").(bool)
 		destructive, set := nested(m, "annotations", "destructiveHint").(bool)
 		verb, destroys := firstWord(name), lexWords("destroyVerbs")
-		said := strings.TrimSuffix(strings.ToLower(cmp.Or(strings.Fields(clip(strings.TrimSpace(stringOf(m["description"])), 64))...)), "s") // its first word: "Deletes all…", delete
-		erases := []string{"delete", "purge", "wipe", "erase", "destroy", "overwrite"}                                                       // (not removes tags, drops duplicates)
-		switch {
-		case ro && (slices.Contains(erases, verb) || slices.Contains(erases, said)):
+		said := strings.ToLower(cmp.Or(strings.Fields(clip(strings.TrimSpace(stringOf(m["description"])), 64))...)) // its first word: "Deletes all…"
+		// a delete as sideEffect reads one in a parameter's name (not removes tags, drops duplicates)
+		switch erases := sideEffect(squash(verb)) == "deletes"; {
+		case ro && (erases || sideEffect(squash(said)) == "deletes"):
 			// a host asks before no read-only call: a delete marked so is made unasked
 			why := fmt.Sprintf("its name says it %ss", verb)
-			if !slices.Contains(erases, verb) {
-				why = fmt.Sprintf("its description says it %ss", said)
+			if !erases {
+				why = "its description says it " + said
 			}
 			out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Medium, Server: s.Name, Kind: "tool", Name: name, Field: "annotations.readOnlyHint",
 				Message: "says readOnlyHint: true, though " + why, Excerpt: canon.Show(name)})
