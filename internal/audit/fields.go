@@ -320,12 +320,15 @@ func wholeText(raw []byte, m map[string]any) (text, path string) {
 	for _, schema := range []string{"inputSchema", "outputSchema"} {
 		texts, names := inOrder(raw, schema, "description")
 		// a flag's text says what the tool does when set, unless it carries on the sentence before it
-		before := append([]string{cmp.Or(stringOf(m["description"]), ".")}, texts...)
-		for i := len(names) - 1; i >= 0; i-- {
-			if !carries(nested(m, schema, "properties", names[i])) && joint(before[i], texts[i]) == "\n" {
-				texts, names = slices.Delete(texts, i, i+1), slices.Delete(names, i, i+1)
+		k, before := 0, cmp.Or(stringOf(m["description"]), ".")
+		for i := range names { // (in one pass: a schema may hold thousands of flags)
+			if carries(nested(m, schema, "properties", names[i])) || joint(before, texts[i]) != "\n" {
+				texts[k], names[k] = texts[i], names[i]
+				k++
 			}
+			before = texts[i]
 		}
+		texts, names = texts[:k], names[:k]
 		if len(names) > 0 {
 			parts = append(parts, texts...)
 			path += fmt.Sprintf("+%s.properties.{%s}.description", schema, strings.Join(names, ","))
