@@ -37,7 +37,7 @@ func withinServer(s *auditee) []Finding {
 		said := strings.ToLower(cmp.Or(strings.Fields(clip(strings.TrimSpace(stringOf(m["description"])), 64))...)) // its first word: "Deletes all…"
 		// a delete as sideEffect reads one in a parameter's name (not removes tags, drops duplicates)
 		switch erases := sideEffect(squash(verb)) == "deletes"; {
-		case ro && (erases || sideEffect(squash(said)) == "deletes"):
+		case ro && (erases || sideEffect(squash(said)) == "deletes" || slices.Contains(lexWords("outward"), said)):
 			// a host asks before no read-only call: a delete marked so is made unasked
 			why := fmt.Sprintf("its name says it %ss", verb)
 			if !erases {

@@ -446,7 +446,10 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 	}
 	for _, sp := range s.f[cReveal] {
 		forbidden := s.near(cForbidden, sp, 8) || s.noNeed(sp)
-		if !forbidden && !s.negated(sp) && !s.after(cWithout, span{sp.first - 2, sp.first - 2, 0, 0, false}, 1) || s.userSays(sp) {
+		// "without telling"; "ohne es zu erwähnen" and "sans le dire" part them, and name the user (not "sin mostrar los duplicados")
+		without := s.after(cWithout, span{sp.first - 2, sp.first - 2, 0, 0, false}, 1) || sp.foreign && s.before(cWithout, sp.first, 3)
+		without = without && (!sp.foreign || s.near(cUser, sp, 12))
+		if !forbidden && !s.negated(sp) && !without || s.userSays(sp) {
 			continue
 		}
 		if s.after(cValueNoun, sp, 4) || s.after(cSecretNoun, sp, 4) || sp.foreign && slices.ContainsFunc(slices.Concat(s.f[cSecretNoun], s.f[cValueNoun]), func(o span) bool { return o.end <= sp.start && sp.start-o.end <= 40 }) {
