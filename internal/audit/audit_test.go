@@ -423,8 +423,6 @@ var honest = []string{
 	`{"name":"truncate_text","description":"Truncates a text to a length.","annotations":{"readOnlyHint":true}}`,
 	// posts and sends as nouns, not as the first word; a list returned without something in it, kept from no one
 	`{"name":"list_posts","description":"Lists the posts and sends of a campaign.","annotations":{"readOnlyHint":true}}`,
-	tool("liste_doublons", "Renvoie la liste sans afficher les doublons."),
-	tool("lista_duplicados", "Devuelve la lista sin mostrar los duplicados."),
 	tool("liste", "Gibt die Liste zurück, ohne Duplikate zu erwähnen."),
 	tool("sync_es", "Si los datos de otras herramientas están desactualizados, esta herramienta los vuelve a cargar."),
 	// read-only runs and reads a name calls a deploy's, a label removed: low at most

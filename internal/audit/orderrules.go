@@ -446,9 +446,8 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 	}
 	for _, sp := range s.f[cReveal] {
 		forbidden := s.near(cForbidden, sp, 8) || s.noNeed(sp)
-		// "without telling"; "ohne es zu erwähnen" and "sans le dire" part them, and name the user (not "sin mostrar los duplicados")
-		without := s.after(cWithout, span{sp.first - 2, sp.first - 2, 0, 0, false}, 1) || sp.foreign && s.before(cWithout, sp.first, 3)
-		without = without && (!sp.foreign || s.near(cUser, sp, 12))
+		// "without telling"; "ohne es zu erwähnen" parts them, and names the user (not "ohne Duplikate zu erwähnen")
+		without := s.after(cWithout, span{sp.first - 2, sp.first - 2, 0, 0, false}, 1) || sp.foreign && s.before(cWithout, sp.first, 3) && s.near(cUser, sp, 12)
 		if !forbidden && !s.negated(sp) && !without || s.userSays(sp) {
 			continue
 		}
