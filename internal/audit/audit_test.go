@@ -424,6 +424,10 @@ var honest = []string{
 	// posts and sends as nouns, not as the first word; a list returned without something in it, kept from no one
 	`{"name":"list_posts","description":"Lists the posts and sends of a campaign.","annotations":{"readOnlyHint":true}}`,
 	tool("liste", "Gibt die Liste zurück, ohne Duplikate zu erwähnen."),
+	// a tool's kind, not an act; secrets kept, in Spanish; a droplet's SSH keys, by id
+	tool("notify", "Every send tool reaches people outside this chat; always confirm the recipients and the text with the user before calling."),
+	tool("wiki_page", "Los asistentes de IA no deben pedir ni mostrar secretos."),
+	`{"name":"droplet-create","description":"Create a new droplet.","inputSchema":{"type":"object","properties":{"Name":{"type":"string"},"SSHKeys":{"type":"array","items":{"type":"string"},"description":"Array of SSH key IDs (numbers) or fingerprints (strings) to add to the droplet"}}}}`,
 	tool("sync_es", "Si los datos de otras herramientas están desactualizados, esta herramienta los vuelve a cargar."),
 	// read-only runs and reads a name calls a deploy's, a label removed: low at most
 	`{"name":"run_query","description":"Runs a read-only SQL query.","annotations":{"readOnlyHint":true}}`,

@@ -387,9 +387,9 @@ func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.usersAct) }
 
 // usersAct reports a verb the user is to do: the user just before it
 // ("ask the user to paste", "when they share"), or "them" between a verb
-// of telling and it ("remind them to store it in their password manager").
+// of telling and it ("remind them"); or no act, a tool's kind ("every send tool").
 func (s *sent) usersAct(sp span) bool {
-	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) {
+	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) || s.wordIn(sp.last+1, 1, "tool", "tools") {
 		return true
 	}
 	return slices.ContainsFunc(s.f[cUser], func(u span) bool {
