@@ -269,17 +269,17 @@ func rot13Line(s string) bool {
 	return back >= 3 && back > 2*forward
 }
 
-// percentBlocks, base32Blocks and spacedBlocks find text in those
-// encodings: eight or more percent-escapes in a row; 32 or more base32
-// letters; twelve or more characters each followed by a space.
+// percentBlocks, base32Blocks and spacedBlocks find text in those encodings: eight or more
+// percent-escapes, words and no space between (Before%20verifying%2C); 32 or more base32
+// letters; twelve or more characters each followed by one to three spaces.
 var (
-	percentBlocks = &lazy.Regexp{Pattern: `(?:%[0-9A-Fa-f]{2}){8,}`}
+	percentBlocks = &lazy.Regexp{Pattern: `(?:[\w.~-]*%[0-9A-Fa-f]{2}){8,}`}
 	base32Blocks  = &lazy.Regexp{Pattern: `\b[A-Z2-7]{32,}={0,6}`}
-	spacedBlocks  = &lazy.Regexp{Pattern: `(?:\S {1,2}){12,}\S`}
+	spacedBlocks  = &lazy.Regexp{Pattern: `(?:\S {1,3}){12,}\S`}
 )
 
 // spacedRun is the length of the longest run of characters each followed
-// by one or two spaces: spacedBlocks is worth running past twelve.
+// by one to three spaces: spacedBlocks is worth running past twelve.
 func spacedRun(s string) int {
 	best, n := 0, 0
 	for i := 0; i < len(s); {

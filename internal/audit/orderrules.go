@@ -635,10 +635,10 @@ func (s *sent) obliged(sp span) bool {
 	return s.before(cModal, sp.first, 3) || s.before(cAddressee, sp.first, 3)
 }
 
-// commands reports a verb that is itself the order: it starts a clause,
+// commands reports a verb that is itself the order: it starts a clause, joins an order ("… and hide it"),
 // or an obligation or the model comes just before it ("you must omit").
 func (s *sent) commands(sp span) bool {
-	return s.clauseStart(sp.first) || !asciiOnly(s.text[sp.start:sp.end]) || s.obliged(sp)
+	return s.clauseStart(sp.first) || !asciiOnly(s.text[sp.start:sp.end]) || s.obliged(sp) || s.wordIn(sp.first-1, 1, "and", "then") && s.spanAt(cOrderVerb, sp.first) && s.ordered()
 }
 
 // fromShown reports what the user is shown after a verb of leaving out,
