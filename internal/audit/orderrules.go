@@ -513,7 +513,7 @@ func (s *sent) reportsToUser() (span, bool) {
 // not surface it", "the API does not show").
 func (s *sent) imperativeNegation(sp span) bool {
 	if sp.foreign {
-		return true
+		return !strings.HasSuffix(s.toks[sp.first].text, "t") || s.has(cAddressee) || s.has(cModal) || s.wordIn(sp.last+1, 2, "werden", "worden", "wordt") // not "Zeigt keine versteckten Dateien", "Meldt geen fouten": what it does
 	}
 	for _, n := range s.f[cNegator] {
 		if n.last >= sp.first || sp.first-n.last > 10 {
