@@ -270,10 +270,10 @@ func rot13Line(s string) bool {
 }
 
 // percentBlocks, base32Blocks and spacedBlocks find text in those encodings: eight or more
-// percent-escapes, words and no space between (Before%20verifying%2C); 32 or more base32
-// letters; twelve or more characters each followed by one to three spaces.
+// percent-escapes in a row, or a word of them and words (Before%20verifying%2C, not a URL's
+// query); 32 or more base32 letters; twelve or more characters each followed by one to three spaces.
 var (
-	percentBlocks = &lazy.Regexp{Pattern: `(?:[\w.~-]*%[0-9A-Fa-f]{2}){8,}`}
+	percentBlocks = &lazy.Regexp{Pattern: `(?:%[0-9A-Fa-f]{2}){8,}|(?:^|\s)(?:[\w.~-]*%[0-9A-Fa-f]{2}){8,}[\w.~-]*`}
 	base32Blocks  = &lazy.Regexp{Pattern: `\b[A-Z2-7]{32,}={0,6}`}
 	spacedBlocks  = &lazy.Regexp{Pattern: `(?:\S {1,3}){12,}\S`}
 )

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,14 +33,15 @@ func withinServer(s *auditee) []Finding {
 		ro, _ := nested(m, "annotations", "readOnlyHint").(bool)
 		destructive, set := nested(m, "annotations", "destructiveHint").(bool)
 		verb, destroys := firstWord(name), lexWords("destroyVerbs")
-		said := strings.ToLower(cmp.Or(strings.Fields(clip(strings.TrimSpace(stringOf(m["description"])), 64))...)) // its first word: "Deletes all…"
+		words := append(strings.Fields(strings.ToLower(clip(strings.TrimSpace(stringOf(m["description"])), 64))), "", "")
+		said := words[0] // its first word: "Deletes all…" (and not a noun: "Sends of a campaign", "Publish status", "Sends nothing")
 		// a delete as sideEffect reads one in a parameter's name (not removes tags, drops duplicates)
 		switch erases := sideEffect(squash(verb)) == "deletes"; {
-		case ro && (erases || sideEffect(squash(said)) == "deletes" || slices.Contains(lexWords("outward"), said)):
+		case ro && (erases || sideEffect(squash(said)) == "deletes" || slices.Contains(lexWords("outward"), said) && !slices.Contains([]string{"of", "status", "nothing", "history", "log"}, strings.TrimRight(words[1], ".,:;"))):
 			// a host asks before no read-only call: a delete marked so is made unasked
 			why := fmt.Sprintf("its name says it %ss", verb)
 			if !erases {
-				why = "its description says it " + said
+				why = fmt.Sprintf("its description starts with %q", said)
 			}
 			out = append(out, Finding{Rule: RuleAnnotationMismatch, Severity: Medium, Server: s.Name, Kind: "tool", Name: name, Field: "annotations.readOnlyHint",
 				Message: "says readOnlyHint: true, though " + why, Excerpt: canon.Show(name)})

@@ -389,7 +389,7 @@ func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.usersAct) }
 // ("ask the user to paste", "when they share"), or "them" between a verb
 // of telling and it ("remind them"); or no act, a tool's kind ("every send tool").
 func (s *sent) usersAct(sp span) bool {
-	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) || s.wordIn(sp.last+1, 1, "tool", "tools") {
+	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) || s.wordIn(sp.last+1, 1, "tool", "tools") && s.wordIn(sp.first-1, 1, "every", "each", "any", "the", "a", "this", "that", "your", "our") {
 		return true
 	}
 	return slices.ContainsFunc(s.f[cUser], func(u span) bool {
@@ -446,8 +446,8 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 	}
 	for _, sp := range s.f[cReveal] {
 		forbidden := s.near(cForbidden, sp, 8) || s.noNeed(sp)
-		// "without telling"; "ohne es zu erwähnen" parts them, and names the user (not "ohne Duplikate zu erwähnen")
-		without := s.after(cWithout, span{sp.first - 2, sp.first - 2, 0, 0, false}, 1) || sp.foreign && s.before(cWithout, sp.first, 3) && s.near(cUser, sp, 12)
+		// "without telling"; "ohne es zu erwähnen" parts them, in an order to the model about the user (not "ohne Parameter zeigt")
+		without := s.after(cWithout, span{sp.first - 2, sp.first - 2, 0, 0, false}, 1) || sp.foreign && s.before(cWithout, sp.first, 3) && s.near(cUser, sp, 12) && s.has(cAddressee)
 		if !forbidden && !s.negated(sp) && !without || s.userSays(sp) {
 			continue
 		}
@@ -513,7 +513,7 @@ func (s *sent) reportsToUser() (span, bool) {
 // not surface it", "the API does not show").
 func (s *sent) imperativeNegation(sp span) bool {
 	if sp.foreign {
-		return !strings.HasSuffix(s.toks[sp.first].text, "t") || s.has(cAddressee) || s.has(cModal) || s.wordIn(sp.last+1, 2, "werden", "worden", "wordt") // not "Zeigt keine versteckten Dateien", "Meldt geen fouten": what it does
+		return !strings.HasSuffix(s.toks[sp.first].text, "t") || strings.ContainsFunc(s.toks[sp.first].text, func(r rune) bool { return r > 'ÿ' }) || s.has(cAddressee) || s.has(cModal) || s.wordIn(sp.last+1, 2, "werden", "worden", "wordt") // not "Zeigt keine versteckten Dateien", "Meldt geen fouten": what it does
 	}
 	for _, n := range s.f[cNegator] {
 		if n.last >= sp.first || sp.first-n.last > 10 {
@@ -635,10 +635,10 @@ func (s *sent) obliged(sp span) bool {
 	return s.before(cModal, sp.first, 3) || s.before(cAddressee, sp.first, 3)
 }
 
-// commands reports a verb that is itself the order: it starts a clause, joins an order ("… and hide it"),
+// commands reports a verb that is itself the order: it starts a clause,
 // or an obligation or the model comes just before it ("you must omit").
 func (s *sent) commands(sp span) bool {
-	return s.clauseStart(sp.first) || !asciiOnly(s.text[sp.start:sp.end]) || s.obliged(sp) || s.wordIn(sp.first-1, 1, "and", "then") && s.spanAt(cOrderVerb, sp.first) && s.ordered()
+	return s.clauseStart(sp.first) || !asciiOnly(s.text[sp.start:sp.end]) || s.obliged(sp)
 }
 
 // fromShown reports what the user is shown after a verb of leaving out,

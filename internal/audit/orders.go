@@ -472,7 +472,7 @@ func (s *sent) held(weak bool) (span, concept, bool) {
 	}
 	for _, c := range []concept{cHeldNoun, cSecretNoun, cPrivateNoun} {
 		for _, sp := range s.f[c] {
-			q := s.qualified(cHeldQual, sp) || weak && s.qualified(cHeldWeak, sp) || c != cHeldNoun && s.qualified(cHeldExtent, sp) || c == cSecretNoun && weak && s.before(cScopeAll, sp.first, 3)
+			q := s.qualified(cHeldQual, sp) || weak && s.qualified(cHeldWeak, sp) || c != cHeldNoun && s.qualified(cHeldExtent, sp)
 			if !derived(sp) && !s.where(sp) && !(c == cHeldNoun && s.source(sp)) && !s.publicKey(sp) && q && !s.ownPlace(c, sp) {
 				return sp, c, true
 			}
