@@ -207,7 +207,7 @@ esac
 		t.Errorf("the judge was run again for answers it had given")
 	}
 	junk := filepath.Join(dir, "junk.sh")
-	os.WriteFile(junk, []byte("#!/bin/sh\ncat >/dev/null\necho 'sure, looks fine'\n"), 0o700)
+	testkit.WriteScript(t, junk, []byte("#!/bin/sh\ncat >/dev/null\necho 'sure, looks fine'\n"), 0o700)
 	r = w.mcpv(t, "", args([]string{"audit", "--judge", junk, "--fail-on", "critical"}, s.cmd)...)
 	r.expect(t, 0, "", "gave no verdict: answered no verdict (sure, looks fine)", "")
 	w.mcpv(t, "", args([]string{"audit", "--judge", junk, "--judge-max", "0"}, s.cmd)...).expect(t, 2, "", "", "--judge-max")
@@ -223,7 +223,7 @@ func TestAuditJudgeInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	asked := filepath.Join(dir, "asked")
 	judge := filepath.Join(dir, "judge.sh")
-	os.WriteFile(judge, []byte("#!/bin/sh\ncat >/dev/null\necho asked >> "+asked+"\nexec sleep 3600\n"), 0o700)
+	testkit.WriteScript(t, judge, []byte("#!/bin/sh\ncat >/dev/null\necho asked >> "+asked+"\nexec sleep 3600\n"), 0o700)
 	snap := filepath.Join(dir, "snap.json")
 	os.WriteFile(snap, []byte(`{"mcpvSnapshot":1,"tools":[{"name":"add","description":"Adds two numbers."},{"name":"sub","description":"Subtracts."}]}`), 0o600)
 	ctx, cancel := context.WithCancelCause(context.Background())

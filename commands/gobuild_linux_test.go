@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -28,8 +29,8 @@ func TestStartBoundWaitsForGoBuild(t *testing.T) {
 	// A go command, as go run is: a build step, then the program. Each
 	// a script named as the toolchain's processes are, with no process
 	// of its own but for them (read is bash's own).
-	os.WriteFile(filepath.Join(bin, "go"), []byte("#!/bin/bash\n\"${0%/*}/compile\"\nexec \"$@\"\n"), 0o755)
-	os.WriteFile(filepath.Join(bin, "compile"), []byte("#!/bin/bash\nread -r _ < \""+fifo+"\"\n"), 0o755)
+	testkit.WriteScript(t, filepath.Join(bin, "go"), []byte("#!/bin/bash\n\"${0%/*}/compile\"\nexec \"$@\"\n"), 0o755)
+	testkit.WriteScript(t, filepath.Join(bin, "compile"), []byte("#!/bin/bash\nread -r _ < \""+fifo+"\"\n"), 0o755)
 	const connect = time.Second
 	clock := mcptest.NewClock()
 	done := make(chan result, 1)

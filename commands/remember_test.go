@@ -454,7 +454,7 @@ func TestRememberedServerThatNeverStarts(t *testing.T) {
 	script := filepath.Join(dir, "server.sh")
 	// The first run gets the modern demo server; the second the same
 	// command line, which then answers nothing.
-	os.WriteFile(script, []byte("#!/bin/sh\nif [ -e "+filepath.Join(dir, "mute")+" ]; then exec sleep 3600; fi\nexec \"$@\"\n"), 0o755)
+	testkit.WriteScript(t, script, []byte("#!/bin/sh\nif [ -e "+filepath.Join(dir, "mute")+" ]; then exec sleep 3600; fi\nexec \"$@\"\n"), 0o755)
 	w := newWorld(t)
 	server := []string{"--env", demoEnv + "=1", "--", script, os.Args[0]}
 	if r := mcpvIn(t, w.env, "", args([]string{"ping"}, server)...); r.code != 0 {

@@ -35,9 +35,7 @@ func fixtureServer(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "fixture-server")
 	script := "#!/bin/sh\n" + mcptest.EnvVar + "=spec=\"$1\" exec " + shellwords.Quote(os.Args[0]) + "\n"
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteScript(t, path, []byte(script), 0o755)
 	return path
 }
 

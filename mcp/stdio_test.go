@@ -494,9 +494,7 @@ func TestStartCommandNamesItsDirectory(t *testing.T) {
 		t.Errorf("StartCommand(an absolute path) = %v, want no directory named", err)
 	}
 	script := filepath.Join(dir, "server")
-	if err := os.WriteFile(script, []byte("#!/nonexistent/interpreter\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteScript(t, script, []byte("#!/nonexistent/interpreter\n"), 0o755)
 	_, err = StartCommand(CommandOptions{Path: "./server", Dir: dir})
 	if err == nil || strings.Contains(err.Error(), "looked for in") {
 		t.Errorf("StartCommand(a script whose interpreter is missing) = %v, want no directory named", err)

@@ -28,9 +28,7 @@ func TestStartUpIsNotTheChecksTime(t *testing.T) {
 		}
 	}
 	script := filepath.Join(t.TempDir(), "slow.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nsleep 4\nexec env '"+env+"' '"+os.Args[0]+"'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteScript(t, script, []byte("#!/bin/sh\nsleep 4\nexec env '"+env+"' '"+os.Args[0]+"'\n"), 0o755)
 	tg.Stdio = &mcp.CommandOptions{Path: script}
 	report, err := Run(context.Background(), tg, Options{Only: []string{"lifecycle.stdin-close", "lifecycle.version-echo"}, CheckTimeout: 3 * time.Second})
 	if err != nil {

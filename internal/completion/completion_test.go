@@ -9,6 +9,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // toy is a grammar with one of everything the model reads.
@@ -137,7 +138,7 @@ func TestBashQuotesServerNames(t *testing.T) {
 	dir := t.TempDir()
 	// The executable the line names stands in for mcpv: it lists the servers.
 	fakeMcpv := filepath.Join(dir, "mcpv")
-	os.WriteFile(fakeMcpv, []byte("#!/bin/sh\nprintf '%s\\n' 'github;touch pwned;#' plain\n"), 0o755)
+	testkit.WriteScript(t, fakeMcpv, []byte("#!/bin/sh\nprintf '%s\\n' 'github;touch pwned;#' plain\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, "mcpv.bash"), []byte(script), 0o644)
 	drive := `source "$1/mcpv.bash"
 COMP_WORDS=("$1/mcpv" --server "")

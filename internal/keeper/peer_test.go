@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 const dialEnv = "MCPV_KEEPER_TEST_DIAL"
@@ -80,9 +82,7 @@ func TestPeerOfAnotherUserRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	exe := filepath.Join(dir, "client")
-	if err := os.WriteFile(exe, bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteScript(t, exe, bin, 0o755)
 	other := exec.Command(exe, "-test.run=^$")
 	other.Env = append(os.Environ(), dialEnv+"="+paths.Socket)
 	other.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
