@@ -178,7 +178,7 @@ func TestAuditJudge(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "asked")
 	judge := filepath.Join(dir, "judge.sh")
-	os.WriteFile(judge, []byte(`#!/bin/sh
+	testkit.WriteScript(t, judge, []byte(`#!/bin/sh
 req=$(cat)
 echo "$req" >> `+log+`
 case "$req" in
@@ -269,7 +269,7 @@ func TestAuditJudgeSeesNoInheritedSecret(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "asked")
 	judge := filepath.Join(dir, "judge.sh")
-	os.WriteFile(judge, []byte(`#!/bin/sh
+	testkit.WriteScript(t, judge, []byte(`#!/bin/sh
 cat >> `+log+`
 env >> `+log+`
 echo '{"verdict":"honest","confidence":"high","reason":"fine"}'

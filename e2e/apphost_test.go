@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -53,7 +54,7 @@ func startApp(t *testing.T, browser, spec string, args ...string) *appRun {
 	for _, f := range headless(filepath.Join(dir, "profile")) {
 		flags = append(flags, shellwords.Quote(f))
 	}
-	os.WriteFile(script, []byte("#!/bin/sh\necho $$ > "+shellwords.Quote(r.pidFile)+"\nexec setsid "+shellwords.Quote(browser)+" "+strings.Join(flags, " ")+
+	testkit.WriteScript(t, script, []byte("#!/bin/sh\necho $$ > "+shellwords.Quote(r.pidFile)+"\nexec setsid "+shellwords.Quote(browser)+" "+strings.Join(flags, " ")+
 		" \"$1\" >"+shellwords.Quote(filepath.Join(dir, "browser.log"))+" 2>&1\n"), 0o755)
 	r.cmd = exec.Command(mcpvBin, append(append([]string{"app"}, args...), "--", os.Args[0])...)
 	r.cmd.Env = append(os.Environ(), mcptest.EnvVar+"=spec="+spec, "BROWSER="+script, "TMPDIR="+r.tmp)

@@ -28,6 +28,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/internal/release"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 func readImage(t *testing.T) (*release.Layout, string) {
@@ -150,9 +151,7 @@ func TestImageRuns(t *testing.T) {
 	c := img.Config.Config
 
 	bin := filepath.Join(t.TempDir(), "mcpv")
-	if err := os.WriteFile(bin, img.Data["usr/local/bin/mcpv"], 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteScript(t, bin, img.Data["usr/local/bin/mcpv"], 0o755)
 	out, err := exec.Command(bin, c.Cmd...).Output()
 	if err != nil || !strings.Contains(string(out), "Usage: mcpv") {
 		t.Errorf("mcpv %s: %v\n%.300s", strings.Join(c.Cmd, " "), err, out)
