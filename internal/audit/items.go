@@ -34,10 +34,10 @@ func withinServer(s *auditee) []Finding {
 		destructive, set := nested(m, "annotations", "destructiveHint").(bool)
 		verb, destroys := firstWord(name), lexWords("destroyVerbs")
 		words := append(strings.Fields(strings.ToLower(clip(strings.TrimSpace(stringOf(m["description"])), 64))), "", "")
-		said := words[0] // its first word: "Deletes all…" (and not a noun: "Sends of a campaign", "Publish status", "Sends nothing")
+		said := words[0] // its first word: "Deletes all…" (and the word after it, which may make it a noun: "Sends of a campaign")
 		// a delete as sideEffect reads one in a parameter's name (not removes tags, drops duplicates)
 		switch erases := sideEffect(squash(verb)) == "deletes"; {
-		case ro && (erases || sideEffect(squash(said)) == "deletes" || slices.Contains(lexWords("outward"), said) && !slices.Contains([]string{"of", "status", "nothing", "history", "log"}, strings.TrimRight(words[1], ".,:;"))):
+		case ro && (erases || sideEffect(squash(said)) == "deletes" || slices.Contains(lexWords("outward"), said) && !slices.Contains(strings.Split(lex("outward").attrs["notBefore"], "|"), strings.TrimRight(words[1], ".,:;"))):
 			// a host asks before no read-only call: a delete marked so is made unasked
 			why := fmt.Sprintf("its name says it %ss", verb)
 			if !erases {

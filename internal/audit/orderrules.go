@@ -383,12 +383,13 @@ var namedPlaceRe = &lazy.Regexp{Pattern: "\\b(?:in|into|as|under|to)\\s+(?:the\\
 // modelMoves is the first verb of moving data that the model is told to
 // do: not denied, and not the user's act ("ask the user to paste it",
 // "tell the user to keep it in their password manager").
-func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.usersAct) }
+func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.notModels) }
 
-// usersAct reports a verb the user is to do: the user just before it
-// ("ask the user to paste", "when they share"), or "them" between a verb
-// of telling and it ("remind them"); or no act, a tool's kind ("every send tool").
-func (s *sent) usersAct(sp span) bool {
+// notModels reports a verb of moving that is not the model's act: the
+// user's, the user just before it ("ask the user to paste", "when they
+// share") or "them" between a verb of telling and it ("remind them"); or
+// no act, a tool's kind ("every send tool").
+func (s *sent) notModels(sp span) bool {
 	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) || s.wordIn(sp.last+1, 1, "tool", "tools") && s.wordIn(sp.first-1, 1, "every", "each", "any", "the", "a", "this", "that", "your", "our") {
 		return true
 	}
@@ -513,7 +514,8 @@ func (s *sent) reportsToUser() (span, bool) {
 // not surface it", "the API does not show").
 func (s *sent) imperativeNegation(sp span) bool {
 	if sp.foreign {
-		return !strings.HasSuffix(s.toks[sp.first].text, "t") || strings.ContainsFunc(s.toks[sp.first].text, func(r rune) bool { return r > 'ÿ' }) || s.has(cAddressee) || s.has(cModal) || s.wordIn(sp.last+1, 2, "werden", "worden", "wordt") // not "Zeigt keine versteckten Dateien", "Meldt geen fouten": what it does
+		// a German or Dutch verb in -t (Latin-1, not "tiết"), no one addressed, no obligation, no passive, says what the tool does ("Zeigt keine …")
+		return !strings.HasSuffix(s.toks[sp.first].text, "t") || strings.ContainsFunc(s.toks[sp.first].text, func(r rune) bool { return r > 'ÿ' }) || s.has(cAddressee) || s.has(cModal) || s.wordIn(sp.last+1, 2, "werden", "worden", "wordt")
 	}
 	for _, n := range s.f[cNegator] {
 		if n.last >= sp.first || sp.first-n.last > 10 {
