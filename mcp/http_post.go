@@ -8,13 +8,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -25,32 +28,48 @@ import (
 func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 	ctx, stop := t.bind(ctx)
 	defer stop()
-	if IsModern(t.protocolVersion()) {
-		err := t.reissue(ctx, o, msg)
+	err := t.exchange(ctx, o, msg)
+	switch {
+	case err == nil, ctx.Err() != nil: // answered, or the caller gave up: the session knows
+	case errors.As(err, new(*AuthError)):
+		t.fail(err)
+	default:
+		t.push(inbound{err: &RequestError{ID: o.id, Err: err}})
+	}
+}
+
+// exchange POSTs a request and reads its answer. An answer lost
+// (resend.go) to a request that changes nothing is asked for again in
+// the modern era, which resumes no stream: the request is sent again as
+// a new one, under a new id, after the server's retry delay, up to
+// MaxResumes times; its response reaches the session under the
+// session's id. (The initialize era resumes a stream with Last-Event-ID,
+// and a session lost with its server is lost.) Any other request whose
+// answer is lost ends with a *LostError, in either era.
+func (t *HTTPTransport) exchange(ctx context.Context, o outgoing, msg []byte) error {
+	wire := o.id
+	for attempt := 1; ; attempt++ {
+		resp, err := t.post(ctx, msg, o)
+		if err == nil {
+			err = t.readAnswer(ctx, resp, o, wire)
+			resp.Body.Close()
+		}
+		var gone *answerLost
 		switch {
-		case err == nil, ctx.Err() != nil:
-		case errors.As(err, new(*AuthError)):
-			t.fail(err)
-		default:
-			t.push(inbound{err: &RequestError{ID: o.id, Err: err}})
+		case err == nil || ctx.Err() != nil || !errors.As(err, &gone):
+			return err
+		case !resendable(o.method):
+			return &LostError{Method: o.method, Err: gone.error}
+		case !IsModern(t.protocolVersion()):
+			return gone.error
+		case attempt > t.opts.MaxResumes:
+			return &TransportError{Op: o.method, Err: fmt.Errorf("its answer was lost %d times, and it was sent again each time; the last: %w", attempt, gone.error)}
 		}
-		return
-	}
-	resp, err := t.post(ctx, msg, o)
-	if err != nil {
-		if ctx.Err() != nil {
-			return // the caller gave up; the session knows
+		if !sleep(ctx, retryDelay(gone.retry, attempt)) {
+			return ctx.Err()
 		}
-		if errors.As(err, new(*AuthError)) {
-			t.fail(err)
-			return
-		}
-		t.push(inbound{err: &RequestError{ID: o.id, Err: err}})
-		return
-	}
-	defer resp.Body.Close()
-	if err := t.readAnswer(ctx, resp, o); err != nil && ctx.Err() == nil {
-		t.push(inbound{err: &RequestError{ID: o.id, Err: err}})
+		wire = mustJSON(fmt.Sprintf("%s-again-%d", bytes.Trim(o.id, `"`), attempt))
+		msg = withID(msg, wire)
 	}
 }
 
@@ -151,6 +170,11 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 		}
 	}
 	if err := statusError(resp, o); err != nil {
+		if resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout {
+			// A balancer's or a proxy's: it may have handed the request
+			// on, and got no answer.
+			return nil, lost(err)
+		}
 		return nil, err
 	}
 	return resp, nil
@@ -199,6 +223,10 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, s
 	t.mu.Lock()
 	endpoint, sid, version := t.endpoint, t.sessionID, t.version
 	t.mu.Unlock()
+	var wrote atomic.Bool // the request was written in full (net/http writes on a goroutine of its own)
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) {
+		wrote.Store(w.Err == nil)
+	}})
 	req := postRequest(ctx, endpoint, msg)
 	t.setHeaders(req, sid, version)
 	if IsModern(version) {
@@ -210,6 +238,9 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, s
 	req.Header["Content-Type"] = contentTypeJSON
 	req.Header["Accept"] = acceptAnswers
 	resp, err := t.do(req)
+	if err != nil && wrote.Load() {
+		err = lost(err) // delivered, and then the connection broke
+	}
 	return resp, sid, err
 }
 
@@ -339,20 +370,26 @@ func sameOrigin(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// readAnswer reads a request's answer: one JSON body, or an SSE stream that
-// is resumed until the response to o.id has come.
-func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o outgoing) error {
+// readAnswer reads a request's answer: one JSON body, or an SSE stream
+// that is resumed until the response has come. wire is the id the
+// request was sent under; its response reaches the session under o.id.
+func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o outgoing, wire json.RawMessage) error {
 	t.noteSession(resp, o)
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "text/event-stream":
-		return t.followStream(ctx, resp.Body, o.id)
+		return t.followStream(ctx, resp.Body, wire, o.id)
 	case "application/json":
 		body, large, err := t.readBody(ctx, resp.Body)
-		if err != nil {
+		switch {
+		case tooLarge(err):
 			return &TransportError{Op: "read answer", Err: err}
-		}
-		if isResponseTo(body, o.id) {
+		case err != nil:
+			return lost(&TransportError{Op: "read answer", Err: err})
+		case isResponseTo(body, wire):
+			if string(wire) != string(o.id) {
+				body = withID(body, o.id)
+			}
 			t.push(inbound{data: body, large: large})
 			return nil
 		}
@@ -366,7 +403,7 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 			return &CallError{Method: o.method, Err: rerr} // an error it could not tie to our id
 		}
 		t.push(inbound{data: body}) // notifications, perhaps
-		return &TransportError{Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", o.id)}}
+		return &TransportError{Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", wire)}}
 	default:
 		if t.isLegacy() {
 			return nil // the answer comes on the SSE stream

@@ -24,12 +24,18 @@ import (
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
-// followStream hands every message of a request's SSE answer to the session
-// until the response to id has come, resuming the stream with GET and
-// Last-Event-ID when it ends early (a dropped stream is not a cancellation).
-func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id json.RawMessage) error {
+// followStream hands every message of a request's SSE answer to the
+// session until the response to id has come, under the session's id as
+// (resend.go). A stream that ends before it is resumed with GET and
+// Last-Event-ID (a dropped stream is not a cancellation) in the
+// initialize era; in the modern era, which resumes none, and when the
+// resumption fails, the answer is lost.
+func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id, as json.RawMessage) error {
+	if string(as) == string(id) {
+		as = nil
+	}
 	r := newGatedSSEReader(ctx, body, t.large)
-	got, _, err := t.pump(ctx, r, id)
+	got, _, err := t.pumpAs(ctx, r, id, as)
 	r.done()
 	if got {
 		t.finish(body)
@@ -40,10 +46,13 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		return &TransportError{Op: "read answer", Err: err}
 	}
 	lastID, retry := r.LastID, r.Retry
+	if IsModern(t.protocolVersion()) {
+		return &answerLost{error: &TransportError{Op: "read answer", Err: errors.New("the response stream ended before the response")}, retry: retry}
+	}
 	var lastErr error // why the last resumption failed, if it did
 	for attempt := 1; attempt <= t.opts.MaxResumes; attempt++ {
 		if lastID == "" {
-			return &TransportError{Op: "read answer", Err: errors.New("the stream ended before the response, and without an event id it cannot be resumed")}
+			return lost(&TransportError{Op: "read answer", Err: errors.New("the stream ended before the response, and without an event id it cannot be resumed")})
 		}
 		if !sleep(ctx, retryDelay(retry, attempt)) {
 			return ctx.Err()
@@ -62,14 +71,14 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 				// Refused: asking again will not help. Nothing listens
 				// any more: the server has died; waiting out the
 				// backoff would only hide that.
-				return &TransportError{Op: "resume the answer's stream", Err: err}
+				return lost(&TransportError{Op: "resume the answer's stream", Err: err})
 			}
 			lastErr = err
 			continue
 		}
 		r = newGatedSSEReader(ctx, resp.Body, t.large)
 		r.LastID, r.Retry = lastID, retry
-		got, progressed, err := t.pump(ctx, r, id)
+		got, progressed, err := t.pumpAs(ctx, r, id, as)
 		r.done()
 		resp.Body.Close()
 		if got {
@@ -85,9 +94,9 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		lastErr = nil
 	}
 	if lastErr != nil {
-		return &TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections, the last: %w", t.opts.MaxResumes, lastErr)}
+		return lost(&TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections, the last: %w", t.opts.MaxResumes, lastErr)})
 	}
-	return &TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections", t.opts.MaxResumes)}
+	return lost(&TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections", t.opts.MaxResumes)})
 }
 
 // tooLarge reports whether a stream ended on a message over MaxMessage:
@@ -359,64 +368,6 @@ func maskedHeaders(h http.Header) string {
 	}
 	b.WriteByte('}')
 	return b.String()
-}
-
-// reissue follows a request of the modern era, which has no resumable
-// streams: a response stream that ends before the response loses the
-// request, and it is sent again as a new request with a new id
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),
-// after the server's retry delay, up to MaxResumes times. The response
-// reaches the session under the session's own id.
-func (t *HTTPTransport) reissue(ctx context.Context, o outgoing, msg []byte) error {
-	wire := o.id
-	for attempt := 0; ; attempt++ {
-		resp, err := t.post(ctx, msg, o)
-		if err != nil {
-			return err
-		}
-		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-		if mt != "text/event-stream" && string(wire) == string(o.id) {
-			err := t.readAnswer(ctx, resp, o)
-			resp.Body.Close()
-			return err
-		}
-		if mt != "text/event-stream" { // the answer to a request sent again
-			body, large, err := t.readBody(ctx, resp.Body)
-			resp.Body.Close()
-			switch {
-			case err != nil:
-				return &TransportError{Op: "read answer", Err: err}
-			case isResponseTo(body, wire):
-				t.push(inbound{data: withID(body, o.id), large: large})
-				return nil
-			}
-			if large {
-				t.large.release()
-			}
-			return &TransportError{Err: oddAnswer{fmt.Errorf("the server's answer holds no response to request %s", wire)}}
-		}
-		r := newGatedSSEReader(ctx, resp.Body, t.large)
-		got, _, err := t.pumpAs(ctx, r, wire, o.id)
-		r.done()
-		if got {
-			t.finish(resp.Body)
-		}
-		resp.Body.Close()
-		if tooLarge(err) {
-			return &TransportError{Op: "read answer", Err: err}
-		}
-		if got || ctx.Err() != nil {
-			return nil
-		}
-		if attempt >= t.opts.MaxResumes {
-			return &TransportError{Op: "read answer", Err: fmt.Errorf("the response stream ended before the response %d times; the request was sent again each time", attempt+1)}
-		}
-		if !sleep(ctx, retryDelay(r.Retry, attempt+1)) {
-			return nil
-		}
-		wire = mustJSON(fmt.Sprintf("%s-again-%d", bytes.Trim(o.id, `"`), attempt+1))
-		msg = withID(msg, wire)
-	}
 }
 
 // withID is msg with its id replaced.

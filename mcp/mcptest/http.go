@@ -288,6 +288,11 @@ func (x *Exchange) SSE() *SSEWriter {
 	return w
 }
 
+// Drop breaks the connection the request came on, without an answer or
+// with the rest of one begun: a server killed once it has read the
+// request. The hook must return nothing after it (it does not return).
+func (x *Exchange) Drop() { panic(http.ErrAbortHandler) }
+
 // Hold waits until the client goes away or the test ends: a stream held open.
 func (x *Exchange) Hold() {
 	select {

@@ -1,0 +1,168 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
+)
+
+// The ways an answer is lost once the server has read the request: a
+// replica killed mid-call, alone or behind a balancer.
+var losses = []struct {
+	name string
+	lose func(x *mcptest.Exchange)
+}{
+	{"the connection breaks once the request is read", func(x *mcptest.Exchange) { x.Drop() }},
+	{"a balancer answers 502", func(x *mcptest.Exchange) {
+		x.Status(http.StatusBadGateway, "<html><title>502 Bad Gateway</title></html>", "Content-Type", "text/html")
+	}},
+	{"a balancer answers 504", func(x *mcptest.Exchange) { x.Status(http.StatusGatewayTimeout, "") }},
+	{"the answer's stream ends before the response", func(x *mcptest.Exchange) {
+		e := x.SSE()
+		e.Raw("retry: 1\n")
+		e.Event("", note("working"))
+	}},
+	{"the answer's body is cut", func(x *mcptest.Exchange) {
+		x.W.Header().Set("Content-Type", "application/json")
+		x.W.Header().Set("Content-Length", "100")
+		x.W.WriteHeader(http.StatusOK)
+		io.WriteString(x.W, `{"jsonrpc":"2.0","id":`)
+		x.W.(http.Flusher).Flush()
+		x.Drop()
+	}},
+}
+
+// eras dials the fake in each era: the modern one, stateless, and the
+// initialize era's session.
+var eras = []struct {
+	name string
+	dial func(t *testing.T, post func(x *mcptest.Exchange) bool) (*httpConn, *mcptest.HTTPServer)
+}{
+	{"2026-07-28", func(t *testing.T, post func(x *mcptest.Exchange) bool) (*httpConn, *mcptest.HTTPServer) {
+		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: post})
+		h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+		h.tr.SetProtocolVersion(ModernVersion)
+		return h, srv
+	}},
+	{"initialize era", func(t *testing.T, post func(x *mcptest.Exchange) bool) (*httpConn, *mcptest.HTTPServer) {
+		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: post})
+		h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+		h.initialize(t)
+		return h, srv
+	}},
+}
+
+// A tools/call whose answer is lost is never sent again: it fails (a
+// transport error, exit 4) saying that the tool may or may not have run.
+func TestLostCallIsNotSentAgain(t *testing.T) {
+	t.Parallel()
+	for _, era := range eras {
+		for _, loss := range losses {
+			t.Run(era.name+"/"+loss.name, func(t *testing.T) {
+				t.Parallel()
+				h, srv := era.dial(t, answerTo("tools/call", loss.lose))
+				_, err := h.s.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"pay"}`))
+				var le *LostError
+				if !errors.As(err, &le) || !errors.As(err, new(*TransportError)) || !strings.Contains(err.Error(), "the tool may or may not have run") {
+					t.Errorf("Call = %v, want a *LostError (a transport error) saying the tool may have run", err)
+				}
+				if n := len(summary(srv.Requests(), rpc("tools/call"))); n != 1 {
+					t.Errorf("tools/call sent %d times, want once", n)
+				}
+			})
+		}
+	}
+}
+
+// In the modern era, which resumes no stream, a request that changes
+// nothing whose answer is lost is asked for again, under a new id, and
+// its answer reaches the caller. In the initialize era, where a stream
+// is resumed and a session dies with its server, it fails as it came,
+// sent once, and is no *LostError: it did nothing.
+func TestLostListIsAskedAgain(t *testing.T) {
+	t.Parallel()
+	for i, era := range eras {
+		for _, loss := range losses {
+			t.Run(era.name+"/"+loss.name, func(t *testing.T) {
+				t.Parallel()
+				var n atomic.Int32
+				h, srv := era.dial(t, answerTo("tools/list", func(x *mcptest.Exchange) {
+					if n.Add(1) == 1 {
+						loss.lose(x)
+						return
+					}
+					x.Reply(x.Result(`{"tools":[]}`))
+				}))
+				res, err := h.s.Call(testCtx(t), "tools/list", nil)
+				var ids []string
+				for _, r := range srv.Requests() {
+					if r.RPCMethod == "tools/list" {
+						ids = append(ids, string(r.ID))
+					}
+				}
+				if i > 0 {
+					if err == nil || errors.As(err, new(*LostError)) || len(ids) != 1 {
+						t.Errorf("Call = %s, %v, sent %d times; want it failed as it came, sent once", res, err, len(ids))
+					}
+					return
+				}
+				if err != nil || string(res) != `{"tools":[]}` {
+					t.Fatalf("Call = %s, %v", res, err)
+				}
+				if len(ids) != 2 || ids[0] == ids[1] {
+					t.Errorf("tools/list sent under ids %v, want twice under two", ids)
+				}
+			})
+		}
+	}
+}
+
+// A list whose answer is lost every time is asked for MaxResumes times
+// more, then fails.
+func TestLostListIsAskedAgainBoundedly(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: answerTo("tools/list", losses[3].lose)})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL, MaxResumes: 2}, SessionOptions{})
+	h.tr.SetProtocolVersion(ModernVersion)
+	_, err := h.s.Call(testCtx(t), "tools/list", nil)
+	if err == nil || errors.As(err, new(*LostError)) || !strings.Contains(err.Error(), "lost 3 times") {
+		t.Errorf("Call = %v, want the loss said after three sends", err)
+	}
+	if n := len(summary(srv.Requests(), rpc("tools/list"))); n != 3 {
+		t.Errorf("tools/list sent %d times, want 3", n)
+	}
+}
+
+// What was not delivered is no loss: a refusal (503 from a replica
+// that drains, read no further) and a connection nothing accepted are
+// failures of their own, which say nothing of a tool having run.
+func TestUndeliveredIsNoLoss(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: answerTo("tools/call", func(x *mcptest.Exchange) {
+		x.Status(http.StatusServiceUnavailable, "draining", "Retry-After", "1")
+	})})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	h.tr.SetProtocolVersion(ModernVersion)
+	_, err := h.s.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"pay"}`))
+	if err == nil || errors.As(err, new(*LostError)) {
+		t.Errorf("a 503: %v, want an error that is no loss", err)
+	}
+	if n := len(summary(srv.Requests(), rpc("tools/call"))); n != 1 {
+		t.Errorf("tools/call reached the server %d times, want once (the 503)", n)
+	}
+
+	gone := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true})
+	gone.Die()
+	h = dialHTTP(t, HTTPOptions{URL: gone.URL}, SessionOptions{})
+	h.tr.SetProtocolVersion(ModernVersion)
+	_, err = h.s.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"pay"}`))
+	if err == nil || errors.As(err, new(*LostError)) {
+		t.Errorf("nothing listening: %v, want an error that is no loss", err)
+	}
+}
