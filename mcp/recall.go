@@ -21,7 +21,8 @@ package mcp
 //     has no answer after firstAnswerWait, a probe goes out beside it
 //     (the request stays pending: a modern server busy with it answers
 //     the probe, or the request, and the request's answer is awaited on
-//     its own bound). The probe, and so the finding of a changed server,
+//     its own bound); a request unanswered goes again only when it
+//     changes nothing (resend.go), and any other fails with a *LostError. The probe, and so the finding of a changed server,
 //     is bounded by ConnectLimit from the first request's start, never by
 //     the request's timeout.
 //   - Otherwise server/discover goes at once, as the probe it is, and the
@@ -296,6 +297,11 @@ func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string
 		w.stop(false)
 		if ended.err != nil {
 			return nil, ended.err
+		}
+		if !resendable(method) {
+			// Delivered, and unanswered: it may have acted all the same
+			// (resend.go).
+			return nil, &methodError{method, &LostError{Method: method, Err: errors.New("the server did not answer it in the era remembered, and speaks another now")}}
 		}
 		return c.callWithin(ctx, b.left(), method, params)
 	}

@@ -376,6 +376,28 @@ func TestRecalledFreshDiscoverSilence(t *testing.T) {
 			m.assertQuiet(t)
 		})
 	})
+	t.Run("now of the initialize era, a call", func(t *testing.T) {
+		inBubble(t, func(t *testing.T) {
+			c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())
+			call := goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"pay"}`))
+			_, disc := requestAndProbe(t, m, "tools/call") // delivered, and unanswered
+			refuse(t, m, disc, CodeMethodNotFound, "Method not found")
+			ini := m.nextMsg(t)
+			if ini.Method != "initialize" {
+				t.Fatalf("sent %s, want initialize", ini.Method)
+			}
+			reply(t, m, ini, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}}}`)
+			if w := m.nextMsg(t); w.Method != "notifications/initialized" {
+				t.Fatalf("sent %s, want notifications/initialized", w.Method)
+			}
+			r := waitFor(t, call)
+			if !errors.As(r.err, new(*LostError)) || !strings.Contains(r.err.Error(), "the tool may or may not have run") {
+				t.Fatalf("call = %v, want a *LostError", r.err)
+			}
+			synctest.Wait()
+			m.assertQuiet(t) // not sent again
+		})
+	})
 	t.Run("still modern, busy with the request", func(t *testing.T) {
 		inBubble(t, func(t *testing.T) {
 			c, m := silentRecall(t, &Recall{State: rememberedModern, Fresh: true}, newHandClock())

@@ -48,7 +48,7 @@ func (e *LostError) Error() string {
 	if e.Method == "tools/call" {
 		acted = "the tool may or may not have run"
 	}
-	return fmt.Sprintf("the answer to %s was lost (%v): %s; it was not sent again", e.Method, e.Err, acted)
+	return fmt.Sprintf("its answer was lost (%v): %s; it was not sent again", e.Err, acted) // the session names the request
 }
 
 func (e *LostError) Unwrap() error { return e.Err }

@@ -69,8 +69,8 @@ func TestLostCallIsNotSentAgain(t *testing.T) {
 				h, srv := era.dial(t, answerTo("tools/call", loss.lose))
 				_, err := h.s.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"pay"}`))
 				var le *LostError
-				if !errors.As(err, &le) || !errors.As(err, new(*TransportError)) || !strings.Contains(err.Error(), "the tool may or may not have run") {
-					t.Errorf("Call = %v, want a *LostError (a transport error) saying the tool may have run", err)
+				if !errors.As(err, &le) || !errors.As(err, new(*TransportError)) || !strings.Contains(err.Error(), "the tool may or may not have run") || strings.Count(err.Error(), "tools/call") != 1 {
+					t.Errorf("Call = %v, want a *LostError (a transport error) saying the tool may have run, the method named once", err)
 				}
 				if n := len(summary(srv.Requests(), rpc("tools/call"))); n != 1 {
 					t.Errorf("tools/call sent %d times, want once", n)
