@@ -6,7 +6,11 @@
 # is stopped (SIGTERM: it drains) and started again: the 2026-07-28 era
 # loses no request; the initialize era loses at most the sessions the
 # stopped replica held, each with one clear error, and its clients go on
-# (a new session, on another replica). About 45 s.
+# (a new session, on another replica). Then, in each era, a slow call
+# whose replica is killed (SIGKILL) two seconds in: the tool ran once,
+# on that replica alone (HAProxy sends no request a replica read again),
+# and the client ends with exit 4 saying that the tool may or may not
+# have run. About 70 s.
 #
 # Needs HAProxy and jq (Debian: haproxy, jq); as root with apt-get it
 # installs them, otherwise it says so and fails.
@@ -36,7 +40,13 @@ trap cleanup EXIT
 
 go build -o "$work/mcpv" .
 go build -o "$work/demo" ./examples/demo-server
-printf 'servers:\n  demo:\n    command: %s\n' "$work/demo" >"$work/gateway.serve.yaml"
+# Each replica's demo server keeps what it is sent in runs.rN, where
+# the tool's runs are counted.
+for r in 1 2 3; do
+  printf '#!/bin/sh\ntee -a "%s/runs.r%s" | "%s/demo"\n' "$work" "$r" "$work" >"$work/member$r"
+  chmod +x "$work/member$r"
+  printf 'servers:\n  demo:\n    command: %s\n' "$work/member$r" >"$work/gateway$r.serve.yaml"
+done
 
 # Free ports on loopback: nothing answers a connection to them.
 free_port() {
@@ -60,7 +70,7 @@ haproxy -c -q -f "$work/haproxy.cfg"
 # Every replica takes the same bearer token, as behind a real balancer.
 export MCPV_HTTP_TOKEN=replicas-$RANDOM-$RANDOM-$RANDOM
 start_replica() {
-  "$work/mcpv" serve "$work/gateway.serve.yaml" --http "127.0.0.1:${port[$1]}" 2>>"$work/r$1.log" &
+  "$work/mcpv" serve "$work/gateway$1.serve.yaml" --http "127.0.0.1:${port[$1]}" 2>>"$work/r$1.log" &
   pid[r$1]=$!
 }
 healthy() { # URL: 200 within 30 s
@@ -114,6 +124,44 @@ echo "== the initialize era (sessions on their replica)"
 summary legacy
 jq -e '.errors <= 32 and .ok > 500 and (.interrupted | not)' "$work/legacy.json" >/dev/null ||
   { echo "   FAIL: more lost than the calls in flight on the stopped replica (at most 32, the sessions)"; fail=1; }
+
+# A slow call, its replica killed two seconds in: the tool runs once.
+killed() { # NAME SECONDS ERA-FLAGS...
+  local name=$1 seconds=$2 r="" runs rc=0 i
+  shift 2
+  "$work/mcpv" call demo__slow "seconds=$seconds" steps=1 "$@" -H "Authorization: Bearer $MCPV_HTTP_TOKEN" -u "$url" \
+    >"$work/$name.out" 2>"$work/$name.err" &
+  local client=$!
+  for i in $(seq 300); do # the replica that runs it: the one whose demo server was sent it
+    r=$(grep -l "\"seconds\":$seconds[,}]" "$work"/runs.r* 2>/dev/null | head -1 | sed 's/.*runs\.r//') || true
+    [ -n "$r" ] && break
+    sleep 0.1
+  done
+  if [ -z "$r" ]; then
+    echo "   FAIL: no replica was sent the call in 30 s"; fail=1
+    kill "$client" 2>/dev/null || true; wait "$client" || true; return
+  fi
+  sleep 2
+  kill -KILL "${pid[r$r]}"
+  wait "${pid[r$r]}" 2>/dev/null || true
+  unset "pid[r$r]"
+  wait "$client" || rc=$?
+  sleep "$seconds" # a call sent on to another replica would have reached it by now
+  runs=$(cat "$work"/runs.r* | grep -c "\"seconds\":$seconds[,}]" || true)
+  echo "   replica $r killed under it: the tool was sent to replicas $runs time(s); the client ended with exit $rc: $(head -c 400 "$work/$name.err")"
+  if [ "$runs" != 1 ]; then echo "   FAIL: the tool ran $runs times, want once"; fail=1; fi
+  if [ "$rc" != 4 ] || ! grep -q "the tool may or may not have run" "$work/$name.err"; then
+    echo "   FAIL: want exit 4, and the words \"the tool may or may not have run\""; fail=1
+  fi
+  start_replica "$r"
+  healthy "http://127.0.0.1:${port[$r]}/healthz"
+  sleep 1.5 # HAProxy's check finds it up again (rise 2, every 500 ms)
+}
+echo "== a slow call of the 2026-07-28 era, its replica killed (SIGKILL) two seconds in"
+killed modern-killed 7 --protocol-version 2026-07-28
+echo "== a slow call of the initialize era, its replica killed (SIGKILL) two seconds in"
+killed legacy-killed 8 --protocol-era legacy
+
 if [ "$fail" != 0 ]; then
   for r in 1 2 3; do echo "-- replica $r's log"; tail -20 "$work/r$r.log"; done
   echo "-- HAProxy's log"; tail -20 "$work/haproxy.log"

@@ -3,6 +3,8 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"errors"
 	"os"
 	"slices"
 	"strconv"
@@ -11,6 +13,10 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // The replicas' examples hold to what serve does: the guide's HAProxy
@@ -50,9 +56,22 @@ func TestReplicaExamples(t *testing.T) {
 		}
 		at += i + 1
 	}
-	for _, want := range []string{"uri " + HealthPath, "stick on req.hdr(Mcp-Session-Id)", "retry-on conn-failure empty-response 503"} {
+	for _, want := range []string{"uri " + HealthPath, "stick on req.hdr(Mcp-Session-Id)", "retry-on conn-failure 503", "option http-server-close"} {
 		if !bytes.Contains(cfg, []byte(want)) {
 			t.Errorf("haproxy.cfg lacks %q", want)
+		}
+	}
+	// HAProxy retries only what no replica read: a connection refused,
+	// and serve's 503, which it answers before it acts. Any other cause
+	// (empty-response, junk-response, response-timeout, a 502 or 504)
+	// replays a request that a replica read and may have acted on.
+	for _, l := range have {
+		if words := strings.Fields(l); len(words) > 0 && words[0] == "retry-on" {
+			for _, cause := range words[1:] {
+				if cause != "conn-failure" && cause != "503" && cause != "none" {
+					t.Errorf("haproxy.cfg: %q sends again a request a replica may have acted on (%s)", l, cause)
+				}
+			}
 		}
 	}
 
@@ -88,6 +107,19 @@ func TestReplicaExamples(t *testing.T) {
 	if err := yaml.NewDecoder(bytes.NewReader(manifest)).Decode(&deploy); err != nil || deploy.Kind != "Deployment" || len(deploy.Spec.Template.Spec.Containers) != 1 {
 		t.Fatalf("the manifest's Deployment: %v %+v", err, deploy)
 	}
+	// A Deployment and a Service send no request again; an ingress or a
+	// mesh route added here would need its retries looked at.
+	for dec := yaml.NewDecoder(bytes.NewReader(manifest)); ; {
+		var obj struct {
+			Kind string `yaml:"kind"`
+		}
+		if err := dec.Decode(&obj); err != nil {
+			break
+		}
+		if obj.Kind != "Deployment" && obj.Kind != "Service" {
+			t.Errorf("the manifest holds a %s: whether it sends a request again is not known here", obj.Kind)
+		}
+	}
 	pod := deploy.Spec.Template.Spec
 	c := pod.Containers[0]
 	for _, p := range []probe{c.Readiness, c.Liveness} {
@@ -102,5 +134,36 @@ func TestReplicaExamples(t *testing.T) {
 	// it is killed.
 	if time.Duration(pod.Grace)*time.Second < DrainGrace+5*time.Second {
 		t.Errorf("terminationGracePeriodSeconds %d leaves the drain (%s) no time", pod.Grace, DrainGrace)
+	}
+}
+
+// A server behind serve that dies once it has read a tools/call is not
+// sent the call again: the client is told that the tool may or may not
+// have run, as serve's own client was.
+func TestUpstreamDiesMidCallRunsOnce(t *testing.T) {
+	t.Parallel()
+	fake := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod == "tools/call" {
+			x.Drop()
+		}
+		return false
+	}})
+	srv := startServer(t, servetest.Settings(fake.URL, "legacy", nil), nil, false)
+	for _, era := range []string{"modern", "legacy"} {
+		c, _ := servetest.HTTPClient(t, serveHTTP(t, srv, ""), era, "x")
+		before := len(fake.Requests())
+		_, err := c.Call(t.Context(), "tools/call", json.RawMessage(`{"name":"pay","arguments":{}}`))
+		if !errors.As(err, new(*mcp.CallError)) || !strings.Contains(err.Error(), "the tool may or may not have run") {
+			t.Errorf("%s client: %v, want the relay's error saying the tool may have run", era, err)
+		}
+		calls := 0
+		for _, r := range fake.Requests()[before:] {
+			if r.RPCMethod == "tools/call" {
+				calls++
+			}
+		}
+		if calls != 1 {
+			t.Errorf("%s client: the server was sent the call %d times, want once", era, calls)
+		}
 	}
 }
