@@ -126,7 +126,7 @@ func (t *HTTPTransport) runGetStream(opened, sent chan struct{}) {
 		} else {
 			r := newGatedSSEReader(t.ctx, resp.Body, t.large)
 			r.LastID, r.Retry = lastID, retry
-			_, progressed, _ := t.pump(t.ctx, r, nil)
+			_, progressed, _ := t.pump(t.ctx, r, nil, nil)
 			r.done()
 			resp.Body.Close()
 			lastID, retry = r.LastID, r.Retry
@@ -191,7 +191,7 @@ func (t *HTTPTransport) startLegacy(ctx context.Context) error {
 		t.endpoint, t.legacy = u, true
 		t.streams.Go(func() { // legacy SSE stream: ends with the stream: when the server closes it or the transport closes
 			defer cancel()
-			t.pump(sctx, r, nil)
+			t.pump(sctx, r, nil, nil)
 			r.done()
 			resp.Body.Close()
 			t.fail(&TransportError{Op: "legacy SSE", Err: errors.New("the server closed its event stream")})

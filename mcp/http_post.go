@@ -63,7 +63,7 @@ func (t *HTTPTransport) exchange(ctx context.Context, o outgoing, msg []byte) er
 		case !IsModern(t.protocolVersion()):
 			return gone.error
 		case attempt > t.opts.MaxResumes:
-			return &TransportError{Op: o.method, Err: fmt.Errorf("its answer was lost %d times, and it was sent again each time; the last: %w", attempt, gone.error)}
+			return &TransportError{Err: fmt.Errorf("its answer was lost %d times, and it was sent again each time; the last: %w", attempt, gone.error)}
 		}
 		if !sleep(ctx, retryDelay(gone.retry, attempt)) {
 			return ctx.Err()

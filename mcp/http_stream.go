@@ -35,7 +35,7 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		as = nil
 	}
 	r := newGatedSSEReader(ctx, body, t.large)
-	got, _, err := t.pumpAs(ctx, r, id, as)
+	got, _, err := t.pump(ctx, r, id, as)
 	r.done()
 	if got {
 		t.finish(body)
@@ -78,7 +78,7 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		}
 		r = newGatedSSEReader(ctx, resp.Body, t.large)
 		r.LastID, r.Retry = lastID, retry
-		got, progressed, err := t.pumpAs(ctx, r, id, as)
+		got, progressed, err := t.pump(ctx, r, id, as)
 		r.done()
 		resp.Body.Close()
 		if got {
@@ -93,10 +93,11 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 		lastID, retry = r.LastID, r.Retry
 		lastErr = nil
 	}
+	err = fmt.Errorf("the stream ended before the response; gave up after %d reconnections", t.opts.MaxResumes)
 	if lastErr != nil {
-		return lost(&TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections, the last: %w", t.opts.MaxResumes, lastErr)})
+		err = fmt.Errorf("%w, the last: %w", err, lastErr)
 	}
-	return lost(&TransportError{Op: "read answer", Err: fmt.Errorf("the stream ended before the response; gave up after %d reconnections", t.opts.MaxResumes)})
+	return lost(&TransportError{Op: "read answer", Err: err})
 }
 
 // tooLarge reports whether a stream ended on a message over MaxMessage:
@@ -121,14 +122,9 @@ func finishWithin(body io.ReadCloser, wait time.Duration) {
 }
 
 // pump hands the data of each event to the session; it stops at the end of the
-// stream or once the response to id has been handed over.
-func (t *HTTPTransport) pump(ctx context.Context, r *sseReader, id json.RawMessage) (got, progressed bool, err error) {
-	return t.pumpAs(ctx, r, id, nil)
-}
-
-// pumpAs is pump for a request re-issued under the id wire: its response
-// reaches the session under the id the session gave it, as.
-func (t *HTTPTransport) pumpAs(ctx context.Context, r *sseReader, id, as json.RawMessage) (got, progressed bool, err error) {
+// stream or once the response to id has been handed over, under the id
+// the session gave it, as, when that is another (resend.go).
+func (t *HTTPTransport) pump(ctx context.Context, r *sseReader, id, as json.RawMessage) (got, progressed bool, err error) {
 	for {
 		ev, err := r.Next()
 		if err != nil {

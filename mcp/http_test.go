@@ -674,7 +674,7 @@ func TestResponseDetachedBeforeHandover(t *testing.T) {
 	r := newSSEReader(strings.NewReader(`data: {"jsonrpc":"2.0","id":1,"result":{}}` + "\n\n"))
 	got := make(chan bool)
 	go func() {
-		ok, _, _ := tr.pump(ctx, r, json.RawMessage(`1`))
+		ok, _, _ := tr.pump(ctx, r, json.RawMessage(`1`), nil)
 		got <- ok
 	}()
 	time.Sleep(20 * time.Millisecond) // the pump waits at the handover

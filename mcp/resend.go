@@ -1,31 +1,23 @@
 package mcp
 
-// A request whose answer is lost. Once a request is delivered (written in
-// full, and not refused) the server may have acted on it, whatever
-// becomes of its answer: the connection breaks, a balancer in front
-// answers 502 or 504 for a replica that died, the answer's stream or body
-// ends before the response. Sending it again could act twice (a mail sent,
-// a payment made twice), so mcpv sends again only a request that changes
-// nothing (resendable); any other ends with a *LostError, which says
-// that it may or may not have run. What was certainly not delivered (a
-// connection refused, a refusal such as 404 for a session the server does
-// not know) is no loss, and its handling is its own.
+// A request whose answer is lost once it was delivered (written in full,
+// and not refused): the connection breaks, a balancer in front answers
+// 502 or 504 for a replica that died, the answer's stream or body ends
+// early. The server may have acted on it, and sending it again could act
+// twice (a mail, a payment): only a request that changes nothing is sent
+// again; any other ends with a *LostError. What was not delivered (a
+// connection refused, a 404 for a session unknown) is no loss.
 
 import (
 	"fmt"
 	"time"
 )
 
-// resendable reports whether method changes nothing at the server, so
-// that it may be sent again when its answer is lost: the requests of the
-// specification that only read (ping, server/discover, the lists,
-// resources/read, prompts/get, completion/complete, tasks/get,
-// tasks/list and tasks/result) and subscriptions/listen, which only asks
-// to hear and whose end ends it. Every other request may act: tools/call
-// above all; initialize (a session), logging/setLevel,
-// resources/subscribe and unsubscribe, tasks/cancel and tasks/update
-// change what the server keeps; and a method mcpv does not know is
-// taken to act.
+// resendable reports whether method changes nothing at the server: the
+// specification's requests that only read, and subscriptions/listen,
+// which only asks to hear. tools/call, initialize, logging/setLevel,
+// resources/subscribe and unsubscribe, tasks/cancel and tasks/update act
+// or change what the server keeps, and an unknown method may.
 func resendable(method string) bool {
 	switch method {
 	case "ping", "server/discover", "resources/read", "prompts/get", "completion/complete",
@@ -35,9 +27,9 @@ func resendable(method string) bool {
 	return isList(method)
 }
 
-// LostError is a request whose answer was lost after it was delivered
-// and that changes what a server holds or does: the server may or may
-// not have acted on it, and it was not sent again.
+// LostError is a request that may act whose answer was lost after it was
+// delivered: the server may or may not have acted on it, and it was not
+// sent again.
 type LostError struct {
 	Method string
 	Err    error // how the answer was lost
@@ -62,5 +54,4 @@ type answerLost struct {
 
 func (e *answerLost) Unwrap() error { return e.error }
 
-// lost marks err as an answer lost.
 func lost(err error) error { return &answerLost{error: err} }

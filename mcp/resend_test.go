@@ -131,7 +131,7 @@ func TestLostListIsAskedAgainBoundedly(t *testing.T) {
 	h := dialHTTP(t, HTTPOptions{URL: srv.URL, MaxResumes: 2}, SessionOptions{})
 	h.tr.SetProtocolVersion(ModernVersion)
 	_, err := h.s.Call(testCtx(t), "tools/list", nil)
-	if err == nil || errors.As(err, new(*LostError)) || !strings.Contains(err.Error(), "lost 3 times") {
+	if err == nil || errors.As(err, new(*LostError)) || !strings.Contains(err.Error(), "lost 3 times") || strings.Count(err.Error(), "tools/list") != 1 {
 		t.Errorf("Call = %v, want the loss said after three sends", err)
 	}
 	if n := len(summary(srv.Requests(), rpc("tools/list"))); n != 3 {
