@@ -68,6 +68,9 @@ func TestImageLayout(t *testing.T) {
 	}
 	for _, img := range l.Images {
 		arch := img.Platform.Architecture
+		if want := "v0.0.0-SNAPSHOT-ci-linux-" + arch; img.Tag != want {
+			t.Errorf("%s: tagged %q in index.json, want %q (umoci --image DIR:TAG takes one platform by its tag)", arch, img.Tag, want)
+		}
 		c := img.Config.Config
 		labels := c.Labels
 		for k, want := range map[string]string{

@@ -14,7 +14,11 @@
 #                     default ~/.cache/mcpv/nfpm, keyed by its files)
 #   OUT/mcpv-image.tar
 #                     the container image, both platforms, as an OCI image
-#                     layout (commands/mcpv-release image)
+#                     layout (commands/mcpv-release image), unpacked as
+#                     built by skopeo and umoci (Debian's packages,
+#                     installed as root with apt-get where missing), each
+#                     platform by its tag: a tool that cannot be had or
+#                     cannot unpack it fails the build
 #   OUT/mcpv_*_linux_*.tar.gz, OUT/*.tar.gz.spdx.json
 #                     the Linux archives and an SBOM of each (commands/mcpv-release sbom),
 #                     as the release writes them
@@ -83,6 +87,40 @@ done
 go run ./commands/mcpv-release image -version "v$version" -revision "$commit" -created "$date" \
 	-bin "linux/amd64=$out/mcpv_linux_amd64/mcpv" -bin "linux/arm64=$out/mcpv_linux_arm64/mcpv" \
 	-o "$out/mcpv-image.tar" >"$out/mcpv-image.digest"
+
+# The image as built, unpacked by the tools that read a layout without a
+# daemon, each platform by its tag (v...-linux-ARCH): skopeo copies it out
+# of the tar, umoci unpacks the layout itself into a runtime bundle, and
+# each bundle's mcpv is that platform's build. Another apt-get (CI's) may
+# hold dpkg's lock: it is waited for.
+apt_install() {
+	[ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || return 0
+	local i apt=(apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "$@")
+	DEBIAN_FRONTEND=noninteractive "${apt[@]}" >/dev/null 2>&1 && return
+	for i in 1 2 3 4 5 6; do
+		apt-get -o DPkg::Lock::Timeout=900 update -qq >/dev/null 2>&1 && break
+		sleep 20
+	done
+	DEBIAN_FRONTEND=noninteractive "${apt[@]}" >/dev/null 2>&1 || true
+}
+command -v umoci >/dev/null && command -v skopeo >/dev/null || apt_install umoci skopeo
+for tool in umoci skopeo; do
+	command -v "$tool" >/dev/null || die "$tool is required to unpack the image (Debian: apt-get install umoci skopeo)" 2
+done
+unpack=$(mktemp -d)
+trap 'rm -rf "$unpack"' EXIT
+mkdir "$unpack/layout"
+tar -xf "$out/mcpv-image.tar" -C "$unpack/layout"
+for arch in amd64 arm64; do
+	tag=v$version-linux-$arch
+	skopeo copy -q "oci-archive:$out/mcpv-image.tar:$tag" "dir:$unpack/skopeo-$arch" ||
+		die "skopeo cannot copy $tag out of the image"
+	umoci unpack --rootless --image "$unpack/layout:$tag" "$unpack/bundle-$arch" >/dev/null ||
+		die "umoci cannot unpack $tag"
+	cmp -s "$unpack/bundle-$arch/rootfs/usr/local/bin/mcpv" "$out/mcpv_linux_$arch/mcpv" ||
+		die "umoci unpacked $tag, and its /usr/local/bin/mcpv is not the linux/$arch build"
+done
+echo "the image unpacked by skopeo $(skopeo --version | awk '{print $3}') and umoci $(umoci --version | awk '{print $3}'), each platform by its tag"
 
 # The archives, as .goreleaser.yaml's archives lay them out (the guides
 # and the skill left out), and an SBOM of each, as its sboms make one.

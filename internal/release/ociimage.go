@@ -2,9 +2,14 @@ package release
 
 // WriteImage writes a container image as an OCI image layout
 // (https://github.com/opencontainers/image-spec/blob/main/image-layout.md)
-// in a tar file, without a container engine: an index.json naming one
-// image index, which names a manifest for each platform, each with its
-// config and one gzip-compressed layer of the files given.
+// in a tar file, without a container engine: an image index, which names
+// a manifest for each platform, each with its config and one
+// gzip-compressed layer of the files given. index.json names the image
+// index by the tag, and each manifest, with its platform, by a tag of its
+// own, TAG-OS-ARCH (PlatformTag), as the layout specification's own
+// example does: a tool that takes one image of a layout by its tag
+// (umoci's --image DIR:TAG, which finds two manifests under the index's
+// tag and calls it ambiguous) takes a platform by its tag.
 //
 // The same input gives the same bytes: every entry is dated by the
 // image's creation time, the blobs are written in a fixed order, and
@@ -148,6 +153,7 @@ func WriteImage(w io.Writer, img Image) (string, error) {
 	}
 	var blobs blobSet
 	index := Index{SchemaVersion: 2, MediaType: MediaTypeIndex, Annotations: annotations}
+	var tagged []Descriptor // each platform's manifest, by its own tag
 	for _, p := range img.Platforms {
 		layer, diffID, err := layerOf(p.Files, img.Created)
 		if err != nil {
@@ -165,10 +171,15 @@ func WriteImage(w io.Writer, img Image) (string, error) {
 		desc := blobs.addJSON(MediaTypeManifest, manifest)
 		desc.Platform = &PlatformSpec{Architecture: p.Architecture, OS: p.OS, Variant: p.Variant}
 		index.Manifests = append(index.Manifests, desc)
+		desc.Annotations = map[string]string{RefName: PlatformTag(img.Tag, *desc.Platform)}
+		if slices.ContainsFunc(tagged, func(d Descriptor) bool { return d.Annotations[RefName] == desc.Annotations[RefName] }) {
+			return "", fmt.Errorf("%s/%s: given twice", p.OS, p.Architecture)
+		}
+		tagged = append(tagged, desc)
 	}
 	top := blobs.addJSON(MediaTypeIndex, index)
 	top.Annotations = map[string]string{RefName: img.Tag}
-	outer, err := json.Marshal(Index{SchemaVersion: 2, MediaType: MediaTypeIndex, Manifests: []Descriptor{top}})
+	outer, err := json.Marshal(Index{SchemaVersion: 2, MediaType: MediaTypeIndex, Manifests: append([]Descriptor{top}, tagged...)})
 	if err != nil {
 		return "", err
 	}
@@ -205,6 +216,10 @@ func WriteImage(w io.Writer, img Image) (string, error) {
 	}
 	return top.Digest, tw.Close()
 }
+
+// PlatformTag is the tag index.json gives the manifest of platform p of
+// the image tagged tag: "v1.2.3-linux-amd64".
+func PlatformTag(tag string, p PlatformSpec) string { return tag + "-" + p.OS + "-" + p.Architecture }
 
 // layerOf returns files as a gzip-compressed tar and the digest of the
 // uncompressed tar (the config's diff_id).

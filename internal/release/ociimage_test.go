@@ -1,8 +1,10 @@
 package release
 
 import (
+	"archive/tar"
 	"bytes"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"strings"
 	"testing"
@@ -130,5 +132,77 @@ func TestIndexJSONNamesTheTag(t *testing.T) {
 	raw, _ := json.Marshal(l.Index)
 	if !strings.Contains(string(raw), `"platform":{"architecture":"arm64","os":"linux","variant":"v8"}`) {
 		t.Errorf("index %s lacks arm64's platform", raw)
+	}
+}
+
+// index.json names the image index by the tag, and each platform's
+// manifest, with its platform, by a tag of its own: a tool that unpacks
+// one image of a layout by its tag, as umoci does (--image DIR:TAG,
+// which walks from the entries so named to every manifest they reach,
+// and refuses a tag that reaches more than one), takes each platform by
+// its tag; skopeo takes the whole index by the tag, as the release pushes
+// it.
+func TestIndexJSONTagsEachPlatform(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := WriteImage(&buf, testImage()); err != nil {
+		t.Fatal(err)
+	}
+	var outer Index
+	blobs := map[string][]byte{}
+	for tr := tar.NewReader(&buf); ; {
+		hdr, err := tr.Next()
+		if err != nil {
+			break
+		}
+		data, _ := io.ReadAll(tr)
+		if hdr.Name == "index.json" {
+			json.Unmarshal(data, &outer)
+		}
+		blobs["sha256:"+strings.TrimPrefix(hdr.Name, "blobs/sha256/")] = data
+	}
+	// The manifests a tag reaches, as umoci resolves it.
+	reached := func(tag string) (platforms []string) {
+		var walk func(d Descriptor)
+		walk = func(d Descriptor) {
+			if d.MediaType == MediaTypeManifest {
+				var m Manifest
+				json.Unmarshal(blobs[d.Digest], &m)
+				var c ImageConfig
+				json.Unmarshal(blobs[m.Config.Digest], &c)
+				platforms = append(platforms, c.OS+"/"+c.Architecture)
+				return
+			}
+			var idx Index
+			json.Unmarshal(blobs[d.Digest], &idx)
+			for _, m := range idx.Manifests {
+				walk(m)
+			}
+		}
+		for _, d := range outer.Manifests {
+			if d.Annotations[RefName] == tag {
+				walk(d)
+			}
+		}
+		return platforms
+	}
+	for tag, want := range map[string][]string{
+		"1.2.3":             {"linux/amd64", "linux/arm64"},
+		"1.2.3-linux-amd64": {"linux/amd64"},
+		"1.2.3-linux-arm64": {"linux/arm64"},
+	} {
+		if got := reached(tag); !cmp.Equal(got, want) {
+			t.Errorf("tag %s reaches %v, want %v", tag, got, want)
+		}
+	}
+	for _, d := range outer.Manifests[1:] {
+		if d.Platform == nil {
+			t.Errorf("index.json's entry %s does not say its platform", d.Annotations[RefName])
+		}
+	}
+
+	img := testImage()
+	img.Platforms = append(img.Platforms, img.Platforms[0])
+	if _, err := WriteImage(new(bytes.Buffer), img); err == nil || !strings.Contains(err.Error(), "linux/amd64: given twice") {
+		t.Errorf("Write with linux/amd64 twice: %v", err)
 	}
 }

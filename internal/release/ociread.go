@@ -21,10 +21,11 @@ type Layout struct {
 	Entries []string // the tar's own entries, in order
 }
 
-// PlatformImage is one manifest of the index, its config, and its
-// layers' files by path (directories end in "/").
+// PlatformImage is one manifest of the index, its tag in index.json,
+// its config, and its layers' files by path (directories end in "/").
 type PlatformImage struct {
 	Platform PlatformSpec
+	Tag      string
 	Manifest Manifest
 	Config   ImageConfig
 	Files    map[string]*tar.Header
@@ -32,8 +33,11 @@ type PlatformImage struct {
 }
 
 // Read reads a layout tar as Write writes one: index.json naming one image
-// index, of single-platform manifests with gzip-compressed tar layers.
-// The mismatch of a digest, a size or a layer's diff_id is an error.
+// index, of single-platform manifests with gzip-compressed tar layers,
+// and each of those manifests by its platform's tag. The mismatch of a
+// digest, a size or a layer's diff_id is an error, and so is a tag that
+// names two things or a manifest that index.json does not name as the
+// image index does.
 func ReadImage(r io.Reader) (*Layout, error) {
 	l := &Layout{}
 	blobs := map[string][]byte{}
@@ -79,8 +83,8 @@ func ReadImage(r io.Reader) (*Layout, error) {
 	if err := json.Unmarshal(outer, &top); err != nil {
 		return nil, fmt.Errorf("index.json: %w", err)
 	}
-	if len(top.Manifests) != 1 || top.Manifests[0].MediaType != MediaTypeIndex {
-		return nil, fmt.Errorf("index.json names %d entries, not the one image index", len(top.Manifests))
+	if len(top.Manifests) == 0 || top.Manifests[0].MediaType != MediaTypeIndex {
+		return nil, errors.New("index.json does not name the image index first")
 	}
 	l.Tag, l.Digest = top.Manifests[0].Annotations[RefName], top.Manifests[0].Digest
 	data, err := blob(top.Manifests[0])
@@ -90,11 +94,24 @@ func ReadImage(r io.Reader) (*Layout, error) {
 	if err := json.Unmarshal(data, &l.Index); err != nil {
 		return nil, fmt.Errorf("image index: %w", err)
 	}
-	for _, d := range l.Index.Manifests {
+	if len(top.Manifests) != 1+len(l.Index.Manifests) {
+		return nil, fmt.Errorf("index.json names %d entries, not the image index and its %d manifests", len(top.Manifests), len(l.Index.Manifests))
+	}
+	tags := map[string]bool{l.Tag: true}
+	for i, d := range l.Index.Manifests {
 		if d.Platform == nil {
 			return nil, fmt.Errorf("manifest %s has no platform", d.Digest)
 		}
-		img := PlatformImage{Platform: *d.Platform, Files: map[string]*tar.Header{}, Data: map[string][]byte{}}
+		named := top.Manifests[1+i]
+		tag := PlatformTag(l.Tag, *d.Platform)
+		if named.Digest != d.Digest || named.Platform == nil || *named.Platform != *d.Platform || named.Annotations[RefName] != tag {
+			return nil, fmt.Errorf("index.json's entry %d is not manifest %s of %s/%s, tagged %s", 1+i, d.Digest, d.Platform.OS, d.Platform.Architecture, tag)
+		}
+		if tags[tag] {
+			return nil, fmt.Errorf("index.json names two entries %s", tag)
+		}
+		tags[tag] = true
+		img := PlatformImage{Platform: *d.Platform, Tag: tag, Files: map[string]*tar.Header{}, Data: map[string][]byte{}}
 		if data, err = blob(d); err != nil {
 			return nil, err
 		}
