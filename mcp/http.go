@@ -24,11 +24,8 @@ package mcp
 //     opening.
 //   - A stream that ends before the response is resumed with GET and
 //     Last-Event-ID after the server's retry delay, a bounded number of
-//     times, in the initialize era. An answer lost for good (the
-//     connection broken once the request went, a 502 or 504 from a
-//     balancer in front, a stream of the modern era, which resumes none)
-//     is asked for again only for a request that changes nothing; any
-//     other request may have acted, and fails saying so (resend.go).
+//     times, in the initialize era; an answer lost for good is asked for
+//     again only for a request that changes nothing (resend.go).
 //   - A 404 to a POST that carried a session id means the session expired: the
 //     transport replays the initialize it saw, once, and repeats the POST.
 //   - Close DELETEs the session (bounded), then ends every stream.

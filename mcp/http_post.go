@@ -38,14 +38,11 @@ func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 	}
 }
 
-// exchange POSTs a request and reads its answer. An answer lost
-// (resend.go) to a request that changes nothing is asked for again in
-// the modern era, which resumes no stream: the request is sent again as
-// a new one, under a new id, after the server's retry delay, up to
-// MaxResumes times; its response reaches the session under the
-// session's id. (The initialize era resumes a stream with Last-Event-ID,
-// and a session lost with its server is lost.) Any other request whose
-// answer is lost ends with a *LostError, in either era.
+// exchange POSTs a request and reads its answer. A lost answer
+// (resend.go) to a request that changes nothing is asked for again in the
+// modern era, which resumes no stream: sent again under a new id, after
+// the retry delay, up to MaxResumes times, its response handed over under
+// the session's id. Any other lost answer is a *LostError, in either era.
 func (t *HTTPTransport) exchange(ctx context.Context, o outgoing, msg []byte) error {
 	wire := o.id
 	for attempt := 1; ; attempt++ {
