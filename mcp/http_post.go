@@ -40,9 +40,10 @@ func (t *HTTPTransport) request(ctx context.Context, o outgoing, msg []byte) {
 
 // exchange POSTs a request and reads its answer. A lost answer
 // (resend.go) to a request that changes nothing is asked for again in the
-// modern era, which resumes no stream: sent again under a new id, after
-// the retry delay, up to MaxResumes times, its response handed over under
-// the session's id. Any other lost answer is a *LostError, in either era.
+// modern era, which resumes no stream (but after a balancer's 502 or 504,
+// which it would answer again): sent again under a new id, after the
+// retry delay, up to MaxResumes times, its response handed over under the
+// session's id. Any other lost answer is a *LostError, in either era.
 func (t *HTTPTransport) exchange(ctx context.Context, o outgoing, msg []byte) error {
 	wire := o.id
 	for attempt := 1; ; attempt++ {
@@ -55,9 +56,9 @@ func (t *HTTPTransport) exchange(ctx context.Context, o outgoing, msg []byte) er
 		switch {
 		case err == nil || ctx.Err() != nil || !errors.As(err, &gone):
 			return err
-		case !resendable(o.method):
+		case !resendable(o.method) && o.method != "initialize": // a session opened twice does nothing of the user's
 			return &LostError{Method: o.method, Err: gone.error}
-		case !IsModern(t.protocolVersion()):
+		case !resendable(o.method), gone.answered, !IsModern(t.protocolVersion()):
 			return gone.error
 		case attempt > t.opts.MaxResumes:
 			return &TransportError{Err: fmt.Errorf("its answer was lost %d times, and it was sent again each time; the last: %w", attempt, gone.error)}
@@ -170,7 +171,7 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 		if resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusGatewayTimeout {
 			// A balancer's or a proxy's: it may have handed the request
 			// on, and got no answer.
-			return nil, lost(err)
+			return nil, &answerLost{error: err, answered: true}
 		}
 		return nil, err
 	}

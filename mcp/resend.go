@@ -50,6 +50,9 @@ func (e *LostError) Unwrap() error { return e.Err }
 type answerLost struct {
 	error
 	retry time.Duration // the delay the server's stream asked for, if any
+	// answered: a balancer's 502 or 504, which it would answer again at
+	// once: a request that changes nothing is not sent again either.
+	answered bool
 }
 
 func (e *answerLost) Unwrap() error { return e.error }

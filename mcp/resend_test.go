@@ -82,7 +82,8 @@ func TestLostCallIsNotSentAgain(t *testing.T) {
 
 // In the modern era, which resumes no stream, a request that changes
 // nothing whose answer is lost is asked for again, under a new id, and
-// its answer reaches the caller. In the initialize era, where a stream
+// its answer reaches the caller; not after a balancer's 502 or 504, which
+// it would answer again at once. In the initialize era, where a stream
 // is resumed and a session dies with its server, it fails as it came,
 // sent once, and is no *LostError: it did nothing.
 func TestLostListIsAskedAgain(t *testing.T) {
@@ -106,7 +107,7 @@ func TestLostListIsAskedAgain(t *testing.T) {
 						ids = append(ids, string(r.ID))
 					}
 				}
-				if i > 0 {
+				if i > 0 || strings.Contains(loss.name, "balancer") {
 					if err == nil || errors.As(err, new(*LostError)) || len(ids) != 1 {
 						t.Errorf("Call = %s, %v, sent %d times; want it failed as it came, sent once", res, err, len(ids))
 					}
@@ -164,5 +165,20 @@ func TestUndeliveredIsNoLoss(t *testing.T) {
 	_, err = h.s.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"pay"}`))
 	if err == nil || errors.As(err, new(*LostError)) {
 		t.Errorf("nothing listening: %v, want an error that is no loss", err)
+	}
+}
+
+// An initialize whose answer is lost fails as it came: a session opened
+// twice does nothing of the user's, and nothing is said of acting.
+func TestLostInitializeIsNoLostError(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: answerTo("initialize", losses[0].lose)})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+	_, err := Initialize(testCtx(t), h.s, ClientOptions{Info: testInfo()})
+	if err == nil || errors.As(err, new(*LostError)) || strings.Contains(err.Error(), "may or may not") {
+		t.Errorf("Initialize = %v, want the loss as it came", err)
+	}
+	if n := len(summary(srv.Requests(), rpc("initialize"))); n != 1 {
+		t.Errorf("initialize sent %d times, want once", n)
 	}
 }
