@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -236,10 +237,17 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, s
 	req.Header["Content-Type"] = contentTypeJSON
 	req.Header["Accept"] = acceptAnswers
 	resp, err := t.do(req)
-	if err != nil && wrote.Load() {
+	if err != nil && wrote.Load() && brokeOff(err) {
 		err = lost(err) // delivered, and then the connection broke
 	}
 	return resp, sid, err
+}
+
+// brokeOff reports whether err is a connection that ended or was reset
+// under a request, not a refusal (a dial, an authorization layer's).
+func brokeOff(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &op) && op.Op != "dial"
 }
 
 // The values of the headers every POST carries, shared: net/http copies a

@@ -182,3 +182,38 @@ func TestLostInitializeIsNoLostError(t *testing.T) {
 		t.Errorf("initialize sent %d times, want once", n)
 	}
 }
+
+// refusingLayer is an authorization layer over the client's transport
+// that gives up on a 401 with an error of its own, as mcpv's OAuth layer
+// does once it has tried.
+type refusingLayer struct{ inner http.RoundTripper }
+
+func (l refusingLayer) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := l.inner.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		resp.Body.Close()
+		return nil, errors.New("the server still refuses; giving up")
+	}
+	return resp, err
+}
+
+// A request written in full and then refused by a layer above the
+// connection was answered: it is no loss, and is not sent again.
+func TestRefusedAboveTheConnectionIsNoLoss(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: func(x *mcptest.Exchange) bool {
+		x.Status(http.StatusUnauthorized, "")
+		return true
+	}})
+	pool := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(pool.CloseIdleConnections)
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL, Client: &http.Client{Transport: refusingLayer{pool}}}, SessionOptions{})
+	h.tr.SetProtocolVersion(ModernVersion)
+	_, err := h.s.Call(testCtx(t), "tools/list", nil)
+	if err == nil || !strings.Contains(err.Error(), "giving up") || strings.Contains(err.Error(), "lost") {
+		t.Errorf("Call = %v, want the layer's refusal as it came", err)
+	}
+	if n := len(summary(srv.Requests(), rpc("tools/list"))); n != 1 {
+		t.Errorf("tools/list sent %d times, want once", n)
+	}
+}
