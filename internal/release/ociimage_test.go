@@ -206,3 +206,16 @@ func TestIndexJSONTagsEachPlatform(t *testing.T) {
 		t.Errorf("Write with linux/amd64 twice: %v", err)
 	}
 }
+
+// A layout whose index.json tags a platform otherwise than its
+// platform says is refused: a tag must name what it says.
+func TestReadRefusesAMisnamedPlatform(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := WriteImage(&buf, testImage()); err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Replace(buf.Bytes(), []byte(`"1.2.3-linux-arm64"`), []byte(`"1.2.3-linux-amd64"`), 1)
+	if _, err := ReadImage(bytes.NewReader(data)); err == nil || !strings.Contains(err.Error(), "tagged 1.2.3-linux-arm64") {
+		t.Errorf("ReadImage of a misnamed platform: %v", err)
+	}
+}
