@@ -112,6 +112,7 @@ var Faults = []string{
 	"mint-session",            // (modern) a session id minted
 	// mcpv check, round two: first contact, one defect one failure, the misses
 	"pretty-json",              // (stdio) every message written over several lines, indented
+	"spaced-json",              // (stdio) every message spaced as Python's json.dumps writes it, a space after each comma and colon: no fault, the same messages
 	"string-ids",               // every integer id answered as a string ("1" for 1)
 	"null-id-errors",           // every error to a request sent with a null id
 	"duplicate-responses",      // (stdio) every response sent twice
@@ -432,7 +433,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 // stdio: messages over several lines, responses twice, a byte order mark
 // before each, plain text instead.
 func (s *Spec) shaped(out specOut) specOut {
-	if out.http || !s.has("pretty-json") && !s.has("duplicate-responses") && !s.has("bom") && !s.has("text-answers") {
+	if out.http || !s.has("pretty-json") && !s.has("spaced-json") && !s.has("duplicate-responses") && !s.has("bom") && !s.has("text-answers") {
 		return out
 	}
 	send := out.send
@@ -447,6 +448,8 @@ func (s *Spec) shaped(out specOut) specOut {
 			if json.Indent(&b, []byte(line), "", "  ") == nil {
 				line = b.String()
 			}
+		case s.has("spaced-json"):
+			line = spaced(line)
 		}
 		send(line)
 		if s.has("duplicate-responses") && member(json.RawMessage(line), "method") == nil && member(json.RawMessage(line), "id") != nil {
@@ -454,6 +457,28 @@ func (s *Spec) shaped(out specOut) specOut {
 		}
 	}
 	return out
+}
+
+// spaced is a compact JSON text with a space after each comma and colon
+// outside its strings.
+func spaced(text string) string {
+	var b strings.Builder
+	in, escaped := false, false
+	for i := range len(text) {
+		c := text[i]
+		b.WriteByte(c)
+		switch {
+		case escaped:
+			escaped = false
+		case in && c == '\\':
+			escaped = true
+		case c == '"':
+			in = !in
+		case !in && (c == ',' || c == ':'):
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }
 
 // after sends what some faults send after an answer.
