@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,7 +53,7 @@ func read(root, dir, path string, key []byte) (f *file, sig []byte, why string) 
 	if err := safedir.Check(root, dir); err != nil {
 		return nil, nil, err.Error()
 	}
-	data, err := readPrivate(path, MaxFileBytes)
+	data, err := safefile.ReadMine(path, MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, ""
 	}
@@ -72,25 +71,10 @@ func read(root, dir, path string, key []byte) (f *file, sig []byte, why string) 
 	return &out, sig, ""
 }
 
-// readPrivate reads path, a private file (openPrivate) of at most max
-// bytes.
-func readPrivate(path string, max int64) ([]byte, error) {
-	f, err := openPrivate(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(data)) > max {
-		err = fmt.Errorf("%s is larger than %d bytes", path, max)
-	}
-	return data, err
-}
-
 // readKey is the key the state files of dir are signed with, nil when
 // there is none to trust.
 func readKey(dir string) []byte {
-	key, err := readPrivate(filepath.Join(dir, keyFile), sha256.Size)
+	key, err := safefile.ReadMine(filepath.Join(dir, keyFile), sha256.Size)
 	if err != nil || len(key) != sha256.Size {
 		return nil
 	}
@@ -124,28 +108,6 @@ func sign(key, data []byte) []byte {
 	mac := hmac.New(sha256.New, key)
 	mac.Write(data)
 	return hex.AppendEncode(nil, mac.Sum(nil))
-}
-
-// openPrivate opens path for reading when it is a regular file, not a
-// link, the user's and readable by nobody else; it never blocks (a FIFO
-// put in its place).
-func openPrivate(path string) (*os.File, error) {
-	f, err := safefile.OpenNoFollow(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file", path)
-	}
-	if err == nil {
-		err = judgePrivate(f, fi)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
 
 // write writes f at s.path, signed with the key of s.dir (made if need
@@ -240,14 +202,4 @@ func prune(dir, keep string, max int64) {
 			total -= f.size
 		}
 	}
-}
-
-// judgePrivate refuses a file that is not the user's, or that others may
-// read (its mode on Unix, its access list on Windows).
-func judgePrivate(f *os.File, fi os.FileInfo) error {
-	why, _, err := safefile.Judge(f.Name(), f, fi, safefile.Mine|safefile.Unread)
-	if err == nil && why != "" {
-		err = fmt.Errorf("%s %s", f.Name(), why)
-	}
-	return err
 }

@@ -112,7 +112,7 @@ var Faults = []string{
 	"mint-session",            // (modern) a session id minted
 	// mcpv check, round two: first contact, one defect one failure, the misses
 	"pretty-json",              // (stdio) every message written over several lines, indented
-	"spaced-json",              // (stdio) every message spaced as Python's json.dumps writes it, a space after each comma and colon: no fault, the same messages
+	"spaced-json",              // (stdio) every message on one line, spaced as Python's json.dumps spaces it: no fault, the same messages
 	"string-ids",               // every integer id answered as a string ("1" for 1)
 	"null-id-errors",           // every error to a request sent with a null id
 	"duplicate-responses",      // (stdio) every response sent twice
@@ -448,8 +448,11 @@ func (s *Spec) shaped(out specOut) specOut {
 			if json.Indent(&b, []byte(line), "", "  ") == nil {
 				line = b.String()
 			}
-		case s.has("spaced-json"):
-			line = spaced(line)
+		case s.has("spaced-json"): // json.Indent's lines, each but the first after a space
+			var b bytes.Buffer
+			if json.Indent(&b, []byte(line), "", "") == nil {
+				line = strings.ReplaceAll(b.String(), "\n", " ")
+			}
 		}
 		send(line)
 		if s.has("duplicate-responses") && member(json.RawMessage(line), "method") == nil && member(json.RawMessage(line), "id") != nil {
@@ -457,28 +460,6 @@ func (s *Spec) shaped(out specOut) specOut {
 		}
 	}
 	return out
-}
-
-// spaced is a compact JSON text with a space after each comma and colon
-// outside its strings.
-func spaced(text string) string {
-	var b strings.Builder
-	in, escaped := false, false
-	for i := range len(text) {
-		c := text[i]
-		b.WriteByte(c)
-		switch {
-		case escaped:
-			escaped = false
-		case in && c == '\\':
-			escaped = true
-		case c == '"':
-			in = !in
-		case !in && (c == ',' || c == ':'):
-			b.WriteByte(' ')
-		}
-	}
-	return b.String()
 }
 
 // after sends what some faults send after an answer.
