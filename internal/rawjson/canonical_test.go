@@ -106,3 +106,26 @@ func BenchmarkCanonical(b *testing.B) {
 		})
 	}
 }
+
+// Same: one document written otherwise (spacing, key order, escapes, a
+// key given twice) is the same; another value is not; text that is no
+// JSON is none.
+func TestSame(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{`{"name":"s","version":"1"}`, "{ \"version\": \"1\",\n  \"name\": \"s\" }", true},
+		{`{"i":"<b> & é"}`, `{"i":"\u003cb\u003e \u0026 \u00e9"}`, true},
+		{`{"a":1,"a":2}`, `{"a":2}`, true},
+		{`{"a":[1,2]}`, `{"a":[2,1]}`, false},
+		{`{"version":"1"}`, `{"version":"2"}`, false},
+		{`{"n":1}`, `{"n":1.0}`, false}, // a number as written
+		{``, `{"a":`, true},
+		{`{}`, ``, false},
+	} {
+		if got := Same([]byte(tt.a), []byte(tt.b)); got != tt.same {
+			t.Errorf("Same(%s, %s) = %v", tt.a, tt.b, got)
+		}
+	}
+}

@@ -604,6 +604,12 @@ func TestTheSameServerWrittenOtherwise(t *testing.T) {
 					t.Errorf("run %d: the file was written again, though what it holds is the same", run)
 				}
 			}
+			// Spaced as ever, but of another version: another server.
+			s = open()
+			s.Opened(mcp.State{Version: era.Version, Modern: era.Modern, InitializeResult: json.RawMessage(strings.Replace(string(era.InitializeResult), `"version": "1"`, `"version": "2"`, 1))})
+			if lookupTool(s) != nil {
+				t.Error("a server of another version answered from what was kept")
+			}
 		})
 	}
 }
@@ -619,6 +625,20 @@ func TestAKeyNotToBeTrusted(t *testing.T) {
 			os.Symlink(target, path)
 		},
 		"readable by others": func(t *testing.T, path string, key []byte) { os.WriteFile(path, key, 0o644) },
+		"a named pipe": func(t *testing.T, path string, _ []byte) {
+			if err := mkfifo(path); err != nil {
+				t.Skip(err)
+			}
+		},
+		"another user's": func(t *testing.T, path string, key []byte) {
+			if os.Getuid() != 0 {
+				t.Skip("needs a second user: root can make a file another user's")
+			}
+			os.WriteFile(path, key, 0o600)
+			if err := os.Chown(path, 65534, 65534); err != nil {
+				t.Skip(err)
+			}
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir, root := place(t)
