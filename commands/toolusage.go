@@ -99,7 +99,11 @@ func screenful(d string) (head, more string) {
 		return d, ""
 	}
 	rest := strings.TrimPrefix(d[len(head):], "\n")
-	return head, fmt.Sprintf("… %d more bytes, %d lines, left out", len(rest), strings.Count(rest, "\n")+1)
+	more = fmt.Sprintf("… %d more bytes", len(rest))
+	if n := strings.Count(rest, "\n") + 1; n > 1 {
+		more += fmt.Sprintf(" in %d lines", n)
+	}
+	return head, more + " left out"
 }
 
 // writeProperties writes s's properties, one a line, sorted, required
