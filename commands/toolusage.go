@@ -31,17 +31,11 @@ type usageSchema struct {
 }
 
 // A usage block shows what a server wrote to a screen's worth, on a
-// terminal or off it: a description to helpLines lines or helpBytes
-// bytes, whichever comes first, an argument's name to nameBytes and the
-// rest of its line to noteBytes, helpArgs arguments. What is left out is
-// said, with the command that shows it all.
-const (
-	helpLines = 40
-	helpBytes = 4 << 10
-	nameBytes = 64
-	noteBytes = 200
-	helpArgs  = 100
-)
+// terminal or off it, and says what it left out and how to see it all: a
+// description to helpLines lines or helpBytes bytes, whichever comes
+// first, an argument's name and its note to lineBytes each, helpArgs
+// arguments.
+const helpLines, helpBytes, lineBytes, helpArgs = 40, 4 << 10, 200, 100
 
 // toolUsage is def's usage block: how to call it, its description, each
 // argument (its key=value form, type, whether required, its values, its
@@ -88,12 +82,8 @@ func toolUsage(def mcp.Tool, description string) string {
 // and what says how much was left out ("" when nothing was).
 func screenful(d string) (head, more string) {
 	head, _ = safetext.Cut(d, helpBytes)
-	for i, n := 0, 0; i < len(head); i++ {
-		if head[i] == '\n' {
-			if n++; n == helpLines {
-				head = head[:i]
-			}
-		}
+	if lines := strings.SplitAfterN(head, "\n", helpLines+1); len(lines) > helpLines {
+		head = strings.TrimSuffix(strings.Join(lines[:helpLines], ""), "\n")
 	}
 	if len(head) == len(d) {
 		return d, ""
@@ -141,8 +131,8 @@ func writeProperties(b *strings.Builder, s usageSchema, sep, whole string) {
 		if d, _, _ := strings.Cut(strings.TrimSpace(p.Description), "\n"); d != "" {
 			notes = append(notes, d)
 		}
-		head := safetext.Line(safetext.Clip(k, nameBytes)) + sep + placeholder(s.Properties[k])
-		heads, tails = append(heads, head), append(tails, safetext.Line(safetext.Clip(strings.Join(notes, "; "), noteBytes)))
+		head := safetext.Line(safetext.Clip(k, lineBytes)) + sep + placeholder(s.Properties[k])
+		heads, tails = append(heads, head), append(tails, safetext.Line(safetext.Clip(strings.Join(notes, "; "), lineBytes)))
 		width = max(width, min(len(head), 32))
 	}
 	for i, head := range heads {
