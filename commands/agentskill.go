@@ -3,7 +3,6 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -147,7 +146,8 @@ func dollarLines(examples string) []string {
 // written where the agents look for it, for the user (~/.claude/skills,
 // read by Claude Code, and ~/.agents/skills, by Codex and the agents of
 // the open skills standard) or, with --project, for this directory's
-// project (.claude/skills, .agents/skills); it says where, as JSON.
+// project (.claude/skills, .agents/skills), through no symbolic link; it
+// says where, as JSON.
 func installSkill(words []string, env connect.Env) (string, error) {
 	install, project := false, false
 	for _, w := range words {
@@ -174,16 +174,15 @@ func installSkill(words []string, env connect.Env) (string, error) {
 	if base == "" {
 		return "", errors.New("help agent --install: no home directory (HOME)")
 	}
+	// No link is followed below base, a repository's own with --project:
+	// what is written is where it is said to be.
 	var written []string
 	for _, dir := range []string{".claude", ".agents"} {
-		path := filepath.Join(base, dir, "skills", "mcpv", "SKILL.md")
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		rel := filepath.Join(dir, "skills", "mcpv", "SKILL.md")
+		if err := (safefile.Tree{Dir: base}).WriteFile(rel, []byte(skill)); err != nil {
 			return "", fmt.Errorf("help agent --install: %w", err)
 		}
-		if err := safefile.Replace(path, []byte(skill)); err != nil {
-			return "", fmt.Errorf("help agent --install: %w", err)
-		}
-		written = append(written, path)
+		written = append(written, filepath.Join(base, rel))
 	}
 	return string(rawjson.MustMarshal(map[string]any{"installed": written})) + "\n", nil
 }

@@ -164,3 +164,56 @@ func TestHelpAgentInstall(t *testing.T) {
 		t.Errorf("help agent --global: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// help agent --install follows no link of the directory it writes into
+// (a cloned repository's, with --project): a link to a directory outside,
+// to the home directory, to ~/.ssh, a link that loops or one put in the
+// skill's own place is refused, nothing is written through it, and
+// nothing is said written.
+func TestHelpAgentInstallFollowsNoLink(t *testing.T) {
+	t.Parallel()
+	for name, plant := range map[string]func(repo, home, outside string) error{
+		".claude to a directory outside": func(repo, _, outside string) error { return os.Symlink(outside, filepath.Join(repo, ".claude")) },
+		".claude to the home directory":  func(repo, home, _ string) error { return os.Symlink(home, filepath.Join(repo, ".claude")) },
+		".agents/skills/mcpv to ~/.ssh": func(repo, home, _ string) error {
+			os.MkdirAll(filepath.Join(repo, ".agents", "skills"), 0o755)
+			return os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(repo, ".agents", "skills", "mcpv"))
+		},
+		".claude/skills to the repository's parent": func(repo, _, _ string) error {
+			os.Mkdir(filepath.Join(repo, ".claude"), 0o755)
+			return os.Symlink("../..", filepath.Join(repo, ".claude", "skills"))
+		},
+		"a loop": func(repo, _, _ string) error { return os.Symlink(".claude", filepath.Join(repo, ".claude")) },
+		"SKILL.md to a file outside": func(repo, _, outside string) error {
+			os.MkdirAll(filepath.Join(repo, ".claude", "skills", "mcpv"), 0o755)
+			return os.Symlink(filepath.Join(outside, "notes"), filepath.Join(repo, ".claude", "skills", "mcpv", "SKILL.md"))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env := testEnv(t)
+			env.Cwd = t.TempDir()
+			home, outside := env.Home(), t.TempDir()
+			os.Mkdir(filepath.Join(home, ".ssh"), 0o700)
+			os.WriteFile(filepath.Join(outside, "notes"), []byte("mine"), 0o600)
+			if err := plant(env.Cwd, home, outside); err != nil {
+				t.Fatal(err)
+			}
+			r := mcpvIn(t, env, "", "help", "agent", "--install", "--project")
+			if r.code == 0 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "symbolic link") || strings.Contains(r.stdout, "installed") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want one line refusing the link", r.code, r.stdout, r.stderr)
+			}
+			for _, dir := range []string{outside, home, filepath.Dir(env.Cwd)} {
+				filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+					if err == nil && (d.Name() == "SKILL.md" || d.Name() == "skills") && !strings.HasPrefix(p, env.Cwd) {
+						t.Errorf("written outside the repository: %s", p)
+					}
+					return nil
+				})
+			}
+			if b, _ := os.ReadFile(filepath.Join(outside, "notes")); string(b) != "mine" {
+				t.Errorf("the file behind the link holds %q", b)
+			}
+		})
+	}
+}

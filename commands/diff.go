@@ -12,6 +12,7 @@ import (
 	"github.com/mcpv/mcpv/internal/cost"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -300,7 +301,7 @@ func canonical(s surface.Server) surface.Server {
 	for _, list := range []*[]json.RawMessage{&s.Tools, &s.Prompts, &s.ResourceTemplates} {
 		items := slices.Clone(*list)
 		for i, raw := range items {
-			if c, err := pin.Canonical(raw); err == nil {
+			if c, err := rawjson.Canonical(raw); err == nil {
 				items[i] = c
 			}
 		}

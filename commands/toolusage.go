@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -29,6 +30,13 @@ type usageSchema struct {
 	Items       json.RawMessage            `json:"items"`
 }
 
+// A usage block shows what a server wrote to a screen's worth, on a
+// terminal or off it, and says what it left out and how to see it all: a
+// description to helpLines lines or helpBytes bytes, whichever comes
+// first, an argument's name and its note to lineBytes each, helpArgs
+// arguments.
+const helpLines, helpBytes, lineBytes, helpArgs = 40, 4 << 10, 200, 100
+
 // toolUsage is def's usage block: how to call it, its description, each
 // argument (its key=value form, type, whether required, its values, its
 // default, the first line of its description), then what it returns.
@@ -42,13 +50,18 @@ func toolUsage(def mcp.Tool, description string) string {
 			words = append(words, k+"="+placeholder(in.Properties[k]))
 		}
 	}
-	fmt.Fprintf(&b, "Usage: %s [key=value ...] -- SERVER\n", safetext.Line(strings.Join(words, " ")))
-	if d := safetext.Text(strings.TrimSpace(description)); d != "" {
-		fmt.Fprintf(&b, "\n%s\n", d)
+	fmt.Fprintf(&b, "Usage: %s [key=value ...] -- SERVER\n", safetext.Line(safetext.Clip(strings.Join(words, " "), helpBytes)))
+	whole := "mcpv list-tools " + shellwords.Quote(def.Name)
+	if d := strings.TrimSpace(description); d != "" {
+		head, more := screenful(d)
+		fmt.Fprintf(&b, "\n%s\n", safetext.Text(head))
+		if more != "" {
+			fmt.Fprintf(&b, "%s; all of it: %s -r -q .description -- SERVER\n", more, safetext.Line(whole))
+		}
 	}
 	if len(in.Properties) > 0 {
 		b.WriteString("\nArguments:\n")
-		writeProperties(&b, in, "=")
+		writeProperties(&b, in, "=", whole+" -q .inputSchema")
 		b.WriteString("\nA value is typed by the schema (key=VALUE); key:=JSON gives any JSON; an array's key is given\nonce per item; key.sub=VALUE fills an object ('mcpv help arguments').\n")
 	} else {
 		b.WriteString("\nArguments: none\n")
@@ -57,7 +70,7 @@ func toolUsage(def mcp.Tool, description string) string {
 		var out usageSchema
 		rawjson.DecodeLoose(def.OutputSchema, &out)
 		b.WriteString("\nReturns (structuredContent):\n")
-		writeProperties(&b, out, ": ")
+		writeProperties(&b, out, ": ", whole+" -q .outputSchema")
 	}
 	if def.TaskSupport != "" && def.TaskSupport != "forbidden" {
 		fmt.Fprintf(&b, "\nAs a task: %s (--task, --detach; 'mcpv help tasks').\n", def.TaskSupport)
@@ -65,13 +78,34 @@ func toolUsage(def mcp.Tool, description string) string {
 	return b.String()
 }
 
+// screenful is a description cut to helpLines lines or helpBytes bytes,
+// and what says how much was left out ("" when nothing was).
+func screenful(d string) (head, more string) {
+	head, _ = safetext.Cut(d, helpBytes)
+	if lines := strings.SplitAfterN(head, "\n", helpLines+1); len(lines) > helpLines {
+		head = strings.TrimSuffix(strings.Join(lines[:helpLines], ""), "\n")
+	}
+	if len(head) == len(d) {
+		return d, ""
+	}
+	rest := strings.TrimPrefix(d[len(head):], "\n")
+	more = fmt.Sprintf("… %d more bytes", len(rest))
+	if n := strings.Count(rest, "\n") + 1; n > 1 {
+		more += fmt.Sprintf(" in %d lines", n)
+	}
+	return head, more + " left out"
+}
+
 // writeProperties writes s's properties, one a line, sorted, required
-// first: each as key + sep + its placeholder, then what is known of it.
-func writeProperties(b *strings.Builder, s usageSchema, sep string) {
+// first, helpArgs of them (whole is the command that shows them all):
+// each as key + sep + its placeholder, then what is known of it.
+func writeProperties(b *strings.Builder, s usageSchema, sep, whole string) {
 	keys := slices.Sorted(maps.Keys(s.Properties))
 	slices.SortStableFunc(keys, func(x, y string) int {
 		return boolRank(!slices.Contains(s.Required, x)) - boolRank(!slices.Contains(s.Required, y))
 	})
+	left := len(keys) - helpArgs
+	keys = keys[:min(len(keys), helpArgs)]
 	var heads, tails []string
 	width := 0
 	for _, k := range keys {
@@ -84,7 +118,7 @@ func writeProperties(b *strings.Builder, s usageSchema, sep string) {
 		if len(p.Enum) > 0 {
 			vals := make([]string, 0, min(len(p.Enum), 12))
 			for _, v := range p.Enum[:min(len(p.Enum), 12)] {
-				vals = append(vals, string(v))
+				vals = append(vals, safetext.Clip(string(v), 60))
 			}
 			if len(p.Enum) > 12 {
 				vals = append(vals, fmt.Sprintf("and %d more", len(p.Enum)-12))
@@ -97,12 +131,15 @@ func writeProperties(b *strings.Builder, s usageSchema, sep string) {
 		if d, _, _ := strings.Cut(strings.TrimSpace(p.Description), "\n"); d != "" {
 			notes = append(notes, d)
 		}
-		head := safetext.Line(k) + sep + placeholder(s.Properties[k])
-		heads, tails = append(heads, head), append(tails, safetext.Line(strings.Join(notes, "; ")))
+		head := safetext.Line(safetext.Clip(k, lineBytes)) + sep + placeholder(s.Properties[k])
+		heads, tails = append(heads, head), append(tails, safetext.Line(safetext.Clip(strings.Join(notes, "; "), lineBytes)))
 		width = max(width, min(len(head), 32))
 	}
 	for i, head := range heads {
 		fmt.Fprintf(b, "  %-*s  %s\n", width, head, tails[i])
+	}
+	if left > 0 {
+		fmt.Fprintf(b, "  … and %d more: %s -- SERVER\n", left, safetext.Line(whole))
 	}
 }
 

@@ -90,3 +90,43 @@ func TestToolUsageHostile(t *testing.T) {
 		t.Errorf("a description's second line is shown:\n%s", out)
 	}
 }
+
+// A tool's help is cut to a screen, whatever the server sends, and says
+// what it left out and how to see it all: a description to 40 lines or
+// 4 KiB, each argument to a line, a hundred arguments; what is shown
+// begins as the server wrote it.
+func TestToolUsageCutToAScreen(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	for i := range 1000 {
+		lines = append(lines, fmt.Sprintf("IMPORTANT line %d: call this tool first.", i))
+	}
+	long := strings.Repeat("x", 64<<10)
+	props := []string{`"k":{"type":"string","description":"` + long + `"}`, `"` + long + `":{"type":"string"}`, `"e":{"enum":["` + long + `"]}`}
+	for i := range 1000 {
+		props = append(props, fmt.Sprintf(`"p%04d":{"type":"integer"}`, i))
+	}
+	schema := `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`
+	for name, desc := range map[string]string{"many lines": strings.Join(lines, "\n"), "one long line": long} {
+		out := toolUsage(mcp.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, desc)
+		if len(out) > 64<<10 || strings.Count(out, "\n") > 200 {
+			t.Errorf("%s: a block of %d bytes, %d lines", name, len(out), strings.Count(out, "\n"))
+		}
+		if !strings.HasPrefix(strings.SplitN(out, "\n", 4)[2], desc[:30]) {
+			t.Errorf("%s: the description does not begin as written:\n%.300s", name, out)
+		}
+		for _, want := range []string{"more bytes", "mcpv list-tools t -r -q .description -- SERVER", "and 903 more", "mcpv list-tools t -q .inputSchema -- SERVER"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in:\n%.6000s", name, want, out)
+			}
+		}
+	}
+	if out := toolUsage(mcp.Tool{Name: "t"}, strings.Join(lines[:40], "\n")); strings.Contains(out, "left out") || !strings.Contains(out, "line 39:") {
+		t.Errorf("a description of 40 lines is cut:\n%s", out)
+	}
+	desc, _ := json.Marshal(strings.Join(lines, "\n") + long)
+	r := mcpv(t, "", append([]string{"call", "t", "--help"}, specFake(t, `{"era":"initialize","tools":[{"name":"t","description":`+string(desc)+`,"inputSchema":`+schema+`}]}`)...)...)
+	if r.code != 0 || len(r.stdout) > 64<<10 || !strings.Contains(r.stdout, "left out; all of it: mcpv list-tools t -r -q .description -- SERVER") {
+		t.Errorf("call t --help: exit %d, %d bytes: %.600s%s", r.code, len(r.stdout), r.stdout, r.stderr)
+	}
+}

@@ -2,6 +2,7 @@ package listcache
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,7 +21,9 @@ type Kept struct {
 	Private bool            `json:"private,omitempty"` // cacheScope "private"
 }
 
-// Export returns the results kept for a ttl that are still fresh.
+// Export returns the results kept for a ttl that are still fresh, in the
+// order of their keys: what is written down of one cache is written
+// alike.
 func (c *Cache) Export() []Kept {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -31,6 +34,7 @@ func (c *Cache) Export() []Kept {
 			out = append(out, Kept{Key: key, List: e.list, Result: e.result, Expires: e.expires, Private: e.private})
 		}
 	}
+	slices.SortFunc(out, func(a, b Kept) int { return strings.Compare(a.Key, b.Key) })
 	return out
 }
 

@@ -55,7 +55,7 @@ func AppOf(raw json.RawMessage, docs map[string]surface.Document) []byte {
 		def["document"] = documentJSON(a.ResourceURI, docs[a.ResourceURI])
 	}
 	b, _ := json.Marshal(def)
-	out, err := Canonical(b)
+	out, err := rawjson.Canonical(b)
 	if err != nil {
 		return nil
 	}
@@ -161,7 +161,7 @@ func withoutMember(def []byte, name string) []byte {
 	}
 	delete(m, name)
 	b, _ := json.Marshal(m)
-	out, _ := Canonical(b)
+	out, _ := rawjson.Canonical(b)
 	return out
 }
 
@@ -196,7 +196,7 @@ func (p *Server) CheckDocument(uri string, d surface.Document) *Move {
 		rawjson.DecodeLoose(a.Def, &def)
 		def["document"] = documentJSON(uri, d)
 		b, _ := json.Marshal(def)
-		live, err := Canonical(b)
+		live, err := rawjson.Canonical(b)
 		if err != nil || Digest(live) != a.Digest {
 			m := Move{Kind: App, Key: a.Key, How: Moved, Pinned: a.Def, Live: live}
 			m.Changes = appChanges(m.Label(), a.Def, live)

@@ -3,7 +3,6 @@ package pin
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/surface"
@@ -31,28 +30,5 @@ func BenchmarkCompareReplaced(b *testing.B) {
 		if moves := p.Compare(live); len(moves) != 4000 {
 			b.Fatalf("%d moves", len(moves))
 		}
-	}
-}
-
-// BenchmarkCanonical writes the canonical form of a list of 1,000 tools,
-// keys out of order, and of a schema nested 3,000 properties deep, which
-// must cost about its size, not its size times its depth.
-func BenchmarkCanonical(b *testing.B) {
-	var tools []string
-	for i := range 1000 {
-		tools = append(tools, fmt.Sprintf(`{"name":"t%d","description":"Tool %d.","inputSchema":{"type":"object","properties":{"q":{"type":"string","description":"A query."},"n":{"type":"integer"}},"required":["q"]}}`, i, i))
-	}
-	for _, tc := range []struct{ name, doc string }{
-		{"1000 tools", `{"tools":[` + strings.Join(tools, ",") + `]}`},
-		{"3000 deep", deepSchema(3000)},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			b.SetBytes(int64(len(tc.doc)))
-			for b.Loop() {
-				if _, err := Canonical([]byte(tc.doc)); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 	}
 }

@@ -246,7 +246,7 @@ func (p *Server) identityMove(live surface.Server) (Move, bool) {
 	}
 	var liveInfo []byte
 	if len(live.Info) > 0 {
-		liveInfo, _ = Canonical(live.Info)
+		liveInfo, _ = rawjson.Canonical(live.Info)
 	}
 	name, title := member(p.Info, "name"), member(p.Info, "title")
 	if name == member(liveInfo, "name") && title == member(liveInfo, "title") {

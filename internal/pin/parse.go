@@ -1,7 +1,9 @@
 package pin
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -18,6 +20,17 @@ func (e *ParseError) Error() string { return "not a usable pin file: " + e.Reaso
 
 func parseErrorf(format string, args ...any) error {
 	return &ParseError{fmt.Sprintf(format, args...)}
+}
+
+// invalidJSON says why raw, which rawjson.Valid refused, is no JSON
+// value: the decoder's words.
+func invalidJSON(raw []byte) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	var v json.RawMessage
+	if err := d.Decode(&v); err != nil {
+		return err
+	}
+	return errors.New("more than one JSON value")
 }
 
 // Parse reads a pin file. It refuses a file larger than MaxFileSize, a
@@ -117,7 +130,7 @@ func parseServer(v []byte, i int) (*Server, error) {
 // parseParts reads a server's identity, instructions, lists and apps.
 func (s *Server) parseParts(raw map[string][]byte, lists map[string]Kind) error {
 	if v := raw["serverInfo"]; v != nil && string(v) != "null" {
-		s.Info = validCanonical(v)
+		s.Info = rawjson.ValidCanonical(v)
 	}
 	if v := raw["instructions"]; v != nil && string(v) != "null" {
 		var text, digest string
@@ -260,7 +273,7 @@ func checked(key, digest string, def []byte) (Item, error) {
 	if def == nil {
 		return Item{}, errors.New("it has no definition")
 	}
-	canonical := validCanonical(def) // of a file checked whole
+	canonical := rawjson.ValidCanonical(def) // of a file checked whole
 	if Digest(canonical) != digest {
 		return Item{}, errors.New("its digest is not that of its definition")
 	}

@@ -42,9 +42,9 @@ func Pinned(kind Kind, raw json.RawMessage) (key string, def []byte, err error) 
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
-		writeString(&b, members[i])
+		b.Write(rawjson.AppendString(nil, members[i]))
 		b.WriteByte(':')
-		writeCanonical(&b, kept[i])
+		rawjson.WriteCanonical(&b, kept[i])
 	}
 	b.WriteByte('}')
 	if v := kept[slices.Index(members, kind.KeyMember())]; len(v) > 0 && v[0] == '"' {
@@ -74,7 +74,7 @@ func sortedMembers(kind Kind) []int {
 func Record(name string, s surface.Server) (*Server, error) {
 	p := &Server{Name: name, ProtocolVersion: s.ProtocolVersion, Items: map[Kind][]Item{}, HasApps: true}
 	if len(s.Info) > 0 && string(s.Info) != "null" {
-		info, err := Canonical(s.Info)
+		info, err := rawjson.Canonical(s.Info)
 		if err != nil {
 			return nil, fmt.Errorf("serverInfo: %v", err)
 		}

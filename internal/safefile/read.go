@@ -85,6 +85,35 @@ func ReadPrivate(path string) ([]byte, error) {
 	return readChecked(path, othersMayWrite, othersMayRead)
 }
 
+// ReadMine reads a file of mcpv's own places (a server's state, a cached
+// verdict), of at most max bytes: a regular file at path itself (a link
+// is refused, not followed; a named pipe is not waited on), the user's and
+// readable by nobody else, or its access list on Windows.
+func ReadMine(path string, max int64) ([]byte, error) {
+	f, err := OpenNoFollow(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file but %s", path, kindOf(fi.Mode()))
+	}
+	if why := ""; err == nil {
+		if why, _, err = Judge(path, f, fi, Mine|Unread); err == nil && why != "" {
+			err = fmt.Errorf("%s %s", path, why)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(data)) > max {
+		err = fmt.Errorf("%s is larger than %d bytes", path, max)
+	}
+	return data, err
+}
+
 // readChecked opens path without blocking and, when it passes each
 // check, reads it by readOpen.
 func readChecked(path string, checks ...func(string, fs.FileInfo) error) ([]byte, error) {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Tree is a directory and everything under it. The paths a file names
@@ -54,7 +55,7 @@ func (t Tree) Path(name string) (string, error) {
 	}
 	realParent, err := filepath.EvalSymlinks(parent)
 	if err != nil {
-		return "", err
+		return "", &EscapeError{name, "leads through a symbolic link that goes nowhere (" + err.Error() + ")"}
 	}
 	if !inside(realDir, realParent) {
 		return "", &EscapeError{name, "leads out of " + t.Dir + " through a symbolic link"}
@@ -122,13 +123,15 @@ func (t Tree) Read(name string) ([]byte, error) {
 }
 
 // Create creates name in the tree, or truncates it, with the directories
-// above it, without following a link; it must be a regular file.
+// above it, without following a link: neither at name nor at any
+// directory between the tree's and it, even one that stays in the tree
+// (what is written is where it was named); it must be a regular file.
 func (t Tree) Create(name string) (*os.File, error) {
 	abs, err := t.Path(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.mkdirAll(filepath.Dir(abs)); err != nil {
+	if err := t.mkdirAll(name, filepath.Dir(abs)); err != nil {
 		return nil, err
 	}
 	f, err := t.open(name, os.O_WRONLY|os.O_CREATE|nonBlock, 0o644)
@@ -145,21 +148,34 @@ func (t Tree) WriteFile(name string, data []byte) error {
 	return errors.Join(werr, f.Close())
 }
 
-// mkdirAll makes dir, absolute and inside the tree, through an os.Root.
-func (t Tree) mkdirAll(dir string) error {
+// mkdirAll makes dir, absolute and inside the tree, through an os.Root,
+// one directory at a time: a symbolic link on the way is refused (name is
+// what was named, for the error).
+func (t Tree) mkdirAll(name, dir string) error {
 	rel, err := filepath.Rel(t.Dir, dir)
-	if err != nil {
+	if err != nil || rel == "." {
 		return err
-	}
-	if rel == "." {
-		return nil
 	}
 	root, err := os.OpenRoot(t.Dir)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	return root.MkdirAll(rel, 0o755)
+	at := ""
+	for part := range strings.SplitSeq(rel, string(filepath.Separator)) {
+		at = filepath.Join(at, part)
+		fi, err := root.Lstat(at)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			err = root.Mkdir(at, 0o755)
+		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+			return &EscapeError{name, "leads through a symbolic link (" + filepath.Join(t.Dir, at) + "), which is not followed"}
+		}
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // CreateNoFollow creates or truncates the file at path, anywhere, but not

@@ -19,6 +19,7 @@ import (
 //	in/link.json -> ../outside/secret
 //	in/out -> ../outside
 //	in/alias -> sub
+//	in/loop -> loop
 //	in/fifo
 func tree(t *testing.T) (Tree, string) {
 	t.Helper()
@@ -34,7 +35,7 @@ func tree(t *testing.T) (Tree, string) {
 			t.Fatal(err)
 		}
 	}
-	for link, target := range map[string]string{"in/link.json": "../outside/secret", "in/out": "../outside", "in/alias": "sub"} {
+	for link, target := range map[string]string{"in/link.json": "../outside/secret", "in/out": "../outside", "in/alias": "sub", "in/loop": "loop"} {
 		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -73,9 +74,12 @@ func TestTreeRead(t *testing.T) {
 	}
 }
 
+// TestTreeCreate: a file is written in the tree where it was named, never
+// through a symbolic link, at the file or at any directory between the
+// tree's and it, even one that stays in the tree.
 func TestTreeCreate(t *testing.T) {
 	tr, base := tree(t)
-	for _, name := range []string{"new/deep/c.json", "a.json", "alias/d.json"} {
+	for _, name := range []string{"new/deep/c.json", "a.json", "sub/d.json"} {
 		if err := tr.WriteFile(name, []byte("x")); err != nil {
 			t.Errorf("WriteFile(%q): %v", name, err)
 		}
@@ -83,18 +87,22 @@ func TestTreeCreate(t *testing.T) {
 			t.Errorf("%s holds %q, %v", name, got, err)
 		}
 	}
-	for _, name := range []string{"../outside/secret", "link.json", "out/secret", "out/new.json", "fifo"} {
-		var ee *EscapeError
+	for _, name := range []string{"../outside/secret", "link.json", "out/secret", "out/new.json", "out/deep/new.json", "alias/d.json", "alias/deep/d.json", "loop/d.json", "loop", "fifo"} {
 		err := tr.WriteFile(name, []byte("x"))
-		if err == nil || name != "fifo" && !errors.As(err, &ee) {
+		if err == nil || name != "fifo" && name != "loop" && !errors.As(err, new(*EscapeError)) {
 			t.Errorf("WriteFile(%q) = %v, want it refused", name, err)
 		}
 	}
 	if got, _ := os.ReadFile(filepath.Join(base, "outside", "secret")); string(got) != "secret" {
 		t.Errorf("the file outside was written: %q", got)
 	}
-	if _, err := os.Stat(filepath.Join(base, "outside", "new.json")); err == nil {
-		t.Error("a file was made outside the tree")
+	for _, p := range []string{"outside/new.json", "outside/deep", "in/sub/deep", "in/sub/d.json/x"} {
+		if _, err := os.Stat(filepath.Join(base, p)); err == nil {
+			t.Errorf("%s was made", p)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(base, "in", "sub", "d.json")); string(got) != "x" {
+		t.Errorf("sub/d.json holds %q", got)
 	}
 }
 

@@ -1,10 +1,14 @@
 package serverstate
 
 import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,82 +39,116 @@ func pathOf(dir, server string) string {
 	return filepath.Join(dir, name+".json")
 }
 
-// read reads the state file at path, or says why it is not to be trusted
-// ("" with no file: there is none yet).
-func read(root, dir, path string) (*file, string) {
+// A state file is its signature, a line, then its JSON: the signature is
+// an HMAC-SHA256 of the JSON under the key of its directory (keyFile), so
+// that a file mcpv did not write there (edited by hand, written whole by
+// another program, copied from another state directory) is told from one
+// it did, and not used.
+const keyFile = "key"
+
+// read reads the state file at path, signed with key (nil: there is no
+// key, and no file to trust), or says why it is not to be trusted (""
+// with no file: there is none yet). sig is its signature.
+func read(root, dir, path string, key []byte) (f *file, sig []byte, why string) {
 	if err := safedir.Check(root, dir); err != nil {
-		return nil, err.Error()
+		return nil, nil, err.Error()
 	}
-	f, err := openPrivate(path)
+	data, err := safefile.ReadMine(path, MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, ""
+		return nil, nil, ""
 	}
 	if err != nil {
-		return nil, err.Error()
+		return nil, nil, err.Error()
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err.Error()
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Sprintf("%s is larger than %d MiB", path, MaxFileBytes>>20)
+	sig, body, _ := bytes.Cut(data, []byte("\n"))
+	if key == nil || !hmac.Equal(sig, sign(key, body)) {
+		return nil, nil, path + " was not written by mcpv, or was changed since"
 	}
 	var out file
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Sprintf("%s is damaged: %v", path, err)
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, nil, fmt.Sprintf("%s is damaged: %v", path, err)
 	}
-	return &out, ""
+	return &out, sig, ""
 }
 
-// openPrivate opens path for reading when it is a regular file, not a
-// link, the user's and readable by nobody else; it never blocks (a FIFO
-// put in its place).
-func openPrivate(path string) (*os.File, error) {
-	f, err := safefile.OpenNoFollow(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
+// readKey is the key the state files of dir are signed with, nil when
+// there is none to trust.
+func readKey(dir string) []byte {
+	key, err := safefile.ReadMine(filepath.Join(dir, keyFile), sha256.Size)
+	if err != nil || len(key) != sha256.Size {
+		return nil
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file", path)
-	}
-	if err == nil {
-		err = judgePrivate(f, fi)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return key
 }
 
-// write writes f at path: a new file, the user's alone, renamed into
-// place; then the directory is brought under dirBytes.
-func write(root, dir, path string, f file, dirBytes int64) error {
+// makeKey makes dir's key, unless another run made one first, which is
+// then the key; one there not to be trusted is replaced.
+func makeKey(dir string) ([]byte, error) {
+	key, name := make([]byte, sha256.Size), make([]byte, 8)
+	rand.Read(key)
+	rand.Read(name)
+	path := filepath.Join(dir, keyFile)
+	tmp := path + "." + hex.EncodeToString(name) + ".tmp"
+	if err := safefile.Replace(tmp, key); err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp)
+	err := os.Link(tmp, path) // whole, and never over another run's
+	if errors.Is(err, fs.ErrExist) {
+		if theirs := readKey(dir); theirs != nil {
+			return theirs, nil
+		}
+		err = os.Rename(tmp, path)
+	}
+	return key, err
+}
+
+// sign is the signature of a state file's JSON, data, under key.
+func sign(key, data []byte) []byte {
+	mac := hmac.New(sha256.New, key)
+	mac.Write(data)
+	return hex.AppendEncode(nil, mac.Sum(nil))
+}
+
+// write writes f at s.path, signed with the key of s.dir (made if need
+// be), unless that is what the file holds already: a new file, the
+// user's alone, renamed into place; then the directory is brought under
+// s.dirBytes.
+func (s *Store) write(f file) error {
 	data, err := encode(f)
 	if err != nil {
 		return err
 	}
-	if err := safedir.MkdirAll(root, dir); err != nil {
+	if err := safedir.MkdirAll(s.root, s.dir); err != nil {
 		return err
+	}
+	if s.key == nil {
+		if s.key, err = makeKey(s.dir); err != nil {
+			return err
+		}
+	}
+	sig := sign(s.key, data)
+	if bytes.Equal(sig, s.sig) {
+		return nil
 	}
 	// A new file, the user's alone, renamed into place: it replaces a
 	// link or another's file at path, never writes through it.
-	if err := safefile.Replace(path, data); err != nil {
+	if err := safefile.Replace(s.path, slices.Concat(sig, []byte("\n"), data)); err != nil {
 		return err
 	}
-	prune(dir, path, dirBytes)
+	s.sig = sig
+	prune(s.dir, s.path, s.dirBytes)
 	return nil
 }
 
 // encode is f as JSON, its lists cut, the largest first, until it fits in
-// MaxFileBytes.
+// MaxFileBytes with its signature.
 func encode(f file) ([]byte, error) {
-	slices.SortFunc(f.Lists, func(a, b listcache.Kept) int { return len(a.Result) - len(b.Result) })
+	slices.SortStableFunc(f.Lists, func(a, b listcache.Kept) int { return len(a.Result) - len(b.Result) })
 	for {
 		data, err := json.Marshal(f)
-		if err != nil || len(data) <= MaxFileBytes {
+		if err != nil || len(data)+2*sha256.Size+1 <= MaxFileBytes { // and its signature's line
+
 			return data, err
 		}
 		if len(f.Lists) == 0 {
@@ -164,14 +202,4 @@ func prune(dir, keep string, max int64) {
 			total -= f.size
 		}
 	}
-}
-
-// judgePrivate refuses a file that is not the user's, or that others may
-// read (its mode on Unix, its access list on Windows).
-func judgePrivate(f *os.File, fi os.FileInfo) error {
-	why, _, err := safefile.Judge(f.Name(), f, fi, safefile.Mine|safefile.Unread)
-	if err == nil && why != "" {
-		err = fmt.Errorf("%s %s", f.Name(), why)
-	}
-	return err
 }

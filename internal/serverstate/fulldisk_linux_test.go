@@ -1,7 +1,6 @@
 package serverstate
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -62,8 +61,7 @@ func TestFullDisk(t *testing.T) {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}
-	var f file
-	if json.Unmarshal(after, &f) != nil || f.Era == nil {
-		t.Error("the file kept before does not read")
+	if f, _, why := read(root, dir, pathOf(dir, server.Server), readKey(dir)); f == nil || f.Era == nil {
+		t.Errorf("the file kept before does not read: %s", why)
 	}
 }

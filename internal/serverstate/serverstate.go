@@ -16,14 +16,18 @@
 // kept.
 //
 // The lists are kept by internal/listcache's rules, the era for EraLife,
-// and the file is trusted only when it is the user's alone: a regular
-// file (not a link), owned by the user and readable by nobody else, no
-// larger than MaxFileBytes, in a directory that safedir finds private.
-// Anything else is ignored, and overwritten by the next save. A save
-// writes a new file and renames it into place, so that runs at once never
-// see half a file; the directory is kept under MaxDirBytes by removing
-// the files least recently written. Nothing here fails a command: a file
-// that cannot be read is none, and one that cannot be written is not.
+// and the file is trusted only when it is the user's alone and mcpv's
+// own: a regular file (not a link), owned by the user and readable by
+// nobody else, no larger than MaxFileBytes, in a directory that safedir
+// finds private, signed with the directory's key (file.go). Anything else
+// is ignored (Ignored says why, for --verbose), and overwritten by the
+// next save. What is kept is compared with what the server says by what
+// it means, not by its bytes (rawjson.Same): a server that spaces its
+// JSON is the same server every run. A save writes only what changed, as
+// a new file renamed into place, so that runs at once never see half a
+// file; the directory is kept under MaxDirBytes by removing the files
+// least recently written. Nothing here fails a command: a file that
+// cannot be read is none, and one that cannot be written is not.
 package serverstate
 
 import (
@@ -35,6 +39,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/listcache"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -82,6 +87,11 @@ type Store struct {
 
 	lists listcache.Cache
 	dirty atomic.Bool // something to save
+
+	// key signs the directory's files (nil until one is read or made);
+	// sig is the signature of the file as read or last written. Save
+	// alone uses them.
+	key, sig []byte
 }
 
 // file is what a state file holds.
@@ -118,7 +128,8 @@ func Open(dir, root string, id Identity, now func() time.Time) *Store {
 	}
 	s := &Store{dir: dir, root: root, path: pathOf(dir, id.Server), id: id, now: now, served: map[string]bool{}, dirBytes: MaxDirBytes}
 	s.lists.Now = now
-	f, why := read(root, dir, s.path)
+	s.key = readKey(dir)
+	f, sig, why := read(root, dir, s.path, s.key)
 	if f == nil || f.Version != fileVersion || f.Server != id.Server {
 		if why == "" && f != nil {
 			why = "it is another server's, or of another version"
@@ -126,7 +137,7 @@ func Open(dir, root string, id Identity, now func() time.Time) *Store {
 		s.Ignored = why
 		return s
 	}
-	s.era = f.Era
+	s.era, s.sig = f.Era, sig
 	s.lists.Import(f.Lists, id.Private && f.Credentials == id.Credentials)
 	return s
 }
@@ -186,7 +197,7 @@ func (s *Store) Learnt(st mcp.State, discovered json.RawMessage, ok bool) {
 
 func sameEra(a, b *eraRecord) bool {
 	return a.State.Modern == b.State.Modern && a.State.Version == b.State.Version &&
-		string(a.State.InitializeResult) == string(b.State.InitializeResult)
+		rawjson.Same(a.State.InitializeResult, b.State.InitializeResult)
 }
 
 // ForgetEra drops the era remembered, and the lists kept with it: the
@@ -259,14 +270,17 @@ func (s *Store) Opened(st mcp.State) {
 }
 
 // described is what an initialize result (or the modern era's discover
-// result) says the server is, as the server wrote it: its serverInfo,
-// capabilities and instructions.
+// result) says the server is, in the canonical form of what it means
+// however the server wrote it: its serverInfo, capabilities and
+// instructions.
 func described(result json.RawMessage) string {
 	var r mcp.InitializeResult
 	if json.Unmarshal(result, &r) != nil {
 		return ""
 	}
-	return string(r.ServerInfo) + "\x00" + string(r.Capabilities) + "\x00" + *cmp.Or(r.Instructions, new(string))
+	info, _ := rawjson.Canonical(r.ServerInfo)
+	caps, _ := rawjson.Canonical(r.Capabilities)
+	return string(info) + "\x00" + string(caps) + "\x00" + *cmp.Or(r.Instructions, new(string))
 }
 
 // listOf is the list a kept method belongs to, as a list_changed
@@ -303,8 +317,9 @@ func (s *Store) Notified(method string) {
 	}
 }
 
-// Save writes what is kept, when it changed in this run; an error is the
-// file's alone, and the caller may pass over it.
+// Save writes what is kept, when it changed in this run (not when it is
+// what the file holds already); an error is the file's alone, and the
+// caller may pass over it.
 func (s *Store) Save() error {
 	if !s.dirty.Load() {
 		return nil
@@ -321,5 +336,5 @@ func (s *Store) Save() error {
 	if slices.ContainsFunc(f.Lists, func(k listcache.Kept) bool { return k.Private }) {
 		f.Credentials = s.id.Credentials
 	}
-	return write(s.root, s.dir, s.path, f, s.dirBytes)
+	return s.write(f)
 }

@@ -214,9 +214,12 @@ func TestPrivateResults(t *testing.T) {
 }
 
 // TestFilesNotTrusted: a state file that is a link, another user's, not
-// private, not a regular file, too large, damaged, or another server's,
-// is ignored, never followed or believed; the next save puts a file of
-// its own in its place, and a link's target is left as it was.
+// private, not a regular file, too large, damaged, another server's, or
+// not written by mcpv (edited by hand, written whole by another program,
+// copied from another state directory: its signature is not that of its
+// directory's key), is ignored, never followed or believed; the next save
+// puts a file of its own in its place, and a link's target is left as it
+// was.
 func TestFilesNotTrusted(t *testing.T) {
 	good := func(t *testing.T, dir, root string) []byte {
 		s := Open(dir, root, server, nil)
@@ -247,6 +250,22 @@ func TestFilesNotTrusted(t *testing.T) {
 		}},
 		{"another server's", func(t *testing.T, path string, content []byte) {
 			os.WriteFile(path, []byte(strings.Replace(string(content), server.Server, strings.Repeat("ef", 32), 1)), 0o600)
+		}},
+		{"edited by hand", func(t *testing.T, path string, content []byte) {
+			edited := strings.Replace(string(content), `"tools":{}`, `"tools":{},"sampling":{}`, 1)
+			if edited == string(content) {
+				t.Fatalf("nothing to edit in %s", content)
+			}
+			os.WriteFile(path, []byte(edited), 0o600)
+		}},
+		{"written whole by another program", func(t *testing.T, path string, _ []byte) {
+			f := file{Version: fileVersion, Server: server.Server, Era: &eraRecord{State: modern, Seen: time.Now()}}
+			b, _ := json.Marshal(f)
+			os.WriteFile(path, b, 0o600)
+		}},
+		{"copied from another state directory", func(t *testing.T, path string, _ []byte) {
+			dir, root := place(t)
+			os.WriteFile(path, good(t, dir, root), 0o600)
 		}},
 		{"another user's", func(t *testing.T, path string, content []byte) {
 			if os.Getuid() != 0 {
@@ -421,7 +440,7 @@ func TestConcurrentSaves(t *testing.T) {
 		t.Errorf("after saves at once: ignored %q", s.Ignored)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
+	if len(entries) != 2 { // the file and the key it is signed with
 		var names []string
 		for _, e := range entries {
 			names = append(names, e.Name())
@@ -531,5 +550,127 @@ func TestDefaultTTL(t *testing.T) {
 	keepTools(t, s, `{"tools":[{"name":"t1"}]}`)
 	if lookupTool(s) != nil {
 		t.Error("a list without hints kept where the credentials cannot be told apart")
+	}
+}
+
+// TestTheSameServerWrittenOtherwise: a server whose answers are spaced
+// (Python's json.dumps writes them so), whose keys come in another order,
+// or whose strings hold what encoding/json escapes when it keeps them
+// (<, >, &), is the server whose lists were kept, in either era: the
+// lists answer, and the file is not written again (not even for a
+// list_changed of a list that was not kept).
+func TestTheSameServerWrittenOtherwise(t *testing.T) {
+	for _, era := range []mcp.State{
+		{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": false}}, "serverInfo": {"version": "1", "name": "s"}, "instructions": "Use <b> & <i>."}`)},
+		{Version: mcp.ModernVersion, Modern: true, InitializeResult: json.RawMessage("{\n  \"protocolVersion\": \"2026-07-28\",\n  \"serverInfo\": {\"name\": \"s\", \"version\": \"1\"},\n  \"capabilities\": {\"tools\": {}},\n  \"instructions\": \"a < b\"\n}")},
+	} {
+		t.Run(era.Version, func(t *testing.T) {
+			dir, root := place(t)
+			clk := &clock{t: time.Unix(1_000_000, 0)}
+			open := func() *Store {
+				s := Open(dir, root, server, clk.now)
+				s.DefaultTTL = 5 * time.Minute
+				return s
+			}
+			s := open()
+			s.Opened(era)
+			keepIn(t, s, `{"tools": [{"name": "t1", "inputSchema": {"type": "object"}}]}`, era.Modern)
+			s.Learnt(era, json.RawMessage(`{"ttlMs": 0}`), true)
+			if err := s.Save(); err != nil {
+				t.Fatal(err)
+			}
+			path := pathOf(dir, server.Server)
+			first, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for run := 2; run <= 3; run++ {
+				clk.t = clk.t.Add(time.Minute)
+				s := open()
+				if s.Ignored != "" {
+					t.Fatalf("run %d: %s", run, s.Ignored)
+				}
+				s.Recall()
+				s.Opened(era)
+				if lookupTool(s) == nil {
+					t.Errorf("run %d: the kept list does not answer: the server looks another", run)
+				}
+				s.Learnt(era, json.RawMessage(`{"ttlMs": 0}`), true)
+				s.Notified("notifications/prompts/list_changed")
+				if err := s.Save(); err != nil {
+					t.Fatal(err)
+				}
+				if fi, err := os.Stat(path); err != nil || !os.SameFile(first, fi) || !fi.ModTime().Equal(first.ModTime()) {
+					t.Errorf("run %d: the file was written again, though what it holds is the same", run)
+				}
+			}
+			// Spaced as ever, but of another version: another server.
+			s = open()
+			s.Opened(mcp.State{Version: era.Version, Modern: era.Modern, InitializeResult: json.RawMessage(strings.Replace(string(era.InitializeResult), `"version": "1"`, `"version": "2"`, 1))})
+			if lookupTool(s) != nil {
+				t.Error("a server of another version answered from what was kept")
+			}
+		})
+	}
+}
+
+// TestAKeyNotToBeTrusted: a state file signed with a key that is a link,
+// or that others may read, is not used; the next save puts a key of its
+// own in its place, and leaves the link's target as it was.
+func TestAKeyNotToBeTrusted(t *testing.T) {
+	for name, plant := range map[string]func(t *testing.T, path string, key []byte){
+		"a link": func(t *testing.T, path string, key []byte) {
+			target := filepath.Join(t.TempDir(), "key")
+			os.WriteFile(target, key, 0o600)
+			os.Symlink(target, path)
+		},
+		"readable by others": func(t *testing.T, path string, key []byte) { os.WriteFile(path, key, 0o644) },
+		"a named pipe": func(t *testing.T, path string, _ []byte) {
+			if err := mkfifo(path); err != nil {
+				t.Skip(err)
+			}
+		},
+		"another user's": func(t *testing.T, path string, key []byte) {
+			if os.Getuid() != 0 {
+				t.Skip("needs a second user: root can make a file another user's")
+			}
+			os.WriteFile(path, key, 0o600)
+			if err := os.Chown(path, 65534, 65534); err != nil {
+				t.Skip(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir, root := place(t)
+			s := Open(dir, root, server, nil)
+			s.Learnt(modern, nil, true)
+			if err := s.Save(); err != nil {
+				t.Fatal(err)
+			}
+			key := filepath.Join(dir, keyFile)
+			mine, err := os.ReadFile(key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(key)
+			plant(t, key, mine)
+			if s := Open(dir, root, server, nil); s.Ignored == "" || s.Recall() != nil {
+				t.Fatalf("a file signed with a key not to be trusted believed: ignored %q", s.Ignored)
+			}
+			target, _ := os.Readlink(key)
+			s = Open(dir, root, server, nil)
+			s.Learnt(modern, nil, true)
+			if err := s.Save(); err != nil {
+				t.Fatal(err)
+			}
+			if s := Open(dir, root, server, nil); s.Ignored != "" || s.Recall() == nil {
+				t.Errorf("after the save: ignored %q", s.Ignored)
+			}
+			if target != "" {
+				if b, _ := os.ReadFile(target); string(b) != string(mine) {
+					t.Error("the key was written through the link")
+				}
+			}
+		})
 	}
 }

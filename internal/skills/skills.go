@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/mcp"
@@ -117,8 +118,9 @@ type Written struct {
 // Pull reads every file of the skill, each verified, then writes them
 // under parent/NAME (NAME is the skill's name) in the skill's own layout.
 // Nothing is written unless every file verified: the files go to a
-// temporary directory beside, renamed into place at the end. An existing
-// parent/NAME is refused unless force replaces it.
+// temporary directory beside, through no link, renamed into place at the
+// end. An existing parent/NAME (a link too) is refused unless force
+// replaces it: a link is removed, never followed.
 func Pull(ctx context.Context, client *mcp.Client, skill Skill, parent string, force bool, warn func(format string, args ...any)) (Pulled, error) {
 	if skill.Dynamic {
 		return Pulled{}, &Refusal{fmt.Sprintf("skill %s publishes dynamic content, with no manifest to verify against: read its files one by one with skills read", skill.URI)}
@@ -158,11 +160,7 @@ func Pull(ctx context.Context, client *mcp.Client, skill Skill, parent string, f
 		if !filepath.IsLocal(filepath.FromSlash(rel)) {
 			return Pulled{}, &Error{URI: r.URI, Msg: "the file's path leaves the skill's directory"}
 		}
-		p := filepath.Join(tmp, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return Pulled{}, err
-		}
-		if err := os.WriteFile(p, files[r.URI], 0o644); err != nil {
+		if err := (safefile.Tree{Dir: tmp}).WriteFile(filepath.FromSlash(rel), files[r.URI]); err != nil {
 			return Pulled{}, err
 		}
 		list = append(list, Written{r.URI, filepath.Join(dest, filepath.FromSlash(rel)), r.Size, r.Digest})

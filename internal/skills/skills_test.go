@@ -163,3 +163,44 @@ func TestSafeName(t *testing.T) {
 		}
 	}
 }
+
+// TestPullFollowsNoLink: a link in the skill's place (to a directory
+// outside, to the home directory, one that loops), as a cloned repository
+// may hold one, is refused without --force, and with it replaced by the
+// skill's own directory: nothing is written through it.
+func TestPullFollowsNoLink(t *testing.T) {
+	t.Parallel()
+	c, _ := client(t, new(atomic.Bool))
+	pdf, err := Find(t.Context(), c, "pdf-processing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, ".bashrc"), []byte("mine"), 0o600)
+	for name, target := range map[string]string{"a directory outside": t.TempDir(), "the home directory": home, "a loop": "pdf-processing"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			dest := filepath.Join(dir, "pdf-processing")
+			if err := os.Symlink(target, dest); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Pull(t.Context(), c, pdf, dir, false, t.Logf); !errors.As(err, new(*Refusal)) {
+				t.Errorf("Pull over a link = %v, want it refused", err)
+			}
+			if _, err := Pull(t.Context(), c, pdf, dir, true, t.Logf); err != nil {
+				t.Fatalf("Pull --force over a link = %v", err)
+			}
+			if fi, err := os.Lstat(dest); err != nil || !fi.IsDir() {
+				t.Errorf("%s is not the skill's own directory: %v", dest, err)
+			}
+			if target != "pdf-processing" {
+				entries, _ := os.ReadDir(target)
+				for _, e := range entries {
+					if e.Name() != ".bashrc" {
+						t.Errorf("written through the link: %s", filepath.Join(target, e.Name()))
+					}
+				}
+			}
+		})
+	}
+}

@@ -112,6 +112,7 @@ var Faults = []string{
 	"mint-session",            // (modern) a session id minted
 	// mcpv check, round two: first contact, one defect one failure, the misses
 	"pretty-json",              // (stdio) every message written over several lines, indented
+	"spaced-json",              // (stdio) every message on one line, spaced as Python's json.dumps spaces it: no fault, the same messages
 	"string-ids",               // every integer id answered as a string ("1" for 1)
 	"null-id-errors",           // every error to a request sent with a null id
 	"duplicate-responses",      // (stdio) every response sent twice
@@ -432,7 +433,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 // stdio: messages over several lines, responses twice, a byte order mark
 // before each, plain text instead.
 func (s *Spec) shaped(out specOut) specOut {
-	if out.http || !s.has("pretty-json") && !s.has("duplicate-responses") && !s.has("bom") && !s.has("text-answers") {
+	if out.http || !s.has("pretty-json") && !s.has("spaced-json") && !s.has("duplicate-responses") && !s.has("bom") && !s.has("text-answers") {
 		return out
 	}
 	send := out.send
@@ -446,6 +447,11 @@ func (s *Spec) shaped(out specOut) specOut {
 			var b bytes.Buffer
 			if json.Indent(&b, []byte(line), "", "  ") == nil {
 				line = b.String()
+			}
+		case s.has("spaced-json"): // json.Indent's lines, each but the first after a space
+			var b bytes.Buffer
+			if json.Indent(&b, []byte(line), "", "") == nil {
+				line = strings.ReplaceAll(b.String(), "\n", " ")
 			}
 		}
 		send(line)

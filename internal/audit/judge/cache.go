@@ -20,15 +20,7 @@ func (j *Judge) cached(key string) (Verdict, bool) {
 	if j.CacheDir == "" || safedir.Check(filepath.Dir(j.CacheDir), j.CacheDir) != nil {
 		return Verdict{}, false
 	}
-	path := filepath.Join(j.CacheDir, key)
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxCacheFile {
-		return Verdict{}, false
-	}
-	if why, _, err := safefile.Judge(path, nil, fi, safefile.Mine|safefile.Unread); err != nil || why != "" {
-		return Verdict{}, false
-	}
-	data, err := safefile.Tree{Dir: j.CacheDir}.Read(key) // no link followed, even one put there since
+	data, err := safefile.ReadMine(filepath.Join(j.CacheDir, key), maxCacheFile)
 	if err != nil {
 		return Verdict{}, false
 	}

@@ -1,17 +1,15 @@
-package pin
+package rawjson
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
-// Canonical is JSON text in the one form a pin digests and writes: keys
+// Canonical is JSON text in the one form that says what it means, which a
+// pin digests and writes and a kept document is compared in: keys
 // sorted, no space, numbers as written, strings as Go writes them (no
 // HTML escapes). Two texts of one value give one form, whatever their key
 // order or spacing; an object that holds a key twice keeps the last, as
@@ -23,30 +21,28 @@ import (
 // times its size (the form is that of decoding with UseNumber and
 // encoding again, which FuzzCanonical holds it to).
 func Canonical(raw []byte) ([]byte, error) {
-	if !rawjson.Valid(raw) {
-		return nil, invalidJSON(raw)
+	if !Valid(raw) {
+		return nil, invalid(raw)
 	}
-	return validCanonical(raw), nil
+	return ValidCanonical(raw), nil
 }
 
-// validCanonical is Canonical of text known to be one valid JSON value
+// ValidCanonical is Canonical of text known to be one valid JSON value
 // (a part of a file checked whole).
-func validCanonical(raw []byte) []byte {
+func ValidCanonical(raw []byte) []byte {
 	var b bytes.Buffer
 	b.Grow(len(raw))
-	writeCanonical(&b, raw[rawjson.SkipSpace(raw, 0):])
+	WriteCanonical(&b, raw)
 	return b.Bytes()
 }
 
-// invalidJSON says why raw, which rawjson.Valid refused, is no JSON
-// value: the decoder's words.
-func invalidJSON(raw []byte) error {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	var v json.RawMessage
-	if err := d.Decode(&v); err != nil {
-		return err
-	}
-	return errors.New("more than one JSON value")
+// Same reports whether a and b are texts of one JSON value: the same
+// document written with other spacing, key order or escapes. Text that
+// is no JSON value is taken for none.
+func Same(a, b []byte) bool {
+	ca, _ := Canonical(a)
+	cb, _ := Canonical(b)
+	return bytes.Equal(ca, cb)
 }
 
 // canonMember is a member of an object being written: its key, and where
@@ -70,7 +66,9 @@ type canonWriter struct {
 	moved []byte
 }
 
-func writeCanonical(b *bytes.Buffer, v []byte) { (&canonWriter{b: b}).value(v, 0) }
+// WriteCanonical writes the canonical form of v, one valid JSON value, to
+// b.
+func WriteCanonical(b *bytes.Buffer, v []byte) { (&canonWriter{b: b}).value(v, SkipSpace(v, 0)) }
 
 // value writes the valid JSON value that starts at v[i] and returns the
 // index just past it.
@@ -81,25 +79,25 @@ func (w *canonWriter) value(v []byte, i int) int {
 		return w.object(v, i)
 	case '[':
 		b.WriteByte('[')
-		i = rawjson.SkipSpace(v, i+1)
+		i = SkipSpace(v, i+1)
 		for n := 0; v[i] != ']'; n++ {
 			if n > 0 {
 				b.WriteByte(',')
 			}
-			i = rawjson.SkipSpace(v, w.value(v, i))
+			i = SkipSpace(v, w.value(v, i))
 			if v[i] == ',' {
-				i = rawjson.SkipSpace(v, i+1)
+				i = SkipSpace(v, i+1)
 			}
 		}
 		b.WriteByte(']')
 		return i + 1
 	case '"':
-		end, escapes, nonASCII := rawjson.ScanString(v, i)
+		end, escapes, nonASCII := ScanString(v, i)
 		lit := v[i:end]
 		if !escapes && (!nonASCII || plainUTF8(lit)) {
 			b.Write(lit) // as Go would write it again: most strings
 		} else {
-			writeString(b, rawjson.Unquote(lit, escapes, nonASCII))
+			writeString(b, Unquote(lit, escapes, nonASCII))
 		}
 		return end
 	default: // a number as written, true, false, null
@@ -125,26 +123,26 @@ func (w *canonWriter) object(v []byte, i int) int {
 	start, from := len(w.stack), b.Len()
 	inOrder := true
 	b.WriteByte('{')
-	i = rawjson.SkipSpace(v, i+1)
+	i = SkipSpace(v, i+1)
 	for v[i] != '}' {
 		var m canonMember
 		if len(w.stack) > start {
 			b.WriteByte(',')
 		}
-		end, escapes, nonASCII := rawjson.ScanString(v, i)
-		m.key = rawjson.Unquote(v[i:end], escapes, nonASCII)
+		end, escapes, nonASCII := ScanString(v, i)
+		m.key = Unquote(v[i:end], escapes, nonASCII)
 		writeString(b, m.key)
 		b.WriteByte(':')
 		m.at = b.Len()
-		i = rawjson.SkipSpace(v, rawjson.SkipSpace(v, end)+1) // past the ':'
-		i = rawjson.SkipSpace(v, w.value(v, i))
+		i = SkipSpace(v, SkipSpace(v, end)+1) // past the ':'
+		i = SkipSpace(v, w.value(v, i))
 		m.end = b.Len()
 		if len(w.stack) > start && w.stack[len(w.stack)-1].key >= m.key {
 			inOrder = false
 		}
 		w.stack = append(w.stack, m)
 		if v[i] == ',' {
-			i = rawjson.SkipSpace(v, i+1)
+			i = SkipSpace(v, i+1)
 		}
 	}
 	if members := w.stack[start:]; !inOrder {

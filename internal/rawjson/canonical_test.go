@@ -1,8 +1,10 @@
-package pin
+package rawjson
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -20,10 +22,10 @@ func decodedCanonical(raw []byte) ([]byte, error) {
 	if d.More() {
 		return nil, errMore
 	}
-	return marshal(v)
+	return Encode(v)
 }
 
-var errMore = &ParseError{"more"}
+var errMore = errors.New("more")
 
 var canonicalSeeds = []string{
 	`{"b":1,"a":[true,false,null,-0,1.50,1e5,"x"]}`,
@@ -79,5 +81,51 @@ func checkCanonical(t *testing.T, raw []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("Canonical(%q) = %q, want %q", raw, got, want)
+	}
+}
+
+// BenchmarkCanonical writes the canonical form of a list of 1,000 tools,
+// keys out of order, and of a schema nested 3,000 properties deep, which
+// must cost about its size, not its size times its depth.
+func BenchmarkCanonical(b *testing.B) {
+	var tools []string
+	for i := range 1000 {
+		tools = append(tools, fmt.Sprintf(`{"name":"t%d","description":"Tool %d.","inputSchema":{"type":"object","properties":{"q":{"type":"string","description":"A query."},"n":{"type":"integer"}},"required":["q"]}}`, i, i))
+	}
+	for _, tc := range []struct{ name, doc string }{
+		{"1000 tools", `{"tools":[` + strings.Join(tools, ",") + `]}`},
+		{"3000 deep", deepSchema(3000)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.doc)))
+			for b.Loop() {
+				if _, err := Canonical([]byte(tc.doc)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Same: one document written otherwise (spacing, key order, escapes, a
+// key given twice) is the same; another value is not; text that is no
+// JSON is none.
+func TestSame(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{`{"name":"s","version":"1"}`, "{ \"version\": \"1\",\n  \"name\": \"s\" }", true},
+		{`{"i":"<b> & é"}`, `{"i":"\u003cb\u003e \u0026 \u00e9"}`, true},
+		{`{"a":1,"a":2}`, `{"a":2}`, true},
+		{`{"a":[1,2]}`, `{"a":[2,1]}`, false},
+		{`{"version":"1"}`, `{"version":"2"}`, false},
+		{`{"n":1}`, `{"n":1.0}`, false}, // a number as written
+		{``, `{"a":`, true},
+		{`{}`, ``, false},
+	} {
+		if got := Same([]byte(tt.a), []byte(tt.b)); got != tt.same {
+			t.Errorf("Same(%s, %s) = %v", tt.a, tt.b, got)
+		}
 	}
 }
