@@ -105,19 +105,27 @@ func write(root, dir, path string, f file, dirBytes int64) error {
 }
 
 // encode is f as JSON, its lists cut, the largest first, until it fits in
-// MaxFileBytes.
+// MaxFileBytes: each measured once, as a walk may have kept thousands of
+// small pages (a file encoded again for each one cut took hours).
 func encode(f file) ([]byte, error) {
 	slices.SortFunc(f.Lists, func(a, b listcache.Kept) int { return len(a.Result) - len(b.Result) })
-	for {
-		data, err := json.Marshal(f)
-		if err != nil || len(data) <= MaxFileBytes {
-			return data, err
-		}
-		if len(f.Lists) == 0 {
-			return nil, fmt.Errorf("the state of one server is larger than %d MiB", MaxFileBytes>>20)
-		}
-		f.Lists = f.Lists[:len(f.Lists)-1]
+	lists := f.Lists
+	f.Lists = nil
+	data, err := json.Marshal(f)
+	if err == nil && len(data) > MaxFileBytes {
+		err = fmt.Errorf("the state of one server is larger than %d MiB", MaxFileBytes>>20)
 	}
+	for i, size := 0, len(data)+len(`,"lists":[]`); err == nil && i < len(lists); i++ {
+		var k []byte
+		if k, err = json.Marshal(lists[i]); size+len(k)+1 > MaxFileBytes {
+			break
+		}
+		size, f.Lists = size+len(k)+1, lists[:i+1]
+	}
+	if err != nil || f.Lists == nil {
+		return data, err
+	}
+	return json.Marshal(f)
 }
 
 // prune removes the state files of dir least recently written, other
