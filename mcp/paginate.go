@@ -223,6 +223,23 @@ func (c *Client) Walk(ctx context.Context, method, key string, max int) iter.Seq
 	}
 }
 
+// Items walks a list whole (Walk) and returns the items keep accepts
+// (nil: every one), each as sent.
+func (c *Client) Items(ctx context.Context, method, key string, keep func(json.RawMessage) bool) ([]json.RawMessage, error) {
+	var items []json.RawMessage
+	for p, err := range c.Walk(ctx, method, key, 0) {
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range p.Items {
+			if keep == nil || keep(it) {
+				items = append(items, it)
+			}
+		}
+	}
+	return items, nil
+}
+
 // WalkPages follows nextCursor from the start, fetch asking for the page
 // at each cursor ("" the first), yielding each page until the loop stops
 // or the list ends; the next page is asked for only when the loop goes
