@@ -175,7 +175,7 @@ func (s *session) pinResource(ctx context.Context, client *mcp.Client, uri strin
 }
 
 func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri string) error {
-	listed, err := findItems(ctx, client, "resources/list", "resources", func(raw json.RawMessage) bool { return rawjson.Key(raw, "uri") == uri })
+	listed, err := client.Items(mcp.WithLookup(ctx), "resources/list", "resources", func(raw json.RawMessage) bool { return rawjson.Key(raw, "uri") == uri })
 	if err != nil {
 		return fmt.Errorf("could not list the resources to hold %q to its pin: %w", uri, err)
 	}
@@ -183,7 +183,7 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 		return s.checkPinListed(client, pin.Resource, uri, listed[0], len(listed))
 	}
 	if client.HasCapability("resources") {
-		templates, err := findItems(ctx, client, "resources/templates/list", "resourceTemplates", func(json.RawMessage) bool { return true })
+		templates, err := client.Items(mcp.WithLookup(ctx), "resources/templates/list", "resourceTemplates", nil)
 		var ce *mcp.CallError
 		if err != nil && !(errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound) {
 			return fmt.Errorf("could not list the resource templates to hold %q to its pin: %w", uri, err)
@@ -202,24 +202,6 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 		}
 	}
 	return s.checkPin(client, pin.Resource, uri, nil)
-}
-
-// findItems walks a list to its end for every item match accepts (a
-// key listed on two pages is listed twice); a kept list answers when it
-// may.
-func findItems(ctx context.Context, client *mcp.Client, method, key string, match func(json.RawMessage) bool) ([]json.RawMessage, error) {
-	var found []json.RawMessage
-	for p, err := range client.Walk(mcp.WithLookup(ctx), method, key, 0) {
-		if err != nil {
-			return nil, err
-		}
-		for _, raw := range p.Items {
-			if match(raw) {
-				found = append(found, raw)
-			}
-		}
-	}
-	return found, nil
 }
 
 // pinRequest holds a raw request to the session's pin as the command of
@@ -416,7 +398,7 @@ func (s *session) readDocument(ctx context.Context, client *mcp.Client, uri stri
 	}
 	d := surface.DocumentOf(uri, res, nil)
 	if d.Read && d.UI == nil && client.HasCapability("resources") {
-		listing, err := findItems(ctx, client, "resources/list", "resources", func(raw json.RawMessage) bool { return rawjson.Key(raw, "uri") == uri })
+		listing, err := client.Items(mcp.WithLookup(ctx), "resources/list", "resources", func(raw json.RawMessage) bool { return rawjson.Key(raw, "uri") == uri })
 		if err != nil {
 			return surface.Document{}, err
 		}

@@ -18,6 +18,10 @@ type KeptLists interface {
 	// result, and the era it was answered in (modern: whether its caching
 	// hints mean anything).
 	Kept(method string, params json.RawMessage, seek string, lookup bool) (result json.RawMessage, keep func(result json.RawMessage, modern bool))
+	// Forget drops what is kept of a list (its capability: "tools",
+	// "prompts" or "resources"): a walk found it broken (Broken), and
+	// the pages kept on the way are of a list that cannot be read.
+	Forget(list string)
 }
 
 type lookupKey struct{}

@@ -9,6 +9,7 @@ import (
 	"hash/maphash"
 	"iter"
 	"slices"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
@@ -34,16 +35,20 @@ type Pages struct {
 // with them: MaxStalePages pages in a row whose items are none, or the
 // items of one of the MaxStalePages pages before (EndlessListError). What
 // a hostile server can still vary (new items with every page, or a cycle
-// of pages longer than that) is bounded by what it costs, far beyond any
-// real list and reached within seconds: a walk stops past MaxWalkPages
-// pages, or once its pages add up to MaxWalkBytes (EndlessListError). A
+// of pages longer than that, or pages as slow as it likes) is bounded by
+// what it costs, far beyond any real list: a walk stops past
+// MaxWalkPages pages, once its pages add up to MaxWalkBytes, or once it
+// has waited MaxWalkTime for its pages, a page under way then cancelled
+// (EndlessListError, which says which bound and how much was read). A
 // walk holds one page at a time (ListTo writes each as it comes) and
 // keeps of the pages before only fixed-size hashes: its memory is flat
-// whatever the list's length.
+// whatever the list's length. Every walk of a whole list is one
+// (WalkPages), whoever asks for its pages.
 const (
 	MaxStalePages = 1000
 	MaxWalkPages  = 100_000
 	MaxWalkBytes  = 64 << 20
+	MaxWalkTime   = 10 * time.Minute
 )
 
 // Page is one page of a walk.
@@ -80,19 +85,23 @@ func (e *PageCapError) Error() string {
 }
 
 // EndlessListError is a list that gives new cursors without end: its pages
-// stopped bringing anything new (Stale pages in a row up to Page), or they
-// passed MaxWalkPages or MaxWalkBytes (Bytes, with Stale 0).
+// stopped bringing anything new (Stale pages in a row up to Page), or the
+// walk reached Bound, one of its bounds (MaxWalkPages, MaxWalkBytes or
+// MaxWalkTime, as said), having read Page pages of Bytes bytes in Took
+// (the time the pages took to come).
 type EndlessListError struct {
 	Page  int
 	Stale int
 	Bytes int64
+	Took  time.Duration
+	Bound string
 }
 
 func (e *EndlessListError) Error() string {
-	if e.Stale > 0 {
+	if e.Bound == "" {
 		return fmt.Sprintf("pages %d to %d bring nothing new, though each has a new nextCursor, so the list never ends", e.Page-e.Stale+1, e.Page)
 	}
-	return fmt.Sprintf("still not at the end after %d pages and %d MiB, so the list never ends", e.Page, e.Bytes>>20)
+	return fmt.Sprintf("still not at the end at a walk's bound of %s (%d pages, %d MiB read in %s), so the list never ends", e.Bound, e.Page, e.Bytes>>20, e.Took.Round(time.Millisecond))
 }
 
 // NotAListError is a page that is not a list page: not an object, items
@@ -196,26 +205,71 @@ func (c *Client) ListTo(ctx context.Context, method, key string, p Pages, emit f
 
 var comma = []byte{','}
 
-// Walk follows nextCursor from the start, yielding each page until the
-// loop stops or the list ends; the next page is asked for only when the
-// loop goes on. A list member that is missing or null holds no items.
-// The walk ends with an error, yielded once with a zero Page, on a failed
-// request, a page that is no list page (*NotAListError), a cursor sent
-// twice (*RepeatedCursorError), a list that shows it is endless
-// (*EndlessListError: see MaxStalePages), or when max pages are read and
-// more remain (*PageCapError; max 0 sets no cap); all but the first inside
-// a *TransportError for method.
+// Walk is WalkPages, its pages asked for with Call. A list it finds
+// Broken is forgotten by the kept lists (ClientOptions.Lists): what they
+// kept of it was kept on the way.
 func (c *Client) Walk(ctx context.Context, method, key string, max int) iter.Seq2[Page, error] {
+	return func(yield func(Page, error) bool) {
+		for p, err := range WalkPages(ctx, method, key, max, func(ctx context.Context, cursor string) (json.RawMessage, error) {
+			return c.Call(ctx, method, cursorParams(cursor))
+		}) {
+			if l, ok := ListOf(method); ok && c.opts.Lists != nil && Broken(err) {
+				c.opts.Lists.Forget(l.Capability)
+			}
+			if !yield(p, err) {
+				return
+			}
+		}
+	}
+}
+
+// Items walks a list whole (Walk) and returns the items keep accepts
+// (nil: every one), each as sent.
+func (c *Client) Items(ctx context.Context, method, key string, keep func(json.RawMessage) bool) ([]json.RawMessage, error) {
+	var items []json.RawMessage
+	for p, err := range c.Walk(ctx, method, key, 0) {
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range p.Items {
+			if keep == nil || keep(it) {
+				items = append(items, it)
+			}
+		}
+	}
+	return items, nil
+}
+
+// WalkPages follows nextCursor from the start, fetch asking for the page
+// at each cursor ("" the first), yielding each page until the loop stops
+// or the list ends; the next page is asked for only when the loop goes
+// on. A list member that is missing or null holds no items. The walk
+// ends with an error, yielded once with a zero Page, on a failed request,
+// a page that is no list page (*NotAListError), a cursor sent twice
+// (*RepeatedCursorError), a list that shows it is endless or reaches a
+// walk's bounds (*EndlessListError: see MaxStalePages), or when max
+// pages are read and more remain (*PageCapError; max 0 sets no cap); all
+// but the first inside a *TransportError for method.
+func WalkPages(ctx context.Context, method, key string, max int, fetch func(ctx context.Context, cursor string) (json.RawMessage, error)) iter.Seq2[Page, error] {
+	return walkWithin(ctx, method, key, max, MaxWalkTime, fetch)
+}
+
+// walkWithin is WalkPages bounded to within.
+func walkWithin(ctx context.Context, method, key string, max int, within time.Duration, fetch func(context.Context, string) (json.RawMessage, error)) iter.Seq2[Page, error] {
 	return func(yield func(Page, error) bool) {
 		var w walkGuard
 		cursor := ""
 		for n := 1; ; n++ {
-			var params json.RawMessage
-			if cursor != "" {
-				params = cursorParams(cursor)
-			}
-			raw, err := c.Call(ctx, method, params)
+			// The server's time alone, not a loop slow to take the pages.
+			pctx, cancel := context.WithTimeout(ctx, within-w.took)
+			asked := time.Now()
+			raw, err := fetch(pctx, cursor)
+			w.took += time.Since(asked)
+			cancel()
 			if err != nil {
+				if ctx.Err() == nil && pctx.Err() == context.DeadlineExceeded { // the walk's time is up
+					err = &TransportError{Op: method, Err: &EndlessListError{Page: n - 1, Bytes: w.bytes, Took: within, Bound: within.String()}}
+				}
 				yield(Page{}, err)
 				return
 			}
@@ -245,11 +299,22 @@ func (c *Client) Walk(ctx context.Context, method, key string, max int) iter.Seq
 	}
 }
 
+// Broken reports whether err ended a walk because the list cannot be
+// walked to its end (a cursor sent twice, a list that never ends, a page
+// that is no list page); a cap of the walker's (*PageCapError) is none.
+func Broken(err error) bool {
+	var rc *RepeatedCursorError
+	var el *EndlessListError
+	var na *NotAListError
+	return errors.As(err, &rc) || errors.As(err, &el) || errors.As(err, &na)
+}
+
 // walkGuard tells a walk that makes progress from one that never ends. It
 // keeps a hash of the last MaxStalePages pages' cursors and items, not the
 // bytes: a hostile server's cursors and pages may be large, and a list
 // long.
 type walkGuard struct {
+	took    time.Duration // the server's time so far: what its pages took to come
 	seed    maphash.Seed
 	cursors map[uint64]int        // the last pages' cursors, by hash: how many of the ring hold each
 	ring    [MaxStalePages]uint64 // the cursors of the last pages, by hash, as a ring
@@ -280,8 +345,11 @@ func (w *walkGuard) next(p Page) error {
 	// What the page costs whoever keeps it: its bytes, its items' headers
 	// and its cursor's entry here.
 	w.bytes += int64(len(p.Raw) + 24*len(p.Items) + 64)
-	if w.bytes > MaxWalkBytes || p.N >= MaxWalkPages {
-		return &EndlessListError{Page: p.N, Bytes: w.bytes}
+	switch {
+	case w.bytes > MaxWalkBytes:
+		return &EndlessListError{Page: p.N, Bytes: w.bytes, Took: w.took, Bound: fmt.Sprint(MaxWalkBytes>>20, " MiB")}
+	case p.N >= MaxWalkPages:
+		return &EndlessListError{Page: p.N, Bytes: w.bytes, Took: w.took, Bound: fmt.Sprint(MaxWalkPages, " pages")}
 	}
 	items := maphash.Bytes(w.seed, p.List)
 	if len(p.Items) == 0 || slices.Contains(w.recent[:min(p.N-1, MaxStalePages)], items) {
@@ -296,7 +364,11 @@ func (w *walkGuard) next(p Page) error {
 	return nil
 }
 
+// cursorParams are the params of the page at cursor: none for the first.
 func cursorParams(cursor string) json.RawMessage {
+	if cursor == "" {
+		return nil
+	}
 	b, _ := json.Marshal(struct {
 		Cursor string `json:"cursor"`
 	}{cursor})
@@ -341,23 +413,7 @@ func splitPage(page json.RawMessage, key string) (p Page, err error) {
 	return p, err
 }
 
-// mergePages rebuilds first with key set to items and nextCursor set to next
-// (or removed when next is ""). Other members keep their place and bytes.
-func mergePages(first json.RawMessage, key string, items []json.RawMessage, next string) json.RawMessage {
-	head, tail := splitFirst(first, key, next)
-	var b bytes.Buffer
-	b.Write(head)
-	for i, it := range items {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(it)
-	}
-	b.Write(tail)
-	return b.Bytes()
-}
-
-// splitFirst is a merged list (mergePages) without its items: what comes
+// splitFirst is a merged list without its items: what comes
 // before them (first's members before key, then key and the array's
 // opening bracket) and after them (the closing bracket, the members after
 // key, nextCursor set to next or left out); a first page without key has
@@ -426,14 +482,19 @@ func FilterPage(page json.RawMessage, key string, keep func(item json.RawMessage
 	if err != nil || p.List == nil || string(p.List) == "null" {
 		return page
 	}
-	items := make([]json.RawMessage, 0, len(p.Items))
+	head, tail := splitFirst(page, key, p.Next)
+	b, kept := bytes.NewBuffer(head), 0
 	for _, it := range p.Items {
 		if keep(it) {
-			items = append(items, it)
+			if kept++; kept > 1 {
+				b.WriteByte(',')
+			}
+			b.Write(it)
 		}
 	}
-	if len(items) == len(p.Items) {
+	if kept == len(p.Items) {
 		return page
 	}
-	return mergePages(page, key, items, p.Next)
+	b.Write(tail)
+	return b.Bytes()
 }

@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -357,10 +360,10 @@ func TestWalkBoundedInBytes(t *testing.T) {
 			continue
 		}
 		var e *EndlessListError
-		if !errors.As(err, &e) || e.Page != 16 || e.Stale != 0 || e.Bytes <= MaxWalkBytes {
+		if !errors.As(err, &e) || e.Page != 16 || e.Stale != 0 || e.Bytes <= MaxWalkBytes || e.Bound != "64 MiB" {
 			t.Fatalf("page %d: %v (%#v), want the walk stopped at page 16 past %d bytes", n, err, e, MaxWalkBytes)
 		}
-		if !strings.Contains(err.Error(), "after 16 pages and 64 MiB") {
+		if !strings.Contains(err.Error(), "at a walk's bound of 64 MiB (16 pages, 64 MiB read in ") {
 			t.Errorf("error = %q", err)
 		}
 		return
@@ -377,7 +380,7 @@ func TestWalkBoundedInPages(t *testing.T) {
 			continue
 		}
 		var e *EndlessListError
-		if !errors.As(err, &e) || e.Page != MaxWalkPages || e.Stale != 0 {
+		if !errors.As(err, &e) || e.Page != MaxWalkPages || e.Stale != 0 || e.Bound != "100000 pages" {
 			t.Fatalf("page %d: %v, want the walk stopped at page %d", n, err, MaxWalkPages)
 		}
 		if len(w.cursors) > MaxStalePages {
@@ -502,5 +505,85 @@ func TestListKeep(t *testing.T) {
 		if r.err != nil || string(r.result) != tt.want {
 			t.Errorf("%s: %s, %v; want %s", tt.name, r.result, r.err, tt.want)
 		}
+	}
+}
+
+// A walk whose pages come as slowly as the server likes ends at its time
+// bound, the page under way cancelled, with the bound's error: which
+// bound, and how much was read. The caller's own end is its own error.
+func TestWalkBoundedInTime(t *testing.T) {
+	t.Parallel()
+	fetch := func(ctx context.Context, cursor string) (json.RawMessage, error) {
+		n, _ := strconv.Atoi(strings.TrimPrefix(cursor, "c"))
+		if n == 3 { // the fourth page never comes
+			<-ctx.Done()
+			return nil, context.Cause(ctx)
+		}
+		return json.RawMessage(fmt.Sprintf(`{"tools":[{"name":"t%d"}],"nextCursor":"c%d"}`, n, n+1)), nil
+	}
+	var pages int
+	var err error
+	for p, perr := range walkWithin(t.Context(), "tools/list", "tools", 0, 50*time.Millisecond, fetch) {
+		if perr != nil {
+			err = perr
+			break
+		}
+		pages = p.N
+	}
+	var e *EndlessListError
+	if !errors.As(err, &e) || e.Bound != "50ms" || e.Page != pages || e.Took != 50*time.Millisecond {
+		t.Fatalf("after %d pages: %v (%#v), want the time bound after them", pages, err, e)
+	}
+	if want := "still not at the end at a walk's bound of 50ms (3 pages, 0 MiB read in 50ms)"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error = %q, want it to hold %q", err, want)
+	}
+
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	asked := errors.New("the caller's end")
+	for p, perr := range walkWithin(ctx, "tools/list", "tools", 0, time.Hour, fetch) {
+		if p.N == 2 {
+			cancel(asked)
+		}
+		err = perr
+	}
+	if !errors.Is(err, asked) {
+		t.Errorf("a walk its caller ended: %v, want the caller's error", err)
+	}
+}
+
+// forgetful is kept lists that remember what they were told to forget.
+type forgetful struct{ forgot []string }
+
+func (f *forgetful) Kept(string, json.RawMessage, string, bool) (json.RawMessage, func(json.RawMessage, bool)) {
+	return nil, nil
+}
+func (f *forgetful) Forget(list string) { f.forgot = append(f.forgot, list) }
+
+// The pages a walk found broken were kept on the way: the kept lists
+// forget them. A walk that ends, or that its own cap stops, keeps them.
+func TestBrokenWalkForgetsKeptPages(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		pages  map[string]string
+		max    int
+		forgot []string
+	}{
+		{"a cursor sent twice", map[string]string{"": `{"tools":[{"name":"a"}],"nextCursor":"c1"}`, "c1": `{"tools":[{"name":"b"}],"nextCursor":"c1"}`}, 0, []string{"tools"}},
+		{"no list page", map[string]string{"": `{"tools":[{"name":"a"}],"nextCursor":"c1"}`, "c1": `{"tools":{}}`}, 0, []string{"tools"}},
+		{"to the end", map[string]string{"": `{"tools":[{"name":"a"}],"nextCursor":"c1"}`, "c1": `{"tools":[{"name":"b"}]}`}, 0, nil},
+		{"its cap", map[string]string{"": `{"tools":[{"name":"a"}],"nextCursor":"c1"}`, "c1": `{"tools":[{"name":"b"}]}`}, 1, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			kept := &forgetful{}
+			serveList(t, tt.pages, func(c *Client) {
+				c.opts.Lists = kept
+				for range c.Walk(t.Context(), "tools/list", "tools", tt.max) {
+				}
+			})
+			if diff := cmp.Diff(tt.forgot, kept.forgot); diff != "" {
+				t.Errorf("forgotten (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

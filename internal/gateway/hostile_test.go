@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -253,12 +254,14 @@ func TestGatewayBareServerNeverShadowsURI(t *testing.T) {
 }
 
 // loopLister is a server with a prefix whose resource lists never end
-// well: each page names the same next page (cycles) or is refused
-// (fails); asked counts the requests of each list. The rest of an
-// upstream is slowLister's.
+// well: each page names the same next page (cycles), is refused (fails),
+// or names a new page and lists a new item of 128 KiB (huge); asked
+// counts the requests of each list. The rest of an upstream is
+// slowLister's.
 type loopLister struct {
 	*slowLister
 	fails bool
+	huge  bool
 	mu    sync.Mutex
 	asked map[string]int
 }
@@ -273,10 +276,15 @@ func (s *loopLister) Forward(_ context.Context, method string, _ json.RawMessage
 		return json.RawMessage(`{}`), nil
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.asked[method]++
-	s.mu.Unlock()
 	if s.fails {
 		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: "no"}
+	}
+	if s.huge {
+		n := s.asked[method]
+		item := fmt.Sprintf(`{"uri":"file:///huge/%d","uriTemplate":"file:///huge/%d/{x}","name":"%s"}`, n, n, strings.Repeat("x", 128<<10))
+		return json.RawMessage(fmt.Sprintf(`{"%s":[%s],"nextCursor":"%d"}`, l.Key, item, n)), nil
 	}
 	return json.RawMessage(`{"` + l.Key + `":[],"nextCursor":"again"}`), nil
 }
@@ -297,7 +305,10 @@ func TestGatewayWalksAListOnce(t *testing.T) {
 			if fails {
 				pages = 1
 			}
-			walksOfFourReads(t, fails, 0, map[string]int{"resources/list": pages, "resources/templates/list": pages})
+			asked := walksOfFourReads(t, &loopLister{fails: fails}, 0)
+			if want := map[string]int{"resources/list": pages, "resources/templates/list": pages}; !maps.Equal(asked, want) {
+				t.Errorf("four reads asked for %v pages, want %v", asked, want)
+			}
 		})
 	}
 }
@@ -310,16 +321,33 @@ func TestGatewayWalksAFailedListAgain(t *testing.T) {
 	// The first read finds the URI's lister by walking each member's
 	// resources; the three after walk both lists of the member with a
 	// prefix before they go to the member without one.
-	walksOfFourReads(t, true, time.Nanosecond, map[string]int{"resources/list": 4, "resources/templates/list": 3})
+	asked := walksOfFourReads(t, &loopLister{fails: true}, time.Nanosecond)
+	if want := map[string]int{"resources/list": 4, "resources/templates/list": 3}; !maps.Equal(asked, want) {
+		t.Errorf("four reads asked for %v pages, want %v", asked, want)
+	}
 }
 
-// walksOfFourReads reads a bare server's URI four times beside a member
-// with a prefix whose lists cycle (or fail), and holds how many pages of
-// each of its lists were asked for. retry, when not zero, is how long
-// the gateway counts a failed walk as read.
-func walksOfFourReads(t *testing.T, fails bool, retry time.Duration, want map[string]int) {
+// A member whose lists never end, each page bringing something new and
+// large, is read as every list is walked: to the walk's bound of bytes
+// (mcp.MaxWalkBytes), well before its bound of pages (maxFindPages,
+// which let it give a thousand pages of any size), once.
+func TestGatewayWalkOfAnEndlessListBounded(t *testing.T) {
+	t.Parallel()
+	asked := walksOfFourReads(t, &loopLister{huge: true}, 0)
+	for _, method := range []string{"resources/list", "resources/templates/list"} {
+		if n := asked[method]; n < mcp.MaxWalkBytes/(256<<10) || n > mcp.MaxWalkBytes/(128<<10) {
+			t.Errorf("four reads asked for %d pages of %s (128 KiB each), want the walk stopped once past %d MiB", n, method, mcp.MaxWalkBytes>>20)
+		}
+	}
+}
+
+// walksOfFourReads reads a bare server's URI four times beside up, a
+// member with a prefix whose lists never end well, and returns how many
+// pages of each of its lists were asked for. retry, when not zero, is
+// how long the gateway counts a failed walk as read.
+func walksOfFourReads(t *testing.T, up *loopLister, retry time.Duration) map[string]int {
 	t.Helper()
-	up := &loopLister{slowLister: newSlowLister(), fails: fails, asked: map[string]int{}}
+	up.slowLister, up.asked = newSlowLister(), map[string]int{}
 	none := ""
 	bare := specServer(t, `{"resources":[{"uri":"file:///bare.txt","name":"own"}],
 		"readResults":{"file:///bare.txt":{"contents":[{"uri":"file:///bare.txt","text":"the bare server's own"}]}}}`)
@@ -357,9 +385,5 @@ func walksOfFourReads(t *testing.T, fails bool, retry time.Duration, want map[st
 	}
 	up.mu.Lock()
 	defer up.mu.Unlock()
-	for method, pages := range want {
-		if up.asked[method] != pages {
-			t.Errorf("four reads asked for %d pages of %s, want %d", up.asked[method], method, pages)
-		}
-	}
+	return maps.Clone(up.asked)
 }

@@ -6,6 +6,8 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -138,27 +140,31 @@ func (f *front) find(ctx context.Context, m *Member, l mcp.List, match func(id s
 	return found
 }
 
-// walk is find's reading of the list: whether it found the item, and
-// whether it read the list as far as it goes (not stopped by a page that
-// failed or went unanswered).
+// walk is find's reading of the list, as mcp.WalkPages walks it:
+// whether it found the item, and whether it read the list as far as it
+// goes (not stopped by a page that failed or went unanswered).
 func (f *front) walk(ctx context.Context, m *Member, l mcp.List, match func(id string) bool) (found, whole bool) {
-	cursor := ""
-	seen := map[string]bool{}
-	for range maxFindPages {
-		res, _ := f.fetchPage(ctx, m, l.Method, nil, cursor)
-		if res == nil {
-			return false, false
+	pages := mcp.WalkPages(ctx, l.Method, l.Key, maxFindPages, func(ctx context.Context, cursor string) (json.RawMessage, error) {
+		res, err := f.fetchPage(ctx, m, l.Method, nil, cursor)
+		if res == nil && err == nil {
+			err = errors.New("no page") // fetchPage said why
 		}
-		items, next := f.pageItems(m, l.Method, l.Key, res)
+		return res, err
+	})
+	for p, err := range pages {
+		if err != nil {
+			var pc *mcp.PageCapError
+			return false, mcp.Broken(err) || errors.As(err, &pc)
+		}
+		items, next := f.pageItems(m, l.Method, l.Key, p.Raw)
 		for _, it := range items {
 			if id, _ := l.ID(it); match != nil && match(id) {
 				return true, true
 			}
 		}
-		if next == "" || seen[next] {
+		if next == "" {
 			return false, true
 		}
-		seen[next], cursor = true, next
 	}
 	return false, true
 }

@@ -189,7 +189,7 @@ func (c *Cache) keep(key, base, list string, gen uint64, e entry) {
 	if list == "tools" { // outside the lock: a page of many tools takes a while
 		e.tools, e.next, e.size = indexTools(base, e.result, MaxBytes/4)
 	}
-	e.size += len(key)
+	e.size += len(key) + entryCost
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen[list] != gen {
@@ -275,6 +275,11 @@ func indexTools(base string, result json.RawMessage, budget int) (tools map[stri
 	}
 	return tools, next, size + len(next)
 }
+
+// entryCost is what an entry costs beyond its bytes and its tools (its
+// place in the map, its index's own map): 560 bytes of heap an entry
+// measured in a cache of pages of one tool each, rounded up.
+const entryCost = 576
 
 // indexed is what one tool in a page's index costs beyond its name: 114
 // bytes of heap a tool measured in a page of 250,000 (a map entry, the

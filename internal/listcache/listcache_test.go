@@ -400,11 +400,30 @@ func TestToolIndexCounted(t *testing.T) {
 	if res, _, _ := lookup(t, &many, "tools/list", `{}`); res == "" {
 		t.Fatal("the page of 250,000 small tools was not kept")
 	}
-	if held(&many) > len(tiny)+64 || grew > 1<<20 {
+	if held(&many) > len(tiny)+64+entryCost || grew > 1<<20 {
 		t.Errorf("the page of 250,000 small tools costs %d bytes for %d, and took %d of the heap", held(&many), len(tiny), grew)
 	}
 	if _, ok := seek(&many, `{}`, "10"); ok {
 		t.Error("found in a page kept without an index")
+	}
+}
+
+// TestManySmallPagesCounted: the walk of a list that never ends gives
+// the cache tens of thousands of pages of one tool each; what they take of
+// the heap is what they cost the cache, so that MaxBytes bounds them (they
+// took three times as much).
+func TestManySmallPagesCounted(t *testing.T) {
+	var c Cache
+	var entries int
+	grew := heapAfter(func() {
+		for i := range 80_000 {
+			_, r, _ := lookup(t, &c, "tools/list", fmt.Sprintf(`{"cursor":"%d"}`, i))
+			c.Keep(r, json.RawMessage(fmt.Sprintf(`{"tools":[{"name":"endless-%d","inputSchema":{"type":"object"}}],"nextCursor":"%d"}`, i, i+1)), false, true)
+		}
+		entries = len(c.entries)
+	})
+	if held(&c) > MaxBytes || grew > MaxBytes*5/4 {
+		t.Errorf("%d pages kept, counted as %d bytes, took %d of the heap; want at most %d", entries, held(&c), grew, MaxBytes)
 	}
 }
 

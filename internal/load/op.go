@@ -372,17 +372,9 @@ func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMes
 		return client.Ping(ctx) // as mcpv ping does
 	}
 	method, key, _ := list(op.kind)
-	var items []json.RawMessage
-	for page, err := range client.Walk(ctx, method, key, 0) {
-		if err != nil {
-			return nil, err
-		}
-		if op.keep {
-			items = append(items, page.Items...)
-		}
-	}
-	if !op.keep {
-		return nil, nil
+	items, err := client.Items(ctx, method, key, func(json.RawMessage) bool { return op.keep })
+	if err != nil || !op.keep {
+		return nil, err
 	}
 	if items == nil {
 		items = []json.RawMessage{}

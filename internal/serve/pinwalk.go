@@ -78,45 +78,27 @@ func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, erro
 }
 
 // walkPages hands each page's items of a list to fn, to the end of the
-// list or maxPinPages: as mcp.Client.Walk walks them, or, for an
-// Upstream that cannot walk, page by page through Forward, stopping at a
-// cursor sent twice.
+// list or maxPinPages, as mcp.WalkPages walks them: through the
+// upstream's own walk when it has one (Walker), else page by page
+// through Forward.
 func (u *upstream) walkPages(ctx context.Context, method, key string, fn func([]json.RawMessage) error) error {
-	if w, ok := u.conn.(Walker); ok {
-		n := 0
-		for p, err := range w.Walk(ctx, method, key) {
-			if err != nil {
-				return err
-			}
-			if n++; n > maxPinPages {
-				return fmt.Errorf("%s: still not at the end after %d pages", method, maxPinPages)
-			}
-			if err := fn(p.Items); err != nil {
-				return err
-			}
+	pages := mcp.WalkPages(ctx, method, key, maxPinPages, func(ctx context.Context, cursor string) (json.RawMessage, error) {
+		params := json.RawMessage(`{}`)
+		if cursor != "" {
+			params = mustJSON(map[string]string{"cursor": cursor})
 		}
-		return nil
+		return u.conn.Forward(ctx, method, params)
+	})
+	if w, ok := u.conn.(Walker); ok {
+		pages = w.Walk(ctx, method, key, maxPinPages)
 	}
-	cursors := map[string]bool{}
-	params := json.RawMessage(`{}`)
-	for n := 1; ; n++ {
-		res, err := u.conn.Forward(ctx, method, params)
+	for p, err := range pages {
 		if err != nil {
 			return err
 		}
-		var items []json.RawMessage
-		rawjson.ForEachElement(rawjson.Member(res, key), func(_ int, el []byte) { items = append(items, el) })
-		if err := fn(items); err != nil {
+		if err := fn(p.Items); err != nil {
 			return err
 		}
-		next, _ := rawjson.String(rawjson.Member(res, "nextCursor"))
-		switch {
-		case next == "":
-			return nil
-		case cursors[next] || n >= maxPinPages:
-			return fmt.Errorf("%s: the list does not end", method)
-		}
-		cursors[next] = true
-		params = mustJSON(map[string]string{"cursor": next})
 	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -21,6 +22,7 @@ import (
 type pager struct {
 	modern, fail bool
 	hang         bool // the second page is never answered
+	endless      bool // the pages after the first never end, each with a new tool
 	lists        atomic.Int32
 	done         chan struct{}
 }
@@ -40,8 +42,10 @@ func (p *pager) Forward(ctx context.Context, method string, params json.RawMessa
 	if method != "tools/list" {
 		return json.RawMessage(`{` + complete + `"content":[{"type":"text","text":"called"}]}`), nil
 	}
-	p.lists.Add(1)
+	n := p.lists.Add(1)
 	switch {
+	case p.endless && strings.Contains(string(params), "cursor"):
+		return json.RawMessage(fmt.Sprintf(`{%s"tools":[{"name":"t%d","inputSchema":{"type":"object"}}],"nextCursor":"p%d"}`, complete, n, n)), nil
 	case !strings.Contains(string(params), "p2"):
 		return json.RawMessage(`{` + complete + `"tools":[` + pinnedAdd + `,` + sub + `],"nextCursor":"p2"}`), nil
 	case p.fail:
@@ -106,6 +110,19 @@ func TestPinWalksAFailedListOnce(t *testing.T) {
 	}
 }
 
+// A list that never ends, each page with a new tool, is walked for the
+// pin as every list is (mcp.WalkPages), to the pin's bound of pages
+// (maxPinPages), once: the pages a client asks for next are not walked
+// again, and are answered.
+func TestPinWalkOfAnEndlessList(t *testing.T) {
+	t.Parallel()
+	up := &pager{endless: true, done: make(chan struct{})}
+	// The client's three first pages, and the one walk's maxPinPages.
+	if n := listThrice(t, up, 0); n != 3+maxPinPages {
+		t.Errorf("%d tools/list requests, want %d", n, 3+maxPinPages)
+	}
+}
+
 // A walk for the pin that runs out of its time (a server that never
 // answers a later page) failed as one that is refused did: the pages a
 // client asks for next do not each wait the walk's time again.
@@ -113,7 +130,18 @@ func TestPinWalkOutOfTimeWalkedOnce(t *testing.T) {
 	testkit.SkipLong(t, "waits for a walk to run out of time")
 	t.Parallel()
 	up := &pager{hang: true, done: make(chan struct{})}
-	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }, Pin: newPinFixture(t, "").pin(), Log: slog.New(&saidLog{}), pinWait: 2 * time.Second}
+	// The client's three first pages, and the one walk's two pages.
+	if n := listThrice(t, up, 2*time.Second); n != 3+2 {
+		t.Errorf("%d tools/list requests, want %d", n, 3+2)
+	}
+}
+
+// listThrice serves up with a pin (its walks bounded by pinWait, when
+// set), has a client ask for the first page of the tools three times,
+// and returns how many pages up was asked for.
+func listThrice(t *testing.T, up *pager, pinWait time.Duration) int32 {
+	t.Helper()
+	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }, Pin: newPinFixture(t, "").pin(), Log: slog.New(&saidLog{}), pinWait: pinWait}
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +152,5 @@ func TestPinWalkOutOfTimeWalkedOnce(t *testing.T) {
 			t.Errorf("tools/list: %s", res)
 		}
 	}
-	// The client's three first pages, and the one walk's two pages.
-	if n := up.lists.Load(); n != 3+2 {
-		t.Errorf("%d tools/list requests, want %d", n, 3+2)
-	}
+	return up.lists.Load()
 }

@@ -323,7 +323,7 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 		params := json.RawMessage(`{}`)
 		var err error
 		mark := u.pinMark()
-		for p, perr := range w.Walk(ctx, l.Method, l.Key) {
+		for p, perr := range w.Walk(ctx, l.Method, l.Key, 0) {
 			if err = perr; err != nil {
 				break
 			}

@@ -49,10 +49,10 @@ type Relay struct {
 	Secret func(values ...string)
 }
 
-// Walker is an Upstream that walks the pages of a list (the pin's and
-// the recording's walks use it).
+// Walker is an Upstream that walks the pages of a list as mcp.Client
+// does (the pin's and the recording's walks use it).
 type Walker interface {
-	Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error]
+	Walk(ctx context.Context, method, key string, max int) iter.Seq2[mcp.Page, error]
 }
 
 // ClientUpstream is an upstream session to a real server, through its
@@ -70,10 +70,6 @@ type clientUpstream struct {
 
 func (u clientUpstream) Tool(ctx context.Context, name string) (json.RawMessage, bool) {
 	return u.tool(ctx, name)
-}
-
-func (u clientUpstream) Walk(ctx context.Context, method, key string) iter.Seq2[mcp.Page, error] {
-	return u.Client.Walk(ctx, method, key, 0)
 }
 
 func (u clientUpstream) Close() { u.end() }

@@ -141,21 +141,31 @@ func (s *Store) write(f file) error {
 	return nil
 }
 
+// sigLine is what a file's signature adds to it: its hex and a newline.
+const sigLine = 2*sha256.Size + 1
+
 // encode is f as JSON, its lists cut, the largest first, until it fits in
-// MaxFileBytes with its signature.
+// MaxFileBytes with its signature's line: each measured once, as a walk may have kept thousands of
+// small pages (a file encoded again for each one cut took hours).
 func encode(f file) ([]byte, error) {
 	slices.SortStableFunc(f.Lists, func(a, b listcache.Kept) int { return len(a.Result) - len(b.Result) })
-	for {
-		data, err := json.Marshal(f)
-		if err != nil || len(data)+2*sha256.Size+1 <= MaxFileBytes { // and its signature's line
-
-			return data, err
-		}
-		if len(f.Lists) == 0 {
-			return nil, fmt.Errorf("the state of one server is larger than %d MiB", MaxFileBytes>>20)
-		}
-		f.Lists = f.Lists[:len(f.Lists)-1]
+	lists := f.Lists
+	f.Lists = nil
+	data, err := json.Marshal(f)
+	if err == nil && len(data)+sigLine > MaxFileBytes {
+		err = fmt.Errorf("the state of one server is larger than %d MiB", MaxFileBytes>>20)
 	}
+	for i, size := 0, sigLine+len(data)+len(`,"lists":[]`); err == nil && i < len(lists); i++ {
+		var k []byte
+		if k, err = json.Marshal(lists[i]); size+len(k)+1 > MaxFileBytes {
+			break
+		}
+		size, f.Lists = size+len(k)+1, lists[:i+1]
+	}
+	if err != nil || f.Lists == nil {
+		return data, err
+	}
+	return json.Marshal(f)
 }
 
 // prune removes the state files of dir least recently written, other

@@ -99,18 +99,10 @@ func CheckListed(ctx context.Context, client *mcp.Client, name string, ms []Memb
 	return CheckAgainst(items, name, ms)
 }
 
-// ListPrompts are the prompts the server lists, every page merged, each
-// as sent: a kept list answers when it may (mcp.WithLookup).
+// ListPrompts are the prompts the server lists, every page, each as
+// sent: a kept list answers when it may (mcp.WithLookup).
 func ListPrompts(ctx context.Context, client *mcp.Client) ([]json.RawMessage, error) {
-	res, _, err := client.List(mcp.WithLookup(ctx), "prompts/list", "prompts", mcp.Pages{})
-	if err != nil {
-		return nil, err
-	}
-	var list struct {
-		Prompts []json.RawMessage `json:"prompts"`
-	}
-	rawjson.DecodeLoose(res, &list)
-	return list.Prompts, nil
+	return client.Items(mcp.WithLookup(ctx), "prompts/list", "prompts", nil)
 }
 
 // Find is the prompt of items called name, or nil.

@@ -110,15 +110,13 @@ func walk(ctx context.Context, c *mcp.Client, l mcp.List, budget int64) (items [
 // request: RulePagination for a repeated cursor or a list that never
 // ends, RuleList for a page that is no list page.
 func brokenList(err error) (rule string, ok bool) {
-	var rc *mcp.RepeatedCursorError
 	var pc *mcp.PageCapError
-	var el *mcp.EndlessListError
 	var na *mcp.NotAListError
 	switch {
-	case errors.As(err, &rc), errors.As(err, &pc), errors.As(err, &el):
-		return RulePagination, true
 	case errors.As(err, &na):
 		return RuleList, true
+	case mcp.Broken(err), errors.As(err, &pc):
+		return RulePagination, true
 	}
 	return "", false
 }
