@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -132,12 +131,6 @@ func (c *loadCmd) Validate() error {
 	}
 	if c.Concurrency < 1 || c.Concurrency > maxConcurrency {
 		return fmt.Errorf("-c must be between 1 and %d", maxConcurrency)
-	}
-	if c.Duration < 0 || c.Count < 0 || c.Rate < 0 || c.Grace < 0 {
-		return fmt.Errorf("-d, -n, --rate and --grace cannot be negative")
-	}
-	if math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
-		return fmt.Errorf("--rate %v: want a number of iterations a second", c.Rate)
 	}
 	if c.Rate > load.MaxRate {
 		return fmt.Errorf("--rate %v: at most one iteration a nanosecond (1e9)", c.Rate)

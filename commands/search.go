@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/cost"
-	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/safetext"
 
@@ -21,7 +20,7 @@ import (
 
 type searchCmd struct {
 	Query []string      `arg:"" name:"query" help:"The words to look for; each hit holds every one, in its name, title, description or a parameter's name."`
-	Wait  duration.Flag `name:"wait" default:"20s" placeholder:"DURATION" help:"How long each server may take to start and list what it offers; one that takes longer is said and left out."`
+	Wait  time.Duration `name:"wait" default:"20s" placeholder:"DURATION" help:"How long each server may take to start and list what it offers; one that takes longer is said and left out."`
 	Limit int           `name:"limit" default:"20" placeholder:"N" help:"Print the N best hits (0: all)."`
 }
 
@@ -58,9 +57,6 @@ type searchFailure struct {
 const searchConcurrency = 4
 
 func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
-	if c.Limit < 0 {
-		return usageErrorf("--limit must be 0 or more")
-	}
 	query := strings.Join(c.Query, " ")
 	if len(queryWords(query)) == 0 {
 		return usageErrorf("give words to search for")
@@ -89,7 +85,7 @@ func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
 		wg.Go(func() { // search listing: ends within --wait
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			sctx, cancel := context.WithTimeoutCause(ctx, time.Duration(c.Wait), fmt.Errorf("it did not list what it offers within %s (--wait)", time.Duration(c.Wait)))
+			sctx, cancel := context.WithTimeoutCause(ctx, c.Wait, fmt.Errorf("it did not list what it offers within %s (--wait)", c.Wait))
 			defer cancel()
 			defer sessions[i].close()
 			s, err := gatherSurface(sctx, sessions[i])
