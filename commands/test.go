@@ -216,37 +216,11 @@ func testOutputFlags(f *outputFlags) error {
 // sessionWords are the session flags given to mcpv test itself, as words
 // each file's server section follows: the file's own settings win.
 func sessionWords(kctx *kong.Context, env connect.Env) ([]string, error) {
-	var words []string
-	seen := map[string]bool{}
-	for _, p := range kctx.Path {
-		f := p.Flag
-		if f == nil || p.Resolved || f.Group == nil || !batchGroups[f.Group.Key] || seen[f.Name] {
-			continue
-		}
-		seen[f.Name] = true
-		switch f.Name {
+	words := sessionFlagWords(kctx, env)
+	for _, w := range words {
+		switch name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "="); name {
 		case "url", "server", "session", "session-id":
-			return nil, usageErrorf("--%s: a test file names its server (its server: section), not mcpv test", f.Name)
-		}
-		v := f.Target
-		value := func(x any) string {
-			s := fmt.Sprint(x)
-			if testfile.PathFlags[f.Name] && s != "" {
-				s = env.Path(s)
-			}
-			return "--" + f.Name + "=" + s
-		}
-		switch {
-		case f.IsBool():
-			if v.Bool() {
-				words = append(words, "--"+f.Name)
-			}
-		case f.IsSlice():
-			for i := range v.Len() {
-				words = append(words, value(v.Index(i).Interface()))
-			}
-		default:
-			words = append(words, value(v.Interface()))
+			return nil, usageErrorf("--%s: a test file names its server (its server: section), not mcpv test", name)
 		}
 	}
 	return words, nil
