@@ -226,15 +226,16 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 		return err
 	}
 	defer page.Close() // a nil file's Close does nothing
-	base, data, err := c.files(out)
+	base, data, done, err := c.files(out)
 	if err != nil {
 		return err
 	}
+	defer done()
 	// A run allocates steadily for long: collecting less often halves
 	// mcpv's own CPU per call, for a heap up to five times what is live;
-	// not with a large data file, whose rows each call copies (five
+	// not with a large row of a data file, which each call copies (five
 	// times what a 100 MiB row keeps live is gigabytes).
-	if data == nil || data.Size < loadBigData {
+	if data == nil || data.Largest < loadBigData {
 		gcstart.Raise(loadGOGC)
 	}
 	cfg := c.config(s, out)
