@@ -84,6 +84,19 @@ says which argument and why. ` + "`mcpv help arguments`" + ` has the rules.
 Each command starts the server anew. For many calls, start a session once and name it:
 
 ` + "```sh\n" + strings.Join(dollarLines(sessionExamples), "\n") + "\n```\n" + `
+## Slow tools: time limits, progress, events
+
+` + "`--timeout`" + ` (default 10m) bounds how long mcpv waits for an answer, but every progress
+notification the server sends for the request starts it again: a tool that reports progress
+every few seconds runs past ` + "`--timeout 3s`" + `. ` + "`--max-timeout`" + ` (default 1h, 0 for none) bounds the
+request however much progress it reports, so bound a slow tool with both. At either bound the
+request is cancelled on the server and mcpv exits 124. ` + "`--events FILE`" + ` writes every notification
+the server sends (progress, logs, list changes) to FILE, one JSON object a line, to read while
+or after it runs; stderr shows progress only on a terminal.
+
+` + "```sh\n" + `mcpv --timeout 30s --max-timeout 2m call add a=2 b=3 -- ./server
+mcpv --events events.ndjson call add a=2 b=3 -- ./server
+` + "```\n" + `
 ## Filtering
 
 ` + "`-q EXPR`" + ` (` + "`--jq`" + `) filters the result with jq, ` + "`-r`" + ` prints strings raw, ` + "`-e`" + ` exits 1 when the last output
@@ -124,12 +137,38 @@ Every tool is sent to the model with every request. ` + "`mcpv cost`" + ` counts
 - Exit 7 is a pin refusing a server that changed since the user approved it: nothing was sent.
   Do not retry or work around it; show the user the lines under the message (what moved) and
   let them decide (` + "`mcpv pin --check`" + `, ` + "`mcpv diff`" + `).
+- A server from a project's config file (` + "`.mcp.json`, `.vscode/mcp.json`" + `, any file in the repository)
+  starts only once the user trusts the file: until then mcpv exits 2 saying it is not trusted
+  and naming the ` + "`mcpv trust FILE`" + ` to run. Trusting lets the file run its commands: show the user
+  the file (` + "`mcpv servers`" + ` shows what each entry runs) and let them run it; do not trust it yourself.
 - Exit 1 with a result on stdout is the tool's own error (` + "`isError`" + `): read its text, fix the call.
 - stdin is read only when asked (` + "`--args -`" + `): a command never waits on it by surprise.
 - ` + "`mcpv help COMMAND`" + ` is the reference; ` + "`mcpv help flags`" + ` lists every global flag.
 `)
 	return b.String(), nil
 }
+
+// agentHelp is 'mcpv help agent --help'.
+const agentHelp = `Usage: mcpv help agent [--install [--project]]
+
+Prints mcpv's agent skill: a SKILL.md (the Agent Skills format) that teaches a
+coding agent the commands it needs, their exit codes and their traps. It is
+made from this mcpv's own help, so it says what this version does.
+
+Flags:
+  -h, --help     Show this help.
+  --install      Write the skill where agents look for it instead:
+                 ~/.claude/skills/mcpv/SKILL.md and ~/.agents/skills/mcpv/SKILL.md;
+                 print where, as JSON.
+  --project      With --install: write it under the current directory
+                 (.claude/skills, .agents/skills), for its project.
+
+Examples:
+
+    $ mcpv help agent
+    $ mcpv help agent --install
+    $ mcpv help agent --install --project
+`
 
 // dollarLines are the "$ " lines of a help's Examples, without the "$ ".
 func dollarLines(examples string) []string {

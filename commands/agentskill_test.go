@@ -217,3 +217,35 @@ func TestHelpAgentInstallFollowsNoLink(t *testing.T) {
 		})
 	}
 }
+
+// 'help agent --help' prints what help agent does and takes, as every
+// command's --help does, and a topic's --help is the topic.
+func TestHelpAgentHelp(t *testing.T) {
+	t.Parallel()
+	for _, words := range [][]string{{"help", "agent", "--help"}, {"help", "agent", "-h"}, {"help", "agent", "--install", "--help"}} {
+		r := mcpv(t, "", words...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "Usage: mcpv help agent [--install [--project]]") || !strings.Contains(r.stdout, "--project") || r.stderr != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", words, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := mcpv(t, "", "help", "exit-codes", "--help"); r.code != 0 || r.stdout != mcpv(t, "", "help", "exit-codes").stdout {
+		t.Errorf("help exit-codes --help: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// The skill tells an agent what it needs to bound a slow tool (progress
+// restarts --timeout; --max-timeout bounds it whatever it reports), where
+// notifications go (--events), and that a project's config runs only once
+// the user trusts it (mcpv trust).
+func TestAgentSkillSays(t *testing.T) {
+	t.Parallel()
+	text, err := agentSkill()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, says := range []string{"progress\nnotification the server sends for the request starts it again", "`--max-timeout`", "`--events FILE`", "`mcpv trust FILE`", "exits 124"} {
+		if !strings.Contains(text, says) {
+			t.Errorf("the skill does not say %q", says)
+		}
+	}
+}

@@ -25,7 +25,7 @@ import (
 type appCmd struct {
 	callArgs
 	Call    bool `name:"call" help:"Call the tool; check what the app is given."`
-	MaxSize int  `name:"max-size" placeholder:"BYTES" default:"5242880" help:"The largest app HTML taken, in bytes."`
+	MaxSize int  `name:"max-size" placeholder:"BYTES" default:"5242880" min:"1" help:"The largest app HTML taken, in bytes."`
 
 	Open       bool     `name:"open" help:"Render the app in the browser until it ends."`
 	NoBrowser  bool     `name:"no-browser" help:"With --open: open no browser; print the URL."`
@@ -71,9 +71,6 @@ Exit 0 for a valid app (warnings are printed on stderr), 1 for an invalid one (t
 With --open: --no-browser prints the page's address on stderr instead of opening a browser; --listen 127.0.0.1:PORT serves the page at that loopback address (a free port by default); --yes lets the app call tools that do not say readOnlyHint without asking first; --permission grants the app a permission it asks for (camera, microphone, geolocation, clipboardWrite; repeatable or comma-separated); --allow-links opens in the browser the http(s) links the app asks to open (ui/open-link), which are refused otherwise. The guard flags take globs (* any run, ? one character), comma-separated or repeated.`
 
 func (c *appCmd) Validate() error {
-	if c.MaxSize <= 0 {
-		return fmt.Errorf("--max-size must be positive")
-	}
 	if !c.Open && (c.NoBrowser || c.Listen != "" || c.Yes || c.Grant != nil || c.AllowLinks || c.AllowTools != nil || c.DenyTools != nil ||
 		c.AllowResources != nil || c.DenyResources != nil || c.ReadOnly) {
 		return fmt.Errorf("--no-browser, --listen, --yes, --permission, --allow-links and the guard flags go with --open")

@@ -33,8 +33,8 @@ type auditCmd struct {
 	FailOn string   `name:"fail-on" enum:"critical,high,medium,low,info,none" default:"high" help:"Exit 1 when a finding of this severity or higher is found (none: never)."`
 
 	Judge        string        `name:"judge" placeholder:"CMD" help:"Also ask a model (mcpv help audit-rules)."`
-	JudgeTimeout time.Duration `name:"judge-timeout" default:"60s" placeholder:"DURATION" help:"The judge's time for one item."`
-	JudgeMax     int           `name:"judge-max" default:"200" placeholder:"N" help:"Ask the judge about N items at most."`
+	JudgeTimeout time.Duration `name:"judge-timeout" default:"60s" min:"1ms" placeholder:"DURATION" help:"The judge's time for one item."`
+	JudgeMax     int           `name:"judge-max" default:"200" min:"1" placeholder:"N" help:"Ask the judge about N items at most."`
 	JudgeEnv     []string      `name:"judge-env" placeholder:"NAME" help:"Pass this variable to the judge."`
 }
 
@@ -74,9 +74,6 @@ Examples:
 func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 	if err := surfaceArgs(t, c.Files, c.All, "audit"); err != nil {
 		return err
-	}
-	if c.JudgeTimeout <= 0 || c.JudgeMax < 1 {
-		return usageErrorf("--judge-timeout must be more than 0 and --judge-max at least 1")
 	}
 	start := time.Now()
 	gcstart.Bound(auditMemory) // unless the user set GOGC or GOMEMLIMIT

@@ -16,7 +16,8 @@ import (
 )
 
 type batchCmd struct {
-	Parallel  int  `name:"parallel" default:"1" placeholder:"N" help:"Run up to N operations at once; results still come out in input order."`
+	// --parallel is bounded (max): each slot is a goroutine and a queued line.
+	Parallel  int  `name:"parallel" default:"1" min:"1" max:"1024" placeholder:"N" help:"Run up to N operations at once; results still come out in input order."`
 	KeepGoing bool `name:"keep-going" help:"Run every line even after a failure; the exit code is still the first failure's."`
 }
 
@@ -40,16 +41,6 @@ Examples:
     $ mcpv batch --parallel 8 --keep-going -u http://127.0.0.1:3000/mcp < ops
     $ echo '{"id":"a","method":"ping"}' | mcpv batch -s github`
 }
-
-func (c *batchCmd) Validate() error {
-	if c.Parallel < 1 || c.Parallel > maxParallel {
-		return fmt.Errorf("--parallel must be between 1 and %d", maxParallel)
-	}
-	return nil
-}
-
-// maxParallel bounds --parallel: each slot is a goroutine and a queued line.
-const maxParallel = 1024
 
 func (c *batchCmd) notInBatch() {}
 

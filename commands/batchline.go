@@ -13,13 +13,51 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/shellwords"
+	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/output"
 )
 
 // batchGroups are the global flag groups a line may not set: the batch's
 // session is already open with its own.
 var batchGroups = map[string]bool{"Server": true, "Authorization": true, "Server requests": true}
+
+// sessionFlagWords are the session flags (batchGroups) the command line
+// gave, as words that give them again: --name=VALUE, a word a value of a
+// repeated flag, a path made absolute.
+func sessionFlagWords(kctx *kong.Context, env connect.Env) []string {
+	var words []string
+	seen := map[string]bool{}
+	for _, p := range kctx.Path {
+		f := p.Flag
+		if f == nil || p.Resolved || f.Group == nil || !batchGroups[f.Group.Key] || seen[f.Name] {
+			continue
+		}
+		seen[f.Name] = true
+		v := f.Target
+		value := func(x any) string {
+			s := fmt.Sprint(x)
+			if testfile.PathFlags[f.Name] && s != "" {
+				s = env.Path(s)
+			}
+			return "--" + f.Name + "=" + s
+		}
+		switch {
+		case f.IsBool():
+			if v.Bool() {
+				words = append(words, "--"+f.Name)
+			}
+		case f.IsSlice():
+			for i := range v.Len() {
+				words = append(words, value(v.Index(i).Interface()))
+			}
+		default:
+			words = append(words, value(v.Interface()))
+		}
+	}
+	return words
+}
 
 // runBatchCommand runs an mcpv command line against the batch's session and
 // returns what it printed as one JSON value: the value itself, an array when

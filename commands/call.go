@@ -152,9 +152,6 @@ As a task (--task, or always for a tool whose execution.taskSupport is required)
 The same typing serves get-prompt's and complete's key=value (as strings), load's call and a batch line's call; 'mcpv list-tools TOOL' shows a tool's inputSchema.`
 
 func (c *callCmd) Validate() error {
-	if c.TTL < 0 {
-		return fmt.Errorf("--ttl cannot be negative")
-	}
 	if c.DryRun && (c.Text || c.SaveDir != "" || c.Detach) {
 		return fmt.Errorf("--dry-run prints the request; --text, --save-dir and --detach are about results")
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/mcpv/mcpv/internal/check"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/doctor"
-	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/portable"
 	"github.com/mcpv/mcpv/internal/redact"
@@ -38,9 +37,9 @@ type checkCmd struct {
 	Format           string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text, junit, tap or json."`
 	Output           string        `name:"output" placeholder:"FILE" help:"Write the report to FILE; stdout keeps the problems."`
 	Show             string        `name:"show" enum:"auto,problems,all" default:"auto" help:"List problems (failed, warned, inconclusive) or all checks; auto: all on a terminal."`
-	CheckTimeout     duration.Flag `name:"check-timeout" default:"15s" placeholder:"DURATION" help:"Bound each check, a server's start apart."`
-	MaxTime          duration.Flag `name:"max-time" default:"5m" placeholder:"DURATION" help:"Stop the run after this long (exit 124)."`
-	Parallel         int           `name:"parallel" default:"4" placeholder:"N" help:"Run up to N checks at once."`
+	CheckTimeout     time.Duration `name:"check-timeout" default:"15s" min:"1ms" placeholder:"DURATION" help:"Bound each check, a server's start apart."`
+	MaxTime          time.Duration `name:"max-time" default:"5m" min:"1ms" placeholder:"DURATION" help:"Stop the run after this long (exit 124)."`
+	Parallel         int           `name:"parallel" default:"4" min:"1" max:"64" placeholder:"N" help:"Run up to N checks at once."`
 	ExpectedFailures string        `name:"expected-failures" placeholder:"FILE" help:"Hold the run to FILE's known failures."`
 	ConnectOnly      bool          `name:"connect-only" help:"Walk the connection step by step; no checks."`
 	Portable         string        `name:"portable" placeholder:"HOSTS" help:"Grade tool schemas for providers: all,openai,anthropic,gemini."`
@@ -87,12 +86,6 @@ func (c *checkCmd) Validate() error {
 				return fmt.Errorf("no check or area %q%s (the catalogue is in docs/guide/check.md)", n, suggest.DidYouMean(n, check.Names()))
 			}
 		}
-	}
-	if c.Parallel < 1 || c.Parallel > 64 {
-		return fmt.Errorf("--parallel must be between 1 and 64")
-	}
-	if c.CheckTimeout <= 0 || c.MaxTime <= 0 {
-		return fmt.Errorf("--check-timeout and --max-time must be more than 0")
 	}
 	c.portable = nil
 	if c.Portable != "" {
@@ -147,7 +140,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	dest := &testreport.Output{Stdout: out.ios.Out, File: f}
 	target := c.target(s)
 	opts := check.Options{Only: c.Only, Skip: c.Skip, Strict: c.Strict, Calls: c.calls,
-		CheckTimeout: time.Duration(c.CheckTimeout), StartTimeout: s.settings.ConnectTimeout, MaxTime: time.Duration(c.MaxTime), Parallel: c.Parallel,
+		CheckTimeout: c.CheckTimeout, StartTimeout: s.settings.ConnectTimeout, MaxTime: c.MaxTime, Parallel: c.Parallel,
 		Secrets: runSecrets(s.settings.Secrets, out.env), ReadFile: out.readFile, Portable: c.portable}
 	if out.ios.ErrTTY && !out.embedded {
 		opts.Progress = func(done, total int, id string) {

@@ -18,7 +18,7 @@ import (
 type discoverCmd struct {
 	Target     string `arg:"" name:"url-or-domain" help:"A domain (example.com, or host:port), whose catalog is read; or a URL: a catalog, a card, or a Streamable HTTP endpoint whose card is beside it."`
 	Connect    string `name:"connect" placeholder:"NAME" help:"Connect to the server of the card named (its catalog identifier, its name, or the name's part after the slash) and compare the card with what the server says."`
-	MaxEntries int    `name:"max-entries" placeholder:"N" default:"1000" help:"Read at most N server cards of a catalog."`
+	MaxEntries int    `name:"max-entries" placeholder:"N" default:"1000" min:"1" help:"Read at most N server cards of a catalog."`
 }
 
 func (c *discoverCmd) noServer()       {}
@@ -63,9 +63,6 @@ server is what mcpv info prints, disagreements where the card says otherwise tha
 mcpv check holds a server's card, where it publishes one, to what the server says; mcpv serve --http publishes one for the server it serves ('mcpv help serving').`
 
 func (c *discoverCmd) Validate() error {
-	if c.MaxEntries < 1 {
-		return fmt.Errorf("--max-entries must be at least 1")
-	}
 	_, err := servercard.Start(c.Target)
 	return err
 }

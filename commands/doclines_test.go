@@ -100,7 +100,8 @@ var shellVar = regexp.MustCompile(`^"?\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"?$`)
 // redirect is a word of the shell's redirections (>FILE, 2>FILE, > FILE).
 var redirect = regexp.MustCompile(`^[0-9]?[<>]`)
 
-// Every mcpv command line of the README's and the guides' ```sh blocks
+// Every mcpv command line of the README's, the guides' and the agent
+// skill's ```sh blocks
 // parses as the command line it shows: its command, its flags and their
 // values, as mcpv reads them before it starts or reaches anything. A
 // renamed flag or command, a value a flag no longer takes, a usage
@@ -110,7 +111,7 @@ func TestDocCommandLinesParse(t *testing.T) {
 	t.Parallel()
 	docs, _ := filepath.Glob("../docs/guide/*.md")
 	checked := 0
-	for _, file := range append([]string{"../README.md"}, docs...) {
+	for _, file := range append([]string{"../README.md", skillFile}, docs...) {
 		md, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

@@ -19,13 +19,6 @@ type pageFlags struct {
 	MaxPages int    `name:"max-pages" placeholder:"N" help:"Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end."`
 }
 
-func (f *pageFlags) Validate() error {
-	if f.MaxPages < 0 {
-		return fmt.Errorf("--max-pages must be positive")
-	}
-	return nil
-}
-
 // list runs one paginated list command: check the capability, walk the pages, print.
 func list(ctx context.Context, s *session, out *console, p pageFlags, capability, method, key string) error {
 	return listChecked(ctx, s, out, p, func(c *mcp.Client) error { return c.Require(capability, method) }, method, key)
@@ -137,8 +130,6 @@ func (c *listToolsLean) full() *listToolsCmd { return &listToolsCmd{listToolsArg
 func (c *listToolsLean) Run(ctx context.Context, s *session, out *console) error {
 	return c.full().Run(ctx, s, out)
 }
-
-func (c *listToolsLean) Validate() error { return c.pageFlags.Validate() }
 
 func (c *listToolsCmd) Help() string {
 	return `With a tool name, prints that tool's definition alone (exit 3, with the nearest name, when the server lists no such tool). With --names, each tool's name and the first line of its description, in the list's shape: an agent reads the names, then one tool's arguments with 'mcpv call TOOL --help -- SERVER'.

@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -133,12 +132,6 @@ func (c *loadCmd) Validate() error {
 	if c.Concurrency < 1 || c.Concurrency > maxConcurrency {
 		return fmt.Errorf("-c must be between 1 and %d", maxConcurrency)
 	}
-	if c.Duration < 0 || c.Count < 0 || c.Rate < 0 || c.Grace < 0 {
-		return fmt.Errorf("-d, -n, --rate and --grace cannot be negative")
-	}
-	if math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
-		return fmt.Errorf("--rate %v: want a number of iterations a second", c.Rate)
-	}
 	if c.Rate > load.MaxRate {
 		return fmt.Errorf("--rate %v: at most one iteration a nanosecond (1e9)", c.Rate)
 	}
@@ -233,15 +226,16 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 		return err
 	}
 	defer page.Close() // a nil file's Close does nothing
-	base, data, err := c.files(out)
+	base, data, done, err := c.files(out)
 	if err != nil {
 		return err
 	}
+	defer done()
 	// A run allocates steadily for long: collecting less often halves
 	// mcpv's own CPU per call, for a heap up to five times what is live;
-	// not with a large data file, whose rows each call copies (five
+	// not with a large row of a data file, which each call copies (five
 	// times what a 100 MiB row keeps live is gigabytes).
-	if data == nil || data.Size < loadBigData {
+	if data == nil || data.Largest < loadBigData {
 		gcstart.Raise(loadGOGC)
 	}
 	cfg := c.config(s, out)

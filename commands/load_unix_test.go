@@ -22,15 +22,20 @@ func TestLoadMixFromAFIFO(t *testing.T) {
 	r.expect(t, 2, "", "", "--mix: ")
 }
 
-// A data file that is a FIFO is refused at once, not waited on.
+// A data file that is a FIFO, /dev/zero or a link to it (planted in a
+// cloned repository) is refused at once, not waited on or read without end.
 func TestLoadDataFromAFIFO(t *testing.T) {
 	t.Parallel()
-	fifo := filepath.Join(t.TempDir(), "rows.jsonl")
+	dir := t.TempDir()
+	fifo, zero := filepath.Join(dir, "rows.jsonl"), filepath.Join(dir, "zero.jsonl")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip(err)
 	}
-	r := mcpv(t, "", args([]string{"load", "call", "x", "n~=.row", "--data", fifo}, fake("plain"))...)
-	r.expect(t, 2, "", "", "--data: not a regular file but a named pipe")
+	os.Symlink("/dev/zero", zero)
+	for data, says := range map[string]string{fifo: "a named pipe", "/dev/zero": "a character device", zero: "a character device"} {
+		r := mcpv(t, "", args([]string{"load", "call", "x", "n~=.row", "--data", data}, fake("plain"))...)
+		r.expect(t, 2, "", "", "--data: not a regular file but "+says)
+	}
 }
 
 // --report writes where it is told, never through a symbolic link, and a

@@ -114,7 +114,7 @@ func TestLoadTemplateMistakes(t *testing.T) {
 		{[]string{"call", "x", "n~=1", "--data", bad}, "bad.jsonl:2: not a JSON value"},
 		{[]string{"call", "x", "n~=1", "--data", empty}, "no rows"},
 		{[]string{"call", "x", "n~=1", "--data", badCSV}, "wrong number of fields"},
-		{[]string{"call", "x", "n~=1", "--data", huge}, "larger than 128 MiB"},
+		{[]string{"call", "x", "n~=1", "--data", huge}, "huge.jsonl:1: not a JSON value"}, // at its first byte, not read whole
 		{[]string{"call", "x", "n~=1", "--data", filepath.Join(dir, "missing.jsonl")}, "no such file"},
 	} {
 		r := mcpv(t, "", args([]string{"load"}, tc.args, nowhere)...)

@@ -25,34 +25,31 @@ import (
 	"github.com/mcpv/mcpv/internal/trust"
 )
 
-// files reads the --baseline and --data files, before any server starts.
-func (c *loadCmd) files(out *console) (base *load.Result, data *loaddata.Source, err error) {
-	read := func(flag, path string) ([]byte, error) {
-		raw, err := safefile.Read(out.env.Path(path))
-		if err != nil {
-			return nil, usageErrorf("%s: %v", flag, err)
-		}
-		return raw, nil
-	}
+// files reads the --baseline and --data files, before any server starts;
+// the --data file stays open for the run, which done closes.
+func (c *loadCmd) files(out *console) (base *load.Result, data *loaddata.Source, done func(), err error) {
+	done = func() {}
 	if c.Baseline != "" {
-		raw, err := read("--baseline", c.Baseline)
+		raw, err := safefile.Read(out.env.Path(c.Baseline))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, usageErrorf("--baseline: %v", err)
 		}
 		if base, err = load.ReadBaseline(c.Baseline, raw); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if c.Data != "" {
-		raw, err := read("--data", c.Data)
+		f, size, err := safefile.Open(out.env.Path(c.Data))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, usageErrorf("--data: %v", err)
 		}
-		if data, err = loaddata.Read(c.Data, raw, loaddata.Order(c.DataOrder), c.Seed); err != nil {
-			return nil, nil, err
+		if data, err = loaddata.Read(c.Data, f, size, loaddata.Order(c.DataOrder), c.Seed); err != nil {
+			f.Close()
+			return nil, nil, nil, err
 		}
+		done = func() { f.Close() } // read-only: nothing to report at its close
 	}
-	return base, data, nil
+	return base, data, done, nil
 }
 
 // config is the run as the flags plan it, its sessions opened as the
@@ -124,8 +121,8 @@ func (c *loadCmd) measure(ctx context.Context, cfg load.Config, out *console) (*
 // loadGOGC is the collector's GOGC during a run, unless the user set one.
 const loadGOGC = 400
 
-// loadBigData is the size of a data file from which a run keeps the
-// collector's GOGC as it is.
+// loadBigData is the size of a data file's row from which a run keeps
+// the collector's GOGC as it is.
 const loadBigData = 8 << 20
 
 // operations reads the operation, or the mix, with the files they name,

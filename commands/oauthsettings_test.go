@@ -115,7 +115,7 @@ func TestOAuthSettingsRefused(t *testing.T) {
 		says string
 	}{
 		{[]string{"--redirect-port", "70000"}, "--redirect-port 70000 is out of range (1-65535)"},
-		{[]string{"--redirect-port=-1"}, "--redirect-port -1 is out of range"},
+		{[]string{"--redirect-port=-1"}, `--redirect-port: "-1" is negative`},
 		{[]string{"--redirect-port", "http"}, "--redirect-port"},
 		{[]string{"--redirect-path", "callback"}, "--redirect-path callback does not start with /"},
 		{[]string{"--redirect-path", "/cb?x=1"}, "has a query"},

@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/cost"
-	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/exitcode"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -20,8 +21,8 @@ import (
 )
 
 type searchCmd struct {
-	Query []string      `arg:"" name:"query" help:"The words to look for; each hit holds every one, in its name, title, description or a parameter's name."`
-	Wait  duration.Flag `name:"wait" default:"20s" placeholder:"DURATION" help:"How long each server may take to start and list what it offers; one that takes longer is said and left out."`
+	Query []string      `arg:"" name:"query" help:"The words to look for; each hit holds one or more (or another form of one: numbers, number), in its name, title, description or a parameter's name."`
+	Wait  time.Duration `name:"wait" default:"20s" placeholder:"DURATION" help:"How long each server may take to start and list what it offers; one that takes longer is said and left out."`
 	Limit int           `name:"limit" default:"20" placeholder:"N" help:"Print the N best hits (0: all)."`
 }
 
@@ -30,9 +31,9 @@ func (c *searchCmd) serverChoosing() {}
 func (c *searchCmd) tableView()      {}
 
 func (c *searchCmd) Help() string {
-	return `Searches the tools, prompts, resources and resource templates of every server of the config files (or of the one server the command line names) for the words of the query: each hit holds every word, in its name (the words of create_issue or createIssue), title, description or a parameter's name; a name counts most. The servers are asked at once, four at a time, each for --wait at most: one that fails or takes longer is said on stderr and left out.
+	return `Searches the tools, prompts, resources and resource templates of every server of the config files (or of the one server the command line names) for the words of the query: each hit holds one or more of them, or another form of one (adding for add, numbers for number), in its name (the words of create_issue or createIssue), title, description or a parameter's name. Those that hold more of the words come first, then those that hold them where they count more (a name most); hits that tie keep the order their servers listed them in. The servers are asked at once, four at a time, each for --wait at most: one that fails or takes longer is said on stderr and left out.
 
-The result is JSON: the query, the hits best first (server, kind, name, title, the first line of its description, score, the tokens it costs a model as cost counts them, and the command that uses it) and the servers that failed; -o table shows the hits.
+The result is JSON: the query, the hits best first (server, kind, name, title, the first line of its description, score, how many of the words it holds, the tokens it costs a model as cost counts them, and the command that uses it on the server as this command line names it, quoted for a shell) and the servers that failed; -o table shows the hits.
 
 Examples:
 
@@ -58,9 +59,6 @@ type searchFailure struct {
 const searchConcurrency = 4
 
 func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
-	if c.Limit < 0 {
-		return usageErrorf("--limit must be 0 or more")
-	}
 	query := strings.Join(c.Query, " ")
 	if len(queryWords(query)) == 0 {
 		return usageErrorf("give words to search for")
@@ -89,7 +87,7 @@ func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
 		wg.Go(func() { // search listing: ends within --wait
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			sctx, cancel := context.WithTimeoutCause(ctx, time.Duration(c.Wait), fmt.Errorf("it did not list what it offers within %s (--wait)", time.Duration(c.Wait)))
+			sctx, cancel := context.WithTimeoutCause(ctx, c.Wait, fmt.Errorf("it did not list what it offers within %s (--wait)", c.Wait))
 			defer cancel()
 			defer sessions[i].close()
 			s, err := gatherSurface(sctx, sessions[i])
@@ -121,7 +119,16 @@ func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
 	if len(found) == 0 && firstErr != nil {
 		return batchFailed{exitCode(firstErr), out.unsaid([]error{firstErr})}
 	}
-	hits := c.hits(query, found, len(names) > 1 || names[0] != "")
+	// A hit's command names its server as this command line did: its
+	// session flags, then a config server's name or the words after --.
+	target := sessionFlagWords(t.r.kctx, t.r.env)
+	hits := c.hits(query, found, func(h rankedHit) string {
+		flags := target
+		if names[0] != "" {
+			flags = append(slices.Clone(target), "-s", h.Server)
+		}
+		return string(t.r.scrub.Mask([]byte(useCommand(h, flags, t.server))))
+	})
 	if out.asTable() {
 		return out.printTable(searchTable(hits))
 	}
@@ -133,9 +140,8 @@ func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
 }
 
 // hits are the query's hits in found, the best --limit, each with its
-// tokens and the command that uses it (naming its config server when
-// named is true).
-func (c *searchCmd) hits(query string, found []surface.Server, named bool) []searchHit {
+// tokens and the command that uses it.
+func (c *searchCmd) hits(query string, found []surface.Server, command func(rankedHit) string) []searchHit {
 	ranked := rankItems(query, found)
 	if c.Limit > 0 && len(ranked) > c.Limit {
 		ranked = ranked[:c.Limit]
@@ -154,35 +160,34 @@ func (c *searchCmd) hits(query string, found []surface.Server, named bool) []sea
 	for _, h := range ranked {
 		kind := map[string]string{kindTool: cost.Tool, kindPrompt: cost.Prompt, kindTemplate: cost.Template}[h.Kind]
 		h.Tokens = tokens[[3]string{h.Server, kind, h.ItemName}]
-		out = append(out, searchHit{rankedHit: h, Command: useCommand(h, named)})
+		out = append(out, searchHit{rankedHit: h, Command: command(h)})
 	}
 	return out
 }
 
-// useCommand is the command line that uses h: a call, a read, a prompt.
-func useCommand(h rankedHit, named bool) string {
-	words := []string{"mcpv"}
-	switch h.Kind {
-	case kindTool:
-		words = append(words, "call", h.Name)
-	case kindPrompt:
-		words = append(words, "get-prompt", h.Name)
-	case kindResource:
-		words = append(words, "read", h.Name)
-	case kindTemplate:
-		words = append(words, "read", h.Name) // its variables to fill in
+// useCommand is the command line that uses h on the server that flags
+// and server (the words after --, if any) name: a call's usage, a read, a
+// prompt. A name that begins with "-", which would be read as a flag, is
+// shown by its list, filtered.
+func useCommand(h rankedHit, flags, server []string) string {
+	list := map[string][3]string{kindTool: {"call", "list-tools", ".tools[] | select(.name == %s)"},
+		kindPrompt: {"get-prompt", "list-prompts", ".prompts[] | select(.name == %s)"}, kindResource: {"read", "list-resources", ".resources[] | select(.uri == %s)"},
+		kindTemplate: {"read", "list-resource-templates", ".resourceTemplates[] | select(.uriTemplate == %s)"}}[h.Kind]
+	words := []string{"mcpv", list[0], h.Name} // a template: its variables to fill in
+	if strings.HasPrefix(h.Name, "-") {
+		words = []string{"mcpv", list[1], "-q", fmt.Sprintf(list[2], rawjson.MustMarshal(h.Name))}
+	}
+	words = append(words, flags...)
+	if h.Kind == kindTool && words[1] == "call" {
+		words = append(words, "--help") // its arguments, before it is called
+	}
+	if len(server) > 0 {
+		words = append(append(words, "--"), server...)
 	}
 	for i, w := range words {
 		words[i] = shellwords.Quote(w)
 	}
-	line := strings.Join(words, " ")
-	if named {
-		line += " -s " + shellwords.Quote(h.Server)
-	}
-	if h.Kind == kindTool {
-		line += " --help" // its arguments, before it is called
-	}
-	return line
+	return strings.Join(words, " ")
 }
 
 func searchTable(hits []searchHit) *table.Table {

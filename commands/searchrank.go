@@ -32,6 +32,7 @@ type rankedHit struct {
 	Title       string  `json:"title,omitempty"`
 	Description string  `json:"description,omitempty"` // its first line
 	Score       float64 `json:"score"`
+	Matched     int     `json:"matched"`          // how many of the query's words it holds
 	Tokens      int     `json:"tokens,omitempty"` // what it costs a model (tools, prompts, templates)
 	// ItemName is the item's own name member (a template's, beside its
 	// URI template).
@@ -39,8 +40,8 @@ type rankedHit struct {
 }
 
 // Weights of where a query's word is found: a name counts most, then a
-// title, a parameter's name and a description. A word that is a whole
-// word of the field counts twice what a part of one does.
+// title, a parameter's name and a description. A word of the field, or
+// another form of it (stem), counts twice what a part of one does.
 const (
 	inName, inTitle, inParam, inDescription = 6.0, 4.0, 2.0, 1.0
 )
@@ -49,11 +50,12 @@ const (
 // server's description of megabytes costs no more than this.
 const maxField = 4 << 10
 
-// rankItems is the items of servers that match query, best first: each of
-// the query's words must be found in the item (its name, title,
-// description or a parameter's name); the score adds where each is.
+// rankItems is the items of servers that hold one or more of query's
+// words (in a name, title, description or a parameter's name), those that
+// hold more first, then by where (the score); items that tie keep the
+// order the servers listed them in.
 func rankItems(query string, servers []surface.Server) []rankedHit {
-	words := queryWords(query)
+	words := searchWords(query)
 	if len(words) == 0 {
 		return nil
 	}
@@ -71,9 +73,22 @@ func rankItems(query string, servers []surface.Server) []rankedHit {
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b rankedHit) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Server, b.Server), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(b.Matched, a.Matched), cmp.Compare(b.Score, a.Score))
 	})
 	return hits
+}
+
+// stopWords are words too common to find anything by, left out of a
+// query that has others.
+var stopWords = []string{"a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "of", "on", "or", "the", "to", "with"}
+
+// searchWords are the words of a query that are looked for.
+func searchWords(query string) []string {
+	words := queryWords(query)
+	if kept := slices.DeleteFunc(slices.Clone(words), func(w string) bool { return slices.Contains(stopWords, w) }); len(kept) > 0 {
+		return kept
+	}
+	return words
 }
 
 // searchItem is what an item says of itself.
@@ -108,34 +123,44 @@ func scoreItem(words []string, server, kind string, raw json.RawMessage) (ranked
 	for _, a := range it.Arguments {
 		params = append(params, a.Name)
 	}
-	fields := []struct {
-		words  []string
+	type field struct {
+		stems  []string // of its words
+		text   string   // lower case
+		weight float64
+	}
+	var fields []field
+	for _, f := range []struct {
 		text   string
 		weight float64
-	}{
-		{queryWords(clipField(name + " " + it.Name)), strings.ToLower(clipField(name)), inName},
-		{queryWords(clipField(it.Title)), strings.ToLower(clipField(it.Title)), inTitle},
-		{queryWords(clipField(strings.Join(params, " "))), strings.ToLower(clipField(strings.Join(params, " "))), inParam},
-		{queryWords(clipField(it.Description)), strings.ToLower(clipField(it.Description)), inDescription},
+	}{{name + " " + it.Name, inName}, {it.Title, inTitle}, {strings.Join(params, " "), inParam}, {it.Description, inDescription}} {
+		text := clipField(f.text)
+		var stems []string
+		for _, w := range queryWords(text) {
+			stems = append(stems, stem(w))
+		}
+		fields = append(fields, field{stems, strings.ToLower(text), f.weight})
 	}
-	total := 0.0
+	total, matched := 0.0, 0
 	for _, w := range words {
 		best := 0.0
 		for _, f := range fields {
 			switch {
-			case slices.Contains(f.words, w):
+			case slices.Contains(f.stems, stem(w)):
 				best = max(best, 2*f.weight)
-			case strings.Contains(f.text, w):
+			case len(w) >= 3 && strings.Contains(f.text, w):
 				best = max(best, f.weight)
 			}
 		}
-		if best == 0 {
-			return rankedHit{}, false // every word of the query is found, or the searchItem is none
+		if best > 0 {
+			total += best
+			matched++
 		}
-		total += best
+	}
+	if matched == 0 {
+		return rankedHit{}, false
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(clipField(it.Description)), "\n")
-	return rankedHit{Server: server, Kind: kind, Name: name, Title: it.Title, Description: first, Score: total, ItemName: it.Name}, true
+	return rankedHit{Server: server, Kind: kind, Name: name, Title: it.Title, Description: first, Score: total, Matched: matched, ItemName: it.Name}, true
 }
 
 func clipField(s string) string {
@@ -172,4 +197,28 @@ func queryWords(text string) []string {
 	}
 	flush()
 	return out
+}
+
+// stem is word (lower case) without the commonest English endings, so
+// that the forms of a word compare alike: numbers and number; adds, added,
+// adding and add; creates, created, creating and create (all "creat"); a
+// stem keeps three letters at least.
+func stem(word string) string {
+	w := word
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		w = w[:len(w)-3] + "y"
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		w = w[:len(w)-1]
+	}
+	for _, suffix := range []string{"ing", "ed"} {
+		if rest, ok := strings.CutSuffix(w, suffix); ok && len(rest) >= 3 {
+			w = rest
+			break
+		}
+	}
+	if rest, ok := strings.CutSuffix(w, "e"); ok && len(rest) >= 3 {
+		w = rest
+	}
+	return w
 }

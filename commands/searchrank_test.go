@@ -17,10 +17,10 @@ func raws(items ...string) []json.RawMessage {
 	return out
 }
 
-// A query's words are each found in what an searchItem says of itself: its
+// A query's words are each found in what an item says of itself: its
 // name (in the words of a camelCase or snake_case name), title, a
-// parameter's name or its description, a name counting most; an searchItem
-// that lacks one of the words is no hit; a resource is found by its URI.
+// parameter's name or its description, a name counting most; a word that
+// nothing holds takes no hit away; a resource is found by its URI.
 func TestRank(t *testing.T) {
 	servers := []surface.Server{{Name: "github", Snapshot: surface.Snapshot{
 		Tools: raws(`{"name":"create_issue","description":"Open an issue in a repository.","inputSchema":{"properties":{"repo":{},"title":{}}}}`,
@@ -47,8 +47,8 @@ func TestRank(t *testing.T) {
 	if got := names(rankItems("README", servers)); !slices.Equal(got, []string{"notes/notes://readme"}) {
 		t.Errorf("README: %v", got)
 	}
-	if got := rankItems("issue nonsense", servers); len(got) != 0 {
-		t.Errorf("a word nothing holds: %v", got)
+	if got := names(rankItems("issue nonsense", servers)); !slices.Equal(got, names(rankItems("issue", servers))) {
+		t.Errorf("a word nothing holds beside one that is held: %v", got)
 	}
 	if h := rankItems("search", servers); len(h) != 1 || h[0].Description != "Search code across repositories." || h[0].Kind != kindTool {
 		t.Errorf("a hit's first line: %+v", h)
@@ -71,5 +71,66 @@ func TestRankBounded(t *testing.T) {
 func TestQueryWords(t *testing.T) {
 	if got, want := queryWords("getUser_byID list-tools  HTTP2"), []string{"get", "user", "by", "id", "list", "tools", "http2"}; !slices.Equal(got, want) {
 		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// A hit needs one of the query's words, not all: the items that hold more
+// of them come first, then those whose words sit where they count most;
+// items that tie keep the order their servers listed them in. A word's
+// other forms count as the word (numbers, number; adding, add).
+func TestRankByWordsMatched(t *testing.T) {
+	servers := []surface.Server{{Name: "calc", Snapshot: surface.Snapshot{Tools: raws(
+		`{"name":"sum","description":"Returns the sum of two numbers."}`,
+		`{"name":"add","description":"Adds two numbers."}`,
+		`{"name":"count","description":"Counts the numbers in a list."}`,
+		`{"name":"tally","description":"Counts the numbers in a list."}`,
+		`{"name":"clock","description":"The time."}`)}}}
+	names := func(hits []rankedHit) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"add numbers", []string{"add", "sum", "count", "tally"}},
+		{"adding number", []string{"add", "sum", "count", "tally"}},
+		{"numbers", []string{"sum", "add", "count", "tally"}},
+		{"the sum of numbers", []string{"sum", "add", "count", "tally"}}, // "the" and "of" are no words to find
+		{"counting", []string{"count", "tally"}},
+		{"nothing here", nil},
+	} {
+		if got := names(rankItems(tc.query, servers)); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %v, want %v", tc.query, got, tc.want)
+		}
+	}
+	if h := rankItems("add numbers", servers); len(h) < 2 || h[0].Matched != 2 || h[1].Matched != 1 {
+		t.Errorf("words matched: %+v", h)
+	}
+}
+
+func TestStem(t *testing.T) {
+	for _, forms := range [][]string{
+		{"number", "numbers"},
+		{"add", "adds", "added", "adding"},
+		{"create", "creates", "created", "creating"},
+		{"issue", "issues"},
+		{"query", "queries"},
+		{"file", "files"},
+		{"send", "sends", "sending"},
+	} {
+		for _, f := range forms[1:] {
+			if stem(f) != stem(forms[0]) {
+				t.Errorf("stem(%q) = %q, stem(%q) = %q", f, stem(f), forms[0], stem(forms[0]))
+			}
+		}
+	}
+	for _, apart := range [][2]string{{"status", "stat"}, {"class", "clas"}, {"thing", "th"}, {"need", "ne"}} {
+		if stem(apart[0]) == stem(apart[1]) {
+			t.Errorf("%q and %q stem alike (%q)", apart[0], apart[1], stem(apart[0]))
+		}
 	}
 }

@@ -48,7 +48,7 @@ Examples:
 
 type sessionStartCmd struct {
 	Name string        `arg:"" name:"name" help:"The session's name: letters, digits, '.', '_' and '-'."`
-	Idle duration.Flag `name:"idle" default:"30m" help:"End the session after this long without commands; 0 never."`
+	Idle time.Duration `name:"idle" default:"30m" help:"End the session after this long without commands; 0 never."`
 }
 
 func (c *sessionStartCmd) Help() string {
@@ -138,7 +138,7 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }() // keeper's waiter: ends when the keeper exits
-	start := keeperStart{Name: c.Name, Idle: time.Duration(c.Idle), Target: describeTarget(s.settings), Settings: s.settings, Log: logPath}
+	start := keeperStart{Name: c.Name, Idle: c.Idle, Target: describeTarget(s.settings), Settings: s.settings, Log: logPath}
 	json.NewEncoder(cfgW).Encode(start)
 	// cfgW stays open until the ready line is read: the keeper watches it,
 	// and its end without the acknowledgement (this process gone, by any

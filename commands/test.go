@@ -34,7 +34,7 @@ type testCmd struct {
 	Files    []string `arg:"" optional:"" placeholder:"FILE" help:"Test files, or directories of them."`
 	Format   string   `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text, junit (JUnit XML), tap (TAP 14) or json."`
 	Output   string   `name:"output" placeholder:"FILE" help:"Write the report to FILE (the text report still goes to stdout)."`
-	Parallel int      `name:"parallel" default:"4" placeholder:"N" help:"Run up to N files at once."`
+	Parallel int      `name:"parallel" default:"4" min:"1" max:"1024" placeholder:"N" help:"Run up to N files at once."`
 	FailFast bool     `name:"fail-fast" help:"Start no more steps after the first failure."`
 	Filter   string   `name:"filter" placeholder:"PATTERN" help:"Run only the steps whose FILE-NAME/STEP-NAME matches PATTERN."`
 	Lint     bool     `name:"lint" help:"Add a lint step first in every file, and check every tool result."`
@@ -50,9 +50,6 @@ func (c *testCmd) noServer() {}
 func (c *testCmd) Help() string { return testfile.Help }
 
 func (c *testCmd) Validate() error {
-	if c.Parallel < 1 || c.Parallel > maxParallel {
-		return fmt.Errorf("--parallel must be between 1 and %d", maxParallel)
-	}
 	if c.Filter != "" {
 		re, err := regexp.Compile(c.Filter)
 		if err != nil {
@@ -219,37 +216,11 @@ func testOutputFlags(f *outputFlags) error {
 // sessionWords are the session flags given to mcpv test itself, as words
 // each file's server section follows: the file's own settings win.
 func sessionWords(kctx *kong.Context, env connect.Env) ([]string, error) {
-	var words []string
-	seen := map[string]bool{}
-	for _, p := range kctx.Path {
-		f := p.Flag
-		if f == nil || p.Resolved || f.Group == nil || !batchGroups[f.Group.Key] || seen[f.Name] {
-			continue
-		}
-		seen[f.Name] = true
-		switch f.Name {
+	words := sessionFlagWords(kctx, env)
+	for _, w := range words {
+		switch name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "="); name {
 		case "url", "server", "session", "session-id":
-			return nil, usageErrorf("--%s: a test file names its server (its server: section), not mcpv test", f.Name)
-		}
-		v := f.Target
-		value := func(x any) string {
-			s := fmt.Sprint(x)
-			if testfile.PathFlags[f.Name] && s != "" {
-				s = env.Path(s)
-			}
-			return "--" + f.Name + "=" + s
-		}
-		switch {
-		case f.IsBool():
-			if v.Bool() {
-				words = append(words, "--"+f.Name)
-			}
-		case f.IsSlice():
-			for i := range v.Len() {
-				words = append(words, value(v.Index(i).Interface()))
-			}
-		default:
-			words = append(words, value(v.Interface()))
+			return nil, usageErrorf("--%s: a test file names its server (its server: section), not mcpv test", name)
 		}
 	}
 	return words, nil

@@ -25,7 +25,7 @@ func TestTimeoutFlagsTakeSeconds(t *testing.T) {
 		return &c, err
 	}
 	c, err := parse(t)
-	if err != nil || time.Duration(c.flags.Timeout) != 10*time.Minute || time.Duration(c.flags.ConnectTimeout) != time.Minute || time.Duration(c.flags.MaxTimeout) != time.Hour {
+	if err != nil || c.flags.Timeout != 10*time.Minute || c.flags.ConnectTimeout != time.Minute || c.flags.MaxTimeout != time.Hour {
 		t.Fatalf("defaults: %v %v %v, %v", c.flags.Timeout, c.flags.ConnectTimeout, c.flags.MaxTimeout, err)
 	}
 	for _, tc := range []struct {
@@ -40,12 +40,12 @@ func TestTimeoutFlagsTakeSeconds(t *testing.T) {
 		{[]string{"--timeout", "1e3"}, 1000 * time.Second},
 	} {
 		c, err := parse(t, tc.args...)
-		if err != nil || time.Duration(c.flags.Timeout) != tc.want {
+		if err != nil || c.flags.Timeout != tc.want {
 			t.Errorf("%q: --timeout %v, %v; want %v", tc.args, c.flags.Timeout, err, tc.want)
 		}
 	}
 	c, err = parse(t, "--connect-timeout", "2.5", "--max-timeout", "7200")
-	if err != nil || time.Duration(c.flags.ConnectTimeout) != 2500*time.Millisecond || time.Duration(c.flags.MaxTimeout) != 2*time.Hour {
+	if err != nil || c.flags.ConnectTimeout != 2500*time.Millisecond || c.flags.MaxTimeout != 2*time.Hour {
 		t.Errorf("--connect-timeout %v, --max-timeout %v, %v", c.flags.ConnectTimeout, c.flags.MaxTimeout, err)
 	}
 
@@ -53,7 +53,7 @@ func TestTimeoutFlagsTakeSeconds(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--timeout", "-1"}, `--timeout: expected value value but got "-1"`}, // kong takes -1 for a short flag
+		{[]string{"--timeout", "-1"}, `--timeout: "-1" is negative`},
 		{[]string{"--timeout=-1"}, `--timeout: "-1" is negative`},
 		{[]string{"--timeout=-5s"}, `--timeout: "-5s" is negative`},
 		{[]string{"--timeout", "abc"}, `--timeout: "abc" is not a duration: want e.g. 30s, 1m30s or a number of seconds`},

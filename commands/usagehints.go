@@ -110,12 +110,16 @@ func helpWords(words []string, env connect.Env) (text string, ok bool, err error
 		text, err := manPage()
 		return text, true, err
 	}
-	if first == "agent" && len(words) > 1 {
+	asked := slices.ContainsFunc(words[1:], func(w string) bool { return w == "--help" || w == "-h" })
+	if first == "agent" && (asked || len(words) > 1) {
+		if asked {
+			return agentHelp, true, nil
+		}
 		text, err := installSkill(words[1:], env)
 		return text, true, err
 	}
 	if text, ok, err := helpTopic(first, env); ok {
-		if len(words) > 1 {
+		if len(words) > 1 && !asked { // a topic's help is the topic
 			return "", true, usageErrorf("help %s takes nothing more", first)
 		}
 		return text, true, err

@@ -33,9 +33,6 @@ Examples:
 }
 
 func (c *watchCmd) Validate() error {
-	if c.Count < 0 || c.For < 0 {
-		return fmt.Errorf("--count and --for cannot be negative")
-	}
 	seen := map[string]bool{}
 	for _, u := range c.URIs {
 		if seen[u] {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -15,8 +14,7 @@ import (
 // these groups in its grammar; their tags are kong's, and their help texts
 // and placeholders are in the table after each group (see FlagDoc). Resolve and Merge
 // turn them, with a config entry and the environment, into Settings. The
-// timeouts are duration.Flag: a Go duration or a number of seconds, as a
-// config entry's timeout.
+// durations are what internal/duration reads, as a config entry's timeout.
 
 // ServerFlags choose and shape the server connection. Help shows them as
 // one group; a grammar takes them in four (see Groups), each of the flags
@@ -65,8 +63,8 @@ const DefaultListTTL = 5 * time.Minute
 
 // ProtocolFlags bound the time and choose the protocol.
 type ProtocolFlags struct {
-	Timeout         duration.Flag `name:"timeout" default:"10m"`
-	ConnectTimeout  duration.Flag `name:"connect-timeout" default:"60s"`
+	Timeout         time.Duration `name:"timeout" default:"10m"`
+	ConnectTimeout  time.Duration `name:"connect-timeout" default:"60s"`
 	ProtocolVersion string        `name:"protocol-version"`
 	ProtocolEra     string        `name:"protocol-era" enum:"legacy,auto,modern" default:"auto"`
 	Framing         string        `name:"framing" enum:"auto,lines,content-length" default:"auto"`
@@ -122,7 +120,7 @@ func (f *ReachFlags) SetDefaults() { f.Transport = "auto" }
 // SetDefaults: see TargetFlags.SetDefaults.
 func (f *ProtocolFlags) SetDefaults() {
 	f.ProtocolEra, f.Framing = "auto", "auto"
-	f.Timeout, f.ConnectTimeout = duration.Flag(10*time.Minute), duration.Flag(DefaultConnectTimeout)
+	f.Timeout, f.ConnectTimeout = 10*time.Minute, DefaultConnectTimeout
 }
 
 // SetDefaults: see TargetFlags.SetDefaults.
@@ -146,9 +144,6 @@ func (f *ServerFlags) Validate() error {
 			return err
 		}
 	}
-	if f.Timeout < 0 || f.ConnectTimeout < 0 {
-		return fmt.Errorf("timeouts cannot be negative")
-	}
 	return nil
 }
 
@@ -170,14 +165,14 @@ type AuthFlags struct {
 	RedirectHost      string        `name:"redirect-host"`
 	RedirectPort      int           `name:"redirect-port"`
 	RedirectPath      string        `name:"redirect-path"`
-	LoginTimeout      duration.Flag `name:"login-timeout" default:"5m"`
+	LoginTimeout      time.Duration `name:"login-timeout" default:"5m"`
 	NoWait            bool          `name:"no-wait"`
 }
 
 // SetDefaults: see TargetFlags.SetDefaults.
 func (f *AuthFlags) SetDefaults() {
 	f.Grant = "authorization-code"
-	f.LoginTimeout = duration.Flag(defaultLoginTimeout)
+	f.LoginTimeout = defaultLoginTimeout
 }
 
 // defaultLoginTimeout bounds the wait for a browser login: long enough to
@@ -200,9 +195,6 @@ func (f *AuthFlags) Validate() error {
 	}
 	if err := oauth.CheckRedirect(oauth.Redirect{Host: f.RedirectHost, Port: f.RedirectPort, Path: f.RedirectPath}); err != nil {
 		return fmt.Errorf("--%s", strings.Replace(err.Error(), "redirect ", "redirect-", 1))
-	}
-	if f.LoginTimeout < 0 {
-		return fmt.Errorf("--login-timeout cannot be negative")
 	}
 	return nil
 }
@@ -231,7 +223,7 @@ var authFlagDocs = []FlagDoc{
 
 // ClientFlags decide how mcpv answers what the server asks and shows what it reports.
 type ClientFlags struct {
-	MaxTimeout  duration.Flag `name:"max-timeout" default:"1h"`
+	MaxTimeout  time.Duration `name:"max-timeout" default:"1h"`
 	Events      string        `name:"events"`
 	LogLevel    string        `name:"log-level" enum:",debug,info,notice,warning,error,critical,alert,emergency" default:""`
 	Root        []string      `name:"root" sep:"none"`
@@ -256,7 +248,7 @@ var clientFlagDocs = []FlagDoc{
 }
 
 // SetDefaults: see TargetFlags.SetDefaults.
-func (f *ClientFlags) SetDefaults() { f.MaxTimeout = duration.Flag(time.Hour) }
+func (f *ClientFlags) SetDefaults() { f.MaxTimeout = time.Hour }
 
 // Validate checks what needs no I/O.
 func (f *ClientFlags) Validate() error {
@@ -264,9 +256,6 @@ func (f *ClientFlags) Validate() error {
 		if k, _, ok := strings.Cut(a, "="); !ok || k == "" {
 			return fmt.Errorf("--answer %q: want KEY=VALUE", a)
 		}
-	}
-	if f.MaxTimeout < 0 {
-		return fmt.Errorf("--max-timeout cannot be negative")
 	}
 	return nil
 }

@@ -26,9 +26,7 @@ func TestFlagsValidate(t *testing.T) {
 		{"an --env without =", func(f *Flags) { f.Env = []string{"A=1", "B"} }, `--env "B": want KEY=VALUE`},
 		{"an --env without a name", func(f *Flags) { f.Env = []string{"=1"} }, `--env "=1": want KEY=VALUE`},
 		{"a header without a name", func(f *Flags) { f.Header = []string{"@later.txt", ": x"} }, `--header ": …": want 'Name: value'`},
-		{"a negative timeout", func(f *Flags) { f.ConnectTimeout = duration.Flag(-time.Second) }, "timeouts cannot be negative"},
 		{"an --answer without =", func(f *Flags) { f.Answer = []string{"k"} }, `--answer "k": want KEY=VALUE`},
-		{"a negative --max-timeout", func(f *Flags) { f.MaxTimeout = duration.Flag(-1) }, "--max-timeout cannot be negative"},
 	} {
 		f := defaults()
 		tt.flags(&f)
@@ -70,10 +68,10 @@ func TestFlagGroups(t *testing.T) {
 				continue
 			}
 			got := fmt.Sprint(v.Field(i).Interface())
-			if d, ok := v.Field(i).Interface().(duration.Flag); ok {
+			if d, ok := v.Field(i).Interface().(time.Duration); ok {
 				want, _ := duration.Parse(def)
-				if time.Duration(d) != want {
-					t.Errorf("--%s: SetDefaults gives %v, the tag %s", name, time.Duration(d), def)
+				if d != want {
+					t.Errorf("--%s: SetDefaults gives %v, the tag %s", name, d, def)
 				}
 				continue
 			}

@@ -154,9 +154,9 @@ type Source struct {
 // values; -H and --env add to them (-H replaces a header of the same name).
 func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings, err error) {
 	s = &Settings{
-		Timeout:         time.Duration(f.Timeout),
-		ConnectTimeout:  time.Duration(f.ConnectTimeout),
-		MaxTimeout:      time.Duration(f.MaxTimeout),
+		Timeout:         f.Timeout,
+		ConnectTimeout:  f.ConnectTimeout,
+		MaxTimeout:      f.MaxTimeout,
 		ProtocolVersion: f.ProtocolVersion,
 		ProtocolEra:     f.ProtocolEra,
 		Framing:         cmp.Or(f.Framing, mcp.FramingAuto), // "" is auto, spelt one way from here on
@@ -360,7 +360,7 @@ func mergeAuth(f AuthFlags, explicit map[string]bool, src Source) (Auth, error) 
 			Port: cmp.Or(f.RedirectPort, conf.RedirectPort),
 			Path: cmp.Or(f.RedirectPath, conf.RedirectPath),
 		},
-		LoginTimeout: time.Duration(f.LoginTimeout),
+		LoginTimeout: f.LoginTimeout,
 		NoWait:       f.NoWait,
 	}
 	if !explicit["grant"] && conf.Grant != "" {

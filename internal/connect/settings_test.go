@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpv/mcpv/internal/config"
-	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -21,9 +20,9 @@ import (
 func defaults() Flags {
 	var f Flags
 	f.Transport = "auto"
-	f.Timeout = duration.Flag(10 * time.Minute)
-	f.ConnectTimeout = duration.Flag(time.Minute)
-	f.MaxTimeout = duration.Flag(time.Hour)
+	f.Timeout = 10 * time.Minute
+	f.ConnectTimeout = time.Minute
+	f.MaxTimeout = time.Hour
 	f.Grant = "authorization-code"
 	return f
 }
@@ -128,7 +127,7 @@ func TestMerge(t *testing.T) {
 		{
 			name: "explicit flags beat the entry; -H replaces a header of the same name",
 			flags: func(f *Flags) {
-				f.Timeout, f.ProtocolVersion, f.Transport, f.Grant = duration.Flag(time.Second), "2025-11-25", "sse", "authorization-code"
+				f.Timeout, f.ProtocolVersion, f.Transport, f.Grant = time.Second, "2025-11-25", "sse", "authorization-code"
 				f.ClientID = "flag-client"
 			},
 			explicit: []string{"timeout", "protocol-version", "transport", "grant"},
@@ -197,7 +196,7 @@ func TestMerge(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := &Settings{
-				Timeout: time.Duration(f.Timeout), ConnectTimeout: time.Duration(f.ConnectTimeout), MaxTimeout: time.Duration(f.MaxTimeout),
+				Timeout: f.Timeout, ConnectTimeout: f.ConnectTimeout, MaxTimeout: f.MaxTimeout,
 				Auth: Auth{Mode: f.Auth, Grant: "authorization_code", ClientID: f.ClientID}, Framing: mcp.FramingAuto,
 				ListTTL: DefaultListTTL,
 			}

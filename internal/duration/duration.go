@@ -69,20 +69,3 @@ func negative(s string) error { return fmt.Errorf("%q is negative", s) }
 func tooLong(s string) error {
 	return fmt.Errorf("%q is too long (at most %v)", s, Max.Truncate(time.Second))
 }
-
-// Flag is a time.Duration command-line flag that Parse reads. It is an
-// encoding.TextUnmarshaler, which kong uses, so the packages that declare
-// flags need not import kong.
-type Flag time.Duration
-
-// UnmarshalText parses text with Parse.
-func (f *Flag) UnmarshalText(text []byte) error {
-	d, err := Parse(string(text))
-	if err != nil {
-		return err
-	}
-	*f = Flag(d)
-	return nil
-}
-
-func (f Flag) String() string { return time.Duration(f).String() }

@@ -81,16 +81,6 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestFlag(t *testing.T) {
-	var f Flag
-	if err := f.UnmarshalText([]byte("90")); err != nil || time.Duration(f) != 90*time.Second || f.String() != "1m30s" {
-		t.Errorf("90: %v, %v", f, err)
-	}
-	if err := f.UnmarshalText([]byte("-1")); err == nil || time.Duration(f) != 90*time.Second {
-		t.Errorf("-1: %v, %v (want an error and the value kept)", f, err)
-	}
-}
-
 // FuzzParse checks that whatever Parse accepts is a duration it can read
 // back from its Go form, and that it never accepts a negative one.
 func FuzzParse(f *testing.F) {

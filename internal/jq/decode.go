@@ -11,6 +11,8 @@ package jq
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
@@ -24,6 +26,20 @@ func Decode(raw []byte) (any, error) {
 		return v, nil
 	}
 	return decodeStream(raw)
+}
+
+// DecodeString is Decode of text, each string of the value that needs no
+// unescaping a part of text rather than a copy of it: a data file's row of
+// 100 MiB, most of it one string, is held once, as its text.
+func DecodeString(text string) (any, error) {
+	// The text's bytes, read and never written: a string cannot change.
+	raw := unsafe.Slice(unsafe.StringData(text), len(text))
+	d := decoder{data: raw, text: text}
+	v, end := d.value(rawjson.SkipSpace(raw, 0), 0)
+	if end < 0 || rawjson.SkipSpace(raw, end) != len(raw) {
+		return decodeStream(raw)
+	}
+	return v, nil
 }
 
 // decodeStream decodes the first JSON value in raw through a json.Decoder.
@@ -60,6 +76,7 @@ const maxKeys = 256
 // text is not valid there.
 type decoder struct {
 	data []byte
+	text string            // data as a string, whose parts the strings are; "" when data is not one
 	keys map[string]string // keys seen, so that an array of objects shares them
 }
 
@@ -69,11 +86,14 @@ func (d *decoder) value(i, depth int) (any, int) {
 	}
 	switch c := d.data[i]; {
 	case c == '"':
-		s, end := rawjson.ReadString(d.data, i)
-		if end < 0 {
+		end, escapes, nonASCII := rawjson.ScanString(d.data, i)
+		switch {
+		case end < 0:
 			return nil, -1
+		case d.text != "" && !escapes && (!nonASCII || utf8.Valid(d.data[i+1:end-1])):
+			return d.text[i+1 : end-1], end
 		}
-		return s, end
+		return rawjson.Unquote(d.data[i:end], escapes, nonASCII), end
 	case c == '{':
 		return d.object(i, depth+1)
 	case c == '[':

@@ -2,6 +2,7 @@ package jq
 
 import (
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -77,4 +78,25 @@ func FuzzDecodeExact(f *testing.F) {
 		f.Add([]byte(in))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) { checkDecode(t, in) })
+}
+
+// DecodeString decodes as Decode does, its strings without escapes parts
+// of the text: an 8 MiB string costs no copy of it.
+func TestDecodeString(t *testing.T) {
+	for _, text := range decodeCases {
+		want, wantErr := Decode([]byte(text))
+		got, err := DecodeString(text)
+		if !reflect.DeepEqual(got, want) || (err == nil) != (wantErr == nil) {
+			t.Errorf("%q: %#v, %v; Decode gives %#v, %v", text, got, err, want, wantErr)
+		}
+	}
+	big := `{"s": "` + strings.Repeat("x", 8<<20) + `"}`
+	var v any
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	v, _ = DecodeString(big)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 || len(v.(map[string]any)["s"].(string)) != 8<<20 {
+		t.Errorf("an 8 MiB string decoded with %d KiB allocated", got>>10)
+	}
 }

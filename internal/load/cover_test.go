@@ -46,7 +46,8 @@ func calls(t *testing.T, srv *mcptest.HTTPServer) []struct {
 // beside the arguments typed once.
 func TestDataRowsReachTheServerInOrder(t *testing.T) {
 	ss, srv := httpServer(t, mcptest.HTTPOptions{Latency: mcptest.Latency{Delay: time.Millisecond}})
-	data, err := loaddata.Read("rows.jsonl", []byte("{\"n\": 1}\n{\"n\": 2}\n\n{\"n\": 3}\n"), loaddata.InOrder, 0)
+	rows := "{\"n\": 1}\n{\"n\": 2}\n\n{\"n\": 3}\n"
+	data, err := loaddata.Read("rows.jsonl", strings.NewReader(rows), int64(len(rows)), loaddata.InOrder, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

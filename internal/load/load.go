@@ -158,7 +158,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	setup := time.Since(t0)
 	for i := range cfg.Ops {
-		sample, err := r.input(0, 0)
+		var sample any // what the first iteration's templates see: a row is read for none
+		if cfg.Ops[i].Varies() {
+			sample, err = r.input(0, 0)
+		}
 		if err == nil {
 			err = cfg.Ops[i].Prepare(ctx, first.Client, first.HTTP, cfg.Timeout, cfg.ReadFile, cfg.Warnf, sample)
 		}

@@ -9,13 +9,14 @@
 package loaddata
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -32,26 +33,33 @@ const (
 	Random  Order = "random"
 )
 
-// Source is a data file's rows, held as read: a JSON Lines row is decoded
-// when an iteration takes it, so that a file of 100 MB stays 100 MB. The
-// row decoded last is kept, and shared by the iterations that take it
-// (jq never changes a value it is given): sessions that take one row at
-// once, or one after the other, decode it once, and a file of one large
-// row costs that row, decoded, once.
+// Source is a data file's rows, read from the file as iterations take
+// them: what it holds is where each row is, so that a file of any size
+// costs its rows' count, and a row of 100 MiB is read into memory only
+// while an iteration takes it. The row taken last is kept, decoded, and
+// shared by the iterations that take it (jq never changes a value it is
+// given): sessions that take one row at once, or one after the other,
+// read and decode it once, and a file of one large row costs that row,
+// held once (its strings are parts of its text: see jq.DecodeString).
 type Source struct {
-	Path  string
-	Order Order
-	Seed  uint64
-	Size  int        // the file's bytes
-	lines [][]byte   // JSON Lines: each row's text
-	recs  [][]string // CSV: each row's fields, under header
-	head  []string
+	Path    string
+	Order   Order
+	Seed    uint64
+	Largest int64 // the longest row's bytes
 
-	mu   sync.Mutex // guards last, and holds a row's decoding
+	file io.ReaderAt
+	rows []span   // where each row's text is
+	head []string // CSV: the header's names; nil for JSON Lines
+
+	mu   sync.Mutex // guards last and buf, and holds a row's reading
 	last *decoded   // the row decoded last; nil before the first
+	buf  [32 << 10]byte
 }
 
-// decoded is a JSON Lines row as jq sees it.
+// span is where a row's text is in the file.
+type span struct{ off, n int64 }
+
+// decoded is a row as jq sees it.
 type decoded struct {
 	i int
 	v any
@@ -60,57 +68,97 @@ type decoded struct {
 // MaxRows bounds the rows of a data file.
 const MaxRows = 10_000_000
 
-// Read reads a data file (its content data; path names it in messages and
-// says its format: .csv is CSV with a header line, anything else JSON
-// Lines, one JSON value a line, blank lines skipped). Mistakes are usage
-// errors naming the line.
-func Read(path string, data []byte, order Order, seed uint64) (*Source, error) {
-	s := &Source{Path: path, Order: order, Seed: seed, Size: len(data)}
+// MaxRow bounds a row's bytes: what an iteration holds of the file.
+const MaxRow = 128 << 20
+
+// Read reads the data file file of size bytes through once, checking it
+// (path names it in messages and says its format: .csv is CSV with a
+// header line, anything else JSON Lines, one JSON value a line, blank
+// lines skipped), and keeps where its rows are; iterations read them from
+// file, which must stay open and unchanged while they do. Mistakes are
+// usage errors naming the line.
+func Read(path string, file io.ReaderAt, size int64, order Order, seed uint64) (*Source, error) {
+	s := &Source{Path: path, Order: order, Seed: seed, file: file}
 	if order != InOrder && order != Random {
 		return nil, errkind.Usagef("--data-order %q: want sequential or random", order)
 	}
 	var err error
+	r := io.NewSectionReader(file, 0, size)
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
-		err = s.readCSV(data)
+		err = s.indexCSV(r)
 	} else {
-		err = s.readLines(data)
+		err = s.indexLines(r)
 	}
 	if err != nil {
 		return nil, errkind.Usagef("--data %s%v", path, err)
 	}
-	if s.Len() == 0 {
+	if len(s.rows) == 0 {
 		return nil, errkind.Usagef("--data %s: no rows", path)
 	}
 	return s, nil
 }
 
-func (s *Source) readLines(data []byte) error {
-	for n := 1; len(data) > 0; n++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if !json.Valid(line) {
-			return fmt.Errorf(":%d: not a JSON value (a JSON Lines file has one a line; a CSV file is named .csv)", n)
-		}
-		if len(s.lines) == MaxRows {
-			return fmt.Errorf(": more than %d rows", MaxRows)
-		}
-		s.lines = append(s.lines, line)
+// add notes a row's place.
+func (s *Source) add(off, n int64, line int) error {
+	if len(s.rows) == MaxRows {
+		return fmt.Errorf(": more than %d rows", MaxRows)
 	}
+	if n > MaxRow {
+		return fmt.Errorf(":%d: a row of more than %d MiB", line, MaxRow>>20)
+	}
+	s.rows = append(s.rows, span{off, n})
+	s.Largest = max(s.Largest, n)
 	return nil
 }
 
-func (s *Source) readCSV(data []byte) error {
-	r := csv.NewReader(bytes.NewReader(data))
-	r.ReuseRecord = false
-	head, err := r.Read()
+// indexLines reads JSON Lines, each line checked as it goes by.
+func (s *Source) indexLines(r io.Reader) error {
+	bound := &rowBound{r: r} // its start: where the line starts
+	br := bufio.NewReaderSize(bound, 64<<10)
+	c := newJSONLine()
+	for n := 1; ; n++ {
+		var err error
+		for { // the line, in pieces
+			var piece []byte
+			piece, err = br.ReadSlice('\n')
+			if c.write(bytes.TrimSuffix(piece, []byte("\n"))); c.bad {
+				return notJSON(n)
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		switch {
+		case errors.Is(err, errRowTooLong):
+			return fmt.Errorf(":%d: %v", n, err)
+		case err != nil && !errors.Is(err, io.EOF):
+			return fmt.Errorf(": %v", err)
+		case c.start < 0: // a blank line
+		case !c.valid():
+			return notJSON(n)
+		default:
+			if err := s.add(bound.start+c.start, c.end-c.start, n); err != nil {
+				return err
+			}
+		}
+		if err != nil { // io.EOF
+			return nil
+		}
+		bound.start += c.n + 1
+		c.reset()
+	}
+}
+
+func notJSON(line int) error {
+	return fmt.Errorf(":%d: not a JSON value (a JSON Lines file has one a line; a CSV file is named .csv)", line)
+}
+
+// indexCSV reads CSV, a record at a time, none of more than MaxRow.
+func (s *Source) indexCSV(r io.Reader) error {
+	bound := &rowBound{r: r}
+	cr := csv.NewReader(bound)
+	cr.ReuseRecord = true
+	head, err := cr.Read()
 	if err != nil {
 		return fmt.Errorf(": the header line: %v", err)
 	}
@@ -121,24 +169,48 @@ func (s *Source) readCSV(data []byte) error {
 		}
 		seen[h] = true
 	}
-	s.head = head
+	s.head = slices.Clone(head)
+	line := 1 // where the last record starts
 	for {
-		rec, err := r.Read()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
+		off := cr.InputOffset()
+		bound.start = off
+		_, err := cr.Read()
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case errors.Is(err, errRowTooLong):
+			return fmt.Errorf(":%d: %v", line+1, err)
+		case err != nil:
 			return fmt.Errorf(":%v", strings.TrimPrefix(err.Error(), "record on "))
 		}
-		if len(s.recs) == MaxRows {
-			return fmt.Errorf(": more than %d rows", MaxRows)
+		line, _ = cr.FieldPos(0)
+		if err := s.add(off, cr.InputOffset()-off, line); err != nil {
+			return err
 		}
-		s.recs = append(s.recs, rec)
 	}
 }
 
+// rowBound is a data file's reader that fails once a row runs past
+// MaxRow: a line is never read further, and a CSV record, which is read
+// whole, never held larger.
+type rowBound struct {
+	r           io.Reader
+	read, start int64 // the bytes read; where the row being read starts
+}
+
+var errRowTooLong = fmt.Errorf("a row of more than %d MiB", MaxRow>>20)
+
+func (b *rowBound) Read(p []byte) (int, error) {
+	if b.read-b.start > MaxRow+64<<10 { // and what is read ahead of it
+		return 0, errRowTooLong
+	}
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	return n, err
+}
+
 // Len is the number of rows.
-func (s *Source) Len() int { return len(s.lines) + len(s.recs) }
+func (s *Source) Len() int { return len(s.rows) }
 
 // Index is the row the k-th iteration (from 0) takes.
 func (s *Source) Index(k int64) int {
@@ -153,24 +225,42 @@ func (s *Source) Index(k int64) int {
 // a CSV row as an object of its columns' strings.
 func (s *Source) Row(k int64) (any, error) {
 	i := s.Index(k)
-	if s.recs != nil {
-		row := make(map[string]any, len(s.head))
-		for j, h := range s.head {
-			row[h] = s.recs[i][j]
-		}
-		return row, nil
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d := s.last; d != nil && d.i == i {
 		return d.v, nil
 	}
-	v, err := jq.DecodeJSON(s.lines[i])
+	// The row's text, read straight into the string it stays: the value's
+	// strings are parts of it.
+	var text strings.Builder
+	text.Grow(int(s.rows[i].n))
+	if _, err := io.CopyBuffer(&text, io.NewSectionReader(s.file, s.rows[i].off, s.rows[i].n), s.buf[:]); err != nil {
+		return nil, err
+	}
+	v, err := s.decode(text.String())
 	if err != nil {
 		return nil, err
 	}
 	s.last = &decoded{i, v}
 	return v, nil
+}
+
+// decode is a row's text as jq sees it.
+func (s *Source) decode(text string) (any, error) {
+	if s.head == nil {
+		return jq.DecodeString(text)
+	}
+	cr := csv.NewReader(strings.NewReader(text))
+	cr.FieldsPerRecord = len(s.head)
+	rec, err := cr.Read()
+	if err != nil {
+		return nil, err
+	}
+	row := make(map[string]any, len(s.head))
+	for j, h := range s.head {
+		row[h] = rec[j]
+	}
+	return row, nil
 }
 
 // mix is splitmix64 of seed and k: well spread, and the same for the same

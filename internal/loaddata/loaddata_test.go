@@ -1,11 +1,16 @@
 package loaddata
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // Rows drawn at random cover the file evenly, and are the same for the
@@ -15,11 +20,11 @@ func TestRandomRows(t *testing.T) {
 	for range 10 {
 		lines = append(lines, "{}\n"...)
 	}
-	s, err := Read("rows.jsonl", lines, Random, 42)
+	s, err := Read("rows.jsonl", bytes.NewReader(lines), int64(len(lines)), Random, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := Read("rows.jsonl", lines, Random, 42)
+	again, _ := Read("rows.jsonl", bytes.NewReader(lines), int64(len(lines)), Random, 42)
 	counts := make([]int, 10)
 	for k := range int64(100000) {
 		counts[s.Index(k)]++
@@ -80,7 +85,7 @@ func BenchmarkTemplate(b *testing.B) {
 func TestLargeRowDecodedOnce(t *testing.T) {
 	const size = 8 << 20
 	line := []byte(`{"s":"` + strings.Repeat("x", size) + `"}` + "\n")
-	s, err := Read("big.jsonl", line, InOrder, 1)
+	s, err := Read("big.jsonl", bytes.NewReader(line), int64(len(line)), InOrder, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,5 +120,77 @@ func TestLargeRowDecodedOnce(t *testing.T) {
 	}
 	if row, _ := s.Row(1); len(row.(map[string]any)["s"].(string)) != size {
 		t.Error("a template changed the row the iterations share")
+	}
+}
+
+// A data file is read through once and not kept: a run holds a row of
+// it while iterations take that row, read once however many take it, and
+// decoded where it lies (its strings parts of its text). All a file of an
+// 8 MiB row between two small ones costs, from its opening to sixteen
+// iterations of that row, is the row once (counted in bytes allocated,
+// which no machine's speed changes).
+func TestLargeRowReadOnce(t *testing.T) {
+	const size = 8 << 20
+	path := filepath.Join(t.TempDir(), "rows.jsonl")
+	big := `{"s":"` + strings.Repeat("x", size) + `"}`
+	if err := os.WriteFile(path, []byte("{\"n\":1}\n"+big+"\n\r\n{\"n\":2}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var s *Source
+	got := testkit.Allocated(func() {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		st, _ := f.Stat()
+		if s, err = Read(path, f, st.Size(), InOrder, 1); err != nil {
+			t.Fatal(err)
+		}
+		for k := range int64(16) {
+			row, err := s.Row(1 + 3*k) // the second row, every third iteration
+			if err != nil || len(row.(map[string]any)["s"].(string)) != size {
+				t.Fatalf("iteration %d: %v", k, err)
+			}
+		}
+	})
+	if got > size+size/8 {
+		t.Errorf("a file of one %d MiB row and sixteen iterations of it allocated %.1f MiB; want the row once", size>>20, float64(got)/(1<<20))
+	}
+	if s.Len() != 3 || s.Largest != int64(len(big)) {
+		t.Errorf("%d rows, the largest of %d bytes", s.Len(), s.Largest)
+	}
+}
+
+// endless is a file of one row that never ends: a JSON string, or a CSV
+// field, "xxx...
+type endless struct{ csv bool }
+
+func (e endless) ReadAt(p []byte, off int64) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	if head := "a,b\n"; e.csv && off < int64(len(head)) {
+		copy(p, head[off:])
+	} else if off == 0 && len(p) > 0 {
+		p[0] = '"'
+	}
+	return len(p), nil
+}
+
+// A row past MaxRow is refused as it is read: a JSON Lines row holding
+// none of it, a CSV record holding what encoding/csv reads of it (a few
+// times the bound, in the long tier, as it takes seconds).
+func TestRowPastItsBound(t *testing.T) {
+	var err error
+	if got := testkit.Allocated(func() { _, err = Read("rows.jsonl", endless{}, 1<<40, InOrder, 1) }); got > 1<<20 {
+		t.Errorf("reading an endless row allocated %d MiB", got>>20)
+	}
+	if err == nil || err.Error() != "--data rows.jsonl:1: a row of more than 128 MiB" {
+		t.Errorf("%v", err)
+	}
+	testkit.SkipLong(t, "reads 128 MiB through encoding/csv")
+	if _, err := Read("rows.csv", endless{csv: true}, 1<<40, InOrder, 1); err == nil || err.Error() != "--data rows.csv:2: a row of more than 128 MiB" {
+		t.Errorf("%v", err)
 	}
 }

@@ -220,6 +220,22 @@ func needsLook(w uint64, html bool) uint64 {
 	return t
 }
 
+// PlainRun is how many of data's first bytes a JSON string holds as they
+// are: those before its first quote, backslash or control byte, read eight
+// at a time (a reader of a string in pieces, such as a data file's row).
+func PlainRun(data []byte) int {
+	i := 0
+	for ; i+8 <= len(data); i += 8 {
+		if look := needsLook(binary.LittleEndian.Uint64(data[i:]), false); look != 0 {
+			return i + bits.TrailingZeros64(look)/8
+		}
+	}
+	for i < len(data) && stringClass[data[i]] != quoteByte && stringClass[data[i]] != escapeByte && stringClass[data[i]] != controlByte {
+		i++
+	}
+	return i
+}
+
 // scanString reads the string literal that starts with the quote d[i],
 // checking it as encoding/json does, and returns the index just past its
 // closing quote (-1 when it is not valid) and what it holds. Plain bytes go

@@ -186,3 +186,20 @@ func FuzzValid(f *testing.F) {
 		}
 	})
 }
+
+// PlainRun stops at the first byte a string does not hold as it is,
+// wherever it falls among eight.
+func TestPlainRun(t *testing.T) {
+	for i := range 20 {
+		for _, stop := range []byte{'"', '\\', 0x00, 0x1f, '\n'} {
+			data := []byte(strings.Repeat("é<>&\u2028", 4))[:20]
+			data[i] = stop
+			if got := PlainRun(data); got != i {
+				t.Errorf("%q: %d, want %d", data, got, i)
+			}
+		}
+	}
+	if got := PlainRun([]byte("plain text of 23 bytes.")); got != 23 {
+		t.Errorf("no stop: %d", got)
+	}
+}

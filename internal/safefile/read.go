@@ -21,14 +21,35 @@ const MaxSize = 128 << 20
 // keystrokes or filling memory; a file larger than MaxSize is refused.
 func Read(path string) ([]byte, error) { return readChecked(path) }
 
+// Open opens a file to be read in parts, by the rule of Read but for its
+// size, which is returned and not bounded: the reader holds what it reads.
+func Open(path string) (*os.File, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := regular(f)
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+// regular is f's information, when f is a regular file.
+func regular(f *os.File) (fs.FileInfo, error) {
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file but %s", kindOf(st.Mode()))
+	}
+	return st, err
+}
+
 // readOpen reads a file opened without blocking, by the rule of Read.
 func readOpen(f *os.File) ([]byte, error) {
-	st, err := f.Stat()
+	st, err := regular(f)
 	if err != nil {
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file but %s", kindOf(st.Mode()))
 	}
 	if st.Size() > MaxSize {
 		return nil, fmt.Errorf("larger than %d MiB", MaxSize>>20)
