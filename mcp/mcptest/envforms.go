@@ -45,8 +45,55 @@ func envFormBlocks(environ []string) ([]map[string]string, map[string]string) {
 	for _, t := range []string{text, url.QueryEscape(text), url.PathEscape(text),
 		base64.StdEncoding.EncodeToString([]byte(text)), base64.RawURLEncoding.EncodeToString([]byte(text)),
 		base64.StdEncoding.EncodeToString([]byte("x" + text)), base64.StdEncoding.EncodeToString([]byte("xy" + text)),
-		strings.Join(each, "\n"), string(doc)} {
+		strings.Join(each, "\n"), string(doc), asciiJSON(string(doc))} {
 		blocks = append(blocks, map[string]string{"type": "text", "text": t})
 	}
 	return blocks, env
+}
+
+// echoCall answers a tools/call of echo=MODE: the strings of its
+// arguments, written every way envFormBlocks writes an environment, in
+// an error, a tool's error or a log message.
+func (s *Spec) echoCall(m msg, id json.RawMessage, out specOut) {
+	var lines []string
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch x := v.(type) {
+		case string:
+			if key == "env" {
+				name := x
+				key, x = name, ""
+				if i := slices.IndexFunc(s.named.environ, func(kv string) bool { return strings.HasPrefix(kv, name+"=") }); i >= 0 {
+					x = s.named.environ[i][len(name)+1:]
+				}
+			}
+			lines = append(lines, key+"="+x)
+		case map[string]any:
+			for k, e := range x {
+				walk(k, e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(key, e)
+			}
+		}
+	}
+	var args any
+	json.Unmarshal(member(m.Params, "arguments"), &args)
+	walk("", args)
+	blocks, _ := envFormBlocks(lines)
+	var texts []string
+	for _, b := range blocks {
+		texts = append(texts, b["text"])
+	}
+	text := strings.Join(texts, "\n")
+	switch s.named.echo {
+	case "error":
+		out.send(s.errorLineData(id, -32000, "refused: "+text, mustJSON(map[string]any{"echo": text})))
+	case "tool-error":
+		out.send(s.resultLine(id, m.Method, mustJSON(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}, "isError": true})))
+	default:
+		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":` + mustString(text) + `}}`)
+		out.send(s.resultLine(id, m.Method, json.RawMessage(`{"content":[{"type":"text","text":"ok"}]}`)))
+	}
 }

@@ -192,6 +192,9 @@ func (s *Spec) namedCall(st *specState, m msg, id json.RawMessage, out specOut) 
 	case c.badAnswer != "":
 		out.send(badAnswer(c.badAnswer, id))
 		return
+	case c.echo != "":
+		s.echoCall(m, id, out)
+		return
 	}
 	for i := range c.pingFlood {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"flood-%d","method":"ping"}`, i))
