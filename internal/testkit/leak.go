@@ -3,6 +3,7 @@ package testkit
 import (
 	"bytes"
 	"encoding/base64"
+	"html"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -14,17 +15,17 @@ import (
 // in none: as it is, JSON-escaped (once or twice: \", \\, \/, \uXXXX),
 // URL-encoded (percent-encoded, + for a space), base64 (the standard and
 // the URL alphabet, padded or not, alone or at any of the three
-// alignments inside a longer base64 text), or any of these inside
-// another. It decodes what text holds rather than encoding the secret,
+// alignments inside a longer base64 text), XML-escaped (a JUnit
+// report), or any of these inside another. It decodes what text holds rather than encoding the secret,
 // so that it finds an encoding the masker was never told of.
 func Leak(text, secret string) string {
 	type form struct{ name, text string }
-	forms := []form{{"as is", text}}
+	forms := []form{{"as is", text}, {"XML-escaped", html.UnescapeString(text)}}
 	for _, f := range forms[:1] {
 		once := jsonUnescape(f.text)
 		forms = append(forms, form{"JSON-escaped", once}, form{"JSON-escaped twice", jsonUnescape(once)})
 	}
-	for _, f := range forms[:3] {
+	for _, f := range forms[:4] {
 		if q, err := url.QueryUnescape(lenientPercent(f.text)); err == nil {
 			forms = append(forms, form{f.name + ", URL-encoded", q})
 		}

@@ -29,6 +29,7 @@ func TestLeak(t *testing.T) {
 		"base64 at 2":    std.EncodeToString([]byte("xy" + secret + "tail")),
 		"base64 in JSON": `"` + base64.URLEncoding.EncodeToString([]byte("user:"+secret)) + `"`,
 		"URL in JSON":    `{"u":"https://h/?p=` + url.QueryEscape(secret) + `"}`,
+		"XML":            `<failure message="pw&#34;q\x/y+z &amp;é&lt;9"/>`,
 	} {
 		if Leak(text, secret) == "" {
 			t.Errorf("%s: %q not found in %q", name, secret, text)

@@ -56,6 +56,9 @@ import (
 //	              message and data hold them, tool-error a result with
 //	              isError: true whose text does, log sends them in a log
 //	              message before answering "ok"
+//	describe=NAME tool x's description holds the server's variable NAME,
+//	              written every way env-forms writes the environment,
+//	              after an order that an audit reports, quoting it
 //	stderr-env=V  at start, write 32,760 'x' and then $V to stderr in one write,
 //	              so that the value straddles the 32 KiB reads of the reader
 //	supported=V   refuse any other initialize version with -32602 and data.supported
@@ -148,6 +151,7 @@ type config struct {
 	envForms    bool
 	stderrEnv   string
 	echo        string
+	describe    string
 	badAnswer   string
 	pingFlood   int
 	logFlood    int
@@ -204,6 +208,7 @@ func parseConfig(s string) (config, error) {
 		"ask":        &c.ask,
 		"stderr-env": &c.stderrEnv,
 		"echo":       &c.echo,
+		"describe":   &c.describe,
 		"typed":      &c.typed,
 		"supported":  &c.supported,
 		"bad-answer": &c.badAnswer,

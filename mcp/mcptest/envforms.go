@@ -61,11 +61,7 @@ func (s *Spec) echoCall(m msg, id json.RawMessage, out specOut) {
 		switch x := v.(type) {
 		case string:
 			if key == "env" {
-				name := x
-				key, x = name, ""
-				if i := slices.IndexFunc(s.named.environ, func(kv string) bool { return strings.HasPrefix(kv, name+"=") }); i >= 0 {
-					x = s.named.environ[i][len(name)+1:]
-				}
+				key, x = x, s.named.getenv(x)
 			}
 			lines = append(lines, key+"="+x)
 		case map[string]any:
@@ -81,12 +77,7 @@ func (s *Spec) echoCall(m msg, id json.RawMessage, out specOut) {
 	var args any
 	json.Unmarshal(member(m.Params, "arguments"), &args)
 	walk("", args)
-	blocks, _ := envFormBlocks(lines)
-	var texts []string
-	for _, b := range blocks {
-		texts = append(texts, b["text"])
-	}
-	text := strings.Join(texts, "\n")
+	text := echoText(lines)
 	switch s.named.echo {
 	case "error":
 		out.send(s.errorLineData(id, -32000, "refused: "+text, mustJSON(map[string]any{"echo": text})))
@@ -96,4 +87,23 @@ func (s *Spec) echoCall(m msg, id json.RawMessage, out specOut) {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":` + mustString(text) + `}}`)
 		out.send(s.resultLine(id, m.Method, json.RawMessage(`{"content":[{"type":"text","text":"ok"}]}`)))
 	}
+}
+
+// echoText is lines (KEY=VALUE) written every way envFormBlocks writes
+// an environment, a block a line.
+func echoText(lines []string) string {
+	blocks, _ := envFormBlocks(lines)
+	var texts []string
+	for _, b := range blocks {
+		texts = append(texts, b["text"])
+	}
+	return strings.Join(texts, "\n")
+}
+
+// getenv is the value of the server's variable name ("" when unset).
+func (c *config) getenv(name string) string {
+	if i := slices.IndexFunc(c.environ, func(kv string) bool { return strings.HasPrefix(kv, name+"=") }); i >= 0 {
+		return c.environ[i][len(name)+1:]
+	}
+	return ""
 }
