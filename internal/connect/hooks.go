@@ -60,6 +60,10 @@ type Hooks struct {
 	// Unlike Secret's, they are not kept from serve's clients, who sent
 	// them.
 	Sent func(values ...string)
+	// Mask, when set, is the run's masker: what the session quotes of
+	// its server (the last lines of its stderr, in an error) is masked
+	// with it before it is cut. Unset, the settings' secrets are.
+	Mask func(string) string
 	// Groups records the process group of a stdio server while it runs.
 	Groups *mcp.ProcessGroups
 	// OnNotification sees every notification after mcpv has handled it, in

@@ -297,6 +297,9 @@ func transport(s *Settings, env Env, h Hooks, wait *startWait) (mcp.Transport, e
 	}
 	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage, Grace: env.Grace,
 		Mask: s.MaskLine, OnEvent: h.onEvent()}
+	if h.Mask != nil {
+		opts.Mask = h.Mask
+	}
 	if !s.Quiet {
 		opts.Stderr, opts.StderrShown = wait.stderr(h.ServerStderr), h.ServerStderrShown
 	}
