@@ -556,6 +556,12 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	if code, ok := r.parse(args, signals); !ok {
 		return code
 	}
+	// The secrets the command line gives are masked from here on, in the
+	// trace's first line too, which quotes it; the last line of mcpv's own
+	// is kept, for the trace's and the span's end, as the user sees it.
+	r.lastLine()
+	r.secret(append(r.c.flags.Secrets(), argSecrets(args)...)...)
+	defer r.scrub.Flush()
 	endTrace, err := r.startTrace(ctx, args, start)
 	if err != nil {
 		return r.fail(err)
@@ -643,15 +649,15 @@ type invocation struct {
 	servers *mcp.ProcessGroups
 	closers []func() error // run when the command line is done
 
-	scrub  *redact.Scrubber  // stderr's, from the first session on
+	// scrub is the run's one masker: stderr goes through it, and the
+	// trace, the spans and the reports mask what it knows.
+	scrub  *redact.Scrubber
 	events *connect.EventLog // --events, from the first session that has it
 	// jsonErrors: a failure is told as one JSON object (--errors json).
 	jsonErrors bool
 	trace      *trace.Writer // --trace, when asked
-	// traceSecrets masks, in the trace, each secret in every form.
-	traceSecrets *redact.Scrubber
-	telemetry    *otel.Run    // --otel, or the OTLP variables, when set
-	last         *ownLastLine // mcpv's last line on stderr, for the trace's and the span's end
+	telemetry  *otel.Run     // --otel, or the OTLP variables, when set
+	last       *ownLastLine  // mcpv's last line on stderr, for the trace's and the span's end
 }
 
 // fail reports err, pointing a usage mistake to the command's help.
@@ -739,8 +745,8 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	h.Groups = r.servers
 	h.HandOff = handOffLogin(settings, r.env)
 	h.Tracer, h.Telemetry = r.trace, r.telemetry
-	h.Secret = r.secret        // the tokens the session comes to hold, as its settings' secrets
-	h.ServerStderrShown = true // a one-shot command's server writes on the user's stderr
+	h.Secret, h.Sent = r.secret, r.secret // the tokens the session comes to hold, as its settings' secrets
+	h.ServerStderrShown = true            // a one-shot command's server writes on the user's stderr
 	if r.jsonErrors {
 		// Where stderr holds one JSON object, the server's lines are not
 		// written before it: its failure quotes them (the object's message).

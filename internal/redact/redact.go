@@ -345,20 +345,6 @@ func (k *known) String(text string) string {
 	return text
 }
 
-// String masks every secret in text that is at least MinLength long,
-// longest first, so a secret that contains another is masked whole, as the
-// Scrubber does.
-func String(text string, secrets []string) string {
-	sorted := slices.Clone(secrets)
-	slices.SortFunc(sorted, func(a, b string) int { return len(b) - len(a) })
-	for _, sec := range sorted {
-		if len(sec) >= MinLength {
-			text = strings.ReplaceAll(text, sec, Mask)
-		}
-	}
-	return text
-}
-
 func (s *Scrubber) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
