@@ -1,10 +1,16 @@
 package commands
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"html"
+	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -67,7 +73,7 @@ var echoModes = map[string]int{"error": 3, "tool-error": 1, "log": 0}
 func noLeak(t *testing.T, what, secret string, sinks map[string]string) {
 	t.Helper()
 	for name, text := range sinks {
-		if f := testkit.Leak(text, secret); f != "" {
+		if f := leak(text, secret); f != "" {
 			t.Errorf("%s: %s holds the secret %s:\n%s", what, name, f, text)
 		}
 	}
@@ -82,7 +88,7 @@ func spansHold(t *testing.T, sink *testkit.Collector, secret string) {
 		t.Fatal("no span exported")
 	}
 	for _, s := range spans {
-		if f := testkit.Leak(fmt.Sprint(s), secret); f != "" {
+		if f := leak(fmt.Sprint(s), secret); f != "" {
 			t.Errorf("span %v holds the secret %s", s["name"], f)
 		}
 	}
@@ -231,14 +237,14 @@ func TestServeMasksSecretsInEverySink(t *testing.T) {
 func TestCheckAndAuditMaskSecrets(t *testing.T) {
 	t.Parallel()
 	for _, g := range secretGivings() {
+		if slices.Contains(g.words, "--args") { // a call of check's takes key=value alone
+			continue
+		}
 		t.Run(g.name, func(t *testing.T) {
 			t.Parallel()
 			env := with(testEnv(t), g.env...)
 			call := shellwords.Join(append([]string{"x"}, g.words...))
 			for _, format := range []string{"text", "json", "junit", "tap"} {
-				if slices.Contains(g.words, "--args") { // a call of check's takes key=value alone
-					break
-				}
 				r := mcpvIn(t, env, "", append(append(slices.Clone(g.flags), "check", "--call", call, "--only", "tools", "--show", "all", "--format", format), fake("echo=error")...)...)
 				if !strings.Contains(r.stdout, "refused") {
 					t.Errorf("check --format %s: exit %d, the call's refusal is not reported:\n%s\n%s", format, r.code, r.stdout, r.stderr)
@@ -256,6 +262,160 @@ func TestCheckAndAuditMaskSecrets(t *testing.T) {
 				}
 				noLeak(t, "audit --format "+format, g.secret, map[string]string{"report": r.stdout, "stderr": r.stderr})
 			}
+		})
+	}
+}
+
+// leak says in which encoding text holds secret, or "" when it holds it
+// in none: as it is, JSON-escaped (once or twice: \", \\, \/, \uXXXX),
+// URL-encoded (percent-encoded, + for a space), base64 (the standard and
+// the URL alphabet, padded or not, alone or at any of the three
+// alignments inside a longer base64 text), XML-escaped (a JUnit
+// report), or any of these inside another. It decodes what text holds rather than encoding the secret,
+// so that it finds an encoding the masker was never told of.
+func leak(text, secret string) string {
+	type form struct{ name, text string }
+	forms := []form{{"as is", text}, {"XML-escaped", html.UnescapeString(text)}}
+	for _, f := range forms[:1] {
+		once := jsonUnescape(f.text)
+		forms = append(forms, form{"JSON-escaped", once}, form{"JSON-escaped twice", jsonUnescape(once)})
+	}
+	for _, f := range forms[:4] {
+		if q, err := url.QueryUnescape(lenientPercent(f.text)); err == nil {
+			forms = append(forms, form{f.name + ", URL-encoded", q})
+		}
+		if p, err := url.PathUnescape(lenientPercent(f.text)); err == nil {
+			forms = append(forms, form{f.name + ", percent-encoded", p})
+		}
+	}
+	for _, f := range forms {
+		if strings.Contains(f.text, secret) {
+			return f.name
+		}
+		if base64Holds(f.text, secret) {
+			return f.name + ", base64"
+		}
+	}
+	return ""
+}
+
+// jsonUnescape is text with every JSON string escape decoded, wherever
+// it is: a text that holds JSON holds its strings' escapes anywhere.
+func jsonUnescape(text string) string {
+	escape := regexp.MustCompile(`\\u[0-9a-fA-F]{4}(?:\\u[dD][c-fC-F][0-9a-fA-F]{2})?|\\[^u]`)
+	return escape.ReplaceAllStringFunc(text, func(e string) string {
+		var s string
+		if json.Unmarshal([]byte(`"`+e+`"`), &s) != nil {
+			return e
+		}
+		return s
+	})
+}
+
+// lenientPercent is text with each % that begins no escape written %25,
+// so that one stray % does not stop the rest from decoding.
+func lenientPercent(text string) string {
+	strayPercent := regexp.MustCompile(`%(?:[^0-9A-Fa-f]|[0-9A-Fa-f][^0-9A-Fa-f]|[0-9A-Fa-f]?$)`)
+	return strayPercent.ReplaceAllStringFunc(text, func(m string) string { return "%25" + m[1:] })
+}
+
+// base64Holds reports whether a run of base64 in text, read from any of
+// its first four characters on, decodes to bytes that hold secret.
+func base64Holds(text, secret string) bool {
+	base64Run := regexp.MustCompile(`[A-Za-z0-9+/_-]{6,}=*`) // either alphabet
+	for _, run := range base64Run.FindAllString(text, -1) {
+		run = strings.NewReplacer("-", "+", "_", "/").Replace(strings.TrimRight(run, "="))
+		for from := range min(4, len(run)) {
+			r := run[from:]
+			if len(r)%4 == 1 {
+				r = r[:len(r)-1] // no whole byte
+			}
+			if dec, err := base64.RawStdEncoding.DecodeString(r); err == nil && bytes.Contains(dec, []byte(secret)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leak finds a secret in each encoding a server may echo it in, inside
+// longer text, and nothing once each is masked.
+func TestLeakFindsEveryEncoding(t *testing.T) {
+	t.Parallel()
+	const secret = `pw"q\x/y+z &é<9`
+	goJSON, _ := json.Marshal(secret)
+	twice, _ := json.Marshal(string(goJSON))
+	std := base64.StdEncoding
+	for name, text := range map[string]string{
+		"as is":          "login failed for " + secret + ".",
+		"JSON":           `{"m":` + string(goJSON) + `}`,
+		"JSON twice":     `{"m":` + string(twice) + `}`,
+		"ASCII JSON":     `{"m":"pw\"q\\x\/y+z &\u00e9\u003c9"}`,
+		"query":          "?a=" + url.QueryEscape(secret) + "&b=1",
+		"path":           "/x/" + url.PathEscape(secret) + "/y",
+		"base64":         "token " + std.EncodeToString([]byte(secret)) + " end",
+		"base64 raw url": base64.RawURLEncoding.EncodeToString([]byte(secret)),
+		"base64 at 1":    std.EncodeToString([]byte("x" + secret + "tail")),
+		"base64 at 2":    std.EncodeToString([]byte("xy" + secret + "tail")),
+		"base64 in JSON": `"` + base64.URLEncoding.EncodeToString([]byte("user:"+secret)) + `"`,
+		"URL in JSON":    `{"u":"https://h/?p=` + url.QueryEscape(secret) + `"}`,
+		"XML":            `<failure message="pw&#34;q\x/y+z &amp;é&lt;9"/>`,
+	} {
+		if leak(text, secret) == "" {
+			t.Errorf("%s: %q not found in %q", name, secret, text)
+		}
+	}
+	masked := "login failed for ***. " + std.EncodeToString([]byte("xy"))[:2] + "***" + " %2F***"
+	if f := leak(masked, secret); f != "" {
+		t.Errorf("found %s in %q", f, masked)
+	}
+	if f := leak(strings.Repeat("%zz\\u12", 10), secret); f != "" {
+		t.Errorf("found %s in junk", f)
+	}
+}
+
+// What mcpv sends a server over HTTP that is a secret (a secret-named
+// header's value, a URL's password or secret query value, and the Basic
+// credential made of the user info), echoed by the server in an error in
+// every encoding, shows in no sink of a call: stderr (text and --errors
+// json), the --verbose trace, the trace file, the spans.
+func TestCallMasksHTTPCredentialsInEverySink(t *testing.T) {
+	t.Parallel()
+	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: func(x *mcptest.Exchange) bool {
+		if x.RPCMethod != "tools/call" {
+			return false
+		}
+		lines := []string{"url=" + x.R.URL.String()}
+		for _, k := range slices.Sorted(maps.Keys(x.R.Header)) {
+			lines = append(lines, k+"="+x.R.Header.Get(k))
+		}
+		x.Reply(x.Error(-32000, "refused: "+mcptest.EchoText(lines)))
+		return true
+	}})
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, c := range []struct {
+		name, secret string
+		flags        []string
+	}{
+		{"-H Authorization", "hdr-s3cr+t/val=", []string{"-H", "Authorization: Bearer hdr-s3cr+t/val=", "-u", srv.URL}},
+		{"-H X-Api-Key", "key-s3cr+t/val=", []string{"--header", "X-Api-Key: key-s3cr+t/val=", "-u", srv.URL}},
+		{"URL user info", "userinfo-pw9", []string{"-u", "http://ada:userinfo-pw9@" + host}},
+		{"URL query", "query-s3cr3t", []string{"-u", srv.URL + "?api_key=query-s3cr3t"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			sink := testkit.NewCollector(t)
+			env := with(testEnv(t), "OTEL_EXPORTER_OTLP_ENDPOINT="+sink.URL)
+			trace := filepath.Join(t.TempDir(), "t.jsonl")
+			for _, errors := range []string{"text", "json"} {
+				r := mcpvIn(t, env, "", append(append([]string{"--errors", errors, "-v", "--trace", trace}, c.flags...), "call", "x", "--no-validate")...)
+				data, _ := os.ReadFile(trace)
+				if r.code != 3 || !strings.Contains(string(data), "refused") {
+					t.Fatalf("%s: exit %d:\n%s", errors, r.code, r.stderr)
+				}
+				noLeak(t, "--errors "+errors, c.secret, map[string]string{"stderr": r.stderr, "trace": string(data)})
+			}
+			spansHold(t, sink, c.secret)
 		})
 	}
 }

@@ -346,8 +346,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 	// lines (why it ended above all) are not.
 	own := redact.NewScrubber(logw)
 	server := own.Writer(logw.Server())
-	defer own.Flush()
-	defer server.Flush()
+	defer func() { own.Flush(); server.Flush() }()
 	k := &keeper.Keeper{Log: output.NewLogger(own), Answers: sessionAnswers(start.Settings.Answers, env), Held: stayed}
 	secret := func(s ...string) { own.Add(s...); k.AddSecret(s...) }
 	secret(start.Settings.Secrets...)

@@ -80,7 +80,7 @@ func (r *invocation) startTelemetry(args []string, start time.Time) (end func(co
 		cfg.Timeout = d
 	}
 	last := r.lastLine()
-	r.secret(cfg.Secrets()...)
+	r.scrub.Add(cfg.Secrets()...)
 	e := otel.NewExporter(*cfg, nil)
 	e.Mask = r.scrub.String
 	e.Failed = func(err error) {
@@ -129,13 +129,6 @@ func (c *console) served(observe func(serve.Exchange)) func(serve.Exchange) {
 		}
 		t.Served(e.Method, e.ID, e.Params, e.Result, code, msg, e.Time, e.Took)
 	}
-}
-
-// secret masks values, in every form, wherever the run writes from now
-// on: stderr, the trace, the spans, the reports.
-func (r *invocation) secret(values ...string) {
-	r.scrubStderr()
-	r.scrub.Add(values...)
 }
 
 // notRead refuses a trace file the command reads (mcpv mock replaying

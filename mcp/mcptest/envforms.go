@@ -77,7 +77,7 @@ func (s *Spec) echoCall(m msg, id json.RawMessage, out specOut) {
 	var args any
 	json.Unmarshal(member(m.Params, "arguments"), &args)
 	walk("", args)
-	text := echoText(lines)
+	text := EchoText(lines)
 	switch s.named.echo {
 	case "error":
 		out.send(s.errorLineData(id, -32000, "refused: "+text, mustJSON(map[string]any{"echo": text})))
@@ -89,9 +89,10 @@ func (s *Spec) echoCall(m msg, id json.RawMessage, out specOut) {
 	}
 }
 
-// echoText is lines (KEY=VALUE) written every way envFormBlocks writes
-// an environment, a block a line.
-func echoText(lines []string) string {
+// EchoText is lines (KEY=VALUE) written every way an echoing tool may
+// write them, as envFormBlocks writes an environment, a block a line: for
+// the echo of a fake, or of a test's own.
+func EchoText(lines []string) string {
 	blocks, _ := envFormBlocks(lines)
 	var texts []string
 	for _, b := range blocks {
