@@ -124,33 +124,51 @@ func Sent(msg []byte) []string {
 
 // JSONSecrets are the strings of a JSON document (its arguments) that a
 // member whose name says it holds a secret (ArgName) holds, at any depth.
-func JSONSecrets(doc []byte) []string { return secretStrings(doc, false, nil) }
+func JSONSecrets(doc []byte) []string { return secretStrings(doc, false) }
 
 // ValueSecrets are the strings of a JSON value given under a secret's
 // name (password:=JSON): all of them.
-func ValueSecrets(v []byte) []string { return secretStrings(v, true, nil) }
+func ValueSecrets(v []byte) []string { return secretStrings(v, true) }
 
-// secretStrings appends to out the strings of the JSON value v that a
-// secret-named member holds (all of them when secret).
-func secretStrings(v []byte, secret bool, out []string) []string {
-	i := rawjson.SkipSpace(v, 0)
-	if i >= len(v) {
-		return out
+// secretStrings are the strings of the JSON value doc that a
+// secret-named member holds (all of them when secret), in one pass over
+// its tokens, however deep it nests; what follows a mistake in it is not
+// read.
+func secretStrings(doc []byte, secret bool) []string {
+	type level struct {
+		object, secret, keyNext bool
+		key                     string // the member the next value is given to
 	}
-	switch v[i] {
-	case '"':
-		if s, err := rawjson.String(v[i:]); err == nil && secret {
-			out = append(out, s)
+	stack := []*level{{secret: secret}}
+	var out []string
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
 		}
-	case '{':
-		for _, f := range rawjson.ScanFields(nil, v[i:]) {
-			name, err := f.Key()
-			out = secretStrings(f.Value, secret || err == nil && ArgName(name), out)
+		l := stack[len(stack)-1]
+		if s, ok := tok.(string); ok && l.object && l.keyNext {
+			l.key, l.keyNext = s, false
+			continue
 		}
-	case '[':
-		rawjson.ScanElements(v[i:], func(el []byte) { out = secretStrings(el, secret, out) })
+		inside := l.secret || l.object && ArgName(l.key)
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			stack = append(stack, &level{object: tok == json.Delim('{'), keyNext: true, secret: inside})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			if stack = stack[:len(stack)-1]; len(stack) == 0 {
+				return out
+			}
+			l = stack[len(stack)-1]
+		default:
+			if s, ok := tok.(string); ok && inside {
+				out = append(out, s)
+			}
+		}
+		l.keyNext = true // a value ended: an object's next token is a key
 	}
-	return out
 }
 
 // ArgName reports whether an argument, or a member of one, called name

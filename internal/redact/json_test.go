@@ -1,10 +1,15 @@
 package redact
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 func TestJSONForms(t *testing.T) {
@@ -61,4 +66,18 @@ func TestSent(t *testing.T) {
 			t.Errorf("Sent(%s) (-want +got):\n%s", msg, diff)
 		}
 	}
+}
+
+// Sent reads what a message sends in one pass, however deep it nests or
+// whatever it holds, and finds only strings the message holds.
+func FuzzSent(f *testing.F) {
+	deep := `{"params":{"arguments":` + strings.Repeat(`{"password":[`, 50_000) + `"s3cr3t"` + strings.Repeat(`]}`, 50_000) + `}}`
+	testkit.SeedFuzz(f, []string{`{"id":1,"method":"tools/call","params":{"name":"x","arguments":{"db":{"password":"hunter2"}}}}`, deep}, testkit.HostileJSON())
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		for _, s := range Sent(msg) {
+			if js, _ := json.Marshal(s); !bytes.Contains(msg, []byte(s)) && !bytes.Contains(msg, js[1:len(js)-1]) && !strings.ContainsRune(string(msg), '\\') {
+				t.Errorf("Sent(%q) found %q, which it does not hold", msg, s)
+			}
+		}
+	})
 }
