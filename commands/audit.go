@@ -178,7 +178,7 @@ func (c *auditCmd) judge(ctx context.Context, out *console, items []judge.Item, 
 	j := &judge.Judge{Command: c.Judge, Timeout: c.JudgeTimeout, Max: c.JudgeMax, Dir: out.env.Cwd,
 		CacheDir: filepath.Join(trust.StateDir(out.env.Getenv, out.env.Home(), out.env.GOOS), "audit-judge"),
 		Env:      c.judgeEnv(out.env),
-		Secrets:  redact.JSONForms(runSecrets(nil, out.env))}
+		Mask:     out.secrets.String}
 	return j.Judge(ctx, todo)
 }
 
@@ -272,7 +272,7 @@ func auditLists(ctx context.Context, s *session) (surface.Server, []audit.Unread
 			surf.Unimplemented = append(surf.Unimplemented, li.method)
 		case errors.As(err, &ce):
 			unread = append(unread, audit.Unread{Method: li.method, Message: fmt.Sprintf("answered an error (%d %s): %s", ce.Err.Code,
-				safetext.Line(safetext.Clip(redact.MaskSecrets(ce.Err.Message), 200)), unreadItems(len(items)))})
+				safetext.Line(safetext.Clip(redact.MaskSecrets(string(s.masked([]byte(ce.Err.Message)))), 200)), unreadItems(len(items)))})
 		case errors.As(err, &be):
 			unread = append(unread, audit.Unread{Method: li.method, Message: fmt.Sprintf("is larger than %d MiB: only its first %d items were audited", be.Budget>>20, be.Items)})
 		default:

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,7 +142,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	target := c.target(s)
 	opts := check.Options{Only: c.Only, Skip: c.Skip, Strict: c.Strict, Calls: c.calls,
 		CheckTimeout: c.CheckTimeout, StartTimeout: s.settings.ConnectTimeout, MaxTime: c.MaxTime, Parallel: c.Parallel,
-		Secrets: runSecrets(s.settings.Secrets, out.env), ReadFile: out.readFile, Portable: c.portable}
+		Secrets: append(slices.Clone(s.settings.Secrets), redact.EnvSecrets(out.env.Environ)...), Mask: out.secrets.String, ReadFile: out.readFile, Portable: c.portable}
 	if out.ios.ErrTTY && !out.embedded {
 		opts.Progress = func(done, total int, id string) {
 			out.ios.Status.Set(fmt.Sprintf("mcpv check: %d/%d %s", done, total, id))
@@ -322,6 +323,10 @@ func idList(ids []string) string {
 // checks that did not pass alone where problemsOnly says), and the report
 // of the format asked for where it goes.
 func (c *checkCmd) write(head string, suite testreport.Suite, files []testreport.File, took time.Duration, problems bool, dest *testreport.Output, format string, out *console) error {
+	head = out.secrets.String(head)
+	for i := range files {
+		files[i].Mask(out.secrets.String)
+	}
 	if textOut, textTTY := dest.Text(format); textOut != nil && !out.embedded {
 		text := &testreport.Text{W: textOut, Suite: suite, Color: output.UseColor(out.flags.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, out.env.Getenv)}
 		if problems && c.problemsOnly(textTTY && out.ios.OutTTY, format) {
@@ -401,8 +406,8 @@ func (c *checkCmd) target(s *session) *check.Target {
 		for i, w := range redact.Args(st.Command) {
 			words[i] = shellwords.Quote(w)
 		}
-		t.Server = redact.String(strings.Join(words, " "), st.Secrets)
-		t.Stdio = &mcp.CommandOptions{Path: st.Command[0], Args: st.Command[1:], Env: st.Env, Dir: st.Dir, Framing: st.Framing, Mask: st.MaskLine}
+		t.Server = string(s.mask([]byte(strings.Join(words, " "))))
+		t.Stdio = &mcp.CommandOptions{Path: st.Command[0], Args: st.Command[1:], Env: st.Env, Dir: st.Dir, Framing: st.Framing, Mask: s.hooks.Mask}
 		t.Start = s.env.StartServer
 	}
 	t.Era = st.ProtocolEra

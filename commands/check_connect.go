@@ -28,7 +28,7 @@ func (c *checkCmd) connect(ctx context.Context, s *session, target *check.Target
 	}
 	started := time.Now()
 	walk := doctor.Walk(ctx, dt)
-	files := []testreport.File{walk.File(started, s.settings.Secrets)}
+	files := []testreport.File{walk.File(started)}
 	took := time.Since(started)
 	suite := doctorSuite
 	suite.Header = [][2]string{{"server", target.Server}}
@@ -48,7 +48,7 @@ func (c *checkCmd) connect(ctx context.Context, s *session, target *check.Target
 func (c *checkCmd) doctorTarget(s *session, target *check.Target, opts check.Options) (doctor.Target, error) {
 	st := s.settings
 	dt := doctor.Target{Server: target.Server, URL: st.URL, Header: st.Header, Stdio: target.Stdio, Start: target.Start, Era: st.ProtocolEra,
-		ClientInfo: s.hooks.Client, StartTimeout: opts.StartTimeout, Secrets: opts.Secrets}
+		ClientInfo: s.hooks.Client, StartTimeout: opts.StartTimeout}
 	if st.URL != "" {
 		var err error
 		if dt.Client, dt.Plain, err = s.httpClients(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/content"
 	"github.com/mcpv/mcpv/internal/otel"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/output"
 )
@@ -32,6 +33,9 @@ type console struct {
 	telemetry *otel.Run
 	// jsonErrors: failures are told as one JSON object (--errors json).
 	jsonErrors bool
+	// secrets is the run's masker: the reports a command writes (test's,
+	// check's, audit's) mask what it knows.
+	secrets *redact.Scrubber
 }
 
 // readFile reads a file the command line names (@FILE).
@@ -58,7 +62,7 @@ func createFlagFile(env connect.Env, name, path string) (*os.File, error) {
 }
 
 func newConsole(ios *output.Streams, f *outputFlags, env connect.Env) *console {
-	return &console{ios: ios, flags: f, printer: f.printer(ios, env.Getenv), env: env}
+	return &console{ios: ios, flags: f, printer: f.printer(ios, env.Getenv), env: env, secrets: redact.NewScrubber(nil)}
 }
 
 // print writes a result to stdout through the --jq filter and format flags.

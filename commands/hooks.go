@@ -39,6 +39,8 @@ func hooks(ios *output.Streams, env connect.Env, events *connect.EventLog, scrub
 		Interactive:  ios.InTTY && ios.ErrTTY,
 		Events:       events,
 		Secret:       scrub.Add,
+		Sent:         scrub.Add,
+		Mask:         scrub.String,
 	}
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/load"
 	"github.com/mcpv/mcpv/internal/loaddata"
-	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
@@ -97,7 +96,7 @@ func (c *loadCmd) config(s *session, out *console) load.Config {
 		Logs:     logs,
 		Warnf:    out.warnf,
 		Progress: func(p load.Progress) { out.ios.Status.Set(progressLine(p)) },
-		Mask:     func(text string) string { return redact.String(text, s.settings.Secrets) },
+		Mask:     out.secrets.String,
 		Timeout:  s.settings.Timeout,
 	}
 }
@@ -162,6 +161,7 @@ func (c *loadCmd) scenario(out *console, s *session) (string, []load.Step, func(
 		return "", nil, nil, batchFailed{code: exitcode.Usage}
 	}
 	s.settings.Secrets = append(s.settings.Secrets, f.Secrets...)
+	out.secrets.Add(f.Secrets...)
 	tree := safefile.Tree{Dir: f.Dir}
 	steps, err := load.ScenarioSteps(f, tree.Read, exitCode)
 	return f.Name, steps, tree.Read, err

@@ -557,6 +557,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	if code, ok := r.parse(args, signals); !ok {
 		return code
 	}
+	defer r.scrubStderr(args).Flush()
 	endTrace, err := r.startTrace(ctx, args, start)
 	if err != nil {
 		return r.fail(err)
@@ -588,7 +589,6 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 			r.kctx.Bind(r.console(ios), &r.c.flags.ServerFlags, servers)
 			return r.fail(r.kctx.Run())
 		}
-		r.scrubStderr() // the sessions it opens add their secrets
 		r.kctx.Bind(r.console(r.ios), &r.c.flags.ServerFlags, servers, &targets{r: r, server: server})
 		err := r.kctx.Run()
 		r.ios.Status.Stop()
@@ -644,15 +644,15 @@ type invocation struct {
 	servers *mcp.ProcessGroups
 	closers []func() error // run when the command line is done
 
-	scrub  *redact.Scrubber  // stderr's, from the first session on
+	// scrub is the run's one masker: stderr goes through it, and the
+	// trace, the spans and the reports mask what it knows.
+	scrub  *redact.Scrubber
 	events *connect.EventLog // --events, from the first session that has it
 	// jsonErrors: a failure is told as one JSON object (--errors json).
 	jsonErrors bool
 	trace      *trace.Writer // --trace, when asked
-	// traceSecrets masks, in the trace, each secret in every form.
-	traceSecrets *redact.Scrubber
-	telemetry    *otel.Run    // --otel, or the OTLP variables, when set
-	last         *ownLastLine // mcpv's last line on stderr, for the trace's and the span's end
+	telemetry  *otel.Run     // --otel, or the OTLP variables, when set
+	last       *ownLastLine  // mcpv's last line on stderr, for the trace's and the span's end
 }
 
 // fail reports err, pointing a usage mistake to the command's help.
@@ -727,7 +727,7 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	if err != nil {
 		return nil, err
 	}
-	r.secret(settings.Secrets...)
+	r.scrub.Add(settings.Secrets...)
 	if path := settings.Answers.Events; path != "" && r.events == nil {
 		f, err := os.OpenFile(r.env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		if err != nil {
@@ -740,7 +740,6 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	h.Groups = r.servers
 	h.HandOff = handOffLogin(settings, r.env)
 	h.Tracer, h.Telemetry = r.trace, r.telemetry
-	h.Secret = r.secret        // the tokens the session comes to hold, as its settings' secrets
 	h.ServerStderrShown = true // a one-shot command's server writes on the user's stderr
 	if r.jsonErrors {
 		// Where stderr holds one JSON object, the server's lines are not
@@ -750,19 +749,21 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	return &session{settings: settings, env: r.env, hooks: h, mask: r.scrub.Mask}, nil
 }
 
-// scrubStderr puts the run's scrubber in front of its stderr, once.
-func (r *invocation) scrubStderr() {
-	if r.scrub != nil {
-		return
-	}
+// scrubStderr puts the run's masker in front of its stderr, knowing the
+// secrets of its environment (a server that inherits it may echo them)
+// and those its command line gives, masked from here on: in the trace's
+// first line too, which quotes it. The last line of mcpv's own is kept,
+// for the trace's and the span's end, as the user sees it.
+func (r *invocation) scrubStderr(args []string) *redact.Scrubber {
+	r.lastLine()
 	r.scrub = redact.NewScrubber(r.ios.Err)
-	// A server that inherits mcpv's environment may echo what its
-	// secret-named variables hold.
 	r.scrub.Add(redact.EnvSecrets(r.env.Environ)...)
-	r.ios.Status.MaskWith(func(text string) string { return string(r.scrub.Mask([]byte(text))) })
+	r.scrub.Add(append(r.c.flags.Secrets(), argSecrets(args)...)...)
+	r.ios.Status.MaskWith(r.scrub.String)
 	scrubbed := *r.ios
 	scrubbed.Err = r.scrub
 	r.ios = &scrubbed
+	return r.scrub
 }
 
 // targets are the servers a command that opens its sessions itself

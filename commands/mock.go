@@ -114,7 +114,7 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 		}
 		defer f.Close()
 		secrets := redact.NewScrubber(nil)
-		secrets.Add(redact.Forms(redact.EnvSecrets(out.env.Environ))...)
+		secrets.Add(redact.EnvSecrets(out.env.Environ)...)
 		log := mock.NewRequestLog(f, secrets, func(err error) {
 			out.warnf("--log: %v: nothing more is logged", err)
 		})

@@ -344,17 +344,19 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 	defer logw.Close()
 	// The server's stream is bounded by the log's rate; the keeper's own
 	// lines (why it ended above all) are not.
-	own, server := redact.NewScrubber(logw), redact.NewScrubber(logw.Server())
-	defer own.Flush()
-	defer server.Flush()
+	own := redact.NewScrubber(logw)
+	server := own.Writer(logw.Server())
+	defer func() { own.Flush(); server.Flush() }()
 	k := &keeper.Keeper{Log: output.NewLogger(own), Answers: sessionAnswers(start.Settings.Answers, env), Held: stayed}
-	secret := func(s ...string) { own.Add(s...); server.Add(s...); k.AddSecret(s...) }
+	secret := func(s ...string) { own.Add(s...); k.AddSecret(s...) }
 	secret(start.Settings.Secrets...)
 	h := connect.Hooks{
 		Client:         mcp.Implementation{Name: "mcpv", Version: Version},
 		Stderr:         server,
 		Log:            k.Log,
 		Secret:         secret,
+		Sent:           own.Add,
+		Mask:           own.String,
 		OnNotification: k.Notify,
 		Route:          k.Route,
 		ReadGate:       k.ReadGate,

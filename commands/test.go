@@ -20,7 +20,6 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/exitcode"
-	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/testfile"
@@ -172,26 +171,13 @@ func (c *testCmd) resolve(files []*testfile.File, global []string, env connect.E
 			at := f.Server.At
 			return nil, batchFailed{exitCode(err), out.tell(fmt.Sprintf("%s:%d:%d: server: %s", f.Path, at.Line, at.Col, serverMessage(err)))}
 		}
-		f.Server.Display = redact.String(f.Server.Display, fileSecrets(f, settings, env))
-		jobs = append(jobs, testrun.Job{File: f, Selected: selected, Secrets: fileSecrets(f, settings, env), Open: openTestSession(env, groups, f, settings, events)})
+		out.secrets.Add(append(settings.Secrets, f.Secrets...)...)
+		jobs = append(jobs, testrun.Job{File: f, Selected: selected, Secrets: out.secrets, Open: openTestSession(env, groups, f, settings, events)})
 	}
 	if len(jobs) == 0 {
 		return nil, usageErrorf("--filter %q matches no step", c.Filter)
 	}
 	return jobs, nil
-}
-
-// fileSecrets are the values a file's report must not show: the
-// settings' and those of the secret-named variables the file expanded.
-func fileSecrets(f *testfile.File, settings *connect.Settings, env connect.Env) []string {
-	return append(runSecrets(settings.Secrets, env), f.Secrets...)
-}
-
-// runSecrets are what a report of a run masks: the settings' secrets,
-// and those of mcpv's own environment, which a server inherits and may
-// echo (the trace and stderr mask them too).
-func runSecrets(settings []string, env connect.Env) []string {
-	return append(slices.Clone(settings), redact.EnvSecrets(env.Environ)...)
 }
 
 // serverMessage says the refusals of a server's settings in a test file's

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/output"
@@ -35,14 +36,7 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 		return nil, err
 	}
 	last := r.lastLine()
-	// The trace holds what servers echo: each secret in every form one
-	// may echo it in, as well as what stderr masks. Those the command
-	// line gives are masked from its first line on, which quotes it.
-	r.traceSecrets = redact.NewScrubber(nil)
-	r.traceSecrets.Add(redact.Forms(redact.EnvSecrets(r.env.Environ))...)
-	r.secret(r.c.flags.Secrets()...)
-	mask := func(b []byte) []byte { return r.traceSecrets.Mask(r.scrub.Mask(b)) }
-	tr, err := trace.Create(r.env.Path(path), start, mask, trace.Header{Mcpv: Version, Args: traceArgs(args)})
+	tr, err := trace.Create(r.env.Path(path), start, r.scrub.Mask, trace.Header{Mcpv: Version, Args: traceArgs(args)})
 	if err != nil {
 		return nil, errkind.Usage(errors.New("--trace: " + err.Error()))
 	}
@@ -86,8 +80,9 @@ func (r *invocation) startTelemetry(args []string, start time.Time) (end func(co
 		cfg.Timeout = d
 	}
 	last := r.lastLine()
-	r.secret(cfg.Secrets()...)
+	r.scrub.Add(cfg.Secrets()...)
 	e := otel.NewExporter(*cfg, nil)
+	e.Mask = r.scrub.String
 	e.Failed = func(err error) {
 		line := "spans not exported to " + redact.URL(cfg.Traces) + ": " + err.Error()
 		r.ios.Err.Write([]byte("mcpv: otel: " + safetext.Line(line) + "\n"))
@@ -103,7 +98,7 @@ func (r *invocation) startTelemetry(args []string, start time.Time) (end func(co
 // console is the run's console on ios, with its telemetry.
 func (r *invocation) console(ios *output.Streams) *console {
 	c := newConsole(ios, &r.c.outputFlags, r.env)
-	c.telemetry, c.jsonErrors = r.telemetry, r.jsonErrors
+	c.telemetry, c.jsonErrors, c.secrets = r.telemetry, r.jsonErrors, r.scrub
 	return c
 }
 
@@ -133,16 +128,6 @@ func (c *console) served(observe func(serve.Exchange)) func(serve.Exchange) {
 			code, msg = fmt.Sprint(mcp.CodeInternalError), e.Err.Error()
 		}
 		t.Served(e.Method, e.ID, e.Params, e.Result, code, msg, e.Time, e.Took)
-	}
-}
-
-// secret masks values wherever the run writes: on stderr, through its
-// scrubber from now on, and in the trace, in every form.
-func (r *invocation) secret(values ...string) {
-	r.scrubStderr()
-	r.scrub.Add(values...)
-	if r.traceSecrets != nil {
-		r.traceSecrets.Add(redact.Forms(values)...)
 	}
 }
 
@@ -219,7 +204,38 @@ func traceArgs(args []string) []string {
 func secretArg(a string) bool {
 	k, _, ok := strings.Cut(a, "=")
 	k = strings.TrimSuffix(k, ":")
-	return ok && k != "" && !strings.HasPrefix(k, "-") && redact.Name(k)
+	return ok && k != "" && !strings.HasPrefix(k, "-") && redact.ArgName(k)
+}
+
+// argSecrets are the secrets of a command line's arguments to a tool or
+// a prompt: the values of those named like secrets (key=value,
+// key:=JSON, in check's --call too), and what --args given as JSON
+// holds under such names. What a file or stdin gives is known once it is
+// sent (connect.Hooks.Sent).
+func argSecrets(args []string) []string {
+	var out []string
+	for i, a := range args {
+		switch {
+		case secretArg(a):
+			k, v, _ := strings.Cut(a, "=")
+			if !strings.HasSuffix(k, ":") {
+				out = append(out, v)
+			} else if js := redact.ValueSecrets([]byte(v)); len(js) > 0 {
+				out = append(out, js...)
+			} else {
+				out = append(out, v) // a number, or not JSON
+			}
+		case a == "--args" && i+1 < len(args):
+			out = append(out, redact.JSONSecrets([]byte(args[i+1]))...)
+		case strings.HasPrefix(a, "--args="):
+			out = append(out, redact.JSONSecrets([]byte(a[len("--args="):]))...)
+		case a == "--call" && i+1 < len(args): // check's, a call's line in a word
+			if words, err := shellwords.Split(args[i+1]); err == nil {
+				out = append(out, argSecrets(words)...)
+			}
+		}
+	}
+	return out
 }
 
 // lastLine keeps the last line mcpv prints of its own on stderr, from

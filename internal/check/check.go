@@ -202,8 +202,12 @@ type Options struct {
 	// Progress, when set, is told as checks end: how many of how many,
 	// and the one that ended.
 	Progress func(done, total int, id string)
-	// Secrets are values no outcome may show.
+	// Secrets are the client's secrets, which no log message of the
+	// server's may hold (utilities.log-secrets).
 	Secrets []string
+	// Mask masks what no outcome may show (the run's masker, which
+	// knows Secrets in every form); nil: Secrets alone.
+	Mask func(string) string
 	// ReadFile reads the @FILE a call's word names.
 	ReadFile func(path string) ([]byte, error)
 	// Portable are the hosts --portable names, whose rules the tools'

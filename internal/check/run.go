@@ -281,6 +281,11 @@ func (o Options) withDefaults() Options {
 	if o.Parallel <= 0 {
 		o.Parallel = DefaultParallel
 	}
+	if o.Mask == nil {
+		known := redact.NewScrubber(nil)
+		known.Add(o.Secrets...)
+		o.Mask = known.String
+	}
 	return o
 }
 
@@ -460,7 +465,7 @@ func (r *runner) abandonWait() time.Duration {
 // mask makes text from the server fit a report: clipped to n bytes,
 // secrets masked, a terminal's controls shown escaped.
 func (r *runner) mask(s string, n int) string {
-	return safetext.Line(safetext.Clip(redact.String(string(redact.JSON([]byte(s))), r.secrets), n))
+	return safetext.Line(safetext.Clip(r.opts.Mask(string(redact.JSON([]byte(s)))), n))
 }
 
 // unmet says why a check's needs are not met, or "".

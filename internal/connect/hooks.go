@@ -54,6 +54,16 @@ type Hooks struct {
 	// Secret is told the secrets mcpv learns during the session (OAuth
 	// tokens, a registered client's secret), to mask them from then on.
 	Secret func(values ...string)
+	// Sent is told the secrets the session sends by name (redact.Sent: a
+	// tool's password argument, however the command was given it), each
+	// before it goes, to mask them from then on in what the run writes.
+	// Unlike Secret's, they are not kept from serve's clients, who sent
+	// them.
+	Sent func(values ...string)
+	// Mask, when set, is the run's masker: what the session quotes of
+	// its server (the last lines of its stderr, in an error) is masked
+	// with it before it is cut. Unset, the settings' secrets are.
+	Mask func(string) string
 	// Groups records the process group of a stdio server while it runs.
 	Groups *mcp.ProcessGroups
 	// OnNotification sees every notification after mcpv has handled it, in

@@ -256,13 +256,19 @@ func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *servers
 	if s.Verbose {
 		sopts.Trace = tracer(h.Stderr)
 	}
-	if own, verbose := h.Trace, sopts.Trace; own != nil {
-		sopts.Trace = func(out bool, msg []byte) {
-			if verbose != nil {
-				verbose(out, msg)
+	if h.Trace != nil {
+		sopts.Trace = also(sopts.Trace, h.Trace)
+	}
+	if sent := h.Sent; sent != nil {
+		// First: what a message sends under a secret's name is masked
+		// before anything writes it, and before its answer can echo it.
+		sopts.Trace = also(func(out bool, msg []byte) {
+			if out {
+				if secrets := redact.Sent(msg); len(secrets) > 0 {
+					sent(secrets...)
+				}
 			}
-			own(out, msg)
-		}
+		}, sopts.Trace)
 	}
 	return c, mcp.NewSession(t, sopts)
 }
@@ -291,6 +297,9 @@ func transport(s *Settings, env Env, h Hooks, wait *startWait) (mcp.Transport, e
 	}
 	opts := mcp.CommandOptions{Path: s.Command[0], Args: s.Command[1:], Env: s.Env, Dir: s.Dir, Log: h.Log, Groups: h.Groups, Framing: s.Framing, MaxMessage: s.MaxMessage, Grace: env.Grace,
 		Mask: s.MaskLine, OnEvent: h.onEvent()}
+	if h.Mask != nil {
+		opts.Mask = h.Mask
+	}
 	if !s.Quiet {
 		opts.Stderr, opts.StderrShown = wait.stderr(h.ServerStderr), h.ServerStderrShown
 	}

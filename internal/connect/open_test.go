@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -322,5 +323,35 @@ func TestEventLog(t *testing.T) {
 	}
 	if _, err := time.Parse(time.RFC3339Nano, strings.Trim(string(lines[0]["time"]), `"`)); err != nil {
 		t.Errorf("time: %v", err)
+	}
+}
+
+// What a session sends under a secret's name is told to Sent before any
+// hook sees the message go (the trace, --verbose), so that nothing it
+// writes, nor the answer that echoes it, shows it; what it sends under
+// other names is not.
+func TestOpenToldWhatItSends(t *testing.T) {
+	t.Parallel()
+	s, _ := fakeServer(t, "echo=error")
+	s.Verbose = true
+	var mu sync.Mutex
+	var events []string
+	note := func(e string) { mu.Lock(); events = append(events, e); mu.Unlock() }
+	h := Hooks{Stderr: io.Discard,
+		Sent: func(values ...string) { note("sent " + strings.Join(values, ",")) },
+		Trace: func(out bool, msg []byte) {
+			note("trace " + strconv.FormatBool(out) + " " + strconv.FormatBool(strings.Contains(string(msg), "hunter2!")))
+		}}
+	c, err := Open(t.Context(), s, Env{Cwd: t.TempDir(), GOOS: "linux"}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Client.Call(t.Context(), "tools/call", json.RawMessage(`{"name":"x","arguments":{"user":"ada","db":{"password":"hunter2!"}}}`))
+	c.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	i := slices.Index(events, "sent hunter2!")
+	if i < 0 || i+1 >= len(events) || events[i+1] != "trace true true" || slices.ContainsFunc(events, func(e string) bool { return strings.Contains(e, "ada") }) {
+		t.Errorf("events %q", events)
 	}
 }

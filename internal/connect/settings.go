@@ -458,8 +458,13 @@ var windowsEnv = []string{
 }
 
 // MaskLine is a line of the server's (its stderr) with every secret of
-// the session masked, for mcp.CommandOptions.Mask.
-func (s *Settings) MaskLine(line string) string { return redact.String(line, s.Secrets) }
+// the session masked, in every form, for mcp.CommandOptions.Mask where
+// the run gives no masker of its own (Hooks.Mask).
+func (s *Settings) MaskLine(line string) string {
+	known := redact.NewScrubber(nil)
+	known.Add(s.Secrets...)
+	return known.String(line)
+}
 
 // flagSecrets are the secrets given on the command line or read for it:
 // secret-named --env values, -H values of secret-named headers, the client

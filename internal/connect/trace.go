@@ -25,10 +25,13 @@ func (h Hooks) traced(s *Settings) Hooks {
 	return h
 }
 
-// also is a trace hook that calls first, then then.
+// also is a trace hook that calls first, then then (either may be nil).
 func also(first, then func(out bool, msg []byte)) func(out bool, msg []byte) {
 	if first == nil {
 		return then
+	}
+	if then == nil {
+		return first
 	}
 	return func(out bool, msg []byte) {
 		first(out, msg)

@@ -104,8 +104,6 @@ type Target struct {
 	// names the requirement the server breaks in it ("" when none):
 	// mcpv check's diagnosis.
 	FirstContact func(ctx context.Context) (id, finding string)
-	// Secrets are values no step may show.
-	Secrets []string
 }
 
 // DefaultTimeout bounds a step that waits on the network, and a stdio

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
@@ -330,8 +331,11 @@ func TestHostileEndpoint(t *testing.T) {
 		w.Write([]byte("\x1b[2J\x1b]0;pwned\x07 token=" + secret + " " + strings.Repeat("y", 4<<20)))
 	}))
 	t.Cleanup(srv.Close)
-	r := walkOf(t, Target{URL: srv.URL + "/mcp", Secrets: []string{secret}})
-	f := r.File(time.Now(), []string{secret})
+	r := walkOf(t, Target{URL: srv.URL + "/mcp"})
+	f := r.File(time.Now())
+	known := redact.NewScrubber(nil)
+	known.Add(secret)
+	f.Mask(known.String)
 	var all strings.Builder
 	for _, s := range f.Steps {
 		for _, fl := range s.Failures {

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/testreport"
 )
 
@@ -12,10 +11,10 @@ import (
 const Area = "connect"
 
 // File is the walk as a test report's file: a step per step, what it
-// found as a note, a failure or warning with its fix; secrets masked.
-func (r *Report) File(started time.Time, secrets []string) testreport.File {
+// found as a note, a failure or warning with its fix (the caller masks
+// it of secrets, testreport.File.Mask).
+func (r *Report) File(started time.Time) testreport.File {
 	f := testreport.File{Path: Area, Name: "The connection, step by step", Named: true, Started: started}
-	mask := func(s string) string { return redact.String(s, secrets) }
 	for i, s := range r.Steps {
 		id := Area + "." + strings.ToLower(strings.ReplaceAll(s.Name, " ", "-"))
 		st := testreport.Step{Index: i + 1, ID: id, Name: id + "  " + s.Name, Took: s.Took}
@@ -23,18 +22,18 @@ func (r *Report) File(started time.Time, secrets []string) testreport.File {
 		switch s.Status {
 		case OK:
 			st.Status = testreport.Passed
-			st.Notes = []string{mask(s.Finding)}
+			st.Notes = []string{s.Finding}
 		case Skipped:
-			st.Status, st.Reason = testreport.Skipped, mask(s.Finding)
+			st.Status, st.Reason = testreport.Skipped, s.Finding
 		case Warn, Fail:
 			st.Status = testreport.Failed
 			kind := "fail"
 			if s.Status == Warn {
 				st.Status, kind = testreport.Warned, "warning"
 			}
-			fl := testreport.Failure{Kind: kind, Message: mask(s.Finding)}
+			fl := testreport.Failure{Kind: kind, Message: s.Finding}
 			if s.Fix != "" {
-				fl.Details = []string{"fix: " + mask(s.Fix)}
+				fl.Details = []string{"fix: " + s.Fix}
 			}
 			st.Failures = []testreport.Failure{fl}
 		}

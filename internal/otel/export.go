@@ -26,6 +26,10 @@ type Exporter struct {
 	// Failed is told, once, when an export fails (its spans are lost);
 	// nil says nothing.
 	Failed func(error)
+	// Mask, when set, masks every text sent: each span's name, attribute
+	// and status message, each figure's attribute. A span quotes what a
+	// server answered (an error's message), which may echo a secret.
+	Mask func(string) string
 
 	mu      sync.Mutex // guards the fields below
 	pending []Span
@@ -60,7 +64,7 @@ func (e *Exporter) Add(s Span) {
 			defer e.sending.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), e.cfg.Timeout)
 			defer cancel()
-			e.report(e.post(ctx, e.cfg.Traces, tracesBody(e.cfg.Service, batch)))
+			e.report(e.post(ctx, e.cfg.Traces, e.tracesBody(batch)))
 		}()
 	}
 }
@@ -76,7 +80,7 @@ func (e *Exporter) Close() error {
 	e.mu.Unlock()
 	var err error
 	if len(batch) > 0 {
-		err = e.post(ctx, e.cfg.Traces, tracesBody(e.cfg.Service, batch))
+		err = e.post(ctx, e.cfg.Traces, e.tracesBody(batch))
 	}
 	if err == nil && dropped > 0 {
 		err = fmt.Errorf("%d spans dropped: the collector took them slower than they came", dropped)
@@ -180,12 +184,21 @@ type (
 	}
 )
 
-func attrs(list []Attr) []otlpAttr {
+// mask is text as Mask leaves it.
+func (e *Exporter) mask(text string) string {
+	if e.Mask == nil {
+		return text
+	}
+	return e.Mask(text)
+}
+
+func (e *Exporter) attrs(list []Attr) []otlpAttr {
 	out := make([]otlpAttr, 0, len(list))
 	for _, a := range list {
 		var v otlpValue
 		switch x := a.Value.(type) {
 		case string:
+			x = e.mask(x)
 			v.String = &x
 		case int64:
 			s := strconv.FormatInt(x, 10)
@@ -201,8 +214,8 @@ func attrs(list []Attr) []otlpAttr {
 func nanos(t time.Time) string { return strconv.FormatInt(t.UnixNano(), 10) }
 
 // resource is the resource every export names: the service, and mcpv.
-func resource(service string) map[string]any {
-	return map[string]any{"attributes": attrs([]Attr{String("service.name", service), String("telemetry.sdk.name", "mcpv"), String("telemetry.sdk.language", "go")})}
+func (e *Exporter) resource() map[string]any {
+	return map[string]any{"attributes": e.attrs([]Attr{String("service.name", e.cfg.Service), String("telemetry.sdk.name", "mcpv"), String("telemetry.sdk.language", "go")})}
 }
 
 // scope is the instrumentation scope of mcpv's spans and metrics.
@@ -213,11 +226,11 @@ type scopeName struct {
 var scope = scopeName{"github.com/mcpv/mcpv"}
 
 // tracesBody is an ExportTraceServiceRequest of spans, as JSON.
-func tracesBody(service string, spans []Span) []byte {
+func (e *Exporter) tracesBody(spans []Span) []byte {
 	out := make([]otlpSpan, 0, len(spans))
 	for _, s := range spans {
-		o := otlpSpan{TraceID: s.Trace.String(), SpanID: s.Span.String(), Name: s.Name, Kind: s.Kind,
-			Start: nanos(s.Start), End: nanos(s.End), Attributes: attrs(s.Attrs)}
+		o := otlpSpan{TraceID: s.Trace.String(), SpanID: s.Span.String(), Name: e.mask(s.Name), Kind: s.Kind,
+			Start: nanos(s.Start), End: nanos(s.End), Attributes: e.attrs(s.Attrs)}
 		if s.Sampled {
 			o.Flags = 1
 		}
@@ -228,12 +241,12 @@ func tracesBody(service string, spans []Span) []byte {
 			o.Links = append(o.Links, otlpLink{l.Trace.String(), l.Span.String()})
 		}
 		if s.Error != "" {
-			o.Status = otlpStatus{Code: 2, Message: s.Error}
+			o.Status = otlpStatus{Code: 2, Message: e.mask(s.Error)}
 		}
 		out = append(out, o)
 	}
 	b, _ := json.Marshal(map[string]any{"resourceSpans": []any{map[string]any{
-		"resource":   resource(service),
+		"resource":   e.resource(),
 		"scopeSpans": []any{map[string]any{"scope": scope, "spans": out}},
 	}}})
 	return b

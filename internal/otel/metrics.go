@@ -26,11 +26,11 @@ func (r *Run) Metrics(at time.Time, figures []Gauge) error {
 	}
 	var metrics []any
 	for _, g := range figures {
-		p := point{Attributes: attrs(append(g.Attrs, String("mcpv.trace_id", r.ctx.Trace.String()))), Time: nanos(at), Value: g.Value}
+		p := point{Attributes: r.Exporter.attrs(append(g.Attrs, String("mcpv.trace_id", r.ctx.Trace.String()))), Time: nanos(at), Value: g.Value}
 		metrics = append(metrics, map[string]any{"name": g.Name, "unit": g.Unit, "gauge": map[string]any{"dataPoints": []point{p}}})
 	}
 	body, _ := json.Marshal(map[string]any{"resourceMetrics": []any{map[string]any{
-		"resource":     resource(r.Exporter.cfg.Service),
+		"resource":     r.Exporter.resource(),
 		"scopeMetrics": []any{map[string]any{"scope": scope, "metrics": metrics}},
 	}}})
 	ctx, cancel := context.WithTimeout(context.Background(), r.Exporter.cfg.Timeout)

@@ -265,3 +265,49 @@ func TestExportFailures(t *testing.T) {
 		}
 	}
 }
+
+// Every text an export sends goes through the exporter's mask: each
+// span's name, attributes and status message (a server's error that
+// echoes a secret, a resource's URI, the command's last line), the
+// resource's, and each figure's attributes; a secret learned after a
+// span ended is masked in it too, as export happens later.
+func TestExportMasksEveryText(t *testing.T) {
+	const secret = "s3cret-echoed-9"
+	col := testkit.NewCollector(t)
+	e := NewExporter(Config{Traces: col.URL, Metrics: col.URL + "/v1/metrics", Service: "svc-" + secret, Timeout: time.Minute}, nil)
+	var known []string
+	e.Mask = func(s string) string {
+		for _, k := range known {
+			s = strings.ReplaceAll(s, k, "***")
+		}
+		return s
+	}
+	run := Start(e, "mcpv call", "", time.Now(), String("mcpv.command", "call "+secret))
+	s := run.Session(KindClient, "")
+	s.Message(true, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login-`+secret+`"}}`))
+	s.Message(false, []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"bad password `+secret+`"}}`))
+	s.Message(true, []byte(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"db://u:`+secret+`@h"}}`))
+	s.Close()
+	run.Served("tools/call", []byte("7"), []byte(`{"name":"x"}`), nil, "-32000", "refused "+secret, time.Now(), time.Millisecond)
+	known = append(known, secret)
+	if err := run.Metrics(time.Now(), []Gauge{{Name: "g", Value: 1, Attrs: []Attr{String("k", secret)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.End(3, "tools/call: bad password "+secret); err != nil {
+		t.Fatal(err)
+	}
+	spans := col.Spans()
+	if len(spans) != 4 {
+		t.Fatalf("%d spans: %v", len(spans), spans)
+	}
+	for _, sp := range spans {
+		if b, _ := json.Marshal(sp); strings.Contains(string(b), secret) {
+			t.Errorf("span %s", b)
+		}
+	}
+	for _, m := range col.Metrics() {
+		if strings.Contains(m, secret) {
+			t.Errorf("metrics %s", m)
+		}
+	}
+}

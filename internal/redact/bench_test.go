@@ -22,7 +22,7 @@ func BenchmarkMask(b *testing.B) {
 			for i := range n {
 				values = append(values, fmt.Sprintf("ghp_%x%x/T0k3n+%d", i*7919, i*104729, i))
 			}
-			s.Add(Forms(values)...)
+			s.Add(values...)
 			b.SetBytes(int64(len(benchText)))
 			for b.Loop() {
 				if out := s.Mask(benchText); len(out) != len(benchText) {

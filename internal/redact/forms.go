@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -16,7 +17,7 @@ func EnvSecrets(environ []string) []string {
 		if !ok || k == "" {
 			continue
 		}
-		if Name(k) && !settingValue(v) {
+		if Name(k) && !settingValue(k, v) {
 			out = append(out, v)
 		}
 		if strings.Contains(v, "://") {
@@ -27,22 +28,37 @@ func EnvSecrets(environ []string) []string {
 }
 
 // settingValue reports whether the value of a variable whose name says
-// it holds a secret reads as a setting instead (FEATURE_TOKEN_CHECK=true,
-// SECRETS_BACKEND=vault): shorter than 8 bytes, all digits, or one word
-// of lowercase letters and hyphens. Masked
-// wherever it shows, such a word would leave every text mcpv writes, a
-// trace's JSON with it ("isError":***); a variable the user names as a
-// secret (--env, a header) is masked whatever it holds.
-func settingValue(v string) bool {
+// it holds a secret reads as a setting instead: a word that turns
+// something on or off (FEATURE_TOKEN_CHECK=true), or, under a name whose
+// last word is not the secret's but something about one
+// (SECRETS_BACKEND=vault, API_KEY_ID=12345678, MCPV_SESSION=ci), shorter
+// than 8 bytes, all digits or one word of lowercase letters and hyphens.
+// Masked wherever it shows, such a word would leave every text mcpv
+// writes, a trace's JSON with it ("isError":***). A variable whose last
+// word is the secret's (DB_PASSWORD, API_TOKEN, MYSQL_PWD) holds one,
+// however short (MinLength aside) or plain; a variable the user names as
+// a secret (--env, a header) is masked whatever it holds.
+func settingValue(name, v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "false", "yes", "no", "on", "off", "null", "none", "enabled", "disabled":
+		return true
+	}
+	words := nameWords(name)
+	if last := words[len(words)-1]; last != "session" && (Name(last) || slices.Contains(secretParts, last)) {
+		return false
+	}
 	word := strings.Trim(v, "abcdefghijklmnopqrstuvwxyz-") == ""
 	digits := strings.Trim(v, "0123456789") == ""
 	return len(v) < 8 || word || digits
 }
 
-// minEncoded is the shortest encoded form Forms gives: a shorter run of
-// base64 would turn up by chance in a long encoded blob (an image), and
-// be masked there.
-const minEncoded = 8
+// minEncoded is the shortest encoded form Forms gives: the core a secret
+// of MinLength bytes has at its worst offset (4 characters, its first 3
+// bytes). A run this short turns up by chance in a long encoded blob (an
+// image, once in 16 MiB for each form), and is masked there: only a
+// secret of 4 or 5 bytes has one, and a blob in a log that loses four
+// characters costs less than a password that shows.
+const minEncoded = 4
 
 // Forms are values as a server may echo them back: as they are,
 // URL-encoded (a query's and a path's way), and base64-encoded (the

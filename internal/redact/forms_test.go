@@ -24,8 +24,11 @@ func TestEnvSecrets(t *testing.T) {
 	got := EnvSecrets([]string{"PATH=/usr/bin", "PWD=/home/ada/work", "DB_PASS=hunter22", "MYSQL_PWD=sql-pw-1",
 		"DATABASE_URL=postgres://app:url-pw-9@db/app", "GITHUB_TOKEN=ghp_abc123", "NOT_AN_ASSIGNMENT", "=C:=C:\\",
 		// settings under secret names: a word, a flag, a number
-		"FEATURE_TOKEN_CHECK=true", "SECRETS_BACKEND=production", "API_KEY_ID=12345678", "PASSWORD_RULES=read-only"})
-	want := []string{"hunter22", "sql-pw-1", "url-pw-9", "url-pw-9", "YXBwOnVybC1wdy05", "YXBwOnVybC1wdy05", "ghp_abc123"} // the URL's password, and the Basic credential made of it
+		"FEATURE_TOKEN_CHECK=true", "SECRETS_BACKEND=production", "API_KEY_ID=12345678", "PASSWORD_RULES=read-only", "API_TOKEN=false",
+		// a secret under a name whose last word is the secret's, however short or plain
+		"DB_PASSWORD=hunter2", "API_TOKEN=correcthorse", "PIN_PWD=1234"})
+	want := []string{"hunter22", "sql-pw-1", "url-pw-9", "url-pw-9", "YXBwOnVybC1wdy05", "YXBwOnVybC1wdy05", "ghp_abc123", // the URL's password, and the Basic credential made of it
+		"hunter2", "correcthorse", "1234"}
 	if !slices.Equal(got, want) {
 		t.Errorf("EnvSecrets = %q, want %q", got, want)
 	}
@@ -38,7 +41,7 @@ func TestEnvSecrets(t *testing.T) {
 func TestFormsMaskEncodings(t *testing.T) {
 	const secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY+EXAMPLE?KEY"
 	s := NewScrubber(nil)
-	s.Add(Forms([]string{secret})...)
+	s.Add(secret)
 	check := func(what, text string) {
 		t.Helper()
 		masked := string(s.Mask([]byte(text)))

@@ -3,15 +3,20 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // JSONForms are values as they may appear in a JSON message: as they are,
 // escaped as a JSON string holds them, and escaped twice, as a JSON
 // document held in a string (a tool's text that is JSON) holds them. A
-// string is escaped as encoders do: the least escaping (JavaScript's
-// JSON.stringify, Python's json.dumps(ensure_ascii=False)), Go's (<, > and
-// & as \u003c...) and PHP's (/ as \/).
+// string is escaped as the common encoders do (jsonEncoders).
 func JSONForms(values []string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -42,15 +47,142 @@ func JSONForms(values []string) []string {
 	return out
 }
 
-// escapes is v inside a JSON string, quotes left out: the least escaping,
-// Go's, PHP's.
-func escapes(v string) [3]string {
+// jsonEncoder is how an encoder escapes a string past the least: <, >
+// and & (html), / (slash), + ' and ` (plus), every character past ASCII
+// as \uXXXX (ascii), its hex in upper case (upper).
+type jsonEncoder struct{ html, slash, plus, ascii, upper bool }
+
+// jsonEncoders are the common JSON encoders' ways: the least escaping
+// (JavaScript's JSON.stringify, Python's json.dumps(ensure_ascii=False),
+// Java's), Go's, PHP's, Python's by default, .NET's System.Text.Json,
+// and everything at once.
+var jsonEncoders = []jsonEncoder{{}, {html: true}, {slash: true, ascii: true}, {ascii: true},
+	{html: true, plus: true, ascii: true, upper: true}, {html: true, slash: true, ascii: true}}
+
+// escapes is v inside a JSON string, quotes left out, as each of
+// jsonEncoders writes it.
+func escapes(v string) []string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
 	least := strings.TrimSuffix(b.String(), "\n")
 	least = least[1 : len(least)-1]
-	goForm, _ := json.Marshal(v)
-	return [3]string{least, string(goForm[1 : len(goForm)-1]), strings.ReplaceAll(least, "/", `\/`)}
+	out := make([]string, 0, len(jsonEncoders))
+	for _, e := range jsonEncoders {
+		var w strings.Builder
+		hex := "\\u%04x"
+		if e.upper {
+			hex = "\\u%04X"
+		}
+		for _, r := range least {
+			switch {
+			case e.html && strings.ContainsRune("<>&", r), e.plus && strings.ContainsRune("+'`", r):
+				fmt.Fprintf(&w, hex, r)
+			case e.slash && r == '/':
+				w.WriteString(`\/`)
+			case e.ascii && r > 0xffff:
+				r1, r2 := utf16.EncodeRune(r)
+				fmt.Fprintf(&w, hex+hex, r1, r2)
+			case e.ascii && r >= utf8.RuneSelf:
+				fmt.Fprintf(&w, hex, r)
+			default:
+				w.WriteRune(r)
+			}
+		}
+		out = append(out, w.String())
+	}
+	return out
 }
+
+// Sent are the secrets a message mcpv sends holds by name, however the
+// command was given them (key=value, --args, a file, stdin, a batch
+// line, a test's step): each string, at any depth, of a member of its
+// params' arguments (a tool's, a prompt's) or of its result's content
+// (an answer to a server's question) whose name says it holds a secret
+// (ArgName), or that is inside one.
+func Sent(msg []byte) []string {
+	var out []string
+	for _, f := range rawjson.ScanFields(nil, msg) {
+		inside := ""
+		switch {
+		case f.KeyIs("params"):
+			inside = "arguments"
+		case f.KeyIs("result"):
+			inside = "content"
+		default:
+			continue
+		}
+		for _, g := range rawjson.ScanFields(nil, f.Value) {
+			if g.KeyIs(inside) {
+				out = append(out, JSONSecrets(g.Value)...)
+			}
+		}
+	}
+	return out
+}
+
+// JSONSecrets are the strings of a JSON document (its arguments) that a
+// member whose name says it holds a secret (ArgName) holds, at any depth.
+func JSONSecrets(doc []byte) []string { return secretStrings(doc, false) }
+
+// ValueSecrets are the strings of a JSON value given under a secret's
+// name (password:=JSON): all of them.
+func ValueSecrets(v []byte) []string { return secretStrings(v, true) }
+
+// secretStrings are the strings of the JSON value doc that a
+// secret-named member holds (all of them when secret), in one pass over
+// its tokens, however deep it nests; what follows a mistake in it is not
+// read.
+func secretStrings(doc []byte, secret bool) []string {
+	type level struct {
+		object, secret, keyNext bool
+		key                     string // the member the next value is given to
+	}
+	stack := []*level{{secret: secret}}
+	var out []string
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		l := stack[len(stack)-1]
+		if s, ok := tok.(string); ok && l.object && l.keyNext {
+			l.key, l.keyNext = s, false
+			continue
+		}
+		inside := l.secret || l.object && ArgName(l.key)
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			stack = append(stack, &level{object: tok == json.Delim('{'), keyNext: true, secret: inside})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			if stack = stack[:len(stack)-1]; len(stack) == 0 {
+				return out
+			}
+			l = stack[len(stack)-1]
+		default:
+			if s, ok := tok.(string); ok && inside {
+				out = append(out, s)
+			}
+		}
+		l.keyNext = true // a value ended: an object's next token is a key
+	}
+}
+
+// ArgName reports whether an argument, or a member of one, called name
+// holds a secret: password, db_pass, apiKey, client_secret, auth_token,
+// credentials. Narrower than Name, whose "key", "auth" and "session"
+// are ordinary words of arguments (a lookup's key, keyword, author,
+// session_name), and without what is about a secret rather than one
+// (token_type, max_tokens, secret_name) and MCP's progressToken.
+func ArgName(name string) bool {
+	n := strings.ToLower(name)
+	if n == "progresstoken" || !argSecret.Get().MatchString(n) && !slices.ContainsFunc(nameWords(n), func(w string) bool { return slices.Contains(secretParts, w) }) {
+		return false
+	}
+	return !aboutASecret(name)
+}
+
+var argSecret = &lazy.Regexp{Pattern: `token|secret|passw|passphrase|api[_-]?key|access[_-]?key|private[_-]?key|authorization|credential|cookie|^auth$`}

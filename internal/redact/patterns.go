@@ -161,16 +161,26 @@ const secretKeyWords = `api[_-]?key|access[_-]?key|private[_-]?key|secret|token|
 var notSecretKeys = []string{"name", "names", "id", "ids", "type", "types", "count", "length", "len", "limit", "limits", "url", "uri",
 	"path", "file", "hint", "field", "prefix", "format", "kind", "ref", "tokens", "usage", "policy", "header", "param", "expiry", "expires", "ttl"}
 
-// assignedSecret reports whether value, given to key, is a secret by
-// its look: not a word of prose nor a number, but a value of letters
-// and digits, or a long one of mixed characters.
-func assignedSecret(key, value string) bool {
+// aboutASecret reports whether a name that has a secret word names
+// something about a secret rather than the secret: it ends in one of
+// notSecretKeys, as a word of its own (token_type, secretName, max_tokens).
+func aboutASecret(key string) bool {
 	k := strings.ToLower(key)
 	for _, end := range notSecretKeys {
 		at := len(k) - len(end)
 		if at > 0 && strings.HasSuffix(k, end) && (strings.ContainsRune("_-.", rune(k[at-1])) || key[at] >= 'A' && key[at] <= 'Z' || end == "tokens") {
-			return false
+			return true
 		}
+	}
+	return false
+}
+
+// assignedSecret reports whether value, given to key, is a secret by
+// its look: not a word of prose nor a number, but a value of letters
+// and digits, or a long one of mixed characters.
+func assignedSecret(key, value string) bool {
+	if aboutASecret(key) {
+		return false
 	}
 	var letter, digit, upper, lower, other bool
 	for _, r := range value {

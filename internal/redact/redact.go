@@ -45,8 +45,17 @@ func Name(name string) bool {
 	if n == "pwd" {
 		return false // the working directory
 	}
-	words := strings.FieldsFunc(n, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
-	return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(secretParts, w) })
+	return slices.ContainsFunc(nameWords(n), func(w string) bool { return slices.Contains(secretParts, w) })
+}
+
+// nameWords are the words of a name, in lower case, between _, -, . and
+// the ends; at least one.
+func nameWords(name string) []string {
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	if len(words) == 0 {
+		return []string{""}
+	}
+	return words
 }
 
 // jsonSecretMember matches a JSON member with a string value whose name says
@@ -250,54 +259,72 @@ func isScheme(s string) bool {
 // ordinary words and numbers all over the output.
 const MinLength = 4
 
-// Scrubber writes to an io.Writer with every occurrence of the secrets it
-// knows replaced by Mask. Secrets may be added at any time: a token learned
-// halfway through a run is masked from then on. It is safe for concurrent
-// use. A secret split across two writes is still caught: the end of a write
-// that could be the start of a secret is held back until the next write, or
-// Flush. It finds every secret it knows in one pass over the text, so that
-// knowing many (each in the forms a server may echo it in) costs little
-// more than knowing one.
+// Scrubber is a run's masker: it knows the secrets of the run, each in
+// every form a server may echo it in (Forms), and every sink of the run
+// (stderr, the trace, spans, reports, logs) masks what it knows, with
+// Mask or String, or by writing through it. Secrets may be added at any
+// time: a token learned halfway through a run is masked from then on. It
+// is safe for concurrent use. Written to, it writes to an io.Writer with
+// every secret replaced by Mask; a secret split across two writes is
+// still caught: the end of a write that could be the start of a secret is
+// held back until the next write, or Flush. It finds every secret it
+// knows in one pass over the text, so that knowing many (each in its
+// forms) costs little more than knowing one.
 type Scrubber struct {
-	w io.Writer
+	*known // shared by the scrubbers Writer makes
 
-	mu      sync.Mutex // guards secrets and held, and serialises writes
-	secrets [][]byte   // longest first, so a secret that contains another is masked whole
-	held    []byte     // the end of the last write, which may begin a secret
+	w    io.Writer
+	mu   sync.Mutex // guards held, and serialises writes
+	held []byte     // the end of the last write, which may begin a secret
+}
+
+// known are the secrets a Scrubber knows.
+type known struct {
+	mu      sync.Mutex      // guards secrets and seen
+	secrets [][]byte        // longest first, so a secret that contains another is masked whole
+	seen    map[string]bool // the secrets, to add each once
 	// m indexes secrets; each Add stores a new one, so that Mask reads
 	// it without the lock (several clients' messages at once).
 	m atomic.Pointer[matcher]
 }
 
 // NewScrubber returns a Scrubber that writes to w and knows no secret yet.
-func NewScrubber(w io.Writer) *Scrubber { return &Scrubber{w: w} }
+func NewScrubber(w io.Writer) *Scrubber { return &Scrubber{known: &known{}, w: w} }
 
-// Add makes the scrubber mask these values too; ones shorter than
-// MinLength, which would mask ordinary words, are left alone.
-func (s *Scrubber) Add(secrets ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// Writer returns a Scrubber that writes to w and knows what s knows, now
+// and from now on: one masker for two streams.
+func (s *Scrubber) Writer(w io.Writer) *Scrubber { return &Scrubber{known: s.known, w: w} }
+
+// Add makes the scrubber mask these values too, each in every form a
+// server may echo it in (Forms); ones shorter than MinLength, which would
+// mask ordinary words, are left alone.
+func (k *known) Add(secrets ...string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	added := false
-	for _, sec := range secrets {
-		known := slices.ContainsFunc(s.secrets, func(b []byte) bool { return string(b) == sec })
-		if len(sec) < MinLength || known {
+	for _, sec := range Forms(secrets) {
+		if k.seen[sec] {
 			continue
 		}
-		s.secrets = append(s.secrets, []byte(sec))
+		if k.seen == nil {
+			k.seen = map[string]bool{}
+		}
+		k.seen[sec] = true
+		k.secrets = append(k.secrets, []byte(sec))
 		added = true
 	}
 	if added {
-		sort.SliceStable(s.secrets, func(i, j int) bool { return len(s.secrets[i]) > len(s.secrets[j]) })
+		sort.SliceStable(k.secrets, func(i, j int) bool { return len(k.secrets[i]) > len(k.secrets[j]) })
 		m := &matcher{}
-		m.build(slices.Clone(s.secrets))
-		s.m.Store(m)
+		m.build(slices.Clone(k.secrets))
+		k.m.Store(m)
 	}
 }
 
 // matcher is the index of the secrets known now (an empty one before
 // the first).
-func (s *Scrubber) matcher() *matcher {
-	if m := s.m.Load(); m != nil {
+func (k *known) matcher() *matcher {
+	if m := k.m.Load(); m != nil {
 		return m
 	}
 	return &noSecrets
@@ -305,16 +332,15 @@ func (s *Scrubber) matcher() *matcher {
 
 var noSecrets matcher
 
-// String masks every secret in text that is at least MinLength long,
-// longest first, so a secret that contains another is masked whole, as the
-// Scrubber does.
-func String(text string, secrets []string) string {
-	sorted := slices.Clone(secrets)
-	slices.SortFunc(sorted, func(a, b string) int { return len(b) - len(a) })
-	for _, sec := range sorted {
-		if len(sec) >= MinLength {
-			text = strings.ReplaceAll(text, sec, Mask)
-		}
+// Mask returns one whole message with every secret the scrubber knows
+// replaced by Mask, nothing held back; p is never changed, and comes back
+// as it is when it holds no secret.
+func (k *known) Mask(p []byte) []byte { return k.matcher().mask(p) }
+
+// String is Mask for a text.
+func (k *known) String(text string) string {
+	if m := k.matcher(); len(m.secrets) > 0 {
+		return string(m.mask([]byte(text)))
 	}
 	return text
 }
@@ -348,11 +374,6 @@ func (s *Scrubber) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
-
-// Mask returns one whole message with every secret the scrubber knows
-// replaced by Mask, nothing held back; p is never changed, and comes back
-// as it is when it holds no secret.
-func (s *Scrubber) Mask(p []byte) []byte { return s.matcher().mask(p) }
 
 // Flush writes what was held back.
 func (s *Scrubber) Flush() error {

@@ -291,12 +291,12 @@ func (s *Server) Close() {
 	}
 }
 
-// SecretsOf are what a relay masks in everything its clients get: the
-// secrets of its settings, and those of env, the environment the server
-// is started with (redact.EnvSecrets), each in every form a server may
-// echo it in (redact.Forms).
+// SecretsOf are what a relay masks in everything its clients get (its
+// Secrets know each in every form a server may echo it in): the secrets
+// of its settings, and those of env, the environment the server is
+// started with (redact.EnvSecrets).
 func SecretsOf(secrets, env []string) []string {
-	return redact.Forms(append(slices.Clone(secrets), redact.EnvSecrets(env)...))
+	return append(slices.Clone(secrets), redact.EnvSecrets(env)...)
 }
 
 // Recorder is told what passes through a relay.
@@ -409,7 +409,7 @@ func (s *Server) open(ctx context.Context, open func(context.Context, Relay) (Up
 		Route:             u.route,
 		// The upstream's reader waits while a client is behind.
 		ReadGate: func(int) { u.behind.wait(-1, nil) },
-		Secret:   func(values ...string) { s.Secrets.Add(redact.Forms(values)...) },
+		Secret:   func(values ...string) { s.Secrets.Add(values...) },
 	}
 	conn, err := open(ctx, r)
 	if err != nil {

@@ -76,6 +76,34 @@ type File struct {
 	Steps       []Step
 }
 
+// Mask replaces every text of the file's report with what mask makes of
+// it (the run's masker: every value mcpv knows to be secret), before any
+// format escapes it: a name, the server, an error, stderr, a warning, a
+// step's name, reason, failures and notes.
+func (f *File) Mask(mask func(string) string) {
+	texts := []*string{&f.Path, &f.Name, &f.Server, &f.Err, &f.Stderr}
+	for i := range f.Warnings {
+		texts = append(texts, &f.Warnings[i])
+	}
+	for i := range f.Steps {
+		st := &f.Steps[i]
+		texts = append(texts, &st.Name, &st.Reason)
+		for j := range st.Notes {
+			texts = append(texts, &st.Notes[j])
+		}
+		for j := range st.Failures {
+			fl := &st.Failures[j]
+			texts = append(texts, &fl.Message, &fl.Expected, &fl.Actual, &fl.Sent, &fl.Received, &fl.Requires)
+			for k := range fl.Details {
+				texts = append(texts, &fl.Details[k])
+			}
+		}
+	}
+	for _, p := range texts {
+		*p = mask(*p)
+	}
+}
+
 // Step is what became of a step.
 type Step struct {
 	Index int // 1-based, in its file

@@ -45,11 +45,14 @@ type Session interface {
 type Job struct {
 	File     *testfile.File
 	Selected []bool
-	// Secrets are the values no report of the file may show.
-	Secrets []string
+	// Secrets is the run's masker, which knows the values no report of
+	// the file may show, and learns what its session comes to hold and
+	// send; the file's report is masked with it.
+	Secrets *redact.Scrubber
 	// Open makes the file's session (opened on its first use), writing
-	// what it and the server say to stderr and log. The error is one
-	// before any server starts.
+	// what it and the server say to stderr (a scrubber that shares what
+	// Secrets knows: the session tells it its secrets) and log. The
+	// error is one before any server starts.
 	Open func(stderr *redact.Scrubber, log *slog.Logger) (Session, error)
 }
 
@@ -82,15 +85,19 @@ const maxStderrTail = 8 << 10
 // Run runs a resolved file's selected steps, and says what became of
 // it and of each of them.
 func (r *Runner) Run(ctx context.Context, j Job) testreport.File {
+	if j.Secrets == nil {
+		j.Secrets = redact.NewScrubber(nil)
+	}
 	f := j.File
 	rep := &testreport.File{Path: f.Path, Name: f.Name, Named: f.Name != testfile.Stem(f.Path), Server: f.Server.Display, Started: time.Now()}
 	r.run(ctx, j, rep)
 	rep.Took = time.Since(rep.Started)
+	rep.Mask(j.Secrets.String)
 	return *rep
 }
 
 func (r *Runner) run(ctx context.Context, j Job, rep *testreport.File) {
-	f, selected, secrets := j.File, j.Selected, j.Secrets
+	f, selected := j.File, j.Selected
 	skipRest := func(from int, reason string) {
 		for i := from; i < len(f.Steps); i++ {
 			if selected[i] {
@@ -118,8 +125,7 @@ func (r *Runner) run(ctx context.Context, j Job, rep *testreport.File) {
 		return
 	}
 	tail := &tailBuffer{max: maxStderrTail}
-	scrub := redact.NewScrubber(tail)
-	scrub.Add(secrets...)
+	scrub := j.Secrets.Writer(tail)
 	stray := newStrayOutput(output.NewLogger(scrub).Handler())
 	s, err := j.Open(scrub, slog.New(stray))
 	if err != nil {
@@ -130,8 +136,8 @@ func (r *Runner) run(ctx context.Context, j Job, rep *testreport.File) {
 	defer func() {
 		s.Close()
 		scrub.Flush()
-		rep.Stderr, rep.Warnings = tail.String(), stray.said(secrets)
-		noteStrayOutput(rep, f, stray, secrets)
+		rep.Stderr, rep.Warnings = tail.String(), stray.said()
+		noteStrayOutput(rep, f, stray)
 	}()
 	if r.Progress != nil {
 		r.Progress(f.Path, "starting the server")
@@ -143,7 +149,7 @@ func (r *Runner) run(ctx context.Context, j Job, rep *testreport.File) {
 		}
 		rep.Code = r.Code(err)
 		msg, _, _ := strings.Cut(err.Error(), "\n") // the server's stderr is in the report
-		rep.Err = redact.String(msg+r.Hint(err), secrets)
+		rep.Err = msg + r.Hint(err)
 		skipRest(0, "not run: the session could not be opened")
 		return
 	}
@@ -176,7 +182,7 @@ func (r *Runner) run(ctx context.Context, j Job, rep *testreport.File) {
 		if r.Progress != nil {
 			r.Progress(f.Path, st.Name)
 		}
-		sr := r.step(ctx, s, scrub, f, st, caps, secrets, lists)
+		sr := r.step(ctx, s, scrub, f, st, caps, lists)
 		for _, c := range st.Captures {
 			capturedBy[c.Name] = st.Index
 		}

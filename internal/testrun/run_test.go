@@ -189,7 +189,7 @@ func TestRunSessionNotOpened(t *testing.T) {
 	}
 
 	fake := &fakeSession{clientErr: errors.New("401 for token s3cret\nthe server's stderr")}
-	rep = r.Run(t.Context(), Job{File: f, Selected: f.Select(nil), Secrets: []string{"s3cret"},
+	rep = r.Run(t.Context(), Job{File: f, Selected: f.Select(nil), Secrets: knowing("s3cret"),
 		Open: func(*redact.Scrubber, *slog.Logger) (Session, error) { return fake, nil }})
 	if d := cmp.Diff(want, results(rep)); d != "" || rep.Code != 5 || rep.Err != "401 for token *** (try --auth auto)" || !fake.closed {
 		t.Errorf("unreachable: exit %d, %q, closed %v; steps (-want +got):\n%s", rep.Code, rep.Err, fake.closed, d)
@@ -272,7 +272,7 @@ func TestRunStepStderrAndSecrets(t *testing.T) {
 	f := readFile(t, "steps:\n  - call: leak\n    expect: {jq: '.v == \"fine\"'}\n")
 	fake := &fakeSession{answers: map[string]testfile.Outcome{"call leak": {Value: json.RawMessage(`{"v":"s3cret"}`)}},
 		stderr: map[string]string{"call leak": "warning: used s3cret\nsecond line\n"}}
-	rep := runner().Run(t.Context(), Job{File: f, Selected: f.Select(nil), Secrets: []string{"s3cret"},
+	rep := runner().Run(t.Context(), Job{File: f, Selected: f.Select(nil), Secrets: knowing("s3cret"),
 		Open: func(*redact.Scrubber, *slog.Logger) (Session, error) { return fake, nil }})
 	st := rep.Steps[0]
 	if d := cmp.Diff([]string{"stderr: warning: used ***", "stderr: second line"}, st.Notes); d != "" {

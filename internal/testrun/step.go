@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/exitcode"
-	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
@@ -19,7 +18,7 @@ import (
 )
 
 // step runs one step and checks it.
-func (r *Runner) step(ctx context.Context, s Session, stderrOut io.Writer, f *testfile.File, st *testfile.Step, caps map[string]json.RawMessage, secrets []string, lists *surfaceLists) *stepReport {
+func (r *Runner) step(ctx context.Context, s Session, stderrOut io.Writer, f *testfile.File, st *testfile.Step, caps map[string]json.RawMessage, lists *surfaceLists) *stepReport {
 	sr := &stepReport{Step: newStep(st)}
 	stepCtx := ctx
 	if st.Within > 0 {
@@ -60,16 +59,6 @@ func (r *Runner) step(ctx context.Context, s Session, stderrOut io.Writer, f *te
 	}
 	if len(sr.Failures) > 0 {
 		sr.Status = testreport.Failed
-	}
-	for i := range sr.Failures {
-		f := &sr.Failures[i]
-		f.Message, f.Expected, f.Actual = redact.String(f.Message, secrets), redact.String(f.Expected, secrets), redact.String(f.Actual, secrets)
-		for j := range f.Details {
-			f.Details[j] = redact.String(f.Details[j], secrets)
-		}
-	}
-	for i := range sr.Notes {
-		sr.Notes[i] = redact.String(sr.Notes[i], secrets)
 	}
 	return sr
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/mcpv/mcpv/internal/cost"
 	"github.com/mcpv/mcpv/internal/exitcode"
-	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -210,15 +209,11 @@ func (s *strayOutput) Handle(ctx context.Context, r slog.Record) error {
 	return s.Handler.Handle(ctx, r)
 }
 
-// said are the session's warnings kept for the report, secrets masked.
-func (s *strayOutput) said(secrets []string) []string {
+// said are the session's warnings kept for the report.
+func (s *strayOutput) said() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []string
-	for _, w := range *s.warnings {
-		out = append(out, redact.String(w, secrets))
-	}
-	return out
+	return slices.Clone(*s.warnings)
 }
 
 func (s *strayOutput) WithAttrs(attrs []slog.Attr) slog.Handler {
@@ -254,7 +249,7 @@ const maxStrayWarnings = 10
 
 // noteStrayOutput adds the stray output seen in a file's session to its
 // last lint step that ran, as that step's finding.
-func noteStrayOutput(rep *testreport.File, file *testfile.File, stray *strayOutput, secrets []string) {
+func noteStrayOutput(rep *testreport.File, file *testfile.File, stray *strayOutput) {
 	f, ok := stray.finding()
 	if !ok {
 		return
@@ -266,9 +261,7 @@ func noteStrayOutput(rep *testreport.File, file *testfile.File, stray *strayOutp
 			continue
 		}
 		_, notes := findingsOf([]surface.Finding{f}, st.Ignore)
-		for _, n := range notes {
-			sr.Notes = append(sr.Notes, redact.String(n, secrets))
-		}
+		sr.Notes = append(sr.Notes, notes...)
 		return
 	}
 }

@@ -37,6 +37,13 @@ func (s serverSession) Client(context.Context) (*mcp.Client, error) { return s.c
 
 // runner is a Runner as the command line makes one, its exit codes and
 // hints those of a failure to reach the server.
+// knowing is a masker that knows secrets.
+func knowing(secrets ...string) *redact.Scrubber {
+	s := redact.NewScrubber(nil)
+	s.Add(secrets...)
+	return s
+}
+
 func runner() *Runner {
 	return &Runner{Code: func(error) int { return exitcode.Transport }, Hint: func(error) string { return "" }}
 }
@@ -217,7 +224,7 @@ func TestStrayOutputNoted(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := readFile(t, "steps:\n  - "+tt.lint+"\n  - ping:\n")
 			s := serverSession{&fakeSession{answers: map[string]testfile.Outcome{}}, specClient(t, oneTool)}
-			j := Job{File: f, Selected: f.Select(nil), Secrets: []string{"s3cret"}, Open: func(_ *redact.Scrubber, log *slog.Logger) (Session, error) {
+			j := Job{File: f, Selected: f.Select(nil), Secrets: knowing("s3cret"), Open: func(_ *redact.Scrubber, log *slog.Logger) (Session, error) {
 				for range tt.lines {
 					log.Warn("skipped a line on the server's stdout that is not JSON: token=s3cret")
 				}

@@ -49,6 +49,16 @@ import (
 //	              or not, the whole text and each value alone), and as a JSON
 //	              document in a text block; structuredContent {"env":{...}}; with
 //	              ask, the question's message holds every one of those too
+//	echo=MODE     tools/call echoes each string of its arguments (at any depth,
+//	              as KEY=VALUE; an argument env=NAME echoes the server's
+//	              variable NAME instead) written every way env-forms writes
+//	              the environment: MODE error answers a JSON-RPC error whose
+//	              message and data hold them, tool-error a result with
+//	              isError: true whose text does, log sends them in a log
+//	              message before answering "ok"
+//	describe=NAME tool x's description holds the server's variable NAME,
+//	              written every way env-forms writes the environment,
+//	              after an order that an audit reports, quoting it
 //	stderr-env=V  at start, write 32,760 'x' and then $V to stderr in one write,
 //	              so that the value straddles the 32 KiB reads of the reader
 //	supported=V   refuse any other initialize version with -32602 and data.supported
@@ -140,6 +150,8 @@ type config struct {
 	env         bool
 	envForms    bool
 	stderrEnv   string
+	echo        string
+	describe    string
 	badAnswer   string
 	pingFlood   int
 	logFlood    int
@@ -195,6 +207,8 @@ func parseConfig(s string) (config, error) {
 		"not-found":  &c.notFound,
 		"ask":        &c.ask,
 		"stderr-env": &c.stderrEnv,
+		"echo":       &c.echo,
+		"describe":   &c.describe,
 		"typed":      &c.typed,
 		"supported":  &c.supported,
 		"bad-answer": &c.badAnswer,

@@ -72,9 +72,10 @@ type Judge struct {
 	CacheDir string        // "": no cache
 	// Env is Command's whole environment (nil: the process's own).
 	Env []string
-	// Secrets are values no item shown to Command may hold, in every
-	// form they take in JSON (redact.JSONForms); each is masked.
-	Secrets []string
+	// Mask masks what no item shown to Command may hold: the run's
+	// masker, which knows each secret in every form; nil masks nothing
+	// but what redact knows by its shape.
+	Mask func(string) string
 }
 
 // Verdict is the model's answer about one item.
@@ -151,7 +152,7 @@ func shown(s string, n int) string {
 
 // ask is the verdict about it: kept, or asked for (and then kept).
 func (j *Judge) ask(ctx context.Context, it Item) (Verdict, bool, error) {
-	params, text := request(it, j.Secrets)
+	params, text := request(it, j.Mask)
 	key := digest(j.Command, text)
 	if v, ok := j.cached(key); ok {
 		return v, true, nil
@@ -170,8 +171,12 @@ func (j *Judge) ask(ctx context.Context, it Item) (Verdict, bool, error) {
 
 // request is the sampling/createMessage params that ask about it, and the
 // item's text in them.
-func request(it Item, secrets []string) ([]byte, string) {
-	item := redact.MaskSecrets(redact.String(string(it.JSON), secrets))
+func request(it Item, mask func(string) string) ([]byte, string) {
+	item := string(it.JSON)
+	if mask != nil {
+		item = mask(item)
+	}
+	item = redact.MaskSecrets(item)
 	note := ""
 	if len(item) > MaxItemBytes {
 		cut := MaxItemBytes
