@@ -38,6 +38,9 @@ func main() {
 	// run's start-up. commands.Main starts, reaches or writes nothing
 	// before handled is closed.
 	handled := make(chan struct{})
+	// The npm launcher killed (SIGKILL passes nothing on) is a SIGTERM:
+	// its pipe's end is watched from here on, before any child starts.
+	launcher := commands.LauncherGone()
 	go func() { // signal watcher: lives as long as the process
 		sigs := make(chan os.Signal, 2)
 		// SIGHUP: the terminal was closed; the same orderly shutdown,
@@ -55,7 +58,10 @@ func main() {
 		// unlike signal.Ignore, this does not pass SIG_IGN on to the server.
 		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 		close(handled)
-		<-sigs
+		select {
+		case <-sigs:
+		case <-launcher:
+		}
 		cancel(commands.ErrInterrupted) // first: cancel on the wire, shut down in order
 		// The progress line goes, but nothing here waits for stderr: a
 		// terminal that does not read would hold the signals up.

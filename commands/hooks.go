@@ -51,5 +51,8 @@ func deviceLine(dc oauth.DeviceCode) string {
 	if dc.VerificationURIComplete != "" {
 		line += fmt.Sprintf(" (or open %s, which holds it)", safetext.Line(dc.VerificationURIComplete))
 	}
+	if dc.Elsewhere != "" {
+		line += "; note: " + safetext.Line(dc.Elsewhere)
+	}
 	return line + "; waiting (Ctrl-C gives up)"
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // stopLoginKeepers ends, when the test ends, the login keepers its runs
@@ -170,25 +171,31 @@ func TestLoginHandOffRefusesOthers(t *testing.T) {
 
 // Without a terminal, where no browser can be opened and the server
 // offers the device grant, a command that needs a login exits 5 at once
-// with the link and the code (in JSON as login.url and login.code), a
-// process of mcpv's polls for it, a command run again shows the same
-// code, and 'mcpv auth wait' returns once the user has approved it.
+// with the link and the code (in JSON as login.url and login.code), and
+// the host the link leads to when it is not the authorization server's;
+// a process of mcpv's polls for it, a command run again shows the same
+// code and note, and 'mcpv auth wait' returns once the user has approved
+// it.
 func TestDeviceLoginHandedOff(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	srv, opened := authWorld(t, w)
 	srv.Device = true
+	srv.DeviceAnswer = func(a map[string]any) {
+		a["verification_uri_complete"] = "https://login.example/activate?user_code=" + a["user_code"].(string)
+	}
+	const note = "the link leads to login.example, not to the authorization server 127.0.0.1"
 	w.setenv("BROWSER", "")
 	w.setenv("SSH_CONNECTION", "10.0.0.1 50000 10.0.0.2 22")
 	url := srv.URL()
 	r := w.mcpv(t, "", "--errors", "json", "-u", url, "list-tools")
 	var f exitcode.Failure
 	if err := json.Unmarshal([]byte(r.stderr), &f); err != nil || r.code != 5 || f.Login == nil || !strings.HasPrefix(f.Login.Code, "WDJB-") ||
-		!strings.Contains(f.Login.URL, "/activate") || f.Login.Forward != "" || f.Login.Wait != "mcpv auth wait -u "+url {
+		!strings.Contains(f.Login.URL, "/activate") || f.Login.Forward != "" || f.Login.Wait != "mcpv auth wait -u "+url || !strings.Contains(f.Message, note) {
 		t.Fatalf("exit %d, stderr %q (%v)", r.code, r.stderr, err)
 	}
 	again := w.mcpv(t, "", "-u", url, "list-tools")
-	if again.code != 5 || !strings.Contains(again.stderr, "enter the code "+f.Login.Code) || srv.Count("device") != 1 {
+	if again.code != 5 || !strings.Contains(again.stderr, "enter the code "+f.Login.Code) || !strings.Contains(again.stderr, note) || srv.Count("device") != 1 {
 		t.Errorf("run again: exit %d, stderr %q, %d device codes asked", again.code, again.stderr, srv.Count("device"))
 	}
 	srv.Approve(f.Login.Code)
@@ -214,5 +221,35 @@ func waitedAndUsed(t *testing.T, w *world, url string) {
 	}
 	if r := w.mcpv(t, "", "-u", url, "list-tools", "-r", "-q", ".tools[0].name"); r.code != 0 || r.stdout == "" {
 		t.Fatalf("the next command: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// An authorization server that never answers holds no login past
+// --timeout: auth login --device ends with exit 124, naming the endpoint
+// and the flag.
+func TestDeviceLoginBoundedByTimeout(t *testing.T) {
+	testkit.SkipLong(t, "waits for --timeout")
+	t.Parallel()
+	w := newWorld(t)
+	srv, _ := authWorld(t, w)
+	srv.Device, srv.Hostile = true, map[string]string{"/device": "stall"}
+	done := make(chan result, 1)
+	go func() { done <- w.mcpv(t, "", "auth", "login", "--device", "--timeout", "1s", "-u", srv.URL()) }()
+	select {
+	case r := <-done:
+		if r.code != 124 || !strings.Contains(r.stderr, "/device did not answer within 1s (--timeout)") {
+			t.Errorf("exit %d, stderr %q; want 124 and the endpoint that did not answer", r.code, r.stderr)
+		}
+	case <-time.After(time.Minute): // a hang guard
+		t.Fatal("auth login --device did not end")
+	}
+}
+
+// The line a device login shows on a terminal names the host its link
+// leads to when it is not the authorization server's.
+func TestDeviceLineSaysWhereItLeads(t *testing.T) {
+	dc := oauth.DeviceCode{UserCode: "WDJB-0001", VerificationURI: "https://microsoft.com/devicelogin", Elsewhere: "the link leads to microsoft.com, not to the authorization server login.microsoftonline.com"}
+	if line := deviceLine(dc); !strings.Contains(line, "note: "+dc.Elsewhere) {
+		t.Errorf("%q does not say where the link leads", line)
 	}
 }

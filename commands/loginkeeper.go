@@ -27,6 +27,7 @@ type loginKeeperStart struct {
 	HandOff   *oauth.HandOff `json:"handOff"`
 	CACert    string         `json:"cacert,omitempty"`
 	UserAgent string         `json:"userAgent,omitempty"`
+	Timeout   time.Duration  `json:"timeout,omitempty"` // each request's bound, the command's --timeout
 }
 
 // handOffLogin starts a login keeper for each login handed off: the
@@ -76,7 +77,7 @@ func handOffLogin(s *connect.Settings, env connect.Env) func(*oauth.HandOff, net
 			return err
 		}
 		old.Supersede(&http.Client{Timeout: 5 * time.Second})
-		if err := json.NewEncoder(pw).Encode(loginKeeperStart{HandOff: h, CACert: s.CACert, UserAgent: "mcpv/" + Version}); err != nil {
+		if err := json.NewEncoder(pw).Encode(loginKeeperStart{HandOff: h, CACert: s.CACert, UserAgent: "mcpv/" + Version, Timeout: s.Timeout}); err != nil {
 			cmd.Process.Kill()
 			return err
 		}
@@ -107,11 +108,11 @@ func runLoginKeeper(ctx context.Context, env connect.Env) int {
 	}
 	store := env.OAuthStore()
 	p := pendingOf(h, os.Getpid())
-	hc, err := connect.LoginHTTPClient(start.CACert, start.UserAgent)
+	hc, err := connect.LoginHTTPClient(start.CACert, start.UserAgent, start.Timeout)
 	switch {
 	case err != nil:
 	case h.Device != nil:
-		err = h.CompleteDevice(ctx, hc, store)
+		err = h.CompleteDevice(ctx, hc, store, nil)
 	default:
 		err = h.Complete(ctx, ln, hc, store)
 	}
@@ -137,7 +138,7 @@ func runLoginKeeper(ctx context.Context, env connect.Env) int {
 func pendingOf(h *oauth.HandOff, pid int) oauth.Pending {
 	p := oauth.Pending{PID: pid, URL: h.StartURL(), Expires: h.Expires}
 	if h.Device != nil {
-		p.UserCode = h.Device.UserCode
+		p.UserCode, p.Note = h.Device.UserCode, h.Device.Elsewhere
 	} else {
 		p.Port = h.Port()
 	}

@@ -266,19 +266,56 @@ func TestNpmSignals(t *testing.T) {
 	t.Run("mcpv killed", func(t *testing.T) {
 		t.Parallel()
 		r, _, _ := startSlow(t, false)
-		raw, err := os.ReadFile("/proc/" + strconv.Itoa(r.cmd.Process.Pid) + "/task/" + strconv.Itoa(r.cmd.Process.Pid) + "/children")
-		if err != nil {
-			t.Skip("the launcher's child is found in /proc on Linux:", err)
-		}
-		child, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-		if err != nil {
-			t.Fatalf("the launcher's children: %q", raw)
-		}
-		syscall.Kill(child, syscall.SIGKILL)
+		syscall.Kill(launcherChild(t, r), syscall.SIGKILL)
 		r.wait(t, time.Minute)
 		ws := r.cmd.ProcessState.Sys().(syscall.WaitStatus)
 		if !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 			t.Errorf("the launcher ended with %v, want killed by SIGKILL", r.cmd.ProcessState)
 		}
 	})
+}
+
+// A launcher killed with SIGKILL (a CI step's timeout, an agent host that
+// gives up) passes nothing on: the binary sees the pipe the launcher held
+// end, and ends as a SIGTERM ends it: the call cancelled on the wire, its
+// server stopped the orderly way, nothing left running.
+func TestNpmLauncherKilled(t *testing.T) {
+	t.Parallel()
+	_, launcher := npmPrefix(t)
+	s := newServer(t, "hang,ignore-exit")
+	r := &run{cmd: exec.Command(launcher, append([]string{"call", "slow", "--no-validate"}, s.args()...)...)}
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.cmd.Process.Kill() })
+	s.waitFor(t, `"tools/call"`)
+	mcpv := launcherChild(t, r)
+	t.Cleanup(func() { syscall.Kill(mcpv, syscall.SIGKILL) })
+	r.signal(syscall.SIGKILL)
+	if !waitGone(mcpv) {
+		t.Fatalf("mcpv (pid %d) still runs after its launcher was killed; the server got:\n%s", mcpv, s.received())
+	}
+	r.wait(t, time.Minute) // the launcher's stdout, which mcpv held, has closed
+	if got := s.received(); !strings.Contains(got, `"method":"notifications/cancelled"`) || !strings.Contains(got, `{"fake":"SIGTERM"}`) {
+		t.Errorf("the call was not cancelled on the wire, or the server not stopped the orderly way; the server got:\n%s", got)
+	}
+	if !s.gone(t) {
+		t.Error("the server's process group still runs")
+	}
+}
+
+// launcherChild is the pid of the binary the launcher of r runs.
+func launcherChild(t *testing.T, r *run) int {
+	t.Helper()
+	pid := strconv.Itoa(r.cmd.Process.Pid)
+	raw, err := os.ReadFile("/proc/" + pid + "/task/" + pid + "/children")
+	if err != nil {
+		t.Skip("the launcher's child is found in /proc on Linux:", err)
+	}
+	child, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		t.Fatalf("the launcher's children: %q", raw)
+	}
+	return child
 }

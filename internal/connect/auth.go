@@ -86,9 +86,11 @@ func authorizedClient(s *Settings, env Env, h Hooks) (*http.Client, error) {
 // oauthManager builds the authorization layer for the target's URL.
 func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks) (*oauth.Manager, error) {
 	a := s.Auth
+	bounded := *plain
+	bounded.Timeout = s.Timeout // each request to the authorization server, as each to the server
 	opts := oauth.Options{
 		ServerURL:         s.URL,
-		HTTP:              plain,
+		HTTP:              &bounded,
 		Mode:              mode,
 		Grant:             a.Grant,
 		ClientID:          a.ClientID,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/safefile"
@@ -92,7 +93,12 @@ func sameOrigin(req *http.Request, via []*http.Request) error {
 
 // LoginHTTPClient is the HTTP client of a login handed off to a process
 // of its own: the authorization server's token endpoint, trusted as the
-// command that handed it off trusted it (--cacert).
-func LoginHTTPClient(cacert, userAgent string) (*http.Client, error) {
-	return httpClient(cacert, userAgent)
+// command that handed it off trusted it (--cacert), each request bounded
+// as it bounded its own (--timeout).
+func LoginHTTPClient(cacert, userAgent string, timeout time.Duration) (*http.Client, error) {
+	hc, err := httpClient(cacert, userAgent)
+	if hc != nil {
+		hc.Timeout = timeout
+	}
+	return hc, err
 }

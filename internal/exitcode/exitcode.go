@@ -57,6 +57,7 @@ func Of(err error, refused func(error) bool) int {
 		transErr  *mcp.TransportError
 		verErr    *mcp.VersionError
 		timeout   *mcp.TimeoutError
+		asTimeout *oauth.TimeoutError
 		authErr   *mcp.AuthError
 		oauthErr  *oauth.Error
 		pending   *oauth.LoginPendingError
@@ -80,7 +81,7 @@ func Of(err error, refused func(error) bool) int {
 		return Usage // a state directory to fix before anything can run
 	case errors.As(err, &moved), errors.As(err, &noEntry):
 		return Pinned
-	case errors.As(err, &timeout):
+	case errors.As(err, &timeout), errors.As(err, &asTimeout):
 		return Timeout
 	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.As(err, &permErr), errors.As(err, &pending):
 		return Auth
@@ -114,6 +115,7 @@ func ClosedStdout(err error) bool {
 // that would help.
 func Hint(err error) string {
 	var te *mcp.TimeoutError
+	var ote *oauth.TimeoutError
 	var oe *oauth.Error
 	var lt *oauth.LoginTimeoutError
 	var inUse *oauth.PortInUseError
@@ -132,6 +134,8 @@ func Hint(err error) string {
 		return " (--max-timeout)"
 	case errors.As(err, &lt):
 		return " (--login-timeout)"
+	case errors.As(err, &ote):
+		return " (--timeout)"
 	case errors.As(err, &inUse):
 		return "; free it, or give another --redirect-port (one the authorization server has registered)"
 	case errors.As(err, &oe) && oe.Need == oauth.NeedScope:

@@ -63,6 +63,7 @@ var Vars = []Var{
 	{Name: "APPDATA", Help: "Windows: where the catalog and Claude Desktop's and VS Code's files are"},
 	{Name: "LOCALAPPDATA", Help: "Windows: the state directory's parent"},
 	{Name: "CI", Help: "set (and not false or 0): mcpv test runs as in CI (--ci), where a missing snapshot fails its step"},
+	{Name: "MCPV_LAUNCHER_FD", Help: "set by the npm package's launcher: the descriptor of a pipe it holds while it runs; when the pipe closes (the launcher ended, killed with SIGKILL too) mcpv ends as on SIGTERM. Taken out of the environment of every process mcpv starts"},
 	{Name: "GOGC", Help: "set (or GOMEMLIMIT set): Go's garbage collector as it says; otherwise mcpv collects nothing until its heap nears 32 MB"},
 	{Name: "GOMEMLIMIT", Help: "see GOGC"},
 	{Name: "HTTPS_PROXY", Help: "the proxy for HTTPS servers (also HTTP_PROXY, NO_PROXY)", Library: true},

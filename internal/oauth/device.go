@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -25,7 +24,8 @@ const (
 	GrantTypeDeviceCode = "urn:ietf:params:oauth:grant-type:device_code"
 )
 
-// DeviceCode is a device authorization response (RFC 8628 §3.2).
+// DeviceCode is a device authorization response (RFC 8628 §3.2), as
+// mcpv takes it: its numbers within the RFC's bounds, its links checked.
 type DeviceCode struct {
 	DeviceCode              string `json:"device_code"`
 	UserCode                string `json:"user_code"`
@@ -33,54 +33,103 @@ type DeviceCode struct {
 	VerificationURIComplete string `json:"verification_uri_complete,omitempty"`
 	ExpiresIn               int    `json:"expires_in"`
 	Interval                int    `json:"interval,omitempty"`
+	// Elsewhere says, when the links lead to another host than the
+	// authorization server's, which host they lead to, for the user.
+	Elsewhere string `json:"elsewhere,omitempty"`
 }
 
-// Device runs the grant at md for client c: it asks for a code, gives it
-// to show (the link and the code the user enters), then polls the token
-// endpoint every interval (in units of a second, which tests shorten;
-// five when the server names none, five more at each slow_down) until
-// the user has signed in, refused, the code expires (expires_in seconds)
+// How a device login waits (RFC 8628 §3.5): every interval seconds the
+// server names, five when it names none, or less than a second (which
+// would make mcpv a flood), or more than a minute; slow_down adds five,
+// up to a minute. A code is waited for until it expires, an hour at most.
+const (
+	defaultPoll   = 5 * time.Second
+	maxPoll       = time.Minute
+	maxDeviceLife = time.Hour
+)
+
+// DeviceClock is the time a device login waits by: nil is the system's;
+// a test's moves on at once.
+type DeviceClock interface {
+	Now() time.Time
+	// Sleep waits d, or returns ctx's cause if it ends first.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
+	wait := time.NewTimer(d)
+	defer wait.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-wait.C:
+		return nil
+	}
+}
+
+// device runs the grant at md for client: it asks for a code, shows the
+// user the link and the code, then polls the token endpoint at the
+// server's pace until the user has signed in, refused, the code expires
 // or ctx ends.
-func Device(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, scope, resource string, unit time.Duration, show func(DeviceCode)) (*Token, error) {
+func (m *Manager) device(ctx context.Context, md *ServerMetadata, client *Client, scope, resource string) (*Token, error) {
 	if md.DeviceAuthorizationEndpoint == "" {
 		return nil, &Error{Step: StepAuthorization, Need: NeedLogin, Description: "the authorization server offers no device authorization endpoint (RFC 8628): log in with a browser"}
 	}
-	dc, err := askDeviceCode(ctx, cmp.Or(hc, http.DefaultClient), md, c, scope, resource)
+	dc, err := askDeviceCode(ctx, cmp.Or(m.opts.HTTP, http.DefaultClient), md, client, scope, resource)
 	if err != nil {
 		return nil, err
 	}
-	show(*dc)
-	// The code lives expires_in seconds whatever the unit of the polls.
-	return pollDevice(ctx, hc, md, c, dc, scope, resource, unit, time.Now().Add(time.Duration(dc.ExpiresIn)*time.Second))
+	if m.opts.ShowDevice != nil {
+		m.opts.ShowDevice(*dc)
+	}
+	clock := cmp.Or(m.opts.DeviceClock, DeviceClock(systemClock{}))
+	life := time.Duration(dc.ExpiresIn) * time.Second
+	over := expiredCode()
+	if bound := m.opts.LoginTimeout; bound > 0 && bound < life {
+		life, over = bound, &Error{Step: StepAuthorization, Err: &LoginTimeoutError{Timeout: bound}}
+	}
+	return pollDevice(ctx, m.opts.HTTP, md, client, dc, scope, resource, clock, clock.Now().Add(life), over)
+}
+
+// expiredCode ends a device login whose code expired.
+func expiredCode() error {
+	return &Error{Step: StepAuthorization, Code: "expired_token", Description: "the code expired before the login was completed"}
 }
 
 // pollDevice asks the token endpoint for the token of dc until the user
-// has signed in, refused, deadline passes or ctx ends.
-func pollDevice(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, dc *DeviceCode, scope, resource string, unit time.Duration, deadline time.Time) (*Token, error) {
-	interval := time.Duration(cmp.Or(dc.Interval, 5)) * unit
+// has signed in, refused, or ctx ends; at deadline it gives up with over,
+// never waiting past it, nor letting a poll run past it.
+func pollDevice(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, dc *DeviceCode, scope, resource string, clock DeviceClock, deadline time.Time, over error) (*Token, error) {
+	interval := time.Duration(dc.Interval) * time.Second
 	for {
-		wait := time.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			wait.Stop()
-			return nil, context.Cause(ctx)
-		case <-wait.C:
+		if err := clock.Sleep(ctx, min(interval, deadline.Sub(clock.Now()))); err != nil {
+			return nil, err
 		}
-		if !time.Now().Before(deadline) {
-			return nil, &Error{Step: StepAuthorization, Code: "expired_token", Description: "the code expired before the login was completed"}
+		left := deadline.Sub(clock.Now())
+		if left <= 0 {
+			return nil, over
 		}
 		form := url.Values{"grant_type": {GrantTypeDeviceCode}, "device_code": {dc.DeviceCode}}
 		setParamIfSet(form, "resource", resource)
-		tok, err := postTokenForm(ctx, hc, md, c, form, scope, true)
+		pctx, cancel := context.WithTimeout(ctx, left)
+		tok, err := postTokenForm(pctx, hc, md, c, form, scope, true)
+		expired := ctx.Err() == nil && pctx.Err() != nil
+		cancel()
 		var oe *Error
 		switch {
 		case err == nil:
 			return tok, nil
+		case expired:
+			return nil, over
 		case !errors.As(err, &oe):
 			return nil, err
 		case oe.Code == "authorization_pending":
 		case oe.Code == "slow_down":
-			interval += 5 * unit // RFC 8628 §3.5
+			interval = min(interval+5*time.Second, maxPoll) // RFC 8628 §3.5
 		case oe.Code == "access_denied":
 			return nil, &Error{Step: StepAuthorization, Code: oe.Code, Description: "the login was refused"}
 		default:
@@ -89,8 +138,16 @@ func pollDevice(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Cli
 	}
 }
 
-// maxDeviceBody bounds a device authorization response.
-const maxDeviceBody = 64 << 10
+// deviceAnswer is a device authorization endpoint's answer as sent: a
+// code (its numbers as they come), or an error (RFC 6749 §5.2).
+type deviceAnswer struct {
+	DeviceCode
+	ExpiresIn        json.RawMessage `json:"expires_in"`
+	Interval         json.RawMessage `json:"interval"`
+	Elsewhere        any             `json:"elsewhere"` // mcpv's, not the server's
+	Error            string          `json:"error"`
+	ErrorDescription string          `json:"error_description"`
+}
 
 func askDeviceCode(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, scope, resource string) (*DeviceCode, error) {
 	form := url.Values{}
@@ -105,44 +162,73 @@ func askDeviceCode(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 		return nil, &Error{Step: StepAuthorization, Err: err}
 	}
 	req.Header = header
-	resp, err := hc.Do(req)
+	resp, body, err := exchange(hc, req, StepAuthorization)
 	if err != nil {
-		return nil, &Error{Step: StepAuthorization, Err: err}
+		return nil, err
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxDeviceBody))
-	var dc DeviceCode
-	var e struct {
-		Error            string `json:"error"`
-		ErrorDescription string `json:"error_description"`
-	}
-	json.Unmarshal(body, &e)
+	var a deviceAnswer
+	decoded := json.Unmarshal(body, &a) == nil
+	life, poll := number(a.ExpiresIn), number(a.Interval)
 	switch {
-	case e.Error != "":
-		return nil, &Error{Step: StepAuthorization, Code: messageSafeText(e.Error), Description: messageSafeText(e.ErrorDescription)}
+	case decoded && a.Error != "":
+		return nil, &Error{Step: StepAuthorization, Code: messageSafeText(a.Error), Description: messageSafeText(a.ErrorDescription)}
 	case resp.StatusCode/100 != 2:
 		return nil, stepErrorf(StepAuthorization, "%s answered %s", messageSafe(md.DeviceAuthorizationEndpoint), messageSafeText(resp.Status))
-	case json.Unmarshal(body, &dc) != nil || dc.DeviceCode == "" || dc.UserCode == "" || !webURL(dc.VerificationURI) || dc.ExpiresIn <= 0:
-		return nil, stepErrorf(StepAuthorization, "the answer of %s is not a device authorization (device_code, user_code, an https verification_uri, expires_in)", messageSafe(md.DeviceAuthorizationEndpoint))
+	case !decoded || a.DeviceCode.DeviceCode == "" || a.UserCode == "" || a.VerificationURI == "" || !(life >= 1):
+		return nil, stepErrorf(StepAuthorization, "the answer of %s is not a device authorization (device_code, user_code, verification_uri, expires_in)", messageSafe(md.DeviceAuthorizationEndpoint))
+	case len(a.UserCode) > 64 || !plainASCII(a.UserCode):
+		return nil, stepErrorf(StepAuthorization, "the user code %s is no code a person can enter", messageSafe(a.UserCode))
 	}
-	if !webURL(dc.VerificationURIComplete) {
-		dc.VerificationURIComplete = ""
+	if !(poll >= 1 && poll <= maxPoll.Seconds()) {
+		poll = defaultPoll.Seconds()
 	}
-	if len(dc.UserCode) > 64 || strings.ContainsFunc(dc.UserCode, func(r rune) bool { return r < 0x21 || r > 0x7e }) {
-		return nil, stepErrorf(StepAuthorization, "the user code %s is no code a person can enter", messageSafe(dc.UserCode))
+	dc := &a.DeviceCode
+	dc.ExpiresIn, dc.Interval = int(min(life, maxDeviceLife.Seconds())), int(poll)
+	issuer := cmp.Or(hostOf(md.Issuer), hostOf(md.DeviceAuthorizationEndpoint))
+	for _, link := range []string{a.VerificationURI, a.VerificationURIComplete} {
+		host, err := signInHost(link)
+		switch {
+		case link == "":
+		case err != nil:
+			return nil, stepErrorf(StepAuthorization, "the link to sign in at, %s, %v: refused", messageSafe(link), err)
+		case !strings.EqualFold(host, issuer):
+			dc.Elsewhere = fmt.Sprintf("the link leads to %s, not to the authorization server %s", host, issuer)
+		}
 	}
-	return &dc, nil
+	return dc, nil
 }
 
-// webURL reports whether s is a link to show a user: https, or http on
-// this machine.
-func webURL(s string) bool {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return false
+// signInHost is the host of a link a user is sent to sign in at, which
+// must show where it leads: https (or http on this machine), printable
+// ASCII alone (no look-alike letters, no escapes), no user name before
+// the host (https://login.example.com@evil.example/ leads to evil.example).
+func signInHost(link string) (string, error) {
+	u, err := url.Parse(link)
+	switch {
+	case !plainASCII(link):
+		return "", errors.New("holds other characters than printable ASCII")
+	case err != nil || u.Host == "" || u.Opaque != "":
+		return "", errors.New("is not an absolute URL")
+	case u.User != nil:
+		return "", fmt.Errorf("names a user before its host %s", u.Hostname())
+	case u.Scheme != "https" && !(u.Scheme == "http" && isLoopbackHost(u.Hostname())):
+		return "", errors.New("is neither https nor http on this machine")
 	}
-	h := u.Hostname()
-	return u.Scheme == "https" || u.Scheme == "http" && (h == "localhost" || h == "127.0.0.1" || h == "::1")
+	return u.Hostname(), nil
+}
+
+// hostOf is the host of an absolute URL; "" when it has none.
+func hostOf(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// plainASCII reports whether s holds printable ASCII alone, no space.
+func plainASCII(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return r < 0x21 || r > 0x7e })
 }
 
 // handOffDevice asks for a device code and hands its polling to the
@@ -155,10 +241,11 @@ func (m *Manager) handOffDevice(ctx context.Context, md *ServerMetadata, client 
 	if err != nil {
 		return err
 	}
-	expires := time.Now().Add(time.Duration(dc.ExpiresIn) * time.Second)
-	if bound := time.Now().Add(m.opts.LoginTimeout); m.opts.LoginTimeout > 0 && bound.Before(expires) {
-		expires = bound
+	life := time.Duration(dc.ExpiresIn) * time.Second
+	if bound := m.opts.LoginTimeout; bound > 0 {
+		life = min(life, bound)
 	}
+	expires := time.Now().Add(life)
 	stored := *client
 	stored.Key, stored.DPoP = nil, nil
 	h := &HandOff{Server: m.server, Issuer: md.Issuer, Resource: resource, ResourceParam: m.opts.Want.param(), AskedScope: scope,
@@ -166,17 +253,17 @@ func (m *Manager) handOffDevice(ctx context.Context, md *ServerMetadata, client 
 	if err := m.opts.HandOff(h, nil); err != nil {
 		return &Error{Step: StepAuthorization, Err: fmt.Errorf("handing the login to a process that waits for it: %w", err)}
 	}
-	return &LoginPendingError{Server: m.server, URL: h.StartURL(), UserCode: dc.UserCode, Expires: h.Expires}
+	return &LoginPendingError{Server: m.server, URL: h.StartURL(), UserCode: dc.UserCode, Expires: h.Expires, Note: dc.Elsewhere}
 }
 
 // CompleteDevice polls for the token of h's device code (until h
-// expires or ctx ends) and saves it in store.
-func (h *HandOff) CompleteDevice(ctx context.Context, hc *http.Client, store *Store) error {
+// expires or ctx ends) and saves it in store; clock nil is the system's.
+func (h *HandOff) CompleteDevice(ctx context.Context, hc *http.Client, store *Store, clock DeviceClock) error {
 	if h.Device == nil || h.Metadata == nil {
 		return stepErrorf(StepAuthorization, "a hand-off without its device code")
 	}
 	client := h.Client
-	tok, err := pollDevice(ctx, hc, h.Metadata, &client, h.Device, h.AskedScope, h.Resource, time.Second, h.Expires)
+	tok, err := pollDevice(ctx, hc, h.Metadata, &client, h.Device, h.AskedScope, h.Resource, cmp.Or(clock, DeviceClock(systemClock{})), h.Expires, expiredCode())
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,62 @@
 package oauth
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
+
+// testClock is a device login's time that moves on at once: each wait is
+// kept and passes at once.
+type testClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	waits []time.Duration
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.waits = append(c.waits, d)
+	if len(c.waits) > 1000 {
+		return errors.New("a thousand waits: the polling runs away")
+	}
+	c.now = c.now.Add(max(d, 0))
+	return nil
+}
+
+func (c *testClock) Waits() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.waits...)
+}
+
+// deviceManager is a manager of w's server that logs in with the device
+// grant on clock, showing the code to show.
+func deviceManager(t *testing.T, w *world, clock DeviceClock, show func(DeviceCode)) *Manager {
+	t.Helper()
+	m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
+		Mode: ModeAuto, Grant: GrantDevice, Open: noBrowser(t), DeviceClock: clock, ShowDevice: show}, http.DefaultTransport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
 
 // The device grant: the client registers for it (no redirect URI), asks
 // for a code, shows the link and the code, and polls the token endpoint
@@ -16,20 +65,13 @@ import (
 // with one clear error; a server that offers no device endpoint is told.
 func TestDeviceGrant(t *testing.T) {
 	w := newWorld(t)
-	w.Device, w.SlowDown = true, true
-	var mu sync.Mutex
+	w.Device, w.SlowDown = true, 1
 	var shown []DeviceCode
-	m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
-		Mode: ModeAuto, Grant: GrantDevice, Open: noBrowser(t), DeviceUnit: 10 * time.Millisecond,
-		ShowDevice: func(dc DeviceCode) {
-			mu.Lock()
-			shown = append(shown, dc)
-			mu.Unlock()
-			go w.Approve(dc.UserCode) // the user, on another device
-		}}, http.DefaultTransport)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clock := &testClock{}
+	m := deviceManager(t, w, clock, func(dc DeviceCode) {
+		shown = append(shown, dc)
+		w.Approve(dc.UserCode) // the user, on another device
+	})
 	status, body, err := call(t, m, w, "tools/list")
 	if err != nil || status != 200 || !strings.Contains(body, `"read`) {
 		t.Fatalf("%d %s %v", status, body, err)
@@ -38,15 +80,16 @@ func TestDeviceGrant(t *testing.T) {
 		t.Errorf("shown: %+v", shown)
 	}
 	reg := w.SeenAt("register")
-	if len(reg) != 1 || len(reg[0]["redirect_uri"]) != 0 || w.count("authorize") != 0 || w.count("token:"+GrantTypeDeviceCode) < 2 {
+	if len(reg) != 1 || len(reg[0]["redirect_uri"]) != 0 || w.count("authorize") != 0 || w.count("token:"+GrantTypeDeviceCode) != 2 {
 		t.Errorf("registered %v, %d authorizations, %d polls (slow_down first, then the token)", reg, w.count("authorize"), w.count("token:"+GrantTypeDeviceCode))
+	}
+	if waits := clock.Waits(); fmt.Sprint(waits) != "[1s 6s]" {
+		t.Errorf("waited %v, want the server's interval, then five seconds more after slow_down", waits)
 	}
 
 	w2 := newWorld(t)
 	w2.Device = true
-	m2, _ := NewManager(Options{ServerURL: w2.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
-		Mode: ModeAuto, Grant: GrantDevice, Open: noBrowser(t), DeviceUnit: 10 * time.Millisecond,
-		ShowDevice: func(dc DeviceCode) { go w2.Deny(dc.UserCode) }}, http.DefaultTransport)
+	m2 := deviceManager(t, w2, &testClock{}, func(dc DeviceCode) { w2.Deny(dc.UserCode) })
 	var oe *Error
 	if _, _, err := call(t, m2, w2, "tools/list"); !errors.As(err, &oe) || oe.Code != "access_denied" || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("a refusal: %v", err)
@@ -57,5 +100,150 @@ func TestDeviceGrant(t *testing.T) {
 		Mode: ModeAuto, Grant: GrantDevice, Open: noBrowser(t)}, http.DefaultTransport)
 	if _, _, err := call(t, m3, w3, "tools/list"); err == nil || !strings.Contains(err.Error(), "no device authorization endpoint") {
 		t.Errorf("no device endpoint: %v", err)
+	}
+}
+
+// A hostile authorization server's numbers (RFC 8628 §3.2, §3.5): an
+// interval below a second, absent, not a number or past a minute is the
+// RFC's five seconds; slow_down adds five, up to a minute; no wait goes
+// past the code's life (expires_in), after which the login fails as
+// expired; a life past an hour is an hour. Counted in polls on a clock
+// of the test's own, never timed.
+func TestDeviceGrantHostileNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		set      map[string]any // members of the device answer; nil removes one
+		slowDown int
+		timeout  time.Duration // --login-timeout
+		polls    int
+		first    time.Duration // the first wait
+		life     time.Duration // how long it is waited for in all
+	}{
+		{name: "interval -5", set: map[string]any{"interval": -5, "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
+		{name: "interval 0", set: map[string]any{"interval": 0, "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
+		{name: "interval 0.2", set: map[string]any{"interval": 0.2, "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
+		{name: "no interval", set: map[string]any{"interval": nil, "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
+		{name: "interval not a number", set: map[string]any{"interval": "soon", "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
+		{name: "interval an object", set: map[string]any{"interval": map[string]any{"s": 1}, "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
+		{name: "interval an hour", set: map[string]any{"interval": 3600, "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
+		{name: "interval 1e9 past expires_in 8", set: map[string]any{"interval": 1e9, "expires_in": 8}, polls: 1, first: 5 * time.Second, life: 8 * time.Second},
+		{name: "interval as a string", set: map[string]any{"interval": "2", "expires_in": 60}, polls: 29, first: 2 * time.Second, life: time.Minute},
+		{name: "slow_down at every poll", set: map[string]any{"interval": 1, "expires_in": 600}, slowDown: 1000, polls: 16, first: time.Second, life: 10 * time.Minute},
+		{name: "expires_in 1e12, login timeout 1m", set: map[string]any{"interval": 5, "expires_in": 1e12}, timeout: time.Minute, polls: 11, first: 5 * time.Second, life: time.Minute},
+		{name: "expires_in 1e300, no login timeout", set: map[string]any{"interval": 30, "expires_in": 1e300}, polls: 119, first: 30 * time.Second, life: time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.Device, w.SlowDown = true, tc.slowDown
+			w.DeviceAnswer = func(a map[string]any) {
+				for k, v := range tc.set {
+					if v == nil {
+						delete(a, k)
+					} else {
+						a[k] = v
+					}
+				}
+			}
+			clock := &testClock{}
+			m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
+				Mode: ModeAuto, Grant: GrantDevice, Open: noBrowser(t), DeviceClock: clock, LoginTimeout: tc.timeout, ShowDevice: func(DeviceCode) {}}, http.DefaultTransport)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = m.Login(context.Background())
+			var oe *Error
+			var lt *LoginTimeoutError
+			if !errors.As(err, &oe) || (oe.Code != "expired_token" && !errors.As(err, &lt)) {
+				t.Errorf("the login ended with %v, want the code expired", err)
+			}
+			waits := clock.Waits()
+			var sum, most time.Duration
+			for _, d := range waits {
+				sum, most = sum+d, max(most, d)
+			}
+			if polls := w.count("token:" + GrantTypeDeviceCode); polls != tc.polls || len(waits) == 0 || waits[0] != tc.first || sum > tc.life || most > time.Minute {
+				t.Errorf("%d polls after %d waits of %v (%v in all, the longest %v); want %d polls, the first after %v, no wait past a minute, %v in all at most",
+					polls, len(waits), waits[:min(len(waits), 5)], sum, most, tc.polls, tc.first, tc.life)
+			}
+		})
+	}
+}
+
+// A login handed off to a process of its own (no terminal) takes the same
+// numbers: the hand-off waits an hour at most, and its poller, which no
+// one watches, polls at the RFC's pace until the code expires.
+func TestDeviceHandOffHostileNumbers(t *testing.T) {
+	w := newWorld(t)
+	w.Device = true
+	w.DeviceAnswer = func(a map[string]any) { a["interval"], a["expires_in"] = -5, 1e12 }
+	var h *HandOff
+	m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
+		Mode: ModeStored, Grant: GrantDevice, Open: noBrowser(t), HandOff: func(got *HandOff, _ net.Listener) error { h = got; return nil }}, http.DefaultTransport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pending *LoginPendingError
+	if _, err := m.Login(context.Background()); !errors.As(err, &pending) || h == nil {
+		t.Fatalf("a login without a terminal: %v", err)
+	}
+	if h.Device.Interval != 5 || time.Until(h.Expires) > time.Hour {
+		t.Errorf("handed off a poll every %ds, waited for until %v: want every 5s, an hour at most", h.Device.Interval, h.Expires)
+	}
+	h.Expires = time.Now().Add(time.Minute)
+	clock := &testClock{now: time.Now()}
+	var oe *Error
+	if err := h.CompleteDevice(context.Background(), http.DefaultClient, &Store{Dir: t.TempDir()}, clock); !errors.As(err, &oe) || oe.Code != "expired_token" {
+		t.Errorf("the poller ended with %v, want the code expired", err)
+	}
+	if polls := w.count("token:" + GrantTypeDeviceCode); polls != 11 {
+		t.Errorf("%d polls in a minute after waits of %v, want 11", polls, clock.Waits())
+	}
+}
+
+// The links a user is sent to sign in at show where they lead: one that
+// names a user before its host, is not https (but on this machine), or
+// holds escapes or other characters than printable ASCII (look-alike
+// letters) is refused, and nothing is shown; one on another host than the
+// authorization server's is shown, naming that host.
+func TestDeviceLinks(t *testing.T) {
+	for _, tc := range []struct {
+		name, member, link string
+		refused, elsewhere string // what the error or the note says
+	}{
+		{name: "userinfo", member: "verification_uri", link: "https://login.microsoftonline.com@evil.example/device", refused: "names a user before its host evil.example"},
+		{name: "userinfo in the complete link", member: "verification_uri_complete", link: "https://as.example:x@evil.example/device?code=1", refused: "names a user before its host evil.example"},
+		{name: "plain http", member: "verification_uri", link: "http://evil.example/device", refused: "neither https"},
+		{name: "plain http, complete", member: "verification_uri_complete", link: "http://evil.example/device?code=1", refused: "neither https"},
+		{name: "a look-alike letter", member: "verification_uri", link: "https://аs.example/device", refused: "printable ASCII"},
+		{name: "an escape", member: "verification_uri", link: "https://as.example/\x1b[2J", refused: "printable ASCII"},
+		{name: "a bidirectional control", member: "verification_uri_complete", link: "https://as.example/\u202edevice", refused: "printable ASCII"},
+		{name: "no host", member: "verification_uri", link: "https:/device", refused: "not an absolute URL"},
+		{name: "javascript", member: "verification_uri", link: "javascript:alert(1)", refused: "not an absolute URL"},
+		{name: "another host", member: "verification_uri", link: "https://microsoft.com/devicelogin", elsewhere: "the link leads to microsoft.com, not to the authorization server 127.0.0.1"},
+		{name: "another host, complete", member: "verification_uri_complete", link: "https://evil.example/device?code=1", elsewhere: "the link leads to evil.example"},
+		{name: "an escape in the user code", member: "user_code", link: "WDJB\x1b[2J", refused: "no code a person can enter"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.Device = true
+			w.DeviceAnswer = func(a map[string]any) { a[tc.member] = tc.link }
+			var shown []DeviceCode
+			m := deviceManager(t, w, &testClock{}, func(dc DeviceCode) {
+				shown = append(shown, dc)
+				w.Deny(dc.UserCode)
+			})
+			_, err := m.Login(context.Background())
+			if tc.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.refused) || len(shown) != 0 || w.count("token:"+GrantTypeDeviceCode) != 0 {
+					t.Errorf("%s %q: %v, shown %+v; want it refused (%q), nothing shown or polled", tc.member, tc.link, err, shown, tc.refused)
+				}
+				return
+			}
+			if len(shown) != 1 || !strings.Contains(shown[0].Elsewhere, tc.elsewhere) {
+				t.Errorf("%s %q: shown %+v (%v); want it shown with a note that says %q", tc.member, tc.link, shown, err, tc.elsewhere)
+			}
+		})
 	}
 }

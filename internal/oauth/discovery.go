@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -25,9 +24,6 @@ import (
 // other than 200, or with a body that is not a JSON object, is a miss and the
 // next one is tried. A transport error, an oversized body or a document that
 // fails validation ends discovery with an error.
-
-// maxMetadataBytes bounds every body this package reads from a server.
-const maxMetadataBytes = 1 << 20
 
 // CanonicalResource returns the canonical URI of the MCP server at serverURL,
 // the value of the RFC 8707 "resource" parameter (MCP authorization,
@@ -281,17 +277,12 @@ func fetchMetadataJSON(ctx context.Context, hc *http.Client, rawURL string, v an
 		return "", &Error{Step: StepMetadata, Err: err}
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := cmp.Or(hc, http.DefaultClient).Do(req)
+	resp, body, err := exchange(hc, req, StepMetadata)
 	if err != nil {
-		return "", &Error{Step: StepMetadata, Err: err}
+		return "", err
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return messageSafeText(resp.Status), nil
-	}
-	body, err := readCappedBody(resp.Body)
-	if err != nil {
-		return "", stepErrorf(StepMetadata, "reading %s: %w", rawURL, err)
 	}
 	if !isMetadataObject(body) {
 		return "not a json object", nil
@@ -305,18 +296,6 @@ func fetchMetadataJSON(ctx context.Context, hc *http.Client, rawURL string, v an
 func isAbsoluteHTTPURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-}
-
-// readCappedBody reads at most maxMetadataBytes and fails beyond that.
-func readCappedBody(r io.Reader) ([]byte, error) {
-	body, err := io.ReadAll(io.LimitReader(r, maxMetadataBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(body) > maxMetadataBytes {
-		return nil, fmt.Errorf("response body exceeds %d bytes", maxMetadataBytes)
-	}
-	return body, nil
 }
 
 func isMetadataObject(body []byte) bool {

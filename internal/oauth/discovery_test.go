@@ -41,7 +41,7 @@ func discServer(t *testing.T, routes map[string]string) (base string, hits func(
 			t.Errorf("fetched trap %s", r.URL.RequestURI())
 			http.NotFound(w, r)
 		case body == discBig:
-			w.Write([]byte(`{"resource":"` + strings.Repeat("x", maxMetadataBytes) + `"}`))
+			w.Write([]byte(`{"resource":"` + strings.Repeat("x", maxAnswer) + `"}`))
 		default:
 			port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 			w.Write([]byte(strings.NewReplacer("{base}", srv.URL, "{port}", port).Replace(body)))
@@ -269,7 +269,7 @@ func TestDiscoverResource(t *testing.T) {
 			name:    "body over the limit",
 			routes:  map[string]string{pathPRM: discBig},
 			path:    "/mcp",
-			wantErr: "response body exceeds 1048576 bytes",
+			wantErr: "is larger than 1048576 bytes",
 		},
 	}
 	for _, tt := range tests {

@@ -132,11 +132,7 @@ func (m *Manager) grant(ctx context.Context, md *ServerMetadata, client *Client,
 			}
 			return nil, m.handOffDevice(ctx, md, client, scopes, resource)
 		}
-		return Device(ctx, hc, md, client, scope, resource, cmp.Or(m.opts.DeviceUnit, time.Second), func(dc DeviceCode) {
-			if m.opts.ShowDevice != nil {
-				m.opts.ShowDevice(dc)
-			}
-		})
+		return m.device(ctx, md, client, scope, resource)
 	}
 	if m.opts.Mode != ModeAuto { // only a hand-off brings a run without a browser here
 		if bound {

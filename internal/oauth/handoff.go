@@ -126,7 +126,7 @@ type LoginPendingError struct {
 	Port     string // the loopback port a browser elsewhere must be forwarded to
 	UserCode string // a device login's code, entered at URL
 	Expires  time.Time
-	Note     string // why a stored token was not used, if one was not
+	Note     string // where a device login's link leads, and why a stored token was not used, when it was not
 }
 
 func (e *LoginPendingError) Error() string {
@@ -288,6 +288,7 @@ type Pending struct {
 	URL      string    `json:"url"`
 	Port     string    `json:"port"`
 	UserCode string    `json:"userCode,omitempty"` // a device login's
+	Note     string    `json:"note,omitempty"`     // where its link leads, when not to the authorization server
 	Expires  time.Time `json:"expires"`
 	// Done: the token is saved. Error: why the login failed.
 	Done  bool   `json:"done,omitempty"`
@@ -302,7 +303,7 @@ func (m *Manager) waitedFor() error {
 		return nil
 	}
 	if p, err := m.opts.Store.LoadPending(m.server); err == nil && p != nil && p.waiting() {
-		return &LoginPendingError{Server: m.server, URL: p.URL, Port: p.Port, UserCode: p.UserCode, Expires: p.Expires}
+		return &LoginPendingError{Server: m.server, URL: p.URL, Port: p.Port, UserCode: p.UserCode, Expires: p.Expires, Note: p.Note}
 	}
 	return nil
 }

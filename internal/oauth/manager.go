@@ -93,10 +93,10 @@ type Options struct {
 	// after.
 	HandOff func(h *HandOff, ln net.Listener) error
 	// ShowDevice is given the link and the code of a device grant
-	// (GrantDevice), for the user; DeviceUnit is its seconds (tests
-	// shorten them).
-	ShowDevice func(DeviceCode)
-	DeviceUnit time.Duration
+	// (GrantDevice), for the user; DeviceClock is the time it waits by
+	// (nil: the system's).
+	ShowDevice  func(DeviceCode)
+	DeviceClock DeviceClock
 	// NoBrowser: no browser can be opened here. A login that would open
 	// one takes the device grant instead, where the authorization server
 	// offers it and ShowDevice is set.
@@ -309,7 +309,7 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 				return credential{}, 0, &Error{Step: StepAuthorization, Need: need, Description: desc + "; the login could not be handed off: " + messageSafeText(err.Error())}
 			}
 			if m.rec == nil && m.unfit > 0 {
-				pending.Note = unfitNote
+				pending.Note = strings.TrimPrefix(pending.Note+"; "+unfitNote, "; ")
 			}
 			return credential{}, 0, err
 		}

@@ -13,8 +13,13 @@
 package oauth
 
 import (
+	"cmp"
+	"context"
 	"crypto/ecdsa"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"time"
 )
 
@@ -161,4 +166,44 @@ type Token struct {
 // Expired reports whether the token expires within leeway of now.
 func (t *Token) Expired(now time.Time, leeway time.Duration) bool {
 	return !t.ExpiresAt.IsZero() && !now.Add(leeway).Before(t.ExpiresAt)
+}
+
+// maxAnswer bounds every answer this package reads from a server.
+const maxAnswer = 1 << 20
+
+// exchange sends req by hc and reads its answer whole: every request this
+// package makes of an authorization server or a resource's metadata goes
+// through it, so that each is bounded in time by hc's Timeout (the
+// caller's per-request bound) and in size by maxAnswer, whatever the
+// server sends. No error it returns quotes the answer.
+func exchange(hc *http.Client, req *http.Request, step string) (*http.Response, []byte, error) {
+	hc = cmp.Or(hc, http.DefaultClient)
+	resp, err := hc.Do(req)
+	if err == nil {
+		defer resp.Body.Close()
+		var body []byte
+		body, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+		if err == nil && len(body) > maxAnswer {
+			return nil, nil, stepErrorf(step, "the answer of %s is larger than %d bytes", messageSafe(req.URL.Redacted()), maxAnswer)
+		}
+		if err == nil {
+			return resp, body, nil
+		}
+		err = fmt.Errorf("reading the answer of %s: %w", messageSafe(req.URL.Redacted()), err)
+	}
+	if hc.Timeout > 0 && req.Context().Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		err = &TimeoutError{URL: req.URL.Redacted(), Timeout: hc.Timeout}
+	}
+	return nil, nil, &Error{Step: step, Err: err} // a *url.Error names the endpoint, never the body
+}
+
+// TimeoutError is a request to an authorization server (or for a
+// resource's metadata) not answered within its bound.
+type TimeoutError struct {
+	URL     string
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s did not answer within %s", messageSafe(e.URL), e.Timeout)
 }

@@ -66,14 +66,9 @@ func Register(ctx context.Context, hc *http.Client, md *ServerMetadata, req Regi
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
-	resp, err := cmp.Or(hc, http.DefaultClient).Do(hreq)
+	resp, raw, err := exchange(hc, hreq, StepRegistration)
 	if err != nil {
-		return nil, &Error{Step: StepRegistration, Err: err}
-	}
-	defer resp.Body.Close()
-	raw, err := readCappedBody(resp.Body)
-	if err != nil {
-		return nil, stepErrorf(StepRegistration, "reading the answer of %s: %w", endpoint, err)
+		return nil, err
 	}
 	var r registrationResponse
 	// A decoding error could quote the body, hence the fixed messages.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"mime"
 	"net/http"
@@ -16,9 +15,6 @@ import (
 	"strings"
 	"time"
 )
-
-// maxTokenBody caps what is read of a token endpoint's answer.
-const maxTokenBody = 1 << 20
 
 // ExchangeCode redeems an authorization code at the token endpoint
 // (RFC 6749 §4.1.3) with its PKCE verifier (RFC 7636 §4.5) and the resource
@@ -160,8 +156,8 @@ func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 }
 
 // sendTokenRequest posts form to endpoint, with a fresh DPoP proof when
-// dpop is set, and reads the answer (at most maxTokenBody bytes). newNonce
-// reports a DPoP-Nonce the server had not given before.
+// dpop is set, and reads the answer. newNonce reports a DPoP-Nonce the
+// server had not given before.
 func sendTokenRequest(ctx context.Context, hc *http.Client, endpoint string, header http.Header, form url.Values, dpop *DPoPKey) (resp *http.Response, body []byte, newNonce bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -175,17 +171,8 @@ func sendTokenRequest(ctx context.Context, hc *http.Client, endpoint string, hea
 		}
 		req.Header.Set("DPoP", proof)
 	}
-	resp, err = hc.Do(req)
-	if err != nil {
-		return nil, nil, false, &Error{Step: StepToken, Err: err} // a *url.Error names the endpoint, never the body
-	}
-	defer resp.Body.Close()
-	body, err = io.ReadAll(io.LimitReader(resp.Body, maxTokenBody+1))
-	if err != nil {
-		return nil, nil, false, stepErrorf(StepToken, "reading the answer of %s: %w", endpoint, err)
-	}
-	if len(body) > maxTokenBody {
-		return nil, nil, false, stepErrorf(StepToken, "the answer of %s is larger than %d bytes", endpoint, maxTokenBody)
+	if resp, body, err = exchange(hc, req, StepToken); err != nil {
+		return nil, nil, false, err
 	}
 	if dpop != nil {
 		newNonce = dpop.Observe(req.URL, resp.Header)
@@ -193,16 +180,24 @@ func sendTokenRequest(ctx context.Context, hc *http.Client, endpoint string, hea
 	return resp, body, newNonce, nil
 }
 
-// expiresIn reads expires_in (RFC 6749 §5.1), a number of seconds; some
-// servers send it as a string. Anything else, or a value that is not
-// positive, means the lifetime is unknown.
+// expiresIn reads expires_in (RFC 6749 §5.1), a number of seconds. A
+// value that is not positive, or no number, means the lifetime is unknown.
 func expiresIn(raw json.RawMessage) (time.Duration, bool) {
-	s := strings.Trim(string(raw), `"`)
-	secs, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(secs > 0) || secs >= math.MaxInt64/float64(time.Second) { // float64(MaxInt64) is 2⁶³, past it
+	secs := number(raw)
+	if !(secs > 0) || secs >= math.MaxInt64/float64(time.Second) { // float64(MaxInt64) is 2⁶³, past it
 		return 0, false
 	}
 	return time.Duration(secs * float64(time.Second)), true
+}
+
+// number reads a number a server sent as a JSON number, or as a string,
+// as some servers send expires_in; NaN when it is neither.
+func number(raw json.RawMessage) float64 {
+	n, err := strconv.ParseFloat(strings.Trim(string(raw), `"`), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return n
 }
 
 // authenticateClient adds c's credentials to a token request the way its

@@ -25,6 +25,13 @@
 //
 // On Windows the console's Ctrl-C reaches the binary itself; this process
 // only waits for it and exits with its code.
+//
+// Killed itself with SIGKILL (a CI step's timeout, an agent host that
+// gives up), this process passes nothing on. So the binary gets one end
+// of a pipe as its descriptor 3 (MCPV_LAUNCHER_FD names it), whose other
+// end this process holds, never writes to and never closes: the system
+// closes it as this process ends, however it ends, and the binary takes
+// that as a SIGTERM (Linux, macOS and Windows alike).
 'use strict';
 
 const childProcess = require('child_process');
@@ -136,7 +143,10 @@ function main() {
   // loop, after spawn has returned.
   const signals = process.platform === 'win32' ? ['SIGINT', 'SIGBREAK', 'SIGHUP'] : passedOn;
   for (const signal of signals) process.on(signal, onSignal);
-  child = childProcess.spawn(bin, process.argv.slice(2), { stdio: 'inherit' });
+  child = childProcess.spawn(bin, process.argv.slice(2), {
+    stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+    env: Object.assign({}, process.env, { MCPV_LAUNCHER_FD: '3' }),
+  });
 
   child.on('error', (err) => {
     ended = true;

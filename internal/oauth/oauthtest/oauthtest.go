@@ -81,9 +81,20 @@ type Server struct {
 	// token taken).
 	Broken string
 	// Device offers the device authorization grant (RFC 8628) at
-	// /device; the user's answer is Approve's or Deny's. SlowDown answers
-	// the first poll of each code slow_down.
-	Device, SlowDown bool
+	// /device; the user's answer is Approve's or Deny's. SlowDown is how
+	// many of each code's first polls are answered slow_down.
+	Device   bool
+	SlowDown int
+	// DeviceAnswer, when set, changes each device authorization answer
+	// (its members, as JSON values) before it is sent: a hostile
+	// server's numbers and links.
+	DeviceAnswer func(answer map[string]any)
+	// Hostile makes endpoints of the authorization server misbehave, by
+	// path ("/device", "/token", "/register",
+	// "/.well-known/oauth-authorization-server"): "stall" never answers
+	// (until the client gives up or the test ends), "flood" answers 200
+	// with a JSON object that never ends.
+	Hostile map[string]string
 	// AuthServer, when set, is the issuer of an authorization server
 	// outside the test (a real one, started by the test): the resource's
 	// metadata names it instead of AS, and the resource takes the bearer
@@ -91,6 +102,7 @@ type Server struct {
 	AuthServer string
 	Verify     func(token string) bool
 
+	ended   chan struct{}           // closed as the test ends: what stalls gives up
 	devices map[string]*deviceGrant // device_code → its state; guarded by mu
 	mu      sync.Mutex              // guards the fields below
 	tokens  map[string]string       // access token → scope
@@ -139,9 +151,13 @@ func (s *Server) device(w http.ResponseWriter, r *http.Request) {
 		s.devices = map[string]*deviceGrant{}
 	}
 	s.devices[code] = &deviceGrant{user: user, scope: r.Form.Get("scope")}
+	answer := map[string]any{"device_code": code, "user_code": user, "verification_uri": s.AS.URL + "/activate",
+		"verification_uri_complete": s.AS.URL + "/activate?user_code=" + user, "expires_in": 600, "interval": 1}
+	if s.DeviceAnswer != nil {
+		s.DeviceAnswer(answer)
+	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"device_code": code, "user_code": user, "verification_uri": s.AS.URL + "/activate",
-		"verification_uri_complete": s.AS.URL + "/activate?user_code=" + user, "expires_in": 600, "interval": 1})
+	json.NewEncoder(w).Encode(answer)
 }
 
 // UserCodes are the user codes of the device codes not yet answered.
@@ -215,7 +231,7 @@ func (s *Server) noteSeen(endpoint string, params url.Values) {
 func New(t testing.TB, mcp http.Handler) *Server {
 	s := &Server{TTL: 3600, Need: map[string]string{}, Clients: map[string]string{}, Assertions: map[string]string{},
 		tokens: map[string]string{}, refresh: map[string]string{}, codes: map[string]grant{}, counts: map[string]int{},
-		bound: map[string]string{}, jtis: map[string]bool{}, agents: map[string]string{}, targets: map[string][]string{}}
+		bound: map[string]string{}, jtis: map[string]bool{}, agents: map[string]string{}, targets: map[string][]string{}, ended: make(chan struct{})}
 	// Both servers are made before either starts: their handlers read
 	// s.AS and s.RS, which must be set before the first request's goroutine.
 	s.AS = httptest.NewUnstartedServer(s.noteAgent(http.HandlerFunc(s.serveAS)))
@@ -238,6 +254,7 @@ func New(t testing.TB, mcp http.Handler) *Server {
 	s.RS.Start()
 	t.Cleanup(s.RS.Close)
 	t.Cleanup(s.AS.Close)
+	t.Cleanup(func() { close(s.ended) }) // first: a stalled answer ends, so that AS.Close need not wait for it
 	return s
 }
 
@@ -373,6 +390,9 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/token" {
 		time.Sleep(s.Delay)
 	}
+	if s.misbehave(w, r) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch r.URL.Path {
@@ -437,6 +457,34 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// misbehave answers r as Hostile says, if it says anything of its path.
+func (s *Server) misbehave(w http.ResponseWriter, r *http.Request) bool {
+	switch s.Hostile[r.URL.Path] {
+	case "stall":
+		select {
+		case <-r.Context().Done():
+		case <-s.ended:
+		}
+	case "flood":
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"`))
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		for {
+			select {
+			case <-s.ended:
+				return true
+			default:
+			}
+			if _, err := w.Write(chunk); err != nil {
+				return true // the client has gone
+			}
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
@@ -506,7 +554,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		case d == nil:
 			fail("invalid_grant", "unknown device code")
 			return
-		case s.SlowDown && d.polled == 1:
+		case d.polled <= s.SlowDown:
 			fail("slow_down", "poll less often")
 			return
 		case d.denied:
