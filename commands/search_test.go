@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
@@ -161,5 +162,35 @@ func TestSearchHitRunsAsPrinted(t *testing.T) {
 	run := mcpv(t, "", words[1:]...)
 	if run.code != 0 || !strings.Contains(run.stdout, "Usage: mcpv call add") || strings.Contains(run.stdout, "Call a tool.") {
 		t.Errorf("%q: exit %d, stdout %q, stderr %q", words, run.code, run.stdout, run.stderr)
+	}
+}
+
+// What a hostile server names its items is data in the hit: a name of
+// terminal escapes, quotes and a newline is printed escaped in JSON and
+// made safe in the table, its command quoted for a shell; and a secret the
+// command line gave the server (--env API_TOKEN=...) is masked in every
+// hit's command, as everywhere mcpv writes.
+func TestSearchHostileNamesAndSecrets(t *testing.T) {
+	t.Parallel()
+	evil := "add\x1b[2J\x1b]0;owned\x07\n'; rm -rf ~; '"
+	srv := newMovingServer(t, `{"serverInfo":{"name":"h"},"tools":[{"name":`+string(rawjson.MustMarshal(evil))+`,"description":"Adds numbers.\u001b[31m","inputSchema":{"type":"object"}}]}`)
+	secret := "hunter2-hunter2-hunter2"
+	tail := append([]string{"--env", "API_TOKEN=" + secret}, srv.cmd...)
+	r := mcpv(t, "", args([]string{"search", "add"}, tail)...)
+	var got struct {
+		Hits []struct{ Name, Command string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 || len(got.Hits) != 1 || got.Hits[0].Name != evil {
+		t.Fatalf("exit %d (%v): %s %s", r.code, err, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, secret) || !strings.Contains(got.Hits[0].Command, "API_TOKEN=***") || strings.ContainsRune(r.stdout, '\x1b') {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	if words, err := shellwords.Split(got.Hits[0].Command); err != nil || !slices.Contains(words, evil) {
+		t.Errorf("command %q: %q, %v", got.Hits[0].Command, words, err)
+	}
+	table := mcpv(t, "", args([]string{"search", "add", "-o", "table"}, tail)...)
+	if table.code != 0 || strings.ContainsRune(table.stdout, '\x1b') || strings.ContainsRune(table.stdout, '\x07') || strings.Contains(table.stdout, secret) {
+		t.Errorf("table: exit %d, %q %q", table.code, table.stdout, table.stderr)
 	}
 }
