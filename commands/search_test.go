@@ -177,7 +177,9 @@ func TestSearchHostileNamesAndSecrets(t *testing.T) {
 	secret := "hunter2-hunter2-hunter2"
 	tail := append([]string{"--env", "API_TOKEN=" + secret}, srv.cmd...)
 	r := mcpv(t, "", args([]string{"search", "add"}, tail)...)
-	var got struct{ Hits []struct{ Name, Command string } }
+	var got struct {
+		Hits []struct{ Name, Command string }
+	}
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 || len(got.Hits) != 1 || got.Hits[0].Name != evil {
 		t.Fatalf("exit %d (%v): %s %s", r.code, err, r.stdout, r.stderr)
 	}
