@@ -79,7 +79,7 @@ func (m *Manager) device(ctx context.Context, md *ServerMetadata, client *Client
 	if md.DeviceAuthorizationEndpoint == "" {
 		return nil, &Error{Step: StepAuthorization, Need: NeedLogin, Description: "the authorization server offers no device authorization endpoint (RFC 8628): log in with a browser"}
 	}
-	dc, err := askDeviceCode(ctx, cmp.Or(m.opts.HTTP, http.DefaultClient), md, client, scope, resource)
+	dc, err := askDeviceCode(ctx, m.opts.HTTP, md, client, scope, resource)
 	if err != nil {
 		return nil, err
 	}
@@ -150,19 +150,13 @@ type deviceAnswer struct {
 }
 
 func askDeviceCode(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, scope, resource string) (*DeviceCode, error) {
-	form := url.Values{}
-	header := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Accept": {"application/json"}}
+	form, header := url.Values{}, http.Header{}
 	if err := authenticateClient(header, form, md, c); err != nil {
 		return nil, &Error{Step: StepAuthorization, Err: err}
 	}
 	setParamIfSet(form, "scope", scope)
 	setParamIfSet(form, "resource", resource)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.DeviceAuthorizationEndpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return nil, &Error{Step: StepAuthorization, Err: err}
-	}
-	req.Header = header
-	resp, body, err := exchange(hc, req, StepAuthorization)
+	resp, body, _, err := postForm(ctx, hc, StepAuthorization, md.DeviceAuthorizationEndpoint, header, form, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +231,7 @@ func plainASCII(s string) bool {
 // the code.
 func (m *Manager) handOffDevice(ctx context.Context, md *ServerMetadata, client *Client, scopes []string, resource string) error {
 	scope := strings.Join(scopes, " ")
-	dc, err := askDeviceCode(ctx, cmp.Or(m.opts.HTTP, http.DefaultClient), md, client, scope, resource)
+	dc, err := askDeviceCode(ctx, m.opts.HTTP, md, client, scope, resource)
 	if err != nil {
 		return err
 	}

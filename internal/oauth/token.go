@@ -94,16 +94,12 @@ func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 	if c == nil || c.ID == "" {
 		return nil, stepErrorf(StepToken, "no client ID")
 	}
-	hc = cmp.Or(hc, http.DefaultClient)
-	header := http.Header{
-		"Content-Type": {"application/x-www-form-urlencoded"},
-		"Accept":       {"application/json"},
-	}
+	header := http.Header{}
 	if err := authenticateClient(header, form, md, c); err != nil {
 		return nil, &Error{Step: StepToken, Err: err}
 	}
 	start := time.Now() // expires_in counts from the answer; starting earlier errs on the safe side
-	resp, body, newNonce, err := sendTokenRequest(ctx, hc, md.TokenEndpoint, header, form, c.DPoP)
+	resp, body, newNonce, err := postForm(ctx, hc, StepToken, md.TokenEndpoint, header, form, c.DPoP)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +107,7 @@ func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 	jsonErr := json.Unmarshal(body, &tr)
 	if tr.Error == "use_dpop_nonce" && newNonce {
 		// RFC 9449 §8: the server wants its nonce in the proof; once.
-		if resp, body, _, err = sendTokenRequest(ctx, hc, md.TokenEndpoint, header, form, c.DPoP); err != nil {
+		if resp, body, _, err = postForm(ctx, hc, StepToken, md.TokenEndpoint, header, form, c.DPoP); err != nil {
 			return nil, err
 		}
 		tr = tokenResponse{}
@@ -155,23 +151,26 @@ func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 	return tok, nil
 }
 
-// sendTokenRequest posts form to endpoint, with a fresh DPoP proof when
-// dpop is set, and reads the answer. newNonce reports a DPoP-Nonce the
-// server had not given before.
-func sendTokenRequest(ctx context.Context, hc *http.Client, endpoint string, header http.Header, form url.Values, dpop *DPoPKey) (resp *http.Response, body []byte, newNonce bool, err error) {
+// postForm posts form to endpoint (the token endpoint, or a device
+// authorization endpoint: step names it) with header, and a fresh DPoP
+// proof when dpop is set, and reads the answer. newNonce reports a
+// DPoP-Nonce the server had not given before.
+func postForm(ctx context.Context, hc *http.Client, step, endpoint string, header http.Header, form url.Values, dpop *DPoPKey) (resp *http.Response, body []byte, newNonce bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
-		return nil, nil, false, stepErrorf(StepToken, "bad token endpoint: %w", err)
+		return nil, nil, false, stepErrorf(step, "bad endpoint: %w", err)
 	}
 	req.Header = header.Clone()
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
 	if dpop != nil {
 		proof, err := dpop.Proof(http.MethodPost, req.URL, "")
 		if err != nil {
-			return nil, nil, false, &Error{Step: StepToken, Err: err}
+			return nil, nil, false, &Error{Step: step, Err: err}
 		}
 		req.Header.Set("DPoP", proof)
 	}
-	if resp, body, err = exchange(hc, req, StepToken); err != nil {
+	if resp, body, err = exchange(hc, req, step); err != nil {
 		return nil, nil, false, err
 	}
 	if dpop != nil {
