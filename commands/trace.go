@@ -15,6 +15,7 @@ import (
 	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/load"
 	"github.com/mcpv/mcpv/internal/otel"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serve"
@@ -218,13 +219,10 @@ func argSecrets(args []string) []string {
 		switch {
 		case secretArg(a):
 			k, v, _ := strings.Cut(a, "=")
-			if !strings.HasSuffix(k, ":") {
-				out = append(out, v)
-			} else if js := redact.ValueSecrets([]byte(v)); len(js) > 0 {
-				out = append(out, js...)
-			} else {
-				out = append(out, v) // a number, or not JSON
+			if s, err := rawjson.String([]byte(v)); strings.HasSuffix(k, ":") && err == nil {
+				v = s // key:="a string"
 			}
+			out = append(out, v)
 		case a == "--args" && i+1 < len(args):
 			out = append(out, redact.JSONSecrets([]byte(args[i+1]))...)
 		case strings.HasPrefix(a, "--args="):

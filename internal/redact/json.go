@@ -123,23 +123,15 @@ func Sent(msg []byte) []string {
 }
 
 // JSONSecrets are the strings of a JSON document (its arguments) that a
-// member whose name says it holds a secret (ArgName) holds, at any depth.
-func JSONSecrets(doc []byte) []string { return secretStrings(doc, false) }
-
-// ValueSecrets are the strings of a JSON value given under a secret's
-// name (password:=JSON): all of them.
-func ValueSecrets(v []byte) []string { return secretStrings(v, true) }
-
-// secretStrings are the strings of the JSON value doc that a
-// secret-named member holds (all of them when secret), in one pass over
-// its tokens, however deep it nests; what follows a mistake in it is not
-// read.
-func secretStrings(doc []byte, secret bool) []string {
+// member whose name says it holds a secret (ArgName) holds, at any depth,
+// read in one pass over its tokens, however deep it nests; what follows a
+// mistake in it is not read.
+func JSONSecrets(doc []byte) []string {
 	type level struct {
 		object, secret, keyNext bool
 		key                     string // the member the next value is given to
 	}
-	stack := []*level{{secret: secret}}
+	stack := []*level{{}}
 	var out []string
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	for {
@@ -179,7 +171,7 @@ func secretStrings(doc []byte, secret bool) []string {
 // (token_type, max_tokens, secret_name) and MCP's progressToken.
 func ArgName(name string) bool {
 	n := strings.ToLower(name)
-	if n == "progresstoken" || !argSecret.Get().MatchString(n) && !slices.ContainsFunc(nameWords(n), func(w string) bool { return slices.Contains(secretParts, w) }) {
+	if n == "progresstoken" || !argSecret.Get().MatchString(n) && !slices.ContainsFunc(nameWords(name), func(w string) bool { return slices.Contains(secretParts, w) }) {
 		return false
 	}
 	return !aboutASecret(name)

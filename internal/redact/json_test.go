@@ -58,6 +58,7 @@ func TestSent(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"user":"bob","password":"hunter2","db":{"conn":[{"apiKey":"k-1"}]},"n":3},"_meta":{"progressToken":"p-1234"}}}`: {"hunter2", "k-1"},
 		`{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"p","arguments":{"credentials":{"user":"bob","pin":"0000"},"db_pass":"x\"y"}}}`:                                                     {"bob", "0000", `x"y`},
 		`{"jsonrpc":"2.0","id":"s1","result":{"action":"accept","content":{"token":"t-9","keyword":"go"}}}`:                                                                                                  {"t-9"},
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x","arguments":{"dbPass":"pw-1","userPwd":"pw-2","compass":"north"}}}`:                                                              {"pw-1", "pw-2"},
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":{"token_type":"bearer","max_tokens":"100","keyword":"k","author":"ada","key":"user:42","secret_name":"n"}}}`:         nil,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"password":"not an argument"}}`:                                                                                                             nil,
 		`not json {"params":{"arguments":{"password":`: nil,

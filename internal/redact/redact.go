@@ -48,15 +48,18 @@ func Name(name string) bool {
 	return slices.ContainsFunc(nameWords(n), func(w string) bool { return slices.Contains(secretParts, w) })
 }
 
-// nameWords are the words of a name, in lower case, between _, -, . and
-// the ends; at least one.
+// nameWords are the words of a name, in lower case, between _, -, ., a
+// capital after a small letter (dbPass) and the ends; at least one.
 func nameWords(name string) []string {
+	name = camelBreak.Get().ReplaceAllString(name, "${1}_$2")
 	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
 	if len(words) == 0 {
 		return []string{""}
 	}
 	return words
 }
+
+var camelBreak = &lazy.Regexp{Pattern: `([a-z0-9])([A-Z])`}
 
 // jsonSecretMember matches a JSON member with a string value whose name says
 // it holds a secret. The list is narrower than Name's: inside a message,
