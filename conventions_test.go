@@ -353,3 +353,61 @@ func TestNoOnceAtInit(t *testing.T) {
 		t.Errorf("found %d lazy values; the walk misses files", lazyOnes)
 	}
 }
+
+// ciFuzz is a line of .ci/run that fuzzes a target: fuzz ./PACKAGE TARGET [TIME].
+var ciFuzz = regexp.MustCompile(`(?m)^fuzz (\./\S+) (Fuzz\w+)`)
+
+// Every fuzz target of the module is fuzzed by .ci/run, and every one
+// .ci/run names is where it says: a target moved to another package, or
+// added without its line, would otherwise be fuzzed by nobody while the
+// stage stays green.
+func TestEveryFuzzTargetRunsInCI(t *testing.T) {
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, m := range ciFuzz.FindAllStringSubmatch(string(ci), -1) {
+		listed = append(listed, m[1]+" "+m[2])
+	}
+	var found []string
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != "." {
+				return filepath.SkipDir // another module
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Fuzz") {
+				found = append(found, "./"+filepath.ToSlash(filepath.Dir(path))+" "+fn.Name.Name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(listed)
+	slices.Sort(found)
+	if len(found) < 30 {
+		t.Fatalf("found %d fuzz targets; the walk misses files", len(found))
+	}
+	if diff := cmp.Diff(found, listed); diff != "" {
+		t.Errorf(".ci/run's fuzz lines and the tree's fuzz targets differ (-tree +.ci/run):\n%s", diff)
+	}
+}
