@@ -77,7 +77,9 @@ func tools(items ...string) string { return `"tools":[` + strings.Join(items, ",
 // in what the server speaks now, and the next run starts there. Each kind
 // of kept state, each direction of change, over stdio and HTTP; a server
 // that says nothing to what it does not speak is waited for by the probe's
-// own waits, seconds each.
+// own waits, seconds each. One run is the exception: a call that went
+// first in the era remembered and was met with silence may have acted, and
+// fails (exit 4) rather than run twice; the run after it works.
 func TestRememberedServerThatChanged(t *testing.T) {
 	t.Parallel()
 	const hour = `"ttlMs":3600000`
@@ -134,7 +136,18 @@ func TestRememberedServerThatChanged(t *testing.T) {
 					}
 					return
 				}
-				works(2)
+				if c.silent && c.from == "modern era, discover kept" {
+					// The call itself went first, in the era remembered,
+					// and the server read it without a word: it may have
+					// acted, so it is not sent again in the era found
+					// (mcp/resend.go); the era found is kept all the same.
+					r := run("1m")
+					if r.code != 4 || !strings.Contains(r.stderr, "may or may not have run") || strings.Count(r.stderr, "\n") != 1 {
+						t.Fatalf("run 2: exit %d, stderr %s; want 4 and one line saying the call may have run", r.code, r.stderr)
+					}
+				} else {
+					works(2)
+				}
 				works(3) // in the era found
 			})
 		}
