@@ -58,7 +58,13 @@ func (t *HTTPTransport) exchange(ctx context.Context, o outgoing, msg []byte) er
 		case err == nil || ctx.Err() != nil || !errors.As(err, &gone):
 			return err
 		case !resendable(o.method) && o.method != "initialize": // a session opened twice does nothing of the user's
-			return &LostError{Method: o.method, Err: gone.error}
+			lostBy := gone.error
+			if ce := (*CallError)(nil); errors.As(lostBy, &ce) {
+				// A balancer's own JSON-RPC error, in its 502: what was
+				// lost is the server's answer, on the way.
+				lostBy = &TransportError{Op: "POST " + displayURL(t.url), Err: ce.Err}
+			}
+			return &LostError{Method: o.method, Err: lostBy}
 		case !resendable(o.method), gone.answered, !IsModern(t.protocolVersion()):
 			return gone.error
 		case attempt > t.opts.MaxResumes:

@@ -37,9 +37,10 @@ type Pages struct {
 // a hostile server can still vary (new items with every page, or a cycle
 // of pages longer than that, or pages as slow as it likes) is bounded by
 // what it costs, far beyond any real list: a walk stops past
-// MaxWalkPages pages, once its pages add up to MaxWalkBytes, or once it
-// has waited MaxWalkTime for its pages, a page under way then cancelled
-// (EndlessListError, which says which bound and how much was read). A
+// MaxWalkPages pages, once its pages add up to MaxWalkBytes, or once they
+// have taken MaxWalkTime to come (EndlessListError, which says which
+// bound and how much was read); a page under way is its request's own
+// timeout's to end (ClientOptions.Timeout), which no walk shortens. A
 // walk holds one page at a time (ListTo writes each as it comes) and
 // keeps of the pages before only fixed-size hashes: its memory is flat
 // whatever the list's length. Every walk of a whole list is one
@@ -249,27 +250,18 @@ func (c *Client) Items(ctx context.Context, method, key string, keep func(json.R
 // (*RepeatedCursorError), a list that shows it is endless or reaches a
 // walk's bounds (*EndlessListError: see MaxStalePages), or when max
 // pages are read and more remain (*PageCapError; max 0 sets no cap); all
-// but the first inside a *TransportError for method.
+// but the first inside a *TransportError for method. Each page is
+// fetch's to bound (a request's own timeout); the walk's time is what
+// its pages took, counted between them.
 func WalkPages(ctx context.Context, method, key string, max int, fetch func(ctx context.Context, cursor string) (json.RawMessage, error)) iter.Seq2[Page, error] {
-	return walkWithin(ctx, method, key, max, MaxWalkTime, fetch)
-}
-
-// walkWithin is WalkPages bounded to within.
-func walkWithin(ctx context.Context, method, key string, max int, within time.Duration, fetch func(context.Context, string) (json.RawMessage, error)) iter.Seq2[Page, error] {
 	return func(yield func(Page, error) bool) {
 		var w walkGuard
 		cursor := ""
 		for n := 1; ; n++ {
-			// The server's time alone, not a loop slow to take the pages.
-			pctx, cancel := context.WithTimeout(ctx, within-w.took)
 			asked := time.Now()
-			raw, err := fetch(pctx, cursor)
-			w.took += time.Since(asked)
-			cancel()
+			raw, err := fetch(ctx, cursor)
+			w.took += time.Since(asked) // the server's time alone, not a loop slow to take the pages
 			if err != nil {
-				if ctx.Err() == nil && pctx.Err() == context.DeadlineExceeded { // the walk's time is up
-					err = &TransportError{Op: method, Err: &EndlessListError{Page: n - 1, Bytes: w.bytes, Took: within, Bound: within.String()}}
-				}
 				yield(Page{}, err)
 				return
 			}
@@ -350,6 +342,8 @@ func (w *walkGuard) next(p Page) error {
 		return &EndlessListError{Page: p.N, Bytes: w.bytes, Took: w.took, Bound: fmt.Sprint(MaxWalkBytes>>20, " MiB")}
 	case p.N >= MaxWalkPages:
 		return &EndlessListError{Page: p.N, Bytes: w.bytes, Took: w.took, Bound: fmt.Sprint(MaxWalkPages, " pages")}
+	case w.took > MaxWalkTime:
+		return &EndlessListError{Page: p.N, Bytes: w.bytes, Took: w.took, Bound: MaxWalkTime.String()}
 	}
 	items := maphash.Bytes(w.seed, p.List)
 	if len(p.Items) == 0 || slices.Contains(w.recent[:min(p.N-1, MaxStalePages)], items) {

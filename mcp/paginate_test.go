@@ -508,48 +508,77 @@ func TestListKeep(t *testing.T) {
 	}
 }
 
-// A walk whose pages come as slowly as the server likes ends at its time
-// bound, the page under way cancelled, with the bound's error: which
-// bound, and how much was read. The caller's own end is its own error.
+// A walk whose pages come as slowly as the server likes ends once they
+// have taken MaxWalkTime, at the page past it, with the bound's error:
+// which bound, and how much was read in how long. A page under way is
+// its request's own timeout's to end, never the walk's: a list whose one
+// page takes longer than the bound is read. The caller's own end is its
+// own error.
 func TestWalkBoundedInTime(t *testing.T) {
 	t.Parallel()
-	fetch := func(ctx context.Context, cursor string) (json.RawMessage, error) {
-		n, _ := strconv.Atoi(strings.TrimPrefix(cursor, "c"))
-		if n == 3 { // the fourth page never comes
-			<-ctx.Done()
-			return nil, context.Cause(ctx)
+	// pages is a list whose pages each take d to come (as a request
+	// waits for its answer, until ctx ends), the last at cursor c<last>
+	// (-1: none is).
+	pages := func(d time.Duration, last int) func(context.Context, string) (json.RawMessage, error) {
+		return func(ctx context.Context, cursor string) (json.RawMessage, error) {
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				return nil, context.Cause(ctx)
+			}
+			n, _ := strconv.Atoi(strings.TrimPrefix(cursor, "c"))
+			next := fmt.Sprintf(`,"nextCursor":"c%d"`, n+1)
+			if n == last {
+				next = ""
+			}
+			return json.RawMessage(fmt.Sprintf(`{"tools":[{"name":"t%d"}]%s}`, n, next)), nil
 		}
-		return json.RawMessage(fmt.Sprintf(`{"tools":[{"name":"t%d"}],"nextCursor":"c%d"}`, n, n+1)), nil
 	}
-	var pages int
-	var err error
-	for p, perr := range walkWithin(t.Context(), "tools/list", "tools", 0, 50*time.Millisecond, fetch) {
-		if perr != nil {
-			err = perr
-			break
+	walk := func(ctx context.Context, fetch func(context.Context, string) (json.RawMessage, error)) (read int, err error) {
+		for p, perr := range WalkPages(ctx, "tools/list", "tools", 0, fetch) {
+			if perr != nil {
+				return read, perr
+			}
+			read = p.N
 		}
-		pages = p.N
+		return read, nil
 	}
-	var e *EndlessListError
-	if !errors.As(err, &e) || e.Bound != "50ms" || e.Page != pages || e.Took != 50*time.Millisecond {
-		t.Fatalf("after %d pages: %v (%#v), want the time bound after them", pages, err, e)
-	}
-	if want := "still not at the end at a walk's bound of 50ms (3 pages, 0 MiB read in 50ms)"; !strings.Contains(err.Error(), want) {
-		t.Errorf("error = %q, want it to hold %q", err, want)
-	}
-
-	ctx, cancel := context.WithCancelCause(t.Context())
-	defer cancel(nil)
-	asked := errors.New("the caller's end")
-	for p, perr := range walkWithin(ctx, "tools/list", "tools", 0, time.Hour, fetch) {
-		if p.N == 2 {
-			cancel(asked)
-		}
-		err = perr
-	}
-	if !errors.Is(err, asked) {
-		t.Errorf("a walk its caller ended: %v, want the caller's error", err)
-	}
+	t.Run("pages of four minutes", func(t *testing.T) {
+		inBubble(t, func(t *testing.T) {
+			read, err := walk(t.Context(), pages(4*time.Minute, -1))
+			var e *EndlessListError
+			if !errors.As(err, &e) || e.Bound != "10m0s" || e.Page != 3 || read != 3 || e.Took != 12*time.Minute {
+				t.Fatalf("after %d pages: %v (%#v), want the time bound after three", read, err, e)
+			}
+			if want := "still not at the end at a walk's bound of 10m0s (3 pages, 0 MiB read in 12m0s)"; !strings.Contains(err.Error(), want) {
+				t.Errorf("error = %q, want it to hold %q", err, want)
+			}
+		})
+	})
+	t.Run("one page of an hour", func(t *testing.T) {
+		inBubble(t, func(t *testing.T) {
+			if read, err := walk(t.Context(), pages(time.Hour, 0)); err != nil || read != 1 {
+				t.Errorf("a list of one page that takes an hour: %d pages read, %v; want it read", read, err)
+			}
+		})
+	})
+	t.Run("the caller's end", func(t *testing.T) {
+		inBubble(t, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(t.Context())
+			defer cancel(nil)
+			asked := errors.New("the caller's end")
+			var err error
+			for p, perr := range WalkPages(ctx, "tools/list", "tools", 0, pages(time.Second, -1)) {
+				if p.N == 2 {
+					cancel(asked)
+				}
+				err = perr
+			}
+			if !errors.Is(err, asked) {
+				t.Errorf("a walk its caller ended: %v, want the caller's error", err)
+			}
+		})
+	})
 }
 
 // forgetful is kept lists that remember what they were told to forget.

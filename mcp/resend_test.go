@@ -36,6 +36,9 @@ var losses = []struct {
 		x.W.(http.Flusher).Flush()
 		x.Drop()
 	}},
+	{"a balancer answers 502 with a JSON-RPC error of its own", func(x *mcptest.Exchange) {
+		x.Status(http.StatusBadGateway, `{"jsonrpc":"2.0","id":`+string(x.ID)+`,"error":{"code":-32603,"message":"upstream gone"}}`, "Content-Type", "application/json")
+	}},
 }
 
 // eras dials the fake in each era: the modern one, stateless, and the
