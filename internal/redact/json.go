@@ -61,6 +61,9 @@ var jsonEncoders = []jsonEncoder{{}, {html: true}, {slash: true, ascii: true}, {
 // escapes is v inside a JSON string, quotes left out, as each of
 // jsonEncoders writes it.
 func escapes(v string) []string {
+	if rawjson.Plain(v) && !strings.ContainsAny(v, "/+'`") {
+		return []string{v} // as every one writes it
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
