@@ -32,3 +32,42 @@ func BenchmarkMask(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSent: what Sent costs a message mcpv sends, by kind: a call
+// with a password among small arguments, a call whose argument is 1 MiB
+// of text and no secret, a call of a thousand members none a secret's,
+// and a message with no arguments at all.
+func BenchmarkSent(b *testing.B) {
+	var many strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&many, `"field_%d":{"name":"n%d","values":[1,2,"three"]},`, i, i)
+	}
+	for name, msg := range map[string]string{
+		"small":   `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"login","arguments":{"user":"ada","password":"hunter2","n":3},"_meta":{"progressToken":"mcpv-7"}}}`,
+		"1MiB":    `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"text":"` + strings.Repeat("the quick brown fox jumps over the lazy dog 0123456789 ", 1<<20/55) + `"}}}`,
+		"members": `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{` + many.String() + `"n":1}}}`,
+		"none":    `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"c-1"}}`,
+	} {
+		b.Run(name, func(b *testing.B) {
+			raw := []byte(msg)
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Sent(raw)
+			}
+		})
+	}
+}
+
+// BenchmarkRunMasker: what every command pays at its start for its
+// masker, in an environment of 40 variables of which three hold secrets.
+func BenchmarkRunMasker(b *testing.B) {
+	environ := []string{"GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "DB_PASSWORD=hunter2"}
+	for i := range 37 {
+		environ = append(environ, fmt.Sprintf("SOME_SETTING_%d=/usr/local/share/thing-%d", i, i))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		NewScrubber(nil).Add(EnvSecrets(environ)...)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -62,6 +61,9 @@ var jsonEncoders = []jsonEncoder{{}, {html: true}, {slash: true, ascii: true}, {
 // escapes is v inside a JSON string, quotes left out, as each of
 // jsonEncoders writes it.
 func escapes(v string) []string {
+	if rawjson.Plain(v) && !strings.ContainsAny(v, "/+'`") {
+		return []string{v} // as every one writes it
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -124,43 +126,53 @@ func Sent(msg []byte) []string {
 
 // JSONSecrets are the strings of a JSON document (its arguments) that a
 // member whose name says it holds a secret (ArgName) holds, at any depth,
-// read in one pass over its tokens, however deep it nests; what follows a
-// mistake in it is not read.
+// read in one pass over its bytes, however deep it nests: only names and
+// what such members hold are decoded, so that a long text sent goes by at
+// the speed of a scan, and nothing is copied of it. It ends at the first
+// byte that begins no JSON value.
 func JSONSecrets(doc []byte) []string {
-	type level struct {
-		object, secret, keyNext bool
-		key                     string // the member the next value is given to
-	}
-	stack := []*level{{}}
+	type level struct{ object, secret bool }
+	stack := []level{{}}
 	var out []string
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return out
-		}
+	named, keyNext := false, false // the member now read is named like a secret; an object's name comes next
+	for i := rawjson.SkipSpace(doc, 0); i < len(doc); i = rawjson.SkipSpace(doc, i) {
 		l := stack[len(stack)-1]
-		if s, ok := tok.(string); ok && l.object && l.keyNext {
-			l.key, l.keyNext = s, false
-			continue
-		}
-		inside := l.secret || l.object && ArgName(l.key)
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			stack = append(stack, &level{object: tok == json.Delim('{'), keyNext: true, secret: inside})
-			continue
-		case json.Delim('}'), json.Delim(']'):
+		inside := l.secret || l.object && named
+		switch c := doc[i]; c {
+		case '{', '[':
+			stack = append(stack, level{object: c == '{', secret: inside})
+			keyNext = c == '{'
+		case '}', ']':
 			if stack = stack[:len(stack)-1]; len(stack) == 0 {
 				return out
 			}
-			l = stack[len(stack)-1]
-		default:
-			if s, ok := tok.(string); ok && inside {
-				out = append(out, s)
+		case ',':
+			keyNext = l.object
+		case ':':
+		case '"':
+			end, escapes, nonASCII := rawjson.ScanString(doc, i)
+			if end < 0 {
+				return out
 			}
+			switch {
+			case l.object && keyNext:
+				named, keyNext = ArgName(rawjson.Unquote(doc[i:end], escapes, nonASCII)), false
+			case inside:
+				out = append(out, rawjson.Unquote(doc[i:end], escapes, nonASCII))
+			}
+			i = end
+			continue
+		default:
+			end := rawjson.ValueEnd(doc, i) // a number, true, false, null
+			if end < 0 {
+				return out
+			}
+			i = end
+			continue
 		}
-		l.keyNext = true // a value ended: an object's next token is a key
+		i++
 	}
+	return out
 }
 
 // ArgName reports whether an argument, or a member of one, called name
@@ -171,10 +183,19 @@ func JSONSecrets(doc []byte) []string {
 // (token_type, max_tokens, secret_name) and MCP's progressToken.
 func ArgName(name string) bool {
 	n := strings.ToLower(name)
-	if n == "progresstoken" || !argSecret.Get().MatchString(n) && !slices.ContainsFunc(nameWords(name), func(w string) bool { return slices.Contains(secretParts, w) }) {
-		return false
+	has := func(s string, parts []string) bool {
+		return slices.ContainsFunc(parts, func(p string) bool { return strings.Contains(s, p) })
 	}
-	return !aboutASecret(name)
+	secret := n == "auth" || has(n, argSecretParts) ||
+		strings.Contains(n, "key") && has(strings.NewReplacer("_", "", "-", "").Replace(n), argSecretKeys) ||
+		strings.Contains(n, "p") && slices.ContainsFunc(nameWords(name), func(w string) bool { return slices.Contains(secretParts, w) }) // each has a p
+	return secret && n != "progresstoken" && !aboutASecret(name)
 }
 
-var argSecret = &lazy.Regexp{Pattern: `token|secret|passw|passphrase|api[_-]?key|access[_-]?key|private[_-]?key|authorization|credential|cookie|^auth$`}
+// argSecretParts are what an argument's name holds, in a word or as one,
+// that says it holds a secret; argSecretKeys are the kinds of key that
+// do, in the name with its _ and - left out (api_key, accessKey).
+var (
+	argSecretParts = []string{"token", "secret", "passw", "passphrase", "authorization", "credential", "cookie"}
+	argSecretKeys  = []string{"apikey", "accesskey", "privatekey"}
+)

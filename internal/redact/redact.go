@@ -49,17 +49,22 @@ func Name(name string) bool {
 }
 
 // nameWords are the words of a name, in lower case, between _, -, ., a
-// capital after a small letter (dbPass) and the ends; at least one.
+// capital after a small letter or a digit (dbPass) and the ends; at
+// least one.
 func nameWords(name string) []string {
-	name = camelBreak.Get().ReplaceAllString(name, "${1}_$2")
-	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	var b strings.Builder
+	for i := range len(name) {
+		if c := name[i]; i > 0 && 'A' <= c && c <= 'Z' && ('a' <= name[i-1] && name[i-1] <= 'z' || '0' <= name[i-1] && name[i-1] <= '9') {
+			b.WriteByte('_')
+		}
+		b.WriteByte(name[i])
+	}
+	words := strings.FieldsFunc(strings.ToLower(b.String()), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
 	if len(words) == 0 {
 		return []string{""}
 	}
 	return words
 }
-
-var camelBreak = &lazy.Regexp{Pattern: `([a-z0-9])([A-Z])`}
 
 // jsonSecretMember matches a JSON member with a string value whose name says
 // it holds a secret. The list is narrower than Name's: inside a message,
