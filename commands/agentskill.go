@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -185,8 +186,8 @@ func dollarLines(examples string) []string {
 // written where the agents look for it, for the user (~/.claude/skills,
 // read by Claude Code, and ~/.agents/skills, by Codex and the agents of
 // the open skills standard) or, with --project, for this directory's
-// project (.claude/skills, .agents/skills), through no symbolic link; it
-// says where, as JSON.
+// project (.claude/skills, .agents/skills), through no symbolic link out
+// of it; it says where, as JSON.
 func installSkill(words []string, env connect.Env) (string, error) {
 	install, project := false, false
 	for _, w := range words {
@@ -213,15 +214,22 @@ func installSkill(words []string, env connect.Env) (string, error) {
 	if base == "" {
 		return "", errors.New("help agent --install: no home directory (HOME)")
 	}
-	// No link is followed below base, a repository's own with --project:
-	// what is written is where it is said to be.
 	var written []string
 	for _, dir := range []string{".claude", ".agents"} {
 		rel := filepath.Join(dir, "skills", "mcpv", "SKILL.md")
-		if err := (safefile.Tree{Dir: base}).WriteFile(rel, []byte(skill)); err != nil {
+		path := filepath.Join(base, rel)
+		if project { // a repository's links: none followed out of it
+			err = safefile.Tree{Dir: base}.WriteFile(rel, []byte(skill))
+		} else if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			// The home's links are the user's own (a dotfiles ~/.claude):
+			// followed, as the shell follows them, but for SKILL.md itself,
+			// replaced rather than written through.
+			err = safefile.Replace(path, []byte(skill))
+		}
+		if err != nil {
 			return "", fmt.Errorf("help agent --install: %w", err)
 		}
-		written = append(written, filepath.Join(base, rel))
+		written = append(written, path)
 	}
 	return string(rawjson.MustMarshal(map[string]any{"installed": written})) + "\n", nil
 }

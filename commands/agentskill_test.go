@@ -249,3 +249,45 @@ func TestAgentSkillSays(t *testing.T) {
 		}
 	}
 }
+
+// help agent --install follows the links of the user's home (a dotfiles
+// ~/.claude, leading out of the home or within it), which no one but the
+// user makes there: the skill is written where they lead and said at the
+// paths asked for; a link at SKILL.md itself is replaced, not written
+// through.
+func TestHelpAgentInstallFollowsTheHomesLinks(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t)
+	home, dotfiles := env.Home(), t.TempDir()
+	agents := filepath.Join(home, "dotfiles", "agents")
+	notes := filepath.Join(home, "notes")
+	os.MkdirAll(filepath.Join(agents, "skills", "mcpv"), 0o755)
+	os.WriteFile(notes, []byte("mine"), 0o600)
+	for link, target := range map[string]string{".claude": dotfiles, ".agents": agents, ".agents/skills/mcpv/SKILL.md": notes} {
+		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	skill := mcpvIn(t, env, "", "help", "agent").stdout
+	r := mcpvIn(t, env, "", "help", "agent", "--install")
+	var said struct{ Installed []string }
+	if err := json.Unmarshal([]byte(r.stdout), &said); err != nil || r.code != 0 {
+		t.Fatalf("exit %d, %s %s", r.code, r.stdout, r.stderr)
+	}
+	for i, dir := range []string{".claude", ".agents"} {
+		if want := filepath.Join(home, dir, "skills", "mcpv", "SKILL.md"); i >= len(said.Installed) || said.Installed[i] != want {
+			t.Errorf("said %q, want %s", said.Installed, want)
+		}
+	}
+	for _, p := range []string{filepath.Join(dotfiles, "skills", "mcpv", "SKILL.md"), filepath.Join(agents, "skills", "mcpv", "SKILL.md")} {
+		if got, err := os.ReadFile(p); err != nil || string(got) != skill {
+			t.Errorf("%s: %v", p, err)
+		}
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s is not a file of its own", p)
+		}
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "mine" {
+		t.Errorf("written through the link at SKILL.md: %q", b)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // Tree is a directory and everything under it. The paths a file names
@@ -123,15 +122,15 @@ func (t Tree) Read(name string) ([]byte, error) {
 }
 
 // Create creates name in the tree, or truncates it, with the directories
-// above it, without following a link: neither at name nor at any
-// directory between the tree's and it, even one that stays in the tree
-// (what is written is where it was named); it must be a regular file.
+// above it, following no link out of the tree and none at name itself (a
+// directory's link that stays in the tree is the tree's own, as Read
+// follows it); it must be a regular file.
 func (t Tree) Create(name string) (*os.File, error) {
 	abs, err := t.Path(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.mkdirAll(name, filepath.Dir(abs)); err != nil {
+	if err := t.mkdirAll(filepath.Dir(abs)); err != nil {
 		return nil, err
 	}
 	f, err := t.open(name, os.O_WRONLY|os.O_CREATE|nonBlock, 0o644)
@@ -149,9 +148,8 @@ func (t Tree) WriteFile(name string, data []byte) error {
 }
 
 // mkdirAll makes dir, absolute and inside the tree, through an os.Root,
-// one directory at a time: a symbolic link on the way is refused (name is
-// what was named, for the error).
-func (t Tree) mkdirAll(name, dir string) error {
+// which follows no link out of the tree.
+func (t Tree) mkdirAll(dir string) error {
 	rel, err := filepath.Rel(t.Dir, dir)
 	if err != nil || rel == "." {
 		return err
@@ -161,21 +159,7 @@ func (t Tree) mkdirAll(name, dir string) error {
 		return err
 	}
 	defer root.Close()
-	at := ""
-	for part := range strings.SplitSeq(rel, string(filepath.Separator)) {
-		at = filepath.Join(at, part)
-		fi, err := root.Lstat(at)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			err = root.Mkdir(at, 0o755)
-		case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-			return &EscapeError{name, "leads through a symbolic link (" + filepath.Join(t.Dir, at) + "), which is not followed"}
-		}
-		if err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-	}
-	return nil
+	return root.MkdirAll(rel, 0o755)
 }
 
 // CreateNoFollow creates or truncates the file at path, anywhere, but not

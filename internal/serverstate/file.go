@@ -2,8 +2,6 @@ package serverstate
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -39,17 +37,17 @@ func pathOf(dir, server string) string {
 	return filepath.Join(dir, name+".json")
 }
 
-// A state file is its signature, a line, then its JSON: the signature is
-// an HMAC-SHA256 of the JSON under the key of its directory (keyFile), so
-// that a file mcpv did not write there (edited by hand, written whole by
-// another program, copied from another state directory) is told from one
-// it did, and not used.
-const keyFile = "key"
+// A state file is the SHA-256 of its JSON, in hex, on a line of its own,
+// then its JSON: a file mcpv did not write whole (edited by hand, cut
+// short, written by another program) does not match its digest, and is
+// not used. The digest is no secret: whoever may write the file (the
+// user alone, by its owner and mode) may write its digest too; it tells
+// mcpv's writing from any other, and owner and mode tell the user from
+// another.
 
-// read reads the state file at path, signed with key (nil: there is no
-// key, and no file to trust), or says why it is not to be trusted (""
-// with no file: there is none yet). sig is its signature.
-func read(root, dir, path string, key []byte) (f *file, sig []byte, why string) {
+// read reads the state file at path, or says why it is not to be trusted
+// ("" with no file: there is none yet). sum is its digest.
+func read(root, dir, path string) (f *file, sum []byte, why string) {
 	if err := safedir.Check(root, dir); err != nil {
 		return nil, nil, err.Error()
 	}
@@ -60,102 +58,64 @@ func read(root, dir, path string, key []byte) (f *file, sig []byte, why string) 
 	if err != nil {
 		return nil, nil, err.Error()
 	}
-	sig, body, _ := bytes.Cut(data, []byte("\n"))
-	if key == nil || !hmac.Equal(sig, sign(key, body)) {
+	sum, body, _ := bytes.Cut(data, []byte("\n"))
+	if !bytes.Equal(sum, digest(body)) {
 		return nil, nil, path + " was not written by mcpv, or was changed since"
 	}
 	var out file
 	if err := json.Unmarshal(body, &out); err != nil {
 		return nil, nil, fmt.Sprintf("%s is damaged: %v", path, err)
 	}
-	return &out, sig, ""
+	return &out, sum, ""
 }
 
-// readKey is the key the state files of dir are signed with, nil when
-// there is none to trust.
-func readKey(dir string) []byte {
-	key, err := safefile.ReadMine(filepath.Join(dir, keyFile), sha256.Size)
-	if err != nil || len(key) != sha256.Size {
-		return nil
-	}
-	return key
+// digest is the line a state file's JSON, data, is written after.
+func digest(data []byte) []byte {
+	sum := sha256.Sum256(data)
+	return hex.AppendEncode(nil, sum[:])
 }
 
-// makeKey makes dir's key, unless another run made one first, which is
-// then the key; one there not to be trusted is replaced.
-func makeKey(dir string) ([]byte, error) {
-	key, name := make([]byte, sha256.Size), make([]byte, 8)
-	rand.Read(key)
-	rand.Read(name)
-	path := filepath.Join(dir, keyFile)
-	tmp := path + "." + hex.EncodeToString(name) + ".tmp"
-	if err := safefile.Replace(tmp, key); err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp)
-	err := os.Link(tmp, path) // whole, and never over another run's
-	if errors.Is(err, fs.ErrExist) {
-		if theirs := readKey(dir); theirs != nil {
-			return theirs, nil
-		}
-		err = os.Rename(tmp, path)
-	}
-	return key, err
-}
-
-// sign is the signature of a state file's JSON, data, under key.
-func sign(key, data []byte) []byte {
-	mac := hmac.New(sha256.New, key)
-	mac.Write(data)
-	return hex.AppendEncode(nil, mac.Sum(nil))
-}
-
-// write writes f at s.path, signed with the key of s.dir (made if need
-// be), unless that is what the file holds already: a new file, the
-// user's alone, renamed into place; then the directory is brought under
-// s.dirBytes.
+// write writes f at s.path, unless that is what the file holds already:
+// a new file, the user's alone, renamed into place; then the directory
+// is brought under s.dirBytes.
 func (s *Store) write(f file) error {
 	data, err := encode(f)
 	if err != nil {
 		return err
 	}
+	sum := digest(data)
+	if bytes.Equal(sum, s.sum) {
+		return nil
+	}
 	if err := safedir.MkdirAll(s.root, s.dir); err != nil {
 		return err
 	}
-	if s.key == nil {
-		if s.key, err = makeKey(s.dir); err != nil {
-			return err
-		}
-	}
-	sig := sign(s.key, data)
-	if bytes.Equal(sig, s.sig) {
-		return nil
-	}
 	// A new file, the user's alone, renamed into place: it replaces a
 	// link or another's file at path, never writes through it.
-	if err := safefile.Replace(s.path, slices.Concat(sig, []byte("\n"), data)); err != nil {
+	if err := safefile.Replace(s.path, slices.Concat(sum, []byte("\n"), data)); err != nil {
 		return err
 	}
-	s.sig = sig
+	s.sum = sum
 	prune(s.dir, s.path, s.dirBytes)
 	return nil
 }
 
-// sigLine is what a file's signature adds to it: its hex and a newline.
-const sigLine = 2*sha256.Size + 1
+// sumLine is what a file's digest adds to it: its hex and a newline.
+const sumLine = 2*sha256.Size + 1
 
 // encode is f as JSON, its lists cut, the largest first, until it fits in
-// MaxFileBytes with its signature's line: each measured once, as a walk may have kept thousands of
-// small pages (a file encoded again for each one cut took hours).
+// MaxFileBytes with its digest's line: each measured once, as a walk may
+// have kept thousands of small pages (a file encoded again for each one
+// cut took hours).
 func encode(f file) ([]byte, error) {
 	slices.SortStableFunc(f.Lists, func(a, b listcache.Kept) int { return len(a.Result) - len(b.Result) })
 	lists := f.Lists
 	f.Lists = nil
 	data, err := json.Marshal(f)
-	if err == nil && len(data)+sigLine > MaxFileBytes {
+	if err == nil && len(data)+sumLine > MaxFileBytes {
 		err = fmt.Errorf("the state of one server is larger than %d MiB", MaxFileBytes>>20)
 	}
-	for i, size := 0, sigLine+len(data)+len(`,"lists":[]`); err == nil && i < len(lists); i++ {
+	for i, size := 0, sumLine+len(data)+len(`,"lists":[]`); err == nil && i < len(lists); i++ {
 		var k []byte
 		if k, err = json.Marshal(lists[i]); size+len(k)+1 > MaxFileBytes {
 			break

@@ -61,7 +61,7 @@ func TestFullDisk(t *testing.T) {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}
-	if f, _, why := read(root, dir, pathOf(dir, server.Server), readKey(dir)); f == nil || f.Era == nil {
+	if f, _, why := read(root, dir, pathOf(dir, server.Server)); f == nil || f.Era == nil {
 		t.Errorf("the file kept before does not read: %s", why)
 	}
 }

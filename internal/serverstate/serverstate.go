@@ -19,15 +19,16 @@
 // and the file is trusted only when it is the user's alone and mcpv's
 // own: a regular file (not a link), owned by the user and readable by
 // nobody else, no larger than MaxFileBytes, in a directory that safedir
-// finds private, signed with the directory's key (file.go). Anything else
-// is ignored (Ignored says why, for --verbose), and overwritten by the
-// next save. What is kept is compared with what the server says by what
-// it means, not by its bytes (rawjson.Same): a server that spaces its
-// JSON is the same server every run. A save writes only what changed, as
-// a new file renamed into place, so that runs at once never see half a
-// file; the directory is kept under MaxDirBytes by removing the files
-// least recently written. Nothing here fails a command: a file that
-// cannot be read is none, and one that cannot be written is not.
+// finds private, its JSON the one its digest line says (file.go).
+// Anything else is ignored (Ignored says why, for --verbose), and
+// overwritten by the next save. What is kept is compared with what the
+// server says by what it means, not by its bytes (rawjson.Same): a server
+// that spaces its JSON is the same server every run. A save writes only
+// what changed, as a new file renamed into place, so that runs at once
+// never see half a file; the directory is kept under MaxDirBytes by
+// removing the files least recently written. Nothing here fails a
+// command: a file that cannot be read is none, and one that cannot be
+// written is not.
 package serverstate
 
 import (
@@ -88,10 +89,9 @@ type Store struct {
 	lists listcache.Cache
 	dirty atomic.Bool // something to save
 
-	// key signs the directory's files (nil until one is read or made);
-	// sig is the signature of the file as read or last written. Save
-	// alone uses them.
-	key, sig []byte
+	// sum is the digest of the file as read or last written: a save that
+	// would write what it holds writes nothing. Save alone uses it.
+	sum []byte
 }
 
 // file is what a state file holds.
@@ -128,8 +128,7 @@ func Open(dir, root string, id Identity, now func() time.Time) *Store {
 	}
 	s := &Store{dir: dir, root: root, path: pathOf(dir, id.Server), id: id, now: now, served: map[string]bool{}, dirBytes: MaxDirBytes}
 	s.lists.Now = now
-	s.key = readKey(dir)
-	f, sig, why := read(root, dir, s.path, s.key)
+	f, sum, why := read(root, dir, s.path)
 	if f == nil || f.Version != fileVersion || f.Server != id.Server {
 		if why == "" && f != nil {
 			why = "it is another server's, or of another version"
@@ -137,7 +136,7 @@ func Open(dir, root string, id Identity, now func() time.Time) *Store {
 		s.Ignored = why
 		return s
 	}
-	s.era, s.sig = f.Era, sig
+	s.era, s.sum = f.Era, sum
 	s.lists.Import(f.Lists, id.Private && f.Credentials == id.Credentials)
 	return s
 }
