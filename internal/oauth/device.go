@@ -122,6 +122,7 @@ func pollDevice(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Cli
 // code (its numbers as they come), or an error (RFC 6749 §5.2).
 type deviceAnswer struct {
 	DeviceCode
+	VerificationURL  string          `json:"verification_url"` // Google's name of verification_uri
 	ExpiresIn        json.RawMessage `json:"expires_in"`
 	Interval         json.RawMessage `json:"interval"`
 	Elsewhere        any             `json:"elsewhere"` // mcpv's, not the server's
@@ -143,6 +144,7 @@ func askDeviceCode(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 	var a deviceAnswer
 	decoded := json.Unmarshal(body, &a) == nil
 	life, poll := number(a.ExpiresIn), number(a.Interval)
+	a.VerificationURI = cmp.Or(a.VerificationURI, a.VerificationURL)
 	switch {
 	case decoded && a.Error != "":
 		return nil, &Error{Step: StepAuthorization, Code: messageSafeText(a.Error), Description: messageSafeText(a.ErrorDescription)}

@@ -242,3 +242,26 @@ func TestDeviceLinks(t *testing.T) {
 		})
 	}
 }
+
+// Google's device endpoint names its link verification_url: it is the
+// verification_uri, checked and shown as that is.
+func TestDeviceGoogleLink(t *testing.T) {
+	w := newWorld(t)
+	w.Device = true
+	w.DeviceAnswer = func(a map[string]any) {
+		a["verification_url"] = "https://www.google.com/device"
+		delete(a, "verification_uri")
+		delete(a, "verification_uri_complete")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		var shown []DeviceCode
+		m, _ := deviceManager(t, w, Options{ShowDevice: func(dc DeviceCode) {
+			shown = append(shown, dc)
+			w.Deny(dc.UserCode)
+		}})
+		_, err := m.Login(context.Background())
+		if len(shown) != 1 || shown[0].VerificationURI != "https://www.google.com/device" || !strings.Contains(shown[0].Elsewhere, "www.google.com") {
+			t.Errorf("shown %+v (%v); want Google's link, with a note naming its host", shown, err)
+		}
+	})
+}
