@@ -112,7 +112,7 @@ func runLoginKeeper(ctx context.Context, env connect.Env) int {
 	switch {
 	case err != nil:
 	case h.Device != nil:
-		err = h.CompleteDevice(ctx, hc, store, nil)
+		err = h.CompleteDevice(ctx, hc, store)
 	default:
 		err = h.Complete(ctx, ln, hc, store)
 	}

@@ -48,29 +48,6 @@ const (
 	maxDeviceLife = time.Hour
 )
 
-// DeviceClock is the time a device login waits by: nil is the system's;
-// a test's moves on at once.
-type DeviceClock interface {
-	Now() time.Time
-	// Sleep waits d, or returns ctx's cause if it ends first.
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
-	wait := time.NewTimer(d)
-	defer wait.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-wait.C:
-		return nil
-	}
-}
-
 // device runs the grant at md for client: it asks for a code, shows the
 // user the link and the code, then polls the token endpoint at the
 // server's pace until the user has signed in, refused, the code expires
@@ -86,13 +63,12 @@ func (m *Manager) device(ctx context.Context, md *ServerMetadata, client *Client
 	if m.opts.ShowDevice != nil {
 		m.opts.ShowDevice(*dc)
 	}
-	clock := cmp.Or(m.opts.DeviceClock, DeviceClock(systemClock{}))
 	life := time.Duration(dc.ExpiresIn) * time.Second
 	over := expiredCode()
 	if bound := m.opts.LoginTimeout; bound > 0 && bound < life {
 		life, over = bound, &Error{Step: StepAuthorization, Err: &LoginTimeoutError{Timeout: bound}}
 	}
-	return pollDevice(ctx, m.opts.HTTP, md, client, dc, scope, resource, clock, clock.Now().Add(life), over)
+	return pollDevice(ctx, m.opts.HTTP, md, client, dc, scope, resource, time.Now().Add(life), over)
 }
 
 // expiredCode ends a device login whose code expired.
@@ -103,13 +79,17 @@ func expiredCode() error {
 // pollDevice asks the token endpoint for the token of dc until the user
 // has signed in, refused, or ctx ends; at deadline it gives up with over,
 // never waiting past it, nor letting a poll run past it.
-func pollDevice(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, dc *DeviceCode, scope, resource string, clock DeviceClock, deadline time.Time, over error) (*Token, error) {
+func pollDevice(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, dc *DeviceCode, scope, resource string, deadline time.Time, over error) (*Token, error) {
 	interval := time.Duration(dc.Interval) * time.Second
 	for {
-		if err := clock.Sleep(ctx, min(interval, deadline.Sub(clock.Now()))); err != nil {
-			return nil, err
+		wait := time.NewTimer(min(interval, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return nil, context.Cause(ctx)
+		case <-wait.C:
 		}
-		left := deadline.Sub(clock.Now())
+		left := time.Until(deadline)
 		if left <= 0 {
 			return nil, over
 		}
@@ -142,6 +122,7 @@ func pollDevice(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Cli
 // code (its numbers as they come), or an error (RFC 6749 §5.2).
 type deviceAnswer struct {
 	DeviceCode
+	VerificationURL  string          `json:"verification_url"` // Google's name of verification_uri
 	ExpiresIn        json.RawMessage `json:"expires_in"`
 	Interval         json.RawMessage `json:"interval"`
 	Elsewhere        any             `json:"elsewhere"` // mcpv's, not the server's
@@ -163,6 +144,7 @@ func askDeviceCode(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 	var a deviceAnswer
 	decoded := json.Unmarshal(body, &a) == nil
 	life, poll := number(a.ExpiresIn), number(a.Interval)
+	a.VerificationURI = cmp.Or(a.VerificationURI, a.VerificationURL)
 	switch {
 	case decoded && a.Error != "":
 		return nil, &Error{Step: StepAuthorization, Code: messageSafeText(a.Error), Description: messageSafeText(a.ErrorDescription)}
@@ -251,13 +233,13 @@ func (m *Manager) handOffDevice(ctx context.Context, md *ServerMetadata, client 
 }
 
 // CompleteDevice polls for the token of h's device code (until h
-// expires or ctx ends) and saves it in store; clock nil is the system's.
-func (h *HandOff) CompleteDevice(ctx context.Context, hc *http.Client, store *Store, clock DeviceClock) error {
+// expires or ctx ends) and saves it in store.
+func (h *HandOff) CompleteDevice(ctx context.Context, hc *http.Client, store *Store) error {
 	if h.Device == nil || h.Metadata == nil {
 		return stepErrorf(StepAuthorization, "a hand-off without its device code")
 	}
 	client := h.Client
-	tok, err := pollDevice(ctx, hc, h.Metadata, &client, h.Device, h.AskedScope, h.Resource, cmp.Or(clock, DeviceClock(systemClock{})), h.Expires, expiredCode())
+	tok, err := pollDevice(ctx, hc, h.Metadata, &client, h.Device, h.AskedScope, h.Resource, h.Expires, expiredCode())
 	if err != nil {
 		return err
 	}

@@ -1,61 +1,62 @@
 package oauth
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
-// testClock is a device login's time that moves on at once: each wait is
-// kept and passes at once.
-type testClock struct {
-	mu    sync.Mutex
-	now   time.Time
-	waits []time.Duration
+// bubbleHTTP is the HTTP of a device login run in a synctest bubble,
+// where its waits pass at once by the bubble's clock: each request goes
+// to the test's servers over the network as ever, on a connection of its
+// own (a goroutine of the bubble that reads a kept one would hold the
+// clock still), and each to the device and token endpoints is stamped
+// with the bubble's time.
+type bubbleHTTP struct {
+	http.Transport
+	at []time.Time
 }
 
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Sleep(ctx context.Context, d time.Duration) error {
-	if err := context.Cause(ctx); err != nil {
-		return err
+func (b *bubbleHTTP) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Path == "/device" || r.URL.Path == "/token" {
+		if b.at = append(b.at, time.Now()); len(b.at) > 1000 {
+			return nil, errors.New("a thousand requests: the polling runs away")
+		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.waits = append(c.waits, d)
-	if len(c.waits) > 1000 {
-		return errors.New("a thousand waits: the polling runs away")
-	}
-	c.now = c.now.Add(max(d, 0))
-	return nil
+	return b.Transport.RoundTrip(r)
 }
 
-func (c *testClock) Waits() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.waits...)
+// waits are the times between the stamped requests: the first poll's
+// after the code was asked for, then each next poll's.
+func (b *bubbleHTTP) waits() []time.Duration {
+	var waits []time.Duration
+	for i := 1; i < len(b.at); i++ {
+		waits = append(waits, b.at[i].Sub(b.at[i-1]))
+	}
+	return waits
 }
 
 // deviceManager is a manager of w's server that logs in with the device
-// grant on clock, showing the code to show.
-func deviceManager(t *testing.T, w *world, clock DeviceClock, show func(DeviceCode)) *Manager {
+// grant as o says beside, over a bubbleHTTP; run it in a bubble.
+func deviceManager(t *testing.T, w *world, o Options) (*Manager, *bubbleHTTP) {
 	t.Helper()
-	m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
-		Mode: ModeAuto, Grant: GrantDevice, Open: noBrowser(t), DeviceClock: clock, ShowDevice: show}, http.DefaultTransport)
+	b := &bubbleHTTP{}
+	b.DisableKeepAlives = true
+	o.ServerURL, o.HTTP, o.Store, o.Grant, o.Open = w.rs.URL+"/mcp", &http.Client{Transport: b}, &Store{Dir: t.TempDir()}, GrantDevice, noBrowser(t)
+	o.Mode = cmp.Or(o.Mode, ModeAuto)
+	m, err := NewManager(o, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return m, b
 }
 
 // The device grant: the client registers for it (no redirect URI), asks
@@ -66,34 +67,35 @@ func deviceManager(t *testing.T, w *world, clock DeviceClock, show func(DeviceCo
 func TestDeviceGrant(t *testing.T) {
 	w := newWorld(t)
 	w.Device, w.SlowDown = true, 1
-	var shown []DeviceCode
-	clock := &testClock{}
-	m := deviceManager(t, w, clock, func(dc DeviceCode) {
-		shown = append(shown, dc)
-		w.Approve(dc.UserCode) // the user, on another device
-	})
-	status, body, err := call(t, m, w, "tools/list")
-	if err != nil || status != 200 || !strings.Contains(body, `"read`) {
-		t.Fatalf("%d %s %v", status, body, err)
-	}
-	if len(shown) != 1 || !strings.HasSuffix(shown[0].VerificationURI, "/activate") || !strings.Contains(shown[0].VerificationURIComplete, shown[0].UserCode) {
-		t.Errorf("shown: %+v", shown)
-	}
-	reg := w.SeenAt("register")
-	if len(reg) != 1 || len(reg[0]["redirect_uri"]) != 0 || w.count("authorize") != 0 || w.count("token:"+GrantTypeDeviceCode) != 2 {
-		t.Errorf("registered %v, %d authorizations, %d polls (slow_down first, then the token)", reg, w.count("authorize"), w.count("token:"+GrantTypeDeviceCode))
-	}
-	if waits := clock.Waits(); fmt.Sprint(waits) != "[1s 6s]" {
-		t.Errorf("waited %v, want the server's interval, then five seconds more after slow_down", waits)
-	}
-
 	w2 := newWorld(t)
 	w2.Device = true
-	m2 := deviceManager(t, w2, &testClock{}, func(dc DeviceCode) { w2.Deny(dc.UserCode) })
-	var oe *Error
-	if _, _, err := call(t, m2, w2, "tools/list"); !errors.As(err, &oe) || oe.Code != "access_denied" || !strings.Contains(err.Error(), "refused") {
-		t.Errorf("a refusal: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var shown []DeviceCode
+		m, b := deviceManager(t, w, Options{ShowDevice: func(dc DeviceCode) {
+			shown = append(shown, dc)
+			w.Approve(dc.UserCode) // the user, on another device
+		}})
+		status, body, err := call(t, m, w, "tools/list")
+		if err != nil || status != 200 || !strings.Contains(body, `"read`) {
+			t.Fatalf("%d %s %v", status, body, err)
+		}
+		if len(shown) != 1 || !strings.HasSuffix(shown[0].VerificationURI, "/activate") || !strings.Contains(shown[0].VerificationURIComplete, shown[0].UserCode) {
+			t.Errorf("shown: %+v", shown)
+		}
+		reg := w.SeenAt("register")
+		if len(reg) != 1 || len(reg[0]["redirect_uri"]) != 0 || w.count("authorize") != 0 || w.count("token:"+GrantTypeDeviceCode) != 2 {
+			t.Errorf("registered %v, %d authorizations, %d polls (slow_down first, then the token)", reg, w.count("authorize"), w.count("token:"+GrantTypeDeviceCode))
+		}
+		if waits := b.waits(); fmt.Sprint(waits) != "[1s 6s]" {
+			t.Errorf("waited %v, want the server's interval, then five seconds more after slow_down", waits)
+		}
+
+		m2, _ := deviceManager(t, w2, Options{ShowDevice: func(dc DeviceCode) { w2.Deny(dc.UserCode) }})
+		var oe *Error
+		if _, _, err := call(t, m2, w2, "tools/list"); !errors.As(err, &oe) || oe.Code != "access_denied" || !strings.Contains(err.Error(), "refused") {
+			t.Errorf("a refusal: %v", err)
+		}
+	})
 
 	w3 := newWorld(t)
 	m3, _ := NewManager(Options{ServerURL: w3.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
@@ -145,27 +147,21 @@ func TestDeviceGrantHostileNumbers(t *testing.T) {
 					}
 				}
 			}
-			clock := &testClock{}
-			m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
-				Mode: ModeAuto, Grant: GrantDevice, Open: noBrowser(t), DeviceClock: clock, LoginTimeout: tc.timeout, ShowDevice: func(DeviceCode) {}}, http.DefaultTransport)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = m.Login(context.Background())
-			var oe *Error
-			var lt *LoginTimeoutError
-			if !errors.As(err, &oe) || (oe.Code != "expired_token" && !errors.As(err, &lt)) {
-				t.Errorf("the login ended with %v, want the code expired", err)
-			}
-			waits := clock.Waits()
-			var sum, most time.Duration
-			for _, d := range waits {
-				sum, most = sum+d, max(most, d)
-			}
-			if polls := w.count("token:" + GrantTypeDeviceCode); polls != tc.polls || len(waits) == 0 || waits[0] != tc.first || sum > tc.life || most > time.Minute {
-				t.Errorf("%d polls after %d waits of %v (%v in all, the longest %v); want %d polls, the first after %v, no wait past a minute, %v in all at most",
-					polls, len(waits), waits[:min(len(waits), 5)], sum, most, tc.polls, tc.first, tc.life)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				m, b := deviceManager(t, w, Options{LoginTimeout: tc.timeout, ShowDevice: func(DeviceCode) {}})
+				_, err := m.Login(context.Background())
+				var oe *Error
+				var lt *LoginTimeoutError
+				if !errors.As(err, &oe) || (oe.Code != "expired_token" && !errors.As(err, &lt)) {
+					t.Errorf("the login ended with %v, want the code expired", err)
+				}
+				waits, sum := b.waits(), time.Since(b.at[0])
+				most := slices.Max(append(waits, 0))
+				if polls := w.count("token:" + GrantTypeDeviceCode); polls != tc.polls || len(waits) == 0 || waits[0] != tc.first || sum > tc.life || most > time.Minute {
+					t.Errorf("%d polls after waits of %v (%v in all, the longest %v); want %d polls, the first after %v, no wait past a minute, %v in all at most",
+						polls, waits[:min(len(waits), 5)], sum, most, tc.polls, tc.first, tc.life)
+				}
+			})
 		})
 	}
 }
@@ -177,28 +173,25 @@ func TestDeviceHandOffHostileNumbers(t *testing.T) {
 	w := newWorld(t)
 	w.Device = true
 	w.DeviceAnswer = func(a map[string]any) { a["interval"], a["expires_in"] = -5, 1e12 }
-	var h *HandOff
-	m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
-		Mode: ModeStored, Grant: GrantDevice, Open: noBrowser(t), HandOff: func(got *HandOff, _ net.Listener) error { h = got; return nil }}, http.DefaultTransport)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pending *LoginPendingError
-	if _, err := m.Login(context.Background()); !errors.As(err, &pending) || h == nil {
-		t.Fatalf("a login without a terminal: %v", err)
-	}
-	if h.Device.Interval != 5 || time.Until(h.Expires) > time.Hour {
-		t.Errorf("handed off a poll every %ds, waited for until %v: want every 5s, an hour at most", h.Device.Interval, h.Expires)
-	}
-	h.Expires = time.Now().Add(time.Minute)
-	clock := &testClock{now: time.Now()}
-	var oe *Error
-	if err := h.CompleteDevice(context.Background(), http.DefaultClient, &Store{Dir: t.TempDir()}, clock); !errors.As(err, &oe) || oe.Code != "expired_token" {
-		t.Errorf("the poller ended with %v, want the code expired", err)
-	}
-	if polls := w.count("token:" + GrantTypeDeviceCode); polls != 11 {
-		t.Errorf("%d polls in a minute after waits of %v, want 11", polls, clock.Waits())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var h *HandOff
+		m, b := deviceManager(t, w, Options{Mode: ModeStored, HandOff: func(got *HandOff, _ net.Listener) error { h = got; return nil }})
+		var pending *LoginPendingError
+		if _, err := m.Login(context.Background()); !errors.As(err, &pending) || h == nil {
+			t.Fatalf("a login without a terminal: %v", err)
+		}
+		if h.Device.Interval != 5 || time.Until(h.Expires) > time.Hour {
+			t.Errorf("handed off a poll every %ds, waited for until %v: want every 5s, an hour at most", h.Device.Interval, h.Expires)
+		}
+		h.Expires = time.Now().Add(time.Minute)
+		var oe *Error
+		if err := h.CompleteDevice(context.Background(), m.opts.HTTP, &Store{Dir: t.TempDir()}); !errors.As(err, &oe) || oe.Code != "expired_token" {
+			t.Errorf("the poller ended with %v, want the code expired", err)
+		}
+		if polls := w.count("token:" + GrantTypeDeviceCode); polls != 11 {
+			t.Errorf("%d polls in a minute after waits of %v, want 11", polls, b.waits())
+		}
+	})
 }
 
 // The links a user is sent to sign in at show where they lead: one that
@@ -229,21 +222,46 @@ func TestDeviceLinks(t *testing.T) {
 			w := newWorld(t)
 			w.Device = true
 			w.DeviceAnswer = func(a map[string]any) { a[tc.member] = tc.link }
-			var shown []DeviceCode
-			m := deviceManager(t, w, &testClock{}, func(dc DeviceCode) {
-				shown = append(shown, dc)
-				w.Deny(dc.UserCode)
-			})
-			_, err := m.Login(context.Background())
-			if tc.refused != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.refused) || len(shown) != 0 || w.count("token:"+GrantTypeDeviceCode) != 0 {
-					t.Errorf("%s %q: %v, shown %+v; want it refused (%q), nothing shown or polled", tc.member, tc.link, err, shown, tc.refused)
+			synctest.Test(t, func(t *testing.T) {
+				var shown []DeviceCode
+				m, _ := deviceManager(t, w, Options{ShowDevice: func(dc DeviceCode) {
+					shown = append(shown, dc)
+					w.Deny(dc.UserCode)
+				}})
+				_, err := m.Login(context.Background())
+				if tc.refused != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.refused) || len(shown) != 0 || w.count("token:"+GrantTypeDeviceCode) != 0 {
+						t.Errorf("%s %q: %v, shown %+v; want it refused (%q), nothing shown or polled", tc.member, tc.link, err, shown, tc.refused)
+					}
+					return
 				}
-				return
-			}
-			if len(shown) != 1 || !strings.Contains(shown[0].Elsewhere, tc.elsewhere) {
-				t.Errorf("%s %q: shown %+v (%v); want it shown with a note that says %q", tc.member, tc.link, shown, err, tc.elsewhere)
-			}
+				if len(shown) != 1 || !strings.Contains(shown[0].Elsewhere, tc.elsewhere) {
+					t.Errorf("%s %q: shown %+v (%v); want it shown with a note that says %q", tc.member, tc.link, shown, err, tc.elsewhere)
+				}
+			})
 		})
 	}
+}
+
+// Google's device endpoint names its link verification_url: it is the
+// verification_uri, checked and shown as that is.
+func TestDeviceGoogleLink(t *testing.T) {
+	w := newWorld(t)
+	w.Device = true
+	w.DeviceAnswer = func(a map[string]any) {
+		a["verification_url"] = "https://www.google.com/device"
+		delete(a, "verification_uri")
+		delete(a, "verification_uri_complete")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		var shown []DeviceCode
+		m, _ := deviceManager(t, w, Options{ShowDevice: func(dc DeviceCode) {
+			shown = append(shown, dc)
+			w.Deny(dc.UserCode)
+		}})
+		_, err := m.Login(context.Background())
+		if len(shown) != 1 || shown[0].VerificationURI != "https://www.google.com/device" || !strings.Contains(shown[0].Elsewhere, "www.google.com") {
+			t.Errorf("shown %+v (%v); want Google's link, with a note naming its host", shown, err)
+		}
+	})
 }

@@ -93,10 +93,8 @@ type Options struct {
 	// after.
 	HandOff func(h *HandOff, ln net.Listener) error
 	// ShowDevice is given the link and the code of a device grant
-	// (GrantDevice), for the user; DeviceClock is the time it waits by
-	// (nil: the system's).
-	ShowDevice  func(DeviceCode)
-	DeviceClock DeviceClock
+	// (GrantDevice), for the user.
+	ShowDevice func(DeviceCode)
 	// NoBrowser: no browser can be opened here. A login that would open
 	// one takes the device grant instead, where the authorization server
 	// offers it and ShowDevice is set.
