@@ -6,8 +6,8 @@
 //
 //	scripts/size.sh [-list] [-wings] [DIR]
 //
-// -wings adds the lines of each wing (wings below): the lids that
-// docs/ARCHITECTURE.md records and each issue names.
+// -wings adds the lines of each wing of docs/ARCHITECTURE.md's lids
+// table, whose lids a test of the main module holds and each issue names.
 package main
 
 import (
@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -30,21 +31,48 @@ const (
 	longFile = 500
 )
 
-// wings are the parts of the house whose size is recorded on their own:
-// a name and the directories it holds (each with those under it). A
-// wing's lines are its Go outside tests, and the text files a wing's rules
-// are written in (the audit's lexicons), counted apart.
-var wings = []struct {
+// wing is a part of the house whose size is recorded on its own: a name
+// and the directories it holds (each with those under it), as
+// docs/ARCHITECTURE.md's lids table lists them (its row without a
+// directory, the rest of the house, is not a wing here). A wing's lines
+// are its Go outside tests, and the text files its rules are written in
+// (the audit's lexicons), counted apart.
+type wing struct {
 	name string
 	dirs []string
-}{
-	{"commands", []string{"commands"}},
-	{"mcp with mcptest", []string{"mcp"}},
-	{"check", []string{"internal/check"}},
-	{"audit with its lexicons", []string{"internal/audit"}},
-	{"serve with gateway", []string{"internal/serve", "internal/gateway"}},
-	{"load", []string{"internal/load", "internal/loaddata"}},
-	{"oauth", []string{"internal/oauth"}},
+}
+
+var wings []wing
+
+// readWings reads the wings from the lids table of root's architecture
+// document.
+func readWings(root string) error {
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		return err
+	}
+	_, table, ok := strings.Cut(string(doc), "\n#### Lids\n")
+	if !ok {
+		return fmt.Errorf("docs/ARCHITECTURE.md: no lids table")
+	}
+	tick := regexp.MustCompile("`([^`]+)`")
+	for _, line := range strings.Split(table, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 3 || strings.HasPrefix(line, "| wing ") || strings.HasPrefix(line, "| ---") {
+			if len(wings) > 0 && !strings.HasPrefix(line, "|") {
+				break
+			}
+			continue
+		}
+		w := wing{name: strings.TrimSpace(cells[1])}
+		for _, m := range tick.FindAllStringSubmatch(cells[2], -1) {
+			w.dirs = append(w.dirs, m[1])
+		}
+		if len(w.dirs) > 0 {
+			wings = append(wings, w)
+		}
+	}
+	return nil
 }
 
 // wingOf is the index in wings of the wing that holds rel, or -1.
@@ -76,7 +104,11 @@ func main() {
 	if flag.NArg() > 0 {
 		root = flag.Arg(0)
 	}
-	t, err := measure(root)
+	err := readWings(root)
+	var t *tally
+	if err == nil {
+		t, err = measure(root)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "size:", err)
 		os.Exit(1)
