@@ -11,6 +11,7 @@ package safetext
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -105,13 +106,19 @@ func Clip(s string, n int) string {
 }
 
 // Cut is Clip in two parts, for a message that quotes the text and then
-// says what was left out: s cut to at most n bytes at a character
-// boundary, and "… (N more bytes)" when cut, else "".
+// says what was left out: s cut to at most n bytes, before the word the
+// bound falls in when that word began in the last quarter of the bound (a
+// secret cut in two is one the masker no longer knows: a token up to 256
+// bytes long is quoted whole or not at all), and "… (N more bytes)" when
+// cut, else "".
 func Cut(s string, n int) (head, more string) {
 	if len(s) <= n {
 		return s, ""
 	}
 	cut := n
+	if word := strings.LastIndexFunc(s[n-min(n/4, 256):n+1], unicode.IsSpace); word >= 0 {
+		cut = n - min(n/4, 256) + word
+	}
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

@@ -2,6 +2,7 @@ package safetext
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +63,27 @@ func TestWriter(t *testing.T) {
 		if b.String() != want {
 			t.Fatalf("written in pieces of %d: %q, want %q", split, b.String(), want)
 		}
+	}
+}
+
+// A word the bound falls in is quoted whole or not at all, when it began
+// in the last quarter of the bound (up to 256 bytes): a secret cut in two
+// is one the masker no longer knows.
+func TestCutLeavesNoPartOfAWord(t *testing.T) {
+	t.Parallel()
+	secret := "ghp_" + strings.Repeat("Z9", 30)
+	for _, lead := range []int{990, 980, 960, 999} {
+		msg := strings.Repeat("w ", lead/2) + secret + " and more words after it"
+		head, more := Cut(msg, 1000)
+		if strings.Contains(head, "ghp_") || !strings.HasSuffix(more, " more bytes)") {
+			t.Errorf("lead %d: Cut = %q…, %q; want the token left out whole", lead, head[len(head)-20:], more)
+		}
+		if len(head) < 1000-256 {
+			t.Errorf("lead %d: %d bytes quoted, want the words before the token", lead, len(head))
+		}
+	}
+	long := strings.Repeat("x", 2000) // a word longer than the reach: cut at the bound
+	if head, _ := Cut(long, 1000); len(head) != 1000 {
+		t.Errorf("a 2,000-byte word cut to %d bytes", len(head))
 	}
 }
