@@ -85,14 +85,15 @@ func TestHTTPTokenSources(t *testing.T) {
 
 // A server that writes the session's secret on stderr where mcpv clips a
 // quoted line, then exits: the error (ping, stderr not shown) and the
-// connection walk (check --connect-only) mask it whole, not its start.
+// connection walk (check --connect-only) mask it whole, not its start,
+// and the clip quotes no part of the word it falls in ("more").
 func TestStderrSecretCutByTheClip(t *testing.T) {
 	t.Parallel()
 	const secret = "sk-live-abcdefghijklmnop1234"
 	server := []string{"--env", "API_TOKEN=" + secret, "--", "sh", "-c", `printf '%0290d' 0 >&2; echo "$API_TOKEN and more" >&2; exit 3`}
 	for _, cmd := range [][]string{args([]string{"--quiet", "ping"}, server), args([]string{"check", "--connect-only"}, server)} {
 		r := mcpv(t, "", cmd...)
-		if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "*** and mo") || strings.Contains(r.stdout+r.stderr, "sk-") {
+		if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "*** and… (5 more bytes)") || strings.Contains(r.stdout+r.stderr, "sk-") {
 			t.Errorf("%s: exit %d, the secret not masked whole:\n%s%s", cmd[1], r.code, r.stdout, r.stderr)
 		}
 	}
