@@ -220,3 +220,26 @@ func TestRefusedAboveTheConnectionIsNoLoss(t *testing.T) {
 		t.Errorf("tools/list sent %d times, want once", n)
 	}
 }
+
+// A session that ends under a call it delivered (a stdio server that
+// exits mid-call) fails the call with a *LostError, saying the tool may
+// or may not have run, a transport error still; a list pending at the
+// same end fails as it did, with the transport's error alone.
+func TestSessionEndedUnderACall(t *testing.T) {
+	t.Parallel()
+	s, m := newTestSession(t, SessionOptions{})
+	call := goCall(t.Context(), s.Call, "tools/call", json.RawMessage(`{"name":"pay"}`))
+	list := goCall(t.Context(), s.Call, "tools/list", nil)
+	m.nextMsg(t)
+	m.nextMsg(t)
+	m.fail <- &TransportError{Op: "server exited with status 3"}
+	c, l := waitFor(t, call), waitFor(t, list)
+	var le *LostError
+	if !errors.As(c.err, &le) || !errors.As(c.err, new(*TransportError)) || !strings.Contains(c.err.Error(), "the tool may or may not have run") ||
+		!strings.Contains(c.err.Error(), "exited with status 3") || strings.Count(c.err.Error(), "tools/call") != 1 {
+		t.Errorf("call = %v, want a *LostError (a transport error) naming the exit, the method once", c.err)
+	}
+	if l.err == nil || errors.As(l.err, new(*LostError)) || !strings.Contains(l.err.Error(), "exited with status 3") {
+		t.Errorf("list = %v, want the transport's error alone", l.err)
+	}
+}

@@ -304,6 +304,11 @@ func (r *request) wait(ctx context.Context) (json.RawMessage, error) {
 			return response(r.method, m)
 		default:
 		}
+		if err := s.Err(); !resendable(r.method) && r.method != "initialize" && !errors.As(err, new(*LostError)) {
+			// Delivered, and the session ended before its answer (a
+			// server that crashed under it): it may have acted.
+			return nil, &methodError{r.method, &LostError{Method: r.method, Err: err}}
+		}
 		return nil, &methodError{r.method, s.Err()}
 	}
 }
