@@ -12,7 +12,6 @@ require (
 	github.com/itchyny/gojq v0.12.20
 	github.com/mattn/go-isatty v0.0.24
 	github.com/modelcontextprotocol/go-sdk v1.8.0
-	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tidwall/pretty v1.2.2
 	github.com/yosida95/uritemplate/v3 v3.0.2

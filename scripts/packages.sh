@@ -20,8 +20,9 @@
 #                     platform by its tag: a tool that cannot be had or
 #                     cannot unpack it fails the build
 #   OUT/mcpv_*_linux_*.tar.gz, OUT/*.tar.gz.spdx.json
-#                     the Linux archives and an SBOM of each (commands/mcpv-release sbom),
-#                     as the release writes them
+#                     the Linux archives and an SBOM of each (mcpv-sbom,
+#                     scripts/sbom, a module of its own with no
+#                     dependencies), as the release writes them
 #   OUT/checksums.txt, OUT/checksums.txt.sig, OUT/signer.pub, OUT/allowed_signers
 #                     the checksums, signed with a key made for this run by
 #                     ssh-keygen -Y sign (the release signs keylessly with
@@ -124,12 +125,13 @@ echo "the image unpacked by skopeo $(skopeo --version | awk '{print $3}') and um
 
 # The archives, as .goreleaser.yaml's archives lay them out (the guides
 # and the skill left out), and an SBOM of each, as its sboms make one.
+go -C scripts/sbom build -o "$unpack/mcpv-sbom" .
 for arch in amd64 arm64; do
 	a=mcpv_${version}_linux_$arch.tar.gz
 	tar -czf "$out/$a" --owner=0 --group=0 --mtime="$date" \
 		-C "$out/mcpv_linux_$arch" mcpv -C "$PWD" README.md LICENSE \
 		--transform 's,^build/,,' build/completions build/manpages/mcpv.1
-	go run ./commands/mcpv-release sbom -version "v$version" -created "$date" -o "$out/$a.spdx.json" "$out/$a"
+	"$unpack/mcpv-sbom" -version "v$version" -created "$date" -o "$out/$a.spdx.json" "$out/$a"
 done
 
 # checksums.txt as GoReleaser writes it, signed with a key of this run's.

@@ -66,7 +66,7 @@ fi
 # checksums are not signed here (cosign signs keylessly, in the workflow).
 sbomdir=$(mktemp -d)
 trap 'rm -rf "$sbomdir"' EXIT
-go build -o "$sbomdir/mcpv-release" ./commands/mcpv-release
+go -C scripts/sbom build -o "$sbomdir/mcpv-sbom" .
 export PATH="$sbomdir:$PATH"
 
 "${goreleaser[@]}" check

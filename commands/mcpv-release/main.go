@@ -2,11 +2,11 @@
 // (internal/release), one subcommand each:
 //
 //	mcpv-release man    mcpv(1), the man page, from the command-line grammar
-//	mcpv-release sbom   the SPDX 2.3 bill of materials of an archive or a binary
 //	mcpv-release image  the container image, as an OCI image layout in a tar
 //
 // "mcpv-release CMD -h" lists a subcommand's flags. .goreleaser.yaml,
-// the release workflow and scripts/packages.sh run it.
+// the release workflow and scripts/packages.sh run it; the archives'
+// SBOMs are written by scripts/sbom, a module of its own.
 package main
 
 import (
@@ -21,8 +21,6 @@ func main() {
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "man":
 		runMan(args)
-	case "sbom":
-		runSBOM(args)
 	case "image":
 		runImage(args)
 	default:
@@ -31,7 +29,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: mcpv-release man|sbom|image [flags] (mcpv-release CMD -h lists a command's flags)")
+	fmt.Fprintln(os.Stderr, "usage: mcpv-release man|image [flags] (mcpv-release CMD -h lists a command's flags)")
 	os.Exit(2)
 }
 

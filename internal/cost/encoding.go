@@ -2,22 +2,23 @@ package cost
 
 import (
 	"bytes"
+	"embed"
 	"encoding/base64"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
 
 // An Encoding counts the tokens of a text as one of OpenAI's published
 // byte-pair encodings does: the text split into pieces by the encoding's
 // pre-tokenizer, each piece merged from its bytes by the ranks of the
 // encoding's vocabulary. The vocabularies are the .tiktoken files OpenAI
-// publishes, embedded in the binary as they are and read only when an
-// encoding is first used: nothing of this is paid at start-up.
+// publishes, embedded in the binary as they are (vocab/, the files of
+// these two encodings alone, each held to the SHA-256 OpenAI's tiktoken
+// checks it by: TestVocabulariesAreOpenAIs) and read only when an encoding
+// is first used: nothing of this is paid at start-up.
 type Encoding struct {
 	Name  string
 	at    func(string, int) int
@@ -34,6 +35,9 @@ var (
 	o200k  = Encoding{Name: "o200k_base", at: o200kAt}
 	cl100k = Encoding{Name: "cl100k_base", at: cl100kAt}
 )
+
+//go:embed vocab/o200k_base.tiktoken vocab/cl100k_base.tiktoken
+var vocabularies embed.FS
 
 // ranks is the vocabulary, read on first use.
 func (e *Encoding) ranks() (map[string]uint32, error) {
@@ -65,8 +69,8 @@ func Get(name string) (*Encoding, error) {
 // its rank. The tokens' bytes are decoded into one string that every key
 // of the map is a part of: two allocations, not one per token.
 func (e *Encoding) load() (map[string]uint32, error) {
-	file := e.Name + ".tiktoken"
-	data, err := assets.Assets.ReadFile(file)
+	file := "vocab/" + e.Name + ".tiktoken"
+	data, err := vocabularies.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,11 @@
 package cost
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -98,4 +102,40 @@ func FuzzCount(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestVocabulariesAreOpenAIs: the binary embeds the vocabulary of each
+// encoding cost counts with and no other, each file the one OpenAI
+// publishes, by the SHA-256 its own tiktoken checks a download against
+// (tiktoken_ext/openai_public.py).
+func TestVocabulariesAreOpenAIs(t *testing.T) {
+	published := map[string]string{
+		"o200k_base.tiktoken":  "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+		"cl100k_base.tiktoken": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+	}
+	files, err := fs.ReadDir(vocabularies, "vocab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Name())
+	}
+	var want []string
+	for _, e := range Encodings {
+		want = append(want, e.Name+".tiktoken")
+	}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("embedded vocabularies %q, want those of the encodings, %q", names, want)
+	}
+	for _, name := range names {
+		data, err := vocabularies.ReadFile("vocab/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != published[name] {
+			t.Errorf("%s: SHA-256 %x, OpenAI publishes %s", name, sum, published[name])
+		}
+	}
 }

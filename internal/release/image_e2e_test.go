@@ -1,12 +1,12 @@
 //go:build linux && e2e
 
-package e2e
+package release
 
 // The container image the release pushes (commands/mcpv-release image), as
-// scripts/packages.sh writes it in CI: an OCI image layout in a tar,
-// read back with every digest checked, its platforms, labels and files
-// looked at, and its binary run, as root in the image's own files
-// (chroot, as its user) where the test may.
+// scripts/packages.sh writes it in CI (MCPV_PACKAGES names its output):
+// an OCI image layout in a tar, read back with every digest checked, its
+// platforms, labels and files looked at, and its binary run, as root in
+// the image's own files (chroot, as its user) where the test may.
 
 import (
 	"archive/tar"
@@ -27,19 +27,21 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpv/mcpv/internal/release"
 	"github.com/mcpv/mcpv/internal/testkit"
 )
 
-func readImage(t *testing.T) (*release.Layout, string) {
+func readImage(t *testing.T) (*Layout, string) {
 	t.Helper()
-	dir := packagesDir(t)
+	dir := os.Getenv("MCPV_PACKAGES")
+	if dir == "" {
+		t.Skip("MCPV_PACKAGES names no output of scripts/packages.sh: bash scripts/packages.sh DIR && MCPV_PACKAGES=DIR go test -tags e2e -run TestImage ./internal/release")
+	}
 	f, err := os.Open(filepath.Join(dir, "mcpv-image.tar"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	l, err := release.ReadImage(f)
+	l, err := ReadImage(f)
 	if err != nil {
 		t.Fatalf("mcpv-image.tar: %v", err)
 	}
@@ -146,7 +148,7 @@ func TestImageLayout(t *testing.T) {
 // where it starts a server and calls it.
 func TestImageRuns(t *testing.T) {
 	l, _ := readImage(t)
-	i := slices.IndexFunc(l.Images, func(img release.PlatformImage) bool { return img.Platform.Architecture == runtime.GOARCH })
+	i := slices.IndexFunc(l.Images, func(img PlatformImage) bool { return img.Platform.Architecture == runtime.GOARCH })
 	if i < 0 {
 		t.Skipf("no image for %s", runtime.GOARCH)
 	}
@@ -242,12 +244,13 @@ func TestImageRuns(t *testing.T) {
 		}
 	}
 	go io.Copy(io.Discard, lines)
+	// The client is the image's own binary, run outside it.
 	url := "http://127.0.0.1:" + port + "/mcp"
-	out, err = exec.Command(mcpvBin, "-c", "-u", url, "-H", "Authorization: Bearer "+token, "call", "hello").CombinedOutput()
+	out, err = exec.Command(bin, "-c", "-u", url, "-H", "Authorization: Bearer "+token, "call", "hello").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), `"text":"hi"`) {
 		t.Errorf("mcpv -u %s call hello, to serve in the image: %v\n%s", url, err, out)
 	}
-	out, err = exec.Command(mcpvBin, "-c", "-u", url, "call", "hello").CombinedOutput()
+	out, err = exec.Command(bin, "-c", "-u", url, "call", "hello").CombinedOutput()
 	if err == nil {
 		t.Errorf("serve in the image answered a call without the token:\n%s", out)
 	}

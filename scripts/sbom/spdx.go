@@ -1,4 +1,4 @@
-package release
+package main
 
 // NewSBOM writes a software bill of materials, an SPDX 2.3 JSON
 // document (https://spdx.github.io/spdx-spec/v2.3/), for a file that
@@ -91,7 +91,7 @@ func NewSBOM(name string, data []byte, programs []Program, created, namespace st
 		SPDXVersion: "SPDX-2.3", DataLicense: "CC0-1.0", SPDXID: "SPDXRef-DOCUMENT",
 		Name:              name,
 		DocumentNamespace: strings.TrimSuffix(namespace, "/") + "/" + name + "-" + digest,
-		CreationInfo:      CreationInfo{Created: created, Creators: []string{"Tool: mcpv-release"}},
+		CreationInfo:      CreationInfo{Created: created, Creators: []string{"Tool: mcpv-sbom"}},
 		DocumentDescribes: []string{"SPDXRef-File"},
 	}
 	doc.Packages = append(doc.Packages, Package{
