@@ -129,8 +129,10 @@ func TestBenchmarksEndWithTheNotes(t *testing.T) {
 // The field set is one list: every row of scripts/field/servers.tsv starts
 // a package pinned in scripts/field/package.json (a row marked ci among its
 // dependencies, the ones --ci installs alone, any other among its
-// devDependencies), every pinned package is started by a row, and
-// docs/COMPATIBILITY.md's table names each server with its pinned version.
+// devDependencies) or in the row itself (NAME@VERSION, installed alone,
+// never ci), every package.json's package is started by a row, each row
+// says why it was chosen, and docs/COMPATIBILITY.md's table names each
+// server with its pinned version.
 func TestFieldSetIsOneList(t *testing.T) {
 	dir := filepath.Join("scripts", "field")
 	tsv, err := os.ReadFile(filepath.Join(dir, "servers.tsv"))
@@ -163,12 +165,15 @@ func TestFieldSetIsOneList(t *testing.T) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 7 {
-			t.Errorf("servers.tsv line %d has %d columns, not 7", i+1, len(f))
+		if len(f) != 8 {
+			t.Errorf("servers.tsv line %d has %d columns, not 8", i+1, len(f))
 			continue
 		}
 		rows++
 		name, p, kind, ci, cmd := f[0], f[1], f[2], f[3], f[5]
+		if len(f[7]) < 10 {
+			t.Errorf("%s: no word of why it was chosen: %q", name, f[7])
+		}
 		if names[name] {
 			t.Errorf("servers.tsv names %s twice", name)
 		}
@@ -184,7 +189,14 @@ func TestFieldSetIsOneList(t *testing.T) {
 		if !inCI {
 			version = pkg.DevDependencies[p]
 		}
+		alone := false
+		if at := strings.LastIndex(p, "@"); at > 0 {
+			p, version, alone = p[:at], p[at+1:], true
+		}
 		switch {
+		case alone && (ci == "ci" || pkg.Dependencies[p] != "" || pkg.DevDependencies[p] != ""):
+			t.Errorf("%s: %s is installed alone, and so is neither ci nor in package.json", name, p)
+		case alone:
 		case version == "":
 			t.Errorf("%s: package %s is not pinned in package.json", name, p)
 		case inCI != (ci == "ci"):

@@ -19,6 +19,14 @@
 #           Streamable HTTP for the servers whose row has an http column
 #           (check/NAME-http.json); the server fails on a MUST failure
 #   all     audit, pin and check
+#   save    list the server as audit does, get each of its prompts (every
+#           declared argument "example") and read each resource a model may
+#           read (at most 64 of each, as mcpv audit does), and keep what it
+#           showed as internal/audit/testdata/field/servers/NAME.json, the
+#           saved surface the audit's field test reads offline; a server that
+#           does not start is listed in internal/audit/testdata/field/
+#           unstarted.tsv with the reason (`bash scripts/field.sh save NAME`
+#           refreshes one server's saved surface)
 #   cost    reserved for `mcpv cost` (run when the binary has that command)
 #
 # Options:
@@ -36,6 +44,8 @@
 # and installed OUTSIDE the repository with `npm ci --ignore-scripts` (no
 # install script runs: some would download a browser or a binary), in
 #   ${MCPV_FIELD_DIR:-${TMPDIR:-/tmp}/mcpv-field}
+# A row whose package column pins a version (NAME@VERSION) is installed
+# alone, with `npm install --ignore-scripts --omit=dev`, in one/NAME there.
 # scripts/field/servers.tsv says how each is started (its command, with $M
 # for that node_modules and $W for its own directory), the dummy environment
 # it needs, and its kind. Each server runs in a directory of its own, which
@@ -61,7 +71,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 src=$repo/scripts/field
 
 mode=audit
-case "${1:-}" in audit | pin | check | all | cost) mode=$1 && shift ;; esac
+case "${1:-}" in audit | pin | check | all | cost | save) mode=$1 && shift ;; esac
 ci=false mcpv="" out="" summary_md="" jobs=3 names=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -99,12 +109,13 @@ mkdir -p "$dir" "$out" || die "cannot create $dir or $out"
 
 # ------------------------------------------------------------- the servers
 
-# rows: NAME<TAB>KIND<TAB>CI<TAB>ENV<TAB>COMMAND<TAB>HTTP of the rows chosen.
+# rows: NAME<TAB>KIND<TAB>CI<TAB>ENV<TAB>COMMAND<TAB>HTTP<TAB>PACKAGE of the
+# rows chosen.
 rows=$(awk -F'\t' -v ci="$ci" -v want="${names[*]:-}" '
 	BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) chosen[w[i]] = 1 }
 	/^#/ || NF == 0 || $1 == "name" { next }
-	NF < 7 { printf "field: servers.tsv line %d has %d columns, not 7\n", NR, NF > "/dev/stderr"; bad = 1; next }
-	(n == 0 || $1 in chosen) && (ci == "false" || $4 == "ci") { print $1 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7; seen[$1] = 1 }
+	NF != 8 { printf "field: servers.tsv line %d has %d columns, not 8\n", NR, NF > "/dev/stderr"; bad = 1; next }
+	(n == 0 || $1 in chosen) && (ci == "false" || $4 == "ci") { print $1 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 "\t" $2; seen[$1] = 1 }
 	END { for (k in chosen) if (!(k in seen)) { printf "field: no server %s in servers.tsv%s\n", k, ci == "true" ? " marked ci" : "" > "/dev/stderr"; bad = 1 }
 	      exit bad }' "$src/servers.tsv") || die "see scripts/field/servers.tsv"
 [ -n "$rows" ] || die "no server chosen"
@@ -120,7 +131,9 @@ if $ci; then
 	inst=$dir/ci
 	omit=(--omit=dev)
 fi
-if [ ! -d "$inst/node_modules" ] || ! cmp -s "$want" "$inst/package-lock.json" || ! cmp -s "$src/package.json" "$inst/package.json"; then
+if ! awk -F'\t' '$7 !~ /.@/ { found = 1 } END { exit !found }' <<<"$rows"; then
+	: # every row chosen pins its own package, installed alone (one_modules)
+elif [ ! -d "$inst/node_modules" ] || ! cmp -s "$want" "$inst/package-lock.json" || ! cmp -s "$src/package.json" "$inst/package.json"; then
 	echo "installing the field set into $inst (npm ci --ignore-scripts ${omit[*]})"
 	mkdir -p "$inst" && cp "$src/package.json" "$want" "$inst/"
 	if ! (cd "$inst" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error "${omit[@]}" >"$inst/npm-ci.log" 2>&1); then
@@ -130,6 +143,18 @@ if [ ! -d "$inst/node_modules" ] || ! cmp -s "$want" "$inst/package-lock.json" |
 	fi
 fi
 M=$inst/node_modules
+
+# one_modules PACKAGE@VERSION: the node_modules where that package is
+# installed alone (installing it the first time); nothing on a failure.
+one_modules() {
+	local d=$dir/one/${1//\//+}
+	if [ ! -f "$d/installed" ]; then
+		mkdir -p "$d" && echo '{"private":true}' >"$d/package.json"
+		(cd "$d" && npm install --ignore-scripts --omit=dev --legacy-peer-deps --no-audit --no-fund --loglevel=error "$1" >"$d/npm-install.log" 2>&1) || return 0
+		touch "$d/installed"
+	fi
+	echo "$d/node_modules"
+}
 
 if [ -z "$mcpv" ]; then
 	command -v go >/dev/null || die "go is required (or --mcpv PATH)"
@@ -169,7 +194,9 @@ EOF
 printf '%s\n' '{"installed":{"client_id":"field-dummy.apps.example","client_secret":"field-dummy","redirect_uris":["http://127.0.0.1:9/oauth2callback"]}}' >"$skel/.gmail-mcp/gcp-oauth.keys.json"
 printf '%s\n' 'oauth_token = "field-dummy"' 'expiration_time = "2099-01-01T00:00:00.000Z"' >"$skel/.config/.wrangler/config/default.toml"
 
-mkdir -p "$out/surfaces" "$out/audit" "$out/pin" "$out/check" "$out/cost" "$work/lines"
+mkdir -p "$out/surfaces" "$out/audit" "$out/pin" "$out/check" "$out/cost" "$out/save" "$work/lines"
+saved=$repo/internal/audit/testdata/field/servers
+mkdir -p "$saved"
 
 # ------------------------------------------------------------- one server
 
@@ -219,10 +246,21 @@ field_http() {
 	wait "$pid" 2>/dev/null || true
 }
 
-# field_server NAME KIND ENV COMMAND HTTP: the chosen modes over one server,
-# its line in $work/lines/NAME.
+# field_server NAME KIND ENV COMMAND HTTP PACKAGE: the chosen modes over one
+# server, its line in $work/lines/NAME.
 field_server() {
-	local name=$1 kind=$2 env=$3 cmd=${4//\$M/$M} http=$5 line o pin a b c
+	local name=$1 kind=$2 env=$3 cmd=$4 http=$5 package=$6 line o pin a b c
+	if [[ $package == ?*@* ]]; then
+		local M
+		M=$(one_modules "$package")
+		if [ -z "$M" ]; then
+			echo "npm install $package failed" >"$out/save/$name.reason"
+			printf '%-24s %-11s npm install %s failed\n' "$name" "$kind" "$package" >"$work/lines/$name"
+			return
+		fi
+	fi
+	cmd=${cmd//\$M/$M}
+	rm -f "$out/save/$name.reason"
 	w=$work/$name
 	rm -rf "$w" && cp -r "$skel" "$w"
 	cmd=${cmd//\$W/$w}
@@ -266,6 +304,29 @@ field_server() {
 			line+=$(node "$src/summary.mjs" line-check "$out" "$name-http")
 		fi
 	fi
+	if [ "$mode" = save ]; then
+		o=$work/$name.list
+		printf '%s\n' info list-tools list-prompts list-resources list-resource-templates >"$w/.ops"
+		in=$w/.ops field_run "$env" "$cmd" batch --keep-going
+		node "$src/summary.mjs" surface "$o.out" "$o.err" >"$out/surfaces/$name.json" || true
+		node "$src/summary.mjs" reads "$out/surfaces/$name.json" >"$w/.reads" 2>/dev/null || true
+		o=$work/$name.reads
+		: >"$o.out"
+		[ ! -s "$w/.reads" ] || in=$w/.reads field_run "$env" "$cmd" batch --keep-going
+		if node "$src/summary.mjs" saved "$out/surfaces/$name.json" "$o.out" >"$saved/.$name.json"; then
+			mv "$saved/.$name.json" "$saved/$name.json"
+			line+=" saved ($(wc -c <"$saved/$name.json") bytes)"
+		else
+			rm -f "$saved/.$name.json"
+			# the server's last word (its last error, else its last line; not
+			# node's version after a stack) and mcpv's, on one line
+			{ grep -v -e '^mcpv: ' -e '^Node\.js v' -e '^ *at ' "$work/$name.list.err" | grep . | { grep -iE 'error|required|missing|not set|must|cannot|failed' || cat; } | tail -n 1 | cut -c1-240
+				grep '^mcpv: ' "$work/$name.list.err" | grep -v '^mcpv: warning' | tail -n 1; } |
+				paste -sd '|' | sed 's/|/ \/ /; s/\t/ /g' >"$out/save/$name.reason"
+			[ -s "$out/save/$name.reason" ] || echo "no answer" >"$out/save/$name.reason"
+			line+=" did not start: $(cat "$out/save/$name.reason")"
+		fi
+	fi
 	if [ "$mode" = cost ]; then
 		o=$out/cost/$name
 		field_run "$env" "$cmd" cost --format json
@@ -279,16 +340,30 @@ field_server() {
 # ------------------------------------------------------------- the run
 
 running=0
-while IFS=$'\t' read -r name kind _ env cmd http; do
+while IFS=$'\t' read -r name kind _ env cmd http package; do
 	if [ "$running" -ge "$jobs" ]; then
 		wait -n || true
 		running=$((running - 1))
 	fi
-	(field_server "$name" "$kind" "$env" "$cmd" "$http" && cat "$work/lines/$name") &
+	(field_server "$name" "$kind" "$env" "$cmd" "$http" "$package" && cat "$work/lines/$name") &
 	running=$((running + 1))
 done <<<"$rows"
 wait
 
+if [ "$mode" = save ]; then
+	# The servers that did not start, with the reason: the list's rows of the
+	# servers run now replaced by this run's.
+	list=$repo/internal/audit/testdata/field/unstarted.tsv
+	{
+		[ ! -f "$list" ] || awk -F'\t' -v run="$(cut -f1 <<<"$rows" | tr '\n' ' ')" 'BEGIN { split(run, r, " "); for (i in r) ran[r[i]] = 1 } !($1 in ran)' "$list"
+		for name in $(cut -f1 <<<"$rows"); do
+			[ ! -f "$out/save/$name.reason" ] || printf '%s\t%s\n' "$name" "$(cat "$out/save/$name.reason")"
+		done
+	} | sort >"$list.new"
+	mv "$list.new" "$list"
+	echo "saved surfaces in $saved; $(wc -l <"$list") servers that did not start listed in $list"
+	exit 0
+fi
 args=(report "$out" "$mode")
 [ -z "$summary_md" ] || args+=(--markdown "$summary_md")
 status=0

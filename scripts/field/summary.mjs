@@ -2,6 +2,8 @@
 // one JSON file, the line printed per server, and the summary of a run.
 //
 //   node summary.mjs surface BATCH-OUT BATCH-ERR    the listing as JSON on stdout
+//   node summary.mjs reads SURFACE                 the batch lines that get its prompts and read its resources
+//   node summary.mjs saved SURFACE BATCH-OUT       the listing and those reads as a saved surface
 //   node summary.mjs line-audit|line-pin|line-check OUT NAME
 //   node summary.mjs report OUT MODE [--markdown FILE] NAME...
 //
@@ -65,6 +67,63 @@ function surface(outFile, errFile) {
     }
   });
   process.stdout.write(JSON.stringify(s, null, 1) + '\n');
+}
+
+// reads: a batch line per request, a prompts/get per prompt (every declared argument "example")
+// and a resources/read line per resource a model may read as text, at most
+// 64 of each: what mcpv audit reads of a live server (surface.GatherReads).
+const readable = (r) => {
+  const uri = r.uri || '';
+  const mime = (r.mimeType || '').toLowerCase();
+  if (!uri || uri.toLowerCase().startsWith('ui://') || mime.includes('profile=mcp-app')) return false;
+  const m = mime.split(';')[0].trim();
+  return !m || m.startsWith('text/') || m.endsWith('json') || m.endsWith('+xml') || ['application/xml', 'application/yaml', 'application/x-yaml', 'application/javascript'].includes(m);
+};
+function readOps(s) {
+  const ops = s.prompts.slice(0, 64).map((p) => ({
+    key: ['promptResults', p.name],
+    line: { method: 'prompts/get', params: { name: p.name, arguments: Object.fromEntries((p.arguments || []).filter((a) => a.name).map((a) => [a.name, 'example'])) } },
+  }));
+  return ops.concat(s.resources.filter(readable).slice(0, 64).map((r) => ({ key: ['readResults', r.uri], line: { method: 'resources/read', params: { uri: r.uri } } })));
+}
+function reads(surfaceFile) {
+  // mcpv request METHOD 'PARAMS': a quote inside the JSON is written \u0027.
+  for (const o of readOps(json(surfaceFile))) process.stdout.write(`request ${o.line.method} '${JSON.stringify(o.line.params).replace(/'/g, '\\u0027')}'\n`);
+}
+
+// saved: the listing and the reads' answers (a line per op, in order) as
+// the saved surface internal/audit keeps (testdata/field/servers/NAME.json:
+// serverInfo, instructions, the lists, promptResults by name, readResults
+// by URI, and the errors of what the server refused); exits 1 when the
+// server gave no serverInfo (it did not start).
+function saved(surfaceFile, outFile) {
+  const s = json(surfaceFile);
+  const init = s && s.initialize;
+  if (!init || !init.serverInfo) return 1;
+  const out = { serverInfo: init.serverInfo };
+  if (init.instructions) out.instructions = init.instructions;
+  for (const k of ['tools', 'prompts', 'resources', 'resourceTemplates']) out[k] = s[k];
+  out.promptResults = {};
+  out.readResults = {};
+  const errors = Object.fromEntries(Object.entries(s.errors).filter(([k]) => k !== 'initialize'));
+  const answers = new Map(
+    (read(outFile) || '').split('\n').filter(Boolean).map((l) => {
+      try {
+        const o = JSON.parse(l);
+        return [o.line, o];
+      } catch {
+        return [0, null];
+      }
+    }),
+  );
+  readOps(s).forEach((o, i) => {
+    const a = answers.get(i + 1);
+    if (a && a.result !== undefined) out[o.key[0]][o.key[1]] = a.result;
+    else errors[`${o.line.method} ${o.key[1]}`] = a && a.error ? a.error.message || JSON.stringify(a.error) : 'no answer';
+  });
+  if (Object.keys(errors).length) out.errors = errors;
+  process.stdout.write(JSON.stringify(out, null, 1) + '\n');
+  return 0;
 }
 
 const items = (s) => (s ? [s.tools.length, s.prompts.length, s.resources.length, s.resourceTemplates.length] : null);
@@ -278,6 +337,8 @@ function report(out, mode, names, mdFile) {
 
 const [cmd, ...args] = process.argv.slice(2);
 if (cmd === 'surface') surface(args[0], args[1]);
+else if (cmd === 'reads') reads(args[0]);
+else if (cmd === 'saved') process.exit(saved(args[0], args[1]));
 else if (cmd && cmd.startsWith('line-')) process.stdout.write(line(cmd, path.resolve(args[0]), args[1]));
 else if (cmd === 'report') {
   let md = null;
@@ -285,6 +346,6 @@ else if (cmd === 'report') {
   if (i >= 0) md = args.splice(i, 2)[1];
   process.exit(report(path.resolve(args[0]), args[1], args.slice(2), md));
 } else {
-  console.error('usage: summary.mjs surface|line-audit|line-pin|line-check|report ...');
+  console.error('usage: summary.mjs surface|reads|saved|line-audit|line-pin|line-check|report ...');
   process.exit(2);
 }
