@@ -237,7 +237,9 @@ func TestViewHoldsWhatAPinHolds(t *testing.T) {
 
 // Reading a pin file costs about its size, whatever its shape: a schema
 // of many small properties cost twenty times its size when each
-// definition was decoded into maps to be made canonical.
+// definition was decoded into maps to be made canonical, and a long
+// description with paragraph breaks eight times, unquoted and encoded
+// again though the file holds it canonical.
 func TestParseCostsAboutTheFileSize(t *testing.T) {
 	var props strings.Builder
 	for i := range 40000 {
@@ -246,18 +248,24 @@ func TestParseCostsAboutTheFileSize(t *testing.T) {
 		}
 		fmt.Fprintf(&props, `"p%d":{"type":"integer","minimum":%d}`, i, i)
 	}
-	s := demo()
-	s.Tools = raws(`{"name":"wide","description":"d","inputSchema":{"type":"object","properties":{` + props.String() + `}}}`)
-	data := (&File{Servers: []*Server{record(t, s)}}).Marshal()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	if _, err := Parse(data); err != nil {
-		t.Fatal(err)
-	}
-	runtime.ReadMemStats(&after)
-	if got := after.TotalAlloc - before.TotalAlloc; !testkit.Race && got > 4*uint64(len(data)) {
-		t.Errorf("Parse of %d bytes allocated %d (%.1f×)", len(data), got, float64(got)/float64(len(data)))
+	long := rawjson.MustMarshal(strings.Repeat("Lit un fichier et rend ses lignes.\n\n", 1<<16))
+	for name, tool := range map[string]string{
+		"wide":  `{"name":"wide","description":"d","inputSchema":{"type":"object","properties":{` + props.String() + `}}}`,
+		"prose": `{"name":"prose","description":` + string(long) + `,"inputSchema":{"type":"object"}}`,
+	} {
+		s := demo()
+		s.Tools = raws(tool)
+		data := (&File{Servers: []*Server{record(t, s)}}).Marshal()
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if _, err := Parse(data); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; !testkit.Race && got > 4*uint64(len(data)) {
+			t.Errorf("%s: Parse of %d bytes allocated %d (%.1f×)", name, len(data), got, float64(got)/float64(len(data)))
+		}
 	}
 }
 

@@ -94,8 +94,8 @@ func (w *canonWriter) value(v []byte, i int) int {
 	case '"':
 		end, escapes, nonASCII := ScanString(v, i)
 		lit := v[i:end]
-		if !escapes && (!nonASCII || plainUTF8(lit)) {
-			b.Write(lit) // as Go would write it again: most strings
+		if !escapes && !nonASCII || Encoded(lit) {
+			b.Write(lit) // as Go would write it again: most strings, and every one a pin file holds
 		} else {
 			writeString(b, Unquote(lit, escapes, nonASCII))
 		}
@@ -168,12 +168,6 @@ func (w *canonWriter) object(v []byte, i int) int {
 	clear(w.stack[start:])
 	w.stack = w.stack[:start]
 	return i + 1
-}
-
-// plainUTF8 reports whether a string literal without escapes is valid
-// UTF-8 without U+2028 or U+2029, which Go's encoder escapes.
-func plainUTF8(lit []byte) bool {
-	return utf8.Valid(lit) && !bytes.Contains(lit, []byte("\u2028")) && !bytes.Contains(lit, []byte("\u2029"))
 }
 
 // writeString writes s as a JSON string, as Go's encoder writes it
