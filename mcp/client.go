@@ -439,12 +439,11 @@ func (c *Client) callWithin(ctx context.Context, left time.Duration, method stri
 	return c.sendWithin(ctx, left, method, params, meta, token, nil)
 }
 
-// sendWithin sends params, with meta (prepare's) added as the message is
-// written, bounded by the client's timeouts, with left of the timeout to
-// wait for a first word (a request that shares its timeout with a probe
-// before it: budget); progress restarts the whole timeout, as ever.
-// Nothing is sent when nothing is left. first, when not nil, is the
-// request sent already, whose answer is awaited.
+// sendWithin sends params with meta, bounded by the client's timeouts,
+// with left of the timeout to wait for a first word (a request that shares
+// its timeout with a probe before it: budget); progress restarts the whole
+// timeout, as ever. Nothing is sent when nothing is left. first, when not
+// nil, is the request sent already, whose answer is awaited.
 func (c *Client) sendWithin(ctx context.Context, left time.Duration, method string, params json.RawMessage, meta []metaEntry, token json.RawMessage, first *request) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -474,12 +473,9 @@ func (c *Client) sendWithin(ctx context.Context, left time.Duration, method stri
 	return c.s.call(ctx, method, params, meta...)
 }
 
-// prepare is what the client adds to params' _meta: the modern era's
-// stamp, and a progress token of its own for a request that may run long,
-// unless params already carry one (token: the request's, or nil). They
-// are added as the message is written (encodeRequest), so that params of
-// any size are copied once, into it. params are read once, here, only
-// where a token may be added.
+// prepare is what the client adds to params' _meta as the message is
+// written: the modern era's stamp, and a progress token of its own for a
+// request that may run long, unless params carry one (token: the one).
 func (c *Client) prepare(method string, params json.RawMessage) (meta []metaEntry, token json.RawMessage, err error) {
 	if c.era().modern {
 		meta = c.stampEntries()

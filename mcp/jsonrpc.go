@@ -229,14 +229,11 @@ type wireResponse struct {
 }
 
 // encodeRequest writes a request (a notification when id is nil) as
-// json.Marshal writes a wireRequest, with meta added to its params' _meta
-// (the client's stamp, its progress token). Nearly always the method is
-// plain ASCII and the id, params and meta are JSON that json.Marshal would
-// leave as they are (compact, nothing it escapes): then the message is
-// built directly, at its size, after one pass over params that checks
-// them, and params of any size are copied once, into it. Anything else
-// goes through json.Marshal, which compacts and escapes. Params that meta
-// cannot be added to (no object) are sent as they are.
+// json.Marshal writes a wireRequest, with meta added to params' _meta when
+// they take it. Nearly always the method is plain ASCII and the id, params
+// and meta are JSON that json.Marshal would leave as they are: then the
+// message is built directly, at its size, params copied once, into it.
+// Anything else goes through json.Marshal, which compacts and escapes.
 func encodeRequest(id json.RawMessage, method string, params json.RawMessage, meta ...metaEntry) ([]byte, error) {
 	if !rawjson.Plain(method) || !asMarshaled(id) || !asMarshaled(params) || slices.ContainsFunc(meta, func(e metaEntry) bool { return !asMarshaled(e.value) }) {
 		b, err := json.Marshal(wireRequest{JSONRPC: "2.0", ID: bytes.Clone(id), Method: method, Params: stamped(params, meta)})

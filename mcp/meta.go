@@ -114,8 +114,7 @@ func metaSize(entries []metaEntry) int {
 }
 
 // appendWithMeta appends params to b with entries added to its _meta,
-// reading params' members once: a request's message is written so, its
-// params of any size copied once, into it (encodeRequest).
+// reading params' members once.
 func appendWithMeta(b []byte, params json.RawMessage, entries []metaEntry) ([]byte, error) {
 	var buf [8]rawjson.Field
 	var fields []rawjson.Field

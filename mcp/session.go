@@ -227,8 +227,7 @@ func (s *Session) Call(ctx context.Context, method string, params json.RawMessag
 	return s.call(ctx, method, params)
 }
 
-// call is Call with meta added to params' _meta as the message is written
-// (encodeRequest).
+// call is Call with meta added to params' _meta (encodeRequest).
 func (s *Session) call(ctx context.Context, method string, params json.RawMessage, meta ...metaEntry) (json.RawMessage, error) {
 	r, err := s.begin(ctx, method, params, meta...)
 	if err != nil {
