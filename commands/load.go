@@ -232,11 +232,10 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	defer done()
 	// A run allocates steadily for long: collecting less often halves
-	// mcpv's own CPU per call, for a heap up to five times what is live;
-	// not with a large row of a data file, which each call copies (five
-	// times what a 100 MiB row keeps live is gigabytes).
-	if data == nil || data.Largest < loadBigData {
-		gcstart.Raise(loadGOGC)
+	// mcpv's own CPU per call, for a heap up to five times what is live; a
+	// large row's is held near what its calls hold, two rows a session.
+	if gcstart.Raise(loadGOGC); data != nil && data.Largest >= loadBigData {
+		gcstart.Bound(int64(c.Concurrency)*2*data.Largest + 32<<20)
 	}
 	cfg := c.config(s, out)
 	cfg.Ops, cfg.Steps, cfg.Scenario, cfg.ReadFile, cfg.Data = ops, steps, scenario, readFile, data

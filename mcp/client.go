@@ -432,19 +432,19 @@ func (c *Client) call(ctx context.Context, method string, params json.RawMessage
 // callWithin sends a request of a settled era, with left of its timeout
 // (sendWithin).
 func (c *Client) callWithin(ctx context.Context, left time.Duration, method string, params json.RawMessage) (json.RawMessage, error) {
-	params, token, err := c.prepare(method, params)
+	meta, token, err := c.prepare(method, params)
 	if err != nil {
 		return nil, err
 	}
-	return c.sendWithin(ctx, left, method, params, token, nil)
+	return c.sendWithin(ctx, left, method, params, meta, token, nil)
 }
 
-// sendWithin sends params, prepared, bounded by the client's timeouts,
+// sendWithin sends params with meta, bounded by the client's timeouts,
 // with left of the timeout to wait for a first word (a request that shares
 // its timeout with a probe before it: budget); progress restarts the whole
 // timeout, as ever. Nothing is sent when nothing is left. first, when not
 // nil, is the request sent already, whose answer is awaited.
-func (c *Client) sendWithin(ctx context.Context, left time.Duration, method string, params, token json.RawMessage, first *request) (json.RawMessage, error) {
+func (c *Client) sendWithin(ctx context.Context, left time.Duration, method string, params json.RawMessage, meta []metaEntry, token json.RawMessage, first *request) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if d := c.opts.Timeout; d > 0 {
@@ -465,52 +465,42 @@ func (c *Client) sendWithin(ctx context.Context, left time.Duration, method stri
 		defer hard.Stop()
 	}
 	if c.era().modern {
-		return c.rounds(ctx, method, params, first)
+		return c.rounds(ctx, method, params, meta, first)
 	}
 	if first != nil {
 		return first.wait(ctx)
 	}
-	return c.s.Call(ctx, method, params)
+	return c.s.call(ctx, method, params, meta...)
 }
 
-// prepare stamps params with the modern era's _meta, and adds a progress
-// token of its own to a request that may run long, unless params already
-// carry one. params are read once, their members found as they are
-// checked, and copied once when they change.
-func (c *Client) prepare(method string, params json.RawMessage) (json.RawMessage, json.RawMessage, error) {
-	var entries []metaEntry
+// prepare is what the client adds to params' _meta as the message is
+// written: the modern era's stamp, and a progress token of its own for a
+// request that may run long, unless params carry one (token: the one).
+func (c *Client) prepare(method string, params json.RawMessage) (meta []metaEntry, token json.RawMessage, err error) {
 	if c.era().modern {
-		entries = c.stampEntries()
+		meta = c.stampEntries()
 	}
 	if c.opts.TraceParent != nil {
-		entries = append(entries, metaEntry{"traceparent", mustJSON(c.opts.TraceParent())})
+		meta = append(meta, metaEntry{"traceparent", mustJSON(c.opts.TraceParent())})
 	}
 	if !progressMethods[method] {
-		if len(entries) > 0 {
-			if p, err := withMeta(params, entries); err == nil { // a broken params is sent as it is, and refused on the way
-				params = p
-			}
-		}
-		return params, nil, nil
+		return meta, nil, nil
 	}
 	var buf [8]rawjson.Field
 	var fields []rawjson.Field
 	if !noParams(params) {
-		var err error
 		if fields, err = rawjson.Fields(buf[:0], params); err != nil {
 			return nil, nil, fmt.Errorf("params: %w", err)
 		}
+		if i := slices.IndexFunc(fields, func(f rawjson.Field) bool { return f.KeyIs("_meta") }); i >= 0 && !rawjson.IsObject(fields[i].Value) {
+			return nil, nil, errors.New("params: params._meta is not an object")
+		}
 	}
-	token := progressToken(fields)
-	if token == nil {
+	if token = progressToken(fields); token == nil {
 		token = progressTokenFor(c.lastToken.Add(1))
-		entries = append(entries, metaEntry{"progressToken", token})
+		meta = append(meta, metaEntry{"progressToken", token})
 	}
-	if len(entries) == 0 {
-		return params, token, nil
-	}
-	params, err := metaWith(params, fields, entries)
-	return params, token, err
+	return meta, token, nil
 }
 
 // progressTokenFor is the progress token mcpv gives the client's request
@@ -525,11 +515,11 @@ func progressTokenFor(n int64) json.RawMessage {
 // Request returns the exact JSON-RPC request Call would send next for
 // method and params, without sending it (mcpv call --dry-run).
 func (c *Client) Request(method string, params json.RawMessage) (json.RawMessage, error) {
-	params, _, err := c.prepare(method, params)
+	meta, _, err := c.prepare(method, params)
 	if err != nil {
 		return nil, err
 	}
-	return encodeRequest(intID(c.s.lastID.Load()+1), method, params)
+	return encodeRequest(intID(c.s.lastID.Load()+1), method, params, meta...)
 }
 
 func mustJSON(v any) []byte { return rawjson.Marshal(v) }
@@ -584,7 +574,7 @@ func (c *Client) Relay(ctx context.Context, method string, params json.RawMessag
 	if !c.era().modern {
 		return c.s.Call(ctx, method, params)
 	}
-	return c.rounds(ctx, method, c.stamp(params), nil)
+	return c.rounds(ctx, method, params, c.stampEntries(), nil)
 }
 
 // ForwardNotification sends a client's notification as it is.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -228,31 +229,36 @@ type wireResponse struct {
 }
 
 // encodeRequest writes a request (a notification when id is nil) as
-// json.Marshal writes a wireRequest. Nearly always the method is plain
-// ASCII and the id and params are JSON that json.Marshal would leave as
-// they are (compact, nothing it escapes): then the message is built
-// directly, at its size, after one pass over params that checks them.
+// json.Marshal writes a wireRequest, with meta added to params' _meta when
+// they take it. Nearly always the method is plain ASCII and the id, params
+// and meta are JSON that json.Marshal would leave as they are: then the
+// message is built directly, at its size, params copied once, into it.
 // Anything else goes through json.Marshal, which compacts and escapes.
-func encodeRequest(id json.RawMessage, method string, params json.RawMessage) ([]byte, error) {
-	if !rawjson.Plain(method) || !asMarshaled(id) || !asMarshaled(params) {
-		b, err := json.Marshal(wireRequest{JSONRPC: "2.0", ID: bytes.Clone(id), Method: method, Params: params})
+func encodeRequest(id json.RawMessage, method string, params json.RawMessage, meta ...metaEntry) ([]byte, error) {
+	if !rawjson.Plain(method) || !asMarshaled(id) || !asMarshaled(params) || slices.ContainsFunc(meta, func(e metaEntry) bool { return !asMarshaled(e.value) }) {
+		b, err := json.Marshal(wireRequest{JSONRPC: "2.0", ID: bytes.Clone(id), Method: method, Params: stamped(params, meta)})
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", method, err)
 		}
 		return b, nil
 	}
 	const head, idMember, methodMember, paramsMember = `{"jsonrpc":"2.0"`, `,"id":`, `,"method":"`, `","params":`
-	b := make([]byte, 0, len(head)+len(idMember)+len(id)+len(methodMember)+len(method)+len(paramsMember)+len(params)+2)
+	b := make([]byte, 0, len(head)+len(idMember)+len(id)+len(methodMember)+len(method)+len(paramsMember)+len(params)+metaSize(meta)+2)
 	b = append(b, head...)
 	if len(id) > 0 {
 		b = append(append(b, idMember...), id...)
 	}
 	b = append(append(b, methodMember...), method...)
-	if len(params) == 0 {
+	if len(params) == 0 && len(meta) == 0 {
 		return append(b, `"}`...), nil
 	}
-	b = append(append(b, paramsMember...), params...)
-	return append(b, '}'), nil
+	b = append(b, paramsMember...)
+	if len(meta) > 0 {
+		if stamped, err := appendWithMeta(b, params, meta); err == nil {
+			return append(stamped, '}'), nil
+		}
+	}
+	return append(append(b, params...), '}'), nil
 }
 
 // asMarshaled reports whether json.Marshal writes raw (a json.RawMessage

@@ -40,11 +40,11 @@ func Lookup(ctx context.Context) bool { return ctx.Value(lookupKey{}) != nil || 
 // callKept is Call for a list request of a session with kept lists: what
 // the server answers is kept unless the era changed under the request.
 func (c *Client) callKept(ctx context.Context, l KeptLists, method string, params json.RawMessage) (json.RawMessage, error) {
-	stamped, _, err := c.prepare(method, params)
+	meta, _, err := c.prepare(method, params)
 	if err != nil {
 		return c.call(ctx, method, params)
 	}
-	res, keep := l.Kept(method, stamped, ToolSought(ctx), Lookup(ctx))
+	res, keep := l.Kept(method, stamped(params, meta), ToolSought(ctx), Lookup(ctx))
 	if res != nil {
 		return res, nil
 	}

@@ -84,15 +84,19 @@ type metaEntry struct {
 // withMeta adds entries to params._meta in one pass over params; an entry
 // whose key _meta already has is left out.
 func withMeta(params json.RawMessage, entries []metaEntry) (json.RawMessage, error) {
-	if noParams(params) {
-		return metaWith(params, nil, entries)
+	return appendWithMeta(make([]byte, 0, len(params)+metaSize(entries)), params, entries)
+}
+
+// stamped is params with meta added to its _meta, or as it is when they
+// cannot take it (no object).
+func stamped(params json.RawMessage, meta []metaEntry) json.RawMessage {
+	if len(meta) == 0 {
+		return params
 	}
-	var buf [8]rawjson.Field
-	fields, err := rawjson.Fields(buf[:0], params)
-	if err != nil {
-		return nil, fmt.Errorf("params: %w", err)
+	if p, err := withMeta(params, meta); err == nil {
+		return p
 	}
-	return metaWith(params, fields, entries)
+	return params
 }
 
 // noParams reports whether params is absent: empty, blank or null.
@@ -100,75 +104,74 @@ func noParams(params json.RawMessage) bool {
 	return len(bytes.TrimSpace(params)) == 0 || string(params) == "null"
 }
 
-// metaWith writes params, whose members are fields (none when noParams),
-// with entries added to its _meta, in a buffer of the size it needs.
-func metaWith(params json.RawMessage, fields []rawjson.Field, entries []metaEntry) (json.RawMessage, error) {
-	size := len(params) + len(`{"_meta":{}}`)
+// metaSize is what entries add to params at most.
+func metaSize(entries []metaEntry) int {
+	size := len(`{"_meta":{}}`)
 	for _, e := range entries {
 		size += len(e.key) + len(e.value) + 4
 	}
-	var b bytes.Buffer
-	b.Grow(size)
-	// writeEntries writes the entries whose keys are not in meta.
-	writeEntries := func(meta []rawjson.Field) {
+	return size
+}
+
+// appendWithMeta appends params to b with entries added to its _meta,
+// reading params' members once.
+func appendWithMeta(b []byte, params json.RawMessage, entries []metaEntry) ([]byte, error) {
+	var buf [8]rawjson.Field
+	var fields []rawjson.Field
+	if !noParams(params) {
+		var err error
+		if fields, err = rawjson.Fields(buf[:0], params); err != nil {
+			return nil, fmt.Errorf("params: %w", err)
+		}
+	}
+	// sep writes a comma unless b's last byte opens what is written.
+	sep := func() {
+		if b[len(b)-1] != '{' {
+			b = append(b, ',')
+		}
+	}
+	// appendEntries writes the entries whose keys are not in meta.
+	appendEntries := func(meta []rawjson.Field) {
 		for _, e := range entries {
 			if slices.ContainsFunc(meta, func(f rawjson.Field) bool { return f.KeyIs(e.key) }) {
 				continue
 			}
-			if b.Len() > 0 && b.Bytes()[b.Len()-1] != '{' {
-				b.WriteByte(',')
-			}
-			b.Write(rawjson.AppendString(b.AvailableBuffer(), e.key))
-			b.WriteByte(':')
-			b.Write(e.value)
+			sep()
+			b = append(rawjson.AppendString(b, e.key), ':')
+			b = append(b, e.value...)
 		}
 	}
-	if noParams(params) {
-		b.WriteString(`{"_meta":{`)
-		writeEntries(nil)
-		b.WriteString("}}")
-		return b.Bytes(), nil
-	}
-	b.WriteByte('{')
+	b = append(b, '{')
 	hasMeta := false
 	for _, f := range fields {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.Write(f.RawKey)
-		b.WriteByte(':')
+		sep()
+		b = append(append(b, f.RawKey...), ':')
 		if !f.KeyIs("_meta") {
-			b.Write(f.Value)
+			b = append(b, f.Value...)
 			continue
 		}
 		hasMeta = true
 		if !rawjson.IsObject(f.Value) {
 			return nil, errors.New("params: params._meta is not an object")
 		}
-		b.WriteByte('{')
-		var buf [8]rawjson.Field
-		meta := rawjson.ValidFields(buf[:0], f.Value)
+		b = append(b, '{')
+		var mbuf [8]rawjson.Field
+		meta := rawjson.ValidFields(mbuf[:0], f.Value)
 		for _, m := range meta {
-			if b.Bytes()[b.Len()-1] != '{' {
-				b.WriteByte(',')
-			}
-			b.Write(m.RawKey)
-			b.WriteByte(':')
-			b.Write(m.Value)
+			sep()
+			b = append(append(b, m.RawKey...), ':')
+			b = append(b, m.Value...)
 		}
-		writeEntries(meta)
-		b.WriteByte('}')
+		appendEntries(meta)
+		b = append(b, '}')
 	}
 	if !hasMeta {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.WriteString(`"_meta":{`)
-		writeEntries(nil)
-		b.WriteByte('}')
+		sep()
+		b = append(b, `"_meta":{`...)
+		appendEntries(nil)
+		b = append(b, '}')
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(b, '}'), nil
 }
 
 // NotifiedToken is the progressToken of a notifications/progress's params.

@@ -56,7 +56,7 @@ const DefaultDiscoverWait = 5 * time.Second
 // mcpv speaks) a modern one.
 func discover(ctx context.Context, s *Session, opts ClientOptions, version string) (*Client, error) {
 	c := newModernClient(s, opts, version)
-	raw, err := c.s.Call(ctx, "server/discover", c.stamp(nil))
+	raw, err := c.s.call(ctx, "server/discover", nil, c.stampEntries()...)
 	return c.discovered(ctx, raw, err)
 }
 
@@ -90,7 +90,7 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 			return nil, &VersionError{Offered: version, ServerSupports: supported, Accepted: accepted(opts, ModernVersions)}
 		}
 		offer(v)
-		raw, err = c.s.Call(ctx, "server/discover", c.stamp(nil))
+		raw, err = c.s.call(ctx, "server/discover", nil, c.stampEntries()...)
 	}
 	if err != nil {
 		return nil, err
@@ -142,19 +142,11 @@ func discoveredInfo(version string, discovered json.RawMessage, serverInfo json.
 	return append(b, '}')
 }
 
-// stamp adds the modern era's _meta to a request's params: the protocol
-// version, the client's capabilities and identity, and the log level when
-// one was asked for. Keys the params already carry are kept.
-func (c *Client) stamp(params json.RawMessage) json.RawMessage {
-	if p, err := withMeta(params, c.stampEntries()); err == nil {
-		params = p
-	}
-	return params
-}
-
-// stampEntries are the _meta members every modern request carries, made
-// once an era (and a client: an era is the client's own). The slice is
-// full: a caller that appends to it appends to a copy.
+// stampEntries are the _meta members every modern request carries (keys
+// the params already carry kept): the protocol version, the client's
+// capabilities and identity, and the log level when one was asked for;
+// made once an era (and a client: an era is the client's own). The slice
+// is full: a caller that appends to it appends to a copy.
 func (c *Client) stampEntries() []metaEntry {
 	e := c.era()
 	if p := e.stamp.Load(); p != nil {
@@ -217,7 +209,7 @@ var inputMethods = map[string]bool{"tools/call": true, "resources/read": true, "
 // requests: elicitation, sampling, roots) and retrying with a new id, the
 // inputResponses and the exact requestState, up to MaxInputRounds.
 // first, when not nil, is the first round's request, sent already.
-func (c *Client) rounds(ctx context.Context, method string, params json.RawMessage, first *request) (json.RawMessage, error) {
+func (c *Client) rounds(ctx context.Context, method string, params json.RawMessage, meta []metaEntry, first *request) (json.RawMessage, error) {
 	for round := 1; ; round++ {
 		var res json.RawMessage
 		var err error
@@ -225,7 +217,7 @@ func (c *Client) rounds(ctx context.Context, method string, params json.RawMessa
 			res, err = first.wait(ctx)
 			first = nil
 		} else {
-			res, err = c.s.Call(ctx, method, params)
+			res, err = c.s.call(ctx, method, params, meta...)
 		}
 		if err != nil {
 			return nil, err
@@ -340,10 +332,11 @@ func (c *Client) Stream(ctx context.Context, method string, params json.RawMessa
 	if err := c.Settle(ctx); err != nil { // a stream waits for a remembered era to be settled
 		return nil, err
 	}
+	var meta []metaEntry
 	if c.era().modern {
-		params = c.stamp(params)
+		meta = c.stampEntries()
 	}
-	return c.s.Call(ctx, method, params)
+	return c.s.call(ctx, method, params, meta...)
 }
 
 // TasksExtension is the extension that carries tasks in the modern era

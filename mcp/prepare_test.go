@@ -9,7 +9,8 @@ import (
 // prepare reads params once, yet writes what stamping them and then adding
 // a progress token did: the modern _meta first, the token after it; a token
 // params carry is kept (null counts as none, and stays); a broken params is
-// an error only where a token must be added.
+// an error only where a token must be added. What it adds is written into
+// the message as it is encoded, as the params stamped first would be.
 func TestPrepare(t *testing.T) {
 	modern := &Client{modernCaps: json.RawMessage(`{}`), opts: ClientOptions{Info: Implementation{Name: "mcpv", Version: "1"}}}
 	modern.e.Store(&era{modern: true, version: "2026-07-28"})
@@ -39,7 +40,8 @@ func TestPrepare(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.c.lastToken.Store(0)
-			params, token, err := tt.c.prepare(tt.method, json.RawMessage(tt.params))
+			meta, token, err := tt.c.prepare(tt.method, json.RawMessage(tt.params))
+			params := stamped(json.RawMessage(tt.params), meta)
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 					t.Errorf("error %v, want one saying %q", err, tt.errHas)
@@ -48,6 +50,13 @@ func TestPrepare(t *testing.T) {
 			}
 			if err != nil || string(params) != tt.want || string(token) != tt.token {
 				t.Errorf("prepare = %s, %s, %v; want %s, %s", params, token, err, tt.want, tt.token)
+			}
+			// The message is written with the _meta added as it is, in one
+			// pass: the same bytes as the params stamped first.
+			msg, err := encodeRequest(json.RawMessage("1"), tt.method, json.RawMessage(tt.params), meta...)
+			want, wantErr := encodeRequest(json.RawMessage("1"), tt.method, params)
+			if string(msg) != string(want) || (err == nil) != (wantErr == nil) {
+				t.Errorf("message %s, %v; want %s, %v", msg, err, want, wantErr)
 			}
 		})
 	}

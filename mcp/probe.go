@@ -67,7 +67,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, known *Client, d
 		p.c = newModernClient(s, opts, ModernVersion)
 	}
 	if p.disc == nil {
-		if p.disc, err = s.begin(p.pctx, "server/discover", p.c.stamp(nil)); err != nil {
+		if p.disc, err = s.begin(p.pctx, "server/discover", nil, p.c.stampEntries()...); err != nil {
 			if legacyAnswer(ctx, err) {
 				init, err = fallBack(p.pctx, s, initParams)
 				return nil, init, err != nil, err

@@ -184,7 +184,7 @@ func recalled(ctx context.Context, s *Session, opts ClientOptions) (*Client, err
 	if !r.fresh {
 		// The request outlives ctx, the opening's: the first call takes
 		// its answer (over HTTP a request's context is its POST's).
-		disc, err := s.begin(withSilentCancel(context.WithoutCancel(ctx)), "server/discover", c.stamp(nil))
+		disc, err := s.begin(withSilentCancel(context.WithoutCancel(ctx)), "server/discover", nil, c.stampEntries()...)
 		if err != nil {
 			return nil, unprobed(ctx, err)
 		}
@@ -218,13 +218,14 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 		return c.firstAnswerDecides(ctx, b, method, params)
 	}
 	var first *request
-	var prepared, token json.RawMessage
+	var meta []metaEntry
+	var token json.RawMessage
 	if r.disc != nil && pipelined(method) {
 		var err error
-		if prepared, token, err = c.prepare(method, params); err != nil {
+		if meta, token, err = c.prepare(method, params); err != nil {
 			return nil, err
 		}
-		first, _ = c.s.begin(ctx, method, prepared) // a failure to send is the settle's to report
+		first, _ = c.s.begin(ctx, method, params, meta...) // a failure to send is the settle's to report
 	}
 	was := c.era()
 	if err := c.settle(ctx, b); err != nil {
@@ -236,7 +237,7 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 	release()
 	if first != nil {
 		if e := c.era(); e.modern && e.version == was.version {
-			return c.sendWithin(ctx, b.left(), method, prepared, token, first)
+			return c.sendWithin(ctx, b.left(), method, params, meta, token, first)
 		}
 		first.abandon() // sent in an era the server no longer speaks
 	}
@@ -283,13 +284,13 @@ func (b budget) bound(ctx context.Context, method string) (context.Context, cont
 // if the server is still modern, in the same version.
 func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string, params json.RawMessage) (json.RawMessage, error) {
 	r := c.recall
-	prepared, token, err := c.prepare(method, params)
+	meta, token, err := c.prepare(method, params)
 	if err != nil {
 		return nil, err
 	}
 	was := c.era()
 	w := c.watchSilence(ctx, b)
-	res, err := c.sendWithin(w.ctx, c.opts.Timeout, method, prepared, token, nil)
+	res, err := c.sendWithin(w.ctx, c.opts.Timeout, method, params, meta, token, nil)
 	var ended *eraChanged
 	if errors.As(err, &ended) {
 		// The probe beside the silent request settled another era, or
@@ -574,7 +575,7 @@ func recalledInitialize(ctx context.Context, s *Session, opts ClientOptions) (*C
 			// Silence to initialize: perhaps a server of the modern era
 			// now, which has no initialize.
 			modern = newModernClient(s, opts, ModernVersion)
-			if disc, err = s.begin(withSilentCancel(ctx), "server/discover", modern.stamp(nil)); err == nil {
+			if disc, err = s.begin(withSilentCancel(ctx), "server/discover", nil, modern.stampEntries()...); err == nil {
 				discovered = disc.ch
 			}
 		case m := <-discovered:

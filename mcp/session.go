@@ -224,7 +224,12 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 // initialize: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation);
 // or the session's terminal error.
 func (s *Session) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	r, err := s.begin(ctx, method, params)
+	return s.call(ctx, method, params)
+}
+
+// call is Call with meta added to params' _meta (encodeRequest).
+func (s *Session) call(ctx context.Context, method string, params json.RawMessage, meta ...metaEntry) (json.RawMessage, error) {
+	r, err := s.begin(ctx, method, params, meta...)
 	if err != nil {
 		return nil, err
 	}
@@ -240,10 +245,10 @@ type request struct {
 	ch     chan message // 1-buffered; the reader puts the response here
 }
 
-// begin registers a request and writes it, without waiting for the
-// response: Call is begin then wait. The pending entry exists before the
+// begin registers a request and writes it, with meta added to its params'
+// _meta, without waiting for the response: Call is begin then wait. The pending entry exists before the
 // write, so no response can arrive unmatched.
-func (s *Session) begin(ctx context.Context, method string, params json.RawMessage) (*request, error) {
+func (s *Session) begin(ctx context.Context, method string, params json.RawMessage, meta ...metaEntry) (*request, error) {
 	n := s.lastID.Add(1)
 	ch := replies.Get().(chan message)
 	s.mu.Lock()
@@ -267,7 +272,7 @@ func (s *Session) begin(ctx context.Context, method string, params json.RawMessa
 	if f, ok := ctx.Value(sentIDKey{}).(func(json.RawMessage)); ok {
 		f(bytes.Clone(id)) // before the request goes: its answers may follow at once
 	}
-	msg, err := encodeRequest(id, method, params)
+	msg, err := encodeRequest(id, method, params, meta...)
 	if err == nil {
 		err = s.write(ctx, msg)
 	}

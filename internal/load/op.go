@@ -240,22 +240,13 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 			return errkind.Usagef("%s; nothing sent", toolcall.ArgumentProblem(op.target, def.InputSchema, args, violation))
 		}
 	}
-	op.params = op.callParams(op.args)
+	op.params = toolcall.Params(op.target, op.args, nil)
 	return nil
 }
 
-// callParams are a call's params, with the arguments it was given: as
-// encoding/json writes them (toolcall.Params).
-func (op *Op) callParams(args json.RawMessage) json.RawMessage {
-	return toolcall.Params(op.target, args, nil)
-}
-
 // iterationParams are a varying iteration's call params, the arguments
-// written as they are, in the one buffer they are made in: callArgs
-// wrote them, compact, from the templates' values, and toolcall.Params
-// would check them again each iteration, and encode them again where a
-// value holds what encoding/json escapes (<, > or &). A row of 100 MiB
-// is copied no more than it must be.
+// as callArgs wrote them, compact, in the one buffer they are made in (not
+// checked and encoded again by toolcall.Params, which escapes <, > and &).
 func (op *Op) iterationParams(ctx context.Context, in any) (json.RawMessage, error) {
 	head := append(rawjson.AppendString([]byte(`{"name":`), op.target), `,"arguments":`...)
 	b, err := op.callArgs(ctx, in, head, 1)

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/toolcall"
 )
 
 // The CPU a call's template costs an iteration, all told: the input made,
@@ -31,7 +33,7 @@ func BenchmarkCallParams(b *testing.B) {
 				op.args = []byte(`{}`)
 			}
 			op.flat = flatTemplates(op.tmpls, op.args)
-			op.params = op.callParams(op.args)
+			op.params = toolcall.Params(op.target, op.args, nil)
 			r := &run{cfg: Config{Ops: []Op{op}, Seed: 1}, ctx: context.Background()}
 			b.ReportAllocs()
 			for k := 0; b.Loop(); k++ {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/loaddata"
+	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -119,7 +120,7 @@ func (op *Op) filled(ctx context.Context, words []string, readFile func(string) 
 		if err := n.typeArgs(ctx, readFile); err != nil {
 			return nil, err
 		}
-		n.params = n.callParams(n.args)
+		n.params = toolcall.Params(n.target, n.args, nil)
 	case "get-prompt":
 		if err := n.promptArgs(); err != nil {
 			return nil, err

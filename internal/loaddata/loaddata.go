@@ -19,6 +19,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
+	"weak"
 
 	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/jq"
@@ -38,9 +40,8 @@ const (
 // costs its rows' count, and a row of 100 MiB is read into memory only
 // while an iteration takes it. The row taken last is kept, decoded, and
 // shared by the iterations that take it (jq never changes a value it is
-// given): sessions that take one row at once, or one after the other,
-// read and decode it once, and a file of one large row costs that row,
-// held once (its strings are parts of its text: see jq.DecodeString).
+// given): sessions that take one row while one holds it read it once (one
+// of 1 MiB or more is not kept past that: its call is sent without it).
 type Source struct {
 	Path    string
 	Order   Order
@@ -59,10 +60,11 @@ type Source struct {
 // span is where a row's text is in the file.
 type span struct{ off, n int64 }
 
-// decoded is a row as jq sees it.
+// decoded is a row as jq sees it, or a large row's text, weakly, to decode.
 type decoded struct {
-	i int
-	v any
+	i, n int
+	v    any
+	text weak.Pointer[byte]
 }
 
 // MaxRows bounds the rows of a data file.
@@ -228,7 +230,11 @@ func (s *Source) Row(k int64) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d := s.last; d != nil && d.i == i {
-		return d.v, nil
+		if p := d.text.Value(); p != nil {
+			return s.decode(unsafe.String(p, d.n))
+		} else if d.n == 0 {
+			return d.v, nil
+		}
 	}
 	// The row's text, read straight into the string it stays: the value's
 	// strings are parts of it.
@@ -241,7 +247,9 @@ func (s *Source) Row(k int64) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.last = &decoded{i, v}
+	if s.last = (&decoded{i: i, v: v}); text.Len() >= 1<<20 {
+		s.last = &decoded{i: i, n: text.Len(), text: weak.Make(unsafe.StringData(text.String()))}
+	}
 	return v, nil
 }
 

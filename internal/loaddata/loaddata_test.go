@@ -79,16 +79,12 @@ func BenchmarkTemplate(b *testing.B) {
 
 // A file of one large row costs that row decoded once, not once an
 // iteration: eight sessions that take it at once, and eight iterations
-// after them, share one decoding (counted in bytes allocated, which no
-// machine's speed changes). The row shared is never changed by a
-// template that sets a member of it.
+// after them while they hold it, share one decoding (counted in bytes
+// allocated, which no machine's speed changes). The row shared is never
+// changed by a template that sets a member of it.
 func TestLargeRowDecodedOnce(t *testing.T) {
 	const size = 8 << 20
-	line := []byte(`{"s":"` + strings.Repeat("x", size) + `"}` + "\n")
-	s, err := Read("big.jsonl", bytes.NewReader(line), int64(len(line)), InOrder, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := oneRow(t, size)
 	_, set, err := Split([]string{`s~=.row | .s = "changed" | .s`})
 	if err != nil {
 		t.Fatal(err)
@@ -97,20 +93,23 @@ func TestLargeRowDecodedOnce(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	var wg sync.WaitGroup
+	held := make([]any, 16)
 	for k := range int64(8) {
 		wg.Go(func() {
-			if _, err := s.Row(k); err != nil {
+			var err error
+			if held[k], err = s.Row(k); err != nil {
 				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
 	for k := range int64(8) {
-		if _, err := s.Row(8 + k); err != nil {
+		if held[8+k], err = s.Row(8 + k); err != nil {
 			t.Fatal(err)
 		}
 	}
 	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(held)
 	if got := after.TotalAlloc - before.TotalAlloc; got > 2*size {
 		t.Errorf("16 iterations of one %d MiB row allocated %d MiB; want it decoded once", size>>20, got>>20)
 	}
@@ -127,8 +126,8 @@ func TestLargeRowDecodedOnce(t *testing.T) {
 // it while iterations take that row, read once however many take it, and
 // decoded where it lies (its strings parts of its text). All a file of an
 // 8 MiB row between two small ones costs, from its opening to sixteen
-// iterations of that row, is the row once (counted in bytes allocated,
-// which no machine's speed changes).
+// iterations of that row while one holds it, is the row once (counted in
+// bytes allocated, which no machine's speed changes).
 func TestLargeRowReadOnce(t *testing.T) {
 	const size = 8 << 20
 	path := filepath.Join(t.TempDir(), "rows.jsonl")
@@ -147,12 +146,15 @@ func TestLargeRowReadOnce(t *testing.T) {
 		if s, err = Read(path, f, st.Size(), InOrder, 1); err != nil {
 			t.Fatal(err)
 		}
+		var held any
 		for k := range int64(16) {
 			row, err := s.Row(1 + 3*k) // the second row, every third iteration
 			if err != nil || len(row.(map[string]any)["s"].(string)) != size {
 				t.Fatalf("iteration %d: %v", k, err)
 			}
+			held = row
 		}
+		runtime.KeepAlive(held)
 	})
 	if got > size+size/8 {
 		t.Errorf("a file of one %d MiB row and sixteen iterations of it allocated %.1f MiB; want the row once", size>>20, float64(got)/(1<<20))
@@ -160,6 +162,42 @@ func TestLargeRowReadOnce(t *testing.T) {
 	if s.Len() != 3 || s.Largest != int64(len(big)) {
 		t.Errorf("%d rows, the largest of %d bytes", s.Len(), s.Largest)
 	}
+}
+
+// A large row is not held once no iteration holds it: a call whose
+// arguments are written from it is sent without it, so that a run sending
+// a 100 MiB row holds its message, not the row beside it as well. Taken
+// again, it is read again, whole. (Counted in bytes live after a
+// collection, which no machine's speed changes.)
+func TestLargeRowNotHeldOnceTaken(t *testing.T) {
+	const size = 8 << 20
+	s := oneRow(t, size)
+	live := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	for k := range int64(2) {
+		before := live()
+		row, err := s.Row(k)
+		if err != nil || len(row.(map[string]any)["s"].(string)) != size {
+			t.Fatalf("iteration %d: %v", k, err)
+		}
+		if after := live(); after > before+size/4 {
+			t.Fatalf("iteration %d: %.1f MiB live once the row was taken; want it freed", k, float64(after-before)/(1<<20))
+		}
+	}
+}
+
+// oneRow is a source of one row, {"s": "xxx..."}, of a string of size.
+func oneRow(t *testing.T, size int) *Source {
+	line := []byte(`{"s":"` + strings.Repeat("x", size) + `"}` + "\n")
+	s, err := Read("big.jsonl", bytes.NewReader(line), int64(len(line)), InOrder, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // endless is a file of one row that never ends: a JSON string, or a CSV
