@@ -478,9 +478,6 @@ func TestRules(t *testing.T) {
 		}
 	}
 	checkRules(t, rs)
-	if *update {
-		writeGap(t, rs)
-	}
 	checkGap(t, rs)
 }
 
@@ -545,18 +542,6 @@ func gapOf(rs []rule) []rule {
 		}
 	}
 	return out
-}
-
-// writeGap writes the gap as the table has it: for a table made anew.
-func writeGap(t *testing.T, rs []rule) {
-	var b strings.Builder
-	b.WriteString("# The rules a client can observe that no check probes yet, by id in " + rulesFile + ":\n# TestRules fails on a rule of reason \"" + noProbe + "\" not listed here, and on an id here whose rule has a probe or another reason.\n")
-	for _, r := range gapOf(rs) {
-		fmt.Fprintf(&b, "%s %s %s\n", r.ID, r.Version, r.Where)
-	}
-	if err := os.WriteFile(gapFile, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // checkGap holds the table's rules of no probe to the gap's list: a new
