@@ -19,15 +19,6 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-const (
-	// extSpec is the extensions overview the 2026-07-28 revision links
-	// (SEP-2133); the rule on identifiers is stated in that revision's
-	// schema.
-	extSpec  = "SEP-2133"
-	extPage  = "extensions/overview#negotiation"
-	appsSpec = "ext-apps 2026-01-26"
-)
-
 func extensionChecks() []*Check {
 	return []*Check{
 		{
@@ -220,8 +211,6 @@ func appReports(t *T) []apps.Report {
 	}
 	return out
 }
-
-const cardSpec = "SEP-2127"
 
 // cardChecks hold the card a server over HTTP offers at its endpoint's
 // URL + /server-card to the extension's schema, and to what the server

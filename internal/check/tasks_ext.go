@@ -23,10 +23,6 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// extSpec names the extension's specification: its draft, in the
-// extension's repository.
-const extTasksSpec = "ext-tasks"
-
 // declaringTasks are the client capabilities of a connection that answers
 // input (answering) and declares the tasks extension.
 var declaringTasks = strings.TrimSuffix(answering, "}") + `,"extensions":{"` + mcp.TasksExtension + `":{}}}`
