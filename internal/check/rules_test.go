@@ -32,7 +32,7 @@ var ruleVersions = []string{"2025-11-25", "2026-07-28"}
 
 const (
 	rulesFile = "rules.tsv"
-	gapFile   = "rules_gap.txt" // the ids of the rules a client can observe that no check probes yet
+	gapFile   = "rules_gap.tsv" // the ids of the rules a client can observe that no check probes yet
 	noProbe   = "no probe yet"
 )
 
