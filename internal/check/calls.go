@@ -32,9 +32,7 @@ func callChecks() []*Check {
 func toolCallChecks() []*Check {
 	return []*Check{
 		{
-			ID: "tools.result", Title: "a tool's result has the schema's shape", Level: MUST,
-			Spec: "2025-11-25", Section: "schema#calltoolresult",
-			Quote: "export interface CallToolResult extends Result { ... A list of content objects that represent the unstructured result of the tool call. content: ContentBlock[];",
+			ID:    "tools.result",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				for _, i := range t.r.callable(t) {
@@ -47,16 +45,12 @@ func toolCallChecks() []*Check {
 			},
 		},
 		{
-			ID: taskRequiredID, Title: "a tool that requires a task refuses a call without one with -32601", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/utilities/tasks#tool-level-negotiation",
-			Quote: `If execution.taskSupport is "required", clients MUST invoke the tool as a task. Servers MUST return a -32601 (Method not found) error if a client does not attempt to do so.`,
+			ID:    taskRequiredID,
 			needs: needs{capability: "tools", era: "legacy"},
 			run:   taskRequiredCheck,
 		},
 		{
-			ID: "tools.structured-result", Title: "structured content conforms to the tool's outputSchema", Level: MUST,
-			Spec: "2025-11-25", Section: "server/tools#output-schema",
-			Quote: "Servers MUST provide structured results that conform to this schema.",
+			ID:    "tools.structured-result",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				checked := false
@@ -80,9 +74,7 @@ func toolCallChecks() []*Check {
 			},
 		},
 		{
-			ID: "tools.structured-text", Title: "structured content comes with its JSON in a text block", Level: SHOULD,
-			Spec: "2025-11-25", Section: "server/tools#structured-content",
-			Quote: "For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block.",
+			ID:    "tools.structured-text",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				checked := false
@@ -110,9 +102,7 @@ func toolCallChecks() []*Check {
 func utilityCallChecks() []*Check {
 	return []*Check{
 		{
-			ID: "utilities.progress", Title: "progress notifications carry the token, increase, and end with the call", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/utilities/progress#progress-flow",
-			Quote: "The progress value MUST increase with each notification, even if the total is unknown. ... Progress notifications MUST stop after completion",
+			ID:    "utilities.progress",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				shown := t.r.progressing(t)
@@ -125,16 +115,12 @@ func utilityCallChecks() []*Check {
 			},
 		},
 		{
-			ID: "utilities.cancel-call", Title: "a call cancelled while it runs is not answered", Level: SHOULD,
-			Spec: "2025-11-25", Section: "basic/utilities/cancellation#behavior-requirements",
-			Quote: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request ... Free associated resources ... Not send a response for the cancelled request",
+			ID:    "utilities.cancel-call",
 			needs: needs{call: true, capability: "tools"},
 			run:   cancelCall,
 		},
 		{
-			ID: "utilities.cancel-race", Title: "a cancellation that crosses the response is handled", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/utilities/cancellation#timing-considerations",
-			Quote: "Both parties MUST handle these race conditions gracefully",
+			ID: "utilities.cancel-race",
 			run: func(t *T) {
 				c := t.conn()
 				if c.http != nil && c.era == "modern" {
@@ -166,9 +152,7 @@ func utilityCallChecks() []*Check {
 			},
 		},
 		{
-			ID: "utilities.cancel-unknown", Title: "a cancellation of nothing, or malformed, is ignored", Level: SHOULD, group: "rpc",
-			Spec: "2025-11-25", Section: "basic/utilities/cancellation#error-handling",
-			Quote: "Invalid cancellation notifications SHOULD be ignored: Unknown request IDs ... Already completed requests ... Malformed notifications",
+			ID: "utilities.cancel-unknown", group: "rpc",
 			run: func(t *T) {
 				c := t.conn()
 				if c.http != nil && c.era == "modern" {
@@ -188,9 +172,7 @@ func utilityCallChecks() []*Check {
 			},
 		},
 		{
-			ID: "utilities.unknown-progress", Title: "progress only for tokens the client gave", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/utilities/progress#behavior-requirements",
-			Quote: "Progress notifications MUST only reference tokens that: Were provided in an active request ... Are associated with an in-progress operation",
+			ID: "utilities.unknown-progress",
 			watch: func(w *watchCtx, s seen) string {
 				if !s.msg.IsNotification() || s.msg.Method != "notifications/progress" {
 					return ""
@@ -204,10 +186,8 @@ func utilityCallChecks() []*Check {
 			},
 		},
 		{
-			ID: "utilities.progress-token", Title: "a progress token is a string or an integer", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/utilities/progress#progress-flow",
-			Quote: "Progress tokens MUST be a string or integer value",
-			run:   exercise,
+			ID:  "utilities.progress-token",
+			run: exercise,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool {
 				return s.msg.Method == "notifications/progress" && !stringOrInteger(member(s.msg.Params, "progressToken"))
 			}, func(s seen) string {
@@ -215,17 +195,13 @@ func utilityCallChecks() []*Check {
 			}),
 		},
 		{
-			ID: "utilities.cancel-own", Title: "a cancellation of the server's names a request it sent", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/utilities/cancellation#behavior-requirements",
-			Quote: "Cancellation notifications MUST only reference requests that: Were previously issued in the same direction",
+			ID:    "utilities.cancel-own",
 			run:   exercise,
 			watch: spot("a notifications/cancelled naming a request the server did not send", func(_ *watchCtx, s seen) bool { return s.strayCancel }),
 		},
 		{
-			ID: "utilities.log-secrets", Title: "no log message holds a secret of the client's", Level: MUST,
-			Spec: "2025-11-25", Section: "server/utilities/logging#security",
-			Quote: "Log messages MUST NOT contain: Credentials or secrets",
-			run:   exercise,
+			ID:  "utilities.log-secrets",
+			run: exercise,
 			watch: func(w *watchCtx, s seen) string {
 				if s.msg.Method != "notifications/message" {
 					return ""

@@ -1,6 +1,10 @@
 package check
 
-import "sync"
+import (
+	_ "embed"
+	"strings"
+	"sync"
+)
 
 // Catalogue is every check, in the report's order: by area, then as each
 // area lists them. Each check's Area is the part of its id before the dot.
@@ -26,8 +30,14 @@ func build() {
 	for _, area := range [][]*Check{jsonrpcChecks(), lifecycleChecks(), listsChecks(), surfaceChecks(), readingChecks(), callChecks(), taskChecks(), httpChecks(), modernChecks(), mrtrChecks(), retryChecks(), authChecks(), extensionChecks(), skillsChecks(), cardChecks(), portableChecks()} {
 		all = append(all, area...)
 	}
+	rows := checkRows()
 	byArea := map[string][]*Check{}
 	for _, c := range all {
+		if f, ok := rows[c.ID]; ok {
+			c.Level, c.Spec, c.Section, c.Title, c.Quote = Level(f[1]), f[2], f[3], f[4], f[5]
+		} else if c.Title == "" {
+			panic("check " + c.ID + " has no row in checks.tsv")
+		}
 		c.Area = areaOf(c.ID)
 		byArea[c.Area] = append(byArea[c.Area], c)
 	}
@@ -38,4 +48,22 @@ func build() {
 	for _, c := range catalogue {
 		byID[c.ID] = c
 	}
+}
+
+// checksTSV is what each check holds, where it is stated and in what
+// words, by id: its header says how it is kept.
+//
+//go:embed checks.tsv
+var checksTSV string
+
+// checkRows are checks.tsv's rows by id, each its six fields.
+func checkRows() map[string][]string {
+	rows := map[string][]string{}
+	for line := range strings.Lines(checksTSV) {
+		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+		if len(f) == 6 && !strings.HasPrefix(line, "#") {
+			rows[f[0]] = f
+		}
+	}
+	return rows
 }

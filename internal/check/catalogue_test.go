@@ -68,6 +68,11 @@ func guideCatalogue() string {
 }
 
 const (
+	coverageStart = "<!-- The coverage below is made from internal/check/rules.tsv by go generate ./...; do not edit it. -->\n"
+	coverageEnd   = "<!-- The end of the generated coverage. -->\n"
+)
+
+const (
 	scenariosStart = "<!-- The table of scenarios below is made from internal/check by go generate ./...; do not edit it. -->\n"
 	scenariosEnd   = "<!-- The end of the generated table of scenarios. -->\n"
 )
@@ -100,9 +105,11 @@ func TestGuideCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(data)
+	rules, _ := readRules(t)
 	for _, part := range []struct{ start, end, want string }{
 		{catalogStart, catalogEnd, guideCatalogue() + "\n"},
 		{scenariosStart, scenariosEnd, guideScenarios() + "\n"},
+		{coverageStart, coverageEnd, ruleCoverage(rules) + "\n"},
 	} {
 		before, rest, ok1 := strings.Cut(text, part.start)
 		table, after, ok2 := strings.Cut(rest, part.end)

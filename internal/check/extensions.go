@@ -19,21 +19,10 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-const (
-	// extSpec is the extensions overview the 2026-07-28 revision links
-	// (SEP-2133); the rule on identifiers is stated in that revision's
-	// schema.
-	extSpec  = "SEP-2133"
-	extPage  = "extensions/overview#negotiation"
-	appsSpec = "ext-apps 2026-01-26"
-)
-
 func extensionChecks() []*Check {
 	return []*Check{
 		{
-			ID: "extensions.identifiers", Title: "declared extensions are identifiers with settings objects", Level: MUST,
-			Spec: "2026-07-28", Section: "schema#ServerCapabilities",
-			Quote: "Optional MCP extensions that the server supports. Keys are extension identifiers ... and values are per-extension settings objects ... Keys MUST follow the [_meta] key naming rules ... with a mandatory prefix",
+			ID: "extensions.identifiers",
 			run: func(t *T) {
 				ext := t.r.main.ServerExtensions()
 				if ext == nil {
@@ -48,9 +37,7 @@ func extensionChecks() []*Check {
 		// word on advertising only what is served: a declaration the
 		// server does not keep misleads a host, which is a warning.
 		{
-			ID: "extensions.declared-served", Title: "an extension the server declares is one it serves", Level: SHOULD,
-			Spec: extSpec, Section: extPage,
-			Quote: "Clients and servers advertise their support for extensions in the extensions field within their respective capability declarations",
+			ID: "extensions.declared-served",
 			run: func(t *T) {
 				// The skills extension's methods are skills.methods' (a MUST).
 				if !t.r.main.HasExtension(mcp.UIExtension) {
@@ -65,9 +52,7 @@ func extensionChecks() []*Check {
 		// the extension says no more of a server that serves apps
 		// undeclared: a warning.
 		{
-			ID: "extensions.served-declared", Title: "an extension the server serves is one it declares", Level: SHOULD,
-			Spec: appsSpec, Section: "apps#overview",
-			Quote: "As an extension, MCP Apps is optional and must be explicitly negotiated between clients and servers through the extension capabilities mechanism",
+			ID: "extensions.served-declared",
 			run: func(t *T) {
 				if n := len(appTools(t)); n > 0 && !t.r.main.HasExtension(mcp.UIExtension) {
 					t.FailGot(clip(string(t.r.main.ServerExtensions()), 200), "%d of its tools carry an app, but the server does not declare %s: a host that holds to the negotiation shows none", n, mcp.UIExtension)
@@ -77,35 +62,28 @@ func extensionChecks() []*Check {
 		// The shape of a tool's _meta.ui is given by the extension's
 		// interface, with no requirement word: a tool that breaks it is a
 		// warning.
-		appCheck("apps.tool-meta", SHOULD, "apps#resource-discovery", "a tool's _meta.ui has the shape the extension defines",
-			`Tools are associated with UI resources through the _meta.ui field ... "model": Tool visible to and callable by the agent ... "app": Tool callable by the app from this server only`, "apps.tool-meta", "apps.visibility"),
-		appCheck("apps.resource-uri", MUST, "apps#content-requirements", "an app's resource uses the ui:// scheme", "URI MUST start with ui:// scheme", "apps.resource-uri"),
+		appCheck("apps.tool-meta", "apps.tool-meta", "apps.visibility"),
+		appCheck("apps.resource-uri", "apps.resource-uri"),
 		// A deprecation notice, with no requirement word: a warning.
-		appCheck("apps.deprecated-key", SHOULD, "apps#resource-discovery", "an app is named by _meta.ui.resourceUri", `The flat _meta["ui/resourceUri"] format is deprecated. Use _meta.ui.resourceUri instead.`, "apps.deprecated-key"),
-		appCheck("apps.resource-exists", MUST, "apps#behavior", "an app's resource can be read", "Resource MUST exist on the server ... Host MUST use resources/read to fetch the referenced resource URI", "apps.resource-exists"),
-		appCheck("apps.mime-type", MUST, "apps#content-requirements", "an app's content is text/html;profile=mcp-app", "mimeType MUST be text/html;profile=mcp-app", "apps.mime-type"),
-		appCheck("apps.content", MUST, "apps#content-requirements", "an app's content is text or a base64 blob", "Content MUST be provided via either text (string) or blob (base64-encoded)", "apps.content"),
-		appCheck("apps.html", MUST, "apps#content-requirements", "an app's content is an HTML5 document", "Content MUST be valid HTML5 document", "apps.html", "apps.size"),
+		appCheck("apps.deprecated-key", "apps.deprecated-key"),
+		appCheck("apps.resource-exists", "apps.resource-exists"),
+		appCheck("apps.mime-type", "apps.mime-type"),
+		appCheck("apps.content", "apps.content"),
+		appCheck("apps.html", "apps.html", "apps.size"),
 		// The interface bounds each declared domain to an origin: one
 		// that is no origin, or admits every one, is outside it, and a
 		// host refuses the app (as mcpv app does); an origin reached
 		// without encryption is only a warning, as mcpv app has it.
-		appCheckOf(&Check{ID: "apps.csp", Level: MUST, Section: "apps#ui-resource-format", Title: "an app's declared domains are origins, none admitting everything",
-			Quote: "Servers declare which external origins their UI needs to access. Hosts use this to enforce appropriate CSP headers ... Origins for network requests (fetch/XHR/WebSocket)"},
+		appCheckOf(&Check{ID: "apps.csp"},
 			only(apps.Error), "apps.csp"),
-		appCheckOf(&Check{ID: "apps.csp-encrypted", Level: SHOULD, Section: "apps#ui-resource-format", Title: "an app's declared origins are reached with encryption",
-			Quote: "Servers declare which external origins their UI needs to access. Hosts use this to enforce appropriate CSP headers ... Origins for network requests (fetch/XHR/WebSocket)"},
+		appCheckOf(&Check{ID: "apps.csp-encrypted"},
 			only(apps.Warning), "apps.csp"),
 		// The shape of a resource's _meta.ui is given by the extension's
 		// interface, with no requirement word: a warning.
-		appCheck("apps.resource-meta", SHOULD, "apps#ui-resource-format", "an app's _meta.ui has the shape the extension defines",
-			"Resource metadata for security and rendering configuration ... Includes Content Security Policy configuration, dedicated domain settings, and visual preferences", "apps.resource-meta", "apps.permissions"),
-		appCheck("apps.listed-mime-type", SHOULD, "apps#ui-resource-format", "resources/list gives an app's resource the extension's media type",
-			"MIME type of the UI content ... SHOULD be text/html;profile=mcp-app for HTML-based UIs in the initial MVP", "apps.listed-mime-type"),
+		appCheck("apps.resource-meta", "apps.resource-meta", "apps.permissions"),
+		appCheck("apps.listed-mime-type", "apps.listed-mime-type"),
 		{
-			ID: "apps.text-fallback", Title: "a tool with an app returns content for hosts without apps", Level: MUST,
-			Spec: appsSpec, Section: "apps#server-behavior",
-			Quote: "Graceful Degradation ... Tools MUST return meaningful content array even when UI is available",
+			ID:    "apps.text-fallback",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				checked := false
@@ -133,8 +111,8 @@ func extensionChecks() []*Check {
 // appCheck is the check of one of the extension's requirements, kept by
 // what internal/apps finds under rules, over every app the server's
 // tools carry.
-func appCheck(id string, level Level, section, title, quote string, rules ...string) *Check {
-	return appCheckOf(&Check{ID: id, Title: title, Level: level, Section: section, Quote: quote}, only(apps.Error, apps.Warning), rules...)
+func appCheck(id string, rules ...string) *Check {
+	return appCheckOf(&Check{ID: id}, only(apps.Error, apps.Warning), rules...)
 }
 
 // only is a choice of the levels of problems that fail a check.
@@ -146,7 +124,7 @@ func only(levels ...apps.Level) func(apps.Level) bool {
 // level counts. A check of what an app's resource holds is blocked by
 // apps.resource-exists when no resource could be read.
 func appCheckOf(c *Check, counts func(apps.Level) bool, rules ...string) *Check {
-	c.Spec, c.needs = appsSpec, needs{capability: "tools"}
+	c.needs = needs{capability: "tools"}
 	content := !slices.Contains([]string{"apps.tool-meta", "apps.resource-uri", "apps.deprecated-key", "apps.resource-exists"}, c.ID)
 	c.run = func(t *T) {
 		reports := appReports(t)
@@ -234,17 +212,13 @@ func appReports(t *T) []apps.Report {
 	return out
 }
 
-const cardSpec = "SEP-2127"
-
 // cardChecks hold the card a server over HTTP offers at its endpoint's
 // URL + /server-card to the extension's schema, and to what the server
 // says once connected.
 func cardChecks() []*Check {
 	return []*Check{
 		{
-			ID: "card.valid", Title: "the server's card has the schema's shape", Level: MUST,
-			Spec: cardSpec, Section: "schema#ServerCard",
-			Quote: "The Server Card JSON Schema URI that this document conforms to. Required ... Server name in reverse-DNS format. Must contain exactly one forward slash separating namespace from server name ... Version ranges are rejected ... Clear human-readable explanation of server functionality",
+			ID:    "card.valid",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
 				c, problems, url := fetchCard(t)
@@ -257,9 +231,7 @@ func cardChecks() []*Check {
 			},
 		},
 		{
-			ID: "card.agrees", Title: "the server's card says what the server says", Level: SHOULD,
-			Spec: cardSpec, Section: "discovery#consistency-with-runtime-behavior",
-			Quote: "A Server Card SHOULD accurately reflect the server's runtime behavior: the values a client observes once connected ... SHOULD NOT contradict the equivalent values declared in the Server Card",
+			ID:    "card.agrees",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
 				c, _, url := fetchCard(t)

@@ -13,6 +13,17 @@ import (
 // (mcptest's fixture page), listed and readable as ui://fixture/shaped.html,
 // and the server declares io.modelcontextprotocol/ui; edit changes the
 // app's pieces to break them.
+// The specifications of the extensions, as checks.tsv names them: the
+// extensions overview the 2026-07-28 revision links (SEP-2133; the rule on
+// identifiers is stated in that revision's schema), MCP Apps, the Server
+// Card (SEP-2127), and the tasks extension's draft.
+const (
+	extSpec      = "SEP-2133"
+	appsSpec     = "ext-apps 2026-01-26"
+	cardSpec     = "SEP-2127"
+	extTasksSpec = "ext-tasks"
+)
+
 func appsChange(t testing.TB, edit func(tools, resources []map[string]any, read map[string]any, caps map[string]any)) map[string]string {
 	t.Helper()
 	var spec struct {

@@ -34,18 +34,14 @@ func httpChecks() []*Check {
 func httpPostChecks() []*Check {
 	return []*Check{
 		{
-			ID: "http.origin", Title: "a request from a foreign Origin is refused with 403", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#security-warning",
-			Quote: "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden.",
+			ID:    "http.origin",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
 				foreignRefused(t, http.Header{"Origin": {foreignOrigin}}, " with Origin: "+foreignOrigin, "answered HTTP %d, not 403")
 			},
 		},
 		{
-			ID: "http.dns-rebinding", Title: "a local server refuses a page's request through a rebound name", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#security-warning",
-			Quote: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks",
+			ID:    "http.dns-rebinding",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
 				u, err := url.Parse(t.r.target.URL)
@@ -61,9 +57,7 @@ func httpPostChecks() []*Check {
 			},
 		},
 		{
-			ID: "http.answer-type", Title: "a request is answered with JSON or an event stream", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
-			Quote: "If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
+			ID:    "http.answer-type",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
 				c := t.conn()
@@ -87,16 +81,12 @@ func httpPostChecks() []*Check {
 			},
 		},
 		{
-			ID: "http.stream-ends", Title: "an event stream ends after its response", Level: SHOULD,
-			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
-			Quote: "After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream.",
+			ID:    "http.stream-ends",
 			needs: needs{transport: "http"},
 			run:   streamEnds,
 		},
 		{
-			ID: "http.one-object", Title: "a JSON answer is one JSON object, not an array", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
-			Quote: "If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
+			ID:    "http.one-object",
 			needs: needs{transport: "http"},
 			run:   exercise,
 			// 2025-03-26 had batches, answered in arrays.
@@ -107,9 +97,7 @@ func httpPostChecks() []*Check {
 			}),
 		},
 		{
-			ID: "http.notification-202", Title: "an accepted notification is answered 202 with no body", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
-			Quote: "If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.",
+			ID:    "http.notification-202",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
 				c := t.conn()
@@ -131,9 +119,7 @@ func httpPostChecks() []*Check {
 			},
 		},
 		{
-			ID: "http.malformed-body", Title: "a body that is no JSON is refused with an HTTP error", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#sending-messages-to-the-server",
-			Quote: "If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).",
+			ID:    "http.malformed-body",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
 				x := t.httpSend(t.conn(), httpReq{body: []byte(`{"jsonrpc": "2.0", "id": 1, "method": `)}, nil, `POST {"jsonrpc": "2.0", "id": 1, "method": `)
@@ -196,9 +182,7 @@ func streamEnds(t *T) {
 func httpSessionChecks() []*Check {
 	return []*Check{
 		{
-			ID: "http.session-id", Title: "a session id is visible ASCII", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#session-management",
-			Quote: "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).",
+			ID:    "http.session-id",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				sid := withSession(t, t.fresh(connOptions{era: "legacy"})).sessionID()
@@ -210,9 +194,7 @@ func httpSessionChecks() []*Check {
 			},
 		},
 		{
-			ID: "http.session-assigned", Title: "a server that requires a session assigns one at initialization", Level: SHOULD,
-			Spec: "2025-11-25", Section: "basic/transports#session-management",
-			Quote: "A server using the Streamable HTTP transport MAY assign a session ID at initialization time, by including it in an MCP-Session-Id header on the HTTP response containing the InitializeResult.",
+			ID:    "http.session-assigned",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				c := t.fresh(connOptions{era: "legacy"})
@@ -226,9 +208,7 @@ func httpSessionChecks() []*Check {
 			},
 		},
 		{
-			ID: "http.event-ids", Title: "SSE event ids are unique within a session", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#resumability-and-redelivery",
-			Quote: "If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use.",
+			ID:    "http.event-ids",
 			needs: needs{transport: "http", era: "legacy"},
 			run:   exercise,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.eventDup != "" }, func(s seen) string {
@@ -236,16 +216,12 @@ func httpSessionChecks() []*Check {
 			}),
 		},
 		{
-			ID: "http.one-stream", Title: "requests sent at once are each answered on their own stream, and only there", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#multiple-connections",
-			Quote: "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.",
+			ID:    "http.one-stream",
 			needs: needs{transport: "http", era: "legacy"},
 			run:   oneStream,
 		},
 		{
-			ID: "http.session-required", Title: "a server that needs a session refuses a request without one with 400", Level: SHOULD,
-			Spec: "2025-11-25", Section: "basic/transports#session-management",
-			Quote: "Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request.",
+			ID:    "http.session-required",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				c := withSession(t, t.connWith(connOptions{era: "legacy"}))
@@ -267,9 +243,7 @@ func httpSessionChecks() []*Check {
 func httpRefusalChecks() []*Check {
 	return []*Check{
 		{
-			ID: "http.session-unknown", Title: "a session id the server never gave is answered 404", Level: SHOULD,
-			Spec: "2025-11-25", Section: "basic/transports#session-management",
-			Quote: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.",
+			ID:    "http.session-unknown",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				c := withSession(t, t.connWith(connOptions{era: "legacy"}))
@@ -277,9 +251,7 @@ func httpRefusalChecks() []*Check {
 			},
 		},
 		{
-			ID: "http.session-deleted", Title: "a session ended with DELETE is answered 404 after", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#session-management",
-			Quote: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.",
+			ID:    "http.session-deleted",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				c := withSession(t, t.fresh(connOptions{era: "legacy"}))
@@ -302,9 +274,7 @@ func httpRefusalChecks() []*Check {
 			},
 		},
 		{
-			ID: "http.protocol-version", Title: "an unsupported MCP-Protocol-Version is answered 400", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#protocol-version-header",
-			Quote: "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request.",
+			ID:    "http.protocol-version",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				if v := t.r.facts.version; v < "2025-06-18" {
@@ -315,9 +285,7 @@ func httpRefusalChecks() []*Check {
 			},
 		},
 		{
-			ID: "http.get", Title: "GET opens an event stream or is answered 405", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#listening-for-messages-from-the-server",
-			Quote: "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed",
+			ID:    "http.get",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				c := t.connWith(connOptions{era: "legacy"})
@@ -332,9 +300,7 @@ func httpRefusalChecks() []*Check {
 			},
 		},
 		{
-			ID: "http.get-no-response", Title: "the GET stream carries no response to a request", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#listening-for-messages-from-the-server",
-			Quote: "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.",
+			ID:    "http.get-no-response",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {
 				c := t.connWith(connOptions{era: "legacy"})

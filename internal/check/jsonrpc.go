@@ -30,10 +30,8 @@ func jsonrpcChecks() []*Check {
 func jsonrpcWatchChecks() []*Check {
 	return []*Check{
 		{
-			ID: "jsonrpc.messages", Title: "every message the server sends is JSON-RPC 2.0", Level: MUST,
-			Spec: "2025-11-25", Section: "basic#messages",
-			Quote: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
-			run:   exercise,
+			ID:  "jsonrpc.messages",
+			run: exercise,
 			watch: func(w *watchCtx, s seen) string {
 				switch {
 				case s.bad != "" && s.bad != junkLine && s.bad != notUTF8 && s.bad != headerLine:
@@ -45,9 +43,7 @@ func jsonrpcWatchChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.schema", Title: "every message has its revision's schema (2025-11-25, 2026-07-28)", Level: MUST,
-			Spec: "2025-11-25", Section: "basic#schema",
-			Quote: "The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all protocol messages and structures.",
+			ID: "jsonrpc.schema",
 			run: func(t *T) {
 				exercise(t)
 				if ok, _ := t.r.offers(t.ctx, "modern"); ok {
@@ -59,9 +55,7 @@ func jsonrpcWatchChecks() []*Check {
 			watch: schemaProblem,
 		},
 		{
-			ID: "jsonrpc.framing", Title: "a stdio message is one line", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#stdio",
-			Quote: "Messages are delimited by newlines, and MUST NOT contain embedded newlines.",
+			ID:    "jsonrpc.framing",
 			needs: needs{transport: "stdio"},
 			run:   exercise,
 			watch: func(_ *watchCtx, s seen) string {
@@ -75,34 +69,26 @@ func jsonrpcWatchChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.result-or-error", Title: "a response has a result or an error, not both", Level: MUST,
-			Spec: "JSON-RPC 2.0", Section: "§5 Response object",
-			Quote: "Either the result member or error member MUST be included, but both members MUST NOT be included.",
+			ID:    "jsonrpc.result-or-error",
 			run:   exercise,
 			watch: spot("a response with both a result and an error", func(_ *watchCtx, s seen) bool { return s.shape == bothShape }),
 		},
 		{
-			ID: "jsonrpc.error-id", Title: "an error carries the id of the request it answers", Level: MUST,
-			Spec: "2025-11-25", Section: "basic#error-responses",
-			Quote: "Error responses MUST include the same ID as the request they correspond to (except in error cases where the ID could not be read due a malformed request).",
-			run:   exercise,
+			ID:  "jsonrpc.error-id",
+			run: exercise,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.nullFor != "" }, func(s seen) string {
 				return fmt.Sprintf("an error answering %s has a null id", s.nullFor)
 			}),
 		},
 		{
-			ID: "jsonrpc.one-response", Title: "a request is answered once", Level: MUST,
-			Spec: "JSON-RPC 2.0", Section: "§5 Response object",
-			Quote: "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.",
-			run:   exercise,
+			ID:  "jsonrpc.one-response",
+			run: exercise,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.dup }, func(s seen) string {
 				return fmt.Sprintf("a second response to id %s", clip(string(s.msg.ID), 60))
 			}),
 		},
 		{
-			ID: "jsonrpc.stdout-only", Title: "nothing but MCP messages on stdout", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports#stdio",
-			Quote: "The server MUST NOT write anything to its stdout that is not a valid MCP message.",
+			ID:    "jsonrpc.stdout-only",
 			needs: needs{transport: "stdio"},
 			run:   exercise,
 			// Junk on stdout only: what else is no message, another check names.
@@ -113,10 +99,8 @@ func jsonrpcWatchChecks() []*Check {
 			}),
 		},
 		{
-			ID: "jsonrpc.request-id", Title: "a request of the server's has an id that is not null", Level: MUST,
-			Spec: "2025-11-25", Section: "basic#requests",
-			Quote: "Requests MUST include a string or integer ID. Unlike base JSON-RPC, the ID MUST NOT be null.",
-			run:   exercise,
+			ID:  "jsonrpc.request-id",
+			run: exercise,
 			watch: func(_ *watchCtx, s seen) string {
 				switch {
 				case s.nullRequest:
@@ -128,10 +112,8 @@ func jsonrpcWatchChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.notification-id", Title: "a notification of the server's has no id", Level: MUST,
-			Spec: "2025-11-25", Section: "basic#notifications",
-			Quote: "Notifications MUST NOT include an ID.",
-			run:   exercise,
+			ID:  "jsonrpc.notification-id",
+			run: exercise,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool {
 				return s.msg.IsRequest() && strings.HasPrefix(s.msg.Method, "notifications/")
 			}, func(s seen) string {
@@ -139,9 +121,7 @@ func jsonrpcWatchChecks() []*Check {
 			}),
 		},
 		{
-			ID: "jsonrpc.meta-keys", Title: "the _meta keys of every message follow the key name format", Level: MUST,
-			Spec: "2025-11-25", Section: "basic#meta",
-			Quote: "Labels MUST start with a letter and end with a letter or digit ... Unless empty, [the name] MUST begin and end with an alphanumeric character",
+			ID: "jsonrpc.meta-keys",
 			run: func(t *T) {
 				exercise(t)
 				if t.r.facts.declares("prompts") {
@@ -164,18 +144,14 @@ func jsonrpcWatchChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.request-id-unique", Title: "a request of the server's has an id it has not used before", Level: MUST,
-			Spec: "2025-11-25", Section: "basic#requests",
-			Quote: "The request ID MUST NOT have been previously used by the requestor within the same session.",
-			run:   exercise,
+			ID:  "jsonrpc.request-id-unique",
+			run: exercise,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.reused }, func(s seen) string {
 				return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session", s.msg.Method, clip(string(s.msg.ID), 60))
 			}),
 		},
 		{
-			ID: "jsonrpc.utf8", Title: "messages are UTF-8", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/transports",
-			Quote: "JSON-RPC messages MUST be UTF-8 encoded.",
+			ID:    "jsonrpc.utf8",
 			run:   exercise,
 			watch: spot("a message that is not valid UTF-8", func(_ *watchCtx, s seen) bool { return s.bad == notUTF8 }),
 		},
@@ -187,26 +163,20 @@ func jsonrpcWatchChecks() []*Check {
 func jsonrpcRequestChecks() []*Check {
 	return []*Check{
 		{
-			ID: "jsonrpc.string-id", Title: "a string id is echoed as sent", Level: MUST, group: "rpc",
-			Spec: "2025-11-25", Section: "basic#responses",
-			Quote: "Result responses MUST include the same ID as the request they correspond to.",
+			ID: "jsonrpc.string-id", group: "rpc",
 			run: func(t *T) {
 				echoes(t, `"mcpv-check:\"id\" ☃ 7"`)
 			},
 		},
 		{
-			ID: "jsonrpc.number-id", Title: "an integer id is echoed as sent (0 and one past 2^32)", Level: MUST, group: "rpc",
-			Spec: "2025-11-25", Section: "basic#responses",
-			Quote: "Result responses MUST include the same ID as the request they correspond to.",
+			ID: "jsonrpc.number-id", group: "rpc",
 			run: func(t *T) {
 				echoes(t, `0`)
 				echoes(t, `4294967297`)
 			},
 		},
 		{
-			ID: "jsonrpc.unknown-method", Title: "an unknown method is answered -32601", Level: SHOULD, group: "rpc",
-			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
-			Quote: "-32601 Method not found The method does not exist / is not available.",
+			ID: "jsonrpc.unknown-method", group: "rpc",
 			run: func(t *T) {
 				c := t.conn()
 				m, x := t.request(c, "mcpv-check/no-such-method", nil)
@@ -215,9 +185,7 @@ func jsonrpcRequestChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.invalid-params", Title: "params that break the method's schema are answered -32602", Level: SHOULD, group: "rpc",
-			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
-			Quote: "-32602 Invalid params Invalid method parameter(s).",
+			ID: "jsonrpc.invalid-params", group: "rpc",
 			run: func(t *T) {
 				method := ""
 				for _, m := range []struct{ method, capability string }{{"prompts/get", "prompts"}, {"resources/read", "resources"}, {"tools/call", "tools"}} {
@@ -237,9 +205,7 @@ func jsonrpcRequestChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.notification", Title: "a notification gets no response", Level: MUST, group: "rpc",
-			Spec: "2025-11-25", Section: "basic#notifications",
-			Quote: "The receiver MUST NOT send a response.",
+			ID: "jsonrpc.notification", group: "rpc",
 			run: func(t *T) {
 				c := t.conn()
 				const note = `{"jsonrpc":"2.0","method":"notifications/mcpv-check/unknown","params":{}}`
@@ -270,9 +236,7 @@ func jsonrpcRequestChecks() []*Check {
 func jsonrpcBadInputChecks() []*Check {
 	return []*Check{
 		{
-			ID: "jsonrpc.parse-error", Title: "a line that is not JSON is answered -32700 with a null id", Level: SHOULD, group: "rpc-bad",
-			Spec: "JSON-RPC 2.0", Section: "§5 Response object",
-			Quote: "If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null.",
+			ID: "jsonrpc.parse-error", group: "rpc-bad",
 			needs: needs{transport: "stdio"},
 			run: func(t *T) {
 				got := sendBadSeen(t, t.conn(), `{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {`, "sending a line that is not JSON")
@@ -291,9 +255,7 @@ func jsonrpcBadInputChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.invalid-request", Title: "a message that is no request is answered -32600", Level: SHOULD, group: "rpc-bad",
-			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
-			Quote: "-32600 Invalid Request The JSON sent is not a valid Request object.",
+			ID: "jsonrpc.invalid-request", group: "rpc-bad",
 			needs: needs{transport: "stdio"},
 			run: func(t *T) {
 				got := sendBadSeen(t, t.conn(), `{"jsonrpc":"2.0","id":"mcpv-check-invalid","method":42}`, "sending an invalid request")
@@ -309,9 +271,7 @@ func jsonrpcBadInputChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.survives-bad-input", Title: "input that is no request does not stop the server", Level: SHOULD, group: "rpc-bad",
-			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
-			Quote: "-32600 Invalid Request The JSON sent is not a valid Request object.",
+			ID: "jsonrpc.survives-bad-input", group: "rpc-bad",
 			needs: needs{transport: "stdio"},
 			run: func(t *T) {
 				c := t.conn()
@@ -324,9 +284,7 @@ func jsonrpcBadInputChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.batch-2025-03-26", Title: "in 2025-03-26, a batch is answered with a batch", Level: MUST, group: "rpc-bad",
-			Spec: "2025-03-26", Section: "basic#batching",
-			Quote: "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches.",
+			ID: "jsonrpc.batch-2025-03-26", group: "rpc-bad",
 			run: func(t *T) {
 				c := t.conn()
 				if c.version != "2025-03-26" {
@@ -353,9 +311,7 @@ func jsonrpcBadInputChecks() []*Check {
 			},
 		},
 		{
-			ID: "jsonrpc.batch", Title: "a batch, which the version does not have, does not stop the server", Level: SHOULD, group: "rpc-bad",
-			Spec: "JSON-RPC 2.0", Section: "§5.1 Error object",
-			Quote: "-32600 Invalid Request The JSON sent is not a valid Request object.",
+			ID: "jsonrpc.batch", group: "rpc-bad",
 			run: func(t *T) {
 				c := t.conn()
 				if c.version == "2025-03-26" {

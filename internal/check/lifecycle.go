@@ -45,9 +45,7 @@ func lifecycleChecks() []*Check {
 func lifecycleInitializeChecks() []*Check {
 	return []*Check{
 		{
-			ID: "lifecycle.initialize", Title: "initialize is answered with a version, capabilities and server info", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/lifecycle#initialization",
-			Quote: "The server MUST respond with its own capabilities and information",
+			ID:    "lifecycle.initialize",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
 				a := t.versionAnswered(mcp.LatestVersion, "initialize")
@@ -67,9 +65,7 @@ func lifecycleInitializeChecks() []*Check {
 			},
 		},
 		{
-			ID: "lifecycle.version-echo", Title: "a version the server supports is answered with that version", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/lifecycle#version-negotiation",
-			Quote: "If the server supports the requested protocol version, it MUST respond with the same version.",
+			ID:    "lifecycle.version-echo",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
 				for _, v := range mcp.SupportedVersions {
@@ -89,9 +85,7 @@ func lifecycleInitializeChecks() []*Check {
 			},
 		},
 		{
-			ID: "lifecycle.version-unknown", Title: "an unknown version is answered with one the server supports", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/lifecycle#version-negotiation",
-			Quote: "Otherwise, the server MUST respond with another protocol version it supports.",
+			ID:    "lifecycle.version-unknown",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
 				t.Sent("initialize offering " + unknownVersion)
@@ -112,9 +106,7 @@ func lifecycleInitializeChecks() []*Check {
 			},
 		},
 		{
-			ID: "lifecycle.version-latest", Title: "an unknown version is answered with the server's latest", Level: SHOULD,
-			Spec: "2025-11-25", Section: "basic/lifecycle#version-negotiation",
-			Quote: "This SHOULD be the latest version supported by the server.",
+			ID:    "lifecycle.version-latest",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
 				a := t.versionAnswered(unknownVersion, "initialize")
@@ -145,15 +137,11 @@ func lifecycleCapabilityChecks() []*Check {
 		undeclaredCheck("lifecycle.undeclared-prompts", "prompts"),
 		undeclaredCheck("lifecycle.undeclared-resources", "resources"),
 		{
-			ID: "lifecycle.undeclared-completions", Title: "a server that completes arguments declares the completions capability", Level: MUST,
-			Spec: "2025-11-25", Section: "server/utilities/completion#capabilities",
-			Quote: "Servers that support completions MUST declare the completions capability",
-			run:   undeclaredCompletions,
+			ID:  "lifecycle.undeclared-completions",
+			run: undeclaredCompletions,
 		},
 		{
-			ID: "lifecycle.declared", Title: "a declared capability's lists are served", Level: SHOULD,
-			Spec: "2025-11-25", Section: "basic/lifecycle#capability-negotiation",
-			Quote: "Client and server capabilities establish which optional protocol features will be available during the session.",
+			ID:    "lifecycle.declared",
 			needs: needs{era: "legacy"}, // 2026-07-28 says MUST: modern.declared-lists
 			run: func(t *T) {
 				t.lintDone()
@@ -161,9 +149,7 @@ func lifecycleCapabilityChecks() []*Check {
 			},
 		},
 		{
-			ID: "lifecycle.undeclared-notifications", Title: "no list_changed or update notification without its capability", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/lifecycle#operation",
-			Quote: "Both parties MUST: ... Only use capabilities that were successfully negotiated",
+			ID: "lifecycle.undeclared-notifications",
 			watch: func(w *watchCtx, s seen) string {
 				if !s.msg.IsNotification() {
 					return ""
@@ -175,17 +161,13 @@ func lifecycleCapabilityChecks() []*Check {
 			},
 		},
 		{
-			ID: "lifecycle.logging-declared", Title: "no log message without the logging capability", Level: MUST,
-			Spec: "2025-11-25", Section: "server/utilities/logging#capabilities",
-			Quote: "Servers that emit log message notifications MUST declare the logging capability",
+			ID: "lifecycle.logging-declared",
 			watch: spot("a log message (notifications/message), though the server does not declare logging", func(w *watchCtx, s seen) bool {
 				return s.msg.IsNotification() && s.msg.Method == "notifications/message" && !w.f.declares("logging")
 			}),
 		},
 		{
-			ID: "lifecycle.client-capabilities", Title: "no request for a client capability not declared", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/lifecycle#operation",
-			Quote: "Both parties MUST: ... Only use capabilities that were successfully negotiated",
+			ID:    "lifecycle.client-capabilities",
 			needs: needs{era: "legacy"},
 			run:   exercise,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool {
@@ -195,10 +177,8 @@ func lifecycleCapabilityChecks() []*Check {
 			}),
 		},
 		{
-			ID: "lifecycle.declared-methods", Title: "a declared capability's methods are answered", Level: SHOULD,
-			Spec: "2025-11-25", Section: "basic/lifecycle#capability-negotiation",
-			Quote: "Client and server capabilities establish which optional protocol features will be available during the session.",
-			run:   declaredMethods,
+			ID:  "lifecycle.declared-methods",
+			run: declaredMethods,
 		},
 	}
 }
@@ -208,9 +188,7 @@ func lifecycleCapabilityChecks() []*Check {
 func lifecycleSessionChecks() []*Check {
 	return []*Check{
 		{
-			ID: "lifecycle.early-requests", Title: "no request but ping before initialized", Level: SHOULD,
-			Spec: "2025-11-25", Section: "basic/lifecycle#initialization",
-			Quote: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.",
+			ID:    "lifecycle.early-requests",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
 				c := t.fresh(connOptions{era: "legacy", bare: true})
@@ -234,9 +212,7 @@ func lifecycleSessionChecks() []*Check {
 			},
 		},
 		{
-			ID: "lifecycle.ping", Title: "ping is answered with an empty result", Level: MUST,
-			Spec: "2025-11-25", Section: "basic/utilities/ping#behavior-requirements",
-			Quote: "The receiver MUST respond promptly with an empty response",
+			ID:    "lifecycle.ping",
 			needs: needs{era: "legacy"},
 			run: func(t *T) {
 				if why := t.r.facts.pingBroken; why != "" && t.r.facts.era == "legacy" {
@@ -263,9 +239,7 @@ func lifecycleSessionChecks() []*Check {
 			},
 		},
 		{
-			ID: "lifecycle.stdin-close", Title: "a stdio server exits when its input ends", Level: SHOULD,
-			Spec: "2026-07-28", Section: "basic/transports/stdio#shutdown",
-			Quote: "Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file.",
+			ID:    "lifecycle.stdin-close",
 			needs: needs{transport: "stdio"},
 			run: func(t *T) {
 				c := t.fresh(connOptions{})
@@ -443,10 +417,8 @@ func isObject(raw json.RawMessage) bool { return rawjson.IsObject(raw) }
 // specification on them says in the same words.
 func undeclaredCheck(id, capability string) *Check {
 	return &Check{
-		ID: id, Title: "a server that lists " + capability + " declares the " + capability + " capability", Level: MUST,
-		Spec: "2025-11-25", Section: "server/" + capability + "#capabilities",
-		Quote: "Servers that support " + capability + " MUST declare the " + capability + " capability",
-		run:   func(t *T) { undeclaredList(t, capability) },
+		ID:  id,
+		run: func(t *T) { undeclaredList(t, capability) },
 	}
 }
 

@@ -17,9 +17,7 @@ import (
 func listsChecks() []*Check {
 	return []*Check{
 		{
-			ID: "lists.shape", Title: "every list page and item has the schema's shape", Level: MUST,
-			Spec: "2025-11-25", Section: "schema#listtoolsresult",
-			Quote: "export interface ListToolsResult extends PaginatedResult { tools: Tool[]; } [and prompts, resources and resourceTemplates alike: the list is required]",
+			ID: "lists.shape",
 			run: func(t *T) {
 				t.lintDone()
 				for _, l := range t.r.facts.lists() {
@@ -37,18 +35,14 @@ func listsChecks() []*Check {
 			},
 		},
 		{
-			ID: "lists.terminates", Title: "pagination ends: no cursor comes twice", Level: SHOULD,
-			Spec: "2025-11-25", Section: "server/utilities/pagination#implementation-guidelines",
-			Quote: "An optional nextCursor field if more results exist ... Servers SHOULD: Provide stable cursors",
+			ID: "lists.terminates",
 			run: func(t *T) {
 				t.lintDone()
 				lintFindings(t, surface.SeverityError, surface.RulePagination)
 			},
 		},
 		{
-			ID: "lists.unique", Title: "no item is listed twice", Level: SHOULD,
-			Spec: "2025-11-25", Section: "server/tools#tool-names",
-			Quote: "Tool names SHOULD be unique within a server.",
+			ID: "lists.unique",
 			run: func(t *T) {
 				lists := t.r.facts.lists()
 				if len(lists) == 0 {
@@ -69,9 +63,7 @@ func listsChecks() []*Check {
 			},
 		},
 		{
-			ID: "lists.cursor-stable", Title: "a cursor asked for twice gives the same page", Level: SHOULD,
-			Spec: "2025-11-25", Section: "server/utilities/pagination#implementation-guidelines",
-			Quote: "Servers SHOULD: Provide stable cursors",
+			ID: "lists.cursor-stable",
 			run: func(t *T) {
 				paged := false
 				for _, l := range t.r.facts.lists() {
@@ -101,9 +93,7 @@ func listsChecks() []*Check {
 			},
 		},
 		{
-			ID: "lists.invalid-cursor", Title: "a cursor the server never gave is answered -32602", Level: SHOULD,
-			Spec: "2025-11-25", Section: "server/utilities/pagination#error-handling",
-			Quote: "Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
+			ID: "lists.invalid-cursor",
 			run: func(t *T) {
 				for _, l := range t.r.facts.lists() {
 					params := json.RawMessage(`{"cursor":"mcpv-check:not-a-cursor"}`)

@@ -29,9 +29,7 @@ func modernChecks() []*Check {
 func modernDiscoverChecks() []*Check {
 	return []*Check{
 		{
-			ID: "modern.declared-lists", Title: "a declared capability's lists are served", Level: MUST,
-			Spec: "2026-07-28", Section: "server/tools#listing-tools",
-			Quote: "Servers that declare the `tools` capability MUST respond to `tools/list` requests",
+			ID:    "modern.declared-lists",
 			needs: needs{era: "modern"},
 			run: func(t *T) {
 				t.lintDone()
@@ -39,9 +37,7 @@ func modernDiscoverChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.discover", Title: "server/discover answers versions and capabilities", Level: MUST,
-			Spec: "2026-07-28", Section: "server/discover",
-			Quote: "Servers MUST implement it.",
+			ID:    "modern.discover",
 			needs: needs{era: "modern"},
 			run: func(t *T) {
 				m := discoverOn(t, t.conn())
@@ -61,9 +57,7 @@ func modernDiscoverChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.server-info", Title: "server/discover names the server in _meta", Level: SHOULD,
-			Spec: "2026-07-28", Section: "server/discover#discoverresult",
-			Quote: "_meta['io.modelcontextprotocol/serverInfo']: Name and version of the server software. Servers SHOULD include this field.",
+			ID:    "modern.server-info",
 			needs: needs{era: "modern"},
 			run: func(t *T) {
 				m := discoverOn(t, t.conn())
@@ -76,9 +70,7 @@ func modernDiscoverChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.result-type", Title: "every result has a resultType the client knows", Level: MUST,
-			Spec: "2026-07-28", Section: "basic#result-responses",
-			Quote: "The result MUST include a resultType field to indicate the type of the result.",
+			ID:    "modern.result-type",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			watch: func(w *watchCtx, s seen) string {
@@ -108,9 +100,7 @@ func modernDiscoverChecks() []*Check {
 func modernCacheChecks() []*Check {
 	return []*Check{
 		{
-			ID: "modern.cache-hints", Title: "cacheable results carry ttlMs (>= 0) and cacheScope", Level: MUST,
-			Spec: "2026-07-28", Section: "server/utilities/caching#cacheable-results",
-			Quote: `Servers MUST include caching hints on results with resultType: "complete" returned by the following operations: server/discover tools/list prompts/list resources/list resources/templates/list resources/read`,
+			ID:    "modern.cache-hints",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			watch: func(w *watchCtx, s seen) string {
@@ -136,9 +126,7 @@ func modernCacheChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.cache-scope-pages", Title: "every page of a list has the same cacheScope", Level: MUST,
-			Spec: "2026-07-28", Section: "server/utilities/caching#interaction-with-pagination",
-			Quote: "Servers MUST apply the same cacheScope to all response pages for a given list request.",
+			ID:    "modern.cache-scope-pages",
 			needs: needs{era: "modern"},
 			run: func(t *T) {
 				c := t.conn()
@@ -179,9 +167,7 @@ func modernCacheChecks() []*Check {
 func modernRequestChecks() []*Check {
 	return []*Check{
 		{
-			ID: "modern.meta-required", Title: "a request without its required _meta is answered -32602", Level: MUST,
-			Spec: "2026-07-28", Section: "basic#meta",
-			Quote: "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request.",
+			ID:    "modern.meta-required",
 			needs: needs{era: "modern"},
 			run: func(t *T) {
 				c := t.connWith(connOptions{era: "modern"})
@@ -193,9 +179,7 @@ func modernRequestChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.unsupported-version", Title: "an unsupported version is answered -32022 with the versions supported", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/versioning#protocol-version-negotiation",
-			Quote: "If the server does not implement the requested version ... it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support",
+			ID:    "modern.unsupported-version",
 			needs: needs{era: "modern"},
 			run: func(t *T) {
 				// A modern request carries its version: the shared
@@ -228,9 +212,7 @@ func modernRequestChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.method-not-found", Title: "over HTTP an unknown method is answered 404 with -32601", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/transports/streamable-http#protocol-version-header",
-			Quote: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found).",
+			ID:    "modern.method-not-found",
 			needs: needs{era: "modern", transport: "http"},
 			run: func(t *T) {
 				c := t.connWith(connOptions{era: "modern"})
@@ -243,9 +225,7 @@ func modernRequestChecks() []*Check {
 		headerCheck("modern.header-version", "an MCP-Protocol-Version header unlike the body's _meta is refused", "MCP-Protocol-Version", "2025-11-25"),
 		headerCheck("modern.header-missing", "a request without its Mcp-Method header is refused", "Mcp-Method", ""),
 		{
-			ID: "modern.header-version-missing", Title: "a request without MCP-Protocol-Version is refused, or read as 2025-03-26", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/transports/streamable-http#protocol-version-header",
-			Quote: "A server that supports clients implementing protocol versions earlier than 2025-06-18 ... MAY treat a request that omits the header as protocol version 2025-03-26. A server that does not support such clients MUST reject a request without the header per Server Validation.",
+			ID:    "modern.header-version-missing",
 			needs: needs{era: "modern", transport: "http"},
 			run: func(t *T) {
 				c := t.connWith(connOptions{era: "modern"})
@@ -265,9 +245,7 @@ func modernRequestChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.header-name", Title: "an Mcp-Name header unlike the body's name is refused", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/transports/streamable-http#server-validation",
-			Quote: "Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body.",
+			ID:    "modern.header-name",
 			needs: needs{era: "modern", transport: "http", capability: "prompts"},
 			run: func(t *T) {
 				c := t.connWith(connOptions{era: "modern"})
@@ -278,9 +256,7 @@ func modernRequestChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.header-param", Title: "an Mcp-Param header unlike the tool's argument is refused", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/transports/streamable-http#server-behavior-for-custom-headers",
-			Quote: "Any server that processes the message body MUST validate that encoded header values, after decoding if Base64-encoded, match the corresponding values in the request body. Servers MUST reject requests with a 400 Bad Request HTTP status and JSON-RPC error code -32020 (HeaderMismatch) if any validation fails.",
+			ID:    "modern.header-param",
 			needs: needs{era: "modern", transport: "http", call: true},
 			run: func(t *T) {
 				for i, call := range t.r.opts.Calls {
@@ -309,9 +285,7 @@ func modernRequestChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.resource-not-found", Title: "reading a resource that does not exist is answered -32602", Level: MUST,
-			Spec: "2026-07-28", Section: "server/resources#error-handling",
-			Quote: "If the requested resource does not exist, servers MUST return a JSON-RPC error with code -32602 (Invalid Params).",
+			ID:    "modern.resource-not-found",
 			needs: needs{era: "modern", capability: "resources"},
 			run: func(t *T) {
 				c := t.connWith(connOptions{era: "modern"})
@@ -322,9 +296,7 @@ func modernRequestChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.listen", Title: "subscriptions/listen is acknowledged first", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/patterns/subscriptions#acknowledgment",
-			Quote: "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID in _meta under io.modelcontextprotocol/subscriptionId",
+			ID:    "modern.listen",
 			needs: needs{era: "modern"},
 			run:   listen,
 		},
@@ -336,9 +308,7 @@ func modernRequestChecks() []*Check {
 func modernHTTPChecks() []*Check {
 	return []*Check{
 		{
-			ID: "modern.get-405", Title: "GET and DELETE are answered 405 by a server of this era alone", Level: SHOULD,
-			Spec: "2026-07-28", Section: "basic/transports/streamable-http#earlier-streamable-http-revisions",
-			Quote: "A server that supports only this revision and receives such traffic from an older client SHOULD respond as follows: HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed.",
+			ID:    "modern.get-405",
 			needs: needs{era: "modern", transport: "http"},
 			run: func(t *T) {
 				c := modernAlone(t, "whose GET stream and DELETE it may serve")
@@ -352,9 +322,7 @@ func modernHTTPChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.no-session", Title: "a server of this era alone mints no session id", Level: SHOULD,
-			Spec: "2026-07-28", Section: "basic/transports/streamable-http#earlier-streamable-http-revisions",
-			Quote: "A server that supports only this revision and receives such traffic from an older client SHOULD respond as follows: ... An Mcp-Session-Id header on a request: ignore it, and do not mint or echo session IDs.",
+			ID:    "modern.no-session",
 			needs: needs{era: "modern", transport: "http"},
 			run: func(t *T) {
 				c := modernAlone(t, "which has sessions")
@@ -387,9 +355,7 @@ func modernAlone(t *T, has string) *conn {
 func modernWatchChecks() []*Check {
 	return []*Check{
 		{
-			ID: "modern.no-requests", Title: "no JSON-RPC request from the server", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/transports/stdio#receiving-messages",
-			Quote: "The server MUST NOT write JSON-RPC requests to stdout.",
+			ID:    "modern.no-requests",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool {
@@ -399,9 +365,7 @@ func modernWatchChecks() []*Check {
 			}),
 		},
 		{
-			ID: "modern.log-unasked", Title: "no log message for a request that asked for none", Level: MUST,
-			Spec: "2026-07-28", Section: "server/utilities/logging#per-request-log-level",
-			Quote: "The server MUST NOT emit notifications/message for a request that does not include this field.",
+			ID:    "modern.log-unasked",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			// The run's own connections never ask for log messages.
@@ -410,9 +374,7 @@ func modernWatchChecks() []*Check {
 			}),
 		},
 		{
-			ID: "modern.error-codes", Title: "no error code the era retired or did not define", Level: MUST,
-			Spec: "2026-07-28", Section: "basic#error-codes",
-			Quote: "Implementations MUST NOT emit any code from this sub-range that is not defined by this specification ... Implementations of this protocol version MUST NOT emit these codes: -32002 ... -32042",
+			ID:    "modern.error-codes",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			watch: func(w *watchCtx, s seen) string {
@@ -525,9 +487,7 @@ func wantRefusal(t *T, method string, m mcp.Message, x *exchange, err error, sta
 // ("" leaves it out) is refused as a header mismatch.
 func headerCheck(id, title, name, value string) *Check {
 	return &Check{
-		ID: id, Title: title, Level: MUST,
-		Spec: "2026-07-28", Section: "basic/transports/streamable-http#server-validation",
-		Quote: "When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response using the following error code: ... -32020",
+		ID:    id,
 		needs: needs{era: "modern", transport: "http"},
 		run: func(t *T) {
 			c := t.connWith(connOptions{era: "modern"})

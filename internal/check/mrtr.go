@@ -36,9 +36,7 @@ func inputRequired(s seen) bool {
 func mrtrChecks() []*Check {
 	return []*Check{
 		{
-			ID: "modern.input-required-methods", Title: "an input_required result only for prompts/get, resources/read and tools/call", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/patterns/mrtr#supported-requests",
-			Quote: "Servers MUST NOT send InputRequiredResult responses on any other client requests.",
+			ID:    "modern.input-required-methods",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool {
@@ -48,9 +46,7 @@ func mrtrChecks() []*Check {
 			}),
 		},
 		{
-			ID: "modern.input-required-shape", Title: "an input_required result asks for input or carries a request state", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/patterns/mrtr#server-requirements-basic-workflow",
-			Quote: "Servers MUST include at least one of inputRequests or requestState in every InputRequiredResult response.",
+			ID:    "modern.input-required-shape",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool {
@@ -60,9 +56,7 @@ func mrtrChecks() []*Check {
 			}),
 		},
 		{
-			ID: "modern.input-capabilities", Title: "no input request for a capability the client did not declare", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/patterns/mrtr#server-requirements-basic-workflow",
-			Quote: "Servers MUST NOT send an inputRequests that the client has not declared support for in its capabilities.",
+			ID:    "modern.input-capabilities",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			watch: func(w *watchCtx, s seen) string {
@@ -82,16 +76,12 @@ func mrtrChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.removed-methods", Title: "an initialize-era method the server does not implement is answered as not found", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/transports/streamable-http#protocol-version-header",
-			Quote: "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found).",
+			ID:    "modern.removed-methods",
 			needs: needs{era: "modern", transport: "http"},
 			run:   removedMethods,
 		},
 		{
-			ID: "modern.client-info-optional", Title: "a request without clientInfo, which is optional, is served", Level: SHOULD,
-			Spec: "2026-07-28", Section: "basic#meta",
-			Quote: "Clients SHOULD include io.modelcontextprotocol/clientInfo on every request unless specifically configured not to do so.",
+			ID:    "modern.client-info-optional",
 			needs: needs{era: "modern"},
 			run: func(t *T) {
 				c := t.connWith(connOptions{era: "modern"})

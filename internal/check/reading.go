@@ -31,9 +31,7 @@ func readingListedChecks() []*Check {
 		resourceReads().answered("reading.resources", "every resource listed can be read", "schema#resource", "A known resource that the server is capable of reading.", "a resource it lists cannot be read"),
 		resourceReads().wellFormed("reading.resource-contents", "resources/read answers well-formed contents", "server/resources#security-considerations", "Binary data MUST be properly encoded", contentsProblem),
 		{
-			ID: "reading.contents-uri", Title: "a resource's contents name the URI read", Level: SHOULD,
-			Spec: "2025-11-25", Section: "schema#resourcecontents",
-			Quote: "The URI of this resource. ... uri: string;",
+			ID:    "reading.contents-uri",
 			needs: needs{capability: "resources"},
 			run: func(t *T) {
 				resourceReads().each(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
@@ -59,9 +57,7 @@ func readingListedChecks() []*Check {
 			},
 		},
 		{
-			ID: "reading.unknown-resource", Title: "reading a resource that does not exist is an error", Level: SHOULD,
-			Spec: "2025-11-25", Section: "server/resources#error-handling",
-			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Resource not found: -32002",
+			ID:    "reading.unknown-resource",
 			needs: needs{capability: "resources", era: "legacy"},
 			run: func(t *T) {
 				m := t.askIn("legacy", "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
@@ -80,9 +76,7 @@ func readingListedChecks() []*Check {
 		promptReads().answered("reading.prompts", "a prompt without required arguments can be got", "server/prompts#getting-a-prompt", "To retrieve a specific prompt, clients send a prompts/get request.", "a prompt it lists, with no required argument, cannot be got"),
 		promptReads().filled().wellFormed("reading.prompt-messages", "prompts/get answers well-formed messages", "server/prompts#image-content", "The image data MUST be base64-encoded and include a valid MIME type", messagesProblem),
 		{
-			ID: "reading.missing-argument", Title: "a prompt without its required argument is answered -32602", Level: SHOULD,
-			Spec: "2025-11-25", Section: "server/prompts#error-handling",
-			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: ... Missing required arguments: -32602 (Invalid params)",
+			ID:    "reading.missing-argument",
 			needs: needs{capability: "prompts"},
 			run: func(t *T) {
 				for _, p := range t.listed("prompts/list") {
@@ -101,9 +95,7 @@ func readingListedChecks() []*Check {
 			},
 		},
 		{
-			ID: "reading.unknown-prompt", Title: "a prompt that does not exist is answered -32602", Level: SHOULD,
-			Spec: "2025-11-25", Section: "server/prompts#error-handling",
-			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid prompt name: -32602 (Invalid params)",
+			ID:    "reading.unknown-prompt",
 			needs: needs{capability: "prompts"},
 			run: func(t *T) {
 				res, rerr := t.callShown("prompts/get", json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`))
@@ -118,9 +110,7 @@ func readingListedChecks() []*Check {
 func readingUtilityChecks() []*Check {
 	return []*Check{
 		{
-			ID: "reading.unknown-tool", Title: "calling a tool that does not exist is a JSON-RPC error", Level: SHOULD,
-			Spec: "2025-11-25", Section: "server/tools#error-handling",
-			Quote: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools",
+			ID:    "reading.unknown-tool",
 			needs: needs{capability: "tools"},
 			run: func(t *T) {
 				tools := t.listed("tools/list")
@@ -135,9 +125,7 @@ func readingUtilityChecks() []*Check {
 			},
 		},
 		{
-			ID: "reading.completion", Title: "completion/complete answers at most 100 values", Level: MUST,
-			Spec: "2025-11-25", Section: "schema#completeresult",
-			Quote: "An array of completion values. Must not exceed 100 items. ... values: string[];",
+			ID:    "reading.completion",
 			needs: needs{capability: "completions"},
 			run: func(t *T) {
 				params := completionParams(t)
@@ -159,9 +147,7 @@ func readingUtilityChecks() []*Check {
 			},
 		},
 		{
-			ID: "reading.log-level", Title: "an unknown log level is answered -32602", Level: SHOULD,
-			Spec: "2025-11-25", Section: "server/utilities/logging#error-handling",
-			Quote: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: -32602 (Invalid params)",
+			ID:    "reading.log-level",
 			needs: needs{capability: "logging", era: "legacy"},
 			run: func(t *T) {
 				wantError(t, t.askIn("legacy", "logging/setLevel", json.RawMessage(`{"level":"mcpv-check-loudest"}`)), nil, -32602)
@@ -182,14 +168,14 @@ type reads struct {
 // answered is the check (a SHOULD of 2025-11-25) that every read is
 // answered with a result: it fails saying why.
 func (rd reads) answered(id, title, section, quote, why string) *Check {
-	return &Check{ID: id, Title: title, Level: SHOULD, Spec: "2025-11-25", Section: section, Quote: quote,
+	return &Check{ID: id,
 		needs: needs{capability: rd.capability}, run: rd.refused(why)}
 }
 
 // wellFormed is the check (a MUST of 2025-11-25) that every result read
 // keeps its schema, as problem says.
 func (rd reads) wellFormed(id, title, section, quote string, problem func(res json.RawMessage) string) *Check {
-	return &Check{ID: id, Title: title, Level: MUST, Spec: "2025-11-25", Section: section, Quote: quote,
+	return &Check{ID: id,
 		needs: needs{capability: rd.capability}, run: rd.malformed(problem)}
 }
 

@@ -121,9 +121,7 @@ func askInput(t *T) (asking, map[string]json.RawMessage) {
 func retryChecks() []*Check {
 	return []*Check{
 		{
-			ID: "modern.input-missing", Title: "a retry without the input asked for is asked again", Level: SHOULD,
-			Spec: "2026-07-28", Section: "basic/patterns/mrtr#error-handling",
-			Quote: "If the client fails to send all the information requested in a previous InputRequests, and the missing information is necessary for the server to process the request, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error.",
+			ID:    "modern.input-missing",
 			needs: needs{era: "modern", capability: "prompts"},
 			run: func(t *T) {
 				a, _ := askInput(t)
@@ -134,9 +132,7 @@ func retryChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.input-extra", Title: "answers the server did not ask for are ignored, round after round", Level: SHOULD,
-			Spec: "2026-07-28", Section: "basic/patterns/mrtr#error-handling",
-			Quote: "If additional, unexpected parameters are provided in the InputResponses object, the server SHOULD ignore any information it does not recognize or need.",
+			ID:    "modern.input-extra",
 			needs: needs{era: "modern", capability: "prompts"},
 			run: func(t *T) {
 				a := ask(t)
@@ -157,9 +153,7 @@ func retryChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.input-invalid", Title: "an answer that is no result of the request asked is refused", Level: SHOULD,
-			Spec: "2026-07-28", Section: "basic/patterns/mrtr#error-handling",
-			Quote: "Servers SHOULD validate that the data provided by the client is a valid InputResponses object and that the information inside can be correctly parsed. Protocol errors (malformed JSON, invalid schema, internal server errors) SHOULD return a JSON-RPC error response",
+			ID:    "modern.input-invalid",
 			needs: needs{era: "modern", capability: "prompts"},
 			run: func(t *T) {
 				a, ans := askInput(t)
@@ -173,9 +167,7 @@ func retryChecks() []*Check {
 			},
 		},
 		{
-			ID: "modern.request-state", Title: "a request state the server never gave is not taken", Level: MUST,
-			Spec: "2026-07-28", Section: "basic/patterns/mrtr#server-requirements-basic-workflow",
-			Quote: "If requestState influences authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or AEAD) and MUST reject state that fails verification.",
+			ID:    "modern.request-state",
 			needs: needs{era: "modern", capability: "prompts"},
 			run: func(t *T) {
 				a := ask(t)

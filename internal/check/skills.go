@@ -23,9 +23,7 @@ const maxSkillPages = 100
 func skillsChecks() []*Check {
 	return []*Check{
 		{
-			ID: "skills.methods", Title: "a server that declares skills serves skills/list and skills/get", Level: MUST,
-			Spec: skillsSpec, Section: "skills#capability-negotiation",
-			Quote: "A server that declares this extension MUST implement skills/list and skills/get.",
+			ID: "skills.methods",
 			run: func(t *T) {
 				entries := listSkills(t)
 				uri := "skill://mcpv-check-no-such-skill/SKILL.md"
@@ -40,9 +38,7 @@ func skillsChecks() []*Check {
 			},
 		},
 		{
-			ID: "skills.entries", Title: "every skill entry is complete: its files, its name, its digests", Level: MUST,
-			Spec: skillsSpec, Section: "skills#resources",
-			Quote: "When resources is an array, it MUST be complete. It lists every file of the skill, each exactly once, including an entry whose uri equals the skill's top-level uri.",
+			ID: "skills.entries",
 			run: func(t *T) {
 				for _, e := range listSkills(t) {
 					if e.err != nil {
@@ -53,9 +49,7 @@ func skillsChecks() []*Check {
 			},
 		},
 		{
-			ID: "skills.manifest", Title: "each skill's SKILL.md is what its entry says: digest, size, frontmatter", Level: MUST,
-			Spec: skillsSpec, Section: "skills#frontmatter",
-			Quote: "The frontmatter object MUST be identical in content to the frontmatter of the SKILL.md it describes.",
+			ID: "skills.manifest",
 			run: func(t *T) {
 				read := 0
 				for _, e := range listSkills(t) {
@@ -80,9 +74,7 @@ func skillsChecks() []*Check {
 			},
 		},
 		{
-			ID: "skills.directory", Title: "a server that declares directoryRead serves resources/directory/read", Level: MUST,
-			Spec: skillsSpec, Section: "skills#capability-negotiation",
-			Quote: "A server that additionally declares directoryRead: true MUST implement resources/directory/read.",
+			ID: "skills.directory",
 			run: func(t *T) {
 				var settings struct {
 					DirectoryRead bool `json:"directoryRead"`

@@ -13,9 +13,9 @@ import (
 )
 
 // ruleCheck is a check made of one lint rule.
-func ruleCheck(id, title string, level Level, spec, section, quote string, rules ...string) *Check {
+func ruleCheck(id string, rules ...string) *Check {
 	return &Check{
-		ID: id, Title: title, Level: level, Spec: spec, Section: section, Quote: quote,
+		ID: id,
 		run: func(t *T) {
 			t.lintDone()
 			for _, f := range t.r.facts.lintOf(surface.SeverityWarning, rules...) {
@@ -28,21 +28,19 @@ func ruleCheck(id, title string, level Level, spec, section, quote string, rules
 
 func surfaceChecks() []*Check {
 	return []*Check{
-		ruleCheck("surface.tool-names", "tool names are 1 to 128 of A-Z a-z 0-9 _ - .", SHOULD, "2025-11-25", "server/tools#tool-names", "Tool names SHOULD be between 1 and 128 characters in length (inclusive). ... The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.)", surface.RuleToolName),
-		ruleCheck("surface.input-schema", "each tool's inputSchema is an object schema, valid in its dialect", MUST, "2025-11-25", "server/tools#tool", "inputSchema: JSON Schema defining expected parameters ... MUST be a valid JSON Schema object (not null)", surface.RuleInputSchema),
-		ruleCheck("surface.output-schema", "each outputSchema is valid in its dialect", MUST, "2025-11-25", "basic#schema-validation", "Schemas MUST be valid according to their declared or default dialect", surface.RuleOutputSchema),
-		ruleCheck("surface.uris", "resource URIs are RFC 3986 URIs", MUST, "2025-11-25", "server/resources#custom-uri-schemes", "Custom URI schemes MUST be in accordance with RFC3986", surface.RuleURI),
-		ruleCheck("surface.uri-templates", "resource templates are RFC 6570 URI templates", MUST, "2025-11-25", "schema#resourcetemplate", "A URI template (according to RFC 6570) that can be used to construct resource URIs. ... @format uri-template ... uriTemplate: string;", surface.RuleURITemplate),
-		ruleCheck("surface.annotations", "annotations have the schema's shape", MUST, "2025-11-25", "schema#annotations", `export type Role = "user" | "assistant"; ... audience?: Role[]; ... @minimum 0 @maximum 1 ... priority?: number;`, surface.RuleAnnotations),
-		ruleCheck("surface.icons", "icons are objects with a src URI", MUST, "2025-11-25", "schema#icon", "A standard URI pointing to an icon resource. ... @format uri ... src: string;", surface.RuleIcons),
+		ruleCheck("surface.tool-names", surface.RuleToolName),
+		ruleCheck("surface.input-schema", surface.RuleInputSchema),
+		ruleCheck("surface.output-schema", surface.RuleOutputSchema),
+		ruleCheck("surface.uris", surface.RuleURI),
+		ruleCheck("surface.uri-templates", surface.RuleURITemplate),
+		ruleCheck("surface.annotations", surface.RuleAnnotations),
+		ruleCheck("surface.icons", surface.RuleIcons),
 		{
-			ID: "surface.param-headers", Title: "x-mcp-header names are unique header tokens, on string, integer or boolean properties reached by properties alone", Level: MUST,
-			Spec: "2026-07-28", Section: "server/tools#x-mcp-header",
-			Quote: "Constraints on x-mcp-header values: MUST NOT be empty ... MUST match HTTP field-name token syntax (1*tchar, RFC 9110 Section 5.1) ... MUST NOT contain control characters, including carriage return (CR, \\r) or line feed (LF, \\n) ... MUST be case-insensitively unique among all x-mcp-header values in the inputSchema ... MUST only be applied to parameters with primitive types (integer, string, boolean). Parameters with type number are not permitted. ... MUST only be applied to properties that are statically reachable from the schema root",
+			ID:    "surface.param-headers",
 			needs: needs{era: "modern", capability: "tools"},
 			run:   paramHeaderAnnotations,
 		},
-		ruleCheck("surface.meta-keys", "_meta keys follow the key name format", MUST, "2025-11-25", "basic#meta", "Labels MUST start with a letter and end with a letter or digit ... Unless empty, [the name] MUST begin and end with an alphanumeric character", surface.RuleMeta),
+		ruleCheck("surface.meta-keys", surface.RuleMeta),
 	}
 }
 

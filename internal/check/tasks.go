@@ -30,7 +30,7 @@ const tasksSection = "basic/utilities/tasks"
 
 func taskChecks() []*Check {
 	legacy := func(id, title, anchor, quote string, capability string, run func(t *T)) *Check {
-		return &Check{ID: id, Title: title, Level: MUST, Spec: "2025-11-25", Section: tasksSection + "#" + anchor, Quote: quote,
+		return &Check{ID: id,
 			needs: needs{era: "legacy", capability: cmp.Or(capability, "tasks")}, run: func(t *T) { tasksVersion(t); run(t) }}
 	}
 	return slices.Concat([]*Check{
@@ -46,9 +46,7 @@ func taskChecks() []*Check {
 		legacy("tasks.cancel", "a task cancelled while it runs is cancelled, and stays so", "task-cancellation", "Upon receiving a valid cancellation request, receivers SHOULD attempt to stop the task execution and MUST transition the task to cancelled status before sending the response. Once a task is cancelled, it MUST remain in cancelled status even if execution continues to completion or fails.", "tasks.cancel", cancelRunning),
 		legacy("tasks.cancel-ended", "cancelling a task that has ended is refused with -32602", "task-cancellation", "Receivers MUST reject cancellation requests for tasks already in a terminal status (completed, failed, or cancelled) with error code -32602 (Invalid params).", "tasks.cancel", cancelEnded),
 		{
-			ID: "tasks.not-declared", Title: "a call made as a task of a server that does not take them is served as a call", Level: MUST,
-			Spec: "2025-11-25", Section: tasksSection + "#task-support-and-handling",
-			Quote: "Receivers that do not declare the task capability for a request type MUST process requests of that type normally, ignoring any task-augmentation metadata if present.",
+			ID:    "tasks.not-declared",
 			needs: needs{era: "legacy", call: true, capability: "tools"},
 			run:   notDeclared,
 		},
