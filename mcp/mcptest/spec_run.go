@@ -206,7 +206,6 @@ type specState struct {
 	initialized bool
 	tasks       map[string]*specTask // by id (spec_tasks.go)
 	waits       map[string]chan msg  // the client's answers awaited, by the id of the server's request
-	calls       callCounter          // the named fake's tools/call requests, for its latency
 }
 
 func newSpecState() *specState {
@@ -393,6 +392,16 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 			return
 		}
 	}
+	if s.lat != nil && m.Method == "tools/call" && !(s.Tasks != nil && (member(m.Params, "task") != nil || nameParam(m.Params) == "job")) {
+		s.lat.run(out, func() { s.respond(st, m, id, out) })
+		return
+	}
+	s.respond(st, m, id, out)
+}
+
+// respond answers a request whose faults let it be answered.
+func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
+	modern := s.Era == "modern"
 	if s.named != nil && s.namedRequest(st, m, id, out) {
 		return
 	}
