@@ -19,8 +19,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // HTTPOptions script an HTTPServer. Every field is optional.
@@ -230,9 +228,11 @@ func (l *connsListener) kill() {
 // Exchange is one request being answered by a hook.
 type Exchange struct {
 	HTTPRequest
-	W http.ResponseWriter
-	R *http.Request
-	s *HTTPServer
+	W       http.ResponseWriter
+	R       *http.Request
+	s       *HTTPServer
+	m       msg // the body, when it decoded as a message (decoded)
+	decoded bool
 }
 
 // Server is the fake the request came to.
@@ -338,12 +338,9 @@ func (e *SSEWriter) flush() { e.w.(http.Flusher).Flush() }
 
 func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	rawjson.DecodeLoose(body, &m)
-	x := &Exchange{HTTPRequest: HTTPRequest{
+	var m msg
+	decoded := json.Unmarshal(body, &m) == nil // a body that is no message has no method or id
+	x := &Exchange{m: m, decoded: decoded, HTTPRequest: HTTPRequest{
 		Method: r.Method, Path: r.URL.RequestURI(), RPCMethod: m.Method, ID: m.ID,
 		SessionID: r.Header.Get("Mcp-Session-Id"), ProtocolVersion: r.Header.Get("Mcp-Protocol-Version"),
 		LastEventID: r.Header.Get("Last-Event-ID"), Header: r.Header.Clone(), Body: body,

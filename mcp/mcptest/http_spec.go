@@ -78,7 +78,7 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 		x.Status(http.StatusMethodNotAllowed, "")
 		return
 	}
-	var m msg
+	m := x.m
 	if batch := strings.TrimSpace(string(x.Body)); strings.HasPrefix(batch, "[") && json.Valid(x.Body) && !modern {
 		// A batch (2025-03-26's): its session and version checked as a
 		// request's, and its answers in one array.
@@ -86,7 +86,7 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 		s.serveInitialize(x, m)
 		return
 	}
-	if json.Unmarshal(x.Body, &m) != nil {
+	if !x.decoded {
 		if spec.has("malformed-200") {
 			x.Status(http.StatusOK, `{"ok":true}`, "Content-Type", "application/json")
 			return

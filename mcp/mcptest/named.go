@@ -282,15 +282,7 @@ func floodLogs(n int, token json.RawMessage, out specOut) {
 		out.bulk(each)
 		return
 	}
-	each(lineWriter(out.send))
-}
-
-// lineWriter sends each write, a line, without its newline.
-type lineWriter func(string)
-
-func (f lineWriter) Write(p []byte) (int, error) {
-	f(strings.TrimSuffix(string(p), "\n"))
-	return len(p), nil
+	each(writerFunc(func(p []byte) { out.send(strings.TrimSuffix(string(p), "\n")) }))
 }
 
 // bulk runs each with the server's output, buffered, held as one write;
