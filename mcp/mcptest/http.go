@@ -1,8 +1,9 @@
 package mcptest
 
-// A scripted fake MCP server over HTTP, for the cases a real server rarely
-// shows: streams cut mid-answer, expired sessions, odd statuses, the legacy
-// HTTP+SSE transport.
+// The fake MCP server over HTTP: a spec server (http_spec.go) whose
+// exchanges a test may script itself, for the cases a real server rarely
+// shows: streams cut mid-answer, expired sessions, odd statuses, the
+// legacy HTTP+SSE transport.
 
 import (
 	"bytes"
@@ -18,22 +19,25 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // HTTPOptions script an HTTPServer. Every field is optional.
 type HTTPOptions struct {
-	// Post sees every POST before the fake does and returns true when it has
-	// answered it; false lets the fake answer (see HTTPServer).
+	// Spec is the server's surface and faults; default scriptedSpec's.
+	Spec *Spec
+	// Post sees every POST before the spec does, once its session is
+	// checked, and returns true when it has answered it; false lets the
+	// spec answer.
 	Post func(x *Exchange) bool
-	// Get answers a GET; nil answers 405 (no standalone stream), or in
-	// Legacy mode serves the legacy event stream.
+	// Get answers a GET once its session is checked; nil leaves it to
+	// the spec (405: no standalone stream), or in Legacy mode serves the
+	// legacy event stream.
 	Get func(x *Exchange)
 	// SSE makes the fake answer the requests it answers itself with an event
 	// stream instead of a JSON body.
 	SSE bool
-	// Stateless makes the fake issue no Mcp-Session-Id and check none.
+	// Stateless makes the fake issue no Mcp-Session-Id and check none
+	// (the no-sessions edge).
 	Stateless bool
 
 	// Legacy makes the fake a 2024-11-05 HTTP+SSE server: a POST to URL gets
@@ -45,15 +49,26 @@ type HTTPOptions struct {
 	// Endpoint replaces the endpoint the legacy stream names
 	// ("/messages?session=ID").
 	Endpoint string
-	// Spec makes the fake a spec server over Streamable HTTP
-	// (http_spec.go): every request is the spec's, with its faults; the
-	// hooks and the options above do not apply, but for SSE.
-	Spec *Spec
 
-	// Latency, when set, makes the fake a server of one tool: tools/list
+	// Latency, with no Spec, makes the fake a server of one tool: tools/list
 	// lists "x", and tools/call is answered (a text block "ok") after the
 	// call's latency, the calls numbered in order of arrival.
 	Latency Latency
+}
+
+// scriptedSpec is the spec of an HTTPServer given none: initialize
+// answered with the version the client offered and the tools capability,
+// ping with {}, any other request as not found; with a Latency, tool x.
+func scriptedSpec(l Latency) *Spec {
+	s := &Spec{ServerInfo: json.RawMessage(`{"name":"fake-http","version":"0"}`), Capabilities: json.RawMessage(`{"tools":{}}`),
+		Faults: []string{"echo-any-version", "any-version-header"}, MethodNotFound: []string{"tools/list", "tools/call", "skills/list", "skills/get", "resources/directory/read"}}
+	if l != (Latency{}) {
+		s.MethodNotFound = nil
+		s.Tools = []json.RawMessage{json.RawMessage(`{"name":"x","inputSchema":{"type":"object"}}`)}
+		s.CallResults = map[string]json.RawMessage{"x": json.RawMessage(`{"content":[{"type":"text","text":"ok"}]}`)}
+		s.lat = newLatency(l, false)
+	}
+	return s
 }
 
 // HTTPRequest is a request as the fake received it.
@@ -79,23 +94,20 @@ func (r HTTPRequest) String() string {
 	return fmt.Sprintf("%s %s sid=%s version=%s last-event-id=%s", r.Method, what, r.SessionID, r.ProtocolVersion, r.LastEventID)
 }
 
-// HTTPServer is a fake MCP server on 127.0.0.1. Unless a hook answers first,
-// it answers initialize with the version the client offered (issuing a new
-// session id, s1, s2, ... unless Stateless), ping with {}, other requests
-// with "method not found", and notifications and responses with 202; DELETE
-// ends the session with 200.
-// A request that names a session the fake does not know (or ended) gets 404,
-// and a POST other than initialize without a session id gets 400.
+// HTTPServer is a fake MCP server on 127.0.0.1: its spec's, unless a
+// hook answers first. In the initialize era it issues a session id at
+// initialize (s1, s2, ... unless Stateless); a request that names a
+// session it does not know (or ended) gets 404, a POST other than
+// initialize without a session id 400; DELETE ends the session with 200.
 type HTTPServer struct {
 	// URL is the MCP endpoint to give the client: http://127.0.0.1:PORT/mcp.
 	URL string
 
 	opts HTTPOptions
+	spec *Spec
 	ts   *httptest.Server
 	ln   *connsListener
 	done chan struct{} // closed when the test ends, before the server closes
-
-	spec specSessions // the spec server's conversations, when Spec is set
 
 	mu       sync.Mutex               // guards the fields below
 	reqs     []HTTPRequest            // every request, in order of arrival
@@ -103,11 +115,11 @@ type HTTPServer struct {
 	issued   int                      // session ids issued so far
 	live     map[string]bool          // sessions not ended
 	channels map[string]chan<- string // legacy streams, by session id
-
-	calls callCounter // the tools/call requests, for opts.Latency
-	// slots holds a token for each call being worked on, when
-	// opts.Latency.Capacity bounds them.
-	slots chan struct{}
+	states   map[string]*specState    // the spec's conversations, by session id; the modern era's, which has none, under ""
+	events   int                      // event ids given so far
+	// parked is, by session, a ping's stream that waits for another's
+	// (the crossed-streams fault).
+	parked map[string]*crossing
 }
 
 // NewHTTPServer starts a fake that closes when the test ends.
@@ -116,11 +128,8 @@ func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
 	if err != nil {
 		t.Fatalf("mcptest: listen: %v", err)
 	}
-	s := &HTTPServer{opts: opts, done: make(chan struct{}), changed: make(chan struct{}),
-		live: map[string]bool{}, channels: map[string]chan<- string{}}
-	if n := opts.Latency.Capacity; n > 0 {
-		s.slots = make(chan struct{}, n)
-	}
+	s := &HTTPServer{opts: opts, spec: cmp.Or(opts.Spec, scriptedSpec(opts.Latency)), done: make(chan struct{}), changed: make(chan struct{}),
+		live: map[string]bool{}, channels: map[string]chan<- string{}, states: map[string]*specState{}, parked: map[string]*crossing{}}
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.ts.Listener.Close()
 	s.ln = &connsListener{Listener: l}
@@ -219,9 +228,11 @@ func (l *connsListener) kill() {
 // Exchange is one request being answered by a hook.
 type Exchange struct {
 	HTTPRequest
-	W http.ResponseWriter
-	R *http.Request
-	s *HTTPServer
+	W       http.ResponseWriter
+	R       *http.Request
+	s       *HTTPServer
+	m       msg // the body, when it decoded as a message (decoded)
+	decoded bool
 }
 
 // Server is the fake the request came to.
@@ -327,12 +338,9 @@ func (e *SSEWriter) flush() { e.w.(http.Flusher).Flush() }
 
 func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	rawjson.DecodeLoose(body, &m)
-	x := &Exchange{HTTPRequest: HTTPRequest{
+	var m msg
+	decoded := json.Unmarshal(body, &m) == nil // a body that is no message has no method or id
+	x := &Exchange{m: m, decoded: decoded, HTTPRequest: HTTPRequest{
 		Method: r.Method, Path: r.URL.RequestURI(), RPCMethod: m.Method, ID: m.ID,
 		SessionID: r.Header.Get("Mcp-Session-Id"), ProtocolVersion: r.Header.Get("Mcp-Protocol-Version"),
 		LastEventID: r.Header.Get("Last-Event-ID"), Header: r.Header.Clone(), Body: body,
@@ -343,98 +351,67 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
 
-	if s.opts.Spec != nil && s.opts.Spec.Card != nil && r.URL.Path == "/mcp/server-card" && r.Method == http.MethodGet {
+	if s.spec.Card != nil && r.URL.Path == "/mcp/server-card" && r.Method == http.MethodGet {
 		w.Header().Set("Content-Type", "application/mcp-server-card+json")
-		w.Write(bytes.ReplaceAll(s.opts.Spec.Card, []byte("{{endpoint}}"), []byte("http://"+r.Host+"/mcp"))) // the card names the server where it answers
-		return
-	}
-	if s.opts.Spec != nil {
-		s.serveSpec(x)
+		w.Write(bytes.ReplaceAll(s.spec.Card, []byte("{{endpoint}}"), []byte("http://"+r.Host+"/mcp"))) // the card names the server where it answers
 		return
 	}
 	if s.opts.Legacy && r.URL.Path == "/mcp" {
 		s.serveLegacyMain(x)
 		return
 	}
-	if !s.opts.Legacy && !s.opts.Stateless && !s.sessionOK(x) {
-		return
-	}
-	switch r.Method {
-	case http.MethodPost:
-		if s.opts.Post != nil && s.opts.Post(x) {
-			return
-		}
-		s.answer(x)
-	case http.MethodGet:
-		if s.opts.Get == nil {
-			x.Status(http.StatusMethodNotAllowed, "")
-			return
-		}
+	switch {
+	case !s.originOK(r) && s.spec.edge("origin-refused-400"):
+		x.Status(http.StatusBadRequest, "Bad Request: Origin not allowed")
+	case !s.originOK(r):
+		x.Status(http.StatusForbidden, s.spec.errorLine(json.RawMessage("null"), codeInvalidRequest, "Forbidden: Origin not allowed"), "Content-Type", "application/json")
+	case !s.sessionOK(x):
+	case r.Method == http.MethodPost && s.opts.Post != nil && s.opts.Post(x):
+	case r.Method == http.MethodGet && s.opts.Get != nil:
 		s.opts.Get(x)
-	case http.MethodDelete:
-		s.Expire(x.SessionID)
-		x.Status(http.StatusOK, "")
 	default:
-		x.Status(http.StatusMethodNotAllowed, "")
+		s.serveSpec(x)
 	}
 }
 
-// sessionOK answers 404 to a request naming a session that is not live, and
-// 400 to a POST other than initialize that names none.
+// sessions reports whether the server keeps sessions: in the initialize
+// era, over Streamable HTTP, unless Stateless or the no-sessions edge.
+func (s *HTTPServer) sessions() bool {
+	return s.spec.Era != "modern" && !s.opts.Legacy && !s.opts.Stateless && !s.spec.edge("no-sessions")
+}
+
+// sessionOK answers a request naming a session that is not live (404,
+// or 400 under unknown-session-400), and a POST other than initialize
+// that names none (400, 404 under no-session-404, nothing at all under
+// mute-early).
 func (s *HTTPServer) sessionOK(x *Exchange) bool {
-	if x.SessionID == "" {
-		if x.Method == http.MethodPost && x.RPCMethod != "initialize" {
-			x.Status(http.StatusBadRequest, "Bad Request: missing Mcp-Session-Id")
-			return false
-		}
+	if !s.sessions() || x.Method == http.MethodDelete && s.spec.edge("delete-405") {
 		return true
+	}
+	if x.SessionID == "" {
+		switch {
+		case x.Method != http.MethodPost || x.RPCMethod == "initialize" && x.ID != nil:
+			return true
+		case s.spec.has("mute-early"):
+			x.Hold() // nothing answered before initialize
+		case s.spec.has("no-session-404"):
+			x.Status(http.StatusNotFound, "no session")
+		default:
+			x.Status(http.StatusBadRequest, "Bad Request: missing Mcp-Session-Id")
+		}
+		return false
 	}
 	s.mu.Lock()
 	live := s.live[x.SessionID]
 	s.mu.Unlock()
-	if !live {
+	switch {
+	case live:
+	case s.spec.has("unknown-session-400"):
+		x.Status(http.StatusBadRequest, "bad session")
+	default:
 		x.Status(http.StatusNotFound, "session not found")
 	}
 	return live
-}
-
-// answer is what the fake says when no hook answered a POST.
-func (s *HTTPServer) answer(x *Exchange) {
-	switch {
-	case x.ID == nil || x.RPCMethod == "":
-		x.Status(http.StatusAccepted, "")
-	case x.RPCMethod == "initialize":
-		var p struct {
-			Params struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			} `json:"params"`
-		}
-		rawjson.DecodeLoose(x.Body, &p)
-		if !s.opts.Stateless && !s.opts.Legacy {
-			x.W.Header().Set("Mcp-Session-Id", s.NewSession())
-		}
-		x.Reply(x.Result(fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"fake-http","version":"0"}}`, p.Params.ProtocolVersion)))
-	case x.RPCMethod == "ping":
-		x.Reply(x.Result(`{}`))
-	case x.RPCMethod == "tools/list" && s.opts.Latency.on():
-		x.Reply(x.Result(`{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`))
-	case x.RPCMethod == "tools/call" && s.opts.Latency.on():
-		if s.slots != nil {
-			select {
-			case s.slots <- struct{}{}:
-				defer func() { <-s.slots }()
-			case <-x.R.Context().Done():
-				return
-			case <-s.done:
-				return
-			}
-		}
-		if wait(s.opts.Latency.Of(s.calls.next()), x.R.Context().Done(), s.done) {
-			x.Reply(x.Result(`{"content":[{"type":"text","text":"ok"}]}`))
-		}
-	default:
-		x.Reply(x.Error(-32601, "Method not found: "+x.RPCMethod))
-	}
 }
 
 // NewSession starts a session, as the fake's own initialize does, and

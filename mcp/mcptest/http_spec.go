@@ -1,6 +1,6 @@
 package mcptest
 
-// The HTTP fake serving a spec (HTTPOptions.Spec): the spec server's
+// The HTTP fake's answers: the spec server's
 // conversation (spec_run.go) over Streamable HTTP, with what the transport
 // itself requires, in the spec's era: Origin validated, sessions (the
 // initialize era: an id at initialize, 400 without one, 404 for one
@@ -17,22 +17,10 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
-
-// specSessions are the spec server's conversations over HTTP: one per
-// session in the initialize era, one for every request in the modern era.
-type specSessions struct {
-	mu     sync.Mutex            // guards the fields below
-	states map[string]*specState // by session id; the modern era's, which has none, under ""
-	events int                   // event ids given so far
-	// parked is, by session, a ping's stream that waits for another's
-	// (the crossed-streams fault).
-	parked map[string]*crossing
-}
 
 // crossing is a ping's stream parked by the crossed-streams fault, until
 // the next ping of its session writes both answers, each on the other's
@@ -44,30 +32,20 @@ type crossing struct {
 }
 
 func (s *HTTPServer) specState(sid string) *specState {
-	s.spec.mu.Lock()
-	defer s.spec.mu.Unlock()
-	if s.spec.states == nil {
-		s.spec.states = map[string]*specState{}
-	}
-	st := s.spec.states[sid]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.states[sid]
 	if st == nil {
 		st = newSpecState()
-		s.spec.states[sid] = st
+		s.states[sid] = st
 	}
 	return st
 }
 
-// serveSpec answers a request as the spec server over Streamable HTTP.
+// serveSpec answers a request as the spec server over Streamable HTTP,
+// its Origin and session checked.
 func (s *HTTPServer) serveSpec(x *Exchange) {
-	spec := s.opts.Spec
-	if !s.originOK(x.R) && spec.edge("origin-refused-400") {
-		x.Status(http.StatusBadRequest, "Bad Request: Origin not allowed")
-		return
-	}
-	if !s.originOK(x.R) {
-		x.Status(http.StatusForbidden, spec.errorLine(json.RawMessage("null"), codeInvalidRequest, "Forbidden: Origin not allowed"), "Content-Type", "application/json")
-		return
-	}
+	spec := s.spec
 	modern := spec.Era == "modern"
 	switch x.Method {
 	case http.MethodGet:
@@ -90,9 +68,6 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 			x.Status(http.StatusMethodNotAllowed, "")
 			return
 		}
-		if !s.sessionOK(x) {
-			return
-		}
 		if !spec.has("delete-ignored") {
 			s.Expire(x.SessionID)
 		}
@@ -103,15 +78,15 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 		x.Status(http.StatusMethodNotAllowed, "")
 		return
 	}
-	var m msg
+	m := x.m
 	if batch := strings.TrimSpace(string(x.Body)); strings.HasPrefix(batch, "[") && json.Valid(x.Body) && !modern {
 		// A batch (2025-03-26's): its session and version checked as a
 		// request's, and its answers in one array.
 		m.raw, m.batch = x.Body, true
-		s.serveLegacy(x, m)
+		s.serveInitialize(x, m)
 		return
 	}
-	if json.Unmarshal(x.Body, &m) != nil {
+	if !x.decoded {
 		if spec.has("malformed-200") {
 			x.Status(http.StatusOK, `{"ok":true}`, "Content-Type", "application/json")
 			return
@@ -132,13 +107,13 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 		s.serveModern(x, m)
 		return
 	}
-	s.serveLegacy(x, m)
+	s.serveInitialize(x, m)
 }
 
 // originOK says whether a request's Origin may reach the server: absent,
 // or one of this machine's (transports, "Security Warning").
 func (s *HTTPServer) originOK(r *http.Request) bool {
-	spec := s.opts.Spec
+	spec := s.spec
 	origin := r.Header.Get("Origin")
 	if origin == "" || spec.has("no-origin-check") {
 		return true
@@ -161,10 +136,10 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// serveLegacy serves the initialize era: sessions, the version header.
-func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
-	spec := s.opts.Spec
-	if m.Method == "initialize" && m.ID != nil && !spec.edge("no-sessions") {
+// serveInitialize serves the initialize era: sessions, the version header.
+func (s *HTTPServer) serveInitialize(x *Exchange, m msg) {
+	spec := s.spec
+	if m.Method == "initialize" && m.ID != nil && s.sessions() {
 		sid, given := s.NewSession(), !spec.has("session-never-given")
 		if given && spec.has("session-id-space") {
 			s.mu.Lock()
@@ -177,29 +152,6 @@ func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
 			x.W.Header().Set("Mcp-Session-Id", sid)
 		}
 		s.specAnswer(x, m, s.specState(sid))
-		return
-	}
-	switch {
-	case spec.edge("no-sessions"):
-	case x.SessionID == "" && spec.has("mute-early"):
-		x.Hold() // nothing answered before initialize
-		return
-	case x.SessionID == "" && spec.has("no-session-404"):
-		x.Status(http.StatusNotFound, "no session")
-		return
-	case x.SessionID == "":
-		x.Status(http.StatusBadRequest, "Bad Request: missing Mcp-Session-Id")
-		return
-	}
-	s.mu.Lock()
-	live := s.live[x.SessionID] || spec.edge("no-sessions")
-	s.mu.Unlock()
-	switch {
-	case !live && spec.has("unknown-session-400"):
-		x.Status(http.StatusBadRequest, "bad session")
-		return
-	case !live:
-		x.Status(http.StatusNotFound, "session not found")
 		return
 	}
 	if v := x.ProtocolVersion; v != "" && !slices.Contains(spec.versions(), v) && !spec.has("any-version-header") && !spec.edge("version-header-ignored") {
@@ -215,7 +167,7 @@ func (s *HTTPServer) serveLegacy(x *Exchange, m msg) {
 // serveModern serves the 2026-07-28 era: the headers that mirror the body
 // checked against it, its errors' status codes, no sessions.
 func (s *HTTPServer) serveModern(x *Exchange, m msg) {
-	spec := s.opts.Spec
+	spec := s.spec
 	if spec.has("mint-session") {
 		x.W.Header().Set("Mcp-Session-Id", "minted-1")
 	}
@@ -302,56 +254,61 @@ func (spec *Spec) paramMismatch(h http.Header, m msg) string {
 // there is more than one or it is one that streams (the slow tool,
 // subscriptions/listen).
 func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
-	spec := s.opts.Spec
-	if m.batch {
-		var lines []string
-		spec.specMessage(st, m.raw, m, specOut{send: func(line string) { lines = append(lines, line) }, async: func(f func()) { f() }, http: true, done: x.R.Context().Done()})
-		if len(lines) == 0 {
+	spec := s.spec
+	var lines []string
+	answer := func(send func(string)) {
+		spec.specMessage(st, m.raw, m, specOut{send: send, async: func(f func()) { f() }, http: true, done: x.R.Context().Done()})
+	}
+	collect := func(line string) { lines = append(lines, line) }
+	switch {
+	case m.batch:
+		if answer(collect); len(lines) == 0 {
 			x.Status(http.StatusAccepted, "")
 			return
 		}
 		x.Status(http.StatusOK, strings.Join(lines, "\n"), "Content-Type", "application/json")
 		return
-	}
-	if m.Method == "" || m.ID == nil {
-		spec.specMessage(st, m.raw, m, specOut{send: func(string) {}, async: func(f func()) { f() }, http: true, done: x.R.Context().Done()})
-		if spec.has("notification-200") {
+	case m.Method == "" || m.ID == nil:
+		if answer(func(string) {}); spec.has("notification-200") {
 			x.Status(http.StatusOK, `{"jsonrpc":"2.0","result":{}}`, "Content-Type", "application/json")
 			return
 		}
 		x.Status(http.StatusAccepted, "")
 		return
-	}
-	if m.Method == "ping" && spec.has("crossed-streams") && x.SessionID != "" && strings.HasPrefix(string(m.ID), `"`) {
+	case m.Method == "ping" && spec.has("crossed-streams") && x.SessionID != "" && strings.HasPrefix(string(m.ID), `"`):
 		s.crossPing(x, m)
 		return
 	}
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
 	streams := s.opts.SSE || spec.has("event-id-reuse") || spec.has("stream-left-open") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool ||
 		m.Method == "tasks/result" && spec.Tasks != nil
-	if streams && !plain {
+	if streams && !plain && !s.opts.Legacy {
 		e := s.sse(x)
 		n := 0 // event-id-reuse: each stream's own count
-		spec.specMessage(st, m.raw, m, specOut{send: func(line string) {
+		answer(func(line string) {
 			n++
 			id := s.eventID()
 			if spec.has("event-id-reuse") {
 				id = fmt.Sprint(n)
 			}
 			e.Event(id, line)
-		}, async: func(f func()) { f() }, http: true, done: x.R.Context().Done()})
+		})
 		if m.Method == "subscriptions/listen" || spec.has("stream-left-open") {
 			x.Hold()
 		}
 		return
 	}
-	var lines []string
-	spec.specMessage(st, m.raw, m, specOut{send: func(line string) { lines = append(lines, line) }, async: func(f func()) { f() }, http: true, done: x.R.Context().Done()})
+	answer(collect)
 	status := http.StatusOK
 	if spec.Era == "modern" && len(lines) == 1 && strings.Contains(lines[0], `"code":-32601`) && !spec.has("method-not-found-200") && !(spec.has("removed-methods-200") && slices.Contains(removedMethods, m.Method)) {
 		status = http.StatusNotFound
 	}
 	switch {
+	case s.opts.Legacy:
+		x.W.WriteHeader(http.StatusAccepted)
+		for _, l := range lines {
+			x.Send(l)
+		}
 	case plain:
 		x.Status(status, strings.Join(lines, "\n"), "Content-Type", "text/plain")
 	case len(lines) == 1 && spec.has("json-array-answer"):
@@ -372,7 +329,7 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 // sse-priming edge (2025-11-25 basic/transports#sending-messages-to-the-server).
 func (s *HTTPServer) sse(x *Exchange) *SSEWriter {
 	e := x.SSE()
-	if s.opts.Spec.edge("sse-priming") {
+	if s.spec.edge("sse-priming") {
 		e.Raw("id: " + s.eventID() + "\nretry: 1000\ndata:\n\n")
 	}
 	return e
@@ -380,10 +337,10 @@ func (s *HTTPServer) sse(x *Exchange) *SSEWriter {
 
 // eventID is an event id no other event of the server's had.
 func (s *HTTPServer) eventID() string {
-	s.spec.mu.Lock()
-	defer s.spec.mu.Unlock()
-	s.spec.events++
-	return fmt.Sprintf("ev-%d", s.spec.events)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events++
+	return fmt.Sprintf("ev-%d", s.events)
 }
 
 // crossPing answers a ping with a string id under the crossed-streams
@@ -396,32 +353,29 @@ func (s *HTTPServer) crossPing(x *Exchange, m msg) {
 	answer := func(on *crossing, id string) {
 		on.e.Event("", fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id))
 	}
-	s.spec.mu.Lock()
-	if other := s.spec.parked[x.SessionID]; other != nil {
-		delete(s.spec.parked, x.SessionID)
-		s.spec.mu.Unlock()
+	s.mu.Lock()
+	if other := s.parked[x.SessionID]; other != nil {
+		delete(s.parked, x.SessionID)
+		s.mu.Unlock()
 		answer(other, me.id)
 		answer(me, other.id)
 		close(other.done)
 		return
 	}
-	if s.spec.parked == nil {
-		s.spec.parked = map[string]*crossing{}
-	}
-	s.spec.parked[x.SessionID] = me
-	s.spec.mu.Unlock()
+	s.parked[x.SessionID] = me
+	s.mu.Unlock()
 	select {
 	case <-me.done:
 		return
 	case <-x.R.Context().Done():
 	case <-time.After(5 * time.Second):
 	}
-	s.spec.mu.Lock()
-	lone := s.spec.parked[x.SessionID] == me
+	s.mu.Lock()
+	lone := s.parked[x.SessionID] == me
 	if lone {
-		delete(s.spec.parked, x.SessionID)
+		delete(s.parked, x.SessionID)
 	}
-	s.spec.mu.Unlock()
+	s.mu.Unlock()
 	if !lone {
 		<-me.done // taken by another just now, which writes on this stream
 		return

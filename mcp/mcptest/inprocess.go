@@ -82,9 +82,7 @@ func (f *InProcess) serve(in io.Reader, out io.Writer) {
 // needsProcess reports whether c shows something only a process of its
 // own has.
 func (c config) needsProcess() bool {
-	return c.crash || c.ignoreExit || c.initFirst || c.grandchild || c.deaf || c.busy > 0 ||
-		c.slowStart > 0 || c.startGate != "" || c.say != "" || c.stderrEnv != "" ||
-		c.framed == "exit" || c.spec != nil && c.spec.needsProcess()
+	return c.process || c.spec != nil && c.spec.needsProcess()
 }
 
 // needsProcess reports whether a spec server's faults show something only

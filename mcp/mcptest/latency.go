@@ -1,7 +1,7 @@
 package mcptest
 
 import (
-	"fmt"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,15 +39,12 @@ func (l Latency) Of(n int) time.Duration {
 	return l.Delay
 }
 
-// on reports whether l delays anything.
-func (l Latency) on() bool { return l != Latency{} }
-
 // parseLatency reads the behaviours delay=D, tail=N/D and stall=N/D into l.
 func (l *Latency) parse(k, v string) error {
 	if k == "delay" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return fmt.Errorf("delay=%s: want a duration, e.g. 20ms", v)
+			return errors.New("want a duration, e.g. 20ms")
 		}
 		l.Delay = d
 		return nil
@@ -56,7 +53,7 @@ func (l *Latency) parse(k, v string) error {
 	n, err := strconv.Atoi(count)
 	d, derr := time.ParseDuration(dur)
 	if !ok || err != nil || derr != nil || n < 1 || d < 0 {
-		return fmt.Errorf("%s=%s: want N/DURATION, e.g. 10/400ms", k, v)
+		return errors.New("want N/DURATION, e.g. 10/400ms")
 	}
 	if k == "tail" {
 		l.Every, l.Slow = n, d
@@ -66,22 +63,56 @@ func (l *Latency) parse(k, v string) error {
 	return nil
 }
 
-// callCounter numbers the calls a fake receives.
-type callCounter struct {
-	mu sync.Mutex // guards n
-	n  int
+// latency is a Latency as a spec server keeps it (Spec.lat): the calls it
+// has numbered, and the slots of its Capacity.
+type latency struct {
+	Latency
+	serial bool          // one request at a time (the serial behaviour)
+	slots  chan struct{} // a token for each call being worked on, when Capacity bounds them
+	mu     sync.Mutex    // guards n
+	n      int           // the tools/call requests numbered so far
 }
 
-func (c *callCounter) next() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n++
-	return c.n
+func newLatency(l Latency, serial bool) *latency {
+	lat := &latency{Latency: l, serial: serial}
+	if l.Capacity > 0 {
+		lat.slots = make(chan struct{}, l.Capacity)
+	}
+	return lat
 }
 
-// wait sleeps for d, or less when done or also (nil: never) closes first
-// (false).
-func wait(d time.Duration, done, also <-chan struct{}) bool {
+// run answers a tools/call (answer) once its time has passed: in turn
+// under serial, holding up every request after it, or aside, each on its
+// own clock; when the client goes first, nothing is answered. A call
+// waits for a slot first, over HTTP (where aside is at once).
+func (l *latency) run(out specOut, answer func()) {
+	if l.slots != nil {
+		select {
+		case l.slots <- struct{}{}:
+			defer func() { <-l.slots }()
+		case <-out.done:
+			return
+		}
+	}
+	l.mu.Lock()
+	l.n++
+	d := l.Of(l.n)
+	l.mu.Unlock()
+	if l.serial {
+		if wait(d, out.done) {
+			answer()
+		}
+		return
+	}
+	out.async(func() {
+		if wait(d, out.done) {
+			answer()
+		}
+	})
+}
+
+// wait sleeps for d, or less when done closes first (false).
+func wait(d time.Duration, done <-chan struct{}) bool {
 	if d <= 0 {
 		return true
 	}
@@ -91,7 +122,6 @@ func wait(d time.Duration, done, also <-chan struct{}) bool {
 	case <-t.C:
 		return true
 	case <-done:
-	case <-also:
 	}
 	return false
 }

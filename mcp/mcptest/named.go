@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +36,9 @@ func (c *config) namedSpec() *Spec {
 			"resources/unsubscribe": json.RawMessage(`{}`),
 		},
 		Faults: []string{"echo-any-version"},
+	}
+	if c.lat != (Latency{}) {
+		s.lat = newLatency(c.lat, c.serial)
 	}
 	if c.version != "" {
 		s.Versions, s.Faults = []string{c.version}, nil
@@ -118,24 +122,7 @@ func (s *Spec) namedRequest(st *specState, m msg, id json.RawMessage, out specOu
 		if s.Tasks != nil && (member(m.Params, "task") != nil || nameParam(m.Params) == "job") {
 			return false // the spec's tasks
 		}
-		if !c.lat.on() {
-			s.namedCall(st, m, id, out)
-			return true
-		}
-		d := c.lat.Of(st.calls.next())
-		if c.serial { // holds up every request after it
-			if wait(d, out.done, nil) {
-				s.namedCall(st, m, id, out)
-			}
-			return true
-		}
-		// It ends after the delay, or when the client goes (nothing is
-		// answered then).
-		out.async(func() {
-			if wait(d, out.done, nil) {
-				s.namedCall(st, m, id, out)
-			}
-		})
+		s.namedCall(st, m, id, out)
 	default:
 		return false
 	}
@@ -295,15 +282,7 @@ func floodLogs(n int, token json.RawMessage, out specOut) {
 		out.bulk(each)
 		return
 	}
-	each(lineWriter(out.send))
-}
-
-// lineWriter sends each write, a line, without its newline.
-type lineWriter func(string)
-
-func (f lineWriter) Write(p []byte) (int, error) {
-	f(strings.TrimSuffix(string(p), "\n"))
-	return len(p), nil
+	each(writerFunc(func(p []byte) { out.send(strings.TrimSuffix(string(p), "\n")) }))
 }
 
 // bulk runs each with the server's output, buffered, held as one write;
@@ -347,7 +326,7 @@ func shapedSchema(spec string) (string, error) {
 	kind, count, _ := strings.Cut(spec, ":")
 	n, err := strconv.Atoi(count)
 	if err != nil || n < 0 {
-		return "", fmt.Errorf("schema=%s: want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N", spec)
+		return "", errors.New("want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N")
 	}
 	var b strings.Builder
 	switch kind {
@@ -385,7 +364,7 @@ func shapedSchema(spec string) (string, error) {
 		}
 		b.WriteString(`]}}}}`)
 	default:
-		return "", fmt.Errorf("schema=%s: want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N", spec)
+		return "", errors.New("want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N")
 	}
 	return b.String(), nil
 }

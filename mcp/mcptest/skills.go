@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // The files of the pdf-processing skill a SkillsServer publishes.
@@ -31,48 +29,25 @@ func SkillsServer(t testing.TB, extension bool, tamper *atomic.Bool) *HTTPServer
 	pdf := fmt.Sprintf(`{"uri":"skill://pdf-processing/SKILL.md","frontmatter":{"name":"pdf-processing","description":"Extract, fill, and assemble PDF documents","metadata":{"version":2.1}},`+
 		`"resources":[{"uri":"skill://pdf-processing/SKILL.md","digest":%q,"size":%d},{"uri":"skill://pdf-processing/references/FORMS.md","digest":%q,"size":%d}]}`,
 		Digest(SkillMD), len(SkillMD), Digest(FormsMD), len(FormsMD))
-	refunds := func(prefix string) string {
-		return fmt.Sprintf(`{"uri":"skill://%s/refunds/SKILL.md","frontmatter":{"name":"refunds","description":"d"},"resources":"dynamic"}`, prefix)
+	refunds := func(prefix string) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"uri":"skill://%s/refunds/SKILL.md","frontmatter":{"name":"refunds","description":"d"},"resources":"dynamic"}`, prefix))
 	}
-	caps := `{"resources":{}}`
+	read := func(uri, text string) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"contents":[{"uri":%q,"mimeType":"text/markdown","text":%s}]}`, uri, mustString(text)))
+	}
+	spec := &Spec{Era: "modern", ServerInfo: json.RawMessage(`{"name":"f","version":"1"}`), Capabilities: json.RawMessage(`{"resources":{}}`),
+		Skills: []json.RawMessage{json.RawMessage(pdf), refunds("acme/billing"), refunds("acme/support")}, PageSize: 2,
+		ReadResults: map[string]json.RawMessage{"skill://pdf-processing/SKILL.md": read("skill://pdf-processing/SKILL.md", SkillMD),
+			"skill://pdf-processing/references/FORMS.md": read("skill://pdf-processing/references/FORMS.md", FormsMD)}}
 	if extension {
-		caps = `{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}}`
+		spec.Capabilities = json.RawMessage(`{"resources":{},"extensions":{"io.modelcontextprotocol/skills":{}}}`)
 	}
-	return NewHTTPServer(t, HTTPOptions{Stateless: true, Post: func(x *Exchange) bool {
-		var p struct {
-			URI    string `json:"uri"`
-			Cursor string `json:"cursor"`
-		}
-		var body struct {
-			Params json.RawMessage `json:"params"`
-		}
-		rawjson.DecodeLoose(x.Body, &body)
-		rawjson.DecodeLoose(body.Params, &p)
-		switch x.RPCMethod {
-		case "server/discover":
-			x.Reply(x.Result(`{"supportedVersions":["2026-07-28"],"capabilities":` + caps + `,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"f","version":"1"}}}`))
-		case "skills/list":
-			if p.Cursor == "" {
-				x.Reply(x.Result(`{"resultType":"complete","ttlMs":0,"cacheScope":"public","skills":[` + pdf + `,` + refunds("acme/billing") + `],"nextCursor":"2"}`))
-			} else {
-				x.Reply(x.Result(`{"resultType":"complete","ttlMs":0,"cacheScope":"public","skills":[` + refunds("acme/support") + `]}`))
-			}
-		case "skills/get":
-			if p.URI != "skill://pdf-processing/SKILL.md" {
-				x.Reply(x.Error(-32602, "no such skill"))
-			} else {
-				x.Reply(x.Result(`{"resultType":"complete","ttlMs":0,"cacheScope":"public","skill":` + pdf + `}`))
-			}
-		case "resources/read":
-			text := map[string]string{"skill://pdf-processing/SKILL.md": SkillMD, "skill://pdf-processing/references/FORMS.md": FormsMD}[p.URI]
-			if tamper.Load() && strings.HasSuffix(p.URI, "FORMS.md") {
-				text = "Supporting content!\n"
-			}
-			x.Reply(x.Result(fmt.Sprintf(`{"resultType":"complete","contents":[{"uri":%q,"mimeType":"text/markdown","text":%s}]}`,
-				p.URI, mustString(text))))
-		default:
+	return NewHTTPServer(t, HTTPOptions{Spec: spec, Post: func(x *Exchange) bool {
+		uri, _ := stringMember(member(x.Body, "params"), "uri")
+		if x.RPCMethod != "resources/read" || !strings.HasSuffix(uri, "FORMS.md") || !tamper.Load() {
 			return false
 		}
+		x.Reply(x.Result(`{"resultType":"complete","contents":[{"uri":` + mustString(uri) + `,"mimeType":"text/markdown","text":"Supporting content!\n"}]}`))
 		return true
 	}})
 }

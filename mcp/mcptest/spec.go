@@ -118,6 +118,8 @@ type Spec struct {
 	// named is the named fake this spec is (behaviours.go), nil for a
 	// spec as written: its behaviours answer first (named.go).
 	named *config
+	// lat, when set, delays each tools/call (latency.go).
+	lat *latency
 }
 
 // The versions a spec server speaks by default: those of mcp, copied on

@@ -206,7 +206,6 @@ type specState struct {
 	initialized bool
 	tasks       map[string]*specTask // by id (spec_tasks.go)
 	waits       map[string]chan msg  // the client's answers awaited, by the id of the server's request
-	calls       callCounter          // the named fake's tools/call requests, for its latency
 }
 
 func newSpecState() *specState {
@@ -393,6 +392,16 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 			return
 		}
 	}
+	if s.lat != nil && m.Method == "tools/call" && !(s.Tasks != nil && (member(m.Params, "task") != nil || nameParam(m.Params) == "job")) {
+		s.lat.run(out, func() { s.respond(st, m, id, out) })
+		return
+	}
+	s.respond(st, m, id, out)
+}
+
+// respond answers a request whose faults let it be answered.
+func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
+	modern := s.Era == "modern"
 	if s.named != nil && s.namedRequest(st, m, id, out) {
 		return
 	}
@@ -462,58 +471,46 @@ func (s *Spec) shaped(out specOut) specOut {
 	return out
 }
 
-// after sends what some faults send after an answer.
+// after sends what some faults (and the server-pings edge) send after
+// an answer, each to the requests it is for, in this order.
 func (s *Spec) after(m msg, out specOut) {
-	if s.has("early-request") && m.Method == "initialize" {
-		out.send(`{"jsonrpc":"2.0","id":"srv-early","method":"roots/list"}`)
-	}
-	if s.has("log-undeclared") {
-		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"answered"}}`)
-	}
-	if s.has("stray-progress") {
-		out.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"nobody-asked","progress":1}}`)
-	}
-	if s.has("server-request") && m.Method != "initialize" {
-		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-ask") + `","method":"roots/list"}`)
-	}
-	if s.has("stray-cancel") && m.ID != nil && m.Method != "initialize" && m.Method != "server/discover" {
-		out.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(m.ID) + `,"reason":"done"}}`)
-	}
-	if s.has("progress-token-bool") && m.Method != "initialize" && m.Method != "server/discover" {
-		out.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":true,"progress":1}}`)
-	}
-	if s.has("notification-with-id") && m.Method != "initialize" && m.Method != "server/discover" {
-		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-note") + `","method":"notifications/message","params":{"level":"info","data":"answered"}}`)
-	}
-	if s.Era != "modern" && m.Method != "initialize" {
-		if s.edge("server-pings") {
-			out.send(serverPing())
+	handshake := m.Method == "initialize" || m.Method == "server/discover"
+	initEra := s.Era != "modern" && m.Method != "initialize"
+	line := func(text string) func() string { return func() string { return text } }
+	log := line(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"answered"}}`)
+	for _, f := range []struct {
+		name string
+		when bool
+		line func() string
+	}{
+		{"early-request", m.Method == "initialize", line(`{"jsonrpc":"2.0","id":"srv-early","method":"roots/list"}`)},
+		{"log-undeclared", true, log},
+		{"stray-progress", true, line(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"nobody-asked","progress":1}}`)},
+		{"server-request", m.Method != "initialize", func() string { return `{"jsonrpc":"2.0","id":"` + srvID("srv-ask") + `","method":"roots/list"}` }},
+		{"stray-cancel", m.ID != nil && !handshake, line(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(m.ID) + `,"reason":"done"}}`)},
+		{"progress-token-bool", !handshake, line(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":true,"progress":1}}`)},
+		{"notification-with-id", !handshake, func() string {
+			return `{"jsonrpc":"2.0","id":"` + srvID("srv-note") + `","method":"notifications/message","params":{"level":"info","data":"answered"}}`
+		}},
+		{"server-pings", initEra, serverPing},
+		{"request-id-float", initEra, func() string {
+			return `{"jsonrpc":"2.0","id":` + strings.TrimPrefix(srvID(""), "-") + `.5,"method":"ping"}`
+		}},
+		{"log-secret", initEra, func() string {
+			return `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + mustString("key="+os.Getenv("MCPV_TEST_SECRET")) + `}}`
+		}},
+		{"request-id-reuse", initEra, line(`{"jsonrpc":"2.0","id":"srv-ping","method":"ping"}`)},
+		{"null-id-request", initEra, line(`{"jsonrpc":"2.0","id":null,"method":"ping"}`)},
+		{"json-log-stdout", !out.http, line(`{"level":30,"msg":"answered"}`)},
+		{"array-params", true, line(`{"jsonrpc":"2.0","method":"notifications/message","params":["info","answered"]}`)},
+		{"bad-log-level", true, line(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"answered"}}`)},
+		{"undeclared-sampling", initEra, func() string {
+			return `{"jsonrpc":"2.0","id":"` + srvID("srv-sample") + `","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`
+		}},
+	} {
+		if f.when && (s.has(f.name) || s.edge(f.name)) {
+			out.send(f.line())
 		}
-		if s.has("request-id-float") {
-			out.send(`{"jsonrpc":"2.0","id":` + strings.TrimPrefix(srvID(""), "-") + `.5,"method":"ping"}`)
-		}
-		if s.has("log-secret") {
-			v := mustString("key=" + os.Getenv("MCPV_TEST_SECRET"))
-			out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` + v + `}}`)
-		}
-		if s.has("request-id-reuse") {
-			out.send(`{"jsonrpc":"2.0","id":"srv-ping","method":"ping"}`)
-		}
-		if s.has("null-id-request") {
-			out.send(`{"jsonrpc":"2.0","id":null,"method":"ping"}`)
-		}
-	}
-	if s.has("json-log-stdout") && !out.http {
-		out.send(`{"level":30,"msg":"answered"}`)
-	}
-	if s.has("array-params") {
-		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":["info","answered"]}`)
-	}
-	if s.has("bad-log-level") {
-		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"answered"}}`)
-	}
-	if s.has("undeclared-sampling") && s.Era != "modern" && m.Method != "initialize" {
-		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-sample") + `","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`)
 	}
 }
 
