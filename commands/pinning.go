@@ -43,7 +43,7 @@ func (s *session) pinned(client *mcp.Client) (*pin.Server, error) {
 	f, err := readPinFile(s.settings.Pin, s.settings.PinTree, s.settings.PinLabel)
 	if err == nil {
 		var note string
-		s.pinEntry, note, err = f.Entry(s.settings.PinEntry, infoName(client.InitializeResult()))
+		s.pinEntry, note, err = f.Entry(s.settings.PinEntry, client.InitializeResult().ServerName())
 		if ne, ok := errors.AsType[*pin.NoEntryError](err); ok {
 			ne.File = s.settings.PinLabel
 		}
@@ -58,28 +58,15 @@ func (s *session) pinned(client *mcp.Client) (*pin.Server, error) {
 	return s.pinEntry, err
 }
 
-// infoName is the name an initialize (or server/discover) result's
-// serverInfo gives.
-func infoName(init json.RawMessage) string {
-	var res mcp.InitializeResult
-	rawjson.DecodeLoose(init, &res)
-	var info struct {
-		Name string `json:"name"`
-	}
-	rawjson.DecodeLoose(res.ServerInfo, &info)
-	return info.Name
-}
-
 // pinInstructions says, once, that the server's instructions are not
 // those pinned; under --pin-strict they refuse the session's every item.
 func (s *session) pinInstructions(client *mcp.Client, p *pin.Server) error {
-	var init mcp.InitializeResult
-	rawjson.DecodeLoose(client.InitializeResult(), &init)
-	if init.Instructions != nil {
-		text := string(s.masked([]byte(*init.Instructions)))
-		init.Instructions = &text
+	live := client.InitializeResult().Instructions
+	if live != nil {
+		text := string(s.masked([]byte(*live)))
+		live = &text
 	}
-	m := p.CheckInstructions(init.Instructions)
+	m := p.CheckInstructions(live)
 	if m == nil {
 		return nil
 	}
