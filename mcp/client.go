@@ -381,13 +381,11 @@ var progressMethods = map[string]bool{
 // the call waits for it first, or rides right behind the server/discover
 // that asks for it (see callRecalled).
 //
-// A list request may be answered from lists kept earlier
-// (ClientOptions.Lists).
+// A list request the server answers is given to the lists kept
+// (ClientOptions.Lists); it is answered from them only when a walk looks
+// something up (Seek).
 func (c *Client) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if l := c.opts.Lists; l != nil && isList(method) {
-		return c.callKept(ctx, l, method, params)
-	}
-	return c.call(ctx, method, params)
+	return c.callKept(ctx, method, params, false)
 }
 
 // call is Call without the kept lists.
