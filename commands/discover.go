@@ -10,7 +10,6 @@ import (
 	"net/url"
 
 	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/servercard"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -231,12 +230,7 @@ func firstProblem(ps []servercard.Problem) string {
 
 // liveOf is what the server says of itself, for a card to be held to.
 func liveOf(client *mcp.Client, endpoint, transport string) servercard.Live {
-	var info struct {
-		mcp.InitializeResult
-		Capabilities      map[string]json.RawMessage `json:"capabilities"` // by key (the shallower field is the one decoded)
-		SupportedVersions []string                   `json:"supportedVersions"`
-	}
-	rawjson.DecodeLoose(client.InitializeResult(), &info)
+	info := client.InitializeResult()
 	return servercard.Live{Endpoint: endpoint, Transport: transport, ServerInfo: info.ServerInfo, Version: client.ProtocolVersion(),
 		Supported: info.SupportedVersions, Capabilities: info.Capabilities}
 }

@@ -43,7 +43,7 @@ func (s *session) pinned(client *mcp.Client) (*pin.Server, error) {
 	f, err := readPinFile(s.settings.Pin, s.settings.PinTree, s.settings.PinLabel)
 	if err == nil {
 		var note string
-		s.pinEntry, note, err = f.Entry(s.settings.PinEntry, infoName(client.InitializeResult()))
+		s.pinEntry, note, err = f.Entry(s.settings.PinEntry, client.InitializeResult().ServerName())
 		if ne, ok := errors.AsType[*pin.NoEntryError](err); ok {
 			ne.File = s.settings.PinLabel
 		}
@@ -58,28 +58,15 @@ func (s *session) pinned(client *mcp.Client) (*pin.Server, error) {
 	return s.pinEntry, err
 }
 
-// infoName is the name an initialize (or server/discover) result's
-// serverInfo gives.
-func infoName(init json.RawMessage) string {
-	var res mcp.InitializeResult
-	rawjson.DecodeLoose(init, &res)
-	var info struct {
-		Name string `json:"name"`
-	}
-	rawjson.DecodeLoose(res.ServerInfo, &info)
-	return info.Name
-}
-
 // pinInstructions says, once, that the server's instructions are not
 // those pinned; under --pin-strict they refuse the session's every item.
 func (s *session) pinInstructions(client *mcp.Client, p *pin.Server) error {
-	var init mcp.InitializeResult
-	rawjson.DecodeLoose(client.InitializeResult(), &init)
-	if init.Instructions != nil {
-		text := string(s.masked([]byte(*init.Instructions)))
-		init.Instructions = &text
+	live := client.InitializeResult().Instructions
+	if live != nil {
+		text := string(s.masked([]byte(*live)))
+		live = &text
 	}
-	m := p.CheckInstructions(init.Instructions)
+	m := p.CheckInstructions(live)
 	if m == nil {
 		return nil
 	}
@@ -175,7 +162,7 @@ func (s *session) pinResource(ctx context.Context, client *mcp.Client, uri strin
 }
 
 func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri string) error {
-	listed, err := client.Items(mcp.WithLookup(ctx), "resources/list", "resources", func(raw json.RawMessage) bool { return rawjson.Key(raw, "uri") == uri })
+	listed, err := mcp.Items(client.Seek(ctx, "resources/list", "resources"), func(raw json.RawMessage) bool { return rawjson.Key(raw, "uri") == uri })
 	if err != nil {
 		return fmt.Errorf("could not list the resources to hold %q to its pin: %w", uri, err)
 	}
@@ -183,7 +170,7 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 		return s.checkPinListed(client, pin.Resource, uri, listed[0], len(listed))
 	}
 	if client.HasCapability("resources") {
-		templates, err := client.Items(mcp.WithLookup(ctx), "resources/templates/list", "resourceTemplates", nil)
+		templates, err := mcp.Items(client.Seek(ctx, "resources/templates/list", "resourceTemplates"), nil)
 		var ce *mcp.CallError
 		if err != nil && !(errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound) {
 			return fmt.Errorf("could not list the resource templates to hold %q to its pin: %w", uri, err)
@@ -331,7 +318,7 @@ func (s *session) pinnedTool(ctx context.Context, client *mcp.Client, name strin
 // toolsNamed walks the whole tool list for the definitions of the tool
 // called name, and the names of the others.
 func toolsNamed(ctx context.Context, client *mcp.Client, name string) (found []json.RawMessage, names []string, err error) {
-	for p, err := range client.Walk(mcp.WithLookup(ctx), "tools/list", "tools", 0) {
+	for p, err := range client.Seek(ctx, "tools/list", "tools") {
 		if err != nil {
 			return nil, nil, err
 		}
@@ -398,7 +385,7 @@ func (s *session) readDocument(ctx context.Context, client *mcp.Client, uri stri
 	}
 	d := surface.DocumentOf(uri, res, nil)
 	if d.Read && d.UI == nil && client.HasCapability("resources") {
-		listing, err := client.Items(mcp.WithLookup(ctx), "resources/list", "resources", func(raw json.RawMessage) bool { return rawjson.Key(raw, "uri") == uri })
+		listing, err := mcp.Items(client.Seek(ctx, "resources/list", "resources"), func(raw json.RawMessage) bool { return rawjson.Key(raw, "uri") == uri })
 		if err != nil {
 			return surface.Document{}, err
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -36,17 +35,6 @@ func (i Implementation) appendJSON(b []byte) []byte {
 	b = append(b, `,"version":`...)
 	b = rawjson.AppendString(b, i.Version)
 	return append(b, '}')
-}
-
-// InitializeResult is the result of initialize (lifecycle): the version
-// the server answers in, its capabilities and serverInfo as it sent them,
-// and its instructions (nil when it gives none). Encoded, its members come
-// in that order, instructions only when there are some.
-type InitializeResult struct {
-	ProtocolVersion string          `json:"protocolVersion"`
-	Capabilities    json.RawMessage `json:"capabilities"`
-	ServerInfo      json.RawMessage `json:"serverInfo"`
-	Instructions    *string         `json:"instructions,omitempty"`
 }
 
 // ClientOptions configure the MCP lifecycle on top of a Session.
@@ -150,12 +138,11 @@ func (c *Client) startTimer(d time.Duration, f func()) Timer {
 // has answered: readers take it whole (Client.era), so none sees half of
 // one and half of another.
 type era struct {
-	stamp        atomic.Pointer[[]metaEntry] // the modern _meta of the client's requests in this era, made once (stampEntries)
-	modern       bool                        // the modern era: no session, _meta on every request
-	version      string                      // the negotiated protocol version
-	capabilities map[string]json.RawMessage  // the server's, by top-level key
-	initResult   json.RawMessage             // the server's answer to initialize (or discover's, shaped as one), as sent
-	discovered   json.RawMessage             // server/discover's result as sent; nil in the initialize era
+	stamp      atomic.Pointer[[]metaEntry] // the modern _meta of the client's requests in this era, made once (stampEntries)
+	modern     bool                        // the modern era: no session, _meta on every request
+	version    string                      // the negotiated protocol version
+	init       InitializeResult            // the server's answer to initialize (or discover's, shaped as one)
+	discovered json.RawMessage             // server/discover's result as sent; nil in the initialize era
 }
 
 // era returns what the client speaks; a client made for a test without
@@ -262,15 +249,8 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 	if err != nil {
 		return nil, err
 	}
-	// The result, with its capabilities by key, as the era keeps them, and
-	// its instructions not read: any value passes here. (These fields, the
-	// shallower, are the ones decoded.)
-	var res struct {
-		InitializeResult
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-		Instructions json.RawMessage            `json:"instructions"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil || !rawjson.IsObject(raw) {
+	res, err := ParseInitializeResult(raw)
+	if err != nil {
 		return nil, &TransportError{Op: "initialize", Err: fmt.Errorf("malformed result: %.200s", raw)}
 	}
 	if opts.ProtocolVersion == "" && IsModern(res.ProtocolVersion) {
@@ -288,12 +268,13 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 		return nil, err
 	}
 	c := &Client{s: s, opts: opts}
-	c.e.Store(&era{version: res.ProtocolVersion, capabilities: res.Capabilities, initResult: raw})
+	c.e.Store(&era{version: res.ProtocolVersion, init: res})
 	return c, nil
 }
 
-// InitializeResult is the server's answer to initialize, as it sent it.
-func (c *Client) InitializeResult() json.RawMessage { return c.era().initResult }
+// InitializeResult is the server's answer to initialize (or the modern
+// era's discovery, shaped as one).
+func (c *Client) InitializeResult() InitializeResult { return c.era().init }
 
 // ProtocolVersion is the negotiated protocol version.
 func (c *Client) ProtocolVersion() string { return c.era().version }
@@ -365,8 +346,8 @@ func newestOf(ours, supported []string) string {
 }
 
 // HasCapability reports whether the server declared the capability at the
-// dotted path (e.g. "tools", "resources.subscribe"). A capability is declared
-// when its value is present and neither null nor false.
+// dotted path (InitializeResult.HasCapability), the modern era's tasks
+// extension standing for the task capabilities it replaces.
 func (c *Client) HasCapability(path string) bool {
 	e := c.era()
 	if e.modern {
@@ -374,19 +355,7 @@ func (c *Client) HasCapability(path string) bool {
 			return has
 		}
 	}
-	keys := strings.Split(path, ".")
-	v, ok := e.capabilities[keys[0]]
-	for _, k := range keys[1:] {
-		if !ok {
-			return false
-		}
-		var m map[string]json.RawMessage
-		if json.Unmarshal(v, &m) != nil {
-			return false
-		}
-		v, ok = m[k]
-	}
-	return ok && string(v) != "null" && string(v) != "false"
+	return e.init.HasCapability(path)
 }
 
 // Require returns a *CapabilityError unless the server declared capability.
@@ -412,13 +381,11 @@ var progressMethods = map[string]bool{
 // the call waits for it first, or rides right behind the server/discover
 // that asks for it (see callRecalled).
 //
-// A list request may be answered from lists kept earlier
-// (ClientOptions.Lists).
+// A list request the server answers is given to the lists kept
+// (ClientOptions.Lists); it is answered from them only when a walk looks
+// something up (Seek).
 func (c *Client) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if l := c.opts.Lists; l != nil && isList(method) {
-		return c.callKept(ctx, l, method, params)
-	}
-	return c.call(ctx, method, params)
+	return c.callKept(ctx, method, params, false)
 }
 
 // call is Call without the kept lists.
@@ -528,33 +495,28 @@ func mustJSON(v any) []byte { return rawjson.Marshal(v) }
 // session another process opened (a session keeper): the version, the era,
 // the server's initialize (or server/discover) result and capabilities.
 type State struct {
-	Version          string          `json:"protocolVersion"`
-	Modern           bool            `json:"modern"`
-	InitializeResult json.RawMessage `json:"initializeResult"`
+	Version          string           `json:"protocolVersion"`
+	Modern           bool             `json:"modern"`
+	InitializeResult InitializeResult `json:"initializeResult"`
 }
 
 // State returns what Attach needs to speak on this session.
-func (c *Client) State() State {
-	e := c.era()
-	return State{Version: e.version, Modern: e.modern, InitializeResult: e.initResult}
+func (c *Client) State() State { return c.era().state() }
+
+func (e *era) state() State {
+	return State{Version: e.version, Modern: e.modern, InitializeResult: e.init}
 }
 
 // Attach makes a Client on s for a session negotiated elsewhere, as State
 // describes it: nothing is sent. The capabilities the client declares in
 // the modern era are opts.Capabilities (with the extensions mcpv speaks).
-func Attach(s *Session, opts ClientOptions, st State) (*Client, error) {
-	var res struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	if err := json.Unmarshal(st.InitializeResult, &res); err != nil {
-		return nil, &TransportError{Op: "attach", Err: fmt.Errorf("malformed session state: %w", err)}
-	}
+func Attach(s *Session, opts ClientOptions, st State) *Client {
 	c := &Client{s: s, opts: opts}
-	c.e.Store(&era{modern: st.Modern, version: st.Version, capabilities: res.Capabilities, initResult: st.InitializeResult})
+	c.e.Store(&era{modern: st.Modern, version: st.Version, init: st.InitializeResult})
 	if st.Modern {
 		c.modernCaps = withExtensionsFor(opts.Capabilities, opts, true)
 	}
-	return c, nil
+	return c
 }
 
 // Forward sends a request as it is, with no _meta, progress token or

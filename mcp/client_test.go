@@ -94,8 +94,8 @@ func TestInitializeVersionNegotiation(t *testing.T) {
 			if r.err != nil {
 				t.Fatalf("Initialize: %v", r.err)
 			}
-			if r.c.ProtocolVersion() != tt.answered || string(r.c.InitializeResult()) != result {
-				t.Errorf("client has version %q and result %s", r.c.ProtocolVersion(), r.c.InitializeResult())
+			if r.c.ProtocolVersion() != tt.answered || string(r.c.InitializeResult().Raw()) != result {
+				t.Errorf("client has version %q and result %s", r.c.ProtocolVersion(), r.c.InitializeResult().Raw())
 			}
 			if got, want := string(m.next(t)), `{"jsonrpc":"2.0","method":"notifications/initialized"}`; got != want {
 				t.Errorf("after initialize the client sent %s, want %s", got, want)

@@ -64,12 +64,9 @@ func ExampleNewHTTPTransport() {
 		return
 	}
 	defer c.Close(ctx)
-	var r struct {
-		ServerInfo struct{ Name, Version string }
-	}
-	json.Unmarshal(c.InitializeResult(), &r)
-	fmt.Println(r.ServerInfo.Name, r.ServerInfo.Version, c.ProtocolVersion())
-	// Output: mcpv-demo 1.0.0 2025-11-25
+	init := c.InitializeResult()
+	fmt.Println(init.ServerName(), init.HasCapability("tools"), c.ProtocolVersion())
+	// Output: mcpv-demo true 2025-11-25
 }
 
 // NewSession takes the server's notifications as they come, on the

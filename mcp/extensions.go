@@ -153,7 +153,7 @@ func (c *Client) Negotiated(id string) bool { return c.Offers(id) && c.HasExtens
 
 // ServerExtensions are the server's extensions: its capabilities'
 // "extensions" member as sent, or nil.
-func (c *Client) ServerExtensions() json.RawMessage { return c.era().capabilities["extensions"] }
+func (c *Client) ServerExtensions() json.RawMessage { return c.era().init.Capabilities["extensions"] }
 
 // RequireExtension returns a *CapabilityError unless the extension id is
 // negotiated: the client declares it (Off when it was turned off) and the
@@ -232,9 +232,9 @@ func isAlnum(b byte) bool  { return isLetter(b) || '0' <= b && b <= '9' }
 // them, so that both sides of the negotiation read alike
 // (.capabilities.extensions, .clientCapabilities.extensions).
 func (c *Client) Info() json.RawMessage {
-	res := bytes.TrimSpace(c.InitializeResult())
+	res := bytes.TrimSpace(c.InitializeResult().Raw())
 	if len(res) < 2 || res[len(res)-1] != '}' {
-		return c.InitializeResult()
+		return c.InitializeResult().Raw()
 	}
 	body := bytes.TrimSpace(res[:len(res)-1])
 	out := append([]byte(nil), body...)

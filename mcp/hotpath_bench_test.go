@@ -136,10 +136,7 @@ func BenchmarkCallArguments(b *testing.B) {
 	tr := &answerTransport{in: make(chan []byte, 1), done: make(chan struct{})}
 	s := NewSession(tr, SessionOptions{})
 	defer s.Close(context.Background())
-	c, err := Attach(s, ClientOptions{}, State{Version: LatestVersion, InitializeResult: json.RawMessage(`{"capabilities":{"tools":{}}}`)})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := Attach(s, ClientOptions{}, State{Version: LatestVersion, InitializeResult: parsedInit(`{"capabilities":{"tools":{}}}`)})
 	params := json.RawMessage(`{"name":"summarize","arguments":{"lang":"en","text":"` + strings.Repeat("w", 10<<20) + `","limit":5}}`)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(params)))

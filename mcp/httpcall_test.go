@@ -190,11 +190,8 @@ func httpCallClient(tb testing.TB, url, version string) *Client {
 		tb.Fatal(err)
 	}
 	s := NewSession(tr, SessionOptions{})
-	c, err := Attach(s, ClientOptions{Info: Implementation{Name: "mcpv", Version: "bench"}, Timeout: 60e9},
-		State{Version: version, Modern: IsModern(version), InitializeResult: json.RawMessage(`{"capabilities":{"tools":{}}}`)})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	c := Attach(s, ClientOptions{Info: Implementation{Name: "mcpv", Version: "bench"}, Timeout: 60e9},
+		State{Version: version, Modern: IsModern(version), InitializeResult: parsedInit(`{"capabilities":{"tools":{}}}`)})
 	tb.Cleanup(func() { c.Close(context.Background()) })
 	return c
 }

@@ -9,7 +9,7 @@ import (
 // ttlMs, in the modern era: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching;
 // for a default of the user's when a result gives no hints, in either
 // era), beyond one session: internal/serverstate keeps them between runs. A
-// list request made to look something up (Lookup) is answered from them
+// list walked to look something up (Seek, FindTool) is answered from them
 // while they are fresh; every list the server answers is given to be kept.
 type KeptLists interface {
 	// Kept returns the kept result of a list request (method, its params
@@ -24,27 +24,20 @@ type KeptLists interface {
 	Forget(list string)
 }
 
-type lookupKey struct{}
-
-// WithLookup marks the list requests sent with ctx as made to look
-// something up (a prompt's arguments, say), not to show the list: a list
-// kept from an earlier run may answer them (KeptLists). FindTool's are so
-// marked (WithToolSought).
-func WithLookup(ctx context.Context) context.Context {
-	return context.WithValue(ctx, lookupKey{}, true)
-}
-
-// Lookup reports whether the list requests sent with ctx look something up.
-func Lookup(ctx context.Context) bool { return ctx.Value(lookupKey{}) != nil || ToolSought(ctx) != "" }
-
-// callKept is Call for a list request of a session with kept lists: what
-// the server answers is kept unless the era changed under the request.
-func (c *Client) callKept(ctx context.Context, l KeptLists, method string, params json.RawMessage) (json.RawMessage, error) {
+// callKept is Call, and for a list request of a session with kept lists,
+// what the server answers is kept unless the era changed under the
+// request; lookup says the request looks something up (Seek), not to
+// show the list, so that a list kept may answer it.
+func (c *Client) callKept(ctx context.Context, method string, params json.RawMessage, lookup bool) (json.RawMessage, error) {
+	l := c.opts.Lists
+	if l == nil || !isList(method) {
+		return c.call(ctx, method, params)
+	}
 	meta, _, err := c.prepare(method, params)
 	if err != nil {
 		return c.call(ctx, method, params)
 	}
-	res, keep := l.Kept(method, stamped(params, meta), ToolSought(ctx), Lookup(ctx))
+	res, keep := l.Kept(method, stamped(params, meta), ToolSought(ctx), lookup)
 	if res != nil {
 		return res, nil
 	}

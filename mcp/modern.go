@@ -111,8 +111,10 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 		}
 		offer(v)
 	}
-	c.e.Store(&era{modern: true, version: version, capabilities: res.Capabilities,
-		initResult: discoveredInfo(version, raw, res.Meta[MetaServerInfo], res.Instructions), discovered: raw})
+	info := res.Meta[MetaServerInfo]
+	c.e.Store(&era{modern: true, version: version, discovered: raw, init: InitializeResult{ProtocolVersion: version,
+		Capabilities: res.Capabilities, ServerInfo: info, Instructions: res.Instructions, SupportedVersions: res.SupportedVersions,
+		raw: discoveredInfo(version, raw, info, res.Instructions)}})
 	return c, nil
 }
 

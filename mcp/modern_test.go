@@ -41,7 +41,7 @@ func TestModernDiscover(t *testing.T) {
 		t.Errorf("client: modern %v, version %s, tools %v", c.Modern(), c.ProtocolVersion(), c.HasCapability("tools"))
 	}
 	wantInfo := `{"protocolVersion":"2026-07-28","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"},"instructions":"hi","supportedVersions":["2026-07-28","2025-11-25"]}`
-	if d := cmp.Diff(wantInfo, string(c.InitializeResult())); d != "" {
+	if d := cmp.Diff(wantInfo, string(c.InitializeResult().Raw())); d != "" {
 		t.Errorf("info (-want +got):\n%s", d)
 	}
 	call := goCall(t.Context(), c.Call, "tools/list", []byte(`{"cursor":"c1"}`))

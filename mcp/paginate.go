@@ -210,9 +210,21 @@ var comma = []byte{','}
 // Broken is forgotten by the kept lists (ClientOptions.Lists): what they
 // kept of it was kept on the way.
 func (c *Client) Walk(ctx context.Context, method, key string, max int) iter.Seq2[Page, error] {
+	return c.walk(ctx, method, key, max, false)
+}
+
+// Seek walks a list whole, as Walk does, to look something up in it (a
+// tool, a prompt's arguments, a resource), not to show it: a list kept
+// from an earlier run answers while it is fresh (ClientOptions.Lists).
+func (c *Client) Seek(ctx context.Context, method, key string) iter.Seq2[Page, error] {
+	return c.walk(ctx, method, key, 0, true)
+}
+
+// walk is Walk, or Seek when lookup is set.
+func (c *Client) walk(ctx context.Context, method, key string, max int, lookup bool) iter.Seq2[Page, error] {
 	return func(yield func(Page, error) bool) {
 		for p, err := range WalkPages(ctx, method, key, max, func(ctx context.Context, cursor string) (json.RawMessage, error) {
-			return c.Call(ctx, method, cursorParams(cursor))
+			return c.callKept(ctx, method, cursorParams(cursor), lookup)
 		}) {
 			if l, ok := ListOf(method); ok && c.opts.Lists != nil && Broken(err) {
 				c.opts.Lists.Forget(l.Capability)
@@ -224,11 +236,11 @@ func (c *Client) Walk(ctx context.Context, method, key string, max int) iter.Seq
 	}
 }
 
-// Items walks a list whole (Walk) and returns the items keep accepts
-// (nil: every one), each as sent.
-func (c *Client) Items(ctx context.Context, method, key string, keep func(json.RawMessage) bool) ([]json.RawMessage, error) {
+// Items returns the items of the pages of a walk (Walk, Seek) that keep
+// accepts (nil: every one), each as sent.
+func Items(pages iter.Seq2[Page, error], keep func(json.RawMessage) bool) ([]json.RawMessage, error) {
 	var items []json.RawMessage
-	for p, err := range c.Walk(ctx, method, key, 0) {
+	for p, err := range pages {
 		if err != nil {
 			return nil, err
 		}

@@ -170,15 +170,12 @@ func pipelined(method string) bool {
 // not wait for the answer: the first call does (callRecalled).
 func recalled(ctx context.Context, s *Session, opts ClientOptions) (*Client, error) {
 	st := opts.Recall.State
-	var res struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	if err := json.Unmarshal(st.InitializeResult, &res); err != nil {
-		opts.Recall = nil // a memory that cannot be read is none
+	if st.InitializeResult.Raw() == nil {
+		opts.Recall = nil // a memory that holds no result is none
 		return Initialize(ctx, s, opts)
 	}
 	c := newModernClient(s, opts, st.Version)
-	c.e.Store(&era{modern: true, version: st.Version, capabilities: res.Capabilities, initResult: st.InitializeResult})
+	c.e.Store(&era{modern: true, version: st.Version, init: st.InitializeResult})
 	r := &recall{gate: make(chan struct{}, 1), fresh: opts.Recall.Fresh}
 	c.recall = r
 	if !r.fresh {
@@ -524,7 +521,7 @@ func (c *Client) Learnt() (st State, discovered json.RawMessage, ok bool) {
 		return State{}, nil, false
 	}
 	e := c.era()
-	return State{Version: e.version, Modern: e.modern, InitializeResult: e.initResult}, e.discovered, true
+	return e.state(), e.discovered, true
 }
 
 // recalledInitialize opens a session with a server remembered in the

@@ -14,7 +14,7 @@ import (
 
 // rememberedModern is what a run that found the modern era keeps.
 var rememberedModern = State{Version: ModernVersion, Modern: true,
-	InitializeResult: json.RawMessage(`{"protocolVersion":"2026-07-28","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}`)}
+	InitializeResult: parsedInit(`{"protocolVersion":"2026-07-28","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}`)}
 
 // recalledClient makes a client of a server remembered as rec says, with
 // the probe's waits long (the tests are about answers, not silence).

@@ -15,7 +15,7 @@ const SkillsExtension = "io.modelcontextprotocol/skills"
 // HasExtension reports whether the server declared the extension id.
 func (c *Client) HasExtension(id string) bool {
 	var ext map[string]json.RawMessage
-	if json.Unmarshal(c.era().capabilities["extensions"], &ext) != nil {
+	if json.Unmarshal(c.era().init.Capabilities["extensions"], &ext) != nil {
 		return false
 	}
 	v, ok := ext[id]

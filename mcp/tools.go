@@ -45,8 +45,7 @@ func ParseTool(raw json.RawMessage) (Tool, bool) {
 func (c *Client) FindTool(ctx context.Context, name string) (Tool, error) {
 	found := Tool{Name: name}
 	var listed []string
-	ctx = WithToolSought(ctx, name)
-	for p, err := range c.Walk(ctx, "tools/list", "tools", 0) {
+	for p, err := range c.Seek(WithToolSought(ctx, name), "tools/list", "tools") {
 		if err != nil {
 			return found, err
 		}
@@ -139,7 +138,7 @@ func (tc *ToolCache) Lookup(ctx context.Context, c *Client, name string) (Tool, 
 	tc.mu.Unlock()
 	if tools == nil {
 		tools = map[string]listing{}
-		for p, err := range c.Walk(WithLookup(ctx), "tools/list", "tools", 0) {
+		for p, err := range c.Seek(ctx, "tools/list", "tools") {
 			if err != nil {
 				return Tool{Name: name}, 0, err
 			}

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/apps"
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/servercard"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -239,12 +238,7 @@ func cardChecks() []*Check {
 				if t.r.facts.sse {
 					live.Transport = "sse"
 				}
-				var init struct {
-					mcp.InitializeResult
-					Capabilities      map[string]json.RawMessage `json:"capabilities"` // by key (the shallower field is the one decoded)
-					SupportedVersions []string                   `json:"supportedVersions"`
-				}
-				rawjson.DecodeLoose(t.r.facts.init, &init)
+				init := t.r.main.InitializeResult()
 				live.ServerInfo, live.Capabilities = init.ServerInfo, init.Capabilities
 				live.Version, live.Supported = "", t.supported(c, init.SupportedVersions)
 				if c.Tools != nil && t.r.facts.declares("tools") {

@@ -86,7 +86,7 @@ func (f *facts) items(ctx context.Context, method string) ([]json.RawMessage, er
 }
 
 func gatherFacts(ctx context.Context, r *runner) *facts {
-	f := &facts{transport: "stdio", main: r.main, version: r.main.ProtocolVersion(), init: r.main.InitializeResult(), era: "legacy"}
+	f := &facts{transport: "stdio", main: r.main, version: r.main.ProtocolVersion(), init: r.main.InitializeResult().Raw(), era: "legacy"}
 	r.facts = f
 	if r.target.URL != "" {
 		f.transport = "http"

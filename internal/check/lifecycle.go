@@ -334,7 +334,7 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 	}
 	if f := r.facts; f.era == "legacy" && r.versions.asks[mcp.LatestVersion] == nil {
 		// What the main session was answered, offering the latest version.
-		if res := f.main.InitializeResult(); res != nil && f.offeredLatest {
+		if res := f.main.InitializeResult().Raw(); res != nil && f.offeredLatest {
 			done := make(chan struct{})
 			close(done)
 			v, _ := str(member(res, "protocolVersion"))

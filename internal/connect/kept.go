@@ -1,7 +1,6 @@
 package connect
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -97,11 +96,6 @@ func resume(s *Settings, env Env, h Hooks, ans *answerer) (*Conn, error) {
 	t.Keep() // a later command may want it too; the server's own expiry ends it
 	c, session := newConn(s, h, ans, t, nil, false)
 	c.http, c.settings, c.env = t, s, env
-	cl, err := mcp.Attach(session, clientOptions(s, env, h, ans.capabilities()), k.State)
-	if err != nil {
-		session.Close(context.Background())
-		return nil, err
-	}
-	c.Client = cl
+	c.Client = mcp.Attach(session, clientOptions(s, env, h, ans.capabilities()), k.State)
 	return c, nil
 }

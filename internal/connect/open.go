@@ -197,12 +197,7 @@ func Attach(s *Settings, env Env, h Hooks, t mcp.Transport, st mcp.State) (*Conn
 		return nil, err
 	}
 	c, session := newConn(s, h, ans, t, nil, true)
-	client, err := mcp.Attach(session, clientOptions(s, env, h, ans.capabilities()), st)
-	if err != nil {
-		session.Close(context.Background())
-		return nil, err
-	}
-	c.Client = client
+	c.Client = mcp.Attach(session, clientOptions(s, env, h, ans.capabilities()), st)
 	return c, nil
 }
 

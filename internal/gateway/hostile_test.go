@@ -267,7 +267,7 @@ type loopLister struct {
 }
 
 func (s *loopLister) State() mcp.State {
-	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"resources":{}},"serverInfo":{"name":"loop","version":"1"}}`)}
+	return mcp.State{Version: "2025-11-25", InitializeResult: servetest.Init(`{"protocolVersion":"2025-11-25","capabilities":{"resources":{}},"serverInfo":{"name":"loop","version":"1"}}`)}
 }
 
 func (s *loopLister) Forward(_ context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {

@@ -37,7 +37,7 @@ func newSlowLister() *slowLister {
 }
 
 func (s *slowLister) State() mcp.State {
-	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"slow","version":"1"}}`)}
+	return mcp.State{Version: "2025-11-25", InitializeResult: servetest.Init(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"slow","version":"1"}}`)}
 }
 
 func (s *slowLister) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {

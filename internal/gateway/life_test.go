@@ -134,7 +134,7 @@ func TestGatewayLazyStart(t *testing.T) {
 	g, _ := startGateway(t, members...)
 	for _, era := range []string{"legacy", "modern"} {
 		c, _ := servetest.StdioClient(t, g.Server(), era)
-		if c.State().InitializeResult == nil {
+		if c.State().InitializeResult.Raw() == nil {
 			t.Fatalf("%s: no initialize result", era)
 		}
 	}
@@ -184,7 +184,7 @@ type barrier struct {
 }
 
 func (b *barrier) State() mcp.State {
-	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"b","version":"1"}}`)}
+	return mcp.State{Version: "2025-11-25", InitializeResult: servetest.Init(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"b","version":"1"}}`)}
 }
 
 func (b *barrier) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
@@ -368,7 +368,7 @@ func TestGatewayCloseWaitsForDownNotice(t *testing.T) {
 type flapper struct{ done chan struct{} }
 
 func (f *flapper) State() mcp.State {
-	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}`)}
+	return mcp.State{Version: "2025-11-25", InitializeResult: servetest.Init(`{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"f","version":"1"}}`)}
 }
 func (f *flapper) Forward(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(`{}`), nil

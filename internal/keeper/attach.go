@@ -198,7 +198,7 @@ func parseHello(line []byte) (h *hello, ok bool) {
 		case "modern":
 			h.State.Modern, err = string(v) == "true", notBool(v)
 		case "initializeResult":
-			h.State.InitializeResult = v
+			err = h.State.InitializeResult.UnmarshalJSON(v)
 		default:
 			err = errUnknown
 		}
@@ -229,7 +229,7 @@ func parseHello(line []byte) (h *hello, ok bool) {
 		}
 		return rawjson.ForEachValidMember(v, body)
 	})
-	return h, err == nil && h.State.InitializeResult != nil
+	return h, err == nil && h.State.InitializeResult.Raw() != nil
 }
 
 // notBool refuses a JSON value other than true and false.

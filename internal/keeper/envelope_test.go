@@ -102,12 +102,21 @@ func TestFirstLines(t *testing.T) {
 	}
 }
 
+// initOf is raw, an initialize result the test writes well formed, parsed.
+func initOf(raw string) mcp.InitializeResult {
+	r, err := mcp.ParseInitializeResult(json.RawMessage(raw))
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
 // A hello as the keeper writes it is read without encoding/json, to what
 // encoding/json reads of it; any other first line is left to it.
 func TestParseHello(t *testing.T) {
 	for _, h := range []hello{
-		{State: mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"capabilities":{"tools":{}},"serverInfo":{"name":"x","version":"1"}}`)}},
-		{State: mcp.State{Version: "2026-07-28", Modern: true, InitializeResult: json.RawMessage(`{}`)},
+		{State: mcp.State{Version: "2025-11-25", InitializeResult: initOf(`{"capabilities":{"tools":{}},"serverInfo":{"name":"x","version":"1"}}`)}},
+		{State: mcp.State{Version: "2026-07-28", Modern: true, InitializeResult: initOf(`{}`)},
 			Secrets: []string{"tok\"en", "é\u2028\\", ""}, Answers: json.RawMessage(`{"roots":["/tmp"]}`)},
 	} {
 		line, err := json.Marshal(control{Hello: &h})

@@ -207,11 +207,8 @@ func startKeeperIdle(t *testing.T, state string, idle time.Duration, handle func
 			return nil, &mcp.RPCError{Code: -32601, Message: "method not found"}
 		},
 	})
-	client, err := mcp.Attach(sess, mcp.ClientOptions{}, mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(state)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.k.Client = client
+	r.k.Client = mcp.Attach(sess, mcp.ClientOptions{}, mcp.State{Version: "2025-11-25", InitializeResult: initOf(state)})
+	var err error
 	if r.ln, err = Listen(r.dir, r.name); err != nil {
 		t.Fatal(err)
 	}
@@ -280,9 +277,7 @@ func (r *running) attachWith(t *testing.T, handler mcp.RequestHandler) (*command
 	sess := mcp.NewSession(tr, mcp.SessionOptions{Handler: handler, LeaveQuestions: true, OnNotification: func(method string, params json.RawMessage) {
 		cmd.notes <- method + " " + string(params)
 	}})
-	if cmd.client, err = mcp.Attach(sess, mcp.ClientOptions{}, st); err != nil {
-		t.Fatal(err)
-	}
+	cmd.client = mcp.Attach(sess, mcp.ClientOptions{}, st)
 	t.Cleanup(func() { cmd.client.Close(context.Background()) })
 	return cmd, nil
 }

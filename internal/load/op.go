@@ -363,7 +363,7 @@ func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMes
 		return client.Ping(ctx) // as mcpv ping does
 	}
 	method, key, _ := list(op.kind)
-	items, err := client.Items(ctx, method, key, func(json.RawMessage) bool { return op.keep })
+	items, err := mcp.Items(client.Walk(ctx, method, key, 0), func(json.RawMessage) bool { return op.keep })
 	if err != nil || !op.keep {
 		return nil, err
 	}

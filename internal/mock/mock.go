@@ -36,7 +36,7 @@ type Mock struct {
 	snap  surface.Snapshot
 	resp  *Responses
 	tools map[string]json.RawMessage // name -> definition
-	init  json.RawMessage
+	init  mcp.InitializeResult
 	notes []string
 	// templates are the snapshot's resource templates, to say which one
 	// a read nothing answers is of.

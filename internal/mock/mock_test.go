@@ -168,7 +168,7 @@ func TestMockAnswersAsRecorded(t *testing.T) {
 					t.Errorf("tools/list: %s, %v", tools, err)
 				}
 				// Who the server said it was, recorded.
-				if init := string(c.InitializeResult()); !strings.Contains(init, `"name":"mcpv-demo"`) || !strings.Contains(init, `"instructions":"Demo server for mcpv.`) || !strings.Contains(init, `"completions":{}`) {
+				if init := string(c.InitializeResult().Raw()); !strings.Contains(init, `"name":"mcpv-demo"`) || !strings.Contains(init, `"instructions":"Demo server for mcpv.`) || !strings.Contains(init, `"completions":{}`) {
 					t.Errorf("initialize result: %s", init)
 				}
 			})
@@ -343,7 +343,7 @@ func TestGuideResponsesExample(t *testing.T) {
 	srv, _ := playServer(t, snapshot, "server:"+block, nil)
 	var n notes
 	c := playClient(t, srv, "stdio", "legacy", asking, &n)
-	if init := string(c.InitializeResult()); !strings.Contains(init, `"instructions":"Add with add."`) {
+	if init := string(c.InitializeResult().Raw()); !strings.Contains(init, `"instructions":"Add with add."`) {
 		t.Errorf("initialize: %s", init)
 	}
 	for _, c2 := range []struct{ method, params, want string }{

@@ -217,7 +217,7 @@ func TestMockPlaysEachEntryKind(t *testing.T) {
 				srv, _ := playServer(t, playSnapshot, playResponses, nil)
 				var n notes
 				c := playClient(t, srv, transport, era, asking, &n)
-				init := string(c.InitializeResult())
+				init := string(c.InitializeResult().Raw())
 				for _, want := range []string{`"name":"recorded"`, `"instructions":"Add with add."`, `"logging":{}`, `"listChanged":true`} {
 					if !strings.Contains(init, want) {
 						t.Errorf("initialize result lacks %s: %s", want, init)

@@ -13,9 +13,14 @@ import (
 // capabilities of what the files serve (logging when an entry logs,
 // completions when there are completions). Recorded capabilities the
 // mock cannot play (tasks: it runs none) are left out, and notes say so.
-func initResult(snap surface.Snapshot, resp *Responses, info mcp.Implementation) (json.RawMessage, []string) {
+func initResult(snap surface.Snapshot, resp *Responses, info mcp.Implementation) (mcp.InitializeResult, []string) {
 	self, _ := json.Marshal(info) // two strings always encode
-	res := mcp.InitializeResult{ProtocolVersion: Version, ServerInfo: self}
+	res := struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      json.RawMessage `json:"serverInfo"`
+		Instructions    *string         `json:"instructions,omitempty"`
+	}{ProtocolVersion: Version, ServerInfo: self}
 	var notes []string
 	if s := resp.Server; s != nil {
 		if s.ServerInfo != nil {
@@ -30,7 +35,8 @@ func initResult(snap surface.Snapshot, resp *Responses, info mcp.Implementation)
 		res.Capabilities = derived(snap, resp)
 	}
 	b, _ := json.Marshal(res)
-	return b, notes
+	init, _ := mcp.ParseInitializeResult(b) // an object, its capabilities one too
+	return init, notes
 }
 
 // playable are recorded capabilities without those the mock cannot play.

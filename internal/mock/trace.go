@@ -205,12 +205,11 @@ func stepOf(m json.RawMessage) (Step, bool) {
 // server/discover result (whose serverInfo the modern era carries in
 // _meta, its instructions at the top as initialize's are).
 func serverOf(result json.RawMessage) *Server {
-	var r struct {
-		mcp.InitializeResult
-		// ProtocolVersion is not read here: any value passes (this field,
-		// the shallower, is the one decoded).
-		ProtocolVersion json.RawMessage            `json:"protocolVersion"`
-		Meta            map[string]json.RawMessage `json:"_meta"`
+	var r struct { // its protocolVersion not read: any value passes
+		ServerInfo   json.RawMessage            `json:"serverInfo"`
+		Instructions *string                    `json:"instructions"`
+		Capabilities json.RawMessage            `json:"capabilities"`
+		Meta         map[string]json.RawMessage `json:"_meta"`
 	}
 	if json.Unmarshal(result, &r) != nil {
 		return nil

@@ -37,7 +37,7 @@ func (s *Server) Identity() json.RawMessage {
 	if u == nil {
 		return nil
 	}
-	return u.conn.State().InitializeResult
+	return u.conn.State().InitializeResult.Raw()
 }
 
 // cardRoute is what a path of the endpoint's cards is, if it is one.

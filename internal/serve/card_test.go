@@ -137,7 +137,7 @@ func TestCardVersionsAreDiscovers(t *testing.T) {
 type lister2099 struct{}
 
 func (lister2099) State() mcp.State {
-	return mcp.State{Modern: true, Version: mcp.ModernVersion, InitializeResult: json.RawMessage(`{"protocolVersion":"2026-07-28","capabilities":{},"serverInfo":{"name":"l","version":"1"}}`)}
+	return mcp.State{Modern: true, Version: mcp.ModernVersion, InitializeResult: servetest.Init(`{"protocolVersion":"2026-07-28","capabilities":{},"serverInfo":{"name":"l","version":"1"}}`)}
 }
 func (lister2099) Forward(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(`{"resultType":"complete","supportedVersions":["2099-01-01","2026-07-28"],"capabilities":{}}`), nil

@@ -160,7 +160,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	}
 	st := up.conn.State()
 	if method == "initialize" {
-		res, err := c.initialize(params, st)
+		res, err := c.initialize(params, st.InitializeResult.Raw())
 		if err != nil {
 			return nil, err
 		}
@@ -315,7 +315,7 @@ func appendMember(obj, rawKey, v []byte) []byte {
 // initialize (or server/discover) result, in the version the client asked
 // for when mcpv speaks it
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation).
-func (c *client) initialize(params json.RawMessage, st mcp.State) (json.RawMessage, error) {
+func (c *client) initialize(params, init json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		ProtocolVersion string                     `json:"protocolVersion"`
 		Capabilities    map[string]json.RawMessage `json:"capabilities"`
@@ -332,7 +332,7 @@ func (c *client) initialize(params json.RawMessage, st mcp.State) (json.RawMessa
 	}
 	b := []byte(`{"protocolVersion":`)
 	b = append(b, mustJSON(version)...)
-	rawjson.ForEachValidRawMember(st.InitializeResult, func(k string, rawKey, v []byte) error {
+	rawjson.ForEachValidRawMember(init, func(k string, rawKey, v []byte) error {
 		if k != "protocolVersion" && k != "supportedVersions" {
 			b = appendMember(b, rawKey, v)
 		}

@@ -25,7 +25,7 @@ type lenient struct{ done chan struct{} }
 var lenientFiles = map[string]string{"/docs/readme.txt": "the readme", "/private/secret.txt": "THE SECRET"}
 
 func (l *lenient) State() mcp.State {
-	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"lenient","version":"1"}}`)}
+	return mcp.State{Version: "2025-11-25", InitializeResult: servetest.Init(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"lenient","version":"1"}}`)}
 }
 
 func (l *lenient) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {

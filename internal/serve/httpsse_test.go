@@ -469,7 +469,7 @@ type chatty struct {
 }
 
 func (c *chatty) State() mcp.State {
-	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"chatty","version":"1"}}`)}
+	return mcp.State{Version: "2025-11-25", InitializeResult: servetest.Init(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"chatty","version":"1"}}`)}
 }
 func (c *chatty) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if method != "tools/call" {

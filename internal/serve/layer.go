@@ -87,7 +87,7 @@ func (c *Client) ReadOnly(ctx context.Context, name string) bool {
 
 // Initialize answers the client's initialize from an initialize result.
 func (c *Client) Initialize(params, init json.RawMessage) (json.RawMessage, error) {
-	return c.c.initialize(params, mcp.State{InitializeResult: init})
+	return c.c.initialize(params, init)
 }
 
 // A Notice is a notification on its way to a client: a Server's listen's
@@ -198,5 +198,5 @@ func (s *Session) Ping(ctx context.Context) error {
 // Init is the server's initialize result as clients get it (the pin's
 // instructions withheld).
 func (s *Session) Init() json.RawMessage {
-	return s.u.pinInstructions(s.u.conn.State().InitializeResult)
+	return s.u.pinInstructions(s.u.conn.State().InitializeResult.Raw())
 }

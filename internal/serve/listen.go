@@ -149,14 +149,12 @@ func (u *upstream) listenThrough(ctx context.Context, l *listener, params json.R
 
 // listenHere serves a listen in front of a server of the initialize era.
 func (u *upstream) listenHere(ctx context.Context, l *listener, want mcp.ListenFilter) (json.RawMessage, error) {
-	var init struct {
-		Capabilities map[string]struct{ ListChanged, Subscribe bool } `json:"capabilities"`
-	}
-	rawjson.DecodeLoose(u.conn.State().InitializeResult, &init)
-	sc := init.Capabilities
-	got := want.Only(func(change string) bool { return sc[mcp.ChangedLists(change)[0].Capability].ListChanged })
+	init := u.conn.State().InitializeResult
+	got := want.Only(func(change string) bool {
+		return init.HasCapability(mcp.ChangedLists(change)[0].Capability + ".listChanged")
+	})
 	defer u.leave(l)
-	if sc[mcp.Resources.Capability].Subscribe {
+	if init.HasCapability(mcp.Resources.Capability + ".subscribe") {
 		for _, uri := range want.URIs {
 			params := mustJSON(map[string]string{"uri": uri})
 			if u.srv.Guard.check(ctx, "resources/subscribe", params, u.readOnly) != nil || slices.Contains(got.URIs, uri) {

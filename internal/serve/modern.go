@@ -134,7 +134,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	}
 	st := up.conn.State()
 	if method == "server/discover" && !st.Modern {
-		res := up.pinInstructions(Discovered(st.InitializeResult))
+		res := up.pinInstructions(Discovered(st.InitializeResult.Raw()))
 		ModernResult(ctx, method, res)
 		return res, nil
 	}

@@ -24,7 +24,7 @@ type teller struct {
 }
 
 func (u *teller) State() mcp.State {
-	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"teller","version":"1"}}`)}
+	return mcp.State{Version: "2025-11-25", InitializeResult: servetest.Init(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"teller","version":"1"}}`)}
 }
 
 func (u *teller) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {

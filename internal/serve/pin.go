@@ -31,9 +31,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/pin"
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/mcp"
 )
 
 // Pin is the pin file a served server is held to.
@@ -124,7 +122,8 @@ func (g *pinGate) entryOf(f *pin.File, name string) (*pin.Server, error) {
 // serverInfo's name when not known yet, and a change of the file reaches
 // it from now on.
 func (g *pinGate) admit(u *upstream) error {
-	name := infoName(u.conn.State().InitializeResult)
+	init := u.conn.State().InitializeResult
+	name := init.ServerName()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.entry == nil {
@@ -136,29 +135,12 @@ func (g *pinGate) admit(u *upstream) error {
 	}
 	g.name = cmp.Or(g.name, name)
 	if g.cfg.Strict {
-		init := u.conn.State().InitializeResult
-		var live *string
-		if raw, ok := rawjson.Exact(init, "instructions"); ok && raw != nil && string(raw) != "null" {
-			text, _ := rawjson.String(raw)
-			live = &text
-		}
-		if m := g.entry.CheckInstructions(live); m != nil {
+		if m := g.entry.CheckInstructions(init.Instructions); m != nil {
 			return &pin.Refusal{File: g.cfg.Label, Server: g.entry.Name, Move: *m}
 		}
 	}
 	g.ups[u] = true
 	return nil
-}
-
-// infoName is the name an initialize (or server/discover) result's
-// serverInfo gives.
-func infoName(init []byte) string {
-	info := rawjson.Member(init, "serverInfo")
-	if info == nil {
-		info = rawjson.Member(rawjson.Member(init, "_meta"), mcp.MetaServerInfo)
-	}
-	s, _ := rawjson.String(rawjson.Member(info, "name"))
-	return s
 }
 
 // current is the entry the server is held to now, the file looked at

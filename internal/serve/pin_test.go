@@ -268,7 +268,7 @@ func TestPinWithholdsWhatMoved(t *testing.T) {
 	}
 	t.Cleanup(srv.Close)
 	c, _ := servetest.StdioClient(t, srv, "legacy")
-	if init := string(c.InitializeResult()); strings.Contains(init, "instructions") || strings.Contains(init, "keys") {
+	if init := string(c.InitializeResult().Raw()); strings.Contains(init, "instructions") || strings.Contains(init, "keys") {
 		t.Errorf("initialize: %s, want no instructions", init)
 	}
 	for range 2 {
@@ -436,7 +436,7 @@ func TestPinModern(t *testing.T) {
 			log := &saidLog{}
 			srv := f.start(t, log, nil, false)
 			c, _ := servetest.StdioClient(t, srv, "modern")
-			if init := string(c.InitializeResult()); strings.Contains(init, "instructions") || !strings.Contains(init, "pinned-server") {
+			if init := string(c.InitializeResult().Raw()); strings.Contains(init, "instructions") || !strings.Contains(init, "pinned-server") {
 				t.Errorf("server/discover: %s, want the server without its instructions", init)
 			}
 			if got := keys(t, c, "tools/list", "tools", "name"); !slices.Equal(got, []string{"sub"}) {

@@ -337,7 +337,7 @@ func (u *upstream) pinInstructions(res json.RawMessage) json.RawMessage {
 // the moves it finds are said.
 func (u *upstream) relist(ctx context.Context, old, now *pin.Server) {
 	g := u.srv.pins
-	caps := capabilitiesOf(u.conn.State().InitializeResult)
+	caps := u.conn.State().InitializeResult.Capabilities
 	told := map[string]bool{}
 	for _, kind := range pin.Kinds {
 		if sameKind(old, now, kind) || caps[listOfKind(kind).Capability] == nil {

@@ -29,9 +29,9 @@ type pager struct {
 
 func (p *pager) State() mcp.State {
 	if p.modern {
-		return mcp.State{Modern: true, Version: mcp.ModernVersion, InitializeResult: json.RawMessage(`{"protocolVersion":"` + mcp.ModernVersion + `","capabilities":{"tools":{}},"serverInfo":{"name":"pinned-server","version":"1"}}`)}
+		return mcp.State{Modern: true, Version: mcp.ModernVersion, InitializeResult: servetest.Init(`{"protocolVersion":"` + mcp.ModernVersion + `","capabilities":{"tools":{}},"serverInfo":{"name":"pinned-server","version":"1"}}`)}
 	}
-	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"pinned-server","version":"1"}}`)}
+	return mcp.State{Version: "2025-11-25", InitializeResult: servetest.Init(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"pinned-server","version":"1"}}`)}
 }
 
 func (p *pager) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {

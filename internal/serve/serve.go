@@ -310,12 +310,12 @@ type Recorder interface {
 // seen. An Upstream that cannot walk its lists has no surface to record.
 func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 	up := u.conn
-	s.Record.Note("initialize", nil, u.pinInstructions(up.State().InitializeResult))
+	s.Record.Note("initialize", nil, u.pinInstructions(up.State().InitializeResult.Raw()))
 	w, ok := up.(Walker)
 	if !ok {
 		return nil
 	}
-	caps := capabilitiesOf(up.State().InitializeResult)
+	caps := up.State().InitializeResult.Capabilities
 	for _, l := range mcp.Lists {
 		if caps[l.Capability] == nil {
 			continue
@@ -339,15 +339,6 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 		}
 	}
 	return nil
-}
-
-// capabilitiesOf are the capabilities an initialize result declares.
-func capabilitiesOf(init json.RawMessage) map[string]json.RawMessage {
-	var r struct {
-		Capabilities map[string]json.RawMessage `json:"capabilities"`
-	}
-	rawjson.DecodeLoose(init, &r)
-	return r.Capabilities
 }
 
 // upstream is one upstream session and the clients it serves.

@@ -196,7 +196,7 @@ func (s *Store) Learnt(st mcp.State, discovered json.RawMessage, ok bool) {
 
 func sameEra(a, b *eraRecord) bool {
 	return a.State.Modern == b.State.Modern && a.State.Version == b.State.Version &&
-		rawjson.Same(a.State.InitializeResult, b.State.InitializeResult)
+		rawjson.Same(a.State.InitializeResult.Raw(), b.State.InitializeResult.Raw())
 }
 
 // ForgetEra drops the era remembered, and the lists kept with it: the
@@ -272,13 +272,12 @@ func (s *Store) Opened(st mcp.State) {
 // result) says the server is, in the canonical form of what it means
 // however the server wrote it: its serverInfo, capabilities and
 // instructions.
-func described(result json.RawMessage) string {
-	var r mcp.InitializeResult
-	if json.Unmarshal(result, &r) != nil {
+func described(r mcp.InitializeResult) string {
+	if r.Raw() == nil {
 		return ""
 	}
 	info, _ := rawjson.Canonical(r.ServerInfo)
-	caps, _ := rawjson.Canonical(r.Capabilities)
+	caps, _ := rawjson.Canonical(rawjson.Marshal(r.Capabilities))
 	return string(info) + "\x00" + string(caps) + "\x00" + *cmp.Or(r.Instructions, new(string))
 }
 

@@ -23,9 +23,18 @@ func place(t *testing.T) (dir, root string) {
 
 var (
 	server  = Identity{Server: strings.Repeat("ab", 32), Private: true}
-	modern  = mcp.State{Version: mcp.ModernVersion, Modern: true, InitializeResult: json.RawMessage(`{"protocolVersion":"2026-07-28","capabilities":{"tools":{}}}`)}
+	modern  = mcp.State{Version: mcp.ModernVersion, Modern: true, InitializeResult: initOf(`{"protocolVersion":"2026-07-28","capabilities":{"tools":{}}}`)}
 	toolsRQ = json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)
 )
+
+// initOf is raw, an initialize result the test writes well formed, parsed.
+func initOf(raw string) mcp.InitializeResult {
+	r, err := mcp.ParseInitializeResult(json.RawMessage(raw))
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
 
 // keepTools has s keep a tools/list page of one tool, as a server of
 // the modern era answered it.
@@ -82,7 +91,7 @@ func TestKeptBetweenRuns(t *testing.T) {
 		t.Fatal(s.Ignored)
 	}
 	r := s.Recall()
-	if r == nil || !r.Fresh || !r.State.Modern || string(r.State.InitializeResult) != string(modern.InitializeResult) {
+	if r == nil || !r.Fresh || !r.State.Modern || string(r.State.InitializeResult.Raw()) != string(modern.InitializeResult.Raw()) {
 		t.Fatalf("Recall = %+v", r)
 	}
 	var traced []string
@@ -484,7 +493,7 @@ func TestForgottenWhenTheServerChanged(t *testing.T) {
 func TestDefaultTTL(t *testing.T) {
 	dir, root := place(t)
 	clk := &clock{t: time.Unix(1_000_000, 0)}
-	v1 := mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"}}`)}
+	v1 := mcp.State{Version: "2025-11-25", InitializeResult: initOf(`{"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"}}`)}
 	open := func(id Identity, fresh bool) *Store {
 		s := Open(dir, root, id, clk.now)
 		s.DefaultTTL, s.Fresh = 5*time.Minute, fresh
@@ -527,7 +536,7 @@ func TestDefaultTTL(t *testing.T) {
 	keepTools(t, s, `{"tools":[{"name":"t1"}]}`)
 	s.Save()
 	s = Open(dir, root, server, clk.now)
-	s.Opened(mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"2"}}`)})
+	s.Opened(mcp.State{Version: "2025-11-25", InitializeResult: initOf(`{"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"2"}}`)})
 	if lookupTool(s) != nil {
 		t.Error("kept for a server of another serverInfo")
 	}
@@ -535,7 +544,7 @@ func TestDefaultTTL(t *testing.T) {
 	keepIn(t, s, `{"tools":[{"name":"t1"}]}`, false)
 	s.Save()
 	s = Open(dir, root, server, clk.now)
-	s.Opened(mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"},"instructions":"Call t1 first."}`)})
+	s.Opened(mcp.State{Version: "2025-11-25", InitializeResult: initOf(`{"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"},"instructions":"Call t1 first."}`)})
 	if lookupTool(s) != nil {
 		t.Error("kept for a server of other instructions")
 	}
@@ -556,8 +565,8 @@ func TestDefaultTTL(t *testing.T) {
 // list_changed of a list that was not kept).
 func TestTheSameServerWrittenOtherwise(t *testing.T) {
 	for _, era := range []mcp.State{
-		{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": false}}, "serverInfo": {"version": "1", "name": "s"}, "instructions": "Use <b> & <i>."}`)},
-		{Version: mcp.ModernVersion, Modern: true, InitializeResult: json.RawMessage("{\n  \"protocolVersion\": \"2026-07-28\",\n  \"serverInfo\": {\"name\": \"s\", \"version\": \"1\"},\n  \"capabilities\": {\"tools\": {}},\n  \"instructions\": \"a < b\"\n}")},
+		{Version: "2025-11-25", InitializeResult: initOf(`{"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": false}}, "serverInfo": {"version": "1", "name": "s"}, "instructions": "Use <b> & <i>."}`)},
+		{Version: mcp.ModernVersion, Modern: true, InitializeResult: initOf("{\n  \"protocolVersion\": \"2026-07-28\",\n  \"serverInfo\": {\"name\": \"s\", \"version\": \"1\"},\n  \"capabilities\": {\"tools\": {}},\n  \"instructions\": \"a < b\"\n}")},
 	} {
 		t.Run(era.Version, func(t *testing.T) {
 			dir, root := place(t)
@@ -601,7 +610,7 @@ func TestTheSameServerWrittenOtherwise(t *testing.T) {
 			}
 			// Spaced as ever, but of another version: another server.
 			s = open()
-			s.Opened(mcp.State{Version: era.Version, Modern: era.Modern, InitializeResult: json.RawMessage(strings.Replace(string(era.InitializeResult), `"version": "1"`, `"version": "2"`, 1))})
+			s.Opened(mcp.State{Version: era.Version, Modern: era.Modern, InitializeResult: initOf(strings.Replace(string(era.InitializeResult.Raw()), `"version": "1"`, `"version": "2"`, 1))})
 			if lookupTool(s) != nil {
 				t.Error("a server of another version answered from what was kept")
 			}

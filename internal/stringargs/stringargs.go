@@ -81,7 +81,7 @@ func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Memb
 // not be listed).
 func CheckListed(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) (names []string, err error) {
 	var items []json.RawMessage
-	for p, err := range client.Walk(mcp.WithLookup(ctx), "prompts/list", "prompts", 0) {
+	for p, err := range client.Seek(ctx, "prompts/list", "prompts") {
 		var ce *mcp.CallError
 		if errors.As(err, &ce) {
 			warnf("could not list the prompts (%v); arguments not checked", err)
@@ -100,9 +100,9 @@ func CheckListed(ctx context.Context, client *mcp.Client, name string, ms []Memb
 }
 
 // ListPrompts are the prompts the server lists, every page, each as
-// sent: a kept list answers when it may (mcp.WithLookup).
+// sent: a kept list answers when it may (mcp.Client.Seek).
 func ListPrompts(ctx context.Context, client *mcp.Client) ([]json.RawMessage, error) {
-	return client.Items(mcp.WithLookup(ctx), "prompts/list", "prompts", nil)
+	return mcp.Items(client.Seek(ctx, "prompts/list", "prompts"), nil)
 }
 
 // Find is the prompt of items called name, or nil.

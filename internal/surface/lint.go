@@ -114,7 +114,7 @@ func (ls *Lister) Lint(ctx context.Context) ([]Finding, error) {
 	l.prompts(prompts)
 	l.resources(resources)
 	l.templates(templates)
-	if info := members(members(ls.c.InitializeResult())["serverInfo"]); info != nil {
+	if info := members(ls.c.InitializeResult().ServerInfo); info != nil {
 		if icons, ok := info["icons"]; ok {
 			l.icons("server", icons)
 		}

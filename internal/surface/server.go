@@ -100,16 +100,8 @@ func (l *Lister) GatherServer(ctx context.Context) (Server, error) {
 func (l *Lister) Identify(s *Server) {
 	st := l.c.State()
 	s.ProtocolVersion, s.HasIdentity = st.Version, true
-	var init struct {
-		mcp.InitializeResult
-		// ProtocolVersion is st's, not read here: any value passes (this
-		// field, the shallower, is the one decoded).
-		ProtocolVersion json.RawMessage `json:"protocolVersion"`
-	}
-	if json.Unmarshal(st.InitializeResult, &init) == nil {
-		s.Info, s.Instructions = init.ServerInfo, init.Instructions
-	}
-	s.Name = s.InfoName()
+	s.Info, s.Instructions = st.InitializeResult.ServerInfo, st.InitializeResult.Instructions
+	s.Name = st.InitializeResult.ServerName()
 }
 
 // ServerOfSnapshot is the surface a snapshot holds: its lists, with no

@@ -22,9 +22,12 @@ func Surface(lines []Line) surface.Server {
 		switch e.Method {
 		case "initialize", "server/discover":
 			var r struct {
-				mcp.InitializeResult
-				Supported []string                   `json:"supportedVersions"`
-				Meta      map[string]json.RawMessage `json:"_meta"`
+				ProtocolVersion string                     `json:"protocolVersion"`
+				ServerInfo      json.RawMessage            `json:"serverInfo"`
+				Instructions    *string                    `json:"instructions"`
+				Capabilities    json.RawMessage            `json:"capabilities"`
+				Supported       []string                   `json:"supportedVersions"`
+				Meta            map[string]json.RawMessage `json:"_meta"`
 			}
 			if json.Unmarshal(e.Result, &r) != nil {
 				continue

@@ -15,7 +15,17 @@ import (
 type Hang struct{ End, Called, Cancelled, Release chan struct{} }
 
 func (h *Hang) State() mcp.State {
-	return mcp.State{Version: "2025-11-25", InitializeResult: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"h","version":"1"}}`)}
+	return mcp.State{Version: "2025-11-25", InitializeResult: Init(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"h","version":"1"}}`)}
+}
+
+// Init is raw, an initialize result the test writes well formed, parsed;
+// it panics on one that is not.
+func Init(raw string) mcp.InitializeResult {
+	r, err := mcp.ParseInitializeResult(json.RawMessage(raw))
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 func (h *Hang) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if method == "tools/call" || method == "subscriptions/listen" {
