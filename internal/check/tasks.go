@@ -25,26 +25,23 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// tasksSection is where 2025-11-25 states the rules of tasks.
-const tasksSection = "basic/utilities/tasks"
-
 func taskChecks() []*Check {
-	legacy := func(id, title, anchor, quote string, capability string, run func(t *T)) *Check {
+	legacy := func(id, capability string, run func(t *T)) *Check {
 		return &Check{ID: id,
 			needs: needs{era: "legacy", capability: cmp.Or(capability, "tasks")}, run: func(t *T) { tasksVersion(t); run(t) }}
 	}
 	return slices.Concat([]*Check{
-		legacy("tasks.unknown-task", "a task that does not exist is answered -32602", "protocol-errors", "Receivers MUST return standard JSON-RPC errors for the following protocol error cases: Invalid or nonexistent taskId in tasks/get, tasks/result, or tasks/cancel: -32602 (Invalid params)", "", unknownTask),
-		legacy("tasks.create", "a call made as a task is answered with a CreateTaskResult", "result-retrieval", "Receivers that accept a task-augmented request MUST return a CreateTaskResult as the response.", "tasks.requests.tools.call", createdTask),
-		legacy("tasks.status-paths", "a task begins working and moves only along the paths the revision allows", "task-status-lifecycle", "Tasks MUST begin in the working status when created. Receivers MUST only transition tasks through the following valid paths ... Tasks with a completed, failed, or cancelled status are in a terminal state and MUST NOT transition to any other status", "tasks.requests.tools.call", statusPaths),
-		legacy("tasks.timestamps", "every task carries createdAt and lastUpdatedAt in ISO 8601", "ttl-and-resource-management", "Receivers MUST include a createdAt ISO 8601-formatted timestamp in all task responses to indicate when the task was created. Receivers MUST include a lastUpdatedAt ISO 8601-formatted timestamp in all task responses to indicate when the task was last updated.", "tasks.requests.tools.call", timestamps),
-		legacy("tasks.ttl", "tasks/get answers the task's ttl", "ttl-and-resource-management", "Receivers MUST include the actual ttl duration (or null for unlimited) in tasks/get responses.", "tasks.requests.tools.call", ttlAnswered),
-		legacy("tasks.result", "tasks/result waits for the task's end and answers the call's result", "result-retrieval", "When a receiver receives a tasks/result request for a task in any other non-terminal status (working or input_required), it MUST block the response until the task reaches a terminal status. For tasks in a terminal status, receivers MUST return from tasks/result exactly what the underlying request would have returned, whether that is a successful result or a JSON-RPC error.", "tasks.requests.tools.call", taskResult),
-		legacy("tasks.result-meta", "tasks/result's answer names its task in _meta", "related-task-metadata", "The tasks/result operation MUST include this metadata in its response, as the result structure itself does not contain the task ID.", "tasks.requests.tools.call", resultMeta),
-		legacy("tasks.listed", "a task tasks/get answers is on tasks/list", "task-listing", "If a task is retrievable via tasks/get for a requestor, it MUST be retrievable via tasks/list for that requestor.", "tasks.list", taskListed),
-		legacy("tasks.input-related", "a request a task makes of the client names the task", "input-required-status", "The receiver MUST include the io.modelcontextprotocol/related-task metadata in the request to associate it with the task.", "tasks.requests.tools.call", inputRelated),
-		legacy("tasks.cancel", "a task cancelled while it runs is cancelled, and stays so", "task-cancellation", "Upon receiving a valid cancellation request, receivers SHOULD attempt to stop the task execution and MUST transition the task to cancelled status before sending the response. Once a task is cancelled, it MUST remain in cancelled status even if execution continues to completion or fails.", "tasks.cancel", cancelRunning),
-		legacy("tasks.cancel-ended", "cancelling a task that has ended is refused with -32602", "task-cancellation", "Receivers MUST reject cancellation requests for tasks already in a terminal status (completed, failed, or cancelled) with error code -32602 (Invalid params).", "tasks.cancel", cancelEnded),
+		legacy("tasks.unknown-task", "", unknownTask),
+		legacy("tasks.create", "tasks.requests.tools.call", createdTask),
+		legacy("tasks.status-paths", "tasks.requests.tools.call", statusPaths),
+		legacy("tasks.timestamps", "tasks.requests.tools.call", timestamps),
+		legacy("tasks.ttl", "tasks.requests.tools.call", ttlAnswered),
+		legacy("tasks.result", "tasks.requests.tools.call", taskResult),
+		legacy("tasks.result-meta", "tasks.requests.tools.call", resultMeta),
+		legacy("tasks.listed", "tasks.list", taskListed),
+		legacy("tasks.input-related", "tasks.requests.tools.call", inputRelated),
+		legacy("tasks.cancel", "tasks.cancel", cancelRunning),
+		legacy("tasks.cancel-ended", "tasks.cancel", cancelEnded),
 		{
 			ID:    "tasks.not-declared",
 			needs: needs{era: "legacy", call: true, capability: "tools"},
