@@ -119,6 +119,17 @@ func startingGateway(t *testing.T, up *slowLister, started <-chan struct{}) (*Ga
 	return g, log
 }
 
+// answered has the member named answer its first tools/list, waited for
+// by the gateway's bounds as they stand (an hour): a test whose first
+// bound is short makes it the subject's alone, which a busy machine
+// cannot make the other member miss.
+func answered(t *testing.T, g *Gateway, name string) {
+	t.Helper()
+	if res, err := g.page(t.Context(), g.member(name), "tools/list", ""); err != nil || res == nil {
+		t.Fatalf("%s's first page: %s, %v", name, res, err)
+	}
+}
+
 // listing lists tools through c in the background: its names come on
 // the channel (a hang guard of a minute fails the test).
 func listing(t *testing.T, c *mcp.Client) <-chan string {
@@ -227,6 +238,7 @@ func TestGatewayServerThatNeverLists(t *testing.T) {
 	t.Parallel()
 	up := newSlowLister()
 	g, log := slowGateway(t, up)
+	answered(t, g, "ok")
 	g.firstWait = time.Second
 	c, rec := servetest.StdioClient(t, g.Server(), "legacy")
 	for range 3 {
@@ -252,22 +264,28 @@ func TestGatewayServerThatNeverLists(t *testing.T) {
 // while a server is still starting waits for its start, then for its
 // list by the first bound (the test's: 10 ms), not the list bound (an
 // hour): a fresh gateway's first list costs a server that never lists
-// the first bound once, as a running gateway's does.
+// the first bound once, as a running gateway's does. ok has answered a
+// list before (so it is waited for by the list bound, an hour): the
+// first bound, which a busy machine can miss, is slow's alone.
 func TestGatewayServerThatNeverListsOnAFreshGateway(t *testing.T) {
 	t.Parallel()
 	up, started := newSlowLister(), make(chan struct{})
 	g, log := startingGateway(t, up, started)
-	g.firstWait = 10 * time.Millisecond
 	servetest.WaitFor(t, "ok up", func() bool { return g.member("ok").upNow() != nil })
+	answered(t, g, "ok")
+	g.firstWait = 10 * time.Millisecond
+	k := &g.member("ok").kept
+	k.mu.Lock()
+	first := k.lists["tools/list"].pages[""]
+	k.mu.Unlock()
 	c, _ := servetest.StdioClient(t, g.Server(), "legacy")
 	got := listing(t, c)
-	// The list asks every server at once: once ok's page is kept, it waits
-	// on slow, still starting.
-	servetest.WaitFor(t, "ok's page kept", func() bool {
-		k := &g.member("ok").kept
+	// The list asks every server at once: once ok's page is kept anew, it
+	// waits on slow, still starting.
+	servetest.WaitFor(t, "ok's page kept anew", func() bool {
 		k.mu.Lock()
 		defer k.mu.Unlock()
-		return k.lists["tools/list"] != nil && k.lists["tools/list"].pages[""] != nil
+		return k.lists["tools/list"].pages[""] != first
 	})
 	close(started)
 	if names := <-got; names != "ok__add ok__echo" {
