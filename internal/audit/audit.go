@@ -69,6 +69,15 @@ type Finding struct {
 	// known.
 	Source string
 	Line   int
+	// Evidence is what a finding of high or above stands on besides its
+	// own reading: the second thing its rule read, or another rule's
+	// finding in the same item that agrees (see evidence).
+	Evidence []Reading
+	// pair is the second reading a rule made of the same text itself (a
+	// destination beside the order that sends to it), "" for none; phrase
+	// is where in its field a set phrase matched (zero for no phrase).
+	pair   string
+	phrase [2]int
 	// cut is the text and the span the excerpt is to quote, while the
 	// rules of one text run: it is quoted once the findings of the text
 	// are merged, not for each place found.
@@ -127,7 +136,7 @@ func Audit(targets []Target) []Finding {
 			all = append(all, place(&targets[i], []Finding{{Rule: RuleUnreadList, Severity: Low, Server: decoded[i].Name, Kind: "server", Field: u.Method, Message: u.Message}})...)
 		}
 	}
-	all = append(all, acrossServers(targets, decoded)...)
+	all = evidence(append(all, acrossServers(targets, decoded)...))
 	Sort(all)
 	return all
 }

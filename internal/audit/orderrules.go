@@ -19,7 +19,7 @@ func orderRules(fl field, v view, f finder) []Finding {
 		text, whole = nameWords(v.text), true
 	}
 	var out []Finding
-	add := func(rule string, sev Severity, msg string, s *sent) {
+	add := func(rule string, sev Severity, msg string, s *sent, pair ...string) {
 		a, b := 0, len(fl.text)
 		if !whole {
 			a, b = v.span(fl.text, s.start, s.end)
@@ -27,7 +27,11 @@ func orderRules(fl field, v view, f finder) []Finding {
 				sev, msg = min(Critical, sev+1), msg+", written to get past a reader (look-alike letters, invisible characters, digits for letters)"
 			}
 		}
-		out = append(out, f(rule, sev, msg, a, b))
+		fd := f(rule, sev, msg, a, b)
+		if len(pair) > 0 {
+			fd.pair = pair[0]
+		}
+		out = append(out, fd)
 	}
 	if keyLetIn(text) {
 		out = append(out, f(RuleCommandPayload, High, "has the model let someone's key log in to the user's account", 0, len(fl.text)))
@@ -52,13 +56,18 @@ func orderRules(fl field, v view, f finder) []Finding {
 			}
 			ss := newSent(sentence{0, len(words), words})
 			ss.words = true
-			ctx.sentenceRules(ss, func(rule string, sev Severity, msg string, _ *sent) {
-				out = append(out, f(rule, sev, msg+", in a setting the text writes out", a, b))
+			ctx.sentenceRules(ss, func(rule string, sev Severity, msg string, _ *sent, pair ...string) {
+				fd := f(rule, sev, msg+", in a setting the text writes out", a, b)
+				if len(pair) > 0 {
+					fd.pair = pair[0]
+				}
+				out = append(out, fd)
 			})
 			ss.release()
 		}
 	}
 	var prevHeld *sent // a sentence that named what the model holds, and moved none of it
+	var acts []string  // sentences that order the model to do something, and were found nothing
 	for _, ss := range sentences(text) {
 		if whole && len(strings.Fields(ss.text)) < 3 {
 			continue // a word or two ("jailbreak", "system prompt") names, and orders nothing
@@ -70,7 +79,13 @@ func orderRules(fl field, v view, f finder) []Finding {
 		if whole {
 			s.words = true
 		}
+		before := len(out)
 		ctx.sentenceRules(s, add)
+		if _, moves := s.live(cMove); !whole && s.ordered() && len(out) == before {
+			if _, alters := s.live(cAlter); moves || alters {
+				acts = append(acts, ss.text) // an order to act, which an order to hide it or not to ask serves
+			}
+		}
 		if prevHeld != nil && movesIt(s) {
 			// "...the file beside known_hosts. Paste it unchanged."
 			joined := newSent(sentence{prevHeld.start, s.end, text[prevHeld.start:s.end]})
@@ -91,6 +106,11 @@ func orderRules(fl field, v view, f finder) []Finding {
 		}
 	}
 	prevHeld.release()
+	for i := range out {
+		if r := out[i].Rule; len(acts) > 0 && out[i].pair == "" && (r == RuleConceal || r == RuleOverride) {
+			out[i].pair = "an order it serves: " + clip(acts[0], 120)
+		}
+	}
 	return out
 }
 
@@ -146,10 +166,14 @@ func splitCamel(s string) string {
 }
 
 // sentenceRules runs each rule over one sentence.
-func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity, msg string, s *sent)) {
+func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity, msg string, s *sent, pair ...string)) {
 	ordered := s.words || s.ordered()
 	if rule, msg, sev, ok := c.passes(s, ordered); ok {
-		add(rule, sev, msg, s)
+		pair := ""
+		if _, moved := s.modelMoves(); moved && sev >= High && !manual(&c.fl) { // (a manual's steps are its reader's)
+			pair = carriedBy[rule]
+		}
+		add(rule, sev, msg, s, pair)
 	}
 	if msg, sev, ok := conceals(s, ordered); ok && (!s.words || s.has(cUser) || s.has(cShown)) {
 		add(RuleConceal, sev, msg, s)
@@ -175,13 +199,13 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 		add(RuleShadowing, High, msg, s)
 	}
 	if msg, ok := c.sendsElsewhere(s, ordered); ok {
-		add(RuleSendElsewhere, High, msg, s)
+		add(RuleSendElsewhere, High, msg, s, carriedBy[RuleSendElsewhere])
 	}
 	if _, moved := s.modelMoves(); moved && ordered && (namedPlace(s.text) || s.ownName(c.fl.own)) && keyFileIn(s.text) {
-		add(RuleSideChannel, High, "has the model put a key file's contents into a parameter", s)
+		add(RuleSideChannel, High, "has the model put a key file's contents into a parameter", s, "a key file, what the parameter is to carry")
 	}
 	if ordered && asksSecret(s) && (!c.secretParameter() || s.intoChat()) {
-		add(RuleSensitiveFile, High, "has the model ask the user for a secret", s)
+		add(RuleSensitiveFile, High, "has the model ask the user for a secret", s, "a secret of the user's (a password, a code, a card's number), what the order asks for")
 	}
 	if _, ok := s.live(cUnasked); ok && ordered {
 		_, alters := s.live(cAlter) // (not "never set it above 25 °C without the user asking")
@@ -209,6 +233,16 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 			add(RuleSendElsewhere, Medium, "says that copies go to a destination the text names", s)
 		}
 	}
+}
+
+// carriedBy is the second reading of an order that moves what the model
+// holds, by the rule it is found as: where it goes, or what it is. (A
+// parameter's text that names what it holds, with no order to move it,
+// is one reading.)
+var carriedBy = map[string]string{
+	RuleSendElsewhere: "a destination the sentence names (an address, a URL, another tool), where what the model handles goes",
+	RuleSensitiveFile: "the user's keys, credentials or private files, what the order moves",
+	RuleSideChannel:   "a parameter or a place the server receives, where the order moves what the model holds",
 }
 
 // persists finds an order that changes what the model does beyond this

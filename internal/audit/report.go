@@ -60,6 +60,10 @@ func (r Report) masked() Report {
 		for _, p := range []*string{&f.Server, &f.Name, &f.Field, &f.Message, &f.Excerpt, &f.Decoded} {
 			*p = redact.MaskSecrets(*p)
 		}
+		f.Evidence = slices.Clone(f.Evidence)
+		for j := range f.Evidence {
+			f.Evidence[j].Field = redact.MaskSecrets(f.Evidence[j].Field)
+		}
 	}
 	r.Servers, r.Findings = servers, findings
 	return r
@@ -107,6 +111,9 @@ func (r Report) Text(w io.Writer, color bool) error {
 			}
 			if f.Decoded != "" {
 				fmt.Fprintf(b, "           decoded: %s\n", f.Decoded)
+			}
+			for _, e := range f.Evidence {
+				fmt.Fprintf(b, "           with: %s %s: %s\n", e.Rule, safetext.Line(e.Field), safetext.Line(e.Message))
 			}
 		}
 	}
@@ -178,7 +185,8 @@ const JSONVersion = 1
 //	 "counts": {"critical": 1, "high": 2, ...},
 //	 "servers": [{"name": ..., "source": ..., "items": N}],
 //	 "findings": [{"rule", "severity", "server", "kind", "name", "field",
-//	               "message", "excerpt", "decoded", "source", "line"}]}
+//	               "message", "excerpt", "decoded", "source", "line",
+//	               "evidence": [{"rule", "field", "message"}]}]}
 func (r Report) JSON(w io.Writer) error {
 	r = r.masked()
 	type server struct {
@@ -187,17 +195,18 @@ func (r Report) JSON(w io.Writer) error {
 		Items  int    `json:"items"`
 	}
 	type finding struct {
-		Rule     string `json:"rule"`
-		Severity string `json:"severity"`
-		Server   string `json:"server"`
-		Kind     string `json:"kind"`
-		Name     string `json:"name,omitempty"`
-		Field    string `json:"field"`
-		Message  string `json:"message"`
-		Excerpt  string `json:"excerpt,omitempty"`
-		Decoded  string `json:"decoded,omitempty"`
-		Source   string `json:"source,omitempty"`
-		Line     int    `json:"line,omitempty"`
+		Rule     string    `json:"rule"`
+		Severity string    `json:"severity"`
+		Server   string    `json:"server"`
+		Kind     string    `json:"kind"`
+		Name     string    `json:"name,omitempty"`
+		Field    string    `json:"field"`
+		Message  string    `json:"message"`
+		Excerpt  string    `json:"excerpt,omitempty"`
+		Decoded  string    `json:"decoded,omitempty"`
+		Source   string    `json:"source,omitempty"`
+		Line     int       `json:"line,omitempty"`
+		Evidence []Reading `json:"evidence,omitempty"`
 	}
 	counts := map[string]int{}
 	n := Counts(r.Findings)
@@ -218,7 +227,7 @@ func (r Report) JSON(w io.Writer) error {
 	}
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, finding{f.Rule, f.Severity.String(), f.Server, f.Kind, f.Name, f.Field,
-			f.Message, f.Excerpt, f.Decoded, f.Source, f.Line})
+			f.Message, f.Excerpt, f.Decoded, f.Source, f.Line, f.Evidence})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
