@@ -22,7 +22,7 @@ func withinServer(s *auditee) []Finding {
 				first[sk] = b
 			case a != b:
 				out = append(out, Finding{Rule: RuleNameCollision, Severity: High, Server: s.Name, Kind: l.kind, Name: b, Field: "name",
-					Message: fmt.Sprintf("looks like %s %q of the same server", l.kind, a), Excerpt: canon.Show(b)})
+					Message: fmt.Sprintf("looks like %s %q of the same server", l.kind, a), Excerpt: canon.Show(b), pair: fmt.Sprintf("%q, the name it passes for", a)})
 			}
 		}
 	}
