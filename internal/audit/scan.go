@@ -110,7 +110,11 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 			out = append(out, f(RuleSecret, Low, "holds "+sec.Kind+" that has expired (an example, or a leak that grants nothing now)", sec.Start, sec.End))
 			continue
 		}
-		out = append(out, f(RuleSecret, High, "holds "+sec.Kind, sec.Start, sec.End))
+		fd := f(RuleSecret, High, "holds "+sec.Kind, sec.Start, sec.End)
+		if sec.Kind != "a secret assigned" {
+			fd.pair = "the value's shape, which its issuer gives its keys alone" // (a name that says secret, with a value, is one reading)
+		}
+		out = append(out, fd)
 	}
 	out = merge(out)
 	doc := manual(&fl)
