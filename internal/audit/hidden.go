@@ -65,9 +65,10 @@ func hiddenSeverity(hidden, msg string) (Severity, string, string) {
 	return Low, msg, ""
 }
 
-// paired is fd with pair as the second reading its rule made.
-func paired(fd Finding, pair string) Finding {
-	fd.pair = pair
+// paired is fd with pair (its first, if any) as the second reading its
+// rule made.
+func paired(fd Finding, pair ...string) Finding {
+	fd.pair = strings.Join(pair[:min(len(pair), 1)], "")
 	return fd
 }
 

@@ -27,11 +27,7 @@ func orderRules(fl field, v view, f finder) []Finding {
 				sev, msg = min(Critical, sev+1), msg+", written to get past a reader (look-alike letters, invisible characters, digits for letters)"
 			}
 		}
-		fd := f(rule, sev, msg, a, b)
-		if len(pair) > 0 {
-			fd.pair = pair[0]
-		}
-		out = append(out, fd)
+		out = append(out, paired(f(rule, sev, msg, a, b), pair...))
 	}
 	if keyLetIn(text) {
 		out = append(out, f(RuleCommandPayload, High, "has the model let someone's key log in to the user's account", 0, len(fl.text)))
@@ -57,11 +53,7 @@ func orderRules(fl field, v view, f finder) []Finding {
 			ss := newSent(sentence{0, len(words), words})
 			ss.words = true
 			ctx.sentenceRules(ss, func(rule string, sev Severity, msg string, _ *sent, pair ...string) {
-				fd := f(rule, sev, msg+", in a setting the text writes out", a, b)
-				if len(pair) > 0 {
-					fd.pair = pair[0]
-				}
-				out = append(out, fd)
+				out = append(out, paired(f(rule, sev, msg+", in a setting the text writes out", a, b), pair...))
 			})
 			ss.release()
 		}
@@ -89,7 +81,7 @@ func orderRules(fl field, v view, f finder) []Finding {
 		if prevHeld != nil && movesIt(s) {
 			// "...the file beside known_hosts. Paste it unchanged."
 			joined := newSent(sentence{prevHeld.start, s.end, text[prevHeld.start:s.end]})
-			if rule, msg, ok := ctx.passesOn(joined, true); ok {
+			if rule, msg, sev, ok := ctx.passes(joined, true); ok && sev >= High {
 				add(rule, High, msg, joined)
 			}
 			joined.release()

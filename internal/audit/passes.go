@@ -7,20 +7,14 @@ import (
 	"github.com/mcpv/mcpv/internal/lazy"
 )
 
-// passesOn finds an order to pass on what the model holds: a verb that
+// passes finds an order to pass on what the model holds: a verb that
 // moves it (to a place, an address, another tool), or, in a parameter's
-// text, the thing itself named as what the parameter is to hold. A tool
-// whose purpose is that very thing (a tool that files the conversation)
-// is given it honestly, unless it goes elsewhere too.
-func (c orderContext) passesOn(s *sent, ordered bool) (string, string, bool) {
-	rule, msg, sev, ok := c.passes(s, ordered)
-	return rule, msg, ok && sev >= High
-}
-
-// passes is passesOn with its severity: high for what the model holds
-// moved to a place, an address or another tool, or named as what a
-// parameter holds; medium for it moved with no place said ("append the
-// last twenty messages to the query").
+// text, the thing itself named as what the parameter is to hold; high
+// for it moved to a place, an address or another tool, or named as what
+// a parameter holds; medium for it moved with no place said ("append the
+// last twenty messages to the query"). A tool whose purpose is that very
+// thing (a tool that files the conversation) is given it honestly,
+// unless it goes elsewhere too.
 func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, bool) {
 	move, moved := s.modelMoves()
 	held, kind, ok := s.held(moved)

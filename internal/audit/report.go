@@ -39,9 +39,9 @@ type Report struct {
 // ServerInfo is a server audited: its name, where its surface was read,
 // and what of it there was to read.
 type ServerInfo struct {
-	Name   string
-	Source string // a file, or "" for a live server
-	Items  int    // tools, prompts, resources and templates
+	Name   string `json:"name"`
+	Source string `json:"source,omitempty"` // a file, or "" for a live server
+	Items  int    `json:"items"`            // tools, prompts, resources and templates
 }
 
 // masked is r with every secret shape redact knows masked wherever a
@@ -189,25 +189,6 @@ const JSONVersion = 1
 //	               "evidence": [{"rule", "field", "message"}]}]}
 func (r Report) JSON(w io.Writer) error {
 	r = r.masked()
-	type server struct {
-		Name   string `json:"name"`
-		Source string `json:"source,omitempty"`
-		Items  int    `json:"items"`
-	}
-	type finding struct {
-		Rule     string    `json:"rule"`
-		Severity string    `json:"severity"`
-		Server   string    `json:"server"`
-		Kind     string    `json:"kind"`
-		Name     string    `json:"name,omitempty"`
-		Field    string    `json:"field"`
-		Message  string    `json:"message"`
-		Excerpt  string    `json:"excerpt,omitempty"`
-		Decoded  string    `json:"decoded,omitempty"`
-		Source   string    `json:"source,omitempty"`
-		Line     int       `json:"line,omitempty"`
-		Evidence []Reading `json:"evidence,omitempty"`
-	}
 	counts := map[string]int{}
 	n := Counts(r.Findings)
 	for sev := Info; sev <= Critical; sev++ {
@@ -219,16 +200,9 @@ func (r Report) JSON(w io.Writer) error {
 		Failed   bool           `json:"failed"`
 		Stopped  string         `json:"stopped,omitempty"`
 		Counts   map[string]int `json:"counts"`
-		Servers  []server       `json:"servers"`
-		Findings []finding      `json:"findings"`
-	}{JSONVersion, r.FailOn.String(), r.Failed(), r.Stopped, counts, []server{}, []finding{}}
-	for _, s := range r.Servers {
-		out.Servers = append(out.Servers, server(s))
-	}
-	for _, f := range r.Findings {
-		out.Findings = append(out.Findings, finding{f.Rule, f.Severity.String(), f.Server, f.Kind, f.Name, f.Field,
-			f.Message, f.Excerpt, f.Decoded, f.Source, f.Line, f.Evidence})
-	}
+		Servers  []ServerInfo   `json:"servers"`
+		Findings []Finding      `json:"findings"`
+	}{JSONVersion, r.FailOn.String(), r.Failed(), r.Stopped, counts, append([]ServerInfo{}, r.Servers...), append([]Finding{}, r.Findings...)}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
