@@ -216,28 +216,16 @@ func (r Report) JSON(w io.Writer) error {
 // command line or URL) is placed at the name the audit gives it.
 func (r Report) SARIF(w io.Writer) error {
 	r = r.masked()
-	type text struct {
-		Text string `json:"text"`
-	}
-	type rule struct {
-		ID                   string         `json:"id"`
-		Name                 string         `json:"name"`
-		ShortDescription     text           `json:"shortDescription"`
-		FullDescription      text           `json:"fullDescription"`
-		Help                 text           `json:"help"`
-		DefaultConfiguration map[string]any `json:"defaultConfiguration"`
-		Properties           map[string]any `json:"properties"`
-	}
-	var rules []rule
+	text := func(s string) map[string]string { return map[string]string{"text": s} }
+	var rules []map[string]any
 	index := map[string]int{}
 	for i, ru := range Rules {
 		index[ru.ID] = i
-		rules = append(rules, rule{
-			ID: ru.ID, Name: camel(ru.ID),
-			ShortDescription: text{ru.Title}, FullDescription: text{ru.Help},
-			Help:                 text{ru.Help + " Example: " + ru.Example},
-			DefaultConfiguration: map[string]any{"level": level(ru.Severity)},
-			Properties: map[string]any{"tags": append([]string{"security", "mcp"}, ru.Tags...),
+		rules = append(rules, map[string]any{
+			"id": ru.ID, "name": camel(ru.ID), "shortDescription": text(ru.Title), "fullDescription": text(ru.Help),
+			"help":                 text(ru.Help + " Example: " + ru.Example),
+			"defaultConfiguration": map[string]any{"level": level(ru.Severity)},
+			"properties": map[string]any{"tags": append([]string{"security", "mcp"}, ru.Tags...),
 				"precision": "high", "security-severity": securitySeverity(ru.Severity), "problem.severity": problem(ru.Severity)},
 		})
 	}
@@ -255,7 +243,7 @@ func (r Report) SARIF(w io.Writer) error {
 			"ruleId":    f.Rule,
 			"ruleIndex": index[f.Rule],
 			"level":     level(f.Severity),
-			"message":   text{safetext.Line(msg)},
+			"message":   text(safetext.Line(msg)),
 			"locations": []map[string]any{{
 				"physicalLocation": map[string]any{
 					"artifactLocation": map[string]any{"uri": artifactURI(uri)},
