@@ -42,6 +42,9 @@ var severityNames = [...]string{"info", "low", "medium", "high", "critical", "no
 
 func (s Severity) String() string { return severityNames[s] }
 
+// MarshalText writes a severity as its name, in a report's JSON.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
 // ParseSeverity reads a severity's name.
 func ParseSeverity(name string) (Severity, bool) {
 	i := slices.Index(severityNames[:], name)
@@ -50,25 +53,34 @@ func ParseSeverity(name string) (Severity, bool) {
 
 // Finding is one sign found in a surface.
 type Finding struct {
-	Rule     string // the rule's id
-	Severity Severity
-	Server   string // the server's name in the audit
-	Kind     string // "tool", "prompt", "resource", "resource template", "instructions" or "server"
-	Name     string // the item's name, URI or template ("" for instructions and the server)
-	Field    string // where in the item: "description", "inputSchema.properties.note.description", "name"
-	Message  string // what was found, in a sentence
+	Rule     string   `json:"rule"` // the rule's id
+	Severity Severity `json:"severity"`
+	Server   string   `json:"server"`         // the server's name in the audit
+	Kind     string   `json:"kind"`           // "tool", "prompt", "resource", "resource template", "instructions" or "server"
+	Name     string   `json:"name,omitempty"` // the item's name, URI or template ("" for instructions and the server)
+	Field    string   `json:"field"`          // where in the item: "description", "inputSchema.properties.note.description", "name"
+	Message  string   `json:"message"`        // what was found, in a sentence
 	// Excerpt is the offending text with some of what is around it, made
 	// safe for a terminal (escapes shown, invisible characters named) and
 	// with secrets masked.
-	Excerpt string
+	Excerpt string `json:"excerpt,omitempty"`
 	// Decoded is hidden text the finding decoded (Unicode tags, base64),
 	// made safe and masked likewise; "" when there is none.
-	Decoded string
+	Decoded string `json:"decoded,omitempty"`
 	// Source is where the server's surface was read: a file, or "" for a
 	// live server; Line is the line in it where the item is, 0 when not
 	// known.
-	Source string
-	Line   int
+	Source string `json:"source,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	// Evidence is what a finding of high or above stands on besides its
+	// own reading: the second thing its rule read, or another rule's
+	// finding in the same item that agrees (see evidence).
+	Evidence []Reading `json:"evidence,omitempty"`
+	// pair is the second reading a rule made of the same text itself (a
+	// destination beside the order that sends to it), "" for none; phrase
+	// is where in its field a set phrase matched (zero for no phrase).
+	pair   string
+	phrase [2]int
 	// cut is the text and the span the excerpt is to quote, while the
 	// rules of one text run: it is quoted once the findings of the text
 	// are merged, not for each place found.
@@ -127,7 +139,7 @@ func Audit(targets []Target) []Finding {
 			all = append(all, place(&targets[i], []Finding{{Rule: RuleUnreadList, Severity: Low, Server: decoded[i].Name, Kind: "server", Field: u.Method, Message: u.Message}})...)
 		}
 	}
-	all = append(all, acrossServers(targets, decoded)...)
+	all = evidence(append(all, acrossServers(targets, decoded)...))
 	Sort(all)
 	return all
 }

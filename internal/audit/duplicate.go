@@ -24,7 +24,8 @@ func listedTwice(s *auditee) []Finding {
 		for _, name := range itemNames(l) {
 			if count[name]++; count[name] == 2 {
 				out = append(out, Finding{Rule: RuleListedTwice, Severity: High, Server: s.Name, Kind: l.kind, Name: name, Field: l.key,
-					Message: fmt.Sprintf("is listed more than once: a client cannot tell which %s it uses", l.kind), Excerpt: canon.Show(name)})
+					Message: fmt.Sprintf("is listed more than once: a client cannot tell which %s it uses", l.kind), Excerpt: canon.Show(name),
+					pair: "its other listing, a second definition under the same name"})
 			}
 		}
 	}

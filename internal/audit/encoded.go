@@ -30,6 +30,7 @@ func encodedRules(fl field, met []Finding, f finder) []Finding {
 			return
 		}
 		fd := f(RuleEncoded, High, fmt.Sprintf("hides text in %s that the %s rule finds", code, inner[0].Rule), s, e)
+		fd.pair = "the decoded text, which the " + inner[0].Rule + " rule reads: " + inner[0].Message
 		fd.Decoded = canon.Show(redact.MaskSecrets(clip(decoded, maxExcerpt)))
 		out = append(out, fd)
 	}
@@ -89,6 +90,7 @@ func undoneRules(fl field, met []Finding, f finder) []Finding {
 		for _, fd := range readAsProse(u.text, fl) {
 			if fd.Severity >= Medium && !slices.ContainsFunc(met, func(m Finding) bool { return m.Rule == fd.Rule }) && fd.Rule != RuleEncoded {
 				d := f(RuleEncoded, High, fmt.Sprintf("hides text in %s that the %s rule finds", u.how, fd.Rule), u.s, u.e)
+				d.pair = "the text undone, which the " + fd.Rule + " rule reads: " + fd.Message
 				from := min(u.s, len(u.text))
 				for from > 0 && u.text[from-1] != ' ' && u.text[from-1] != '\n' { // from the word's start
 					from--
@@ -107,7 +109,7 @@ func undoneRules(fl field, met []Finding, f finder) []Finding {
 // description, with the tool's names beside it).
 func readAsProse(text string, fl field) []Finding {
 	quiet := func(rule string, sev Severity, msg string, s, e int) Finding {
-		return Finding{Rule: rule, Severity: sev}
+		return Finding{Rule: rule, Severity: sev, Message: msg}
 	}
 	fl.text, fl.role = text, roleProse // (a default's decoded text is prose, not a name's words)
 	v := newView(text)

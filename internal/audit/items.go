@@ -22,7 +22,7 @@ func withinServer(s *auditee) []Finding {
 				first[sk] = b
 			case a != b:
 				out = append(out, Finding{Rule: RuleNameCollision, Severity: High, Server: s.Name, Kind: l.kind, Name: b, Field: "name",
-					Message: fmt.Sprintf("looks like %s %q of the same server", l.kind, a), Excerpt: canon.Show(b)})
+					Message: fmt.Sprintf("looks like %s %q of the same server", l.kind, a), Excerpt: canon.Show(b), pair: fmt.Sprintf("%q, the name it passes for", a)})
 			}
 		}
 	}
@@ -118,7 +118,8 @@ func collisions(a, b *auditee) []Finding {
 						Message: fmt.Sprintf("has the name of a %s of server %q too%s", l.kind, a.Name, written), Excerpt: canon.Show(n)})
 				} else {
 					out = append(out, Finding{Rule: RuleNameCollision, Severity: High, Server: b.Name, Kind: l.kind, Name: n, Field: "name",
-						Message: fmt.Sprintf("looks like %s %q of server %q", l.kind, o, a.Name), Excerpt: canon.Show(n)})
+						Message: fmt.Sprintf("looks like %s %q of server %q", l.kind, o, a.Name), Excerpt: canon.Show(n),
+						pair: fmt.Sprintf("%q of server %q, the name it passes for", o, a.Name)})
 				}
 			}
 		}
@@ -233,9 +234,6 @@ func combine(found []Finding) []Finding {
 			if r[RuleConceal] || r[RuleHiddenBlock] || r[RuleHiddenComment] || r[RuleUnicodeTag] || r[RuleOverride] {
 				f.Severity = Critical
 				f.Message = strings.Replace(f.Message, namedOnly, ", in an item whose text orders the model against the user", 1)
-			} else if f.Severity <= Medium && (r[RuleSideChannel] || r[RuleSendElsewhere]) {
-				f.Severity = High
-				f.Message = strings.Replace(f.Message, namedOnly, ", in an item whose text has the model pass on what it holds", 1)
 			}
 		case RuleHiddenBlock:
 			if fieldRules[f.Kind+"\x00"+f.Name+"\x00"+f.Field] > 0 {

@@ -158,7 +158,7 @@ func TestIntentFindsOrdersWithoutSetPhrases(t *testing.T) {
 	for _, tt := range intentPoisoned {
 		t.Run(tt.name, func(t *testing.T) {
 			got := auditOf(server("s", tool("t", tt.text)))
-			if !has(got, tt.rule, tt.sev) {
+			if !stands(got, tt.rule, tt.sev) {
 				t.Errorf("no %s finding at %s or above; found:\n%s", tt.rule, tt.sev, describe(got))
 			}
 		})
@@ -192,7 +192,7 @@ func TestIntentReadsEveryField(t *testing.T) {
 			return s
 		}(),
 	} {
-		if got := auditOf(s); !has(got, RuleSideChannel, High) {
+		if got := auditOf(s); !stands(got, RuleSideChannel, High) {
 			t.Errorf("%s: no side-channel finding; found:\n%s", name, describe(got))
 		}
 	}

@@ -39,14 +39,20 @@ func (c redTeamCase) surface() surface.Server {
 		Snapshot: surface.Snapshot{Tools: c.Server.Tools, Prompts: c.Server.Prompts, ResourceTemplates: c.Server.Templates}}
 }
 
-// Every poisoned server of the red-team corpora gets a finding of high or
-// above, and no honest one a finding above low.
+// Every poisoned server of the red-team corpora is still found (a
+// finding of medium or above), every finding that fails the default gate
+// names its second reading, and no honest server gets a finding above
+// low. One reading alone is held to medium (evidence), so a poisoned
+// server fails the default gate only where its text gives two readings
+// that agree: how many do is counted, and may not fall below
+// redTeamAtTheGate.
 func TestRedTeamCorporaKeepTheirVerdicts(t *testing.T) {
 	testkit.SkipLong(t, "every server of the red-team corpora audited")
 	files, _ := filepath.Glob("testdata/redteam/*.json")
 	if len(files) < 4 {
 		t.Fatalf("red-team corpora: %v", files)
 	}
+	all, gated := 0, 0
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -62,22 +68,38 @@ func TestRedTeamCorporaKeepTheirVerdicts(t *testing.T) {
 			worst := Info
 			for _, f := range got {
 				worst = max(worst, f.Severity)
+				if f.Severity >= High && len(f.Evidence) == 0 {
+					t.Errorf("%s %s: %s %s at %s names no second reading: %s", file, c.ID, f.Rule, f.Item(), f.Severity, f.Message)
+				}
 			}
 			switch {
-			case c.Poisoned && worst < High:
+			case c.Poisoned && worst < Medium:
 				t.Errorf("%s %s (%s): missed, worst %s: %s\n%s", file, c.ID, c.Kind, worst, c.Why, describe(got))
 			case !c.Poisoned && worst > Low:
 				t.Errorf("%s %s: a false alarm: %s\n%s", file, c.ID, c.Why, describe(got))
 			}
 			if c.Poisoned {
 				poisoned++
+				if worst >= High {
+					gated++
+				}
 			}
 		}
 		if poisoned == 0 || poisoned == len(cases) {
 			t.Errorf("%s: %d poisoned of %d: a corpus needs both", file, poisoned, len(cases))
 		}
+		all += poisoned
+	}
+	t.Logf("poisoned red-team servers failing the default gate: %d of %d (the rest found at medium)", gated, all)
+	if gated < redTeamAtTheGate {
+		t.Errorf("poisoned red-team servers failing the default gate: %d, fewer than the %d they did", gated, redTeamAtTheGate)
 	}
 }
+
+// redTeamAtTheGate is how many poisoned red-team servers fail the default
+// gate on two readings (of 301; before a finding asked for two, all 301):
+// raise it when the readers find more pairs.
+const redTeamAtTheGate = 238
 
 // The honest real servers of the field set (testdata/field: the items of
 // them that an earlier audit flagged, as the servers listed them) pass

@@ -39,9 +39,9 @@ type Report struct {
 // ServerInfo is a server audited: its name, where its surface was read,
 // and what of it there was to read.
 type ServerInfo struct {
-	Name   string
-	Source string // a file, or "" for a live server
-	Items  int    // tools, prompts, resources and templates
+	Name   string `json:"name"`
+	Source string `json:"source,omitempty"` // a file, or "" for a live server
+	Items  int    `json:"items"`            // tools, prompts, resources and templates
 }
 
 // masked is r with every secret shape redact knows masked wherever a
@@ -59,6 +59,10 @@ func (r Report) masked() Report {
 		f := &findings[i]
 		for _, p := range []*string{&f.Server, &f.Name, &f.Field, &f.Message, &f.Excerpt, &f.Decoded} {
 			*p = redact.MaskSecrets(*p)
+		}
+		f.Evidence = slices.Clone(f.Evidence)
+		for j := range f.Evidence {
+			f.Evidence[j].Field = redact.MaskSecrets(f.Evidence[j].Field)
 		}
 	}
 	r.Servers, r.Findings = servers, findings
@@ -107,6 +111,9 @@ func (r Report) Text(w io.Writer, color bool) error {
 			}
 			if f.Decoded != "" {
 				fmt.Fprintf(b, "           decoded: %s\n", f.Decoded)
+			}
+			for _, e := range f.Evidence {
+				fmt.Fprintf(b, "           with: %s %s: %s\n", e.Rule, safetext.Line(e.Field), safetext.Line(e.Message))
 			}
 		}
 	}
@@ -178,27 +185,10 @@ const JSONVersion = 1
 //	 "counts": {"critical": 1, "high": 2, ...},
 //	 "servers": [{"name": ..., "source": ..., "items": N}],
 //	 "findings": [{"rule", "severity", "server", "kind", "name", "field",
-//	               "message", "excerpt", "decoded", "source", "line"}]}
+//	               "message", "excerpt", "decoded", "source", "line",
+//	               "evidence": [{"rule", "field", "message"}]}]}
 func (r Report) JSON(w io.Writer) error {
 	r = r.masked()
-	type server struct {
-		Name   string `json:"name"`
-		Source string `json:"source,omitempty"`
-		Items  int    `json:"items"`
-	}
-	type finding struct {
-		Rule     string `json:"rule"`
-		Severity string `json:"severity"`
-		Server   string `json:"server"`
-		Kind     string `json:"kind"`
-		Name     string `json:"name,omitempty"`
-		Field    string `json:"field"`
-		Message  string `json:"message"`
-		Excerpt  string `json:"excerpt,omitempty"`
-		Decoded  string `json:"decoded,omitempty"`
-		Source   string `json:"source,omitempty"`
-		Line     int    `json:"line,omitempty"`
-	}
 	counts := map[string]int{}
 	n := Counts(r.Findings)
 	for sev := Info; sev <= Critical; sev++ {
@@ -210,16 +200,9 @@ func (r Report) JSON(w io.Writer) error {
 		Failed   bool           `json:"failed"`
 		Stopped  string         `json:"stopped,omitempty"`
 		Counts   map[string]int `json:"counts"`
-		Servers  []server       `json:"servers"`
-		Findings []finding      `json:"findings"`
-	}{JSONVersion, r.FailOn.String(), r.Failed(), r.Stopped, counts, []server{}, []finding{}}
-	for _, s := range r.Servers {
-		out.Servers = append(out.Servers, server(s))
-	}
-	for _, f := range r.Findings {
-		out.Findings = append(out.Findings, finding{f.Rule, f.Severity.String(), f.Server, f.Kind, f.Name, f.Field,
-			f.Message, f.Excerpt, f.Decoded, f.Source, f.Line})
-	}
+		Servers  []ServerInfo   `json:"servers"`
+		Findings []Finding      `json:"findings"`
+	}{JSONVersion, r.FailOn.String(), r.Failed(), r.Stopped, counts, append([]ServerInfo{}, r.Servers...), append([]Finding{}, r.Findings...)}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
@@ -233,28 +216,16 @@ func (r Report) JSON(w io.Writer) error {
 // command line or URL) is placed at the name the audit gives it.
 func (r Report) SARIF(w io.Writer) error {
 	r = r.masked()
-	type text struct {
-		Text string `json:"text"`
-	}
-	type rule struct {
-		ID                   string         `json:"id"`
-		Name                 string         `json:"name"`
-		ShortDescription     text           `json:"shortDescription"`
-		FullDescription      text           `json:"fullDescription"`
-		Help                 text           `json:"help"`
-		DefaultConfiguration map[string]any `json:"defaultConfiguration"`
-		Properties           map[string]any `json:"properties"`
-	}
-	var rules []rule
+	text := func(s string) map[string]string { return map[string]string{"text": s} }
+	var rules []map[string]any
 	index := map[string]int{}
 	for i, ru := range Rules {
 		index[ru.ID] = i
-		rules = append(rules, rule{
-			ID: ru.ID, Name: camel(ru.ID),
-			ShortDescription: text{ru.Title}, FullDescription: text{ru.Help},
-			Help:                 text{ru.Help + " Example: " + ru.Example},
-			DefaultConfiguration: map[string]any{"level": level(ru.Severity)},
-			Properties: map[string]any{"tags": append([]string{"security", "mcp"}, ru.Tags...),
+		rules = append(rules, map[string]any{
+			"id": ru.ID, "name": camel(ru.ID), "shortDescription": text(ru.Title), "fullDescription": text(ru.Help),
+			"help":                 text(ru.Help + " Example: " + ru.Example),
+			"defaultConfiguration": map[string]any{"level": level(ru.Severity)},
+			"properties": map[string]any{"tags": append([]string{"security", "mcp"}, ru.Tags...),
 				"precision": "high", "security-severity": securitySeverity(ru.Severity), "problem.severity": problem(ru.Severity)},
 		})
 	}
@@ -272,7 +243,7 @@ func (r Report) SARIF(w io.Writer) error {
 			"ruleId":    f.Rule,
 			"ruleIndex": index[f.Rule],
 			"level":     level(f.Severity),
-			"message":   text{safetext.Line(msg)},
+			"message":   text(safetext.Line(msg)),
 			"locations": []map[string]any{{
 				"physicalLocation": map[string]any{
 					"artifactLocation": map[string]any{"uri": artifactURI(uri)},

@@ -103,17 +103,29 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 		out = append(out, defaultDestroys(fl, f)...)
 	}
 	for _, sec := range redact.FindSecrets(fl.text) {
-		if vs, ve := sec.Value(); placeholderSecret(fl.text[vs:ve]) || namesItself(fl.text, vs, ve) || localURL(fl.text, sec) {
+		if vs, ve := sec.Value(); placeholderSecret(fl.text[vs:ve]) || namesItself(fl.text, vs, ve) || localURL(fl.text, sec) || sec.Kind == "a secret assigned" && reference(fl.text[vs:ve]) {
 			continue
 		}
 		if expiredURL(fl.text, sec, time.Now()) {
 			out = append(out, f(RuleSecret, Low, "holds "+sec.Kind+" that has expired (an example, or a leak that grants nothing now)", sec.Start, sec.End))
 			continue
 		}
-		out = append(out, f(RuleSecret, High, "holds "+sec.Kind, sec.Start, sec.End))
+		fd := f(RuleSecret, High, "holds "+sec.Kind, sec.Start, sec.End)
+		if sec.Kind != "a secret assigned" {
+			fd.pair = "the value's shape, which its issuer gives its keys alone" // (a name that says secret, with a value, is one reading)
+		}
+		out = append(out, fd)
 	}
 	out = merge(out)
+	doc := manual(&fl)
 	for i := range out {
+		switch r := out[i].Rule; {
+		case r == RuleCommandPayload && !doc:
+			out[i].pair = "the command, which a tool's text gives the model to run (a manual gives its reader)"
+		case doc && (r == RuleSensitiveFile || r == RuleSideChannel) && out[i].Severity > Low && setupStep(out[i].cut):
+			out[i].Severity, out[i].pair = Low, ""
+			out[i].Message += " (in a manual's setup step, which keeps the reader's key in the environment or a .env file)"
+		}
 		if c := out[i].cut; c != nil {
 			out[i].Excerpt, out[i].cut = excerpt(c.text, c.s, c.e), nil
 		}
@@ -158,6 +170,35 @@ func placeholderSecret(v string) bool {
 		}
 	}
 	return false
+}
+
+// setupStep reports a finding of a manual whose sentence keeps a key
+// where its reader's programs read it (the environment, a .env file),
+// sending it nowhere: how a manual says to set a key, not an order.
+func setupStep(c *cut) bool {
+	if c == nil {
+		return false
+	}
+	sentence := strings.ToLower(c.text[sentenceStart(c.text, c.s):sentenceEnd(c.text, c.e)])
+	return containsAny(sentence, ".env", "environment variable", "process.env", "os.environ", "getenv", "export ") && !holdsDestination(sentence)
+}
+
+// reference reports a value given to a secret's name that is no secret
+// but where one is read from or what setting is chosen: the environment
+// (process.env.KEY, os.environ["KEY"], os.getenv, $KEY, ${KEY}), a name
+// in code (config.apiKey), or a word (false, single_env). A sample that
+// shows where a key goes gives none.
+func reference(v string) bool {
+	lower := strings.ToLower(v)
+	if containsAny(lower, "process.env", "environ", "getenv", "env[", "env(", "env.") || hasPrefixAny(v, "$", "%") {
+		return true
+	}
+	word, path := true, true // a word of small letters; names joined by dots
+	for _, part := range strings.Split(strings.TrimRight(v, ".,;:)"), ".") {
+		path = path && part != "" && len(part) <= 40 && !(part[0] >= '0' && part[0] <= '9') && strings.Trim(part, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == ""
+		word = word && strings.Trim(part, "abcdefghijklmnopqrstuvwxyz_") == ""
+	}
+	return path && strings.Contains(v, ".") || word && !strings.Contains(v, ".") && len(v) <= 24
 }
 
 // namesItself reports a secret's value that is its own name written as
@@ -276,7 +317,9 @@ func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []F
 			case p.rule == RulePriority && conditionalRe.Get().MatchString(v.text[m[1]:]) && !strings.Contains(v.text[m[0]:m[1]], "user"):
 				sev, msg = Low, msg+" (for one kind of request only)"
 			}
-			out = append(out, f(p.rule, sev, msg, s, e))
+			fd := f(p.rule, sev, msg, s, e)
+			fd.phrase = [2]int{s, e}
+			out = append(out, fd)
 		}
 	}
 	return out

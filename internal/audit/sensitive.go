@@ -134,7 +134,11 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 				sev, msg = Low, "names "+what+", in a sentence that orders the model nothing" // "alerts on archives of ~/.ssh"
 			}
 			s, e := v.span(text, from, m[1])
-			out = append(out, f(RuleSensitiveFile, sev, msg, s, e))
+			fd := f(RuleSensitiveFile, sev, msg, s, e)
+			if sf.strong && ordered {
+				fd.pair = "a file of keys or credentials (" + clip(path, 60) + "), what the order reaches for"
+			}
+			out = append(out, fd)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -34,7 +35,11 @@ func unicodeRules(fl field, f finder) []Finding {
 			j := canon.RunEnd(t, i, canon.IsTag)
 			if !flagTags(t, i, j) {
 				fd := f(RuleUnicodeTag, Critical, "hides text in Unicode tag characters", i, j)
-				fd.Decoded = canon.Show(redact.MaskSecrets(clip(canon.DecodeTags(t[i:j]), maxExcerpt)))
+				hidden := canon.DecodeTags(t[i:j])
+				if inner := slices.DeleteFunc(readAsProse(hidden, fl), func(r Finding) bool { return r.Severity < Medium }); len(inner) > 0 {
+					fd.pair = "the hidden text, which the " + inner[0].Rule + " rule reads: " + inner[0].Message
+				}
+				fd.Decoded = canon.Show(redact.MaskSecrets(clip(hidden, maxExcerpt)))
 				out = append(out, fd)
 			}
 			i = j
