@@ -263,8 +263,9 @@ func TestHelpAgentInstallFollowsTheHomesLinks(t *testing.T) {
 	notes := filepath.Join(home, "notes")
 	os.MkdirAll(filepath.Join(agents, "skills", "mcpv"), 0o755)
 	os.WriteFile(notes, []byte("mine"), 0o600)
-	for link, target := range map[string]string{".claude": dotfiles, ".agents": agents, ".agents/skills/mcpv/SKILL.md": notes} {
-		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
+	// In this order: the last link is made through the second.
+	for _, l := range [][2]string{{".claude", dotfiles}, {".agents", agents}, {".agents/skills/mcpv/SKILL.md", notes}} {
+		if err := os.Symlink(l[1], filepath.Join(home, l[0])); err != nil {
 			t.Fatal(err)
 		}
 	}
