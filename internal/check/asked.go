@@ -7,6 +7,7 @@ package check
 // of an input_required result against what its connection declared.
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,11 +58,8 @@ func askWatch(method string, problem func(p, caps json.RawMessage, era string) s
 
 // elicitMode is an elicitation's mode: "form" when it has none.
 func elicitMode(p json.RawMessage) string {
-	if m := member(p, "mode"); m != nil {
-		s, _ := str(m)
-		return s
-	}
-	return "form"
+	m, _ := str(member(p, "mode"))
+	return cmp.Or(m, "form")
 }
 
 // elicitationProblem says how an elicitation lacks what its mode must
@@ -177,7 +175,7 @@ const maxAnswered = 256
 // exerciseAsks gives the server occasions to ask, once a run, on a
 // connection that declares what it may ask of.
 func exerciseAsks(t *T) {
-	t.r.asksOnce.Do(func() { askOn(t, answering) })
+	t.r.asksOnce.Do(func() { askOn(t, answering, "asks") })
 	if n := t.r.unanswered.Load(); n > 0 {
 		t.Note("the server asked %d requests more than mcpv check answers (%d a connection, %d waiting at once): those were left unanswered", n, maxAnswered, maxAnswers)
 	}
@@ -186,7 +184,7 @@ func exerciseAsks(t *T) {
 // askOn gets, on a connection that declares caps, the server's prompts
 // without required arguments and calls the tools named with --call (not
 // those that require a task), then waits for what the server asked.
-func askOn(t *T, caps string) {
+func askOn(t *T, caps, purpose string) {
 	c := t.fresh(connOptions{capabilities: caps})
 	if t.r.facts.declares("prompts") {
 		names := promptsToGet(t.listed("prompts/list"))
@@ -196,7 +194,7 @@ func askOn(t *T, caps string) {
 	}
 	for i, call := range t.r.opts.Calls {
 		if !taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
-			params, _ := t.r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-asks-%d"`, i)))
+			params, _ := t.r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-%s-%d"`, purpose, i)))
 			t.request(c, "tools/call", params)
 		}
 	}
@@ -229,7 +227,7 @@ func urlProblem(https bool) func(p, _ json.RawMessage, _ string) string {
 func askedChecks() []*Check {
 	return []*Check{
 		{ID: "asks.elicitation", run: exerciseAsks, watch: askWatch("elicitation/create", elicitationProblem)},
-		{ID: "asks.elicitation-mode", run: func(t *T) { askOn(t, `{"elicitation":{"form":{}}}`) }, watch: askWatch("elicitation/create", modeProblem)},
+		{ID: "asks.elicitation-mode", run: func(t *T) { askOn(t, `{"elicitation":{"form":{}}}`, "asks-form") }, watch: askWatch("elicitation/create", modeProblem)},
 		{ID: "asks.elicitation-url", run: exerciseAsks, watch: askWatch("elicitation/create", urlProblem(false))},
 		{ID: "asks.elicitation-https", run: exerciseAsks, watch: askWatch("elicitation/create", urlProblem(true))},
 		{

@@ -1,11 +1,27 @@
 package check
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpv/mcpv/mcp"
 )
+
+// asksEvery are the asks checks of MUST of either era.
+var asksEvery = []string{"asks.elicitation", "asks.elicitation-mode", "asks.elicitation-url", "asks.sampling-messages", "asks.sampling-tools"}
+
+// addAsksEdgeServers adds the servers that ask a client that declared
+// it at the edge: a form without its mode, a URL of plain HTTP to
+// loopback, a sampling message's content an array.
+func addAsksEdgeServers() {
+	for _, transport := range []string{"stdio", "http"} {
+		edgeServers = append(edgeServers, edgeServer{name: transport + " 2025-11-25 asking at the edge",
+			fake:  edgeFake(transport, "", merge(faults("asks"), map[string]string{"edges": `["asks-edge"]`})),
+			holds: append(slices.Clone(asksEvery), "asks.elicitation-complete")})
+	}
+}
 
 // What a connection that declares elicitation, sampling and roots answers
 // the server is a result its revision's schema has: an elicitation
@@ -50,5 +66,32 @@ func TestHostileAsks(t *testing.T) {
 				t.Errorf("want %s saying %q: %s", tc.want, tc.said, describeResult(r))
 			}
 		})
+	}
+}
+
+// A URL elicitation's url: valid or not (a MUST), HTTPS or not (a
+// SHOULD, plain HTTP to loopback aside), whatever scheme it names.
+func TestElicitationURLs(t *testing.T) {
+	for _, tc := range []struct {
+		url          string
+		valid, https bool
+	}{
+		{"https://example.com/consent?x=1", true, true},
+		{"http://localhost:8080/consent", true, true},
+		{"http://[::1]/consent", true, true},
+		{"http://example.com/consent", true, false},
+		{"javascript:alert(1)", true, false},
+		{"file:///etc/passwd", true, false},
+		{"https://exa mple.com/", false, true},
+		{"/relative/path", false, true},
+		{"https://", false, true},
+	} {
+		p, _ := json.Marshal(map[string]string{"mode": "url", "message": "m", "url": tc.url, "elicitationId": "e"})
+		if got := urlProblem(false)(p, nil, "") == ""; got != tc.valid {
+			t.Errorf("%s: valid %t, want %t", tc.url, got, tc.valid)
+		}
+		if got := urlProblem(true)(p, nil, "") == ""; got != tc.https {
+			t.Errorf("%s: https (or not judged) %t, want %t", tc.url, got, tc.https)
+		}
 	}
 }

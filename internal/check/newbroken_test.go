@@ -34,6 +34,7 @@ var newBroken = []struct {
 	// What the server asks of a connection that declares elicitation,
 	// sampling and roots: the asks fault's correct requests, one broken.
 	{"an elicitation's form with a property of type object", askingFake, faults("asks", "asks-nested"), "asks.elicitation"},
+	{"an elicitation's form with a property of type object, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "asks-nested"), "asks.elicitation"},
 	{"an elicitation's form without a message", askingFake, faults("asks", "asks-no-message"), "asks.elicitation"},
 	{"a URL elicitation without elicitationId", askingFake, faults("asks", "asks-no-id"), "asks.elicitation"},
 	{"a URL elicitation of a client that declared form mode alone", askingFake, faults("asks", "asks-url-always"), "asks.elicitation-mode"},

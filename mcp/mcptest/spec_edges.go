@@ -37,6 +37,7 @@ var Edges = []string{
 	"delete-405",                    // (HTTP, initialize era) DELETE answered 405: a client may not end its session
 	"batch-reversed",                // (2025-03-26) a batch's responses in the reverse order of its requests
 	"listen-notifies",               // (modern) subscriptions/listen acknowledged, then at once a tools/list_changed on the stream
+	"asks-edge",                     // with the asks fault: the form without mode, the URL elicitation's url plain HTTP to loopback, the sampling message's content an array
 	"param-headers",                 // one more tool whose x-mcp-header annotations keep every constraint closest to breaking one: nested properties, a nullable integer, names that differ by more than case, a property named x-mcp-header (paramHeaderTools)
 	// Legal only in the revisions before the one a check reads first:
 	"origin-refused-400",     // (HTTP) a foreign Origin refused with 400, not 403, as before 2025-11-25
@@ -199,11 +200,11 @@ func asciiJSON(line string) string {
 // own, which a form's flat schema has not.
 const nestedProperty = `{"who":{"type":"object","properties":{"name":{"type":"string"}}}}`
 
-// asks sends, with the asks fault, after a tools/call or prompts/get
-// answered in the initialize era, what a server may ask of a client that
-// declared it (caps): a form elicitation, a URL elicitation and its
-// completion, a sampling request and roots/list, as the faults named
-// asks-* break them.
+// asks sends, with the asks fault, as a tools/call or prompts/get is
+// answered in the initialize era (before its response), what a server
+// may ask of a client that declared it (caps): a form elicitation, a URL
+// elicitation and its completion, a sampling request and roots/list, as
+// the faults named asks-* break them.
 func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 	if s.Era == "modern" || m.Method != "tools/call" && m.Method != "prompts/get" || !s.has("asks") {
 		return
@@ -224,6 +225,9 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 			props = `{` + b.String() + `"deep":` + strings.Repeat(`{"a":`, 5000) + `1` + strings.Repeat(`}`, 5000) + `}`
 		}
 		form := `{"mode":"form","message":"Who are you?","requestedSchema":{"type":"object","properties":` + props + `}}`
+		if s.edge("asks-edge") {
+			form = `{"message":"Who are you?","requestedSchema":{"type":"object","properties":` + props + `}}`
+		}
 		if s.has("asks-no-message") {
 			form = `{"requestedSchema":{"type":"object","properties":` + props + `}}`
 		}
@@ -237,6 +241,9 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 		if member(el, "url") != nil || s.has("asks-url-always") {
 			id := srvID("el")
 			url := map[bool]string{true: "https://exa mple.com/%zz"}[s.has("asks-bad-url")]
+			if s.edge("asks-edge") {
+				url = "http://127.0.0.1:8080/consent"
+			}
 			if s.has("asks-js-url") {
 				url = "javascript:alert(1)"
 			}
@@ -256,6 +263,9 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 	}
 	if member(caps, "sampling") != nil {
 		msgs := `[{"role":"user","content":{"type":"text","text":"Sum 2 and 2."}}]`
+		if s.edge("asks-edge") {
+			msgs = `[{"role":"user","content":[{"type":"text","text":"Sum 2 and 2."}]}]`
+		}
 		more := ""
 		switch {
 		case s.has("asks-sampling-tools"):

@@ -169,7 +169,7 @@ var Faults = []string{
 	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
 	"null-result",              // logging/setLevel answered with a result of null, which JSON-RPC 2.0 lets be and MCP's schema does not
 	// what the server asks of its client (spec_edges.go's asks)
-	"asks",                  // (initialize era) after every tools/call and prompts/get, of a client that declared each: a form elicitation, a URL elicitation and its completion, a sampling request, roots/list (no defect)
+	"asks",                  // (initialize era) before every tools/call and prompts/get is answered, of a client that declared each: a form elicitation, a URL elicitation and its completion, a sampling request, roots/list (no defect)
 	"asks-nested",           // with asks: the form's property an object of its own
 	"asks-no-message",       // with asks: the form without a message
 	"asks-no-id",            // with asks: the URL elicitation without elicitationId
@@ -441,6 +441,10 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 	}
 	res, e := s.answer(st, m)
 	s.before(m, out)
+	st.mu.Lock()
+	caps := st.caps
+	st.mu.Unlock()
+	s.asks(m, caps, out) // while it answers: over HTTP, on the request's stream before its response
 	if e != nil {
 		out.send(s.errorLineData(id, e.Code, e.Message, e.data))
 	} else {
@@ -451,10 +455,8 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 		st.version, _ = stringMember(res, "protocolVersion")
 		st.caps = member(m.Params, "capabilities")
 	}
-	caps := st.caps
 	st.mu.Unlock()
 	s.after(m, out)
-	s.asks(m, caps, out)
 }
 
 // shaped is out through the faults that shape what is written over
