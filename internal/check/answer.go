@@ -2,11 +2,13 @@ package check
 
 // A connection that declares client capabilities answers the server's
 // requests as a client that has them does: an elicitation declined, a
-// fixed sampled message, no roots, ping; anything else is not found.
+// fixed sampled message (however many tokens it allows), no roots, ping;
+// anything else is not found. Never a person: nothing is asked of one.
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -63,4 +65,38 @@ func (c *conn) answer(ctx context.Context, s seen) {
 		return
 	}
 	c.stdio.Write(ctx, msg)
+}
+
+// hand gives the answerer the server's request s, maxAnswered a
+// connection at most and maxAnswers waiting: past either bound it is left
+// unanswered, and counted for the report (exerciseAsks).
+func (c *conn) hand(s seen) {
+	if c.handed.Add(1) <= maxAnswered {
+		select {
+		case c.answers <- s:
+			return
+		default: // the server asks faster than it takes answers
+		}
+	}
+	c.r.unanswered.Add(1)
+}
+
+// elicitation notes the elicitationId of a URL elicitation of the
+// server's, and says how a completion names none noted; mu is held.
+func (c *conn) elicitation(m mcp.Message) string {
+	switch {
+	case m.IsRequest() && m.Method == "elicitation/create" && elicitMode(m.Params) == "url":
+		if id, ok := str(member(m.Params, "elicitationId")); ok {
+			c.elicited.add(id)
+		}
+	case m.IsNotification() && m.Method == "notifications/elicitation/complete":
+		id, ok := str(member(m.Params, "elicitationId"))
+		switch {
+		case !ok:
+			return "notifications/elicitation/complete without elicitationId (a string)"
+		case !c.elicited.has(id):
+			return fmt.Sprintf("notifications/elicitation/complete names elicitationId %q, which no URL elicitation of the connection established", clip(id, 60))
+		}
+	}
+	return ""
 }

@@ -116,6 +116,7 @@ var Areas = []Area{
 	{"reading", "Reading without side effects"},
 	{"utilities", "Cancellation and progress"},
 	{"tools", "Tool calls (--call)"},
+	{"asks", "What the server asks of its client: elicitation and sampling"},
 	{"tasks", "Tasks (2025-11-25, and the io.modelcontextprotocol/tasks extension)"},
 	{"http", "Streamable HTTP"},
 	{"modern", "The 2026-07-28 era"},

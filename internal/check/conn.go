@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/lazy"
@@ -96,6 +97,9 @@ type seen struct {
 	strayCancel bool
 	// caps are the client capabilities its connection declared (JSON).
 	caps string
+	// completeBad: a notifications/elicitation/complete whose
+	// elicitationId no URL elicitation of its connection established.
+	completeBad string
 }
 
 // conn is a connection of a check's own.
@@ -113,6 +117,7 @@ type conn struct {
 	// connection that declares capabilities), maxAnswers at most: the
 	// reader drops one that finds it full.
 	answers chan seen
+	handed  atomic.Int32       // the server's requests handed to the answerer
 	ctx     context.Context    // the connection's: ended by close, or the run's end
 	cancel  context.CancelFunc // ends ctx
 
@@ -130,6 +135,8 @@ type conn struct {
 	// them up once the server has said what it will.
 	frags  fragments
 	events idSet // SSE event ids seen on this connection
+	// elicited: the elicitationIds of the server's URL elicitations.
+	elicited idSet
 	// initialized: the initialized notification was sent (the initialize
 	// era); what came before is early.
 	initialized bool
@@ -611,6 +618,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		}
 		out[i].strayCancel = m.Method == "notifications/cancelled" && !c.asked.has(idKey(member(m.Params, "requestId")))
 		if c.era == "legacy" {
+			out[i].completeBad = c.elicitation(m)
 			out[i].early = !c.initialized
 			if cc := clientCapabilities[m.Method]; m.IsRequest() && member(c.capabilities(), cc) == nil {
 				out[i].undeclared = cc
@@ -632,10 +640,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		}
 		c.r.watches.see(s)
 		if c.answers != nil && s.bad == "" && s.msg.IsRequest() {
-			select {
-			case c.answers <- s:
-			default: // the server asks faster than it takes answers: best-effort
-			}
+			c.hand(s)
 		}
 	}
 	for _, h := range hand {

@@ -63,11 +63,7 @@ func mrtrChecks() []*Check {
 				if !inputRequired(s) || s.via == "session" { // the run's own connections declare no capability
 					return ""
 				}
-				var asks map[string]struct {
-					Method string `json:"method"`
-				}
-				rawjson.DecodeLoose(member(s.msg.Result, "inputRequests"), &asks)
-				for _, a := range asks {
+				for _, a := range asksOf(s) {
 					if c := clientCapabilities[a.Method]; c != "" && member(json.RawMessage(s.caps), c) == nil {
 						return fmt.Sprintf("an input_required result%s asks for %s, though the client declared no %s", ofMethod(s), a.Method, c)
 					}

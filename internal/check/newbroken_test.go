@@ -31,8 +31,26 @@ var newBroken = []struct {
 	// is not known (and a server that refuses it is not blamed).
 	{"a prompt's argument whose required is a string", stdio, map[string]string{"prompts": `[{"name":"hello","description":"Hello."},{"name":"greet","description":"Greets.","arguments":[{"name":"who","description":"Who.","required":"true"}]}]`}, "jsonrpc.schema"},
 	{"the only prompt's argument's required a string", stdio, map[string]string{"prompts": `[{"name":"greet","description":"Greets.","arguments":[{"name":"who","description":"Who.","required":"yes"}]}]`}, "jsonrpc.schema"},
+	// What the server asks of a connection that declares elicitation,
+	// sampling and roots: the asks fault's correct requests, one broken.
+	{"an elicitation's form with a property of type object", askingFake, faults("asks", "asks-nested"), "asks.elicitation"},
+	{"an elicitation's form with a property of type object, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "asks-nested"), "asks.elicitation"},
+	{"an elicitation's form without a message", askingFake, faults("asks", "asks-no-message"), "asks.elicitation"},
+	{"a URL elicitation without elicitationId", askingFake, faults("asks", "asks-no-id"), "asks.elicitation"},
+	{"a URL elicitation of a client that declared form mode alone", askingFake, faults("asks", "asks-url-always"), "asks.elicitation-mode"},
+	{"a URL elicitation whose url is no URL", askingFake, faults("asks", "asks-bad-url"), "asks.elicitation-url"},
+	{"a URL elicitation whose url is javascript:", askingFake, faults("asks", "asks-js-url"), "asks.elicitation-https"},
+	{"a completion naming an elicitationId never sent", askingFake, faults("asks", "asks-complete-unknown"), "asks.elicitation-complete"},
+	{"a sampling request with tools, to a client that did not declare sampling.tools", askingFake, faults("asks", "asks-sampling-tools"), "asks.sampling-tools"},
+	{"a sampling request with includeContext, to a client that did not declare sampling.context", askingFake, faults("asks", "asks-sampling-context"), "asks.sampling-context"},
+	{"a sampling request's tool result beside a text", askingFake, faults("asks", "asks-sampling-mixed"), "asks.sampling-messages"},
+	{"an input request's form with a property of type object (2026-07-28)", fake{transport: "stdio", era: "modern", change: mrtrChange()}, mrtrChange("mrtr-nested"), "asks.elicitation"},
 	{"a resource annotated for the audience system", stdio, map[string]string{"resources": `[{"uri":"mem://a","name":"a","annotations":{"audience":["system"]}},{"uri":"mem://b","name":"b"}]`}, "surface.annotations"},
 }
+
+// askingFake is the stdio fake that asks, of a connection that declares
+// them, for elicitations, sampling and roots, keeping every rule.
+var askingFake = fake{transport: "stdio", change: faults("asks")}
 
 // Each new broken server fails the check that names its defect, and no
 // other; the correct server it is made from passes that check.

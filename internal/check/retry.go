@@ -20,7 +20,7 @@ import (
 
 // answering are the client capabilities of a connection that answers
 // the server's input requests (a task's too).
-const answering = `{"elicitation":{"form":{}},"sampling":{},"roots":{}}`
+const answering = `{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}`
 
 // maxRounds bounds the rounds of one request answered.
 const maxRounds = 5

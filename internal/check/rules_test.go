@@ -393,7 +393,7 @@ func quotedRules(rs []rule) [][]string {
 			for i, r := range rs {
 				// A check of either era probes the same sentence in the
 				// other revision, wherever that revision has put it.
-				if (r.Version == c.Spec && strings.Split(r.Where, "#")[0] == page || c.needs.era == "" && slices.Contains(ruleVersions, c.Spec) && plainOf(r.Sentence) == piece) && names(r, piece) {
+				if (r.Version == c.Spec && strings.Split(r.Where, "#")[0] == page || c.needs.era == "" && slices.Contains(ruleVersions, c.Spec) && strings.Trim(plainOf(r.Sentence), " :;,") == piece) && names(r, piece) {
 					out[i] = append(out[i], c.ID)
 				}
 			}

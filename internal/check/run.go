@@ -112,6 +112,10 @@ type runner struct {
 
 	exerciseOnce       sync.Once // exercise's traffic, made once a run
 	exerciseModernOnce sync.Once // exerciseModern's
+	asksOnce           sync.Once // exerciseAsks'
+	// unanswered counts the server's requests left unanswered past the
+	// answerer's bounds (answer.go).
+	unanswered atomic.Int64
 
 	mu    sync.Mutex // guards conns, ended and eras
 	conns []*conn
@@ -1039,4 +1043,5 @@ func (r *runner) traffic(t *T) {
 	}()
 	<-done
 	sub.closeOwn()
+	t.out.Notes = append(t.out.Notes, sub.out.Notes...) // what the traffic left unsaid otherwise (a bound it reached)
 }

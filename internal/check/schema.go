@@ -201,6 +201,10 @@ var handClaims = &lazy.Value[[]handClaim]{New: func() []handClaim {
 		{"", "ttlMs", "modern.cache-hints", nil},
 		{"", "cacheScope", "modern.cache-hints", nil},
 		{"", "_meta", "jsonrpc.meta-keys", nil},
+		{"elicitation/create", "", "asks.elicitation", nil},
+		{"elicitation/create", "url", "asks.elicitation-url", nil},
+		{"", "inputRequests", "asks.elicitation", nil},
+		{"sampling/createMessage", "messages", "asks.sampling-messages", nil},
 	}
 	for _, l := range mcp.Lists {
 		claims = append(claims, handClaim{l.Method, l.Key, "lists.shape", nil}, handClaim{l.Method, "nextCursor", "lists.shape", nil})

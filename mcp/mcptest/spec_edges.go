@@ -6,6 +6,7 @@ package mcptest
 // more than the specification says.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -36,6 +37,7 @@ var Edges = []string{
 	"delete-405",                    // (HTTP, initialize era) DELETE answered 405: a client may not end its session
 	"batch-reversed",                // (2025-03-26) a batch's responses in the reverse order of its requests
 	"listen-notifies",               // (modern) subscriptions/listen acknowledged, then at once a tools/list_changed on the stream
+	"asks-edge",                     // with the asks fault: the form without mode, the URL elicitation's url plain HTTP to loopback, the sampling message's content an array
 	"param-headers",                 // one more tool whose x-mcp-header annotations keep every constraint closest to breaking one: nested properties, a nullable integer, names that differ by more than case, a property named x-mcp-header (paramHeaderTools)
 	// Legal only in the revisions before the one a check reads first:
 	"origin-refused-400",     // (HTTP) a foreign Origin refused with 400, not 403, as before 2025-11-25
@@ -192,4 +194,90 @@ func asciiJSON(line string) string {
 		}
 	}
 	return b.String()
+}
+
+// nestedProperty is a form's properties whose one is an object of its
+// own, which a form's flat schema has not.
+const nestedProperty = `{"who":{"type":"object","properties":{"name":{"type":"string"}}}}`
+
+// asks sends, with the asks fault, as a tools/call or prompts/get is
+// answered in the initialize era (before its response), what a server
+// may ask of a client that declared it (caps): a form elicitation, a URL
+// elicitation and its completion, a sampling request and roots/list, as
+// the faults named asks-* break them.
+func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
+	if s.Era == "modern" || m.Method != "tools/call" && m.Method != "prompts/get" || !s.has("asks") {
+		return
+	}
+	ask := func(method, params string) {
+		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-asks") + `","method":"` + method + `","params":` + params + `}`)
+	}
+	if el := member(caps, "elicitation"); el != nil {
+		props := `{"name":{"type":"string","title":"Name"},"age":{"type":"integer"},"colours":{"type":"array","items":{"enum":["red","blue"]}}}`
+		switch {
+		case s.has("asks-nested"):
+			props = nestedProperty
+		case s.has("asks-huge-schema"):
+			var b strings.Builder
+			for i := range 20000 {
+				fmt.Fprintf(&b, `"p%d":{"type":"string"},`, i)
+			}
+			props = `{` + b.String() + `"deep":` + strings.Repeat(`{"a":`, 5000) + `1` + strings.Repeat(`}`, 5000) + `}`
+		}
+		form := `{"mode":"form","message":"Who are you?","requestedSchema":{"type":"object","properties":` + props + `}}`
+		if s.edge("asks-edge") {
+			form = `{"message":"Who are you?","requestedSchema":{"type":"object","properties":` + props + `}}`
+		}
+		if s.has("asks-no-message") {
+			form = `{"requestedSchema":{"type":"object","properties":` + props + `}}`
+		}
+		n := 1
+		if s.has("asks-loop") {
+			n = 2000
+		}
+		for range n {
+			ask("elicitation/create", form)
+		}
+		if member(el, "url") != nil || s.has("asks-url-always") {
+			id := srvID("el")
+			url := map[bool]string{true: "https://exa mple.com/%zz"}[s.has("asks-bad-url")]
+			if s.edge("asks-edge") {
+				url = "http://127.0.0.1:8080/consent"
+			}
+			if s.has("asks-js-url") {
+				url = "javascript:alert(1)"
+			}
+			params := map[string]string{"mode": "url", "message": "Consent, please.", "url": cmp.Or(url, "https://example.com/consent"), "elicitationId": id}
+			if s.has("asks-no-id") {
+				delete(params, "elicitationId")
+			}
+			b, _ := json.Marshal(params)
+			ask("elicitation/create", string(b))
+			if s.has("asks-complete-unknown") {
+				id = "el-never-sent"
+			}
+			if !s.has("asks-no-id") { // which has no id to complete
+				out.send(`{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"` + id + `"}}`)
+			}
+		}
+	}
+	if member(caps, "sampling") != nil {
+		msgs := `[{"role":"user","content":{"type":"text","text":"Sum 2 and 2."}}]`
+		if s.edge("asks-edge") {
+			msgs = `[{"role":"user","content":[{"type":"text","text":"Sum 2 and 2."}]}]`
+		}
+		more := ""
+		switch {
+		case s.has("asks-sampling-tools"):
+			more = `,"tools":[{"name":"add","inputSchema":{"type":"object"}}]`
+		case s.has("asks-sampling-context"):
+			more = `,"includeContext":"thisServer"`
+		case s.has("asks-sampling-mixed"):
+			msgs = `[{"role":"user","content":{"type":"text","text":"Sum."}},{"role":"assistant","content":[{"type":"tool_use","id":"u1","name":"add","input":{}}]},{"role":"user","content":[{"type":"tool_result","toolUseId":"u1","content":[]},{"type":"text","text":"and?"}]}]`
+		}
+		ask("sampling/createMessage", `{"messages":`+msgs+`,"maxTokens":1000000000`+more+`}`)
+	}
+	if member(caps, "roots") != nil {
+		ask("roots/list", `{}`)
+	}
 }

@@ -168,6 +168,21 @@ var Faults = []string{
 	"bom",                      // (stdio) a byte order mark before every message
 	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
 	"null-result",              // logging/setLevel answered with a result of null, which JSON-RPC 2.0 lets be and MCP's schema does not
+	// what the server asks of its client (spec_edges.go's asks)
+	"asks",                  // (initialize era) before every tools/call and prompts/get is answered, of a client that declared each: a form elicitation, a URL elicitation and its completion, a sampling request, roots/list (no defect)
+	"asks-nested",           // with asks: the form's property an object of its own
+	"asks-no-message",       // with asks: the form without a message
+	"asks-no-id",            // with asks: the URL elicitation without elicitationId
+	"asks-bad-url",          // with asks: the URL elicitation's url "https://exa mple.com/%zz"
+	"asks-js-url",           // with asks: the URL elicitation's url "javascript:alert(1)"
+	"asks-url-always",       // with asks: the URL elicitation of a client that declared elicitation of form mode alone too
+	"asks-complete-unknown", // with asks: the completion names an elicitationId never sent
+	"asks-sampling-tools",   // with asks: the sampling request offers tools, to a client that did not declare sampling.tools
+	"asks-sampling-context", // with asks: the sampling request's includeContext "thisServer", to a client that did not declare sampling.context
+	"asks-sampling-mixed",   // with asks: the sampling request's user message holds a tool result and a text
+	"asks-loop",             // with asks: 2,000 elicitations after every answer, not one
+	"asks-huge-schema",      // with asks: the form's requestedSchema of 20,000 properties and one 5,000 objects deep
+	"mrtr-nested",           // with mrtr: the elicitation asked for has a property that is an object of its own
 	// hostile: what a server may do to its client, whatever it is asked
 	"hang",        // nothing answered but initialize and server/discover
 	"mute-early",  // (initialize era) nothing answered before initialize, not even ping
@@ -206,6 +221,7 @@ type specState struct {
 	initialized bool
 	tasks       map[string]*specTask // by id (spec_tasks.go)
 	waits       map[string]chan msg  // the client's answers awaited, by the id of the server's request
+	caps        json.RawMessage      // the client capabilities its initialize declared
 }
 
 func newSpecState() *specState {
@@ -425,6 +441,10 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 	}
 	res, e := s.answer(st, m)
 	s.before(m, out)
+	st.mu.Lock()
+	caps := st.caps
+	st.mu.Unlock()
+	s.asks(m, caps, out) // while it answers: over HTTP, on the request's stream before its response
 	if e != nil {
 		out.send(s.errorLineData(id, e.Code, e.Message, e.data))
 	} else {
@@ -433,6 +453,7 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 	st.mu.Lock()
 	if m.Method == "initialize" && e == nil {
 		st.version, _ = stringMember(res, "protocolVersion")
+		st.caps = member(m.Params, "capabilities")
 	}
 	st.mu.Unlock()
 	s.after(m, out)
@@ -1014,6 +1035,9 @@ func nameParam(params json.RawMessage) string {
 func (s *Spec) askPrompt(params json.RawMessage) (json.RawMessage, *specError) {
 	const state = "mac:7f3a"
 	ask := json.RawMessage(`{"resultType":"input_required","inputRequests":{"who":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}},"requestState":"` + state + `"}`)
+	if s.has("mrtr-nested") {
+		ask = json.RawMessage(strings.Replace(string(ask), `{"name":{"type":"string"}}`, nestedProperty, 1))
+	}
 	got, hasState := stringMember(params, "requestState")
 	answers := member(params, "inputResponses")
 	done := json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"asked"}}]}`)

@@ -1,0 +1,241 @@
+package check
+
+// What the server asks of its client: a connection that declares
+// elicitation (form and URL), sampling and roots gets the prompts and
+// calls the --call tools, answer.go answering what the server asks; the
+// watches judge every request of the server's and every input request
+// of an input_required result against what its connection declared.
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/url"
+	"slices"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
+)
+
+// serverAsk is one request of the server's: a request on the wire, or an
+// input request of an input_required result.
+type serverAsk struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// asksOf are the server's requests s holds, in the order of their keys.
+func asksOf(s seen) []serverAsk {
+	if s.bad == "" && s.msg.IsRequest() {
+		return []serverAsk{{s.msg.Method, s.msg.Params}}
+	}
+	var reqs map[string]serverAsk
+	if s.bad == "" && inputRequired(s) {
+		rawjson.DecodeLoose(member(s.msg.Result, "inputRequests"), &reqs)
+	}
+	var out []serverAsk
+	for _, k := range slices.Sorted(maps.Keys(reqs)) {
+		out = append(out, reqs[k])
+	}
+	return out
+}
+
+// askWatch is a watch over the server's requests of method: problem says
+// how one breaks the check's rule, given what its connection declared
+// (nil: not known, the main session's) and its era.
+func askWatch(method string, problem func(p, caps json.RawMessage, era string) string) func(*watchCtx, seen) string {
+	return func(_ *watchCtx, s seen) string {
+		for _, a := range asksOf(s) {
+			if why := problem(a.Params, json.RawMessage(s.caps), s.era); a.Method == method && why != "" {
+				return method + ": " + why
+			}
+		}
+		return ""
+	}
+}
+
+// elicitMode is an elicitation's mode: "form" when it has none.
+func elicitMode(p json.RawMessage) string {
+	m, _ := str(member(p, "mode"))
+	return cmp.Or(m, "form")
+}
+
+// elicitationProblem says how an elicitation lacks what its mode must
+// include: a message; a form's flat requestedSchema of primitive
+// properties; a URL's url, and (the initialize era) its elicitationId.
+func elicitationProblem(p, _ json.RawMessage, era string) string {
+	if _, ok := str(member(p, "message")); !ok {
+		return "no message (a string)"
+	}
+	switch mode := elicitMode(p); mode {
+	case "form":
+		rs := member(p, "requestedSchema")
+		if t, _ := str(member(rs, "type")); t != "object" {
+			return "a form whose requestedSchema is no schema of type object"
+		}
+		var props map[string]json.RawMessage
+		rawjson.DecodeLoose(member(rs, "properties"), &props)
+		for name, prop := range props {
+			t, _ := str(member(prop, "type"))
+			items := member(prop, "items")
+			flat := slices.Contains([]string{"string", "number", "integer", "boolean"}, t) && member(prop, "properties") == nil ||
+				t == "array" && (member(items, "enum") != nil || member(items, "anyOf") != nil)
+			if !flat {
+				return fmt.Sprintf("the form's property %q is %s: a form is a flat object of primitive properties", clip(name, 60), clip(string(prop), 120))
+			}
+		}
+	case "url":
+		if _, ok := str(member(p, "url")); !ok {
+			return "a URL elicitation without url (a string)"
+		}
+		if _, ok := str(member(p, "elicitationId")); !ok && era != "modern" {
+			return "a URL elicitation without elicitationId (a string)"
+		}
+	default:
+		return fmt.Sprintf("mode %q, neither form nor url", clip(mode, 40))
+	}
+	return ""
+}
+
+// modeProblem is an elicitation of a mode its connection did not declare
+// (an elicitation capability of neither mode declares form).
+func modeProblem(p, caps json.RawMessage, _ string) string {
+	declared := member(caps, "elicitation")
+	if declared == nil {
+		return "" // lifecycle.client-capabilities' and modern.input-capabilities'
+	}
+	mode := elicitMode(p)
+	if member(declared, mode) != nil || mode == "form" && member(declared, "url") == nil {
+		return ""
+	}
+	return fmt.Sprintf("mode %q, which the client did not declare (it declares elicitation %s)", clip(mode, 40), clip(string(declared), 80))
+}
+
+// samplingProblem says how a sampling request's messages break the rules
+// of roles, tool results and their balance with tool uses.
+func samplingProblem(p, _ json.RawMessage, _ string) string {
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	rawjson.DecodeLoose(member(p, "messages"), &msgs)
+	var pending []string // the tool uses of the message before
+	for i, m := range msgs {
+		if m.Role != "user" && m.Role != "assistant" {
+			return fmt.Sprintf("message %d has role %q, neither user nor assistant", i, clip(m.Role, 40))
+		}
+		var blocks []json.RawMessage
+		if rawjson.DecodeLoose(m.Content, &blocks); blocks == nil && m.Content != nil {
+			blocks = []json.RawMessage{m.Content}
+		}
+		if len(blocks) == 0 {
+			return fmt.Sprintf("message %d has no content", i)
+		}
+		results, uses := map[string]bool{}, []string(nil)
+		for _, b := range blocks {
+			switch t, _ := str(member(b, "type")); t {
+			case "tool_result":
+				id, _ := str(member(b, "toolUseId"))
+				results[id] = true
+			case "tool_use":
+				id, _ := str(member(b, "id"))
+				uses = append(uses, id)
+			}
+		}
+		if len(results) > 0 && (m.Role != "user" || len(results) != len(blocks)) {
+			return fmt.Sprintf("message %d holds tool results beside other content", i)
+		}
+		for _, id := range pending {
+			if !results[id] {
+				return fmt.Sprintf("message %d, after tool uses, has no result of the tool use %q", i, clip(id, 40))
+			}
+		}
+		pending = uses
+	}
+	return ""
+}
+
+// samplingDeclared says how a sampling request uses param (but as
+// "none"), though the client did not declare key of sampling.
+func samplingDeclared(key, param string) func(p, caps json.RawMessage, _ string) string {
+	return func(p, caps json.RawMessage, _ string) string {
+		s, v := member(caps, "sampling"), member(p, param)
+		if s == nil || member(s, key) != nil || v == nil || string(v) == `"none"` {
+			return ""
+		}
+		return fmt.Sprintf("a request with %s, though the client declared sampling %s", param, clip(string(s), 80))
+	}
+}
+
+// maxAnswered bounds the server's requests a connection answers.
+const maxAnswered = 256
+
+// exerciseAsks gives the server occasions to ask, once a run, on a
+// connection that declares what it may ask of.
+func exerciseAsks(t *T) {
+	t.r.asksOnce.Do(func() { askOn(t, answering, "asks") })
+	if n := t.r.unanswered.Load(); n > 0 {
+		t.Note("the server asked %d requests more than mcpv check answers (%d a connection, %d waiting at once): those were left unanswered", n, maxAnswered, maxAnswers)
+	}
+}
+
+// askOn gets, on a connection that declares caps, the server's prompts
+// without required arguments and calls the tools named with --call (not
+// those that require a task), then waits for what the server asked.
+func askOn(t *T, caps, purpose string) {
+	c := t.fresh(connOptions{capabilities: caps})
+	if t.r.facts.declares("prompts") {
+		names := promptsToGet(t.listed("prompts/list"))
+		for _, name := range names[:min(len(names), maxReads)] {
+			t.request(c, "prompts/get", promptParams(name, nil, nil))
+		}
+	}
+	for i, call := range t.r.opts.Calls {
+		if !taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
+			params, _ := t.r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-%s-%d"`, purpose, i)))
+			t.request(c, "tools/call", params)
+		}
+	}
+	barrier(t, c)
+}
+
+// urlProblem says how a URL elicitation's url is no valid URL or, with
+// https, not HTTPS (plain HTTP to loopback is development's).
+func urlProblem(https bool) func(p, _ json.RawMessage, _ string) string {
+	return func(p, _ json.RawMessage, _ string) string {
+		raw, ok := str(member(p, "url"))
+		if elicitMode(p) != "url" || !ok {
+			return ""
+		}
+		u, err := url.Parse(raw)
+		switch {
+		case err == nil && (u.Scheme == "" || u.Opaque == "" && u.Host == "" && u.Scheme != "file"):
+			err = errors.New("it names no scheme and host")
+		case err != nil || !https || u.Scheme == "https":
+		case u.Scheme != "http" || u.Hostname() != "localhost" && !net.ParseIP(u.Hostname()).IsLoopback():
+			return fmt.Sprintf("url %q is of scheme %s, not https", clip(raw, 120), clip(u.Scheme, 20))
+		}
+		if err != nil && !https {
+			return fmt.Sprintf("url %q is no valid URL: %v", clip(raw, 120), err)
+		}
+		return ""
+	}
+}
+
+func askedChecks() []*Check {
+	return []*Check{
+		{ID: "asks.elicitation", run: exerciseAsks, watch: askWatch("elicitation/create", elicitationProblem)},
+		{ID: "asks.elicitation-mode", run: func(t *T) { askOn(t, `{"elicitation":{"form":{}}}`, "asks-form") }, watch: askWatch("elicitation/create", modeProblem)},
+		{ID: "asks.elicitation-url", run: exerciseAsks, watch: askWatch("elicitation/create", urlProblem(false))},
+		{ID: "asks.elicitation-https", run: exerciseAsks, watch: askWatch("elicitation/create", urlProblem(true))},
+		{
+			ID: "asks.elicitation-complete", needs: needs{era: "legacy"}, run: exerciseAsks,
+			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.completeBad != "" }, func(s seen) string { return s.completeBad }),
+		},
+		{ID: "asks.sampling-messages", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingProblem)},
+		{ID: "asks.sampling-tools", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("tools", "tools"))},
+		{ID: "asks.sampling-context", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("context", "includeContext"))},
+	}
+}

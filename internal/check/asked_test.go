@@ -1,0 +1,97 @@
+package check
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// asksEvery are the asks checks of MUST of either era.
+var asksEvery = []string{"asks.elicitation", "asks.elicitation-mode", "asks.elicitation-url", "asks.sampling-messages", "asks.sampling-tools"}
+
+// addAsksEdgeServers adds the servers that ask a client that declared
+// it at the edge: a form without its mode, a URL of plain HTTP to
+// loopback, a sampling message's content an array.
+func addAsksEdgeServers() {
+	for _, transport := range []string{"stdio", "http"} {
+		edgeServers = append(edgeServers, edgeServer{name: transport + " 2025-11-25 asking at the edge",
+			fake:  edgeFake(transport, "", merge(faults("asks"), map[string]string{"edges": `["asks-edge"]`})),
+			holds: append(slices.Clone(asksEvery), "asks.elicitation-complete")})
+	}
+}
+
+// What a connection that declares elicitation, sampling and roots answers
+// the server is a result its revision's schema has: an elicitation
+// declined, a sampled message, a list of roots.
+func TestAnswersAreResults(t *testing.T) {
+	for _, version := range schemaRevisions {
+		sc := schemaOf(version)
+		for _, method := range []string{"elicitation/create", "sampling/createMessage", "roots/list", "ping"} {
+			def := sc.resultDef(method)
+			if def == "" && method == "ping" && version == mcp.ModernVersion {
+				continue // 2026-07-28 has no ping
+			}
+			if def == "" {
+				t.Errorf("%s: the schema has no result of %s", version, method)
+				continue
+			}
+			if why := sc.validate(def, clientAnswer(method)); why != "" {
+				t.Errorf("%s: the answer to %s is no %s: %s", version, method, def, why)
+			}
+		}
+	}
+}
+
+// A server that asks without end is answered a bounded number of times,
+// and the report says how many were left; one whose form is 20,000
+// properties and one of them 5,000 objects deep is judged, and fails.
+func TestHostileAsks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		fault, id string
+		want      Status
+		said      string
+	}{
+		{"asks-loop", "asks.elicitation", Passed, "left unanswered"},
+		{"asks-huge-schema", "asks.elicitation", Failed, `property "deep"`},
+		{"asks-js-url", "asks.elicitation-url", Passed, ""},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			t.Parallel()
+			r := runChecks(t, fake{transport: "stdio", change: faults("asks", tc.fault)}, tc.id)[tc.id]
+			if r.Status != tc.want || !strings.Contains(describeResult(r), tc.said) {
+				t.Errorf("want %s saying %q: %s", tc.want, tc.said, describeResult(r))
+			}
+		})
+	}
+}
+
+// A URL elicitation's url: valid or not (a MUST), HTTPS or not (a
+// SHOULD, plain HTTP to loopback aside), whatever scheme it names.
+func TestElicitationURLs(t *testing.T) {
+	for _, tc := range []struct {
+		url          string
+		valid, https bool
+	}{
+		{"https://example.com/consent?x=1", true, true},
+		{"http://localhost:8080/consent", true, true},
+		{"http://[::1]/consent", true, true},
+		{"http://example.com/consent", true, false},
+		{"javascript:alert(1)", true, false},
+		{"file:///etc/passwd", true, false},
+		{"https://exa mple.com/", false, true},
+		{"/relative/path", false, true},
+		{"https://", false, true},
+	} {
+		p, _ := json.Marshal(map[string]string{"mode": "url", "message": "m", "url": tc.url, "elicitationId": "e"})
+		if got := urlProblem(false)(p, nil, "") == ""; got != tc.valid {
+			t.Errorf("%s: valid %t, want %t", tc.url, got, tc.valid)
+		}
+		if got := urlProblem(true)(p, nil, "") == ""; got != tc.https {
+			t.Errorf("%s: https (or not judged) %t, want %t", tc.url, got, tc.https)
+		}
+	}
+}
