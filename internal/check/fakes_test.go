@@ -211,7 +211,7 @@ func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
 	// error).
 	var calls []Call
 	spec := specOf(t, f.era, f.change)
-	for _, c := range []Call{{Tool: "slow"}, {Tool: "shaped", Words: []string{"n=1"}}, {Tool: "job"}, {Tool: "media.get-all_v2"}} {
+	for _, c := range []Call{{Tool: "gated"}, {Tool: "slow"}, {Tool: "shaped", Words: []string{"n=1"}}, {Tool: "job"}, {Tool: "media.get-all_v2"}} {
 		if caps := member(spec.Capabilities, "tools"); spec.Capabilities != nil && caps == nil {
 			break // tools not declared: none listed
 		}

@@ -82,6 +82,9 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 	if e, ok := spec.Errors[method]; ok {
 		return nil, &e
 	}
+	if e, ok := spec.Errors[method+" "+nameParam(params)]; ok { // one tool's or prompt's
+		return nil, &e
+	}
 	if c, gated := gates[method]; gated && !spec.declares(c) && !slices.Contains(spec.ServeUndeclared, method) {
 		return nil, notFound(method)
 	}
