@@ -105,6 +105,9 @@ type fake struct {
 	// secret: a secret of the run's, which the stdio fake has as
 	// MCPV_TEST_SECRET
 	secret string
+	// timeout, after: the main session's --timeout and its timers
+	timeout time.Duration
+	after   func(time.Duration, func()) mcp.Timer
 }
 
 func (f fake) target(t *testing.T) *Target {
@@ -125,6 +128,9 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 	opts := mcp.ClientOptions{Info: info, Probe: f.era == "", ProtocolVersion: map[string]string{"modern": mcp.ModernVersion}[f.era], Timeout: 20 * time.Second, DiscoverWait: 50 * time.Millisecond}
 	if f.version != "" {
 		opts.ProtocolVersion, opts.Probe = f.version, false
+	}
+	if f.timeout > 0 {
+		opts.Timeout, opts.AfterFunc = f.timeout, f.after
 	}
 	tg := &Target{Server: "fake", ClientInfo: info}
 	if f.transport == "stdio" {

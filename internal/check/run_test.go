@@ -144,3 +144,39 @@ func TestSlowSerialServerPasses(t *testing.T) {
 		t.Errorf("the server's time %s of %s: %q", r.ServerTime, r.Took, r.Waited())
 	}
 }
+
+// A --timeout the user gives for a request, shorter than the check's
+// time, wins: the main session's wait (its request bounded by both) ends
+// at it, inconclusive, naming the flag that gives more time.
+func TestTheUsersTimeoutWins(t *testing.T) {
+	t.Parallel()
+	clk := mcptest.NewClock()
+	const user = 5 * time.Second
+	f := fake{transport: "http", timeout: user, after: func(d time.Duration, f func()) mcp.Timer { return clk.AfterFunc(d, f) },
+		change: map[string]string{"mute": `["completion/complete"]`, "capabilities": `{"tools":{},"prompts":{},"resources":{}}`}}
+	tg, srv := f.targetServer(t)
+	opts := Options{Only: []string{"lifecycle.undeclared-completions"}, Strict: true,
+		afterFunc: func(d time.Duration, f func()) stopper { return clk.AfterFunc(d, f) }}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	reported := make(chan *Report, 1)
+	go func() { // the run: ends when its check does, which the test's clock ends
+		r, err := Run(ctx, tg, opts)
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		reported <- r
+	}()
+	if _, err := srv.Wait(ctx, func(r mcptest.HTTPRequest) bool { return r.RPCMethod == "completion/complete" }); err != nil {
+		t.Fatal(err)
+	}
+	clk.WaitUntil(t, "the request's --timeout running beside its bound as an answer", func(ts mcptest.Timers) bool {
+		return ts.Running[user] == 1 && ts.Running[DefaultCheckTimeout] == 1
+	})
+	clk.Fire(user)
+	if r := <-reported; r != nil {
+		if got := r.Results[0]; got.Status != Inconclusive || !strings.Contains(got.Message, "--timeout") {
+			t.Fatalf("want inconclusive at the user's --timeout\n%s", describeResult(got))
+		}
+	}
+}
