@@ -238,8 +238,9 @@ func (r *runner) callOnce(t *T, i int) *callRecord {
 // judged (refused; -32021, a client capability the check's connections do
 // not declare; no answer in its time; a task, to a client that asked for
 // none) is said for that tool, in a note, and its trouble stays its own:
-// the other tools are judged. With no tool left, the check ends as the
-// first of them did, saying each.
+// the other tools are judged; a check they pass is inconclusive for one
+// without an answer in its time. With no tool left, the check ends as
+// the first of them did, saying each.
 func (t *T) judged(tools []int) []*callRecord {
 	var out []*callRecord
 	var first *Outcome
@@ -256,6 +257,9 @@ func (t *T) judged(tools []int) []*callRecord {
 			continue
 		case first == nil:
 			first = u
+		}
+		if u.Status == Inconclusive && t.later == nil {
+			t.later = u // a check that passes cannot tell of this tool
 		}
 		why = append(why, u.Message)
 	}

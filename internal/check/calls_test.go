@@ -1,8 +1,12 @@
 package check
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // A named tool that cannot be judged (it answers -32021: it needs a
@@ -56,5 +60,57 @@ func TestOneToolsTroubleStaysItsOwn(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A named tool that never answers is said for itself, at its call's own
+// bound, and the other tool is judged all the same: its broken result
+// fails tools.structured-result; its healthy twin passes the other, and
+// the check, which cannot tell of the first, is inconclusive naming it,
+// not passed. (Timers of a test's clock.)
+func TestAToolWithoutAnAnswerStaysItsOwn(t *testing.T) {
+	t.Parallel()
+	for _, defect := range []bool{true, false} {
+		t.Run(map[bool]string{true: "defect", false: "twin"}[defect], func(t *testing.T) {
+			t.Parallel()
+			change := map[string]string{"mute": `["tools/call slow"]`}
+			if defect {
+				change["callResults"] = `{"shaped":{"content":[{"type":"text","text":"{\"n\":\"one\"}"}],"structuredContent":{"n":"one"}}}`
+			}
+			tg, srv := fake{transport: "http", change: change}.targetServer(t)
+			clk := mcptest.NewClock()
+			const d = DefaultCheckTimeout
+			opts := Options{Only: []string{"tools.structured-result"}, Strict: true, Calls: []Call{{Tool: "slow"}, {Tool: "shaped", Words: []string{"n=1"}}},
+				afterFunc: func(d time.Duration, f func()) stopper { return clk.AfterFunc(d, f) }}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			reported := make(chan *Report, 1)
+			go func() { // the run: ends when its check does
+				r, err := Run(ctx, tg, opts)
+				if err != nil {
+					t.Errorf("Run: %v", err)
+				}
+				reported <- r
+			}()
+			if _, err := srv.Wait(ctx, func(r mcptest.HTTPRequest) bool { return r.RPCMethod == "tools/call" }); err != nil {
+				t.Fatal(err)
+			}
+			clk.WaitUntil(t, "the call's own bound running, the check's time standing", func(ts mcptest.Timers) bool {
+				return ts.Stopped[d] >= 1 && ts.Running[d] == 1
+			})
+			clk.Fire(d)
+			r := <-reported
+			if r == nil {
+				return
+			}
+			got := r.Results[0]
+			want, says := Inconclusive, "the call of slow: no answer"
+			if defect {
+				want, says = Failed, "n"
+			}
+			if got.Status != want || !strings.Contains(got.Message, says) || !strings.Contains(strings.Join(got.Notes, " "), "not judged: the call of slow") {
+				t.Fatalf("want %s, saying %q, slow not judged in a note\n%s", want, says, describeResult(got))
+			}
+		})
 	}
 }

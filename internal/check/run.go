@@ -412,6 +412,9 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 			if p := recover(); p != nil {
 				t.out = Outcome{Status: Failed, Message: fmt.Sprintf("the check itself failed: %v", p)}
 			}
+			if t.out.Status == Passed && t.later != nil {
+				t.out.Status, t.out.Message = t.later.Status, t.later.Message
+			}
 			ended <- t.out
 		}()
 		if c.watch != nil {
@@ -513,6 +516,7 @@ type T struct {
 	mu    sync.Mutex // guards own: closed from outside when the check overruns
 	own   []*conn    // connections of the check's own, closed when it ends
 	clock *clock     // the check's time, which stands while a server it started starts
+	later *Outcome   // the outcome of the check if it passes (judged)
 }
 
 // clock is a check's time: it runs while the check does, and stands
