@@ -178,7 +178,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	if baseline != nil {
 		verdict = baseline.Judge(report)
 	}
-	head := "mcpv check: " + report.Server + ", " + eraLine(report)
+	head := "mcpv check: " + report.Server + ", " + eraLine(report) + "; " + report.Waited()
 	if err := c.write(head, report.Suite(), report.Files(started), report.Took, true, dest, format, out); err != nil {
 		return err
 	}

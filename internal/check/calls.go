@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -35,8 +36,7 @@ func toolCallChecks() []*Check {
 			ID:    "tools.result",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
-				for _, i := range t.r.callable(t) {
-					rec := t.r.callOnce(t, i)
+				for _, rec := range t.judged(t.r.callable(t)) {
 					if p := resultProblem(rec.result); p != "" {
 						t.Sent(rec.sent)
 						t.FailGot(clipped(rec.result), "%s", p)
@@ -54,8 +54,7 @@ func toolCallChecks() []*Check {
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				checked := false
-				for _, i := range t.r.callable(t) {
-					rec := t.r.callOnce(t, i)
+				for _, rec := range t.judged(t.r.callable(t)) {
 					if member(rec.tool, "outputSchema") == nil {
 						continue
 					}
@@ -78,8 +77,7 @@ func toolCallChecks() []*Check {
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				checked := false
-				for _, i := range t.r.callable(t) {
-					rec := t.r.callOnce(t, i)
+				for _, rec := range t.judged(t.r.callable(t)) {
 					sc := member(rec.result, "structuredContent")
 					if sc == nil {
 						continue
@@ -219,6 +217,8 @@ func utilityCallChecks() []*Check {
 
 // callRecord is one call of a tool the user named, to its end.
 type callRecord struct {
+	i        int             // the tool's place among those named
+	unjudged *Outcome        // why its result cannot be judged (judged), or nil
 	tool     json.RawMessage // its definition, as listed
 	sent     string          // the request, for a failure's line
 	token    json.RawMessage // the progress token it carried
@@ -228,13 +228,51 @@ type callRecord struct {
 }
 
 // callOnce calls the i-th tool the user named, once per run, and fails
-// t when the call cannot be made or is refused.
+// t when the call cannot be made.
 func (r *runner) callOnce(t *T, i int) *callRecord {
-	rec := r.calls.get(t, i, func() *callRecord { return r.call(t, i) })
-	if rt, _ := str(member(rec.result, "resultType")); rt == "task" && t.check.ID != "tasks.ext-undeclared" {
-		t.Block("tasks.ext-undeclared", "the call of %s was answered with a task, to a client that does not declare the tasks extension", r.opts.Calls[i].Tool)
+	return r.calls.get(t, i, func() *callRecord { return r.call(t, i) })
+}
+
+// judged are the calls of the named tools given (indexes of Calls) that
+// a check can judge, each called once a run. A tool whose call cannot be
+// judged (refused; -32021, a client capability the check's connections do
+// not declare; no answer in its time; a task, to a client that asked for
+// none) is said for that tool, in a note, and its trouble stays its own:
+// the other tools are judged; a check they pass is inconclusive for one
+// without an answer in its time. With no tool left, the check ends as
+// the first of them did, saying each.
+func (t *T) judged(tools []int) []*callRecord {
+	var out []*callRecord
+	var first *Outcome
+	var why []string
+	for _, i := range tools {
+		rec := t.r.callOnce(t, i)
+		u := rec.unjudged
+		if rt, _ := str(member(rec.result, "resultType")); rt == "task" {
+			u = &Outcome{Status: Blocked, BlockedBy: "tasks.ext-undeclared", Sent: rec.sent, Message: fmt.Sprintf("the call of %s was answered with a task, to a client that does not declare the tasks extension", t.r.opts.Calls[i].Tool)}
+		}
+		switch {
+		case u == nil:
+			out = append(out, rec)
+			continue
+		case first == nil:
+			first = u
+		}
+		if u.Status == Inconclusive && t.later == nil {
+			t.later = u // a check that passes cannot tell of this tool
+		}
+		why = append(why, u.Message)
 	}
-	return rec
+	if first != nil && len(out) == 0 {
+		t.Sent(first.Sent)
+		t.Got(first.Received)
+		t.out.BlockedBy = first.BlockedBy
+		t.end(first.Status, "%s", strings.Join(why, "; "))
+	}
+	for _, w := range why {
+		t.Note("not judged: %s", w)
+	}
+	return out
 }
 
 // toolDef finds the named tool among those listed.
@@ -360,24 +398,31 @@ func (r *runner) call(t *T, i int) *callRecord {
 	token := json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-%d"`, i))
 	params, def := r.callParams(t, i, token)
 	c := t.fresh(connOptions{})
-	rec := &callRecord{tool: def, token: token, sent: "tools/call " + clip(string(params), 200)}
+	rec := &callRecord{i: i, tool: def, token: token, sent: "tools/call " + clip(string(params), 200)}
+	tool := r.opts.Calls[i].Tool
 	id := c.newID()
 	mark := c.mark()
 	m, _, err := c.requestID(t.ctx, id, "tools/call", c.stamp(params))
-	if err != nil {
+	var oot *outOfTime
+	switch {
+	case err != nil && t.ctx.Err() == nil && errors.As(err, &oot):
+		// The call's own time ran out, not the check's (answered).
+		rec.unjudged = &Outcome{Status: Inconclusive, Message: fmt.Sprintf("the call of %s: no answer: %s; a slow tool is no violation (give it more time with %s)", tool, oot, oot.Flag())}
+	case err != nil:
 		t.Sent(rec.sent)
-		t.failErr("the call of "+r.opts.Calls[i].Tool, err)
-	}
-	if m.Error != nil && m.Error.Code == mcp.CodeMissingRequiredClientCapabilities {
+		t.failErr("the call of "+tool, err)
+	case m.Error != nil && m.Error.Code == mcp.CodeMissingRequiredClientCapabilities:
 		// A call the server serves only to a client with a capability
 		// (the tasks extension), which the check's connection does not
 		// declare: refused as the era has it.
-		t.Sent(rec.sent)
-		t.Got(errText(m.Error))
-		t.Skip("the call of %s needs a client capability the check's connections do not declare (-32021); the tasks checks call it as a client that declares the tasks extension", r.opts.Calls[i].Tool)
+		rec.unjudged = &Outcome{Status: Skipped, Received: errText(m.Error), Message: fmt.Sprintf("the call of %s needs a client capability the check's connections do not declare (-32021); the tasks checks call it as a client that declares the tasks extension", tool)}
+	case m.Error != nil:
+		// Its code is judged where every error's is (jsonrpc, modern).
+		rec.unjudged = &Outcome{Status: Skipped, Received: errText(m.Error), Message: fmt.Sprintf("the call of %s was refused: %s", tool, errText(m.Error))}
 	}
-	if m.Error != nil {
-		t.Fail("the call of %s was refused: %s", r.opts.Calls[i].Tool, errText(m.Error))
+	if rec.unjudged != nil {
+		rec.unjudged.Sent = rec.sent
+		return rec
 	}
 	rec.result = m.Result
 	if c.stdio != nil {
@@ -564,9 +609,9 @@ func textHolds(res, v json.RawMessage) bool {
 // judged on every tool that shows it, not only the first named.
 func (r *runner) progressing(t *T) []int {
 	var out []int
-	for _, i := range r.callable(t) {
-		if len(r.callOnce(t, i).progress) > 0 {
-			out = append(out, i)
+	for _, rec := range t.judged(r.callable(t)) {
+		if len(rec.progress) > 0 {
+			out = append(out, rec.i)
 		}
 	}
 	return out

@@ -159,6 +159,9 @@ type Report struct {
 	Took     time.Duration
 	Stopped  error // why the run stopped before every check ran (--max-time, Ctrl-C), or nil
 	Selected int   // how many checks were selected
+	// ServerTime is how much of Took the run waited on the server: while
+	// one of its requests or more was unanswered.
+	ServerTime time.Duration
 }
 
 // Failed reports whether a requirement the run holds the server to does
@@ -229,6 +232,9 @@ type Options struct {
 	// before the request that follows it: as beforeCancel, with what the
 	// call's answer may cross.
 	afterCancel func(answered func() bool)
+	// afterFunc, when set, starts the timers of the checks' times (a
+	// test's clock); time.AfterFunc when nil.
+	afterFunc afterFunc
 }
 
 // Default bounds.

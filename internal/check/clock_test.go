@@ -14,7 +14,7 @@ import (
 // for the first: the run hung.)
 func TestClocksThatFollowEachOther(t *testing.T) {
 	for range 200 {
-		a, b := newClock(time.Hour, func() {}), newClock(time.Hour, func() {})
+		a, b := newClock(time.Hour, func() {}, nil), newClock(time.Hour, func() {}, nil)
 		unA := a.follow(b)
 		unB := b.follow(a) // b would follow its own follower: not followed, as the two move together
 		var wg sync.WaitGroup
@@ -30,7 +30,7 @@ func TestClocksThatFollowEachOther(t *testing.T) {
 // A follower stands while its lead stands, and runs again when it stops
 // following.
 func TestFollowerStandsWithItsLead(t *testing.T) {
-	lead, f := newClock(time.Hour, func() {}), newClock(time.Hour, func() {})
+	lead, f := newClock(time.Hour, func() {}, nil), newClock(time.Hour, func() {}, nil)
 	defer lead.halt()
 	defer f.halt()
 	lead.stand()

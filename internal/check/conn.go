@@ -455,20 +455,24 @@ func (c *conn) unexpect(id json.RawMessage) {
 }
 
 // await waits for a response registered with expect.
-func (c *conn) await(ctx context.Context, ch chan reply) (mcp.Message, error) {
-	select {
-	case r := <-ch:
-		return r.m, r.err
-	case <-ctx.Done():
-		return mcp.Message{}, context.Cause(ctx)
-	case <-c.gone:
+func (c *conn) await(ctx context.Context, ch chan reply) (m mcp.Message, err error) {
+	err = c.r.answered(ctx, func(ctx context.Context) error {
+		var r reply
 		select {
-		case r := <-ch:
-			return r.m, r.err
-		default:
+		case r = <-ch:
+		case <-ctx.Done():
+			r.err = context.Cause(ctx)
+		case <-c.gone:
+			select {
+			case r = <-ch:
+			default:
+				r.err = c.err()
+			}
 		}
-		return mcp.Message{}, c.err()
-	}
+		m = r.m
+		return r.err
+	})
+	return m, err
 }
 
 // err is why the connection ended.

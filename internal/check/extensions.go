@@ -85,13 +85,14 @@ func extensionChecks() []*Check {
 			ID:    "apps.text-fallback",
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
-				checked := false
+				var withApp []int
 				for i, c := range t.r.opts.Calls {
-					if _, ok := apps.OfTool(t.calledTool(c.Tool)); !ok {
-						continue
+					if _, ok := apps.OfTool(t.calledTool(c.Tool)); ok {
+						withApp = append(withApp, i)
 					}
-					checked = true
-					rec := t.r.callOnce(t, i)
+				}
+				checked := len(withApp) > 0
+				for _, rec := range t.judged(withApp) {
 					r := apps.Report{Valid: true}
 					r.AddCall(nil, rec.result)
 					if !r.Valid {

@@ -105,6 +105,9 @@ type fake struct {
 	// secret: a secret of the run's, which the stdio fake has as
 	// MCPV_TEST_SECRET
 	secret string
+	// timeout, after: the main session's --timeout and its timers
+	timeout time.Duration
+	after   func(time.Duration, func()) mcp.Timer
 }
 
 func (f fake) target(t *testing.T) *Target {
@@ -125,6 +128,9 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 	opts := mcp.ClientOptions{Info: info, Probe: f.era == "", ProtocolVersion: map[string]string{"modern": mcp.ModernVersion}[f.era], Timeout: 20 * time.Second, DiscoverWait: 50 * time.Millisecond}
 	if f.version != "" {
 		opts.ProtocolVersion, opts.Probe = f.version, false
+	}
+	if f.timeout > 0 {
+		opts.Timeout, opts.AfterFunc = f.timeout, f.after
 	}
 	tg := &Target{Server: "fake", ClientInfo: info}
 	if f.transport == "stdio" {
@@ -211,7 +217,7 @@ func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
 	// error).
 	var calls []Call
 	spec := specOf(t, f.era, f.change)
-	for _, c := range []Call{{Tool: "slow"}, {Tool: "shaped", Words: []string{"n=1"}}, {Tool: "job"}, {Tool: "media.get-all_v2"}} {
+	for _, c := range []Call{{Tool: "gated"}, {Tool: "slow"}, {Tool: "shaped", Words: []string{"n=1"}}, {Tool: "job"}, {Tool: "media.get-all_v2"}} {
 		if caps := member(spec.Capabilities, "tools"); spec.Capabilities != nil && caps == nil {
 			break // tools not declared: none listed
 		}

@@ -106,7 +106,15 @@ func (x *exchange) String() string {
 
 // post sends a POST (or hr.method) and reads its answer; id, when set,
 // is the request's id, whose response ends an event stream.
-func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (*exchange, error) {
+func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (x *exchange, err error) {
+	err = c.r.answered(ctx, func(ctx context.Context) error {
+		x, err = c.postAnswered(ctx, hr, id)
+		return err
+	})
+	return x, err
+}
+
+func (c *conn) postAnswered(ctx context.Context, hr httpReq, id json.RawMessage) (*exchange, error) {
 	end := id // the id whose response ends an event stream's reading
 	if end == nil && methodOf(hr.body) != "" {
 		// A request sent as it is (its answer matched as any other):

@@ -278,7 +278,11 @@ func (w *mainWire) call(ctx context.Context, methods []string, fn func(ctx conte
 	w.mu.Lock()
 	w.calls[c] = true
 	w.mu.Unlock()
-	res, err := fn(ctx)
+	var res json.RawMessage
+	err := w.r.answered(ctx, func(ctx context.Context) (err error) {
+		res, err = fn(ctx)
+		return err
+	})
 	w.mu.Lock()
 	delete(w.calls, c)
 	w.mu.Unlock()

@@ -11,7 +11,13 @@ import (
 // checks, with the server, its era and its version first.
 func (r *Report) Suite() testreport.Suite {
 	return testreport.Suite{Name: "mcpv check", Group: "area", Groups: "areas", Item: "check", Items: "checks",
-		Header: [][2]string{{"server", r.Server}, {"era", r.Era}, {"protocolVersion", r.Version}}}
+		Header: [][2]string{{"server", r.Server}, {"era", r.Era}, {"protocolVersion", r.Version}, {"serverTime", r.ServerTime.Round(time.Millisecond).String()}}}
+}
+
+// Waited says how much of the run's time was the server's: while its
+// requests waited for answers.
+func (r *Report) Waited() string {
+	return fmt.Sprintf("waited %s of %s for the server's answers", r.ServerTime.Round(time.Millisecond), r.Took.Round(time.Millisecond))
 }
 
 // Files are the report as the test report package's records: an area a

@@ -129,6 +129,7 @@ type runner struct {
 	asks    onces[struct{}, asking]   // the prompt that asks for input (retry.go)
 
 	versions versionAnswers // what initialize answers to each version offered
+	served   served         // the run's time waiting on the server
 }
 
 // Run runs the checks opts selects against the target. The error is
@@ -263,6 +264,9 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 		report.Stopped = context.Cause(ctx)
 	}
 	report.Took = time.Since(start)
+	r.served.mu.Lock()
+	report.ServerTime = r.served.took
+	r.served.mu.Unlock()
 	return report, nil
 }
 
@@ -402,15 +406,18 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 		return Outcome{Status: Skipped, Message: why}
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
-	clk := newClock(r.opts.CheckTimeout, func() { cancel(&outOfTime{checkTime: true, d: r.opts.CheckTimeout}) })
+	clk := newClock(r.opts.CheckTimeout, func() { cancel(&outOfTime{checkTime: true, d: r.opts.CheckTimeout}) }, r.opts.afterFunc)
 	defer clk.halt()
 	defer cancel(nil)
-	t := &T{ctx: cctx, r: r, check: c, g: g, clock: clk}
+	t := &T{ctx: context.WithValue(cctx, clockKey{}, clk), r: r, check: c, g: g, clock: clk}
 	ended := make(chan Outcome, 1)
 	go func() { // check body: ends when the check returns, fails or skips (runtime.Goexit)
 		defer func() {
 			if p := recover(); p != nil {
 				t.out = Outcome{Status: Failed, Message: fmt.Sprintf("the check itself failed: %v", p)}
+			}
+			if t.out.Status == Passed && t.later != nil {
+				t.out.Status, t.out.Message = t.later.Status, t.later.Message
 			}
 			ended <- t.out
 		}()
@@ -513,6 +520,7 @@ type T struct {
 	mu    sync.Mutex // guards own: closed from outside when the check overruns
 	own   []*conn    // connections of the check's own, closed when it ends
 	clock *clock     // the check's time, which stands while a server it started starts
+	later *Outcome   // the outcome of the check if it passes (judged)
 }
 
 // clock is a check's time: it runs while the check does, and stands
@@ -522,8 +530,10 @@ type T struct {
 type clock struct {
 	left  time.Duration // the time left when it last stood
 	since time.Time     // when it started running again; zero while it stands
-	timer *time.Timer   // fires out when the time is up; nil while it stands
+	timer stopper       // fires out when the time is up; nil while it stands
 	out   func()
+	after afterFunc // starts timer
+	held  int       // stands asked for and not yet run: it runs at none
 	// followers stand while this clock does: the clocks of checks that
 	// wait for what this one's check makes (onces).
 	followers []*clock
@@ -535,14 +545,32 @@ type clock struct {
 // as checks that call every --call tool in turn can).
 var clocks sync.Mutex
 
-func newClock(d time.Duration, out func()) *clock {
-	c := &clock{left: d, out: out}
-	c.run()
+// stopper is a timer as a clock holds it; afterFunc starts one
+// (time.AfterFunc, or a test's clock).
+type stopper interface{ Stop() bool }
+type afterFunc func(time.Duration, func()) stopper
+
+func newClock(d time.Duration, out func(), after afterFunc) *clock {
+	c := &clock{left: d, out: out, after: after}
+	if after == nil {
+		c.after = func(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }
+	}
+	c.resume()
 	return c
 }
 
-// run starts the clock again, and its followers'.
+// run starts the clock again, and its followers', once each stand asked
+// for has run: a wait inside a wait (a server's answer while its start
+// stands the clock) runs it when the outer one ends.
 func (c *clock) run() {
+	clocks.Lock()
+	c.held = max(c.held-1, 0)
+	clocks.Unlock()
+	c.resume()
+}
+
+// resume starts the clock and its followers', each not held.
+func (c *clock) resume() {
 	clocks.Lock()
 	defer clocks.Unlock()
 	c.walk((*clock).start)
@@ -552,14 +580,15 @@ func (c *clock) run() {
 func (c *clock) stand() {
 	clocks.Lock()
 	defer clocks.Unlock()
+	c.held++
 	c.walk((*clock).stop)
 }
 
 // start and stop run and stand one clock. The caller holds clocks.
 func (c *clock) start() {
-	if c.timer == nil && c.out != nil {
+	if c.timer == nil && c.out != nil && c.held == 0 {
 		c.since = time.Now()
-		c.timer = time.AfterFunc(c.left, c.out)
+		c.timer = c.after(c.left, c.out)
 	}
 }
 
@@ -607,7 +636,7 @@ func (c *clock) follow(lead *clock) (unfollow func()) {
 			lead.followers = slices.Delete(lead.followers, i, i+1)
 		}
 		clocks.Unlock()
-		c.run()
+		c.resume()
 	}
 }
 
@@ -636,7 +665,57 @@ func (t *T) starting(fn func(ctx context.Context)) {
 	defer t.clock.run()
 	ctx, cancel := context.WithTimeoutCause(t.ctx, t.r.opts.StartTimeout, &outOfTime{d: t.r.opts.StartTimeout})
 	defer cancel()
-	fn(ctx)
+	fn(context.WithValue(ctx, clockKey{}, (*clock)(nil))) // its answers are the start's, bounded by it
+}
+
+// clockKey is the context key of a check's clock, which a wait for the
+// server's answer stands (answered).
+type clockKey struct{}
+
+// answered is a wait for the server's answer (conn.await, conn.post, a
+// call on the main session). The run counts it as the server's time; in a
+// check it is the server's, not the check's: the check's clock stands
+// while it waits, and each wait is bounded by a check's time of its own,
+// so that a check of many exchanges with a slow server is not out of time
+// while no answer is (the per-check budget is per exchange).
+func (r *runner) answered(ctx context.Context, wait func(context.Context) error) error {
+	r.served.add(1)
+	defer r.served.add(-1)
+	clk, _ := ctx.Value(clockKey{}).(*clock)
+	if clk == nil {
+		return wait(ctx)
+	}
+	clk.stand()
+	defer clk.run()
+	bound := &outOfTime{checkTime: true, answer: true, d: r.opts.CheckTimeout}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer clk.after(r.opts.CheckTimeout, func() { cancel(bound) }).Stop()
+	err := wait(ctx)
+	if err != nil && context.Cause(ctx) == error(bound) {
+		return bound
+	}
+	return err
+}
+
+// served is the run's time waiting on the server: while a request of
+// the run or more was unanswered.
+type served struct {
+	mu      sync.Mutex // guards the fields
+	waiting int        // requests unanswered now
+	since   time.Time  // when waiting last left 0
+	took    time.Duration
+}
+
+func (s *served) add(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waiting == 0 {
+		s.since = time.Now()
+	}
+	if s.waiting += n; s.waiting == 0 {
+		s.took += time.Since(s.since)
+	}
 }
 
 // sseSkip is why the checks that need Streamable HTTP skip a server of
@@ -1003,10 +1082,14 @@ func errText(e *mcp.RPCError) string {
 // check it ends is inconclusive, and says which flag gives more time.
 type outOfTime struct {
 	checkTime bool // the check's time; else the server's start
+	answer    bool // the check's time for one answer (answered)
 	d         time.Duration
 }
 
 func (e *outOfTime) Error() string {
+	if e.answer {
+		return fmt.Sprintf("the check's time for an answer (%s) ran out", e.d)
+	}
 	if e.checkTime {
 		return fmt.Sprintf("the check's time (%s) ran out", e.d)
 	}

@@ -71,3 +71,112 @@ func TestHTTPPlusSSEServer(t *testing.T) {
 		}
 	}
 }
+
+// A check's wait for an answer is the server's time, not the check's: the
+// check's own time stands while it waits, and the wait has a bound of its
+// own, the check's time again; a server that never answers still ends the
+// check, inconclusive, at that bound, naming it. (Timers of a test's
+// clock: nothing here waits for time to pass.)
+func TestAnAnswersWaitIsNotTheChecksTime(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "http", change: map[string]string{"mute": `["completion/complete"]`}}
+	tg, srv := f.targetServer(t)
+	clk := mcptest.NewClock()
+	const d = DefaultCheckTimeout
+	opts := Options{Only: []string{"lifecycle.declared-methods"}, CheckTimeout: d, Strict: true,
+		afterFunc: func(d time.Duration, f func()) stopper { return clk.AfterFunc(d, f) }}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	reported := make(chan *Report, 1)
+	go func() { // the run: ends when its check does, which the test's clock ends
+		r, err := Run(ctx, tg, opts)
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		reported <- r
+	}()
+	if _, err := srv.Wait(ctx, func(r mcptest.HTTPRequest) bool { return r.RPCMethod == "completion/complete" }); err != nil {
+		t.Fatal(err)
+	}
+	// The check's own timer stood at its first wait; the one that runs is
+	// the wait's bound, of the check's whole time.
+	clk.WaitUntil(t, "the check's time standing while its answer's bound runs", func(ts mcptest.Timers) bool {
+		running := 0
+		for _, n := range ts.Running {
+			running += n
+		}
+		return ts.Stopped[d] >= 1 && ts.Running[d] == 1 && running == 1
+	})
+	clk.Fire(d)
+	r := <-reported
+	if r == nil {
+		return
+	}
+	got := r.Results[0]
+	if got.Status != Inconclusive || !strings.Contains(got.Message, "completion/complete") || !strings.Contains(got.Message, "for an answer (15s)") {
+		t.Fatalf("want inconclusive at the answer's bound, naming the request\n%s", describeResult(got))
+	}
+}
+
+// A correct stdio server that answers each request a second late, one
+// after another, passes the checks that need several exchanges, each
+// within the check's time though their sum is not, as it does over HTTP;
+// the run says how long it waited on the server. (Before, each check's
+// time counted every answer: lifecycle.declared-methods, which asks for
+// six, ran out of its four seconds, inconclusive, whatever the machine.)
+func TestSlowSerialServerPasses(t *testing.T) {
+	testkit.SkipLong(t, "a server that answers each request 1 s late")
+	t.Parallel()
+	only := []string{"lifecycle.declared-methods", "lists.cursor-stable"}
+	tg := fake{transport: "stdio", behaviours: "slow=1000"}.target(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	r, err := Run(ctx, tg, Options{Only: only, Strict: true, Parallel: 1, CheckTimeout: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range r.Results {
+		if res.Status != Passed {
+			t.Errorf("want passed\n%s", describeResult(res))
+		}
+	}
+	if r.ServerTime <= 0 || r.ServerTime > r.Took || !strings.Contains(r.Waited(), "for the server's answers") {
+		t.Errorf("the server's time %s of %s: %q", r.ServerTime, r.Took, r.Waited())
+	}
+}
+
+// A --timeout the user gives for a request, shorter than the check's
+// time, wins: the main session's wait (its request bounded by both) ends
+// at it, inconclusive, naming the flag that gives more time.
+func TestTheUsersTimeoutWins(t *testing.T) {
+	t.Parallel()
+	clk := mcptest.NewClock()
+	const user = 5 * time.Second
+	f := fake{transport: "http", timeout: user, after: func(d time.Duration, f func()) mcp.Timer { return clk.AfterFunc(d, f) },
+		change: map[string]string{"mute": `["completion/complete"]`, "capabilities": `{"tools":{},"prompts":{},"resources":{}}`}}
+	tg, srv := f.targetServer(t)
+	opts := Options{Only: []string{"lifecycle.undeclared-completions"}, Strict: true,
+		afterFunc: func(d time.Duration, f func()) stopper { return clk.AfterFunc(d, f) }}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	reported := make(chan *Report, 1)
+	go func() { // the run: ends when its check does, which the test's clock ends
+		r, err := Run(ctx, tg, opts)
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		reported <- r
+	}()
+	if _, err := srv.Wait(ctx, func(r mcptest.HTTPRequest) bool { return r.RPCMethod == "completion/complete" }); err != nil {
+		t.Fatal(err)
+	}
+	clk.WaitUntil(t, "the request's --timeout running beside its bound as an answer", func(ts mcptest.Timers) bool {
+		return ts.Running[user] == 1 && ts.Running[DefaultCheckTimeout] == 1
+	})
+	clk.Fire(user)
+	if r := <-reported; r != nil {
+		if got := r.Results[0]; got.Status != Inconclusive || !strings.Contains(got.Message, "--timeout") {
+			t.Fatalf("want inconclusive at the user's --timeout\n%s", describeResult(got))
+		}
+	}
+}

@@ -83,8 +83,8 @@ type Spec struct {
 	GenerateTools int `json:"generateTools,omitempty"`
 	// MethodNotFound names methods answered with -32601, served or not.
 	MethodNotFound []string `json:"methodNotFound,omitempty"`
-	// Errors are JSON-RPC errors ({"code", "message"}) by method, sent
-	// instead of any answer.
+	// Errors are JSON-RPC errors ({"code", "message"}) by method, or by
+	// method and name ("tools/call NAME"), sent instead of any answer.
 	Errors map[string]specError `json:"errors,omitempty"`
 	// ServeUndeclared names methods served though their capability is
 	// not declared.
@@ -103,7 +103,7 @@ type Spec struct {
 	// first; default knownVersions. A version it does not speak is
 	// answered with ProtocolVersion, or its latest.
 	Versions []string `json:"versions,omitempty"`
-	// Mute names methods never answered at all: the request is read and
+	// Mute names methods (or "tools/call NAME") never answered: the request is read and
 	// nothing comes back (over HTTP the POST is held open), as a server
 	// that ignores what it does not know may do.
 	Mute []string `json:"mute,omitempty"`

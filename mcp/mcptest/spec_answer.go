@@ -79,8 +79,10 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 	if slices.Contains(spec.MethodNotFound, method) {
 		return nil, notFound(method)
 	}
-	if e, ok := spec.Errors[method]; ok {
-		return nil, &e
+	for _, key := range []string{method, method + " " + nameParam(params)} { // a method's, or one tool's or prompt's
+		if e, ok := spec.Errors[key]; ok {
+			return nil, &e
+		}
 	}
 	if c, gated := gates[method]; gated && !spec.declares(c) && !slices.Contains(spec.ServeUndeclared, method) {
 		return nil, notFound(method)
@@ -97,8 +99,8 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 		return nil, notFound(method) // the initialize era's alone
 	}
 	switch method {
-	case "ping":
-		if spec.has("ping-not-found") {
+	case "ping", "logging/setLevel":
+		if method == "ping" && spec.has("ping-not-found") {
 			return nil, notFound(method)
 		}
 		return json.RawMessage(`{}`), nil
@@ -149,8 +151,6 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 			return nil, &specError{Code: codeInvalidParams, Message: "not a directory"}
 		}
 		return mustJSON(map[string]any{"resources": children}), nil
-	case "logging/setLevel":
-		return json.RawMessage(`{}`), nil
 	case "resources/subscribe", "resources/unsubscribe":
 		if !spec.declaresPath("resources", "subscribe") || spec.has("subscribe-not-found") {
 			return nil, notFound(method)

@@ -378,7 +378,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	st.mu.Unlock()
 	switch {
 	case s.has("hang") && m.Method != "initialize" && m.Method != "server/discover",
-		slices.Contains(s.Mute, m.Method),
+		slices.Contains(s.Mute, m.Method) || slices.Contains(s.Mute, m.Method+" "+nameParam(m.Params)),
 		s.has("mute-early") && early && m.Method != "initialize":
 		return
 	case s.has("ping-unanswered") && m.Method == "ping":
