@@ -163,7 +163,7 @@ func DecodeResult(method string, raw []byte, v any) error {
 }
 
 func malformed(method string, raw []byte) error {
-	return &TransportError{Op: method, Err: fmt.Errorf("malformed result: %.200s", raw)}
+	return &TransportError{Op: method, Err: errors.New("malformed result: " + safetext.Line(safetext.Clip(string(raw), 200)))} // one line, whatever its spacing
 }
 
 func (e *TransportError) Error() string {

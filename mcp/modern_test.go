@@ -459,3 +459,14 @@ func TestWithMeta(t *testing.T) {
 		t.Error("a _meta that is no object was accepted")
 	}
 }
+
+// A result that does not decode fails naming its method, on one line
+// however the server spaced it, and clipped.
+func TestDecodeResultOneLine(t *testing.T) {
+	var v struct{ A string }
+	err := DecodeResult("x/y", []byte("{\n  \"A\": 5,\n  \"B\": \""+strings.Repeat("b", 1000)+"\"\n}"), &v)
+	var te *TransportError
+	if !errors.As(err, &te) || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "x/y: malformed result: {") || len(err.Error()) > 300 {
+		t.Errorf("DecodeResult = %q", err)
+	}
+}
