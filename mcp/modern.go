@@ -250,7 +250,7 @@ func (c *Client) rounds(ctx context.Context, method string, params json.RawMessa
 // resultKind reads a result of method's resultType, inputRequests and
 // requestState; inputRequests that are no object break the protocol.
 func resultKind(method string, res json.RawMessage) (typ string, requests map[string]json.RawMessage, state json.RawMessage, err error) {
-	err = rawjson.ForEachValidMember(res, func(k string, v []byte) error {
+	rawjson.ForEachValidMember(res, func(k string, v []byte) error { // a result that is no object has none of them
 		switch k {
 		case "resultType":
 			if json.Unmarshal(v, &typ) != nil {
@@ -258,7 +258,7 @@ func resultKind(method string, res json.RawMessage) (typ string, requests map[st
 			}
 		case "inputRequests":
 			if json.Unmarshal(v, &requests) != nil {
-				return malformed(method, res)
+				err = malformed(method, res)
 			}
 		case "requestState":
 			state = v
