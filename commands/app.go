@@ -14,7 +14,6 @@ import (
 	"github.com/mcpv/mcpv/internal/apps"
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/pin"
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/suggest"
@@ -411,7 +410,9 @@ func pinnedRelay(s *session, client *mcp.Client, tools []json.RawMessage) func(c
 			Name string `json:"name"`
 			URI  string `json:"uri"`
 		}
-		rawjson.DecodeLoose(params, &p)
+		if len(params) > 0 && json.Unmarshal(params, &p) != nil {
+			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params of the wrong type"}
+		}
 		var err error
 		switch method {
 		case "tools/call":

@@ -170,9 +170,11 @@ func (c *listToolsCmd) Run(ctx context.Context, s *session, out *console) error 
 		return &refusal{fmt.Sprintf("tool %q is left out of the list: %v", c.Name, err)}
 	}
 	if c.Usage {
-		var d struct{ Description string }
-		rawjson.DecodeLoose(def.Raw, &d)
-		return out.write(toolUsage(def, d.Description))
+		usage, err := toolUsage(def)
+		if err != nil {
+			return err
+		}
+		return out.write(usage)
 	}
 	return out.printView(def.Raw, table.Tools)
 }
@@ -219,16 +221,17 @@ func listNames(ctx context.Context, s *session, out *console, p pageFlags) error
 	if err := listDone(out, p, next, err); err != nil {
 		return err
 	}
-	var all struct{ Tools []json.RawMessage }
-	rawjson.DecodeLoose(res, &all)
-	type named struct {
-		Name        string `json:"name"`
-		Description string `json:"description,omitempty"`
+	var all struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			Description string `json:"description,omitempty"`
+		}
 	}
-	names := make([]named, 0, len(all.Tools))
-	for _, raw := range all.Tools {
-		var t named
-		rawjson.DecodeLoose(raw, &t)
+	if err := mcp.DecodeResult("tools/list", res, &all); err != nil {
+		return err
+	}
+	names := all.Tools[:0]
+	for _, t := range all.Tools {
 		t.Description, _, _ = strings.Cut(strings.TrimSpace(t.Description), "\n")
 		names = append(names, t)
 	}

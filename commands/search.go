@@ -122,13 +122,18 @@ func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
 	// A hit's command names its server as this command line did: its
 	// session flags, then a config server's name or the words after --.
 	target := sessionFlagWords(t.r.kctx, t.r.env)
-	hits := c.hits(query, found, func(h rankedHit) string {
+	hits, malformed := c.hits(query, found, func(h rankedHit) string {
 		flags := target
 		if names[0] != "" {
 			flags = append(slices.Clone(target), "-s", h.Server)
 		}
 		return string(t.r.scrub.Mask([]byte(useCommand(h, flags, t.server))))
 	})
+	for _, s := range found {
+		if n := malformed[s.Name]; n > 0 {
+			out.tell(fmt.Sprintf("server %q: %d of its items left out: they do not decode", safetext.Line(s.Name), n))
+		}
+	}
 	if out.asTable() {
 		return out.printTable(searchTable(hits))
 	}
@@ -141,8 +146,8 @@ func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
 
 // hits are the query's hits in found, the best --limit, each with its
 // tokens and the command that uses it.
-func (c *searchCmd) hits(query string, found []surface.Server, command func(rankedHit) string) []searchHit {
-	ranked := rankItems(query, found)
+func (c *searchCmd) hits(query string, found []surface.Server, command func(rankedHit) string) ([]searchHit, map[string]int) {
+	ranked, malformed := rankItems(query, found)
 	if c.Limit > 0 && len(ranked) > c.Limit {
 		ranked = ranked[:c.Limit]
 	}
@@ -162,7 +167,7 @@ func (c *searchCmd) hits(query string, found []surface.Server, command func(rank
 		h.Tokens = tokens[[3]string{h.Server, kind, h.ItemName}]
 		out = append(out, searchHit{rankedHit: h, Command: command(h)})
 	}
-	return out
+	return out, malformed
 }
 
 // useCommand is the command line that uses h on the server that flags

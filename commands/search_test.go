@@ -194,3 +194,19 @@ func TestSearchHostileNamesAndSecrets(t *testing.T) {
 		t.Errorf("table: exit %d, %q %q", table.code, table.stdout, table.stderr)
 	}
 }
+
+// An item a server lists with members of the wrong type is left out of
+// the search, and said once on stderr with how many; the others are
+// still found.
+func TestSearchMalformedItemSaid(t *testing.T) {
+	t.Parallel()
+	r := mcpv(t, "", args([]string{"search", "add"}, specFake(t, `{"era":"initialize","tools":[{"name":"add","inputSchema":{"type":"object"}},`+
+		`{"name":"add_more","description":7,"inputSchema":{"type":"object"}}]}`))...)
+	var got struct{ Hits []struct{ Name string } }
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 || len(got.Hits) != 1 || got.Hits[0].Name != "add" {
+		t.Fatalf("exit %d (%v): %s %s", r.code, err, r.stdout, r.stderr)
+	}
+	if strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "mcpv: server ") || !strings.Contains(r.stderr, ": 1 of its items left out: they do not decode") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+}

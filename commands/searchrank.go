@@ -12,7 +12,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 )
 
@@ -54,19 +53,24 @@ const maxField = 4 << 10
 // words (in a name, title, description or a parameter's name), those that
 // hold more first, then by where (the score); items that tie keep the
 // order the servers listed them in.
-func rankItems(query string, servers []surface.Server) []rankedHit {
+// An item that does not decode is left out, and counted by its server in
+// malformed.
+func rankItems(query string, servers []surface.Server) (hits []rankedHit, malformed map[string]int) {
 	words := searchWords(query)
 	if len(words) == 0 {
-		return nil
+		return nil, nil
 	}
-	var hits []rankedHit
+	malformed = map[string]int{}
 	for _, s := range servers {
 		for _, l := range []struct {
 			kind string
 			raws []json.RawMessage
 		}{{kindTool, s.Tools}, {kindPrompt, s.Prompts}, {kindResource, s.Resources}, {kindTemplate, s.ResourceTemplates}} {
 			for _, raw := range l.raws {
-				if h, ok := scoreItem(words, s.Name, l.kind, raw); ok {
+				var it searchItem
+				if json.Unmarshal(raw, &it) != nil {
+					malformed[s.Name]++
+				} else if h, ok := scoreItem(words, s.Name, l.kind, it); ok {
 					hits = append(hits, h)
 				}
 			}
@@ -75,7 +79,7 @@ func rankItems(query string, servers []surface.Server) []rankedHit {
 	slices.SortStableFunc(hits, func(a, b rankedHit) int {
 		return cmp.Or(cmp.Compare(b.Matched, a.Matched), cmp.Compare(b.Score, a.Score))
 	})
-	return hits
+	return hits, malformed
 }
 
 // stopWords are words too common to find anything by, left out of a
@@ -106,9 +110,7 @@ type searchItem struct {
 	} `json:"arguments"`
 }
 
-func scoreItem(words []string, server, kind string, raw json.RawMessage) (rankedHit, bool) {
-	var it searchItem
-	rawjson.DecodeLoose(raw, &it)
+func scoreItem(words []string, server, kind string, it searchItem) (rankedHit, bool) {
 	name := it.Name
 	switch kind {
 	case kindResource:

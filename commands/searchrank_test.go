@@ -38,22 +38,22 @@ func TestRank(t *testing.T) {
 		}
 		return out
 	}
-	if got, want := names(rankItems("issue", servers)), []string{"github/create_issue", "notes/notes://issue/{id}", "notes/summarize", "github/list_pulls"}; !slices.Equal(got, want) {
+	if got, want := names(hitsOf("issue", servers)), []string{"github/create_issue", "notes/notes://issue/{id}", "notes/summarize", "github/list_pulls"}; !slices.Equal(got, want) {
 		t.Errorf("issue: %v, want %v", got, want)
 	}
-	if got := names(rankItems("search code", servers)); !slices.Equal(got, []string{"github/searchCode"}) {
+	if got := names(hitsOf("search code", servers)); !slices.Equal(got, []string{"github/searchCode"}) {
 		t.Errorf("search code: %v", got)
 	}
-	if got := names(rankItems("README", servers)); !slices.Equal(got, []string{"notes/notes://readme"}) {
+	if got := names(hitsOf("README", servers)); !slices.Equal(got, []string{"notes/notes://readme"}) {
 		t.Errorf("README: %v", got)
 	}
-	if got := names(rankItems("issue nonsense", servers)); !slices.Equal(got, names(rankItems("issue", servers))) {
+	if got := names(hitsOf("issue nonsense", servers)); !slices.Equal(got, names(hitsOf("issue", servers))) {
 		t.Errorf("a word nothing holds beside one that is held: %v", got)
 	}
-	if h := rankItems("search", servers); len(h) != 1 || h[0].Description != "Search code across repositories." || h[0].Kind != kindTool {
+	if h := hitsOf("search", servers); len(h) != 1 || h[0].Description != "Search code across repositories." || h[0].Kind != kindTool {
 		t.Errorf("a hit's first line: %+v", h)
 	}
-	if got := rankItems("  ", servers); got != nil {
+	if got := hitsOf("  ", servers); got != nil {
 		t.Errorf("an empty query: %v", got)
 	}
 }
@@ -63,7 +63,7 @@ func TestRank(t *testing.T) {
 func TestRankBounded(t *testing.T) {
 	desc := strings.Repeat("x ", 1<<20) + "needle"
 	servers := []surface.Server{{Name: "h", Snapshot: surface.Snapshot{Tools: raws(`{"name":"t","description":"` + desc + `"}`)}}}
-	if got := rankItems("needle", servers); len(got) != 0 {
+	if got := hitsOf("needle", servers); len(got) != 0 {
 		t.Errorf("a word past the bound was found: %v", got)
 	}
 }
@@ -103,11 +103,11 @@ func TestRankByWordsMatched(t *testing.T) {
 		{"counting", []string{"count", "tally"}},
 		{"nothing here", nil},
 	} {
-		if got := names(rankItems(tc.query, servers)); !slices.Equal(got, tc.want) {
+		if got := names(hitsOf(tc.query, servers)); !slices.Equal(got, tc.want) {
 			t.Errorf("%q: %v, want %v", tc.query, got, tc.want)
 		}
 	}
-	if h := rankItems("add numbers", servers); len(h) < 2 || h[0].Matched != 2 || h[1].Matched != 1 {
+	if h := hitsOf("add numbers", servers); len(h) < 2 || h[0].Matched != 2 || h[1].Matched != 1 {
 		t.Errorf("words matched: %+v", h)
 	}
 }
@@ -133,4 +133,10 @@ func TestStem(t *testing.T) {
 			t.Errorf("%q and %q stem alike (%q)", apart[0], apart[1], stem(apart[0]))
 		}
 	}
+}
+
+// hitsOf is rankItems' hits.
+func hitsOf(query string, servers []surface.Server) []rankedHit {
+	hits, _ := rankItems(query, servers)
+	return hits
 }

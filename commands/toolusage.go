@@ -37,12 +37,24 @@ type usageSchema struct {
 // arguments.
 const helpLines, helpBytes, lineBytes, helpArgs = 40, 4 << 10, 200, 100
 
+// toolDoc is what a usage block reads of a tool's definition.
+type toolDoc struct {
+	Description string       `json:"description"`
+	In          usageSchema  `json:"inputSchema"`
+	Out         *usageSchema `json:"outputSchema"`
+}
+
 // toolUsage is def's usage block: how to call it, its description, each
 // argument (its key=value form, type, whether required, its values, its
-// default, the first line of its description), then what it returns.
-func toolUsage(def mcp.Tool, description string) string {
-	var in usageSchema
-	rawjson.DecodeLoose(def.InputSchema, &in)
+// default, the first line of its description), then what it returns. A
+// definition whose description or schemas do not decode is a tools/list
+// the server broke.
+func toolUsage(def mcp.Tool) (string, error) {
+	var doc toolDoc
+	if err := mcp.DecodeResult(fmt.Sprintf("tools/list: tool %q", def.Name), def.Raw, &doc); err != nil {
+		return "", err
+	}
+	in, description := doc.In, doc.Description
 	var b strings.Builder
 	words := []string{"mcpv", "call", def.Name}
 	for _, k := range slices.Sorted(maps.Keys(in.Properties)) {
@@ -66,16 +78,14 @@ func toolUsage(def mcp.Tool, description string) string {
 	} else {
 		b.WriteString("\nArguments: none\n")
 	}
-	if len(def.OutputSchema) > 0 {
-		var out usageSchema
-		rawjson.DecodeLoose(def.OutputSchema, &out)
+	if doc.Out != nil {
 		b.WriteString("\nReturns (structuredContent):\n")
-		writeProperties(&b, out, ": ", whole+" -q .outputSchema")
+		writeProperties(&b, *doc.Out, ": ", whole+" -q .outputSchema")
 	}
 	if def.TaskSupport != "" && def.TaskSupport != "forbidden" {
 		fmt.Fprintf(&b, "\nAs a task: %s (--task, --detach; 'mcpv help tasks').\n", def.TaskSupport)
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // screenful is a description cut to helpLines lines or helpBytes bytes,
@@ -109,8 +119,7 @@ func writeProperties(b *strings.Builder, s usageSchema, sep, whole string) {
 	var heads, tails []string
 	width := 0
 	for _, k := range keys {
-		var p usageSchema
-		rawjson.DecodeLoose(s.Properties[k], &p)
+		p := propertySchema(s.Properties[k])
 		var notes []string
 		if slices.Contains(s.Required, k) {
 			notes = append(notes, "required")
@@ -153,8 +162,7 @@ func placeholderAt(raw json.RawMessage, depth int) string {
 	if depth > 4 {
 		return "JSON"
 	}
-	var p usageSchema
-	rawjson.DecodeLoose(raw, &p)
+	p := propertySchema(raw)
 	t, _ := rawjson.String(p.Type) // a list of types is shown as JSON
 	switch t {
 	case "string", "integer", "number", "boolean":
@@ -168,6 +176,13 @@ func placeholderAt(raw json.RawMessage, depth int) string {
 		return "VALUE"
 	}
 	return "JSON"
+}
+
+// propertySchema is what a usage block reads of a property's schema.
+func propertySchema(raw json.RawMessage) usageSchema {
+	var p usageSchema
+	rawjson.DecodeLoose(raw, &p) // true, false (JSON Schema's any and none) or one of other types tells nothing of the value: shown as JSON
+	return p
 }
 
 func boolRank(b bool) int {

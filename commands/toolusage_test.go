@@ -77,7 +77,7 @@ func TestToolUsageHostile(t *testing.T) {
 	}
 	schema := `{"type":"object","required":["a\u001b[31m"],"properties":{"a\u001b[31m":{"type":"string","description":"evil\u001b]0;title\u0007\nsecond line"},` +
 		`"deep":` + deep + `,"pick":{"enum":[` + strings.Join(enum, ",") + `]}}}`
-	out := toolUsage(mcp.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, "desc\u001b[2J")
+	out := usageOf(t, schema, "desc\u001b[2J")
 	if strings.ContainsAny(out, "\x1b\x07") {
 		t.Errorf("a raw control reached the block:\n%q", out)
 	}
@@ -108,7 +108,7 @@ func TestToolUsageCutToAScreen(t *testing.T) {
 	}
 	schema := `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`
 	for name, desc := range map[string]string{"many lines": strings.Join(lines, "\n"), "one long line": long} {
-		out := toolUsage(mcp.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, desc)
+		out := usageOf(t, schema, desc)
 		if len(out) > 64<<10 || strings.Count(out, "\n") > 200 {
 			t.Errorf("%s: a block of %d bytes, %d lines", name, len(out), strings.Count(out, "\n"))
 		}
@@ -121,12 +121,46 @@ func TestToolUsageCutToAScreen(t *testing.T) {
 			}
 		}
 	}
-	if out := toolUsage(mcp.Tool{Name: "t"}, strings.Join(lines[:40], "\n")); strings.Contains(out, "left out") || !strings.Contains(out, "line 39:") {
+	if out := usageOf(t, `{}`, strings.Join(lines[:40], "\n")); strings.Contains(out, "left out") || !strings.Contains(out, "line 39:") {
 		t.Errorf("a description of 40 lines is cut:\n%s", out)
 	}
 	desc, _ := json.Marshal(strings.Join(lines, "\n") + long)
 	r := mcpv(t, "", append([]string{"call", "t", "--help"}, specFake(t, `{"era":"initialize","tools":[{"name":"t","description":`+string(desc)+`,"inputSchema":`+schema+`}]}`)...)...)
 	if r.code != 0 || len(r.stdout) > 64<<10 || !strings.Contains(r.stdout, "left out; all of it: mcpv list-tools t -r -q .description -- SERVER") {
 		t.Errorf("call t --help: exit %d, %d bytes: %.600s%s", r.code, len(r.stdout), r.stdout, r.stderr)
+	}
+}
+
+// usageOf is the usage block of a tool t with the input schema and the
+// description given.
+func usageOf(t *testing.T, schema, desc string) string {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]any{"name": "t", "description": desc, "inputSchema": json.RawMessage(schema)})
+	out, err := toolUsage(mcp.Tool{Name: "t", Raw: raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A tool definition whose members are of the wrong type is a tools/list
+// the server broke: --names and a tool's usage block fail with one line
+// that says which list and which tool, exit 4, and print nothing.
+func TestToolUsageMalformed(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct{ tool, arg string }{
+		"names, a description not a string": {`{"name":"t","description":7,"inputSchema":{"type":"object"}}`, "--names"},
+		"usage, properties not an object":   {`{"name":"t","inputSchema":{"type":"object","properties":5}}`, "t"},
+		"usage, an output schema not one":   {`{"name":"t","inputSchema":{"type":"object"},"outputSchema":"x"}`, "t"},
+		"usage, a description not a string": {`{"name":"t","description":["a"],"inputSchema":{"type":"object"}}`, "t"},
+	} {
+		args := []string{"list-tools", c.arg}
+		if c.arg == "t" {
+			args = append(args, "--usage")
+		}
+		r := mcpv(t, "", append(args, specFake(t, `{"era":"initialize","tools":[`+c.tool+`]}`)...)...)
+		if r.code != 4 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "mcpv: tools/list") || !strings.Contains(r.stderr, "malformed result") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", name, r.code, r.stdout, r.stderr)
+		}
 	}
 }

@@ -251,7 +251,7 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 	}
 	res, err := ParseInitializeResult(raw)
 	if err != nil {
-		return nil, &TransportError{Op: "initialize", Err: fmt.Errorf("malformed result: %.200s", raw)}
+		return nil, malformed("initialize", raw)
 	}
 	if opts.ProtocolVersion == "" && IsModern(res.ProtocolVersion) {
 		// It answers initialize with a modern version: it speaks the

@@ -152,6 +152,20 @@ type TransportError struct {
 	Signal syscall.Signal
 }
 
+// DecodeResult decodes raw, the result of method, into v: a result that
+// does not decode is the server breaking the protocol, a TransportError
+// naming method and the start of what was sent (exit 4).
+func DecodeResult(method string, raw []byte, v any) error {
+	if json.Unmarshal(raw, v) != nil {
+		return malformed(method, raw)
+	}
+	return nil
+}
+
+func malformed(method string, raw []byte) error {
+	return &TransportError{Op: method, Err: errors.New("malformed result: " + safetext.Line(safetext.Clip(string(raw), 200)))} // one line, whatever its spacing
+}
+
 func (e *TransportError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Op)

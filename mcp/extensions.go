@@ -103,7 +103,7 @@ func withExtensionsFor(caps json.RawMessage, opts ClientOptions, modern bool) js
 		caps, m = json.RawMessage(`{}`), map[string]json.RawMessage{}
 	}
 	var ext map[string]json.RawMessage
-	rawjson.DecodeLoose(m["extensions"], &ext)
+	rawjson.DecodeLoose(m["extensions"], &ext) // caps are mcpv's own, built by its answerer: never malformed
 	var add []byte
 	for _, e := range Extensions {
 		if _, set := ext[e.ID]; !set && opts.offered(e.ID, modern) {

@@ -175,12 +175,12 @@ func appendWithMeta(b []byte, params json.RawMessage, entries []metaEntry) ([]by
 }
 
 // NotifiedToken is the progressToken of a notifications/progress's params.
+// Params that are no object have none, and no owner takes them.
 func NotifiedToken(params json.RawMessage) json.RawMessage {
-	var p struct {
-		Token json.RawMessage `json:"progressToken"`
+	if !rawjson.IsObject(params) {
+		return nil
 	}
-	rawjson.DecodeLoose(params, &p)
-	return p.Token
+	return rawjson.Member(params, "progressToken")
 }
 
 // Retoken returns a notifications/progress's params with its progressToken

@@ -102,7 +102,7 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 		Meta              map[string]json.RawMessage `json:"_meta"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil || !rawjson.IsObject(raw) {
-		return nil, &TransportError{Op: "server/discover", Err: fmt.Errorf("malformed result: %.200s", raw)}
+		return nil, malformed("server/discover", raw)
 	}
 	if !slices.Contains(res.SupportedVersions, version) {
 		v := newestOf(ModernVersions, res.SupportedVersions)
@@ -224,8 +224,10 @@ func (c *Client) rounds(ctx context.Context, method string, params json.RawMessa
 		if err != nil {
 			return nil, err
 		}
-		typ, requests, state := resultKind(res)
+		typ, requests, state, err := resultKind(method, res)
 		switch {
+		case err != nil:
+			return nil, err
 		case typ == "" || typ == "complete":
 			return res, nil
 		case typ == "task" && method == "tools/call":
@@ -245,22 +247,25 @@ func (c *Client) rounds(ctx context.Context, method string, params json.RawMessa
 	}
 }
 
-// resultKind reads a result's resultType, inputRequests and requestState.
-func resultKind(res json.RawMessage) (typ string, requests map[string]json.RawMessage, state json.RawMessage) {
-	rawjson.ForEachValidMember(res, func(k string, v []byte) error {
+// resultKind reads a result of method's resultType, inputRequests and
+// requestState; inputRequests that are no object break the protocol.
+func resultKind(method string, res json.RawMessage) (typ string, requests map[string]json.RawMessage, state json.RawMessage, err error) {
+	rawjson.ForEachValidMember(res, func(k string, v []byte) error { // a result that is no object has none of them
 		switch k {
 		case "resultType":
 			if json.Unmarshal(v, &typ) != nil {
 				typ = string(v)
 			}
 		case "inputRequests":
-			rawjson.DecodeLoose(v, &requests)
+			if json.Unmarshal(v, &requests) != nil {
+				err = malformed(method, res)
+			}
 		case "requestState":
 			state = v
 		}
 		return nil
 	})
-	return typ, requests, state
+	return typ, requests, state, err
 }
 
 // fulfil answers each input request as the server request it stands for.
@@ -368,7 +373,7 @@ func (c *Client) modernCapability(path string) (has, known bool) {
 // IsTaskResult reports whether a tools/call result is a modern
 // CreateTaskResult (resultType "task").
 func IsTaskResult(res json.RawMessage) bool {
-	typ, _, _ := resultKind(res)
+	typ, _, _, _ := resultKind("tools/call", res)
 	return typ == "task"
 }
 
@@ -381,7 +386,10 @@ func (c *Client) waitModern(ctx context.Context, t Task, onStatus func(Task)) (j
 	var last json.RawMessage
 	for {
 		if t.Status == TaskInputRequired && last != nil {
-			_, requests, _ := resultKind(last)
+			_, requests, _, err := resultKind("tasks/get", last)
+			if err != nil {
+				return nil, t, err
+			}
 			for id := range requests {
 				if answered[id] {
 					delete(requests, id)
@@ -414,7 +422,9 @@ func (c *Client) waitModern(ctx context.Context, t Task, onStatus func(Task)) (j
 		Result json.RawMessage `json:"result"`
 		Error  *RPCError       `json:"error"`
 	}
-	rawjson.DecodeLoose(last, &ended)
+	if err := DecodeResult("tasks/get", last, &ended); err != nil {
+		return nil, t, err
+	}
 	switch {
 	case t.Status == TaskCompleted && ended.Result != nil:
 		return ended.Result, t, nil

@@ -140,6 +140,16 @@ func TestModernInputRequired(t *testing.T) {
 	if r := waitFor(t, call); !errors.As(r.err, &rte) || rte.Type != "input_required" || rte.Rounds != 0 {
 		t.Errorf("tools/list asking for input: %v", r.err)
 	}
+
+	// inputRequests that are no object break the protocol: the call
+	// fails naming its method, and nothing is sent again.
+	call = goCall(t.Context(), c.Call, "tools/call", json.RawMessage(`{"name":"greet"}`))
+	req = m.nextMsg(t)
+	m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"resultType":"input_required","inputRequests":["e1"]}}`)
+	var te *TransportError
+	if r := waitFor(t, call); !errors.As(r.err, &te) || !strings.HasPrefix(r.err.Error(), "tools/call: malformed result: ") {
+		t.Errorf("inputRequests an array: %v", r.err)
+	}
 }
 
 // A server that refuses initialize with -32022 and supports only modern
@@ -447,5 +457,16 @@ func TestWithMeta(t *testing.T) {
 	}
 	if _, err := withMeta(json.RawMessage(`{"_meta":[1]}`), entries); err == nil {
 		t.Error("a _meta that is no object was accepted")
+	}
+}
+
+// A result that does not decode fails naming its method, on one line
+// however the server spaced it, and clipped.
+func TestDecodeResultOneLine(t *testing.T) {
+	var v struct{ A string }
+	err := DecodeResult("x/y", []byte("{\n  \"A\": 5,\n  \"B\": \""+strings.Repeat("b", 1000)+"\"\n}"), &v)
+	var te *TransportError
+	if !errors.As(err, &te) || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "x/y: malformed result: {") || len(err.Error()) > 300 {
+		t.Errorf("DecodeResult = %q", err)
 	}
 }

@@ -107,10 +107,10 @@ func (b *Bridge) answer(ctx context.Context, method string, params json.RawMessa
 		var p struct {
 			URL string `json:"url"`
 		}
-		rawjson.DecodeLoose(params, &p)
-		u, err := url.Parse(p.URL)
+		err := json.Unmarshal(params, &p)
+		u, perr := url.Parse(p.URL)
 		switch {
-		case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+		case err != nil || perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
 			return nil, refusedError("Invalid URL: only http and https links are opened")
 		case b.OpenLink == nil:
 			return nil, refusedError("Link opening denied: the user did not allow it (mcpv app --allow-links)")

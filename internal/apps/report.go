@@ -97,7 +97,7 @@ func (r *Report) AddCall(args, result json.RawMessage) {
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	rawjson.DecodeLoose(result, &res)
+	rawjson.DecodeLoose(result, &res) // content that does not decode is no meaningful content: the report says so below
 	meaningful := false
 	for _, c := range res.Content {
 		if c.Type != "text" || strings.TrimSpace(c.Text) != "" {

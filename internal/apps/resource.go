@@ -64,7 +64,7 @@ func ReadResource(uri string, res, listing json.RawMessage, max int) (Resource, 
 		var it struct {
 			URI string `json:"uri"`
 		}
-		rawjson.DecodeLoose(c, &it)
+		rawjson.DecodeLoose(c, &it) // an item whose uri does not decode is not the one sought: "no item for the uri" is said below
 		if it.URI == uri {
 			item = c
 			break
@@ -131,7 +131,9 @@ func ReadResource(uri string, res, listing json.RawMessage, max int) (Resource, 
 			UI json.RawMessage `json:"ui"`
 		} `json:"_meta"`
 	}
-	rawjson.DecodeLoose(listing, &l)
+	if len(listing) > 0 && json.Unmarshal(listing, &l) != nil {
+		ps = append(ps, problem(Warning, "apps.listed-mime-type", "resources/list gives the app's resource members of the wrong type (its mimeType or _meta)"))
+	}
 	if l.MIMEType != nil && *l.MIMEType != mcp.AppMIMEType {
 		ps = append(ps, problem(Warning, "apps.listed-mime-type", "resources/list gives the app's resource the media type %q; it SHOULD be %s", *l.MIMEType, mcp.AppMIMEType))
 	}

@@ -36,15 +36,21 @@ func (n *notifier) notify(method string, params json.RawMessage) {
 	case mcp.Tools.Changed:
 		n.tools.Reset()
 	case "notifications/progress":
-		n.hooks.setStatus(progressText(params))
+		if s := progressText(params); s != "" {
+			n.hooks.setStatus(s)
+		} else {
+			n.leftOut(method)
+		}
 	case "notifications/tasks/status":
 		var t mcp.Task
 		if json.Unmarshal(params, &t) == nil && t.TaskID != "" {
 			n.hooks.setStatus(TaskStatus(t))
 		}
 	case "notifications/message":
-		if !n.quiet && !n.hooks.LogsElsewhere {
-			io.WriteString(n.hooks.Stderr, logLine(params))
+		if line := logLine(params); line == "" {
+			n.leftOut(method)
+		} else if !n.quiet && !n.hooks.LogsElsewhere {
+			io.WriteString(n.hooks.Stderr, line)
 		}
 	}
 	if n.hooks.OnNotification != nil {
@@ -52,19 +58,28 @@ func (n *notifier) notify(method string, params json.RawMessage) {
 	}
 }
 
+// leftOut says that a notification whose params do not decode was not
+// shown.
+func (n *notifier) leftOut(method string) {
+	fmt.Fprintf(n.hooks.Stderr, "mcpv: the server's %s was left out: its params do not decode\n", method)
+}
+
 // TaskStatus renders a task's status for the progress line.
 func TaskStatus(t mcp.Task) string {
 	return strings.TrimSpace(fmt.Sprintf("mcpv: task %s: %s %s", safetext.Line(t.TaskID), safetext.Line(t.Status), safetext.Line(t.StatusMessage)))
 }
 
-// progressText renders a progress notification for the status line.
+// progressText renders a progress notification for the status line; ""
+// for params that do not decode.
 func progressText(params json.RawMessage) string {
 	var p struct {
 		Progress json.Number `json:"progress"`
 		Total    json.Number `json:"total"`
 		Message  string      `json:"message"`
 	}
-	rawjson.DecodeLoose(params, &p)
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
 	s := "mcpv: progress " + safetext.Line(p.Progress.String())
 	if p.Total != "" {
 		s += "/" + safetext.Line(p.Total.String())
@@ -82,14 +97,17 @@ func progressText(params json.RawMessage) string {
 	return s
 }
 
-// logLine renders notifications/message as "server[level] logger: message".
+// logLine renders notifications/message as "server[level] logger:
+// message"; "" for params that do not decode.
 func logLine(params json.RawMessage) string {
 	var p struct {
 		Level  string          `json:"level"`
 		Logger string          `json:"logger"`
 		Data   json.RawMessage `json:"data"`
 	}
-	rawjson.DecodeLoose(params, &p)
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
 	var msg string
 	if err := json.Unmarshal(p.Data, &msg); err != nil {
 		var b bytes.Buffer

@@ -49,3 +49,22 @@ func TestTracerClips(t *testing.T) {
 		t.Errorf("incoming, clipped: %d bytes, ending %q", len(lines[1]), lines[1][max(0, len(lines[1])-30):])
 	}
 }
+
+// A progress or log notification whose params do not decode is not shown
+// as an empty one: it is left out, and stderr says so, once each.
+func TestNotifierLeavesOutMalformed(t *testing.T) {
+	t.Parallel()
+	st := &status{}
+	var stderr bytes.Buffer
+	n := &notifier{hooks: Hooks{Status: st, Stderr: &stderr}, tools: &mcp.ToolCache{}}
+	n.notify("notifications/progress", json.RawMessage(`{"progressToken":1,"progress":{"done":1}}`))
+	n.notify("notifications/message", json.RawMessage(`{"level":5,"data":"hi"}`))
+	if len(st.shown) != 0 {
+		t.Errorf("status %q", st.shown)
+	}
+	want := "mcpv: the server's notifications/progress was left out: its params do not decode\n" +
+		"mcpv: the server's notifications/message was left out: its params do not decode\n"
+	if got := stderr.String(); got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+}

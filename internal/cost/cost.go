@@ -164,7 +164,7 @@ func str(obj json.RawMessage, key string) string {
 	raw := rawjson.Member(obj, key)
 	s, err := rawjson.String(raw)
 	if err != nil {
-		rawjson.DecodeLoose(raw, &s)
+		rawjson.DecodeLoose(raw, &s) // a string of bytes not UTF-8, read as U+FFFD; a value of another type is no text to count
 	}
 	return s
 }

@@ -60,14 +60,14 @@ func (f *front) listen(ctx context.Context, params json.RawMessage) (json.RawMes
 	if rerr != nil {
 		return nil, rerr
 	}
-	var p struct {
-		Notifications mcp.ListenFilter `json:"notifications"`
+	want, rerr := serve.ListenFilterOf(params)
+	if rerr != nil {
+		return nil, rerr
 	}
-	rawjson.DecodeLoose(params, &p)
-	l := &frontListen{f: f, id: mcp.IncomingID(ctx), ctx: ctx, params: params, want: p.Notifications,
+	l := &frontListen{f: f, id: mcp.IncomingID(ctx), ctx: ctx, params: params, want: want,
 		started: map[*Member]bool{}, waiting: map[*Member]bool{}, all: make(chan struct{})}
 	byMember := map[*Member][]string{}
-	for _, uri := range p.Notifications.URIs {
+	for _, uri := range want.URIs {
 		if m := f.owner(ctx, uri); m != nil && !slices.Contains(byMember[m], uri) {
 			byMember[m] = append(byMember[m], uri)
 		}
@@ -164,12 +164,9 @@ func (l *frontListen) check() {
 func (l *frontListen) from(m *Member, n serve.Notice) {
 	switch n.Method {
 	case "notifications/subscriptions/acknowledged":
-		var ack struct {
-			Notifications mcp.ListenFilter `json:"notifications"`
-		}
-		rawjson.DecodeLoose(n.Params, &ack)
+		ack, _ := serve.ListenFilterOf(n.Params) // one that does not decode acknowledges no resource: the client is told of none of m's
 		l.mu.Lock()
-		for _, uri := range ack.Notifications.URIs {
+		for _, uri := range ack.URIs {
 			if slices.Contains(l.want.URIs, uri) && !slices.Contains(l.uris, uri) {
 				l.uris = append(l.uris, uri)
 			}

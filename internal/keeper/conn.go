@@ -203,12 +203,8 @@ func (c *conn) handle(m rpc, headers []mcp.ParamHeader) {
 		c.mu.Unlock()
 		go c.relay(ctx, cancel, m) // relayed request: ends when the server answers, or it is cancelled
 	case m.Method == "notifications/cancelled":
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		rawjson.DecodeLoose(m.Params, &p)
 		c.mu.Lock()
-		cancel := c.inflight[string(p.RequestID)]
+		cancel := c.inflight[string(rawjson.Member(m.Params, "requestId"))] // params that are no object name no request
 		c.mu.Unlock()
 		if cancel != nil {
 			cancel() // the session cancels its own request on the wire

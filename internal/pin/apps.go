@@ -192,11 +192,7 @@ func (p *Server) CheckDocument(uri string, d surface.Document) *Move {
 		if d.Read && d.UI == nil {
 			d.UI = rawjson.Member(pinnedDoc, "ui")
 		}
-		var def map[string]json.RawMessage
-		rawjson.DecodeLoose(a.Def, &def)
-		def["document"] = documentJSON(uri, d)
-		b, _ := json.Marshal(def)
-		live, err := rawjson.Canonical(b)
+		live, err := rawjson.Canonical(rawjson.With(a.Def, "document", documentJSON(uri, d)))
 		if err != nil || Digest(live) != a.Digest {
 			m := Move{Kind: App, Key: a.Key, How: Moved, Pinned: a.Def, Live: live}
 			m.Changes = appChanges(m.Label(), a.Def, live)

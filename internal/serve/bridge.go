@@ -378,7 +378,7 @@ func (b *bridge) unpark(meta modernMeta, w *relayed) {
 // put to its client; what answers nothing put is ignored.
 func (b *bridge) answerFrom(responses json.RawMessage) {
 	var got map[string]json.RawMessage
-	rawjson.DecodeLoose(responses, &got)
+	rawjson.DecodeLoose(responses, &got) // inputResponses of another type answer none of the questions put, as a retry that answers none
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.put = slices.DeleteFunc(b.put, func(q *question) bool {

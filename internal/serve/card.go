@@ -19,7 +19,6 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/lazy"
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/servercard"
 )
 
@@ -91,11 +90,7 @@ func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route
 	card := servercard.BuildCard(ident, endpoint, sse, servedVersions())
 	body, typ := card, servercard.CardType
 	if rt == cardCatalog {
-		var c struct {
-			Name string `json:"name"`
-		}
-		rawjson.DecodeLoose(card, &c)
-		body, typ = servercard.BuildCatalog(r.Host, map[string]string{c.Name: endpoint + servercard.CardSuffix}), servercard.CatalogType
+		body, typ = servercard.BuildCatalog(r.Host, map[string]string{servercard.CardName(ident.Name): endpoint + servercard.CardSuffix}), servercard.CatalogType
 	}
 	body = h.srv.Secrets.Mask(body) // the host name, whatever a client sent
 	sum := sha256.Sum256(body)

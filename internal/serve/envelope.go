@@ -28,7 +28,7 @@ func readEnvelope(msg []byte) (envelope, error) {
 		switch {
 		case f.KeyIs("method"):
 			e.hasMethod = true
-			rawjson.DecodeLoose(f.Value, &e.method)
+			rawjson.DecodeLoose(f.Value, &e.method) // a method of another type is "" here: the session that reads the message whole refuses it
 		case f.KeyIs("id"):
 			e.id = f.Value
 		case f.KeyIs("params"):

@@ -241,19 +241,28 @@ func ListenURIs(params json.RawMessage) ([]string, *mcp.RPCError) {
 	return uris, nil
 }
 
-// WithListenURIs are a listen's params with kept, those of its
-// resourceSubscriptions that are kept, in their place; the params as
-// they are when every one is.
+// ListenFilterOf is a subscriptions/listen's notifications, refused as
+// ListenURIs refuses.
+func ListenFilterOf(params json.RawMessage) (mcp.ListenFilter, *mcp.RPCError) {
+	var p struct {
+		Notifications mcp.ListenFilter `json:"notifications"`
+	}
+	_, rerr := ListenURIs(params)
+	if rerr == nil && json.Unmarshal(params, &p) != nil {
+		rerr = &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params are no object: refused"}
+	}
+	return p.Notifications, rerr
+}
+
+// WithListenURIs are a listen's params (which ListenURIs took) with kept,
+// those of its resourceSubscriptions that are kept, in their place; the
+// params as they are when every one is.
 func WithListenURIs(params json.RawMessage, kept []string) json.RawMessage {
 	if uris, _ := ListenURIs(params); len(kept) == len(uris) {
 		return params
 	}
-	var p, notes map[string]json.RawMessage
-	rawjson.DecodeLoose(params, &p)
-	rawjson.DecodeLoose(p["notifications"], &notes)
-	notes["resourceSubscriptions"] = mustJSON(kept)
-	p["notifications"] = mustJSON(notes)
-	return mustJSON(p)
+	notes, _ := rawjson.Exact(params, "notifications")
+	return rawjson.With(params, "notifications", rawjson.With(notes, "resourceSubscriptions", mustJSON(kept)))
 }
 
 // hidesNotification reports whether a notification is about something the

@@ -408,7 +408,7 @@ func TestListenParams(t *testing.T) {
 	g := Guards{{DenyResources: []string{"file:///b"}}}
 	for _, tc := range []struct{ in, want string }{
 		{`{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["file:///a","FILE:///b","file:///a/../b"]},"_meta":{"k":1}}`,
-			`{"_meta":{"k":1},"notifications":{"resourceSubscriptions":["file:///a"],"toolsListChanged":true}}`},
+			`{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["file:///a"]},"_meta":{"k":1}}`},
 		{`{"notifications":{"resourceSubscriptions":["file:///a"]}}`, `{"notifications":{"resourceSubscriptions":["file:///a"]}}`},
 		{`{"notifications":{"toolsListChanged":true}}`, `{"notifications":{"toolsListChanged":true}}`},
 		{`{"Notifications":{"resourceSubscriptions":["file:///b"]}}`, ""},

@@ -116,17 +116,17 @@ func (c *client) listenModern(ctx context.Context, up *upstream, params json.Raw
 	if params, rerr = up.pinListenParams(ctx, params); rerr != nil {
 		return nil, rerr
 	}
-	var p struct {
-		Notifications mcp.ListenFilter `json:"notifications"`
+	want, rerr := ListenFilterOf(params)
+	if rerr != nil {
+		return nil, rerr
 	}
-	rawjson.DecodeLoose(params, &p)
 	relay, _ := ctx.Value(listenRelayKey{}).(func(Notice))
 	l := &listener{c: c, id: mcp.IncomingID(ctx), relay: relay}
 	if up.conn.State().Modern {
-		l.asked = &p.Notifications
+		l.asked = &want
 		return up.listenThrough(ctx, l, params)
 	}
-	return up.listenHere(ctx, l, p.Notifications)
+	return up.listenHere(ctx, l, want)
 }
 
 // listenThrough passes a listen on to a modern server; what the server

@@ -22,7 +22,7 @@ func levelOf(params json.RawMessage) int32 {
 	var p struct {
 		Level string `json:"level"`
 	}
-	rawjson.DecodeLoose(params, &p)
+	rawjson.DecodeLoose(params, &p) // a level of another type is no level's name: refused as an unknown one (LogLevelKnown), ranked lowest in a message
 	return logRank[p.Level]
 }
 

@@ -559,7 +559,7 @@ func TestPinListen(t *testing.T) {
 	srv := f.start(t, &saidLog{}, nil, false)
 	params, rerr := srv.shared.pinListenParams(context.Background(),
 		json.RawMessage(`{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["demo://readme","demo://secret","demo://items/7","demo://made-up"]}}`))
-	if rerr != nil || string(params) != `{"notifications":{"resourceSubscriptions":["demo://readme","demo://items/7"],"toolsListChanged":true}}` {
+	if rerr != nil || string(params) != `{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["demo://readme","demo://items/7"]}}` {
 		t.Errorf("listen params: %s %v; want the readme and the item alone", params, rerr)
 	}
 	c, rec := servetest.StdioClient(t, srv, "modern")

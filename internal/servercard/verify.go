@@ -106,7 +106,9 @@ func Verify(c Card, live Live) []Disagreement {
 	}
 	if c.Capabilities != nil {
 		var caps map[string]json.RawMessage
-		rawjson.DecodeLoose(c.Capabilities, &caps)
+		if json.Unmarshal(c.Capabilities, &caps) != nil {
+			add("capabilities", "no object", "")
+		}
 		for _, k := range sortedKeys(caps) {
 			declared := declaredValue(caps[k])
 			_, has := live.Capabilities[k]

@@ -220,8 +220,9 @@ func (s Skill) VerifyFrontmatter(skillMD []byte) error {
 		return &Error{s.URI, "SKILL.md's frontmatter has no JSON form: " + err.Error()}
 	}
 	var want, gotMap map[string]any
-	rawjson.DecodeLoose(s.Frontmatter, &want)
-	rawjson.DecodeLoose(got, &gotMap)
+	if json.Unmarshal(s.Frontmatter, &want) != nil || json.Unmarshal(got, &gotMap) != nil {
+		return &Error{s.URI, "the skill's entry gives a frontmatter that is no JSON object; the skill is not loaded"}
+	}
 	for _, keys := range []map[string]any{want, gotMap} { // a key of either
 		for k := range keys {
 			w, inWant := want[k]

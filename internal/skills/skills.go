@@ -74,7 +74,7 @@ func Find(ctx context.Context, client *mcp.Client, arg string) (Skill, error) {
 		var e struct {
 			URI string `json:"uri"`
 		}
-		rawjson.DecodeLoose(raw, &e)
+		rawjson.DecodeLoose(raw, &e) // a refusal's text: a uri of another type is shown as ""
 		uris[i] = strconv.Quote(e.URI)
 	}
 	return Skill{}, &Refusal{fmt.Sprintf("%d skills are called %s: name one by its URI (%s)", len(matches), strconv.Quote(arg), strings.Join(uris, ", "))}

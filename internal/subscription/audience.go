@@ -54,6 +54,6 @@ func URI(params json.RawMessage) string {
 	var p struct {
 		URI string `json:"uri"`
 	}
-	rawjson.DecodeLoose(params, &p)
+	rawjson.DecodeLoose(params, &p) // a uri of another type names no resource, which no subscriber holds
 	return p.URI
 }

@@ -52,13 +52,28 @@ func (l *Lister) GatherReads(ctx context.Context, s *Server) []Unread {
 	}
 	var todo []read
 	past := map[string]int{}
+	var mu sync.Mutex                  // guards why and the maps the reads fill
+	why := map[string]map[string]int{} // method -> reason -> how many
+	note := func(method, reason string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if why[method] == nil {
+			why[method] = map[string]int{}
+		}
+		why[method][reason]++
+	}
 	for _, p := range s.Prompts {
 		name := nameOf(p)
 		if len(todo) >= MaxReads {
 			past["prompts/get"]++
 			continue
 		}
-		todo = append(todo, read{"prompts/get", name, promptParams(p), s.Reads.Prompts})
+		params, ok := promptParams(p)
+		if !ok {
+			note("prompts/get", undecoded)
+			continue
+		}
+		todo = append(todo, read{"prompts/get", name, params, s.Reads.Prompts})
 	}
 	n := len(todo)
 	for _, r := range s.Resources {
@@ -71,16 +86,6 @@ func (l *Lister) GatherReads(ctx context.Context, s *Server) []Unread {
 			continue
 		}
 		todo = append(todo, read{"resources/read", uri, rawjson.MustMarshal(map[string]string{"uri": uri}), s.Reads.Resources})
-	}
-	var mu sync.Mutex                  // guards why and the maps the reads fill
-	why := map[string]map[string]int{} // method -> reason -> how many
-	note := func(method, reason string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if why[method] == nil {
-			why[method] = map[string]int{}
-		}
-		why[method][reason]++
 	}
 	slots := make(chan struct{}, ReadsAtOnce)
 	var wg sync.WaitGroup
@@ -113,7 +118,7 @@ func (l *Lister) GatherReads(ctx context.Context, s *Server) []Unread {
 	var out []Unread
 	for _, method := range []string{"prompts/get", "resources/read"} {
 		var parts []string
-		for _, reason := range []string{"an error answered", "no answer within the wait", fmt.Sprintf("larger than %d MiB", MaxReadBytes>>20)} {
+		for _, reason := range []string{undecoded, "an error answered", "no answer within the wait", fmt.Sprintf("larger than %d MiB", MaxReadBytes>>20)} {
 			if k := why[method][reason]; k > 0 {
 				parts = append(parts, fmt.Sprintf("%d: %s", k, reason))
 			}
@@ -128,23 +133,29 @@ func (l *Lister) GatherReads(ctx context.Context, s *Server) []Unread {
 	return out
 }
 
+// undecoded is why a prompt whose definition does not decode is not got.
+const undecoded = "a definition that does not decode"
+
 // promptParams are the params of a prompts/get of prompt p: its name, and
-// each argument it declares filled with a placeholder.
-func promptParams(p json.RawMessage) json.RawMessage {
+// each argument it declares filled with a placeholder; ok is false when
+// p does not decode.
+func promptParams(p json.RawMessage) (params json.RawMessage, ok bool) {
 	var m struct {
 		Name      string `json:"name"`
 		Arguments []struct {
 			Name string `json:"name"`
 		} `json:"arguments"`
 	}
-	rawjson.DecodeLoose(p, &m)
+	if json.Unmarshal(p, &m) != nil {
+		return nil, false
+	}
 	args := map[string]string{}
 	for _, a := range m.Arguments {
 		if a.Name != "" {
 			args[a.Name] = "example"
 		}
 	}
-	return rawjson.MustMarshal(map[string]any{"name": m.Name, "arguments": args})
+	return rawjson.MustMarshal(map[string]any{"name": m.Name, "arguments": args}), true
 }
 
 // ModelReads says whether a resource (its URI and MIME type) is one a

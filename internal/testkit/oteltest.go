@@ -5,6 +5,7 @@ package testkit
 // and the headers each post came with. It listens on 127.0.0.1.
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Collector keeps what was posted to it. It is safe for concurrent use.
@@ -53,7 +52,10 @@ func (c *Collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			} `json:"scopeSpans"`
 		} `json:"resourceSpans"`
 	}
-	rawjson.DecodeLoose(body, &req)
+	if json.Unmarshal(body, &req) != nil {
+		http.Error(w, "the body is no OTLP JSON", http.StatusBadRequest)
+		return
+	}
 	for _, rs := range req.ResourceSpans {
 		for _, ss := range rs.ScopeSpans {
 			c.spans = append(c.spans, ss.Spans...)

@@ -73,6 +73,8 @@ type event struct {
 	uri  string // for notifications/resources/updated
 	list string // for notifications/*/list_changed: resources, tools or prompts
 	time time.Time
+	// malformed is an update whose params do not decode: said, not a line.
+	malformed bool
 }
 
 // Notify takes the server's notifications; it never blocks.
@@ -89,7 +91,7 @@ func (w *Watch) Notify(method string, params json.RawMessage) {
 		var p struct {
 			URI string `json:"uri"`
 		}
-		rawjson.DecodeLoose(params, &p)
+		e.malformed = json.Unmarshal(params, &p) != nil
 		e.uri = p.URI
 	case w.o.Lists:
 		var ok bool
@@ -163,6 +165,11 @@ func (w *Watch) Run(ctx context.Context, client *mcp.Client, emit func(json.RawM
 			case <-w.events.wake:
 			}
 			e, ok = w.events.pop()
+		}
+		if e.malformed {
+			w.o.Warnf("the server's notifications/resources/updated was left out: its params do not decode")
+			n--
+			continue
 		}
 		line, err := w.line(ctx, client, e)
 		if err != nil {

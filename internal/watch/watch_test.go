@@ -261,3 +261,20 @@ func TestMarshalLineKeepsText(t *testing.T) {
 		t.Errorf("marshalLine = %s, %v; want %s", got, err, want)
 	}
 }
+
+// An update whose params do not decode (here none) is no line of an
+// empty URI: it is said, and not counted toward --count.
+func TestRunSaysMalformedUpdate(t *testing.T) {
+	t.Parallel()
+	s := &server{extra: []string{"notifications/resources/updated"}}
+	got, notes, err := lines(t, Options{URIs: []string{"x://a"}, Count: 1}, s)
+	if err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if d := cmp.Diff([]map[string]any{{"uri": "x://a"}}, got); d != "" {
+		t.Errorf("lines (-want +got):\n%s", d)
+	}
+	if want := []string{"warning: the server's notifications/resources/updated was left out: its params do not decode"}; !cmp.Equal(notes, want) {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+}

@@ -358,7 +358,7 @@ func (s *Spec) notification(st *specState, m msg, out specOut) {
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
-		rawjson.DecodeLoose(m.Params, &p)
+		p.RequestID = member(m.Params, "requestId")
 		st.mu.Lock()
 		if ch, ok := st.running[string(p.RequestID)]; ok {
 			close(ch)

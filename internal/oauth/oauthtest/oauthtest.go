@@ -375,7 +375,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(strings.NewReader(string(body)))
 		var msg struct{ Method string }
-		rawjson.DecodeLoose(body, &msg)
+		rawjson.DecodeLoose(body, &msg) // a body that does not decode names no method, which needs no scope: the server behind says what it is
 		need := s.Need[msg.Method]
 		if s.ForbidAll || (need != "" && !strings.Contains(" "+scope+" ", " "+need+" ")) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", %s`, need, prm))

@@ -35,7 +35,7 @@ func ModernHeaders(body string, extra map[string]string) http.Header {
 			URI  string `json:"uri"`
 		} `json:"params"`
 	}
-	rawjson.DecodeLoose([]byte(body), &m)
+	rawjson.DecodeLoose([]byte(body), &m) // the test's own body: one that does not decode gets no Mcp- headers, which the test is about
 	h.Set("Mcp-Method", m.Method)
 	switch m.Method {
 	case "tools/call", "prompts/get":

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // ListenServer is a go-sdk server whose resources (file:///a and
@@ -51,7 +49,9 @@ func SubscriptionID(t testing.TB, msg string) string {
 			Meta map[string]json.RawMessage `json:"_meta"`
 		} `json:"params"`
 	}
-	rawjson.DecodeLoose([]byte(msg), &m)
+	if err := json.Unmarshal([]byte(msg), &m); err != nil {
+		t.Fatalf("%s: %v", msg, err)
+	}
 	id := m.Params.Meta["io.modelcontextprotocol/subscriptionId"]
 	if id == nil {
 		t.Fatalf("%s carries no subscription id", msg)

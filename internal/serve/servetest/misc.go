@@ -9,8 +9,6 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Do sends one request with the headers given ("Host" the request's
@@ -42,7 +40,10 @@ func EchoHeaders(t testing.TB) string {
 				Name string `json:"name"`
 			} `json:"params"`
 		}
-		rawjson.DecodeLoose(body, &m)
+		if json.Unmarshal(body, &m) != nil {
+			http.Error(w, "the body is no JSON-RPC message", http.StatusBadRequest)
+			return
+		}
 		if m.ID == nil {
 			w.WriteHeader(http.StatusAccepted)
 			return
