@@ -284,6 +284,13 @@ func postRequest(ctx context.Context, endpoint *url.URL, msg []byte) *http.Reque
 	if len(msg) == 0 {
 		req.Body, req.GetBody = http.NoBody, func() (io.ReadCloser, error) { return http.NoBody, nil }
 	}
+	if m := streamedMessage(ctx, msg); m != nil {
+		// Read from its file as net/http writes it: a file cut under it
+		// ends the body short of its Content-Length, which fails the
+		// request, never sends it as if whole.
+		req.Body, req.ContentLength = io.NopCloser(m.reader()), m.size()
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(m.reader()), nil }
+	}
 	return req.WithContext(ctx)
 }
 

@@ -423,14 +423,30 @@ func (s *Session) Notify(ctx context.Context, method string, params json.RawMess
 	return s.write(ctx, msg)
 }
 
-// write writes one message.
+// write writes one message: every request and notification goes
+// through it. A message that streams a string (WithStreamed) is traced
+// as its view, and written whole to a transport that takes no stream.
 func (s *Session) write(ctx context.Context, msg []byte) error {
 	if err := s.turn(ctx); err != nil {
 		return err
 	}
 	defer s.endTurn()
+	traced := msg
+	if m := streamedMessage(ctx, msg); m != nil {
+		var err error
+		if s.opts.Trace != nil {
+			if traced, err = m.view(); err != nil {
+				return err
+			}
+		}
+		if _, ok := s.t.(streamWriter); !ok {
+			if msg, err = m.whole(); err != nil {
+				return err
+			}
+		}
+	}
 	if s.opts.Trace != nil {
-		s.opts.Trace(true, msg)
+		s.opts.Trace(true, traced)
 	}
 	return s.t.Write(ctx, msg)
 }

@@ -510,7 +510,7 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 	t.wctx = ctx
 	err := t.catchUpLocked()
 	if err == nil {
-		err = t.writeMessage(msg)
+		err = t.writeMessage(msg, streamedMessage(ctx, msg))
 	}
 	if t.wstop != nil {
 		t.wstop()
@@ -617,7 +617,21 @@ func (t *CommandTransport) whyStopped(ctx context.Context) error {
 // writeMessage writes msg in the server's framing; omu must be held. Until
 // the server has shown its framing, a copy is kept for catchUpLocked (a
 // session sends little before the first answer: initialize, mostly).
-func (t *CommandTransport) writeMessage(msg []byte) error {
+// A message that streams a string (m, when not nil) is written in
+// chunks as its file is read; one whose file fails it midway is ended
+// as a line the server cannot take for a message (its string left
+// open), or, framed, by closing stdin.
+func (t *CommandTransport) writeMessage(msg []byte, m *streamedMsg) error {
+	if m != nil && framing(t.heard.Load()) != framingUnknown {
+		return t.writeStreamed(m)
+	}
+	if m != nil {
+		whole, err := m.whole()
+		if err != nil {
+			return err
+		}
+		msg = whole
+	}
 	if framing(t.heard.Load()) == framingUnknown && len(t.early) < maxEarly {
 		t.early = append(t.early, bytes.Clone(msg))
 	}
@@ -643,6 +657,38 @@ func (t *CommandTransport) writeMessage(msg []byte) error {
 	}
 	return t.in.write([]byte{'\n'})
 }
+
+// writeStreamed writes m in the server's framing; omu must be held.
+func (t *CommandTransport) writeStreamed(m *streamedMsg) error {
+	if t.framed {
+		if err := t.in.write([]byte("Content-Length: " + strconv.FormatInt(m.size(), 10) + "\r\n\r\n")); err != nil {
+			return err
+		}
+	}
+	var wrote error // a write's own failure, not the file's
+	err := m.writeTo(func(b []byte) error {
+		wrote = t.in.write(b)
+		return wrote
+	}, streamChunk)
+	switch {
+	case err == nil:
+		if t.framed {
+			return nil
+		}
+		return t.in.write(newline)
+	case wrote == nil && !t.framed:
+		if werr := t.in.write(newline); werr != nil {
+			return werr
+		}
+	case wrote == nil:
+		t.stdin.Close()
+	}
+	return err
+}
+
+// streamChunk is how much of a streamed message is read and written at
+// a time.
+const streamChunk = 64 << 10
 
 // Close shuts the server down: close stdin, wait; SIGTERM to its process group,
 // wait; SIGKILL, wait. When ctx is done it goes straight to SIGKILL. A

@@ -160,7 +160,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for i := range cfg.Ops {
 		var sample any // what the first iteration's templates see: a row is read for none
 		if cfg.Ops[i].Varies() {
-			sample, err = r.input(0, 0)
+			// A large row read by paths is checked with its long string
+			// unread: the marker that stands for it, a string as well.
+			var st *mcp.Streamed
+			if sample, st, err = r.streamedInput(&cfg.Ops[i], 0, 0); st == nil && err == nil {
+				sample, err = r.input(0, 0)
+			}
 		}
 		if err == nil {
 			err = cfg.Ops[i].Prepare(ctx, first.Client, first.HTTP, cfg.Timeout, cfg.ReadFile, cfg.Warnf, sample)

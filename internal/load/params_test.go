@@ -37,7 +37,7 @@ func BenchmarkCallParams(b *testing.B) {
 			r := &run{cfg: Config{Ops: []Op{op}, Seed: 1}, ctx: context.Background()}
 			b.ReportAllocs()
 			for k := 0; b.Loop(); k++ {
-				if _, err := r.params(0, int64(k), k%16); err != nil {
+				if _, _, err := r.params(0, int64(k), k%16); err != nil {
 					b.Fatal(err)
 				}
 			}

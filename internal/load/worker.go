@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // idlePoll is how often an idle session of a closed loop in stages looks
@@ -47,10 +49,11 @@ func (r *run) worker(i int) {
 			return
 		}
 		op, params := 0, json.RawMessage(nil)
+		var st *mcp.Streamed
 		var err error
 		if r.cfg.Steps == nil {
 			op = r.pick.pick(k)
-			if params, err = r.params(op, k, i); err != nil {
+			if params, st, err = r.params(op, k, i); err != nil {
 				r.failed(op, "template", err, late)
 				continue
 			}
@@ -81,7 +84,7 @@ func (r *run) worker(i int) {
 			r.pass(k, i, session.Client, late)
 		} else {
 			t := time.Now()
-			_, err = r.cfg.Ops[op].result(r.ctx, session.Client, params)
+			_, err = r.cfg.Ops[op].result(withStreamed(r.ctx, st), session.Client, params)
 			d := time.Since(t) + late
 			if err != nil {
 				r.failed(op, "operation", err, late)
@@ -98,17 +101,22 @@ func (r *run) worker(i int) {
 
 // params are the request of iteration k of session i: the operation's
 // own, or, when it varies, made from its templates (not timed: a
-// template's cost is mcpv's, not the server's).
-func (r *run) params(op int, k int64, i int) (json.RawMessage, error) {
+// template's cost is mcpv's, not the server's), with the string it
+// streams from a large row (streamed).
+func (r *run) params(op int, k int64, i int) (json.RawMessage, *mcp.Streamed, error) {
 	o := &r.cfg.Ops[op]
 	if !o.Varies() {
-		return o.params, nil
+		return o.params, nil, nil
+	}
+	if params, st, ok, err := r.streamed(o, k, i); ok || err != nil {
+		return params, st, err
 	}
 	in, err := r.input(k, i)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return o.Params(r.ctx, in)
+	params, err := o.Params(r.ctx, in)
+	return params, nil, err
 }
 
 // ended reports whether s ended under the run (its server gone).

@@ -18,6 +18,7 @@ type Template struct {
 	Key    string
 	Expr   string
 	filter *jq.Filter
+	path   []string // the keys into the row of an expression that is a path into it (rowPath)
 }
 
 // Mark is what marks a template in mcpv's key=value grammar: key~=EXPR.
@@ -50,7 +51,7 @@ func Split(words []string) (rest []string, ts []Template, err error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("argument %s: %w", key, jq.OneLine(err))
 		}
-		ts = append(ts, Template{Key: key, Expr: expr, filter: f})
+		ts = append(ts, Template{Key: key, Expr: expr, filter: f, path: rowPath(expr)})
 	}
 	return rest, ts, nil
 }
