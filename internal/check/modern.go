@@ -259,29 +259,9 @@ func modernRequestChecks() []*Check {
 			ID:    "modern.header-param",
 			needs: needs{era: "modern", transport: "http", call: true},
 			run: func(t *T) {
-				for i, call := range t.r.opts.Calls {
-					headers, _ := mcp.ParamHeaders(member(t.calledTool(call.Tool), "inputSchema"))
-					if len(headers) == 0 {
-						continue
-					}
-					c := t.connWith(connOptions{era: "modern"})
-					params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-param"`))
-					body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-param"`), "tools/call", c.stamp(params))
-					h := http.Header{}
-					mcp.SetParamHeaders(h, headers, body)
-					name := ""
-					for k := range h {
-						name = k
-					}
-					if name == "" {
-						continue // the call gives none of the arguments a header mirrors
-					}
-					x := t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {"mcpv-check-other"}}}, json.RawMessage(`"mcpv-check-param"`),
-						fmt.Sprintf("POST tools/call of %q with %s: mcpv-check-other (the argument is %q)", call.Tool, name, h.Get(name)))
-					mismatch(t, x)
-					return
-				}
-				t.Skip("none of the tools named with --call has an argument mirrored in a header (x-mcp-header)")
+				c, tool, body, name, value := paramHeaderCall(t)
+				mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {"mcpv-check-other"}}}, paramCallID,
+					fmt.Sprintf("POST tools/call of %q with %s: mcpv-check-other (the argument is %q)", tool, name, value)))
 			},
 		},
 		{

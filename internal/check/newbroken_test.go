@@ -23,6 +23,13 @@ var newBroken = []struct {
 	{"a prompt's audio of no MIME type", stdio, map[string]string{"promptResults": `{"hello":{"messages":[{"role":"user","content":{"type":"audio","data":"aGk=","mimeType":"wav audio"}}]}}`}, "reading.prompt-messages"},
 	{"a response on the GET stream to no request", fake{transport: "http", change: faults("get-stream")}, faults("get-stream-response"), "http.get-no-response"},
 	{"a log message on the subscriptions/listen stream, over HTTP", httpModern, faults("log-on-listen"), "modern.log-unasked"},
+	{"an Origin served when it begins as localhost's (http://localhost.mcpv-check.invalid)", httpLegacy, faults("origin-prefix"), "http.origin"},
+	{"an Origin served when it begins as localhost's, in 2026-07-28", httpModern, faults("origin-prefix"), "http.origin"},
+	{"DELETE and GET served whatever their Origin", httpLegacy, faults("delete-origin-unchecked"), "http.origin-methods"},
+	{"a second DELETE of an ended session answered 200", httpLegacy, faults("delete-again-200"), "http.session-deleted"},
+	{"a call without the Mcp-Param header of an argument it gives served", fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
+		faults("param-header-optional"), "modern.header-param-missing"},
+	{"-32021 answered with HTTP 200", fake{transport: "http", era: "modern", change: extTasks}, faults("capability-error-200"), "modern.capability-status"},
 	{"a result that is no object, which JSON-RPC 2.0 allows and MCP's schema does not", stdio, faults("null-result"), "jsonrpc.schema"},
 	// A defect a check of its own names, which breaks the schema too: that
 	// check's alone.

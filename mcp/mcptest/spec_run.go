@@ -110,6 +110,11 @@ var Faults = []string{
 	"version-header-optional", // (modern, HTTP) a request without MCP-Protocol-Version served as the body's era
 	"no-param-header-check",   // (modern) Mcp-Param-NAME headers that do not match a tool's x-mcp-header arguments served
 	"mint-session",            // (modern) a session id minted
+	"origin-prefix",           // an Origin served when it begins as one of this machine's does (http://localhost.mcpv-check.invalid)
+	"delete-origin-unchecked", // DELETE and GET served whatever their Origin
+	"delete-again-200",        // (initialize era) DELETE of a session ended answered 200
+	"param-header-optional",   // (modern) a tools/call without the Mcp-Param-NAME header of an argument it gives served
+	"capability-error-200",    // (modern, HTTP) -32021 answered with HTTP 200, not 400
 	// mcpv check, round two: first contact, one defect one failure, the misses
 	"pretty-json",              // (stdio) every message written over several lines, indented
 	"spaced-json",              // (stdio) every message on one line, spaced as Python's json.dumps spaces it: no fault, the same messages

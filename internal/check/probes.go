@@ -1,0 +1,110 @@
+package check
+
+// Streamable HTTP's rules that one exchange shows and no other check
+// probes: GET and DELETE from a foreign Origin, a session ended twice, a
+// tool call without the Mcp-Param header of an argument it gives, the
+// HTTP status of a missing client capability.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// originsRefused are the origins http.origin sends: one no server
+// serves, and two that begin as this machine's do and name another host,
+// which a server that compares an Origin's beginning serves.
+var originsRefused = []string{foreignOrigin, "http://localhost.mcpv-check.invalid", "http://127.0.0.1.mcpv-check.invalid"}
+
+func probeChecks() []*Check {
+	return []*Check{
+		{ID: "http.origin-methods", needs: needs{transport: "http"}, run: originMethods},
+		{ID: "modern.header-param-missing", needs: needs{era: "modern", transport: "http", call: true}, run: func(t *T) {
+			c, tool, body, name, value := paramHeaderCall(t)
+			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {""}}}, paramCallID,
+				fmt.Sprintf("POST tools/call of %q without %s (the argument is %q)", tool, name, value)))
+		}},
+		{ID: "modern.capability-status", needs: needs{era: "modern", transport: "http"}, run: capabilityStatus},
+	}
+}
+
+// originMethods sends GET and DELETE, on a session of their own, from a
+// foreign Origin: each is refused with 403, or not served to anyone
+// (405). The session goes first: a DELETE that is served ends it.
+func originMethods(t *T) {
+	c := t.fresh(connOptions{})
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		x := t.httpSendQuiet(c, httpReq{method: method, headersOnly: true, header: http.Header{"Origin": {foreignOrigin}}}, nil,
+			method+" with Origin: "+foreignOrigin)
+		t.Got(fmt.Sprintf("HTTP %d, Content-Type %q", x.status, x.header.Get("Content-Type")))
+		switch {
+		case x.status == http.StatusForbidden:
+		case x.status == http.StatusMethodNotAllowed:
+			t.Note("%s is answered 405: served to no client", method)
+		case x.status/100 == 2:
+			t.Fail("%s from a foreign Origin was served (HTTP %d): a web page the user visits reaches the server", method, x.status)
+		case !refusedBefore403(t, x):
+			t.Fail("%s from a foreign Origin answered HTTP %d, not 403", method, x.status)
+		}
+	}
+}
+
+// deletedAgain fails t unless a second DELETE of c's session, which a
+// first one ended, is answered 404: the session is gone for every request.
+func deletedAgain(t *T, c *conn) {
+	x := t.httpSend(c, httpReq{method: http.MethodDelete}, nil, "DELETE with the session id, then DELETE with it again")
+	if x.status != http.StatusNotFound {
+		t.Fail("a second DELETE of the ended session answered HTTP %d, not 404", x.status)
+	}
+}
+
+// paramCallID is the id of the tool calls that try an Mcp-Param header.
+var paramCallID = json.RawMessage(`"mcpv-check-param"`)
+
+// paramHeaderCall is the first call named with --call that gives an
+// argument a header mirrors (x-mcp-header): a connection of the era, the
+// tool, the call's body, and the header's name and value; t is skipped
+// when no call gives one.
+func paramHeaderCall(t *T) (c *conn, tool string, body []byte, name, value string) {
+	for i, call := range t.r.opts.Calls {
+		headers, _ := mcp.ParamHeaders(member(t.calledTool(call.Tool), "inputSchema"))
+		if len(headers) == 0 {
+			continue
+		}
+		c := t.connWith(connOptions{era: "modern"})
+		params, _ := t.r.callParams(t, i, paramCallID)
+		body, _ := mcp.EncodeRequest(paramCallID, "tools/call", c.stamp(params))
+		h := http.Header{}
+		mcp.SetParamHeaders(h, headers, body)
+		for k := range h {
+			return c, call.Tool, body, k, h.Get(k)
+		}
+	}
+	t.Skip("none of the tools named with --call has an argument mirrored in a header (x-mcp-header)")
+	return
+}
+
+// capabilityStatus asks, of a server that declares the tasks extension,
+// tasks/get from a client that does not declare it: the refusal (-32021)
+// comes with HTTP 400 and lists what the client lacks.
+func capabilityStatus(t *T) {
+	if !t.r.facts.declares("tasks") {
+		t.Skip("the server declares no extension the check knows a request of that needs a client capability (%s)", mcp.TasksExtension)
+	}
+	c := t.connWith(connOptions{era: "modern"})
+	id := json.RawMessage(`"mcpv-check-capability"`)
+	body, _ := mcp.EncodeRequest(id, "tasks/get", c.stamp(mcp.TaskParams(noTask)))
+	x := t.httpSend(c, httpReq{body: body}, id, "POST tasks/get of "+noTask+", from a client that does not declare the tasks extension")
+	if x.response == nil || x.response.Error == nil || x.response.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
+		t.Skip("tasks/get was not refused -32021 (tasks.ext-gated judges what it was answered)")
+	}
+	wantStatus(t, x, http.StatusBadRequest)
+	var d struct {
+		Required map[string]json.RawMessage `json:"requiredCapabilities"`
+	}
+	if json.Unmarshal(x.response.Error.Data, &d) != nil || len(d.Required) == 0 {
+		t.Fail("the error's data lists no requiredCapabilities")
+	}
+}
