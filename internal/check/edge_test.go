@@ -137,11 +137,11 @@ var modernEvery = []string{"modern.discover", "modern.result-type", "modern.cach
 
 var legacyEvery = []string{"lifecycle.initialize", "lifecycle.version-echo", "lifecycle.version-unknown", "lifecycle.client-capabilities", "lifecycle.ping"}
 
-var httpEvery = []string{"http.origin", "http.dns-rebinding", "http.answer-type", "http.one-object", "http.notification-202", "http.malformed-body"}
+var httpEvery = []string{"http.origin", "http.dns-rebinding", "http.answer-type", "http.one-object", "http.notification-202", "http.malformed-body", "http.origin-methods"}
 
-var httpLegacyEvery = []string{"http.session-id", "http.event-ids", "http.one-stream", "http.session-deleted", "http.protocol-version", "http.get", "http.get-no-response"}
+var httpLegacyEvery = []string{"http.session-id", "http.event-ids", "http.one-stream", "http.session-deleted", "http.protocol-version", "http.get", "http.get-no-response", "http.stream-related"}
 
-var modernHTTPEvery = []string{"modern.method-not-found", "modern.header-method", "modern.header-version", "modern.header-missing", "modern.header-version-missing", "modern.header-name", "modern.removed-methods"}
+var modernHTTPEvery = []string{"modern.method-not-found", "modern.header-method", "modern.header-version", "modern.header-missing", "modern.header-version-missing", "modern.header-name", "modern.removed-methods", "modern.stream-related"}
 
 var edgeServers = []edgeServer{
 	{name: "stdio 2025-11-25 at every edge", fake: edgeFake("stdio", "", nil),

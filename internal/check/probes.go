@@ -3,7 +3,8 @@ package check
 // Streamable HTTP's rules that one exchange shows and no other check
 // probes: GET and DELETE from a foreign Origin, a session ended twice, a
 // tool call without the Mcp-Param header of an argument it gives, the
-// HTTP status of a missing client capability.
+// HTTP status of a missing client capability, a request's event stream
+// carrying news no request asked for.
 
 import (
 	"encoding/json"
@@ -27,6 +28,38 @@ func probeChecks() []*Check {
 				fmt.Sprintf("POST tools/call of %q without %s (the argument is %q)", tool, name, value)))
 		}},
 		{ID: "modern.capability-status", needs: needs{era: "modern", transport: "http"}, run: capabilityStatus},
+		{ID: "http.stream-related", needs: needs{era: "legacy", transport: "http"}, run: streamRelated},
+		{ID: "modern.stream-related", needs: needs{era: "modern", transport: "http"}, run: streamRelated},
+	}
+}
+
+// streamRelated sends a request and a list's (of a session of its own,
+// where no other check subscribes to anything) and reads each answer
+// that is an event stream: what it carries before the response relates
+// to the request, and news of the server's lists or resources does not
+// (its place is the GET stream, or a subscriptions/listen stream).
+func streamRelated(t *T) {
+	c := t.fresh(connOptions{})
+	methods := []string{t.r.probeMethod(c.era)}
+	if lists := t.r.facts.lists(); len(lists) > 0 {
+		methods = append(methods, lists[0].Method)
+	}
+	streams := 0
+	for _, method := range methods {
+		_, x := t.request(c, method, nil)
+		if x == nil || !x.sse {
+			continue
+		}
+		streams++
+		for _, s := range x.msgs {
+			if _, changed := mcp.ListChanged(s.msg.Method); s.bad == "" && s.msg.IsNotification() && (changed || s.msg.Method == "notifications/resources/updated") {
+				t.Sent("POST " + method)
+				t.FailGot(s.raw, "the event stream of %s carried %s, which no request of this session asked for", method, s.msg.Method)
+			}
+		}
+	}
+	if streams == 0 {
+		t.Note("every request was answered as JSON, which carries the response alone")
 	}
 }
 

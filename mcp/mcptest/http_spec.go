@@ -284,11 +284,15 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 		s.crossPing(x, m)
 		return
 	}
+	unrelated := spec.has("unrelated-on-stream") && (m.Method == "ping" && spec.Era != "modern" || m.Method == "server/discover" || strings.HasSuffix(m.Method, "/list"))
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
 	streams := s.opts.SSE || spec.has("event-id-reuse") || spec.has("stream-left-open") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool ||
-		m.Method == "tasks/result" && spec.Tasks != nil
+		m.Method == "tasks/result" && spec.Tasks != nil || unrelated
 	if streams && !plain && !s.opts.Legacy {
 		e := s.sse(x)
+		if unrelated {
+			e.Event(s.eventID(), `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"mem://a"}}`)
+		}
 		n := 0 // event-id-reuse: each stream's own count
 		answer(func(line string) {
 			n++
