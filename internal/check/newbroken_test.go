@@ -29,6 +29,8 @@ var newBroken = []struct {
 	{"a second DELETE of an ended session answered 200", httpLegacy, faults("delete-again-200"), "http.session-deleted"},
 	{"a call without the Mcp-Param header of an argument it gives served", fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
 		faults("param-header-optional"), "modern.header-param-missing"},
+	{"news of a resource on a subscription that asked for the tools' list alone", stdioModern, faults("listen-unasked"), "modern.listen-asked"},
+	{"news of a resource on a subscription that asked for the tools' list alone, over HTTP", httpModern, faults("listen-unasked"), "modern.listen-asked"},
 	{"news of a resource on the event stream of every request", fake{transport: "http", sse: true}, faults("unrelated-on-stream"), "http.stream-related"},
 	{"news of a resource on the event stream of every request, in 2026-07-28", httpModern, faults("unrelated-on-stream"), "modern.stream-related"},
 	{"-32021 answered with HTTP 200", fake{transport: "http", era: "modern", change: extTasks}, faults("capability-error-200"), "modern.capability-status"},

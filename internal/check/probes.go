@@ -4,12 +4,14 @@ package check
 // probes: GET and DELETE from a foreign Origin, a session ended twice, a
 // tool call without the Mcp-Param header of an argument it gives, the
 // HTTP status of a missing client capability, a request's event stream
-// carrying news no request asked for.
+// carrying news no request asked for, a subscription's stream carrying
+// what it did not ask for.
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -28,6 +30,7 @@ func probeChecks() []*Check {
 				fmt.Sprintf("POST tools/call of %q without %s (the argument is %q)", tool, name, value)))
 		}},
 		{ID: "modern.capability-status", needs: needs{era: "modern", transport: "http"}, run: capabilityStatus},
+		{ID: "modern.listen-asked", needs: needs{era: "modern"}, run: listenAsked},
 		{ID: "http.stream-related", needs: needs{era: "legacy", transport: "http"}, run: streamRelated},
 		{ID: "modern.stream-related", needs: needs{era: "modern", transport: "http"}, run: streamRelated},
 	}
@@ -140,4 +143,45 @@ func capabilityStatus(t *T) {
 	if json.Unmarshal(x.response.Error.Data, &d) != nil || len(d.Required) == 0 {
 		t.Fail("the error's data lists no requiredCapabilities")
 	}
+}
+
+// listenKinds are the lists' news a subscription may ask for: the
+// capability that declares it, the filter's key, the notification.
+var listenKinds = []struct{ capability, key, method string }{
+	{"tools.listChanged", "toolsListChanged", "notifications/tools/list_changed"},
+	{"prompts.listChanged", "promptsListChanged", "notifications/prompts/list_changed"},
+	{"resources.listChanged", "resourcesListChanged", "notifications/resources/list_changed"},
+}
+
+// listenQuiet is how long a subscription's stream is read past its
+// first message: what a server sends of its own accord comes at once.
+const listenQuiet = 300 * time.Millisecond
+
+// listenAsked opens a subscription to one kind of news, the first the
+// server declares, and holds what its stream carries in the moment after
+// its acknowledgement to what was asked. Log messages are
+// modern.log-unasked's; a notifications/cancelled of the subscription
+// ends it, as the server may.
+func listenAsked(t *T) {
+	for _, k := range listenKinds {
+		if !t.r.facts.declares(k.capability) {
+			continue
+		}
+		params, _ := json.Marshal(map[string]any{"notifications": map[string]bool{k.key: true}})
+		t.Sent("subscriptions/listen " + string(params))
+		first, rest, ok := listenOpen(t, t.fresh(connOptions{era: "modern"}), params)
+		if !ok || first.msg.Method != "notifications/subscriptions/acknowledged" {
+			t.Skip("the subscription was not acknowledged (modern.listen says how)")
+		}
+		for _, s := range rest {
+			switch s.msg.Method {
+			case k.method, "notifications/message", "notifications/cancelled":
+			default:
+				t.FailGot(s.raw, "the subscription, which asked for %s alone, carried %s", k.key, s.msg.Method)
+			}
+		}
+		t.Note("%d notifications of the subscription in the %s after its acknowledgement", len(rest), listenQuiet)
+		return
+	}
+	t.Skip("the server declares no listChanged capability to listen for")
 }

@@ -115,6 +115,7 @@ var Faults = []string{
 	"delete-again-200",        // (initialize era) DELETE of a session ended answered 200
 	"param-header-optional",   // (modern) a tools/call without the Mcp-Param-NAME header of an argument it gives served
 	"capability-error-200",    // (modern, HTTP) -32021 answered with HTTP 200, not 400
+	"listen-unasked",          // (modern) a notifications/resources/updated on every subscriptions/listen stream, which asked for no resource
 	"unrelated-on-stream",     // (HTTP) ping (initialize era), server/discover and the lists answered on an event stream that carries a notifications/resources/updated first, which no request of the client's asked for
 	// mcpv check, round two: first contact, one defect one failure, the misses
 	"pretty-json",              // (stdio) every message written over several lines, indented
@@ -1006,6 +1007,9 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 	}
 	if s.has("log-on-listen") {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"listening"}}`)
+	}
+	if s.has("listen-unasked") {
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":%s,"uri":"mem://a"}}`, meta))
 	}
 }
 
