@@ -135,7 +135,7 @@ var modernEvery = []string{"modern.discover", "modern.result-type", "modern.cach
 	"modern.unsupported-version", "modern.resource-not-found", "modern.listen", "modern.listen-asked", "modern.no-requests", "modern.log-unasked", "modern.error-codes",
 	"modern.input-required-methods", "modern.input-required-shape", "modern.input-capabilities", "surface.param-headers", "modern.declared-lists"}
 
-var legacyEvery = []string{"lifecycle.initialize", "lifecycle.version-echo", "lifecycle.version-unknown", "lifecycle.client-capabilities", "lifecycle.ping"}
+var legacyEvery = []string{"lifecycle.initialize", "lifecycle.version-echo", "lifecycle.version-unknown", "lifecycle.client-capabilities", "lifecycle.ping", "utilities.log-level"}
 
 var httpEvery = []string{"http.origin", "http.dns-rebinding", "http.answer-type", "http.one-object", "http.notification-202", "http.malformed-body", "http.origin-methods"}
 

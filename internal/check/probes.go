@@ -1,16 +1,16 @@
 package check
 
-// Streamable HTTP's rules that one exchange shows and no other check
-// probes: GET and DELETE from a foreign Origin, a session ended twice, a
+// Rules that one exchange shows and no other check probes: GET and DELETE from a foreign Origin, a session ended twice, a
 // tool call without the Mcp-Param header of an argument it gives, the
 // HTTP status of a missing client capability, a request's event stream
 // carrying news no request asked for, a subscription's stream carrying
-// what it did not ask for.
+// what it did not ask for, log messages below the level asked for.
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -31,6 +31,7 @@ func probeChecks() []*Check {
 		}},
 		{ID: "modern.capability-status", needs: needs{era: "modern", transport: "http"}, run: capabilityStatus},
 		{ID: "modern.listen-asked", needs: needs{era: "modern"}, run: listenAsked},
+		{ID: "utilities.log-level", needs: needs{era: "legacy", capability: "logging"}, run: logLevel},
 		{ID: "http.stream-related", needs: needs{era: "legacy", transport: "http"}, run: streamRelated},
 		{ID: "modern.stream-related", needs: needs{era: "modern", transport: "http"}, run: streamRelated},
 	}
@@ -184,4 +185,34 @@ func listenAsked(t *T) {
 		return
 	}
 	t.Skip("the server declares no listChanged capability to listen for")
+}
+
+// logLevels are the log levels, least severe first (RFC 5424's, as the
+// logging page has them).
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// logLevel asks, on a session of its own, for log messages of level
+// error and above, then sends a request and a list's: no log message
+// below error comes with their answers.
+func logLevel(t *T) {
+	c := t.fresh(connOptions{era: "legacy"})
+	t.Sent(`logging/setLevel {"level":"error"}`)
+	if m, _ := t.request(c, "logging/setLevel", json.RawMessage(`{"level":"error"}`)); m.Error != nil {
+		t.Skip("logging/setLevel was refused: %s", errText(m.Error))
+	}
+	mark := c.mark()
+	methods := []string{t.r.probeMethod(c.era)}
+	if lists := t.r.facts.lists(); len(lists) > 0 {
+		methods = append(methods, lists[0].Method)
+	}
+	for _, method := range methods {
+		t.request(c, method, nil)
+	}
+	for _, s := range c.since(mark) {
+		level, _ := str(member(s.msg.Params, "level"))
+		if s.msg.Method == "notifications/message" && slices.Index(logLevels, level) >= 0 && slices.Index(logLevels, level) < slices.Index(logLevels, "error") {
+			t.Sent(fmt.Sprintf(`logging/setLevel {"level":"error"}, then %v`, methods))
+			t.FailGot(s.raw, "a log message of level %s, below the error asked for", level)
+		}
+	}
 }

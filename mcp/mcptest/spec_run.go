@@ -116,6 +116,7 @@ var Faults = []string{
 	"param-header-optional",   // (modern) a tools/call without the Mcp-Param-NAME header of an argument it gives served
 	"capability-error-200",    // (modern, HTTP) -32021 answered with HTTP 200, not 400
 	"listen-unasked",          // (modern) a notifications/resources/updated on every subscriptions/listen stream, which asked for no resource
+	"log-level-ignored",       // (initialize era) logging/setLevel taken and its level not kept: with notify-first, debug messages go on
 	"unrelated-on-stream",     // (HTTP) ping (initialize era), server/discover and the lists answered on an event stream that carries a notifications/resources/updated first, which no request of the client's asked for
 	// mcpv check, round two: first contact, one defect one failure, the misses
 	"pretty-json",              // (stdio) every message written over several lines, indented
@@ -224,6 +225,7 @@ type specState struct {
 	requests int                      // requests answered so far
 	asked    map[string]int           // unstable-cursor: how often each cursor was asked for
 	stopped  bool                     // a die-* fault fired: serve no more
+	logLevel string                   // the level logging/setLevel asked for; "" none
 	// initialized says an initialize request has come (mute-early).
 	initialized bool
 	tasks       map[string]*specTask // by id (spec_tasks.go)
@@ -447,7 +449,7 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 		return
 	}
 	res, e := s.answer(st, m)
-	s.before(m, out)
+	s.before(st, m, out)
 	st.mu.Lock()
 	caps := st.caps
 	st.mu.Unlock()
@@ -605,6 +607,11 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		case s.has("input-asks-elicitation"):
 			return json.RawMessage(`{"resultType":"input_required","inputRequests":{"e1":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}}}`), nil
 		}
+	}
+	if method == "logging/setLevel" && e == nil && !s.has("log-level-ignored") {
+		st.mu.Lock()
+		st.logLevel, _ = stringMember(params, "level")
+		st.mu.Unlock()
 	}
 	return s.answerFaults(method, params, res, e)
 }
