@@ -47,7 +47,7 @@ func taskChecks() []*Check {
 			needs: needs{era: "legacy", call: true, capability: "tools"},
 			run:   notDeclared,
 		},
-	}, extTaskChecks())
+	}, twoTaskChecks(), extTaskChecks())
 }
 
 // tasksVersion skips t unless the protocol version has tasks.
