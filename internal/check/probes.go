@@ -1,10 +1,11 @@
 package check
 
-// Rules that one exchange shows and no other check probes: GET and DELETE from a foreign Origin, a session ended twice, a
-// tool call without the Mcp-Param header of an argument it gives, the
-// HTTP status of a missing client capability, a request's event stream
-// carrying news no request asked for, a subscription's stream carrying
-// what it did not ask for, log messages below the level asked for.
+// Rules a few exchanges show: GET and DELETE from a foreign Origin, a
+// session ended twice, a tool call without the Mcp-Param header of an
+// argument it gives, the HTTP status of a missing client capability, a
+// request's event stream carrying news no request asked for, a
+// subscription's stream carrying what it did not ask for, log messages
+// below the level asked for.
 
 import (
 	"encoding/json"
@@ -37,6 +38,15 @@ func probeChecks() []*Check {
 	}
 }
 
+// probeAndList are the methods of a request every server answers on c
+// and of the first list it declares.
+func probeAndList(t *T, c *conn) []string {
+	if lists := t.r.facts.lists(); len(lists) > 0 {
+		return []string{t.r.probeMethod(c.era), lists[0].Method}
+	}
+	return []string{t.r.probeMethod(c.era)}
+}
+
 // streamRelated sends a request and a list's (of a session of its own,
 // where no other check subscribes to anything) and reads each answer
 // that is an event stream: what it carries before the response relates
@@ -44,12 +54,8 @@ func probeChecks() []*Check {
 // (its place is the GET stream, or a subscriptions/listen stream).
 func streamRelated(t *T) {
 	c := t.fresh(connOptions{})
-	methods := []string{t.r.probeMethod(c.era)}
-	if lists := t.r.facts.lists(); len(lists) > 0 {
-		methods = append(methods, lists[0].Method)
-	}
 	streams := 0
-	for _, method := range methods {
+	for _, method := range probeAndList(t, c) {
 		_, x := t.request(c, method, nil)
 		if x == nil || !x.sse {
 			continue
@@ -130,18 +136,16 @@ func capabilityStatus(t *T) {
 	if !t.r.facts.declares("tasks") {
 		t.Skip("the server declares no extension the check knows a request of that needs a client capability (%s)", mcp.TasksExtension)
 	}
-	c := t.connWith(connOptions{era: "modern"})
-	id := json.RawMessage(`"mcpv-check-capability"`)
-	body, _ := mcp.EncodeRequest(id, "tasks/get", c.stamp(mcp.TaskParams(noTask)))
-	x := t.httpSend(c, httpReq{body: body}, id, "POST tasks/get of "+noTask+", from a client that does not declare the tasks extension")
-	if x.response == nil || x.response.Error == nil || x.response.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
+	t.Sent("POST tasks/get of " + noTask + ", from a client that does not declare the tasks extension")
+	m, x := t.request(t.connWith(connOptions{era: "modern"}), "tasks/get", mcp.TaskParams(noTask))
+	if m.Error == nil || m.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
 		t.Skip("tasks/get was not refused -32021 (tasks.ext-gated judges what it was answered)")
 	}
 	wantStatus(t, x, http.StatusBadRequest)
 	var d struct {
 		Required map[string]json.RawMessage `json:"requiredCapabilities"`
 	}
-	if json.Unmarshal(x.response.Error.Data, &d) != nil || len(d.Required) == 0 {
+	if json.Unmarshal(m.Error.Data, &d) != nil || len(d.Required) == 0 {
 		t.Fail("the error's data lists no requiredCapabilities")
 	}
 }
@@ -201,10 +205,7 @@ func logLevel(t *T) {
 		t.Skip("logging/setLevel was refused: %s", errText(m.Error))
 	}
 	mark := c.mark()
-	methods := []string{t.r.probeMethod(c.era)}
-	if lists := t.r.facts.lists(); len(lists) > 0 {
-		methods = append(methods, lists[0].Method)
-	}
+	methods := probeAndList(t, c)
 	for _, method := range methods {
 		t.request(c, method, nil)
 	}
