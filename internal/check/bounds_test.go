@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,5 +89,21 @@ func TestCheckTimeLongerThanAnyRun(t *testing.T) {
 			t.Log(describeResult(r))
 		}
 		t.Errorf("%d checks inconclusive", n)
+	}
+}
+
+// A tasks/list that never ends makes tasks.unique-ids inconclusive, after
+// a bounded walk, not a failure: whether it lists the task is not known.
+func TestEndlessTaskListInconclusive(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio", change: merge(legacyTasks, faults("task-list-endless"))}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"tasks.unique-ids"}, Calls: []Call{{Tool: "job"}}, CheckTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := report.Results[0]; r.Status != Inconclusive || !strings.Contains(r.Message, "past 20 pages") {
+		t.Errorf("%s", describeResult(r))
 	}
 }

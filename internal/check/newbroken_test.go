@@ -34,7 +34,7 @@ var newBroken = []struct {
 	{"debug log messages after logging/setLevel asked for error and above", fake{transport: "stdio", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "utilities.log-level"},
 	{"debug log messages after logging/setLevel asked for error and above, over HTTP", fake{transport: "http", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "utilities.log-level"},
 	{"every task of a session given one id", fake{transport: "stdio", change: legacyTasks}, faults("task-id-reuse"), "tasks.unique-ids"},
-	{"a tasks/list listing one task of two", fake{transport: "http", change: legacyTasks}, faults("task-list-newest"), "tasks.listed-all"},
+	{"a tasks/list listing one task of two", fake{transport: "http", change: legacyTasks}, faults("task-list-newest"), "tasks.unique-ids"},
 	{"news of a resource on the event stream of every request", fake{transport: "http", sse: true}, faults("unrelated-on-stream"), "http.stream-related"},
 	{"news of a resource on the event stream of every request, in 2026-07-28", httpModern, faults("unrelated-on-stream"), "modern.stream-related"},
 	{"-32021 answered with HTTP 200", fake{transport: "http", era: "modern", change: extTasks}, faults("capability-error-200"), "modern.capability-status"},

@@ -465,7 +465,7 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 		st.caps = member(m.Params, "capabilities")
 	}
 	st.mu.Unlock()
-	s.after(m, out)
+	s.after(st, m, out)
 }
 
 // shaped is out through the faults that shape what is written over
@@ -502,8 +502,13 @@ func (s *Spec) shaped(out specOut) specOut {
 }
 
 // after sends what some faults (and the server-pings edge) send after
-// an answer, each to the requests it is for, in this order.
-func (s *Spec) after(m msg, out specOut) {
+// an answer, each to the requests it is for, in this order; a log
+// message of level info only while logging/setLevel asked for none above
+// it (the fault is another).
+func (s *Spec) after(st *specState, m msg, out specOut) {
+	st.mu.Lock()
+	quiet := slices.Index(logLevels, st.logLevel) > slices.Index(logLevels, "info")
+	st.mu.Unlock()
 	handshake := m.Method == "initialize" || m.Method == "server/discover"
 	initEra := s.Era != "modern" && m.Method != "initialize"
 	line := func(text string) func() string { return func() string { return text } }
@@ -539,7 +544,9 @@ func (s *Spec) after(m msg, out specOut) {
 		}},
 	} {
 		if f.when && (s.has(f.name) || s.edge(f.name)) {
-			out.send(f.line())
+			if l := f.line(); !quiet || !strings.Contains(l, `"level":"info"`) {
+				out.send(l)
+			}
 		}
 	}
 }

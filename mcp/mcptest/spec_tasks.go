@@ -93,6 +93,7 @@ var TaskFaults = []string{
 	"task-unlisted",           // tasks/list lists no task
 	"task-id-reuse",           // every task of a session given the id task-1
 	"task-list-newest",        // tasks/list lists one task alone
+	"task-list-endless",       // tasks/list lists no task, and always a next page
 	"task-cancel-no-status",   // tasks/cancel answered with the task still working
 	"task-cancel-terminal-ok", // tasks/cancel of an ended task answered with the task, not -32602
 	"task-input-unrelated",    // the input a task asks for asked without the related-task _meta
@@ -494,6 +495,10 @@ func (s *Spec) taskList(st *specState, id json.RawMessage, out specOut) {
 		list = list[:1]
 	}
 	st.mu.Unlock()
+	if s.has("task-list-endless") {
+		out.send(s.resultLine(id, "tasks/list", json.RawMessage(`{"tasks":[],"nextCursor":"more"}`)))
+		return
+	}
 	out.send(s.resultLine(id, "tasks/list", mustJSON(map[string]any{"tasks": list})))
 }
 
