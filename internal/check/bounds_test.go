@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,12 +58,17 @@ func TestSlowListenInconclusive(t *testing.T) {
 	f := fake{transport: "stdio", era: "modern", change: map[string]string{"mute": `["subscriptions/listen"]`}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	report, err := Run(ctx, f.target(t), Options{Only: []string{"modern.listen"}, CheckTimeout: 300 * time.Millisecond})
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"modern.listen", "modern.listen-asked"}, CheckTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := report.Results[0]; r.Status != Inconclusive {
-		t.Errorf("%s", describeResult(r))
+	if len(report.Results) != 2 {
+		t.Fatalf("%d results, not 2", len(report.Results))
+	}
+	for _, r := range report.Results {
+		if r.Status != Inconclusive {
+			t.Errorf("%s", describeResult(r))
+		}
 	}
 }
 
@@ -83,5 +89,21 @@ func TestCheckTimeLongerThanAnyRun(t *testing.T) {
 			t.Log(describeResult(r))
 		}
 		t.Errorf("%d checks inconclusive", n)
+	}
+}
+
+// A tasks/list that never ends makes tasks.unique-ids inconclusive, after
+// a bounded walk, not a failure: whether it lists the task is not known.
+func TestEndlessTaskListInconclusive(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio", change: merge(legacyTasks, faults("task-list-endless"))}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"tasks.unique-ids"}, Calls: []Call{{Tool: "job"}}, CheckTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := report.Results[0]; r.Status != Inconclusive || !strings.Contains(r.Message, "past 20 pages") {
+		t.Errorf("%s", describeResult(r))
 	}
 }

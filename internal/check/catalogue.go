@@ -27,7 +27,7 @@ func checkByID(id string) *Check {
 
 func build() {
 	var all []*Check
-	for _, area := range [][]*Check{jsonrpcChecks(), lifecycleChecks(), listsChecks(), surfaceChecks(), readingChecks(), callChecks(), taskChecks(), httpChecks(), modernChecks(), mrtrChecks(), retryChecks(), askedChecks(), authChecks(), extensionChecks(), skillsChecks(), cardChecks(), portableChecks()} {
+	for _, area := range [][]*Check{jsonrpcChecks(), lifecycleChecks(), listsChecks(), surfaceChecks(), readingChecks(), callChecks(), taskChecks(), httpChecks(), probeChecks(), modernChecks(), mrtrChecks(), retryChecks(), askedChecks(), authChecks(), extensionChecks(), skillsChecks(), cardChecks(), portableChecks()} {
 		all = append(all, area...)
 	}
 	rows := checkRows()

@@ -132,16 +132,16 @@ var every = slices.Concat(watched, []string{"jsonrpc.string-id", "jsonrpc.number
 	"utilities.progress", "tools.result", "tools.structured-result", "tools.validate-inputs"})
 
 var modernEvery = []string{"modern.discover", "modern.result-type", "modern.cache-hints", "modern.cache-scope-pages", "modern.meta-required",
-	"modern.unsupported-version", "modern.resource-not-found", "modern.listen", "modern.no-requests", "modern.log-unasked", "modern.error-codes",
+	"modern.unsupported-version", "modern.resource-not-found", "modern.listen", "modern.listen-asked", "modern.no-requests", "modern.log-unasked", "modern.error-codes",
 	"modern.input-required-methods", "modern.input-required-shape", "modern.input-capabilities", "surface.param-headers", "modern.declared-lists"}
 
-var legacyEvery = []string{"lifecycle.initialize", "lifecycle.version-echo", "lifecycle.version-unknown", "lifecycle.client-capabilities", "lifecycle.ping"}
+var legacyEvery = []string{"lifecycle.initialize", "lifecycle.version-echo", "lifecycle.version-unknown", "lifecycle.client-capabilities", "lifecycle.ping", "utilities.log-level"}
 
-var httpEvery = []string{"http.origin", "http.dns-rebinding", "http.answer-type", "http.one-object", "http.notification-202", "http.malformed-body"}
+var httpEvery = []string{"http.origin", "http.dns-rebinding", "http.answer-type", "http.one-object", "http.notification-202", "http.malformed-body", "http.origin-methods"}
 
-var httpLegacyEvery = []string{"http.session-id", "http.event-ids", "http.one-stream", "http.session-deleted", "http.protocol-version", "http.get", "http.get-no-response"}
+var httpLegacyEvery = []string{"http.session-id", "http.event-ids", "http.one-stream", "http.session-deleted", "http.protocol-version", "http.get", "http.get-no-response", "http.stream-related"}
 
-var modernHTTPEvery = []string{"modern.method-not-found", "modern.header-method", "modern.header-version", "modern.header-missing", "modern.header-version-missing", "modern.header-name", "modern.removed-methods"}
+var modernHTTPEvery = []string{"modern.method-not-found", "modern.header-method", "modern.header-version", "modern.header-missing", "modern.header-version-missing", "modern.header-name", "modern.removed-methods", "modern.stream-related"}
 
 var edgeServers = []edgeServer{
 	{name: "stdio 2025-11-25 at every edge", fake: edgeFake("stdio", "", nil),
@@ -248,7 +248,7 @@ func addEdgeServers() {
 			map[string]string{"edges": `["listen-notifies"]`, "prompts": `[{"name":"hello","description":"Hello."},{"name":"ask","description":"Asks who."}]`})),
 			holds: slices.Concat(modernEvery, asksEvery, []string{"modern.request-state"})},
 		edgeServer{name: "HTTP 2026-07-28 with a header-mirrored argument", fake: fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
-			holds: []string{"modern.header-param"}},
+			holds: []string{"modern.header-param", "modern.header-param-missing"}},
 		// A request without MCP-Protocol-Version read as 2025-03-26, as
 		// a server that serves clients of before 2025-06-18 may.
 		edgeServer{name: "HTTP 2026-07-28 reading a request without its version header as 2025-03-26", fake: fake{transport: "http", era: "modern",

@@ -37,7 +37,9 @@ func httpPostChecks() []*Check {
 			ID:    "http.origin",
 			needs: needs{transport: "http"},
 			run: func(t *T) {
-				foreignRefused(t, http.Header{"Origin": {foreignOrigin}}, " with Origin: "+foreignOrigin, "answered HTTP %d, not 403")
+				for _, o := range originsRefused {
+					foreignRefused(t, http.Header{"Origin": {o}}, " with Origin: "+o, "answered HTTP %d, not 403")
+				}
 			},
 		},
 		{
@@ -271,6 +273,7 @@ func httpRefusalChecks() []*Check {
 				if y.status != http.StatusNotFound {
 					t.Fail("after DELETE the session still answers HTTP %d, not 404", y.status)
 				}
+				deletedAgain(t, c)
 			},
 		},
 		{

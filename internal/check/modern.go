@@ -259,29 +259,9 @@ func modernRequestChecks() []*Check {
 			ID:    "modern.header-param",
 			needs: needs{era: "modern", transport: "http", call: true},
 			run: func(t *T) {
-				for i, call := range t.r.opts.Calls {
-					headers, _ := mcp.ParamHeaders(member(t.calledTool(call.Tool), "inputSchema"))
-					if len(headers) == 0 {
-						continue
-					}
-					c := t.connWith(connOptions{era: "modern"})
-					params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-param"`))
-					body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-param"`), "tools/call", c.stamp(params))
-					h := http.Header{}
-					mcp.SetParamHeaders(h, headers, body)
-					name := ""
-					for k := range h {
-						name = k
-					}
-					if name == "" {
-						continue // the call gives none of the arguments a header mirrors
-					}
-					x := t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {"mcpv-check-other"}}}, json.RawMessage(`"mcpv-check-param"`),
-						fmt.Sprintf("POST tools/call of %q with %s: mcpv-check-other (the argument is %q)", call.Tool, name, h.Get(name)))
-					mismatch(t, x)
-					return
-				}
-				t.Skip("none of the tools named with --call has an argument mirrored in a header (x-mcp-header)")
+				c, tool, body, name, value := paramHeaderCall(t)
+				mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {"mcpv-check-other"}}}, paramCallID,
+					fmt.Sprintf("POST tools/call of %q with %s: mcpv-check-other (the argument is %q)", tool, name, value)))
 			},
 		},
 		{
@@ -522,7 +502,7 @@ func mismatch(t *T, x *exchange) {
 func listen(t *T) {
 	f := t.r.facts
 	filter := map[string]any{}
-	for _, x := range []struct{ capability, key string }{{"tools.listChanged", "toolsListChanged"}, {"prompts.listChanged", "promptsListChanged"}, {"resources.listChanged", "resourcesListChanged"}} {
+	for _, x := range listenKinds {
 		if f.declares(x.capability) {
 			filter[x.key] = true
 		}
@@ -551,9 +531,20 @@ func listen(t *T) {
 // notification of it, or its response (an error); false when the stream
 // ended with none.
 func firstOfListen(t *T, c *conn, params json.RawMessage) (seen, bool) {
+	first, _, ok := listenOpen(t, c, params)
+	return first, ok
+}
+
+// listenOpen is firstOfListen, with the notifications of the subscription
+// that came in the moment after its first message (listenQuiet, maxLog at
+// most).
+func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ bool) {
 	id := json.RawMessage(`"mcpv-check-listen"`)
 	body, _ := mcp.EncodeRequest(id, "subscriptions/listen", c.stamp(params))
 	var first *seen
+	ours := func(s seen) bool {
+		return s.msg.IsNotification() && idKey(member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")) == idKey(id)
+	}
 	judge := func(s seen) bool {
 		if s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) {
 			if first == nil {
@@ -561,7 +552,7 @@ func firstOfListen(t *T, c *conn, params json.RawMessage) (seen, bool) {
 			}
 			return false
 		}
-		if s.msg.IsNotification() && idKey(member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")) == idKey(id) {
+		if ours(s) {
 			first = &s
 			return false
 		}
@@ -574,10 +565,13 @@ func firstOfListen(t *T, c *conn, params json.RawMessage) (seen, bool) {
 		ctx, cancel := context.WithCancel(t.ctx)
 		defer cancel()
 		x, err := c.post(ctx, httpReq{body: body, events: func(s seen) bool {
-			if first == nil && !judge(s) {
-				time.AfterFunc(300*time.Millisecond, cancel)
+			switch {
+			case first == nil && !judge(s):
+				time.AfterFunc(listenQuiet, cancel)
+			case first != nil && s.msg.IsNotification():
+				rest = append(rest, s)
 			}
-			return true
+			return len(rest) < maxLog
 		}}, nil)
 		if x == nil {
 			t.failErr("subscriptions/listen", err)
@@ -611,10 +605,16 @@ func firstOfListen(t *T, c *conn, params json.RawMessage) (seen, bool) {
 				settle(t, 20*time.Millisecond)
 			}
 		}
+		settle(t, listenQuiet)
+		for _, s := range c.since(mark) {
+			if s.n > first.n && ours(s) && len(rest) < maxLog {
+				rest = append(rest, s)
+			}
+		}
 		c.notify(t.ctx, "notifications/cancelled", json.RawMessage(`{"requestId":"mcpv-check-listen"}`))
 	}
 	if first == nil {
-		return seen{}, false
+		return seen{}, nil, false
 	}
-	return *first, true
+	return *first, rest, true
 }

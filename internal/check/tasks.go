@@ -47,7 +47,7 @@ func taskChecks() []*Check {
 			needs: needs{era: "legacy", call: true, capability: "tools"},
 			run:   notDeclared,
 		},
-	}, extTaskChecks())
+	}, twoTaskChecks(), extTaskChecks())
 }
 
 // tasksVersion skips t unless the protocol version has tasks.
@@ -165,7 +165,7 @@ func legacyTask(t *T) *taskRun {
 	}
 	if t.r.facts.declares("tasks.list") {
 		run.listAsked = true
-		run.listed = onTaskList(t, c, run.id)
+		run.listed, _ = onTaskList(t, c, run.id)
 	}
 	status := pollTask(t, c, run, "input_required")
 	run.pending = !terminal(status)
@@ -252,13 +252,14 @@ func terminal(status string) bool {
 	return status == mcp.TaskCompleted || status == mcp.TaskFailed || status == mcp.TaskCancelled
 }
 
-// onTaskList walks tasks/list (at most 20 pages) for the task id.
-func onTaskList(t *T, c *conn, id string) bool {
+// onTaskList walks tasks/list (at most 20 pages) for the task id; ended
+// says the walk reached the list's end (or an error).
+func onTaskList(t *T, c *conn, id string) (listed, ended bool) {
 	var params json.RawMessage
 	for range 20 {
 		m, _ := t.request(c, "tasks/list", params)
 		if m.Error != nil {
-			return false
+			return false, true
 		}
 		var r struct {
 			Tasks []struct {
@@ -269,15 +270,15 @@ func onTaskList(t *T, c *conn, id string) bool {
 		rawjson.DecodeLoose(m.Result, &r)
 		for _, tk := range r.Tasks {
 			if tk.TaskID == id {
-				return true
+				return true, false
 			}
 		}
 		if r.Next == nil {
-			return false
+			return false, true
 		}
 		params, _ = json.Marshal(map[string]string{"cursor": *r.Next})
 	}
-	return false
+	return false, false
 }
 
 // theTask is the run's task of 2025-11-25 (followTask).

@@ -36,7 +36,7 @@ var extTasks = map[string]string{
 }
 
 var legacyTaskChecks = []string{"tasks.unknown-task", "tasks.create", "tasks.status-paths", "tasks.timestamps", "tasks.ttl", "tasks.result",
-	"tasks.result-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended"}
+	"tasks.result-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended", "tasks.unique-ids"}
 
 var extTaskIDs = []string{"tasks.ext-gated", "tasks.ext-listen-gated", "tasks.ext-unknown-task", "tasks.ext-undeclared", "tasks.ext-create",
 	"tasks.ext-durable", "tasks.ext-get", "tasks.ext-update", "tasks.ext-input-keys", "tasks.ext-cancel"}
@@ -78,7 +78,7 @@ func addTaskCases() {
 		edgeServer{name: "stdio 2025-11-25 running a task", fake: edgeFake("stdio", "", legacyTasks), holds: legacyTaskChecks},
 		edgeServer{name: "HTTP 2025-11-25 running a task", fake: edgeFake("http", "", legacyTasks), holds: legacyTaskChecks},
 		edgeServer{name: "stdio 2026-07-28 running a task of the extension", fake: edgeFake("stdio", "modern", extTasks), holds: extTaskIDs},
-		edgeServer{name: "HTTP 2026-07-28 running a task of the extension", fake: edgeFake("http", "modern", extTasks), holds: slices.Concat(extTaskIDs, []string{"tasks.ext-header-name"})},
+		edgeServer{name: "HTTP 2026-07-28 running a task of the extension", fake: edgeFake("http", "modern", extTasks), holds: slices.Concat(extTaskIDs, []string{"tasks.ext-header-name", "modern.capability-status"})},
 		// A server that declares no tasks serves a call made as a task as
 		// a call.
 		edgeServer{name: "stdio 2025-11-25 taking no tasks", fake: edgeFake("stdio", "", nil), holds: []string{"tasks.not-declared"}},

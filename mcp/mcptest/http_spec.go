@@ -122,7 +122,9 @@ func (s *HTTPServer) originOK(r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	if spec.has("origin-matches-host") && u.Host == r.Host {
+	if spec.has("origin-matches-host") && u.Host == r.Host ||
+		spec.has("origin-prefix") && (strings.HasPrefix(origin, "http://localhost") || strings.HasPrefix(origin, "http://127.0.0.1")) ||
+		spec.has("delete-origin-unchecked") && r.Method != http.MethodPost {
 		return true
 	}
 	return isLoopback(u.Hostname())
@@ -242,6 +244,9 @@ func (spec *Spec) paramMismatch(h http.Header, m msg) string {
 		if v == nil && !present {
 			continue
 		}
+		if !present && spec.has("param-header-optional") {
+			continue
+		}
 		if !present || len(got) != 1 || got[0] != want {
 			return fmt.Sprintf("Mcp-Param-%s %q, argument %s", p.Header, strings.Join(got, ", "), v)
 		}
@@ -279,11 +284,15 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 		s.crossPing(x, m)
 		return
 	}
+	unrelated := spec.has("unrelated-on-stream") && (m.Method == "ping" && spec.Era != "modern" || m.Method == "server/discover" || strings.HasSuffix(m.Method, "/list"))
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
 	streams := s.opts.SSE || spec.has("event-id-reuse") || spec.has("stream-left-open") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool ||
-		m.Method == "tasks/result" && spec.Tasks != nil
+		m.Method == "tasks/result" && spec.Tasks != nil || unrelated
 	if streams && !plain && !s.opts.Legacy {
 		e := s.sse(x)
+		if unrelated {
+			e.Event(s.eventID(), `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"mem://a"}}`)
+		}
 		n := 0 // event-id-reuse: each stream's own count
 		answer(func(line string) {
 			n++
@@ -302,6 +311,9 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	status := http.StatusOK
 	if spec.Era == "modern" && len(lines) == 1 && strings.Contains(lines[0], `"code":-32601`) && !spec.has("method-not-found-200") && !(spec.has("removed-methods-200") && slices.Contains(removedMethods, m.Method)) {
 		status = http.StatusNotFound
+	}
+	if spec.Era == "modern" && len(lines) == 1 && strings.Contains(lines[0], `"code":-32021`) && !spec.has("capability-error-200") {
+		status = http.StatusBadRequest // basic, "_meta": "On HTTP, the response status MUST be 400 Bad Request"
 	}
 	switch {
 	case s.opts.Legacy:

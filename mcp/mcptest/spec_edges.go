@@ -135,15 +135,20 @@ func ordered(m map[string]json.RawMessage) any {
 	}{m["jsonrpc"], m["id"], m["method"], m["params"], m["result"], m["error"]}
 }
 
-// before sends what the notify-first edge sends ahead of a response.
-func (s *Spec) before(m msg, out specOut) {
+// before sends what the notify-first edge sends ahead of a response: a
+// log message of level debug only while logging/setLevel asked for none
+// above it.
+func (s *Spec) before(st *specState, m msg, out specOut) {
 	if !s.edge("notify-first") || m.Method == "initialize" || m.Method == "server/discover" {
 		return
 	}
 	if token := member(member(m.Params, "_meta"), "progressToken"); token != nil {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":0,"message":"starting"}}`, token))
 	}
-	if s.Era != "modern" && s.declares("logging") {
+	st.mu.Lock()
+	level := st.logLevel
+	st.mu.Unlock()
+	if s.Era != "modern" && s.declares("logging") && slices.Index(logLevels, level) <= 0 {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","logger":"spec","data":{"answering":` + mustString(m.Method) + `}}}`)
 	}
 }

@@ -110,6 +110,14 @@ var Faults = []string{
 	"version-header-optional", // (modern, HTTP) a request without MCP-Protocol-Version served as the body's era
 	"no-param-header-check",   // (modern) Mcp-Param-NAME headers that do not match a tool's x-mcp-header arguments served
 	"mint-session",            // (modern) a session id minted
+	"origin-prefix",           // an Origin served when it begins as one of this machine's does (http://localhost.mcpv-check.invalid)
+	"delete-origin-unchecked", // DELETE and GET served whatever their Origin
+	"delete-again-200",        // (initialize era) DELETE of a session ended answered 200
+	"param-header-optional",   // (modern) a tools/call without the Mcp-Param-NAME header of an argument it gives served
+	"capability-error-200",    // (modern, HTTP) -32021 answered with HTTP 200, not 400
+	"listen-unasked",          // (modern) a notifications/resources/updated on every subscriptions/listen stream, which asked for no resource
+	"log-level-ignored",       // (initialize era) logging/setLevel taken and its level not kept: with notify-first, debug messages go on
+	"unrelated-on-stream",     // (HTTP) ping (initialize era), server/discover and the lists answered on an event stream that carries a notifications/resources/updated first, which no request of the client's asked for
 	// mcpv check, round two: first contact, one defect one failure, the misses
 	"pretty-json",              // (stdio) every message written over several lines, indented
 	"spaced-json",              // (stdio) every message on one line, spaced as Python's json.dumps spaces it: no fault, the same messages
@@ -217,6 +225,7 @@ type specState struct {
 	requests int                      // requests answered so far
 	asked    map[string]int           // unstable-cursor: how often each cursor was asked for
 	stopped  bool                     // a die-* fault fired: serve no more
+	logLevel string                   // the level logging/setLevel asked for; "" none
 	// initialized says an initialize request has come (mute-early).
 	initialized bool
 	tasks       map[string]*specTask // by id (spec_tasks.go)
@@ -440,7 +449,7 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 		return
 	}
 	res, e := s.answer(st, m)
-	s.before(m, out)
+	s.before(st, m, out)
 	st.mu.Lock()
 	caps := st.caps
 	st.mu.Unlock()
@@ -456,7 +465,7 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 		st.caps = member(m.Params, "capabilities")
 	}
 	st.mu.Unlock()
-	s.after(m, out)
+	s.after(st, m, out)
 }
 
 // shaped is out through the faults that shape what is written over
@@ -493,8 +502,13 @@ func (s *Spec) shaped(out specOut) specOut {
 }
 
 // after sends what some faults (and the server-pings edge) send after
-// an answer, each to the requests it is for, in this order.
-func (s *Spec) after(m msg, out specOut) {
+// an answer, each to the requests it is for, in this order; a log
+// message of level info only while logging/setLevel asked for none above
+// it (the fault is another).
+func (s *Spec) after(st *specState, m msg, out specOut) {
+	st.mu.Lock()
+	quiet := slices.Index(logLevels, st.logLevel) > slices.Index(logLevels, "info")
+	st.mu.Unlock()
 	handshake := m.Method == "initialize" || m.Method == "server/discover"
 	initEra := s.Era != "modern" && m.Method != "initialize"
 	line := func(text string) func() string { return func() string { return text } }
@@ -530,7 +544,9 @@ func (s *Spec) after(m msg, out specOut) {
 		}},
 	} {
 		if f.when && (s.has(f.name) || s.edge(f.name)) {
-			out.send(f.line())
+			if l := f.line(); !quiet || !strings.Contains(l, `"level":"info"`) {
+				out.send(l)
+			}
 		}
 	}
 }
@@ -598,6 +614,11 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		case s.has("input-asks-elicitation"):
 			return json.RawMessage(`{"resultType":"input_required","inputRequests":{"e1":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}}}`), nil
 		}
+	}
+	if method == "logging/setLevel" && e == nil && !s.has("log-level-ignored") {
+		st.mu.Lock()
+		st.logLevel, _ = stringMember(params, "level")
+		st.mu.Unlock()
 	}
 	return s.answerFaults(method, params, res, e)
 }
@@ -1000,6 +1021,9 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 	}
 	if s.has("log-on-listen") {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"listening"}}`)
+	}
+	if s.has("listen-unasked") {
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":%s,"uri":"mem://a"}}`, meta))
 	}
 }
 

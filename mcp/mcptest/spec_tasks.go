@@ -91,6 +91,9 @@ var TaskFaults = []string{
 	"task-result-early",       // tasks/result of a task not ended answered at once, with nothing
 	"task-result-no-meta",     // tasks/result answered without the related-task _meta
 	"task-unlisted",           // tasks/list lists no task
+	"task-id-reuse",           // every task of a session given the id task-1
+	"task-list-newest",        // tasks/list lists one task alone
+	"task-list-endless",       // tasks/list lists no task, and always a next page
 	"task-cancel-no-status",   // tasks/cancel answered with the task still working
 	"task-cancel-terminal-ok", // tasks/cancel of an ended task answered with the task, not -32602
 	"task-input-unrelated",    // the input a task asks for asked without the related-task _meta
@@ -245,6 +248,9 @@ func (s *Spec) newTask(st *specState, tool string, ttl *int64) *specTask {
 	id := fmt.Sprintf("task-%d-%d", srvRequests.Add(1), len(st.tasks)+1)
 	if len(s.Tasks.Statuses) > 0 {
 		id = fmt.Sprintf("task-%d", len(st.tasks)+1)
+	}
+	if s.has("task-id-reuse") {
+		id = "task-1"
 	}
 	t := &specTask{id: id, tool: tool, status: "working", created: now, updated: now, ttl: ttl, step: -1}
 	st.tasks[t.id] = t
@@ -484,7 +490,15 @@ func (s *Spec) taskList(st *specState, id json.RawMessage, out specOut) {
 			list = append(list, mustJSON(s.taskFields(t)))
 		}
 	}
+	if s.has("task-list-newest") && len(list) > 1 {
+		slices.SortFunc(list, func(a, b json.RawMessage) int { return strings.Compare(string(b), string(a)) })
+		list = list[:1]
+	}
 	st.mu.Unlock()
+	if s.has("task-list-endless") {
+		out.send(s.resultLine(id, "tasks/list", json.RawMessage(`{"tasks":[],"nextCursor":"more"}`)))
+		return
+	}
 	out.send(s.resultLine(id, "tasks/list", mustJSON(map[string]any{"tasks": list})))
 }
 

@@ -1,0 +1,219 @@
+package check
+
+// Rules a few exchanges show: GET and DELETE from a foreign Origin, a
+// session ended twice, a tool call without the Mcp-Param header of an
+// argument it gives, the HTTP status of a missing client capability, a
+// request's event stream carrying news no request asked for, a
+// subscription's stream carrying what it did not ask for, log messages
+// below the level asked for.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// originsRefused are the origins http.origin sends: one no server
+// serves, and two that begin as this machine's do and name another host,
+// which a server that compares an Origin's beginning serves.
+var originsRefused = []string{foreignOrigin, "http://localhost.mcpv-check.invalid", "http://127.0.0.1.mcpv-check.invalid"}
+
+func probeChecks() []*Check {
+	return []*Check{
+		{ID: "http.origin-methods", needs: needs{transport: "http"}, run: originMethods},
+		{ID: "modern.header-param-missing", needs: needs{era: "modern", transport: "http", call: true}, run: func(t *T) {
+			c, tool, body, name, value := paramHeaderCall(t)
+			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {""}}}, paramCallID,
+				fmt.Sprintf("POST tools/call of %q without %s (the argument is %q)", tool, name, value)))
+		}},
+		{ID: "modern.capability-status", needs: needs{era: "modern", transport: "http"}, run: capabilityStatus},
+		{ID: "modern.listen-asked", needs: needs{era: "modern"}, run: listenAsked},
+		{ID: "utilities.log-level", needs: needs{era: "legacy", capability: "logging"}, run: logLevel},
+		{ID: "http.stream-related", needs: needs{era: "legacy", transport: "http"}, run: streamRelated},
+		{ID: "modern.stream-related", needs: needs{era: "modern", transport: "http"}, run: streamRelated},
+	}
+}
+
+// probeAndList are the methods of a request every server answers on c
+// and of the first list it declares.
+func probeAndList(t *T, c *conn) []string {
+	if lists := t.r.facts.lists(); len(lists) > 0 {
+		return []string{t.r.probeMethod(c.era), lists[0].Method}
+	}
+	return []string{t.r.probeMethod(c.era)}
+}
+
+// streamRelated sends a request and a list's (of a session of its own,
+// where no other check subscribes to anything) and reads each answer
+// that is an event stream: what it carries before the response relates
+// to the request, and news of the server's lists or resources does not
+// (its place is the GET stream, or a subscriptions/listen stream).
+func streamRelated(t *T) {
+	c := t.fresh(connOptions{})
+	streams := 0
+	for _, method := range probeAndList(t, c) {
+		_, x := t.request(c, method, nil)
+		if x == nil || !x.sse {
+			continue
+		}
+		streams++
+		for _, s := range x.msgs {
+			if _, changed := mcp.ListChanged(s.msg.Method); s.bad == "" && s.msg.IsNotification() && (changed || s.msg.Method == "notifications/resources/updated") {
+				t.Sent("POST " + method)
+				t.FailGot(s.raw, "the event stream of %s carried %s, which no request of this session asked for", method, s.msg.Method)
+			}
+		}
+	}
+	if streams == 0 {
+		t.Note("every request was answered as JSON, which carries the response alone")
+	}
+}
+
+// originMethods sends GET and DELETE, on a session of their own, from a
+// foreign Origin: each is refused with 403, or not served to anyone
+// (405). The session goes first: a DELETE that is served ends it.
+func originMethods(t *T) {
+	c := t.fresh(connOptions{})
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		x := t.httpSendQuiet(c, httpReq{method: method, headersOnly: true, header: http.Header{"Origin": {foreignOrigin}}}, nil,
+			method+" with Origin: "+foreignOrigin)
+		t.Got(fmt.Sprintf("HTTP %d, Content-Type %q", x.status, x.header.Get("Content-Type")))
+		switch {
+		case x.status == http.StatusForbidden:
+		case x.status == http.StatusMethodNotAllowed:
+			t.Note("%s is answered 405: served to no client", method)
+		case x.status/100 == 2:
+			t.Fail("%s from a foreign Origin was served (HTTP %d): a web page the user visits reaches the server", method, x.status)
+		case !refusedBefore403(t, x):
+			t.Fail("%s from a foreign Origin answered HTTP %d, not 403", method, x.status)
+		}
+	}
+}
+
+// deletedAgain fails t unless a second DELETE of c's session, which a
+// first one ended, is answered 404: the session is gone for every request.
+func deletedAgain(t *T, c *conn) {
+	x := t.httpSend(c, httpReq{method: http.MethodDelete}, nil, "DELETE with the session id, then DELETE with it again")
+	if x.status != http.StatusNotFound {
+		t.Fail("a second DELETE of the ended session answered HTTP %d, not 404", x.status)
+	}
+}
+
+// paramCallID is the id of the tool calls that try an Mcp-Param header.
+var paramCallID = json.RawMessage(`"mcpv-check-param"`)
+
+// paramHeaderCall is the first call named with --call that gives an
+// argument a header mirrors (x-mcp-header): a connection of the era, the
+// tool, the call's body, and the header's name and value; t is skipped
+// when no call gives one.
+func paramHeaderCall(t *T) (c *conn, tool string, body []byte, name, value string) {
+	for i, call := range t.r.opts.Calls {
+		headers, _ := mcp.ParamHeaders(member(t.calledTool(call.Tool), "inputSchema"))
+		if len(headers) == 0 {
+			continue
+		}
+		c := t.connWith(connOptions{era: "modern"})
+		params, _ := t.r.callParams(t, i, paramCallID)
+		body, _ := mcp.EncodeRequest(paramCallID, "tools/call", c.stamp(params))
+		h := http.Header{}
+		mcp.SetParamHeaders(h, headers, body)
+		for k := range h {
+			return c, call.Tool, body, k, h.Get(k)
+		}
+	}
+	t.Skip("none of the tools named with --call has an argument mirrored in a header (x-mcp-header)")
+	return
+}
+
+// capabilityStatus asks, of a server that declares the tasks extension,
+// tasks/get from a client that does not declare it: the refusal (-32021)
+// comes with HTTP 400 and lists what the client lacks.
+func capabilityStatus(t *T) {
+	if !t.r.facts.declares("tasks") {
+		t.Skip("the server declares no extension the check knows a request of that needs a client capability (%s)", mcp.TasksExtension)
+	}
+	t.Sent("POST tasks/get of " + noTask + ", from a client that does not declare the tasks extension")
+	m, x := t.request(t.connWith(connOptions{era: "modern"}), "tasks/get", mcp.TaskParams(noTask))
+	if m.Error == nil || m.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
+		t.Skip("tasks/get was not refused -32021 (tasks.ext-gated judges what it was answered)")
+	}
+	wantStatus(t, x, http.StatusBadRequest)
+	var d struct {
+		Required map[string]json.RawMessage `json:"requiredCapabilities"`
+	}
+	if json.Unmarshal(m.Error.Data, &d) != nil || len(d.Required) == 0 {
+		t.Fail("the error's data lists no requiredCapabilities")
+	}
+}
+
+// listenKinds are the lists' news a subscription may ask for: the
+// capability that declares it, the filter's key, the notification.
+var listenKinds = []struct{ capability, key, method string }{
+	{"tools.listChanged", "toolsListChanged", "notifications/tools/list_changed"},
+	{"prompts.listChanged", "promptsListChanged", "notifications/prompts/list_changed"},
+	{"resources.listChanged", "resourcesListChanged", "notifications/resources/list_changed"},
+}
+
+// listenQuiet is how long a subscription's stream is read past its
+// first message: what a server sends of its own accord comes at once.
+const listenQuiet = 300 * time.Millisecond
+
+// listenAsked opens a subscription to one kind of news, the first the
+// server declares, and holds what its stream carries in the moment after
+// its acknowledgement to what was asked. Log messages are
+// modern.log-unasked's; a notifications/cancelled of the subscription
+// ends it, as the server may.
+func listenAsked(t *T) {
+	for _, k := range listenKinds {
+		if !t.r.facts.declares(k.capability) {
+			continue
+		}
+		params, _ := json.Marshal(map[string]any{"notifications": map[string]bool{k.key: true}})
+		t.Sent("subscriptions/listen " + string(params))
+		first, rest, ok := listenOpen(t, t.fresh(connOptions{era: "modern"}), params)
+		if !ok || first.msg.Method != "notifications/subscriptions/acknowledged" {
+			t.Skip("the subscription was not acknowledged (modern.listen says how)")
+		}
+		for _, s := range rest {
+			switch s.msg.Method {
+			case k.method, "notifications/message", "notifications/cancelled":
+			default:
+				t.FailGot(s.raw, "the subscription, which asked for %s alone, carried %s", k.key, s.msg.Method)
+			}
+		}
+		t.Note("%d notifications of the subscription in the %s after its acknowledgement", len(rest), listenQuiet)
+		return
+	}
+	t.Skip("the server declares no listChanged capability to listen for")
+}
+
+// logLevels are the log levels, least severe first (RFC 5424's, as the
+// logging page has them).
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// logLevel asks, on a session of its own, for log messages of level
+// error and above, then sends a request and a list's: no log message
+// below error comes with their answers.
+func logLevel(t *T) {
+	c := t.fresh(connOptions{era: "legacy"})
+	t.Sent(`logging/setLevel {"level":"error"}`)
+	if m, _ := t.request(c, "logging/setLevel", json.RawMessage(`{"level":"error"}`)); m.Error != nil {
+		t.Skip("logging/setLevel was refused: %s", errText(m.Error))
+	}
+	mark := c.mark()
+	methods := probeAndList(t, c)
+	for _, method := range methods {
+		t.request(c, method, nil)
+	}
+	for _, s := range c.since(mark) {
+		level, _ := str(member(s.msg.Params, "level"))
+		if s.msg.Method == "notifications/message" && slices.Index(logLevels, level) >= 0 && slices.Index(logLevels, level) < slices.Index(logLevels, "error") {
+			t.Sent(fmt.Sprintf(`logging/setLevel {"level":"error"}, then %v`, methods))
+			t.FailGot(s.raw, "a log message of level %s, below the error asked for", level)
+		}
+	}
+}
