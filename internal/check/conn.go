@@ -21,7 +21,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +66,10 @@ type seen struct {
 	// unpaired: it came while input that is no request awaited what
 	// answers it (conn.expectNull): a null id then answers that input.
 	unpaired bool
+	// unpending: a response under an id no request waiting had, which
+	// answered another before or none (unpending says which), and meant
+	// the method of the request it most likely answers.
+	unpending, meant string
 	// twin: a response whose id is a request's id written as another
 	// JSON type (1 for "1"): that request's id, as sent.
 	twin string
@@ -123,7 +129,8 @@ type conn struct {
 
 	mu       sync.Mutex         // guards the fields below
 	waiting  map[string]*waiter // responses awaited, by canonical id
-	answered idSet              // ids answered, for a response that comes twice
+	answered idSet              // ids answered (with answerDigest), for a response that comes twice
+	sent     idSet              // ids of the requests sent, for an answer that comes late
 	asked    idSet              // ids of the server's requests, for one used twice
 	seq      int                // waiters registered so far: their order
 	// expectNull: what is no request was sent (unpaired), which a server may
@@ -438,6 +445,7 @@ func (c *conn) expect(id json.RawMessage, method string) chan reply {
 	c.seq++
 	w.seq = c.seq
 	c.waiting[idKey(id)] = w
+	c.sent.add(idKey(id))
 	c.mu.Unlock()
 	return w.ch
 }
@@ -684,18 +692,37 @@ func (c *conn) match(s *seen, id json.RawMessage, method string, status int) (*w
 		k := idKey(m.ID)
 		if id != nil && k == idKey(id) {
 			s.method = method
-			c.answered.add(k)
+			c.answered.put(k, answerDigest(m))
 		} else if id != nil && twinKey(m.ID) == twinKey(id) {
 			s.twin = string(id)
 		} else if w, ok := c.waiting[k]; ok {
 			s.method = w.method
-			c.answered.add(k)
+			c.answered.put(k, answerDigest(m))
 			return w, reply{m: m}
-		} else if c.answered.has(k) {
-			s.dup = true
-		} else if w := c.twinWaiter(m.ID); w != nil {
+		} else if w := c.twinWaiter(m.ID); w != nil && !c.answered.has(k) {
 			s.twin = string(w.id)
 			return w, reply{err: &twinError{sent: string(w.id), got: string(m.ID)}}
+		} else if c.answered.has(k) && c.answered.ids[k] == answerDigest(m) {
+			s.dup = true
+		} else if id != nil || c.stdio != nil { // over HTTP, a stream of no request's is http.get-no-response's
+			// The answer of the request this HTTP answer carries, or
+			// of a request waiting on stdio (the oldest first).
+			var waits []*waiter
+			if id != nil {
+				waits = []*waiter{{method: method, id: id}}
+			} else {
+				waits = slices.SortedFunc(maps.Values(c.waiting), func(a, b *waiter) int { return a.seq - b.seq })
+			}
+			said := make([]string, 0, 3)
+			for _, w := range waits[:min(len(waits), 3)] {
+				said = append(said, waitingFor(w.method, w.id))
+			}
+			if s.unpending = unpending(&c.sent, &c.answered, k, m, said); s.unpending != "" && len(waits) > 0 {
+				s.meant = waits[0].method
+				if id == nil && len(waits) == 1 {
+					return waits[0], reply{err: &strayAnswer{raw: s.raw, said: s.unpending}}
+				}
+			}
 		}
 	}
 	return nil, reply{}

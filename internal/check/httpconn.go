@@ -124,6 +124,11 @@ func (c *conn) postAnswered(ctx context.Context, hr httpReq, id json.RawMessage)
 			end = rid
 		}
 	}
+	if end != nil {
+		c.mu.Lock()
+		c.sent.add(idKey(end))
+		c.mu.Unlock()
+	}
 	x, resp, err := c.roundHTTP(ctx, hr)
 	if err != nil {
 		return x, err

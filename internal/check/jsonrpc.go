@@ -144,6 +144,14 @@ func jsonrpcWatchChecks() []*Check {
 			},
 		},
 		{
+			ID:  responseID,
+			run: exercise,
+			// A ping answered under another id is lifecycle.ping's.
+			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.unpending != "" && s.meant != "ping" }, func(s seen) string {
+				return fmt.Sprintf("a response under id %s, %s", clip(string(s.msg.ID), 60), s.unpending)
+			}),
+		},
+		{
 			ID:  "jsonrpc.request-id-unique",
 			run: exercise,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.reused }, func(s seen) string {

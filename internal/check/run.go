@@ -881,6 +881,9 @@ func (t *T) failErr(doing string, err error) {
 	if errors.As(err, &na) {
 		t.Block(errorID, "%s: %s", doing, na)
 	}
+	if stray := strayIn(err); stray != "" {
+		t.Block(responseID, "%s: %s", doing, stray)
+	}
 	if unreadable(err) {
 		t.Block("jsonrpc.messages", "%s: the server's answer is no JSON-RPC message: %s", doing, oneLine(err.Error()))
 	}
