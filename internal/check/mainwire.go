@@ -212,27 +212,10 @@ func (w *mainWire) take(out []seen) {
 			}
 			continue
 		}
-		was := w.answered.has(k)
-		if was && w.answered.ids[k] == answerDigest(m) {
-			s.dup = true
-			continue
-		}
-		for sk := range w.sent {
-			if !was && strings.TrimPrefix(strings.TrimPrefix(sk, "n:"), "s:") == twinKey(m.ID) {
-				s.twin, alarm = sk[2:], true
-			}
-		}
-		if s.twin != "" {
-			continue
-		}
-		if !was {
-			w.strays = append(w.strays[max(0, len(w.strays)-7):], s.raw)
-		}
-		waits, meant := w.waiting()
-		if s.unpending = unpending(&idSet{}, &w.answered, k, m, waits); s.unpending != "" && len(waits) > 0 {
-			s.meant = meant[0]
-			stray = &strayAnswer{raw: s.raw, said: s.unpending}
-			w.meant(stray, meant)
+		if st, twin := w.unmatched(s, k); twin {
+			alarm = true
+		} else if st != nil {
+			stray = st
 		}
 	}
 	fire := w.alarm
@@ -273,6 +256,46 @@ func (w *mainWire) oldest() string {
 	return best.method
 }
 
+// unmatched says what s, a response under k that no request waiting
+// had, is: the same answer again (dup), a twin (alarm), or an answer
+// under an id not pending (unpending), given to the calls that may have
+// sent what it answers: over stdio the one request waiting, whose wait
+// take ends; over HTTP, where the answer that held it fails its call,
+// for that failure to be named (call); mu must be held.
+func (w *mainWire) unmatched(s *seen, k string) (_ *strayAnswer, twin bool) {
+	was := w.answered.has(k)
+	if was && w.answered.ids[k] == answerDigest(s.msg) {
+		s.dup = true
+		return nil, false
+	}
+	for sk := range w.sent {
+		if !was && strings.TrimPrefix(strings.TrimPrefix(sk, "n:"), "s:") == twinKey(s.msg.ID) {
+			s.twin = sk[2:]
+		}
+	}
+	switch {
+	case s.twin != "":
+		return nil, true
+	case !was:
+		w.strays = append(w.strays[max(0, len(w.strays)-7):], s.raw)
+		if w.r.target.URL != "" {
+			return nil, false // it may have come on the GET stream, which answers no request: http.get-no-response's
+		}
+	}
+	waits, meant := w.waiting()
+	if s.unpending = unpending(&idSet{}, &w.answered, k, s.msg, waits); s.unpending == "" || len(waits) == 0 {
+		return nil, false
+	}
+	s.meant = meant[0]
+	stray := &strayAnswer{raw: s.raw, said: s.unpending}
+	for c := range w.calls {
+		if slices.ContainsFunc(c.methods, func(m string) bool { return slices.Contains(meant, m) }) {
+			c.stray = stray
+		}
+	}
+	return stray, false
+}
+
 // waiting names the requests sent and not answered, the oldest first,
 // three at most, and gives the methods of them all; mu must be held.
 func (w *mainWire) waiting() (said, methods []string) {
@@ -284,22 +307,10 @@ func (w *mainWire) waiting() (said, methods []string) {
 			if k[0] == 's' {
 				id = strconv.Quote(id)
 			}
-			said = append(said, waitingFor(w.sent[k].method, json.RawMessage(id)))
+			said = append(said, fmt.Sprintf("%s (id %s)", w.sent[k].method, clip(id, 60)))
 		}
 	}
 	return said, methods
-}
-
-// meant gives sa to the calls in flight that may have sent one of the
-// requests it may answer: over stdio the one request waiting, its wait
-// ended (take); over HTTP, where the answer that held it fails the
-// call whose it was, that call's failure named (call); mu must be held.
-func (w *mainWire) meant(sa *strayAnswer, methods []string) {
-	for c := range w.calls {
-		if slices.ContainsFunc(c.methods, func(m string) bool { return slices.Contains(methods, m) }) {
-			c.stray = sa
-		}
-	}
 }
 
 // end stops the watch: the run has its results.

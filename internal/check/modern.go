@@ -590,7 +590,7 @@ func firstOfListen(t *T, c *conn, params json.RawMessage) (seen, bool) {
 		}
 	} else {
 		mark := c.mark()
-		if err := c.stdio.Write(t.ctx, body); err != nil {
+		if err := c.write(t.ctx, body); err != nil {
 			t.failErr("subscriptions/listen", err)
 		}
 		for first == nil {

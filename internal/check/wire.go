@@ -185,9 +185,8 @@ func (s *idSet) has(k string) bool {
 	return ok
 }
 
-// answerDigest is what a response says (its result, or its error), hashed:
-// the same response sent twice says the same; another answered under an
-// id answered before does not.
+// answerDigest is what a response says (its result or error), hashed: the
+// same response again says the same, another under the same id not.
 func answerDigest(m mcp.Message) string {
 	h := fnv.New64a()
 	h.Write(bytes.TrimSpace(m.Result))
@@ -201,12 +200,10 @@ func answerDigest(m mcp.Message) string {
 // waiting had.
 const responseID = "jsonrpc.response-id"
 
-// unpending says what a response under id k is when no request waiting
-// had k (and it is not a twin): "" for the same answer sent again (a
-// second response, jsonrpc.one-response's), or for an id sent and not
-// answered (a late answer, to a request given up); else whether k
-// answered another request before or none, and the requests that wait,
-// which it may have been meant for.
+// unpending says what a response under k, which no request waiting had
+// (no twin), is: "" for the same answer again (jsonrpc.one-response's) or
+// a late one (k sent, not answered); else whether k answered another
+// request before or none, and the requests waiting it may be meant for.
 func unpending(sent, answered *idSet, k string, m mcp.Message, waits []string) string {
 	before, was := answered.ids[k]
 	if was && before == answerDigest(m) || !was && sent.has(k) {
@@ -222,23 +219,16 @@ func unpending(sent, answered *idSet, k string, m mcp.Message, waits []string) s
 	return said
 }
 
-// waitingFor names a request that waits, for unpending.
-func waitingFor(method string, id json.RawMessage) string {
-	return fmt.Sprintf("%s (id %s)", method, clip(string(id), 60))
-}
-
-// strayAnswer ends the wait of the one request that waited when a
-// response came under an id no request had: most likely its answer,
-// which it did not get.
+// strayAnswer ends the wait of the one request waiting when a response
+// came under an id no request had: most likely its answer.
 type strayAnswer struct{ raw, said string }
 
 func (e *strayAnswer) Error() string {
 	return "the server answered under an id no request waiting had, " + e.said + ": " + clip(e.raw, 200)
 }
 
-// strayIn says how err is an answer under an id no request waiting had:
-// a wait ended by one (strayAnswer), or an HTTP answer that held one and
-// not the response to its request; "" when it is neither.
+// strayIn says how err is an answer under an id no request waiting had
+// (a wait it ended, an HTTP answer that held it and not its request's).
 func strayIn(err error) string {
 	var sa *strayAnswer
 	var na *noAnswer
