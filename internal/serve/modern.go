@@ -190,26 +190,17 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	return c.modernResult(ctx, method, params, res, st.Modern), nil
 }
 
-// retiredCode is err, an answer of a server of the initialize era, in
-// the codes of the 2026-07-28 era, whose implementations "MUST NOT emit"
-// the codes it retired (basic, "Error Codes"): -32002, resource not found,
-// is -32602 there (server/resources, "Error Handling"); -32042, URL
-// elicitation required, has no code of that era (it asks in an
-// input_required result), so it is -32603 with its message and data kept.
+// retiredCode is err, a server's of the initialize era, in the codes of
+// the 2026-07-28 era, whose implementations "MUST NOT emit" those it
+// retired (basic, "Error Codes"): -32002, resource not found, is -32602
+// there (server/resources, "Error Handling"); -32042, URL elicitation
+// required, has no code there (it asks in input_required): -32603.
 func retiredCode(err error) error {
 	var re *mcp.RPCError
-	if !errors.As(err, &re) {
+	if !errors.As(err, &re) || re.Code != -32002 && re.Code != -32042 {
 		return err
 	}
-	code := mcp.CodeInvalidParams
-	switch re.Code {
-	case -32002:
-	case -32042:
-		code = mcp.CodeInternalError
-	default:
-		return err
-	}
-	return &mcp.RPCError{Code: code, Message: re.Message, Data: re.Data}
+	return &mcp.RPCError{Code: map[int]int{-32002: mcp.CodeInvalidParams, -32042: mcp.CodeInternalError}[re.Code], Message: re.Message, Data: re.Data}
 }
 
 // modernResult is what a modern client gets of a result: through the
