@@ -1,12 +1,14 @@
 package check
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 	"unicode"
 
 	"github.com/mcpv/mcpv/internal/testkit"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // A flood of answers to ids no request had is said once, with how many
@@ -59,5 +61,34 @@ func TestRetiredCodeInStreamAndArray(t *testing.T) {
 		if r := runChecks(t, f, "modern.error-codes")["modern.error-codes"]; r.Status != Failed || !strings.Contains(r.Message, "error -32002, which 2026-07-28 retired") {
 			t.Errorf("%s: %s", name, describeResult(r))
 		}
+	}
+}
+
+// What a response under an id no request waits for is: a late answer to
+// a request given up (a slow server) and the same answer again are no
+// answer under another's id; another answer under an id answered, or an
+// id never sent, is, with the requests waiting named.
+func TestUnpending(t *testing.T) {
+	var sent, answered idSet
+	first := mcp.Message{ID: json.RawMessage(`1`), Result: json.RawMessage(`{"a":1}`)}
+	answered.put(idKey(first.ID), answerDigest(first))
+	sent.add(idKey(json.RawMessage(`2`)))
+	waits := []string{"tools/call (id 3)"}
+	for _, tc := range []struct {
+		id, result, want string
+	}{
+		{`2`, `{}`, ""},        // sent, given up, answered late
+		{`1`, `{"a":1}`, ""},   // the same answer again: jsonrpc.one-response's
+		{`1`, ` {"a":1} `, ""}, // spaced otherwise, the same
+		{`1`, `{"b":2}`, "which answered another request before; it may be the answer to tools/call (id 3)"},
+		{`"x"`, `{}`, "which no request had; it may be the answer to tools/call (id 3)"},
+	} {
+		m := mcp.Message{ID: json.RawMessage(tc.id), Result: json.RawMessage(tc.result)}
+		if got := unpending(&sent, &answered, idKey(m.ID), m, waits); got != tc.want {
+			t.Errorf("%s %s: %q, want %q", tc.id, tc.result, got, tc.want)
+		}
+	}
+	if got := unpending(&sent, &answered, idKey(json.RawMessage(`9`)), mcp.Message{ID: json.RawMessage(`9`)}, nil); got != "which no request had" {
+		t.Errorf("none waiting: %q", got)
 	}
 }
