@@ -64,7 +64,7 @@ func (c *conn) answer(ctx context.Context, s seen) {
 		c.post(ctx, httpReq{body: msg}, nil)
 		return
 	}
-	c.stdio.Write(ctx, msg)
+	c.write(ctx, msg)
 }
 
 // hand gives the answerer the server's request s, maxAnswered a

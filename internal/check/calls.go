@@ -493,7 +493,7 @@ func cancelOne(t *T, i int) string {
 	ch := c.expect(id, "tools/call")
 	defer c.unexpect(id)
 	mark := c.mark()
-	if err := c.stdio.Write(t.ctx, msg); err != nil {
+	if err := c.write(t.ctx, msg); err != nil {
 		t.failErr("tools/call", err)
 	}
 	progress := func(s seen) bool {

@@ -21,7 +21,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +66,9 @@ type seen struct {
 	// unpaired: it came while input that is no request awaited what
 	// answers it (conn.expectNull): a null id then answers that input.
 	unpaired bool
+	// unpending: a response under an id no request waiting had (why, and
+	// what waited), and meant the method of what it most likely answers.
+	unpending, meant string
 	// twin: a response whose id is a request's id written as another
 	// JSON type (1 for "1"): that request's id, as sent.
 	twin string
@@ -123,7 +128,8 @@ type conn struct {
 
 	mu       sync.Mutex         // guards the fields below
 	waiting  map[string]*waiter // responses awaited, by canonical id
-	answered idSet              // ids answered, for a response that comes twice
+	answered idSet              // ids answered (with answerDigest), for a response that comes twice
+	sent     idSet              // ids of the requests sent, for an answer that comes late
 	asked    idSet              // ids of the server's requests, for one used twice
 	seq      int                // waiters registered so far: their order
 	// expectNull: what is no request was sent (unpaired), which a server may
@@ -352,7 +358,7 @@ func (c *conn) roundTrip(ctx context.Context, id json.RawMessage, msg []byte, hr
 	}
 	ch := c.expect(id, methodOf(msg))
 	defer c.unexpect(id)
-	if err := c.stdio.Write(ctx, msg); err != nil {
+	if err := c.write(ctx, msg); err != nil {
 		return mcp.Message{}, nil, err
 	}
 	m, err := c.await(ctx, ch)
@@ -408,13 +414,36 @@ func (c *conn) unpaired() {
 	c.mu.Unlock()
 }
 
+// noteSent notes the ids of the requests data holds as sent: an answer
+// under one that comes after its request was given up is late, not
+// unasked for (unpending).
+func (c *conn) noteSent(data []byte) {
+	msgs, err := mcp.DecodeMessages(data)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range msgs {
+		if m.IsRequest() {
+			c.sent.add(idKey(m.ID))
+		}
+	}
+}
+
+// write writes data on a stdio server's stdin, its requests noted.
+func (c *conn) write(ctx context.Context, data []byte) error {
+	c.noteSent(data)
+	return c.stdio.Write(ctx, data)
+}
+
 // send writes data as it is: a line on stdin, or the body of a POST.
 // Over HTTP it returns the answer.
 func (c *conn) send(ctx context.Context, data []byte) (*exchange, error) {
 	if c.http != nil {
 		return c.post(ctx, httpReq{body: data}, nil)
 	}
-	return nil, c.stdio.Write(ctx, data)
+	return nil, c.write(ctx, data)
 }
 
 // waiter is a response awaited.
@@ -684,18 +713,36 @@ func (c *conn) match(s *seen, id json.RawMessage, method string, status int) (*w
 		k := idKey(m.ID)
 		if id != nil && k == idKey(id) {
 			s.method = method
-			c.answered.add(k)
+			c.answered.put(k, answerDigest(m))
 		} else if id != nil && twinKey(m.ID) == twinKey(id) {
 			s.twin = string(id)
 		} else if w, ok := c.waiting[k]; ok {
 			s.method = w.method
-			c.answered.add(k)
+			c.answered.put(k, answerDigest(m))
 			return w, reply{m: m}
-		} else if c.answered.has(k) {
-			s.dup = true
-		} else if w := c.twinWaiter(m.ID); w != nil {
+		} else if w := c.twinWaiter(m.ID); w != nil && !c.answered.has(k) {
 			s.twin = string(w.id)
 			return w, reply{err: &twinError{sent: string(w.id), got: string(m.ID)}}
+		} else if c.answered.has(k) && c.answered.ids[k] == answerDigest(m) {
+			s.dup = true
+		} else if id != nil || c.stdio != nil { // over HTTP, a stream of no request's is http.get-no-response's
+			// The HTTP answer's request, or those waiting on stdio, the oldest first.
+			var waits []*waiter
+			if id != nil {
+				waits = []*waiter{{method: method, id: id}}
+			} else {
+				waits = slices.SortedFunc(maps.Values(c.waiting), func(a, b *waiter) int { return a.seq - b.seq })
+			}
+			said := make([]string, 0, 3)
+			for _, w := range waits[:min(len(waits), 3)] {
+				said = append(said, fmt.Sprintf("%s (id %s)", w.method, clip(string(w.id), 60)))
+			}
+			if s.unpending = unpending(&c.sent, &c.answered, k, m, said); s.unpending != "" && len(waits) > 0 {
+				s.meant = waits[0].method
+				if id == nil && len(waits) == 1 {
+					return waits[0], reply{err: &strayAnswer{raw: s.raw, said: s.unpending}}
+				}
+			}
 		}
 	}
 	return nil, reply{}
@@ -811,7 +858,7 @@ func (c *conn) close() {
 		<-c.gone
 		return
 	}
-	if session != "" && c.era == "legacy" {
+	if session != "" && c.era == "legacy" && c.r.sharing(c, session) == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		c.post(ctx, httpReq{method: "DELETE"}, nil)
 		cancel()

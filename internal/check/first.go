@@ -294,7 +294,7 @@ const textProbes = 3
 func (r *runner) awaitStdio(ctx context.Context, c *conn, id json.RawMessage, msg []byte, mark int, sent string) (mcp.Message, *defect, error) {
 	ch := c.expect(id, methodOf(msg))
 	defer c.unexpect(id)
-	if err := c.stdio.Write(ctx, msg); err != nil {
+	if err := c.write(ctx, msg); err != nil {
 		return mcp.Message{}, nil, err
 	}
 	probes, asked := 0, 0 // pings sent; lines of text when the last was
@@ -339,7 +339,7 @@ func (r *runner) awaitStdio(ctx context.Context, c *conn, id json.RawMessage, ms
 		probes++
 		asked = text
 		ping, _ := mcp.EncodeRequest(json.RawMessage(fmt.Sprintf(`"mcpv-check-probe-%d"`, probes)), "ping", nil)
-		if err := c.stdio.Write(ctx, ping); err != nil {
+		if err := c.write(ctx, ping); err != nil {
 			return mcp.Message{}, nil, err
 		}
 	}

@@ -196,6 +196,18 @@ func httpSessionChecks() []*Check {
 			},
 		},
 		{
+			ID:    sessionUnique,
+			needs: needs{transport: "http", era: "legacy"},
+			run: func(t *T) {
+				a, b := withSession(t, t.fresh(connOptions{era: "legacy"})), t.fresh(connOptions{era: "legacy"})
+				t.Sent("POST initialize twice, each a session of its own")
+				if said := t.r.sharedSession.Load(); said != nil {
+					t.FailGot(*said, "two sessions were given one session id: what a client does to its session (ends it, sets its log level, subscribes) it does to the other's")
+				}
+				t.Note("the two sessions' ids differ (%d and %d bytes)", len(a.sessionID()), len(b.sessionID()))
+			},
+		},
+		{
 			ID:    "http.session-assigned",
 			needs: needs{transport: "http", era: "legacy"},
 			run: func(t *T) {

@@ -17,6 +17,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,30 @@ func (c *conn) setHeaderVersion(v string) {
 	c.mu.Lock()
 	c.http.version = v
 	c.mu.Unlock()
+}
+
+// sessionGiven notes that c's initialize was given sid (in x): one that
+// another connection holds too is http.session-unique's, and no
+// connection ends it (close) while another holds it.
+func (r *runner) sessionGiven(c *conn, sid string, x *exchange) {
+	if r.sharing(c, sid) != nil {
+		said := fmt.Sprintf("HTTP %d, Mcp-Session-Id: %q (given to another session's initialize before)", x.status, clip(sid, 120))
+		r.sharedSession.CompareAndSwap(nil, &said)
+	}
+}
+
+// sharing is a connection of the run but c that holds the session id
+// sid, or nil.
+func (r *runner) sharing(c *conn, sid string) *conn {
+	r.mu.Lock()
+	conns := slices.Clone(r.conns)
+	r.mu.Unlock()
+	for _, o := range conns {
+		if o != c && o.sessionID() == sid {
+			return o
+		}
+	}
+	return nil
 }
 
 // sessionID is the Mcp-Session-Id the server gave, or "".
@@ -124,6 +149,7 @@ func (c *conn) postAnswered(ctx context.Context, hr httpReq, id json.RawMessage)
 			end = rid
 		}
 	}
+	c.noteSent(hr.body)
 	x, resp, err := c.roundHTTP(ctx, hr)
 	if err != nil {
 		return x, err
@@ -137,6 +163,7 @@ func (c *conn) postAnswered(ctx context.Context, hr httpReq, id json.RawMessage)
 			c.mu.Lock() // close, from another goroutine, reads it
 			c.http.session = sid
 			c.mu.Unlock()
+			c.r.sessionGiven(c, sid, x)
 		}
 	}
 	switch x.contentType() {

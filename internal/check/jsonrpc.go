@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -142,6 +141,19 @@ func jsonrpcWatchChecks() []*Check {
 				}
 				return ""
 			},
+		},
+		{
+			ID: responseID,
+			run: func(t *T) {
+				exercise(t)
+				if len(t.r.opts.Calls) > 0 { // the first tool named, called once a run
+					t.r.callOnce(t, 0)
+				}
+			},
+			// A ping answered under another id is lifecycle.ping's.
+			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.unpending != "" && s.meant != "ping" }, func(s seen) string {
+				return fmt.Sprintf("a response under id %s, %s", clip(string(s.msg.ID), 60), s.unpending)
+			}),
 		},
 		{
 			ID:  "jsonrpc.request-id-unique",
@@ -443,7 +455,7 @@ func echoes(t *T, id string) {
 	}
 	ch := c.expect(json.RawMessage(id), method)
 	defer c.unexpect(json.RawMessage(id))
-	if err := c.stdio.Write(t.ctx, msg); err != nil {
+	if err := c.write(t.ctx, msg); err != nil {
 		t.failErr(method, err)
 	}
 	_, berr := barrierErr(t, c)
@@ -475,25 +487,4 @@ func echoes(t *T, id string) {
 		}
 	}
 	t.Fail("no response with id %s came (a request sent after it was answered)", id)
-}
-
-// wantError fails unless m is an error response with code.
-func wantError(t *T, m mcp.Message, x *exchange, code int) {
-	wantCode(t, m.Result, m.Error, code, fmt.Sprintf("answered with a result, not error %d", code),
-		"answered with error %d, not "+strconv.Itoa(code))
-	if x != nil {
-		t.Note("over HTTP: %s", x)
-	}
-}
-
-// wantCode fails t unless the answer (res or rerr) is an error of code:
-// a result fails saying served, another code saying refused, a format
-// given the code that came.
-func wantCode(t *T, res json.RawMessage, rerr *mcp.RPCError, code int, served, refused string) {
-	switch {
-	case rerr == nil:
-		t.FailGot(clipped(res), "%s", served)
-	case rerr.Code != code:
-		t.FailGot(errText(rerr), refused, rerr.Code)
-	}
 }

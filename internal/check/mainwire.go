@@ -16,7 +16,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -55,6 +57,7 @@ type sentReq struct {
 type mainCall struct {
 	methods []string // what it may send
 	cancel  context.CancelCauseFunc
+	stray   *strayAnswer // an answer under an id no request waiting had, which may be its; under mainWire.mu
 }
 
 // nullAnswer ends a call on the main session: an error whose id is null
@@ -172,6 +175,7 @@ func (w *mainWire) take(out []seen) {
 	alarm := false
 	var null *mcp.Message
 	nullRaw := ""
+	var stray *strayAnswer // an answer under an id no request waiting had
 	for i := range out {
 		s := &out[i]
 		m := s.msg
@@ -202,32 +206,26 @@ func (w *mainWire) take(out []seen) {
 		if req, ok := w.sent[k]; ok {
 			s.method = req.method
 			delete(w.sent, k)
-			w.answered.add(k)
+			w.answered.put(k, answerDigest(m))
 			if len(w.last) < 64 || w.last[req.method] != "" {
 				w.last[req.method] = s.raw
 			}
 			continue
 		}
-		if w.answered.has(k) {
-			s.dup = true
-			continue
-		}
-		for sk := range w.sent {
-			if strings.TrimPrefix(strings.TrimPrefix(sk, "n:"), "s:") == twinKey(m.ID) {
-				s.twin, alarm = sk[2:], true
-			}
-		}
-		if s.twin == "" {
-			w.strays = append(w.strays[max(0, len(w.strays)-7):], s.raw)
+		if st, twin := w.unmatched(s, k); twin {
+			alarm = true
+		} else if st != nil {
+			stray = st
 		}
 	}
 	fire := w.alarm
-	var calls []*mainCall
-	if null != nil {
-		for c := range w.calls {
-			if slices.Contains(c.methods, out[0].nullFor) || len(out) > 1 {
-				calls = append(calls, c)
-			}
+	var calls, strayed []*mainCall
+	for c := range w.calls {
+		switch {
+		case null != nil && (slices.Contains(c.methods, out[0].nullFor) || len(out) > 1):
+			calls = append(calls, c)
+		case stray != nil && c.stray == stray && len(w.sent) == 1 && w.r.target.URL == "":
+			strayed = append(strayed, c)
 		}
 	}
 	w.mu.Unlock()
@@ -236,6 +234,9 @@ func (w *mainWire) take(out []seen) {
 	}
 	for _, c := range calls {
 		c.cancel(&nullAnswer{err: null.Error, raw: nullRaw, ambiguous: len(calls) > 1})
+	}
+	for _, c := range strayed {
+		c.cancel(stray)
 	}
 	for _, s := range out {
 		w.r.watches.see(s)
@@ -253,6 +254,63 @@ func (w *mainWire) oldest() string {
 	}
 	delete(w.sent, key)
 	return best.method
+}
+
+// unmatched says what s, a response under k that no request waiting
+// had, is: the same answer again (dup), a twin (alarm), or an answer
+// under an id not pending (unpending), given to the calls that may have
+// sent what it answers: over stdio the one request waiting, whose wait
+// take ends; over HTTP, where the answer that held it fails its call,
+// for that failure to be named (call); mu must be held.
+func (w *mainWire) unmatched(s *seen, k string) (_ *strayAnswer, twin bool) {
+	was := w.answered.has(k)
+	if was && w.answered.ids[k] == answerDigest(s.msg) {
+		s.dup = true
+		return nil, false
+	}
+	for sk := range w.sent {
+		if !was && strings.TrimPrefix(strings.TrimPrefix(sk, "n:"), "s:") == twinKey(s.msg.ID) {
+			s.twin = sk[2:]
+		}
+	}
+	switch {
+	case s.twin != "":
+		return nil, true
+	case !was:
+		w.strays = append(w.strays[max(0, len(w.strays)-7):], s.raw)
+		if w.r.target.URL != "" {
+			return nil, false // it may have come on the GET stream, which answers no request: http.get-no-response's
+		}
+	}
+	waits, meant := w.waiting()
+	if s.unpending = unpending(&idSet{}, &w.answered, k, s.msg, waits); s.unpending == "" || len(waits) == 0 {
+		return nil, false
+	}
+	s.meant = meant[0]
+	stray := &strayAnswer{raw: s.raw, said: s.unpending}
+	for c := range w.calls {
+		if slices.ContainsFunc(c.methods, func(m string) bool { return slices.Contains(meant, m) }) {
+			c.stray = stray
+		}
+	}
+	return stray, false
+}
+
+// waiting names the requests sent and not answered, the oldest first,
+// three at most, and gives the methods of them all; mu must be held.
+func (w *mainWire) waiting() (said, methods []string) {
+	keys := slices.SortedFunc(maps.Keys(w.sent), func(a, b string) int { return w.sent[a].seq - w.sent[b].seq })
+	for i, k := range keys {
+		methods = append(methods, w.sent[k].method)
+		if i < 3 {
+			id := k[2:]
+			if k[0] == 's' {
+				id = strconv.Quote(id)
+			}
+			said = append(said, fmt.Sprintf("%s (id %s)", w.sent[k].method, clip(id, 60)))
+		}
+	}
+	return said, methods
 }
 
 // end stops the watch: the run has its results.
@@ -285,10 +343,16 @@ func (w *mainWire) call(ctx context.Context, methods []string, fn func(ctx conte
 	})
 	w.mu.Lock()
 	delete(w.calls, c)
+	stray := c.stray
 	w.mu.Unlock()
 	var na *nullAnswer
-	if err != nil && errors.As(context.Cause(ctx), &na) {
-		return nil, na
+	var sa *strayAnswer
+	var te *mcp.TransportError
+	switch cause := context.Cause(ctx); {
+	case err != nil && (errors.As(cause, &na) || errors.As(cause, &sa)):
+		return nil, cause
+	case stray != nil && errors.As(err, &te):
+		return nil, stray // over HTTP: the answer held no response to the call, but that
 	}
 	return res, err
 }

@@ -584,7 +584,7 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 		}
 	} else {
 		mark := c.mark()
-		if err := c.stdio.Write(t.ctx, body); err != nil {
+		if err := c.write(t.ctx, body); err != nil {
 			t.failErr("subscriptions/listen", err)
 		}
 		for first == nil {

@@ -60,6 +60,13 @@ var newBroken = []struct {
 	{"a sampling request with includeContext, to a client that did not declare sampling.context", askingFake, faults("asks", "asks-sampling-context"), "asks.sampling-context"},
 	{"a sampling request's tool result beside a text", askingFake, faults("asks", "asks-sampling-mixed"), "asks.sampling-messages"},
 	{"an input request's form with a property of type object (2026-07-28)", fake{transport: "stdio", era: "modern", change: mrtrChange()}, mrtrChange("mrtr-nested"), "asks.elicitation"},
+	// An answer under an id no request waiting had: the request it was
+	// meant for is blocked by it at once, not left to the check's time.
+	{"every tools/call answered under the id of a request answered before", stdio, faults("call-other-id"), responseID},
+	{"every tools/call answered under the id of a request answered before, over HTTP", httpLegacy, faults("call-other-id"), responseID},
+	// Every session given one id: that failure alone, the other checks
+	// judged as they are (no connection ends a session another holds).
+	{"every session given the same session id", httpLegacy, faults("shared-session-id"), "http.session-unique"},
 	{"a resource annotated for the audience system", stdio, map[string]string{"resources": `[{"uri":"mem://a","name":"a","annotations":{"audience":["system"]}},{"uri":"mem://b","name":"b"}]`}, "surface.annotations"},
 }
 
@@ -135,4 +142,24 @@ const headerTools = `[
 func addHeaderParamCase() {
 	good := fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}}
 	brokenCases = append(brokenCases, brokenCase{id: "modern.header-param", fake: good, break_: map[string]string{"tools": headerTools, "faults": `["no-param-header-check"]`}})
+}
+
+// An answer under an id no request waiting had names the id, that it
+// answered another request before, and the request it may be the answer
+// to, with the answer as it came in received; the call that waited for
+// it is blocked by it, not left to run out of time.
+func TestAnswerUnderAnotherID(t *testing.T) {
+	t.Parallel()
+	for _, f := range []fake{stdio, httpLegacy} {
+		f.change = faults("call-other-id")
+		got := runChecks(t, f, responseID, "tools.result")
+		r := got[responseID]
+		if r.Status != Failed || !strings.Contains(r.Message, "which answered another request before; it may be the answer to tools/call (id ") ||
+			!strings.Contains(r.Received, `"answered under another id"`) {
+			t.Errorf("%s: %s", f.transport, describeResult(r))
+		}
+		if r := got["tools.result"]; r.Status != Blocked || r.BlockedBy != responseID {
+			t.Errorf("%s: the call's check: %s", f.transport, describeResult(r))
+		}
+	}
 }

@@ -130,6 +130,9 @@ type runner struct {
 
 	versions versionAnswers // what initialize answers to each version offered
 	served   served         // the run's time waiting on the server
+
+	// sharedSession says the first session id seen given to two sessions.
+	sharedSession atomic.Pointer[string]
 }
 
 // Run runs the checks opts selects against the target. The error is
@@ -746,8 +749,17 @@ func (t *T) closeOwn() {
 // end ends the check with status s, for the reason given.
 func (t *T) end(s Status, format string, args ...any) {
 	t.out.Status, t.out.Message = s, fmt.Sprintf(format, args...)
+	if s == Failed && t.check.ID != sessionUnique && t.r.sharedSession.Load() != nil {
+		// One session's requests may have changed another's: not the server's own doing.
+		t.out.Status, t.out.BlockedBy = Blocked, sessionUnique
+		t.out.Message = "the server gives two sessions one session id, whose states may be one: " + t.out.Message
+	}
 	runtime.Goexit()
 }
+
+// sessionUnique is the check that names a session id given to two
+// sessions.
+const sessionUnique = "http.session-unique"
 
 // Fail ends the check: the requirement does not hold, for the reason
 // given.
@@ -880,6 +892,9 @@ func (t *T) failErr(doing string, err error) {
 	var na *nullAnswer
 	if errors.As(err, &na) {
 		t.Block(errorID, "%s: %s", doing, na)
+	}
+	if stray := strayIn(err); stray != "" {
+		t.Block(responseID, "%s: %s", doing, stray)
 	}
 	if unreadable(err) {
 		t.Block("jsonrpc.messages", "%s: the server's answer is no JSON-RPC message: %s", doing, oneLine(err.Error()))

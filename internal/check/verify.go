@@ -7,7 +7,9 @@ package check
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -94,4 +96,25 @@ func (t *T) askIn(era, method string, params json.RawMessage) mcp.Message {
 func (t *T) callShown(method string, params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
 	t.Sent(method + " " + string(params))
 	return t.call(method, params)
+}
+
+// wantError fails unless m is an error response with code.
+func wantError(t *T, m mcp.Message, x *exchange, code int) {
+	wantCode(t, m.Result, m.Error, code, fmt.Sprintf("answered with a result, not error %d", code),
+		"answered with error %d, not "+strconv.Itoa(code))
+	if x != nil {
+		t.Note("over HTTP: %s", x)
+	}
+}
+
+// wantCode fails t unless the answer (res or rerr) is an error of code:
+// a result fails saying served, another code saying refused, a format
+// given the code that came.
+func wantCode(t *T, res json.RawMessage, rerr *mcp.RPCError, code int, served, refused string) {
+	switch {
+	case rerr == nil:
+		t.FailGot(clipped(res), "%s", served)
+	case rerr.Code != code:
+		t.FailGot(errText(rerr), refused, rerr.Code)
+	}
 }

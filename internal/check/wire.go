@@ -10,7 +10,10 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/fnv"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -150,30 +153,97 @@ func (l seenLine) seenOf(via, era string) []seen {
 // have one.
 func twinKey(id json.RawMessage) string { return strings.Trim(strings.TrimSpace(string(id)), `"`) }
 
-// idSet is a set of ids (canonical, idKey) bounded to the last maxIDs.
+// idSet is a set of ids (canonical, idKey) bounded to the last maxIDs,
+// each with a value: for an id answered, what its answer said (answerDigest).
 type idSet struct {
-	ids   map[string]bool
+	ids   map[string]string
 	order []string
 }
 
 const maxIDs = 4096
 
-func (s *idSet) add(k string) {
+func (s *idSet) add(k string) { s.put(k, "") }
+
+// put adds k with v, unless k is there already (with the first value).
+func (s *idSet) put(k, v string) {
 	if s.ids == nil {
-		s.ids = map[string]bool{}
+		s.ids = map[string]string{}
 	}
-	if s.ids[k] {
+	if s.has(k) {
 		return
 	}
 	if len(s.order) == maxIDs {
 		delete(s.ids, s.order[0])
 		s.order = s.order[1:]
 	}
-	s.ids[k] = true
+	s.ids[k] = v
 	s.order = append(s.order, k)
 }
 
-func (s *idSet) has(k string) bool { return s.ids[k] }
+func (s *idSet) has(k string) bool {
+	_, ok := s.ids[k]
+	return ok
+}
+
+// answerDigest is what a response says (its result or error), hashed: the
+// same response again says the same, another under the same id not.
+func answerDigest(m mcp.Message) string {
+	h := fnv.New64a()
+	h.Write(bytes.TrimSpace(m.Result))
+	if m.Error != nil {
+		fmt.Fprintf(h, "\x00%d\x00%s\x00%s", m.Error.Code, m.Error.Message, m.Error.Data)
+	}
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// responseID is the check that names a response under an id no request
+// waiting had.
+const responseID = "jsonrpc.response-id"
+
+// unpending says what a response under k, which no request waiting had
+// (no twin), is: "" for the same answer again (jsonrpc.one-response's) or
+// a late one (k sent, not answered); else whether k answered another
+// request before or none, and the requests waiting it may be meant for.
+func unpending(sent, answered *idSet, k string, m mcp.Message, waits []string) string {
+	before, was := answered.ids[k]
+	if was && before == answerDigest(m) || !was && sent.has(k) {
+		return ""
+	}
+	said := "which no request had"
+	if was {
+		said = "which answered another request before"
+	}
+	if len(waits) > 0 {
+		said += "; it may be the answer to " + strings.Join(waits, " or ")
+	}
+	return said
+}
+
+// strayAnswer ends the wait of the one request waiting when a response
+// came under an id no request had: most likely its answer.
+type strayAnswer struct{ raw, said string }
+
+func (e *strayAnswer) Error() string {
+	return "the server answered under an id no request waiting had, " + e.said + ": " + clip(e.raw, 200)
+}
+
+// strayIn says how err is an answer under an id no request waiting had
+// (a wait it ended, an HTTP answer that held it and not its request's).
+func strayIn(err error) string {
+	var sa *strayAnswer
+	var na *noAnswer
+	switch {
+	case errors.As(err, &sa):
+		return sa.Error()
+	case errors.As(err, &na):
+		for _, s := range na.x.msgs {
+			if s.unpending != "" {
+				return (&strayAnswer{raw: s.raw, said: s.unpending}).Error()
+			}
+		}
+	}
+	return ""
+}
 
 // stringOrInteger reports whether an id is a JSON string or an integer.
 func stringOrInteger(id json.RawMessage) bool {

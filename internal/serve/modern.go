@@ -13,6 +13,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -133,6 +134,9 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		return nil, rpcError(err)
 	}
 	st := up.conn.State()
+	if !st.Modern {
+		defer func() { err = retiredCode(err) }()
+	}
 	if method == "server/discover" && !st.Modern {
 		res := up.pinInstructions(Discovered(st.InitializeResult.Raw()))
 		ModernResult(ctx, method, res)
@@ -184,6 +188,19 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		res = rawjson.With(up.pinInstructions(res), "supportedVersions", mustJSON(servedVersions()))
 	}
 	return c.modernResult(ctx, method, params, res, st.Modern), nil
+}
+
+// retiredCode is err, a server's of the initialize era, in the codes of
+// the 2026-07-28 era, whose implementations "MUST NOT emit" those it
+// retired (basic, "Error Codes"): -32002, resource not found, is -32602
+// there (server/resources, "Error Handling"); -32042, URL elicitation
+// required, has no code there (it asks in input_required): -32603.
+func retiredCode(err error) error {
+	var re *mcp.RPCError
+	if !errors.As(err, &re) || re.Code != -32002 && re.Code != -32042 {
+		return err
+	}
+	return &mcp.RPCError{Code: map[int]int{-32002: mcp.CodeInvalidParams, -32042: mcp.CodeInternalError}[re.Code], Message: re.Message, Data: re.Data}
 }
 
 // modernResult is what a modern client gets of a result: through the

@@ -1,12 +1,17 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // TestModernResultsOverLegacy: a modern client of a server of the
@@ -59,5 +64,48 @@ func TestModernMembers(t *testing.T) {
 		if got := string(modernMembers(tc.method, json.RawMessage(tc.res))); got != tc.want {
 			t.Errorf("%s %s: %s, want %s", tc.method, tc.res, got, tc.want)
 		}
+	}
+}
+
+// TestRetiredCodesOverLegacy: a server of 2025-11-25 answers an unknown
+// resource -32002, which the 2026-07-28 era retired ("Implementations of
+// this protocol version MUST NOT emit these codes"): its modern client
+// gets -32602, the code that era answers a resource not found with, and
+// the server's message; a client of the server's own era gets -32002.
+func TestRetiredCodesOverLegacy(t *testing.T) {
+	t.Parallel()
+	spec := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(spec, []byte(`{"resources":[{"uri":"mem://a","name":"a"}],"capabilities":{"resources":{}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, servetest.FakeStdio("spec="+spec), nil, false)
+	u := serveHTTP(t, srv, "")
+	_, body := servetest.PostModern(t, u, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"_meta":`+servetest.ModernMetaJSON+`,"uri":"mem://nope"}}`, nil)
+	var m struct {
+		Error *mcp.RPCError `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(sseData(body)), &m); err != nil || m.Error == nil || m.Error.Code != mcp.CodeInvalidParams || !strings.Contains(m.Error.Message, "mem://nope") {
+		t.Errorf("modern client: %s, want error -32602 naming mem://nope", body)
+	}
+	c, _ := servetest.HTTPClient(t, u, "legacy", "")
+	_, err := c.Call(context.Background(), "resources/read", json.RawMessage(`{"uri":"mem://nope"}`))
+	if re := (*mcp.RPCError)(nil); !errors.As(err, &re) || re.Code != -32002 {
+		t.Errorf("legacy client: %v, want error -32002 as the server sent it", err)
+	}
+}
+
+// TestRetiredCode: each code 2026-07-28 retired becomes one of its own,
+// message and data kept; any other error is left as it is.
+func TestRetiredCode(t *testing.T) {
+	data := json.RawMessage(`{"elicitations":[{"mode":"url","url":"https://example.com/a"}]}`)
+	for _, tc := range []struct{ code, want int }{{-32002, -32602}, {-32042, -32603}, {-32601, -32601}, {-32603, -32603}, {-32001, -32001}} {
+		got := retiredCode(&mcp.RPCError{Code: tc.code, Message: "m", Data: data})
+		re, ok := got.(*mcp.RPCError)
+		if !ok || re.Code != tc.want || re.Message != "m" || string(re.Data) != string(data) {
+			t.Errorf("%d: %v, want %d with message and data kept", tc.code, got, tc.want)
+		}
+	}
+	if err := retiredCode(context.Canceled); err != context.Canceled {
+		t.Errorf("not an RPC error: %v", err)
 	}
 }

@@ -421,6 +421,9 @@ func (s *HTTPServer) NewSession() string {
 	defer s.mu.Unlock()
 	s.issued++
 	sid := fmt.Sprintf("s%d", s.issued)
+	if s.spec != nil && s.spec.has("shared-session-id") {
+		sid = "shared" // every session this one, with one state
+	}
 	s.live[sid] = true
 	return sid
 }

@@ -126,6 +126,8 @@ var Faults = []string{
 	"duplicate-responses",      // (stdio) every response sent twice
 	"ping-unanswered",          // ping never answered
 	"ping-wrong-id",            // ping answered under an id no request had
+	"call-other-id",            // every tools/call answered under the id of the first request (answered long before)
+	"shared-session-id",        // (HTTP) every session given the same session id, the one state
 	"ping-not-found",           // ping answered -32601, as a method the server does not have
 	"invalid-params-32601",     // prompts/get, resources/read, tools/call without their name or uri answered -32601
 	"integer-cursor",           // nextCursor an integer, not a string
@@ -192,13 +194,14 @@ var Faults = []string{
 	"asks-huge-schema",      // with asks: the form's requestedSchema of 20,000 properties and one 5,000 objects deep
 	"mrtr-nested",           // with mrtr: the elicitation asked for has a property that is an object of its own
 	// hostile: what a server may do to its client, whatever it is asked
-	"hang",        // nothing answered but initialize and server/discover
-	"mute-early",  // (initialize era) nothing answered before initialize, not even ping
-	"flood",       // 100,000 log notifications after the first answer
-	"ask-flood",   // (initialize era) once initialized, 10,000 elicitation/create requests and then a log message "asked them all", reading nothing meanwhile (with deaf, nothing ever)
-	"huge-answer", // tools/list answered with 17 MiB
-	"die-midway",  // the server ends at its 8th request
-	"escapes",     // errors carry terminal escapes and a secret
+	"hang",         // nothing answered but initialize and server/discover
+	"mute-early",   // (initialize era) nothing answered before initialize, not even ping
+	"flood",        // 100,000 log notifications after the first answer
+	"answer-flood", // 100,000 responses to ids no request had after the first answer
+	"ask-flood",    // (initialize era) once initialized, 10,000 elicitation/create requests and then a log message "asked them all", reading nothing meanwhile (with deaf, nothing ever)
+	"huge-answer",  // tools/list answered with 17 MiB
+	"die-midway",   // the server ends at its 8th request
+	"escapes",      // errors carry terminal escapes and a secret
 }
 
 func (s *Spec) has(fault string) bool { return slices.Contains(s.Faults, fault) }
@@ -223,6 +226,7 @@ type specState struct {
 	version  string                   // negotiated in the initialize era
 	running  map[string]chan struct{} // slow calls, by id; closed to cancel
 	requests int                      // requests answered so far
+	first    json.RawMessage          // the id of the first (call-other-id)
 	asked    map[string]int           // unstable-cursor: how often each cursor was asked for
 	stopped  bool                     // a die-* fault fired: serve no more
 	logLevel string                   // the level logging/setLevel asked for; "" none
@@ -384,6 +388,10 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	n := st.requests
 	early := st.version == "" && !st.initialized
 	st.initialized = st.initialized || m.Method == "initialize"
+	if n == 1 {
+		st.first = m.ID
+	}
+	first := st.first
 	st.mu.Unlock()
 	switch {
 	case s.has("hang") && m.Method != "initialize" && m.Method != "server/discover",
@@ -395,12 +403,19 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	case s.has("ping-wrong-id") && m.Method == "ping":
 		out.send(`{"jsonrpc":"2.0","id":"` + srvID("not-the-ping") + `","result":{}}`)
 		return
+	case s.has("call-other-id") && m.Method == "tools/call" && n > 1:
+		out.send(`{"jsonrpc":"2.0","id":` + string(first) + `,"result":{"content":[{"type":"text","text":"answered under another id"}]}}`)
+		return
 	case s.has("die-midway") && n >= 8:
 		st.stop()
 		return
 	case s.has("flood") && n == 2:
 		for i := range 100000 {
 			out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flood %d"}}`, i))
+		}
+	case s.has("answer-flood") && n == 2:
+		for i := range 100000 {
+			out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"mcpv-flood-%d","result":{}}`, i))
 		}
 	case s.has("huge-answer") && m.Method == "tools/list":
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"big","description":"%s","inputSchema":{"type":"object"}}]}}`, m.ID, strings.Repeat("x", 17<<20)))

@@ -1,0 +1,94 @@
+package check
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/mcpv/mcpv/internal/testkit"
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// A flood of answers to ids no request had is said once, with how many
+// more came, and the run ends.
+func TestAnswerFloodSaidOnce(t *testing.T) {
+	testkit.SkipLong(t, "a flood of 100,000 answers")
+	t.Parallel()
+	r := runHostile(t, fake{transport: "stdio", change: faults("answer-flood")}, Options{Only: []string{responseID}, CheckTimeout: 10 * time.Second})
+	for _, res := range r.Results {
+		if res.ID != responseID {
+			continue
+		}
+		if res.Status != Failed || !strings.Contains(res.Message, `a response under id "mcpv-flood-0", which no request had`) || !strings.Contains(res.Message, " more)") {
+			t.Errorf("%s", describeResult(res))
+		}
+		return
+	}
+	t.Errorf("%s: no result", responseID)
+}
+
+// A session id given to two sessions is said with control characters
+// escaped and clipped, however long and whatever it holds.
+func TestSharedSessionIDSaidSafely(t *testing.T) {
+	sid := "\x1b]0;pwned\x07\r\n" + strings.Repeat("x", 10<<10)
+	r := &runner{}
+	a, b := &conn{r: r, http: &httpSide{session: sid}}, &conn{r: r, http: &httpSide{session: sid}}
+	r.conns = []*conn{a, b}
+	r.sessionGiven(a, "another", &exchange{status: 200})
+	if r.sharedSession.Load() != nil {
+		t.Fatalf("a session id no other holds said shared: %s", *r.sharedSession.Load())
+	}
+	r.sessionGiven(b, sid, &exchange{status: 200})
+	said := r.sharedSession.Load()
+	if said == nil {
+		t.Fatal("a session id two hold not said")
+	}
+	if len(*said) > 400 || strings.ContainsFunc(*said, unicode.IsControl) || !strings.Contains(*said, `\x1b]0;pwned\a\r\n`) {
+		t.Errorf("said %d bytes: %q", len(*said), *said)
+	}
+}
+
+// A code 2026-07-28 retired is named inside an event stream and inside
+// a JSON array as anywhere.
+func TestRetiredCodeInStreamAndArray(t *testing.T) {
+	t.Parallel()
+	for name, f := range map[string]fake{
+		"an event stream": {transport: "http", era: "modern", sse: true, change: faults("old-not-found-code")},
+		"a JSON array":    {transport: "http", era: "modern", change: faults("old-not-found-code", "json-array-answer")},
+	} {
+		if r := runChecks(t, f, "modern.error-codes")["modern.error-codes"]; r.Status != Failed || !strings.Contains(r.Message, "error -32002, which 2026-07-28 retired") {
+			t.Errorf("%s: %s", name, describeResult(r))
+		}
+	}
+}
+
+// What a response under an id no request waits for is: a late answer to
+// a request given up (a slow server) and the same answer again are no
+// answer under another's id; another answer under an id answered, or an
+// id never sent, is, with the requests waiting named.
+func TestUnpending(t *testing.T) {
+	var sent, answered idSet
+	first := mcp.Message{ID: json.RawMessage(`1`), Result: json.RawMessage(`{"a":1}`)}
+	answered.put(idKey(first.ID), answerDigest(first))
+	sent.add(idKey(json.RawMessage(`2`)))
+	waits := []string{"tools/call (id 3)"}
+	for _, tc := range []struct {
+		id, result, want string
+	}{
+		{`2`, `{}`, ""},        // sent, given up, answered late
+		{`1`, `{"a":1}`, ""},   // the same answer again: jsonrpc.one-response's
+		{`1`, ` {"a":1} `, ""}, // spaced otherwise, the same
+		{`1`, `{"b":2}`, "which answered another request before; it may be the answer to tools/call (id 3)"},
+		{`"x"`, `{}`, "which no request had; it may be the answer to tools/call (id 3)"},
+	} {
+		m := mcp.Message{ID: json.RawMessage(tc.id), Result: json.RawMessage(tc.result)}
+		if got := unpending(&sent, &answered, idKey(m.ID), m, waits); got != tc.want {
+			t.Errorf("%s %s: %q, want %q", tc.id, tc.result, got, tc.want)
+		}
+	}
+	if got := unpending(&sent, &answered, idKey(json.RawMessage(`9`)), mcp.Message{ID: json.RawMessage(`9`)}, nil); got != "which no request had" {
+		t.Errorf("none waiting: %q", got)
+	}
+}
