@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -327,5 +328,62 @@ func TestHTTPResumeWaitEndsWithTheCall(t *testing.T) {
 	}
 	if n := len(summary(srv.Requests(), resumeGET)); n != 0 {
 		t.Errorf("%d resumptions after the call ended", n)
+	}
+}
+
+// A server that ignores Last-Event-ID replays its stream from the start
+// on each reconnection: what the session had is not handed over again,
+// a replay is no progress (the stream is given up after MaxResumes, not
+// followed for ever), and a response that comes at last is taken once.
+func TestHTTPStreamReplayedFromTheStart(t *testing.T) {
+	t.Parallel()
+	for _, answered := range []bool{false, true} {
+		t.Run(fmt.Sprint("answered=", answered), func(t *testing.T) {
+			t.Parallel()
+			var (
+				mu sync.Mutex
+				id string
+			)
+			replay := func(e *mcptest.SSEWriter) {
+				e.Raw("id: ev-1\nretry: 0\ndata:\n\n")
+				e.Event("ev-2", note("working"))
+			}
+			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
+				Post: answerTo("tools/list", func(x *mcptest.Exchange) {
+					mu.Lock()
+					id = string(x.ID)
+					mu.Unlock()
+					replay(x.SSE())
+				}),
+				Get: func(x *mcptest.Exchange) {
+					if x.LastEventID == "" {
+						x.Status(http.StatusMethodNotAllowed, "")
+						return
+					}
+					e := x.SSE()
+					replay(e)
+					n := len(summary(x.Server().Requests(), resumeGET))
+					if answered && n == 3 {
+						mu.Lock()
+						e.Event("ev-3", `{"jsonrpc":"2.0","id":`+id+`,"result":{"tools":[]}}`)
+						e.Event("ev-3", `{"jsonrpc":"2.0","id":`+id+`,"result":{"tools":[{"name":"twice"}]}}`)
+						mu.Unlock()
+					}
+				},
+			})
+			h := dialHTTP(t, HTTPOptions{URL: srv.URL, MaxResumes: 3}, SessionOptions{})
+			c := h.initialize(t)
+			got, err := c.Call(testCtx(t), "tools/list", nil)
+			if answered {
+				if err != nil || string(got) != `{"tools":[]}` {
+					t.Fatalf("got %s, %v", got, err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), "gave up after 3 reconnections") {
+				t.Fatalf("got %s, %v; want the stream given up", got, err)
+			}
+			if d := cmp.Diff([]string{delivered("working")}, h.delivered(t)); d != "" {
+				t.Errorf("notifications (-want +got):\n%s", d)
+			}
+		})
 	}
 }
