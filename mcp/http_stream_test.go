@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -383,6 +384,53 @@ func TestHTTPStreamReplayedFromTheStart(t *testing.T) {
 			}
 			if d := cmp.Diff([]string{delivered("working")}, h.delivered(t)); d != "" {
 				t.Errorf("notifications (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// Against the spec server's polling (mcptest's sse-polling edge), a call
+// gets its result and each progress notification once, however many
+// times the stream was resumed; a server that closes every resumed stream
+// with nothing but another priming event is given up after MaxResumes,
+// with one *TransportError (exit 4).
+func TestHTTPPollingServer(t *testing.T) {
+	t.Parallel()
+	for _, fault := range []string{"", "poll-close-forever"} {
+		t.Run("fault="+fault, func(t *testing.T) {
+			t.Parallel()
+			faults := "[]"
+			if fault != "" {
+				faults = `["` + fault + `"]`
+			}
+			spec, err := mcptest.ParseSpec([]byte(`{"tools":[{"name":"slow","inputSchema":{"type":"object"}}],"edges":["sse-polling"],"faults":` + faults + `}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec, SSE: true})
+			h := dialHTTP(t, HTTPOptions{URL: srv.URL, MaxResumes: 2}, SessionOptions{})
+			c := h.initialize(t)
+			got, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"slow","_meta":{"progressToken":"p"}}`))
+			resumed := len(summary(srv.Requests(), resumeGET))
+			if fault != "" {
+				var te *TransportError
+				if !errors.As(err, &te) || !strings.Contains(err.Error(), "gave up after 2 reconnections") || resumed != 2 {
+					t.Fatalf("got %s, %v after %d resumptions; want the stream given up after 2", got, err, resumed)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(string(got), `"content"`) || resumed == 0 {
+				t.Fatalf("got %s, %v after %d resumptions", got, err, resumed)
+			}
+			seen := map[string]bool{}
+			for _, n := range h.delivered(t) {
+				if seen[n] {
+					t.Errorf("delivered twice: %s", n)
+				}
+				seen[n] = true
+			}
+			if len(seen) == 0 {
+				t.Error("no progress delivered")
 			}
 		})
 	}

@@ -10,7 +10,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -128,21 +127,4 @@ func FollowEvents(ctx context.Context, body io.ReadCloser, limit int64, maxResum
 		}}
 	_, err := f.run(ctx, body)
 	return err
-}
-
-func ReadEvents(r io.Reader, limit int64, fn func(Event) bool) error {
-	p := newSSEReader(r)
-	p.lines.limit = limit
-	for {
-		ev, err := p.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !fn(Event(ev)) {
-			return nil
-		}
-	}
 }

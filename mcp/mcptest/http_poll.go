@@ -2,22 +2,21 @@ package mcptest
 
 // The spec server's polling (the sse-polling edge, initialize era): a
 // request answered with an event stream gets a priming event (an id, a
-// retry, empty data) and the connection closed at once (2025-11-25
+// retry, empty data) and the connection closed (2025-11-25
 // basic/transports, "Sending Messages to the Server": the server "MAY
 // close the connection (without terminating the SSE stream)"); the
-// answer goes on being written to the stream, and each GET with
-// Last-Event-ID is sent what came after that id, waiting for more when
-// there is none, then closed again with a retry until the stream ends
-// ("Resumability and Redelivery"). The poll-* faults break one rule each.
+// answer goes on into the stream, and each GET with Last-Event-ID gets
+// what came after that id once there is some, closed with a retry until
+// the stream ends ("Resumability and Redelivery"). The poll-* faults
+// break one rule each.
 
 import (
-	"net/http"
 	"slices"
 	"sync"
 )
 
-// pollRetry is the retry the polling server asks: a small one, so that a
-// run is not slowed, over the client's floor.
+// pollRetry is the retry the polling server asks: small, so that a run
+// is not slowed.
 const pollRetry = "retry: 150\n"
 
 // pollStream is one request's stream under polling.
@@ -30,43 +29,44 @@ type pollStream struct {
 	priors *pollStream   // the session's stream before it (poll-other-stream)
 }
 
+// add adds an event (id "": none, the stream's end).
 func (p *pollStream) add(id, line string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ids, p.lines = append(p.ids, id), append(p.lines, line)
+	if id == "" {
+		p.done = true
+	} else {
+		p.ids, p.lines = append(p.ids, id), append(p.lines, line)
+	}
 	close(p.more)
 	p.more = make(chan struct{})
 }
 
-func (p *pollStream) end() {
+// send writes the events from i on, and says whether the stream has ended.
+func (p *pollStream) send(e *SSEWriter, i int) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.done = true
-	close(p.more)
-	p.more = make(chan struct{})
+	for ; i < len(p.ids); i++ {
+		if p.lines[i] != "" {
+			e.Event(p.ids[i], p.lines[i])
+		}
+	}
+	return p.done
 }
 
 // poll answers m under polling: the priming event, and the connection
-// closed; answer writes the rest to the stream, for the GETs.
+// closed; the answer goes on into the stream, for the GETs.
 func (s *HTTPServer) poll(x *Exchange, m msg, st *specState) {
 	p := &pollStream{more: make(chan struct{})}
-	prime := s.eventID()
+	prime := s.pollID(p)
 	p.add(prime, "")
 	s.mu.Lock()
-	if s.polls == nil {
-		s.polls, s.lastPoll = map[string]*pollStream{}, map[string]*pollStream{}
-	}
-	s.polls[prime], p.priors, s.lastPoll[x.SessionID] = p, s.lastPoll[x.SessionID], p
+	p.priors, s.lastPoll[x.SessionID] = s.lastPoll[x.SessionID], p
 	s.mu.Unlock()
-	go func() { // the polled answer: ends with the answer, or when the test ends (s.done)
-		defer p.end()
-		s.spec.specMessage(st, m.raw, m, specOut{send: func(line string) {
-			id := s.eventID()
-			s.mu.Lock()
-			s.polls[id] = p
-			s.mu.Unlock()
-			p.add(id, line)
-		}, async: func(f func()) { f() }, http: true, done: s.done})
+	go func() { // the polled answer: ends with the answer, or with the test (s.done)
+		defer p.add("", "")
+		s.spec.specMessage(st, m.raw, m, specOut{send: func(line string) { p.add(s.pollID(p), line) },
+			async: func(f func()) { f() }, http: true, done: s.done})
 	}()
 	retry := pollRetry
 	switch {
@@ -78,66 +78,57 @@ func (s *HTTPServer) poll(x *Exchange, m msg, st *specState) {
 	x.SSE().Raw("id: " + prime + "\n" + retry + "data:\n\n")
 }
 
-// resume answers a GET with Last-Event-ID under polling: the events of
-// the stream after that id, as they come; closed, with a retry, once
-// some were sent and no more are at hand, or at the stream's end.
+// pollID is a new event id of p's.
+func (s *HTTPServer) pollID(p *pollStream) string {
+	id := s.eventID()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.polls == nil {
+		s.polls, s.lastPoll = map[string]*pollStream{}, map[string]*pollStream{}
+	}
+	s.polls[id] = p
+	return id
+}
+
+// resume answers a GET with Last-Event-ID of a polled stream, and says
+// whether it was one.
 func (s *HTTPServer) resume(x *Exchange) bool {
 	s.mu.Lock()
 	p := s.polls[x.LastEventID]
 	s.mu.Unlock()
-	if p == nil || x.Method != http.MethodGet {
+	if p == nil {
 		return false
 	}
 	e := x.SSE()
 	if s.spec.has("poll-close-forever") {
-		e.Raw("id: " + s.eventID() + "\n" + pollRetry + "data:\n\n")
+		e.Raw("id: " + s.pollID(p) + "\n" + pollRetry + "data:\n\n")
 		return true
 	}
 	if q := p.priors; q != nil && s.spec.has("poll-other-stream") {
-		q.mu.Lock()
-		for i, line := range q.lines {
-			if line != "" {
-				e.Event(q.ids[i], line)
-			}
-		}
-		q.mu.Unlock()
+		q.send(e, 0)
 	}
-	next := 0 // the first event not sent yet
 	p.mu.Lock()
-	if !s.spec.has("poll-replay-start") {
-		next = slices.Index(p.ids, x.LastEventID) + 1
+	from := slices.Index(p.ids, x.LastEventID) + 1 // the first event not had
+	p.mu.Unlock()
+	start := from
+	if s.spec.has("poll-replay-start") {
+		start = 0
 	}
 	for {
-		for ; next < len(p.ids); next++ {
-			if p.lines[next] != "" {
-				e.Event(p.ids[next], p.lines[next])
+		p.mu.Lock()
+		ready, more := len(p.ids) > from || p.done, p.more
+		p.mu.Unlock()
+		if ready {
+			if !p.send(e, start) {
+				e.Raw(pollRetry + "\n")
 			}
-		}
-		if p.done {
-			p.mu.Unlock()
 			return true
 		}
-		more := p.more
-		p.mu.Unlock()
 		select {
 		case <-more:
 		case <-x.R.Context().Done():
 			return true
 		case <-s.done:
-			return true
-		}
-		p.mu.Lock()
-		if next < len(p.ids) {
-			// New events: sent, then the connection closed again.
-			for ; next < len(p.ids); next++ {
-				if p.lines[next] != "" {
-					e.Event(p.ids[next], p.lines[next])
-				}
-			}
-			if !p.done {
-				e.Raw(pollRetry + "\n")
-			}
-			p.mu.Unlock()
 			return true
 		}
 	}
