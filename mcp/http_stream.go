@@ -254,7 +254,7 @@ func isResponseTo(data []byte, id json.RawMessage) bool {
 
 func retryDelay(retry time.Duration, attempt int) time.Duration {
 	if retry > 0 {
-		return min(retry, maxRetry)
+		return retry // within [minRetry, maxRetry] (retryField)
 	}
 	d := defaultRetry << (attempt - 1)
 	if d > maxRetryBackoff || d <= 0 {

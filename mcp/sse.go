@@ -39,10 +39,11 @@ type sseReader struct {
 	// Retry is the reconnection delay the server asked for, within
 	// [minRetry, maxRetry]; 0 if none.
 	Retry time.Duration
-	// seen are the event ids of the stream's earlier connections
-	// (resumed), up to maxSeenIDs: an event under one of them again is a
-	// replay. cur are this connection's.
-	seen, cur map[string]struct{}
+	// ids are the event ids of the stream, up to maxSeenIDs, each with
+	// the connection (conn, from 0: resumed) it came on: an event under
+	// one of an earlier connection's is a replay.
+	ids  map[string]int
+	conn int
 	// bare: Next returns events without data too, when they carry an id
 	// or a retry (a priming event), for a caller that judges them.
 	bare bool
@@ -222,32 +223,25 @@ func retryField(v string) (time.Duration, bool) {
 // it, a replay of a later event is taken as new.
 const maxSeenIDs = 1 << 14
 
-// note notes an event id on this connection and says whether an earlier
-// connection of the stream had it.
+// note notes an event id and says whether an earlier connection of the
+// stream had it.
 func (p *sseReader) note(id string) bool {
-	if _, ok := p.seen[id]; ok {
-		return true
+	if c, ok := p.ids[id]; ok {
+		return c < p.conn
 	}
-	if p.cur == nil {
-		p.cur = map[string]struct{}{}
+	if p.ids == nil {
+		p.ids = map[string]int{}
 	}
-	if len(p.seen)+len(p.cur) < maxSeenIDs {
-		p.cur[id] = struct{}{}
+	if len(p.ids) < maxSeenIDs {
+		p.ids[id] = p.conn
 	}
 	return false
 }
 
-// resumed is a reader of the stream's next connection, body, which
-// carries on from p: its last event id, its retry, the ids it had.
+// resumed is next, the reader of the stream's next connection, carrying
+// on from p: its last event id, its retry, the ids it had.
 func (p *sseReader) resumed(next *sseReader) *sseReader {
-	next.LastID, next.Retry, next.bare = p.LastID, p.Retry, p.bare
-	next.seen = p.seen
-	if next.seen == nil {
-		next.seen = map[string]struct{}{}
-	}
-	for id := range p.cur {
-		next.seen[id] = struct{}{}
-	}
+	next.LastID, next.Retry, next.bare, next.ids, next.conn = p.LastID, p.Retry, p.bare, p.ids, p.conn+1
 	return next
 }
 
