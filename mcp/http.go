@@ -98,6 +98,7 @@ const (
 	// has the stream, a proxy may hold them until the first event.
 	getHeadersGrace = 100 * time.Millisecond
 	maxRetry        = 30 * time.Second
+	minRetry        = 100 * time.Millisecond // the least wait a retry field sets (retryField)
 	closeDrainWait  = 2 * time.Second
 	legacyLetGo     = time.Second // a legacy POST's wait after its caller's end (bind)
 	finishWait      = 100 * time.Millisecond

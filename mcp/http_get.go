@@ -85,8 +85,7 @@ func (t *HTTPTransport) awaitGetStream(ctx context.Context, whole bool) {
 }
 
 func (t *HTTPTransport) runGetStream(opened, sent chan struct{}) {
-	var lastID string
-	var retry time.Duration
+	prev := &sseReader{} // the stream's last connection: its last id, retry and ids
 	failures := 0
 	wrote := sync.OnceFunc(func() {
 		t.mu.Lock()
@@ -104,7 +103,7 @@ func (t *HTTPTransport) runGetStream(opened, sent chan struct{}) {
 		if first {
 			ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { wrote() }})
 		}
-		resp, err := t.get(ctx, lastID)
+		resp, err := t.get(ctx, prev.LastID)
 		if first {
 			wrote()
 			close(opened)
@@ -117,21 +116,20 @@ func (t *HTTPTransport) runGetStream(opened, sent chan struct{}) {
 			case t.SessionID() != sid:
 				// The session expired and a new one began while this
 				// stream was asked for: ask again, for the new one.
-				lastID, retry, failures = "", 0, 0
+				prev, failures = &sseReader{}, 0
 				continue
 			case !errors.As(err, &se) || se.Status < 500:
 				return // no stream offered (405/404/400), or auth refused
 			}
 			failures++
 		} else {
-			r := newGatedSSEReader(t.ctx, resp.Body, t.large)
-			r.LastID, r.Retry = lastID, retry
+			r := prev.resumed(newGatedSSEReader(t.ctx, resp.Body, t.large))
 			_, progressed, _ := t.pump(t.ctx, r, nil, nil)
 			r.done()
 			resp.Body.Close()
-			lastID, retry = r.LastID, r.Retry
+			prev = r
 			if t.SessionID() != sid { // the stream of an expired session
-				lastID, retry, failures = "", 0, 0
+				prev, failures = &sseReader{}, 0
 				continue
 			}
 			if progressed {
@@ -140,7 +138,7 @@ func (t *HTTPTransport) runGetStream(opened, sent chan struct{}) {
 				failures++
 			}
 		}
-		if failures > t.opts.MaxResumes || !sleep(t.ctx, retryDelay(retry, max(failures, 1))) {
+		if failures > t.opts.MaxResumes || !sleep(t.ctx, retryDelay(prev.Retry, max(failures, 1))) {
 			return
 		}
 	}

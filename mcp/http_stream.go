@@ -6,6 +6,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,78 +27,137 @@ import (
 
 // followStream hands every message of a request's SSE answer to the
 // session until the response to id has come, under the session's id as
-// (resend.go). A stream that ends before it is resumed with GET and
-// Last-Event-ID (a dropped stream is not a cancellation) in the
+// (resend.go). A stream that ends before it is resumed (follow) in the
 // initialize era; in the modern era, which resumes none, and when the
 // resumption fails, the answer is lost.
 func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id, as json.RawMessage) error {
 	if string(as) == string(id) {
 		as = nil
 	}
-	r := newGatedSSEReader(ctx, body, t.large)
-	got, _, err := t.pump(ctx, r, id, as)
-	r.done()
-	if got {
-		t.finish(body)
-		return nil
-	}
-	body.Close()
-	if tooLarge(err) {
-		return &TransportError{Op: "read answer", Err: err}
-	}
-	lastID, retry := r.LastID, r.Retry
-	if IsModern(t.protocolVersion()) {
-		return &answerLost{error: &TransportError{Op: "read answer", Err: errors.New("the response stream ended before the response")}, retry: retry}
-	}
-	var lastErr error // why the last resumption failed, if it did
-	for attempt := 1; attempt <= t.opts.MaxResumes; attempt++ {
-		if lastID == "" {
-			return lost(&TransportError{Op: "read answer", Err: errors.New("the stream ended before the response, and without an event id it cannot be resumed")})
-		}
-		if !sleep(ctx, retryDelay(retry, attempt)) {
-			return ctx.Err()
-		}
-		resp, err := t.get(ctx, lastID)
-		if err != nil {
+	var open func(string) (io.ReadCloser, error)
+	if !IsModern(t.protocolVersion()) {
+		open = func(lastID string) (io.ReadCloser, error) {
+			resp, err := t.get(ctx, lastID)
 			var se *StatusError
 			switch {
+			case err == nil:
+				return resp.Body, nil
 			case errors.As(err, new(*AuthError)):
 				t.fail(err)
-				return err
-			case ctx.Err() != nil:
-				return ctx.Err()
-			case errors.As(err, &se) && se.Status < 500,
-				errkind.Refused(err):
+				return nil, &stopResume{err}
+			case errors.As(err, &se) && se.Status < 500, errkind.Refused(err):
 				// Refused: asking again will not help. Nothing listens
 				// any more: the server has died; waiting out the
 				// backoff would only hide that.
-				return lost(&TransportError{Op: "resume the answer's stream", Err: err})
+				return nil, &stopResume{&TransportError{Op: "resume the answer's stream", Err: err}}
 			}
-			lastErr = err
-			continue
+			return nil, err
 		}
-		r = newGatedSSEReader(ctx, resp.Body, t.large)
-		r.LastID, r.Retry = lastID, retry
-		got, progressed, err := t.pump(ctx, r, id, as)
-		r.done()
-		resp.Body.Close()
-		if got {
-			return nil
-		}
-		if tooLarge(err) {
-			return &TransportError{Op: "read answer", Err: err}
-		}
-		if progressed {
-			attempt = 0
-		}
-		lastID, retry = r.LastID, r.Retry
-		lastErr = nil
 	}
-	err = fmt.Errorf("the stream ended before the response; gave up after %d reconnections", t.opts.MaxResumes)
-	if lastErr != nil {
-		err = fmt.Errorf("%w, the last: %w", err, lastErr)
+	f := follow{max: t.opts.MaxResumes, open: open, finish: t.finish,
+		reader: func(body io.Reader) *sseReader { return newGatedSSEReader(ctx, body, t.large) },
+		read:   func(r *sseReader) (bool, bool, error) { return t.pump(ctx, r, id, as) }}
+	retry, err := f.run(ctx, body)
+	var stop *stopResume
+	switch {
+	case err == nil || ctx.Err() != nil:
+		return err
+	case tooLarge(err):
+		return &TransportError{Op: "read answer", Err: err}
+	case errors.As(err, &stop):
+		if errors.As(err, new(*AuthError)) {
+			return stop.error
+		}
+		return lost(stop.error)
+	case open == nil:
+		return &answerLost{error: &TransportError{Op: "read answer", Err: errors.New("the response stream ended before the response")}, retry: retry}
 	}
 	return lost(&TransportError{Op: "read answer", Err: err})
+}
+
+// follow reads one request's event stream across the connections a
+// server closes before the stream's end (transports, "Sending Messages
+// to the Server": the client "SHOULD then poll the SSE stream by
+// attempting to reconnect"; "Resumability and Redelivery"): after the
+// delay the server's retry field asked (which the client "MUST
+// respect"), within [minRetry, maxRetry], or a backoff when it asked
+// none, it opens the stream again after its last event id, until read
+// has what it waits for. The HTTP transport and mcpv check (FollowEvents)
+// both read a request's stream through it.
+type follow struct {
+	// max bounds the reconnections in a row that bring no new event (an
+	// event a connection replays, under an id an earlier one had, is
+	// none).
+	max    int
+	reader func(io.Reader) *sseReader
+	// read reads a connection's events until the one awaited (got) or
+	// the end; progressed: it had an event that was not a replay.
+	read func(*sseReader) (got, progressed bool, err error)
+	// open opens the stream again after lastID (GET with
+	// Last-Event-ID); an error it wraps in *stopResume ends the
+	// following, another is counted as a reconnection. nil: none.
+	open func(lastID string) (io.ReadCloser, error)
+	// finish takes the body that had the awaited event; nil closes it.
+	finish func(io.ReadCloser)
+}
+
+// stopResume is an error of follow.open after which reconnecting will not help.
+type stopResume struct{ error }
+
+func (e *stopResume) Unwrap() error { return e.error }
+
+// run follows the stream whose first connection is body. It returns nil
+// once read has what it waited for, else why not (and the last retry the
+// server asked).
+func (f follow) run(ctx context.Context, body io.ReadCloser) (time.Duration, error) {
+	r := f.reader(body)
+	var lastErr error // why the last reconnection failed, if it did
+	for attempt := 0; ; {
+		if body != nil {
+			got, progressed, err := f.read(r)
+			r.done()
+			if got {
+				if f.finish != nil {
+					f.finish(body)
+				} else {
+					body.Close()
+				}
+				return 0, nil
+			}
+			body.Close()
+			if tooLarge(err) || ctx.Err() != nil {
+				return r.Retry, cmp.Or(ctx.Err(), err)
+			}
+			if progressed {
+				attempt = 0
+			}
+			lastErr = nil
+		}
+		switch attempt++; {
+		case f.open == nil:
+			return r.Retry, errors.New("the stream ended before the response")
+		case r.LastID == "":
+			return r.Retry, errors.New("the stream ended before the response, and without an event id it cannot be resumed")
+		case attempt > f.max:
+			err := fmt.Errorf("the stream ended before the response; gave up after %d reconnections", f.max)
+			if lastErr != nil {
+				err = fmt.Errorf("%w, the last: %w", err, lastErr)
+			}
+			return r.Retry, err
+		}
+		if !sleep(ctx, retryDelay(r.Retry, attempt)) {
+			return r.Retry, ctx.Err()
+		}
+		var err error
+		if body, err = f.open(r.LastID); err != nil {
+			if errors.As(err, new(*stopResume)) || ctx.Err() != nil {
+				return r.Retry, cmp.Or(ctx.Err(), err)
+			}
+			lastErr, body = err, nil
+			continue
+		}
+		r = r.resumed(f.reader(body))
+	}
 }
 
 // tooLarge reports whether a stream ended on a message over MaxMessage:
@@ -130,11 +190,15 @@ func (t *HTTPTransport) pump(ctx context.Context, r *sseReader, id, as json.RawM
 		if err != nil {
 			return false, progressed, err
 		}
-		progressed = true
 		if ev.Type != "" && ev.Type != "message" {
+			progressed = progressed || !ev.Replay
 			continue
 		}
 		response := id != nil && isResponseTo(ev.Data, id)
+		if ev.Replay && !response {
+			continue // the session had it, on an earlier connection
+		}
+		progressed = true
 		data := ev.Data
 		if response && as != nil {
 			data = withID(data, as)
@@ -190,7 +254,7 @@ func isResponseTo(data []byte, id json.RawMessage) bool {
 
 func retryDelay(retry time.Duration, attempt int) time.Duration {
 	if retry > 0 {
-		return min(retry, maxRetry)
+		return retry // within [minRetry, maxRetry] (retryField)
 	}
 	d := defaultRetry << (attempt - 1)
 	if d > maxRetryBackoff || d <= 0 {

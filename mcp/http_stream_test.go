@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -255,7 +257,8 @@ func TestRetryDelay(t *testing.T) {
 		{0, 5, 10 * time.Second},
 		{0, 70, 10 * time.Second}, // the shift overflows
 		{50 * time.Millisecond, 3, 50 * time.Millisecond},
-		{time.Hour, 1, 30 * time.Second},
+		// A retry of hours never reaches it: the parser holds it to
+		// maxRetry (TestSSEParser).
 	}
 	for _, tt := range tests {
 		if got := retryDelay(tt.retry, tt.attempt); got != tt.want {
@@ -327,5 +330,109 @@ func TestHTTPResumeWaitEndsWithTheCall(t *testing.T) {
 	}
 	if n := len(summary(srv.Requests(), resumeGET)); n != 0 {
 		t.Errorf("%d resumptions after the call ended", n)
+	}
+}
+
+// A server that ignores Last-Event-ID replays its stream from the start
+// on each reconnection: what the session had is not handed over again,
+// a replay is no progress (the stream is given up after MaxResumes, not
+// followed for ever), and a response that comes at last is taken once.
+func TestHTTPStreamReplayedFromTheStart(t *testing.T) {
+	t.Parallel()
+	for _, answered := range []bool{false, true} {
+		t.Run(fmt.Sprint("answered=", answered), func(t *testing.T) {
+			t.Parallel()
+			var (
+				mu sync.Mutex
+				id string
+			)
+			replay := func(e *mcptest.SSEWriter) {
+				e.Raw("id: ev-1\nretry: 0\ndata:\n\n")
+				e.Event("ev-2", note("working"))
+			}
+			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{
+				Post: answerTo("tools/list", func(x *mcptest.Exchange) {
+					mu.Lock()
+					id = string(x.ID)
+					mu.Unlock()
+					replay(x.SSE())
+				}),
+				Get: func(x *mcptest.Exchange) {
+					if x.LastEventID == "" {
+						x.Status(http.StatusMethodNotAllowed, "")
+						return
+					}
+					e := x.SSE()
+					replay(e)
+					n := len(summary(x.Server().Requests(), resumeGET))
+					if answered && n == 3 {
+						mu.Lock()
+						e.Event("ev-3", `{"jsonrpc":"2.0","id":`+id+`,"result":{"tools":[]}}`)
+						e.Event("ev-3", `{"jsonrpc":"2.0","id":`+id+`,"result":{"tools":[{"name":"twice"}]}}`)
+						mu.Unlock()
+					}
+				},
+			})
+			h := dialHTTP(t, HTTPOptions{URL: srv.URL, MaxResumes: 3}, SessionOptions{})
+			c := h.initialize(t)
+			got, err := c.Call(testCtx(t), "tools/list", nil)
+			if answered {
+				if err != nil || string(got) != `{"tools":[]}` {
+					t.Fatalf("got %s, %v", got, err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), "gave up after 3 reconnections") {
+				t.Fatalf("got %s, %v; want the stream given up", got, err)
+			}
+			if d := cmp.Diff([]string{delivered("working")}, h.delivered(t)); d != "" {
+				t.Errorf("notifications (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// Against the spec server's polling (mcptest's sse-polling edge), a call
+// gets its result and each progress notification once, however many
+// times the stream was resumed; a server that closes every resumed stream
+// with nothing but another priming event is given up after MaxResumes,
+// with one *TransportError (exit 4).
+func TestHTTPPollingServer(t *testing.T) {
+	t.Parallel()
+	for _, fault := range []string{"", "poll-close-forever"} {
+		t.Run("fault="+fault, func(t *testing.T) {
+			t.Parallel()
+			faults := "[]"
+			if fault != "" {
+				faults = `["` + fault + `"]`
+			}
+			spec, err := mcptest.ParseSpec([]byte(`{"tools":[{"name":"slow","inputSchema":{"type":"object"}}],"edges":["sse-polling"],"faults":` + faults + `}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec, SSE: true})
+			h := dialHTTP(t, HTTPOptions{URL: srv.URL, MaxResumes: 2}, SessionOptions{})
+			c := h.initialize(t)
+			got, err := c.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"slow","_meta":{"progressToken":"p"}}`))
+			resumed := len(summary(srv.Requests(), resumeGET))
+			if fault != "" {
+				var te *TransportError
+				if !errors.As(err, &te) || !strings.Contains(err.Error(), "gave up after 2 reconnections") || resumed != 2 {
+					t.Fatalf("got %s, %v after %d resumptions; want the stream given up after 2", got, err, resumed)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(string(got), `"content"`) || resumed == 0 {
+				t.Fatalf("got %s, %v after %d resumptions", got, err, resumed)
+			}
+			seen := map[string]bool{}
+			for _, n := range h.delivered(t) {
+				if seen[n] {
+					t.Errorf("delivered twice: %s", n)
+				}
+				seen[n] = true
+			}
+			if len(seen) == 0 {
+				t.Error("no progress delivered")
+			}
+		})
 	}
 }

@@ -695,10 +695,10 @@ func TestResponseDetachedBeforeHandover(t *testing.T) {
 func TestFinish(t *testing.T) {
 	t.Parallel()
 	r, w := io.Pipe()
-	go func() {
+	go func(w *io.PipeWriter) { // its own w: the variable is the next pipe's once it runs late
 		w.Write([]byte("data: more\n\n"))
 		w.Close()
-	}()
+	}(w)
 	finishWithin(r, finishWait)
 	if _, err := r.Read(make([]byte, 1)); err == nil {
 		t.Error("the stream is not closed")

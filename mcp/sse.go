@@ -22,6 +22,12 @@ type sseEvent struct {
 	Type string // "" means "message"
 	ID   string // the last event id in force when the event was dispatched
 	Data []byte
+	// Retry is the event's retry field as written, when it had one.
+	Retry string
+	// Replay: the event's own id came on an earlier connection of its
+	// stream (resumed), which Last-Event-ID had passed: the server sent it
+	// again.
+	Replay bool
 }
 
 type sseReader struct {
@@ -30,8 +36,17 @@ type sseReader struct {
 
 	// LastID is the last event id seen (the Last-Event-ID to resume from).
 	LastID string
-	// Retry is the reconnection delay the server asked for; 0 if none.
+	// Retry is the reconnection delay the server asked for, within
+	// [minRetry, maxRetry]; 0 if none.
 	Retry time.Duration
+	// ids are the event ids of the stream, up to maxSeenIDs, each with
+	// the connection (conn, from 0: resumed) it came on: an event under
+	// one of an earlier connection's is a replay.
+	ids  map[string]int
+	conn int
+	// bare: Next returns events without data too, when they carry an id
+	// or a retry (a priming event), for a caller that judges them.
+	bare bool
 
 	// gate, when set, is held (under ctx) from when an event's data line
 	// or data reaches largeMessage bytes, before more is read, until the
@@ -119,6 +134,10 @@ func (p *sseReader) Next() (sseEvent, error) {
 		typ     string
 		data    eventData
 		hasData bool
+		evID    string // the event's own id field
+		hasID   bool
+		retry   string
+		hasRe   bool
 	)
 	for {
 		line, own, err := p.lines.line()
@@ -134,10 +153,11 @@ func (p *sseReader) Next() (sseEvent, error) {
 			if err != nil {
 				return sseEvent{}, io.EOF
 			}
-			if hasData && data.size > 0 {
-				return sseEvent{Type: typ, ID: p.LastID, Data: data.bytes()}, nil
+			replay := hasID && p.note(evID)
+			if hasData && data.size > 0 || p.bare && (hasID || hasRe) {
+				return sseEvent{Type: typ, ID: p.LastID, Data: data.bytes(), Retry: retry, Replay: replay}, nil
 			}
-			typ, data, hasData = "", eventData{}, false
+			typ, data, hasData, hasID, hasRe, retry = "", eventData{}, false, false, false, ""
 			p.asked = p.holding
 			continue
 		}
@@ -170,17 +190,59 @@ func (p *sseReader) Next() (sseEvent, error) {
 			}
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
-				p.LastID = string(value)
+				p.LastID, evID, hasID = string(value), string(value), true
 			}
 		case "retry":
-			if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil {
-				p.Retry = time.Duration(ms) * time.Millisecond
+			retry, hasRe = string(value), true
+			if d, ok := retryField(retry); ok {
+				p.Retry = d
 			}
 		}
 		if err != nil {
 			return sseEvent{}, io.EOF
 		}
 	}
+}
+
+// retryField reads a retry field (WHATWG: ASCII digits, else ignored) as
+// the delay the client waits, bounded: under minRetry a server that
+// closes at once is not asked again at once, past maxRetry (10^12 ms
+// too, which no integer type holds) the wait stays one a user sits out.
+func retryField(v string) (time.Duration, bool) {
+	ms, err := strconv.ParseUint(v, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) || v == "" || v[0] == '+' {
+		return 0, false
+	}
+	if err != nil || ms > uint64(maxRetry/time.Millisecond) {
+		return maxRetry, true
+	}
+	return max(time.Duration(ms)*time.Millisecond, minRetry), true
+}
+
+// maxSeenIDs bounds the ids a stream keeps to know a replay (note): past
+// it, a replay of a later event is taken as new.
+const maxSeenIDs = 1 << 14
+
+// note notes an event id and says whether an earlier connection of the
+// stream had it.
+func (p *sseReader) note(id string) bool {
+	if c, ok := p.ids[id]; ok {
+		return c < p.conn
+	}
+	if p.ids == nil {
+		p.ids = map[string]int{}
+	}
+	if len(p.ids) < maxSeenIDs {
+		p.ids[id] = p.conn
+	}
+	return false
+}
+
+// resumed is next, the reader of the stream's next connection, carrying
+// on from p: its last event id, its retry, the ids it had.
+func (p *sseReader) resumed(next *sseReader) *sseReader {
+	next.LastID, next.Retry, next.bare, next.ids, next.conn = p.LastID, p.Retry, p.bare, p.ids, p.conn+1
+	return next
 }
 
 // eventData gathers the data lines of one event. Each byte is copied once

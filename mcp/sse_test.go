@@ -44,7 +44,17 @@ func TestSSEParser(t *testing.T) {
 		{"CR alone", "data: x\rdata: y\r\r", []sseEvent{{Data: []byte("x\ny")}}, "", 0},
 		{"BOM", "\xef\xbb\xbfdata: x\n\n", []sseEvent{{Data: []byte("x")}}, "", 0},
 		{"id with NUL ignored", "id: a\x00b\ndata: x\n\n", []sseEvent{{Data: []byte("x")}}, "", 0},
-		{"bad retry ignored", "retry: 5s\ndata: x\n\n", []sseEvent{{Data: []byte("x")}}, "", 0},
+		{"bad retry ignored", "retry: 5s\ndata: x\n\n", []sseEvent{{Data: []byte("x"), Retry: "5s"}}, "", 0},
+		// The retry a server asks is bounded: a retry of 0 would have a
+		// server that closes at once asked again at once; hours (or more
+		// milliseconds than an integer holds) would hang a call.
+		{"retry 0 waits the least", "retry: 0\ndata: x\n\n", []sseEvent{{Data: []byte("x"), Retry: "0"}}, "", minRetry},
+		{"retry of hours waits the most", "retry: 36000000\ndata: x\n\n", []sseEvent{{Data: []byte("x"), Retry: "36000000"}}, "", maxRetry},
+		{"retry of 10^12 ms waits the most", "retry: 1000000000000\ndata: x\n\n", []sseEvent{{Data: []byte("x"), Retry: "1000000000000"}}, "", maxRetry},
+		{"retry past every integer waits the most", "retry: 99999999999999999999999\ndata: x\n\n", []sseEvent{{Data: []byte("x"), Retry: "99999999999999999999999"}}, "", maxRetry},
+		{"negative retry ignored", "retry: 200\n\nretry: -5\ndata: x\n\n", []sseEvent{{Data: []byte("x"), Retry: "-5"}}, "", 200 * time.Millisecond},
+		{"signed retry ignored", "retry: +5\ndata: x\n\n", []sseEvent{{Data: []byte("x"), Retry: "+5"}}, "", 0},
+		{"empty retry ignored", "retry:\ndata: x\n\n", []sseEvent{{Data: []byte("x"), Retry: ""}}, "", 0},
 		{"no space after colon", "data:x\n\n", []sseEvent{{Data: []byte("x")}}, "", 0},
 		{"field without colon", "data\n\ndata: y\n\n", []sseEvent{{Data: []byte("y")}}, "", 0},
 		{"unterminated event dropped", "data: x\n\ndata: half", []sseEvent{{Data: []byte("x")}}, "", 0},

@@ -7,8 +7,9 @@ package mcp
 // decoding and encoding.
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -88,26 +89,42 @@ func StandardHeaders(h http.Header, msg []byte) { setStandardHeaders(h, msg) }
 type Event struct {
 	Type string // "" means "message"
 	ID   string // the last event id in force when it was dispatched
-	Data []byte
+	Data []byte // nil in an event without data (FollowEvents)
+	// Retry is the event's retry field as written, when it had one.
+	Retry string
+	// Replay: the event's own id came on an earlier connection of the
+	// stream (FollowEvents): the server sent it again after Last-Event-ID.
+	Replay bool
 }
 
-// ReadEvents reads a Server-Sent Events stream as the HTTP transport
-// does, calling fn with each event that carries data until fn returns
-// false or the stream ends (nil) or fails. limit, when positive, bounds
-// each event's data (a *MessageSizeError past it).
-func ReadEvents(r io.Reader, limit int64, fn func(Event) bool) error {
-	p := newSSEReader(r)
-	p.lines.limit = limit
-	for {
-		ev, err := p.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !fn(Event(ev)) {
-			return nil
-		}
-	}
+// FollowEvents reads a request's event stream as the HTTP transport
+// does, resuming it as the transport does when it ends before answered
+// says it has what it waits for: after the delay its retry field asks,
+// open is asked for the stream after lastID (GET with Last-Event-ID),
+// up to maxResumes reconnections in a row that bring no new event (0:
+// DefaultMaxResumes). fn is called with each event, those without data
+// that carry an id or a retry too, until it returns false; the result
+// is nil then, or once answered, or why the stream was not followed to
+// its end.
+func FollowEvents(ctx context.Context, body io.ReadCloser, limit int64, maxResumes int, open func(lastID string) (io.ReadCloser, error), answered func() bool, fn func(Event) bool) error {
+	f := follow{max: cmp.Or(maxResumes, DefaultMaxResumes), open: open,
+		reader: func(body io.Reader) *sseReader {
+			p := newSSEReader(body)
+			p.lines.limit, p.bare = limit, true
+			return p
+		},
+		read: func(p *sseReader) (got, progressed bool, err error) {
+			for {
+				ev, err := p.Next()
+				if err != nil {
+					return answered(), progressed, err
+				}
+				progressed = progressed || ev.Data != nil && !ev.Replay
+				if !fn(Event(ev)) {
+					return true, progressed, nil
+				}
+			}
+		}}
+	_, err := f.run(ctx, body)
+	return err
 }

@@ -155,6 +155,8 @@ var brokenCases = []brokenCase{
 	{id: "http.session-assigned", fake: httpLegacy, break_: faults("session-never-given")},
 	{id: "http.one-stream", fake: httpLegacy, break_: faults("crossed-streams")},
 	{id: "http.event-ids", fake: fake{transport: "http", sse: true}, break_: faults("event-id-reuse")},
+	{id: "http.retry", fake: polling(), break_: polling("poll-bad-retry").change},
+	{id: "http.resume", fake: polling(), break_: polling("poll-other-stream").change},
 
 	{id: "modern.discover", fake: stdioModern, break_: faults("discover-no-capabilities")},
 	{id: "modern.server-info", fake: stdioModern, break_: faults("discover-no-server-info")},

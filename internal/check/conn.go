@@ -81,9 +81,14 @@ type seen struct {
 	// undeclared: a request of the server for a capability its
 	// connection did not declare ("roots", "sampling", "elicitation").
 	undeclared string
-	// eventDup: an SSE event id its connection has had already (only
-	// this is set).
-	eventDup string
+	// eventDup: an SSE event id its connection has had already;
+	// replayed: sent again on a resumed stream, after Last-Event-ID had
+	// passed it. poll: how a stream the server closed broke the retry
+	// rule; foreign: a response to another request on a resumed stream,
+	// as sent. (Only these are set.)
+	eventDup      string
+	replayed      bool
+	poll, foreign string
 	// version is the protocol version of its connection.
 	version string
 	// batched: it came in a JSON array (a batch).
@@ -908,15 +913,15 @@ func (h junkHandler) Handle(_ context.Context, r slog.Record) error {
 // need declared, by method (ping needs none).
 var clientCapabilities = map[string]string{"roots/list": "roots", "sampling/createMessage": "sampling", "elicitation/create": "elicitation"}
 
-// eventID notes an SSE event's id; a second time on the connection, the
-// watches are shown it.
-func (c *conn) eventID(id string) {
+// eventID notes an SSE event's id; a second time on the connection (or
+// replayed, after Last-Event-ID had passed it), the watches are shown it.
+func (c *conn) eventID(id string, replayed bool) {
 	c.mu.Lock()
 	again := c.events.has(id)
 	c.events.add(id)
 	c.mu.Unlock()
-	if again {
-		c.r.watches.see(seen{via: "event stream", era: c.era, eventDup: id})
+	if again || replayed {
+		c.r.watches.see(seen{via: "event stream", era: c.era, eventDup: id, replayed: replayed})
 	}
 }
 

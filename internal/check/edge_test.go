@@ -150,6 +150,8 @@ var edgeServers = []edgeServer{
 		holds: slices.Concat(every, modernEvery, []string{"jsonrpc.framing", "jsonrpc.stdout-only", "utilities.cancel-race"})},
 	{name: "HTTP 2025-11-25 at every edge, every answer a stream", fake: withSSE(edgeFake("http", "", map[string]string{"edges": `["session-every-response"]`, "faults": `["get-stream"]`})),
 		holds: slices.Concat(every, legacyEvery, httpEvery, httpLegacyEvery, []string{"utilities.cancel-race"})},
+	{name: "HTTP 2025-11-25 at every edge, every stream polled", fake: withSSE(edgeFake("http", "", map[string]string{"edges": `["session-every-response","sse-polling"]`, "faults": `["get-stream"]`})),
+		holds: slices.Concat(every, legacyEvery, httpEvery, httpLegacyEvery, []string{"utilities.cancel-race", "http.resume"})},
 	{name: "HTTP 2026-07-28 at every edge", fake: edgeFake("http", "modern", nil),
 		holds: slices.Concat(every, modernEvery, httpEvery, modernHTTPEvery)},
 }

@@ -226,7 +226,24 @@ func httpSessionChecks() []*Check {
 			needs: needs{transport: "http", era: "legacy"},
 			run:   exercise,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.eventDup != "" }, func(s seen) string {
+				if s.replayed {
+					return fmt.Sprintf("event id %q again, replayed on a resumed stream after Last-Event-ID had passed it", clip(s.eventDup, 80))
+				}
 				return fmt.Sprintf("event id %q again, on another stream (or later in one)", clip(s.eventDup, 80))
+			}),
+		},
+		{
+			ID:    "http.retry",
+			needs: needs{transport: "http", era: "legacy"},
+			run:   exercise,
+			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.poll != "" }, func(s seen) string { return s.poll }),
+		},
+		{
+			ID:    "http.resume",
+			needs: needs{transport: "http", era: "legacy"},
+			run:   exercise,
+			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.foreign != "" }, func(s seen) string {
+				return "a response to another request on a resumed stream: " + s.foreign
 			}),
 		},
 		{

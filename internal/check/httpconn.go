@@ -104,6 +104,7 @@ type exchange struct {
 	response *mcp.Message
 	sse      bool
 	readErr  error // reading the answer failed after its headers
+	resumed  int   // reconnections of its event stream, with Last-Event-ID
 }
 
 func (x *exchange) contentType() string {
@@ -122,6 +123,9 @@ func (x *exchange) String() string {
 	}
 	if x.body != "" {
 		s += ": " + x.body
+	}
+	if x.resumed > 0 {
+		s += fmt.Sprintf(" (its stream resumed %d times with GET and Last-Event-ID)", x.resumed)
 	}
 	if x.dropped > 0 {
 		s += fmt.Sprintf(" (%d more messages on its stream, not kept)", x.dropped)
@@ -169,39 +173,7 @@ func (c *conn) postAnswered(ctx context.Context, hr httpReq, id json.RawMessage)
 	switch x.contentType() {
 	case "text/event-stream":
 		x.sse = true
-		last := "" // the event id in force: an event without one keeps it
-		err := mcp.ReadEvents(resp.Body, MaxMessage, func(ev mcp.Event) bool {
-			if ev.ID != "" && ev.ID != last {
-				last = ev.ID
-				c.eventID(ev.ID)
-			}
-			if ev.Type != "" && ev.Type != "message" {
-				return true
-			}
-			for _, s := range c.receiveFor(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
-				ours := id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "")
-				// a stream may flood, and one read on past its response may
-				// for its whole grace: its messages are kept as a
-				// connection's log is, bar the response, which checks read
-				if len(x.msgs) < maxLog || ours {
-					x.msgs = append(x.msgs, s)
-				} else {
-					x.dropped++
-				}
-				if ours {
-					m := s.msg
-					x.response = &m
-					return hr.events != nil && hr.events(s)
-				}
-				if id == nil && end != nil && hr.events == nil && s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(end) {
-					return false
-				}
-				if hr.events != nil && !hr.events(s) {
-					return false
-				}
-			}
-			return true
-		})
+		err := c.follow(ctx, hr, x, resp.Body, id, end)
 		if err != nil && ctx.Err() == nil {
 			x.readErr = err
 		}
@@ -230,6 +202,83 @@ func (c *conn) postAnswered(ctx context.Context, hr httpReq, id json.RawMessage)
 		}
 	}
 	return x, nil
+}
+
+// follow reads x's event stream, resumed as mcpv's client resumes it
+// (mcp.FollowEvents) when it is a POST's and ends before the response
+// to end, and shows the watches how the server polled: an event id again
+// (replayed too), a retry field that is no number of milliseconds, a
+// connection closed before the response without one, and a response to
+// another request on the resumed stream.
+func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.ReadCloser, id, end json.RawMessage) error {
+	last, retried, ended := "", false, false // the event id in force; a retry on this connection; end's response came
+	poll := func(why string) { c.r.watches.see(seen{via: "event stream", era: c.era, poll: why}) }
+	open := func(lastID string) (io.ReadCloser, error) {
+		if !retried {
+			poll(fmt.Sprintf("%s: the connection closed before the response, after event %q, with no retry field", x.sent, clip(lastID, 80)))
+		}
+		x.resumed, retried = x.resumed+1, false
+		y, resp, err := c.roundHTTP(ctx, httpReq{method: http.MethodGet, header: http.Header{"Last-Event-ID": {lastID}}, plain: hr.plain})
+		switch {
+		case err != nil:
+			return nil, err
+		case resp.StatusCode/100 != 2 || y.contentType() != "text/event-stream":
+			resp.Body.Close()
+			return nil, fmt.Errorf("GET with Last-Event-ID %q: HTTP %d, %s", clip(lastID, 80), y.status, y.contentType())
+		}
+		return resp.Body, nil
+	}
+	answered := func() bool {
+		return end == nil || hr.method != "" && hr.method != http.MethodPost || x.response != nil || ended
+	}
+	return mcp.FollowEvents(ctx, body, MaxMessage, 0, open, answered, func(ev mcp.Event) bool {
+		if ev.ID != "" && (ev.ID != last || ev.Replay) {
+			last = ev.ID
+			c.eventID(ev.ID, ev.Replay)
+		}
+		if ev.Retry != "" {
+			retried = true
+			if strings.Trim(ev.Retry, "0123456789") != "" {
+				poll(fmt.Sprintf("%s: retry field %q, not a number of milliseconds", x.sent, clip(ev.Retry, 80)))
+			}
+		}
+		if ev.Data == nil || ev.Type != "" && ev.Type != "message" || ev.Replay && !responseIn(ev.Data, end) {
+			return true
+		}
+		for _, s := range c.receiveFor(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
+			ours := id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "")
+			if x.resumed > 0 && s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) != idKey(end) {
+				c.r.watches.see(seen{via: "event stream", era: c.era, foreign: s.raw})
+			}
+			// a stream may flood, and one read on past its response may
+			// for its whole grace: its messages are kept as a
+			// connection's log is, bar the response, which checks read
+			if len(x.msgs) < maxLog || ours {
+				x.msgs = append(x.msgs, s)
+			} else {
+				x.dropped++
+			}
+			if ours {
+				m := s.msg
+				x.response = &m
+				return hr.events != nil && hr.events(s)
+			}
+			if id == nil && end != nil && hr.events == nil && s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(end) {
+				ended = true
+				return false
+			}
+			if hr.events != nil && !hr.events(s) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// responseIn reports whether data holds the response to id.
+func responseIn(data []byte, id json.RawMessage) bool {
+	msgs, _ := mcp.DecodeMessages(data) // a message that does not decode is no response
+	return id != nil && slices.ContainsFunc(msgs, func(m mcp.Message) bool { return m.IsResponse() && m.ID != nil && idKey(m.ID) == idKey(id) })
 }
 
 // eraHeaders sets the headers of the connection's era on a request with

@@ -23,11 +23,10 @@ type Scenario struct {
 const SuiteVersion = "0.2.0-alpha.12"
 
 const (
-	fixtures   = "the scenario calls the suite's own fixture (a tool, prompt or resource the everything server of the suite has, by name); "
-	withCall   = fixtures + "with --call naming a tool of yours that does the same, the checks hold its result to the schema"
-	extension  = "an extension of the protocol; "
-	notTried   = "not tried: "
-	sseLimited = "mcpv check holds the event ids of every stream of a session to their uniqueness; it does not reconnect a closed stream with Last-Event-ID (the suite calls its fixture test_reconnection, which closes the stream mid-call), nor judge the priming event, a SHOULD"
+	fixtures  = "the scenario calls the suite's own fixture (a tool, prompt or resource the everything server of the suite has, by name); "
+	withCall  = fixtures + "with --call naming a tool of yours that does the same, the checks hold its result to the schema"
+	extension = "an extension of the protocol; "
+	notTried  = "not tried: "
 )
 
 // Scenarios are the suite's server scenarios, in its order.
@@ -56,7 +55,8 @@ var Scenarios = []Scenario{
 	{Name: "json-schema-2020-12", Revisions: "2025-11-25, 2026-07-28", Checks: []string{"surface.input-schema", "surface.output-schema"},
 		Note: "the checks compile every tool's schemas in their dialect (2020-12 by default, $defs, $anchor, composition and conditions kept), not only the suite's tool"},
 	{Name: "elicitation-sep1034-defaults", Revisions: "2025-11-25", Checks: []string{"jsonrpc.schema"}, Note: "an elicitation request's defaults are held to the schema's types wherever the server sends one; " + fixtures + "to make it send one"},
-	{Name: "server-sse-polling", Revisions: "2025-11-25", Checks: []string{"http.event-ids", "http.get"}, Note: sseLimited},
+	{Name: "server-sse-polling", Revisions: "2025-11-25", Checks: []string{"http.event-ids", "http.retry", "http.resume", "http.get"},
+		Note: "every check resumes a request's stream the server closes before its response as mcpv does (GET with Last-Event-ID, after the retry asked), and the polling is held to the transport: unique event ids (none replayed after Last-Event-ID), a retry of milliseconds before each close, no other stream's messages"},
 	{Name: "server-sse-multiple-streams", Revisions: "2025-11-25, 2026-07-28", Checks: []string{"http.one-stream", "http.event-ids"},
 		Note: "stricter: the suite sends three requests at once and asks that each be accepted; http.one-stream sends four and holds each answer to carry its own response, on its own stream, and no other's"},
 	{Name: "elicitation-sep1330-enums", Revisions: "2025-11-25", Checks: []string{"jsonrpc.schema"}, Note: "an elicitation request's enums (titled, untitled, multi-select, the legacy enumNames) are held to the schema wherever the server sends one; " + fixtures + "to make it send one"},

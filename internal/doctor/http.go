@@ -304,7 +304,7 @@ func (w *walk) postWith(ctx context.Context, modern bool, hc *http.Client) (*ans
 	defer resp.Body.Close()
 	a := &answer{method: method, status: resp.StatusCode, header: resp.Header}
 	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct == "text/event-stream" {
-		mcp.ReadEvents(io.LimitReader(resp.Body, 16<<20), maxBody, func(ev mcp.Event) bool {
+		mcp.FollowEvents(rctx, io.NopCloser(io.LimitReader(resp.Body, 16<<20)), maxBody, 0, nil, func() bool { return true }, func(ev mcp.Event) bool {
 			if ms, err := mcp.DecodeMessages(ev.Data); err == nil {
 				for _, m := range ms {
 					if m.IsResponse() {

@@ -120,6 +120,9 @@ type HTTPServer struct {
 	// parked is, by session, a ping's stream that waits for another's
 	// (the crossed-streams fault).
 	parked map[string]*crossing
+	// polls are the polled streams (http_poll.go), by each of their event
+	// ids; lastPoll, by session, the one opened last.
+	polls, lastPoll map[string]*pollStream
 }
 
 // NewHTTPServer starts a fake that closes when the test ends.

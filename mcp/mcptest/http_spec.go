@@ -49,6 +49,9 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 	modern := spec.Era == "modern"
 	switch x.Method {
 	case http.MethodGet:
+		if x.LastEventID != "" && s.resume(x) {
+			return
+		}
 		if spec.has("get-json") {
 			x.Status(http.StatusOK, `{}`, "Content-Type", "application/json")
 			return
@@ -288,6 +291,10 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
 	streams := s.opts.SSE || spec.has("event-id-reuse") || spec.has("stream-left-open") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool ||
 		m.Method == "tasks/result" && spec.Tasks != nil || unrelated
+	if streams && !plain && !s.opts.Legacy && spec.edge("sse-polling") && !spec.has("stream-left-open") && spec.Era != "modern" && m.Method != "initialize" {
+		s.poll(x, m, st)
+		return
+	}
 	if streams && !plain && !s.opts.Legacy {
 		e := s.sse(x)
 		if unrelated {

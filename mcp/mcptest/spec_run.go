@@ -138,6 +138,11 @@ var Faults = []string{
 	"text-plain-init",          // (HTTP) every request answered as text/plain, initialize too
 	"session-never-given",      // (HTTP) no session id at initialize, but one required after it
 	"event-id-reuse",           // (HTTP) every request answered as an event stream whose event ids start at 1
+	"poll-replay-start",        // (HTTP, sse-polling) Last-Event-ID read only to find the stream: each GET replays it from its start
+	"poll-other-stream",        // (HTTP, sse-polling) each GET replays the session's stream before, another request's, first
+	"poll-bad-retry",           // (HTTP, sse-polling) the priming event's retry "1.5s", no number of milliseconds
+	"poll-no-retry",            // (HTTP, sse-polling) the connection closed after the priming event with no retry field
+	"poll-close-forever",       // (HTTP, sse-polling) each GET answered with another priming event and closed: the response never comes
 	"task-required-served",     // a tool whose execution.taskSupport is "required" served when called without a task
 	"crossed-streams",          // (HTTP) pings with string ids of one session that wait at once are answered on each other's streams
 	"bad-log-level",            // a log message of level "loud", which no revision has, after every answer

@@ -1,0 +1,135 @@
+package mcptest
+
+// The spec server's polling (the sse-polling edge, initialize era): a
+// request answered with an event stream gets a priming event (an id, a
+// retry, empty data) and the connection closed (2025-11-25
+// basic/transports, "Sending Messages to the Server": the server "MAY
+// close the connection (without terminating the SSE stream)"); the
+// answer goes on into the stream, and each GET with Last-Event-ID gets
+// what came after that id once there is some, closed with a retry until
+// the stream ends ("Resumability and Redelivery"). The poll-* faults
+// break one rule each.
+
+import (
+	"slices"
+	"sync"
+)
+
+// pollRetry is the retry the polling server asks: small, so that a run
+// is not slowed.
+const pollRetry = "retry: 150\n"
+
+// pollStream is one request's stream under polling.
+type pollStream struct {
+	mu     sync.Mutex    // guards the fields below
+	ids    []string      // event ids, the priming event's first
+	lines  []string      // their data: "" for the priming event
+	done   bool          // the answer has ended
+	more   chan struct{} // closed and replaced when an event is added or done set
+	priors *pollStream   // the session's stream before it (poll-other-stream)
+}
+
+// add adds an event (id "": none, the stream's end).
+func (p *pollStream) add(id, line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if id == "" {
+		p.done = true
+	} else {
+		p.ids, p.lines = append(p.ids, id), append(p.lines, line)
+	}
+	close(p.more)
+	p.more = make(chan struct{})
+}
+
+// send writes the events from i on, and says whether the stream has ended.
+func (p *pollStream) send(e *SSEWriter, i int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for ; i < len(p.ids); i++ {
+		if p.lines[i] != "" {
+			e.Event(p.ids[i], p.lines[i])
+		}
+	}
+	return p.done
+}
+
+// poll answers m under polling: the priming event, and the connection
+// closed; the answer goes on into the stream, for the GETs.
+func (s *HTTPServer) poll(x *Exchange, m msg, st *specState) {
+	p := &pollStream{more: make(chan struct{})}
+	prime := s.pollID(p)
+	p.add(prime, "")
+	s.mu.Lock()
+	p.priors, s.lastPoll[x.SessionID] = s.lastPoll[x.SessionID], p
+	s.mu.Unlock()
+	go func() { // the polled answer: ends with the answer, or with the test (s.done)
+		defer p.add("", "")
+		s.spec.specMessage(st, m.raw, m, specOut{send: func(line string) { p.add(s.pollID(p), line) },
+			async: func(f func()) { f() }, http: true, done: s.done})
+	}()
+	retry := pollRetry
+	switch {
+	case s.spec.has("poll-no-retry"):
+		retry = ""
+	case s.spec.has("poll-bad-retry"):
+		retry = "retry: 1.5s\n"
+	}
+	x.SSE().Raw("id: " + prime + "\n" + retry + "data:\n\n")
+}
+
+// pollID is a new event id of p's.
+func (s *HTTPServer) pollID(p *pollStream) string {
+	id := s.eventID()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.polls == nil {
+		s.polls, s.lastPoll = map[string]*pollStream{}, map[string]*pollStream{}
+	}
+	s.polls[id] = p
+	return id
+}
+
+// resume answers a GET with Last-Event-ID of a polled stream, and says
+// whether it was one.
+func (s *HTTPServer) resume(x *Exchange) bool {
+	s.mu.Lock()
+	p := s.polls[x.LastEventID]
+	s.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	e := x.SSE()
+	if s.spec.has("poll-close-forever") {
+		e.Raw("id: " + s.pollID(p) + "\n" + pollRetry + "data:\n\n")
+		return true
+	}
+	if q := p.priors; q != nil && s.spec.has("poll-other-stream") {
+		q.send(e, 0)
+	}
+	p.mu.Lock()
+	from := slices.Index(p.ids, x.LastEventID) + 1 // the first event not had
+	p.mu.Unlock()
+	start := from
+	if s.spec.has("poll-replay-start") {
+		start = 0
+	}
+	for {
+		p.mu.Lock()
+		ready, more := len(p.ids) > from || p.done, p.more
+		p.mu.Unlock()
+		if ready {
+			if !p.send(e, start) {
+				e.Raw(pollRetry + "\n")
+			}
+			return true
+		}
+		select {
+		case <-more:
+		case <-x.R.Context().Done():
+			return true
+		case <-s.done:
+			return true
+		}
+	}
+}
