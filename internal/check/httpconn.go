@@ -91,6 +91,7 @@ type httpReq struct {
 	events func(seen) bool
 	// url replaces the MCP endpoint (a metadata document).
 	url string
+	opened func() // when set, called once the answer's headers came
 }
 
 // exchange is one HTTP request and its answer.
@@ -159,6 +160,9 @@ func (c *conn) postAnswered(ctx context.Context, hr httpReq, id json.RawMessage)
 		return x, err
 	}
 	defer resp.Body.Close()
+	if hr.opened != nil {
+		hr.opened()
+	}
 	if hr.headersOnly {
 		return x, nil
 	}
