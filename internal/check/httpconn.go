@@ -215,7 +215,7 @@ func (c *conn) postAnswered(ctx context.Context, hr httpReq, id json.RawMessage)
 // connection closed before the response without one, and a response to
 // another request on the resumed stream.
 func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.ReadCloser, id, end json.RawMessage) error {
-	last, retried, ended := "", false, false // the event id in force; a retry on this connection; end's response came
+	last, retried, ended := "", false, false // the event id in force; a retry on this connection; end's response (or one under another id) came
 	poll := func(why string) { c.r.watches.see(seen{via: "event stream", era: c.era, poll: why}) }
 	open := func(lastID string) (io.ReadCloser, error) {
 		if !retried {
@@ -251,8 +251,13 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 		}
 		for _, s := range c.receiveFor(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
 			ours := id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "")
-			if x.resumed > 0 && s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) != idKey(end) {
-				c.r.watches.see(seen{via: "event stream", era: c.era, foreign: s.raw})
+			if s.msg.IsResponse() && s.msg.ID != nil && end != nil && idKey(s.msg.ID) != idKey(end) {
+				// the stream's one response, under another id: judged by
+				// jsonrpc.response-id (and http.resume once resumed), not
+				// resumed as a stream that ended before its response
+				if ended = true; x.resumed > 0 {
+					c.r.watches.see(seen{via: "event stream", era: c.era, foreign: s.raw})
+				}
 			}
 			// a stream may flood, and one read on past its response may
 			// for its whole grace: its messages are kept as a
