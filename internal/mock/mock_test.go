@@ -193,7 +193,7 @@ func TestMockUnmatchedCall(t *testing.T) {
 	}
 	_, err = ask(c, "resources/read", `{"uri":"demo://readmee"}`)
 	var ce *mcp.CallError
-	if !errors.As(err, &ce) || ce.Err.Code != -32002 || !strings.Contains(ce.Err.Message, `did you mean "demo://readme"`) {
+	if !errors.As(err, &ce) || ce.Err.Code != -32602 || !strings.Contains(ce.Err.Message, `did you mean "demo://readme"`) { // a modern client's: -32002 retired
 		t.Errorf("unmatched read: %v", err)
 	}
 }
