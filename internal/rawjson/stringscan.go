@@ -84,5 +84,9 @@ func (s *StringScan) rune() {
 	s.np = 0
 }
 
+// Between reports whether what was read ends between two runes or
+// escapes of the string's text.
+func (s *StringScan) Between() bool { return s.state == scanBody && s.np == 0 }
+
 // Done reports whether the closing quote was read.
 func (s *StringScan) Done() bool { return s.state == scanDone }
