@@ -12,11 +12,12 @@ package mcp
 // and a note in its place, and hands the transport the message whose
 // stand-in the file's bytes replace as they are written (CommandTransport,
 // HTTPTransport); a transport that cannot is given the whole message.
-// What goes on the wire is the message the string itself would have
-// made, byte for byte: the file's bytes are checked, as they are read, to
-// be a JSON string encoding/json writes as it is (Plain), quotes included,
-// and of the length they had, so that a file changed or cut under the
-// send fails the message (errStreamChanged) rather than send another.
+// What goes on the wire is the file's bytes as they are, which are in the
+// message what they are in the file: the same JSON value. They are
+// checked, as they are read, to be one JSON string of valid UTF-8
+// (rawjson.StringScan), quotes included, and of the length they had, so
+// that a file changed or cut under the send fails the message
+// (errStreamChanged) rather than send another.
 
 import (
 	"bytes"
@@ -35,8 +36,8 @@ type Streamed struct {
 	// Marker is the JSON string (quotes included) that stands for it in
 	// the params: unique, Plain, found once in the message.
 	Marker []byte
-	// File holds the string at [Off, Off+N): its quotes and its bytes as
-	// they are, each Plain.
+	// File holds the string at [Off, Off+N), quotes included: a JSON
+	// string of valid UTF-8, its escapes as they are.
 	File   io.ReaderAt
 	Off, N int64
 	// Name says where it comes from, in the trace's note.
@@ -124,12 +125,22 @@ func (m *streamedMsg) view() ([]byte, error) {
 	if _, err := io.ReadFull(io.NewSectionReader(m.st.File, m.st.Off, m.st.N), head); err != nil {
 		return nil, streamChanged(err)
 	}
-	text := string(head[1:]) // past the opening quote
+	var scan rawjson.StringScan
+	end := 0 // past the head's last byte that splits no escape or rune
+	for i := range head {
+		if n, ok := scan.Scan(head[i : i+1]); !ok || n == 0 {
+			return nil, errStreamChanged
+		}
+		if scan.Between() {
+			end = i + 1
+		}
+	}
+	text := rawjson.Unquote(append(head[:end:end], '"'), true, true)
 	if m.st.Mask != nil {
 		text = m.st.Mask(text)
 	}
 	cut := min(len(text), traceHead)
-	for cut > 0 && !utf8.RuneStart(text[cut-1]) && cut < len(text) {
+	for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
 		cut--
 	}
 	text = text[:cut] + fmt.Sprintf("… (%d bytes in all, streamed from %s)", m.st.N-2, m.st.Name)
@@ -153,11 +164,12 @@ func streamChanged(err error) error {
 }
 
 // checkedString reads a JSON string of n bytes from r, failing when r
-// ends before n or holds what is not Plain between its quotes.
+// ends before n or holds what is not one valid JSON string of valid UTF-8.
 type checkedString struct {
 	r    io.Reader
 	n    int64 // its length
 	read int64 // how much was read
+	scan rawjson.StringScan
 }
 
 func (c *checkedString) Read(p []byte) (int, error) {
@@ -166,17 +178,10 @@ func (c *checkedString) Read(p []byte) (int, error) {
 	}
 	p = p[:min(int64(len(p)), c.n-c.read)]
 	k, err := c.r.Read(p)
-	for j, b := range p[:k] {
-		at := c.read + int64(j)
-		if at == 0 || at == c.n-1 {
-			if b != '"' {
-				return 0, errStreamChanged
-			}
-		} else if b < 0x20 || b > 0x7e || b == '"' || b == '\\' || b == '<' || b == '>' || b == '&' {
-			return 0, errStreamChanged
-		}
-	}
 	c.read += int64(k)
+	if n, ok := c.scan.Scan(p[:k]); !ok || n < k || c.scan.BadUTF8 || c.scan.Done() != (c.read == c.n) {
+		return 0, errStreamChanged
+	}
 	if errors.Is(err, io.EOF) && c.read < c.n {
 		return k, streamChanged(io.ErrUnexpectedEOF)
 	}

@@ -173,12 +173,13 @@ func TestStreamedRequestIsTheWholeOne(t *testing.T) {
 	}
 }
 
-// A file that changed under the send (cut short, or holding what a plain
-// string cannot) fails the request, and the server never takes a half
+// A file that changed under the send (cut short, or holding what a JSON
+// string cannot: a bare quote, a broken escape, a raw control byte,
+// invalid UTF-8) fails the request, and the server never takes a half
 // message for a whole one: over stdio the line it gets is no JSON, over
 // HTTP the body ends short of its length.
 func TestStreamedFileChangedFailsTheRequest(t *testing.T) {
-	for _, change := range []string{"shorter", "a quote"} {
+	for _, change := range []string{"shorter", "a quote", "a broken escape", "a control byte", "invalid UTF-8"} {
 		for _, overHTTP := range []bool{false, true} {
 			t.Run(change+map[bool]string{false: "/stdio", true: "/http"}[overHTTP], func(t *testing.T) {
 				c := newStreamedCase(1 << 20)
@@ -187,7 +188,7 @@ func TestStreamedFileChangedFailsTheRequest(t *testing.T) {
 					file = file[:len(file)-100]
 				} else {
 					file = bytes.Clone(file)
-					file[len(file)-1000] = '"'
+					copy(file[len(file)-1000:], map[string]string{"a quote": `"`, "a broken escape": `\u12x`, "a control byte": "\n", "invalid UTF-8": "\xe4\xb8"}[change])
 				}
 				c.st.File = bytes.NewReader(file)
 				s, rec := streamedSession(t, overHTTP, false, SessionOptions{})
@@ -240,6 +241,56 @@ func TestStreamedRequestHoldsNoWhole(t *testing.T) {
 			}) / calls
 			if per > size/8 {
 				t.Errorf("a streamed call of %d MiB allocated %.1f MiB in the client; want what it reads at a time", size>>20, float64(per)/(1<<20))
+			}
+		})
+	}
+}
+
+// A string with escapes, non-ASCII text and < > & streams as the file
+// holds it: the server decodes from it the value the file holds, with a
+// rune and an escape across the write's chunks; the trace shows the text
+// decoded, not its escapes doubled.
+func TestStreamedEscapedIsTheSameValue(t *testing.T) {
+	marker := `"mcpv-streamed-test"`
+	params := json.RawMessage(`{"name":"sink","arguments":{"n":7,"x":` + marker + `}}`)
+	msg, _ := encodeRequest([]byte("2"), "tools/call", params)
+	at := streamChunk - bytes.Index(msg, []byte(marker)) // the string's byte at the first chunk's end
+	var lit bytes.Buffer
+	lit.WriteString(`"`)
+	for lit.Len() < at-2 {
+		lit.WriteString(`line \"q\" <&> \u00e9 中文\n`)
+	}
+	lit.Truncate(at - 2)
+	lit.WriteString("😀\\u4e2d\\n") // the emoji across the chunks' edge, then escapes
+	for lit.Len() < 1<<20 {
+		lit.WriteString(`\\ \/ \b\f\r\t \ud83d\ude00 😀 中文 <&>\n`)
+	}
+	lit.WriteString(`"`)
+	var want string
+	if err := json.Unmarshal(lit.Bytes(), &want); err != nil {
+		t.Fatal(err)
+	}
+	file := append([]byte("{\"x\": "), lit.Bytes()...)
+	for _, overHTTP := range []bool{false, true} {
+		t.Run(map[bool]string{false: "stdio", true: "http"}[overHTTP], func(t *testing.T) {
+			var traced []byte
+			s, rec := streamedSession(t, overHTTP, false, SessionOptions{Trace: func(out bool, msg []byte) {
+				if out {
+					traced = bytes.Clone(msg)
+				}
+			}})
+			st := &Streamed{Marker: []byte(marker), File: bytes.NewReader(file), Off: 6, N: int64(lit.Len()), Name: "rows.jsonl"}
+			if _, err := s.Call(WithStreamed(context.Background(), st), "tools/call", params); err != nil {
+				t.Fatal(err)
+			}
+			var got, seen struct {
+				Params struct{ Arguments struct{ X string } }
+			}
+			if err := json.Unmarshal(rec.last(), &got); err != nil || got.Params.Arguments.X != want {
+				t.Errorf("the server got %d bytes of text (%v), want the %d the file holds", len(got.Params.Arguments.X), err, len(want))
+			}
+			if err := json.Unmarshal(traced, &seen); err != nil || !strings.HasPrefix(seen.Params.Arguments.X, `line "q" <&> é 中文`+"\n"+`line "q"`) {
+				t.Errorf("traced %.200s (%v); want the text decoded", traced, err)
 			}
 		})
 	}

@@ -1,8 +1,9 @@
 package load
 
 import (
-	"bytes"
+	"encoding/json"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,13 +14,15 @@ import (
 )
 
 // A large row's string that a template reads by its path is streamed
-// from the data file as the call is written, not read: the server gets
-// params byte for byte those of the row read whole (a template that is no
-// path, here `| .`, reads it whole), beside the row's other values read
-// where they are.
+// from the data file as the call is written, not read, escapes, non-ASCII
+// text and all: the server gets params of the same value as those of the
+// row read whole (a template that is no path, here `| .`, reads it whole),
+// beside the row's other values read where they are. A long string that
+// is not valid UTF-8 is read whole, as encoding/json reads it.
 func TestLargeRowStreamedAsReadWhole(t *testing.T) {
-	text := strings.Repeat("lorem ipsum~", (2<<20)/12)
-	rows := `{"n": 1.50, "t": "` + text + `", "o": {"k": [1, "x"]}}` + "\n" + `{"n": 2}` + "\n"
+	text := strings.Repeat(`lorem \"ipsum\" <&> \u00e9 中文 😀\n`, (2<<20)/40)
+	rows := `{"n": 1.50, "t": "` + text + `", "o": {"k": [1, "x"]}}` + "\n" + `{"n": 2}` + "\n" +
+		`{"t": "` + strings.Repeat("bad \xff", 1<<18) + `"}` + "\n"
 	data, err := loaddata.Read("rows.jsonl", strings.NewReader(rows), int64(len(rows)), loaddata.InOrder, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -45,20 +48,24 @@ func TestLargeRowStreamedAsReadWhole(t *testing.T) {
 		t.Fatalf("%d and %d calls", len(streamed), len(whole))
 	}
 	for i := range streamed {
-		if !bytes.Equal(streamed[i], whole[i]) {
+		var a, b any
+		if json.Unmarshal(streamed[i], &a) != nil || json.Unmarshal(whole[i], &b) != nil || !reflect.DeepEqual(a, b) {
 			t.Errorf("call %d: streamed %.120s…, read whole %.120s…", i, streamed[i], whole[i])
 		}
 	}
-	if !bytes.Contains(streamed[0], []byte(text)) {
+	var first struct{ Arguments struct{ T string } }
+	var want string
+	if json.Unmarshal(streamed[0], &first) != nil || json.Unmarshal([]byte(`"`+text+`"`), &want) != nil || first.Arguments.T != want {
 		t.Errorf("the row's text was not sent: %.200s", streamed[0])
 	}
 
-	// The large row's call streams; the small row's does not.
+	// The large row's call streams; the small row's does not, nor the
+	// row whose text is not UTF-8.
 	o := op(t, "call", "x", "n~=.row.n", "t~=.row.t")
 	o.args, o.kind = []byte(`{}`), "call"
 	o.flat = flatTemplates(o.tmpls, o.args)
 	r := &run{cfg: Config{Ops: []Op{o}, Data: data}, ctx: t.Context()}
-	for k, streams := range []bool{true, false} {
+	for k, streams := range []bool{true, false, false} {
 		if _, st, err := r.params(0, int64(k), 0); err != nil || (st != nil) != streams {
 			t.Errorf("row %d: streamed %v, %v; want %v", k+1, st != nil, err, streams)
 		}

@@ -8,11 +8,12 @@ import (
 
 // jsonLine checks a data file's line, read in pieces, for one JSON value,
 // holding of it all but the plain bytes of its strings (those that are
-// no quote, backslash or control byte): a row that is mostly one long
-// string, as a large row is, goes by without being held. rawjson.Valid
-// judges what is held, and its answer is the line's, since a string's
-// plain bytes are valid wherever they stand; FuzzLineChecker holds it to
-// json.Valid, the line cut anywhere.
+// no quote, backslash or control byte) and their escapes but \u: a row
+// that is mostly one long string, as a large row is, goes by without
+// being held. rawjson.Valid judges what is held, and its answer is the
+// line's, since a string's plain bytes and escapes are valid wherever
+// they stand; FuzzLineChecker holds it to json.Valid, the line cut
+// anywhere.
 type jsonLine struct {
 	held     []byte
 	inString bool
@@ -47,6 +48,10 @@ func (c *jsonLine) write(p []byte) {
 			c.escape = false
 			if b == 'u' {
 				c.hex = 4
+			} else if strings.IndexByte(`"\/bfnrt`, b) >= 0 {
+				c.held = c.held[:len(c.held)-1] // valid wherever it stands, as a plain byte is
+				c.end = c.n + int64(i) + 1
+				continue
 			}
 		case c.hex > 0:
 			c.hex--

@@ -43,3 +43,13 @@ func FuzzLineChecker(f *testing.F) {
 		}
 	})
 }
+
+// A row that is one long string with escapes goes by without being held:
+// its escapes, but \u, are valid wherever they stand, as its plain bytes.
+func TestLineCheckerHoldsNoEscapes(t *testing.T) {
+	c := newJSONLine()
+	c.write([]byte(`{"t": "` + strings.Repeat(`line \"q\" \\ é\n`, 1<<16) + `\u00e9"}`))
+	if !c.valid() || len(c.held) > 32 {
+		t.Errorf("valid %v, holding %d bytes: %.80q", c.valid(), len(c.held), c.held)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // StreamFrom is the length from which a string a row path finds is
@@ -94,11 +95,11 @@ func (s *Source) Lookup(k int64, path []string) (f Found, ok bool, err error) {
 	}
 	start := w.off
 	if c == '"' {
-		plain, err := w.string(nil)
+		streams, err := w.string(nil)
 		if err != nil {
 			return Found{}, false, err
 		}
-		if n := w.off - start; plain && n-2 >= StreamFrom {
+		if n := w.off - start; streams && n-2 >= StreamFrom {
 			return Found{Streamed: true, Off: start, N: n}, true, nil
 		}
 	} else if c == '{' || c == '[' {
@@ -185,41 +186,19 @@ func (w *walker) member(key string) (bool, error) {
 const maxKey = 4 << 10
 
 // string reads past a string, keeping it in keep, when not nil, up to
-// maxKey bytes (past them it keeps nothing); plain says it held nothing
-// but what encoding/json writes as it is.
-func (w *walker) string(keep *[]byte) (plain bool, err error) {
+// maxKey bytes (past them it keeps nothing); streams says that its bytes
+// are valid UTF-8, to be sent as they are (what is not is read whole, as
+// encoding/json reads it).
+func (w *walker) string(keep *[]byte) (streams bool, err error) {
 	if keep != nil {
-		*keep = append((*keep)[:0], w.next())
-	} else {
-		w.next()
+		*keep = make([]byte, 0, 64)
 	}
-	plain, escape := true, false
-	for {
+	var scan rawjson.StringScan
+	for !scan.Done() {
 		b, _ := w.r.Peek(max(1, w.r.Buffered()))
-		if len(b) == 0 {
+		n, ok := scan.Scan(b)
+		if len(b) == 0 || !ok {
 			return false, errWalk
-		}
-		end := -1
-		for i, c := range b {
-			if escape {
-				escape = false
-				continue
-			}
-			switch {
-			case c == '"':
-				end = i
-			case c == '\\':
-				plain, escape = false, true
-			case c < 0x20 || c > 0x7e || c == '<' || c == '>' || c == '&':
-				plain = false
-			}
-			if end >= 0 {
-				break
-			}
-		}
-		n := len(b)
-		if end >= 0 {
-			n = end + 1
 		}
 		if keep != nil && *keep != nil {
 			if *keep = append(*keep, b[:n]...); len(*keep) > maxKey {
@@ -228,10 +207,8 @@ func (w *walker) string(keep *[]byte) (plain bool, err error) {
 		}
 		w.r.Discard(n)
 		w.off += int64(n)
-		if end >= 0 {
-			return plain, nil
-		}
 	}
+	return !scan.BadUTF8, nil
 }
 
 // skipValue reads past a value of any kind.

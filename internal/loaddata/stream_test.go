@@ -19,12 +19,14 @@ func TestRowPath(t *testing.T) {
 	}
 }
 
-// Lookup finds a path's value in a large row where it is: a long plain
-// string's place, for it to be streamed, any other scalar decoded, and
-// nothing it cannot find plainly (the row is then read whole).
+// Lookup finds a path's value in a large row where it is: a long
+// string's place, escapes and all, for it to be streamed, any other scalar
+// decoded, and nothing it cannot find plainly (the row is then read
+// whole), nor a long string that is not valid UTF-8.
 func TestLookup(t *testing.T) {
 	long := strings.Repeat("y", 1<<20)
-	row := `{"a" : {"n": -1.5e3, "s": "h\u00e9", "esc": "` + long + `\n", "x": [1, {"}": "]"}]},` + ` "b\u0074": "` + long + `", "t": true}`
+	esc := `"` + long + `\n\"\u00e9 <&> 中文 😀\\"`
+	row := `{"a" : {"n": -1.5e3, "s": "h\u00e9", "esc": ` + esc + `, "x": [1, {"}": "]"}]},` + ` "b\u0074": "` + long + `", "bad": "` + long + "\xff\xe4\xb8" + `", "t": true}`
 	s, err := Read("r.jsonl", strings.NewReader(row+"\n"), int64(len(row)+1), InOrder, 0)
 	if err != nil || !s.Large(0) {
 		t.Fatal(err)
@@ -39,7 +41,8 @@ func TestLookup(t *testing.T) {
 		{[]string{"a", "n"}, true, false, "-1.5e3"}, // as jq reads it from the whole row
 		{[]string{"a", "s"}, true, false, "hé"},
 		{[]string{"t"}, true, false, true},
-		{[]string{"a", "esc"}, false, false, nil},
+		{[]string{"a", "esc"}, true, true, nil},
+		{[]string{"bad"}, false, false, nil},
 		{[]string{"a", "x"}, false, false, nil},
 		{[]string{"nope"}, false, false, nil},
 		{[]string{"t", "k"}, false, false, nil},
@@ -48,7 +51,7 @@ func TestLookup(t *testing.T) {
 		if err != nil || ok != c.ok || f.Streamed != c.streamed || !c.streamed && fmt.Sprint(f.Value) != fmt.Sprint(c.value) {
 			t.Errorf("%q: %+v, %v, %v", c.path, f, ok, err)
 		}
-		if f.Streamed && row[f.Off:f.Off+f.N] != `"`+long+`"` {
+		if f.Streamed && row[f.Off:f.Off+f.N] != map[bool]string{false: `"` + long + `"`, true: esc}[c.path[0] == "a"] {
 			t.Errorf("%q: the place %d+%d is not the string", c.path, f.Off, f.N)
 		}
 	}
