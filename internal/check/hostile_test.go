@@ -71,7 +71,7 @@ func TestHostileHangs(t *testing.T) {
 			continue
 		}
 		unsure++
-		if res.ID == "jsonrpc.unknown-method" && (!strings.Contains(res.Message, "the check's time (1s) ran out") || !strings.Contains(res.Message, "--check-timeout")) {
+		if res.ID == "jsonrpc.unknown-method" && (!strings.Contains(res.Message, "the check's time for an answer (1s) ran out") || !strings.Contains(res.Message, "--check-timeout")) {
 			t.Errorf("jsonrpc.unknown-method: %q", res.Message)
 		}
 	}

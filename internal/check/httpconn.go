@@ -90,7 +90,7 @@ type httpReq struct {
 	// that stays open: subscriptions/listen).
 	events func(seen) bool
 	// url replaces the MCP endpoint (a metadata document).
-	url string
+	url    string
 	opened func() // when set, called once the answer's headers came
 }
 

@@ -464,6 +464,9 @@ func echoes(t *T, id string) {
 		if errors.As(r.err, &tw) {
 			t.FailGot(lastRaw(c.since(mark)), "no response with id %s; the server answered with id %s", id, tw.got)
 		}
+		if strayIn(r.err) != "" { // the one request waiting: its answer came under another id
+			t.FailGot(lastRaw(c.since(mark)), "no response with id %s; the server answered under an id it was not sent", id)
+		}
 	}
 	select {
 	case r := <-ch:
