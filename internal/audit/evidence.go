@@ -73,7 +73,7 @@ func agrees(f, g Finding) bool {
 	if g.Rule == f.Rule || g.Severity < Low || g.Severity < Medium && g.Rule != RuleHiddenBlock && g.Rule != RuleSideChannel {
 		return false
 	}
-	kf, kg := kindOf[f.Rule], kindOf[g.Rule]
+	kf, kg := kindOf(f.Rule), kindOf(g.Rule)
 	if kg == "" || kf == kg && kf != "order" {
 		return false
 	}
@@ -87,10 +87,17 @@ func agrees(f, g Finding) bool {
 // the model, what carries data or code out or in, or the shape of the
 // surface; the rules of no kind (a text unread, a cost, a list not
 // given) read nothing a finding can stand on.
-var kindOf = map[string]string{
-	RuleUnicodeTag: "hide", RuleInvisible: "hide", RuleBidi: "hide", RuleControl: "hide", RuleLookAlike: "hide",
-	RuleHiddenComment: "hide", RuleHiddenBlock: "hide", RuleHiddenWhitespace: "hide", RuleEncoded: "hide",
-	RuleOverride: "order", RuleConceal: "order", RuleShadowing: "order", RuleTrigger: "order", RuleCoercion: "order", RulePriority: "order",
-	RuleSensitiveFile: "carry", RuleSideChannel: "carry", RuleSendElsewhere: "carry", RuleSecret: "carry", RuleCommandPayload: "carry",
-	RuleCombination: "other", RuleNameCollision: "other", RuleAnnotationMismatch: "other", RuleListedTwice: "other",
+func kindOf(rule string) string { // a switch, not a map: nothing built at start-up
+	switch rule {
+	case RuleUnicodeTag, RuleInvisible, RuleBidi, RuleControl, RuleLookAlike,
+		RuleHiddenComment, RuleHiddenBlock, RuleHiddenWhitespace, RuleEncoded:
+		return "hide"
+	case RuleOverride, RuleConceal, RuleShadowing, RuleTrigger, RuleCoercion, RulePriority:
+		return "order"
+	case RuleSensitiveFile, RuleSideChannel, RuleSendElsewhere, RuleSecret, RuleCommandPayload:
+		return "carry"
+	case RuleCombination, RuleNameCollision, RuleAnnotationMismatch, RuleListedTwice:
+		return "other"
+	}
+	return ""
 }

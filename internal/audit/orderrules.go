@@ -163,7 +163,7 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 	if rule, msg, sev, ok := c.passes(s, ordered); ok {
 		pair := ""
 		if _, moved := s.modelMoves(); moved && sev >= High && !manual(&c.fl) { // (a manual's steps are its reader's)
-			pair = carriedBy[rule]
+			pair = carriedBy(rule)
 		}
 		add(rule, sev, msg, s, pair)
 	}
@@ -191,7 +191,7 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 		add(RuleShadowing, High, msg, s)
 	}
 	if msg, ok := c.sendsElsewhere(s, ordered); ok {
-		add(RuleSendElsewhere, High, msg, s, carriedBy[RuleSendElsewhere])
+		add(RuleSendElsewhere, High, msg, s, carriedBy(RuleSendElsewhere))
 	}
 	if _, moved := s.modelMoves(); moved && ordered && (namedPlace(s.text) || s.ownName(c.fl.own)) && keyFileIn(s.text) {
 		add(RuleSideChannel, High, "has the model put a key file's contents into a parameter", s, "a key file, what the parameter is to carry")
@@ -231,10 +231,16 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 // holds, by the rule it is found as: where it goes, or what it is. (A
 // parameter's text that names what it holds, with no order to move it,
 // is one reading.)
-var carriedBy = map[string]string{
-	RuleSendElsewhere: "a destination the sentence names (an address, a URL, another tool), where what the model handles goes",
-	RuleSensitiveFile: "the user's keys, credentials or private files, what the order moves",
-	RuleSideChannel:   "a parameter or a place the server receives, where the order moves what the model holds",
+func carriedBy(rule string) string { // a switch, not a map: nothing built at start-up
+	switch rule {
+	case RuleSendElsewhere:
+		return "a destination the sentence names (an address, a URL, another tool), where what the model handles goes"
+	case RuleSensitiveFile:
+		return "the user's keys, credentials or private files, what the order moves"
+	case RuleSideChannel:
+		return "a parameter or a place the server receives, where the order moves what the model holds"
+	}
+	return ""
 }
 
 // persists finds an order that changes what the model does beyond this
