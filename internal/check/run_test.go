@@ -85,19 +85,7 @@ func TestAnAnswersWaitIsNotTheChecksTime(t *testing.T) {
 	const d = DefaultCheckTimeout
 	opts := Options{Only: []string{"lifecycle.declared-methods"}, CheckTimeout: d, Strict: true,
 		afterFunc: func(d time.Duration, f func()) stopper { return clk.AfterFunc(d, f) }}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	reported := make(chan *Report, 1)
-	go func() { // the run: ends when its check does, which the test's clock ends
-		r, err := Run(ctx, tg, opts)
-		if err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		reported <- r
-	}()
-	if _, err := srv.Wait(ctx, func(r mcptest.HTTPRequest) bool { return r.RPCMethod == "completion/complete" }); err != nil {
-		t.Fatal(err)
-	}
+	reported := runUntilAsked(t, tg, srv, opts, "completion/complete")
 	// The check's own timer stood at its first wait; the one that runs is
 	// the wait's bound, of the check's whole time.
 	clk.WaitUntil(t, "the check's time standing while its answer's bound runs", func(ts mcptest.Timers) bool {
@@ -157,19 +145,7 @@ func TestTheUsersTimeoutWins(t *testing.T) {
 	tg, srv := f.targetServer(t)
 	opts := Options{Only: []string{"lifecycle.undeclared-completions"}, Strict: true,
 		afterFunc: func(d time.Duration, f func()) stopper { return clk.AfterFunc(d, f) }}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	reported := make(chan *Report, 1)
-	go func() { // the run: ends when its check does, which the test's clock ends
-		r, err := Run(ctx, tg, opts)
-		if err != nil {
-			t.Errorf("Run: %v", err)
-		}
-		reported <- r
-	}()
-	if _, err := srv.Wait(ctx, func(r mcptest.HTTPRequest) bool { return r.RPCMethod == "completion/complete" }); err != nil {
-		t.Fatal(err)
-	}
+	reported := runUntilAsked(t, tg, srv, opts, "completion/complete")
 	clk.WaitUntil(t, "the request's --timeout running beside its bound as an answer", func(ts mcptest.Timers) bool {
 		return ts.Running[user] == 1 && ts.Running[DefaultCheckTimeout] == 1
 	})
@@ -179,4 +155,25 @@ func TestTheUsersTimeoutWins(t *testing.T) {
 			t.Fatalf("want inconclusive at the user's --timeout\n%s", describeResult(got))
 		}
 	}
+}
+
+// runUntilAsked runs the checks of opts in the background, and returns
+// once the server was asked method: the report comes on the channel when
+// the run ends (nil when it failed, said), which the test's clock ends.
+func runUntilAsked(t *testing.T, tg *Target, srv *mcptest.HTTPServer, opts Options, method string) <-chan *Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	reported := make(chan *Report, 1)
+	go func() {
+		r, err := Run(ctx, tg, opts)
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		reported <- r
+	}()
+	if _, err := srv.Wait(ctx, func(r mcptest.HTTPRequest) bool { return r.RPCMethod == method }); err != nil {
+		t.Fatal(err)
+	}
+	return reported
 }
