@@ -175,10 +175,12 @@ const maxAnswered = 256
 // exerciseAsks gives the server occasions to ask, once a run, on a
 // connection that declares what it may ask of.
 func exerciseAsks(t *T) {
+	defer func() { // said too when the exchanges end early (out of time)
+		if n := t.r.unanswered.Load(); n > 0 {
+			t.Note("the server asked %d requests more than mcpv check answers (%d a connection, %d waiting at once): those were left unanswered", n, maxAnswered, maxAnswers)
+		}
+	}()
 	t.r.asksOnce.Do(func() { askOn(t, answering, "asks") })
-	if n := t.r.unanswered.Load(); n > 0 {
-		t.Note("the server asked %d requests more than mcpv check answers (%d a connection, %d waiting at once): those were left unanswered", n, maxAnswered, maxAnswers)
-	}
 }
 
 // askOn gets, on a connection that declares caps, the server's prompts

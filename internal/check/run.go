@@ -1142,4 +1142,9 @@ func (r *runner) traffic(t *T) {
 	<-done
 	sub.closeOwn()
 	t.out.Notes = append(t.out.Notes, sub.out.Notes...) // what the traffic left unsaid otherwise (a bound it reached)
+	if sub.out.Status != Passed {
+		// The watch judges what came; that the exchanges meant to make
+		// more ended early is said, not taken for a clean run.
+		t.Note("the exchanges this check watches ended early (%s): %s", sub.out.Status, sub.out.Message)
+	}
 }

@@ -177,3 +177,28 @@ func runUntilAsked(t *testing.T, tg *Target, srv *mcptest.HTTPServer, opts Optio
 	}
 	return reported
 }
+
+// A watch check judges what came; when the exchanges it makes to see
+// more end early (a request left without an answer past its bound), the
+// result says so, not a clean run. (Before, the ending was dropped: a
+// pass with only "N messages watched".)
+func TestAWatchsExchangesEndingEarlyAreSaid(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "http", change: map[string]string{"mute": `["prompts/get"]`}}
+	tg, srv := f.targetServer(t)
+	clk := mcptest.NewClock()
+	const d = DefaultCheckTimeout
+	opts := Options{Only: []string{"asks.elicitation"}, CheckTimeout: d, Strict: true,
+		afterFunc: func(d time.Duration, f func()) stopper { return clk.AfterFunc(d, f) }}
+	reported := runUntilAsked(t, tg, srv, opts, "prompts/get")
+	clk.WaitUntil(t, "the prompt's answer waited for", func(ts mcptest.Timers) bool { return ts.Running[d] == 1 })
+	clk.Fire(d)
+	r := <-reported
+	if r == nil {
+		return
+	}
+	got := r.Results[0]
+	if got.Status != Passed || !strings.Contains(describeResult(got), "ended early (inconclusive)") || !strings.Contains(describeResult(got), "prompts/get") {
+		t.Fatalf("want a pass saying the exchanges ended early at prompts/get\n%s", describeResult(got))
+	}
+}
