@@ -414,7 +414,7 @@ complete -c mcpv -n '__mcpv_in "check"' -l call -x -d 'Call this tool for the ch
 complete -c mcpv -n '__mcpv_in "check"' -l format -x -a 'text junit tap json' -d 'Report format: text, junit, tap or json.'
 complete -c mcpv -n '__mcpv_in "check"' -l output -r -F -d 'Write the report to FILE; stdout keeps the problems.'
 complete -c mcpv -n '__mcpv_in "check"' -l show -x -a 'auto problems all' -d 'List problems (failed, warned, inconclusive) or all checks; auto: all on a terminal.'
-complete -c mcpv -n '__mcpv_in "check"' -l check-timeout -x -d 'Bound each check, a server\'s start apart.'
+complete -c mcpv -n '__mcpv_in "check"' -l check-timeout -x -d 'Bound each check, and each answer it awaits.'
 complete -c mcpv -n '__mcpv_in "check"' -l max-time -x -d 'Stop the run after this long (exit 124).'
 complete -c mcpv -n '__mcpv_in "check"' -l parallel -x -d 'Run up to N checks at once.'
 complete -c mcpv -n '__mcpv_in "check"' -l expected-failures -r -F -d 'Hold the run to FILE\'s known failures.'

@@ -239,7 +239,7 @@ Register-ArgumentCompleter -Native -CommandName 'mcpv', 'mcpv.exe' -ScriptBlock 
             @{ Names = @('--format'); Words = 1; Kind = 'enum'; Enum = @('text', 'junit', 'tap', 'json'); H = 'Report format: text, junit, tap or json.' }
             @{ Names = @('--output'); Words = 1; Kind = 'file'; Enum = @(); H = 'Write the report to FILE; stdout keeps the problems.' }
             @{ Names = @('--show'); Words = 1; Kind = 'enum'; Enum = @('auto', 'problems', 'all'); H = 'List problems (failed, warned, inconclusive) or all checks; auto: all on a terminal.' }
-            @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Bound each check, a server''s start apart.' }
+            @{ Names = @('--check-timeout'); Words = 1; Kind = 'none'; Enum = @(); H = 'Bound each check, and each answer it awaits.' }
             @{ Names = @('--max-time'); Words = 1; Kind = 'none'; Enum = @(); H = 'Stop the run after this long (exit 124).' }
             @{ Names = @('--parallel'); Words = 1; Kind = 'none'; Enum = @(); H = 'Run up to N checks at once.' }
             @{ Names = @('--expected-failures'); Words = 1; Kind = 'file'; Enum = @(); H = 'Hold the run to FILE''s known failures.' }
