@@ -1,0 +1,3 @@
+module github.com/mcpv/mcpv/scripts/reader
+
+go 1.26.0
