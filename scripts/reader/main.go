@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -34,7 +35,8 @@ func main() {
 	out := fs.String("out", "", "where to write (convert: the items; train: the weights)")
 	seed := fs.Uint64("seed", 1, "the seed of the training order")
 	bin := fs.String("mcpv", "", "the mcpv binary whose audit is the rules")
-	cache := fs.String("rules", "", "a file of the rules' readings: read when it exists, else written")
+	cache := fs.String("rules", "", "files of the rules' readings, by commas, a later one's items over an earlier one's: read when they exist, else the one file written")
+	only := fs.String("only", "", "measure only the hands whose name begins so")
 	fs.Parse(os.Args[2:])
 	var err error
 	switch os.Args[1] {
@@ -43,7 +45,7 @@ func main() {
 	case "train":
 		err = runTrain(*data, or(*out, "reader.bin"), *seed)
 	case "measure":
-		err = runMeasure(*testdata, *data, *bin, *cache, *seed)
+		err = runMeasure(*testdata, *data, *bin, *cache, *only, *seed)
 	default:
 		err = fmt.Errorf("no command %q", os.Args[1])
 	}
@@ -155,11 +157,12 @@ func runTrain(data, out string, seed uint64) error {
 	return os.WriteFile(out, enc, 0o644)
 }
 
-func runMeasure(testdata, data, bin, cache string, seed uint64) error {
+func runMeasure(testdata, data, bin, cache, only string, seed uint64) error {
 	items, err := readItems(data)
 	if err != nil {
 		return err
 	}
+	items = slices.DeleteFunc(items, func(it item) bool { return !strings.HasPrefix(it.Hand, only) })
 	rules, err := rulesOf(testdata, bin, cache, items)
 	if err != nil {
 		return err
@@ -185,6 +188,18 @@ func runMeasure(testdata, data, bin, cache string, seed uint64) error {
 // when it exists, else had of bin's audit (and kept in cache when named).
 func rulesOf(testdata, bin, cache string, items []item) (map[string]int, error) {
 	rules := map[string]int{}
+	if files := strings.Split(cache, ","); len(files) > 1 {
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			if err := json.Unmarshal(data, &rules); err != nil {
+				return nil, fmt.Errorf("%s: %v", f, err)
+			}
+		}
+		return rules, nil
+	}
 	if cache != "" {
 		if data, err := os.ReadFile(cache); err == nil {
 			return rules, json.Unmarshal(data, &rules)

@@ -33,9 +33,25 @@ var train1 = train
 
 // byHand indexes the items by hand, hands in order.
 func byHand(items []item) ([]string, map[string][]int) {
+	return by(items, func(it item) string { return it.Hand })
+}
+
+// byFold indexes the items by the fold they are held out in: a hand, or,
+// for the field set, its servers together (a server has a few items, and
+// every one honest).
+func byFold(items []item) ([]string, map[string][]int) {
+	return by(items, func(it item) string {
+		if strings.HasPrefix(it.Hand, "field-") {
+			return "field"
+		}
+		return it.Hand
+	})
+}
+
+func by(items []item, of func(item) string) ([]string, map[string][]int) {
 	idx := map[string][]int{}
 	for i, it := range items {
-		idx[it.Hand] = append(idx[it.Hand], i)
+		idx[of(it)] = append(idx[of(it)], i)
 	}
 	return slices.Sorted(maps.Keys(idx)), idx
 }
@@ -122,7 +138,7 @@ func (r reading) gated(how string) bool {
 // threshold chosen on the others by an inner leave-one-hand-out, two folds
 // at a time.
 func leaveOneHandOut(items []item, xs [][]feat, rules map[string]int, seed uint64) (map[int]reading, map[string]float64) {
-	hands, idx := byHand(items)
+	hands, idx := byFold(items)
 	out := map[int]reading{}
 	ts := map[string]float64{}
 	var mu sync.Mutex
@@ -171,7 +187,7 @@ func cell(k, n int) string {
 		return "–"
 	}
 	lo, hi := wilson(k, n)
-	return fmt.Sprintf("%d (%.0f%%, %.0f–%.0f)", k, 100*float64(k)/float64(n), 100*lo, 100*hi)
+	return fmt.Sprintf("%d (%.1f%%, %.1f–%.1f)", k, 100*float64(k)/float64(n), 100*lo, 100*hi)
 }
 
 var hows = []string{"rules", "reader", "both"}

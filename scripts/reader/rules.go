@@ -80,6 +80,11 @@ func auditAll(bin string, items []item, srcs map[[2]string]server) (map[string]i
 		return nil, err
 	}
 	defer os.RemoveAll(work)
+	wanted := map[[2]string]bool{}
+	for _, it := range items {
+		wanted[[2]string{it.Hand, it.Server}] = true
+	}
+	maps.DeleteFunc(srcs, func(k [2]string, _ server) bool { return !wanted[k] })
 	keys := slices.SortedFunc(maps.Keys(srcs), func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) })
 	found := make([][]finding, len(keys))
 	errs := make([]error, len(keys))
