@@ -230,12 +230,12 @@ func table(b *strings.Builder, title string, items []item, got map[int]reading, 
 			}
 		}
 	}
-	fmt.Fprintf(b, "| %s | poisoned | found, rules | found, reader | found, both | at the gate, rules | at the gate, both | honest | at medium+, rules | at medium+, reader | at medium+, both | at the gate, both |\n", title)
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(b, "| %s | poisoned | found: rules | reader | both | gate: rules | both | honest | medium+: rules | reader | both | gate: rules | both |\n", title)
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	line := func(name string, r *row) {
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s |\n", name, r.p,
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", name, r.p,
 			cell(r.pf[0], r.p), cell(r.pf[1], r.p), cell(r.pf[2], r.p), cell(r.pg[0], r.p), cell(r.pg[2], r.p),
-			r.n, cell(r.nm[0], r.n), cell(r.nm[1], r.n), cell(r.nm[2], r.n), cell(r.ng[2], r.n))
+			r.n, cell(r.nm[0], r.n), cell(r.nm[1], r.n), cell(r.nm[2], r.n), cell(r.ng[0], r.n), cell(r.ng[2], r.n))
 	}
 	for _, k := range slices.Sorted(maps.Keys(rows)) {
 		line(k, rows[k])
