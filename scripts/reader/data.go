@@ -99,16 +99,21 @@ func convert(testdata string) ([]item, error) {
 		return nil, err
 	}
 	out = append(out, its...)
+	err = fieldServers(testdata, func(name string, s server) { out = append(out, serverItems("field-"+name, name, s, nil)...) })
+	return out, err
+}
+
+// fieldServers calls fn with each server of the field set, by name.
+func fieldServers(testdata string, fn func(name string, s server)) error {
 	files, _ := filepath.Glob(filepath.Join(testdata, "field", "servers", "*.json"))
 	for _, f := range files {
 		s, err := readServer(f)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		name := strings.TrimSuffix(filepath.Base(f), ".json")
-		out = append(out, serverItems("field-"+name, name, s, nil)...)
+		fn(strings.TrimSuffix(filepath.Base(f), ".json"), s)
 	}
-	return out, nil
+	return nil
 }
 
 func readServer(path string) (server, error) {

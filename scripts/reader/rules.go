@@ -53,16 +53,8 @@ func sources(testdata string) (map[[2]string]server, error) {
 			out[[2]string{hand, c.ID}] = c.Server
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(testdata, "field", "servers", "*.json"))
-	for _, f := range files {
-		s, err := readServer(f)
-		if err != nil {
-			return nil, err
-		}
-		name := strings.TrimSuffix(filepath.Base(f), ".json")
-		out[[2]string{"field-" + name, name}] = s
-	}
-	return out, nil
+	err := fieldServers(testdata, func(name string, s server) { out[[2]string{"field-" + name, name}] = s })
+	return out, err
 }
 
 // finding is what is read of a finding of mcpv audit --format json.
