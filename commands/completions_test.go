@@ -252,7 +252,7 @@ func TestCompletionsInShells(t *testing.T) {
 			if _, err := exec.LookPath(sh.argv[0]); err != nil {
 				t.Skipf("%s is not installed", sh.argv[0])
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang's bound: a loaded race run drives zsh for 30 s and more
 			defer cancel()
 			cmd := exec.CommandContext(ctx, sh.argv[0], sh.argv[1:]...)
 			cmd.Dir, cmd.Env = dir, env
