@@ -337,14 +337,14 @@ func TestStartLineForARememberedEra(t *testing.T) {
 	}
 	const (
 		discovered = `mcpv: <- {"jsonrpc":"2.0","id":1,"result"`
-		listed     = `mcpv: -> {"jsonrpc":"2.0","id":2,"method":"tools/list"`
-		nextPage   = `"method":"tools/list","params":{"cursor":"1"` // its id is 3, or 4 when a slow server's silence was pinged first
+		listed     = `"method":"tools/list"`                        // its id is 2, or 3 when a slow server's silence was pinged first
+		nextPage   = `"method":"tools/list","params":{"cursor":"1"` // its id is 3, or 4
 	)
 	// The seconds the line counts are the machine's (its first draw may be late).
 	line := regexp.MustCompile(`mcpv: waiting for e2e\.test to start \([1-9][0-9]*s\): fake: starting up`)
 	bare := regexp.MustCompile(`mcpv: waiting for e2e\.test to start \([1-9][0-9]*s\)`)
 	code, got := run("--verbose")
-	if code != 0 || strings.Index(got, listed) < strings.Index(got, discovered) {
+	if code != 0 || !strings.Contains(got, listed) || strings.Index(got, listed) < strings.Index(got, discovered) {
 		t.Fatalf("first run: exit %d, or the list went before the era was known; the terminal got %q", code, got)
 	}
 
@@ -361,7 +361,7 @@ func TestStartLineForARememberedEra(t *testing.T) {
 	if code != 0 || !line.MatchString(got) || !strings.Contains(got, nextPage) {
 		t.Fatalf("third run: exit %d; the terminal got %q", code, got)
 	}
-	if strings.Index(got, listed) > strings.Index(got, discovered) {
+	if !strings.Contains(got, discovered) || strings.Index(got, listed) > strings.Index(got, discovered) {
 		t.Errorf("third run: the list waited for server/discover's answer, as if the era were not remembered; the terminal got %q", got)
 	}
 	if strings.LastIndex(got, "mcpv: waiting") > strings.Index(got, nextPage) {

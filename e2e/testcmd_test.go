@@ -155,7 +155,7 @@ func TestTestCommandPasses(t *testing.T) {
 	for _, format := range []string{"junit", "tap", "json"} {
 		code, stdout, errs := mcpvTest(t, dir, env, "--format", format, "--parallel", "2", ".")
 		if code != 0 || errs != "" {
-			t.Fatalf("--format %s: exit %d, stderr %q", format, code, errs)
+			t.Fatalf("--format %s: exit %d, stderr %q; report:\n%s", format, code, errs, stdout)
 		}
 		switch format {
 		case "junit":
