@@ -34,8 +34,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // EnvVar selects the fake's behaviours; EnvLog names a file where the fake
@@ -359,8 +357,9 @@ func (s *server) interleaved(v string) bool {
 			ID     json.RawMessage `json:"id"`
 			Result json.RawMessage `json:"result"`
 		}
-		rawjson.DecodeLoose([]byte(v), &m)
-		s.held = `{"jsonrpc":"2.0","result":` + string(m.Result) + `,"id":` + string(m.ID) + `}`
+		if json.Unmarshal([]byte(v), &m) == nil { // the server's own line; were it not, held as it is
+			s.held = `{"jsonrpc":"2.0","result":` + string(m.Result) + `,"id":` + string(m.ID) + `}`
+		}
 	}
 	return true
 }

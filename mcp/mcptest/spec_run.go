@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/jsonschema"
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Faults are what Spec.Faults may name: each makes the server break one
@@ -746,8 +745,10 @@ func (s *Spec) initializeFaulty(params json.RawMessage) (json.RawMessage, *specE
 	case s.has("old-fallback") && i < 0:
 		answered = knownVersions[len(knownVersions)-1]
 	}
-	var r map[string]json.RawMessage
-	rawjson.DecodeLoose(res, &r)
+	r, ok := object(res)
+	if !ok {
+		return nil, &specError{Code: -32603, Message: "initialize: the spec's answer is no object"}
+	}
 	if answered != "" {
 		r["protocolVersion"], _ = json.Marshal(answered)
 	}
@@ -791,11 +792,7 @@ func (s *Spec) cursorFaults(st *specState, method string, params json.RawMessage
 // missingArgs names a required argument of the prompt params name that
 // params do not give, or "".
 func (s *Spec) missingArgs(params json.RawMessage) string {
-	var p struct {
-		Name      string            `json:"name"`
-		Arguments map[string]string `json:"arguments"`
-	}
-	rawjson.DecodeLoose(params, &p)
+	given, _ := object(member(params, "arguments")) // arguments that are no object give none
 	for _, pr := range s.Prompts {
 		var d struct {
 			Name      string `json:"name"`
@@ -804,14 +801,14 @@ func (s *Spec) missingArgs(params json.RawMessage) string {
 				Required json.RawMessage `json:"required"`
 			} `json:"arguments"`
 		}
-		if json.Unmarshal(pr, &d) != nil || d.Name != p.Name {
+		if json.Unmarshal(pr, &d) != nil || d.Name != nameParam(params) {
 			continue
 		}
 		for _, a := range d.Arguments {
 			// Anything but false taken as required, as a lenient server
 			// reads its own "required": "true".
 			required := a.Required != nil && string(a.Required) != "false" && string(a.Required) != "null"
-			if _, ok := p.Arguments[a.Name]; required && !ok {
+			if _, ok := given[a.Name]; required && !ok {
 				return a.Name
 			}
 		}
@@ -1047,12 +1044,19 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 	}
 }
 
+// object is raw's members; false when raw is no JSON object (absent,
+// null, malformed or another value).
+func object(raw json.RawMessage) (map[string]json.RawMessage, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
 // member is a JSON object's member, raw; nil when absent.
 func member(raw json.RawMessage, key string) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
+	m, _ := object(raw)
 	return m[key]
 }
 
@@ -1094,8 +1098,7 @@ func (s *Spec) askPrompt(params json.RawMessage) (json.RawMessage, *specError) {
 	if got != state && !s.has("mrtr-tamper-accepted") {
 		return nil, &specError{Code: codeInvalidParams, Message: "requestState does not verify"}
 	}
-	var m map[string]json.RawMessage
-	rawjson.DecodeLoose(answers, &m)
+	m, _ := object(answers) // none, or no object: no answer given, asked again
 	if len(m) > 1 && s.has("mrtr-extra-error") {
 		return nil, &specError{Code: codeInvalidParams, Message: "unexpected input response"}
 	}

@@ -313,3 +313,17 @@ func TestSpecFramedJunk(t *testing.T) {
 		t.Errorf("answered %q, want a parse error", out.String())
 	}
 }
+
+// A result the spec writes that is no object (a job's, initialize's
+// capabilities aside) is answered as written, not a crash.
+func TestSpecResultsThatAreNoObject(t *testing.T) {
+	spec := `{"capabilities":{"tools":{},"tasks":{"requests":{"tools":{"call":{}}}}},"tools":[{"name":"job","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}],"callResults":{"job":[1]},"tasks":{"statuses":["completed"]}}`
+	got := exchange(t, spec,
+		req("1", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`),
+		req("2", "tools/call", `{"name":"job","task":{}}`),
+		req("3", "tasks/get", `{"taskId":"task-1"}`),
+		req("4", "tasks/result", `{"taskId":"task-1"}`))
+	if last := got[len(got)-1]; last != result("4", "[1]") {
+		t.Errorf("answers:\n%s", strings.Join(got, "\n"))
+	}
+}
