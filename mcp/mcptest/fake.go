@@ -231,8 +231,8 @@ func (s *server) readLoop() {
 		line, err := s.in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			s.log.Write(line)
-			m, ok := s.decode(line)
-			if ok && !s.deliver(m) {
+			m := s.decode(line)
+			if !s.deliver(m) {
 				return
 			}
 			if s.c.deaf && m.Method == "notifications/initialized" {
@@ -247,13 +247,13 @@ func (s *server) readLoop() {
 
 // decode reads one message; one that does not decode is answered with
 // a parse error (invalid).
-func (s *server) decode(body []byte) (msg, bool) {
+func (s *server) decode(body []byte) msg {
 	var m msg
 	if json.Unmarshal(body, &m) != nil {
-		return msg{invalid: invalid(body), raw: bytes.Clone(body)}, true
+		return msg{invalid: invalid(body), raw: bytes.Clone(body)}
 	}
 	m.raw = bytes.Clone(body)
-	return m, true
+	return m
 }
 
 // deliver hands m to serve; false once serve has stopped answering (a
