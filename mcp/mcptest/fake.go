@@ -195,15 +195,6 @@ func newServer(c config, in io.Reader, out io.Writer, log io.Writer) *server {
 	return s
 }
 
-// serveSpecMessage hands one message to the spec server's conversation.
-func (s *server) serveSpecMessage(m msg, early bool) {
-	if s.c.ignoreEarly && early && m.invalid == nil && m.Method != "" && m.Method != "initialize" && m.Method != "ping" {
-		return // dropped: not initialized yet
-	}
-	// What async runs ends when the slow call ends or is cancelled.
-	s.c.spec.specMessage(s.st, m.raw, m, specOut{send: s.send, async: s.wg.Go, bulk: s.bulk, done: s.done})
-}
-
 type msg struct {
 	ID     json.RawMessage `json:"id,omitempty"`
 	Method string          `json:"method,omitempty"`
@@ -288,7 +279,10 @@ func (s *server) serve() {
 			}
 			os.Exit(1)
 		}
-		if s.serveSpecMessage(m, early); s.st.Stopped() || s.failed() {
+		if s.c.ignoreEarly && early && m.invalid == nil && m.Method != "" && m.Method != "initialize" && m.Method != "ping" {
+			continue // dropped: not initialized yet
+		}
+		if s.c.spec.specMessage(s.st, m.raw, m, specOut{send: s.send, async: s.wg.Go, bulk: s.bulk, done: s.done}); s.st.Stopped() || s.failed() {
 			return
 		}
 	}
