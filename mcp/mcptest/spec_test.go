@@ -327,3 +327,18 @@ func TestSpecResultsThatAreNoObject(t *testing.T) {
 		t.Errorf("answers:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// Arguments that are no object give none: a required one is missing.
+func TestSpecPromptArgumentsThatAreNoObject(t *testing.T) {
+	spec := `{"prompts":[{"name":"p","arguments":[{"name":"a","required":true}]}]}`
+	init := req("1", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`)
+	for args, want := range map[string]string{
+		`[1]`:     rpcErr("2", "-32602", "prompts/get: missing required argument a"),
+		`"a"`:     rpcErr("2", "-32602", "prompts/get: missing required argument a"),
+		`{"a":1}`: result("2", `{"messages":[{"content":{"text":"p","type":"text"},"role":"user"}]}`),
+	} {
+		if got := exchange(t, spec, init, req("2", "prompts/get", `{"name":"p","arguments":`+args+`}`)); got[len(got)-1] != want {
+			t.Errorf("arguments %s: %s, want %s", args, got[len(got)-1], want)
+		}
+	}
+}
