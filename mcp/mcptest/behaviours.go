@@ -22,9 +22,11 @@ type config struct {
 	interleave                                     int  // the tools/call whose answer holds the next (interleave=N)
 	idLast                                         bool // its id written last (interleave=N:tail)
 	slowStart, slow                                time.Duration
-	framed                                         string // "" (lines), "reply", "greet", "strict" or "exit"
-	process                                        bool   // a behaviour only a process of its own shows
-	t                                              taskConfig
+	framed                                         string   // "" (lines), "reply", "greet", "strict" or "exit"
+	process                                        bool     // a behaviour only a process of its own shows
+	tasks                                          TaskSpec // Statuses nil: no tasks
+	taskSupport                                    string   // job's execution.taskSupport
+	noTaskCancel, noTaskList                       bool
 	spec                                           *Spec
 	lat                                            Latency
 	environ                                        []string // the server's environment, KEY=VALUE
@@ -199,7 +201,7 @@ func (c *config) vocabulary() map[string]behaviour {
 		// for a string), loop:N (the anyOf chain whose bottom refers back to
 		// its top) or enum:N (p1 is an array of integers from an enum of
 		// 0..N-1)
-		"schema": {set: func(v string) error { _, err := shapedSchema(v); c.schema = v; return err }},
+		"schema": {set: func(v string) (err error) { c.schema, err = shapedSchema(v); return err }},
 		// frame messages LSP-style, both ways (Content-Length: N, a blank
 		// line, N bytes); a header line that is not one is answered with a
 		// framed parse error. content-length=greet instead sends a framed log
@@ -222,8 +224,8 @@ func (c *config) vocabulary() map[string]behaviour {
 		// tasks, and a tool "job" whose task-augmented calls make task-N, each
 		// tasks/get moving it one status S along (TaskSpec.Statuses)
 		"tasks": {set: func(v string) error {
-			c.t.statuses = strings.Split(v, "/")
-			for _, st := range c.t.statuses {
+			c.tasks.Statuses = strings.Split(v, "/")
+			for _, st := range c.tasks.Statuses {
 				if !slices.Contains(taskStatuses, st) {
 					return fmt.Errorf("unknown task status %q", st)
 				}
@@ -235,18 +237,18 @@ func (c *config) vocabulary() map[string]behaviour {
 			if !slices.Contains([]string{"optional", "required", "forbidden"}, v) {
 				return fmt.Errorf("%q: want optional, required or forbidden", v)
 			}
-			c.t.support = v
+			c.taskSupport = v
 			return nil
 		}},
 		// grant ttl MS whatever was asked (default: the ttl asked, or 60000)
 		"task-ttl": {set: func(v string) error {
 			n, err := strconv.ParseInt(v, 10, 64)
-			c.t.ttl = &n
+			c.tasks.TTL = &n
 			return err
 		}},
-		"no-task-cancel": {set: flag(&c.t.noCancel)},                // declare tasks without tasks.cancel
-		"no-task-list":   {set: flag(&c.t.noList)},                  // declare tasks without tasks.list
-		"poll":           {set: natural(&c.t.poll, "milliseconds")}, // the tasks' pollInterval (default 50; 0 leaves it out)
+		"no-task-cancel": {set: flag(&c.noTaskCancel)},                    // declare tasks without tasks.cancel
+		"no-task-list":   {set: flag(&c.noTaskList)},                      // declare tasks without tasks.list
+		"poll":           {set: natural(&c.tasks.PollMs, "milliseconds")}, // the tasks' pollInterval (default 50; 0 leaves it out)
 		// answer each tools/call after D (a Go duration); calls are answered
 		// concurrently, each on its own clock
 		"delay": {set: lat("delay")},
@@ -276,7 +278,7 @@ func (c *config) vocabulary() map[string]behaviour {
 
 // parseConfig reads the behaviours s names, each once, by vocabulary.
 func parseConfig(s string) (config, error) {
-	c := config{pages: 1, t: taskConfig{support: "optional", poll: 50}}
+	c := config{pages: 1, taskSupport: "optional", tasks: TaskSpec{PollMs: 50}}
 	vocabulary := c.vocabulary()
 	var given []string
 	for item := range strings.SplitSeq(s, ",") {
@@ -303,13 +305,4 @@ func parseConfig(s string) (config, error) {
 		return c, fmt.Errorf("ignore-early does not apply to a spec server of the modern era, which has no initialize")
 	}
 	return c, nil
-}
-
-type taskConfig struct {
-	statuses []string // nil: no task support
-	support  string   // optional, required or forbidden
-	ttl      *int64   // overrides the ttl the client asked for
-	noCancel bool
-	noList   bool
-	poll     int // 0: no pollInterval
 }

@@ -34,8 +34,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // EnvVar selects the fake's behaviours; EnvLog names a file where the fake
@@ -197,15 +195,6 @@ func newServer(c config, in io.Reader, out io.Writer, log io.Writer) *server {
 	return s
 }
 
-// serveSpecMessage hands one message to the spec server's conversation.
-func (s *server) serveSpecMessage(m msg, early bool) {
-	if s.c.ignoreEarly && early && m.invalid == nil && m.Method != "" && m.Method != "initialize" && m.Method != "ping" {
-		return // dropped: not initialized yet
-	}
-	// What async runs ends when the slow call ends or is cancelled.
-	s.c.spec.specMessage(s.st, m.raw, m, specOut{send: s.send, async: s.wg.Go, bulk: s.bulk, done: s.done})
-}
-
 type msg struct {
 	ID     json.RawMessage `json:"id,omitempty"`
 	Method string          `json:"method,omitempty"`
@@ -233,8 +222,8 @@ func (s *server) readLoop() {
 		line, err := s.in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			s.log.Write(line)
-			m, ok := s.decode(line)
-			if ok && !s.deliver(m) {
+			m := s.decode(line)
+			if !s.deliver(m) {
 				return
 			}
 			if s.c.deaf && m.Method == "notifications/initialized" {
@@ -249,13 +238,13 @@ func (s *server) readLoop() {
 
 // decode reads one message; one that does not decode is answered with
 // a parse error (invalid).
-func (s *server) decode(body []byte) (msg, bool) {
+func (s *server) decode(body []byte) msg {
 	var m msg
 	if json.Unmarshal(body, &m) != nil {
-		return msg{invalid: invalid(body), raw: bytes.Clone(body)}, true
+		return msg{invalid: invalid(body), raw: bytes.Clone(body)}
 	}
 	m.raw = bytes.Clone(body)
-	return m, true
+	return m
 }
 
 // deliver hands m to serve; false once serve has stopped answering (a
@@ -290,7 +279,10 @@ func (s *server) serve() {
 			}
 			os.Exit(1)
 		}
-		if s.serveSpecMessage(m, early); s.st.Stopped() || s.failed() {
+		if s.c.ignoreEarly && early && m.invalid == nil && m.Method != "" && m.Method != "initialize" && m.Method != "ping" {
+			continue // dropped: not initialized yet
+		}
+		if s.c.spec.specMessage(s.st, m.raw, m, specOut{send: s.send, async: s.wg.Go, bulk: s.bulk, done: s.done}); s.st.Stopped() || s.failed() {
 			return
 		}
 	}
@@ -359,8 +351,9 @@ func (s *server) interleaved(v string) bool {
 			ID     json.RawMessage `json:"id"`
 			Result json.RawMessage `json:"result"`
 		}
-		rawjson.DecodeLoose([]byte(v), &m)
-		s.held = `{"jsonrpc":"2.0","result":` + string(m.Result) + `,"id":` + string(m.ID) + `}`
+		if json.Unmarshal([]byte(v), &m) == nil { // the server's own line; were it not, held as it is
+			s.held = `{"jsonrpc":"2.0","result":` + string(m.Result) + `,"id":` + string(m.ID) + `}`
+		}
 	}
 	return true
 }

@@ -48,7 +48,7 @@ func (s *server) readFramed() {
 			return
 		}
 		s.log.Write(append(body, '\n'))
-		if m, ok := s.decode(body); ok && !s.deliver(m) {
+		if !s.deliver(s.decode(body)) {
 			return
 		}
 	}

@@ -424,7 +424,7 @@ func (s *HTTPServer) NewSession() string {
 	defer s.mu.Unlock()
 	s.issued++
 	sid := fmt.Sprintf("s%d", s.issued)
-	if s.spec != nil && s.spec.has("shared-session-id") {
+	if s.spec.has("shared-session-id") {
 		sid = "shared" // every session this one, with one state
 	}
 	s.live[sid] = true
@@ -435,11 +435,7 @@ func (s *HTTPServer) NewSession() string {
 // LegacyStatus, a GET gets the event stream of a new session.
 func (s *HTTPServer) serveLegacyMain(x *Exchange) {
 	if x.Method == http.MethodPost {
-		code := s.opts.LegacyStatus
-		if code == 0 {
-			code = http.StatusMethodNotAllowed
-		}
-		x.Status(code, "")
+		x.Status(cmp.Or(s.opts.LegacyStatus, http.StatusMethodNotAllowed), "")
 		return
 	}
 	if x.Method != http.MethodGet {

@@ -18,8 +18,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // crossing is a ping's stream parked by the crossed-streams fault, until
@@ -231,10 +229,8 @@ func (spec *Spec) paramMismatch(h http.Header, m msg) string {
 			} `json:"properties"`
 		} `json:"inputSchema"`
 	}
-	for _, t := range spec.Tools {
-		if n, _ := stringMember(t, "name"); n == nameParam(m.Params) {
-			rawjson.DecodeLoose(t, &tool)
-		}
+	if json.Unmarshal(spec.tool(nameParam(m.Params)), &tool) != nil {
+		return "" // a tool not listed annotates no argument
 	}
 	args := member(m.Params, "arguments")
 	for prop, p := range tool.InputSchema.Properties {

@@ -45,17 +45,16 @@ func (c *config) namedSpec() *Spec {
 	}
 	s.Tools = []json.RawMessage{json.RawMessage(`{"name":"tool0","inputSchema":{"type":"object"}}`)}
 	switch {
-	case c.t.statuses != nil:
-		s.Tools = append(s.Tools, json.RawMessage(fmt.Sprintf(`{"name":"job","description":"A slow job","inputSchema":{"type":"object"},"execution":{"taskSupport":%q}}`, c.t.support)))
-		s.Tasks = &TaskSpec{Statuses: c.t.statuses, TTL: c.t.ttl, PollMs: c.t.poll}
+	case c.tasks.Statuses != nil:
+		s.Tools = append(s.Tools, json.RawMessage(fmt.Sprintf(`{"name":"job","description":"A slow job","inputSchema":{"type":"object"},"execution":{"taskSupport":%q}}`, c.taskSupport)))
+		s.Tasks = &c.tasks
 		s.CallResults = map[string]json.RawMessage{"job": json.RawMessage(`{"content":[{"type":"text","text":"job done"}]}`)}
 	default:
 		if c.typed != "" {
 			s.Tools = append(s.Tools, json.RawMessage(`{"name":"typed","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}`))
 		}
 		if c.schema != "" {
-			schema, _ := shapedSchema(c.schema)
-			s.Tools = append(s.Tools, json.RawMessage(`{"name":"shaped","inputSchema":`+schema+`}`))
+			s.Tools = append(s.Tools, json.RawMessage(`{"name":"shaped","inputSchema":`+c.schema+`}`))
 		}
 	}
 	described := ""
@@ -70,12 +69,12 @@ func (c *config) namedSpec() *Spec {
 	if c.updates > 0 {
 		caps["resources"] = map[string]any{"subscribe": true}
 	}
-	if c.t.statuses != nil {
+	if c.tasks.Statuses != nil {
 		tasks := map[string]any{"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
-		if !c.t.noList {
+		if !c.noTaskList {
 			tasks["list"] = map[string]any{}
 		}
-		if !c.t.noCancel {
+		if !c.noTaskCancel {
 			tasks["cancel"] = map[string]any{}
 		}
 		caps["tasks"] = tasks

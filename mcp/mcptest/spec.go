@@ -90,7 +90,7 @@ type Spec struct {
 	// not declared.
 	ServeUndeclared []string `json:"serveUndeclared,omitempty"`
 	// Faults name the requirements of the specification the server
-	// breaks, one fault each (Faults lists them; spec_run.go).
+	// breaks, one fault each (Faults lists them; spec_faults.go).
 	Faults []string `json:"faults,omitempty"`
 	// Edges name what a correct server may do at the edge of a
 	// requirement, the legal behaviour closest to a fault (Edges lists

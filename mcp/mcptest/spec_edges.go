@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf16"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Edges are what Spec.Edges may name.
@@ -67,8 +65,10 @@ func (s *Spec) edgeResult(method string, r map[string]json.RawMessage) {
 
 // withEdgeMeta is a _meta object with edgeMeta's keys added.
 func withEdgeMeta(meta json.RawMessage) json.RawMessage {
-	m := map[string]json.RawMessage{}
-	rawjson.DecodeLoose(meta, &m)
+	m, ok := object(meta)
+	if !ok { // a result without _meta (or with one that is no object) gets one
+		m = map[string]json.RawMessage{}
+	}
 	for k, v := range edgeMeta {
 		if _, ok := m[k]; !ok {
 			m[k] = v

@@ -36,8 +36,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // TaskSpec is how a spec server runs tasks.
@@ -231,8 +229,7 @@ func (s *Spec) declaresTasksCall() bool {
 			} `json:"requests"`
 		} `json:"tasks"`
 	}
-	rawjson.DecodeLoose(s.capabilities(), &caps)
-	return caps.Tasks.Requests.Tools.Call != nil
+	return json.Unmarshal(s.capabilities(), &caps) == nil && caps.Tasks.Requests.Tools.Call != nil
 }
 
 func (s *Spec) newTask(st *specState, tool string, ttl *int64) *specTask {
@@ -367,10 +364,11 @@ func (s *Spec) callResult(tool string, answers json.RawMessage) json.RawMessage 
 	if answers == nil {
 		return res
 	}
-	var r map[string]json.RawMessage
-	rawjson.DecodeLoose(res, &r)
 	var content []json.RawMessage
-	rawjson.DecodeLoose(r["content"], &content)
+	r, ok := object(res)
+	if !ok || r["content"] != nil && json.Unmarshal(r["content"], &content) != nil {
+		return res // a result with no content list to say the answers in
+	}
 	r["content"] = mustJSON(append(content, mustJSON(map[string]string{"type": "text", "text": "input: " + string(answers)})))
 	return mustJSON(r)
 }
@@ -535,9 +533,7 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 			if s.has("task-result-early") && !terminal(real) {
 				res = json.RawMessage(`{"content":[]}`)
 			}
-			if !s.has("task-result-no-meta") {
-				var r map[string]json.RawMessage
-				rawjson.DecodeLoose(res, &r)
+			if r, ok := object(res); ok && !s.has("task-result-no-meta") {
 				r["_meta"] = json.RawMessage(related(t.id))
 				res = mustJSON(r)
 			}
@@ -646,8 +642,7 @@ func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) 
 		}
 		res = mustJSON(f)
 	case "tasks/update":
-		var answers map[string]json.RawMessage
-		rawjson.DecodeLoose(member(m.Params, "inputResponses"), &answers)
+		answers, _ := object(member(m.Params, "inputResponses")) // none, or no object: nothing answered, the task still asks
 		if a, ok := answers[t.key]; ok && t.status == "input_required" {
 			t.answers = a
 		}

@@ -313,3 +313,32 @@ func TestSpecFramedJunk(t *testing.T) {
 		t.Errorf("answered %q, want a parse error", out.String())
 	}
 }
+
+// A result the spec writes that is no object (a job's, initialize's
+// capabilities aside) is answered as written, not a crash.
+func TestSpecResultsThatAreNoObject(t *testing.T) {
+	spec := `{"capabilities":{"tools":{},"tasks":{"requests":{"tools":{"call":{}}}}},"tools":[{"name":"job","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}],"callResults":{"job":[1]},"tasks":{"statuses":["completed"]}}`
+	got := exchange(t, spec,
+		req("1", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`),
+		req("2", "tools/call", `{"name":"job","task":{}}`),
+		req("3", "tasks/get", `{"taskId":"task-1"}`),
+		req("4", "tasks/result", `{"taskId":"task-1"}`))
+	if last := got[len(got)-1]; last != result("4", "[1]") {
+		t.Errorf("answers:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// Arguments that are no object give none: a required one is missing.
+func TestSpecPromptArgumentsThatAreNoObject(t *testing.T) {
+	spec := `{"prompts":[{"name":"p","arguments":[{"name":"a","required":true}]}]}`
+	init := req("1", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`)
+	for args, want := range map[string]string{
+		`[1]`:     rpcErr("2", "-32602", "prompts/get: missing required argument a"),
+		`"a"`:     rpcErr("2", "-32602", "prompts/get: missing required argument a"),
+		`{"a":1}`: result("2", `{"messages":[{"content":{"text":"p","type":"text"},"role":"user"}]}`),
+	} {
+		if got := exchange(t, spec, init, req("2", "prompts/get", `{"name":"p","arguments":`+args+`}`)); got[len(got)-1] != want {
+			t.Errorf("arguments %s: %s, want %s", args, got[len(got)-1], want)
+		}
+	}
+}

@@ -1,0 +1,483 @@
+package mcptest
+
+// A spec server's answer to a request, as a line: the result or error
+// (spec_answer.go's) through the faults that change it, the modern era's
+// _meta checked and its result fields stamped, and the JSON helpers the
+// engine reads messages with.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpv/mcpv/internal/jsonschema"
+)
+
+// answer is the result or error of a request, its faults applied.
+func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
+	method, params := m.Method, m.Params
+	if method == "prompts/list" && s.has("killed-on-prompts-list") {
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Kill()
+		}
+	}
+	if s.Era == "modern" {
+		switch {
+		case method == "completion/complete" && s.has("input-required-elsewhere"):
+			return json.RawMessage(`{"resultType":"input_required","requestState":"s1"}`), nil
+		case s.has("removed-methods-served") && slices.Contains(removedMethods, method):
+			return json.RawMessage(`{}`), nil
+		}
+	}
+	switch method {
+	case "initialize":
+		if s.Era == "modern" {
+			return nil, notFound(method)
+		}
+		return s.initializeFaulty(params)
+	case "ping":
+		if s.Era == "modern" {
+			return nil, notFound(method) // 2026-07-28 has no ping
+		}
+		if s.has("ping-nonempty") {
+			return json.RawMessage(`{"pong":true}`), nil
+		}
+	case "prompts/get", "resources/read", "tools/call":
+		key := map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]
+		if _, ok := stringMember(params, key); !ok && s.has("lenient-params") {
+			return json.RawMessage(`{"contents":[],"messages":[],"content":[]}`), nil
+		}
+		// A tool that requires a task, called without one: -32601
+		// (2025-11-25 basic/utilities/tasks#tool-level-negotiation).
+		if method == "tools/call" && member(params, "task") == nil && !s.has("task-required-served") &&
+			s.toolTaskSupport(nameParam(params)) == "required" {
+			return nil, &specError{Code: codeMethodNotFound, Message: "tools/call: the tool requires a task"}
+		}
+	}
+	if _, ok := lists[method]; ok {
+		params = s.cursorFaults(st, method, params)
+	}
+	if method == "prompts/get" && s.Era == "modern" && s.has("mrtr") && nameParam(params) == "ask" {
+		return s.askPrompt(params)
+	}
+	res, e := s.handle(method, params)
+	if e == nil && method == "prompts/get" && s.Era == "modern" && s.missingArgs(params) == "" {
+		// A prompt got as it should be: asking for input instead.
+		switch {
+		case s.has("input-required-empty"):
+			return json.RawMessage(`{"resultType":"input_required"}`), nil
+		case s.has("input-asks-elicitation"):
+			return json.RawMessage(`{"resultType":"input_required","inputRequests":{"e1":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}}}`), nil
+		}
+	}
+	if method == "logging/setLevel" && e == nil && !s.has("log-level-ignored") {
+		st.mu.Lock()
+		st.logLevel, _ = stringMember(params, "level")
+		st.mu.Unlock()
+	}
+	return s.answerFaults(method, params, res, e)
+}
+
+// answerFaults is the answer to method made (res, e), through the faults
+// that change an answer once it is made.
+func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specError) (json.RawMessage, *specError) {
+	if e == nil {
+		res = s.memberFaults(method, res)
+	}
+	switch {
+	case e == nil && method == "prompts/get":
+		if missing := s.missingArgs(params); missing != "" && !s.has("lenient-prompt-args") {
+			return nil, &specError{Code: codeInvalidParams, Message: "prompts/get: missing required argument " + missing}
+		}
+	case e == nil && method == "tools/call":
+		// Arguments the tool's inputSchema refuses: a tool execution
+		// error, which a model can correct itself by (2025-11-25
+		// server/tools#error-handling).
+		switch bad := s.invalidArgs(params); {
+		case bad == "" || s.has("no-input-validation"):
+		case s.has("input-errors-32602"):
+			return nil, &specError{Code: codeInvalidParams, Message: "tools/call: " + bad}
+		case s.edge("input-error-bare"):
+			return json.RawMessage(`{"content":[],"isError":true}`), nil
+		default:
+			return mustJSON(map[string]any{"content": []any{map[string]string{"type": "text", "text": "invalid arguments: " + bad}}, "isError": true}), nil
+		}
+	case e != nil && e.Code == codeMethodNotFound && s.has("unknown-method-internal") && !gatedOrKnown(method):
+		return nil, &specError{Code: -32603, Message: "internal error"}
+	case e != nil && e.Code == codeResourceNotFound && method == "resources/read":
+		switch {
+		case s.has("unknown-resource-empty"):
+			return json.RawMessage(`{"contents":[]}`), nil
+		case s.Era == "modern" && !s.has("old-not-found-code"):
+			e.Code = codeInvalidParams
+		}
+	case e != nil && method == "prompts/get" && s.has("unknown-prompt-result"):
+		return json.RawMessage(`{"messages":[]}`), nil
+	case e != nil && method == "tools/call" && s.has("unknown-tool-result"):
+		return json.RawMessage(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`), nil
+	case e != nil && method == "tools/call" && s.has("unknown-tool-32601"):
+		return nil, &specError{Code: codeMethodNotFound, Message: "Unknown tool: " + nameParam(params)}
+	case e == nil && method == "completion/complete" && s.has("has-more-string"):
+		return json.RawMessage(`{"completion":{"values":[],"hasMore":"false"}}`), nil
+	case method == "logging/setLevel" && e == nil:
+		if lvl, _ := stringMember(params, "level"); !slices.Contains(logLevels, lvl) && !s.has("lenient-log-level") {
+			return nil, &specError{Code: codeInvalidParams, Message: "logging/setLevel: unknown level"}
+		}
+		if s.has("null-result") {
+			return json.RawMessage(`null`), nil
+		}
+	}
+	return res, e
+}
+
+// memberFaults are a result through the faults that give every item of
+// one of its arrays a member of the wrong shape.
+func (s *Spec) memberFaults(method string, res json.RawMessage) json.RawMessage {
+	for _, f := range []struct{ fault, method, key, member, value string }{
+		{"tool-title-number", "tools/list", "tools", "title", `5`},
+		{"task-support-sometimes", "tools/list", "tools", "execution", `{"taskSupport":"sometimes"}`},
+		{"content-audience-system", "tools/call", "content", "annotations", `{"audience":["system"]}`},
+		{"content-priority-5", "tools/call", "content", "annotations", `{"priority":5}`},
+		{"resource-size-string", "resources/list", "resources", "size", `"12"`},
+	} {
+		if f.method != method || !s.has(f.fault) {
+			continue
+		}
+		var r map[string]json.RawMessage
+		var items []map[string]json.RawMessage
+		if json.Unmarshal(res, &r) != nil || json.Unmarshal(r[f.key], &items) != nil {
+			continue
+		}
+		for _, it := range items {
+			it[f.member] = json.RawMessage(f.value)
+		}
+		r[f.key] = mustJSON(items)
+		res = mustJSON(r)
+	}
+	return res
+}
+
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// gatedOrKnown reports whether method is one the spec server serves.
+func gatedOrKnown(method string) bool {
+	_, gated := gates[method]
+	return gated || slices.Contains([]string{"initialize", "ping", "server/discover", "logging/setLevel", "completion/complete", "subscriptions/listen", "resources/subscribe", "resources/unsubscribe"}, method)
+}
+
+// initializeFaulty is initialize's answer through the version faults.
+func (s *Spec) initializeFaulty(params json.RawMessage) (json.RawMessage, *specError) {
+	res, e := initialize(s, params)
+	if e != nil {
+		return nil, e
+	}
+	offered, _ := stringMember(params, "protocolVersion")
+	answered := ""
+	switch i := slices.Index(knownVersions, offered); {
+	case s.has("version-cycle") && i >= 0:
+		answered = knownVersions[min(i+1, len(knownVersions)-1)]
+	case s.has("echo-any-version") && i < 0:
+		answered = offered
+	case s.has("old-fallback") && i < 0:
+		answered = knownVersions[len(knownVersions)-1]
+	}
+	r, ok := object(res)
+	if !ok {
+		return nil, &specError{Code: -32603, Message: "initialize: the spec's answer is no object"}
+	}
+	if answered != "" {
+		r["protocolVersion"], _ = json.Marshal(answered)
+	}
+	if s.has("init-no-server-info") {
+		delete(r, "serverInfo")
+	}
+	return mustJSON(orderedInit(r)), nil
+}
+
+// orderedInit keeps initialize's members in the order the spec server
+// writes them.
+func orderedInit(r map[string]json.RawMessage) any {
+	return struct {
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      json.RawMessage `json:"serverInfo,omitempty"`
+		Instructions    json.RawMessage `json:"instructions,omitempty"`
+	}{r["protocolVersion"], r["capabilities"], r["serverInfo"], r["instructions"]}
+}
+
+// cursorFaults are a list request's params through the cursor faults.
+func (s *Spec) cursorFaults(st *specState, method string, params json.RawMessage) json.RawMessage {
+	cursor, hasCursor := stringMember(params, "cursor")
+	if hasCursor && s.has("unstable-cursor") {
+		st.mu.Lock()
+		st.asked[method+cursor]++
+		n := st.asked[method+cursor]
+		st.mu.Unlock()
+		if start, err := strconv.Atoi(cursor); err == nil {
+			params = mustJSON(map[string]string{"cursor": strconv.Itoa(start + n%2)})
+		}
+	}
+	if hasCursor && s.has("lenient-cursor") {
+		if _, err := strconv.Atoi(cursor); err != nil && cursor != repeatedCursor {
+			params = nil
+		}
+	}
+	return params
+}
+
+// missingArgs names a required argument of the prompt params name that
+// params do not give, or "".
+func (s *Spec) missingArgs(params json.RawMessage) string {
+	given, _ := object(member(params, "arguments")) // arguments that are no object give none
+	for _, pr := range s.Prompts {
+		var d struct {
+			Name      string `json:"name"`
+			Arguments []struct {
+				Name     string          `json:"name"`
+				Required json.RawMessage `json:"required"`
+			} `json:"arguments"`
+		}
+		if json.Unmarshal(pr, &d) != nil || d.Name != nameParam(params) {
+			continue
+		}
+		for _, a := range d.Arguments {
+			// Anything but false taken as required, as a lenient server
+			// reads its own "required": "true".
+			required := a.Required != nil && string(a.Required) != "false" && string(a.Required) != "null"
+			if _, ok := given[a.Name]; required && !ok {
+				return a.Name
+			}
+		}
+	}
+	return ""
+}
+
+// checkMeta checks a modern request's _meta
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta).
+func (s *Spec) checkMeta(params json.RawMessage) *specError {
+	if s.has("lenient-meta") {
+		return nil
+	}
+	meta := member(params, "_meta")
+	version, ok := stringMember(meta, "io.modelcontextprotocol/protocolVersion")
+	if !ok || member(meta, "io.modelcontextprotocol/clientCapabilities") == nil {
+		return &specError{Code: codeInvalidParams, Message: "missing required _meta fields"}
+	}
+	if s.has("client-info-required") && member(meta, "io.modelcontextprotocol/clientInfo") == nil {
+		return &specError{Code: codeInvalidParams, Message: "missing clientInfo"}
+	}
+	if version != specModernVersion && !s.has("any-modern-version") {
+		return &specError{Code: -32022, Message: "Unsupported protocol version",
+			data: mustJSON(map[string]any{"supported": []string{specModernVersion}, "requested": version})}
+	}
+	return nil
+}
+
+// resultLine is a result response, stamped for the era and through the
+// faults that shape every answer.
+func (s *Spec) resultLine(id json.RawMessage, method string, res json.RawMessage) string {
+	var b bytes.Buffer
+	json.Compact(&b, res)
+	body := b.String()
+	if len(s.Edges) > 0 {
+		var r map[string]json.RawMessage
+		if json.Unmarshal([]byte(body), &r) == nil {
+			s.edgeResult(method, r)
+			body = string(mustJSON(r))
+		}
+	}
+	if s.Era == "modern" {
+		body = s.stampResult(method, body)
+	}
+	if s.has("bad-utf8") && strings.HasPrefix(body, "{") {
+		body = `{"x":"` + "\xff" + `"` + map[bool]string{true: "", false: ","}[body == "{}"] + body[1:]
+	}
+	if s.has("no-jsonrpc-version") {
+		return fmt.Sprintf(`{"id":%s,"result":%s}`, id, body)
+	}
+	if s.has("result-and-error") {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s,"error":{"code":-32603,"message":"and an error"}}`, id, body)
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, body)
+}
+
+// stampResult adds the modern era's members to a result: resultType,
+// caching hints where they are due, the server's info in _meta.
+func (s *Spec) stampResult(method, body string) string {
+	var r map[string]json.RawMessage
+	if json.Unmarshal([]byte(body), &r) != nil {
+		return body
+	}
+	if !s.has("no-result-type") && r["resultType"] == nil {
+		r["resultType"] = json.RawMessage(`"complete"`)
+	}
+	if s.has("result-type-unknown") && string(r["resultType"]) == `"complete"` {
+		r["resultType"] = json.RawMessage(`"done"`)
+	}
+	if slices.Contains([]string{"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}, method) && !s.has("no-cache-hints") {
+		// A spec's own hints (ttlMs, cacheScope) stand; the rest are due.
+		if r["ttlMs"] == nil {
+			r["ttlMs"] = json.RawMessage(`0`)
+		}
+		if s.has("ttl-string") {
+			r["ttlMs"] = json.RawMessage(`"60000"`)
+		}
+		if s.has("scope-per-page") && r["nextCursor"] == nil {
+			r["cacheScope"] = json.RawMessage(`"private"`)
+		} else if r["cacheScope"] == nil {
+			r["cacheScope"] = json.RawMessage(`"public"`)
+		}
+	}
+	if method == "server/discover" {
+		if s.has("discover-no-capabilities") {
+			delete(r, "capabilities")
+		}
+		if s.has("discover-no-versions") {
+			delete(r, "supportedVersions")
+		}
+		if s.has("discover-no-server-info") {
+			delete(r, "_meta")
+		}
+	}
+	return string(mustJSON(r))
+}
+
+func (s *Spec) errorLine(id json.RawMessage, code int, message string) string {
+	return s.errorLineData(id, code, message, nil)
+}
+
+func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data json.RawMessage) string {
+	text := mustString(message)
+	codeText := strconv.Itoa(code)
+	if s.has("string-error-code") {
+		codeText = `"` + codeText + `"`
+	} else if s.edge("error-code-fraction") {
+		codeText += ".0"
+	}
+	e := fmt.Sprintf(`{"code":%s,"message":%s}`, codeText, text)
+	if data = s.edgeError(data); data != nil {
+		e = fmt.Sprintf(`{"code":%s,"message":%s,"data":%s}`, codeText, text, data)
+	}
+	if s.has("no-jsonrpc-version") {
+		return fmt.Sprintf(`{"id":%s,"error":%s}`, id, e)
+	}
+	if s.has("null-id-errors") {
+		id = json.RawMessage("null")
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e)
+}
+
+// replyID is the id a response carries, through the id faults.
+func (s *Spec) replyID(id json.RawMessage) json.RawMessage {
+	switch {
+	case len(id) > 0 && id[0] == '"' && s.has("mangle-string-id"):
+		return json.RawMessage(`"` + strings.Trim(string(id), `"`) + `-x"`)
+	case len(id) > 0 && id[0] != '"' && s.has("mangle-number-id") && (string(id) == "0" || len(id) >= 10):
+		return json.RawMessage(`"` + string(id) + `"`)
+	case len(id) > 0 && id[0] != '"' && s.has("string-ids"):
+		return json.RawMessage(`"` + string(id) + `"`)
+	}
+	return id
+}
+
+// invalidArgs says how a tools/call's arguments break its tool's
+// inputSchema (internal/jsonschema, as mcpv's own check of a call); ""
+// when they do not, or the tool has no schema it can compile.
+func (s *Spec) invalidArgs(params json.RawMessage) string {
+	schema, err := jsonschema.Compile(member(s.tool(nameParam(params)), "inputSchema"))
+	if err != nil {
+		return ""
+	}
+	args := member(params, "arguments")
+	if args == nil {
+		args = json.RawMessage(`{}`)
+	}
+	if err := schema.Validate(args); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// tool is the first tool the spec lists of that name, nil when none.
+func (s *Spec) tool(name string) json.RawMessage {
+	for _, t := range s.Tools {
+		if n, _ := stringMember(t, "name"); n == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// object is raw's members; false when raw is no JSON object (absent,
+// null, malformed or another value).
+func object(raw json.RawMessage) (map[string]json.RawMessage, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// member is a JSON object's member, raw; nil when absent.
+func member(raw json.RawMessage, key string) json.RawMessage {
+	m, _ := object(raw)
+	return m[key]
+}
+
+// stringMember is a string member's value.
+func stringMember(raw json.RawMessage, key string) (string, bool) {
+	var s string
+	if v := member(raw, key); v == nil || json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// nameParam is params.name.
+func nameParam(params json.RawMessage) string {
+	n, _ := stringMember(params, "name")
+	return n
+}
+
+// askPrompt is prompts/get of "ask" with the mrtr behaviour: the first
+// ask answered input_required (an elicitation, a request state), a retry
+// with the state and the elicitation's answer completed, one without its
+// answer asked again, one with a state never given or an answer that is
+// no result refused; an answer to a key never asked is ignored.
+func (s *Spec) askPrompt(params json.RawMessage) (json.RawMessage, *specError) {
+	const state = "mac:7f3a"
+	ask := json.RawMessage(`{"resultType":"input_required","inputRequests":{"who":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}},"requestState":"` + state + `"}`)
+	if s.has("mrtr-nested") {
+		ask = json.RawMessage(strings.Replace(string(ask), `{"name":{"type":"string"}}`, nestedProperty, 1))
+	}
+	got, hasState := stringMember(params, "requestState")
+	answers := member(params, "inputResponses")
+	done := json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"asked"}}]}`)
+	if member(member(member(params, "_meta"), "io.modelcontextprotocol/clientCapabilities"), "elicitation") == nil {
+		return done, nil // a client that cannot answer is not asked
+	}
+	if !hasState {
+		return ask, nil
+	}
+	if got != state && !s.has("mrtr-tamper-accepted") {
+		return nil, &specError{Code: codeInvalidParams, Message: "requestState does not verify"}
+	}
+	m, _ := object(answers) // none, or no object: no answer given, asked again
+	if len(m) > 1 && s.has("mrtr-extra-error") {
+		return nil, &specError{Code: codeInvalidParams, Message: "unexpected input response"}
+	}
+	who, ok := m["who"]
+	switch {
+	case !ok && s.has("mrtr-missing-error"):
+		return nil, &specError{Code: codeInvalidParams, Message: "missing input response"}
+	case !ok:
+		return ask, nil
+	case member(who, "action") == nil && !s.has("mrtr-invalid-accepted"):
+		return nil, &specError{Code: codeInvalidParams, Message: "the input response is no elicitation result"}
+	}
+	return done, nil
+}
