@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# mcpv's gates over the field set: real MCP servers from npm, each started
-# over stdio as its users start it (with dummy credentials where it will not
-# start without one), listed and judged, never asked to call a tool.
+# mcpv's gates over the field set: real MCP servers from npm and the Go
+# module proxy, each started over stdio as its users start it (with dummy
+# credentials where it will not start without one), listed and judged, never
+# asked to call a tool.
 #
 #   bash scripts/field.sh [MODE] [options] [NAME...]
 #
@@ -45,7 +46,10 @@
 # install script runs: some would download a browser or a binary), in
 #   ${MCPV_FIELD_DIR:-${TMPDIR:-/tmp}/mcpv-field}
 # A row whose package column pins a version (NAME@VERSION) is installed
-# alone, with `npm install --ignore-scripts --omit=dev`, in one/NAME there.
+# alone, with `npm install --ignore-scripts --omit=dev`, in one/NAME there;
+# one whose package column is go:MODULE@VERSION is a Go server, built from
+# the Go module proxy with `go install MODULE@VERSION` into go/MODULE/bin
+# there (its command names the binary as $M/NAME).
 # scripts/field/servers.tsv says how each is started (its command, with $M
 # for that node_modules and $W for its own directory), the dummy environment
 # it needs, and its kind. Each server runs in a directory of its own, which
@@ -58,9 +62,9 @@
 #
 # Prints a line per server and a summary (scripts/field/summary.mjs): the
 # servers, their items by kind, the audit's findings by severity and rule,
-# the servers failing each gate. Needs go (unless --mcpv), node >= 20 and
-# npm. Exit status: 0, or 1 with --ci when a server fails a gate, or 2 on a
-# mistake or a failed set-up.
+# the servers failing each gate. Needs go (unless --mcpv, and for the Go
+# servers), node >= 20 and npm. Exit status: 0, or 1 with --ci when a server
+# fails a gate, or 2 on a mistake or a failed set-up.
 set -euo pipefail
 
 die() {
@@ -144,6 +148,18 @@ elif [ ! -d "$inst/node_modules" ] || ! cmp -s "$want" "$inst/package-lock.json"
 fi
 M=$inst/node_modules
 
+# go_bin MODULE@VERSION: the directory where `go install` put that Go
+# server's binary (building it the first time); nothing on a failure.
+go_bin() {
+	local d=$dir/go/${1//\//+}
+	if [ ! -f "$d/installed" ]; then
+		mkdir -p "$d"
+		(cd "$d" && GOBIN="$d/bin" GOFLAGS=-mod=mod go install "$1" >"$d/go-install.log" 2>&1) || return 0
+		touch "$d/installed"
+	fi
+	echo "$d/bin"
+}
+
 # one_modules PACKAGE@VERSION: the node_modules where that package is
 # installed alone (installing it the first time); nothing on a failure.
 one_modules() {
@@ -156,8 +172,10 @@ one_modules() {
 	echo "$d/node_modules"
 }
 
+if [ -z "$mcpv" ] || grep -q $'\tgo:' <<<"$rows"; then
+	command -v go >/dev/null || die "go is required (to build mcpv without --mcpv, and the Go servers)"
+fi
 if [ -z "$mcpv" ]; then
-	command -v go >/dev/null || die "go is required (or --mcpv PATH)"
 	(cd "$repo" && go build -o "$dir/mcpv" .) || die "go build failed"
 	mcpv=$dir/mcpv
 fi
@@ -251,11 +269,17 @@ field_http() {
 field_server() {
 	local name=$1 kind=$2 env=$3 cmd=$4 http=$5 package=$6 line o pin a b c
 	if [[ $package == ?*@* ]]; then
-		local M
-		M=$(one_modules "$package")
+		local M how
+		if [[ $package == go:* ]]; then
+			how="go install ${package#go:}"
+			M=$(go_bin "${package#go:}")
+		else
+			how="npm install $package"
+			M=$(one_modules "$package")
+		fi
 		if [ -z "$M" ]; then
-			echo "npm install $package failed" >"$out/save/$name.reason"
-			printf '%-24s %-11s npm install %s failed\n' "$name" "$kind" "$package" >"$work/lines/$name"
+			echo "$how failed" >"$out/save/$name.reason"
+			printf '%-24s %-11s %s failed\n' "$name" "$kind" "$how" >"$work/lines/$name"
 			return
 		fi
 	fi

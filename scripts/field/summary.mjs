@@ -95,7 +95,10 @@ function reads(surfaceFile) {
 // the saved surface internal/audit keeps (testdata/field/servers/NAME.json:
 // serverInfo, instructions, the lists, promptResults by name, readResults
 // by URI, and the errors of what the server refused); exits 1 when the
-// server gave no serverInfo (it did not start).
+// server gave no serverInfo (it did not start). An answer larger than
+// 1 MiB is not kept, as mcpv audit keeps none (surface.MaxReadBytes): its
+// error says so.
+const maxReadBytes = 1 << 20;
 function saved(surfaceFile, outFile) {
   const s = json(surfaceFile);
   const init = s && s.initialize;
@@ -118,7 +121,8 @@ function saved(surfaceFile, outFile) {
   );
   readOps(s).forEach((o, i) => {
     const a = answers.get(i + 1);
-    if (a && a.result !== undefined) out[o.key[0]][o.key[1]] = a.result;
+    if (a && a.result !== undefined && JSON.stringify(a.result).length > maxReadBytes) errors[`${o.line.method} ${o.key[1]}`] = 'larger than 1 MiB: not kept';
+    else if (a && a.result !== undefined) out[o.key[0]][o.key[1]] = a.result;
     else errors[`${o.line.method} ${o.key[1]}`] = a && a.error ? a.error.message || JSON.stringify(a.error) : 'no answer';
   });
   if (Object.keys(errors).length) out.errors = errors;
