@@ -316,12 +316,7 @@ func plain(orig string, s, e int, v view, start, end int) bool {
 // which the view reads without its marks, not a look-alike of another
 // script.
 func latinMarksOnly(s string) bool {
-	for _, r := range s {
-		if r >= utf8.RuneSelf && unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf && unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) })
 }
 
 // excerptWidth is about how much of a text a finding quotes around what
