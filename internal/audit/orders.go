@@ -236,12 +236,7 @@ func (s *sent) breakBetween(a, b int) bool { return anyBetween(s.brk, a, b) }
 
 // anyBetween reports a flag set for a token after a, up to b.
 func anyBetween(flags []bool, a, b int) bool {
-	for i := a + 1; i <= b && i < len(flags); i++ {
-		if flags[i] {
-			return true
-		}
-	}
-	return false
+	return a < b && a+1 < len(flags) && slices.Contains(flags[a+1:min(b+1, len(flags))], true)
 }
 
 // live is the first span of c that no negator denies.

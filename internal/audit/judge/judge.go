@@ -20,6 +20,7 @@ package judge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -99,10 +100,7 @@ type Verdict struct {
 // unanswered, the one being asked among them, are one info finding of
 // their server, not a failed verdict each.
 func (j *Judge) Judge(ctx context.Context, items []Item) []audit.Finding {
-	limit := j.Max
-	if limit <= 0 {
-		limit = DefaultMax
-	}
+	limit := cmp.Or(max(j.Max, 0), DefaultMax)
 	var out []audit.Finding
 	left, stopped := map[string]int{}, map[string]int{}
 	for i, it := range items {
@@ -214,10 +212,7 @@ func digest(command, text string) string {
 // run runs the judge with params on stdin: its stdout, bounded in size
 // and time.
 func (j *Judge) run(ctx context.Context, params []byte) ([]byte, error) {
-	timeout := j.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := cmp.Or(max(j.Timeout, 0), DefaultTimeout)
 	cmd := command(j.Command)
 	cmd.Dir, cmd.Env = j.Dir, j.Env
 	cmd.Stdin = bytes.NewReader(params)
