@@ -170,16 +170,11 @@ func kindOrder(kind string) int {
 
 // auditOne runs the rules of one server's surface.
 func auditOne(s *auditee) []Finding {
-	found := append(parameterRules(s), withinServer(s)...)
-	found = append(found, structureRules(s)...)
-	found = append(found, s.costly...)
-	found = append(found, listedTwice(s)...)
+	found := slices.Concat(parameterRules(s), withinServer(s), structureRules(s), s.costly, listedTwice(s))
 	fields, unread := fieldsOf(s)
 	pairs, byLower := combinations(s, fields)
-	found = append(found, pairs...)
 	s.keep(fields)
-	found = append(found, serverWhole(s, fields)...)
-	found = combine(wholeOnly(append(append(found, unread...), scanFields(s.Name, fields, s.own)...)))
+	found = combine(wholeOnly(slices.Concat(found, pairs, serverWhole(s, fields), unread, scanFields(s.Name, fields, s.own))))
 	return append(found, partners(s.Name, byLower, found)...)
 }
 

@@ -388,10 +388,5 @@ func tokenAt(toks []token, i int) int {
 }
 
 func asciiOnly(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf })
 }

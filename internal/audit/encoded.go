@@ -336,18 +336,24 @@ func reverse(s string) string {
 
 // hexBlocks are the first n runs of 40 or more hex digits, of even length.
 func hexBlocks(text string, n int) [][2]int {
+	hex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+	return runs(text, n, 40, hex, func(start, end int) int { return end - (end-start)%2 })
+}
+
+// runs are the first n runs of bytes that in holds for, least or more
+// long, each ended where end says.
+func runs(text string, n, least int, in func(byte) bool, end func(start, end int) int) [][2]int {
 	var out [][2]int
 	start := -1
 	for i := 0; i <= len(text) && len(out) < n; i++ {
-		if i < len(text) && (text[i] >= '0' && text[i] <= '9' || text[i] >= 'a' && text[i] <= 'f' || text[i] >= 'A' && text[i] <= 'F') {
+		if i < len(text) && in(text[i]) {
 			if start < 0 {
 				start = i
 			}
 			continue
 		}
-		if start >= 0 && i-start >= 40 {
-			end := i - (i-start)%2
-			out = append(out, [2]int{start, end})
+		if start >= 0 && i-start >= least {
+			out = append(out, [2]int{start, end(start, i)})
 		}
 		start = -1
 	}
@@ -373,29 +379,13 @@ const minBase64 = 24
 // base64Blocks are the first n runs of base64's characters (either
 // alphabet) of minBase64 or more, with their padding.
 func base64Blocks(text string, n int) [][2]int {
-	var out [][2]int
-	start := -1
-	for i := 0; i <= len(text) && len(out) < n; i++ {
-		if i < len(text) && isBase64(text[i]) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 && i-start >= minBase64 {
-			end := i
-			for end < len(text) && end < i+2 && text[end] == '=' {
-				end++
-			}
-			out = append(out, [2]int{start, end})
-		}
-		start = -1
+	b64 := func(c byte) bool {
+		return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-'
 	}
-	return out
-}
-
-func isBase64(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-'
+	return runs(text, n, minBase64, b64, func(_, end int) int {
+		pad := text[end:min(len(text), end+2)]
+		return end + len(pad) - len(strings.TrimLeft(pad, "="))
+	})
 }
 
 // printable reports bytes that are mostly text: UTF-8, with few controls.

@@ -171,7 +171,7 @@ func itemFields(m map[string]any, fn func(path, text string, r role, flag bool),
 			// a host shows some of its strings (a tool's status lines, a
 			// widget's text) and passes some on to the model: its prose is
 			// read, its identifiers and addresses (one word) are not
-			walkText(v, k, n, func(path, text string, r role, flag bool) {
+			walkTexts(v, k, n, false, func(path, text string, r role, flag bool) {
 				if strings.ContainsAny(strings.TrimSpace(text), " \n") {
 					fn(path, text, r, flag)
 				}
@@ -188,7 +188,7 @@ func itemFields(m map[string]any, fn func(path, text string, r role, flag bool),
 				}
 			}
 		case "inputSchema", "outputSchema":
-			walkSchema(v, k, n, fn)
+			walkTexts(v, k, n, true, fn)
 		case "arguments":
 			args, _ := v.([]any)
 			for i, a := range args {
@@ -203,42 +203,9 @@ func itemFields(m map[string]any, fn func(path, text string, r role, flag bool),
 				}
 			}
 		default:
-			walkText(v, k, n, fn)
+			walkTexts(v, k, n, false, fn)
 		}
 	}
-}
-
-// walkText calls fn for each string in v (the members of an item the
-// protocol does not name, the messages of a prompt), as prose. Its path
-// is path and the steps taken, rendered only for a string and shortened
-// as walkSchema's are: an object nested thousands deep costs no path per
-// level.
-func walkText(v any, path string, n *int, fn func(path, text string, r role, flag bool)) {
-	var steps []string
-	var walk func(v any)
-	walk = func(v any) {
-		if *n >= maxFields {
-			return
-		}
-		switch v := v.(type) {
-		case string:
-			*n++
-			fn(renderPath(path, steps), v, roleProse, false)
-		case map[string]any:
-			for _, k := range sortedKeys(v) {
-				steps = append(steps, pathKey(k))
-				walk(v[k])
-				steps = steps[:len(steps)-1]
-			}
-		case []any:
-			for i, e := range v {
-				steps = append(steps, fmt.Sprintf("[%d]", i))
-				walk(e)
-				steps = steps[:len(steps)-1]
-			}
-		}
-	}
-	walk(v)
 }
 
 // templateVariables are the names of a URI template's variables:
@@ -563,12 +530,14 @@ func settingOnly(schema any) bool {
 	return m["type"] == "boolean" && m["default"] != true && m["const"] != true
 }
 
-// walkSchema calls fn for each text of a JSON Schema a model reads (every
-// string but those of its structure: type, $ref, required...), at
+// walkTexts calls fn for each text of v a model reads: of a JSON Schema
+// (schema), every string but those of its structure (type, $ref,
+// required...); of anything else (the members of an item the protocol
+// does not name, the messages of a prompt), every string, as prose. At
 // most maxFields all told (n counts them). Its path is path, then the
-// steps taken, shortened in the middle past maxSteps so that a schema
+// steps taken, shortened in the middle past maxSteps so that a value
 // nested thousands deep costs each text a path of bounded length.
-func walkSchema(v any, path string, n *int, fn func(path, text string, r role, flag bool)) {
+func walkTexts(v any, path string, n *int, schema bool, fn func(path, text string, r role, flag bool)) {
 	var steps []string
 	var walk func(v any)
 	here := func(last ...string) string { return renderPath(path, append(steps, last...)) }
@@ -577,10 +546,18 @@ func walkSchema(v any, path string, n *int, fn func(path, text string, r role, f
 			return
 		}
 		switch v := v.(type) {
+		case string:
+			if !schema {
+				*n++
+				fn(here(), v, roleProse, false)
+			}
 		case map[string]any:
 			for _, k := range sortedKeys(v) {
-				sub := v[k]
-				switch k {
+				sub, keyword := v[k], k
+				if !schema {
+					keyword = "" // no schema's: every member is read as it is
+				}
+				switch keyword {
 				case "type", "$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "required", "contentEncoding":
 					continue // the schema's structure, not text
 				case "default", "const", "examples", "enum":
@@ -600,7 +577,7 @@ func walkSchema(v any, path string, n *int, fn func(path, text string, r role, f
 						continue
 					}
 				}
-				if t, ok := sub.(string); ok {
+				if t, ok := sub.(string); ok && schema {
 					*n++
 					fn(here(pathKey(k)), t, roleProse, !carries(v)) // description, title, $comment, format, pattern, and any other
 					continue

@@ -3,6 +3,7 @@ package audit
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 )
 
 // gated is a regular expression with the words its matches must hold,
@@ -31,19 +32,9 @@ func (c cond) holds(t string) bool {
 	case c.words != nil:
 		return containsAny(t, c.words...)
 	case c.all != nil:
-		for _, sub := range c.all {
-			if !sub.holds(t) {
-				return false
-			}
-		}
-		return true
+		return !slices.ContainsFunc(c.all, func(sub cond) bool { return !sub.holds(t) })
 	case c.any != nil:
-		for _, sub := range c.any {
-			if sub.holds(t) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(c.any, func(sub cond) bool { return sub.holds(t) })
 	}
 	return true
 }

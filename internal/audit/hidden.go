@@ -2,10 +2,14 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/redact"
 )
 
 // hiddenRules finds text put out of a reader's sight: comments, blocks
@@ -174,3 +178,294 @@ var hiddenRes = &lazy.Value[hiddenSet]{New: func() (r hiddenSet) {
 	r.note = gateWith(lexPattern("noteToModel"), preWords(lex("noteToModel").attrs["pre"]))
 	return r
 }}
+
+// unicodeRules finds the characters that make a text read otherwise than
+// it shows: tags, invisible characters, bidirectional controls, control
+// characters and escapes, and letters of another script that pass for
+// Latin ones.
+func unicodeRules(fl field, f finder) []Finding {
+	t := fl.text
+	if plainASCII(t) {
+		if strings.IndexByte(t, '\\') >= 0 {
+			if m := escapeText.Get().FindStringIndex(t); m != nil {
+				return []Finding{f(RuleControl, Medium, "writes out a terminal escape sequence", m[0], m[1])}
+			}
+		}
+		return nil // no character of another script, no invisible one
+	}
+	var out []Finding
+	rtl := hasRTL(t)
+	for i := 0; i < len(t); {
+		r, size := utf8.DecodeRuneInString(t[i:])
+		switch {
+		case canon.IsTag(r):
+			j := canon.RunEnd(t, i, canon.IsTag)
+			if !flagTags(t, i, j) {
+				fd := f(RuleUnicodeTag, Critical, "hides text in Unicode tag characters", i, j)
+				hidden := canon.DecodeTags(t[i:j])
+				if inner := slices.DeleteFunc(readAsProse(hidden, fl), func(r Finding) bool { return r.Severity < Medium }); len(inner) > 0 {
+					fd.pair = "the hidden text, which the " + inner[0].Rule + " rule reads: " + inner[0].Message
+				}
+				fd.Decoded = canon.Show(redact.MaskSecrets(clip(hidden, maxExcerpt)))
+				out = append(out, fd)
+			}
+			i = j
+			continue
+		case canon.Bidi(r):
+			if fd, ok := bidiFinding(fl, t, i, size, r, rtl, f); ok {
+				out = append(out, fd)
+			}
+		case r == 0x1b || r == 0x9b:
+			out = append(out, f(RuleControl, High, "holds a terminal escape sequence", i, min(len(t), i+size+8)))
+		case r < 0x20 && r != '\n' && r != '\t' && r != '\r' || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			out = append(out, f(RuleControl, Medium, fmt.Sprintf("holds the control character %U", r), i, i+size))
+		case canon.Invisible(r):
+			j := canon.RunEnd(t, i, func(q rune) bool {
+				return canon.Invisible(q) && !canon.IsTag(q) && !canon.Bidi(q)
+			})
+			if fd, ok := invisibleFinding(fl, t, i, j, f); ok {
+				out = append(out, fd)
+			}
+			i = j
+			continue
+		}
+		i += size
+	}
+	if m := escapeText.Get().FindStringIndex(t); m != nil {
+		out = append(out, f(RuleControl, Medium, "writes out a terminal escape sequence", m[0], m[1]))
+	}
+	out = append(out, lookAlikeWords(fl, f)...)
+	if len(out) > 0 && fl.role != roleName && speaksOfCharacters.Get().MatchString(strings.ToLower(t)) {
+		// A text about such characters (a sanitizer's) shows them as its
+		// examples.
+		for i := range out {
+			if (out[i].Rule == RuleInvisible || out[i].Rule == RuleLookAlike) && out[i].Severity > Low {
+				out[i].Severity, out[i].Message = Low, out[i].Message+" (in a text that speaks of such characters)"
+			}
+		}
+	}
+	return out
+}
+
+// speaksOfCharacters finds a text that names the characters it holds by
+// their code points or their kind.
+var speaksOfCharacters = &lazy.Regexp{From: func() string { return lexPattern("speaksOfCharacters") }}
+
+// merge keeps one finding of a rule for each text: the most severe, the
+// first of those, with the count of the others in its message (secrets
+// aside: each is its own).
+func merge(found []Finding) []Finding {
+	var out []Finding
+	idx := map[string]int{}
+	count := map[string]int{}
+	for _, fd := range found {
+		k := fd.Rule
+		if k == RuleSecret {
+			k += fd.Excerpt
+			if fd.cut != nil {
+				k += fmt.Sprintf("\x00%d", fd.cut.s)
+			}
+		}
+		count[k]++
+		if i, ok := idx[k]; ok {
+			if fd.Severity > out[i].Severity {
+				out[i] = fd
+			}
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, fd)
+	}
+	for k, i := range idx {
+		if n := count[k] - 1; n > 0 {
+			out[i].Message += fmt.Sprintf(" (and %d more places)", n)
+		}
+	}
+	return out
+}
+
+// escapeText finds an escape sequence written out as text.
+var escapeText = &lazy.Regexp{Pattern: `\\(?:x1b|u001b|033|e|x9b)\[[0-9;]*[A-Za-z]?`}
+
+// flagTags reports tags [i, j) that spell a subdivision flag after a
+// waving black flag (the flags of England, Scotland, Wales): digits and
+// small letters, then the cancel tag.
+func flagTags(t string, i, j int) bool {
+	r, _ := utf8.DecodeLastRuneInString(t[:i])
+	if r != 0x1F3F4 {
+		return false
+	}
+	tags := []rune(t[i:j])
+	if len(tags) < 3 || len(tags) > 7 || tags[len(tags)-1] != 0xE007F {
+		return false
+	}
+	return !slices.ContainsFunc(tags[:len(tags)-1], func(q rune) bool { return !(q >= 0xE0030 && q <= 0xE0039 || q >= 0xE0061 && q <= 0xE007A) })
+}
+
+// bidiFinding judges a bidirectional control: an override, or any in a
+// name, is high; an embedding or isolate in prose medium; a mark beside
+// right-to-left text is ordinary.
+func bidiFinding(fl field, t string, i, size int, r rune, rtl bool, f finder) (Finding, bool) {
+	mark := r == 0x200E || r == 0x200F || r == 0x061C
+	switch {
+	case fl.role == roleName:
+		return f(RuleBidi, High, fmt.Sprintf("holds %s (%U) in a name", strings.ToLower(canon.RuneName(r)), r), i, i+size), true
+	case r == 0x202D || r == 0x202E:
+		return f(RuleBidi, High, fmt.Sprintf("holds %s (%U), which shows the text after it in another order than it is read", strings.ToLower(canon.RuneName(r)), r), i, i+size), true
+	case mark && rtl:
+		return Finding{}, false
+	case mark:
+		return f(RuleBidi, Low, fmt.Sprintf("holds %s (%U) in text with no right-to-left letters", strings.ToLower(canon.RuneName(r)), r), i, i+size), true
+	case rtl:
+		return f(RuleBidi, Low, fmt.Sprintf("holds %s (%U)", strings.ToLower(canon.RuneName(r)), r), i, i+size), true
+	}
+	return f(RuleBidi, Medium, fmt.Sprintf("holds %s (%U) in text with no right-to-left letters", strings.ToLower(canon.RuneName(r)), r), i, i+size), true
+}
+
+// invisibleFinding judges a run [i, j) of characters that show nothing:
+// in a name, inside a word, or four or more, it is high; a joiner in an
+// emoji sequence or a script that joins with it, a variation selector
+// after an emoji or an ideograph, and a soft hyphen or BOM at a word's
+// edge are ordinary; the rest is low.
+func invisibleFinding(fl field, t string, i, j int, f finder) (Finding, bool) {
+	before, _ := utf8.DecodeLastRuneInString(t[:i])
+	after, _ := utf8.DecodeRuneInString(t[j:])
+	run := []rune(t[i:j])
+	r := run[0]
+	n := len(run)
+	what := fmt.Sprintf("%s (%U)", strings.ToLower(canon.RuneName(r)), r)
+	if n > 1 {
+		what = fmt.Sprintf("%d invisible characters (%s first)", n, what)
+	}
+	switch {
+	case fl.role == roleName:
+		return f(RuleInvisible, High, "holds "+what+" in a name", i, j), true
+	case n >= 4:
+		return f(RuleInvisible, High, "holds "+what+" in a run, which can carry hidden data", i, j), true
+	case ordinaryInvisible(r, before, after, n):
+		return Finding{}, false
+	case asciiLetter(before) && asciiLetter(after):
+		return f(RuleInvisible, High, "holds "+what+" inside a word, where a reader sees one word and a filter another", i, j), true
+	}
+	return f(RuleInvisible, Low, "holds "+what, i, j), true
+}
+
+// ordinaryInvisible reports an invisible character where honest text has
+// one: joiners in emoji sequences and in scripts that join letters,
+// variation selectors after emoji, symbols or ideographs, a BOM at the
+// start, a soft hyphen inside a long word.
+func ordinaryInvisible(r, before, after rune, n int) bool {
+	if n > 1 {
+		return r == 0xFE0F && n == 2 // an emoji with its presentation selector twice is still an emoji
+	}
+	switch {
+	case r == 0x200D || r == 0x200C:
+		return pictographic(before) || pictographic(after) || joiningScript(before) || joiningScript(after)
+	case r >= 0xFE00 && r <= 0xFE0F:
+		return pictographic(before) || unicode.Is(unicode.Han, before) || unicode.IsSymbol(before) || unicode.IsDigit(before) || before == '#' || before == '*'
+	case r >= 0xE0100 && r <= 0xE01EF:
+		return unicode.Is(unicode.Han, before)
+	case r == 0xFEFF:
+		return before == utf8.RuneError
+	case r == 0x00AD:
+		return unicode.IsLetter(before) && unicode.IsLetter(after)
+	}
+	return false
+}
+
+// pictographic reports an emoji or a pictographic symbol.
+func pictographic(r rune) bool {
+	return r >= 0x1F000 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x27BF || r >= 0x2300 && r <= 0x23FF || r >= 0x2B00 && r <= 0x2BFF || r == 0x20E3 || r >= 0x1F3FB && r <= 0x1F3FF
+}
+
+// joiningScript reports a letter of a script whose writing uses zero-width
+// joiners and non-joiners: Arabic, Persian, the Indic scripts, Sinhala.
+func joiningScript(r rune) bool {
+	return unicode.In(r, unicode.Arabic, unicode.Devanagari, unicode.Bengali, unicode.Gurmukhi, unicode.Gujarati,
+		unicode.Oriya, unicode.Tamil, unicode.Telugu, unicode.Kannada, unicode.Malayalam, unicode.Sinhala, unicode.Syriac)
+}
+
+func asciiLetter(r rune) bool {
+	return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+// hasRTL reports right-to-left letters (Hebrew, Arabic, Syriac, Thaana).
+func hasRTL(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool {
+		return unicode.In(r, unicode.Hebrew, unicode.Arabic, unicode.Syriac, unicode.Thaana, unicode.Nko)
+	})
+}
+
+// lookAlikeWords finds words that mix Latin letters with letters of
+// another script that look Latin: high in a name, medium in prose. A
+// name with such a letter and no Latin one is high too (a name of a
+// tool is ASCII by the specification's advice).
+func lookAlikeWords(fl field, f finder) []Finding {
+	var out []Finding
+	t := fl.text
+	start := -1
+	for i := 0; i <= len(t); {
+		r, size := utf8.DecodeRuneInString(t[i:])
+		word := i < len(t) && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || canon.Invisible(r) && !canon.IsTag(r))
+		if word && start < 0 {
+			start = i
+		}
+		if !word && start >= 0 {
+			if fd, ok := mixedWord(fl, t, start, i, f); ok {
+				out = append(out, fd)
+			}
+			start = -1
+		}
+		if i == len(t) {
+			break
+		}
+		i += size
+	}
+	return out
+}
+
+// mixedWord judges the word t[s:e].
+func mixedWord(fl field, t string, s, e int, f finder) (Finding, bool) {
+	latin := false
+	var other rune
+	var like rune
+	for _, r := range t[s:e] {
+		switch {
+		case r < utf8.RuneSelf && unicode.IsLetter(r), unicode.Is(unicode.Latin, r) && !isConfusable(r):
+			latin = true
+		case isConfusable(r) && other == 0:
+			other = r
+			like, _ = canon.Confusable(r)
+		}
+	}
+	if other == 0 {
+		return Finding{}, false
+	}
+	desc := fmt.Sprintf("%s (%U), which looks like %q", scriptOf(other), other, like)
+	switch {
+	case fl.role == roleName && latin:
+		return f(RuleLookAlike, High, "mixes Latin letters with "+desc+", in a name", s, e), true
+	case fl.role == roleName:
+		return f(RuleLookAlike, High, "writes a name with "+desc, s, e), true
+	case latin && !unicode.Is(unicode.Latin, other):
+		// (Latin's own letters that look like others, as Turkish ı, are
+		// letters of the languages that use them, in prose.)
+		return f(RuleLookAlike, Medium, "mixes Latin letters with "+desc+", in one word", s, e), true
+	}
+	return Finding{}, false
+}
+
+func isConfusable(r rune) bool { _, ok := canon.Confusable(r); return ok }
+
+// scriptOf names a letter's script.
+func scriptOf(r rune) string {
+	for _, s := range []struct {
+		name  string
+		table *unicode.RangeTable
+	}{{"the Cyrillic letter", unicode.Cyrillic}, {"the Greek letter", unicode.Greek}, {"the Armenian letter", unicode.Armenian}, {"the Cherokee letter", unicode.Cherokee}, {"the Latin letter", unicode.Latin}} {
+		if unicode.Is(s.table, r) {
+			return s.name
+		}
+	}
+	return "the letter"
+}

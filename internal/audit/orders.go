@@ -95,18 +95,13 @@ func (st *sent) readForms() {
 		urls = append(urls, [2]int{a, b})
 		from = b
 	}
+	st.f[cExample] = slices.DeleteFunc(st.f[cExample], func(sp span) bool {
+		return slices.ContainsFunc(urls, func(u [2]int) bool { return sp.start >= u[0] && sp.end <= u[1] })
+	})
 	for c := range st.f {
-		kept := st.f[c][:0]
-		for _, sp := range st.f[c] {
-			if concept(c) == cExample && slices.ContainsFunc(urls, func(u [2]int) bool { return sp.start >= u[0] && sp.end <= u[1] }) {
-				continue
-			}
-			if !sp.foreign && st.brk[sp.first] && sp.last+1 < len(st.toks) && st.toks[sp.last+1].text == "sie" {
-				sp.foreign = true
-			}
-			kept = append(kept, sp)
+		for i, sp := range st.f[c] {
+			st.f[c][i].foreign = sp.foreign || st.brk[sp.first] && sp.last+1 < len(st.toks) && st.toks[sp.last+1].text == "sie"
 		}
-		st.f[c] = kept
 	}
 }
 
@@ -132,14 +127,7 @@ func (st *sent) dropQuotedWords() {
 		i = j
 	}
 	for c := range st.f {
-		kept := st.f[c][:0]
-		for _, sp := range st.f[c] {
-			if !sp.foreign && short[sp.first] && short[sp.last] {
-				continue
-			}
-			kept = append(kept, sp)
-		}
-		st.f[c] = kept
+		st.f[c] = slices.DeleteFunc(st.f[c], func(sp span) bool { return !sp.foreign && short[sp.first] && short[sp.last] })
 	}
 }
 
@@ -248,12 +236,7 @@ func (s *sent) breakBetween(a, b int) bool { return anyBetween(s.brk, a, b) }
 
 // anyBetween reports a flag set for a token after a, up to b.
 func anyBetween(flags []bool, a, b int) bool {
-	for i := a + 1; i <= b && i < len(flags); i++ {
-		if flags[i] {
-			return true
-		}
-	}
-	return false
+	return a < b && a+1 < len(flags) && slices.Contains(flags[a+1:min(b+1, len(flags))], true)
 }
 
 // live is the first span of c that no negator denies.

@@ -164,12 +164,10 @@ func size(n int) string {
 // digits or a separator ("password", "secret123", "token-here").
 func placeholderSecret(v string) bool {
 	v = strings.ToLower(v)
-	for _, w := range lexWords("placeholderSecret") {
-		if rest, ok := strings.CutPrefix(v, w); ok && strings.Trim(rest, "0123456789_-.*!") == "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(lexWords("placeholderSecret"), func(w string) bool {
+		rest, ok := strings.CutPrefix(v, w)
+		return ok && strings.Trim(rest, "0123456789_-.*!") == ""
+	})
 }
 
 // setupStep reports a finding of a manual whose sentence keeps a key

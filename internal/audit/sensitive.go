@@ -334,12 +334,9 @@ var towardRe = &lazy.Regexp{Pattern: `\S\s(?:to|at|into)$|\s(?:copy|mirror|espel
 // destParam reports a parameter's name with a word that says what it
 // holds is where something goes (the lexicon's destWord).
 func destParam(name string) bool {
-	for _, w := range strings.Fields(strings.ToLower(nameWords(splitCamel(name)))) {
-		if slices.Contains(lexWords("destWord"), w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Fields(strings.ToLower(nameWords(splitCamel(name)))), func(w string) bool {
+		return slices.Contains(lexWords("destWord"), w)
+	})
 }
 
 // ibanValueRe finds a value that is, whole, a bank account's IBAN (the

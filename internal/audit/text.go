@@ -90,12 +90,7 @@ func newView(s string) view {
 // plainASCII reports a text of printable ASCII, line ends and tabs
 // alone: no character the Unicode rules or the view need to read.
 func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x7f || c < 0x20 && c != '\n' && c != '\r' && c != '\t' {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(c rune) bool { return c >= 0x7f || c < 0x20 && c != '\n' && c != '\r' && c != '\t' })
 }
 
 // heavilyMarked reports a text in which most letters carry a combining
@@ -316,12 +311,7 @@ func plain(orig string, s, e int, v view, start, end int) bool {
 // which the view reads without its marks, not a look-alike of another
 // script.
 func latinMarksOnly(s string) bool {
-	for _, r := range s {
-		if r >= utf8.RuneSelf && unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf && unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) })
 }
 
 // excerptWidth is about how much of a text a finding quotes around what

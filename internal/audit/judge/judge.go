@@ -20,19 +20,26 @@ package judge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/audit"
 	"github.com/mcpv/mcpv/internal/canon"
 	"github.com/mcpv/mcpv/internal/redact"
+	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -93,10 +100,7 @@ type Verdict struct {
 // unanswered, the one being asked among them, are one info finding of
 // their server, not a failed verdict each.
 func (j *Judge) Judge(ctx context.Context, items []Item) []audit.Finding {
-	limit := j.Max
-	if limit <= 0 {
-		limit = DefaultMax
-	}
+	limit := cmp.Or(max(j.Max, 0), DefaultMax)
 	var out []audit.Finding
 	left, stopped := map[string]int{}, map[string]int{}
 	for i, it := range items {
@@ -208,10 +212,7 @@ func digest(command, text string) string {
 // run runs the judge with params on stdin: its stdout, bounded in size
 // and time.
 func (j *Judge) run(ctx context.Context, params []byte) ([]byte, error) {
-	timeout := j.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := cmp.Or(max(j.Timeout, 0), DefaultTimeout)
 	cmd := command(j.Command)
 	cmd.Dir, cmd.Env = j.Dir, j.Env
 	cmd.Stdin = bytes.NewReader(params)
@@ -354,4 +355,97 @@ func contentText(raw json.RawMessage) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// ItemsOf are the items of t's surface to judge: the server's
+// instructions, then each tool, prompt, resource and template as the
+// server sent it. (Audit empties t's lists: take them first.)
+func ItemsOf(t audit.Target) []Item {
+	s := t.Surface
+	line := func(kind, name string) int {
+		if t.Lines == nil {
+			return 0
+		}
+		return t.Lines(kind, name)
+	}
+	var out []Item
+	if s.Instructions != nil && *s.Instructions != "" {
+		b, _ := json.Marshal(map[string]string{"instructions": *s.Instructions})
+		out = append(out, Item{Server: s.Name, Kind: "instructions", Source: t.Source, JSON: b})
+	}
+	for _, l := range []struct {
+		kind, key string
+		items     []json.RawMessage
+	}{{"tool", "name", s.Tools}, {"prompt", "name", s.Prompts}, {"resource", "uri", s.Resources}, {"resource template", "uriTemplate", s.ResourceTemplates}} {
+		for _, raw := range l.items {
+			var m map[string]json.RawMessage
+			var name string
+			if json.Unmarshal(raw, &m) != nil || json.Unmarshal(m[l.key], &name) != nil {
+				continue // no item a rule could place: the audit says so (unread-text)
+			}
+			out = append(out, Item{Server: s.Name, Kind: l.kind, Name: name, Source: t.Source, Line: line(l.kind, name), JSON: raw})
+		}
+	}
+	return out
+}
+
+// cached is the verdict kept for key, if there is one to trust: a regular
+// file of the user's alone in the cache directory, not a link, of a
+// cached answer's size, the directory and the one above it checked as
+// keep checks them (another user who can write in either could have put
+// an answer there).
+func (j *Judge) cached(key string) (Verdict, bool) {
+	if j.CacheDir == "" || safedir.Check(filepath.Dir(j.CacheDir), j.CacheDir) != nil {
+		return Verdict{}, false
+	}
+	data, err := safefile.ReadMine(filepath.Join(j.CacheDir, key), maxCacheFile)
+	if err != nil {
+		return Verdict{}, false
+	}
+	var v Verdict
+	if json.Unmarshal(data, &v) != nil || v.Verdict != "poisoned" && v.Verdict != "honest" {
+		return Verdict{}, false
+	}
+	return v, true
+}
+
+// keep keeps v for key, in a directory of the user's alone (made 0700,
+// each directory above it checked), as a file of the user's alone put in
+// place by a rename (never written through what was there); then the
+// oldest answers go while there are more than MaxCacheEntries. A cache
+// that cannot be written is done without.
+func (j *Judge) keep(key string, v Verdict) {
+	if j.CacheDir == "" {
+		return
+	}
+	if err := safedir.MkdirAll(filepath.Dir(j.CacheDir), j.CacheDir); err != nil {
+		return
+	}
+	data, _ := json.Marshal(v)
+	if err := safefile.Replace(filepath.Join(j.CacheDir, key), data); err != nil {
+		return
+	}
+	prune(j.CacheDir, MaxCacheEntries)
+}
+
+// prune removes the oldest files of dir while it holds more than n.
+func prune(dir string, n int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) <= n {
+		return
+	}
+	type aged struct {
+		name string
+		fi   fs.FileInfo
+	}
+	var files []aged
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && !e.IsDir() {
+			files = append(files, aged{e.Name(), fi})
+		}
+	}
+	slices.SortFunc(files, func(a, b aged) int { return a.fi.ModTime().Compare(b.fi.ModTime()) })
+	for _, f := range files[:max(0, len(files)-n)] {
+		os.Remove(filepath.Join(dir, f.name))
+	}
 }
