@@ -38,6 +38,7 @@ func taskChecks() []*Check {
 		legacy("tasks.ttl", "tasks.requests.tools.call", ttlAnswered),
 		legacy("tasks.result", "tasks.requests.tools.call", taskResult),
 		legacy("tasks.result-meta", "tasks.requests.tools.call", resultMeta),
+		legacy("tasks.result-blocks", "tasks.requests.tools.call", resultBlocks),
 		legacy("tasks.listed", "tasks.list", taskListed),
 		legacy("tasks.input-related", "tasks.requests.tools.call", inputRelated),
 		legacy("tasks.cancel", "tasks.cancel", cancelRunning),
@@ -492,21 +493,36 @@ func cancelEnded(t *T) {
 		"cancelling a task that had ended was refused with %d, not -32602")
 }
 
-// cancelRunning makes a second task and cancels it at once.
-func cancelRunning(t *T) {
+// taskThen makes a task besides the run's, on a connection of its own,
+// sends method of it at once (which the server answers while the task
+// works, or when it ends), then tasks/get: both answers, and the status
+// the second says. t is skipped when no task is made.
+func taskThen(t *T, method string) (m, got mcp.Message, after string) {
 	theTask(t) // the first task tells whether tasks can be made at all
-	i := taskTool(t)
 	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
-	params := taskCallParams(t, i, `"mcpv-check-progress-cancel-task"`)
-	m, _ := t.request(c, "tools/call", params)
-	id := str1(member(member(m.Result, "task"), "taskId"))
-	if m.Error != nil || id == "" {
+	made, _ := t.request(c, "tools/call", taskCallParams(t, taskTool(t), `"mcpv-check-progress-`+strings.TrimPrefix(method, "tasks/")+`-task"`))
+	id := str1(member(member(made.Result, "task"), "taskId"))
+	if made.Error != nil || id == "" {
 		t.Skip("the second call made as a task made none")
 	}
-	t.Sent("tools/call as a task, then at once tasks/cancel " + id + ", then tasks/get")
-	cm, _ := t.request(c, "tasks/cancel", mcp.TaskParams(id))
-	got, _ := t.request(c, "tasks/get", mcp.TaskParams(id))
-	after := str1(member(got.Result, "status"))
+	t.Sent("tools/call as a task, then at once " + method + " " + id + ", then tasks/get")
+	m, _ = t.request(c, method, mcp.TaskParams(id))
+	got, _ = t.request(c, "tasks/get", mcp.TaskParams(id))
+	return m, got, str1(member(got.Result, "status"))
+}
+
+// resultBlocks asks tasks/result of a task as soon as it is made: the
+// answer waits for the task's end (2025-11-25 tasks#result-retrieval).
+func resultBlocks(t *T) {
+	m, got, after := taskThen(t, "tasks/result")
+	if got.Error == nil && !terminal(after) {
+		t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(&m), after), "tasks/result was answered while the task was still %s", after)
+	}
+}
+
+// cancelRunning makes a second task and cancels it at once.
+func cancelRunning(t *T) {
+	cm, got, after := taskThen(t, "tasks/cancel")
 	switch {
 	case cm.Error != nil && cm.Error.Code == mcp.CodeInvalidParams && terminal(after) && after != mcp.TaskCancelled:
 		t.Skip("the task ended (%s) before the cancellation came", after)

@@ -87,6 +87,7 @@ var TaskFaults = []string{
 	"task-bad-timestamps",     // createdAt "yesterday"
 	"task-no-ttl",             // tasks/get answered without ttl
 	"task-result-early",       // tasks/result of a task not ended answered at once, with nothing
+	"task-result-working",     // tasks/result of a task working when asked answered at once, with nothing (one waiting for input blocks)
 	"task-result-no-meta",     // tasks/result answered without the related-task _meta
 	"task-unlisted",           // tasks/list lists no task
 	"task-id-reuse",           // every task of a session given the id task-1
@@ -506,8 +507,9 @@ func (s *Spec) taskList(st *specState, id json.RawMessage, out specOut) {
 func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out specOut) {
 	for n := 0; ; n++ {
 		st.mu.Lock()
-		status, real, answers := t.status, t.status, t.answers
-		if s.has("task-result-early") {
+		status, answers := t.status, t.answers
+		early := s.has("task-result-early") && !terminal(status) || s.has("task-result-working") && n == 0 && status == "working"
+		if early {
 			status = "completed"
 		}
 		switch {
@@ -530,7 +532,7 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 				return
 			}
 			res := s.callResult(t.tool, answers)
-			if s.has("task-result-early") && !terminal(real) {
+			if early {
 				res = json.RawMessage(`{"content":[]}`)
 			}
 			if r, ok := object(res); ok && !s.has("task-result-no-meta") {
