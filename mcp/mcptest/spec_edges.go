@@ -147,11 +147,9 @@ func (s *Spec) before(st *specState, m msg, out specOut) {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":0,"message":"starting"}}`, token))
 	}
 	st.mu.Lock()
-	level := st.logLevel
+	debug := slices.Index(logLevels, st.logLevel) <= 0
 	st.mu.Unlock()
-	debug := slices.Index(logLevels, level) <= 0
-	if s.Era == "modern" { // the level the request asks in its _meta, none unasked
-		asked, _ := stringMember(member(m.Params, "_meta"), "io.modelcontextprotocol/logLevel")
+	if asked, _ := stringMember(member(m.Params, "_meta"), "io.modelcontextprotocol/logLevel"); s.Era == "modern" { // the level the request asks, none unasked
 		debug = asked == "debug" || asked != "" && s.has("log-level-ignored")
 	}
 	if s.declares("logging") && debug {

@@ -454,10 +454,7 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 // noTask answers a request for a task that does not exist: -32602, or
 // -32603 with the fault given.
 func (s *Spec) noTask(m msg, id json.RawMessage, fault string, out specOut) {
-	code := codeInvalidParams
-	if s.has(fault) {
-		code = -32603
-	}
+	code := map[bool]int{false: codeInvalidParams, true: -32603}[s.has(fault)]
 	out.send(s.errorLine(id, code, "Task not found: "+taskIDParam(m.Params)))
 }
 
@@ -507,9 +504,8 @@ func (s *Spec) taskList(st *specState, id json.RawMessage, out specOut) {
 func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out specOut) {
 	for n := 0; ; n++ {
 		st.mu.Lock()
-		status, answers := t.status, t.answers
-		early := s.has("task-result-early") && !terminal(status) || s.has("task-result-working") && n == 0 && status == "working"
-		if early {
+		status, real, answers := t.status, t.status, t.answers
+		if s.has("task-result-early") && !terminal(real) || s.has("task-result-working") && n == 0 && real == "working" {
 			status = "completed"
 		}
 		switch {
@@ -519,27 +515,24 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 			return
 		case terminal(status):
 			st.mu.Unlock()
-			if status == "failed" && len(s.Tasks.Statuses) > 0 {
+			switch {
+			case status == "failed" && len(s.Tasks.Statuses) > 0:
 				out.send(s.resultLine(id, "tasks/result", json.RawMessage(`{"content":[{"type":"text","text":"the job broke"}],"isError":true,"_meta":`+related(t.id)+`}`)))
-				return
-			}
-			if status == "failed" && slices.Contains(s.Tasks.Fail, t.tool) {
+			case status == "failed" && slices.Contains(s.Tasks.Fail, t.tool):
 				out.send(s.errorLine(id, taskError.Code, taskError.Message))
-				return
-			}
-			if status == "cancelled" {
+			case status == "cancelled":
 				out.send(s.errorLine(id, -32603, "the task was cancelled"))
-				return
+			default:
+				res := s.callResult(t.tool, answers)
+				if status != real {
+					res = json.RawMessage(`{"content":[]}`)
+				}
+				if r, ok := object(res); ok && !s.has("task-result-no-meta") {
+					r["_meta"] = json.RawMessage(related(t.id))
+					res = mustJSON(r)
+				}
+				out.send(s.resultLine(id, "tasks/result", res))
 			}
-			res := s.callResult(t.tool, answers)
-			if early {
-				res = json.RawMessage(`{"content":[]}`)
-			}
-			if r, ok := object(res); ok && !s.has("task-result-no-meta") {
-				r["_meta"] = json.RawMessage(related(t.id))
-				res = mustJSON(r)
-			}
-			out.send(s.resultLine(id, "tasks/result", res))
 			return
 		case status == "input_required" && t.answers == nil:
 			st.mu.Unlock()
