@@ -37,6 +37,7 @@ var newBroken = []struct {
 	{"debug log messages to requests that asked for error and above (2026-07-28), over HTTP", fake{transport: "http", era: "modern", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "modern.log-level"},
 	{"a tasks/result of a working task answered at once", fake{transport: "stdio", change: legacyTasks}, faults("task-result-working"), "tasks.result-blocks"},
 	{"a tasks/result of a working task answered at once, over HTTP", fake{transport: "http", change: legacyTasks}, faults("task-result-working"), "tasks.result-blocks"},
+	{"tasks/get answered with the related-task _meta", fake{transport: "stdio", change: legacyTasks}, faults("task-get-related"), "tasks.no-related-meta"},
 	{"every task of a session given one id", fake{transport: "stdio", change: legacyTasks}, faults("task-id-reuse"), "tasks.unique-ids"},
 	{"a tasks/list listing one task of two", fake{transport: "http", change: legacyTasks}, faults("task-list-newest"), "tasks.unique-ids"},
 	{"news of a resource on the event stream of every request", fake{transport: "http", sse: true}, faults("unrelated-on-stream"), "http.stream-related"},

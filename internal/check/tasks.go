@@ -39,6 +39,7 @@ func taskChecks() []*Check {
 		legacy("tasks.result", "tasks.requests.tools.call", taskResult),
 		legacy("tasks.result-meta", "tasks.requests.tools.call", resultMeta),
 		legacy("tasks.result-blocks", "tasks.requests.tools.call", resultBlocks),
+		legacy("tasks.no-related-meta", "tasks.requests.tools.call", noRelatedMeta),
 		legacy("tasks.listed", "tasks.list", taskListed),
 		legacy("tasks.input-related", "tasks.requests.tools.call", inputRelated),
 		legacy("tasks.cancel", "tasks.cancel", cancelRunning),
@@ -452,6 +453,29 @@ func resultMeta(t *T) {
 	if str1(member(related, "taskId")) != run.id {
 		t.Sent("tasks/result " + run.id)
 		t.FailGot(clipped(run.result.Result), "the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
+	}
+}
+
+// noRelatedMeta holds tasks/get's and tasks/cancel's answers and the
+// task's status notifications to no related-task _meta: each names its
+// task already.
+func noRelatedMeta(t *T) {
+	run := theTask(t)
+	msgs := slices.Concat(run.gets, run.after)
+	if run.ended != nil {
+		msgs = append(msgs, *run.ended)
+	}
+	for _, n := range run.notes {
+		msgs = append(msgs, n.msg)
+	}
+	for _, m := range msgs {
+		what, body := "a tasks/get or tasks/cancel answer", m.Result
+		if m.Method != "" {
+			what, body = m.Method, m.Params
+		}
+		if member(member(body, "_meta"), mcp.RelatedTaskKey) != nil {
+			t.FailGot(clipped(body), "%s carries %s in its _meta, though it names the task already", what, mcp.RelatedTaskKey)
+		}
 	}
 }
 

@@ -89,6 +89,7 @@ var TaskFaults = []string{
 	"task-result-early",       // tasks/result of a task not ended answered at once, with nothing
 	"task-result-working",     // tasks/result of a task working when asked answered at once, with nothing (one waiting for input blocks)
 	"task-result-no-meta",     // tasks/result answered without the related-task _meta
+	"task-get-related",        // tasks/get answered with the related-task _meta, which its taskId makes redundant
 	"task-unlisted",           // tasks/list lists no task
 	"task-id-reuse",           // every task of a session given the id task-1
 	"task-list-newest",        // tasks/list lists one task alone
@@ -421,11 +422,13 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 			out.send(s.errorLine(id, codeInvalidParams, "Task not found or expired: "+t.id))
 			return true
 		}
-		f := s.taskFields(t)
+		f, note := s.taskFields(t), s.taskFields(t)
 		if s.has("task-no-ttl") {
 			delete(f, "ttl")
 		}
-		note := s.taskFields(t)
+		if s.has("task-get-related") {
+			f["_meta"] = json.RawMessage(related(t.id))
+		}
 		st.mu.Unlock()
 		if changed {
 			s.statusNote(t, note, out)
@@ -471,10 +474,9 @@ func (s *Spec) statusNote(t *specTask, fields map[string]json.RawMessage, out sp
 	if status := string(fields["status"]); status == `"completed"` || status == `"failed"` {
 		s.progress(t, 2, "job "+strings.Trim(status, `"`), out)
 	}
-	if out.http {
-		return
+	if !out.http {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":` + string(mustJSON(fields)) + `}`)
 	}
-	out.send(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":` + string(mustJSON(fields)) + `}`)
 }
 
 // taskList lists every task, in one page.
