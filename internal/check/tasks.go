@@ -7,9 +7,9 @@ package check
 // asks for: the call made as a task, the task found on tasks/list, polled
 // with tasks/get to its end or its question, its result taken with
 // tasks/result (answering what it asks meanwhile), then cancelled once
-// ended; a second task is cancelled while it runs. Each check judges one
-// rule of what came back. Without a tool to call, only what needs no
-// task is asked: a task that does not exist.
+// ended; a second task is cancelled while it runs, a third's result asked
+// at once. Each check judges one rule of what came back. Without a tool
+// to call, only what needs no task is asked: a task that does not exist.
 
 import (
 	"cmp"
