@@ -105,8 +105,9 @@ type seen struct {
 	// strayCancel: a notifications/cancelled of the server's naming a
 	// request it did not send.
 	strayCancel bool
-	// caps are the client capabilities its connection declared (JSON).
-	caps string
+	// caps are the client capabilities its connection declared (JSON);
+	// logs, the log level its requests asked for.
+	caps, logs string
 	// completeBad: a notifications/elicitation/complete whose
 	// elicitationId no URL elicitation of its connection established.
 	completeBad string
@@ -123,6 +124,7 @@ type conn struct {
 	stdio *mcp.CommandTransport // over stdio
 	http  *httpSide             // over HTTP
 	caps  string                // the client capabilities its modern requests declare, JSON; "" none
+	logs  string                // the log level its modern requests ask for (_meta); "" none
 	// answers are the server's requests the answerer is to answer (a
 	// connection that declares capabilities), maxAnswers at most: the
 	// reader drops one that finds it full.
@@ -192,6 +194,8 @@ type connOptions struct {
 	// declare, or its initialize (JSON); "" declares none. A connection
 	// that declares any answers the server's requests (answer.go).
 	capabilities string
+	// logLevel is the log level its modern requests ask for; "" none.
+	logLevel string
 }
 
 // dial opens a connection: over stdio a new server process, over HTTP
@@ -214,7 +218,7 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 			o.version = mcp.LatestVersion
 		}
 	}
-	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities}
+	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities, logs: o.logLevel}
 	c.ctx, c.cancel = context.WithCancel(r.ctx)
 	if r.target.URL != "" {
 		c.http = &httpSide{}
@@ -315,9 +319,10 @@ func (c *conn) stampVersion(params json.RawMessage, version string) json.RawMess
 		{mcp.MetaProtocolVersion, version},
 		{mcp.MetaClientCapabilities, c.capabilities()},
 		{mcp.MetaClientInfo, c.r.target.ClientInfo},
+		{mcp.MetaLogLevel, c.logs},
 	} {
 		v, _ := json.Marshal(e.value)
-		if p, err := mcp.WithMeta(params, e.key, v); err == nil {
+		if p, err := mcp.WithMeta(params, e.key, v); err == nil && e.value != "" {
 			params = p
 		}
 	}
@@ -647,7 +652,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		c.count++
 		out[i].n = c.count
 		out[i].version = c.version
-		out[i].caps = c.caps
+		out[i].caps, out[i].logs = c.caps, c.logs
 		out[i].unpaired = c.expectNull
 		m := out[i].msg
 		if m.IsRequest() {

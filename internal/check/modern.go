@@ -348,9 +348,10 @@ func modernWatchChecks() []*Check {
 			ID:    "modern.log-unasked",
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
-			// The run's own connections never ask for log messages.
+			// The run's own connections ask for log messages on
+			// modern.log-level's alone.
 			watch: spot("a log message, though no request asked for one (io.modelcontextprotocol/logLevel)", func(w *watchCtx, s seen) bool {
-				return s.era == "modern" && s.via != "session" && s.msg.IsNotification() && s.msg.Method == "notifications/message"
+				return s.era == "modern" && s.via != "session" && s.logs == "" && s.msg.IsNotification() && s.msg.Method == "notifications/message"
 			}),
 		},
 		{

@@ -33,6 +33,11 @@ var newBroken = []struct {
 	{"news of a resource on a subscription that asked for the tools' list alone, over HTTP", httpModern, faults("listen-unasked"), "modern.listen-asked"},
 	{"debug log messages after logging/setLevel asked for error and above", fake{transport: "stdio", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "utilities.log-level"},
 	{"debug log messages after logging/setLevel asked for error and above, over HTTP", fake{transport: "http", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "utilities.log-level"},
+	{"debug log messages to requests that asked for error and above (2026-07-28)", fake{transport: "stdio", era: "modern", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "modern.log-level"},
+	{"debug log messages to requests that asked for error and above (2026-07-28), over HTTP", fake{transport: "http", era: "modern", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "modern.log-level"},
+	{"a tasks/result of a working task answered at once", fake{transport: "stdio", change: legacyTasks}, faults("task-result-working"), "tasks.result-blocks"},
+	{"a tasks/result of a working task answered at once, over HTTP", fake{transport: "http", change: legacyTasks}, faults("task-result-working"), "tasks.result-blocks"},
+	{"tasks/get answered with the related-task _meta", fake{transport: "stdio", change: legacyTasks}, faults("task-get-related"), "tasks.no-related-meta"},
 	{"every task of a session given one id", fake{transport: "stdio", change: legacyTasks}, faults("task-id-reuse"), "tasks.unique-ids"},
 	{"a tasks/list listing one task of two", fake{transport: "http", change: legacyTasks}, faults("task-list-newest"), "tasks.unique-ids"},
 	{"news of a resource on the event stream of every request", fake{transport: "http", sse: true}, faults("unrelated-on-stream"), "http.stream-related"},
@@ -94,7 +99,10 @@ func TestNewBrokenServers(t *testing.T) {
 	for _, nb := range newBroken {
 		t.Run(nb.name, func(t *testing.T) {
 			t.Parallel()
-			if r := goodRun(t, nb.fake)[nb.id]; r.Status != Passed {
+			switch r, ok := goodRun(t, nb.fake)[nb.id]; {
+			case !ok:
+				t.Fatalf("the correct server: no result of %s", nb.id)
+			case r.Status != Passed:
 				t.Errorf("the correct server: %s", describeResult(r))
 			}
 			f := nb.fake

@@ -33,6 +33,7 @@ func probeChecks() []*Check {
 		{ID: "modern.capability-status", needs: needs{era: "modern", transport: "http"}, run: capabilityStatus},
 		{ID: "modern.listen-asked", needs: needs{era: "modern"}, run: listenAsked},
 		{ID: "utilities.log-level", needs: needs{era: "legacy", capability: "logging"}, run: logLevel},
+		{ID: "modern.log-level", needs: needs{era: "modern", capability: "logging"}, run: logLevel},
 		{ID: "http.stream-related", needs: needs{era: "legacy", transport: "http"}, run: streamRelated},
 		{ID: "modern.stream-related", needs: needs{era: "modern", transport: "http"}, run: streamRelated},
 	}
@@ -196,13 +197,18 @@ func listenAsked(t *T) {
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // logLevel asks, on a session of its own, for log messages of level
-// error and above, then sends a request and a list's: no log message
-// below error comes with their answers.
+// error and above (logging/setLevel; in 2026-07-28 each request's _meta,
+// server/utilities/logging#per-request-log-level), then sends a request
+// and a list's: no log message below error comes with their answers.
 func logLevel(t *T) {
-	c := t.fresh(connOptions{era: "legacy"})
-	t.Sent(`logging/setLevel {"level":"error"}`)
-	if m, _ := t.request(c, "logging/setLevel", json.RawMessage(`{"level":"error"}`)); m.Error != nil {
-		t.Skip("logging/setLevel was refused: %s", errText(m.Error))
+	c := t.fresh(connOptions{era: t.check.needs.era, logLevel: "error"})
+	asked := `each request's _meta {"` + mcp.MetaLogLevel + `":"error"}`
+	if c.era == "legacy" {
+		asked = `logging/setLevel {"level":"error"}`
+		t.Sent(asked)
+		if m, _ := t.request(c, "logging/setLevel", json.RawMessage(`{"level":"error"}`)); m.Error != nil {
+			t.Skip("logging/setLevel was refused: %s", errText(m.Error))
+		}
 	}
 	mark := c.mark()
 	methods := probeAndList(t, c)
@@ -212,7 +218,7 @@ func logLevel(t *T) {
 	for _, s := range c.since(mark) {
 		level, _ := str(member(s.msg.Params, "level"))
 		if s.msg.Method == "notifications/message" && slices.Index(logLevels, level) >= 0 && slices.Index(logLevels, level) < slices.Index(logLevels, "error") {
-			t.Sent(fmt.Sprintf(`logging/setLevel {"level":"error"}, then %v`, methods))
+			t.Sent(fmt.Sprintf("%s, then %v", asked, methods))
 			t.FailGot(s.raw, "a log message of level %s, below the error asked for", level)
 		}
 	}

@@ -578,8 +578,93 @@ func TestChecksTable(t *testing.T) {
 	}
 }
 
-// ruleCoverage is the coverage per page, as the check guide publishes it.
+// scenarioPages are the page of the specification each of the official
+// suite's server scenarios tests, as 2025-11-25 names it (pageIn gives
+// 2026-07-28's name), where the beginning of its name does not say it
+// (scenarioPrefixes); "" is an extension's, whose rules are no page of
+// either revision.
+var scenarioPages = map[string]string{
+	"server-initialize": "basic/lifecycle", "server-session-lifecycle": "basic/transports", "server-stateless": "basic", "ping": "basic/utilities/ping",
+	"logging-set-level": "server/utilities/logging", "tools-call-with-logging": "server/utilities/logging", "completion-complete": "server/utilities/completion",
+	"tools-call-with-progress": "basic/utilities/progress", "tools-call-sampling": "client/sampling", "tools-call-elicitation": "client/elicitation",
+	"json-schema-2020-12": "basic", "server-sse-polling": "basic/transports", "server-sse-multiple-streams": "basic/transports",
+	"dns-rebinding-protection": "basic/transports", "http-header-validation": "basic/transports", "http-custom-header-server-validation": "basic/transports",
+	"sep-2164-resource-not-found": "server/resources", "caching": "server/utilities/caching",
+}
+
+// scenarioPrefixes are the pages of the scenarios whose names begin so.
+var scenarioPrefixes = []struct{ prefix, page string }{
+	{"tools-", "server/tools"}, {"resources-", "server/resources"}, {"prompts-", "server/prompts"}, {"elicitation-", "client/elicitation"},
+	{"input-required-result-", "basic/patterns/mrtr"}, {"tasks-", ""}, {"sep-2640-skills-", ""},
+}
+
+// pageIn is the page scenario name tests, as revision names it.
+func pageIn(revision, name string) string {
+	page, ok := scenarioPages[name]
+	for _, p := range scenarioPrefixes {
+		if !ok && strings.HasPrefix(name, p.prefix) {
+			page, ok = p.page, true
+		}
+	}
+	if revision == "2026-07-28" {
+		return cmp.Or(map[string]string{"basic/transports": "basic/transports/streamable-http", "basic/utilities/progress": "basic/patterns/progress"}[page], page)
+	}
+	return page
+}
+
+// runsFor reports whether the suite runs s for revision.
+func runsFor(s Scenario, revision string) bool {
+	if from, to, ok := strings.Cut(s.Revisions, " to "); ok {
+		return from <= revision && revision <= to
+	}
+	return slices.Contains(strings.Split(s.Revisions, ", "), revision)
+}
+
+// suiteScenarios are how many of the suite's server scenarios test each
+// page of a revision ("revision page"), and how many test an extension.
+func suiteScenarios() (map[string]int, int) {
+	by, extensions := map[string]int{}, 0
+	for _, s := range Scenarios {
+		if s.Revisions == "extension" {
+			extensions++
+		}
+		for _, v := range []string{"2025-11-25", "2026-07-28"} {
+			if runsFor(s, v) {
+				by[v+" "+pageIn(v, s.Name)]++
+			}
+		}
+	}
+	return by, extensions
+}
+
+// Each of the suite's server scenarios tests a page of a revision the
+// suite runs it for, one the table of rules has, or is an extension's.
+func TestScenarioPages(t *testing.T) {
+	rules, _ := readRules(t)
+	pages := map[string]bool{}
+	for _, r := range rules {
+		pages[r.Version+" "+path.Clean(strings.Split(r.Where, "#")[0])] = true
+	}
+	for _, s := range Scenarios {
+		runs := s.Revisions == "extension" && pageIn("2025-11-25", s.Name) == ""
+		for _, v := range []string{"2025-11-25", "2026-07-28"} {
+			if runsFor(s, v) {
+				runs = true
+				if !pages[v+" "+pageIn(v, s.Name)] {
+					t.Errorf("%s: %q is no page of %s", s.Name, pageIn(v, s.Name), v)
+				}
+			}
+		}
+		if !runs {
+			t.Errorf("%s: runs for neither revision (%s), and is no extension's", s.Name, s.Revisions)
+		}
+	}
+}
+
+// ruleCoverage is the coverage per page, as the check guide publishes it,
+// beside the official suite's server scenarios of each page.
 func ruleCoverage(rs []rule) string {
+	suite, extensions := suiteScenarios()
 	type count struct{ rules, probed, unobservable, gap int }
 	by := map[string]*count{}
 	var pages []string
@@ -601,15 +686,18 @@ func ruleCoverage(rs []rule) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("\n| revision | page | rules | probed | not observable | no probe yet |\n| --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(&b, "\n| revision | page | rules | probed | not observable | no probe yet | the suite's server scenarios (%s) |\n| --- | --- | --- | --- | --- | --- | --- |\n", SuiteVersion)
 	var total count
+	scenarios := 0
 	for _, k := range pages {
 		c := by[k]
 		v, p, _ := strings.Cut(k, " ")
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d |\n", v, p, c.rules, c.probed, c.unobservable, c.gap)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d |\n", v, p, c.rules, c.probed, c.unobservable, c.gap, suite[k])
 		total.rules, total.probed, total.unobservable, total.gap = total.rules+c.rules, total.probed+c.probed, total.unobservable+c.unobservable, total.gap+c.gap
+		scenarios += suite[k]
 	}
-	fmt.Fprintf(&b, "| both | all | %d | %d | %d | %d |\n", total.rules, total.probed, total.unobservable, total.gap)
+	fmt.Fprintf(&b, "| both | all | %d | %d | %d | %d | %d |\n", total.rules, total.probed, total.unobservable, total.gap, scenarios)
+	fmt.Fprintf(&b, "\nA scenario the suite runs for both revisions is counted under each; %d more of its %d server scenarios test extensions (tasks, skills), whose rules are no page of either revision.\n", extensions, len(Scenarios))
 	b.WriteString("\nWhy a rule is not observable, each reason as the table gives it:\n\n")
 	for _, r := range reasons {
 		fmt.Fprintf(&b, "- *%s*: %s.\n", r.reason, r.meaning)

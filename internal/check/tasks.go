@@ -7,9 +7,9 @@ package check
 // asks for: the call made as a task, the task found on tasks/list, polled
 // with tasks/get to its end or its question, its result taken with
 // tasks/result (answering what it asks meanwhile), then cancelled once
-// ended; a second task is cancelled while it runs. Each check judges one
-// rule of what came back. Without a tool to call, only what needs no
-// task is asked: a task that does not exist.
+// ended; a second task is cancelled while it runs, a third's result asked
+// at once. Each check judges one rule of what came back. Without a tool
+// to call, only what needs no task is asked: a task that does not exist.
 
 import (
 	"cmp"
@@ -38,6 +38,8 @@ func taskChecks() []*Check {
 		legacy("tasks.ttl", "tasks.requests.tools.call", ttlAnswered),
 		legacy("tasks.result", "tasks.requests.tools.call", taskResult),
 		legacy("tasks.result-meta", "tasks.requests.tools.call", resultMeta),
+		legacy("tasks.result-blocks", "tasks.requests.tools.call", resultBlocks),
+		legacy("tasks.no-related-meta", "tasks.requests.tools.call", noRelatedMeta),
 		legacy("tasks.listed", "tasks.list", taskListed),
 		legacy("tasks.input-related", "tasks.requests.tools.call", inputRelated),
 		legacy("tasks.cancel", "tasks.cancel", cancelRunning),
@@ -454,6 +456,29 @@ func resultMeta(t *T) {
 	}
 }
 
+// noRelatedMeta holds tasks/get's and tasks/cancel's answers and the
+// task's status notifications to no related-task _meta: each names its
+// task already.
+func noRelatedMeta(t *T) {
+	run := theTask(t)
+	msgs := slices.Concat(run.gets, run.after)
+	if run.ended != nil {
+		msgs = append(msgs, *run.ended)
+	}
+	for _, n := range run.notes {
+		msgs = append(msgs, n.msg)
+	}
+	for _, m := range msgs {
+		what, body := "a tasks/get or tasks/cancel answer", m.Result
+		if m.Method != "" {
+			what, body = m.Method, m.Params
+		}
+		if member(member(body, "_meta"), mcp.RelatedTaskKey) != nil {
+			t.FailGot(clipped(body), "%s carries %s in its _meta, though it names the task already", what, mcp.RelatedTaskKey)
+		}
+	}
+}
+
 func taskListed(t *T) {
 	run := theTask(t)
 	if !run.listAsked {
@@ -492,21 +517,36 @@ func cancelEnded(t *T) {
 		"cancelling a task that had ended was refused with %d, not -32602")
 }
 
-// cancelRunning makes a second task and cancels it at once.
-func cancelRunning(t *T) {
+// taskThen makes a task besides the run's, on a connection of its own,
+// sends method of it at once (which the server answers while the task
+// works, or when it ends), then tasks/get: both answers, and the status
+// the second says. t is skipped when no task is made.
+func taskThen(t *T, method string) (m, got mcp.Message, after string) {
 	theTask(t) // the first task tells whether tasks can be made at all
-	i := taskTool(t)
 	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
-	params := taskCallParams(t, i, `"mcpv-check-progress-cancel-task"`)
-	m, _ := t.request(c, "tools/call", params)
-	id := str1(member(member(m.Result, "task"), "taskId"))
-	if m.Error != nil || id == "" {
+	made, _ := t.request(c, "tools/call", taskCallParams(t, taskTool(t), `"mcpv-check-progress-`+strings.TrimPrefix(method, "tasks/")+`-task"`))
+	id := str1(member(member(made.Result, "task"), "taskId"))
+	if made.Error != nil || id == "" {
 		t.Skip("the second call made as a task made none")
 	}
-	t.Sent("tools/call as a task, then at once tasks/cancel " + id + ", then tasks/get")
-	cm, _ := t.request(c, "tasks/cancel", mcp.TaskParams(id))
-	got, _ := t.request(c, "tasks/get", mcp.TaskParams(id))
-	after := str1(member(got.Result, "status"))
+	t.Sent("tools/call as a task, then at once " + method + " " + id + ", then tasks/get")
+	m, _ = t.request(c, method, mcp.TaskParams(id))
+	got, _ = t.request(c, "tasks/get", mcp.TaskParams(id))
+	return m, got, str1(member(got.Result, "status"))
+}
+
+// resultBlocks asks tasks/result of a task as soon as it is made: the
+// answer waits for the task's end (2025-11-25 tasks#result-retrieval).
+func resultBlocks(t *T) {
+	m, got, after := taskThen(t, "tasks/result")
+	if got.Error == nil && !terminal(after) {
+		t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(&m), after), "tasks/result was answered while the task was still %s", after)
+	}
+}
+
+// cancelRunning makes a second task and cancels it at once.
+func cancelRunning(t *T) {
+	cm, got, after := taskThen(t, "tasks/cancel")
 	switch {
 	case cm.Error != nil && cm.Error.Code == mcp.CodeInvalidParams && terminal(after) && after != mcp.TaskCancelled:
 		t.Skip("the task ended (%s) before the cancellation came", after)

@@ -36,7 +36,7 @@ var extTasks = map[string]string{
 }
 
 var legacyTaskChecks = []string{"tasks.unknown-task", "tasks.create", "tasks.status-paths", "tasks.timestamps", "tasks.ttl", "tasks.result",
-	"tasks.result-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended", "tasks.unique-ids"}
+	"tasks.result-meta", "tasks.result-blocks", "tasks.no-related-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended", "tasks.unique-ids"}
 
 var extTaskIDs = []string{"tasks.ext-gated", "tasks.ext-listen-gated", "tasks.ext-unknown-task", "tasks.ext-undeclared", "tasks.ext-create",
 	"tasks.ext-durable", "tasks.ext-get", "tasks.ext-update", "tasks.ext-input-keys", "tasks.ext-cancel"}
@@ -104,7 +104,9 @@ func TestTaskChecksPassACorrectServer(t *testing.T) {
 			t.Parallel()
 			results := goodRun(t, tc.fake)
 			for _, id := range tc.ids {
-				if r := results[id]; r.Status != Passed {
+				if r, ok := results[id]; !ok {
+					t.Errorf("no result of %s", id)
+				} else if r.Status != Passed {
 					t.Errorf("%s", describeResult(r))
 				}
 			}

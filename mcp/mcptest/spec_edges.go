@@ -137,8 +137,8 @@ func ordered(m map[string]json.RawMessage) any {
 }
 
 // before sends what the notify-first edge sends ahead of a response: a
-// log message of level debug only while logging/setLevel asked for none
-// above it.
+// log message of level debug only while logging/setLevel (in the modern
+// era the request's _meta) asked for none above it.
 func (s *Spec) before(st *specState, m msg, out specOut) {
 	if !s.edge("notify-first") || m.Method == "initialize" || m.Method == "server/discover" {
 		return
@@ -147,9 +147,12 @@ func (s *Spec) before(st *specState, m msg, out specOut) {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":0,"message":"starting"}}`, token))
 	}
 	st.mu.Lock()
-	level := st.logLevel
+	debug := slices.Index(logLevels, st.logLevel) <= 0
 	st.mu.Unlock()
-	if s.Era != "modern" && s.declares("logging") && slices.Index(logLevels, level) <= 0 {
+	if asked, _ := stringMember(member(m.Params, "_meta"), "io.modelcontextprotocol/logLevel"); s.Era == "modern" { // the level the request asks, none unasked
+		debug = asked == "debug" || asked != "" && s.has("log-level-ignored")
+	}
+	if s.declares("logging") && debug {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","logger":"spec","data":{"answering":` + mustString(m.Method) + `}}}`)
 	}
 }

@@ -97,7 +97,7 @@ var Faults = []string{
 	"param-header-optional",   // (modern) a tools/call without the Mcp-Param-NAME header of an argument it gives served
 	"capability-error-200",    // (modern, HTTP) -32021 answered with HTTP 200, not 400
 	"listen-unasked",          // (modern) a notifications/resources/updated on every subscriptions/listen stream, which asked for no resource
-	"log-level-ignored",       // (initialize era) logging/setLevel taken and its level not kept: with notify-first, debug messages go on
+	"log-level-ignored",       // the level asked not kept (logging/setLevel's; in the modern era a request's _meta logLevel): with notify-first, debug messages go on
 	"unrelated-on-stream",     // (HTTP) ping (initialize era), server/discover and the lists answered on an event stream that carries a notifications/resources/updated first, which no request of the client's asked for
 	// mcpv check, round two: first contact, one defect one failure, the misses
 	"pretty-json",              // (stdio) every message written over several lines, indented

@@ -87,7 +87,9 @@ var TaskFaults = []string{
 	"task-bad-timestamps",     // createdAt "yesterday"
 	"task-no-ttl",             // tasks/get answered without ttl
 	"task-result-early",       // tasks/result of a task not ended answered at once, with nothing
+	"task-result-working",     // tasks/result of a task working when asked answered at once, with nothing (one waiting for input blocks)
 	"task-result-no-meta",     // tasks/result answered without the related-task _meta
+	"task-get-related",        // tasks/get answered with the related-task _meta, which its taskId makes redundant
 	"task-unlisted",           // tasks/list lists no task
 	"task-id-reuse",           // every task of a session given the id task-1
 	"task-list-newest",        // tasks/list lists one task alone
@@ -420,11 +422,13 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 			out.send(s.errorLine(id, codeInvalidParams, "Task not found or expired: "+t.id))
 			return true
 		}
-		f := s.taskFields(t)
+		f, note := s.taskFields(t), s.taskFields(t)
 		if s.has("task-no-ttl") {
 			delete(f, "ttl")
 		}
-		note := s.taskFields(t)
+		if s.has("task-get-related") {
+			f["_meta"] = json.RawMessage(related(t.id))
+		}
 		st.mu.Unlock()
 		if changed {
 			s.statusNote(t, note, out)
@@ -453,10 +457,7 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 // noTask answers a request for a task that does not exist: -32602, or
 // -32603 with the fault given.
 func (s *Spec) noTask(m msg, id json.RawMessage, fault string, out specOut) {
-	code := codeInvalidParams
-	if s.has(fault) {
-		code = -32603
-	}
+	code := map[bool]int{false: codeInvalidParams, true: -32603}[s.has(fault)]
 	out.send(s.errorLine(id, code, "Task not found: "+taskIDParam(m.Params)))
 }
 
@@ -473,10 +474,9 @@ func (s *Spec) statusNote(t *specTask, fields map[string]json.RawMessage, out sp
 	if status := string(fields["status"]); status == `"completed"` || status == `"failed"` {
 		s.progress(t, 2, "job "+strings.Trim(status, `"`), out)
 	}
-	if out.http {
-		return
+	if !out.http {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":` + string(mustJSON(fields)) + `}`)
 	}
-	out.send(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":` + string(mustJSON(fields)) + `}`)
 }
 
 // taskList lists every task, in one page.
@@ -507,7 +507,7 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 	for n := 0; ; n++ {
 		st.mu.Lock()
 		status, real, answers := t.status, t.status, t.answers
-		if s.has("task-result-early") {
+		if s.has("task-result-early") && !terminal(real) || s.has("task-result-working") && n == 0 && real == "working" {
 			status = "completed"
 		}
 		switch {
@@ -517,27 +517,24 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 			return
 		case terminal(status):
 			st.mu.Unlock()
-			if status == "failed" && len(s.Tasks.Statuses) > 0 {
+			switch {
+			case status == "failed" && len(s.Tasks.Statuses) > 0:
 				out.send(s.resultLine(id, "tasks/result", json.RawMessage(`{"content":[{"type":"text","text":"the job broke"}],"isError":true,"_meta":`+related(t.id)+`}`)))
-				return
-			}
-			if status == "failed" && slices.Contains(s.Tasks.Fail, t.tool) {
+			case status == "failed" && slices.Contains(s.Tasks.Fail, t.tool):
 				out.send(s.errorLine(id, taskError.Code, taskError.Message))
-				return
-			}
-			if status == "cancelled" {
+			case status == "cancelled":
 				out.send(s.errorLine(id, -32603, "the task was cancelled"))
-				return
+			default:
+				res := s.callResult(t.tool, answers)
+				if status != real {
+					res = json.RawMessage(`{"content":[]}`)
+				}
+				if r, ok := object(res); ok && !s.has("task-result-no-meta") {
+					r["_meta"] = json.RawMessage(related(t.id))
+					res = mustJSON(r)
+				}
+				out.send(s.resultLine(id, "tasks/result", res))
 			}
-			res := s.callResult(t.tool, answers)
-			if s.has("task-result-early") && !terminal(real) {
-				res = json.RawMessage(`{"content":[]}`)
-			}
-			if r, ok := object(res); ok && !s.has("task-result-no-meta") {
-				r["_meta"] = json.RawMessage(related(t.id))
-				res = mustJSON(r)
-			}
-			out.send(s.resultLine(id, "tasks/result", res))
 			return
 		case status == "input_required" && t.answers == nil:
 			st.mu.Unlock()
