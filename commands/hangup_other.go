@@ -4,4 +4,4 @@ package commands
 
 import "os"
 
-func hangupWatch(*os.File) (<-chan struct{}, func()) { return make(chan struct{}), func() {} }
+func watchHangup(*os.File) (<-chan struct{}, func()) { return make(chan struct{}), func() {} }
