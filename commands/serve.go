@@ -317,6 +317,9 @@ func writeRecording(out *console, path string, rec *mock.Recorder, secrets *reda
 	if n := rec.Skipped(); n > 0 {
 		out.notef("%d answers were left out: a recording keeps %d MiB of answers", n, mock.DefaultMaxRecorded>>20)
 	}
+	if n := rec.Malformed(); n > 0 {
+		out.notef("%d answers were left out: their params or list items do not decode", n)
+	}
 	return nil
 }
 

@@ -436,3 +436,23 @@ func TestMockJQIsBounded(t *testing.T) {
 		t.Errorf("the next call: %s %v", res, err)
 	}
 }
+
+// An answer whose params or list items do not decode is not kept under a
+// name it was not given, and is counted apart from those past the bound.
+func TestRecorderMalformed(t *testing.T) {
+	rec := mock.NewRecorder()
+	rec.Note("tools/list", nil, json.RawMessage(`{"tools":{"name":"a"}}`))
+	rec.Note("tools/call", json.RawMessage(`{"name":5,"arguments":{}}`), json.RawMessage(`{"content":[]}`))
+	rec.Note("prompts/get", json.RawMessage(`["hello"]`), json.RawMessage(`{"messages":[]}`))
+	if n := rec.Malformed(); n != 3 {
+		t.Errorf("malformed %d answers, want 3", n)
+	}
+	snap, responses := rec.Files()
+	r, err := mock.ParseResponses(responses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tools) != 0 || len(r.Prompts) != 0 || strings.Contains(string(snap), `"a"`) {
+		t.Errorf("kept: %s %s", snap, responses)
+	}
+}
