@@ -28,12 +28,11 @@ type usageSchema struct {
 	Required    []string                `json:"required"`
 	Enum        []json.RawMessage       `json:"enum"`
 	Default     json.RawMessage         `json:"default"`
-	Items       json.RawMessage         `json:"items"`
+	Items       *usageSchema            `json:"items"`
 }
 
 // UnmarshalJSON reads a schema: true and false (JSON Schema's any and
-// none) tell nothing of the value, shown as JSON; a property's schema of
-// another type is a definition the server broke, as its description is.
+// none) tell nothing of the value; one of another type is a broken tool.
 func (s *usageSchema) UnmarshalJSON(b []byte) error {
 	if string(b) == "true" || string(b) == "false" {
 		return nil
@@ -179,11 +178,7 @@ func placeholderAt(p *usageSchema, depth int) string {
 	case "string", "integer", "number", "boolean":
 		return strings.ToUpper(t)
 	case "array":
-		var items *usageSchema
-		if json.Unmarshal(p.Items, &items) != nil {
-			return "JSON..." // no items, or a list of schemas: no one type
-		}
-		return placeholderAt(items, depth+1) + "..."
+		return placeholderAt(p.Items, depth+1) + "..."
 	case "object":
 		return "JSON"
 	}

@@ -42,11 +42,8 @@ func asksOf(s seen) []serverAsk {
 	return out
 }
 
-// inputRequests are an input_required result's requests, by key. The
-// schema check (asks.elicitation) judges their shape: here inputRequests
-// that do not decode are none to answer or to watch.
-func inputRequests(result json.RawMessage) map[string]serverAsk {
-	var reqs map[string]serverAsk
+// inputRequests are an input_required result's requests, by key.
+func inputRequests(result json.RawMessage) (reqs map[string]serverAsk) {
 	rawjson.DecodeLoose(member(result, "inputRequests"), &reqs) // judged by asks.elicitation's schema: none to answer here
 	return reqs
 }

@@ -1050,17 +1050,15 @@ func member(raw json.RawMessage, key string) json.RawMessage {
 	return rawjson.Member(raw, key)
 }
 
-// malformed decodes raw, when it is there, into v, and says how it is of
-// the wrong shape, what naming it ("" when it decodes): a member of an
-// answer that does not decode is the server's fault, not a member left out.
+// malformed decodes raw, when there, into v; it says how raw is of the wrong
+// shape (the server's fault, not a member left out), "" when it decodes.
 func malformed(raw json.RawMessage, v any, what string) string {
 	if raw == nil || json.Unmarshal(raw, v) == nil {
 		return ""
 	}
-	return fmt.Sprintf("%s is of the wrong shape: %s", what, clip(string(raw), 120))
+	return what + " is of the wrong shape: " + clip(string(raw), 120)
 }
 
-// decode is malformed, failing the check on a value of the wrong shape.
 func (t *T) decode(raw json.RawMessage, v any, what string) {
 	if p := malformed(raw, v, what); p != "" {
 		t.Fail("%s", p)

@@ -142,19 +142,11 @@ func (r *Recorder) keep(n int) bool {
 }
 
 // Skipped is how many answers were not kept, past Max, each time one
-// came.
-func (r *Recorder) Skipped() int {
+// came, and how many because their params or list items do not decode.
+func (r *Recorder) Skipped() (past, malformed int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.skipped
-}
-
-// Malformed is how many answers were not kept because their params or
-// list items do not decode.
-func (r *Recorder) Malformed() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.malformed
+	return r.skipped, r.malformed
 }
 
 // items keeps the items of a list page not kept yet.
