@@ -314,8 +314,8 @@ func writeRecording(out *console, path string, rec *mock.Recorder, secrets *reda
 		}
 	}
 	out.notef("recorded %s and %s", path, surface.ResponsesBeside(path))
-	if n := rec.Skipped(); n > 0 {
-		out.notef("%d answers were left out: a recording keeps %d MiB of answers", n, mock.DefaultMaxRecorded>>20)
+	if n, bad := rec.Skipped(); n+bad > 0 {
+		out.notef("%d answers were left out: %d past the %d MiB a recording keeps, %d whose params or list items do not decode", n+bad, n, mock.DefaultMaxRecorded>>20, bad)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ package commands
 // first line of each description.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -21,13 +22,23 @@ import (
 
 // usageSchema is what a usage block reads of a JSON Schema.
 type usageSchema struct {
-	Type        json.RawMessage            `json:"type"`
-	Description string                     `json:"description"`
-	Properties  map[string]json.RawMessage `json:"properties"`
-	Required    []string                   `json:"required"`
-	Enum        []json.RawMessage          `json:"enum"`
-	Default     json.RawMessage            `json:"default"`
-	Items       json.RawMessage            `json:"items"`
+	Type        json.RawMessage         `json:"type"`
+	Description string                  `json:"description"`
+	Properties  map[string]*usageSchema `json:"properties"`
+	Required    []string                `json:"required"`
+	Enum        []json.RawMessage       `json:"enum"`
+	Default     json.RawMessage         `json:"default"`
+	Items       *usageSchema            `json:"items"`
+}
+
+// UnmarshalJSON reads a schema: true and false (JSON Schema's any and
+// none) tell nothing of the value; one of another type is a broken tool.
+func (s *usageSchema) UnmarshalJSON(b []byte) error {
+	if string(b) == "true" || string(b) == "false" {
+		return nil
+	}
+	type plain usageSchema
+	return json.Unmarshal(b, (*plain)(s))
 }
 
 // A usage block shows what a server wrote to a screen's worth, on a
@@ -119,7 +130,7 @@ func writeProperties(b *strings.Builder, s usageSchema, sep, whole string) {
 	var heads, tails []string
 	width := 0
 	for _, k := range keys {
-		p := propertySchema(s.Properties[k])
+		p := cmp.Or(s.Properties[k], &usageSchema{})
 		var notes []string
 		if slices.Contains(s.Required, k) {
 			notes = append(notes, "required")
@@ -154,15 +165,14 @@ func writeProperties(b *strings.Builder, s usageSchema, sep, whole string) {
 
 // placeholder names a property's type as a value: STRING, INTEGER,
 // NUMBER, BOOLEAN, JSON for an object, TYPE... for an array of TYPE.
-func placeholder(raw json.RawMessage) string { return placeholderAt(raw, 0) }
+func placeholder(p *usageSchema) string { return placeholderAt(p, 0) }
 
 // placeholderAt is placeholder for an array nested depth deep: past a
 // few, JSON (a hostile schema may nest thousands).
-func placeholderAt(raw json.RawMessage, depth int) string {
-	if depth > 4 {
+func placeholderAt(p *usageSchema, depth int) string {
+	if depth > 4 || p == nil {
 		return "JSON"
 	}
-	p := propertySchema(raw)
 	t, _ := rawjson.String(p.Type) // a list of types is shown as JSON
 	switch t {
 	case "string", "integer", "number", "boolean":
@@ -176,13 +186,6 @@ func placeholderAt(raw json.RawMessage, depth int) string {
 		return "VALUE"
 	}
 	return "JSON"
-}
-
-// propertySchema is what a usage block reads of a property's schema.
-func propertySchema(raw json.RawMessage) usageSchema {
-	var p usageSchema
-	rawjson.DecodeLoose(raw, &p) // true, false (JSON Schema's any and none) or one of other types tells nothing of the value: shown as JSON
-	return p
 }
 
 func boolRank(b bool) int {

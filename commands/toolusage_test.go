@@ -149,10 +149,12 @@ func usageOf(t *testing.T, schema, desc string) string {
 func TestToolUsageMalformed(t *testing.T) {
 	t.Parallel()
 	for name, c := range map[string]struct{ tool, arg string }{
-		"names, a description not a string": {`{"name":"t","description":7,"inputSchema":{"type":"object"}}`, "--names"},
-		"usage, properties not an object":   {`{"name":"t","inputSchema":{"type":"object","properties":5}}`, "t"},
-		"usage, an output schema not one":   {`{"name":"t","inputSchema":{"type":"object"},"outputSchema":"x"}`, "t"},
-		"usage, a description not a string": {`{"name":"t","description":["a"],"inputSchema":{"type":"object"}}`, "t"},
+		"names, a description not a string":            {`{"name":"t","description":7,"inputSchema":{"type":"object"}}`, "--names"},
+		"usage, properties not an object":              {`{"name":"t","inputSchema":{"type":"object","properties":5}}`, "t"},
+		"usage, an output schema not one":              {`{"name":"t","inputSchema":{"type":"object"},"outputSchema":"x"}`, "t"},
+		"usage, a description not a string":            {`{"name":"t","description":["a"],"inputSchema":{"type":"object"}}`, "t"},
+		"usage, a property's schema not one":           {`{"name":"t","inputSchema":{"type":"object","properties":{"n":"x"}}}`, "t"},
+		"usage, a property's description not a string": {`{"name":"t","inputSchema":{"type":"object","properties":{"n":{"type":"string","description":5}}}}`, "t"},
 	} {
 		args := []string{"list-tools", c.arg}
 		if c.arg == "t" {

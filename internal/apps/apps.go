@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -82,7 +81,9 @@ func OfTool(tool json.RawMessage) (a ToolApp, ok bool) {
 			Flat json.RawMessage `json:"ui/resourceUri"`
 		} `json:"_meta"`
 	}
-	rawjson.DecodeLoose(tool, &t)
+	if json.Unmarshal(tool, &t) != nil {
+		a.Problems = append(a.Problems, problem(Error, "apps.tool-meta", "the tool's name or _meta is not of its type (a string, an object)"))
+	}
 	a.Tool = t.Name
 	a.Visibility = []string{Model, App}
 	var ui struct {

@@ -3,8 +3,6 @@ package apps
 import (
 	"encoding/json"
 	"strings"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Sandbox is the sandbox a host gives an app's frame: scripts, and
@@ -97,14 +95,14 @@ func (r *Report) AddCall(args, result json.RawMessage) {
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	rawjson.DecodeLoose(result, &res) // content that does not decode is no meaningful content: the report says so below
+	malformed := json.Unmarshal(result, &res) != nil // content of the wrong types: none a host can be sure to show
 	meaningful := false
 	for _, c := range res.Content {
 		if c.Type != "text" || strings.TrimSpace(c.Text) != "" {
 			meaningful = true
 		}
 	}
-	if !meaningful {
+	if !meaningful || malformed {
 		r.Problems = append(r.Problems, problem(Error, "apps.text-fallback", "the tool's result has no content a host without apps can show; a tool with an app must still return meaningful content"))
 		r.Valid = false
 	}

@@ -61,11 +61,7 @@ func ReadResource(uri string, res, listing json.RawMessage, max int) (Resource, 
 	}
 	var item json.RawMessage
 	for _, c := range body.Contents {
-		var it struct {
-			URI string `json:"uri"`
-		}
-		rawjson.DecodeLoose(c, &it) // an item whose uri does not decode is not the one sought: "no item for the uri" is said below
-		if it.URI == uri {
+		if rawjson.Key(c, "uri") == uri {
 			item = c
 			break
 		}

@@ -33,13 +33,19 @@ func asksOf(s seen) []serverAsk {
 	}
 	var reqs map[string]serverAsk
 	if s.bad == "" && inputRequired(s) {
-		rawjson.DecodeLoose(member(s.msg.Result, "inputRequests"), &reqs)
+		reqs = inputRequests(s.msg.Result)
 	}
 	var out []serverAsk
 	for _, k := range slices.Sorted(maps.Keys(reqs)) {
 		out = append(out, reqs[k])
 	}
 	return out
+}
+
+// inputRequests are an input_required result's requests, by key.
+func inputRequests(result json.RawMessage) (reqs map[string]serverAsk) {
+	rawjson.DecodeLoose(member(result, "inputRequests"), &reqs) // judged by asks.elicitation's schema: none to answer here
+	return reqs
 }
 
 // askWatch is a watch over the server's requests of method: problem says
@@ -76,7 +82,9 @@ func elicitationProblem(p, _ json.RawMessage, era string) string {
 			return "a form whose requestedSchema is no schema of type object"
 		}
 		var props map[string]json.RawMessage
-		rawjson.DecodeLoose(member(rs, "properties"), &props)
+		if p := malformed(member(rs, "properties"), &props, "the form's properties"); p != "" {
+			return p
+		}
 		for name, prop := range props {
 			t, _ := str(member(prop, "type"))
 			items := member(prop, "items")
@@ -120,15 +128,17 @@ func samplingProblem(p, _ json.RawMessage, _ string) string {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	}
-	rawjson.DecodeLoose(member(p, "messages"), &msgs)
+	if p := malformed(member(p, "messages"), &msgs, "the messages"); p != "" {
+		return p
+	}
 	var pending []string // the tool uses of the message before
 	for i, m := range msgs {
 		if m.Role != "user" && m.Role != "assistant" {
 			return fmt.Sprintf("message %d has role %q, neither user nor assistant", i, clip(m.Role, 40))
 		}
 		var blocks []json.RawMessage
-		if rawjson.DecodeLoose(m.Content, &blocks); blocks == nil && m.Content != nil {
-			blocks = []json.RawMessage{m.Content}
+		if m.Content != nil && (json.Unmarshal(m.Content, &blocks) != nil || blocks == nil) {
+			blocks = []json.RawMessage{m.Content} // one block, not an array of them
 		}
 		if len(blocks) == 0 {
 			return fmt.Sprintf("message %d has no content", i)

@@ -18,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/mcp"
@@ -83,7 +82,7 @@ func toolCallChecks() []*Check {
 						continue
 					}
 					checked = true
-					if !textHolds(rec.result, sc) {
+					if !textHolds(t, rec.result, sc) {
 						t.Sent(rec.sent)
 						t.FailGot(clipped(rec.result), "no text block holds the structured content's JSON")
 					}
@@ -585,16 +584,16 @@ func resultProblem(res json.RawMessage) string {
 
 // textHolds reports whether a text block of the result holds JSON equal
 // to v.
-func textHolds(res, v json.RawMessage) bool {
+func textHolds(t *T, res, v json.RawMessage) bool {
 	var r struct {
 		Content []struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	rawjson.DecodeLoose(res, &r)
+	t.decode(res, &r, "the tools/call result")
 	var want any
-	rawjson.DecodeLoose(v, &want)
+	t.decode(v, &want, "the structured content")
 	for _, c := range r.Content {
 		var got any
 		if c.Type == "text" && json.Unmarshal([]byte(c.Text), &got) == nil && fmt.Sprint(got) == fmt.Sprint(want) {

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -251,7 +250,9 @@ func notModern(m mcp.Message) string {
 	var d struct {
 		Supported []string `json:"supportedVersions"`
 	}
-	rawjson.DecodeLoose(m.Result, &d)
+	if p := malformed(m.Result, &d, "server/discover's result"); p != "" {
+		return p
+	}
 	if !slices.ContainsFunc(d.Supported, mcp.IsModern) {
 		return fmt.Sprintf("server/discover lists no version of the 2026-07-28 era (%q)", d.Supported)
 	}

@@ -22,7 +22,6 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/doctor"
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -364,18 +363,14 @@ func discoverShape(m mcp.Message, modern bool) *defect {
 		}
 		return nil
 	}
-	var d struct {
-		Supported    json.RawMessage `json:"supportedVersions"`
-		Capabilities json.RawMessage `json:"capabilities"`
-	}
-	rawjson.DecodeLoose(m.Result, &d)
+	supported := member(m.Result, "supportedVersions")
 	var versions []string
 	switch {
-	case d.Supported == nil:
+	case supported == nil:
 		return &defect{id: "modern.discover", message: "the result has no supportedVersions", sent: sent, received: clipped(m.Result)}
-	case json.Unmarshal(d.Supported, &versions) != nil || len(versions) == 0:
+	case json.Unmarshal(supported, &versions) != nil || len(versions) == 0:
 		return &defect{id: "modern.discover", message: "the result's supportedVersions is no array of versions", sent: sent, received: clipped(m.Result)}
-	case !isObject(d.Capabilities):
+	case !isObject(member(m.Result, "capabilities")):
 		return &defect{id: "modern.discover", message: "the result has no capabilities object", sent: sent, received: clipped(m.Result)}
 	}
 	return nil

@@ -76,8 +76,10 @@ func eachInvalid(t *T, fn func(badCall)) {
 func (r *runner) callInvalid(t *T, i int) *badCall {
 	params, def := r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-invalid-%d"`, i)))
 	args := map[string]json.RawMessage{}
-	rawjson.DecodeLoose(member(params, "arguments"), &args)
-	broken, how := invalidArgs(member(def, "inputSchema"), args)
+	t.decode(member(params, "arguments"), &args, "the arguments built for --call")
+	var s argSchema
+	t.decode(member(def, "inputSchema"), &s, fmt.Sprintf("the inputSchema of %q", r.opts.Calls[i].Tool))
+	broken, how := invalidArgs(s, args)
 	if how == "" {
 		return nil
 	}
@@ -88,19 +90,20 @@ func (r *runner) callInvalid(t *T, i int) *badCall {
 	return b
 }
 
-// invalidArgs are args broken as schema refuses them: a required argument
+// argSchema is what invalidArgs reads of a tool's inputSchema.
+type argSchema struct {
+	Required   []string                   `json:"required"`
+	Properties map[string]json.RawMessage `json:"properties"`
+}
+
+// invalidArgs are args broken as s refuses them: a required argument
 // left out, else a typed one given a value of another type; how says
 // which, "" when the schema requires and types nothing.
-func invalidArgs(schema json.RawMessage, args map[string]json.RawMessage) (map[string]json.RawMessage, string) {
+func invalidArgs(s argSchema, args map[string]json.RawMessage) (map[string]json.RawMessage, string) {
 	out := map[string]json.RawMessage{}
 	for k, v := range args {
 		out[k] = v
 	}
-	var s struct {
-		Required   []string                   `json:"required"`
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	rawjson.DecodeLoose(schema, &s)
 	for _, name := range s.Required {
 		if _, ok := s.Properties[name]; ok || len(s.Properties) == 0 {
 			delete(out, name)

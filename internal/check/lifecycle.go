@@ -448,7 +448,7 @@ func undeclaredCompletions(t *T) {
 		return
 	}
 	var values []json.RawMessage
-	rawjson.DecodeLoose(member(member(res, "completion"), "values"), &values)
+	t.decode(member(member(res, "completion"), "values"), &values, "completion/complete's completion.values")
 	if len(values) == 0 {
 		t.Note("completion/complete answers no values, which is no completion offered")
 		return
@@ -475,7 +475,7 @@ func undeclaredList(t *T, capability string) {
 			continue
 		}
 		var items []json.RawMessage
-		rawjson.DecodeLoose(member(res, l.Key), &items)
+		t.decode(member(res, l.Key), &items, l.Method+"'s "+l.Key)
 		if len(items) == 0 {
 			t.Note("%s answers an empty list, which is no %s offered", l.Method, capability)
 			continue

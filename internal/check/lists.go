@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -108,10 +107,13 @@ func listsChecks() []*Check {
 	}
 }
 
-// keysOf are the keys of a page's items, in order.
+// keysOf are the keys of a page's items, in order; items of the wrong
+// shape are their own one key, as sent.
 func keysOf(page json.RawMessage, key, by string) []string {
 	var items []json.RawMessage
-	rawjson.DecodeLoose(member(page, key), &items)
+	if p := malformed(member(page, key), &items, key); p != "" {
+		return []string{p}
+	}
 	out := []string{}
 	for _, it := range items {
 		k, _ := str(member(it, by))

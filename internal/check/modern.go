@@ -15,7 +15,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -384,11 +383,11 @@ var knownExtensions = []string{mcp.TasksExtension, "io.modelcontextprotocol/ui",
 // otherExtensions reports whether the server declares an extension whose
 // result types are not known here.
 func otherExtensions(f *facts) bool {
-	var caps struct {
-		Extensions map[string]json.RawMessage `json:"extensions"`
+	var exts map[string]json.RawMessage
+	if malformed(member(f.capabilities(), "extensions"), &exts, "extensions") != "" {
+		return true // extensions that do not decode are none known here
 	}
-	rawjson.DecodeLoose(member(f.init, "capabilities"), &caps)
-	for name := range caps.Extensions {
+	for name := range exts {
 		if !slices.Contains(knownExtensions, name) {
 			return true
 		}

@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -83,7 +82,7 @@ func mrtrChecks() []*Check {
 				c := t.connWith(connOptions{era: "modern"})
 				params := c.stamp(nil)
 				var meta map[string]json.RawMessage
-				rawjson.DecodeLoose(member(params, "_meta"), &meta)
+				t.decode(member(params, "_meta"), &meta, "the _meta mcpv stamps")
 				delete(meta, mcp.MetaClientInfo)
 				params, _ = json.Marshal(map[string]any{"_meta": meta})
 				t.Sent("server/discover " + string(params))

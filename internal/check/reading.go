@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -43,7 +42,7 @@ func readingListedChecks() []*Check {
 							URI string `json:"uri"`
 						} `json:"contents"`
 					}
-					rawjson.DecodeLoose(res, &r)
+					t.decode(res, &r, "resources/read's result")
 					for _, c := range r.Contents {
 						if c.URI == uri {
 							return
@@ -81,13 +80,14 @@ func readingListedChecks() []*Check {
 			run: func(t *T) {
 				for _, p := range t.listed("prompts/list") {
 					name, ok := str(member(p, "name"))
-					if !ok || len(requiredArgs(p)) == 0 {
+					req, readable := requiredArgs(p)
+					if !ok || !readable || len(req) == 0 {
 						continue
 					}
 					params, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]string{}})
 					res, rerr := t.callShown("prompts/get", params)
 					wantCode(t, res, rerr, -32602,
-						fmt.Sprintf("answered with a result, though %q is required", requiredArgs(p)[0]),
+						fmt.Sprintf("answered with a result, though %q is required", req[0]),
 						"answered with error %d, not -32602")
 					return
 				}
@@ -264,7 +264,7 @@ func eachPromptOf(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCE
 	args := map[string]map[string]string{}
 	for _, p := range prompts {
 		name, ok := str(member(p, "name"))
-		if req := requiredArgs(p); filled && ok && readableArgs(p) && len(req) > 0 {
+		if req, readable := requiredArgs(p); filled && ok && readable && len(req) > 0 {
 			args[name] = map[string]string{}
 			for _, a := range req {
 				args[name][a] = placeholder
@@ -273,7 +273,7 @@ func eachPromptOf(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCE
 		}
 	}
 	for _, p := range prompts {
-		if !readableArgs(p) {
+		if _, readable := requiredArgs(p); !readable {
 			name, _ := str(member(p, "name"))
 			if len(names) == 0 {
 				t.Block("jsonrpc.schema", "the arguments of prompt %q cannot be read, so which it requires is not known", clip(name, 100))
@@ -326,21 +326,12 @@ func eachRead(t *T, method string, params func(name string) json.RawMessage, nam
 func promptsToGet(prompts []json.RawMessage) []string {
 	var out []string
 	for _, p := range prompts {
-		if name, ok := str(member(p, "name")); ok && readableArgs(p) && len(requiredArgs(p)) == 0 {
+		name, ok := str(member(p, "name"))
+		if req, readable := requiredArgs(p); ok && readable && len(req) == 0 {
 			out = append(out, name)
 		}
 	}
 	return out
-}
-
-// readableArgs reports whether a prompt's arguments, if it has any, are
-// an array of objects whose required, where given, is a boolean.
-func readableArgs(prompt json.RawMessage) bool {
-	args := member(prompt, "arguments")
-	var as []struct {
-		Required *bool `json:"required"`
-	}
-	return args == nil || json.Unmarshal(args, &as) == nil
 }
 
 // readOnce asks the main session once per run for what several checks
@@ -358,22 +349,25 @@ type readAnswer struct {
 	rerr *mcp.RPCError
 }
 
-// requiredArgs are the names of a prompt's required arguments.
-func requiredArgs(prompt json.RawMessage) []string {
+// requiredArgs are the names of a prompt's required arguments; readable
+// is false when its arguments do not decode (a required that is no
+// boolean): which it requires is not known (jsonrpc.schema names it).
+func requiredArgs(prompt json.RawMessage) (names []string, readable bool) {
 	var p struct {
 		Arguments []struct {
 			Name     string `json:"name"`
 			Required bool   `json:"required"`
 		} `json:"arguments"`
 	}
-	rawjson.DecodeLoose(prompt, &p)
-	var out []string
+	if json.Unmarshal(prompt, &p) != nil {
+		return nil, false
+	}
 	for _, a := range p.Arguments {
 		if a.Required {
-			out = append(out, a.Name)
+			names = append(names, a.Name)
 		}
 	}
-	return out
+	return names, true
 }
 
 // completionParams asks to complete the first argument of a prompt, or

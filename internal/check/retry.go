@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -76,12 +75,8 @@ func promptParams(name string, answers json.RawMessage, state *string) json.RawM
 // answers are a client's answers to an input_required result's input
 // requests: each key's, by its method.
 func answers(result json.RawMessage) map[string]json.RawMessage {
-	var asks map[string]struct {
-		Method string `json:"method"`
-	}
-	rawjson.DecodeLoose(member(result, "inputRequests"), &asks)
 	out := map[string]json.RawMessage{}
-	for k, a := range asks {
+	for k, a := range inputRequests(result) {
 		if res := clientAnswer(a.Method); res != nil && a.Method != "ping" {
 			out[k] = res
 		}

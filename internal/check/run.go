@@ -1050,6 +1050,21 @@ func member(raw json.RawMessage, key string) json.RawMessage {
 	return rawjson.Member(raw, key)
 }
 
+// malformed decodes raw, when there, into v; it says how raw is of the wrong
+// shape (the server's fault, not a member left out), "" when it decodes.
+func malformed(raw json.RawMessage, v any, what string) string {
+	if raw == nil || json.Unmarshal(raw, v) == nil {
+		return ""
+	}
+	return what + " is of the wrong shape: " + clip(string(raw), 120)
+}
+
+func (t *T) decode(raw json.RawMessage, v any, what string) {
+	if p := malformed(raw, v, what); p != "" {
+		t.Fail("%s", p)
+	}
+}
+
 // str is a JSON string's value; ok false for anything else (null too).
 func str(raw json.RawMessage) (string, bool) {
 	if isNull(raw) {

@@ -10,7 +10,6 @@ package check
 import (
 	"encoding/json"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/skills"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -79,7 +78,7 @@ func skillsChecks() []*Check {
 				var settings struct {
 					DirectoryRead bool `json:"directoryRead"`
 				}
-				rawjson.DecodeLoose(member(member(t.r.facts.capabilities(), "extensions"), mcp.SkillsExtension), &settings)
+				t.decode(member(member(t.r.facts.capabilities(), "extensions"), mcp.SkillsExtension), &settings, "the skills extension's settings")
 				if !settings.DirectoryRead {
 					t.Skip("the server does not declare directoryRead")
 				}
@@ -156,10 +155,4 @@ func listSkills(t *T) []skillEntry {
 }
 
 // capabilities are the capabilities the server declared.
-func (f *facts) capabilities() json.RawMessage {
-	var res struct {
-		Capabilities json.RawMessage `json:"capabilities"`
-	}
-	rawjson.DecodeLoose(f.init, &res)
-	return res.Capabilities
-}
+func (f *facts) capabilities() json.RawMessage { return member(f.init, "capabilities") }

@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/lazy"
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -269,7 +268,7 @@ func onTaskList(t *T, c *conn, id string) (listed, ended bool) {
 			} `json:"tasks"`
 			Next *string `json:"nextCursor"`
 		}
-		rawjson.DecodeLoose(m.Result, &r)
+		t.decode(m.Result, &r, "tasks/list's result")
 		for _, tk := range r.Tasks {
 			if tk.TaskID == id {
 				return true, false

@@ -19,7 +19,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -266,7 +265,9 @@ var taskMembers = []string{"taskId", "status", "statusMessage", "createdAt", "la
 // resultType "complete", or "".
 func emptyAck(res json.RawMessage) string {
 	var m map[string]json.RawMessage
-	rawjson.DecodeLoose(res, &m)
+	if p := malformed(res, &m, "the result"); p != "" {
+		return p
+	}
 	if rt, _ := str(m["resultType"]); rt != "complete" {
 		return fmt.Sprintf("its resultType is %q, not \"complete\"", rt)
 	}
@@ -333,9 +334,7 @@ func extKeys(t *T) {
 				done[k] = true
 			}
 		} else {
-			var asks map[string]json.RawMessage
-			rawjson.DecodeLoose(member(m.Result, "inputRequests"), &asks)
-			for k := range asks {
+			for k := range inputRequests(m.Result) {
 				if done[k] {
 					t.Sent("tasks/update answering " + k + ", then tasks/get " + run.id)
 					t.FailGot(clipped(m.Result), "the key %q, answered in an earlier round, is asked again", k)

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -8,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpv/mcpv/internal/errkind"
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -21,11 +21,10 @@ const Version = 1
 // messages) for a later run to be compared with.
 func ReadBaseline(path string, data []byte) (*Result, error) {
 	var base Result
-	if err := json.Unmarshal(data, &base); err != nil {
+	var members map[string]json.RawMessage
+	if err := cmp.Or(json.Unmarshal(data, &base), json.Unmarshal(data, &members)); err != nil {
 		return nil, errkind.Usagef("--baseline %s: not the JSON report of mcpv load --format json: %v", path, err)
 	}
-	var members map[string]json.RawMessage
-	rawjson.DecodeLoose(data, &members) // an object: Result's Unmarshal took it
 	switch {
 	case base.Version == 0:
 		return nil, errkind.Usagef("--baseline %s: no version: not the JSON report of mcpv load --format json", path)

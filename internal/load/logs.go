@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -69,8 +68,10 @@ func (l *Logs) Note(params json.RawMessage) {
 		Logger string          `json:"logger"`
 		Data   json.RawMessage `json:"data"`
 	}
-	rawjson.DecodeLoose(params, &p)
-	level := cmp.Or(kept(p.Level), "none")
+	level := "malformed" // params that do not decode, counted as such
+	if json.Unmarshal(params, &p) == nil {
+		level = cmp.Or(kept(p.Level), "none")
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.levels == nil {

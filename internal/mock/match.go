@@ -158,17 +158,11 @@ func names(items []json.RawMessage) []string {
 	return out
 }
 
-func member(raw json.RawMessage, key string) string {
-	var s string
-	rawjson.DecodeLoose(memberRaw(raw, key), &s)
-	return s
-}
+// member is the string member key of a valid JSON object, "" when none.
+func member(raw json.RawMessage, key string) string { return rawjson.Key(raw, key) }
 
-func memberRaw(raw json.RawMessage, key string) json.RawMessage {
-	var m map[string]json.RawMessage
-	rawjson.DecodeLoose(raw, &m)
-	return m[key]
-}
+// memberRaw is the member key of a valid JSON object, nil when none.
+func memberRaw(raw json.RawMessage, key string) json.RawMessage { return rawjson.Member(raw, key) }
 
 func compact(raw json.RawMessage) string {
 	var v any

@@ -170,6 +170,8 @@ type target struct {
 	Name      string          `json:"name"`
 	URI       string          `json:"uri"`
 	Arguments json.RawMessage `json:"arguments"`
+	Ref       json.RawMessage `json:"ref"`      // completion/complete's
+	Argument  json.RawMessage `json:"argument"` // completion/complete's
 }
 
 func (m *Mock) call(ctx context.Context, name string, rawArgs, params json.RawMessage) (json.RawMessage, error) {

@@ -240,7 +240,7 @@ func TestRecorderBound(t *testing.T) {
 	rec.Note("tools/call", json.RawMessage(`{"name":"a","arguments":{}}`), json.RawMessage(big))
 	rec.Note("tools/call", json.RawMessage(`{"name":"b","arguments":{}}`), json.RawMessage(big))
 	rec.Note("resources/read", json.RawMessage(`{"uri":"demo://x"}`), json.RawMessage(big))
-	if n := rec.Skipped(); n != 2 {
+	if n, _ := rec.Skipped(); n != 2 {
 		t.Errorf("skipped %d answers, want 2", n)
 	}
 	_, responses := rec.Files()
@@ -266,7 +266,7 @@ func TestRecorderBoundCountsArguments(t *testing.T) {
 	if len(responses) > 1<<20+1<<10 {
 		t.Errorf("%d bytes of responses kept past a bound of %d", len(responses), rec.Max)
 	}
-	if n := rec.Skipped(); n < 18 {
+	if n, _ := rec.Skipped(); n < 18 {
 		t.Errorf("skipped %d of 20 calls of 256 KiB arguments under a 1 MiB bound", n)
 	}
 }
@@ -434,5 +434,25 @@ func TestMockJQIsBounded(t *testing.T) {
 	}
 	if res, err := m.Forward(context.Background(), "tools/call", json.RawMessage(`{"name":"add","arguments":{}}`)); err != nil || !strings.Contains(string(res), "fine") {
 		t.Errorf("the next call: %s %v", res, err)
+	}
+}
+
+// An answer whose params or list items do not decode is not kept under a
+// name it was not given, and is counted apart from those past the bound.
+func TestRecorderMalformed(t *testing.T) {
+	rec := mock.NewRecorder()
+	rec.Note("tools/list", nil, json.RawMessage(`{"tools":{"name":"a"}}`))
+	rec.Note("tools/call", json.RawMessage(`{"name":5,"arguments":{}}`), json.RawMessage(`{"content":[]}`))
+	rec.Note("prompts/get", json.RawMessage(`["hello"]`), json.RawMessage(`{"messages":[]}`))
+	if _, n := rec.Skipped(); n != 3 {
+		t.Errorf("malformed %d answers, want 3", n)
+	}
+	snap, responses := rec.Files()
+	r, err := mock.ParseResponses(responses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tools) != 0 || len(r.Prompts) != 0 || strings.Contains(string(snap), `"a"`) {
+		t.Errorf("kept: %s %s", snap, responses)
 	}
 }

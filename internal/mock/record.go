@@ -2,9 +2,9 @@ package mock
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
@@ -29,6 +29,7 @@ type Recorder struct {
 	mu        sync.Mutex // guards the fields below
 	size      int64      // bytes of answers kept
 	skipped   int        // answers not kept, past Max
+	malformed int        // answers not kept: their params or items do not decode
 	snap      surface.Snapshot
 	listed    map[string]bool            // list method + name (or URI) of the items kept
 	resources map[string]json.RawMessage // URI -> the resource as resources/list showed it
@@ -50,9 +51,12 @@ func NewRecorder() *Recorder {
 // Note keeps a request's result, when it is one a mock answers from.
 func (r *Recorder) Note(method string, params, result json.RawMessage) {
 	var p target
-	rawjson.DecodeLoose(params, &p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if params != nil && json.Unmarshal(params, &p) != nil && slices.Contains([]string{"tools/call", "prompts/get", "resources/read", "completion/complete"}, method) {
+		r.malformed++
+		return
+	}
 	switch method {
 	case "initialize":
 		r.server(result)
@@ -95,16 +99,11 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 			r.resp.Resources = append(r.resp.Resources, Entry{URI: p.URI, Result: result})
 		}
 	case "completion/complete":
-		var c struct {
-			Ref      json.RawMessage `json:"ref"`
-			Argument json.RawMessage `json:"argument"`
-		}
-		rawjson.DecodeLoose(params, &c)
-		if c.Ref == nil {
+		if p.Ref == nil {
 			return
 		}
-		ref, arg := json.RawMessage(compact(c.Ref)), json.RawMessage(compact(c.Argument))
-		if c.Argument == nil {
+		ref, arg := json.RawMessage(compact(p.Ref)), json.RawMessage(compact(p.Argument))
+		if p.Argument == nil {
 			arg = nil
 		}
 		key := method + "\x00" + string(ref) + "\x00" + string(arg)
@@ -143,17 +142,20 @@ func (r *Recorder) keep(n int) bool {
 }
 
 // Skipped is how many answers were not kept, past Max, each time one
-// came.
-func (r *Recorder) Skipped() int {
+// came, and how many because their params or list items do not decode.
+func (r *Recorder) Skipped() (past, malformed int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.skipped
+	return r.skipped, r.malformed
 }
 
 // items keeps the items of a list page not kept yet.
 func (r *Recorder) items(l mcp.List, result json.RawMessage, dest *[]json.RawMessage) {
 	var its []json.RawMessage
-	rawjson.DecodeLoose(memberRaw(result, l.Key), &its)
+	if raw := memberRaw(result, l.Key); raw != nil && json.Unmarshal(raw, &its) != nil {
+		r.malformed++
+		return
+	}
 	for _, it := range its {
 		k := l.Method + "\x00" + member(it, l.Field)
 		if !r.listed[k] {

@@ -30,7 +30,10 @@ func FromTrace(data []byte) (snap surface.Snapshot, resp *Responses, notes []str
 	if err != nil {
 		return snap, nil, nil, err
 	}
-	s := trace.Surface(lines)
+	s, err := trace.Surface(lines)
+	if err != nil {
+		return snap, nil, nil, err
+	}
 	snap = s.Snapshot
 	r := &Responses{}
 	listed := map[string]bool{}

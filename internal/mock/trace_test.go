@@ -120,3 +120,18 @@ func TestFromTraceModernServer(t *testing.T) {
 		t.Errorf("server %+v", r.Server)
 	}
 }
+
+// A list page in the trace whose items do not decode fails the mock,
+// naming the method: a server without them would be a wrong one.
+func TestFromTraceMalformedList(t *testing.T) {
+	for _, page := range []string{`{"tools":"add"}`, `{"tools":["add"]}`, `[1]`} {
+		data := traceFile(t,
+			`> {"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+			`< {"jsonrpc":"2.0","id":2,"result":`+page+`}`,
+		)
+		_, _, _, err := FromTrace(data)
+		if err == nil || !strings.Contains(err.Error(), "tools/list: malformed result") {
+			t.Errorf("%s: err %v", page, err)
+		}
+	}
+}

@@ -219,14 +219,7 @@ func (p *Server) indexOf(kind Kind, listed map[string]json.RawMessage) *index {
 }
 
 // member is a string member of a definition, or "".
-func member(def []byte, name string) string {
-	var m map[string]json.RawMessage
-	var s string
-	if json.Unmarshal(def, &m) == nil {
-		rawjson.DecodeLoose(m[name], &s)
-	}
-	return s
-}
+func member(def []byte, name string) string { return rawjson.Key(def, name) }
 
 // withoutKey is a canonical definition without the member that names it.
 func withoutKey(kind Kind, def []byte) []byte {

@@ -48,7 +48,10 @@ func ReadSurfaceFile(path string, read func(string) ([]byte, error)) (*SurfaceFi
 		if err != nil {
 			return nil, err
 		}
-		s := trace.Surface(lines)
+		s, err := trace.Surface(lines)
+		if err != nil {
+			return nil, err
+		}
 		s.Name = cmp.Or(s.Name, strings.TrimSuffix(filepath.Base(path), ".trace.jsonl"))
 		return &SurfaceFile{Format: "trace", Servers: []surface.Server{s}, Lines: func(string, string) int { return 0 }}, nil
 	}

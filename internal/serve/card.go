@@ -83,7 +83,11 @@ func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route
 		sse, _ = LegacyPaths(h.path())
 		sse = base + sse
 	}
-	ident := servercard.IdentityOf(id)
+	ident, err := servercard.IdentityOf(id)
+	if err != nil {
+		httpError(w, http.StatusBadGateway, "the server's serverInfo does not decode: no card to make of it")
+		return
+	}
 	for _, f := range ident.Strings() {
 		*f = string(h.srv.Secrets.Mask([]byte(*f))) // before the card is made of them, so that it stays valid
 	}

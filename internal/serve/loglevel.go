@@ -3,8 +3,6 @@ package serve
 import (
 	"encoding/json"
 	"sync/atomic"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // logRank ranks the log levels (RFC 5424's, as MCP names them).
@@ -22,7 +20,9 @@ func levelOf(params json.RawMessage) int32 {
 	var p struct {
 		Level string `json:"level"`
 	}
-	rawjson.DecodeLoose(params, &p) // a level of another type is no level's name: refused as an unknown one (LogLevelKnown), ranked lowest in a message
+	if json.Unmarshal(params, &p) != nil {
+		return 0 // no level's name: refused as an unknown one (LogLevelKnown), ranked lowest in a message
+	}
 	return logRank[p.Level]
 }
 

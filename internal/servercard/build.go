@@ -18,7 +18,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/lazy"
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Identity is what a served server says of itself.
@@ -47,13 +46,14 @@ func (id *Identity) Strings() []*string {
 }
 
 // IdentityOf reads a server's identity from its initialize result (or the
-// modern era's discovery shaped as one).
-func IdentityOf(initResult json.RawMessage) Identity {
+// modern era's discovery shaped as one); an error when its serverInfo
+// does not decode, which is no identity to publish.
+func IdentityOf(initResult json.RawMessage) (Identity, error) {
 	var r struct {
 		ServerInfo Identity `json:"serverInfo"`
 	}
-	rawjson.DecodeLoose(initResult, &r)
-	return r.ServerInfo
+	err := json.Unmarshal(initResult, &r)
+	return r.ServerInfo, err
 }
 
 var unsafeName = &lazy.Regexp{Pattern: `[^a-zA-Z0-9._-]+`}

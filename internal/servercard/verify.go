@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -59,7 +58,9 @@ func Verify(c Card, live Live) []Disagreement {
 	var info struct {
 		Name, Version, Title, Description string
 	}
-	rawjson.DecodeLoose(live.ServerInfo, &info)
+	if live.ServerInfo != nil && json.Unmarshal(live.ServerInfo, &info) != nil {
+		add("serverInfo", "who the server is", "sends a serverInfo that does not decode: "+safetext.Clip(string(live.ServerInfo), 120))
+	}
 	if c.Name != "" && info.Name != "" {
 		_, short, _ := strings.Cut(c.Name, "/")
 		// The server's name as a card can hold it (CardName) agrees too.

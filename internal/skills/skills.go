@@ -71,11 +71,7 @@ func Find(ctx context.Context, client *mcp.Client, arg string) (Skill, error) {
 	}
 	uris := make([]string, len(matches))
 	for i, raw := range matches {
-		var e struct {
-			URI string `json:"uri"`
-		}
-		rawjson.DecodeLoose(raw, &e) // a refusal's text: a uri of another type is shown as ""
-		uris[i] = strconv.Quote(e.URI)
+		uris[i] = strconv.Quote(rawjson.Key(raw, "uri"))
 	}
 	return Skill{}, &Refusal{fmt.Sprintf("%d skills are called %s: name one by its URI (%s)", len(matches), strconv.Quote(arg), strings.Join(uris, ", "))}
 }

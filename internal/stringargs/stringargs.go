@@ -122,11 +122,7 @@ func Find(items []json.RawMessage, name string) json.RawMessage {
 func CheckAgainst(items []json.RawMessage, name string, ms []Member) (names []string, err error) {
 	names = make([]string, 0, len(items))
 	for _, it := range items {
-		var p struct {
-			Name string `json:"name"`
-		}
-		rawjson.DecodeLoose(it, &p)
-		names = append(names, p.Name)
+		names = append(names, rawjson.Key(it, "name"))
 	}
 	raw := Find(items, name)
 	if raw == nil {
@@ -138,7 +134,9 @@ func CheckAgainst(items []json.RawMessage, name string, ms []Member) (names []st
 			Required bool   `json:"required"`
 		} `json:"arguments"`
 	}
-	rawjson.DecodeLoose(raw, &p)
+	if err := mcp.DecodeResult("prompts/list", raw, &p); err != nil {
+		return names, err
+	}
 	var declared, missing []string
 	for _, arg := range p.Arguments {
 		declared = append(declared, arg.Name)

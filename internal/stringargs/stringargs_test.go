@@ -1,6 +1,7 @@
 package stringargs
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -80,5 +81,17 @@ func TestCheckPromptWarnsWhenThePromptsCannotBeListed(t *testing.T) {
 	names, err := CheckListed(t.Context(), c, "greet", []Member{{"x", []byte(`"1"`)}}, func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) })
 	if err != nil || names != nil || len(warned) != 1 || !strings.HasPrefix(warned[0], "could not list the prompts (") || !strings.Contains(warned[0], "down") {
 		t.Errorf("CheckPrompt = %v, warnings %q", err, warned)
+	}
+}
+
+// A listed prompt whose arguments do not decode is a prompts/list the
+// server broke: the check fails with mcp.DecodeResult's error (exit 4)
+// rather than passing arguments unchecked.
+func TestCheckAgainstMalformedPrompt(t *testing.T) {
+	items := []json.RawMessage{json.RawMessage(`{"name":"greet","arguments":{"who":{"required":true}}}`)}
+	_, err := CheckAgainst(items, "greet", nil)
+	var te *mcp.TransportError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "prompts/list: malformed result") {
+		t.Errorf("err %v", err)
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Line is one line of a trace, as Read decodes it: the members of every
@@ -143,11 +141,11 @@ func Exchanges(lines []Line) []*Exchange {
 	return all
 }
 
-// messages are the messages of a line: one, or each of a batch.
+// messages are the messages of a line: one, or each of a batch (a batch
+// that does not decode is one message that does not, skipped as one).
 func messages(raw json.RawMessage) []json.RawMessage {
-	if len(raw) > 0 && raw[0] == '[' {
-		var batch []json.RawMessage
-		rawjson.DecodeLoose(raw, &batch)
+	var batch []json.RawMessage
+	if len(raw) > 0 && raw[0] == '[' && json.Unmarshal(raw, &batch) == nil {
 		return batch
 	}
 	return []json.RawMessage{raw}

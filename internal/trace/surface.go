@@ -3,7 +3,6 @@ package trace
 import (
 	"encoding/json"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -11,8 +10,10 @@ import (
 // Surface is what a trace shows of its server: who it said it was (its
 // initialize or server/discover result), its instructions and every
 // item of the lists the run asked for, each page merged, the first time
-// an item appears (the lists of the first session that listed it).
-func Surface(lines []Line) surface.Server {
+// an item appears (the lists of the first session that listed it). A list
+// page whose items do not decode is an error (mcp.DecodeResult's): a
+// surface without them would be a wrong one.
+func Surface(lines []Line) (surface.Server, error) {
 	var s surface.Server
 	seen := map[string]bool{}
 	for _, e := range Exchanges(lines) {
@@ -42,15 +43,16 @@ func Surface(lines []Line) surface.Server {
 				s.Info, s.Instructions, s.ProtocolVersion, s.HasIdentity = r.ServerInfo, r.Instructions, r.ProtocolVersion, true
 				s.Name = s.InfoName()
 			}
-		case "tools/list":
-			items(e.Result, "tools", "name", seen, &s.Tools)
-		case "prompts/list":
-			items(e.Result, "prompts", "name", seen, &s.Prompts)
-		case "resources/templates/list":
-			items(e.Result, "resourceTemplates", "uriTemplate", seen, &s.ResourceTemplates)
-		case "resources/list":
-			items(e.Result, "resources", "uri", seen, &s.Resources)
-			s.HasResources = true
+		case "tools/list", "prompts/list", "resources/templates/list", "resources/list":
+			l := map[string]struct {
+				list, key string
+				dest      *[]json.RawMessage
+			}{"tools/list": {"tools", "name", &s.Tools}, "prompts/list": {"prompts", "name", &s.Prompts},
+				"resources/templates/list": {"resourceTemplates", "uriTemplate", &s.ResourceTemplates}, "resources/list": {"resources", "uri", &s.Resources}}[e.Method]
+			if err := items(e.Method, e.Result, l.list, l.key, seen, l.dest); err != nil {
+				return s, err
+			}
+			s.HasResources = s.HasResources || e.Method == "resources/list"
 		}
 	}
 	for _, l := range lines {
@@ -59,22 +61,29 @@ func Surface(lines []Line) surface.Server {
 			break
 		}
 	}
-	return s
+	return s, nil
 }
 
-// items adds the items of a list page not seen yet to dest.
-func items(result json.RawMessage, list, key string, seen map[string]bool, dest *[]json.RawMessage) {
+// items adds the items of a list page (method's result) not seen yet to
+// dest.
+func items(method string, result json.RawMessage, list, key string, seen map[string]bool, dest *[]json.RawMessage) error {
 	var page map[string]json.RawMessage
-	rawjson.DecodeLoose(result, &page)
 	var its []json.RawMessage
-	rawjson.DecodeLoose(page[list], &its)
+	if err := mcp.DecodeResult(method, result, &page); err != nil {
+		return err
+	}
+	if err := mcp.DecodeResult(method, page[list], &its); page[list] != nil && err != nil {
+		return err
+	}
 	for _, it := range its {
 		var m map[string]json.RawMessage
-		rawjson.DecodeLoose(it, &m)
-		k := list + "\x00" + string(m[key])
-		if !seen[k] {
+		if err := mcp.DecodeResult(method, it, &m); err != nil {
+			return err
+		}
+		if k := list + "\x00" + string(m[key]); !seen[k] {
 			seen[k] = true
 			*dest = append(*dest, it)
 		}
 	}
+	return nil
 }

@@ -39,7 +39,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/mcp"
@@ -357,7 +356,9 @@ func idAndMethod(msg []byte) (json.RawMessage, string) {
 		case "id":
 			id = v
 		case "method":
-			rawjson.DecodeLoose(v, &method)
+			if json.Unmarshal(v, &method) != nil {
+				return nil, "" // a method of another type: no head to read
+			}
 		}
 	}
 	return id, method
