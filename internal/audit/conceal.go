@@ -238,7 +238,7 @@ func (s *sent) fromShown(sp span) bool {
 				return true
 			}
 			for _, u := range s.f[cUser] {
-				if u.first > i && u.first-i <= 5 && !s.usersThing(u) {
+				if u.first > i && u.first-i <= 5 && !s.breakBetween(i, u.first) && !s.usersThing(u) {
 					return true
 				}
 			}
