@@ -21,6 +21,9 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 	for _, m := range hiddenMatches(hiddenRes.Get().comment, t) {
 		if len(strings.Fields(t[m[2]:m[3]])) >= 2 {
 			sev, msg, pair := hiddenSeverity(t[m[2]:m[3]], "hides text in an HTML comment")
+			if pair == "" && strings.HasPrefix(strings.TrimSpace(lower[m[2]:m[3]]), "[if ") {
+				sev, msg = Low, msg+" (a conditional comment, \"<!--[if mso]>\": markup for a mail client)"
+			}
 			sev, msg = quotedHidden(lower, m[0], m[1], sev, msg)
 			out = append(out, paired(f(RuleHiddenComment, sev, msg, m[0], m[1]), pair))
 		}

@@ -148,6 +148,7 @@ var intentHonest = []string{
 	"For the examples of one model, you can use the [`models.get`](#models.get) operation instead, which includes a `default_example` object.",
 	"Remove an entry from the current user's favorites.",
 	"Manages attachments. delete: permanently remove an attachment from the tracker (affects all users).",
+	"HTML of the mail.\n\nOUTLOOK\n- Add <!--[if mso]> conditionals where needed for Outlook rendering\n- Use bgcolor on every cell beside CSS background-color\n\nMETA\n- <meta charset=\"UTF-8\">",
 	"If you include this parameter, the service uses this URL instead of the callback URL of the [Messaging Service](https://docs.example.com/messaging/service).",
 	"The number of failed health checks before considered unhealthy. Default: 9, Minimum 1, Maximum 50.",
 	"Searches the model catalog; catalog columns include Provider, Type, Context Window, Capabilities, and modalities.",
