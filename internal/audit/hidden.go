@@ -81,10 +81,8 @@ func paired(fd Finding, pair ...string) Finding {
 
 // lineAt is the rest of the line of t from i.
 func lineAt(t string, i int) string {
-	if j := strings.IndexByte(t[i:], '\n'); j >= 0 {
-		return t[i : i+j]
-	}
-	return t[i:]
+	line, _, _ := strings.Cut(t[i:], "\n")
+	return line
 }
 
 // conditionalRe finds a condition after "use this tool first": first
