@@ -1059,6 +1059,7 @@ func malformed(raw json.RawMessage, v any, what string) string {
 	return what + " is of the wrong shape: " + clip(string(raw), 120)
 }
 
+// decode is malformed that fails the check when raw is of the wrong shape.
 func (t *T) decode(raw json.RawMessage, v any, what string) {
 	if p := malformed(raw, v, what); p != "" {
 		t.Fail("%s", p)
@@ -1156,10 +1157,9 @@ func (r *runner) traffic(t *T) {
 	}()
 	<-done
 	sub.closeOwn()
-	t.out.Notes = append(t.out.Notes, sub.out.Notes...) // what the traffic left unsaid otherwise (a bound it reached)
 	if sub.out.Status != Passed {
-		// The watch judges what came; that the exchanges meant to make
-		// more ended early is said, not taken for a clean run.
+		// The watch judges what came: exchanges that ended early are said first.
 		t.Note("the exchanges this check watches ended early (%s): %s", sub.out.Status, sub.out.Message)
 	}
+	t.out.Notes = append(t.out.Notes, sub.out.Notes...) // what the traffic left unsaid otherwise (a bound it reached)
 }
