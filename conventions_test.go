@@ -21,6 +21,13 @@ import (
 // test: the files a reader of the code reads, in this module alone.
 func productSources(t *testing.T, fn func(path string, lines []string)) {
 	t.Helper()
+	goSources(t, false, fn)
+}
+
+// goSources calls fn with every Go file of the module, its tests too when
+// tests is set.
+func goSources(t *testing.T, tests bool, fn func(path string, lines []string)) {
+	t.Helper()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -35,7 +42,7 @@ func productSources(t *testing.T, fn func(path string, lines []string)) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(path, ".go") || (!tests && strings.HasSuffix(path, "_test.go")) {
 			return nil
 		}
 		f, err := os.Open(path)
@@ -351,6 +358,31 @@ func TestNoOnceAtInit(t *testing.T) {
 	})
 	if lazyOnes < 40 {
 		t.Errorf("found %d lazy values; the walk misses files", lazyOnes)
+	}
+}
+
+// sharedPool is a use of the process's one HTTP connection pool, other
+// than to copy its settings.
+var sharedPool = regexp.MustCompile(`\bhttp\.(DefaultClient|Get|Post|PostForm|Head)\b|\bhttp\.DefaultTransport\b(?:[^.]|$|\.[^(])`)
+
+// No code, product or test, sends through http.DefaultTransport's pool:
+// anything in the process may close its idle connections
+// (httptest.Server.Close does, for every server a test ends), and a
+// request in flight on one of them fails with "CloseIdleConnections
+// called" (a test of serve's failed so, beside others in parallel). A
+// copy (http.DefaultTransport.(*http.Transport).Clone()) is the way.
+func TestNoRequestThroughTheSharedPool(t *testing.T) {
+	files := 0
+	goSources(t, true, func(path string, lines []string) {
+		files++
+		for i, line := range lines {
+			if code, _, _ := strings.Cut(line, "//"); sharedPool.MatchString(code) {
+				t.Errorf("%s:%d: %s: through the process's shared pool; use a copy of its own (testkit.HTTP in a test)", path, i+1, strings.TrimSpace(line))
+			}
+		}
+	})
+	if files < 500 {
+		t.Errorf("read %d files; the walk misses some", files)
 	}
 }
 

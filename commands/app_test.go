@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
 )
@@ -150,7 +151,7 @@ func openApp(t *testing.T, w *world, args []string) (post func(body string) map[
 		req, _ := http.NewRequest(http.MethodPost, page[1]+"/api/rpc", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+page[2])
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testkit.HTTP(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

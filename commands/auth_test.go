@@ -30,7 +30,7 @@ func runBrowserIfRequested() bool {
 	if mark := os.Getenv("MCPV_TEST_BROWSER"); mark != "1" {
 		os.WriteFile(mark, nil, 0o600) // where $BROWSER is a program, not a shell command
 	}
-	resp, err := http.Get(os.Args[len(os.Args)-1])
+	resp, err := (&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}).Get(os.Args[len(os.Args)-1])
 	if err != nil {
 		os.Exit(1)
 	}

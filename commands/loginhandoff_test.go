@@ -77,7 +77,7 @@ func TestLoginHandedOffWithoutTerminal(t *testing.T) {
 
 	// The user signs in: the browser follows the link to the authorization
 	// server, which sends it back to the waiting process.
-	resp, err := http.Get(f.Login.URL)
+	resp, err := testkit.HTTP(t).Get(f.Login.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

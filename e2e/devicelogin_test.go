@@ -24,6 +24,7 @@ import (
 	"github.com/mcpv/mcpv/internal/demoserver"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // The authorization server scripts/device-as.sh builds: zitadel/oidc's
@@ -99,7 +100,7 @@ func protectedByDeviceAS(t *testing.T, issuer string) *oauthtest.Server {
 	var md struct {
 		UserinfoEndpoint string `json:"userinfo_endpoint"`
 	}
-	resp, err := http.Get(issuer + ".well-known/openid-configuration")
+	resp, err := testkit.HTTP(t).Get(issuer + ".well-known/openid-configuration")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func protectedByDeviceAS(t *testing.T, issuer string) *oauthtest.Server {
 	srv.Verify = func(token string) bool {
 		req, _ := http.NewRequest(http.MethodGet, md.UserinfoEndpoint, nil)
 		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testkit.HTTP(t).Do(req)
 		if err != nil {
 			return false
 		}

@@ -5,7 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -53,7 +52,7 @@ func startJaeger(t *testing.T) *jaeger {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); out.Close() })
 	j := &jaeger{otlp: "http://127.0.0.1:" + ports[0], query: "http://127.0.0.1:" + ports[1]}
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get(j.query + "/api/services"); err == nil {
+		if resp, err := testkit.HTTP(t).Get(j.query + "/api/services"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
 				return j
@@ -97,7 +96,7 @@ func (s jaegerSpan) parent() string {
 // traces are the traces Jaeger holds with a span of operation op.
 func (j *jaeger) traces(t *testing.T, op string) [][]jaegerSpan {
 	t.Helper()
-	resp, err := http.Get(j.query + "/api/traces?service=mcpv&limit=50&operation=" + url.QueryEscape(op))
+	resp, err := testkit.HTTP(t).Get(j.query + "/api/traces?service=mcpv&limit=50&operation=" + url.QueryEscape(op))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // TestServeGateway: serve --http where a gateway runs: its endpoint at a
@@ -43,7 +45,7 @@ func TestServeGateway(t *testing.T) {
 		for i := 0; i+1 < len(header); i += 2 {
 			req.Header.Set(header[i], header[i+1])
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testkit.HTTP(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

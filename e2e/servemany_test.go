@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -116,7 +117,7 @@ func TestServeManyHTTP(t *testing.T) {
 	health := func() (int, string) {
 		req, _ := http.NewRequest(http.MethodGet, base+"/healthz", nil)
 		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testkit.HTTP(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,7 +61,8 @@ type HTTPOptions struct {
 	URL string
 	// Client sends every request; an authorization layer may wrap its
 	// Transport. nil means a client with no timeout of its own that follows
-	// redirects within the server's origin only.
+	// redirects within the server's origin only, over connections of its
+	// own that Close lets go.
 	Client *http.Client
 	// Header is added to every request (-H).
 	Header http.Header
@@ -112,6 +113,7 @@ type HTTPTransport struct {
 	opts     HTTPOptions
 	url      *url.URL
 	client   *http.Client
+	own      bool            // client is the transport's alone
 	ctx      context.Context // ends when the transport closes
 	cancel   context.CancelFunc
 	incoming chan inbound // messages and per-request errors for Read
@@ -189,9 +191,9 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 	if opts.MaxResumes <= 0 {
 		opts.MaxResumes = DefaultMaxResumes
 	}
-	client := opts.Client
-	if client == nil {
-		client = &http.Client{CheckRedirect: sameOrigin}
+	client, own := opts.Client, opts.Client == nil
+	if own {
+		client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), CheckRedirect: sameOrigin}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	large := newLargeGate()
@@ -205,6 +207,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 		opts:     opts,
 		url:      u,
 		client:   client,
+		own:      own,
 		ctx:      ctx,
 		cancel:   cancel,
 		incoming: make(chan inbound, 64),
@@ -466,5 +469,8 @@ func (t *HTTPTransport) Close(ctx context.Context) error {
 	case <-time.After(closeDrainWait):
 	}
 	t.fail(errTransportClosed)
+	if t.own {
+		t.client.CloseIdleConnections()
+	}
 	return nil
 }

@@ -40,20 +40,12 @@ func dialHTTP(t *testing.T, opts HTTPOptions, sopts SessionOptions) *httpConn {
 	return h
 }
 
-// newHTTPTransport is NewHTTPTransport, except that the default client gets
-// a connection pool of its own: every httptest server that closes empties
-// http.DefaultTransport's idle pool, which breaks a POST of a test running
-// in parallel that has just taken one of its connections.
+// newHTTPTransport is NewHTTPTransport, which must succeed.
 func newHTTPTransport(t *testing.T, opts HTTPOptions) *HTTPTransport {
 	t.Helper()
 	tr, err := NewHTTPTransport(opts)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if opts.Client == nil {
-		pool := http.DefaultTransport.(*http.Transport).Clone()
-		tr.client.Transport = pool
-		t.Cleanup(pool.CloseIdleConnections)
 	}
 	return tr
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
@@ -208,9 +209,7 @@ func TestRefusedAboveTheConnectionIsNoLoss(t *testing.T) {
 		x.Status(http.StatusUnauthorized, "")
 		return true
 	}})
-	pool := http.DefaultTransport.(*http.Transport).Clone()
-	t.Cleanup(pool.CloseIdleConnections)
-	h := dialHTTP(t, HTTPOptions{URL: srv.URL, Client: &http.Client{Transport: refusingLayer{pool}}}, SessionOptions{})
+	h := dialHTTP(t, HTTPOptions{URL: srv.URL, Client: &http.Client{Transport: refusingLayer{testkit.Pool(t)}}}, SessionOptions{})
 	h.tr.SetProtocolVersion(ModernVersion)
 	_, err := h.s.Call(testCtx(t), "tools/list", nil)
 	if err == nil || !strings.Contains(err.Error(), "giving up") || strings.Contains(err.Error(), "lost") {

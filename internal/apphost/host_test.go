@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/apps"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -100,7 +101,7 @@ func (s *started) get(t *testing.T, path string, header map[string]string) *http
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	r, err := http.DefaultClient.Do(req)
+	r, err := testkit.HTTP(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func (s *started) rpc(t *testing.T, body string, header map[string]string) *http
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	r, err := http.DefaultClient.Do(req)
+	r, err := testkit.HTTP(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestAPIAdmitsThePageAlone(t *testing.T) {
 			}
 			req.Header.Set(k, v)
 		}
-		r, err := http.DefaultClient.Do(req)
+		r, err := testkit.HTTP(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +198,7 @@ func TestProxyPolicy(t *testing.T) {
 	r := s.get(t, "/api/app", map[string]string{"Authorization": "Bearer " + s.token})
 	var app struct{ ProxyURL, ProxyOrigin string }
 	json.NewDecoder(r.Body).Decode(&app)
-	pr, err := http.Get(app.ProxyURL)
+	pr, err := testkit.HTTP(t).Get(app.ProxyURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestProxyPolicy(t *testing.T) {
 		t.Errorf("the proxy page: %s", body)
 	}
 	for _, path := range []string{"/", "/proxy/other", "/api/app"} {
-		r, err := http.Get(app.ProxyOrigin + path)
+		r, err := testkit.HTTP(t).Get(app.ProxyOrigin + path)
 		if err != nil {
 			t.Fatal(err)
 		}

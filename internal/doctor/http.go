@@ -27,6 +27,10 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
+// plainClient serves a caller that gives none, over connections of its own
+// (TestNoRequestThroughTheSharedPool says why).
+var plainClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+
 // maxBody bounds what is read of an answer the walk looks at.
 const maxBody = 1 << 20
 
@@ -285,7 +289,7 @@ func (w *walk) postWith(ctx context.Context, modern bool, hc *http.Client) (*ans
 		req.Header.Set("MCP-Protocol-Version", mcp.ModernVersion)
 		mcp.StandardHeaders(req.Header, body)
 	}
-	client := http.Client{Transport: http.DefaultTransport}
+	client := *plainClient
 	if hc != nil {
 		client = *hc
 	}
@@ -340,7 +344,7 @@ func (w *walk) endSession(sid string) {
 		req.Header[k] = append([]string(nil), vs...)
 	}
 	req.Header.Set("Mcp-Session-Id", sid)
-	if resp, err := cmp.Or(w.t.Client, http.DefaultClient).Do(req); err == nil {
+	if resp, err := cmp.Or(w.t.Client, plainClient).Do(req); err == nil {
 		resp.Body.Close()
 	}
 }
@@ -436,7 +440,7 @@ func (w *walk) wellKnown(ctx context.Context, u *url.URL, a *answer) {
 		return
 	}
 	asked := a != nil && a.status == http.StatusUnauthorized
-	plain := cmp.Or(w.t.Plain, http.DefaultClient)
+	plain := cmp.Or(w.t.Plain, plainClient)
 	var md *oauth.ResourceMetadata
 	w.wellKnownStep("resource metadata", asked, func(s *Step) {
 		var ch *oauth.Challenge

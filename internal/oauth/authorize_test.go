@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -42,7 +43,7 @@ type browserPage struct {
 // follows the authorization URL and its redirect to mcpv's listener.
 func playBrowser(t *testing.T, page *browserPage) func(string) error {
 	return func(u string) error {
-		resp, err := http.Get(u)
+		resp, err := testkit.HTTP(t).Get(u)
 		if err != nil {
 			t.Errorf("browser: %v", err)
 			return nil
@@ -205,7 +206,7 @@ func TestAuthorizeIgnoresAnswersWithoutOurState(t *testing.T) {
 	}
 	var diag strings.Builder
 	get := func(query string) (int, string) {
-		resp, err := http.Get(redirect + "?" + query)
+		resp, err := testkit.HTTP(t).Get(redirect + "?" + query)
 		if err != nil {
 			t.Fatal(err)
 		}

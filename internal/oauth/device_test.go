@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // bubbleHTTP is the HTTP of a device login run in a synctest bubble,
@@ -98,8 +100,8 @@ func TestDeviceGrant(t *testing.T) {
 	})
 
 	w3 := newWorld(t)
-	m3, _ := NewManager(Options{ServerURL: w3.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
-		Mode: ModeAuto, Grant: GrantDevice, Open: noBrowser(t)}, http.DefaultTransport)
+	m3, _ := NewManager(Options{ServerURL: w3.rs.URL + "/mcp", HTTP: testkit.HTTP(t), Store: &Store{Dir: t.TempDir()},
+		Mode: ModeAuto, Grant: GrantDevice, Open: noBrowser(t)}, testkit.Pool(t))
 	if _, _, err := call(t, m3, w3, "tools/list"); err == nil || !strings.Contains(err.Error(), "no device authorization endpoint") {
 		t.Errorf("no device endpoint: %v", err)
 	}

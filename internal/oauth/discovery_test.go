@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // Special bodies of discServer routes.
@@ -284,7 +286,7 @@ func TestDiscoverResource(t *testing.T) {
 				cs := ParseChallenges([]string{fill(tt.challenge)})
 				ch = &cs[0]
 			}
-			got, err := DiscoverResource(context.Background(), http.DefaultClient, base+tt.path, ch)
+			got, err := DiscoverResource(context.Background(), testkit.HTTP(t), base+tt.path, ch)
 			if tt.wantErr != "" {
 				if got != nil {
 					t.Errorf("got %+v with the error", got)
@@ -416,7 +418,7 @@ func TestDiscoverServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			base, hits := discServer(t, tt.routes)
 			fill := func(s string) string { return strings.ReplaceAll(s, "{base}", base) }
-			got, err := DiscoverServer(context.Background(), http.DefaultClient, base+tt.issuer)
+			got, err := DiscoverServer(context.Background(), testkit.HTTP(t), base+tt.issuer)
 			if tt.wantErr != "" {
 				if got != nil {
 					t.Errorf("got %+v with the error", got)
@@ -480,7 +482,7 @@ func TestLegacyServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			base, hits := discServer(t, tt.routes)
 			fill := func(s string) string { return strings.ReplaceAll(s, "{base}", base) }
-			got, err := LegacyServer(context.Background(), http.DefaultClient, base+"/some/mcp?x=1")
+			got, err := LegacyServer(context.Background(), testkit.HTTP(t), base+"/some/mcp?x=1")
 			if diff := cmp.Diff([]string{oauthAS}, hits()); diff != "" {
 				t.Errorf("requests mismatch (-want +got):\n%s", diff)
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 func TestDPoPProof(t *testing.T) {
@@ -79,8 +81,8 @@ func TestDPoPClientCredentials(t *testing.T) {
 	w := dpopWorld(t)
 	dir := t.TempDir()
 	manager := func() *Manager {
-		m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: dir},
-			Mode: ModeAuto, Grant: GrantClientCredentials, ClientID: "bot", ClientSecret: "bot-secret", Open: noBrowser(t)}, http.DefaultTransport)
+		m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: testkit.HTTP(t), Store: &Store{Dir: dir},
+			Mode: ModeAuto, Grant: GrantClientCredentials, ClientID: "bot", ClientSecret: "bot-secret", Open: noBrowser(t)}, testkit.Pool(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,15 +149,15 @@ func TestDPoPModes(t *testing.T) {
 	// always: DPoP even where nothing asks (the server binds the token).
 	w = newWorld(t)
 	w.DPoP = true
-	m, _ = NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
-		Open: browser(t), DPoP: DPoPAlways}, http.DefaultTransport)
+	m, _ = NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: testkit.HTTP(t), Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
+		Open: browser(t), DPoP: DPoPAlways}, testkit.Pool(t))
 	if status, _, err := call(t, m, w, "tools/list"); err != nil || status != 200 || m.rec == nil || m.rec.Token.TokenType != "DPoP" {
 		t.Errorf("always: %d %v", status, err)
 	}
 	// never: a resource that takes only DPoP tokens keeps refusing.
 	w = dpopWorld(t)
-	m, _ = NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
-		Open: browser(t), DPoP: DPoPNever}, http.DefaultTransport)
+	m, _ = NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: testkit.HTTP(t), Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
+		Open: browser(t), DPoP: DPoPNever}, testkit.Pool(t))
 	status, _, err := call(t, m, w, "tools/list")
 	if err != nil || status != 401 || w.count("dpop-nonce:as") != 0 || m.rec == nil || m.rec.Token.TokenType != "Bearer" {
 		t.Errorf("never: %d %v, %d nonce challenges", status, err, w.count("dpop-nonce:as"))

@@ -38,7 +38,7 @@ func TestAuthorizationServerHostile(t *testing.T) {
 						hc.Timeout = 10 * time.Second
 					}
 					m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: hc, Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
-						Grant: grant, Open: browser(t), ShowDevice: func(dc DeviceCode) { w.Approve(dc.UserCode) }}, http.DefaultTransport)
+						Grant: grant, Open: browser(t), ShowDevice: func(dc DeviceCode) { w.Approve(dc.UserCode) }}, testkit.Pool(t))
 					if err != nil {
 						t.Fatal(err)
 					}

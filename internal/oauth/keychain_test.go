@@ -3,7 +3,6 @@ package oauth
 import (
 	"context"
 	"errors"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/zalando/go-keyring"
 
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // warnings collects a keychain's warning lines.
@@ -305,8 +305,8 @@ func TestUnreadRecordIsNotUsed(t *testing.T) {
 	ring := oauthtest.NewKeyring()
 	dir := filepath.Join(t.TempDir(), "oauth")
 	manager := func() *Manager {
-		m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Mode: ModeAuto, Open: browser(t),
-			Store: &Store{Dir: dir, Keychain: &Keychain{Ring: ring, Warn: func(string) {}}}}, http.DefaultTransport)
+		m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: testkit.HTTP(t), Mode: ModeAuto, Open: browser(t),
+			Store: &Store{Dir: dir, Keychain: &Keychain{Ring: ring, Warn: func(string) {}}}}, testkit.Pool(t))
 		if err != nil {
 			t.Fatal(err)
 		}

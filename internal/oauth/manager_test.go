@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/oauth/oauthtest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // world is an authorization server and a resource whose handler answers
@@ -43,7 +44,7 @@ func (w *world) count(k string) int { return w.Count(k) }
 func browser(t *testing.T) func(string) error {
 	return func(u string) error {
 		go func() {
-			resp, err := http.Get(u)
+			resp, err := testkit.HTTP(t).Get(u)
 			if err == nil {
 				resp.Body.Close()
 			}
@@ -61,8 +62,8 @@ func noBrowser(t *testing.T) func(string) error {
 
 func (w *world) manager(t *testing.T, dir string, mode string, open func(string) error) *Manager {
 	t.Helper()
-	m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: dir},
-		Mode: mode, Open: open}, http.DefaultTransport)
+	m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: testkit.HTTP(t), Store: &Store{Dir: dir},
+		Mode: mode, Open: open}, testkit.Pool(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestStoredModeNoSignOfOAuth(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
 	defer rs.Close()
-	m, err := NewManager(Options{ServerURL: rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()}, Mode: ModeStored, Open: noBrowser(t)}, http.DefaultTransport)
+	m, err := NewManager(Options{ServerURL: rs.URL + "/mcp", HTTP: testkit.HTTP(t), Store: &Store{Dir: t.TempDir()}, Mode: ModeStored, Open: noBrowser(t)}, testkit.Pool(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,8 +285,8 @@ func TestLooseTokenFileRefused(t *testing.T) {
 
 func TestClientCredentials(t *testing.T) {
 	w := newWorld(t)
-	m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()},
-		Mode: ModeAuto, Grant: GrantClientCredentials, ClientID: "bot", ClientSecret: "bot-secret", Open: noBrowser(t)}, http.DefaultTransport)
+	m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: testkit.HTTP(t), Store: &Store{Dir: t.TempDir()},
+		Mode: ModeAuto, Grant: GrantClientCredentials, ClientID: "bot", ClientSecret: "bot-secret", Open: noBrowser(t)}, testkit.Pool(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,8 +328,8 @@ func TestClientIdentityOrder(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
 			w.CIMD, w.NoDCR = tt.cimd, tt.noDCR
-			m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
-				ClientID: tt.clientID, ClientMetadataURL: tt.metadataURL, Open: browser(t)}, http.DefaultTransport)
+			m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: testkit.HTTP(t), Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
+				ClientID: tt.clientID, ClientMetadataURL: tt.metadataURL, Open: browser(t)}, testkit.Pool(t))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,6 +23,10 @@ import (
 	"time"
 )
 
+// plainClient serves a caller that gives none, over connections of its own
+// (TestNoRequestThroughTheSharedPool says why).
+var plainClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+
 // The steps a failure is named after.
 const (
 	StepMetadata      = "metadata"
@@ -177,7 +181,7 @@ const maxAnswer = 1 << 20
 // caller's per-request bound) and in size by maxAnswer, whatever the
 // server sends. No error it returns quotes the answer.
 func exchange(hc *http.Client, req *http.Request, step string) (*http.Response, []byte, error) {
-	hc = cmp.Or(hc, http.DefaultClient)
+	hc = cmp.Or(hc, plainClient)
 	resp, err := hc.Do(req)
 	if err == nil {
 		defer resp.Body.Close()

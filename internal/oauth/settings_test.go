@@ -21,9 +21,9 @@ import (
 // managerWith is w.manager with options of the test's.
 func (w *world) managerWith(t *testing.T, dir, mode string, open func(string) error, set func(*Options)) *Manager {
 	t.Helper()
-	opts := Options{ServerURL: w.rs.URL + "/mcp", HTTP: http.DefaultClient, Store: &Store{Dir: dir}, Mode: mode, Open: open}
+	opts := Options{ServerURL: w.rs.URL + "/mcp", HTTP: testkit.HTTP(t), Store: &Store{Dir: dir}, Mode: mode, Open: open}
 	set(&opts)
-	m, err := NewManager(opts, http.DefaultTransport)
+	m, err := NewManager(opts, testkit.Pool(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +414,7 @@ func TestListenRedirectOnBothLoopbackAddresses(t *testing.T) {
 	}
 	go http.Serve(ln, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})) // ends when ln closes
 	for _, addr := range []string{"127.0.0.1", "::1"} {
-		resp, err := http.Get("http://" + net.JoinHostPort(addr, u.Port()) + "/cb")
+		resp, err := testkit.HTTP(t).Get("http://" + net.JoinHostPort(addr, u.Port()) + "/cb")
 		if err != nil {
 			t.Errorf("%s: %v", addr, err)
 			continue

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // tokenCall is what a fake token endpoint received.
@@ -80,12 +82,12 @@ func TestTokenRequests(t *testing.T) {
 	}
 	refresh := func(c *Client, resource, scope string) func(context.Context, *ServerMetadata) (*Token, error) {
 		return func(ctx context.Context, md *ServerMetadata) (*Token, error) {
-			return Refresh(ctx, http.DefaultClient, md, c, "rt-0", resource, scope)
+			return Refresh(ctx, testkit.HTTP(t), md, c, "rt-0", resource, scope)
 		}
 	}
 	credentials := func(c *Client, resource, scope string) func(context.Context, *ServerMetadata) (*Token, error) {
 		return func(ctx context.Context, md *ServerMetadata) (*Token, error) {
-			return ClientCredentials(ctx, http.DefaultClient, md, c, resource, scope)
+			return ClientCredentials(ctx, testkit.HTTP(t), md, c, resource, scope)
 		}
 	}
 	codeForm := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier}, "redirect_uri": {redirect}, "resource": {resource}}

@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // askingServer serves a go-sdk server of the initialize era over HTTP
@@ -138,7 +140,7 @@ func TestBridgeClientHangsUp(t *testing.T) {
 	req.Header = servetest.ModernHeaders(body, nil)
 	done := make(chan struct{})
 	go func() {
-		if resp, err := http.DefaultClient.Do(req); err == nil {
+		if resp, err := testkit.HTTP(t).Do(req); err == nil {
 			resp.Body.Close()
 		}
 		close(done)

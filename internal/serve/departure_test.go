@@ -54,7 +54,7 @@ func postTo(ctx context.Context, url, sid, body string) (string, http.Header, er
 	if sid != "" {
 		req.Header.Set("Mcp-Session-Id", sid)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := servetest.Plain.Do(req)
 	if err != nil {
 		return "", nil, err
 	}
@@ -186,7 +186,7 @@ func TestHTTPBodiesHeldAreBounded(t *testing.T) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", servetest.AcceptBoth)
 	req.Header.Set("Mcp-Session-Id", sid)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := servetest.Plain.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

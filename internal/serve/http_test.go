@@ -117,7 +117,7 @@ func TestHTTPBearerAndOrigin(t *testing.T) {
 		if h := tt.header["Host"]; h != "" {
 			req.Host = h
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testkit.HTTP(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +211,7 @@ func deleted(t *testing.T, url, sid string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodDelete, url, nil)
 	req.Header.Set("Mcp-Session-Id", sid)
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+	if resp, err := testkit.HTTP(t).Do(req); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("DELETE: %v %v", resp, err)
 	}
 }
@@ -374,7 +374,7 @@ func TestProtocolVersionHeader(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard: a GET served streams
 			req, _ := http.NewRequestWithContext(ctx, method, url, nil)
 			req.Header = h
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := testkit.HTTP(t).Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/origin"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -350,7 +351,7 @@ func TestCrossSiteWithoutOrigin(t *testing.T) {
 		if tt.site != "" {
 			req.Header.Set("Sec-Fetch-Site", tt.site)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testkit.HTTP(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

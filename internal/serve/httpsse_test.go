@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // sseDoor serves srv with SSE on, the token "let-me-in", and set applied
@@ -60,7 +61,7 @@ func openStream(t *testing.T, base string, header map[string]string, read bool) 
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testkit.HTTP(t).Do(req)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

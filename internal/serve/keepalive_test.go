@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // An event stream with nothing to say, the legacy transport's and a
@@ -32,7 +33,7 @@ func TestEventStreamsKeptAlive(t *testing.T) {
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/mcp", nil)
 	req.Header = http.Header{"Authorization": {"Bearer let-me-in"}, "Accept": {"text/event-stream"}, "Mcp-Session-Id": {sid}}
-	get, err := http.DefaultClient.Do(req)
+	get, err := testkit.HTTP(t).Do(req)
 	if err != nil || get.StatusCode != http.StatusOK {
 		t.Fatalf("GET stream: %v %v", get, err)
 	}

@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp/mcptest"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A client whose event stream is not read delays no other: every
@@ -72,7 +74,7 @@ func stalledClient(t *testing.T, h *HTTPHandler, u string) (sid string, c *clien
 		if sid != "" {
 			req.Header.Set("Mcp-Session-Id", sid)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testkit.HTTP(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +133,7 @@ func TestStalledStreamDelaysNoAnswer(t *testing.T) {
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Mcp-Session-Id", sid)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testkit.HTTP(t).Do(req)
 		if err != nil {
 			answered <- err.Error()
 			return
@@ -200,7 +202,7 @@ func TestUnreadAnswersLetGo(t *testing.T) {
 		req.Header.Set("Accept", servetest.AcceptBoth)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Mcp-Session-Id", sid)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := testkit.HTTP(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // A tasks/result over HTTP whose task never ends gives up when its client
@@ -29,7 +31,7 @@ func TestSpecTaskResultEndsWithItsRequest(t *testing.T) {
 		if session != "" {
 			r.Header.Set("Mcp-Session-Id", session)
 		}
-		resp, err := http.DefaultClient.Do(r)
+		resp, err := testkit.HTTP(t).Do(r)
 		if err != nil {
 			t.Fatalf("POST: %v", err)
 		}

@@ -82,7 +82,7 @@ func Send(t testing.TB, method, url string, header http.Header, body string) (*h
 		header.Del("Host")
 	}
 	req.Header = header
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := Plain.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,10 @@ import (
 	"testing"
 )
 
+// Plain is these helpers' client, over connections of its own
+// (TestNoRequestThroughTheSharedPool says why).
+var Plain = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+
 // Do sends one request with the headers given ("Host" the request's
 // host), and reads the answer.
 func Do(t testing.TB, method, url string, header map[string]string, body string) (*http.Response, string) {
@@ -83,7 +87,7 @@ type WithHeader struct{ H http.Header }
 func (w WithHeader) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	maps.Copy(r.Header, w.H)
-	return http.DefaultTransport.RoundTrip(r)
+	return Plain.Transport.RoundTrip(r)
 }
 
 // Counting is open (a serve.Server's Open) counting the sessions it
