@@ -23,13 +23,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/mcp"
 )
 
 // plainClient serves a caller that gives none, over connections of its own
 // (TestNoRequestThroughTheSharedPool says why).
-var plainClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+var plainClient = &lazy.Value[*http.Client]{New: func() *http.Client { return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()} }}
 
 // maxBody bounds what is read of an answer the walk looks at.
 const maxBody = 1 << 20
@@ -289,7 +290,7 @@ func (w *walk) postWith(ctx context.Context, modern bool, hc *http.Client) (*ans
 		req.Header.Set("MCP-Protocol-Version", mcp.ModernVersion)
 		mcp.StandardHeaders(req.Header, body)
 	}
-	client := *plainClient
+	client := *plainClient.Get()
 	if hc != nil {
 		client = *hc
 	}
@@ -344,7 +345,7 @@ func (w *walk) endSession(sid string) {
 		req.Header[k] = append([]string(nil), vs...)
 	}
 	req.Header.Set("Mcp-Session-Id", sid)
-	if resp, err := cmp.Or(w.t.Client, plainClient).Do(req); err == nil {
+	if resp, err := cmp.Or(w.t.Client, plainClient.Get()).Do(req); err == nil {
 		resp.Body.Close()
 	}
 }
@@ -440,7 +441,7 @@ func (w *walk) wellKnown(ctx context.Context, u *url.URL, a *answer) {
 		return
 	}
 	asked := a != nil && a.status == http.StatusUnauthorized
-	plain := cmp.Or(w.t.Plain, plainClient)
+	plain := cmp.Or(w.t.Plain, plainClient.Get())
 	var md *oauth.ResourceMetadata
 	w.wellKnownStep("resource metadata", asked, func(s *Step) {
 		var ch *oauth.Challenge

@@ -21,11 +21,13 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // plainClient serves a caller that gives none, over connections of its own
 // (TestNoRequestThroughTheSharedPool says why).
-var plainClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+var plainClient = &lazy.Value[*http.Client]{New: func() *http.Client { return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()} }}
 
 // The steps a failure is named after.
 const (
@@ -181,7 +183,7 @@ const maxAnswer = 1 << 20
 // caller's per-request bound) and in size by maxAnswer, whatever the
 // server sends. No error it returns quotes the answer.
 func exchange(hc *http.Client, req *http.Request, step string) (*http.Response, []byte, error) {
-	hc = cmp.Or(hc, plainClient)
+	hc = cmp.Or(hc, plainClient.Get())
 	resp, err := hc.Do(req)
 	if err == nil {
 		defer resp.Body.Close()
