@@ -59,8 +59,8 @@ func TestTimeoutCancelsOnTheWire(t *testing.T) {
 	if !strings.Contains(stderr, "mcpv: tools/call: no answer within 300ms") {
 		t.Errorf("stderr = %q", stderr)
 	}
-	if !logHas(log, `"method":"notifications/cancelled","params":{"requestId":4,`) {
-		t.Errorf("server did not receive the cancellation of request 3; it got:\n%s", readLog(t, log))
+	if !logHas(log, `"method":"notifications/cancelled","params":{"requestId":`+testkit.RequestID(readLog(t, log), "tools/call")+`,`) {
+		t.Errorf("server did not receive the cancellation of the call; it got:\n%s", readLog(t, log))
 	}
 }
 
@@ -74,7 +74,7 @@ func TestInterruptCancelsOnTheWire(t *testing.T) {
 	if code != 130 {
 		t.Fatalf("exit code = %d, want 130; stderr: %s", code, stderr)
 	}
-	if !logHas(log, `"notifications/cancelled","params":{"requestId":4,"reason":"interrupted"}`) {
+	if !logHas(log, `"notifications/cancelled","params":{"requestId":`+testkit.RequestID(readLog(t, log), "tools/call")+`,"reason":"interrupted"}`) {
 		t.Errorf("no cancellation on the wire; server got:\n%s", readLog(t, log))
 	}
 }

@@ -252,9 +252,9 @@ func TestCtrlC(t *testing.T) {
 		t.Errorf("exit code %d, want 130; stderr:\n%s", code, r.stderr.String())
 	}
 	// The fake logs what it reads on a goroutine of its own: allow it a
-	// moment. The call is request 3, after server/discover and initialize:
-	// with --no-validate and no arguments, no tools/list goes before it.
-	s.waitFor(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"interrupted"}}`)
+	// moment. The call's id is found by its method: a server slow to start
+	// is pinged before initialize, which moves it.
+	s.waitFor(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+testkit.RequestID(s.received(), "tools/call")+`,"reason":"interrupted"}}`)
 	if !s.gone(t) {
 		t.Error("the server outlived mcpv")
 	}
