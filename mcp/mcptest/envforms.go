@@ -61,7 +61,8 @@ func (s *Spec) echoCall(m msg, id json.RawMessage, out specOut) {
 		switch x := v.(type) {
 		case string:
 			if key == "env" {
-				key, x = x, s.named.getenv(x)
+				key, x = x, ""
+				x, _ = EnvValue(s.named.environ, key)
 			}
 			lines = append(lines, key+"="+x)
 		case map[string]any:
@@ -99,12 +100,4 @@ func EchoText(lines []string) string {
 		texts = append(texts, b["text"])
 	}
 	return strings.Join(texts, "\n")
-}
-
-// getenv is the value of the server's variable name ("" when unset).
-func (c *config) getenv(name string) string {
-	if i := slices.IndexFunc(c.environ, func(kv string) bool { return strings.HasPrefix(kv, name+"=") }); i >= 0 {
-		return c.environ[i][len(name)+1:]
-	}
-	return ""
 }

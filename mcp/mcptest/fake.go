@@ -98,13 +98,12 @@ func RunIfRequested() bool {
 	if !ok {
 		return false
 	}
-	c, err := parseConfig(spec)
+	dir, _ := os.Getwd()
+	c, err := parseConfig(spec, os.Environ(), dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake:", err)
 		os.Exit(2)
 	}
-	c.environ = os.Environ()
-	c.dir, _ = os.Getwd()
 	if path := os.Getenv(EnvPid); path != "" {
 		os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())), 0o644)
 	}
@@ -187,12 +186,8 @@ type server struct {
 }
 
 func newServer(c config, in io.Reader, out io.Writer, log io.Writer) *server {
-	s := &server{c: c, in: bufio.NewReader(in), out: out, log: log,
+	return &server{c: c, in: bufio.NewReader(in), out: out, log: log,
 		msgs: make(chan msg), done: make(chan struct{}), st: newSpecState()}
-	if s.c.spec == nil {
-		s.c.spec = s.c.namedSpec()
-	}
-	return s
 }
 
 type msg struct {

@@ -32,17 +32,16 @@ func NewInProcess(environ []string, dir string) (*InProcess, error) {
 	if pid, _ := getenv(EnvPid); !ok || pid != "" {
 		return nil, nil
 	}
-	c, err := parseConfig(behaviours)
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	c, err := parseConfig(behaviours, environ, dir)
 	if err != nil {
 		return nil, fmt.Errorf("fake: %w", err)
 	}
 	if c.needsProcess() {
 		return nil, nil
 	}
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
-	c.environ, c.dir = environ, dir
 	f := &InProcess{c: c}
 	path, _ := getenv(EnvLog)
 	if f.log, err = openLog(path); err != nil {

@@ -116,8 +116,8 @@ type Spec struct {
 	CacheScope string       `json:"cacheScope,omitempty"`
 
 	// named is the named fake this spec is (behaviours.go), nil for a
-	// spec as written: its behaviours answer first (named.go).
-	named *config
+	// spec as written: it answers first (named.go).
+	named *named
 	// lat, when set, delays each tools/call (latency.go).
 	lat *latency
 }

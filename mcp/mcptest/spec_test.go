@@ -238,7 +238,7 @@ func TestSpecBehaviour(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"tools":[{"name":"a"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := parseConfig("spec=" + path + ",junk")
+	c, err := parseConfig("spec="+path+",junk", nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestSpecBehaviour(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("served %q, want %q", out.String(), want)
 	}
-	if _, err := parseConfig("spec=" + filepath.Join(t.TempDir(), "none.json")); err == nil {
+	if _, err := parseConfig("spec="+filepath.Join(t.TempDir(), "none.json"), nil, ""); err == nil {
 		t.Error("spec= of a missing file: no error")
 	}
 }
@@ -260,7 +260,7 @@ func specConfig(t *testing.T, spec, behaviours string) (config, error) {
 	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return parseConfig("spec=" + path + behaviours)
+	return parseConfig("spec="+path+behaviours, nil, "")
 }
 
 // With ignore-early, a spec server drops requests until initialize, and

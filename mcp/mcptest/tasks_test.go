@@ -22,7 +22,7 @@ type conn struct {
 
 func open(t *testing.T, behaviour string) *conn {
 	t.Helper()
-	cfg, err := parseConfig(behaviour)
+	cfg, err := parseConfig(behaviour, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestTaskSupportAndTTL(t *testing.T) {
 		t.Errorf("notifications without a progressToken: %q", c.seen)
 	}
 	for _, bad := range []string{"tasks=working/done", "task-support=maybe", "poll=-1", "task-ttl=x", "bogus"} {
-		if _, err := parseConfig(bad); err == nil {
+		if _, err := parseConfig(bad, nil, ""); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}
