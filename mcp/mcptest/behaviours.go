@@ -14,19 +14,16 @@ import (
 // (named.go answers what no spec says), and what they do to its stream
 // and its process.
 type config struct {
-	spec *Spec
-
+	spec                                               *Spec
 	junk, batch, strayID, initFirst, ignoreEarly, deaf bool
-	interleave                                         int  // the tools/call whose answer holds the next (interleave=N)
-	idLast                                             bool // its id written last (interleave=N:tail)
-	slow                                               time.Duration
+	interleave                                         int    // the tools/call whose answer holds the next (interleave=N)
+	idLast                                             bool   // its id written last (interleave=N:tail)
 	framed                                             string // "" (lines), "reply", "greet", "strict" or "exit"
-
-	process                   bool // a behaviour only a process of its own shows
-	ignoreExit, grandchild    bool
-	stderrEnv, startGate, say string
-	slowStart                 time.Duration
-	busy                      int
+	slow, slowStart                                    time.Duration
+	process                                            bool // a behaviour only a process of its own shows
+	ignoreExit, grandchild                             bool
+	stderrEnv, startGate, say                          string
+	busy                                               int
 }
 
 // behaviour is a row of the vocabulary: a name, and what it writes of the
@@ -351,36 +348,28 @@ func parseConfig(behaviours string, environ []string, dir string) (config, error
 	s := namedSpec(environ)
 	c := config{spec: s}
 	vocabulary := c.vocabulary(s, s.named, environ, dir)
-	var given []int // rows of the vocabulary, values beside
-	values := map[int][]string{}
+	given := map[string][]string{} // the values of each behaviour named
 	for item := range strings.SplitSeq(behaviours, ",") {
 		k, v, _ := strings.Cut(item, "=")
-		i := slices.IndexFunc(vocabulary, func(b behaviour) bool { return b.name == k })
-		if i < 0 {
+		if !slices.ContainsFunc(vocabulary, func(b behaviour) bool { return b.name == k }) {
 			return c, fmt.Errorf("unknown fake behaviour %q", k)
 		}
-		given, values[i] = append(given, i), append(values[i], v)
+		given[k] = append(given[k], v)
 	}
-	slices.Sort(given)
-	given = slices.Compact(given)
-	for _, i := range given {
-		b := vocabulary[i]
-		for _, v := range values[i] {
+	for _, b := range vocabulary {
+		for _, v := range given[b.name] {
 			if err := b.set(v); err != nil {
 				return c, fmt.Errorf("%s=%s: %w", b.name, v, err)
 			}
-		}
-		c.process = c.process || b.process
-	}
-	if c.spec == s {
-		return c, nil
-	}
-	for _, i := range given {
-		if !vocabulary[i].withSpec {
-			return c, fmt.Errorf("%s does not apply to a spec server", vocabulary[i].name)
+			c.process = c.process || b.process
 		}
 	}
-	if c.ignoreEarly && c.spec.Era == "modern" {
+	for _, b := range vocabulary {
+		if _, ok := given[b.name]; ok && c.spec != s && !b.withSpec {
+			return c, fmt.Errorf("%s does not apply to a spec server", b.name)
+		}
+	}
+	if c.spec != s && c.ignoreEarly && c.spec.Era == "modern" {
 		return c, fmt.Errorf("ignore-early does not apply to a spec server of the modern era, which has no initialize")
 	}
 	return c, nil

@@ -3,10 +3,11 @@
 // which breaks the specification's requirements one planted fault at a
 // time. The fake whose misbehaviour is chosen by name (behaviours.go), to
 // provoke the cases a real server rarely shows (huge lines, junk on
-// stdout, crashes, hangs, batches), is a spec server too, its behaviours
-// faults of the engine (named.go). It is served over stdio, in a process
-// or in the test's (InProcess), or over Streamable HTTP (http.go), where
-// a test may script any exchange itself; skills.go publishes skills.
+// stdout, crashes, hangs, batches), is a spec server too, each behaviour
+// a row that writes its spec (named.go answers what no spec says). It is
+// served over stdio, in a process or in the test's (InProcess), or over
+// Streamable HTTP (http.go), where a test may script any exchange itself;
+// skills.go publishes skills.
 //
 // A test binary serves as the fake when the environment names a behaviour:
 //

@@ -1,12 +1,12 @@
 package mcptest
 
-// The named fake (behaviours.go) as a spec server: its lists and
-// capabilities are a Spec's, and what its behaviours do to a request are
-// faults of the spec engine's, applied here before the spec answers.
+// The named fake (behaviours.go) is a spec server; here is what it
+// answers that no spec says, before the spec does: a call's own answer,
+// the floods and the question before it, a million pages, an initialize
+// version refused, updates of a resource.
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -140,14 +140,7 @@ func (s *Spec) namedPage(m msg, id json.RawMessage, out specOut) {
 	} else {
 		tools = append(slices.Clip(tools), s.Tools[len(s.Tools)-1])
 	}
-	var b bytes.Buffer
-	for i, t := range tools {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(t)
-	}
-	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[%s]%s}}`, id, b.Bytes(), next))
+	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":%s%s}}`, id, mustJSON(tools), next))
 }
 
 const updated = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"fake://a"}}`
@@ -281,48 +274,35 @@ func badAnswer(kind string, id json.RawMessage) string {
 func shapedSchema(spec string) (string, error) {
 	kind, count, _ := strings.Cut(spec, ":")
 	n, err := strconv.Atoi(count)
-	if err != nil || n < 0 {
-		return "", errors.New("want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N")
-	}
-	var b strings.Builder
-	switch kind {
-	case "deep":
-		b.WriteString(strings.Repeat(`{"type":"object","properties":{"a":`, n))
-		b.WriteString(`{"type":"string"}`)
-		b.WriteString(strings.Repeat(`}}`, n))
-	case "wide":
-		b.WriteString(`{"type":"object","properties":{`)
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `"p%d":{"type":"object","properties":{"a":{"type":"integer"}}}`, i)
+	each := func(sep string, f func(i int) string) string { // f(0), ..., f(n-1)
+		parts := make([]string, max(n, 0))
+		for i := range parts {
+			parts[i] = f(i)
 		}
-		b.WriteString(`}}`)
-	case "anyof", "allof", "loop":
+		return strings.Join(parts, sep)
+	}
+	switch {
+	case err != nil || n < 0:
+	case kind == "deep":
+		return strings.Repeat(`{"type":"object","properties":{"a":`, n) + `{"type":"string"}` + strings.Repeat(`}}`, n), nil
+	case kind == "wide":
+		return `{"type":"object","properties":{` + each(",", func(i int) string {
+			return fmt.Sprintf(`"p%d":{"type":"object","properties":{"a":{"type":"integer"}}}`, i)
+		}) + `}}`, nil
+	case kind == "enum":
+		return `{"type":"object","properties":{"p1":{"type":"array","items":{"enum":[` + each(",", strconv.Itoa) + `]}}}}`, nil
+	case kind == "anyof" || kind == "allof" || kind == "loop":
 		bottom := `{"type":"string"}`
 		if kind == "loop" {
 			bottom = fmt.Sprintf(`{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/d%d"}]}`, n)
 		}
 		keyword := cmp.Or(map[string]string{"allof": "allOf"}[kind], "anyOf")
-		b.WriteString(`{"type":"object","$defs":{"d0":` + bottom)
-		for i := 1; i <= n; i++ {
-			fmt.Fprintf(&b, `,"d%d":{%q:[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, keyword, i-1, i-1)
-		}
-		fmt.Fprintf(&b, `},"properties":{"p1":{"$ref":"#/$defs/d%d"}}}`, n)
-	case "enum":
-		b.WriteString(`{"type":"object","properties":{"p1":{"type":"array","items":{"enum":[`)
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(i))
-		}
-		b.WriteString(`]}}}}`)
-	default:
-		return "", errors.New("want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N")
+		levels := each("", func(i int) string {
+			return fmt.Sprintf(`,"d%d":{%q:[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i+1, keyword, i, i)
+		})
+		return `{"type":"object","$defs":{"d0":` + bottom + levels + fmt.Sprintf(`},"properties":{"p1":{"$ref":"#/$defs/d%d"}}}`, n), nil
 	}
-	return b.String(), nil
+	return "", errors.New("want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N")
 }
 
 // TinyPNG is a 1x1 PNG, base64-encoded.
