@@ -34,3 +34,25 @@ func TestVocabularyOrder(t *testing.T) {
 		}
 	}
 }
+
+// A behaviour the vocabulary cannot read is refused, naming it, before
+// any server runs.
+func TestVocabularyRefuses(t *testing.T) {
+	for bad, want := range map[string]string{
+		"bogus":             `unknown fake behaviour "bogus"`,
+		"hang,nope=1":       `unknown fake behaviour "nope"`,
+		"interleave=0":      `interleave=0: "0": want N or N:tail`,
+		"big=lots":          `big=lots: strconv.Atoi`,
+		"updates=-1":        `updates=-1: "-1": want a count`,
+		"tasks=working/":    `tasks=working/: unknown task status ""`,
+		"schema=deep":       `schema=deep: want deep:N`,
+		"app=nothing":       `app=nothing: want one of`,
+		"slow-start=soon":   `slow-start=soon: "soon": want milliseconds`,
+		"app=valid,hang":    `hang does not apply to a spec server`,
+		"app=valid,typed=1": `typed does not apply to a spec server`,
+	} {
+		if _, err := parseConfig(bad, nil, ""); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", bad, err, want)
+		}
+	}
+}
