@@ -14,7 +14,7 @@ import (
 func TestCallOutrunningItsBound(t *testing.T) {
 	t.Parallel()
 	f := fake{transport: "stdio", change: map[string]string{"mute": `["tools/call"]`}}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 	defer cancel()
 	report, err := Run(ctx, f.target(t), Options{Only: []string{"tools", "utilities.progress"}, CheckTimeout: 300 * time.Millisecond, Calls: []Call{{Tool: "echo"}}})
 	if err != nil {
@@ -38,7 +38,7 @@ func TestCheckTimeNotCountingTheStart(t *testing.T) {
 	// The start twice the check's time, which is generous for what each
 	// check does once the server is up, on a loaded machine too.
 	f := fake{transport: "stdio", slowStart: 12000}
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(6*time.Minute))
 	defer cancel()
 	report, err := Run(ctx, f.target(t), Options{Only: []string{"jsonrpc", "lifecycle", "utilities", "tools"}, CheckTimeout: 6 * time.Second, Calls: []Call{{Tool: "slow"}}})
 	if err != nil {
@@ -56,7 +56,7 @@ func TestCheckTimeNotCountingTheStart(t *testing.T) {
 func TestSlowListenInconclusive(t *testing.T) {
 	t.Parallel()
 	f := fake{transport: "stdio", era: "modern", change: map[string]string{"mute": `["subscriptions/listen"]`}}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 	defer cancel()
 	report, err := Run(ctx, f.target(t), Options{Only: []string{"modern.listen", "modern.listen-asked"}, CheckTimeout: 300 * time.Millisecond})
 	if err != nil {
@@ -78,7 +78,7 @@ func TestSlowListenInconclusive(t *testing.T) {
 func TestCheckTimeLongerThanAnyRun(t *testing.T) {
 	t.Parallel()
 	f := fake{transport: "stdio"}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 	defer cancel()
 	report, err := Run(ctx, f.target(t), Options{Only: []string{"lifecycle", "lists"}, CheckTimeout: 1000000 * time.Hour})
 	if err != nil {
@@ -97,9 +97,9 @@ func TestCheckTimeLongerThanAnyRun(t *testing.T) {
 func TestEndlessTaskListInconclusive(t *testing.T) {
 	t.Parallel()
 	f := fake{transport: "stdio", change: merge(legacyTasks, faults("task-list-endless"))}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 	defer cancel()
-	report, err := Run(ctx, f.target(t), Options{Only: []string{"tasks.unique-ids"}, Calls: []Call{{Tool: "job"}}, CheckTimeout: time.Minute})
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"tasks.unique-ids"}, Calls: []Call{{Tool: "job"}}, CheckTimeout: patient(time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}

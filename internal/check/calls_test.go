@@ -82,7 +82,7 @@ func TestAToolWithoutAnAnswerStaysItsOwn(t *testing.T) {
 			const d = DefaultCheckTimeout
 			opts := Options{Only: []string{"tools.structured-result"}, Strict: true, Calls: []Call{{Tool: "slow"}, {Tool: "shaped", Words: []string{"n=1"}}},
 				afterFunc: func(d time.Duration, f func()) stopper { return clk.AfterFunc(d, f) }}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 			defer cancel()
 			reported := make(chan *Report, 1)
 			go func() { // the run: ends when its check does

@@ -101,9 +101,9 @@ func TestCallOverOrCrossingItsCancellation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 			defer cancel()
-			opts := Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: 20 * time.Second, Calls: []Call{{Tool: "slow"}}}
+			opts := Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: patient(20 * time.Second), Calls: []Call{{Tool: "slow"}}}
 			f := stdio
 			f.change = tc.change
 			if tc.before {
@@ -130,11 +130,11 @@ func TestCallOverOrCrossingItsCancellation(t *testing.T) {
 // sends no progress.
 func TestCancelEveryCalledTool(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 	defer cancel()
 	f := stdio
 	f.change = faults("ignore-cancel")
-	report, err := Run(ctx, f.target(t), Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: 20 * time.Second,
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: patient(20 * time.Second),
 		Calls: []Call{{Tool: "echo", Words: []string{"message=hi"}}, {Tool: "slow"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -169,11 +169,11 @@ func TestServerKilledFromOutsideIsInconclusive(t *testing.T) {
 // fails when that tool is named second, after one that sends none.
 func TestProgressOfEveryCalledTool(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 	defer cancel()
 	f := stdio
 	f.change = faults("progress-decreasing")
-	report, err := Run(ctx, f.target(t), Options{Only: []string{"utilities.progress"}, Strict: true, CheckTimeout: 20 * time.Second,
+	report, err := Run(ctx, f.target(t), Options{Only: []string{"utilities.progress"}, Strict: true, CheckTimeout: patient(20 * time.Second),
 		Calls: []Call{{Tool: "echo", Words: []string{"message=hi"}}, {Tool: "slow"}}})
 	if err != nil {
 		t.Fatal(err)

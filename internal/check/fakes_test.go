@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -125,7 +126,7 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 	info := mcp.Implementation{Name: "mcpv-check-test", Version: "0"}
 	// DiscoverWait: a fake that does not answer server/discover as its
 	// own is pinged at once; the outcome is the answers', not the wait's.
-	opts := mcp.ClientOptions{Info: info, Probe: f.era == "", ProtocolVersion: map[string]string{"modern": mcp.ModernVersion}[f.era], Timeout: 20 * time.Second, DiscoverWait: 50 * time.Millisecond}
+	opts := mcp.ClientOptions{Info: info, Probe: f.era == "", ProtocolVersion: map[string]string{"modern": mcp.ModernVersion}[f.era], Timeout: patient(20 * time.Second), DiscoverWait: 50 * time.Millisecond}
 	if f.version != "" {
 		opts.ProtocolVersion, opts.Probe = f.version, false
 	}
@@ -164,7 +165,15 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 			env = append(env, "MCPV_TEST_SECRET="+f.secret)
 		}
 		// MCPV_FAKE last: a test finds its processes by it.
-		tg.Stdio = &mcp.CommandOptions{Path: mcptest.Program(), Env: append(env, mcptest.EnvVar+"="+behaviours)}
+		env = append(env, mcptest.EnvVar+"="+behaviours)
+		// The test binary serves the fake in this process; the fake's own
+		// program is built (once, taking seconds) only for a fake whose
+		// process is its subject.
+		prog := os.Args[0]
+		if in, err := mcptest.NewInProcess(env, ""); in == nil || err != nil {
+			prog = mcptest.Program()
+		}
+		tg.Stdio = &mcp.CommandOptions{Path: prog, Env: env}
 		tg.Start = pipeclient.StartServer // in this process, where the process is not the subject
 	} else {
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec, SSE: f.sse})
@@ -211,7 +220,7 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 // a SHOULD that does not hold fails.
 func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute)) // a hang guard
 	defer cancel()
 	// The calls of the tools the server lists (naming another is a usage
 	// error).
@@ -227,7 +236,7 @@ func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
 			}
 		}
 	}
-	opts := Options{Only: only, Strict: true, CheckTimeout: 20 * time.Second, Calls: calls, Portable: f.portable, Secrets: secretsOf(f)}
+	opts := Options{Only: only, Strict: true, CheckTimeout: patient(20 * time.Second), Calls: calls, Portable: f.portable, Secrets: secretsOf(f)}
 	if !slices.Contains(only, "utilities.cancel-call") {
 		// A correct server's cancelled call is not answered however long
 		// it is watched: only the run that must see a late answer (the
@@ -271,4 +280,20 @@ func secretsOf(f fake) []string {
 		return nil
 	}
 	return []string{f.secret}
+}
+
+// patient is d, the time a test gives what must not run out (a correct
+// server's answer, a run's end, a hang guard), made long enough for the
+// machine: three times under the race detector, and times the load
+// waiting for each CPU, up to four. A time whose end the test is about
+// (a server that never answers, judged at it) is not made patient.
+func patient(d time.Duration) time.Duration {
+	f, load := 1.0, 0.0
+	if testkit.Race {
+		f = 3
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Sscan(string(b), &load)
+	}
+	return time.Duration(float64(d) * f * min(max(load/float64(runtime.NumCPU()), 1), 4))
 }

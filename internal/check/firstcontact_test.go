@@ -24,7 +24,7 @@ func TestBrokenFirstExchangeNamedAtOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard only
+			ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute)) // a hang guard only
 			defer cancel()
 			report, err := Run(ctx, tc.fake.target(t), Options{CheckTimeout: time.Hour, StartTimeout: time.Hour})
 			if err != nil {

@@ -29,7 +29,7 @@ import (
 func runHostile(t *testing.T, f fake, opts Options) *Report {
 	t.Helper()
 	if opts.CheckTimeout == 0 {
-		opts.CheckTimeout = 2 * time.Second
+		opts.CheckTimeout = patient(2 * time.Second)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
@@ -92,7 +92,7 @@ func TestSlowStartIsInconclusive(t *testing.T) {
 	testkit.SkipLong(t, "a server that starts 3 s late")
 	t.Parallel()
 	f := fake{transport: "stdio", slowStart: 3000}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 	defer cancel()
 	report, err := Run(ctx, f.target(t), Options{Only: []string{"lifecycle.version-echo", "lifecycle.stdin-close", "jsonrpc.unknown-method"}, StartTimeout: 500 * time.Millisecond, CheckTimeout: 5 * time.Second})
 	if err != nil {
@@ -146,7 +146,7 @@ func TestSessionNotOpenInTime(t *testing.T) {
 func TestHostileFloods(t *testing.T) {
 	testkit.SkipLong(t, "a flood of notifications through every jsonrpc check (two seconds and more)")
 	t.Parallel()
-	r := runHostile(t, fake{transport: "stdio", change: faults("flood")}, Options{Only: []string{"jsonrpc"}, CheckTimeout: 10 * time.Second})
+	r := runHostile(t, fake{transport: "stdio", change: faults("flood")}, Options{Only: []string{"jsonrpc"}, CheckTimeout: patient(10 * time.Second)})
 	if failed := failedOf(r); failed["jsonrpc.unknown-method"] != "" {
 		t.Errorf("a flood of notifications failed a check: %v", failed)
 	}
@@ -159,7 +159,7 @@ func TestHostileHugeAnswer(t *testing.T) {
 	t.Parallel()
 	// Each check reads answers of 17 MiB: its bound is for a server that
 	// stalls, not a speed (a loaded machine took 45 s and more for them).
-	report, err := Run(context.Background(), fake{transport: "stdio", change: faults("huge-answer")}.target(t), Options{Only: []string{"lists"}, CheckTimeout: 2 * time.Minute})
+	report, err := Run(context.Background(), fake{transport: "stdio", change: faults("huge-answer")}.target(t), Options{Only: []string{"lists"}, CheckTimeout: patient(2 * time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestHostileStreamsHeld(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	tg.URL = srv.URL + up.Path
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	ctx, cancel := context.WithTimeout(context.Background(), patient(time.Minute)) // a hang guard
 	defer cancel()
 	report, err := Run(ctx, tg, Options{Only: []string{"http.one-stream"}, CheckTimeout: time.Second})
 	if err != nil {
@@ -302,7 +302,7 @@ func TestHostileStreamsHeld(t *testing.T) {
 func TestFloodOfRequestsHoldsNotTheReader(t *testing.T) {
 	t.Parallel()
 	f := fake{transport: "stdio", change: faults("ask-flood"), behaviours: "deaf"}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	ctx, cancel := context.WithTimeout(context.Background(), patient(5*time.Minute)) // a hang guard
 	defer cancel()
 	r := newRunner(ctx, f.target(t), Options{}.withDefaults())
 	defer r.closeAll()
@@ -310,14 +310,18 @@ func TestFloodOfRequestsHoldsNotTheReader(t *testing.T) {
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
-	for !floodEnded(c) {
-		select {
-		case <-ctx.Done():
-			c.mu.Lock()
-			n := c.count
-			c.mu.Unlock()
+	// A reader held takes nothing more: one that takes a message at
+	// least every (patient) minute is a slow one, not held.
+	stuck := patient(time.Minute)
+	for n, since := -1, time.Now(); !floodEnded(c); time.Sleep(10 * time.Millisecond) {
+		c.mu.Lock()
+		taken := c.count
+		c.mu.Unlock()
+		if taken != n {
+			n, since = taken, time.Now()
+		}
+		if time.Since(since) > stuck || ctx.Err() != nil {
 			t.Fatalf("the reader took %d messages and no more: the last of the flood never came", n)
-		case <-time.After(10 * time.Millisecond):
 		}
 	}
 	// A request of the check's waits behind the answer the server does
@@ -384,7 +388,7 @@ func answerers() int {
 // to the check's own signal) is not judged: it is no line of the session.
 func TestStdoutAfterCloseIsNotJudged(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	ctx, cancel := context.WithTimeout(context.Background(), patient(time.Minute)) // a hang guard
 	defer cancel()
 	r := newRunner(ctx, stdio.target(t), Options{}.withDefaults())
 	defer r.closeAll()

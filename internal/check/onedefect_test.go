@@ -103,10 +103,10 @@ func TestOneDefectOneFailure(t *testing.T) {
 			t.Parallel()
 			f := tc.fake
 			f.change = tc.change
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 			defer cancel()
 			tg := f.target(t)
-			report, err := Run(ctx, tg, Options{Strict: true, CheckTimeout: 20 * time.Second, Calls: tc.calls})
+			report, err := Run(ctx, tg, Options{Strict: true, CheckTimeout: patient(20 * time.Second), Calls: tc.calls})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -253,9 +253,9 @@ func TestBlockedByCascades(t *testing.T) {
 			if tc.fault != "" {
 				f.change = merge(tc.change, faults(tc.fault))
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 			defer cancel()
-			report, err := Run(ctx, f.target(t), Options{Strict: true, CheckTimeout: 20 * time.Second, Calls: tc.calls})
+			report, err := Run(ctx, f.target(t), Options{Strict: true, CheckTimeout: patient(20 * time.Second), Calls: tc.calls})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}

@@ -14,9 +14,9 @@ func TestInputAskedForOnceARun(t *testing.T) {
 	t.Parallel()
 	ids := []string{"modern.input-missing", "modern.input-extra", "modern.input-invalid", "modern.request-state"}
 	tg, srv := fake{transport: "http", era: "modern", change: mrtrChange()}.targetServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 	defer cancel()
-	report, err := Run(ctx, tg, Options{Only: ids, Strict: true, CheckTimeout: 20 * time.Second})
+	report, err := Run(ctx, tg, Options{Only: ids, Strict: true, CheckTimeout: patient(20 * time.Second)})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

@@ -15,24 +15,43 @@ import (
 )
 
 // A server slow to start is not a check that fails: the check's time
-// stands while a server it started starts.
+// stands while a server it started starts. The servers the checks start
+// are held at their start until the test lets them go: meanwhile no
+// check's time (a timer of a test's clock, which runs out only when the
+// test says) runs, whatever the machine's speed.
 func TestStartUpIsNotTheChecksTime(t *testing.T) {
-	testkit.SkipLong(t, "a server that starts 4 s late")
+	testkit.SkipLong(t, "servers started as processes of their own, held at their start")
 	t.Parallel()
-	f := fake{transport: "stdio"}
-	tg := f.target(t)
-	var env string
-	for _, e := range tg.Stdio.Env {
-		if strings.HasPrefix(e, mcptest.EnvVar+"=") {
-			env = e
+	gate := filepath.Join(t.TempDir(), "started")
+	tg := fake{transport: "stdio", behaviours: "start-gate=" + gate}.target(t)
+	tg.Open = fake{transport: "stdio"}.target(t).Open // the main session's server is not held
+	clk := mcptest.NewClock()
+	const d = time.Hour
+	opts := Options{Only: []string{"lifecycle.stdin-close", "lifecycle.version-echo"}, CheckTimeout: d,
+		afterFunc: func(d time.Duration, f func()) stopper { return clk.AfterFunc(d, f) }}
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute)) // a hang guard
+	defer cancel()
+	reported := make(chan *Report, 1)
+	go func() { // the run: ends when its checks have, or the guard's time is out
+		report, err := Run(ctx, tg, opts)
+		if err != nil {
+			t.Errorf("Run: %v", err)
 		}
-	}
-	script := filepath.Join(t.TempDir(), "slow.sh")
-	testkit.WriteScript(t, script, []byte("#!/bin/sh\nsleep 4\nexec env '"+env+"' '"+os.Args[0]+"'\n"), 0o755)
-	tg.Stdio = &mcp.CommandOptions{Path: script}
-	report, err := Run(context.Background(), tg, Options{Only: []string{"lifecycle.stdin-close", "lifecycle.version-echo"}, CheckTimeout: 3 * time.Second})
-	if err != nil {
+		reported <- report
+	}()
+	clk.WaitUntil(t, "both checks' times standing while their servers start", func(ts mcptest.Timers) bool {
+		running := 0
+		for _, n := range ts.Running {
+			running += n
+		}
+		return ts.Stopped[d] >= 2 && running == 0
+	})
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
+	}
+	report := <-reported
+	if report == nil {
+		return
 	}
 	for _, r := range report.Results {
 		if r.Status != Passed {
@@ -162,7 +181,7 @@ func TestTheUsersTimeoutWins(t *testing.T) {
 // the run ends (nil when it failed, said), which the test's clock ends.
 func runUntilAsked(t *testing.T, tg *Target, srv *mcptest.HTTPServer, opts Options, method string) <-chan *Report {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 	t.Cleanup(cancel)
 	reported := make(chan *Report, 1)
 	go func() {

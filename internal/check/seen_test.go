@@ -17,7 +17,7 @@ import (
 func TestAnswerFloodSaidOnce(t *testing.T) {
 	testkit.SkipLong(t, "a flood of 100,000 answers")
 	t.Parallel()
-	r := runHostile(t, fake{transport: "stdio", change: faults("answer-flood")}, Options{Only: []string{responseID}, CheckTimeout: 10 * time.Second})
+	r := runHostile(t, fake{transport: "stdio", change: faults("answer-flood")}, Options{Only: []string{responseID}, CheckTimeout: patient(10 * time.Second)})
 	for _, res := range r.Results {
 		if res.ID != responseID {
 			continue

@@ -128,7 +128,7 @@ func TestTaskThatNeverEnds(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
 			f := fake{transport: transport, change: merge(legacyTasks, map[string]string{"tasks": `{"steps":1000000000}`})}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 			defer cancel()
 			report, err := Run(ctx, f.target(t), Options{Only: legacyTaskChecks, Strict: true, CheckTimeout: 2 * time.Second, Calls: []Call{{Tool: "job"}}})
 			if err != nil {
@@ -164,10 +164,10 @@ func TestToolsCalledOnceARun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tg, srv := tc.fake.targetServer(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 			defer cancel()
 			calls := []Call{{Tool: "slow"}, {Tool: "shaped", Words: []string{"n=1"}}, {Tool: "job"}}
-			report, err := Run(ctx, tg, Options{Strict: true, CheckTimeout: 20 * time.Second, Calls: calls})
+			report, err := Run(ctx, tg, Options{Strict: true, CheckTimeout: patient(20 * time.Second), Calls: calls})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
