@@ -97,8 +97,11 @@ function reads(surfaceFile) {
 // by URI, and the errors of what the server refused); exits 1 when the
 // server gave no serverInfo (it did not start). An answer larger than
 // 1 MiB is not kept, as mcpv audit keeps none (surface.MaxReadBytes): its
-// error says so.
+// error says so. The saved surfaces are kept in the repository: past
+// 256 KiB of answers a server's further answers are not kept either, each
+// with an error that says so.
 const maxReadBytes = 1 << 20;
+const maxSavedBytes = 256 << 10;
 function saved(surfaceFile, outFile) {
   const s = json(surfaceFile);
   const init = s && s.initialize;
@@ -119,10 +122,13 @@ function saved(surfaceFile, outFile) {
       }
     }),
   );
+  let kept = 0;
   readOps(s).forEach((o, i) => {
     const a = answers.get(i + 1);
-    if (a && a.result !== undefined && JSON.stringify(a.result).length > maxReadBytes) errors[`${o.line.method} ${o.key[1]}`] = 'larger than 1 MiB: not kept';
-    else if (a && a.result !== undefined) out[o.key[0]][o.key[1]] = a.result;
+    const size = a && a.result !== undefined ? JSON.stringify(a.result).length : 0;
+    if (size > maxReadBytes) errors[`${o.line.method} ${o.key[1]}`] = 'larger than 1 MiB: not kept';
+    else if (size && kept + size > maxSavedBytes) errors[`${o.line.method} ${o.key[1]}`] = `not kept: the saved surface keeps ${maxSavedBytes >> 10} KiB of answers, ${kept} bytes were kept before it`;
+    else if (a && a.result !== undefined) (kept += size), (out[o.key[0]][o.key[1]] = a.result);
     else errors[`${o.line.method} ${o.key[1]}`] = a && a.error ? a.error.message || JSON.stringify(a.error) : 'no answer';
   });
   if (Object.keys(errors).length) out.errors = errors;
