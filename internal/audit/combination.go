@@ -96,7 +96,6 @@ func combinations(srv *auditee, fields []field) ([]Finding, map[string]*pairTool
 					}
 				}
 				what, dest := passesBetween(s, src), s.destination()
-				s.release()
 				for _, b := range named {
 					if b == a || seen[[2]string{a.name, b.name}] {
 						continue
@@ -107,6 +106,12 @@ func combinations(srv *auditee, fields []field) ([]Finding, map[string]*pairTool
 					risk := "sends what it is given away"
 					switch {
 					case what == "":
+						if rule, msg := pairOrder(s, b, named, ss.text, a.sink || !takes(a, "")); msg != "" {
+							seen[[2]string{a.name, b.name}] = true
+							x, y := v.span(fl.text, ss.start, ss.end)
+							out = append(out, Finding{Rule: rule, Severity: Medium, Server: srv.Name, Kind: "tool", Name: a.name, Field: fl.path,
+								Message: fmt.Sprintf(msg, b.name), Excerpt: excerpt(fl.text, x, y)})
+						}
 						continue
 					case sink:
 					case what == "the conversation":
@@ -131,10 +136,49 @@ func combinations(srv *auditee, fields []field) ([]Finding, map[string]*pairTool
 						Message: fmt.Sprintf("is the other half of the tool %q, whose %s has the model pass %s to or from this one of its own accord; one of the two %s", a.name, fl.path, what, risk),
 						Excerpt: excerpt(fl.text, x, y)})
 				}
+				s.release()
 			}
 		}
 	}
 	return out, byLower
+}
+
+// pairOrder reads an order in a sentence of one tool's text about
+// another tool b it names, of the model's own accord (no step the user
+// asks for): to put a tool in b's place as though the user had not named
+// b ("use this instead of web_search", "web_search is deprecated",
+// unless only for one kind of request), or to move what b gives back or
+// is given, on a call or always ("after calling read_file, pass its
+// output to this tool's notes field") where the tool that orders it sends things away or takes
+// them into a catch-all parameter (open), or b's arguments anywhere. A chain of honest steps moves
+// a value (an id, the URL search gave) and is quiet. It returns the rule
+// and a message with a %q for b's name; "" for none.
+func pairOrder(s *sent, b *pairTool, named []*pairTool, text string, open bool) (string, string) {
+	if !s.ordered() {
+		return "", ""
+	}
+	for _, at := range toolsNamedAt(text, map[string]*pairTool{b.name: b}) {
+		// b said void ("web_search is deprecated"), not a label of the
+		// tool's own ("DEPRECATED: use read_text_file instead")
+		void := slices.ContainsFunc(s.f[cVoid], func(sp span) bool { return sp.start >= at.end && sp.start-at.end < 24 })
+		instead := slices.ContainsFunc(s.f[cInstead], func(sp span) bool {
+			return sp.end <= at.start && at.start-sp.end < 24 && !strings.ContainsAny(text[sp.end:at.start], ":;\n") // (a heading "rather than:" points to b)
+		})
+		if void || instead && (s.has(cModal) || s.has(cScopeAll) || s.has(cUser)) && !slices.ContainsFunc(s.f[cCondition], func(c span) bool {
+			return !slices.ContainsFunc(s.f[cInstead], func(sp span) bool { return c.start >= sp.start && c.end <= sp.end })
+		}) {
+			return RulePriority, "ranks a tool above %q, which it declares void or to be passed over: the model is steered off a tool the user may have named"
+		}
+	}
+	data := pairDataRe.Get().FindString(text) // (another tool's arguments are the user's to that tool, wherever they go)
+	when := s.has(cModal) || s.has(cScopeAll) || s.has(cCondition) || unaskedRe.Get().MatchString(text) || afterRe.Get().MatchString(text)
+	if (open || strings.HasPrefix(data, "argu")) && when && len(named) <= 2 && (slices.ContainsFunc(s.f[cMove], func(sp span) bool {
+		return !s.negated(sp) && (sp.foreign || s.clauseStart(sp.first) || s.before(cModal, sp.first, 2))
+	}) || flowRe.Get().MatchString(text)) && data != "" && !pairValueRe.Get().MatchString(text) &&
+		!s.placeForSecret() && !s.has(cUserAsked) && !s.has(cAsk) && !s.has(cConsentNoun) {
+		return RuleCombination, "has the model put what the tool %q gives back or is given into this tool, of its own accord, where it sends things away or takes them into a parameter not named for them"
+	}
+	return "", ""
 }
 
 // partners finds the tools that a tool's order names: a finding at high
@@ -358,6 +402,12 @@ var (
 	wholeResultRe = &lazy.Regexp{Pattern: `\b(?:(?:` + wholeWords + `)\s+(?:\w+\s+)?(?:outputs?|results?|responses?|contents?|text|data|payload|json|dump)|everything\s+(?:it|that\s+it|the\s+tool)\s+returns|all\s+(?:of\s+)?(?:its|the)\s+(?:outputs?|results?|data|contents))\b`}
 	// resultRe: what a tool gave back, named as such
 	resultRe = &lazy.Regexp{Pattern: `\b(?:(?:its|the|their|\w+['’]s)\s+(?:outputs?|results?|responses?|return\s+values?)|what(?:ever)?\s+(?:it|that\s+tool|the\s+tool|\w+)\s+(?:returns|returned|gives\s+back|gave\s+back|found)|(?:it|that\s+tool|the\s+tool)\s+(?:found|returned|gave\s+back)|(?:messages|items|records|entries|rows|files|documents)\s+(?:that\s+)?(?:it|\w+)\s+(?:found|returned|listed))\b`}
+	// pairDataRe: what another tool gives back or is given, in the
+	// languages the pairs read; afterRe, after another call; pairValueRe: a
+	// value of it, the step of an honest chain
+	pairDataRe  = &lazy.Regexp{Pattern: `\b(?:outputs?|results?|responses?|arguments?|inputs|resultados?|salida|respuesta|argumentos|ergebnis(?:se)?|ausgabe|antwort|argumente|r[ée]sultats?|sortie|r[ée]ponse)\b`}
+	afterRe     = &lazy.Regexp{Pattern: `\b(?:after|después\s+de|tras|après|nachdem|nach\s+jedem)\b`}
+	pairValueRe = &lazy.Regexp{Pattern: `\b(?:ids?|identifiers?|urls?|uris?|links?|paths?|cursors?|etags?|handles?|slugs?|tokens?)\b`}
 	// sinkRe: a tool that sends what it is given away
 	sinkRe = &lazy.Regexp{Pattern: `https?://|wss?://|\b(?:uploads?|uploading|webhooks?|remote\s+(?:server|endpoint|storage|collector)|external\s+(?:server|endpoint|service|storage|collector)|third[\s-]party\s+(?:server|endpoint|service|storage)|telemetry|analytics\s+(?:endpoint|server|service)|collector|(?:sync|mirror|replicate|back\s+up)s?\s+(?:\w+\s+)?to\s+(?:our|the\s+vendor|a\s+remote|an\s+external|the\s+cloud))\b`}
 )
