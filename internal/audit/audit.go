@@ -114,9 +114,7 @@ type Target struct {
 // Unread is a list of a server's that was not read in full: its method,
 // and what happened ("answered an error (-32603 ...): its items were not
 // audited").
-type Unread struct {
-	Method, Message string
-}
+type Unread struct{ Method, Message string }
 
 // Audit runs every rule over each target, and the rules that compare
 // servers over all of them together (the same or look-alike names on two

@@ -78,7 +78,12 @@ func combinations(srv *auditee, fields []field) ([]Finding, map[string]*pairTool
 			fl := fields[k]
 			v := newView(fl.text[:runeStart(fl.text, min(len(fl.text), maxCombinedText))])
 			for _, ss := range sentences(v.text) {
-				named := namedTools(ss.text, byLower)
+				var named []*pairTool // each once, in order
+				for _, at := range toolsNamedAt(ss.text, byLower) {
+					if !slices.Contains(named, at.tool) {
+						named = append(named, at.tool)
+					}
+				}
 				if len(named) == 0 || len(named) == 1 && named[0] == a {
 					continue
 				}
@@ -103,16 +108,12 @@ func combinations(srv *auditee, fields []field) ([]Finding, map[string]*pairTool
 					// a token handed from a login to the calls after it is how
 					// honest servers chain: something must leave, or the
 					// conversation move
-					risk := "sends what it is given away"
+					rule, msg, risk := RuleCombination, "has the model pass %[2]s to or from the tool %[1]q of its own accord; one of the tools it names %[3]s: together they make an attack neither shows alone", "sends what it is given away"
 					switch {
 					case what == "":
-						if rule, msg := pairOrder(s, b, named, ss.text, a.sink || !takes(a, "")); msg != "" {
-							seen[[2]string{a.name, b.name}] = true
-							x, y := v.span(fl.text, ss.start, ss.end)
-							out = append(out, Finding{Rule: rule, Severity: Medium, Server: srv.Name, Kind: "tool", Name: a.name, Field: fl.path,
-								Message: fmt.Sprintf(msg, b.name), Excerpt: excerpt(fl.text, x, y)})
+						if rule, msg = pairOrder(s, b, named, ss.text, a.sink || !takes(a, "")); msg == "" {
+							continue
 						}
-						continue
 					case sink:
 					case what == "the conversation":
 						risk = "is given the conversation"
@@ -126,11 +127,10 @@ func combinations(srv *auditee, fields []field) ([]Finding, map[string]*pairTool
 					}
 					seen[[2]string{a.name, b.name}] = true
 					x, y := v.span(fl.text, ss.start, ss.end)
-					out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: a.name, Field: fl.path,
-						Message: fmt.Sprintf("has the model pass %s to or from the tool %q of its own accord; one of the tools it names %s: together they make an attack neither shows alone", what, b.name, risk),
-						Excerpt: excerpt(fl.text, x, y)})
-					if dest && namedAs(ss.text, byLower, b, nil, instrumentBeforeRe) && !namedAs(ss.text, byLower, b, resultAfterRe, resultBeforeRe) {
-						continue
+					out = append(out, Finding{Rule: rule, Severity: Medium, Server: srv.Name, Kind: "tool", Name: a.name, Field: fl.path,
+						Message: fmt.Sprintf(msg, b.name, what, risk), Excerpt: excerpt(fl.text, x, y)})
+					if what == "" || dest && namedAs(ss.text, byLower, b, nil, instrumentBeforeRe) && !namedAs(ss.text, byLower, b, resultAfterRe, resultBeforeRe) {
+						continue // (an order about b alone: b is what it is about, not its other half)
 					}
 					out = append(out, Finding{Rule: RuleCombination, Severity: Medium, Server: srv.Name, Kind: "tool", Name: b.name, Field: "description",
 						Message: fmt.Sprintf("is the other half of the tool %q, whose %s has the model pass %s to or from this one of its own accord; one of the two %s", a.name, fl.path, what, risk),
@@ -144,39 +144,39 @@ func combinations(srv *auditee, fields []field) ([]Finding, map[string]*pairTool
 }
 
 // pairOrder reads an order in a sentence of one tool's text about
-// another tool b it names, of the model's own accord (no step the user
-// asks for): to put a tool in b's place as though the user had not named
-// b ("use this instead of web_search", "web_search is deprecated",
-// unless only for one kind of request), or to move what b gives back or
-// is given, on a call or always ("after calling read_file, pass its
-// output to this tool's notes field") where the tool that orders it sends things away or takes
-// them into a catch-all parameter (open), or b's arguments anywhere. A chain of honest steps moves
-// a value (an id, the URL search gave) and is quiet. It returns the rule
-// and a message with a %q for b's name; "" for none.
+// another tool b it names: one that puts a tool in b's place, as though
+// the user had not named b ("web_search is deprecated", "always use this
+// instead of web_search", not a hint for one kind of request), or moves
+// what b gives back or is given, on a call or always ("after calling
+// read_file, pass its output to this tool's notes field"), where the
+// tool that orders it sends things away or takes them into a catch-all
+// parameter (open), or b's arguments anywhere. A chain of honest steps
+// moves a value (an id, the URL search gave) and is quiet. It returns the
+// rule and a message with %[1]q for b's name; "" for none.
 func pairOrder(s *sent, b *pairTool, named []*pairTool, text string, open bool) (string, string) {
 	if !s.ordered() {
 		return "", ""
 	}
+	in := func(c concept, f func(span) bool) bool { return slices.ContainsFunc(s.f[c], f) }
 	for _, at := range toolsNamedAt(text, map[string]*pairTool{b.name: b}) {
-		// b said void ("web_search is deprecated"), not a label of the
-		// tool's own ("DEPRECATED: use read_text_file instead")
-		void := slices.ContainsFunc(s.f[cVoid], func(sp span) bool { return sp.start >= at.end && sp.start-at.end < 24 })
-		instead := slices.ContainsFunc(s.f[cInstead], func(sp span) bool {
-			return sp.end <= at.start && at.start-sp.end < 24 && !strings.ContainsAny(text[sp.end:at.start], ":;\n") // (a heading "rather than:" points to b)
-		})
-		if void || instead && (s.has(cModal) || s.has(cScopeAll) || s.has(cUser)) && !slices.ContainsFunc(s.f[cCondition], func(c span) bool {
-			return !slices.ContainsFunc(s.f[cInstead], func(sp span) bool { return c.start >= sp.start && c.end <= sp.end })
-		}) {
-			return RulePriority, "ranks a tool above %q, which it declares void or to be passed over: the model is steered off a tool the user may have named"
+		if in(cVoid, func(sp span) bool { return sp.start >= at.end && sp.start-at.end < 24 }) || // (not a label of its own: "DEPRECATED: use b instead")
+			in(cInstead, func(sp span) bool {
+				return sp.end <= at.start && at.start-sp.end < 24 && !strings.ContainsAny(text[sp.end:at.start], ":;\n")
+			}) &&
+				(s.has(cModal) || s.has(cScopeAll) || s.has(cUser)) && !in(cCondition, func(c span) bool {
+				return !in(cInstead, func(sp span) bool { return c.start >= sp.start && c.end <= sp.end })
+			}) {
+			return RulePriority, "ranks a tool above %[1]q, which it declares void or to be passed over: the model is steered off a tool the user may have named"
 		}
 	}
 	data := pairDataRe.Get().FindString(text) // (another tool's arguments are the user's to that tool, wherever they go)
-	when := s.has(cModal) || s.has(cScopeAll) || s.has(cCondition) || unaskedRe.Get().MatchString(text) || afterRe.Get().MatchString(text)
-	if (open || strings.HasPrefix(data, "argu")) && when && len(named) <= 2 && (slices.ContainsFunc(s.f[cMove], func(sp span) bool {
-		return !s.negated(sp) && (sp.foreign || s.clauseStart(sp.first) || s.before(cModal, sp.first, 2))
-	}) || flowRe.Get().MatchString(text)) && data != "" && !pairValueRe.Get().MatchString(text) &&
-		!s.placeForSecret() && !s.has(cUserAsked) && !s.has(cAsk) && !s.has(cConsentNoun) {
-		return RuleCombination, "has the model put what the tool %q gives back or is given into this tool, of its own accord, where it sends things away or takes them into a parameter not named for them"
+	if (open || strings.HasPrefix(data, "argu")) && data != "" && len(named) <= 2 && !pairValueRe.Get().MatchString(text) && !s.placeForSecret() &&
+		(s.has(cModal) || s.has(cScopeAll) || s.has(cCondition) || unaskedRe.Get().MatchString(text) || afterRe.Get().MatchString(text)) &&
+		(in(cMove, func(sp span) bool {
+			return !s.negated(sp) && (sp.foreign || s.clauseStart(sp.first) || s.before(cModal, sp.first, 2))
+		}) || flowRe.Get().MatchString(text)) &&
+		!s.has(cUserAsked) && !s.has(cAsk) && !s.has(cConsentNoun) {
+		return RuleCombination, "has the model put what the tool %[1]q gives back or is given into this tool, of its own accord, where it sends things away or takes them into a parameter not named for them"
 	}
 	return "", ""
 }
@@ -307,18 +307,6 @@ const wholeWords = `full|entire|complete|whole|raw|unredacted|unfiltered|verbati
 // maxCombinedText is how much of each text the pairs are read in, as an
 // item's whole text is.
 const maxCombinedText = 64 << 10
-
-// namedTools are the tools a sentence of a view (lower case) names by
-// their whole names, each once, in order.
-func namedTools(text string, byLower map[string]*pairTool) []*pairTool {
-	var out []*pairTool
-	for _, at := range toolsNamedAt(text, byLower) {
-		if !slices.Contains(out, at.tool) {
-			out = append(out, at.tool)
-		}
-	}
-	return out
-}
 
 // passesBetween reports what a sentence moves of the model's own accord
 // (always, automatically, after every call, must: not as the user asks):
