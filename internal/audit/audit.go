@@ -184,9 +184,8 @@ var wholeRules = []string{RuleOverride, RuleConceal, RuleSendElsewhere, RuleSens
 
 // wholeOnly keeps a finding of an item's whole text (wholePrefix) only by
 // wholeRules, one of the server's (serverWholePrefix) by those and the
-// side channels its sentences give, and where no one field of the item was found so by the same
-// rule, at that severity or above: what a part says alone is said at the
-// part.
+// side channels its sentences give, and where no one field of the item
+// was found so by the same rule at that severity or above.
 func wholeOnly(found []Finding) []Finding {
 	type key struct{ kind, name, rule string }
 	best := map[key]Severity{}

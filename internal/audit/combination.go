@@ -11,27 +11,21 @@ import (
 // pairTool is a tool as combinations reads it.
 type pairTool struct {
 	name   string
-	sink   bool  // its text sends what it is given away
-	fields []int // its prose fields
-	// source: what its name and first text say it gives back, when that
-	// is private ("secrets", "the user's private data"): its results,
-	// moved whole, move that
-	source string
+	sink   bool   // its text sends what it is given away
+	fields []int  // its prose fields
+	source string // what its name and first text say it gives back, when private ("secrets", "the user's private data")
 }
 
 // combinations finds two tools of one server (a gateway's members are
 // one server's tools) that make an attack together though each reads as
 // harmless alone: a sentence of one that names the other and has the
 // model pass secrets, the user's private data or a result whole between
-// them of its own accord (always, automatically, after every call), where
-// one of the two sends what it is given away; or the conversation,
-// wherever it goes. A chain of honest steps (an id or a login's token
-// from one tool to the next, a step the user asks for) is no finding:
-// nothing private moves, or nothing leaves. A tool named as what a
-// sentence that writes out where things go sends through ("with
-// export_logs"), not as where what it moves comes from, is that order's
-// instrument, not its other half.
-// It returns too the tools by their names in lower case, for partners.
+// them of its own accord, where one of the two sends what it is given
+// away; or the conversation, wherever it goes; and the orders of
+// pairOrder. An honest chain (an id or a login's token from one tool to
+// the next, a step the user asks for) is no finding. A tool a sentence
+// sends through ("with export_logs") is that order's instrument, not its
+// other half. It returns too the tools by their lower-case names.
 func combinations(srv *auditee, fields []field) ([]Finding, map[string]*pairTool) {
 	var tools []*pairTool
 	byName, byLower := map[string]*pairTool{}, map[string]*pairTool{}
@@ -196,7 +190,7 @@ func partners(server string, byLower map[string]*pairTool, found []Finding) []Fi
 	var out []Finding
 	seen := map[[2]string]bool{}
 	for _, f := range found {
-		if f.Kind != "tool" || f.Severity < High || !partnerRule(f.Rule) {
+		if f.Kind != "tool" || f.Severity < High || !slices.Contains(partnerRules, f.Rule) {
 			continue
 		}
 		text := newView(f.Excerpt).text
@@ -262,15 +256,9 @@ func toolsNamedAt(text string, byLower map[string]*pairTool) []namedAt {
 	return out
 }
 
-// partnerRule reports a rule whose finding is an order that may move
+// partnerRules are the rules whose finding is an order that may move
 // another tool's results or arguments.
-func partnerRule(rule string) bool {
-	switch rule {
-	case RuleOverride, RuleConceal, RuleSensitiveFile, RuleSideChannel, RuleSendElsewhere, RuleShadowing, RuleCoercion, RulePriority, RuleCommandPayload, RuleEncoded, RuleTrigger:
-		return true
-	}
-	return false
-}
+var partnerRules = []string{RuleOverride, RuleConceal, RuleSensitiveFile, RuleSideChannel, RuleSendElsewhere, RuleShadowing, RuleCoercion, RulePriority, RuleCommandPayload, RuleEncoded, RuleTrigger}
 
 // takesAs reports a tool, by its parameters' squashed names, that has a
 // parameter named for what is passed to it (a token for a login's token,
@@ -300,13 +288,10 @@ var pairParamWords = &lazy.Value[paramWords]{New: func() paramWords {
 
 type paramWords struct{ secret, private, catchAll []string }
 
-// wholeWords are the words that make what a tool gave whole: its full
-// output, the verbatim result.
-const wholeWords = `full|entire|complete|whole|raw|unredacted|unfiltered|verbatim`
-
-// maxCombinedText is how much of each text the pairs are read in, as an
-// item's whole text is.
-const maxCombinedText = 64 << 10
+const (
+	wholeWords      = `full|entire|complete|whole|raw|unredacted|unfiltered|verbatim` // what makes what a tool gave whole: its full output
+	maxCombinedText = 64 << 10                                                        // how much of each text the pairs read, as an item's whole text is
+)
 
 // passesBetween reports what a sentence moves of the model's own accord
 // (always, automatically, after every call, must: not as the user asks):
