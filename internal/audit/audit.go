@@ -114,9 +114,7 @@ type Target struct {
 // Unread is a list of a server's that was not read in full: its method,
 // and what happened ("answered an error (-32603 ...): its items were not
 // audited").
-type Unread struct {
-	Method, Message string
-}
+type Unread struct{ Method, Message string }
 
 // Audit runs every rule over each target, and the rules that compare
 // servers over all of them together (the same or look-alike names on two
@@ -186,9 +184,8 @@ var wholeRules = []string{RuleOverride, RuleConceal, RuleSendElsewhere, RuleSens
 
 // wholeOnly keeps a finding of an item's whole text (wholePrefix) only by
 // wholeRules, one of the server's (serverWholePrefix) by those and the
-// side channels its sentences give, and where no one field of the item was found so by the same
-// rule, at that severity or above: what a part says alone is said at the
-// part.
+// side channels its sentences give, and where no one field of the item
+// was found so by the same rule at that severity or above.
 func wholeOnly(found []Finding) []Finding {
 	type key struct{ kind, name, rule string }
 	best := map[key]Severity{}

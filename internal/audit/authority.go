@@ -79,10 +79,7 @@ func (s *sent) role() (span, bool) { return s.liveBut(cRole, s.roleWordIsNoVerb)
 // roleWordIsNoVerb reports a span of "answer as" or "respond as" whose
 // first word follows a word, in the same clause, that makes it no order.
 func (s *sent) roleWordIsNoVerb(sp span) bool {
-	if sp.foreign || sp.first == 0 {
-		return false
-	}
-	if !s.wordIn(sp.first, 1, "answer", "respond") {
+	if sp.foreign || sp.first == 0 || !s.wordIn(sp.first, 1, "answer", "respond") {
 		return false
 	}
 	prev := s.toks[sp.first-1]
@@ -222,10 +219,7 @@ func (c orderContext) governsOthers(s *sent, ordered bool) (string, bool) {
 func (s *sent) insteadOfUsers() bool {
 	_, moved := s.live(cMove)
 	_, altered := s.live(cAlter)
-	if !moved && !altered {
-		return false
-	}
-	return slices.ContainsFunc(s.f[cInstead], func(i span) bool {
+	return (moved || altered) && slices.ContainsFunc(s.f[cInstead], func(i span) bool {
 		return s.after(cUser, i, 8) || s.after(cUserAsked, i, 8) || s.within(cUser, i)
 	})
 }

@@ -308,14 +308,7 @@ func (s *sent) object(sp span) bool {
 	for i >= 0 && (s.toks[i].text == "the" || s.toks[i].text == "a" || s.toks[i].text == "an" || s.toks[i].text == "their" || s.toks[i].text == "each") {
 		i--
 	}
-	if i < 0 {
-		return false
-	}
-	switch s.toks[i].text {
-	case "to", "for", "with", "from", "of", "at", "by", "about":
-		return true
-	}
-	return false
+	return i >= 0 && slices.Contains([]string{"to", "for", "with", "from", "of", "at", "by", "about"}, s.toks[i].text)
 }
 
 // leavesOut reports "leave X out (of ...)" and "keep X out of ...", with

@@ -364,14 +364,7 @@ func secretName(w string) bool {
 		"bearer", "session", "refresh", "npm", "pypi", "hf", "google", "gcp", "azure", "discord", "telegram", "twilio", "sendgrid", "db", "database", "admin", "root", "master", "deploy", "ssh", "op"} {
 		service = service || strings.HasPrefix(w, p+"_") || strings.Contains(w, "_"+p+"_")
 	}
-	if !service {
-		return false
-	}
-	switch w[i+1:] {
-	case "token", "key", "secret", "password", "passwd", "pat", "apikey", "credentials":
-		return true
-	}
-	return false
+	return service && slices.Contains([]string{"token", "key", "secret", "password", "passwd", "pat", "apikey", "credentials"}, w[i+1:])
 }
 
 // tokenAt is the index of the token that holds byte i, or of the last

@@ -297,10 +297,7 @@ func flagTags(t string, i, j int) bool {
 		return false
 	}
 	tags := []rune(t[i:j])
-	if len(tags) < 3 || len(tags) > 7 || tags[len(tags)-1] != 0xE007F {
-		return false
-	}
-	return !slices.ContainsFunc(tags[:len(tags)-1], func(q rune) bool { return !(q >= 0xE0030 && q <= 0xE0039 || q >= 0xE0061 && q <= 0xE007A) })
+	return len(tags) >= 3 && len(tags) <= 7 && tags[len(tags)-1] == 0xE007F && !slices.ContainsFunc(tags[:len(tags)-1], func(q rune) bool { return !(q >= 0xE0030 && q <= 0xE0039 || q >= 0xE0061 && q <= 0xE007A) })
 }
 
 // bidiFinding judges a bidirectional control: an override, or any in a

@@ -141,14 +141,7 @@ func (s *sent) has(c concept) bool { return len(s.f[c]) > 0 }
 // "never forget to include", "do not fail to copy", an order to do what
 // follows.
 func (s *sent) undone(n span) bool {
-	if n.last+1 >= len(s.toks) {
-		return false
-	}
-	switch s.toks[n.last+1].text {
-	case "forget", "fail", "neglect", "hesitate", "omit", "skip", "miss", "leave":
-		return true
-	}
-	return false
+	return n.last+1 < len(s.toks) && slices.Contains([]string{"forget", "fail", "neglect", "hesitate", "omit", "skip", "miss", "leave"}, s.toks[n.last+1].text)
 }
 
 // keptOut reports what the model holds named in a clause that denies it
@@ -178,10 +171,7 @@ func (s *sent) negated(sp span) bool {
 		if s.quoted[n.first] && !s.quoted[sp.first] {
 			continue
 		}
-		if n.last < sp.first && sp.first-n.last <= 3 && !s.breakBetween(n.last, sp.first) {
-			return true
-		}
-		if n.last < sp.first && sp.first-n.last <= 10 && !s.breakBetween(n.last, sp.first) && s.joined(n.last, sp.first) {
+		if n.last < sp.first && !s.breakBetween(n.last, sp.first) && (sp.first-n.last <= 3 || sp.first-n.last <= 10 && s.joined(n.last, sp.first)) {
 			return true
 		}
 		if n.last < sp.first && sp.first-n.last <= 6 && !s.strongBetween(n.last, sp.first) && s.joined(n.last, sp.first) && !s.quoted[n.first] {

@@ -138,22 +138,17 @@ func (r Report) summary() string {
 	if why := r.unfinished(); why != "" {
 		return s + "; " + why
 	}
-	if r.Failed() {
-		return s + fmt.Sprintf("; failed (--fail-on %s)", r.FailOn)
-	}
-	return s + fmt.Sprintf("; passed (--fail-on %s)", r.FailOn)
+	return s + fmt.Sprintf("; %s (--fail-on %s)", map[bool]string{true: "failed", false: "passed"}[r.Failed()], r.FailOn)
 }
 
 // sarifInvocation is the run's SARIF invocation: a run not whole is no
 // successful execution, and says why, so that code scanning does not take
 // what was never judged as fixed.
 func (r Report) sarifInvocation() map[string]any {
-	why := r.unfinished()
-	if why == "" {
-		return map[string]any{"executionSuccessful": true}
+	if why := r.unfinished(); why != "" {
+		return map[string]any{"executionSuccessful": false, "toolExecutionNotifications": []map[string]any{{"level": "error", "message": map[string]string{"text": why}}}}
 	}
-	return map[string]any{"executionSuccessful": false,
-		"toolExecutionNotifications": []map[string]any{{"level": "error", "message": map[string]string{"text": why}}}}
+	return map[string]any{"executionSuccessful": true}
 }
 
 // unfinished says why the run is not whole ("" when it is): servers not
@@ -240,31 +235,21 @@ func (r Report) SARIF(w io.Writer) error {
 			msg += " Decoded: " + f.Decoded
 		}
 		results = append(results, map[string]any{
-			"ruleId":    f.Rule,
-			"ruleIndex": index[f.Rule],
-			"level":     level(f.Severity),
-			"message":   text(safetext.Line(msg)),
+			"ruleId": f.Rule, "ruleIndex": index[f.Rule], "level": level(f.Severity), "message": text(safetext.Line(msg)),
 			"locations": []map[string]any{{
-				"physicalLocation": map[string]any{
-					"artifactLocation": map[string]any{"uri": artifactURI(uri)},
-					"region":           map[string]any{"startLine": line},
-				},
+				"physicalLocation": map[string]any{"artifactLocation": map[string]any{"uri": artifactURI(uri)}, "region": map[string]any{"startLine": line}},
 				"logicalLocations": []map[string]any{{"fullyQualifiedName": f.Server + "/" + f.Item() + "/" + f.Field, "kind": "member"}},
 			}},
 			"partialFingerprints": map[string]string{"primaryLocationLineHash": fingerprint(f)},
 			"properties":          map[string]any{"severity": f.Severity.String(), "server": f.Server, "item": f.Item(), "field": f.Field},
 		})
 	}
-	log := map[string]any{
-		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-		"version": "2.1.0",
+	log := map[string]any{"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
 		"runs": []map[string]any{{
 			"tool": map[string]any{"driver": map[string]any{
 				"name": "mcpv audit", "informationUri": "https://github.com/mcpv/mcpv", "semanticVersion": semver(r.Version), "rules": rules,
 			}},
-			"results":     results,
-			"columnKind":  "unicodeCodePoints",
-			"invocations": []map[string]any{r.sarifInvocation()},
+			"results": results, "columnKind": "unicodeCodePoints", "invocations": []map[string]any{r.sarifInvocation()},
 		}},
 	}
 	enc := json.NewEncoder(w)

@@ -176,10 +176,7 @@ func deniedBefore(neg *regexp.Regexp, before string) bool {
 // orderAfter reports, in an order, a verb of reading after byte i of the
 // sentence ("... are required in `registry_proof`; read them directly").
 func (s *sent) orderAfter(i int) bool {
-	if !s.ordered() {
-		return false
-	}
-	return slices.ContainsFunc(s.f[cReadVerb], func(sp span) bool { return sp.start >= i && !s.negated(sp) })
+	return s.ordered() && slices.ContainsFunc(s.f[cReadVerb], func(sp span) bool { return sp.start >= i && !s.negated(sp) })
 }
 
 // orderedBefore reports a line before the sentence at start that is an
@@ -379,10 +376,7 @@ func destinations(t string, n int) [][]int {
 
 // holdsDestination reports a destination written out in t.
 func holdsDestination(t string) bool {
-	if !mayHoldDestination(t) {
-		return false
-	}
-	return slices.ContainsFunc(destinationShapes.Get(), func(g gated) bool { return g.MatchString(t) })
+	return mayHoldDestination(t) && slices.ContainsFunc(destinationShapes.Get(), func(g gated) bool { return g.MatchString(t) })
 }
 
 // genericPathWords are the words of a file's path that say nothing of

@@ -52,13 +52,8 @@ func denied(s string, start, end int) bool {
 	if f := strings.Fields(before); len(f) > 4 {
 		before = strings.Join(f[len(f)-4:], " ")
 	}
-	if negBeforeRe.Get().MatchString(before) && !strings.Contains(before, "without") {
-		return true
-	}
-	if w := strings.Fields(before); len(w) > 0 && w[len(w)-1] == "without" {
-		return true
-	}
-	return negAfterRe.Get().MatchString(s[end:])
+	w := strings.Fields(before)
+	return negBeforeRe.Get().MatchString(before) && !strings.Contains(before, "without") || len(w) > 0 && w[len(w)-1] == "without" || negAfterRe.Get().MatchString(s[end:])
 }
 
 // deniedWithin reports a negator in the n words before t[i], in its
@@ -305,16 +300,10 @@ func sentenceStart(s string, i int) int {
 // mcp.json, p?d=), nor of an ellipsis (curl ... | sh), nor of an
 // abbreviation of single letters (e.g., i.e.).
 func endsSentence(s string, j int) bool {
-	if j+1 < len(s) && s[j+1] != ' ' && s[j+1] != '\n' {
+	if j+1 < len(s) && s[j+1] != ' ' && s[j+1] != '\n' || j == 0 || s[j-1] == '.' || s[j-1] == ' ' {
 		return false
 	}
-	if j == 0 || s[j-1] == '.' || s[j-1] == ' ' {
-		return false
-	}
-	if j >= 3 && s[j-2] == '.' && isASCIILetter(s[j-1]) && isASCIILetter(s[j-3]) && (j == 3 || !isASCIILetter(s[j-4])) {
-		return false // e.g.
-	}
-	return true
+	return !(j >= 3 && s[j-2] == '.' && isASCIILetter(s[j-1]) && isASCIILetter(s[j-3]) && (j == 3 || !isASCIILetter(s[j-4]))) // (not "e.g.")
 }
 
 func isASCIILetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }

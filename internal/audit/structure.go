@@ -372,14 +372,7 @@ func parameterRules(s *auditee) []Finding {
 // (conversationUrl, a query string), and is no reference here.
 func namesAReference(name string) bool {
 	words := strings.Fields(nameWords(splitCamel(name)))
-	if len(words) < 2 {
-		return false
-	}
-	switch strings.ToLower(words[len(words)-1]) {
-	case "id", "ids", "uuid", "guid", "ref", "handle":
-		return true
-	}
-	return false
+	return len(words) >= 2 && slices.Contains([]string{"id", "ids", "uuid", "guid", "ref", "handle"}, strings.ToLower(words[len(words)-1]))
 }
 
 // selfConfirming reports a parameter that stands for the user's

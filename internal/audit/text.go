@@ -331,9 +331,7 @@ func excerpt(text string, s, e int) string {
 	if b-a > maxExcerpt {
 		b = a + maxExcerpt
 	}
-	for a > 0 && !utf8.RuneStart(text[a]) {
-		a--
-	}
+	a = runeStart(text, a)
 	for b < len(text) && !utf8.RuneStart(text[b]) {
 		b++
 	}
@@ -342,9 +340,7 @@ func excerpt(text string, s, e int) string {
 	// few KiB), not of the whole text, which a long text has thousands of
 	// findings to ask of.
 	from, to := max(0, a-secretReach), min(len(text), b+secretReach)
-	for from > 0 && !utf8.RuneStart(text[from]) {
-		from--
-	}
+	from = runeStart(text, from)
 	for to < len(text) && !utf8.RuneStart(text[to]) {
 		to++
 	}
@@ -368,9 +364,7 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
+	n = runeStart(s, n)
 	return s[:n] + "…"
 }
 
