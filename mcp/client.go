@@ -385,25 +385,31 @@ var progressMethods = map[string]bool{
 // (ClientOptions.Lists); it is answered from them only when a walk looks
 // something up (Seek).
 func (c *Client) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	return c.callKept(ctx, method, params, false)
+	return c.callKept(ctx, method, params, false, nil)
 }
 
-// call is Call without the kept lists.
-func (c *Client) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+// CallStreamed is Call with st's string in place of its marker in params
+// (Streamed).
+func (c *Client) CallStreamed(ctx context.Context, method string, params json.RawMessage, st *Streamed) (json.RawMessage, error) {
+	return c.callKept(ctx, method, params, false, st)
+}
+
+// call is Call without the kept lists, st streamed.
+func (c *Client) call(ctx context.Context, method string, params json.RawMessage, st *Streamed) (json.RawMessage, error) {
 	if r := c.recall; r != nil && !r.settled.Load() {
-		return c.callRecalled(ctx, method, params)
+		return c.callRecalled(ctx, method, params, st)
 	}
-	return c.callWithin(ctx, c.opts.Timeout, method, params)
+	return c.callWithin(ctx, c.opts.Timeout, method, params, st)
 }
 
 // callWithin sends a request of a settled era, with left of its timeout
 // (sendWithin).
-func (c *Client) callWithin(ctx context.Context, left time.Duration, method string, params json.RawMessage) (json.RawMessage, error) {
+func (c *Client) callWithin(ctx context.Context, left time.Duration, method string, params json.RawMessage, st *Streamed) (json.RawMessage, error) {
 	meta, token, err := c.prepare(method, params)
 	if err != nil {
 		return nil, err
 	}
-	return c.sendWithin(ctx, left, method, params, meta, token, nil)
+	return c.sendWithin(ctx, left, method, params, st, meta, token, nil)
 }
 
 // sendWithin sends params with meta, bounded by the client's timeouts,
@@ -411,7 +417,7 @@ func (c *Client) callWithin(ctx context.Context, left time.Duration, method stri
 // its timeout with a probe before it: budget); progress restarts the whole
 // timeout, as ever. Nothing is sent when nothing is left. first, when not
 // nil, is the request sent already, whose answer is awaited.
-func (c *Client) sendWithin(ctx context.Context, left time.Duration, method string, params json.RawMessage, meta []metaEntry, token json.RawMessage, first *request) (json.RawMessage, error) {
+func (c *Client) sendWithin(ctx context.Context, left time.Duration, method string, params json.RawMessage, st *Streamed, meta []metaEntry, token json.RawMessage, first *request) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if d := c.opts.Timeout; d > 0 {
@@ -432,12 +438,12 @@ func (c *Client) sendWithin(ctx context.Context, left time.Duration, method stri
 		defer hard.Stop()
 	}
 	if c.era().modern {
-		return c.rounds(ctx, method, params, meta, first)
+		return c.rounds(ctx, method, params, st, meta, first)
 	}
 	if first != nil {
 		return first.wait(ctx)
 	}
-	return c.s.call(ctx, method, params, meta...)
+	return c.s.call(ctx, method, params, st, meta...)
 }
 
 // prepare is what the client adds to params' _meta as the message is
@@ -536,7 +542,7 @@ func (c *Client) Relay(ctx context.Context, method string, params json.RawMessag
 	if !c.era().modern {
 		return c.s.Call(ctx, method, params)
 	}
-	return c.rounds(ctx, method, params, c.stampEntries(), nil)
+	return c.rounds(ctx, method, params, nil, c.stampEntries(), nil)
 }
 
 // ForwardNotification sends a client's notification as it is.

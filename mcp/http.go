@@ -269,9 +269,10 @@ func (t *HTTPTransport) fail(err error) {
 
 // outgoing describes a message mcpv is about to send.
 type outgoing struct {
-	method string
-	id     json.RawMessage // nil for notifications
-	isResp bool            // a response to a server request
+	method   string
+	id       json.RawMessage // nil for notifications
+	isResp   bool            // a response to a server request
+	streamed *streamedMsg    // the message as it goes, when it streams a string
 }
 
 // classify reads a message mcpv encoded itself (valid by construction,
@@ -299,7 +300,13 @@ var errClassified = errors.New("classified")
 // Write sends one message. Requests are answered asynchronously; see the
 // design note at the top of this file.
 func (t *HTTPTransport) Write(ctx context.Context, msg []byte) error {
+	return t.writeStream(ctx, msg, nil)
+}
+
+// writeStream is Write of msg, streaming m when not nil (streamWriter).
+func (t *HTTPTransport) writeStream(ctx context.Context, msg []byte, m *streamedMsg) error {
 	o := classify(msg)
+	o.streamed = m
 	if o.method == "initialize" {
 		t.mu.Lock()
 		t.initMsg, t.initID = append([]byte(nil), msg...), string(o.id)

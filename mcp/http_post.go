@@ -140,7 +140,7 @@ func detach(ctx context.Context) {
 // post sends msg and returns a successful response (2xx), handling the legacy
 // fallback and the expired-session replay. Other statuses become errors.
 func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http.Response, error) {
-	resp, sid, err := t.send(ctx, msg)
+	resp, sid, err := t.send(ctx, msg, o.streamed)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 		if err := t.reinitialize(ctx, sid); err != nil {
 			return nil, err
 		}
-		if resp, _, err = t.send(ctx, msg); err != nil {
+		if resp, _, err = t.send(ctx, msg, o.streamed); err != nil {
 			return nil, err
 		}
 	case o.method == "initialize" && t.opts.Mode == ModeAuto && !t.isLegacy() &&
@@ -170,7 +170,7 @@ func (t *HTTPTransport) post(ctx context.Context, msg []byte, o outgoing) (*http
 			}
 			return nil, &TransportError{Op: "POST " + displayURL(t.url), Err: fmt.Errorf("%s; as a legacy SSE server: %w", safetext.Line(status), lerr)}
 		}
-		if resp, _, err = t.send(ctx, msg); err != nil {
+		if resp, _, err = t.send(ctx, msg, o.streamed); err != nil {
 			return nil, err
 		}
 	}
@@ -196,7 +196,7 @@ func (t *HTTPTransport) notLegacy(ctx context.Context, msg []byte, err error) er
 	if errors.As(err, new(*AuthError)) || ctx.Err() != nil {
 		return err
 	}
-	resp, _, perr := t.send(ctx, msg)
+	resp, _, perr := t.send(ctx, msg, nil)
 	if perr != nil {
 		return err
 	}
@@ -222,9 +222,9 @@ func unwrapTransport(err error) error {
 	return err
 }
 
-// send POSTs msg once with the current session headers; it returns the
-// session id it sent.
-func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, string, error) {
+// send POSTs msg (streaming m, when not nil) once with the current
+// session headers; it returns the session id it sent.
+func (t *HTTPTransport) send(ctx context.Context, msg []byte, m *streamedMsg) (*http.Response, string, error) {
 	t.mu.Lock()
 	endpoint, sid, version := t.endpoint, t.sessionID, t.version
 	t.mu.Unlock()
@@ -232,7 +232,7 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte) (*http.Response, s
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) {
 		wrote.Store(w.Err == nil)
 	}})
-	req := postRequest(ctx, endpoint, msg)
+	req := postRequest(ctx, endpoint, msg, m)
 	t.setHeaders(req, sid, version)
 	if IsModern(version) {
 		setStandardHeaders(req.Header, msg)
@@ -268,7 +268,7 @@ var (
 // postRequest is http.NewRequestWithContext's POST of msg to endpoint,
 // made without writing endpoint as text and parsing it again for each
 // request: the URL is shared, and net/http does not change it.
-func postRequest(ctx context.Context, endpoint *url.URL, msg []byte) *http.Request {
+func postRequest(ctx context.Context, endpoint *url.URL, msg []byte, m *streamedMsg) *http.Request {
 	req := &http.Request{
 		Method:        http.MethodPost,
 		URL:           endpoint,
@@ -284,7 +284,7 @@ func postRequest(ctx context.Context, endpoint *url.URL, msg []byte) *http.Reque
 	if len(msg) == 0 {
 		req.Body, req.GetBody = http.NoBody, func() (io.ReadCloser, error) { return http.NoBody, nil }
 	}
-	if m := streamedMessage(ctx, msg); m != nil {
+	if m != nil {
 		// Read from its file as net/http writes it: a file cut under it
 		// ends the body short of its Content-Length, which fails the
 		// request, never sends it as if whole.

@@ -329,7 +329,7 @@ func (t *HTTPTransport) reinitialize(ctx context.Context, stale string) error {
 	t.mu.Unlock()
 	t.opts.Log.Info("the server's session expired (HTTP 404); starting a new one")
 
-	resp, _, err := t.send(ctx, initMsg)
+	resp, _, err := t.send(ctx, initMsg, nil)
 	if err != nil {
 		return err
 	}
@@ -346,7 +346,7 @@ func (t *HTTPTransport) reinitialize(ctx context.Context, stale string) error {
 		return &TransportError{Op: "initialize (new session)", Err: err}
 	}
 	note, _ := encodeRequest(nil, "notifications/initialized", nil)
-	nresp, _, err := t.send(ctx, note)
+	nresp, _, err := t.send(ctx, note, nil)
 	if err != nil {
 		return err
 	}

@@ -123,12 +123,10 @@ func messageOf(fields []rawjson.Field) (message, error) {
 			if string(v) == "null" {
 				continue
 			}
-			method, err := rawjson.String(v)
-			if err != nil && bad == nil {
-				bad = fmt.Errorf("method is not a string")
-			}
-			if err == nil {
+			if method, err := rawjson.String(v); err == nil {
 				m.Method = method
+			} else if bad == nil {
+				bad = fmt.Errorf("method is not a string")
 			}
 		case f.KeyIs("params"):
 			m.Params = v

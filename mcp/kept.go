@@ -28,21 +28,21 @@ type KeptLists interface {
 // what the server answers is kept unless the era changed under the
 // request; lookup says the request looks something up (Seek), not to
 // show the list, so that a list kept may answer it.
-func (c *Client) callKept(ctx context.Context, method string, params json.RawMessage, lookup bool) (json.RawMessage, error) {
+func (c *Client) callKept(ctx context.Context, method string, params json.RawMessage, lookup bool, st *Streamed) (json.RawMessage, error) {
 	l := c.opts.Lists
 	if l == nil || !isList(method) {
-		return c.call(ctx, method, params)
+		return c.call(ctx, method, params, st)
 	}
 	meta, _, err := c.prepare(method, params)
 	if err != nil {
-		return c.call(ctx, method, params)
+		return c.call(ctx, method, params, st)
 	}
 	res, keep := l.Kept(method, stamped(params, meta), ToolSought(ctx), lookup)
 	if res != nil {
 		return res, nil
 	}
 	was := c.era()
-	res, err = c.call(ctx, method, params)
+	res, err = c.call(ctx, method, params, st)
 	if e := c.era(); err == nil && keep != nil && e.modern == was.modern && e.version == was.version {
 		keep(res, e.modern)
 	}

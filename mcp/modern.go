@@ -56,7 +56,7 @@ const DefaultDiscoverWait = 5 * time.Second
 // mcpv speaks) a modern one.
 func discover(ctx context.Context, s *Session, opts ClientOptions, version string) (*Client, error) {
 	c := newModernClient(s, opts, version)
-	raw, err := c.s.call(ctx, "server/discover", nil, c.stampEntries()...)
+	raw, err := c.s.call(ctx, "server/discover", nil, nil, c.stampEntries()...)
 	return c.discovered(ctx, raw, err)
 }
 
@@ -90,7 +90,7 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 			return nil, &VersionError{Offered: version, ServerSupports: supported, Accepted: accepted(opts, ModernVersions)}
 		}
 		offer(v)
-		raw, err = c.s.call(ctx, "server/discover", nil, c.stampEntries()...)
+		raw, err = c.s.call(ctx, "server/discover", nil, nil, c.stampEntries()...)
 	}
 	if err != nil {
 		return nil, err
@@ -122,9 +122,7 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 // initialize result (protocolVersion, capabilities, serverInfo,
 // instructions) plus supportedVersions, each as the server sent it.
 func discoveredInfo(version string, discovered json.RawMessage, serverInfo json.RawMessage, instructions *string) json.RawMessage {
-	var b []byte
-	b = append(b, `{"protocolVersion":`...)
-	b = append(b, mustJSON(version)...)
+	b := append([]byte(`{"protocolVersion":`), mustJSON(version)...)
 	copyMember := func(key string) {
 		rawjson.ForEachValidMember(discovered, func(k string, v []byte) error {
 			if k == key {
@@ -211,7 +209,7 @@ var inputMethods = map[string]bool{"tools/call": true, "resources/read": true, "
 // requests: elicitation, sampling, roots) and retrying with a new id, the
 // inputResponses and the exact requestState, up to MaxInputRounds.
 // first, when not nil, is the first round's request, sent already.
-func (c *Client) rounds(ctx context.Context, method string, params json.RawMessage, meta []metaEntry, first *request) (json.RawMessage, error) {
+func (c *Client) rounds(ctx context.Context, method string, params json.RawMessage, st *Streamed, meta []metaEntry, first *request) (json.RawMessage, error) {
 	for round := 1; ; round++ {
 		var res json.RawMessage
 		var err error
@@ -219,7 +217,7 @@ func (c *Client) rounds(ctx context.Context, method string, params json.RawMessa
 			res, err = first.wait(ctx)
 			first = nil
 		} else {
-			res, err = c.s.call(ctx, method, params, meta...)
+			res, err = c.s.call(ctx, method, params, st, meta...)
 		}
 		if err != nil {
 			return nil, err
@@ -343,7 +341,7 @@ func (c *Client) Stream(ctx context.Context, method string, params json.RawMessa
 	if c.era().modern {
 		meta = c.stampEntries()
 	}
-	return c.s.call(ctx, method, params, meta...)
+	return c.s.call(ctx, method, params, nil, meta...)
 }
 
 // TasksExtension is the extension that carries tasks in the modern era

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -224,7 +225,7 @@ func (c *Client) Seek(ctx context.Context, method, key string) iter.Seq2[Page, e
 func (c *Client) walk(ctx context.Context, method, key string, max int, lookup bool) iter.Seq2[Page, error] {
 	return func(yield func(Page, error) bool) {
 		for p, err := range WalkPages(ctx, method, key, max, func(ctx context.Context, cursor string) (json.RawMessage, error) {
-			return c.callKept(ctx, method, cursorParams(cursor), lookup)
+			return c.callKept(ctx, method, cursorParams(cursor), lookup, nil)
 		}) {
 			if l, ok := ListOf(method); ok && c.opts.Lists != nil && Broken(err) {
 				c.opts.Lists.Forget(l.Capability)
@@ -389,11 +390,6 @@ var errCursor = errors.New("nextCursor is not a string")
 func splitPage(page json.RawMessage, key string) (p Page, err error) {
 	p.Raw = page
 	var cursorErr error // read on past it, for the items after it
-	defer func() {
-		if err == nil {
-			err = cursorErr
-		}
-	}()
 	err = rawjson.ForEachValidMember(page, func(k string, v []byte) error {
 		switch k {
 		case key:
@@ -416,7 +412,7 @@ func splitPage(page json.RawMessage, key string) (p Page, err error) {
 		}
 		return nil
 	})
-	return p, err
+	return p, cmp.Or(err, cursorErr)
 }
 
 // splitFirst is a merged list without its items: what comes

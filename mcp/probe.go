@@ -67,7 +67,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, known *Client, d
 		p.c = newModernClient(s, opts, ModernVersion)
 	}
 	if p.disc == nil {
-		if p.disc, err = s.begin(p.pctx, "server/discover", nil, p.c.stampEntries()...); err != nil {
+		if p.disc, err = s.begin(p.pctx, "server/discover", nil, nil, p.c.stampEntries()...); err != nil {
 			if legacyAnswer(ctx, err) {
 				init, err = fallBack(p.pctx, s, initParams)
 				return nil, init, err != nil, err
@@ -141,7 +141,7 @@ func (p *prober) await(wait, silence time.Duration) *probeOutcome {
 			if !pingSent {
 				pingSent = true
 				var err error
-				if p.ping, err = p.s.begin(p.pctx, "ping", nil); err == nil {
+				if p.ping, err = p.s.begin(p.pctx, "ping", nil, nil); err == nil {
 					p.pinged = p.ping.ch
 				}
 				timer.Reset(silence)
@@ -264,7 +264,7 @@ func fallBack(ctx context.Context, s *Session, params json.RawMessage) (*request
 	if v, ok := s.t.(VersionSetter); ok {
 		v.SetProtocolVersion("") // initialize goes out without a version header
 	}
-	return s.begin(ctx, "initialize", params)
+	return s.begin(ctx, "initialize", params, nil)
 }
 
 // legacyAnswer reports whether the probe's failure err says "a server of

@@ -181,7 +181,7 @@ func recalled(ctx context.Context, s *Session, opts ClientOptions) (*Client, err
 	if !r.fresh {
 		// The request outlives ctx, the opening's: the first call takes
 		// its answer (over HTTP a request's context is its POST's).
-		disc, err := s.begin(withSilentCancel(context.WithoutCancel(ctx)), "server/discover", nil, c.stampEntries()...)
+		disc, err := s.begin(withSilentCancel(context.WithoutCancel(ctx)), "server/discover", nil, nil, c.stampEntries()...)
 		if err != nil {
 			return nil, unprobed(ctx, err)
 		}
@@ -191,7 +191,7 @@ func recalled(ctx context.Context, s *Session, opts ClientOptions) (*Client, err
 }
 
 // callRecalled is Call while the era awaits the server's word.
-func (c *Client) callRecalled(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (c *Client) callRecalled(ctx context.Context, method string, params json.RawMessage, st *Streamed) (json.RawMessage, error) {
 	r := c.recall
 	select {
 	case r.gate <- struct{}{}:
@@ -208,11 +208,11 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 	defer release()
 	if r.settled.Load() {
 		release()
-		return c.call(ctx, method, params)
+		return c.call(ctx, method, params, st)
 	}
 	b := c.newBudget()
 	if r.fresh {
-		return c.firstAnswerDecides(ctx, b, method, params)
+		return c.firstAnswerDecides(ctx, b, method, params, st)
 	}
 	var first *request
 	var meta []metaEntry
@@ -222,7 +222,7 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 		if meta, token, err = c.prepare(method, params); err != nil {
 			return nil, err
 		}
-		first, _ = c.s.begin(ctx, method, params, meta...) // a failure to send is the settle's to report
+		first, _ = c.s.begin(ctx, method, params, st, meta...) // a failure to send is the settle's to report
 	}
 	was := c.era()
 	if err := c.settle(ctx, b); err != nil {
@@ -234,11 +234,11 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 	release()
 	if first != nil {
 		if e := c.era(); e.modern && e.version == was.version {
-			return c.sendWithin(ctx, b.left(), method, params, meta, token, first)
+			return c.sendWithin(ctx, b.left(), method, params, st, meta, token, first)
 		}
 		first.abandon() // sent in an era the server no longer speaks
 	}
-	return c.callWithin(ctx, b.left(), method, params)
+	return c.callWithin(ctx, b.left(), method, params, st)
 }
 
 // budget is the one timeout (opts.Timeout) that the first request to a
@@ -279,7 +279,7 @@ func (b budget) bound(ctx context.Context, method string) (context.Context, cont
 // could have given, a version refused, a result that is no object, or
 // silence: watchSilence) is checked with a probe, and the answer stands
 // if the server is still modern, in the same version.
-func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string, params json.RawMessage) (json.RawMessage, error) {
+func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string, params json.RawMessage, st *Streamed) (json.RawMessage, error) {
 	r := c.recall
 	meta, token, err := c.prepare(method, params)
 	if err != nil {
@@ -287,7 +287,7 @@ func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string
 	}
 	was := c.era()
 	w := c.watchSilence(ctx, b)
-	res, err := c.sendWithin(w.ctx, c.opts.Timeout, method, params, meta, token, nil)
+	res, err := c.sendWithin(w.ctx, c.opts.Timeout, method, params, st, meta, token, nil)
 	var ended *eraChanged
 	if errors.As(err, &ended) {
 		// The probe beside the silent request settled another era, or
@@ -301,7 +301,7 @@ func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string
 			// (resend.go).
 			return nil, &methodError{method, &LostError{Method: method, Err: errors.New("the server did not answer it in the era remembered, and speaks another now")}}
 		}
-		return c.callWithin(ctx, b.left(), method, params)
+		return c.callWithin(ctx, b.left(), method, params, st)
 	}
 	if err != nil && ctx.Err() == nil && c.s.Err() != nil && !errors.As(err, new(*RPCError)) {
 		// The session ended before the server said a word.
@@ -327,7 +327,7 @@ func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string
 	if err == nil && rawjson.IsObject(res) {
 		return res, nil // answered in full, though in an era it no longer speaks: not sent twice
 	}
-	return c.callWithin(ctx, b.left(), method, params)
+	return c.callWithin(ctx, b.left(), method, params, st)
 }
 
 // signOfChange reports whether the first answer to a remembered era, res
@@ -504,9 +504,9 @@ func (c *Client) Ping(ctx context.Context) (json.RawMessage, error) {
 // ping sends the era's ping, with left of its timeout.
 func (c *Client) ping(ctx context.Context, left time.Duration) (json.RawMessage, error) {
 	if !c.era().modern {
-		return c.callWithin(ctx, left, "ping", nil)
+		return c.callWithin(ctx, left, "ping", nil, nil)
 	}
-	if _, err := c.callWithin(ctx, left, "server/discover", nil); err != nil {
+	if _, err := c.callWithin(ctx, left, "server/discover", nil, nil); err != nil {
 		return nil, err
 	}
 	return json.RawMessage(`{}`), nil
@@ -538,7 +538,7 @@ func recalledInitialize(ctx context.Context, s *Session, opts ClientOptions) (*C
 	if err != nil {
 		return nil, err
 	}
-	init, err := s.begin(ctx, "initialize", params)
+	init, err := s.begin(ctx, "initialize", params, nil)
 	if err != nil {
 		return nil, changed(opts.Recall, err)
 	}
@@ -572,7 +572,7 @@ func recalledInitialize(ctx context.Context, s *Session, opts ClientOptions) (*C
 			// Silence to initialize: perhaps a server of the modern era
 			// now, which has no initialize.
 			modern = newModernClient(s, opts, ModernVersion)
-			if disc, err = s.begin(withSilentCancel(ctx), "server/discover", nil, modern.stampEntries()...); err == nil {
+			if disc, err = s.begin(withSilentCancel(ctx), "server/discover", nil, nil, modern.stampEntries()...); err == nil {
 				discovered = disc.ch
 			}
 		case m := <-discovered:

@@ -224,12 +224,12 @@ func NewSession(t Transport, opts SessionOptions) *Session {
 // initialize: https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation);
 // or the session's terminal error.
 func (s *Session) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	return s.call(ctx, method, params)
+	return s.call(ctx, method, params, nil)
 }
 
-// call is Call with meta added to params' _meta (encodeRequest).
-func (s *Session) call(ctx context.Context, method string, params json.RawMessage, meta ...metaEntry) (json.RawMessage, error) {
-	r, err := s.begin(ctx, method, params, meta...)
+// call is Call with st streamed and meta added to params' _meta.
+func (s *Session) call(ctx context.Context, method string, params json.RawMessage, st *Streamed, meta ...metaEntry) (json.RawMessage, error) {
+	r, err := s.begin(ctx, method, params, st, meta...)
 	if err != nil {
 		return nil, err
 	}
@@ -245,10 +245,10 @@ type request struct {
 	ch     chan message // 1-buffered; the reader puts the response here
 }
 
-// begin registers a request and writes it, with meta added to its params'
-// _meta, without waiting for the response: Call is begin then wait. The pending entry exists before the
+// begin registers a request and writes it, with st streamed and meta added
+// to its params' _meta, without waiting for the response: Call is begin then wait. The pending entry exists before the
 // write, so no response can arrive unmatched.
-func (s *Session) begin(ctx context.Context, method string, params json.RawMessage, meta ...metaEntry) (*request, error) {
+func (s *Session) begin(ctx context.Context, method string, params json.RawMessage, st *Streamed, meta ...metaEntry) (*request, error) {
 	n := s.lastID.Add(1)
 	ch := replies.Get().(chan message)
 	s.mu.Lock()
@@ -274,7 +274,7 @@ func (s *Session) begin(ctx context.Context, method string, params json.RawMessa
 	}
 	msg, err := encodeRequest(id, method, params, meta...)
 	if err == nil {
-		err = s.write(ctx, msg)
+		err = s.write(ctx, msg, st)
 	}
 	if err != nil {
 		if s.forget(n) {
@@ -420,33 +420,34 @@ func (s *Session) Notify(ctx context.Context, method string, params json.RawMess
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, msg)
+	return s.write(ctx, msg, nil)
 }
 
 // write writes one message: every request and notification goes
-// through it. A message that streams a string (WithStreamed) is traced
-// as its view, and written whole to a transport that takes no stream.
-func (s *Session) write(ctx context.Context, msg []byte) error {
+// through it. A message that streams st's string is traced as its view,
+// and written whole to a transport that takes no stream.
+func (s *Session) write(ctx context.Context, msg []byte, st *Streamed) error {
 	if err := s.turn(ctx); err != nil {
 		return err
 	}
 	defer s.endTurn()
-	traced := msg
-	if m := streamedMessage(ctx, msg); m != nil {
-		var err error
-		if s.opts.Trace != nil {
-			if traced, err = m.view(); err != nil {
-				return err
-			}
-		}
-		if _, ok := s.t.(streamWriter); !ok {
-			if msg, err = m.whole(); err != nil {
-				return err
-			}
-		}
+	traced, m := msg, streamedMessage(msg, st)
+	var err error
+	if m != nil && s.opts.Trace != nil {
+		traced, err = m.view()
+	}
+	sw, streams := s.t.(streamWriter)
+	if m != nil && !streams && err == nil {
+		msg, err = m.whole()
+	}
+	if err != nil {
+		return err
 	}
 	if s.opts.Trace != nil {
 		s.opts.Trace(true, traced)
+	}
+	if m != nil && streams {
+		return sw.writeStream(ctx, msg, m)
 	}
 	return s.t.Write(ctx, msg)
 }
@@ -455,7 +456,7 @@ func (s *Session) write(ctx context.Context, msg []byte) error {
 // else joined.
 func (s *Session) writeParts(ctx context.Context, msg parts) error {
 	if len(msg) == 1 {
-		return s.write(ctx, msg[0])
+		return s.write(ctx, msg[0], nil)
 	}
 	if err := s.turn(ctx); err != nil {
 		return err

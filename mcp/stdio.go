@@ -480,15 +480,20 @@ func (t *CommandTransport) copyStderr(r *os.File) {
 // the pipe's deadline fires and the half-written message leaves the
 // connection unusable, so stdin is closed.
 func (t *CommandTransport) Write(ctx context.Context, msg []byte) error {
-	err := t.write(ctx, msg)
+	return t.writeStream(ctx, msg, nil)
+}
+
+// writeStream is Write of msg, streaming m when not nil (streamWriter).
+func (t *CommandTransport) writeStream(ctx context.Context, msg []byte, m *streamedMsg) error {
+	err := t.write(ctx, msg, m)
 	if err == errBrokenPipe {
 		return t.stoppedReading(ctx) // stdin let go: a wait here blocks no other writer
 	}
 	return err
 }
 
-// write is Write while holding stdin.
-func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
+// write is writeStreamed while holding stdin.
+func (t *CommandTransport) write(ctx context.Context, msg []byte, m *streamedMsg) error {
 	select {
 	case t.omu <- struct{}{}:
 		defer func() { <-t.omu }()
@@ -510,7 +515,7 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte) error {
 	t.wctx = ctx
 	err := t.catchUpLocked()
 	if err == nil {
-		err = t.writeMessage(msg, streamedMessage(ctx, msg))
+		err = t.writeMessage(msg, m)
 	}
 	if t.wstop != nil {
 		t.wstop()

@@ -5,7 +5,7 @@ package mcp
 //
 // The caller builds the request's params as usual, with a short
 // stand-in (Streamed.Marker, a JSON string) where the long string goes,
-// and calls with WithStreamed's context. Everything that reads the
+// and gives the Streamed to the call (Client.CallStreamed). Everything that reads the
 // message before it goes (its _meta, its headers, the trace hooks) reads
 // the small one. The session's write (Session.write) is the one place
 // that knows: it gives the trace hooks the message with the string's head
@@ -47,19 +47,10 @@ type Streamed struct {
 	Mask func(string) string
 }
 
-type streamedKey struct{}
-
-// WithStreamed makes the request sent with ctx carry st's string in place
-// of its marker.
-func WithStreamed(ctx context.Context, st *Streamed) context.Context {
-	return context.WithValue(ctx, streamedKey{}, st)
-}
-
-// streamedMessage is msg, a message sent with ctx, as it goes: nil when
-// it streams nothing.
-func streamedMessage(ctx context.Context, msg []byte) *streamedMsg {
-	st, ok := ctx.Value(streamedKey{}).(*Streamed)
-	if !ok || len(st.Marker) == 0 {
+// streamedMessage is msg, a message that carries st's string, as it goes:
+// nil when it streams nothing.
+func streamedMessage(msg []byte, st *Streamed) *streamedMsg {
+	if st == nil || len(st.Marker) == 0 {
 		return nil
 	}
 	i := bytes.Index(msg, st.Marker)
@@ -191,9 +182,7 @@ func (c *checkedString) Read(p []byte) (int, error) {
 	return k, nil
 }
 
-// streamWriter is a transport that writes a streamed message itself: it
-// finds it in the write's context (streamedMessage).
-type streamWriter interface{ writesStreams() }
-
-func (*CommandTransport) writesStreams() {}
-func (*HTTPTransport) writesStreams()    {}
+// streamWriter is a transport that writes a streamed message (m) itself.
+type streamWriter interface {
+	writeStream(ctx context.Context, msg []byte, m *streamedMsg) error
+}

@@ -155,7 +155,7 @@ func TestStreamedRequestIsTheWholeOne(t *testing.T) {
 					traced = bytes.Clone(msg)
 				}
 			}})
-			if _, err := s.Call(WithStreamed(context.Background(), c.st), "tools/call", c.params); err != nil {
+			if _, err := s.call(context.Background(), "tools/call", c.params, c.st); err != nil {
 				t.Fatal(err)
 			}
 			want, _ := encodeRequest([]byte("2"), "tools/call", c.whole)
@@ -192,7 +192,7 @@ func TestStreamedFileChangedFailsTheRequest(t *testing.T) {
 				}
 				c.st.File = bytes.NewReader(file)
 				s, rec := streamedSession(t, overHTTP, false, SessionOptions{})
-				_, err := s.Call(WithStreamed(context.Background(), c.st), "tools/call", c.params)
+				_, err := s.call(context.Background(), "tools/call", c.params, c.st)
 				if !errors.Is(err, errStreamChanged) {
 					t.Fatalf("call error = %v, want the file changed", err)
 				}
@@ -228,7 +228,7 @@ func TestStreamedRequestHoldsNoWhole(t *testing.T) {
 			c := newStreamedCase(size)
 			s, _ := streamedSession(t, overHTTP, true, SessionOptions{Trace: func(bool, []byte) {}})
 			call := func() {
-				if _, err := s.Call(WithStreamed(context.Background(), c.st), "tools/call", c.params); err != nil {
+				if _, err := s.call(context.Background(), "tools/call", c.params, c.st); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -280,7 +280,7 @@ func TestStreamedEscapedIsTheSameValue(t *testing.T) {
 				}
 			}})
 			st := &Streamed{Marker: []byte(marker), File: bytes.NewReader(file), Off: 6, N: int64(lit.Len()), Name: "rows.jsonl"}
-			if _, err := s.Call(WithStreamed(context.Background(), st), "tools/call", params); err != nil {
+			if _, err := s.call(context.Background(), "tools/call", params, st); err != nil {
 				t.Fatal(err)
 			}
 			var got, seen struct {

@@ -173,11 +173,3 @@ func (o *Options) answered(action, why string) json.RawMessage {
 func clean(s string) string {
 	return safetext.Prose(s)
 }
-
-// clip shortens s for a message, keeping its start.
-func clip(s string, max int) string {
-	if r := []rune(s); len(r) > max {
-		return string(r[:max]) + "…"
-	}
-	return s
-}

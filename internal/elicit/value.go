@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 var (
@@ -159,4 +160,4 @@ func marshal(v any) json.RawMessage {
 }
 
 // quote shows an answer in a message: quoted, clipped and safe to print.
-func quote(s string) string { return strconv.Quote(clip(s, 60)) }
+func quote(s string) string { return strconv.Quote(safetext.Runes(s, 60)) }

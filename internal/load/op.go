@@ -340,13 +340,14 @@ func (op *Op) callArgs(ctx context.Context, in any, head []byte, spare int) ([]b
 	return append(b, '}'), nil
 }
 
-// result sends the operation once, with params, and returns its result
-// (with errToolFailed for a tool's isError: true); a list's, when op
-// keeps it, is its pages' items merged: {"tools": [...]}.
-func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMessage) (json.RawMessage, error) {
+// result sends the operation once, with params (st's string in place of
+// its marker, when st is not nil), and returns its result (with
+// errToolFailed for a tool's isError: true); a list's, when op keeps it,
+// is its pages' items merged: {"tools": [...]}.
+func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMessage, st *mcp.Streamed) (json.RawMessage, error) {
 	switch op.kind {
 	case "call":
-		res, err := op.sender.Send(ctx, client, params, op.http, func(ctx context.Context) (mcp.Tool, error) {
+		res, err := op.sender.Send(ctx, client, params, st, op.http, func(ctx context.Context) (mcp.Tool, error) {
 			return client.FindTool(ctx, op.target)
 		})
 		if err == nil && toolcall.ResultFields(res).IsError {
@@ -354,11 +355,11 @@ func (op *Op) result(ctx context.Context, client *mcp.Client, params json.RawMes
 		}
 		return res, err
 	case "read":
-		return client.Call(ctx, "resources/read", params)
+		return client.CallStreamed(ctx, "resources/read", params, st)
 	case "get-prompt":
-		return client.Call(ctx, "prompts/get", params)
+		return client.CallStreamed(ctx, "prompts/get", params, st)
 	case "request":
-		return client.Call(ctx, op.target, params)
+		return client.CallStreamed(ctx, op.target, params, st)
 	case "ping":
 		return client.Ping(ctx) // as mcpv ping does
 	}

@@ -76,7 +76,7 @@ func (r *run) pass(k int64, i int, client *mcp.Client, late time.Duration) {
 			}
 		}
 		t := time.Now()
-		res, err := op.result(r.ctx, client, params)
+		res, err := op.result(r.ctx, client, params, nil)
 		d := time.Since(t)
 		if j == 0 {
 			d += late

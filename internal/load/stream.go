@@ -2,7 +2,6 @@ package load
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -100,12 +99,4 @@ func setPath(row map[string]any, path []string, v any) bool {
 	_, taken := row[path[len(path)-1]]
 	row[path[len(path)-1]] = v
 	return !taken
-}
-
-// withStreamed is ctx carrying st, when not nil.
-func withStreamed(ctx context.Context, st *mcp.Streamed) context.Context {
-	if st == nil {
-		return ctx
-	}
-	return mcp.WithStreamed(ctx, st)
 }

@@ -84,7 +84,7 @@ func (r *run) worker(i int) {
 			r.pass(k, i, session.Client, late)
 		} else {
 			t := time.Now()
-			_, err = r.cfg.Ops[op].result(withStreamed(r.ctx, st), session.Client, params)
+			_, err = r.cfg.Ops[op].result(r.ctx, session.Client, params, st)
 			d := time.Since(t) + late
 			if err != nil {
 				r.failed(op, "operation", err, late)

@@ -105,6 +105,16 @@ func Clip(s string, n int) string {
 	return head + more
 }
 
+// Runes is s cut to n characters, with "…" where it was cut.
+func Runes(s string, n int) string {
+	for i := range s {
+		if n--; n < 0 {
+			return s[:i] + "…"
+		}
+	}
+	return s
+}
+
 // Cut is Clip in two parts, for a message that quotes the text and then
 // says what was left out: s cut to at most n bytes, before the word the
 // bound falls in when that word began in the last quarter of the bound (a

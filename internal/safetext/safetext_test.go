@@ -47,6 +47,17 @@ func TestCut(t *testing.T) {
 	}
 }
 
+func TestRunes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"", ""}, {"abc", "abc"}, {"ééé", "ééé"}, {"abcd", "abc…"}, {"éééé", "ééé…"}, {"a\xffbc", "a\xffb…"},
+	} {
+		if got := Runes(tt.in, 3); got != tt.want {
+			t.Errorf("Runes(%q, 3) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 // Colours pass; every other escape is shown escaped, however the text is
 // split between writes.
 func TestWriter(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/shellwords"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
@@ -104,7 +105,7 @@ func (p *fileParser) name(st *Step, name string) {
 // maxName bounds the names of files and steps in reports.
 const maxName = 200
 
-func clipName(s string) string { return clipRunes(s, maxName) }
+func clipName(s string) string { return safetext.Runes(s, maxName) }
 
 // structuredKeys are the parts of each command written as a mapping;
 // "flags" takes any other words of the command line.

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 
@@ -412,20 +411,7 @@ func compactText(v json.RawMessage) string {
 // maxShown bounds a value shown in a report.
 const maxShown = 400
 
-func clip(s string) string { return clipRunes(safetext.Line(s), maxShown) }
-
-// clipRunes is s cut to n characters, with an ellipsis where it was cut.
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for range n {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i] + "…"
-}
+func clip(s string) string { return safetext.Runes(safetext.Line(s), maxShown) }
 
 func quoteText(s string) string { return clip(strconv.Quote(s)) }
 

@@ -46,6 +46,10 @@ func (t *Text) style(s, text string) string {
 	return s + text + styleReset
 }
 
+// statusMarks are each status's style and mark in a step's line.
+var statusMarks = [...][2]string{Passed: {styleGreen, "✓"}, Failed: {styleRed, "✗"}, Skipped: {styleYellow, "○"},
+	Warned: {styleYellow, "!"}, Blocked: {styleDim, "⊘"}, Inconclusive: {styleYellow, "?"}}
+
 // File writes one file's block.
 func (t *Text) File(f File) error {
 	counts := countSteps(f.Steps)
@@ -84,21 +88,14 @@ func (t *Text) File(f File) error {
 		if s.Tag != "" {
 			name += "  " + t.style(styleDim, "["+s.Tag+"]")
 		}
+		mark := statusMarks[s.Status]
+		if s.Status == Skipped || s.Status == Blocked || s.Status == Inconclusive { // its reason in place of its time
+			took = t.style(mark[0], s.Status.String()+": "+safetext.Line(s.Reason))
+		}
+		fmt.Fprintf(b, "  %s %s  %s\n", t.style(mark[0], mark[1]), name, took)
 		failColor := styleRed
-		switch s.Status {
-		case Passed:
-			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleGreen, "✓"), name, took)
-		case Failed:
-			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleRed, "✗"), name, took)
-		case Warned:
-			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleYellow, "!"), name, took)
+		if s.Status == Warned {
 			failColor = styleYellow
-		case Skipped:
-			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleYellow, "○"), name, t.style(styleYellow, "skipped: "+safetext.Line(s.Reason)))
-		case Blocked:
-			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleDim, "⊘"), name, t.style(styleDim, "blocked: "+safetext.Line(s.Reason)))
-		case Inconclusive:
-			fmt.Fprintf(b, "  %s %s  %s\n", t.style(styleYellow, "?"), name, t.style(styleYellow, "inconclusive: "+safetext.Line(s.Reason)))
 		}
 		for _, fl := range s.Failures {
 			fmt.Fprintf(b, "      %s %s\n", t.style(failColor, fl.Kind+":"), safetext.Line(fl.Message))

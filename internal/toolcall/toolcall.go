@@ -34,7 +34,7 @@ import (
 // definition, as the transport's rules ask
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#client-behavior).
 func Send(ctx context.Context, client *mcp.Client, def mcp.Tool, params json.RawMessage, overHTTP bool, relist func(context.Context) (mcp.Tool, error)) (json.RawMessage, error) {
-	return ToolOf(def).Send(ctx, client, params, overHTTP, relist)
+	return ToolOf(def).Send(ctx, client, params, nil, overHTTP, relist)
 }
 
 // Tool is a tool's definition with its x-mcp-header annotations read, for
@@ -57,10 +57,11 @@ func (t Tool) Read() Tool {
 	return t
 }
 
-// Send is the package's Send of t's tool.
-func (t Tool) Send(ctx context.Context, client *mcp.Client, params json.RawMessage, overHTTP bool, relist func(context.Context) (mcp.Tool, error)) (json.RawMessage, error) {
+// Send is the package's Send of t's tool, st's string streamed in place
+// of its marker in params when st is not nil (mcp.Streamed).
+func (t Tool) Send(ctx context.Context, client *mcp.Client, params json.RawMessage, st *mcp.Streamed, overHTTP bool, relist func(context.Context) (mcp.Tool, error)) (json.RawMessage, error) {
 	if !client.Modern() || !overHTTP {
-		return client.Call(ctx, "tools/call", params) // x-mcp-header is for HTTP
+		return client.CallStreamed(ctx, "tools/call", params, st) // x-mcp-header is for HTTP
 	}
 	if !t.read {
 		t = t.Read()
@@ -69,7 +70,7 @@ func (t Tool) Send(ctx context.Context, client *mcp.Client, params json.RawMessa
 		if t.err != nil {
 			return nil, &HeaderError{Tool: t.def.Name, Err: t.err}
 		}
-		res, err := client.Call(mcp.WithParamHeaders(ctx, t.headers), "tools/call", params)
+		res, err := client.CallStreamed(mcp.WithParamHeaders(ctx, t.headers), "tools/call", params, st)
 		var ce *mcp.CallError
 		if retried || !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch {
 			return res, err
