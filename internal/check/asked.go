@@ -122,7 +122,8 @@ func modeProblem(p, caps json.RawMessage, _ string) string {
 }
 
 // samplingProblem says how a sampling request's messages break the rules
-// of roles, tool results and their balance with tool uses.
+// of roles, tool results (each of a tool use made before) and their
+// balance with tool uses.
 func samplingProblem(p, _ json.RawMessage, _ string) string {
 	var msgs []struct {
 		Role    string          `json:"role"`
@@ -131,7 +132,7 @@ func samplingProblem(p, _ json.RawMessage, _ string) string {
 	if p := malformed(member(p, "messages"), &msgs, "the messages"); p != "" {
 		return p
 	}
-	var pending []string // the tool uses of the message before
+	var pending, made []string // the tool uses of the message before, and of every message before
 	for i, m := range msgs {
 		if m.Role != "user" && m.Role != "assistant" {
 			return fmt.Sprintf("message %d has role %q, neither user nor assistant", i, clip(m.Role, 40))
@@ -148,6 +149,9 @@ func samplingProblem(p, _ json.RawMessage, _ string) string {
 			switch t, _ := str(member(b, "type")); t {
 			case "tool_result":
 				id, _ := str(member(b, "toolUseId"))
+				if !slices.Contains(made, id) {
+					return fmt.Sprintf("message %d holds a result of the tool use %q, which no message before made", i, clip(id, 40))
+				}
 				results[id] = true
 			case "tool_use":
 				id, _ := str(member(b, "id"))
@@ -162,7 +166,7 @@ func samplingProblem(p, _ json.RawMessage, _ string) string {
 				return fmt.Sprintf("message %d, after tool uses, has no result of the tool use %q", i, clip(id, 40))
 			}
 		}
-		pending = uses
+		pending, made = uses, append(made, uses...)
 	}
 	return ""
 }

@@ -498,7 +498,8 @@ func mismatch(t *T, x *exchange) {
 }
 
 // listen opens a subscription and checks that its first message is the
-// acknowledgement carrying its id.
+// acknowledgement carrying its id, and (over HTTP, where its stream is its
+// own) that every notification after it carries the id too.
 func listen(t *T) {
 	f := t.r.facts
 	filter := map[string]any{}
@@ -513,7 +514,7 @@ func listen(t *T) {
 	c := t.fresh(connOptions{era: "modern"})
 	params, _ := json.Marshal(map[string]any{"notifications": filter})
 	t.Sent("subscriptions/listen " + string(params))
-	first, ok := firstOfListen(t, c, params)
+	first, rest, ok := listenOpen(t, c, params)
 	if !ok {
 		t.Fail("the subscription's stream ended with no acknowledgement")
 	}
@@ -524,20 +525,18 @@ func listen(t *T) {
 	case first.msg.Method != "notifications/subscriptions/acknowledged":
 		t.Fail("the first message of the subscription is not notifications/subscriptions/acknowledged")
 	}
+	for _, s := range rest { // 2026-07-28 basic#meta: the server MUST include subscriptionId
+		if member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId") == nil {
+			t.FailGot(s.raw, "a notification on the subscription's stream without io.modelcontextprotocol/subscriptionId in _meta")
+		}
+	}
 }
 
-// firstOfListen sends subscriptions/listen with params on c and returns
-// the first message of the subscription: its acknowledgement, another
-// notification of it, or its response (an error); false when the stream
-// ended with none.
-func firstOfListen(t *T, c *conn, params json.RawMessage) (seen, bool) {
-	first, _, ok := listenOpen(t, c, params)
-	return first, ok
-}
-
-// listenOpen is firstOfListen, with the notifications of the subscription
-// that came in the moment after its first message (listenQuiet, maxLog at
-// most).
+// listenOpen sends subscriptions/listen with params on c and returns
+// the first message of the subscription (its acknowledgement, another
+// notification of it, or its response, an error; false when the stream
+// ended with none) and the notifications that came in the moment after
+// it (listenQuiet, maxLog at most).
 func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ bool) {
 	id := json.RawMessage(`"mcpv-check-listen"`)
 	body, _ := mcp.EncodeRequest(id, "subscriptions/listen", c.stamp(params))

@@ -23,6 +23,7 @@ var newBroken = []struct {
 	{"a prompt's audio of no MIME type", stdio, map[string]string{"promptResults": `{"hello":{"messages":[{"role":"user","content":{"type":"audio","data":"aGk=","mimeType":"wav audio"}}]}}`}, "reading.prompt-messages"},
 	{"a response on the GET stream to no request", fake{transport: "http", change: faults("get-stream")}, faults("get-stream-response"), "http.get-no-response"},
 	{"a log message on the subscriptions/listen stream, over HTTP", httpModern, faults("log-on-listen"), "modern.log-unasked"},
+	{"a notification on the subscriptions/listen stream without its subscriptionId, over HTTP", httpModern, faults("listen-no-sub-id"), "modern.listen"},
 	{"an Origin served when it begins as localhost's (http://localhost.mcpv-check.invalid)", httpLegacy, faults("origin-prefix"), "http.origin"},
 	{"an Origin served when it begins as localhost's, in 2026-07-28", httpModern, faults("origin-prefix"), "http.origin"},
 	{"DELETE and GET served whatever their Origin", httpLegacy, faults("delete-origin-unchecked"), "http.origin-methods"},
@@ -33,6 +34,8 @@ var newBroken = []struct {
 	{"news of a resource on a subscription that asked for the tools' list alone, over HTTP", httpModern, faults("listen-unasked"), "modern.listen-asked"},
 	{"debug log messages after logging/setLevel asked for error and above", fake{transport: "stdio", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "utilities.log-level"},
 	{"debug log messages after logging/setLevel asked for error and above, over HTTP", fake{transport: "http", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "utilities.log-level"},
+	{"a request whose _meta asks for a log level there is not, served (2026-07-28)", stdioModern, faults("lenient-log-level"), "reading.log-level"},
+	{"a request whose _meta asks for a log level there is not, served (2026-07-28), over HTTP", httpModern, faults("lenient-log-level"), "reading.log-level"},
 	{"debug log messages to requests that asked for error and above (2026-07-28)", fake{transport: "stdio", era: "modern", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "modern.log-level"},
 	{"debug log messages to requests that asked for error and above (2026-07-28), over HTTP", fake{transport: "http", era: "modern", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "modern.log-level"},
 	{"a tasks/result of a working task answered at once", fake{transport: "stdio", change: legacyTasks}, faults("task-result-working"), "tasks.result-blocks"},
@@ -64,6 +67,7 @@ var newBroken = []struct {
 	{"a sampling request with tools, to a client that did not declare sampling.tools", askingFake, faults("asks", "asks-sampling-tools"), "asks.sampling-tools"},
 	{"a sampling request with includeContext, to a client that did not declare sampling.context", askingFake, faults("asks", "asks-sampling-context"), "asks.sampling-context"},
 	{"a sampling request's tool result beside a text", askingFake, faults("asks", "asks-sampling-mixed"), "asks.sampling-messages"},
+	{"a sampling request's tool result of a tool use no message made", askingFake, faults("asks", "asks-sampling-orphan"), "asks.sampling-messages"},
 	{"an input request's form with a property of type object (2026-07-28)", fake{transport: "stdio", era: "modern", change: mrtrChange()}, mrtrChange("mrtr-nested"), "asks.elicitation"},
 	// An answer under an id no request waiting had: the request it was
 	// meant for is blocked by it at once, not left to the check's time.

@@ -148,9 +148,18 @@ func readingUtilityChecks() []*Check {
 		},
 		{
 			ID:    "reading.log-level",
-			needs: needs{capability: "logging", era: "legacy"},
+			needs: needs{capability: "logging"},
 			run: func(t *T) {
-				wantError(t, t.askIn("legacy", "logging/setLevel", json.RawMessage(`{"level":"mcpv-check-loudest"}`)), nil, -32602)
+				if t.r.facts.era != "modern" {
+					wantError(t, t.askIn("legacy", "logging/setLevel", json.RawMessage(`{"level":"mcpv-check-loudest"}`)), nil, -32602)
+					return
+				}
+				// 2026-07-28: the level is each request's _meta's.
+				c := t.fresh(connOptions{era: "modern", logLevel: "mcpv-check-loudest"})
+				methods := probeAndList(t, c)
+				t.Sent(methods[len(methods)-1] + ` with _meta {"` + mcp.MetaLogLevel + `":"mcpv-check-loudest"}`)
+				m, _ := t.request(c, methods[len(methods)-1], nil)
+				wantError(t, m, nil, -32602)
 			},
 		},
 	}

@@ -45,6 +45,11 @@ var reasons = []struct{ reason, meaning string }{
 	{"needs a human user", "it is about what a person sees, understands or agrees to"},
 	{"a SHOULD about documentation", "it asks for documentation or guidance, not behaviour on the wire"},
 	{"not a requirement", "the sentence names the key words, gives an example, or points to a rule stated elsewhere"},
+	{"a client cannot provoke it", "it binds what a server does on an event no client can bring about: its lists changing, its own failure, shutdown or timeout"},
+	{"binds what passes to a third party", "it binds what the server does toward a third party (an upstream service, the credentials it holds for one), which no message to the client shows or lets a client recognise"},
+	{"binds an intermediary", "it binds a proxy or gateway between the client and the server, not the server a client reaches"},
+	{"a transport mcpv check does not speak", "it binds custom or alternative transports; mcpv check speaks stdio and Streamable HTTP"},
+	{"an implementer's choice", "it says what new implementations adopt and old ones migrate to, or how the specification allocates codes; no exchange tells a new server from an old one"},
 	{noProbe, "a client could observe it, and no check probes it yet: the known gap, listed by id in " + gapFile},
 }
 

@@ -97,7 +97,7 @@ func extListenGated(t *T) {
 	c := t.fresh(connOptions{era: "modern"})
 	params := json.RawMessage(`{"notifications":{"taskIds":["` + noTask + `"]}}`)
 	t.Sent("subscriptions/listen " + string(params) + ", from a client that does not declare the extension")
-	first, ok := firstOfListen(t, c, params)
+	first, _, ok := listenOpen(t, c, params)
 	t.Got(first.raw)
 	switch {
 	case !ok:

@@ -283,6 +283,8 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 			more = `,"includeContext":"thisServer"`
 		case s.has("asks-sampling-mixed"):
 			msgs = `[{"role":"user","content":{"type":"text","text":"Sum."}},{"role":"assistant","content":[{"type":"tool_use","id":"u1","name":"add","input":{}}]},{"role":"user","content":[{"type":"tool_result","toolUseId":"u1","content":[]},{"type":"text","text":"and?"}]}]`
+		case s.has("asks-sampling-orphan"):
+			msgs = `[{"role":"user","content":{"type":"text","text":"Sum."}},{"role":"assistant","content":{"type":"text","text":"4"}},{"role":"user","content":[{"type":"tool_result","toolUseId":"u9","content":[]}]}]`
 		}
 		ask("sampling/createMessage", `{"messages":`+msgs+`,"maxTokens":1000000000`+more+`}`)
 	}

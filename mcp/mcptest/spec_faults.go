@@ -45,7 +45,7 @@ var Faults = []string{
 	"input-errors-32602",     // a tool called with arguments its inputSchema refuses answered -32602, not an isError result
 	"unknown-tool-32601",     // an unknown tool answered -32601, "Unknown tool: NAME"
 	"killed-on-prompts-list", // prompts/list kills the server, as another process may (SIGKILL; on Windows, ended)
-	"lenient-log-level",      // an unknown log level taken
+	"lenient-log-level",      // an unknown log level taken (logging/setLevel's; in the modern era a request's _meta logLevel)
 	// cancellation and progress
 	"progress-decreasing", // the slow tool's progress goes down
 	"answer-cancelled",    // a cancelled slow call answered anyway, with an error -32800
@@ -152,6 +152,7 @@ var Faults = []string{
 	"resource-size-string",     // every resource listed with a size that is a string ("12")
 	"has-more-string",          // completion/complete answered with hasMore "false", a string
 	"log-on-listen",            // (modern) a log message on every subscriptions/listen stream
+	"listen-no-sub-id",         // (modern) a notification on every subscriptions/listen stream, after its acknowledgement, without its subscriptionId
 	"get-stream",               // (HTTP) GET opens an event stream, which stays quiet (no defect)
 	"get-stream-response",      // (HTTP) the GET stream opened with a JSON-RPC response to no request of its own
 	"mrtr",                     // (modern) prompts/get of "ask" asks for elicitation (the client's capability declared) with a request state, and keeps every rule of answering it (no defect)
@@ -176,6 +177,7 @@ var Faults = []string{
 	"asks-sampling-tools",   // with asks: the sampling request offers tools, to a client that did not declare sampling.tools
 	"asks-sampling-context", // with asks: the sampling request's includeContext "thisServer", to a client that did not declare sampling.context
 	"asks-sampling-mixed",   // with asks: the sampling request's user message holds a tool result and a text
+	"asks-sampling-orphan",  // with asks: the sampling request's last message holds a result of a tool use no message made
 	"asks-loop",             // with asks: 2,000 elicitations after every answer, not one
 	"asks-huge-schema",      // with asks: the form's requestedSchema of 20,000 properties and one 5,000 objects deep
 	"mrtr-nested",           // with mrtr: the elicitation asked for has a property that is an object of its own

@@ -89,6 +89,8 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 		res = s.memberFaults(method, res)
 	}
 	switch {
+	case s.Era == "modern" && unknownLevel(params) && !s.has("lenient-log-level"): // 2026-07-28 server/utilities/logging#error-handling
+		return nil, &specError{Code: codeInvalidParams, Message: method + ": unknown log level in _meta"}
 	case e == nil && method == "prompts/get":
 		if missing := s.missingArgs(params); missing != "" && !s.has("lenient-prompt-args") {
 			return nil, &specError{Code: codeInvalidParams, Message: "prompts/get: missing required argument " + missing}
@@ -159,6 +161,13 @@ func (s *Spec) memberFaults(method string, res json.RawMessage) json.RawMessage 
 		res = mustJSON(r)
 	}
 	return res
+}
+
+// unknownLevel reports whether a request's _meta asks for a log level
+// that is none of logLevels.
+func unknownLevel(params json.RawMessage) bool {
+	lvl, ok := stringMember(member(params, "_meta"), "io.modelcontextprotocol/logLevel")
+	return ok && !slices.Contains(logLevels, lvl)
 }
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}

@@ -448,7 +448,10 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
 	}
 	if s.has("log-on-listen") {
-		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"listening"}}`)
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"_meta":%s,"level":"info","data":"listening"}}`, meta))
+	}
+	if s.has("listen-no-sub-id") {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 	}
 	if s.has("listen-unasked") {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":%s,"uri":"mem://a"}}`, meta))
