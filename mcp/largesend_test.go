@@ -15,6 +15,7 @@ import (
 // more of it (each other copy, of the params with the progress token's
 // _meta, of the message for the transport, costs the row again).
 func TestLargeRequestCopiedOnce(t *testing.T) {
+	testkit.SkipLong(t, "ten calls of 16 MiB params over HTTP")
 	if raceEnabled {
 		t.Skip("the race detector's own allocations")
 	}
