@@ -28,8 +28,9 @@ var toolchain = &lazy.Value[map[string]bool]{New: func() map[string]bool {
 // fetch a module) or a shell around it. Read from /proc.
 func building(pgid int) bool {
 	// The group's leader first: a server that is no step of a build (the
-	// usual answer) is known from one file, not from every process's.
-	if comm, g, ok := procStat("/proc/" + strconv.Itoa(pgid) + "/stat"); ok && g == pgid && !toolchain.Get()[comm] {
+	// usual answer) is known from one file, not from every process's; and
+	// a leader gone is the process mcpv started ended, no build to wait for.
+	if comm, g, ok := procStat("/proc/" + strconv.Itoa(pgid) + "/stat"); !ok || g == pgid && !toolchain.Get()[comm] {
 		return false
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
