@@ -27,9 +27,8 @@ var toolchain = &lazy.Value[map[string]bool]{New: func() map[string]bool {
 // go command, a step of its build (compile, link, a C compiler, git to
 // fetch a module) or a shell around it. Read from /proc.
 func building(pgid int) bool {
-	// The group's leader first: a server that is no step of a build (the
-	// usual answer) is known from one file, not from every process's; and
-	// a leader gone is the process mcpv started ended, no build to wait for.
+	// The group's leader first: a server that is no step of a build, or
+	// gone (the usual answers), is known from one file, not every process's.
 	if comm, g, ok := procStat("/proc/" + strconv.Itoa(pgid) + "/stat"); !ok || g == pgid && !toolchain.Get()[comm] {
 		return false
 	}
