@@ -133,7 +133,7 @@ func (c *Clock) WaitUntil(t testing.TB, what string, cond func(Timers) bool) {
 		select {
 		case <-changed:
 		case <-guard:
-			t.Fatalf("a minute, and still not %s", what)
+			t.Fatalf("a minute, and still not %s (timers %+v)", what, ts)
 		}
 	}
 }
