@@ -100,8 +100,8 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 		return
 	}
 	m.raw = x.Body
-	if m.Method != "" && m.ID != nil && slices.Contains(spec.Mute, m.Method) {
-		x.Hold() // never answered: not even a status
+	if m.Method != "" && m.ID != nil && (slices.Contains(spec.Mute, m.Method) || slices.Contains(spec.Mute, m.Method+" "+nameParam(m.Params))) {
+		x.Hold() // never answered: not even a status, whether muted by method or by tool
 		return
 	}
 	if modern {
