@@ -194,7 +194,7 @@ func utilityCallChecks() []*Check {
 		{
 			ID:    "utilities.cancel-own",
 			run:   exercise,
-			watch: spot("a notifications/cancelled naming a request the server did not send", func(_ *watchCtx, s seen) bool { return s.strayCancel }),
+			watch: spot("a notifications/cancelled naming no request the server sent (in 2026-07-28, no subscriptions/listen of the client's)", func(_ *watchCtx, s seen) bool { return s.strayCancel }),
 		},
 		{
 			ID:  "utilities.log-secrets",

@@ -138,6 +138,7 @@ type conn struct {
 	answered idSet              // ids answered (with answerDigest), for a response that comes twice
 	sent     idSet              // ids of the requests sent, for an answer that comes late
 	asked    idSet              // ids of the server's requests, for one used twice
+	listens  idSet              // ids of the subscriptions/listen sent, which alone a 2026-07-28 server may cancel
 	seq      int                // waiters registered so far: their order
 	// expectNull: what is no request was sent (unpaired), which a server may
 	// answer with an error whose id is null; until the next barrier such
@@ -438,6 +439,9 @@ func (c *conn) noteSent(data []byte) {
 		if m.IsRequest() {
 			c.sent.add(idKey(m.ID))
 		}
+		if m.Method == "subscriptions/listen" {
+			c.listens.add(idKey(m.ID))
+		}
 	}
 }
 
@@ -659,7 +663,11 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			out[i].reused = c.asked.has(idKey(m.ID))
 			c.asked.add(idKey(m.ID))
 		}
-		out[i].strayCancel = m.Method == "notifications/cancelled" && !c.asked.has(idKey(member(m.Params, "requestId")))
+		named := &c.asked
+		if c.era == "modern" { // 2026-07-28 basic/patterns/cancellation: a server cancels a subscription, and nothing else
+			named = &c.listens
+		}
+		out[i].strayCancel = m.Method == "notifications/cancelled" && !named.has(idKey(member(m.Params, "requestId")))
 		if c.era == "legacy" {
 			out[i].completeBad = c.elicitation(m)
 			out[i].early = !c.initialized

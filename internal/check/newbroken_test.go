@@ -17,6 +17,11 @@ var newBroken = []struct {
 	{"a server request under a fractional id", stdio, faults("request-id-float"), "jsonrpc.request-id"},
 	{"a notification sent with an id", stdio, faults("notification-with-id"), "jsonrpc.notification-id"},
 	{"a cancellation of the client's own request", stdio, faults("stray-cancel"), "utilities.cancel-own"},
+	{"a cancellation of a request no one sent", stdio, faults("cancel-never-sent"), "utilities.cancel-own"},
+	// 2026-07-28: a server may cancel a subscriptions/listen of the
+	// client's, and nothing else.
+	{"a cancellation of a request no one sent, from a server that cancels a subscription (2026-07-28)", listenCancelled, faults("cancel-never-sent"), "utilities.cancel-own"},
+	{"a cancellation of the client's own request, from a server that cancels a subscription (2026-07-28)", listenCancelled, faults("stray-cancel"), "utilities.cancel-own"},
 	{"a progress token that is a boolean", stdio, faults("progress-token-bool"), "utilities.progress-token"},
 	{"a log message holding the client's secret", fake{transport: "stdio", secret: "s3cr3t-Test-Value-42"}, faults("log-secret"), "utilities.log-secrets"},
 	{"a prompt's image of no MIME type", stdio, map[string]string{"promptResults": `{"hello":{"messages":[{"role":"user","content":{"type":"image","data":"aGk=","mimeType":"png"}}]}}`}, "reading.prompt-messages"},
@@ -78,6 +83,10 @@ var newBroken = []struct {
 	{"every session given the same session id", httpLegacy, faults("shared-session-id"), "http.session-unique"},
 	{"a resource annotated for the audience system", stdio, map[string]string{"resources": `[{"uri":"mem://a","name":"a","annotations":{"audience":["system"]}},{"uri":"mem://b","name":"b"}]`}, "surface.annotations"},
 }
+
+// listenCancelled is the 2026-07-28 stdio fake that tears each
+// subscription down at once with a notifications/cancelled naming it.
+var listenCancelled = fake{transport: "stdio", era: "modern", change: map[string]string{"edges": `["listen-cancelled"]`}}
 
 // askingFake is the stdio fake that asks, of a connection that declares
 // them, for elicitations, sampling and roots, keeping every rule.

@@ -141,6 +141,7 @@ var Faults = []string{
 	"array-params",             // a log message whose params are an array (by position, as JSON-RPC 2.0 allows and MCP's schema does not) after every answer
 	"request-id-float",         // (initialize era) a ping request of the server's under a fractional id (1.5, 2.5, ...) after every answer
 	"stray-cancel",             // a notifications/cancelled naming the request just answered, the client's, after every answer
+	"cancel-never-sent",        // a notifications/cancelled naming a request id no one sent, after every answer
 	"log-secret",               // (initialize era) a log message holding the value of the environment variable MCPV_TEST_SECRET after every answer
 	"progress-token-bool",      // a progress notification whose token is true after every answer
 	"notification-with-id",     // a log message sent with an id (as a request) after every answer

@@ -348,6 +348,7 @@ func (s *Spec) after(st *specState, m msg, out specOut) {
 		{"stray-progress", true, line(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"nobody-asked","progress":1}}`)},
 		{"server-request", m.Method != "initialize", func() string { return `{"jsonrpc":"2.0","id":"` + srvID("srv-ask") + `","method":"roots/list"}` }},
 		{"stray-cancel", m.ID != nil && !handshake, line(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(m.ID) + `,"reason":"done"}}`)},
+		{"cancel-never-sent", !handshake, line(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"mcpv-never-sent"}}`)},
 		{"progress-token-bool", !handshake, line(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":true,"progress":1}}`)},
 		{"notification-with-id", !handshake, func() string {
 			return `{"jsonrpc":"2.0","id":"` + srvID("srv-note") + `","method":"notifications/message","params":{"level":"info","data":"answered"}}`
@@ -452,6 +453,9 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 	}
 	if s.has("listen-no-sub-id") {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+	}
+	if s.edge("listen-cancelled") && !out.http {
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"shutting down"}}`, m.ID))
 	}
 	if s.has("listen-unasked") {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":%s,"uri":"mem://a"}}`, meta))
