@@ -92,6 +92,18 @@ func listsChecks() []*Check {
 			},
 		},
 		{
+			ID:    "lists.tools-order",
+			needs: needs{era: "modern", capability: "tools"},
+			run: func(t *T) {
+				a, e1 := t.call("tools/list", nil)
+				b, e2 := t.call("tools/list", nil)
+				t.Sent("tools/list, twice")
+				if x, y := keysOf(a, "tools", "name"), keysOf(b, "tools", "name"); e1 == nil && e2 == nil && !slices.Equal(x, y) {
+					t.FailGot(fmt.Sprintf("%v, then %v", x, y), "tools/list gave the same tools in two orders")
+				}
+			},
+		},
+		{
 			ID: "lists.invalid-cursor",
 			run: func(t *T) {
 				for _, l := range t.r.facts.lists() {

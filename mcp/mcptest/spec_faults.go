@@ -34,8 +34,9 @@ var Faults = []string{
 	"early-request",           // roots/list sent between initialize and initialized
 	"ping-nonempty",           // ping answered with a member
 	// lists
-	"unstable-cursor", // a cursor's page moves on each time it is asked for
-	"lenient-cursor",  // an unknown cursor answered with the first page
+	"unstable-cursor",    // a cursor's page moves on each time it is asked for
+	"lenient-cursor",     // an unknown cursor answered with the first page
+	"tools-order-varies", // every other tools/list answered with its tools in reverse order
 	// reading
 	"unknown-resource-empty", // an unknown resource read as empty contents
 	"lenient-prompt-args",    // a prompt without its required arguments got
