@@ -102,6 +102,8 @@ type seen struct {
 	nullCursor bool
 	// oddID: a request whose id is neither a string nor an integer.
 	oddID bool
+	// buffered: a 2026-07-28 event stream without X-Accel-Buffering: no, answering this request.
+	buffered string
 	// strayCancel: a notifications/cancelled of the server's naming a
 	// request it did not send.
 	strayCancel bool

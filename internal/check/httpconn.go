@@ -176,7 +176,9 @@ func (c *conn) postAnswered(ctx context.Context, hr httpReq, id json.RawMessage)
 	}
 	switch x.contentType() {
 	case "text/event-stream":
-		x.sse = true
+		if x.sse = true; c.era == "modern" && resp.Header.Get("X-Accel-Buffering") != "no" {
+			c.r.watches.see(seen{via: "event stream", era: c.era, buffered: x.sent})
+		}
 		err := c.follow(ctx, hr, x, resp.Body, id, end)
 		if err != nil && ctx.Err() == nil {
 			x.readErr = err

@@ -95,10 +95,11 @@ func listsChecks() []*Check {
 			ID:    "lists.tools-order",
 			needs: needs{era: "modern", capability: "tools"},
 			run: func(t *T) {
-				a, e1 := t.call("tools/list", nil)
-				b, e2 := t.call("tools/list", nil)
+				c := t.fresh(connOptions{era: "modern"})
+				a, _ := t.request(c, "tools/list", nil)
+				b, _ := t.request(c, "tools/list", nil)
 				t.Sent("tools/list, twice")
-				if x, y := keysOf(a, "tools", "name"), keysOf(b, "tools", "name"); e1 == nil && e2 == nil && !slices.Equal(x, y) {
+				if x, y := keysOf(a.Result, "tools", "name"), keysOf(b.Result, "tools", "name"); a.Error == nil && b.Error == nil && !slices.Equal(x, y) {
 					t.FailGot(fmt.Sprintf("%v, then %v", x, y), "tools/list gave the same tools in two orders")
 				}
 			},

@@ -343,6 +343,9 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 // sse starts an event stream, with a priming event first under the
 // sse-priming edge (2025-11-25 basic/transports#sending-messages-to-the-server).
 func (s *HTTPServer) sse(x *Exchange) *SSEWriter {
+	if s.spec.Era == "modern" && !s.spec.has("sse-buffered") { // 2026-07-28 streamable-http#receiving-messages
+		x.W.Header().Set("X-Accel-Buffering", "no")
+	}
 	e := x.SSE()
 	if s.spec.edge("sse-priming") {
 		e.Raw("id: " + s.eventID() + "\nretry: 1000\ndata:\n\n")

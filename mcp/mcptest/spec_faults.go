@@ -36,7 +36,7 @@ var Faults = []string{
 	// lists
 	"unstable-cursor",    // a cursor's page moves on each time it is asked for
 	"lenient-cursor",     // an unknown cursor answered with the first page
-	"tools-order-varies", // every other tools/list answered with its tools in reverse order
+	"tools-order-varies", // tools/list, when all its tools are on one page, answered in reverse order under an id that ends in an odd digit
 	// reading
 	"unknown-resource-empty", // an unknown resource read as empty contents
 	"lenient-prompt-args",    // a prompt without its required arguments got
@@ -96,6 +96,7 @@ var Faults = []string{
 	"delete-origin-unchecked", // DELETE and GET served whatever their Origin
 	"delete-again-200",        // (initialize era) DELETE of a session ended answered 200
 	"param-header-optional",   // (modern) a tools/call without the Mcp-Param-NAME header of an argument it gives served
+	"sse-buffered",            // (modern, HTTP) event streams without X-Accel-Buffering: no
 	"capability-error-200",    // (modern, HTTP) -32021 answered with HTTP 200, not 400
 	"listen-unasked",          // (modern) a notifications/resources/updated on every subscriptions/listen stream, which asked for no resource
 	"log-level-ignored",       // the level asked not kept (logging/setLevel's; in the modern era a request's _meta logLevel): with notify-first, debug messages go on

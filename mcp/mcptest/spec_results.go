@@ -65,6 +65,13 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		return s.askPrompt(params)
 	}
 	res, e := s.handle(method, params)
+	if id := strings.Trim(string(m.ID), `"`); e == nil && method == "tools/list" && s.has("tools-order-varies") && id != "" && strings.Contains("13579", id[len(id)-1:]) {
+		var r map[string][]json.RawMessage // a first page has no nextCursor: tools alone
+		if json.Unmarshal(res, &r) == nil && len(r) == 1 {
+			slices.Reverse(r["tools"])
+			res = mustJSON(r)
+		}
+	}
 	if e == nil && method == "tools/list" && s.has("tools-order-varies") {
 		res = s.reverseEveryOther(st, res)
 	}
