@@ -250,8 +250,24 @@ func askedChecks() []*Check {
 			ID: "asks.elicitation-complete", needs: needs{era: "legacy"}, run: exerciseAsks,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.completeBad != "" }, func(s seen) string { return s.completeBad }),
 		},
+		{ID: "asks.url-required", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spot("a -32042 error whose data.elicitations are not URL elicitations, each with its elicitationId", func(_ *watchCtx, s seen) bool {
+			return s.msg.Error != nil && s.msg.Error.Code == -32042 && !urlRequired(s.msg.Error.Data)
+		})},
 		{ID: "asks.sampling-messages", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingProblem)},
 		{ID: "asks.sampling-tools", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("tools", "tools"))},
 		{ID: "asks.sampling-context", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("context", "includeContext"))},
 	}
+}
+
+// urlRequired says whether a -32042 error's data lists the elicitations to
+// complete first, each of URL mode with its elicitationId (2025-11-25
+// client/elicitation#url-elicitation-required-error).
+func urlRequired(data json.RawMessage) bool {
+	var d struct{ Elicitations []map[string]any }
+	ok := json.Unmarshal(data, &d) == nil && len(d.Elicitations) > 0
+	for _, e := range d.Elicitations {
+		_, id := e["elicitationId"].(string)
+		ok = ok && e["mode"] == "url" && id
+	}
+	return ok
 }

@@ -153,6 +153,7 @@ var Faults = []string{
 	"content-audience-system",  // every content block of a tool's result annotated for the audience "system", which is no role
 	"content-priority-5",       // every content block of a tool's result annotated with priority 5, past the schema's 1
 	"resource-size-string",     // every resource listed with a size that is a string ("12")
+	"url-required-bare",        // every tools/call of valid arguments answered -32042 whose data's one elicitation is of form mode, without elicitationId
 	"has-more-string",          // completion/complete answered with hasMore "false", a string
 	"log-on-listen",            // (modern) a log message on every subscriptions/listen stream
 	"listen-no-sub-id",         // (modern) a notification on every subscriptions/listen stream, after its acknowledgement, without its subscriptionId

@@ -101,6 +101,8 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 	switch {
 	case s.Era == "modern" && unknownLevel(params) && !s.has("lenient-log-level"): // 2026-07-28 server/utilities/logging#error-handling
 		return nil, &specError{Code: codeInvalidParams, Message: method + ": unknown log level in _meta"}
+	case e == nil && method == "tools/call" && s.has("url-required-bare") && s.invalidArgs(params) == "":
+		return nil, &specError{Code: -32042, Message: "This request needs a URL elicitation", data: json.RawMessage(`{"elicitations":[{"mode":"form","message":"Sign in"}]}`)}
 	case e == nil && method == "prompts/get":
 		if missing := s.missingArgs(params); missing != "" && !s.has("lenient-prompt-args") {
 			return nil, &specError{Code: codeInvalidParams, Message: "prompts/get: missing required argument " + missing}
