@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -119,29 +120,20 @@ func jsonrpcWatchChecks() []*Check {
 				return fmt.Sprintf("the notification %s sent with the id %s", s.msg.Method, clip(string(s.msg.ID), 60))
 			}),
 		},
-		{
-			ID: "jsonrpc.meta-keys",
-			run: func(t *T) {
-				exercise(t)
-				if t.r.facts.declares("prompts") {
-					eachPrompt(t, func(string, json.RawMessage, *mcp.RPCError) {}) // results carry _meta too
-				}
-			},
-			watch: func(_ *watchCtx, s seen) string {
-				for _, part := range []json.RawMessage{s.msg.Params, s.msg.Result} {
-					var meta map[string]json.RawMessage
-					if json.Unmarshal(member(part, "_meta"), &meta) != nil {
-						continue
-					}
-					for k := range meta {
-						if p := surface.MetaKeyProblem(k); p != "" {
-							return fmt.Sprintf("the _meta key %q %s", clip(k, 80), p)
-						}
-					}
-				}
-				return ""
-			},
-		},
+		{ID: "jsonrpc.meta-keys", run: metaRun, watch: metaWatch(func(_ seen, k string, _ json.RawMessage) string { return surface.MetaKeyProblem(k) })},
+		{ID: "jsonrpc.meta-reverse-dns", run: metaRun, watch: metaWatch(func(_ seen, k string, _ json.RawMessage) string {
+			prefix, _, ok := strings.Cut(k, "/")
+			if labels := strings.Split(prefix, "."); ok && len(labels) > 1 && topDomains[labels[len(labels)-1]] && !topDomains[labels[0]] {
+				return "has a prefix that is a domain name not reversed (com.example/, not example.com/)"
+			}
+			return ""
+		})},
+		{ID: "modern.trace-context", needs: needs{era: "modern"}, run: metaRun, watch: metaWatch(func(s seen, k string, v json.RawMessage) string {
+			if tp, _ := str(v); s.era == "modern" && k == "traceparent" && !traceparent.MatchString(tp) {
+				return "holds " + clip(string(v), 80) + ", not a W3C Trace Context traceparent (version-traceid-parentid-flags, in lowercase hex)"
+			}
+			return ""
+		})},
 		{
 			ID: responseID,
 			run: func(t *T) {
@@ -491,3 +483,40 @@ func echoes(t *T, id string) {
 	}
 	t.Fail("no response with id %s came (a request sent after it was answered)", id)
 }
+
+// metaRun exercises the server and gets its prompts, whose results carry
+// _meta too.
+func metaRun(t *T) {
+	exercise(t)
+	if t.r.facts.declares("prompts") {
+		eachPrompt(t, func(string, json.RawMessage, *mcp.RPCError) {})
+	}
+}
+
+// metaWatch is a watch that judges each key of a message's _meta (of its
+// params or its result) and the key's value with problem: the first it
+// finds.
+func metaWatch(problem func(s seen, k string, v json.RawMessage) string) func(*watchCtx, seen) string {
+	return func(_ *watchCtx, s seen) string {
+		for _, part := range []json.RawMessage{s.msg.Params, s.msg.Result} {
+			var meta map[string]json.RawMessage
+			if json.Unmarshal(member(part, "_meta"), &meta) != nil {
+				continue
+			}
+			for k, v := range meta {
+				if p := problem(s, k, v); p != "" {
+					return fmt.Sprintf("the _meta key %q %s", clip(k, 80), p)
+				}
+			}
+		}
+		return ""
+	}
+}
+
+// topDomains are top-level domains a _meta prefix written forward ends in
+// (2025-11-25 basic#meta: com.example/ rather than example.com/).
+var topDomains = map[string]bool{"com": true, "org": true, "net": true, "io": true, "dev": true, "ai": true, "app": true, "co": true, "edu": true, "gov": true}
+
+// traceparent is W3C Trace Context's traceparent: version, trace id,
+// parent id and flags, in lowercase hex.
+var traceparent = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)

@@ -14,6 +14,8 @@ var newBroken = []struct {
 	id     string
 }{
 	{"a result's _meta key that breaks the key name format", stdio, map[string]string{"promptResults": `{"hello":{"_meta":{"9bad/key":1},"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}}`}, "jsonrpc.meta-keys"},
+	{"a result's _meta prefix a domain name not reversed", metaFake("", `"com.example/trace":1`), metaChange(`"example.com/trace":1`), "jsonrpc.meta-reverse-dns"},
+	{"a result's _meta traceparent that is no W3C traceparent (2026-07-28)", metaFake("modern", `"traceparent":"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"`), metaChange(`"traceparent":"0af7651916cd43dd8448eb211c80319c"`), "modern.trace-context"},
 	{"a server request under a fractional id", stdio, faults("request-id-float"), "jsonrpc.request-id"},
 	{"a notification sent with an id", stdio, faults("notification-with-id"), "jsonrpc.notification-id"},
 	{"a cancellation of the client's own request", stdio, faults("stray-cancel"), "utilities.cancel-own"},
@@ -87,6 +89,16 @@ var newBroken = []struct {
 	// judged as they are (no connection ends a session another holds).
 	{"every session given the same session id", httpLegacy, faults("shared-session-id"), "http.session-unique"},
 	{"a resource annotated for the audience system", stdio, map[string]string{"resources": `[{"uri":"mem://a","name":"a","annotations":{"audience":["system"]}},{"uri":"mem://b","name":"b"}]`}, "surface.annotations"},
+}
+
+// metaFake is the stdio fake of era whose prompt hello's result carries
+// the _meta members given (JSON, without braces); metaChange, that change.
+func metaFake(era, members string) fake {
+	return fake{transport: "stdio", era: era, change: metaChange(members)}
+}
+
+func metaChange(members string) map[string]string {
+	return map[string]string{"promptResults": `{"hello":{"_meta":{` + members + `},"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}}`}
 }
 
 // listenCancelled is the 2026-07-28 stdio fake that tears each
