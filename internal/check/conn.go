@@ -665,11 +665,8 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			out[i].reused = c.asked.has(idKey(m.ID))
 			c.asked.add(idKey(m.ID))
 		}
-		named := &c.asked
-		if c.era == "modern" { // 2026-07-28 basic/patterns/cancellation: a server cancels a subscription, and nothing else
-			named = &c.listens
-		}
-		out[i].strayCancel = m.Method == "notifications/cancelled" && !named.has(idKey(member(m.Params, "requestId")))
+		k := idKey(member(m.Params, "requestId")) // 2026-07-28 basic/patterns/cancellation: a server cancels a subscriptions/listen of the client's, and nothing else
+		out[i].strayCancel = m.Method == "notifications/cancelled" && (c.era == "modern" && !c.listens.has(k) || c.era != "modern" && !c.asked.has(k))
 		if c.era == "legacy" {
 			out[i].completeBad = c.elicitation(m)
 			out[i].early = !c.initialized

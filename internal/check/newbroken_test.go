@@ -54,8 +54,8 @@ var newBroken = []struct {
 	{"news of a resource on the event stream of every request, in 2026-07-28", httpModern, faults("unrelated-on-stream"), "modern.stream-related"},
 	{"-32021 answered with HTTP 200", fake{transport: "http", era: "modern", change: extTasks}, faults("capability-error-200"), "modern.capability-status"},
 	{"event streams without X-Accel-Buffering: no (2026-07-28)", httpModern, faults("sse-buffered"), "modern.sse-unbuffered"},
-	{"tools listed in another order each time (2026-07-28)", stdioModern, faults("tools-order-varies"), "lists.tools-order"},
-	{"tools listed in another order each time (2026-07-28), over HTTP", httpModern, faults("tools-order-varies"), "lists.tools-order"},
+	{"tools listed in reverse order under every other id (2026-07-28)", stdioModern, faults("tools-order-varies"), "lists.tools-order"},
+	{"tools listed in reverse order under every other id (2026-07-28), over HTTP", httpModern, faults("tools-order-varies"), "lists.tools-order"},
 	{"a result that is no object, which JSON-RPC 2.0 allows and MCP's schema does not", stdio, faults("null-result"), "jsonrpc.schema"},
 	// A defect a check of its own names, which breaks the schema too: that
 	// check's alone.

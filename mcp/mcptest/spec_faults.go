@@ -36,7 +36,7 @@ var Faults = []string{
 	// lists
 	"unstable-cursor",    // a cursor's page moves on each time it is asked for
 	"lenient-cursor",     // an unknown cursor answered with the first page
-	"tools-order-varies", // tools/list, when all its tools are on one page, answered in reverse order under an id that ends in an odd digit
+	"tools-order-varies", // tools/list's first page, asked for under an id that ends in an odd digit, answered with its tools in reverse order
 	// reading
 	"unknown-resource-empty", // an unknown resource read as empty contents
 	"lenient-prompt-args",    // a prompt without its required arguments got

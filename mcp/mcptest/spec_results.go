@@ -65,15 +65,14 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		return s.askPrompt(params)
 	}
 	res, e := s.handle(method, params)
-	if id := strings.Trim(string(m.ID), `"`); e == nil && method == "tools/list" && s.has("tools-order-varies") && id != "" && strings.Contains("13579", id[len(id)-1:]) {
-		var r map[string][]json.RawMessage // a first page has no nextCursor: tools alone
-		if json.Unmarshal(res, &r) == nil && len(r) == 1 {
-			slices.Reverse(r["tools"])
+	if id := strings.Trim(string(m.ID), `"`); e == nil && method == "tools/list" && s.has("tools-order-varies") && member(params, "cursor") == nil && id != "" && strings.Contains("13579", id[len(id)-1:]) {
+		var r map[string]json.RawMessage
+		var tools []json.RawMessage
+		if json.Unmarshal(res, &r) == nil && json.Unmarshal(r["tools"], &tools) == nil {
+			slices.Reverse(tools)
+			r["tools"] = mustJSON(tools)
 			res = mustJSON(r)
 		}
-	}
-	if e == nil && method == "tools/list" && s.has("tools-order-varies") {
-		res = s.reverseEveryOther(st, res)
 	}
 	if e == nil && method == "prompts/get" && s.Era == "modern" && s.missingArgs(params) == "" {
 		// A prompt got as it should be: asking for input instead.
@@ -228,23 +227,6 @@ func orderedInit(r map[string]json.RawMessage) any {
 		ServerInfo      json.RawMessage `json:"serverInfo,omitempty"`
 		Instructions    json.RawMessage `json:"instructions,omitempty"`
 	}{r["protocolVersion"], r["capabilities"], r["serverInfo"], r["instructions"]}
-}
-
-// reverseEveryOther is a tools/list page whose tools are in reverse order
-// every other time it is asked for.
-func (s *Spec) reverseEveryOther(st *specState, res json.RawMessage) json.RawMessage {
-	st.mu.Lock()
-	st.asked["tools-order"]++
-	odd := st.asked["tools-order"]%2 == 0
-	st.mu.Unlock()
-	var r map[string]json.RawMessage
-	var tools []json.RawMessage
-	if !odd || json.Unmarshal(res, &r) != nil || json.Unmarshal(r["tools"], &tools) != nil {
-		return res
-	}
-	slices.Reverse(tools)
-	r["tools"] = mustJSON(tools)
-	return mustJSON(r)
 }
 
 // cursorFaults are a list request's params through the cursor faults.
