@@ -260,8 +260,7 @@ func askedChecks() []*Check {
 }
 
 // urlRequired says whether a -32042 error's data lists the elicitations to
-// complete first, each of URL mode with its elicitationId (2025-11-25
-// client/elicitation#url-elicitation-required-error).
+// complete first, each of URL mode with its elicitationId.
 func urlRequired(data json.RawMessage) bool {
 	var d struct{ Elicitations []map[string]any }
 	ok := json.Unmarshal(data, &d) == nil && len(d.Elicitations) > 0

@@ -101,9 +101,8 @@ type seen struct {
 	// nullCursor: a result with "nextCursor": null.
 	nullCursor bool
 	// oddID: a request whose id is neither a string nor an integer.
-	oddID bool
-	// buffered: a 2026-07-28 event stream without X-Accel-Buffering: no, answering this request.
-	buffered string
+	oddID    bool
+	buffered string // a 2026-07-28 event stream without X-Accel-Buffering: no: the request it answered
 	// strayCancel: a notifications/cancelled of the server's naming a
 	// request it did not send.
 	strayCancel bool

@@ -9,11 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -129,7 +129,7 @@ func jsonrpcWatchChecks() []*Check {
 			return ""
 		})},
 		{ID: "modern.trace-context", needs: needs{era: "modern"}, run: metaRun, watch: metaWatch(func(s seen, k string, v json.RawMessage) string {
-			if tp, _ := str(v); s.era == "modern" && k == "traceparent" && !traceparent.MatchString(tp) {
+			if tp, _ := str(v); s.era == "modern" && k == "traceparent" && !traceparent.Get().MatchString(tp) {
 				return "holds " + clip(string(v), 80) + ", not a W3C Trace Context traceparent (version-traceid-parentid-flags, in lowercase hex)"
 			}
 			return ""
@@ -519,4 +519,4 @@ var topDomains = map[string]bool{"com": true, "org": true, "net": true, "io": tr
 
 // traceparent is W3C Trace Context's traceparent: version, trace id,
 // parent id and flags, in lowercase hex.
-var traceparent = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+var traceparent = &lazy.Regexp{Pattern: `^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`}

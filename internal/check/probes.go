@@ -36,7 +36,9 @@ func probeChecks() []*Check {
 		{ID: "modern.log-level", needs: needs{era: "modern", capability: "logging"}, run: logLevel},
 		{ID: "http.stream-related", needs: needs{era: "legacy", transport: "http"}, run: streamRelated},
 		{ID: "modern.stream-related", needs: needs{era: "modern", transport: "http"}, run: streamRelated},
-		{ID: "modern.sse-unbuffered", needs: needs{era: "modern", transport: "http"}, run: exerciseModern,
+		{ID: "modern.sse-unbuffered", needs: needs{era: "modern", transport: "http"}, run: func(t *T) { // a subscription's answer is an event stream; the watch sees every other
+			listenOpen(t, t.fresh(connOptions{era: "modern"}), json.RawMessage(`{"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}}`))
+		},
 			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.buffered != "" }, func(s seen) string {
 				return "the event stream answering " + s.buffered + " came without X-Accel-Buffering: no"
 			})},
