@@ -104,11 +104,6 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 			return nil, notFound(method)
 		}
 		return json.RawMessage(`{}`), nil
-	case "initialize":
-		if modern {
-			return nil, notFound(method)
-		}
-		return initialize(spec, params)
 	case "server/discover":
 		if !modern {
 			return nil, notFound(method)
@@ -166,24 +161,37 @@ func notFound(method string) *specError {
 	return &specError{Code: codeMethodNotFound, Message: "method not found: " + method}
 }
 
-func initialize(spec *Spec, params json.RawMessage) (json.RawMessage, *specError) {
+// initialize answers initialize: the version asked for when the server
+// speaks it, else its ProtocolVersion or its latest; then the version
+// faults.
+func (s *Spec) initialize(params json.RawMessage) (json.RawMessage, *specError) {
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, &specError{Code: codeInvalidParams, Message: "initialize: " + err.Error()}
 	}
-	version := cmp.Or(spec.ProtocolVersion, spec.versions()[0])
-	if slices.Contains(spec.versions(), p.ProtocolVersion) {
-		version = p.ProtocolVersion
+	offered, version := p.ProtocolVersion, cmp.Or(s.ProtocolVersion, s.versions()[0])
+	switch i := slices.Index(knownVersions, offered); {
+	case s.has("version-cycle") && i >= 0:
+		version = knownVersions[min(i+1, len(knownVersions)-1)]
+	case s.has("echo-any-version") && i < 0:
+		version = cmp.Or(offered, version)
+	case s.has("old-fallback") && i < 0:
+		version = knownVersions[len(knownVersions)-1]
+	case slices.Contains(s.versions(), offered):
+		version = offered
 	}
-	res := struct {
+	info := s.serverInfo()
+	if s.has("init-no-server-info") {
+		info = nil
+	}
+	return mustJSON(struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
-		ServerInfo      json.RawMessage `json:"serverInfo"`
+		ServerInfo      json.RawMessage `json:"serverInfo,omitempty"`
 		Instructions    string          `json:"instructions,omitempty"`
-	}{version, spec.capabilities(), spec.serverInfo(), spec.Instructions}
-	return mustJSON(res), nil
+	}{version, s.capabilities(), info, s.Instructions}), nil
 }
 
 // discover answers server/discover

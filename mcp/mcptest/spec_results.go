@@ -38,7 +38,7 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		if s.Era == "modern" {
 			return nil, notFound(method)
 		}
-		return s.initializeFaulty(params)
+		return s.initialize(params)
 	case "ping":
 		if s.Era == "modern" {
 			return nil, notFound(method) // 2026-07-28 has no ping
@@ -187,46 +187,6 @@ var logLevels = []string{"debug", "info", "notice", "warning", "error", "critica
 func gatedOrKnown(method string) bool {
 	_, gated := gates[method]
 	return gated || slices.Contains([]string{"initialize", "ping", "server/discover", "logging/setLevel", "completion/complete", "subscriptions/listen", "resources/subscribe", "resources/unsubscribe"}, method)
-}
-
-// initializeFaulty is initialize's answer through the version faults.
-func (s *Spec) initializeFaulty(params json.RawMessage) (json.RawMessage, *specError) {
-	res, e := initialize(s, params)
-	if e != nil {
-		return nil, e
-	}
-	offered, _ := stringMember(params, "protocolVersion")
-	answered := ""
-	switch i := slices.Index(knownVersions, offered); {
-	case s.has("version-cycle") && i >= 0:
-		answered = knownVersions[min(i+1, len(knownVersions)-1)]
-	case s.has("echo-any-version") && i < 0:
-		answered = offered
-	case s.has("old-fallback") && i < 0:
-		answered = knownVersions[len(knownVersions)-1]
-	}
-	r, ok := object(res)
-	if !ok {
-		return nil, &specError{Code: -32603, Message: "initialize: the spec's answer is no object"}
-	}
-	if answered != "" {
-		r["protocolVersion"], _ = json.Marshal(answered)
-	}
-	if s.has("init-no-server-info") {
-		delete(r, "serverInfo")
-	}
-	return mustJSON(orderedInit(r)), nil
-}
-
-// orderedInit keeps initialize's members in the order the spec server
-// writes them.
-func orderedInit(r map[string]json.RawMessage) any {
-	return struct {
-		ProtocolVersion json.RawMessage `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ServerInfo      json.RawMessage `json:"serverInfo,omitempty"`
-		Instructions    json.RawMessage `json:"instructions,omitempty"`
-	}{r["protocolVersion"], r["capabilities"], r["serverInfo"], r["instructions"]}
 }
 
 // cursorFaults are a list request's params through the cursor faults.
