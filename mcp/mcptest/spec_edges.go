@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Edges are what Spec.Edges may name.
@@ -110,31 +112,20 @@ func (s *Spec) edged(out specOut) specOut {
 }
 
 // noteWithMeta is line with _meta in its params, when it is a
-// notification whose params are an object.
+// notification whose params are an object (or absent); its members stay
+// in their order.
 func noteWithMeta(line string) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal([]byte(line), &m) != nil || m["method"] == nil || m["id"] != nil {
+	b := []byte(line)
+	if !json.Valid(b) || !rawjson.IsObject(b) || rawjson.Member(b, "method") == nil || rawjson.Member(b, "id") != nil {
 		return line
 	}
-	p := map[string]json.RawMessage{}
-	if m["params"] != nil && json.Unmarshal(m["params"], &p) != nil {
+	p := rawjson.Member(b, "params")
+	if p == nil {
+		p = []byte("{}")
+	} else if !rawjson.IsObject(p) {
 		return line
 	}
-	p["_meta"] = withEdgeMeta(p["_meta"])
-	m["params"] = mustJSON(p)
-	return string(mustJSON(ordered(m)))
-}
-
-// ordered keeps a message's members in JSON-RPC's order.
-func ordered(m map[string]json.RawMessage) any {
-	return struct {
-		JSONRPC json.RawMessage `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id,omitempty"`
-		Method  json.RawMessage `json:"method,omitempty"`
-		Params  json.RawMessage `json:"params,omitempty"`
-		Result  json.RawMessage `json:"result,omitempty"`
-		Error   json.RawMessage `json:"error,omitempty"`
-	}{m["jsonrpc"], m["id"], m["method"], m["params"], m["result"], m["error"]}
+	return string(rawjson.With(b, "params", rawjson.With(p, "_meta", withEdgeMeta(rawjson.Member(p, "_meta")))))
 }
 
 // before sends what the notify-first edge sends ahead of a response: a

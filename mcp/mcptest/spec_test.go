@@ -342,3 +342,47 @@ func TestSpecPromptArgumentsThatAreNoObject(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionFaults holds initialize's answer to each version fault, and
+// to an offer of no version.
+func TestVersionFaults(t *testing.T) {
+	init := func(v string) string { return req("1", "initialize", `{"protocolVersion":"`+v+`","capabilities":{}}`) }
+	answer := func(v, info string) string {
+		return result("1", `{"protocolVersion":"`+v+`","capabilities":{}`+info+`}`)
+	}
+	info := `,"serverInfo":{"name":"fixture-server","version":"0"}`
+	for _, c := range []struct{ fault, offered, want, info string }{
+		{"version-cycle", "2025-06-18", "2025-03-26", info},
+		{"version-cycle", "2024-11-05", "2024-11-05", info},
+		{"echo-any-version", "2099-01-01", "2099-01-01", info},
+		{"echo-any-version", "", "2025-11-25", info},
+		{"old-fallback", "2099-01-01", "2024-11-05", info},
+		{"old-fallback", "2025-06-18", "2025-06-18", info},
+		{"init-no-server-info", "2025-06-18", "2025-06-18", ""},
+	} {
+		got := exchange(t, `{"faults":["`+c.fault+`"]}`, init(c.offered))
+		if diff := cmp.Diff([]string{answer(c.want, c.info)}, got); diff != "" {
+			t.Errorf("%s, offered %q (-want +got):\n%s", c.fault, c.offered, diff)
+		}
+	}
+}
+
+// TestMetaEdgeOnNotifications holds the meta edge's _meta on each
+// notification, added after the params' members, which keep their order;
+// a notification without params gets them.
+func TestMetaEdgeOnNotifications(t *testing.T) {
+	got := exchange(t, `{"edges":["meta"],"faults":["bad-log-level","list-changed-undeclared"],"capabilities":{}}`,
+		req("1", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{}}`),
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	meta := `"_meta":{"com.example.mcpv/trace":"t-1","io.modelcontextprotocol/future":true,"note":{"a":[1,2]}}`
+	want := []string{
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"answered",` + meta + `}}`,
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{` + meta + `}}`,
+	}
+	if len(got) != 3 || !strings.Contains(got[0], `"id":1,`) {
+		t.Fatalf("want initialize's answer and two notifications, got %q", got)
+	}
+	if diff := cmp.Diff(want, got[1:]); diff != "" {
+		t.Errorf("notifications (-want +got):\n%s", diff)
+	}
+}
