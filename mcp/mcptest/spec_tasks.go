@@ -404,24 +404,19 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 	}
 	st.mu.Lock()
 	t := st.tasks[taskIDParam(m.Params)]
-	switch {
-	case t == nil:
+	if t == nil {
 		st.mu.Unlock()
 		s.noTask(m, id, "task-unknown-internal", out)
 		return true
-	case t.gone:
+	}
+	changed := !t.gone && m.Method == "tasks/get" && s.advance(t) // a poll moves the task along, and may end it
+	if t.gone {
 		st.mu.Unlock()
 		out.send(s.errorLine(id, codeInvalidParams, "Task not found or expired: "+t.id))
 		return true
 	}
 	switch m.Method {
 	case "tasks/get":
-		changed := s.advance(t)
-		if t.gone {
-			st.mu.Unlock()
-			out.send(s.errorLine(id, codeInvalidParams, "Task not found or expired: "+t.id))
-			return true
-		}
 		f, note := s.taskFields(t), s.taskFields(t)
 		if s.has("task-no-ttl") {
 			delete(f, "ttl")
