@@ -74,9 +74,6 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 		return func(id json.RawMessage) string { return s.resultLine(id, "tools/call", json.RawMessage(res)) }
 	}
 	tool := func(t string) { s.Tools = slices.Insert(s.Tools, len(s.Tools)-1, json.RawMessage(t)) } // before x
-	lat := func(k string) func(string) error {
-		return func(v string) error { s.lat = cmp.Or(s.lat, &latency{}); return s.lat.parse(k, v) }
-	}
 	spec := func(load func(string) (*Spec, error)) func(string) error {
 		return func(v string) (err error) { c.spec, err = load(v); return err }
 	}
@@ -242,12 +239,15 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 		})},
 		// answer each tools/call after D (a Go duration); calls are answered
 		// concurrently, each on its own clock
-		{name: "delay", set: lat("delay")},
-		// each N-th tools/call takes D instead (a known tail: with
-		// delay=20ms,tail=10/400ms, p50 is 20 ms and p95 400 ms)
-		{name: "tail", set: lat("tail")},
-		// the N-th tools/call takes D (see Latency)
-		{name: "stall", set: lat("stall")},
+		{name: "delay", set: func(v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return fmt.Errorf("%q: want a duration, e.g. 20ms", v)
+			}
+			s.lat = cmp.Or(s.lat, &latency{})
+			s.lat.Delay = d
+			return nil
+		}},
 		// answer one request at a time: a tools/call that takes its time
 		// (delay, tail, stall) holds up every request after it, as a server
 		// does that reads its next request once it has answered

@@ -48,6 +48,8 @@ func TestVocabularyRefuses(t *testing.T) {
 		"schema=deep":       `schema=deep: want deep:N`,
 		"app=nothing":       `app=nothing: want one of`,
 		"slow-start=soon":   `slow-start=soon: "soon": want milliseconds`,
+		"delay=-1s":         `delay=-1s: "-1s": want a duration`,
+		"tail=10/400ms":     `unknown fake behaviour "tail"`,
 		"app=valid,hang":    `hang does not apply to a spec server`,
 		"app=valid,typed=1": `typed does not apply to a spec server`,
 	} {

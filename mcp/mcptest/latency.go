@@ -1,9 +1,6 @@
 package mcptest
 
 import (
-	"errors"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -37,30 +34,6 @@ func (l Latency) Of(n int) time.Duration {
 		return l.Slow
 	}
 	return l.Delay
-}
-
-// parseLatency reads the behaviours delay=D, tail=N/D and stall=N/D into l.
-func (l *Latency) parse(k, v string) error {
-	if k == "delay" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return errors.New("want a duration, e.g. 20ms")
-		}
-		l.Delay = d
-		return nil
-	}
-	count, dur, ok := strings.Cut(v, "/")
-	n, err := strconv.Atoi(count)
-	d, derr := time.ParseDuration(dur)
-	if !ok || err != nil || derr != nil || n < 1 || d < 0 {
-		return errors.New("want N/DURATION, e.g. 10/400ms")
-	}
-	if k == "tail" {
-		l.Every, l.Slow = n, d
-	} else {
-		l.StallAt, l.Stall = n, d
-	}
-	return nil
 }
 
 // latency is a Latency as a spec server keeps it (Spec.lat): the calls it
