@@ -386,3 +386,18 @@ func TestMetaEdgeOnNotifications(t *testing.T) {
 		t.Errorf("notifications (-want +got):\n%s", diff)
 	}
 }
+
+// TestMetaEdgeLeavesWhatIsNoNotification holds noteWithMeta to lines it
+// must pass as they are: no JSON, half of one, a batch, a response, a
+// request, params that are no object.
+func TestMetaEdgeLeavesWhatIsNoNotification(t *testing.T) {
+	for _, line := range []string{
+		`not json at all`, `{"jsonrpc":"2.0","method":"x","params":{`, `[{"jsonrpc":"2.0","method":"x"}]`,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":["info","answered"]}`, "\xff", ``,
+	} {
+		if got := noteWithMeta(line); got != line {
+			t.Errorf("noteWithMeta(%q) = %q, want it as it was", line, got)
+		}
+	}
+}
