@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/surface"
 )
 
@@ -135,7 +136,7 @@ func scoreItem(words []string, server, kind string, it searchItem) (rankedHit, b
 		text   string
 		weight float64
 	}{{name + " " + it.Name, inName}, {it.Title, inTitle}, {strings.Join(params, " "), inParam}, {it.Description, inDescription}} {
-		text := clipField(f.text)
+		text := safetext.Runes(f.text, maxField)
 		var stems []string
 		for _, w := range queryWords(text) {
 			stems = append(stems, stem(w))
@@ -161,15 +162,8 @@ func scoreItem(words []string, server, kind string, it searchItem) (rankedHit, b
 	if matched == 0 {
 		return rankedHit{}, false
 	}
-	first, _, _ := strings.Cut(strings.TrimSpace(clipField(it.Description)), "\n")
+	first, _, _ := strings.Cut(strings.TrimSpace(safetext.Runes(it.Description, maxField)), "\n")
 	return rankedHit{Server: server, Kind: kind, Name: name, Title: it.Title, Description: first, Score: total, Matched: matched, ItemName: it.Name}, true
-}
-
-func clipField(s string) string {
-	if len(s) > maxField {
-		return s[:maxField]
-	}
-	return s
 }
 
 // Words are the words of text as search compares them: lower case, split

@@ -126,10 +126,7 @@ func htmlTitle(page []byte) string {
 		return ""
 	}
 	title := strings.Join(strings.Fields(html.UnescapeString(string(text[:end]))), " ")
-	if r := []rune(title); len(r) > 100 {
-		title = string(r[:100]) + "…"
-	}
-	return title
+	return safetext.Runes(title, 100)
 }
 
 // rpcErrorIn returns the JSON-RPC error in an HTTP body, if it holds one.

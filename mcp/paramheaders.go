@@ -143,11 +143,7 @@ func readParamHeaders(schema json.RawMessage) (out []ParamHeader, problems []*Pa
 		}
 		if depth > maxHeaderDepth {
 			if bytes.Contains(s, []byte("x-mcp-header")) { // an escaped one this deep is not sought
-				where := strings.Join(path, ".")
-				if len(where) > 200 {
-					where = where[:200] + "…"
-				}
-				problems = append(problems, &ParamHeaderError{Property: where,
+				problems = append(problems, &ParamHeaderError{Property: safetext.Runes(strings.Join(path, "."), 200),
 					Rule: fmt.Sprintf("its schema nests deeper than %d levels, past which mcpv does not seek x-mcp-header annotations", maxHeaderDepth)})
 			}
 			return

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/apps"
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -150,7 +151,7 @@ func (b *Bridge) callTool(ctx context.Context, params json.RawMessage) (json.Raw
 		if b.Confirm == nil {
 			return nil, refusedError("tool %q changes things (it does not say readOnlyHint), and no one can be asked to agree (mcpv app --yes lets the app call it)", p.Name)
 		}
-		ok, err := b.Confirm(ctx, fmt.Sprintf("The app asks to call %s with %s. Allow? [y/N] ", p.Name, clip(string(args), 200)))
+		ok, err := b.Confirm(ctx, fmt.Sprintf("The app asks to call %s with %s. Allow? [y/N] ", p.Name, safetext.Runes(string(args), 200)))
 		if err != nil || !ok {
 			return nil, refusedError("the user did not let the app call tool %q", p.Name)
 		}
@@ -170,11 +171,4 @@ func (b *Bridge) relay(ctx context.Context, method string, params json.RawMessag
 		return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: err.Error()}
 	}
 	return res, nil
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -199,14 +200,7 @@ func htmlProblems(b []byte) []Problem {
 	}
 	decl, _, closed := bytes.Cut(rest[len(doctype):], []byte(">"))
 	if !closed || !strings.EqualFold(strings.TrimSpace(string(decl)), "html") {
-		return []Problem{problem(Error, "apps.html", "the app's HTML declares <!DOCTYPE%s>, not an HTML5 document's <!DOCTYPE html>", safeShort(string(decl)))}
+		return []Problem{problem(Error, "apps.html", "the app's HTML declares <!DOCTYPE%s>, not an HTML5 document's <!DOCTYPE html>", safetext.Runes(string(decl), 40))}
 	}
 	return nil
-}
-
-func safeShort(s string) string {
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return s
 }

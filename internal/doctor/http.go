@@ -25,6 +25,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -388,13 +389,13 @@ func (w *walk) endpoint(ctx context.Context, s *Step) *answer {
 		}
 		s.fail(codeTransport, finding+": no MCP endpoint here", "check the path (servers usually serve /mcp); a server of the HTTP+SSE transport of 2024-11-05 serves GET /sse, which mcpv reaches at that URL")
 	case a.status >= 500:
-		s.fail(codeTransport, finding+": the server failed: "+clipLine(a.body, 200), "the server's own log says why")
+		s.fail(codeTransport, finding+": the server failed: "+safetext.Runes(strings.TrimSpace(a.body), 200), "the server's own log says why")
 	case a.status >= 400:
 		if a.message != nil && a.message.Error != nil {
 			s.Finding = finding + ": " + errLine(a.message.Error)
 			return a
 		}
-		s.fail(codeTransport, finding+": "+clipLine(a.body, 200), "the server refuses mcpv's first request: its log says why")
+		s.fail(codeTransport, finding+": "+safetext.Runes(strings.TrimSpace(a.body), 200), "the server refuses mcpv's first request: its log says why")
 	case ct == "text/html":
 		s.fail(codeTransport, finding+": a web page, not an MCP endpoint", "the path is a web site's, or a proxy's or a sign-in page answers in front of the server: give the MCP endpoint")
 	case ct != "application/json" && ct != "text/event-stream":
@@ -458,7 +459,7 @@ func (w *walk) wellKnown(ctx context.Context, u *url.URL, a *answer) {
 		case err != nil && asked:
 			s.fail(codeAuth, "the protected resource metadata (RFC 9728): "+err.Error(), "the server must publish it for a client to find its authorization server")
 		case err != nil:
-			s.Finding = "none found (" + clipLine(err.Error(), 120) + "); the server asks for no authorization"
+			s.Finding = "none found (" + safetext.Runes(strings.TrimSpace(err.Error()), 120) + "); the server asks for no authorization"
 		case md == nil && asked:
 			s.fail(codeAuth, "the server asks for authorization but publishes no protected resource metadata (RFC 9728)", "publish it at /.well-known/oauth-protected-resource, or name it in WWW-Authenticate's resource_metadata")
 		case md == nil:
@@ -625,13 +626,5 @@ func (w *walk) negotiated(s *Step, method string, m mcp.Message) {
 }
 
 func errLine(e *mcp.RPCError) string {
-	return fmt.Sprintf("error %d: %s", e.Code, clipLine(e.Message, 200))
-}
-
-func clipLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return s
+	return fmt.Sprintf("error %d: %s", e.Code, safetext.Runes(strings.TrimSpace(e.Message), 200))
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -340,10 +341,7 @@ func (l *lines) add(line []byte) {
 		return
 	}
 	l.n++
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	l.kept = append(l.kept, s)
+	l.kept = append(l.kept, safetext.Runes(s, 300))
 	if len(l.kept) > maxLines {
 		l.kept = l.kept[1:]
 	}

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // Identity is what a served server says of itself.
@@ -90,7 +91,7 @@ func BuildCard(id Identity, endpoint, sse string, versions []string) json.RawMes
 		"description": clipWords(cmp.Or(id.Description, id.Title, id.Name, "An MCP server"), 100),
 	}
 	if id.Title != "" {
-		card["title"] = clipRunes(id.Title, 100)
+		card["title"] = safetext.Runes(id.Title, 99)
 	}
 	if u, err := url.Parse(id.WebsiteURL); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
 		card["websiteUrl"] = id.WebsiteURL
@@ -146,12 +147,4 @@ func clipWords(s string, n int) string {
 		}
 	}
 	return strings.TrimRightFunc(string(r[:cut]), unicode.IsSpace) + "…"
-}
-
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

@@ -402,9 +402,5 @@ func compact(raw json.RawMessage) string {
 		b.Reset()
 		b.Write(raw)
 	}
-	s := b.String()
-	if len(s) > 100 {
-		s = s[:100] + "…"
-	}
-	return safetext.Line(s)
+	return safetext.Line(safetext.Runes(b.String(), 100))
 }

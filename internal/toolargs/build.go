@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // Options say how to build arguments.
@@ -168,18 +169,11 @@ func parseWord(w string, opts Options, usedStdin *bool) (key string, raw json.Ra
 	}
 	if asJSON {
 		if !json.Valid([]byte(text)) {
-			return "", nil, "", fmt.Errorf("argument %q: the value after := is not valid JSON", clipWord(w))
+			return "", nil, "", fmt.Errorf("argument %q: the value after := is not valid JSON", safetext.Runes(w, 80))
 		}
 		return key, compact(text), "", nil
 	}
 	return key, nil, text, nil
-}
-
-func clipWord(w string) string {
-	if len(w) > 80 {
-		return w[:80] + "…"
-	}
-	return w
 }
 
 // splitKey turns a dotted key into a path, keeping a dotted name whole where

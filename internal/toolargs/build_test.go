@@ -84,6 +84,7 @@ func TestBuild(t *testing.T) {
 		{"not in the enum", searchSchema, []string{"level=9"}, "", "", `argument level: "9" matches none`},
 		{"leaf then parent", searchSchema, []string{"filter=x", "filter.since=1"}, "", "", "already has a value"},
 		{"bad raw JSON", searchSchema, []string{"limit:={"}, "", "", "not valid JSON"},
+		{"bad raw JSON quoted whole characters", searchSchema, []string{"limit:={" + strings.Repeat("a", 71) + "éé"}, "", "", `aé…": the value`},
 		{"no key", searchSchema, []string{"=x"}, "", "", "with a key"},
 		{"no equals", searchSchema, []string{"query"}, "", "", "want key=value"},
 	}

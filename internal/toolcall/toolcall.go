@@ -230,10 +230,7 @@ func (e *FailedError) Error() string {
 	if text == "" {
 		return ErrFailed.Error() + " (isError: true) without text"
 	}
-	if r := []rune(text); len(r) > maxErrorLine {
-		text = string(r[:maxErrorLine]) + "…"
-	}
-	return ErrFailed.Error() + ": " + text
+	return ErrFailed.Error() + ": " + safetext.Runes(text, maxErrorLine)
 }
 
 func (e *FailedError) Is(target error) bool { return target == ErrFailed }
