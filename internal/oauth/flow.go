@@ -363,7 +363,9 @@ const probeInitialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":
 // an unauthenticated initialize with 401. A session the probe opened is
 // ended at once.
 func asksForAuthorization(ctx context.Context, hc *http.Client, serverURL string) (bool, error) {
-	hc = cmp.Or(hc, plainClient.Get())
+	if hc == nil {
+		hc = plainClient.Get()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(probeInitialize))
 	if err != nil {
 		return false, err

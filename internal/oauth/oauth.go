@@ -13,7 +13,6 @@
 package oauth
 
 import (
-	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"errors"
@@ -183,7 +182,9 @@ const maxAnswer = 1 << 20
 // caller's per-request bound) and in size by maxAnswer, whatever the
 // server sends. No error it returns quotes the answer.
 func exchange(hc *http.Client, req *http.Request, step string) (*http.Response, []byte, error) {
-	hc = cmp.Or(hc, plainClient.Get())
+	if hc == nil {
+		hc = plainClient.Get()
+	}
 	resp, err := hc.Do(req)
 	if err == nil {
 		defer resp.Body.Close()
