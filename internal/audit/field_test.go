@@ -194,12 +194,17 @@ var (
 	europeanWords = strings.Fields("der die das und ist nicht mit für von zu den ein eine le la les et des est pour une dans du que el los las y para con por una del se il di che per gli della sono het een van en voor niet och att är för som på av não uma com")
 )
 
-// englishMostly says whether a server's text is mostly English: less than
+// englishMostly says whether a server's prose is mostly English: less than
 // a third of its letters outside the Latin script, and more English words
-// than words of other European languages.
+// than words of other European languages. Prose is what is written for a
+// reader: a text of one word in Latin letters (a schema's type, format or
+// enum, a name, a URI) is the protocol's, not the server's language.
 func englishMostly(s corpusServer) bool {
 	latin, other, en, eu := 0, 0, 0, 0
 	for _, text := range serverTexts(s) {
+		if !strings.ContainsFunc(text, unicode.IsSpace) && !strings.ContainsFunc(text, func(r rune) bool { return unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) }) {
+			continue
+		}
 		for _, r := range text {
 			switch {
 			case unicode.Is(unicode.Latin, r):
@@ -260,6 +265,29 @@ func words(text string) int {
 // its words, serves documentation as one in English does: the word floor
 // counts each Han, Hiragana and Katakana character as a word, as word
 // processors count them.
+// A server described in Chinese is not English for its schemas' words
+// (types, formats, enum values), nor one described in French for its
+// parameters' names; one described in English is.
+func TestEnglishMostlyReadsProse(t *testing.T) {
+	tool := func(desc string) corpusServer {
+		return corpusServer{Tools: []json.RawMessage{json.RawMessage(`{"name":"get_stock_quote","description":` + strconv.Quote(desc) +
+			`,"inputSchema":{"type":"object","properties":{"symbol":{"type":"string","format":"uri","description":` + strconv.Quote(desc) +
+			`},"market":{"type":"string","enum":["shanghai","shenzhen","hongkong","nasdaq","newyork"]},"order":{"type":"string","enum":["ascending","descending"]}}}}`)}}
+	}
+	for _, c := range []struct {
+		desc string
+		want bool
+	}{
+		{"获取股票行情", false},
+		{"Renvoie le cours de une action pour le marché donné", false},
+		{"Returns the quote of a stock on the given market", true},
+	} {
+		if got := englishMostly(tool(c.desc)); got != c.want {
+			t.Errorf("%q: englishMostly = %v, want %v", c.desc, got, c.want)
+		}
+	}
+}
+
 func TestServesDocumentsCountsWordsOfEveryScript(t *testing.T) {
 	page := func(sentence string, n int) corpusServer {
 		text, _ := json.Marshal(map[string]any{"contents": []any{map[string]string{"uri": "docs://guide", "text": strings.Repeat(sentence, n)}}})
