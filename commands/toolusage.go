@@ -20,25 +20,47 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// usageSchema is what a usage block reads of a JSON Schema.
+// usageSchema is what a usage block reads of a JSON Schema: readSchema
+// decodes Properties and Items from their bytes, a level at a time.
 type usageSchema struct {
-	Type        json.RawMessage         `json:"type"`
-	Description string                  `json:"description"`
-	Properties  map[string]*usageSchema `json:"properties"`
-	Required    []string                `json:"required"`
-	Enum        []json.RawMessage       `json:"enum"`
-	Default     json.RawMessage         `json:"default"`
-	Items       *usageSchema            `json:"items"`
+	Type        json.RawMessage            `json:"type"`
+	Description string                     `json:"description"`
+	RawProps    map[string]json.RawMessage `json:"properties"`
+	Required    []string                   `json:"required"`
+	Enum        []json.RawMessage          `json:"enum"`
+	Default     json.RawMessage            `json:"default"`
+	RawItems    json.RawMessage            `json:"items"`
+	Properties  map[string]*usageSchema    `json:"-"`
+	Items       *usageSchema               `json:"-"`
 }
 
-// UnmarshalJSON reads a schema: true and false (JSON Schema's any and
-// none) tell nothing of the value; one of another type is a broken tool.
-func (s *usageSchema) UnmarshalJSON(b []byte) error {
-	if string(b) == "true" || string(b) == "false" {
-		return nil
+// schemaLevels is how many levels of an argument's schema (its items',
+// theirs...) a usage block reads; past them it shows JSON.
+const schemaLevels = 5
+
+// readSchema reads levels levels of the schema raw, each from its own bytes
+// once (a schema nested thousands deep costs no decode per level below each
+// level), and the properties' at the top (more than schemaLevels); nil past
+// them, and for none or null. true and false (JSON Schema's any and none)
+// tell nothing of the value; a schema of another type is a broken tool.
+func readSchema(what string, raw json.RawMessage, levels int) (s *usageSchema, err error) {
+	if len(raw) == 0 || string(raw) == "null" || levels == 0 {
+		return nil, nil
 	}
-	type plain usageSchema
-	return json.Unmarshal(b, (*plain)(s))
+	if s = new(usageSchema); string(raw) == "true" || string(raw) == "false" {
+		return s, nil
+	}
+	if err = mcp.DecodeResult(what, raw, s); err == nil {
+		s.Items, err = readSchema(what, s.RawItems, levels-1)
+	}
+	s.Properties = make(map[string]*usageSchema, len(s.RawProps))
+	for k, p := range s.RawProps {
+		if err != nil || levels <= schemaLevels {
+			break
+		}
+		s.Properties[k], err = readSchema(what, p, schemaLevels)
+	}
+	return s, err
 }
 
 // A usage block shows what a server wrote to a screen's worth, on a
@@ -50,9 +72,9 @@ const helpLines, helpBytes, lineBytes, helpArgs = 40, 4 << 10, 200, 100
 
 // toolDoc is what a usage block reads of a tool's definition.
 type toolDoc struct {
-	Description string       `json:"description"`
-	In          usageSchema  `json:"inputSchema"`
-	Out         *usageSchema `json:"outputSchema"`
+	Description string          `json:"description"`
+	In          json.RawMessage `json:"inputSchema"`
+	Out         json.RawMessage `json:"outputSchema"`
 }
 
 // toolUsage is def's usage block: how to call it, its description, each
@@ -62,10 +84,16 @@ type toolDoc struct {
 // the server broke.
 func toolUsage(def mcp.Tool) (string, error) {
 	var doc toolDoc
-	if err := mcp.DecodeResult(fmt.Sprintf("tools/list: tool %q", def.Name), def.Raw, &doc); err != nil {
+	what := fmt.Sprintf("tools/list: tool %q", def.Name)
+	if err := mcp.DecodeResult(what, def.Raw, &doc); err != nil {
 		return "", err
 	}
-	in, description := doc.In, doc.Description
+	in, err := readSchema(what, doc.In, schemaLevels+1)
+	out, errOut := readSchema(what, doc.Out, schemaLevels+1)
+	if err = cmp.Or(err, errOut); err != nil {
+		return "", err
+	}
+	in, description := cmp.Or(in, &usageSchema{}), doc.Description
 	var b strings.Builder
 	words := []string{"mcpv", "call", def.Name}
 	for _, k := range slices.Sorted(maps.Keys(in.Properties)) {
@@ -84,14 +112,14 @@ func toolUsage(def mcp.Tool) (string, error) {
 	}
 	if len(in.Properties) > 0 {
 		b.WriteString("\nArguments:\n")
-		writeProperties(&b, in, "=", whole+" -q .inputSchema")
+		writeProperties(&b, *in, "=", whole+" -q .inputSchema")
 		b.WriteString("\nA value is typed by the schema (key=VALUE); key:=JSON gives any JSON; an array's key is given\nonce per item; key.sub=VALUE fills an object ('mcpv help arguments').\n")
 	} else {
 		b.WriteString("\nArguments: none\n")
 	}
-	if doc.Out != nil {
+	if out != nil {
 		b.WriteString("\nReturns (structuredContent):\n")
-		writeProperties(&b, *doc.Out, ": ", whole+" -q .outputSchema")
+		writeProperties(&b, *out, ": ", whole+" -q .outputSchema")
 	}
 	if def.TaskSupport != "" && def.TaskSupport != "forbidden" {
 		fmt.Fprintf(&b, "\nAs a task: %s (--task, --detach; 'mcpv help tasks').\n", def.TaskSupport)
@@ -164,13 +192,10 @@ func writeProperties(b *strings.Builder, s usageSchema, sep, whole string) {
 }
 
 // placeholder names a property's type as a value: STRING, INTEGER,
-// NUMBER, BOOLEAN, JSON for an object, TYPE... for an array of TYPE.
-func placeholder(p *usageSchema) string { return placeholderAt(p, 0) }
-
-// placeholderAt is placeholder for an array nested depth deep: past a
-// few, JSON (a hostile schema may nest thousands).
-func placeholderAt(p *usageSchema, depth int) string {
-	if depth > 4 || p == nil {
+// NUMBER, BOOLEAN, JSON for an object (and for what readSchema left
+// unread), TYPE... for an array of TYPE.
+func placeholder(p *usageSchema) string {
+	if p == nil {
 		return "JSON"
 	}
 	t, _ := rawjson.String(p.Type) // a list of types is shown as JSON
@@ -178,7 +203,7 @@ func placeholderAt(p *usageSchema, depth int) string {
 	case "string", "integer", "number", "boolean":
 		return strings.ToUpper(t)
 	case "array":
-		return placeholderAt(p.Items, depth+1) + "..."
+		return placeholder(p.Items) + "..."
 	case "object":
 		return "JSON"
 	}

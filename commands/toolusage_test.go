@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -71,7 +70,7 @@ func TestToolHelpWords(t *testing.T) {
 // and line breaks are shown escaped on one line, a deep nesting of
 // arrays and a huge enum are cut, and what it sends is still said.
 func TestToolUsageHostile(t *testing.T) {
-	testkit.SkipLong(t, "a schema 5000 arrays deep, decoded a level at a time: seconds of work")
+	t.Parallel()
 	deep := strings.Repeat(`{"type":"array","items":`, 5000) + `{"type":"string"}` + strings.Repeat("}", 5000)
 	enum := make([]string, 5000)
 	for i := range enum {
@@ -90,6 +89,27 @@ func TestToolUsageHostile(t *testing.T) {
 	}
 	if strings.Contains(out, "second line") {
 		t.Errorf("a description's second line is shown:\n%s", out)
+	}
+}
+
+// A schema nested thousands deep costs a usage block what one a few levels
+// deep costs: each level it shows is decoded once, from its own bytes, and
+// none below them; a schema 5000 arrays deep took a decode of everything
+// below each of its levels (seconds of work).
+func TestToolUsageReadsEachLevelOnce(t *testing.T) {
+	allocs := func(depth int) float64 {
+		deep := strings.Repeat(`{"type":"array","items":`, depth) + `{"type":"string"}` + strings.Repeat("}", depth)
+		raw, _ := json.Marshal(map[string]any{"name": "t", "inputSchema": json.RawMessage(`{"type":"object","required":["deep"],"properties":{"deep":` + deep + `}}`)})
+		return testing.AllocsPerRun(2, func() {
+			if _, err := toolUsage(mcp.Tool{Name: "t", Raw: raw}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	// The decoder's stack grows with the depth: a few allocations for
+	// each doubling, in each of the few decodes.
+	if shallow, deep := allocs(10), allocs(5000); deep > shallow+200 {
+		t.Errorf("a usage block of a schema 5000 deep: %.0f allocations, %.0f for one 10 deep", deep, shallow)
 	}
 }
 
