@@ -34,15 +34,13 @@ type usageSchema struct {
 	Items       *usageSchema               `json:"-"`
 }
 
-// schemaLevels is how many levels of an argument's schema (its items',
-// theirs...) a usage block reads; past them it shows JSON.
-const schemaLevels = 5
+const schemaLevels = 5 // the levels of an argument's schema (its items', theirs...) a usage block reads; past them, JSON
 
-// readSchema reads levels levels of the schema raw, each from its own bytes
-// once (a schema nested thousands deep costs no decode per level below each
-// level), and the properties' at the top (more than schemaLevels); nil past
-// them, and for none or null. true and false (JSON Schema's any and none)
-// tell nothing of the value; a schema of another type is a broken tool.
+// readSchema reads levels levels of the schema raw (nil past them, and for
+// none or null), each from its own bytes once: a schema nested thousands
+// deep costs no decode per level below each level. true and false (JSON
+// Schema's any and none) tell nothing of the value; a schema of another
+// type is a broken tool.
 func readSchema(what string, raw json.RawMessage, levels int) (s *usageSchema, err error) {
 	if len(raw) == 0 || string(raw) == "null" || levels == 0 {
 		return nil, nil
@@ -55,10 +53,9 @@ func readSchema(what string, raw json.RawMessage, levels int) (s *usageSchema, e
 	}
 	s.Properties = make(map[string]*usageSchema, len(s.RawProps))
 	for k, p := range s.RawProps {
-		if err != nil || levels <= schemaLevels {
-			break
+		if err == nil {
+			s.Properties[k], err = readSchema(what, p, levels-1)
 		}
-		s.Properties[k], err = readSchema(what, p, schemaLevels)
 	}
 	return s, err
 }
@@ -70,20 +67,17 @@ func readSchema(what string, raw json.RawMessage, levels int) (s *usageSchema, e
 // arguments.
 const helpLines, helpBytes, lineBytes, helpArgs = 40, 4 << 10, 200, 100
 
-// toolDoc is what a usage block reads of a tool's definition.
-type toolDoc struct {
-	Description string          `json:"description"`
-	In          json.RawMessage `json:"inputSchema"`
-	Out         json.RawMessage `json:"outputSchema"`
-}
-
 // toolUsage is def's usage block: how to call it, its description, each
 // argument (its key=value form, type, whether required, its values, its
 // default, the first line of its description), then what it returns. A
 // definition whose description or schemas do not decode is a tools/list
 // the server broke.
 func toolUsage(def mcp.Tool) (string, error) {
-	var doc toolDoc
+	var doc struct {
+		Description string
+		In          json.RawMessage `json:"inputSchema"`
+		Out         json.RawMessage `json:"outputSchema"`
+	}
 	what := fmt.Sprintf("tools/list: tool %q", def.Name)
 	if err := mcp.DecodeResult(what, def.Raw, &doc); err != nil {
 		return "", err
@@ -149,10 +143,8 @@ func screenful(d string) (head, more string) {
 // first, helpArgs of them (whole is the command that shows them all):
 // each as key + sep + its placeholder, then what is known of it.
 func writeProperties(b *strings.Builder, s usageSchema, sep, whole string) {
-	keys := slices.Sorted(maps.Keys(s.Properties))
-	slices.SortStableFunc(keys, func(x, y string) int {
-		return boolRank(!slices.Contains(s.Required, x)) - boolRank(!slices.Contains(s.Required, y))
-	})
+	keys, required := slices.Sorted(maps.Keys(s.Properties)), func(k string) bool { return slices.Contains(s.Required, k) }
+	keys = append(slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return !required(k) }), slices.DeleteFunc(keys, required)...)
 	left := len(keys) - helpArgs
 	keys = keys[:min(len(keys), helpArgs)]
 	var heads, tails []string
@@ -160,7 +152,7 @@ func writeProperties(b *strings.Builder, s usageSchema, sep, whole string) {
 	for _, k := range keys {
 		p := cmp.Or(s.Properties[k], &usageSchema{})
 		var notes []string
-		if slices.Contains(s.Required, k) {
+		if required(k) {
 			notes = append(notes, "required")
 		}
 		if len(p.Enum) > 0 {
@@ -213,13 +205,6 @@ func placeholder(p *usageSchema) string {
 	return "JSON"
 }
 
-func boolRank(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // toolHelp makes 'call TOOL --help' with a server (given after --, by a
 // flag, or by MCPV_URL, MCPV_SERVER or MCPV_SESSION: served) the tool's
 // usage block ('list-tools TOOL --usage'); without one it is call's own
@@ -229,24 +214,12 @@ func toolHelp(args []string, served bool) []string {
 	if i < 0 || i+1 >= len(args) || strings.HasPrefix(args[i+1], "-") || i > 0 && valueFlags[args[i-1]] {
 		return args
 	}
-	help := false
-	var rest []string
 	words := args[i+2:]
 	for len(words) > 0 && !strings.HasPrefix(words[0], "-") {
 		words = words[1:] // the tool's key=value words
 	}
-	for _, a := range words {
-		if a == "--help" || a == "-h" {
-			help = true
-			continue
-		}
-		served = served || serverFlag(a)
-		rest = append(rest, a)
-	}
-	for _, a := range args[:i] {
-		served = served || serverFlag(a)
-	}
-	if !help || !served {
+	rest := slices.DeleteFunc(slices.Clone(words), func(a string) bool { return a == "--help" || a == "-h" })
+	if len(rest) == len(words) || !served && !slices.ContainsFunc(args[:i], serverFlag) && !slices.ContainsFunc(rest, serverFlag) {
 		return args
 	}
 	return append(append(slices.Clone(args[:i]), "list-tools", args[i+1], "--usage"), rest...)
