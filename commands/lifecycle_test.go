@@ -21,7 +21,7 @@ import (
 // fakeLogged is fake() with the fake's received messages logged to a file.
 func fakeLogged(t *testing.T, behaviour string) (tail []string, logPath string) {
 	logPath = filepath.Join(t.TempDir(), "received.ndjson")
-	return []string{"--env", mcptest.EnvVar + "=" + behaviour, "--env", mcptest.EnvLog + "=" + logPath, "--", mcptest.Program()}, logPath
+	return []string{"--env", mcptest.EnvVar + "=" + behaviour, "--env", mcptest.EnvLog + "=" + logPath, "--", fakeProgram()}, logPath
 }
 
 func readLog(t *testing.T, path string) string {

@@ -127,7 +127,19 @@ func mcpvIn(t *testing.T, env connect.Env, stdin string, args ...string) result 
 
 // fake returns the argument tail that starts this test binary as a fake server.
 func fake(behaviour string) []string {
-	return []string{"--env", mcptest.EnvVar + "=" + behaviour, "--", mcptest.Program()}
+	return []string{"--env", mcptest.EnvVar + "=" + behaviour, "--", fakeProgram()}
+}
+
+// fakeProgram is the program that serves the fake: in the quick tier the
+// test binary, whose fakes run in process but for the few whose process
+// is the subject, which spares the build of mcptest.Program (seconds of
+// linking before the package's first run); in the long tier, whose tests
+// start hundreds, mcptest.Program.
+func fakeProgram() string {
+	if testkit.LongTier {
+		return mcptest.Program()
+	}
+	return os.Args[0]
 }
 
 func args(a ...[]string) []string {

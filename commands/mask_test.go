@@ -170,7 +170,7 @@ func TestBatchAndTestMaskSecretsInEverySink(t *testing.T) {
 			}
 			noLeak(t, "batch", g.secret, map[string]string{"stderr": r.stderr, "trace": string(data)})
 
-			file := "server:\n  command: [" + q(mcptest.Program()) + "]\n  env: {" + mcptest.EnvVar + ": echo=error}\nsteps:\n  - run: " + q(line) + "\n  - run: " + q(strings.Replace(line, "call x", "call x -e", 1)) + "\n    expect: {exit: 0}\n"
+			file := "server:\n  command: [" + q(fakeProgram()) + "]\n  env: {" + mcptest.EnvVar + ": echo=error}\nsteps:\n  - run: " + q(line) + "\n  - run: " + q(strings.Replace(line, "call x", "call x -e", 1)) + "\n    expect: {exit: 0}\n"
 			if err := os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(file), 0o600); err != nil {
 				t.Fatal(err)
 			}

@@ -232,7 +232,7 @@ func TestServerThatBecameInitializeFirst(t *testing.T) {
 			dir := t.TempDir()
 			spec, changed := filepath.Join(dir, "spec.json"), filepath.Join(dir, "changed")
 			os.WriteFile(spec, []byte(`{"era":"modern","ttlMs":`+ttl+`,"tools":[{"name":"x","inputSchema":{"type":"object"}}]}`), 0o600)
-			prog := shellwords.Quote(mcptest.Program())
+			prog := shellwords.Quote(fakeProgram())
 			script := "if [ -f " + shellwords.Quote(changed) + " ]; then " + mcptest.EnvVar + "=initialize-first exec " + prog +
 				"; else " + mcptest.EnvVar + "=spec=" + shellwords.Quote(spec) + " exec " + prog + "; fi"
 			w := newWorld(t)

@@ -64,7 +64,7 @@ func demoEntry() string {
 }
 
 func fakeEntry(behaviour string) string {
-	return `{"command": ` + q(mcptest.Program()) + `, "env": {"` + mcptest.EnvVar + `": ` + q(behaviour) + `}}`
+	return `{"command": ` + q(fakeProgram()) + `, "env": {"` + mcptest.EnvVar + `": ` + q(behaviour) + `}}`
 }
 
 const demoTools = `["add","ask","big","echo","fail","log","roots","sample","slow"]`
