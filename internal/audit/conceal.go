@@ -117,8 +117,8 @@ func (s *sent) imperativeNegation(sp span) bool {
 // a thing the text points at ("never mention those deletions", "do not
 // reveal this condition").
 func (s *sent) toldOf(sp span) bool {
-	if s.followsUserIn(sp) {
-		return false // "don't tell the user the IDs unless they ask"
+	if s.followsUserIn(sp) || !s.has(cUser) && unsetRe.Get().MatchString(s.text[:sp.start]) {
+		return false // "don't tell the user the IDs unless they ask"; "if not given, do not show it", "未指定なら表示しない": a default
 	}
 	if sp.foreign || s.near(cShown, sp, 8) {
 		return true

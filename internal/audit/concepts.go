@@ -25,13 +25,13 @@ type token struct {
 	text       string
 }
 
-// tokenize parts a view's text into words: runs of letters, digits,
-// marks, and the apostrophes, hyphens and underscores inside them.
+// tokenize parts a view's text into words: runs of letters, digits, marks,
+// and the apostrophes, hyphens and underscores inside them; no escape's (\n).
 func tokenize(t string) []token {
 	var out []token
 	start := -1
 	for i, r := range t {
-		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '_'
+		inWord := (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '_') && !(i > 0 && t[i-1] == '\\' && (r == 'n' || r == 't' || r == 'r'))
 		if !inWord && start >= 0 && (r == '\'' || r == '’' || r == '-') {
 			next, _ := utf8.DecodeRuneInString(t[i+utf8.RuneLen(r):])
 			inWord = unicode.IsLetter(next) || unicode.IsDigit(next)
@@ -58,18 +58,13 @@ var elisions = map[string]bool{"l": true, "d": true, "n": true, "s": true, "j": 
 func splitElisions(toks []token) []token {
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		j := strings.IndexAny(t.text, "'’")
-		if j <= 0 || !elisions[t.text[:j]] {
-			continue
+		if j := strings.IndexAny(t.text, "'’"); j > 0 && elisions[t.text[:j]] {
+			if k := j + utf8.RuneLen([]rune(t.text[j:])[0]); k < len(t.text) {
+				toks = slices.Insert(toks, i+1, token{t.start + k, t.end, t.text[k:]})
+				toks[i] = token{t.start, t.start + k, t.text[:k]}
+				i++
+			}
 		}
-		k := j + utf8.RuneLen([]rune(t.text[j:])[0])
-		if k >= len(t.text) {
-			continue
-		}
-		first := token{t.start, t.start + k, t.text[:k]}
-		rest := token{t.start + k, t.end, t.text[k:]}
-		toks = append(toks[:i], append([]token{first, rest}, toks[i+1:]...)...)
-		i++
 	}
 	return toks
 }

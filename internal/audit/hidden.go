@@ -17,10 +17,10 @@ import (
 func hiddenRules(fl field, v view, f finder) []Finding {
 	var out []Finding
 	t := fl.text
-	lower := canon.LowerASCII(t)
+	lower, doc := canon.LowerASCII(t), manual(&fl)
 	for _, m := range hiddenMatches(hiddenRes.Get().comment, t) {
 		if len(strings.Fields(t[m[2]:m[3]])) >= 2 {
-			sev, msg, pair := hiddenSeverity(t[m[2]:m[3]], "hides text in an HTML comment")
+			sev, msg, pair := hiddenSeverity(t[m[2]:m[3]], "hides text in an HTML comment", Low, doc)
 			if pair == "" && strings.HasPrefix(strings.TrimSpace(lower[m[2]:m[3]]), "[if ") {
 				sev, msg = Low, msg+" (a conditional comment, \"<!--[if mso]>\": markup for a mail client)"
 			}
@@ -29,22 +29,22 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 		}
 	}
 	for _, m := range hiddenMatches(hiddenRes.Get().markdown, t) {
-		sev, msg, pair := hiddenSeverity(lineAt(t, m[1]), "hides text in a Markdown comment")
-		out = append(out, paired(f(RuleHiddenComment, max(sev, Medium), msg, m[0], m[1]), pair))
+		sev, msg, pair := hiddenSeverity(lineAt(t, m[1]), "hides text in a Markdown comment", Medium, doc)
+		out = append(out, paired(f(RuleHiddenComment, sev, msg, m[0], m[1]), pair))
 	}
 	for _, m := range hiddenMatches(hiddenRes.Get().invisible, v.text) {
 		s, e := v.span(t, m[0], m[1])
-		sev, msg, pair := hiddenSeverity(t[e:min(len(t), e+400)], "hides text with HTML that a client does not show")
-		out = append(out, paired(f(RuleHiddenComment, max(sev, Medium), msg, s, min(len(t), e+80)), pair))
+		sev, msg, pair := hiddenSeverity(t[e:min(len(t), e+400)], "hides text with HTML that a client does not show", Medium, doc)
+		out = append(out, paired(f(RuleHiddenComment, sev, msg, s, min(len(t), e+80)), pair))
 	}
 	for _, m := range append(hiddenMatches(hiddenRes.Get().block, v.text), hiddenMatches(hiddenRes.Get().note, v.text)...) {
 		s, e := v.span(t, m[0], m[1])
 		sev, msg := quotedHidden(v.text, m[0], m[1], Low, "wraps text in a block that poses as the system's or as urgent")
 		out = append(out, f(RuleHiddenBlock, sev, msg, s, e))
 	}
-	if run, at := blankRun(t, manual(&fl)); at >= 0 {
-		sev, msg, pair := hiddenSeverity(t[at:], fmt.Sprintf("puts text after %s, out of sight", run))
-		out = append(out, paired(f(RuleHiddenWhitespace, max(sev, Medium), msg, at, min(len(t), at+60)), pair))
+	if run, at := blankRun(t, doc); at >= 0 {
+		sev, msg, pair := hiddenSeverity(t[at:], fmt.Sprintf("puts text after %s, out of sight", run), Medium, false)
+		out = append(out, paired(f(RuleHiddenWhitespace, sev, msg, at, min(len(t), at+60)), pair))
 	}
 	return out
 }
@@ -54,12 +54,16 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 // an order needs less to be one), which is the second reading (pair) of
 // the hiding; high too for a sentence in the imperative, which needs
 // another reading to stand; medium for a sentence or more of it, low
-// for a few words ("<!-- like this -->").
-func hiddenSeverity(hidden, msg string) (Severity, string, string) {
+// for a few words ("<!-- like this -->"); floor at least. In a manual
+// (doc) what a sample's markup hides is low but for an order a rule reads.
+func hiddenSeverity(hidden, msg string, floor Severity, doc bool) (Severity, string, string) {
 	for _, fd := range readAsProse(hidden, field{role: roleProse}) {
 		if fd.Severity >= Medium {
 			return High, msg + ", and what it hides orders the model", "the hidden text, which the " + fd.Rule + " rule reads: " + fd.Message
 		}
+	}
+	if doc {
+		return Low, msg + " (in a manual, whose samples' markup hides no order a rule reads)", ""
 	}
 	for _, ss := range sentences(newView(hidden).text) {
 		if len(strings.Fields(ss.text)) >= 4 && newSent(ss).ordered() {
@@ -69,7 +73,7 @@ func hiddenSeverity(hidden, msg string) (Severity, string, string) {
 	if len(strings.Fields(hidden)) >= 8 {
 		return Medium, msg, ""
 	}
-	return Low, msg, ""
+	return floor, msg, ""
 }
 
 // paired is fd with pair (its first, if any) as the second reading its

@@ -333,6 +333,9 @@ func keyLetIn(t string) bool {
 // false, showToUser=0.
 var quietKeyRe = &lazy.Regexp{Pattern: `^(?:report|notify|tell|show|display|inform|mention|alert|disclose|surface)(?:_|-)?(?:to_?|the_?)?(?:user|human|person|operator)s?$`}
 
+// unsetRe finds a clause a value's absence opens: what it leaves unshown is not there.
+var unsetRe = &lazy.Regexp{Pattern: `(?:\b(?:if|when|unless)\s+(?:not|no)\s+(?:specified|given|set|provided|supplied|passed)|\bif\s+(?:omitted|empty|unset)|\bsi\s+no\s+se\s+(?:especifica|indica|da)|未指定|未設定|省略|無い場合|ない場合)[^.;。]*$`}
+
 // setting is a setting of a switch written out: key: value, key=value,
 // "key": value; where it is, its key's and its value's.
 type setting struct {

@@ -433,8 +433,8 @@ func (s *sent) held(weak bool) (span, concept, bool) {
 		if s.before(cDerived, sp.first, 6) || s.before(cPointer, sp.first, 6) {
 			return true
 		}
-		// "the user's Downloads folder": where, not what
-		return s.wordIn(sp.last+1, 2, "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri")
+		// "the user's Downloads folder": where, not what; "the chat's title": a label of it
+		return s.wordIn(sp.last+1, 2, "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri", "title", "label")
 	}
 	for _, c := range []concept{cStore, cHeldStrong} {
 		for _, sp := range s.f[c] {

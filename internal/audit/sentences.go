@@ -9,11 +9,8 @@ import (
 	"github.com/mcpv/mcpv/internal/lazy"
 )
 
-// sentence is one sentence of a view, and where it is.
-type sentence struct {
-	start, end int
-	text       string
-}
+// sentence is one sentence of a view: its bytes and its text, as a token's.
+type sentence = token
 
 // sentences splits a view's text into sentences: at '.', '!', '?' that
 // end one, at a line's end, and at the full stops of Chinese and
