@@ -49,7 +49,10 @@
 # alone, with `npm install --ignore-scripts --omit=dev`, in one/NAME there;
 # one whose package column is go:MODULE@VERSION is a Go server, built from
 # the Go module proxy with `go install MODULE@VERSION` into go/MODULE/bin
-# there (its command names the binary as $M/NAME).
+# there (its command names the binary as $M/NAME). A package of the set
+# that is not whole in that install (its package.json, or a dependency's,
+# missing: an install cut short while its lockfile matches) is installed
+# alone the same way, at the lockfile's version, in its server's own job.
 # scripts/field/servers.tsv says how each is started (its command, with $M
 # for that node_modules and $W for its own directory), the dummy environment
 # it needs, and its kind. Each server runs in a directory of its own, which
@@ -147,6 +150,21 @@ elif [ ! -d "$inst/node_modules" ] || ! cmp -s "$want" "$inst/package-lock.json"
 	fi
 fi
 M=$inst/node_modules
+# The set's install may be incomplete while its lockfile matches (an install
+# cut short, a tarball half extracted): a package of it that is not whole
+# under $M (its package.json, or that of a dependency it needs, missing) is
+# installed alone at the lockfile's version (one_modules), in its server's
+# own job, so that the servers run -j at a time install in batches and one
+# slow tarball stalls only its own server. locked: NAME<TAB>VERSION of each
+# such package.
+locked=$(node -e '
+	const l = require(process.argv[1]);
+	for (const name of process.argv.slice(2)) {
+		const v = (l.packages || {})["node_modules/" + name];
+		if (v && v.version) console.log(name + "\t" + v.version);
+	}' "$want" $(node "$src/summary.mjs" incomplete "$M" $(awk -F'\t' '$7 !~ /.@/ { print $7 }' <<<"$rows" | sort -u))) ||
+	die "cannot read $want"
+[ -z "$locked" ] || echo "field: $(wc -l <<<"$locked") packages of the set are not whole in $inst; each is installed alone, in one/NAME@VERSION"
 
 # go_bin MODULE@VERSION: the directory where `go install` put that Go
 # server's binary (building it the first time); nothing on a failure.
@@ -268,6 +286,9 @@ field_http() {
 # server, its line in $work/lines/NAME.
 field_server() {
 	local name=$1 kind=$2 env=$3 cmd=$4 http=$5 package=$6 line o pin a b c
+	if [[ $package != ?*@* ]]; then
+		package+=$(awk -F'\t' -v p="$package" '$1 == p { print "@" $2 }' <<<"$locked")
+	fi
 	if [[ $package == ?*@* ]]; then
 		local M how
 		if [[ $package == go:* ]]; then

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -310,5 +312,44 @@ func TestServesDocumentsCountsWordsOfEveryScript(t *testing.T) {
 		if got := servesDocuments(page(c.sentence, c.n)); got != c.want {
 			t.Errorf("%s: servesDocuments = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// scripts/field.sh installs a package of the field set alone when the set's
+// install does not hold it whole (an install cut short or half extracted
+// while its lockfile matches): `summary.mjs incomplete` names the packages
+// whose package.json, or a needed dependency's, is missing, looked for as
+// Node.js looks, from the package's directory up.
+func TestFieldScriptFindsAnIncompleteInstall(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node")
+	}
+	modules := filepath.Join(t.TempDir(), "node_modules")
+	put := func(dir, manifest string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(modules, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if manifest != "" {
+			if err := os.WriteFile(filepath.Join(modules, dir, "package.json"), []byte(manifest), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put("whole", `{"dependencies":{"dep":"1","@s/nested":"1"},"optionalDependencies":{"gone":"1"}}`)
+	put("dep", `{"dependencies":{"whole":"1"}}`) // a cycle is whole
+	put("@s/nested", `{"dependencies":{"inner":"1"}}`)
+	put("@s/nested/node_modules/inner", `{}`)
+	put("depless", `{"dependencies":{"gone":"1"}}`)
+	put("deep", `{"dependencies":{"depless":"1"}}`)
+	put("extracted", "") // its directory, without its package.json
+	out, err := exec.Command(node, filepath.Join("..", "..", "scripts", "field", "summary.mjs"), "incomplete", modules,
+		"whole", "@s/nested", "depless", "deep", "extracted", "absent").CombinedOutput()
+	if err != nil {
+		t.Fatalf("summary.mjs incomplete: %v\n%s", err, out)
+	}
+	if got, want := strings.Fields(string(out)), []string{"depless", "deep", "extracted", "absent"}; !slices.Equal(got, want) {
+		t.Errorf("incomplete named %q, want %q", got, want)
 	}
 }

@@ -4,6 +4,7 @@
 //   node summary.mjs surface BATCH-OUT BATCH-ERR    the listing as JSON on stdout
 //   node summary.mjs reads SURFACE                 the batch lines that get its prompts and read its resources
 //   node summary.mjs saved SURFACE BATCH-OUT       the listing and those reads as a saved surface
+//   node summary.mjs incomplete MODULES PACKAGE... those packages not whole under MODULES
 //   node summary.mjs line-audit|line-pin|line-check OUT NAME
 //   node summary.mjs report OUT MODE [--markdown FILE] NAME...
 //
@@ -345,10 +346,46 @@ function report(out, mode, names, mdFile) {
   return failing > 0 ? 1 : 0;
 }
 
+// incomplete: the packages, of those named, that are not whole under the
+// node_modules MODULES: the package's package.json missing, or that of a
+// dependency it needs (not optional, not a peer), looked for as Node.js
+// looks, from the package's directory up, and so on down its tree. An
+// install cut short or half extracted leaves such holes while its lockfile
+// still matches.
+function incomplete(modules, names) {
+  const seen = new Map(); // a package's directory: whole or not, or null while being looked at
+  const find = (from, name) => {
+    for (let d = from; ; d = path.dirname(d)) {
+      const f = path.join(d, 'node_modules', name, 'package.json');
+      if (fs.existsSync(f)) return path.dirname(f);
+      if (path.dirname(d) === d || path.relative(modules, d).startsWith('..')) return null;
+    }
+  };
+  const whole = (dir) => {
+    if (seen.has(dir)) return seen.get(dir) !== false; // a cycle: whole as far as it goes
+    seen.set(dir, null);
+    const j = json(path.join(dir, 'package.json'));
+    const optional = new Set(Object.keys((j && j.optionalDependencies) || {}));
+    const ok =
+      j !== null &&
+      Object.keys(j.dependencies || {}).every((dep) => {
+        if (optional.has(dep)) return true;
+        const d = find(dir, dep);
+        return d !== null && whole(d);
+      });
+    seen.set(dir, ok);
+    return ok;
+  };
+  for (const name of names) {
+    if (!whole(path.join(modules, name))) console.log(name);
+  }
+}
+
 const [cmd, ...args] = process.argv.slice(2);
 if (cmd === 'surface') surface(args[0], args[1]);
 else if (cmd === 'reads') reads(args[0]);
 else if (cmd === 'saved') process.exit(saved(args[0], args[1]));
+else if (cmd === 'incomplete') incomplete(path.resolve(args[0]), args.slice(1));
 else if (cmd && cmd.startsWith('line-')) process.stdout.write(line(cmd, path.resolve(args[0]), args[1]));
 else if (cmd === 'report') {
   let md = null;
@@ -356,6 +393,6 @@ else if (cmd === 'report') {
   if (i >= 0) md = args.splice(i, 2)[1];
   process.exit(report(path.resolve(args[0]), args[1], args.slice(2), md));
 } else {
-  console.error('usage: summary.mjs surface|reads|saved|line-audit|line-pin|line-check|report ...');
+  console.error('usage: summary.mjs surface|reads|saved|incomplete|line-audit|line-pin|line-check|report ...');
   process.exit(2);
 }
