@@ -362,8 +362,13 @@ func TestNoOnceAtInit(t *testing.T) {
 }
 
 // sharedPool is a use of the process's one HTTP connection pool, other
-// than to copy its settings.
-var sharedPool = regexp.MustCompile(`\bhttp\.(DefaultClient|Get|Post|PostForm|Head)\b|\bhttp\.DefaultTransport\b(?:[^.]|$|\.[^(])`)
+// than to copy its settings: by name, or as a client or a reverse proxy
+// with no transport of its own (reverseProxy, unless one is given on the
+// lines that follow).
+var (
+	sharedPool   = regexp.MustCompile(`\bhttp\.(DefaultClient|Get|Post|PostForm|Head)\b|\bhttp\.DefaultTransport\b(?:[^.]|$|\.[^(])|&http\.Client\{\}`)
+	reverseProxy = regexp.MustCompile(`\bhttputil\.NewSingleHostReverseProxy\(`)
+)
 
 // No code, product or test, sends through http.DefaultTransport's pool:
 // anything in the process may close its idle connections
@@ -376,7 +381,8 @@ func TestNoRequestThroughTheSharedPool(t *testing.T) {
 	goSources(t, true, func(path string, lines []string) {
 		files++
 		for i, line := range lines {
-			if code, _, _ := strings.Cut(line, "//"); sharedPool.MatchString(code) {
+			code, _, _ := strings.Cut(line, "//")
+			if sharedPool.MatchString(code) || reverseProxy.MatchString(code) && !strings.Contains(strings.Join(lines[i:min(i+3, len(lines))], "\n"), ".Transport") {
 				t.Errorf("%s:%d: %s: through the process's shared pool; use a copy of its own (testkit.HTTP in a test)", path, i+1, strings.TrimSpace(line))
 			}
 		}

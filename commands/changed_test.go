@@ -51,7 +51,7 @@ func newChanging(t *testing.T, wire string) *changing {
 		}
 		u, _ := url.Parse(mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec}).URL)
 		p := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
-		p.FlushInterval = -1
+		p.FlushInterval, p.Transport = -1, testkit.Pool(t)
 		current.Store(p)
 	}}
 }

@@ -179,10 +179,12 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Spec: spec, SSE: f.sse})
 		served = srv
 		tg.URL = srv.URL
-		tg.Client, tg.Plain = &http.Client{}, &http.Client{}
+		tg.Client, tg.Plain = &http.Client{Transport: testkit.Pool(t)}, &http.Client{Transport: testkit.Pool(t)}
 		if f.auth != "" {
 			up, _ := url.Parse(srv.URL)
-			as := oauthtest.New(t, httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host}))
+			proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
+			proxy.Transport = testkit.Pool(t)
+			as := oauthtest.New(t, proxy)
 			if f.auth != "ok" {
 				as.Broken = f.auth
 			}
@@ -199,7 +201,7 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 			o.Log, o.MaxMessage, o.Grace = h.Log, MaxMessage, time.Second
 			tr, err = tg.Start.Start(o)
 		} else {
-			tr, err = mcp.NewHTTPTransport(mcp.HTTPOptions{URL: tg.URL, Header: tg.Header, Client: &http.Client{}, MaxMessage: MaxMessage})
+			tr, err = mcp.NewHTTPTransport(mcp.HTTPOptions{URL: tg.URL, Header: tg.Header, Client: tg.Client, MaxMessage: MaxMessage})
 		}
 		if err != nil {
 			return nil, err

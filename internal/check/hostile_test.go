@@ -271,6 +271,7 @@ func TestHostileStreamsHeld(t *testing.T) {
 	tg := httpLegacy.target(t)
 	up, _ := url.Parse(tg.URL)
 	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
+	proxy.Transport = testkit.Pool(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if bytes.Contains(body, []byte(`"mcpv-check-stream-`)) {

@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +65,7 @@ func TestHTTPPlusSSEServer(t *testing.T) {
 	t.Parallel()
 	srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Legacy: true})
 	info := mcp.Implementation{Name: "t", Version: "0"}
-	tg := &Target{Server: "legacy", URL: srv.URL, Client: &http.Client{}, Plain: &http.Client{}, ClientInfo: info}
+	tg := &Target{Server: "legacy", URL: srv.URL, Client: testkit.HTTP(t), Plain: testkit.HTTP(t), ClientInfo: info}
 	tg.Open = func(ctx context.Context, h SessionHooks) (*mcp.Client, error) {
 		tr, err := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: srv.URL})
 		if err != nil {

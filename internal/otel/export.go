@@ -42,7 +42,7 @@ type Exporter struct {
 // own, bounded by cfg.Timeout).
 func NewExporter(cfg Config, client *http.Client) *Exporter {
 	if client == nil {
-		client = &http.Client{}
+		client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
 	return &Exporter{cfg: cfg, client: client}
 }
