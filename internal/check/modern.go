@@ -536,11 +536,12 @@ func listen(t *T) {
 // the first message of the subscription (its acknowledgement, another
 // notification of it, or its response, an error; false when the stream
 // ended with none) and the notifications that came in the moment after
-// it (listenQuiet, maxLog at most).
+// it (listenQuiet, or as long as the first took from a slow server; maxLog).
 func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ bool) {
 	id := json.RawMessage(`"mcpv-check-listen"`)
 	body, _ := mcp.EncodeRequest(id, "subscriptions/listen", c.stamp(params))
 	var first *seen
+	sent := time.Now()
 	ours := func(s seen) bool {
 		return s.msg.IsNotification() && idKey(member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")) == idKey(id)
 	}
@@ -566,7 +567,7 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 		x, err := c.post(ctx, httpReq{body: body, events: func(s seen) bool {
 			switch {
 			case first == nil && !judge(s):
-				time.AfterFunc(listenQuiet, cancel)
+				time.AfterFunc(max(listenQuiet, time.Since(sent)), cancel)
 			case first != nil && s.msg.IsNotification():
 				rest = append(rest, s)
 			}
@@ -604,7 +605,7 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 				settle(t, 20*time.Millisecond)
 			}
 		}
-		settle(t, listenQuiet)
+		settle(t, max(listenQuiet, time.Since(sent)))
 		for _, s := range c.since(mark) {
 			if s.n > first.n && ours(s) && len(rest) < maxLog {
 				rest = append(rest, s)

@@ -921,14 +921,7 @@ const KilledFromOutside = "a signal mcpv check did not send (another process kil
 // server's failure.
 func killedFromOutside(err error) bool {
 	var tre *mcp.TransportError
-	if !errors.As(err, &tre) {
-		return false
-	}
-	switch tre.Signal {
-	case syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
-		return true
-	}
-	return false
+	return errors.As(err, &tre) && slices.Contains([]syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}, tre.Signal)
 }
 
 // Unsure ends the check with a warning, whatever its level: what it saw
