@@ -559,9 +559,8 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 		return true
 	}
 	if c.http != nil {
-		// What follows the acknowledgement at once is read too, for the
-		// watches (a log message on the stream): a quiet stream is left
-		// a moment after it.
+		// What follows the acknowledgement is read too, for the watches (a
+		// log message on the stream): a quiet stream is left after a moment.
 		ctx, cancel := context.WithCancel(t.ctx)
 		defer cancel()
 		x, err := c.post(ctx, httpReq{body: body, events: func(s seen) bool {
