@@ -297,6 +297,50 @@ func TestKeychainReadDuringARefresh(t *testing.T) {
 	}
 }
 
+// A refresh by another process that is slower than the reads between its
+// two writes: the record read lock-free names an item it does not hold,
+// and read again once that process lets its lock go, it is the refreshed
+// one. (Read without the lock, it is the mismatch still: the writer ends
+// only after the read returns, or a second at most.)
+func TestKeychainReadAfterASlowRefresh(t *testing.T) {
+	ring := oauthtest.NewKeyring()
+	s, _ := keychainStore(t, ring)
+	rec := secretRecord("https://as.example")
+	if err := s.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	writer := &Store{Dir: s.Dir, Keychain: &Keychain{Ring: ring}}
+	unlock, err := writer.Lock(t.Context(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := *rec
+	next.Token.AccessToken = "refreshed-token"
+	item, _ := next.item()
+	ring.Put(next.account(), item) // the refresh's first write; its file comes later
+	recs, err := s.Find(rec.Server)
+	if err != nil || len(recs) != 1 || !errors.Is(recs[0].Unread, errNotOurs) {
+		t.Fatalf("Find between the writes: %v, %v", recs, err)
+	}
+	done := make(chan *Record)
+	go func() { done <- s.settled(t.Context(), recs[0]) }()
+	var got *Record
+	select {
+	case got = <-done:
+	case <-time.After(time.Second):
+	}
+	if err := writer.Save(&next); err != nil { // the file, then the lock let go
+		t.Fatal(err)
+	}
+	unlock()
+	if got == nil {
+		got = <-done
+	}
+	if got.Unread != nil || got.Token.AccessToken != "refreshed-token" {
+		t.Fatalf("settled: unread %v, token %q", got.Unread, got.Token.AccessToken)
+	}
+}
+
 // A run whose keychain cannot be read does not use what is kept there:
 // in stored mode it asks for a login, as with nothing stored; a run that
 // reads it uses the token.

@@ -232,6 +232,9 @@ func (m *Manager) token(ctx context.Context) (credential, int, error) {
 			return credential{}, 0, &Error{Step: StepToken, Err: err}
 		}
 		for _, r := range recs {
+			if errors.Is(r.Unread, errNotOurs) {
+				r = m.opts.Store.settled(ctx, r) // read between another process's two writes of a refresh
+			}
 			if r.Unread != nil {
 				continue // its secrets could not be read: as if it were not there
 			}

@@ -185,7 +185,8 @@ func (s *Store) Load(rec *Record) (*Record, error) {
 
 // read reads the record at path with its secrets. A refresh by another
 // process writes the item, then the file: a file and an item read between
-// the two do not match, and are read again.
+// the two do not match, and are read again (and, by a run about to use
+// the token, once more after the refresh: settled).
 func (s *Store) read(path string) (*Record, error) {
 	for try := 1; ; try++ {
 		r, err := readRecord(path)
@@ -256,6 +257,23 @@ func (s *Store) keep(r *Record) (Record, error) {
 		s.Keychain.warnOnce(fmt.Sprintf("the token of %s is too large for the keychain: it is kept in a file readable by you alone", r.Issuer))
 	}
 	return kept, nil
+}
+
+// settled is r read again under its place's lock. A refresh by another
+// process writes the keychain item, then the file, under that lock, and a
+// record read lock-free between the two writes names an item it does not
+// hold (errNotOurs): once the lock is free, both are the refresh's. r as
+// it was when the lock is not had, or the place is empty.
+func (s *Store) settled(ctx context.Context, r *Record) *Record {
+	unlock, err := s.Lock(ctx, r)
+	if err != nil {
+		return r
+	}
+	defer unlock()
+	if cur, err := s.Load(r); err == nil && cur != nil {
+		return cur
+	}
+	return r
 }
 
 // Delete removes the record in r's place, under its lock. The lock file
