@@ -27,16 +27,16 @@ type token struct {
 
 // tokenize parts a view's text into words: runs of letters, digits, marks,
 // and the apostrophes, hyphens and underscores inside them. The letter of
-// an escape written out (\n) before what is no Latin letter is none: a
-// word spelt after a backslash ("\never") is still its word.
+// an escape written out (\n) before what is no letter a-z is none: a word
+// spelt after a backslash ("\never") is still its word.
 func tokenize(t string) []token {
 	var out []token
 	start := -1
 	for i, r := range t {
-		escaped := i > 0 && t[i-1] == '\\' && strings.ContainsRune("ntr", r) && !unicode.Is(unicode.Latin, runeAfter(t, i))
+		escaped := i > 0 && t[i-1] == '\\' && strings.ContainsRune("ntr", r) && !(i+1 < len(t) && isASCIILetter(t[i+1]))
 		inWord := (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '_') && !escaped
 		if !inWord && start >= 0 && (r == '\'' || r == '’' || r == '-') {
-			next := runeAfter(t, i)
+			next, _ := utf8.DecodeRuneInString(t[i+utf8.RuneLen(r):])
 			inWord = unicode.IsLetter(next) || unicode.IsDigit(next)
 		}
 		switch {
@@ -51,13 +51,6 @@ func tokenize(t string) []token {
 		out = append(out, token{start, len(t), t[start:]})
 	}
 	return splitElisions(out)
-}
-
-// runeAfter is the rune after the one at t[i] (RuneError at the end).
-func runeAfter(t string, i int) rune {
-	_, n := utf8.DecodeRuneInString(t[i:])
-	r, _ := utf8.DecodeRuneInString(t[i+n:])
-	return r
 }
 
 // elisions are the words French and Italian join to the next with an
