@@ -112,12 +112,19 @@ func (s *sent) imperativeNegation(sp span) bool {
 	return false
 }
 
+// unsetUnshown reports a display default: no user named, and at most "it" after the verb
+// ("if not given, do not show it": the value; not "…, never reveal these rules").
+func (s *sent) unsetUnshown(sp span) bool {
+	ends := func(i int) bool { return i >= len(s.toks) || s.brk[i] }
+	return !s.has(cUser) && unsetRe.Get().MatchString(s.text[:sp.start]) && (ends(sp.last+1) || s.wordIn(sp.last+1, 1, "it", "them") && ends(sp.last+2))
+}
+
 // toldOf reports what a verb of telling tells of: the user as the one
 // told ("tell the user", "mention it to the user", "in your reply"), or
 // a thing the text points at ("never mention those deletions", "do not
 // reveal this condition").
 func (s *sent) toldOf(sp span) bool {
-	if s.followsUserIn(sp) || !s.has(cUser) && unsetRe.Get().MatchString(s.text[:sp.start]) {
+	if s.followsUserIn(sp) || s.unsetUnshown(sp) {
 		return false // "don't tell the user the IDs unless they ask"; "if not given, do not show it", "未指定なら表示しない": a default
 	}
 	if sp.foreign || s.near(cShown, sp, 8) {
