@@ -430,11 +430,10 @@ func (s *sent) placeForSecret() bool {
 // held is heldSpan, with the concept that named what is held.
 func (s *sent) held(weak bool) (span, concept, bool) {
 	derived := func(sp span) bool {
-		if s.before(cDerived, sp.first, 6) || s.before(cPointer, sp.first, 6) {
-			return true
-		}
-		// "the user's Downloads folder": where, not what; "the chat's title": a label of it
-		return s.wordIn(sp.last+1, 2, "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri", "title", "label")
+		// "the user's Downloads folder": where, not what; "the chat's title": a label of it, and no more of it
+		return s.before(cDerived, sp.first, 6) || s.before(cPointer, sp.first, 6) ||
+			s.wordIn(sp.last+1, 2, "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri") || (s.wordIn(sp.last+1, 2, "title", "label") &&
+			sp.last+1 < len(s.brk) && !s.brk[sp.last+1] && !s.wordIn(sp.last+2, 3, "and", "with", "plus", "including", "included"))
 	}
 	for _, c := range []concept{cStore, cHeldStrong} {
 		for _, sp := range s.f[c] {
