@@ -420,6 +420,12 @@ func (c *Client) callWithin(ctx context.Context, left time.Duration, method stri
 func (c *Client) sendWithin(ctx context.Context, left time.Duration, method string, params json.RawMessage, st *Streamed, meta []metaEntry, token json.RawMessage, first *request) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	dl, caller := ctx.Deadline()
+	end := func(err error) { // past the caller's deadline, the caller's end is told: its clock started first
+		if !caller || time.Now().Before(dl) {
+			cancel(err)
+		}
+	}
 	if d := c.opts.Timeout; d > 0 {
 		if left <= 0 {
 			if first != nil {
@@ -427,14 +433,14 @@ func (c *Client) sendWithin(ctx context.Context, left time.Duration, method stri
 			}
 			return nil, &TimeoutError{Method: method, Timeout: d}
 		}
-		idle := c.startTimer(left, func() { cancel(&TimeoutError{Method: method, Timeout: d}) })
+		idle := c.startTimer(left, func() { end(&TimeoutError{Method: method, Timeout: d}) })
 		defer idle.Stop()
 		if token != nil {
 			defer c.s.WatchProgress(token, func() { idle.Reset(d) })()
 		}
 	}
 	if d := c.opts.MaxTimeout; d > 0 && token != nil {
-		hard := c.startTimer(d, func() { cancel(&TimeoutError{Method: method, Timeout: d, Cap: true}) })
+		hard := c.startTimer(d, func() { end(&TimeoutError{Method: method, Timeout: d, Cap: true}) })
 		defer hard.Stop()
 	}
 	if c.era().modern {
