@@ -78,27 +78,29 @@ func TestProgressRestartsTheTimeout(t *testing.T) {
 		if r := waitFor(t, done); !errors.As(r.err, &te) || !te.Cap {
 			t.Fatalf("call: %v, want the cap's TimeoutError", r.err)
 		}
-	}) // A timer of the request's that fires past a deadline of the
-	// caller's (a walk of lists bounded by --timeout as a whole) leaves
-	// the end to the caller: its clock started first, so its end is the
-	// one told, whichever timer's goroutine runs first. A race-tier run
-	// told the request's.
-	t.Run("past the caller's deadline", func(t *testing.T) {
-		s, m := newTestSession(t, SessionOptions{})
-		clock := mcptest.NewClock()
-		c := &Client{s: s, opts: ClientOptions{Timeout: idle, MaxTimeout: hard, AfterFunc: clock.AfterFunc}}
-		parent, end := context.WithCancelCause(t.Context())
-		done := goCall(pastDeadline{parent}, c.Call, "tools/call", []byte(`{"name":"slow"}`))
-		m.nextMsg(t)
-		if clock.Fire(idle) != 1 || clock.Fire(hard) != 1 {
-			t.Fatal("the call's timers were not running")
-		}
-		walk := errors.New("the walk's own end")
-		end(walk)
-		if r := waitFor(t, done); !errors.Is(r.err, walk) {
-			t.Fatalf("call: %v, want the caller's end", r.err)
-		}
 	})
+}
+
+// A timer of the request's that fires past a deadline of the caller's (a
+// walk of lists bounded by --timeout as a whole) leaves the end to the
+// caller: its clock started first, so its end is the one told, whichever
+// timer's goroutine runs first. A race-tier run told the request's.
+func TestACallersDeadlineEndsTheCall(t *testing.T) {
+	const idle, hard = time.Hour, 2 * time.Hour
+	s, m := newTestSession(t, SessionOptions{})
+	clock := mcptest.NewClock()
+	c := &Client{s: s, opts: ClientOptions{Timeout: idle, MaxTimeout: hard, AfterFunc: clock.AfterFunc}}
+	parent, end := context.WithCancelCause(t.Context())
+	done := goCall(pastDeadline{parent}, c.Call, "tools/call", []byte(`{"name":"slow"}`))
+	m.nextMsg(t)
+	if clock.Fire(idle) != 1 || clock.Fire(hard) != 1 {
+		t.Fatal("the call's timers were not running")
+	}
+	walk := errors.New("the walk's own end")
+	end(walk)
+	if r := waitFor(t, done); !errors.Is(r.err, walk) {
+		t.Fatalf("call: %v, want the caller's end", r.err)
+	}
 }
 
 // pastDeadline is a context whose deadline has passed while its own
