@@ -510,12 +510,6 @@ func (w waitingWriter) Write(p []byte) (int, error) {
 	return w.w.Write(p)
 }
 
-// run is Main in a world of its own: the environment, working directory
-// and streams are all given.
-func run(ctx context.Context, args []string, ios *output.Streams, env connect.Env) int {
-	return runWith(ctx, args, ios, env, nil, nil)
-}
-
 // runWith is Main with the environment given.
 func runWith(ctx context.Context, args []string, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups, signals <-chan struct{}) (code int) {
 	start := time.Now()

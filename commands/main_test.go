@@ -249,3 +249,9 @@ func TestNothingBeforeSignalsAreHandled(t *testing.T) {
 		})
 	}
 }
+
+// run is Main in a world of its own: the environment, working directory
+// and streams are all given.
+func run(ctx context.Context, args []string, ios *output.Streams, env connect.Env) int {
+	return runWith(ctx, args, ios, env, nil, nil)
+}

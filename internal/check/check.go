@@ -164,23 +164,6 @@ type Report struct {
 	ServerTime time.Duration
 }
 
-// Failed reports whether a requirement the run holds the server to does
-// not hold: a MUST, or with strict a SHOULD as well.
-func (r *Report) Failed() bool { return r.count(Failed) > 0 }
-
-// Inconclusive is how many checks ran out of time before they could tell.
-func (r *Report) Inconclusive() int { return r.count(Inconclusive) }
-
-func (r *Report) count(s Status) int {
-	n := 0
-	for _, res := range r.Results {
-		if res.Status == s {
-			n++
-		}
-	}
-	return n
-}
-
 // Call is a tool the user named for the checks that need a call, with
 // its arguments as key=value words (typed by the tool's inputSchema, as
 // mcpv call types them).

@@ -299,3 +299,20 @@ func patient(d time.Duration) time.Duration {
 	}
 	return time.Duration(float64(d) * f * min(max(load/float64(runtime.NumCPU()), 1), 4))
 }
+
+// Failed reports whether a requirement the run holds the server to does
+// not hold: a MUST, or with strict a SHOULD as well.
+func (r *Report) Failed() bool { return r.count(Failed) > 0 }
+
+// Inconclusive is how many checks ran out of time before they could tell.
+func (r *Report) Inconclusive() int { return r.count(Inconclusive) }
+
+func (r *Report) count(s Status) int {
+	n := 0
+	for _, res := range r.Results {
+		if res.Status == s {
+			n++
+		}
+	}
+	return n
+}

@@ -380,10 +380,6 @@ func (op *Op) setTool(def mcp.Tool) {
 	op.tool, op.sender = def, toolcall.ToolOf(def).Read()
 }
 
-// Keep makes op return its result to a scenario's step (a list's pages
-// merged).
-func (op *Op) Keep() { op.keep = true }
-
 // typeArgs types a call's key=value words (not its templates) by its
 // tool's inputSchema, reading @FILE with readFile.
 func (op *Op) typeArgs(ctx context.Context, readFile func(string) ([]byte, error)) error {
