@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -111,16 +112,35 @@ func TestCallOverOrCrossingItsCancellation(t *testing.T) {
 			} else {
 				opts.afterCancel = hold(ctx)
 			}
-			report, err := Run(ctx, f.target(t), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range report.Results {
-				if r.ID == "utilities.cancel-call" && (r.Status != tc.want || !strings.Contains(r.Message, tc.says)) {
-					t.Errorf("%s", describeResult(r))
-				}
+			if r := cancelVerdict(ctx, t, f, opts, tc.want == Failed); r.Status != tc.want || !strings.Contains(r.Message, tc.says) {
+				t.Errorf("%s", describeResult(r))
 			}
 		})
+	}
+}
+
+// cancelVerdict is utilities.cancel-call's result on f. When a server
+// stops its call at the cancellation is the subject (stopping), a run
+// whose server read the cancellation only after its whole call had run
+// (a loaded machine: the call takes 200 ms) is run again, up to 5 times:
+// "may have crossed" is then the check's honest verdict, and not the one
+// asked about.
+func cancelVerdict(ctx context.Context, t *testing.T, f fake, opts Options, stopping bool) Result {
+	t.Helper()
+	for try := 1; ; try++ {
+		report, err := Run(ctx, f.target(t), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(report.Results, func(r Result) bool { return r.ID == "utilities.cancel-call" })
+		if i < 0 {
+			t.Fatal("utilities.cancel-call did not run")
+		}
+		r := report.Results[i]
+		if !stopping || try == 5 || !strings.Contains(r.Message, "may have crossed its cancellation") {
+			return r
+		}
+		t.Logf("run %d: the server read the cancellation after its whole call; again", try)
 	}
 }
 
@@ -134,15 +154,10 @@ func TestCancelEveryCalledTool(t *testing.T) {
 	defer cancel()
 	f := stdio
 	f.change = faults("ignore-cancel")
-	report, err := Run(ctx, f.target(t), Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: patient(20 * time.Second),
-		Calls: []Call{{Tool: "echo", Words: []string{"message=hi"}}, {Tool: "slow"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range report.Results {
-		if r.ID == "utilities.cancel-call" && (r.Status != Failed || !strings.Contains(r.Message, "answered all the same")) {
-			t.Errorf("%s", describeResult(r))
-		}
+	opts := Options{Only: []string{"utilities.cancel-call"}, Strict: true, CheckTimeout: patient(20 * time.Second),
+		Calls: []Call{{Tool: "echo", Words: []string{"message=hi"}}, {Tool: "slow"}}}
+	if r := cancelVerdict(ctx, t, f, opts, true); r.Status != Failed || !strings.Contains(r.Message, "answered all the same") {
+		t.Errorf("%s", describeResult(r))
 	}
 }
 
