@@ -56,6 +56,7 @@ var newBroken = []struct {
 	{"event streams without X-Accel-Buffering: no (2026-07-28)", httpModern, faults("sse-buffered"), "modern.sse-unbuffered"},
 	{"tools listed in reverse order under every other id (2026-07-28)", stdioModern, faults("tools-order-varies"), "lists.tools-order"},
 	{"tools listed in reverse order under every other id (2026-07-28), over HTTP", httpModern, faults("tools-order-varies"), "lists.tools-order"},
+	{"tools listed with one more tool named for the connection (2026-07-28)", stdioModern, faults("tools-per-connection"), "lists.per-connection"},
 	{"a result that is no object, which JSON-RPC 2.0 allows and MCP's schema does not", stdio, faults("null-result"), "jsonrpc.schema"},
 	// A defect a check of its own names, which breaks the schema too: that
 	// check's alone.

@@ -34,9 +34,10 @@ var Faults = []string{
 	"early-request",           // roots/list sent between initialize and initialized
 	"ping-nonempty",           // ping answered with a member
 	// lists
-	"unstable-cursor",    // a cursor's page moves on each time it is asked for
-	"lenient-cursor",     // an unknown cursor answered with the first page
-	"tools-order-varies", // tools/list's first page, asked for under an id that ends in an odd digit, answered with its tools in reverse order
+	"unstable-cursor",      // a cursor's page moves on each time it is asked for
+	"lenient-cursor",       // an unknown cursor answered with the first page
+	"tools-order-varies",   // tools/list's first page, asked for under an id that ends in an odd digit, answered with its tools in reverse order
+	"tools-per-connection", // tools/list's first page lists one more tool, named for the connection (its process and state)
 	// reading
 	"unknown-resource-empty", // an unknown resource read as empty contents
 	"lenient-prompt-args",    // a prompt without its required arguments got

@@ -65,11 +65,17 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		return s.askPrompt(params)
 	}
 	res, e := s.handle(method, params)
-	if id := strings.Trim(string(m.ID), `"`); e == nil && method == "tools/list" && s.has("tools-order-varies") && member(params, "cursor") == nil && id != "" && strings.Contains("13579", id[len(id)-1:]) {
+	if id := strings.Trim(string(m.ID), `"`); e == nil && method == "tools/list" && member(params, "cursor") == nil {
+		perConn, reverse := s.has("tools-per-connection"), s.has("tools-order-varies") && id != "" && strings.Contains("13579", id[len(id)-1:])
 		var r map[string]json.RawMessage
 		var tools []json.RawMessage
-		if json.Unmarshal(res, &r) == nil && json.Unmarshal(r["tools"], &tools) == nil {
-			slices.Reverse(tools)
+		if (perConn || reverse) && json.Unmarshal(res, &r) == nil && json.Unmarshal(r["tools"], &tools) == nil {
+			if reverse {
+				slices.Reverse(tools)
+			}
+			if perConn {
+				tools = append(tools, mustJSON(map[string]any{"name": fmt.Sprintf("conn-%d-%p", os.Getpid(), st), "inputSchema": map[string]string{"type": "object"}}))
+			}
 			r["tools"] = mustJSON(tools)
 			res = mustJSON(r)
 		}
