@@ -26,16 +26,13 @@ import (
 // ignoring the probe, as some servers of the initialize era do with
 // requests before initialize, and initialize goes out. So it does after
 // twice that wait again with no answer at all, for a server that answers
-// nothing before initialize, not even ping. The probe stays pending, and
-// a server that reads its input in order answers it first; but once
-// initialize is out, its answer decides: a server of both eras that takes
-// it serves the process in the initialize era (2026-07-28
-// basic/versioning), whatever it answered the probe, so a modern answer is
-// taken only when initialize is refused, or unanswered for twice
-// DiscoverWait. A refusal alone decides nothing (a server of both eras may
-// refuse initialize while it answers server/discover): it stands only if
-// server/discover is then answered as a server of the initialize era
-// would, or not within twice DiscoverWait.
+// nothing before initialize, not even ping. The probe stays pending: a
+// modern answer that arrives before initialize's is still taken, and a
+// server that reads its input in order answers the probe first. A
+// successful answer to initialize settles the initialize era; a refusal
+// does not (a server of both eras may refuse initialize while it answers
+// server/discover): it stands only if server/discover is then answered as
+// a server of the initialize era would, or not within twice DiscoverWait.
 // The reader delivers responses in the order they arrive, so each
 // decision first looks whether server/discover's response came before the
 // one that prompted it. The outcome depends on what the server
@@ -64,7 +61,7 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, known *Client, d
 	}
 	// The probe's requests end silently: a server of the initialize era
 	// must get nothing about them before initialize.
-	p := &prober{ctx: ctx, pctx: withSilentCancel(ctx), s: s, initParams: initParams, c: known, disc: disc, silence: silence}
+	p := &prober{ctx: ctx, pctx: withSilentCancel(ctx), s: s, initParams: initParams, c: known, disc: disc}
 	defer p.abandon()
 	if p.c == nil {
 		p.c = newModernClient(s, opts, ModernVersion)
@@ -98,8 +95,6 @@ type prober struct {
 	initialized <-chan message   // initialize's answer, while awaited
 	refused     <-chan time.Time // set while initialize's refusal waits for the probe's answer
 	giveUp      *time.Timer      // what sets refused
-	silence     time.Duration    // how long initialize's answer is awaited beside the probe's
-	modern      *probeOutcome    // the probe's modern answer, while initialize's is awaited
 }
 
 // probeOutcome is what probe returns: the modern client, or initialize
@@ -131,13 +126,9 @@ func (p *prober) await(wait, silence time.Duration) *probeOutcome {
 	pingSent := false
 	for {
 		var o *probeOutcome
-		var disc <-chan message // nil once its answer is taken
-		if p.disc != nil {
-			disc = p.disc.ch
-		}
 		select {
-		case m := <-disc:
-			o = p.decide(m)
+		case m := <-p.disc.ch:
+			return p.decide(m)
 		case <-timer.C:
 			if cw, ok := p.s.t.(ConcurrentWriter); ok && cw.ConcurrentWrites() {
 				// Each message is its own exchange (HTTP: a POST, which
@@ -167,10 +158,6 @@ func (p *prober) await(wait, silence time.Duration) *probeOutcome {
 		case m := <-p.initialized:
 			o = p.onInitialize(m, silence)
 		case <-p.refused:
-			if p.modern != nil { // initialize unanswered: the modern era
-				p.init.abandon()
-				return p.modern
-			}
 			return &probeOutcome{init: p.init}
 		case <-p.s.done:
 			if p.init != nil {
@@ -195,18 +182,14 @@ func (p *prober) decide(m message) *probeOutcome {
 	p.disc = nil
 	c, err := p.c.discovered(p.pctx, raw, err)
 	if err == nil || !legacyAnswer(p.ctx, err) {
-		o := &probeOutcome{c: c, final: true, err: unprobed(p.ctx, err)}
-		if p.init != nil && p.initialized != nil && o.err == nil {
-			// initialize is out (only on a transport that writes in
-			// order, never HTTP) and unanswered: its answer decides.
-			p.modern, p.giveUp = o, time.NewTimer(p.silence)
-			p.refused = p.giveUp.C
-			return nil
-		}
+		err = unprobed(p.ctx, err)
 		if p.init != nil {
-			p.init.abandon() // refused already: forgotten
+			// Forgotten: the modern era is settled. initialize only
+			// goes out before this on a transport that writes in
+			// order, never HTTP, the one that sends a version header.
+			p.init.abandon()
 		}
-		return o
+		return &probeOutcome{c: c, final: true, err: err}
 	}
 	if o := p.sendInitialize(); o != nil {
 		return o
@@ -217,9 +200,6 @@ func (p *prober) decide(m message) *probeOutcome {
 // discoverFirst decides on server/discover's response when it came
 // before the one being handled (the reader delivers them in order).
 func (p *prober) discoverFirst() *probeOutcome {
-	if p.disc == nil {
-		return nil
-	}
 	select {
 	case m := <-p.disc.ch:
 		return p.decide(m)
@@ -261,10 +241,6 @@ func (p *prober) onInitialize(m message, silence time.Duration) *probeOutcome {
 	p.init.ch <- m // put back (the channel has room again) for whoever takes init
 	if o := p.discoverFirst(); o != nil {
 		return o
-	}
-	if refused := m.Error != nil || m.local != nil; refused && p.modern != nil {
-		p.init.abandon()
-		return p.modern
 	}
 	if m.Error == nil && m.local == nil {
 		// initialize succeeded while server/discover is unanswered: a
