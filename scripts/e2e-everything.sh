@@ -307,8 +307,10 @@ left_in_groups() {
 
 # run_bg SIGINT-AFTER-MS LIMIT-S MCPV-ARGS...: run mcpv in the background
 # (stdin /dev/null), note its server's pid, send SIGINT after SIGINT-AFTER-MS
-# (0: never), and wait at most LIMIT-S seconds after the signal (or the start),
-# then SIGKILL it. Sets rc, elapsed (ms from start), after_sig (ms from the
+# (0: never) and, when sig_when is set, once its stderr holds sig_when (the
+# request in flight, however long a loaded machine takes to start the
+# server; 60 s at most), and wait at most LIMIT-S seconds after the signal
+# (or the start), then SIGKILL it. Sets rc, elapsed (ms from start), after_sig (ms from the
 # signal), srv_pids, hung (1 if the limit was hit).
 run_bg() {
 	local sig_after=$1 limit_ms=$(($2 * 1000))
@@ -331,6 +333,7 @@ run_bg() {
 	ts=$t0
 	if [ "$sig_after" -gt 0 ]; then
 		while [ $(($(now_ms) - t0)) -lt "$sig_after" ]; do sleep 0.05; done
+		while [ -n "${sig_when:-}" ] && alive "$pid" && ! grep -qF -- "$sig_when" "$tmp/err" && [ $(($(now_ms) - t0)) -lt 60000 ]; do sleep 0.05; done
 		ts=$(now_ms)
 		kill -INT "$pid" 2>/dev/null || true
 	fi
@@ -477,7 +480,7 @@ common_checks() {
 	check_jq tasks-list '.tasks | type == "array"' tasks list
 	check_err tasks-get-unknown 3 'Task not found' tasks get no-such-task
 	why=""
-	run_bg 1500 10 --quiet -v call simulate-research-query topic=mcp
+	sig_when='"taskId"' run_bg 1500 10 --quiet -v call simulate-research-query topic=mcp
 	[ "$hung" = 0 ] || because "still running 10 s after SIGINT (killed)"
 	want_rc 130
 	want_stderr_has '"method":"tasks/cancel"'
@@ -555,7 +558,7 @@ verdict "timeout-exit-124 ($(secs "$elapsed"))"
 check_no_leftover timeout-no-leftover-server
 
 why=""
-run_bg 1500 8 --quiet -v call trigger-long-running-operation duration:=10 steps:=10
+sig_when='"method":"notifications/progress"' run_bg 1500 8 --quiet -v call trigger-long-running-operation duration:=10 steps:=10
 [ "$hung" = 0 ] || because "still running 8 s after SIGINT (killed)"
 want_rc 130
 want_stderr_has '"method":"notifications/cancelled"'
@@ -658,7 +661,7 @@ want_stderr_has 'DELETE'
 verdict "timeout-exit-124 ($(secs "$elapsed"))"
 
 why=""
-run_bg 1500 8 --quiet -v call trigger-long-running-operation duration:=10 steps:=10
+sig_when='"method":"notifications/progress"' run_bg 1500 8 --quiet -v call trigger-long-running-operation duration:=10 steps:=10
 [ "$hung" = 0 ] || because "still running 8 s after SIGINT (killed)"
 want_rc 130
 want_stderr_has '"method":"notifications/cancelled"'
