@@ -123,7 +123,7 @@ func jsonrpcWatchChecks() []*Check {
 		{ID: "jsonrpc.meta-keys", run: metaRun, watch: metaWatch(func(_ seen, k string, _ json.RawMessage) string { return surface.MetaKeyProblem(k) })},
 		{ID: "jsonrpc.meta-reverse-dns", run: metaRun, watch: metaWatch(func(_ seen, k string, _ json.RawMessage) string {
 			prefix, _, ok := strings.Cut(k, "/")
-			if labels := strings.Split(prefix, "."); ok && len(labels) > 1 && slices.Contains(strings.Fields(topDomains), labels[len(labels)-1]) && !slices.Contains(strings.Fields(topDomains), labels[0]) {
+			if labels := strings.Split(prefix, "."); ok && len(labels) > 1 && topDomain(labels[len(labels)-1]) && !topDomain(labels[0]) {
 				return "has a prefix that is a domain name not reversed (com.example/, not example.com/)"
 			}
 			return ""
@@ -513,9 +513,10 @@ func metaWatch(problem func(s seen, k string, v json.RawMessage) string) func(*w
 	}
 }
 
-// topDomains are top-level domains a _meta prefix written forward ends in
-// (2025-11-25 basic#meta: com.example/, not example.com/); words, so nothing is built at start-up.
-const topDomains = "com org net io dev ai app co edu gov"
+// topDomain: a prefix written forward ends in one (basic#meta: com.example/, not example.com/).
+func topDomain(l string) bool {
+	return slices.Contains([]string{"com", "org", "net", "io", "dev", "ai", "app", "co", "edu", "gov"}, l) // on the stack: nothing built at start-up or per key
+}
 
 // traceparent is W3C Trace Context's traceparent: version, trace id,
 // parent id and flags, in lowercase hex.
