@@ -82,7 +82,7 @@ type authStatusCmd struct{ authSub }
 var errNotLoggedIn = &oauth.Error{Step: oauth.StepToken, Description: "no usable token is stored"}
 
 func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error {
-	server, _, recs, err := s.storedTokens()
+	server, _, recs, err := s.storedTokens(ctx)
 	if err != nil {
 		return err
 	}
@@ -104,12 +104,12 @@ func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error
 
 // storedTokens is what the token store holds for the session's server
 // (an HTTP one): its canonical URL, the store and the records.
-func (s *session) storedTokens() (string, *oauth.Store, []*oauth.Record, error) {
+func (s *session) storedTokens(ctx context.Context) (string, *oauth.Store, []*oauth.Record, error) {
 	if err := s.settings.RequireHTTP(); err != nil {
 		return "", nil, nil, err
 	}
 	store := s.env.OAuthStore()
-	server, recs, err := storedAuth(s.settings.URL, store)
+	server, recs, err := storedAuth(ctx, s.settings.URL, store)
 	return server, store, recs, err
 }
 
@@ -120,7 +120,7 @@ type authLogoutCmd struct{ authSub }
 // command with them would use (auth status's "matches"), saying how many
 // it kept.
 func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error {
-	server, store, recs, err := s.storedTokens()
+	server, store, recs, err := s.storedTokens(ctx)
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ const pendingGrace = 30 * time.Second
 // Run waits for the login handed off for the server: until its process
 // says it is done (the token saved) or failed, or its time passes.
 func (c *authWaitCmd) Run(ctx context.Context, s *session, out *console) error {
-	server, store, _, err := s.storedTokens()
+	server, store, _, err := s.storedTokens(ctx)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func (c *authWaitCmd) Run(ctx context.Context, s *session, out *console) error {
 		case p == nil:
 			return &oauth.Error{Step: oauth.StepAuthorization, Need: oauth.NeedLogin, Description: "no login is waited for at " + redact.URL(server)}
 		case p.Done:
-			_, _, recs, err := s.storedTokens()
+			_, _, recs, err := s.storedTokens(ctx)
 			if err != nil {
 				return err
 			}

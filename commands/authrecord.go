@@ -7,6 +7,7 @@ package commands
 
 import (
 	"cmp"
+	"context"
 	"strings"
 	"time"
 
@@ -18,11 +19,11 @@ import (
 // storedAuth finds what store holds for the server at url: its canonical URL
 // and its records. It needs no client credentials: a server whose key
 // file is gone can still be looked at or logged out of.
-func storedAuth(url string, store *oauth.Store) (server string, recs []*oauth.Record, err error) {
+func storedAuth(ctx context.Context, url string, store *oauth.Store) (server string, recs []*oauth.Record, err error) {
 	if server, err = oauth.CanonicalResource(url); err != nil {
 		return "", nil, errkind.Usage(err)
 	}
-	recs, err = store.Find(server)
+	recs, err = store.Find(ctx, server)
 	return server, recs, err
 }
 

@@ -75,17 +75,17 @@ func TestStoredAuth(t *testing.T) {
 	state := t.TempDir()
 	store := &oauth.Store{Dir: filepath.Join(state, "mcpv", "oauth"), Root: state}
 	var ue *errkind.UsageError
-	if _, _, err := storedAuth("stdio", store); !errors.As(err, &ue) {
+	if _, _, err := storedAuth(t.Context(), "stdio", store); !errors.As(err, &ue) {
 		t.Errorf("not a URL: %v, want a usage error", err)
 	}
-	server, recs, err := storedAuth("https://MCP.example/mcp", store)
+	server, recs, err := storedAuth(t.Context(), "https://MCP.example/mcp", store)
 	if err != nil || server != "https://mcp.example/mcp" || len(recs) != 0 {
 		t.Fatalf("nothing stored: %s, %v, %v", server, recs, err)
 	}
 	if err := store.Save(&oauth.Record{Server: server, Issuer: "https://as.example", Resource: server, Token: oauth.Token{AccessToken: "t"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, recs, err = storedAuth("https://mcp.example/mcp", store); err != nil || len(recs) != 1 || recs[0].Issuer != "https://as.example" {
+	if _, recs, err = storedAuth(t.Context(), "https://mcp.example/mcp", store); err != nil || len(recs) != 1 || recs[0].Issuer != "https://as.example" {
 		t.Errorf("one stored: %v, %v", recs, err)
 	}
 }

@@ -107,7 +107,7 @@ func open(ctx context.Context, s *Settings, env Env, h Hooks, ans *answerer, ini
 	}
 	wait.show(s, h, t, begin)
 	h.ReadGate = wait.heard(h.ReadGate)
-	kept := remember(s, env, h)
+	kept := remember(ctx, s, env, h)
 	c, session := newConn(s, h, ans, t, kept, false)
 	c.wait = wait
 	c.http, _ = t.(*mcp.HTTPTransport)

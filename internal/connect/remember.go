@@ -2,6 +2,7 @@ package connect
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -20,12 +21,12 @@ import (
 
 // remember opens what is kept of the server s names between runs, for a
 // session whose hooks ask for it (Hooks.Remember); nil otherwise.
-func remember(s *Settings, env Env, h Hooks) *serverstate.Store {
+func remember(ctx context.Context, s *Settings, env Env, h Hooks) *serverstate.Store {
 	if !h.Remember || s.Session != "" || s.ResumeSession != "" {
 		return nil
 	}
 	state := trust.StateDir(env.Getenv, env.Home(), env.GOOS)
-	kept := serverstate.Open(filepath.Join(state, "servers"), filepath.Dir(state), identity(s, env, h), nil)
+	kept := serverstate.Open(filepath.Join(state, "servers"), filepath.Dir(state), identity(ctx, s, env, h), nil)
 	kept.DefaultTTL = s.ListTTL
 	kept.Fresh = s.Fresh || s.Pin != "" // a pin is held to what the server lists now
 	return kept
@@ -33,7 +34,7 @@ func remember(s *Settings, env Env, h Hooks) *serverstate.Store {
 
 // identity tells the server s names, and the credentials sent to it, from
 // every other: by digests of what they are, never their values.
-func identity(s *Settings, env Env, h Hooks) serverstate.Identity {
+func identity(ctx context.Context, s *Settings, env Env, h Hooks) serverstate.Identity {
 	server := digest()
 	if s.URL == "" {
 		dir := cmp.Or(env.Path(s.Dir), env.Cwd)
@@ -59,7 +60,7 @@ func identity(s *Settings, env Env, h Hooks) serverstate.Identity {
 		a.IDPTokenEndpoint, a.IDPClientID, a.IDToken, a.Assertion, a.DPoP)
 	private := true
 	if s.AuthMode(h) != "none" && s.Header.Get("Authorization") == "" && !s.Untrusted {
-		tokens, ok := tokensOf(s.URL, env)
+		tokens, ok := tokensOf(ctx, s.URL, env)
 		creds.add(tokens...)
 		private = ok
 	}
@@ -85,12 +86,12 @@ func serverEnv(env []string) []string {
 // tokensOf is what mcpv holds from the server's authorization servers:
 // each record's token, which identifies whose they are; ok false when the
 // store cannot be read, and the credentials cannot be told.
-func tokensOf(url string, env Env) ([]string, bool) {
+func tokensOf(ctx context.Context, url string, env Env) ([]string, bool) {
 	canon, err := oauth.CanonicalResource(url)
 	if err != nil {
 		return nil, true // no OAuth for such a URL
 	}
-	records, err := env.OAuthStore().Find(canon)
+	records, err := env.OAuthStore().Find(ctx, canon)
 	if err != nil {
 		return nil, false
 	}

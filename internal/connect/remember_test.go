@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -24,7 +25,7 @@ func TestServerIdentity(t *testing.T) {
 		if mod != nil {
 			mod(s)
 		}
-		return identity(s, env, Hooks{}).Server
+		return identity(context.Background(), s, env, Hooks{}).Server
 	}
 	base := stdio(nil)
 	if got := stdio(func(s *Settings) { s.Env = []string{"SHLVL=3", "TOKEN=a", "PATH=/bin", "_=./mcpv", "OLDPWD=/"} }); got != base {
@@ -48,7 +49,7 @@ func TestServerIdentity(t *testing.T) {
 
 	http := func(header, value string) serverstate.Identity {
 		s := &Settings{URL: "https://example.com/mcp", Header: map[string][]string{header: {value}}, Auth: Auth{Mode: "none"}}
-		return identity(s, env, Hooks{})
+		return identity(context.Background(), s, env, Hooks{})
 	}
 	a, b := http("Authorization", "Bearer one"), http("Authorization", "Bearer two")
 	if a.Server != b.Server || a.Credentials == b.Credentials || !a.Private {

@@ -95,7 +95,7 @@ func TestKeychainKeepsTheSecrets(t *testing.T) {
 	if items := ring.Items(); len(items) != 1 || items[rec.account()] == "" {
 		t.Fatalf("the keychain holds %v", items)
 	}
-	recs, err := s.Find(rec.Server)
+	recs, err := s.Find(t.Context(), rec.Server)
 	if err != nil || len(recs) != 1 || recs[0].Unread != nil {
 		t.Fatalf("Find: %v, %v", recs, err)
 	}
@@ -128,7 +128,7 @@ func TestFileRecordsStillLoad(t *testing.T) {
 	if err := old.Save(rec); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := s.Find(rec.Server)
+	recs, err := s.Find(t.Context(), rec.Server)
 	if err != nil || len(recs) != 1 || recs[0].Secrets != "" || ring.Calls() != 0 {
 		t.Fatalf("Find: %v, %v; %d keychain calls", recs, err, ring.Calls())
 	}
@@ -139,7 +139,7 @@ func TestFileRecordsStillLoad(t *testing.T) {
 	holdsNone(t, "the record's file, saved again", fileOf(t, s, rec))
 
 	s.Where = StoreFile
-	recs, _ = s.Find(rec.Server)
+	recs, _ = s.Find(t.Context(), rec.Server)
 	if err := s.Save(recs[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestKeychainItemsMcpvDidNotWrite(t *testing.T) {
 			} else {
 				ring.Put(rec.account(), item)
 			}
-			recs, err := s.Find(rec.Server)
+			recs, err := s.Find(t.Context(), rec.Server)
 			if err != nil || len(recs) != 1 {
 				t.Fatalf("Find: %v, %v", recs, err)
 			}
@@ -299,9 +299,11 @@ func TestKeychainReadDuringARefresh(t *testing.T) {
 
 // A refresh by another process that is slower than the reads between its
 // two writes: the record read lock-free names an item it does not hold,
-// and read again once that process lets its lock go, it is the refreshed
-// one. (Read without the lock, it is the mismatch still: the writer ends
-// only after the read returns, or a second at most.)
+// and Find, which every reader of the store goes through (a run's token,
+// auth status and logout, the era memory's credentials), reads it again
+// once that process lets its lock go: it is the refreshed one. (Read
+// without the lock, it is the mismatch still: the writer ends only after
+// Find returns, or a second at most.)
 func TestKeychainReadAfterASlowRefresh(t *testing.T) {
 	ring := oauthtest.NewKeyring()
 	s, _ := keychainStore(t, ring)
@@ -318,13 +320,18 @@ func TestKeychainReadAfterASlowRefresh(t *testing.T) {
 	next.Token.AccessToken = "refreshed-token"
 	item, _ := next.item()
 	ring.Put(next.account(), item) // the refresh's first write; its file comes later
-	recs, err := s.Find(rec.Server)
-	if err != nil || len(recs) != 1 || !errors.Is(recs[0].Unread, errNotOurs) {
-		t.Fatalf("Find between the writes: %v, %v", recs, err)
+	if r, err := s.Load(rec); err != nil || !errors.Is(r.Unread, errNotOurs) {
+		t.Fatalf("Load between the writes: %v, %v", r, err)
 	}
-	done := make(chan *Record)
-	go func() { done <- s.settled(t.Context(), recs[0]) }()
-	var got *Record
+	done := make(chan []*Record)
+	go func() {
+		recs, err := s.Find(t.Context(), rec.Server)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- recs
+	}()
+	var got []*Record
 	select {
 	case got = <-done:
 	case <-time.After(time.Second):
@@ -336,8 +343,11 @@ func TestKeychainReadAfterASlowRefresh(t *testing.T) {
 	if got == nil {
 		got = <-done
 	}
-	if got.Unread != nil || got.Token.AccessToken != "refreshed-token" {
-		t.Fatalf("settled: unread %v, token %q", got.Unread, got.Token.AccessToken)
+	if len(got) != 1 {
+		t.Fatalf("Find: %d records", len(got))
+	}
+	if got[0].Unread != nil || got[0].Token.AccessToken != "refreshed-token" {
+		t.Fatalf("Find: unread %v, token %q", got[0].Unread, got[0].Token.AccessToken)
 	}
 }
 

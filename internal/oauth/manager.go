@@ -227,14 +227,11 @@ func (m *Manager) token(ctx context.Context) (credential, int, error) {
 	}
 	if !m.loaded {
 		m.loaded = true
-		recs, err := m.opts.Store.Find(m.server)
+		recs, err := m.opts.Store.Find(ctx, m.server)
 		if err != nil {
 			return credential{}, 0, &Error{Step: StepToken, Err: err}
 		}
 		for _, r := range recs {
-			if errors.Is(r.Unread, errNotOurs) {
-				r = m.opts.Store.settled(ctx, r) // read between another process's two writes of a refresh
-			}
 			if r.Unread != nil {
 				continue // its secrets could not be read: as if it were not there
 			}

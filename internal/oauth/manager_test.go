@@ -157,7 +157,7 @@ func TestRefreshRotatesAndIsShared(t *testing.T) {
 	}
 	// Expire the stored token.
 	expire := func() {
-		recs, err := (&Store{Dir: dir}).Find(w.rs.URL + "/mcp")
+		recs, err := (&Store{Dir: dir}).Find(t.Context(), w.rs.URL+"/mcp")
 		if len(recs) == 0 {
 			t.Fatalf("no stored token to expire: %v", err)
 		}
@@ -182,7 +182,7 @@ func TestRefreshRotatesAndIsShared(t *testing.T) {
 	if n := w.count("token:refresh_token"); n != 1 {
 		t.Errorf("%d refreshes, want 1", n)
 	}
-	recs, _ := (&Store{Dir: dir}).Find(w.rs.URL + "/mcp")
+	recs, _ := (&Store{Dir: dir}).Find(t.Context(), w.rs.URL+"/mcp")
 	if len(recs) != 1 || recs[0].Token.RefreshToken == "refresh-2" || recs[0].Token.RefreshToken == "" {
 		t.Errorf("the rotated refresh token was not saved: %+v", recs[0].Token.RefreshToken)
 	}

@@ -27,7 +27,7 @@ func TestStoreDoesNotWaitOnAPipe(t *testing.T) {
 	}
 	done := make(chan string, 2)
 	go func() {
-		records, err := s.Find("https://h/mcp")
+		records, err := s.Find(t.Context(), "https://h/mcp")
 		if len(records) != 0 || err != nil {
 			t.Errorf("records %v, %v", records, err)
 		}

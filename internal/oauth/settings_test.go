@@ -56,7 +56,7 @@ func TestResourceGiven(t *testing.T) {
 			t.Errorf("%s carried resource %q, want %q", endpoint, got, tenant1)
 		}
 	}
-	recs, _ := (&Store{Dir: dir}).Find(w.rs.URL + "/mcp")
+	recs, _ := (&Store{Dir: dir}).Find(t.Context(), w.rs.URL+"/mcp")
 	if len(recs) != 1 || recs[0].Resource != tenant1 || recs[0].ResourceParam != ResourceGiven || !slices.Equal(w.ResourceOf(recs[0].Token.AccessToken), []string{tenant1}) {
 		t.Fatalf("stored: %+v", recs)
 	}
@@ -100,7 +100,7 @@ func TestResourceOmitted(t *testing.T) {
 	if status, _, err := call(t, w.managerWith(t, dir, ModeAuto, browser(t), omit), w, "tools/list"); status != 200 || err != nil {
 		t.Fatalf("without the resource: %d %v", status, err)
 	}
-	recs, _ := (&Store{Dir: dir}).Find(w.rs.URL + "/mcp")
+	recs, _ := (&Store{Dir: dir}).Find(t.Context(), w.rs.URL+"/mcp")
 	if len(recs) != 1 || recs[0].Resource != "" || recs[0].ResourceParam != ResourceOmitted {
 		t.Fatalf("stored: %+v", recs)
 	}

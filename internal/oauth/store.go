@@ -133,8 +133,9 @@ func readRecord(path string) (*Record, error) {
 }
 
 // Find returns the records for server (a canonical URL), most recently
-// updated first.
-func (s *Store) Find(server string) ([]*Record, error) {
+// updated first. A record read between another process's two writes of a
+// refresh is read again once that process lets its lock go (settled).
+func (s *Store) Find(ctx context.Context, server string) ([]*Record, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -154,6 +155,9 @@ func (s *Store) Find(server string) ([]*Record, error) {
 		r, err := readRecord(path)
 		if err == nil && r.Server == server {
 			r, err = s.read(path) // and its secrets, from the keychain where they are
+		}
+		if err == nil && errors.Is(r.Unread, errNotOurs) {
+			r = s.settled(ctx, r)
 		}
 		if err != nil {
 			var pe *PermissionError
