@@ -261,6 +261,10 @@ func addEdgeServers() {
 			skips: []string{"reading.completion"}},
 		edgeServer{name: "HTTP 2026-07-28 refusing a completion", fake: edgeFake("http", "modern", map[string]string{"errors": `{"completion/complete":{"code":-32602,"message":"no completions for that argument"}}`}),
 			skips: []string{"reading.completion"}},
+		// A list the server cannot give now, its backend unreachable: an
+		// error is an answer, and has no list's shape to judge.
+		edgeServer{name: "stdio 2025-11-25 whose resources cannot be listed now", fake: edgeFake("stdio", "", map[string]string{"errors": unreachable}), skips: []string{"lists.shape"}},
+		edgeServer{name: "HTTP 2026-07-28 whose resources cannot be listed now", fake: edgeFake("http", "modern", map[string]string{"errors": unreachable}), skips: []string{"lists.shape"}},
 		// A tool that requires a task, refused without one with data.
 		edgeServer{name: "stdio 2025-11-25 with a tool that requires a task", fake: edgeFake("stdio", "", withJob), holds: []string{"tools.task-required"}},
 		edgeServer{name: "HTTP 2025-11-25 with a tool that requires a task", fake: edgeFake("http", "", withJob), holds: []string{"tools.task-required"}},
@@ -286,6 +290,9 @@ func addEdgeServers() {
 		edgeServer{name: "HTTP 2026-07-28 behind OAuth", fake: fake{transport: "http", era: "modern", auth: "ok"}, holds: authHeld},
 	)
 }
+
+// unreachable answers resources/list as a server whose backend is down does.
+const unreachable = `{"resources/list":{"code":-32603,"message":"connect ECONNREFUSED 127.0.0.1:9"}}`
 
 func withSSE(f fake) fake {
 	f.sse = true

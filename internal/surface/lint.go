@@ -66,12 +66,15 @@ const (
 	// method is not found (a warning: many servers leave
 	// resources/templates/list out, and the list is taken as empty).
 	RuleCapabilities = "capabilities"
-	// RuleList: a declared list method fails, or a page or an item in it
-	// does not have the shape the specification gives (a page with no
+	// RuleList: a declared list method fails to list, or a page or an item
+	// in it does not have the shape the specification gives (a page with no
 	// array of items, an item that is no object, a prompt or template
 	// without its name, a template without its uriTemplate, a prompt name
 	// listed twice). Error.
 	RuleList = "list"
+	// RuleListRefused: a declared list method answered with an error of
+	// the server's (its backend down, say), no list to judge. Error.
+	RuleListRefused = "list-refused"
 	// RuleDescription: a tool, a tool's argument (a property at the top of
 	// its inputSchema), a prompt or a prompt's argument has no
 	// description. Warning.
@@ -153,6 +156,7 @@ func (l *linter) list(ctx context.Context, li mcp.List) ([]json.RawMessage, erro
 	}
 	var te *mcp.TimeoutError
 	var be *BudgetError
+	var ce *mcp.CallError
 	rule, broken := brokenList(err)
 	switch {
 	case err == nil:
@@ -164,6 +168,8 @@ func (l *linter) list(ctx context.Context, li mcp.List) ([]json.RawMessage, erro
 		l.add(rule, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	case unimplemented(err):
 		l.add(RuleCapabilities, SeverityWarning, "capabilities", "%q is declared, but %s answers method not found (taken as an empty list)", li.Capability, li.Method)
+	case errors.As(err, &ce):
+		l.add(RuleListRefused, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	default:
 		l.add(RuleList, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	}
