@@ -161,6 +161,9 @@ function checkOf(out, name) {
   const rc = rcOf(`${out}/check/${name}.rc`);
   const r = json(`${out}/check/${name}.json`);
   if (!r || !r.areas) return { rc, r: null, must: [], fails: true, why: lastLine(`${out}/check/${name}.err`) || `exit ${rc}` };
+  // A session that did not open: the report is the connection's steps, and the failed one says why.
+  const step = r.areas.flatMap((a) => a.steps || []).find((s) => s.status === 'failed');
+  if (step) return { rc, r: null, must: [], fails: true, why: `${step.id}: ${(step.failures || [])[0]?.message || step.reason || 'failed'}`.slice(0, 400) };
   const all = r.areas.flatMap((a) => a.checks);
   // No check passed: no session was had (the reason is the first inconclusive check's).
   if (!all.some((c) => c.status === 'passed')) {
