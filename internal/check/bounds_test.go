@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,27 @@ func TestEndlessTaskListInconclusive(t *testing.T) {
 	}
 	if r := report.Results[0]; r.Status != Inconclusive || !strings.Contains(r.Message, "past 20 pages") {
 		t.Errorf("%s", describeResult(r))
+	}
+}
+
+// A server of both eras slow to start reads the era probe's
+// server/discover and the initialize sent on its silence, and takes both:
+// a modern check it fails says so, and says nothing of it where the
+// session sent no initialize.
+func TestMixedHandshakeNamed(t *testing.T) {
+	testkit.SkipLong(t, "each connection of the run waits 2 s for the server's start")
+	t.Parallel()
+	const said = "also took the initialize"
+	change := faults("initialize-served", "no-result-type")
+	// 2 s: the probe's initialize goes 150 ms after server/discover, and
+	// the fake reads nothing before it has slept.
+	slow := fake{transport: "stdio", era: "modern", probe: true, slowStart: 2000, change: change}
+	r := runChecks(t, slow, "modern.result-type")["modern.result-type"]
+	if r.Status != Failed || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, said) }) {
+		t.Errorf("started late: %s; notes %q", describeResult(r), r.Notes)
+	}
+	r = runChecks(t, fake{transport: "stdio", era: "modern", change: change}, "modern.result-type")["modern.result-type"]
+	if r.Status != Failed || slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, said) }) {
+		t.Errorf("no initialize sent: %s; notes %q", describeResult(r), r.Notes)
 	}
 }

@@ -193,16 +193,9 @@ func (r *runner) offers(ctx context.Context, era string) (bool, string) {
 	select {
 	case <-p.done:
 	case <-ctx.Done():
-		return false, "not known whether the server answers the " + eraName(era) + ": " + context.Cause(ctx).Error()
+		return false, "not known whether the server answers the " + map[bool]string{true: "2026-07-28 era", false: "initialize era"}[era == "modern"] + ": " + context.Cause(ctx).Error()
 	}
 	return p.ok, p.why
-}
-
-func eraName(era string) string {
-	if era == "modern" {
-		return "2026-07-28 era"
-	}
-	return "initialize era"
 }
 
 func (r *runner) probeEra(ctx context.Context, era string) (bool, string) {

@@ -97,6 +97,7 @@ type fake struct {
 	// ignore-exit and slow-start, in ms)
 	junk, ignoreExit bool
 	slowStart        int
+	probe            bool // the main session probes the era (--protocol-era auto), whatever the fake's
 	// sse: over HTTP, every request is answered with an event stream
 	sse bool
 	// behaviours: more of mcptest's, for the stdio fake
@@ -126,7 +127,10 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 	info := mcp.Implementation{Name: "mcpv-check-test", Version: "0"}
 	// DiscoverWait: a fake that does not answer server/discover as its
 	// own is pinged at once; the outcome is the answers', not the wait's.
-	opts := mcp.ClientOptions{Info: info, Probe: f.era == "", ProtocolVersion: map[string]string{"modern": mcp.ModernVersion}[f.era], Timeout: patient(20 * time.Second), DiscoverWait: 50 * time.Millisecond}
+	opts := mcp.ClientOptions{Info: info, Probe: f.era == "" || f.probe, ProtocolVersion: map[string]string{"modern": mcp.ModernVersion}[f.era], Timeout: patient(20 * time.Second), DiscoverWait: 50 * time.Millisecond}
+	if f.probe {
+		opts.ProtocolVersion = ""
+	}
 	if f.version != "" {
 		opts.ProtocolVersion, opts.Probe = f.version, false
 	}

@@ -256,8 +256,13 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	for _, c := range watchers {
 		record(c, r.runCheck(ctx, c, r.shared)) // nil over HTTP
 	}
+	// A modern session whose server took the initialize the era probe sent on its silence too.
+	mixed := report.Era == "modern" && member(json.RawMessage(r.wire.lastAnswer("initialize")), "result") != nil
 	for _, c := range selected {
 		o := results[c]
+		if mixed && o.Status == Failed && c.Area == "modern" {
+			o.Notes = append(o.Notes, "the server also took the initialize that mcpv's era probe sent while the server was silent at its start: it had both eras' handshakes on this process (--protocol-era modern sends none)")
+		}
 		if o.Status == Failed && (c.Level == SHOULD || c.Level == HOST) && !opts.Strict {
 			o.Status = Warned
 		}

@@ -35,7 +35,7 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 	}
 	switch method {
 	case "initialize":
-		if s.Era == "modern" {
+		if s.Era == "modern" && !s.has("initialize-served") {
 			return nil, notFound(method)
 		}
 		return s.initialize(params)
