@@ -428,14 +428,14 @@ func (c *conn) unpaired() {
 
 // noteSent notes the ids of the requests data holds as sent: an answer
 // under one that comes after its request was given up is late, not
-// unasked for (unpending).
+// unasked for (unpending); so is the id of a request broken on purpose.
 func (c *conn) noteSent(data []byte) {
 	msgs, err := mcp.DecodeMessages(data)
-	if err != nil {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if id := member(data, "id"); err != nil && id != nil {
+		c.sent.add(idKey(id))
+	}
 	for _, m := range msgs {
 		if m.IsRequest() {
 			c.sent.add(idKey(m.ID))

@@ -363,6 +363,7 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 	if host := h.Get("Host"); host != "" {
 		req.Host = host
 	}
+	req.Close = len(hr.header) > 0 // a probe, refused maybe before its body is read: that body begins no other request
 	client := c.r.target.Client
 	if hr.plain {
 		client = c.r.target.Plain

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -91,5 +92,58 @@ func TestUnpending(t *testing.T) {
 	}
 	if got := unpending(&sent, &answered, idKey(json.RawMessage(`9`)), mcp.Message{ID: json.RawMessage(`9`)}, nil); got != "which no request had" {
 		t.Errorf("none waiting: %q", got)
+	}
+}
+
+// A request the check breaks on purpose (its method no string) is still
+// one it sent: the error answered under its id, as JSON-RPC 2.0 lets a
+// server that could read the id answer, is no response under an id no
+// request had (kit P's stdio controls, failed jsonrpc.response-id for it).
+func TestBrokenRequestsIDSent(t *testing.T) {
+	c := &conn{}
+	c.noteSent([]byte(`{"jsonrpc":"2.0","id":"mcpv-check-invalid","method":42}`))
+	c.noteSent([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`))
+	for _, id := range []string{`"mcpv-check-invalid"`, `7`} {
+		if !c.sent.has(idKey(json.RawMessage(id))) {
+			t.Errorf("%s: not noted as sent", id)
+		}
+	}
+	c.noteSent([]byte(`not JSON`))
+	if len(c.sent.ids) != 2 {
+		t.Errorf("%d ids noted, want 2", len(c.sent.ids))
+	}
+}
+
+// A probe of headers of its own (a foreign Origin, a rebound Host) goes
+// on a connection of its own: a server that refuses it before reading its
+// body (kit P's Python controls answer 403 and keep the connection) would
+// read that body as the next request's beginning, and answer it 501. The
+// check's other requests keep their connection.
+func TestProbesAloneOnTheirConnection(t *testing.T) {
+	t.Parallel()
+	tg, srv := fake{transport: "http"}.targetServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(time.Minute))
+	defer cancel()
+	if _, err := Run(ctx, tg, Options{Only: []string{"http.origin", "http.dns-rebinding"}}); err != nil {
+		t.Fatal(err)
+	}
+	probes, others := 0, 0
+	for _, r := range srv.Requests() {
+		probe := r.Header.Get("Origin") != ""
+		closes := r.Header.Get("Connection") == "close"
+		switch {
+		case probe && !closes:
+			t.Errorf("a probe kept its connection: %s", r)
+		case !probe && closes:
+			t.Errorf("a request of the check's own closed its connection: %s", r)
+		}
+		if probe {
+			probes++
+		} else {
+			others++
+		}
+	}
+	if probes < 4 || others == 0 {
+		t.Errorf("%d probes, %d other requests", probes, others)
 	}
 }
