@@ -21,7 +21,7 @@ for k in rows:
     must = [c["id"] for c in checks if c["status"] == "failed" and c.get("level") == "MUST"]
     other = [c["id"] if c["status"] != "inconclusive" else c["id"] + "(inconclusive)"
              for c in checks if c["status"] in ("failed", "warned", "inconclusive") and not (c["status"] == "failed" and c.get("level") == "MUST")]
-    print("\t".join([k["id"], str(k["control"]).lower(), k["level"], rc, ",".join(must) or "-", ",".join(other) or "-"]))
+    print("\t".join([k["id"], str(k["control"]).lower(), str(k["level"]), rc, ",".join(must) or "-", ",".join(other) or "-"]))
     if k["control"]:
         n["controls"] += 1
         n["controls_failed"] += bool(must)
