@@ -354,9 +354,27 @@ func (t *HTTPTransport) setHeaders(req *http.Request, sid, version string) {
 	}
 }
 
+// DoAgain is c.Do(req), sent once more on a new connection when the
+// server closed the one net/http gave it while it was idle ("http: server
+// closed idle connection", which net/http leaves to its caller for a POST
+// whose bytes it had begun to write into the closing connection): a
+// server that had closed read none of it, so even a call goes again.
+func DoAgain(c *http.Client, req *http.Request) (*http.Response, error) {
+	resp, err := c.Do(req)
+	var ue *url.Error
+	if err == nil || req.GetBody == nil || !errors.As(err, &ue) || ue.Err.Error() != "http: server closed idle connection" {
+		return resp, err
+	}
+	again := req.Clone(req.Context())
+	if again.Body, err = req.GetBody(); err != nil {
+		return nil, err
+	}
+	return c.Do(again)
+}
+
 // do sends req, tracing it with secrets masked.
 func (t *HTTPTransport) do(req *http.Request) (*http.Response, error) {
-	resp, err := t.client.Do(req)
+	resp, err := DoAgain(t.client, req)
 	if t.opts.OnEvent != nil {
 		t.opts.OnEvent(httpEvent(req, resp, err))
 	}

@@ -368,7 +368,7 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 	if hr.plain {
 		client = c.r.target.Plain
 	}
-	resp, err := client.Do(req)
+	resp, err := mcp.DoAgain(client, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return x, nil, context.Cause(ctx)
