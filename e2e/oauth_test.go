@@ -53,7 +53,7 @@ func TestTwoProcessesShareOneRefresh(t *testing.T) {
 	if n := srv.Count("token:refresh_token"); n != 1 {
 		t.Errorf("%d refreshes, want 1", n)
 	}
-	recs, err := store.Find(srv.URL())
+	recs, err := store.Find(t.Context(), srv.URL())
 	if err != nil || len(recs) != 1 || recs[0].Token.RefreshToken == refresh || !srv.Valid(recs[0].Token.AccessToken) {
 		t.Errorf("the store does not hold the refreshed, rotated token: %v", err)
 	}
