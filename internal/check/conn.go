@@ -148,7 +148,7 @@ type conn struct {
 	// frags: stdio's lines of no JSON, until it is known whether they
 	// make a message; the reader holds them, and the first contact gives
 	// them up once the server has said what it will.
-	frags  fragments
+	frags  *fragments
 	events idSet // SSE event ids seen on this connection
 	// elicited: the elicitationIds of the server's URL elicitations.
 	elicited idSet
@@ -221,6 +221,8 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 		}
 	}
 	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities, logs: o.logLevel}
+	c.frags = &fragments{whole: func(b []byte) { c.take(unitsOf(b, "stdout", c.era, true, false), nil, "", 0) },
+		give: func(l seenLine) { c.take(l.seenOf("stdout", c.era), nil, "", 0) }}
 	c.ctx, c.cancel = context.WithCancel(r.ctx)
 	if r.target.URL != "" {
 		c.http = &httpSide{}
@@ -229,9 +231,9 @@ func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
 		opts := *r.target.Stdio
 		opts.MaxMessage = MaxMessage
 		opts.Groups = r.target.Groups
-		opts.Log = nil     // what is skipped comes to Junk whole
-		opts.Junk = c.junk // on the reader goroutine, before Read returns
-		opts.Stderr = nil  // the tail is kept for failures
+		opts.Log = nil           // what is skipped comes to Junk whole
+		opts.Junk = c.frags.junk // on the reader goroutine, before Read returns
+		opts.Stderr = nil        // the tail is kept for failures
 		opts.Grace = 500 * time.Millisecond
 		if r.headers.Load() {
 			opts.Framing = mcp.FramingContentLength // as the main session learnt: the checks are about what it says, not its framing again
@@ -555,64 +557,13 @@ func (c *conn) read() {
 	for {
 		data, err := c.stdio.Read()
 		if err != nil {
-			c.flushFragments()
+			c.frags.flush()
 			c.mu.Lock()
 			c.ended = err
 			c.mu.Unlock()
 			return
 		}
 		c.receive(data, "stdout")
-	}
-}
-
-// junk takes a line of stdout that is no JSON (mcp.CommandOptions.Junk),
-// on the reader goroutine: held with the lines around it until they make
-// a message written over several lines, or are known not to.
-func (c *conn) junk(line []byte) {
-	c.mu.Lock()
-	holds := c.frags.holds()
-	c.mu.Unlock()
-	if !holds {
-		c.take([]seen{junkSeen(line, "stdout", c.era)}, nil, "", 0)
-		return
-	}
-	c.piece(seenLine{line, false})
-}
-
-// piece takes a line that may go on with the lines held: the message
-// they make once complete, else it is held, unless the bounds are passed
-// and the lines are given up as what each is alone.
-func (c *conn) piece(l seenLine) {
-	c.mu.Lock()
-	whole, ok := c.frags.hold(l.line, l.unit)
-	var given []seenLine
-	over := !ok && c.frags.over
-	if over {
-		given = c.frags.flush()
-	}
-	c.mu.Unlock()
-	switch {
-	case ok:
-		c.take(unitsOf(whole, "stdout", c.era, true, false), nil, "", 0)
-	case over:
-		c.takeLines(given)
-		c.take(l.seenOf("stdout", c.era), nil, "", 0)
-	}
-}
-
-// flushFragments hands the lines held to the watches as what each is
-// alone: a line that is no JSON, or a unit that does not decode.
-func (c *conn) flushFragments() {
-	c.mu.Lock()
-	given := c.frags.flush()
-	c.mu.Unlock()
-	c.takeLines(given)
-}
-
-// takeLines takes lines given up, each as what it is alone.
-func (c *conn) takeLines(given []seenLine) {
-	for _, l := range given {
-		c.take(l.seenOf("stdout", c.era), nil, "", 0)
 	}
 }
 
@@ -632,10 +583,10 @@ func (c *conn) receiveFor(data []byte, via string, id json.RawMessage, method st
 			return nil
 		}
 		if !json.Valid(data) && len(data) <= maxFragmentBytes {
-			c.piece(seenLine{data, true}) // what may begin or go on with a message written over lines
+			c.frags.piece(seenLine{data, true}) // what may begin or go on with a message written over lines
 			return nil
 		}
-		c.flushFragments()
+		c.frags.flush()
 	}
 	return c.take(unitsOf(data, via, c.era, false, false), id, method, status)
 }
@@ -916,7 +867,7 @@ func (h junkHandler) Handle(_ context.Context, r slog.Record) error {
 	if unquoted, err := strconv.Unquote(line); err == nil {
 		line = unquoted // the line whole, as it came, when the warning kept it whole
 	}
-	h.r.wire.junk([]byte(line))
+	h.r.wire.frags.junk([]byte(line))
 	return nil
 }
 

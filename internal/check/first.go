@@ -224,11 +224,8 @@ func (r *runner) contact(ctx context.Context, c *conn, method string, params jso
 		if m, d, err = r.awaitStdio(wctx, c, json.RawMessage(id), msg, mark, sent); d != nil {
 			return nil, d
 		}
-		c.mu.Lock()
-		held := c.frags.holds()
-		c.mu.Unlock()
-		if held || err != nil {
-			c.flushFragments() // the server has said what it will: the lines held made no message
+		if c.frags.holds() || err != nil {
+			c.frags.flush() // the server has said what it will: the lines held made no message
 		}
 	}
 	var twin *twinError

@@ -33,9 +33,9 @@ type mainWire struct {
 	sent     map[string]sentReq // requests sent and not yet answered, by idKey
 	seq      int                // requests sent so far
 	answered idSet
-	asked    idSet     // ids of the server's requests, for one used twice
-	strays   []string  // the last responses to ids never sent, as they came
-	frags    fragments // stdio: lines of no JSON, held while they may make one message
+	asked    idSet      // ids of the server's requests, for one used twice
+	strays   []string   // the last responses to ids never sent, as they came
+	frags    *fragments // stdio: lines of no JSON, held while they may make one message (a piece held starts the first-contact diagnosis: the session's warnings of such lines stop after a few)
 	// alarm, while the session opens, is told that its first exchange
 	// went wrong; nil once it is open.
 	alarm func()
@@ -76,7 +76,10 @@ func (e *nullAnswer) Error() string {
 const maxSent = 4096 // requests of the main session remembered unanswered
 
 func newMainWire(r *runner) *mainWire {
-	return &mainWire{r: r, sent: map[string]sentReq{}, calls: map[*mainCall]bool{}, last: map[string]string{}}
+	w := &mainWire{r: r, sent: map[string]sentReq{}, calls: map[*mainCall]bool{}, last: map[string]string{}}
+	w.frags = &fragments{whole: func(b []byte) { w.take(unitsOf(b, "stdout", "", true, false)) },
+		give: func(l seenLine) { w.take(l.seenOf("stdout", "")) }, held: w.fire}
+	return w
 }
 
 // trace is the main session's Trace hook: called on the session's reader
@@ -87,10 +90,10 @@ func (w *mainWire) trace(out bool, data []byte) {
 		return
 	}
 	if w.r.target.Stdio != nil && !json.Valid(data) && len(data) <= maxFragmentBytes {
-		w.piece(seenLine{data, true})
+		w.frags.piece(seenLine{data, true})
 		return
 	}
-	w.flush()
+	w.frags.flush()
 	w.take(unitsOf(data, "session", "", false, w.r.target.Stdio != nil))
 }
 
@@ -120,47 +123,14 @@ func (w *mainWire) offeredVersion() string {
 	return w.offered
 }
 
-// junk takes a line of the main session's stdout that is no JSON.
-func (w *mainWire) junk(line []byte) {
+// fire tells the alarm that the first exchange went wrong, while the
+// session opens.
+func (w *mainWire) fire() {
 	w.mu.Lock()
-	holds := w.frags.holds()
-	w.mu.Unlock()
-	if !holds {
-		w.take([]seen{junkSeen(line, "stdout", "")})
-		return
-	}
-	w.piece(seenLine{line, false})
-}
-
-// piece is conn.piece for the main session. While the session opens,
-// a piece of what may be a message written over lines starts the
-// first-contact diagnosis (the session's warnings about such lines stop
-// after a few, so the whole may never be seen here).
-func (w *mainWire) piece(l seenLine) {
-	w.mu.Lock()
-	whole, ok := w.frags.hold(l.line, l.unit)
-	over := w.frags.over
 	fire := w.alarm
 	w.mu.Unlock()
 	if fire != nil {
 		fire()
-	}
-	switch {
-	case ok:
-		w.take(unitsOf(whole, "stdout", "", true, false))
-	case over:
-		w.flush()
-		w.take(l.seenOf("stdout", ""))
-	}
-}
-
-// flush gives up the lines held.
-func (w *mainWire) flush() {
-	w.mu.Lock()
-	lines := w.frags.flush()
-	w.mu.Unlock()
-	for _, l := range lines {
-		w.take(l.seenOf("stdout", ""))
 	}
 }
 

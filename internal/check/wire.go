@@ -15,6 +15,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -90,48 +91,77 @@ const (
 // fragments are lines of stdout that are no JSON on their own, held
 // while they may still make one message: a line beginning with { or [
 // that is no JSON starts it, and each line after it is added until the
-// whole is JSON (the message is complete), or the bounds are passed.
+// whole is JSON (the message is complete), or the bounds are passed and
+// the lines are given up as what each is alone. The checks' connections
+// and the main session read their stdout through one.
 type fragments struct {
+	mu    sync.Mutex // guards the lines held
 	lines [][]byte
 	unit  []bool // the line came as a unit (it begins with { or [)
 	size  int
-	over  bool // the bounds were passed: what is held is to be given up
+	whole func([]byte)   // takes the message the lines make
+	give  func(seenLine) // takes a line given up, alone
+	held  func()         // told of each line held, or nil
 }
 
 // holds reports whether lines are held.
-func (f *fragments) holds() bool { return len(f.lines) > 0 }
+func (f *fragments) holds() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.lines) > 0
+}
 
-// hold holds a line (unit: one the transport read as a message, which
-// begins with { or [) and returns the message the lines held make, once
-// they make one. Past the bounds it holds nothing more and sets over,
-// for the caller to give up what is held.
-func (f *fragments) hold(line []byte, unit bool) ([]byte, bool) {
-	if f.size+len(line) > maxFragmentBytes || len(f.lines) >= maxFragments {
-		f.over = true
-		return nil, false
+// junk takes a line of stdout that is no JSON (mcp.CommandOptions.Junk),
+// on the reader goroutine: alone when no line is held, else with them.
+func (f *fragments) junk(line []byte) {
+	if !f.holds() {
+		f.give(seenLine{line, false})
+		return
 	}
-	f.lines = append(f.lines, bytes.Clone(line))
-	f.unit = append(f.unit, unit)
-	f.size += len(line) + 1
-	if t := bytes.TrimSpace(line); len(t) == 0 || t[0] != '}' && t[0] != ']' {
-		return nil, false
+	f.piece(seenLine{line, false})
+}
+
+// piece takes a line that may begin or go on with the lines held: the
+// message they make once complete; past the bounds, the lines held and
+// it are given up.
+func (f *fragments) piece(l seenLine) {
+	f.mu.Lock()
+	over := f.size+len(l.line) > maxFragmentBytes || len(f.lines) >= maxFragments
+	var whole []byte
+	if !over {
+		f.lines = append(f.lines, bytes.Clone(l.line))
+		f.unit = append(f.unit, l.unit)
+		f.size += len(l.line) + 1
+		if t := bytes.TrimSpace(l.line); len(t) > 0 && (t[0] == '}' || t[0] == ']') {
+			if whole = bytes.Join(f.lines, []byte("\n")); json.Valid(whole) {
+				f.lines, f.unit, f.size = nil, nil, 0
+			} else {
+				whole = nil
+			}
+		}
 	}
-	whole := bytes.Join(f.lines, []byte("\n"))
-	if !json.Valid(whole) {
-		return nil, false
+	f.mu.Unlock()
+	if f.held != nil {
+		f.held()
 	}
-	f.lines, f.unit, f.size = nil, nil, 0
-	return whole, true
+	switch {
+	case whole != nil:
+		f.whole(whole)
+	case over:
+		f.flush()
+		f.give(l)
+	}
 }
 
 // flush gives up the lines held, as what each is alone.
-func (f *fragments) flush() []seenLine {
-	out := make([]seenLine, len(f.lines))
-	for i, l := range f.lines {
-		out[i] = seenLine{l, f.unit[i]}
+func (f *fragments) flush() {
+	f.mu.Lock()
+	lines, unit := f.lines, f.unit
+	f.lines, f.unit, f.size = nil, nil, 0
+	f.mu.Unlock()
+	for i, l := range lines {
+		f.give(seenLine{l, unit[i]})
 	}
-	f.lines, f.unit, f.size, f.over = nil, nil, 0, false
-	return out
 }
 
 // seenLine is a line given up: a unit the transport read as a message,
