@@ -439,22 +439,23 @@ func undeclaredCompletions(t *T) {
 		t.Skip("the server declares completions")
 	}
 	blockedByDiscover(t)
-	params := completionParams(t)
-	if params == nil {
+	all := completionParams(t)
+	if all == nil {
 		t.Skip("no prompt argument or template variable to complete")
 	}
-	res, rerr := t.callInput("completion/complete", params)
-	if rerr != nil || res == nil {
-		return
+	for _, params := range all {
+		res, rerr := t.callInput("completion/complete", params)
+		if rerr != nil || res == nil {
+			continue
+		}
+		var values []json.RawMessage
+		t.decode(member(member(res, "completion"), "values"), &values, "completion/complete's completion.values")
+		if len(values) > 0 {
+			t.Sent("completion/complete " + string(params))
+			t.FailGot(clipped(res), "completion/complete answers %d values, though the \"completions\" capability is not declared", len(values))
+		}
 	}
-	var values []json.RawMessage
-	t.decode(member(member(res, "completion"), "values"), &values, "completion/complete's completion.values")
-	if len(values) == 0 {
-		t.Note("completion/complete answers no values, which is no completion offered")
-		return
-	}
-	t.Sent("completion/complete " + string(params))
-	t.FailGot(clipped(res), "completion/complete answers %d values, though the \"completions\" capability is not declared", len(values))
+	t.Note("completion/complete answers no values to %d arguments, which is no completion offered", len(all))
 }
 
 // undeclaredList asks, where the server does not declare capability,

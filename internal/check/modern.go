@@ -409,7 +409,7 @@ func exerciseModern(t *T) {
 			t.request(c, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
 		}
 		if t.r.facts.declares("completions") {
-			if params := completionParams(t); params != nil {
+			for _, params := range completionParams(t) {
 				t.request(c, "completion/complete", params)
 			}
 		}

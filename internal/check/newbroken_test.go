@@ -58,6 +58,11 @@ var newBroken = []struct {
 	{"tools listed in reverse order under every other id (2026-07-28), over HTTP", httpModern, faults("tools-order-varies"), "lists.tools-order"},
 	{"tools listed with one more tool named for the connection (2026-07-28)", stdioModern, faults("tools-per-connection"), "lists.per-connection"},
 	{"a result that is no object, which JSON-RPC 2.0 allows and MCP's schema does not", stdio, faults("null-result"), "jsonrpc.schema"},
+	// A server may complete some arguments and not others: the prompt's
+	// argument (asked first) gets no values, the template's variable 150.
+	{"150 completion values for a template's variable alone", stdio, faults("complete-template-150"), "reading.completion"},
+	{"completions served for a template's variable alone, undeclared", noCompletions("stdio", ""),
+		map[string]string{"serveUndeclared": `["completion/complete"]`, "faults": `["complete-template-150"]`}, "lifecycle.undeclared-completions"},
 	// A defect a check of its own names, which breaks the schema too: that
 	// check's alone.
 	{"a tool result's content of a type no revision has", stdio, map[string]string{"callResults": `{"shaped":{"content":[{"type":"text","text":"{\"n\":1}"},{"type":"video","url":"v"}],"structuredContent":{"n":1}}}`}, "tools.result"},

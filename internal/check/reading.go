@@ -128,21 +128,27 @@ func readingUtilityChecks() []*Check {
 			ID:    "reading.completion",
 			needs: needs{capability: "completions"},
 			run: func(t *T) {
-				params := completionParams(t)
-				if params == nil {
+				all := completionParams(t)
+				if all == nil {
 					t.Skip("no prompt argument or template variable to complete")
 				}
-				res, rerr := t.callShown("completion/complete", params)
-				if rerr != nil {
-					// The rule bounds the values answered; a refusal (of an
-					// argument the server has no completions for, say)
-					// answers none to judge.
-					t.Got(errText(rerr))
-					t.Skip("completion/complete was refused (%s): no values to judge", errText(rerr))
+				// The rule bounds the values answered; a refusal (of an
+				// argument the server has no completions for, say) answers
+				// none to judge.
+				var refused []string
+				for _, params := range all {
+					res, rerr := t.callShown("completion/complete", params)
+					if rerr != nil {
+						refused = append(refused, errText(rerr))
+						continue
+					}
+					t.Got(clipped(res))
+					if p := completionProblem(res); p != "" {
+						t.Fail("%s", p)
+					}
 				}
-				t.Got(clipped(res))
-				if p := completionProblem(res); p != "" {
-					t.Fail("%s", p)
+				if len(refused) == len(all) {
+					t.Skip("completion/complete was refused (%s): no values to judge", refused[0])
 				}
 			},
 		},
@@ -379,9 +385,17 @@ func requiredArgs(prompt json.RawMessage) (names []string, readable bool) {
 	return names, true
 }
 
-// completionParams asks to complete the first argument of a prompt, or
-// the first variable of a resource template; nil when there is none.
-func completionParams(t *T) json.RawMessage {
+// completionParams asks to complete each argument of each prompt, then
+// each template's first variable, with an empty value: at most 6 of them,
+// since a server may complete some arguments and not others.
+func completionParams(t *T) []json.RawMessage {
+	var all []json.RawMessage
+	add := func(ref map[string]string, arg string) {
+		if arg != "" && len(all) < 6 {
+			b, _ := json.Marshal(map[string]any{"ref": ref, "argument": map[string]string{"name": arg, "value": ""}})
+			all = append(all, b)
+		}
+	}
 	for _, p := range t.listed("prompts/list") {
 		var pr struct {
 			Name      string `json:"name"`
@@ -389,21 +403,17 @@ func completionParams(t *T) json.RawMessage {
 				Name string `json:"name"`
 			} `json:"arguments"`
 		}
-		if json.Unmarshal(p, &pr) == nil && pr.Name != "" && len(pr.Arguments) > 0 && pr.Arguments[0].Name != "" {
-			b, _ := json.Marshal(map[string]any{"ref": map[string]string{"type": "ref/prompt", "name": pr.Name},
-				"argument": map[string]string{"name": pr.Arguments[0].Name, "value": ""}})
-			return b
+		if json.Unmarshal(p, &pr) == nil && pr.Name != "" {
+			for _, a := range pr.Arguments {
+				add(map[string]string{"type": "ref/prompt", "name": pr.Name}, a.Name)
+			}
 		}
 	}
 	for _, tp := range t.listed("resources/templates/list") {
 		uri, _ := str(member(tp, "uriTemplate"))
-		if v := firstVariable(uri); v != "" {
-			b, _ := json.Marshal(map[string]any{"ref": map[string]string{"type": "ref/resource", "uri": uri},
-				"argument": map[string]string{"name": v, "value": ""}})
-			return b
-		}
+		add(map[string]string{"type": "ref/resource", "uri": uri}, firstVariable(uri))
 	}
-	return nil
+	return all
 }
 
 // firstVariable is the name of a URI template's first variable.

@@ -156,6 +156,7 @@ var Faults = []string{
 	"resource-size-string",     // every resource listed with a size that is a string ("12")
 	"url-required-bare",        // every tools/call of valid arguments answered -32042 whose data's one elicitation is of form mode, without elicitationId
 	"has-more-string",          // completion/complete answered with hasMore "false", a string
+	"complete-template-150",    // completion/complete answered no values for a prompt's argument, 150 for a template's variable
 	"log-on-listen",            // (modern) a log message on every subscriptions/listen stream
 	"listen-no-sub-id",         // (modern) a notification on every subscriptions/listen stream, after its acknowledgement, without its subscriptionId
 	"get-stream",               // (HTTP) GET opens an event stream, which stays quiet (no defect)

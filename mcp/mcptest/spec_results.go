@@ -142,6 +142,14 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 		return nil, &specError{Code: codeMethodNotFound, Message: "Unknown tool: " + nameParam(params)}
 	case e == nil && method == "completion/complete" && s.has("has-more-string"):
 		return json.RawMessage(`{"completion":{"values":[],"hasMore":"false"}}`), nil
+	case e == nil && method == "completion/complete" && s.has("complete-template-150"):
+		values := []string{}
+		if ref, _ := stringMember(member(params, "ref"), "type"); ref == "ref/resource" {
+			for i := range 150 {
+				values = append(values, fmt.Sprint("v", i))
+			}
+		}
+		return mustJSON(map[string]any{"completion": map[string]any{"values": values}}), nil
 	case method == "logging/setLevel" && e == nil:
 		if lvl, _ := stringMember(params, "level"); !slices.Contains(logLevels, lvl) && !s.has("lenient-log-level") {
 			return nil, &specError{Code: codeInvalidParams, Message: "logging/setLevel: unknown level"}
