@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -222,19 +223,9 @@ func lifecycleSessionChecks() []*Check {
 				}
 				t.Sent("ping")
 				m, _ := t.request(t.connWith(connOptions{era: "legacy"}), "ping", nil)
-				if m.Error != nil {
-					t.FailGot(errText(m.Error), "ping was answered with an error")
-				}
-				res := m.Result
-				t.Got(clipped(res))
-				var members map[string]json.RawMessage
-				if json.Unmarshal(res, &members) != nil {
-					t.Fail("the result is not a JSON object")
-				}
-				for k := range members {
-					if k != "_meta" && k != "resultType" {
-						t.Fail("the result is not empty: it has %q", k)
-					}
+				judgePing(t, m, "")
+				if t.r.facts.transport == "stdio" {
+					pingFirst(t)
 				}
 			},
 		},
@@ -456,6 +447,54 @@ func undeclaredCompletions(t *T) {
 		}
 	}
 	t.Note("completion/complete answers no values to %d arguments, which is no completion offered", len(all))
+}
+
+// pingFirst sends ping to a server process of its own before initialize
+// (the one request a client may send before it), and initialize at once
+// after it: the ping is judged when it is answered, and fails when it
+// is not, though initialize was, and the server was told it is initialized.
+func pingFirst(t *T) {
+	c := t.fresh(connOptions{era: "legacy", bare: true})
+	id := c.newID()
+	msg, _ := mcp.EncodeRequest(id, "ping", nil)
+	ch := c.expect(id, "ping")
+	defer c.unexpect(id)
+	t.Sent("ping to a new process, and at once initialize")
+	start := time.Now()
+	if err := c.write(t.ctx, msg); err != nil {
+		t.failErr("ping before initialize", err)
+	}
+	if m, _ := t.request(c, "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion)); m.Error == nil {
+		if err := c.notify(t.ctx, "notifications/initialized", nil); err != nil {
+			t.failErr("notifications/initialized", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.ctx, max(2*time.Second, 20*time.Since(start)))
+	defer cancel()
+	m, err := c.await(ctx, ch)
+	if errors.Is(err, context.DeadlineExceeded) && t.ctx.Err() == nil {
+		t.Fail("ping before initialize was not answered, though initialize, sent after it, was (within %s)", time.Since(start).Round(time.Millisecond))
+	} else if err != nil {
+		t.failErr("ping before initialize", err)
+	}
+	judgePing(t, m, " before initialize")
+}
+
+// judgePing fails t unless m is ping's empty result.
+func judgePing(t *T, m mcp.Message, when string) {
+	if m.Error != nil {
+		t.FailGot(errText(m.Error), "ping%s was answered with an error", when)
+	}
+	t.Got(clipped(m.Result))
+	var members map[string]json.RawMessage
+	if json.Unmarshal(m.Result, &members) != nil {
+		t.Fail("the result%s is not a JSON object", when)
+	}
+	for k := range members {
+		if k != "_meta" && k != "resultType" {
+			t.Fail("the result%s is not empty: it has %q", when, k)
+		}
+	}
 }
 
 // undeclaredList asks, where the server does not declare capability,

@@ -58,6 +58,8 @@ var newBroken = []struct {
 	{"tools listed in reverse order under every other id (2026-07-28), over HTTP", httpModern, faults("tools-order-varies"), "lists.tools-order"},
 	{"tools listed with one more tool named for the connection (2026-07-28)", stdioModern, faults("tools-per-connection"), "lists.per-connection"},
 	{"a result that is no object, which JSON-RPC 2.0 allows and MCP's schema does not", stdio, faults("null-result"), "jsonrpc.schema"},
+	// A client may ping before initialize (2025-11-25 basic/lifecycle).
+	{"ping before initialize answered with an error", stdio, faults("ping-early-error"), "lifecycle.ping"},
 	// A server may complete some arguments and not others: the prompt's
 	// argument (asked first) gets no values, the template's variable 150.
 	{"150 completion values for a template's variable alone", stdio, faults("complete-template-150"), "reading.completion"},
@@ -205,5 +207,16 @@ func TestAnswerUnderAnotherID(t *testing.T) {
 		if r := got["tools.result"]; r.Status != Blocked || r.BlockedBy != responseID {
 			t.Errorf("%s: the call's check: %s", f.transport, describeResult(r))
 		}
+	}
+}
+
+// A server that answers initialize and leaves the ping sent before it
+// unanswered fails lifecycle.ping, which waits for it no longer than the
+// grace after initialize's answer.
+func TestPingBeforeInitializeUnanswered(t *testing.T) {
+	t.Parallel()
+	r := runChecks(t, fake{transport: "stdio", change: faults("mute-early")}, "lifecycle.ping")["lifecycle.ping"]
+	if r.Status != Failed || !strings.Contains(r.Message, "ping before initialize was not answered, though initialize") {
+		t.Errorf("lifecycle.ping: %s", describeResult(r))
 	}
 }

@@ -110,6 +110,7 @@ var Faults = []string{
 	"duplicate-responses",      // (stdio) every response sent twice
 	"ping-unanswered",          // ping never answered
 	"ping-wrong-id",            // ping answered under an id no request had
+	"ping-early-error",         // (initialize era) ping before initialize answered with an error, "Server not initialized"
 	"call-other-id",            // every tools/call answered under the id of the first request (answered long before)
 	"shared-session-id",        // (HTTP) every session given the same session id, the one state
 	"ping-not-found",           // ping answered -32601, as a method the server does not have

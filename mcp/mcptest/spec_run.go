@@ -210,6 +210,9 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 		return
 	case s.has("ping-unanswered") && m.Method == "ping":
 		return
+	case s.has("ping-early-error") && early && m.Method == "ping":
+		out.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32600,"message":"Server not initialized"}}`)
+		return
 	case s.has("ping-wrong-id") && m.Method == "ping":
 		out.send(`{"jsonrpc":"2.0","id":"` + srvID("not-the-ping") + `","result":{}}`)
 		return
