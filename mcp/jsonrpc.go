@@ -159,9 +159,10 @@ const maxDepth = 10000
 // answerIn reads what it can of a message that did not decode: the id it
 // carries, when that is a readable number or string at the top level, and
 // whether it looks like a response (a result or error member, no method).
-// It never fails: data may be anything.
+// A whole object with neither an id nor a jsonrpc member (a log line
+// {"error":"started"}) is no response. It never fails: data may be anything.
 func answerIn(data []byte) (id json.RawMessage, response bool) {
-	method := false
+	method, marked := false, false
 	defer func() {
 		if recover() != nil {
 			// Too broken to walk further (cut short, say, by another
@@ -170,6 +171,7 @@ func answerIn(data []byte) (id json.RawMessage, response bool) {
 		}
 	}()
 	rawjson.ForEachValidMember(data, func(key string, v []byte) error {
+		marked = marked || key == "id" || key == "jsonrpc"
 		switch key {
 		case "id":
 			if len(v) > 0 && (v[0] == '"' || v[0] == '-' || v[0] >= '0' && v[0] <= '9') && rawjson.Valid(v) {
@@ -182,7 +184,7 @@ func answerIn(data []byte) (id json.RawMessage, response bool) {
 		}
 		return nil
 	})
-	return id, response && !method
+	return id, response && !method && (marked || !rawjson.Valid(data))
 }
 
 // idKey turns a raw id into the key of a map of server requests.

@@ -642,11 +642,8 @@ func (s *Session) isPending(n int64) bool {
 func (s *Session) onlyPending() (int64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.pending) != 1 {
-		return 0, false
-	}
 	for n := range s.pending {
-		return n, true
+		return n, len(s.pending) == 1
 	}
 	return 0, false
 }

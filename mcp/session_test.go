@@ -426,6 +426,20 @@ func TestSessionUndecodableAnswers(t *testing.T) {
 			t.Errorf("Call = %v", r.err)
 		}
 	})
+	// A server's log line written as JSON is no answer: the call waiting
+	// gets the answer that comes after it (@flink-app/mcp 1.0.0 writes
+	// {"error":"Flink API MCP server started successfully"} at its start).
+	t.Run("a whole object with neither id nor jsonrpc", func(t *testing.T) {
+		t.Parallel()
+		s, m := newTestSession(t, SessionOptions{})
+		call := goCall(t.Context(), s.Call, "tools/call", nil)
+		req := m.nextMsg(t)
+		m.send(t, `{"error":"server started successfully"}`)
+		m.send(t, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{}}`)
+		if r := waitFor(t, call); r.err != nil {
+			t.Errorf("Call = %v", r.err)
+		}
+	})
 	t.Run("no readable id, several calls waiting", func(t *testing.T) {
 		t.Parallel()
 		s, m := newTestSession(t, SessionOptions{})

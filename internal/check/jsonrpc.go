@@ -95,6 +95,9 @@ func jsonrpcWatchChecks() []*Check {
 			watch: spotSaid(func(_ *watchCtx, s seen) bool {
 				return s.via == "stdout" && s.bad == junkLine
 			}, func(s seen) string {
+				if json.Valid([]byte(s.raw)) { // a log line written as JSON
+					return "the server wrote on its stdout what is no MCP message: it is JSON without a jsonrpc member"
+				}
 				return "the server wrote on its stdout what is no MCP message: " + s.bad
 			}),
 		},

@@ -465,9 +465,7 @@ func pingFirst(t *T) {
 		t.failErr("ping before initialize", err)
 	}
 	if m, _ := t.request(c, "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion)); m.Error == nil {
-		if err := c.notify(t.ctx, "notifications/initialized", nil); err != nil {
-			t.failErr("notifications/initialized", err)
-		}
+		_ = c.notify(t.ctx, "notifications/initialized", nil) // a connection that broke says so below
 	}
 	ctx, cancel := context.WithTimeout(t.ctx, max(2*time.Second, 20*time.Since(start)))
 	defer cancel()

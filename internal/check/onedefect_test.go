@@ -49,7 +49,7 @@ var oneDefects = []oneDefect{
 	{name: "ping never answered over HTTP", fake: httpLegacy, change: faults("ping-unanswered"), id: "lifecycle.ping", opens: true},
 	{name: "an integer cursor", fake: stdio, change: faults("integer-cursor"), id: "lists.shape", opens: true},
 	{name: "a null cursor", fake: stdio, change: faults("null-cursor"), id: "lists.shape", opens: true},
-	{name: "JSON log lines on stdout", fake: stdio, change: faults("json-log-stdout"), id: "jsonrpc.stdout-only", opens: true},
+	{name: "JSON log lines on stdout", fake: stdio, change: faults("json-log-stdout"), id: "jsonrpc.stdout-only", opens: true, says: "JSON without a jsonrpc member"},
 	{name: "server requests under one id", fake: stdio, change: faults("request-id-reuse"), id: "jsonrpc.request-id-unique", opens: true},
 	{name: "a server request with a null id", fake: stdio, change: faults("null-id-request"), id: "jsonrpc.request-id", opens: true},
 	{name: "JSON answers in arrays", fake: httpLegacy, change: faults("json-array-answer"), id: "http.one-object", opens: true},

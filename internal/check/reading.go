@@ -142,9 +142,8 @@ func readingUtilityChecks() []*Check {
 						refused = append(refused, errText(rerr))
 						continue
 					}
-					t.Got(clipped(res))
 					if p := completionProblem(res); p != "" {
-						t.Fail("%s", p)
+						t.FailGot(clipped(res), "%s", p)
 					}
 				}
 				if len(refused) == len(all) {

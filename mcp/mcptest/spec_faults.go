@@ -169,7 +169,7 @@ var Faults = []string{
 	"mrtr-tamper-accepted",     // with mrtr: a request state the server never gave taken
 	"discover-any-version",     // (modern) server/discover answered whatever version it is stamped with; other requests held to theirs (no defect)
 	"initialize-served",        // (modern) initialize answered as a server of the initialize era answers it, as a server of both eras may (no defect)
-	"json-log-stdout",          // (stdio) a JSON log line that is no JSON-RPC message ({"level":30,...}) after every answer
+	"json-log-stdout",          // (stdio) a JSON log line that is no JSON-RPC message ({"level":50,"error":...}) after every answer
 	"bom",                      // (stdio) a byte order mark before every message
 	"text-answers",             // (stdio) every request answered with a line of plain text, no JSON-RPC
 	"null-result",              // logging/setLevel answered with a result of null, which JSON-RPC 2.0 lets be and MCP's schema does not

@@ -365,7 +365,7 @@ func (s *Spec) after(st *specState, m msg, out specOut) {
 		}},
 		{"request-id-reuse", initEra, line(`{"jsonrpc":"2.0","id":"srv-ping","method":"ping"}`)},
 		{"null-id-request", initEra, line(`{"jsonrpc":"2.0","id":null,"method":"ping"}`)},
-		{"json-log-stdout", !out.http, line(`{"level":30,"msg":"answered"}`)},
+		{"json-log-stdout", !out.http, line(`{"level":50,"error":"answered"}`)},
 		{"array-params", true, line(`{"jsonrpc":"2.0","method":"notifications/message","params":["info","answered"]}`)},
 		{"bad-log-level", true, line(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"answered"}}`)},
 		{"undeclared-sampling", initEra, func() string {
