@@ -164,11 +164,12 @@ function checkOf(out, name) {
   // A session that did not open: the report is the connection's steps, and the failed one says why.
   const step = r.areas.flatMap((a) => a.steps || []).find((s) => s.status === 'failed');
   if (step) return { rc, r: null, must: [], fails: true, why: `${step.id}: ${(step.failures || [])[0]?.message || step.reason || 'failed'}`.slice(0, 400) };
-  const all = r.areas.flatMap((a) => a.checks);
-  // No check passed: no session was had (the reason is the first inconclusive check's).
+  // (a report whose connection opened and whose run then ended has the steps alone)
+  const all = r.areas.flatMap((a) => a.checks || []);
+  // No check passed: no session was had (the reason is the first inconclusive check's, or what mcpv said last).
   if (!all.some((c) => c.status === 'passed')) {
     const c = all.find((c) => c.status === 'inconclusive');
-    return { rc, r: null, must: [], fails: true, why: c ? `${c.id} inconclusive: ${c.reason}` : `no check passed (exit ${rc})` };
+    return { rc, r: null, must: [], fails: true, why: c ? `${c.id} inconclusive: ${c.reason}` : `no check passed (exit ${rc}): ${lastLine(`${out}/check/${name}.err`)}` };
   }
   const msg = (c) =>
     [c.reason, ...(c.failures || []).map((f) => f.message + (f.actual ? ` (got ${String(f.actual).slice(0, 300)})` : '')), ...(c.notes || [])]
