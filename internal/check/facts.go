@@ -64,13 +64,7 @@ type facts struct {
 // lists are the lists of the capabilities the server declares, in
 // mcp.Lists' order.
 func (f *facts) lists() []mcp.List {
-	var out []mcp.List
-	for _, l := range mcp.Lists {
-		if f.declares(l.Capability) {
-			out = append(out, l)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(mcp.Lists), func(l mcp.List) bool { return !f.declares(l.Capability) })
 }
 
 // declares reports whether the server declares a capability ("tools",
@@ -274,6 +268,9 @@ func (t *T) lintDone() {
 // listed is a list's items, walked once; t ends as lintDone says when
 // the walk broke.
 func (t *T) listed(method string) []json.RawMessage {
+	if l, ok := mcp.ListOf(method); ok && !t.r.facts.declares(l.Capability) {
+		return nil // a list the server does not declare is none (lifecycle.undeclared asks for it)
+	}
 	items, err := t.r.facts.items(t.ctx, method)
 	t.listingBroke(err)
 	return items

@@ -220,3 +220,20 @@ func TestPingBeforeInitializeUnanswered(t *testing.T) {
 		t.Errorf("lifecycle.ping: %s", describeResult(r))
 	}
 }
+
+// A list the server does not declare is none: a check that reads it
+// (completions, of prompts and templates) does not ask for it, and is not
+// blocked by lists.shape, which passes (28 of 31 real servers that
+// declare tools alone had lifecycle.undeclared-completions blocked).
+func TestUndeclaredListsAreNone(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio", change: map[string]string{"capabilities": `{"tools":{}}`}}
+	got := runChecks(t, f, "lists.shape", "lifecycle.undeclared-completions")
+	if r := got["lists.shape"]; r.Status != Passed {
+		t.Errorf("lists.shape: %s", describeResult(r))
+	}
+	if r := got["lifecycle.undeclared-completions"]; r.Status != Skipped || !strings.Contains(r.Message, "no prompt argument") {
+		t.Errorf("lifecycle.undeclared-completions: %s", describeResult(r))
+	}
+}
+
