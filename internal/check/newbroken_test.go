@@ -236,4 +236,3 @@ func TestUndeclaredListsAreNone(t *testing.T) {
 		t.Errorf("lifecycle.undeclared-completions: %s", describeResult(r))
 	}
 }
-
