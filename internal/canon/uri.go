@@ -292,7 +292,7 @@ func encodingForm(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
 			c := unhex(s[i+1])<<4 | unhex(s[i+2])
-			if unreserved(c) {
+			if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' { // unreserved
 				b.WriteByte(c)
 			} else {
 				b.WriteByte('%')
@@ -351,10 +351,6 @@ func dotDotSegment(s string) bool {
 		i += 1 + next
 	}
 	return false
-}
-
-func unreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 func isHex(c byte) bool {

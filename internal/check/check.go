@@ -25,7 +25,6 @@ package check
 
 import (
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -252,10 +251,4 @@ func Names() []string {
 		out = append(out, c.ID)
 	}
 	return out
-}
-
-// areaOf is a check id's area: what comes before its dot.
-func areaOf(id string) string {
-	a, _, _ := strings.Cut(id, ".")
-	return a
 }

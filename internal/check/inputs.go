@@ -23,7 +23,7 @@ func inputChecks() []*Check {
 			needs: needs{call: true, capability: "tools"},
 			run: func(t *T) {
 				eachInvalid(t, func(b badCall) {
-					if b.err == nil && !isErrorResult(b.result) {
+					if b.err == nil && !slices.Equal(rawjson.Member(b.result, "isError"), []byte("true")) {
 						t.Sent(b.sent)
 						t.FailGot(clipped(b.result), "the call of %s with %s was answered as if its arguments were valid (a result without isError)", b.tool, b.broken)
 					}
@@ -120,9 +120,4 @@ func invalidArgs(s argSchema, args map[string]json.RawMessage) (map[string]json.
 		}
 	}
 	return nil, ""
-}
-
-// isErrorResult says whether a tools/call result has isError true.
-func isErrorResult(res json.RawMessage) bool {
-	return slices.Equal(rawjson.Member(res, "isError"), []byte("true"))
 }

@@ -808,7 +808,11 @@ func (t *T) connWith(o connOptions) *conn {
 	if t.g == nil {
 		return t.fresh(o)
 	}
-	key := t.r.connKey(o)
+	// The connections a group holds are told apart by their era and
+	// version, as dial would choose them, and the client capabilities they
+	// declare (a check asking as a client without them must not be given
+	// a connection that has them).
+	key := cmp.Or(o.era, t.r.facts.era) + "/" + o.version + "/" + o.capabilities
 	for {
 		if c := t.g.get(key); c != nil {
 			return c
@@ -855,14 +859,6 @@ func (t *T) connWith(o connOptions) *conn {
 		}
 		return c
 	}
-}
-
-// connKey is what tells apart the connections a group holds: their era
-// and version, as dial would choose them, and the client capabilities they
-// declare (a check asking as a client without them must not be given a
-// connection that has them).
-func (r *runner) connKey(o connOptions) string {
-	return cmp.Or(o.era, r.facts.era) + "/" + o.version + "/" + o.capabilities
 }
 
 // fresh is a connection of the check's own, not the group's, closed

@@ -57,11 +57,6 @@ func unitsOf(data []byte, via, era string, framing, stdio bool) []seen {
 // isNull reports whether raw is JSON's null.
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
-// junkSeen is a line of stdout that is no JSON on its own.
-func junkSeen(line []byte, via, era string) seen {
-	return seen{raw: clip(string(line), maxKept), bad: lineKind(line), via: via, era: era}
-}
-
 // What a line of stdout that is no JSON on its own may be besides text
 // (junkLine): a message behind a byte order mark, or the header of a
 // message framed as LSP frames them.
@@ -176,7 +171,7 @@ func (l seenLine) seenOf(via, era string) []seen {
 	if l.unit {
 		return unitsOf(l.line, via, era, false, false)
 	}
-	return []seen{junkSeen(l.line, via, era)}
+	return []seen{{raw: clip(string(l.line), maxKept), bad: lineKind(l.line), via: via, era: era}}
 }
 
 // twinKey is an id's text with a string's quotes taken off: 1 and "1"

@@ -16,11 +16,6 @@ import (
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )
 
-// lineCol turns a byte offset into a 1-based line and column (in characters).
-func lineCol(data []byte, off int) (line, col int) {
-	return (&cursor{data: data}).at(off)
-}
-
 // stripJSONC blanks out // and /* */ comments and trailing commas, which
 // VS Code and Cursor accept in their files, keeping every other byte where it
 // was so offsets still point at the right line and column.
@@ -91,7 +86,7 @@ func checkJSON(data []byte) ([]byte, error) {
 			if off > 0 {
 				off--
 			}
-			line, col := lineCol(data, off)
+			line, col := (&cursor{data: data}).at(off) // 1-based, the column in characters
 			return nil, &yamlnode.Error{Line: line, Col: col, Msg: strings.TrimPrefix(syn.Error(), "json: ")}
 		}
 		return nil, err

@@ -56,7 +56,7 @@ func (f *File) tables(text []byte) ([]*yamlnode.Node, error) {
 	var root *yamlnode.Node
 	if f.YAML {
 		var err error
-		if root, err = parseYAML(text); err != nil {
+		if root, err = yamlnode.Parse(text, yamlnode.Options{What: "a config file", MaxNodes: maxYAMLNodes}); err != nil {
 			return nil, err
 		}
 	} else {
@@ -414,11 +414,6 @@ func ParseDuration(name, field string, n *yamlnode.Node) (time.Duration, error) 
 		return 0, yamlnode.ErrorAt(n, "server %q: %s %v", name, field, err)
 	}
 	return d, nil
-}
-
-// parseYAML parses one YAML document.
-func parseYAML(data []byte) (*yamlnode.Node, error) {
-	return yamlnode.Parse(data, yamlnode.Options{What: "a config file", MaxNodes: maxYAMLNodes})
 }
 
 // maxYAMLNodes (and two per byte of the file) bound the values a YAML file

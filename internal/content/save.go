@@ -338,17 +338,13 @@ func lastSegment(uri string) string {
 func sanitize(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if safeByte(r) {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
 			b.WriteRune(r)
 		} else {
 			b.WriteByte('_')
 		}
 	}
 	return strings.TrimRight(strings.TrimLeft(b.String(), ".-"), ".")
-}
-
-func safeByte(r rune) bool {
-	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
 }
 
 // preferred are the extensions chosen for common types, whatever the system's

@@ -103,8 +103,9 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 	if e == nil {
 		res = s.memberFaults(method, res)
 	}
+	lvl, leveled := stringMember(member(params, "_meta"), "io.modelcontextprotocol/logLevel")
 	switch {
-	case s.Era == "modern" && unknownLevel(params) && !s.has("lenient-log-level"): // 2026-07-28 server/utilities/logging#error-handling
+	case s.Era == "modern" && leveled && !slices.Contains(logLevels, lvl) && !s.has("lenient-log-level"): // 2026-07-28 server/utilities/logging#error-handling
 		return nil, &specError{Code: codeInvalidParams, Message: method + ": unknown log level in _meta"}
 	case e == nil && method == "tools/call" && s.has("url-required-bare") && s.invalidArgs(params) == "":
 		return nil, &specError{Code: -32042, Message: "This request needs a URL elicitation", data: json.RawMessage(`{"elicitations":[{"mode":"form","message":"Sign in"}]}`)}
@@ -186,13 +187,6 @@ func (s *Spec) memberFaults(method string, res json.RawMessage) json.RawMessage 
 		res = mustJSON(r)
 	}
 	return res
-}
-
-// unknownLevel reports whether a request's _meta asks for a log level
-// that is none of logLevels.
-func unknownLevel(params json.RawMessage) bool {
-	lvl, ok := stringMember(member(params, "_meta"), "io.modelcontextprotocol/logLevel")
-	return ok && !slices.Contains(logLevels, lvl)
 }
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}

@@ -314,7 +314,7 @@ func (s *Spec) advance(t *specTask) bool {
 			}
 		case slices.Contains(s.Tasks.Fail, t.tool):
 			t.status = "failed"
-		case s.Era != "modern" && s.callIsError(t.tool):
+		case s.Era != "modern" && string(member(s.CallResults[t.tool], "isError")) == "true":
 			t.status = "failed"
 		default:
 			t.status = "completed"
@@ -349,11 +349,6 @@ func (s *Spec) progress(t *specTask, n int, message string, out specOut) {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":2,"message":%q,"_meta":%s}}`,
 			t.token, n, message, related(t.id)))
 	}
-}
-
-// callIsError reports whether a tool's canned result has isError true.
-func (s *Spec) callIsError(tool string) bool {
-	return string(member(s.CallResults[tool], "isError")) == "true"
 }
 
 // callResult is the result a task of tool ends with, given the input
