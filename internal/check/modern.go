@@ -8,6 +8,7 @@ package check
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -252,6 +253,15 @@ func modernRequestChecks() []*Check {
 				x := t.httpSendQuiet(c, httpReq{body: body, header: http.Header{"Mcp-Name": {"mcpv-check-other"}}}, json.RawMessage(`"mcpv-check-name"`),
 					"POST prompts/get of \"mcpv-check-no-such-prompt\" with Mcp-Name: mcpv-check-other")
 				mismatch(t, x)
+				// A name no header carries plain goes Base64-encoded, and the
+				// server decodes it before it compares.
+				const name = "mcpv-check-résumé"
+				body, _ = mcp.EncodeRequest(json.RawMessage(`"mcpv-check-encoded"`), "prompts/get", c.stamp(json.RawMessage(`{"name":"`+name+`"}`)))
+				x = t.httpSendQuiet(c, httpReq{body: body, header: http.Header{"Mcp-Name": {"=?base64?" + base64.StdEncoding.EncodeToString([]byte(name)) + "?="}}},
+					json.RawMessage(`"mcpv-check-encoded"`), "POST prompts/get of \""+name+"\" with its Mcp-Name Base64-encoded")
+				if mismatched(x) {
+					t.FailGot(x.String(), "an encoded Mcp-Name was compared with the body's name undecoded: the answer is -32020 (HeaderMismatch)")
+				}
 			},
 		},
 		{
@@ -492,9 +502,14 @@ func mismatch(t *T, x *exchange) {
 	wantStatus(t, x, http.StatusBadRequest)
 	// The response's error, or one without the request's id: the header
 	// may be what the server could not read.
-	if !slices.ContainsFunc(x.msgs, func(s seen) bool { return s.msg.Error != nil && s.msg.Error.Code == mcp.CodeHeaderMismatch }) {
+	if !mismatched(x) {
 		t.Fail("the answer holds no error -32020 (HeaderMismatch)")
 	}
+}
+
+// mismatched reports whether x holds an error -32020 (HeaderMismatch).
+func mismatched(x *exchange) bool {
+	return slices.ContainsFunc(x.msgs, func(s seen) bool { return s.msg.Error != nil && s.msg.Error.Code == mcp.CodeHeaderMismatch })
 }
 
 // listen opens a subscription and checks that its first message is the

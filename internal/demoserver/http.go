@@ -1,7 +1,9 @@
 package demoserver
 
 import (
+	"encoding/base64"
 	"net/http"
+	"strings"
 
 	"github.com/mcpv/mcpv/internal/origin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,6 +21,13 @@ func HTTPHandler(server *mcp.Server, opts *mcp.StreamableHTTPOptions) http.Handl
 		if !(origin.Policy{}).Admits(r.Header.Get("Origin")) {
 			http.Error(w, "Forbidden: Origin not allowed", http.StatusForbidden)
 			return
+		}
+		// 2026-07-28 has a server decode a Base64 Mcp-Name before it
+		// compares it with the body; the go-sdk (v1.8.0) compares it as it came.
+		if v, ok := strings.CutPrefix(r.Header.Get("Mcp-Name"), "=?base64?"); ok {
+			if name, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(v, "?=")); err == nil {
+				r.Header.Set("Mcp-Name", string(name))
+			}
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -10,6 +10,7 @@ package mcptest
 // The spec's HTTP faults break these one at a time.
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -185,7 +186,7 @@ func (s *HTTPServer) serveModern(x *Exchange, m msg) {
 			x.Status(http.StatusOK, spec.errorLine(m.ID, codeMethodNotFound, "method not found: "+m.Method), "Content-Type", "application/json")
 			return
 		}
-		if why := headerMismatch(x.R.Header, m, spec.has("version-header-optional")) + spec.paramMismatch(x.R.Header, m); why != "" && !spec.has("no-header-check") {
+		if why := spec.headerMismatch(x.R.Header, m) + spec.paramMismatch(x.R.Header, m); why != "" && !spec.has("no-header-check") {
 			x.Status(http.StatusBadRequest, spec.errorLine(m.ID, -32020, "Header mismatch: "+why), "Content-Type", "application/json")
 			return
 		}
@@ -194,11 +195,11 @@ func (s *HTTPServer) serveModern(x *Exchange, m msg) {
 }
 
 // headerMismatch says how a modern request's headers break its body
-// (streamable-http, "Server Validation"), or ""; lenient passes a request
-// without MCP-Protocol-Version.
-func headerMismatch(h http.Header, m msg, lenient bool) string {
+// (streamable-http, "Server Validation"), or ""; version-header-optional
+// passes a request without MCP-Protocol-Version.
+func (spec *Spec) headerMismatch(h http.Header, m msg) string {
 	version, _ := stringMember(member(m.Params, "_meta"), "io.modelcontextprotocol/protocolVersion")
-	if got := h.Get("MCP-Protocol-Version"); got != version && !(got == "" && lenient) {
+	if got := h.Get("MCP-Protocol-Version"); got != version && !(got == "" && spec.has("version-header-optional")) {
 		return fmt.Sprintf("MCP-Protocol-Version %q, body %q", got, version)
 	}
 	if got := h.Get("Mcp-Method"); got != m.Method {
@@ -209,8 +210,13 @@ func headerMismatch(h http.Header, m msg, lenient bool) string {
 		return ""
 	}
 	want, _ := stringMember(m.Params, key)
-	if got := h.Get("Mcp-Name"); got != want && !strings.HasPrefix(got, "=?base64?") {
-		return fmt.Sprintf("Mcp-Name %q, body %q", got, want)
+	got := h.Get("Mcp-Name")
+	if b64, ok := strings.CutPrefix(got, "=?base64?"); ok && !spec.has("header-name-raw") {
+		b, _ := base64.StdEncoding.DecodeString(strings.TrimSuffix(b64, "?="))
+		got = string(b) // decoded before it is compared
+	}
+	if got != want {
+		return fmt.Sprintf("Mcp-Name %q, body %q", h.Get("Mcp-Name"), want)
 	}
 	return ""
 }

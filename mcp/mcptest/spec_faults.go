@@ -90,6 +90,7 @@ var Faults = []string{
 	"get-json",                // GET answered 200 with JSON
 	"method-not-found-200",    // (modern) an unknown method answered 200
 	"no-header-check",         // (modern) Mcp-* headers that do not match the body served
+	"header-name-raw",         // (modern, HTTP) an Mcp-Name of =?base64?...?= compared with the body's name undecoded
 	"version-header-optional", // (modern, HTTP) a request without MCP-Protocol-Version served as the body's era
 	"no-param-header-check",   // (modern) Mcp-Param-NAME headers that do not match a tool's x-mcp-header arguments served
 	"mint-session",            // (modern) a session id minted
