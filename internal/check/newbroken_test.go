@@ -59,6 +59,8 @@ var newBroken = []struct {
 	{"tools listed with one more tool named for the connection (2026-07-28)", stdioModern, faults("tools-per-connection"), "lists.per-connection"},
 	{"a result that is no object, which JSON-RPC 2.0 allows and MCP's schema does not", stdio, faults("null-result"), "jsonrpc.schema"},
 	{"an Mcp-Name of =?base64?...?= compared with the body's name undecoded (2026-07-28)", httpModern, faults("header-name-raw"), "modern.header-name"},
+	{"log messages to a call that asked for them, though logging is not declared (2026-07-28)", fake{transport: "stdio", era: "modern", change: map[string]string{"edges": `["notify-first"]`,
+		"capabilities": `{"tools":{"listChanged":true},"prompts":{},"resources":{"subscribe":true},"completions":{}}`}}, faults("log-asked-undeclared"), "lifecycle.logging-declared"},
 	// A client may ping before initialize (2025-11-25 basic/lifecycle).
 	{"ping before initialize answered with an error", stdio, faults("ping-early-error"), "lifecycle.ping"},
 	// A server may complete some arguments and not others: the prompt's
