@@ -224,6 +224,10 @@ type callRecord struct {
 	result   json.RawMessage
 	progress []seen // its progress notifications, before the response
 	late     []seen // those after it
+	// needed: the answer of a call refused -32021, with its exchange over
+	// HTTP (modern.capability-status)
+	needed  mcp.Message
+	neededX *exchange
 }
 
 // callOnce calls the i-th tool the user named, once per run, and fails
@@ -401,7 +405,7 @@ func (r *runner) call(t *T, i int) *callRecord {
 	tool := r.opts.Calls[i].Tool
 	id := c.newID()
 	mark := c.mark()
-	m, _, err := c.requestID(t.ctx, id, "tools/call", c.stamp(params))
+	m, x, err := c.requestID(t.ctx, id, "tools/call", c.stamp(params))
 	var oot *outOfTime
 	switch {
 	case err != nil && t.ctx.Err() == nil && errors.As(err, &oot):
@@ -415,6 +419,7 @@ func (r *runner) call(t *T, i int) *callRecord {
 		// (the tasks extension), which the check's connection does not
 		// declare: refused as the era has it.
 		rec.unjudged = &Outcome{Status: Skipped, Received: errText(m.Error), Message: fmt.Sprintf("the call of %s needs a client capability the check's connections do not declare (-32021); the tasks checks call it as a client that declares the tasks extension", tool)}
+		rec.needed, rec.neededX = m, x
 	case m.Error != nil:
 		// Its code is judged where every error's is (jsonrpc, modern).
 		rec.unjudged = &Outcome{Status: Skipped, Received: errText(m.Error), Message: fmt.Sprintf("the call of %s was refused: %s", tool, errText(m.Error))}

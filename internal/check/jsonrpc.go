@@ -228,7 +228,7 @@ func jsonrpcRequestChecks() []*Check {
 				}); ok {
 					t.Fail("the server answered a notification")
 				}
-				if s := t.r.watches.firstNullResult(); s != nil {
+				if s, _ := t.r.watches.firstNulls(); s != nil {
 					// notifications/initialized of a connection's start,
 					// answered: a result with a null id answers no request.
 					t.FailGot(s.raw, "the server answered a notification: a result with a null id, which no request has")

@@ -27,7 +27,7 @@ func listsChecks() []*Check {
 					}
 				}
 				lintFindings(t, surface.SeverityError, surface.RuleList)
-				if s := t.r.watches.firstNullCursor(); s != nil {
+				if _, s := t.r.watches.firstNulls(); s != nil {
 					t.Sent(s.method)
 					t.FailGot(s.raw, "%s answered a page with \"nextCursor\": null: the cursor is a string, and a last page has none", s.method)
 				}

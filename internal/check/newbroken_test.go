@@ -61,6 +61,10 @@ var newBroken = []struct {
 	{"an Mcp-Name of =?base64?...?= compared with the body's name undecoded (2026-07-28)", httpModern, faults("header-name-raw"), "modern.header-name"},
 	{"log messages to a call that asked for them, though logging is not declared (2026-07-28)", fake{transport: "stdio", era: "modern", change: map[string]string{"edges": `["notify-first"]`,
 		"capabilities": `{"tools":{"listChanged":true},"prompts":{},"resources":{"subscribe":true},"completions":{}}`}}, faults("log-asked-undeclared"), "lifecycle.logging-declared"},
+	{"a named tool's -32021 answered with HTTP 200 (2026-07-28)", fake{transport: "http", era: "modern", change: map[string]string{
+		"tools":  `[{"name":"gated","description":"Needs a capability.","inputSchema":{"type":"object"}},{"name":"echo","description":"Echoes.","inputSchema":{"type":"object"}}]`,
+		"errors": `{"tools/call gated":{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"elicitation":{}}}}}`}},
+		faults("capability-error-200"), "modern.capability-status"},
 	// A client may ping before initialize (2025-11-25 basic/lifecycle).
 	{"ping before initialize answered with an error", stdio, faults("ping-early-error"), "lifecycle.ping"},
 	// A server may complete some arguments and not others: the prompt's

@@ -140,13 +140,22 @@ func paramHeaderCall(t *T) (c *conn, tool string, body []byte, name, value strin
 // tasks/get from a client that does not declare it: the refusal (-32021)
 // comes with HTTP 400 and lists what the client lacks.
 func capabilityStatus(t *T) {
-	if !t.r.facts.declares("tasks") {
-		t.Skip("the server declares no extension the check knows a request of that needs a client capability (%s)", mcp.TasksExtension)
+	var m mcp.Message
+	var x *exchange
+	for _, i := range t.r.callable(t) { // a named tool's call refused -32021
+		if rec := t.r.callOnce(t, i); rec.neededX != nil && x == nil {
+			t.Sent(rec.sent + ", from a client that declares no capability")
+			m, x = rec.needed, rec.neededX
+		}
 	}
-	t.Sent("POST tasks/get of " + noTask + ", from a client that does not declare the tasks extension")
-	m, x := t.request(t.connWith(connOptions{era: "modern"}), "tasks/get", mcp.TaskParams(noTask))
-	if m.Error == nil || m.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
-		t.Skip("tasks/get was not refused -32021 (tasks.ext-gated judges what it was answered)")
+	if x == nil {
+		if !t.r.facts.declares("tasks") {
+			t.Skip("no named tool's call was refused -32021, and the server declares no extension the check knows a request of that needs a client capability (%s)", mcp.TasksExtension)
+		}
+		t.Sent("POST tasks/get of " + noTask + ", from a client that does not declare the tasks extension")
+		if m, x = t.request(t.connWith(connOptions{era: "modern"}), "tasks/get", mcp.TaskParams(noTask)); m.Error == nil || m.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
+			t.Skip("tasks/get was not refused -32021 (tasks.ext-gated judges what it was answered)")
+		}
 	}
 	wantStatus(t, x, http.StatusBadRequest)
 	var d struct {

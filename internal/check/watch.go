@@ -175,19 +175,11 @@ func (w *watches) result(t *T) {
 	t.FailGot(f.first.raw, "%s%s", f.why, more)
 }
 
-// firstNullResult is the first result seen with a null id, or nil.
-func (w *watches) firstNullResult() *seen {
+// firstNulls are the first result seen with a null id and the first
+// with "nextCursor": null, each nil when none came.
+func (w *watches) firstNulls() (result, cursor *seen) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.flush()
-	return w.nullResult
-}
-
-// firstNullCursor is the first result seen with "nextCursor": null, or
-// nil.
-func (w *watches) firstNullCursor() *seen {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.flush()
-	return w.nullCursor
+	return w.nullResult, w.nullCursor
 }

@@ -177,7 +177,7 @@ func (s *HTTPServer) serveModern(x *Exchange, m msg) {
 	}
 	if m.Method != "" && m.ID != nil {
 		if e := spec.checkMeta(m.Params); e != nil {
-			x.Status(http.StatusBadRequest, spec.errorLineData(m.ID, e.Code, e.Message, e.data), "Content-Type", "application/json")
+			x.Status(http.StatusBadRequest, spec.errorLineData(m.ID, e.Code, e.Message, e.Data), "Content-Type", "application/json")
 			return
 		}
 		if x.R.Header.Get("MCP-Protocol-Version") == "" && spec.edge("missing-version-as-2025-03-26") {

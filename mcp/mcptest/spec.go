@@ -83,7 +83,7 @@ type Spec struct {
 	GenerateTools int `json:"generateTools,omitempty"`
 	// MethodNotFound names methods answered with -32601, served or not.
 	MethodNotFound []string `json:"methodNotFound,omitempty"`
-	// Errors are JSON-RPC errors ({"code", "message"}) by method, or by
+	// Errors are JSON-RPC errors ({"code", "message", "data"}) by method, or by
 	// method and name ("tools/call NAME"), sent instead of any answer.
 	Errors map[string]specError `json:"errors,omitempty"`
 	// ServeUndeclared names methods served though their capability is

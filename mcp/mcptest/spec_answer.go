@@ -49,7 +49,7 @@ const repeatedCursor = "again"
 type specError struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
-	data    json.RawMessage // the error's data, when it has some
+	Data    json.RawMessage `json:"data,omitempty"` // the error's data, when it has some
 }
 
 // invalid is the error a spec server answers to a line that is no request

@@ -108,7 +108,7 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 	case s.Era == "modern" && leveled && !slices.Contains(logLevels, lvl) && !s.has("lenient-log-level"): // 2026-07-28 server/utilities/logging#error-handling
 		return nil, &specError{Code: codeInvalidParams, Message: method + ": unknown log level in _meta"}
 	case e == nil && method == "tools/call" && s.has("url-required-bare") && s.invalidArgs(params) == "":
-		return nil, &specError{Code: -32042, Message: "This request needs a URL elicitation", data: json.RawMessage(`{"elicitations":[{"mode":"form","message":"Sign in"}]}`)}
+		return nil, &specError{Code: -32042, Message: "This request needs a URL elicitation", Data: json.RawMessage(`{"elicitations":[{"mode":"form","message":"Sign in"}]}`)}
 	case e == nil && method == "prompts/get":
 		if missing := s.missingArgs(params); missing != "" && !s.has("lenient-prompt-args") {
 			return nil, &specError{Code: codeInvalidParams, Message: "prompts/get: missing required argument " + missing}
@@ -260,7 +260,7 @@ func (s *Spec) checkMeta(params json.RawMessage) *specError {
 	}
 	if version != specModernVersion && !s.has("any-modern-version") {
 		return &specError{Code: -32022, Message: "Unsupported protocol version",
-			data: mustJSON(map[string]any{"supported": []string{specModernVersion}, "requested": version})}
+			Data: mustJSON(map[string]any{"supported": []string{specModernVersion}, "requested": version})}
 	}
 	return nil
 }

@@ -241,7 +241,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	modern := s.Era == "modern"
 	if modern && m.Method != "initialize" {
 		if e := s.checkMeta(m.Params); e != nil && !(e.Code == -32022 && m.Method == "server/discover" && s.has("discover-any-version")) {
-			out.send(s.errorLineData(id, e.Code, e.Message, e.data))
+			out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
 			return
 		}
 	}
@@ -270,7 +270,7 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 		return
 	case m.Method == "subscriptions/listen" && modern:
 		if e := s.listenRefused(m.Params); e != nil {
-			out.send(s.errorLineData(id, e.Code, e.Message, e.data))
+			out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
 			return
 		}
 		s.listen(m, id, out)
@@ -283,7 +283,7 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 	st.mu.Unlock()
 	s.asks(m, caps, out) // while it answers: over HTTP, on the request's stream before its response
 	if e != nil {
-		out.send(s.errorLineData(id, e.Code, e.Message, e.data))
+		out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
 	} else {
 		out.send(s.resultLine(id, m.Method, res))
 	}

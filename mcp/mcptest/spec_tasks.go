@@ -146,7 +146,7 @@ func declaresExtension(params json.RawMessage) bool {
 // declare the tasks extension.
 func missingExtension() *specError {
 	return &specError{Code: -32021, Message: "Missing required client capability",
-		data: json.RawMessage(`{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`)}
+		Data: json.RawMessage(`{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`)}
 }
 
 // taskCall answers a tools/call that makes a task, or one a task is
@@ -165,7 +165,7 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 			return false
 		case !declared && support == "required":
 			e := missingExtension()
-			out.send(s.errorLineData(id, e.Code, e.Message, e.data))
+			out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
 			return true
 		case !declared:
 			return false
@@ -598,7 +598,7 @@ func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) 
 	}
 	if !declaresExtension(m.Params) && !s.has("ext-ungated") {
 		e := missingExtension()
-		out.send(s.errorLineData(id, e.Code, e.Message, e.data))
+		out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
 		return true
 	}
 	st.mu.Lock()
