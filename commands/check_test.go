@@ -152,6 +152,11 @@ func TestCheckTheDemoServerPasses(t *testing.T) {
 			if r.code != 0 || !strings.Contains(r.stdout, "\nPASS ") {
 				t.Errorf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 			}
+			// 2026-07-28 over HTTP: a request without its name has no
+			// Mcp-Name header, which the go-sdk refuses first (-32020).
+			if r := mcpv(t, "", args([]string{"check", "--strict", "--only", "jsonrpc.invalid-params"}, server)...); r.code != 0 {
+				t.Errorf("--strict jsonrpc.invalid-params: exit %d\nstdout: %s", r.code, r.stdout)
+			}
 		})
 	}
 }

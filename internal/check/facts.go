@@ -88,7 +88,9 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 		f.era = "modern"
 	}
 	r.known.Store(f)
-	f.offeredLatest = r.wire.offeredVersion() == mcp.LatestVersion
+	r.wire.mu.Lock()
+	f.offeredLatest = r.wire.offered == mcp.LatestVersion
+	r.wire.mu.Unlock()
 	r.watches.know(f)
 	f.lister = surface.NewLister(r.main)
 	f.lister.Budget = listBudget

@@ -207,6 +207,9 @@ func jsonrpcRequestChecks() []*Check {
 				c := t.conn()
 				t.Sent(fmt.Sprintf(`%s with params {} (no %s)`, method, map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]))
 				m, x := t.request(c, method, json.RawMessage(`{}`))
+				if m.Error != nil && m.Error.Code == mcp.CodeHeaderMismatch && c.era == "modern" && c.http != nil {
+					t.Skip("over HTTP the request's headers were refused first (-32020): params whose name cannot be read give no value a header can match")
+				}
 				t.notServed(method, m.Error)
 				wantError(t, m, x, mcp.CodeInvalidParams)
 			},

@@ -116,13 +116,6 @@ func (w *mainWire) sending(data []byte) {
 	}
 }
 
-// offeredVersion is the version the session's initialize offered, or "".
-func (w *mainWire) offeredVersion() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.offered
-}
-
 // fire tells the alarm that the first exchange went wrong, while the
 // session opens.
 func (w *mainWire) fire() {
