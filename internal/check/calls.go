@@ -176,7 +176,8 @@ func utilityCallChecks() []*Check {
 				}
 				tok := member(s.msg.Params, "progressToken")
 				k := idKey(tok)
-				if w.tokens[k] || s.via == "session" && mainToken(k) || !stringOrInteger(tok) { // a token of no kind: utilities.progress-token's
+				n, mcpv := strings.CutPrefix(k, "s:mcpv-")                                           // the tokens the main session's client gives its requests ("mcpv-N")
+				if w.tokens[k] || s.via == "session" && mcpv && digits(n) || !stringOrInteger(tok) { // a token of no kind: utilities.progress-token's
 					return ""
 				}
 				return "a progress notification for a token no request carried"

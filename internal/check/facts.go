@@ -108,18 +108,12 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 	f.pingBroken = <-pinged
 	if f.transport == "http" {
 		f.authAsked, f.auth = authProbe(ctx, r, f)
-		f.sse = sseProbe(ctx, r, f)
+		// A server of the HTTP+SSE transport refuses the POST the main
+		// session sent first (400, 404 or 405) with no JSON-RPC error.
+		x := probeFirst(ctx, r, f, httpReq{})
+		f.sse = x != nil && len(x.msgs) == 0 && slices.Contains([]int{http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed}, x.status)
 	}
 	return f
-}
-
-// sseProbe asks the endpoint with the user's credentials what the main
-// session asked first: a server of the HTTP+SSE transport refuses the
-// POST (400, 404 or 405) with no JSON-RPC error in its answer.
-func sseProbe(ctx context.Context, r *runner, f *facts) bool {
-	x := probeFirst(ctx, r, f, httpReq{})
-	return x != nil && len(x.msgs) == 0 &&
-		slices.Contains([]int{http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed}, x.status)
 }
 
 // authProbe asks the server, without credentials, what the main session

@@ -302,7 +302,10 @@ func httpRefusalChecks() []*Check {
 				if y.status != http.StatusNotFound {
 					t.Fail("after DELETE the session still answers HTTP %d, not 404", y.status)
 				}
-				deletedAgain(t, c)
+				// A second DELETE: the session is gone for every request.
+				if x := t.httpSend(c, httpReq{method: http.MethodDelete}, nil, "DELETE with the session id, then DELETE with it again"); x.status != http.StatusNotFound {
+					t.Fail("a second DELETE of the ended session answered HTTP %d, not 404", x.status)
+				}
 			},
 		},
 		{

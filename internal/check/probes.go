@@ -101,15 +101,6 @@ func originMethods(t *T) {
 	}
 }
 
-// deletedAgain fails t unless a second DELETE of c's session, which a
-// first one ended, is answered 404: the session is gone for every request.
-func deletedAgain(t *T, c *conn) {
-	x := t.httpSend(c, httpReq{method: http.MethodDelete}, nil, "DELETE with the session id, then DELETE with it again")
-	if x.status != http.StatusNotFound {
-		t.Fail("a second DELETE of the ended session answered HTTP %d, not 404", x.status)
-	}
-}
-
 // paramCallID is the id of the tool calls that try an Mcp-Param header.
 var paramCallID = json.RawMessage(`"mcpv-check-param"`)
 

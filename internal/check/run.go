@@ -308,7 +308,7 @@ func (o Options) withDefaults() Options {
 func newRunner(ctx context.Context, target *Target, opts Options) *runner {
 	r := &runner{ctx: ctx, target: target, opts: opts, eras: map[string]*eraProbe{},
 		secrets: append(slices.Clone(opts.Secrets), redact.JSONForms(opts.Secrets)...)}
-	r.watches = newWatches(r)
+	r.watches = &watches{r: r, tokens: map[string]bool{}, found: map[*Check]*finding{}}
 	r.wire = newMainWire(r)
 	return r
 }

@@ -105,7 +105,8 @@ func contentBlockProblem(raw json.RawMessage) string {
 		if _, err := base64.StdEncoding.DecodeString(data); err != nil {
 			return fmt.Sprintf("of type %q has data that is not base64", typ)
 		}
-		if mt, _ := str(c["mimeType"]); !validMIME(mt) {
+		mt, _ := str(c["mimeType"])
+		if parsed, _, err := mime.ParseMediaType(mt); err != nil || !strings.Contains(strings.Trim(parsed, "/"), "/") { // a type and a subtype
 			return fmt.Sprintf("of type %q has the mimeType %q, which is no MIME type", typ, clip(mt, 60))
 		}
 	case "resource":
@@ -141,12 +142,4 @@ func completionProblem(res json.RawMessage) string {
 		return fmt.Sprintf("completion.values has %d items", len(vs))
 	}
 	return ""
-}
-
-// validMIME reports whether s is a MIME type: a type and a subtype, and
-// parameters that parse.
-func validMIME(s string) bool {
-	mt, _, err := mime.ParseMediaType(s)
-	typ, sub, ok := strings.Cut(mt, "/")
-	return err == nil && ok && typ != "" && sub != ""
 }

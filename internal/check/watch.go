@@ -13,7 +13,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 )
 
@@ -30,13 +29,6 @@ type watchCtx struct {
 func (w *watchCtx) runs(id string) bool {
 	c := checkByID(id)
 	return c != nil && Selected(c, w.only, w.skip)
-}
-
-// mainToken reports whether key, a progress token's idKey, is one of
-// the tokens the main session's client gives its requests ("mcpv-N").
-func mainToken(key string) bool {
-	n, ok := strings.CutPrefix(key, "s:mcpv-")
-	return ok && digits(n)
 }
 
 type watches struct {
@@ -62,10 +54,6 @@ type finding struct {
 	first seen
 	why   string
 	count int
-}
-
-func newWatches(r *runner) *watches {
-	return &watches{r: r, tokens: map[string]bool{}, found: map[*Check]*finding{}}
 }
 
 // know gives the watches the run's facts: what came before is judged

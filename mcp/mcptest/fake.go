@@ -62,7 +62,7 @@ const EnvSuite = "MCPTEST_SUITE"
 // naming it. A binary started again with -test. flags (to run one test of
 // its own) runs them.
 func GuardSuite(run func() int) int {
-	if path := os.Getenv(EnvSuite); path != "" && !slices.ContainsFunc(os.Args[1:], isTestFlag) {
+	if path := os.Getenv(EnvSuite); path != "" && !slices.ContainsFunc(os.Args[1:], func(arg string) bool { return strings.HasPrefix(arg, "-test.") || strings.HasPrefix(arg, "--test.") }) {
 		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0); err == nil {
 			fmt.Fprintf(f, "%q\n", os.Args)
 			f.Close()
@@ -85,11 +85,6 @@ func GuardSuite(run func() int) int {
 		code = max(code, 1)
 	}
 	return code
-}
-
-// isTestFlag reports whether arg is a flag of the testing package's.
-func isTestFlag(arg string) bool {
-	return strings.HasPrefix(arg, "-test.") || strings.HasPrefix(arg, "--test.")
 }
 
 // RunIfRequested runs the fake server on stdin and stdout when EnvVar is set,
