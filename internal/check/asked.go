@@ -15,6 +15,8 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
@@ -103,6 +105,40 @@ func elicitationProblem(p, _ json.RawMessage, era string) string {
 		}
 	default:
 		return fmt.Sprintf("mode %q, neither form nor url", clip(mode, 40))
+	}
+	return ""
+}
+
+// sensitive names what a form must not ask for (passwords, API keys,
+// access tokens, payment credentials): a word of a property's name or
+// title, or two words written together ("API key", "apiKey": apikey).
+var sensitive = []string{"password", "passwd", "passphrase", "apikey", "accesstoken", "authtoken", "bearertoken", "refreshtoken",
+	"secret", "privatekey", "creditcard", "cardnumber", "cvv", "cvc"}
+
+// sensitiveProblem is a form that asks for sensitive information, which
+// only URL mode may ask for.
+func sensitiveProblem(p, _ json.RawMessage, _ string) string {
+	var props map[string]json.RawMessage
+	if elicitMode(p) != "form" || json.Unmarshal(member(member(p, "requestedSchema"), "properties"), &props) != nil {
+		return "" // its shape is asks.elicitation's
+	}
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		title, _ := str(member(props[name], "title"))
+		var b strings.Builder
+		lower := false
+		for _, r := range name + " " + title {
+			if lower && unicode.IsUpper(r) {
+				b.WriteByte(' ') // camelCase: apiKey is api key
+			}
+			lower = unicode.IsLower(r)
+			b.WriteRune(unicode.ToLower(r))
+		}
+		words := append(strings.FieldsFunc(b.String(), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), "")
+		for i, w := range words[:len(words)-1] {
+			if j := slices.IndexFunc(sensitive, func(s string) bool { return s == w || s == w+words[i+1] }); j >= 0 {
+				return fmt.Sprintf("a form asks for %q (%s): sensitive information is asked for in URL mode alone", clip(name, 60), sensitive[j])
+			}
+		}
 	}
 	return ""
 }
@@ -243,6 +279,7 @@ func urlProblem(https bool) func(p, _ json.RawMessage, _ string) string {
 func askedChecks() []*Check {
 	return []*Check{
 		{ID: "asks.elicitation", run: exerciseAsks, watch: askWatch("elicitation/create", elicitationProblem)},
+		{ID: "asks.elicitation-sensitive", run: exerciseAsks, watch: askWatch("elicitation/create", sensitiveProblem)},
 		{ID: "asks.elicitation-mode", run: func(t *T) { askOn(t, `{"elicitation":{"form":{}}}`, "asks-form") }, watch: askWatch("elicitation/create", modeProblem)},
 		{ID: "asks.elicitation-url", run: exerciseAsks, watch: askWatch("elicitation/create", urlProblem(false))},
 		{ID: "asks.elicitation-https", run: exerciseAsks, watch: askWatch("elicitation/create", urlProblem(true))},

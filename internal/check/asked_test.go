@@ -10,7 +10,7 @@ import (
 )
 
 // asksEvery are the asks checks of MUST of either era.
-var asksEvery = []string{"asks.elicitation", "asks.elicitation-mode", "asks.elicitation-url", "asks.sampling-messages", "asks.sampling-tools"}
+var asksEvery = []string{"asks.elicitation", "asks.elicitation-sensitive", "asks.elicitation-mode", "asks.elicitation-url", "asks.sampling-messages", "asks.sampling-tools"}
 
 // addAsksEdgeServers adds the servers that ask a client that declared
 // it at the edge: a form without its mode, a URL of plain HTTP to

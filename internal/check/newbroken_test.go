@@ -96,6 +96,8 @@ var newBroken = []struct {
 	{"a sampling request's tool result beside a text", askingFake, faults("asks", "asks-sampling-mixed"), "asks.sampling-messages"},
 	{"a sampling request's tool result of a tool use no message made", askingFake, faults("asks", "asks-sampling-orphan"), "asks.sampling-messages"},
 	{"an input request's form with a property of type object (2026-07-28)", fake{transport: "stdio", era: "modern", change: mrtrChange()}, mrtrChange("mrtr-nested"), "asks.elicitation"},
+	{"a form elicitation that asks for a password", askingFake, faults("asks", "asks-password"), "asks.elicitation-sensitive"},
+	{"an input request's form that asks for an API key (2026-07-28)", fake{transport: "stdio", era: "modern", change: mrtrChange()}, mrtrChange("asks-password"), "asks.elicitation-sensitive"},
 	// An answer under an id no request waiting had: the request it was
 	// meant for is blocked by it at once, not left to the check's time.
 	{"every tools/call answered under the id of a request answered before", stdio, faults("call-other-id"), responseID},

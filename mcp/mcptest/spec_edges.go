@@ -218,6 +218,8 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 		switch {
 		case s.has("asks-nested"):
 			props = nestedProperty
+		case s.has("asks-password"):
+			props = `{"name":{"type":"string"},"password":{"type":"string","title":"Password"}}`
 		case s.has("asks-huge-schema"):
 			var b strings.Builder
 			for i := range 20000 {
@@ -226,8 +228,8 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 			props = `{` + b.String() + `"deep":` + strings.Repeat(`{"a":`, 5000) + `1` + strings.Repeat(`}`, 5000) + `}`
 		}
 		form := `{"mode":"form","message":"Who are you?","requestedSchema":{"type":"object","properties":` + props + `}}`
-		if s.edge("asks-edge") {
-			form = `{"message":"Who are you?","requestedSchema":{"type":"object","properties":` + props + `}}`
+		if s.edge("asks-edge") { // no mode, and words near a password's or a token's
+			form = `{"message":"Who are you?","requestedSchema":{"type":"object","properties":` + strings.Replace(props, `{`, `{"secretary":{"type":"string"},"passportCountry":{"type":"string"},"max_tokens":{"type":"integer","title":"Token budget"},`, 1) + `}}`
 		}
 		if s.has("asks-no-message") {
 			form = `{"requestedSchema":{"type":"object","properties":` + props + `}}`

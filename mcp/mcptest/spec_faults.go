@@ -178,6 +178,7 @@ var Faults = []string{
 	// what the server asks of its client (spec_edges.go's asks)
 	"asks",                  // (initialize era) before every tools/call and prompts/get is answered, of a client that declared each: a form elicitation, a URL elicitation and its completion, a sampling request, roots/list (no defect)
 	"asks-nested",           // with asks: the form's property an object of its own
+	"asks-password",         // with asks or mrtr: the form asks for a password (asks) or an API key (mrtr)
 	"asks-no-message",       // with asks: the form without a message
 	"asks-no-id",            // with asks: the URL elicitation without elicitationId
 	"asks-bad-url",          // with asks: the URL elicitation's url "https://exa mple.com/%zz"

@@ -126,7 +126,8 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 		default:
 			return mustJSON(map[string]any{"content": []any{map[string]string{"type": "text", "text": "invalid arguments: " + bad}}, "isError": true}), nil
 		}
-	case e != nil && e.Code == codeMethodNotFound && s.has("unknown-method-internal") && !gatedOrKnown(method):
+	case e != nil && e.Code == codeMethodNotFound && s.has("unknown-method-internal") && gates[method] == "" && // a method the spec server does not serve
+		!slices.Contains([]string{"initialize", "ping", "server/discover", "logging/setLevel", "completion/complete", "subscriptions/listen", "resources/subscribe", "resources/unsubscribe"}, method):
 		return nil, &specError{Code: -32603, Message: "internal error"}
 	case e != nil && e.Code == codeResourceNotFound && method == "resources/read":
 		switch {
@@ -190,12 +191,6 @@ func (s *Spec) memberFaults(method string, res json.RawMessage) json.RawMessage 
 }
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-// gatedOrKnown reports whether method is one the spec server serves.
-func gatedOrKnown(method string) bool {
-	_, gated := gates[method]
-	return gated || slices.Contains([]string{"initialize", "ping", "server/discover", "logging/setLevel", "completion/complete", "subscriptions/listen", "resources/subscribe", "resources/unsubscribe"}, method)
-}
 
 // cursorFaults are a list request's params through the cursor faults.
 func (s *Spec) cursorFaults(st *specState, method string, params json.RawMessage) json.RawMessage {
@@ -438,10 +433,14 @@ func nameParam(params json.RawMessage) string {
 // no result refused; an answer to a key never asked is ignored.
 func (s *Spec) askPrompt(params json.RawMessage) (json.RawMessage, *specError) {
 	const state = "mac:7f3a"
-	ask := json.RawMessage(`{"resultType":"input_required","inputRequests":{"who":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}},"requestState":"` + state + `"}`)
-	if s.has("mrtr-nested") {
-		ask = json.RawMessage(strings.Replace(string(ask), `{"name":{"type":"string"}}`, nestedProperty, 1))
+	props := `{"name":{"type":"string"}}`
+	switch {
+	case s.has("mrtr-nested"):
+		props = nestedProperty
+	case s.has("asks-password"):
+		props = `{"api_key":{"type":"string","title":"API key"}}`
 	}
+	ask := json.RawMessage(`{"resultType":"input_required","inputRequests":{"who":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":` + props + `}}}},"requestState":"` + state + `"}`)
 	got, hasState := stringMember(params, "requestState")
 	answers := member(params, "inputResponses")
 	done := json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"asked"}}]}`)
