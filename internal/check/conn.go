@@ -857,7 +857,12 @@ func (h junkHandler) WithGroup(string) slog.Handler            { return h }
 func (h junkHandler) Handle(_ context.Context, r slog.Record) error {
 	const prefix = "skipped a line on the server's stdout that is not JSON: "
 	if strings.HasPrefix(r.Message, "the server frames its messages with Content-Length headers") {
-		h.r.framedWithHeaders()
+		// As LSP does: jsonrpc.framing is shown it once, and the run's own
+		// connections speak that framing from their start, so that the
+		// other checks judge what the server says.
+		if !h.r.headers.Swap(true) {
+			h.r.watches.see(seen{via: "stdout", bad: headerLine, raw: "Content-Length: ... (a header block before each message)"})
+		}
 		return nil
 	}
 	line, ok := strings.CutPrefix(r.Message, prefix)
@@ -885,15 +890,4 @@ func (c *conn) eventID(id string, replayed bool) {
 	if again || replayed {
 		c.r.watches.see(seen{via: "event stream", era: c.era, eventDup: id, replayed: replayed})
 	}
-}
-
-// framedWithHeaders is told that the main session's server frames its
-// messages with Content-Length headers, as LSP does: jsonrpc.framing is
-// shown it once, and the run's own connections speak that framing from
-// their start, so that the other checks judge what the server says.
-func (r *runner) framedWithHeaders() {
-	if r.headers.Swap(true) {
-		return
-	}
-	r.watches.see(seen{via: "stdout", bad: headerLine, raw: "Content-Length: ... (a header block before each message)"})
 }

@@ -446,7 +446,7 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 		// not return soon after is left, and its connection closed.
 		select {
 		case out = <-ended:
-		case <-time.After(r.abandonWait()):
+		case <-time.After(cmp.Or(r.leaveAfter, 2*time.Second)):
 			if g != nil && g != r.shared {
 				g.close()
 			}
@@ -470,15 +470,6 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 	}
 	out.Notes = notes
 	return out
-}
-
-// abandonWait is how long a check that overran its time may take to
-// return before it is left and its connection closed.
-func (r *runner) abandonWait() time.Duration {
-	if r.leaveAfter > 0 {
-		return r.leaveAfter
-	}
-	return 2 * time.Second
 }
 
 // mask makes text from the server fit a report: clipped to n bytes,
