@@ -523,8 +523,11 @@ func listen(t *T) {
 			filter[x.key] = true
 		}
 	}
+	if uri := subscribable(t); uri != "" {
+		filter["resourceSubscriptions"] = []string{uri}
+	}
 	if len(filter) == 0 {
-		t.Skip("the server declares no listChanged capability to listen for")
+		t.Skip("the server declares no listChanged capability or resources.subscribe to listen for")
 	}
 	c := t.fresh(connOptions{era: "modern"})
 	params, _ := json.Marshal(map[string]any{"notifications": filter})

@@ -65,6 +65,8 @@ var newBroken = []struct {
 		"tools":  `[{"name":"gated","description":"Needs a capability.","inputSchema":{"type":"object"}},{"name":"echo","description":"Echoes.","inputSchema":{"type":"object"}}]`,
 		"errors": `{"tools/call gated":{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"elicitation":{}}}}}`}},
 		faults("capability-error-200"), "modern.capability-status"},
+	// A server of resources.subscribe alone is listened to for its first resource.
+	{"news of another resource on a subscription to one resource's updates (2026-07-28)", subscribeOnly, faults("listen-unasked"), "modern.listen-asked"},
 	// A client may ping before initialize (2025-11-25 basic/lifecycle).
 	{"ping before initialize answered with an error", stdio, faults("ping-early-error"), "lifecycle.ping"},
 	// A server may complete some arguments and not others: the prompt's
@@ -125,6 +127,10 @@ var listenCancelled = fake{transport: "stdio", era: "modern", change: map[string
 // askingFake is the stdio fake that asks, of a connection that declares
 // them, for elicitations, sampling and roots, keeping every rule.
 var askingFake = fake{transport: "stdio", change: faults("asks")}
+
+// subscribeOnly is a 2026-07-28 server of resources.subscribe and no
+// list's news.
+var subscribeOnly = fake{transport: "stdio", era: "modern", change: map[string]string{"capabilities": `{"tools":{},"prompts":{},"resources":{"subscribe":true},"logging":{},"completions":{}}`}}
 
 // Each new broken server fails the check that names its defect, and no
 // other; the correct server it is made from passes that check.

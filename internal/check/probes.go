@@ -175,27 +175,43 @@ const listenQuiet = 300 * time.Millisecond
 // modern.log-unasked's; a notifications/cancelled of the subscription
 // ends it, as the server may.
 func listenAsked(t *T) {
+	filter, asked, method, uri := map[string]any{}, "", "", ""
 	for _, k := range listenKinds {
-		if !t.r.facts.declares(k.capability) {
-			continue
+		if asked == "" && t.r.facts.declares(k.capability) {
+			filter, asked, method = map[string]any{k.key: true}, k.key, k.method
 		}
-		params, _ := json.Marshal(map[string]any{"notifications": map[string]bool{k.key: true}})
-		t.Sent("subscriptions/listen " + string(params))
-		first, rest, ok := listenOpen(t, t.fresh(connOptions{era: "modern"}), params)
-		if !ok || first.msg.Method != "notifications/subscriptions/acknowledged" {
-			t.Skip("the subscription was not acknowledged (modern.listen says how)")
+	}
+	if asked == "" {
+		if uri = subscribable(t); uri == "" {
+			t.Skip("the server declares no listChanged capability or resources.subscribe to listen for")
 		}
-		for _, s := range rest {
-			switch s.msg.Method {
-			case k.method, "notifications/message", "notifications/cancelled":
-			default:
-				t.FailGot(s.raw, "the subscription, which asked for %s alone, carried %s", k.key, s.msg.Method)
+		filter, asked, method = map[string]any{"resourceSubscriptions": []string{uri}}, "the updates of "+uri, "notifications/resources/updated"
+	}
+	params, _ := json.Marshal(map[string]any{"notifications": filter})
+	t.Sent("subscriptions/listen " + string(params))
+	first, rest, ok := listenOpen(t, t.fresh(connOptions{era: "modern"}), params)
+	if !ok || first.msg.Method != "notifications/subscriptions/acknowledged" {
+		t.Skip("the subscription was not acknowledged (modern.listen says how)")
+	}
+	for _, s := range rest {
+		if got, _ := str(member(s.msg.Params, "uri")); s.msg.Method != "notifications/message" && s.msg.Method != "notifications/cancelled" && (s.msg.Method != method || uri != "" && got != uri) {
+			t.FailGot(s.raw, "the subscription, which asked for %s alone, carried %s", asked, s.msg.Method)
+		}
+	}
+	t.Note("%d notifications of the subscription in the %s after its acknowledgement", len(rest), listenQuiet)
+}
+
+// subscribable is the first resource's URI, where the server declares
+// resources.subscribe, or "".
+func subscribable(t *T) string {
+	if t.r.facts.declares("resources.subscribe") {
+		for _, r := range t.listed("resources/list") {
+			if u, _ := str(member(r, "uri")); u != "" {
+				return u
 			}
 		}
-		t.Note("%d notifications of the subscription in the %s after its acknowledgement", len(rest), listenQuiet)
-		return
 	}
-	t.Skip("the server declares no listChanged capability to listen for")
+	return ""
 }
 
 // logLevels are the log levels, least severe first (RFC 5424's, as the

@@ -461,6 +461,6 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"shutting down"}}`, m.ID))
 	}
 	if s.has("listen-unasked") {
-		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":%s,"uri":"mem://a"}}`, meta))
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":%s,"uri":"mcpv-fake://unasked"}}`, meta))
 	}
 }
