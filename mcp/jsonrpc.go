@@ -159,8 +159,9 @@ const maxDepth = 10000
 // answerIn reads what it can of a message that did not decode: the id it
 // carries, when that is a readable number or string at the top level, and
 // whether it looks like a response (a result or error member, no method).
-// A whole object with neither an id nor a jsonrpc member (a log line
-// {"error":"started"}) is no response. It never fails: data may be anything.
+// A whole object with neither an id, a jsonrpc member, a result nor an
+// error object (a log line {"error":"started"}) is no response. It never
+// fails: data may be anything.
 func answerIn(data []byte) (id json.RawMessage, response bool) {
 	method, marked := false, false
 	defer func() {
@@ -179,6 +180,7 @@ func answerIn(data []byte) (id json.RawMessage, response bool) {
 			}
 		case "result", "error":
 			response = true
+			marked = marked || key == "result" || rawjson.IsObject(v)
 		case "method":
 			method = true
 		}

@@ -440,6 +440,18 @@ func TestSessionUndecodableAnswers(t *testing.T) {
 			t.Errorf("Call = %v", r.err)
 		}
 	})
+	// An error object that does not decode is an answer's, jsonrpc member
+	// or not: the one call waiting fails at once.
+	t.Run("an error object that does not decode, with neither id nor jsonrpc", func(t *testing.T) {
+		t.Parallel()
+		s, m := newTestSession(t, SessionOptions{})
+		call := goCall(t.Context(), s.Call, "tools/call", nil)
+		m.nextMsg(t)
+		m.send(t, `{"error":{"code":"oops","message":"m"}}`)
+		if r := waitFor(t, call); !isTransportError(r.err) || !strings.Contains(r.err.Error(), "cannot be read or tied to a request") {
+			t.Errorf("Call = %v", r.err)
+		}
+	})
 	t.Run("no readable id, several calls waiting", func(t *testing.T) {
 		t.Parallel()
 		s, m := newTestSession(t, SessionOptions{})

@@ -24,8 +24,9 @@ func HTTPHandler(server *mcp.Server, opts *mcp.StreamableHTTPOptions) http.Handl
 		}
 		// 2026-07-28 has a server decode a Base64 Mcp-Name before it
 		// compares it with the body; the go-sdk (v1.8.0) compares it as it came.
-		if v, ok := strings.CutPrefix(r.Header.Get("Mcp-Name"), "=?base64?"); ok {
-			if name, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(v, "?=")); err == nil {
+		if v, ok := strings.CutPrefix(r.Header.Get("Mcp-Name"), "=?base64?"); ok && strings.HasSuffix(v, "?=") {
+			if name, err := base64.StdEncoding.Strict().DecodeString(strings.TrimSuffix(v, "?=")); err == nil {
+				r = r.Clone(r.Context()) // the handler's own copy of the request to change
 				r.Header.Set("Mcp-Name", string(name))
 			}
 		}
