@@ -575,7 +575,10 @@ func (c *conn) receive(data []byte, via string) []seen { return c.receiveFor(dat
 // of method: its response is said to answer method.
 func (c *conn) receiveFor(data []byte, via string, id json.RawMessage, method string, status int) []seen {
 	if via == "stdout" {
-		if !json.Valid(data) && c.isClosed() {
+		c.mu.Lock()
+		closed := c.closed
+		c.mu.Unlock()
+		if !json.Valid(data) && closed {
 			// Written once mcpv check has begun to stop the server (its
 			// stdin closed, then signals): a wrapper's "Received SIGTERM"
 			// answers the check's own signal, and is no message of the
@@ -791,13 +794,6 @@ func (c *conn) since(mark int) []seen {
 		}
 	}
 	return out
-}
-
-// isClosed reports that close was called.
-func (c *conn) isClosed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closed
 }
 
 // close ends the connection: the stdio server stopped (stdin closed,

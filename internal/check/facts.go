@@ -91,7 +91,10 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 	r.wire.mu.Lock()
 	f.offeredLatest = r.wire.offered == mcp.LatestVersion
 	r.wire.mu.Unlock()
-	r.watches.know(f)
+	r.watches.mu.Lock()
+	r.watches.f = f
+	r.watches.flush() // what came before the facts is judged now
+	r.watches.mu.Unlock()
 	f.lister = surface.NewLister(r.main)
 	f.lister.Budget = listBudget
 	pinged := make(chan string, 1)

@@ -75,13 +75,6 @@ func (e *nullAnswer) Error() string {
 
 const maxSent = 4096 // requests of the main session remembered unanswered
 
-func newMainWire(r *runner) *mainWire {
-	w := &mainWire{r: r, sent: map[string]sentReq{}, calls: map[*mainCall]bool{}, last: map[string]string{}}
-	w.frags = &fragments{whole: func(b []byte) { w.take(unitsOf(b, "stdout", "", true, false)) },
-		give: func(l seenLine) { w.take(l.seenOf("stdout", "")) }, held: w.fire}
-	return w
-}
-
 // trace is the main session's Trace hook: called on the session's reader
 // goroutine for what it receives, on the writer's for what it sends.
 func (w *mainWire) trace(out bool, data []byte) {

@@ -309,7 +309,10 @@ func newRunner(ctx context.Context, target *Target, opts Options) *runner {
 	r := &runner{ctx: ctx, target: target, opts: opts, eras: map[string]*eraProbe{},
 		secrets: append(slices.Clone(opts.Secrets), redact.JSONForms(opts.Secrets)...)}
 	r.watches = &watches{r: r, tokens: map[string]bool{}, found: map[*Check]*finding{}}
-	r.wire = newMainWire(r)
+	w := &mainWire{r: r, sent: map[string]sentReq{}, calls: map[*mainCall]bool{}, last: map[string]string{}}
+	w.frags = &fragments{whole: func(b []byte) { w.take(unitsOf(b, "stdout", "", true, false)) },
+		give: func(l seenLine) { w.take(l.seenOf("stdout", "")) }, held: w.fire}
+	r.wire = w
 	return r
 }
 
@@ -622,7 +625,9 @@ func (c *clock) walk(fn func(*clock)) {
 func (c *clock) follow(lead *clock) (unfollow func()) {
 	clocks.Lock()
 	defer clocks.Unlock()
-	if lead == nil || lead == c || c.leads(lead) {
+	leads := false // lead follows c, however far down
+	c.walk(func(f *clock) { leads = leads || f == lead })
+	if lead == nil || lead == c || leads {
 		return func() {}
 	}
 	lead.followers = append(lead.followers, c)
@@ -637,14 +642,6 @@ func (c *clock) follow(lead *clock) (unfollow func()) {
 		clocks.Unlock()
 		c.resume()
 	}
-}
-
-// leads reports whether other follows c, however far down. The caller
-// holds clocks.
-func (c *clock) leads(other *clock) bool {
-	found := false
-	c.walk(func(f *clock) { found = found || f == other })
-	return found
 }
 
 // halt stops the clock for good.
@@ -895,7 +892,12 @@ func (t *T) failErr(doing string, err error) {
 	if errors.As(err, &te) && !te.Connect && !te.Cap {
 		t.Inconclusive("%s: no answer within %s; a slow server is no violation (give it more time with --timeout)", doing, te.Timeout)
 	}
-	if killedFromOutside(err) {
+	// A stdio server killed by a signal another process sends (a server that
+	// frees its port by killing every other of its kind, a second one started
+	// by a check, kills the first), while the check still ran: mcpv check
+	// sends its own only once a check is over. A signal a program raises
+	// itself (an abort, a fault) stays the server's failure.
+	if tre := (*mcp.TransportError)(nil); errors.As(err, &tre) && slices.Contains([]syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}, tre.Signal) {
 		t.Inconclusive("%s: %s, %s: what it would have answered is not known", doing, oneLine(err.Error()), KilledFromOutside)
 	}
 	t.Fail("%s: %s", doing, oneLine(err.Error()))
@@ -904,17 +906,6 @@ func (t *T) failErr(doing string, err error) {
 // KilledFromOutside is said by a check inconclusive because its server
 // was killed by another process.
 const KilledFromOutside = "a signal mcpv check did not send (another process killed it)"
-
-// killedFromOutside reports a stdio server killed by a signal another
-// process sends (a server that frees its port by killing every other of
-// its kind, a second one started by a check, kills the first), while the
-// check still ran: mcpv check sends its own only once a check is over.
-// A signal a program raises itself (an abort, a fault) stays the
-// server's failure.
-func killedFromOutside(err error) bool {
-	var tre *mcp.TransportError
-	return errors.As(err, &tre) && slices.Contains([]syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}, tre.Signal)
-}
 
 // Unsure ends the check with a warning, whatever its level: what it saw
 // may break the requirement or may not, and the check cannot tell which;

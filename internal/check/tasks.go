@@ -37,7 +37,11 @@ func taskChecks() []*Check {
 		legacy("tasks.ttl", "tasks.requests.tools.call", ttlAnswered),
 		legacy("tasks.result", "tasks.requests.tools.call", taskResult),
 		legacy("tasks.result-meta", "tasks.requests.tools.call", resultMeta),
-		legacy("tasks.result-blocks", "tasks.requests.tools.call", resultBlocks),
+		legacy("tasks.result-blocks", "tasks.requests.tools.call", func(t *T) { // asked at once, tasks/result waits for the task's end (2025-11-25 tasks#result-retrieval)
+			if m, got, after := taskThen(t, "tasks/result"); got.Error == nil && !terminal(after) {
+				t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(&m), after), "tasks/result was answered while the task was still %s", after)
+			}
+		}),
 		legacy("tasks.no-related-meta", "tasks.requests.tools.call", noRelatedMeta),
 		legacy("tasks.listed", "tasks.list", taskListed),
 		legacy("tasks.input-related", "tasks.requests.tools.call", inputRelated),
@@ -532,15 +536,6 @@ func taskThen(t *T, method string) (m, got mcp.Message, after string) {
 	m, _ = t.request(c, method, mcp.TaskParams(id))
 	got, _ = t.request(c, "tasks/get", mcp.TaskParams(id))
 	return m, got, str1(member(got.Result, "status"))
-}
-
-// resultBlocks asks tasks/result of a task as soon as it is made: the
-// answer waits for the task's end (2025-11-25 tasks#result-retrieval).
-func resultBlocks(t *T) {
-	m, got, after := taskThen(t, "tasks/result")
-	if got.Error == nil && !terminal(after) {
-		t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(&m), after), "tasks/result was answered while the task was still %s", after)
-	}
 }
 
 // cancelRunning makes a second task and cancels it at once.

@@ -56,15 +56,6 @@ type finding struct {
 	count int
 }
 
-// know gives the watches the run's facts: what came before is judged
-// now.
-func (w *watches) know(f *facts) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.f = f
-	w.flush()
-}
-
 // token records a progress token a request of the run carries.
 func (w *watches) token(raw json.RawMessage) {
 	w.mu.Lock()
