@@ -112,8 +112,8 @@ func elicitationProblem(p, _ json.RawMessage, era string) string {
 // sensitive names what a form must not ask for (passwords, API keys,
 // access tokens, payment credentials): a word of a property's name or
 // title, or two words written together ("API key", "apiKey": apikey).
-var sensitive = []string{"password", "passwd", "passphrase", "apikey", "accesstoken", "authtoken", "bearertoken", "refreshtoken",
-	"secret", "privatekey", "creditcard", "cardnumber", "cvv", "cvc"}
+var sensitive = []string{"password", "passwd", "passphrase", "passcode", "apikey", "accesstoken", "authtoken", "bearertoken", "refreshtoken",
+	"secret", "privatekey", "creditcard", "cardnumber", "cvv", "cvv2", "cvc"}
 
 // sensitiveProblem is a form that asks for sensitive information, which
 // only URL mode may ask for.
@@ -122,18 +122,24 @@ func sensitiveProblem(p, _ json.RawMessage, _ string) string {
 	if elicitMode(p) != "form" || json.Unmarshal(member(member(p, "requestedSchema"), "properties"), &props) != nil {
 		return "" // its shape is asks.elicitation's
 	}
-	for _, name := range slices.Sorted(maps.Keys(props)) {
-		title, _ := str(member(props[name], "title"))
+	wordsOf := func(s string) []string {
 		var b strings.Builder
 		lower := false
-		for _, r := range name + " " + title {
+		for _, r := range s {
 			if lower && unicode.IsUpper(r) {
 				b.WriteByte(' ') // camelCase: apiKey is api key
 			}
 			lower = unicode.IsLower(r)
 			b.WriteRune(unicode.ToLower(r))
 		}
-		words := append(strings.FieldsFunc(b.String(), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), "")
+		return append(strings.FieldsFunc(b.String(), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), "") // "" ends them
+	}
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		title, _ := str(member(props[name], "title"))
+		if typ, _ := str(member(props[name], "type")); typ != "string" || member(props[name], "enum") != nil {
+			continue // a flag or a choice holds no secret
+		}
+		words := append(wordsOf(name), wordsOf(title)...)
 		for i, w := range words[:len(words)-1] {
 			if j := slices.IndexFunc(sensitive, func(s string) bool { return s == w || s == w+words[i+1] }); j >= 0 {
 				return fmt.Sprintf("a form asks for %q (%s): sensitive information is asked for in URL mode alone", clip(name, 60), sensitive[j])

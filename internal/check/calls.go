@@ -401,7 +401,7 @@ func taskRequiredCheck(t *T) {
 func (r *runner) call(t *T, i int) *callRecord {
 	token := json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-%d"`, i))
 	params, def := r.callParams(t, i, token)
-	c := t.fresh(connOptions{logLevel: "debug"}) // in 2026-07-28, the log messages a call sends are asked for (lifecycle.logging-declared)
+	c := t.fresh(connOptions{})
 	rec := &callRecord{i: i, tool: def, token: token, sent: "tools/call " + clip(string(params), 200)}
 	tool := r.opts.Calls[i].Tool
 	id := c.newID()

@@ -154,6 +154,13 @@ func lifecycleCapabilityChecks() []*Check {
 		},
 		{
 			ID: "lifecycle.logging-declared",
+			run: func(t *T) { // 2026-07-28: a server sends log messages to a request that asks for them, so one call asks
+				if i := slices.IndexFunc(t.r.opts.Calls, func(c Call) bool { return !taskRequired(t.r.toolDef(t.ctx, c.Tool)) }); i >= 0 && t.r.facts.era == "modern" && !t.r.facts.declares("logging") {
+					params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-logs"`))
+					t.Sent(`tools/call with _meta {"` + mcp.MetaLogLevel + `":"debug"}: ` + clip(string(params), 200))
+					t.request(t.fresh(connOptions{logLevel: "debug"}), "tools/call", params)
+				}
+			},
 			watch: spot("a log message (notifications/message), though the server does not declare logging", func(w *watchCtx, s seen) bool {
 				return s.msg.IsNotification() && s.msg.Method == "notifications/message" && !w.f.declares("logging")
 			}),
@@ -421,8 +428,8 @@ func undeclaredCompletions(t *T) {
 		t.Skip("the server declares completions")
 	}
 	blockedByDiscover(t)
-	all := completionParams(t)
-	if all == nil {
+	all, answered := completionParams(t), 0
+	if len(all) == 0 {
 		t.Skip("no prompt argument or template variable to complete")
 	}
 	for _, params := range all {
@@ -430,6 +437,7 @@ func undeclaredCompletions(t *T) {
 		if rerr != nil || res == nil {
 			continue
 		}
+		answered++
 		var values []json.RawMessage
 		t.decode(member(member(res, "completion"), "values"), &values, "completion/complete's completion.values")
 		if len(values) > 0 {
@@ -437,32 +445,36 @@ func undeclaredCompletions(t *T) {
 			t.FailGot(clipped(res), "completion/complete answers %d values, though the \"completions\" capability is not declared", len(values))
 		}
 	}
-	t.Note("completion/complete answers no values to %d arguments, which is no completion offered", len(all))
+	if answered > 0 {
+		t.Note("completion/complete answers no values to %d arguments, which is no completion offered", answered)
+	}
 }
 
 // pingFirst sends ping to a server process of its own before initialize
 // (the one request a client may send before it), and initialize at once
 // after it: the ping is judged when it is answered, and fails when it
-// is not, though initialize was, and the server was told it is initialized.
+// is not, though initialize and a ping sent once the server was told it is
+// initialized were (within twenty times that ping's time, 2 s at least).
 func pingFirst(t *T) {
 	c := t.fresh(connOptions{era: "legacy", bare: true})
 	id := c.newID()
 	msg, _ := mcp.EncodeRequest(id, "ping", nil)
 	ch := c.expect(id, "ping")
 	defer c.unexpect(id)
-	t.Sent("ping to a new process, and at once initialize")
-	start := time.Now()
+	t.Sent("ping to a new process, and at once initialize; then, initialized, ping")
 	if err := c.write(t.ctx, msg); err != nil {
 		t.failErr("ping before initialize", err)
 	}
 	if m, _ := t.request(c, "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion)); m.Error == nil {
 		_ = c.notify(t.ctx, "notifications/initialized", nil) // a connection that broke says so below
 	}
-	ctx, cancel := context.WithTimeout(t.ctx, max(2*time.Second, 20*time.Since(start)))
+	start := time.Now() // the server has started: a ping's time is its own (the session's was answered)
+	t.request(c, "ping", nil)
+	ctx, cancel := context.WithTimeout(t.ctx, min(max(2*time.Second, 20*time.Since(start)), t.r.opts.CheckTimeout/2))
 	defer cancel()
 	m, err := c.await(ctx, ch)
 	if errors.Is(err, context.DeadlineExceeded) && t.ctx.Err() == nil {
-		t.Fail("ping before initialize was not answered, though initialize, sent after it, was (within %s)", time.Since(start).Round(time.Millisecond))
+		t.Fail("ping before initialize was not answered, though initialize and a ping sent after it were (within %s)", time.Since(start).Round(time.Millisecond))
 	} else if err != nil {
 		t.failErr("ping before initialize", err)
 	}

@@ -358,7 +358,7 @@ func modernWatchChecks() []*Check {
 			needs: needs{era: "modern"},
 			run:   exerciseModern,
 			// The run's own connections ask for log messages on
-			// modern.log-level's alone.
+			// modern.log-level's and lifecycle.logging-declared's alone.
 			watch: spot("a log message, though no request asked for one (io.modelcontextprotocol/logLevel)", func(w *watchCtx, s seen) bool {
 				return s.era == "modern" && s.via != "session" && s.logs == "" && s.msg.IsNotification() && s.msg.Method == "notifications/message"
 			}),

@@ -60,7 +60,8 @@ var newBroken = []struct {
 	{"a result that is no object, which JSON-RPC 2.0 allows and MCP's schema does not", stdio, faults("null-result"), "jsonrpc.schema"},
 	{"an Mcp-Name of =?base64?...?= compared with the body's name undecoded (2026-07-28)", httpModern, faults("header-name-raw"), "modern.header-name"},
 	{"log messages to a call that asked for them, though logging is not declared (2026-07-28)", fake{transport: "stdio", era: "modern", change: map[string]string{"edges": `["notify-first"]`,
-		"capabilities": `{"tools":{"listChanged":true},"prompts":{},"resources":{"subscribe":true},"completions":{}}`}}, faults("log-asked-undeclared"), "lifecycle.logging-declared"},
+		"capabilities": `{"tools":{"listChanged":true},"prompts":{},"resources":{"subscribe":true},"completions":{}}`,
+		"tools":        `[{"name":"shaped","description":"Structured.","inputSchema":{"type":"object"}}]`}}, faults("log-asked-undeclared"), "lifecycle.logging-declared"},
 	{"a named tool's -32021 answered with HTTP 200 (2026-07-28)", fake{transport: "http", era: "modern", change: map[string]string{
 		"tools":  `[{"name":"gated","description":"Needs a capability.","inputSchema":{"type":"object"}},{"name":"echo","description":"Echoes.","inputSchema":{"type":"object"}}]`,
 		"errors": `{"tools/call gated":{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"elicitation":{}}}}}`}},

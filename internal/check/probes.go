@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -127,14 +128,18 @@ func paramHeaderCall(t *T) (c *conn, tool string, body []byte, name, value strin
 	return
 }
 
-// capabilityStatus asks, of a server that declares the tasks extension,
-// tasks/get from a client that does not declare it: the refusal (-32021)
-// comes with HTTP 400 and lists what the client lacks.
+// capabilityStatus judges a refusal (-32021) of a request that needs a
+// capability the client did not declare: a named tool's call, else (of a
+// server that declares the tasks extension) tasks/get. It comes with HTTP
+// 400 and lists what the client lacks.
 func capabilityStatus(t *T) {
 	var m mcp.Message
 	var x *exchange
-	for _, i := range t.r.callable(t) { // a named tool's call refused -32021
-		if rec := t.r.callOnce(t, i); rec.neededX != nil && x == nil {
+	for i, call := range t.r.opts.Calls { // a named tool's call refused -32021
+		if x != nil || taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
+			continue // one that requires a task is the tasks checks'
+		}
+		if rec := t.r.callOnce(t, i); rec.neededX != nil {
 			t.Sent(rec.sent + ", from a client that declares no capability")
 			m, x = rec.needed, rec.neededX
 		}
@@ -195,7 +200,7 @@ func listenAsked(t *T) {
 	}
 	for _, s := range rest {
 		if got, _ := str(member(s.msg.Params, "uri")); s.msg.Method != "notifications/message" && s.msg.Method != "notifications/cancelled" && (s.msg.Method != method || uri != "" && got != uri) {
-			t.FailGot(s.raw, "the subscription, which asked for %s alone, carried %s", asked, s.msg.Method)
+			t.FailGot(s.raw, "the subscription, which asked for %s alone, carried %s", asked, strings.TrimSpace(s.msg.Method+" "+got))
 		}
 	}
 	t.Note("%d notifications of the subscription in the %s after its acknowledgement", len(rest), listenQuiet)
@@ -205,7 +210,8 @@ func listenAsked(t *T) {
 // resources.subscribe, or "".
 func subscribable(t *T) string {
 	if t.r.facts.declares("resources.subscribe") {
-		for _, r := range t.listed("resources/list") {
+		items, _ := t.r.facts.items(t.ctx, "resources/list") // a listing that broke is lists.shape's
+		for _, r := range items {
 			if u, _ := str(member(r, "uri")); u != "" {
 				return u
 			}

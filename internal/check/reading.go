@@ -129,7 +129,7 @@ func readingUtilityChecks() []*Check {
 			needs: needs{capability: "completions"},
 			run: func(t *T) {
 				all := completionParams(t)
-				if all == nil {
+				if len(all) == 0 {
 					t.Skip("no prompt argument or template variable to complete")
 				}
 				// The rule bounds the values answered; a refusal (of an
@@ -147,7 +147,7 @@ func readingUtilityChecks() []*Check {
 					}
 				}
 				if len(refused) == len(all) {
-					t.Skip("completion/complete was refused (%s): no values to judge", refused[0])
+					t.Skip("completion/complete was refused for every argument asked (the first: %s): no values to judge", refused[0])
 				}
 			},
 		},
@@ -385,14 +385,15 @@ func requiredArgs(prompt json.RawMessage) (names []string, readable bool) {
 }
 
 // completionParams asks to complete each argument of each prompt, then
-// each template's first variable, with an empty value: at most 6 of them,
-// since a server may complete some arguments and not others.
+// each template's first variable, with an empty value: at most 6 of them
+// (2 of them templates' where there are), since a server may complete
+// some arguments and not others.
 func completionParams(t *T) []json.RawMessage {
-	var all []json.RawMessage
-	add := func(ref map[string]string, arg string) {
-		if arg != "" && len(all) < 6 {
+	var prompts, templates []json.RawMessage
+	add := func(to *[]json.RawMessage, ref map[string]string, arg string) {
+		if arg != "" && len(*to) < 6 {
 			b, _ := json.Marshal(map[string]any{"ref": ref, "argument": map[string]string{"name": arg, "value": ""}})
-			all = append(all, b)
+			*to = append(*to, b)
 		}
 	}
 	for _, p := range t.listed("prompts/list") {
@@ -404,15 +405,16 @@ func completionParams(t *T) []json.RawMessage {
 		}
 		if json.Unmarshal(p, &pr) == nil && pr.Name != "" {
 			for _, a := range pr.Arguments {
-				add(map[string]string{"type": "ref/prompt", "name": pr.Name}, a.Name)
+				add(&prompts, map[string]string{"type": "ref/prompt", "name": pr.Name}, a.Name)
 			}
 		}
 	}
 	for _, tp := range t.listed("resources/templates/list") {
 		uri, _ := str(member(tp, "uriTemplate"))
-		add(map[string]string{"type": "ref/resource", "uri": uri}, firstVariable(uri))
+		add(&templates, map[string]string{"type": "ref/resource", "uri": uri}, firstVariable(uri))
 	}
-	return all
+	all := append(prompts[:min(len(prompts), 6-min(len(templates), 2))], templates...) // two of six for templates, where there are
+	return all[:min(len(all), 6)]
 }
 
 // firstVariable is the name of a URI template's first variable.
