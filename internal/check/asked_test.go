@@ -95,3 +95,29 @@ func TestElicitationURLs(t *testing.T) {
 		}
 	}
 }
+
+// A form's property is read as words, its name and title apart: what
+// names a password, an API key, an access token or a payment credential
+// fails; a flag, a choice and words near those pass.
+func TestSensitiveFormProperties(t *testing.T) {
+	for prop, want := range map[string]bool{
+		`"password":{"type":"string","title":"Account password"}`:            true,
+		`"api_key":{"type":"string"}`:                                        true,
+		`"apiKey":{"type":"string"}`:                                         true,
+		`"token":{"type":"string","title":"Your access token"}`:              true,
+		`"clientSecret":{"type":"string"}`:                                   true,
+		`"cvv2":{"type":"string"}`:                                           true,
+		`"has_api_key":{"type":"boolean","title":"Do you have an API key?"}`: false,
+		`"secret":{"type":"string","enum":["yes","no"]}`:                     false,
+		`"card":{"type":"string","title":"Number of cards"}`:                 false,
+		`"api":{"type":"string","title":"Key features"}`:                     false,
+		`"secretary":{"type":"string"}`:                                      false,
+		`"max_tokens":{"type":"string","title":"Token budget"}`:              false,
+		`"passportCountry":{"type":"string"}`:                                false,
+	} {
+		got := sensitiveProblem(json.RawMessage(`{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{`+prop+`}}}`), nil, "")
+		if (got != "") != want {
+			t.Errorf("%s: %q", prop, got)
+		}
+	}
+}
