@@ -57,7 +57,7 @@ func (t *HTTPTransport) exchange(ctx context.Context, o outgoing, msg []byte) er
 		switch {
 		case err == nil || ctx.Err() != nil || !errors.As(err, &gone):
 			return err
-		case !resendable(o.method) && o.method != "initialize": // a session opened twice does nothing of the user's
+		case !Resendable(o.method) && o.method != "initialize": // a session opened twice does nothing of the user's
 			lostBy := gone.error
 			if ce := (*CallError)(nil); errors.As(lostBy, &ce) {
 				// A balancer's own JSON-RPC error, in its 502: what was
@@ -65,7 +65,7 @@ func (t *HTTPTransport) exchange(ctx context.Context, o outgoing, msg []byte) er
 				lostBy = &TransportError{Op: "POST " + displayURL(t.url), Err: ce.Err}
 			}
 			return &LostError{Method: o.method, Err: lostBy}
-		case !resendable(o.method), gone.answered, !IsModern(t.protocolVersion()):
+		case !Resendable(o.method), gone.answered, !IsModern(t.protocolVersion()):
 			return gone.error
 		case attempt > t.opts.MaxResumes:
 			return &TransportError{Err: fmt.Errorf("its answer was lost %d times, and it was sent again each time; the last: %w", attempt, gone.error)}
@@ -234,26 +234,22 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte, m *streamedMsg) (*
 	}})
 	req := postRequest(ctx, endpoint, msg, m)
 	t.setHeaders(req, sid, version)
+	o := classify(msg)
 	if IsModern(version) {
 		setStandardHeaders(req.Header, msg)
-		if headers := ParamHeadersFrom(ctx); headers != nil && classify(msg).method == "tools/call" {
+		if headers := ParamHeadersFrom(ctx); headers != nil && o.method == "tools/call" {
 			SetParamHeaders(req.Header, headers, msg)
 		}
 	}
 	req.Header["Content-Type"] = contentTypeJSON
 	req.Header["Accept"] = acceptAnswers
 	resp, err := t.do(req)
-	if err != nil && wrote.Load() && brokeOff(err) {
-		err = lost(err) // delivered, and then the connection broke
+	// A connection that ended or was reset under a request, not a refusal
+	// (a dial's, an authorization layer's): delivered, and then it broke.
+	if op := (*net.OpError)(nil); err != nil && wrote.Load() && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &op) && op.Op != "dial") {
+		err = lost(err)
 	}
 	return resp, sid, err
-}
-
-// brokeOff reports whether err is a connection that ended or was reset
-// under a request, not a refusal (a dial, an authorization layer's).
-func brokeOff(err error) bool {
-	var op *net.OpError
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &op) && op.Op != "dial"
 }
 
 // The values of the headers every POST carries, shared: net/http copies a

@@ -89,13 +89,6 @@ var (
 	schemaMapKeywords = []string{"patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"}
 )
 
-// mayAnnotate reports whether a schema may hold an x-mcp-header key: it
-// names it, or escapes a character (a key may be written escaped). Most
-// schemas have none, and are read no further.
-func mayAnnotate(s []byte) bool {
-	return bytes.Contains(s, []byte("x-mcp-header")) || bytes.Contains(s, []byte(`\u`))
-}
-
 // readParamHeaders walks an inputSchema for x-mcp-header annotations:
 // through properties (a chain of them from the root is where an
 // annotation may be) and every other keyword that holds schemas (where
@@ -138,8 +131,8 @@ func readParamHeaders(schema json.RawMessage) (out []ParamHeader, problems []*Pa
 		}
 	}
 	walk = func(s []byte, path []string, under string, depth int) {
-		if !mayAnnotate(s) {
-			return
+		if !bytes.Contains(s, []byte("x-mcp-header")) && !bytes.Contains(s, []byte(`\u`)) {
+			return // no x-mcp-header key, not even escaped: most schemas, read no further
 		}
 		if depth > maxHeaderDepth {
 			if bytes.Contains(s, []byte("x-mcp-header")) { // an escaped one this deep is not sought

@@ -296,7 +296,7 @@ func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string
 		if ended.err != nil {
 			return nil, ended.err
 		}
-		if !resendable(method) {
+		if !Resendable(method) {
 			// Delivered, and unanswered: it may have acted all the same
 			// (resend.go).
 			return nil, &methodError{method, &LostError{Method: method, Err: errors.New("the server did not answer it in the era remembered, and speaks another now")}}

@@ -13,12 +13,12 @@ import (
 	"time"
 )
 
-// resendable reports whether method changes nothing at the server: the
+// Resendable reports whether method changes nothing at the server: the
 // specification's requests that only read, and subscriptions/listen,
 // which only asks to hear. tools/call, initialize, logging/setLevel,
 // resources/subscribe and unsubscribe, tasks/cancel and tasks/update act
 // or change what the server keeps, and an unknown method may.
-func resendable(method string) bool {
+func Resendable(method string) bool {
 	switch method {
 	case "ping", "server/discover", "resources/read", "prompts/get", "completion/complete",
 		"tasks/get", "tasks/list", "tasks/result", "subscriptions/listen":

@@ -309,7 +309,7 @@ func (r *request) wait(ctx context.Context) (json.RawMessage, error) {
 			return response(r.method, m)
 		default:
 		}
-		if err := s.Err(); !resendable(r.method) && r.method != "initialize" && !errors.As(err, new(*LostError)) {
+		if err := s.Err(); !Resendable(r.method) && r.method != "initialize" && !errors.As(err, new(*LostError)) {
 			// Delivered, and the session ended before its answer (a
 			// server that crashed under it): it may have acted.
 			return nil, &methodError{r.method, &LostError{Method: r.method, Err: err}}

@@ -1,0 +1,81 @@
+package check
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/mcpv/mcpv/mcp"
+)
+
+// A request of the check's that only reads goes again, on a new
+// connection, when the server read it on a kept connection and closed
+// that with no answer (as a server that ends its idle connections may):
+// its answer, not the connection, is what a check judges. A call never
+// goes again.
+func TestReadsGoAgainOnAConnectionClosedUnderThem(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	got := map[string]int{} // the methods the server read, as often as each came
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				br := bufio.NewReader(conn)
+				for n := 1; ; n++ {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					body, _ := io.ReadAll(req.Body)
+					m, _ := mcp.DecodeMessages(body)
+					mu.Lock()
+					got[m[0].Method]++
+					mu.Unlock()
+					if n == 2 {
+						return // read, and the connection closed with no answer
+					}
+					answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m[0].ID)
+					fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(answer), answer)
+				}
+			}()
+		}
+	}()
+	for _, tc := range []struct {
+		method string
+		again  bool
+	}{{"prompts/get", true}, {"tools/call", false}} {
+		c := &conn{r: &runner{target: &Target{URL: "http://" + ln.Addr().String() + "/mcp", Client: &http.Client{Transport: &http.Transport{}}}}, http: &httpSide{}}
+		for i, method := range []string{"ping", tc.method} {
+			msg, _ := mcp.EncodeRequest(json.RawMessage(fmt.Sprint(i+1)), method, json.RawMessage(`{"name":"x"}`))
+			_, resp, err := c.roundHTTP(context.Background(), httpReq{body: msg})
+			if err == nil {
+				io.Copy(io.Discard, resp.Body) // the connection kept for the next
+				resp.Body.Close()
+			}
+			if i == 1 && (err == nil) != tc.again {
+				t.Errorf("%s on a kept connection closed under it: %v", method, err)
+			}
+		}
+		mu.Lock()
+		if want := map[bool]int{true: 2, false: 1}[tc.again]; got[tc.method] != want {
+			t.Errorf("the server read %s %d times, want %d", tc.method, got[tc.method], want)
+		}
+		mu.Unlock()
+	}
+}
