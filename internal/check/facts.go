@@ -271,7 +271,9 @@ func (t *T) listed(method string) []json.RawMessage {
 		return nil // a list the server does not declare is none (lifecycle.undeclared asks for it)
 	}
 	items, err := t.r.facts.items(t.ctx, method)
-	t.listingBroke(err)
+	if ce := (*mcp.CallError)(nil); !errors.As(err, &ce) || ce.Err == nil || ce.Err.Code != mcp.CodeMethodNotFound {
+		t.listingBroke(err) // a declared list answered -32601 is none too: lifecycle.declared warns of it
+	}
 	return items
 }
 
