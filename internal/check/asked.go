@@ -111,9 +111,12 @@ func elicitationProblem(p, _ json.RawMessage, era string) string {
 
 // sensitive names what a form must not ask for (passwords, API keys,
 // access tokens, payment credentials): a word of a property's name or
-// title, or two words written together ("API key", "apiKey": apikey).
-var sensitive = []string{"password", "passwd", "passphrase", "passcode", "apikey", "accesstoken", "authtoken", "bearertoken", "refreshtoken",
-	"secret", "privatekey", "creditcard", "cardnumber", "cvv", "cvv2", "cvc"}
+// title, or two words written together ("API key", "apiKey": apikey);
+// "token" is one as the last word ("githubToken", not "token budget"), and
+// none is before a word of aboutSecret ("password_hint", "privateKeyPath").
+var sensitive, aboutSecret = []string{"password", "passwd", "pwd", "passphrase", "passcode", "apikey", "accesstoken", "authtoken", "bearertoken",
+	"refreshtoken", "secret", "privatekey", "creditcard", "cardnumber", "cvv", "cvv2", "cvc", "token"},
+	[]string{"hint", "path", "file", "name", "id", "length", "policy", "strength", "expiry", "expires", "type", "format", "rules"}
 
 // sensitiveProblem is a form that asks for sensitive information, which
 // only URL mode may ask for.
@@ -141,8 +144,11 @@ func sensitiveProblem(p, _ json.RawMessage, _ string) string {
 		}
 		words := append(wordsOf(name), wordsOf(title)...)
 		for i, w := range words[:len(words)-1] {
-			if j := slices.IndexFunc(sensitive, func(s string) bool { return s == w || s == w+words[i+1] }); j >= 0 {
-				return fmt.Sprintf("a form asks for %q (%s): sensitive information is asked for in URL mode alone", clip(name, 60), sensitive[j])
+			for n, s := range []string{w, w + words[i+1]} { // one word, or two
+				after := append(words[i+1+n:], "")[0]
+				if slices.Contains(sensitive, s) && !slices.Contains(aboutSecret, after) && (s != "token" || after == "") {
+					return fmt.Sprintf("a form asks for %q (%s): sensitive information is asked for in URL mode alone", clip(name, 60), s)
+				}
 			}
 		}
 	}

@@ -114,6 +114,14 @@ func TestSensitiveFormProperties(t *testing.T) {
 		`"secretary":{"type":"string"}`:                                      false,
 		`"max_tokens":{"type":"string","title":"Token budget"}`:              false,
 		`"passportCountry":{"type":"string"}`:                                false,
+		`"githubToken":{"type":"string"}`:                                    true,
+		`"pwd":{"type":"string","title":"Login"}`:                            true,
+		`"token":{"type":"string"}`:                                          true,
+		`"password_hint":{"type":"string"}`:                                  false,
+		`"privateKeyPath":{"type":"string","title":"Key file"}`:              false,
+		`"secret_name":{"type":"string","title":"Vault entry"}`:              false,
+		`"tokenizer":{"type":"string"}`:                                      false,
+		`"token_count":{"type":"string"}`:                                    false,
 	} {
 		got := sensitiveProblem(json.RawMessage(`{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{`+prop+`}}}`), nil, "")
 		if (got != "") != want {

@@ -4,6 +4,7 @@ package check
 // twice, keeps its cursors stable, and refuses a cursor it never gave.
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,7 +85,7 @@ func listsChecks() []*Check {
 					t.Sent(fmt.Sprintf("%s with cursor %q, twice", l.Method, clip(next, 80)))
 					switch {
 					case e1 != nil || e2 != nil:
-						t.FailGot(fmt.Sprintf("%v / %v", rpcText(e1), rpcText(e2)), "the cursor %s gave was refused", l.Method)
+						t.FailGot(errText(cmp.Or(e1, e2)), "the cursor %s gave was refused (the same cursor, sent twice)", l.Method)
 					case !slices.Equal(keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)):
 						t.FailGot(fmt.Sprintf("%v, then %v", keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)), "the same cursor gave two different pages")
 					}
@@ -155,11 +156,4 @@ func keysOf(page json.RawMessage, key, by string) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-func rpcText(e *mcp.RPCError) string {
-	if e == nil {
-		return "a page"
-	}
-	return errText(e)
 }

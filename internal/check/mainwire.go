@@ -316,21 +316,6 @@ func (w *mainWire) call(ctx context.Context, methods []string, fn func(ctx conte
 // errorID is the check that names an error answered with a null id.
 const errorID = "jsonrpc.error-id"
 
-// blockedByNull ends t when err is an error with a null id that cannot
-// be tied to the call alone; else it returns the error it holds, if it
-// is one such.
-func (t *T) nullAnswered(err error) *mcp.RPCError {
-	var na *nullAnswer
-	if !errors.As(err, &na) {
-		return nil
-	}
-	if na.ambiguous || na.err == nil {
-		t.Block(errorID, "%s", fmt.Sprint(na))
-	}
-	t.Note("answered with an error whose id is null (%s reports it)", errorID)
-	return na.err
-}
-
 // lastAnswer is the last response to method the session received, as it
 // came, or "".
 func (w *mainWire) lastAnswer(method string) string {

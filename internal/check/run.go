@@ -978,8 +978,12 @@ func (t *T) call(method string, params json.RawMessage) (json.RawMessage, *mcp.R
 // for returns neither a result nor an error.
 func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
 	res, err := t.r.wire.call(t.ctx, []string{method}, func(ctx context.Context) (json.RawMessage, error) { return t.r.main.Call(ctx, method, params) })
-	if e := t.nullAnswered(err); e != nil {
-		return nil, e
+	if na := (*nullAnswer)(nil); errors.As(err, &na) { // an error with a null id: blocked, unless it can be tied to the call alone
+		if na.ambiguous || na.err == nil {
+			t.Block(errorID, "%s", fmt.Sprint(na))
+		}
+		t.Note("answered with an error whose id is null (%s reports it)", errorID)
+		return nil, na.err
 	}
 	var rte *mcp.ResultTypeError
 	switch {
