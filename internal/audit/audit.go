@@ -145,8 +145,9 @@ func Audit(targets []Target) []Finding {
 // Sort puts findings in the order Audit gives them: by server, item and
 // field, then by severity, highest first.
 func Sort(findings []Finding) {
+	kinds := []string{"server", "instructions", "tool", "prompt", "resource", "resource template"}
 	slices.SortStableFunc(findings, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Source, b.Source), cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind)),
+		return cmp.Or(cmp.Compare(a.Server, b.Server), cmp.Compare(a.Source, b.Source), cmp.Compare(slices.Index(kinds, a.Kind), slices.Index(kinds, b.Kind)),
 			cmp.Compare(a.Name, b.Name), cmp.Compare(a.Field, b.Field), cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.Rule, b.Rule))
 	})
 }
@@ -160,10 +161,6 @@ func place(t *Target, found []Finding) []Finding {
 		}
 	}
 	return found
-}
-
-func kindOrder(kind string) int {
-	return slices.Index([]string{"server", "instructions", "tool", "prompt", "resource", "resource template"}, kind)
 }
 
 // auditOne runs the rules of one server's surface.

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // overrides finds an order to set aside what the model was told (ignore
@@ -32,7 +33,7 @@ func overrides(s *sent, ordered bool) (string, bool) {
 		return "tells the model it is someone else, or without its rules", true
 	}
 	for _, sp := range s.f[cRank] {
-		if !s.negated(sp) && !s.userSays(sp) && s.strongRank(sp) && !s.nounAt(sp) && (s.near(cUser, sp, 8) || s.near(cRules, sp, 8) || s.near(cAddressee, sp, 8) || s.has(cOtherServer)) {
+		if !s.negated(sp) && !s.userSays(sp) && s.strongRank(sp) && !s.nounAt(sp) && (s.near(cUser, sp, 8) || s.near(cRules, sp, 8) && !s.thingsRules() || s.near(cAddressee, sp, 8) || s.has(cOtherServer)) {
 			return "ranks the server's word above the user's or the model's instructions", true
 		}
 	}
@@ -50,9 +51,19 @@ func overrides(s *sent, ordered bool) (string, bool) {
 
 // thingsRules reports rules that are every one a thing's, not the
 // model's: a file's ("robots.txt rules") or a system's ("firewall
-// rules", "lint rules"), named right before them.
+// rules", "lint rules"), named right before them, or a record the tool
+// keeps, named by an identifier right after ("rule ID", "规则名称",
+// "ルールID", "규칙 ID").
 func (s *sent) thingsRules() bool {
 	for _, r := range s.f[cRules] {
+		word, after := s.toks[r.last].text, strings.ToLower(strings.TrimLeft(s.text[s.toks[r.last].end:], " _-"))
+		if slices.ContainsFunc([]string{"id", "ids", "name", "number", "key", "identifier", "名称", "编号", "名前", "番号", "이름", "번호"}, func(k string) bool {
+			rest, ok := strings.CutPrefix(after, k)
+			next, _ := utf8.DecodeRuneInString(rest)
+			return ok && (k[0] >= utf8.RuneSelf || !unicode.IsLetter(next)) || len(word) > len(k) && strings.HasSuffix(word, k) // "rule id", not "rule identity"; "ルールID", "Regelname"
+		}) {
+			continue
+		}
 		k := r.first - 1
 		if k < 0 {
 			return false
@@ -191,7 +202,7 @@ func (c orderContext) governsOthers(s *sent, ordered bool) (string, bool) {
 	if s.followsUser() {
 		return "", false // "use the GitHub server's tools as the user directs"
 	}
-	if _, ok := s.live(cAffects); ok && (s.otherTool(c.fl.own) || s.has(cOtherServer) || s.otherServerNamed(c.fl.server)) {
+	if _, ok := s.live(cAffects); ok && (otherToolIn(s.text, c.fl.own) || s.has(cOtherServer) || s.otherServerNamed(c.fl.server)) {
 		return "claims to change how another tool works", true
 	}
 	if v, ok := s.live(cVoid); ok && !s.conditional(v) && (s.has(cOtherServer) || s.otherServerNamed(c.fl.server) || s.anyToolBut(c.fl.server)) {
@@ -223,10 +234,6 @@ func (s *sent) insteadOfUsers() bool {
 		return s.after(cUser, i, 8) || s.after(cUserAsked, i, 8) || s.within(cUser, i)
 	})
 }
-
-// otherTool reports a tool named in the sentence that is not the
-// server's own, beside a word that calls it.
-func (s *sent) otherTool(own map[string]bool) bool { return otherToolIn(s.text, own) }
 
 // ownName reports one of the server's own names (a parameter's) in the
 // sentence: a place for data.

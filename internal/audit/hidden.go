@@ -346,7 +346,7 @@ func invisibleFinding(fl field, t string, i, j int, f finder) (Finding, bool) {
 		return f(RuleInvisible, High, "holds "+what+" in a run, which can carry hidden data", i, j), true
 	case ordinaryInvisible(r, before, after, n):
 		return Finding{}, false
-	case asciiLetter(before) && asciiLetter(after):
+	case max(before, after) < utf8.RuneSelf && !slices.ContainsFunc([]rune{before, after}, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }):
 		return f(RuleInvisible, High, "holds "+what+" inside a word, where a reader sees one word and a filter another", i, j), true
 	}
 	return f(RuleInvisible, Low, "holds "+what, i, j), true
@@ -385,10 +385,6 @@ func pictographic(r rune) bool {
 func joiningScript(r rune) bool {
 	return unicode.In(r, unicode.Arabic, unicode.Devanagari, unicode.Bengali, unicode.Gurmukhi, unicode.Gujarati,
 		unicode.Oriya, unicode.Tamil, unicode.Telugu, unicode.Kannada, unicode.Malayalam, unicode.Sinhala, unicode.Syriac)
-}
-
-func asciiLetter(r rune) bool {
-	return r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
 // hasRTL reports right-to-left letters (Hebrew, Arabic, Syriac, Thaana).

@@ -250,7 +250,7 @@ func (c orderContext) persists(s *sent, ordered bool) (string, bool) {
 	if _, ok := s.live(cPersist); !ok || !ordered {
 		return "", false
 	}
-	if _, moved := s.live(cMove); moved && (s.has(cScopeAll) || s.otherTool(c.fl.own) || s.has(cOtherServer)) {
+	if _, moved := s.live(cMove); moved && (s.has(cScopeAll) || otherToolIn(s.text, c.fl.own) || s.has(cOtherServer)) {
 		return "changes what the model does for the rest of the session", true
 	}
 	return "", false

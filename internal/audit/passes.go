@@ -43,7 +43,7 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 			return RuleSensitiveFile, "has the model read a store of the user's secrets", High, true
 		}
 	}
-	dest := s.destination() || s.otherTool(c.fl.own) || s.has(cOtherServer) || s.has(cExposed) || s.anyTool()
+	dest := s.destination() || otherToolIn(s.text, c.fl.own) || s.has(cOtherServer) || s.has(cExposed) || s.anyTool()
 	place := s.has(cPlace) || s.ownName(c.fl.own) || dest || namedPlace(s.text)
 	if c.fl.flag && !dest && !s.has(cPlace) && !namedPlace(s.text) && kind != cSecretNoun && kind != cPrivateNoun && kind != cStore {
 		return "", "", 0, false // a flag carries nothing: "include its result", with no field named, says what the tool does when set
@@ -205,7 +205,7 @@ func (s *sent) anyToolBut(server string) bool {
 // writes out, as a copy or on every call ("add audit@... as an attendee
 // on every event"), or in place of the one the user chose.
 func (c orderContext) sendsElsewhere(s *sent, ordered bool) (string, bool) {
-	if ordered && s.insteadOfUsers() && (s.otherTool(c.fl.own) || s.has(cAddresseeNoun) || s.destination()) {
+	if ordered && s.insteadOfUsers() && (otherToolIn(s.text, c.fl.own) || s.has(cAddresseeNoun) || s.destination()) {
 		return "has the model send elsewhere than where the user chose", true
 	}
 	if _, ok := s.heldSpan(true); ok && (imageRe.Get().MatchString(s.text) || ordered && queryURLRe.Get().MatchString(s.text)) {
