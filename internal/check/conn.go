@@ -145,6 +145,7 @@ type conn struct {
 	// answer with an error whose id is null; until the next barrier such
 	// an error is not taken as the answer to the request that waits.
 	expectNull bool
+	notified   []string // the methods of the notifications sent (answersNote)
 	// frags: stdio's lines of no JSON, until it is known whether they
 	// make a message; the reader holds them, and the first contact gives
 	// them up once the server has said what it will.
@@ -405,11 +406,12 @@ func (e *noAnswer) Error() string {
 
 // notify sends a notification (stamped for the era).
 func (c *conn) notify(ctx context.Context, method string, params json.RawMessage) error {
-	if method == "notifications/initialized" {
-		c.mu.Lock()
-		c.initialized = true
-		c.mu.Unlock()
+	c.mu.Lock()
+	c.initialized = c.initialized || method == "notifications/initialized"
+	if !slices.Contains(c.notified, method) { // the client's own methods: a few
+		c.notified = append(c.notified, method)
 	}
+	c.mu.Unlock()
 	msg, err := mcp.EncodeRequest(nil, method, c.stamp(params))
 	if err != nil {
 		return err
@@ -652,6 +654,12 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 	return out
 }
 
+// answersNote reports an error with a null id that names a notification
+// sent: jsonrpc.notification's to judge, and no request's answer.
+func answersNote(e *mcp.RPCError, notified []string) bool {
+	return slices.ContainsFunc(notified, func(n string) bool { return strings.Contains(e.Message, n) })
+}
+
 // match says what response s is (whose request it answers, a twin, a
 // duplicate) and which waiter, if any, it goes to, with what; mu is held.
 // id, method and status are, for an HTTP answer, the request it answers
@@ -669,7 +677,7 @@ func (c *conn) match(s *seen, id json.RawMessage, method string, status int) (*w
 			if status/100 == 2 {
 				s.method, s.nullFor = method, method
 			}
-		} else if w := c.oldestWaiter(); w != nil && !c.expectNull && c.stdio != nil {
+		} else if w := c.oldestWaiter(); w != nil && !c.expectNull && c.stdio != nil && !answersNote(m.Error, c.notified) {
 			// Several waiting (checks sharing the connection): most
 			// likely the oldest's, as a server answers in order, but
 			// not known: that one is blocked by jsonrpc.error-id.

@@ -137,77 +137,73 @@ func (x *exchange) String() string {
 // post sends a POST (or hr.method) and reads its answer; id, when set,
 // is the request's id, whose response ends an event stream.
 func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (x *exchange, err error) {
+	var resp *http.Response
 	err = c.r.answered(ctx, func(ctx context.Context) error {
-		x, err = c.postAnswered(ctx, hr, id)
-		return err
-	})
-	return x, err
-}
-
-func (c *conn) postAnswered(ctx context.Context, hr httpReq, id json.RawMessage) (*exchange, error) {
-	end := id // the id whose response ends an event stream's reading
-	if end == nil && methodOf(hr.body) != "" {
-		// A request sent as it is (its answer matched as any other):
-		// its response ends the reading all the same, as a stream
-		// left open would not.
-		if rid := member(hr.body, "id"); rid != nil && string(rid) != "null" {
-			end = rid
+		end := id // the id whose response ends an event stream's reading
+		if end == nil && methodOf(hr.body) != "" {
+			// A request sent as it is (its answer matched as any other):
+			// its response ends the reading all the same, as a stream
+			// left open would not.
+			if rid := member(hr.body, "id"); rid != nil && string(rid) != "null" {
+				end = rid
+			}
 		}
-	}
-	c.noteSent(hr.body)
-	x, resp, err := c.roundHTTP(ctx, hr)
-	if err != nil {
-		return x, err
-	}
-	defer resp.Body.Close()
-	if hr.opened != nil {
-		hr.opened()
-	}
-	if hr.headersOnly {
-		return x, nil
-	}
-	if c.era == "legacy" && resp.StatusCode/100 == 2 {
-		if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && strings.Contains(x.sent, "initialize") {
-			c.mu.Lock() // close, from another goroutine, reads it
-			c.http.session = sid
-			c.mu.Unlock()
-			c.r.sessionGiven(c, sid, x)
+		c.noteSent(hr.body)
+		x, resp, err = c.roundHTTP(ctx, hr)
+		if err != nil {
+			return err
 		}
-	}
-	switch x.contentType() {
-	case "text/event-stream":
-		if x.sse = true; c.era == "modern" && resp.Header.Get("X-Accel-Buffering") != "no" {
-			c.r.watches.see(seen{via: "event stream", era: c.era, buffered: x.sent})
+		defer resp.Body.Close()
+		if hr.opened != nil {
+			hr.opened()
 		}
-		err := c.follow(ctx, hr, x, resp.Body, id, end)
-		if err != nil && ctx.Err() == nil {
-			x.readErr = err
+		if hr.headersOnly {
+			return nil
 		}
-		if ctx.Err() != nil && x.response == nil {
-			return x, context.Cause(ctx)
+		if c.era == "legacy" && resp.StatusCode/100 == 2 {
+			if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && strings.Contains(x.sent, "initialize") {
+				c.mu.Lock() // close, from another goroutine, reads it
+				c.http.session = sid
+				c.mu.Unlock()
+				c.r.sessionGiven(c, sid, x)
+			}
 		}
-	default:
-		data, err := io.ReadAll(io.LimitReader(resp.Body, MaxMessage+1))
-		switch {
-		case err != nil:
-			x.readErr = err
-			return x, fmt.Errorf("reading the answer: %w", err)
-		case len(data) > MaxMessage:
-			x.readErr = &mcp.MessageSizeError{Limit: MaxMessage}
-			return x, x.readErr
-		}
-		x.body = clip(string(data), maxKept)
-		if x.contentType() == "application/json" && len(bytes.TrimSpace(data)) > 0 {
-			for _, s := range c.receiveFor(data, "JSON answer", id, methodOf(hr.body), x.status) {
-				x.msgs = append(x.msgs, s)
-				if id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "") {
-					m := s.msg
-					x.response = &m
+		switch x.contentType() {
+		case "text/event-stream":
+			if x.sse = true; c.era == "modern" && resp.Header.Get("X-Accel-Buffering") != "no" {
+				c.r.watches.see(seen{via: "event stream", era: c.era, buffered: x.sent})
+			}
+			err := c.follow(ctx, hr, x, resp.Body, id, end)
+			if err != nil && ctx.Err() == nil {
+				x.readErr = err
+			}
+			if ctx.Err() != nil && x.response == nil {
+				return context.Cause(ctx)
+			}
+		default:
+			data, err := io.ReadAll(io.LimitReader(resp.Body, MaxMessage+1))
+			switch {
+			case err != nil:
+				x.readErr = err
+				return fmt.Errorf("reading the answer: %w", err)
+			case len(data) > MaxMessage:
+				x.readErr = &mcp.MessageSizeError{Limit: MaxMessage}
+				return x.readErr
+			}
+			x.body = clip(string(data), maxKept)
+			if x.contentType() == "application/json" && len(bytes.TrimSpace(data)) > 0 {
+				for _, s := range c.receiveFor(data, "JSON answer", id, methodOf(hr.body), x.status) {
+					x.msgs = append(x.msgs, s)
+					if id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "") {
+						m := s.msg
+						x.response = &m
+					}
 				}
 			}
 		}
-	}
-	return x, nil
+		return nil
+	})
+	return x, err
 }
 
 // follow reads x's event stream, resumed as mcpv's client resumes it

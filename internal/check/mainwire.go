@@ -32,6 +32,7 @@ type mainWire struct {
 	mu       sync.Mutex         // guards the fields below
 	sent     map[string]sentReq // requests sent and not yet answered, by idKey
 	seq      int                // requests sent so far
+	notified []string           // the methods of the notifications sent (noted)
 	answered idSet
 	asked    idSet      // ids of the server's requests, for one used twice
 	strays   []string   // the last responses to ids never sent, as they came
@@ -99,6 +100,9 @@ func (w *mainWire) sending(data []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, m := range msgs {
+		if m.IsNotification() && !slices.Contains(w.notified, m.Method) {
+			w.notified = append(w.notified, m.Method)
+		}
 		if m.IsRequest() && len(w.sent) < maxSent {
 			w.seq++
 			w.sent[idKey(m.ID)] = sentReq{method: m.Method, seq: w.seq}
@@ -151,7 +155,7 @@ func (w *mainWire) take(out []seen) {
 			if m.Error != nil && m.Error.Code == mcp.CodeParseError && w.r.headers.Load() {
 				continue // the answer to a line the server, which frames with headers, could not read
 			}
-			if m.Error != nil && len(w.sent) > 0 {
+			if m.Error != nil && len(w.sent) > 0 && !answersNote(m.Error, w.notified) {
 				s.nullFor = w.oldest()
 				s.method = s.nullFor
 				null, nullRaw = &out[i].msg, s.raw

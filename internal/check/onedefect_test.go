@@ -298,6 +298,13 @@ func TestAnsweredNotificationNamed(t *testing.T) {
 			t.Errorf("%s, want failed: %s", describeResult(r), want)
 		}
 	}
+	// Its error names the notification: the request that waits, a
+	// barrier's or the cancelled one's, is not given it as its answer.
+	for _, r := range runChecks(t, f, "utilities.cancel-race", "jsonrpc.error-id") {
+		if r.Status == Failed {
+			t.Errorf("%s: the answer to a notification taken for a request's", describeResult(r))
+		}
+	}
 }
 
 // A failure says what happened: a ping answered under an id no request
