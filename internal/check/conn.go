@@ -47,7 +47,8 @@ type seen struct {
 	msg mcp.Message
 	raw string // the message as sent, clipped to maxKept
 	// bad says why the unit is no JSON-RPC message (msg is then empty).
-	bad string
+	bad     string
+	jsonLog bool // bad is junkLine, for JSON that is no attempt at a message (a log line)
 	// via is where it came: "stdout", "POST answer", "GET stream", "session".
 	via string
 	era string // the era of the connection it came on

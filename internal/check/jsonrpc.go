@@ -95,7 +95,7 @@ func jsonrpcWatchChecks() []*Check {
 			watch: spotSaid(func(_ *watchCtx, s seen) bool {
 				return s.via == "stdout" && s.bad == junkLine
 			}, func(s seen) string {
-				if json.Valid([]byte(s.raw)) { // a log line written as JSON
+				if s.jsonLog {
 					return "the server wrote on its stdout what is no MCP message: it is JSON without a jsonrpc member"
 				}
 				return "the server wrote on its stdout what is no MCP message: " + s.bad

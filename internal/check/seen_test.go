@@ -147,3 +147,18 @@ func TestProbesAloneOnTheirConnection(t *testing.T) {
 		t.Errorf("%d probes, %d other requests", probes, others)
 	}
 }
+
+// A JSON log line on stdout is said to be JSON however long it is: it is
+// read whole, before the clip that keeps 4 KiB of it for the report.
+func TestLongJSONLogLineSaidJSON(t *testing.T) {
+	for _, n := range []int{10, maxKept} {
+		line := `{"level":50,"msg":"` + strings.Repeat("x", n) + `"}`
+		ss := unitsOf([]byte(line), "stdout", "", false, true)
+		if len(ss) != 1 || ss[0].bad != junkLine || !ss[0].jsonLog {
+			t.Errorf("%d bytes: %+v", len(line), ss)
+		}
+	}
+	if ss := unitsOf([]byte(`{"level":50,`), "stdout", "", false, true); len(ss) != 1 || ss[0].jsonLog {
+		t.Errorf("no JSON read as a JSON log line: %+v", ss)
+	}
+}

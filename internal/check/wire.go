@@ -29,11 +29,11 @@ func unitsOf(data []byte, via, era string, framing, stdio bool) []seen {
 	msgs, err := mcp.DecodeMessages(data)
 	var out []seen
 	if err != nil {
-		bad := err.Error()
-		if (via == "stdout" || via == "session" && stdio) && rawjson.IsObject(data) && json.Valid(data) && rawjson.Member(data, "jsonrpc") == nil {
-			bad = junkLine // JSON that is no attempt at a message (a log line): stdout-only's
+		s := seen{raw: clip(string(data), maxKept), bad: err.Error(), via: via, era: era}
+		if s.jsonLog = (via == "stdout" || via == "session" && stdio) && rawjson.IsObject(data) && json.Valid(data) && rawjson.Member(data, "jsonrpc") == nil; s.jsonLog {
+			s.bad = junkLine // stdout-only's, read whole before it is clipped
 		}
-		return append(out, seen{raw: clip(string(data), maxKept), bad: bad, via: via, era: era})
+		return append(out, s)
 	}
 	if !utf8.Valid(data) {
 		out = append(out, seen{raw: clip(string(data), maxKept), bad: notUTF8, via: via, era: era})
