@@ -241,14 +241,9 @@ func (c *Client) Info() json.RawMessage {
 	if len(body) > 1 {
 		out = append(out, ',')
 	}
-	out = append(append(out, `"clientCapabilities":`...), compactJSON(c.ClientCapabilities())...)
-	return append(out, '}')
-}
-
-func compactJSON(raw json.RawMessage) []byte {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return []byte(`{}`)
+	var caps bytes.Buffer
+	if json.Compact(&caps, c.ClientCapabilities()) != nil {
+		caps.WriteString(`{}`)
 	}
-	return b.Bytes()
+	return append(append(append(out, `"clientCapabilities":`...), caps.Bytes()...), '}')
 }

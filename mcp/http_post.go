@@ -243,6 +243,9 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte, m *streamedMsg) (*
 	}
 	req.Header["Content-Type"] = contentTypeJSON
 	req.Header["Accept"] = acceptAnswers
+	if o.id != nil && Resendable(o.method) && !IsModern(version) { // the modern era sends it again under a new id (exchange)
+		req.Header["Idempotency-Key"] = nil // a read net/http sends again, once, the key unsent, on a kept connection closed under it
+	}
 	resp, err := t.do(req)
 	// A connection that ended or was reset under a request, not a refusal
 	// (a dial's, an authorization layer's): delivered, and then it broke.

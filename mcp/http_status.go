@@ -42,8 +42,8 @@ func unwrap[E error](err error) error {
 // secret (an API key, a token). The protocol's own Mcp-* headers (a
 // session id among them) are none.
 func sentCredentials(h http.Header) bool {
-	for name := range h {
-		if strings.EqualFold(name, "Authorization") || redact.Name(name) && !strings.HasPrefix(strings.ToLower(name), "mcp-") {
+	for name, v := range h { // a name without values is not sent (Idempotency-Key, nil: net/http's mark)
+		if len(v) > 0 && (strings.EqualFold(name, "Authorization") || redact.Name(name) && !strings.HasPrefix(strings.ToLower(name), "mcp-")) {
 			return true
 		}
 	}
