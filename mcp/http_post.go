@@ -243,8 +243,8 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte, m *streamedMsg) (*
 	}
 	req.Header["Content-Type"] = contentTypeJSON
 	req.Header["Accept"] = acceptAnswers
-	if o.id != nil && Resendable(o.method) && !IsModern(version) { // the modern era sends it again under a new id (exchange)
-		req.Header["Idempotency-Key"] = nil // a read net/http sends again, once, the key unsent, on a kept connection closed under it
+	if o.id != nil && (Resendable(o.method) || o.method == "initialize") && !IsModern(version) { // the modern era sends a read again under a new id (exchange)
+		req.Header["Idempotency-Key"] = nil // a read or an opening net/http sends again, once, the key unsent, on a kept connection closed under it
 	}
 	resp, err := t.do(req)
 	// A connection that ended or was reset under a request, not a refusal

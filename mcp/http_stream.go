@@ -415,19 +415,16 @@ func readOwnResponse(resp *http.Response, id json.RawMessage, limit int64) error
 // ids masked.
 func maskedHeaders(h http.Header) string {
 	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range slices.Sorted(maps.Keys(h)) {
-		if i > 0 {
-			b.WriteString(", ")
-		}
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		v := strings.Join(h[k], ", ")
 		if redact.Name(k) {
 			v = redact.Mask
 		}
-		b.WriteString(k + ": " + v)
+		if len(h[k]) > 0 { // a name without values is not sent (Idempotency-Key: net/http's mark)
+			b.WriteString(", " + k + ": " + v)
+		}
 	}
-	b.WriteByte('}')
-	return b.String()
+	return "{" + strings.TrimPrefix(b.String(), ", ") + "}"
 }
 
 // withID is msg with its id replaced.

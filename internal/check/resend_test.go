@@ -14,8 +14,8 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// A request of the check's that only reads goes again, on a new
-// connection, when the server read it on a kept connection and closed
+// A request of the check's that only reads, or opens a session, goes
+// again, on a new connection, when the server read it on a kept connection and closed
 // that with no answer (as a server that ends its idle connections may):
 // its answer, not the connection, is what a check judges. A call never
 // goes again.
@@ -59,7 +59,7 @@ func TestReadsGoAgainOnAConnectionClosedUnderThem(t *testing.T) {
 	for _, tc := range []struct {
 		method string
 		again  bool
-	}{{"prompts/get", true}, {"tools/call", false}} {
+	}{{"prompts/get", true}, {"initialize", true}, {"tools/call", false}} {
 		c := &conn{r: &runner{target: &Target{URL: "http://" + ln.Addr().String() + "/mcp", Client: &http.Client{Transport: &http.Transport{}}}}, http: &httpSide{}}
 		for i, method := range []string{"ping", tc.method} {
 			msg, _ := mcp.EncodeRequest(json.RawMessage(fmt.Sprint(i+1)), method, json.RawMessage(`{"name":"x"}`))
