@@ -153,6 +153,21 @@ func TestLostListIsAskedAgainBoundedly(t *testing.T) {
 	}
 }
 
+// In the initialize era a list whose kept connection breaks under it
+// every time goes a few times at most: net/http sends it again on each
+// kept connection it holds for the host, then on a new one, which breaks
+// too, and that is the end of it.
+func TestBrokenConnectionsSendAReadAFewTimesAtMost(t *testing.T) {
+	t.Parallel()
+	h, srv := eras[1].dial(t, answerTo("tools/list", losses[0].lose))
+	if _, err := h.s.Call(testCtx(t), "tools/list", nil); err == nil {
+		t.Error("Call answered, on connections that broke each time")
+	}
+	if n := len(summary(srv.Requests(), rpc("tools/list"))); n < 2 || n > http.DefaultMaxIdleConnsPerHost+2 {
+		t.Errorf("tools/list sent %d times, want again on each kept connection and one new, at most %d", n, http.DefaultMaxIdleConnsPerHost+2)
+	}
+}
+
 // What was not delivered is no loss: a refusal (503 from a replica
 // that drains, read no further) and a connection nothing accepted are
 // failures of their own, which say nothing of a tool having run.
