@@ -26,15 +26,6 @@ func (g *ProcessGroups) add(pid int) {
 	g.pids[pid] = true
 }
 
-func (g *ProcessGroups) remove(pid int) {
-	if g == nil {
-		return
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	delete(g.pids, pid)
-}
-
 // Kill sends SIGKILL to every process group still recorded.
 func (g *ProcessGroups) Kill() {
 	g.mu.Lock()

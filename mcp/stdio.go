@@ -731,7 +731,11 @@ func (t *CommandTransport) Close(ctx context.Context) error {
 	// The server is gone; anything it left behind in its group goes too.
 	killGroup(pid, syscall.SIGKILL)
 	groupEnded(pid)
-	t.opts.Groups.remove(pid)
+	if g := t.opts.Groups; g != nil {
+		g.mu.Lock()
+		delete(g.pids, pid)
+		g.mu.Unlock()
+	}
 	t.stdout.Close()
 	return nil
 }

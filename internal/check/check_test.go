@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -175,6 +176,19 @@ func TestServerKilledFromOutsideIsInconclusive(t *testing.T) {
 	results := runChecks(t, fake{transport: "stdio", change: change}, "lifecycle.undeclared-prompts")
 	r := results["lifecycle.undeclared-prompts"]
 	if r.Status != Inconclusive || !strings.Contains(r.Message, "killed by signal killed, a signal mcpv check did not send") {
+		t.Errorf("%s", describeResult(r))
+	}
+}
+
+// A server that binds a fixed port starts once: the copy a check starts
+// of its own exits at once. That says nothing of the protocol: the check
+// is inconclusive, not failed.
+func TestSecondCopyThatCannotStartIsInconclusive(t *testing.T) {
+	t.Parallel()
+	f := stdio
+	f.behaviours = "one-copy=" + filepath.Join(t.TempDir(), "port")
+	r := runChecks(t, f, "lifecycle.ping")["lifecycle.ping"]
+	if r.Status != Inconclusive || !strings.Contains(r.Message, "a copy of the server started for this check exited") || !strings.Contains(r.Message, "EADDRINUSE") {
 		t.Errorf("%s", describeResult(r))
 	}
 }

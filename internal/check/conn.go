@@ -655,8 +655,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 	return out
 }
 
-// answersNote reports an error with a null id that names a notification
-// sent: jsonrpc.notification's to judge, and no request's answer.
+// answersNote: an error with a null id that names a notification sent answers it (jsonrpc.notification's).
 func answersNote(e *mcp.RPCError, notified []string) bool {
 	return slices.ContainsFunc(notified, func(n string) bool { return strings.Contains(e.Message, n) })
 }

@@ -725,6 +725,9 @@ func (t *T) dial(o connOptions) (c *conn, err error) {
 		t.Skip(sseSkip)
 	}
 	t.starting(func(ctx context.Context) { c, err = t.r.dial(ctx, o) })
+	if tre := (*mcp.TransportError)(nil); errors.As(err, &tre) && strings.HasPrefix(tre.Op, "server exited") && o.version == "" && !o.bare && t.r.main != nil && t.r.main.Err() == nil {
+		t.Inconclusive("a copy of the server started for this check exited while the session's ran (a port or a lock one copy alone may hold?): %s", oneLine(err.Error()))
+	}
 	return c, err
 }
 

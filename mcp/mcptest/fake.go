@@ -128,6 +128,10 @@ func RunIfRequested() bool {
 	if c.say != "" {
 		fmt.Fprintf(os.Stderr, "fake: %s is %s\n", c.say, os.Getenv(c.say))
 	}
+	if _, err := os.OpenFile(c.oneCopy, os.O_CREATE|os.O_EXCL, 0o600); c.oneCopy != "" && err != nil { // held open, as a port is
+		fmt.Fprintln(os.Stderr, "fake: listen EADDRINUSE: address already in use")
+		os.Exit(1)
+	}
 	time.Sleep(c.slowStart)
 	for c.startGate != "" {
 		if _, err := os.Stat(c.startGate); err == nil {
