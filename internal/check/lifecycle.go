@@ -339,7 +339,23 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 		r.versions.wg.Go(func() { // version ask: ends when the server has answered, or its bounds (the run's among them) ran out
 			ctx, cancel := context.WithTimeoutCause(r.ctx, r.opts.StartTimeout+r.opts.CheckTimeout, &outOfTime{d: r.opts.StartTimeout + r.opts.CheckTimeout})
 			defer cancel()
-			ask.a = r.askVersion(ctx, v)
+			ask.a = func() versionAnswer {
+				c, err := r.dial(ctx, connOptions{era: "legacy", bare: true})
+				if err != nil {
+					return versionAnswer{err: err}
+				}
+				defer c.close()
+				m, _, err := c.request(ctx, "initialize", initializeParams(r.target.ClientInfo, v))
+				if err != nil {
+					return versionAnswer{err: err}
+				}
+				if m.Error != nil {
+					return versionAnswer{rpcErr: m.Error}
+				}
+				got, _ := str(member(m.Result, "protocolVersion"))
+				c.setHeaderVersion(got)
+				return versionAnswer{version: got, result: m.Result}
+			}()
 			close(ask.done)
 		})
 	}
@@ -365,24 +381,6 @@ func (t *T) versionAnswered(offered, doing string) versionAnswer {
 		t.failErr(doing, a.err)
 	}
 	return a
-}
-
-func (r *runner) askVersion(ctx context.Context, offered string) versionAnswer {
-	c, err := r.dial(ctx, connOptions{era: "legacy", bare: true})
-	if err != nil {
-		return versionAnswer{err: err}
-	}
-	defer c.close()
-	m, _, err := c.request(ctx, "initialize", initializeParams(r.target.ClientInfo, offered))
-	if err != nil {
-		return versionAnswer{err: err}
-	}
-	if m.Error != nil {
-		return versionAnswer{rpcErr: m.Error}
-	}
-	v, _ := str(member(m.Result, "protocolVersion"))
-	c.setHeaderVersion(v)
-	return versionAnswer{version: v, result: m.Result}
 }
 
 // echoed are the known versions the server echoes, as a list.

@@ -902,6 +902,8 @@ func (t *T) failErr(doing string, err error) {
 	// itself (an abort, a fault) stays the server's failure.
 	if tre := (*mcp.TransportError)(nil); errors.As(err, &tre) && slices.Contains([]syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}, tre.Signal) {
 		t.Inconclusive("%s: %s, %s: what it would have answered is not known", doing, oneLine(err.Error()), KilledFromOutside)
+	} else if tre != nil && strings.HasPrefix(tre.Op, "server exited") && t.r.main != nil && t.r.main.Err() == nil {
+		t.fresh(connOptions{}) // a copy started as the session's was that exits too makes the check inconclusive (dial)
 	}
 	t.Fail("%s: %s", doing, oneLine(err.Error()))
 }
