@@ -903,7 +903,10 @@ func (t *T) failErr(doing string, err error) {
 	if tre := (*mcp.TransportError)(nil); errors.As(err, &tre) && slices.Contains([]syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}, tre.Signal) {
 		t.Inconclusive("%s: %s, %s: what it would have answered is not known", doing, oneLine(err.Error()), KilledFromOutside)
 	} else if tre != nil && strings.HasPrefix(tre.Op, "server exited") && t.r.main != nil && t.r.main.Err() == nil {
-		t.fresh(connOptions{}) // a copy started as the session's was that exits too makes the check inconclusive (dial)
+		c := t.fresh(connOptions{}) // a copy as the session's, asked once: one that exits too (at its start: dial) leaves the check inconclusive
+		if _, _, err := c.request(t.ctx, t.r.probeMethod(c.era), nil); err != nil {
+			t.Inconclusive("%s: %s; a copy started as the session's was failed too (%s): a port or a lock one copy alone may hold?", doing, oneLine(tre.Error()), oneLine(err.Error()))
+		}
 	}
 	t.Fail("%s: %s", doing, oneLine(err.Error()))
 }

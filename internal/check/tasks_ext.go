@@ -51,7 +51,7 @@ func extTaskChecks() []*Check {
 		ext("tasks.ext-durable", "a task made can be got at once", "task-creation",
 			"A server MUST NOT return CreateTaskResult until the task is durably created — that is, until a tasks/get for the returned taskId would resolve.", needs{call: true}, extDurable),
 		ext("tasks.ext-get", "tasks/get answers the task with what its status carries", "response",
-			`If the status is input_required, the server MUST return a Task object with status input_required and an inputRequests field ... If the status is completed, the server MUST return a Task object with status completed and a result field containing the final result of the task. ... If the status is failed, the server MUST return a Task object with status failed and the error that occurred during execution. ... The resultType field MUST be set to "complete" on this object`, needs{call: true}, extGet),
+			`If the status is input_required, the server MUST return a Task object with status input_required and an inputRequests field ... If the status is completed, the server MUST return a Task object with status completed and a result field containing the final result of the task. ... If the status is failed, the server MUST return a Task object with status failed and the error that occurred during execution. ... The resultType field MUST be set to "complete" on this object`, needs{call: true}, func(t *T) { judgeGets(t, theExtTask(t), detailedProblem) }),
 		ext("tasks.ext-update", "tasks/update is acknowledged with an empty result", "response-1",
 			`On success, the server MUST acknowledge the request with an empty result. ... The resultType field MUST be set to "complete" on UpdateTaskResult`, needs{call: true}, extUpdate),
 		ext("tasks.ext-input-keys", "a key of the task's input is never asked again once answered", "task-update-requests",
@@ -253,8 +253,6 @@ func detailedProblem(res json.RawMessage) string {
 	}
 	return ""
 }
-
-func extGet(t *T) { judgeGets(t, theExtTask(t), detailedProblem) }
 
 // taskMembers are the members of a task (the extension's Task): an
 // acknowledgement that has any is no empty result. Other members are no
