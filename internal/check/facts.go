@@ -180,7 +180,41 @@ func (r *runner) offers(ctx context.Context, era string) (bool, string) {
 	}
 	r.mu.Unlock()
 	if !asked {
-		p.ok, p.why = r.probeEra(ctx, era)
+		p.ok, p.why = func() (bool, string) {
+			pctx, cancel := context.WithTimeout(ctx, r.opts.CheckTimeout)
+			defer cancel()
+			if era == "modern" {
+				// The main session's probe asked already, as it opened.
+				if raw := r.wire.lastAnswer("server/discover"); raw != "" {
+					if ms, err := mcp.DecodeMessages([]byte(raw)); err == nil && len(ms) == 1 {
+						if why := notModern(ms[0]); why != "" {
+							return false, why + " (as the session opened)"
+						}
+					}
+				}
+			}
+			if era == "legacy" {
+				c, err := r.dial(pctx, connOptions{era: "legacy"})
+				if err != nil {
+					return false, "the server speaks only the 2026-07-28 era: " + clip(err.Error(), 200)
+				}
+				c.close()
+				return true, ""
+			}
+			c, err := r.dial(pctx, connOptions{era: "modern", bare: true})
+			if err != nil {
+				return false, "not known whether the server answers the 2026-07-28 era: " + clip(err.Error(), 200)
+			}
+			defer c.close()
+			m, _, err := c.request(pctx, "server/discover", nil)
+			if err != nil {
+				return false, "the server does not answer server/discover: " + clip(err.Error(), 200)
+			}
+			if why := notModern(m); why != "" {
+				return false, why
+			}
+			return true, ""
+		}()
 		close(p.done)
 	}
 	select {
@@ -189,42 +223,6 @@ func (r *runner) offers(ctx context.Context, era string) (bool, string) {
 		return false, "not known whether the server answers the " + map[bool]string{true: "2026-07-28 era", false: "initialize era"}[era == "modern"] + ": " + context.Cause(ctx).Error()
 	}
 	return p.ok, p.why
-}
-
-func (r *runner) probeEra(ctx context.Context, era string) (bool, string) {
-	pctx, cancel := context.WithTimeout(ctx, r.opts.CheckTimeout)
-	defer cancel()
-	if era == "modern" {
-		// The main session's probe asked already, as it opened.
-		if raw := r.wire.lastAnswer("server/discover"); raw != "" {
-			if ms, err := mcp.DecodeMessages([]byte(raw)); err == nil && len(ms) == 1 {
-				if why := notModern(ms[0]); why != "" {
-					return false, why + " (as the session opened)"
-				}
-			}
-		}
-	}
-	if era == "legacy" {
-		c, err := r.dial(pctx, connOptions{era: "legacy"})
-		if err != nil {
-			return false, "the server speaks only the 2026-07-28 era: " + clip(err.Error(), 200)
-		}
-		c.close()
-		return true, ""
-	}
-	c, err := r.dial(pctx, connOptions{era: "modern", bare: true})
-	if err != nil {
-		return false, "not known whether the server answers the 2026-07-28 era: " + clip(err.Error(), 200)
-	}
-	defer c.close()
-	m, _, err := c.request(pctx, "server/discover", nil)
-	if err != nil {
-		return false, "the server does not answer server/discover: " + clip(err.Error(), 200)
-	}
-	if why := notModern(m); why != "" {
-		return false, why
-	}
-	return true, ""
 }
 
 // notModern says why an answer to server/discover is not a server of the

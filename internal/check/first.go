@@ -228,8 +228,7 @@ func (r *runner) contact(ctx context.Context, c *conn, method string, params jso
 			c.frags.flush() // the server has said what it will: the lines held made no message
 		}
 	}
-	var twin *twinError
-	if errors.As(err, &twin) {
+	if twin := (*twinError)(nil); errors.As(err, &twin) {
 		return nil, &defect{id: twin.by(), message: twin.Error(), sent: sent, received: lastRaw(c.since(mark))}
 	}
 	if d := firstDefect(c.since(mark), method, sent); d != nil {

@@ -458,8 +458,7 @@ func echoes(t *T, id string) {
 	}
 	_, berr := barrierErr(t, c)
 	echoed := func(r reply) {
-		var tw *twinError
-		if errors.As(r.err, &tw) {
+		if tw := (*twinError)(nil); errors.As(r.err, &tw) {
 			t.FailGot(lastRaw(c.since(mark)), "no response with id %s; the server answered with id %s", id, tw.got)
 		}
 		if strayIn(r.err) != "" { // the one request waiting: its answer came under another id

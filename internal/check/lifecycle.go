@@ -300,9 +300,10 @@ func answerText(a versionAnswer) string {
 
 // versionAnswers are the answers asked so far, by version offered.
 type versionAnswers struct {
-	mu   sync.Mutex // guards asks
-	asks map[string]*versionAsk
-	wg   sync.WaitGroup // the asks under way, which Run waits for
+	mu    sync.Mutex // guards asks
+	asks  map[string]*versionAsk
+	wg    sync.WaitGroup // the asks under way, which Run waits for
+	again sync.Mutex     // a copy that exited beside the others is asked once more, one at a time (copies sharing a file)
 }
 
 type versionAsk struct {
@@ -339,7 +340,7 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 		r.versions.wg.Go(func() { // version ask: ends when the server has answered, or its bounds (the run's among them) ran out
 			ctx, cancel := context.WithTimeoutCause(r.ctx, r.opts.StartTimeout+r.opts.CheckTimeout, &outOfTime{d: r.opts.StartTimeout + r.opts.CheckTimeout})
 			defer cancel()
-			ask.a = func() versionAnswer {
+			askOnce := func() versionAnswer {
 				c, err := r.dial(ctx, connOptions{era: "legacy", bare: true})
 				if err != nil {
 					return versionAnswer{err: err}
@@ -355,7 +356,12 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 				got, _ := str(member(m.Result, "protocolVersion"))
 				c.setHeaderVersion(got)
 				return versionAnswer{version: got, result: m.Result}
-			}()
+			}
+			if ask.a = askOnce(); exited(ask.a.err) {
+				r.versions.again.Lock()
+				ask.a = askOnce()
+				r.versions.again.Unlock()
+			}
 			close(ask.done)
 		})
 	}

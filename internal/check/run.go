@@ -725,7 +725,7 @@ func (t *T) dial(o connOptions) (c *conn, err error) {
 		t.Skip(sseSkip)
 	}
 	t.starting(func(ctx context.Context) { c, err = t.r.dial(ctx, o) })
-	if tre := (*mcp.TransportError)(nil); errors.As(err, &tre) && strings.HasPrefix(tre.Op, "server exited") && o.version == "" && !o.bare && t.r.main != nil && t.r.main.Err() == nil {
+	if exited(err) && o.version == "" && !o.bare && t.r.main != nil && t.r.main.Err() == nil {
 		t.Inconclusive("a copy of the server started for this check exited while the session's ran (a port or a lock one copy alone may hold?): %s", oneLine(err.Error()))
 	}
 	return c, err
@@ -871,18 +871,15 @@ func (t *T) failErr(doing string, err error) {
 	if t.ctx.Err() != nil {
 		err = context.Cause(t.ctx)
 	}
-	var oot *outOfTime
-	if errors.As(err, &oot) {
+	if oot := (*outOfTime)(nil); errors.As(err, &oot) {
 		t.out = timedOut(oot)
 		t.out.Message = doing + ": " + t.out.Message
 		runtime.Goexit()
 	}
-	var tw *twinError
-	if errors.As(err, &tw) {
+	if tw := (*twinError)(nil); errors.As(err, &tw) {
 		t.Block(tw.by(), "%s: %s", doing, tw)
 	}
-	var na *nullAnswer
-	if errors.As(err, &na) {
+	if na := (*nullAnswer)(nil); errors.As(err, &na) {
 		t.Block(errorID, "%s: %s", doing, na)
 	}
 	if stray := strayIn(err); stray != "" {
@@ -891,8 +888,7 @@ func (t *T) failErr(doing string, err error) {
 	if unreadable(err) {
 		t.Block("jsonrpc.messages", "%s: the server's answer is no JSON-RPC message: %s", doing, oneLine(err.Error()))
 	}
-	var te *mcp.TimeoutError
-	if errors.As(err, &te) && !te.Connect && !te.Cap {
+	if te := (*mcp.TimeoutError)(nil); errors.As(err, &te) && !te.Connect && !te.Cap {
 		t.Inconclusive("%s: no answer within %s; a slow server is no violation (give it more time with --timeout)", doing, te.Timeout)
 	}
 	// A stdio server killed by a signal another process sends (a server that
@@ -902,13 +898,19 @@ func (t *T) failErr(doing string, err error) {
 	// itself (an abort, a fault) stays the server's failure.
 	if tre := (*mcp.TransportError)(nil); errors.As(err, &tre) && slices.Contains([]syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}, tre.Signal) {
 		t.Inconclusive("%s: %s, %s: what it would have answered is not known", doing, oneLine(err.Error()), KilledFromOutside)
-	} else if tre != nil && strings.HasPrefix(tre.Op, "server exited") && t.r.main != nil && t.r.main.Err() == nil {
+	} else if exited(err) && t.r.main != nil && t.r.main.Err() == nil {
 		c := t.fresh(connOptions{}) // a copy as the session's, asked once: one that exits too (at its start: dial) leaves the check inconclusive
 		if _, _, err := c.request(t.ctx, t.r.probeMethod(c.era), nil); err != nil {
 			t.Inconclusive("%s: %s; a copy started as the session's was failed too (%s): a port or a lock one copy alone may hold?", doing, oneLine(tre.Error()), oneLine(err.Error()))
 		}
 	}
 	t.Fail("%s: %s", doing, oneLine(err.Error()))
+}
+
+// exited reports the error of a stdio server that ended with a status.
+func exited(err error) bool {
+	tre := (*mcp.TransportError)(nil)
+	return errors.As(err, &tre) && strings.HasPrefix(tre.Op, "server exited")
 }
 
 // KilledFromOutside is said by a check inconclusive because its server
@@ -924,8 +926,7 @@ func (t *T) Unsure(format string, args ...any) { t.end(Warned, format, args...) 
 // message (an error object of the wrong shape, a body that does not
 // decode), which jsonrpc.messages reports.
 func unreadable(err error) bool {
-	var na *noAnswer
-	if errors.As(err, &na) && slices.ContainsFunc(na.x.msgs, func(s seen) bool { return s.bad != "" }) {
+	if na := (*noAnswer)(nil); errors.As(err, &na) && slices.ContainsFunc(na.x.msgs, func(s seen) bool { return s.bad != "" }) {
 		return true
 	}
 	var te *mcp.TransportError
@@ -1126,8 +1127,7 @@ func (e *outOfTime) Flag() string {
 // timedOut is the outcome of a check a bound ended: inconclusive, with
 // the flag that gives more time, or failed for any other cause.
 func timedOut(cause error) Outcome {
-	var oot *outOfTime
-	if errors.As(cause, &oot) {
+	if oot := (*outOfTime)(nil); errors.As(cause, &oot) {
 		return Outcome{Status: Inconclusive, Message: fmt.Sprintf("no answer: %s; a slow server is no violation (give it more time with %s)", oot, oot.Flag())}
 	}
 	return Outcome{Status: Failed, Message: safetext.Line(cause.Error())}

@@ -157,8 +157,7 @@ func (s *mcpSchema) broken(def string, value []byte) *jsonschema.ValidationError
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), schemaBound)
 	defer cancel()
-	var ve *jsonschema.ValidationError
-	if errors.As(c.ValidateContext(ctx, value), &ve) {
+	if ve := (*jsonschema.ValidationError)(nil); errors.As(c.ValidateContext(ctx, value), &ve) {
 		return ve
 	}
 	return nil
