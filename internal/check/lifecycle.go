@@ -303,7 +303,7 @@ type versionAnswers struct {
 	mu    sync.Mutex // guards asks
 	asks  map[string]*versionAsk
 	wg    sync.WaitGroup // the asks under way, which Run waits for
-	again sync.Mutex     // a copy that exited beside the others is asked once more, one at a time (copies sharing a file)
+	again sync.Mutex     // guards the asks made again: a copy that exited beside the others is asked once more, one at a time
 }
 
 type versionAsk struct {
