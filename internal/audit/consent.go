@@ -25,7 +25,7 @@ func dropsConsent(s *sent, ordered bool) (string, bool) {
 		if !ordered && !w.foreign {
 			continue
 		}
-		asks := s.after(cAsk, w, 4) || s.after(cConsentNoun, w, 4) || s.after(cUser, w, 2) && s.after(cAsk, w, 6) || s.within(cAsk, w) || s.overlaps(cAsk, w)
+		asks := s.after(cAsk, w, 4) || s.after(cConsentNoun, w, 4) || s.after(cUser, w, 2) && s.after(cAsk, w, 6) || slices.ContainsFunc(s.f[cAsk], func(o span) bool { return o.first >= w.first && o.first <= w.last }) // (starting inside w: "stop asking", "instead of waiting on the user")
 		if w.foreign {
 			asks = asks || s.near(cAsk, w, 8) || s.near(cConsentNoun, w, 8)
 		}

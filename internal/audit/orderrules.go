@@ -88,7 +88,7 @@ func orderRules(fl field, v view, f finder) []Finding {
 		}
 		prevHeld.release()
 		prevHeld = nil
-		if _, ok := s.heldSpan(false); ok {
+		if _, _, ok := s.held(false); ok {
 			if _, moved := s.live(cMove); !moved {
 				prevHeld = s
 			}
@@ -196,7 +196,8 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 	if _, moved := s.modelMoves(); moved && ordered && (namedPlace(s.text) || s.ownName(c.fl.own)) && keyFileIn(s.text) {
 		add(RuleSideChannel, High, "has the model put a key file's contents into a parameter", s, "a key file, what the parameter is to carry")
 	}
-	if ordered && asksSecret(s) && (!c.secretParameter() || s.intoChat()) {
+	// (a secret asked for that a parameter is named for, password or token, is what the tool takes: "ask the user for the form's password before submitting")
+	if ordered && asksSecret(s) && (!slices.ContainsFunc(c.fl.params, func(p string) bool { return forSecrets(squash(p)) }) || s.intoChat()) {
 		add(RuleSensitiveFile, High, "has the model ask the user for a secret", s, "a secret of the user's (a password, a code, a card's number), what the order asks for")
 	}
 	if _, ok := s.live(cUnasked); ok && ordered {
@@ -264,25 +265,6 @@ func (s *sent) anyNegated(c concept) bool {
 // within reports a span of c inside sp ("stop asking").
 func (s *sent) within(c concept, sp span) bool {
 	return slices.ContainsFunc(s.f[c], func(o span) bool { return o.first >= sp.first && o.last <= sp.last })
-}
-
-// overlaps reports a span of c that starts inside sp ("instead of
-// waiting on the user").
-func (s *sent) overlaps(c concept, sp span) bool {
-	return slices.ContainsFunc(s.f[c], func(o span) bool { return o.first >= sp.first && o.first <= sp.last })
-}
-
-// conditionalBefore reports a condition, a fallback or a pointer before
-// sp in its sentence ("if not specified, ...", "optional if ...").
-func (s *sent) conditionalBefore(sp span) bool {
-	for _, c := range []concept{cCondition, cPointer, cDerived} {
-		for _, o := range s.f[c] {
-			if o.last < sp.first {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // negatedBefore reports a negator earlier in the clause of sp, asides

@@ -378,19 +378,6 @@ func (s *sent) clauseStart(i int) bool {
 var fronting = map[string]bool{"for": true, "to": true, "before": true, "after": true, "when": true, "once": true, "on": true,
 	"at": true, "during": true, "then": true, "in": true, "with": true, "upon": true, "whenever": true}
 
-// heldSpan finds what the model holds named in a sentence: a name that
-// needs nothing more (the transcript, the system prompt, the clipboard),
-// or a thing it may hold (messages, results, a secret, the user's
-// private things) beside what makes it the model's (the user's last, in
-// this conversation, you have seen); or, when weak, beside what makes
-// it the model's only as an order moves it (the last result, another
-// tool's output). A thing drawn from ("based on the conversation", "a
-// default comes from the user's config") is no copy of it.
-func (s *sent) heldSpan(weak bool) (span, bool) {
-	sp, _, ok := s.held(weak)
-	return sp, ok
-}
-
 // ownPlace reports a secret that a chain hands on (a token another tool
 // returned) to the parameter named for it, or the word that names that
 // parameter: "pass the token login returns
@@ -427,7 +414,14 @@ func (s *sent) placeForSecret() bool {
 	return false
 }
 
-// held is heldSpan, with the concept that named what is held.
+// held finds what the model holds named in a sentence, and the concept
+// that named it: a name that needs nothing more (the transcript, the
+// system prompt, the clipboard), or a thing it may hold (messages,
+// results, a secret, the user's private things) beside what makes it the
+// model's (the user's last, in this conversation, you have seen); or,
+// when weak, beside what makes it the model's only as an order moves it
+// (the last result, another tool's output). A thing drawn from ("based on
+// the conversation", "a default comes from the user's config") is no copy of it.
 func (s *sent) held(weak bool) (span, concept, bool) {
 	derived := func(sp span) bool {
 		// "the user's Downloads folder": where, not what; "the chat's title": a label of it, and no more of it

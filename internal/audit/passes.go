@@ -28,7 +28,9 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	// as attendee_email asks "your email address" for an invitation.
 	pname := strings.ToLower(splitCamel(parameterOf(&c.fl)))
 	// (in a tool's whole text the text at its start is the description's)
-	named := c.inParam && !strings.HasPrefix(c.fl.path, wholePrefix) && !moved && s.start == 0 && (held.first <= 8 || s.headOfClause(held)) && !s.conditionalBefore(held) && !aligned(s.text[held.start:held.end], c.fl.about) &&
+	named := c.inParam && !strings.HasPrefix(c.fl.path, wholePrefix) && !moved && s.start == 0 && (held.first <= 8 || s.headOfClause(held)) &&
+		!slices.ContainsFunc([]concept{cCondition, cPointer, cDerived}, func(c concept) bool { return s.before(c, held.first, len(s.toks)) }) && // (no condition, fallback or pointer before it: "if not specified, ...")
+		!aligned(s.text[held.start:held.end], c.fl.about) &&
 		!(aligned(s.text[held.start:held.end], pname) && (kind != cHeldNoun || alignedAny(s.text[held.start:held.end], c.fl.about))) && !(kind == cPrivateNoun && alignedAny(s.text[held.start:held.end], pname)) && !c.fl.flag &&
 		!forSecrets(squash(parameterOf(&c.fl))) && // "approval_password: the current user's password"
 		!wayParamRe.Get().MatchString(pname) // "delivery: clipboard or inline" names where, not what
@@ -43,7 +45,7 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 			return RuleSensitiveFile, "has the model read a store of the user's secrets", High, true
 		}
 	}
-	dest := s.destination() || otherToolIn(s.text, c.fl.own) || s.has(cOtherServer) || s.has(cExposed) || s.anyTool()
+	dest := s.destination() || otherToolIn(s.text, c.fl.own) || s.has(cOtherServer) || s.has(cExposed) || s.anyToolBut("")
 	place := s.has(cPlace) || s.ownName(c.fl.own) || dest || namedPlace(s.text)
 	if c.fl.flag && !dest && !s.has(cPlace) && !namedPlace(s.text) && kind != cSecretNoun && kind != cPrivateNoun && kind != cStore {
 		return "", "", 0, false // a flag carries nothing: "include its result", with no field named, says what the tool does when set
@@ -175,12 +177,9 @@ func (s *sent) notModels(sp span) bool {
 	})
 }
 
-// anyTool reports "any DNS or ping tool", "whichever mail tool": a tool
-// the model may have from another server.
-func (s *sent) anyTool() bool { return s.anyToolBut("") }
-
-// anyToolBut is anyTool, but for "every Textwire tool": one of the
-// server's own (a word of server's names between).
+// anyToolBut reports "any DNS or ping tool", "whichever mail tool": a tool
+// the model may have from another server; but not, for server set, "every
+// Textwire tool": one of the server's own (a word of server's names between).
 func (s *sent) anyToolBut(server string) bool {
 	for _, a := range s.f[cScopeAll] {
 		w := s.toks[a.first].text
@@ -208,7 +207,7 @@ func (c orderContext) sendsElsewhere(s *sent, ordered bool) (string, bool) {
 	if ordered && s.insteadOfUsers() && (otherToolIn(s.text, c.fl.own) || s.has(cAddresseeNoun) || s.destination()) {
 		return "has the model send elsewhere than where the user chose", true
 	}
-	if _, ok := s.heldSpan(true); ok && (imageRe.Get().MatchString(s.text) || ordered && queryURLRe.Get().MatchString(s.text)) {
+	if _, _, ok := s.held(true); ok && (imageRe.Get().MatchString(s.text) || ordered && queryURLRe.Get().MatchString(s.text)) {
 		return "has the model put what it holds into a URL that a client fetches", true
 	}
 	if !s.destination() || s.example() || s.followsUser() {
@@ -265,13 +264,6 @@ func (s *sent) isDefault() bool {
 	return s.wordIn(0, len(s.toks), "defaults", "default")
 }
 
-// secretParameter reports an item with a parameter named for a secret
-// (password, token): asking the user for it is asking for what the tool
-// takes ("ask the user for the form's password before submitting").
-func (c orderContext) secretParameter() bool {
-	return slices.ContainsFunc(c.fl.params, func(p string) bool { return forSecrets(squash(p)) })
-}
-
 // keyFileIn reports a file of keys or credentials that the sensitive
 // file rule finds at medium or above in t.
 func keyFileIn(t string) bool {
@@ -321,7 +313,8 @@ func (s *sent) destination() bool {
 		s.dest = 1
 		if mayHoldDestination(s.text) {
 			for _, m := range destinations(s.text, 8) {
-				if !localDestination(s.text[m[0]:m[1]]) {
+				if !hasPrefixAny(s.text[m[0]:m[1]], "127.", "10.", "192.168.", "0.0.0.0", "169.254.", "http://localhost", // (this machine's or a private network's: no one else's)
+					"https://localhost", "http://127.", "https://127.", "http://[::1]") {
 					s.dest = 2
 					break
 				}
@@ -329,13 +322,6 @@ func (s *sent) destination() bool {
 		}
 	}
 	return s.dest == 2
-}
-
-// localDestination reports an address of this machine or of a private
-// network (127.0.0.1, 10.0.0.5, localhost): no one else's.
-func localDestination(d string) bool {
-	return hasPrefixAny(d, "127.", "10.", "192.168.", "0.0.0.0", "169.254.", "http://localhost",
-		"https://localhost", "http://127.", "https://127.", "http://[::1]")
 }
 
 // example reports a sentence that gives its destination as an example.
