@@ -424,8 +424,10 @@ func (s *sent) placeForSecret() bool {
 // the conversation", "a default comes from the user's config") is no copy of it.
 func (s *sent) held(weak bool) (span, concept, bool) {
 	derived := func(sp span) bool {
-		// "the user's Downloads folder": where, not what; "the chat's title": a label of it, and no more of it
-		return s.before(cDerived, sp.first, 6) || s.before(cPointer, sp.first, 6) ||
+		// "the user's Downloads folder", "the folder containing your mod files": where, not what; "the chat's title": a label of it, and no more of it
+		return s.before(cDerived, sp.first, 6) || slices.ContainsFunc(s.f[cPointer], func(o span) bool { // (not "the files in the folder containing your keys")
+			return o.last < sp.first && sp.first-o.last <= 6 && !s.wordIn(o.first-2, 2, "in", "inside", "from", "of")
+		}) ||
 			s.wordIn(sp.last+1, 2, "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri") || (s.wordIn(sp.last+1, 2, "title", "label") &&
 			sp.last+1 < len(s.brk) && !s.brk[sp.last+1] && !s.wordIn(sp.last+2, 3, "and", "with", "plus", "including", "included"))
 	}
