@@ -98,6 +98,11 @@ func (st *sent) readForms() {
 	st.f[cExample] = slices.DeleteFunc(st.f[cExample], func(sp span) bool {
 		return slices.ContainsFunc(urls, func(u [2]int) bool { return sp.start >= u[0] && sp.end <= u[1] })
 	})
+	for _, c := range []concept{cOrderVerb, cMove, cAlter, cRedirect, cReveal, cReadVerb} { // a verb's word between an article and "of" is a noun: "a set of tools" (but "make a copy of" copies)
+		st.f[c] = slices.DeleteFunc(st.f[c], func(sp span) bool {
+			return sp.first == sp.last && st.wordIn(sp.first-1, 1, "a", "an", "the") && st.wordIn(sp.last+1, 1, "of") && !st.wordIn(sp.first-2, 1, "make", "makes", "keep", "keeps", "take", "takes", "leave", "leaves", "create", "creates")
+		})
+	}
 	for c := range st.f {
 		for i, sp := range st.f[c] {
 			st.f[c][i].foreign = sp.foreign || st.brk[sp.first] && sp.last+1 < len(st.toks) && st.toks[sp.last+1].text == "sie"
