@@ -429,8 +429,9 @@ func (s *sent) placeForSecret() bool {
 // the conversation", "a default comes from the user's config") is no copy of it.
 func (s *sent) held(weak bool) (span, concept, bool) {
 	derived := func(sp span) bool {
-		// "the user's Downloads folder", "the folder containing your mod files": where, not what; "the chat's title": a label of it, and no more of it
-		return s.before(cDerived, sp.first, 6) || slices.ContainsFunc(s.f[cPointer], func(o span) bool { // (not "the files in the folder containing your keys")
+		// "the user's Downloads folder", "the folder containing your mod files": where, not what; "the chat's title": a label of it, and no more of it;
+		// "their x/y coordinates": a place on a canvas or a screen, not the user's
+		return s.toks[sp.first].text == "coordinates" && s.wordIn(sp.first-3, 3, "x", "y", "xy", "pixel", "screen", "canvas", "viewport", "mouse", "cursor", "relative", "page") || s.before(cDerived, sp.first, 6) || slices.ContainsFunc(s.f[cPointer], func(o span) bool { // (not "the files in the folder containing your keys")
 			return o.last < sp.first && sp.first-o.last <= 6 && !s.wordIn(o.first-2, 2, "in", "inside", "from", "of")
 		}) ||
 			s.wordIn(sp.last+1, 2, "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri") || (s.wordIn(sp.last+1, 2, "title", "label") &&
