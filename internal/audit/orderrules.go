@@ -383,10 +383,12 @@ var (
 )
 
 // imageRe finds a Markdown image from the web, which a client fetches as
-// it renders; queryURLRe, a URL with a query for data to be put in.
+// it renders; queryURLRe, a URL with a query for data to be put in; slotURLRe, one whose query
+// leaves a value open (?d=, ?d={x}, ?d=<x>, ?d=$x).
 var (
 	imageRe    = &lazy.Regexp{Pattern: `!\[[^\]\n]{0,80}\]\(\s*https?://[^)\s]*[?&=]`}
 	queryURLRe = &lazy.Regexp{Pattern: `https?://[^\s'"<>]*[?&][\w.-]+=`}
+	slotURLRe  = &lazy.Regexp{Pattern: `https?://[^\s'"<>]*[?&][\w.-]+=(?:[\s'"<>)&{$%\[]|$)`}
 )
 
 // spanAt reports a span of c that holds token i.

@@ -207,7 +207,9 @@ func (c orderContext) sendsElsewhere(s *sent, ordered bool) (string, bool) {
 	if ordered && s.insteadOfUsers() && (otherToolIn(s.text, c.fl.own) || s.has(cAddresseeNoun) || s.destination()) {
 		return "has the model send elsewhere than where the user chose", true
 	}
-	if _, _, ok := s.held(true); ok && (imageRe.Get().MatchString(s.text) || ordered && queryURLRe.Get().MatchString(s.text)) {
+	// (a link to where a key is found, its query whole and nothing moved into it, is no such URL: "find it in your [settings](https://x/settings?tab=api_key)")
+	if h, _, ok := s.held(true); ok && (imageRe.Get().MatchString(s.text) || ordered && (slotURLRe.Get().MatchString(s.text) ||
+		(s.has(cMove) || s.has(cAlter) || s.callsWith(h)) && queryURLRe.Get().MatchString(s.text))) {
 		return "has the model put what it holds into a URL that a client fetches", true
 	}
 	if !s.destination() || s.example() || s.followsUser() {
