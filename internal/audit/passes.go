@@ -234,7 +234,16 @@ func (c orderContext) sendsElsewhere(s *sent, ordered bool) (string, bool) {
 	if !moved && !altered {
 		return "", false
 	}
-	if (s.has(cAlso) || s.has(cScopeAll) || s.has(cPublic)) && (moved && (destinationAfter(s, mv, 20) || slices.ContainsFunc(s.f[cMove], func(m span) bool { return m.foreign })) || altered && destinationAfter(s, al, 20)) { // (Turkish, Japanese, German put the verb after it)
+	// what a verb adds may be a value written out in quotes that names no destination ("add `/*` to the end of the url"): a value edited, no copy sent
+	literal := func(sp span) bool {
+		rest := strings.TrimLeft(s.text[sp.end:], " ")
+		if rest == "" || !strings.ContainsRune("`'\"", rune(rest[0])) {
+			return false
+		}
+		end := strings.IndexByte(rest[1:], rest[0])
+		return end >= 0 && !holdsDestination(rest[1:1+end])
+	}
+	if (s.has(cAlso) || s.has(cScopeAll) || s.has(cPublic)) && (moved && !literal(mv) && (destinationAfter(s, mv, 20) || slices.ContainsFunc(s.f[cMove], func(m span) bool { return m.foreign })) || altered && !literal(al) && destinationAfter(s, al, 20)) { // (Turkish, Japanese, German put the verb after it)
 		return "has the model send copies to a destination the text names", true
 	}
 	if altered && s.near(cAddresseeNoun, al, 8) && !s.isDefault() {
