@@ -322,11 +322,17 @@ func wholeText(raw []byte, m map[string]any) (text, path string) {
 // where the second goes on with the first's sentence (it does not end
 // one, and the next begins in lower case: "Ignore the earlier" / "rules
 // you were given"), else a line's end, so that labels ("Build number
-// (omit for last build)" / "Byte offset") stay apart as their fields do.
+// (omit for last build)" / "Byte offset") stay apart as their fields do,
+// and so do two that each open with what their tool does ("manages browser
+// windows and tabs" / "switches focus to a frame"), descriptions of one style.
 func joint(prev, next string) string {
 	prev, next = strings.TrimSpace(prev), strings.TrimSpace(next)
 	r, _ := utf8.DecodeRuneInString(next)
-	if strings.ContainsAny(prev[len(prev)-1:], ".!?:;)") || !unicode.IsLower(r) {
+	does := func(t string) bool {
+		w, _, _ := strings.Cut(t, " ")
+		return strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && w == strings.ToLower(w)
+	}
+	if strings.ContainsAny(prev[len(prev)-1:], ".!?:;)") || !unicode.IsLower(r) || does(prev) && does(next) {
 		return "\n"
 	}
 	return " "
