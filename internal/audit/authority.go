@@ -88,8 +88,14 @@ func (s *sent) thingsRules() bool {
 func (s *sent) role() (span, bool) { return s.liveBut(cRole, s.roleWordIsNoVerb) }
 
 // roleWordIsNoVerb reports a span of "answer as" or "respond as" whose
-// first word follows a word, in the same clause, that makes it no order.
+// first word follows a word, in the same clause, that makes it no order;
+// or a word of one that names an attack, a label in a list or a thing had
+// ("(jailbreak, guardrail, ...)", "block a jailbreak"), no mode the model is put in.
 func (s *sent) roleWordIsNoVerb(sp span) bool {
+	if gap := func(i int) string { return s.text[s.toks[max(i-1, 0)].end:s.toks[min(i, len(s.toks)-1)].start] }; !sp.foreign && sp.first == sp.last && sp.first > 0 &&
+		(s.wordIn(sp.first-1, 1, "a", "an") || strings.ContainsAny(gap(sp.first), "(,") && sp.last+1 < len(s.toks) && strings.Contains(gap(sp.last+1), ",")) {
+		return true
+	}
 	if sp.foreign || sp.first == 0 || !s.wordIn(sp.first, 1, "answer", "respond") {
 		return false
 	}
