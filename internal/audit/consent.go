@@ -41,8 +41,8 @@ func dropsConsent(s *sent, ordered bool) (string, bool) {
 		return "", false
 	}
 	for _, a := range s.f[cAsk] {
-		if !s.negated(a) || s.after(cSecretNoun, a, 6) || s.negatedBefore(span{a.first, a.first, 0, 0, false}) && s.near(cWithout, a, 2) {
-			continue
+		if !s.negated(a) || s.after(cSecretNoun, a, 6) || s.negatedBefore(span{a.first, a.first, 0, 0, false}) && s.near(cWithout, a, 2) || s.conditional(a) {
+			continue // (nor a state a condition names: "if the version is not already confirmed with the user, omit it")
 		}
 		if s.after(cConsentNoun, a, 5) || s.wordIn(a.last+1, 6, "before", "first", "again", "anymore", "each", "every") || s.has(cConsentNoun) && s.near(cUser, a, 3) {
 			return "tells the model not to ask the user first", true
