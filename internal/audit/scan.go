@@ -122,7 +122,7 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 		switch r := out[i].Rule; {
 		case r == RuleCommandPayload && !doc:
 			out[i].pair = "the command, which a tool's text gives the model to run (a manual gives its reader)"
-		case doc && (r == RuleSensitiveFile || r == RuleSideChannel) && out[i].Severity > Low && setupStep(out[i].cut):
+		case doc && (r == RuleSensitiveFile || r == RuleSideChannel || r == RuleSendElsewhere) && out[i].Severity > Low && setupStep(out[i].cut):
 			out[i].Severity, out[i].pair = Low, ""
 			out[i].Message += " (in a manual's setup step, which keeps the reader's key in the environment or a .env file)"
 		}
