@@ -138,7 +138,7 @@ func (s *sent) newRules() bool {
 // instructions in the response").
 func (s *sent) obeysOutside() bool {
 	for _, v := range s.f[cObeyVerb] {
-		if s.negated(v) || !v.foreign && !s.clauseStart(v.first) && !s.obliged(v) && !s.joinedVerb(v) {
+		if s.negated(v) || s.spanAt(cNegator, v.last+1) || !v.foreign && !s.clauseStart(v.first) && !s.obliged(v) && !s.joinedVerb(v) { // ("do" of "do not act on")
 			continue
 		}
 		end := min(len(s.toks), v.last+9)
