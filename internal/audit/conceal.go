@@ -160,8 +160,8 @@ func (s *sent) toldOf(sp span) bool {
 				return true
 			}
 		}
-		if direct && s.spanAt(cUser, i) {
-			return true
+		if direct && s.spanAt(cUser, i) { // (not "do not tell the user to go to the console": what they are to do, nothing kept)
+			return !slices.ContainsFunc(s.f[cUser], func(u span) bool { return u.first <= i && i <= u.last && s.wordIn(u.last+1, 1, "to") })
 		}
 	}
 	return false
