@@ -173,8 +173,8 @@ func (s *sent) keptOut(held span) bool {
 
 func (s *sent) negated(sp span) bool {
 	for _, n := range s.f[cNegator] {
-		if s.quoted[n.first] && !s.quoted[sp.first] {
-			continue
+		if s.quoted[n.first] && !s.quoted[sp.first] || s.wordIn(n.last+1, 1, "is", "are", "was", "were") && s.wordIn(n.last+2, sp.first-n.last-2, "and") {
+			continue // (not "tell the user nothing is selected and ask them": the negator is its own verb's subject)
 		}
 		if n.last < sp.first && !s.breakBetween(n.last, sp.first) && (sp.first-n.last <= 3 || sp.first-n.last <= 10 && s.joined(n.last, sp.first)) {
 			return true
