@@ -90,11 +90,15 @@ func (s *sent) role() (span, bool) { return s.liveBut(cRole, s.roleWordIsNoVerb)
 // roleWordIsNoVerb reports a span of "answer as" or "respond as" whose
 // first word follows a word, in the same clause, that makes it no order;
 // or a word of one that names an attack, a label in a list or a thing had
-// ("(jailbreak, guardrail, ...)", "block a jailbreak"), no mode the model is put in.
+// ("(jailbreak, guardrail, ...)", "block a jailbreak"), no mode the model is put in;
+// or a role that names a thing, not someone.
 func (s *sent) roleWordIsNoVerb(sp span) bool {
 	if gap := func(i int) string { return s.text[s.toks[max(i-1, 0)].end:s.toks[min(i, len(s.toks)-1)].start] }; !sp.foreign && sp.first == sp.last && sp.first > 0 &&
 		(s.wordIn(sp.first-1, 1, "a", "an") || strings.ContainsAny(gap(sp.first), "(,") && sp.last+1 < len(s.toks) && strings.Contains(gap(sp.last+1), ",")) {
 		return true
+	}
+	if i := sp.last + 1; i < len(s.toks) && (s.text[s.toks[i].start-1] == '`' || s.wordIn(i, 2, "json", "yaml", "xml", "csv", "markdown", "html", "array", "list", "table")) {
+		return true // code ("act as `renderToStaticMarkup`"), a format ("respond as a JSON array")
 	}
 	if sp.foreign || sp.first == 0 || !s.wordIn(sp.first, 1, "answer", "respond") {
 		return false
@@ -138,7 +142,7 @@ func (s *sent) newRules() bool {
 // instructions in the response").
 func (s *sent) obeysOutside() bool {
 	for _, v := range s.f[cObeyVerb] {
-		if s.negated(v) || s.spanAt(cNegator, v.last+1) || !v.foreign && !s.clauseStart(v.first) && !s.obliged(v) && !s.joinedVerb(v) { // ("do" of "do not act on")
+		if s.negated(v) || s.spanAt(cNegator, v.last+1) || !v.foreign && !s.clauseStart(v.first) && !s.obliged(v) && !s.wordIn(v.first-1, 1, "and", "then") { // ("do" of "do not act on"; "fetch it and carry out")
 			continue
 		}
 		end := min(len(s.toks), v.last+9)
@@ -167,12 +171,6 @@ func (s *sent) obeysOutside() bool {
 func (s *sent) outsideText() bool {
 	return s.wordIn(0, len(s.toks), "page", "pages", "website", "site", "url", "link", "email", "emails",
 		"document", "documents", "webpage")
-}
-
-// joinedVerb reports a verb joined by "and" to an order before it
-// ("fetch the page and carry out what it says").
-func (s *sent) joinedVerb(v span) bool {
-	return v.first > 0 && (s.toks[v.first-1].text == "and" || s.toks[v.first-1].text == "then")
 }
 
 // sayVerbWithin reports a verb of saying within n words from token i:
