@@ -165,14 +165,6 @@ func (s *sent) obeysOutside() bool {
 	return false
 }
 
-// outsideText reports text from elsewhere named in the sentence: a
-// page, a site, a link, a mail, a document (not a result or a field of
-// the tool's own).
-func (s *sent) outsideText() bool {
-	return s.wordIn(0, len(s.toks), "page", "pages", "website", "site", "url", "link", "email", "emails",
-		"document", "documents", "webpage")
-}
-
 // sayVerbWithin reports a verb of saying within n words from token i:
 // what a text says, lists, asks for.
 func (s *sent) sayVerbWithin(i, n int) bool {

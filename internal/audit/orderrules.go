@@ -177,7 +177,7 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 		// what a page or a message from elsewhere says is anyone's word; a
 		// result's "next step" field may be the tool's own workflow
 		sev := Medium
-		if s.destination() || s.has(cReadVerb) || s.outsideText() {
+		if s.destination() || s.has(cReadVerb) || s.wordIn(0, len(s.toks), "page", "pages", "website", "site", "url", "link", "email", "emails", "document", "documents", "webpage") {
 			sev = High
 		}
 		add(RuleOverride, sev, "has the model do what a page, a result or a reply says", s)

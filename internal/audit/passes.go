@@ -47,6 +47,9 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	}
 	dest := s.destination() || otherToolIn(s.text, c.fl.own) || s.has(cOtherServer) || s.has(cExposed) || s.anyToolBut("")
 	place := s.has(cPlace) || s.ownName(c.fl.own) || dest || namedPlace(s.text)
+	if moved && !place && kind == cHeldNoun && s.wordIn(held.first-2, 2, "your") && s.intoChat() {
+		return "", "", 0, false // "put your full message in chat instead": the reader's own words, where they are seen already
+	}
 	if c.fl.flag && !dest && !s.has(cPlace) && !namedPlace(s.text) && kind != cSecretNoun && kind != cPrivateNoun && kind != cStore {
 		return "", "", 0, false // a flag carries nothing: "include its result", with no field named, says what the tool does when set
 	}
