@@ -206,7 +206,7 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 			add(RuleShadowing, High, "has the model act although the user did not ask", s)
 		}
 	}
-	if pub, ok := s.live(cExposed); ok && ordered && !s.words && !aligned(s.text[pub.start:pub.end], c.fl.about) && !strings.Contains(c.fl.about, "share") && !strings.Contains(c.fl.about, "public") {
+	if pub, ok := s.live(cExposed); ok && ordered && !s.words && !manual(&c.fl) && !aligned(s.text[pub.start:pub.end], c.fl.about) && !strings.Contains(c.fl.about, "share") && !strings.Contains(c.fl.about, "public") { // (a manual's steps are its reader's: "add a public-read policy")
 		_, moved := s.modelMoves()
 		if _, alters := s.live(cAlter); (moved || alters) && !s.followsUser() && !s.userSays(pub) {
 			add(RuleSendElsewhere, High, "has the model make what it handles public", s)

@@ -161,10 +161,12 @@ func size(n int) string {
 
 // placeholderSecret reports a secret's value that stands for one in an
 // example: a placeholder word (lexicon/secret.txt), alone or followed by
-// digits or a separator ("password", "secret123", "token-here").
+// digits or a separator ("password", "secret123", "token-here"), after
+// a kind's prefix or not ("evt_abc123", "sk_test_xxx").
 func placeholderSecret(v string) bool {
 	v = strings.ToLower(v)
-	return slices.ContainsFunc(lexWords("placeholderSecret"), func(w string) bool {
+	_, after, prefixed := strings.Cut(v, "_")
+	return prefixed && placeholderSecret(after) || slices.ContainsFunc(lexWords("placeholderSecret"), func(w string) bool {
 		rest, ok := strings.CutPrefix(v, w)
 		return ok && strings.Trim(rest, "0123456789_-.*!") == ""
 	})
