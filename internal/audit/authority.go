@@ -264,7 +264,8 @@ func (s *sent) otherServerNamed(server string) bool {
 		}
 		switch prev {
 		case "this", "the", "our", "its", "mcp", "a", "an", "same", "that", "which", "each", "one", "local", "remote", "api", "web", "http",
-			"sql", "database", "registered", "application", "file", "mail", "smtp", "imap", "dns", "proxy", "build", "git", "ssh", "target", "origin":
+			"sql", "database", "registered", "application", "file", "mail", "smtp", "imap", "dns", "proxy", "build", "git", "ssh", "target", "origin",
+			"live", "running", "connected", "configured", "current", "default": // a state, of the server the tool drives
 			continue
 		}
 		// an MCP server of another's: its tool ("the GitHub server's
