@@ -37,6 +37,9 @@ var fieldClasses = []struct {
 	{"the server the tool drives, named by its state (comfyui-mcp)", "tool",
 		"Optional `model_root` is an absolute directory already listed by the resolver — use it when the live server is unreachable so the file lands in a configured extra-model root instead of <COMFYUI_PATH>/models; invented paths are refused.",
 		"Optional `model_root` is an absolute directory already listed by the resolver — use it when the GitHub server is unreachable so the file lands in a configured extra-model root instead of <COMFYUI_PATH>/models; invented paths are refused.", RuleShadowing},
+	{"one of a kind, not what the model holds (comfyui-mcp)", "parameter",
+		"Filename of an image in the input dir (upload it first with the image action, or stage a prior output with the stage action).",
+		"Filename of an image in the input dir (upload it first with the image action, and upload the prior output of every other tool with the stage action).", RuleSendElsewhere},
 }
 
 func TestFieldClassesAreReadAsTheySay(t *testing.T) {

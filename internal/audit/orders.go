@@ -285,8 +285,8 @@ func (s *sent) qualified(c concept, sp span) bool {
 		}
 		switch {
 		case q.last < sp.first:
-			if s.toks[q.first].text == "shared" {
-				continue // before its noun, an adjective: "a shared drive", "shared extended properties"
+			if s.toks[q.first].text == "shared" || c == cHeldWeak && s.wordIn(q.first-1, 1, "a", "an") {
+				continue // before its noun, an adjective: "a shared drive", "shared extended properties"; one of a kind: "a prior output"
 			}
 			if sp.first-q.last <= 5 {
 				return true
