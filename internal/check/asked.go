@@ -112,11 +112,13 @@ func elicitationProblem(p, _ json.RawMessage, era string) string {
 // sensitive names what a form must not ask for (passwords, API keys,
 // access tokens, payment credentials): a word of a property's name or
 // title, or two words written together ("API key", "apiKey": apikey);
-// "token" is one as the last word ("githubToken", not "token budget"), and
-// none is before a word of aboutSecret ("password_hint", "privateKeyPath").
-var sensitive, aboutSecret = []string{"password", "passwd", "pwd", "passphrase", "passcode", "apikey", "accesstoken", "authtoken", "bearertoken",
+// "token" counts as the last word ("githubToken", not "token budget"), it and "pwd" unless a word of notCredential
+// says what else they are ("pageToken", "pwd" titled "Working directory"), and none before a word of aboutSecret.
+var sensitive, aboutSecret, notCredential = []string{"password", "passwd", "pwd", "passphrase", "passcode", "apikey", "accesstoken", "authtoken", "bearertoken",
 	"refreshtoken", "secret", "privatekey", "creditcard", "cardnumber", "cvv", "cvv2", "cvc", "token"},
-	[]string{"hint", "path", "file", "name", "id", "length", "policy", "strength", "expiry", "expires", "type", "format", "rules"}
+	[]string{"hint", "path", "file", "name", "id", "length", "policy", "strength", "expiry", "expires", "type", "format", "rules"},
+	[]string{"page", "next", "previous", "prev", "continuation", "cursor", "base", "quote", "symbol", "address", "contract", "mint", "amount", "swap",
+		"count", "limit", "budget", "usage", "directory", "folder", "working", "current"}
 
 // sensitiveProblem is a form that asks for sensitive information, which
 // only URL mode may ask for.
@@ -146,7 +148,8 @@ func sensitiveProblem(p, _ json.RawMessage, _ string) string {
 		for i, w := range words[:len(words)-1] {
 			for n, s := range []string{w, w + words[i+1]} { // one word, or two
 				after := append(words[i+1+n:], "")[0]
-				if slices.Contains(sensitive, s) && !slices.Contains(aboutSecret, after) && (s != "token" || after == "") {
+				other := (s == "token" || s == "pwd") && slices.ContainsFunc(words, func(w string) bool { return slices.Contains(notCredential, w) })
+				if slices.Contains(sensitive, s) && !slices.Contains(aboutSecret, after) && (s != "token" || after == "") && !other {
 					return fmt.Sprintf("a form asks for %q (%s): sensitive information is asked for in URL mode alone", clip(name, 60), s)
 				}
 			}

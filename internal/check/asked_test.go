@@ -122,6 +122,11 @@ func TestSensitiveFormProperties(t *testing.T) {
 		`"secret_name":{"type":"string","title":"Vault entry"}`:              false,
 		`"tokenizer":{"type":"string"}`:                                      false,
 		`"token_count":{"type":"string"}`:                                    false,
+		`"fromToken":{"type":"string","title":"Token to swap"}`:              false,
+		`"githubToken":{"type":"string","title":"Token from your settings"}`: true,
+		`"pageToken":{"type":"string"}`:                                      false,
+		`"token":{"type":"string","title":"Token symbol"}`:                   false,
+		`"pwd":{"type":"string","title":"Working directory"}`:                false,
 	} {
 		got := sensitiveProblem(json.RawMessage(`{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{`+prop+`}}}`), nil, "")
 		if (got != "") != want {

@@ -188,7 +188,7 @@ func TestSecondCopyThatCannotStartIsInconclusive(t *testing.T) {
 	f := stdio
 	f.behaviours = "one-copy=" + filepath.Join(t.TempDir(), "port")
 	for _, r := range runChecks(t, f, "lifecycle.ping", "lifecycle.version-echo", "lifecycle.version-unknown") {
-		if r.Status != Inconclusive || !strings.Contains(r.Message, "a copy of the server started for this check exited") || !strings.Contains(r.Message, "EADDRINUSE") {
+		if r.Status != Inconclusive || !strings.Contains(r.Message, "a copy of the server started as the session's was exited too") || !strings.Contains(r.Message, "EADDRINUSE") {
 			t.Errorf("%s", describeResult(r))
 		}
 	}

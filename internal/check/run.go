@@ -725,9 +725,6 @@ func (t *T) dial(o connOptions) (c *conn, err error) {
 		t.Skip(sseSkip)
 	}
 	t.starting(func(ctx context.Context) { c, err = t.r.dial(ctx, o) })
-	if exited(err) && o.version == "" && !o.bare && t.r.main != nil && t.r.main.Err() == nil {
-		t.Inconclusive("a copy of the server started for this check exited while the session's ran (a port or a lock one copy alone may hold?): %s", oneLine(err.Error()))
-	}
 	return c, err
 }
 
@@ -898,10 +895,16 @@ func (t *T) failErr(doing string, err error) {
 	// itself (an abort, a fault) stays the server's failure.
 	if tre := (*mcp.TransportError)(nil); errors.As(err, &tre) && slices.Contains([]syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}, tre.Signal) {
 		t.Inconclusive("%s: %s, %s: what it would have answered is not known", doing, oneLine(err.Error()), KilledFromOutside)
-	} else if exited(err) && t.r.main != nil && t.r.main.Err() == nil {
-		c := t.fresh(connOptions{}) // a copy as the session's, asked once: one that exits too (at its start: dial) leaves the check inconclusive
-		if _, _, err := c.request(t.ctx, t.r.probeMethod(c.era), nil); err != nil {
-			t.Inconclusive("%s: %s; a copy started as the session's was failed too (%s): a port or a lock one copy alone may hold?", doing, oneLine(tre.Error()), oneLine(err.Error()))
+	} else if exited(err) && t.r.main != nil && t.r.main.Err() == nil { // a copy as the session's, asked once: one that exits too leaves it inconclusive
+		var c *conn
+		var perr error
+		t.starting(func(ctx context.Context) { c, perr = t.r.dial(ctx, connOptions{}) })
+		if perr == nil {
+			defer c.close()
+			_, _, perr = c.request(t.ctx, t.r.probeMethod(c.era), nil)
+		}
+		if exited(perr) {
+			t.Inconclusive("%s: %s; a copy of the server started as the session's was exited too (%s): a port or a lock one copy alone may hold?", doing, oneLine(err.Error()), oneLine(perr.Error()))
 		}
 	}
 	t.Fail("%s: %s", doing, oneLine(err.Error()))
