@@ -115,8 +115,10 @@ func TestLostListIsAskedAgain(t *testing.T) {
 					}
 				}
 				if i > 0 && loss.name == "the connection breaks once the request is read" {
-					if err != nil || len(ids) != 2 || ids[0] != ids[1] {
-						t.Errorf("Call = %s, %v, sent under ids %v; want it sent again on a new connection, under its id", res, err, ids)
+					// net/http sends it again only where the connection was a kept one, which
+					// depends on whether the last answer's connection was back in its pool yet.
+					if again := err == nil && len(ids) == 2 && ids[0] == ids[1]; !again && (err == nil || errors.As(err, new(*LostError)) || len(ids) != 1) {
+						t.Errorf("Call = %s, %v, sent under ids %v; want it sent again on a new connection under its id, or failed as it came, sent once", res, err, ids)
 					}
 					return
 				}
@@ -155,15 +157,16 @@ func TestLostListIsAskedAgainBoundedly(t *testing.T) {
 
 // In the initialize era a list whose kept connection breaks under it
 // every time goes a few times at most: net/http sends it again on each
-// kept connection it holds for the host, then on a new one, which breaks
-// too, and that is the end of it.
+// kept connection it holds for the host (none, when the last answer's is
+// not back in its pool yet), then on a new one, which breaks too, and
+// that is the end of it.
 func TestBrokenConnectionsSendAReadAFewTimesAtMost(t *testing.T) {
 	t.Parallel()
 	h, srv := eras[1].dial(t, answerTo("tools/list", losses[0].lose))
 	if _, err := h.s.Call(testCtx(t), "tools/list", nil); err == nil {
 		t.Error("Call answered, on connections that broke each time")
 	}
-	if n := len(summary(srv.Requests(), rpc("tools/list"))); n < 2 || n > http.DefaultMaxIdleConnsPerHost+2 {
+	if n := len(summary(srv.Requests(), rpc("tools/list"))); n < 1 || n > http.DefaultMaxIdleConnsPerHost+2 {
 		t.Errorf("tools/list sent %d times, want again on each kept connection and one new, at most %d", n, http.DefaultMaxIdleConnsPerHost+2)
 	}
 }

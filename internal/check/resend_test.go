@@ -60,7 +60,7 @@ func TestReadsGoAgainOnAConnectionClosedUnderThem(t *testing.T) {
 		method string
 		again  bool
 	}{{"prompts/get", true}, {"initialize", true}, {"tools/call", false}} {
-		c := &conn{r: &runner{target: &Target{URL: "http://" + ln.Addr().String() + "/mcp", Client: &http.Client{Transport: &http.Transport{}}}}, http: &httpSide{}}
+		c := &conn{r: &runner{target: &Target{URL: "http://" + ln.Addr().String() + "/mcp", Client: &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}}}, http: &httpSide{}} // one connection: the second request waits for the first's, kept
 		for i, method := range []string{"ping", tc.method} {
 			msg, _ := mcp.EncodeRequest(json.RawMessage(fmt.Sprint(i+1)), method, json.RawMessage(`{"name":"x"}`))
 			_, resp, err := c.roundHTTP(context.Background(), httpReq{body: msg})
