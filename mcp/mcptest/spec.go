@@ -199,24 +199,18 @@ func ParseSpec(data []byte) (*Spec, error) {
 	return &s, nil
 }
 
-// declares reports whether the server declares the top-level capability.
-func (s *Spec) declares(capability string) bool {
-	var caps map[string]json.RawMessage
-	if json.Unmarshal(s.capabilities(), &caps) != nil {
-		return false
+// declared is what the server declares at path, a capability or a
+// member of one (resources, subscribe); nil where it declares nothing,
+// null or false.
+func (s *Spec) declared(path ...string) json.RawMessage {
+	v := s.capabilities()
+	for _, k := range path {
+		v = member(v, k)
 	}
-	v, ok := caps[capability]
-	return ok && string(v) != "null" && string(v) != "false"
-}
-
-// declaresPath reports whether the server declares a capability's
-// sub-capability (resources.subscribe) as true.
-func (s *Spec) declaresPath(capability, sub string) bool {
-	var caps map[string]map[string]json.RawMessage
-	if json.Unmarshal(s.capabilities(), &caps) != nil {
-		return false
+	if string(v) == "null" || string(v) == "false" {
+		return nil
 	}
-	return string(caps[capability][sub]) == "true"
+	return v
 }
 
 // capabilities is what the server declares.

@@ -84,7 +84,7 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 			return nil, &e
 		}
 	}
-	if c, gated := gates[method]; gated && !spec.declares(c) && !slices.Contains(spec.ServeUndeclared, method) {
+	if c, gated := gates[method]; gated && spec.declared(c) == nil && !slices.Contains(spec.ServeUndeclared, method) {
 		return nil, notFound(method)
 	}
 	if res, ok := spec.Answers[method]; ok {
@@ -147,7 +147,7 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 		}
 		return mustJSON(map[string]any{"resources": children}), nil
 	case "resources/subscribe", "resources/unsubscribe":
-		if !spec.declaresPath("resources", "subscribe") || spec.has("subscribe-not-found") {
+		if string(spec.declared("resources", "subscribe")) != "true" || spec.has("subscribe-not-found") {
 			return nil, notFound(method)
 		}
 		return json.RawMessage(`{}`), nil

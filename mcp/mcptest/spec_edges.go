@@ -144,7 +144,7 @@ func (s *Spec) before(st *specState, m msg, out specOut) {
 	if asked, _ := stringMember(member(m.Params, "_meta"), "io.modelcontextprotocol/logLevel"); s.Era == "modern" { // the level the request asks, none unasked
 		debug = asked == "debug" || asked != "" && s.has("log-level-ignored")
 	}
-	if (s.declares("logging") || s.has("log-asked-undeclared")) && debug {
+	if (s.declared("logging") != nil || s.has("log-asked-undeclared")) && debug {
 		out.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","logger":"spec","data":{"answering":` + mustString(m.Method) + `}}}`)
 	}
 }

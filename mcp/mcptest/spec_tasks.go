@@ -186,7 +186,7 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 	if task == nil {
 		return false
 	}
-	undeclared := !s.declaresTasksCall()
+	undeclared := s.declared("tasks", "requests", "tools", "call") == nil
 	if undeclared && !s.has("task-undeclared-created") {
 		return false // not declared: the call is processed normally, its task ignored
 	}
@@ -217,21 +217,6 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 		st.mu.Unlock()
 	}
 	return true
-}
-
-// declaresTasksCall reports whether the server declares
-// tasks.requests.tools.call.
-func (s *Spec) declaresTasksCall() bool {
-	var caps struct {
-		Tasks struct {
-			Requests struct {
-				Tools struct {
-					Call json.RawMessage `json:"call"`
-				} `json:"tools"`
-			} `json:"requests"`
-		} `json:"tasks"`
-	}
-	return json.Unmarshal(s.capabilities(), &caps) == nil && caps.Tasks.Requests.Tools.Call != nil
 }
 
 func (s *Spec) newTask(st *specState, tool string, ttl *int64) *specTask {
@@ -386,7 +371,7 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 	if s.Era == "modern" {
 		return s.extMethod(st, m, id, out)
 	}
-	if sub, _ := strings.CutPrefix(m.Method, "tasks/"); (sub == "list" || sub == "cancel") && member(member(s.capabilities(), "tasks"), sub) == nil {
+	if sub, _ := strings.CutPrefix(m.Method, "tasks/"); (sub == "list" || sub == "cancel") && s.declared("tasks", sub) == nil {
 		return false // not declared: not found
 	}
 	switch m.Method {
