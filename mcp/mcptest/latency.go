@@ -71,17 +71,16 @@ func (l *latency) run(out specOut, answer func()) {
 	l.n++
 	d := l.Of(l.n)
 	l.mu.Unlock()
-	if l.serial {
+	run := func() {
 		if wait(d, out.done) {
 			answer()
 		}
+	}
+	if l.serial {
+		run()
 		return
 	}
-	out.async(func() {
-		if wait(d, out.done) {
-			answer()
-		}
-	})
+	out.async(run)
 }
 
 // wait sleeps for d, or less when done closes first (false).
