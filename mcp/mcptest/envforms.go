@@ -20,12 +20,7 @@ func envForms(environ []string) string {
 // env-forms: its message holds the environment in every way envForms
 // writes it.
 func envFormsQuestion(environ []string) string {
-	blocks, _ := envFormBlocks(environ)
-	var texts []string
-	for _, b := range blocks {
-		texts = append(texts, b["text"])
-	}
-	b, _ := json.Marshal(map[string]any{"message": strings.Join(texts, "\n\n"), "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}})
+	b, _ := json.Marshal(map[string]any{"message": EchoText(environ), "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}})
 	return string(b)
 }
 
