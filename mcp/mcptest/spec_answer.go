@@ -197,18 +197,12 @@ func (s *Spec) initialize(params json.RawMessage) (json.RawMessage, *specError) 
 // discover answers server/discover
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
 func discover(spec *Spec) json.RawMessage {
-	res := struct {
-		SupportedVersions []string                   `json:"supportedVersions"`
-		Capabilities      json.RawMessage            `json:"capabilities"`
-		Instructions      string                     `json:"instructions,omitempty"`
-		Meta              map[string]json.RawMessage `json:"_meta"`
-		TTLMs             *json.Number               `json:"ttlMs,omitempty"`
-		CacheScope        string                     `json:"cacheScope,omitempty"`
-	}{SupportedVersions: []string{specModernVersion}, Capabilities: spec.capabilities(), Instructions: spec.Instructions,
-		Meta: map[string]json.RawMessage{"io.modelcontextprotocol/serverInfo": spec.serverInfo()}}
-	if spec.Era == "modern" {
-		res.TTLMs, res.CacheScope = spec.TTLMs, spec.CacheScope
+	res := map[string]any{"supportedVersions": []string{specModernVersion}, "capabilities": spec.capabilities(),
+		"_meta": map[string]json.RawMessage{"io.modelcontextprotocol/serverInfo": spec.serverInfo()}}
+	if spec.Instructions != "" {
+		res["instructions"] = spec.Instructions
 	}
+	spec.hint(res)
 	return mustJSON(res)
 }
 
