@@ -424,8 +424,11 @@ func (s *HTTPServer) NewSession() string {
 	defer s.mu.Unlock()
 	s.issued++
 	sid := fmt.Sprintf("s%d", s.issued)
-	if s.spec.has("shared-session-id") {
+	switch {
+	case s.spec.has("shared-session-id"):
 		sid = "shared" // every session this one, with one state
+	case s.spec.has("session-id-space"):
+		sid = "s " + sid
 	}
 	s.live[sid] = true
 	return sid

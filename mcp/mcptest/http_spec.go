@@ -144,15 +144,8 @@ func isLoopback(host string) bool {
 func (s *HTTPServer) serveInitialize(x *Exchange, m msg) {
 	spec := s.spec
 	if m.Method == "initialize" && m.ID != nil && s.sessions() {
-		sid, given := s.NewSession(), !spec.has("session-never-given")
-		if given && spec.has("session-id-space") {
-			s.mu.Lock()
-			delete(s.live, sid)
-			sid = "s " + sid
-			s.live[sid] = true
-			s.mu.Unlock()
-		}
-		if given {
+		sid := s.NewSession()
+		if !spec.has("session-never-given") {
 			x.W.Header().Set("Mcp-Session-Id", sid)
 		}
 		s.specAnswer(x, m, s.specState(sid))
