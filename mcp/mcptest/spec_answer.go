@@ -52,12 +52,9 @@ type specError struct {
 	Data    json.RawMessage `json:"data,omitempty"` // the error's data, when it has some
 }
 
-// invalid is the error a spec server answers to a line that is no request
-// it serves: a batch, or no JSON.
+// invalid is the error a spec server answers to a line that is no JSON;
+// nil for JSON that is no message (a batch is answered as one, before).
 func invalid(line []byte) *specError {
-	if line = bytes.TrimSpace(line); len(line) > 0 && line[0] == '[' {
-		return &specError{Code: codeInvalidRequest, Message: "batches are not served"}
-	}
 	var v any
 	if err := json.Unmarshal(line, &v); err != nil {
 		return &specError{Code: codeParseError, Message: "parse error: " + err.Error()}
