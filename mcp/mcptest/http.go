@@ -66,7 +66,10 @@ func scriptedSpec(l Latency) *Spec {
 		s.MethodNotFound = nil
 		s.Tools = []json.RawMessage{json.RawMessage(`{"name":"x","inputSchema":{"type":"object"}}`)}
 		s.CallResults = map[string]json.RawMessage{"x": json.RawMessage(`{"content":[{"type":"text","text":"ok"}]}`)}
-		s.lat = newLatency(l, false)
+		s.lat = &latency{Latency: l}
+		if l.Capacity > 0 {
+			s.lat.slots = make(chan struct{}, l.Capacity)
+		}
 	}
 	return s
 }

@@ -46,14 +46,6 @@ type latency struct {
 	n      int           // the tools/call requests numbered so far
 }
 
-func newLatency(l Latency, serial bool) *latency {
-	lat := &latency{Latency: l, serial: serial}
-	if l.Capacity > 0 {
-		lat.slots = make(chan struct{}, l.Capacity)
-	}
-	return lat
-}
-
 // run answers a tools/call (answer) once its time has passed: in turn
 // under serial, holding up every request after it, or aside, each on its
 // own clock; when the client goes first, nothing is answered. A call
