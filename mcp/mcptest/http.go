@@ -135,7 +135,8 @@ func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
 		t.Fatalf("mcptest: listen: %v", err)
 	}
 	s := &HTTPServer{opts: opts, spec: cmp.Or(opts.Spec, scriptedSpec(opts.Latency)), done: make(chan struct{}), changed: make(chan struct{}),
-		live: map[string]bool{}, channels: map[string]chan<- string{}, states: map[string]*specState{}, parked: map[string]*crossing{}}
+		live: map[string]bool{}, channels: map[string]chan<- string{}, states: map[string]*specState{}, parked: map[string]*crossing{},
+		polls: map[string]*pollStream{}, lastPoll: map[string]*pollStream{}}
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.ts.Listener.Close()
 	s.ln = &connsListener{Listener: l}

@@ -83,9 +83,6 @@ func (s *HTTPServer) pollID(p *pollStream) string {
 	id := s.eventID()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.polls == nil {
-		s.polls, s.lastPoll = map[string]*pollStream{}, map[string]*pollStream{}
-	}
 	s.polls[id] = p
 	return id
 }
