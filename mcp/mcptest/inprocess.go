@@ -39,7 +39,11 @@ func NewInProcess(environ []string, dir string) (*InProcess, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fake: %w", err)
 	}
-	if c.needsProcess() {
+	// What only a process of its own shows: a behaviour's, or a fault's
+	// (its end, die-* and killed-*, or what it reads of its environment).
+	if c.process || slices.ContainsFunc(c.spec.Faults, func(f string) bool {
+		return strings.HasPrefix(f, "die-") || strings.HasPrefix(f, "killed-") || f == "log-secret"
+	}) {
 		return nil, nil
 	}
 	f := &InProcess{c: c}
@@ -76,21 +80,6 @@ func (f *InProcess) serve(in io.Reader, out io.Writer) {
 		out = framedWriter{out}
 	}
 	newServer(f.c, in, out, f.log).serve()
-}
-
-// needsProcess reports whether c shows something only a process of its
-// own has.
-func (c config) needsProcess() bool {
-	return c.process || c.spec != nil && c.spec.needsProcess()
-}
-
-// needsProcess reports whether a spec server's faults show something only
-// a process of its own has: its end (die-*, killed-*), or what it reads of
-// its own environment.
-func (s *Spec) needsProcess() bool {
-	return slices.ContainsFunc(s.Faults, func(f string) bool {
-		return strings.HasPrefix(f, "die-") || strings.HasPrefix(f, "killed-") || f == "log-secret"
-	})
 }
 
 // EnvValue is the value of key in environ (KEY=VALUE entries), where a
