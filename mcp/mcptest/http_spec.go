@@ -129,15 +129,8 @@ func (s *HTTPServer) originOK(r *http.Request) bool {
 		spec.has("delete-origin-unchecked") && r.Method != http.MethodPost {
 		return true
 	}
-	return isLoopback(u.Hostname())
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	ip := net.ParseIP(u.Hostname())
+	return u.Hostname() == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // serveInitialize serves the initialize era: sessions, the version header.
