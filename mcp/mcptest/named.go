@@ -205,10 +205,10 @@ func (s *Spec) namedAnswer(m msg, id json.RawMessage, echo string) string {
 	return s.resultLine(id, m.Method, json.RawMessage(fmt.Sprintf(`{"content":[{"type":"text","text":"ok"}],"echo":%s,"arguments":%s,"at":%q}`, echo, args, time.Now().Format(time.RFC3339))))
 }
 
-// floodLogs sends log-flood's notifications: n log messages, "log 0" to
-// "log n-1", and after every tenth a progress notification for token, if
-// there is one (progress 1, 2, ...); through out's bulk writer, as fast
-// as the client reads, where it has one.
+// floodLogs sends the notifications of log-flood and of the flood fault:
+// n log messages, "log 0" to "log n-1", and after every tenth a progress
+// notification for token, if there is one (progress 1, 2, ...); through
+// out's bulk writer, as fast as the client reads, where it has one.
 func floodLogs(n int, token json.RawMessage, out specOut) {
 	var line []byte
 	each := func(w io.Writer) {

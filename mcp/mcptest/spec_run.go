@@ -223,9 +223,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 		st.stop()
 		return
 	case s.has("flood") && n == 2:
-		for i := range 100000 {
-			out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flood %d"}}`, i))
-		}
+		floodLogs(100000, nil, out)
 	case s.has("answer-flood") && n == 2:
 		for i := range 100000 {
 			out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"mcpv-flood-%d","result":{}}`, i))
