@@ -243,8 +243,8 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte, m *streamedMsg) (*
 	}
 	req.Header["Content-Type"] = contentTypeJSON
 	req.Header["Accept"] = acceptAnswers
-	if _, set := req.Header["Idempotency-Key"]; !set && o.id != nil && (Resendable(o.method) || o.method == "initialize") && !IsModern(version) { // the modern era sends a read again under a new id (exchange); a key the user set stays
-		req.Header["Idempotency-Key"] = nil // a read or an opening net/http sends again, the key unsent, where a kept connection closed under it (a few times at most)
+	if o.id != nil && !IsModern(version) { // the modern era sends a read again under a new id (exchange)
+		MarkReplayable(req.Header, o.method)
 	}
 	resp, err := t.do(req)
 	// A connection that ended or was reset under a request, not a refusal

@@ -10,6 +10,7 @@ package mcp
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 )
 
@@ -25,6 +26,15 @@ func Resendable(method string) bool {
 		return true
 	}
 	return isList(method)
+}
+
+// MarkReplayable lets net/http send a read or an opening again where a kept
+// connection closed under it: Idempotency-Key with no value, read, never
+// sent. A key the user set stays.
+func MarkReplayable(h http.Header, method string) {
+	if _, set := h["Idempotency-Key"]; !set && (Resendable(method) || method == "initialize") {
+		h["Idempotency-Key"] = nil
+	}
 }
 
 // LostError is a request that may act whose answer was lost after it was

@@ -331,8 +331,8 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 	x := &exchange{sent: method}
 	if m, err := mcp.DecodeMessages(hr.body); err == nil && len(m) == 1 && m[0].Method != "" {
 		x.sent += " " + m[0].Method
-		if m[0].IsRequest() && (mcp.Resendable(m[0].Method) || m[0].Method == "initialize") {
-			req.Header["Idempotency-Key"] = nil // a read or an opening net/http sends again (the key unsent) on a kept connection the server closed under it
+		if m[0].IsRequest() {
+			mcp.MarkReplayable(req.Header, m[0].Method)
 		}
 	} else if hr.body != nil {
 		x.sent += " " + clip(string(hr.body), 80)
