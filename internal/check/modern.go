@@ -221,9 +221,9 @@ func modernRequestChecks() []*Check {
 				wantRefusal(t, "mcpv-check/no-such-method", m, x, err, http.StatusNotFound, mcp.CodeMethodNotFound)
 			},
 		},
-		headerCheck("modern.header-method", "an Mcp-Method header unlike the body's method is refused", "Mcp-Method", "tools/list"),
-		headerCheck("modern.header-version", "an MCP-Protocol-Version header unlike the body's _meta is refused", "MCP-Protocol-Version", "2025-11-25"),
-		headerCheck("modern.header-missing", "a request without its Mcp-Method header is refused", "Mcp-Method", ""),
+		headerCheck("modern.header-method", "Mcp-Method", "tools/list"),
+		headerCheck("modern.header-version", "MCP-Protocol-Version", "2025-11-25"),
+		headerCheck("modern.header-missing", "Mcp-Method", ""),
 		{
 			ID:    "modern.header-version-missing",
 			needs: needs{era: "modern", transport: "http"},
@@ -475,7 +475,7 @@ func wantRefusal(t *T, method string, m mcp.Message, x *exchange, err error, sta
 
 // headerCheck is a check that a request whose header name says value
 // ("" leaves it out) is refused as a header mismatch.
-func headerCheck(id, title, name, value string) *Check {
+func headerCheck(id, name, value string) *Check {
 	return &Check{
 		ID:    id,
 		needs: needs{era: "modern", transport: "http"},

@@ -27,8 +27,8 @@ func readingChecks() []*Check {
 // and one that does not exist.
 func readingListedChecks() []*Check {
 	return []*Check{
-		resourceReads().answered("reading.resources", "every resource listed can be read", "schema#resource", "A known resource that the server is capable of reading.", "a resource it lists cannot be read"),
-		resourceReads().wellFormed("reading.resource-contents", "resources/read answers well-formed contents", "server/resources#security-considerations", "Binary data MUST be properly encoded", contentsProblem),
+		resourceReads().answered("reading.resources", "a resource it lists cannot be read"),
+		resourceReads().wellFormed("reading.resource-contents", contentsProblem),
 		{
 			ID:    "reading.contents-uri",
 			needs: needs{capability: "resources"},
@@ -72,8 +72,8 @@ func readingListedChecks() []*Check {
 		},
 		// The prompts listed, one without its required argument, and
 		// one that does not exist.
-		promptReads().answered("reading.prompts", "a prompt without required arguments can be got", "server/prompts#getting-a-prompt", "To retrieve a specific prompt, clients send a prompts/get request.", "a prompt it lists, with no required argument, cannot be got"),
-		promptReads().filled().wellFormed("reading.prompt-messages", "prompts/get answers well-formed messages", "server/prompts#image-content", "The image data MUST be base64-encoded and include a valid MIME type", messagesProblem),
+		promptReads().answered("reading.prompts", "a prompt it lists, with no required argument, cannot be got"),
+		promptReads().filled().wellFormed("reading.prompt-messages", messagesProblem),
 		{
 			ID:    "reading.missing-argument",
 			needs: needs{capability: "prompts"},
@@ -180,17 +180,35 @@ type reads struct {
 }
 
 // answered is the check (a SHOULD of 2025-11-25) that every read is
-// answered with a result: it fails saying why.
-func (rd reads) answered(id, title, section, quote, why string) *Check {
-	return &Check{ID: id,
-		needs: needs{capability: rd.capability}, run: rd.refused(why)}
+// answered with a result: it fails, saying why, on the first read
+// answered with an error.
+func (rd reads) answered(id, why string) *Check {
+	return &Check{ID: id, needs: needs{capability: rd.capability}, run: func(t *T) {
+		rd.each(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
+			if rerr != nil {
+				t.Sent(rd.shown(name))
+				t.FailGot(errText(rerr), "%s", why)
+			}
+		})
+	}}
 }
 
 // wellFormed is the check (a MUST of 2025-11-25) that every result read
-// keeps its schema, as problem says.
-func (rd reads) wellFormed(id, title, section, quote string, problem func(res json.RawMessage) string) *Check {
-	return &Check{ID: id,
-		needs: needs{capability: rd.capability}, run: rd.malformed(problem)}
+// keeps its schema: it fails on the first whose result breaks it, as
+// problem says ("" when it keeps it); reads answered with an error are
+// answered's.
+func (rd reads) wellFormed(id string, problem func(res json.RawMessage) string) *Check {
+	return &Check{ID: id, needs: needs{capability: rd.capability}, run: func(t *T) {
+		rd.each(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
+			if rerr != nil {
+				return
+			}
+			if p := problem(res); p != "" {
+				t.Sent(rd.shown(name))
+				t.FailGot(clipped(res), "%s", p)
+			}
+		})
+	}}
 }
 
 // resourceReads read the resources listed.
@@ -205,43 +223,13 @@ func promptReads() reads {
 
 // filled is rd with prompts of required arguments got too, each given a
 // placeholder: what a prompt answers is judged though no prompt can be
-// got bare, and a placeholder refused is no finding (malformed leaves
+// got bare, and a placeholder refused is no finding (wellFormed leaves
 // errors alone).
 func (rd reads) filled() reads {
 	rd.each = func(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) {
 		eachPromptOf(t, fn, true)
 	}
 	return rd
-}
-
-// refused is a check that fails, saying why, on the first read answered
-// with an error.
-func (rd reads) refused(why string) func(t *T) {
-	return func(t *T) {
-		rd.each(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
-			if rerr != nil {
-				t.Sent(rd.shown(name))
-				t.FailGot(errText(rerr), "%s", why)
-			}
-		})
-	}
-}
-
-// malformed is a check that fails on the first read whose result breaks
-// its schema, as problem says ("" when it keeps it); reads answered with
-// an error are refused's.
-func (rd reads) malformed(problem func(res json.RawMessage) string) func(t *T) {
-	return func(t *T) {
-		rd.each(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
-			if rerr != nil {
-				return
-			}
-			if p := problem(res); p != "" {
-				t.Sent(rd.shown(name))
-				t.FailGot(clipped(res), "%s", p)
-			}
-		})
-	}
 }
 
 // eachResource reads each resource listed, up to maxReads, once per run.

@@ -27,37 +27,23 @@ import (
 var declaringTasks = strings.TrimSuffix(answering, "}") + `,"extensions":{"` + mcp.TasksExtension + `":{}}}`
 
 func extTaskChecks() []*Check {
-	ext := func(id, title, anchor, quote string, n needs, run func(t *T)) *Check {
+	ext := func(id string, n needs, run func(t *T)) *Check {
 		n.era = "modern"
 		return &Check{ID: id, needs: n,
 			run: func(t *T) { extDeclared(t); run(t) }}
 	}
 	return []*Check{
-		ext("tasks.ext-gated", "the tasks methods are refused -32021 to a client that does not declare the extension", "protocol-errors",
-			"Servers MUST return this error for non-declaring clients issuing tasks/get, tasks/update, and tasks/cancel requests.", needs{}, extGated),
-		ext("tasks.ext-listen-gated", "a subscription to tasks is refused -32021 to a client that does not declare the extension", "protocol-errors",
-			"Servers MUST return this error for non-declaring clients requesting task notifications on subscriptions/listen.", needs{}, extListenGated),
-		ext("tasks.ext-unknown-task", "tasks/get of a task that does not exist is answered -32602", "protocol-errors",
-			"Invalid or nonexistent taskId: -32602 (Invalid params) Servers MUST return this error for tasks/get.", needs{}, extUnknown),
-		{
-			ID:    "tasks.ext-header-name",
-			needs: needs{era: "modern", transport: "http"},
-			run:   func(t *T) { extDeclared(t); extHeaderName(t) },
-		},
-		ext("tasks.ext-undeclared", "no task for a client that does not declare the extension", "capability-negotiation",
-			"A server MUST NOT return CreateTaskResult to a client that did not include the extension capability on its request, regardless of prior declarations.", needs{call: true}, extUndeclared),
-		ext("tasks.ext-create", "a task is answered with resultType \"task\" and the task's members", "polymorphic-results",
-			`Servers MUST set resultType to "task" when returning a CreateTaskResult so that clients can distinguish it from a standard result. Servers MUST NOT set resultType to "task" on result types other than CreateTaskResult.`, needs{call: true}, extCreate),
-		ext("tasks.ext-durable", "a task made can be got at once", "task-creation",
-			"A server MUST NOT return CreateTaskResult until the task is durably created — that is, until a tasks/get for the returned taskId would resolve.", needs{call: true}, extDurable),
-		ext("tasks.ext-get", "tasks/get answers the task with what its status carries", "response",
-			`If the status is input_required, the server MUST return a Task object with status input_required and an inputRequests field ... If the status is completed, the server MUST return a Task object with status completed and a result field containing the final result of the task. ... If the status is failed, the server MUST return a Task object with status failed and the error that occurred during execution. ... The resultType field MUST be set to "complete" on this object`, needs{call: true}, func(t *T) { judgeGets(t, theExtTask(t), detailedProblem) }),
-		ext("tasks.ext-update", "tasks/update is acknowledged with an empty result", "response-1",
-			`On success, the server MUST acknowledge the request with an empty result. ... The resultType field MUST be set to "complete" on UpdateTaskResult`, needs{call: true}, extUpdate),
-		ext("tasks.ext-input-keys", "a key of the task's input is never asked again once answered", "task-update-requests",
-			"A server MUST NOT reuse a key for a subsequent server-to-client request after a response for that key has been delivered", needs{call: true}, extKeys),
-		ext("tasks.ext-cancel", "tasks/cancel is acknowledged with an empty result", "response-2",
-			`On success, the server MUST acknowledge the request with an empty result. ... The resultType field MUST be set to "complete" on CancelTaskResult`, needs{call: true}, extCancel),
+		ext("tasks.ext-gated", needs{}, extGated),
+		ext("tasks.ext-listen-gated", needs{}, extListenGated),
+		ext("tasks.ext-unknown-task", needs{}, extUnknown),
+		ext("tasks.ext-header-name", needs{transport: "http"}, extHeaderName),
+		ext("tasks.ext-undeclared", needs{call: true}, extUndeclared),
+		ext("tasks.ext-create", needs{call: true}, extCreate),
+		ext("tasks.ext-durable", needs{call: true}, extDurable),
+		ext("tasks.ext-get", needs{call: true}, func(t *T) { judgeGets(t, theExtTask(t), detailedProblem) }),
+		ext("tasks.ext-update", needs{call: true}, extUpdate),
+		ext("tasks.ext-input-keys", needs{call: true}, extKeys),
+		ext("tasks.ext-cancel", needs{call: true}, extCancel),
 	}
 }
 
