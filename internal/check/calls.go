@@ -23,10 +23,6 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-func callChecks() []*Check {
-	return slices.Concat(toolCallChecks(), inputChecks(), utilityCallChecks())
-}
-
 // toolCallChecks judge a tool's result, and a call without the task a
 // tool requires.
 func toolCallChecks() []*Check {

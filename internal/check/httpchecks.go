@@ -14,7 +14,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"sync"
 	"time"
 
@@ -23,10 +22,6 @@ import (
 
 // foreignOrigin is an origin no server serves.
 const foreignOrigin = "https://mcpv-check.invalid"
-
-func httpChecks() []*Check {
-	return slices.Concat(httpPostChecks(), httpSessionChecks(), httpRefusalChecks())
-}
 
 // httpPostChecks judge a POST and its answer: a foreign Origin or a rebound
 // name refused, the answer's content type, a notification's 202, a body

@@ -21,10 +21,6 @@ import (
 // junkLine is seen.bad for a line on stdout that is no JSON at all.
 const junkLine = "it is a line that is not JSON"
 
-func jsonrpcChecks() []*Check {
-	return slices.Concat(jsonrpcWatchChecks(), jsonrpcRequestChecks(), jsonrpcBadInputChecks())
-}
-
 // jsonrpcWatchChecks judge every message the run receives: its JSON-RPC shape,
 // its schema, its framing, its id, its encoding.
 func jsonrpcWatchChecks() []*Check {

@@ -29,10 +29,6 @@ func digits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-func lifecycleChecks() []*Check {
-	return slices.Concat(lifecycleInitializeChecks(), lifecycleCapabilityChecks(), lifecycleSessionChecks())
-}
-
 // lifecycleInitializeChecks judge initialize and version negotiation.
 func lifecycleInitializeChecks() []*Check {
 	return []*Check{

@@ -20,10 +20,6 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-func modernChecks() []*Check {
-	return slices.Concat(modernDiscoverChecks(), modernCacheChecks(), modernRequestChecks(), modernHTTPChecks(), modernWatchChecks())
-}
-
 // modernDiscoverChecks judge server/discover and what every result of the
 // era carries.
 func modernDiscoverChecks() []*Check {

@@ -18,10 +18,6 @@ import (
 // maxReads bounds the resources read and the prompts got in one run.
 const maxReads = 20
 
-func readingChecks() []*Check {
-	return slices.Concat(readingListedChecks(), readingUtilityChecks())
-}
-
 // readingListedChecks read the resources listed and one that does not
 // exist, then get the prompts listed, one without its required argument
 // and one that does not exist.
