@@ -128,14 +128,7 @@ func lifecycleCapabilityChecks() []*Check {
 			ID:  "lifecycle.undeclared-completions",
 			run: undeclaredCompletions,
 		},
-		{
-			ID:    "lifecycle.declared",
-			needs: needs{era: "legacy"}, // 2026-07-28 says MUST: modern.declared-lists
-			run: func(t *T) {
-				t.lintDone()
-				lintFindings(t, surface.SeverityWarning, surface.RuleCapabilities)
-			},
-		},
+		declaredCheck("lifecycle.declared", "legacy"), // 2026-07-28 says MUST: modern.declared-lists
 		{
 			ID: "lifecycle.undeclared-notifications",
 			watch: func(w *watchCtx, s seen) string {
@@ -409,6 +402,15 @@ func undeclaredCheck(id, capability string) *Check {
 		ID:  id,
 		run: func(t *T) { undeclaredList(t, capability) },
 	}
+}
+
+// declaredCheck is the check, in era, that each list the server declares
+// is served: the lint's warning of one answered "method not found".
+func declaredCheck(id, era string) *Check {
+	return &Check{ID: id, needs: needs{era: era}, run: func(t *T) {
+		t.lintDone()
+		lintFindings(t, surface.SeverityWarning, surface.RuleCapabilities)
+	}}
 }
 
 // blockedByDiscover blocks t when a 2026-07-28 server's discover result

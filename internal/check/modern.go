@@ -16,7 +16,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -24,14 +23,7 @@ import (
 // era carries.
 func modernDiscoverChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "modern.declared-lists",
-			needs: needs{era: "modern"},
-			run: func(t *T) {
-				t.lintDone()
-				lintFindings(t, surface.SeverityWarning, surface.RuleCapabilities)
-			},
-		},
+		declaredCheck("modern.declared-lists", "modern"),
 		{
 			ID:    "modern.discover",
 			needs: needs{era: "modern"},
