@@ -564,17 +564,15 @@ func (c *conn) read() {
 			c.mu.Unlock()
 			return
 		}
-		c.receive(data, "stdout")
+		c.receive(data, "stdout", nil, "", 0)
 	}
 }
 
 // receive takes one wire unit: it is recorded, watched, and its
-// responses handed to whoever waits for them.
-func (c *conn) receive(data []byte, via string) []seen { return c.receiveFor(data, via, nil, "", 0) }
-
-// receiveFor is receive for an HTTP answer (of status) to the request id
-// of method: its response is said to answer method.
-func (c *conn) receiveFor(data []byte, via string, id json.RawMessage, method string, status int) []seen {
+// responses handed to whoever waits for them. For an HTTP answer (of
+// status) to the request id of method, its response is said to answer
+// method; a unit of stdout answers no request of its own (nil, "", 0).
+func (c *conn) receive(data []byte, via string, id json.RawMessage, method string, status int) []seen {
 	if via == "stdout" {
 		c.mu.Lock()
 		closed := c.closed

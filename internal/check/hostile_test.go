@@ -397,11 +397,11 @@ func TestStdoutAfterCloseIsNotJudged(t *testing.T) {
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
-	before := c.receive([]byte("a log line before the close"), "stdout")
+	before := c.receive([]byte("a log line before the close"), "stdout", nil, "", 0)
 	c.frags.flush()
 	c.close()
 	mark := c.mark()
-	c.receive([]byte("Received SIGTERM, terminating child process..."), "stdout")
+	c.receive([]byte("Received SIGTERM, terminating child process..."), "stdout", nil, "", 0)
 	c.frags.flush()
 	if got := c.since(mark); len(got) != 0 {
 		t.Errorf("after the close, %d lines were taken: %+v", len(got), got)

@@ -192,7 +192,7 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (x *exc
 			}
 			x.body = clip(string(data), maxKept)
 			if x.contentType() == "application/json" && len(bytes.TrimSpace(data)) > 0 {
-				for _, s := range c.receiveFor(data, "JSON answer", id, methodOf(hr.body), x.status) {
+				for _, s := range c.receive(data, "JSON answer", id, methodOf(hr.body), x.status) {
 					x.msgs = append(x.msgs, s)
 					if id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "") {
 						m := s.msg
@@ -247,7 +247,7 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 		if ev.Data == nil || ev.Type != "" && ev.Type != "message" || ev.Replay && !responseIn(ev.Data, end) {
 			return true
 		}
-		for _, s := range c.receiveFor(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
+		for _, s := range c.receive(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
 			ours := id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "")
 			if s.msg.IsResponse() && s.msg.ID != nil && end != nil && idKey(s.msg.ID) != idKey(end) {
 				// the stream's one response, under another id: judged by
