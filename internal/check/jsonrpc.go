@@ -490,7 +490,7 @@ func echoes(t *T, id string) {
 func metaRun(t *T) {
 	exercise(t)
 	if t.r.facts.declares("prompts") {
-		eachPrompt(t, func(string, json.RawMessage, *mcp.RPCError) {})
+		eachPrompt(t, func(string, json.RawMessage, *mcp.RPCError) {}, false)
 	}
 }
 

@@ -125,9 +125,7 @@ func listsChecks() []*Check {
 			ID: "lists.invalid-cursor",
 			run: func(t *T) {
 				for _, l := range t.r.facts.lists() {
-					params := json.RawMessage(`{"cursor":"mcpv-check:not-a-cursor"}`)
-					t.Sent(l.Method + " " + string(params))
-					res, rerr := t.call(l.Method, params)
+					res, rerr := t.callShown(l.Method, json.RawMessage(`{"cursor":"mcpv-check:not-a-cursor"}`))
 					wantCode(t, res, rerr, -32602, "answered with a page", "answered with error %d, not -32602")
 					return
 				}

@@ -265,11 +265,7 @@ func modernRequestChecks() []*Check {
 			ID:    "modern.resource-not-found",
 			needs: needs{era: "modern", capability: "resources"},
 			run: func(t *T) {
-				c := t.connWith(connOptions{era: "modern"})
-				params := json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`)
-				t.Sent("resources/read " + string(params))
-				m, _ := t.request(c, "resources/read", params)
-				wantError(t, m, nil, mcp.CodeInvalidParams)
+				wantError(t, t.askIn(connOptions{era: "modern"}, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`)), nil, mcp.CodeInvalidParams)
 			},
 		},
 		{

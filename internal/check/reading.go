@@ -55,7 +55,7 @@ func readingListedChecks() []*Check {
 			ID:    "reading.unknown-resource",
 			needs: needs{capability: "resources", era: "legacy"},
 			run: func(t *T) {
-				m := t.askIn("legacy", "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
+				m := t.askIn(connOptions{era: "legacy"}, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
 				switch {
 				case m.Error == nil:
 					t.FailGot(clipped(m.Result), "answered with a result")
@@ -68,8 +68,8 @@ func readingListedChecks() []*Check {
 		},
 		// The prompts listed, one without its required argument, and
 		// one that does not exist.
-		promptReads().answered("reading.prompts", "a prompt it lists, with no required argument, cannot be got"),
-		promptReads().filled().wellFormed("reading.prompt-messages", messagesProblem),
+		promptReads(false).answered("reading.prompts", "a prompt it lists, with no required argument, cannot be got"),
+		promptReads(true).wellFormed("reading.prompt-messages", messagesProblem),
 		{
 			ID:    "reading.missing-argument",
 			needs: needs{capability: "prompts"},
@@ -152,7 +152,7 @@ func readingUtilityChecks() []*Check {
 			needs: needs{capability: "logging"},
 			run: func(t *T) {
 				if t.r.facts.era != "modern" {
-					wantError(t, t.askIn("legacy", "logging/setLevel", json.RawMessage(`{"level":"mcpv-check-loudest"}`)), nil, -32602)
+					wantError(t, t.askIn(connOptions{era: "legacy"}, "logging/setLevel", json.RawMessage(`{"level":"mcpv-check-loudest"}`)), nil, -32602)
 					return
 				}
 				// 2026-07-28: the level is each request's _meta's.
@@ -212,20 +212,13 @@ func resourceReads() reads {
 	return reads{eachResource, func(uri string) string { return "resources/read " + uri }, "resources"}
 }
 
-// promptReads get the prompts listed without a required argument.
-func promptReads() reads {
-	return reads{eachPrompt, func(name string) string { return fmt.Sprintf("prompts/get %q", name) }, "prompts"}
-}
-
-// filled is rd with prompts of required arguments got too, each given a
-// placeholder: what a prompt answers is judged though no prompt can be
-// got bare, and a placeholder refused is no finding (wellFormed leaves
-// errors alone).
-func (rd reads) filled() reads {
-	rd.each = func(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) {
-		eachPromptOf(t, fn, true)
-	}
-	return rd
+// promptReads get the prompts listed without a required argument; filled,
+// the prompts of required arguments too, each given a placeholder: what a
+// prompt answers is judged though no prompt can be got bare, and a
+// placeholder refused is no finding (wellFormed leaves errors alone).
+func promptReads(filled bool) reads {
+	return reads{func(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) { eachPrompt(t, fn, filled) },
+		func(name string) string { return fmt.Sprintf("prompts/get %q", name) }, "prompts"}
 }
 
 // eachResource reads each resource listed, up to maxReads, once per run.
@@ -244,19 +237,14 @@ func eachResource(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCEr
 		"%s asks for input (input_required), which mcpv check does not give: not read", "the server lists no resource")
 }
 
-// eachPrompt gets each prompt listed without a required argument, up to
-// maxReads, once per run.
-func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) {
-	eachPromptOf(t, fn, false)
-}
-
 // placeholder is the value a prompt's required argument is given when
 // the prompt is got to see what it answers.
 const placeholder = "example"
 
-// eachPromptOf is eachPrompt; filled, it gets the prompts with required
+// eachPrompt gets each prompt listed without a required argument, up to
+// maxReads, once per run; filled, it gets the prompts with required
 // arguments as well, a placeholder in each.
-func eachPromptOf(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError), filled bool) {
+func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError), filled bool) {
 	prompts := t.listed("prompts/list")
 	names := promptsToGet(prompts)
 	args := map[string]map[string]string{}

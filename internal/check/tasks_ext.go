@@ -35,7 +35,9 @@ func extTaskChecks() []*Check {
 	return []*Check{
 		ext("tasks.ext-gated", needs{}, extGated),
 		ext("tasks.ext-listen-gated", needs{}, extListenGated),
-		ext("tasks.ext-unknown-task", needs{}, extUnknown),
+		ext("tasks.ext-unknown-task", needs{}, func(t *T) {
+			wantError(t, t.askIn(connOptions{era: "modern", capabilities: declaringTasks}, "tasks/get", mcp.TaskParams(noTask)), nil, mcp.CodeInvalidParams)
+		}),
 		ext("tasks.ext-header-name", needs{transport: "http"}, extHeaderName),
 		ext("tasks.ext-undeclared", needs{call: true}, extUndeclared),
 		ext("tasks.ext-create", needs{call: true}, extCreate),
@@ -93,14 +95,6 @@ func extListenGated(t *T) {
 	case first.msg.Error.Code != mcp.CodeMissingRequiredClientCapabilities:
 		t.Fail("the subscription was refused with %d, not -32021", first.msg.Error.Code)
 	}
-}
-
-func extUnknown(t *T) {
-	c := t.connWith(connOptions{era: "modern", capabilities: declaringTasks})
-	params := mcp.TaskParams(noTask)
-	t.Sent("tasks/get " + string(params))
-	m, _ := t.request(c, "tasks/get", params)
-	wantError(t, m, nil, mcp.CodeInvalidParams)
 }
 
 func extHeaderName(t *T) {

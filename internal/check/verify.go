@@ -81,11 +81,11 @@ func spotSaid(is func(w *watchCtx, s seen) bool, said func(s seen) string) func(
 	}
 }
 
-// askIn sends method with params on the check's connection of era,
-// recorded as sent with its params, and gives back the answer; no answer
-// at all ends the check (request).
-func (t *T) askIn(era, method string, params json.RawMessage) mcp.Message {
-	c := t.connWith(connOptions{era: era})
+// askIn sends method with params on the check's connection opened with
+// o, recorded as sent with its params, and gives back the answer; no
+// answer at all ends the check (request).
+func (t *T) askIn(o connOptions, method string, params json.RawMessage) mcp.Message {
+	c := t.connWith(o)
 	t.Sent(method + " " + string(params))
 	m, _ := t.request(c, method, params)
 	return m
