@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -281,7 +280,7 @@ func urlProblem(https bool) func(p, _ json.RawMessage, _ string) string {
 		case err == nil && (u.Scheme == "" || u.Opaque == "" && u.Host == "" && u.Scheme != "file"):
 			err = errors.New("it names no scheme and host")
 		case err != nil || !https || u.Scheme == "https":
-		case u.Scheme != "http" || u.Hostname() != "localhost" && !net.ParseIP(u.Hostname()).IsLoopback():
+		case u.Scheme != "http" || !loopback(u.Hostname()):
 			return fmt.Sprintf("url %q is of scheme %s, not https", clip(raw, 120), clip(u.Scheme, 20))
 		}
 		if err != nil && !https {

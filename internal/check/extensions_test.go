@@ -16,12 +16,13 @@ import (
 // The specifications of the extensions, as checks.tsv names them: the
 // extensions overview the 2026-07-28 revision links (SEP-2133; the rule on
 // identifiers is stated in that revision's schema), MCP Apps, the Server
-// Card (SEP-2127), and the tasks extension's draft.
+// Card (SEP-2127), the tasks extension's draft and the skills extension.
 const (
 	extSpec      = "SEP-2133"
 	appsSpec     = "ext-apps 2026-01-26"
 	cardSpec     = "SEP-2127"
 	extTasksSpec = "ext-tasks"
+	skillsSpec   = "ext-skills"
 )
 
 func appsChange(t testing.TB, edit func(tools, resources []map[string]any, read map[string]any, caps map[string]any)) map[string]string {

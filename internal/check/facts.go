@@ -110,23 +110,16 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 	})
 	f.pingBroken = <-pinged
 	if f.transport == "http" {
-		f.authAsked, f.auth = authProbe(ctx, r, f)
+		// Without credentials, a server that wants authorization answers 401.
+		if x := probeFirst(ctx, r, f, httpReq{plain: true}); x != nil {
+			f.authAsked, f.auth = x.status == http.StatusUnauthorized, x
+		}
 		// A server of the HTTP+SSE transport refuses the POST the main
 		// session sent first (400, 404 or 405) with no JSON-RPC error.
 		x := probeFirst(ctx, r, f, httpReq{})
 		f.sse = x != nil && len(x.msgs) == 0 && slices.Contains([]int{http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed}, x.status)
 	}
 	return f
-}
-
-// authProbe asks the server, without credentials, what the main session
-// asked first: it answers 401 when it wants authorization.
-func authProbe(ctx context.Context, r *runner, f *facts) (bool, *exchange) {
-	x := probeFirst(ctx, r, f, httpReq{plain: true})
-	if x == nil {
-		return false, nil
-	}
-	return x.status == http.StatusUnauthorized, x
 }
 
 // probeFirst sends what the main session sent first, as hr has it, on a

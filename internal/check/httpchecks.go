@@ -405,13 +405,7 @@ func withSession(t *T, c *conn) *conn {
 }
 
 // loopback reports whether host names this machine.
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func loopback(host string) bool { return host == "localhost" || net.ParseIP(host).IsLoopback() }
 
 // streamsAtOnce is how many requests http.one-stream sends at once: an
 // even number, so that a server that pairs up its streams shows it.

@@ -14,8 +14,6 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-const skillsSpec = "ext-skills"
-
 // maxSkillPages bounds the pages of skills/list a run reads.
 const maxSkillPages = 100
 
