@@ -178,44 +178,32 @@ func streamEnds(t *T) {
 // required.
 func httpSessionChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "http.session-id",
-			needs: needs{transport: "http", era: "legacy"},
-			run: func(t *T) {
-				sid := withSession(t, t.fresh(connOptions{era: "legacy"})).sessionID()
-				for _, r := range []byte(sid) {
-					if r < 0x21 || r > 0x7e {
-						t.FailGot(fmt.Sprintf("Mcp-Session-Id: %q", sid), "the session id holds %q", r)
-					}
+		legacyHTTP("http.session-id", func(t *T) {
+			sid := withSession(t, t.fresh(connOptions{era: "legacy"})).sessionID()
+			for _, r := range []byte(sid) {
+				if r < 0x21 || r > 0x7e {
+					t.FailGot(fmt.Sprintf("Mcp-Session-Id: %q", sid), "the session id holds %q", r)
 				}
-			},
-		},
-		{
-			ID:    sessionUnique,
-			needs: needs{transport: "http", era: "legacy"},
-			run: func(t *T) {
-				a, b := withSession(t, t.fresh(connOptions{era: "legacy"})), t.fresh(connOptions{era: "legacy"})
-				t.Sent("POST initialize twice, each a session of its own")
-				if said := t.r.sharedSession.Load(); said != nil {
-					t.FailGot(*said, "two sessions were given one session id: what a client does to its session (ends it, sets its log level, subscribes) it does to the other's")
-				}
-				t.Note("the two sessions' ids differ (%d and %d bytes)", len(a.sessionID()), len(b.sessionID()))
-			},
-		},
-		{
-			ID:    "http.session-assigned",
-			needs: needs{transport: "http", era: "legacy"},
-			run: func(t *T) {
-				c := t.fresh(connOptions{era: "legacy"})
-				if c.sessionID() != "" {
-					return
-				}
-				x := t.pingWith(c, "mcpv-check-assigned", nil, "POST initialize (answered with no Mcp-Session-Id), then POST ping")
-				if x.status == http.StatusBadRequest || x.status == http.StatusNotFound {
-					t.Fail("a request without a session id is refused (HTTP %d), though initialize's answer assigned none", x.status)
-				}
-			},
-		},
+			}
+		}),
+		legacyHTTP(sessionUnique, func(t *T) {
+			a, b := withSession(t, t.fresh(connOptions{era: "legacy"})), t.fresh(connOptions{era: "legacy"})
+			t.Sent("POST initialize twice, each a session of its own")
+			if said := t.r.sharedSession.Load(); said != nil {
+				t.FailGot(*said, "two sessions were given one session id: what a client does to its session (ends it, sets its log level, subscribes) it does to the other's")
+			}
+			t.Note("the two sessions' ids differ (%d and %d bytes)", len(a.sessionID()), len(b.sessionID()))
+		}),
+		legacyHTTP("http.session-assigned", func(t *T) {
+			c := t.fresh(connOptions{era: "legacy"})
+			if c.sessionID() != "" {
+				return
+			}
+			x := t.pingWith(c, "mcpv-check-assigned", nil, "POST initialize (answered with no Mcp-Session-Id), then POST ping")
+			if x.status == http.StatusBadRequest || x.status == http.StatusNotFound {
+				t.Fail("a request without a session id is refused (HTTP %d), though initialize's answer assigned none", x.status)
+			}
+		}),
 		{
 			ID:    "http.event-ids",
 			needs: needs{transport: "http", era: "legacy"},
@@ -241,25 +229,17 @@ func httpSessionChecks() []*Check {
 				return "a response to another request on a resumed stream: " + s.foreign
 			}),
 		},
-		{
-			ID:    "http.one-stream",
-			needs: needs{transport: "http", era: "legacy"},
-			run:   oneStream,
-		},
-		{
-			ID:    "http.session-required",
-			needs: needs{transport: "http", era: "legacy"},
-			run: func(t *T) {
-				c := withSession(t, t.connWith(connOptions{era: "legacy"}))
-				x := t.pingWith(c, "mcpv-check-nosession", http.Header{"Mcp-Session-Id": {""}}, "POST ping without Mcp-Session-Id")
-				switch {
-				case x.status/100 == 2:
-					t.Note("answered: the server does not require its session id")
-				case x.status != http.StatusBadRequest:
-					t.Fail("answered HTTP %d, not 400", x.status)
-				}
-			},
-		},
+		legacyHTTP("http.one-stream", oneStream),
+		legacyHTTP("http.session-required", func(t *T) {
+			c := withSession(t, t.connWith(connOptions{era: "legacy"}))
+			x := t.pingWith(c, "mcpv-check-nosession", http.Header{"Mcp-Session-Id": {""}}, "POST ping without Mcp-Session-Id")
+			switch {
+			case x.status/100 == 2:
+				t.Note("answered: the server does not require its session id")
+			case x.status != http.StatusBadRequest:
+				t.Fail("answered HTTP %d, not 400", x.status)
+			}
+		}),
 	}
 }
 
@@ -268,95 +248,80 @@ func httpSessionChecks() []*Check {
 // and a GET.
 func httpRefusalChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "http.session-unknown",
-			needs: needs{transport: "http", era: "legacy"},
-			run: func(t *T) {
-				c := withSession(t, t.connWith(connOptions{era: "legacy"}))
-				wantStatus(t, t.pingWith(c, "mcpv-check-unknown-session", http.Header{"Mcp-Session-Id": {"mcpv-check-no-such-session"}}, "POST ping with Mcp-Session-Id: mcpv-check-no-such-session"), http.StatusNotFound)
-			},
-		},
-		{
-			ID:    "http.session-deleted",
-			needs: needs{transport: "http", era: "legacy"},
-			run: func(t *T) {
-				c := withSession(t, t.fresh(connOptions{era: "legacy"}))
-				x := t.httpSendQuiet(c, httpReq{method: http.MethodDelete}, nil, "DELETE with the session id, then POST ping with it")
-				switch {
-				case x.status == http.StatusMethodNotAllowed:
-					t.Skip("the server does not let clients end sessions (DELETE answered 405, as it may)")
-				case x.status/100 != 2:
-					t.FailGot(x.String(), "DELETE answered HTTP %d", x.status)
+		legacyHTTP("http.session-unknown", func(t *T) {
+			c := withSession(t, t.connWith(connOptions{era: "legacy"}))
+			wantStatus(t, t.pingWith(c, "mcpv-check-unknown-session", http.Header{"Mcp-Session-Id": {"mcpv-check-no-such-session"}}, "POST ping with Mcp-Session-Id: mcpv-check-no-such-session"), http.StatusNotFound)
+		}),
+		legacyHTTP("http.session-deleted", func(t *T) {
+			c := withSession(t, t.fresh(connOptions{era: "legacy"}))
+			x := t.httpSendQuiet(c, httpReq{method: http.MethodDelete}, nil, "DELETE with the session id, then POST ping with it")
+			switch {
+			case x.status == http.StatusMethodNotAllowed:
+				t.Skip("the server does not let clients end sessions (DELETE answered 405, as it may)")
+			case x.status/100 != 2:
+				t.FailGot(x.String(), "DELETE answered HTTP %d", x.status)
+			}
+			msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-deleted"`), "ping", nil)
+			y, err := c.post(t.ctx, httpReq{body: msg}, nil)
+			if y == nil {
+				t.failErr("ping after DELETE", err)
+			}
+			t.Got(y.String())
+			if y.status != http.StatusNotFound {
+				t.Fail("after DELETE the session still answers HTTP %d, not 404", y.status)
+			}
+			// A second DELETE: the session is gone for every request.
+			if x := t.httpSend(c, httpReq{method: http.MethodDelete}, nil, "DELETE with the session id, then DELETE with it again"); x.status != http.StatusNotFound {
+				t.Fail("a second DELETE of the ended session answered HTTP %d, not 404", x.status)
+			}
+		}),
+		legacyHTTP("http.protocol-version", func(t *T) {
+			if v := t.r.facts.version; v < "2025-06-18" {
+				t.Skip("the protocol version is %s, which has no MCP-Protocol-Version header (2025-06-18 brought it)", v)
+			}
+			c := t.connWith(connOptions{era: "legacy"})
+			wantStatus(t, t.pingWith(c, "mcpv-check-version", http.Header{"MCP-Protocol-Version": {unknownVersion}}, "POST ping with MCP-Protocol-Version: "+unknownVersion), http.StatusBadRequest)
+		}),
+		legacyHTTP("http.get", func(t *T) {
+			c := t.connWith(connOptions{era: "legacy"})
+			x := t.httpSendQuiet(c, httpReq{method: http.MethodGet, headersOnly: true}, nil, "GET with Accept: text/event-stream")
+			t.Got(fmt.Sprintf("HTTP %d, Content-Type %q", x.status, x.header.Get("Content-Type")))
+			switch {
+			case x.status == http.StatusMethodNotAllowed:
+			case x.status/100 == 2 && x.contentType() == "text/event-stream":
+			default:
+				t.Fail("answered neither an event stream nor 405")
+			}
+		}),
+		legacyHTTP("http.get-no-response", func(t *T) {
+			c := t.connWith(connOptions{era: "legacy"})
+			// What the stream holds at once: a stream that stays quiet
+			// is read no longer than this once it is open (its opening
+			// is the check's time, which a loaded machine may need).
+			ctx, cancel := context.WithCancel(t.ctx)
+			defer cancel()
+			var response *seen
+			x, _ := c.post(ctx, httpReq{method: http.MethodGet, opened: func() { time.AfterFunc(500*time.Millisecond, cancel) }, events: func(s seen) bool {
+				if s.msg.IsResponse() && s.bad == "" {
+					response = &s
+					return false
 				}
-				msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-deleted"`), "ping", nil)
-				y, err := c.post(t.ctx, httpReq{body: msg}, nil)
-				if y == nil {
-					t.failErr("ping after DELETE", err)
-				}
-				t.Got(y.String())
-				if y.status != http.StatusNotFound {
-					t.Fail("after DELETE the session still answers HTTP %d, not 404", y.status)
-				}
-				// A second DELETE: the session is gone for every request.
-				if x := t.httpSend(c, httpReq{method: http.MethodDelete}, nil, "DELETE with the session id, then DELETE with it again"); x.status != http.StatusNotFound {
-					t.Fail("a second DELETE of the ended session answered HTTP %d, not 404", x.status)
-				}
-			},
-		},
-		{
-			ID:    "http.protocol-version",
-			needs: needs{transport: "http", era: "legacy"},
-			run: func(t *T) {
-				if v := t.r.facts.version; v < "2025-06-18" {
-					t.Skip("the protocol version is %s, which has no MCP-Protocol-Version header (2025-06-18 brought it)", v)
-				}
-				c := t.connWith(connOptions{era: "legacy"})
-				wantStatus(t, t.pingWith(c, "mcpv-check-version", http.Header{"MCP-Protocol-Version": {unknownVersion}}, "POST ping with MCP-Protocol-Version: "+unknownVersion), http.StatusBadRequest)
-			},
-		},
-		{
-			ID:    "http.get",
-			needs: needs{transport: "http", era: "legacy"},
-			run: func(t *T) {
-				c := t.connWith(connOptions{era: "legacy"})
-				x := t.httpSendQuiet(c, httpReq{method: http.MethodGet, headersOnly: true}, nil, "GET with Accept: text/event-stream")
-				t.Got(fmt.Sprintf("HTTP %d, Content-Type %q", x.status, x.header.Get("Content-Type")))
-				switch {
-				case x.status == http.StatusMethodNotAllowed:
-				case x.status/100 == 2 && x.contentType() == "text/event-stream":
-				default:
-					t.Fail("answered neither an event stream nor 405")
-				}
-			},
-		},
-		{
-			ID:    "http.get-no-response",
-			needs: needs{transport: "http", era: "legacy"},
-			run: func(t *T) {
-				c := t.connWith(connOptions{era: "legacy"})
-				// What the stream holds at once: a stream that stays quiet
-				// is read no longer than this once it is open (its opening
-				// is the check's time, which a loaded machine may need).
-				ctx, cancel := context.WithCancel(t.ctx)
-				defer cancel()
-				var response *seen
-				x, _ := c.post(ctx, httpReq{method: http.MethodGet, opened: func() { time.AfterFunc(500*time.Millisecond, cancel) }, events: func(s seen) bool {
-					if s.msg.IsResponse() && s.bad == "" {
-						response = &s
-						return false
-					}
-					return true
-				}}, nil)
-				if x == nil || x.status/100 != 2 || x.contentType() != "text/event-stream" {
-					t.Skip("the server opens no GET stream (http.get says what it answers)")
-				}
-				if response != nil {
-					t.Sent("GET with Accept: text/event-stream, no Last-Event-ID")
-					t.FailGot(response.raw, "a response on the GET stream, which resumes nothing")
-				}
-			},
-		},
+				return true
+			}}, nil)
+			if x == nil || x.status/100 != 2 || x.contentType() != "text/event-stream" {
+				t.Skip("the server opens no GET stream (http.get says what it answers)")
+			}
+			if response != nil {
+				t.Sent("GET with Accept: text/event-stream, no Last-Event-ID")
+				t.FailGot(response.raw, "a response on the GET stream, which resumes nothing")
+			}
+		}),
 	}
+}
+
+// legacyHTTP is a check of the initialize era's Streamable HTTP.
+func legacyHTTP(id string, run func(t *T)) *Check {
+	return &Check{ID: id, needs: needs{transport: "http", era: "legacy"}, run: run}
 }
 
 // firstRequest sends what opens the main session's era (initialize or

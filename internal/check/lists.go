@@ -89,38 +89,30 @@ func listsChecks() []*Check {
 				}
 			},
 		},
-		{
-			ID:    "lists.tools-order",
-			needs: needs{era: "modern", capability: "tools"},
-			run: func(t *T) {
-				c := t.fresh(connOptions{era: "modern"})
-				a, _ := t.request(c, "tools/list", nil)
-				b, _ := t.request(c, "tools/list", nil)
-				t.Sent("tools/list, twice")
-				if x, y := keysOf(a.Result, "tools", "name"), keysOf(b.Result, "tools", "name"); a.Error == nil && b.Error == nil && !slices.Equal(x, y) {
-					t.FailGot(fmt.Sprintf("%v, then %v", x, y), "tools/list gave the same tools in two orders")
+		modernCheck("lists.tools-order", needs{capability: "tools"}, func(t *T) {
+			c := t.fresh(connOptions{era: "modern"})
+			a, _ := t.request(c, "tools/list", nil)
+			b, _ := t.request(c, "tools/list", nil)
+			t.Sent("tools/list, twice")
+			if x, y := keysOf(a.Result, "tools", "name"), keysOf(b.Result, "tools", "name"); a.Error == nil && b.Error == nil && !slices.Equal(x, y) {
+				t.FailGot(fmt.Sprintf("%v, then %v", x, y), "tools/list gave the same tools in two orders")
+			}
+		}),
+		modernCheck("lists.per-connection", needs{}, func(t *T) {
+			shared, fresh := t.connWith(connOptions{era: "modern"}), t.fresh(connOptions{era: "modern"})
+			for _, l := range t.r.facts.lists() {
+				t.Sent(l.Method + " on the shared connection, on a new one, then on the shared one again")
+				set := func(c *conn) ([]string, bool) {
+					m, _ := t.request(c, l.Method, nil)
+					return slices.Sorted(slices.Values(keysOf(m.Result, l.Key, l.Field))), m.Error == nil
 				}
-			},
-		},
-		{
-			ID:    "lists.per-connection",
-			needs: needs{era: "modern"},
-			run: func(t *T) {
-				shared, fresh := t.connWith(connOptions{era: "modern"}), t.fresh(connOptions{era: "modern"})
-				for _, l := range t.r.facts.lists() {
-					t.Sent(l.Method + " on the shared connection, on a new one, then on the shared one again")
-					set := func(c *conn) ([]string, bool) {
-						m, _ := t.request(c, l.Method, nil)
-						return slices.Sorted(slices.Values(keysOf(m.Result, l.Key, l.Field))), m.Error == nil
-					}
-					x, ok := set(shared)
-					y, ok2 := set(fresh)
-					if x2, ok3 := set(shared); ok && ok2 && ok3 && slices.Equal(x, x2) && !slices.Equal(x, y) {
-						t.FailGot(fmt.Sprintf("%v on the shared connection, %v on a new one", x, y), "%s's first page lists other %ss on another connection", l.Method, l.Item)
-					}
+				x, ok := set(shared)
+				y, ok2 := set(fresh)
+				if x2, ok3 := set(shared); ok && ok2 && ok3 && slices.Equal(x, x2) && !slices.Equal(x, y) {
+					t.FailGot(fmt.Sprintf("%v on the shared connection, %v on a new one", x, y), "%s's first page lists other %ss on another connection", l.Method, l.Item)
 				}
-			},
-		},
+			}
+		}),
 		{
 			ID: "lists.invalid-cursor",
 			run: func(t *T) {

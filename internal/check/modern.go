@@ -24,39 +24,31 @@ import (
 func modernDiscoverChecks() []*Check {
 	return []*Check{
 		declaredCheck("modern.declared-lists", "modern"),
-		{
-			ID:    "modern.discover",
-			needs: needs{era: "modern"},
-			run: func(t *T) {
-				m := discoverOn(t, t.conn())
-				var d struct {
-					Supported    []string        `json:"supportedVersions"`
-					Capabilities json.RawMessage `json:"capabilities"`
-				}
-				if json.Unmarshal(m.Result, &d) != nil || len(d.Supported) == 0 {
-					t.FailGot(clipped(m.Result), "the result has no supportedVersions array of strings")
-				}
-				if !isObject(d.Capabilities) {
-					t.FailGot(clipped(m.Result), "the result has no capabilities object")
-				}
-				if p := t.schemaResultProblem(schemaOf(mcp.ModernVersion), "DiscoverResult", "server/discover", m.Result); p != "" {
-					t.FailGot(clipped(m.Result), "%s", p)
-				}
-			},
-		},
-		{
-			ID:    "modern.server-info",
-			needs: needs{era: "modern"},
-			run: func(t *T) {
-				m := discoverOn(t, t.conn())
-				info := member(member(m.Result, "_meta"), mcp.MetaServerInfo)
-				_, named := str(member(info, "name"))
-				_, versioned := str(member(info, "version"))
-				if !named || !versioned {
-					t.FailGot(clipped(m.Result), "no _meta %q with a name and a version", mcp.MetaServerInfo)
-				}
-			},
-		},
+		modernCheck("modern.discover", needs{}, func(t *T) {
+			m := discoverOn(t, t.conn())
+			var d struct {
+				Supported    []string        `json:"supportedVersions"`
+				Capabilities json.RawMessage `json:"capabilities"`
+			}
+			if json.Unmarshal(m.Result, &d) != nil || len(d.Supported) == 0 {
+				t.FailGot(clipped(m.Result), "the result has no supportedVersions array of strings")
+			}
+			if !isObject(d.Capabilities) {
+				t.FailGot(clipped(m.Result), "the result has no capabilities object")
+			}
+			if p := t.schemaResultProblem(schemaOf(mcp.ModernVersion), "DiscoverResult", "server/discover", m.Result); p != "" {
+				t.FailGot(clipped(m.Result), "%s", p)
+			}
+		}),
+		modernCheck("modern.server-info", needs{}, func(t *T) {
+			m := discoverOn(t, t.conn())
+			info := member(member(m.Result, "_meta"), mcp.MetaServerInfo)
+			_, named := str(member(info, "name"))
+			_, versioned := str(member(info, "version"))
+			if !named || !versioned {
+				t.FailGot(clipped(m.Result), "no _meta %q with a name and a version", mcp.MetaServerInfo)
+			}
+		}),
 		{
 			ID:    "modern.result-type",
 			needs: needs{era: "modern"},
@@ -113,39 +105,35 @@ func modernCacheChecks() []*Check {
 				return ""
 			},
 		},
-		{
-			ID:    "modern.cache-scope-pages",
-			needs: needs{era: "modern"},
-			run: func(t *T) {
-				c := t.conn()
-				paged := false
-				for _, l := range t.r.facts.lists() {
-					var params json.RawMessage
-					first := ""
-					for page := 1; page <= 50; page++ {
-						m, _ := t.request(c, l.Method, params)
-						if m.Error != nil {
-							break
-						}
-						scope, _ := str(member(m.Result, "cacheScope"))
-						if page == 1 {
-							first = scope
-						} else if paged = true; scope != first {
-							t.Sent(fmt.Sprintf("%s, page 1 and page %d", l.Method, page))
-							t.FailGot(fmt.Sprintf("cacheScope %q, then %q", first, scope), "%s's pages have different cacheScopes", l.Method)
-						}
-						next, ok := str(member(m.Result, "nextCursor"))
-						if !ok {
-							break
-						}
-						params, _ = json.Marshal(map[string]string{"cursor": next})
+		modernCheck("modern.cache-scope-pages", needs{}, func(t *T) {
+			c := t.conn()
+			paged := false
+			for _, l := range t.r.facts.lists() {
+				var params json.RawMessage
+				first := ""
+				for page := 1; page <= 50; page++ {
+					m, _ := t.request(c, l.Method, params)
+					if m.Error != nil {
+						break
 					}
+					scope, _ := str(member(m.Result, "cacheScope"))
+					if page == 1 {
+						first = scope
+					} else if paged = true; scope != first {
+						t.Sent(fmt.Sprintf("%s, page 1 and page %d", l.Method, page))
+						t.FailGot(fmt.Sprintf("cacheScope %q, then %q", first, scope), "%s's pages have different cacheScopes", l.Method)
+					}
+					next, ok := str(member(m.Result, "nextCursor"))
+					if !ok {
+						break
+					}
+					params, _ = json.Marshal(map[string]string{"cursor": next})
 				}
-				if !paged {
-					t.Skip("no list the server declares has a second page")
-				}
-			},
-		},
+			}
+			if !paged {
+				t.Skip("no list the server declares has a second page")
+			}
+		}),
 	}
 }
 
@@ -154,125 +142,93 @@ func modernCacheChecks() []*Check {
 // resource, an Mcp-Name unlike the body's; and subscriptions/listen.
 func modernRequestChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "modern.meta-required",
-			needs: needs{era: "modern"},
-			run: func(t *T) {
-				c := t.connWith(connOptions{era: "modern"})
-				v, _ := json.Marshal(c.version)
-				params, _ := mcp.WithMeta(nil, mcp.MetaProtocolVersion, v)
-				t.Sent("server/discover " + string(params) + " (no " + mcp.MetaClientCapabilities + ")")
-				m, x, err := c.requestID(t.ctx, c.newID(), "server/discover", params)
-				wantRefusal(t, "server/discover", m, x, err, http.StatusBadRequest, mcp.CodeInvalidParams)
-			},
-		},
-		{
-			ID:    "modern.unsupported-version",
-			needs: needs{era: "modern"},
-			run: func(t *T) {
-				// A modern request carries its version: the shared
-				// connection serves, stamped with another.
-				const other = "2099-12-31"
-				c := t.connWith(connOptions{era: "modern"})
-				// A list the server serves, rather than server/discover,
-				// whose answer is the versions a client is to learn: a
-				// discover answered all the same is not sure to break
-				// the rule.
-				method := "server/discover"
-				if lists := t.r.facts.lists(); len(lists) > 0 {
-					method = lists[0].Method
-				}
-				t.Sent(method + " stamped with protocol version " + other)
-				id := c.newID()
-				msg, _ := mcp.EncodeRequest(id, method, c.stampVersion(nil, other))
-				m, x, err := c.roundTrip(t.ctx, id, msg, httpReq{header: http.Header{"MCP-Protocol-Version": {other}}})
-				if method == "server/discover" && err == nil && m.Error == nil {
-					t.Got(clip(string(m.Result), 200))
-					t.Unsure("server/discover stamped with a version the server does not support was answered with its result (its supported versions), not -32022")
-				}
-				wantRefusal(t, method, m, x, err, http.StatusBadRequest, mcp.CodeUnsupportedProtocolVersion)
-				var d struct {
-					Supported []string `json:"supported"`
-				}
-				if json.Unmarshal(m.Error.Data, &d) != nil || len(d.Supported) == 0 {
-					t.FailGot(errText(m.Error)+" "+clip(string(m.Error.Data), 200), "the error's data has no supported list")
-				}
-			},
-		},
-		{
-			ID:    "modern.method-not-found",
-			needs: needs{era: "modern", transport: "http"},
-			run: func(t *T) {
-				c := t.connWith(connOptions{era: "modern"})
-				t.Sent("POST mcpv-check/no-such-method")
-				m, x, err := c.request(t.ctx, "mcpv-check/no-such-method", nil)
-				wantRefusal(t, "mcpv-check/no-such-method", m, x, err, http.StatusNotFound, mcp.CodeMethodNotFound)
-			},
-		},
+		modernCheck("modern.meta-required", needs{}, func(t *T) {
+			c := t.connWith(connOptions{era: "modern"})
+			v, _ := json.Marshal(c.version)
+			params, _ := mcp.WithMeta(nil, mcp.MetaProtocolVersion, v)
+			t.Sent("server/discover " + string(params) + " (no " + mcp.MetaClientCapabilities + ")")
+			m, x, err := c.requestID(t.ctx, c.newID(), "server/discover", params)
+			wantRefusal(t, "server/discover", m, x, err, http.StatusBadRequest, mcp.CodeInvalidParams)
+		}),
+		modernCheck("modern.unsupported-version", needs{}, func(t *T) {
+			// A modern request carries its version: the shared
+			// connection serves, stamped with another.
+			const other = "2099-12-31"
+			c := t.connWith(connOptions{era: "modern"})
+			// A list the server serves, rather than server/discover,
+			// whose answer is the versions a client is to learn: a
+			// discover answered all the same is not sure to break
+			// the rule.
+			method := "server/discover"
+			if lists := t.r.facts.lists(); len(lists) > 0 {
+				method = lists[0].Method
+			}
+			t.Sent(method + " stamped with protocol version " + other)
+			id := c.newID()
+			msg, _ := mcp.EncodeRequest(id, method, c.stampVersion(nil, other))
+			m, x, err := c.roundTrip(t.ctx, id, msg, httpReq{header: http.Header{"MCP-Protocol-Version": {other}}})
+			if method == "server/discover" && err == nil && m.Error == nil {
+				t.Got(clip(string(m.Result), 200))
+				t.Unsure("server/discover stamped with a version the server does not support was answered with its result (its supported versions), not -32022")
+			}
+			wantRefusal(t, method, m, x, err, http.StatusBadRequest, mcp.CodeUnsupportedProtocolVersion)
+			var d struct {
+				Supported []string `json:"supported"`
+			}
+			if json.Unmarshal(m.Error.Data, &d) != nil || len(d.Supported) == 0 {
+				t.FailGot(errText(m.Error)+" "+clip(string(m.Error.Data), 200), "the error's data has no supported list")
+			}
+		}),
+		modernCheck("modern.method-not-found", needs{transport: "http"}, func(t *T) {
+			c := t.connWith(connOptions{era: "modern"})
+			t.Sent("POST mcpv-check/no-such-method")
+			m, x, err := c.request(t.ctx, "mcpv-check/no-such-method", nil)
+			wantRefusal(t, "mcpv-check/no-such-method", m, x, err, http.StatusNotFound, mcp.CodeMethodNotFound)
+		}),
 		headerCheck("modern.header-method", "Mcp-Method", "tools/list"),
 		headerCheck("modern.header-version", "MCP-Protocol-Version", "2025-11-25"),
 		headerCheck("modern.header-missing", "Mcp-Method", ""),
-		{
-			ID:    "modern.header-version-missing",
-			needs: needs{era: "modern", transport: "http"},
-			run: func(t *T) {
-				c := t.connWith(connOptions{era: "modern"})
-				id := json.RawMessage(`"mcpv-check-no-version"`)
-				body, _ := mcp.EncodeRequest(id, "server/discover", c.stamp(nil))
-				t.Sent("POST server/discover without MCP-Protocol-Version")
-				x, err := c.post(t.ctx, httpReq{body: body, header: http.Header{"MCP-Protocol-Version": {""}}}, id)
-				if x == nil {
-					t.failErr("server/discover", err)
-				}
-				t.Got(x.String())
-				// Refused, or read as 2025-03-26, which has no
-				// server/discover: anything but its result.
-				if x.status == http.StatusOK && x.response != nil && member(x.response.Result, "supportedVersions") != nil {
-					t.Fail("server/discover without MCP-Protocol-Version was answered as a request of 2026-07-28: a server that reads a request without the header as 2025-03-26 answers as that revision, else refuses it with 400")
-				}
-			},
-		},
-		{
-			ID:    "modern.header-name",
-			needs: needs{era: "modern", transport: "http", capability: "prompts"},
-			run: func(t *T) {
-				c := t.connWith(connOptions{era: "modern"})
-				body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-name"`), "prompts/get", c.stamp(json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`)))
-				x := t.httpSendQuiet(c, httpReq{body: body, header: http.Header{"Mcp-Name": {"mcpv-check-other"}}}, json.RawMessage(`"mcpv-check-name"`),
-					"POST prompts/get of \"mcpv-check-no-such-prompt\" with Mcp-Name: mcpv-check-other")
-				mismatch(t, x)
-				// A name no header carries plain goes Base64-encoded, and the
-				// server decodes it before it compares.
-				const name = "mcpv-check-résumé"
-				body, _ = mcp.EncodeRequest(json.RawMessage(`"mcpv-check-encoded"`), "prompts/get", c.stamp(json.RawMessage(`{"name":"`+name+`"}`)))
-				x = t.httpSendQuiet(c, httpReq{body: body, header: http.Header{"Mcp-Name": {"=?base64?" + base64.StdEncoding.EncodeToString([]byte(name)) + "?="}}},
-					json.RawMessage(`"mcpv-check-encoded"`), "POST prompts/get of \""+name+"\" with its Mcp-Name Base64-encoded")
-				if mismatched(x) {
-					t.FailGot(x.String(), "an encoded Mcp-Name was compared with the body's name undecoded: the answer is -32020 (HeaderMismatch)")
-				}
-			},
-		},
-		{
-			ID:    "modern.header-param",
-			needs: needs{era: "modern", transport: "http", call: true},
-			run: func(t *T) {
-				c, tool, body, name, value := paramHeaderCall(t)
-				mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {"mcpv-check-other"}}}, paramCallID,
-					fmt.Sprintf("POST tools/call of %q with %s: mcpv-check-other (the argument is %q)", tool, name, value)))
-			},
-		},
-		{
-			ID:    "modern.resource-not-found",
-			needs: needs{era: "modern", capability: "resources"},
-			run: func(t *T) {
-				wantError(t, t.askIn(connOptions{era: "modern"}, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`)), nil, mcp.CodeInvalidParams)
-			},
-		},
-		{
-			ID:    "modern.listen",
-			needs: needs{era: "modern"},
-			run:   listen,
-		},
+		modernCheck("modern.header-version-missing", needs{transport: "http"}, func(t *T) {
+			c := t.connWith(connOptions{era: "modern"})
+			id := json.RawMessage(`"mcpv-check-no-version"`)
+			body, _ := mcp.EncodeRequest(id, "server/discover", c.stamp(nil))
+			t.Sent("POST server/discover without MCP-Protocol-Version")
+			x, err := c.post(t.ctx, httpReq{body: body, header: http.Header{"MCP-Protocol-Version": {""}}}, id)
+			if x == nil {
+				t.failErr("server/discover", err)
+			}
+			t.Got(x.String())
+			// Refused, or read as 2025-03-26, which has no
+			// server/discover: anything but its result.
+			if x.status == http.StatusOK && x.response != nil && member(x.response.Result, "supportedVersions") != nil {
+				t.Fail("server/discover without MCP-Protocol-Version was answered as a request of 2026-07-28: a server that reads a request without the header as 2025-03-26 answers as that revision, else refuses it with 400")
+			}
+		}),
+		modernCheck("modern.header-name", needs{transport: "http", capability: "prompts"}, func(t *T) {
+			c := t.connWith(connOptions{era: "modern"})
+			body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-name"`), "prompts/get", c.stamp(json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`)))
+			x := t.httpSendQuiet(c, httpReq{body: body, header: http.Header{"Mcp-Name": {"mcpv-check-other"}}}, json.RawMessage(`"mcpv-check-name"`),
+				"POST prompts/get of \"mcpv-check-no-such-prompt\" with Mcp-Name: mcpv-check-other")
+			mismatch(t, x)
+			// A name no header carries plain goes Base64-encoded, and the
+			// server decodes it before it compares.
+			const name = "mcpv-check-résumé"
+			body, _ = mcp.EncodeRequest(json.RawMessage(`"mcpv-check-encoded"`), "prompts/get", c.stamp(json.RawMessage(`{"name":"`+name+`"}`)))
+			x = t.httpSendQuiet(c, httpReq{body: body, header: http.Header{"Mcp-Name": {"=?base64?" + base64.StdEncoding.EncodeToString([]byte(name)) + "?="}}},
+				json.RawMessage(`"mcpv-check-encoded"`), "POST prompts/get of \""+name+"\" with its Mcp-Name Base64-encoded")
+			if mismatched(x) {
+				t.FailGot(x.String(), "an encoded Mcp-Name was compared with the body's name undecoded: the answer is -32020 (HeaderMismatch)")
+			}
+		}),
+		modernCheck("modern.header-param", needs{transport: "http", call: true}, func(t *T) {
+			c, tool, body, name, value := paramHeaderCall(t)
+			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {"mcpv-check-other"}}}, paramCallID,
+				fmt.Sprintf("POST tools/call of %q with %s: mcpv-check-other (the argument is %q)", tool, name, value)))
+		}),
+		modernCheck("modern.resource-not-found", needs{capability: "resources"}, func(t *T) {
+			wantError(t, t.askIn(connOptions{era: "modern"}, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`)), nil, mcp.CodeInvalidParams)
+		}),
+		modernCheck("modern.listen", needs{}, listen),
 	}
 }
 
@@ -280,37 +236,35 @@ func modernRequestChecks() []*Check {
 // DELETE, no session.
 func modernHTTPChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "modern.get-405",
-			needs: needs{era: "modern", transport: "http"},
-			run: func(t *T) {
-				c := modernAlone(t, "whose GET stream and DELETE it may serve")
-				for _, method := range []string{http.MethodGet, http.MethodDelete} {
-					x := t.httpSendQuiet(c, httpReq{method: method, headersOnly: true}, nil, method)
-					t.Got(fmt.Sprintf("HTTP %d", x.status))
-					if x.status != http.StatusMethodNotAllowed {
-						t.Fail("%s answered HTTP %d, not 405", method, x.status)
-					}
+		modernCheck("modern.get-405", needs{transport: "http"}, func(t *T) {
+			c := modernAlone(t, "whose GET stream and DELETE it may serve")
+			for _, method := range []string{http.MethodGet, http.MethodDelete} {
+				x := t.httpSendQuiet(c, httpReq{method: method, headersOnly: true}, nil, method)
+				t.Got(fmt.Sprintf("HTTP %d", x.status))
+				if x.status != http.StatusMethodNotAllowed {
+					t.Fail("%s answered HTTP %d, not 405", method, x.status)
 				}
-			},
-		},
-		{
-			ID:    "modern.no-session",
-			needs: needs{era: "modern", transport: "http"},
-			run: func(t *T) {
-				c := modernAlone(t, "which has sessions")
-				body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-sid"`), "server/discover", c.stamp(nil))
-				x := t.httpSend(c, httpReq{body: body, header: http.Header{"Mcp-Session-Id": {"mcpv-check-session"}}}, json.RawMessage(`"mcpv-check-sid"`),
-					"POST server/discover with Mcp-Session-Id: mcpv-check-session")
-				if sid := x.header.Get("Mcp-Session-Id"); sid != "" {
-					t.Fail("the answer carries Mcp-Session-Id %q", clip(sid, 60))
-				}
-				if x.response == nil {
-					t.Fail("the session id was not ignored: HTTP %d", x.status)
-				}
-			},
-		},
+			}
+		}),
+		modernCheck("modern.no-session", needs{transport: "http"}, func(t *T) {
+			c := modernAlone(t, "which has sessions")
+			body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-sid"`), "server/discover", c.stamp(nil))
+			x := t.httpSend(c, httpReq{body: body, header: http.Header{"Mcp-Session-Id": {"mcpv-check-session"}}}, json.RawMessage(`"mcpv-check-sid"`),
+				"POST server/discover with Mcp-Session-Id: mcpv-check-session")
+			if sid := x.header.Get("Mcp-Session-Id"); sid != "" {
+				t.Fail("the answer carries Mcp-Session-Id %q", clip(sid, 60))
+			}
+			if x.response == nil {
+				t.Fail("the session id was not ignored: HTTP %d", x.status)
+			}
+		}),
 	}
+}
+
+// modernCheck is a check of the 2026-07-28 era, with needs n besides.
+func modernCheck(id string, n needs, run func(t *T)) *Check {
+	n.era = "modern"
+	return &Check{ID: id, needs: n, run: run}
 }
 
 // modernAlone is the check's connection of this era, when the server

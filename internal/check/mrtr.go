@@ -70,37 +70,29 @@ func mrtrChecks() []*Check {
 				return ""
 			},
 		},
-		{
-			ID:    "modern.removed-methods",
-			needs: needs{era: "modern", transport: "http"},
-			run:   removedMethods,
-		},
-		{
-			ID:    "modern.client-info-optional",
-			needs: needs{era: "modern"},
-			run: func(t *T) {
-				c := t.connWith(connOptions{era: "modern"})
-				params := c.stamp(nil)
-				var meta map[string]json.RawMessage
-				t.decode(member(params, "_meta"), &meta, "the _meta mcpv stamps")
-				delete(meta, mcp.MetaClientInfo)
-				params, _ = json.Marshal(map[string]any{"_meta": meta})
-				t.Sent("server/discover " + string(params))
-				m, x, err := c.requestID(t.ctx, c.newID(), "server/discover", params)
-				if err != nil && x == nil {
-					t.failErr("server/discover", err)
-				}
-				if x != nil && x.status/100 != 2 {
-					t.FailGot(x.String(), "refused: HTTP %d", x.status)
-				}
-				if err != nil {
-					t.failErr("server/discover", err)
-				}
-				if m.Error != nil {
-					t.FailGot(errText(m.Error), "refused without clientInfo")
-				}
-			},
-		},
+		modernCheck("modern.removed-methods", needs{transport: "http"}, removedMethods),
+		modernCheck("modern.client-info-optional", needs{}, func(t *T) {
+			c := t.connWith(connOptions{era: "modern"})
+			params := c.stamp(nil)
+			var meta map[string]json.RawMessage
+			t.decode(member(params, "_meta"), &meta, "the _meta mcpv stamps")
+			delete(meta, mcp.MetaClientInfo)
+			params, _ = json.Marshal(map[string]any{"_meta": meta})
+			t.Sent("server/discover " + string(params))
+			m, x, err := c.requestID(t.ctx, c.newID(), "server/discover", params)
+			if err != nil && x == nil {
+				t.failErr("server/discover", err)
+			}
+			if x != nil && x.status/100 != 2 {
+				t.FailGot(x.String(), "refused: HTTP %d", x.status)
+			}
+			if err != nil {
+				t.failErr("server/discover", err)
+			}
+			if m.Error != nil {
+				t.FailGot(errText(m.Error), "refused without clientInfo")
+			}
+		}),
 	}
 }
 

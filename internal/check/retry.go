@@ -115,70 +115,54 @@ func askInput(t *T) (asking, map[string]json.RawMessage) {
 
 func retryChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "modern.input-missing",
-			needs: needs{era: "modern", capability: "prompts"},
-			run: func(t *T) {
-				a, _ := askInput(t)
-				m := a.retry(t, map[string]any{}, state(a.result))
-				if m.Error != nil {
-					t.FailGot(errText(m.Error), "a retry without its input was refused, not asked again")
+		modernCheck("modern.input-missing", needs{capability: "prompts"}, func(t *T) {
+			a, _ := askInput(t)
+			m := a.retry(t, map[string]any{}, state(a.result))
+			if m.Error != nil {
+				t.FailGot(errText(m.Error), "a retry without its input was refused, not asked again")
+			}
+		}),
+		modernCheck("modern.input-extra", needs{capability: "prompts"}, func(t *T) {
+			a := ask(t)
+			res := a.result
+			for round := 1; round <= maxRounds; round++ {
+				ans := answers(res)
+				ans["mcpv-check-not-asked"] = json.RawMessage(`{"action":"decline"}`)
+				m := a.retry(t, ans, state(res))
+				switch {
+				case m.Error != nil:
+					t.FailGot(errText(m.Error), "round %d: the answers, with one to a key never asked, were refused", round)
+				case !inputRequired(seen{msg: m, era: "modern"}):
+					return
 				}
-			},
-		},
-		{
-			ID:    "modern.input-extra",
-			needs: needs{era: "modern", capability: "prompts"},
-			run: func(t *T) {
-				a := ask(t)
-				res := a.result
-				for round := 1; round <= maxRounds; round++ {
-					ans := answers(res)
-					ans["mcpv-check-not-asked"] = json.RawMessage(`{"action":"decline"}`)
-					m := a.retry(t, ans, state(res))
-					switch {
-					case m.Error != nil:
-						t.FailGot(errText(m.Error), "round %d: the answers, with one to a key never asked, were refused", round)
-					case !inputRequired(seen{msg: m, era: "modern"}):
-						return
-					}
-					res = m.Result
-				}
-				t.Note("the server still asked for input after %d rounds answered", maxRounds)
-			},
-		},
-		{
-			ID:    "modern.input-invalid",
-			needs: needs{era: "modern", capability: "prompts"},
-			run: func(t *T) {
-				a, ans := askInput(t)
-				for k := range ans {
-					ans[k] = json.RawMessage(`"mcpv-check: no result"`)
-				}
-				m := a.retry(t, ans, state(a.result))
-				if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
-					t.FailGot(clipped(m.Result), "answers that are no results (strings) were taken, and the request completed")
-				}
-			},
-		},
-		{
-			ID:    "modern.request-state",
-			needs: needs{era: "modern", capability: "prompts"},
-			run: func(t *T) {
-				a := ask(t)
-				s := state(a.result)
-				if s == nil {
-					t.Skip("the server keeps no request state")
-				}
-				forged := *s + "-mcpv-check"
-				m := a.retry(t, answers(a.result), &forged)
-				if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
-					t.Got(clipped(m.Result))
-					// Whether the state matters is the server's to know:
-					// not sure, a warning.
-					t.Unsure("a request state the server never gave (%s) was taken, and the request completed; if the state influences authorization, resource access or business logic, the rule asks that it be rejected", fmt.Sprintf("%q", clip(forged, 60)))
-				}
-			},
-		},
+				res = m.Result
+			}
+			t.Note("the server still asked for input after %d rounds answered", maxRounds)
+		}),
+		modernCheck("modern.input-invalid", needs{capability: "prompts"}, func(t *T) {
+			a, ans := askInput(t)
+			for k := range ans {
+				ans[k] = json.RawMessage(`"mcpv-check: no result"`)
+			}
+			m := a.retry(t, ans, state(a.result))
+			if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
+				t.FailGot(clipped(m.Result), "answers that are no results (strings) were taken, and the request completed")
+			}
+		}),
+		modernCheck("modern.request-state", needs{capability: "prompts"}, func(t *T) {
+			a := ask(t)
+			s := state(a.result)
+			if s == nil {
+				t.Skip("the server keeps no request state")
+			}
+			forged := *s + "-mcpv-check"
+			m := a.retry(t, answers(a.result), &forged)
+			if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
+				t.Got(clipped(m.Result))
+				// Whether the state matters is the server's to know:
+				// not sure, a warning.
+				t.Unsure("a request state the server never gave (%s) was taken, and the request completed; if the state influences authorization, resource access or business logic, the rule asks that it be rejected", fmt.Sprintf("%q", clip(forged, 60)))
+			}
+		}),
 	}
 }

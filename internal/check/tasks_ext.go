@@ -28,9 +28,7 @@ var declaringTasks = strings.TrimSuffix(answering, "}") + `,"extensions":{"` + m
 
 func extTaskChecks() []*Check {
 	ext := func(id string, n needs, run func(t *T)) *Check {
-		n.era = "modern"
-		return &Check{ID: id, needs: n,
-			run: func(t *T) { extDeclared(t); run(t) }}
+		return modernCheck(id, n, func(t *T) { extDeclared(t); run(t) })
 	}
 	return []*Check{
 		ext("tasks.ext-gated", needs{}, extGated),
