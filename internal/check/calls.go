@@ -27,91 +27,71 @@ import (
 // tool requires.
 func toolCallChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "tools.result",
-			needs: needs{call: true, capability: "tools"},
-			run: func(t *T) {
-				for _, rec := range t.judged(t.r.callable(t)) {
-					if p := resultProblem(rec.result); p != "" {
-						t.Sent(rec.sent)
-						t.FailGot(clipped(rec.result), "%s", p)
-					}
+		callCheck("tools.result", func(t *T) {
+			for _, rec := range t.judged(t.r.callable(t)) {
+				if p := resultProblem(rec.result); p != "" {
+					t.Sent(rec.sent)
+					t.FailGot(clipped(rec.result), "%s", p)
 				}
-			},
-		},
+			}
+		}),
 		{
 			ID:    taskRequiredID,
 			needs: needs{capability: "tools", era: "legacy"},
 			run:   taskRequiredCheck,
 		},
-		{
-			ID:    "tools.structured-result",
-			needs: needs{call: true, capability: "tools"},
-			run: func(t *T) {
-				checked := false
-				for _, rec := range t.judged(t.r.callable(t)) {
-					if member(rec.tool, "outputSchema") == nil {
-						continue
-					}
-					checked = true
-					for _, f := range surface.CheckResult(t.ctx, rec.tool, rec.result) {
-						if f.Severity == surface.SeverityError {
-							t.Sent(rec.sent)
-							t.FailGot(clipped(rec.result), "%s", f.Message)
-						}
-						t.Note("%s", f.Message)
-					}
+		callCheck("tools.structured-result", func(t *T) {
+			checked := false
+			for _, rec := range t.judged(t.r.callable(t)) {
+				if member(rec.tool, "outputSchema") == nil {
+					continue
 				}
-				if !checked {
-					t.Skip("no tool called has an outputSchema")
-				}
-			},
-		},
-		{
-			ID:    "tools.structured-text",
-			needs: needs{call: true, capability: "tools"},
-			run: func(t *T) {
-				checked := false
-				for _, rec := range t.judged(t.r.callable(t)) {
-					sc := member(rec.result, "structuredContent")
-					if sc == nil {
-						continue
-					}
-					checked = true
-					if !textHolds(t, rec.result, sc) {
+				checked = true
+				for _, f := range surface.CheckResult(t.ctx, rec.tool, rec.result) {
+					if f.Severity == surface.SeverityError {
 						t.Sent(rec.sent)
-						t.FailGot(clipped(rec.result), "no text block holds the structured content's JSON")
+						t.FailGot(clipped(rec.result), "%s", f.Message)
 					}
+					t.Note("%s", f.Message)
 				}
-				if !checked {
-					t.Skip("no tool called returned structured content")
+			}
+			if !checked {
+				t.Skip("no tool called has an outputSchema")
+			}
+		}),
+		callCheck("tools.structured-text", func(t *T) {
+			checked := false
+			for _, rec := range t.judged(t.r.callable(t)) {
+				sc := member(rec.result, "structuredContent")
+				if sc == nil {
+					continue
 				}
-			},
-		},
+				checked = true
+				if !textHolds(t, rec.result, sc) {
+					t.Sent(rec.sent)
+					t.FailGot(clipped(rec.result), "no text block holds the structured content's JSON")
+				}
+			}
+			if !checked {
+				t.Skip("no tool called returned structured content")
+			}
+		}),
 	}
 }
 
 // utilityCallChecks judge progress and cancellation around a call.
 func utilityCallChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "utilities.progress",
-			needs: needs{call: true, capability: "tools"},
-			run: func(t *T) {
-				shown := t.r.progressing(t)
-				if len(shown) == 0 {
-					t.Skip("no tool named with --call sent a progress notification")
-				}
-				for _, i := range shown {
-					progressOf(t, t.r.callOnce(t, i))
-				}
-			},
-		},
-		{
-			ID:    "utilities.cancel-call",
-			needs: needs{call: true, capability: "tools"},
-			run:   cancelCall,
-		},
+		callCheck("utilities.progress", func(t *T) {
+			shown := t.r.progressing(t)
+			if len(shown) == 0 {
+				t.Skip("no tool named with --call sent a progress notification")
+			}
+			for _, i := range shown {
+				progressOf(t, t.r.callOnce(t, i))
+			}
+		}),
+		callCheck("utilities.cancel-call", cancelCall),
 		{
 			ID: "utilities.cancel-race",
 			run: func(t *T) {
@@ -209,6 +189,11 @@ func utilityCallChecks() []*Check {
 			},
 		},
 	}
+}
+
+// callCheck is a check of the calls of the tools named with --call.
+func callCheck(id string, run func(t *T)) *Check {
+	return &Check{ID: id, needs: needs{call: true, capability: "tools"}, run: run}
 }
 
 // callRecord is one call of a tool the user named, to its end.

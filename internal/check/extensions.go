@@ -81,30 +81,26 @@ func extensionChecks() []*Check {
 		// interface, with no requirement word: a warning.
 		appCheck("apps.resource-meta", "apps.resource-meta", "apps.permissions"),
 		appCheck("apps.listed-mime-type", "apps.listed-mime-type"),
-		{
-			ID:    "apps.text-fallback",
-			needs: needs{call: true, capability: "tools"},
-			run: func(t *T) {
-				var withApp []int
-				for i, c := range t.r.opts.Calls {
-					if _, ok := apps.OfTool(t.calledTool(c.Tool)); ok {
-						withApp = append(withApp, i)
-					}
+		callCheck("apps.text-fallback", func(t *T) {
+			var withApp []int
+			for i, c := range t.r.opts.Calls {
+				if _, ok := apps.OfTool(t.calledTool(c.Tool)); ok {
+					withApp = append(withApp, i)
 				}
-				checked := len(withApp) > 0
-				for _, rec := range t.judged(withApp) {
-					r := apps.Report{Valid: true}
-					r.AddCall(nil, rec.result)
-					if !r.Valid {
-						t.Sent(rec.sent)
-						t.FailGot(clipped(rec.result), "%s", r.Problems[0].Message)
-					}
+			}
+			checked := len(withApp) > 0
+			for _, rec := range t.judged(withApp) {
+				r := apps.Report{Valid: true}
+				r.AddCall(nil, rec.result)
+				if !r.Valid {
+					t.Sent(rec.sent)
+					t.FailGot(clipped(rec.result), "%s", r.Problems[0].Message)
 				}
-				if !checked {
-					t.Skip("none of the tools named with --call carries an app")
-				}
-			},
-		},
+			}
+			if !checked {
+				t.Skip("none of the tools named with --call carries an app")
+			}
+		}),
 	}
 }
 

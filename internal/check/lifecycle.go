@@ -32,88 +32,72 @@ func digits(s string) bool {
 // lifecycleInitializeChecks judge initialize and version negotiation.
 func lifecycleInitializeChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "lifecycle.initialize",
-			needs: needs{era: "legacy"},
-			run: func(t *T) {
-				a := t.versionAnswered(mcp.LatestVersion, "initialize")
-				if a.rpcErr != nil {
-					t.FailGot(errText(a.rpcErr), "initialize offering %s was refused", mcp.LatestVersion)
-				}
-				t.Got(clipped(a.result))
-				if p := initializeShape(a.result); p != "" {
+		legacyCheck("lifecycle.initialize", func(t *T) {
+			a := t.versionAnswered(mcp.LatestVersion, "initialize")
+			if a.rpcErr != nil {
+				t.FailGot(errText(a.rpcErr), "initialize offering %s was refused", mcp.LatestVersion)
+			}
+			t.Got(clipped(a.result))
+			if p := initializeShape(a.result); p != "" {
+				t.Fail("%s", p)
+			}
+			// The whole of it, capabilities (tasks among them) included.
+			if sc := schemaOf(a.version); sc != nil {
+				if p := t.schemaResultProblem(sc, "InitializeResult", "initialize", a.result); p != "" {
 					t.Fail("%s", p)
 				}
-				// The whole of it, capabilities (tasks among them) included.
-				if sc := schemaOf(a.version); sc != nil {
-					if p := t.schemaResultProblem(sc, "InitializeResult", "initialize", a.result); p != "" {
-						t.Fail("%s", p)
-					}
+			}
+		}),
+		legacyCheck("lifecycle.version-echo", func(t *T) {
+			for _, v := range mcp.SupportedVersions {
+				a := t.versionAnswered(v, "initialize offering "+v)
+				if a.rpcErr != nil || a.version == v || a.version == "" {
+					continue
 				}
-			},
-		},
-		{
-			ID:    "lifecycle.version-echo",
-			needs: needs{era: "legacy"},
-			run: func(t *T) {
-				for _, v := range mcp.SupportedVersions {
-					a := t.versionAnswered(v, "initialize offering "+v)
-					if a.rpcErr != nil || a.version == v || a.version == "" {
-						continue
-					}
-					// v is not supported, the answer says: what it answers
-					// instead must be, and offered, echoed.
-					b := t.versionAnswered(a.version, "initialize offering "+a.version)
-					if b.version != a.version {
-						t.Sent(fmt.Sprintf("initialize offering %s, then %s", v, a.version))
-						t.FailGot(fmt.Sprintf("%s, then %s", a.version, answerText(b)), "offered %s the server answers %s, a version it supports; offered %s it does not answer %s", v, a.version, a.version, a.version)
-					}
+				// v is not supported, the answer says: what it answers
+				// instead must be, and offered, echoed.
+				b := t.versionAnswered(a.version, "initialize offering "+a.version)
+				if b.version != a.version {
+					t.Sent(fmt.Sprintf("initialize offering %s, then %s", v, a.version))
+					t.FailGot(fmt.Sprintf("%s, then %s", a.version, answerText(b)), "offered %s the server answers %s, a version it supports; offered %s it does not answer %s", v, a.version, a.version, a.version)
 				}
-				t.Note("versions echoed: %s", t.echoed())
-			},
-		},
-		{
-			ID:    "lifecycle.version-unknown",
-			needs: needs{era: "legacy"},
-			run: func(t *T) {
-				t.Sent("initialize offering " + unknownVersion)
-				a := t.versionAnswered(unknownVersion, "initialize")
-				t.Got(answerText(a))
-				switch {
-				case a.rpcErr != nil:
-					t.Note("refused with an error, as the lifecycle's own example does")
-					return
-				case a.version == unknownVersion:
-					t.Fail("the server answers with the unknown version itself")
-				case len(a.version) != 10 || a.version[4] != '-' || a.version[7] != '-' || !digits(a.version[:4]+a.version[5:7]+a.version[8:]): // no YYYY-MM-DD
-					t.Fail("the answer's protocolVersion %q is no protocol version", a.version)
+			}
+			t.Note("versions echoed: %s", t.echoed())
+		}),
+		legacyCheck("lifecycle.version-unknown", func(t *T) {
+			t.Sent("initialize offering " + unknownVersion)
+			a := t.versionAnswered(unknownVersion, "initialize")
+			t.Got(answerText(a))
+			switch {
+			case a.rpcErr != nil:
+				t.Note("refused with an error, as the lifecycle's own example does")
+				return
+			case a.version == unknownVersion:
+				t.Fail("the server answers with the unknown version itself")
+			case len(a.version) != 10 || a.version[4] != '-' || a.version[7] != '-' || !digits(a.version[:4]+a.version[5:7]+a.version[8:]): // no YYYY-MM-DD
+				t.Fail("the answer's protocolVersion %q is no protocol version", a.version)
+			}
+			if b := t.versionAnswer(a.version); b.err == nil && b.version != a.version {
+				t.Fail("it answers %s, but offered %s it answers %s: that is no version it supports", a.version, a.version, answerText(b))
+			}
+		}),
+		legacyCheck("lifecycle.version-latest", func(t *T) {
+			a := t.versionAnswered(unknownVersion, "initialize")
+			if a.rpcErr != nil {
+				t.Skip("the unknown version was refused with an error")
+			}
+			latest := ""
+			for _, v := range mcp.SupportedVersions {
+				if b := t.versionAnswer(v); b.err == nil && b.version == v && v > latest {
+					latest = v
 				}
-				if b := t.versionAnswer(a.version); b.err == nil && b.version != a.version {
-					t.Fail("it answers %s, but offered %s it answers %s: that is no version it supports", a.version, a.version, answerText(b))
-				}
-			},
-		},
-		{
-			ID:    "lifecycle.version-latest",
-			needs: needs{era: "legacy"},
-			run: func(t *T) {
-				a := t.versionAnswered(unknownVersion, "initialize")
-				if a.rpcErr != nil {
-					t.Skip("the unknown version was refused with an error")
-				}
-				latest := ""
-				for _, v := range mcp.SupportedVersions {
-					if b := t.versionAnswer(v); b.err == nil && b.version == v && v > latest {
-						latest = v
-					}
-				}
-				t.Sent("initialize offering " + unknownVersion)
-				t.Got(a.version)
-				if latest != "" && a.version < latest {
-					t.Fail("it answers %s, though it supports %s", a.version, latest)
-				}
-			},
-		},
+			}
+			t.Sent("initialize offering " + unknownVersion)
+			t.Got(a.version)
+			if latest != "" && a.version < latest {
+				t.Fail("it answers %s, though it supports %s", a.version, latest)
+			}
+		}),
 	}
 }
 
@@ -175,47 +159,39 @@ func lifecycleCapabilityChecks() []*Check {
 // initialized, ping, and a stdio server's exit when its input ends.
 func lifecycleSessionChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "lifecycle.early-requests",
-			needs: needs{era: "legacy"},
-			run: func(t *T) {
-				c := t.fresh(connOptions{era: "legacy", bare: true})
-				mark := c.mark()
-				t.Sent("initialize, then nothing for half a second")
-				m, _ := t.request(c, "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion))
-				if m.Error != nil {
-					t.Skip("initialize was refused: %s", errText(m.Error))
+		legacyCheck("lifecycle.early-requests", func(t *T) {
+			c := t.fresh(connOptions{era: "legacy", bare: true})
+			mark := c.mark()
+			t.Sent("initialize, then nothing for half a second")
+			m, _ := t.request(c, "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion))
+			if m.Error != nil {
+				t.Skip("initialize was refused: %s", errText(m.Error))
+			}
+			v, _ := str(member(m.Result, "protocolVersion"))
+			c.setHeaderVersion(v)
+			settle(t, 500*time.Millisecond)
+			for _, s := range c.since(mark) {
+				if s.msg.IsRequest() && s.msg.Method != "ping" {
+					t.FailGot(s.raw, "the server sent %s before the initialized notification", s.msg.Method)
 				}
-				v, _ := str(member(m.Result, "protocolVersion"))
-				c.setHeaderVersion(v)
-				settle(t, 500*time.Millisecond)
-				for _, s := range c.since(mark) {
-					if s.msg.IsRequest() && s.msg.Method != "ping" {
-						t.FailGot(s.raw, "the server sent %s before the initialized notification", s.msg.Method)
-					}
-				}
-				if err := c.notify(t.ctx, "notifications/initialized", nil); err != nil {
-					t.failErr("notifications/initialized", err)
-				}
-			},
-		},
-		{
-			ID:    "lifecycle.ping",
-			needs: needs{era: "legacy"},
-			run: func(t *T) {
-				if why := t.r.facts.pingBroken; why != "" && t.r.facts.era == "legacy" {
-					t.Sent("ping, and at once " + unknownMethod + " (through the session)")
-					// the answer to ping or, ping unanswered, the one that shows the server answers
-					t.FailGot(cmp.Or(t.r.wire.lastAnswer("ping"), t.r.wire.lastAnswer(unknownMethod)), "%s", why)
-				}
-				t.Sent("ping")
-				m, _ := t.request(t.connWith(connOptions{era: "legacy"}), "ping", nil)
-				judgePing(t, m, "")
-				if t.r.facts.transport == "stdio" {
-					pingFirst(t)
-				}
-			},
-		},
+			}
+			if err := c.notify(t.ctx, "notifications/initialized", nil); err != nil {
+				t.failErr("notifications/initialized", err)
+			}
+		}),
+		legacyCheck("lifecycle.ping", func(t *T) {
+			if why := t.r.facts.pingBroken; why != "" && t.r.facts.era == "legacy" {
+				t.Sent("ping, and at once " + unknownMethod + " (through the session)")
+				// the answer to ping or, ping unanswered, the one that shows the server answers
+				t.FailGot(cmp.Or(t.r.wire.lastAnswer("ping"), t.r.wire.lastAnswer(unknownMethod)), "%s", why)
+			}
+			t.Sent("ping")
+			m, _ := t.request(t.connWith(connOptions{era: "legacy"}), "ping", nil)
+			judgePing(t, m, "")
+			if t.r.facts.transport == "stdio" {
+				pingFirst(t)
+			}
+		}),
 		{
 			ID:    "lifecycle.stdin-close",
 			needs: needs{transport: "stdio"},
@@ -237,6 +213,11 @@ func lifecycleSessionChecks() []*Check {
 			},
 		},
 	}
+}
+
+// legacyCheck is a check of the initialize era.
+func legacyCheck(id string, run func(t *T)) *Check {
+	return &Check{ID: id, needs: needs{era: "legacy"}, run: run}
 }
 
 // notificationCapability is the capability a notification needs declared.
