@@ -20,70 +20,55 @@ import (
 
 func authChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "auth.challenge",
-			needs: needs{transport: "http", auth: true},
-			run: func(t *T) {
-				x := t.r.facts.auth
-				t.Sent(x.sent + " without credentials")
-				t.Got("WWW-Authenticate: " + clip(x.header.Get("WWW-Authenticate"), 200))
-				if len(oauth.ParseChallenges(x.header.Values("WWW-Authenticate"))) == 0 {
-					t.Fail("the 401 has no WWW-Authenticate challenge")
-				}
-				if _, ok := oauth.AuthChallenge(x.header); !ok {
-					t.Fail("the 401's challenges have no Bearer (or DPoP) one")
-				}
-			},
-		},
-		{
-			ID:    "auth.resource-metadata",
-			needs: needs{transport: "http", auth: true},
-			run: func(t *T) {
-				md := resourceMetadata(t, "auth.resource-metadata")
-				t.Got(md.URL + ": authorization_servers " + clip(joinQuoted(md.AuthorizationServers), 200))
-			},
-		},
-		{
-			ID:    "auth.metadata-location",
-			needs: needs{transport: "http", auth: true},
-			run: func(t *T) {
-				ch, _ := oauth.AuthChallenge(t.r.facts.auth.header)
-				if ch.Params["resource_metadata"] != "" {
-					t.Note("WWW-Authenticate names resource_metadata %s", clip(ch.Params["resource_metadata"], 200))
-				}
-				resourceMetadata(t, "auth.metadata-location")
-			},
-		},
-		{
-			ID:    "auth.server-metadata",
-			needs: needs{transport: "http", auth: true},
-			run: func(t *T) {
-				md := resourceMetadata(t, "auth.server-metadata")
-				issuer := md.AuthorizationServers[0]
-				t.Sent("the metadata of authorization server " + issuer)
-				as, err := oauth.DiscoverServer(t.ctx, t.r.target.Plain, issuer)
-				if err != nil {
-					t.failErr("authorization server metadata", err)
-				}
-				if !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
-					t.FailGot("code_challenge_methods_supported "+joinQuoted(as.CodeChallengeMethodsSupported), "the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
-				}
-			},
-		},
-		{
-			ID:    "auth.invalid-token",
-			needs: needs{transport: "http", auth: true},
-			run: func(t *T) {
-				if !t.r.oauthOffered(t.ctx).offered {
-					t.Skip(noOAuth)
-				}
-				x := firstRequest(t, httpReq{plain: true, header: http.Header{"Authorization": {"Bearer mcpv-check-not-a-token"}}})
-				t.Sent(x.sent + " with Authorization: Bearer mcpv-check-not-a-token")
-				t.Got(x.String())
-				wantStatus(t, x, http.StatusUnauthorized)
-			},
-		},
+		authCheck("auth.challenge", func(t *T) {
+			x := t.r.facts.auth
+			t.Sent(x.sent + " without credentials")
+			t.Got("WWW-Authenticate: " + clip(x.header.Get("WWW-Authenticate"), 200))
+			if len(oauth.ParseChallenges(x.header.Values("WWW-Authenticate"))) == 0 {
+				t.Fail("the 401 has no WWW-Authenticate challenge")
+			}
+			if _, ok := oauth.AuthChallenge(x.header); !ok {
+				t.Fail("the 401's challenges have no Bearer (or DPoP) one")
+			}
+		}),
+		authCheck("auth.resource-metadata", func(t *T) {
+			md := resourceMetadata(t, "auth.resource-metadata")
+			t.Got(md.URL + ": authorization_servers " + clip(joinQuoted(md.AuthorizationServers), 200))
+		}),
+		authCheck("auth.metadata-location", func(t *T) {
+			ch, _ := oauth.AuthChallenge(t.r.facts.auth.header)
+			if ch.Params["resource_metadata"] != "" {
+				t.Note("WWW-Authenticate names resource_metadata %s", clip(ch.Params["resource_metadata"], 200))
+			}
+			resourceMetadata(t, "auth.metadata-location")
+		}),
+		authCheck("auth.server-metadata", func(t *T) {
+			md := resourceMetadata(t, "auth.server-metadata")
+			issuer := md.AuthorizationServers[0]
+			t.Sent("the metadata of authorization server " + issuer)
+			as, err := oauth.DiscoverServer(t.ctx, t.r.target.Plain, issuer)
+			if err != nil {
+				t.failErr("authorization server metadata", err)
+			}
+			if !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
+				t.FailGot("code_challenge_methods_supported "+joinQuoted(as.CodeChallengeMethodsSupported), "the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
+			}
+		}),
+		authCheck("auth.invalid-token", func(t *T) {
+			if !t.r.oauthOffered(t.ctx).offered {
+				t.Skip(noOAuth)
+			}
+			x := firstRequest(t, httpReq{plain: true, header: http.Header{"Authorization": {"Bearer mcpv-check-not-a-token"}}})
+			t.Sent(x.sent + " with Authorization: Bearer mcpv-check-not-a-token")
+			t.Got(x.String())
+			wantStatus(t, x, http.StatusUnauthorized)
+		}),
 	}
+}
+
+// authCheck is a check of a server over HTTP that asks for authorization.
+func authCheck(id string, run func(t *T)) *Check {
+	return &Check{ID: id, needs: needs{transport: "http", auth: true}, run: run}
 }
 
 // oauthOffer is what the server's 401 offers of OAuth, found once a run:

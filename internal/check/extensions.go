@@ -213,45 +213,37 @@ func appReports(t *T) []apps.Report {
 // says once connected.
 func cardChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "card.valid",
-			needs: needs{transport: "http"},
-			run: func(t *T) {
-				c, problems, url := fetchCard(t)
-				for _, p := range problems {
-					if p.Level == servercard.Error {
-						t.Sent("GET " + url)
-						t.FailGot(clipped(c.Raw), "%s", p.Message)
-					}
-				}
-			},
-		},
-		{
-			ID:    "card.agrees",
-			needs: needs{transport: "http"},
-			run: func(t *T) {
-				c, _, url := fetchCard(t)
-				live := servercard.Live{Endpoint: t.r.target.URL, Transport: "streamable-http", Version: t.r.facts.version}
-				if t.r.facts.sse {
-					live.Transport = "sse"
-				}
-				init := t.r.main.InitializeResult()
-				live.ServerInfo, live.Capabilities = init.ServerInfo, init.Capabilities
-				live.Version, live.Supported = "", t.supported(c, init.SupportedVersions)
-				if c.Tools != nil && t.r.facts.declares("tools") {
-					tools, _ := t.r.facts.items(t.ctx, "tools/list")
-					live.Tools = append([]string{}, toolNames(tools, nil)...)
-				}
-				if d := servercard.Verify(c, live); len(d) > 0 {
-					var lines []string
-					for _, x := range d {
-						lines = append(lines, x.Message())
-					}
+		httpCheck("card.valid", func(t *T) {
+			c, problems, url := fetchCard(t)
+			for _, p := range problems {
+				if p.Level == servercard.Error {
 					t.Sent("GET " + url)
-					t.FailGot(clipped(c.Raw), "%s", strings.Join(lines, "; "))
+					t.FailGot(clipped(c.Raw), "%s", p.Message)
 				}
-			},
-		},
+			}
+		}),
+		httpCheck("card.agrees", func(t *T) {
+			c, _, url := fetchCard(t)
+			live := servercard.Live{Endpoint: t.r.target.URL, Transport: "streamable-http", Version: t.r.facts.version}
+			if t.r.facts.sse {
+				live.Transport = "sse"
+			}
+			init := t.r.main.InitializeResult()
+			live.ServerInfo, live.Capabilities = init.ServerInfo, init.Capabilities
+			live.Version, live.Supported = "", t.supported(c, init.SupportedVersions)
+			if c.Tools != nil && t.r.facts.declares("tools") {
+				tools, _ := t.r.facts.items(t.ctx, "tools/list")
+				live.Tools = append([]string{}, toolNames(tools, nil)...)
+			}
+			if d := servercard.Verify(c, live); len(d) > 0 {
+				var lines []string
+				for _, x := range d {
+					lines = append(lines, x.Message())
+				}
+				t.Sent("GET " + url)
+				t.FailGot(clipped(c.Raw), "%s", strings.Join(lines, "; "))
+			}
+		}),
 	}
 }
 

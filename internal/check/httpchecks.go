@@ -28,60 +28,44 @@ const foreignOrigin = "https://mcpv-check.invalid"
 // that is no JSON.
 func httpPostChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "http.origin",
-			needs: needs{transport: "http"},
-			run: func(t *T) {
-				for _, o := range originsRefused {
-					foreignRefused(t, http.Header{"Origin": {o}}, " with Origin: "+o, "answered HTTP %d, not 403")
+		httpCheck("http.origin", func(t *T) {
+			for _, o := range originsRefused {
+				foreignRefused(t, http.Header{"Origin": {o}}, " with Origin: "+o, "answered HTTP %d, not 403")
+			}
+		}),
+		httpCheck("http.dns-rebinding", func(t *T) {
+			u, err := url.Parse(t.r.target.URL)
+			if err != nil || !loopback(u.Hostname()) {
+				t.Skip("the server is not on this machine (loopback), where DNS rebinding reaches it")
+			}
+			host := "rebound.mcpv-check.invalid"
+			if p := u.Port(); p != "" {
+				host += ":" + p
+			}
+			foreignRefused(t, http.Header{"Host": {host}, "Origin": {"http://" + host}}, fmt.Sprintf(" with Host: %s and Origin: http://%s", host, host),
+				"answered HTTP %d, not 403: a web page whose name resolves to this machine reaches the server")
+		}),
+		httpCheck("http.answer-type", func(t *T) {
+			c := t.conn()
+			for _, method := range []string{t.r.probeMethod(c.era), "tools/list"} {
+				if method == "tools/list" && !t.r.facts.declares("tools") {
+					continue
 				}
-			},
-		},
-		{
-			ID:    "http.dns-rebinding",
-			needs: needs{transport: "http"},
-			run: func(t *T) {
-				u, err := url.Parse(t.r.target.URL)
-				if err != nil || !loopback(u.Hostname()) {
-					t.Skip("the server is not on this machine (loopback), where DNS rebinding reaches it")
+				_, x, err := c.request(t.ctx, method, nil)
+				if x == nil {
+					t.failErr(method, err)
 				}
-				host := "rebound.mcpv-check.invalid"
-				if p := u.Port(); p != "" {
-					host += ":" + p
+				t.Sent(x.sent)
+				t.Got(x.String())
+				if ct := x.contentType(); ct != "application/json" && ct != "text/event-stream" {
+					t.Fail("answered with %s", ct)
 				}
-				foreignRefused(t, http.Header{"Host": {host}, "Origin": {"http://" + host}}, fmt.Sprintf(" with Host: %s and Origin: http://%s", host, host),
-					"answered HTTP %d, not 403: a web page whose name resolves to this machine reaches the server")
-			},
-		},
-		{
-			ID:    "http.answer-type",
-			needs: needs{transport: "http"},
-			run: func(t *T) {
-				c := t.conn()
-				for _, method := range []string{t.r.probeMethod(c.era), "tools/list"} {
-					if method == "tools/list" && !t.r.facts.declares("tools") {
-						continue
-					}
-					_, x, err := c.request(t.ctx, method, nil)
-					if x == nil {
-						t.failErr(method, err)
-					}
-					t.Sent(x.sent)
-					t.Got(x.String())
-					if ct := x.contentType(); ct != "application/json" && ct != "text/event-stream" {
-						t.Fail("answered with %s", ct)
-					}
-					if err != nil {
-						t.failErr(method, err)
-					}
+				if err != nil {
+					t.failErr(method, err)
 				}
-			},
-		},
-		{
-			ID:    "http.stream-ends",
-			needs: needs{transport: "http"},
-			run:   streamEnds,
-		},
+			}
+		}),
+		httpCheck("http.stream-ends", streamEnds),
 		{
 			ID:    "http.one-object",
 			needs: needs{transport: "http"},
@@ -93,38 +77,30 @@ func httpPostChecks() []*Check {
 				return "a request answered with a JSON array: " + s.raw
 			}),
 		},
-		{
-			ID:    "http.notification-202",
-			needs: needs{transport: "http"},
-			run: func(t *T) {
-				c := t.conn()
-				method := "notifications/initialized"
-				if c.era == "modern" {
-					method = "notifications/mcpv-check/unknown"
-				}
-				x := t.httpSend(c, httpReq{body: []byte(stampedNote(c, method))}, nil, "POST "+method)
-				switch {
-				case x.status == http.StatusAccepted && x.body != "":
-					t.Fail("answered 202 with a body")
-				case x.status/100 == 2 && x.status != http.StatusAccepted:
-					t.Fail("answered HTTP %d, not 202", x.status)
-				case x.status/100 != 2 && x.status < 400:
-					t.Fail("answered HTTP %d: neither 202 nor an error status", x.status)
-				case x.status >= 400:
-					t.Note("the notification was refused (HTTP %d), as a server that cannot accept it may", x.status)
-				}
-			},
-		},
-		{
-			ID:    "http.malformed-body",
-			needs: needs{transport: "http"},
-			run: func(t *T) {
-				x := t.httpSend(t.conn(), httpReq{body: []byte(`{"jsonrpc": "2.0", "id": 1, "method": `)}, nil, `POST {"jsonrpc": "2.0", "id": 1, "method": `)
-				if x.status < 400 {
-					t.Fail("answered HTTP %d, not an error status", x.status)
-				}
-			},
-		},
+		httpCheck("http.notification-202", func(t *T) {
+			c := t.conn()
+			method := "notifications/initialized"
+			if c.era == "modern" {
+				method = "notifications/mcpv-check/unknown"
+			}
+			x := t.httpSend(c, httpReq{body: []byte(stampedNote(c, method))}, nil, "POST "+method)
+			switch {
+			case x.status == http.StatusAccepted && x.body != "":
+				t.Fail("answered 202 with a body")
+			case x.status/100 == 2 && x.status != http.StatusAccepted:
+				t.Fail("answered HTTP %d, not 202", x.status)
+			case x.status/100 != 2 && x.status < 400:
+				t.Fail("answered HTTP %d: neither 202 nor an error status", x.status)
+			case x.status >= 400:
+				t.Note("the notification was refused (HTTP %d), as a server that cannot accept it may", x.status)
+			}
+		}),
+		httpCheck("http.malformed-body", func(t *T) {
+			x := t.httpSend(t.conn(), httpReq{body: []byte(`{"jsonrpc": "2.0", "id": 1, "method": `)}, nil, `POST {"jsonrpc": "2.0", "id": 1, "method": `)
+			if x.status < 400 {
+				t.Fail("answered HTTP %d, not an error status", x.status)
+			}
+		}),
 	}
 }
 
@@ -317,6 +293,11 @@ func httpRefusalChecks() []*Check {
 			}
 		}),
 	}
+}
+
+// httpCheck is a check of Streamable HTTP.
+func httpCheck(id string, run func(t *T)) *Check {
+	return &Check{ID: id, needs: needs{transport: "http"}, run: run}
 }
 
 // legacyHTTP is a check of the initialize era's Streamable HTTP.
