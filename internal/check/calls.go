@@ -124,26 +124,23 @@ func utilityCallChecks() []*Check {
 				}
 			},
 		},
-		{
-			ID: "utilities.cancel-unknown", group: "rpc",
-			run: func(t *T) {
-				c := t.conn()
-				if c.http != nil && c.era == "modern" {
-					t.Skip("the 2026-07-28 era has no notifications/cancelled over HTTP")
-				}
-				got := sendSeen(t, c, `notifications/cancelled for requestId "mcpv-check-never-sent", then one without requestId; then a request`, "notifications/cancelled", func() error {
-					for _, p := range []string{`{"requestId":"mcpv-check-never-sent"}`, `{"reason":7}`} {
-						if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(p)); err != nil {
-							return err
-						}
+		inGroup("rpc", "utilities.cancel-unknown", needs{}, func(t *T) {
+			c := t.conn()
+			if c.http != nil && c.era == "modern" {
+				t.Skip("the 2026-07-28 era has no notifications/cancelled over HTTP")
+			}
+			got := sendSeen(t, c, `notifications/cancelled for requestId "mcpv-check-never-sent", then one without requestId; then a request`, "notifications/cancelled", func() error {
+				for _, p := range []string{`{"requestId":"mcpv-check-never-sent"}`, `{"reason":7}`} {
+					if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(p)); err != nil {
+						return err
 					}
-					return nil
-				})
-				if _, ok := firstSeen(t, got, func(s seen) bool { return s.bad == "" && s.msg.IsResponse() && s.method == "" && !s.dup }); ok {
-					t.Fail("the server answered an invalid cancellation")
 				}
-			},
-		},
+				return nil
+			})
+			if _, ok := firstSeen(t, got, func(s seen) bool { return s.bad == "" && s.msg.IsResponse() && s.method == "" && !s.dup }); ok {
+				t.Fail("the server answered an invalid cancellation")
+			}
+		}),
 		{
 			ID: "utilities.unknown-progress",
 			watch: func(w *watchCtx, s seen) string {

@@ -165,75 +165,60 @@ func jsonrpcWatchChecks() []*Check {
 // echoed, the standard error codes, a notification left unanswered.
 func jsonrpcRequestChecks() []*Check {
 	return []*Check{
-		{
-			ID: "jsonrpc.string-id", group: "rpc",
-			run: func(t *T) {
-				echoes(t, `"mcpv-check:\"id\" ☃ 7"`)
-			},
-		},
-		{
-			ID: "jsonrpc.number-id", group: "rpc",
-			run: func(t *T) {
-				echoes(t, `0`)
-				echoes(t, `4294967297`)
-			},
-		},
-		{
-			ID: "jsonrpc.unknown-method", group: "rpc",
-			run: func(t *T) {
-				c := t.conn()
-				m, x := t.request(c, "mcpv-check/no-such-method", nil)
-				t.Sent(`{"jsonrpc":"2.0","id":N,"method":"mcpv-check/no-such-method"}`)
-				wantError(t, m, x, mcp.CodeMethodNotFound)
-			},
-		},
-		{
-			ID: "jsonrpc.invalid-params", group: "rpc",
-			run: func(t *T) {
-				method := ""
-				for _, m := range []struct{ method, capability string }{{"prompts/get", "prompts"}, {"resources/read", "resources"}, {"tools/call", "tools"}} {
-					if t.r.facts.declares(m.capability) {
-						method = m.method
-						break
-					}
+		inGroup("rpc", "jsonrpc.string-id", needs{}, func(t *T) {
+			echoes(t, `"mcpv-check:\"id\" ☃ 7"`)
+		}),
+		inGroup("rpc", "jsonrpc.number-id", needs{}, func(t *T) {
+			echoes(t, `0`)
+			echoes(t, `4294967297`)
+		}),
+		inGroup("rpc", "jsonrpc.unknown-method", needs{}, func(t *T) {
+			c := t.conn()
+			m, x := t.request(c, "mcpv-check/no-such-method", nil)
+			t.Sent(`{"jsonrpc":"2.0","id":N,"method":"mcpv-check/no-such-method"}`)
+			wantError(t, m, x, mcp.CodeMethodNotFound)
+		}),
+		inGroup("rpc", "jsonrpc.invalid-params", needs{}, func(t *T) {
+			method := ""
+			for _, m := range []struct{ method, capability string }{{"prompts/get", "prompts"}, {"resources/read", "resources"}, {"tools/call", "tools"}} {
+				if t.r.facts.declares(m.capability) {
+					method = m.method
+					break
 				}
-				if method == "" {
-					t.Skip("the server declares none of prompts, resources and tools, whose methods take params")
+			}
+			if method == "" {
+				t.Skip("the server declares none of prompts, resources and tools, whose methods take params")
+			}
+			c := t.conn()
+			t.Sent(fmt.Sprintf(`%s with params {} (no %s)`, method, map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]))
+			m, x := t.request(c, method, json.RawMessage(`{}`))
+			if m.Error != nil && m.Error.Code == mcp.CodeHeaderMismatch && c.era == "modern" && c.http != nil {
+				t.Skip("over HTTP the request's headers were refused first (-32020): params whose name cannot be read give no value a header can match")
+			}
+			t.notServed(method, m.Error)
+			wantError(t, m, x, mcp.CodeInvalidParams)
+		}),
+		inGroup("rpc", "jsonrpc.notification", needs{}, func(t *T) {
+			c := t.conn()
+			const note = `{"jsonrpc":"2.0","method":"notifications/mcpv-check/unknown","params":{}}`
+			got := sendSeen(t, c, note, "sending a notification", func() error {
+				x, err := c.send(t.ctx, []byte(stampedNote(c, "notifications/mcpv-check/unknown")))
+				if err == nil && x != nil && x.status/100 != 2 && x.status != 0 {
+					t.Note("over HTTP the notification was answered %s", x)
 				}
-				c := t.conn()
-				t.Sent(fmt.Sprintf(`%s with params {} (no %s)`, method, map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]))
-				m, x := t.request(c, method, json.RawMessage(`{}`))
-				if m.Error != nil && m.Error.Code == mcp.CodeHeaderMismatch && c.era == "modern" && c.http != nil {
-					t.Skip("over HTTP the request's headers were refused first (-32020): params whose name cannot be read give no value a header can match")
-				}
-				t.notServed(method, m.Error)
-				wantError(t, m, x, mcp.CodeInvalidParams)
-			},
-		},
-		{
-			ID: "jsonrpc.notification", group: "rpc",
-			run: func(t *T) {
-				c := t.conn()
-				const note = `{"jsonrpc":"2.0","method":"notifications/mcpv-check/unknown","params":{}}`
-				got := sendSeen(t, c, note, "sending a notification", func() error {
-					x, err := c.send(t.ctx, []byte(stampedNote(c, "notifications/mcpv-check/unknown")))
-					if err == nil && x != nil && x.status/100 != 2 && x.status != 0 {
-						t.Note("over HTTP the notification was answered %s", x)
-					}
-					return err
-				})
-				if _, ok := firstSeen(t, got, func(s seen) bool {
-					return s.msg.IsResponse() && (s.msg.ID == nil || s.method == "") && s.bad == "" && !s.dup
-				}); ok {
-					t.Fail("the server answered a notification")
-				}
-				if s, _ := t.r.watches.firstNulls(); s != nil {
-					// notifications/initialized of a connection's start,
-					// answered: a result with a null id answers no request.
-					t.FailGot(s.raw, "the server answered a notification: a result with a null id, which no request has")
-				}
-			},
-		},
+				return err
+			})
+			if _, ok := firstSeen(t, got, func(s seen) bool {
+				return s.msg.IsResponse() && (s.msg.ID == nil || s.method == "") && s.bad == "" && !s.dup
+			}); ok {
+				t.Fail("the server answered a notification")
+			}
+			if s, _ := t.r.watches.firstNulls(); s != nil {
+				// notifications/initialized of a connection's start,
+				// answered: a result with a null id answers no request.
+				t.FailGot(s.raw, "the server answered a notification: a result with a null id, which no request has")
+			}
+		}),
 	}
 }
 
@@ -241,104 +226,92 @@ func jsonrpcRequestChecks() []*Check {
 // message that is no request, a batch) and judge what comes back.
 func jsonrpcBadInputChecks() []*Check {
 	return []*Check{
-		{
-			ID: "jsonrpc.parse-error", group: "rpc-bad",
-			needs: needs{transport: "stdio"},
-			run: func(t *T) {
-				got := sendBadSeen(t, t.conn(), `{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {`, "sending a line that is not JSON")
-				s, ok := firstSeen(t, got, func(s seen) bool { return s.msg.Error != nil && s.method == "" && !s.dup })
-				switch {
-				case !ok:
-					t.Fail("no error came for it (a request sent after it was answered)")
-				case s.msg.Error.Code != mcp.CodeParseError:
-					t.Fail("the error's code is %d, not -32700 (Parse error)", s.msg.Error.Code)
-				case s.msg.ID != nil && string(s.msg.ID) != "9":
-					t.Fail("the error's id is %s; it must be null", s.msg.ID)
-				}
-				if s.msg.ID != nil {
-					t.Note("the error carries id 9, read from the broken line; JSON-RPC 2.0 has null here")
-				}
-			},
-		},
-		{
-			ID: "jsonrpc.invalid-request", group: "rpc-bad",
-			needs: needs{transport: "stdio"},
-			run: func(t *T) {
-				got := sendBadSeen(t, t.conn(), `{"jsonrpc":"2.0","id":"mcpv-check-invalid","method":42}`, "sending an invalid request")
-				s, ok := firstSeen(t, got, func(s seen) bool {
-					return s.msg.Error != nil && (s.msg.ID == nil || idKey(s.msg.ID) == idKey(json.RawMessage(`"mcpv-check-invalid"`)))
-				})
-				switch {
-				case !ok:
-					t.Fail("no error came for it (a request sent after it was answered)")
-				case s.msg.Error.Code != mcp.CodeInvalidRequest:
-					t.Fail("the error's code is %d, not -32600 (Invalid Request)", s.msg.Error.Code)
-				}
-			},
-		},
-		{
-			ID: "jsonrpc.survives-bad-input", group: "rpc-bad",
-			needs: needs{transport: "stdio"},
-			run: func(t *T) {
-				c := t.conn()
-				for _, bad := range []string{`{}`, `[]`, `"just a string"`, `{"jsonrpc":"2.0","id":null,"method":"ping"}`, "\x00\x01 not json \xff", `{"jsonrpc":"2.0","result":{},"id":"mcpv-check-never-asked"}`} {
-					sendSeen(t, c, bad+"  (then a request)", "sending input that is no request", func() error {
-						_, err := c.send(t.ctx, []byte(bad))
-						return err
-					})
-				}
-			},
-		},
-		{
-			ID: "jsonrpc.batch-2025-03-26", group: "rpc-bad",
-			run: func(t *T) {
-				c := t.conn()
-				if c.version != "2025-03-26" {
-					t.Skip("the protocol version is %s; batches are 2025-03-26's alone", c.version)
-				}
-				const batch = `[{"jsonrpc":"2.0","id":"mcpv-check-b1","method":"ping"},{"jsonrpc":"2.0","id":"mcpv-check-b2","method":"ping"}]`
-				answered, refused := 0, ""
-				for _, s := range sendBadSeen(t, c, batch, "sending a batch") {
-					switch {
-					case s.msg.IsResponse() && s.msg.ID != nil && strings.HasPrefix(string(s.msg.ID), `"mcpv-check-b`):
-						t.Got(s.raw)
-						answered++
-					case s.msg.IsResponse() && s.msg.Error != nil && refused == "":
-						refused = s.raw // the batch refused whole: -32700 or -32600
-					}
-				}
-				switch {
-				case answered == 2:
-				case answered == 0 && refused != "":
-					t.FailGot(refused, "the batch was answered with an error, not with the answers to its 2 pings")
-				default:
-					t.Fail("%d of the batch's 2 pings were answered", answered)
-				}
-			},
-		},
-		{
-			ID: "jsonrpc.batch", group: "rpc-bad",
-			run: func(t *T) {
-				c := t.conn()
-				if c.version == "2025-03-26" {
-					t.Skip("the protocol version is 2025-03-26, which has batches (jsonrpc.batch-2025-03-26)")
-				}
-				method := "ping"
-				if c.era == "modern" {
-					method = "server/discover"
-				}
-				one, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-b1"`), method, c.stamp(nil))
-				batch := "[" + string(one) + "]"
-				sendSeen(t, c, batch+"  (then another request)", "sending a batch", func() error {
-					x, err := c.send(t.ctx, []byte(batch))
-					if err == nil && x != nil {
-						t.Note("over HTTP the batch was answered %s", x)
-					}
+		inGroup("rpc-bad", "jsonrpc.parse-error", needs{transport: "stdio"}, func(t *T) {
+			got := sendBadSeen(t, t.conn(), `{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {`, "sending a line that is not JSON")
+			s, ok := firstSeen(t, got, func(s seen) bool { return s.msg.Error != nil && s.method == "" && !s.dup })
+			switch {
+			case !ok:
+				t.Fail("no error came for it (a request sent after it was answered)")
+			case s.msg.Error.Code != mcp.CodeParseError:
+				t.Fail("the error's code is %d, not -32700 (Parse error)", s.msg.Error.Code)
+			case s.msg.ID != nil && string(s.msg.ID) != "9":
+				t.Fail("the error's id is %s; it must be null", s.msg.ID)
+			}
+			if s.msg.ID != nil {
+				t.Note("the error carries id 9, read from the broken line; JSON-RPC 2.0 has null here")
+			}
+		}),
+		inGroup("rpc-bad", "jsonrpc.invalid-request", needs{transport: "stdio"}, func(t *T) {
+			got := sendBadSeen(t, t.conn(), `{"jsonrpc":"2.0","id":"mcpv-check-invalid","method":42}`, "sending an invalid request")
+			s, ok := firstSeen(t, got, func(s seen) bool {
+				return s.msg.Error != nil && (s.msg.ID == nil || idKey(s.msg.ID) == idKey(json.RawMessage(`"mcpv-check-invalid"`)))
+			})
+			switch {
+			case !ok:
+				t.Fail("no error came for it (a request sent after it was answered)")
+			case s.msg.Error.Code != mcp.CodeInvalidRequest:
+				t.Fail("the error's code is %d, not -32600 (Invalid Request)", s.msg.Error.Code)
+			}
+		}),
+		inGroup("rpc-bad", "jsonrpc.survives-bad-input", needs{transport: "stdio"}, func(t *T) {
+			c := t.conn()
+			for _, bad := range []string{`{}`, `[]`, `"just a string"`, `{"jsonrpc":"2.0","id":null,"method":"ping"}`, "\x00\x01 not json \xff", `{"jsonrpc":"2.0","result":{},"id":"mcpv-check-never-asked"}`} {
+				sendSeen(t, c, bad+"  (then a request)", "sending input that is no request", func() error {
+					_, err := c.send(t.ctx, []byte(bad))
 					return err
 				})
-			},
-		},
+			}
+		}),
+		inGroup("rpc-bad", "jsonrpc.batch-2025-03-26", needs{}, func(t *T) {
+			c := t.conn()
+			if c.version != "2025-03-26" {
+				t.Skip("the protocol version is %s; batches are 2025-03-26's alone", c.version)
+			}
+			const batch = `[{"jsonrpc":"2.0","id":"mcpv-check-b1","method":"ping"},{"jsonrpc":"2.0","id":"mcpv-check-b2","method":"ping"}]`
+			answered, refused := 0, ""
+			for _, s := range sendBadSeen(t, c, batch, "sending a batch") {
+				switch {
+				case s.msg.IsResponse() && s.msg.ID != nil && strings.HasPrefix(string(s.msg.ID), `"mcpv-check-b`):
+					t.Got(s.raw)
+					answered++
+				case s.msg.IsResponse() && s.msg.Error != nil && refused == "":
+					refused = s.raw // the batch refused whole: -32700 or -32600
+				}
+			}
+			switch {
+			case answered == 2:
+			case answered == 0 && refused != "":
+				t.FailGot(refused, "the batch was answered with an error, not with the answers to its 2 pings")
+			default:
+				t.Fail("%d of the batch's 2 pings were answered", answered)
+			}
+		}),
+		inGroup("rpc-bad", "jsonrpc.batch", needs{}, func(t *T) {
+			c := t.conn()
+			if c.version == "2025-03-26" {
+				t.Skip("the protocol version is 2025-03-26, which has batches (jsonrpc.batch-2025-03-26)")
+			}
+			method := "ping"
+			if c.era == "modern" {
+				method = "server/discover"
+			}
+			one, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-b1"`), method, c.stamp(nil))
+			batch := "[" + string(one) + "]"
+			sendSeen(t, c, batch+"  (then another request)", "sending a batch", func() error {
+				x, err := c.send(t.ctx, []byte(batch))
+				if err == nil && x != nil {
+					t.Note("over HTTP the batch was answered %s", x)
+				}
+				return err
+			})
+		}),
 	}
+}
+
+// inGroup is a check of the group, whose checks take its connection one
+// after another, with needs n.
+func inGroup(group, id string, n needs, run func(t *T)) *Check {
+	return &Check{ID: id, group: group, needs: n, run: run}
 }
 
 const notUTF8 = "it is not valid UTF-8"
