@@ -35,11 +35,7 @@ func surfaceChecks() []*Check {
 		ruleCheck("surface.uri-templates", surface.RuleURITemplate),
 		ruleCheck("surface.annotations", surface.RuleAnnotations),
 		ruleCheck("surface.icons", surface.RuleIcons),
-		{
-			ID:    "surface.param-headers",
-			needs: needs{era: "modern", capability: "tools"},
-			run:   paramHeaderAnnotations,
-		},
+		modernCheck("surface.param-headers", needs{capability: "tools"}, paramHeaderAnnotations),
 		ruleCheck("surface.meta-keys", surface.RuleMeta),
 	}
 }
