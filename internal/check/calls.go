@@ -156,35 +156,23 @@ func utilityCallChecks() []*Check {
 				return "a progress notification for a token no request carried"
 			},
 		},
-		{
-			ID:  "utilities.progress-token",
-			run: exercise,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool {
-				return s.msg.Method == "notifications/progress" && !stringOrInteger(member(s.msg.Params, "progressToken"))
-			}, func(s seen) string {
-				return fmt.Sprintf("a progress notification whose token %s is neither a string nor an integer", clip(string(member(s.msg.Params, "progressToken")), 60))
-			}),
-		},
-		{
-			ID:    "utilities.cancel-own",
-			run:   exercise,
-			watch: spot("a notifications/cancelled naming no request the server sent (in 2026-07-28, no subscriptions/listen of the client's)", func(_ *watchCtx, s seen) bool { return s.strayCancel }),
-		},
-		{
-			ID:  "utilities.log-secrets",
-			run: exercise,
-			watch: func(w *watchCtx, s seen) string {
-				if s.msg.Method != "notifications/message" {
-					return ""
-				}
-				for _, secret := range w.secrets {
-					if len(secret) >= 8 && strings.Contains(string(s.msg.Params), secret) {
-						return "a log message holds a secret the client gave (a header, a token, a secret-named variable), masked here"
-					}
-				}
+		exercised("utilities.progress-token", spotSaid(func(_ *watchCtx, s seen) bool {
+			return s.msg.Method == "notifications/progress" && !stringOrInteger(member(s.msg.Params, "progressToken"))
+		}, func(s seen) string {
+			return fmt.Sprintf("a progress notification whose token %s is neither a string nor an integer", clip(string(member(s.msg.Params, "progressToken")), 60))
+		})),
+		exercised("utilities.cancel-own", spot("a notifications/cancelled naming no request the server sent (in 2026-07-28, no subscriptions/listen of the client's)", func(_ *watchCtx, s seen) bool { return s.strayCancel })),
+		exercised("utilities.log-secrets", func(w *watchCtx, s seen) string {
+			if s.msg.Method != "notifications/message" {
 				return ""
-			},
-		},
+			}
+			for _, secret := range w.secrets {
+				if len(secret) >= 8 && strings.Contains(string(s.msg.Params), secret) {
+					return "a log message holds a secret the client gave (a header, a token, a secret-named variable), masked here"
+				}
+			}
+			return ""
+		}),
 	}
 }
 

@@ -25,19 +25,15 @@ const junkLine = "it is a line that is not JSON"
 // its schema, its framing, its id, its encoding.
 func jsonrpcWatchChecks() []*Check {
 	return []*Check{
-		{
-			ID:  "jsonrpc.messages",
-			run: exercise,
-			watch: func(w *watchCtx, s seen) string {
-				switch {
-				case s.bad != "" && s.bad != junkLine && s.bad != notUTF8 && s.bad != headerLine:
-					return "a message that is not JSON-RPC: " + s.bad
-				case s.shape != "" && s.shape != bothShape && s.shape != objectShape:
-					return "a message that breaks JSON-RPC 2.0: " + s.shape
-				}
-				return ""
-			},
-		},
+		exercised("jsonrpc.messages", func(w *watchCtx, s seen) string {
+			switch {
+			case s.bad != "" && s.bad != junkLine && s.bad != notUTF8 && s.bad != headerLine:
+				return "a message that is not JSON-RPC: " + s.bad
+			case s.shape != "" && s.shape != bothShape && s.shape != objectShape:
+				return "a message that breaks JSON-RPC 2.0: " + s.shape
+			}
+			return ""
+		}),
 		{
 			ID: "jsonrpc.schema",
 			run: func(t *T) {
@@ -64,25 +60,13 @@ func jsonrpcWatchChecks() []*Check {
 				return ""
 			},
 		},
-		{
-			ID:    "jsonrpc.result-or-error",
-			run:   exercise,
-			watch: spot("a response with both a result and an error", func(_ *watchCtx, s seen) bool { return s.shape == bothShape }),
-		},
-		{
-			ID:  "jsonrpc.error-id",
-			run: exercise,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.nullFor != "" }, func(s seen) string {
-				return fmt.Sprintf("an error answering %s has a null id", s.nullFor)
-			}),
-		},
-		{
-			ID:  "jsonrpc.one-response",
-			run: exercise,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.dup }, func(s seen) string {
-				return fmt.Sprintf("a second response to id %s", clip(string(s.msg.ID), 60))
-			}),
-		},
+		exercised("jsonrpc.result-or-error", spot("a response with both a result and an error", func(_ *watchCtx, s seen) bool { return s.shape == bothShape })),
+		exercised("jsonrpc.error-id", spotSaid(func(_ *watchCtx, s seen) bool { return s.nullFor != "" }, func(s seen) string {
+			return fmt.Sprintf("an error answering %s has a null id", s.nullFor)
+		})),
+		exercised("jsonrpc.one-response", spotSaid(func(_ *watchCtx, s seen) bool { return s.dup }, func(s seen) string {
+			return fmt.Sprintf("a second response to id %s", clip(string(s.msg.ID), 60))
+		})),
 		{
 			ID:    "jsonrpc.stdout-only",
 			needs: needs{transport: "stdio"},
@@ -97,28 +81,20 @@ func jsonrpcWatchChecks() []*Check {
 				return "the server wrote on its stdout what is no MCP message: " + s.bad
 			}),
 		},
-		{
-			ID:  "jsonrpc.request-id",
-			run: exercise,
-			watch: func(_ *watchCtx, s seen) string {
-				switch {
-				case s.nullRequest:
-					return "a request with a null id"
-				case s.oddID:
-					return fmt.Sprintf("a request (%s) whose id %s is neither a string nor an integer", s.msg.Method, clip(string(s.msg.ID), 60))
-				}
-				return ""
-			},
-		},
-		{
-			ID:  "jsonrpc.notification-id",
-			run: exercise,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool {
-				return s.msg.IsRequest() && strings.HasPrefix(s.msg.Method, "notifications/")
-			}, func(s seen) string {
-				return fmt.Sprintf("the notification %s sent with the id %s", s.msg.Method, clip(string(s.msg.ID), 60))
-			}),
-		},
+		exercised("jsonrpc.request-id", func(_ *watchCtx, s seen) string {
+			switch {
+			case s.nullRequest:
+				return "a request with a null id"
+			case s.oddID:
+				return fmt.Sprintf("a request (%s) whose id %s is neither a string nor an integer", s.msg.Method, clip(string(s.msg.ID), 60))
+			}
+			return ""
+		}),
+		exercised("jsonrpc.notification-id", spotSaid(func(_ *watchCtx, s seen) bool {
+			return s.msg.IsRequest() && strings.HasPrefix(s.msg.Method, "notifications/")
+		}, func(s seen) string {
+			return fmt.Sprintf("the notification %s sent with the id %s", s.msg.Method, clip(string(s.msg.ID), 60))
+		})),
 		{ID: "jsonrpc.meta-keys", run: metaRun, watch: metaWatch(func(_ seen, k string, _ json.RawMessage) string { return surface.MetaKeyProblem(k) })},
 		{ID: "jsonrpc.meta-reverse-dns", run: metaRun, watch: metaWatch(func(_ seen, k string, _ json.RawMessage) string {
 			prefix, _, ok := strings.Cut(k, "/")
@@ -146,18 +122,10 @@ func jsonrpcWatchChecks() []*Check {
 				return fmt.Sprintf("a response under id %s, %s", clip(string(s.msg.ID), 60), s.unpending)
 			}),
 		},
-		{
-			ID:  "jsonrpc.request-id-unique",
-			run: exercise,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.reused }, func(s seen) string {
-				return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session", s.msg.Method, clip(string(s.msg.ID), 60))
-			}),
-		},
-		{
-			ID:    "jsonrpc.utf8",
-			run:   exercise,
-			watch: spot("a message that is not valid UTF-8", func(_ *watchCtx, s seen) bool { return s.bad == notUTF8 }),
-		},
+		exercised("jsonrpc.request-id-unique", spotSaid(func(_ *watchCtx, s seen) bool { return s.reused }, func(s seen) string {
+			return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session", s.msg.Method, clip(string(s.msg.ID), 60))
+		})),
+		exercised("jsonrpc.utf8", spot("a message that is not valid UTF-8", func(_ *watchCtx, s seen) bool { return s.bad == notUTF8 })),
 	}
 }
 

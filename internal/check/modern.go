@@ -49,62 +49,52 @@ func modernDiscoverChecks() []*Check {
 				t.FailGot(clipped(m.Result), "no _meta %q with a name and a version", mcp.MetaServerInfo)
 			}
 		}),
-		{
-			ID:    "modern.result-type",
-			needs: needs{era: "modern"},
-			run:   exerciseModern,
-			watch: func(w *watchCtx, s seen) string {
-				// A method of the initialize era a server still serves
-				// (ping) answers as that era did.
-				if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || s.msg.ID == nil || slices.Contains(initializeEraMethods, s.method) {
-					return ""
-				}
-				rt, ok := str(member(s.msg.Result, "resultType"))
-				switch {
-				case !ok:
-					return fmt.Sprintf("a result%s without resultType", ofMethod(s))
-				case rt == "complete", rt == "input_required", rt == "task" && w.f.declares("tasks"):
-				case !otherExtensions(w.f):
-					// Extensions may add values: one of an extension the
-					// server declares, whose values are not known here,
-					// is none to judge.
-					return fmt.Sprintf("a result%s of resultType %q, which neither the core protocol nor an extension the server declares has", ofMethod(s), clip(rt, 40))
-				}
+		modernWatch("modern.result-type", func(w *watchCtx, s seen) string {
+			// A method of the initialize era a server still serves
+			// (ping) answers as that era did.
+			if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || s.msg.ID == nil || slices.Contains(initializeEraMethods, s.method) {
 				return ""
-			},
-		},
+			}
+			rt, ok := str(member(s.msg.Result, "resultType"))
+			switch {
+			case !ok:
+				return fmt.Sprintf("a result%s without resultType", ofMethod(s))
+			case rt == "complete", rt == "input_required", rt == "task" && w.f.declares("tasks"):
+			case !otherExtensions(w.f):
+				// Extensions may add values: one of an extension the
+				// server declares, whose values are not known here,
+				// is none to judge.
+				return fmt.Sprintf("a result%s of resultType %q, which neither the core protocol nor an extension the server declares has", ofMethod(s), clip(rt, 40))
+			}
+			return ""
+		}),
 	}
 }
 
 // modernCacheChecks judge the caching hints of cacheable results.
 func modernCacheChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "modern.cache-hints",
-			needs: needs{era: "modern"},
-			run:   exerciseModern,
-			watch: func(w *watchCtx, s seen) string {
-				if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || !mcp.Cacheable(s.method) {
-					return ""
-				}
-				if rt, _ := str(member(s.msg.Result, "resultType")); rt == "input_required" {
-					return ""
-				}
-				ttl, held := number(member(s.msg.Result, "ttlMs"))
-				scope, _ := str(member(s.msg.Result, "cacheScope"))
-				switch {
-				case held == "nothing":
-					return fmt.Sprintf("a result%s without ttlMs", ofMethod(s))
-				case held != "":
-					return fmt.Sprintf("a result%s whose ttlMs held %s, not a number", ofMethod(s), held)
-				case ttl < 0 || ttl != math.Trunc(ttl): // an integer, however large (an int64 conversion is not, past its range)
-					return fmt.Sprintf("a result%s whose ttlMs %v is not an integer >= 0", ofMethod(s), ttl)
-				case scope != "public" && scope != "private":
-					return fmt.Sprintf(`a result%s whose cacheScope is not "public" or "private"`, ofMethod(s))
-				}
+		modernWatch("modern.cache-hints", func(w *watchCtx, s seen) string {
+			if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || !mcp.Cacheable(s.method) {
 				return ""
-			},
-		},
+			}
+			if rt, _ := str(member(s.msg.Result, "resultType")); rt == "input_required" {
+				return ""
+			}
+			ttl, held := number(member(s.msg.Result, "ttlMs"))
+			scope, _ := str(member(s.msg.Result, "cacheScope"))
+			switch {
+			case held == "nothing":
+				return fmt.Sprintf("a result%s without ttlMs", ofMethod(s))
+			case held != "":
+				return fmt.Sprintf("a result%s whose ttlMs held %s, not a number", ofMethod(s), held)
+			case ttl < 0 || ttl != math.Trunc(ttl): // an integer, however large (an int64 conversion is not, past its range)
+				return fmt.Sprintf("a result%s whose ttlMs %v is not an integer >= 0", ofMethod(s), ttl)
+			case scope != "public" && scope != "private":
+				return fmt.Sprintf(`a result%s whose cacheScope is not "public" or "private"`, ofMethod(s))
+			}
+			return ""
+		}),
 		modernCheck("modern.cache-scope-pages", needs{}, func(t *T) {
 			c := t.conn()
 			paged := false
@@ -281,16 +271,11 @@ func modernAlone(t *T, has string) *conn {
 // server, no log message unasked, no error code retired or undefined.
 func modernWatchChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "modern.no-requests",
-			needs: needs{era: "modern"},
-			run:   exerciseModern,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool {
-				return s.era == "modern" && s.msg.IsRequest()
-			}, func(s seen) string {
-				return fmt.Sprintf("a request (%s) from the server, which the era carries in results (input_required)", s.msg.Method)
-			}),
-		},
+		modernWatch("modern.no-requests", spotSaid(func(_ *watchCtx, s seen) bool {
+			return s.era == "modern" && s.msg.IsRequest()
+		}, func(s seen) string {
+			return fmt.Sprintf("a request (%s) from the server, which the era carries in results (input_required)", s.msg.Method)
+		})),
 		{
 			ID:    "modern.log-unasked",
 			needs: needs{era: "modern"},
@@ -301,26 +286,21 @@ func modernWatchChecks() []*Check {
 				return s.era == "modern" && s.via != "session" && s.logs == "" && s.msg.IsNotification() && s.msg.Method == "notifications/message"
 			}),
 		},
-		{
-			ID:    "modern.error-codes",
-			needs: needs{era: "modern"},
-			run:   exerciseModern,
-			watch: func(w *watchCtx, s seen) string {
-				if s.era != "modern" || s.msg.Error == nil {
-					return ""
-				}
-				switch code := s.msg.Error.Code; {
-				case code == -32002 && s.method == "resources/read" && w.f.declares("resources") && w.runs("modern.resource-not-found"):
-					// A resource not found answered with the retired code:
-					// the check of that answer names it.
-				case code == -32002 || code == -32042:
-					return fmt.Sprintf("error %d, which 2026-07-28 retired", code)
-				case code <= -32020 && code >= -32099 && code != mcp.CodeHeaderMismatch && code != mcp.CodeMissingRequiredClientCapabilities && code != mcp.CodeUnsupportedProtocolVersion:
-					return fmt.Sprintf("error %d, in the range the specification keeps for itself, which it does not define", code)
-				}
+		modernWatch("modern.error-codes", func(w *watchCtx, s seen) string {
+			if s.era != "modern" || s.msg.Error == nil {
 				return ""
-			},
-		},
+			}
+			switch code := s.msg.Error.Code; {
+			case code == -32002 && s.method == "resources/read" && w.f.declares("resources") && w.runs("modern.resource-not-found"):
+				// A resource not found answered with the retired code:
+				// the check of that answer names it.
+			case code == -32002 || code == -32042:
+				return fmt.Sprintf("error %d, which 2026-07-28 retired", code)
+			case code <= -32020 && code >= -32099 && code != mcp.CodeHeaderMismatch && code != mcp.CodeMissingRequiredClientCapabilities && code != mcp.CodeUnsupportedProtocolVersion:
+				return fmt.Sprintf("error %d, in the range the specification keeps for itself, which it does not define", code)
+			}
+			return ""
+		}),
 	}
 }
 

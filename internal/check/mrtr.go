@@ -34,42 +34,27 @@ func inputRequired(s seen) bool {
 
 func mrtrChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "modern.input-required-methods",
-			needs: needs{era: "modern"},
-			run:   exerciseModern,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool {
-				return inputRequired(s) && s.method != "" && !slices.Contains(inputRequestMethods, s.method)
-			}, func(s seen) string {
-				return "an input_required result" + ofMethod(s)
-			}),
-		},
-		{
-			ID:    "modern.input-required-shape",
-			needs: needs{era: "modern"},
-			run:   exerciseModern,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool {
-				return inputRequired(s) && member(s.msg.Result, "inputRequests") == nil && member(s.msg.Result, "requestState") == nil
-			}, func(s seen) string {
-				return "an input_required result" + ofMethod(s) + " with neither inputRequests nor requestState"
-			}),
-		},
-		{
-			ID:    "modern.input-capabilities",
-			needs: needs{era: "modern"},
-			run:   exerciseModern,
-			watch: func(w *watchCtx, s seen) string {
-				if !inputRequired(s) || s.via == "session" { // the run's own connections declare no capability
-					return ""
-				}
-				for _, a := range asksOf(s) {
-					if c := clientCapabilities[a.Method]; c != "" && member(json.RawMessage(s.caps), c) == nil {
-						return fmt.Sprintf("an input_required result%s asks for %s, though the client declared no %s", ofMethod(s), a.Method, c)
-					}
-				}
+		modernWatch("modern.input-required-methods", spotSaid(func(_ *watchCtx, s seen) bool {
+			return inputRequired(s) && s.method != "" && !slices.Contains(inputRequestMethods, s.method)
+		}, func(s seen) string {
+			return "an input_required result" + ofMethod(s)
+		})),
+		modernWatch("modern.input-required-shape", spotSaid(func(_ *watchCtx, s seen) bool {
+			return inputRequired(s) && member(s.msg.Result, "inputRequests") == nil && member(s.msg.Result, "requestState") == nil
+		}, func(s seen) string {
+			return "an input_required result" + ofMethod(s) + " with neither inputRequests nor requestState"
+		})),
+		modernWatch("modern.input-capabilities", func(w *watchCtx, s seen) string {
+			if !inputRequired(s) || s.via == "session" { // the run's own connections declare no capability
 				return ""
-			},
-		},
+			}
+			for _, a := range asksOf(s) {
+				if c := clientCapabilities[a.Method]; c != "" && member(json.RawMessage(s.caps), c) == nil {
+					return fmt.Sprintf("an input_required result%s asks for %s, though the client declared no %s", ofMethod(s), a.Method, c)
+				}
+			}
+			return ""
+		}),
 		modernCheck("modern.removed-methods", needs{transport: "http"}, removedMethods),
 		modernCheck("modern.client-info-optional", needs{}, func(t *T) {
 			c := t.connWith(connOptions{era: "modern"})

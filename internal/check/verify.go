@@ -81,6 +81,17 @@ func spotSaid(is func(w *watchCtx, s seen) bool, said func(s seen) string) func(
 	}
 }
 
+// exercised is a watch check of what every server answers (exercise).
+func exercised(id string, watch func(*watchCtx, seen) string) *Check {
+	return &Check{ID: id, run: exercise, watch: watch}
+}
+
+// modernWatch is a watch check of what every server of the 2026-07-28
+// era answers (exerciseModern).
+func modernWatch(id string, watch func(*watchCtx, seen) string) *Check {
+	return &Check{ID: id, needs: needs{era: "modern"}, run: exerciseModern, watch: watch}
+}
+
 // askIn sends method with params on the check's connection opened with
 // o, recorded as sent with its params, and gives back the answer; no
 // answer at all ends the check (request).
