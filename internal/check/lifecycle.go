@@ -377,12 +377,35 @@ func isObject(raw json.RawMessage) bool { return rawjson.IsObject(raw) }
 
 // undeclaredCheck is the check that a server that lists what capability
 // (tools, prompts, resources) offers declares it, as each page of the
-// specification on them says in the same words.
+// specification on them says in the same words: where the server does
+// not declare capability, it asks for the lists of it. A server that
+// lists something supports it, and must declare it; an empty list, or a
+// refusal, is no support (servers built on an SDK answer every list,
+// empty).
 func undeclaredCheck(id, capability string) *Check {
-	return &Check{
-		ID:  id,
-		run: func(t *T) { undeclaredList(t, capability) },
-	}
+	return &Check{ID: id, run: func(t *T) {
+		if t.r.facts.declares(capability) {
+			t.Skip("the server declares %s", capability)
+		}
+		blockedByDiscover(t)
+		for _, l := range mcp.Lists {
+			if l.Capability != capability {
+				continue
+			}
+			res, rerr := t.callInput(l.Method, nil)
+			if rerr != nil || res == nil {
+				continue
+			}
+			var items []json.RawMessage
+			t.decode(member(res, l.Key), &items, l.Method+"'s "+l.Key)
+			if len(items) == 0 {
+				t.Note("%s answers an empty list, which is no %s offered", l.Method, capability)
+				continue
+			}
+			t.Sent(l.Method)
+			t.FailGot(t.r.wire.lastAnswer(l.Method), "%s lists %d, though the %q capability is not declared", l.Method, len(items), capability)
+		}
+	}}
 }
 
 // declaredCheck is the check, in era, that each list the server declares
@@ -478,33 +501,5 @@ func judgePing(t *T, m mcp.Message, when string) {
 		if k != "_meta" && k != "resultType" {
 			t.Fail("the result%s is not empty: it has %q", when, k)
 		}
-	}
-}
-
-// undeclaredList asks, where the server does not declare capability,
-// for the lists of it: a server that lists something supports it, and
-// must declare it. An empty list, or a refusal, is no support (servers
-// built on an SDK answer every list, empty).
-func undeclaredList(t *T, capability string) {
-	if t.r.facts.declares(capability) {
-		t.Skip("the server declares %s", capability)
-	}
-	blockedByDiscover(t)
-	for _, l := range mcp.Lists {
-		if l.Capability != capability {
-			continue
-		}
-		res, rerr := t.callInput(l.Method, nil)
-		if rerr != nil || res == nil {
-			continue
-		}
-		var items []json.RawMessage
-		t.decode(member(res, l.Key), &items, l.Method+"'s "+l.Key)
-		if len(items) == 0 {
-			t.Note("%s answers an empty list, which is no %s offered", l.Method, capability)
-			continue
-		}
-		t.Sent(l.Method)
-		t.FailGot(t.r.wire.lastAnswer(l.Method), "%s lists %d, though the %q capability is not declared", l.Method, len(items), capability)
 	}
 }
