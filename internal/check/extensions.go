@@ -73,10 +73,8 @@ func extensionChecks() []*Check {
 		// that is no origin, or admits every one, is outside it, and a
 		// host refuses the app (as mcpv app does); an origin reached
 		// without encryption is only a warning, as mcpv app has it.
-		appCheckOf(&Check{ID: "apps.csp"},
-			only(apps.Error), "apps.csp"),
-		appCheckOf(&Check{ID: "apps.csp-encrypted"},
-			only(apps.Warning), "apps.csp"),
+		appCheckOf("apps.csp", only(apps.Error), "apps.csp"),
+		appCheckOf("apps.csp-encrypted", only(apps.Warning), "apps.csp"),
 		// The shape of a resource's _meta.ui is given by the extension's
 		// interface, with no requirement word: a warning.
 		appCheck("apps.resource-meta", "apps.resource-meta", "apps.permissions"),
@@ -108,7 +106,7 @@ func extensionChecks() []*Check {
 // what internal/apps finds under rules, over every app the server's
 // tools carry.
 func appCheck(id string, rules ...string) *Check {
-	return appCheckOf(&Check{ID: id}, only(apps.Error, apps.Warning), rules...)
+	return appCheckOf(id, only(apps.Error, apps.Warning), rules...)
 }
 
 // only is a choice of the levels of problems that fail a check.
@@ -116,11 +114,11 @@ func only(levels ...apps.Level) func(apps.Level) bool {
 	return func(l apps.Level) bool { return slices.Contains(levels, l) }
 }
 
-// appCheckOf is appCheck of c, failed by the problems of the rules whose
+// appCheckOf is appCheck, failed by the problems of the rules whose
 // level counts. A check of what an app's resource holds is blocked by
 // apps.resource-exists when no resource could be read.
-func appCheckOf(c *Check, counts func(apps.Level) bool, rules ...string) *Check {
-	c.needs = needs{capability: "tools"}
+func appCheckOf(id string, counts func(apps.Level) bool, rules ...string) *Check {
+	c := &Check{ID: id, needs: needs{capability: "tools"}}
 	content := !slices.Contains([]string{"apps.tool-meta", "apps.resource-uri", "apps.deprecated-key", "apps.resource-exists"}, c.ID)
 	c.run = func(t *T) {
 		reports := appReports(t)
