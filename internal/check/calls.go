@@ -156,13 +156,13 @@ func utilityCallChecks() []*Check {
 				return "a progress notification for a token no request carried"
 			},
 		},
-		exercised("utilities.progress-token", spotSaid(func(_ *watchCtx, s seen) bool {
+		exercised("utilities.progress-token", needs{}, spotSaid(func(_ *watchCtx, s seen) bool {
 			return s.msg.Method == "notifications/progress" && !stringOrInteger(member(s.msg.Params, "progressToken"))
 		}, func(s seen) string {
 			return fmt.Sprintf("a progress notification whose token %s is neither a string nor an integer", clip(string(member(s.msg.Params, "progressToken")), 60))
 		})),
-		exercised("utilities.cancel-own", spot("a notifications/cancelled naming no request the server sent (in 2026-07-28, no subscriptions/listen of the client's)", func(_ *watchCtx, s seen) bool { return s.strayCancel })),
-		exercised("utilities.log-secrets", func(w *watchCtx, s seen) string {
+		exercised("utilities.cancel-own", needs{}, spot("a notifications/cancelled naming no request the server sent (in 2026-07-28, no subscriptions/listen of the client's)", func(_ *watchCtx, s seen) bool { return s.strayCancel })),
+		exercised("utilities.log-secrets", needs{}, func(w *watchCtx, s seen) string {
 			if s.msg.Method != "notifications/message" {
 				return ""
 			}

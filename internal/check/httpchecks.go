@@ -66,17 +66,12 @@ func httpPostChecks() []*Check {
 			}
 		}),
 		httpCheck("http.stream-ends", streamEnds),
-		{
-			ID:    "http.one-object",
-			needs: needs{transport: "http"},
-			run:   exercise,
-			// 2025-03-26 had batches, answered in arrays.
-			watch: spotSaid(func(w *watchCtx, s seen) bool {
-				return s.batched && (s.via == "JSON answer" || s.via == "session") && s.version != "2025-03-26" && w.f.transport == "http"
-			}, func(s seen) string {
-				return "a request answered with a JSON array: " + s.raw
-			}),
-		},
+		// 2025-03-26 had batches, answered in arrays.
+		exercised("http.one-object", needs{transport: "http"}, spotSaid(func(w *watchCtx, s seen) bool {
+			return s.batched && (s.via == "JSON answer" || s.via == "session") && s.version != "2025-03-26" && w.f.transport == "http"
+		}, func(s seen) string {
+			return "a request answered with a JSON array: " + s.raw
+		})),
 		httpCheck("http.notification-202", func(t *T) {
 			c := t.conn()
 			method := "notifications/initialized"
@@ -180,31 +175,16 @@ func httpSessionChecks() []*Check {
 				t.Fail("a request without a session id is refused (HTTP %d), though initialize's answer assigned none", x.status)
 			}
 		}),
-		{
-			ID:    "http.event-ids",
-			needs: needs{transport: "http", era: "legacy"},
-			run:   exercise,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.eventDup != "" }, func(s seen) string {
-				if s.replayed {
-					return fmt.Sprintf("event id %q again, replayed on a resumed stream after Last-Event-ID had passed it", clip(s.eventDup, 80))
-				}
-				return fmt.Sprintf("event id %q again, on another stream (or later in one)", clip(s.eventDup, 80))
-			}),
-		},
-		{
-			ID:    "http.retry",
-			needs: needs{transport: "http", era: "legacy"},
-			run:   exercise,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.poll != "" }, func(s seen) string { return s.poll }),
-		},
-		{
-			ID:    "http.resume",
-			needs: needs{transport: "http", era: "legacy"},
-			run:   exercise,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.foreign != "" }, func(s seen) string {
-				return "a response to another request on a resumed stream: " + s.foreign
-			}),
-		},
+		exercised("http.event-ids", needs{transport: "http", era: "legacy"}, spotSaid(func(_ *watchCtx, s seen) bool { return s.eventDup != "" }, func(s seen) string {
+			if s.replayed {
+				return fmt.Sprintf("event id %q again, replayed on a resumed stream after Last-Event-ID had passed it", clip(s.eventDup, 80))
+			}
+			return fmt.Sprintf("event id %q again, on another stream (or later in one)", clip(s.eventDup, 80))
+		})),
+		exercised("http.retry", needs{transport: "http", era: "legacy"}, spotSaid(func(_ *watchCtx, s seen) bool { return s.poll != "" }, func(s seen) string { return s.poll })),
+		exercised("http.resume", needs{transport: "http", era: "legacy"}, spotSaid(func(_ *watchCtx, s seen) bool { return s.foreign != "" }, func(s seen) string {
+			return "a response to another request on a resumed stream: " + s.foreign
+		})),
 		legacyHTTP("http.one-stream", oneStream),
 		legacyHTTP("http.session-required", func(t *T) {
 			c := withSession(t, t.connWith(connOptions{era: "legacy"}))

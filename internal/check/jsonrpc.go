@@ -25,7 +25,7 @@ const junkLine = "it is a line that is not JSON"
 // its schema, its framing, its id, its encoding.
 func jsonrpcWatchChecks() []*Check {
 	return []*Check{
-		exercised("jsonrpc.messages", func(w *watchCtx, s seen) string {
+		exercised("jsonrpc.messages", needs{}, func(w *watchCtx, s seen) string {
 			switch {
 			case s.bad != "" && s.bad != junkLine && s.bad != notUTF8 && s.bad != headerLine:
 				return "a message that is not JSON-RPC: " + s.bad
@@ -46,42 +46,32 @@ func jsonrpcWatchChecks() []*Check {
 			},
 			watch: schemaProblem,
 		},
-		{
-			ID:    "jsonrpc.framing",
-			needs: needs{transport: "stdio"},
-			run:   exercise,
-			watch: func(_ *watchCtx, s seen) string {
-				switch {
-				case s.framing:
-					return "a message written over several lines"
-				case s.bad == headerLine:
-					return "a message framed with headers: " + s.bad
-				}
-				return ""
-			},
-		},
-		exercised("jsonrpc.result-or-error", spot("a response with both a result and an error", func(_ *watchCtx, s seen) bool { return s.shape == bothShape })),
-		exercised("jsonrpc.error-id", spotSaid(func(_ *watchCtx, s seen) bool { return s.nullFor != "" }, func(s seen) string {
+		exercised("jsonrpc.framing", needs{transport: "stdio"}, func(_ *watchCtx, s seen) string {
+			switch {
+			case s.framing:
+				return "a message written over several lines"
+			case s.bad == headerLine:
+				return "a message framed with headers: " + s.bad
+			}
+			return ""
+		}),
+		exercised("jsonrpc.result-or-error", needs{}, spot("a response with both a result and an error", func(_ *watchCtx, s seen) bool { return s.shape == bothShape })),
+		exercised("jsonrpc.error-id", needs{}, spotSaid(func(_ *watchCtx, s seen) bool { return s.nullFor != "" }, func(s seen) string {
 			return fmt.Sprintf("an error answering %s has a null id", s.nullFor)
 		})),
-		exercised("jsonrpc.one-response", spotSaid(func(_ *watchCtx, s seen) bool { return s.dup }, func(s seen) string {
+		exercised("jsonrpc.one-response", needs{}, spotSaid(func(_ *watchCtx, s seen) bool { return s.dup }, func(s seen) string {
 			return fmt.Sprintf("a second response to id %s", clip(string(s.msg.ID), 60))
 		})),
-		{
-			ID:    "jsonrpc.stdout-only",
-			needs: needs{transport: "stdio"},
-			run:   exercise,
-			// Junk on stdout only: what else is no message, another check names.
-			watch: spotSaid(func(_ *watchCtx, s seen) bool {
-				return s.via == "stdout" && s.bad == junkLine
-			}, func(s seen) string {
-				if s.jsonLog {
-					return "the server wrote on its stdout what is no MCP message: it is JSON without a jsonrpc member"
-				}
-				return "the server wrote on its stdout what is no MCP message: " + s.bad
-			}),
-		},
-		exercised("jsonrpc.request-id", func(_ *watchCtx, s seen) string {
+		// Junk on stdout only: what else is no message, another check names.
+		exercised("jsonrpc.stdout-only", needs{transport: "stdio"}, spotSaid(func(_ *watchCtx, s seen) bool {
+			return s.via == "stdout" && s.bad == junkLine
+		}, func(s seen) string {
+			if s.jsonLog {
+				return "the server wrote on its stdout what is no MCP message: it is JSON without a jsonrpc member"
+			}
+			return "the server wrote on its stdout what is no MCP message: " + s.bad
+		})),
+		exercised("jsonrpc.request-id", needs{}, func(_ *watchCtx, s seen) string {
 			switch {
 			case s.nullRequest:
 				return "a request with a null id"
@@ -90,7 +80,7 @@ func jsonrpcWatchChecks() []*Check {
 			}
 			return ""
 		}),
-		exercised("jsonrpc.notification-id", spotSaid(func(_ *watchCtx, s seen) bool {
+		exercised("jsonrpc.notification-id", needs{}, spotSaid(func(_ *watchCtx, s seen) bool {
 			return s.msg.IsRequest() && strings.HasPrefix(s.msg.Method, "notifications/")
 		}, func(s seen) string {
 			return fmt.Sprintf("the notification %s sent with the id %s", s.msg.Method, clip(string(s.msg.ID), 60))
@@ -122,10 +112,10 @@ func jsonrpcWatchChecks() []*Check {
 				return fmt.Sprintf("a response under id %s, %s", clip(string(s.msg.ID), 60), s.unpending)
 			}),
 		},
-		exercised("jsonrpc.request-id-unique", spotSaid(func(_ *watchCtx, s seen) bool { return s.reused }, func(s seen) string {
+		exercised("jsonrpc.request-id-unique", needs{}, spotSaid(func(_ *watchCtx, s seen) bool { return s.reused }, func(s seen) string {
 			return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session", s.msg.Method, clip(string(s.msg.ID), 60))
 		})),
-		exercised("jsonrpc.utf8", spot("a message that is not valid UTF-8", func(_ *watchCtx, s seen) bool { return s.bad == notUTF8 })),
+		exercised("jsonrpc.utf8", needs{}, spot("a message that is not valid UTF-8", func(_ *watchCtx, s seen) bool { return s.bad == notUTF8 })),
 	}
 }
 

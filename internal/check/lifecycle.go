@@ -138,16 +138,11 @@ func lifecycleCapabilityChecks() []*Check {
 				return s.msg.IsNotification() && s.msg.Method == "notifications/message" && !w.f.declares("logging")
 			}),
 		},
-		{
-			ID:    "lifecycle.client-capabilities",
-			needs: needs{era: "legacy"},
-			run:   exercise,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool {
-				return s.undeclared != "" && !s.early
-			}, func(s seen) string {
-				return fmt.Sprintf("%s, though the client did not declare %s", s.msg.Method, s.undeclared)
-			}),
-		},
+		exercised("lifecycle.client-capabilities", needs{era: "legacy"}, spotSaid(func(_ *watchCtx, s seen) bool {
+			return s.undeclared != "" && !s.early
+		}, func(s seen) string {
+			return fmt.Sprintf("%s, though the client did not declare %s", s.msg.Method, s.undeclared)
+		})),
 		{
 			ID:  "lifecycle.declared-methods",
 			run: declaredMethods,

@@ -276,16 +276,11 @@ func modernWatchChecks() []*Check {
 		}, func(s seen) string {
 			return fmt.Sprintf("a request (%s) from the server, which the era carries in results (input_required)", s.msg.Method)
 		})),
-		{
-			ID:    "modern.log-unasked",
-			needs: needs{era: "modern"},
-			run:   exerciseModern,
-			// The run's own connections ask for log messages on
-			// modern.log-level's and lifecycle.logging-declared's alone.
-			watch: spot("a log message, though no request asked for one (io.modelcontextprotocol/logLevel)", func(w *watchCtx, s seen) bool {
-				return s.era == "modern" && s.via != "session" && s.logs == "" && s.msg.IsNotification() && s.msg.Method == "notifications/message"
-			}),
-		},
+		// The run's own connections ask for log messages on
+		// modern.log-level's and lifecycle.logging-declared's alone.
+		modernWatch("modern.log-unasked", spot("a log message, though no request asked for one (io.modelcontextprotocol/logLevel)", func(w *watchCtx, s seen) bool {
+			return s.era == "modern" && s.via != "session" && s.logs == "" && s.msg.IsNotification() && s.msg.Method == "notifications/message"
+		})),
 		modernWatch("modern.error-codes", func(w *watchCtx, s seen) string {
 			if s.era != "modern" || s.msg.Error == nil {
 				return ""

@@ -81,9 +81,10 @@ func spotSaid(is func(w *watchCtx, s seen) bool, said func(s seen) string) func(
 	}
 }
 
-// exercised is a watch check of what every server answers (exercise).
-func exercised(id string, watch func(*watchCtx, seen) string) *Check {
-	return &Check{ID: id, run: exercise, watch: watch}
+// exercised is a watch check of what every server answers (exercise),
+// with needs n.
+func exercised(id string, n needs, watch func(*watchCtx, seen) string) *Check {
+	return &Check{ID: id, needs: n, run: exercise, watch: watch}
 }
 
 // modernWatch is a watch check of what every server of the 2026-07-28
