@@ -323,13 +323,13 @@ func createdTask(t *T) {
 	}
 }
 
-// statuses are the statuses the run saw of its task, in order: as created,
-// each poll, each poll after tasks/result.
-func (run *taskRun) statuses() []string {
-	out := []string{str1(member(run.task, "status"))}
+// seen is the task as the run saw it, in order: as created, each poll,
+// each poll after tasks/result (a poll answered with an error aside).
+func (run *taskRun) seen() []json.RawMessage {
+	out := []json.RawMessage{run.task}
 	for _, g := range slices.Concat(run.gets, run.after) {
 		if g.Error == nil {
-			out = append(out, str1(member(g.Result, "status")))
+			out = append(out, g.Result)
 		}
 	}
 	return out
@@ -352,7 +352,10 @@ func validStep(from, to string) bool {
 
 func statusPaths(t *T) {
 	run := theTask(t)
-	seen := run.statuses()
+	var seen []string // its statuses
+	for _, tk := range run.seen() {
+		seen = append(seen, str1(member(tk, "status")))
+	}
 	if seen[0] != mcp.TaskWorking {
 		t.FailGot(clipped(run.task), "the task was created %q, not working", seen[0])
 	}
@@ -370,31 +373,17 @@ var iso8601 = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$`)
 }}
 
-// taskTimestamps says how a task's timestamps break ISO 8601, or "".
-func taskTimestamps(task json.RawMessage) string {
-	for _, k := range []string{"createdAt", "lastUpdatedAt"} {
-		v, ok := str(member(task, k))
-		if !ok || !iso8601.Get().MatchString(v) {
-			return fmt.Sprintf("%s %s is no ISO 8601 timestamp", k, clip(string(member(task, k)), 60))
-		}
-	}
-	return ""
-}
-
 func timestamps(t *T) {
 	run := theTask(t)
-	tasks := []json.RawMessage{run.task}
-	for _, g := range slices.Concat(run.gets, run.after) {
-		if g.Error == nil {
-			tasks = append(tasks, g.Result)
-		}
-	}
+	tasks := run.seen()
 	for _, n := range run.notes {
 		tasks = append(tasks, n.msg.Params)
 	}
 	for _, tk := range tasks {
-		if p := taskTimestamps(tk); p != "" {
-			t.FailGot(clipped(tk), "%s", p)
+		for _, k := range []string{"createdAt", "lastUpdatedAt"} {
+			if v, ok := str(member(tk, k)); !ok || !iso8601.Get().MatchString(v) {
+				t.FailGot(clipped(tk), "%s %s is no ISO 8601 timestamp", k, clip(string(member(tk, k)), 60))
+			}
 		}
 	}
 }
