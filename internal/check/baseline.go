@@ -123,8 +123,10 @@ func baselineEntryOf(n *yamlnode.Node) (baselineEntry, error) {
 // coveredBy are the checks a baseline name covers: a scenario's, an
 // area's, or a check; known false when it is none of them.
 func coveredBy(name string) (checks []string, known bool) {
-	if s := scenarioNamed(name); s != nil {
-		return s.Checks, true
+	for _, s := range Scenarios {
+		if s.Name == name {
+			return s.Checks, true
+		}
 	}
 	for _, c := range Catalogue() {
 		if c.ID == name || c.Area == name {

@@ -116,10 +116,12 @@ func lifecycleCapabilityChecks() []*Check {
 		{
 			ID: "lifecycle.undeclared-notifications",
 			watch: func(w *watchCtx, s seen) string {
-				if !s.msg.IsNotification() {
-					return ""
+				// The capability the notification needs declared, if any.
+				c, needed := "resources.subscribe", s.msg.Method == "notifications/resources/updated"
+				if list, ok := mcp.ListChanged(s.msg.Method); ok {
+					c, needed = list+".listChanged", true
 				}
-				if c, ok := notificationCapability(s.msg.Method); ok && !w.f.declares(c) {
+				if needed && s.msg.IsNotification() && !w.f.declares(c) {
 					return fmt.Sprintf("%s, though the server does not declare %s", s.msg.Method, c)
 				}
 				return ""
@@ -213,17 +215,6 @@ func lifecycleSessionChecks() []*Check {
 // legacyCheck is a check of the initialize era.
 func legacyCheck(id string, run func(t *T)) *Check {
 	return &Check{ID: id, needs: needs{era: "legacy"}, run: run}
-}
-
-// notificationCapability is the capability a notification needs declared.
-func notificationCapability(method string) (string, bool) {
-	if list, ok := mcp.ListChanged(method); ok {
-		return list + ".listChanged", true
-	}
-	if method == "notifications/resources/updated" {
-		return "resources.subscribe", true
-	}
-	return "", false
 }
 
 // lintFindings fails t with the lint's findings of severity and rules.

@@ -110,13 +110,3 @@ var Scenarios = []Scenario{
 
 // answered says how the checks of input requests ask and answer.
 const answered = "the checks ask the server's own prompts, answer each input request as a client does (an elicitation declined, a sampled message, no roots) and retry with the request state"
-
-// scenarioNamed is the scenario of that name, or nil.
-func scenarioNamed(name string) *Scenario {
-	for i := range Scenarios {
-		if Scenarios[i].Name == name {
-			return &Scenarios[i]
-		}
-	}
-	return nil
-}
