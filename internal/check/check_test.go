@@ -214,3 +214,18 @@ func TestProgressOfEveryCalledTool(t *testing.T) {
 		}
 	}
 }
+
+// A server whose copies hold a port while they start (and let it go once
+// started) has copies exit when they start beside another: each such copy
+// starts again alone, and the checks judge the server, not the clash.
+func TestCopiesThatClashStartingStartAgainAlone(t *testing.T) {
+	t.Parallel()
+	f := stdio
+	// slow-start holds the port long enough for the copies started together to meet
+	f.behaviours = "start-lock=" + filepath.Join(t.TempDir(), "port") + ",slow-start=300"
+	for _, r := range runChecks(t, f, "lifecycle.version-echo", "lifecycle.version-unknown", "lifecycle.version-latest", "lifecycle.stdin-close", "lifecycle.client-capabilities") {
+		if r.Status != Passed {
+			t.Errorf("%s", describeResult(r))
+		}
+	}
+}

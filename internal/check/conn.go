@@ -203,8 +203,39 @@ type connOptions struct {
 }
 
 // dial opens a connection: over stdio a new server process, over HTTP
-// nothing yet. Then, unless bare, the legacy era's handshake.
-func (r *runner) dial(ctx context.Context, o connOptions) (*conn, error) {
+// nothing yet. Then, unless bare, the legacy era's handshake. A copy that
+// exited while it started starts again, alone; a bare one's start is its
+// caller's (startCopy).
+func (r *runner) dial(ctx context.Context, o connOptions) (c *conn, err error) {
+	if o.bare || r.target.URL != "" {
+		return r.dialOnce(ctx, o)
+	}
+	err = r.startCopy(ctx, func() error {
+		c, err = r.dialOnce(ctx, o)
+		return err
+	})
+	return c, err
+}
+
+// startCopy runs start, a copy's start (its process and its opening
+// exchange), beside the other copies' starts; once more, alone, when the
+// copy exited in it: a server whose copies conflict only while they
+// start (a port held for the start, a lock) is judged on a copy that
+// started, as a client that starts one copy would meet it.
+func (r *runner) startCopy(ctx context.Context, start func() error) error {
+	r.starts.RLock()
+	err := start()
+	r.starts.RUnlock()
+	if !exited(err) || ctx.Err() != nil {
+		return err
+	}
+	r.starts.Lock()
+	defer r.starts.Unlock()
+	return start()
+}
+
+// dialOnce is dial, without starting again a copy that exited.
+func (r *runner) dialOnce(ctx context.Context, o connOptions) (*conn, error) {
 	f := r.known.Load()
 	if f == nil { // the main session is not open yet (the first contact)
 		f = &facts{era: "legacy"}

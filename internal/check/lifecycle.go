@@ -256,10 +256,9 @@ func answerText(a versionAnswer) string {
 
 // versionAnswers are the answers asked so far, by version offered.
 type versionAnswers struct {
-	mu    sync.Mutex // guards asks
-	asks  map[string]*versionAsk
-	wg    sync.WaitGroup // the asks under way, which Run waits for
-	again sync.Mutex     // guards the asks made again: a copy that exited beside the others is asked once more, one at a time
+	mu   sync.Mutex // guards asks
+	asks map[string]*versionAsk
+	wg   sync.WaitGroup // the asks under way, which Run waits for
 }
 
 type versionAsk struct {
@@ -313,11 +312,7 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 				c.setHeaderVersion(got)
 				return versionAnswer{version: got, result: m.Result}
 			}
-			if ask.a = askOnce(); exited(ask.a.err) {
-				r.versions.again.Lock()
-				ask.a = askOnce()
-				r.versions.again.Unlock()
-			}
+			r.startCopy(ctx, func() error { ask.a = askOnce(); return ask.a.err }) // ask.a holds the error
 			close(ask.done)
 		})
 	}

@@ -128,6 +128,12 @@ type runner struct {
 	tasks   onces[string, *taskRun]   // the tasks made of a --call tool, once an era
 	asks    onces[struct{}, asking]   // the prompt that asks for input (retry.go)
 
+	// starts are the server's copies starting (stdio): beside each other
+	// under its read lock; one that exited while it started (a port, a lock
+	// the copies starting beside it held) starts again under its write lock,
+	// alone (startCopy).
+	starts sync.RWMutex // guards the copies' starts: which start beside others, which alone
+
 	versions versionAnswers // what initialize answers to each version offered
 	served   served         // the run's time waiting on the server
 

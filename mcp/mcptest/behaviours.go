@@ -22,7 +22,7 @@ type config struct {
 	slow, slowStart                                    time.Duration
 	process                                            bool // a behaviour only a process of its own shows
 	ignoreExit, grandchild                             bool
-	stderrEnv, startGate, say, oneCopy                 string
+	stderrEnv, startGate, say, oneCopy, startLock      string
 	busy                                               int
 }
 
@@ -324,6 +324,8 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 		{name: "say", set: text(&c.say), withSpec: true, process: true},
 		// at start, create PATH, or exit 1 with "listen EADDRINUSE" where a copy did (a fixed port)
 		{name: "one-copy", set: text(&c.oneCopy), withSpec: true, process: true},
+		// one-copy's, while the copy starts: PATH is removed when initialize comes
+		{name: "start-lock", set: text(&c.startLock), withSpec: true, process: true},
 		// answer every request from the JSON spec in FILE (see Spec) instead;
 		// of the others only those withSpec apply, and any other given with
 		// it is an error

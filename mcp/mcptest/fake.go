@@ -128,9 +128,11 @@ func RunIfRequested() bool {
 	if c.say != "" {
 		fmt.Fprintf(os.Stderr, "fake: %s is %s\n", c.say, os.Getenv(c.say))
 	}
-	if _, err := os.OpenFile(c.oneCopy, os.O_CREATE|os.O_EXCL, 0o600); c.oneCopy != "" && err != nil { // held open, as a port is
-		fmt.Fprintln(os.Stderr, "fake: listen EADDRINUSE: address already in use")
-		os.Exit(1)
+	for _, port := range []string{c.oneCopy, c.startLock} {
+		if _, err := os.OpenFile(port, os.O_CREATE|os.O_EXCL, 0o600); port != "" && err != nil { // held open, as a port is
+			fmt.Fprintln(os.Stderr, "fake: listen EADDRINUSE: address already in use")
+			os.Exit(1)
+		}
 	}
 	time.Sleep(c.slowStart)
 	for c.startGate != "" {
@@ -266,6 +268,9 @@ func (s *server) serve() {
 		}
 		early := !initialized
 		initialized = initialized || (m.Method == "initialize" && m.ID != nil)
+		if m.Method == "initialize" && s.c.startLock != "" {
+			os.Remove(s.c.startLock) // started: the port is let go before the answer
+		}
 		if s.c.initFirst && !initialized {
 			// and a backtrace after it, as a Rust server prints one
 			fmt.Fprintf(os.Stderr, "fake: expected initialize first, received %q\n\nStack backtrace:\n", m.Method)
