@@ -146,7 +146,7 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 	}
 	defer c.close()
 	era := r.target.Era
-	var discoverBad *defect
+	var discoverBad, refused *defect
 	if era != "legacy" {
 		c.setEra("modern")
 		c.setVersion(mcp.ModernVersion)
@@ -161,6 +161,9 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 			if era == "modern" || discoverBad == nil && m.Error == nil {
 				return discoverBad
 			}
+			if m.Error != nil {
+				refused = discoverShape(*m, true) // a defect once the server says it is of the 2026-07-28 era alone
+			}
 		}
 	}
 	m, d := r.contact(ctx, c, "initialize", initializeParams(r.target.ClientInfo, mcp.LatestVersion), `2`)
@@ -173,7 +176,15 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 		if discoverBad != nil {
 			return discoverBad
 		}
-		return nil // refused: a server of the 2026-07-28 era alone, or one that speaks no version in common
+		// A server of the 2026-07-28 era alone, or one that speaks no version
+		// in common; the first when its refusal lists only that era's versions
+		// as the ones it supports.
+		var data struct{ Supported []string }
+		if refused != nil && json.Unmarshal(m.Error.Data, &data) == nil && len(data.Supported) > 0 && !slices.ContainsFunc(data.Supported, func(v string) bool { return !mcp.IsModern(v) }) {
+			refused.message += ", and initialize was refused by a server that supports " + strings.Join(data.Supported, ", ") + " alone: no client can open a session"
+			return refused
+		}
+		return nil
 	}
 	if p := initializeShape(m.Result); p != "" {
 		return &defect{id: "lifecycle.initialize", message: p, sent: "initialize offering " + mcp.LatestVersion, received: clipped(m.Result)}

@@ -50,3 +50,47 @@ func TestBrokenFirstExchangeNamedAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// A server of the 2026-07-28 era that refuses server/discover, and
+// refuses initialize saying it supports that era's versions alone, can be
+// opened by no client: its first contact names modern.discover, where
+// the run ended with no session. Refused with no such list, it is a
+// server that speaks no version in common, as before.
+func TestModernServerWithoutDiscoverNamed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, data string
+		named      bool // modern.discover fails; else the run ends with no session
+	}{
+		{"its refusal lists the 2026-07-28 era alone", `{"supported":["2026-07-28"],"requested":"2025-11-25"}`, true},
+		{"its refusal lists a version of the initialize era", `{"supported":["2026-07-28","2025-11-25"]}`, false},
+		{"its refusal lists nothing", `{}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			change := map[string]string{"methodNotFound": `["server/discover"]`,
+				"errors": `{"initialize":{"code":-32601,"message":"Method not found: initialize","data":` + tc.data + `}}`}
+			ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
+			defer cancel()
+			report, err := Run(ctx, fake{transport: "stdio", era: "modern", probe: true, change: change}.target(t), Options{})
+			if !tc.named {
+				if err == nil || !strings.Contains(err.Error(), "initialize: server error -32601") {
+					t.Fatalf("Run: %v, want no session", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			var failed []Result
+			for _, r := range report.Results {
+				if r.Status == Failed {
+					failed = append(failed, r)
+				}
+			}
+			if len(failed) != 1 || failed[0].ID != "modern.discover" || !strings.Contains(failed[0].Message, "supports 2026-07-28 alone") || !strings.Contains(failed[0].Received, "-32601") {
+				t.Errorf("failed: %v, want modern.discover alone", failed)
+			}
+		})
+	}
+}

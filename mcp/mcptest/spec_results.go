@@ -35,6 +35,9 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 	}
 	switch method {
 	case "initialize":
+		if e, ok := s.Errors[method]; ok && s.Era == "modern" { // a modern server's own refusal
+			return nil, &e
+		}
 		if s.Era == "modern" && !s.has("initialize-served") {
 			return nil, notFound(method)
 		}
