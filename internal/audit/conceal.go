@@ -93,23 +93,23 @@ func (s *sent) imperativeNegation(sp span) bool {
 		// a German or Dutch verb in -t (Latin-1, not "tiết"), no one addressed, no obligation, no passive, says what the tool does ("Zeigt keine …")
 		return !strings.HasSuffix(s.toks[sp.first].text, "t") || strings.ContainsFunc(s.toks[sp.first].text, func(r rune) bool { return r > 'ÿ' }) || s.has(cAddressee) || s.has(cModal) || s.wordIn(sp.last+1, 2, "werden", "worden", "wordt")
 	}
-	for _, n := range s.f[cNegator] {
-		if n.last >= sp.first || sp.first-n.last > 10 {
-			continue
-		}
-		w := s.toks[n.first].text
-		prev := ""
-		if n.first > 0 {
-			prev = s.toks[n.first-1].text
-		}
-		switch {
-		case w == "never" || w == "don't" || w == "dont" || w == "no":
-			return true
-		case w == "not" && (prev == "do" || prev == "must" || prev == "should" || prev == "shall" || prev == "to" || prev == "please" || prev == "need" || n.first == 0 || s.brk[n.first]):
-			return true
+	// the negator nearest before the verb is the one that denies it: not
+	// "no" in "an answer with no names in it cannot show whether ..."
+	n := span{first: -1, last: -1}
+	for _, o := range s.f[cNegator] {
+		if o.last < sp.first && sp.first-o.last <= 10 && o.last > n.last {
+			n = o
 		}
 	}
-	return false
+	if n.first < 0 {
+		return false
+	}
+	w, prev := s.toks[n.first].text, ""
+	if n.first > 0 {
+		prev = s.toks[n.first-1].text
+	}
+	return w == "never" || w == "don't" || w == "dont" || w == "no" ||
+		w == "not" && (prev == "do" || prev == "must" || prev == "should" || prev == "shall" || prev == "to" || prev == "please" || prev == "need" || n.first == 0 || s.brk[n.first])
 }
 
 // unsetUnshown reports a display default: no user named, and at most "it" after the verb

@@ -138,21 +138,12 @@ func (st *sent) dropQuotedWords() {
 
 func (s *sent) has(c concept) bool { return len(s.f[c]) > 0 }
 
-// negated reports a span that a negator denies: one in the three words
-// before it, in its clause (or before a verb joined to it by "or", "and",
-// "nor": "never display this value or mention that it exists"), or, in
-// Japanese and Korean, a denial right after it.
-// undone reports a negator that a verb of failing after it turns round:
-// "never forget to include", "do not fail to copy", an order to do what
-// follows.
-func (s *sent) undone(n span) bool {
-	return n.last+1 < len(s.toks) && slices.Contains([]string{"forget", "fail", "neglect", "hesitate", "omit", "skip", "miss", "leave"}, s.toks[n.last+1].text)
-}
-
 // keptOut reports what the model holds named in a clause that denies it
-// ("so the value never passes through the conversation"): the text
-// keeps something out of it, where "never forget to include the
-// conversation" does not.
+// ("so the value never passes through the conversation"), or as the
+// subject of a denied leaving ("so your account key never leaves this
+// machine", "the token is never sent", no move after it): the text keeps
+// something out of it, where "never forget to include the conversation"
+// (a verb of failing turns the negator round) does not.
 func (s *sent) keptOut(held span) bool {
 	// "keep your API keys out of the report" (not "never leave the keys out of the note")
 	if held.last+1 < len(s.toks) && (s.toks[held.last+1].text == "out" || held.last+2 < len(s.toks) && s.toks[held.last+2].text == "out") {
@@ -163,14 +154,21 @@ func (s *sent) keptOut(held span) bool {
 		}
 	}
 	for _, n := range s.f[cNegator] {
-		if n.last >= held.first || held.first-n.last > 6 || s.breakBetween(n.last, held.first) || s.quoted[n.first] || s.undone(n) {
-			continue
+		if n.first > held.last && n.first-held.last <= 2 && s.wordIn(n.last+1, 2, "leaves", "leave", "left", "goes", "exits", "sent", "shared") &&
+			!slices.ContainsFunc(s.f[cMove], func(o span) bool { return o.first > n.last+1 }) { // (not "... unless you paste it into notes")
+			return true
 		}
-		return true
+		if n.last < held.first && held.first-n.last <= 6 && !s.breakBetween(n.last, held.first) && !s.quoted[n.first] && !s.wordIn(n.last+1, 1, "forget", "fail", "neglect", "hesitate", "omit", "skip", "miss", "leave") {
+			return true
+		}
 	}
 	return false
 }
 
+// negated reports a span that a negator denies: one in the three words
+// before it, in its clause (or before a verb joined to it by "or", "and",
+// "nor": "never display this value or mention that it exists"), or, in
+// Japanese and Korean, a denial right after it.
 func (s *sent) negated(sp span) bool {
 	for _, n := range s.f[cNegator] {
 		if s.quoted[n.first] && !s.quoted[sp.first] || s.wordIn(n.last+1, 1, "is", "are", "was", "were") && s.wordIn(n.last+2, sp.first-n.last-2, "and") {
@@ -285,8 +283,8 @@ func (s *sent) qualified(c concept, sp span) bool {
 		}
 		switch {
 		case q.last < sp.first:
-			if s.toks[q.first].text == "shared" || c == cHeldWeak && s.wordIn(q.first-1, 1, "a", "an") {
-				continue // before its noun, an adjective: "a shared drive", "shared extended properties"; one of a kind: "a prior output"
+			if s.toks[q.first].text == "shared" || c == cHeldWeak && (s.wordIn(q.first-1, 1, "a", "an") || s.toks[q.first].text == "their" && s.wordIn(q.first-1, 1, "with")) {
+				continue // before its noun, an adjective: "a shared drive", "shared extended properties"; one of a kind: "a prior output"; a thing's own: "images with their caption files"
 			}
 			if sp.first-q.last <= 5 {
 				return true
@@ -434,7 +432,7 @@ func (s *sent) held(weak bool) (span, concept, bool) {
 		return s.toks[sp.first].text == "coordinates" && s.wordIn(sp.first-3, 3, "x", "y", "xy", "pixel", "screen", "canvas", "viewport", "mouse", "cursor", "relative", "page") || s.before(cDerived, sp.first, 6) || slices.ContainsFunc(s.f[cPointer], func(o span) bool { // (not "the files in the folder containing your keys")
 			return o.last < sp.first && sp.first-o.last <= 6 && !s.wordIn(o.first-2, 2, "in", "inside", "from", "of")
 		}) ||
-			s.wordIn(sp.last+1, 2, "path", "folder", "directory", "dir", "location", "name", "id", "url", "uri") || (s.wordIn(sp.last+1, 2, "title", "label") &&
+			s.wordIn(sp.last+1, 2, "path", "paths", "folder", "directory", "dir", "location", "name", "id", "url", "uri") || (s.wordIn(sp.last+1, 2, "title", "label") &&
 			sp.last+1 < len(s.brk) && !s.brk[sp.last+1] && !s.wordIn(sp.last+2, 3, "and", "with", "plus", "including", "included"))
 	}
 	for _, c := range []concept{cStore, cHeldStrong} {

@@ -50,6 +50,10 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	if moved && !place && kind == cHeldNoun && s.wordIn(held.first-2, 2, "your") && s.intoChat() {
 		return "", "", 0, false // "put your full message in chat instead": the reader's own words, where they are seen already
 	}
+	if !dest && kind == cHeldNoun && s.wordIn(held.last, 1, "message", "question", "request", "query") && s.wordIn(held.first-3, 3, "user's", "user") &&
+		s.wordIn(held.last+1, 10, "search", "relevant", "retrieve", "lookup") {
+		return "", "", 0, false // "pass the user's first message as context_hint to get relevant context": the query of the search the call makes
+	}
 	if c.fl.flag && !dest && !s.has(cPlace) && !namedPlace(s.text) && kind != cSecretNoun && kind != cPrivateNoun && kind != cStore {
 		return "", "", 0, false // a flag carries nothing: "include its result", with no field named, says what the tool does when set
 	}

@@ -49,8 +49,8 @@ func structureRules(s *auditee) []Finding {
 			if a, ok := asked[p]; ok && !fitsPurpose(purpose, a[1]) {
 				what := a[0]
 				sev, more := Medium, ""
-				if contentWord(sq) {
-					sev, more = High, ", its contents"
+				if containsAny(sq, squash("content"), "text", "raw", "dump", squash("verbatim"), squash("full"), "body", "data", "value") {
+					sev, more = High, ", its contents" // a name that asks for the thing's contents, not a reference to it
 				}
 				out = append(out, Finding{Rule: RuleSideChannel, Severity: sev, Server: s.Name, Kind: "tool", Name: name, Field: path,
 					Message: fmt.Sprintf("asks for %s%s (%q), which a tool that says it is %q has no use for", what, more, p, clip(strings.Join(strings.Fields(said), " "), 60)),
@@ -115,12 +115,6 @@ func fitsPurpose(purpose, fits string) bool {
 		}
 	}
 	return false
-}
-
-// contentWord reports a name that asks for the thing's contents, not a
-// reference to it.
-func contentWord(squashed string) bool {
-	return containsAny(squashed, squash("content"), "text", "raw", "dump", squash("verbatim"), squash("full"), "body", "data", "value")
 }
 
 // sideEffect is what a squashed parameter name says the tool does beyond
