@@ -33,7 +33,8 @@ func overrides(s *sent, ordered bool) (string, bool) {
 		return "tells the model it is someone else, or without its rules", true
 	}
 	for _, sp := range s.f[cRank] {
-		if !s.negated(sp) && !s.userSays(sp) && s.strongRank(sp) && !s.nounAt(sp) && (s.near(cUser, sp, 8) || s.near(cRules, sp, 8) && !s.thingsRules() || s.near(cAddressee, sp, 8) || s.has(cOtherServer)) {
+		// (not a noun, after an article or a possessive: "the overrides a user has set up")
+		if !s.negated(sp) && !s.userSays(sp) && s.strongRank(sp) && !s.wordIn(sp.first-1, 1, "the", "a", "an", "its", "these", "those", "their", "your", "any", "no") && (s.near(cUser, sp, 8) || s.near(cRules, sp, 8) && !s.thingsRules() || s.near(cAddressee, sp, 8) || s.has(cOtherServer)) {
 			return "ranks the server's word above the user's or the model's instructions", true
 		}
 	}

@@ -62,12 +62,6 @@ func (s *sent) strongRank(sp span) bool {
 	return true
 }
 
-// nounAt reports a word used as a noun: after an article or a
-// possessive ("the overrides a user has set up").
-func (s *sent) nounAt(sp span) bool {
-	return s.wordIn(sp.first-1, 1, "the", "a", "an", "its", "these", "those", "their", "your", "any", "no")
-}
-
 // ignoresUsers reports "ignore the IBAN the user gives": the user after
 // a verb of ignoring, in its object (not "ignore them and tell the user").
 func (s *sent) ignoresUsers(sp span) bool {

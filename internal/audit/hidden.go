@@ -162,8 +162,11 @@ func manual(fl *field) bool {
 		return false
 	}
 	t := fl.text
-	return strings.Contains(t, "```") || strings.HasPrefix(t, "# ") || strings.Contains(t, "\n# ") || strings.Contains(t, "\n## ") || strings.Count(t, "\n    ") >= 3
+	return strings.Contains(t, "```") || headingRe.Get().MatchString(t) || strings.Count(t, "\n    ") >= 3
 }
+
+// headingRe finds a Markdown heading of any level, at the text's start or a line's.
+var headingRe = &lazy.Regexp{Pattern: `(?m)^#{1,6} `}
 
 // hiddenMatches are g's first matches in t, with their groups.
 func hiddenMatches(g gated, t string) [][]int {

@@ -371,7 +371,8 @@ func (s *sent) clauseStart(i int) bool {
 	}
 	for j := i - 1; j >= max(0, i-5); j-- {
 		if s.brk[j] {
-			return fronting[s.toks[j].text]
+			// (the phrase's own word is none: "when omitted, the output is returned")
+			return fronting[s.toks[j].text] && (j < i-1 || s.toks[j].text == "then")
 		}
 	}
 	return false
