@@ -294,18 +294,13 @@ func (s *sent) userSays(sp span) bool {
 		if s.toks[u.first].text == "operator" {
 			continue // an operator's word is not the user's
 		}
-		if u.last < sp.first && sp.first-u.last <= 4 && !s.breakBetween(u.last, sp.first) && !s.object(u) && !s.passive(u.last, sp.first) {
+		// (not a passive: "the user must not be told" is told, and tells nothing)
+		if u.last < sp.first && sp.first-u.last <= 4 && !s.breakBetween(u.last, sp.first) && !s.object(u) && !s.wordIn(u.last+1, sp.first+2-u.last, "be", "been", "being",
+			"is", "are", "was", "were", "werden", "wird", "worden", "être", "ser", "sea", "essere", "sia", "seja", "wordt", "być", "został", "быть") {
 			return true
 		}
 	}
 	return false
-}
-
-// passive reports an auxiliary of the passive between tokens a and b:
-// "the user must not be told" is told, and tells nothing.
-func (s *sent) passive(a, b int) bool {
-	return s.wordIn(a+1, b+2-a, "be", "been", "being", "is", "are", "was", "were", "werden", "wird", "worden",
-		"être", "ser", "sea", "essere", "sia", "seja", "wordt", "być", "został", "быть")
 }
 
 // object reports a span that a preposition governs ("to the user"): the

@@ -313,10 +313,19 @@ func (s *sent) publicKey(sp span) bool {
 
 // where reports what the model holds named as where something goes or
 // stays ("paste it into the chat", "returned only to this
-// conversation", "save it in your password manager"), not as what is
-// moved.
+// conversation", "save it in your password manager", "in your
+// project-level `/build.gradle.kts` file": a name in code marks is one
+// word), not as what is moved.
 func (s *sent) where(sp span) bool {
-	return s.wordIn(sp.first-4, 4, "into", "in", "to", "inside", "within", "throughout", "during")
+	for i, n := sp.first-1, 0; i >= 0 && n < 4; i-- {
+		if s.wordIn(i, 1, "into", "in", "to", "inside", "within", "throughout", "during") {
+			return true
+		}
+		if i+1 == sp.first || !s.quoted[i] || !s.quoted[i+1] {
+			n++
+		}
+	}
+	return false
 }
 
 // source reports the conversation named as the source of a value ("copied
@@ -428,9 +437,9 @@ func (s *sent) placeForSecret() bool {
 // the conversation", "a default comes from the user's config") is no copy of it.
 func (s *sent) held(weak bool) (span, concept, bool) {
 	derived := func(sp span) bool {
-		// "the user's Downloads folder", "the folder containing your mod files": where, not what; "the chat's title": a label of it, and no more of it;
+		// "the user's Downloads folder", "the folder containing your mod files": where, not what; "the chat's title": a label of it, and no more of it; "everything you need": what the reader needs;
 		// "their x/y coordinates": a place on a canvas or a screen, not the user's
-		return s.toks[sp.first].text == "coordinates" && s.wordIn(sp.first-3, 3, "x", "y", "xy", "pixel", "screen", "canvas", "viewport", "mouse", "cursor", "relative", "page") || s.before(cDerived, sp.first, 6) || slices.ContainsFunc(s.f[cPointer], func(o span) bool { // (not "the files in the folder containing your keys")
+		return s.toks[sp.last].text == "you" && s.wordIn(sp.last+1, 1, "need") || s.toks[sp.first].text == "coordinates" && s.wordIn(sp.first-3, 3, "x", "y", "xy", "pixel", "screen", "canvas", "viewport", "mouse", "cursor", "relative", "page") || s.before(cDerived, sp.first, 6) || slices.ContainsFunc(s.f[cPointer], func(o span) bool { // (not "the files in the folder containing your keys")
 			return o.last < sp.first && sp.first-o.last <= 6 && !s.wordIn(o.first-2, 2, "in", "inside", "from", "of")
 		}) ||
 			s.wordIn(sp.last+1, 2, "path", "paths", "folder", "directory", "dir", "location", "name", "id", "url", "uri") || (s.wordIn(sp.last+1, 2, "title", "label") &&
