@@ -313,12 +313,12 @@ func (s *sent) publicKey(sp span) bool {
 
 // where reports what the model holds named as where something goes or
 // stays ("paste it into the chat", "returned only to this
-// conversation", "save it in your password manager", "in your
-// project-level `/build.gradle.kts` file": a name in code marks is one
-// word), not as what is moved.
+// conversation", "save it in your password manager", "at the top of
+// your JSON file", "in your project-level `/build.gradle.kts` file": a
+// name in code marks is one word), not as what is moved.
 func (s *sent) where(sp span) bool {
 	for i, n := sp.first-1, 0; i >= 0 && n < 4; i-- {
-		if s.wordIn(i, 1, "into", "in", "to", "inside", "within", "throughout", "during") {
+		if s.wordIn(i, 1, "into", "in", "to", "inside", "within", "throughout", "during") || s.wordIn(i, 1, "of") && s.wordIn(i-1, 1, "top", "bottom") && s.wordIn(i-3, 2, "at") {
 			return true
 		}
 		if i+1 == sp.first || !s.quoted[i] || !s.quoted[i+1] {

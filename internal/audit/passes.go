@@ -176,7 +176,8 @@ func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.notModels) 
 // share") or "them" between a verb of telling and it ("remind them"); or
 // no act, a tool's kind ("every send tool").
 func (s *sent) notModels(sp span) bool {
-	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) || s.wordIn(sp.last+1, 1, "tool", "tools") && s.wordIn(sp.first-1, 1, "every", "each", "any", "the", "a", "this", "that", "your", "our") {
+	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) || s.wordIn(sp.last+1, 1, "tool", "tools") && s.wordIn(sp.first-1, 1, "every", "each", "any", "the", "a", "this", "that", "your", "our") ||
+		strings.HasSuffix(s.toks[sp.last].text, "ed") && s.wordIn(sp.first-1, 1, "of", "the", "a", "an", "your", "any") { // an adjective: "code review of pasted or file-loaded source"
 		return true
 	}
 	return slices.ContainsFunc(s.f[cUser], func(u span) bool {
