@@ -202,7 +202,9 @@ func unicodeRules(fl field, f finder) []Finding {
 		return nil // no character of another script, no invisible one
 	}
 	var out []Finding
-	rtl := hasRTL(t)
+	rtl := strings.ContainsFunc(t, func(r rune) bool { // right-to-left letters (Hebrew, Arabic, Syriac, Thaana)
+		return unicode.In(r, unicode.Hebrew, unicode.Arabic, unicode.Syriac, unicode.Thaana, unicode.Nko)
+	})
 	for i := 0; i < len(t); {
 		r, size := utf8.DecodeRuneInString(t[i:])
 		switch {
@@ -388,13 +390,6 @@ func pictographic(r rune) bool {
 func joiningScript(r rune) bool {
 	return unicode.In(r, unicode.Arabic, unicode.Devanagari, unicode.Bengali, unicode.Gurmukhi, unicode.Gujarati,
 		unicode.Oriya, unicode.Tamil, unicode.Telugu, unicode.Kannada, unicode.Malayalam, unicode.Sinhala, unicode.Syriac)
-}
-
-// hasRTL reports right-to-left letters (Hebrew, Arabic, Syriac, Thaana).
-func hasRTL(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool {
-		return unicode.In(r, unicode.Hebrew, unicode.Arabic, unicode.Syriac, unicode.Thaana, unicode.Nko)
-	})
 }
 
 // lookAlikeWords finds words that mix Latin letters with letters of
