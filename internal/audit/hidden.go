@@ -29,7 +29,8 @@ func hiddenRules(fl field, v view, f finder) []Finding {
 		}
 	}
 	for _, m := range hiddenMatches(hiddenRes.Get().markdown, t) {
-		sev, msg, pair := hiddenSeverity(lineAt(t, m[1]), "hides text in a Markdown comment", Medium, doc)
+		line, _, _ := strings.Cut(t[m[1]:], "\n") // the rest of the comment's line
+		sev, msg, pair := hiddenSeverity(line, "hides text in a Markdown comment", Medium, doc)
 		out = append(out, paired(f(RuleHiddenComment, sev, msg, m[0], m[1]), pair))
 	}
 	for _, m := range hiddenMatches(hiddenRes.Get().invisible, v.text) {
@@ -81,12 +82,6 @@ func hiddenSeverity(hidden, msg string, floor Severity, doc bool) (Severity, str
 func paired(fd Finding, pair ...string) Finding {
 	fd.pair = strings.Join(pair[:min(len(pair), 1)], "")
 	return fd
-}
-
-// lineAt is the rest of the line of t from i.
-func lineAt(t string, i int) string {
-	line, _, _ := strings.Cut(t[i:], "\n")
-	return line
 }
 
 // conditionalRe finds a condition after "use this tool first": first

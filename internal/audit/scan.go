@@ -124,7 +124,7 @@ func scanField(server string, fl field, own map[string]bool) []Finding {
 			out[i].pair = "the command, which a tool's text gives the model to run (a manual gives its reader)"
 		case doc && (r == RuleSensitiveFile || r == RuleSideChannel || r == RuleSendElsewhere) && out[i].Severity > Low && setupStep(out[i].cut):
 			out[i].Severity, out[i].pair = Low, ""
-			out[i].Message += " (in a manual's setup step, which keeps the reader's key in the environment or a .env file)"
+			out[i].Message += " (in a manual's setup step, which keeps the reader's key in the environment, a .env file or a form the reader clicks through)"
 		}
 		if c := out[i].cut; c != nil {
 			out[i].Excerpt, out[i].cut = excerpt(c.text, c.s, c.e), nil
@@ -173,14 +173,16 @@ func placeholderSecret(v string) bool {
 }
 
 // setupStep reports a finding of a manual whose sentence keeps a key
-// where its reader's programs read it (the environment, a .env file),
-// sending it nowhere: how a manual says to set a key, not an order.
+// where its reader's programs read it (the environment, a .env file) or
+// in a form its reader clicks through ("paste your Client ID and Secret,
+// click **Save Credentials**"), sending it nowhere: how a manual says to
+// set a key, not an order.
 func setupStep(c *cut) bool {
 	if c == nil {
 		return false
 	}
 	sentence := strings.ToLower(c.text[sentenceStart(c.text, c.s):sentenceEnd(c.text, c.e)])
-	return containsAny(sentence, ".env", "environment variable", "process.env", "os.environ", "getenv", "export ") && !holdsDestination(sentence)
+	return containsAny(sentence, ".env", "environment variable", "process.env", "os.environ", "getenv", "export ", "click ") && !holdsDestination(sentence)
 }
 
 // reference reports a value given to a secret's name that is no secret
