@@ -1,7 +1,8 @@
-package manpage_test
+package commands
 
-// The page of mcpv's own grammar, from outside the package: commands,
-// which the grammar is, prints the page itself (mcpv help --man).
+// The page of mcpv's grammar (internal/manpage renders it; mcpv help --man
+// prints it): every command and flag on it, and man shows it. Here, where
+// the grammar is, so that manpage's own tests link the renderer alone.
 
 import (
 	"bytes"
@@ -14,25 +15,27 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/mcpv/mcpv/commands"
 	"github.com/mcpv/mcpv/internal/manpage"
 )
+
+// roffWord is a command's or a flag's name as the page writes it: its
+// hyphens the minus sign \-, as man pages write options.
+func roffWord(s string) string { return strings.ReplaceAll(s, "-", `\-`) }
 
 // mcpvCommands are the visible commands of the grammar, as typed
 // ("mcpv tasks list"), and each one's visible flags ("--max-pages").
 func mcpvCommands(t *testing.T) (*kong.Application, map[string][]string) {
 	t.Helper()
-	app, err := commands.Grammar()
+	app, err := Grammar()
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string][]string{}
-	var walk func(n *kong.Node)
-	walk = func(n *kong.Node) {
+	var walk func(n *kong.Node, path string)
+	walk = func(n *kong.Node, path string) {
 		if n.Hidden || n.Type == kong.ArgumentNode {
 			return
 		}
-		path := manpage.CommandPath(n)
 		for _, f := range n.Flags {
 			if !f.Hidden {
 				out[path] = append(out[path], "--"+f.Name)
@@ -42,10 +45,10 @@ func mcpvCommands(t *testing.T) (*kong.Application, map[string][]string) {
 			out[path] = nil
 		}
 		for _, c := range n.Children {
-			walk(c)
+			walk(c, path+" "+c.Name)
 		}
 	}
-	walk(app.Node)
+	walk(app.Node, app.Node.Name)
 	if len(out) < 20 || len(out["mcpv"]) < 20 {
 		t.Fatalf("the grammar has %d commands, and %d global flags", len(out), len(out["mcpv"]))
 	}
@@ -62,11 +65,11 @@ func TestEveryCommandAndFlagIsDocumented(t *testing.T) {
 		t.Errorf("%d command headings for %d commands", len(headings), len(cmds)-1)
 	}
 	for path, flags := range cmds {
-		if path != "mcpv" && !strings.Contains(page, "\n.SS "+manpage.Quoted(path)+"\n") {
+		if path != "mcpv" && !strings.Contains(page, "\n.SS \""+roffWord(path)+"\"\n") {
 			t.Errorf("no heading for %s", path)
 		}
 		for _, f := range flags {
-			if !strings.Contains(page, `\fB`+manpage.Escape(f)+`\fR`) {
+			if !strings.Contains(page, `\fB`+roffWord(f)+`\fR`) {
 				t.Errorf("%s: no %s", path, f)
 			}
 		}
