@@ -150,6 +150,7 @@ func addNewBrokenCases() {
 }
 
 func TestNewBrokenServers(t *testing.T) {
+	t.Parallel()
 	for _, nb := range newBroken {
 		t.Run(nb.name, func(t *testing.T) {
 			t.Parallel()
