@@ -227,7 +227,7 @@ func TestBrokenServers(t *testing.T) {
 			if tc.unsure {
 				want = Warned
 			}
-			if r := runChecks(t, bad, tc.id)[tc.id]; r.Status != want {
+			if r := runShared(t, bad, tc.id)[tc.id]; r.Status != want {
 				t.Errorf("the broken server, want %s: %s", want, describeResult(r))
 			}
 		})

@@ -13,24 +13,34 @@ import (
 	"time"
 )
 
-// goodRuns are the whole catalogue's runs against each correct server,
-// run once for every test that needs them.
-var goodRuns sync.Map // fake's key → *goodRunOnce
+// sharedRuns are the runs that more than one test reads: the whole
+// catalogue's against each correct server, and the broken servers' runs
+// that a test of one rule and TestBrokenServers both judge; each is run
+// once, for every test that reads it.
+var sharedRuns sync.Map // the run's key → *sharedRun
 
-type goodRunOnce struct {
+type sharedRun struct {
 	once    sync.Once
 	results map[string]Result
 }
 
 // goodRun is every check's result against the correct server f.
-func goodRun(t *testing.T, f fake) map[string]Result {
+func goodRun(t *testing.T, f fake) map[string]Result { return runShared(t, f) }
+
+// runShared is runChecks(t, f, only...), run once for all the tests that
+// ask for it: f and only are the run's key (f without timers of its own).
+func runShared(t *testing.T, f fake, only ...string) map[string]Result {
+	if f.after != nil {
+		t.Fatal("a run with timers of its own is not shared")
+	}
 	change, _ := json.Marshal(f.change)
-	key := fmt.Sprintf("%s/%s/%s/%s/%t/%s/%v", f.transport, f.era, f.auth, f.version, f.sse, change, f.portable)
-	v, _ := goodRuns.LoadOrStore(key, &goodRunOnce{})
-	g := v.(*goodRunOnce)
-	g.once.Do(func() { g.results = runChecks(t, f) })
+	key := fmt.Sprintf("%s/%s/%s/%s/%t/%s/%v/%t/%t/%d/%t/%s/%q/%v/%q", f.transport, f.era, f.auth, f.version, f.sse, change, f.portable,
+		f.junk, f.ignoreExit, f.slowStart, f.probe, f.behaviours, f.secret, f.timeout, only)
+	v, _ := sharedRuns.LoadOrStore(key, &sharedRun{})
+	g := v.(*sharedRun)
+	g.once.Do(func() { g.results = runChecks(t, f, only...) })
 	if g.results == nil {
-		t.Fatal("the correct server's run failed")
+		t.Fatal("the shared run failed")
 	}
 	return g.results
 }

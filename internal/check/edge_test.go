@@ -315,7 +315,7 @@ func TestEdgesOfMusts(t *testing.T) {
 				testkit.SkipLong(t, es.long)
 			}
 			t.Parallel()
-			results := runChecks(t, es.fake, musts...)
+			results := runShared(t, es.fake, musts...)
 			for _, id := range musts {
 				r := results[id]
 				want, held := Status(-1), false

@@ -152,7 +152,7 @@ func TestQuotedAsItCame(t *testing.T) {
 	t.Parallel()
 	f := stdio
 	f.change = map[string]string{"capabilities": `{"tools":{},"prompts":{},"resources":{},"logging":{},"completions":{}}`, "faults": `["list-changed-undeclared"]`}
-	r := runChecks(t, f, "lifecycle.undeclared-notifications")["lifecycle.undeclared-notifications"]
+	r := runShared(t, f, "lifecycle.undeclared-notifications")["lifecycle.undeclared-notifications"]
 	if r.Status != Failed || r.Received != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` {
 		t.Errorf("%s", describeResult(r))
 	}
@@ -294,7 +294,7 @@ func TestAnsweredNotificationNamed(t *testing.T) {
 		"jsonrpc.notification":     "the server answered a notification",
 		"utilities.cancel-unknown": "the server answered an invalid cancellation",
 	} {
-		if r := runChecks(t, f, id)[id]; r.Status != Failed || r.Message != want || !strings.Contains(r.Received, `"id":null`) {
+		if r := runShared(t, f, id)[id]; r.Status != Failed || r.Message != want || !strings.Contains(r.Received, `"id":null`) {
 			t.Errorf("%s, want failed: %s", describeResult(r), want)
 		}
 	}

@@ -24,8 +24,8 @@ func polling(faultNames ...string) fake {
 // stream's end for the answer's loss before the checker resumed streams).
 func TestPollingServerPassesAsItsTwin(t *testing.T) {
 	t.Parallel()
-	open := runChecks(t, fake{transport: "http", sse: true})
-	polled := runChecks(t, polling())
+	open := goodRun(t, fake{transport: "http", sse: true})
+	polled := goodRun(t, polling())
 	for id, r := range open {
 		if r.Status == Passed && polled[id].Status != Passed {
 			t.Errorf("passes on the open stream, not polled: %s", describeResult(polled[id]))
@@ -60,7 +60,7 @@ func TestPollingDefects(t *testing.T) {
 			if tt.fault != "poll-replay-start" {
 				only = []string{tt.id}
 			}
-			results := runChecks(t, polling(tt.fault), only...)
+			results := runShared(t, polling(tt.fault), only...)
 			r := results[tt.id]
 			if r.Status != Failed || !strings.Contains(r.Message, tt.says) {
 				t.Errorf("want %s failed saying %q: %s", tt.id, tt.says, describeResult(r))
