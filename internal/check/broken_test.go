@@ -45,6 +45,13 @@ var withJob = map[string]string{"tools": `[
 	{"name":"echo","description":"Echoes.","inputSchema":{"type":"object","properties":{"message":{"type":"string","description":"M."}}}},
 	{"name":"job","description":"A job.","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}]`}
 
+// embedsResource is goodSpec with a result of shaped's that embeds a
+// resource; withoutResources, goodSpec's capabilities without resources.
+var (
+	embedsResource   = map[string]string{"callResults": `{"shaped":{"content":[{"type":"text","text":"{\"n\":1}"},{"type":"resource","resource":{"uri":"mem://a","text":"a"}}],"structuredContent":{"n":1}}}`}
+	withoutResources = map[string]string{"capabilities": `{"tools":{"listChanged":true},"prompts":{},"logging":{},"completions":{}}`}
+)
+
 var (
 	stdio       = fake{transport: "stdio"}
 	stdioModern = fake{transport: "stdio", era: "modern"}
@@ -135,6 +142,7 @@ var brokenCases = []brokenCase{
 	{id: "tools.result", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[{"type":"text"}],"structuredContent":{"n":1}}}`}},
 	{id: "tools.task-required", fake: fake{transport: "stdio", change: withJob}, break_: merge(withJob, faults("task-required-served"))},
 	{id: "tools.structured-result", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[{"type":"text","text":"{\"n\":\"one\"}"}],"structuredContent":{"n":"one"}}}`}},
+	{id: "tools.embedded-resources", fake: fake{transport: "stdio", change: embedsResource}, break_: merge(embedsResource, withoutResources)},
 	{id: "tools.structured-text", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[],"structuredContent":{"n":1}}}`}},
 	{id: "tools.validate-inputs", fake: stdio, break_: faults("no-input-validation")},
 	{id: "tools.input-errors", fake: stdio, break_: faults("input-errors-32602")},

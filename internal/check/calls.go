@@ -59,6 +59,24 @@ func toolCallChecks() []*Check {
 				t.Skip("no tool called has an outputSchema")
 			}
 		}),
+		callCheck("tools.embedded-resources", func(t *T) {
+			checked := false
+			for _, rec := range t.judged(t.r.callable(t)) {
+				var content []map[string]json.RawMessage
+				json.Unmarshal(member(rec.result, "content"), &content) // content of another shape is tools.result's
+				if !slices.ContainsFunc(content, func(c map[string]json.RawMessage) bool { return string(c["type"]) == `"resource"` }) {
+					continue
+				}
+				checked = true
+				if !t.r.facts.declares("resources") {
+					t.Sent(rec.sent)
+					t.FailGot(clipped(rec.result), "the result of %q embeds a resource, and the server does not declare the resources capability", t.r.opts.Calls[rec.i].Tool)
+				}
+			}
+			if !checked {
+				t.Skip("no tool called returned an embedded resource")
+			}
+		}),
 		callCheck("tools.structured-text", func(t *T) {
 			checked := false
 			for _, rec := range t.judged(t.r.callable(t)) {
