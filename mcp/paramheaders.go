@@ -29,6 +29,11 @@ type ParamHeader struct {
 	name string
 }
 
+// Path is the annotated property's path from the arguments, and Name
+// the header name it asks for (after Mcp-Param-).
+func (h ParamHeader) Path() []string { return slices.Clone(h.path) }
+func (h ParamHeader) Name() string   { return h.name }
+
 // ParamHeaderError is an x-mcp-header annotation that breaks one of the
 // constraints the transport sets on it, each a MUST
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#schema-extension):

@@ -126,6 +126,18 @@ func sensitiveProblem(p, _ json.RawMessage, _ string) string {
 	if elicitMode(p) != "form" || json.Unmarshal(member(member(p, "requestedSchema"), "properties"), &props) != nil {
 		return "" // its shape is asks.elicitation's
 	}
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		if s := sensitiveField(name, props[name], sensitive); s != "" {
+			return fmt.Sprintf("a form asks for %q (%s): sensitive information is asked for in URL mode alone", clip(name, 60), s)
+		}
+	}
+	return ""
+}
+
+// sensitiveField is the word of words (sensitive's, or another list) that
+// a string property of a schema named name is for, by its name and its
+// title, or "".
+func sensitiveField(name string, prop json.RawMessage, words []string) string {
 	wordsOf := func(s string) []string {
 		var b strings.Builder
 		lower := false
@@ -138,19 +150,17 @@ func sensitiveProblem(p, _ json.RawMessage, _ string) string {
 		}
 		return append(strings.FieldsFunc(b.String(), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), "") // "" ends them
 	}
-	for _, name := range slices.Sorted(maps.Keys(props)) {
-		title, _ := str(member(props[name], "title"))
-		if typ, _ := str(member(props[name], "type")); typ != "string" || member(props[name], "enum") != nil {
-			continue // a flag or a choice holds no secret
-		}
-		words := append(wordsOf(name), wordsOf(title)...)
-		for i, w := range words[:len(words)-1] {
-			for n, s := range []string{w, w + words[i+1]} { // one word, or two
-				after := append(words[i+1+n:], "")[0]
-				other := (s == "token" || s == "pwd") && slices.ContainsFunc(words, func(w string) bool { return slices.Contains(notCredential, w) })
-				if slices.Contains(sensitive, s) && !slices.Contains(aboutSecret, after) && (s != "token" || after == "") && !other {
-					return fmt.Sprintf("a form asks for %q (%s): sensitive information is asked for in URL mode alone", clip(name, 60), s)
-				}
+	title, _ := str(member(prop, "title"))
+	if typ, _ := str(member(prop, "type")); typ != "string" || member(prop, "enum") != nil {
+		return "" // a flag or a choice holds no secret
+	}
+	all := append(wordsOf(name), wordsOf(title)...)
+	for i, w := range all[:len(all)-1] {
+		for n, s := range []string{w, w + all[i+1]} { // one word, or two
+			after := append(all[i+1+n:], "")[0]
+			other := (s == "token" || s == "pwd") && slices.ContainsFunc(all, func(w string) bool { return slices.Contains(notCredential, w) })
+			if slices.Contains(words, s) && !slices.Contains(aboutSecret, after) && (s != "token" || after == "") && !other {
+				return s
 			}
 		}
 	}

@@ -191,6 +191,7 @@ var brokenCases = []brokenCase{
 	{id: "modern.input-capabilities", fake: stdioModern, break_: faults("input-asks-elicitation")},
 	{id: "modern.removed-methods", fake: httpModern, break_: faults("removed-methods-200")},
 	{id: "surface.param-headers", fake: stdioModern, break_: faults("param-header-number")},
+	{id: "surface.param-header-secrets", fake: fake{transport: "stdio", era: "modern", change: map[string]string{"edges": `["param-headers"]`}}, break_: faults("param-header-secret")},
 	{id: "modern.client-info-optional", fake: stdioModern, break_: faults("client-info-required")},
 
 	{id: "auth.challenge", fake: httpAuth, auth: "no-challenge"},

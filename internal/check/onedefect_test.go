@@ -84,6 +84,7 @@ var oneDefects = []oneDefect{
 	{name: "two x-mcp-headers differing in case", fake: stdioModern, change: faults("param-header-duplicate"), id: "surface.param-headers", opens: true, says: `tool "header-duplicate", property "second": x-mcp-header "myfield" repeats the header name of property "first"`},
 	{name: "an x-mcp-header on a number", fake: stdioModern, change: faults("param-header-number"), id: "surface.param-headers", opens: true, says: `tool "header-number", property "score": x-mcp-header "Score" is on a property of type "number"`},
 	{name: "an x-mcp-header under items", fake: stdioModern, change: faults("param-header-items"), id: "surface.param-headers", opens: true, says: `tool "header-items", property "tags": x-mcp-header "Tag" is under items`},
+	{name: "an x-mcp-header on an API key", fake: stdioModern, change: faults("param-header-secret"), id: "surface.param-header-secrets", opens: true, says: `tool "header-secret", property "apiKey": x-mcp-header "Api-Key" mirrors a sensitive argument (apikey)`},
 	{name: "an x-mcp-header on a number over HTTP", fake: httpModern, change: faults("param-header-number"), id: "surface.param-headers", opens: true, says: `property "score"`},
 	// Cascades: what cannot be read for the defect is blocked by its check.
 	{name: "server/discover without capabilities", fake: stdioModern, change: faults("discover-no-capabilities"), id: "modern.discover", opens: true},

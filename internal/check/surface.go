@@ -7,6 +7,8 @@ package check
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
@@ -36,6 +38,7 @@ func surfaceChecks() []*Check {
 		ruleCheck("surface.annotations", surface.RuleAnnotations),
 		ruleCheck("surface.icons", surface.RuleIcons),
 		modernCheck("surface.param-headers", needs{capability: "tools"}, paramHeaderAnnotations),
+		modernCheck("surface.param-header-secrets", needs{capability: "tools"}, paramHeaderSecrets),
 		ruleCheck("surface.meta-keys", surface.RuleMeta),
 	}
 }
@@ -64,4 +67,34 @@ func paramHeaderAnnotations(t *T) {
 		t.Note("and %d more", len(found)-5)
 	}
 	t.Fail("%s: a client over Streamable HTTP leaves the tool out of its list", found[0])
+}
+
+// headerSecrets are what no argument mirrored in a header should be:
+// credentials (as a form's, asks.elicitation-sensitive) and personal data.
+var headerSecrets = append(slices.Clip(sensitive), "email", "phone", "ssn", "passport")
+
+// paramHeaderSecrets finds the x-mcp-header annotations of every listed
+// tool on a property that, by its name, its title or its header's name,
+// holds a credential or personal data: intermediaries see headers.
+func paramHeaderSecrets(t *T) {
+	for _, tool := range t.listed("tools/list") {
+		name, _ := str(member(tool, "name"))
+		schema := member(tool, "inputSchema")
+		headers, _ := mcp.ParamHeaders(schema) // those that break a constraint are surface.param-headers'
+		for _, h := range headers {
+			prop := schema
+			for _, p := range h.Path() {
+				prop = member(member(prop, "properties"), p)
+			}
+			path := strings.Join(h.Path(), ".")
+			s := sensitiveField(path, prop, headerSecrets)
+			if s == "" {
+				s = sensitiveField(h.Name(), prop, headerSecrets)
+			}
+			if s != "" {
+				t.Got(clipped(tool))
+				t.Fail("tool %q, property %q: x-mcp-header %q mirrors a sensitive argument (%s) in a header, which network intermediaries see", name, path, h.Name(), s)
+			}
+		}
+	}
 }

@@ -75,6 +75,7 @@ var Faults = []string{
 	"param-header-duplicate", // two annotations that differ only in case
 	"param-header-number",    // an annotation on a property of type number
 	"param-header-items",     // an annotation under items, which no chain of properties reaches
+	"param-header-secret",    // an annotation on an API key, which intermediaries then see
 	// Streamable HTTP
 	"no-origin-check",         // any Origin served
 	"origin-matches-host",     // an Origin served when it names the Host the request came to

@@ -26,6 +26,7 @@ func paramHeaderTools(s *Spec) []json.RawMessage {
 		{"param-header-duplicate", "header-duplicate", `{"first":{"type":"string","x-mcp-header":"MyField"},"second":{"type":"string","x-mcp-header":"myfield"}}`},
 		{"param-header-number", "header-number", `{"score":{"type":"number","x-mcp-header":"Score"}}`},
 		{"param-header-items", "header-items", `{"tags":{"type":"array","items":{"type":"string","x-mcp-header":"Tag"}}}`},
+		{"param-header-secret", "header-secret", `{"apiKey":{"type":"string","x-mcp-header":"Api-Key"}}`},
 	} {
 		if s.has(f.fault) {
 			add(f.tool, f.properties)
