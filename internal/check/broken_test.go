@@ -127,6 +127,7 @@ var brokenCases = []brokenCase{
 	{id: "reading.unknown-resource", fake: stdio, break_: faults("unknown-resource-empty")},
 	{id: "reading.prompts", fake: stdio, break_: map[string]string{"errors": `{"prompts/get":{"code":-32603,"message":"broken"}}`}},
 	{id: "reading.prompt-messages", fake: stdio, break_: map[string]string{"promptResults": `{"hello":{"messages":[{"role":"system","content":{"type":"text","text":"x"}}]}}`}},
+	{id: "reading.completion-inputs", fake: stdio, break_: faults("lenient-complete")},
 	{id: "reading.missing-argument", fake: stdio, break_: faults("lenient-prompt-args")},
 	{id: "reading.unknown-prompt", fake: stdio, break_: faults("unknown-prompt-result")},
 	{id: "reading.unknown-tool", fake: stdio, break_: faults("unknown-tool-result")},

@@ -128,7 +128,7 @@ var watched = []string{"jsonrpc.messages", "jsonrpc.schema", "jsonrpc.result-or-
 // every are the checks every edge server of the surface holds, in each era.
 var every = slices.Concat(watched, []string{"jsonrpc.string-id", "jsonrpc.number-id", "jsonrpc.notification",
 	"lists.shape", "surface.input-schema", "surface.output-schema", "surface.uris", "surface.uri-templates", "surface.annotations", "surface.icons", "surface.meta-keys",
-	"reading.resource-contents", "reading.prompt-messages", "reading.completion",
+	"reading.resource-contents", "reading.prompt-messages", "reading.completion", "reading.completion-inputs",
 	"utilities.progress", "tools.result", "tools.structured-result", "tools.validate-inputs"})
 
 var modernEvery = []string{"modern.discover", "modern.result-type", "modern.cache-hints", "modern.cache-scope-pages", "modern.meta-required",

@@ -120,33 +120,35 @@ func readingUtilityChecks() []*Check {
 				}
 			},
 		},
-		{
-			ID:    "reading.completion",
-			needs: needs{capability: "completions"},
-			run: func(t *T) {
-				all := completionParams(t)
-				if len(all) == 0 {
-					t.Skip("no prompt argument or template variable to complete")
+		completionCheck("reading.completion", func(t *T, all []json.RawMessage) {
+			// The rule bounds the values answered; a refusal (of an
+			// argument the server has no completions for, say) answers
+			// none to judge.
+			var refused []string
+			for _, params := range all {
+				res, rerr := t.callShown("completion/complete", params)
+				if rerr != nil {
+					refused = append(refused, errText(rerr))
+					continue
 				}
-				// The rule bounds the values answered; a refusal (of an
-				// argument the server has no completions for, say) answers
-				// none to judge.
-				var refused []string
-				for _, params := range all {
-					res, rerr := t.callShown("completion/complete", params)
-					if rerr != nil {
-						refused = append(refused, errText(rerr))
-						continue
-					}
-					if p := completionProblem(res); p != "" {
-						t.FailGot(clipped(res), "%s", p)
-					}
+				if p := completionProblem(res); p != "" {
+					t.FailGot(clipped(res), "%s", p)
 				}
-				if len(refused) == len(all) {
-					t.Skip("completion/complete was refused for every argument asked (the first: %s): no values to judge", refused[0])
-				}
-			},
-		},
+			}
+			if len(refused) == len(all) {
+				t.Skip("completion/complete was refused for every argument asked (the first: %s): no values to judge", refused[0])
+			}
+		}),
+		completionCheck("reading.completion-inputs", func(t *T, all []json.RawMessage) {
+			// The first request reading.completion sends, without its
+			// argument, which CompleteRequest requires.
+			params, _ := json.Marshal(map[string]json.RawMessage{"ref": member(all[0], "ref")})
+			res, rerr := t.callShown("completion/complete", params)
+			if rerr == nil {
+				t.FailGot(clipped(res), "completion/complete without its argument was answered with a result: its input was not validated")
+			}
+			t.Got(errText(rerr))
+		}),
 		{
 			ID:    "reading.log-level",
 			needs: needs{capability: "logging"},
@@ -333,6 +335,18 @@ func (r *runner) readOnce(t *T, method string, params json.RawMessage) (json.Raw
 type readAnswer struct {
 	res  json.RawMessage
 	rerr *mcp.RPCError
+}
+
+// completionCheck is a check of what completion/complete answers to the
+// requests completionParams makes; it is skipped when there is none.
+func completionCheck(id string, run func(t *T, all []json.RawMessage)) *Check {
+	return &Check{ID: id, needs: needs{capability: "completions"}, run: func(t *T) {
+		all := completionParams(t)
+		if len(all) == 0 {
+			t.Skip("no prompt argument or template variable to complete")
+		}
+		run(t, all)
+	}}
 }
 
 // requiredArgs are the names of a prompt's required arguments; readable

@@ -145,6 +145,8 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 		return json.RawMessage(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`), nil
 	case e != nil && method == "tools/call" && s.has("unknown-tool-32601"):
 		return nil, &specError{Code: codeMethodNotFound, Message: "Unknown tool: " + nameParam(params)}
+	case e == nil && method == "completion/complete" && (member(params, "ref") == nil || member(params, "argument") == nil) && !s.has("lenient-complete"):
+		return nil, &specError{Code: codeInvalidParams, Message: "completion/complete: ref and argument are required"}
 	case e == nil && method == "completion/complete" && s.has("has-more-string"):
 		return json.RawMessage(`{"completion":{"values":[],"hasMore":"false"}}`), nil
 	case e == nil && method == "completion/complete" && s.has("complete-template-150"):
