@@ -80,6 +80,7 @@ var brokenCases = []brokenCase{
 	{id: "jsonrpc.schema", fake: stdio, break_: faults("bad-log-level")},
 	{id: "jsonrpc.result-or-error", fake: stdio, break_: faults("result-and-error")},
 	{id: "jsonrpc.error-id", fake: stdio, break_: faults("null-id-errors")},
+	{id: "jsonrpc.error-message", fake: stdio, break_: faults("multiline-errors")},
 	{id: "jsonrpc.one-response", fake: stdio, break_: faults("duplicate-responses")},
 	{id: "jsonrpc.request-id", fake: stdio, break_: faults("null-id-request")},
 	{id: "jsonrpc.request-id-unique", fake: stdio, break_: faults("request-id-reuse")},

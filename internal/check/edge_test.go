@@ -120,7 +120,7 @@ func edgeFake(transport, era string, more map[string]string) fake {
 
 // watched are the checks that judge every message: on an edge server they
 // hold its every message at their edge.
-var watched = []string{"jsonrpc.messages", "jsonrpc.schema", "jsonrpc.result-or-error", "jsonrpc.error-id", "jsonrpc.one-response",
+var watched = []string{"jsonrpc.messages", "jsonrpc.schema", "jsonrpc.result-or-error", "jsonrpc.error-id", "jsonrpc.error-message", "jsonrpc.one-response",
 	"jsonrpc.request-id", "jsonrpc.notification-id", "jsonrpc.meta-keys", "jsonrpc.request-id-unique", "jsonrpc.utf8", responseID,
 	"utilities.unknown-progress", "utilities.progress-token", "utilities.cancel-own", "utilities.log-secrets",
 	"lifecycle.undeclared-notifications", "lifecycle.logging-declared"}

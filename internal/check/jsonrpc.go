@@ -59,6 +59,13 @@ func jsonrpcWatchChecks() []*Check {
 		exercised("jsonrpc.error-id", needs{}, spotSaid(func(_ *watchCtx, s seen) bool { return s.nullFor != "" }, func(s seen) string {
 			return fmt.Sprintf("an error answering %s has a null id", s.nullFor)
 		})),
+		// A message over several lines (a stack trace, a validator's
+		// report) is no single sentence; how concise one is, no rule bounds.
+		exercised("jsonrpc.error-message", needs{}, spotSaid(func(_ *watchCtx, s seen) bool {
+			return s.msg.Error != nil && strings.ContainsAny(strings.TrimSpace(s.msg.Error.Message), "\r\n")
+		}, func(s seen) string {
+			return fmt.Sprintf("an error's message runs over several lines: %q", clip(s.msg.Error.Message, 200))
+		})),
 		exercised("jsonrpc.one-response", needs{}, spotSaid(func(_ *watchCtx, s seen) bool { return s.dup }, func(s seen) string {
 			return fmt.Sprintf("a second response to id %s", clip(string(s.msg.ID), 60))
 		})),

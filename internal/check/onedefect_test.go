@@ -43,6 +43,8 @@ var oneDefects = []oneDefect{
 	{name: "notifications/initialized answered", fake: stdio, change: faults("answer-initialized"), id: "jsonrpc.notification", opens: true, says: "a result with a null id"},
 	{name: "event streams left open", fake: httpLegacy, change: faults("stream-left-open"), id: "http.stream-ends", opens: true, says: "stayed open"},
 	{name: "a prompt of a required argument answering a system message", fake: stdio, change: map[string]string{"promptResults": `{"greet":{"messages":[{"role":"system","content":{"type":"text","text":"hi"}}]}}`}, id: "reading.prompt-messages", opens: true, says: `role "system"`},
+	{name: "error messages over two lines", fake: stdio, change: faults("multiline-errors"), id: "jsonrpc.error-message", opens: true, says: `\n    at serve`},
+	{name: "error messages over two lines over HTTP, in 2026-07-28", fake: httpModern, change: faults("multiline-errors"), id: "jsonrpc.error-message", opens: true},
 	{name: "every response twice", fake: stdio, change: faults("duplicate-responses"), id: "jsonrpc.one-response", opens: true},
 	{name: "ping never answered", fake: stdio, change: faults("ping-unanswered"), id: "lifecycle.ping", opens: true},
 	{name: "ping answered under another id", fake: stdio, change: faults("ping-wrong-id"), id: "lifecycle.ping", opens: true},

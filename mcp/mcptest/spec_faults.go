@@ -24,6 +24,7 @@ var Faults = []string{
 	"die-on-bad-input",        // input that is no request ends the server
 	"no-batches",              // batches refused even in 2025-03-26
 	"die-on-batch",            // a batch ends the server
+	"multiline-errors",        // every error's message followed by a line of a stack trace
 	// lifecycle
 	"init-no-server-info",     // initialize answered without serverInfo
 	"version-cycle",           // each known version answered with the one before it

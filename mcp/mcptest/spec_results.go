@@ -339,6 +339,9 @@ func (s *Spec) errorLine(id json.RawMessage, code int, message string) string {
 }
 
 func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data json.RawMessage) string {
+	if s.has("multiline-errors") {
+		message += "\n    at serve (server.go:1)"
+	}
 	text := mustString(message)
 	codeText := strconv.Itoa(code)
 	if s.has("string-error-code") {
