@@ -53,6 +53,7 @@ func taskChecks() []*Check {
 			run:   notDeclared,
 		},
 		legacy("tasks.unique-ids", "tasks.requests.tools.call", twoTasksListed),
+		legacy("tasks.forbidden-tool", "tasks.requests.tools.call", forbiddenTask),
 	}
 }
 
@@ -563,6 +564,31 @@ func notDeclared(t *T) {
 	if member(m.Result, "task") != nil {
 		t.FailGot(clipped(m.Result), "the server made a task, though it declares no tasks for tools/call")
 	}
+}
+
+// forbiddenTask calls as a task the first tool named with --call that
+// does not run as one (execution.taskSupport absent or "forbidden"): a
+// server that takes tasks for tools/call refuses it with -32601. (A
+// server that serves it anyway runs the tool named, once more.)
+func forbiddenTask(t *T) {
+	for _, i := range t.r.callable(t) {
+		tool := t.r.opts.Calls[i].Tool
+		if s, _ := str(member(member(t.calledTool(tool), "execution"), "taskSupport")); s != "" && s != "forbidden" {
+			continue
+		}
+		params := taskCallParams(t, i, `"mcpv-check-progress-forbidden-task"`)
+		t.Sent("tools/call " + clip(string(params), 200) + " (made as a task)")
+		m, _ := t.request(t.fresh(connOptions{era: "legacy"}), "tools/call", params)
+		switch {
+		case m.Error == nil:
+			t.FailGot(clipped(m.Result), "the tool %q does not run as a task, and its call made as a task was served", tool)
+		case m.Error.Code != mcp.CodeMethodNotFound:
+			t.FailGot(errText(m.Error), "the call of %q made as a task was refused with %d, not -32601", tool, m.Error.Code)
+		}
+		t.Got(errText(m.Error))
+		return
+	}
+	t.Skip("no tool named with --call forbids tasks (execution.taskSupport absent or \"forbidden\")")
 }
 
 // twoTasksListed makes two tasks on one session: their ids differ, and

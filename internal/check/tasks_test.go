@@ -36,7 +36,7 @@ var extTasks = map[string]string{
 }
 
 var legacyTaskChecks = []string{"tasks.unknown-task", "tasks.create", "tasks.status-paths", "tasks.timestamps", "tasks.ttl", "tasks.result",
-	"tasks.result-meta", "tasks.result-blocks", "tasks.no-related-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended", "tasks.unique-ids"}
+	"tasks.result-meta", "tasks.result-blocks", "tasks.no-related-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended", "tasks.unique-ids", "tasks.forbidden-tool"}
 
 var extTaskIDs = []string{"tasks.ext-gated", "tasks.ext-listen-gated", "tasks.ext-unknown-task", "tasks.ext-undeclared", "tasks.ext-create",
 	"tasks.ext-durable", "tasks.ext-get", "tasks.ext-update", "tasks.ext-input-keys", "tasks.ext-cancel"}
@@ -55,6 +55,7 @@ var taskBroken = []brokenCase{
 	{id: "tasks.input-related", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-input-unrelated"))},
 	{id: "tasks.cancel", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-no-status"))},
 	{id: "tasks.cancel-ended", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-terminal-ok"))},
+	{id: "tasks.forbidden-tool", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-forbidden-served"))},
 	{id: "tasks.not-declared", fake: stdio, break_: map[string]string{"tasks": `{}`, "faults": `["task-undeclared-created"]`}},
 
 	{id: "tasks.ext-gated", fake: fake{transport: "stdio", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-ungated"))},

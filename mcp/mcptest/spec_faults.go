@@ -134,6 +134,7 @@ var Faults = []string{
 	"poll-no-retry",            // (HTTP, sse-polling) the connection closed after the priming event with no retry field
 	"poll-close-forever",       // (HTTP, sse-polling) each GET answered with another priming event and closed: the response never comes
 	"task-required-served",     // a tool whose execution.taskSupport is "required" served when called without a task
+	"task-forbidden-served",    // a tool that does not run as a task (execution.taskSupport absent) made a task when called as one
 	"crossed-streams",          // (HTTP) pings with string ids of one session that wait at once are answered on each other's streams
 	"bad-log-level",            // a log message of level "loud", which no revision has, after every answer
 	"input-required-elsewhere", // (modern) completion/complete answered input_required

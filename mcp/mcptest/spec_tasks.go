@@ -190,7 +190,7 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 	if undeclared && !s.has("task-undeclared-created") {
 		return false // not declared: the call is processed normally, its task ignored
 	}
-	if support != "optional" && support != "required" && !undeclared {
+	if support != "optional" && support != "required" && !undeclared && !s.has("task-forbidden-served") {
 		out.send(s.errorLine(id, codeMethodNotFound, "tools/call: the tool does not run as a task"))
 		return true
 	}
