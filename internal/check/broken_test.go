@@ -190,6 +190,7 @@ var brokenCases = []brokenCase{
 	{id: "modern.error-codes", fake: httpModern, break_: faults("old-not-found-code")},
 	{id: "modern.input-required-methods", fake: stdioModern, break_: faults("input-required-elsewhere")},
 	{id: "modern.input-required-shape", fake: stdioModern, break_: faults("input-required-empty")},
+	{id: "modern.input-request-kinds", fake: stdioModern, break_: faults("input-asks-tool-call")},
 	{id: "modern.input-capabilities", fake: stdioModern, break_: faults("input-asks-elicitation")},
 	{id: "modern.removed-methods", fake: httpModern, break_: faults("removed-methods-200")},
 	{id: "surface.param-headers", fake: stdioModern, break_: faults("param-header-number")},

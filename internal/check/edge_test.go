@@ -133,7 +133,7 @@ var every = slices.Concat(watched, []string{"jsonrpc.string-id", "jsonrpc.number
 
 var modernEvery = []string{"modern.discover", "modern.result-type", "modern.cache-hints", "modern.cache-scope-pages", "modern.meta-required",
 	"modern.unsupported-version", "modern.resource-not-found", "modern.listen", "modern.listen-asked", "modern.no-requests", "modern.log-unasked", "modern.error-codes",
-	"modern.input-required-methods", "modern.input-required-shape", "modern.input-capabilities", "surface.param-headers", "modern.declared-lists", "modern.trace-context", "lists.per-connection"}
+	"modern.input-required-methods", "modern.input-required-shape", "modern.input-request-kinds", "modern.input-capabilities", "surface.param-headers", "modern.declared-lists", "modern.trace-context", "lists.per-connection"}
 
 var legacyEvery = []string{"lifecycle.initialize", "lifecycle.version-echo", "lifecycle.version-unknown", "lifecycle.client-capabilities", "lifecycle.ping", "utilities.log-level"}
 

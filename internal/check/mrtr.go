@@ -44,6 +44,14 @@ func mrtrChecks() []*Check {
 		}, func(s seen) string {
 			return "an input_required result" + ofMethod(s) + " with neither inputRequests nor requestState"
 		})),
+		modernWatch("modern.input-request-kinds", func(_ *watchCtx, s seen) string {
+			for _, a := range asksOf(s) {
+				if _, ok := clientCapabilities[a.Method]; !ok && inputRequired(s) {
+					return fmt.Sprintf("an input_required result%s asks for %q, which is no elicitation, sampling or roots request", ofMethod(s), clip(a.Method, 60))
+				}
+			}
+			return ""
+		}),
 		modernWatch("modern.input-capabilities", func(w *watchCtx, s seen) string {
 			if !inputRequired(s) || s.via == "session" { // the run's own connections declare no capability
 				return ""

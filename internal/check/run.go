@@ -1021,6 +1021,10 @@ func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *
 				t.Block("modern.input-capabilities", "%s asks for %s, which the session did not declare", method, ask)
 			}
 		}
+		// Or one that is no input request at all.
+		if ask, _, input := strings.Cut(ce.Method, " (input request "); input && clientCapabilities[ask] == "" {
+			t.Block("modern.input-request-kinds", "%s asks for %s, which is no input request", method, clip(ask, 60))
+		}
 	}
 	if errors.As(err, &ce) {
 		t.notServed(method, ce.Err)

@@ -140,6 +140,7 @@ var Faults = []string{
 	"input-required-elsewhere", // (modern) completion/complete answered input_required
 	"input-required-empty",     // (modern) prompts/get answered input_required with neither inputRequests nor requestState
 	"input-asks-elicitation",   // (modern) prompts/get answered input_required asking for elicitation of any client
+	"input-asks-tool-call",     // (modern) prompts/get answered input_required asking for a tools/call, which no input request is
 	"removed-methods-served",   // (modern) ping, logging/setLevel, resources/subscribe and unsubscribe served (no defect: the era lets a server keep them)
 	"removed-methods-200",      // (modern, HTTP) ping, logging/setLevel, resources/subscribe and unsubscribe answered -32601 with HTTP 200; other unknown methods 404
 	"client-info-required",     // (modern) a request without _meta clientInfo refused -32602

@@ -88,6 +88,8 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		switch {
 		case s.has("input-required-empty"):
 			return json.RawMessage(`{"resultType":"input_required"}`), nil
+		case s.has("input-asks-tool-call"):
+			return json.RawMessage(`{"resultType":"input_required","inputRequests":{"t1":{"method":"tools/call","params":{"name":"echo","arguments":{}}}}}`), nil
 		case s.has("input-asks-elicitation"):
 			return json.RawMessage(`{"resultType":"input_required","inputRequests":{"e1":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}}}`), nil
 		}
