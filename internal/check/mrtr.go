@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -45,6 +46,18 @@ func mrtrChecks() []*Check {
 			return "an input_required result" + ofMethod(s) + " with neither inputRequests nor requestState"
 		})),
 		modernWatch("modern.input-request-kinds", func(_ *watchCtx, s seen) string {
+			keys := map[string]bool{}
+			twice := ""
+			rawjson.ForEachMember(member(s.msg.Result, "inputRequests"), func(k string, _ []byte) error {
+				if keys[k] && inputRequired(s) {
+					twice = k
+				}
+				keys[k] = true
+				return nil
+			})
+			if twice != "" {
+				return fmt.Sprintf("an input_required result%s holds the input request key %q twice", ofMethod(s), clip(twice, 60))
+			}
 			for _, a := range asksOf(s) {
 				if _, ok := clientCapabilities[a.Method]; !ok && inputRequired(s) {
 					return fmt.Sprintf("an input_required result%s asks for %q, which is no elicitation, sampling or roots request", ofMethod(s), clip(a.Method, 60))

@@ -98,6 +98,8 @@ var newBroken = []struct {
 	{"a sampling request with includeContext, to a client that did not declare sampling.context", askingFake, faults("asks", "asks-sampling-context"), "asks.sampling-context"},
 	{"a sampling request's tool result beside a text", askingFake, faults("asks", "asks-sampling-mixed"), "asks.sampling-messages"},
 	{"a sampling request's tool result of a tool use no message made", askingFake, faults("asks", "asks-sampling-orphan"), "asks.sampling-messages"},
+	{"an input request written twice under its key (2026-07-28)", fake{transport: "stdio", era: "modern", change: mrtrChange()}, mrtrChange("mrtr-key-twice"), "modern.input-request-kinds"},
+	{"an input request written twice under its key, over HTTP (2026-07-28)", fake{transport: "http", era: "modern", change: mrtrChange()}, mrtrChange("mrtr-key-twice"), "modern.input-request-kinds"},
 	{"an input request's form with a property of type object (2026-07-28)", fake{transport: "stdio", era: "modern", change: mrtrChange()}, mrtrChange("mrtr-nested"), "asks.elicitation"},
 	{"a form elicitation that asks for a password", askingFake, faults("asks", "asks-password"), "asks.elicitation-sensitive"},
 	{"an input request's form that asks for an API key (2026-07-28)", fake{transport: "stdio", era: "modern", change: mrtrChange()}, mrtrChange("asks-password"), "asks.elicitation-sensitive"},

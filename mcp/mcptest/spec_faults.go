@@ -171,6 +171,7 @@ var Faults = []string{
 	"get-stream-response",      // (HTTP) the GET stream opened with a JSON-RPC response to no request of its own
 	"mrtr",                     // (modern) prompts/get of "ask" asks for elicitation (the client's capability declared) with a request state, and keeps every rule of answering it (no defect)
 	"mrtr-missing-error",       // with mrtr: a retry without its input answered with an error, not asked again
+	"mrtr-key-twice",           // with mrtr: the prompt ask's input request written twice under its key
 	"mrtr-extra-error",         // with mrtr: an input response of a key never asked refused
 	"mrtr-invalid-accepted",    // with mrtr: an input response that is no result taken
 	"mrtr-tamper-accepted",     // with mrtr: a request state the server never gave taken

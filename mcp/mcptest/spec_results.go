@@ -450,7 +450,11 @@ func (s *Spec) askPrompt(params json.RawMessage) (json.RawMessage, *specError) {
 	case s.has("asks-password"):
 		props = `{"api_key":{"type":"string","title":"API key"}}`
 	}
-	ask := json.RawMessage(`{"resultType":"input_required","inputRequests":{"who":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":` + props + `}}}},"requestState":"` + state + `"}`)
+	entry := `"who":{"method":"elicitation/create","params":{"mode":"form","message":"Who?","requestedSchema":{"type":"object","properties":` + props + `}}}`
+	if s.has("mrtr-key-twice") {
+		entry += "," + entry
+	}
+	ask := json.RawMessage(`{"resultType":"input_required","inputRequests":{` + entry + `},"requestState":"` + state + `"}`)
 	got, hasState := stringMember(params, "requestState")
 	answers := member(params, "inputResponses")
 	done := json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"asked"}}]}`)
