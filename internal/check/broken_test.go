@@ -145,6 +145,7 @@ var brokenCases = []brokenCase{
 	{id: "tools.task-required", fake: fake{transport: "stdio", change: withJob}, break_: merge(withJob, faults("task-required-served"))},
 	{id: "tools.structured-result", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[{"type":"text","text":"{\"n\":\"one\"}"}],"structuredContent":{"n":"one"}}}`}},
 	{id: "tools.embedded-resources", fake: fake{transport: "stdio", change: embedsResource}, break_: merge(embedsResource, withoutResources)},
+	{id: "tools.name-case", fake: stdio, break_: faults("tool-names-fold")},
 	{id: "tools.structured-text", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[],"structuredContent":{"n":1}}}`}},
 	{id: "tools.validate-inputs", fake: stdio, break_: faults("no-input-validation")},
 	{id: "tools.input-errors", fake: stdio, break_: faults("input-errors-32602")},

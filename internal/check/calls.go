@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/toolargs"
@@ -76,6 +77,37 @@ func toolCallChecks() []*Check {
 			if !checked {
 				t.Skip("no tool called returned an embedded resource")
 			}
+		}),
+		callCheck("tools.name-case", func(t *T) {
+			tools, err := t.r.facts.items(t.ctx, "tools/list")
+			listed := toolNames(tools, nil)
+			for _, i := range t.r.callable(t) {
+				tool := t.r.opts.Calls[i].Tool
+				if t.calledTool(tool); err != nil { // blocked by a listing that broke before the tool
+					t.Skip("the tools are not known whole (%s): a name in another case may be listed beyond", oneLine(err.Error()))
+				}
+				other := strings.Map(func(r rune) rune { // each letter's case swapped
+					if unicode.IsUpper(r) {
+						return unicode.ToLower(r)
+					}
+					return unicode.ToUpper(r)
+				}, tool)
+				if other == tool || slices.Contains(listed, other) {
+					continue
+				}
+				params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-name-case"`))
+				name, _ := json.Marshal(other)
+				params, _ = withMember(params, "name", name)
+				t.Sent("tools/call " + clip(string(params), 200))
+				m, _ := t.request(t.fresh(connOptions{}), "tools/call", params)
+				if m.Error != nil {
+					t.Got(errText(m.Error))
+				} else if t.Got(clipped(m.Result)); string(member(m.Result, "isError")) != "true" {
+					t.Fail("the tool %q, called as %q, was served: its name was not taken as case-sensitive", tool, other)
+				}
+				return
+			}
+			t.Skip("no tool named with --call has a name whose letters' case can be swapped into a name not listed")
 		}),
 		callCheck("tools.structured-text", func(t *T) {
 			checked := false

@@ -72,6 +72,8 @@ var oneDefects = []oneDefect{
 		long: "each lone ping of a string id waits out the fake's 5 s for another to cross with"},
 	{name: "a tool's result that embeds a resource, resources undeclared", fake: stdio, change: merge(embedsResource, withoutResources), id: "tools.embedded-resources", opens: true, says: `"shaped" embeds a resource`, calls: shapedCall},
 	{name: "a tool's result that embeds a resource, resources undeclared, in 2026-07-28", fake: stdioModern, change: merge(embedsResource, withoutResources), id: "tools.embedded-resources", opens: true, says: `"shaped" embeds a resource`, calls: shapedCall},
+	{name: "a tool called by its name in capitals served", fake: stdio, change: faults("tool-names-fold"), id: "tools.name-case", opens: true, says: `"shaped", called as "SHAPED", was served`, calls: shapedCall},
+	{name: "a tool called by its name in capitals served over HTTP, in 2026-07-28", fake: httpModern, change: faults("tool-names-fold"), id: "tools.name-case", opens: true, calls: shapedCall},
 	// What the hand checks leave, the schema finds: once.
 	{name: "a tool's title that is a number", fake: stdio, change: faults("tool-title-number"), id: "jsonrpc.schema", opens: true, says: "/title: got number"},
 	{name: "a tool's taskSupport of no revision", fake: stdio, change: faults("task-support-sometimes"), id: "jsonrpc.schema", opens: true, says: "/execution/taskSupport"},

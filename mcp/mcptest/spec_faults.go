@@ -47,6 +47,7 @@ var Faults = []string{
 	"no-input-validation",    // a tool called with arguments its inputSchema refuses answered as if they were valid
 	"input-errors-32602",     // a tool called with arguments its inputSchema refuses answered -32602, not an isError result
 	"unknown-tool-32601",     // an unknown tool answered -32601, "Unknown tool: NAME"
+	"tool-names-fold",        // a tool called by its name in another case served as that tool
 	"killed-on-prompts-list", // prompts/list kills the server, as another process may (SIGKILL; on Windows, ended)
 	"lenient-complete",       // completion/complete without its ref or argument answered with values
 	"lenient-log-level",      // an unknown log level taken (logging/setLevel's; in the modern era a request's _meta logLevel)

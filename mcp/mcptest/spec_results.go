@@ -54,6 +54,14 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		if _, ok := stringMember(params, key); !ok && s.has("lenient-params") {
 			return json.RawMessage(`{"contents":[],"messages":[],"content":[]}`), nil
 		}
+		if p, ok := object(params); ok && method == "tools/call" && s.has("tool-names-fold") {
+			for _, t := range s.Tools { // the tool whose name differs in case alone is called
+				if n, _ := stringMember(t, "name"); strings.EqualFold(n, nameParam(params)) {
+					p["name"] = mustJSON(n)
+				}
+			}
+			params = mustJSON(p)
+		}
 		// A tool that requires a task, called without one: -32601
 		// (2025-11-25 basic/utilities/tasks#tool-level-negotiation).
 		if method == "tools/call" && member(params, "task") == nil && !s.has("task-required-served") &&
