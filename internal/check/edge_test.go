@@ -250,7 +250,7 @@ func addEdgeServers() {
 			map[string]string{"edges": `["listen-notifies"]`, "prompts": `[{"name":"hello","description":"Hello."},{"name":"ask","description":"Asks who."}]`})),
 			holds: slices.Concat(modernEvery, asksEvery, []string{"modern.request-state"})},
 		edgeServer{name: "HTTP 2026-07-28 with a header-mirrored argument", fake: fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
-			holds: []string{"modern.header-param", "modern.header-param-missing"}},
+			holds: []string{"modern.header-param", "modern.header-param-missing", "modern.header-param-numeric"}},
 		// A request without MCP-Protocol-Version read as 2025-03-26, as
 		// a server that serves clients of before 2025-06-18 may.
 		edgeServer{name: "HTTP 2026-07-28 reading a request without its version header as 2025-03-26", fake: fake{transport: "http", era: "modern",

@@ -37,6 +37,8 @@ var newBroken = []struct {
 	{"a second DELETE of an ended session answered 200", httpLegacy, faults("delete-again-200"), "http.session-deleted"},
 	{"a call without the Mcp-Param header of an argument it gives served", fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
 		faults("param-header-optional"), "modern.header-param-missing"},
+	{"an integer's Mcp-Param header of 1.0 refused as unlike the argument 1", fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
+		faults("param-header-text"), "modern.header-param-numeric"},
 	{"news of a resource on a subscription that asked for the tools' list alone", stdioModern, faults("listen-unasked"), "modern.listen-asked"},
 	{"news of a resource on a subscription that asked for the tools' list alone, over HTTP", httpModern, faults("listen-unasked"), "modern.listen-asked"},
 	{"debug log messages after logging/setLevel asked for error and above", fake{transport: "stdio", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "utilities.log-level"},

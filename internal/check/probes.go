@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,18 @@ func probeChecks() []*Check {
 			c, tool, body, name, value := paramHeaderCall(t)
 			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {""}}}, paramCallID,
 				fmt.Sprintf("POST tools/call of %q without %s (the argument is %q)", tool, name, value)))
+		}},
+		{ID: "modern.header-param-numeric", needs: needs{era: "modern", transport: "http", call: true}, run: func(t *T) {
+			c, tool, body, name, value := paramHeaderCall(t)
+			if _, err := strconv.ParseInt(value, 10, 64); err != nil {
+				t.Skip("the argument mirrored in %s (%q) is no integer", name, clip(value, 60))
+			}
+			x := t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {value + ".0"}}}, paramCallID,
+				fmt.Sprintf("POST tools/call of %q with %s: %s.0 (the argument is %s)", tool, name, value, value))
+			t.Got(x.String())
+			if mismatched(x) {
+				t.Fail("%s.0 was refused as unlike the argument %s: the integer was compared as text", value, value)
+			}
 		}},
 		{ID: "modern.capability-status", needs: needs{era: "modern", transport: "http"}, run: capabilityStatus},
 		{ID: "modern.listen-asked", needs: needs{era: "modern"}, run: listenAsked},

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -238,7 +239,9 @@ func (spec *Spec) paramMismatch(h http.Header, m msg) string {
 		if !present && spec.has("param-header-optional") {
 			continue
 		}
-		if !present || len(got) != 1 || got[0] != want {
+		a, aerr := strconv.ParseFloat(strings.Join(got, ""), 64) // an integer compared as a number, 42.0 as 42
+		b, berr := strconv.ParseFloat(want, 64)
+		if !present || len(got) != 1 || got[0] != want && (aerr != nil || berr != nil || a != b || spec.has("param-header-text")) {
 			return fmt.Sprintf("Mcp-Param-%s %q, argument %s", p.Header, strings.Join(got, ", "), v)
 		}
 	}

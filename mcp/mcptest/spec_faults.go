@@ -79,6 +79,7 @@ var Faults = []string{
 	"param-header-number",    // an annotation on a property of type number
 	"param-header-items",     // an annotation under items, which no chain of properties reaches
 	"param-header-secret",    // an annotation on an API key, which intermediaries then see
+	"param-header-text",      // (HTTP) an integer's Mcp-Param header compared with the argument as text (42.0 unlike 42)
 	// Streamable HTTP
 	"no-origin-check",         // any Origin served
 	"origin-matches-host",     // an Origin served when it names the Host the request came to
