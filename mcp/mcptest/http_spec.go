@@ -240,7 +240,7 @@ func (spec *Spec) paramMismatch(h http.Header, m msg) string {
 			continue
 		}
 		a, aerr := strconv.ParseFloat(strings.Join(got, ""), 64) // an integer compared as a number, 42.0 as 42
-		b, berr := strconv.ParseFloat(want, 64)
+		b, berr := strconv.ParseFloat(string(v), 64)             // a JSON number: a string is compared as text
 		if !present || len(got) != 1 || got[0] != want && (aerr != nil || berr != nil || a != b || spec.has("param-header-text")) {
 			return fmt.Sprintf("Mcp-Param-%s %q, argument %s", p.Header, strings.Join(got, ", "), v)
 		}
