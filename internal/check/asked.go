@@ -49,14 +49,14 @@ func inputRequests(result json.RawMessage) (reqs map[string]serverAsk) {
 	return reqs
 }
 
-// askWatch is a watch over the server's requests of method: problem says
-// how one breaks the check's rule, given what its connection declared
-// (nil: not known, the main session's) and its era.
+// askWatch is a watch over the server's requests of method ("": of any):
+// problem says how one breaks the check's rule, given what its
+// connection declared (nil: not known, the main session's) and its era.
 func askWatch(method string, problem func(p, caps json.RawMessage, era string) string) func(*watchCtx, seen) string {
 	return func(_ *watchCtx, s seen) string {
 		for _, a := range asksOf(s) {
-			if why := problem(a.Params, json.RawMessage(s.caps), s.era); a.Method == method && why != "" {
-				return method + ": " + why
+			if why := problem(a.Params, json.RawMessage(s.caps), s.era); (method == "" || a.Method == method) && why != "" {
+				return a.Method + ": " + why
 			}
 		}
 		return ""
@@ -317,6 +317,12 @@ func askedChecks() []*Check {
 		{ID: "asks.sampling-messages", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingProblem)},
 		{ID: "asks.sampling-tools", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("tools", "tools"))},
 		{ID: "asks.sampling-context", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("context", "includeContext"))},
+		{ID: "asks.task-undeclared", needs: needs{era: "legacy"}, run: exerciseAsks, watch: askWatch("", func(p, caps json.RawMessage, _ string) string {
+			if member(p, "task") == nil || len(caps) == 0 || member(caps, "tasks") != nil {
+				return ""
+			}
+			return "a request made as a task (params.task), though the client declared no tasks capability"
+		})},
 	}
 }
 

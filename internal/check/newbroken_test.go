@@ -98,6 +98,8 @@ var newBroken = []struct {
 	{"a completion naming an elicitationId never sent", askingFake, faults("asks", "asks-complete-unknown"), "asks.elicitation-complete"},
 	{"a sampling request with tools, to a client that did not declare sampling.tools", askingFake, faults("asks", "asks-sampling-tools"), "asks.sampling-tools"},
 	{"a sampling request with includeContext, to a client that did not declare sampling.context", askingFake, faults("asks", "asks-sampling-context"), "asks.sampling-context"},
+	{"a sampling request made as a task, to a client that declared no tasks", askingFake, faults("asks", "asks-sampling-task"), "asks.task-undeclared"},
+	{"a sampling request made as a task, to a client that declared no tasks, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "asks-sampling-task"), "asks.task-undeclared"},
 	{"a sampling request's tool result beside a text", askingFake, faults("asks", "asks-sampling-mixed"), "asks.sampling-messages"},
 	{"a sampling request's tool result of a tool use no message made", askingFake, faults("asks", "asks-sampling-orphan"), "asks.sampling-messages"},
 	{"an input request written twice under its key (2026-07-28)", fake{transport: "stdio", era: "modern", change: mrtrChange()}, mrtrChange("mrtr-key-twice"), "modern.input-request-kinds"},

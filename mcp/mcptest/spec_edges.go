@@ -275,6 +275,8 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 			more = `,"tools":[{"name":"add","inputSchema":{"type":"object"}}]`
 		case s.has("asks-sampling-context"):
 			more = `,"includeContext":"thisServer"`
+		case s.has("asks-sampling-task"):
+			more = `,"task":{"ttl":60000}`
 		case s.has("asks-sampling-mixed"):
 			msgs = `[{"role":"user","content":{"type":"text","text":"Sum."}},{"role":"assistant","content":[{"type":"tool_use","id":"u1","name":"add","input":{}}]},{"role":"user","content":[{"type":"tool_result","toolUseId":"u1","content":[]},{"type":"text","text":"and?"}]}]`
 		case s.has("asks-sampling-orphan"):
