@@ -59,6 +59,7 @@ var oneDefects = []oneDefect{
 	{name: "completion/complete without its argument answered", fake: stdio, change: faults("lenient-complete"), id: "reading.completion-inputs", opens: true},
 	{name: "completion/complete without its argument answered over HTTP, in 2026-07-28", fake: httpModern, change: faults("lenient-complete"), id: "reading.completion-inputs", opens: true},
 	{name: "a tool that does not run as a task made a task", fake: httpLegacy, change: merge(legacyTasks, faults("task-forbidden-served")), id: "tasks.forbidden-tool", opens: true, says: `"shaped" does not run as a task`, calls: shapedCall},
+	{name: "tasks/get answered with an event stream", fake: httpLegacy, change: merge(legacyTasks, faults("tasks-get-streamed")), id: "tasks.get-polled", opens: true, calls: []Call{{Tool: "job"}}},
 	{name: "a declared subscribe not served", fake: stdio, change: faults("subscribe-not-found"), id: "lifecycle.declared-methods", opens: true},
 	{name: "a log message of a level no revision has", fake: stdio, change: faults("bad-log-level"), id: "jsonrpc.schema", opens: true},
 	{name: "input_required where the era has none", fake: stdioModern, change: faults("input-required-elsewhere"), id: "modern.input-required-methods", opens: true},

@@ -56,6 +56,7 @@ var taskBroken = []brokenCase{
 	{id: "tasks.cancel", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-no-status"))},
 	{id: "tasks.cancel-ended", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-terminal-ok"))},
 	{id: "tasks.forbidden-tool", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-forbidden-served"))},
+	{id: "tasks.get-polled", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("tasks-get-streamed"))},
 	{id: "tasks.not-declared", fake: stdio, break_: map[string]string{"tasks": `{}`, "faults": `["task-undeclared-created"]`}},
 
 	{id: "tasks.ext-gated", fake: fake{transport: "stdio", era: "modern", change: extTasks}, break_: merge(extTasks, faults("ext-ungated"))},

@@ -281,7 +281,7 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	unrelated := spec.has("unrelated-on-stream") && (m.Method == "ping" && spec.Era != "modern" || m.Method == "server/discover" || strings.HasSuffix(m.Method, "/list"))
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
 	streams := s.opts.SSE || spec.has("event-id-reuse") || spec.has("stream-left-open") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool ||
-		m.Method == "tasks/result" && spec.Tasks != nil || unrelated
+		m.Method == "tasks/result" && spec.Tasks != nil || unrelated || m.Method == "tasks/get" && spec.has("tasks-get-streamed")
 	if streams && !plain && !s.opts.Legacy && spec.edge("sse-polling") && !spec.has("stream-left-open") && spec.Era != "modern" && m.Method != "initialize" {
 		s.poll(x, m, st)
 		return

@@ -137,6 +137,7 @@ var Faults = []string{
 	"poll-close-forever",       // (HTTP, sse-polling) each GET answered with another priming event and closed: the response never comes
 	"task-required-served",     // a tool whose execution.taskSupport is "required" served when called without a task
 	"task-forbidden-served",    // a tool that does not run as a task (execution.taskSupport absent) made a task when called as one
+	"tasks-get-streamed",       // (HTTP) tasks/get answered with an event stream
 	"crossed-streams",          // (HTTP) pings with string ids of one session that wait at once are answered on each other's streams
 	"bad-log-level",            // a log message of level "loud", which no revision has, after every answer
 	"input-required-elsewhere", // (modern) completion/complete answered input_required
