@@ -99,10 +99,15 @@ func toolCallChecks() []*Check {
 				name, _ := json.Marshal(other)
 				params, _ = withMember(params, "name", name)
 				t.Sent("tools/call " + clip(string(params), 200))
-				m, _ := t.request(t.fresh(connOptions{}), "tools/call", params)
+				c := t.fresh(connOptions{})
+				m, _ := t.request(c, "tools/call", params)
 				if m.Error != nil {
 					t.Got(errText(m.Error))
 				} else if t.Got(clipped(m.Result)); string(member(m.Result, "isError")) != "true" {
+					// A server that serves a tool of any name says nothing of case.
+					if u, _ := t.request(c, "tools/call", json.RawMessage(`{"name":"mcpv-check-no-such-tool","arguments":{}}`)); u.Error == nil && string(member(u.Result, "isError")) != "true" {
+						t.Block("reading.unknown-tool", "a tool the server does not list was served too: what a name's case changes cannot be told")
+					}
 					t.Fail("the tool %q, called as %q, was served: its name was not taken as case-sensitive", tool, other)
 				}
 				return

@@ -114,3 +114,39 @@ func TestAToolWithoutAnAnswerStaysItsOwn(t *testing.T) {
 		})
 	}
 }
+
+// tools.name-case fails a server that serves a tool under its name in
+// another case, and is blocked by reading.unknown-tool on a server that
+// serves a tool of any name, where a name's case shows nothing.
+func TestNameCaseToldFromAnyName(t *testing.T) {
+	t.Parallel()
+	served := `{"content":[{"type":"text","text":"{\"n\":1}"}],"structuredContent":{"n":1}}`
+	for _, tc := range []struct {
+		name, results string
+		want          Status
+	}{
+		{"served in capitals alone", `{"SLOW":` + served + `,"SHAPED":` + served + `}`, Failed},
+		{"served under any name", `{"SLOW":` + served + `,"SHAPED":` + served + `,"mcpv-check-no-such-tool":` + served + `}`, Blocked},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runChecks(t, fake{transport: "stdio", change: map[string]string{"callResults": tc.results}}, "tools.name-case")["tools.name-case"]
+			if r.Status != tc.want || tc.want == Blocked && r.BlockedBy != "reading.unknown-tool" {
+				t.Errorf("%s", describeResult(r))
+			}
+		})
+	}
+}
+
+// completion/complete without its argument answered with no values is
+// no sure sign of input left unvalidated: reading.completion-inputs warns
+// there, and fails an answer with values.
+func TestCompletionInputsEmptyAnswerWarns(t *testing.T) {
+	t.Parallel()
+	change := faults("lenient-complete")
+	change["answers"] = `{"completion/complete":{"completion":{"values":[]}}}`
+	r := runChecks(t, fake{transport: "stdio", change: change}, "reading.completion-inputs")["reading.completion-inputs"]
+	if r.Status != Warned || !strings.Contains(r.Message, "answered with no values") {
+		t.Errorf("%s", describeResult(r))
+	}
+}

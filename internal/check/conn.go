@@ -231,6 +231,9 @@ func (r *runner) startCopy(ctx context.Context, start func() error) error {
 	}
 	r.starts.Lock()
 	defer r.starts.Unlock()
+	if ctx.Err() != nil { // ran out while the others started: the exit stands
+		return err
+	}
 	return start()
 }
 

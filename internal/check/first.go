@@ -161,7 +161,7 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 			if era == "modern" || discoverBad == nil && m.Error == nil {
 				return discoverBad
 			}
-			if m.Error != nil {
+			if m.Error != nil && m.Error.Code == mcp.CodeMethodNotFound {
 				refused = discoverShape(*m, true) // a defect once the server says it is of the 2026-07-28 era alone
 			}
 		}

@@ -211,7 +211,7 @@ func modernRequestChecks() []*Check {
 			}
 		}),
 		modernCheck("modern.header-param", needs{transport: "http", call: true}, func(t *T) {
-			c, tool, body, name, value := paramHeaderCall(t)
+			c, tool, body, name, value := paramHeaderCall(t, false)
 			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {"mcpv-check-other"}}}, paramCallID,
 				fmt.Sprintf("POST tools/call of %q with %s: mcpv-check-other (the argument is %q)", tool, name, value)))
 		}),

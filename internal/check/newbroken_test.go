@@ -263,3 +263,30 @@ func TestUndeclaredListsAreNone(t *testing.T) {
 		}
 	}
 }
+
+// An argument of type string that holds digits is compared as text, as the
+// transport says: a server that refuses "1.0" for the string "1" is right,
+// and modern.header-param-numeric, which sends an integer as N.0, judges
+// only an argument that is a JSON integer; its twin mirrors an integer
+// after a string argument the call does not give.
+func TestHeaderParamNumericJudgesIntegersAlone(t *testing.T) {
+	t.Parallel()
+	text := `{"name":"shaped","description":"Structured.","inputSchema":{"type":"object","properties":{"n":{"type":"string","x-mcp-header":"N"}}}}`
+	both := `{"name":"shaped","description":"Structured.","inputSchema":{"type":"object","properties":{"s":{"type":"string","x-mcp-header":"S"},"n":{"type":"integer","x-mcp-header":"N"}}}}`
+	for _, tc := range []struct {
+		name, tool string
+		want       Status
+	}{
+		{"a string of digits alone", text, Skipped},
+		{"a string of digits beside an integer", both, Passed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := fake{transport: "http", era: "modern", change: map[string]string{"tools": `[` + tc.tool + `]`}}
+			r := runChecks(t, f, "modern.header-param-numeric")["modern.header-param-numeric"]
+			if r.Status != tc.want || tc.want == Passed && !strings.Contains(r.Sent, "Mcp-Param-N: 1.0") {
+				t.Errorf("%s", describeResult(r))
+			}
+		})
+	}
+}

@@ -28,15 +28,12 @@ func probeChecks() []*Check {
 	return []*Check{
 		{ID: "http.origin-methods", needs: needs{transport: "http"}, run: originMethods},
 		{ID: "modern.header-param-missing", needs: needs{era: "modern", transport: "http", call: true}, run: func(t *T) {
-			c, tool, body, name, value := paramHeaderCall(t)
+			c, tool, body, name, value := paramHeaderCall(t, false)
 			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {""}}}, paramCallID,
 				fmt.Sprintf("POST tools/call of %q without %s (the argument is %q)", tool, name, value)))
 		}},
 		{ID: "modern.header-param-numeric", needs: needs{era: "modern", transport: "http", call: true}, run: func(t *T) {
-			c, tool, body, name, value := paramHeaderCall(t)
-			if _, err := strconv.ParseInt(value, 10, 64); err != nil {
-				t.Skip("the argument mirrored in %s (%q) is no integer", name, clip(value, 60))
-			}
+			c, tool, body, name, value := paramHeaderCall(t, true)
 			x := t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {value + ".0"}}}, paramCallID,
 				fmt.Sprintf("POST tools/call of %q with %s: %s.0 (the argument is %s)", tool, name, value, value))
 			t.Got(x.String())
@@ -119,10 +116,12 @@ func originMethods(t *T) {
 var paramCallID = json.RawMessage(`"mcpv-check-param"`)
 
 // paramHeaderCall is the first call named with --call that gives an
-// argument a header mirrors (x-mcp-header): a connection of the era, the
+// argument a header mirrors (x-mcp-header), the first such argument in
+// the schema's order, and with integer the first that is a JSON integer
+// (a string of digits is compared as text): a connection of the era, the
 // tool, the call's body, and the header's name and value; t is skipped
 // when no call gives one.
-func paramHeaderCall(t *T) (c *conn, tool string, body []byte, name, value string) {
+func paramHeaderCall(t *T, integer bool) (c *conn, tool string, body []byte, name, value string) {
 	for i, call := range t.r.opts.Calls {
 		headers, _ := mcp.ParamHeaders(member(t.calledTool(call.Tool), "inputSchema"))
 		if len(headers) == 0 {
@@ -131,11 +130,23 @@ func paramHeaderCall(t *T) (c *conn, tool string, body []byte, name, value strin
 		c := t.connWith(connOptions{era: "modern"})
 		params, _ := t.r.callParams(t, i, paramCallID)
 		body, _ := mcp.EncodeRequest(paramCallID, "tools/call", c.stamp(params))
-		h := http.Header{}
-		mcp.SetParamHeaders(h, headers, body)
-		for k := range h {
-			return c, call.Tool, body, k, h.Get(k)
+		for _, ph := range headers {
+			arg := member(params, "arguments")
+			for _, k := range ph.Path() {
+				arg = member(arg, k)
+			}
+			if _, err := strconv.ParseInt(string(arg), 10, 64); integer && err != nil {
+				continue
+			}
+			h := http.Header{}
+			mcp.SetParamHeaders(h, []mcp.ParamHeader{ph}, body)
+			for k := range h {
+				return c, call.Tool, body, k, h.Get(k)
+			}
 		}
+	}
+	if integer {
+		t.Skip("no argument of the tools named with --call that a header mirrors (x-mcp-header) is an integer")
 	}
 	t.Skip("none of the tools named with --call has an argument mirrored in a header (x-mcp-header)")
 	return
