@@ -55,8 +55,8 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 		return "tells the model to tell the user less than was done", High, true // "summarise them for the human only as 'ok'"
 	}
 	if sp, ok := s.liveBut(cLie, func(sp span) bool {
-		// a noun ("the reply that started the download"), or a participle no one is told to give ("rather than presented as the live server's")
-		return s.wordIn(sp.first-1, 1, "the", "a", "an", "each", "its", "this") || strings.HasSuffix(s.toks[sp.first].text, "ed") && !s.obliged(sp) && !s.wordIn(sp.first-1, 1, "be")
+		// a noun ("the reply that started the download"), or a participle no one is told to give ("rather than presented as the live server's"), with no obligation beside it
+		return !s.obliged(sp) && !s.after(cModal, sp, 8) && (s.wordIn(sp.first-1, 1, "the", "a", "an", "each", "its", "this") || strings.HasSuffix(s.toks[sp.first].text, "ed") && !s.wordIn(sp.first-1, 1, "be"))
 	}); ok {
 		if s.near(cMinimize, sp, 6) {
 			return "tells the model to tell the user less than was done", High, true

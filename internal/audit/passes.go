@@ -51,8 +51,9 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 		return "", "", 0, false // "put your full message in chat instead": the reader's own words, where they are seen already
 	}
 	if !dest && kind == cHeldNoun && s.wordIn(held.last, 1, "message", "question", "request", "query") && s.wordIn(held.first-3, 3, "user's", "user") &&
-		s.wordIn(held.last+1, 10, "search", "relevant", "retrieve", "lookup") {
-		return "", "", 0, false // "pass the user's first message as context_hint to get relevant context": the query of the search the call makes
+		s.wordIn(held.last+1, 10, "search", "relevant", "retrieve", "lookup") &&
+		!s.wordIn(0, len(s.toks), "improve", "train", "training", "store", "stored", "keep", "kept", "log", "logged", "retain", "save", "saved", "later") {
+		return "", "", 0, false // "pass the user's first message as context_hint to get relevant context": the query of the search the call makes, kept for nothing else
 	}
 	if c.fl.flag && !dest && !s.has(cPlace) && !namedPlace(s.text) && kind != cSecretNoun && kind != cPrivateNoun && kind != cStore {
 		return "", "", 0, false // a flag carries nothing: "include its result", with no field named, says what the tool does when set
@@ -177,7 +178,7 @@ func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.notModels) 
 // no act, a tool's kind ("every send tool").
 func (s *sent) notModels(sp span) bool {
 	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) || s.wordIn(sp.last+1, 1, "tool", "tools") && s.wordIn(sp.first-1, 1, "every", "each", "any", "the", "a", "this", "that", "your", "our") ||
-		strings.HasSuffix(s.toks[sp.last].text, "ed") && s.wordIn(sp.first-1, 1, "of", "the", "a", "an", "your", "any") { // an adjective: "code review of pasted or file-loaded source"
+		strings.HasSuffix(s.toks[sp.last].text, "ed") && s.wordIn(sp.first-1, 1, "of", "the", "a", "an", "your", "any") && !s.destination() && !s.has(cPlace) { // an adjective: "code review of pasted or file-loaded source", where nothing is sent anywhere
 		return true
 	}
 	return slices.ContainsFunc(s.f[cUser], func(u span) bool {
