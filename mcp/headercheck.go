@@ -82,7 +82,7 @@ func DecodeHeaderValue(v string) (string, bool) {
 func CheckParamHeaders(h http.Header, headers []ParamHeader, msg []byte) *RPCError {
 	args := rawjson.Member(rawjson.Member(msg, "params"), "arguments")
 	for _, ph := range headers {
-		v := ph.argument(args)
+		v := ph.Argument(args)
 		name := "Mcp-Param-" + ph.name
 		got, present := h[http.CanonicalHeaderKey(name)]
 		if len(v) == 0 || string(v) == "null" {

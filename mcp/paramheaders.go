@@ -210,15 +210,15 @@ func isToken(s string) bool {
 func SetParamHeaders(h http.Header, headers []ParamHeader, msg []byte) {
 	args := rawjson.Member(rawjson.Member(msg, "params"), "arguments")
 	for _, ph := range headers {
-		if text, ok := headerText(ph.argument(args)); ok {
+		if text, ok := headerText(ph.Argument(args)); ok {
 			h.Set("Mcp-Param-"+ph.name, text)
 		}
 	}
 }
 
-// argument is the annotated argument's value in the arguments object
+// Argument is the annotated argument's value in the arguments object
 // args, nil when it is absent.
-func (ph ParamHeader) argument(args json.RawMessage) json.RawMessage {
+func (ph ParamHeader) Argument(args json.RawMessage) json.RawMessage {
 	for _, k := range ph.path {
 		args = rawjson.Member(args, k)
 	}

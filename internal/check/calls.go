@@ -105,7 +105,7 @@ func toolCallChecks() []*Check {
 					t.Got(errText(m.Error))
 				} else if t.Got(clipped(m.Result)); string(member(m.Result, "isError")) != "true" {
 					// A server that serves a tool of any name says nothing of case.
-					if u, _ := t.request(c, "tools/call", json.RawMessage(`{"name":"mcpv-check-no-such-tool","arguments":{}}`)); u.Error == nil && string(member(u.Result, "isError")) != "true" {
+					if u, _ := t.request(c, "tools/call", json.RawMessage(`{"name":"`+noSuchTool+`","arguments":{}}`)); u.Error == nil && string(member(u.Result, "isError")) != "true" {
 						t.Block("reading.unknown-tool", "a tool the server does not list was served too: what a name's case changes cannot be told")
 					}
 					t.Fail("the tool %q, called as %q, was served: its name was not taken as case-sensitive", tool, other)

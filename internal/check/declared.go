@@ -21,7 +21,7 @@ import (
 var capabilityMethods = []struct {
 	capability, method, params, era string
 }{
-	{"tools", "tools/call", `{"name":"mcpv-check-no-such-tool","arguments":{}}`, ""},
+	{"tools", "tools/call", `{"name":"` + noSuchTool + `","arguments":{}}`, ""},
 	{"prompts", "prompts/get", `{"name":"mcpv-check-no-such-prompt"}`, ""},
 	{"resources", "resources/read", `{"uri":"mcpv-check://no-such-resource/7"}`, ""},
 	{"resources.subscribe", "resources/subscribe", "", "legacy"},

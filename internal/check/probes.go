@@ -131,11 +131,7 @@ func paramHeaderCall(t *T, integer bool) (c *conn, tool string, body []byte, nam
 		params, _ := t.r.callParams(t, i, paramCallID)
 		body, _ := mcp.EncodeRequest(paramCallID, "tools/call", c.stamp(params))
 		for _, ph := range headers {
-			arg := member(params, "arguments")
-			for _, k := range ph.Path() {
-				arg = member(arg, k)
-			}
-			if _, err := strconv.ParseInt(string(arg), 10, 64); integer && err != nil {
+			if _, err := strconv.ParseInt(string(ph.Argument(member(params, "arguments"))), 10, 64); integer && err != nil {
 				continue
 			}
 			h := http.Header{}

@@ -101,6 +101,9 @@ func readingListedChecks() []*Check {
 	}
 }
 
+// noSuchTool is the tool the checks call that no server lists.
+const noSuchTool = "mcpv-check-no-such-tool"
+
 // readingUtilityChecks call a tool that does not exist, ask for
 // completions and set a log level that does not exist.
 func readingUtilityChecks() []*Check {
@@ -110,11 +113,10 @@ func readingUtilityChecks() []*Check {
 			needs: needs{capability: "tools"},
 			run: func(t *T) {
 				tools := t.listed("tools/list")
-				name := "mcpv-check-no-such-tool"
-				if slices.Contains(toolNames(tools, nil), name) {
-					t.Skip("the server has a tool named %s", name)
+				if slices.Contains(toolNames(tools, nil), noSuchTool) {
+					t.Skip("the server has a tool named %s", noSuchTool)
 				}
-				res, rerr := t.callShown("tools/call", json.RawMessage(`{"name":"`+name+`","arguments":{}}`))
+				res, rerr := t.callShown("tools/call", json.RawMessage(`{"name":"`+noSuchTool+`","arguments":{}}`))
 				if rerr == nil {
 					t.FailGot(clipped(res), "answered with a result, not a JSON-RPC error")
 				}
