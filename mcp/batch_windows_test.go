@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,14 +76,20 @@ func runShim(t *testing.T, shim string, args []string) (crt, goArgs []string) {
 	if err := prepareCommand(cmd); err != nil {
 		t.Fatal(err)
 	}
-	out, err := cmd.Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("%s: %v: %s", cmd.SysProcAttr.CmdLine, err, ee.Stderr)
-		}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s: %v", cmd.SysProcAttr.CmdLine, err)
 	}
+	if err := afterStart(cmd.Process.Pid); err != nil { // it starts suspended
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s: %v: %s", cmd.SysProcAttr.CmdLine, err, stderr.Bytes())
+	}
+	out := stdout.Bytes()
 	var got struct{ CRT, Go []string }
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%s: %v in %q", cmd.SysProcAttr.CmdLine, err, out)

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"errors"
+	"fmt"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -11,12 +13,13 @@ import (
 // On Windows a server runs in a process group of its own (so that the
 // console's Ctrl-C, which mcpv handles, is not delivered to it) and in a Job
 // Object that kills every process in it when the job's last handle closes:
-// when mcpv ends it, or when mcpv itself ends, however it ends. The job
-// takes the server right after it starts; a process it starts in that
-// moment may escape.
+// when mcpv ends it, or when mcpv itself ends, however it ends. The server
+// starts suspended and runs only once the job has it, so that no process
+// it starts at once (cmd.exe starting node, npx its package) escapes the
+// job on a busy machine.
 
 func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP | windows.CREATE_SUSPENDED}
 }
 
 var jobs struct {
@@ -24,7 +27,7 @@ var jobs struct {
 	byPID      map[int]windows.Handle
 }
 
-// afterStart puts the server in a kill-on-close Job Object.
+// afterStart puts the server in a kill-on-close Job Object, then lets it run.
 func afterStart(pid int) error {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
@@ -54,6 +57,37 @@ func afterStart(pid int) error {
 	}
 	jobs.byPID[pid] = job
 	jobs.Unlock()
+	return resume(uint32(pid))
+}
+
+// resume lets the threads of a process started suspended run (its one
+// thread: a suspended process has started none of its own).
+func resume(pid uint32) error {
+	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPTHREAD, 0)
+	if err != nil {
+		return fmt.Errorf("listing the server's threads: %w", err)
+	}
+	defer windows.CloseHandle(snap)
+	resumed := false
+	t := windows.ThreadEntry32{Size: uint32(unsafe.Sizeof(windows.ThreadEntry32{}))}
+	for err = windows.Thread32First(snap, &t); err == nil; err = windows.Thread32Next(snap, &t) {
+		if t.OwnerProcessID != pid {
+			continue
+		}
+		h, err := windows.OpenThread(windows.THREAD_SUSPEND_RESUME, false, t.ThreadID)
+		if err != nil {
+			return fmt.Errorf("resuming the server: %w", err)
+		}
+		_, err = windows.ResumeThread(h)
+		windows.CloseHandle(h)
+		if err != nil {
+			return fmt.Errorf("resuming the server: %w", err)
+		}
+		resumed = true
+	}
+	if !resumed {
+		return errors.New("resuming the server: it has no thread")
+	}
 	return nil
 }
 

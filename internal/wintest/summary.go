@@ -3,11 +3,16 @@ package main
 // "wintest summary" reads `go test -json` events (from go tool
 // test2json) on stdin and prints one line per top-level test result:
 //
-//	pass|fail|skip|cleanup NAME
+//	pass|fail|skip|cleanup|start NAME
+//
+// and, after a fail, what the test reported, one "said NAME LINE" each
+// (the script shows them for a failure it does not expect).
 //
 // where cleanup is a failure whose only complaint is wine's: wine 8 cannot
 // remove a test's temporary directory (the POSIX-semantics delete Go uses
-// on Windows answers "Invalid function"). scripts/wine-test.sh uses it.
+// on Windows answers "Invalid function"), and start one whose complaints
+// include wine's failure to start a process (the script runs it again, alone).
+// scripts/wine-test.sh uses it.
 
 import (
 	"bufio"
@@ -15,11 +20,17 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
 // wineCleanup is the complaint wine causes at every t.TempDir cleanup.
 var wineCleanup = regexp.MustCompile(`TempDir RemoveAll cleanup: .*Invalid function`)
+
+// wineStart is wine's failure to start a process, now and then on a busy
+// machine (CreateProcess answers ERROR_INTERNAL_ERROR); Windows does not
+// answer so.
+var wineStart = regexp.MustCompile(`fork/exec .*: Internal error\.`)
 
 type event struct {
 	Action string
@@ -28,7 +39,7 @@ type event struct {
 }
 
 func summary() {
-	complaints := map[string]int{} // per test: what it reported, but for wine's cleanup
+	complaints := map[string][]string{} // per test: what it reported, but for wine's cleanup
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 16<<20)
 	for in.Scan() {
@@ -45,16 +56,24 @@ func summary() {
 			if !strings.HasPrefix(e.Output, "    ") || strings.HasPrefix(line, "--- ") || wineCleanup.MatchString(line) {
 				continue
 			}
-			complaints[top]++
+			complaints[top] = append(complaints[top], line)
 		case "pass", "fail", "skip":
 			if e.Test != top {
 				continue
 			}
 			result := e.Action
-			if result == "fail" && complaints[top] == 0 {
+			if result == "fail" && len(complaints[top]) == 0 {
 				result = "cleanup"
 			}
+			if result == "fail" && slices.ContainsFunc(complaints[top], wineStart.MatchString) {
+				result = "start"
+			}
 			fmt.Println(result, top)
+			if result == "fail" {
+				for _, line := range complaints[top] {
+					fmt.Println("said", top, line)
+				}
+			}
 		}
 	}
 }
