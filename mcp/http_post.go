@@ -243,9 +243,7 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte, m *streamedMsg) (*
 	}
 	req.Header["Content-Type"] = contentTypeJSON
 	req.Header["Accept"] = acceptAnswers
-	if o.id != nil && !IsModern(version) { // the modern era sends a read again under a new id (exchange)
-		MarkReplayable(req.Header, o.method)
-	}
+	MarkReplayable(req.Header, o.method, o.id != nil && !IsModern(version)) // the modern era sends a read again under a new id (exchange)
 	resp, err := t.do(req)
 	// A connection that ended or was reset under a request, not a refusal
 	// (a dial's, an authorization layer's): delivered, and then it broke.

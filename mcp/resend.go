@@ -11,6 +11,7 @@ package mcp
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -29,11 +30,23 @@ func Resendable(method string) bool {
 }
 
 // MarkReplayable lets net/http send a read or an opening again where a kept
-// connection closed under it: Idempotency-Key with no value, read, never
-// sent. A key the user set stays.
-func MarkReplayable(h http.Header, method string) {
-	if _, set := h["Idempotency-Key"]; !set && (Resendable(method) || method == "initialize") {
-		h["Idempotency-Key"] = nil
+// connection closed under it, when mark is true: Idempotency-Key with no
+// value, read, never sent. net/http resends any request that carries that
+// header or X-Idempotency-Key, so on any other request a key the user set
+// goes under a lower-case name, which net/http does not read and the
+// server reads as the same (header names are not case sensitive).
+func MarkReplayable(h http.Header, method string, mark bool) {
+	if mark && (Resendable(method) || method == "initialize") {
+		if _, set := h["Idempotency-Key"]; !set {
+			h["Idempotency-Key"] = nil
+		}
+		return
+	}
+	for _, k := range [...]string{"Idempotency-Key", "X-Idempotency-Key"} {
+		if v, set := h[k]; set {
+			delete(h, k)
+			h[strings.ToLower(k)] = v
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -42,21 +43,21 @@ var losses = []struct {
 	}},
 }
 
-// eras dials the fake in each era: the modern one, stateless, and the
-// initialize era's session.
+// eras dials the fake in each era, with the user's header (-H): the
+// modern one, stateless, and the initialize era's session.
 var eras = []struct {
 	name string
-	dial func(t *testing.T, post func(x *mcptest.Exchange) bool) (*httpConn, *mcptest.HTTPServer)
+	dial func(t *testing.T, post func(x *mcptest.Exchange) bool, header http.Header) (*httpConn, *mcptest.HTTPServer)
 }{
-	{"2026-07-28", func(t *testing.T, post func(x *mcptest.Exchange) bool) (*httpConn, *mcptest.HTTPServer) {
+	{"2026-07-28", func(t *testing.T, post func(x *mcptest.Exchange) bool, header http.Header) (*httpConn, *mcptest.HTTPServer) {
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Stateless: true, Post: post})
-		h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+		h := dialHTTP(t, HTTPOptions{URL: srv.URL, Header: header}, SessionOptions{})
 		h.tr.SetProtocolVersion(ModernVersion)
 		return h, srv
 	}},
-	{"initialize era", func(t *testing.T, post func(x *mcptest.Exchange) bool) (*httpConn, *mcptest.HTTPServer) {
+	{"initialize era", func(t *testing.T, post func(x *mcptest.Exchange) bool, header http.Header) (*httpConn, *mcptest.HTTPServer) {
 		srv := mcptest.NewHTTPServer(t, mcptest.HTTPOptions{Post: post})
-		h := dialHTTP(t, HTTPOptions{URL: srv.URL}, SessionOptions{})
+		h := dialHTTP(t, HTTPOptions{URL: srv.URL, Header: header}, SessionOptions{})
 		h.initialize(t)
 		return h, srv
 	}},
@@ -70,7 +71,7 @@ func TestLostCallIsNotSentAgain(t *testing.T) {
 		for _, loss := range losses {
 			t.Run(era.name+"/"+loss.name, func(t *testing.T) {
 				t.Parallel()
-				h, srv := era.dial(t, answerTo("tools/call", loss.lose))
+				h, srv := era.dial(t, answerTo("tools/call", loss.lose), nil)
 				_, err := h.s.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"pay"}`))
 				var le *LostError
 				if !errors.As(err, &le) || !errors.As(err, new(*TransportError)) || !strings.Contains(err.Error(), "the tool may or may not have run") || strings.Count(err.Error(), "tools/call") != 1 {
@@ -78,6 +79,36 @@ func TestLostCallIsNotSentAgain(t *testing.T) {
 				}
 				if n := len(summary(srv.Requests(), rpc("tools/call"))); n != 1 {
 					t.Errorf("tools/call sent %d times, want once", n)
+				}
+			})
+		}
+	}
+}
+
+// A key the user sets (-H 'Idempotency-Key: …', or X-Idempotency-Key)
+// reaches the server as set, and does not make a call one that net/http
+// sends again: net/http resends any request carrying either header where a
+// kept connection closed under it once the server had read it.
+func TestUserIdempotencyKeySendsNoCallTwice(t *testing.T) {
+	t.Parallel()
+	for _, era := range eras {
+		for _, key := range []string{"Idempotency-Key", "X-Idempotency-Key"} {
+			t.Run(era.name+"/"+key, func(t *testing.T) {
+				t.Parallel()
+				var seen atomic.Value
+				h, srv := era.dial(t, answerTo("tools/call", func(x *mcptest.Exchange) {
+					seen.Store(x.R.Header.Values(key))
+					x.Drop()
+				}), http.Header{key: {"k1"}})
+				_, err := h.s.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"pay"}`))
+				if !errors.As(err, new(*LostError)) {
+					t.Errorf("Call = %v, want a *LostError", err)
+				}
+				if n := len(summary(srv.Requests(), rpc("tools/call"))); n != 1 {
+					t.Errorf("tools/call sent %d times, want once", n)
+				}
+				if got, _ := seen.Load().([]string); !slices.Equal(got, []string{"k1"}) {
+					t.Errorf("the server got %s: %q, want the user's k1", key, got)
 				}
 			})
 		}
@@ -106,7 +137,7 @@ func TestLostListIsAskedAgain(t *testing.T) {
 						return
 					}
 					x.Reply(x.Result(`{"tools":[]}`))
-				}))
+				}), nil)
 				res, err := h.s.Call(testCtx(t), "tools/list", nil)
 				var ids []string
 				for _, r := range srv.Requests() {
@@ -162,7 +193,7 @@ func TestLostListIsAskedAgainBoundedly(t *testing.T) {
 // that is the end of it.
 func TestBrokenConnectionsSendAReadAFewTimesAtMost(t *testing.T) {
 	t.Parallel()
-	h, srv := eras[1].dial(t, answerTo("tools/list", losses[0].lose))
+	h, srv := eras[1].dial(t, answerTo("tools/list", losses[0].lose), nil)
 	if _, err := h.s.Call(testCtx(t), "tools/list", nil); err == nil {
 		t.Error("Call answered, on connections that broke each time")
 	}

@@ -329,11 +329,10 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 		return nil, nil, err
 	}
 	x := &exchange{sent: method}
+	rpc, mark := "", false
 	if m, err := mcp.DecodeMessages(hr.body); err == nil && len(m) == 1 && m[0].Method != "" {
 		x.sent += " " + m[0].Method
-		if m[0].IsRequest() {
-			mcp.MarkReplayable(req.Header, m[0].Method)
-		}
+		rpc, mark = m[0].Method, m[0].IsRequest()
 	} else if hr.body != nil {
 		x.sent += " " + clip(string(hr.body), 80)
 	}
@@ -359,6 +358,7 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 			h.Add(k, v)
 		}
 	}
+	mcp.MarkReplayable(h, rpc, mark)
 	if host := h.Get("Host"); host != "" {
 		req.Host = host
 	}

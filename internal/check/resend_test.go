@@ -59,8 +59,16 @@ func TestReadsGoAgainOnAConnectionClosedUnderThem(t *testing.T) {
 	for _, tc := range []struct {
 		method string
 		again  bool
-	}{{"prompts/get", true}, {"initialize", true}, {"tools/call", false}} {
-		c := &conn{r: &runner{target: &Target{URL: "http://" + ln.Addr().String() + "/mcp", Client: &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}}}, http: &httpSide{}} // one connection: the second request waits for the first's, kept
+		header http.Header // the user's (-H): a key of theirs makes no call go again
+	}{
+		{"prompts/get", true, nil}, {"initialize", true, nil}, {"tools/call", false, nil},
+		{"prompts/get", true, http.Header{"Idempotency-Key": {"k1"}}}, {"tools/call", false, http.Header{"Idempotency-Key": {"k1"}}},
+		{"tools/call", false, http.Header{"X-Idempotency-Key": {"k1"}}},
+	} {
+		mu.Lock()
+		clear(got)
+		mu.Unlock()
+		c := &conn{r: &runner{target: &Target{URL: "http://" + ln.Addr().String() + "/mcp", Header: tc.header, Client: &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}}}, http: &httpSide{}} // one connection: the second request waits for the first's, kept
 		for i, method := range []string{"ping", tc.method} {
 			msg, _ := mcp.EncodeRequest(json.RawMessage(fmt.Sprint(i+1)), method, json.RawMessage(`{"name":"x"}`))
 			_, resp, err := c.roundHTTP(context.Background(), httpReq{body: msg})
@@ -74,7 +82,7 @@ func TestReadsGoAgainOnAConnectionClosedUnderThem(t *testing.T) {
 		}
 		mu.Lock()
 		if want := map[bool]int{true: 2, false: 1}[tc.again]; got[tc.method] != want {
-			t.Errorf("the server read %s %d times, want %d", tc.method, got[tc.method], want)
+			t.Errorf("the server read %s %d times (user's header %v), want %d", tc.method, got[tc.method], tc.header, want)
 		}
 		mu.Unlock()
 	}
