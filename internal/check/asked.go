@@ -111,13 +111,19 @@ func elicitationProblem(p, _ json.RawMessage, era string) string {
 // sensitive names what a form must not ask for (passwords, API keys,
 // access tokens, payment credentials): a word of a property's name or
 // title, or two words written together ("API key", "apiKey": apikey);
-// "token" counts as the last word ("githubToken", not "token budget"), it and "pwd" unless a word of notCredential
+// "token" counts as the last word ("githubToken", not "token budget"; endsName), it and "pwd" unless a word of notCredential
 // says what else they are ("pageToken", "pwd" titled "Working directory"), and none before a word of aboutSecret.
 var sensitive, aboutSecret, notCredential = []string{"password", "passwd", "pwd", "passphrase", "passcode", "apikey", "accesstoken", "authtoken", "bearertoken",
 	"refreshtoken", "secret", "privatekey", "creditcard", "cardnumber", "cvv", "cvv2", "cvc", "token"},
 	[]string{"hint", "path", "file", "name", "id", "length", "policy", "strength", "expiry", "expires", "type", "format", "rules"},
 	[]string{"page", "next", "previous", "prev", "continuation", "cursor", "base", "quote", "symbol", "address", "contract", "mint", "amount", "swap",
 		"count", "limit", "budget", "usage", "directory", "folder", "working", "current"}
+
+// endsName are the words of sensitive and headerSecrets that say what a
+// property holds only as the last word of its name or title, or before a
+// word of their own ("email address"): "token budget", "emailSubject" and
+// "phoneModel" hold something else.
+var endsName = map[string][]string{"token": {""}, "email": {"", "address", "addr"}, "phone": {"", "number", "num", "no"}, "passport": {"", "number", "num", "no"}}
 
 // sensitiveProblem is a form that asks for sensitive information, which
 // only URL mode may ask for.
@@ -159,7 +165,7 @@ func sensitiveField(name string, prop json.RawMessage, words []string) string {
 		for n, s := range []string{w, w + all[i+1]} { // one word, or two
 			after := append(all[i+1+n:], "")[0]
 			other := (s == "token" || s == "pwd") && slices.ContainsFunc(all, func(w string) bool { return slices.Contains(notCredential, w) })
-			if slices.Contains(words, s) && !slices.Contains(aboutSecret, after) && (s != "token" || after == "") && !other {
+			if slices.Contains(words, s) && !slices.Contains(aboutSecret, after) && (endsName[s] == nil || slices.Contains(endsName[s], after)) && !other {
 				return s
 			}
 		}

@@ -99,6 +99,33 @@ func TestElicitationURLs(t *testing.T) {
 // A form's property is read as words, its name and title apart: what
 // names a password, an API key, an access token or a payment credential
 // fails; a flag, a choice and words near those pass.
+// An argument mirrored in a header is personal data by the last word of
+// its name or title: an email, not an email's subject.
+func TestSensitiveHeaderArguments(t *testing.T) {
+	for prop, want := range map[string]bool{
+		`"email":{"type":"string"}`:                                true,
+		`"userEmail":{"type":"string"}`:                            true,
+		`"email_address":{"type":"string"}`:                        true,
+		`"to":{"type":"string","title":"Recipient email"}`:         true,
+		`"phoneNumber":{"type":"string"}`:                          true,
+		`"passport_no":{"type":"string"}`:                          true,
+		`"ssn":{"type":"string"}`:                                  true,
+		`"apiKey":{"type":"string"}`:                               true,
+		`"emailSubject":{"type":"string"}`:                         false,
+		`"email_template":{"type":"string"}`:                       false,
+		`"phoneModel":{"type":"string"}`:                           false,
+		`"passportCountry":{"type":"string"}`:                      false,
+		`"subject":{"type":"string","title":"Email subject line"}`: false,
+		`"provider":{"type":"string","title":"Phone carrier"}`:     false,
+		`"max_tokens":{"type":"string","title":"Token budget"}`:    false,
+	} {
+		name, raw, _ := strings.Cut(prop, ":")
+		if got := sensitiveField(strings.Trim(name, `"`), json.RawMessage(raw), headerSecrets); (got != "") != want {
+			t.Errorf("%s: %q", prop, got)
+		}
+	}
+}
+
 func TestSensitiveFormProperties(t *testing.T) {
 	for prop, want := range map[string]bool{
 		`"password":{"type":"string","title":"Account password"}`:            true,
