@@ -8,6 +8,7 @@ package check
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"unicode"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/surface"
 )
 
 // serverAsk is one request of the server's: a request on the wire, or an
@@ -203,10 +205,7 @@ func samplingProblem(p, _ json.RawMessage, _ string) string {
 		if m.Role != "user" && m.Role != "assistant" {
 			return fmt.Sprintf("message %d has role %q, neither user nor assistant", i, clip(m.Role, 40))
 		}
-		var blocks []json.RawMessage
-		if m.Content != nil && (json.Unmarshal(m.Content, &blocks) != nil || blocks == nil) {
-			blocks = []json.RawMessage{m.Content} // one block, not an array of them
-		}
+		blocks := blocksOf(m.Content)
 		if len(blocks) == 0 {
 			return fmt.Sprintf("message %d has no content", i)
 		}
@@ -306,6 +305,55 @@ func urlProblem(https bool) func(p, _ json.RawMessage, _ string) string {
 	}
 }
 
+// blocksOf are a sampling message's content blocks: an array of them, or
+// one.
+func blocksOf(content json.RawMessage) []json.RawMessage {
+	var blocks []json.RawMessage
+	if content != nil && (json.Unmarshal(content, &blocks) != nil || blocks == nil) {
+		blocks = []json.RawMessage{content} // one block, not an array of them
+	}
+	return blocks
+}
+
+// samplingOutputProblem is a sampling request's tool result whose
+// structuredContent does not conform to the outputSchema of its tool: the
+// tool, among the request's tools, that the tool use it answers named.
+func samplingOutputProblem(p, _ json.RawMessage, _ string) string {
+	var msgs []struct {
+		Content json.RawMessage `json:"content"`
+	}
+	var tools []json.RawMessage
+	if json.Unmarshal(member(p, "messages"), &msgs) != nil || json.Unmarshal(member(p, "tools"), &tools) != nil {
+		return "" // no tools, or messages of another shape (asks.sampling-messages')
+	}
+	used := map[string]json.RawMessage{} // a tool use's id: its tool
+	for _, m := range msgs {
+		for _, b := range blocksOf(m.Content) {
+			switch t, _ := str(member(b, "type")); t {
+			case "tool_use":
+				id, _ := str(member(b, "id"))
+				name, _ := str(member(b, "name"))
+				for _, tool := range tools {
+					if n, _ := str(member(tool, "name")); n == name {
+						used[id] = tool
+					}
+				}
+			case "tool_result":
+				id, _ := str(member(b, "toolUseId"))
+				if used[id] == nil || member(b, "structuredContent") == nil {
+					continue
+				}
+				for _, f := range surface.CheckResult(context.Background(), used[id], b) {
+					if f.Severity == surface.SeverityError {
+						return fmt.Sprintf("the result of the tool use %q: %s", clip(id, 40), f.Message)
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
 func askedChecks() []*Check {
 	return []*Check{
 		{ID: "asks.elicitation", run: exerciseAsks, watch: askWatch("elicitation/create", elicitationProblem)},
@@ -321,6 +369,7 @@ func askedChecks() []*Check {
 			return s.msg.Error != nil && s.msg.Error.Code == -32042 && !urlRequired(s.msg.Error.Data)
 		})},
 		{ID: "asks.sampling-messages", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingProblem)},
+		{ID: "asks.sampling-tool-output", run: func(t *T) { askOn(t, `{"sampling":{"tools":{}}}`, "asks-tools") }, watch: askWatch("sampling/createMessage", samplingOutputProblem)},
 		{ID: "asks.sampling-tools", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("tools", "tools"))},
 		{ID: "asks.sampling-context", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("context", "includeContext"))},
 		{ID: "asks.task-undeclared", needs: needs{era: "legacy"}, run: exerciseAsks, watch: askWatch("", func(p, caps json.RawMessage, _ string) string {

@@ -102,6 +102,7 @@ var newBroken = []struct {
 	{"a sampling request made as a task, to a client that declared no tasks, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "asks-sampling-task"), "asks.task-undeclared"},
 	{"a sampling request's tool result beside a text", askingFake, faults("asks", "asks-sampling-mixed"), "asks.sampling-messages"},
 	{"a sampling request's tool result of a tool use no message made", askingFake, faults("asks", "asks-sampling-orphan"), "asks.sampling-messages"},
+	{"a sampling request's tool result not of its tool's outputSchema", askingFake, faults("asks", "asks-sampling-output"), "asks.sampling-tool-output"},
 	{"an input request written twice under its key (2026-07-28)", fake{transport: "stdio", era: "modern", change: mrtrChange()}, mrtrChange("mrtr-key-twice"), "modern.input-request-kinds"},
 	{"an input request written twice under its key, over HTTP (2026-07-28)", fake{transport: "http", era: "modern", change: mrtrChange()}, mrtrChange("mrtr-key-twice"), "modern.input-request-kinds"},
 	{"an input request's form with a property of type object (2026-07-28)", fake{transport: "stdio", era: "modern", change: mrtrChange()}, mrtrChange("mrtr-nested"), "asks.elicitation"},

@@ -39,7 +39,7 @@ var Edges = []string{
 	"batch-reversed",                // (2025-03-26) a batch's responses in the reverse order of its requests
 	"listen-notifies",               // (modern) subscriptions/listen acknowledged, then at once a tools/list_changed on the stream
 	"listen-cancelled",              // (modern, stdio) subscriptions/listen acknowledged, then at once torn down with a notifications/cancelled naming it, as 2026-07-28 has a server do
-	"asks-edge",                     // with the asks fault: the form without mode, the URL elicitation's url plain HTTP to loopback, the sampling message's content an array
+	"asks-edge",                     // with the asks fault: the form without mode, the URL elicitation's url plain HTTP to loopback, the sampling message's content an array, and to a client that declares sampling.tools a tool's result
 	"param-headers",                 // one more tool whose x-mcp-header annotations keep every constraint closest to breaking one: nested properties, a nullable integer, names that differ by more than case, a property named x-mcp-header (paramHeaderTools)
 	// Legal only in the revisions before the one a check reads first:
 	"origin-refused-400",     // (HTTP) a foreign Origin refused with 400, not 403, as before 2025-11-25
@@ -270,7 +270,12 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 			msgs = `[{"role":"user","content":[{"type":"text","text":"Sum 2 and 2."}]}]`
 		}
 		more := ""
-		switch {
+		switch tools := member(member(caps, "sampling"), "tools") != nil; {
+		case tools && (s.edge("asks-edge") || s.has("asks-sampling-output")): // a tool's result, of its outputSchema or not
+			sum := map[bool]string{true: `"four"`, false: "4"}[s.has("asks-sampling-output")]
+			more = `,"tools":[{"name":"add","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}}]`
+			msgs = `[{"role":"user","content":{"type":"text","text":"Sum 2 and 2."}},{"role":"assistant","content":[{"type":"tool_use","id":"u1","name":"add","input":{"a":2,"b":2}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","toolUseId":"u1","content":[{"type":"text","text":"4"}],"structuredContent":{"sum":` + sum + `}}]}]`
 		case s.has("asks-sampling-tools"):
 			more = `,"tools":[{"name":"add","inputSchema":{"type":"object"}}]`
 		case s.has("asks-sampling-context"):
