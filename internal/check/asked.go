@@ -121,11 +121,22 @@ var sensitive, aboutSecret, notCredential = []string{"password", "passwd", "pwd"
 	[]string{"page", "next", "previous", "prev", "continuation", "cursor", "base", "quote", "symbol", "address", "contract", "mint", "amount", "swap",
 		"count", "limit", "budget", "usage", "directory", "folder", "working", "current"}
 
-// endsName are the words of sensitive and headerSecrets that say what a
-// property holds only as the last word of its name or title, or before a
-// word of their own ("email address"): "token budget", "emailSubject" and
-// "phoneModel" hold something else.
-var endsName = map[string][]string{"token": {""}, "email": {"", "address", "addr"}, "phone": {"", "number", "num", "no"}, "passport": {"", "number", "num", "no"}}
+// endsName reports whether a word of sensitive or headerSecrets, followed
+// by after, says what a property holds: some do only as the last word of
+// its name or title, or before a word of their own ("email address"), as
+// "token budget", "emailSubject" and "phoneModel" hold something else. A
+// switch, not a table: no allocation when the program starts.
+func endsName(word, after string) bool {
+	switch word {
+	case "token":
+		return after == ""
+	case "email":
+		return after == "" || after == "address" || after == "addr"
+	case "phone", "passport":
+		return after == "" || after == "number" || after == "num" || after == "no"
+	}
+	return true
+}
 
 // sensitiveProblem is a form that asks for sensitive information, which
 // only URL mode may ask for.
@@ -167,7 +178,7 @@ func sensitiveField(name string, prop json.RawMessage, words []string) string {
 		for n, s := range []string{w, w + all[i+1]} { // one word, or two
 			after := append(all[i+1+n:], "")[0]
 			other := (s == "token" || s == "pwd") && slices.ContainsFunc(all, func(w string) bool { return slices.Contains(notCredential, w) })
-			if slices.Contains(words, s) && !slices.Contains(aboutSecret, after) && (endsName[s] == nil || slices.Contains(endsName[s], after)) && !other {
+			if slices.Contains(words, s) && !slices.Contains(aboutSecret, after) && endsName(s, after) && !other {
 				return s
 			}
 		}
