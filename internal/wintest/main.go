@@ -23,7 +23,7 @@ import (
 
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == "summary" {
-		summary()
+		summary(os.Stdin, os.Stdout)
 		return
 	}
 	if len(os.Args) == 3 && os.Args[1] == "heartbeat" {

@@ -18,7 +18,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -38,9 +38,9 @@ type event struct {
 	Output string
 }
 
-func summary() {
+func summary(stdin io.Reader, stdout io.Writer) {
 	complaints := map[string][]string{} // per test: what it reported, but for wine's cleanup
-	in := bufio.NewScanner(os.Stdin)
+	in := bufio.NewScanner(stdin)
 	in.Buffer(make([]byte, 1<<20), 16<<20)
 	for in.Scan() {
 		var e event
@@ -68,10 +68,10 @@ func summary() {
 			if result == "fail" && slices.ContainsFunc(complaints[top], wineStart.MatchString) {
 				result = "start"
 			}
-			fmt.Println(result, top)
+			fmt.Fprintln(stdout, result, top)
 			if result == "fail" {
 				for _, line := range complaints[top] {
-					fmt.Println("said", top, line)
+					fmt.Fprintln(stdout, "said", top, line)
 				}
 			}
 		}
