@@ -112,35 +112,15 @@ func (res *Result) baselineValue(t Threshold) (float64, bool) {
 	if t.metric == "rate" {
 		return b.Throughput, true
 	}
-	s := b.Latency
-	switch t.prefix {
-	case "setup.":
-		s = b.Setup
-	case "close.":
-		s = b.Close
-	}
+	s := map[string]Stats{"": b.Latency, "setup.": b.Setup, "close.": b.Close}[t.prefix]
 	if s.Count == 0 {
 		return 0, false
 	}
-	switch t.metric {
-	case "max":
-		return s.Max, true
-	case "min":
-		return s.Min, true
-	case "mean":
-		return s.Mean, true
+	if v, ok := map[string]float64{"max": s.Max, "min": s.Min, "mean": s.Mean}[t.metric]; ok {
+		return v, true
 	}
-	switch t.quant {
-	case 50:
-		return s.P50, true
-	case 90:
-		return s.P90, true
-	case 99:
-		return s.P99, true
-	case 99.9:
-		return s.P999, true
-	}
-	return 0, false
+	v, ok := map[float64]float64{50: s.P50, 90: s.P90, 99: s.P99, 99.9: s.P999}[t.quant]
+	return v, ok
 }
 
 // writeComparison writes the run's figures beside the baseline's.
