@@ -244,18 +244,6 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 	return nil
 }
 
-// iterationParams are a varying iteration's call params, the arguments
-// as callArgs wrote them, compact, in the one buffer they are made in (not
-// checked and encoded again by toolcall.Params, which escapes <, > and &).
-func (op *Op) iterationParams(ctx context.Context, in any) (json.RawMessage, error) {
-	head := append(rawjson.AppendString([]byte(`{"name":`), op.target), `,"arguments":`...)
-	b, err := op.callArgs(ctx, in, head, 1)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
-}
-
 func (op *Op) promptParams(args json.RawMessage) json.RawMessage {
 	return rawjson.MustMarshal(struct {
 		Name      string          `json:"name"`
@@ -283,7 +271,15 @@ func (op *Op) Params(ctx context.Context, in any) (json.RawMessage, error) {
 		}
 		return op.promptParams(stringargs.Object(ms)), nil
 	}
-	return op.iterationParams(ctx, in)
+	// A varying iteration's call params are the arguments as callArgs
+	// wrote them, compact, in the one buffer they are made in (not
+	// checked and encoded again by toolcall.Params, which escapes <, > and &).
+	head := append(rawjson.AppendString([]byte(`{"name":`), op.target), `,"arguments":`...)
+	b, err := op.callArgs(ctx, in, head, 1)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
 }
 
 // flatTemplates reports whether every template's key is plain and none
@@ -393,13 +389,6 @@ func (op *Op) typeArgs(ctx context.Context, readFile func(string) ([]byte, error
 	}
 	op.args = args
 	return nil
-}
-
-// promptArgs are a prompt's key=value words as its arguments.
-func (op *Op) promptArgs() error {
-	ms, err := stringargs.Parse(op.words[1:], "prompt arguments")
-	op.args = stringargs.Object(ms)
-	return err
 }
 
 // errToolFailed is a result with isError: true.

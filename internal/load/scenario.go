@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/loaddata"
+	"github.com/mcpv/mcpv/internal/stringargs"
 	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -122,9 +123,11 @@ func (op *Op) filled(ctx context.Context, words []string, readFile func(string) 
 		}
 		n.params = toolcall.Params(n.target, n.args, nil)
 	case "get-prompt":
-		if err := n.promptArgs(); err != nil {
+		ms, err := stringargs.Parse(n.words[1:], "prompt arguments")
+		if err != nil {
 			return nil, err
 		}
+		n.args = stringargs.Object(ms)
 		n.params = n.promptParams(n.args)
 	}
 	return &n, nil
