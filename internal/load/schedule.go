@@ -144,14 +144,10 @@ func (s *schedule) planned(elapsed time.Duration) int64 {
 	return lo
 }
 
-// active reports whether session i (from 0) of a closed loop is busy at
-// elapsed: sessions are taken on in order as the stages ramp up and let go
-// in reverse as they ramp down.
-func (s *schedule) active(i int, elapsed time.Duration) bool {
-	return i < s.level(elapsed)
-}
-
-// level is the number of sessions a closed loop keeps busy at elapsed.
+// level is the number of sessions a closed loop keeps busy at elapsed:
+// session i (from 0) is busy while i < level, so that sessions are taken
+// on in order as the stages ramp up and let go in reverse as they ramp
+// down.
 func (s *schedule) level(elapsed time.Duration) int {
 	if len(s.stages) == 0 || s.rate != 0 {
 		return s.sessions

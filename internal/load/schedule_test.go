@@ -82,7 +82,7 @@ func TestScheduleInSessionStages(t *testing.T) {
 			t.Errorf("level at %v = %d; want %d", tc.at, got, tc.want)
 		}
 	}
-	if !s.active(4, 5*time.Second) || s.active(5, 5*time.Second) {
+	if !(4 < s.level(5*time.Second)) || 5 < s.level(5*time.Second) {
 		t.Error("at 5s sessions 0 to 4 should be busy, 5 not")
 	}
 }

@@ -172,7 +172,7 @@ func (r *run) nextIteration(i int) (k int64, late time.Duration, ok bool) {
 			}
 			return k, max(time.Since(intended), 0), true
 		}
-		if !r.sched.active(i, now.Sub(r.start)) {
+		if i >= r.sched.level(now.Sub(r.start)) {
 			if !r.sleep(idlePoll) {
 				return 0, 0, false
 			}
