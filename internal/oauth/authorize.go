@@ -97,34 +97,7 @@ func Authorize(ctx context.Context, r AuthorizeRequest) (code, verifier string, 
 	if err := context.Cause(ctx); err != nil {
 		return "", "", stepErrorf(StepAuthorization, "no answer came from the browser: %w", err)
 	}
-	h := &callbackHandler{
-		path:        cmp.Or(redirect.Path, "/"),
-		host:        redirect.Host,
-		state:       state,
-		issuer:      r.Metadata.Issuer,
-		issRequired: r.Metadata.AuthorizationResponseIssParameterSupported,
-		result:      make(chan callbackResult, 1),
-	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          log.New(io.Discard, "", 0), // nothing goes to the process's stderr behind the caller's back
-	}
-	serveDone := make(chan struct{}) // closed when Serve has returned
-	var serveErr error               // Serve's error; read only after serveDone is closed
-	// The OAuth loopback server: stopped by srv.Close in the deferred function
-	// below, which runs on every return path and waits for it. Close, not
-	// Shutdown: a browser's idle speculative connection would hold Shutdown
-	// up, and the decisive page has been flushed already.
-	go func() {
-		serveErr = srv.Serve(r.Listener)
-		close(serveDone)
-	}()
-	defer func() {
-		srv.Close()
-		<-serveDone
-	}()
-
+	h := newCallbackHandler(redirect, state, r.Metadata)
 	if r.Waiting != nil {
 		defer r.Waiting()()
 	}
@@ -133,27 +106,61 @@ func Authorize(ctx context.Context, r AuthorizeRequest) (code, verifier string, 
 		ctx, cancel = context.WithTimeoutCause(ctx, r.Timeout, &LoginTimeoutError{Timeout: r.Timeout})
 		defer cancel()
 	}
-	logger.Info("to authorize, open this URL in a browser: " + authURL)
-	if r.Open != nil {
-		if err := r.Open(authURL); err != nil {
-			logger.Warn(fmt.Sprintf("could not open a browser: %v", err))
+	code, err = awaitCode(ctx, r.Listener, h, h, nil, func() {
+		logger.Info("to authorize, open this URL in a browser: " + authURL)
+		if r.Open != nil {
+			if err := r.Open(authURL); err != nil {
+				logger.Warn(fmt.Sprintf("could not open a browser: %v", err))
+			}
 		}
+	})
+	if err != nil {
+		return "", "", err
 	}
+	return code, verifier, nil
+}
 
+// awaitCode serves ln with handler, whose redirect cb reads, and waits for
+// the code of the decisive callback: until the server stops, superseded
+// is closed (nil: never) or ctx ends. serving, when set, runs once the
+// server is started.
+func awaitCode(ctx context.Context, ln net.Listener, handler http.Handler, cb *callbackHandler, superseded <-chan struct{}, serving func()) (string, error) {
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          log.New(io.Discard, "", 0), // nothing goes to the process's stderr behind the caller's back
+	}
+	serveDone := make(chan struct{}) // closed when Serve has returned
+	var serveErr error               // Serve's error; read only after serveDone is closed
+	// The OAuth loopback server, or the login keeper's loopback server:
+	// stopped by srv.Close in the deferred function below, which runs on
+	// every return path and waits for it. Close, not Shutdown: a
+	// browser's idle speculative connection would hold Shutdown up, and
+	// the decisive page has been flushed already.
+	go func() {
+		serveErr = srv.Serve(ln)
+		close(serveDone)
+	}()
+	defer func() {
+		srv.Close()
+		<-serveDone
+	}()
+	if serving != nil {
+		serving()
+	}
 	select {
-	case res := <-h.result:
-		if res.err != nil {
-			return "", "", res.err
-		}
-		return res.code, verifier, nil
+	case res := <-cb.result:
+		return res.code, res.err
 	case <-serveDone:
-		return "", "", stepErrorf(StepAuthorization, "the loopback server for the redirect stopped: %w", serveErr)
+		return "", stepErrorf(StepAuthorization, "the loopback server for the redirect stopped: %w", serveErr)
+	case <-superseded:
+		return "", ErrSuperseded
 	case <-ctx.Done():
 		var lt *LoginTimeoutError
 		if cause := context.Cause(ctx); errors.As(cause, &lt) {
-			return "", "", &Error{Step: StepAuthorization, Err: cause}
+			return "", &Error{Step: StepAuthorization, Err: cause}
 		}
-		return "", "", stepErrorf(StepAuthorization, "no answer came from the browser: %w", context.Cause(ctx))
+		return "", stepErrorf(StepAuthorization, "no answer came from the browser: %w", context.Cause(ctx))
 	}
 }
 
@@ -196,6 +203,13 @@ type callbackHandler struct {
 
 	done   atomic.Bool         // set by the first decisive callback
 	result chan callbackResult // 1-buffered; only the callback that set done sends
+}
+
+// newCallbackHandler serves the redirect to redirect of a request with
+// state to md's authorization server.
+func newCallbackHandler(redirect *url.URL, state string, md *ServerMetadata) *callbackHandler {
+	return &callbackHandler{path: cmp.Or(redirect.Path, "/"), host: redirect.Host, state: state, issuer: md.Issuer,
+		issRequired: md.AuthorizationResponseIssParameterSupported, result: make(chan callbackResult, 1)}
 }
 
 func (h *callbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

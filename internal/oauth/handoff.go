@@ -28,7 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -186,41 +185,12 @@ func (h *HandOff) Complete(ctx context.Context, ln net.Listener, hc *http.Client
 	}
 	ctx, cancel := context.WithDeadlineCause(ctx, h.Expires, &LoginTimeoutError{Timeout: time.Until(h.Expires).Round(time.Second)})
 	defer cancel()
-	cb := &callbackHandler{path: redirect.Path, host: redirect.Host, state: h.State, issuer: h.Metadata.Issuer,
-		issRequired: h.Metadata.AuthorizationResponseIssParameterSupported, result: make(chan callbackResult, 1)}
-	cb.path = cmp.Or(cb.path, "/")
+	cb := newCallbackHandler(redirect, h.State, h.Metadata)
 	superseded := make(chan struct{})
 	start := &startHandler{h: h, host: redirect.Host, next: cb, cancel: sync.OnceFunc(func() { close(superseded) })}
-	srv := &http.Server{Handler: start, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
-	serveDone := make(chan struct{})
-	var serveErr error
-	// The login keeper's loopback server: stopped by srv.Close below, on
-	// every return path, which waits for it.
-	go func() {
-		serveErr = srv.Serve(ln)
-		close(serveDone)
-	}()
-	defer func() {
-		srv.Close()
-		<-serveDone
-	}()
-	var code string
-	select {
-	case res := <-cb.result:
-		if res.err != nil {
-			return res.err
-		}
-		code = res.code
-	case <-serveDone:
-		return stepErrorf(StepAuthorization, "the loopback server for the redirect stopped: %w", serveErr)
-	case <-superseded:
-		return ErrSuperseded
-	case <-ctx.Done():
-		var lt *LoginTimeoutError
-		if cause := context.Cause(ctx); errors.As(cause, &lt) {
-			return &Error{Step: StepAuthorization, Err: cause}
-		}
-		return stepErrorf(StepAuthorization, "no answer came from the browser: %w", context.Cause(ctx))
+	code, err := awaitCode(ctx, ln, start, cb, superseded, nil)
+	if err != nil {
+		return err
 	}
 	client := h.Client
 	tok, err := ExchangeCode(ctx, hc, h.Metadata, &client, code, h.Verifier, h.RedirectURI, h.Resource)
