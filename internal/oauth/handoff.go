@@ -21,9 +21,7 @@ package oauth
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -297,8 +295,7 @@ func (p *Pending) waiting() bool {
 }
 
 func (s *Store) pendingPath(server string) string {
-	sum := sha256.Sum256([]byte(server))
-	return filepath.Join(s.Dir, hex.EncodeToString(sum[:12])+".pending")
+	return filepath.Join(s.Dir, digest([]byte(server))[:24]+".pending") // the first 12 bytes of the SHA-256
 }
 
 // SavePending writes what is known of the login handed off for server.

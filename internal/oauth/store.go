@@ -3,8 +3,6 @@ package oauth
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -90,8 +88,7 @@ func (r *Record) slot() string {
 
 // account names r's place: its file's name, and its keychain item's.
 func (r *Record) account() string {
-	sum := sha256.Sum256([]byte(r.slot()))
-	return hex.EncodeToString(sum[:12])
+	return digest([]byte(r.slot()))[:24] // the first 12 bytes of the SHA-256
 }
 
 func (s *Store) path(r *Record) string {
