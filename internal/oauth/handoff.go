@@ -141,15 +141,9 @@ func (e *LoginPendingError) Error() string {
 // listener, to the caller's HandOff; the listener is closed here after.
 func (m *Manager) handOff(md *ServerMetadata, client *Client, scopes []string, resource string, cb callback) error {
 	verifier, err := NewVerifier()
-	if err != nil {
-		return &Error{Step: StepAuthorization, Err: err}
-	}
-	state, err := NewState()
-	if err != nil {
-		return &Error{Step: StepAuthorization, Err: err}
-	}
-	nonce, err := NewState()
-	if err != nil {
+	state, stateErr := NewState()
+	nonce, nonceErr := NewState()
+	if err := cmp.Or(err, stateErr, nonceErr); err != nil {
 		return &Error{Step: StepAuthorization, Err: err}
 	}
 	scope := strings.Join(scopes, " ")
