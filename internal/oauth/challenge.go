@@ -109,7 +109,8 @@ func (p *challengeParser) params(m map[string]string) {
 			p.skipElement()
 			continue
 		}
-		if name = strings.ToLower(name); !challengeHasParam(m, name) {
+		name = strings.ToLower(name)
+		if _, seen := m[name]; !seen {
 			m[name] = value
 		}
 		p.spaces()
@@ -117,11 +118,6 @@ func (p *challengeParser) params(m map[string]string) {
 			p.skipElement() // junk after the value
 		}
 	}
-}
-
-func challengeHasParam(m map[string]string, k string) bool {
-	_, ok := m[k]
-	return ok
 }
 
 // separators skips whitespace and commas (empty list elements are allowed,
