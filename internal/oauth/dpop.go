@@ -4,7 +4,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -90,8 +89,7 @@ func (k *DPoPKey) String() string {
 // Thumbprint is the key's JWK SHA-256 thumbprint (RFC 7638), the jkt a
 // bound token's cnf claim carries.
 func (k *DPoPKey) Thumbprint() string {
-	sum := sha256.Sum256(k.jwk)
-	return base64.RawURLEncoding.EncodeToString(sum[:])
+	return S256(string(k.jwk)) // base64url of the SHA-256, as PKCE's challenge
 }
 
 type dpopClaims struct {
@@ -113,8 +111,7 @@ func (k *DPoPKey) Proof(method string, u *url.URL, accessToken string) (string, 
 	}
 	c := dpopClaims{Jti: jti, Htm: method, Htu: htu(u), Iat: time.Now().Unix(), Nonce: k.nonce(u)}
 	if accessToken != "" {
-		sum := sha256.Sum256([]byte(accessToken))
-		c.Ath = base64.RawURLEncoding.EncodeToString(sum[:])
+		c.Ath = S256(accessToken) // base64url of the SHA-256, as PKCE's challenge
 	}
 	claims, err := json.Marshal(c)
 	if err != nil {
