@@ -2,12 +2,5 @@
 
 package load
 
-import "time"
-
-// cpuSample is the CPU time used so far, unknown on this platform.
-type cpuSample struct {
-	self, children time.Duration
-	ok             bool
-}
-
+// cpuTime is unknown on this platform.
 func cpuTime() cpuSample { return cpuSample{} }

@@ -6,13 +6,6 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// cpuSample is the CPU time used so far: mcpv's own (the time of child
-// processes is not known here).
-type cpuSample struct {
-	self, children time.Duration
-	ok             bool
-}
-
 func cpuTime() cpuSample {
 	var created, exited, kernel, user windows.Filetime
 	if windows.GetProcessTimes(windows.CurrentProcess(), &created, &exited, &kernel, &user) != nil {

@@ -42,6 +42,15 @@ func newMonitor(r *run) *monitor {
 	return &monitor{r: r, every: every, cores: runtime.NumCPU(), sample: sampleNow}
 }
 
+// cpuSample is the CPU time used so far: mcpv's own, and that of the
+// child processes it has waited for (the stdio servers it started and
+// stopped), where the system tells them (Windows does not tell the
+// children's); ok is false where it is not known.
+type cpuSample struct {
+	self, children time.Duration
+	ok             bool
+}
+
 // sampleNow is mcpv's CPU time, and now.
 func sampleNow() (cpuSample, time.Time) { return cpuTime(), time.Now() }
 
