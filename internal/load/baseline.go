@@ -78,16 +78,14 @@ func (res *Result) Compare(base *Result) {
 		}
 		c.Figures = append(c.Figures, f)
 	}
-	lat := func(prefix string, now, then Stats) {
-		ok := now.Count > 0 && then.Count > 0
-		add(prefix+"p50", now.P50, then.P50, "ms", ok)
-		add(prefix+"p90", now.P90, then.P90, "ms", ok)
-		add(prefix+"p99", now.P99, then.P99, "ms", ok)
-		add(prefix+"p99.9", now.P999, then.P999, "ms", ok)
-		add(prefix+"max", now.Max, then.Max, "ms", ok)
-		add(prefix+"mean", now.Mean, then.Mean, "ms", ok)
-	}
-	lat("", res.Latency, base.Latency)
+	now, then := res.Latency, base.Latency
+	ok := now.Count > 0 && then.Count > 0
+	add("p50", now.P50, then.P50, "ms", ok)
+	add("p90", now.P90, then.P90, "ms", ok)
+	add("p99", now.P99, then.P99, "ms", ok)
+	add("p99.9", now.P999, then.P999, "ms", ok)
+	add("max", now.Max, then.Max, "ms", ok)
+	add("mean", now.Mean, then.Mean, "ms", ok)
 	add("rate", res.Throughput, base.Throughput, "/s", true)
 	add("errors", res.ErrorRate, base.ErrorRate, "share", true)
 	add("setup.p99", res.Setup.P99, base.Setup.P99, "ms", res.Setup.Count > 0 && base.Setup.Count > 0)
