@@ -53,7 +53,12 @@ func ParseThreshold(s string) (Threshold, error) {
 	if m == nil {
 		return bad("want METRIC OP VALUE, METRIC one of pNN, max, min, mean (of the operation, or setup.pNN...), errors, rate")
 	}
-	t := Threshold{Text: strings.TrimSpace(s), metric: m[1], op: m[2]}
+	t := Threshold{Text: strings.TrimSpace(s), op: m[2]}
+	t.prefix, t.metric = cut(m[1])
+	percentile := strings.HasPrefix(t.metric, "p")
+	if percentile {
+		t.quant, _ = strconv.ParseFloat(t.metric[1:], 64)
+	}
 	value := m[3]
 	if rel, ok := strings.CutSuffix(value, "%"); ok && (strings.HasPrefix(rel, "+") || strings.HasPrefix(rel, "-")) {
 		n, err := strconv.ParseFloat(rel, 64)
@@ -63,12 +68,8 @@ func ParseThreshold(s string) (Threshold, error) {
 		case err != nil || math.IsInf(n, 0) || math.IsNaN(n) || n <= -100:
 			return bad("want a change from the baseline: +10%, -5%")
 		}
-		t.prefix, t.metric = cut(t.metric)
-		if q, ok := strings.CutPrefix(t.metric, "p"); ok {
-			t.quant, _ = strconv.ParseFloat(q, 64)
-			if t.quant != 50 && t.quant != 90 && t.quant != 99 && t.quant != 99.9 {
-				return bad("a change from the baseline is of p50, p90, p99, p99.9, min, max or mean: the figures its report holds")
-			}
+		if percentile && t.quant != 50 && t.quant != 90 && t.quant != 99 && t.quant != 99.9 {
+			return bad("a change from the baseline is of p50, p90, p99, p99.9, min, max or mean: the figures its report holds")
 		}
 		t.relative, t.value = true, n/100
 		return t, nil
@@ -95,13 +96,8 @@ func ParseThreshold(s string) (Threshold, error) {
 		}
 		t.value = n
 	default:
-		t.prefix, t.metric = cut(t.metric)
-		if q, ok := strings.CutPrefix(t.metric, "p"); ok {
-			n, _ := strconv.ParseFloat(q, 64)
-			if n <= 0 || n > 100 {
-				return bad("a percentile is above 0 and at most 100")
-			}
-			t.quant = n
+		if percentile && (t.quant <= 0 || t.quant > 100) {
+			return bad("a percentile is above 0 and at most 100")
 		}
 		d, err := time.ParseDuration(value)
 		if err != nil || d < 0 {
