@@ -10,7 +10,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -178,10 +177,4 @@ func validNonce(n string) bool {
 		}
 	}
 	return len(n) <= 1024
-}
-
-// supportsES256 reports whether an authorization server's metadata allows
-// ES256 proofs; a server that publishes no list may still accept them.
-func (md *ServerMetadata) supportsES256() bool {
-	return len(md.DPoPSigningAlgs) == 0 || slices.Contains(md.DPoPSigningAlgs, "ES256")
 }

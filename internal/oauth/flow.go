@@ -100,9 +100,10 @@ func (m *Manager) discover(ctx context.Context, ch *Challenge) (*ResourceMetadat
 }
 
 // newDPoPFor is a new DPoP key for a token of md, which must take ES256
-// proofs, with the nonces prev (the session's key) was given.
+// proofs (a server that publishes no list of algorithms may), with the
+// nonces prev (the session's key) was given.
 func newDPoPFor(md *ServerMetadata, prev *DPoPKey) (*DPoPKey, error) {
-	if !md.supportsES256() {
+	if len(md.DPoPSigningAlgs) > 0 && !slices.Contains(md.DPoPSigningAlgs, "ES256") {
 		return nil, &Error{Step: StepToken, Description: fmt.Sprintf("the resource asks for DPoP-bound tokens and the authorization server %s accepts no ES256 proofs (it lists %s)",
 			messageSafe(md.Issuer), messageSafe(strings.Join(md.DPoPSigningAlgs, ", ")))}
 	}
