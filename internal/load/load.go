@@ -140,7 +140,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	cfg.Concurrency = max(cfg.Concurrency, 1)
 	if len(cfg.Stages) > 0 && !cfg.Stages[0].Rate {
-		cfg.Concurrency = max(cfg.Concurrency, maxSessions(cfg.Stages))
+		most := 0.0 // the most sessions the stages ask for at once
+		for _, st := range cfg.Stages {
+			most = max(most, st.Target)
+		}
+		cfg.Concurrency = max(cfg.Concurrency, int(most))
 	}
 	if len(cfg.Steps) > 0 {
 		cfg.Ops = make([]Op, len(cfg.Steps))

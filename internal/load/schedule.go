@@ -163,15 +163,6 @@ func (s *schedule) level(elapsed time.Duration) int {
 	return int(from)
 }
 
-// maxSessions is the most sessions stages ask for at once.
-func maxSessions(stages []Stage) int {
-	n := 0.0
-	for _, st := range stages {
-		n = max(n, st.Target)
-	}
-	return int(n)
-}
-
 // describe says what the schedule is, for the report: "closed loop, 16
 // sessions", "200/s with up to 16 sessions", "stages 30s:16 1m:16 10s:0".
 func (p Plan) describe() string {
