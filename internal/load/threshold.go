@@ -129,7 +129,11 @@ func (res *Result) Check(ts []Threshold) bool {
 			base, known := res.baselineValue(t)
 			limit = base * (1 + t.value)
 			if known {
-				shown += fmt.Sprintf(" (baseline %s, %s)", res.show(t, base), changeOf(v, base))
+				change := "-"
+				if base != 0 {
+					change = signedPercent(v/base - 1)
+				}
+				shown += fmt.Sprintf(" (baseline %s, %s)", res.show(t, base), change)
 			} else {
 				measured, shown = false, shown+" (not in the baseline)"
 			}
@@ -161,14 +165,6 @@ func (res *Result) show(t Threshold, v float64) string {
 		return fmt.Sprintf("%.1f/s", v)
 	}
 	return FormatMS(v)
-}
-
-// changeOf is v's change from base, as +8.9%.
-func changeOf(v, base float64) string {
-	if base == 0 {
-		return "-"
-	}
-	return signedPercent(v/base - 1)
 }
 
 // value is what t measures in res, shown as t writes it; false when the
