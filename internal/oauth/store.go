@@ -51,7 +51,7 @@ type Record struct {
 // Store keeps records as files in Dir (mode 0700), one per issuer and
 // resource (mode 0600), written atomically; a record of a resource the user
 // gave or left out is kept apart from the discovered one's, per server too
-// (slot). A record is changed only under
+// (account). A record is changed only under
 // its lock, so two mcpv processes never refresh the same token at once.
 // Root is the state root above Dir: every directory from Root down to Dir
 // must be the user's alone (internal/safedir), or the store is not used,
@@ -76,19 +76,16 @@ func (s *Store) mkdir() error {
 	return safedir.MkdirAll(cmp.Or(s.Root, s.Dir), s.Dir)
 }
 
-// slot names the file of r: its issuer and resource, and for a resource
-// the user gave or left out, also the server and how, so that such a token
-// never takes the place of another.
-func (r *Record) slot() string {
-	if r.ResourceParam == ResourceDiscovered {
-		return r.Issuer + "\n" + r.Resource
-	}
-	return r.Issuer + "\n" + r.Resource + "\n" + r.Server + "\n" + r.ResourceParam
-}
-
-// account names r's place: its file's name, and its keychain item's.
+// account names r's place (its file's name, and its keychain item's) by
+// its issuer and resource, and for a resource the user gave or left out,
+// also the server and how, so that such a token never takes the place of
+// another.
 func (r *Record) account() string {
-	return digest([]byte(r.slot()))[:24] // the first 12 bytes of the SHA-256
+	slot := r.Issuer + "\n" + r.Resource
+	if r.ResourceParam != ResourceDiscovered {
+		slot += "\n" + r.Server + "\n" + r.ResourceParam
+	}
+	return digest([]byte(slot))[:24] // the first 12 bytes of the SHA-256
 }
 
 func (s *Store) path(r *Record) string {
