@@ -222,10 +222,8 @@ func (m *Manager) handOffDevice(ctx context.Context, md *ServerMetadata, client 
 		life = min(life, bound)
 	}
 	expires := time.Now().Add(life)
-	stored := *client
-	stored.Key, stored.DPoP = nil, nil
 	h := &HandOff{Server: m.server, Issuer: md.Issuer, Resource: resource, ResourceParam: m.opts.Want.param(), AskedScope: scope,
-		Metadata: md, Client: stored, Device: dc, Expires: expires}
+		Metadata: md, Client: client.kept(), Device: dc, Expires: expires}
 	if err := m.opts.HandOff(h, nil); err != nil {
 		return &Error{Step: StepAuthorization, Err: fmt.Errorf("handing the login to a process that waits for it: %w", err)}
 	}

@@ -156,11 +156,8 @@ func (m *Manager) grant(ctx context.Context, md *ServerMetadata, client *Client,
 // under the record's lock, and uses it.
 func (m *Manager) save(ctx context.Context, md *ServerMetadata, client *Client, tok *Token, scopes []string, resource string, dpop *DPoPKey) error {
 	tok.Scope = cmp.Or(tok.Scope, strings.Join(scopes, " "))
-	stored := *client
-	stored.Key = nil
-	stored.DPoP = nil
 	rec := &Record{Server: m.server, Issuer: md.Issuer, Resource: resource, ResourceParam: m.opts.Want.param(),
-		AskedScope: strings.Join(scopes, " "), Metadata: md, Client: stored, Token: *tok, Grant: m.opts.Grant, Updated: time.Now()}
+		AskedScope: strings.Join(scopes, " "), Metadata: md, Client: client.kept(), Token: *tok, Grant: m.opts.Grant, Updated: time.Now()}
 	if dpop != nil && tok.TokenType == "DPoP" {
 		rec.DPoPKey = dpop.String()
 	}

@@ -155,11 +155,8 @@ func (m *Manager) handOff(md *ServerMetadata, client *Client, scopes []string, r
 	if wait <= 0 {
 		wait = DefaultHandOffWait
 	}
-	stored := *client
-	stored.Key = nil
-	stored.DPoP = nil
 	h := &HandOff{Server: m.server, Issuer: md.Issuer, Resource: resource, ResourceParam: m.opts.Want.param(), AskedScope: scope,
-		Metadata: md, Client: stored, RedirectURI: cb.uri, State: state, Verifier: verifier, AuthURL: authURL, Nonce: nonce,
+		Metadata: md, Client: client.kept(), RedirectURI: cb.uri, State: state, Verifier: verifier, AuthURL: authURL, Nonce: nonce,
 		Expires: time.Now().Add(wait)}
 	if err := m.opts.HandOff(h, cb.ln); err != nil {
 		return &Error{Step: StepAuthorization, Err: fmt.Errorf("handing the login to a process that waits for it: %w", err)}

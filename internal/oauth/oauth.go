@@ -159,6 +159,13 @@ type Client struct {
 	RedirectURIs []string `json:"redirect_uris,omitempty"` // as registered
 }
 
+// kept is c as a record or a hand-off keeps it: without its key, which is
+// never stored, and its DPoP key, kept apart.
+func (c Client) kept() Client {
+	c.Key, c.DPoP = nil, nil
+	return c
+}
+
 // Token is what a token endpoint granted.
 type Token struct {
 	AccessToken  string    `json:"access_token"`
