@@ -53,8 +53,12 @@ func ParseThreshold(s string) (Threshold, error) {
 	if m == nil {
 		return bad("want METRIC OP VALUE, METRIC one of pNN, max, min, mean (of the operation, or setup.pNN...), errors, rate")
 	}
-	t := Threshold{Text: strings.TrimSpace(s), op: m[2]}
-	t.prefix, t.metric = cut(m[1])
+	t := Threshold{Text: strings.TrimSpace(s), metric: m[1], op: m[2]}
+	for _, p := range []string{"setup.", "close."} {
+		if rest, ok := strings.CutPrefix(t.metric, p); ok {
+			t.prefix, t.metric = p, rest
+		}
+	}
 	percentile := strings.HasPrefix(t.metric, "p")
 	if percentile {
 		t.quant, _ = strconv.ParseFloat(t.metric[1:], 64)
@@ -106,15 +110,6 @@ func ParseThreshold(s string) (Threshold, error) {
 		t.value = float64(d) / float64(time.Millisecond)
 	}
 	return t, nil
-}
-
-func cut(metric string) (prefix, rest string) {
-	for _, p := range []string{"setup.", "close."} {
-		if r, ok := strings.CutPrefix(metric, p); ok {
-			return p, r
-		}
-	}
-	return "", metric
 }
 
 // Check holds the result to the thresholds, records what each found in
