@@ -171,10 +171,5 @@ func (k *DPoPKey) keepNonces(from *DPoPKey) {
 
 // validNonce: RFC 9449 §8.1, nonce = 1*NQCHAR (visible ASCII but " and \).
 func validNonce(n string) bool {
-	for i := range len(n) {
-		if c := n[i]; c < 0x21 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return len(n) <= 1024
+	return plainASCII(n) && !strings.ContainsAny(n, `"\`) && len(n) <= 1024
 }
