@@ -84,14 +84,11 @@ func Read(path string, file io.ReaderAt, size int64, order Order, seed uint64) (
 	if order != InOrder && order != Random {
 		return nil, errkind.Usagef("--data-order %q: want sequential or random", order)
 	}
-	var err error
-	r := io.NewSectionReader(file, 0, size)
+	index := s.indexLines
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
-		err = s.indexCSV(r)
-	} else {
-		err = s.indexLines(r)
+		index = s.indexCSV
 	}
-	if err != nil {
+	if err := index(io.NewSectionReader(file, 0, size)); err != nil {
 		return nil, errkind.Usagef("--data %s%v", path, err)
 	}
 	if len(s.rows) == 0 {
