@@ -178,8 +178,7 @@ func authorizationURL(r AuthorizeRequest, state, challenge string) (string, erro
 	q.Set("state", state)
 	q.Set("code_challenge", challenge)
 	q.Set("code_challenge_method", "S256") // RFC 7636 §4.3; MCP requires S256
-	setParamIfSet(q, "resource", r.Resource)
-	setParamIfSet(q, "scope", r.Scope)
+	setParamsIfSet(q, "resource", r.Resource, "scope", r.Scope)
 	u.RawQuery = q.Encode()
 	u.Fragment, u.RawFragment = "", "" // §3.1: the endpoint has none
 	return u.String(), nil

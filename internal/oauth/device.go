@@ -94,7 +94,7 @@ func pollDevice(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Cli
 			return nil, over
 		}
 		form := url.Values{"grant_type": {GrantTypeDeviceCode}, "device_code": {dc.DeviceCode}}
-		setParamIfSet(form, "resource", resource)
+		setParamsIfSet(form, "resource", resource)
 		pctx, cancel := context.WithTimeout(ctx, left)
 		tok, err := postTokenForm(pctx, hc, md, c, form, scope, true)
 		expired := ctx.Err() == nil && pctx.Err() != nil
@@ -135,8 +135,7 @@ func askDeviceCode(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 	if err := authenticateClient(header, form, md, c); err != nil {
 		return nil, &Error{Step: StepAuthorization, Err: err}
 	}
-	setParamIfSet(form, "scope", scope)
-	setParamIfSet(form, "resource", resource)
+	setParamsIfSet(form, "scope", scope, "resource", resource)
 	resp, body, _, err := postForm(ctx, hc, StepAuthorization, md.DeviceAuthorizationEndpoint, header, form, nil)
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ func ExchangeCode(ctx context.Context, hc *http.Client, md *ServerMetadata, c *C
 		"code_verifier": {verifier},
 		"redirect_uri":  {redirectURI},
 	}
-	setParamIfSet(form, "resource", resource)
+	setParamsIfSet(form, "resource", resource)
 	return postTokenForm(ctx, hc, md, c, form, "", true)
 }
 
@@ -43,8 +43,7 @@ func Refresh(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client
 		"grant_type":    {"refresh_token"},
 		"refresh_token": {refreshToken},
 	}
-	setParamIfSet(form, "resource", resource)
-	setParamIfSet(form, "scope", scope)
+	setParamsIfSet(form, "resource", resource, "scope", scope)
 	tok, err := postTokenForm(ctx, hc, md, c, form, scope, true)
 	if err != nil {
 		return nil, err
@@ -57,15 +56,17 @@ func Refresh(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client
 // which needs a confidential client.
 func ClientCredentials(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, resource, scope string) (*Token, error) {
 	form := url.Values{"grant_type": {"client_credentials"}}
-	setParamIfSet(form, "resource", resource)
-	setParamIfSet(form, "scope", scope)
+	setParamsIfSet(form, "resource", resource, "scope", scope)
 	return postTokenForm(ctx, hc, md, c, form, scope, true)
 }
 
-// setParamIfSet sets an optional parameter, leaving it out when empty.
-func setParamIfSet(form url.Values, k, v string) {
-	if v != "" {
-		form.Set(k, v)
+// setParamsIfSet sets optional parameters, each name followed by its
+// value, leaving out those whose value is empty.
+func setParamsIfSet(form url.Values, nameValues ...string) {
+	for i := 0; i+1 < len(nameValues); i += 2 {
+		if v := nameValues[i+1]; v != "" {
+			form.Set(nameValues[i], v)
+		}
 	}
 }
 

@@ -37,8 +37,7 @@ func ExchangeIDToken(ctx context.Context, hc *http.Client, idp IdentityProvider,
 		"subject_token_type":   {tokenTypeIDToken},
 		"audience":             {audience},
 	}
-	setParamIfSet(form, "resource", resource)
-	setParamIfSet(form, "scope", scope)
+	setParamsIfSet(form, "resource", resource, "scope", scope)
 	md := &ServerMetadata{Issuer: idp.TokenEndpoint, TokenEndpoint: idp.TokenEndpoint}
 	tok, err := postTokenForm(ctx, hc, md, &Client{ID: idp.ClientID, AuthMethod: AuthNone}, form, scope, false)
 	if err != nil {
@@ -52,7 +51,6 @@ func ExchangeIDToken(ctx context.Context, hc *http.Client, idp IdentityProvider,
 // registered.
 func JWTBearer(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, assertion, resource, scope string) (*Token, error) {
 	form := url.Values{"grant_type": {grantJWTBearer}, "assertion": {assertion}}
-	setParamIfSet(form, "resource", resource)
-	setParamIfSet(form, "scope", scope)
+	setParamsIfSet(form, "resource", resource, "scope", scope)
 	return postTokenForm(ctx, hc, md, c, form, scope, true)
 }
