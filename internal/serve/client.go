@@ -203,12 +203,7 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	send := func(ctx context.Context) (json.RawMessage, error) {
 		return up.send(ctx, method, params, c.withLogLevel)
 	}
-	var res json.RawMessage
-	if isList(method) {
-		res, mark, err = up.lists.do(ctx, method+"\x00"+string(c.withLogLevel(params)), mark, send)
-	} else {
-		res, err = send(ctx)
-	}
+	res, mark, err := up.lists.do(ctx, method, c.withLogLevel(params), mark, send)
 	if err != nil {
 		return nil, rpcError(err)
 	}

@@ -172,12 +172,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		ctx = up.withParamHeaders(ctx, method, params)
 	}
 	mark := up.pinMark()
-	var res json.RawMessage
-	if isList(method) {
-		res, mark, err = up.lists.do(ctx, method+"\x00"+string(fwd), mark, func(ctx context.Context) (json.RawMessage, error) { return up.conn.Forward(ctx, method, fwd) })
-	} else {
-		res, err = up.conn.Forward(ctx, method, fwd)
-	}
+	res, mark, err := up.lists.do(ctx, method, fwd, mark, func(ctx context.Context) (json.RawMessage, error) { return up.conn.Forward(ctx, method, fwd) })
 	if err != nil {
 		return nil, rpcError(err)
 	}

@@ -28,17 +28,15 @@ type listFlight struct {
 	cancel  context.CancelFunc
 }
 
-// isList reports whether method is one of the lists whose requests are
-// shared.
-func isList(method string) bool {
-	_, ok := mcp.ListOf(method)
-	return ok
-}
-
-// do is send's answer to the request key, shared with the askers of the
-// same request in flight now, and the pin's mark it was asked at (mark,
-// for the one that sends it).
-func (l *sharedLists) do(ctx context.Context, key string, mark uint64, send func(context.Context) (json.RawMessage, error)) (json.RawMessage, uint64, error) {
+// do is send's answer to method, asked with params, and the pin's mark it
+// was asked at (mark, for the one that sends it). A list's is shared with
+// the askers of the same request (method, params) in flight now.
+func (l *sharedLists) do(ctx context.Context, method string, params json.RawMessage, mark uint64, send func(context.Context) (json.RawMessage, error)) (json.RawMessage, uint64, error) {
+	if _, ok := mcp.ListOf(method); !ok {
+		res, err := send(ctx)
+		return res, mark, err
+	}
+	key := method + "\x00" + string(params)
 	l.mu.Lock()
 	f := l.flights[key]
 	if f == nil {
