@@ -16,6 +16,7 @@ package gateway
 // (route.go).
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -299,10 +300,7 @@ func (f *front) fetchPage(ctx context.Context, m *Member, method string, params 
 	if cursor != "" {
 		p = rawjson.With(p, "cursor", rawjson.Marshal(cursor))
 	}
-	wait := g.ListWait
-	if wait <= 0 {
-		wait = DefaultListWait
-	}
+	wait := cmp.Or(max(g.ListWait, 0), DefaultListWait)
 	pctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	pctx, _ = mcp.SeparateResultMembers(pctx)
