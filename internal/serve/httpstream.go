@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
@@ -34,12 +35,7 @@ type stream struct {
 // pace gives st the handler's stall and keep-alive.
 func (h *HTTPHandler) pace(st *stream) *stream {
 	st.stall = h.Stall
-	switch {
-	case h.KeepAlive == 0:
-		st.keepAlive = DefaultKeepAlive
-	case h.KeepAlive > 0:
-		st.keepAlive = h.KeepAlive
-	}
+	st.keepAlive = max(cmp.Or(h.KeepAlive, DefaultKeepAlive), 0)
 	return st
 }
 
@@ -63,10 +59,7 @@ type outMsg struct {
 // takes nothing for the stream's stall has gone, as one that hangs up
 // has: whatever it was sent, it holds no more than what waits for it.
 func (st *stream) answer(w http.ResponseWriter, r *http.Request, id json.RawMessage, closed <-chan struct{}, events bool) bool {
-	stall := st.stall
-	if stall <= 0 {
-		stall = DefaultStall
-	}
+	stall := cmp.Or(max(st.stall, 0), DefaultStall)
 	sw := &stallWriter{w: w, rc: http.NewResponseController(w), stall: stall, stalled: st.stalled, told: st.told}
 	defer sw.done()
 	started := false
