@@ -22,7 +22,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -306,8 +305,6 @@ func (f *front) fetchPage(ctx context.Context, m *Member, method string, params 
 	pctx, _ = mcp.SeparateResultMembers(pctx)
 	res, err := f.pass(pctx, m, method, p)
 	if err != nil {
-		var down *errDown
-		var rerr *mcp.RPCError
 		switch {
 		case ctx.Err() != nil:
 			return nil, context.Cause(ctx)
@@ -315,10 +312,8 @@ func (f *front) fetchPage(ctx context.Context, m *Member, method string, params 
 			// Down, or not up yet: its state is said on its own.
 		case pctx.Err() != nil:
 			g.sayOnce(fmt.Sprintf("serve: server %q did not answer %s within %v: its items are left out of the list until it does", m.Name, method, wait))
-		case errors.As(err, &down):
-		case errors.As(err, &rerr) && rerr.Code == mcp.CodeMethodNotFound:
 		default:
-			g.sayOnce(fmt.Sprintf("serve: server %q failed %s (%s): its items are left out", m.Name, method, safetext.Clip(safetext.Line(err.Error()), 300)))
+			g.failed(m, method, err)
 		}
 		return nil, nil
 	}
