@@ -3,8 +3,6 @@ package servetest
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,9 +34,7 @@ func ListenServerTelling(t testing.TB, era string, subscribed func(uri string)) 
 			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, Text: uri}}}, nil
 		})
 	}
-	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: era == "modern"}))
-	t.Cleanup(ts.Close)
-	return s, ts.URL
+	return s, Streamable(t, s, era)
 }
 
 // SubscriptionID is the subscription a notification says it belongs to.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -55,7 +53,5 @@ func PairServer(t testing.TB, n int) string {
 		}
 		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: text}}}}, nil
 	})
-	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
-	t.Cleanup(ts.Close)
-	return ts.URL
+	return Streamable(t, s, "legacy")
 }

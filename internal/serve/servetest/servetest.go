@@ -55,9 +55,13 @@ func DemoStdio() *connect.Settings {
 // for the modern era, which has no sessions.
 func DemoURL(t testing.TB, era string) string {
 	t.Helper()
-	server := demoserver.New()
-	opts := &sdk.StreamableHTTPOptions{Stateless: era == "modern"}
-	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, opts))
+	return Streamable(t, demoserver.New(), era)
+}
+
+// Streamable serves s over Streamable HTTP (stateless for era modern)
+// until the test ends, and is its URL.
+func Streamable(t testing.TB, s *sdk.Server, era string) string {
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: era == "modern"}))
 	t.Cleanup(ts.Close)
 	return ts.URL
 }
