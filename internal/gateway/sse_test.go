@@ -36,7 +36,7 @@ func TestGatewaySSE(t *testing.T) {
 			t.Fatal(err)
 		}
 		sess := mcp.NewSession(tr, mcp.SessionOptions{})
-		c := servetest.Initialize(t, sess, "legacy")
+		c := servetest.InitializeDeclaring(t, sess, "legacy", servetest.ClientCaps)
 		if got := strings.Join(listAll(t, c, "tools/list", "tools"), " "); got != tt.want {
 			t.Errorf("%s at %s: tools %s, want %s", tt.token, tt.path, got, tt.want)
 		}

@@ -127,7 +127,7 @@ func TestHTTPBearerAndOrigin(t *testing.T) {
 		}
 	}
 	tr, _ := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: url, Mode: mcp.ModeStreamable, Header: http.Header{"Authorization": {"Bearer let-me-in"}}})
-	c := servetest.Initialize(t, mcp.NewSession(tr, mcp.SessionOptions{}), "legacy")
+	c := servetest.InitializeDeclaring(t, mcp.NewSession(tr, mcp.SessionOptions{}), "legacy", servetest.ClientCaps)
 	servetest.Call(t, c, "tools/list", `{}`)
 	c.Close(context.Background())
 }

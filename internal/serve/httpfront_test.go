@@ -285,7 +285,7 @@ func TestPath(t *testing.T) {
 	tr, _ := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: base + "/api/v1/mcp", Mode: mcp.ModeStreamable, Header: http.Header{"Authorization": {"Bearer let-me-in"}}})
 	sess := mcp.NewSession(tr, mcp.SessionOptions{})
 	t.Cleanup(func() { sess.Close(context.Background()) })
-	c := servetest.Initialize(t, sess, "legacy")
+	c := servetest.InitializeDeclaring(t, sess, "legacy", servetest.ClientCaps)
 	if res := servetest.Call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"at the path"}}`); !strings.Contains(string(res), "at the path") {
 		t.Errorf("call: %s", res)
 	}

@@ -166,7 +166,7 @@ func TestSSEClients(t *testing.T) {
 		}
 		rec := &servetest.Recorder{Transport: tr}
 		sess := mcp.NewSession(rec, mcp.SessionOptions{})
-		c := servetest.Initialize(t, sess, "legacy")
+		c := servetest.InitializeDeclaring(t, sess, "legacy", servetest.ClientCaps)
 		if !strings.Contains(string(servetest.Call(t, c, "tools/list", `{}`)), `"echo"`) {
 			t.Errorf("%s: no echo tool", mode)
 		}
@@ -194,7 +194,7 @@ func TestSSEClients(t *testing.T) {
 	tr, _ := mcp.NewHTTPTransport(mcp.HTTPOptions{URL: base + "/mcp", Mode: mcp.ModeStreamable, Header: auth})
 	sess := mcp.NewSession(tr, mcp.SessionOptions{})
 	defer sess.Close(context.Background())
-	c := servetest.Initialize(t, sess, "legacy")
+	c := servetest.InitializeDeclaring(t, sess, "legacy", servetest.ClientCaps)
 	if res := servetest.Call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"streamable beside"}}`); !strings.Contains(string(res), "streamable beside") {
 		t.Errorf("Streamable HTTP beside: %s", res)
 	}
@@ -401,7 +401,7 @@ func TestSSEBesidePath(t *testing.T) {
 	}
 	sess := mcp.NewSession(tr, mcp.SessionOptions{})
 	defer sess.Close(context.Background())
-	c := servetest.Initialize(t, sess, "legacy")
+	c := servetest.InitializeDeclaring(t, sess, "legacy", servetest.ClientCaps)
 	if res := servetest.Call(t, c, "tools/call", `{"name":"echo","arguments":{"message":"beside the path"}}`); !strings.Contains(string(res), "beside the path") {
 		t.Errorf("call: %s", res)
 	}

@@ -206,13 +206,8 @@ func StdioClientDeclaring(t testing.TB, srv Streamer, era, caps string) (*mcp.Cl
 	return InitializeDeclaring(t, sess, era, caps), rec
 }
 
-// Initialize initializes a client on sess in era, declaring ClientCaps.
-func Initialize(t testing.TB, sess *mcp.Session, era string) *mcp.Client {
-	t.Helper()
-	return InitializeDeclaring(t, sess, era, ClientCaps)
-}
-
-// InitializeDeclaring is Initialize declaring caps.
+// InitializeDeclaring initializes a client on sess in era, declaring
+// caps.
 func InitializeDeclaring(t testing.TB, sess *mcp.Session, era, caps string) *mcp.Client {
 	t.Helper()
 	opts := mcp.ClientOptions{Info: mcp.Implementation{Name: "downstream", Version: "1"}, Capabilities: json.RawMessage(caps)}
@@ -251,7 +246,7 @@ func httpClient(t testing.TB, url, era, who string, header http.Header) (*mcp.Cl
 	rec := &Recorder{Transport: tr}
 	sess := mcp.NewSession(rec, mcp.SessionOptions{Handler: Answers(who)})
 	t.Cleanup(func() { sess.Close(context.Background()) })
-	return Initialize(t, sess, era), rec
+	return InitializeDeclaring(t, sess, era, ClientCaps), rec
 }
 
 // Call sends a request, which must succeed.
