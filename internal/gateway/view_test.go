@@ -74,11 +74,11 @@ func TestGatewayViewsByToken(t *testing.T) {
 	if got := strings.Join(listAll(t, alpha, "tools/list", "tools"), " "); got != "add" {
 		t.Errorf("ci at /mcp/alpha: %s", got)
 	}
-	resp, _ := servetest.Post(t, base+"/beta", http.Header{"Authorization": {"Bearer ci-token"}, "Content-Type": {"application/json"}, "Accept": {servetest.AcceptBoth}}, servetest.LegacyInitialize)
+	resp, _ := servetest.Send(t, http.MethodPost, base+"/beta", http.Header{"Authorization": {"Bearer ci-token"}, "Content-Type": {"application/json"}, "Accept": {servetest.AcceptBoth}}, servetest.LegacyInitialize)
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("ci at /mcp/beta: %d, want 404", resp.StatusCode)
 	}
-	resp, _ = servetest.Post(t, base+"/beta", http.Header{"Authorization": {"Bearer desktop-token"}, "Content-Type": {"application/json"}, "Accept": {servetest.AcceptBoth}}, servetest.LegacyInitialize)
+	resp, _ = servetest.Send(t, http.MethodPost, base+"/beta", http.Header{"Authorization": {"Bearer desktop-token"}, "Content-Type": {"application/json"}, "Accept": {servetest.AcceptBoth}}, servetest.LegacyInitialize)
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("desktop at /mcp/beta: %d, want 200", resp.StatusCode)
 	}
@@ -106,7 +106,7 @@ func TestGatewaySessionIsItsTokens(t *testing.T) {
 	_, base := gatewayHTTP(t, g, clients)
 	for _, path := range []string{"", "/alpha"} {
 		h := http.Header{"Authorization": {"Bearer one"}, "Content-Type": {"application/json"}, "Accept": {servetest.AcceptBoth}}
-		resp, _ := servetest.Post(t, base+path, h, servetest.LegacyInitialize)
+		resp, _ := servetest.Send(t, http.MethodPost, base+path, h, servetest.LegacyInitialize)
 		sid := resp.Header.Get("Mcp-Session-Id")
 		if sid == "" {
 			t.Fatalf("%s: no session", path)
@@ -114,12 +114,12 @@ func TestGatewaySessionIsItsTokens(t *testing.T) {
 		h2 := h.Clone()
 		h2.Set("Authorization", "Bearer two")
 		h2.Set("Mcp-Session-Id", sid)
-		resp, _ = servetest.Post(t, base+path, h2, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
+		resp, _ = servetest.Send(t, http.MethodPost, base+path, h2, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: another token's session: %d, want 404", path, resp.StatusCode)
 		}
 		h.Set("Mcp-Session-Id", sid)
-		resp, _ = servetest.Post(t, base+path, h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		resp, _ = servetest.Send(t, http.MethodPost, base+path, h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		if resp.StatusCode != http.StatusAccepted {
 			t.Errorf("%s: its own token: %d", path, resp.StatusCode)
 		}

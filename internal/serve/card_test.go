@@ -123,7 +123,7 @@ func TestCardVersionsAreDiscovers(t *testing.T) {
 			if mcp.IsModern(v) {
 				continue
 			}
-			_, init := servetest.Post(t, u, http.Header{"Accept": {servetest.AcceptBoth}, "Content-Type": {"application/json"}},
+			_, init := servetest.Send(t, http.MethodPost, u, http.Header{"Accept": {servetest.AcceptBoth}, "Content-Type": {"application/json"}},
 				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+v+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
 			if !strings.Contains(init, `"protocolVersion":"`+v+`"`) {
 				t.Errorf("%s: initialize in %s: %s", era, v, init)

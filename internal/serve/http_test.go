@@ -193,7 +193,7 @@ func postMessage(t *testing.T, url, sid, accept, body string) (*http.Response, s
 	if sid != "" {
 		h.Set("Mcp-Session-Id", sid)
 	}
-	return servetest.Post(t, url, h, body)
+	return servetest.Send(t, http.MethodPost, url, h, body)
 }
 
 // initialized opens a legacy session on url and returns its id.
@@ -332,7 +332,7 @@ func TestRefusedConnectionClosed(t *testing.T) {
 		{"Authorization": {"Bearer wrong"}},
 		{"Origin": {"https://evil.example"}},
 	} {
-		resp, _ := servetest.Post(t, u, h, servetest.LegacyInitialize)
+		resp, _ := servetest.Send(t, http.MethodPost, u, h, servetest.LegacyInitialize)
 		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden || !resp.Close {
 			t.Errorf("%v: %d, close %v", h, resp.StatusCode, resp.Close)
 		}
@@ -364,7 +364,7 @@ func TestProtocolVersionHeader(t *testing.T) {
 		if tc.version != "" {
 			h.Set("Mcp-Protocol-Version", tc.version)
 		}
-		if resp, body := servetest.Post(t, url, h, ping); resp.StatusCode != tc.want {
+		if resp, body := servetest.Send(t, http.MethodPost, url, h, ping); resp.StatusCode != tc.want {
 			t.Errorf("POST ping with MCP-Protocol-Version %q: %d %s, want %d", tc.version, resp.StatusCode, body, tc.want)
 		}
 		if tc.want != http.StatusBadRequest {

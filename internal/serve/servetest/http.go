@@ -62,13 +62,7 @@ func ModernHeaders(body string, extra map[string]string) http.Header {
 // headers ModernHeaders makes of it and extra.
 func PostModern(t testing.TB, url, body string, extra map[string]string) (*http.Response, string) {
 	t.Helper()
-	return Post(t, url, ModernHeaders(body, extra), body)
-}
-
-// Post POSTs body to url with header, and reads the answer.
-func Post(t testing.TB, url string, header http.Header, body string) (*http.Response, string) {
-	t.Helper()
-	return Send(t, http.MethodPost, url, header, body)
+	return Send(t, http.MethodPost, url, ModernHeaders(body, extra), body)
 }
 
 // Send sends one request with header (its Host, when there is one, the
