@@ -203,7 +203,7 @@ func TestGatewayListen(t *testing.T) {
 		for _, side := range []string{"stdio", "http"} {
 			t.Run(upEra+"/"+side, func(t *testing.T) {
 				t.Parallel()
-				s, url := servetest.ListenServer(t, upEra)
+				s, url := servetest.ListenServer(t, upEra, nil)
 				g, _ := startGateway(t, testMember{name: "files", settings: servetest.Settings(url, upEra, nil), eager: true},
 					testMember{name: "bad", settings: servetest.FakeStdio("crash"), eager: true})
 				servetest.WaitFor(t, "both up", func() bool { return g.member("files").upNow() != nil && g.member("bad").upNow() != nil })
@@ -276,7 +276,7 @@ func TestGatewayTwoListensOfOneClient(t *testing.T) {
 	for _, upEra := range []string{"legacy", "modern"} {
 		t.Run(upEra, func(t *testing.T) {
 			t.Parallel()
-			s, url := servetest.ListenServer(t, upEra)
+			s, url := servetest.ListenServer(t, upEra, nil)
 			g, _ := startGateway(t, testMember{name: "files", settings: servetest.Settings(url, upEra, nil), eager: true})
 			servetest.WaitFor(t, "files up", func() bool { return g.member("files").upNow() != nil })
 			c, rec := servetest.StdioClient(t, g.Server(), "modern")
@@ -344,7 +344,7 @@ func TestGatewayTwoListensOfOneClient(t *testing.T) {
 // hears is the server's, not of a member coming up.
 func TestGatewayServerListChanged(t *testing.T) {
 	t.Parallel()
-	s, url := servetest.ListenServer(t, "legacy")
+	s, url := servetest.ListenServer(t, "legacy", nil)
 	g, _ := startGateway(t, testMember{name: "files", settings: servetest.Settings(url, "legacy", nil), eager: true},
 		testMember{name: "other", settings: twoTools(t, "other"), eager: true})
 	servetest.WaitFor(t, "both members up", func() bool { return g.member("files").upNow() != nil && g.member("other").upNow() != nil })

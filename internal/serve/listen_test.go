@@ -22,7 +22,7 @@ func TestListenThroughServe(t *testing.T) {
 		for _, side := range []string{"stdio", "http"} {
 			t.Run(upEra+"/"+side, func(t *testing.T) {
 				t.Parallel()
-				s, url := servetest.ListenServer(t, upEra)
+				s, url := servetest.ListenServer(t, upEra, nil)
 				srv := startServer(t, servetest.Settings(url, upEra, nil), nil, false)
 				var c *mcp.Client
 				var rec *servetest.Recorder
@@ -81,7 +81,7 @@ func TestGuardAppliesToListen(t *testing.T) {
 				t.Parallel()
 				var mu sync.Mutex
 				var subscribed []string
-				s, url := servetest.ListenServerTelling(t, upEra, func(uri string) { mu.Lock(); subscribed = append(subscribed, uri); mu.Unlock() })
+				s, url := servetest.ListenServer(t, upEra, func(uri string) { mu.Lock(); subscribed = append(subscribed, uri); mu.Unlock() })
 				srv := startServer(t, servetest.Settings(url, upEra, nil), Guards{{DenyResources: []string{"file:///b"}}}, false)
 				var c *mcp.Client
 				var rec *servetest.Recorder
@@ -135,7 +135,7 @@ func TestGuardAppliesToListen(t *testing.T) {
 // moment.
 func TestListenHeardFromItsAcknowledgement(t *testing.T) {
 	t.Parallel()
-	_, url := servetest.ListenServer(t, "legacy")
+	_, url := servetest.ListenServer(t, "legacy", nil)
 	member := startServer(t, servetest.Settings(url, "legacy", nil), nil, false)
 	heard := make(chan bool, 1)
 	front := &Server{Front: func(parent *Client) Front {

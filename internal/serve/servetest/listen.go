@@ -10,19 +10,15 @@ import (
 
 // ListenServer is a go-sdk server whose resources (file:///a and
 // file:///b) take subscriptions, with one tool, served over HTTP
-// (stateless for era modern).
-func ListenServer(t testing.TB, era string) (*sdk.Server, string) {
-	t.Helper()
-	return ListenServerTelling(t, era, func(string) {})
-}
-
-// ListenServerTelling is ListenServer telling subscribed each URI it is
-// asked to subscribe to.
-func ListenServerTelling(t testing.TB, era string, subscribed func(uri string)) (*sdk.Server, string) {
+// (stateless for era modern); subscribed, when not nil, is told each URI
+// it is asked to subscribe to.
+func ListenServer(t testing.TB, era string, subscribed func(uri string)) (*sdk.Server, string) {
 	t.Helper()
 	s := sdk.NewServer(&sdk.Implementation{Name: "listened", Version: "1"}, &sdk.ServerOptions{
 		SubscribeHandler: func(_ context.Context, r *sdk.SubscribeRequest) error {
-			subscribed(r.Params.URI)
+			if subscribed != nil {
+				subscribed(r.Params.URI)
+			}
 			return nil
 		},
 		UnsubscribeHandler: func(context.Context, *sdk.UnsubscribeRequest) error { return nil }})
