@@ -118,11 +118,8 @@ func (f *front) byName(ctx context.Context, method string, params json.RawMessag
 		l = mcp.Prompts
 	}
 	m, local := f.route(ctx, l, name)
-	if m == nil {
-		return nil, unknownName(l.Item, name)
-	}
-	if rerr := f.viewCheck(ctx, method, params); rerr != nil {
-		return nil, unknownName(l.Item, name) // invisible, not refused
+	if m == nil || f.viewCheck(ctx, method, params) != nil {
+		return nil, unknownName(l.Item, name) // what the view hides is invisible, not refused
 	}
 	return f.pass(ctx, m, method, rawjson.With(params, "name", rawjson.Marshal(local)))
 }
