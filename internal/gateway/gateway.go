@@ -231,10 +231,10 @@ func (g *Gateway) Start(ctx context.Context) error {
 		s.NamePrefix = m.prefix
 		s.OnTask = func(id string) { g.tasks.noteID(m, id) }
 		if !s.Isolate {
-			m.life = newLife(s, g.Log, m.Name, m.Eager, func(st lifeState) { g.changed(m, st) })
-			m.life.floodNotes, m.life.floodWindow = cmp.Or(g.floodNotes, floodNotes), cmp.Or(g.floodWindow, floodWindow)
-			m.life.pingEvery, m.life.pingWait = cmp.Or(g.pingEvery, pingEvery), cmp.Or(g.pingWait, pingWait)
-			m.life.retryFirst = cmp.Or(g.retryFirst, retryFirst)
+			m.life = &life{srv: s, log: g.Log, name: m.Name, eager: m.Eager, change: func(st lifeState) { g.changed(m, st) }, since: time.Now(),
+				floodNotes: cmp.Or(g.floodNotes, floodNotes), floodWindow: cmp.Or(g.floodWindow, floodWindow),
+				pingEvery: cmp.Or(g.pingEvery, pingEvery), pingWait: cmp.Or(g.pingWait, pingWait), retryFirst: cmp.Or(g.retryFirst, retryFirst)}
+			m.life.ctx, m.life.cancel = context.WithCancel(context.Background())
 			s.Source = m.life
 		}
 		s.Open = m.watched(s.Open)

@@ -101,12 +101,6 @@ type life struct {
 	wg    sync.WaitGroup
 }
 
-func newLife(srv *serve.Server, log *slog.Logger, name string, eager bool, change func(lifeState)) *life {
-	l := &life{srv: srv, log: log, name: name, eager: eager, change: change, since: time.Now()}
-	l.ctx, l.cancel = context.WithCancel(context.Background())
-	return l
-}
-
 // start begins: an eager member's session is opened at once, in the
 // background.
 func (l *life) start() {
