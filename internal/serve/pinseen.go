@@ -52,13 +52,6 @@ type seenList struct {
 	uis map[string]json.RawMessage
 }
 
-func (l *seenList) clone() *seenList {
-	c := *l
-	c.defs, c.order, c.parsed = maps.Clone(l.defs), slices.Clone(l.order), slices.Clone(l.parsed)
-	c.twice, c.apps, c.uis = maps.Clone(l.twice), maps.Clone(l.apps), maps.Clone(l.uis)
-	return &c
-}
-
 // noteTwice keeps a key a page listed more than once (asked for at mark).
 func (s *pinSeen) noteTwice(kind pin.Kind, key string, mark uint64) {
 	s.mu.Lock()
@@ -141,7 +134,10 @@ func (s *pinSeen) note(kind pin.Kind, key string, def json.RawMessage, mark uint
 	if l.complete {
 		// The server changed it without a word: the list kept is read
 		// without the lock, so a new one takes its place.
-		l = l.clone()
+		c := *l
+		c.defs, c.order, c.parsed = maps.Clone(l.defs), slices.Clone(l.order), slices.Clone(l.parsed)
+		c.twice, c.apps, c.uis = maps.Clone(l.twice), maps.Clone(l.apps), maps.Clone(l.uis)
+		l = &c
 		s.lists[kind] = l
 	}
 	grow := len(def) - len(old)

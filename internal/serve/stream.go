@@ -40,7 +40,12 @@ const settleWait = 2 * time.Second
 // in flight is cancelled upstream; when the upstream ends, each request
 // gets the error that ended it, and serving ends with it.
 func (s *Server) ServeStdio(ctx context.Context, st Stdio) error {
-	in := newInput(st.In, st.CloseIn)
+	pr, pw := io.Pipe()
+	go func() { // stdin copier: ends at st.In's end or error, or once the pipe is closed and st.In reads again; a read that never returns is left to the process's exit
+		_, err := io.Copy(pw, st.In)
+		pw.CloseWithError(err)
+	}()
+	in := &input{PipeReader: pr, closeIn: st.CloseIn}
 	d := newDrain()
 	t := &draining{StreamTransport: mcp.NewStreamTransport(in, st.Out, in.Close, s.Log), d: d}
 	c := s.serveClientWith(t, d, nil)
@@ -64,15 +69,6 @@ type input struct {
 	*io.PipeReader
 	closeIn func() error
 	once    sync.Once // guards calling closeIn
-}
-
-func newInput(r io.Reader, closeIn func() error) *input {
-	pr, pw := io.Pipe()
-	go func() { // stdin copier: ends at r's end or error, or once the pipe is closed and r reads again; a read that never returns is left to the process's exit
-		_, err := io.Copy(pw, r)
-		pw.CloseWithError(err)
-	}()
-	return &input{PipeReader: pr, closeIn: closeIn}
 }
 
 func (in *input) Close() error {
