@@ -240,14 +240,6 @@ func (f *front) Notified(method string, params json.RawMessage) {
 	}
 }
 
-// listsChanged tells the client that what it may list changed (a member
-// came up or went down).
-func (f *front) listsChanged() {
-	for _, change := range mcp.Changes {
-		f.listChanged(change)
-	}
-}
-
 // listChanged tells the client that one list may have changed: a
 // client of the initialize era by its notification, a modern one on its
 // listens that asked.

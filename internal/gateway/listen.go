@@ -263,5 +263,7 @@ func (f *front) memberChanged(m *Member, st lifeState) {
 			l.start(m, nil)
 		}
 	}
-	f.listsChanged()
+	for _, change := range mcp.Changes {
+		f.listChanged(change)
+	}
 }
