@@ -389,7 +389,9 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		s.t.accept(w, r, body)
 		return
 	}
-	st := s.t.expect(in.id, acceptsEvents(r))
+	// A client that takes an event stream in answer to a POST gets one,
+	// as from the reference servers.
+	st := s.t.expect(in.id, strings.Contains(r.Header.Get("Accept"), "text/event-stream"))
 	st.header, st.lazy = r.Header, modern
 	h.pace(st)
 	defer s.t.forget(in.id, st)
@@ -406,12 +408,6 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		// if it had said so.
 		s.t.cancel(in.id)
 	}
-}
-
-// acceptsEvents: the client takes an event stream in answer to a POST
-// (and gets one, as from the reference servers).
-func acceptsEvents(r *http.Request) bool {
-	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
 }
 
 // open starts a session: for an initialize, named in the answer's
@@ -464,7 +460,9 @@ func (h *HTTPHandler) refusal(lasting bool) func(http.ResponseWriter) {
 func (h *HTTPHandler) newSession(who *View) *httpSession {
 	t := &httpTransport{in: make(chan []byte), closed: make(chan struct{}), posts: map[string]*stream{}}
 	c := h.srv.serveClientWith(t, nil, t.headers)
-	c.setWho(who)
+	// What its token lets it see: its view, and the view's guard over the
+	// Server's names.
+	c.who, c.view = who, who.guard(c.srv.NamePrefix)
 	return &httpSession{c: c, t: t, who: who}
 }
 

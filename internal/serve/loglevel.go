@@ -26,21 +26,17 @@ func levelOf(params json.RawMessage) int32 {
 	return logRank[p.Level]
 }
 
-// admits reports whether a log message (notifications/message params)
-// is one the client asked for.
-func (l *logLevel) admits(params json.RawMessage) bool {
-	asked := l.rank.Load()
-	return asked == 0 || levelOf(params) >= asked
-}
-
 // wantsLog reports whether the client of r asked for a log message
 // (notifications/message params): a modern request at its own level (its
 // _meta logLevel), a client of the initialize era at the level it set.
 func (r *relayed) wantsLog(params json.RawMessage) bool {
 	if r.c.isModern() {
-		return logWanted(r.level, params)
+		// "" takes none
+		// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
+		return r.level != "" && levelOf(params) >= logRank[r.level]
 	}
-	return r.c.level.admits(params)
+	asked := r.c.level.rank.Load()
+	return asked == 0 || levelOf(params) >= asked
 }
 
 // sharedLevel notes the level a client of a shared upstream session of

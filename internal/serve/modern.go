@@ -308,13 +308,6 @@ func checkInputResponses(params json.RawMessage) *mcp.RPCError {
 	return nil
 }
 
-// logWanted reports whether a log message's params are at or above level,
-// as a modern request that asked for level takes them; "" takes none
-// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
-func logWanted(level string, params json.RawMessage) bool {
-	return level != "" && levelOf(params) >= logRank[level]
-}
-
 // withParamHeaders tells the transport the x-mcp-header annotations of
 // the tool a tools/call passed on to a modern server calls, so that its
 // arguments go in the headers that server checks

@@ -168,9 +168,3 @@ func whoOf(r *http.Request) *View {
 	v, _ := r.Context().Value(whoKey{}).(*View)
 	return v
 }
-
-// setWho gives the client what its token lets it see: its view, and the
-// view's guard over the Server's names.
-func (c *client) setWho(v *View) {
-	c.who, c.view = v, v.guard(c.srv.NamePrefix)
-}
