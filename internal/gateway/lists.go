@@ -92,21 +92,15 @@ func (g *Gateway) sign(method string, payload []byte) []byte {
 	return mac.Sum(nil)[:16]
 }
 
-// listKey is the member of a list method's result that holds its items.
-func listKey(method string) string {
-	if method == "tasks/list" {
-		return "tasks"
-	}
-	l, _ := mcp.ListOf(method)
-	return l.Key
-}
-
 // list answers a page of the front's list of method: the members' pages,
 // from where its cursor says, until the page is full (pageItems,
 // pageBytes, maxHops) or the list ends.
 func (f *front) list(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error) {
 	g, view := f.gw, f.c.Who()
-	key := listKey(method)
+	key := "tasks" // the member of the result that holds its items
+	if l, ok := mcp.ListOf(method); ok {
+		key = l.Key
+	}
 	var pos listPos
 	if raw := rawjson.Member(params, "cursor"); raw != nil && string(raw) != "null" {
 		cursor, err := rawjson.String(raw)
