@@ -178,12 +178,6 @@ type answer struct {
 	err error
 }
 
-// stateOf is a request's requestState when it is one of serve's own.
-func stateOf(params json.RawMessage) (string, bool) {
-	state, _ := rawjson.String(rawjson.Member(params, "requestState"))
-	return state, strings.HasPrefix(state, statePrefix)
-}
-
 // resume serves the retry of a parked call (its requestState is serve's):
 // the answers it brings go to the server, and it waits on the call; gone
 // when serve made the state for this request, and its call has gone.

@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
@@ -65,18 +66,13 @@ func readModernMeta(params json.RawMessage) (modernMeta, *mcp.RPCError) {
 	case level != nil && json.Unmarshal(level, &m.level) != nil:
 		return invalid(mcp.MetaLogLevel + " must be a string")
 	case !mcp.IsModern(m.version):
-		return m, unsupportedVersion(m.version)
+		// A version serve does not speak: the versions it does, and the
+		// one asked for.
+		return m, &mcp.RPCError{Code: mcp.CodeUnsupportedProtocolVersion, Message: "unsupported protocol version " + m.version,
+			Data: mustJSON(map[string]any{"supported": servedVersions(), "requested": m.version})}
 	}
 	m.caps = caps
 	return m, nil
-}
-
-// unsupportedVersion is the error for a modern request in a version serve
-// does not speak: the versions it does, and the one asked for.
-func unsupportedVersion(v string) *mcp.RPCError {
-	return &mcp.RPCError{Code: mcp.CodeUnsupportedProtocolVersion,
-		Message: "unsupported protocol version " + v,
-		Data:    mustJSON(map[string]any{"supported": servedVersions(), "requested": v})}
 }
 
 // isModern reports whether a request is one of the 2026-07-28 era.
@@ -115,7 +111,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		if rerr := checkInputResponses(params); rerr != nil {
 			return nil, rerr
 		}
-		if state, ours := stateOf(params); ours {
+		if state, _ := rawjson.String(rawjson.Member(params, "requestState")); strings.HasPrefix(state, statePrefix) {
 			// The retry of a call parked for input: the guard let it
 			// through the first time, and it is that call again.
 			res, gone, err := c.srv.resume(ctx, c, method, params, meta, state)
