@@ -164,8 +164,13 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	fwd, release := up.swap(params, r, !st.Modern)
 	defer release()
 	ctx = up.relaying(ctx, r)
-	if st.Modern {
-		ctx = up.withParamHeaders(ctx, method, params)
+	if st.Modern && method == "tools/call" {
+		// The transport is told the tool's x-mcp-header annotations, so
+		// that its arguments go in the headers that server checks
+		// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#custom-headers-from-tool-parameters).
+		if headers := up.paramHeaders(ctx, params); headers != nil {
+			ctx = mcp.WithParamHeaders(ctx, headers)
+		}
 	}
 	mark := up.pinMark()
 	res, mark, err := up.lists.do(ctx, method, fwd, mark, func(ctx context.Context) (json.RawMessage, error) { return up.conn.Forward(ctx, method, fwd) })
@@ -302,21 +307,6 @@ func checkInputResponses(params json.RawMessage) *mcp.RPCError {
 		return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "inputResponses must be an object whose members are the results of its input requests"}
 	}
 	return nil
-}
-
-// withParamHeaders tells the transport the x-mcp-header annotations of
-// the tool a tools/call passed on to a modern server calls, so that its
-// arguments go in the headers that server checks
-// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#custom-headers-from-tool-parameters).
-func (u *upstream) withParamHeaders(ctx context.Context, method string, params json.RawMessage) context.Context {
-	if method != "tools/call" {
-		return ctx
-	}
-	headers := u.paramHeaders(ctx, params)
-	if headers == nil {
-		return ctx
-	}
-	return mcp.WithParamHeaders(ctx, headers)
 }
 
 // paramHeaders are the x-mcp-header annotations of the tool a tools/call

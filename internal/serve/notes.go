@@ -168,24 +168,20 @@ func (c *client) writeNotes(out <-chan outNote) {
 			c.since.Store(0)
 			cancel()
 			c.outBytes.Add(-int64(len(n.params)))
-			c.noteSent()
+			// The writer is done with one more notification: the client
+			// reads.
+			c.sentMu.Lock()
+			c.sent++
+			c.stalled = false
+			if c.sentCh != nil {
+				close(c.sentCh)
+				c.sentCh = nil
+			}
+			c.sentMu.Unlock()
 		case <-c.sess.Done():
 			return
 		}
 	}
-}
-
-// noteSent records that the writer is done with one more notification:
-// the client reads.
-func (c *client) noteSent() {
-	c.sentMu.Lock()
-	c.sent++
-	c.stalled = false
-	if c.sentCh != nil {
-		close(c.sentCh)
-		c.sentCh = nil
-	}
-	c.sentMu.Unlock()
 }
 
 // flushNotes waits until the writer is done with every notification
