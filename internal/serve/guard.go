@@ -112,9 +112,9 @@ func glob(pattern, s string) bool {
 	return i == len(p)
 }
 
-// filter removes from a page of a list what the guard hides; any other
-// result comes back as it is.
-func (g Guards) filter(method string, res json.RawMessage) json.RawMessage {
+// filter removes from a page of a list what the guard hides, its names
+// read with prefix before them; any other result comes back as it is.
+func (g Guards) filter(method, prefix string, res json.RawMessage) json.RawMessage {
 	l, ok := mcp.ListOf(method)
 	if !ok || len(g) == 0 {
 		return res
@@ -123,6 +123,9 @@ func (g Guards) filter(method string, res json.RawMessage) json.RawMessage {
 		// The item's key read exactly as a client reads it; an item that
 		// holds it twice, or under another case, is hidden.
 		id, ok := l.ID(item)
+		if ok && !l.ByURI {
+			id = prefix + id
+		}
 		return ok && g.allowsItem(l, id, item)
 	})
 }

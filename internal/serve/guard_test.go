@@ -264,7 +264,7 @@ func TestGuardReadsKeysExactly(t *testing.T) {
 			t.Errorf("%s %s: refused %v, want %v", tt.method, tt.params, got, tt.refused)
 		}
 	}
-	page := g.filter("tools/list", json.RawMessage(`{"tools":[{"name":"read_a"},{"name":"delete_x","Name":"read_b"},{"Name":"read_c","name":"delete_y"}]}`))
+	page := g.filter("tools/list", "", json.RawMessage(`{"tools":[{"name":"read_a"},{"name":"delete_x","Name":"read_b"},{"Name":"read_c","name":"delete_y"}]}`))
 	if !strings.Contains(string(page), `"read_a"`) || strings.Contains(string(page), "delete_") {
 		t.Errorf("filtered page: %s", page)
 	}
@@ -282,7 +282,7 @@ func TestNoGuardTouchesNothing(t *testing.T) {
 		}
 	}
 	page := json.RawMessage(`{"tools":[{"name":"a"},{"name":"b","Name":"c"}]}`)
-	if got := g.filter("tools/list", page); &got[0] != &page[0] {
+	if got := g.filter("tools/list", "", page); &got[0] != &page[0] {
 		t.Errorf("a page was rewritten with no guard: %s", got)
 	}
 	if g.hidesNotification("notifications/resources/updated", json.RawMessage(`{"uri":"file:///priv/x"}`)) {

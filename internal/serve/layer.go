@@ -151,7 +151,7 @@ func (u *upstream) send(ctx context.Context, method string, params json.RawMessa
 // and the view. The recording notes it as given, with asked (the
 // request as the client sent it).
 func (s *Server) given(ctx context.Context, u *upstream, method string, asked, res json.RawMessage, mark uint64, view *viewGuard) json.RawMessage {
-	res = view.filter(method, u.pinFilter(ctx, method, s.Guard.filter(method, res), mark))
+	res = view.filter(method, u.pinFilter(ctx, method, s.Guard.filter(method, "", res), mark))
 	if s.Record != nil {
 		s.Record.Note(method, asked, res)
 	}

@@ -203,7 +203,7 @@ func retiredCode(err error) error {
 // guard, with the members its era requires when a server of the
 // initialize era gave it (not modern); the recorder is told.
 func (c *client) modernResult(ctx context.Context, method string, asked, res json.RawMessage, modern bool) json.RawMessage {
-	res = c.view.filter(method, c.srv.Guard.filter(method, res))
+	res = c.view.filter(method, c.srv.Guard.filter(method, "", res))
 	if !modern {
 		ModernResult(ctx, method, res)
 	}

@@ -82,17 +82,10 @@ type viewGuard struct {
 
 // filter leaves out of a page of a list what the view hides.
 func (v *viewGuard) filter(method string, res json.RawMessage) json.RawMessage {
-	l, ok := mcp.ListOf(method)
-	if v == nil || !ok {
+	if v == nil {
 		return res
 	}
-	return mcp.FilterPage(res, l.Key, func(item json.RawMessage) bool {
-		id, ok := l.ID(item)
-		if ok && !l.ByURI {
-			id = v.prefix + id
-		}
-		return ok && v.g.allowsItem(l, id, item)
-	})
+	return v.g.filter(method, v.prefix, res)
 }
 
 // check refuses a request for what the view hides (readOnly looks a
