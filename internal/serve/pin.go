@@ -191,7 +191,8 @@ func (g *pinGate) look() {
 	}
 	old := g.entry
 	g.file, g.entry, g.bad = f, entry, false
-	if sameItems(old, entry) || g.ctx.Err() != nil {
+	same := !slices.ContainsFunc(pin.Kinds, func(kind pin.Kind) bool { return !sameKind(old, entry, kind) })
+	if same || g.ctx.Err() != nil {
 		return // nothing a client may see changed, or serving is over
 	}
 	for u := range g.ups {
@@ -273,11 +274,6 @@ func (g *pinGate) close() {
 	g.cancel()
 	g.mu.Unlock()
 	g.walks.Wait()
-}
-
-// sameItems reports whether two entries pin the same items.
-func sameItems(a, b *pin.Server) bool {
-	return !slices.ContainsFunc(pin.Kinds, func(kind pin.Kind) bool { return !sameKind(a, b, kind) })
 }
 
 // sameKind reports whether two entries pin the same items of kind.

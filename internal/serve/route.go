@@ -23,11 +23,11 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 	switch {
 	case a == subscription.Requester:
 		if r, b, ok := u.tokens.Back(params); ok {
-			if w := r.now(); w != nil {
+			if w, id := r.now(), relatedTask(b); w != nil && id != "" && u.tasks.upstream(id) == nil {
 				// A task its request made may be named here before the
 				// request's answer has told serve of it: it is that
 				// client's all the same.
-				u.claimRelated(w.c, b)
+				u.addTask(w.c, id)
 			}
 			r.progress(&u.behind, method, u.renameRelated(b))
 		}
@@ -38,8 +38,11 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 		return
 	}
 	if r, ok := u.taskOwner(method, params); ok {
-		// About a task: for its client alone.
-		if r == nil || !r.tell(withRelated(context.Background(), r.id), &u.behind, method, u.renameNotice(method, params)) {
+		// About a task: for its client alone, named by serve's id.
+		if method == "notifications/tasks/status" {
+			params = u.renameTask(nil, params, false)
+		}
+		if r == nil || !r.tell(withRelated(context.Background(), r.id), &u.behind, method, u.renameRelated(params)) {
 			u.srv.Log.Debug(fmt.Sprintf("the server's %s is about a task no client here holds", method))
 		}
 		return

@@ -204,14 +204,6 @@ func relatedTask(params json.RawMessage) string {
 	return id
 }
 
-// claimRelated notes the task params name in their _meta, if serve
-// knows it not, as c's: they are about c's request.
-func (u *upstream) claimRelated(c *client, params json.RawMessage) {
-	if id := relatedTask(params); id != "" && u.tasks.upstream(id) == nil {
-		u.addTask(c, id)
-	}
-}
-
 // renameRelated is a message's params (or a result) whose _meta names a
 // task of the server's, naming it by serve's id.
 func (u *upstream) renameRelated(params json.RawMessage) json.RawMessage {
@@ -241,12 +233,4 @@ func (u *upstream) taskOwner(method string, params json.RawMessage) (r *relayed,
 		return nil, true
 	}
 	return &relayed{c: e.owner, id: e.owner.latest()}, true
-}
-
-// renameNotice is a notification's params about a task, for its client.
-func (u *upstream) renameNotice(method string, params json.RawMessage) json.RawMessage {
-	if method == "notifications/tasks/status" {
-		params = u.renameTask(nil, params, false)
-	}
-	return u.renameRelated(params)
 }
