@@ -336,7 +336,11 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	modern := r.Header.Get("Mcp-Session-Id") == "" && (in.modern || modernHeader(r))
+	// A request without a session whose MCP-Protocol-Version header names
+	// no version of the initialize era is taken for a modern one, and
+	// checked as one.
+	v := r.Header.Get("Mcp-Protocol-Version")
+	modern := r.Header.Get("Mcp-Session-Id") == "" && (in.modern || v != "" && !slices.Contains(mcp.SupportedVersions, v))
 	if !rawjson.Valid(body) {
 		// Input the server cannot accept is refused with an HTTP error
 		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),

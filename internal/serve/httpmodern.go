@@ -12,19 +12,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
-
-// modernHeader reports whether an MCP-Protocol-Version header names no
-// version of the initialize era: a request without a session that says so
-// is taken for a modern one, and checked as one.
-func modernHeader(r *http.Request) bool {
-	v := r.Header.Get("Mcp-Protocol-Version")
-	return v != "" && !slices.Contains(mcp.SupportedVersions, v)
-}
 
 // checkModernPost checks a modern request (body: the whole message) before
 // it is served; for a refusal, the HTTP status and the error.

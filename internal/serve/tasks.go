@@ -160,8 +160,15 @@ func (u *upstream) taskResult(c *client, method string, res json.RawMessage) jso
 		return u.renameTask(c, res, false)
 	case "tasks/result":
 		return u.renameRelated(res)
-	case "tasks/list":
-		return u.ownTasks(c, res)
+	case "tasks/list": // cut to c's tasks, named by serve's ids
+		kept := []json.RawMessage{}
+		rawjson.ForEachElement(rawjson.Member(res, "tasks"), func(_ int, t []byte) {
+			id, _ := rawjson.String(rawjson.Member(t, "taskId"))
+			if e := u.tasks.upstream(id); e != nil && e.owner == c {
+				kept = append(kept, rawjson.With(t, "taskId", mustJSON(e.ours)))
+			}
+		})
+		return rawjson.With(res, "tasks", mustJSON(kept))
 	}
 	return res
 }
@@ -182,18 +189,6 @@ func (u *upstream) renameTask(c *client, task json.RawMessage, made bool) json.R
 		return task
 	}
 	return rawjson.With(task, "taskId", mustJSON(ours))
-}
-
-// ownTasks is a tasks/list result cut to c's tasks, named by serve's ids.
-func (u *upstream) ownTasks(c *client, res json.RawMessage) json.RawMessage {
-	kept := []json.RawMessage{}
-	rawjson.ForEachElement(rawjson.Member(res, "tasks"), func(_ int, t []byte) {
-		id, _ := rawjson.String(rawjson.Member(t, "taskId"))
-		if e := u.tasks.upstream(id); e != nil && e.owner == c {
-			kept = append(kept, rawjson.With(t, "taskId", mustJSON(e.ours)))
-		}
-	})
-	return rawjson.With(res, "tasks", mustJSON(kept))
 }
 
 // relatedTask is the server's id of the task a message's params name in
