@@ -322,17 +322,6 @@ func (g *Gateway) changed(m *Member, st lifeState) {
 	}
 }
 
-// byPrefix is the member whose prefix a name starts with, and the name
-// its server gives; nil when none does.
-func (g *Gateway) byPrefix(name string) (*Member, string) {
-	for _, m := range g.Members {
-		if m.prefix != "" && strings.HasPrefix(name, m.prefix) {
-			return m, name[len(m.prefix):]
-		}
-	}
-	return nil, ""
-}
-
 // member is the member called name.
 func (g *Gateway) member(name string) *Member {
 	for _, m := range g.Members {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -18,11 +19,13 @@ import (
 // when none the client sees gives it.
 func (f *front) route(ctx context.Context, l mcp.List, name string) (*Member, string) {
 	g, view := f.gw, f.c.Who()
-	if m, local := g.byPrefix(name); m != nil {
-		if !view.Sees(m.Name) {
-			return nil, ""
+	for _, m := range g.Members {
+		if m.prefix != "" && strings.HasPrefix(name, m.prefix) {
+			if !view.Sees(m.Name) {
+				return nil, ""
+			}
+			return m, name[len(m.prefix):]
 		}
-		return m, local
 	}
 	var bare []*Member
 	for _, m := range g.Members {
