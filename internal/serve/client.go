@@ -66,12 +66,16 @@ func (c *client) close() {
 	if c.front != nil {
 		c.front.Close()
 	}
-	c.mu.Lock()
-	up := c.up
-	c.mu.Unlock()
-	if up != nil {
+	if up := c.upNow(); up != nil {
 		up.detach(c)
 	}
+}
+
+// upNow is the client's upstream session, nil until one is chosen.
+func (c *client) upNow() *upstream {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.up
 }
 
 // upstreamFor is the client's upstream session: the shared one, or with
@@ -464,10 +468,7 @@ func (c *client) notified(method string, params json.RawMessage) {
 		c.front.Notified(method, params)
 		return
 	}
-	c.mu.Lock()
-	up := c.up
-	c.mu.Unlock()
-	if up != nil {
+	if up := c.upNow(); up != nil {
 		up.conn.ForwardNotification(context.Background(), method, params)
 	}
 }

@@ -63,10 +63,7 @@ func (c *Client) Notified(method string, params json.RawMessage) { c.c.notified(
 // Leave lets a joined client's upstream session go: its parent left.
 func (c *Client) Leave() {
 	c.c.sayDropped()
-	c.c.mu.Lock()
-	up := c.c.up
-	c.c.mu.Unlock()
-	if up != nil {
+	if up := c.c.upNow(); up != nil {
 		up.detach(c.c)
 	}
 }
