@@ -299,12 +299,13 @@ func (h *Host) startCall(ctx context.Context) (stop func()) {
 }
 
 func (h *Host) end(reason string, err error) error {
+	// Said before the page hears it, so that its host/torn-down follows.
+	h.Event("host/teardown", rawjson.MustMarshal(map[string]string{"reason": reason}))
 	h.mu.Lock()
 	h.teardown = reason
 	waitPage := h.streams > 0 || h.pageCame && !h.everConnected
 	h.mu.Unlock()
 	h.wakeStreams()
-	h.Event("host/teardown", rawjson.MustMarshal(map[string]string{"reason": reason}))
 	if waitPage {
 		select {
 		case <-h.tornDown:
