@@ -79,12 +79,7 @@ func (c *appCmd) Validate() error {
 			return fmt.Errorf("--permission %s: the extension defines the permissions %v", g, apps.PermissionNames())
 		}
 	}
-	return c.call().Validate()
-}
-
-// call is the call of the tool the app is shown for.
-func (c *appCmd) call() *callCmd {
-	return &callCmd{callArgs: c.callArgs, callOptions: defaultCallOptions()}
+	return callLean{c.callArgs}.full().Validate()
 }
 
 // appInvalid is an app that breaks the extension (exit 1): the report
@@ -111,7 +106,7 @@ func (c *appCmd) Run(ctx context.Context, s *session, out *console) error {
 	if c.Open && out.embedded {
 		return usageErrorf("app --open renders the app in a browser until it ends: not in a batch or a test step")
 	}
-	cc := c.call()
+	cc := callLean{c.callArgs}.full()
 	base, readFile, err := cc.inputs(out)
 	if err != nil {
 		return err

@@ -96,8 +96,9 @@ type callLean struct {
 	callArgs
 }
 
-// full is the call c stands for.
-func (c *callLean) full() *callCmd {
+// full is the call c stands for: c's tool with the options' defaults
+// (also the call of the tool an app is shown for).
+func (c callLean) full() *callCmd {
 	return &callCmd{callArgs: c.callArgs, callOptions: defaultCallOptions()}
 }
 
