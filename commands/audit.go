@@ -226,14 +226,14 @@ func gatherReads(ctx context.Context, s *session, surf *surface.Server) []audit.
 	return unread
 }
 
-// auditLists reads a server's surface as gatherSurface does, except
+// auditLists reads a server's surface as gather does, except
 // that a list the server declares and then answers with an error (an
 // honest server with no database behind it may), or one larger than mcpv
 // reads, does not end the audit: what the server gave is audited, and
 // what it did not is said (unread, a list each). A server that
 // cannot be talked to still ends it.
 func auditLists(ctx context.Context, s *session) (surface.Server, []audit.Unread, error) {
-	surf, err := gatherSurface(ctx, s)
+	surf, err := gather(ctx, s, false)
 	var ce *mcp.CallError
 	var be *surface.BudgetError
 	switch {
@@ -242,7 +242,7 @@ func auditLists(ctx context.Context, s *session) (surface.Server, []audit.Unread
 	case err != nil && !errors.As(err, &ce) && !errors.As(err, &be):
 		return surf, nil, err
 	}
-	// A list ended in an error (gatherSurface leaves out resources/list's
+	// A list ended in an error (gather leaves out resources/list's
 	// own, which a pin passes over): walked again, list by list, to say
 	// which and how far.
 	l, ctx, cancel, err := surfaceLister(ctx, s)

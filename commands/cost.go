@@ -175,7 +175,7 @@ func (c *costCmd) live(ctx context.Context, t *targets, name string) (surface.Se
 		return surface.Server{Name: name}, err
 	}
 	defer s.close()
-	surf, err := gatherSurface(ctx, s)
+	surf, err := gather(ctx, s, false)
 	surf.Name = cmp.Or(name, surf.Name, s.settings.Name)
 	if !c.All && !c.Gateway && len(c.Files) == 0 {
 		surf.Name = ""

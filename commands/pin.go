@@ -412,15 +412,11 @@ func movedJSON(m pin.Move) pinMoved {
 	return pm
 }
 
-// gatherSurface reads the whole surface of the session's server, bounded:
-// 64 MiB of items a list, and --timeout for the whole walk; the secrets
-// the run knows are masked in it, for whatever mcpv writes of it.
-func gatherSurface(ctx context.Context, s *session) (surface.Server, error) {
-	return gather(ctx, s, false)
-}
-
-// gather is gatherSurface, with the documents of the tools' apps when
-// documents is true (for a pin, which holds them).
+// gather reads the whole surface of the session's server, bounded: 64 MiB
+// of items a list, and --timeout for the whole walk; the secrets the run
+// knows are masked in it, for whatever mcpv writes of it. With documents,
+// it reads the documents of the tools' apps too (for a pin, which holds
+// them).
 func gather(ctx context.Context, s *session, documents bool) (surface.Server, error) {
 	l, ctx, cancel, err := surfaceLister(ctx, s)
 	if err != nil {

@@ -90,7 +90,7 @@ func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
 			sctx, cancel := context.WithTimeoutCause(ctx, c.Wait, fmt.Errorf("it did not list what it offers within %s (--wait)", c.Wait))
 			defer cancel()
 			defer sessions[i].close()
-			s, err := gatherSurface(sctx, sessions[i])
+			s, err := gather(sctx, sessions[i], false)
 			if err != nil && sctx.Err() != nil && ctx.Err() == nil {
 				err = context.Cause(sctx)
 			}
