@@ -151,7 +151,7 @@ func (c *appCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 	}
 	if called && !c.Open {
-		res, err := c.send(ctx, s, client, def, args)
+		res, err := s.sendTool(ctx, client, c.Tool, def, toolcall.Params(c.Tool, args, nil))
 		if err != nil {
 			return err
 		}
@@ -273,18 +273,6 @@ func listedResource(ctx context.Context, client *mcp.Client, uri string) (json.R
 	return nil, nil
 }
 
-// send calls the tool with args.
-func (c *appCmd) send(ctx context.Context, s *session, client *mcp.Client, def mcp.Tool, args json.RawMessage) (json.RawMessage, error) {
-	params := mustJSON(struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{c.Tool, args})
-	return toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
-		s.forget("tools")
-		return s.findPinnedTool(ctx, client, c.Tool)
-	})
-}
-
 // confirm asks the user on the terminal whether the app may do something.
 func confirm(s *session) func(ctx context.Context, question string) (bool, error) {
 	term := s.hooks.Terminal()
@@ -365,7 +353,7 @@ func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *
 		App: apphost.App{Tool: def.Raw, ToolName: c.Tool, ResourceURI: a.ResourceURI, Arguments: args, HTML: rs.HTML, Meta: rs.Meta,
 			Granted: c.Grant, ServerTools: client.HasCapability("tools"), ServerResources: client.HasCapability("resources")},
 		Call: func(ctx context.Context) (json.RawMessage, error) {
-			res, err := c.send(ctx, s, client, def, args)
+			res, err := s.sendTool(ctx, client, c.Tool, def, toolcall.Params(c.Tool, args, nil))
 			if err == nil {
 				ev.line(map[string]any{"event": "tool-result", "arguments": args, "result": res})
 			} else {

@@ -311,11 +311,19 @@ func (c *callCmd) send(ctx context.Context, s *session, client *mcp.Client, out 
 	if c.DryRun {
 		return nil, false, out.printOf(client.Request("tools/call", params))
 	}
-	res, err = toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
-		s.forget("tools")
-		return s.findPinnedTool(ctx, client, c.Tool)
-	})
+	res, err = s.sendTool(ctx, client, c.Tool, def, params)
 	return res, asTask, err
+}
+
+// sendTool sends params, a tools/call of the tool called name, by its
+// definition def (toolcall.Send); a server that finds its headers wrong
+// gets one more try by the definition listed afresh, the kept list
+// forgotten.
+func (s *session) sendTool(ctx context.Context, client *mcp.Client, name string, def mcp.Tool, params json.RawMessage) (json.RawMessage, error) {
+	return toolcall.Send(ctx, client, def, params, s.settings.URL != "", func(ctx context.Context) (mcp.Tool, error) {
+		s.forget("tools")
+		return s.findPinnedTool(ctx, client, name)
+	})
 }
 
 // needsDefinition says whether the call needs the tool's definition
