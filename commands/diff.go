@@ -282,15 +282,13 @@ func costDelta(old, new surface.Server) (cost.Delta, error) {
 		return cost.Delta{}, err
 	}
 	counter := &cost.Counter{Encoding: o200k, As: "openai"}
-	before, err := counter.Server("", canonical(old))
-	if err != nil {
-		return cost.Delta{}, err
+	var items [2][]cost.Item // before, after
+	for i, s := range []surface.Server{old, new} {
+		if items[i], err = counter.Server("", canonical(s)); err != nil {
+			return cost.Delta{}, err
+		}
 	}
-	after, err := counter.Server("", canonical(new))
-	if err != nil {
-		return cost.Delta{}, err
-	}
-	return cost.Compare(o200k.Name, counter.As, before, after), nil
+	return cost.Compare(o200k.Name, counter.As, items[0], items[1]), nil
 }
 
 // canonical is s with each item in a pin's form (keys sorted, strings
