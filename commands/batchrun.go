@@ -97,8 +97,7 @@ func runBatch(ctx context.Context, o batchOptions) (first int, err error) {
 			return nil
 		},
 	})
-	var closed *output.ClosedError
-	if errors.As(err, &closed) {
+	if isA[*output.ClosedError](err) {
 		return first, err // Out is gone: nothing more can be written
 	}
 	if ferr := w.Flush(); ferr != nil {

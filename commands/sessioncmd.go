@@ -237,8 +237,7 @@ func (c *sessionListCmd) Run(out *console, env connect.Env) error {
 	for _, name := range names {
 		info, err := keeper.Status(dir, name)
 		if err != nil {
-			var none *keeper.ErrNoSession
-			if !errors.As(err, &none) {
+			if !isA[*keeper.ErrNoSession](err) {
 				out.warnf("%v", err)
 			}
 			continue
@@ -281,18 +280,16 @@ func (c *sessionStopCmd) Run(out *console, env connect.Env) error {
 	var first error
 	for _, name := range names {
 		err := keeper.Stop(dir, name, 45*time.Second)
-		var none *keeper.ErrNoSession
 		switch {
 		case err == nil:
 			stopped = append(stopped, name)
-		case errors.As(err, &none) && c.All:
+		case isA[*keeper.ErrNoSession](err) && c.All:
 		case first == nil:
 			first = err
 		}
 	}
 	if first != nil {
-		var none *keeper.ErrNoSession
-		if errors.As(first, &none) {
+		if isA[*keeper.ErrNoSession](first) {
 			return &refusal{first.Error()}
 		}
 		return first
