@@ -42,11 +42,6 @@ type authSub struct{}
 
 func (authSub) notInBatch() {}
 
-// manager is the OAuth layer for the session's server, in mode.
-func manager(s *session, mode string) (*oauth.Manager, error) {
-	return connect.AuthManager(s.settings, mode, s.env, s.hooks)
-}
-
 type authLoginCmd struct {
 	authSub
 	Device bool `name:"device" help:"Log in with a code entered on another device (RFC 8628): for a machine with no browser."`
@@ -56,7 +51,7 @@ func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error 
 	if c.Device {
 		s.settings.Auth.Grant = oauth.GrantDevice
 	}
-	m, err := manager(s, oauth.ModeAuto)
+	m, err := connect.AuthManager(s.settings, oauth.ModeAuto, s.env, s.hooks)
 	if err != nil {
 		return err
 	}
@@ -146,7 +141,7 @@ func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error
 type authTokenCmd struct{ authSub }
 
 func (c *authTokenCmd) Run(ctx context.Context, s *session, out *console) error {
-	m, err := manager(s, oauth.ModeStored)
+	m, err := connect.AuthManager(s.settings, oauth.ModeStored, s.env, s.hooks)
 	if err != nil {
 		return err
 	}
