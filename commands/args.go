@@ -28,19 +28,12 @@ func readJSONObject(flag, v string, out *console) (json.RawMessage, error) {
 	if !json.Valid(data) {
 		return nil, usageErrorf("%s: not valid JSON", flag)
 	}
-	raw := compactJSON(data)
-	if !rawjson.IsObject(raw) {
+	var raw bytes.Buffer
+	json.Compact(&raw, data) // valid JSON, as checked: it cannot fail
+	if !rawjson.IsObject(raw.Bytes()) {
 		return nil, usageErrorf("%s: want a JSON object", flag)
 	}
-	return raw, nil
-}
-
-func compactJSON(data []byte) json.RawMessage {
-	var b bytes.Buffer
-	if err := json.Compact(&b, data); err != nil {
-		return data
-	}
-	return b.Bytes()
+	return raw.Bytes(), nil
 }
 
 func mustJSON(v any) []byte { return rawjson.Marshal(v) }
