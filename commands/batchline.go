@@ -143,7 +143,11 @@ func (b *lineParser) parseNew(text string) *parsedLine {
 	}
 	bp, _ := b.parsers.Get().(*batchParser)
 	if bp == nil {
-		bp = newBatchParser()
+		bp = &batchParser{c: &cli{}}
+		ios := output.NewStreams(bytes.NewReader(nil), io.Discard, io.Discard)
+		if bp.k, err = parser(bp.c, ios, func(int) { panic(exitRequest{}) }, nil); err != nil {
+			panic(err) // the grammar is fixed: main's parser was built from it
+		}
 	}
 	defer b.parsers.Put(bp)
 	*bp.c = cli{} // nothing of the last line may remain; kong sets the defaults again
@@ -178,17 +182,6 @@ func (b *lineParser) parseNew(text string) *parsedLine {
 type batchParser struct {
 	k *kong.Kong
 	c *cli
-}
-
-func newBatchParser() *batchParser {
-	bp := &batchParser{c: &cli{}}
-	ios := output.NewStreams(bytes.NewReader(nil), io.Discard, io.Discard)
-	k, err := parser(bp.c, ios, func(int) { panic(exitRequest{}) }, nil)
-	if err != nil {
-		panic(err) // the grammar is fixed: main's parser was built from it
-	}
-	bp.k = k
-	return bp
 }
 
 // parseBatchLine parses words, turning kong's exits (help) into an error.
