@@ -165,21 +165,13 @@ func wrap(width int, phrases ...string) string {
 }
 
 // wrapList writes words after a label, comma-separated, wrapped within
-// helpWidth and indented under the first word.
+// helpWidth and indented under the first word: wrap's lines of them, in
+// the width the label leaves.
 func wrapList(label string, words []string) string {
-	var b strings.Builder
-	line := label
-	for i, w := range words {
-		if i < len(words)-1 {
-			w += ","
-		}
-		if len(line) > len(label) && len(line)+1+len(w) > helpWidth {
-			b.WriteString(line + "\n")
-			line = strings.Repeat(" ", len(label))
-		} else if len(line) > len(label) {
-			line += " "
-		}
-		line += w
+	list := slices.Clone(words)
+	for i := range len(list) - 1 {
+		list[i] += ","
 	}
-	return b.String() + line + "\n"
+	lines := strings.TrimSuffix(wrap(helpWidth-len(label), list...), "\n")
+	return label + strings.ReplaceAll(lines, "\n", "\n"+strings.Repeat(" ", len(label))) + "\n"
 }
