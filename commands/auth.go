@@ -8,7 +8,7 @@ import (
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safetext"
-	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/internal/toolcall"
 )
 
 type authCmd struct {
@@ -173,11 +173,9 @@ func (c *authWaitCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
-	if d := s.settings.Timeout; d > 0 { // --timeout bounds the wait, as it bounds a request
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: "auth wait", Timeout: d})
-		defer cancel()
-	}
+	// --timeout bounds the wait, as it bounds a request.
+	ctx, cancel := toolcall.Checker{Timeout: s.settings.Timeout}.Bounded(ctx, "auth wait")
+	defer cancel()
 	for {
 		p, err := store.LoadPending(server)
 		if err != nil {

@@ -18,7 +18,7 @@ import (
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/surface"
-	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/internal/toolcall"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -442,12 +442,9 @@ func surfaceLister(ctx context.Context, s *session) (*surface.Lister, context.Co
 	if err != nil {
 		return nil, ctx, nil, err
 	}
-	cancel := context.CancelFunc(func() {})
-	if d := s.settings.Timeout; d > 0 {
-		// Ended as a request's own --timeout ends, with exit 124:
-		// whichever of the two ends first, the run ends the same way.
-		ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: "reading the server's surface", Timeout: d})
-	}
+	// Ended as a request's own --timeout ends, with exit 124: whichever
+	// of the two ends first, the run ends the same way.
+	ctx, cancel := toolcall.Checker{Timeout: s.settings.Timeout}.Bounded(ctx, "reading the server's surface")
 	l := surface.NewLister(client)
 	l.Budget = maxSurfaceList
 	return l, ctx, cancel, nil

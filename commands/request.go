@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/internal/toolcall"
 )
 
 type requestCmd struct {
@@ -43,11 +43,8 @@ func (c *requestCmd) Run(ctx context.Context, s *session, out *console) error {
 		return err
 	}
 	if strings.HasPrefix(c.Method, "notifications/") {
-		if d := s.settings.Timeout; d > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeoutCause(ctx, d, &mcp.TimeoutError{Method: c.Method, Timeout: d})
-			defer cancel()
-		}
+		ctx, cancel := toolcall.Checker{Timeout: s.settings.Timeout}.Bounded(ctx, c.Method)
+		defer cancel()
 		return client.Notify(ctx, c.Method, params)
 	}
 	if err := s.pinRequest(ctx, client, c.Method, params); err != nil {
