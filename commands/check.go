@@ -164,7 +164,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	if unknown, ok := errors.AsType[*check.UnknownToolError](err); ok {
 		return usageErrorf("--call %s: the server lists no such tool%s", unknown.Tool, suggest.DidYouMean(unknown.Tool, unknown.Listed))
 	}
-	if err != nil && ctx.Err() == nil && !isUsage(err) {
+	if err != nil && ctx.Err() == nil && exitCode(err) != exitcode.Usage { // not the user's mistake
 		// No session, and no requirement broken on the way: the report
 		// is the connection's walk, which says why; the error stands.
 		if werr := c.connect(ctx, s, target, opts, walkStart, dest, format, out); werr != nil && !isA[checkFailed](werr) {
@@ -269,9 +269,6 @@ func (e checkFailed) code() int {
 	}
 	return exitcode.Timeout
 }
-
-// isUsage reports whether err is the user's mistake (exit 2).
-func isUsage(err error) bool { return exitCode(err) == exitcode.Usage }
 
 func (e checkFailed) Error() string {
 	if e.connect != "" {
