@@ -270,7 +270,13 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	case res.Interrupted:
 		return context.Cause(ctx)
 	case !ok:
-		return thresholdsFailed(res.Checks)
+		e := &thresholdError{}
+		for _, ch := range res.Checks {
+			if !ch.OK {
+				e.failed = append(e.failed, fmt.Sprintf("%s (%s)", ch.Threshold, ch.Shown))
+			}
+		}
+		return e
 	}
 	return nil
 }
@@ -311,16 +317,6 @@ type thresholdError struct{ failed []string }
 
 func (e *thresholdError) Error() string {
 	return "threshold not met: " + strings.Join(e.failed, ", ")
-}
-
-func thresholdsFailed(checks []load.CheckedAt) error {
-	e := &thresholdError{}
-	for _, c := range checks {
-		if !c.OK {
-			e.failed = append(e.failed, fmt.Sprintf("%s (%s)", c.Threshold, c.Shown))
-		}
-	}
-	return e
 }
 
 // loadShorts gives -c its meaning in load, as in other load generators:
