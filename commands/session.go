@@ -224,9 +224,6 @@ func (s *session) notify(method string, params json.RawMessage) {
 	}
 }
 
-// event records an event of mcpv's own in --events.
-func (s *session) event(method string, params json.RawMessage) { s.hooks.Events.Write(method, params) }
-
 // close ends the session, if it was opened.
 func (s *session) close() {
 	s.mu.Lock()
@@ -245,9 +242,7 @@ func sessionAnswers(a connect.Answers, env connect.Env) json.RawMessage {
 	for i, r := range a.Roots {
 		a.Roots[i] = env.Path(r)
 	}
-	if a.AnswersFile != "" {
-		a.AnswersFile = env.Path(a.AnswersFile)
-	}
+	a.AnswersFile = env.Path(a.AnswersFile) // "" stays ""
 	if a.SamplingCmd != "" && a.SamplingDir == "" {
 		a.SamplingDir = env.Cwd
 	}

@@ -54,6 +54,6 @@ func createdTask(s *session, out *console, res json.RawMessage) (mcp.Task, error
 		return t, err
 	}
 	out.notef("task %s created (%s)", t.TaskID, t.Status)
-	s.event("mcpv/task-created", raw)
+	s.hooks.Events.Write("mcpv/task-created", raw) // an event of mcpv's own, in --events
 	return t, nil
 }
