@@ -99,9 +99,6 @@ func allTopics() []string {
 	return append(slices.Clone(helpTopics), slices.Sorted(maps.Keys(detailTopics))...)
 }
 
-// helpTopicList is the line of the manual's synopsis that names the topics.
-func helpTopicList() string { return "mcpv help " + strings.Join(allTopics(), "|") }
-
 // exitCodesHelp is the manual's exit-code table.
 func exitCodesHelp() string {
 	_, table, _ := strings.Cut(new(cli).Help(), "\nExit codes:\n")

@@ -252,7 +252,7 @@ func (c *cli) Help() string {
 
     ` + strings.Join(usageLines, "\n    ") + `
     mcpv help <command>          (the same as mcpv <command> --help)
-    ` + helpTopicList() + `
+    mcpv help ` + strings.Join(allTopics(), "|") + `
     mcpv help --man
 
 --jq filters as jq does: --jq-arg NAME VALUE and --jq-argjson NAME JSON set $NAME (jq's --arg and --argjson, renamed because complete has an --arg of its own), and $ENV and env are mcpv's environment. jq's positional --args and --jsonargs have no place here, since the words after the command are the command's and those after -- the server's; and -s is --server, so to slurp the outputs, pipe them through jq -s.
