@@ -59,16 +59,12 @@ func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error 
 	if err != nil {
 		return err
 	}
-	out.notef("authorized at %s; tokens kept in %s", safetext.Line(rec.Issuer), storeOf(rec))
-	return out.print(mustJSON(describeAuth(rec, s.settings.Auth.Want())))
-}
-
-// storeOf says where rec's tokens are.
-func storeOf(rec *oauth.Record) string {
+	kept := "a file readable by you alone"
 	if rec.Secrets == oauth.SecretsKeychain {
-		return "the system's keychain"
+		kept = "the system's keychain"
 	}
-	return "a file readable by you alone"
+	out.notef("authorized at %s; tokens kept in %s", safetext.Line(rec.Issuer), kept)
+	return out.print(mustJSON(describeAuth(rec, s.settings.Auth.Want())))
 }
 
 type authStatusCmd struct{ authSub }
