@@ -95,20 +95,10 @@ func readPinFile(path, tree, label string) (*pin.File, error) {
 	return parsePin(data, err, label)
 }
 
-// checkPin refuses the item of kind called key, listed now as raw (nil:
-// not listed), when it moved from the pin the session's server is held
-// to; without a pin, everything goes.
-func (s *session) checkPin(client *mcp.Client, kind pin.Kind, key string, raw []byte) error {
-	n := 0
-	if raw != nil {
-		n = 1
-	}
-	return s.checkPinListed(client, kind, key, raw, n)
-}
-
-// checkPinListed is checkPin of the item the server lists n times under
-// key (every page's), first the first of them: more than one is refused
-// as listed twice.
+// checkPinListed refuses the item of kind called key, which the server
+// lists n times (every page's; 0: not listed), first the first of them,
+// when it moved from the pin the session's server is held to; more than
+// one is refused as listed twice. Without a pin, everything goes.
 func (s *session) checkPinListed(client *mcp.Client, kind pin.Kind, key string, first []byte, n int) error {
 	p, err := s.pinned(client)
 	if p == nil || err != nil {
@@ -188,7 +178,7 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 			}
 		}
 	}
-	return s.checkPin(client, pin.Resource, uri, nil)
+	return s.checkPinListed(client, pin.Resource, uri, nil, 0)
 }
 
 // pinRequest holds a raw request to the session's pin as the command of
