@@ -145,10 +145,12 @@ func (c *auditCmd) live(ctx context.Context, t *targets, name string) (audit.Tar
 		return audit.Target{Surface: surface.Server{Name: name}}, err
 	}
 	defer s.close()
-	surf, unread, err := auditSurface(ctx, s)
+	// Its lists, and what its prompts and resources return.
+	surf, unread, err := auditLists(ctx, s)
 	if err != nil {
 		return audit.Target{Surface: surface.Server{Name: s.settings.Name}}, err
 	}
+	unread = append(unread, gatherReads(ctx, s, &surf)...)
 	surf.Name = cmp.Or(name, surf.Name, s.settings.Name)
 	source, line := "", s.settings.ConfigLine
 	if f := s.settings.ConfigFile; f != "" {
@@ -193,16 +195,6 @@ func (c *auditCmd) judgeEnv(env connect.Env) []string {
 		}
 	}
 	return out
-}
-
-// auditSurface reads a server's lists (auditLists) and what its prompts
-// and resources return (gatherReads).
-func auditSurface(ctx context.Context, s *session) (surface.Server, []audit.Unread, error) {
-	surf, unread, err := auditLists(ctx, s)
-	if err != nil {
-		return surf, nil, err
-	}
-	return surf, append(unread, gatherReads(ctx, s, &surf)...), nil
 }
 
 // gatherReads reads what a model reads of the server beyond its lists:
