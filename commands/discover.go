@@ -178,7 +178,10 @@ func (c *discoverCmd) connect(ctx context.Context, out *console, t *targets, f *
 	if err := client.Settle(ctx); err != nil {
 		return err
 	}
-	live := liveOf(client, remote.URL, remote.Type)
+	// What the server says of itself, for the card to be held to.
+	info := client.InitializeResult()
+	live := servercard.Live{Endpoint: remote.URL, Transport: remote.Type, ServerInfo: info.ServerInfo, Version: client.ProtocolVersion(),
+		Supported: info.SupportedVersions, Capabilities: info.Capabilities}
 	if client.HasCapability("tools") && s.Parsed.Tools != nil {
 		if tools, err := toolNames(ctx, client); err == nil {
 			live.Tools = tools
@@ -226,13 +229,6 @@ func firstProblem(ps []servercard.Problem) string {
 		}
 	}
 	return "invalid"
-}
-
-// liveOf is what the server says of itself, for a card to be held to.
-func liveOf(client *mcp.Client, endpoint, transport string) servercard.Live {
-	info := client.InitializeResult()
-	return servercard.Live{Endpoint: endpoint, Transport: transport, ServerInfo: info.ServerInfo, Version: client.ProtocolVersion(),
-		Supported: info.SupportedVersions, Capabilities: info.Capabilities}
 }
 
 // toolNames are the names of the tools the server lists.
