@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/servercard"
@@ -155,7 +156,11 @@ func (c *discoverCmd) connect(ctx context.Context, out *console, t *targets, f *
 		return &refusal{err.Error()}
 	}
 	if !s.Valid {
-		return discoverInvalid{fmt.Sprintf("the card of %s is invalid, and is not connected to: %s", cmp.Or(s.Identifier, s.URL), firstProblem(s.Problems))}
+		first := "invalid" // its first error, said
+		if i := slices.IndexFunc(s.Problems, func(p servercard.Problem) bool { return p.Level == servercard.Error }); i >= 0 {
+			first = s.Problems[i].Message
+		}
+		return discoverInvalid{fmt.Sprintf("the card of %s is invalid, and is not connected to: %s", cmp.Or(s.Identifier, s.URL), first)}
 	}
 	remote, err := s.Parsed.Endpoint()
 	if err != nil {
@@ -220,15 +225,6 @@ func (c *discoverCmd) reachable(ctx context.Context, f *servercard.Fetcher, remo
 		}
 	}
 	return nil
-}
-
-func firstProblem(ps []servercard.Problem) string {
-	for _, p := range ps {
-		if p.Level == servercard.Error {
-			return p.Message
-		}
-	}
-	return "invalid"
 }
 
 // toolNames are the names of the tools the server lists.
