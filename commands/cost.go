@@ -9,7 +9,6 @@ import (
 	"github.com/mcpv/mcpv/internal/cost"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/pin"
-	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/surface"
 )
@@ -117,9 +116,9 @@ func surfaceArgs(t *targets, files []string, all bool, verb string) error {
 func eachSurface(ctx context.Context, out *console, t *targets, files []string, all bool, done, command string,
 	file func(path string, sf *pin.SurfaceFile, s surface.Server) error, live func(name string) (known string, err error)) (failures []error, err error) {
 	for _, path := range files {
-		sf, err := pin.ReadSurfaceFile(out.env.Path(path), safefile.Read)
+		sf, err := readSide(path, out)
 		if err != nil {
-			return nil, usageErrorf("%s: %v", path, err)
+			return nil, err
 		}
 		for _, s := range sf.Servers {
 			if err := file(path, sf, s); err != nil {
