@@ -18,7 +18,6 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/exitcode"
@@ -786,13 +785,6 @@ func (t *targets) open(name string) (*session, error) {
 		f.URL, f.Session, f.Server, server = "", "", name, nil
 	}
 	return t.r.session(f, explicitFlags(t.r.kctx), server)
-}
-
-// openEntry makes the session of a config entry the command holds (a
-// serve file's server), with the command line's flags.
-func (t *targets) openEntry(s *config.Server) (*session, error) {
-	r := t.r
-	return r.sessionOf(connect.ResolveEntry(r.c.flags, explicitFlags(r.kctx), s, r.env, output.NewLogger(r.ios.Err)))
 }
 
 // grammarError is a grammar kong refuses to build (a bug in mcpv).

@@ -216,7 +216,8 @@ func (c *serveCmd) fileMember(out *console, t *targets, file *servefile.File, fs
 		}
 		entry = withAdditions(found, fs)
 	}
-	s, err := t.openEntry(entry)
+	// The entry's session, with the command line's flags.
+	s, err := t.r.sessionOf(connect.ResolveEntry(t.r.c.flags, explicitFlags(t.r.kctx), entry, t.r.env, output.NewLogger(t.r.ios.Err)))
 	if err != nil {
 		return m, err
 	}
