@@ -122,9 +122,12 @@ func (c *pinCmd) Run(ctx context.Context, out *console, t *targets) error {
 	if err != nil {
 		return err
 	}
-	file, err := readOrNewPin(path, label)
-	if err != nil {
-		return err
+	data, err := safefile.ReadOwn(path)
+	file := &pin.File{} // none yet: one is started
+	if !errors.Is(err, fs.ErrNotExist) {
+		if file, err = parsePin(data, err, label); err != nil {
+			return err
+		}
 	}
 	var outcomes []pinOutcome
 	failed, failures := error(nil), 0
@@ -237,16 +240,6 @@ func (c *pinCmd) path(t *targets, names []string) (path, label string, err error
 		}
 	}
 	return "", "", usageErrorf("name the pin file: mcpv pin FILE (or --pin FILE, MCPV_PIN, or a config entry's pin: FILE)")
-}
-
-// readOrNewPin reads the pin file at path, or starts one when there is
-// none yet.
-func readOrNewPin(path, label string) (*pin.File, error) {
-	data, err := safefile.ReadOwn(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &pin.File{}, nil
-	}
-	return parsePin(data, err, label)
 }
 
 // parsePin is the pin file read as data (or not read, err), label naming
