@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"reflect"
@@ -8,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/gcstart"
 	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/load"
@@ -46,14 +46,6 @@ type loadCmd struct {
 // reaches 10 million a second in 20, and halving the gap to 5% takes
 // about 5 more.
 const maxSearchSteps = 30
-
-// startRate is --find-max's first step's rate.
-func (c *loadCmd) startRate() float64 {
-	if c.Rate > 0 {
-		return c.Rate
-	}
-	return 10
-}
 
 // loadTopic is 'mcpv help load-model': what load's help leaves out.
 const loadTopic = `mcpv load puts load on the server: each of N sessions (-c N) runs the operation again and again, for a duration (-d, default 10s, unless --count or --stage end the run), a count (-n) or stages, in a closed loop or at a fixed rate (--rate); then it reports the latency percentiles (from an HDR histogram), the throughput, the errors by kind, the time sessions took to open and close apart, and mcpv's own CPU time. A terminal shows a progress line while it runs.
@@ -252,7 +244,7 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	ok := res.Check(c.thresholds)
 	if page != nil {
-		if err := load.WritePage(page, res, map[string]string{"server": cfg.Mask(serverText(s.settings)), "mcpv": Version}, Version); err != nil {
+		if err := load.WritePage(page, res, map[string]string{"server": cfg.Mask(cmp.Or(s.settings.URL, shellwords.Join(s.settings.Command))), "mcpv": Version}, Version); err != nil {
 			return fmt.Errorf("--report: %w", err)
 		}
 		if err := page.Close(); err != nil {
@@ -284,14 +276,6 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 // findMaxSessions are the most sessions --find-max keeps at once, unless
 // -c says otherwise.
 const findMaxSessions = 64
-
-// serverText names the run's server for its report.
-func serverText(st *connect.Settings) string {
-	if st.URL != "" {
-		return st.URL
-	}
-	return shellwords.Join(st.Command)
-}
 
 // progressLine is the live line: elapsed, rate, p99 so far, errors, and
 // mcpv's own CPU.

@@ -5,6 +5,7 @@ package commands
 // opens and how it measures.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -107,7 +108,7 @@ func (c *loadCmd) measure(ctx context.Context, cfg load.Config, out *console) (*
 	if c.FindMax == nil {
 		return load.Run(ctx, cfg)
 	}
-	return load.FindMax(ctx, load.SearchPlan{Start: c.startRate(), Limits: c.limits, Precision: 0.05, MaxSteps: maxSearchSteps,
+	return load.FindMax(ctx, load.SearchPlan{Start: cmp.Or(c.Rate, 10), Limits: c.limits, Precision: 0.05, MaxSteps: maxSearchSteps,
 		Step: func(ctx context.Context, rate float64) (*load.Result, error) {
 			cfg.Plan.Rate = rate
 			return load.Run(ctx, cfg)
