@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,6 +67,43 @@ func argvShim(t *testing.T) string {
 	return batchShim(t, `"-test.run=^TestBatchArgvHelper$" --`)
 }
 
+// A server starts suspended and runs only once its Job Object holds it:
+// the "tree" helper, whose child writes a file at once, has written
+// nothing before afterStart, and its child writes once afterStart has run.
+func TestStartCommandSuspendsTheServerUntilItsJobHoldsIt(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	beat := filepath.Join(t.TempDir(), "beat")
+	cmd := exec.Command(self, beat)
+	cmd.Env = append(os.Environ(), helperEnv+"=tree")
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	time.Sleep(300 * time.Millisecond) // a server that ran would start its child in this time; a busy machine can only make this pass
+	if _, err := os.Stat(beat); err == nil {
+		cmd.Process.Kill()
+		t.Fatal("the server ran before its job held it")
+	}
+	if err := afterStart(cmd.Process.Pid); err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	defer killGroup(cmd.Process.Pid, syscall.SIGKILL) // the server and its child
+	for deadline := time.Now().Add(testWait); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(beat); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never ran once its job held it")
+		}
+	}
+}
+
 // runShim runs the shim the way StartCommand does and returns the
 // arguments the program behind it got, by the C runtime's rule and Go's.
 func runShim(t *testing.T, shim string, args []string) (crt, goArgs []string) {
@@ -86,6 +124,7 @@ func runShim(t *testing.T, shim string, args []string) (crt, goArgs []string) {
 		cmd.Wait()
 		t.Fatal(err)
 	}
+	defer killGroup(cmd.Process.Pid, syscall.SIGKILL) // its job, once it has ended
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%s: %v: %s", cmd.SysProcAttr.CmdLine, err, stderr.Bytes())
 	}

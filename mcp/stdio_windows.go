@@ -57,7 +57,11 @@ func afterStart(pid int) error {
 	}
 	jobs.byPID[pid] = job
 	jobs.Unlock()
-	return resume(uint32(pid))
+	if err := resume(uint32(pid)); err != nil {
+		killGroup(pid, syscall.SIGKILL) // the job closed with the server in it
+		return err
+	}
+	return nil
 }
 
 // resume lets the threads of a process started suspended run (its one
