@@ -100,6 +100,9 @@ func TestUserIdempotencyKeySendsNoCallTwice(t *testing.T) {
 					seen.Store(x.R.Header.Values(key))
 					x.Drop()
 				}), http.Header{key: {"k1"}})
+				if _, err := h.s.Call(testCtx(t), "tools/list", json.RawMessage(`{}`)); errors.As(err, new(*TransportError)) { // answered (an error is an answer): the call goes on the kept connection, which net/http would resend on
+					t.Fatal(err)
+				}
 				_, err := h.s.Call(testCtx(t), "tools/call", json.RawMessage(`{"name":"pay"}`))
 				if !errors.As(err, new(*LostError)) {
 					t.Errorf("Call = %v, want a *LostError", err)
