@@ -131,9 +131,9 @@ func endsName(word, after string) bool {
 	case "token":
 		return after == ""
 	case "email":
-		return after == "" || after == "address" || after == "addr"
+		return slices.Contains([]string{"", "address", "addresses", "addr", "to", "from", "cc", "bcc"}, after)
 	case "phone", "passport":
-		return after == "" || after == "number" || after == "num" || after == "no"
+		return slices.Contains([]string{"", "number", "numbers", "num", "no", "nr", "e164"}, after)
 	}
 	return true
 }
@@ -355,7 +355,7 @@ func samplingOutputProblem(p, _ json.RawMessage, _ string) string {
 					continue
 				}
 				for _, f := range surface.CheckResult(context.Background(), used[id], b) {
-					if f.Severity == surface.SeverityError {
+					if f.Rule == surface.RuleStructuredResult && f.Severity == surface.SeverityError { // a broken schema is no fault of the result
 						return fmt.Sprintf("the result of the tool use %q: %s", clip(id, 40), f.Message)
 					}
 				}
