@@ -73,7 +73,11 @@ for pkg in "${pkgs[@]}"; do
       again=$(go tool test2json -t -p "$name" <"$log.again" | "$work/wintest" summary | awk -v t="$test" '$2 == t { print $1; exit }')
       case $again in
         pass|cleanup) echo "wine could not start a process in $name $test; run again alone, it passed"; result=pass ;;
-        *) result=fail; go tool test2json -t -p "$name" <"$log.again" | "$work/wintest" summary | sed -n 's/^said [^ ]* /     /p' ;;
+        *)
+          echo "FAIL $name $test (wine could not start a process; run again alone, it failed again:)"
+          go tool test2json -t -p "$name" <"$log.again" | "$work/wintest" summary | sed -n 's/^said [^ ]* /     /p'
+          fail=$((fail + 1)) failed=1
+          continue ;;
       esac
     fi
     case $result in

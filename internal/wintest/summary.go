@@ -1,18 +1,16 @@
 package main
 
 // "wintest summary" reads `go test -json` events (from go tool
-// test2json) on stdin and prints one line per top-level test result:
+// test2json) on stdin and prints one line per top-level test result,
 //
 //	pass|fail|skip|cleanup|start NAME
 //
-// and, after a fail, what the test reported, one "said NAME LINE" each
-// (the script shows them for a failure it does not expect).
-//
-// where cleanup is a failure whose only complaint is wine's: wine 8 cannot
-// remove a test's temporary directory (the POSIX-semantics delete Go uses
-// on Windows answers "Invalid function"), and start one whose complaints
-// include wine's failure to start a process (the script runs it again, alone).
-// scripts/wine-test.sh uses it.
+// where cleanup is a failure whose only complaint is wine's (wine 8 cannot
+// remove a test's temporary directory: the POSIX-semantics delete Go uses
+// on Windows answers "Invalid function"), and start one whose every
+// complaint is wine's failure to start a process, which the script runs
+// again alone. A fail or a start is followed by what the test said, one
+// "said NAME LINE" each. scripts/wine-test.sh uses it.
 
 import (
 	"bufio"
@@ -65,11 +63,11 @@ func summary(stdin io.Reader, stdout io.Writer) {
 			if result == "fail" && len(complaints[top]) == 0 {
 				result = "cleanup"
 			}
-			if result == "fail" && slices.ContainsFunc(complaints[top], wineStart.MatchString) {
+			if result == "fail" && !slices.ContainsFunc(complaints[top], func(c string) bool { return !wineStart.MatchString(c) }) {
 				result = "start"
 			}
 			fmt.Fprintln(stdout, result, top)
-			if result == "fail" {
+			if result == "fail" || result == "start" {
 				for _, line := range complaints[top] {
 					fmt.Fprintln(stdout, "said", top, line)
 				}

@@ -6,9 +6,9 @@ import (
 )
 
 // A run's events become one line per top-level result: a failure whose
-// only complaint is wine's cleanup is "cleanup", one that includes wine's
-// failure to start a process is "start", and any other failure is "fail"
-// followed by what the test said.
+// only complaint is wine's cleanup is "cleanup", one whose every complaint
+// is wine's failure to start a process is "start", and any other failure is
+// "fail"; a start and a fail are followed by what the test said.
 func TestSummary(t *testing.T) {
 	events := strings.Join([]string{
 		`{"Action":"output","Test":"TestOK","Output":"=== RUN   TestOK\n"}`,
@@ -20,12 +20,16 @@ func TestSummary(t *testing.T) {
 		`{"Action":"fail","Test":"TestTemp"}`,
 		`{"Action":"output","Test":"TestStart","Output":"    y_test.go:3: start server \"Z:\\\\t.exe\": fork/exec Z:\\t.exe: Internal error.\n"}`,
 		`{"Action":"fail","Test":"TestStart"}`,
+		`{"Action":"output","Test":"TestStartAndMore","Output":"    y_test.go:3: start server \"Z:\\\\t.exe\": fork/exec Z:\\t.exe: Internal error.\n"}`,
+		`{"Action":"output","Test":"TestStartAndMore","Output":"    y_test.go:4: and the other server's answer was wrong\n"}`,
+		`{"Action":"fail","Test":"TestStartAndMore"}`,
 		`{"Action":"skip","Test":"TestSkipped"}`,
 		`not JSON`,
 	}, "\n")
 	var out strings.Builder
 	summary(strings.NewReader(events), &out)
-	want := "pass TestOK\nfail TestBroken\nsaid TestBroken x_test.go:9: Write = <nil>, want the cause\ncleanup TestTemp\nstart TestStart\nskip TestSkipped\n"
+	want := "pass TestOK\nfail TestBroken\nsaid TestBroken x_test.go:9: Write = <nil>, want the cause\ncleanup TestTemp\nstart TestStart\nsaid TestStart y_test.go:3: start server \"Z:\\\\t.exe\": fork/exec Z:\\t.exe: Internal error.\n" +
+		"fail TestStartAndMore\nsaid TestStartAndMore y_test.go:3: start server \"Z:\\\\t.exe\": fork/exec Z:\\t.exe: Internal error.\nsaid TestStartAndMore y_test.go:4: and the other server's answer was wrong\nskip TestSkipped\n"
 	if out.String() != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", out.String(), want)
 	}
