@@ -45,6 +45,9 @@ func TestLoad(t *testing.T) {
 		{name: "an unknown operation", args: args([]string{"load", "pong"}, nowhere), wantCode: 2, errHas: `unknown operation "pong"`},
 		{name: "no operation", args: args([]string{"load"}, nowhere), wantCode: 2, errHas: "give an operation"},
 		{name: "new and shared sessions", args: args([]string{"load", "ping", "--new-session", "--shared"}, nowhere), wantCode: 2, errHas: "--new-session and --shared"},
+		// --find-max's first rate is --rate or 10: never one that is no rate.
+		{name: "a negative rate", args: args([]string{"load", "ping", "--find-max", "p99<1s", "--rate=-5"}, nowhere), wantCode: 2, errHas: `--rate: "-5" is negative`},
+		{name: "a rate that is no number", args: args([]string{"load", "ping", "--rate", "NaN"}, nowhere), wantCode: 2, errHas: `--rate: "NaN" is not a number`},
 		{name: "stages of two kinds", args: args([]string{"load", "ping", "--stage", "1s:2", "--stage", "1s:5/s"}, nowhere), wantCode: 2, errHas: "every stage as sessions"},
 		{name: "a bad stage", args: args([]string{"load", "ping", "--stage", "1s:2.5"}, nowhere), wantCode: 2, errHas: "a whole number of sessions"},
 		{name: "a bad mix", args: args([]string{"load", "--mix", badMix}, nowhere), wantCode: 2, errHas: "bad.yaml:3:13: weight: want a whole number"},
