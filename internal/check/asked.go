@@ -380,7 +380,12 @@ func askedChecks() []*Check {
 			return s.msg.Error != nil && s.msg.Error.Code == -32042 && !urlRequired(s.msg.Error.Data)
 		})},
 		{ID: "asks.sampling-messages", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingProblem)},
-		{ID: "asks.sampling-tool-output", run: func(t *T) { askOn(t, `{"sampling":{"tools":{}}}`, "asks-tools") }, watch: askWatch("sampling/createMessage", samplingOutputProblem)},
+		{ID: "asks.sampling-tool-output", run: func(t *T) {
+			exerciseAsks(t) // a server that asks no sampling there gets no call more
+			if t.r.sampled.Load() {
+				askOn(t, `{"sampling":{"tools":{}}}`, "asks-tools")
+			}
+		}, watch: askWatch("sampling/createMessage", samplingOutputProblem)},
 		{ID: "asks.sampling-tools", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("tools", "tools"))},
 		{ID: "asks.sampling-context", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("context", "includeContext"))},
 		{ID: "asks.task-undeclared", needs: needs{era: "legacy"}, run: exerciseAsks, watch: askWatch("", func(p, caps json.RawMessage, _ string) string {

@@ -675,6 +675,9 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			lazy.Wake(c.signs) // tell the first contact that something came that is no message
 		}
 		c.r.watches.see(s)
+		if slices.ContainsFunc(asksOf(s), func(a serverAsk) bool { return a.Method == "sampling/createMessage" }) {
+			c.r.sampled.Store(true)
+		}
 		if c.answers != nil && s.bad == "" && s.msg.IsRequest() {
 			c.hand(s)
 		}

@@ -113,6 +113,9 @@ type runner struct {
 	exerciseOnce       sync.Once // exercise's traffic, made once a run
 	exerciseModernOnce sync.Once // exerciseModern's
 	asksOnce           sync.Once // exerciseAsks'
+	// sampled: the server asked a connection for sampling (a request, or
+	// an input request), so asks.sampling-tool-output asks once more.
+	sampled atomic.Bool
 	// unanswered counts the server's requests left unanswered past the
 	// answerer's bounds (answer.go).
 	unanswered atomic.Int64
