@@ -316,6 +316,76 @@ func urlProblem(https bool) func(p, _ json.RawMessage, _ string) string {
 	}
 }
 
+// privateURLProblem is a URL elicitation's url that carries something
+// about the user: credentials before its host, or a parameter of its query
+// or fragment named for a credential or personal data (headerSecrets'
+// words), or holding an email address. Said by name, never by value.
+func privateURLProblem(p, _ json.RawMessage, _ string) string {
+	raw, _ := str(member(p, "url"))
+	u, err := url.Parse(raw)
+	if elicitMode(p) != "url" || err != nil {
+		return "" // asks.elicitation-url's
+	}
+	if u.User != nil {
+		return fmt.Sprintf("url %q carries credentials before its host", clip(u.Redacted(), 120))
+	}
+	for _, part := range []string{u.RawQuery, u.Fragment} {
+		params, _ := url.ParseQuery(part) // what parses is judged
+		for _, k := range slices.Sorted(maps.Keys(params)) {
+			if w := sensitiveField(k, json.RawMessage(`{"type":"string"}`), headerSecrets); w != "" {
+				return fmt.Sprintf("url's parameter %q carries the user's %s", clip(k, 60), w)
+			}
+			if slices.ContainsFunc(params[k], emailLike) {
+				return fmt.Sprintf("url's parameter %q carries an email address", clip(k, 60))
+			}
+		}
+	}
+	return ""
+}
+
+// emailLike reports whether v reads as an email address.
+func emailLike(v string) bool {
+	local, domain, ok := strings.Cut(v, "@")
+	return ok && local != "" && strings.Contains(strings.TrimSuffix(domain, "."), ".") && !strings.ContainsAny(v, " /:")
+}
+
+// linkProblem is a form elicitation with a web address in a field
+// written for the user to read (its message, a title, a description, a
+// default, a choice): a page to visit is URL mode's. A schema's own
+// members ($schema, $id) and _meta are not for the user.
+func linkProblem(p, _ json.RawMessage, _ string) string {
+	var v any
+	if elicitMode(p) != "form" || json.Unmarshal(p, &v) != nil {
+		return ""
+	}
+	var link func(key string, v any) string
+	link = func(key string, v any) string {
+		switch v := v.(type) {
+		case string:
+			if l := strings.ToLower(v); strings.Contains(l, "https://") || strings.Contains(l, "http://") {
+				return fmt.Sprintf("the form's %s holds a web address: %q", key, clip(v, 120))
+			}
+		case []any:
+			for _, e := range v {
+				if why := link(key, e); why != "" {
+					return why
+				}
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				if strings.HasPrefix(k, "$") || k == "_meta" {
+					continue
+				}
+				if why := link(k, v[k]); why != "" {
+					return why
+				}
+			}
+		}
+		return ""
+	}
+	return link("", v)
+}
+
 // blocksOf are a sampling message's content blocks: an array of them, or
 // one.
 func blocksOf(content json.RawMessage) []json.RawMessage {
@@ -372,6 +442,8 @@ func askedChecks() []*Check {
 		{ID: "asks.elicitation-mode", run: func(t *T) { askOn(t, `{"elicitation":{"form":{}}}`, "asks-form") }, watch: askWatch("elicitation/create", modeProblem)},
 		{ID: "asks.elicitation-url", run: exerciseAsks, watch: askWatch("elicitation/create", urlProblem(false))},
 		{ID: "asks.elicitation-https", run: exerciseAsks, watch: askWatch("elicitation/create", urlProblem(true))},
+		{ID: "asks.elicitation-url-private", run: exerciseAsks, watch: askWatch("elicitation/create", privateURLProblem)},
+		{ID: "asks.elicitation-links", run: exerciseAsks, watch: askWatch("elicitation/create", linkProblem)},
 		{
 			ID: "asks.elicitation-complete", needs: needs{era: "legacy"}, run: exerciseAsks,
 			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.completeBad != "" }, func(s seen) string { return s.completeBad }),

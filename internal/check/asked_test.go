@@ -10,7 +10,7 @@ import (
 )
 
 // asksEvery are the asks checks of MUST of either era.
-var asksEvery = []string{"asks.elicitation", "asks.elicitation-sensitive", "asks.elicitation-mode", "asks.elicitation-url", "asks.sampling-messages", "asks.sampling-tools"}
+var asksEvery = []string{"asks.elicitation", "asks.elicitation-sensitive", "asks.elicitation-mode", "asks.elicitation-url", "asks.sampling-messages", "asks.sampling-tools", "asks.elicitation-url-private"}
 
 // addAsksEdgeServers adds the servers that ask a client that declared
 // it at the edge: a form without its mode, a URL of plain HTTP to
@@ -20,7 +20,7 @@ func addAsksEdgeServers() {
 	for _, transport := range []string{"stdio", "http"} {
 		edgeServers = append(edgeServers, edgeServer{name: transport + " 2025-11-25 asking at the edge",
 			fake:  edgeFake(transport, "", merge(faults("asks"), map[string]string{"edges": `["asks-edge"]`})),
-			holds: append(slices.Clone(asksEvery), "asks.elicitation-complete", "asks.url-required", "asks.sampling-tool-output")})
+			holds: append(slices.Clone(asksEvery), "asks.elicitation-complete", "asks.url-required", "asks.sampling-tool-output", "asks.elicitation-links")})
 	}
 }
 

@@ -93,6 +93,8 @@ var newBroken = []struct {
 	{"a URL elicitation of a client that declared form mode alone", askingFake, faults("asks", "asks-url-always"), "asks.elicitation-mode"},
 	{"a URL elicitation whose url is no URL", askingFake, faults("asks", "asks-bad-url"), "asks.elicitation-url"},
 	{"a URL elicitation whose url is javascript:", askingFake, faults("asks", "asks-js-url"), "asks.elicitation-https"},
+	{"a URL elicitation whose url carries the user's email address", askingFake, faults("asks", "asks-url-private"), "asks.elicitation-url-private"},
+	{"a form elicitation whose message holds a web address", askingFake, faults("asks", "asks-form-link"), "asks.elicitation-links"},
 	{"-32042 whose elicitation is of form mode, without elicitationId", askingFake, faults("asks", "url-required-bare"), "asks.url-required"},
 	{"-32042 whose elicitation is of form mode, without elicitationId, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "url-required-bare"), "asks.url-required"},
 	{"a completion naming an elicitationId never sent", askingFake, faults("asks", "asks-complete-unknown"), "asks.elicitation-complete"},

@@ -229,10 +229,13 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 		}
 		form := `{"mode":"form","message":"Who are you?","requestedSchema":{"type":"object","properties":` + props + `}}`
 		if s.edge("asks-edge") { // no mode, and words near a password's or a token's
-			form = `{"message":"Who are you?","requestedSchema":{"type":"object","properties":` + strings.Replace(props, `{`, `{"secretary":{"type":"string"},"passportCountry":{"type":"string"},"max_tokens":{"type":"integer","title":"Token budget"},`, 1) + `}}`
+			form = `{"message":"Who are you?","requestedSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":` + strings.Replace(props, `{`, `{"secretary":{"type":"string"},"passportCountry":{"type":"string"},"max_tokens":{"type":"integer","title":"Token budget"},`, 1) + `}}`
 		}
 		if s.has("asks-no-message") {
 			form = `{"requestedSchema":{"type":"object","properties":` + props + `}}`
+		}
+		if s.has("asks-form-link") {
+			form = `{"mode":"form","message":"Who are you? Sign up at https://example.com/signup first.","requestedSchema":{"type":"object","properties":` + props + `}}`
 		}
 		n := 1
 		if s.has("asks-loop") {
@@ -244,8 +247,11 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 		if member(el, "url") != nil || s.has("asks-url-always") {
 			id := srvID("el")
 			url := map[bool]string{true: "https://exa mple.com/%zz"}[s.has("asks-bad-url")]
-			if s.edge("asks-edge") {
-				url = "http://127.0.0.1:8080/consent"
+			if s.edge("asks-edge") { // a page token and a step are not the user's
+				url = "http://127.0.0.1:8080/consent?page_token=p2&lang=en#step=2"
+			}
+			if s.has("asks-url-private") {
+				url = "https://example.com/consent?user=ada%40example.com"
 			}
 			if s.has("asks-js-url") {
 				url = "javascript:alert(1)"

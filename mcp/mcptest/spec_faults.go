@@ -193,6 +193,8 @@ var Faults = []string{
 	"asks-bad-url",          // with asks: the URL elicitation's url "https://exa mple.com/%zz"
 	"asks-js-url",           // with asks: the URL elicitation's url "javascript:alert(1)"
 	"asks-url-always",       // with asks: the URL elicitation of a client that declared elicitation of form mode alone too
+	"asks-url-private",      // with asks: the URL elicitation's url carries the user's email address
+	"asks-form-link",        // with asks: the form's message holds a web address to visit
 	"asks-complete-unknown", // with asks: the completion names an elicitationId never sent
 	"asks-sampling-tools",   // with asks: the sampling request offers tools, to a client that did not declare sampling.tools
 	"asks-sampling-context", // with asks: the sampling request's includeContext "thisServer", to a client that did not declare sampling.context
