@@ -48,7 +48,8 @@ func TestAnswersAreResults(t *testing.T) {
 
 // A server that asks without end is answered a bounded number of times,
 // and the report says how many were left; one whose form is 20,000
-// properties and one of them 5,000 objects deep is judged, and fails.
+// properties and one of them 5,000 objects deep is judged, and fails
+// (and holds no web address, which is read to its depth).
 func TestHostileAsks(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -59,6 +60,8 @@ func TestHostileAsks(t *testing.T) {
 		{"asks-loop", "asks.elicitation", Passed, "left unanswered"},
 		{"asks-huge-schema", "asks.elicitation", Failed, `property "deep"`},
 		{"asks-js-url", "asks.elicitation-url", Passed, ""},
+		{"asks-huge-schema", "asks.elicitation-links", Passed, ""},
+		{"asks-loop", "asks.elicitation-url-private", Passed, "left unanswered"},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			t.Parallel()

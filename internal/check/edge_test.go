@@ -243,12 +243,12 @@ func addEdgeServers() {
 		// client that can answer.
 		edgeServer{name: "HTTP 2026-07-28 serving ping, private caches, input asked", fake: edgeFake("http", "modern", merge(mrtrChange("removed-methods-served", "discover-any-version"),
 			map[string]string{"edges": `["listen-notifies"]`, "ttlMs": `86400000`, "cacheScope": `"private"`, "prompts": `[{"name":"hello","description":"Hello."},{"name":"ask","description":"Asks who."}]`})),
-			holds: slices.Concat(modernEvery, modernHTTPEvery, asksEvery, []string{"modern.request-state"})},
+			holds: slices.Concat(modernEvery, modernHTTPEvery, asksEvery, []string{"modern.request-state", "modern.input-declined"})},
 		edgeServer{name: "stdio 2026-07-28 keeping its results longer than an int64 of milliseconds", fake: edgeFake("stdio", "modern", map[string]string{"ttlMs": `1e19`}),
 			holds: []string{"modern.cache-hints"}},
 		edgeServer{name: "stdio 2026-07-28 input asked, any version discovered", fake: edgeFake("stdio", "modern", merge(mrtrChange("discover-any-version"),
 			map[string]string{"edges": `["listen-notifies"]`, "prompts": `[{"name":"hello","description":"Hello."},{"name":"ask","description":"Asks who."}]`})),
-			holds: slices.Concat(modernEvery, asksEvery, []string{"modern.request-state"})},
+			holds: slices.Concat(modernEvery, asksEvery, []string{"modern.request-state", "modern.input-declined"})},
 		edgeServer{name: "HTTP 2026-07-28 with a header-mirrored argument", fake: fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
 			holds: []string{"modern.header-param", "modern.header-param-missing", "modern.header-param-numeric"}},
 		// A request without MCP-Protocol-Version read as 2025-03-26, as

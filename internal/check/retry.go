@@ -8,7 +8,8 @@ package check
 // with the answers and the request state, round after round. The checks
 // hold the server to what the era says of a retry: one that lacks an
 // answer asked again, one with an answer of no kind refused, answers to
-// keys never asked ignored, a request state it never gave not taken.
+// keys never asked ignored, an elicitation declined or cancelled handled,
+// a request state it never gave not taken.
 
 import (
 	"encoding/json"
@@ -147,6 +148,24 @@ func retryChecks() []*Check {
 			m := a.retry(t, ans, state(a.result))
 			if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
 				t.FailGot(clipped(m.Result), "answers that are no results (strings) were taken, and the request completed")
+			}
+		}),
+		modernCheck("modern.input-declined", needs{capability: "prompts"}, func(t *T) {
+			a, ans := askInput(t)
+			asked := inputRequests(a.result)
+			for _, action := range []string{"decline", "cancel"} {
+				n := 0
+				for k := range ans {
+					if asked[k].Method == "elicitation/create" {
+						ans[k], n = json.RawMessage(`{"action":"`+action+`"}`), n+1
+					}
+				}
+				if n == 0 {
+					t.Skip("the server asks for no elicitation")
+				}
+				if m := a.retry(t, ans, state(a.result)); m.Error != nil && m.Error.Code == mcp.CodeInternalError {
+					t.FailGot(errText(m.Error), "an elicitation the user chose to %s was answered with an internal error, not handled", action)
+				}
 			}
 		}),
 		modernCheck("modern.request-state", needs{capability: "prompts"}, func(t *T) {

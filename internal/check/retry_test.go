@@ -12,7 +12,7 @@ import (
 // once, and every check still retries it with its own.
 func TestInputAskedForOnceARun(t *testing.T) {
 	t.Parallel()
-	ids := []string{"modern.input-missing", "modern.input-extra", "modern.input-invalid", "modern.request-state"}
+	ids := []string{"modern.input-missing", "modern.input-extra", "modern.input-invalid", "modern.request-state", "modern.input-declined"}
 	tg, srv := fake{transport: "http", era: "modern", change: mrtrChange()}.targetServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
 	defer cancel()

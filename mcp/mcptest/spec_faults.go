@@ -178,6 +178,7 @@ var Faults = []string{
 	"mrtr-extra-error",         // with mrtr: an input response of a key never asked refused
 	"mrtr-invalid-accepted",    // with mrtr: an input response that is no result taken
 	"mrtr-tamper-accepted",     // with mrtr: a request state the server never gave taken
+	"mrtr-decline-fails",       // with mrtr: an elicitation declined or cancelled answered -32603, as a server that took every answer for an accept
 	"discover-any-version",     // (modern) server/discover answered whatever version it is stamped with; other requests held to theirs (no defect)
 	"initialize-served",        // (modern) initialize answered as a server of the initialize era answers it, as a server of both eras may (no defect)
 	"json-log-stdout",          // (stdio) a JSON log line that is no JSON-RPC message ({"level":50,"error":...}) after every answer

@@ -487,6 +487,8 @@ func (s *Spec) askPrompt(params json.RawMessage) (json.RawMessage, *specError) {
 		return ask, nil
 	case member(who, "action") == nil && !s.has("mrtr-invalid-accepted"):
 		return nil, &specError{Code: codeInvalidParams, Message: "the input response is no elicitation result"}
+	case s.has("mrtr-decline-fails") && !bytes.Contains(who, []byte(`"accept"`)):
+		return nil, &specError{Code: -32603, Message: "TypeError: Cannot read properties of undefined (reading 'name')"}
 	}
 	return done, nil
 }
