@@ -1,9 +1,10 @@
 package check
 
 // Authorization, where the server asks for it (a request without
-// credentials answered 401): the challenge and where it points, the
-// protected resource metadata, the authorization server's metadata, and a
-// token the server never issued refused. Nothing here logs in: the
+// credentials answered 401): the challenge, the scope it names and where
+// it points, the protected resource metadata (without offline_access),
+// the authorization server's metadata, and a token the server never
+// issued refused. Nothing here logs in: the
 // documents are public, fetched without credentials.
 
 import (
@@ -52,6 +53,27 @@ func authChecks() []*Check {
 			}
 			if !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
 				t.FailGot("code_challenge_methods_supported "+joinQuoted(as.CodeChallengeMethodsSupported), "the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
+			}
+		}),
+		authCheck("auth.challenge-scope", func(t *T) {
+			ch, ok := oauth.AuthChallenge(t.r.facts.auth.header)
+			if !t.r.oauthOffered(t.ctx).offered {
+				t.Skip(noOAuth)
+			}
+			if !ok {
+				t.Block("auth.challenge", "the 401 has no Bearer (or DPoP) challenge")
+			}
+			t.Got("WWW-Authenticate: " + clip(t.r.facts.auth.header.Get("WWW-Authenticate"), 200))
+			if ch.Params["scope"] == "" {
+				t.Fail("the 401's challenge names no scope: a client learns there which scopes to ask for")
+			}
+		}),
+		authCheck("auth.offline-access", func(t *T) {
+			ch, _ := oauth.AuthChallenge(t.r.facts.auth.header)
+			md := resourceMetadata(t, "auth.offline-access")
+			t.Got("the challenge's scope " + clip(ch.Params["scope"], 100) + "; scopes_supported " + clip(joinQuoted(md.ScopesSupported), 200))
+			if slices.Contains(strings.Fields(ch.Params["scope"]), "offline_access") || slices.Contains(md.ScopesSupported, "offline_access") {
+				t.Fail("the resource asks for offline_access, a scope of refresh tokens, which no resource needs: the client asks for it where the authorization server offers it")
 			}
 		}),
 		authCheck("auth.invalid-token", func(t *T) {

@@ -203,6 +203,8 @@ var brokenCases = []brokenCase{
 	{id: "auth.metadata-location", fake: httpAuth, auth: "metadata-gone"},
 	{id: "auth.server-metadata", fake: httpAuth, auth: "no-s256"},
 	{id: "auth.invalid-token", fake: httpAuth, auth: "any-token"},
+	{id: "auth.challenge-scope", fake: httpAuth, auth: "no-scope"},
+	{id: "auth.offline-access", fake: httpAuth, auth: "offline-access"},
 }
 
 func TestEveryCheckHasABrokenServer(t *testing.T) {

@@ -206,7 +206,7 @@ func edgeSkills(transport, era string) fake {
 
 var skillsHeld = []string{"extensions.identifiers", "skills.methods", "skills.entries", "skills.manifest", "skills.directory"}
 
-var authHeld = []string{"auth.challenge", "auth.resource-metadata", "auth.metadata-location", "auth.server-metadata", "auth.invalid-token"}
+var authHeld = []string{"auth.challenge", "auth.resource-metadata", "auth.metadata-location", "auth.server-metadata", "auth.invalid-token", "auth.challenge-scope", "auth.offline-access"}
 
 func addEdgeServers() {
 	addAsksEdgeServers()
@@ -285,7 +285,7 @@ func addEdgeServers() {
 		// authorization does not cover (its checks skip but for the
 		// challenge); OAuth as it should be.
 		edgeServer{name: "HTTP 2025-11-25 with a token of its own", fake: fake{transport: "http", auth: "no-metadata"}, holds: []string{"auth.challenge"},
-			skips: []string{"auth.resource-metadata", "auth.metadata-location", "auth.server-metadata", "auth.invalid-token"}},
+			skips: []string{"auth.resource-metadata", "auth.metadata-location", "auth.server-metadata", "auth.invalid-token", "auth.challenge-scope", "auth.offline-access"}},
 		edgeServer{name: "HTTP 2025-11-25 behind OAuth", fake: fake{transport: "http", auth: "ok"}, holds: authHeld},
 		edgeServer{name: "HTTP 2026-07-28 behind OAuth", fake: fake{transport: "http", era: "modern", auth: "ok"}, holds: authHeld},
 	)

@@ -189,8 +189,12 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 			proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
 			proxy.Transport = testkit.Pool(t)
 			as := oauthtest.New(t, proxy)
+			as.Scopes, as.ChallengeScope = []string{"mcp:tools"}, "mcp:tools"
 			if f.auth != "ok" {
 				as.Broken = f.auth
+			}
+			if f.auth == "no-scope" {
+				as.ChallengeScope = ""
 			}
 			token, _ := as.Issue("")
 			tg.URL = as.URL()

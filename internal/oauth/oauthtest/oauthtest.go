@@ -39,6 +39,9 @@ type Server struct {
 	Need    map[string]string // JSON-RPC method → the scope it needs (403 insufficient_scope without it)
 	TTL     int               // expires_in of issued tokens (default 3600)
 	Clients map[string]string // client_credentials: id → secret (HTTP Basic)
+	// ChallengeScope, when set, is the scope a 401's challenge names (RFC
+	// 6750 §3), as MCP servers should.
+	ChallengeScope string
 	// Assertions are the workload JWTs the jwt-bearer grant takes: JWT →
 	// the client id it must come with.
 	Assertions map[string]string
@@ -78,7 +81,8 @@ type Server struct {
 	// that names no document),
 	// "no-auth-servers" (a document without authorization_servers),
 	// "no-s256" (metadata without S256 PKCE), "any-token" (any bearer
-	// token taken).
+	// token taken), "offline-access" (offline_access among the resource's
+	// scopes_supported, which a resource needs not).
 	Broken string
 	// Device offers the device authorization grant (RFC 8628) at
 	// /device; the user's answer is Approve's or Deny's. SlowDown is how
@@ -245,6 +249,8 @@ func New(t testing.TB, mcp http.Handler) *Server {
 			return
 		case "no-auth-servers":
 			delete(md, "authorization_servers")
+		case "offline-access":
+			md["scopes_supported"] = slices.Concat(s.Scopes, []string{"offline_access"})
 		}
 		json.NewEncoder(w).Encode(md)
 	})
@@ -366,6 +372,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		s.mu.Unlock()
 		if !ok {
+			if s.ChallengeScope != "" {
+				prm = fmt.Sprintf(`scope="%s", %s`, s.ChallengeScope, prm)
+			}
 			if s.Broken != "no-challenge" {
 				w.Header().Set("WWW-Authenticate", scheme+` error="invalid_token", error_description="no valid token", `+prm)
 			}
