@@ -50,6 +50,7 @@ var reasons = []struct{ reason, meaning string }{
 	{"binds an intermediary", "it binds a proxy or gateway between the client and the server, not the server a client reaches"},
 	{"a transport mcpv check does not speak", "it binds custom or alternative transports; mcpv check speaks stdio and Streamable HTTP"},
 	{"an implementer's choice", "it says what new implementations adopt and old ones migrate to, or how the specification allocates codes; no exchange tells a new server from an old one"},
+	{"needs a token issued for another resource", "it binds how a server treats a token its authorization server issued for another resource; mcpv check holds no such token (it sends the user's own for this server, or a string no server issued, which auth.invalid-token tries)"},
 	{noProbe, "a client could observe it, and no check probes it yet: the known gap, listed by id in " + gapFile},
 }
 
