@@ -43,6 +43,21 @@ func taskChecks() []*Check {
 			}
 		}),
 		legacy("tasks.no-related-meta", "tasks.requests.tools.call", noRelatedMeta),
+		legacy("tasks.progress-ends", "tasks.requests.tools.call", func(t *T) {
+			if run := theTask(t); len(run.late) > 0 {
+				t.FailGot(run.late[0].raw, "a progress notification of the task's call came after tasks/get had answered twice that the task ended")
+			}
+		}),
+		legacy("tasks.id-param", "tasks.requests.tools.call", func(t *T) {
+			run := theTask(t)
+			t.Sent("tasks/get of task " + run.id + " whose _meta names the task " + noTask)
+			switch m := run.metaGet; {
+			case m.Error != nil:
+				t.FailGot(errText(m.Error), "refused: the task was looked up by the _meta, not by params.taskId")
+			case str1(member(m.Result, "taskId")) != run.id:
+				t.FailGot(clipped(m.Result), "answered about another task than params.taskId names")
+			}
+		}),
 		legacy("tasks.listed", "tasks.list", taskListed),
 		legacy("tasks.input-related", "tasks.requests.tools.call", inputRelated),
 		legacy("tasks.cancel", "tasks.cancel", cancelRunning),
@@ -111,9 +126,13 @@ type taskRun struct {
 	// result is tasks/result's answer, asked when the task had not yet
 	// ended (pending) or had; after are two tasks/get once it was
 	// answered (a terminal status must hold).
-	result   *mcp.Message
-	after    []mcp.Message
-	pending  bool
+	result  *mcp.Message
+	after   []mcp.Message
+	pending bool
+	// metaGet is a tasks/get once it ended whose _meta names another task
+	// (related-task): params.taskId is what names the task.
+	metaGet  mcp.Message
+	late     []seen         // progress of the call's token after two tasks/get answered the task ended
 	asks     []seen         // the input the server asked for while the task ran
 	notes    []seen         // notifications/tasks/status of the task
 	ended    *mcp.Message   // tasks/cancel of the task once it ended
@@ -190,12 +209,19 @@ func legacyTask(t *T) *taskRun {
 		after, _ := t.request(c, "tasks/get", mcp.TaskParams(run.id))
 		run.after = append(run.after, after)
 	}
+	params, _ = withMember(mcp.TaskParams(run.id), "_meta", json.RawMessage(`{"`+mcp.RelatedTaskKey+`":{"taskId":"`+noTask+`"}}`))
+	run.metaGet, _ = t.request(c, "tasks/get", params)
 	if t.r.facts.declares("tasks.cancel") {
 		m, _ := t.request(c, "tasks/cancel", mcp.TaskParams(run.id))
 		run.ended = &m
 	}
+	ends := 0 // the tasks/get answers that the task has ended
 	for _, s := range c.since(mark) {
 		switch {
+		case s.msg.IsResponse() && s.method == "tasks/get" && terminal(str1(member(s.msg.Result, "status"))):
+			ends++
+		case s.msg.Method == "notifications/progress" && string(member(s.msg.Params, "progressToken")) == `"mcpv-check-progress-task"` && ends >= 2:
+			run.late = append(run.late, s)
 		case s.msg.IsRequest() && (s.msg.Method == "elicitation/create" || s.msg.Method == "sampling/createMessage"):
 			// The input a task asks for; a ping or the roots asked
 			// meanwhile belong to no task.

@@ -26,6 +26,10 @@ var legacyTasks = map[string]string{
 	"tasks":        `{"steps":2,"ask":["job"],"pollMs":20}`,
 }
 
+// reportingTasks is legacyTasks whose task reports its progress: 1 of 2
+// as it starts, 2 of 2 as it ends.
+var reportingTasks = merge(legacyTasks, map[string]string{"tasks": `{"statuses":["working","working","completed"],"pollMs":20}`})
+
 // extTasks is a server of the 2026-07-28 era that declares the tasks
 // extension and runs the job as a task for a client that declares it too,
 // asking the client's name twice before it ends.
@@ -36,7 +40,7 @@ var extTasks = map[string]string{
 }
 
 var legacyTaskChecks = []string{"tasks.unknown-task", "tasks.create", "tasks.status-paths", "tasks.timestamps", "tasks.ttl", "tasks.result",
-	"tasks.result-meta", "tasks.result-blocks", "tasks.no-related-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended", "tasks.unique-ids", "tasks.forbidden-tool"}
+	"tasks.result-meta", "tasks.result-blocks", "tasks.no-related-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended", "tasks.unique-ids", "tasks.forbidden-tool", "tasks.progress-ends", "tasks.id-param"}
 
 var extTaskIDs = []string{"tasks.ext-gated", "tasks.ext-listen-gated", "tasks.ext-unknown-task", "tasks.ext-undeclared", "tasks.ext-create",
 	"tasks.ext-durable", "tasks.ext-get", "tasks.ext-update", "tasks.ext-input-keys", "tasks.ext-cancel"}
@@ -52,6 +56,8 @@ var taskBroken = []brokenCase{
 	{id: "tasks.result", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-result-early"))},
 	{id: "tasks.result-meta", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-result-no-meta"))},
 	{id: "tasks.listed", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-unlisted"))},
+	{id: "tasks.progress-ends", fake: fake{transport: "stdio", change: reportingTasks}, break_: merge(reportingTasks, faults("task-progress-late"))},
+	{id: "tasks.id-param", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-id-from-meta"))},
 	{id: "tasks.input-related", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-input-unrelated"))},
 	{id: "tasks.cancel", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-no-status"))},
 	{id: "tasks.cancel-ended", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-terminal-ok"))},

@@ -138,6 +138,8 @@ var Faults = []string{
 	"task-required-served",     // a tool whose execution.taskSupport is "required" served when called without a task
 	"task-forbidden-served",    // a tool that does not run as a task (execution.taskSupport absent) made a task when called as one
 	"tasks-get-streamed",       // (HTTP) tasks/get answered with an event stream
+	"task-id-from-meta",        // tasks/get, tasks/result and tasks/cancel find their task by the related-task _meta, when it is given, not by params.taskId
+	"task-progress-late",       // every tasks/get of a task that has ended sends a progress notification of its call's token more
 	"crossed-streams",          // (HTTP) pings with string ids of one session that wait at once are answered on each other's streams
 	"bad-log-level",            // a log message of level "loud", which no revision has, after every answer
 	"input-required-elsewhere", // (modern) completion/complete answered input_required

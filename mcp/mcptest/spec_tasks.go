@@ -384,6 +384,9 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 	}
 	st.mu.Lock()
 	t := st.tasks[taskIDParam(m.Params)]
+	if related := member(member(m.Params, "_meta"), "io.modelcontextprotocol/related-task"); related != nil && s.has("task-id-from-meta") {
+		t = st.tasks[taskIDParam(related)]
+	}
 	if t == nil {
 		st.mu.Unlock()
 		s.noTask(m, id, "task-unknown-internal", out)
@@ -407,6 +410,8 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 		st.mu.Unlock()
 		if changed {
 			s.statusNote(t, note, out)
+		} else if terminal(t.status) && s.has("task-progress-late") {
+			s.progress(t, 2, "job still reporting", out)
 		}
 		out.send(s.resultLine(id, m.Method, mustJSON(f)))
 	case "tasks/cancel":
