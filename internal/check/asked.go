@@ -259,6 +259,10 @@ func samplingDeclared(key, param string) func(p, caps json.RawMessage, _ string)
 	}
 }
 
+// maxPings is how many pings in a row, each answered, are too many: a
+// server that checks a connection's health needs one answer at a time.
+const maxPings = 10
+
 // maxAnswered bounds the server's requests a connection answers.
 const maxAnswered = 256
 
@@ -460,6 +464,9 @@ func askedChecks() []*Check {
 		}, watch: askWatch("sampling/createMessage", samplingOutputProblem)},
 		{ID: "asks.sampling-tools", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("tools", "tools"))},
 		{ID: "asks.sampling-context", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("context", "includeContext"))},
+		{ID: "utilities.ping-rate", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spot(fmt.Sprintf("%d pings of the server's in a row, each answered, with nothing else between", maxPings), func(_ *watchCtx, s seen) bool {
+			return s.pings == maxPings
+		})},
 		{ID: "asks.task-undeclared", needs: needs{era: "legacy"}, run: exerciseAsks, watch: askWatch("", func(p, caps json.RawMessage, _ string) string {
 			if member(p, "task") == nil || len(caps) == 0 || member(caps, "tasks") != nil {
 				return ""

@@ -20,7 +20,7 @@ func addAsksEdgeServers() {
 	for _, transport := range []string{"stdio", "http"} {
 		edgeServers = append(edgeServers, edgeServer{name: transport + " 2025-11-25 asking at the edge",
 			fake:  edgeFake(transport, "", merge(faults("asks"), map[string]string{"edges": `["asks-edge"]`})),
-			holds: append(slices.Clone(asksEvery), "asks.elicitation-complete", "asks.url-required", "asks.sampling-tool-output", "asks.elicitation-links")})
+			holds: append(slices.Clone(asksEvery), "asks.elicitation-complete", "asks.url-required", "asks.sampling-tool-output", "asks.elicitation-links", "utilities.ping-rate")})
 	}
 }
 

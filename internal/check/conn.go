@@ -113,6 +113,9 @@ type seen struct {
 	// completeBad: a notifications/elicitation/complete whose
 	// elicitationId no URL elicitation of its connection established.
 	completeBad string
+	// pings: of a connection that answers, the server's pings in a row
+	// up to this one (0: no ping).
+	pings int
 }
 
 // conn is a connection of a check's own.
@@ -159,6 +162,7 @@ type conn struct {
 	initialized bool
 	log         []seen        // the last maxLog messages
 	count       int           // messages received so far
+	pings       int           // the server's pings in a row so far
 	ended       error         // why the reader stopped; set once
 	ids         int           // ids used so far
 	closed      bool          // close was called
@@ -651,6 +655,10 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			out[i].reused = c.asked.has(idKey(m.ID))
 			c.asked.add(idKey(m.ID))
 		}
+		if c.pings++; m.Method != "ping" || !m.IsRequest() || c.answers == nil {
+			c.pings = 0
+		}
+		out[i].pings = c.pings
 		k := idKey(member(m.Params, "requestId")) // 2026-07-28 basic/patterns/cancellation: a server cancels a subscriptions/listen of the client's, and nothing else
 		out[i].strayCancel = m.Method == "notifications/cancelled" && (c.era == "modern" && !c.listens.has(k) || c.era != "modern" && !c.asked.has(k))
 		if c.era == "legacy" {

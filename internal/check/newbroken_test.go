@@ -95,6 +95,7 @@ var newBroken = []struct {
 	{"a URL elicitation whose url is javascript:", askingFake, faults("asks", "asks-js-url"), "asks.elicitation-https"},
 	{"a URL elicitation whose url carries the user's email address", askingFake, faults("asks", "asks-url-private"), "asks.elicitation-url-private"},
 	{"a form elicitation whose message holds a web address", askingFake, faults("asks", "asks-form-link"), "asks.elicitation-links"},
+	{"a dozen pings in a row", askingFake, faults("asks", "asks-ping-storm"), "utilities.ping-rate"},
 	{"-32042 whose elicitation is of form mode, without elicitationId", askingFake, faults("asks", "url-required-bare"), "asks.url-required"},
 	{"-32042 whose elicitation is of form mode, without elicitationId, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "url-required-bare"), "asks.url-required"},
 	{"a completion naming an elicitationId never sent", askingFake, faults("asks", "asks-complete-unknown"), "asks.elicitation-complete"},

@@ -270,6 +270,9 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 			}
 		}
 	}
+	for range map[bool]int{true: 12, false: 1}[s.has("asks-ping-storm")] { // a ping is health; a dozen in a row is a storm
+		ask("ping", `{}`)
+	}
 	if member(caps, "sampling") != nil {
 		msgs := `[{"role":"user","content":{"type":"text","text":"Sum 2 and 2."}}]`
 		if s.edge("asks-edge") {

@@ -206,6 +206,7 @@ var Faults = []string{
 	"asks-sampling-orphan",  // with asks: the sampling request's last message holds a result of a tool use no message made
 	"asks-sampling-output",  // with asks, to a client that declares sampling.tools: the sampling request's tool result is not of its tool's outputSchema
 	"asks-loop",             // with asks: 2,000 elicitations after every answer, not one
+	"asks-ping-storm",       // with asks: 12 pings in a row, not one
 	"asks-huge-schema",      // with asks: the form's requestedSchema of 20,000 properties and one 5,000 objects deep
 	"mrtr-nested",           // with mrtr: the elicitation asked for has a property that is an object of its own
 	// hostile: what a server may do to its client, whatever it is asked
