@@ -43,6 +43,16 @@ func taskChecks() []*Check {
 			}
 		}),
 		legacy("tasks.no-related-meta", "tasks.requests.tools.call", noRelatedMeta),
+		legacy("tasks.input-status", "tasks.requests.tools.call", func(t *T) {
+			run := theTask(t)
+			said := slices.ContainsFunc(run.gets, func(m mcp.Message) bool { return str1(member(m.Result, "status")) == "input_required" })
+			if len(run.asks) > 0 && !said {
+				t.FailGot(run.asks[0].raw, "the task asked the client for input, and tasks/get never said input_required (%d polls)", len(run.gets))
+			}
+			if last := run.after[len(run.after)-1]; run.result.Error == nil && len(run.asks) > 0 && str1(member(last.Result, "status")) == "input_required" {
+				t.FailGot(clipped(last.Result), "once its input was given and tasks/result answered, the task was still input_required")
+			}
+		}),
 		legacy("tasks.progress-ends", "tasks.requests.tools.call", func(t *T) {
 			if run := theTask(t); len(run.late) > 0 {
 				t.FailGot(run.late[0].raw, "a progress notification of the task's call came after tasks/get had answered twice that the task ended")
@@ -262,19 +272,25 @@ func str1(raw json.RawMessage) string {
 // pollTask asks tasks/get of run's task at its poll interval (bounded)
 // until it ends or reaches status stop, and returns the last status.
 func pollTask(t *T, c *conn, run *taskRun, stop string) string {
-	for {
+	status := ""
+	for range maxPolls {
 		m, _ := t.request(c, "tasks/get", mcp.TaskParams(run.id))
 		run.gets = append(run.gets, m)
 		if m.Error != nil {
 			return ""
 		}
-		status := str1(member(m.Result, "status"))
+		status = str1(member(m.Result, "status"))
 		if terminal(status) || status == stop || status == "" {
 			return status
 		}
 		settle(t, pollWait(m.Result))
 	}
+	return status
 }
+
+// maxPolls bounds the polls of a task: one still working then may be
+// waiting for input it never said it needs, which tasks/result brings.
+const maxPolls = 30
 
 // pollWait is how long to wait before the next poll: the task's poll
 // interval, within bounds that keep the check's time.

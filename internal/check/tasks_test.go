@@ -40,7 +40,7 @@ var extTasks = map[string]string{
 }
 
 var legacyTaskChecks = []string{"tasks.unknown-task", "tasks.create", "tasks.status-paths", "tasks.timestamps", "tasks.ttl", "tasks.result",
-	"tasks.result-meta", "tasks.result-blocks", "tasks.no-related-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended", "tasks.unique-ids", "tasks.forbidden-tool", "tasks.progress-ends", "tasks.id-param"}
+	"tasks.result-meta", "tasks.result-blocks", "tasks.no-related-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended", "tasks.unique-ids", "tasks.forbidden-tool", "tasks.progress-ends", "tasks.id-param", "tasks.input-status"}
 
 var extTaskIDs = []string{"tasks.ext-gated", "tasks.ext-listen-gated", "tasks.ext-unknown-task", "tasks.ext-undeclared", "tasks.ext-create",
 	"tasks.ext-durable", "tasks.ext-get", "tasks.ext-update", "tasks.ext-input-keys", "tasks.ext-cancel"}
@@ -58,6 +58,8 @@ var taskBroken = []brokenCase{
 	{id: "tasks.listed", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-unlisted"))},
 	{id: "tasks.progress-ends", fake: fake{transport: "stdio", change: reportingTasks}, break_: merge(reportingTasks, faults("task-progress-late"))},
 	{id: "tasks.id-param", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-id-from-meta"))},
+	{id: "tasks.input-status", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-asks-working"))},
+	{id: "tasks.input-status", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-input-stays"))},
 	{id: "tasks.input-related", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-input-unrelated"))},
 	{id: "tasks.cancel", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-no-status"))},
 	{id: "tasks.cancel-ended", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-terminal-ok"))},

@@ -140,6 +140,8 @@ var Faults = []string{
 	"tasks-get-streamed",       // (HTTP) tasks/get answered with an event stream
 	"task-id-from-meta",        // tasks/get, tasks/result and tasks/cancel find their task by the related-task _meta, when it is given, not by params.taskId
 	"task-progress-late",       // every tasks/get of a task that has ended sends a progress notification of its call's token more
+	"task-asks-working",        // a task that waits for the client's answer said to be working, not input_required
+	"task-input-stays",         // a task the client has answered said to be input_required still, to its end
 	"crossed-streams",          // (HTTP) pings with string ids of one session that wait at once are answered on each other's streams
 	"bad-log-level",            // a log message of level "loud", which no revision has, after every answer
 	"input-required-elsewhere", // (modern) completion/complete answered input_required

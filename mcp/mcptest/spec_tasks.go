@@ -244,7 +244,14 @@ func (s *Spec) newTask(st *specState, tool string, ttl *int64) *specTask {
 // taskFields are a task's members as the era names them; the caller holds
 // st.mu or the task is new.
 func (s *Spec) taskFields(t *specTask) map[string]json.RawMessage {
-	f := map[string]json.RawMessage{"taskId": mustJSON(t.id), "status": mustJSON(t.status),
+	status := t.status
+	switch {
+	case s.has("task-asks-working") && status == "input_required":
+		status = "working"
+	case s.has("task-input-stays") && t.answers != nil:
+		status = "input_required"
+	}
+	f := map[string]json.RawMessage{"taskId": mustJSON(t.id), "status": mustJSON(status),
 		"createdAt": mustJSON(t.created), "lastUpdatedAt": mustJSON(t.updated)}
 	if s.has("task-bad-timestamps") {
 		f["createdAt"] = json.RawMessage(`"yesterday"`)
