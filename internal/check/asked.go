@@ -362,32 +362,29 @@ func linkProblem(p, _ json.RawMessage, _ string) string {
 	if elicitMode(p) != "form" || json.Unmarshal(p, &v) != nil {
 		return ""
 	}
-	var link func(key string, v any) string
-	link = func(key string, v any) string {
-		switch v := v.(type) {
-		case string:
-			if l := strings.ToLower(v); strings.Contains(l, "https://") || strings.Contains(l, "http://") {
-				return fmt.Sprintf("the form's %s holds a web address: %q", key, clip(v, 120))
-			}
-		case []any:
-			for _, e := range v {
-				if why := link(key, e); why != "" {
-					return why
-				}
-			}
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(v)) {
-				if strings.HasPrefix(k, "$") || k == "_meta" {
-					continue
-				}
-				if why := link(k, v[k]); why != "" {
-					return why
-				}
+	return linkIn(v)
+}
+
+func linkIn(v any) string {
+	switch v := v.(type) {
+	case string:
+		if l := strings.ToLower(v); strings.Contains(l, "https://") || strings.Contains(l, "http://") {
+			return fmt.Sprintf("the form holds a web address: %q", clip(v, 120))
+		}
+	case []any:
+		for _, e := range v {
+			if why := linkIn(e); why != "" {
+				return why
 			}
 		}
-		return ""
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if why := linkIn(v[k]); why != "" && !strings.HasPrefix(k, "$") && k != "_meta" {
+				return why
+			}
+		}
 	}
-	return link("", v)
+	return ""
 }
 
 // blocksOf are a sampling message's content blocks: an array of them, or
