@@ -15,15 +15,8 @@ const (
 )
 
 func (d dialect) String() string {
-	switch d {
-	case draft4:
-		return "draft-04"
-	case draft6:
-		return "draft-06"
-	case draft7:
-		return "draft-07"
-	case draft2019:
-		return "2019-09"
+	if names := [...]string{"draft-04", "draft-06", "draft-07", "2019-09"}; d >= draft4 && d <= draft2019 {
+		return names[d-draft4]
 	}
 	return "2020-12"
 }

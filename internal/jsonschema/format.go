@@ -14,45 +14,20 @@ import (
 // none. The checks apply in draft-04, -06 and -07, whose validators
 // commonly assert formats; from 2019-09 on "format" is an annotation.
 func formatCheck(name string) func(string) error {
-	switch name {
-	case "date-time":
-		return formatDateTime
-	case "date":
-		return formatDate
-	case "time":
-		return formatTime
-	case "duration":
-		return formatDuration
-	case "period":
-		return formatPeriod
-	case "email":
-		return formatEmail
-	case "hostname":
-		return formatHostname
-	case "ipv4":
-		return formatIPv4
-	case "ipv6":
-		return formatIPv6
-	case "uri":
-		return formatURI
-	case "uri-reference":
-		return formatURIReference
-	case "iri":
-		return formatIRI
-	case "iri-reference":
-		return formatIRIReference
-	case "uri-template":
-		return formatURITemplate
-	case "json-pointer":
-		return formatJSONPointer
-	case "relative-json-pointer":
-		return formatRelativeJSONPointer
-	case "uuid":
-		return formatUUID
-	case "regex":
-		return formatRegex
-	case "semver":
-		return formatSemver
+	for _, f := range [...]struct {
+		name  string
+		check func(string) error
+	}{
+		{"date-time", formatDateTime}, {"date", formatDate}, {"time", formatTime}, {"duration", formatDuration},
+		{"period", formatPeriod}, {"email", formatEmail}, {"hostname", formatHostname}, {"ipv4", formatIPv4},
+		{"ipv6", formatIPv6}, {"uri", formatURI}, {"uri-reference", formatURIReference}, {"iri", formatIRI},
+		{"iri-reference", formatIRIReference}, {"uri-template", formatURITemplate}, {"json-pointer", formatJSONPointer},
+		{"relative-json-pointer", formatRelativeJSONPointer}, {"uuid", formatUUID}, {"regex", formatRegex},
+		{"semver", formatSemver},
+	} {
+		if f.name == name {
+			return f.check
+		}
 	}
 	return nil
 }

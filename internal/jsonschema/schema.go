@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"regexp"
+	"slices"
 )
 
 // Schema is a compiled schema document, safe for concurrent use.
@@ -113,22 +114,11 @@ const (
 	typeObject
 )
 
+// typeBit is a type name's bit, in the order of the constants above; 0
+// for another name.
 func typeBit(name string) typeSet {
-	switch name {
-	case "null":
-		return typeNull
-	case "boolean":
-		return typeBoolean
-	case "integer":
-		return typeInteger
-	case "number":
-		return typeNumber
-	case "string":
-		return typeString
-	case "array":
-		return typeArray
-	case "object":
-		return typeObject
+	if i := slices.Index([]string{"null", "boolean", "integer", "number", "string", "array", "object"}, name); i >= 0 {
+		return 1 << i
 	}
 	return 0
 }
