@@ -198,17 +198,8 @@ func content(f *form, vals values) json.RawMessage {
 }
 
 func (fl *field) kindName() string {
-	switch fl.kind {
-	case kindNumber:
-		return "a number"
-	case kindInteger:
-		return "an integer"
-	case kindBoolean:
-		return "a boolean"
-	case kindMulti:
-		return "a comma-separated list"
-	}
-	return "a string"
+	return [...]string{kindString: "a string", kindNumber: "a number", kindInteger: "an integer", kindBoolean: "a boolean",
+		kindEnum: "a string", kindMulti: "a comma-separated list"}[fl.kind]
 }
 
 // plural picks a format by len(names) and fills in the quoted names.

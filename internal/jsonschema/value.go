@@ -51,19 +51,8 @@ func (v *value) member(key string) *value {
 // typeName is the JSON type as a schema names it; every number is a
 // "number" here ("integer" is a question the type keyword asks).
 func (v *value) typeName() string {
-	switch v.kind {
-	case kindNull:
-		return "null"
-	case kindFalse, kindTrue:
-		return "boolean"
-	case kindNumber:
-		return "number"
-	case kindString:
-		return "string"
-	case kindArray:
-		return "array"
-	}
-	return "object"
+	return [...]string{kindNull: "null", kindFalse: "boolean", kindTrue: "boolean", kindNumber: "number",
+		kindString: "string", kindArray: "array", kindObject: "object"}[v.kind]
 }
 
 // maxNesting is how deeply arrays and objects may nest in a document, as

@@ -308,17 +308,8 @@ func kindOfValue(v []byte) string {
 	if len(v) == 0 {
 		return "nothing"
 	}
-	switch v[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
+	if i := strings.IndexByte(`{["tfn`, v[0]); i >= 0 {
+		return [...]string{"an object", "an array", "a string", "a boolean", "a boolean", "null"}[i]
 	}
 	return "a number"
 }
