@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -71,9 +70,7 @@ func nameWords(name string) []string {
 // "key" and "session" are ordinary words of tool arguments. The closing
 // quote may be missing, so that a message clipped inside a secret still
 // loses it.
-var jsonSecretMember = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
-	return regexp.MustCompile(`("[^"\\]*(?i:token|secret|password|passwd|api[_-]?key|authorization|credential|cookie)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?\z)`)
-}}
+var jsonSecretMember = &lazy.Regexp{Pattern: `("[^"\\]*(?i:token|secret|password|passwd|api[_-]?key|authorization|credential|cookie)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?\z)`}
 
 // JSON masks the string values of secret-named members in JSON text (whole
 // or clipped), as a trace of the messages shows them.

@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -93,10 +92,8 @@ type Remote struct {
 }
 
 var (
-	namePattern = &lazy.Regexp{Pattern: `^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`}
-	remoteURL   = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
-		return regexp.MustCompile(`^(https?://[^\s]+|\{[a-zA-Z_][a-zA-Z0-9_]*\}[^\s]*)$`)
-	}}
+	namePattern     = &lazy.Regexp{Pattern: `^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`}
+	remoteURL       = &lazy.Regexp{Pattern: `^(https?://[^\s]+|\{[a-zA-Z_][a-zA-Z0-9_]*\}[^\s]*)$`}
 	variablePattern = &lazy.Regexp{Pattern: `\{([a-zA-Z_][a-zA-Z0-9_]*)\}`}
 	versionRange    = &lazy.Regexp{Pattern: `^[\^~<>=]|\.[x*](\.|$)|^[x*]$|\s-\s|\|\|`}
 )
