@@ -97,10 +97,7 @@ type errorKind struct {
 // kindOf is the kind of err, nil when it is none of them.
 func kindOf(err error) *errorKind {
 	var k errorKind
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &k.Auth), errors.As(err, &k.Status), errors.As(err, &k.Timeout):
+	if errors.As(err, &k.Auth) || errors.As(err, &k.Status) || errors.As(err, &k.Timeout) {
 		return &k
 	}
 	return nil

@@ -51,15 +51,7 @@ const (
 )
 
 // String is the class's name: "compatible", "security" or "breaking".
-func (c Class) String() string {
-	switch c {
-	case ClassSecurity:
-		return "security"
-	case ClassBreaking:
-		return "breaking"
-	}
-	return "compatible"
-}
+func (c Class) String() string { return [...]string{"compatible", "security", "breaking"}[c] }
 
 // ParseClass reads a class's name.
 func ParseClass(name string) (Class, bool) {
