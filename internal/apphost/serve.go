@@ -72,11 +72,8 @@ func (h *Host) serveHost(w http.ResponseWriter, r *http.Request) {
 // origin (a cross-origin or null Origin is refused, and so is a request a
 // browser says another site made), with the token.
 func (h *Host) admitted(w http.ResponseWriter, r *http.Request) bool {
-	if o := r.Header.Get("Origin"); o != "" && o != h.hostOrigin {
-		http.Error(w, "origin not allowed", http.StatusForbidden)
-		return false
-	}
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
+	o, site := r.Header.Get("Origin"), r.Header.Get("Sec-Fetch-Site")
+	if o != "" && o != h.hostOrigin || site != "" && site != "same-origin" {
 		http.Error(w, "origin not allowed", http.StatusForbidden)
 		return false
 	}
@@ -235,14 +232,8 @@ func (h *Host) writeResult(w io.Writer) error {
 	return writeLine(w, map[string]any{"type": "tool-result", "result": res})
 }
 
-func writeLine(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
+// writeLine writes v as one line of JSON, in one write.
+func writeLine(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }
 
 // answerInFull writes an empty result whole, for a message after which
 // Run is told to end: Run closes the server, which would cut an answer

@@ -384,10 +384,5 @@ func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 		with(all.blocked > 0, "blocked", all.blocked).
 		with(all.inconclusive > 0, "inconclusive", all.inconclusive)
 	r = append(r, member{"passed", passed}, member{"counts", total}, member{"durationMs", millis(took)}, member{suite.Groups, groups})
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return json.NewEncoder(w).Encode(r) // one line, in one write
 }
