@@ -179,9 +179,7 @@ func (m *Mock) call(ctx context.Context, name string, rawArgs, params json.RawMe
 	if !ok {
 		return nil, invalid("unknown tool: " + strconv.Quote(name) + suggest.DidYouMean(name, names(m.snap.Tools)))
 	}
-	if rawArgs == nil {
-		rawArgs = json.RawMessage(`{}`)
-	}
+	rawArgs = orEmpty(rawArgs)
 	// What the server answered to these very arguments (a recording, a
 	// trace) is answered again, whether its schema takes them or not: a
 	// --no-validate call of a trace replays as it ran.
@@ -213,9 +211,7 @@ func (m *Mock) get(ctx context.Context, name string, rawArgs, params json.RawMes
 	if !slices.Contains(names(m.snap.Prompts), name) {
 		return nil, invalid("unknown prompt: " + strconv.Quote(name) + suggest.DidYouMean(name, names(m.snap.Prompts)))
 	}
-	if rawArgs == nil {
-		rawArgs = json.RawMessage(`{}`)
-	}
+	rawArgs = orEmpty(rawArgs)
 	if res, ok, err := m.byName(ctx, m.resp.Prompts, name, rawArgs, params); ok || err != nil {
 		return res, err
 	}

@@ -75,10 +75,7 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 			r.order = append(r.order, uri)
 		}
 	case "tools/call", "prompts/get":
-		args := json.RawMessage(compact(p.Arguments))
-		if p.Arguments == nil {
-			args = json.RawMessage(`{}`)
-		}
+		args := json.RawMessage(compact(orEmpty(p.Arguments)))
 		key := method + "\x00" + p.Name + "\x00" + string(args)
 		if r.answered[key] {
 			return

@@ -141,12 +141,8 @@ func (l *RequestLog) line(e serve.Exchange) []byte {
 			}
 			b.WriteByte('}')
 		default:
-			result := e.Result
-			if result == nil {
-				result = json.RawMessage(`{}`)
-			}
 			b.WriteString(`,"result":`)
-			logValue(&b, result)
+			logValue(&b, orEmpty(e.Result))
 		}
 		fmt.Fprintf(&b, `,"ms":%s`, logMillis(e.Took))
 	}

@@ -156,6 +156,14 @@ func (e *Entry) checkSteps() error {
 	return nil
 }
 
+// orEmpty is raw, or {} for nothing.
+func orEmpty(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return json.RawMessage(`{}`)
+	}
+	return raw
+}
+
 func isObject(raw json.RawMessage) bool { return bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) }
 
 // call is a request an entry answers: its params as sent, and what the
@@ -247,10 +255,7 @@ func (m *Mock) ask(ctx context.Context, e *Entry, i int, a *Ask) (any, error) {
 	}
 	actx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	params := a.Params
-	if params == nil {
-		params = json.RawMessage(`{}`)
-	}
+	params := orEmpty(a.Params)
 	start := time.Now()
 	res, _, err := route(actx, a.Method, params)
 	late := ctx.Err() == nil && actx.Err() != nil

@@ -129,10 +129,7 @@ func entryOf(e *trace.Exchange) (*Entry, string) {
 		if p.Name == "" {
 			return nil, ""
 		}
-		args := json.RawMessage(compact(p.Arguments))
-		if p.Arguments == nil {
-			args = json.RawMessage(`{}`)
-		}
+		args := json.RawMessage(compact(orEmpty(p.Arguments)))
 		entry.Name, entry.Arguments = p.Name, args
 		if e.Method == "prompts/get" {
 			entry.group = 1
