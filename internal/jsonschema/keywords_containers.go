@@ -4,7 +4,7 @@ import "regexp"
 
 // container compiles the keywords of arrays and objects; false for another
 // keyword.
-func (k *keywords) container(key string, v *value) (bool, error) {
+func (k *keywords) container(key string, v *value) (_ bool, err error) {
 	d := k.loc.d
 	n := k.n
 	switch key {
@@ -15,12 +15,10 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 			n.prefixItems, k.itemsList = list, v
 			return true, err
 		}
-		var err error
 		n.items, err = k.sub(key, v)
 		n.itemsKeyword = "items"
 		return true, err
 	case "prefixItems":
-		var err error
 		n.prefixItems, err = k.schemaList(key, v)
 		return true, err
 	case "additionalItems":
@@ -43,7 +41,6 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 		n.uniqueItems = v.kind == kindTrue
 		return true, nil
 	case "contains":
-		var err error
 		n.contains, err = k.sub(key, v)
 		return true, err
 	case "maxContains":
@@ -66,8 +63,7 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 	case "minProperties":
 		return true, k.count(key, v, &n.minProperties)
 	case "required":
-		names, err := k.names(key, v, d == draft4)
-		n.required = names
+		n.required, err = k.names(key, v, d == draft4)
 		return true, err
 	case "properties":
 		m, err := k.schemaMap(key, v)
@@ -111,7 +107,6 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 		}
 		return true, err
 	case "propertyNames":
-		var err error
 		n.propertyNames, err = k.sub(key, v)
 		return true, err
 	case "dependencies":
@@ -138,7 +133,6 @@ func (k *keywords) container(key string, v *value) (bool, error) {
 		}
 		return true, nil
 	case "dependentSchemas":
-		var err error
 		n.dependentSchemas, err = k.schemaMap(key, v)
 		return true, err
 	case "dependentRequired":

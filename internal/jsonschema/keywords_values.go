@@ -2,7 +2,7 @@ package jsonschema
 
 // assertion compiles the keywords that apply to any value, to numbers and
 // to strings; false for another keyword.
-func (k *keywords) assertion(key string, v *value) (bool, error) {
+func (k *keywords) assertion(key string, v *value) (_ bool, err error) {
 	d := k.loc.d
 	n := k.n
 	switch key {
@@ -38,7 +38,6 @@ func (k *keywords) assertion(key string, v *value) (bool, error) {
 		}
 		return true, err
 	case "not":
-		var err error
 		n.not, err = k.sub(key, v)
 		return true, err
 	case "if", "then", "else":
