@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
@@ -282,9 +283,7 @@ func (w *walk) postWith(ctx context.Context, modern bool, hc *http.Client) (*ans
 	if err != nil {
 		return nil, err
 	}
-	for k, vs := range w.t.Header {
-		req.Header[k] = append([]string(nil), vs...)
-	}
+	maps.Copy(req.Header, w.t.Header.Clone())
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if modern {
@@ -342,9 +341,7 @@ func (w *walk) endSession(sid string) {
 	if err != nil {
 		return
 	}
-	for k, vs := range w.t.Header {
-		req.Header[k] = append([]string(nil), vs...)
-	}
+	maps.Copy(req.Header, w.t.Header.Clone())
 	req.Header.Set("Mcp-Session-Id", sid)
 	if resp, err := cmp.Or(w.t.Client, plainClient.Get()).Do(req); err == nil {
 		resp.Body.Close()
