@@ -52,15 +52,12 @@ func (l *Lister) GatherReads(ctx context.Context, s *Server) []Unread {
 	}
 	var todo []read
 	past := map[string]int{}
-	var mu sync.Mutex                  // guards why and the maps the reads fill
-	why := map[string]map[string]int{} // method -> reason -> how many
+	var mu sync.Mutex          // guards why and the maps the reads fill
+	why := map[[2]string]int{} // method and reason -> how many
 	note := func(method, reason string) {
 		mu.Lock()
 		defer mu.Unlock()
-		if why[method] == nil {
-			why[method] = map[string]int{}
-		}
-		why[method][reason]++
+		why[[2]string{method, reason}]++
 	}
 	for _, p := range s.Prompts {
 		name := nameOf(p)
@@ -119,7 +116,7 @@ func (l *Lister) GatherReads(ctx context.Context, s *Server) []Unread {
 	for _, method := range []string{"prompts/get", "resources/read"} {
 		var parts []string
 		for _, reason := range []string{undecoded, "an error answered", "no answer within the wait", fmt.Sprintf("larger than %d MiB", MaxReadBytes>>20)} {
-			if k := why[method][reason]; k > 0 {
+			if k := why[[2]string{method, reason}]; k > 0 {
 				parts = append(parts, fmt.Sprintf("%d: %s", k, reason))
 			}
 		}
