@@ -11,8 +11,7 @@
 // control line ({"attach":{}}, {"status":{}} or {"stop":{}}); an attach is
 // answered with {"hello":{...}}, then the command's lines are envelopes
 // {"msg":JSON-RPC,"headers":[...],"seek":"tool"} and the keeper's are
-// JSON-RPC messages,
-// until a last {"closed":"why"} when the session ends.
+// JSON-RPC messages, until a last {"closed":"why"} when the session ends.
 package keeper
 
 import (

@@ -13,8 +13,7 @@ import (
 // Recorder keeps what passes through a relay: who the server says it is
 // (its serverInfo, instructions and capabilities), the surface as listed,
 // and the answers to calls, reads, gets and completions, first answer
-// first. It is safe
-// for use by several clients' requests at once.
+// first. It is safe for use by several clients' requests at once.
 //
 // It keeps them in memory until the files are written, so it is bounded:
 // past Max bytes of answers (each counted with what it answers: the

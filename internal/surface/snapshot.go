@@ -46,11 +46,10 @@ const SnapshotVersion = 2
 // resources/templates/list (resources). A list the server declares no
 // capability for is empty, and so is a list it declares but answers with
 // "method not found" to (recorded in Unimplemented). The client's errors
-// come back as they are: a
-// list that does not end (a cursor sent twice, pages that bring nothing
-// new: mcp.EndlessListError) or whose page is no list page is a
-// *mcp.TransportError for its method.
-// A list l has walked already is not asked for again.
+// come back as they are: a list that does not end (a cursor sent twice,
+// pages that bring nothing new: mcp.EndlessListError) or whose page is no
+// list page is a *mcp.TransportError for its method. A list l has walked
+// already is not asked for again.
 func (l *Lister) Gather(ctx context.Context) (Snapshot, error) {
 	var s Snapshot
 	for _, g := range []struct {
