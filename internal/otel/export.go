@@ -59,13 +59,11 @@ func (e *Exporter) Add(s Span) {
 	if len(e.pending) == MaxPending {
 		batch := e.pending
 		e.pending = nil
-		e.sending.Add(1)
-		go func() { // span export batch: ends when its post does, bounded by cfg.Timeout
-			defer e.sending.Done()
+		e.sending.Go(func() { // span export batch: ends when its post does, bounded by cfg.Timeout
 			ctx, cancel := context.WithTimeout(context.Background(), e.cfg.Timeout)
 			defer cancel()
 			e.report(e.post(ctx, e.cfg.Traces, e.tracesBody(batch)))
-		}()
+		})
 	}
 }
 

@@ -172,9 +172,7 @@ func (f *Fetcher) readCatalog(ctx context.Context, found *Found, body []byte, at
 			s.check()
 			continue
 		}
-		wg.Add(1)
-		go func() { // card fetcher: ends when the card is fetched or its fetch fails, each bounded
-			defer wg.Done()
+		wg.Go(func() { // card fetcher: ends when the card is fetched or its fetch fails, each bounded
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
@@ -189,7 +187,7 @@ func (f *Fetcher) readCatalog(ctx context.Context, found *Found, body []byte, at
 			}
 			s.URL, s.Card = got.String(), card
 			s.check()
-		}()
+		})
 	}
 	wg.Wait()
 	var names []string
