@@ -70,11 +70,7 @@ func Peer(target string) []Attr {
 	if target == "" || err != nil || u.Host == "" {
 		return []Attr{String("network.transport", "pipe")}
 	}
-	host, port := u.Hostname(), u.Port()
-	if port == "" {
-		port = map[string]string{"https": "443"}[u.Scheme]
-		port = cmp.Or(port, "80")
-	}
+	host, port := u.Hostname(), cmp.Or(u.Port(), map[string]string{"https": "443"}[u.Scheme], "80")
 	p, _ := strconv.Atoi(port)
 	return []Attr{String("network.transport", "tcp"), String("network.protocol.name", "http"), String("server.address", host), Int("server.port", int64(p))}
 }
@@ -88,8 +84,7 @@ func (r *Run) End(code int, errLine string) error {
 		Attrs: append(r.attrs, Int("process.exit.code", int64(code)))}
 	if code != 0 {
 		s.Attrs = append(s.Attrs, String("error.type", strconv.Itoa(code)))
-		s.Error = errLine
-		s.Error = cmp.Or(s.Error, "exit "+strconv.Itoa(code))
+		s.Error = cmp.Or(errLine, "exit "+strconv.Itoa(code))
 	}
 	r.Exporter.Add(s)
 	return r.Exporter.Close()

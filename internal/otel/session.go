@@ -200,8 +200,7 @@ func (s *Session) finish(sp *Span, errType, msg string) {
 	sp.End = time.Now()
 	if errType != "" {
 		sp.Attrs = append(sp.Attrs, String("error.type", errType))
-		sp.Error = msg
-		sp.Error = cmp.Or(sp.Error, errType)
+		sp.Error = cmp.Or(msg, errType)
 	}
 	s.e.Add(*sp)
 }
