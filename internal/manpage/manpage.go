@@ -86,21 +86,19 @@ func Render(app *kong.Application, p Page) string {
 		}
 	}
 
-	if len(top.exit) > 0 {
-		b.WriteString(".SH \"EXIT STATUS\"\n")
-		writeEntries(&b, top.exit, bold)
-	}
 	env := p.Environment
 	if env == nil {
 		env = top.env
 	}
-	if len(env) > 0 {
-		b.WriteString(".SH ENVIRONMENT\n")
-		writeEntries(&b, env, bold)
-	}
-	if len(p.Files) > 0 {
-		b.WriteString(".SH FILES\n")
-		writeEntries(&b, p.Files, italic)
+	for _, sec := range []struct {
+		head    string
+		entries []Entry
+		style   func(string) string
+	}{{`"EXIT STATUS"`, top.exit, bold}, {"ENVIRONMENT", env, bold}, {"FILES", p.Files, italic}} {
+		if len(sec.entries) > 0 {
+			b.WriteString(".SH " + sec.head + "\n")
+			writeEntries(&b, sec.entries, sec.style)
+		}
 	}
 	if len(top.examples) > 0 {
 		b.WriteString(".SH EXAMPLES\n")
