@@ -210,9 +210,7 @@ func (s *serverJSON) lists() map[Kind]*[]itemJSON {
 // newline. The same file marshals to the same bytes, so that approving
 // one item changes that item's lines alone.
 func (f *File) Marshal() []byte {
-	out := fileJSON{Version: new(int)}
-	*out.Version = Version
-	out.Servers = []serverJSON{}
+	out := fileJSON{Version: new(Version), Servers: []serverJSON{}}
 	servers := slices.Clone(f.Servers)
 	slices.SortFunc(servers, func(a, b *Server) int { return cmp.Compare(a.Name, b.Name) })
 	for _, s := range servers {

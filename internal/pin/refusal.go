@@ -38,8 +38,7 @@ func (p *Server) CheckListed(kind Kind, key string, first []byte, n int) *Move {
 	case 1:
 		return p.Check(kind, key, first)
 	}
-	m := ListedTwice(kind, key)
-	return &m
+	return new(ListedTwice(kind, key))
 }
 
 // CheckInstructions decides whether the instructions the server gives
