@@ -139,9 +139,7 @@ func (s *saver) block(block []byte, n int, where string) error {
 		mt, _ := jsonString(mimeType)
 		return s.save(dataKey, data, "", mt, n, fmt.Sprintf("%s (%s)", where, typ), "data")
 	case "resource":
-		if rawjson.IsObject(resource) {
-			return s.contents(resource, n, where+" (resource)")
-		}
+		return s.contents(resource, n, where+" (resource)") // nothing for a resource that is no object
 	}
 	return nil
 }
