@@ -45,11 +45,7 @@ func coerce(n node, text string) (json.RawMessage, error) {
 	if text == "null" && n.allows("null") {
 		return json.RawMessage("null"), nil
 	}
-	nonString := false
-	for _, t := range []string{"boolean", "integer", "number", "object", "array"} {
-		nonString = nonString || n.allows(t)
-	}
-	if n.allows("string") && !nonString {
+	if n.allows("string") && !slices.ContainsFunc([]string{"boolean", "integer", "number", "object", "array"}, n.allows) {
 		return str(text), nil
 	}
 	if n.allows("boolean") && (text == "true" || text == "false") {
@@ -69,10 +65,8 @@ func coerce(n node, text string) (json.RawMessage, error) {
 		}
 	}
 	trimmed := strings.TrimSpace(text)
-	if n.allows("object") && strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
-		return compact(trimmed), nil
-	}
-	if n.allows("array") && strings.HasPrefix(trimmed, "[") && json.Valid([]byte(trimmed)) {
+	if (n.allows("object") && strings.HasPrefix(trimmed, "{") || n.allows("array") && strings.HasPrefix(trimmed, "[")) &&
+		json.Valid([]byte(trimmed)) {
 		return compact(trimmed), nil
 	}
 	if n.allows("string") {
