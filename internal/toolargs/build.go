@@ -5,6 +5,7 @@
 package toolargs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,8 +138,7 @@ func parseWord(w string, opts Options, usedStdin *bool) (key string, raw json.Ra
 	if !ok {
 		return "", nil, "", fmt.Errorf("argument %q: want key=value or key:=JSON", w)
 	}
-	asJSON := strings.HasSuffix(key, ":")
-	key = strings.TrimSuffix(key, ":")
+	key, asJSON := strings.CutSuffix(key, ":")
 	if key == "" || strings.HasPrefix(key, ".") || strings.HasSuffix(key, ".") || strings.Contains(key, "..") {
 		return "", nil, "", fmt.Errorf("argument %q: want key=value or key:=JSON with a key", w)
 	}
@@ -226,23 +226,16 @@ func (o *object) at(path []string, word string) (*value, error) {
 
 // encode writes the object, typing each text by its property's schema.
 func (o *object) encode(schema node, prefix string) (json.RawMessage, error) {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(str(k))
-		b.WriteByte(':')
+	var members [][]byte
+	for _, k := range o.keys {
 		prop, _ := schema.property(k)
 		enc, err := o.vals[k].encode(prop, prefix+"/"+k)
 		if err != nil {
 			return nil, err
 		}
-		b.Write(enc)
+		members = append(members, append(append(str(k), ':'), enc...))
 	}
-	b.WriteByte('}')
-	return json.RawMessage(b.String()), nil
+	return json.RawMessage("{" + string(bytes.Join(members, []byte(","))) + "}"), nil
 }
 
 func (v *value) encode(n node, pointer string) (json.RawMessage, error) {
@@ -257,7 +250,7 @@ func (v *value) encode(n node, pointer string) (json.RawMessage, error) {
 		!strings.HasPrefix(strings.TrimSpace(one.text), "[") {
 		many = true // a single value for an array: an array of one
 	}
-	var items []json.RawMessage
+	var items [][]byte
 	for _, e := range v.entries {
 		if e.raw != nil {
 			items = append(items, e.raw)
@@ -276,16 +269,7 @@ func (v *value) encode(n node, pointer string) (json.RawMessage, error) {
 	if !many {
 		return items[0], nil
 	}
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, it := range items {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(it)
-	}
-	b.WriteByte(']')
-	return json.RawMessage(b.String()), nil
+	return json.RawMessage("[" + string(bytes.Join(items, []byte(","))) + "]"), nil
 }
 
 // scalarAllowed reports whether the schema takes a value other than an array
