@@ -196,11 +196,9 @@ func (e *Exporter) attrs(list []Attr) []otlpAttr {
 		var v otlpValue
 		switch x := a.Value.(type) {
 		case string:
-			x = e.mask(x)
-			v.String = &x
+			v.String = new(e.mask(x))
 		case int64:
-			s := strconv.FormatInt(x, 10)
-			v.Int = &s
+			v.Int = new(strconv.FormatInt(x, 10))
 		default:
 			continue
 		}

@@ -140,8 +140,7 @@ func Listed(kind Kind, s surface.Server) []json.RawMessage {
 func (p *Server) Surface() surface.Server {
 	s := surface.Server{Name: p.Name, Info: p.Info, ProtocolVersion: p.ProtocolVersion, HasResources: true, HasIdentity: true}
 	if p.Instructions != nil {
-		text := p.Instructions.Text
-		s.Instructions = &text
+		s.Instructions = new(p.Instructions.Text)
 	}
 	for _, kind := range Kinds {
 		var items []json.RawMessage

@@ -55,8 +55,7 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 				p.errorf(v, "is-error must be true or false, not %s", v.Kind.Noun())
 				break
 			}
-			b := text(v) == "true"
-			e.isError = &b
+			e.isError = new(text(v) == "true")
 		case "error-code":
 			if c, ok := p.integer(v, "error-code"); ok {
 				e.errorCode = &c
@@ -124,8 +123,7 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 		p.errorf(n.Get("error-code"), "a step ends with a tool error (is-error) or a JSON-RPC error (error-code), not both")
 	}
 	if e.errorMessage != nil && e.errorCode == nil && e.exit == nil {
-		three := exitServer
-		e.exit = &three
+		e.exit = new(exitServer)
 	}
 	return e
 }
