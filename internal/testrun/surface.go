@@ -95,10 +95,7 @@ func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, tree safef
 		}
 	}
 	if len(breaking) > 0 {
-		what := "change"
-		if len(breaking) > 1 {
-			what = "changes"
-		}
+		what := map[bool]string{true: "change", false: "changes"}[len(breaking) == 1]
 		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("%d breaking %s since %s (mcpv test --update accepts them)", len(breaking), what, shown),
 			Details: breaking}}, notes, exitcode.OK
 	}
