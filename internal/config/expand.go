@@ -80,20 +80,10 @@ func (s *Server) Expand(env Env) (*Expanded, error) {
 			}
 		}
 	}
-	x.OAuth = OAuth{
-		ClientID:          expand(s.OAuth.ClientID),
-		ClientSecret:      expand(s.OAuth.ClientSecret),
-		ClientKey:         expand(s.OAuth.ClientKey),
-		ClientMetadataURL: expand(s.OAuth.ClientMetadataURL),
-		Grant:             s.OAuth.Grant,
-		Assertion:         expand(s.OAuth.Assertion),
-		DPoP:              s.OAuth.DPoP,
-		Resource:          expand(s.OAuth.Resource),
-		Scope:             s.OAuth.Scope,
-		RedirectHost:      s.OAuth.RedirectHost,
-		RedirectPort:      s.OAuth.RedirectPort,
-		RedirectPath:      s.OAuth.RedirectPath,
-		LoginTimeout:      s.OAuth.LoginTimeout,
+	x.OAuth = s.OAuth // the grant, DPoP, scope, redirect and login timeout as written; these expanded
+	for _, f := range []*string{&x.OAuth.ClientID, &x.OAuth.ClientSecret, &x.OAuth.ClientKey, &x.OAuth.ClientMetadataURL,
+		&x.OAuth.Assertion, &x.OAuth.Resource} {
+		*f = expand(*f)
 	}
 	if x.OAuth.ClientKey != "" && !filepath.IsAbs(x.OAuth.ClientKey) {
 		x.OAuth.ClientKey = filepath.Join(s.File.Folder, x.OAuth.ClientKey)
