@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/toolargs"
-	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -115,8 +114,8 @@ func (ls *Lister) Lint(ctx context.Context) ([]Finding, error) {
 		return nil, context.Cause(ctx)
 	}
 	l.prompts(prompts)
-	l.resources(resources)
-	l.templates(templates)
+	l.located(resources, "resource", "uri")
+	l.located(templates, "resource template", "uriTemplate")
 	if info := members(ls.c.InitializeResult().ServerInfo); info != nil {
 		if icons, ok := info["icons"]; ok {
 			l.icons("server", icons)
@@ -332,30 +331,6 @@ func (l *linter) prompts(prompts []json.RawMessage) {
 			}
 		}
 		l.shapes(obj, m, false)
-	}
-}
-
-func (l *linter) templates(templates []json.RawMessage) {
-	for i, raw := range templates {
-		m := members(raw)
-		obj := fmt.Sprintf("resource template #%d", i+1)
-		if m == nil {
-			l.add(RuleList, SeverityError, obj, "is not a JSON object")
-			continue
-		}
-		uri, hasURI := stringOf(m["uriTemplate"])
-		if hasURI && uri != "" {
-			obj = fmt.Sprintf("resource template %q", uri)
-			if _, err := uritemplate.Parse(uri); err != nil {
-				l.add(RuleURITemplate, SeverityError, obj, "uriTemplate %s", err)
-			}
-		} else {
-			l.add(RuleList, SeverityError, obj, "has no uriTemplate")
-		}
-		if name, ok := stringOf(m["name"]); !ok || name == "" {
-			l.add(RuleList, SeverityError, obj, "has no name")
-		}
-		l.shapes(obj, m, true)
 	}
 }
 

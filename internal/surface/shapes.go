@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/safetext"
+	"github.com/mcpv/mcpv/internal/uritemplate"
 )
 
 // The rules of shapes, each with the severity of its findings:
@@ -63,21 +64,30 @@ func (l *linter) shapes(obj string, m map[string]json.RawMessage, resourceLike b
 	}
 }
 
-func (l *linter) resources(resources []json.RawMessage) {
-	for i, raw := range resources {
+// located checks the resources (key "uri") or the resource templates
+// (key "uriTemplate") listed: each an object with a name, its key an RFC
+// 3986 URI or an RFC 6570 template.
+func (l *linter) located(items []json.RawMessage, kind, key string) {
+	for i, raw := range items {
 		m := members(raw)
-		obj := fmt.Sprintf("resource #%d", i+1)
+		obj := fmt.Sprintf("%s #%d", kind, i+1)
 		if m == nil {
 			l.add(RuleList, SeverityError, obj, "is not a JSON object")
 			continue
 		}
-		uri, ok := stringOf(m["uri"])
-		if !ok {
-			l.add(RuleList, SeverityError, obj, "has no uri")
-		} else {
-			obj = fmt.Sprintf("resource %q", uri)
-			if problem, severity := uriProblem(uri); problem != "" {
+		at, ok := stringOf(m[key])
+		switch {
+		case !ok || key == "uriTemplate" && at == "":
+			l.add(RuleList, SeverityError, obj, "has no %s", key)
+		case key == "uri":
+			obj = fmt.Sprintf("%s %q", kind, at)
+			if problem, severity := uriProblem(at); problem != "" {
 				l.add(RuleURI, severity, obj, "uri %s", problem)
+			}
+		default:
+			obj = fmt.Sprintf("%s %q", kind, at)
+			if _, err := uritemplate.Parse(at); err != nil {
+				l.add(RuleURITemplate, SeverityError, obj, "uriTemplate %s", err)
 			}
 		}
 		if name, ok := stringOf(m["name"]); !ok || name == "" {
