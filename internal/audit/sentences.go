@@ -224,15 +224,10 @@ func quotedAt(s string, at []int) []bool {
 
 // closingQuote is the mark that closes a quotation r opens, or 0.
 func closingQuote(r rune) rune {
-	switch r {
-	case '"', '\'', '`':
-		return r
-	case '“':
-		return '”'
-	case '‘':
-		return '’'
-	case '«':
-		return '»'
+	for _, q := range [...][2]rune{{'"', '"'}, {'\'', '\''}, {'`', '`'}, {'“', '”'}, {'‘', '’'}, {'«', '»'}} {
+		if q[0] == r {
+			return q[1]
+		}
 	}
 	return 0
 }

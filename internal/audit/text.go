@@ -184,23 +184,8 @@ func (v view) leetView() (view, bool) {
 // leetOf is the letter a digit or sign written for one passes for (0
 // for none): 1gn0re, $end, @ll.
 func leetOf(c byte) byte {
-	switch c {
-	case '0':
-		return 'o'
-	case '1', '!', '|':
-		return 'i'
-	case '3':
-		return 'e'
-	case '4', '@':
-		return 'a'
-	case '5', '$':
-		return 's'
-	case '7', '+':
-		return 't'
-	case '8':
-		return 'b'
-	case '9':
-		return 'g'
+	if i := strings.IndexByte("01!|34@5$7+89", c); i >= 0 {
+		return "oiiieaassttbg"[i]
 	}
 	return 0
 }
