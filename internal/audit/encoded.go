@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
@@ -390,14 +391,5 @@ func base64Blocks(text string, n int) [][2]int {
 
 // printable reports bytes that are mostly text: UTF-8, with few controls.
 func printable(b []byte) bool {
-	if len(b) < 12 || !utf8.Valid(b) {
-		return false
-	}
-	bad := 0
-	for _, r := range string(b) {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' {
-			bad++
-		}
-	}
-	return bad == 0
+	return len(b) >= 12 && utf8.Valid(b) && !bytes.ContainsFunc(b, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' })
 }

@@ -418,8 +418,7 @@ func lookAlikeWords(fl field, f finder) []Finding {
 // mixedWord judges the word t[s:e].
 func mixedWord(fl field, t string, s, e int, f finder) (Finding, bool) {
 	latin := false
-	var other rune
-	var like rune
+	var other, like rune
 	for _, r := range t[s:e] {
 		switch {
 		case r < utf8.RuneSelf && unicode.IsLetter(r), unicode.Is(unicode.Latin, r) && !isConfusable(r):

@@ -293,10 +293,9 @@ func forSecrets(squashed string) bool {
 		"password", "passwd", "passphrase", "passcode", "secret", "apikey", "token", "credential", "privatekey", "seedphrase", "mnemonic", "recoveryphrase")
 }
 
-// secretNames are the names of parameters that take a secret the user
-// gives (an API key, a token): asking for one is their purpose.
-
-// secretNamesSquashed are secretNames squashed, once.
+// secretNamesSquashed are the lexicon's secretNames, the names of
+// parameters that take a secret the user gives (an API key, a token),
+// squashed once: asking for one is their purpose.
 var secretNamesSquashed = &lazy.Value[[]string]{New: func() []string { return squashedWords("secretNames") }}
 
 // namedOnly ends the message of a parameter named like a side channel

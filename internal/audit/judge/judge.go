@@ -166,11 +166,10 @@ func (j *Judge) ask(ctx context.Context, it Item) (Verdict, bool, error) {
 		return Verdict{}, false, err
 	}
 	v, err := parse(answer)
-	if err != nil {
-		return Verdict{}, false, err
+	if err == nil {
+		j.keep(key, v)
 	}
-	j.keep(key, v)
-	return v, false, nil
+	return v, false, err
 }
 
 // request is the sampling/createMessage params that ask about it, and the
@@ -415,17 +414,13 @@ func (j *Judge) cached(key string) (Verdict, bool) {
 // oldest answers go while there are more than MaxCacheEntries. A cache
 // that cannot be written is done without.
 func (j *Judge) keep(key string, v Verdict) {
-	if j.CacheDir == "" {
-		return
-	}
-	if err := safedir.MkdirAll(filepath.Dir(j.CacheDir), j.CacheDir); err != nil {
+	if j.CacheDir == "" || safedir.MkdirAll(filepath.Dir(j.CacheDir), j.CacheDir) != nil {
 		return
 	}
 	data, _ := json.Marshal(v)
-	if err := safefile.Replace(filepath.Join(j.CacheDir, key), data); err != nil {
-		return
+	if safefile.Replace(filepath.Join(j.CacheDir, key), data) == nil {
+		prune(j.CacheDir, MaxCacheEntries)
 	}
-	prune(j.CacheDir, MaxCacheEntries)
 }
 
 // prune removes the oldest files of dir while it holds more than n.
