@@ -188,9 +188,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 	}
 	opts.Mode = cmp.Or(opts.Mode, ModeAuto)
 	opts.Log = orDiscard(opts.Log)
-	if opts.MaxResumes <= 0 {
-		opts.MaxResumes = DefaultMaxResumes
-	}
+	opts.MaxResumes = cmp.Or(max(opts.MaxResumes, 0), DefaultMaxResumes)
 	client, own := opts.Client, opts.Client == nil
 	if own {
 		client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), CheckRedirect: sameOrigin}

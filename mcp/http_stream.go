@@ -373,13 +373,10 @@ func readOwnResponse(resp *http.Response, id json.RawMessage, limit int64) error
 			return false, nil
 		}
 		m, err := decodeMessage(data)
-		if err != nil {
-			return true, err
-		}
-		if m.Error != nil {
+		if err == nil && m.Error != nil {
 			return true, m.Error
 		}
-		return true, nil
+		return true, err
 	}
 	if mt == "application/json" {
 		body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))

@@ -3,6 +3,7 @@ package mcp
 // The server/discover probe: which era a server of unknown era speaks.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,14 +52,8 @@ func probe(ctx context.Context, s *Session, opts ClientOptions, known *Client, d
 	if err != nil {
 		return nil, nil, true, err
 	}
-	wait := opts.DiscoverWait
-	if wait <= 0 {
-		wait = DefaultDiscoverWait
-	}
-	silence := opts.silenceWait
-	if silence <= 0 {
-		silence = 2 * wait
-	}
+	wait := cmp.Or(max(opts.DiscoverWait, 0), DefaultDiscoverWait)
+	silence := cmp.Or(max(opts.silenceWait, 0), 2*wait)
 	// The probe's requests end silently: a server of the initialize era
 	// must get nothing about them before initialize.
 	p := &prober{ctx: ctx, pctx: withSilentCancel(ctx), s: s, initParams: initParams, c: known, disc: disc}

@@ -41,6 +41,7 @@ package mcp
 // after firstAnswerWait (recalledInitialize).
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -136,10 +137,7 @@ func (e *eraChanged) Error() string { return "the server's era changed" }
 // opts.DiscoverWait (the probe's own first wait), and no more than half
 // the connect bound, so that the probe has time within it.
 func firstAnswerWait(opts ClientOptions) time.Duration {
-	w := opts.DiscoverWait
-	if w <= 0 {
-		w = DefaultDiscoverWait
-	}
+	w := cmp.Or(max(opts.DiscoverWait, 0), DefaultDiscoverWait)
 	if l := opts.ConnectLimit; l != nil && l.Timeout > 0 && w > l.Timeout/2 {
 		w = l.Timeout / 2
 	}

@@ -27,6 +27,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -187,12 +188,8 @@ func (s Starter) Start(opts CommandOptions) (*CommandTransport, error) {
 
 // StartCommand starts the server process.
 func StartCommand(opts CommandOptions) (*CommandTransport, error) {
-	if opts.Grace <= 0 {
-		opts.Grace = DefaultGrace
-	}
-	if opts.ExitDrain <= 0 {
-		opts.ExitDrain = exitDrainWait
-	}
+	opts.Grace = cmp.Or(max(opts.Grace, 0), DefaultGrace)
+	opts.ExitDrain = cmp.Or(max(opts.ExitDrain, 0), exitDrainWait)
 	opts.Log = orDiscard(opts.Log)
 	inR, inW, err := serverPipe(false)
 	if err != nil {
