@@ -4,8 +4,5 @@ package mcp
 // it (go run, before the program it builds starts), known on Linux: its
 // start is then a compiler's time, which a start bound need not count.
 func (t *CommandTransport) Building() bool {
-	if t.cmd == nil || t.cmd.Process == nil {
-		return false
-	}
-	return building(t.cmd.Process.Pid)
+	return t.cmd != nil && t.cmd.Process != nil && building(t.cmd.Process.Pid)
 }

@@ -55,16 +55,11 @@ func SetProgressToken(params, token json.RawMessage) (json.RawMessage, error) {
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
-	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(p["_meta"], &meta); err != nil {
-		return nil, err
-	}
-	meta["progressToken"] = token
-	b, err := json.Marshal(meta)
+	meta, err := Retoken(p["_meta"], token) // _meta's progressToken, as a notification's
 	if err != nil {
 		return nil, err
 	}
-	p["_meta"] = b
+	p["_meta"] = meta
 	return json.Marshal(p)
 }
 

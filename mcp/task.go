@@ -8,6 +8,7 @@ package mcp
 // and carries the server's questions meanwhile as requests of their own).
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -60,10 +61,7 @@ func (t Task) Terminal() bool {
 // Poll is how long to wait before asking tasks/get again: the server's
 // pollInterval, at least minPollInterval, or a second when it gave none.
 func (t Task) Poll() time.Duration {
-	ms := t.PollInterval
-	if ms == nil {
-		ms = t.PollIntervalMs
-	}
+	ms := cmp.Or(t.PollInterval, t.PollIntervalMs)
 	if ms == nil {
 		return defaultPollInterval
 	}
@@ -228,22 +226,16 @@ func (c *Client) TaskWanted(tool Tool, asked bool) (bool, error) {
 		}
 		return false, nil
 	}
-	if !c.HasCapability("tasks.requests.tools.call") {
-		if asked {
-			return false, &CapabilityError{Capability: "tasks.requests.tools.call", Method: "tools/call with a task"}
-		}
-		return false, nil
-	}
-	switch tool.TaskSupport {
-	case "required":
+	switch has := c.HasCapability("tasks.requests.tools.call"); {
+	case !has && asked:
+		return false, &CapabilityError{Capability: "tasks.requests.tools.call", Method: "tools/call with a task"}
+	case has && tool.TaskSupport == "required":
 		return true, nil
-	case "optional":
-		return asked, nil
-	}
-	if !asked {
+	case !has || !asked:
 		return false, nil
-	}
-	if tool.Raw == nil {
+	case tool.TaskSupport == "optional":
+		return true, nil
+	case tool.Raw == nil:
 		return false, &RefusedError{fmt.Sprintf("the server lists no tool %q, so it cannot run it as a task", tool.Name)}
 	}
 	return false, &RefusedError{fmt.Sprintf("tool %q does not support tasks (its execution.taskSupport is %q)", tool.Name, tool.TaskSupport)}

@@ -75,10 +75,8 @@ func (s *sent) ignoresUsers(sp span) bool {
 // count", ignoreUserWindowMinutes: how many users, over what window), not
 // the user set aside. A user's limit, rate or settings stay the user's.
 func (s *sent) measureAfter(i int) bool {
-	if w := s.toks[i].text; w != "user" && w != "users" || i+1 >= len(s.toks) || s.brk[i+1] {
-		return false
-	}
-	return s.wordIn(i+1, 1, "count", "counts", "window", "minutes", "seconds", "hours", "days", "duration")
+	w := s.toks[i].text
+	return (w == "user" || w == "users") && i+1 < len(s.toks) && !s.brk[i+1] && s.wordIn(i+1, 1, "count", "counts", "window", "minutes", "seconds", "hours", "days", "duration")
 }
 
 // askedForInput reports an ask that is for input, not for consent: "no
