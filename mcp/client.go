@@ -179,24 +179,18 @@ func Initialize(ctx context.Context, s *Session, opts ClientOptions) (*Client, e
 		} else if r != nil {
 			return recalledInitialize(ctx, s, opts)
 		}
-		if opts.Recall == nil {
-			c, init, final, err := probe(ctx, s, opts, nil, nil)
-			if final {
-				return c, err
-			}
-			pending = init
+		c, init, final, err := probe(ctx, s, opts, nil, nil)
+		if final {
+			return c, err
 		}
+		pending = init
 	}
 	return handshake(ctx, s, opts, pending)
 }
 
 // offer is the version initialize offers, and the capabilities it declares.
 func offer(opts ClientOptions) (version string, caps json.RawMessage) {
-	version, caps = cmp.Or(opts.ProtocolVersion, LatestVersion), opts.Capabilities
-	if caps == nil {
-		caps = json.RawMessage(`{}`)
-	}
-	return version, withExtensionsFor(caps, opts, false)
+	return cmp.Or(opts.ProtocolVersion, LatestVersion), withExtensionsFor(opts.Capabilities, opts, false) // nil: {}
 }
 
 // handshake runs the initialize handshake: with the answer to pending,

@@ -373,12 +373,10 @@ func (e *methodError) Unwrap() error { return e.Err }
 func (s *Session) forget(id int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.pending[id]; !ok {
-		return false
-	}
+	_, ok := s.pending[id]
 	delete(s.pending, id)
 	delete(s.callers, id)
-	return true
+	return ok
 }
 
 type silentKey struct{}
