@@ -130,27 +130,25 @@ func (set *lexiconSet) parse(file, data string) error {
 		line = strings.ReplaceAll(strings.TrimRight(line, " \t\r"), "ı", "i") // as the view reads a Turkish ı
 		switch {
 		case line == "" || strings.TrimLeft(line, " ") == "#" || strings.HasPrefix(strings.TrimLeft(line, " "), "# "):
-		case strings.HasPrefix(line, "= "):
-			if err := open(); err != nil {
-				return err
-			}
-			hdr, hdrLine = line[2:], i+1
+			continue
 		case line[0] == ' ' && strings.Count(hdr, `"`)%2 == 1: // a quoted value runs on
 			hdr += strings.TrimLeft(line, " ")
-		case hdr == "" && cur == nil:
+			continue
+		case hdr == "" && cur == nil && !strings.HasPrefix(line, "= "):
 			return where("a line before any entry")
+		}
+		if err := open(); err != nil { // the header read so far is whole
+			return err
+		}
+		switch {
+		case strings.HasPrefix(line, "= "):
+			hdr, hdrLine = line[2:], i+1
 		case line[0] == ' ':
-			if err := open(); err != nil {
-				return err
-			}
 			if len(cur.alts) == 0 {
 				return where("a continuation of nothing")
 			}
 			cur.alts[len(cur.alts)-1] += strings.TrimLeft(line, " ")
 		default:
-			if err := open(); err != nil {
-				return err
-			}
 			for _, alt := range plainAlts(line) {
 				if alt != "" {
 					cur.alts, cur.notes = append(cur.alts, alt), append(cur.notes, note)
