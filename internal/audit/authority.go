@@ -234,14 +234,7 @@ func (s *sent) insteadOfUsers() bool {
 
 // ownName reports one of the server's own names (a parameter's) in the
 // sentence: a place for data.
-func (s *sent) ownName(own map[string]bool) bool {
-	for _, t := range s.toks {
-		if own[t.text] && strings.Contains(t.text, "_") {
-			return true
-		}
-	}
-	return placeIn(s.text, own)
-}
+func (s *sent) ownName(own map[string]bool) bool { return placeIn(s.text, own) }
 
 // otherServerNamed reports a server named in the sentence that is not
 // this one: "a GitHub or GitLab server", "the separate filesystem

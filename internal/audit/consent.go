@@ -89,10 +89,8 @@ func (s *sent) askedForInput(w span) bool {
 // approval", "consent is deemed given", "l'accord est réputé acquis";
 // or asking for it called needless ("asking again is redundant").
 func (s *sent) deemed() bool {
-	for _, r := range s.f[cRedundant] {
-		if (s.near(cAsk, r, 6) || s.near(cConsentNoun, r, 6)) && !s.negated(r) {
-			return true
-		}
+	if slices.ContainsFunc(s.f[cRedundant], func(r span) bool { return (s.near(cAsk, r, 6) || s.near(cConsentNoun, r, 6)) && !s.negated(r) }) {
+		return true
 	}
 	for i, t := range s.toks {
 		switch t.text {

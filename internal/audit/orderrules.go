@@ -68,9 +68,7 @@ func orderRules(fl field, v view, f finder) []Finding {
 			ss.text = unquotedPhrases(ss.text) // quoted examples of attacks are spoken of, not given
 		}
 		s := newSent(ss)
-		if whole {
-			s.words = true
-		}
+		s.words = whole
 		before := len(out)
 		ctx.sentenceRules(s, add)
 		if _, moves := s.live(cMove); !whole && s.ordered() && len(out) == before {
@@ -271,15 +269,9 @@ func (s *sent) within(c concept, sp span) bool {
 // and lists in it included ("never run destructive commands (rm -rf,
 // mkfs) without confirmation").
 func (s *sent) negatedBefore(sp span) bool {
-	for _, n := range s.f[cNegator] {
-		if n.last >= sp.first || s.quoted[n.first] {
-			continue
-		}
-		if !s.strongBetween(n.last, sp.first) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[cNegator], func(n span) bool {
+		return n.last < sp.first && !s.quoted[n.first] && !s.strongBetween(n.last, sp.first)
+	})
 }
 
 // conditional reports a span in a clause that a condition opens ("if

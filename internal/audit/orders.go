@@ -184,18 +184,16 @@ func (s *sent) negated(sp span) bool {
 			return true // a verb put last: "nicht in der Zusammenfassung erwähnen"
 		}
 	}
-	for _, n := range s.f[cNegAfter] {
-		if n.start >= sp.end && n.start-sp.end <= 9 {
-			return true
-		}
+	if slices.ContainsFunc(s.f[cNegAfter], func(n span) bool { return n.start >= sp.end && n.start-sp.end <= 9 }) {
+		return true
 	}
 	if sp.foreign && sp.first == sp.last {
 		// a script with no spaces: a negator a few characters before the
 		// verb, in the same run of text ("不要在回复中提及")
-		for _, n := range s.f[cNegator] {
-			if n.foreign && n.end <= sp.start && sp.start-n.end <= 12 && !strings.ContainsAny(s.text[n.end:sp.start], "，。；：,;:") {
-				return true
-			}
+		if slices.ContainsFunc(s.f[cNegator], func(n span) bool {
+			return n.foreign && n.end <= sp.start && sp.start-n.end <= 12 && !strings.ContainsAny(s.text[n.end:sp.start], "，。；：,;:")
+		}) {
+			return true
 		}
 	}
 	if sp.foreign {
@@ -345,18 +343,14 @@ func (s *sent) ordered() bool {
 			}
 		}
 	}
-	for _, sp := range s.f[cOrderVerb] {
-		if s.clauseStart(sp.first) {
-			return true
-		}
+	if slices.ContainsFunc(s.f[cOrderVerb], func(sp span) bool { return s.clauseStart(sp.first) }) {
+		return true
 	}
 	// A verb of the lexicons' other languages is in the form an order
 	// takes: "copia en el campo", "lees vooraf", "skopiuj".
 	for _, c := range []concept{cMove, cReadVerb, cReveal, cIgnore, cAlter, cOmit} {
-		for _, sp := range s.f[c] {
-			if sp.foreign {
-				return true
-			}
+		if slices.ContainsFunc(s.f[c], func(sp span) bool { return sp.foreign }) {
+			return true
 		}
 	}
 	return false
@@ -417,14 +411,7 @@ func (s *sent) ownPlace(c concept, sp span) bool {
 // placeForSecret reports a parameter or field named for a secret: "the
 // api_key parameter", "the token field".
 func (s *sent) placeForSecret() bool {
-	for _, p := range s.f[cPlace] {
-		for _, sp := range s.f[cSecretNoun] {
-			if sp.last+1 == p.first {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.f[cPlace], func(p span) bool { return s.before(cSecretNoun, p.first, 1) })
 }
 
 // held finds what the model holds named in a sentence, and the concept

@@ -196,10 +196,8 @@ func orderedBefore(t string, start int) bool {
 // dosyasının ilk satırını ... alanına yaz").
 func (s *sent) foreignVerbAfter(i int) bool {
 	for _, c := range []concept{cReadVerb, cMove} {
-		for _, sp := range s.f[c] {
-			if sp.foreign && sp.start >= i && !s.negated(sp) {
-				return true
-			}
+		if slices.ContainsFunc(s.f[c], func(sp span) bool { return sp.foreign && sp.start >= i && !s.negated(sp) }) {
+			return true
 		}
 	}
 	return false

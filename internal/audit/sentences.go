@@ -75,7 +75,7 @@ func mayHoldDestination(t string) bool {
 // or a field, or the name of one of the server's own parameters.
 func placeIn(t string, own map[string]bool) bool {
 	toks := tokenize(t)
-	return len(concepts.Get().match(t, toks)[cPlace]) > 0 || slices.ContainsFunc(toks, func(tk token) bool { return own[tk.text] && strings.Contains(tk.text, "_") })
+	return slices.ContainsFunc(toks, func(tk token) bool { return own[tk.text] && strings.Contains(tk.text, "_") }) || len(concepts.Get().match(t, toks)[cPlace]) > 0
 }
 
 // ownDevice finds a sentence that keeps a secret on the user's side: typed
