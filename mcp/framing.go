@@ -105,21 +105,14 @@ func (m *messageReader) next() ([]byte, error) {
 		line = bytes.TrimRight(line, "\r\n")
 		if trimmed := bytes.TrimLeft(line, " \t"); len(trimmed) > 0 {
 			m.heard()
-			if first := trimmed[0]; first == '{' || first == '[' {
-				m.decide(framingLines)
-				if !own {
-					line = bytes.Clone(line)
-				}
-				return line, nil
-			}
 			if m.mode == framingUnknown && isFramingHeader(trimmed) {
 				m.decide(framingHeaders)
 				return m.framedBody(headerBlock{length: -1}, line)
 			}
 			m.decide(framingLines)
-			if trailingID(line) != nil {
-				// The end of an answer cut in two by another written
-				// into it: the session ties it to its request.
+			// A message, or the end of an answer cut in two by another
+			// written into it: the session ties it to its request.
+			if first := trimmed[0]; first == '{' || first == '[' || trailingID(line) != nil {
 				if !own {
 					line = bytes.Clone(line)
 				}

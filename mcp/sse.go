@@ -141,18 +141,13 @@ func (p *sseReader) Next() (sseEvent, error) {
 	)
 	for {
 		line, own, err := p.lines.line()
-		if err != nil {
-			if errors.Is(err, io.EOF) && len(line) == 0 {
-				return sseEvent{}, io.EOF // an unterminated event is dropped
-			}
-			if !errors.Is(err, io.EOF) {
-				return sseEvent{}, err
-			}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return sseEvent{}, err
+		}
+		if err != nil && len(line) == 0 {
+			return sseEvent{}, io.EOF // an unterminated event is dropped
 		}
 		if len(line) == 0 {
-			if err != nil {
-				return sseEvent{}, io.EOF
-			}
 			replay := hasID && p.note(evID)
 			if hasData && data.size > 0 || p.bare && (hasID || hasRe) {
 				return sseEvent{Type: typ, ID: p.LastID, Data: data.bytes(), Retry: retry, Replay: replay}, nil
