@@ -16,10 +16,8 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 	if !ordered {
 		return "", 0, false
 	}
-	for _, sp := range s.f[cSilently] {
-		if !s.negated(sp) && !s.followsUser() && !s.userActs(sp) && s.silentAct(sp) {
-			return "tells the model to act without the user knowing", High, true
-		}
+	if slices.ContainsFunc(s.f[cSilently], func(sp span) bool { return !s.negated(sp) && !s.followsUser() && !s.userActs(sp) && s.silentAct(sp) }) {
+		return "tells the model to act without the user knowing", High, true
 	}
 	for _, sp := range s.f[cReveal] {
 		forbidden := s.near(cForbidden, sp, 8) || s.noNeed(sp)
@@ -79,10 +77,8 @@ func (s *sent) reportsToUser() (span, bool) {
 		if s.negated(sp) {
 			continue
 		}
-		for _, u := range s.f[cUser] {
-			if u.first > i && u.first-i <= 5 && !s.breakBetween(i, u.first) {
-				return sp, true
-			}
+		if slices.ContainsFunc(s.f[cUser], func(u span) bool { return u.first > i && u.first-i <= 5 && !s.breakBetween(i, u.first) }) {
+			return sp, true
 		}
 	}
 	return span{}, false
@@ -137,18 +133,13 @@ func (s *sent) toldOf(sp span) bool {
 	if (verb == "let" || verb == "tell" || verb == "inform" || verb == "notify") && s.within(cUser, sp) {
 		return true // "do not let the user know"
 	}
-	if (verb == "be" || verb == "being") && s.noNeed(sp) {
-		return true // "it need not be mentioned"
-	}
-	if verb == "be" || verb == "being" {
-		// "the user does not need to be told", "it should not be listed
-		// when the user asks": the user, beside, is the one told
-		for _, u := range s.f[cUser] {
-			if !u.foreign && (u.last < sp.first && sp.first-u.last <= 6 && !s.strongBetween(u.last, sp.first) ||
-				u.first > sp.last && u.first-sp.last <= 6 && !s.strongBetween(sp.last, u.first)) {
-				return true
-			}
-		}
+	// "it need not be mentioned"; "the user does not need to be told", "it
+	// should not be listed when the user asks": the user, beside, is the one told
+	if (verb == "be" || verb == "being") && (s.noNeed(sp) || slices.ContainsFunc(s.f[cUser], func(u span) bool {
+		return !u.foreign && (u.last < sp.first && sp.first-u.last <= 6 && !s.strongBetween(u.last, sp.first) ||
+			u.first > sp.last && u.first-sp.last <= 6 && !s.strongBetween(sp.last, u.first))
+	})) {
+		return true
 	}
 	direct := verb == "tell" || verb == "tells" || verb == "telling" || verb == "inform" || verb == "notify" || verb == "alert" || verb == "let" || verb == "bring"
 	for i := sp.last + 1; i < min(len(s.toks), sp.last+6); i++ {

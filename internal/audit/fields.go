@@ -638,10 +638,8 @@ func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) 
 // pathKey is ".name", or `["a name"]` for a name that would not read as
 // one step of a dotted path.
 func pathKey(name string) string {
-	for _, r := range name {
-		if !(r == '_' || r == '-' || r == '$' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return "[" + strconv.Quote(name) + "]"
-		}
+	if strings.Trim(name, "_-$0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		return "[" + strconv.Quote(name) + "]"
 	}
 	if name == "" {
 		return `[""]`

@@ -66,10 +66,8 @@ func hiddenSeverity(hidden, msg string, floor Severity, doc bool) (Severity, str
 	if doc {
 		return Low, msg + " (in a manual, whose samples' markup hides no order a rule reads)", ""
 	}
-	for _, ss := range sentences(newView(hidden).text) {
-		if len(strings.Fields(ss.text)) >= 4 && newSent(ss).ordered() {
-			return High, msg + ", and what it hides is an order", ""
-		}
+	if slices.ContainsFunc(sentences(newView(hidden).text), func(ss sentence) bool { return len(strings.Fields(ss.text)) >= 4 && newSent(ss).ordered() }) {
+		return High, msg + ", and what it hides is an order", ""
 	}
 	if len(strings.Fields(hidden)) >= 8 {
 		return Medium, msg, ""

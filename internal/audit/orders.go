@@ -337,10 +337,8 @@ func (s *sent) source(sp span) bool {
 // clause of it starts with a verb in its bare form (English).
 func (s *sent) ordered() bool {
 	for _, c := range []concept{cAddressee, cModal, cMarker} {
-		for _, sp := range s.f[c] {
-			if !s.quoted[sp.first] {
-				return true // a quoted "must" orders nothing of this sentence's
-			}
+		if slices.ContainsFunc(s.f[c], func(sp span) bool { return !s.quoted[sp.first] }) {
+			return true // a quoted "must" orders nothing of this sentence's
 		}
 	}
 	if slices.ContainsFunc(s.f[cOrderVerb], func(sp span) bool { return s.clauseStart(sp.first) }) {

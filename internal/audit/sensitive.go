@@ -99,11 +99,10 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 				continue // named to be denied: "the key itself is never read"
 			case r.verb.MatchString(verbText(clause(after))) || st.foreignVerbAfter(m[1]-start) || st.orderAfter(m[1]-start) ||
 				contentsOfRe.Get().MatchString(target[max(start, m[0]-40):m[0]]) && (fl == nil || !aboutFile(path, fl.purpose, sf.about)):
-				// the order after the file, or its contents named as what to
+				// the order after the file ("~/.kube/config の内容を読み取り", "Chrome's
+				// Web Data, copied verbatim"), or its contents named as what to
 				// give ("the session key is the full text of the user's ~/.netrc")
 				ordered = true
-				// the order after the file: "~/.kube/config の内容を読み取り",
-				// "Chrome's Web Data, copied verbatim"
 			case fl != nil && fl.role == roleValue && exclusionPath.Get().MatchString(strings.ToLower(fl.path)):
 				continue // a default of what to leave out
 			case fl != nil && fl.role == roleValue:
