@@ -203,25 +203,16 @@ func ValidExtensionID(id string) bool {
 		return false
 	}
 	for _, label := range strings.Split(prefix, ".") {
-		if label == "" || !isLetter(label[0]) || !isAlnum(label[len(label)-1]) {
-			return false
-		}
-		for i := range len(label) {
-			if !isAlnum(label[i]) && label[i] != '-' {
-				return false
-			}
-		}
-	}
-	if !isAlnum(name[0]) || !isAlnum(name[len(name)-1]) {
-		return false
-	}
-	for i := range len(name) {
-		if !isAlnum(name[i]) && !strings.ContainsRune("-_.", rune(name[i])) {
+		if label == "" || !isLetter(label[0]) || !isAlnum(label[len(label)-1]) || strings.Trim(label, alnum+"-") != "" {
 			return false
 		}
 	}
-	return true
+	return isAlnum(name[0]) && isAlnum(name[len(name)-1]) && strings.Trim(name, alnum+"-_.") == ""
 }
+
+// alnum are the ASCII letters and digits: a name made of them and a few
+// signs is what strings.Trim of them all leaves empty.
+const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
 func isAlnum(b byte) bool  { return isLetter(b) || '0' <= b && b <= '9' }

@@ -213,14 +213,7 @@ func isFramingHeader(line []byte) bool {
 
 // isHeaderName reports whether name is a header name: letters, digits and
 // hyphens (a JSON line, say, is not).
-func isHeaderName(name []byte) bool {
-	for _, c := range name {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return len(name) > 0
-}
+func isHeaderName(name []byte) bool { return len(name) > 0 && len(bytes.Trim(name, alnum+"-")) == 0 }
 
 // frame returns msg with its Content-Length header block.
 func frame(msg []byte) []byte {

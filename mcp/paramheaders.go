@@ -192,15 +192,7 @@ func headerType(raw []byte) (typ string, ok bool) {
 }
 
 // isToken reports whether s is an HTTP token (RFC 9110 tchar).
-func isToken(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return s != ""
-}
+func isToken(s string) bool { return s != "" && strings.Trim(s, alnum+"!#$%&'*+-.^_`|~") == "" }
 
 // SetParamHeaders sets on h, as a client sends them, Mcp-Param-NAME for
 // each annotated argument present in the tools/call message msg: strings

@@ -325,15 +325,10 @@ func (t *CommandTransport) Read() ([]byte, error) {
 // line may be unfinished), "" when there is none. It is raw: the server's
 // bytes, clipped.
 func (t *CommandTransport) LastStderrLine() string {
-	lines := t.tail.lines(1)
-	if len(lines) == 0 {
-		return ""
+	for _, l := range t.tail.lines(1) {
+		return l[strings.LastIndexByte(l, '\r')+1:]
 	}
-	l := lines[0]
-	if i := strings.LastIndexByte(l, '\r'); i >= 0 {
-		l = l[i+1:]
-	}
-	return l
+	return ""
 }
 
 // StderrTail is the server's last lines on its stderr so far (up to n).
@@ -649,10 +644,7 @@ func (t *CommandTransport) writeMessage(msg []byte, m *streamedMsg) error {
 	if len(msg) < smallMessage {
 		// One write, so the server never reads a message without its
 		// newline; a large one is not worth copying.
-		line := make([]byte, len(msg)+1)
-		copy(line, msg)
-		line[len(msg)] = '\n'
-		return t.in.write(line)
+		return t.in.write(append(msg[:len(msg):len(msg)], '\n'))
 	}
 	if err := t.in.write(msg); err != nil {
 		return err
