@@ -62,10 +62,12 @@ func CheckStandardHeaders(h http.Header, msg []byte) *RPCError {
 
 // DecodeHeaderValue reads a header value as headerValue writes it: as it
 // is, or =?base64?...?= (padded standard base64 of UTF-8); ok is false
-// for a sentinel whose content is not that.
+// for a sentinel whose content is not that, and for a value as it is
+// that holds what only Base64 may carry (a character outside visible
+// ASCII, space and tab), which the transport has a server refuse.
 func DecodeHeaderValue(v string) (string, bool) {
 	if !strings.HasPrefix(v, "=?base64?") || !strings.HasSuffix(v, "?=") || len(v) < len("=?base64??=") {
-		return v, true
+		return v, !strings.ContainsFunc(v, func(r rune) bool { return r > '~' || r < ' ' && r != '\t' })
 	}
 	b, err := base64.StdEncoding.Strict().DecodeString(v[len("=?base64?") : len(v)-len("?=")])
 	if err != nil {

@@ -10,7 +10,8 @@ import (
 // TestCheckStandardHeaders: Mcp-Method, and Mcp-Name for what names a
 // tool, prompt or resource, must say what the body does: present, exact
 // (values are case-sensitive), decoded from base64 when they are so
-// written; anything else is -32020.
+// written, and holding nothing but visible ASCII, space and tab when they
+// are not; anything else is -32020.
 func TestCheckStandardHeaders(t *testing.T) {
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"héllo","arguments":{}}}`
 	read := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///a b"}}`
@@ -30,6 +31,8 @@ func TestCheckStandardHeaders(t *testing.T) {
 		{call, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "=?base64?aMOpbGxv?="}, ""},
 		{call, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "=?base64?aMOpbGxv=?="}, "not a valid value"},
 		{read, map[string]string{"Mcp-Method": "resources/read", "Mcp-Name": "file:///a b"}, ""},
+		// What only Base64 may carry, sent as it is: refused, though it says what the body does.
+		{call, map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "héllo"}, "not a valid value"},
 	} {
 		h := http.Header{}
 		for k, v := range tc.header {
@@ -47,7 +50,8 @@ func TestCheckStandardHeaders(t *testing.T) {
 
 // TestCheckParamHeaders: each annotated argument present must come with
 // its Mcp-Param header saying its value (base64 when so written, checked
-// strictly; integers as numbers); an absent or null one with none.
+// strictly; integers as numbers; what only Base64 may carry refused as it
+// is); an absent or null one with none.
 func TestCheckParamHeaders(t *testing.T) {
 	headers, err := ParamHeaders(json.RawMessage(`{"properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"},"on":{"type":"boolean","x-mcp-header":"On"}}}`))
 	if err != nil {
@@ -67,6 +71,9 @@ func TestCheckParamHeaders(t *testing.T) {
 		{`{"region":"Hello"}`, map[string]string{"Mcp-Param-Region": "=?base64?SGVs!G8=?="}, "not a valid value"},
 		{`{}`, map[string]string{"Mcp-Param-N": "1"}, "which the request does not have"},
 		{`{"on":false}`, map[string]string{"Mcp-Param-On": "False"}, "does not match"},
+		{`{"region":"zoë"}`, map[string]string{"Mcp-Param-Region": "zoë"}, "not a valid value"},
+		{`{"region":"zoë"}`, map[string]string{"Mcp-Param-Region": headerValue("zoë")}, ""},
+		{`{"region":"a\tb"}`, map[string]string{"Mcp-Param-Region": "a\tb"}, ""},
 	} {
 		h := http.Header{}
 		for k, v := range tc.header {
