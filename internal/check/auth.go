@@ -48,9 +48,7 @@ func authChecks() []*Check {
 			issuer := md.AuthorizationServers[0]
 			t.Sent("the metadata of authorization server " + issuer)
 			as, err := oauth.DiscoverServer(t.ctx, t.r.target.Plain, issuer)
-			if err != nil {
-				t.failErr("authorization server metadata", err)
-			}
+			t.must("authorization server metadata", err)
 			if !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
 				t.FailGot("code_challenge_methods_supported "+joinQuoted(as.CodeChallengeMethodsSupported), "the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
 			}

@@ -163,13 +163,10 @@ func utilityCallChecks() []*Check {
 				t.Sent(fmt.Sprintf("%s, and at once notifications/cancelled for it; then another request", method))
 				ch := c.expect(id, method)
 				defer c.unexpect(id)
-				if _, err := c.send(t.ctx, msg); err != nil {
-					t.failErr(method, err)
-				}
+				_, err := c.send(t.ctx, msg)
+				t.must(method, err)
 				cancel := fmt.Sprintf(`{"requestId":%s,"reason":"mcpv check"}`, id)
-				if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(cancel)); err != nil {
-					t.failErr("notifications/cancelled", err)
-				}
+				t.must("notifications/cancelled", c.notify(t.ctx, "notifications/cancelled", json.RawMessage(cancel)))
 				barrier(t, c)
 				select {
 				case <-ch:
@@ -519,9 +516,7 @@ func cancelOne(t *T, i int) string {
 	ch := c.expect(id, "tools/call")
 	defer c.unexpect(id)
 	mark := c.mark()
-	if err := c.write(t.ctx, msg); err != nil {
-		t.failErr("tools/call", err)
-	}
+	t.must("tools/call", c.write(t.ctx, msg))
 	progress := func(s seen) bool {
 		return s.msg.Method == "notifications/progress" && idKey(member(s.msg.Params, "progressToken")) == idKey(token)
 	}
@@ -542,9 +537,7 @@ func cancelOne(t *T, i int) string {
 		r.opts.beforeCancel(func() bool { return answered(math.MaxInt) })
 	}
 	sent := c.mark() // what the server sent before the cancellation went
-	if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(fmt.Sprintf(`{"requestId":%s,"reason":"mcpv check"}`, id))); err != nil {
-		t.failErr("notifications/cancelled", err)
-	}
+	t.must("notifications/cancelled", c.notify(t.ctx, "notifications/cancelled", json.RawMessage(fmt.Sprintf(`{"requestId":%s,"reason":"mcpv check"}`, id))))
 	if r.opts.afterCancel != nil {
 		r.opts.afterCancel(func() bool { return answered(math.MaxInt) })
 	}

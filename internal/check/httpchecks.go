@@ -60,9 +60,7 @@ func httpPostChecks() []*Check {
 				if ct := x.contentType(); ct != "application/json" && ct != "text/event-stream" {
 					t.Fail("answered with %s", ct)
 				}
-				if err != nil {
-					t.failErr(method, err)
-				}
+				t.must(method, err)
 			}
 		}),
 		httpCheck("http.stream-ends", streamEnds),

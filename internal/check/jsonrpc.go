@@ -377,9 +377,7 @@ func echoes(t *T, id string) {
 	t.Sent(string(msg))
 	if c.http != nil {
 		x, err := c.post(t.ctx, httpReq{body: msg}, json.RawMessage(id))
-		if err != nil {
-			t.failErr(method, err)
-		}
+		t.must(method, err)
 		if x.response != nil {
 			return
 		}
@@ -387,9 +385,7 @@ func echoes(t *T, id string) {
 	}
 	ch := c.expect(json.RawMessage(id), method)
 	defer c.unexpect(json.RawMessage(id))
-	if err := c.write(t.ctx, msg); err != nil {
-		t.failErr(method, err)
-	}
+	t.must(method, c.write(t.ctx, msg))
 	_, berr := barrierErr(t, c)
 	echoed := func(r reply) {
 		if tw := (*twinError)(nil); errors.As(r.err, &tw) {
@@ -405,9 +401,7 @@ func echoes(t *T, id string) {
 		return
 	default:
 	}
-	if berr != nil {
-		t.failErr("a "+method+" after it", berr)
-	}
+	t.must("a "+method+" after it", berr)
 	select {
 	case r := <-ch:
 		echoed(r)

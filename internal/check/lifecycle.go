@@ -172,9 +172,7 @@ func lifecycleSessionChecks() []*Check {
 					t.FailGot(s.raw, "the server sent %s before the initialized notification", s.msg.Method)
 				}
 			}
-			if err := c.notify(t.ctx, "notifications/initialized", nil); err != nil {
-				t.failErr("notifications/initialized", err)
-			}
+			t.must("notifications/initialized", c.notify(t.ctx, "notifications/initialized", nil))
 		}),
 		legacyCheck("lifecycle.ping", func(t *T) {
 			if why := t.r.facts.pingBroken; why != "" && t.r.facts.era == "legacy" {
@@ -196,9 +194,7 @@ func lifecycleSessionChecks() []*Check {
 				c := t.fresh(connOptions{})
 				barrier(t, c)
 				t.Sent("stdin closed, after a request was answered")
-				if err := c.stdio.CloseInput(); err != nil {
-					t.failErr("closing the server's stdin", err)
-				}
+				t.must("closing the server's stdin", c.stdio.CloseInput())
 				const wait = 5 * time.Second
 				select {
 				case <-c.stdio.Exited():
@@ -334,9 +330,7 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 // from coming (doing names the asking).
 func (t *T) versionAnswered(offered, doing string) versionAnswer {
 	a := t.versionAnswer(offered)
-	if a.err != nil {
-		t.failErr(doing, a.err)
-	}
+	t.must(doing, a.err)
 	return a
 }
 
@@ -449,9 +443,7 @@ func pingFirst(t *T) {
 	ch := c.expect(id, "ping")
 	defer c.unexpect(id)
 	t.Sent("ping to a new process, and at once initialize; then, initialized, ping")
-	if err := c.write(t.ctx, msg); err != nil {
-		t.failErr("ping before initialize", err)
-	}
+	t.must("ping before initialize", c.write(t.ctx, msg))
 	if m, _ := t.request(c, "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion)); m.Error == nil {
 		_ = c.notify(t.ctx, "notifications/initialized", nil) // a connection that broke says so below
 	}

@@ -380,9 +380,7 @@ func wantRefusal(t *T, method string, m mcp.Message, x *exchange, err error, sta
 		t.failErr(method, err)
 	}
 	wantStatus(t, x, status)
-	if err != nil {
-		t.failErr(method, err)
-	}
+	t.must(method, err)
 	wantError(t, m, nil, code)
 }
 
@@ -514,9 +512,7 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 		}
 	} else {
 		mark := c.mark()
-		if err := c.write(t.ctx, body); err != nil {
-			t.failErr("subscriptions/listen", err)
-		}
+		t.must("subscriptions/listen", c.write(t.ctx, body))
 		for first == nil {
 			for _, s := range c.since(mark) {
 				if !judge(s) {

@@ -92,9 +92,7 @@ func mrtrChecks() []*Check {
 			if x != nil && x.status/100 != 2 {
 				t.FailGot(x.String(), "refused: HTTP %d", x.status)
 			}
-			if err != nil {
-				t.failErr("server/discover", err)
-			}
+			t.must("server/discover", err)
 			if m.Error != nil {
 				t.FailGot(errText(m.Error), "refused without clientInfo")
 			}
@@ -121,9 +119,7 @@ func removedMethods(t *T) {
 	for _, method := range initializeEraMethods {
 		m, x, err := c.request(t.ctx, method, nil)
 		t.Sent("POST " + method)
-		if err != nil {
-			t.failErr(method, err)
-		}
+		t.must(method, err)
 		switch {
 		case m.Error == nil:
 			t.Note("%s is served (HTTP %d): the era lets a server keep it", method, x.status)

@@ -851,9 +851,7 @@ func (t *T) connWith(o connOptions) *conn {
 			}
 			return c, err
 		}()
-		if err != nil {
-			t.failErr("opening a connection of the check's own", err)
-		}
+		t.must("opening a connection of the check's own", err)
 		return c
 	}
 }
@@ -862,9 +860,7 @@ func (t *T) connWith(o connOptions) *conn {
 // when the check ends.
 func (t *T) fresh(o connOptions) *conn {
 	c, err := t.dial(o)
-	if err != nil {
-		t.failErr("opening a connection of the check's own", err)
-	}
+	t.must("opening a connection of the check's own", err)
 	t.mu.Lock()
 	t.own = append(t.own, c)
 	t.mu.Unlock()
@@ -917,6 +913,13 @@ func (t *T) failErr(doing string, err error) {
 		}
 	}
 	t.Fail("%s: %s", doing, oneLine(err.Error()))
+}
+
+// must is failErr where err is not nil: the check goes on without one.
+func (t *T) must(doing string, err error) {
+	if err != nil {
+		t.failErr(doing, err)
+	}
 }
 
 // exited reports the error of a stdio server that ended with a status.

@@ -35,9 +35,7 @@ func sendSeen(t *T, c *conn, shown, doing string, send func() error) []seen {
 	mark := c.mark()
 	t.Sent(shown)
 	c.unpaired()
-	if err := send(); err != nil {
-		t.failErr(doing, err)
-	}
+	t.must(doing, send())
 	barrier(t, c)
 	return c.since(mark)
 }
