@@ -307,7 +307,7 @@ func (r *runner) dialOnce(ctx context.Context, o connOptions) (*conn, error) {
 // handshake is the initialize era's: initialize offering version, then
 // notifications/initialized.
 func (c *conn) handshake(ctx context.Context, version string) error {
-	m, _, err := c.request(ctx, "initialize", initializeWith(c.r.target.ClientInfo, version, c.capabilities()))
+	m, _, err := c.request(ctx, "initialize", c.initializeParams(version))
 	if err != nil {
 		return err
 	}
@@ -325,16 +325,10 @@ func (c *conn) handshake(ctx context.Context, version string) error {
 	return c.notify(ctx, "notifications/initialized", nil)
 }
 
-// initializeParams are initialize's params: version, no client
-// capabilities (the checks answer no server request), and client info.
-func initializeParams(info mcp.Implementation, version string) json.RawMessage {
-	return initializeWith(info, version, json.RawMessage(`{}`))
-}
-
-// initializeWith are initialize's params with the client capabilities
-// given.
-func initializeWith(info mcp.Implementation, version string, caps json.RawMessage) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{"protocolVersion": version, "capabilities": caps, "clientInfo": info})
+// initializeParams are initialize's params: version, the client
+// capabilities the connection declares ({} for none), and client info.
+func (c *conn) initializeParams(version string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"protocolVersion": version, "capabilities": c.capabilities(), "clientInfo": c.r.target.ClientInfo})
 	return b
 }
 

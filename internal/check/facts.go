@@ -142,7 +142,7 @@ func probeFirst(ctx context.Context, r *runner, f *facts, hr httpReq) *exchange 
 // (initialize offering version, or server/discover), as hr has it, and
 // returns the method sent and the answer.
 func firstExchange(ctx context.Context, c *conn, version string, hr httpReq) (string, *exchange, error) {
-	method, params := "initialize", initializeParams(c.r.target.ClientInfo, version)
+	method, params := "initialize", c.initializeParams(version)
 	if c.era == "modern" {
 		method, params = "server/discover", c.stamp(nil)
 	}

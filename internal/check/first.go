@@ -166,7 +166,7 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 			}
 		}
 	}
-	m, d := r.contact(ctx, c, "initialize", initializeParams(r.target.ClientInfo, mcp.LatestVersion), `2`)
+	m, d := r.contact(ctx, c, "initialize", c.initializeParams(mcp.LatestVersion), `2`)
 	switch {
 	case d != nil:
 		return d

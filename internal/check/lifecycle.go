@@ -160,7 +160,7 @@ func lifecycleSessionChecks() []*Check {
 			c := t.fresh(connOptions{era: "legacy", bare: true})
 			mark := c.mark()
 			t.Sent("initialize, then nothing for half a second")
-			m, _ := t.request(c, "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion))
+			m, _ := t.request(c, "initialize", c.initializeParams(mcp.LatestVersion))
 			if m.Error != nil {
 				t.Skip("initialize was refused: %s", errText(m.Error))
 			}
@@ -297,7 +297,7 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 					return versionAnswer{err: err}
 				}
 				defer c.close()
-				m, _, err := c.request(ctx, "initialize", initializeParams(r.target.ClientInfo, v))
+				m, _, err := c.request(ctx, "initialize", c.initializeParams(v))
 				if err != nil {
 					return versionAnswer{err: err}
 				}
@@ -444,7 +444,7 @@ func pingFirst(t *T) {
 	defer c.unexpect(id)
 	t.Sent("ping to a new process, and at once initialize; then, initialized, ping")
 	t.must("ping before initialize", c.write(t.ctx, msg))
-	if m, _ := t.request(c, "initialize", initializeParams(t.r.target.ClientInfo, mcp.LatestVersion)); m.Error == nil {
+	if m, _ := t.request(c, "initialize", c.initializeParams(mcp.LatestVersion)); m.Error == nil {
 		_ = c.notify(t.ctx, "notifications/initialized", nil) // a connection that broke says so below
 	}
 	start := time.Now() // the server has started: a ping's time is its own (the session's was answered)
