@@ -445,10 +445,7 @@ func askedChecks() []*Check {
 		{ID: "asks.elicitation-https", run: exerciseAsks, watch: askWatch("elicitation/create", urlProblem(true))},
 		{ID: "asks.elicitation-url-private", run: exerciseAsks, watch: askWatch("elicitation/create", privateURLProblem)},
 		{ID: "asks.elicitation-links", run: exerciseAsks, watch: askWatch("elicitation/create", linkProblem)},
-		{
-			ID: "asks.elicitation-complete", needs: needs{era: "legacy"}, run: exerciseAsks,
-			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.completeBad != "" }, func(s seen) string { return s.completeBad }),
-		},
+		{ID: "asks.elicitation-complete", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.completeBad != "" }, func(s seen) string { return s.completeBad })},
 		{ID: "asks.url-required", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spot("a -32042 error whose data.elicitations are not URL elicitations, each with its elicitationId", func(_ *watchCtx, s seen) bool {
 			return s.msg.Error != nil && s.msg.Error.Code == -32042 && !urlRequired(s.msg.Error.Data)
 		})},

@@ -36,11 +36,7 @@ func toolCallChecks() []*Check {
 				}
 			}
 		}),
-		{
-			ID:    taskRequiredID,
-			needs: needs{capability: "tools", era: "legacy"},
-			run:   taskRequiredCheck,
-		},
+		{ID: taskRequiredID, needs: needs{capability: "tools", era: "legacy"}, run: taskRequiredCheck},
 		callCheck("tools.structured-result", func(t *T) {
 			checked := false
 			for _, rec := range t.judged(t.r.callable(t)) {
@@ -147,35 +143,32 @@ func utilityCallChecks() []*Check {
 			}
 		}),
 		callCheck("utilities.cancel-call", cancelCall),
-		{
-			ID: "utilities.cancel-race",
-			run: func(t *T) {
-				c := t.conn()
-				if c.http != nil && c.era == "modern" {
-					t.Skip("in the 2026-07-28 era over HTTP a request is cancelled by closing its stream")
-				}
-				method := t.r.probeMethod(c.era)
-				if t.r.facts.declares("tools") {
-					method = "tools/list"
-				}
-				id := json.RawMessage(`"mcpv-check-cancelled"`)
-				msg, _ := mcp.EncodeRequest(id, method, c.stamp(nil))
-				t.Sent(fmt.Sprintf("%s, and at once notifications/cancelled for it; then another request", method))
-				ch := c.expect(id, method)
-				defer c.unexpect(id)
-				_, err := c.send(t.ctx, msg)
-				t.must(method, err)
-				cancel := fmt.Sprintf(`{"requestId":%s,"reason":"mcpv check"}`, id)
-				t.must("notifications/cancelled", c.notify(t.ctx, "notifications/cancelled", json.RawMessage(cancel)))
-				barrier(t, c)
-				select {
-				case <-ch:
-					t.Note("the request was answered (it had ended before the cancellation came)")
-				default:
-					t.Note("the request was not answered")
-				}
-			},
-		},
+		{ID: "utilities.cancel-race", run: func(t *T) {
+			c := t.conn()
+			if c.http != nil && c.era == "modern" {
+				t.Skip("in the 2026-07-28 era over HTTP a request is cancelled by closing its stream")
+			}
+			method := t.r.probeMethod(c.era)
+			if t.r.facts.declares("tools") {
+				method = "tools/list"
+			}
+			id := json.RawMessage(`"mcpv-check-cancelled"`)
+			msg, _ := mcp.EncodeRequest(id, method, c.stamp(nil))
+			t.Sent(fmt.Sprintf("%s, and at once notifications/cancelled for it; then another request", method))
+			ch := c.expect(id, method)
+			defer c.unexpect(id)
+			_, err := c.send(t.ctx, msg)
+			t.must(method, err)
+			cancel := fmt.Sprintf(`{"requestId":%s,"reason":"mcpv check"}`, id)
+			t.must("notifications/cancelled", c.notify(t.ctx, "notifications/cancelled", json.RawMessage(cancel)))
+			barrier(t, c)
+			select {
+			case <-ch:
+				t.Note("the request was answered (it had ended before the cancellation came)")
+			default:
+				t.Note("the request was not answered")
+			}
+		}},
 		inGroup("rpc", "utilities.cancel-unknown", needs{}, func(t *T) {
 			c := t.conn()
 			if c.http != nil && c.era == "modern" {
@@ -193,21 +186,18 @@ func utilityCallChecks() []*Check {
 				t.Fail("the server answered an invalid cancellation")
 			}
 		}),
-		{
-			ID: "utilities.unknown-progress",
-			watch: func(w *watchCtx, s seen) string {
-				if !s.msg.IsNotification() || s.msg.Method != "notifications/progress" {
-					return ""
-				}
-				tok := member(s.msg.Params, "progressToken")
-				k := idKey(tok)
-				n, mcpv := strings.CutPrefix(k, "s:mcpv-")                                           // the tokens the main session's client gives its requests ("mcpv-N")
-				if w.tokens[k] || s.via == "session" && mcpv && digits(n) || !stringOrInteger(tok) { // a token of no kind: utilities.progress-token's
-					return ""
-				}
-				return "a progress notification for a token no request carried"
-			},
-		},
+		{ID: "utilities.unknown-progress", watch: func(w *watchCtx, s seen) string {
+			if !s.msg.IsNotification() || s.msg.Method != "notifications/progress" {
+				return ""
+			}
+			tok := member(s.msg.Params, "progressToken")
+			k := idKey(tok)
+			n, mcpv := strings.CutPrefix(k, "s:mcpv-")                                           // the tokens the main session's client gives its requests ("mcpv-N")
+			if w.tokens[k] || s.via == "session" && mcpv && digits(n) || !stringOrInteger(tok) { // a token of no kind: utilities.progress-token's
+				return ""
+			}
+			return "a progress notification for a token no request carried"
+		}},
 		exercised("utilities.progress-token", needs{}, spotSaid(func(_ *watchCtx, s seen) bool {
 			return s.msg.Method == "notifications/progress" && !stringOrInteger(member(s.msg.Params, "progressToken"))
 		}, func(s seen) string {

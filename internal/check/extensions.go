@@ -20,44 +20,35 @@ import (
 
 func extensionChecks() []*Check {
 	return []*Check{
-		{
-			ID: "extensions.identifiers",
-			run: func(t *T) {
-				ext := t.r.main.ServerExtensions()
-				if ext == nil {
-					t.Skip("the server declares no extensions")
-				}
-				if ps := mcp.ExtensionProblems(ext); len(ps) > 0 {
-					t.FailGot(clipped(ext), "%s", strings.Join(ps, "; "))
-				}
-			},
-		},
+		{ID: "extensions.identifiers", run: func(t *T) {
+			ext := t.r.main.ServerExtensions()
+			if ext == nil {
+				t.Skip("the server declares no extensions")
+			}
+			if ps := mcp.ExtensionProblems(ext); len(ps) > 0 {
+				t.FailGot(clipped(ext), "%s", strings.Join(ps, "; "))
+			}
+		}},
 		// The overview says how support is advertised, with no requirement
 		// word on advertising only what is served: a declaration the
 		// server does not keep misleads a host, which is a warning.
-		{
-			ID: "extensions.declared-served",
-			run: func(t *T) {
-				// The skills extension's methods are skills.methods' (a MUST).
-				if !t.r.main.HasExtension(mcp.UIExtension) {
-					t.Skip("the server declares no extension mcpv can try here (ui; skills has checks of its own)")
-				}
-				if len(appTools(t)) == 0 {
-					t.Fail("the server declares %s, but none of its tools carries an app (_meta.ui.resourceUri)", mcp.UIExtension)
-				}
-			},
-		},
+		{ID: "extensions.declared-served", run: func(t *T) {
+			// The skills extension's methods are skills.methods' (a MUST).
+			if !t.r.main.HasExtension(mcp.UIExtension) {
+				t.Skip("the server declares no extension mcpv can try here (ui; skills has checks of its own)")
+			}
+			if len(appTools(t)) == 0 {
+				t.Fail("the server declares %s, but none of its tools carries an app (_meta.ui.resourceUri)", mcp.UIExtension)
+			}
+		}},
 		// "must" here is in lower case, not the RFC 2119 keyword, and
 		// the extension says no more of a server that serves apps
 		// undeclared: a warning.
-		{
-			ID: "extensions.served-declared",
-			run: func(t *T) {
-				if n := len(appTools(t)); n > 0 && !t.r.main.HasExtension(mcp.UIExtension) {
-					t.FailGot(clip(string(t.r.main.ServerExtensions()), 200), "%d of its tools carry an app, but the server does not declare %s: a host that holds to the negotiation shows none", n, mcp.UIExtension)
-				}
-			},
-		},
+		{ID: "extensions.served-declared", run: func(t *T) {
+			if n := len(appTools(t)); n > 0 && !t.r.main.HasExtension(mcp.UIExtension) {
+				t.FailGot(clip(string(t.r.main.ServerExtensions()), 200), "%d of its tools carry an app, but the server does not declare %s: a host that holds to the negotiation shows none", n, mcp.UIExtension)
+			}
+		}},
 		// The shape of a tool's _meta.ui is given by the extension's
 		// interface, with no requirement word: a tool that breaks it is a
 		// warning.

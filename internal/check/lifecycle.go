@@ -108,25 +108,19 @@ func lifecycleCapabilityChecks() []*Check {
 		undeclaredCheck("lifecycle.undeclared", "tools"),
 		undeclaredCheck("lifecycle.undeclared-prompts", "prompts"),
 		undeclaredCheck("lifecycle.undeclared-resources", "resources"),
-		{
-			ID:  "lifecycle.undeclared-completions",
-			run: undeclaredCompletions,
-		},
+		{ID: "lifecycle.undeclared-completions", run: undeclaredCompletions},
 		declaredCheck("lifecycle.declared", "legacy"), // 2026-07-28 says MUST: modern.declared-lists
-		{
-			ID: "lifecycle.undeclared-notifications",
-			watch: func(w *watchCtx, s seen) string {
-				// The capability the notification needs declared, if any.
-				c, needed := "resources.subscribe", s.msg.Method == "notifications/resources/updated"
-				if list, ok := mcp.ListChanged(s.msg.Method); ok {
-					c, needed = list+".listChanged", true
-				}
-				if needed && s.msg.IsNotification() && !w.f.declares(c) {
-					return fmt.Sprintf("%s, though the server does not declare %s", s.msg.Method, c)
-				}
-				return ""
-			},
-		},
+		{ID: "lifecycle.undeclared-notifications", watch: func(w *watchCtx, s seen) string {
+			// The capability the notification needs declared, if any.
+			c, needed := "resources.subscribe", s.msg.Method == "notifications/resources/updated"
+			if list, ok := mcp.ListChanged(s.msg.Method); ok {
+				c, needed = list+".listChanged", true
+			}
+			if needed && s.msg.IsNotification() && !w.f.declares(c) {
+				return fmt.Sprintf("%s, though the server does not declare %s", s.msg.Method, c)
+			}
+			return ""
+		}},
 		{
 			ID: "lifecycle.logging-declared",
 			run: func(t *T) { // 2026-07-28: a server sends log messages to a request that asks for them, so one call asks
@@ -145,10 +139,7 @@ func lifecycleCapabilityChecks() []*Check {
 		}, func(s seen) string {
 			return fmt.Sprintf("%s, though the client did not declare %s", s.msg.Method, s.undeclared)
 		})),
-		{
-			ID:  "lifecycle.declared-methods",
-			run: declaredMethods,
-		},
+		{ID: "lifecycle.declared-methods", run: declaredMethods},
 	}
 }
 
@@ -187,24 +178,20 @@ func lifecycleSessionChecks() []*Check {
 				pingFirst(t)
 			}
 		}),
-		{
-			ID:    "lifecycle.stdin-close",
-			needs: needs{transport: "stdio"},
-			run: func(t *T) {
-				c := t.fresh(connOptions{})
-				barrier(t, c)
-				t.Sent("stdin closed, after a request was answered")
-				t.must("closing the server's stdin", c.stdio.CloseInput())
-				const wait = 5 * time.Second
-				select {
-				case <-c.stdio.Exited():
-				case <-time.After(wait):
-					t.Fail("the server was still running %s after its stdin closed", wait)
-				case <-t.ctx.Done():
-					t.Fail("the server did not exit before the check's time ran out")
-				}
-			},
-		},
+		{ID: "lifecycle.stdin-close", needs: needs{transport: "stdio"}, run: func(t *T) {
+			c := t.fresh(connOptions{})
+			barrier(t, c)
+			t.Sent("stdin closed, after a request was answered")
+			t.must("closing the server's stdin", c.stdio.CloseInput())
+			const wait = 5 * time.Second
+			select {
+			case <-c.stdio.Exited():
+			case <-time.After(wait):
+				t.Fail("the server was still running %s after its stdin closed", wait)
+			case <-t.ctx.Done():
+				t.Fail("the server did not exit before the check's time ran out")
+			}
+		}},
 	}
 }
 

@@ -16,79 +16,70 @@ import (
 
 func listsChecks() []*Check {
 	return []*Check{
-		{
-			ID: "lists.shape",
-			run: func(t *T) {
-				t.lintDone()
-				for _, l := range t.r.facts.lists() {
-					// A result of a type the client does not know is
-					// modern.result-type's, which blocks this check.
-					if _, err := t.r.facts.items(t.ctx, l.Method); errors.As(err, new(*mcp.ResultTypeError)) {
-						t.listingBroke(err)
-					}
+		{ID: "lists.shape", run: func(t *T) {
+			t.lintDone()
+			for _, l := range t.r.facts.lists() {
+				// A result of a type the client does not know is
+				// modern.result-type's, which blocks this check.
+				if _, err := t.r.facts.items(t.ctx, l.Method); errors.As(err, new(*mcp.ResultTypeError)) {
+					t.listingBroke(err)
 				}
-				lintFindings(t, surface.SeverityError, surface.RuleList)
-				if _, s := t.r.watches.firstNulls(); s != nil {
-					t.Sent(s.method)
-					t.FailGot(s.raw, "%s answered a page with \"nextCursor\": null: the cursor is a string, and a last page has none", s.method)
-				}
-				if refused := t.r.facts.lintOf(surface.SeverityError, surface.RuleListRefused); len(refused) > 0 {
-					t.Skip("%s: a list answered with an error (its backend unreachable, say) has no shape to judge; the lists given have theirs", refused[0].Message)
-				}
-			},
-		},
+			}
+			lintFindings(t, surface.SeverityError, surface.RuleList)
+			if _, s := t.r.watches.firstNulls(); s != nil {
+				t.Sent(s.method)
+				t.FailGot(s.raw, "%s answered a page with \"nextCursor\": null: the cursor is a string, and a last page has none", s.method)
+			}
+			if refused := t.r.facts.lintOf(surface.SeverityError, surface.RuleListRefused); len(refused) > 0 {
+				t.Skip("%s: a list answered with an error (its backend unreachable, say) has no shape to judge; the lists given have theirs", refused[0].Message)
+			}
+		}},
 		ruleCheck("lists.terminates", surface.RulePagination), // the lint has no warning of it
-		{
-			ID: "lists.unique",
-			run: func(t *T) {
-				lists := t.r.facts.lists()
-				if len(lists) == 0 {
-					t.Skip("the server declares no list")
-				}
-				for _, l := range lists {
-					counts := map[string]int{}
-					for _, it := range t.listed(l.Method) {
-						if k, ok := str(member(it, l.Field)); ok {
-							counts[k]++
-							if counts[k] == 2 {
-								t.Sent(l.Method + " (every page)")
-								t.FailGot(clipped(it), "%s lists %s %q more than once", l.Method, l.Field, k)
-							}
+		{ID: "lists.unique", run: func(t *T) {
+			lists := t.r.facts.lists()
+			if len(lists) == 0 {
+				t.Skip("the server declares no list")
+			}
+			for _, l := range lists {
+				counts := map[string]int{}
+				for _, it := range t.listed(l.Method) {
+					if k, ok := str(member(it, l.Field)); ok {
+						counts[k]++
+						if counts[k] == 2 {
+							t.Sent(l.Method + " (every page)")
+							t.FailGot(clipped(it), "%s lists %s %q more than once", l.Method, l.Field, k)
 						}
 					}
 				}
-			},
-		},
-		{
-			ID: "lists.cursor-stable",
-			run: func(t *T) {
-				paged := false
-				for _, l := range t.r.facts.lists() {
-					first, rerr := t.call(l.Method, nil)
-					if rerr != nil {
-						continue
-					}
-					next, ok := str(member(first, "nextCursor"))
-					if !ok {
-						continue
-					}
-					paged = true
-					params, _ := json.Marshal(map[string]string{"cursor": next})
-					a, e1 := t.call(l.Method, params)
-					b, e2 := t.call(l.Method, params)
-					t.Sent(fmt.Sprintf("%s with cursor %q, twice", l.Method, clip(next, 80)))
-					switch {
-					case e1 != nil || e2 != nil:
-						t.FailGot(errText(cmp.Or(e1, e2)), "the cursor %s gave was refused (the same cursor, sent twice)", l.Method)
-					case !slices.Equal(keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)):
-						t.FailGot(fmt.Sprintf("%v, then %v", keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)), "the same cursor gave two different pages")
-					}
+			}
+		}},
+		{ID: "lists.cursor-stable", run: func(t *T) {
+			paged := false
+			for _, l := range t.r.facts.lists() {
+				first, rerr := t.call(l.Method, nil)
+				if rerr != nil {
+					continue
 				}
-				if !paged {
-					t.Skip("no list the server declares has a second page")
+				next, ok := str(member(first, "nextCursor"))
+				if !ok {
+					continue
 				}
-			},
-		},
+				paged = true
+				params, _ := json.Marshal(map[string]string{"cursor": next})
+				a, e1 := t.call(l.Method, params)
+				b, e2 := t.call(l.Method, params)
+				t.Sent(fmt.Sprintf("%s with cursor %q, twice", l.Method, clip(next, 80)))
+				switch {
+				case e1 != nil || e2 != nil:
+					t.FailGot(errText(cmp.Or(e1, e2)), "the cursor %s gave was refused (the same cursor, sent twice)", l.Method)
+				case !slices.Equal(keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)):
+					t.FailGot(fmt.Sprintf("%v, then %v", keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)), "the same cursor gave two different pages")
+				}
+			}
+			if !paged {
+				t.Skip("no list the server declares has a second page")
+			}
+		}},
 		modernCheck("lists.tools-order", needs{capability: "tools"}, func(t *T) {
 			c := t.fresh(connOptions{era: "modern"})
 			a, _ := t.request(c, "tools/list", nil)
@@ -113,17 +104,14 @@ func listsChecks() []*Check {
 				}
 			}
 		}),
-		{
-			ID: "lists.invalid-cursor",
-			run: func(t *T) {
-				for _, l := range t.r.facts.lists() {
-					res, rerr := t.callShown(l.Method, json.RawMessage(`{"cursor":"mcpv-check:not-a-cursor"}`))
-					wantCode(t, res, rerr, -32602, "answered with a page", "answered with error %d, not -32602")
-					return
-				}
-				t.Skip("the server declares no list")
-			},
-		},
+		{ID: "lists.invalid-cursor", run: func(t *T) {
+			for _, l := range t.r.facts.lists() {
+				res, rerr := t.callShown(l.Method, json.RawMessage(`{"cursor":"mcpv-check:not-a-cursor"}`))
+				wantCode(t, res, rerr, -32602, "answered with a page", "answered with error %d, not -32602")
+				return
+			}
+			t.Skip("the server declares no list")
+		}},
 	}
 }
 

@@ -25,79 +25,63 @@ func readingListedChecks() []*Check {
 	return []*Check{
 		resourceReads().answered("reading.resources", "a resource it lists cannot be read"),
 		resourceReads().wellFormed("reading.resource-contents", contentsProblem),
-		{
-			ID:    "reading.contents-uri",
-			needs: needs{capability: "resources"},
-			run: func(t *T) {
-				resourceReads().each(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
-					if rerr != nil || contentsProblem(res) != "" {
+		{ID: "reading.contents-uri", needs: needs{capability: "resources"}, run: func(t *T) {
+			resourceReads().each(t, func(uri string, res json.RawMessage, rerr *mcp.RPCError) {
+				if rerr != nil || contentsProblem(res) != "" {
+					return
+				}
+				var r struct {
+					Contents []struct {
+						URI string `json:"uri"`
+					} `json:"contents"`
+				}
+				t.decode(res, &r, "resources/read's result")
+				for _, c := range r.Contents {
+					if c.URI == uri {
 						return
 					}
-					var r struct {
-						Contents []struct {
-							URI string `json:"uri"`
-						} `json:"contents"`
-					}
-					t.decode(res, &r, "resources/read's result")
-					for _, c := range r.Contents {
-						if c.URI == uri {
-							return
-						}
-					}
-					if len(r.Contents) > 0 {
-						t.Sent(resourceReads().shown(uri))
-						t.FailGot(clipped(res), "no content names %q (the first names %q)", uri, r.Contents[0].URI)
-					}
-				})
-			},
-		},
-		{
-			ID:    "reading.unknown-resource",
-			needs: needs{capability: "resources", era: "legacy"},
-			run: func(t *T) {
-				m := t.askIn(connOptions{era: "legacy"}, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
-				switch {
-				case m.Error == nil:
-					t.FailGot(clipped(m.Result), "answered with a result")
-				case m.Error.Code == -32602:
-					t.Note("answered -32602, as 2026-07-28 has it")
-				case m.Error.Code != -32002:
-					t.FailGot(errText(m.Error), "answered with error %d, not -32002 (Resource not found)", m.Error.Code)
 				}
-			},
-		},
+				if len(r.Contents) > 0 {
+					t.Sent(resourceReads().shown(uri))
+					t.FailGot(clipped(res), "no content names %q (the first names %q)", uri, r.Contents[0].URI)
+				}
+			})
+		}},
+		{ID: "reading.unknown-resource", needs: needs{capability: "resources", era: "legacy"}, run: func(t *T) {
+			m := t.askIn(connOptions{era: "legacy"}, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
+			switch {
+			case m.Error == nil:
+				t.FailGot(clipped(m.Result), "answered with a result")
+			case m.Error.Code == -32602:
+				t.Note("answered -32602, as 2026-07-28 has it")
+			case m.Error.Code != -32002:
+				t.FailGot(errText(m.Error), "answered with error %d, not -32002 (Resource not found)", m.Error.Code)
+			}
+		}},
 		// The prompts listed, one without its required argument, and
 		// one that does not exist.
 		promptReads(false).answered("reading.prompts", "a prompt it lists, with no required argument, cannot be got"),
 		promptReads(true).wellFormed("reading.prompt-messages", messagesProblem),
-		{
-			ID:    "reading.missing-argument",
-			needs: needs{capability: "prompts"},
-			run: func(t *T) {
-				for _, p := range t.listed("prompts/list") {
-					name, ok := str(member(p, "name"))
-					req, readable := requiredArgs(p)
-					if !ok || !readable || len(req) == 0 {
-						continue
-					}
-					params, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]string{}})
-					res, rerr := t.callShown("prompts/get", params)
-					wantCode(t, res, rerr, -32602,
-						fmt.Sprintf("answered with a result, though %q is required", req[0]),
-						"answered with error %d, not -32602")
-					return
+		{ID: "reading.missing-argument", needs: needs{capability: "prompts"}, run: func(t *T) {
+			for _, p := range t.listed("prompts/list") {
+				name, ok := str(member(p, "name"))
+				req, readable := requiredArgs(p)
+				if !ok || !readable || len(req) == 0 {
+					continue
 				}
-				t.Skip("no prompt has a required argument")
-			},
-		},
-		{
-			ID:    "reading.unknown-prompt",
-			needs: needs{capability: "prompts"},
-			run: func(t *T) {
-				res, rerr := t.callShown("prompts/get", json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`))
-				wantCode(t, res, rerr, -32602, "answered with a result", "answered with error %d, not -32602")
-			},
-		},
+				params, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]string{}})
+				res, rerr := t.callShown("prompts/get", params)
+				wantCode(t, res, rerr, -32602,
+					fmt.Sprintf("answered with a result, though %q is required", req[0]),
+					"answered with error %d, not -32602")
+				return
+			}
+			t.Skip("no prompt has a required argument")
+		}},
+		{ID: "reading.unknown-prompt", needs: needs{capability: "prompts"}, run: func(t *T) {
+			res, rerr := t.callShown("prompts/get", json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`))
+			wantCode(t, res, rerr, -32602, "answered with a result", "answered with error %d, not -32602")
+		}},
 	}
 }
 
@@ -108,20 +92,16 @@ const noSuchTool = "mcpv-check-no-such-tool"
 // completions and set a log level that does not exist.
 func readingUtilityChecks() []*Check {
 	return []*Check{
-		{
-			ID:    "reading.unknown-tool",
-			needs: needs{capability: "tools"},
-			run: func(t *T) {
-				tools := t.listed("tools/list")
-				if slices.Contains(toolNames(tools, nil), noSuchTool) {
-					t.Skip("the server has a tool named %s", noSuchTool)
-				}
-				res, rerr := t.callShown("tools/call", json.RawMessage(`{"name":"`+noSuchTool+`","arguments":{}}`))
-				if rerr == nil {
-					t.FailGot(clipped(res), "answered with a result, not a JSON-RPC error")
-				}
-			},
-		},
+		{ID: "reading.unknown-tool", needs: needs{capability: "tools"}, run: func(t *T) {
+			tools := t.listed("tools/list")
+			if slices.Contains(toolNames(tools, nil), noSuchTool) {
+				t.Skip("the server has a tool named %s", noSuchTool)
+			}
+			res, rerr := t.callShown("tools/call", json.RawMessage(`{"name":"`+noSuchTool+`","arguments":{}}`))
+			if rerr == nil {
+				t.FailGot(clipped(res), "answered with a result, not a JSON-RPC error")
+			}
+		}},
 		completionCheck("reading.completion", func(t *T, all []json.RawMessage) {
 			// The rule bounds the values answered; a refusal (of an
 			// argument the server has no completions for, say) answers
@@ -156,22 +136,18 @@ func readingUtilityChecks() []*Check {
 			}
 			t.Got(errText(rerr))
 		}),
-		{
-			ID:    "reading.log-level",
-			needs: needs{capability: "logging"},
-			run: func(t *T) {
-				if t.r.facts.era != "modern" {
-					wantError(t, t.askIn(connOptions{era: "legacy"}, "logging/setLevel", json.RawMessage(`{"level":"mcpv-check-loudest"}`)), nil, -32602)
-					return
-				}
-				// 2026-07-28: the level is each request's _meta's.
-				c := t.fresh(connOptions{era: "modern", logLevel: "mcpv-check-loudest"})
-				methods := probeAndList(t, c)
-				t.Sent(methods[len(methods)-1] + ` with _meta {"` + mcp.MetaLogLevel + `":"mcpv-check-loudest"}`)
-				m, _ := t.request(c, methods[len(methods)-1], nil)
-				wantError(t, m, nil, -32602)
-			},
-		},
+		{ID: "reading.log-level", needs: needs{capability: "logging"}, run: func(t *T) {
+			if t.r.facts.era != "modern" {
+				wantError(t, t.askIn(connOptions{era: "legacy"}, "logging/setLevel", json.RawMessage(`{"level":"mcpv-check-loudest"}`)), nil, -32602)
+				return
+			}
+			// 2026-07-28: the level is each request's _meta's.
+			c := t.fresh(connOptions{era: "modern", logLevel: "mcpv-check-loudest"})
+			methods := probeAndList(t, c)
+			t.Sent(methods[len(methods)-1] + ` with _meta {"` + mcp.MetaLogLevel + `":"mcpv-check-loudest"}`)
+			m, _ := t.request(c, methods[len(methods)-1], nil)
+			wantError(t, m, nil, -32602)
+		}},
 	}
 }
 

@@ -19,82 +19,70 @@ const maxSkillPages = 100
 
 func skillsChecks() []*Check {
 	return []*Check{
-		{
-			ID: "skills.methods",
-			run: func(t *T) {
-				entries := listSkills(t)
-				uri := "skill://mcpv-check-no-such-skill/SKILL.md"
-				if len(entries) > 0 {
-					uri = entries[0].URI
+		{ID: "skills.methods", run: func(t *T) {
+			entries := listSkills(t)
+			uri := "skill://mcpv-check-no-such-skill/SKILL.md"
+			if len(entries) > 0 {
+				uri = entries[0].URI
+			}
+			params, _ := json.Marshal(map[string]string{"uri": uri})
+			if _, rerr := t.call("skills/get", params); rerr != nil && rerr.Code == mcp.CodeMethodNotFound {
+				t.Sent("skills/get " + string(params))
+				t.FailGot(errText(rerr), "skills/get is not found")
+			}
+		}},
+		{ID: "skills.entries", run: func(t *T) {
+			for _, e := range listSkills(t) {
+				if e.err != nil {
+					t.Sent("skills/list")
+					t.FailGot(clipped(e.raw), "%v", e.err)
 				}
-				params, _ := json.Marshal(map[string]string{"uri": uri})
-				if _, rerr := t.call("skills/get", params); rerr != nil && rerr.Code == mcp.CodeMethodNotFound {
-					t.Sent("skills/get " + string(params))
-					t.FailGot(errText(rerr), "skills/get is not found")
+			}
+		}},
+		{ID: "skills.manifest", run: func(t *T) {
+			read := 0
+			for _, e := range listSkills(t) {
+				if e.err != nil {
+					t.Block("skills.entries", "an entry is not of the extension's shape: %v", e.err)
 				}
-			},
-		},
-		{
-			ID: "skills.entries",
-			run: func(t *T) {
-				for _, e := range listSkills(t) {
-					if e.err != nil {
-						t.Sent("skills/list")
-						t.FailGot(clipped(e.raw), "%v", e.err)
+				if read++; read > maxReads {
+					t.Note("the first %d skills were read", maxReads)
+					break
+				}
+				t.Sent("resources/read " + e.URI)
+				if _, _, err := skills.Load(t.ctx, t.r.main, e.Skill, func(string, ...any) {}); err != nil {
+					if _, ok := err.(*skills.Error); ok {
+						t.Fail("%v", err)
 					}
+					t.failErr("reading "+e.URI, err)
 				}
-			},
-		},
-		{
-			ID: "skills.manifest",
-			run: func(t *T) {
-				read := 0
-				for _, e := range listSkills(t) {
-					if e.err != nil {
-						t.Block("skills.entries", "an entry is not of the extension's shape: %v", e.err)
-					}
-					if read++; read > maxReads {
-						t.Note("the first %d skills were read", maxReads)
-						break
-					}
-					t.Sent("resources/read " + e.URI)
-					if _, _, err := skills.Load(t.ctx, t.r.main, e.Skill, func(string, ...any) {}); err != nil {
-						if _, ok := err.(*skills.Error); ok {
-							t.Fail("%v", err)
-						}
-						t.failErr("reading "+e.URI, err)
-					}
-				}
-				if read == 0 {
-					t.Skip("the server lists no skill")
-				}
-			},
-		},
-		{
-			ID: "skills.directory",
-			run: func(t *T) {
-				var settings struct {
-					DirectoryRead bool `json:"directoryRead"`
-				}
-				t.decode(member(member(t.r.facts.capabilities(), "extensions"), mcp.SkillsExtension), &settings, "the skills extension's settings")
-				if !settings.DirectoryRead {
-					t.Skip("the server does not declare directoryRead")
-				}
-				entries := listSkills(t)
-				if len(entries) == 0 || entries[0].err != nil {
-					t.Skip("the server lists no skill whose directory to read")
-				}
-				params, _ := json.Marshal(map[string]string{"uri": entries[0].Root()})
-				t.Sent("resources/directory/read " + string(params))
-				res, rerr := t.call("resources/directory/read", params)
-				switch {
-				case rerr != nil:
-					t.FailGot(errText(rerr), "a skill's directory was not read")
-				case member(res, "resources") == nil:
-					t.FailGot(clipped(res), "the result has no resources")
-				}
-			},
-		},
+			}
+			if read == 0 {
+				t.Skip("the server lists no skill")
+			}
+		}},
+		{ID: "skills.directory", run: func(t *T) {
+			var settings struct {
+				DirectoryRead bool `json:"directoryRead"`
+			}
+			t.decode(member(member(t.r.facts.capabilities(), "extensions"), mcp.SkillsExtension), &settings, "the skills extension's settings")
+			if !settings.DirectoryRead {
+				t.Skip("the server does not declare directoryRead")
+			}
+			entries := listSkills(t)
+			if len(entries) == 0 || entries[0].err != nil {
+				t.Skip("the server lists no skill whose directory to read")
+			}
+			params, _ := json.Marshal(map[string]string{"uri": entries[0].Root()})
+			t.Sent("resources/directory/read " + string(params))
+			res, rerr := t.call("resources/directory/read", params)
+			switch {
+			case rerr != nil:
+				t.FailGot(errText(rerr), "a skill's directory was not read")
+			case member(res, "resources") == nil:
+				t.FailGot(clipped(res), "the result has no resources")
+			}
+		}},
 	}
 }
 

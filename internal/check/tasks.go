@@ -72,11 +72,7 @@ func taskChecks() []*Check {
 		legacy("tasks.input-related", "tasks.requests.tools.call", inputRelated),
 		legacy("tasks.cancel", "tasks.cancel", cancelRunning),
 		legacy("tasks.cancel-ended", "tasks.cancel", cancelEnded),
-		{
-			ID:    "tasks.not-declared",
-			needs: needs{era: "legacy", call: true, capability: "tools"},
-			run:   notDeclared,
-		},
+		{ID: "tasks.not-declared", needs: needs{era: "legacy", call: true, capability: "tools"}, run: notDeclared},
 		legacy("tasks.unique-ids", "tasks.requests.tools.call", twoTasksListed),
 		legacy("tasks.forbidden-tool", "tasks.requests.tools.call", forbiddenTask),
 		{
