@@ -34,18 +34,14 @@ func jsonrpcWatchChecks() []*Check {
 			}
 			return ""
 		}),
-		{
-			ID: "jsonrpc.schema",
-			run: func(t *T) {
-				exercise(t)
-				if ok, _ := t.r.offers(t.ctx, "modern"); ok {
-					exerciseModern(t)
-				}
-				t.lintDone()
-				schemaItems(t)
-			},
-			watch: schemaProblem,
-		},
+		{ID: "jsonrpc.schema", run: func(t *T) {
+			exercise(t)
+			if ok, _ := t.r.offers(t.ctx, "modern"); ok {
+				exerciseModern(t)
+			}
+			t.lintDone()
+			schemaItems(t)
+		}, watch: schemaProblem},
 		exercised("jsonrpc.framing", needs{transport: "stdio"}, func(_ *watchCtx, s seen) string {
 			switch {
 			case s.framing:
