@@ -173,16 +173,14 @@ type conn struct {
 	signs chan struct{}
 }
 
-// setEra sets the era the connection speaks; the reader reads it as it
-// records each message (take), under mu.
+// setEra and setVersion set the era and the version the connection
+// speaks; the reader reads them as it records each message (take), under mu.
 func (c *conn) setEra(era string) {
 	c.mu.Lock()
 	c.era = era
 	c.mu.Unlock()
 }
 
-// setVersion sets the version the connection speaks; the reader reads
-// it as it records each message (take), under mu.
 func (c *conn) setVersion(v string) {
 	c.mu.Lock()
 	c.version = v

@@ -92,8 +92,7 @@ func paramHeaderSecrets(t *T) {
 				s = sensitiveField(h.Name(), prop, headerSecrets)
 			}
 			if s != "" {
-				t.Got(clipped(tool))
-				t.Fail("tool %q, property %q: x-mcp-header %q mirrors a sensitive argument (%s) in a header, which network intermediaries see", name, path, h.Name(), s)
+				t.FailGot(clipped(tool), "tool %q, property %q: x-mcp-header %q mirrors a sensitive argument (%s) in a header, which network intermediaries see", name, path, h.Name(), s)
 			}
 		}
 	}
