@@ -38,12 +38,7 @@ func toolCallChecks() []*Check {
 		}),
 		{ID: taskRequiredID, needs: needs{capability: "tools", era: "legacy"}, run: taskRequiredCheck},
 		callCheck("tools.structured-result", func(t *T) {
-			checked := false
-			for _, rec := range t.judged(t.r.callable(t)) {
-				if member(rec.tool, "outputSchema") == nil {
-					continue
-				}
-				checked = true
+			for _, rec := range t.judgedWhere("no tool called has an outputSchema", func(rec *callRecord) bool { return member(rec.tool, "outputSchema") != nil }) {
 				for _, f := range surface.CheckResult(t.ctx, rec.tool, rec.result) {
 					if f.Severity == surface.SeverityError {
 						t.Sent(rec.sent)
@@ -52,26 +47,18 @@ func toolCallChecks() []*Check {
 					t.Note("%s", f.Message)
 				}
 			}
-			if !checked {
-				t.Skip("no tool called has an outputSchema")
-			}
 		}),
 		callCheck("tools.embedded-resources", func(t *T) {
-			checked := false
-			for _, rec := range t.judged(t.r.callable(t)) {
+			embeds := func(rec *callRecord) bool {
 				var content []map[string]json.RawMessage
 				json.Unmarshal(member(rec.result, "content"), &content) // content of another shape is tools.result's
-				if !slices.ContainsFunc(content, func(c map[string]json.RawMessage) bool { return string(c["type"]) == `"resource"` }) {
-					continue
-				}
-				checked = true
+				return slices.ContainsFunc(content, func(c map[string]json.RawMessage) bool { return string(c["type"]) == `"resource"` })
+			}
+			for _, rec := range t.judgedWhere("no tool called returned an embedded resource", embeds) {
 				if !t.r.facts.declares("resources") {
 					t.Sent(rec.sent)
 					t.FailGot(clipped(rec.result), "the result of %q embeds a resource, and the server does not declare the resources capability", t.r.opts.Calls[rec.i].Tool)
 				}
-			}
-			if !checked {
-				t.Skip("no tool called returned an embedded resource")
 			}
 		}),
 		callCheck("tools.name-case", func(t *T) {
@@ -111,20 +98,11 @@ func toolCallChecks() []*Check {
 			t.Skip("no tool named with --call has a name whose letters' case can be swapped into a name not listed")
 		}),
 		callCheck("tools.structured-text", func(t *T) {
-			checked := false
-			for _, rec := range t.judged(t.r.callable(t)) {
-				sc := member(rec.result, "structuredContent")
-				if sc == nil {
-					continue
-				}
-				checked = true
-				if !textHolds(t, rec.result, sc) {
+			for _, rec := range t.judgedWhere("no tool called returned structured content", func(rec *callRecord) bool { return member(rec.result, "structuredContent") != nil }) {
+				if !textHolds(t, rec.result, member(rec.result, "structuredContent")) {
 					t.Sent(rec.sent)
 					t.FailGot(clipped(rec.result), "no text block holds the structured content's JSON")
 				}
-			}
-			if !checked {
-				t.Skip("no tool called returned structured content")
 			}
 		}),
 	}
@@ -134,12 +112,8 @@ func toolCallChecks() []*Check {
 func utilityCallChecks() []*Check {
 	return []*Check{
 		callCheck("utilities.progress", func(t *T) {
-			shown := t.r.progressing(t)
-			if len(shown) == 0 {
-				t.Skip("no tool named with --call sent a progress notification")
-			}
-			for _, i := range shown {
-				progressOf(t, t.r.callOnce(t, i))
+			for _, rec := range t.judgedWhere("no tool named with --call sent a progress notification", progressed) {
+				progressOf(t, rec)
 			}
 		}),
 		callCheck("utilities.cancel-call", cancelCall),
@@ -283,6 +257,21 @@ func (t *T) judged(tools []int) []*callRecord {
 	}
 	for _, w := range why {
 		t.Note("not judged: %s", w)
+	}
+	return out
+}
+
+// judgedWhere are the calls judged (judged, of the tools a check may
+// call) for which applies holds; t is skipped, saying none, without one.
+func (t *T) judgedWhere(none string, applies func(rec *callRecord) bool) []*callRecord {
+	var out []*callRecord
+	for _, rec := range t.judged(t.r.callable(t)) {
+		if applies(rec) {
+			out = append(out, rec)
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("%s", none)
 	}
 	return out
 }
@@ -468,14 +457,11 @@ func cancelCall(t *T) {
 		}
 		t.Skip("over HTTP the call's answer is its POST's; cancelling it on the wire is checked over stdio")
 	}
-	shown := t.r.progressing(t)
-	if len(shown) == 0 {
-		t.Skip("no tool named with --call sent a progress notification, which shows the call running while it is cancelled")
-	}
+	shown := t.judgedWhere("no tool named with --call sent a progress notification, which shows the call running while it is cancelled", progressed)
 	var skips []string
-	for _, i := range shown {
-		if why := cancelOne(t, i); why != "" {
-			skips = append(skips, fmt.Sprintf("%s: %s", t.r.opts.Calls[i].Tool, why))
+	for _, rec := range shown {
+		if why := cancelOne(t, rec.i); why != "" {
+			skips = append(skips, fmt.Sprintf("%s: %s", t.r.opts.Calls[rec.i].Tool, why))
 		}
 	}
 	switch {
@@ -613,18 +599,9 @@ func textHolds(t *T, res, v json.RawMessage) bool {
 	return false
 }
 
-// progressing are the indexes of the --call tools whose call sent
-// progress notifications, each tool called once a run: progress is
-// judged on every tool that shows it, not only the first named.
-func (r *runner) progressing(t *T) []int {
-	var out []int
-	for _, rec := range t.judged(r.callable(t)) {
-		if len(rec.progress) > 0 {
-			out = append(out, rec.i)
-		}
-	}
-	return out
-}
+// progressed reports whether a call sent progress notifications: progress
+// is judged on every tool that shows it, not only the first named.
+func progressed(rec *callRecord) bool { return len(rec.progress) > 0 }
 
 // progressOf judges the progress notifications of one call: each for the
 // call's token, with a progress that increases, none after its response.
