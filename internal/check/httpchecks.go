@@ -216,10 +216,7 @@ func httpRefusalChecks() []*Check {
 				t.FailGot(x.String(), "DELETE answered HTTP %d", x.status)
 			}
 			msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-deleted"`), "ping", nil)
-			y, err := c.post(t.ctx, httpReq{body: msg}, nil)
-			if y == nil {
-				t.failErr("ping after DELETE", err)
-			}
+			y := t.post(c, httpReq{body: msg}, nil, "ping after DELETE")
 			t.Got(y.String())
 			if y.status != http.StatusNotFound {
 				t.Fail("after DELETE the session still answers HTTP %d, not 404", y.status)

@@ -400,9 +400,14 @@ func (t *T) pingWith(c *conn, id string, header http.Header, shown string) *exch
 // httpSendQuiet is httpSend, recording nothing of the answer.
 func (t *T) httpSendQuiet(c *conn, hr httpReq, id json.RawMessage, shown string) *exchange {
 	t.Sent(shown)
+	return t.post(c, hr, id, shown)
+}
+
+// post is c.post, ending t (failErr, saying doing) when nothing came back.
+func (t *T) post(c *conn, hr httpReq, id json.RawMessage, doing string) *exchange {
 	x, err := c.post(t.ctx, hr, id)
 	if x == nil {
-		t.failErr(shown, err)
+		t.failErr(doing, err)
 	}
 	return x
 }

@@ -183,10 +183,7 @@ func modernRequestChecks() []*Check {
 			id := json.RawMessage(`"mcpv-check-no-version"`)
 			body, _ := mcp.EncodeRequest(id, "server/discover", c.stamp(nil))
 			t.Sent("POST server/discover without MCP-Protocol-Version")
-			x, err := c.post(t.ctx, httpReq{body: body, header: http.Header{"MCP-Protocol-Version": {""}}}, id)
-			if x == nil {
-				t.failErr("server/discover", err)
-			}
+			x := t.post(c, httpReq{body: body, header: http.Header{"MCP-Protocol-Version": {""}}}, id, "server/discover")
 			t.Got(x.String())
 			// Refused, or read as 2025-03-26, which has no
 			// server/discover: anything but its result.
@@ -398,11 +395,7 @@ func headerCheck(id, name, value string) *Check {
 			} else {
 				t.Sent(fmt.Sprintf("POST server/discover with %s: %s", name, value))
 			}
-			x, err := c.post(t.ctx, httpReq{body: body, header: http.Header{name: {value}}}, json.RawMessage(`"mcpv-check-header"`))
-			if x == nil {
-				t.failErr("server/discover", err)
-			}
-			mismatch(t, x)
+			mismatch(t, t.post(c, httpReq{body: body, header: http.Header{name: {value}}}, json.RawMessage(`"mcpv-check-header"`), "server/discover"))
 		},
 	}
 }
