@@ -509,8 +509,7 @@ func (r *runner) unmet(ctx context.Context, n needs) string {
 		return "not among the hosts --portable names"
 	case n.auth && !f.authAsked:
 		return "the server asks for no authorization (it answered without credentials)"
-	}
-	if n.capability != "" && !f.declares(n.capability) {
+	case n.capability != "" && !f.declares(n.capability):
 		return fmt.Sprintf("the server does not declare %q", n.capability)
 	}
 	if n.era != "" && n.era != f.era {
@@ -792,13 +791,7 @@ func (t *T) FailGot(got, format string, args ...any) {
 // the main session's (a check of the 2026-07-28 era run beside a main
 // session of the initialize era sends its requests as that era does,
 // never on the other era's session).
-func (t *T) conn() *conn {
-	var o connOptions
-	if t.check != nil {
-		o.era = t.check.needs.era
-	}
-	return t.connWith(o)
-}
+func (t *T) conn() *conn { return t.connWith(connOptions{era: t.check.needs.era}) }
 
 // connWith is conn, opened with o (never bare).
 func (t *T) connWith(o connOptions) *conn {
