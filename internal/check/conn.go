@@ -314,11 +314,10 @@ func (c *conn) handshake(ctx context.Context, version string) error {
 	}
 	c.init = m.Result
 	v, ok := str(member(m.Result, "protocolVersion"))
-	if ok {
-		c.setVersion(v)
-	} else {
-		v = c.version // written by this goroutine alone
+	if !ok {
+		v = c.version // the one offered: written by this goroutine alone
 	}
+	c.setVersion(v)
 	c.setHeaderVersion(v)
 	return c.notify(ctx, "notifications/initialized", nil)
 }
