@@ -211,6 +211,7 @@ type callRecord struct {
 	// HTTP (modern.capability-status)
 	needed  mcp.Message
 	neededX *exchange
+	refused *mcp.RPCError // the call's error, when it was refused
 }
 
 // callOnce calls the i-th tool the user named, once per run, and fails
@@ -420,6 +421,7 @@ func (r *runner) call(t *T, i int) *callRecord {
 		rec.needed, rec.neededX = m, x
 	case m.Error != nil:
 		// Its code is judged where every error's is (jsonrpc, modern).
+		rec.refused = m.Error
 		rec.unjudged = &Outcome{Status: Skipped, Received: errText(m.Error), Message: fmt.Sprintf("the call of %s was refused: %s", tool, errText(m.Error))}
 	}
 	if rec.unjudged != nil {

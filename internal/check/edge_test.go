@@ -1,6 +1,7 @@
 package check
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"slices"
@@ -210,6 +211,12 @@ var authHeld = []string{"auth.challenge", "auth.resource-metadata", "auth.metada
 
 func addEdgeServers() {
 	addAsksEdgeServers()
+	for _, tr := range []string{"stdio", "http"} {
+		for _, era := range []string{"", "modern"} { // a file resource deep in a directory whose name a URI escapes
+			edgeServers = append(edgeServers, edgeServer{name: tr + " " + cmp.Or(era, "legacy") + " listing a file deep in a directory", holds: []string{"reading.path-traversal"},
+				fake: edgeFake(tr, era, map[string]string{"resources": `[{"uri":"file:///srv/my%20docs/guide/readme.md","name":"readme"}]`})})
+		}
+	}
 	t := &testing.T{}
 	edgeServers = append(edgeServers,
 		// The lists answered empty, the capability undeclared.
@@ -243,14 +250,16 @@ func addEdgeServers() {
 		// client that can answer.
 		edgeServer{name: "HTTP 2026-07-28 serving ping, private caches, input asked", fake: edgeFake("http", "modern", merge(mrtrChange("removed-methods-served", "discover-any-version"),
 			map[string]string{"edges": `["listen-notifies"]`, "ttlMs": `86400000`, "cacheScope": `"private"`, "prompts": `[{"name":"hello","description":"Hello."},{"name":"ask","description":"Asks who."}]`})),
-			holds: slices.Concat(modernEvery, modernHTTPEvery, asksEvery, []string{"modern.request-state", "modern.input-declined"})},
+			holds: slices.Concat(modernEvery, modernHTTPEvery, asksEvery, []string{"modern.request-state", "modern.input-declined", "modern.capabilities-per-request"})},
 		edgeServer{name: "stdio 2026-07-28 keeping its results longer than an int64 of milliseconds", fake: edgeFake("stdio", "modern", map[string]string{"ttlMs": `1e19`}),
 			holds: []string{"modern.cache-hints"}},
 		edgeServer{name: "stdio 2026-07-28 input asked, any version discovered", fake: edgeFake("stdio", "modern", merge(mrtrChange("discover-any-version"),
 			map[string]string{"edges": `["listen-notifies"]`, "prompts": `[{"name":"hello","description":"Hello."},{"name":"ask","description":"Asks who."}]`})),
-			holds: slices.Concat(modernEvery, asksEvery, []string{"modern.request-state", "modern.input-declined"})},
+			holds: slices.Concat(modernEvery, asksEvery, []string{"modern.request-state", "modern.input-declined", "modern.capabilities-per-request"})},
 		edgeServer{name: "HTTP 2026-07-28 with a header-mirrored argument", fake: fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
-			holds: []string{"modern.header-param", "modern.header-param-missing", "modern.header-param-numeric"}},
+			holds: []string{"modern.header-param", "modern.header-param-missing", "modern.header-param-numeric", "modern.header-param-invalid"}},
+		edgeServer{name: "HTTP 2026-07-28 mirroring an argument a call does not give", fake: fake{transport: "http", era: "modern", change: map[string]string{"tools": absentHeaderTools}},
+			holds: []string{"modern.header-param-absent"}},
 		// A request without MCP-Protocol-Version read as 2025-03-26, as
 		// a server that serves clients of before 2025-06-18 may.
 		edgeServer{name: "HTTP 2026-07-28 reading a request without its version header as 2025-03-26", fake: fake{transport: "http", era: "modern",

@@ -14,6 +14,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpv/mcpv/mcp"
@@ -38,6 +39,28 @@ func modernDiscoverChecks() []*Check {
 			}
 			if p := t.schemaResultProblem(schemaOf(mcp.ModernVersion), "DiscoverResult", "server/discover", m.Result); p != "" {
 				t.FailGot(clipped(m.Result), "%s", p)
+			}
+		}),
+		modernCheck("modern.initialize-versions", needs{}, func(t *T) {
+			if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
+				t.Skip("the server speaks the initialize era too")
+			}
+			var d struct {
+				Supported []string `json:"supportedVersions"`
+			}
+			if json.Unmarshal(discoverOn(t, t.conn()).Result, &d) != nil || len(d.Supported) == 0 {
+				t.Block("modern.discover", "server/discover names no supportedVersions to look for")
+			}
+			c := t.connWith(connOptions{era: "modern"})
+			t.Sent("initialize, as a client of the initialize era begins")
+			m, _, err := c.requestID(t.ctx, c.newID(), "initialize", c.initializeParams(mcp.LatestVersion))
+			t.must("initialize", err)
+			if m.Error == nil {
+				t.Skip("the server took the initialize: it serves that era's handshake")
+			}
+			t.Got(errText(m.Error))
+			if !slices.ContainsFunc(d.Supported, func(v string) bool { return strings.Contains(m.Error.Message+string(m.Error.Data), v) }) {
+				t.Fail("the error names none of the versions the server speaks (%s): a client of the initialize era has nothing else to show its user", strings.Join(d.Supported, ", "))
 			}
 		}),
 		modernCheck("modern.server-info", needs{}, func(t *T) {

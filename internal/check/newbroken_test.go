@@ -39,6 +39,8 @@ var newBroken = []struct {
 		faults("param-header-optional"), "modern.header-param-missing"},
 	{"an integer's Mcp-Param header of 1.0 refused as unlike the argument 1", fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
 		faults("param-header-text"), "modern.header-param-numeric"},
+	{"an Mcp-Param header with a raw é, served once the é is dropped", fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
+		faults("param-header-chars-dropped"), "modern.header-param-invalid"},
 	{"news of a resource on a subscription that asked for the tools' list alone", stdioModern, faults("listen-unasked"), "modern.listen-asked"},
 	{"news of a resource on a subscription that asked for the tools' list alone, over HTTP", httpModern, faults("listen-unasked"), "modern.listen-asked"},
 	{"debug log messages after logging/setLevel asked for error and above", fake{transport: "stdio", change: map[string]string{"edges": `["notify-first"]`}}, faults("log-level-ignored"), "utilities.log-level"},
@@ -96,6 +98,10 @@ var newBroken = []struct {
 	{"a URL elicitation whose url carries the user's email address", askingFake, faults("asks", "asks-url-private"), "asks.elicitation-url-private"},
 	{"a form elicitation whose message holds a web address", askingFake, faults("asks", "asks-form-link"), "asks.elicitation-links"},
 	{"a dozen pings in a row", askingFake, faults("asks", "asks-ping-storm"), "utilities.ping-rate"},
+	{"initialize refused without the versions the server speaks", stdioModern, faults("initialize-no-versions"), "modern.initialize-versions"},
+	{"initialize refused without the versions the server speaks, over HTTP", httpModern, faults("initialize-no-versions"), "modern.initialize-versions"},
+	{"a file resource read by a path that climbs out of its directory", fake{transport: "stdio", change: map[string]string{"resources": `[{"uri":"file:///srv/docs/readme.md","name":"readme"}]`}},
+		faults("file-traversal"), "reading.path-traversal"},
 	{"-32042 whose elicitation is of form mode, without elicitationId", askingFake, faults("asks", "url-required-bare"), "asks.url-required"},
 	{"-32042 whose elicitation is of form mode, without elicitationId, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "url-required-bare"), "asks.url-required"},
 	{"a completion naming an elicitationId never sent", askingFake, faults("asks", "asks-complete-unknown"), "asks.elicitation-complete"},
@@ -196,7 +202,7 @@ func mrtrChange(more ...string) map[string]string {
 func addModernInputCases() {
 	good := fake{transport: "stdio", era: "modern", change: mrtrChange()}
 	for id, fault := range map[string]string{"modern.input-missing": "mrtr-missing-error", "modern.input-extra": "mrtr-extra-error",
-		"modern.input-invalid": "mrtr-invalid-accepted", "modern.input-declined": "mrtr-decline-fails"} {
+		"modern.input-invalid": "mrtr-invalid-accepted", "modern.input-declined": "mrtr-decline-fails", "modern.capabilities-per-request": "caps-remembered"} {
 		brokenCases = append(brokenCases, brokenCase{id: id, fake: good, break_: mrtrChange(fault)})
 	}
 	// Whether a forged state breaks the rule depends on what the state is
@@ -215,7 +221,14 @@ const headerTools = `[
 func addHeaderParamCase() {
 	good := fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}}
 	brokenCases = append(brokenCases, brokenCase{id: "modern.header-param", fake: good, break_: map[string]string{"tools": headerTools, "faults": `["no-param-header-check"]`}})
+	brokenCases = append(brokenCases, brokenCase{id: "modern.header-param-absent", fake: fake{transport: "http", era: "modern", change: map[string]string{"tools": absentHeaderTools}},
+		break_: map[string]string{"tools": absentHeaderTools, "faults": `["param-header-expected"]`}})
 }
+
+// absentHeaderTools are headerTools whose shaped tool, called with n
+// alone, mirrors an argument it is not given in a header too.
+var absentHeaderTools = strings.Replace(headerTools, `"properties":{"n":{"type":"integer","description":"N.","x-mcp-header":"N"}}`,
+	`"properties":{"n":{"type":"integer","description":"N.","x-mcp-header":"N"},"region":{"type":"string","description":"R.","x-mcp-header":"Region"}}`, 1)
 
 // An answer under an id no request waiting had names the id, that it
 // answered another request before, and the request it may be the answer

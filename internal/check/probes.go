@@ -41,6 +41,16 @@ func probeChecks() []*Check {
 				t.Fail("%s.0 was refused as unlike the argument %s: the integer was compared as text", value, value)
 			}
 		}},
+		{ID: "modern.header-param-invalid", needs: needs{era: "modern", transport: "http", call: true}, run: func(t *T) {
+			c, tool, body, name, value := paramHeaderCall(t, false)
+			text, _ := mcp.DecodeHeaderValue(value)
+			if strings.ContainsAny(text, "\r\n\x00") {
+				t.Skip("the argument %s mirrors holds a line break, which no header can carry as it is", name)
+			}
+			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {text + "\u00e9"}}}, paramCallID,
+				fmt.Sprintf("POST tools/call of %q with %s: %s followed by a raw é, which a header carries in Base64 alone (the argument is %q)", tool, name, text, text)))
+		}},
+		{ID: "modern.header-param-absent", needs: needs{era: "modern", transport: "http", call: true}, run: headerParamAbsent},
 		{ID: "modern.capability-status", needs: needs{era: "modern", transport: "http"}, run: capabilityStatus},
 		{ID: "modern.listen-asked", needs: needs{era: "modern"}, run: listenAsked},
 		{ID: "utilities.log-level", needs: needs{era: "legacy", capability: "logging"}, run: logLevel},
@@ -269,5 +279,30 @@ func logLevel(t *T) {
 			t.Sent(fmt.Sprintf("%s, then %v", asked, methods))
 			t.FailGot(s.raw, "a log message of level %s, below the error asked for", level)
 		}
+	}
+}
+
+// headerParamAbsent holds a named tool's call that does not give (or
+// gives as null) an argument a header mirrors, which the client sends
+// without that header, to be served: the server must not expect it.
+// The call judged is the run's own, made once (callOnce): none more.
+func headerParamAbsent(t *T) {
+	judged := false
+	for i, call := range t.r.opts.Calls {
+		headers, _ := mcp.ParamHeaders(member(t.calledTool(call.Tool), "inputSchema"))
+		params, _ := t.r.callParams(t, i, nil)
+		for _, ph := range headers {
+			if v := ph.Argument(member(params, "arguments")); len(v) > 0 && string(v) != "null" {
+				continue
+			}
+			judged = true
+			if rec := t.r.callOnce(t, i); rec.refused != nil && rec.refused.Code == mcp.CodeHeaderMismatch {
+				t.Sent(rec.sent + ", without Mcp-Param-" + ph.Name())
+				t.FailGot(errText(rec.refused), "a call that does not give the argument %s was refused for the header that mirrors it", strings.Join(ph.Path(), "."))
+			}
+		}
+	}
+	if !judged {
+		t.Skip("every tool named with --call is given each argument a header mirrors (x-mcp-header)")
 	}
 }

@@ -9,9 +9,12 @@ package check
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"path"
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -47,6 +50,7 @@ func readingListedChecks() []*Check {
 				}
 			})
 		}},
+		{ID: "reading.path-traversal", needs: needs{capability: "resources"}, run: pathTraversal},
 		{ID: "reading.unknown-resource", needs: needs{capability: "resources", era: "legacy"}, run: func(t *T) {
 			m := t.askIn(connOptions{era: "legacy"}, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
 			switch {
@@ -397,4 +401,36 @@ func firstVariable(tmpl string) string {
 	e, _, _ = strings.Cut(e, ",")
 	e, _, _ = strings.Cut(e, ":")
 	return strings.TrimSuffix(e, "*")
+}
+
+// pathTraversal asks, by a path that climbs out of the directory of the
+// server's first file: resource (with .., then %2e%2e), for a file the
+// server refuses by its own path: served so, the path was not made safe.
+// A server that serves the file by its own path serves files by design,
+// and has no traversal to judge. What it served is never shown.
+func pathTraversal(t *T) {
+	dir := ""
+	for _, r := range t.listed("resources/list") {
+		if u, err := url.Parse(str1(member(r, "uri"))); err == nil && u.Scheme == "file" && path.Dir(u.Path) != "/" && dir == "" {
+			dir = path.Dir(u.Path)
+		}
+	}
+	if dir == "" {
+		t.Skip("the server lists no file: resource in a directory below the root")
+	}
+	const target = "etc/passwd"
+	served := func(uri string) bool {
+		t.Sent("resources/read " + uri)
+		res, rerr := t.callInput("resources/read", rawjson.Marshal(map[string]string{"uri": uri}))
+		return rerr == nil && len(member(res, "contents")) > len("[]")
+	}
+	if served("file:///" + target) {
+		t.Skip("the server serves /%s by its own path: it serves files outside its resources by design", target)
+	}
+	up := strings.Repeat("../", strings.Count(dir, "/"))
+	for _, climb := range []string{up, strings.ReplaceAll(up, "..", "%2e%2e")} {
+		if uri := "file://" + dir + "/" + climb + target; served(uri) {
+			t.Fail("%s was served, though /%s by its own path is not: the path climbed out of %s", uri, target, dir)
+		}
+	}
 }

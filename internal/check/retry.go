@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -166,6 +167,29 @@ func retryChecks() []*Check {
 				if m := a.retry(t, ans, state(a.result)); m.Error != nil && m.Error.Code == mcp.CodeInternalError {
 					t.FailGot(errText(m.Error), "an elicitation the user chose to %s was answered with an internal error, not handled", action)
 				}
+			}
+		}),
+		modernCheck("modern.capabilities-per-request", needs{capability: "prompts"}, func(t *T) {
+			a := ask(t)
+			params := a.c.stamp(promptParams(a.name, nil, nil))
+			params = rawjson.With(params, "_meta", rawjson.With(member(params, "_meta"), mcp.MetaClientCapabilities, []byte(`{}`)))
+			asked := func() string { // what a request that declares no capability is asked for
+				m, _, err := a.c.requestID(t.ctx, a.c.newID(), "prompts/get", params)
+				t.must("prompts/get", err)
+				for _, r := range inputRequests(m.Result) {
+					if clientCapabilities[r.Method] != "" && inputRequired(seen{msg: m, era: "modern"}) {
+						return r.Method
+					}
+				}
+				return ""
+			}
+			t.Sent("prompts/get " + clipped(params) + ", then one that declares elicitation, sampling and roots, then the first again, on one connection")
+			if method := asked(); method != "" {
+				t.Block("modern.input-capabilities", "a request that declared no capability was asked for %s", method)
+			}
+			t.request(a.c, "prompts/get", promptParams(a.name, nil, nil))
+			if method := asked(); method != "" {
+				t.Fail("a request that declared no capability was asked for %s, which only the request before it declared", method)
 			}
 		}),
 		modernCheck("modern.request-state", needs{capability: "prompts"}, func(t *T) {

@@ -233,15 +233,24 @@ func (spec *Spec) paramMismatch(h http.Header, m msg) string {
 		v := member(args, prop)
 		want := strings.Trim(string(v), `"`)
 		got, present := h[http.CanonicalHeaderKey("Mcp-Param-"+p.Header)]
-		if v == nil && !present {
+		switch {
+		case v == nil && !present && spec.has("param-header-expected"):
+			return fmt.Sprintf("Mcp-Param-%s missing", p.Header)
+		case v == nil && !present, !present && spec.has("param-header-optional"):
 			continue
 		}
-		if !present && spec.has("param-header-optional") {
-			continue
+		text := strings.Join(got, ", ")
+		if b64, ok := strings.CutPrefix(text, "=?base64?"); ok && strings.HasSuffix(b64, "?=") {
+			raw, _ := base64.StdEncoding.DecodeString(strings.TrimSuffix(b64, "?="))
+			text = string(raw)
+		} else if invalid := func(r rune) bool { return r > '~' || r < ' ' && r != '\t' }; spec.has("param-header-chars-dropped") {
+			text = strings.Join(strings.FieldsFunc(text, invalid), "")
+		} else if strings.ContainsFunc(text, invalid) {
+			return fmt.Sprintf("Mcp-Param-%s %q holds what a header carries in Base64 alone", p.Header, text)
 		}
-		a, aerr := strconv.ParseFloat(strings.Join(got, ""), 64) // an integer compared as a number, 42.0 as 42
-		b, berr := strconv.ParseFloat(string(v), 64)             // a JSON number: a string is compared as text
-		if !present || len(got) != 1 || got[0] != want && (aerr != nil || berr != nil || a != b || spec.has("param-header-text")) {
+		a, aerr := strconv.ParseFloat(text, 64)      // an integer compared as a number, 42.0 as 42
+		b, berr := strconv.ParseFloat(string(v), 64) // a JSON number: a string is compared as text
+		if !present || len(got) != 1 || text != want && (aerr != nil || berr != nil || a != b || spec.has("param-header-text")) {
 			return fmt.Sprintf("Mcp-Param-%s %q, argument %s", p.Header, strings.Join(got, ", "), v)
 		}
 	}

@@ -41,6 +41,7 @@ var Faults = []string{
 	"tools-per-connection", // tools/list's first page lists one more tool, named for the connection (its process and state)
 	// reading
 	"unknown-resource-empty", // an unknown resource read as empty contents
+	"file-traversal",         // resources/read of a file: URI that climbs out with .. (or %2e%2e) answered with a file's contents, though the same file by its own path is not found
 	"lenient-prompt-args",    // a prompt without its required arguments got
 	"unknown-prompt-result",  // an unknown prompt got
 	"unknown-tool-result",    // an unknown tool answered with an isError result
@@ -81,34 +82,36 @@ var Faults = []string{
 	"param-header-secret",    // an annotation on an API key, which intermediaries then see
 	"param-header-text",      // (HTTP) an integer's Mcp-Param header compared with the argument as text (42.0 unlike 42)
 	// Streamable HTTP
-	"no-origin-check",         // any Origin served
-	"origin-matches-host",     // an Origin served when it names the Host the request came to
-	"text-plain",              // requests but the first (initialize, server/discover) answered as text/plain
-	"notification-200",        // notifications answered 200 with a body
-	"stream-left-open",        // every request answered on an event stream held open after the response
-	"malformed-200",           // a body that is no JSON answered 200
-	"session-id-space",        // session ids with a space in them
-	"no-session-404",          // a request without a session id answered 404
-	"unknown-session-400",     // an unknown session id answered 400
-	"delete-ignored",          // DELETE answered 200, the session kept
-	"any-version-header",      // any MCP-Protocol-Version served
-	"get-json",                // GET answered 200 with JSON
-	"method-not-found-200",    // (modern) an unknown method answered 200
-	"no-header-check",         // (modern) Mcp-* headers that do not match the body served
-	"header-name-raw",         // (modern, HTTP) an Mcp-Name of =?base64?...?= compared with the body's name undecoded
-	"version-header-optional", // (modern, HTTP) a request without MCP-Protocol-Version served as the body's era
-	"no-param-header-check",   // (modern) Mcp-Param-NAME headers that do not match a tool's x-mcp-header arguments served
-	"mint-session",            // (modern) a session id minted
-	"origin-prefix",           // an Origin served when it begins as one of this machine's does (http://localhost.mcpv-check.invalid)
-	"delete-origin-unchecked", // DELETE and GET served whatever their Origin
-	"delete-again-200",        // (initialize era) DELETE of a session ended answered 200
-	"param-header-optional",   // (modern) a tools/call without the Mcp-Param-NAME header of an argument it gives served
-	"sse-buffered",            // (modern, HTTP) event streams without X-Accel-Buffering: no
-	"capability-error-200",    // (modern, HTTP) -32021 answered with HTTP 200, not 400
-	"listen-unasked",          // (modern) a notifications/resources/updated of mcpv-fake://unasked, a resource no one asked for, on every subscriptions/listen stream
-	"log-asked-undeclared",    // (modern) with notify-first, the log messages a request asks for sent though logging is not declared
-	"log-level-ignored",       // the level asked not kept (logging/setLevel's; in the modern era a request's _meta logLevel): with notify-first, debug messages go on
-	"unrelated-on-stream",     // (HTTP) ping (initialize era), server/discover and the lists answered on an event stream that carries a notifications/resources/updated first, which no request of the client's asked for
+	"no-origin-check",            // any Origin served
+	"origin-matches-host",        // an Origin served when it names the Host the request came to
+	"text-plain",                 // requests but the first (initialize, server/discover) answered as text/plain
+	"notification-200",           // notifications answered 200 with a body
+	"stream-left-open",           // every request answered on an event stream held open after the response
+	"malformed-200",              // a body that is no JSON answered 200
+	"session-id-space",           // session ids with a space in them
+	"no-session-404",             // a request without a session id answered 404
+	"unknown-session-400",        // an unknown session id answered 400
+	"delete-ignored",             // DELETE answered 200, the session kept
+	"any-version-header",         // any MCP-Protocol-Version served
+	"get-json",                   // GET answered 200 with JSON
+	"method-not-found-200",       // (modern) an unknown method answered 200
+	"no-header-check",            // (modern) Mcp-* headers that do not match the body served
+	"header-name-raw",            // (modern, HTTP) an Mcp-Name of =?base64?...?= compared with the body's name undecoded
+	"version-header-optional",    // (modern, HTTP) a request without MCP-Protocol-Version served as the body's era
+	"no-param-header-check",      // (modern) Mcp-Param-NAME headers that do not match a tool's x-mcp-header arguments served
+	"param-header-chars-dropped", // (modern, HTTP) what an Mcp-Param-NAME header holds outside visible ASCII, space and tab (sent as it is, not in Base64) dropped before it is compared, not refused
+	"param-header-expected",      // (modern, HTTP) a call without an argument a header mirrors refused for the header it does not have
+	"mint-session",               // (modern) a session id minted
+	"origin-prefix",              // an Origin served when it begins as one of this machine's does (http://localhost.mcpv-check.invalid)
+	"delete-origin-unchecked",    // DELETE and GET served whatever their Origin
+	"delete-again-200",           // (initialize era) DELETE of a session ended answered 200
+	"param-header-optional",      // (modern) a tools/call without the Mcp-Param-NAME header of an argument it gives served
+	"sse-buffered",               // (modern, HTTP) event streams without X-Accel-Buffering: no
+	"capability-error-200",       // (modern, HTTP) -32021 answered with HTTP 200, not 400
+	"listen-unasked",             // (modern) a notifications/resources/updated of mcpv-fake://unasked, a resource no one asked for, on every subscriptions/listen stream
+	"log-asked-undeclared",       // (modern) with notify-first, the log messages a request asks for sent though logging is not declared
+	"log-level-ignored",          // the level asked not kept (logging/setLevel's; in the modern era a request's _meta logLevel): with notify-first, debug messages go on
+	"unrelated-on-stream",        // (HTTP) ping (initialize era), server/discover and the lists answered on an event stream that carries a notifications/resources/updated first, which no request of the client's asked for
 	// mcpv check, round two: first contact, one defect one failure, the misses
 	"pretty-json",              // (stdio) every message written over several lines, indented
 	"spaced-json",              // (stdio) every message on one line, spaced as Python's json.dumps spaces it: no fault, the same messages
@@ -182,8 +185,10 @@ var Faults = []string{
 	"mrtr-extra-error",         // with mrtr: an input response of a key never asked refused
 	"mrtr-invalid-accepted",    // with mrtr: an input response that is no result taken
 	"mrtr-tamper-accepted",     // with mrtr: a request state the server never gave taken
+	"caps-remembered",          // with mrtr: the client capabilities an earlier request declared taken for a later one that declares none
 	"mrtr-decline-fails",       // with mrtr: an elicitation declined or cancelled answered -32603, as a server that took every answer for an accept
 	"discover-any-version",     // (modern) server/discover answered whatever version it is stamped with; other requests held to theirs (no defect)
+	"initialize-no-versions",   // (modern) initialize refused without naming the versions the server speaks
 	"initialize-served",        // (modern) initialize answered as a server of the initialize era answers it, as a server of both eras may (no defect)
 	"json-log-stdout",          // (stdio) a JSON log line that is no JSON-RPC message ({"level":50,"error":...}) after every answer
 	"bom",                      // (stdio) a byte order mark before every message

@@ -39,7 +39,9 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 			return nil, &e
 		}
 		if s.Era == "modern" && !s.has("initialize-served") {
-			return nil, notFound(method)
+			e := notFound(method)
+			s.namesVersions(e)
+			return nil, e
 		}
 		return s.initialize(params)
 	case "ping":
@@ -73,7 +75,7 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		params = s.cursorFaults(st, method, params)
 	}
 	if method == "prompts/get" && s.Era == "modern" && s.has("mrtr") && nameParam(params) == "ask" {
-		return s.askPrompt(params)
+		return s.askPrompt(st, params)
 	}
 	res, e := s.handle(method, params)
 	if id := strings.Trim(string(m.ID), `"`); e == nil && method == "tools/list" && member(params, "cursor") == nil {
@@ -143,7 +145,10 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 		!slices.Contains([]string{"initialize", "ping", "server/discover", "logging/setLevel", "completion/complete", "subscriptions/listen", "resources/subscribe", "resources/unsubscribe"}, method):
 		return nil, &specError{Code: -32603, Message: "internal error"}
 	case e != nil && e.Code == codeResourceNotFound && method == "resources/read":
+		uri, _ := stringMember(params, "uri")
 		switch {
+		case s.has("file-traversal") && strings.HasPrefix(uri, "file:") && (strings.Contains(uri, "/../") || strings.Contains(strings.ToLower(uri), "%2e%2e")):
+			return mustJSON(map[string]any{"contents": []any{map[string]string{"uri": uri, "text": "root:x:0:0:root:/root:/bin/sh"}}}), nil
 		case s.has("unknown-resource-empty"):
 			return json.RawMessage(`{"contents":[]}`), nil
 		case s.Era == "modern" && !s.has("old-not-found-code"):
@@ -254,6 +259,15 @@ func (s *Spec) missingArgs(params json.RawMessage) string {
 	return ""
 }
 
+// namesVersions adds to e, an error a client of the initialize era may
+// get, the versions the server speaks (2026-07-28 basic/versioning: its
+// one diagnostic), unless initialize-no-versions.
+func (s *Spec) namesVersions(e *specError) {
+	if !s.has("initialize-no-versions") {
+		e.Message += ": this server speaks protocol " + specModernVersion + " alone"
+	}
+}
+
 // checkMeta checks a modern request's _meta
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta).
 func (s *Spec) checkMeta(params json.RawMessage) *specError {
@@ -263,7 +277,9 @@ func (s *Spec) checkMeta(params json.RawMessage) *specError {
 	meta := member(params, "_meta")
 	version, ok := stringMember(meta, "io.modelcontextprotocol/protocolVersion")
 	if !ok || member(meta, "io.modelcontextprotocol/clientCapabilities") == nil {
-		return &specError{Code: codeInvalidParams, Message: "missing required _meta fields"}
+		e := &specError{Code: codeInvalidParams, Message: "missing required _meta fields"}
+		s.namesVersions(e) // what a client of the initialize era, which sends none, can show its user
+		return e
 	}
 	if s.has("client-info-required") && member(meta, "io.modelcontextprotocol/clientInfo") == nil {
 		return &specError{Code: codeInvalidParams, Message: "missing clientInfo"}
@@ -449,7 +465,7 @@ func nameParam(params json.RawMessage) string {
 // with the state and the elicitation's answer completed, one without its
 // answer asked again, one with a state never given or an answer that is
 // no result refused; an answer to a key never asked is ignored.
-func (s *Spec) askPrompt(params json.RawMessage) (json.RawMessage, *specError) {
+func (s *Spec) askPrompt(st *specState, params json.RawMessage) (json.RawMessage, *specError) {
 	const state = "mac:7f3a"
 	props := `{"name":{"type":"string"}}`
 	switch {
@@ -466,7 +482,16 @@ func (s *Spec) askPrompt(params json.RawMessage) (json.RawMessage, *specError) {
 	got, hasState := stringMember(params, "requestState")
 	answers := member(params, "inputResponses")
 	done := json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"asked"}}]}`)
-	if member(member(member(params, "_meta"), "io.modelcontextprotocol/clientCapabilities"), "elicitation") == nil {
+	caps := member(member(params, "_meta"), "io.modelcontextprotocol/clientCapabilities")
+	if s.has("caps-remembered") { // what an earlier request declared taken for this one's
+		st.mu.Lock()
+		if member(caps, "elicitation") != nil {
+			st.caps = caps
+		}
+		caps = st.caps
+		st.mu.Unlock()
+	}
+	if member(caps, "elicitation") == nil {
 		return done, nil // a client that cannot answer is not asked
 	}
 	if !hasState {
