@@ -192,6 +192,27 @@ func retryChecks() []*Check {
 				t.Fail("a request that declared no capability was asked for %s, which only the request before it declared", method)
 			}
 		}),
+		modernCheck("modern.elicitation-validated", needs{capability: "prompts"}, func(t *T) {
+			a, ans := askInput(t)
+			forms := 0
+			for k, r := range inputRequests(a.result) {
+				var props map[string]struct{ Type any }
+				if r.Method != "elicitation/create" || elicitMode(r.Params) != "form" || json.Unmarshal(member(member(r.Params, "requestedSchema"), "properties"), &props) != nil {
+					continue
+				}
+				content := map[string]any{}
+				for name, p := range props { // a value of no type the property allows
+					content[name] = map[bool]any{true: 12345, false: "mcpv-check: not of its type"}[p.Type == "string"]
+				}
+				ans[k], forms = rawjson.Marshal(map[string]any{"action": "accept", "content": content}), forms+1
+			}
+			if forms == 0 {
+				t.Skip("the server asks for no form it describes")
+			}
+			if m := a.retry(t, ans, state(a.result)); m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
+				t.FailGot(clipped(m.Result), "a form accepted with values of no type its schema allows was taken, and the request completed")
+			}
+		}),
 		modernCheck("modern.request-state", needs{capability: "prompts"}, func(t *T) {
 			a := ask(t)
 			s := state(a.result)

@@ -186,6 +186,7 @@ var Faults = []string{
 	"mrtr-invalid-accepted",    // with mrtr: an input response that is no result taken
 	"mrtr-tamper-accepted",     // with mrtr: a request state the server never gave taken
 	"caps-remembered",          // with mrtr: the client capabilities an earlier request declared taken for a later one that declares none
+	"mrtr-unvalidated",         // with mrtr: a form accepted with values of another type than its schema's taken
 	"mrtr-decline-fails",       // with mrtr: an elicitation declined or cancelled answered -32603, as a server that took every answer for an accept
 	"discover-any-version",     // (modern) server/discover answered whatever version it is stamped with; other requests held to theirs (no defect)
 	"initialize-no-versions",   // (modern) initialize refused without naming the versions the server speaks

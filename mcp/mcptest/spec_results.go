@@ -514,6 +514,15 @@ func (s *Spec) askPrompt(st *specState, params json.RawMessage) (json.RawMessage
 		return nil, &specError{Code: codeInvalidParams, Message: "the input response is no elicitation result"}
 	case s.has("mrtr-decline-fails") && !bytes.Contains(who, []byte(`"accept"`)):
 		return nil, &specError{Code: -32603, Message: "TypeError: Cannot read properties of undefined (reading 'name')"}
+	case string(member(who, "action")) == `"accept"` && !s.has("mrtr-unvalidated"):
+		var types map[string]struct{ Type string }
+		json.Unmarshal([]byte(props), &types)
+		content, _ := object(member(who, "content"))
+		for name, v := range content { // a value of another type than its property's: asked again
+			if want := map[string]byte{"string": '"', "object": '{'}[types[name].Type]; want != 0 && (len(v) == 0 || v[0] != want) {
+				return ask, nil
+			}
+		}
 	}
 	return done, nil
 }
