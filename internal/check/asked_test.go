@@ -170,3 +170,22 @@ func TestSensitiveFormProperties(t *testing.T) {
 		}
 	}
 }
+
+// A URL elicitation's url that carries the user's credentials or
+// personal data is named by what it carries, never by its value: the
+// report would otherwise repeat the secret it found.
+func TestPrivateURLSaidWithoutItsSecret(t *testing.T) {
+	for _, tc := range []struct{ url, says, never string }{
+		{"https://ada:hunter2-secret@example.com/consent", "credentials before its host", "hunter2-secret"},
+		{"https://example.com/consent?api_key=sk-live-123456", `parameter "api_key"`, "sk-live-123456"},
+		{"https://example.com/consent#access_token=tok-987654", `parameter "access_token"`, "tok-987654"},
+		{"https://example.com/consent?to=ada%40example.com", "an email address", "ada@example.com"},
+		{"https://example.com/consent?page_token=p2&step=2", "", ""},
+	} {
+		params, _ := json.Marshal(map[string]string{"mode": "url", "message": "m", "url": tc.url, "elicitationId": "e"})
+		got := privateURLProblem(params, nil, "")
+		if !strings.Contains(got, tc.says) || tc.says == "" && got != "" || tc.never != "" && strings.Contains(got, tc.never) {
+			t.Errorf("%s: %q, want it to say %q and never %q", tc.url, got, tc.says, tc.never)
+		}
+	}
+}
