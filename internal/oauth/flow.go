@@ -155,19 +155,13 @@ func (m *Manager) grant(ctx context.Context, md *ServerMetadata, client *Client,
 // save keeps the token (and the DPoP key it is bound to) in the store,
 // under the record's lock, and uses it.
 func (m *Manager) save(ctx context.Context, md *ServerMetadata, client *Client, tok *Token, scopes []string, resource string, dpop *DPoPKey) error {
-	tok.Scope = cmp.Or(tok.Scope, strings.Join(scopes, " "))
 	rec := &Record{Server: m.server, Issuer: md.Issuer, Resource: resource, ResourceParam: m.opts.Want.param(),
-		AskedScope: strings.Join(scopes, " "), Metadata: md, Client: client.kept(), Token: *tok, Grant: m.opts.Grant, Updated: time.Now()}
+		AskedScope: strings.Join(scopes, " "), Metadata: md, Client: client.kept(), Grant: m.opts.Grant}
 	if dpop != nil && tok.TokenType == "DPoP" {
 		rec.DPoPKey = dpop.String()
 	}
-	unlock, err := m.opts.Store.Lock(ctx, rec)
-	if err != nil {
-		return &Error{Step: StepToken, Err: err}
-	}
-	defer unlock()
-	if err := m.opts.Store.Save(rec); err != nil {
-		return &Error{Step: StepToken, Err: fmt.Errorf("saving the token: %w", err)}
+	if err := m.opts.Store.saveToken(ctx, rec, tok); err != nil {
+		return err
 	}
 	m.use(rec)
 	if m.dpop != nil {

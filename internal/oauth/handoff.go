@@ -191,18 +191,8 @@ func (h *HandOff) Complete(ctx context.Context, ln net.Listener, hc *http.Client
 
 // save keeps tok, got by grant, in store as h's record.
 func (h *HandOff) save(ctx context.Context, store *Store, tok *Token, grant string) error {
-	tok.Scope = cmp.Or(tok.Scope, h.AskedScope)
-	rec := &Record{Server: h.Server, Issuer: h.Issuer, Resource: h.Resource, ResourceParam: h.ResourceParam, AskedScope: h.AskedScope,
-		Metadata: h.Metadata, Client: h.Client, Token: *tok, Grant: grant, Updated: time.Now()}
-	unlock, err := store.Lock(ctx, rec)
-	if err != nil {
-		return &Error{Step: StepToken, Err: err}
-	}
-	defer unlock()
-	if err := store.Save(rec); err != nil {
-		return &Error{Step: StepToken, Err: fmt.Errorf("saving the token: %w", err)}
-	}
-	return nil
+	return store.saveToken(ctx, &Record{Server: h.Server, Issuer: h.Issuer, Resource: h.Resource, ResourceParam: h.ResourceParam,
+		AskedScope: h.AskedScope, Metadata: h.Metadata, Client: h.Client, Grant: grant}, tok)
 }
 
 // startHandler serves the start page, which sends the holder of the link

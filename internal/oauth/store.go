@@ -230,6 +230,22 @@ func (s *Store) Save(r *Record) error {
 	return nil
 }
 
+// saveToken saves r with tok, a new grant's token (the scope r asked for
+// where tok names none), under its place's lock.
+func (s *Store) saveToken(ctx context.Context, r *Record, tok *Token) error {
+	tok.Scope = cmp.Or(tok.Scope, r.AskedScope)
+	r.Token, r.Updated = *tok, time.Now()
+	unlock, err := s.Lock(ctx, r)
+	if err != nil {
+		return &Error{Step: StepToken, Err: err}
+	}
+	defer unlock()
+	if err := s.Save(r); err != nil {
+		return &Error{Step: StepToken, Err: fmt.Errorf("saving the token: %w", err)}
+	}
+	return nil
+}
+
 // keep is r as its file keeps it, its secrets put in the keychain first
 // where they go there.
 func (s *Store) keep(r *Record) (Record, error) {
