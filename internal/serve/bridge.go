@@ -219,15 +219,11 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 	// while its client is asked.
 	cctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
-	r := relayed{b: b, method: method}
-	fwd, release := u.swap(params, r, true)
-	cctx = u.relaying(cctx, r)
-	u.fly(&r, true)
+	cctx, fwd, end := u.relay(cctx, &relayed{b: b, method: method}, params, true)
 	u.hold()
 	go func() { // bridged call: ends when the server answers the call, or it is cancelled
 		defer u.release()
-		defer u.fly(&r, false)
-		defer release()
+		defer end()
 		res, err := u.conn.Forward(cctx, method, fwd)
 		if err != nil {
 			err = rpcError(err)

@@ -194,12 +194,8 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	id := mcp.IncomingID(ctx)
 	c.track(id, true)
 	defer c.track(id, false)
-	r := relayed{c: c, id: id, method: method}
-	up.fly(&r, true)
-	defer up.fly(&r, false)
-	params, release := up.tokens.Swap(params, r)
-	defer release()
-	ctx = up.relaying(ctx, r)
+	ctx, params, end := up.relay(ctx, &relayed{c: c, id: id, method: method}, params, false)
+	defer end()
 	mark := up.pinMark()
 	if method == "logging/setLevel" && !st.Modern {
 		params = up.sharedLevel(c, params)

@@ -158,12 +158,8 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	if rerr != nil {
 		return nil, rerr
 	}
-	r := relayed{c: c, id: id, method: method, level: meta.level}
-	up.fly(&r, true)
-	defer up.fly(&r, false)
-	fwd, release := up.swap(params, r, !st.Modern)
-	defer release()
-	ctx = up.relaying(ctx, r)
+	ctx, fwd, end := up.relay(ctx, &relayed{c: c, id: id, method: method, level: meta.level}, params, !st.Modern)
+	defer end()
 	if st.Modern && method == "tools/call" {
 		// The transport is told the tool's x-mcp-header annotations, so
 		// that its arguments go in the headers that server checks
@@ -322,6 +318,18 @@ func (u *upstream) paramHeaders(ctx context.Context, params json.RawMessage) []m
 		return nil
 	}
 	return headers
+}
+
+// relay starts r on its way to u: in flight, in a context of its own
+// (ctx with r, mcp.WithCaller, and u), its params swapped (swap). end
+// ends it.
+func (u *upstream) relay(ctx context.Context, r *relayed, params json.RawMessage, legacy bool) (_ context.Context, fwd json.RawMessage, end func()) {
+	u.fly(r, true)
+	fwd, release := u.swap(params, *r, legacy)
+	return context.WithValue(mcp.WithCaller(ctx, *r), upstreamKey{}, u), fwd, func() {
+		release()
+		u.fly(r, false)
+	}
 }
 
 // swap gives params a progress token of the relay's own, for r; legacy

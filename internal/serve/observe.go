@@ -97,8 +97,3 @@ func ClientOf(ctx context.Context) int64 {
 // upstreamKey marks the context of a client's request with the upstream
 // session it goes to (beside its relayed, mcp.WithCaller).
 type upstreamKey struct{}
-
-// relaying is ctx of the client's request r as it goes to u.
-func (u *upstream) relaying(ctx context.Context, r relayed) context.Context {
-	return context.WithValue(mcp.WithCaller(ctx, r), upstreamKey{}, u)
-}
