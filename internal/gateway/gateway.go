@@ -67,7 +67,7 @@ type Gateway struct {
 	// Info is the serverInfo the endpoint gives for itself.
 	Info json.RawMessage
 	// ListWait bounds a member's answer to a request for a page of a
-	// list the front makes (DefaultListWait when 0): a member that does
+	// list the front makes (DefaultListWait when 0 or less): a member that does
 	// not answer in time is left out of that page, and said once.
 	ListWait time.Duration
 	// Secrets masks what no client may see: every member's.
@@ -124,6 +124,9 @@ type Member struct {
 
 // DefaultListWait bounds a member's answer to a page the front asks for.
 const DefaultListWait = 30 * time.Second
+
+// listWait is ListWait, or DefaultListWait where it is 0 or less.
+func (g *Gateway) listWait() time.Duration { return cmp.Or(max(g.ListWait, 0), DefaultListWait) }
 
 // CheckName says whether name may name a member: it is a path segment
 // (safedir.CheckName).

@@ -127,7 +127,7 @@ func changedBy(method, note string) bool {
 // an error when the client went.
 func (g *Gateway) page(ctx context.Context, m *Member, method, cursor string) (json.RawMessage, error) {
 	k := &m.kept
-	listWait := cmp.Or(g.ListWait, DefaultListWait)
+	listWait := g.listWait()
 	if m.life != nil && m.upNow() == nil {
 		// Not up yet (a fresh gateway's first list): its start is waited
 		// for, bounded on its own; then its list by the rules of one up,

@@ -16,7 +16,6 @@ package gateway
 // (route.go).
 
 import (
-	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -293,7 +292,7 @@ func (f *front) fetchPage(ctx context.Context, m *Member, method string, params 
 	if cursor != "" {
 		p = rawjson.With(p, "cursor", rawjson.Marshal(cursor))
 	}
-	wait := cmp.Or(max(g.ListWait, 0), DefaultListWait)
+	wait := g.listWait()
 	pctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	pctx, _ = mcp.SeparateResultMembers(pctx)
