@@ -286,11 +286,7 @@ func (s *Server) URL() string { return s.RS.URL + "/mcp" }
 
 // Count reports how often an endpoint was used: "authorize", "register",
 // "token:<grant_type>".
-func (s *Server) Count(what string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.counts[what]
-}
+func (s *Server) Count(what string) int { s.mu.Lock(); defer s.mu.Unlock(); return s.counts[what] }
 
 // Valid reports whether token is a live access token.
 func (s *Server) Valid(token string) bool {
@@ -327,11 +323,7 @@ func (s *Server) ScopeOf(token string) string {
 }
 
 // Revoke makes every access token invalid (refresh tokens stay).
-func (s *Server) Revoke() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.tokens = map[string]string{}
-}
+func (s *Server) Revoke() { s.mu.Lock(); defer s.mu.Unlock(); s.tokens = map[string]string{} }
 
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -133,11 +133,7 @@ func (r *Recorder) Saw(text string) bool {
 }
 
 // All are the messages the client received.
-func (r *Recorder) All() [][]byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.got
-}
+func (r *Recorder) All() [][]byte { r.mu.Lock(); defer r.mu.Unlock(); return r.got }
 
 // WaitMessage waits for the first notification of method the client
 // received, and returns it.
