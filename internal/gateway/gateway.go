@@ -1,19 +1,14 @@
 // Package gateway serves several servers behind one endpoint (mcpv
 // serve with several servers). Each server (a member) is served as a
-// one-upstream serve serves it: a serve.Server of its own, with its guard, its pin, its recording, one shared upstream
-// session (or one per client with Isolate), the bridge between eras, its
-// clients' tasks and subscriptions kept apart. Over HTTP a member is
-// reachable alone at <endpoint>/NAME, where that Server serves its
-// clients directly. At the endpoint itself (and on stdin and stdout) a
-// client sees all of them together, through a front (front.go):
-// the front answers initialize and server/discover itself, lists every
-// member's items as one list whose pages span the members
-// (lists.go), and hands each request to the member it belongs to (route.go)
-// through a client of that member's of its own (a sub-client), which
-// shares the client's downstream session: so whatever a member's Server
-// does for a client (progress, the server's questions, logs, tasks,
-// cancellation) it does for the front's client unchanged. The gateway
-// uses serve through the hooks serve names for a layer above it
+// one-upstream serve serves it: a serve.Server of its own, with its
+// guard, its pin, its recording, one shared upstream session (or one per
+// client with Isolate), the bridge between eras, its clients' tasks and
+// subscriptions kept apart. Over HTTP a member is reachable alone at
+// <endpoint>/NAME, where that Server serves its clients directly. At the
+// endpoint itself (and on stdin and stdout) a client sees all of them
+// together, through a front (front.go) whose lists span the members
+// (lists.go) and which hands each request to its member (route.go). The
+// gateway uses serve through the hooks serve names for a layer above it
 // (serve/layer.go), and serve knows nothing of it.
 //
 // Names never collide: a tool's or prompt's name is the member's prefix

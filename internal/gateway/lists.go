@@ -11,9 +11,6 @@ package gateway
 // list, or a member its view does not see). A member's own cursor is
 // kept as it is up to maxMemberCursor bytes; a longer one ends that
 // member's list there, and serve says so.
-//
-// What the pages show is kept (nameBook, names.go) to route by
-// (route.go).
 
 import (
 	"context"
