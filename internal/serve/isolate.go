@@ -71,9 +71,6 @@ func (p *idlePool) put(who *View, u *upstream) {
 		u.conn.Close()
 		return
 	}
-	if p.idle == nil {
-		p.idle = map[*View][]*idleUp{}
-	}
 	it := &idleUp{u: u}
 	it.timer = time.AfterFunc(isolateIdle, func() { // ends at once: closes u unless taken
 		p.mu.Lock()
@@ -86,7 +83,7 @@ func (p *idlePool) put(who *View, u *upstream) {
 			u.conn.Close()
 		}
 	})
-	p.idle[who] = append(p.idle[who], it)
+	put(&p.idle, who, append(p.idle[who], it))
 	p.mu.Unlock()
 }
 

@@ -77,10 +77,7 @@ func (c *client) notify(ctx context.Context, behind *outstanding, method string,
 	out <- outNote{ctx, method, params} // there is room: only this sends, under sentMu
 	c.queued++
 	if rel != nil {
-		if c.lastRel == nil {
-			c.lastRel = map[string]int64{}
-		}
-		c.lastRel[string(rel)] = c.queued
+		put(&c.lastRel, string(rel), c.queued)
 	}
 }
 

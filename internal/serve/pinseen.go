@@ -59,11 +59,8 @@ func (s *pinSeen) noteTwice(kind pin.Kind, key string, mark uint64) {
 	if s.gen != mark {
 		return
 	}
-	if s.twice == nil {
-		s.twice = map[pin.Kind]map[string]bool{}
-	}
 	if s.twice[kind] == nil {
-		s.twice[kind] = map[string]bool{}
+		put(&s.twice, kind, map[string]bool{})
 	}
 	if len(s.twice[kind]) < maxSaid {
 		s.twice[kind][key] = true
@@ -98,10 +95,7 @@ func (s *pinSeen) keepDoc(uri string, d surface.Document, gen uint64) {
 	if s.docGen != gen || len(s.docs) >= maxSaid {
 		return
 	}
-	if s.docs == nil {
-		s.docs = map[string]surface.Document{}
-	}
-	s.docs[uri] = d
+	put(&s.docs, uri, d)
 }
 
 // mark is the generation of the lists, taken before a page or a walk is
@@ -122,10 +116,7 @@ func (s *pinSeen) note(kind pin.Kind, key string, def json.RawMessage, mark uint
 	l := s.lists[kind]
 	if l == nil {
 		l = &seenList{defs: map[string]json.RawMessage{}}
-		if s.lists == nil {
-			s.lists = map[pin.Kind]*seenList{}
-		}
-		s.lists[kind] = l
+		put(&s.lists, kind, l)
 	}
 	old, had := l.defs[key]
 	if had && bytes.Equal(old, def) || s.bytes+len(key)+len(def) > maxSeenBytes {
@@ -169,10 +160,7 @@ func (s *pinSeen) keep(kind pin.Kind, l *seenList, mark uint64) {
 		s.failedLocked(kind)
 		return
 	}
-	if s.lists == nil {
-		s.lists = map[pin.Kind]*seenList{}
-	}
-	s.lists[kind] = l
+	put(&s.lists, kind, l)
 	s.bytes += l.bytes - old
 }
 
@@ -187,10 +175,7 @@ func (s *pinSeen) failed(kind pin.Kind, mark uint64) {
 }
 
 func (s *pinSeen) failedLocked(kind pin.Kind) {
-	if s.unwalkable == nil {
-		s.unwalkable = map[pin.Kind]bool{}
-	}
-	s.unwalkable[kind] = true
+	put(&s.unwalkable, kind, true)
 }
 
 // walkFailed reports whether the list of kind could not be walked since
