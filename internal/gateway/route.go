@@ -156,8 +156,7 @@ func (f *front) walk(ctx context.Context, m *Member, l mcp.List, match func(id s
 	})
 	for p, err := range pages {
 		if err != nil {
-			var pc *mcp.PageCapError
-			return false, mcp.Broken(err) || errors.As(err, &pc)
+			return false, mcp.Broken(err) || errors.As(err, new(*mcp.PageCapError))
 		}
 		items, next := f.pageItems(m, l.Method, l.Key, p.Raw)
 		for _, it := range items {

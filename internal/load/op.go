@@ -197,9 +197,8 @@ func (op *Op) prepareCall(ctx context.Context, client *mcp.Client, timeout time.
 		op.setTool(mcp.Tool{Name: op.target})
 		return nil
 	}
-	var ce *mcp.CallError
 	switch {
-	case errors.As(err, &ce):
+	case errors.As(err, new(*mcp.CallError)):
 		warnf("could not list the tools (%v); arguments not typed or checked", err)
 		def = mcp.Tool{Name: op.target}
 	case err != nil:

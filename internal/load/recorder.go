@@ -197,9 +197,6 @@ func (r *recorder) progress() (done, failed int64, p99 time.Duration) {
 // auth, capability, transport. mask hides the run's secrets in its message.
 func classify(err error, mask func(string) string) (kind, message string) {
 	var ce *mcp.CallError
-	var te *mcp.TimeoutError
-	var ae *mcp.AuthError
-	var cap *mcp.CapabilityError
 	var se *mcp.StatusError
 	switch {
 	case errors.Is(err, errToolFailed):
@@ -208,13 +205,13 @@ func classify(err error, mask func(string) string) (kind, message string) {
 		kind = "expectation"
 	case errors.As(err, &ce):
 		kind = fmt.Sprintf("JSON-RPC %d", ce.Err.Code)
-	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
+	case errors.As(err, new(*mcp.TimeoutError)), errors.Is(err, context.DeadlineExceeded):
 		kind = "timeout"
-	case errors.As(err, &ae):
+	case errors.As(err, new(*mcp.AuthError)):
 		kind = "auth"
 	case errors.As(err, &se):
 		kind = fmt.Sprintf("HTTP %d", se.Status)
-	case errors.As(err, &cap):
+	case errors.As(err, new(*mcp.CapabilityError)):
 		kind = "capability"
 	default:
 		kind = "transport"

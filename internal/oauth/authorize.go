@@ -156,8 +156,7 @@ func awaitCode(ctx context.Context, ln net.Listener, handler http.Handler, cb *c
 	case <-superseded:
 		return "", ErrSuperseded
 	case <-ctx.Done():
-		var lt *LoginTimeoutError
-		if cause := context.Cause(ctx); errors.As(cause, &lt) {
+		if cause := context.Cause(ctx); errors.As(cause, new(*LoginTimeoutError)) {
 			return "", &Error{Step: StepAuthorization, Err: cause}
 		}
 		return "", stepErrorf(StepAuthorization, "no answer came from the browser: %w", context.Cause(ctx))

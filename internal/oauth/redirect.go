@@ -35,8 +35,7 @@ func ListenRedirect(r Redirect) (net.Listener, string, error) {
 		if err == nil {
 			return ln, r.uri(port), nil
 		}
-		var inUse *PortInUseError
-		if r.Port == 0 && errors.As(err, &inUse) && try < freePortTries {
+		if r.Port == 0 && errors.As(err, new(*PortInUseError)) && try < freePortTries {
 			continue // the free port of the first address is taken on another
 		}
 		return nil, "", err

@@ -154,8 +154,7 @@ func (s *Store) Find(ctx context.Context, server string) ([]*Record, error) {
 			r = s.settled(ctx, r)
 		}
 		if err != nil {
-			var pe *PermissionError
-			if errors.As(err, &pe) {
+			if errors.As(err, new(*PermissionError)) {
 				return nil, err
 			}
 			continue // another server's damaged file is not this run's concern
