@@ -133,21 +133,7 @@ func (res *Result) Check(ts []Threshold) bool {
 				measured, shown = false, shown+" (not in the baseline)"
 			}
 		}
-		ok := measured
-		if measured {
-			switch t.op {
-			case "<":
-				ok = v < limit
-			case "<=":
-				ok = v <= limit
-			case ">":
-				ok = v > limit
-			case ">=":
-				ok = v >= limit
-			case "==":
-				ok = v == limit
-			}
-		}
+		ok := measured && map[string]bool{"<": v < limit, "<=": v <= limit, ">": v > limit, ">=": v >= limit, "==": v == limit}[t.op]
 		all = all && ok
 		res.Checks = append(res.Checks, CheckedAt{Threshold: t.Text, Value: v, Shown: shown, OK: ok})
 	}
