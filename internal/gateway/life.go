@@ -85,15 +85,10 @@ type life struct {
 	fault   error          // why the session is being closed by life itself (a hang, a flood)
 	failed  bool           // its being down was said, and it has not been up since
 
-	// floodNotes notifications within floodWindow make a flood; an idle
-	// session is pinged every pingEvery, and hangs when it does not
-	// answer within pingWait.
-	floodNotes  int64
-	floodWindow time.Duration
-	pingEvery   time.Duration
-	pingWait    time.Duration
-	// retryFirst is the first back-off; it doubles to retryMax.
-	retryFirst time.Duration
+	// The bounds of the constants above of the same names, as the
+	// gateway sets them.
+	floodNotes                                   int64
+	floodWindow, pingEvery, pingWait, retryFirst time.Duration
 
 	busy  atomic.Int64 // requests in flight to the session (pings wait while there are)
 	notes atomic.Int64 // notifications since window began
