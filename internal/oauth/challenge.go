@@ -139,7 +139,7 @@ func (p *challengeParser) spaces() {
 
 func (p *challengeParser) token() string {
 	start := p.i
-	for p.i < len(p.s) && isChallengeTchar(p.s[p.i]) {
+	for p.i < len(p.s) && isChallengeChar(p.s[p.i], tchars) {
 		p.i++
 	}
 	return p.s[start:p.i]
@@ -149,7 +149,7 @@ func (p *challengeParser) token() string {
 // it consumes nothing.
 func (p *challengeParser) token68() (string, bool) {
 	j := p.i
-	for j < len(p.s) && isChallengeToken68Char(p.s[j]) {
+	for j < len(p.s) && isChallengeChar(p.s[j], token68Chars) {
 		j++
 	}
 	if j == p.i {
@@ -215,13 +215,11 @@ func (p *challengeParser) skipElement() {
 
 func isChallengeSpace(c byte) bool { return c == ' ' || c == '\t' }
 
-// isChallengeTchar reports whether c is a tchar (RFC 9110 §5.6.2).
-func isChallengeTchar(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-}
+// tchars and token68Chars are the characters of a tchar (RFC 9110
+// §5.6.2) and of a token68 (§11.2) beside letters and digits.
+const tchars, token68Chars = "!#$%&'*+-.^_`|~", "-._~+/"
 
-func isChallengeToken68Char(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		strings.IndexByte("-._~+/", c) >= 0
+// isChallengeChar reports whether c is a letter, a digit or one of more.
+func isChallengeChar(c byte, more string) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(more, c) >= 0
 }

@@ -187,7 +187,7 @@ func FuzzParseChallenges(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		got := ParseChallenges([]string{s})
 		for _, c := range got {
-			if c.Scheme == "" || strings.IndexFunc(c.Scheme, func(r rune) bool { return r > 0x7f || !isChallengeTchar(byte(r)) }) >= 0 {
+			if c.Scheme == "" || strings.IndexFunc(c.Scheme, func(r rune) bool { return r > 0x7f || !isChallengeChar(byte(r), tchars) }) >= 0 {
 				t.Fatalf("scheme %q is not a token", c.Scheme)
 			}
 			for k := range c.Params {
