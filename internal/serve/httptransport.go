@@ -66,8 +66,7 @@ func (t *httpTransport) forget(id json.RawMessage, st *stream) {
 	close(st.gone)
 }
 
-// Write sends msg to the POST it answers or belongs to, else to the GET
-// stream; a notification with neither is dropped, a request fails.
+// Write sends msg where send sends it.
 func (t *httpTransport) Write(ctx context.Context, msg []byte) error {
 	id, resp := responseID(msg)
 	return t.send(ctx, outMsg{parts: [][]byte{msg}, id: id, response: resp})
