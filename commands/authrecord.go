@@ -58,10 +58,7 @@ type authView struct {
 // describeAuth shows a record as of now, to a command that wants what want
 // says.
 func describeAuth(r *oauth.Record, want oauth.Wanted) authView {
-	grant := r.Grant
-	if grant == "" {
-		grant = oauth.GrantAuthorizationCode
-	}
+	grant := cmp.Or(r.Grant, oauth.GrantAuthorizationCode)
 	v := authView{
 		Issuer:            r.Issuer,
 		Resource:          redact.URL(r.Resource),
