@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -288,12 +289,10 @@ func flatTemplates(ts []loaddata.Template, args json.RawMessage) bool {
 	if json.Unmarshal(args, &typed) != nil || len(args) < 2 {
 		return false
 	}
-	for _, t := range ts {
-		if _, ok := typed[t.Key]; ok || strings.Contains(t.Key, ".") {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(ts, func(t loaddata.Template) bool {
+		_, ok := typed[t.Key]
+		return ok || strings.Contains(t.Key, ".")
+	})
 }
 
 // callArgs are a call's arguments for in, appended to head with room

@@ -70,12 +70,7 @@ func (w Wanted) Fits(rec *Record) bool {
 		return false
 	}
 	had := append(strings.Fields(rec.AskedScope), strings.Fields(rec.Token.Scope)...)
-	for _, s := range w.Scopes {
-		if !slices.Contains(had, s) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(w.Scopes, func(s string) bool { return !slices.Contains(had, s) })
 }
 
 // CheckResource checks a resource indicator given by the user: an absolute
@@ -171,12 +166,9 @@ func validHostName(h string) bool {
 	if h == "" || len(h) > 253 || strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
 		return false
 	}
-	for _, c := range h {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(h, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.')
+	})
 }
 
 // IsLoopbackRedirectHost reports a redirect host that brings the browser
