@@ -137,8 +137,7 @@ func batchOutputLine(n int, id, res json.RawMessage, err error, code int) []byte
 // errorMember is the "error" member: the server's JSON-RPC error as it
 // sent it, or mcpv's own message.
 func errorMember(err error) []byte {
-	var ce *mcp.CallError
-	if errors.As(err, &ce) {
+	if ce, ok := errors.AsType[*mcp.CallError](err); ok {
 		b, _ := json.Marshal(ce.Err)
 		return b
 	}

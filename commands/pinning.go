@@ -161,8 +161,7 @@ func (s *session) pinResourceOnce(ctx context.Context, client *mcp.Client, uri s
 	}
 	if client.HasCapability("resources") {
 		templates, err := mcp.Items(client.Seek(ctx, "resources/templates/list", "resourceTemplates"), nil)
-		var ce *mcp.CallError
-		if err != nil && !(errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound) {
+		if ce, ok := errors.AsType[*mcp.CallError](err); err != nil && !(ok && ce.Err.Code == mcp.CodeMethodNotFound) {
 			return fmt.Errorf("could not list the resource templates to hold %q to its pin: %w", uri, err)
 		}
 		if first, n := listedAs(templates, "uriTemplate", uri); n > 0 {

@@ -146,8 +146,7 @@ func stepDone(ctx context.Context, st *testfile.Step, tool string, res json.RawM
 		fields := toolcall.ResultFields(res)
 		o.IsError, o.Structured = o.IsError || fields.IsError, fields.Structured
 	}
-	var ce *mcp.CallError
-	if errors.As(err, &ce) {
+	if ce, ok := errors.AsType[*mcp.CallError](err); ok {
 		o.RPC = &testfile.RPCError{Code: ce.Err.Code, Message: ce.Err.Message}
 		o.Value, _ = json.Marshal(ce.Err)
 	} else if err != nil && res == nil {

@@ -53,8 +53,7 @@ func joinCanonical(origin, path, query string) string {
 func canonicalParts(raw string) (origin, path, query string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
+		if uerr, ok := errors.AsType[*url.Error](err); ok {
 			err = uerr.Err // its message would repeat the URL, userinfo included
 		}
 		return "", "", "", fmt.Errorf("invalid url: %v", err)

@@ -36,8 +36,7 @@ func (m *Manager) authorizeLocked(ctx context.Context, ch *Challenge, keep []str
 		}
 	}
 	client, cb, finish, err := m.identify(ctx, md, scopes)
-	var oe *Error
-	if md.Legacy && errors.As(err, &oe) && oe.Step == StepRegistration && oe.Need == "" && oe.Code == "" && oe.Description == "" {
+	if oe, ok := errors.AsType[*Error](err); md.Legacy && ok && oe.Step == StepRegistration && oe.Need == "" && oe.Code == "" && oe.Description == "" {
 		// The default endpoints were a guess, and the first failed: the
 		// server may take a token of its own rather than OAuth.
 		oe.Description = m.server + " publishes no OAuth metadata, and the default registration endpoint of servers without it failed"

@@ -107,8 +107,7 @@ func newPinGate(cfg *Pin, log *slog.Logger) (*pinGate, error) {
 // an entry found under the server's other name is said once.
 func (g *pinGate) entryOf(f *pin.File, name string) (*pin.Server, error) {
 	e, note, err := f.Entry(g.cfg.Entry, name)
-	var ne *pin.NoEntryError
-	if errors.As(err, &ne) {
+	if ne, ok := errors.AsType[*pin.NoEntryError](err); ok {
 		ne.File = g.cfg.Label
 	}
 	if note != "" && note != g.note {

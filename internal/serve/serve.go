@@ -330,8 +330,7 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 			s.given(ctx, u, l.Method, params, p.Raw, mark, nil)
 			params = mustJSON(map[string]string{"cursor": p.Next})
 		}
-		var ce *mcp.CallError
-		if errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound {
+		if ce, ok := errors.AsType[*mcp.CallError](err); ok && ce.Err.Code == mcp.CodeMethodNotFound {
 			continue
 		}
 		if err != nil {
