@@ -201,12 +201,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if err := g.Check(); err != nil {
 		return err
 	}
-	if g.Log == nil {
-		g.Log = slog.New(slog.DiscardHandler)
-	}
-	if g.Secrets == nil {
-		g.Secrets = redact.NewScrubber(nil)
-	}
+	g.Log, g.Secrets = cmp.Or(g.Log, slog.New(slog.DiscardHandler)), cmp.Or(g.Secrets, redact.NewScrubber(nil))
 	rand.Read(g.key[:])
 	g.fronts = map[*front]bool{}
 	var bare []string

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -72,9 +73,7 @@ func FindMax(ctx context.Context, p SearchPlan) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if first == nil {
-			first = res
-		}
+		first = cmp.Or(first, res)
 		pt := judge(res, rate, p.Limits)
 		s.Curve = append(s.Curve, pt)
 		s.StepSeconds = res.Elapsed

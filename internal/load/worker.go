@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"time"
@@ -76,10 +77,7 @@ func (r *run) worker(i int) {
 				r.rec.session(false, time.Since(t))
 			}
 		}
-		session := s
-		if r.shared != nil {
-			session = r.shared
-		}
+		session := cmp.Or(r.shared, s)
 		if r.cfg.Steps != nil {
 			r.pass(k, i, session.Client, late)
 		} else {

@@ -75,10 +75,7 @@ func Authorize(ctx context.Context, r AuthorizeRequest) (code, verifier string, 
 	if err != nil {
 		return "", "", stepErrorf(StepAuthorization, "bad redirect URI: %w", err)
 	}
-	logger := r.Log
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger := cmp.Or(r.Log, slog.New(slog.DiscardHandler))
 
 	// RFC 7636 §4.1: a fresh verifier per request; RFC 6749 §10.12 and
 	// OAuth 2.1 §7.5.1: state binds the answer to this request.

@@ -25,6 +25,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -132,12 +133,7 @@ var upstreamCaps = json.RawMessage(`{"roots":{"listChanged":true},"sampling":{},
 // ClientCaps it returns once the server is started: the handshake waits
 // for the first client.
 func (s *Server) Start(ctx context.Context) error {
-	if s.Log == nil {
-		s.Log = slog.New(slog.DiscardHandler)
-	}
-	if s.Secrets == nil {
-		s.Secrets = redact.NewScrubber(nil)
-	}
+	s.Log, s.Secrets = cmp.Or(s.Log, slog.New(slog.DiscardHandler)), cmp.Or(s.Secrets, redact.NewScrubber(nil))
 	s.bridges.srv, s.bridges.parked = s, map[string]*bridge{}
 	rand.Read(s.bridges.key[:])
 	if s.Pin != nil {
