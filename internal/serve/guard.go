@@ -210,11 +210,7 @@ func ReadTarget(params json.RawMessage) (Target, *mcp.RPCError) {
 
 // guarded reports whether check looks into a request of method.
 func guarded(method string) bool {
-	switch method {
-	case "tools/call", "resources/read", "resources/subscribe", "resources/unsubscribe", "prompts/get", "completion/complete":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"tools/call", "resources/read", "resources/subscribe", "resources/unsubscribe", "prompts/get", "completion/complete"}, method)
 }
 
 // listenParams are a subscriptions/listen's params with the resources
