@@ -164,15 +164,8 @@ func (res *Result) value(t Threshold) (float64, string, bool) {
 	if h == nil || h.TotalCount() == 0 {
 		return 0, "none measured", false
 	}
-	var us int64
-	switch t.metric {
-	case "max":
-		us = h.Max()
-	case "min":
-		us = h.Min()
-	case "mean":
-		us = int64(h.Mean())
-	default:
+	us, named := map[string]int64{"max": h.Max(), "min": h.Min(), "mean": int64(h.Mean())}[t.metric]
+	if !named {
 		us = h.ValueAtQuantile(t.quant)
 	}
 	ms := float64(us) / 1000
