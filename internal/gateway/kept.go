@@ -165,8 +165,6 @@ func (g *Gateway) page(ctx context.Context, m *Member, method, cursor string) (j
 		wait, bound = max(time.Until(fl.firstBy), 0), first
 	}
 	k.mu.Unlock()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
 	select {
 	case <-fl.done:
 		if fl.err == nil {
@@ -176,7 +174,7 @@ func (g *Gateway) page(ctx context.Context, m *Member, method, cursor string) (j
 		return nil, nil
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
-	case <-timer.C:
+	case <-time.After(wait):
 	}
 	if !up {
 		return nil, nil // down, or not up yet: its state is said on its own

@@ -91,11 +91,9 @@ func (f *front) listen(ctx context.Context, params json.RawMessage) (json.RawMes
 	l.begun = true
 	l.check()
 	l.mu.Unlock()
-	timer := time.NewTimer(ackWait)
-	defer timer.Stop()
 	select {
 	case <-l.all:
-	case <-timer.C:
+	case <-time.After(ackWait):
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}

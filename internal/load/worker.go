@@ -187,10 +187,8 @@ func (r *run) nextIteration(i int) (k int64, late time.Duration, ok bool) {
 
 // sleep waits d, or less when the run ends first (false).
 func (r *run) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d):
 		return true
 	case <-r.ctx.Done():
 		return false

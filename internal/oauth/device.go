@@ -82,12 +82,10 @@ func expiredCode() error {
 func pollDevice(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, dc *DeviceCode, scope, resource string, deadline time.Time, over error) (*Token, error) {
 	interval := time.Duration(dc.Interval) * time.Second
 	for {
-		wait := time.NewTimer(min(interval, time.Until(deadline)))
 		select {
 		case <-ctx.Done():
-			wait.Stop()
 			return nil, context.Cause(ctx)
-		case <-wait.C:
+		case <-time.After(min(interval, time.Until(deadline))):
 		}
 		left := time.Until(deadline)
 		if left <= 0 {

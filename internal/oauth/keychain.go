@@ -124,12 +124,10 @@ func (k *Keychain) call(f func() (string, error)) (string, error) {
 		done <- answer{s, err}
 	}()
 	bound := cmp.Or(k.Timeout, keychainBound)
-	t := time.NewTimer(bound)
-	defer t.Stop()
 	var a answer
 	select {
 	case a = <-done:
-	case <-t.C:
+	case <-time.After(bound):
 		a.err = fmt.Errorf("it did not answer within %s", bound)
 	}
 	if a.err != nil && !errors.Is(a.err, keyring.ErrNotFound) && !errors.Is(a.err, keyring.ErrSetDataTooBig) {

@@ -128,12 +128,11 @@ func (bs *bridges) close() {
 		b.abandon("serving ended")
 		b.cancel()
 	}
-	bound := time.NewTimer(settleWait)
-	defer bound.Stop()
+	bound := time.After(settleWait)
 	for _, b := range parked {
 		select {
 		case <-b.done:
-		case <-bound.C:
+		case <-bound:
 			return
 		}
 	}
@@ -447,11 +446,9 @@ func (b *bridge) abandon(why string) {
 		return
 	}
 	go func() { // cancel of a call given up: ends with the call, or abandonGrace after the answers
-		t := time.NewTimer(abandonGrace)
-		defer t.Stop()
 		select {
 		case <-b.done:
-		case <-t.C:
+		case <-time.After(abandonGrace):
 		}
 		b.cancel()
 	}()

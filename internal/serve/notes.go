@@ -103,12 +103,10 @@ func (c *client) waitForRoom(behind *outstanding) bool {
 	}
 	c.sentMu.Unlock()
 	defer c.sentMu.Lock()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
 	select {
 	case <-moved:
 		return true
-	case <-timer.C:
+	case <-time.After(wait):
 		c.sentMu.Lock()
 		c.stalled = true
 		c.sentMu.Unlock()
@@ -194,8 +192,7 @@ func (c *client) flushNotes(ctx context.Context, id json.RawMessage) {
 	if !ok {
 		return
 	}
-	timer := time.NewTimer(c.srv.noteWait())
-	defer timer.Stop()
+	timer := time.After(c.srv.noteWait())
 	for {
 		c.sentMu.Lock()
 		if c.sent >= target {
@@ -209,7 +206,7 @@ func (c *client) flushNotes(ctx context.Context, id json.RawMessage) {
 		c.sentMu.Unlock()
 		select {
 		case <-moved:
-		case <-timer.C:
+		case <-timer:
 			return
 		case <-ctx.Done():
 			return

@@ -29,9 +29,7 @@ func (o *outstanding) add(k int) {
 func (o *outstanding) wait(bound time.Duration, stop <-chan struct{}) {
 	var expired <-chan time.Time
 	if bound >= 0 {
-		timer := time.NewTimer(bound)
-		defer timer.Stop()
-		expired = timer.C
+		expired = time.After(bound)
 	}
 	for {
 		o.mu.Lock()
