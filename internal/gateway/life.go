@@ -237,11 +237,9 @@ func (l *life) down(why error) {
 		l.failed = true
 		l.log.Warn(fmt.Sprintf("serve: server %q is down: %s; it is tried again in %v, then with back-off", l.name, safetext.Line(why.Error()), l.backoff))
 	}
-	l.wg.Add(1)
-	go func() { // telling a gateway's clients a server went down: outside mu
-		defer l.wg.Done()
+	l.wg.Go(func() { // telling a gateway's clients a server went down: outside mu
 		l.change(lifeDown)
-	}()
+	})
 }
 
 // watch waits for the session to end, and pings it while nothing else

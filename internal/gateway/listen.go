@@ -129,9 +129,7 @@ func (l *frontListen) start(m *Member, uris []string) {
 	if !l.acked {
 		l.waiting[m] = true
 	}
-	l.wg.Add(1)
-	go func() { // a server's listen for a front's listen: ends when the client ends its listen, or the member's ends
-		defer l.wg.Done()
+	l.wg.Go(func() { // a server's listen for a front's listen: ends when the client ends its listen, or the member's ends
 		ctx, _ := mcp.SeparateResultMembers(l.ctx)
 		ctx = serve.WithListenRelay(ctx, func(n serve.Notice) { l.from(m, n) })
 		l.f.pass(ctx, m, "subscriptions/listen", params)
@@ -139,7 +137,7 @@ func (l *frontListen) start(m *Member, uris []string) {
 		l.mu.Lock()
 		delete(l.started, m) // listened to again when it comes up again
 		l.mu.Unlock()
-	}()
+	})
 }
 
 // settled notes that m's listen was acknowledged (or ended).

@@ -229,11 +229,9 @@ func (r *run) measure() (*Result, error) {
 	go mon.watch(finished, &watchers) // load monitor: ends with the run
 	var wg sync.WaitGroup
 	for i := range r.cfg.Concurrency {
-		wg.Add(1)
-		go func() { // load session: returns when the plan ends, the run is cut or interrupted
-			defer wg.Done()
+		wg.Go(func() { // load session: returns when the plan ends, the run is cut or interrupted
 			r.worker(i)
-		}()
+		})
 	}
 	wg.Wait()
 	elapsed := time.Since(r.start)

@@ -199,11 +199,9 @@ func (g *pinGate) look() {
 			delete(g.ups, u) // gone: nothing to list
 			continue
 		}
-		g.walks.Add(1)
-		go func() { // walk after a pin's change: ends when u's lists are walked (each bounded by pinWalkWait), or serving ends
-			defer g.walks.Done()
+		g.walks.Go(func() { // walk after a pin's change: ends when u's lists are walked (each bounded by pinWalkWait), or serving ends
 			u.relist(g.ctx, old, entry)
-		}()
+		})
 	}
 }
 
