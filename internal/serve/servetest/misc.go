@@ -55,27 +55,22 @@ func EchoHeaders(t testing.TB) string {
 		all, _ := json.Marshal(r.Header)
 		quoted, _ := json.Marshal(string(all))
 		text := string(quoted)
-		var result, rpcErr string
+		var answer string // its result, or its error, as a member of the response
 		switch {
 		case m.Method == "initialize":
-			result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"echo","version":` + text + `},"instructions":` + text + `}`
+			answer = `"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"echo","version":` + text + `},"instructions":` + text + `}`
 		case m.Method == "tools/list":
-			result = `{"tools":[{"name":"headers","description":` + text + `,"inputSchema":{"type":"object"}}]}`
+			answer = `"result":{"tools":[{"name":"headers","description":` + text + `,"inputSchema":{"type":"object"}}]}`
 		case m.Method == "tools/call" && m.Params.Name == "headers":
 			w.Header().Set("Content-Type", "text/event-stream")
 			io.WriteString(w, "data: "+`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":`+text+`}}`+"\n\n")
-			result = `{"content":[{"type":"text","text":` + text + `}]}`
-			io.WriteString(w, "data: "+`{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`+"\n\n")
+			io.WriteString(w, "data: "+`{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[{"type":"text","text":`+text+`}]}}`+"\n\n")
 			return
 		default:
-			rpcErr = `{"code":-32603,"message":` + text + `,"data":{"headers":` + string(all) + `}}`
+			answer = `"error":{"code":-32603,"message":` + text + `,"data":{"headers":` + string(all) + `}}`
 		}
 		w.Header().Set("Content-Type", "application/json")
-		if rpcErr != "" {
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"error":`+rpcErr+`}`)
-			return
-		}
-		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,`+answer+`}`)
 	}))
 	t.Cleanup(ts.Close)
 	return ts.URL
