@@ -8,6 +8,7 @@ package gateway
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -201,11 +202,7 @@ func (b *nameBook) forget(m *Member, lists ...mcp.List) {
 	if in(mcp.ResourceTemplates.Key) {
 		delete(b.tmpl, m)
 	}
-	for key := range b.whole[m] {
-		if in(key) {
-			delete(b.whole[m], key)
-		}
-	}
+	maps.DeleteFunc(b.whole[m], func(key string, _ time.Time) bool { return in(key) })
 }
 
 // listChanged forgets what m's list that changed held.
