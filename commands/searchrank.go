@@ -8,6 +8,7 @@ package commands
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -119,10 +120,7 @@ func scoreItem(words []string, server, kind string, it searchItem) (rankedHit, b
 	case kindTemplate:
 		name = cmp.Or(it.URITemplate, it.Name)
 	}
-	var params []string
-	for p := range it.InputSchema.Properties {
-		params = append(params, p)
-	}
+	params := slices.Collect(maps.Keys(it.InputSchema.Properties))
 	for _, a := range it.Arguments {
 		params = append(params, a.Name)
 	}
