@@ -38,9 +38,6 @@ type ExpectationError struct{ Message string }
 
 func (e *ExpectationError) Error() string { return e.Message }
 
-// ErrToolFailed is a tool's result with isError: true.
-var ErrToolFailed = errToolFailed
-
 // pass runs iteration k of session i, a pass through the scenario's
 // steps on client: it records each step, and the pass when every step
 // succeeded.

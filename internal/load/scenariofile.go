@@ -137,7 +137,7 @@ func loadWords(words []string, readFile func(string) ([]byte, error)) ([]string,
 func stepDone(ctx context.Context, st *testfile.Step, tool string, res json.RawMessage, err error, caps map[string]json.RawMessage, code func(error) int) error {
 	o := testfile.Outcome{Raw: res, Value: res, Err: err, Tool: tool}
 	switch {
-	case errors.Is(err, ErrToolFailed):
+	case errors.Is(err, errToolFailed):
 		o.Code, o.IsError = 1, true
 	case err != nil:
 		o.Code = code(err)
