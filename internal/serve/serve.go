@@ -449,14 +449,6 @@ func isClosed(ch <-chan struct{}) bool {
 	}
 }
 
-// put sets m[k] to v, making the map first when there is none.
-func put[K comparable, V any](m *map[K]V, k K, v V) {
-	if *m == nil {
-		*m = map[K]V{}
-	}
-	(*m)[k] = v
-}
-
 // declarable are the capabilities of a client whose requests serve
 // relays, as it declared them.
 func declarable(caps json.RawMessage) json.RawMessage {
