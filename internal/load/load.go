@@ -221,12 +221,10 @@ func (r *run) measure() (*Result, error) {
 	finished := make(chan struct{})
 	var watchers sync.WaitGroup
 	if r.shared != nil {
-		watchers.Add(1)
-		go r.watchShared(finished, &watchers) // shared-session watcher: ends with the run
+		watchers.Go(func() { r.watchShared(finished) }) // shared-session watcher: ends with the run
 	}
 	mon := newMonitor(r)
-	watchers.Add(1)
-	go mon.watch(finished, &watchers) // load monitor: ends with the run
+	watchers.Go(func() { mon.watch(finished) }) // load monitor: ends with the run
 	var wg sync.WaitGroup
 	for i := range r.cfg.Concurrency {
 		wg.Go(func() { // load session: returns when the plan ends, the run is cut or interrupted
@@ -248,8 +246,7 @@ func (r *run) measure() (*Result, error) {
 }
 
 // watchShared ends the run when the one shared session ends under it.
-func (r *run) watchShared(finished <-chan struct{}, wg *sync.WaitGroup) {
-	defer wg.Done()
+func (r *run) watchShared(finished <-chan struct{}) {
 	select {
 	case <-r.shared.Client.Done():
 		r.sharedErr.Store(&sharedEnd{r.shared.Client.Err()})

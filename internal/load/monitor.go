@@ -2,7 +2,6 @@ package load
 
 import (
 	"runtime"
-	"sync"
 	"time"
 )
 
@@ -59,8 +58,7 @@ func sampleNow() (cpuSample, time.Time) { return cpuTime(), time.Now() }
 const saturation = 0.9
 
 // watch samples until finished is closed.
-func (m *monitor) watch(finished <-chan struct{}, wg *sync.WaitGroup) {
-	defer wg.Done()
+func (m *monitor) watch(finished <-chan struct{}) {
 	tick := time.NewTicker(m.every)
 	defer tick.Stop()
 	last, lastAt := m.sample()

@@ -37,8 +37,7 @@ func watchTicks(t *testing.T, share float64, ticks int) (*monitor, []string) {
 	}
 	finished := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go m.watch(finished, &wg) // ends when finished closes
+	wg.Go(func() { m.watch(finished) }) // ends when finished closes
 	for range ticks {
 		<-ticked
 	}
