@@ -218,8 +218,7 @@ func (l *life) open(done chan struct{}) {
 	l.state, l.u, l.why, l.since, l.failed = lifeUp, u, nil, time.Now(), false
 	l.mu.Unlock()
 	l.log.Info(fmt.Sprintf("serve: server %q is up", l.name))
-	l.wg.Add(1)
-	go l.watch(u) // a gateway server's session watcher: ends with the session
+	l.wg.Go(func() { l.watch(u) }) // a gateway server's session watcher: ends with the session
 	l.change(lifeUp)
 }
 
@@ -245,7 +244,6 @@ func (l *life) down(why error) {
 // watch waits for the session to end, and pings it while nothing else
 // is in flight; the end makes it down.
 func (l *life) watch(u *serve.Session) {
-	defer l.wg.Done()
 	tick := time.NewTicker(l.pingEvery)
 	defer tick.Stop()
 	for {
