@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -259,9 +260,10 @@ func samplingDeclared(key, param string) func(p, caps json.RawMessage, _ string)
 	}
 }
 
-// maxPings is how many pings in a row, each answered, are too many: a
-// server that checks a connection's health needs one answer at a time.
-const maxPings = 10
+// maxPings pings in a row within pingWindow, each answered, are too
+// many: a server that checks a connection's health needs one answer at a
+// time, and a keep-alive of a second or more never sends them so close.
+const maxPings, pingWindow = 10, 5 * time.Second
 
 // maxAnswered bounds the server's requests a connection answers.
 const maxAnswered = 256
@@ -331,16 +333,16 @@ func privateURLProblem(p, _ json.RawMessage, _ string) string {
 		return "" // asks.elicitation-url's
 	}
 	if u.User != nil {
-		return fmt.Sprintf("url %q carries credentials before its host", clip(u.Redacted(), 120))
+		return "the url carries credentials before its host"
 	}
 	for _, part := range []string{u.RawQuery, u.Fragment} {
 		params, _ := url.ParseQuery(part) // what parses is judged
 		for _, k := range slices.Sorted(maps.Keys(params)) {
-			if w := sensitiveField(k, json.RawMessage(`{"type":"string"}`), headerSecrets); w != "" {
-				return fmt.Sprintf("url's parameter %q carries the user's %s", clip(k, 60), w)
+			if w := sensitiveField(k, json.RawMessage(`{"type":"string"}`), headerSecrets); w != "" && strings.Join(params[k], "") != "" {
+				return fmt.Sprintf("the url's parameter %q carries a %s", clip(k, 60), w)
 			}
 			if slices.ContainsFunc(params[k], emailLike) {
-				return fmt.Sprintf("url's parameter %q carries an email address", clip(k, 60))
+				return fmt.Sprintf("the url's parameter %q carries an email address", clip(k, 60))
 			}
 		}
 	}
@@ -353,33 +355,41 @@ func emailLike(v string) bool {
 	return ok && local != "" && strings.Contains(strings.TrimSuffix(domain, "."), ".") && !strings.ContainsAny(v, " /:")
 }
 
-// linkProblem is a form elicitation with a web address in a field
-// written for the user to read (its message, a title, a description, a
-// default, a choice): a page to visit is URL mode's. A schema's own
-// members ($schema, $id) and _meta are not for the user.
+// linkProblem is a form elicitation with a web address in a text
+// written for the user to read (its message, a title, a description): a
+// page to visit is URL mode's. A value the form offers or asks for (a
+// default, a choice, an example, a property of format uri) is no link,
+// nor are a schema's own members ($schema, $id) and _meta. Said by where
+// it stands, never by the address, which may hold a secret.
 func linkProblem(p, _ json.RawMessage, _ string) string {
 	var v any
 	if elicitMode(p) != "form" || json.Unmarshal(p, &v) != nil {
 		return ""
 	}
-	return linkIn(v)
+	return linkIn("message", v)
 }
 
-func linkIn(v any) string {
+func linkIn(key string, v any) string {
 	switch v := v.(type) {
 	case string:
 		if l := strings.ToLower(v); strings.Contains(l, "https://") || strings.Contains(l, "http://") {
-			return fmt.Sprintf("the form holds a web address: %q", clip(v, 120))
+			return fmt.Sprintf("the form's %s holds a web address to visit", clip(key, 60))
 		}
 	case []any:
 		for _, e := range v {
-			if why := linkIn(e); why != "" {
+			if why := linkIn(key, e); why != "" {
 				return why
 			}
 		}
 	case map[string]any:
+		if f, _ := v["format"].(string); strings.HasPrefix(f, "uri") || strings.HasPrefix(f, "iri") {
+			return "" // a field that asks for an address says so
+		}
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			if why := linkIn(v[k]); why != "" && !strings.HasPrefix(k, "$") && k != "_meta" {
+			if strings.HasPrefix(k, "$") || slices.Contains([]string{"_meta", "default", "enum", "const", "examples", "mode"}, k) {
+				continue
+			}
+			if why := linkIn(k, v[k]); why != "" {
 				return why
 			}
 		}
@@ -443,8 +453,8 @@ func askedChecks() []*Check {
 		{ID: "asks.elicitation-mode", run: func(t *T) { askOn(t, `{"elicitation":{"form":{}}}`, "asks-form") }, watch: askWatch("elicitation/create", modeProblem)},
 		{ID: "asks.elicitation-url", run: exerciseAsks, watch: askWatch("elicitation/create", urlProblem(false))},
 		{ID: "asks.elicitation-https", run: exerciseAsks, watch: askWatch("elicitation/create", urlProblem(true))},
-		{ID: "asks.elicitation-url-private", run: exerciseAsks, watch: askWatch("elicitation/create", privateURLProblem)},
-		{ID: "asks.elicitation-links", run: exerciseAsks, watch: askWatch("elicitation/create", linkProblem)},
+		{ID: "asks.elicitation-url-private", run: exerciseAsks, watch: askWatch("elicitation/create", privateURLProblem), private: true},
+		{ID: "asks.elicitation-links", run: exerciseAsks, watch: askWatch("elicitation/create", linkProblem), private: true},
 		{ID: "asks.elicitation-complete", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.completeBad != "" }, func(s seen) string { return s.completeBad })},
 		{ID: "asks.url-required", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spot("a -32042 error whose data.elicitations are not URL elicitations, each with its elicitationId", func(_ *watchCtx, s seen) bool {
 			return s.msg.Error != nil && s.msg.Error.Code == -32042 && !urlRequired(s.msg.Error.Data)
@@ -458,8 +468,8 @@ func askedChecks() []*Check {
 		}, watch: askWatch("sampling/createMessage", samplingOutputProblem)},
 		{ID: "asks.sampling-tools", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("tools", "tools"))},
 		{ID: "asks.sampling-context", run: exerciseAsks, watch: askWatch("sampling/createMessage", samplingDeclared("context", "includeContext"))},
-		{ID: "utilities.ping-rate", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spot(fmt.Sprintf("%d pings of the server's in a row, each answered, with nothing else between", maxPings), func(_ *watchCtx, s seen) bool {
-			return s.pings == maxPings
+		{ID: "utilities.ping-rate", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spot(fmt.Sprintf("%d pings of the server's in a row within %s, each answered, with nothing else between", maxPings, pingWindow), func(_ *watchCtx, s seen) bool {
+			return s.pingStorm
 		})},
 		{ID: "asks.task-undeclared", needs: needs{era: "legacy"}, run: exerciseAsks, watch: askWatch("", func(p, caps json.RawMessage, _ string) string {
 			if member(p, "task") == nil || len(caps) == 0 || member(caps, "tasks") != nil {

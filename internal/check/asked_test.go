@@ -180,12 +180,21 @@ func TestPrivateURLSaidWithoutItsSecret(t *testing.T) {
 		{"https://example.com/consent?api_key=sk-live-123456", `parameter "api_key"`, "sk-live-123456"},
 		{"https://example.com/consent#access_token=tok-987654", `parameter "access_token"`, "tok-987654"},
 		{"https://example.com/consent?to=ada%40example.com", "an email address", "ada@example.com"},
+		{"https://ghp_abcdefSECRET123@github.com/login", "credentials before its host", "ghp_abcdefSECRET123"},
 		{"https://example.com/consent?page_token=p2&step=2", "", ""},
+		{"https://example.com/consent?email=&step=2", "", ""},
 	} {
 		params, _ := json.Marshal(map[string]string{"mode": "url", "message": "m", "url": tc.url, "elicitationId": "e"})
 		got := privateURLProblem(params, nil, "")
 		if !strings.Contains(got, tc.says) || tc.says == "" && got != "" || tc.never != "" && strings.Contains(got, tc.never) {
 			t.Errorf("%s: %q, want it to say %q and never %q", tc.url, got, tc.says, tc.never)
+		}
+	}
+	// Nor does the report show the message that carried it.
+	for _, tc := range []struct{ fault, id string }{{"asks-url-private", "asks.elicitation-url-private"}, {"asks-form-link", "asks.elicitation-links"}} {
+		r := runChecks(t, fake{transport: "stdio", change: faults("asks", tc.fault)}, tc.id)[tc.id]
+		if said := describeResult(r); r.Status != Failed || strings.Contains(said, "ada%40example.com") || strings.Contains(said, "example.com/signup") {
+			t.Errorf("%s: want a failure that shows nothing of the url: %s", tc.id, said)
 		}
 	}
 }

@@ -67,6 +67,9 @@ func authChecks() []*Check {
 			}
 		}),
 		authCheck("auth.offline-access", func(t *T) {
+			if t.r.facts.era != "modern" {
+				t.Skip("2025-11-25 says nothing of offline_access; 2026-07-28 asks a resource not to ask for it")
+			}
 			ch, _ := oauth.AuthChallenge(t.r.facts.auth.header)
 			md := resourceMetadata(t, "auth.offline-access")
 			t.Got("the challenge's scope " + clip(ch.Params["scope"], 100) + "; scopes_supported " + clip(joinQuoted(md.ScopesSupported), 200))

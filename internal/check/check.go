@@ -88,6 +88,9 @@ type Check struct {
 	// how it breaks the requirement ("" when it does not); the check's
 	// result is then the first such message. A watch has no run.
 	watch func(w *watchCtx, m seen) string
+	// private: what the watch found may hold the user's secret, so its
+	// message is said and never shown.
+	private bool
 }
 
 // needs is what a check needs of the server and the run; a check whose

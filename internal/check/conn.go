@@ -113,9 +113,9 @@ type seen struct {
 	// completeBad: a notifications/elicitation/complete whose
 	// elicitationId no URL elicitation of its connection established.
 	completeBad string
-	// pings: of a connection that answers, the server's pings in a row
-	// up to this one (0: no ping).
-	pings int
+	// pingStorm: of a connection that answers, a ping of the server's
+	// that ends maxPings in a row within pingWindow.
+	pingStorm bool
 }
 
 // conn is a connection of a check's own.
@@ -162,7 +162,7 @@ type conn struct {
 	initialized bool
 	log         []seen        // the last maxLog messages
 	count       int           // messages received so far
-	pings       int           // the server's pings in a row so far
+	pings       []time.Time   // when the server's pings in a row so far came
 	ended       error         // why the reader stopped; set once
 	ids         int           // ids used so far
 	closed      bool          // close was called
@@ -646,10 +646,12 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			out[i].reused = c.asked.has(idKey(m.ID))
 			c.asked.add(idKey(m.ID))
 		}
-		if c.pings++; m.Method != "ping" || !m.IsRequest() || c.answers == nil {
-			c.pings = 0
+		if c.pings = append(c.pings, time.Now()); m.Method != "ping" || !m.IsRequest() || c.answers == nil {
+			c.pings = c.pings[:0]
+		} else if len(c.pings) > maxPings { // the last maxPings kept, however many come
+			c.pings = append(c.pings[:0], c.pings[1:]...)
 		}
-		out[i].pings = c.pings
+		out[i].pingStorm = len(c.pings) == maxPings && time.Since(c.pings[0]) <= pingWindow
 		k := idKey(member(m.Params, "requestId")) // 2026-07-28 basic/patterns/cancellation: a server cancels a subscriptions/listen of the client's, and nothing else
 		out[i].strayCancel = m.Method == "notifications/cancelled" && (c.era == "modern" && !c.listens.has(k) || c.era != "modern" && !c.asked.has(k))
 		if c.era == "legacy" {

@@ -100,7 +100,7 @@ var newBroken = []struct {
 	{"a dozen pings in a row", askingFake, faults("asks", "asks-ping-storm"), "utilities.ping-rate"},
 	{"initialize refused without the versions the server speaks", stdioModern, faults("initialize-no-versions"), "modern.initialize-versions"},
 	{"initialize refused without the versions the server speaks, over HTTP", httpModern, faults("initialize-no-versions"), "modern.initialize-versions"},
-	{"a file resource read by a path that climbs out of its directory", fake{transport: "stdio", change: map[string]string{"resources": `[{"uri":"file:///srv/docs/readme.md","name":"readme"}]`}},
+	{"a file resource read by a path that climbs out of its directory", fake{transport: "stdio", era: "modern", change: map[string]string{"resources": `[{"uri":"file:///srv/docs/readme.md","name":"readme"}]`}},
 		faults("file-traversal"), "reading.path-traversal"},
 	{"-32042 whose elicitation is of form mode, without elicitationId", askingFake, faults("asks", "url-required-bare"), "asks.url-required"},
 	{"-32042 whose elicitation is of form mode, without elicitationId, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "url-required-bare"), "asks.url-required"},
@@ -202,13 +202,17 @@ func mrtrChange(more ...string) map[string]string {
 func addModernInputCases() {
 	good := fake{transport: "stdio", era: "modern", change: mrtrChange()}
 	for id, fault := range map[string]string{"modern.input-missing": "mrtr-missing-error", "modern.input-extra": "mrtr-extra-error",
-		"modern.input-invalid": "mrtr-invalid-accepted", "modern.input-declined": "mrtr-decline-fails", "modern.capabilities-per-request": "caps-remembered",
+		"modern.input-invalid": "mrtr-invalid-accepted", "modern.capabilities-per-request": "caps-remembered",
 		"modern.elicitation-validated": "mrtr-unvalidated"} {
 		brokenCases = append(brokenCases, brokenCase{id: id, fake: good, break_: mrtrChange(fault)})
 	}
 	// Whether a forged state breaks the rule depends on what the state is
 	// for, which the server alone knows: a warning, never a failure.
 	brokenCases = append(brokenCases, brokenCase{id: "modern.request-state", fake: good, break_: mrtrChange("mrtr-tamper-accepted"), unsure: true})
+	// An internal error to a decline may be a handler's own refusal, as
+	// an SDK answers one: a warning (no answer at all fails, as every
+	// request a check sends does).
+	brokenCases = append(brokenCases, brokenCase{id: "modern.input-declined", fake: good, break_: mrtrChange("mrtr-decline-fails"), unsure: true})
 }
 
 // headerTools are goodSpec's tools, shaped's argument n mirrored in the

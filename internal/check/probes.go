@@ -44,8 +44,8 @@ func probeChecks() []*Check {
 		{ID: "modern.header-param-invalid", needs: needs{era: "modern", transport: "http", call: true}, run: func(t *T) {
 			c, tool, body, name, value := paramHeaderCall(t, false)
 			text, _ := mcp.DecodeHeaderValue(value)
-			if strings.ContainsAny(text, "\r\n\x00") {
-				t.Skip("the argument %s mirrors holds a line break, which no header can carry as it is", name)
+			if strings.ContainsFunc(text, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+				t.Skip("the argument %s mirrors holds a control character, which no header can carry as it is", name)
 			}
 			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {text + "\u00e9"}}}, paramCallID,
 				fmt.Sprintf("POST tools/call of %q with %s: %s followed by a raw é, which a header carries in Base64 alone (the argument is %q)", tool, name, text, text)))
@@ -296,7 +296,13 @@ func headerParamAbsent(t *T) {
 				continue
 			}
 			judged = true
-			if rec := t.r.callOnce(t, i); rec.refused != nil && rec.refused.Code == mcp.CodeHeaderMismatch {
+			// With another mirrored argument given, the refusal must name this header to be its.
+			others := slices.ContainsFunc(headers, func(o mcp.ParamHeader) bool {
+				v := o.Argument(member(params, "arguments"))
+				return len(v) > 0 && string(v) != "null"
+			})
+			if rec := t.r.callOnce(t, i); rec.refused != nil && rec.refused.Code == mcp.CodeHeaderMismatch &&
+				(!others || strings.Contains(strings.ToLower(errText(rec.refused)), strings.ToLower("mcp-param-"+ph.Name()))) {
 				t.Sent(rec.sent + ", without Mcp-Param-" + ph.Name())
 				t.FailGot(errText(rec.refused), "a call that does not give the argument %s was refused for the header that mirrors it", strings.Join(ph.Path(), "."))
 			}

@@ -151,6 +151,9 @@ func (w *watches) result(t *T) {
 	if f.count > 1 {
 		more = fmt.Sprintf(" (and %d more)", f.count-1)
 	}
+	if t.check.private {
+		t.Fail("%s%s", f.why, more)
+	}
 	t.FailGot(f.first.raw, "%s%s", f.why, more)
 }
 

@@ -228,8 +228,9 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 			props = `{` + b.String() + `"deep":` + strings.Repeat(`{"a":`, 5000) + `1` + strings.Repeat(`}`, 5000) + `}`
 		}
 		form := `{"mode":"form","message":"Who are you?","requestedSchema":{"type":"object","properties":` + props + `}}`
-		if s.edge("asks-edge") { // no mode, and words near a password's or a token's
-			form = `{"message":"Who are you?","requestedSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":` + strings.Replace(props, `{`, `{"secretary":{"type":"string"},"passportCountry":{"type":"string"},"max_tokens":{"type":"integer","title":"Token budget"},`, 1) + `}}`
+		if s.edge("asks-edge") { // no mode, words near a password's or a token's, web addresses offered as values
+			form = `{"message":"Who are you?","requestedSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":` + strings.Replace(props, `{`, `{"secretary":{"type":"string"},"passportCountry":{"type":"string"},"max_tokens":{"type":"integer","title":"Token budget"},`+
+				`"site":{"type":"string","format":"uri","description":"Your site, as https://example.com","default":"https://example.com"},"api":{"type":"string","enum":["https://eu.example.com","https://us.example.com"]},`, 1) + `}}`
 		}
 		if s.has("asks-no-message") {
 			form = `{"requestedSchema":{"type":"object","properties":` + props + `}}`
