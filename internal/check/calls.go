@@ -31,8 +31,7 @@ func toolCallChecks() []*Check {
 		callCheck("tools.result", func(t *T) {
 			for _, rec := range t.judged(t.r.callable(t)) {
 				if p := resultProblem(rec.result); p != "" {
-					t.Sent(rec.sent)
-					t.FailGot(clipped(rec.result), "%s", p)
+					t.FailExchange(rec.sent, clipped(rec.result), "%s", p)
 				}
 			}
 		}),
@@ -41,8 +40,7 @@ func toolCallChecks() []*Check {
 			for _, rec := range t.judgedWhere("no tool called has an outputSchema", func(rec *callRecord) bool { return member(rec.tool, "outputSchema") != nil }) {
 				for _, f := range surface.CheckResult(t.ctx, rec.tool, rec.result) {
 					if f.Severity == surface.SeverityError {
-						t.Sent(rec.sent)
-						t.FailGot(clipped(rec.result), "%s", f.Message)
+						t.FailExchange(rec.sent, clipped(rec.result), "%s", f.Message)
 					}
 					t.Note("%s", f.Message)
 				}
@@ -56,8 +54,7 @@ func toolCallChecks() []*Check {
 			}
 			for _, rec := range t.judgedWhere("no tool called returned an embedded resource", embeds) {
 				if !t.r.facts.declares("resources") {
-					t.Sent(rec.sent)
-					t.FailGot(clipped(rec.result), "the result of %q embeds a resource, and the server does not declare the resources capability", t.r.opts.Calls[rec.i].Tool)
+					t.FailExchange(rec.sent, clipped(rec.result), "the result of %q embeds a resource, and the server does not declare the resources capability", t.r.opts.Calls[rec.i].Tool)
 				}
 			}
 		}),
@@ -100,8 +97,7 @@ func toolCallChecks() []*Check {
 		callCheck("tools.structured-text", func(t *T) {
 			for _, rec := range t.judgedWhere("no tool called returned structured content", func(rec *callRecord) bool { return member(rec.result, "structuredContent") != nil }) {
 				if !textHolds(t, rec.result, member(rec.result, "structuredContent")) {
-					t.Sent(rec.sent)
-					t.FailGot(clipped(rec.result), "no text block holds the structured content's JSON")
+					t.FailExchange(rec.sent, clipped(rec.result), "no text block holds the structured content's JSON")
 				}
 			}
 		}),

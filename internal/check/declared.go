@@ -55,8 +55,7 @@ func declaredMethods(t *T) {
 		asked++
 		r, _ := t.request(c, m.method, params)
 		if r.Error != nil && r.Error.Code == mcp.CodeMethodNotFound && !namesTheUnknown(r.Error) {
-			t.Sent(fmt.Sprintf("%s %s", m.method, params))
-			t.FailGot(errText(r.Error), "the server declares %s, but answers %s -32601 (Method not found)", m.capability, m.method)
+			t.FailExchange(fmt.Sprintf("%s %s", m.method, params), errText(r.Error), "the server declares %s, but answers %s -32601 (Method not found)", m.capability, m.method)
 		}
 	}
 	if asked == 0 {

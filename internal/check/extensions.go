@@ -82,8 +82,7 @@ func extensionChecks() []*Check {
 				r := apps.Report{Valid: true}
 				r.AddCall(nil, rec.result)
 				if !r.Valid {
-					t.Sent(rec.sent)
-					t.FailGot(clipped(rec.result), "%s", r.Problems[0].Message)
+					t.FailExchange(rec.sent, clipped(rec.result), "%s", r.Problems[0].Message)
 				}
 			}
 			if !checked {
@@ -206,8 +205,7 @@ func cardChecks() []*Check {
 			c, problems, url := fetchCard(t)
 			for _, p := range problems {
 				if p.Level == servercard.Error {
-					t.Sent("GET " + url)
-					t.FailGot(clipped(c.Raw), "%s", p.Message)
+					t.FailExchange("GET "+url, clipped(c.Raw), "%s", p.Message)
 				}
 			}
 		}),
@@ -229,8 +227,7 @@ func cardChecks() []*Check {
 				for _, x := range d {
 					lines = append(lines, x.Message())
 				}
-				t.Sent("GET " + url)
-				t.FailGot(clipped(c.Raw), "%s", strings.Join(lines, "; "))
+				t.FailExchange("GET "+url, clipped(c.Raw), "%s", strings.Join(lines, "; "))
 			}
 		}),
 	}

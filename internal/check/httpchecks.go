@@ -263,8 +263,7 @@ func httpRefusalChecks() []*Check {
 				t.Skip("the server opens no GET stream (http.get says what it answers)")
 			}
 			if response != nil {
-				t.Sent("GET with Accept: text/event-stream, no Last-Event-ID")
-				t.FailGot(response.raw, "a response on the GET stream, which resumes nothing")
+				t.FailExchange("GET with Accept: text/event-stream, no Last-Event-ID", response.raw, "a response on the GET stream, which resumes nothing")
 			}
 		}),
 	}

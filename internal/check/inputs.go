@@ -21,16 +21,14 @@ func inputChecks() []*Check {
 		callCheck("tools.validate-inputs", func(t *T) {
 			eachInvalid(t, func(b badCall) {
 				if b.err == nil && !slices.Equal(rawjson.Member(b.result, "isError"), []byte("true")) {
-					t.Sent(b.sent)
-					t.FailGot(clipped(b.result), "the call of %s with %s was answered as if its arguments were valid (a result without isError)", b.tool, b.broken)
+					t.FailExchange(b.sent, clipped(b.result), "the call of %s with %s was answered as if its arguments were valid (a result without isError)", b.tool, b.broken)
 				}
 			})
 		}),
 		callCheck("tools.input-errors", func(t *T) {
 			eachInvalid(t, func(b badCall) {
 				if b.err != nil {
-					t.Sent(b.sent)
-					t.FailGot(errText(b.err), "the call of %s with %s was answered with a protocol error, where the revision reports invalid arguments as a result with isError, which a model can correct itself by", b.tool, b.broken)
+					t.FailExchange(b.sent, errText(b.err), "the call of %s with %s was answered with a protocol error, where the revision reports invalid arguments as a result with isError, which a model can correct itself by", b.tool, b.broken)
 				}
 			})
 		}),

@@ -58,8 +58,7 @@ func lifecycleInitializeChecks() []*Check {
 				// instead must be, and offered, echoed.
 				b := t.versionAnswered(a.version, "initialize offering "+a.version)
 				if b.version != a.version {
-					t.Sent(fmt.Sprintf("initialize offering %s, then %s", v, a.version))
-					t.FailGot(fmt.Sprintf("%s, then %s", a.version, answerText(b)), "offered %s the server answers %s, a version it supports; offered %s it does not answer %s", v, a.version, a.version, a.version)
+					t.FailExchange(fmt.Sprintf("initialize offering %s, then %s", v, a.version), fmt.Sprintf("%s, then %s", a.version, answerText(b)), "offered %s the server answers %s, a version it supports; offered %s it does not answer %s", v, a.version, a.version, a.version)
 				}
 			}
 			t.Note("versions echoed: %s", t.echoed())
@@ -364,8 +363,7 @@ func undeclaredCheck(id, capability string) *Check {
 				t.Note("%s answers an empty list, which is no %s offered", l.Method, capability)
 				continue
 			}
-			t.Sent(l.Method)
-			t.FailGot(t.r.wire.lastAnswer(l.Method), "%s lists %d, though the %q capability is not declared", l.Method, len(items), capability)
+			t.FailExchange(l.Method, t.r.wire.lastAnswer(l.Method), "%s lists %d, though the %q capability is not declared", l.Method, len(items), capability)
 		}
 	}}
 }
@@ -409,8 +407,7 @@ func undeclaredCompletions(t *T) {
 		var values []json.RawMessage
 		t.decode(member(member(res, "completion"), "values"), &values, "completion/complete's completion.values")
 		if len(values) > 0 {
-			t.Sent("completion/complete " + string(params))
-			t.FailGot(clipped(res), "completion/complete answers %d values, though the \"completions\" capability is not declared", len(values))
+			t.FailExchange("completion/complete "+string(params), clipped(res), "completion/complete answers %d values, though the \"completions\" capability is not declared", len(values))
 		}
 	}
 	if answered > 0 {

@@ -27,8 +27,7 @@ func listsChecks() []*Check {
 			}
 			lintFindings(t, surface.SeverityError, surface.RuleList)
 			if _, s := t.r.watches.firstNulls(); s != nil {
-				t.Sent(s.method)
-				t.FailGot(s.raw, "%s answered a page with \"nextCursor\": null: the cursor is a string, and a last page has none", s.method)
+				t.FailExchange(s.method, s.raw, "%s answered a page with \"nextCursor\": null: the cursor is a string, and a last page has none", s.method)
 			}
 			if refused := t.r.facts.lintOf(surface.SeverityError, surface.RuleListRefused); len(refused) > 0 {
 				t.Skip("%s: a list answered with an error (its backend unreachable, say) has no shape to judge; the lists given have theirs", refused[0].Message)
@@ -46,8 +45,7 @@ func listsChecks() []*Check {
 					if k, ok := str(member(it, l.Field)); ok {
 						counts[k]++
 						if counts[k] == 2 {
-							t.Sent(l.Method + " (every page)")
-							t.FailGot(clipped(it), "%s lists %s %q more than once", l.Method, l.Field, k)
+							t.FailExchange(l.Method+" (every page)", clipped(it), "%s lists %s %q more than once", l.Method, l.Field, k)
 						}
 					}
 				}

@@ -133,8 +133,7 @@ func modernCacheChecks() []*Check {
 					if page == 1 {
 						first = scope
 					} else if paged = true; scope != first {
-						t.Sent(fmt.Sprintf("%s, page 1 and page %d", l.Method, page))
-						t.FailGot(fmt.Sprintf("cacheScope %q, then %q", first, scope), "%s's pages have different cacheScopes", l.Method)
+						t.FailExchange(fmt.Sprintf("%s, page 1 and page %d", l.Method, page), fmt.Sprintf("cacheScope %q, then %q", first, scope), "%s's pages have different cacheScopes", l.Method)
 					}
 					next, ok := str(member(m.Result, "nextCursor"))
 					if !ok {

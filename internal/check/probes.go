@@ -91,8 +91,7 @@ func streamRelated(t *T) {
 		streams++
 		for _, s := range x.msgs {
 			if _, changed := mcp.ListChanged(s.msg.Method); s.bad == "" && s.msg.IsNotification() && (changed || s.msg.Method == "notifications/resources/updated") {
-				t.Sent("POST " + method)
-				t.FailGot(s.raw, "the event stream of %s carried %s, which no request of this session asked for", method, s.msg.Method)
+				t.FailExchange("POST "+method, s.raw, "the event stream of %s carried %s, which no request of this session asked for", method, s.msg.Method)
 			}
 		}
 	}
@@ -276,8 +275,7 @@ func logLevel(t *T) {
 	for _, s := range c.since(mark) {
 		level, _ := str(member(s.msg.Params, "level"))
 		if s.msg.Method == "notifications/message" && slices.Index(logLevels, level) >= 0 && slices.Index(logLevels, level) < slices.Index(logLevels, "error") {
-			t.Sent(fmt.Sprintf("%s, then %v", asked, methods))
-			t.FailGot(s.raw, "a log message of level %s, below the error asked for", level)
+			t.FailExchange(fmt.Sprintf("%s, then %v", asked, methods), s.raw, "a log message of level %s, below the error asked for", level)
 		}
 	}
 }
@@ -303,8 +301,7 @@ func headerParamAbsent(t *T) {
 			})
 			if rec := t.r.callOnce(t, i); rec.refused != nil && rec.refused.Code == mcp.CodeHeaderMismatch &&
 				(!others || strings.Contains(strings.ToLower(errText(rec.refused)), strings.ToLower("mcp-param-"+ph.Name()))) {
-				t.Sent(rec.sent + ", without Mcp-Param-" + ph.Name())
-				t.FailGot(errText(rec.refused), "a call that does not give the argument %s was refused for the header that mirrors it", strings.Join(ph.Path(), "."))
+				t.FailExchange(rec.sent+", without Mcp-Param-"+ph.Name(), errText(rec.refused), "a call that does not give the argument %s was refused for the header that mirrors it", strings.Join(ph.Path(), "."))
 			}
 		}
 	}

@@ -45,8 +45,7 @@ func readingListedChecks() []*Check {
 					}
 				}
 				if len(r.Contents) > 0 {
-					t.Sent(resourceReads().shown(uri))
-					t.FailGot(clipped(res), "no content names %q (the first names %q)", uri, r.Contents[0].URI)
+					t.FailExchange(resourceReads().shown(uri), clipped(res), "no content names %q (the first names %q)", uri, r.Contents[0].URI)
 				}
 			})
 		}},
@@ -171,8 +170,7 @@ func (rd reads) answered(id, why string) *Check {
 	return &Check{ID: id, needs: needs{capability: rd.capability}, run: func(t *T) {
 		rd.each(t, func(name string, res json.RawMessage, rerr *mcp.RPCError) {
 			if rerr != nil {
-				t.Sent(rd.shown(name))
-				t.FailGot(errText(rerr), "%s", why)
+				t.FailExchange(rd.shown(name), errText(rerr), "%s", why)
 			}
 		})
 	}}
@@ -189,8 +187,7 @@ func (rd reads) wellFormed(id string, problem func(res json.RawMessage) string) 
 				return
 			}
 			if p := problem(res); p != "" {
-				t.Sent(rd.shown(name))
-				t.FailGot(clipped(res), "%s", p)
+				t.FailExchange(rd.shown(name), clipped(res), "%s", p)
 			}
 		})
 	}}

@@ -786,6 +786,12 @@ func (t *T) FailGot(got, format string, args ...any) {
 	t.Fail(format, args...)
 }
 
+// FailExchange is FailGot, with sent recorded as what was sent.
+func (t *T) FailExchange(sent, got, format string, args ...any) {
+	t.Sent(sent)
+	t.FailGot(got, format, args...)
+}
+
 // conn is the group's connection (or the check's own), opened when it
 // is not open, or no longer answers: in the era the check is of, else in
 // the main session's (a check of the 2026-07-28 era run beside a main

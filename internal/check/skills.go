@@ -27,15 +27,13 @@ func skillsChecks() []*Check {
 			}
 			params, _ := json.Marshal(map[string]string{"uri": uri})
 			if _, rerr := t.call("skills/get", params); rerr != nil && rerr.Code == mcp.CodeMethodNotFound {
-				t.Sent("skills/get " + string(params))
-				t.FailGot(errText(rerr), "skills/get is not found")
+				t.FailExchange("skills/get "+string(params), errText(rerr), "skills/get is not found")
 			}
 		}},
 		{ID: "skills.entries", run: func(t *T) {
 			for _, e := range listSkills(t) {
 				if e.err != nil {
-					t.Sent("skills/list")
-					t.FailGot(clipped(e.raw), "%v", e.err)
+					t.FailExchange("skills/list", clipped(e.raw), "%v", e.err)
 				}
 			}
 		}},
@@ -124,8 +122,7 @@ func listSkills(t *T) []skillEntry {
 			Next   *string           `json:"nextCursor"`
 		}
 		if err := json.Unmarshal(res, &page); err != nil || page.Skills == nil {
-			t.Sent("skills/list " + string(params))
-			t.FailGot(clipped(res), "a page of skills/list has no skills array")
+			t.FailExchange("skills/list "+string(params), clipped(res), "a page of skills/list has no skills array")
 		}
 		for _, raw := range page.Skills {
 			s, err := skills.Parse(raw)

@@ -481,8 +481,7 @@ func judgeGets(t *T, run *taskRun, problem func(res json.RawMessage) string) {
 			continue
 		}
 		if p := problem(m.Result); p != "" {
-			t.Sent("tasks/get " + run.id)
-			t.FailGot(clipped(m.Result), "%s", p)
+			t.FailExchange("tasks/get "+run.id, clipped(m.Result), "%s", p)
 		}
 	}
 }
@@ -516,8 +515,7 @@ func resultMeta(t *T) {
 	}
 	related := member(member(run.result.Result, "_meta"), mcp.RelatedTaskKey)
 	if str1(member(related, "taskId")) != run.id {
-		t.Sent("tasks/result " + run.id)
-		t.FailGot(clipped(run.result.Result), "the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
+		t.FailExchange("tasks/result "+run.id, clipped(run.result.Result), "the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
 	}
 }
 

@@ -108,8 +108,7 @@ func extUndeclared(t *T) {
 	for _, i := range t.r.callable(t) {
 		rec := t.r.callOnce(t, i)
 		if rt, _ := str(member(rec.result, "resultType")); rt == "task" {
-			t.Sent(rec.sent + ", from a client that does not declare the extension")
-			t.FailGot(clipped(rec.result), "the call was answered with a task")
+			t.FailExchange(rec.sent+", from a client that does not declare the extension", clipped(rec.result), "the call was answered with a task")
 		}
 	}
 }
@@ -202,8 +201,7 @@ func extDurable(t *T) {
 		t.Skip("the task was never got")
 	}
 	if m := run.gets[0]; m.Error != nil && m.Error.Code == mcp.CodeInvalidParams {
-		t.Sent(run.sent + ", then at once tasks/get " + run.id)
-		t.FailGot(errText(m.Error), "the task just made was not found")
+		t.FailExchange(run.sent+", then at once tasks/get "+run.id, errText(m.Error), "the task just made was not found")
 	}
 }
 
@@ -312,8 +310,7 @@ func extKeys(t *T) {
 		} else {
 			for k := range inputRequests(m.Result) {
 				if done[k] {
-					t.Sent("tasks/update answering " + k + ", then tasks/get " + run.id)
-					t.FailGot(clipped(m.Result), "the key %q, answered in an earlier round, is asked again", k)
+					t.FailExchange("tasks/update answering "+k+", then tasks/get "+run.id, clipped(m.Result), "the key %q, answered in an earlier round, is asked again", k)
 				}
 			}
 		}
