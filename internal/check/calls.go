@@ -372,8 +372,7 @@ func taskRequiredCheck(t *T) {
 			// The revision says both: -32601 at the tool's level, and
 			// that a receiver requiring tasks for the request type may
 			// answer -32600.
-			t.Got(errText(m.Error))
-			t.Unsure("the call of %q without a task was refused with -32600, which the revision's error handling lets a receiver that requires tasks for tools/call send; its rule for a tool that requires a task is -32601", call.Tool)
+			t.UnsureGot(errText(m.Error), "the call of %q without a task was refused with -32600, which the revision's error handling lets a receiver that requires tasks for tools/call send; its rule for a tool that requires a task is -32601", call.Tool)
 		case m.Error.Code != mcp.CodeMethodNotFound:
 			t.FailGot(errText(m.Error), "the call of %q without a task was refused with %d, not -32601", call.Tool, m.Error.Code)
 		}

@@ -180,8 +180,7 @@ func modernRequestChecks() []*Check {
 			msg, _ := mcp.EncodeRequest(id, method, c.stampVersion(nil, other))
 			m, x, err := c.roundTrip(t.ctx, id, msg, httpReq{header: http.Header{"MCP-Protocol-Version": {other}}})
 			if method == "server/discover" && err == nil && m.Error == nil {
-				t.Got(clip(string(m.Result), 200))
-				t.Unsure("server/discover stamped with a version the server does not support was answered with its result (its supported versions), not -32022")
+				t.UnsureGot(clip(string(m.Result), 200), "server/discover stamped with a version the server does not support was answered with its result (its supported versions), not -32022")
 			}
 			wantRefusal(t, method, m, x, err, http.StatusBadRequest, mcp.CodeUnsupportedProtocolVersion)
 			var d struct {

@@ -167,8 +167,7 @@ func retryChecks() []*Check {
 				if m := a.retry(t, ans, state(a.result)); m.Error != nil && m.Error.Code == mcp.CodeInternalError {
 					// An SDK answers a handler's own refusal -32603 too:
 					// whether this one was handled, the server knows.
-					t.Got(errText(m.Error))
-					t.Unsure("an elicitation the user chose to %s was answered with an internal error (-32603): if the server meant to refuse, an error that says so, or a result, tells the user more", action)
+					t.UnsureGot(errText(m.Error), "an elicitation the user chose to %s was answered with an internal error (-32603): if the server meant to refuse, an error that says so, or a result, tells the user more", action)
 				}
 			}
 		}),
@@ -225,10 +224,9 @@ func retryChecks() []*Check {
 			forged := *s + "-mcpv-check"
 			m := a.retry(t, answers(a.result), &forged)
 			if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
-				t.Got(clipped(m.Result))
 				// Whether the state matters is the server's to know:
 				// not sure, a warning.
-				t.Unsure("a request state the server never gave (%s) was taken, and the request completed; if the state influences authorization, resource access or business logic, the rule asks that it be rejected", fmt.Sprintf("%q", clip(forged, 60)))
+				t.UnsureGot(clipped(m.Result), "a request state the server never gave (%s) was taken, and the request completed; if the state influences authorization, resource access or business logic, the rule asks that it be rejected", fmt.Sprintf("%q", clip(forged, 60)))
 			}
 		}),
 	}

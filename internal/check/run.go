@@ -936,6 +936,12 @@ const KilledFromOutside = "a signal mcpv check did not send (another process kil
 // a failure is only for what it is sure of.
 func (t *T) Unsure(format string, args ...any) { t.end(Warned, format, args...) }
 
+// UnsureGot is Unsure, with got recorded as what came back.
+func (t *T) UnsureGot(got, format string, args ...any) {
+	t.Got(got)
+	t.Unsure(format, args...)
+}
+
 // unreadable reports whether err is an answer that was no JSON-RPC
 // message (an error object of the wrong shape, a body that does not
 // decode), which jsonrpc.messages reports.

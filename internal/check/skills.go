@@ -72,8 +72,7 @@ func skillsChecks() []*Check {
 				t.Skip("the server lists no skill whose directory to read")
 			}
 			params, _ := json.Marshal(map[string]string{"uri": entries[0].Root()})
-			t.Sent("resources/directory/read " + string(params))
-			res, rerr := t.call("resources/directory/read", params)
+			res, rerr := t.callShown("resources/directory/read", params)
 			switch {
 			case rerr != nil:
 				t.FailGot(errText(rerr), "a skill's directory was not read")

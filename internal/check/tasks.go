@@ -386,8 +386,7 @@ func createdTask(t *T) {
 		t.Got(errText(run.created.Error))
 		t.Skip("%s: a server need not accept it", run.declined)
 	case run.declined != "":
-		t.Got(clipped(run.created.Result))
-		t.Unsure("%s: a server that accepts the task answers a CreateTaskResult; this one may not have accepted it", run.declined)
+		t.UnsureGot(clipped(run.created.Result), "%s: a server that accepts the task answers a CreateTaskResult; this one may not have accepted it", run.declined)
 	}
 	t.Got(clipped(run.created.Result))
 	if p := schemaOf("2025-11-25").validate("CreateTaskResult", run.created.Result); p != "" {
@@ -627,8 +626,7 @@ func notDeclared(t *T) {
 	t.Sent("tools/call " + clip(string(params), 200) + " (made as a task)")
 	m, _ := t.request(c, "tools/call", params)
 	if m.Error != nil {
-		t.Got(errText(m.Error))
-		t.Unsure("the call made as a task was refused; a server that does not declare tasks processes it as a call, ignoring the task (if it refuses the call itself, that is no sign)")
+		t.UnsureGot(errText(m.Error), "the call made as a task was refused; a server that does not declare tasks processes it as a call, ignoring the task (if it refuses the call itself, that is no sign)")
 	}
 	if member(m.Result, "task") != nil {
 		t.FailGot(clipped(m.Result), "the server made a task, though it declares no tasks for tools/call")

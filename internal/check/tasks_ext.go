@@ -273,8 +273,7 @@ func extUpdate(t *T) {
 // refusal (what) is unsure: the rule is a success's acknowledgement.
 func judgeAck(t *T, m mcp.Message, what string) {
 	if m.Error != nil {
-		t.Got(errText(m.Error))
-		t.Unsure("%s, which the extension does not forbid", what)
+		t.UnsureGot(errText(m.Error), "%s, which the extension does not forbid", what)
 	}
 	if p := emptyAck(m.Result); p != "" {
 		t.FailGot(clipped(m.Result), "the acknowledgement %s", p)
