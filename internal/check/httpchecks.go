@@ -357,11 +357,9 @@ func oneStream(t *T) {
 			t.Fail("encoding a ping: %v", err)
 		}
 		answers[i].id = id
-		wg.Add(1)
-		go func() { // one-stream ping: ends when the answer is read, or the check's time runs out
-			defer wg.Done()
+		wg.Go(func() { // one-stream ping: ends when the answer is read, or the check's time runs out
 			answers[i].x, answers[i].err = c.post(t.ctx, httpReq{body: msg}, id)
-		}()
+		})
 	}
 	wg.Wait()
 	t.Sent(fmt.Sprintf("%d POST ping at once on one session, ids \"mcpv-check-stream-1\" to \"mcpv-check-stream-%d\"", streamsAtOnce, streamsAtOnce))

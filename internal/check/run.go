@@ -240,9 +240,7 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	work := make(chan []*Check)
 	var wg sync.WaitGroup
 	for range min(opts.Parallel, max(len(units), 1)) {
-		wg.Add(1)
-		go func() { // one of the check workers: stops when work is closed
-			defer wg.Done()
+		wg.Go(func() { // one of the check workers: stops when work is closed
 			for unit := range work {
 				g := r.shared
 				if unit[0].group != "" {
@@ -255,7 +253,7 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 					g.close()
 				}
 			}
-		}()
+		})
 	}
 	for _, u := range units {
 		work <- u
@@ -407,11 +405,7 @@ func (r *runner) closeAll() {
 	r.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range conns {
-		wg.Add(1)
-		go func() { // check's connection closer: ends when the connection is closed (bounded)
-			defer wg.Done()
-			c.close()
-		}()
+		wg.Go(c.close) // check's connection closer: ends when the connection is closed (bounded)
 	}
 	wg.Wait()
 }
