@@ -281,12 +281,14 @@ func legacyHTTP(id string, run func(t *T)) *Check {
 
 // firstRequest sends what opens the main session's era (initialize or
 // server/discover) on a bare connection, as hr has it (its header, its
-// credentials), and returns the answer.
-func firstRequest(t *T, hr httpReq) *exchange {
+// credentials, what shown adds), and returns the answer, both recorded.
+func firstRequest(t *T, hr httpReq, shown string) *exchange {
 	method, x, err := firstExchange(t.ctx, t.fresh(connOptions{bare: true}), mcp.LatestVersion, hr)
 	if x == nil {
 		t.failErr(method, err)
 	}
+	t.Sent(x.sent + shown)
+	t.Got(x.String())
 	return x
 }
 
@@ -294,9 +296,7 @@ func firstRequest(t *T, hr httpReq) *exchange {
 // with what shown adds, and fails t unless it is refused with 403 (any
 // 4xx before 2025-11-25: refusedBefore403), saying why with the status.
 func foreignRefused(t *T, header http.Header, shown, why string) {
-	x := firstRequest(t, httpReq{header: header})
-	t.Sent(x.sent + shown)
-	t.Got(x.String())
+	x := firstRequest(t, httpReq{header: header}, shown)
 	if x.status != http.StatusForbidden && !refusedBefore403(t, x) {
 		t.Fail(why, x.status)
 	}
