@@ -91,9 +91,7 @@ type argSchema struct {
 // which, "" when the schema requires and types nothing.
 func invalidArgs(s argSchema, args map[string]json.RawMessage) (map[string]json.RawMessage, string) {
 	out := map[string]json.RawMessage{}
-	for k, v := range args {
-		out[k] = v
-	}
+	maps.Copy(out, args)
 	for _, name := range s.Required {
 		if _, ok := s.Properties[name]; ok || len(s.Properties) == 0 {
 			delete(out, name)
