@@ -215,16 +215,13 @@ func legacyTask(t *T) *taskRun {
 	}
 	status := pollTask(t, c, run, "input_required")
 	run.pending = !terminal(status)
-	type answer struct {
-		m   mcp.Message
-		err error
-	}
-	got := make(chan answer, 1)
-	go func() { m, _, err := c.request(t.ctx, "tasks/result", mcp.TaskParams(run.id)); got <- answer{m, err} }()
-	var a answer
-	for polling := status == "working"; ; { // polls run out: tasks/get still asked while tasks/result waits, until the task says what it waits for
+	// Once the polls run out, tasks/get is still asked while tasks/result
+	// waits, until the task says what it waits for.
+	res, err, got := mcp.Message{}, error(nil), make(chan struct{})
+	go func() { res, _, err = c.request(t.ctx, "tasks/result", mcp.TaskParams(run.id)); close(got) }() // a task's result waiter
+	for polling := status == "working"; ; {
 		select {
-		case a = <-got:
+		case <-got:
 		case <-time.After(pollWait(nil)):
 			if polling {
 				m, _ := t.request(c, "tasks/get", mcp.TaskParams(run.id))
@@ -234,8 +231,8 @@ func legacyTask(t *T) *taskRun {
 		}
 		break
 	}
-	t.must("tasks/result", a.err)
-	run.result = &a.m
+	t.must("tasks/result", err)
+	run.result = &res
 	for range 2 {
 		after, _ := t.request(c, "tasks/get", mcp.TaskParams(run.id))
 		run.after = append(run.after, after)
