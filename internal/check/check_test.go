@@ -239,3 +239,17 @@ func TestCopiesThatClashStartingStartAgainAlone(t *testing.T) {
 		}
 	}
 }
+
+// A check that finds many faults in the lint says the first, notes the
+// next four, and counts the rest, within the five notes a check keeps.
+func TestManyLintFindingsCounted(t *testing.T) {
+	t.Parallel()
+	var tools []string
+	for i := range 8 {
+		tools = append(tools, fmt.Sprintf(`{"name":"tool %d","description":"d","inputSchema":{"type":"object"}}`, i))
+	}
+	r := runChecks(t, fake{transport: "stdio", change: map[string]string{"tools": "[" + strings.Join(tools, ",") + "]"}}, "surface.tool-names")["surface.tool-names"]
+	if r.Status != Failed || len(r.Notes) != 5 || r.Notes[4] != "and 3 more" {
+		t.Errorf("want a failure with four findings noted and \"and 3 more\": %s (notes %q)", describeResult(r), r.Notes)
+	}
+}
