@@ -19,8 +19,18 @@ func (b *Buffer) Write(p []byte) (int, error) {
 }
 
 // String is what was written so far.
-func (b *Buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+func (b *Buffer) String() string { return locked(&b.mu, b.b.String) }
+
+// locked is f's value, got with mu held.
+func locked[T any](mu *sync.Mutex, f func() T) T {
+	mu.Lock()
+	defer mu.Unlock()
+	return f()
+}
+
+// withLock runs f with mu held.
+func withLock(mu *sync.Mutex, f func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	f()
 }

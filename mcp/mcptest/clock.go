@@ -98,11 +98,7 @@ func (c *Clock) Fire(d time.Duration) int {
 }
 
 // Timers is what the clock's timers are now.
-func (c *Clock) Timers() Timers {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.timersLocked()
-}
+func (c *Clock) Timers() Timers { return locked(&c.mu, c.timersLocked) }
 
 func (c *Clock) timersLocked() Timers {
 	ts := Timers{Running: map[time.Duration]int{}, Stopped: map[time.Duration]int{}, Resets: map[time.Duration]int{}}

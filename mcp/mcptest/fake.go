@@ -289,11 +289,7 @@ func (s *server) serve() {
 }
 
 // write sends one line as is.
-func (s *server) write(line string) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.put(line + "\n")
-}
+func (s *server) write(line string) { withLock(&s.wmu, func() { s.put(line + "\n") }) }
 
 // put writes text, keeping the first error; wmu must be held.
 func (s *server) put(text string) {
@@ -303,11 +299,7 @@ func (s *server) put(text string) {
 }
 
 // failed reports whether a write has failed.
-func (s *server) failed() bool {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	return s.werr != nil
-}
+func (s *server) failed() bool { return locked(&s.wmu, func() bool { return s.werr != nil }) }
 
 func (s *server) send(v string) {
 	s.wmu.Lock()

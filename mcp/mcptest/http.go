@@ -153,9 +153,7 @@ func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
 
 // Requests returns what the fake received so far, in order of arrival.
 func (s *HTTPServer) Requests() []HTTPRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]HTTPRequest(nil), s.reqs...)
+	return locked(&s.mu, func() []HTTPRequest { return append([]HTTPRequest(nil), s.reqs...) })
 }
 
 // Wait returns the first request received that match accepts, waiting for
@@ -184,11 +182,7 @@ func (s *HTTPServer) Wait(ctx context.Context, match func(HTTPRequest) bool) (HT
 }
 
 // Expire ends a session as an idle timeout would: requests naming it get 404.
-func (s *HTTPServer) Expire(sessionID string) {
-	s.mu.Lock()
-	delete(s.live, sessionID)
-	s.mu.Unlock()
-}
+func (s *HTTPServer) Expire(sessionID string) { withLock(&s.mu, func() { delete(s.live, sessionID) }) }
 
 // Die ends the server as a crash would: nothing listens on its port any
 // more and every connection it accepted is cut. A hook may call it.
@@ -274,9 +268,7 @@ func (x *Exchange) Reply(msg string) {
 // Send puts msg on the legacy event stream of the request's session; it
 // gives up when that stream has ended.
 func (x *Exchange) Send(msg string) {
-	x.s.mu.Lock()
-	ch := x.s.channels[x.R.URL.Query().Get("session")]
-	x.s.mu.Unlock()
+	ch := locked(&x.s.mu, func() chan<- string { return x.s.channels[x.R.URL.Query().Get("session")] })
 	if ch == nil {
 		return
 	}
@@ -408,9 +400,7 @@ func (s *HTTPServer) sessionOK(x *Exchange) bool {
 		}
 		return false
 	}
-	s.mu.Lock()
-	live := s.live[x.SessionID]
-	s.mu.Unlock()
+	live := locked(&s.mu, func() bool { return s.live[x.SessionID] })
 	switch {
 	case live:
 	case s.spec.has("unknown-session-400"):
@@ -455,14 +445,8 @@ func (s *HTTPServer) serveLegacyMain(x *Exchange) {
 	}
 	sid := s.NewSession()
 	ch := make(chan string)
-	s.mu.Lock()
-	s.channels[sid] = ch
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.channels, sid)
-		s.mu.Unlock()
-	}()
+	withLock(&s.mu, func() { s.channels[sid] = ch })
+	defer withLock(&s.mu, func() { delete(s.channels, sid) })
 	e := x.SSE()
 	e.Raw("event: endpoint\ndata: " + cmp.Or(s.opts.Endpoint, "/messages?session="+sid) + "\n\n")
 	for {

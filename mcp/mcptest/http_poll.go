@@ -60,9 +60,7 @@ func (s *HTTPServer) poll(x *Exchange, m msg, st *specState) {
 	p := &pollStream{more: make(chan struct{})}
 	prime := s.pollID(p)
 	p.add(prime, "")
-	s.mu.Lock()
-	p.priors, s.lastPoll[x.SessionID] = s.lastPoll[x.SessionID], p
-	s.mu.Unlock()
+	withLock(&s.mu, func() { p.priors, s.lastPoll[x.SessionID] = s.lastPoll[x.SessionID], p })
 	go func() { // the polled answer: ends with the answer, or with the test (s.done)
 		defer p.add("", "")
 		s.spec.specMessage(st, m.raw, m, specOut{send: func(line string) { p.add(s.pollID(p), line) },
@@ -90,9 +88,7 @@ func (s *HTTPServer) pollID(p *pollStream) string {
 // resume answers a GET with Last-Event-ID of a polled stream, and says
 // whether it was one.
 func (s *HTTPServer) resume(x *Exchange) bool {
-	s.mu.Lock()
-	p := s.polls[x.LastEventID]
-	s.mu.Unlock()
+	p := locked(&s.mu, func() *pollStream { return s.polls[x.LastEventID] })
 	if p == nil {
 		return false
 	}
@@ -104,9 +100,7 @@ func (s *HTTPServer) resume(x *Exchange) bool {
 	if q := p.priors; q != nil && s.spec.has("poll-other-stream") {
 		q.send(e, 0)
 	}
-	p.mu.Lock()
-	from := slices.Index(p.ids, x.LastEventID) + 1 // the first event not had
-	p.mu.Unlock()
+	from := locked(&p.mu, func() int { return slices.Index(p.ids, x.LastEventID) + 1 }) // the first event not had
 	start := from
 	if s.spec.has("poll-replay-start") {
 		start = 0

@@ -33,9 +33,7 @@ func IsProgram(path string) bool {
 	if path == os.Args[0] {
 		return true
 	}
-	programMu.Lock()
-	defer programMu.Unlock()
-	return programDir != "" && filepath.Dir(path) == programDir
+	return locked(&programMu, func() bool { return programDir != "" && filepath.Dir(path) == programDir })
 }
 
 var (

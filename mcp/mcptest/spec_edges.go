@@ -138,9 +138,7 @@ func (s *Spec) before(st *specState, m msg, out specOut) {
 	if token := member(member(m.Params, "_meta"), "progressToken"); token != nil {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":0,"message":"starting"}}`, token))
 	}
-	st.mu.Lock()
-	debug := slices.Index(logLevels, st.logLevel) <= 0
-	st.mu.Unlock()
+	debug := locked(&st.mu, func() bool { return slices.Index(logLevels, st.logLevel) <= 0 })
 	if asked, _ := stringMember(member(m.Params, "_meta"), "io.modelcontextprotocol/logLevel"); s.Era == "modern" { // the level the request asks, none unasked
 		debug = asked == "debug" || asked != "" && s.has("log-level-ignored")
 	}

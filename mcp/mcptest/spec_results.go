@@ -105,9 +105,7 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		}
 	}
 	if method == "logging/setLevel" && e == nil && !s.has("log-level-ignored") {
-		st.mu.Lock()
-		st.logLevel, _ = stringMember(params, "level")
-		st.mu.Unlock()
+		withLock(&st.mu, func() { st.logLevel, _ = stringMember(params, "level") })
 	}
 	return s.answerFaults(method, params, res, e)
 }

@@ -51,18 +51,10 @@ func newSpecState() *specState {
 	return &specState{running: map[string]chan struct{}{}, asked: map[string]int{}}
 }
 
-func (st *specState) stop() {
-	st.mu.Lock()
-	st.stopped = true
-	st.mu.Unlock()
-}
+func (st *specState) stop() { withLock(&st.mu, func() { st.stopped = true }) }
 
 // Stopped reports whether a die-* fault ended the server.
-func (st *specState) Stopped() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.stopped
-}
+func (st *specState) Stopped() bool { return locked(&st.mu, func() bool { return st.stopped }) }
 
 // specOut is where a spec server's messages for one client go: send
 // writes one line; async runs work that may outlive the message being
@@ -124,9 +116,7 @@ func (s *Spec) badInput(st *specState, e *specError, out specOut) {
 // batch answers a batch: each of its requests, in an array, when the
 // version negotiated is 2025-03-26 (the only one with batches).
 func (s *Spec) batch(st *specState, raw []byte, out specOut) {
-	st.mu.Lock()
-	version := st.version
-	st.mu.Unlock()
+	version := locked(&st.mu, func() string { return st.version })
 	var items []json.RawMessage
 	switch {
 	case s.has("die-on-batch"):
@@ -276,10 +266,7 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 	}
 	res, e := s.answer(st, m)
 	s.before(st, m, out)
-	st.mu.Lock()
-	caps := st.caps
-	st.mu.Unlock()
-	s.asks(m, caps, out) // while it answers: over HTTP, on the request's stream before its response
+	s.asks(m, locked(&st.mu, func() json.RawMessage { return st.caps }), out) // while it answers: over HTTP, on the request's stream before its response
 	if e != nil {
 		out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
 	} else {
@@ -332,9 +319,7 @@ func (s *Spec) shaped(out specOut) specOut {
 // message of level info only while logging/setLevel asked for none above
 // it (the fault is another).
 func (s *Spec) after(st *specState, m msg, out specOut) {
-	st.mu.Lock()
-	quiet := slices.Index(logLevels, st.logLevel) > slices.Index(logLevels, "info")
-	st.mu.Unlock()
+	quiet := locked(&st.mu, func() bool { return slices.Index(logLevels, st.logLevel) > slices.Index(logLevels, "info") })
 	handshake := m.Method == "initialize" || m.Method == "server/discover"
 	initEra := s.Era != "modern" && m.Method != "initialize"
 	line := func(text string) func() string { return func() string { return text } }
@@ -390,15 +375,9 @@ func srvID(prefix string) string { return fmt.Sprintf("%s-%d", prefix, srvReques
 func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 	token := member(member(m.Params, "_meta"), "progressToken")
 	cancel := make(chan struct{})
-	st.mu.Lock()
-	st.running[string(m.ID)] = cancel
-	st.mu.Unlock()
+	withLock(&st.mu, func() { st.running[string(m.ID)] = cancel })
 	out.async(func() {
-		defer func() {
-			st.mu.Lock()
-			delete(st.running, string(m.ID))
-			st.mu.Unlock()
-		}()
+		defer withLock(&st.mu, func() { delete(st.running, string(m.ID)) })
 		for i := 1; i <= slowSteps; i++ {
 			if token != nil {
 				n := i

@@ -212,9 +212,7 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 	out.send(s.resultLine(id, "tools/call", body))
 	s.progress(t, 1, "job started", out)
 	if len(s.Tasks.Statuses) > 0 && s.Tasks.Statuses[0] == "expire" {
-		st.mu.Lock()
-		t.gone = true
-		st.mu.Unlock()
+		withLock(&st.mu, func() { t.gone = true })
 	}
 	return true
 }
