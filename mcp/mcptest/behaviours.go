@@ -73,6 +73,9 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 	result := func(res string) func(id json.RawMessage) string {
 		return func(id json.RawMessage) string { return s.resultLine(id, "tools/call", json.RawMessage(res)) }
 	}
+	asWritten := func(res string) func(id json.RawMessage) string { // not through the spec's faults
+		return func(id json.RawMessage) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res) }
+	}
 	tool := func(t string) { s.Tools = slices.Insert(s.Tools, len(s.Tools)-1, json.RawMessage(t)) } // before x
 	spec := func(load func(string) (*Spec, error)) func(string) error {
 		return func(v string) (err error) { c.spec, err = load(v); return err }
@@ -192,18 +195,12 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 		{name: "big", set: func(v string) error {
 			size, err := strconv.Atoi(v)
 			if size > 0 {
-				first(&n.answer, func(id json.RawMessage) string {
-					return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, id, strings.Repeat("x", size))
-				})
+				first(&n.answer, asWritten(`{"content":[{"type":"text","text":"`+strings.Repeat("x", size)+`"}]}`))
 			}
 			return err
 		}},
 		// tools/call answers with unknown content, odd spacing and numbers
-		{name: "odd-content", set: do(func(string) {
-			first(&n.answer, func(id json.RawMessage) string {
-				return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, OddResult)
-			}) // as written
-		})},
+		{name: "odd-content", set: do(func(string) { first(&n.answer, asWritten(OddResult)) })},
 		// tools/call answers with isError: true
 		{name: "tool-error", set: do(func(string) {
 			first(&n.answer, result(`{"content":[{"type":"text","text":"it went wrong"}],"isError":true}`))
