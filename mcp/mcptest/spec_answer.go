@@ -112,15 +112,15 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 			"skills/list": spec.Skills}
 		return page(spec, method, items[method], params)
 	case "tools/call":
-		return canned(params, "name", spec.CallResults, spec.Tools, "name", "tool", codeInvalidParams, func(name string) any {
+		return canned(params, "name", spec.CallResults, spec.Tools, "tool", codeInvalidParams, func(name string) any {
 			return map[string]any{"content": []any{map[string]any{"type": "text", "text": "called " + name}}}
 		})
 	case "prompts/get":
-		return canned(params, "name", spec.PromptResults, spec.Prompts, "name", "prompt", codeInvalidParams, func(name string) any {
+		return canned(params, "name", spec.PromptResults, spec.Prompts, "prompt", codeInvalidParams, func(name string) any {
 			return map[string]any{"messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": name}}}}
 		})
 	case "resources/read":
-		return canned(params, "uri", spec.ReadResults, spec.Resources, "uri", "resource", codeResourceNotFound, func(uri string) any {
+		return canned(params, "uri", spec.ReadResults, spec.Resources, "resource", codeResourceNotFound, func(uri string) any {
 			return map[string]any{"contents": []any{map[string]any{"uri": uri, "text": ""}}}
 		})
 	case "skills/get":
@@ -292,19 +292,16 @@ func endlessItem(method string, n int) json.RawMessage {
 
 // canned answers a call on a named thing (a tool, a prompt, a resource):
 // its canned result, or a default one for a listed thing, or an error.
-func canned(params json.RawMessage, param string, results map[string]json.RawMessage, listed []json.RawMessage, key, what string, missing int, def func(string) any) (json.RawMessage, *specError) {
-	var p map[string]json.RawMessage
-	var name string
-	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p[param], &name) != nil {
-		return nil, &specError{Code: codeInvalidParams, Message: fmt.Sprintf("params.%s: want a string", param)}
+func canned(params json.RawMessage, key string, results map[string]json.RawMessage, listed []json.RawMessage, what string, missing int, def func(string) any) (json.RawMessage, *specError) {
+	name, ok := stringMember(params, key)
+	if !ok {
+		return nil, &specError{Code: codeInvalidParams, Message: fmt.Sprintf("params.%s: want a string", key)}
 	}
 	if res, ok := results[name]; ok {
 		return res, nil
 	}
 	for _, item := range listed {
-		var m map[string]json.RawMessage
-		var n string
-		if json.Unmarshal(item, &m) == nil && json.Unmarshal(m[key], &n) == nil && n == name {
+		if n, ok := stringMember(item, key); ok && n == name {
 			return mustJSON(def(name)), nil
 		}
 	}
