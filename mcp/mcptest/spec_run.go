@@ -168,14 +168,11 @@ func (s *Spec) notification(st *specState, m msg, out specOut) {
 			st.stop()
 			return
 		}
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		p.RequestID = member(m.Params, "requestId")
+		id := string(member(m.Params, "requestId"))
 		st.mu.Lock()
-		if ch, ok := st.running[string(p.RequestID)]; ok {
+		if ch, ok := st.running[id]; ok {
 			close(ch)
-			delete(st.running, string(p.RequestID))
+			delete(st.running, id)
 		}
 		st.mu.Unlock()
 	}
