@@ -102,7 +102,7 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 		return
 	}
 	m.raw = x.Body
-	if m.Method != "" && m.ID != nil && (slices.Contains(spec.Mute, m.Method) || slices.Contains(spec.Mute, m.Method+" "+nameParam(m.Params))) {
+	if m.Method != "" && m.ID != nil && (slices.Contains(spec.Mute, m.Method) || slices.Contains(spec.Mute, m.Method+" "+param(m.Params, "name"))) {
 		x.Hold() // never answered: not even a status, whether muted by method or by tool
 		return
 	}
@@ -222,7 +222,7 @@ func (spec *Spec) paramMismatch(h http.Header, m msg) string {
 			} `json:"properties"`
 		} `json:"inputSchema"`
 	}
-	if json.Unmarshal(spec.tool(nameParam(m.Params)), &tool) != nil {
+	if json.Unmarshal(spec.tool(param(m.Params, "name")), &tool) != nil {
 		return "" // a tool not listed annotates no argument
 	}
 	args := member(m.Params, "arguments")
@@ -289,7 +289,7 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	}
 	unrelated := spec.has("unrelated-on-stream") && (m.Method == "ping" && spec.Era != "modern" || m.Method == "server/discover" || strings.HasSuffix(m.Method, "/list"))
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
-	streams := s.opts.SSE || spec.has("event-id-reuse") || spec.has("stream-left-open") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && nameParam(m.Params) == slowTool ||
+	streams := s.opts.SSE || spec.has("event-id-reuse") || spec.has("stream-left-open") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && param(m.Params, "name") == slowTool ||
 		m.Method == "tasks/result" && spec.Tasks != nil || unrelated || m.Method == "tasks/get" && spec.has("tasks-get-streamed")
 	if streams && !plain && !s.opts.Legacy && spec.edge("sse-polling") && !spec.has("stream-left-open") && spec.Era != "modern" && m.Method != "initialize" {
 		s.poll(x, m, st)

@@ -105,7 +105,7 @@ func (s *Spec) namedRequest(st *specState, m msg, id json.RawMessage, out specOu
 		}
 		s.namedPage(m, id, out)
 	case "tools/call":
-		if s.Tasks != nil && (member(m.Params, "task") != nil || nameParam(m.Params) == "job") {
+		if s.Tasks != nil && (member(m.Params, "task") != nil || param(m.Params, "name") == "job") {
 			return false // the spec's tasks
 		}
 		s.namedCall(st, m, id, out)

@@ -76,7 +76,7 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 	if slices.Contains(spec.MethodNotFound, method) {
 		return nil, notFound(method)
 	}
-	for _, key := range []string{method, method + " " + nameParam(params)} { // a method's, or one tool's or prompt's
+	for _, key := range []string{method, method + " " + param(params, "name")} { // a method's, or one tool's or prompt's
 		if e, ok := spec.Errors[key]; ok {
 			return nil, &e
 		}

@@ -58,7 +58,7 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		}
 		if p, ok := object(params); ok && method == "tools/call" && s.has("tool-names-fold") {
 			for _, t := range s.Tools { // the tool whose name differs in case alone is called
-				if n, _ := stringMember(t, "name"); strings.EqualFold(n, nameParam(params)) {
+				if n, _ := stringMember(t, "name"); strings.EqualFold(n, param(params, "name")) {
 					p["name"] = mustJSON(n)
 				}
 			}
@@ -67,14 +67,14 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		// A tool that requires a task, called without one: -32601
 		// (2025-11-25 basic/utilities/tasks#tool-level-negotiation).
 		if method == "tools/call" && member(params, "task") == nil && !s.has("task-required-served") &&
-			s.toolTaskSupport(nameParam(params)) == "required" {
+			s.toolTaskSupport(param(params, "name")) == "required" {
 			return nil, &specError{Code: codeMethodNotFound, Message: "tools/call: the tool requires a task"}
 		}
 	}
 	if _, ok := lists[method]; ok {
 		params = s.cursorFaults(st, method, params)
 	}
-	if method == "prompts/get" && s.Era == "modern" && s.has("mrtr") && nameParam(params) == "ask" {
+	if method == "prompts/get" && s.Era == "modern" && s.has("mrtr") && param(params, "name") == "ask" {
 		return s.askPrompt(st, params)
 	}
 	res, e := s.handle(method, params)
@@ -157,7 +157,7 @@ func (s *Spec) answerFaults(method string, params, res json.RawMessage, e *specE
 	case e != nil && method == "tools/call" && s.has("unknown-tool-result"):
 		return json.RawMessage(`{"content":[{"type":"text","text":"no such tool"}],"isError":true}`), nil
 	case e != nil && method == "tools/call" && s.has("unknown-tool-32601"):
-		return nil, &specError{Code: codeMethodNotFound, Message: "Unknown tool: " + nameParam(params)}
+		return nil, &specError{Code: codeMethodNotFound, Message: "Unknown tool: " + param(params, "name")}
 	case e == nil && method == "completion/complete" && (member(params, "ref") == nil || member(params, "argument") == nil) && !s.has("lenient-complete"):
 		return nil, &specError{Code: codeInvalidParams, Message: "completion/complete: ref and argument are required"}
 	case e == nil && method == "completion/complete" && s.has("has-more-string"):
@@ -242,7 +242,7 @@ func (s *Spec) missingArgs(params json.RawMessage) string {
 				Required json.RawMessage `json:"required"`
 			} `json:"arguments"`
 		}
-		if json.Unmarshal(pr, &d) != nil || d.Name != nameParam(params) {
+		if json.Unmarshal(pr, &d) != nil || d.Name != param(params, "name") {
 			continue
 		}
 		for _, a := range d.Arguments {
@@ -403,7 +403,7 @@ func (s *Spec) replyID(id json.RawMessage) json.RawMessage {
 // inputSchema (internal/jsonschema, as mcpv's own check of a call); ""
 // when they do not, or the tool has no schema it can compile.
 func (s *Spec) invalidArgs(params json.RawMessage) string {
-	schema, err := jsonschema.Compile(member(s.tool(nameParam(params)), "inputSchema"))
+	schema, err := jsonschema.Compile(member(s.tool(param(params, "name")), "inputSchema"))
 	if err != nil {
 		return ""
 	}
@@ -452,10 +452,10 @@ func stringMember(raw json.RawMessage, key string) (string, bool) {
 	return s, true
 }
 
-// nameParam is params.name.
-func nameParam(params json.RawMessage) string {
-	n, _ := stringMember(params, "name")
-	return n
+// param is the string params.key (a name, a taskId), "" when none.
+func param(params json.RawMessage, key string) string {
+	v, _ := stringMember(params, key)
+	return v
 }
 
 // askPrompt is prompts/get of "ask" with the mrtr behaviour: the first

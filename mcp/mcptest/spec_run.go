@@ -192,7 +192,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	st.mu.Unlock()
 	switch {
 	case s.has("hang") && m.Method != "initialize" && m.Method != "server/discover",
-		slices.Contains(s.Mute, m.Method) || slices.Contains(s.Mute, m.Method+" "+nameParam(m.Params)),
+		slices.Contains(s.Mute, m.Method) || slices.Contains(s.Mute, m.Method+" "+param(m.Params, "name")),
 		s.has("mute-early") && early && m.Method != "initialize":
 		return
 	case s.has("ping-unanswered") && m.Method == "ping":
@@ -230,7 +230,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 			return
 		}
 	}
-	if s.lat != nil && m.Method == "tools/call" && !(s.Tasks != nil && (member(m.Params, "task") != nil || nameParam(m.Params) == "job")) {
+	if s.lat != nil && m.Method == "tools/call" && !(s.Tasks != nil && (member(m.Params, "task") != nil || param(m.Params, "name") == "job")) {
 		s.lat.run(out, func() { s.respond(st, m, id, out) })
 		return
 	}
@@ -250,7 +250,7 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 			out.send(serverPing()) // while the task runs: a request of no task's
 		}
 		return
-	case m.Method == "tools/call" && nameParam(m.Params) == slowTool && s.tool(slowTool) != nil:
+	case m.Method == "tools/call" && param(m.Params, "name") == slowTool && s.tool(slowTool) != nil:
 		s.slowCall(st, m, id, out)
 		return
 	case m.Method == "subscriptions/listen" && modern:

@@ -155,7 +155,7 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 	if s.Tasks == nil {
 		return false
 	}
-	tool := nameParam(m.Params)
+	tool := param(m.Params, "name")
 	support := s.toolTaskSupport(tool)
 	if s.Era == "modern" {
 		declared := declaresExtension(m.Params)
@@ -388,9 +388,9 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 		return false
 	}
 	st.mu.Lock()
-	t := st.tasks[taskIDParam(m.Params)]
+	t := st.tasks[param(m.Params, "taskId")]
 	if related := member(member(m.Params, "_meta"), "io.modelcontextprotocol/related-task"); related != nil && s.has("task-id-from-meta") {
-		t = st.tasks[taskIDParam(related)]
+		t = st.tasks[param(related, "taskId")]
 	}
 	if t == nil {
 		st.mu.Unlock()
@@ -443,13 +443,7 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 // -32603 with the fault given.
 func (s *Spec) noTask(m msg, id json.RawMessage, fault string, out specOut) {
 	code := map[bool]int{false: codeInvalidParams, true: -32603}[s.has(fault)]
-	out.send(s.errorLine(id, code, "Task not found: "+taskIDParam(m.Params)))
-}
-
-// taskIDParam is params.taskId.
-func taskIDParam(params json.RawMessage) string {
-	v, _ := stringMember(params, "taskId")
-	return v
+	out.send(s.errorLine(id, code, "Task not found: "+param(m.Params, "taskId")))
 }
 
 // statusNote announces a task's new status, its fields as taken under
@@ -597,7 +591,7 @@ func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) 
 		return true
 	}
 	st.mu.Lock()
-	t := st.tasks[taskIDParam(m.Params)]
+	t := st.tasks[param(m.Params, "taskId")]
 	if t == nil || m.Method == "tasks/get" && !t.gotten && s.has("ext-not-durable") {
 		if t != nil {
 			t.gotten = true
