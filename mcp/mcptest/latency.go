@@ -1,7 +1,7 @@
 package mcptest
 
 import (
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,8 +42,7 @@ type latency struct {
 	Latency
 	serial bool          // one request at a time (the serial behaviour)
 	slots  chan struct{} // a token for each call being worked on, when Capacity bounds them
-	mu     sync.Mutex    // guards n
-	n      int           // the tools/call requests numbered so far
+	n      atomic.Int64  // the tools/call requests numbered so far
 }
 
 // run answers a tools/call (answer) once its time has passed: in turn
@@ -59,10 +58,7 @@ func (l *latency) run(out specOut, answer func()) {
 			return
 		}
 	}
-	l.mu.Lock()
-	l.n++
-	d := l.Of(l.n)
-	l.mu.Unlock()
+	d := l.Of(int(l.n.Add(1)))
 	run := func() {
 		if wait(d, out.done) {
 			answer()
