@@ -48,7 +48,7 @@ type specState struct {
 }
 
 func newSpecState() *specState {
-	return &specState{running: map[string]chan struct{}{}, asked: map[string]int{}}
+	return &specState{running: map[string]chan struct{}{}, asked: map[string]int{}, tasks: map[string]*specTask{}, waits: map[string]chan msg{}}
 }
 
 func (st *specState) stop() { withLock(&st.mu, func() { st.stopped = true }) }

@@ -220,9 +220,6 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 func (s *Spec) newTask(st *specState, tool string, ttl *int64) *specTask {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.tasks == nil {
-		st.tasks = map[string]*specTask{}
-	}
 	now := stamp()
 	if ttl == nil {
 		ttl = new(int64(60000))
@@ -526,12 +523,10 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 			out.send(`{"jsonrpc":"2.0","id":"` + ask + `","method":"elicitation/create","params":` + elicitation[:len(elicitation)-1] + meta + `}}`)
 			select {
 			case r := <-answer:
-				st.mu.Lock()
-				t.answers = r.Result
-				if t.answers == nil {
-					t.answers = json.RawMessage(`{"error":true}`)
+				if r.Result == nil {
+					r.Result = json.RawMessage(`{"error":true}`)
 				}
-				st.mu.Unlock()
+				withLock(&st.mu, func() { t.answers = r.Result })
 			case <-time.After(time.Minute):
 				return
 			case <-out.done:
@@ -557,12 +552,7 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 // id.
 func (st *specState) await(id string) chan msg {
 	ch := make(chan msg, 1)
-	st.mu.Lock()
-	if st.waits == nil {
-		st.waits = map[string]chan msg{}
-	}
-	st.waits[`"`+id+`"`] = ch
-	st.mu.Unlock()
+	withLock(&st.mu, func() { st.waits[`"`+id+`"`] = ch })
 	return ch
 }
 
