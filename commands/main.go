@@ -228,14 +228,10 @@ func (s *commandSet) commands() []command {
 // Validate checks the global flags: the output flags, the server flags,
 // the authorization flags and the client flags, in that order.
 func (c *cli) Validate() error {
-	if err := c.outputFlags.Validate(); err != nil {
-		return err
-	}
-	if err := c.flags.ServerFlags.Validate(); err != nil {
-		return err
-	}
-	if err := c.flags.AuthFlags.Validate(); err != nil {
-		return err
+	for _, validate := range []func() error{c.outputFlags.Validate, c.flags.ServerFlags.Validate, c.flags.AuthFlags.Validate} {
+		if err := validate(); err != nil {
+			return err
+		}
 	}
 	return c.flags.ClientFlags.Validate()
 }
