@@ -107,13 +107,7 @@ func (c *loadCmd) notInBatch() {}
 const maxConcurrency = 10000
 
 func (c *loadCmd) Validate() error {
-	given := 0
-	for _, g := range []bool{len(c.Operation) > 0, c.Mix != "", c.Scenario != ""} {
-		if g {
-			given++
-		}
-	}
-	if given > 1 {
+	if op := len(c.Operation) > 0; op && c.Mix != "" || op && c.Scenario != "" || c.Mix != "" && c.Scenario != "" {
 		return fmt.Errorf("give one of an operation, --mix FILE and --scenario FILE")
 	}
 	if len(c.Operation) > 0 {
