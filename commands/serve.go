@@ -331,10 +331,7 @@ func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) e
 	if p.clients != nil {
 		h.SetClients(p.clients)
 	}
-	path := cmp.Or(p.path, serve.DefaultPath)
-	return p.serveHTTP(ctx, out, h, srv.Done(), srv.Err, func(addr net.Addr) {
-		out.notef("serving at http://%s%s", addr, path)
-	})
+	return p.serveHTTP(ctx, out, h, srv.Done(), srv.Err, nil)
 }
 
 // serveStdio serves srv's one client on stdin and stdout.
@@ -363,8 +360,9 @@ type endpoint interface {
 // (why says why), then shuts down: the listener closes at once, so that
 // a balancer's next connection goes to another replica; after a signal
 // (ctx) h drains for serve.DrainGrace, after the upstream's end it
-// settles, and then its sessions close. announce says where.
-func (p listening) serveHTTP(ctx context.Context, out *console, h endpoint, done <-chan struct{}, why func() error, announce func(net.Addr)) error {
+// settles, and then its sessions close. It says where it serves, and
+// announce, unless nil, says more.
+func (p listening) serveHTTP(ctx context.Context, out *console, h endpoint, done <-chan struct{}, why func() error, announce func(addr net.Addr, path string)) error {
 	ln, err := net.Listen("tcp", p.addr)
 	if err != nil {
 		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
@@ -376,9 +374,12 @@ func (p listening) serveHTTP(ctx context.Context, out *console, h endpoint, done
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }() // serve's HTTP server: ends at Shutdown
-	announce(ln.Addr())
+	path := cmp.Or(p.path, serve.DefaultPath)
+	out.notef("serving at http://%s%s", ln.Addr(), path)
+	if announce != nil {
+		announce(ln.Addr(), path)
+	}
 	if p.sse {
-		path := cmp.Or(p.path, serve.DefaultPath)
 		stream, _ := serve.LegacyPaths(path)
 		out.notef("serving the HTTP+SSE transport at http://%s%s", ln.Addr(), stream)
 	}

@@ -111,9 +111,7 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 		h := g.HTTPHandler(plan.clients, plan.remote, plan.path, func(h *serve.HTTPHandler) {
 			h.Origins, h.SSE, h.NoCard = plan.origins, plan.sse, plan.noCard
 		})
-		path := cmp.Or(plan.path, serve.DefaultPath)
-		err = plan.serveHTTP(ctx, out, h, nil, nil, func(addr net.Addr) {
-			out.notef("serving at http://%s%s", addr, path)
+		err = plan.serveHTTP(ctx, out, h, nil, nil, func(addr net.Addr, path string) {
 			var each []string
 			for _, m := range members {
 				each = append(each, fmt.Sprintf("http://%s%s/%s", addr, strings.TrimSuffix(path, "/"), m.name))
