@@ -138,9 +138,7 @@ func (c *pinCmd) Run(ctx context.Context, out *console, t *targets) error {
 		}
 		o, err := c.one(ctx, out, t, file, label, name)
 		if err != nil {
-			if failed == nil {
-				failed = err
-			}
+			failed = cmp.Or(failed, err)
 			failures++
 			o.Action, o.Error = "failed", err.Error()
 			if len(names) == 1 {

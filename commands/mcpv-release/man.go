@@ -6,6 +6,7 @@ package main
 //	go run ./commands/mcpv-release man -version v1.2.3 -date 2026-11-23 > mcpv.1
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -48,9 +49,7 @@ func runMan(args []string) {
 // pageDate is the day of the given date, or of the build's commit, or
 // today.
 func pageDate(given string) (string, error) {
-	if given == "" {
-		given = commands.Date
-	}
+	given = cmp.Or(given, commands.Date)
 	if given == "" {
 		return time.Now().UTC().Format(time.DateOnly), nil
 	}
