@@ -29,20 +29,10 @@ const agentSkillDescription = "Talk to any Model Context Protocol (MCP) server f
 // agentSkill is the SKILL.md.
 func agentSkill() (string, error) {
 	var b strings.Builder
-	help := func(name string) string {
-		for _, c := range new(commandSet).commands() {
-			if c.name == name {
-				if h, ok := c.value.(interface{ Help() string }); ok {
-					return h.Help()
-				}
-			}
-		}
-		return ""
-	}
-	examples := func(name string, keep func(string) bool) string {
-		_, ex, ok := strings.Cut("\n"+help(name), "\nExamples:\n")
+	examples := func(cmd interface{ Help() string }, keep func(string) bool) string {
+		_, ex, ok := strings.Cut("\n"+cmd.Help(), "\nExamples:\n")
 		if !ok {
-			panic("agent skill: " + name + "'s help has no Examples")
+			panic(fmt.Sprintf("agent skill: %T's help has no Examples", cmd))
 		}
 		lines := slices.DeleteFunc(dollarLines(ex), func(cmd string) bool { return keep != nil && !keep(cmd) })
 		return strings.Join(lines, "\n") + "\n"
@@ -66,7 +56,7 @@ with the server prints them as a usage block, from its input schema), call it, a
 you need of the answer (replace ` + "`./server`" + ` with the server's command):
 
 `)
-	b.WriteString("```sh\n" + examples("list-tools", onServer) + examples("call", onServer) + "```\n")
+	b.WriteString("```sh\n" + examples(new(listToolsCmd), onServer) + examples(new(callCmd), onServer) + "```\n")
 	b.WriteString(`
 ` + "`key=value`" + ` arguments are typed by the tool's input schema (` + "`n=3`" + ` is sent as a number when the
 schema says number, as a string when it says string); ` + "`key:=JSON`" + ` is raw JSON; ` + "`--args @file.json`" + `
@@ -78,7 +68,7 @@ says which argument and why. ` + "`mcpv help arguments`" + ` has the rules.
 ` + "`mcpv --help`" + ` lists every command; these read what a server offers besides tools:
 
 `)
-	b.WriteString("```sh\n" + examples("list-resources", onServer) + examples("read", onServer) + examples("get-prompt", onServer) + examples("complete", onServer) + "```\n")
+	b.WriteString("```sh\n" + examples(new(listResourcesCmd), onServer) + examples(new(readCmd), onServer) + examples(new(getPromptCmd), onServer) + examples(new(completeCmd), onServer) + "```\n")
 	b.WriteString(`
 ## Many calls: keep a session
 
@@ -117,14 +107,14 @@ may come before mcpv's; with it they are kept out, and a failed server's last li
 each hit carries the command that uses it (a tool's ` + "`call ... --help`" + ` first):
 
 `)
-	b.WriteString("```sh\n" + examples("search", nil) + "```\n")
+	b.WriteString("```sh\n" + examples(new(searchCmd), nil) + "```\n")
 	b.WriteString(`
 ## What a server costs
 
 Every tool is sent to the model with every request. ` + "`mcpv cost`" + ` counts each one's tokens:
 
 `)
-	b.WriteString("```sh\n" + examples("cost", nil) + "```\n")
+	b.WriteString("```sh\n" + examples(new(costCmd), nil) + "```\n")
 	b.WriteString(`
 ## Traps
 
