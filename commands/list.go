@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,9 +47,7 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 			}
 			return v.Write(piece)
 		})
-		if cerr := v.Close(); err == nil {
-			err = cerr
-		}
+		err = cmp.Or(err, v.Close())
 		return listDone(out, p, next, err)
 	}
 	res, next, err := client.List(ctx, method, key, pages)

@@ -122,9 +122,7 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 	g.Close()
 	for i, m := range members {
 		if recs[i] != nil {
-			if werr := writeRecording(out, m.recordPath, recs[i], secrets); werr != nil && err == nil {
-				err = werr
-			}
+			err = cmp.Or(err, writeRecording(out, m.recordPath, recs[i], secrets))
 		}
 	}
 	return err
