@@ -167,13 +167,10 @@ func (c *appCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 	}
 	if !report.Valid || !c.Open {
-		if err := out.print(mustJSON(report)); err != nil {
+		if err := out.print(mustJSON(report)); err != nil || report.Valid {
 			return err
 		}
-		if !report.Valid {
-			return invalid
-		}
-		return nil
+		return invalid
 	}
 	return c.open(ctx, s, client, out, tools, def, a, rs, args)
 }

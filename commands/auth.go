@@ -84,13 +84,10 @@ func (c *authStatusCmd) Run(ctx context.Context, s *session, out *console) error
 		usable = usable || v.Usable && v.Matches
 		views = append(views, v)
 	}
-	if err := out.print(mustJSON(map[string]any{"server": redact.URL(server), "logged_in": usable, "records": views})); err != nil {
+	if err := out.print(mustJSON(map[string]any{"server": redact.URL(server), "logged_in": usable, "records": views})); err != nil || usable {
 		return err
 	}
-	if !usable {
-		return silentAuthError{errNotLoggedIn}
-	}
-	return nil
+	return silentAuthError{errNotLoggedIn}
 }
 
 // storedTokens is what the token store holds for the session's server

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -442,10 +443,7 @@ func (c *callCmd) result(ctx context.Context, s *session, out *console, def mcp.
 		if err := out.printResult(res, c.Text, c.SaveDir); err != nil {
 			return err
 		}
-		if outErr != nil {
-			return outErr
-		}
-		return f.Err(res)
+		return cmp.Or(outErr, f.Err(res))
 	}
 }
 
