@@ -55,13 +55,10 @@ func (c *batchCmd) Run(ctx context.Context, s *session, out *console) error {
 	lines := &lineParser{environ: out.env.Environ, vars: out.flags.variables(), lines: map[string]*parsedLine{}}
 	first, err := runBatch(ctx, batchOptions{In: out.ios.In, Out: out.ios.Out, Workers: c.Parallel, KeepGoing: c.KeepGoing,
 		Do: func(ctx context.Context, op batchOp) batchResult { return runBatchOp(ctx, s, out, lines, op) }})
-	if err != nil {
+	if err != nil || first == exitcode.OK {
 		return err
 	}
-	if first != exitcode.OK {
-		return batchFailed{code: first}
-	}
-	return nil
+	return batchFailed{code: first}
 }
 
 // batchFailed carries the first failure's exit code. Its line was

@@ -456,13 +456,10 @@ func (c *callCmd) checkOutput(ctx context.Context, s *session, out *console, def
 		return c.outputProblem(out, "the result has no structuredContent, though the tool declares an outputSchema")
 	}
 	violation, err := c.checker(s, out).Check(ctx, "outputSchema", def.OutputSchema, f.Structured)
-	if err != nil {
+	if err != nil || violation == nil {
 		return err
 	}
-	if violation != nil {
-		return c.outputProblem(out, fmt.Sprintf("structuredContent %v, against the tool's outputSchema", violation))
-	}
-	return nil
+	return c.outputProblem(out, fmt.Sprintf("structuredContent %v, against the tool's outputSchema", violation))
 }
 
 func (c *callCmd) outputProblem(out *console, msg string) error {

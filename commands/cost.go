@@ -85,13 +85,10 @@ func (c *costCmd) Run(ctx context.Context, out *console, t *targets) error {
 		cost.ByPrefix(items, c.Separator)
 	}
 	r := cost.NewReport(enc.Name, c.As, items, c.All || c.Gateway || len(c.Files) > 0)
-	if err := c.print(out, r); err != nil {
+	if err := c.print(out, r); err != nil || len(failures) == 0 {
 		return err
 	}
-	if len(failures) > 0 {
-		return batchFailed{exitCode(failures[0]), out.unsaid(failures)}
-	}
-	return nil
+	return batchFailed{exitCode(failures[0]), out.unsaid(failures)}
 }
 
 // surfaceArgs refuses a command line of a command that reads surfaces

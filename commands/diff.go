@@ -114,13 +114,10 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 	default:
 		err = c.writeText(out, changes, tokens, failOn, failed)
 	}
-	if err != nil {
+	if err != nil || !failed {
 		return err
 	}
-	if failed {
-		return batchFailed{exitcode.ToolError, []string{"the diff fails --fail-on " + c.FailOn + ": the report on stdout says why"}}
-	}
-	return nil
+	return batchFailed{exitcode.ToolError, []string{"the diff fails --fail-on " + c.FailOn + ": the report on stdout says why"}}
 }
 
 // diffChanges are the changes from old to new. Against a pin, only what
