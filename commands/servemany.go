@@ -287,17 +287,14 @@ func checkServeFileTrust(out *console, file *servefile.File) error {
 		return configError(err)
 	}
 	trusted, err := out.env.TrustStore().Trusted(file.Source.Path, data)
-	if err != nil {
+	if err != nil || trusted {
 		return err
 	}
-	if !trusted {
-		rel := file.Source.Path
-		if r, err := filepath.Rel(out.env.Cwd, rel); err == nil && !strings.HasPrefix(r, "..") {
-			rel = r
-		}
-		return configError(fmt.Errorf("%s is not trusted: a serve file of the project says what runs and what is sent; review it, then run: mcpv trust %s", rel, shellwords.Quote(rel)))
+	rel := file.Source.Path
+	if r, err := filepath.Rel(out.env.Cwd, rel); err == nil && !strings.HasPrefix(r, "..") {
+		rel = r
 	}
-	return nil
+	return configError(fmt.Errorf("%s is not trusted: a serve file of the project says what runs and what is sent; review it, then run: mcpv trust %s", rel, shellwords.Quote(rel)))
 }
 
 // tokenViews are the clients of the endpoint: tokens (each seeing
