@@ -59,10 +59,7 @@ func (c *authLoginCmd) Run(ctx context.Context, s *session, out *console) error 
 	if err != nil {
 		return err
 	}
-	kept := "a file readable by you alone"
-	if rec.Secrets == oauth.SecretsKeychain {
-		kept = "the system's keychain"
-	}
+	kept := map[bool]string{true: "the system's keychain", false: "a file readable by you alone"}[rec.Secrets == oauth.SecretsKeychain]
 	out.notef("authorized at %s; tokens kept in %s", safetext.Line(rec.Issuer), kept)
 	return out.print(mustJSON(describeAuth(rec, s.settings.Auth.Want())))
 }

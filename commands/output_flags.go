@@ -147,10 +147,7 @@ type jqVarMapper struct{ json bool }
 var jqVarName = &lazy.Regexp{Pattern: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
 func (m jqVarMapper) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
-	what := "VALUE"
-	if m.json {
-		what = "JSON"
-	}
+	what := map[bool]string{true: "JSON", false: "VALUE"}[m.json]
 	at := -ctx.Scan.Len() // fewer words left: given later
 	name := ctx.Scan.Pop()
 	if name.IsEOL() {

@@ -365,10 +365,7 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 		return fail(err)
 	}
 	k.Client = conn.Client
-	era := "legacy"
-	if conn.Client.Modern() {
-		era = "modern"
-	}
+	era := map[bool]string{true: "modern", false: "legacy"}[conn.Client.Modern()]
 	k.Info = keeper.Info{Name: start.Name, Target: start.Target, PID: os.Getpid(), ProtocolVersion: conn.Client.ProtocolVersion(),
 		Era: era, Started: time.Now().UTC().Truncate(time.Second), Socket: ln.Paths.Socket, Log: start.Log}
 	info := k.Info
