@@ -282,10 +282,7 @@ func (e checkFailed) Error() string {
 		return s
 	}
 	if len(e.ids) == 0 {
-		what := "a check was inconclusive"
-		if len(e.inconclusive) > 1 {
-			what = fmt.Sprintf("%d checks were inconclusive", len(e.inconclusive))
-		}
+		what := plural(len(e.inconclusive), "a check was inconclusive", fmt.Sprintf("%d checks were inconclusive", len(e.inconclusive)))
 		why := "the server did not answer in time; give it more with --check-timeout or --connect-timeout"
 		switch e.killed {
 		case 0:
@@ -296,11 +293,7 @@ func (e checkFailed) Error() string {
 		}
 		return what + " (" + why + "): " + idList(e.inconclusive)
 	}
-	what := "a requirement does not hold"
-	if len(e.ids) > 1 {
-		what = fmt.Sprintf("%d requirements do not hold", len(e.ids))
-	}
-	s := what + ": " + idList(e.ids)
+	s := plural(len(e.ids), "a requirement does not hold", fmt.Sprintf("%d requirements do not hold", len(e.ids))) + ": " + idList(e.ids)
 	if n := len(e.inconclusive); n > 0 {
 		s += fmt.Sprintf(" (and %d inconclusive)", n)
 	}
