@@ -53,10 +53,7 @@ func exitCode(err error) int {
 
 // silent errors have already told the user what happened, through stdout.
 func silent(err error) bool {
-	if isA[silentAuthError](err) || isA[batchFailed](err) {
-		return true
-	}
-	return errors.Is(err, output.ErrFalsy) || exitcode.ClosedStdout(err)
+	return isA[silentAuthError](err) || isA[batchFailed](err) || errors.Is(err, output.ErrFalsy) || exitcode.ClosedStdout(err)
 }
 
 // detailed is an error with lines to show under its own, made safe (a
