@@ -440,10 +440,7 @@ func (c *callCmd) result(ctx context.Context, s *session, out *console, def mcp.
 	return func(res json.RawMessage) error {
 		f := toolcall.ResultFields(res)
 		outErr := c.checkOutput(ctx, s, out, def, f)
-		if err := out.printResult(res, c.Text, c.SaveDir); err != nil {
-			return err
-		}
-		return cmp.Or(outErr, f.Err(res))
+		return cmp.Or(out.printResult(res, c.Text, c.SaveDir), outErr, f.Err(res))
 	}
 }
 

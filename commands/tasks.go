@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 
@@ -68,10 +69,7 @@ func (c *tasksResultCmd) Run(ctx context.Context, s *session, out *console) erro
 		return err
 	}
 	return followTask(ctx, client, out, t, false, func(res json.RawMessage) error {
-		if err := out.print(res); err != nil {
-			return err
-		}
-		return toolcall.ResultFields(res).Err(res)
+		return cmp.Or(out.print(res), toolcall.ResultFields(res).Err(res))
 	})
 }
 
