@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -29,18 +28,24 @@ const agentSkillDescription = "Talk to any Model Context Protocol (MCP) server f
 // agentSkill is the SKILL.md.
 func agentSkill() (string, error) {
 	var b strings.Builder
+	// examples are the "$ " lines of cmd's help's Examples, without the
+	// "$ ", those keep keeps (nil: all).
 	examples := func(cmd interface{ Help() string }, keep func(string) bool) string {
 		_, ex, ok := strings.Cut("\n"+cmd.Help(), "\nExamples:\n")
 		if !ok {
 			panic(fmt.Sprintf("agent skill: %T's help has no Examples", cmd))
 		}
-		lines := slices.DeleteFunc(dollarLines(ex), func(cmd string) bool { return keep != nil && !keep(cmd) })
+		var lines []string
+		for l := range strings.Lines(ex) {
+			if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "$ "); ok && (keep == nil || keep(cmd)) {
+				lines = append(lines, cmd)
+			}
+		}
 		return strings.Join(lines, "\n") + "\n"
 	}
 	onServer := func(cmd string) bool {
 		return strings.HasSuffix(cmd, " -- ./server") && !strings.Contains(cmd, "|") && !strings.Contains(cmd, " -o ")
 	}
-	_, sessionExamples, _ := strings.Cut(new(sessionCmd).Help(), "\nExamples:\n")
 	fmt.Fprintf(&b, "---\nname: mcpv\ndescription: %q\nlicense: MIT\ncompatibility: Needs the mcpv binary on PATH (Linux, macOS or Windows).\nmetadata:\n  generated-by: mcpv help agent\n---\n\n", agentSkillDescription)
 	b.WriteString(`# mcpv: MCP servers from the shell
 
@@ -74,7 +79,7 @@ says which argument and why. ` + "`mcpv help arguments`" + ` has the rules.
 
 Each command starts the server anew. For many calls, start a session once and name it:
 
-` + "```sh\n" + strings.Join(dollarLines(sessionExamples), "\n") + "\n```\n" + `
+` + "```sh\n" + examples(new(sessionCmd), nil) + "```\n" + `
 ## Slow tools: time limits, progress, events
 
 ` + "`--timeout`" + ` (default 10m) bounds how long mcpv waits for an answer, but every progress
@@ -160,17 +165,6 @@ Examples:
     $ mcpv help agent --install
     $ mcpv help agent --install --project
 `
-
-// dollarLines are the "$ " lines of a help's Examples, without the "$ ".
-func dollarLines(examples string) []string {
-	var out []string
-	for l := range strings.Lines(examples) {
-		if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "$ "); ok {
-			out = append(out, cmd)
-		}
-	}
-	return out
-}
 
 // installSkill is 'mcpv help agent --install [--project]': the skill
 // written where the agents look for it, for the user (~/.claude/skills,
