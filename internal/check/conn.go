@@ -646,10 +646,10 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			out[i].reused = c.asked.has(idKey(m.ID))
 			c.asked.add(idKey(m.ID))
 		}
-		if c.pings = append(c.pings, time.Now()); m.Method != "ping" || !m.IsRequest() || c.answers == nil {
+		if m.Method != "ping" || !m.IsRequest() || c.answers == nil { // the clock read for a server's ping alone
 			c.pings = c.pings[:0]
-		} else if len(c.pings) > maxPings { // the last maxPings kept, however many come
-			c.pings = append(c.pings[:0], c.pings[1:]...)
+		} else if c.pings = append(c.pings, time.Now()); len(c.pings) > maxPings { // the last maxPings kept, however many come
+			c.pings = c.pings[1:]
 		}
 		out[i].pingStorm = len(c.pings) == maxPings && time.Since(c.pings[0]) <= pingWindow
 		k := idKey(member(m.Params, "requestId")) // 2026-07-28 basic/patterns/cancellation: a server cancels a subscriptions/listen of the client's, and nothing else
