@@ -61,6 +61,7 @@ func taskChecks() []*Check {
 		legacy("tasks.id-param", "tasks.requests.tools.call", func(t *T) {
 			run := theTask(t)
 			t.Sent("tasks/get of task " + run.id + " whose _meta names the task " + noTask)
+			t.must("tasks/get", run.metaErr)
 			switch m := run.metaGet; {
 			case m.Error != nil:
 				t.FailGot(errText(m.Error), "refused: the task was looked up by the _meta, not by params.taskId")
@@ -138,12 +139,11 @@ type taskRun struct {
 	// result is tasks/result's answer, asked when the task had not yet
 	// ended (pending) or had; after are two tasks/get once it was
 	// answered (a terminal status must hold).
-	result  *mcp.Message
-	after   []mcp.Message
-	pending bool
-	// metaGet is a tasks/get once it ended whose _meta names another task
-	// (related-task): params.taskId is what names the task.
-	metaGet  mcp.Message
+	result   *mcp.Message
+	after    []mcp.Message
+	pending  bool
+	metaGet  mcp.Message    // tasks/get once it ended, its _meta naming another task (related-task)
+	metaErr  error          // why metaGet has no answer: tasks.id-param's alone, not the run's
 	late     []seen         // progress of the call's token after two tasks/get answered the task ended
 	asks     []seen         // the input the server asked for while the task ran
 	notes    []seen         // notifications/tasks/status of the task
@@ -238,7 +238,7 @@ func legacyTask(t *T) *taskRun {
 		run.after = append(run.after, after)
 	}
 	params, _ = withMember(mcp.TaskParams(run.id), "_meta", json.RawMessage(`{"`+mcp.RelatedTaskKey+`":{"taskId":"`+noTask+`"}}`))
-	run.metaGet, _ = t.request(c, "tasks/get", params)
+	run.metaGet, _, run.metaErr = c.request(t.ctx, "tasks/get", params)
 	if t.r.facts.declares("tasks.cancel") {
 		m, _ := t.request(c, "tasks/cancel", mcp.TaskParams(run.id))
 		run.ended = &m
