@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mcpv/mcpv/internal/jsonschema"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 )
@@ -341,18 +342,12 @@ func privateURLProblem(p, _ json.RawMessage, _ string) string {
 			if w := sensitiveField(k, json.RawMessage(`{"type":"string"}`), headerSecrets); w != "" && strings.Join(params[k], "") != "" {
 				return fmt.Sprintf("the url's parameter %q carries a %s", clip(k, 60), w)
 			}
-			if slices.ContainsFunc(params[k], emailLike) {
+			if slices.ContainsFunc(params[k], jsonschema.IsEmail) {
 				return fmt.Sprintf("the url's parameter %q carries an email address", clip(k, 60))
 			}
 		}
 	}
 	return ""
-}
-
-// emailLike reports whether v reads as an email address.
-func emailLike(v string) bool {
-	local, domain, ok := strings.Cut(v, "@")
-	return ok && local != "" && strings.Contains(strings.TrimSuffix(domain, "."), ".") && !strings.ContainsAny(v, " /:")
 }
 
 // linkProblem is a form elicitation with a web address in a text

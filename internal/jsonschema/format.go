@@ -32,6 +32,9 @@ func formatCheck(name string) func(string) error {
 	return nil
 }
 
+// IsEmail reports whether s is an email address, as format "email" reads one.
+func IsEmail(s string) bool { return formatEmail(s) == nil }
+
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // digitsValue reads s as a decimal number, false when it is empty or has
