@@ -315,18 +315,18 @@ func Names(dir string) ([]string, error) {
 }
 
 // Stop asks the keeper of name to end the session, and waits (up to wait)
-// until it has: the server shut down and the lock released. A keeper
-// whose socket was removed cannot be asked: it is sent SIGTERM, found by
-// the pid in the lock it holds (it would end by itself soon, see
-// checkEvery).
+// until it has: the server shut down, the lock released and the keeper's
+// process gone. A keeper whose socket was removed cannot be asked: it is
+// sent SIGTERM, found by the pid in the lock it holds (it would end by
+// itself soon, see checkEvery).
 func Stop(d Dir, name string, wait time.Duration) error {
+	p, _ := PathsOf(d.Path, name)
+	pid := holder(p.Lock)
 	c, r, err := dial(d, name, stopLine)
 	var none *ErrNoSession
-	if errors.As(err, &none) {
-		if p, _ := PathsOf(d.Path, name); held(p.Lock) {
-			terminate(p.Lock) // as session start ends a keeper that is not to stay
-			return awaitEnd(p, name, wait)
-		}
+	if errors.As(err, &none) && pid > 0 {
+		terminate(pid) // as session start ends a keeper that is not to stay
+		return awaitEnd(p, pid, name, wait)
 	}
 	if err != nil {
 		return err
@@ -334,24 +334,21 @@ func Stop(d Dir, name string, wait time.Duration) error {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(wait))
 	for {
-		ctl, err := readControl(r)
-		if err != nil {
-			// The keeper closes the connection when it is done.
-			p, _ := PathsOf(d.Path, name)
-			return awaitEnd(p, name, wait)
-		}
-		if ctl.Stopped != nil {
-			// Said once the server is shut down; the keeper's own
-			// process ends after it, its lock with it.
-			p, _ := PathsOf(d.Path, name)
-			return awaitEnd(p, name, wait)
+		// The keeper closes the connection when it is done, and says
+		// Stopped once the server is shut down; its own process ends
+		// after either, its lock with it.
+		if ctl, err := readControl(r); err != nil || ctl.Stopped != nil {
+			return awaitEnd(p, pid, name, wait)
 		}
 	}
 }
 
-// awaitEnd waits until no keeper holds the lock of p.
-func awaitEnd(p Paths, name string, wait time.Duration) error {
-	for end := time.Now().Add(wait); held(p.Lock); time.Sleep(20 * time.Millisecond) {
+// awaitEnd waits until no keeper holds the lock of p and the process pid
+// (the keeper that held it, 0 if none was seen) has ended: the lock is
+// released a moment before the process exits, and a caller told the
+// session stopped may look for the process at once.
+func awaitEnd(p Paths, pid int, name string, wait time.Duration) error {
+	for end := time.Now().Add(wait); held(p.Lock) || alive(pid); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(end) {
 			return fmt.Errorf("session %q did not stop within %v", name, wait)
 		}

@@ -16,7 +16,11 @@ func unlock(f *os.File) { f.Close() }
 
 func held(string) bool { return false }
 
-func terminate(string) {}
+func holder(string) int { return 0 }
+
+func terminate(int) {}
+
+func alive(int) bool { return false }
 
 func ownSocket(string, os.FileInfo) error {
 	return errors.New("cannot say who owns a socket on this system")

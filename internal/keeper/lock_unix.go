@@ -3,6 +3,7 @@
 package keeper
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"strconv"
@@ -64,16 +65,41 @@ func held(path string) bool {
 	return false
 }
 
-// terminate sends SIGTERM to the keeper whose pid is in the lock file at
-// path; the caller has just seen the lock held, so the pid is its holder's.
-func terminate(path string) {
+// holder is the pid in the lock file at path while a keeper holds it,
+// else 0.
+func holder(path string) int {
+	if !held(path) {
+		return 0
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return
+		return 0
 	}
 	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
-		syscall.Kill(pid, syscall.SIGTERM)
+		return pid
 	}
+	return 0
+}
+
+// terminate sends SIGTERM to the keeper of pid.
+func terminate(pid int) { syscall.Kill(pid, syscall.SIGTERM) }
+
+// alive says whether the process pid is alive: neither gone nor a
+// zombie (a keeper whose parent never reaps it has ended all the same).
+// A keeper in this very process (tests) is never waited for.
+func alive(pid int) bool {
+	if pid <= 1 || pid == os.Getpid() {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true // no /proc here: kill's word stands
+	}
+	_, state, _ := strings.Cut(string(stat[bytes.LastIndexByte(stat, ')')+1:]), " ")
+	return !strings.HasPrefix(state, "Z")
 }
 
 // ownSocket refuses a socket file at path that is not a socket, or not

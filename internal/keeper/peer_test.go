@@ -5,6 +5,7 @@ package keeper
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -18,11 +19,19 @@ import (
 	"github.com/mcpv/mcpv/internal/testkit"
 )
 
-const dialEnv = "MCPV_KEEPER_TEST_DIAL"
+const (
+	dialEnv = "MCPV_KEEPER_TEST_DIAL"
+	waitEnv = "MCPV_KEEPER_TEST_WAIT"
+)
 
 // TestMain lets the test binary be a client of another uid: with dialEnv
-// set it asks the socket there for the status and prints the answer.
+// set it asks the socket there for the status and prints the answer. With
+// waitEnv set it is a process that lives until its stdin closes.
 func TestMain(m *testing.M) {
+	if os.Getenv(waitEnv) != "" {
+		io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
 	if path := os.Getenv(dialEnv); path != "" {
 		c, err := net.Dial("unix", path)
 		if err != nil {
