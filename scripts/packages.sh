@@ -14,7 +14,7 @@
 #                     default ~/.cache/mcpv/nfpm, keyed by its files)
 #   OUT/mcpv-image.tar
 #                     the container image, both platforms, as an OCI image
-#                     layout (commands/mcpv-release image), unpacked as
+#                     layout (scripts/image, a module of its own), unpacked as
 #                     built by skopeo and umoci (Debian's packages,
 #                     installed as root with apt-get where missing), each
 #                     platform by its tag: a tool that cannot be had or
@@ -85,7 +85,7 @@ done
 "$nfpm" -config .goreleaser.yaml -version "$version" -date "$date" \
 	-bin "linux/amd64=$out/mcpv_linux_amd64/mcpv" -bin "linux/arm64=$out/mcpv_linux_arm64/mcpv" -o "$out"
 
-go run ./commands/mcpv-release image -version "v$version" -revision "$commit" -created "$date" \
+go -C scripts/image run . -version "v$version" -revision "$commit" -created "$date" -license "$PWD/LICENSE" \
 	-bin "linux/amd64=$out/mcpv_linux_amd64/mcpv" -bin "linux/arm64=$out/mcpv_linux_arm64/mcpv" \
 	-o "$out/mcpv-image.tar" >"$out/mcpv-image.digest"
 

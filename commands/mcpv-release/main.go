@@ -1,12 +1,12 @@
 // Command mcpv-release writes what a release ships beside mcpv's binaries
-// (internal/release), one subcommand each:
+// that only mcpv's own packages can write:
 //
 //	mcpv-release man    mcpv(1), the man page, from the command-line grammar
-//	mcpv-release image  the container image, as an OCI image layout in a tar
 //
-// "mcpv-release CMD -h" lists a subcommand's flags. .goreleaser.yaml,
-// the release workflow and scripts/packages.sh run it; the archives'
-// SBOMs are written by scripts/sbom, a module of its own.
+// "mcpv-release man -h" lists its flags. .goreleaser.yaml and
+// scripts/packages.sh run it. The container image is written by
+// scripts/image and the archives' SBOMs by scripts/sbom, modules of their
+// own outside mcpv.
 package main
 
 import (
@@ -21,15 +21,13 @@ func main() {
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "man":
 		runMan(args)
-	case "image":
-		runImage(args)
 	default:
 		usage()
 	}
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: mcpv-release man|image [flags] (mcpv-release CMD -h lists a command's flags)")
+	fmt.Fprintln(os.Stderr, "usage: mcpv-release man [flags] (mcpv-release man -h lists its flags)")
 	os.Exit(2)
 }
 

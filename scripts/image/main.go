@@ -1,10 +1,9 @@
-package main
-
-// mcpv-release image writes mcpv's container image, for every platform
-// given, as an OCI image layout in a tar file, without a container
-// engine (internal/release):
+// Command image writes mcpv's container image, for every platform given,
+// as an OCI image layout in a tar file, without a container engine
+// (oci.go). The release workflow and scripts/packages.sh build it as
+// mcpv-image. A module of its own: nothing of it is in mcpv.
 //
-//	go run ./commands/mcpv-release image -version v1.2.3 -revision COMMIT -created 2026-11-23T10:00:00Z \
+//	go build -o mcpv-image . && mcpv-image -version v1.2.3 -revision COMMIT -created 2026-11-23T10:00:00Z \
 //	  -bin linux/amd64=dist/mcpv_linux_amd64_v1/mcpv -bin linux/arm64=dist/mcpv_linux_arm64_v8.0/mcpv \
 //	  -o dist/mcpv-image.tar
 //
@@ -13,7 +12,10 @@ package main
 // with, a user mcpv (65532) whose home /home/mcpv holds the config and
 // the state, and /tmp. It runs as that user; with no arguments it prints
 // mcpv's help. The release copies the tar to the registry with
-// "skopeo copy --all oci-archive:FILE:TAG docker://REF".
+// "skopeo copy --all oci-archive:FILE:TAG docker://REF". Exit status: 0
+// written (the image index's digest on stdout), 1 a file that cannot be
+// read or written, 2 usage.
+package main
 
 import (
 	"flag"
@@ -22,8 +24,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
-	"github.com/mcpv/mcpv/internal/release"
 )
 
 // The user the image runs as: distroless's "nonroot" number, which no
@@ -38,8 +38,8 @@ type binFlags []string
 func (b *binFlags) String() string     { return strings.Join(*b, ",") }
 func (b *binFlags) Set(v string) error { *b = append(*b, v); return nil }
 
-func runImage(args []string) {
-	flags := flag.NewFlagSet("mcpv-release image", flag.ExitOnError)
+func main() {
+	flags := flag.NewFlagSet("mcpv-image", flag.ExitOnError)
 	var bins binFlags
 	flags.Var(&bins, "bin", "OS/ARCH=PATH: the static mcpv for that platform (repeat for each)")
 	version := flags.String("version", "", "the version, as mcpv --version says it (v1.2.3): the tag and the version label")
@@ -49,21 +49,21 @@ func runImage(args []string) {
 	ca := flags.String("ca", "/etc/ssl/certs/ca-certificates.crt", "the CA certificates (PEM) to put in the image")
 	license := flags.String("license", "LICENSE", "the license file to put in the image")
 	out := flags.String("o", "", "the tar file to write")
-	flags.Parse(args)
+	flags.Parse(os.Args[1:])
 	if flags.NArg() > 0 || len(bins) == 0 || *version == "" || *revision == "" || *created == "" || *out == "" {
-		fail(2, "image: needs -bin (one or more), -version, -revision, -created and -o, and no arguments")
+		fail(2, "needs -bin (one or more), -version, -revision, -created and -o, and no arguments")
 	}
 	when, err := time.Parse(time.RFC3339, *created)
 	if err != nil {
-		fail(2, "image: -created: %v", err)
+		fail(2, "-created: %v", err)
 	}
 	certs := read(*ca)
 	licenseText := read(*license)
 
-	img := release.Image{
+	img := Image{
 		Tag:     *version,
 		Created: when,
-		Config: release.Config{
+		Config: Config{
 			User:       fmt.Sprintf("%d:%d", uid, uid),
 			Env:        []string{"PATH=/usr/local/bin", "HOME=" + home},
 			Entrypoint: []string{"/usr/local/bin/mcpv"},
@@ -88,39 +88,39 @@ func runImage(args []string) {
 		platform, path, ok := strings.Cut(b, "=")
 		goos, goarch, ok2 := strings.Cut(platform, "/")
 		if !ok || !ok2 {
-			fail(2, "image: -bin %q: want OS/ARCH=PATH", b)
+			fail(2, "-bin %q: want OS/ARCH=PATH", b)
 		}
 		variant := ""
 		if goarch == "arm64" {
 			variant = "v8"
 		}
-		img.Platforms = append(img.Platforms, release.Platform{
+		img.Platforms = append(img.Platforms, Platform{
 			OS: goos, Architecture: goarch, Variant: variant,
 			Files: files(read(path), certs, licenseText),
 		})
 	}
 	f, err := os.Create(*out)
 	if err != nil {
-		fail(1, "image: %v", err)
+		fail(1, "%v", err)
 	}
-	digest, err := release.WriteImage(f, img)
+	digest, err := WriteImage(f, img)
 	if err == nil {
 		err = f.Close()
 	}
 	if err != nil {
 		os.Remove(*out)
-		fail(1, "image: %v", err)
+		fail(1, "%v", err)
 	}
 	fmt.Println(digest)
 }
 
 // files is one platform's layer.
-func files(bin, certs, license []byte) []release.File {
-	dir := func(p string, mode fs.FileMode) release.File { return release.File{Path: p, Dir: true, Mode: mode} }
-	file := func(p string, mode fs.FileMode, data []byte) release.File {
-		return release.File{Path: p, Mode: mode, Data: data}
+func files(bin, certs, license []byte) []File {
+	dir := func(p string, mode fs.FileMode) File { return File{Path: p, Dir: true, Mode: mode} }
+	file := func(p string, mode fs.FileMode, data []byte) File {
+		return File{Path: p, Mode: mode, Data: data}
 	}
-	return []release.File{
+	return []File{
 		dir("/etc", 0o755),
 		file("/etc/passwd", 0o644, fmt.Appendf(nil, "root:x:0:0:root:/root:/sbin/nologin\nmcpv:x:%d:%d:mcpv:%s:/sbin/nologin\n", uid, uid, home)),
 		file("/etc/group", 0o644, fmt.Appendf(nil, "root:x:0:\nmcpv:x:%d:\n", uid)),
@@ -146,7 +146,13 @@ func files(bin, certs, license []byte) []release.File {
 func read(path string) []byte {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		fail(1, "image: %v", err)
+		fail(1, "%v", err)
 	}
 	return data
+}
+
+// fail ends the run with code after a message of what failed.
+func fail(code int, format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "mcpv-image: "+format+"\n", args...)
+	os.Exit(code)
 }

@@ -1,8 +1,8 @@
 //go:build linux && e2e
 
-package release
+package main
 
-// The container image the release pushes (commands/mcpv-release image), as
+// The container image the release pushes (scripts/image), as
 // scripts/packages.sh writes it in CI (MCPV_PACKAGES names its output):
 // an OCI image layout in a tar, read back with every digest checked, its
 // platforms, labels and files looked at, and its binary run, as root in
@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"bytes"
 	"debug/elf"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -26,15 +27,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 func readImage(t *testing.T) (*Layout, string) {
 	t.Helper()
 	dir := os.Getenv("MCPV_PACKAGES")
 	if dir == "" {
-		t.Skip("MCPV_PACKAGES names no output of scripts/packages.sh: bash scripts/packages.sh DIR && MCPV_PACKAGES=DIR go test -tags e2e -run TestImage ./internal/release")
+		t.Skip("MCPV_PACKAGES names no output of scripts/packages.sh: bash scripts/packages.sh DIR && MCPV_PACKAGES=DIR go -C scripts/image test -tags e2e -run TestImage .")
 	}
 	f, err := os.Open(filepath.Join(dir, "mcpv-image.tar"))
 	if err != nil {
@@ -156,7 +155,7 @@ func TestImageRuns(t *testing.T) {
 	c := img.Config.Config
 
 	bin := filepath.Join(t.TempDir(), "mcpv")
-	testkit.WriteScript(t, bin, img.Data["usr/local/bin/mcpv"], 0o755)
+	writeProgram(t, bin, img.Data["usr/local/bin/mcpv"], 0o755)
 	out, err := exec.Command(bin, c.Cmd...).Output()
 	if err != nil || !strings.Contains(string(out), "Usage: mcpv") {
 		t.Errorf("mcpv %s: %v\n%.300s", strings.Join(c.Cmd, " "), err, out)
@@ -253,5 +252,17 @@ func TestImageRuns(t *testing.T) {
 	out, err = exec.Command(bin, "-c", "-u", url, "call", "hello").CombinedOutput()
 	if err == nil {
 		t.Errorf("serve in the image answered a call without the token:\n%s", out)
+	}
+}
+
+// writeProgram writes a program to path by a child process, so that no
+// descriptor of it open in this one is inherited by a program another
+// test starts meanwhile (which makes running it fail with "text file busy").
+func writeProgram(t *testing.T, path string, content []byte, mode os.FileMode) {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", `cat >"$1" && chmod "$2" "$1"`, "sh", path, fmt.Sprintf("%o", mode.Perm()))
+	cmd.Stdin = bytes.NewReader(content)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("writing %s: %v: %s", path, err, out)
 	}
 }

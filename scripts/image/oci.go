@@ -1,4 +1,4 @@
-package release
+package main
 
 // WriteImage writes a container image as an OCI image layout
 // (https://github.com/opencontainers/image-spec/blob/main/image-layout.md)
@@ -163,7 +163,7 @@ func WriteImage(w io.Writer, img Image) (string, error) {
 			Created: created, Architecture: p.Architecture, OS: p.OS, Variant: p.Variant,
 			Config:  img.Config,
 			RootFS:  RootFS{Type: "layers", DiffIDs: []string{diffID}},
-			History: []History{{Created: created, CreatedBy: "mcpv-release image: mcpv and the files it needs, from scratch"}},
+			History: []History{{Created: created, CreatedBy: "mcpv-image: mcpv and the files it needs, from scratch"}},
 		}
 		cfgDesc := blobs.addJSON(MediaTypeConfig, cfg)
 		layerDesc := blobs.add(MediaTypeLayer, layer)
