@@ -34,9 +34,6 @@ const (
 // helpGroups are the groups in the order the top-level help shows them.
 var helpGroups = []string{groupTalk, groupTest, groupSessions}
 
-// overviewLines is the most the top-level help may take: a screen.
-const overviewLines = 50
-
 // usageLines are the ways to name the server, in the top-level help and
 // the manual's synopsis.
 var usageLines = []string{

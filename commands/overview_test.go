@@ -11,6 +11,9 @@ import (
 	"github.com/mcpv/mcpv/internal/manpage"
 )
 
+// overviewLines is the most the top-level help may take: a screen.
+const overviewLines = 50
+
 // mcpv --help fits a screen: the usage lines first, then the commands by
 // group in the order of helpGroups, the examples and where to read more;
 // no flag is described there ('mcpv help flags' does).
