@@ -138,11 +138,9 @@ func batchOutputLine(n int, id, res json.RawMessage, err error, code int) []byte
 // sent it, or mcpv's own message.
 func errorMember(err error) []byte {
 	if ce, ok := errors.AsType[*mcp.CallError](err); ok {
-		b, _ := json.Marshal(ce.Err)
-		return b
+		return mustJSON(ce.Err)
 	}
-	b, _ := json.Marshal(map[string]string{"message": err.Error()})
-	return b
+	return mustJSON(map[string]string{"message": err.Error()})
 }
 
 // RunJSON sends a {"id"?, "method", "params"?} line as it is (a
@@ -192,8 +190,7 @@ func textValue(b []byte) json.RawMessage {
 	if len(b) == 0 {
 		return nil
 	}
-	s, _ := json.Marshal(string(b))
-	return s
+	return mustJSON(string(b))
 }
 
 // Value turns what a command printed into one JSON value: the value
@@ -207,8 +204,7 @@ func printedValue(b []byte) json.RawMessage {
 	lines := bytes.Split(b, []byte("\n"))
 	for _, l := range lines {
 		if !json.Valid(l) {
-			s, _ := json.Marshal(string(b) + "\n")
-			return s
+			return mustJSON(string(b) + "\n")
 		}
 	}
 	if len(lines) == 1 {

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
 )
 
 type readCmd struct {
@@ -28,9 +27,7 @@ func (c *readCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err := out.flags.notWithText(c.Text); err != nil {
 		return err
 	}
-	params, _ := json.Marshal(struct {
-		URI string `json:"uri"`
-	}{c.URI})
+	params := mustJSON(map[string]string{"uri": c.URI})
 	client, err := s.required(ctx, "resources", "resources/read")
 	if err != nil {
 		return err

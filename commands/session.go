@@ -247,8 +247,7 @@ func sessionAnswers(a connect.Answers, env connect.Env) json.RawMessage {
 		a.SamplingDir = env.Cwd
 	}
 	a.Events = ""
-	b, _ := json.Marshal(a)
-	return b
+	return mustJSON(a)
 }
 
 // withSessionAnswers are the answers a command through a session gives

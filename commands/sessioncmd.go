@@ -304,8 +304,7 @@ func (c *sessionStopCmd) Run(out *console, env connect.Env) error {
 func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, servers *mcp.ProcessGroups) int {
 	cfg, ready := os.NewFile(3, "start"), os.NewFile(4, "ready")
 	say := func(r keeperReady) {
-		b, _ := json.Marshal(r)
-		ready.Write(append(b, '\n'))
+		ready.Write(append(mustJSON(r), '\n'))
 		ready.Close()
 	}
 	var start keeperStart
