@@ -238,10 +238,8 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	}
 	ok := res.Check(c.thresholds)
 	if page != nil {
-		if err := load.WritePage(page, res, map[string]string{"server": cfg.Mask(cmp.Or(s.settings.URL, shellwords.Join(s.settings.Command))), "mcpv": Version}, Version); err != nil {
-			return fmt.Errorf("--report: %w", err)
-		}
-		if err := page.Close(); err != nil {
+		err := load.WritePage(page, res, map[string]string{"server": cfg.Mask(cmp.Or(s.settings.URL, shellwords.Join(s.settings.Command))), "mcpv": Version}, Version)
+		if err = cmp.Or(err, page.Close()); err != nil {
 			return fmt.Errorf("--report: %w", err)
 		}
 	}

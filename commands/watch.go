@@ -4,6 +4,7 @@ package commands
 // subscriptions and the lines are internal/watch's.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,8 +71,5 @@ func (c *watchCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	return falsy
+	return cmp.Or(err, falsy)
 }

@@ -38,10 +38,8 @@ func runMan(args []string) {
 			fail(1, "man: %v", err)
 		}
 	}
-	if _, err := w.WriteString(page); err != nil {
-		fail(1, "man: %v", err)
-	}
-	if err := w.Close(); err != nil {
+	_, err = w.WriteString(page)
+	if err = cmp.Or(err, w.Close()); err != nil {
 		fail(1, "man: %v", err)
 	}
 }
