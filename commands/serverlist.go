@@ -6,8 +6,6 @@
 package commands
 
 import (
-	"encoding/json"
-
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/redact"
 )
@@ -62,6 +60,7 @@ func describeServer(s *config.Server, store trustStore, shadowed bool) serverEnt
 		Args:            redact.Args(s.Args),
 		Env:             maskVars(s.Env),
 		Cwd:             s.Cwd,
+		URL:             redact.URL(s.URL), // "" stays ""
 		Headers:         maskVars(s.Headers),
 		ProtocolVersion: s.ProtocolVersion,
 		Pin:             s.Pin,
@@ -70,9 +69,6 @@ func describeServer(s *config.Server, store trustStore, shadowed bool) serverEnt
 		From:            s.File.Label,
 		Shadowed:        shadowed,
 		Warnings:        s.Warnings,
-	}
-	if s.URL != "" {
-		v.URL = redact.URL(s.URL)
 	}
 	if s.Timeout > 0 {
 		v.Timeout = s.Timeout.String()
@@ -129,9 +125,7 @@ func (o *orderedVars) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		k, _ := json.Marshal(v.Name)
-		val, _ := json.Marshal(v.Value)
-		b = append(append(append(b, k...), ':'), val...)
+		b = append(append(append(b, mustJSON(v.Name)...), ':'), mustJSON(v.Value)...)
 	}
 	return append(b, '}'), nil
 }
