@@ -3,6 +3,7 @@
 package commands
 
 import (
+	"cmp"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -25,10 +26,7 @@ func hideInput(f *os.File) (restore func(), err error) {
 		hidden.Lflag |= unix.ICANON | unix.ISIG
 		err = unix.IoctlSetTermios(int(fd), setTermios, &hidden)
 	})
-	if ctlErr != nil {
-		return nil, ctlErr
-	}
-	if err != nil {
+	if err = cmp.Or(ctlErr, err); err != nil {
 		return nil, err
 	}
 	return func() {
