@@ -104,7 +104,7 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 	if err != nil {
 		return err
 	}
-	failOn, failed := c.failing(changes)
+	failed := c.failing(changes)
 	if c.budget != nil {
 		failed = c.budget.Exceeded(tokens)
 	}
@@ -112,7 +112,7 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 	case "json":
 		err = c.writeJSON(out, old, new, changes, tokens, failed)
 	default:
-		err = c.writeText(out, changes, tokens, failOn, failed)
+		err = c.writeText(out, changes, tokens, failed)
 	}
 	if err != nil || !failed {
 		return err
@@ -144,18 +144,18 @@ func diffChanges(old, new diffSide) []surface.Change {
 	return changes
 }
 
-// failing is the class --fail-on names, and whether a change is of it or
+// failing says whether a change is of the class --fail-on names or
 // worse.
-func (c *diffCmd) failing(changes []surface.Change) (surface.Class, bool) {
+func (c *diffCmd) failing(changes []surface.Change) bool {
 	if c.FailOn == "none" || c.budget != nil {
-		return surface.ClassBreaking + 1, false
+		return false
 	}
 	failOn := surface.ClassCompatible
 	if c.FailOn != "any" {
 		failOn, _ = surface.ParseClass(c.FailOn)
 	}
 	worst, any := surface.Worst(changes)
-	return failOn, any && worst >= failOn
+	return any && worst >= failOn
 }
 
 // readSide reads a file of surfaces.
@@ -231,7 +231,7 @@ func (c *diffCmd) liveSides(ctx context.Context, out *console, t *targets, oldFi
 
 // writeText writes the changes for people: a line each with its class,
 // the texts of a text that changed under it, then a line of counts.
-func (c *diffCmd) writeText(out *console, changes []surface.Change, tokens cost.Delta, failOn surface.Class, failed bool) error {
+func (c *diffCmd) writeText(out *console, changes []surface.Change, tokens cost.Delta, failed bool) error {
 	b := bufio.NewWriter(out.ios.Out)
 	color := output.UseColor(out.flags.Color, out.ios.OutTTY && !out.ios.NoANSI, out.env.Getenv)
 	paint := map[surface.Class]string{surface.ClassBreaking: "31", surface.ClassSecurity: "33", surface.ClassCompatible: "2"}
