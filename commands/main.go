@@ -552,7 +552,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 		return r.fail(err)
 	}
 	defer func() { endTrace(code) }()
-	endSpans, err := r.startTelemetry(args, start)
+	endSpans, err := r.startTelemetry(start)
 	if err != nil {
 		return r.fail(err)
 	}

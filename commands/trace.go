@@ -66,7 +66,7 @@ func (r *invocation) startTrace(ctx context.Context, args []string, start time.T
 // ask for export, and returns what ends it with the run's exit code
 // (nothing when nothing is exported). A failed export is said once, never
 // changes the exit code, and is noted in the trace.
-func (r *invocation) startTelemetry(args []string, start time.Time) (end func(code int), err error) {
+func (r *invocation) startTelemetry(start time.Time) (end func(code int), err error) {
 	cfg, warnings, err := otel.FromEnv(r.env.Getenv, r.c.outputFlags.Otel)
 	for _, w := range warnings {
 		r.ios.Err.Write([]byte("mcpv: warning: otel: " + safetext.Line(w) + "\n"))
