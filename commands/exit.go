@@ -65,12 +65,13 @@ type detailed interface{ Details() []string }
 // points to: "mcpv call --help".
 func report(ios *output.Streams, err error, help string, asJSON bool) int {
 	code := exitCode(err)
+	var details []string
+	if d := detailed(nil); errors.As(err, &d) {
+		details = d.Details()
+	}
 	if asJSON && err != nil && code != exitcode.OK {
 		f := exitcode.Describe(err, code, help)
-		var d detailed
-		if errors.As(err, &d) {
-			f.Details = d.Details()
-		}
+		f.Details = details
 		ios.Err.Write(f.JSON())
 		return code
 	}
@@ -78,11 +79,8 @@ func report(ios *output.Streams, err error, help string, asJSON bool) int {
 		// Made safe here, once, whatever the error quotes (a server's
 		// words, a config file's), its lines kept.
 		fmt.Fprintf(ios.Err, "mcpv: %s\n", safetext.Text(exitcode.Message(err, code, help)))
-		var d detailed
-		if errors.As(err, &d) {
-			for _, line := range d.Details() {
-				fmt.Fprintf(ios.Err, "  %s\n", line)
-			}
+		for _, line := range details {
+			fmt.Fprintf(ios.Err, "  %s\n", line)
 		}
 	}
 	return code
