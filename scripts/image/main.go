@@ -18,6 +18,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -104,10 +105,7 @@ func main() {
 		fail(1, "%v", err)
 	}
 	digest, err := WriteImage(f, img)
-	if err == nil {
-		err = f.Close()
-	}
-	if err != nil {
+	if err = cmp.Or(err, f.Close()); err != nil {
 		os.Remove(*out)
 		fail(1, "%v", err)
 	}
