@@ -190,7 +190,13 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 		// and each value alone), and as a JSON document in a text block;
 		// structuredContent {"env":{...}}; with ask, the question's message
 		// holds every one of those too
-		{name: "env-forms", set: do(func(string) { n.question = envFormsQuestion(environ); first(&n.answer, result(envForms(environ))) })},
+		{name: "env-forms", set: do(func(string) {
+			blocks, env := envFormBlocks(environ)
+			answer, _ := json.Marshal(map[string]any{"content": blocks, "structuredContent": map[string]any{"env": env}})
+			question, _ := json.Marshal(map[string]any{"message": EchoText(environ), "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}})
+			n.question = string(question) // an elicitation/create's params
+			first(&n.answer, result(string(answer)))
+		})},
 		// tools/call answers with one text block of N bytes
 		{name: "big", set: func(v string) error {
 			size, err := strconv.Atoi(v)

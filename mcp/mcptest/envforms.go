@@ -8,23 +8,9 @@ import (
 	"strings"
 )
 
-// envForms is the result of env-forms: the environment written as an
-// echoing tool may write it, one text block for each way.
-func envForms(environ []string) string {
-	blocks, env := envFormBlocks(environ)
-	b, _ := json.Marshal(map[string]any{"content": blocks, "structuredContent": map[string]any{"env": env}})
-	return string(b)
-}
-
-// envFormsQuestion is the params of a question (elicitation/create) of
-// env-forms: its message holds the environment in every way envForms
-// writes it.
-func envFormsQuestion(environ []string) string {
-	b, _ := json.Marshal(map[string]any{"message": EchoText(environ), "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}})
-	return string(b)
-}
-
-// envFormBlocks are the text blocks of envForms, and the environment.
+// envFormBlocks are the text blocks of env-forms' result, the
+// environment written as an echoing tool may write it, one block for
+// each way; and the environment.
 func envFormBlocks(environ []string) ([]map[string]string, map[string]string) {
 	environ = slices.Sorted(slices.Values(environ))
 	text := strings.Join(environ, "\n")

@@ -238,7 +238,7 @@ func (s *server) readLoop() {
 func (s *server) decode(body []byte) msg {
 	var m msg
 	if json.Unmarshal(body, &m) != nil {
-		return msg{invalid: invalid(body), raw: bytes.Clone(body)}
+		m = msg{invalid: invalid(body)}
 	}
 	m.raw = bytes.Clone(body)
 	return m

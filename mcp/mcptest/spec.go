@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 )
@@ -173,29 +174,26 @@ func ParseSpec(data []byte) (*Spec, error) {
 	for i := range s.GenerateTools {
 		s.Tools = append(s.Tools, json.RawMessage(fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}}`, i)))
 	}
-	for _, f := range s.Faults {
-		if !slices.Contains(Faults, f) && !slices.Contains(TaskFaults, f) {
-			return nil, fmt.Errorf("no fault %q", f)
-		}
+	var statuses []string
+	if s.Tasks != nil {
+		statuses = s.Tasks.Statuses
 	}
-	for _, e := range s.Edges {
-		if !slices.Contains(Edges, e) {
-			return nil, fmt.Errorf("no edge %q", e)
+	// Each name the spec gives must be one of those known of its kind;
+	// unknown is the error's format, of the first name that is not.
+	for _, names := range []struct {
+		given, known []string
+		unknown      string
+	}{
+		{s.Faults, slices.Concat(Faults, TaskFaults), "no fault %q"},
+		{s.Edges, Edges, "no edge %q"},
+		{statuses, taskStatuses, "tasks: no status %q"},
+		{slices.Concat(s.RepeatCursor, s.EndlessCursor, s.EndlessItems), slices.Collect(maps.Keys(lists)), "%q is not a list method"},
+	} {
+		if i := slices.IndexFunc(names.given, func(n string) bool { return !slices.Contains(names.known, n) }); i >= 0 {
+			return nil, fmt.Errorf(names.unknown, names.given[i])
 		}
 	}
 	s.Tools = append(s.Tools, paramHeaderTools(&s)...)
-	if s.Tasks != nil {
-		for _, st := range s.Tasks.Statuses {
-			if !slices.Contains(taskStatuses, st) {
-				return nil, fmt.Errorf("tasks: no status %q", st)
-			}
-		}
-	}
-	for _, m := range slices.Concat(s.RepeatCursor, s.EndlessCursor, s.EndlessItems) {
-		if _, ok := lists[m]; !ok {
-			return nil, fmt.Errorf("%q is not a list method", m)
-		}
-	}
 	return &s, nil
 }
 
@@ -219,17 +217,12 @@ func (s *Spec) capabilities() json.RawMessage {
 		return s.Capabilities
 	}
 	caps := map[string]struct{}{}
-	if len(s.Tools) > 0 {
-		caps["tools"] = struct{}{}
+	for name, listed := range map[string]int{"tools": len(s.Tools), "prompts": len(s.Prompts), "resources": len(s.Resources) + len(s.ResourceTemplates)} {
+		if listed > 0 {
+			caps[name] = struct{}{}
+		}
 	}
-	if len(s.Prompts) > 0 {
-		caps["prompts"] = struct{}{}
-	}
-	if len(s.Resources) > 0 || len(s.ResourceTemplates) > 0 {
-		caps["resources"] = struct{}{}
-	}
-	b, _ := json.Marshal(caps)
-	return b
+	return mustJSON(caps)
 }
 
 func (s *Spec) serverInfo() json.RawMessage {
