@@ -79,9 +79,7 @@ func (s *HTTPServer) poll(x *Exchange, m msg, st *specState) {
 // pollID is a new event id of p's.
 func (s *HTTPServer) pollID(p *pollStream) string {
 	id := s.eventID()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.polls[id] = p
+	withLock(&s.mu, func() { s.polls[id] = p })
 	return id
 }
 

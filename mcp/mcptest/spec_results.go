@@ -344,15 +344,9 @@ func (s *Spec) stampResult(method, body string) string {
 			r["cacheScope"] = json.RawMessage(`"public"`)
 		}
 	}
-	if method == "server/discover" {
-		if s.has("discover-no-capabilities") {
-			delete(r, "capabilities")
-		}
-		if s.has("discover-no-versions") {
-			delete(r, "supportedVersions")
-		}
-		if s.has("discover-no-server-info") {
-			delete(r, "_meta")
+	for fault, key := range map[string]string{"discover-no-capabilities": "capabilities", "discover-no-versions": "supportedVersions", "discover-no-server-info": "_meta"} {
+		if method == "server/discover" && s.has(fault) {
+			delete(r, key)
 		}
 	}
 	return string(mustJSON(r))
