@@ -1,7 +1,6 @@
 package mcptest
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // JSON-RPC error codes the server answers with.
@@ -308,13 +309,12 @@ func canned(params json.RawMessage, key string, results map[string]json.RawMessa
 	return nil, &specError{Code: missing, Message: fmt.Sprintf("unknown %s %q", what, name)}
 }
 
-// mustJSON encodes v, which holds only values that encode.
+// mustJSON encodes v, which holds only values that encode, with <, >
+// and & as they are (rawjson.Encode).
 func mustJSON(v any) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := rawjson.Encode(v)
+	if err != nil {
 		panic(err)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return b
 }

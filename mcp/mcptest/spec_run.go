@@ -223,8 +223,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 		return
 	}
 	id := s.replyID(m.ID)
-	modern := s.Era == "modern"
-	if modern && m.Method != "initialize" {
+	if s.Era == "modern" && m.Method != "initialize" {
 		if e := s.checkMeta(m.Params); e != nil && !(e.Code == -32022 && m.Method == "server/discover" && s.has("discover-any-version")) {
 			out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
 			return
