@@ -31,7 +31,6 @@ package mcptest
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -171,11 +170,11 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 			return false
 		}
 		t := s.newTask(st, tool, nil)
-		res := map[string]json.RawMessage{"resultType": json.RawMessage(`"task"`)}
+		res := s.taskFields(t) // a map of its own, which the result's members join
+		res["resultType"] = json.RawMessage(`"task"`)
 		if s.has("ext-result-type") {
 			res["resultType"] = json.RawMessage(`"complete"`)
 		}
-		maps.Copy(res, s.taskFields(t))
 		if s.has("ext-no-task-id") {
 			delete(res, "taskId")
 		}
