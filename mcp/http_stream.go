@@ -424,9 +424,24 @@ func maskedHeaders(h http.Header) string {
 	return "{" + strings.TrimPrefix(b.String(), ", ") + "}"
 }
 
-// withID is msg with its id replaced.
+// withID is msg with its id replaced; in a JSON array (an answer a
+// server wrapped in one), each response's.
 func withID(msg, id json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
+	if i := rawjson.SkipSpace(msg, 0); i < len(msg) && msg[i] == '[' {
+		b.WriteByte('[')
+		rawjson.ScanElements(msg, func(el []byte) {
+			if b.Len() > 1 {
+				b.WriteByte(',')
+			}
+			var buf [8]rawjson.Field
+			if rawjson.IsObject(el) && !slices.ContainsFunc(rawjson.ScanFields(buf[:0], el), func(f rawjson.Field) bool { return f.KeyIs("method") }) {
+				el = withID(el, id)
+			}
+			b.Write(el)
+		})
+		return append(b.Bytes(), ']')
+	}
 	b.WriteByte('{')
 	rawjson.ForEachRawMember(msg, func(k string, rawKey, v []byte) error {
 		if b.Len() > 1 {

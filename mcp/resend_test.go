@@ -303,3 +303,35 @@ func TestSessionEndedUnderACall(t *testing.T) {
 		t.Errorf("list = %v, want the transport's error alone", l.err)
 	}
 }
+
+// A list asked again under a new id is handed over under the session's
+// id however its answer comes: a JSON object, or a JSON array holding
+// the response beside a notification (as a body or an event), which was
+// handed over as {} and its caller left waiting. A member named method
+// inside the result does not make the response a notification.
+func TestAskedAgainAnswerInAnArray(t *testing.T) {
+	t.Parallel()
+	answers := map[string]func(x *mcptest.Exchange, msg string){
+		"body": func(x *mcptest.Exchange, msg string) {
+			x.Status(http.StatusOK, "["+msg+"]", "Content-Type", "application/json")
+		},
+		"event": func(x *mcptest.Exchange, msg string) { x.SSE().Event("", "["+msg+"]") },
+	}
+	for name, answer := range answers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var n atomic.Int32
+			h, _ := eras[0].dial(t, answerTo("tools/list", func(x *mcptest.Exchange) {
+				if n.Add(1) == 1 {
+					x.Drop()
+					return
+				}
+				answer(x, x.Result(`{"tools":[],"note":{"method":"a result member named method"}}`)+`,{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+			}), nil)
+			res, err := h.s.Call(testCtx(t), "tools/list", nil)
+			if err != nil || string(res) != `{"tools":[],"note":{"method":"a result member named method"}}` {
+				t.Fatalf("Call = %s, %v", res, err)
+			}
+		})
+	}
+}
