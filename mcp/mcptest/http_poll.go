@@ -15,9 +15,9 @@ import (
 	"sync"
 )
 
-// pollRetry is the retry the polling server asks: small, so that a run
-// is not slowed.
-const pollRetry = "retry: 150\n"
+// pollRetry is the retry the polling server asks: the least a client
+// waits (mcp's minRetry), so that a run is not slowed.
+const pollRetry = "retry: 100\n"
 
 // pollStream is one request's stream under polling.
 type pollStream struct {
