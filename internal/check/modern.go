@@ -7,6 +7,7 @@ package check
 // codes the era no longer has.
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -459,14 +460,17 @@ func listen(t *T) {
 	t.Sent("subscriptions/listen " + string(params))
 	first, rest, ok := listenOpen(t, c, params)
 	if !ok {
-		t.Fail("the subscription's stream ended with no acknowledgement")
+		t.Fail("the subscription's stream ended with no acknowledgement, or (stdio) none came though a ping sent after the listen was answered")
 	}
 	t.Got(first.raw)
+	subID := member(member(first.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")
 	switch {
 	case first.msg.Error != nil:
 		t.Fail("subscriptions/listen was refused: %s", errText(first.msg.Error))
 	case first.msg.Method != "notifications/subscriptions/acknowledged":
 		t.Fail("the first message of the subscription is not notifications/subscriptions/acknowledged")
+	case idKey(subID) != idKey(json.RawMessage(`"mcpv-check-listen"`)):
+		t.Fail("the acknowledgement's io.modelcontextprotocol/subscriptionId is %s, not the id of the subscriptions/listen request (\"mcpv-check-listen\")", cmp.Or(string(subID), "absent"))
 	}
 	for _, s := range rest { // 2026-07-28 basic#meta: the server MUST include subscriptionId
 		if member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId") == nil {
@@ -488,16 +492,21 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 	ours := func(s seen) bool {
 		return s.msg.IsNotification() && idKey(member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")) == idKey(id)
 	}
+	// An acknowledgement on the connection is the listen's, whatever id it
+	// names (listen judges the id); a ping's answer starts the bound.
+	ping, pinged, bound := json.RawMessage(`"mcpv-check-listen-ping"`), time.Time{}, time.Time{}
 	judge := func(s seen) bool {
-		if s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) {
+		switch {
+		case s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id):
 			if first == nil {
 				first = &s
 			}
 			return false
-		}
-		if ours(s) {
+		case ours(s) || s.msg.Method == "notifications/subscriptions/acknowledged":
 			first = &s
 			return false
+		case s.msg.IsResponse() && idKey(s.msg.ID) == idKey(ping) && bound.IsZero():
+			bound = time.Now().Add(max(2*time.Second, 20*time.Since(pinged)))
 		}
 		return true
 	}
@@ -525,8 +534,15 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 			t.Got(x.String())
 		}
 	} else {
+		// A server that answers a ping sent after the listen, and sends
+		// nothing of the subscription in twenty times that ping's time
+		// (2 s at least), sends no acknowledgement first: a slow one would
+		// answer the ping slowly too.
 		mark := c.mark()
 		t.must("subscriptions/listen", c.write(t.ctx, body))
+		pingBody, _ := mcp.EncodeRequest(ping, "ping", c.stamp(nil))
+		pinged = time.Now()
+		t.must("ping", c.write(t.ctx, pingBody))
 		for first == nil {
 			for _, s := range c.since(mark) {
 				if !judge(s) {
@@ -542,6 +558,9 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 			case <-c.gone:
 				t.failErr("subscriptions/listen", c.err())
 			default:
+				if !bound.IsZero() && time.Now().After(bound) {
+					return seen{}, nil, false
+				}
 				settle(t, 20*time.Millisecond)
 			}
 		}

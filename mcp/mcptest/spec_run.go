@@ -417,8 +417,13 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 	if filter == nil {
 		filter = json.RawMessage(`{}`)
 	}
-	if s.has("listen-no-ack") {
+	switch {
+	case s.has("listen-silent"):
+		return
+	case s.has("listen-no-ack"):
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
+	case s.has("listen-ack-other-id"):
+		meta = `{"io.modelcontextprotocol/subscriptionId":"sub-1"}`
 	}
 	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":%s,"notifications":%s}}`, meta, filter))
 	if s.edge("listen-notifies") {
