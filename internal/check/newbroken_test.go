@@ -315,3 +315,20 @@ func TestHeaderParamNumericJudgesIntegersAlone(t *testing.T) {
 		})
 	}
 }
+
+// A server of both eras that refuses a ping before initialize, as a
+// request of the 2026-07-28 era without _meta, and serves a client of
+// the initialize era from then on, is warned of it, not failed: the
+// ping opened neither era. Its twin of the initialize era alone fails.
+func TestPingBeforeInitializeOfBothEras(t *testing.T) {
+	t.Parallel()
+	dual := fake{transport: "stdio", era: "modern", change: map[string]string{"edges": `["dual-era"]`}}
+	for id, r := range runChecks(t, dual) {
+		switch {
+		case id == "lifecycle.ping" && (r.Status != Warned || !strings.Contains(r.Message, "speaks the 2026-07-28 era too")):
+			t.Errorf("lifecycle.ping: %s", describeResult(r))
+		case id != "lifecycle.ping" && r.Status == Failed:
+			t.Errorf("failed too: %s", describeResult(r))
+		}
+	}
+}

@@ -38,6 +38,7 @@ var Edges = []string{
 	"delete-405",                    // (HTTP, initialize era) DELETE answered 405: a client may not end its session
 	"batch-reversed",                // (2025-03-26) a batch's responses in the reverse order of its requests
 	"listen-notifies",               // (modern) subscriptions/listen acknowledged, then at once a tools/list_changed on the stream
+	"dual-era",                      // (modern) a server of both eras: initialize served, and a client that sent it served as of the initialize era from then on
 	"listen-cancelled",              // (modern, stdio) subscriptions/listen acknowledged, then at once torn down with a notifications/cancelled naming it, as 2026-07-28 has a server do
 	"asks-edge",                     // with the asks fault: the form without mode, the URL elicitation's url plain HTTP to loopback, the sampling message's content an array, and to a client that declares sampling.tools a tool's result
 	"param-headers",                 // one more tool whose x-mcp-header annotations keep every constraint closest to breaking one: nested properties, a nullable integer, names that differ by more than case, a property named x-mcp-header (paramHeaderTools)

@@ -38,7 +38,7 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 		if e, ok := s.Errors[method]; ok && s.Era == "modern" { // a modern server's own refusal
 			return nil, &e
 		}
-		if s.Era == "modern" && !s.has("initialize-served") {
+		if s.Era == "modern" && !s.has("initialize-served") && !s.edge("dual-era") {
 			e := notFound(method)
 			s.namesVersions(e)
 			return nil, e

@@ -188,8 +188,13 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	if n == 1 {
 		st.first = m.ID
 	}
-	first := st.first
+	first, legacy := st.first, st.version != ""
 	st.mu.Unlock()
+	if s.Era == "modern" && legacy && s.edge("dual-era") {
+		served := *s // the client opened the initialize era: served as of it
+		served.Era = ""
+		s = &served
+	}
 	switch {
 	case s.has("hang") && m.Method != "initialize" && m.Method != "server/discover",
 		slices.Contains(s.Mute, m.Method) || slices.Contains(s.Mute, m.Method+" "+param(m.Params, "name")),
