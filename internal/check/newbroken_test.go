@@ -73,6 +73,10 @@ var newBroken = []struct {
 		"tools":  `[{"name":"gated","description":"Needs a capability.","inputSchema":{"type":"object"}},{"name":"echo","description":"Echoes.","inputSchema":{"type":"object"}}]`,
 		"errors": `{"tools/call gated":{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"elicitation":{}}}}}`}},
 		faults("capability-error-200"), "modern.capability-status"},
+	{"a named tool's -32021 listing no requiredCapabilities, over stdio (2026-07-28)", fake{transport: "stdio", era: "modern", change: map[string]string{
+		"tools":  `[{"name":"gated","description":"Needs a capability.","inputSchema":{"type":"object"}},{"name":"echo","description":"Echoes.","inputSchema":{"type":"object"}}]`,
+		"errors": `{"tools/call gated":{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"elicitation":{}}}}}`}},
+		map[string]string{"errors": `{"tools/call gated":{"code":-32021,"message":"Missing required client capability"}}`}, "modern.capability-status"},
 	// A server of resources.subscribe alone is listened to for its first resource.
 	{"news of another resource on a subscription to one resource's updates (2026-07-28)", subscribeOnly, faults("listen-unasked"), "modern.listen-asked"},
 	// A client may ping before initialize (2025-11-25 basic/lifecycle).

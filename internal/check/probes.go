@@ -51,7 +51,7 @@ func probeChecks() []*Check {
 				fmt.Sprintf("POST tools/call of %q with %s: %s followed by a raw é, which a header carries in Base64 alone (the argument is %q)", tool, name, text, text)))
 		}},
 		{ID: "modern.header-param-absent", needs: needs{era: "modern", transport: "http", call: true}, run: headerParamAbsent},
-		{ID: "modern.capability-status", needs: needs{era: "modern", transport: "http"}, run: capabilityStatus},
+		{ID: "modern.capability-status", needs: needs{era: "modern"}, run: capabilityStatus},
 		{ID: "modern.listen-asked", needs: needs{era: "modern"}, run: listenAsked},
 		{ID: "utilities.log-level", needs: needs{era: "legacy", capability: "logging"}, run: logLevel},
 		{ID: "modern.log-level", needs: needs{era: "modern", capability: "logging"}, run: logLevel},
@@ -159,21 +159,21 @@ func paramHeaderCall(t *T, integer bool) (c *conn, tool string, body []byte, nam
 
 // capabilityStatus judges a refusal (-32021) of a request that needs a
 // capability the client did not declare: a named tool's call, else (of a
-// server that declares the tasks extension) tasks/get. It comes with HTTP
-// 400 and lists what the client lacks.
+// server that declares the tasks extension) tasks/get. It lists what the
+// client lacks, and over HTTP comes with 400.
 func capabilityStatus(t *T) {
 	var m mcp.Message
 	var x *exchange
 	for i, call := range t.r.opts.Calls { // a named tool's call refused -32021
-		if x != nil || taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
+		if m.Error != nil || taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
 			continue // one that requires a task is the tasks checks'
 		}
-		if rec := t.r.callOnce(t, i); rec.neededX != nil {
+		if rec := t.r.callOnce(t, i); rec.needed.Error != nil {
 			t.Sent(rec.sent + ", from a client that declares no capability")
 			m, x = rec.needed, rec.neededX
 		}
 	}
-	if x == nil {
+	if m.Error == nil {
 		if !t.r.facts.declares("tasks") {
 			t.Skip("no named tool's call was refused -32021, and the server declares no extension the check knows a request of that needs a client capability (%s)", mcp.TasksExtension)
 		}
@@ -182,7 +182,8 @@ func capabilityStatus(t *T) {
 			t.Skip("tasks/get was not refused -32021 (tasks.ext-gated judges what it was answered)")
 		}
 	}
-	wantStatus(t, x, http.StatusBadRequest)
+	wantStatus(t, x, http.StatusBadRequest) // over HTTP
+	t.Got(errText(m.Error))
 	var d struct {
 		Required map[string]json.RawMessage `json:"requiredCapabilities"`
 	}

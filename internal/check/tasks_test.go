@@ -95,7 +95,7 @@ func addTaskCases() {
 		edgeServer{name: "stdio 2025-11-25 running a task that asks late", fake: edgeFake("stdio", "", merge(legacyTasks, map[string]string{"tasks": `{"steps":40,"ask":["job"],"pollMs":20}`})),
 			holds: []string{"tasks.input-status", "tasks.result", "tasks.status-paths"}},
 		edgeServer{name: "HTTP 2025-11-25 running a task", fake: edgeFake("http", "", legacyTasks), holds: legacyHTTPTaskChecks},
-		edgeServer{name: "stdio 2026-07-28 running a task of the extension", fake: edgeFake("stdio", "modern", extTasks), holds: extTaskIDs},
+		edgeServer{name: "stdio 2026-07-28 running a task of the extension", fake: edgeFake("stdio", "modern", extTasks), holds: slices.Concat(extTaskIDs, []string{"modern.capability-status"})},
 		edgeServer{name: "HTTP 2026-07-28 running a task of the extension", fake: edgeFake("http", "modern", extTasks), holds: slices.Concat(extTaskIDs, []string{"tasks.ext-header-name", "modern.capability-status"})},
 		// A server that declares no tasks serves a call made as a task as
 		// a call.
