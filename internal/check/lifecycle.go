@@ -147,7 +147,9 @@ func lifecycleCapabilityChecks() []*Check {
 func lifecycleSessionChecks() []*Check {
 	return []*Check{
 		legacyCheck("lifecycle.early-requests", func(t *T) {
-			c := t.fresh(connOptions{era: "legacy", bare: true})
+			// Declaring roots, sampling and elicitation: a server asks a
+			// client only what it declared.
+			c := t.fresh(connOptions{era: "legacy", bare: true, capabilities: answering})
 			mark := c.mark()
 			t.Sent("initialize, then nothing for half a second")
 			m, _ := t.request(c, "initialize", c.initializeParams(mcp.LatestVersion))

@@ -81,6 +81,7 @@ var newBroken = []struct {
 	{"news of another resource on a subscription to one resource's updates (2026-07-28)", subscribeOnly, faults("listen-unasked"), "modern.listen-asked"},
 	// A client may ping before initialize (2025-11-25 basic/lifecycle).
 	{"ping before initialize answered with an error", stdio, faults("ping-early-error"), "lifecycle.ping"},
+	{"roots/list before initialized, to a client that declared roots", stdio, faults("early-request-declared"), "lifecycle.early-requests"},
 	// A server may complete some arguments and not others: the prompt's
 	// argument (asked first) gets no values, the template's variable 150.
 	{"150 completion values for a template's variable alone", stdio, faults("complete-template-150"), "reading.completion"},

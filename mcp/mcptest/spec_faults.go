@@ -33,6 +33,7 @@ var Faults = []string{
 	"list-changed-undeclared", // notifications/tools/list_changed after initialized, undeclared
 	"log-undeclared",          // a log message after every answer
 	"early-request",           // roots/list sent between initialize and initialized
+	"early-request-declared",  // roots/list sent between initialize and initialized, to a client that declared roots alone
 	"ping-nonempty",           // ping answered with a member
 	// lists
 	"unstable-cursor",      // a cursor's page moves on each time it is asked for

@@ -331,6 +331,7 @@ func (s *Spec) after(st *specState, m msg, out specOut) {
 		line func() string
 	}{
 		{"early-request", m.Method == "initialize", line(`{"jsonrpc":"2.0","id":"srv-early","method":"roots/list"}`)},
+		{"early-request-declared", m.Method == "initialize" && member(member(m.Params, "capabilities"), "roots") != nil, line(`{"jsonrpc":"2.0","id":"srv-early","method":"roots/list"}`)},
 		{"log-undeclared", true, log},
 		{"stray-progress", true, line(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"nobody-asked","progress":1}}`)},
 		{"server-request", m.Method != "initialize", func() string { return `{"jsonrpc":"2.0","id":"` + srvID("srv-ask") + `","method":"roots/list"}` }},
