@@ -337,3 +337,20 @@ func TestPingBeforeInitializeOfBothEras(t *testing.T) {
 		}
 	}
 }
+
+// A watch judges what every watch check's traffic showed, not only what
+// came before its own verdict: the server's asks all under one id, seen
+// by the asks checks' traffic alone (run after the id watch's), fail
+// jsonrpc.request-id-unique.
+func TestWatchSeesEveryWatchsTraffic(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		faults []string
+		want   Status
+	}{{[]string{"asks"}, Passed}, {[]string{"asks", "asks-id-reuse"}, Failed}} {
+		r := runChecks(t, fake{transport: "stdio", change: faults(tc.faults...)}, "jsonrpc.request-id-unique", "asks.elicitation")["jsonrpc.request-id-unique"]
+		if r.Status != tc.want {
+			t.Errorf("%v: %s", tc.faults, describeResult(r))
+		}
+	}
+}

@@ -100,6 +100,9 @@ type runner struct {
 	wire    *mainWire
 	shared  *group // the connections of the checks that leave no state
 	secrets []string
+	// judgedAgain: the watch checks have all run, and are judged again
+	// without traffic.
+	judgedAgain atomic.Bool
 
 	diagOnce sync.Once
 	diag     *diagnosis // the first-contact diagnosis, once started
@@ -262,6 +265,14 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	wg.Wait()
 	for _, c := range watchers {
 		record(c, r.runCheck(ctx, c, r.shared)) // nil over HTTP
+	}
+	// A watch judged before another's traffic came is judged again on
+	// all that came, with no traffic of its own.
+	r.judgedAgain.Store(true)
+	for _, c := range watchers {
+		if results[c].Status == Passed && r.watches.finds(c) {
+			results[c] = r.runCheck(ctx, c, r.shared)
+		}
 	}
 	// A modern session whose server took the initialize the era probe sent on its silence too.
 	mixed := report.Era == "modern" && member(json.RawMessage(r.wire.lastAnswer("initialize")), "result") != nil
@@ -436,7 +447,7 @@ func (r *runner) runCheck(ctx context.Context, c *Check, g *group) Outcome {
 			ended <- t.out
 		}()
 		if c.watch != nil {
-			if c.run != nil {
+			if c.run != nil && !r.judgedAgain.Load() {
 				r.traffic(t) // what the watch is to see, when nothing else ran
 			}
 			r.watches.result(t)

@@ -124,6 +124,13 @@ func (w *watches) found1(c *Check, s seen, why string) {
 	f.count++
 }
 
+// finds says whether a message broke c's requirement.
+func (w *watches) finds(c *Check) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.found[c] != nil
+}
+
 // add counts against c what a watch check's run found beyond the
 // messages (what one message holds, judged in parts).
 func (w *watches) add(c *Check, s seen, why string) {

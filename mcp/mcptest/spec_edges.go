@@ -210,10 +210,14 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 		return
 	}
 	ask := func(method, params string) {
-		out.send(`{"jsonrpc":"2.0","id":"` + srvID("srv-asks") + `","method":"` + method + `","params":` + params + `}`)
+		id := srvID("srv-asks")
+		if s.has("asks-id-reuse") {
+			id = "srv-asks-again"
+		}
+		out.send(`{"jsonrpc":"2.0","id":"` + id + `","method":"` + method + `","params":` + params + `}`)
 	}
 	if el := member(caps, "elicitation"); el != nil {
-		props := `{"name":{"type":"string","title":"Name"},"age":{"type":"integer"},"colours":{"type":"array","items":{"enum":["red","blue"]}}}`
+		props := `{"name":{"type":"string","title":"Name"},"age":{"type":"integer"},"colours":{"type":"array","items":{"type":"string","enum":["red","blue"]}}}`
 		switch {
 		case s.has("asks-nested"):
 			props = nestedProperty

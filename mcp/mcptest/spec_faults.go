@@ -209,6 +209,7 @@ var Faults = []string{
 	"asks-url-always",       // with asks: the URL elicitation of a client that declared elicitation of form mode alone too
 	"asks-url-private",      // with asks: the URL elicitation's url carries the user's email address
 	"asks-form-link",        // with asks: the form's message holds a web address to visit
+	"asks-id-reuse",         // with asks: every request of the asks under one id, "srv-asks-again"
 	"asks-complete-unknown", // with asks: the completion names an elicitationId never sent
 	"asks-sampling-tools",   // with asks: the sampling request offers tools, to a client that did not declare sampling.tools
 	"asks-sampling-context", // with asks: the sampling request's includeContext "thisServer", to a client that did not declare sampling.context
