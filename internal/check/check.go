@@ -154,13 +154,12 @@ type Result struct {
 
 // Report is what a run found.
 type Report struct {
-	Server   string // how the server is named, secrets masked
-	Era      string // "legacy" or "modern": the main session's
-	Version  string // the protocol version of the main session
-	Results  []Result
-	Took     time.Duration
-	Stopped  error // why the run stopped before every check ran (--max-time, Ctrl-C), or nil
-	Selected int   // how many checks were selected
+	Server  string // how the server is named, secrets masked
+	Era     string // "legacy" or "modern": the main session's
+	Version string // the protocol version of the main session
+	Results []Result
+	Took    time.Duration
+	Stopped error // why the run stopped before every check ran (--max-time, Ctrl-C), or nil
 	// ServerTime is how much of Took the run waited on the server: while
 	// one of its requests or more was unanswered.
 	ServerTime time.Duration

@@ -122,7 +122,7 @@ type seen struct {
 type conn struct {
 	r       *runner
 	era     string // "legacy" or "modern": written under mu (setEra) once the reader runs
-	version string // the protocol version it speaks: written under mu (setVersion), which the reader holds as it reads it
+	version string // the protocol version it speaks: written under mu (setEra), which the reader holds as it reads it
 	// init is the answer to the connection's initialize (legacy), as sent.
 	init json.RawMessage
 
@@ -173,18 +173,19 @@ type conn struct {
 	signs chan struct{}
 }
 
-// setEra and setVersion set the era and the version the connection
-// speaks; the reader reads them as it records each message (take), under mu.
-func (c *conn) setEra(era string) {
+// setEra sets the era and the version the connection speaks; the reader
+// reads them as it records each message (take), under mu.
+func (c *conn) setEra(era, version string) {
 	c.mu.Lock()
-	c.era = era
+	c.era, c.version = era, version
 	c.mu.Unlock()
 }
 
+// setVersion sets the version negotiated, which an HTTP connection of
+// the initialize era sends from now on too (setHeaderVersion).
 func (c *conn) setVersion(v string) {
-	c.mu.Lock()
-	c.version = v
-	c.mu.Unlock()
+	c.setEra(c.era, v) // c.era is written by this goroutine alone
+	c.setHeaderVersion(v)
 }
 
 // connOptions shape how a connection opens.
@@ -318,15 +319,13 @@ func (c *conn) handshake(ctx context.Context, version string) error {
 		v = c.version // the one offered: written by this goroutine alone
 	}
 	c.setVersion(v)
-	c.setHeaderVersion(v)
 	return c.notify(ctx, "notifications/initialized", nil)
 }
 
 // initializeParams are initialize's params: version, the client
 // capabilities the connection declares ({} for none), and client info.
 func (c *conn) initializeParams(version string) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{"protocolVersion": version, "capabilities": c.capabilities(), "clientInfo": c.r.target.ClientInfo})
-	return b
+	return rawjson.Marshal(map[string]any{"protocolVersion": version, "capabilities": c.capabilities(), "clientInfo": c.r.target.ClientInfo})
 }
 
 // newID is an id the connection has not used: a number, from 1.
@@ -851,22 +850,16 @@ func (c *conn) close() {
 	c.mu.Unlock()
 	c.cancel() // an answer being written gives up first: it may hold stdin
 	if again {
-		if c.stdio != nil {
-			<-c.gone
-		}
+		<-c.gone // closed from the start over HTTP, which has no reader
 		return
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
 	if c.stdio != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		c.stdio.Close(ctx)
-		cancel()
 		<-c.gone
-		return
-	}
-	if session != "" && c.era == "legacy" && c.r.sharing(c, session) == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	} else if session != "" && c.era == "legacy" && c.r.sharing(c, session) == nil {
 		c.post(ctx, httpReq{method: "DELETE"}, nil)
-		cancel()
 	}
 }
 

@@ -101,12 +101,8 @@ func (r *runner) unopened(ctx context.Context, selected []*Check, err error) *Re
 	if d != nil {
 		first = d.id
 	}
-	report := &Report{Server: r.target.Server, Selected: len(selected)}
-	byID := map[string]*Check{}
-	for _, c := range Catalogue() {
-		byID[c.ID] = c
-	}
-	head := Result{Check: byID[first]}
+	report := &Report{Server: r.target.Server}
+	head := Result{Check: checkByID(first)}
 	why := ""
 	if d != nil {
 		head.Outcome = Outcome{Status: Failed, Message: d.message, Sent: r.mask(d.sent, 300), Received: r.mask(d.received, 300)}
@@ -124,12 +120,9 @@ func (r *runner) unopened(ctx context.Context, selected []*Check, err error) *Re
 		}
 		report.Results = append(report.Results, Result{Check: c, Outcome: Outcome{Status: Blocked, BlockedBy: first, Message: r.mask(why, 400)}})
 	}
-	slices.SortStableFunc(report.Results, func(a, b Result) int { return order(a.Check) - order(b.Check) })
+	slices.SortStableFunc(report.Results, func(a, b Result) int { return slices.Index(Catalogue(), a.Check) - slices.Index(Catalogue(), b.Check) }) // the catalogue's order
 	return report
 }
-
-// order is a check's place in the catalogue.
-func order(c *Check) int { return slices.Index(Catalogue(), c) }
 
 // firstContact replays, on a connection of the run's own, the first
 // exchange the main session makes (server/discover where the era is not
@@ -148,11 +141,9 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 	era := r.target.Era
 	var discoverBad, refused *defect
 	if era != "legacy" {
-		c.setEra("modern")
-		c.setVersion(mcp.ModernVersion)
+		c.setEra("modern", mcp.ModernVersion)
 		m, d := r.contact(ctx, c, "server/discover", c.stamp(nil), `1`)
-		c.setEra("legacy")
-		c.setVersion(mcp.LatestVersion)
+		c.setEra("legacy", mcp.LatestVersion)
 		if d != nil {
 			return d
 		}
@@ -191,7 +182,6 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 	}
 	v, _ := str(member(m.Result, "protocolVersion"))
 	c.setVersion(v)
-	c.setHeaderVersion(v)
 	c.notify(ctx, "notifications/initialized", nil)
 	if c.http == nil {
 		return nil

@@ -72,8 +72,7 @@ func readingListedChecks() []*Check {
 				if !ok || !readable || len(req) == 0 {
 					continue
 				}
-				params, _ := json.Marshal(map[string]any{"name": name, "arguments": map[string]string{}})
-				res, rerr := t.callShown("prompts/get", params)
+				res, rerr := t.callShown("prompts/get", rawjson.Marshal(map[string]any{"name": name, "arguments": map[string]string{}}))
 				wantCode(t, res, rerr, -32602,
 					fmt.Sprintf("answered with a result, though %q is required", req[0]),
 					"answered with error %d, not -32602")
@@ -127,8 +126,7 @@ func readingUtilityChecks() []*Check {
 		completionCheck("reading.completion-inputs", func(t *T, all []json.RawMessage) {
 			// The first request reading.completion sends, without its
 			// argument, which CompleteRequest requires.
-			params, _ := json.Marshal(map[string]json.RawMessage{"ref": member(all[0], "ref")})
-			res, rerr := t.callShown("completion/complete", params)
+			res, rerr := t.callShown("completion/complete", rawjson.Marshal(map[string]json.RawMessage{"ref": member(all[0], "ref")}))
 			if rerr == nil {
 				var values []json.RawMessage
 				if json.Unmarshal(member(member(res, "completion"), "values"), &values) == nil && len(values) == 0 {
@@ -215,10 +213,7 @@ func eachResource(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCEr
 			uris = append(uris, uri)
 		}
 	}
-	eachRead(t, "resources/read", func(uri string) json.RawMessage {
-		b, _ := json.Marshal(map[string]string{"uri": uri})
-		return b
-	}, uris, fn, fmt.Sprintf("%d resources listed; the first %d were read", len(items), maxReads),
+	eachRead(t, "resources/read", func(uri string) json.RawMessage { return rawjson.Marshal(map[string]string{"uri": uri}) }, uris, fn, fmt.Sprintf("%d resources listed; the first %d were read", len(items), maxReads),
 		"%s asks for input (input_required), which mcpv check does not give: not read", "the server lists no resource")
 }
 
@@ -254,11 +249,9 @@ func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCErr
 	}
 	params := func(name string) json.RawMessage {
 		if a, ok := args[name]; ok {
-			b, _ := json.Marshal(map[string]any{"name": name, "arguments": a})
-			return b
+			return rawjson.Marshal(map[string]any{"name": name, "arguments": a})
 		}
-		b, _ := json.Marshal(map[string]string{"name": name})
-		return b
+		return rawjson.Marshal(map[string]string{"name": name})
 	}
 	over, none := fmt.Sprintf("the first %d prompts without required arguments were got", maxReads), "the server lists no prompt without required arguments"
 	if filled {
@@ -361,8 +354,7 @@ func completionParams(t *T) []json.RawMessage {
 	var prompts, templates []json.RawMessage
 	add := func(to *[]json.RawMessage, ref map[string]string, arg string) {
 		if arg != "" && len(*to) < 6 {
-			b, _ := json.Marshal(map[string]any{"ref": ref, "argument": map[string]string{"name": arg, "value": ""}})
-			*to = append(*to, b)
+			*to = append(*to, rawjson.Marshal(map[string]any{"ref": ref, "argument": map[string]string{"name": arg, "value": ""}}))
 		}
 	}
 	for _, p := range t.listed("prompts/list") {

@@ -70,8 +70,7 @@ func promptParams(name string, answers json.RawMessage, state *string) json.RawM
 	if state != nil {
 		p["requestState"] = *state
 	}
-	b, _ := json.Marshal(p)
-	return b
+	return rawjson.Marshal(p)
 }
 
 // answers are a client's answers to an input_required result's input
@@ -97,8 +96,7 @@ func state(result json.RawMessage) *string {
 // retry sends a's request again with answers and state, and returns the
 // answer.
 func (a asking) retry(t *T, answers any, state *string) mcp.Message {
-	b, _ := json.Marshal(answers)
-	params := promptParams(a.name, b, state)
+	params := promptParams(a.name, rawjson.Marshal(answers), state)
 	t.Sent("prompts/get " + clipped(params))
 	m, _ := t.request(a.c, "prompts/get", params)
 	return m

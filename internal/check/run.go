@@ -79,9 +79,6 @@ func (e errMaxTime) Error() string {
 	return fmt.Sprintf("the run's time limit (%s) was reached", e.d)
 }
 
-// MaxTimeError is a run stopped by its time limit (--max-time).
-type MaxTimeError = errMaxTime
-
 // runner is one run.
 type runner struct {
 	ctx context.Context // the run's, which --max-time and Ctrl-C end
@@ -182,7 +179,7 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 		r.versions.wg.Wait()
 		r.closeAll()
 	}()
-	report := &Report{Server: target.Server, Selected: len(selected)}
+	report := &Report{Server: target.Server}
 	octx, ocancel := context.WithCancelCause(ctx)
 	found := func(d *defect) { ocancel(d) }
 	r.wire.alarm = func() { r.diagnose(ctx, found) }
@@ -209,20 +206,17 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	}
 
 	results := make(map[*Check]Outcome, len(selected))
-	var rmu sync.Mutex // guards results and done
-	done := 0
+	var rmu sync.Mutex // guards results
 	record := func(c *Check, o Outcome) {
 		rmu.Lock()
 		results[c] = o
-		done++
-		n := done
+		n := len(results) // each check is recorded once
 		rmu.Unlock()
 		if opts.Progress != nil {
 			opts.Progress(n, len(selected), c.ID)
 		}
 	}
 	var units [][]*Check
-	groups := map[string]int{}
 	var watchers []*Check
 	for _, c := range selected {
 		switch {
@@ -231,11 +225,9 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 		case c.group == "":
 			units = append(units, []*Check{c})
 		default:
-			i, ok := groups[c.group]
-			if !ok {
-				i = len(units)
-				groups[c.group] = i
-				units = append(units, nil)
+			i := slices.IndexFunc(units, func(u []*Check) bool { return u[0].group == c.group })
+			if i < 0 {
+				i, units = len(units), append(units, nil)
 			}
 			units[i] = append(units[i], c)
 		}
@@ -905,9 +897,7 @@ func (t *T) failErr(doing string, err error) {
 	if tre := (*mcp.TransportError)(nil); errors.As(err, &tre) && slices.Contains([]syscall.Signal{syscall.SIGKILL, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}, tre.Signal) {
 		t.Inconclusive("%s: %s, %s: what it would have answered is not known", doing, oneLine(err.Error()), KilledFromOutside)
 	} else if exited(err) && t.r.main != nil && t.r.main.Err() == nil { // a copy as the session's, asked once: one that exits too leaves it inconclusive
-		var c *conn
-		var perr error
-		t.starting(func(ctx context.Context) { c, perr = t.r.dial(ctx, connOptions{}) })
+		c, perr := t.dial(connOptions{})
 		if perr == nil {
 			defer c.close()
 			_, _, perr = c.request(t.ctx, t.r.probeMethod(c.era), nil)
@@ -978,9 +968,7 @@ func oneLine(s string) string {
 
 // request sends a request on c and fails the check when no response
 // comes (the connection broke, the time ran out).
-func (t *T) request(c *conn, method string, params json.RawMessage) (mcp.Message, *exchange) {
-	var m mcp.Message
-	var x *exchange
+func (t *T) request(c *conn, method string, params json.RawMessage) (m mcp.Message, x *exchange) {
 	var err error
 	if c.stdio != nil && c.stdio.Silent() {
 		// A server that has said nothing yet may still be starting: its
