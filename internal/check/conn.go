@@ -566,17 +566,11 @@ func (c *conn) alive() bool {
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()
-	if closed {
-		return false
-	}
-	if c.stdio == nil {
-		return true
-	}
 	select {
 	case <-c.gone:
-		return false
+		return !closed && c.stdio == nil // over HTTP, gone is closed from the start
 	default:
-		return true
+		return !closed
 	}
 }
 

@@ -64,8 +64,8 @@ func extensionChecks() []*Check {
 		// that is no origin, or admits every one, is outside it, and a
 		// host refuses the app (as mcpv app does); an origin reached
 		// without encryption is only a warning, as mcpv app has it.
-		appCheckOf("apps.csp", only(apps.Error), "apps.csp"),
-		appCheckOf("apps.csp-encrypted", only(apps.Warning), "apps.csp"),
+		appCheckOf("apps.csp", []apps.Level{apps.Error}, "apps.csp"),
+		appCheckOf("apps.csp-encrypted", []apps.Level{apps.Warning}, "apps.csp"),
 		// The shape of a resource's _meta.ui is given by the extension's
 		// interface, with no requirement word: a warning.
 		appCheck("apps.resource-meta", "apps.resource-meta", "apps.permissions"),
@@ -77,7 +77,6 @@ func extensionChecks() []*Check {
 					withApp = append(withApp, i)
 				}
 			}
-			checked := len(withApp) > 0
 			for _, rec := range t.judged(withApp) {
 				r := apps.Report{Valid: true}
 				r.AddCall(nil, rec.result)
@@ -85,7 +84,7 @@ func extensionChecks() []*Check {
 					t.FailExchange(rec.sent, clipped(rec.result), "%s", r.Problems[0].Message)
 				}
 			}
-			if !checked {
+			if len(withApp) == 0 {
 				t.Skip("none of the tools named with --call carries an app")
 			}
 		}),
@@ -96,18 +95,13 @@ func extensionChecks() []*Check {
 // what internal/apps finds under rules, over every app the server's
 // tools carry.
 func appCheck(id string, rules ...string) *Check {
-	return appCheckOf(id, only(apps.Error, apps.Warning), rules...)
-}
-
-// only is a choice of the levels of problems that fail a check.
-func only(levels ...apps.Level) func(apps.Level) bool {
-	return func(l apps.Level) bool { return slices.Contains(levels, l) }
+	return appCheckOf(id, []apps.Level{apps.Error, apps.Warning}, rules...)
 }
 
 // appCheckOf is appCheck, failed by the problems of the rules whose
-// level counts. A check of what an app's resource holds is blocked by
+// level is one of counts. A check of what an app's resource holds is blocked by
 // apps.resource-exists when no resource could be read.
-func appCheckOf(id string, counts func(apps.Level) bool, rules ...string) *Check {
+func appCheckOf(id string, counts []apps.Level, rules ...string) *Check {
 	c := &Check{ID: id, needs: needs{capability: "tools"}}
 	content := !slices.Contains([]string{"apps.tool-meta", "apps.resource-uri", "apps.deprecated-key", "apps.resource-exists"}, c.ID)
 	c.run = func(t *T) {
@@ -123,7 +117,7 @@ func appCheckOf(id string, counts func(apps.Level) bool, rules ...string) *Check
 			}
 			read++
 			for _, p := range r.Problems {
-				if !slices.Contains(rules, p.Rule) || !counts(p.Level) {
+				if !slices.Contains(rules, p.Rule) || !slices.Contains(counts, p.Level) {
 					continue
 				}
 				t.Sent(fmt.Sprintf("tools/list, then resources/read %s", r.ResourceURI))

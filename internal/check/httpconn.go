@@ -415,8 +415,7 @@ func (t *T) post(c *conn, hr httpReq, id json.RawMessage, doing string) *exchang
 // paramHeaders are the x-mcp-header annotations of the tool a tools/call
 // message calls, as the tool is listed (none before the lists are known).
 func (r *runner) paramHeaders(msg []byte) []mcp.ParamHeader {
-	f := r.known.Load()
-	if f == nil || r.facts == nil {
+	if r.known.Load() == nil || r.facts == nil {
 		return nil
 	}
 	name, _ := str(member(member(msg, "params"), "name"))

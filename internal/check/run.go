@@ -162,12 +162,7 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 		r.shared = &group{}
 		defer r.shared.close()
 	}
-	var selected []*Check
-	for _, c := range Catalogue() {
-		if Selected(c, opts.Only, opts.Skip) {
-			selected = append(selected, c)
-		}
-	}
+	selected := slices.DeleteFunc(slices.Clone(Catalogue()), func(c *Check) bool { return !Selected(c, opts.Only, opts.Skip) })
 	if target.Done != nil {
 		defer target.Done()
 	}
