@@ -302,31 +302,27 @@ func pingProbe(ctx context.Context, r *runner, f *facts) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.opts.CheckTimeout)
 	defer cancel()
-	type answer struct {
-		res json.RawMessage
-		err error
-	}
-	pinged := make(chan answer, 1)
+	pinged := make(chan error, 1) // what ping got: its result is no matter
 	start := time.Now()
 	go func() { // checker's ping probe: ends when ping is answered, or ctx ends
-		res, err := r.main.Call(ctx, "ping", nil)
-		pinged <- answer{res, err}
+		_, err := r.main.Call(ctx, "ping", nil)
+		pinged <- err
 	}()
 	_, err := r.wire.call(ctx, []string{unknownMethod}, func(ctx context.Context) (json.RawMessage, error) { return r.main.Call(ctx, unknownMethod, nil) })
 	var ce *mcp.CallError
 	var na *nullAnswer
 	if err != nil && !errors.As(err, &ce) && !errors.As(err, &na) {
 		select { // the other request got no answer: nothing is known but what ping gets
-		case a := <-pinged:
-			return pingFailure(a.err)
+		case perr := <-pinged:
+			return pingFailure(perr)
 		case <-ctx.Done():
 			return ""
 		}
 	}
 	grace := max(2*time.Second, 20*time.Since(start))
 	select {
-	case a := <-pinged:
-		return pingFailure(a.err)
+	case perr := <-pinged:
+		return pingFailure(perr)
 	case <-time.After(grace):
 		if s := r.wire.stray(); s != "" {
 			return "ping was answered under an id it was not sent with, which no request had: " + clip(s, 200)
@@ -388,10 +384,9 @@ func (r *runner) callsListed(ctx context.Context) error {
 		}
 	}
 	for _, c := range r.opts.Calls {
-		if r.toolDef(ctx, c.Tool) != nil {
-			continue
+		if r.toolDef(ctx, c.Tool) == nil {
+			return &UnknownToolError{Tool: c.Tool, Listed: toolNames(tools, nil)}
 		}
-		return &UnknownToolError{Tool: c.Tool, Listed: toolNames(tools, nil)}
 	}
 	return nil
 }
