@@ -822,13 +822,10 @@ func (c *conn) mark() int {
 func (c *conn) since(mark int) []seen {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []seen
-	for _, s := range c.log {
-		if s.n > mark {
-			out = append(out, s)
-		}
+	if i := slices.IndexFunc(c.log, func(s seen) bool { return s.n > mark }); i >= 0 {
+		return slices.Clone(c.log[i:]) // the log is in the order the messages came
 	}
-	return out
+	return nil
 }
 
 // close ends the connection: the stdio server stopped (stdin closed,

@@ -238,13 +238,7 @@ func notModern(m mcp.Message) string {
 
 // lintOf are the lint's findings of severity and the rules given.
 func (f *facts) lintOf(severity string, rules ...string) []surface.Finding {
-	var out []surface.Finding
-	for _, fd := range f.lint {
-		if fd.Severity == severity && slices.Contains(rules, fd.Rule) {
-			out = append(out, fd)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(f.lint), func(fd surface.Finding) bool { return fd.Severity != severity || !slices.Contains(rules, fd.Rule) })
 }
 
 // lintDone ends t when the lint could not run to its end: the listing

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/jsonschema"
 	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -125,8 +126,7 @@ func (s *mcpSchema) compile(def string) (*jsonschema.Schema, error) {
 	if err := s.errs[def]; err != nil {
 		return nil, err
 	}
-	ref, _ := json.Marshal("#/$defs/" + def)
-	doc := fmt.Sprintf(`{"$schema":%s,"$ref":%s,"$defs":%s}`, s.dialect, ref, s.defs)
+	doc := fmt.Sprintf(`{"$schema":%s,"$ref":%s,"$defs":%s}`, s.dialect, rawjson.Marshal("#/$defs/"+def), s.defs)
 	c, err := jsonschema.Compile([]byte(doc))
 	if err != nil {
 		s.errs[def] = err
@@ -374,8 +374,7 @@ func schemaItems(t *T) {
 // rebuilt is a request or notification as an object, its members as
 // they came.
 func rebuilt(m mcp.Message) []byte {
-	method, _ := json.Marshal(m.Method)
-	b := []byte(`{"jsonrpc":"2.0","method":` + string(method))
+	b := []byte(`{"jsonrpc":"2.0","method":` + string(rawjson.Marshal(m.Method)))
 	if m.ID != nil {
 		b = append(append(b, `,"id":`...), m.ID...)
 	}

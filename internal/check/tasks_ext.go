@@ -301,8 +301,7 @@ func extKeys(t *T) {
 				}
 			}
 		}
-		s := str1(member(m.Result, "status"))
-		if s != mcp.TaskInputRequired {
+		if status = str1(member(m.Result, "status")); status != mcp.TaskInputRequired {
 			for k := range given {
 				done[k] = true
 			}
@@ -313,7 +312,6 @@ func extKeys(t *T) {
 				}
 			}
 		}
-		status = s
 	}
 	t.Note("last status %s", status)
 }
