@@ -16,6 +16,7 @@ package check
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -246,9 +247,7 @@ func (r *runner) dialOnce(ctx context.Context, o connOptions) (*conn, error) {
 	if f == nil { // the main session is not open yet (the first contact)
 		f = &facts{era: "legacy"}
 	}
-	if o.era == "" {
-		o.era = f.era
-	}
+	o.era = cmp.Or(o.era, f.era)
 	if o.version == "" {
 		switch {
 		case o.era == f.era && f.version != "":

@@ -273,9 +273,7 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 		}
 		report.Results = append(report.Results, Result{Check: c, Outcome: o})
 	}
-	if ctx.Err() != nil {
-		report.Stopped = context.Cause(ctx)
-	}
+	report.Stopped = context.Cause(ctx) // nil while ctx runs
 	report.Took = time.Since(start)
 	r.served.mu.Lock()
 	report.ServerTime = r.served.took
@@ -861,9 +859,7 @@ func (t *T) fresh(o connOptions) *conn {
 // failErr fails the check on an error that kept it from what it was
 // doing; a bound that ran out makes it inconclusive instead.
 func (t *T) failErr(doing string, err error) {
-	if t.ctx.Err() != nil {
-		err = context.Cause(t.ctx)
-	}
+	err = cmp.Or(context.Cause(t.ctx), err) // why the check's context ended, once it has
 	if oot := (*outOfTime)(nil); errors.As(err, &oot) {
 		t.out = timedOut(oot)
 		t.out.Message = doing + ": " + t.out.Message
