@@ -848,7 +848,7 @@ func (c *conn) close() {
 	if c.stdio != nil {
 		c.stdio.Close(ctx)
 		<-c.gone
-	} else if session != "" && c.era == "legacy" && c.r.sharing(c, session) == nil {
+	} else if session != "" && c.era == "legacy" && !c.r.sharing(c, session) {
 		c.post(ctx, httpReq{method: "DELETE"}, nil)
 	}
 }

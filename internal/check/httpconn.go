@@ -45,24 +45,19 @@ func (c *conn) setHeaderVersion(v string) {
 // another connection holds too is http.session-unique's, and no
 // connection ends it (close) while another holds it.
 func (r *runner) sessionGiven(c *conn, sid string, x *exchange) {
-	if r.sharing(c, sid) != nil {
+	if r.sharing(c, sid) {
 		said := fmt.Sprintf("HTTP %d, Mcp-Session-Id: %q (given to another session's initialize before)", x.status, clip(sid, 120))
 		r.sharedSession.CompareAndSwap(nil, &said)
 	}
 }
 
-// sharing is a connection of the run but c that holds the session id
-// sid, or nil.
-func (r *runner) sharing(c *conn, sid string) *conn {
+// sharing reports whether a connection of the run but c holds the
+// session id sid.
+func (r *runner) sharing(c *conn, sid string) bool {
 	r.mu.Lock()
 	conns := slices.Clone(r.conns)
 	r.mu.Unlock()
-	for _, o := range conns {
-		if o != c && o.sessionID() == sid {
-			return o
-		}
-	}
-	return nil
+	return slices.ContainsFunc(conns, func(o *conn) bool { return o != c && o.sessionID() == sid })
 }
 
 // sessionID is the Mcp-Session-Id the server gave, or "".
