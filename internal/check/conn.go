@@ -754,13 +754,10 @@ func (c *conn) match(s *seen, id json.RawMessage, method string, status int) (*w
 
 // oldestWaiter is the request waiting longest, or nil; mu must be held.
 func (c *conn) oldestWaiter() *waiter {
-	var old *waiter
-	for _, w := range c.waiting {
-		if old == nil || w.seq < old.seq {
-			old = w
-		}
+	if len(c.waiting) == 0 {
+		return nil
 	}
-	return old
+	return slices.MinFunc(slices.Collect(maps.Values(c.waiting)), func(a, b *waiter) int { return a.seq - b.seq })
 }
 
 // twinWaiter is the request waiting whose id is id written as another

@@ -204,16 +204,12 @@ func (w *mainWire) take(out []seen) {
 }
 
 // oldest is the method of the request waiting longest, which it takes
-// as answered; mu must be held.
+// as answered; mu must be held, and a request must wait.
 func (w *mainWire) oldest() string {
-	best, key := sentReq{seq: -1}, ""
-	for k, r := range w.sent {
-		if best.seq < 0 || r.seq < best.seq {
-			best, key = r, k
-		}
-	}
+	key := slices.MinFunc(slices.Collect(maps.Keys(w.sent)), func(a, b string) int { return w.sent[a].seq - w.sent[b].seq })
+	method := w.sent[key].method
 	delete(w.sent, key)
-	return best.method
+	return method
 }
 
 // unmatched says what s, a response under k that no request waiting
