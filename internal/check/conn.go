@@ -777,7 +777,7 @@ func shapeOf(data []byte, m mcp.Message) string {
 	if v, ok := str(member(data, "jsonrpc")); !ok || v != "2.0" {
 		return `it has no "jsonrpc": "2.0"`
 	}
-	if m.IsResponse() && m.Error != nil && member(data, "result") != nil {
+	if m.IsResponse() && member(data, "error") != nil && member(data, "result") != nil { // "error": null is a member there
 		return bothShape
 	}
 	if m.IsResponse() && m.Error == nil && !rawjson.IsObject(m.Result) {

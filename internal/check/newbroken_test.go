@@ -82,6 +82,7 @@ var newBroken = []struct {
 	// A client may ping before initialize (2025-11-25 basic/lifecycle).
 	{"ping before initialize answered with an error", stdio, faults("ping-early-error"), "lifecycle.ping"},
 	{"roots/list before initialized, to a client that declared roots", stdio, faults("early-request-declared"), "lifecycle.early-requests"},
+	{"a result beside \"error\": null", stdio, faults("result-and-null-error"), "jsonrpc.result-or-error"},
 	// A server may complete some arguments and not others: the prompt's
 	// argument (asked first) gets no values, the template's variable 150.
 	{"150 completion values for a template's variable alone", stdio, faults("complete-template-150"), "reading.completion"},

@@ -130,6 +130,7 @@ var Faults = []string{
 	"invalid-params-32601",     // prompts/get, resources/read, tools/call without their name or uri answered -32601
 	"integer-cursor",           // nextCursor an integer, not a string
 	"result-and-error",         // every result response carries an error too
+	"result-and-null-error",    // every result response carries "error": null too (the member there, though null)
 	"undeclared-sampling",      // (initialize era) sampling/createMessage asked of a client that did not declare sampling, after every answer
 	"subscribe-not-found",      // resources/subscribe answered -32601, though resources.subscribe is declared
 	"discover-no-versions",     // (modern) server/discover without supportedVersions

@@ -314,6 +314,9 @@ func (s *Spec) resultLine(id json.RawMessage, method string, res json.RawMessage
 	if s.has("result-and-error") {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s,"error":{"code":-32603,"message":"and an error"}}`, id, body)
 	}
+	if s.has("result-and-null-error") {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s,"error":null}`, id, body)
+	}
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, body)
 }
 
