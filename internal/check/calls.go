@@ -203,6 +203,7 @@ type callRecord struct {
 	result   json.RawMessage
 	progress []seen // its progress notifications, before the response
 	late     []seen // those after it
+	news     []seen // over HTTP, a list's or a resource's news on its stream (modern.stream-related)
 	// needed: the answer of a call refused -32021, with its exchange over
 	// HTTP (modern.capability-status)
 	needed  mcp.Message
@@ -432,6 +433,9 @@ func (r *runner) call(t *T, i int) *callRecord {
 		if s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) {
 			after = true
 			continue
+		}
+		if news(s) && c.http != nil && !after {
+			rec.news = append(rec.news, s)
 		}
 		if s.msg.IsNotification() && s.msg.Method == "notifications/progress" && idKey(member(s.msg.Params, "progressToken")) == idKey(token) {
 			if after {

@@ -59,6 +59,7 @@ var newBroken = []struct {
 	{"a tasks/list listing one task of two", fake{transport: "http", change: legacyTasks}, faults("task-list-newest"), "tasks.unique-ids"},
 	{"news of a resource on the event stream of every request", fake{transport: "http", sse: true}, faults("unrelated-on-stream"), "http.stream-related"},
 	{"news of a resource on the event stream of every request, in 2026-07-28", httpModern, faults("unrelated-on-stream"), "modern.stream-related"},
+	{"news of a resource on the event stream of a named tool's call, in 2026-07-28", httpModern, faults("call-news-on-stream"), "modern.stream-related"},
 	{"-32021 answered with HTTP 200", fake{transport: "http", era: "modern", change: extTasks}, faults("capability-error-200"), "modern.capability-status"},
 	{"event streams without X-Accel-Buffering: no (2026-07-28)", httpModern, faults("sse-buffered"), "modern.sse-unbuffered"},
 	{"tools listed in reverse order under every other id (2026-07-28)", stdioModern, faults("tools-order-varies"), "lists.tools-order"},

@@ -79,7 +79,8 @@ func probeAndList(t *T, c *conn) []string {
 // where no other check subscribes to anything) and reads each answer
 // that is an event stream: what it carries before the response relates
 // to the request, and news of the server's lists or resources does not
-// (its place is the GET stream, or a subscriptions/listen stream).
+// (its place is the GET stream, or a subscriptions/listen stream); in
+// 2026-07-28, not on a named tool's call's stream either.
 func streamRelated(t *T) {
 	c := t.fresh(connOptions{})
 	streams := 0
@@ -90,14 +91,30 @@ func streamRelated(t *T) {
 		}
 		streams++
 		for _, s := range x.msgs {
-			if _, changed := mcp.ListChanged(s.msg.Method); s.bad == "" && s.msg.IsNotification() && (changed || s.msg.Method == "notifications/resources/updated") {
+			if news(s) {
 				t.FailExchange("POST "+method, s.raw, "the event stream of %s carried %s, which no request of this session asked for", method, s.msg.Method)
+			}
+		}
+	}
+	// In 2026-07-28 a list's news goes on a subscription's stream alone,
+	// even news a call caused: a named tool's call is held to it too.
+	for i, call := range t.r.opts.Calls {
+		if t.r.facts.era == "modern" && !taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
+			if rec := t.r.callOnce(t, i); len(rec.news) > 0 {
+				t.FailExchange(rec.sent, rec.news[0].raw, "the event stream of the call of %s carried %s, which belongs on a subscriptions/listen stream", call.Tool, rec.news[0].msg.Method)
 			}
 		}
 	}
 	if streams == 0 {
 		t.Note("every request was answered as JSON, which carries the response alone")
 	}
+}
+
+// news says s is a list's or a resource's news: what a subscription
+// carries, no request's.
+func news(s seen) bool {
+	_, changed := mcp.ListChanged(s.msg.Method)
+	return s.bad == "" && s.msg.IsNotification() && (changed || s.msg.Method == "notifications/resources/updated")
 }
 
 // originMethods sends GET and DELETE, on a session of their own, from a

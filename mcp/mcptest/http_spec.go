@@ -287,7 +287,8 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 		s.crossPing(x, m)
 		return
 	}
-	unrelated := spec.has("unrelated-on-stream") && (m.Method == "ping" && spec.Era != "modern" || m.Method == "server/discover" || strings.HasSuffix(m.Method, "/list"))
+	unrelated := spec.has("unrelated-on-stream") && (m.Method == "ping" && spec.Era != "modern" || m.Method == "server/discover" || strings.HasSuffix(m.Method, "/list")) ||
+		spec.has("call-news-on-stream") && m.Method == "tools/call"
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
 	streams := s.opts.SSE || spec.has("event-id-reuse") || spec.has("stream-left-open") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && param(m.Params, "name") == slowTool ||
 		m.Method == "tasks/result" && spec.Tasks != nil || unrelated || m.Method == "tasks/get" && spec.has("tasks-get-streamed")
