@@ -324,7 +324,7 @@ func Stop(d Dir, name string, wait time.Duration) error {
 	pid := holder(p.Lock)
 	c, r, err := dial(d, name, stopLine)
 	var none *ErrNoSession
-	if errors.As(err, &none) && pid > 0 {
+	if errors.As(err, &none) && pid > 0 && holder(p.Lock) == pid { // still that keeper's: no pid of another process signalled
 		terminate(pid) // as session start ends a keeper that is not to stay
 		return awaitEnd(p, pid, name, wait)
 	}
