@@ -422,7 +422,7 @@ func (t *HTTPTransport) readAnswer(ctx context.Context, resp *http.Response, o o
 			return lost(&TransportError{Op: "read answer", Err: err})
 		case isResponseTo(body, wire):
 			if string(wire) != string(o.id) {
-				body = withID(body, o.id)
+				body = answerAs(body, wire, o.id)
 			}
 			t.push(inbound{data: body, large: large})
 			return nil

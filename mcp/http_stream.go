@@ -201,7 +201,7 @@ func (t *HTTPTransport) pump(ctx context.Context, r *sseReader, id, as json.RawM
 		progressed = true
 		data := ev.Data
 		if response && as != nil {
-			data = withID(data, as)
+			data = answerAs(data, id, as)
 		}
 		if response {
 			// Before the session has it: the caller may be gone the moment
@@ -424,24 +424,10 @@ func maskedHeaders(h http.Header) string {
 	return "{" + strings.TrimPrefix(b.String(), ", ") + "}"
 }
 
-// withID is msg with its id replaced; in a JSON array (an answer a
-// server wrapped in one), each response's.
+// withID is msg, a request or the response to one sent under another
+// id, with its id replaced.
 func withID(msg, id json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
-	if i := rawjson.SkipSpace(msg, 0); i < len(msg) && msg[i] == '[' {
-		b.WriteByte('[')
-		rawjson.ScanElements(msg, func(el []byte) {
-			if b.Len() > 1 {
-				b.WriteByte(',')
-			}
-			var buf [8]rawjson.Field
-			if rawjson.IsObject(el) && !slices.ContainsFunc(rawjson.ScanFields(buf[:0], el), func(f rawjson.Field) bool { return f.KeyIs("method") }) {
-				el = withID(el, id)
-			}
-			b.Write(el)
-		})
-		return append(b.Bytes(), ']')
-	}
 	b.WriteByte('{')
 	rawjson.ForEachRawMember(msg, func(k string, rawKey, v []byte) error {
 		if b.Len() > 1 {
@@ -457,4 +443,24 @@ func withID(msg, id json.RawMessage) json.RawMessage {
 	})
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// answerAs is the answer a request sent under the id wire got, with the
+// response to it under id: in a JSON array (an answer a server wrapped
+// in one), that response alone.
+func answerAs(msg, wire, id json.RawMessage) json.RawMessage {
+	if i := rawjson.SkipSpace(msg, 0); i >= len(msg) || msg[i] != '[' {
+		return withID(msg, id)
+	}
+	b := []byte{'['}
+	rawjson.ScanElements(msg, func(el []byte) {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		if rawjson.IsObject(el) && isResponseTo(el, wire) {
+			el = withID(el, id)
+		}
+		b = append(b, el...)
+	})
+	return append(b, ']')
 }

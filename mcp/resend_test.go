@@ -306,9 +306,10 @@ func TestSessionEndedUnderACall(t *testing.T) {
 
 // A list asked again under a new id is handed over under the session's
 // id however its answer comes: a JSON object, or a JSON array holding
-// the response beside a notification (as a body or an event), which was
-// handed over as {} and its caller left waiting. A member named method
-// inside the result does not make the response a notification.
+// the response beside a notification and another's error (as a body or
+// an event), which was handed over as {} and its caller left waiting.
+// The response alone is handed over under the session's id; a member
+// named method inside the result does not make it a notification.
 func TestAskedAgainAnswerInAnArray(t *testing.T) {
 	t.Parallel()
 	answers := map[string]func(x *mcptest.Exchange, msg string){
@@ -326,7 +327,8 @@ func TestAskedAgainAnswerInAnArray(t *testing.T) {
 					x.Drop()
 					return
 				}
-				answer(x, x.Result(`{"tools":[],"note":{"method":"a result member named method"}}`)+`,{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+				answer(x, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"a parse error of another line"}},`+
+					x.Result(`{"tools":[],"note":{"method":"a result member named method"}}`)+`,{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
 			}), nil)
 			res, err := h.s.Call(testCtx(t), "tools/list", nil)
 			if err != nil || string(res) != `{"tools":[],"note":{"method":"a result member named method"}}` {
