@@ -460,7 +460,7 @@ func listen(t *T) {
 	t.Sent("subscriptions/listen " + string(params))
 	first, rest, ok := listenOpen(t, c, params)
 	if !ok {
-		t.Fail("the subscription's stream ended with no acknowledgement, or (stdio) none came though a ping sent after the listen was answered")
+		t.Fail("the subscription's stream ended with no acknowledgement, or (stdio) none came in half the check's time, though a ping sent after the listen was answered")
 	}
 	t.Got(first.raw)
 	subID := member(member(first.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")
@@ -506,7 +506,7 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 			first = &s
 			return false
 		case s.msg.IsResponse() && idKey(s.msg.ID) == idKey(ping) && bound.IsZero():
-			bound = time.Now().Add(max(2*time.Second, 20*time.Since(pinged)))
+			bound = time.Now().Add(max(t.r.opts.CheckTimeout/2, 20*time.Since(pinged)))
 		}
 		return true
 	}
@@ -535,9 +535,9 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 		}
 	} else {
 		// A server that answers a ping sent after the listen, and sends
-		// nothing of the subscription in twenty times that ping's time
-		// (2 s at least), sends no acknowledgement first: a slow one would
-		// answer the ping slowly too.
+		// nothing of the subscription in half the check's time (or twenty
+		// times that ping's, if longer), sends no acknowledgement first:
+		// time enough to set a subscription up.
 		mark := c.mark()
 		t.must("subscriptions/listen", c.write(t.ctx, body))
 		pingBody, _ := mcp.EncodeRequest(ping, "ping", c.stamp(nil))

@@ -257,8 +257,11 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	// all that came, with no traffic of its own.
 	r.judgedAgain.Store(true)
 	for _, c := range watchers {
-		if results[c].Status == Passed && r.watches.finds(c) {
-			results[c] = r.runCheck(ctx, c, r.shared)
+		if first := results[c]; first.Status == Passed && r.watches.finds(c) {
+			again := r.runCheck(ctx, c, r.shared)
+			again.Notes = slices.Concat(slices.DeleteFunc(first.Notes, func(n string) bool { return strings.HasSuffix(n, " messages watched") }), again.Notes)
+			again.Took += first.Took
+			results[c] = again
 		}
 	}
 	// A modern session whose server took the initialize the era probe sent on its silence too.
