@@ -169,6 +169,7 @@ serve_http() {
 	local serve i
 	mapfile -d '' -t serve < <(COMPAT_WORK=$work node "$dir/spec.mjs" "$file" serve)
 	[ "${#serve[@]}" -gt 0 ] || return 0
+	: >"$tmp/serve-$stem.log" # there before the loop reads it: a busy machine may run the server's shell later
 	(cd "$work" && HOME=$work exec "${serve[@]}") </dev/null >"$tmp/serve-$stem.log" 2>&1 &
 	http_pid=$!
 	COMPAT_PORT=""

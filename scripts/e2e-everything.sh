@@ -628,6 +628,7 @@ start_http() {
 	# the server of that mode started (and ended) before.
 	starts=$((${starts:-0} + 1))
 	log=$tmp/http-$1-$starts.log
+	: >"$log" # there before the loop reads it: a busy machine may run the server's shell later
 	PORT=0 node -r "$repo/scripts/npm/loopback.cjs" "$entry" "$1" >"$log" 2>&1 &
 	http_pid=$!
 	bg_pids+=" $http_pid"
