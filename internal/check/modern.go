@@ -460,7 +460,7 @@ func listen(t *T) {
 	t.Sent("subscriptions/listen " + string(params))
 	first, rest, ok := listenOpen(t, c, params)
 	if !ok {
-		t.Fail("the subscription's stream ended with no acknowledgement, or (stdio) none came in half the check's time, though a ping sent after the listen was answered")
+		t.Fail("the subscription's stream ended with no acknowledgement")
 	}
 	t.Got(first.raw)
 	subID := member(member(first.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")
@@ -493,8 +493,7 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 		return s.msg.IsNotification() && idKey(member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")) == idKey(id)
 	}
 	// An acknowledgement on the connection is the listen's, whatever id it
-	// names (listen judges the id); a ping's answer starts the bound.
-	ping, pinged, bound := json.RawMessage(`"mcpv-check-listen-ping"`), time.Time{}, time.Time{}
+	// names (listen judges the id).
 	judge := func(s seen) bool {
 		switch {
 		case s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) == idKey(id):
@@ -505,8 +504,6 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 		case ours(s) || s.msg.Method == "notifications/subscriptions/acknowledged":
 			first = &s
 			return false
-		case s.msg.IsResponse() && idKey(s.msg.ID) == idKey(ping) && bound.IsZero():
-			bound = time.Now().Add(max(t.r.opts.CheckTimeout/2, 20*time.Since(pinged)))
 		}
 		return true
 	}
@@ -534,15 +531,8 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 			t.Got(x.String())
 		}
 	} else {
-		// A server that answers a ping sent after the listen, and sends
-		// nothing of the subscription in half the check's time (or twenty
-		// times that ping's, if longer), sends no acknowledgement first:
-		// time enough to set a subscription up.
 		mark := c.mark()
 		t.must("subscriptions/listen", c.write(t.ctx, body))
-		pingBody, _ := mcp.EncodeRequest(ping, "ping", c.stamp(nil))
-		pinged = time.Now()
-		t.must("ping", c.write(t.ctx, pingBody))
 		for first == nil {
 			for _, s := range c.since(mark) {
 				if !judge(s) {
@@ -558,9 +548,6 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 			case <-c.gone:
 				t.failErr("subscriptions/listen", c.err())
 			default:
-				if !bound.IsZero() && time.Now().After(bound) {
-					return seen{}, nil, false
-				}
 				settle(t, 20*time.Millisecond)
 			}
 		}

@@ -31,7 +31,6 @@ var newBroken = []struct {
 	{"a response on the GET stream to no request", fake{transport: "http", change: faults("get-stream")}, faults("get-stream-response"), "http.get-no-response"},
 	{"a log message on the subscriptions/listen stream, over HTTP", httpModern, faults("log-on-listen"), "modern.log-unasked"},
 	{"a notification on the subscriptions/listen stream without its subscriptionId, over HTTP", httpModern, faults("listen-no-sub-id"), "modern.listen"},
-	{"a subscriptions/listen never acknowledged, though a ping sent after it is answered", stdioModern, faults("listen-silent"), "modern.listen"},
 	{"a subscription acknowledged under another subscriptionId than its request's id", stdioModern, faults("listen-ack-other-id"), "modern.listen"},
 	{"a subscription acknowledged under another subscriptionId than its request's id, over HTTP", httpModern, faults("listen-ack-other-id"), "modern.listen"},
 	{"an Origin served when it begins as localhost's (http://localhost.mcpv-check.invalid)", httpLegacy, faults("origin-prefix"), "http.origin"},

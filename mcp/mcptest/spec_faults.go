@@ -69,7 +69,6 @@ var Faults = []string{
 	"lenient-meta",             // requests without their _meta served
 	"any-modern-version",       // any protocol version served
 	"listen-no-ack",            // subscriptions/listen's first message is no acknowledgement
-	"listen-silent",            // (modern) subscriptions/listen never acknowledged, nor anything sent on it
 	"listen-ack-other-id",      // (modern) subscriptions/listen's acknowledgement, and what follows it, under the subscriptionId "sub-1", not the request's id
 	"server-request",           // a roots/list request after every answer
 	"old-not-found-code",       // an unknown resource answered -32002

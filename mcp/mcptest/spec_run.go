@@ -424,8 +424,6 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 		filter = json.RawMessage(`{}`)
 	}
 	switch {
-	case s.has("listen-silent"):
-		return
 	case s.has("listen-no-ack"):
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
 	case s.has("listen-ack-other-id"):
