@@ -240,7 +240,7 @@ func TestGoroutinesHaveRows(t *testing.T) {
 	goStmts := 0
 	productSources(t, func(path string, lines []string) {
 		slash := filepath.ToSlash(path)
-		for _, skip := range []string{"/mcptest/", "/oauthtest/", "/wintest/", "/servetest/"} {
+		for _, skip := range []string{"/mcptest/", "/oauthtest/", "/servetest/"} {
 			if strings.Contains("/"+slash, skip) {
 				return
 			}

@@ -48,7 +48,7 @@ is_known() { grep -q "^$1 $2 " "$known"; } # is_known PACKAGE TEST
 
 failed=0
 pass=0 fail=0 kfail=0 skip=0 xpass=0
-go build -o "$work/wintest" ./internal/wintest || exit 1
+go build -C scripts/wintest -o "$work/wintest" . || exit 1
 pkgs=("$@")
 e2e_only=false filter=.
 if [ "${1:-}" = --e2e ]; then # and the stdio transport's and broken-pipe tests
@@ -102,7 +102,7 @@ echo "== end to end"
 GOOS=windows GOARCH=amd64 go build -C "$repo" -o "$work/mcpv.exe" . || exit 1
 srvdir="$work/Program Files/proc server"
 mkdir -p "$srvdir"
-GOOS=windows GOARCH=amd64 go build -C "$repo" -o "$srvdir/procserver.exe" ./internal/wintest || exit 1
+GOOS=windows GOARCH=amd64 go build -C "$repo/scripts/wintest" -o "$srvdir/procserver.exe" . || exit 1
 printf '@"%%~dp0procserver.exe" %%*\r\n' >"$srvdir/procserver.cmd"
 cd "$work" # what a shell that went wrong writes lands here, not in the repository
 winpath() { echo "Z:${1//\//\\}"; }
