@@ -171,6 +171,7 @@ var brokenCases = []brokenCase{
 
 	{id: "modern.discover", fake: stdioModern, break_: faults("discover-no-capabilities")},
 	{id: "modern.server-info", fake: stdioModern, break_: faults("discover-no-server-info")},
+	{id: "modern.result-server-info", fake: stdioModern, break_: faults("result-no-server-info")},
 	{id: "modern.result-type", fake: stdioModern, break_: faults("no-result-type")},
 	{id: "modern.cache-hints", fake: httpModern, break_: faults("no-cache-hints")},
 	{id: "modern.cache-scope-pages", fake: stdioModern, break_: faults("scope-per-page")},

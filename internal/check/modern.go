@@ -74,9 +74,7 @@ func modernDiscoverChecks() []*Check {
 			}
 		}),
 		modernWatch("modern.result-type", func(w *watchCtx, s seen) string {
-			// A method of the initialize era a server still serves
-			// (ping) answers as that era did.
-			if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || s.msg.ID == nil || slices.Contains(initializeEraMethods, s.method) {
+			if !modernResult(s) {
 				return ""
 			}
 			rt, ok := str(member(s.msg.Result, "resultType"))
@@ -92,7 +90,22 @@ func modernDiscoverChecks() []*Check {
 			}
 			return ""
 		}),
+		// Each result names its server, so that no reading of one
+		// needs the connection it came on.
+		modernWatch("modern.result-server-info", spotSaid(func(_ *watchCtx, s seen) bool {
+			_, named := str(member(member(member(s.msg.Result, "_meta"), mcp.MetaServerInfo), "name"))
+			return modernResult(s) && !named
+		}, func(s seen) string {
+			return fmt.Sprintf("a result%s without _meta %q naming the server", ofMethod(s), mcp.MetaServerInfo)
+		})),
 	}
+}
+
+// modernResult says s is a result of the 2026-07-28 era's own: a method
+// of the initialize era a server still serves (ping) answers as that era
+// did.
+func modernResult(s seen) bool {
+	return s.era == "modern" && s.msg.IsResponse() && s.msg.Error == nil && s.msg.ID != nil && !slices.Contains(initializeEraMethods, s.method)
 }
 
 // modernCacheChecks judge the caching hints of cacheable results.

@@ -347,6 +347,9 @@ func (s *Spec) stampResult(method, body string) string {
 			r["cacheScope"] = json.RawMessage(`"public"`)
 		}
 	}
+	if meta := map[string]json.RawMessage{"io.modelcontextprotocol/serverInfo": s.serverInfo()}; !s.has("result-no-server-info") && (r["_meta"] == nil || json.Unmarshal(r["_meta"], &meta) == nil) {
+		r["_meta"] = mustJSON(meta)
+	}
 	for fault, key := range map[string]string{"discover-no-capabilities": "capabilities", "discover-no-versions": "supportedVersions", "discover-no-server-info": "_meta"} {
 		if method == "server/discover" && s.has(fault) {
 			delete(r, key)

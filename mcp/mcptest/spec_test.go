@@ -86,7 +86,7 @@ func TestModernEra(t *testing.T) {
 	want := []string{
 		result("1", `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"2"}},"cacheScope":"public","capabilities":{"prompts":{},"resources":{}},"resultType":"complete","supportedVersions":["2026-07-28"],"ttlMs":0}`),
 		rpcErr("2", "-32601", "method not found: initialize: this server speaks protocol 2026-07-28 alone"),
-		result("3", `{"cacheScope":"public","prompts":[],"resultType":"complete","ttlMs":0}`),
+		result("3", `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"2"}},"cacheScope":"public","prompts":[],"resultType":"complete","ttlMs":0}`),
 		rpcErr("4", "-32602", "missing required _meta fields: this server speaks protocol 2026-07-28 alone"),
 		`{"jsonrpc":"2.0","id":5,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"requested":"2099-01-01","supported":["2026-07-28"]}}}`,
 		rpcErr("6", "-32601", "method not found: ping"),
