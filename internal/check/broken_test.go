@@ -166,6 +166,7 @@ var brokenCases = []brokenCase{
 	{id: "http.session-assigned", fake: httpLegacy, break_: faults("session-never-given")},
 	{id: "http.one-stream", fake: httpLegacy, break_: faults("crossed-streams")},
 	{id: "http.event-ids", fake: fake{transport: "http", sse: true}, break_: faults("event-id-reuse")},
+	{id: "http.priming", fake: fake{transport: "http", sse: true}, break_: faults("no-priming")},
 	{id: "http.retry", fake: polling(), break_: polling("poll-bad-retry").change},
 	{id: "http.resume", fake: polling(), break_: polling("poll-other-stream").change},
 

@@ -87,10 +87,11 @@ type seen struct {
 	// replayed: sent again on a resumed stream, after Last-Event-ID had
 	// passed it. poll: how a stream the server closed broke the retry
 	// rule; foreign: a response to another request on a resumed stream,
-	// as sent. (Only these are set.)
-	eventDup      string
-	replayed      bool
-	poll, foreign string
+	// as sent; unprimed: the request whose stream (of 2025-11-25) began
+	// with no priming event. (Only these are set.)
+	eventDup                string
+	replayed                bool
+	poll, foreign, unprimed string
 	// version is the protocol version of its connection.
 	version string
 	// batched: it came in a JSON array (a batch).

@@ -180,6 +180,9 @@ func httpSessionChecks() []*Check {
 			return fmt.Sprintf("event id %q again, on another stream (or later in one)", clip(s.eventDup, 80))
 		})),
 		exercised("http.retry", needs{transport: "http", era: "legacy"}, spotSaid(func(_ *watchCtx, s seen) bool { return s.poll != "" }, func(s seen) string { return s.poll })),
+		exercised("http.priming", needs{transport: "http", era: "legacy"}, spotSaid(func(_ *watchCtx, s seen) bool { return s.unprimed != "" }, func(s seen) string {
+			return s.unprimed + ": its event stream began with no priming event (an id and no data) to resume it by"
+		})),
 		exercised("http.resume", needs{transport: "http", era: "legacy"}, spotSaid(func(_ *watchCtx, s seen) bool { return s.foreign != "" }, func(s seen) string {
 			return "a response to another request on a resumed stream: " + s.foreign
 		})),

@@ -228,7 +228,14 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 	answered := func() bool {
 		return end == nil || hr.method != "" && hr.method != http.MethodPost || x.response != nil || ended
 	}
+	c.mu.Lock()
+	first := c.version == mcp.LatestVersion && (hr.method == "" || hr.method == http.MethodPost) // a stream 2025-11-25 asks to begin with an id and no data
+	c.mu.Unlock()
 	return mcp.FollowEvents(ctx, body, MaxMessage, 0, open, answered, func(ev mcp.Event) bool {
+		if first && (ev.ID == "" || len(ev.Data) > 0) {
+			c.r.watches.see(seen{via: "event stream", era: c.era, unprimed: x.sent})
+		}
+		first = false
 		if ev.ID != "" && (ev.ID != last || ev.Replay) {
 			last = ev.ID
 			c.eventID(ev.ID, ev.Replay)

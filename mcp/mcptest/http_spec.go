@@ -34,12 +34,10 @@ type crossing struct {
 func (s *HTTPServer) specState(sid string) *specState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.states[sid]
-	if st == nil {
-		st = newSpecState()
-		s.states[sid] = st
+	if s.states[sid] == nil {
+		s.states[sid] = newSpecState()
 	}
-	return st
+	return s.states[sid]
 }
 
 // serveSpec answers a request as the spec server over Streamable HTTP,
@@ -345,14 +343,14 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	}
 }
 
-// sse starts an event stream, with a priming event first under the
-// sse-priming edge (2025-11-25 basic/transports#sending-messages-to-the-server).
+// sse starts an event stream, primed as 2025-11-25 asks (basic/transports#sending-messages-to-the-server)
+// unless under the no-priming fault, and in the 2026-07-28 era under the sse-priming edge.
 func (s *HTTPServer) sse(x *Exchange) *SSEWriter {
 	if s.spec.Era == "modern" && !s.spec.has("sse-buffered") { // 2026-07-28 streamable-http#receiving-messages
 		x.W.Header().Set("X-Accel-Buffering", "no")
 	}
 	e := x.SSE()
-	if s.spec.edge("sse-priming") {
+	if s.spec.edge("sse-priming") || s.spec.Era != "modern" && !s.spec.has("no-priming") {
 		e.Raw("id: " + s.eventID() + "\nretry: 1000\ndata:\n\n")
 	}
 	return e

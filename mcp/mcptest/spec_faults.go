@@ -75,6 +75,7 @@ var Faults = []string{
 	"discover-no-capabilities", // server/discover without capabilities
 	"discover-no-server-info",  // server/discover without _meta serverInfo
 	"result-no-server-info",    // (modern) results other than server/discover's without _meta serverInfo
+	"no-priming",               // (HTTP, initialize era) an event stream that begins with no priming event
 	// x-mcp-header: each lists one more tool whose annotation breaks one constraint (paramHeaderTools)
 	"param-header-empty",     // an annotation that is empty
 	"param-header-token",     // an annotation that is no HTTP token ("My Region")
