@@ -112,7 +112,13 @@ func utilityCallChecks() []*Check {
 				progressOf(t, rec)
 			}
 		}),
-		callCheck("utilities.cancel-call", cancelCall),
+		callCheck("utilities.cancel-call", func(t *T) { cancelCall(t, false) }),
+		{ID: "modern.cancel-call", needs: needs{era: "modern", transport: "stdio", call: true, capability: "tools"}, run: func(t *T) {
+			if t.r.facts.era != "modern" {
+				t.Skip("the server's first era is the initialize era, whose cancellation asks only that no response follow (utilities.cancel-call)")
+			}
+			cancelCall(t, true)
+		}},
 		{ID: "utilities.cancel-race", run: func(t *T) {
 			c := t.conn()
 			if c.http != nil && c.era == "modern" {
@@ -450,8 +456,10 @@ func (r *runner) call(t *T, i int) *callRecord {
 
 // cancelCall calls again each named tool whose call showed progress
 // (the only sign a check has that a call is still running) and cancels
-// it at its first progress notification: no response should follow.
-func cancelCall(t *T) {
+// it at its first progress notification: no response should follow;
+// with silent (the 2026-07-28 era over stdio), no message for it at all
+// once the server has read the cancellation.
+func cancelCall(t *T, silent bool) {
 	if c := t.r.facts; c.transport == "http" {
 		if c.era == "modern" {
 			t.Skip("in the 2026-07-28 era over HTTP a request is cancelled by closing its stream")
@@ -461,8 +469,27 @@ func cancelCall(t *T) {
 	shown := t.judgedWhere("no tool named with --call sent a progress notification, which shows the call running while it is cancelled", progressed)
 	var skips []string
 	for _, rec := range shown {
-		if why := cancelOne(t, rec.i); why != "" {
-			skips = append(skips, fmt.Sprintf("%s: %s", t.r.opts.Calls[rec.i].Tool, why))
+		k := t.r.cancels.get(t, rec.i, func() *cancelled { return cancelOne(t, rec.i) })
+		t.Sent(k.sent)
+		switch {
+		case k.why != "" && (!silent || k.answer == nil):
+		case silent && (k.lateAnswer || k.late > 1):
+			what := "its response"
+			if k.late > 1 { // one may have been on its way
+				what = fmt.Sprintf("%d progress notifications", k.late) + map[bool]string{true: " and its response"}[k.lateAnswer]
+			}
+			t.Fail("the cancelled call sent %s after the server had answered a request sent after the cancellation", what)
+		case silent:
+		case k.answer == nil:
+		case k.answer.Error != nil:
+			t.FailGot(describe(*k.answer), "the cancelled call was answered with an error")
+		case k.shown < k.whole:
+			t.FailGot(describe(*k.answer), "the cancelled call stopped after %d of the %d progress notifications its whole call sends, and was answered all the same", k.shown, k.whole)
+		default:
+			t.FailGot(describe(*k.answer), "the cancelled call was answered")
+		}
+		if k.why != "" {
+			skips = append(skips, fmt.Sprintf("%s: %s", t.r.opts.Calls[rec.i].Tool, k.why))
 		}
 	}
 	switch {
@@ -473,23 +500,31 @@ func cancelCall(t *T) {
 	}
 }
 
+// cancelled is what a call cancelled at its first progress notification
+// did (cancelOne).
+type cancelled struct {
+	sent, why          string       // why: the check cannot tell whether the response obeyed the cancellation ("" when it can)
+	answer             *mcp.Message // the call's response, when one came
+	shown, whole, late int          // its progress notifications before the response; those of its whole call; those after the server had read the cancellation
+	lateAnswer         bool         // the response came after the server had read the cancellation
+}
+
 // cancelOne calls the i-th named tool and cancels it at its first
-// progress notification; it fails t when the call is answered all the
-// same, and says why it cannot tell ("" when it can). A result may have
+// progress notification, and says what followed. A result may have
 // crossed the cancellation (the server sent it before it read the
 // cancellation): not when the call sent fewer progress notifications
 // than its call to its end did (the cancellation stopped it, and it
 // answered all the same), nor when it came after the answer to a
 // request sent after the cancellation.
-func cancelOne(t *T, i int) string {
+func cancelOne(t *T, i int) *cancelled {
 	r := t.r
-	whole := len(r.callOnce(t, i).progress)
+	k := &cancelled{whole: len(r.callOnce(t, i).progress)}
 	c := t.fresh(connOptions{})
 	token := json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-cancel-%d"`, i))
 	params, _ := r.callParams(t, i, token)
 	id := json.RawMessage(fmt.Sprintf(`"mcpv-check-cancel-%d"`, i))
 	msg, _ := mcp.EncodeRequest(id, "tools/call", c.stamp(params))
-	t.Sent("tools/call " + clip(string(params), 200) + ", cancelled at its first progress notification")
+	k.sent = "tools/call " + clip(string(params), 200) + ", cancelled at its first progress notification"
 	ch := c.expect(id, "tools/call")
 	defer c.unexpect(id)
 	mark := c.mark()
@@ -500,9 +535,11 @@ func cancelOne(t *T, i int) string {
 	for progressed := false; !progressed; progressed = slices.ContainsFunc(c.since(mark), progress) {
 		select {
 		case <-ch:
-			return "the call ended before a progress notification showed it running"
+			k.why = "the call ended before a progress notification showed it running"
+			return k
 		case <-t.ctx.Done():
-			return "the call sent no progress notification before the check's time ran out"
+			k.why = "the call sent no progress notification before the check's time ran out"
+			return k
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -524,36 +561,37 @@ func cancelOne(t *T, i int) string {
 		// It came with the progress, or in the moment between: the call
 		// was over before it was cancelled (a loaded machine holds the
 		// check back while a quick call runs to its end).
-		return "the call ended before its cancellation was sent"
+		k.why = "the call ended before its cancellation was sent"
+		return k
 	}
 	select {
 	case a := <-ch:
-		shown := 0 // progress notifications before the response
+		k.answer = &a.m
+		k.lateAnswer = !answered(read)
 		for _, s := range c.since(mark) {
 			if s.msg.IsResponse() && idKey(s.msg.ID) == idKey(id) {
 				break
 			}
 			if progress(s) {
-				shown++
+				k.shown++
 			}
 		}
-		switch {
-		case a.m.Error != nil:
-			t.FailGot(describe(a.m), "the cancelled call was answered with an error")
-		case shown < whole:
-			t.FailGot(describe(a.m), "the cancelled call stopped after %d of the %d progress notifications its whole call sends, and was answered all the same", shown, whole)
-		case answered(read):
+		if !k.lateAnswer && k.shown >= k.whole && a.m.Error == nil {
 			// Its result came, the call run to its end, before the answer
 			// to a request sent after the cancellation: it may have been
 			// on its way when the cancellation was (a quick call, a
 			// loaded machine).
-			return "the call's result may have crossed its cancellation: it ran to its end, and came before the server answered the request sent after it"
+			k.why = "the call's result may have crossed its cancellation: it ran to its end, and came before the server answered the request sent after it"
 		}
-		t.FailGot(describe(a.m), "the cancelled call was answered")
 	case <-time.After(cmp.Or(r.opts.cancelledWait, 2*time.Second)):
 	case <-t.ctx.Done():
 	}
-	return ""
+	for _, s := range c.since(read) {
+		if progress(s) {
+			k.late++
+		}
+	}
+	return k
 }
 
 // resultProblem says how a tools/call result breaks CallToolResult.

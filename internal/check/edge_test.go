@@ -148,7 +148,7 @@ var edgeServers = []edgeServer{
 	{name: "stdio 2025-11-25 at every edge", fake: edgeFake("stdio", "", nil),
 		holds: slices.Concat(every, legacyEvery, []string{"jsonrpc.framing", "jsonrpc.stdout-only", "utilities.cancel-race"})},
 	{name: "stdio 2026-07-28 at every edge", fake: edgeFake("stdio", "modern", nil),
-		holds: slices.Concat(every, modernEvery, []string{"jsonrpc.framing", "jsonrpc.stdout-only", "utilities.cancel-race"})},
+		holds: slices.Concat(every, modernEvery, []string{"jsonrpc.framing", "jsonrpc.stdout-only", "utilities.cancel-race", "modern.cancel-call"})},
 	{name: "HTTP 2025-11-25 at every edge, every answer a stream", fake: withSSE(edgeFake("http", "", map[string]string{"edges": `["session-every-response"]`, "faults": `["get-stream"]`})),
 		holds: slices.Concat(every, legacyEvery, httpEvery, httpLegacyEvery, []string{"utilities.cancel-race"})},
 	{name: "HTTP 2025-11-25 at every edge, every stream polled", fake: withSSE(edgeFake("http", "", map[string]string{"edges": `["session-every-response","sse-polling"]`, "faults": `["get-stream"]`})),

@@ -247,7 +247,7 @@ func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
 		}
 	}
 	opts := Options{Only: only, Strict: true, CheckTimeout: patient(20 * time.Second), Calls: calls, Portable: f.portable, Secrets: secretsOf(f)}
-	if !slices.Contains(only, "utilities.cancel-call") {
+	if !slices.Contains(only, "utilities.cancel-call") && !slices.Contains(only, "modern.cancel-call") {
 		// A correct server's cancelled call is not answered however long
 		// it is watched: only the run that must see a late answer (the
 		// broken server's) waits the check's whole time for it.

@@ -128,6 +128,7 @@ type runner struct {
 	reads   onces[string, readAnswer] // what the main session read, once each
 	calls   onces[int, *callRecord]   // the --call tools' calls, once each
 	invalid onces[int, *badCall]      // the --call tools' calls with arguments broken, once each
+	cancels onces[int, *cancelled]    // the --call tools' calls cancelled while they run, once each
 	tasks   onces[string, *taskRun]   // the tasks made of a --call tool, once an era
 	asks    onces[struct{}, asking]   // the prompt that asks for input (retry.go)
 

@@ -58,6 +58,7 @@ var Faults = []string{
 	"answer-cancelled",    // a cancelled slow call answered anyway, with an error -32800
 	"ignore-cancel",       // a cancelled slow call stops, and sends its result all the same
 	"die-on-cancel",       // notifications/cancelled ends the server
+	"cancel-continues",    // a cancelled slow call sends progress on, until the client goes
 	"stray-progress",      // a progress notification for no token after every answer
 	"progress-string",     // the slow tool's progress written as a string ("1")
 	"total-string",        // the slow tool's progress total written as a string ("10")

@@ -390,6 +390,14 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 			}
 			select {
 			case <-cancel:
+				for n := i; s.has("cancel-continues") && token != nil && n < 500; n++ { // progress as though never cancelled, until the client goes
+					select {
+					case <-out.done:
+						return
+					case <-time.After(slowStep):
+					}
+					out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,%s}}`, token, s.progressStep(min(n+1, slowSteps))))
+				}
 				if s.has("answer-cancelled") {
 					out.send(s.errorLine(id, -32800, "Request cancelled"))
 				}
