@@ -162,7 +162,17 @@ func utilityCallChecks() []*Check {
 				t.Fail("the server answered an invalid cancellation")
 			}
 		}),
-		{ID: "utilities.unknown-progress", watch: func(w *watchCtx, s seen) string {
+		{ID: "utilities.unknown-progress", run: func(t *T) {
+			// A call that gives no token is sent no progress: each named
+			// tool whose call showed progress is called once without one.
+			for i := range t.r.opts.Calls {
+				if rec := t.r.callOnce(t, i); rec.unjudged == nil && len(rec.progress) > 0 {
+					params, _ := t.r.callParams(t, i, nil)
+					t.Sent("tools/call " + clip(string(params), 200) + ", with no progress token")
+					t.request(t.fresh(connOptions{}), "tools/call", params)
+				}
+			}
+		}, watch: func(w *watchCtx, s seen) string {
 			if !s.msg.IsNotification() || s.msg.Method != "notifications/progress" {
 				return ""
 			}
@@ -318,8 +328,12 @@ func (r *runner) callParams(t *T, i int, token json.RawMessage) (json.RawMessage
 	if err != nil {
 		t.Fail("--call %s: %v", call.Tool, err)
 	}
-	params, _ := json.Marshal(map[string]any{"name": call.Tool, "arguments": args, "_meta": map[string]any{"progressToken": token}})
-	r.watches.token(token)
+	p := map[string]any{"name": call.Tool, "arguments": args}
+	if token != nil {
+		p["_meta"] = map[string]any{"progressToken": token}
+		r.watches.token(token)
+	}
+	params, _ := json.Marshal(p)
 	return params, def
 }
 

@@ -55,6 +55,7 @@ var Faults = []string{
 	"lenient-log-level",      // an unknown log level taken (logging/setLevel's; in the modern era a request's _meta logLevel)
 	// cancellation and progress
 	"progress-decreasing", // the slow tool's progress goes down
+	"progress-unasked",    // the slow tool, called without a progress token, sends progress under one of its own
 	"answer-cancelled",    // a cancelled slow call answered anyway, with an error -32800
 	"ignore-cancel",       // a cancelled slow call stops, and sends its result all the same
 	"die-on-cancel",       // notifications/cancelled ends the server

@@ -376,6 +376,9 @@ func srvID(prefix string) string { return fmt.Sprintf("%s-%d", prefix, srvReques
 // unless it is cancelled first.
 func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 	token := member(member(m.Params, "_meta"), "progressToken")
+	if token == nil && s.has("progress-unasked") {
+		token = json.RawMessage(`"made-up"`)
+	}
 	cancel := make(chan struct{})
 	withLock(&st.mu, func() { st.running[string(m.ID)] = cancel })
 	out.async(func() {
