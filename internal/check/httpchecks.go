@@ -187,6 +187,15 @@ func httpSessionChecks() []*Check {
 			return "a response to another request on a resumed stream: " + s.foreign
 		})),
 		legacyHTTP("http.one-stream", oneStream),
+		legacyHTTP("http.version-header-absent", func(t *T) {
+			c := t.connWith(connOptions{era: "legacy"})
+			methods := probeAndList(t, c) // a list's, when there is one: a ping a server leaves unanswered is lifecycle.ping's
+			method := methods[len(methods)-1]
+			msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-noversion"`), method, nil)
+			if x := t.httpSend(c, httpReq{body: msg, header: http.Header{"MCP-Protocol-Version": {""}}}, nil, "POST "+method+" without MCP-Protocol-Version"); x.status == http.StatusBadRequest {
+				t.Fail("answered HTTP 400: a request without the header is read as of the version its session negotiated, or else 2025-03-26")
+			}
+		}),
 		legacyHTTP("http.session-required", func(t *T) {
 			c := withSession(t, t.connWith(connOptions{era: "legacy"}))
 			x := t.pingWith(c, "mcpv-check-nosession", http.Header{"Mcp-Session-Id": {""}}, "POST ping without Mcp-Session-Id")

@@ -143,6 +143,10 @@ func (s *HTTPServer) serveInitialize(x *Exchange, m msg) {
 		s.specAnswer(x, m, s.specState(sid))
 		return
 	}
+	if x.ProtocolVersion == "" && spec.has("version-header-required") {
+		x.Status(http.StatusBadRequest, "Bad Request: no MCP-Protocol-Version")
+		return
+	}
 	if v := x.ProtocolVersion; v != "" && !slices.Contains(spec.versions(), v) && !spec.has("any-version-header") && !spec.edge("version-header-ignored") {
 		x.Status(http.StatusBadRequest, "Bad Request: unsupported MCP-Protocol-Version "+v)
 		return
