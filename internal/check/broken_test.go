@@ -185,6 +185,7 @@ var brokenCases = []brokenCase{
 	{id: "modern.header-version", fake: httpModern, break_: faults("no-header-check")},
 	{id: "modern.header-missing", fake: httpModern, break_: faults("no-header-check")},
 	{id: "modern.header-version-missing", fake: httpModern, break_: faults("version-header-optional")},
+	{id: "modern.header-case", fake: httpModern, break_: faults("header-case-sensitive")},
 	{id: "http.version-header-absent", fake: fake{transport: "http"}, break_: faults("version-header-required")},
 	{id: "modern.header-name", fake: httpModern, break_: faults("no-header-check")},
 	{id: "modern.resource-not-found", fake: stdioModern, break_: faults("old-not-found-code")},

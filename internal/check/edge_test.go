@@ -142,7 +142,7 @@ var httpEvery = []string{"http.origin", "http.dns-rebinding", "http.answer-type"
 
 var httpLegacyEvery = []string{"http.session-id", "http.event-ids", "http.one-stream", "http.session-deleted", "http.protocol-version", "http.get", "http.get-no-response", "http.stream-related"}
 
-var modernHTTPEvery = []string{"modern.method-not-found", "modern.header-method", "modern.header-version", "modern.header-missing", "modern.header-version-missing", "modern.header-name", "modern.removed-methods", "modern.stream-related"}
+var modernHTTPEvery = []string{"modern.header-case", "modern.method-not-found", "modern.header-method", "modern.header-version", "modern.header-missing", "modern.header-version-missing", "modern.header-name", "modern.removed-methods", "modern.stream-related"}
 
 var edgeServers = []edgeServer{
 	{name: "stdio 2025-11-25 at every edge", fake: edgeFake("stdio", "", nil),

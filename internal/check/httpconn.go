@@ -356,6 +356,10 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 		if len(vs) == 1 && vs[0] == "" {
 			continue // left out
 		}
+		if k != http.CanonicalHeaderKey(k) {
+			h[k] = vs // its name sent as written
+			continue
+		}
 		for _, v := range vs {
 			h.Add(k, v)
 		}

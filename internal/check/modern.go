@@ -226,6 +226,16 @@ func modernRequestChecks() []*Check {
 				t.Fail("server/discover without MCP-Protocol-Version was answered as a request of 2026-07-28: a server that reads a request without the header as 2025-03-26 answers as that revision, else refuses it with 400")
 			}
 		}),
+		modernCheck("modern.header-case", needs{transport: "http"}, func(t *T) {
+			c := t.connWith(connOptions{era: "modern"})
+			id := json.RawMessage(`"mcpv-check-header-case"`)
+			body, _ := mcp.EncodeRequest(id, "server/discover", c.stamp(nil))
+			lower := http.Header{"mcp-protocol-version": {c.version}, "mcp-method": {"server/discover"}} // names as written, not made canonical
+			t.Sent("POST server/discover with its headers named mcp-protocol-version and mcp-method")
+			if x := t.post(c, httpReq{body: body, header: lower}, id, "server/discover"); x.status/100 != 2 || x.response == nil || x.response.Error != nil {
+				t.FailGot(x.String(), "refused, where the same request with its header names as the revision writes them is served: the names were compared with their case")
+			}
+		}),
 		modernCheck("modern.header-name", needs{transport: "http", capability: "prompts"}, func(t *T) {
 			c := t.connWith(connOptions{era: "modern"})
 			body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-name"`), "prompts/get", c.stamp(json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`)))

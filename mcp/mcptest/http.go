@@ -139,7 +139,7 @@ func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
 		polls: map[string]*pollStream{}, lastPoll: map[string]*pollStream{}}
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.ts.Listener.Close()
-	s.ln = &connsListener{Listener: l}
+	s.ln = &connsListener{Listener: l, caseful: s.spec.has("header-case-sensitive")}
 	s.ts.Listener = s.ln
 	s.ts.Start()
 	s.URL = s.ts.URL + "/mcp"
@@ -197,6 +197,18 @@ type connsListener struct {
 	mu    sync.Mutex // guards conns and dead
 	conns []net.Conn
 	dead  bool
+	// caseful: the header-case-sensitive fault. A header whose name is
+	// written in lower case is lost, as to a server that compares names
+	// with their case: "mcp-method" reaches the handler as "xcp-method".
+	caseful bool
+}
+
+type casefulConn struct{ net.Conn }
+
+func (c casefulConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	copy(b, bytes.ReplaceAll(b[:n], []byte("\nmcp-"), []byte("\nxcp-")))
+	return n, err
 }
 
 func (l *connsListener) Accept() (net.Conn, error) {
@@ -211,6 +223,9 @@ func (l *connsListener) Accept() (net.Conn, error) {
 		return nil, net.ErrClosed
 	}
 	l.conns = append(l.conns, c)
+	if l.caseful {
+		return casefulConn{c}, nil
+	}
 	return c, nil
 }
 

@@ -105,6 +105,7 @@ var Faults = []string{
 	"header-name-raw",            // (modern, HTTP) an Mcp-Name of =?base64?...?= compared with the body's name undecoded
 	"version-header-optional",    // (modern, HTTP) a request without MCP-Protocol-Version served as the body's era
 	"version-header-required",    // (initialize era, HTTP) a request after initialize without MCP-Protocol-Version answered 400
+	"header-case-sensitive",      // (HTTP) a header whose name is written in lower case goes unread
 	"no-param-header-check",      // (modern) Mcp-Param-NAME headers that do not match a tool's x-mcp-header arguments served
 	"param-header-chars-dropped", // (modern, HTTP) what an Mcp-Param-NAME header holds outside visible ASCII, space and tab (sent as it is, not in Base64) dropped before it is compared, not refused
 	"param-header-expected",      // (modern, HTTP) a call without an argument a header mirrors refused for the header it does not have
