@@ -53,6 +53,7 @@ func authChecks() []*Check {
 				t.FailGot("code_challenge_methods_supported "+joinQuoted(as.CodeChallengeMethodsSupported), "the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
 			}
 		}),
+		exercised("auth.insufficient-scope", needs{transport: "http", auth: true}, spotSaid(func(_ *watchCtx, s seen) bool { return s.scoped != "" }, func(s seen) string { return s.scoped })),
 		authCheck("auth.challenge-scope", func(t *T) {
 			ch, ok := oauth.AuthChallenge(t.r.facts.auth.header)
 			if !t.r.oauthOffered(t.ctx).offered {

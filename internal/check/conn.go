@@ -109,6 +109,9 @@ type seen struct {
 	// strayCancel: a notifications/cancelled of the server's naming a
 	// request it did not send.
 	strayCancel bool
+	// scoped: how an HTTP answer that says insufficient_scope falls short
+	// of what the authorization spec asks of it, and the request.
+	scoped string
 	// caps are the client capabilities its connection declared (JSON);
 	// logs, the log level its requests asked for.
 	caps, logs string

@@ -196,6 +196,9 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 			if f.auth == "no-scope" {
 				as.ChallengeScope = ""
 			}
+			if strings.HasPrefix(f.auth, "scope") { // the token lacks the scope a method needs
+				as.Need = map[string]string{unknownMethod: "mcp:more"}
+			}
 			token, _ := as.Issue("")
 			tg.URL = as.URL()
 			tg.Header = http.Header{"Authorization": {"Bearer " + token}}

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -385,7 +386,35 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 		return x, nil, fmt.Errorf("%s: %w", x.sent, err)
 	}
 	x.status, x.header = resp.StatusCode, resp.Header
+	if p := scopeProblem(resp.StatusCode, resp.Header); p != "" {
+		c.r.watches.see(seen{via: "http", era: c.era, scoped: x.sent + ": " + p})
+	}
 	return x, resp, nil
+}
+
+// scopeProblem says how an answer that says insufficient_scope falls short
+// of what the authorization spec asks of one: 403, one challenge naming
+// the scopes the request needs, and the resource's metadata.
+func scopeProblem(status int, h http.Header) string {
+	var scoped []oauth.Challenge
+	for _, ch := range oauth.ParseChallenges(h.Values("WWW-Authenticate")) {
+		if ch.Params["error"] == "insufficient_scope" {
+			scoped = append(scoped, ch)
+		}
+	}
+	switch {
+	case len(scoped) == 0:
+		return ""
+	case status != http.StatusForbidden:
+		return fmt.Sprintf("insufficient_scope answered HTTP %d, not 403", status)
+	case len(scoped) > 1:
+		return "the scopes it needs parted among several insufficient_scope challenges"
+	case scoped[0].Params["scope"] == "":
+		return "insufficient_scope naming no scope the request needs"
+	case scoped[0].Params["resource_metadata"] == "":
+		return "insufficient_scope without resource_metadata"
+	}
+	return ""
 }
 
 // httpSend sends hr on c (id, when set, is its request's, whose response

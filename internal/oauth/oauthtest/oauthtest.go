@@ -82,7 +82,8 @@ type Server struct {
 	// "no-auth-servers" (a document without authorization_servers),
 	// "no-s256" (metadata without S256 PKCE), "any-token" (any bearer
 	// token taken), "offline-access" (offline_access among the resource's
-	// scopes_supported, which a resource needs not).
+	// scopes_supported, which a resource needs not), "scope-bare" (a 403
+	// insufficient_scope naming no scope).
 	Broken string
 	// Device offers the device authorization grant (RFC 8628) at
 	// /device; the user's answer is Approve's or Deny's. SlowDown is how
@@ -379,7 +380,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		rawjson.DecodeLoose(body, &msg) // a body that does not decode names no method, which needs no scope: the server behind says what it is
 		need := s.Need[msg.Method]
 		if s.ForbidAll || (need != "" && !strings.Contains(" "+scope+" ", " "+need+" ")) {
-			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", %s`, need, prm))
+			if s.Broken != "scope-bare" {
+				prm = fmt.Sprintf(`scope="%s", %s`, need, prm)
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", `+prm)
 			http.Error(w, "forbidden", http.StatusForbidden)
 			return
 		}
