@@ -70,6 +70,16 @@ func taskChecks() []*Check {
 			}
 		}),
 		legacy("tasks.listed", "tasks.list", taskListed),
+		{ID: "tasks.list-anonymous", needs: needs{era: "legacy", transport: "http", capability: "tasks.list"}, run: func(t *T) {
+			switch {
+			case t.r.facts.authAsked:
+				t.Note("the server asks for authorization, which tells its requestors apart")
+			case t.connWith(connOptions{era: "legacy"}).sessionID() != "":
+				t.Note("the server gives each client a session, which can tell its requestors apart")
+			default:
+				t.Fail("the server declares tasks.list, yet asks no authorization and gives no session: it cannot tell one requestor from another, and its list shows any client every task")
+			}
+		}},
 		legacy("tasks.input-related", "tasks.requests.tools.call", inputRelated),
 		legacy("tasks.cancel", "tasks.cancel", cancelRunning),
 		legacy("tasks.cancel-ended", "tasks.cancel", cancelEnded),

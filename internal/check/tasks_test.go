@@ -60,6 +60,7 @@ var taskBroken = []brokenCase{
 	{id: "tasks.result", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-result-early"))},
 	{id: "tasks.result-meta", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-result-no-meta"))},
 	{id: "tasks.listed", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-unlisted"))},
+	{id: "tasks.list-anonymous", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, map[string]string{"edges": `["no-sessions"]`})},
 	{id: "tasks.progress-ends", fake: fake{transport: "stdio", change: reportingTasks}, break_: merge(reportingTasks, faults("task-progress-late"))},
 	{id: "tasks.id-param", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-id-from-meta"))},
 	{id: "tasks.input-status", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-asks-working"))},
