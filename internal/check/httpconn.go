@@ -232,7 +232,7 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 	c.mu.Lock()
 	first := c.version == mcp.LatestVersion && (hr.method == "" || hr.method == http.MethodPost) // a stream 2025-11-25 asks to begin with an id and no data
 	c.mu.Unlock()
-	return mcp.FollowEvents(ctx, body, MaxMessage, 0, open, answered, func(ev mcp.Event) bool {
+	each := func(ev mcp.Event) bool {
 		if first && (ev.ID == "" || len(ev.Data) > 0) {
 			c.r.watches.see(seen{via: "event stream", era: c.era, unprimed: x.sent})
 		}
@@ -282,7 +282,19 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 			}
 		}
 		return true
+	}
+	// A GET stream the server closes (2025-11-25 has no response end it)
+	// is to be polled as a POST's is: a retry field first.
+	retry, stopped := false, false
+	err := mcp.FollowEvents(ctx, body, MaxMessage, 0, open, answered, func(ev mcp.Event) bool {
+		retry = retry || ev.Retry != ""
+		stopped = !each(ev)
+		return !stopped
 	})
+	if hr.method == http.MethodGet && err == nil && !stopped && !retry && ctx.Err() == nil {
+		poll(x.sent + ": the server closed its stream with no retry field")
+	}
+	return err
 }
 
 // responseIn reports whether data holds the response to id.
