@@ -212,7 +212,7 @@ func addModernInputCases() {
 	good := fake{transport: "stdio", era: "modern", change: mrtrChange()}
 	for id, fault := range map[string]string{"modern.input-missing": "mrtr-missing-error", "modern.input-extra": "mrtr-extra-error",
 		"modern.input-invalid": "mrtr-invalid-accepted", "modern.capabilities-per-request": "caps-remembered",
-		"modern.elicitation-validated": "mrtr-unvalidated"} {
+		"modern.elicitation-validated": "mrtr-unvalidated", "modern.stateless": "mrtr-state-kept"} {
 		brokenCases = append(brokenCases, brokenCase{id: id, fake: good, break_: mrtrChange(fault)})
 	}
 	// Whether a forged state breaks the rule depends on what the state is

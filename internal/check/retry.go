@@ -213,6 +213,19 @@ func retryChecks() []*Check {
 				t.FailGot(clipped(m.Result), "a form accepted with values of no type its schema allows was taken, and the request completed")
 			}
 		}),
+		modernCheck("modern.stateless", needs{capability: "prompts"}, func(t *T) {
+			// The run asked on a connection of its own; a.c is another
+			// (over stdio, another process of the server's).
+			a, ans := askInput(t)
+			other := a.retry(t, ans, state(a.result))
+			if other.Error == nil {
+				return
+			}
+			m, _ := t.request(a.c, "prompts/get", promptParams(a.name, nil, nil))
+			if same := a.retry(t, answers(m.Result), state(m.Result)); same.Error == nil && inputRequired(seen{msg: m, era: "modern"}) {
+				t.FailGot(errText(other.Error), "the answers to the input asked for were refused on a connection other than the one that asked, and taken on that one: the request's state was kept in the connection")
+			}
+		}),
 		modernCheck("modern.request-state", needs{capability: "prompts"}, func(t *T) {
 			a := ask(t)
 			s := state(a.result)

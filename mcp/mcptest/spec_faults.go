@@ -199,6 +199,7 @@ var Faults = []string{
 	"caps-remembered",          // with mrtr: the client capabilities an earlier request declared taken for a later one that declares none
 	"mrtr-unvalidated",         // with mrtr: a form accepted with values of another type than its schema's taken
 	"mrtr-decline-fails",       // with mrtr: an elicitation declined or cancelled answered -32603, as a server that took every answer for an accept
+	"mrtr-state-kept",          // with mrtr: a request state taken only on the connection that gave it
 	"discover-any-version",     // (modern) server/discover answered whatever version it is stamped with; other requests held to theirs (no defect)
 	"initialize-no-versions",   // (modern) initialize refused without naming the versions the server speaks
 	"initialize-served",        // (modern) initialize answered as a server of the initialize era answers it, as a server of both eras may (no defect)

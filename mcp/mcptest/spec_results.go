@@ -493,9 +493,10 @@ func (s *Spec) askPrompt(st *specState, params json.RawMessage) (json.RawMessage
 		return done, nil // a client that cannot answer is not asked
 	}
 	if !hasState {
+		withLock(&st.mu, func() { st.asked[state]++ }) // the states this connection gave
 		return ask, nil
 	}
-	if got != state && !s.has("mrtr-tamper-accepted") {
+	if got != state && !s.has("mrtr-tamper-accepted") || s.has("mrtr-state-kept") && locked(&st.mu, func() bool { return st.asked[state] == 0 }) {
 		return nil, &specError{Code: codeInvalidParams, Message: "requestState does not verify"}
 	}
 	m, _ := object(answers) // none, or no object: no answer given, asked again
