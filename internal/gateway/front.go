@@ -59,7 +59,7 @@ func (f *front) Handle(ctx context.Context, method string, params json.RawMessag
 		return res, err
 	case "server/discover":
 		res := serve.Discovered(f.gw.initResult(f.c.Who()))
-		serve.ModernResult(ctx, method, res)
+		serve.ModernResult(ctx, method, res, nil)
 		return res, nil
 	case mcp.Tools.Method, mcp.Prompts.Method, mcp.Resources.Method, mcp.ResourceTemplates.Method, "tasks/list":
 		return f.list(ctx, method, params, modern)

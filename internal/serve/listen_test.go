@@ -186,7 +186,7 @@ func (f relayFront) Handle(ctx context.Context, method string, params json.RawMe
 		return f.c.Initialize(params, json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"resources":{"subscribe":true}},"serverInfo":{"name":"front","version":"1"}}`))
 	case "server/discover":
 		res := Discovered(json.RawMessage(`{"capabilities":{"resources":{"subscribe":true}},"serverInfo":{"name":"front","version":"1"}}`))
-		ModernResult(ctx, method, res)
+		ModernResult(ctx, method, res, nil)
 		return res, nil
 	case "subscriptions/listen":
 		ctx = WithListenRelay(ctx, f.relay)

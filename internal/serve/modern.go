@@ -119,7 +119,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 				return nil, err
 			}
 			if !gone {
-				return c.modernResult(ctx, method, params, res, false), nil
+				return c.modernResult(ctx, method, params, res, false, nil), nil
 			}
 			// Its call has gone: the request starts again.
 			params = rawjson.Without(rawjson.Without(params, "requestState"), "inputResponses")
@@ -135,7 +135,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	}
 	if method == "server/discover" && !st.Modern {
 		res := up.pinInstructions(Discovered(st.InitializeResult.Raw()))
-		ModernResult(ctx, method, res)
+		ModernResult(ctx, method, res, nil)
 		return res, nil
 	}
 	if rerr := c.withheld(ctx, up, method, params); rerr != nil {
@@ -152,7 +152,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		if err != nil {
 			return nil, err
 		}
-		return c.modernResult(ctx, method, params, res, false), nil
+		return c.modernResult(ctx, method, params, res, false, st.InitializeResult.ServerInfo), nil
 	}
 	params, rerr = up.taskRequest(c, method, params)
 	if rerr != nil {
@@ -179,7 +179,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		// says, whatever the server behind lists.
 		res = rawjson.With(up.pinInstructions(res), "supportedVersions", mustJSON(servedVersions()))
 	}
-	return c.modernResult(ctx, method, params, res, st.Modern), nil
+	return c.modernResult(ctx, method, params, res, st.Modern, st.InitializeResult.ServerInfo), nil
 }
 
 // retiredCode is err, a server's of the initialize era, in the codes of
@@ -197,11 +197,12 @@ func retiredCode(err error) error {
 
 // modernResult is what a modern client gets of a result: through the
 // guard, with the members its era requires when a server of the
-// initialize era gave it (not modern); the recorder is told.
-func (c *client) modernResult(ctx context.Context, method string, asked, res json.RawMessage, modern bool) json.RawMessage {
+// initialize era gave it (not modern), info naming that server; the
+// recorder is told.
+func (c *client) modernResult(ctx context.Context, method string, asked, res json.RawMessage, modern bool, info json.RawMessage) json.RawMessage {
 	res = c.view.filter(method, c.srv.Guard.filter(method, "", res))
 	if !modern {
-		ModernResult(ctx, method, res)
+		ModernResult(ctx, method, res, info)
 	}
 	if c.srv.Record != nil && resultTypeOf(res) != "input_required" {
 		c.srv.Record.Note(method, asked, res)
@@ -230,17 +231,20 @@ func (c *client) modernSide(ctx context.Context, caps, params json.RawMessage) (
 // ModernResult gives the answer to a request of the 2026-07-28 era (ctx,
 // method) the members that era requires which res, a result of the
 // initialize era's, lacks (modernMembers).
-func ModernResult(ctx context.Context, method string, res json.RawMessage) {
-	mcp.AddResultMembers(ctx, modernMembers(method, res))
+func ModernResult(ctx context.Context, method string, res, info json.RawMessage) {
+	mcp.AddResultMembers(ctx, modernMembers(method, res, info))
 }
 
 // modernMembers are the members the 2026-07-28 schema requires that a
 // result of a server of the initialize era lacks: resultType, and for a
 // cacheable one ttlMs 0 (the server may change it) and cacheScope
-// private (the result goes through this relay's credentials).
-func modernMembers(method string, res json.RawMessage) []byte {
-	var have struct{ typ, ttl, scope, input bool }
+// private (the result goes through this relay's credentials); and, where
+// the result has no _meta of its own, the server's info (info, its
+// initialize result's serverInfo), which that era's results carry.
+func modernMembers(method string, res, info json.RawMessage) []byte {
+	var have struct{ typ, ttl, scope, input, meta bool }
 	for _, f := range rawjson.ScanFields(nil, res) {
+		have.meta = have.meta || f.KeyIs("_meta")
 		have.typ = have.typ || f.KeyIs("resultType")
 		have.ttl = have.ttl || f.KeyIs("ttlMs")
 		have.scope = have.scope || f.KeyIs("cacheScope")
@@ -269,6 +273,9 @@ func modernMembers(method string, res json.RawMessage) []byte {
 		if !have.scope {
 			add(`"cacheScope":"private"`)
 		}
+	}
+	if !have.meta && info != nil {
+		add(`"_meta":{` + string(mustJSON(mcp.MetaServerInfo)) + `:` + string(info) + `}`)
 	}
 	return out
 }

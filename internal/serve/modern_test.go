@@ -17,7 +17,8 @@ import (
 // TestModernResultsOverLegacy: a modern client of a server of the
 // initialize era gets results valid in its era: resultType on each,
 // first, ttlMs and cacheScope on the cacheable ones (the 2026-07-28
-// schema requires them); the rest of the result is the server's.
+// schema requires them), the server named in _meta (as that era asks of
+// every result); the rest of the result is the server's.
 func TestModernResultsOverLegacy(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, servetest.Settings(servetest.DemoURL(t, "legacy"), "legacy", nil), nil, false)
@@ -43,6 +44,9 @@ func TestModernResultsOverLegacy(t *testing.T) {
 		if !strings.Contains(string(res), `"resultType":"complete"`) || !strings.Contains(string(res), tc.keeps) {
 			t.Errorf("%s: %s, want it complete and holding %s", tc.method, res, tc.keeps)
 		}
+		if name, _ := rawjson.String(rawjson.Member(rawjson.Member(rawjson.Member(res, "_meta"), mcp.MetaServerInfo), "name")); name == "" {
+			t.Errorf("%s: %s, want _meta naming the server", tc.method, res)
+		}
 		if tc.cacheable && (rawjson.Member(res, "ttlMs") == nil || rawjson.Member(res, "cacheScope") == nil) {
 			t.Errorf("%s: %s, want ttlMs and cacheScope", tc.method, res)
 		}
@@ -60,8 +64,14 @@ func TestModernMembers(t *testing.T) {
 		{"tools/call", `{"resultType":"complete","content":[]}`, ``},
 		{"tools/call", `{"inputRequests":{"a":{"method":"roots/list"}},"requestState":"s"}`, `"resultType":"input_required"`},
 		{"tools/list", `{"tools":[],"requestState":"s"}`, `"resultType":"complete","ttlMs":0,"cacheScope":"private"`},
+		{"tools/call", `{"content":[]}`, `"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"}}`},
+		{"tools/call", `{"content":[],"_meta":{"k":1}}`, `"resultType":"complete"`}, // its own _meta is left as it is
 	} {
-		if got := string(modernMembers(tc.method, json.RawMessage(tc.res))); got != tc.want {
+		info := json.RawMessage(nil)
+		if strings.HasPrefix(tc.want, `"resultType":"complete","_meta"`) || strings.Contains(tc.res, `"_meta"`) {
+			info = json.RawMessage(`{"name":"s"}`)
+		}
+		if got := string(modernMembers(tc.method, json.RawMessage(tc.res), info)); got != tc.want {
 			t.Errorf("%s %s: %s, want %s", tc.method, tc.res, got, tc.want)
 		}
 	}
