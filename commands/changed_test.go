@@ -255,3 +255,35 @@ func TestKeptListsOfAServerThatChanged(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckSeesTheServerAsItIsNow: mcpv check neither reads nor keeps
+// what is remembered of a server. One remembered in the 2026-07-28 era
+// that now speaks only the initialize era is checked in the initialize
+// era, as it is, and passes; a check leaves nothing in the state
+// directory.
+func TestCheckSeesTheServerAsItIsNow(t *testing.T) {
+	t.Parallel()
+	for _, wire := range []string{"stdio", "http"} {
+		t.Run(wire, func(t *testing.T) {
+			t.Parallel()
+			w, server := newWorld(t), newChanging(t, wire)
+			state := t.TempDir()
+			w.setenv("XDG_STATE_HOME", state)
+			server.serve(spec("modern", `"ttlMs":3600000`, tools(echoTool)))
+			if r := w.mcpv(t, "", args([]string{"check"}, server.target)...); r.code != 0 {
+				t.Fatalf("check: exit %d, stderr %s", r.code, r.stderr)
+			}
+			if kept, _ := filepath.Glob(filepath.Join(state, "*", "*")); len(kept) > 0 {
+				t.Errorf("a check kept %v", kept)
+			}
+			if r := w.mcpv(t, "", args([]string{"list-tools", "-r", "-q", ".tools[0].name"}, server.target)...); r.code != 0 || r.stdout != "echo\n" {
+				t.Fatalf("list-tools: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+			}
+			server.serve(spec("initialize", tools(echoTool)))
+			r := w.mcpv(t, "", args([]string{"check", "--format", "json", "-r", "-q", ".protocolVersion"}, server.target)...)
+			if r.code != 0 || r.stdout != "2025-11-25\n" {
+				t.Errorf("check: exit %d, stdout %q, stderr %s; want 0 and the initialize era's version", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}

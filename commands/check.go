@@ -424,7 +424,7 @@ func (c *checkCmd) target(s *session) *check.Target {
 				s.hooks.Log = h.Log
 			}
 			s.hooks.Trace = h.Trace
-			s.settings = &st
+			s.settings, s.unremembered = &st, true // an era remembered would be the check's, not the server's
 		}
 		return s.client(ctx)
 	}

@@ -33,6 +33,9 @@ type session struct {
 	// cacheTools: look tools up in the session's cache (a batch), rather
 	// than walking tools/list for each call.
 	cacheTools bool
+	// unremembered: nothing kept of the server between runs is read or written
+	// (mcpv check, which judges the server as it is now).
+	unremembered bool
 
 	// mask masks the secrets the run knows (the settings', the tokens
 	// it came to hold) in a message; nil masks nothing.
@@ -56,7 +59,7 @@ func (s *session) client(ctx context.Context) (*mcp.Client, error) {
 		if s.settings.Session != "" {
 			conn, err = attach(ctx, s.settings, s.env, h)
 		} else {
-			h.Remember = true
+			h.Remember = !s.unremembered
 			conn, err = connect.Open(ctx, s.settings, s.env, h)
 		}
 		if err != nil {
