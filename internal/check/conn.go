@@ -462,7 +462,9 @@ func (c *conn) unpaired() {
 
 // noteSent notes the ids of the requests data holds as sent: an answer
 // under one that comes after its request was given up is late, not
-// unasked for (unpending); so is the id of a request broken on purpose.
+// unasked for (unpending); so is the id of a request broken on purpose,
+// and of a response that answers no request of the server's (input that
+// is no request, which a server may answer with an error under its id).
 func (c *conn) noteSent(data []byte) {
 	msgs, err := mcp.DecodeMessages(data)
 	c.mu.Lock()
@@ -471,7 +473,7 @@ func (c *conn) noteSent(data []byte) {
 		c.sent.add(idKey(id))
 	}
 	for _, m := range msgs {
-		if m.IsRequest() {
+		if m.IsRequest() || m.IsResponse() && m.ID != nil && !c.asked.has(idKey(m.ID)) {
 			c.sent.add(idKey(m.ID))
 		}
 		if m.Method == "subscriptions/listen" {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
@@ -98,6 +99,9 @@ type fake struct {
 	junk, ignoreExit bool
 	slowStart        int
 	probe            bool // the main session probes the era (--protocol-era auto), whatever the fake's
+	// wrap, over HTTP, is what stands in front of the fake (runChecks
+	// alone: a shared run does not tell two wraps apart)
+	wrap func(next http.Handler) http.Handler
 	// sse: over HTTP, every request is answered with an event stream
 	sse bool
 	// behaviours: more of mcptest's, for the stdio fake
@@ -184,6 +188,14 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 		served = srv
 		tg.URL = srv.URL
 		tg.Client, tg.Plain = &http.Client{Transport: testkit.Pool(t)}, &http.Client{Transport: testkit.Pool(t)}
+		if f.wrap != nil {
+			up, _ := url.Parse(srv.URL)
+			proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})
+			proxy.Transport = testkit.Pool(t)
+			front := httptest.NewServer(f.wrap(proxy))
+			t.Cleanup(front.Close)
+			tg.URL = front.URL + "/mcp"
+		}
 		if f.auth != "" {
 			up, _ := url.Parse(srv.URL)
 			proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})

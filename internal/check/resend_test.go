@@ -2,6 +2,7 @@ package check
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -85,5 +86,42 @@ func TestReadsGoAgainOnAConnectionClosedUnderThem(t *testing.T) {
 			t.Errorf("the server read %s %d times (user's header %v), want %d", tc.method, got[tc.method], tc.header, want)
 		}
 		mu.Unlock()
+	}
+}
+
+// A server that answers input that is no request (a response to nothing
+// it asked) with an error under that input's id answers what it was
+// sent: jsonrpc.response-id holds, however the checks' traffic falls.
+func TestStrayResponseAnsweredUnderItsID(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "stdio", change: map[string]string{"edges": `["stray-response-answered"]`}}
+	for id, r := range runChecks(t, f, "jsonrpc.survives-bad-input", responseID) {
+		if r.Status != Passed {
+			t.Errorf("%s: %s", id, describeResult(r))
+		}
+	}
+}
+
+// A server that serves clients of 2025-03-26 too may read a request
+// without MCP-Protocol-Version as it likes (2026-07-28 streamable-http,
+// "Protocol Version Header"): one that serves it as its body says holds
+// modern.header-version-missing, which a server of the 2026-07-28 era
+// alone does not (TestBrokenServers).
+func TestVersionHeaderMissingOfAServerOfOldClients(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "http", era: "modern", change: faults("version-header-optional"), wrap: func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if methodOf(body) == "initialize" && str1(member(member(body, "params"), "protocolVersion")) == "2025-03-26" {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`, member(body, "id"))
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			next.ServeHTTP(w, r)
+		})
+	}}
+	if r := runChecks(t, f, "modern.header-version-missing")["modern.header-version-missing"]; r.Status != Passed {
+		t.Errorf("%s", describeResult(r))
 	}
 }

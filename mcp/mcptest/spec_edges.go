@@ -30,6 +30,7 @@ var Edges = []string{
 	"ascii-json",                    // every message written in ASCII: other characters escaped \uXXXX, and "/" as "\/" (as Python's json.dumps and PHP's json_encode write)
 	"progress-float",                // the slow tool's progress in fractions, with no total
 	"cancel-crossing",               // a cancelled slow call sends the rest of its progress and its result at once, as a call that ended as its cancellation came (a crossing, on the wire)
+	"stray-response-answered",       // a response that answers no request of the server's is answered -32601 under its id
 	"sse-priming",                   // (HTTP, 2026-07-28 era) every event stream opens with a priming event: an id, a retry and empty data, as the initialize era's does
 	"sse-polling",                   // (HTTP, initialize era) every event stream but initialize's polled: a priming event, the connection closed, the rest sent to GETs with Last-Event-ID, each closed with a retry until the response (http_poll.go)
 	"session-every-response",        // (HTTP, initialize era) the session's id on every response

@@ -93,7 +93,9 @@ func (s *Spec) specMessage(st *specState, raw []byte, m msg, out specOut) {
 	case m.Method != "" && m.ID == nil:
 		s.notification(st, m, out)
 	case m.Method == "" && (m.Result != nil || m.Error != nil):
-		st.route(m) // a response to a request the server sent
+		if !st.route(m) && s.edge("stray-response-answered") { // a response to a request the server sent, or none
+			out.send(s.errorLine(m.ID, codeMethodNotFound, "Unknown method: undefined"))
+		}
 	default:
 		s.badInput(st, &specError{Code: codeInvalidRequest, Message: "not a JSON-RPC request"}, out)
 	}

@@ -557,7 +557,7 @@ func (st *specState) await(id string) chan msg {
 
 // route hands the client's answer to the request of the server's that
 // waits for it.
-func (st *specState) route(m msg) {
+func (st *specState) route(m msg) bool {
 	st.mu.Lock()
 	ch := st.waits[string(m.ID)]
 	delete(st.waits, string(m.ID))
@@ -565,6 +565,7 @@ func (st *specState) route(m msg) {
 	if ch != nil {
 		ch <- m
 	}
+	return ch != nil
 }
 
 // extMethod answers the extension's methods in the modern era.
