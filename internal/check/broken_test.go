@@ -183,6 +183,7 @@ var brokenCases = []brokenCase{
 	{id: "modern.cache-scope-pages", fake: stdioModern, break_: faults("scope-per-page")},
 	{id: "modern.meta-required", fake: httpModern, break_: faults("lenient-meta")},
 	{id: "modern.unsupported-version", fake: stdioModern, break_: faults("any-modern-version")},
+	{id: "modern.unsupported-version", fake: stdioModern, break_: faults("version-first-only")},
 	{id: "modern.method-not-found", fake: httpModern, break_: faults("method-not-found-200")},
 	{id: "modern.header-method", fake: httpModern, break_: faults("no-header-check")},
 	{id: "modern.header-version", fake: httpModern, break_: faults("no-header-check")},

@@ -189,7 +189,10 @@ func modernRequestChecks() []*Check {
 			if lists := t.r.facts.lists(); len(lists) > 0 {
 				method = lists[0].Method
 			}
-			t.Sent(method + " stamped with protocol version " + other)
+			// Each request is judged by its own version: one the server
+			// serves goes first, as on a connection in use.
+			t.request(c, method, nil)
+			t.Sent(method + ", then " + method + " stamped with protocol version " + other)
 			id := c.newID()
 			msg, _ := mcp.EncodeRequest(id, method, c.stampVersion(nil, other))
 			m, x, err := c.roundTrip(t.ctx, id, msg, httpReq{header: http.Header{"MCP-Protocol-Version": {other}}})

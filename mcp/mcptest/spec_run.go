@@ -231,7 +231,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	}
 	id := s.replyID(m.ID)
 	if s.Era == "modern" && m.Method != "initialize" {
-		if e := s.checkMeta(m.Params); e != nil && !(e.Code == -32022 && m.Method == "server/discover" && s.has("discover-any-version")) {
+		if e := s.checkMeta(m.Params); e != nil && !(e.Code == -32022 && (m.Method == "server/discover" && s.has("discover-any-version") || n > 1 && s.has("version-first-only"))) {
 			out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
 			return
 		}
