@@ -21,8 +21,6 @@ type brokenCase struct {
 	// unsure: the check cannot be sure the broken server breaks the
 	// requirement, and warns (T.Unsure) rather than fails
 	unsure bool
-	// with: the checks whose traffic shows the defect to a watch check
-	with []string
 }
 
 // waitsOut is why a case is long when the broken server makes its check
@@ -172,7 +170,6 @@ var brokenCases = []brokenCase{
 	{id: "http.event-ids", fake: fake{transport: "http", sse: true}, break_: faults("event-id-reuse")},
 	{id: "http.priming", fake: fake{transport: "http", sse: true}, break_: faults("no-priming")},
 	{id: "http.retry", fake: polling(), break_: polling("poll-bad-retry").change},
-	{id: "http.retry", fake: fake{transport: "http", change: faults("get-stream")}, break_: faults("get-stream-cut"), with: []string{"http.get-no-response"}},
 	{id: "http.resume", fake: polling(), break_: polling("poll-other-stream").change},
 
 	{id: "modern.discover", fake: stdioModern, break_: faults("discover-no-capabilities")},
@@ -253,7 +250,7 @@ func TestBrokenServers(t *testing.T) {
 			if tc.unsure {
 				want = Warned
 			}
-			if r := runShared(t, bad, append([]string{tc.id}, tc.with...)...)[tc.id]; r.Status != want {
+			if r := runShared(t, bad, tc.id)[tc.id]; r.Status != want {
 				t.Errorf("the broken server, want %s: %s", want, describeResult(r))
 			}
 		})

@@ -232,7 +232,7 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 	c.mu.Lock()
 	first := c.version == mcp.LatestVersion && (hr.method == "" || hr.method == http.MethodPost) // a stream 2025-11-25 asks to begin with an id and no data
 	c.mu.Unlock()
-	each := func(ev mcp.Event) bool {
+	return mcp.FollowEvents(ctx, body, MaxMessage, 0, open, answered, func(ev mcp.Event) bool {
 		if first && (ev.ID == "" || len(ev.Data) > 0) {
 			c.r.watches.see(seen{via: "event stream", era: c.era, unprimed: x.sent})
 		}
@@ -282,19 +282,7 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 			}
 		}
 		return true
-	}
-	// A GET stream the server closes (2025-11-25 has no response end it)
-	// is to be polled as a POST's is: a retry field first.
-	retry, stopped := false, false
-	err := mcp.FollowEvents(ctx, body, MaxMessage, 0, open, answered, func(ev mcp.Event) bool {
-		retry = retry || ev.Retry != ""
-		stopped = !each(ev)
-		return !stopped
 	})
-	if hr.method == http.MethodGet && err == nil && !stopped && !retry && ctx.Err() == nil {
-		poll(x.sent + ": the server closed its stream with no retry field")
-	}
-	return err
 }
 
 // responseIn reports whether data holds the response to id.
@@ -404,26 +392,22 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 	return x, resp, nil
 }
 
-// scopeProblem says how an answer that says insufficient_scope falls short
-// of what the authorization spec asks of one: 403, one challenge naming
-// the scopes the request needs, and the resource's metadata.
+// scopeProblem says how an answer whose Bearer challenge says
+// insufficient_scope falls short of what the authorization spec asks of
+// one: 403, the scopes the request needs, and the resource's metadata.
 func scopeProblem(status int, h http.Header) string {
-	var scoped []oauth.Challenge
-	for _, ch := range oauth.ParseChallenges(h.Values("WWW-Authenticate")) {
-		if ch.Params["error"] == "insufficient_scope" {
-			scoped = append(scoped, ch)
-		}
-	}
+	ch := oauth.ParseChallenges(h.Values("WWW-Authenticate"))
+	i := slices.IndexFunc(ch, func(ch oauth.Challenge) bool {
+		return strings.EqualFold(ch.Scheme, "Bearer") && ch.Params["error"] == "insufficient_scope"
+	})
 	switch {
-	case len(scoped) == 0:
+	case i < 0:
 		return ""
 	case status != http.StatusForbidden:
 		return fmt.Sprintf("insufficient_scope answered HTTP %d, not 403", status)
-	case len(scoped) > 1:
-		return "the scopes it needs parted among several insufficient_scope challenges"
-	case scoped[0].Params["scope"] == "":
+	case ch[i].Params["scope"] == "":
 		return "insufficient_scope naming no scope the request needs"
-	case scoped[0].Params["resource_metadata"] == "":
+	case ch[i].Params["resource_metadata"] == "":
 		return "insufficient_scope without resource_metadata"
 	}
 	return ""

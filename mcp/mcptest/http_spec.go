@@ -54,10 +54,6 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 			x.Status(http.StatusOK, `{}`, "Content-Type", "application/json")
 			return
 		}
-		if spec.has("get-stream-cut") {
-			x.SSE() // and closed at once, with no retry
-			return
-		}
 		if (spec.has("get-stream-response") || spec.has("get-stream")) && !modern {
 			e := s.sse(x)
 			if spec.has("get-stream-response") {

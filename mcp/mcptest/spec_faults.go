@@ -189,7 +189,6 @@ var Faults = []string{
 	"log-on-listen",            // (modern) a log message on every subscriptions/listen stream
 	"listen-no-sub-id",         // (modern) a notification on every subscriptions/listen stream, after its acknowledgement, without its subscriptionId
 	"get-stream",               // (HTTP) GET opens an event stream, which stays quiet (no defect)
-	"get-stream-cut",           // (HTTP) GET opens an event stream, closed at once with no retry field
 	"get-stream-response",      // (HTTP) the GET stream opened with a JSON-RPC response to no request of its own
 	"mrtr",                     // (modern) prompts/get of "ask" asks for elicitation (the client's capability declared) with a request state, and keeps every rule of answering it (no defect)
 	"mrtr-missing-error",       // with mrtr: a retry without its input answered with an error, not asked again
