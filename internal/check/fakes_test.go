@@ -101,7 +101,8 @@ type fake struct {
 	probe            bool // the main session probes the era (--protocol-era auto), whatever the fake's
 	// wrap, over HTTP, is what stands in front of the fake (runChecks
 	// alone: a shared run does not tell two wraps apart)
-	wrap func(next http.Handler) http.Handler
+	wrap   func(next http.Handler) http.Handler
+	header http.Header // over HTTP, headers the user gives (runChecks alone, as wrap)
 	// sse: over HTTP, every request is answered with an event stream
 	sse bool
 	// behaviours: more of mcptest's, for the stdio fake
@@ -188,6 +189,7 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 		served = srv
 		tg.URL = srv.URL
 		tg.Client, tg.Plain = &http.Client{Transport: testkit.Pool(t)}, &http.Client{Transport: testkit.Pool(t)}
+		tg.Header = f.header
 		if f.wrap != nil {
 			up, _ := url.Parse(srv.URL)
 			proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: up.Scheme, Host: up.Host})

@@ -15,6 +15,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -71,9 +72,12 @@ func taskChecks() []*Check {
 		}),
 		legacy("tasks.listed", "tasks.list", taskListed),
 		{ID: "tasks.list-anonymous", needs: needs{era: "legacy", transport: "http", capability: "tasks.list"}, run: func(t *T) {
+			u, _ := url.Parse(t.r.target.URL)
 			switch {
 			case t.r.facts.authAsked:
 				t.Note("the server asks for authorization, which tells its requestors apart")
+			case len(t.r.target.Header) > 0 || u != nil && (u.User != nil || u.RawQuery != ""):
+				t.Note("the run sends the user's headers or a URL with credentials in it, by which the server may tell its requestors apart")
 			case t.connWith(connOptions{era: "legacy"}).sessionID() != "":
 				t.Note("the server gives each client a session, which can tell its requestors apart")
 			default:

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -250,5 +251,16 @@ func TestPollWait(t *testing.T) {
 		if got := pollWait(json.RawMessage(task)); got != want {
 			t.Errorf("pollWait(%s) = %v, want %v", task, got, want)
 		}
+	}
+}
+
+// A server that asks no authorization and gives no session may still
+// tell its requestors apart by a key the user sends: tasks.list declared
+// is no warning then.
+func TestTasksListOfAServerOfKeys(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "http", change: merge(legacyTasks, map[string]string{"edges": `["no-sessions"]`}), header: http.Header{"X-Api-Key": {"k"}}}
+	if r := runChecks(t, f, "tasks.list-anonymous")["tasks.list-anonymous"]; r.Status != Passed {
+		t.Errorf("%s", describeResult(r))
 	}
 }
