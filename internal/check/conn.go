@@ -186,10 +186,18 @@ func (c *conn) setEra(era, version string) {
 	c.mu.Unlock()
 }
 
+// eraNow is the connection's era, which the check's goroutine may set
+// (setEra) while the reader records what came.
+func (c *conn) eraNow() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.era
+}
+
 // setVersion sets the version negotiated, which an HTTP connection of
 // the initialize era sends from now on too (setHeaderVersion).
 func (c *conn) setVersion(v string) {
-	c.setEra(c.era, v) // c.era is written by this goroutine alone
+	c.setEra(c.eraNow(), v)
 	c.setHeaderVersion(v)
 }
 
@@ -263,8 +271,8 @@ func (r *runner) dialOnce(ctx context.Context, o connOptions) (*conn, error) {
 		}
 	}
 	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities, logs: o.logLevel}
-	c.frags = &fragments{whole: func(b []byte) { c.take(unitsOf(b, "stdout", c.era, true, false), nil, "", 0) },
-		give: func(l seenLine) { c.take(l.seenOf("stdout", c.era), nil, "", 0) }}
+	c.frags = &fragments{whole: func(b []byte) { c.take(unitsOf(b, "stdout", c.eraNow(), true, false), nil, "", 0) },
+		give: func(l seenLine) { c.take(l.seenOf("stdout", c.eraNow()), nil, "", 0) }}
 	c.ctx, c.cancel = context.WithCancel(r.ctx)
 	if r.target.URL != "" {
 		c.http = &httpSide{}
@@ -617,7 +625,7 @@ func (c *conn) receive(data []byte, via string, id json.RawMessage, method strin
 		}
 		c.frags.flush()
 	}
-	return c.take(unitsOf(data, via, c.era, false, false), id, method, status)
+	return c.take(unitsOf(data, via, c.eraNow(), false, false), id, method, status)
 }
 
 // take records the messages of one unit, shows them to the watches, and
