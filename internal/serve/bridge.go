@@ -179,25 +179,26 @@ type answer struct {
 
 // resume serves the retry of a parked call (its requestState is serve's):
 // the answers it brings go to the server, and it waits on the call; gone
-// when serve made the state for this request, and its call has gone.
-func (s *Server) resume(ctx context.Context, c *client, method string, params json.RawMessage, meta modernMeta, state string) (_ json.RawMessage, gone bool, _ error) {
+// when serve made the state for this request, and its call has gone;
+// info is the serverInfo of the server behind.
+func (s *Server) resume(ctx context.Context, c *client, method string, params json.RawMessage, meta modernMeta, state string) (_ json.RawMessage, info json.RawMessage, gone bool, _ error) {
 	b, req := s.bridges.take(state), requestOf(method, params)
 	switch {
 	case b == nil && s.bridges.made(state, req):
-		return nil, true, nil
+		return nil, nil, true, nil
 	case b == nil:
-		return nil, false, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: not made here for this request"}
+		return nil, nil, false, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: not made here for this request"}
 	case !bytes.Equal(b.req, req):
 		// A retry of another call with this state gets nothing of the
 		// call, which is given up.
 		b.abandon("its requestState came back with another request")
-		return nil, false, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: it was made for another request"}
+		return nil, nil, false, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: it was made for another request"}
 	}
 	w := waiterOf(ctx, c, params, meta)
 	b.unpark(meta, w) // before the answers go: what the server says next is w's
 	b.answerFrom(rawjson.Member(params, "inputResponses"))
 	res, err := b.await(ctx, w)
-	return res, false, err
+	return res, b.up.conn.State().InitializeResult.ServerInfo, false, err
 }
 
 // waiterOf is a modern client's request waiting on a call: where the

@@ -12,6 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
@@ -177,8 +178,10 @@ func TestBridgeStateRules(t *testing.T) {
 			t.Errorf("requestState %q: %d %s, want 400 -32602", bad, status, body)
 		}
 	}
-	if status, body := retry(3, "ask", state, key); status != http.StatusOK || !strings.Contains(body, "hello ada") {
-		t.Fatalf("the retry: %d %s", status, body)
+	status, body := retry(3, "ask", state, key)
+	res := rawjson.Member([]byte(sseData(body)), "result")
+	if name, _ := rawjson.String(rawjson.Member(rawjson.Member(rawjson.Member(res, "_meta"), mcp.MetaServerInfo), "name")); status != http.StatusOK || !strings.Contains(body, "hello ada") || name != "asking" {
+		t.Fatalf("the retry: %d %s, want the result naming the server", status, body)
 	}
 	if e := next(t, events); e != "ask: answered accept" {
 		t.Fatalf("event %q", e)

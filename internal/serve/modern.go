@@ -114,12 +114,12 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 		if state, _ := rawjson.String(rawjson.Member(params, "requestState")); strings.HasPrefix(state, statePrefix) {
 			// The retry of a call parked for input: the guard let it
 			// through the first time, and it is that call again.
-			res, gone, err := c.srv.resume(ctx, c, method, params, meta, state)
+			res, info, gone, err := c.srv.resume(ctx, c, method, params, meta, state)
 			if err != nil {
 				return nil, err
 			}
 			if !gone {
-				return c.modernResult(ctx, method, params, res, false, nil), nil
+				return c.modernResult(ctx, method, params, res, false, info), nil
 			}
 			// Its call has gone: the request starts again.
 			params = rawjson.Without(rawjson.Without(params, "requestState"), "inputResponses")
@@ -274,7 +274,7 @@ func modernMembers(method string, res, info json.RawMessage) []byte {
 			add(`"cacheScope":"private"`)
 		}
 	}
-	if !have.meta && info != nil {
+	if !have.meta && json.Valid(info) {
 		add(`"_meta":{` + string(mustJSON(mcp.MetaServerInfo)) + `:` + string(info) + `}`)
 	}
 	return out

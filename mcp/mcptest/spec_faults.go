@@ -70,7 +70,7 @@ var Faults = []string{
 	"scope-per-page",           // each page of a list with another cacheScope
 	"lenient-meta",             // requests without their _meta served
 	"any-modern-version",       // any protocol version served
-	"version-first-only",       // (modern, stdio) only the first request's protocol version is checked; any after it is served
+	"version-first-only",       // (modern, stdio) a request's protocol version is checked until one other than server/discover was served
 	"listen-no-ack",            // subscriptions/listen's first message is no acknowledgement
 	"listen-ack-other-id",      // (modern) subscriptions/listen's acknowledgement, and what follows it, under the subscriptionId "sub-1", not the request's id
 	"server-request",           // a roots/list request after every answer

@@ -45,6 +45,7 @@ type specState struct {
 	tasks       map[string]*specTask // by id (spec_tasks.go)
 	waits       map[string]chan msg  // the client's answers awaited, by the id of the server's request
 	caps        json.RawMessage      // the client capabilities its initialize declared
+	settled     bool                 // a modern request other than server/discover was served (version-first-only)
 }
 
 func newSpecState() *specState {
@@ -231,7 +232,13 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	}
 	id := s.replyID(m.ID)
 	if s.Era == "modern" && m.Method != "initialize" {
-		if e := s.checkMeta(m.Params); e != nil && !(e.Code == -32022 && (m.Method == "server/discover" && s.has("discover-any-version") || n > 1 && s.has("version-first-only"))) {
+		e := s.checkMeta(m.Params)
+		settled := locked(&st.mu, func() bool { // version-first-only: a request other than server/discover was served
+			was := st.settled
+			st.settled = was || e == nil && m.Method != "server/discover"
+			return was
+		})
+		if e != nil && !(e.Code == -32022 && (m.Method == "server/discover" && s.has("discover-any-version") || settled && s.has("version-first-only"))) {
 			out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
 			return
 		}
