@@ -492,7 +492,9 @@ func cancelCall(t *T, silent bool) {
 			if k.late > 1 { // one may have been on its way
 				what = fmt.Sprintf("%d progress notifications", k.late) + map[bool]string{true: " and its response"}[k.lateAnswer]
 			}
-			t.Fail("the cancelled call sent %s after the server had answered a request sent after the cancellation", what)
+			// A machine loaded enough to hold a call's last messages
+			// back through two round trips would look the same: a warning.
+			t.Unsure("the cancelled call sent %s after the server had answered two requests sent after the cancellation, one after the other", what)
 		case silent:
 		case k.answer == nil:
 		case k.answer.Error != nil:
@@ -519,8 +521,8 @@ func cancelCall(t *T, silent bool) {
 type cancelled struct {
 	sent, why          string       // why: the check cannot tell whether the response obeyed the cancellation ("" when it can)
 	answer             *mcp.Message // the call's response, when one came
-	shown, whole, late int          // its progress notifications before the response; those of its whole call; those after the server had read the cancellation
-	lateAnswer         bool         // the response came after the server had read the cancellation
+	shown, whole, late int          // its progress notifications before the response; those of its whole call; those after it had answered two requests sent after the cancellation
+	lateAnswer         bool         // the response came after those answers
 }
 
 // cancelOne calls the i-th named tool and cancels it at its first
@@ -571,6 +573,8 @@ func cancelOne(t *T, i int) *cancelled {
 	}
 	barrier(t, c)
 	read := c.mark() // the server had read the cancellation when it answered the barrier
+	barrier(t, c)
+	settled := c.mark() // and had answered a request sent after that answer: what comes later crossed nothing
 	if answered(sent) {
 		// It came with the progress, or in the moment between: the call
 		// was over before it was cancelled (a loaded machine holds the
@@ -581,7 +585,7 @@ func cancelOne(t *T, i int) *cancelled {
 	select {
 	case a := <-ch:
 		k.answer = &a.m
-		k.lateAnswer = !answered(read)
+		k.lateAnswer = !answered(settled)
 		for _, s := range c.since(mark) {
 			if s.msg.IsResponse() && idKey(s.msg.ID) == idKey(id) {
 				break
@@ -590,7 +594,7 @@ func cancelOne(t *T, i int) *cancelled {
 				k.shown++
 			}
 		}
-		if !k.lateAnswer && k.shown >= k.whole && a.m.Error == nil {
+		if answered(read) && k.shown >= k.whole && a.m.Error == nil {
 			// Its result came, the call run to its end, before the answer
 			// to a request sent after the cancellation: it may have been
 			// on its way when the cancellation was (a quick call, a
@@ -600,7 +604,7 @@ func cancelOne(t *T, i int) *cancelled {
 	case <-time.After(cmp.Or(r.opts.cancelledWait, 2*time.Second)):
 	case <-t.ctx.Done():
 	}
-	for _, s := range c.since(read) {
+	for _, s := range c.since(settled) {
 		if progress(s) {
 			k.late++
 		}
