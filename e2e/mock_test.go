@@ -47,8 +47,12 @@ func TestMockFromRecording(t *testing.T) {
 				args := append(append([]string{"--protocol-era", era}, c...), server...)
 				out, err := exec.Command(mcpvBin, args...).Output()
 				w := want[strings.Join(c, " ")]
-				if era == "modern" { // a modern client's result says it is complete
+				if era == "modern" { // a modern client's result says it is complete, and names the server
 					w = strings.Replace(w, "{", `{"resultType":"complete",`, 1)
+					if !serverNamed.Match(out) {
+						t.Errorf("%s %s %v: %s names no server", era, tr, c, out)
+					}
+					out = serverNamed.ReplaceAll(out, nil)
 				}
 				if err != nil || string(out) != w {
 					t.Errorf("%s %s %v: %v\n got %s\nwant %s", era, tr, c, err, out, w)
