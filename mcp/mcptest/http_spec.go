@@ -374,7 +374,7 @@ func (s *HTTPServer) eventID() string {
 // stream. A lone ping is answered on its own. (Pings with a number id,
 // a client's ordinary ones, are answered at once, on their own stream.)
 func (s *HTTPServer) crossPing(x *Exchange, m msg) {
-	me := &crossing{id: string(m.ID), done: make(chan struct{}), e: x.SSE()}
+	me := &crossing{id: string(m.ID), done: make(chan struct{}), e: s.sse(x)}
 	answer := func(on *crossing, id string) {
 		on.e.Event("", fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id))
 	}
