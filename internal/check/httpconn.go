@@ -396,18 +396,14 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 // insufficient_scope falls short of what the authorization spec asks of
 // one: 403, the scopes the request needs, and the resource's metadata.
 func scopeProblem(status int, h http.Header) string {
-	ch := oauth.ParseChallenges(h.Values("WWW-Authenticate"))
-	i := slices.IndexFunc(ch, func(ch oauth.Challenge) bool {
-		return strings.EqualFold(ch.Scheme, "Bearer") && ch.Params["error"] == "insufficient_scope"
-	})
-	switch {
-	case i < 0:
+	switch ch, _ := oauth.FirstChallenge(h, "Bearer"); {
+	case ch.Params["error"] != "insufficient_scope":
 		return ""
 	case status != http.StatusForbidden:
 		return fmt.Sprintf("insufficient_scope answered HTTP %d, not 403", status)
-	case ch[i].Params["scope"] == "":
+	case ch.Params["scope"] == "":
 		return "insufficient_scope naming no scope the request needs"
-	case ch[i].Params["resource_metadata"] == "":
+	case ch.Params["resource_metadata"] == "":
 		return "insufficient_scope without resource_metadata"
 	}
 	return ""

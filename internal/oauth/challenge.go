@@ -39,13 +39,14 @@ func ParseChallenges(values []string) []Challenge {
 // answers: the first DPoP challenge (RFC 9449 §7.1), which asks for a
 // DPoP-bound token, else the first Bearer one.
 func AuthChallenge(h http.Header) (Challenge, bool) {
-	if c, ok := firstChallenge(h, "DPoP"); ok {
+	if c, ok := FirstChallenge(h, "DPoP"); ok {
 		return c, true
 	}
-	return firstChallenge(h, "Bearer")
+	return FirstChallenge(h, "Bearer")
 }
 
-func firstChallenge(h http.Header, scheme string) (Challenge, bool) {
+// FirstChallenge is the first of h's WWW-Authenticate challenges of scheme, in any case.
+func FirstChallenge(h http.Header, scheme string) (Challenge, bool) {
 	for _, c := range ParseChallenges(h.Values("WWW-Authenticate")) {
 		if strings.EqualFold(c.Scheme, scheme) {
 			return c, true

@@ -139,7 +139,7 @@ func TestBearerChallenge(t *testing.T) {
 			for _, v := range tt.values {
 				h.Add("WWW-Authenticate", v)
 			}
-			got, ok := firstChallenge(h, "Bearer")
+			got, ok := FirstChallenge(h, "Bearer")
 			if ok != tt.ok {
 				t.Fatalf("ok = %v, want %v", ok, tt.ok)
 			}
