@@ -487,6 +487,8 @@ func cancelCall(t *T, silent bool) {
 		t.Sent(k.sent)
 		switch {
 		case k.why != "" && (!silent || k.answer == nil):
+		case silent && k.answer != nil && (k.answer.Error != nil || k.shown < k.whole):
+			t.FailGot(describe(*k.answer), "the cancelled call was answered, by a server that had read the cancellation: it answered with an error, or stopped after %d of the %d progress notifications its whole call sends", k.shown, k.whole)
 		case silent && (k.lateAnswer || k.late > 1):
 			what := "its response"
 			if k.late > 1 { // one may have been on its way
