@@ -106,6 +106,11 @@ type stopResume struct{ error }
 
 func (e *stopResume) Unwrap() error { return e.error }
 
+// StopResuming wraps an error of FollowEvents's open after which
+// reconnecting will not help (a GET refused with a 4xx): the stream is
+// followed no further, and the error is FollowEvents's.
+func StopResuming(err error) error { return &stopResume{err} }
+
 // run follows the stream whose first connection is body. It returns nil
 // once read has what it waited for, else why not (and the last retry the
 // server asked).

@@ -102,10 +102,10 @@ type Event struct {
 // says it has what it waits for: after the delay its retry field asks,
 // open is asked for the stream after lastID (GET with Last-Event-ID),
 // up to maxResumes reconnections in a row that bring no new event (0:
-// DefaultMaxResumes). fn is called with each event, those without data
-// that carry an id or a retry too, until it returns false; the result
-// is nil then, or once answered, or why the stream was not followed to
-// its end.
+// DefaultMaxResumes), or until open's error is one of StopResuming. fn
+// is called with each event, those without data that carry an id or a
+// retry too, until it returns false; the result is nil then, or once
+// answered, or why the stream was not followed to its end.
 func FollowEvents(ctx context.Context, body io.ReadCloser, limit int64, maxResumes int, open func(lastID string) (io.ReadCloser, error), answered func() bool, fn func(Event) bool) error {
 	f := follow{max: cmp.Or(maxResumes, DefaultMaxResumes), open: open,
 		reader: func(body io.Reader) *sseReader {

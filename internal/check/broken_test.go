@@ -170,6 +170,7 @@ var brokenCases = []brokenCase{
 	{id: "http.one-stream", fake: httpLegacy, break_: faults("crossed-streams")},
 	{id: "http.event-ids", fake: fake{transport: "http", sse: true}, break_: faults("event-id-reuse")},
 	{id: "http.priming", fake: fake{transport: "http", sse: true}, break_: faults("no-priming")},
+	{id: "http.disconnect", fake: fake{transport: "http", change: map[string]string{"edges": `["sse-resumable"]`}}, break_: merge(map[string]string{"edges": `["sse-resumable"]`}, faults("disconnect-cancels")), long: waitsOut},
 	{id: "http.retry", fake: polling(), break_: polling("poll-bad-retry").change},
 	{id: "http.resume", fake: polling(), break_: polling("poll-other-stream").change},
 

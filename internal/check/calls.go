@@ -119,6 +119,7 @@ func utilityCallChecks() []*Check {
 			}
 			cancelCall(t, true)
 		}},
+		{ID: "http.disconnect", needs: needs{era: "legacy", transport: "http", call: true, capability: "tools"}, run: disconnectCall},
 		{ID: "utilities.cancel-race", run: func(t *T) {
 			c := t.conn()
 			if c.http != nil && c.era == "modern" {
@@ -225,6 +226,7 @@ type callRecord struct {
 	needed  mcp.Message
 	neededX *exchange
 	refused *mcp.RPCError // the call's error, when it was refused
+	took    time.Duration // from its request to its response
 }
 
 // callOnce calls the i-th tool the user named, once per run, and fails
@@ -419,8 +421,9 @@ func (r *runner) call(t *T, i int) *callRecord {
 	rec := &callRecord{i: i, tool: def, token: token, sent: "tools/call " + clip(string(params), 200)}
 	tool := r.opts.Calls[i].Tool
 	id := c.newID()
-	mark := c.mark()
+	mark, start := c.mark(), time.Now()
 	m, x, err := c.requestID(t.ctx, id, "tools/call", c.stamp(params))
+	rec.took = time.Since(start)
 	var oot *outOfTime
 	switch {
 	case err != nil && t.ctx.Err() == nil && errors.As(err, &oot):
@@ -510,12 +513,60 @@ func cancelCall(t *T, silent bool) {
 			skips = append(skips, fmt.Sprintf("%s: %s", t.r.opts.Calls[rec.i].Tool, k.why))
 		}
 	}
+	skipOrNote(t, skips, len(shown))
+}
+
+// skipOrNote ends t skipped when each of its n calls could not be judged
+// (skips, why), or notes those that could not.
+func skipOrNote(t *T, skips []string, n int) {
 	switch {
-	case len(skips) == len(shown):
+	case len(skips) == n:
 		t.Skip("%s", strings.Join(skips, "; "))
 	case len(skips) > 0:
 		t.Note("%s", strings.Join(skips, "; "))
 	}
+}
+
+// disconnectCall calls again each named tool whose call showed progress,
+// closes the connection of its stream at its first progress
+// notification, and resumes the stream as the transport has a client do:
+// the call's response comes there all the same, since 2025-11-25 has a
+// disconnection be no cancellation.
+func disconnectCall(t *T) {
+	var skips []string
+	shown := t.judgedWhere("no tool named with --call sent a progress notification, which shows the call running when its connection closes", progressed)
+	for _, rec := range shown {
+		c := t.fresh(connOptions{era: "legacy"})
+		tool, id := t.r.opts.Calls[rec.i].Tool, json.RawMessage(fmt.Sprintf(`"mcpv-check-drop-%d"`, rec.i))
+		params, _ := t.r.callParams(t, rec.i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-drop-%d"`, rec.i)))
+		msg, _ := mcp.EncodeRequest(id, "tools/call", c.stamp(params))
+		t.Sent("tools/call " + clip(string(params), 200) + ", its connection closed at its first progress notification and its stream resumed with GET and Last-Event-ID")
+		// A server that resumes no stream may answer the GET with a stream
+		// of its own that never ends: the resumed call is given twice its
+		// own time, and 2 s.
+		wait := 2*rec.took + 2*time.Second
+		ctx, cancel := context.WithTimeout(t.ctx, wait)
+		x, err := c.post(ctx, httpReq{body: msg, drop: func(s seen) bool { return s.msg.Method == "notifications/progress" }}, id)
+		late := ctx.Err() != nil
+		cancel()
+		switch {
+		case x == nil || t.ctx.Err() != nil:
+			t.failErr("the call of "+tool, err) // inconclusive: a slow call is no violation
+		case late && x.response == nil:
+			skips = append(skips, fmt.Sprintf("%s: its resumed stream brought no response in %s, twice the call's own time and 2 s: the server may have answered the GET with another stream", tool, wait.Round(time.Millisecond)))
+		case x.resumed == 0 && x.response != nil:
+			skips = append(skips, tool+": its response came before its connection closed")
+		case x.resumed == 0:
+			skips = append(skips, fmt.Sprintf("%s: its stream was not resumed (%v), so whether the call ran on does not show", tool, cmp.Or[error](x.readErr, errors.New("it ended"))))
+		case slices.ContainsFunc(x.msgs, func(s seen) bool { return s.msg.IsResponse() && x.response == nil }):
+			skips = append(skips, tool+": its resumed stream carried another request's response (http.resume)")
+		case x.response == nil:
+			t.FailGot(fmt.Sprintf("%s: %v", x, x.readErr), "the call of %s, whose connection the client closed while it ran, never answered on its resumed stream: the server took the disconnection for a cancellation", tool)
+		case x.response.Error != nil:
+			t.FailGot(x.String(), "the call of %s, whose connection the client closed while it ran, answered with an error on its resumed stream, where it answers a result", tool)
+		}
+	}
+	skipOrNote(t, skips, len(shown))
 }
 
 // cancelled is what a call cancelled at its first progress notification

@@ -88,6 +88,10 @@ type httpReq struct {
 	// url replaces the MCP endpoint (a metadata document).
 	url    string
 	opened func() // when set, called once the answer's headers came
+	// drop, when set, closes the connection of an event-stream answer
+	// after the first message it is true of, as a client that goes away
+	// does; the stream is then resumed as any other.
+	drop func(seen) bool
 }
 
 // exchange is one HTTP request and its answer.
@@ -101,7 +105,7 @@ type exchange struct {
 	response *mcp.Message
 	sse      bool
 	readErr  error // reading the answer failed after its headers
-	resumed  int   // reconnections of its event stream, with Last-Event-ID
+	resumed  int   // reconnections of its event stream, with Last-Event-ID, that the server answered with the stream
 }
 
 func (x *exchange) contentType() string {
@@ -210,20 +214,26 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (x *exc
 // another request on the resumed stream.
 func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.ReadCloser, id, end json.RawMessage) error {
 	last, retried, ended := "", false, false // the event id in force; a retry on this connection; end's response (or one under another id) came
+	cur, dropped := body, hr.drop == nil     // the connection read; the check closed one (drop)
 	poll := func(why string) { c.r.watches.see(seen{via: "event stream", era: c.era, poll: why}) }
 	open := func(lastID string) (io.ReadCloser, error) {
-		if !retried {
+		if !retried && cur != nil {
 			poll(fmt.Sprintf("%s: the connection closed before the response, after event %q, with no retry field", x.sent, clip(lastID, 80)))
 		}
-		x.resumed, retried = x.resumed+1, false
+		retried, cur = false, nil
 		y, resp, err := c.roundHTTP(ctx, httpReq{method: http.MethodGet, header: http.Header{"Last-Event-ID": {lastID}}, plain: hr.plain})
 		switch {
 		case err != nil:
 			return nil, err
 		case resp.StatusCode/100 != 2 || y.contentType() != "text/event-stream":
 			resp.Body.Close()
-			return nil, fmt.Errorf("GET with Last-Event-ID %q: HTTP %d, %s", clip(lastID, 80), y.status, y.contentType())
+			err := fmt.Errorf("GET with Last-Event-ID %q: HTTP %d, %s", clip(lastID, 80), y.status, y.contentType())
+			if resp.StatusCode/100 == 4 { // asking again will not help, as mcpv's client has it
+				return nil, mcp.StopResuming(err)
+			}
+			return nil, err
 		}
+		x.resumed, cur = x.resumed+1, resp.Body
 		return resp.Body, nil
 	}
 	answered := func() bool {
@@ -251,6 +261,11 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 			return true
 		}
 		for _, s := range c.receive(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
+			if !dropped && hr.drop(s) {
+				dropped = true
+				cur.Close()
+				cur = nil // the check's closing owes no retry field
+			}
 			ours := id != nil && s.msg.IsResponse() && (s.msg.ID != nil && idKey(s.msg.ID) == idKey(id) || s.nullFor != "")
 			if s.msg.IsResponse() && s.msg.ID != nil && end != nil && idKey(s.msg.ID) != idKey(end) {
 				// the stream's one response, under another id: judged by

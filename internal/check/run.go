@@ -492,10 +492,10 @@ func (r *runner) unmet(ctx context.Context, n needs) string {
 		return "applies to stdio servers"
 	case n.transport == "http" && f.transport != "http":
 		return "applies to HTTP servers"
-	case n.call && len(r.opts.Calls) == 0:
-		return "needs a tool call: name one with --call 'TOOL key=value ...'"
 	case f.sse && (n.transport == "http" || n.era == "legacy"):
 		return sseSkip
+	case n.call && len(r.opts.Calls) == 0:
+		return "needs a tool call: name one with --call 'TOOL key=value ...'"
 	case n.portable != "" && !slices.Contains(r.opts.Portable, n.portable):
 		if len(r.opts.Portable) == 0 {
 			return "grades the tools' schemas for a host: name the hosts with --portable (all, or some of openai,anthropic,gemini)"

@@ -8,7 +8,9 @@ package mcptest
 // answer goes on into the stream, and each GET with Last-Event-ID gets
 // what came after that id once there is some, closed with a retry until
 // the stream ends ("Resumability and Redelivery"). The poll-* faults
-// break one rule each.
+// break one rule each. Under the sse-resumable edge the connection is
+// kept and the answer written on it as it comes, the stream kept all the
+// same for a client that goes away and resumes it.
 
 import (
 	"slices"
@@ -42,8 +44,9 @@ func (p *pollStream) add(id, line string) {
 	p.more = make(chan struct{})
 }
 
-// send writes the events from i on, and says whether the stream has ended.
-func (p *pollStream) send(e *SSEWriter, i int) bool {
+// send writes the events from i on, and says where the next begins and
+// whether the stream has ended.
+func (p *pollStream) send(e *SSEWriter, i int) (int, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for ; i < len(p.ids); i++ {
@@ -51,7 +54,7 @@ func (p *pollStream) send(e *SSEWriter, i int) bool {
 			e.Event(p.ids[i], p.lines[i])
 		}
 	}
-	return p.done
+	return i, p.done
 }
 
 // poll answers m under polling: the priming event, and the connection
@@ -73,7 +76,26 @@ func (s *HTTPServer) poll(x *Exchange, m msg, st *specState) {
 	case s.spec.has("poll-bad-retry"):
 		retry = "retry: 1.5s\n"
 	}
-	x.SSE().Raw("id: " + prime + "\n" + retry + "data:\n\n")
+	e := x.SSE()
+	e.Raw("id: " + prime + "\n" + retry + "data:\n\n")
+	for i, done := 1, false; s.spec.edge("sse-resumable") && !done; {
+		// The connection kept, the answer written as it comes: a client
+		// that goes away resumes it with a GET.
+		more := locked(&p.mu, func() chan struct{} { return p.more })
+		if i, done = p.send(e, i); done {
+			return
+		}
+		select {
+		case <-more:
+		case <-x.R.Context().Done():
+			if s.spec.has("disconnect-cancels") {
+				st.cancel(string(m.ID))
+			}
+			return
+		case <-s.done:
+			return
+		}
+	}
 }
 
 // pollID is a new event id of p's.
@@ -108,7 +130,7 @@ func (s *HTTPServer) resume(x *Exchange) bool {
 		ready, more := len(p.ids) > from || p.done, p.more
 		p.mu.Unlock()
 		if ready {
-			if !p.send(e, start) {
+			if _, done := p.send(e, start); !done {
 				e.Raw(pollRetry + "\n")
 			}
 			return true

@@ -56,7 +56,7 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 		}
 		if (spec.has("get-stream-response") || spec.has("get-stream")) && !modern {
 			e := s.sse(x)
-			if spec.has("get-stream-response") {
+			if spec.has("get-stream-response") && x.LastEventID == "" { // a resumption's Last-Event-ID ignored, as a server that resumes none may
 				e.Event(s.eventID(), `{"jsonrpc":"2.0","id":"mcpv-never-asked","result":{}}`)
 			}
 			x.Hold()
@@ -294,7 +294,7 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	plain := spec.has("text-plain") && m.Method != "initialize" && m.Method != "server/discover" || spec.has("text-plain-init")
 	streams := s.opts.SSE || spec.has("event-id-reuse") || spec.has("stream-left-open") || m.Method == "subscriptions/listen" || m.Method == "tools/call" && param(m.Params, "name") == slowTool ||
 		m.Method == "tasks/result" && spec.Tasks != nil || unrelated || m.Method == "tasks/get" && spec.has("tasks-get-streamed")
-	if streams && !plain && !s.opts.Legacy && spec.edge("sse-polling") && !spec.has("stream-left-open") && spec.Era != "modern" && m.Method != "initialize" {
+	if streams && !plain && !s.opts.Legacy && (spec.edge("sse-polling") || spec.edge("sse-resumable")) && !spec.has("stream-left-open") && spec.Era != "modern" && m.Method != "initialize" {
 		s.poll(x, m, st)
 		return
 	}

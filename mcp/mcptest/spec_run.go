@@ -171,13 +171,17 @@ func (s *Spec) notification(st *specState, m msg, out specOut) {
 			st.stop()
 			return
 		}
-		id := string(member(m.Params, "requestId"))
-		st.mu.Lock()
-		if ch, ok := st.running[id]; ok {
-			close(ch)
-			delete(st.running, id)
-		}
-		st.mu.Unlock()
+		st.cancel(string(member(m.Params, "requestId")))
+	}
+}
+
+// cancel stops the slow call under id, if it runs.
+func (st *specState) cancel(id string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if ch, ok := st.running[id]; ok {
+		close(ch)
+		delete(st.running, id)
 	}
 }
 
@@ -392,9 +396,13 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 	withLock(&st.mu, func() { st.running[string(m.ID)] = cancel })
 	out.async(func() {
 		defer withLock(&st.mu, func() { delete(st.running, string(m.ID)) })
-		for i := 1; i <= slowSteps; i++ {
+		steps := slowSteps
+		if s.has("disconnect-cancels") {
+			steps = 500 // until the client goes (its cancellation)
+		}
+		for i := 1; i <= steps; i++ {
 			if token != nil {
-				n := i
+				n := min(i, slowSteps)
 				if s.has("progress-decreasing") {
 					n = slowSteps - i
 				}
