@@ -2,16 +2,18 @@ package check
 
 // Authorization, where the server asks for it (a request without
 // credentials answered 401): the challenge, the scope it names and where
-// it points, the protected resource metadata (without offline_access),
-// the authorization server's metadata, and a token the server never
-// issued refused. Nothing here logs in: the
-// documents are public, fetched without credentials.
+// it points, the protected resource metadata (without offline_access, its
+// resource without a trailing slash the server's URL has not), the
+// authorization server's metadata, and a token the server never issued
+// refused. Nothing here logs in: the documents are public, fetched
+// without credentials.
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -51,6 +53,16 @@ func authChecks() []*Check {
 			t.must("authorization server metadata", err)
 			if !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
 				t.FailGot("code_challenge_methods_supported "+joinQuoted(as.CodeChallengeMethodsSupported), "the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
+			}
+		}),
+		authCheck("auth.resource-slash", func(t *T) {
+			md := resourceMetadata(t, "auth.resource-slash")
+			t.Got(md.URL + ": resource " + clip(md.Resource, 200))
+			// A slash the path answered at ends with (given, or redirected
+			// to) is the server's own; an origin's "/" is not: RFC 3986
+			// makes it the empty path.
+			if u, err := url.Parse(md.Resource); err == nil && strings.HasSuffix(u.EscapedPath(), "/") && !strings.HasSuffix(t.r.facts.auth.path, "/") {
+				t.Fail("the resource ends with a slash the server's URL has not: the spec asks for the form without it, which a client names the server by")
 			}
 		}),
 		exercised("auth.insufficient-scope", needs{transport: "http", auth: true}, spotSaid(func(_ *watchCtx, s seen) bool { return s.scoped != "" }, func(s seen) string { return s.scoped })),

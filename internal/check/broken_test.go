@@ -213,6 +213,7 @@ var brokenCases = []brokenCase{
 	{id: "auth.server-metadata", fake: httpAuth, auth: "no-s256"},
 	{id: "auth.invalid-token", fake: httpAuth, auth: "any-token"},
 	{id: "auth.challenge-scope", fake: httpAuth, auth: "no-scope"},
+	{id: "auth.resource-slash", fake: httpAuth, auth: "resource-slash"},
 	{id: "auth.insufficient-scope", fake: fake{transport: "http", auth: "scoped"}, auth: "scope-bare"},
 	{id: "auth.offline-access", fake: fake{transport: "http", era: "modern", auth: "ok"}, auth: "offline-access"},
 }

@@ -97,6 +97,7 @@ type httpReq struct {
 // exchange is one HTTP request and its answer.
 type exchange struct {
 	sent     string // "POST ping" or the like, for a failure's line
+	path     string // the escaped path that answered, after any redirect
 	status   int
 	header   http.Header
 	body     string // a JSON body or the text of another answer, clipped
@@ -400,7 +401,7 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 		}
 		return x, nil, fmt.Errorf("%s: %w", x.sent, err)
 	}
-	x.status, x.header = resp.StatusCode, resp.Header
+	x.status, x.header, x.path = resp.StatusCode, resp.Header, resp.Request.URL.EscapedPath()
 	if p := scopeProblem(resp.StatusCode, resp.Header); p != "" {
 		c.r.watches.see(seen{via: "http", era: c.era, scoped: x.sent + ": " + p})
 	}

@@ -83,7 +83,8 @@ type Server struct {
 	// "no-s256" (metadata without S256 PKCE), "any-token" (any bearer
 	// token taken), "offline-access" (offline_access among the resource's
 	// scopes_supported, which a resource needs not), "scope-bare" (a 403
-	// insufficient_scope naming no scope).
+	// insufficient_scope naming no scope), "resource-slash" (the resource
+	// named with a trailing slash its URL has not).
 	Broken string
 	// Device offers the device authorization grant (RFC 8628) at
 	// /device; the user's answer is Approve's or Deny's. SlowDown is how
@@ -252,6 +253,8 @@ func New(t testing.TB, mcp http.Handler) *Server {
 			delete(md, "authorization_servers")
 		case "offline-access":
 			md["scopes_supported"] = slices.Concat(s.Scopes, []string{"offline_access"})
+		case "resource-slash":
+			md["resource"] = s.URL() + "/"
 		}
 		json.NewEncoder(w).Encode(md)
 	})
