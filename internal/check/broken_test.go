@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/testkit"
@@ -155,6 +156,7 @@ var brokenCases = []brokenCase{
 
 	{id: "http.origin", fake: httpLegacy, break_: faults("no-origin-check")},
 	{id: "http.dns-rebinding", fake: httpLegacy, break_: faults("origin-matches-host")},
+	{id: "http.authentication", fake: fake{transport: "http", auth: "ok", remote: true}, auth: "token-optional"},
 	{id: "http.answer-type", fake: httpLegacy, break_: faults("text-plain")},
 	{id: "http.stream-ends", fake: fake{transport: "http", sse: true}, break_: faults("stream-left-open"), long: waitsOut},
 	{id: "http.one-object", fake: httpLegacy, break_: faults("json-array-answer")},
@@ -257,6 +259,16 @@ func TestBrokenServers(t *testing.T) {
 				t.Errorf("the broken server, want %s: %s", want, describeResult(r))
 			}
 		})
+	}
+}
+
+// A server that serves a request without credentials is not warned of
+// on loopback, where the spec has a local server listen for its user.
+func TestUnauthenticatedOnLoopback(t *testing.T) {
+	t.Parallel()
+	r := runShared(t, fake{transport: "http", auth: "token-optional"}, "http.authentication")["http.authentication"]
+	if r.Status != Passed || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "loopback") }) {
+		t.Errorf("want a pass with a note of loopback: %s", describeResult(r))
 	}
 }
 

@@ -207,6 +207,9 @@ type Options struct {
 	// one can only miss a late answer, never fail a server that sends
 	// none: the tests of correct servers set it short.
 	cancelledWait time.Duration
+	// notLoopback judges the server as reached away from loopback, whatever
+	// its URL names (http.authentication): the tests' servers are all on it.
+	notLoopback bool
 	// beforeCancel, when set, is called once the call cancelCall cancels
 	// has shown it runs, before the cancellation goes; answered reports
 	// the call's response come. A test holds the check back with it, as

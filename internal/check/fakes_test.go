@@ -105,6 +105,9 @@ type fake struct {
 	header http.Header // over HTTP, headers the user gives (runChecks alone, as wrap)
 	// sse: over HTTP, every request is answered with an event stream
 	sse bool
+	// remote: over HTTP, the server is judged as reached at an address
+	// not this machine's (Options.notLoopback)
+	remote bool
 	// behaviours: more of mcptest's, for the stdio fake
 	behaviours string
 	// portable: the hosts --portable names
@@ -263,7 +266,7 @@ func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
 			}
 		}
 	}
-	opts := Options{Only: only, Strict: true, CheckTimeout: patient(20 * time.Second), Calls: calls, Portable: f.portable, Secrets: secretsOf(f)}
+	opts := Options{Only: only, Strict: true, CheckTimeout: patient(20 * time.Second), Calls: calls, Portable: f.portable, Secrets: secretsOf(f), notLoopback: f.remote}
 	if !slices.Contains(only, "utilities.cancel-call") && !slices.Contains(only, "modern.cancel-call") {
 		// A correct server's cancelled call is not answered however long
 		// it is watched: only the run that must see a late answer (the

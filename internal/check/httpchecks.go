@@ -1,6 +1,7 @@
 package check
 
-// Streamable HTTP: Origin validated against DNS rebinding, the types of
+// Streamable HTTP: Origin validated against DNS rebinding, a request
+// without credentials refused away from loopback, the types of
 // an answer, notifications accepted with 202, session ids (their
 // characters, requests without one, an unknown one, one deleted), the
 // protocol version header, the GET stream.
@@ -17,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -44,6 +46,23 @@ func httpPostChecks() []*Check {
 			}
 			foreignRefused(t, http.Header{"Host": {host}, "Origin": {"http://" + host}}, fmt.Sprintf(" with Host: %s and Origin: http://%s", host, host),
 				"answered HTTP %d, not 403: a web page whose name resolves to this machine reaches the server")
+		}),
+		httpCheck("http.authentication", func(t *T) {
+			x, raw := t.r.facts.auth, t.r.target.URL
+			if x == nil {
+				t.Skip("the request sent without credentials had no answer")
+			}
+			u, err := url.Parse(raw)
+			switch {
+			case x.status/100 != 2 || x.response == nil || x.response.Error != nil: // refused: 401 where it asks for authorization
+			case len(redact.URLSecrets(raw))+len(redact.FindSecrets(raw)) > 0:
+				t.Note("the server's URL carries a credential, which every request sends")
+			case (err != nil || loopback(u.Hostname())) && !t.r.opts.notLoopback:
+				t.Note("served without credentials on this machine (loopback), where the spec has a local server listen for its user: not judged")
+			default:
+				t.Sent(x.sent + " without credentials")
+				t.FailGot(x.String(), "the server serves a request without credentials at an address other than this machine's: whoever reaches it is served")
+			}
 		}),
 		httpCheck("http.answer-type", func(t *T) {
 			c := t.conn()

@@ -84,7 +84,8 @@ type Server struct {
 	// token taken), "offline-access" (offline_access among the resource's
 	// scopes_supported, which a resource needs not), "scope-bare" (a 403
 	// insufficient_scope naming no scope), "resource-slash" (the resource
-	// named with a trailing slash its URL has not).
+	// named with a trailing slash its URL has not), "token-optional" (a
+	// request without a token served).
 	Broken string
 	// Device offers the device authorization grant (RFC 8628) at
 	// /device; the user's answer is Approve's or Deny's. SlowDown is how
@@ -349,7 +350,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if s.Verify != nil {
 			ok = verified
 		}
-		if s.Broken == "any-token" && tok != "" {
+		if s.Broken == "any-token" && tok != "" || s.Broken == "token-optional" && tok == "" {
 			ok = true
 		}
 		if ok && s.DPoP {
