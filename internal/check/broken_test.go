@@ -140,6 +140,7 @@ var brokenCases = []brokenCase{
 	{id: "utilities.cancel-call", fake: stdio, break_: faults("answer-cancelled")},
 	{id: "modern.cancel-call", fake: stdioModern, break_: faults("cancel-continues"), unsure: true},
 	{id: "modern.cancel-call", fake: stdioModern, break_: faults("ignore-cancel")},
+	{id: "modern.cancel-call", fake: httpModern, break_: faults("call-on-listen")},
 	{id: "utilities.cancel-race", fake: stdio, break_: faults("die-on-cancel")},
 	{id: "utilities.cancel-unknown", fake: stdio, break_: faults("answer-notifications")},
 	{id: "utilities.unknown-progress", fake: stdio, break_: faults("stray-progress")},

@@ -15,7 +15,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -113,9 +115,13 @@ func utilityCallChecks() []*Check {
 			}
 		}),
 		callCheck("utilities.cancel-call", func(t *T) { cancelCall(t, false) }),
-		{ID: "modern.cancel-call", needs: needs{era: "modern", transport: "stdio", call: true, capability: "tools"}, run: func(t *T) {
-			if t.r.facts.era != "modern" {
+		{ID: "modern.cancel-call", needs: needs{era: "modern", call: true, capability: "tools"}, run: func(t *T) {
+			switch {
+			case t.r.facts.era != "modern":
 				t.Skip("the server's first era is the initialize era, whose cancellation asks only that no response follow (utilities.cancel-call)")
+			case t.r.facts.transport == "http":
+				cancelClosing(t)
+				return
 			}
 			cancelCall(t, true)
 		}},
@@ -525,6 +531,81 @@ func skipOrNote(t *T, skips []string, n int) {
 	case len(skips) > 0:
 		t.Note("%s", strings.Join(skips, "; "))
 	}
+}
+
+// cancelClosing cancels a call of each named tool whose call showed
+// progress as 2026-07-28 over HTTP does, by closing its stream at its
+// first progress notification, while a subscription's stream is open:
+// the one stream left for the server to send more of the call on, which
+// it MUST NOT (nor is a request's progress ever a subscription's news).
+// What the call had sent by then may have been on its way.
+func cancelClosing(t *T) {
+	shown := t.judgedWhere("no tool named with --call sent a progress notification, which shows the call running while it is cancelled", progressed)
+	c := t.fresh(connOptions{era: "modern"})
+	params, _ := json.Marshal(map[string]any{"notifications": listenFilter(t)})
+	body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-listen-cancel"`), "subscriptions/listen", c.stamp(params))
+	ctx, stop := context.WithCancel(t.ctx)
+	defer stop()
+	var mu sync.Mutex // guards heard
+	var heard []seen
+	acked := make(chan bool, 1)
+	go func() {
+		x, _ := c.post(ctx, httpReq{body: body, events: func(s seen) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			if heard = append(heard, s); len(heard) == 1 {
+				acked <- s.msg.Method == "notifications/subscriptions/acknowledged"
+			}
+			return true
+		}}, nil)
+		if x == nil || x.response != nil {
+			acked <- false
+		}
+	}()
+	select {
+	case ok := <-acked:
+		if !ok {
+			t.Skip("the subscription was not acknowledged (modern.listen says how)")
+		}
+	case <-t.ctx.Done():
+		t.failErr("waiting for the subscription's first message", context.Cause(t.ctx))
+	}
+	var why []string
+	at, closed := map[string]float64{}, map[string]bool{} // by progress token, the progress at which its call's stream was closed; the ids of those calls
+	progress := func(s seen) (float64, string, bool) {
+		p, err := strconv.ParseFloat(string(member(s.msg.Params, "progress")), 64)
+		return p, idKey(member(s.msg.Params, "progressToken")), s.msg.Method == "notifications/progress" && err == nil
+	}
+	for _, rec := range shown {
+		token, id := json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-close-%d"`, rec.i)), json.RawMessage(fmt.Sprintf(`"mcpv-check-close-%d"`, rec.i))
+		params, _ := t.r.callParams(t, rec.i, token)
+		msg, _ := mcp.EncodeRequest(id, "tools/call", c.stamp(params))
+		t.Sent("tools/call " + clip(string(params), 200) + ", its stream closed at its first progress notification, while a subscriptions/listen stream was open")
+		x := t.post(c, httpReq{body: msg, events: func(s seen) bool {
+			p, tok, ok := progress(s)
+			if ok && tok == idKey(token) {
+				at[tok], closed[idKey(id)] = p, true
+				return false
+			}
+			return true
+		}}, id, "the call of "+t.r.opts.Calls[rec.i].Tool)
+		if x.response != nil {
+			why = append(why, t.r.opts.Calls[rec.i].Tool+": the call ended before a progress notification showed it running")
+			continue
+		}
+		barrier(t, c)
+		settle(t, 2*rec.took) // the call, had it run on, would have ended
+	}
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range heard {
+		p, tok, ok := progress(s)
+		if was, of := at[tok]; ok && of && p > was || s.msg.IsResponse() && closed[idKey(s.msg.ID)] {
+			t.FailGot(s.raw, "the subscription's stream carried a message of a call after the client had closed the call's stream, which cancels it")
+		}
+	}
+	skipOrNote(t, why, len(shown))
 }
 
 // disconnectCall calls again each named tool whose call showed progress,

@@ -154,7 +154,7 @@ var edgeServers = []edgeServer{
 	{name: "HTTP 2025-11-25 at every edge, every stream polled", fake: withSSE(edgeFake("http", "", map[string]string{"edges": `["session-every-response","sse-polling"]`, "faults": `["get-stream"]`})),
 		holds: slices.Concat(every, legacyEvery, httpEvery, httpLegacyEvery, []string{"utilities.cancel-race", "http.resume"})},
 	{name: "HTTP 2026-07-28 at every edge", fake: edgeFake("http", "modern", nil),
-		holds: slices.Concat(every, modernEvery, httpEvery, modernHTTPEvery)},
+		holds: slices.Concat(every, modernEvery, httpEvery, modernHTTPEvery, []string{"modern.cancel-call"})},
 }
 
 // quiet is a server that declares none of tools, prompts and resources,

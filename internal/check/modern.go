@@ -475,19 +475,7 @@ func mismatched(x *exchange) bool {
 // acknowledgement carrying its id, and (over HTTP, where its stream is its
 // own) that every notification after it carries the id too.
 func listen(t *T) {
-	f := t.r.facts
-	filter := map[string]any{}
-	for _, x := range listenKinds {
-		if f.declares(x.capability) {
-			filter[x.key] = true
-		}
-	}
-	if uri := subscribable(t); uri != "" {
-		filter["resourceSubscriptions"] = []string{uri}
-	}
-	if len(filter) == 0 {
-		t.Skip("the server declares no listChanged capability or resources.subscribe to listen for")
-	}
+	filter := listenFilter(t)
 	c := t.fresh(connOptions{era: "modern"})
 	params, _ := json.Marshal(map[string]any{"notifications": filter})
 	t.Sent("subscriptions/listen " + string(params))
@@ -510,6 +498,24 @@ func listen(t *T) {
 			t.FailGot(s.raw, "a notification on the subscription's stream without io.modelcontextprotocol/subscriptionId in _meta")
 		}
 	}
+}
+
+// listenFilter is a subscription's filter of every kind of news the
+// server declares; t is skipped when it declares none.
+func listenFilter(t *T) map[string]any {
+	filter := map[string]any{}
+	for _, x := range listenKinds {
+		if t.r.facts.declares(x.capability) {
+			filter[x.key] = true
+		}
+	}
+	if uri := subscribable(t); uri != "" {
+		filter["resourceSubscriptions"] = []string{uri}
+	}
+	if len(filter) == 0 {
+		t.Skip("the server declares no listChanged capability or resources.subscribe to listen for")
+	}
+	return filter
 }
 
 // listenOpen sends subscriptions/listen with params on c and returns

@@ -149,6 +149,7 @@ var Faults = []string{
 	"poll-bad-retry",           // (HTTP, sse-polling) the priming event's retry "1.5s", no number of milliseconds
 	"poll-no-retry",            // (HTTP, sse-polling) the connection closed after the priming event with no retry field
 	"poll-close-forever",       // (HTTP, sse-polling) each GET answered with another priming event and closed: the response never comes
+	"call-on-listen",           // (HTTP, 2026-07-28 era) the slow call's messages sent on a subscriptions/listen stream too, after its own stream is closed as before
 	"disconnect-cancels",       // (HTTP, sse-resumable) a call whose stream's connection the client closes is cancelled, and the slow tool runs until then (up to 10 s)
 	"task-required-served",     // a tool whose execution.taskSupport is "required" served when called without a task
 	"task-forbidden-served",    // a tool that does not run as a task (execution.taskSupport absent) made a task when called as one

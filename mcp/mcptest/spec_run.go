@@ -46,10 +46,11 @@ type specState struct {
 	waits       map[string]chan msg  // the client's answers awaited, by the id of the server's request
 	caps        json.RawMessage      // the client capabilities its initialize declared
 	settled     bool                 // a modern request other than server/discover was served (version-first-only)
+	onListen    chan string          // call-on-listen: the slow calls' messages, for a subscription's stream
 }
 
 func newSpecState() *specState {
-	return &specState{running: map[string]chan struct{}{}, asked: map[string]int{}, tasks: map[string]*specTask{}, waits: map[string]chan msg{}}
+	return &specState{running: map[string]chan struct{}{}, asked: map[string]int{}, tasks: map[string]*specTask{}, waits: map[string]chan msg{}, onListen: make(chan string, 64)}
 }
 
 func (st *specState) stop() { withLock(&st.mu, func() { st.stopped = true }) }
@@ -275,7 +276,7 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 			out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
 			return
 		}
-		s.listen(m, id, out)
+		s.listen(st, m, id, out)
 		return
 	}
 	res, e := s.answer(st, m)
@@ -392,6 +393,15 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 	if token == nil && s.has("progress-unasked") {
 		token = json.RawMessage(`"made-up"`)
 	}
+	if send := out.send; out.http && s.has("call-on-listen") {
+		out.send = func(line string) {
+			send(line)
+			select {
+			case st.onListen <- line:
+			default:
+			}
+		}
+	}
 	cancel := make(chan struct{})
 	withLock(&st.mu, func() { st.running[string(m.ID)] = cancel })
 	out.async(func() {
@@ -445,7 +455,7 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 
 // listen opens a subscription: its acknowledgement first, then nothing
 // until the client cancels it or goes.
-func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
+func (s *Spec) listen(st *specState, m msg, id json.RawMessage, out specOut) {
 	meta := fmt.Sprintf(`{"io.modelcontextprotocol/subscriptionId":%s}`, m.ID)
 	filter := member(m.Params, "notifications")
 	if filter == nil {
@@ -472,5 +482,13 @@ func (s *Spec) listen(m msg, id json.RawMessage, out specOut) {
 	}
 	if s.has("listen-unasked") {
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":%s,"uri":"mcpv-fake://unasked"}}`, meta))
+	}
+	for out.http && s.has("call-on-listen") {
+		select {
+		case line := <-st.onListen:
+			out.send(line)
+		case <-out.done:
+			return
+		}
 	}
 }
