@@ -39,7 +39,7 @@ func inputChecks() []*Check {
 // refuses, and what the server answered.
 type badCall struct {
 	tool, broken, sent string
-	result             json.RawMessage
+	params, result     json.RawMessage
 	err                *mcp.RPCError
 }
 
@@ -74,7 +74,7 @@ func (r *runner) callInvalid(t *T, i int) *badCall {
 		return nil
 	}
 	p, _ := json.Marshal(map[string]any{"name": r.opts.Calls[i].Tool, "arguments": broken})
-	b := &badCall{tool: r.opts.Calls[i].Tool, broken: how, sent: "tools/call " + clip(string(p), 200)}
+	b := &badCall{tool: r.opts.Calls[i].Tool, broken: how, sent: "tools/call " + clip(string(p), 200), params: p}
 	m, _ := t.request(t.fresh(connOptions{}), "tools/call", p)
 	b.result, b.err = m.Result, m.Error
 	return b

@@ -38,6 +38,7 @@ func taskChecks() []*Check {
 		legacy("tasks.ttl", "tasks.requests.tools.call", ttlAnswered),
 		legacy("tasks.result", "tasks.requests.tools.call", taskResult),
 		legacy("tasks.result-meta", "tasks.requests.tools.call", resultMeta),
+		legacy("tasks.result-error", "tasks.requests.tools.call", resultError),
 		legacy("tasks.result-blocks", "tasks.requests.tools.call", func(t *T) { // asked at once, tasks/result waits for the task's end (2025-11-25 tasks#result-retrieval)
 			if m, got, after := taskThen(t, "tasks/result"); got.Error == nil && !terminal(after) {
 				t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(&m), after), "tasks/result was answered while the task was still %s", after)
@@ -508,6 +509,51 @@ func taskResult(t *T) {
 			t.FailGot(clipped(m.Result), "the answer is no result of tools/call: %s", p)
 		}
 	}
+}
+
+// resultError makes a task of the call tools.validate-inputs made, with
+// arguments the tool's inputSchema refuses, where that call made without
+// a task was refused with a JSON-RPC error: once the task ends,
+// tasks/result answers that same error. A server may refuse the call made
+// as a task at once instead, and make no task.
+func resultError(t *T) {
+	theTask(t) // the first task tells whether tasks can be made at all
+	i := taskTool(t)
+	tool := t.r.opts.Calls[i].Tool
+	if s := str1(member(member(t.calledTool(tool), "execution"), "taskSupport")); s != "optional" {
+		t.Skip("%q requires a task: its call made without one is refused for that, whatever its arguments", tool)
+	}
+	b := t.r.invalid.get(t, i, func() *badCall { return t.r.callInvalid(t, i) })
+	switch {
+	case b == nil:
+		t.Skip("the inputSchema of %q requires and types nothing: no call of it is sure to be refused", tool)
+	case b.err == nil:
+		t.Skip("the call of %q with %s, made without a task, was answered with a result, not a JSON-RPC error", tool, b.broken)
+	}
+	params, _ := withMember(b.params, "task", json.RawMessage(`{"ttl":60000}`))
+	params, _ = withMember(params, "_meta", json.RawMessage(`{"progressToken":"mcpv-check-progress-error-task"}`))
+	t.Sent("tools/call " + clip(string(params), 200) + " (a task), polled to its end, then tasks/result")
+	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
+	made, _ := t.request(c, "tools/call", params)
+	run := &taskRun{id: str1(member(member(made.Result, "task"), "taskId"))}
+	switch {
+	case made.Error != nil:
+		t.Got(errText(made.Error))
+		t.Skip("the call made as a task was refused at once, as it was without one (%s): no task to judge", errText(b.err))
+	case run.id == "":
+		t.Skip("the call made as a task made none")
+	}
+	if status := pollTask(t, c, run, mcp.TaskInputRequired); !terminal(status) && status != mcp.TaskInputRequired {
+		t.Inconclusive("the task had not ended after %d polls (its status %q)", len(run.gets), status)
+	}
+	m, _ := t.request(c, "tasks/result", mcp.TaskParams(run.id))
+	switch {
+	case m.Error == nil:
+		t.FailGot(clipped(m.Result), "tasks/result answered a result, where the call made without a task was refused with %s", errText(b.err))
+	case m.Error.Code != b.err.Code:
+		t.FailGot(errText(m.Error), "tasks/result answered %d, where the call made without a task was refused with %s", m.Error.Code, errText(b.err))
+	}
+	t.Got(errText(m.Error))
 }
 
 // answerOf is a response in a line.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +31,14 @@ var legacyTasks = map[string]string{
 // reportingTasks is legacyTasks whose task reports its progress: 1 of 2
 // as it starts, 2 of 2 as it ends.
 var reportingTasks = merge(legacyTasks, map[string]string{"tasks": `{"statuses":["working","working","completed"],"pollMs":20}`})
+
+// erringTasks is legacyTasks whose job takes an integer n, and refuses a
+// call that gives it no integer with -32602 (a protocol error, which the
+// revision asks a server not to give for arguments), made as a task or
+// not: such a task fails, and its tasks/result answers that error.
+var erringTasks = merge(legacyTasks, map[string]string{"faults": `["input-errors-32602"]`,
+	"tools": strings.Replace(taskTools, `{"name":"job","description":"A job.","inputSchema":{"type":"object"}`,
+		`{"name":"job","description":"A job.","inputSchema":{"type":"object","properties":{"n":{"type":"integer","description":"N."}}}`, 1)})
 
 // extTasks is a server of the 2026-07-28 era that declares the tasks
 // extension and runs the job as a task for a client that declares it too,
@@ -60,6 +69,7 @@ var taskBroken = []brokenCase{
 	{id: "tasks.ttl", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-no-ttl"))},
 	{id: "tasks.result", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-result-early"))},
 	{id: "tasks.result-meta", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-result-no-meta"))},
+	{id: "tasks.result-error", fake: fake{transport: "stdio", change: erringTasks}, break_: merge(erringTasks, faults("input-errors-32602", "task-error-as-result"))},
 	{id: "tasks.listed", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-unlisted"))},
 	{id: "tasks.list-anonymous", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, map[string]string{"edges": `["no-sessions"]`})},
 	{id: "tasks.progress-ends", fake: fake{transport: "stdio", change: reportingTasks}, break_: merge(reportingTasks, faults("task-progress-late"))},
@@ -97,6 +107,10 @@ func addTaskCases() {
 		edgeServer{name: "stdio 2025-11-25 running a task that asks late", fake: edgeFake("stdio", "", merge(legacyTasks, map[string]string{"tasks": `{"steps":40,"ask":["job"],"pollMs":20}`})),
 			holds: []string{"tasks.input-status", "tasks.result", "tasks.status-paths"}},
 		edgeServer{name: "HTTP 2025-11-25 running a task", fake: edgeFake("http", "", legacyTasks), holds: legacyHTTPTaskChecks},
+		// A task whose call is refused with a JSON-RPC error, its
+		// tasks/result that error.
+		edgeServer{name: "stdio 2025-11-25 running a task whose call is refused", fake: edgeFake("stdio", "", erringTasks), holds: []string{"tasks.result-error"}},
+		edgeServer{name: "HTTP 2025-11-25 running a task whose call is refused", fake: edgeFake("http", "", erringTasks), holds: []string{"tasks.result-error"}},
 		edgeServer{name: "stdio 2026-07-28 running a task of the extension", fake: edgeFake("stdio", "modern", extTasks), holds: slices.Concat(extTaskIDs, []string{"modern.capability-status"})},
 		edgeServer{name: "HTTP 2026-07-28 running a task of the extension", fake: edgeFake("http", "modern", extTasks), holds: slices.Concat(extTaskIDs, []string{"tasks.ext-header-name", "modern.capability-status"})},
 		// A server that declares no tasks serves a call made as a task as

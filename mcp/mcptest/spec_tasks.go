@@ -23,7 +23,10 @@ package mcptest
 //     requires a task with it.
 //
 // A task's tool's result is its canned result (CallResults); a tool in
-// Fail ends its task failed with a JSON-RPC error; a result with isError
+// Fail ends its task failed with a JSON-RPC error, and so does a call the
+// server answers with one when it is made without a task (arguments
+// refused with input-errors-32602: the error its tasks/result answers
+// too, as 2025-11-25 asks); a result with isError
 // fails the task in the initialize era (2025-11-25 says so) and completes
 // it in the modern era (the extension says so). The task faults break one
 // requirement each.
@@ -97,6 +100,7 @@ var TaskFaults = []string{
 	"task-cancel-terminal-ok", // tasks/cancel of an ended task answered with the task, not -32602
 	"task-input-unrelated",    // the input a task asks for asked without the related-task _meta
 	"task-undeclared-created", // a call with params.task answered with a CreateTaskResult though tasks.requests.tools.call is not declared
+	"task-error-as-result",    // tasks/result of a task whose call, made without one, is answered with a JSON-RPC error answers a result with isError instead
 	// the modern era (the extension)
 	"ext-ungated",          // tasks/get, update and cancel served to a client that does not declare the extension
 	"ext-listen-ungated",   // subscriptions/listen for taskIds acknowledged to a client that does not declare the extension
@@ -126,6 +130,7 @@ type specTask struct {
 	step             int             // its place in Statuses; -1 before the first poll
 	gone             bool            // expired (Statuses)
 	token            json.RawMessage // the call's progress token (Statuses)
+	err              *specError      // the JSON-RPC error its call ends with, nil when none
 }
 
 // toolTaskSupport is a listed tool's execution.taskSupport, "" when none.
@@ -201,6 +206,7 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 		ttl = s.Tasks.TTL
 	}
 	t := s.newTask(st, tool, ttl) // no one else knows it until the answer is sent
+	_, t.err = s.answerFaults("tools/call", m.Params, json.RawMessage(`{}`), nil)
 	if tok := member(member(m.Params, "_meta"), "progressToken"); len(s.Tasks.Statuses) > 0 && tok != nil && string(tok) != "null" {
 		t.token = tok
 	}
@@ -291,6 +297,8 @@ func (s *Spec) advance(t *specTask) bool {
 		rounds := max(s.Tasks.Rounds, 1)
 		switch {
 		case t.polls < steps:
+		case t.err != nil:
+			t.status, t.message = "failed", t.err.Message
 		case slices.Contains(s.Tasks.Ask, t.tool) && t.rounds < rounds:
 			t.rounds++
 			t.status, t.answers = "input_required", nil
@@ -497,6 +505,10 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 				out.send(s.resultLine(id, "tasks/result", json.RawMessage(`{"content":[{"type":"text","text":"the job broke"}],"isError":true,"_meta":`+related(t.id)+`}`)))
 			case status == "failed" && slices.Contains(s.Tasks.Fail, t.tool):
 				out.send(s.errorLine(id, taskError.Code, taskError.Message))
+			case status == "failed" && t.err != nil && s.has("task-error-as-result"):
+				out.send(s.resultLine(id, "tasks/result", mustJSON(map[string]any{"content": []any{map[string]string{"type": "text", "text": t.err.Message}}, "isError": true, "_meta": json.RawMessage(related(t.id))})))
+			case status == "failed" && t.err != nil:
+				out.send(s.errorLine(id, t.err.Code, t.err.Message))
 			case status == "cancelled":
 				out.send(s.errorLine(id, -32603, "the task was cancelled"))
 			default:
