@@ -125,12 +125,13 @@ type runner struct {
 	ended bool                 // closeAll ran: a connection dialled since is closed at once
 	eras  map[string]*eraProbe // whether the server answers an era, once asked
 
-	reads   onces[string, readAnswer] // what the main session read, once each
-	calls   onces[int, *callRecord]   // the --call tools' calls, once each
-	invalid onces[int, *badCall]      // the --call tools' calls with arguments broken, once each
-	cancels onces[int, *cancelled]    // the --call tools' calls cancelled while they run, once each
-	tasks   onces[string, *taskRun]   // the tasks made of a --call tool, once an era
-	asks    onces[struct{}, asking]   // the prompt that asks for input (retry.go)
+	reads   onces[string, readAnswer]  // what the main session read, once each
+	calls   onces[int, *callRecord]    // the --call tools' calls, once each
+	invalid onces[int, *badCall]       // the --call tools' calls with arguments broken, once each
+	cancels onces[int, *cancelled]     // the --call tools' calls cancelled while they run, once each
+	tasks   onces[string, *taskRun]    // the tasks made of a --call tool, once an era
+	pair    onces[struct{}, *taskPair] // two tasks made on one session (2025-11-25)
+	asks    onces[struct{}, asking]    // the prompt that asks for input (retry.go)
 
 	// starts are the server's copies starting (stdio): beside each other
 	// under its read lock; one that exited while it started (a port, a lock

@@ -15,6 +15,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
@@ -73,12 +74,9 @@ func taskChecks() []*Check {
 		}),
 		legacy("tasks.listed", "tasks.list", taskListed),
 		{ID: "tasks.list-anonymous", needs: needs{era: "legacy", transport: "http", capability: "tasks.list"}, run: func(t *T) {
-			u, _ := url.Parse(t.r.target.URL)
-			switch {
-			case t.r.facts.authAsked:
-				t.Note("the server asks for authorization, which tells its requestors apart")
-			case len(t.r.target.Header) > 0 || u != nil && (u.User != nil || u.RawQuery != ""):
-				t.Note("the run sends the user's headers or a URL with credentials in it, by which the server may tell its requestors apart")
+			switch known := requestorKnown(t); {
+			case known != "":
+				t.Note("%s", known)
 			case t.connWith(connOptions{era: "legacy"}).sessionID() != "":
 				t.Note("the server gives each client a session, which can tell its requestors apart")
 			default:
@@ -90,6 +88,7 @@ func taskChecks() []*Check {
 		legacy("tasks.cancel-ended", "tasks.cancel", cancelEnded),
 		{ID: "tasks.not-declared", needs: needs{era: "legacy", call: true, capability: "tools"}, run: notDeclared},
 		legacy("tasks.unique-ids", "tasks.requests.tools.call", twoTasksListed),
+		legacy("tasks.id-entropy", "tasks.requests.tools.call", idEntropy),
 		legacy("tasks.forbidden-tool", "tasks.requests.tools.call", forbiddenTask),
 		{
 			ID:    "tasks.get-polled",
@@ -100,6 +99,20 @@ func taskChecks() []*Check {
 			}),
 		},
 	}
+}
+
+// requestorKnown says what the run gives by which the server may tell
+// one requestor from another, an authorization context to bind tasks to:
+// "" when nothing.
+func requestorKnown(t *T) string {
+	u, _ := url.Parse(t.r.target.URL)
+	switch {
+	case t.r.facts.authAsked:
+		return "the server asks for authorization, which tells its requestors apart"
+	case len(t.r.target.Header) > 0 || u != nil && (u.User != nil || u.RawQuery != ""):
+		return "the run sends the user's headers or a URL with credentials in it, by which the server may tell its requestors apart"
+	}
+	return ""
 }
 
 // stdioOnly is c, judged over stdio alone.
@@ -718,18 +731,14 @@ func forbiddenTask(t *T) {
 // twoTasksListed makes two tasks on one session: their ids differ, and
 // tasks/list, where declared, lists both.
 func twoTasksListed(t *T) {
-	theTask(t) // the first task tells whether tasks can be made at all
-	c, ids := twoTasks(t)
-	if ids[0] == ids[1] {
-		t.Fail("both tasks have the id %q", clip(ids[0], 80))
+	p := twoTasks(t)
+	if p.ids[0] == p.ids[1] {
+		t.Fail("both tasks have the id %q", clip(p.ids[0], 80))
 	}
-	if !t.r.facts.declares("tasks.list") {
-		return
-	}
-	for _, id := range ids {
-		if listed, ended := onTaskList(t, c, id); !listed {
-			t.Sent(fmt.Sprintf("two tools/call made as tasks (%s, %s), then tasks/list, every page", ids[0], ids[1]))
-			if !ended {
+	for n, id := range p.ids {
+		if t.r.facts.declares("tasks.list") && !p.listed[n] {
+			t.Sent(fmt.Sprintf("two tools/call made as tasks (%s, %s), then tasks/list, every page", p.ids[0], p.ids[1]))
+			if !p.ended[n] {
 				t.Inconclusive("tasks/list went on past 20 pages without the task %s: whether it lists it is not known", id)
 			}
 			t.Fail("the task %s, which the session made, is not on tasks/list", id)
@@ -737,21 +746,103 @@ func twoTasksListed(t *T) {
 	}
 }
 
+// taskPair is two tasks made one after the other on one session: their
+// ids, and where tasks/list is declared whether it listed each (ended:
+// its walk reached the list's end); none says why no pair was made.
+type taskPair struct {
+	tool, none    string
+	ids           [2]string
+	listed, ended [2]bool
+}
+
 // twoTasks makes two tasks of the first tool a task is made of, one after
-// the other, on a session of their own, and returns it and their ids; t
-// is skipped when a call makes no task.
-func twoTasks(t *T) (*conn, [2]string) {
-	i := taskTool(t)
-	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
-	var ids [2]string
-	for n := range ids {
-		m, _ := t.request(c, "tools/call", taskCallParams(t, i, fmt.Sprintf(`"mcpv-check-progress-task-%d"`, n+1)))
-		ids[n] = str1(member(member(m.Result, "task"), "taskId"))
-		if m.Error != nil || ids[n] == "" {
-			t.Skip("call %d of %s made as a task made none", n+1, t.r.opts.Calls[i].Tool)
+// the other, on a session of their own, once a run (a call has side
+// effects), and walks tasks/list for them there; t is skipped when a
+// call makes no task.
+func twoTasks(t *T) *taskPair {
+	theTask(t) // the first task tells whether tasks can be made at all
+	p := t.r.pair.get(t, struct{}{}, func() *taskPair {
+		i := taskTool(t)
+		p := &taskPair{tool: t.r.opts.Calls[i].Tool}
+		c := t.fresh(connOptions{era: "legacy", capabilities: answering})
+		for n := range p.ids {
+			m, _ := t.request(c, "tools/call", taskCallParams(t, i, fmt.Sprintf(`"mcpv-check-progress-task-%d"`, n+1)))
+			if p.ids[n] = str1(member(member(m.Result, "task"), "taskId")); m.Error != nil || p.ids[n] == "" {
+				p.none = fmt.Sprintf("call %d of %s made as a task made none", n+1, p.tool)
+				return p
+			}
+		}
+		for n, id := range p.ids {
+			if t.r.facts.declares("tasks.list") {
+				p.listed[n], p.ended[n] = onTaskList(t, c, id)
+			}
+		}
+		return p
+	})
+	if p.none != "" {
+		t.Skip("%s", p.none)
+	}
+	t.Sent(fmt.Sprintf("two tools/call of %s made as tasks, on one session", p.tool))
+	t.Got(fmt.Sprintf("tasks %q and %q", p.ids[0], p.ids[1]))
+	return p
+}
+
+// idEntropy holds the ids of twoTasks' tasks, where the run gives the
+// server no authorization context to bind its tasks to, to ids no one
+// guesses: an id of fewer than 60 bits by its length and its kinds of
+// characters (OWASP asks 64 of a session id; a random 64-bit number may
+// be written in 19 digits), or two that differ in fewer than 32 bits'
+// worth (a counter, a clock). UUIDs, ULIDs and 16 random bytes in
+// hexadecimal or base64 hold over 120.
+func idEntropy(t *T) {
+	if known := requestorKnown(t); known != "" {
+		t.Note("%s: the server may bind its tasks to it", known)
+		return
+	}
+	p := twoTasks(t)
+	a, b := p.ids[0], p.ids[1]
+	if a == b {
+		t.Block("tasks.unique-ids", "both tasks have the id %q", clip(a, 80))
+	}
+	pre, suf := 0, 0 // what both ids begin and end with
+	for pre < min(len(a), len(b)) && a[pre] == b[pre] {
+		pre++
+	}
+	for suf < min(len(a), len(b))-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	const unbound = "the run gives the server no authorization context to bind its tasks to, and "
+	switch da, db := a[pre:len(a)-suf], b[pre:len(b)-suf]; {
+	case idBits(a, b) < 60:
+		t.Fail(unbound+"their ids hold at most %.0f bits by their length and characters: any client can guess another's", idBits(a, b))
+	case idBits(da, db) < 32:
+		t.Fail(unbound+"their ids differ only in %q and %q (at most %.0f bits): any client can guess another's from its own", clip(da, 40), clip(db, 40), idBits(da, db))
+	}
+}
+
+// idBits is at most how many bits of chance an id as long as the longest
+// of ids holds, in the kinds of characters they have: digits, lower-case
+// letters, capitals, each other character.
+func idBits(ids ...string) float64 {
+	n, kinds := 0, map[rune]int{}
+	for _, id := range ids {
+		n = max(n, len(id))
+		for _, c := range id {
+			switch {
+			case c >= '0' && c <= '9':
+				kinds['0'] = 10
+			case c >= 'a' && c <= 'z':
+				kinds['a'] = 26
+			case c >= 'A' && c <= 'Z':
+				kinds['A'] = 26
+			default:
+				kinds[c] = 1
+			}
 		}
 	}
-	t.Sent(fmt.Sprintf("two tools/call of %s made as tasks, on one session", t.r.opts.Calls[i].Tool))
-	t.Got(fmt.Sprintf("tasks %q and %q", ids[0], ids[1]))
-	return c, ids
+	sum := 0
+	for _, k := range kinds {
+		sum += k
+	}
+	return float64(n) * math.Log2(float64(max(sum, 1)))
 }

@@ -50,7 +50,7 @@ var extTasks = map[string]string{
 }
 
 var legacyTaskChecks = []string{"tasks.unknown-task", "tasks.create", "tasks.status-paths", "tasks.timestamps", "tasks.ttl", "tasks.result",
-	"tasks.result-meta", "tasks.result-blocks", "tasks.no-related-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended", "tasks.unique-ids", "tasks.forbidden-tool", "tasks.progress-ends", "tasks.id-param", "tasks.input-status"}
+	"tasks.result-meta", "tasks.result-blocks", "tasks.no-related-meta", "tasks.listed", "tasks.input-related", "tasks.cancel", "tasks.cancel-ended", "tasks.unique-ids", "tasks.id-entropy", "tasks.forbidden-tool", "tasks.progress-ends", "tasks.id-param", "tasks.input-status"}
 
 // legacyHTTPTaskChecks are legacyTaskChecks over HTTP, where the order
 // of a task's progress and tasks/get's answers is not known.
@@ -79,6 +79,7 @@ var taskBroken = []brokenCase{
 	{id: "tasks.input-related", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-input-unrelated"))},
 	{id: "tasks.cancel", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-no-status"))},
 	{id: "tasks.cancel-ended", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-terminal-ok"))},
+	{id: "tasks.id-entropy", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-id-counter"))},
 	{id: "tasks.forbidden-tool", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-forbidden-served"))},
 	{id: "tasks.get-polled", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("tasks-get-streamed"))},
 	{id: "tasks.not-declared", fake: stdio, break_: map[string]string{"tasks": `{}`, "faults": `["task-undeclared-created"]`}},
@@ -275,6 +276,16 @@ func TestTasksListOfAServerOfKeys(t *testing.T) {
 	t.Parallel()
 	f := fake{transport: "http", change: merge(legacyTasks, map[string]string{"edges": `["no-sessions"]`}), header: http.Header{"X-Api-Key": {"k"}}}
 	if r := runChecks(t, f, "tasks.list-anonymous")["tasks.list-anonymous"]; r.Status != Passed {
+		t.Errorf("%s", describeResult(r))
+	}
+}
+
+// A server that counts its tasks may still bind them to a key the user
+// sends, which a client without it does not have: no failure then.
+func TestTaskIDsOfAServerOfKeys(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "http", change: merge(legacyTasks, faults("task-id-counter")), header: http.Header{"X-Api-Key": {"k"}}}
+	if r := runChecks(t, f, "tasks.id-entropy")["tasks.id-entropy"]; r.Status != Passed {
 		t.Errorf("%s", describeResult(r))
 	}
 }

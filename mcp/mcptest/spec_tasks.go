@@ -32,6 +32,7 @@ package mcptest
 // requirement each.
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -94,6 +95,7 @@ var TaskFaults = []string{
 	"task-get-related",        // tasks/get answered with the related-task _meta, which its taskId makes redundant
 	"task-unlisted",           // tasks/list lists no task
 	"task-id-reuse",           // every task of a session given the id task-1
+	"task-id-counter",         // a session's tasks numbered task-1, task-2, ..., ids any client guesses
 	"task-list-newest",        // tasks/list lists one task alone
 	"task-list-endless",       // tasks/list lists no task, and always a next page
 	"task-cancel-no-status",   // tasks/cancel answered with the task still working
@@ -229,8 +231,8 @@ func (s *Spec) newTask(st *specState, tool string, ttl *int64) *specTask {
 	if ttl == nil {
 		ttl = new(int64(60000))
 	}
-	id := fmt.Sprintf("task-%d-%d", srvRequests.Add(1), len(st.tasks)+1)
-	if len(s.Tasks.Statuses) > 0 {
+	id := "task-" + rand.Text() // 128 bits, none to guess: the fake asks no authorization to bind its tasks to
+	if len(s.Tasks.Statuses) > 0 || s.has("task-id-counter") {
 		id = fmt.Sprintf("task-%d", len(st.tasks)+1)
 	}
 	if s.has("task-id-reuse") {
