@@ -789,11 +789,12 @@ func twoTasks(t *T) *taskPair {
 
 // idEntropy holds the ids of twoTasks' tasks, where the run gives the
 // server no authorization context to bind its tasks to, to ids no one
-// guesses: an id of fewer than 60 bits by its length and its kinds of
-// characters (OWASP asks 64 of a session id; a random 64-bit number may
-// be written in 19 digits), or two that differ in fewer than 32 bits'
-// worth (a counter, a clock). UUIDs, ULIDs and 16 random bytes in
-// hexadecimal or base64 hold over 120.
+// guesses: an id of fewer than 56 bits by its length and its kinds of
+// characters (OWASP asks 64 of a session id; two random 64-bit numbers
+// written in decimal both have fewer than 17 digits, 56 bits, about once
+// in three million pairs), or two that differ in fewer than 32 bits'
+// worth (a counter, a clock). UUIDs, ULIDs and 16 random bytes in hexadecimal or base64 hold
+// over 120.
 func idEntropy(t *T) {
 	if known := requestorKnown(t); known != "" {
 		t.Note("%s: the server may bind its tasks to it", known)
@@ -813,7 +814,7 @@ func idEntropy(t *T) {
 	}
 	const unbound = "the run gives the server no authorization context to bind its tasks to, and "
 	switch da, db := a[pre:len(a)-suf], b[pre:len(b)-suf]; {
-	case idBits(a, b) < 60:
+	case idBits(a, b) < 56:
 		t.Fail(unbound+"their ids hold at most %.0f bits by their length and characters: any client can guess another's", idBits(a, b))
 	case idBits(da, db) < 32:
 		t.Fail(unbound+"their ids differ only in %q and %q (at most %.0f bits): any client can guess another's from its own", clip(da, 40), clip(db, 40), idBits(da, db))
