@@ -52,6 +52,7 @@ var reasons = []struct{ reason, meaning string }{
 	{"an implementer's choice", "it says what new implementations adopt and old ones migrate to, or how the specification allocates codes; no exchange tells a new server from an old one"},
 	{"needs a token issued for another resource", "it binds how a server treats a token its authorization server issued for another resource; mcpv check holds no such token (it sends the user's own for this server, or a string no server issued, which auth.invalid-token tries)"},
 	{"needs a second requestor", "it binds what a server does between the tasks of two authorization contexts; mcpv check holds one user's credentials (or none), so every task it makes is of one context"},
+	{"needs a token of more scope", "it binds what a server asks when a client retries an operation with a token granted the scopes the server challenged for; mcpv check obtains no token of its own (it sends the user's as it is), so it never retries with more scope"},
 	{"no period a run can wait out", "it asks for something done from time to time at a period the specification leaves to the implementation and its configuration, so no run, however long, shows that it is never done"},
 	{noProbe, "a client could observe it, and no check probes it yet: the known gap, listed by id in " + gapFile},
 }
