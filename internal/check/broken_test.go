@@ -273,6 +273,18 @@ func TestUnauthenticatedOnLoopback(t *testing.T) {
 	}
 }
 
+// This machine is named by more than 127.0.0.1: the unspecified address
+// a server prints when it listens on every interface, and names under
+// localhost (RFC 6761).
+func TestLoopbackNames(t *testing.T) {
+	for host, want := range map[string]bool{"localhost": true, "localhost.": true, "app.localhost": true, "127.0.0.2": true, "::1": true, "0.0.0.0": true, "::": true,
+		"localhost.example": false, "10.0.0.5": false, "mcp.example.com": false, "": false} {
+		if loopback(host) != want {
+			t.Errorf("loopback(%q) = %v, want %v", host, !want, want)
+		}
+	}
+}
+
 // merge is the spec changes of a and b, b's over a's.
 func merge(a, b map[string]string) map[string]string {
 	out := map[string]string{}

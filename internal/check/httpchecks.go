@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -356,7 +357,14 @@ func withSession(t *T, c *conn) *conn {
 }
 
 // loopback reports whether host names this machine.
-func loopback(host string) bool { return host == "localhost" || net.ParseIP(host).IsLoopback() }
+func loopback(host string) bool {
+	host = strings.TrimSuffix(host, ".")
+	ip := net.ParseIP(host)
+	// 0.0.0.0 and :: reach this machine when dialled (the address a local
+	// server prints when it listens on every interface); a name under
+	// localhost is this machine's (RFC 6761).
+	return host == "localhost" || strings.HasSuffix(host, ".localhost") || ip.IsLoopback() || ip.IsUnspecified()
+}
 
 // streamsAtOnce is how many requests http.one-stream sends at once: an
 // even number, so that a server that pairs up its streams shows it.

@@ -107,6 +107,9 @@ type exchange struct {
 	sse      bool
 	readErr  error // reading the answer failed after its headers
 	resumed  int   // reconnections of its event stream, with Last-Event-ID, that the server answered with the stream
+	// unretried counts those the server closed before the response with
+	// no retry field: it ended the stream unanswered.
+	unretried int
 }
 
 func (x *exchange) contentType() string {
@@ -220,6 +223,9 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 	open := func(lastID string) (io.ReadCloser, error) {
 		if !retried && cur != nil {
 			poll(fmt.Sprintf("%s: the connection closed before the response, after event %q, with no retry field", x.sent, clip(lastID, 80)))
+			if x.resumed > 0 {
+				x.unretried++
+			}
 		}
 		retried, cur = false, nil
 		y, resp, err := c.roundHTTP(ctx, httpReq{method: http.MethodGet, header: http.Header{"Last-Event-ID": {lastID}}, plain: hr.plain})

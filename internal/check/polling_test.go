@@ -1,6 +1,8 @@
 package check
 
 import (
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -71,6 +73,43 @@ func TestPollingDefects(t *testing.T) {
 						t.Errorf("a replay fails more than %s: %s", tt.id, describeResult(r))
 					}
 				}
+			}
+		})
+	}
+}
+
+// http.disconnect fails a server on evidence alone: a resumed stream the
+// server ends unanswered, with no retry field. A server that resumes the
+// dropped call passes, polled or on an open stream; one whose every
+// resumed connection closes with a retry and never brings the response
+// (it keeps no stream to resume, as replaying is the server's choice) is
+// not judged; nor is one with no stream to resume at all.
+func TestDisconnectJudgedOnEvidence(t *testing.T) {
+	t.Parallel()
+	retryOnly := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || r.Header.Get("Last-Event-ID") == "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "retry: 100\n\n")
+		})
+	}
+	for _, tt := range []struct {
+		name string
+		f    fake
+		want Status
+	}{
+		{"resumed on an open stream", fake{transport: "http", change: map[string]string{"edges": `["sse-resumable"]`}}, Passed},
+		{"resumed by polling", polling(), Passed},
+		{"every resumption closed with a retry", fake{transport: "http", sse: true, wrap: retryOnly}, Skipped},
+		{"no resumption", fake{transport: "http", sse: true}, Skipped},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if r := runChecks(t, tt.f, "http.disconnect")["http.disconnect"]; r.Status != tt.want {
+				t.Errorf("want %s: %s", tt.want, describeResult(r))
 			}
 		})
 	}

@@ -805,6 +805,14 @@ func idEntropy(t *T) {
 	if a == b {
 		t.Block("tasks.unique-ids", "both tasks have the id %q", clip(a, 80))
 	}
+	if t.r.facts.transport == "http" {
+		// A server that keeps a session's tasks from another session binds
+		// them to what it can tell apart: guessed, they serve no one else.
+		if m, _ := t.request(t.fresh(connOptions{era: "legacy", capabilities: answering}), "tasks/get", mcp.TaskParams(a)); m.Error != nil {
+			t.Note("tasks/get of task %s from another session was refused (%s): the server binds its tasks to the session that made them", clip(a, 80), errText(m.Error))
+			return
+		}
+	}
 	pre, suf := 0, 0 // what both ids begin and end with
 	for pre < min(len(a), len(b)) && a[pre] == b[pre] {
 		pre++

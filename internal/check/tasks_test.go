@@ -289,3 +289,15 @@ func TestTaskIDsOfAServerOfKeys(t *testing.T) {
 		t.Errorf("%s", describeResult(r))
 	}
 }
+
+// A server that counts its tasks and keeps each session's from every
+// other binds them to what it can tell apart: another session that
+// guesses an id is refused, and nothing fails.
+func TestTaskIDsOfAServerOfSessions(t *testing.T) {
+	t.Parallel()
+	f := fake{transport: "http", change: merge(legacyTasks, faults("task-id-counter"))}
+	r := runChecks(t, f, "tasks.id-entropy")["tasks.id-entropy"]
+	if r.Status != Passed || !strings.Contains(strings.Join(r.Notes, " "), "from another session was refused") {
+		t.Errorf("%s", describeResult(r))
+	}
+}
