@@ -60,6 +60,7 @@ func (c *conn) answer(ctx context.Context, s seen) {
 	} else {
 		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "error": mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: "mcpv check does not answer " + s.msg.Method}})
 	}
+	defer func() { c.mu.Lock(); delete(c.tokens, idKey(s.msg.ID)); c.mu.Unlock() }() // once written, its progressToken is free again
 	if c.http != nil {
 		c.post(ctx, httpReq{body: msg}, nil)
 		return

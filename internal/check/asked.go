@@ -466,6 +466,11 @@ func askedChecks() []*Check {
 		{ID: "utilities.ping-rate", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spot(fmt.Sprintf("%d pings of the server's in a row within %s, each answered, with nothing else between", maxPings, pingWindow), func(_ *watchCtx, s seen) bool {
 			return s.pingStorm
 		})},
+		// A request of the server's is active at least until its answer is
+		// written: one that comes before, with its progressToken, shares it.
+		{ID: "asks.progress-token-unique", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.sharedToken != "" }, func(s seen) string {
+			return fmt.Sprintf("a request (%s) with progressToken %s, which a request of the server's not answered yet holds", s.msg.Method, clip(s.sharedToken, 60))
+		})},
 		{ID: "asks.task-undeclared", needs: needs{era: "legacy"}, run: exerciseAsks, watch: askWatch("", func(p, caps json.RawMessage, _ string) string {
 			if member(p, "task") == nil || len(caps) == 0 || member(caps, "tasks") != nil {
 				return ""

@@ -100,7 +100,8 @@ type seen struct {
 	nullRequest bool
 	// reused: a request of the server's under an id it used before on
 	// the same connection or session.
-	reused bool
+	reused      bool
+	sharedToken string // a server's request's progressToken, which another of its requests not yet answered holds
 	// nullCursor: a result with "nextCursor": null.
 	nullCursor bool
 	// oddID: a request whose id is neither a string nor an integer.
@@ -150,6 +151,7 @@ type conn struct {
 	asked    idSet              // ids of the server's requests, for one used twice
 	listens  idSet              // ids of the subscriptions/listen sent, which alone a 2026-07-28 server may cancel
 	seq      int                // waiters registered so far: their order
+	tokens   map[string]string  // the progressTokens of the server's requests not yet answered (active), by their ids
 	// expectNull: what is no request was sent (unpaired), which a server may
 	// answer with an error whose id is null; until the next barrier such
 	// an error is not taken as the answer to the request that waits.
@@ -270,7 +272,7 @@ func (r *runner) dialOnce(ctx context.Context, o connOptions) (*conn, error) {
 			o.version = mcp.LatestVersion
 		}
 	}
-	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities, logs: o.logLevel}
+	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, tokens: map[string]string{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities, logs: o.logLevel}
 	c.frags = &fragments{whole: func(b []byte) { c.take(unitsOf(b, "stdout", c.eraNow(), true, false), nil, "", 0) },
 		give: func(l seenLine) { c.take(l.seenOf("stdout", c.eraNow()), nil, "", 0) }}
 	c.ctx, c.cancel = context.WithCancel(r.ctx)
@@ -651,6 +653,12 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		if m.IsRequest() {
 			out[i].reused = c.asked.has(idKey(m.ID))
 			c.asked.add(idKey(m.ID))
+			if tok := member(member(m.Params, "_meta"), "progressToken"); tok != nil && c.answers != nil {
+				if slices.Contains(slices.Collect(maps.Values(c.tokens)), idKey(tok)) {
+					out[i].sharedToken = string(tok)
+				}
+				c.tokens[idKey(m.ID)] = idKey(tok)
+			}
 		}
 		if m.Method != "ping" || !m.IsRequest() || c.answers == nil { // the clock read for a server's ping alone
 			c.pings = c.pings[:0]

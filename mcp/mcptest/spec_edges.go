@@ -211,10 +211,22 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 	if s.Era == "modern" || m.Method != "tools/call" && m.Method != "prompts/get" || !s.has("asks") {
 		return
 	}
+	n := srvRequests.Add(1) * 10000 // the asks' progressTokens: numbers from here, each new
 	ask := func(method, params string) {
 		id := srvID("srv-asks")
 		if s.has("asks-id-reuse") {
 			id = "srv-asks-again"
+		}
+		if method != "ping" { // each with a progressToken of its own, or all with one (asks-progress-reuse)
+			n++
+			tok := fmt.Sprintf(`"%d"`, n)
+			switch {
+			case s.has("asks-progress-reuse"):
+				tok = `"srv-progress"`
+			case s.edge("asks-edge") && n%2 == 0: // "1" and 1 are two tokens
+				tok = fmt.Sprint(n - 1)
+			}
+			params = `{"_meta":{"progressToken":` + tok + `}` + map[bool]string{false: ","}[params == "{}"] + params[1:]
 		}
 		out.send(`{"jsonrpc":"2.0","id":"` + id + `","method":"` + method + `","params":` + params + `}`)
 	}
