@@ -85,6 +85,7 @@ var brokenCases = []brokenCase{
 	{id: "jsonrpc.one-response", fake: stdio, break_: faults("duplicate-responses")},
 	{id: "jsonrpc.request-id", fake: stdio, break_: faults("null-id-request")},
 	{id: "jsonrpc.request-id-unique", fake: stdio, break_: faults("request-id-reuse")},
+	{id: "utilities.cancel-task", fake: askingFake, break_: faults("asks", "asks-task-cancelled")},
 
 	{id: "lifecycle.initialize", fake: stdio, break_: faults("init-no-server-info")},
 	{id: "lifecycle.version-echo", fake: stdio, break_: faults("version-cycle")},
