@@ -55,7 +55,11 @@ func (c *conn) answerer() {
 // own.
 func (c *conn) answer(ctx context.Context, s seen) {
 	var msg []byte
-	if res := clientAnswer(s.msg.Method); res != nil {
+	res := clientAnswer(s.msg.Method)
+	if s.msg.Method == "elicitation/create" && c.elicit != nil {
+		res = c.elicit(s.msg.Params)
+	}
+	if res != nil {
 		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "result": res})
 	} else {
 		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "error": mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: "mcpv check does not answer " + s.msg.Method}})

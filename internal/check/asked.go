@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -471,12 +472,83 @@ func askedChecks() []*Check {
 		{ID: "asks.progress-token-unique", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.sharedToken != "" }, func(s seen) string {
 			return fmt.Sprintf("a request (%s) with progressToken %s, which a request of the server's not answered yet holds", s.msg.Method, clip(s.sharedToken, 60))
 		})},
+		{ID: "asks.elicitation-validated", needs: needs{era: "legacy"}, run: formValidated},
 		{ID: "asks.task-undeclared", needs: needs{era: "legacy"}, run: exerciseAsks, watch: askWatch("", func(p, caps json.RawMessage, _ string) string {
 			if member(p, "task") == nil || len(caps) == 0 || member(caps, "tasks") != nil {
 				return ""
 			}
 			return "a request made as a task (params.task), though the client declared no tasks capability"
 		})},
+	}
+}
+
+// misfitMark begins every value of a misfit answer, so that a result
+// that shows one is seen to have used it as it came.
+const misfitMark = "mcpv-check-not-a-"
+
+// misfit is a form elicitation answered as accepted, each of its
+// properties with a value of another type than its schema's (a list for
+// a string, a string for the rest), or nil for a URL elicitation, a form
+// that asks nothing, and one with a flag: a confirmation, maybe, which a
+// server that does not check may take any string in as true.
+func misfit(p json.RawMessage) json.RawMessage {
+	var props map[string]json.RawMessage
+	rawjson.DecodeLoose(member(member(p, "requestedSchema"), "properties"), &props) // judged by asks.elicitation
+	content := map[string]any{}
+	for name, prop := range props {
+		t, _ := str(member(prop, "type"))
+		if t == "boolean" {
+			return nil
+		}
+		content[name] = map[bool]any{true: []string{misfitMark + "string"}, false: misfitMark + cmp.Or(t, "value")}[t == "string"]
+	}
+	if elicitMode(p) != "form" || len(content) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]any{"action": "accept", "content": content})
+	return b
+}
+
+// formValidated calls the tools named with --call on a connection that
+// declares form elicitation and answers every form with values of other
+// types than it asks. A server that checks what it receives refuses them
+// (an error, a result of isError, the form asked again); one whose
+// result shows them took them as they came. A result that shows none
+// may have checked them or not: nothing tells.
+func formValidated(t *T) {
+	var misfits atomic.Int32
+	c := t.fresh(connOptions{capabilities: `{"elicitation":{"form":{}}}`, elicit: func(p json.RawMessage) json.RawMessage {
+		if a := misfit(p); a != nil {
+			misfits.Add(1)
+			return a
+		}
+		return clientAnswer("elicitation/create")
+	}})
+	judged, silent := 0, 0
+	for _, i := range t.r.callable(t) {
+		before := misfits.Load()
+		params, _ := t.r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-form-%d"`, i)))
+		m, _ := t.request(c, "tools/call", params)
+		n := misfits.Load() - before
+		if n == 0 {
+			continue
+		}
+		judged++
+		taken := n == 1 && m.Error == nil && string(member(m.Result, "isError")) != "true" // neither refused nor asked again
+		if taken && strings.Contains(string(m.Result), misfitMark) {
+			t.Got(clipped(m.Result))
+			t.Fail("%s took a form's answer whose values are each of another type than the form asks (%q...), and its result shows them used: received data is to be validated against the requested schema", t.r.opts.Calls[i].Tool, misfitMark)
+			return
+		}
+		if taken {
+			silent++
+		}
+	}
+	if judged == 0 {
+		t.Skip("no tool named with --call asked a form elicitation of a client that declares it")
+	}
+	if silent > 0 {
+		t.Note("%d of %d calls answered a form of misfit values with a result that shows none of them: whether the server checked them does not show", silent, judged)
 	}
 }
 

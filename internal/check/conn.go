@@ -131,7 +131,8 @@ type conn struct {
 	era     string // "legacy" or "modern": written under mu (setEra) once the reader runs
 	version string // the protocol version it speaks: written under mu (setEra), which the reader holds as it reads it
 	// init is the answer to the connection's initialize (legacy), as sent.
-	init json.RawMessage
+	init   json.RawMessage
+	elicit func(params json.RawMessage) json.RawMessage // connOptions'
 
 	stdio *mcp.CommandTransport // over stdio
 	http  *httpSide             // over HTTP
@@ -220,6 +221,7 @@ type connOptions struct {
 	capabilities string
 	// logLevel is the log level its modern requests ask for; "" none.
 	logLevel string
+	elicit   func(params json.RawMessage) json.RawMessage // the answer to the server's elicitations, if not answer.go's
 }
 
 // dial opens a connection: over stdio a new server process, over HTTP
@@ -274,7 +276,7 @@ func (r *runner) dialOnce(ctx context.Context, o connOptions) (*conn, error) {
 			o.version = mcp.LatestVersion
 		}
 	}
-	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, tokens: map[string]string{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities, logs: o.logLevel}
+	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, tokens: map[string]string{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities, logs: o.logLevel, elicit: o.elicit}
 	c.frags = &fragments{whole: func(b []byte) { c.take(unitsOf(b, "stdout", c.eraNow(), true, false), nil, "", 0) },
 		give: func(l seenLine) { c.take(l.seenOf("stdout", c.eraNow()), nil, "", 0) }}
 	c.ctx, c.cancel = context.WithCancel(r.ctx)

@@ -42,6 +42,7 @@ var Edges = []string{
 	"listen-notifies",               // (modern) subscriptions/listen acknowledged, then at once a tools/list_changed on the stream
 	"dual-era",                      // (modern) a server of both eras: initialize served, and a client that sent it served as of the initialize era from then on
 	"listen-cancelled",              // (modern, stdio) subscriptions/listen acknowledged, then at once torn down with a notifications/cancelled naming it, as 2026-07-28 has a server do
+	"form-checked",                  // (initialize era, stdio) every tools/call, of a client that declared elicitation, asks a form of a name and an age first, and answers an accepted one whose values do not fit it with an error result
 	"asks-edge",                     // with the asks fault: the form without mode, the URL elicitation's url plain HTTP to loopback, the sampling message's content an array, roots/list cancelled, and to a client that declares sampling.tools a tool's result
 	"param-headers",                 // one more tool whose x-mcp-header annotations keep every constraint closest to breaking one: nested properties, a nullable integer, names that differ by more than case, a property named x-mcp-header (paramHeaderTools)
 	// Legal only in the revisions before the one a check reads first:

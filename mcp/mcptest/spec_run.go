@@ -268,6 +268,9 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 			out.send(serverPing()) // while the task runs: a request of no task's
 		}
 		return
+	case m.Method == "tools/call" && !modern && (s.edge("form-checked") || s.has("form-unchecked")) && member(locked(&st.mu, func() json.RawMessage { return st.caps }), "elicitation") != nil:
+		s.formCall(st, id, out)
+		return
 	case m.Method == "tools/call" && param(m.Params, "name") == slowTool && s.tool(slowTool) != nil:
 		s.slowCall(st, m, id, out)
 		return
@@ -385,6 +388,31 @@ var srvRequests atomic.Int64
 
 // srvID is a server request's id, new each time.
 func srvID(prefix string) string { return fmt.Sprintf("%s-%d", prefix, srvRequests.Add(1)) }
+
+// formCall answers a call once the client has answered a form of a
+// name and an age: an accepted form's values as they came (form-unchecked),
+// or, at the form-checked edge, an error result when they do not fit it.
+func (s *Spec) formCall(st *specState, id json.RawMessage, out specOut) {
+	ask := srvID("srv-form")
+	answer := st.await(ask)
+	out.send(`{"jsonrpc":"2.0","id":"` + ask + `","method":"elicitation/create","params":{"mode":"form","message":"Who are you?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},"required":["name"]}}}`)
+	out.async(func() {
+		select {
+		case r := <-answer:
+			var form struct {
+				Name string
+				Age  *int
+			}
+			content := string(member(r.Result, "content"))
+			res := map[string]any{"content": []map[string]string{{"type": "text", "text": "Hello, " + content}}}
+			if s.edge("form-checked") && string(member(r.Result, "action")) == `"accept"` && (json.Unmarshal([]byte(content), &form) != nil || form.Name == "") {
+				res = map[string]any{"content": []map[string]string{{"type": "text", "text": "the answer does not fit the form"}}, "isError": true}
+			}
+			out.send(s.resultLine(id, "tools/call", mustJSON(res)))
+		case <-out.done:
+		}
+	})
+}
 
 // slowCall runs the slow tool: progress when asked for, then its result,
 // unless it is cancelled first.
