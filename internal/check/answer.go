@@ -64,7 +64,9 @@ func (c *conn) answer(ctx context.Context, s seen) {
 	} else {
 		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "error": mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: "mcpv check does not answer " + s.msg.Method}})
 	}
-	defer func() { c.mu.Lock(); delete(c.tokens, idKey(s.msg.ID)); c.mu.Unlock() }() // once written, its progressToken is free again
+	c.mu.Lock()
+	delete(c.tokens, idKey(s.msg.ID)) // from now the server may have its answer: its progressToken may be free again
+	c.mu.Unlock()
 	if c.http != nil {
 		c.post(ctx, httpReq{body: msg}, nil)
 		return

@@ -468,7 +468,7 @@ func askedChecks() []*Check {
 			return s.pingStorm
 		})},
 		// A request of the server's is active at least until its answer is
-		// written: one that comes before, with its progressToken, shares it.
+		// begun: one that comes before, with its progressToken, shares it.
 		{ID: "asks.progress-token-unique", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.sharedToken != "" }, func(s seen) string {
 			return fmt.Sprintf("a request (%s) with progressToken %s, which a request of the server's not answered yet holds", s.msg.Method, clip(s.sharedToken, 60))
 		})},

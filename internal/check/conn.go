@@ -676,6 +676,9 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			c.tasked.add(idKey(m.ID))
 		}
 		out[i].taskCancel = m.Method == "notifications/cancelled" && c.tasked.has(k)
+		if m.Method == "notifications/cancelled" {
+			delete(c.tokens, k) // a request the server gave up on is no longer active, answered or not
+		}
 		if c.era == "legacy" {
 			out[i].completeBad = c.elicitation(m)
 			out[i].early = !c.initialized

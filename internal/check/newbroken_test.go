@@ -109,8 +109,10 @@ var newBroken = []struct {
 	{"a URL elicitation whose url carries the user's email address", askingFake, faults("asks", "asks-url-private"), "asks.elicitation-url-private"},
 	{"a form elicitation whose message holds a web address", askingFake, faults("asks", "asks-form-link"), "asks.elicitation-links"},
 	{"a dozen pings in a row", askingFake, faults("asks", "asks-ping-storm"), "utilities.ping-rate"},
-	{"the server's requests with one progressToken, each sent before the last is answered", askingFake, faults("asks", "asks-progress-reuse"), "asks.progress-token-unique"},
-	{"the server's requests with one progressToken, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "asks-progress-reuse"), "asks.progress-token-unique"},
+	// 2,000 elicitations at once: some come before the answer to the one
+	// before is begun, however fast the answers are.
+	{"the server's requests with one progressToken, each sent before the last is answered", askingFake, faults("asks", "asks-loop", "asks-progress-reuse"), "asks.progress-token-unique"},
+	{"the server's requests with one progressToken, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "asks-loop", "asks-progress-reuse"), "asks.progress-token-unique"},
 	{"initialize refused without the versions the server speaks", stdioModern, faults("initialize-no-versions"), "modern.initialize-versions"},
 	{"initialize refused without the versions the server speaks, over HTTP", httpModern, faults("initialize-no-versions"), "modern.initialize-versions"},
 	{"a file resource read by a path that climbs out of its directory", fake{transport: "stdio", era: "modern", change: map[string]string{"resources": `[{"uri":"file:///srv/docs/readme.md","name":"readme"}]`}},
