@@ -658,7 +658,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			out[i].reused = c.asked.has(idKey(m.ID))
 			c.asked.add(idKey(m.ID))
 			if tok := member(member(m.Params, "_meta"), "progressToken"); tok != nil && c.answers != nil {
-				if slices.Contains(slices.Collect(maps.Values(c.tokens)), idKey(tok)) {
+				if _, again := c.tokens[idKey(m.ID)]; !again && slices.Contains(slices.Collect(maps.Values(c.tokens)), idKey(tok)) { // one request delivered again is no second
 					out[i].sharedToken = string(tok)
 				}
 				c.tokens[idKey(m.ID)] = idKey(tok)
