@@ -552,7 +552,7 @@ func cancelClosing(t *T) {
 	var mu sync.Mutex // guards heard
 	var heard []seen
 	acked := make(chan bool, 2) // the first message, and the stream's end
-	go func() {
+	go func() { // cancelled call's subscription: ends when stop cancels ctx, or the stream does
 		c.post(ctx, httpReq{body: body, events: func(s seen) bool {
 			mu.Lock()
 			defer mu.Unlock()
