@@ -153,16 +153,10 @@ func list(key string, items []json.RawMessage) json.RawMessage {
 func names(items []json.RawMessage) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
-		out[i] = member(it, "name")
+		out[i] = rawjson.Key(it, "name")
 	}
 	return out
 }
-
-// member is the string member key of a valid JSON object, "" when none.
-func member(raw json.RawMessage, key string) string { return rawjson.Key(raw, key) }
-
-// memberRaw is the member key of a valid JSON object, nil when none.
-func memberRaw(raw json.RawMessage, key string) json.RawMessage { return rawjson.Member(raw, key) }
 
 func compact(raw json.RawMessage) string {
 	var v any

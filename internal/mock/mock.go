@@ -20,6 +20,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -69,10 +70,10 @@ func New(snap surface.Snapshot, resp *Responses, info mcp.Implementation) *Mock 
 		}
 	}
 	for _, t := range snap.Tools {
-		m.tools[member(t, "name")] = t
+		m.tools[rawjson.Key(t, "name")] = t
 	}
 	for _, t := range snap.ResourceTemplates {
-		if tm, err := uritemplate.Parse(member(t, "uriTemplate")); err == nil && tm.Matchable() == nil {
+		if tm, err := uritemplate.Parse(rawjson.Key(t, "uriTemplate")); err == nil && tm.Matchable() == nil {
 			m.templates = append(m.templates, tm)
 		}
 	}
@@ -187,7 +188,7 @@ func (m *Mock) call(ctx context.Context, name string, rawArgs, params json.RawMe
 	answered := slices.ContainsFunc(m.resp.Tools, func(e Entry) bool {
 		return e.Name == name && e.JQ == "" && e.Arguments != nil && exactly(e.wanted(), args)
 	})
-	if schema := memberRaw(def, "inputSchema"); schema != nil && !answered {
+	if schema := rawjson.Member(def, "inputSchema"); schema != nil && !answered {
 		v, err := toolargs.Compile(ctx, schema)
 		if err != nil {
 			return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: fmt.Sprintf("tool %q: its inputSchema cannot be used: %v", name, err)}

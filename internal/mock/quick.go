@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 )
 
@@ -55,10 +56,10 @@ func textResult(text string) json.RawMessage {
 func WithTools(snap surface.Snapshot, tools []json.RawMessage) surface.Snapshot {
 	have := map[string]bool{}
 	for _, t := range snap.Tools {
-		have[member(t, "name")] = true
+		have[rawjson.Key(t, "name")] = true
 	}
 	for _, t := range tools {
-		if name := member(t, "name"); !have[name] {
+		if name := rawjson.Key(t, "name"); !have[name] {
 			have[name] = true
 			snap.Tools = append(snap.Tools, t)
 		}

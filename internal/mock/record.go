@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/mcp"
@@ -69,7 +70,7 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 		var its []json.RawMessage
 		r.items(mcp.Resources, result, &its)
 		for _, it := range its {
-			uri := member(it, "uri")
+			uri := rawjson.Key(it, "uri")
 			r.resources[uri] = it
 			r.order = append(r.order, uri)
 		}
@@ -148,12 +149,12 @@ func (r *Recorder) Skipped() (past, malformed int) {
 // items keeps the items of a list page not kept yet.
 func (r *Recorder) items(l mcp.List, result json.RawMessage, dest *[]json.RawMessage) {
 	var its []json.RawMessage
-	if raw := memberRaw(result, l.Key); raw != nil && json.Unmarshal(raw, &its) != nil {
+	if raw := rawjson.Member(result, l.Key); raw != nil && json.Unmarshal(raw, &its) != nil {
 		r.malformed++
 		return
 	}
 	for _, it := range its {
-		k := l.Method + "\x00" + member(it, l.Field)
+		k := l.Method + "\x00" + rawjson.Key(it, l.Field)
 		if !r.listed[k] {
 			r.listed[k] = true
 			*dest = append(*dest, it)

@@ -38,7 +38,7 @@ func FromTrace(data []byte) (snap surface.Snapshot, resp *Responses, notes []str
 	r := &Responses{}
 	listed := map[string]bool{}
 	for _, t := range snap.Tools {
-		listed[member(t, "name")] = true
+		listed[rawjson.Key(t, "name")] = true
 	}
 	entries := map[string][]*Entry{} // method + what it names + its arguments -> its entries, in order
 	var order []string
