@@ -180,7 +180,7 @@ func (p *Server) likeness(kind Kind, key string, def []byte, idx *index) (looksL
 	if like, ok := idx.skeletons[canon.Skeleton(key)]; ok && like != key {
 		looksLike = like
 	}
-	if desc := member(def, "description"); desc != "" {
+	if desc := rawjson.Key(def, "description"); desc != "" {
 		if from, ok := idx.gone[desc]; ok {
 			return looksLike, from
 		}
@@ -210,16 +210,13 @@ func (p *Server) indexOf(kind Kind, listed map[string]json.RawMessage) *index {
 		if _, still := listed[it.Key]; still {
 			continue
 		}
-		if desc := member(it.Def, "description"); desc != "" {
+		if desc := rawjson.Key(it.Def, "description"); desc != "" {
 			first(idx.gone, desc, it.Key)
 		}
 		first(idx.gone, "\x00"+string(withoutKey(kind, it.Def)), it.Key)
 	}
 	return idx
 }
-
-// member is a string member of a definition, or "".
-func member(def []byte, name string) string { return rawjson.Key(def, name) }
 
 // withoutKey is a canonical definition without the member that names it.
 func withoutKey(kind Kind, def []byte) []byte {
@@ -228,7 +225,7 @@ func withoutKey(kind Kind, def []byte) []byte {
 		return nil
 	}
 	delete(m, kind.KeyMember())
-	out, _ := marshal(m)
+	out, _ := rawjson.Encode(m)
 	return out
 }
 
@@ -241,8 +238,8 @@ func (p *Server) identityMove(live surface.Server) (Move, bool) {
 	if len(live.Info) > 0 {
 		liveInfo, _ = rawjson.Canonical(live.Info)
 	}
-	name, title := member(p.Info, "name"), member(p.Info, "title")
-	if name == member(liveInfo, "name") && title == member(liveInfo, "title") {
+	name, title := rawjson.Key(p.Info, "name"), rawjson.Key(p.Info, "title")
+	if name == rawjson.Key(liveInfo, "name") && title == rawjson.Key(liveInfo, "title") {
 		return Move{}, false
 	}
 	var changes []surface.Change

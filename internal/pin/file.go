@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -156,7 +157,7 @@ func Digest(canonical []byte) string {
 
 // instructionsDigest is the digest of instructions: of their JSON string.
 func instructionsDigest(text string) string {
-	b, _ := marshal(text)
+	b, _ := rawjson.Encode(text)
 	return Digest(b)
 }
 
@@ -242,7 +243,7 @@ func (f *File) Marshal() []byte {
 		}
 		out.Servers = append(out.Servers, sj)
 	}
-	b, err := marshal(out) // without HTML escapes: <IMPORTANT> reads as written in a review
+	b, err := rawjson.Encode(out) // without HTML escapes: <IMPORTANT> reads as written in a review
 	if err != nil {
 		panic(err) // every value is canonical JSON made here or checked by Parse
 	}

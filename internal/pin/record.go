@@ -11,9 +11,6 @@ import (
 	"github.com/mcpv/mcpv/internal/surface"
 )
 
-// marshal writes v compact, without HTML escapes.
-func marshal(v any) ([]byte, error) { return rawjson.Encode(v) }
-
 // Pinned is the part of an item of kind that a pin holds, canonical: the
 // members kindInfo names, as the server sent them; and its key. An item
 // that is no object, or whose key is no string, has no key (""). Of a
@@ -160,10 +157,10 @@ func (p *Server) Surface() surface.Server {
 // apps it holds are compared apart (AppChanges).
 func View(s surface.Server) surface.Server {
 	v := surface.Server{Name: s.Name, HasIdentity: s.HasIdentity, HasResources: s.HasResources, Instructions: s.Instructions}
-	if name, title := member(s.Info, "name"), member(s.Info, "title"); name != "" || title != "" {
-		v.Info, _ = marshal(map[string]string{"name": name, "title": title})
+	if name, title := rawjson.Key(s.Info, "name"), rawjson.Key(s.Info, "title"); name != "" || title != "" {
+		v.Info, _ = rawjson.Encode(map[string]string{"name": name, "title": title})
 		if title == "" {
-			v.Info, _ = marshal(map[string]string{"name": name})
+			v.Info, _ = rawjson.Encode(map[string]string{"name": name})
 		}
 	}
 	for _, kind := range Kinds {

@@ -3,6 +3,7 @@ package pin
 import (
 	"fmt"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/surface"
 )
@@ -214,4 +215,4 @@ func (f *File) Entry(configName, infoName string) (s *Server, note string, err e
 }
 
 // InfoName is the name the pinned serverInfo gives, or "".
-func (s *Server) InfoName() string { return member(s.Info, "name") }
+func (s *Server) InfoName() string { return rawjson.Key(s.Info, "name") }
