@@ -302,7 +302,7 @@ func (q *eventQueue) pop() (event, bool) {
 func (w *Watch) line(ctx context.Context, client *mcp.Client, e event) (json.RawMessage, error) {
 	stamp := e.time.UTC().Format(time.RFC3339Nano)
 	if e.list != "" {
-		return marshalLine(struct {
+		return rawjson.Encode(struct {
 			List string `json:"list"`
 			Time string `json:"time"`
 		}{e.list, stamp})
@@ -332,7 +332,7 @@ func (w *Watch) line(ctx context.Context, client *mcp.Client, e event) (json.Raw
 			}
 		}
 	}
-	return marshalLine(line)
+	return rawjson.Encode(line) // <, > and & as they are, in strings and in the server's raw JSON alike
 }
 
 // hold is Options.Hold of uri, nil without one.
@@ -342,10 +342,6 @@ func (w *Watch) hold(ctx context.Context, client *mcp.Client, uri string) error 
 	}
 	return w.o.Hold(ctx, client, uri)
 }
-
-// marshalLine encodes v leaving <, > and & as they are, in strings and in
-// the server's raw JSON alike.
-func marshalLine(v any) (json.RawMessage, error) { return rawjson.Encode(v) }
 
 // unsubscribe ends the subscriptions, best effort and bounded, on a context
 // of its own: the watch's context may be the one Ctrl-C cancelled.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -251,14 +252,14 @@ func TestQueueKeepsOrderAndWakes(t *testing.T) {
 	}
 }
 
-func TestMarshalLineKeepsText(t *testing.T) {
+func TestLineKeepsText(t *testing.T) {
 	t.Parallel()
-	got, err := marshalLine(struct {
+	got, err := rawjson.Encode(struct {
 		URI      string          `json:"uri"`
 		Contents json.RawMessage `json:"contents"`
 	}{"x://a?b=1&c=<2>", json.RawMessage(`[ {"text": "<&>", "n": 1.50} ]`)})
 	if want := `{"uri":"x://a?b=1&c=<2>","contents":[{"text":"<&>","n":1.50}]}`; err != nil || string(got) != want {
-		t.Errorf("marshalLine = %s, %v; want %s", got, err, want)
+		t.Errorf("rawjson.Encode = %s, %v; want %s", got, err, want)
 	}
 }
 
