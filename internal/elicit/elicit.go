@@ -154,7 +154,7 @@ func (o *Options) asker() string {
 	if o.ServerName == "" {
 		return "the server"
 	}
-	return fmt.Sprintf("server %q", clean(o.ServerName))
+	return fmt.Sprintf("server %q", safetext.Prose(o.ServerName))
 }
 
 // answered reports the outcome, `answered "decline" (why)`, and returns
@@ -165,11 +165,4 @@ func (o *Options) answered(action, why string) json.RawMessage {
 	}
 	o.notef("answered %q%s", action, why)
 	return json.RawMessage(`{"action":"` + action + `"}`)
-}
-
-// clean makes server text safe to show on one line of a terminal: line
-// breaks and tabs become spaces, and what a terminal would act on (escape
-// sequences, C1 controls, bidirectional overrides) is shown escaped.
-func clean(s string) string {
-	return safetext.Prose(s)
 }

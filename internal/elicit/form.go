@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // source says where a value came from, for the report of the answer.
@@ -33,7 +35,7 @@ type problem struct {
 }
 
 func (o *Options) handleForm(ctx context.Context, f *form) (json.RawMessage, error) {
-	o.notef("%s asks: %s", o.asker(), clean(f.message))
+	o.notef("%s asks: %s", o.asker(), safetext.Prose(f.message))
 	for _, fl := range f.fields {
 		if fl.patternErr != nil {
 			o.warnf("field %q: cannot check the pattern %s (%v)", fl.name, quote(fl.pattern), fl.patternErr)
@@ -97,7 +99,7 @@ func (o *Options) collect(f *form) (values, []problem) {
 			continue
 		}
 		if f.field(k) == nil {
-			o.warnf("ignoring the answer for %q: the form has no such field", clean(k))
+			o.warnf("ignoring the answer for %q: the form has no such field", safetext.Prose(k))
 			continue
 		}
 		var b bytes.Buffer
@@ -110,7 +112,7 @@ func (o *Options) collect(f *form) (values, []problem) {
 	for _, k := range slices.Sorted(maps.Keys(o.Answers)) {
 		fl := f.field(k)
 		if fl == nil {
-			o.warnf("ignoring the answer for %q: the form has no such field", clean(k))
+			o.warnf("ignoring the answer for %q: the form has no such field", safetext.Prose(k))
 			continue
 		}
 		v, err := fl.fromText(o.Answers[k])
@@ -189,7 +191,7 @@ func content(f *form, vals values) json.RawMessage {
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
-		b.Write(jsonString(fl.name))
+		b.Write(marshal(fl.name))
 		b.WriteByte(':')
 		b.Write(v.v)
 	}

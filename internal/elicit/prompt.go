@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // errQuit is the user typing q.
@@ -31,7 +33,7 @@ func (o *Options) promptForm(ctx context.Context, f *form, vals values) (json.Ra
 		}
 	}
 	for {
-		fmt.Fprintf(t, "Answer: %s\nSend? [Y/n/decline] ", clean(string(content(f, vals))))
+		fmt.Fprintf(t, "Answer: %s\nSend? [Y/n/decline] ", safetext.Prose(string(content(f, vals))))
 		line, err := t.ReadLine(ctx)
 		if err != nil {
 			return o.stopped(ctx, err)
@@ -91,14 +93,14 @@ func (o *Options) askField(ctx context.Context, fl *field, vals values) error {
 	}
 	for i, c := range fl.choices {
 		if c.Title != "" && c.Title != c.Value {
-			fmt.Fprintf(t, "  %d) %s (%s)\n", i+1, clean(c.Title), clean(c.Value))
+			fmt.Fprintf(t, "  %d) %s (%s)\n", i+1, safetext.Prose(c.Title), safetext.Prose(c.Value))
 		} else {
-			fmt.Fprintf(t, "  %d) %s\n", i+1, clean(c.Value))
+			fmt.Fprintf(t, "  %d) %s\n", i+1, safetext.Prose(c.Value))
 		}
 	}
-	prompt := fmt.Sprintf("%s (%s)", clean(fl.name), fl.hints())
+	prompt := fmt.Sprintf("%s (%s)", safetext.Prose(fl.name), fl.hints())
 	if keep.v != nil {
-		prompt += fmt.Sprintf(" [%s]", clean(display(keep.v)))
+		prompt += fmt.Sprintf(" [%s]", safetext.Prose(display(keep.v)))
 	}
 	prompt += ": "
 	for {
@@ -129,7 +131,7 @@ func (o *Options) askField(ctx context.Context, fl *field, vals values) error {
 			}
 		}
 		if err != nil {
-			fmt.Fprintf(t, "  invalid: %s %s\n", clean(fl.name), err)
+			fmt.Fprintf(t, "  invalid: %s %s\n", safetext.Prose(fl.name), err)
 			continue
 		}
 		vals[fl.name] = value{v, fromUser}
@@ -147,7 +149,7 @@ func (fl *field) goodDefault() json.RawMessage {
 
 // heading is the title and description of a field, on one line.
 func (fl *field) heading() string {
-	t, d := clean(fl.title), clean(fl.description)
+	t, d := safetext.Prose(fl.title), safetext.Prose(fl.description)
 	switch {
 	case t != "" && d != "":
 		return t + ": " + d
@@ -190,7 +192,7 @@ func (fl *field) hints() string {
 		h = append(h, "at most "+fl.maximum)
 	}
 	if fl.pattern != "" {
-		h = append(h, "pattern "+clean(fl.pattern))
+		h = append(h, "pattern "+safetext.Prose(fl.pattern))
 	}
 	if fl.required {
 		h = append(h, "required")

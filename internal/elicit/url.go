@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/idna"
+
+	"github.com/mcpv/mcpv/internal/safetext"
 )
 
 // urlParams are ElicitRequestURLParams.
@@ -21,11 +23,11 @@ type urlParams struct {
 func (o *Options) handleURL(ctx context.Context, p urlParams) (json.RawMessage, error) {
 	u, err := url.Parse(p.URL)
 	if err != nil || u.Scheme == "" {
-		return nil, paramsErrorf("elicitation/create: url %s is not an absolute URL", quote(clean(p.URL)))
+		return nil, paramsErrorf("elicitation/create: url %s is not an absolute URL", quote(safetext.Prose(p.URL)))
 	}
-	o.notef("%s asks you to open a URL: %s", o.asker(), clean(p.Message))
-	o.notef("  url:  %s", clean(p.URL))
-	o.notef("  host: %s", clean(u.Hostname()))
+	o.notef("%s asks you to open a URL: %s", o.asker(), safetext.Prose(p.Message))
+	o.notef("  url:  %s", safetext.Prose(p.URL))
+	o.notef("  host: %s", safetext.Prose(u.Hostname()))
 	for _, w := range urlWarnings(u) {
 		o.warnf("%s", w)
 	}
@@ -67,7 +69,7 @@ func urlWarnings(u *url.URL) []string {
 		ws = append(ws, w)
 	}
 	if u.User != nil {
-		ws = append(ws, fmt.Sprintf("the URL has user info before the host; the real host is %s", clean(u.Hostname())))
+		ws = append(ws, fmt.Sprintf("the URL has user info before the host; the real host is %s", safetext.Prose(u.Hostname())))
 	}
 	if u.Scheme == "http" {
 		ws = append(ws, "the URL is not https: what you enter there travels unencrypted")
@@ -121,9 +123,9 @@ func DescribeURLRequired(data json.RawMessage) string {
 	lines := make([]string, len(d.Elicitations))
 	for i, e := range d.Elicitations {
 		var s strings.Builder
-		s.WriteString("the server needs you to open a URL first: " + clean(e.URL))
+		s.WriteString("the server needs you to open a URL first: " + safetext.Prose(e.URL))
 		if e.Message != "" {
-			s.WriteString(" (" + clean(e.Message) + ")")
+			s.WriteString(" (" + safetext.Prose(e.Message) + ")")
 		}
 		if u, err := url.Parse(e.URL); err == nil {
 			for _, w := range urlWarnings(u) {

@@ -35,7 +35,7 @@ func TestCapability(t *testing.T) {
 }
 
 func urlRequest(url string) string {
-	return `{"mode":"url","message":"Sign in to Acme","elicitationId":"e-1","url":` + string(jsonString(url)) + `}`
+	return `{"mode":"url","message":"Sign in to Acme","elicitationId":"e-1","url":` + string(marshal(url)) + `}`
 }
 
 const ask = "Open this URL in your browser? [y/N] "

@@ -49,11 +49,11 @@ func (fl *field) fromText(s string) (json.RawMessage, error) {
 		}
 		return nil, fl.typeError()
 	case kindEnum:
-		return jsonString(fl.resolve(s, false)), nil
+		return marshal(fl.resolve(s, false)), nil
 	case kindMulti:
 		return fl.multi(s, false), nil
 	}
-	return jsonString(s), nil
+	return marshal(s), nil
 }
 
 // typeError is the rule an answer of the wrong type breaks.
@@ -76,7 +76,7 @@ func (fl *field) fromInput(s string) (json.RawMessage, error) {
 			return json.RawMessage("false"), nil
 		}
 	case kindEnum:
-		return jsonString(fl.resolve(s, true)), nil
+		return marshal(fl.resolve(s, true)), nil
 	case kindMulti:
 		return fl.multi(s, true), nil
 	}
@@ -147,9 +147,6 @@ func display(v json.RawMessage) string {
 	}
 	return string(v)
 }
-
-// jsonString is s as a JSON string, without HTML escaping.
-func jsonString(s string) json.RawMessage { return marshal(s) }
 
 func marshal(v any) json.RawMessage {
 	b, err := rawjson.Encode(v)
