@@ -48,9 +48,6 @@ type Server struct {
 // InfoName is the name serverInfo gives, or "".
 func (s Server) InfoName() string { return stringMember(s.Info, "name") }
 
-// InfoVersion is the version serverInfo gives, or "".
-func (s Server) InfoVersion() string { return stringMember(s.Info, "version") }
-
 // Era is "modern" for the 2026-07-28 era, "initialize" for the others,
 // and "" when the protocol version is not known.
 func (s Server) Era() string {

@@ -211,3 +211,6 @@ func TestClassesAndLines(t *testing.T) {
 		t.Errorf("a change with no text (-want +got):\n%s", d)
 	}
 }
+
+// InfoVersion is the version serverInfo gives, or "".
+func (s Server) InfoVersion() string { return stringMember(s.Info, "version") }
