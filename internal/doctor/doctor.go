@@ -39,8 +39,6 @@ const (
 	Skipped        // not reached (an earlier step failed), or does not apply
 )
 
-func (s Status) String() string { return [...]string{"ok", "warn", "fail", "skipped"}[s] }
-
 // Step is one step of the walk.
 type Step struct {
 	Name    string // "name resolution", "TLS", "first answer"

@@ -360,3 +360,6 @@ func (r *Report) code() int {
 	}
 	return 0
 }
+
+// String names a status in a test's messages.
+func (s Status) String() string { return [...]string{"ok", "warn", "fail", "skipped"}[s] }
