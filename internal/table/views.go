@@ -135,14 +135,7 @@ func Info(result []byte) *Table {
 	}
 	var caps []string
 	rawjson.ForEachValidMember(object(rawjson.Member(result, "capabilities")), func(name string, value []byte) error {
-		var features []string
-		rawjson.ForEachValidMember(object(value), func(feature string, on []byte) error {
-			if string(on) != "false" && string(on) != "null" {
-				features = append(features, feature)
-			}
-			return nil
-		})
-		if len(features) > 0 {
+		if features := declared(value); len(features) > 0 {
 			name += " (" + strings.Join(features, ", ") + ")"
 		}
 		caps = append(caps, name)
@@ -162,16 +155,7 @@ func Info(result []byte) *Table {
 // (clientCapabilities, which mcpv info adds) declares whether both do,
 // in the server's order, then mcpv's.
 func extensions(result []byte) string {
-	ids := func(caps []byte) []string {
-		var out []string
-		rawjson.ForEachValidMember(object(rawjson.Member(object(caps), "extensions")), func(id string, v []byte) error {
-			if string(v) != "null" && string(v) != "false" {
-				out = append(out, id)
-			}
-			return nil
-		})
-		return out
-	}
+	ids := func(caps []byte) []string { return declared(rawjson.Member(object(caps), "extensions")) }
 	server, client := ids(rawjson.Member(result, "capabilities")), ids(rawjson.Member(result, "clientCapabilities"))
 	var parts []string
 	for _, id := range server {
@@ -187,6 +171,19 @@ func extensions(result []byte) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// declared are the names of an object's members that are neither false
+// nor null: the features a capability declares, the extensions declared.
+func declared(obj []byte) []string {
+	var out []string
+	rawjson.ForEachValidMember(object(obj), func(name string, v []byte) error {
+		if string(v) != "null" && string(v) != "false" {
+			out = append(out, name)
+		}
+		return nil
+	})
+	return out
 }
 
 // items are the elements of the array under key in a list result; a
