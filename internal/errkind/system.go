@@ -9,6 +9,7 @@ package errkind
 
 import (
 	"errors"
+	"slices"
 	"syscall"
 )
 
@@ -29,13 +30,5 @@ func NoAddress(err error) bool {
 }
 
 func isAny(err, portable error, platform []error) bool {
-	if errors.Is(err, portable) {
-		return true
-	}
-	for _, e := range platform {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
+	return errors.Is(err, portable) || slices.ContainsFunc(platform, func(e error) bool { return errors.Is(err, e) })
 }
