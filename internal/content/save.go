@@ -296,10 +296,7 @@ func fileName(uri, mimeType string, n int) (stem, ext string) {
 		stem, ext = stem[:len(stem)-len(e)], e
 	}
 	stem = cmp.Or(stem, "content-"+strconv.Itoa(n))
-	if ext == "" {
-		ext = extension(mimeType)
-	}
-	return stem, ext
+	return stem, cmp.Or(ext, extension(mimeType))
 }
 
 // isExtension reports whether e is '.' and 1 to 16 ASCII letters and digits.

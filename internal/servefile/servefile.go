@@ -15,6 +15,7 @@ package servefile
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -181,11 +182,7 @@ func Parse(src config.Source, data []byte) (*File, error) {
 	}
 	servers := root.Get("servers")
 	if servers == nil || servers.Kind != yamlnode.Object || len(servers.Keys) == 0 {
-		n := servers
-		if n == nil {
-			n = root
-		}
-		return nil, yamlnode.ErrorAt(n, "servers: want an object of the servers to serve, by name")
+		return nil, yamlnode.ErrorAt(cmp.Or(servers, root), "servers: want an object of the servers to serve, by name")
 	}
 	cf := &config.File{Source: src, Data: data}
 	for i, k := range servers.Keys {

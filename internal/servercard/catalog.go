@@ -1,6 +1,7 @@
 package servercard
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -62,10 +63,7 @@ func ParseCatalog(raw json.RawMessage, base *url.URL, maxEntries int) (Catalog, 
 			ps = append(ps, problem(Error, field, "%s is not an object", field))
 			continue
 		}
-		typ := e.Type
-		if typ == nil {
-			typ = e.MediaType // the drafts' name for it
-		}
+		typ := cmp.Or(e.Type, e.MediaType) // mediaType: the drafts' name for it
 		if typ == nil || *typ != CardType {
 			c.Others++
 			continue

@@ -2,6 +2,7 @@ package skills
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -72,11 +73,7 @@ func Parse(raw json.RawMessage) (Skill, error) {
 	}
 	s := Skill{URI: e.URI, Frontmatter: e.Frontmatter, Raw: raw}
 	bad := func(format string, args ...any) (Skill, error) {
-		uri := s.URI
-		if uri == "" {
-			uri = "skill entry"
-		}
-		return Skill{}, &Error{uri, fmt.Sprintf(format, args...)}
+		return Skill{}, &Error{cmp.Or(s.URI, "skill entry"), fmt.Sprintf(format, args...)}
 	}
 	if !safetext.Safe(e.URI) {
 		return Skill{}, &Error{"skill entry", fmt.Sprintf("uri %q holds control characters", e.URI)}

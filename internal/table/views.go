@@ -1,6 +1,7 @@
 package table
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -201,10 +202,7 @@ func items(result []byte, key string) [][]byte {
 
 // described is an item's title and description, the title first.
 func described(item []byte) string {
-	title := field(item, "title")
-	if title == "" {
-		title = field(object(rawjson.Member(item, "annotations")), "title")
-	}
+	title := cmp.Or(field(item, "title"), field(object(rawjson.Member(item, "annotations")), "title"))
 	desc := field(item, "description")
 	switch {
 	case title == "":

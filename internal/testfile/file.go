@@ -5,6 +5,7 @@ package testfile
 // before any server starts; each mistake is FILE:LINE:COLUMN: message.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -270,12 +271,7 @@ func Read(o *Options, path string) (*File, Errors) {
 		linted = linted || st.Kind == StepLint && st.Skip == ""
 		st.CheckResult = linted && st.calls
 	}
-	slices.SortStableFunc(p.errs, func(a, b *Error) int {
-		if a.Line != b.Line {
-			return a.Line - b.Line
-		}
-		return a.Col - b.Col
-	})
+	slices.SortStableFunc(p.errs, func(a, b *Error) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
 	return f, p.errs
 }
 
