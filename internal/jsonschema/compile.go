@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -217,12 +218,7 @@ func (c *compiler) anchor(res *resource, name string, v *value, ptr *pointer, ke
 	return nil
 }
 
-func pointerOrRoot(p string) string {
-	if p == "" {
-		return "the document"
-	}
-	return p
-}
+func pointerOrRoot(p string) string { return cmp.Or(p, "the document") }
 
 // resolveURI resolves ref against base (RFC 3986, section 5.2); both
 // without fragments.

@@ -2,6 +2,7 @@ package testfile
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -25,17 +26,12 @@ func jsonDiff(want, got json.RawMessage) (string, bool) {
 }
 
 func diffValues(a, b any, path string) (string, bool) {
-	at := func() string {
-		if path == "" {
-			return "."
-		}
-		return path
-	}
+	at := cmp.Or(path, ".")
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		if !ok {
-			return at(), false
+			return at, false
 		}
 		keys := slices.AppendSeq(slices.Collect(maps.Keys(x)), maps.Keys(y))
 		slices.Sort(keys)
@@ -54,7 +50,7 @@ func diffValues(a, b any, path string) (string, bool) {
 	case []any:
 		y, ok := b.([]any)
 		if !ok {
-			return at(), false
+			return at, false
 		}
 		index := func(i int) string {
 			if path == "" {
@@ -74,17 +70,17 @@ func diffValues(a, b any, path string) (string, bool) {
 	case json.Number:
 		y, ok := b.(json.Number)
 		if !ok {
-			return at(), false
+			return at, false
 		}
 		rx, okx := new(big.Rat).SetString(string(x))
 		ry, oky := new(big.Rat).SetString(string(y))
 		if okx && oky && rx.Cmp(ry) == 0 || x == y {
 			return "", true
 		}
-		return at(), false
+		return at, false
 	}
 	if a != b {
-		return at(), false
+		return at, false
 	}
 	return "", true
 }

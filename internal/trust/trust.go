@@ -5,6 +5,7 @@
 package trust
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -23,12 +24,7 @@ import (
 // the user's alone (internal/safedir), or the store is not used.
 type Store struct{ Dir, Root string }
 
-func (s Store) root() string {
-	if s.Root == "" {
-		return s.Dir
-	}
-	return s.Root
-}
+func (s Store) root() string { return cmp.Or(s.Root, s.Dir) }
 
 // StateDir is mcpv's state directory on goos: $XDG_STATE_HOME/mcpv when
 // that is set (on every OS), else on Windows %LOCALAPPDATA%\mcpv, on macOS
