@@ -15,13 +15,12 @@ var asksEvery = []string{"asks.elicitation", "asks.elicitation-sensitive", "asks
 // addAsksEdgeServers adds the servers that ask a client that declared
 // it at the edge: a form without its mode, a URL of plain HTTP to
 // loopback, a sampling message's content an array, a tool's result of its
-// outputSchema in a sampling request, progressTokens 1 and "1", a
-// cancellation of a request not made as a task.
+// outputSchema in a sampling request, progressTokens 1 and "1".
 func addAsksEdgeServers() {
 	for _, transport := range []string{"stdio", "http"} {
 		edgeServers = append(edgeServers, edgeServer{name: transport + " 2025-11-25 asking at the edge",
 			fake:  edgeFake(transport, "", merge(faults("asks"), map[string]string{"edges": `["asks-edge"]`})),
-			holds: append(slices.Clone(asksEvery), "asks.elicitation-complete", "asks.url-required", "asks.sampling-tool-output", "asks.elicitation-links", "utilities.ping-rate", "asks.progress-token-unique", "utilities.cancel-task")})
+			holds: append(slices.Clone(asksEvery), "asks.elicitation-complete", "asks.url-required", "asks.sampling-tool-output", "asks.elicitation-links", "utilities.ping-rate", "asks.progress-token-unique")})
 	}
 }
 

@@ -197,9 +197,6 @@ func utilityCallChecks() []*Check {
 			return fmt.Sprintf("a progress notification whose token %s is neither a string nor an integer", clip(string(member(s.msg.Params, "progressToken")), 60))
 		})),
 		exercised("utilities.cancel-own", needs{}, spot("a notifications/cancelled naming no request the server sent (in 2026-07-28, no subscriptions/listen of the client's)", func(_ *watchCtx, s seen) bool { return s.strayCancel })),
-		{ID: "utilities.cancel-task", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spot("a notifications/cancelled naming a request of the server's made as a task (params.task), which tasks/cancel alone cancels", func(_ *watchCtx, s seen) bool {
-			return s.taskCancel
-		})},
 		exercised("utilities.log-secrets", needs{}, func(w *watchCtx, s seen) string {
 			if s.msg.Method != "notifications/message" {
 				return ""
@@ -551,7 +548,8 @@ func cancelClosing(t *T) {
 	defer stop()
 	var mu sync.Mutex // guards heard
 	var heard []seen
-	acked := make(chan bool, 2) // the first message, and the stream's end
+	// acked takes the first message, and the stream's end.
+	acked := make(chan bool, 2)
 	go func() { // cancelled call's subscription: ends when stop cancels ctx, or the stream does
 		c.post(ctx, httpReq{body: body, events: func(s seen) bool {
 			mu.Lock()

@@ -110,7 +110,6 @@ type seen struct {
 	// strayCancel: a notifications/cancelled of the server's naming a
 	// request it did not send.
 	strayCancel bool
-	taskCancel  bool // a notifications/cancelled of the server's naming a request of its own made as a task
 	// scoped: how an HTTP answer that says insufficient_scope falls short
 	// of what the authorization spec asks of it, and the request.
 	scoped string
@@ -152,7 +151,6 @@ type conn struct {
 	sent     idSet              // ids of the requests sent, for an answer that comes late
 	asked    idSet              // ids of the server's requests, for one used twice
 	listens  idSet              // ids of the subscriptions/listen sent, which alone a 2026-07-28 server may cancel
-	tasked   idSet              // ids of the server's requests made as tasks (params.task), which tasks/cancel alone cancels
 	seq      int                // waiters registered so far: their order
 	tokens   map[string]string  // the progressTokens of the server's requests not yet answered (active), by their ids
 	// expectNull: what is no request was sent (unpaired), which a server may
@@ -672,10 +670,6 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		out[i].pingStorm = len(c.pings) == maxPings && time.Since(c.pings[0]) <= pingWindow
 		k := idKey(member(m.Params, "requestId")) // 2026-07-28 basic/patterns/cancellation: a server cancels a subscriptions/listen of the client's, and nothing else
 		out[i].strayCancel = m.Method == "notifications/cancelled" && (c.era == "modern" && !c.listens.has(k) || c.era != "modern" && !c.asked.has(k))
-		if m.IsRequest() && member(m.Params, "task") != nil {
-			c.tasked.add(idKey(m.ID))
-		}
-		out[i].taskCancel = m.Method == "notifications/cancelled" && c.tasked.has(k)
 		if m.Method == "notifications/cancelled" {
 			delete(c.tokens, k) // a request the server gave up on is no longer active, answered or not
 		}
