@@ -86,6 +86,9 @@ func (c *conn) hand(s seen) {
 		}
 	}
 	c.r.unanswered.Add(1)
+	c.mu.Lock()
+	delete(c.tokens, idKey(s.msg.ID)) // left unanswered, it may be given up on without a word: no longer counted active
+	c.mu.Unlock()
 }
 
 // elicitation notes the elicitationId of a URL elicitation of the

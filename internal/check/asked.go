@@ -490,12 +490,18 @@ func askedChecks() []*Check {
 // them as they came. A result that shows none may have checked them or
 // not (or not waited for the answer): nothing tells.
 func formValidated(t *T) {
+	exerciseAsks(t) // a server that asks no form there gets no call more
+	if !t.r.formed.Load() {
+		t.Skip("no tool named with --call, nor a prompt, asked a form elicitation of a client that declares it")
+	}
 	var misfits atomic.Int32
 	c := t.fresh(connOptions{capabilities: `{"elicitation":{"form":{}}}`, elicit: func(p json.RawMessage) json.RawMessage {
 		// A form that asks nothing has nothing to misfit; one with a flag
-		// may be a confirmation, which a server that does not check may
-		// take any value in as given: both declined, as answer.go does.
-		if a := misfit(p, []string{notOfItsType}); a != nil && string(member(a, "content")) != "{}" && !strings.Contains(string(member(member(p, "requestedSchema"), "properties")), `"boolean"`) {
+		// or a choice may be a confirmation, which a server that does not
+		// check may take any value in as a yes: all declined, as
+		// answer.go does.
+		props := string(member(member(p, "requestedSchema"), "properties"))
+		if a := misfit(p, []string{notOfItsType}); a != nil && string(member(a, "content")) != "{}" && !strings.Contains(props, `"boolean"`) && !strings.Contains(props, `"enum"`) && !strings.Contains(props, `"oneOf"`) && !strings.Contains(props, `"const"`) {
 			misfits.Add(1)
 			return a
 		}
@@ -511,9 +517,11 @@ func formValidated(t *T) {
 			continue
 		}
 		judged++
+		// Its structured result holding them shows them used; a text that
+		// quotes them may be a refusal that says what it refused.
 		taken := n == 1 && m.Error == nil && string(member(m.Result, "isError")) != "true" // neither refused nor asked again
-		if taken && strings.Contains(string(m.Result), notOfItsType) {
-			t.FailGot(clipped(m.Result), "%s took a form accepted with values of no type its schema allows, and its result shows them used", t.r.opts.Calls[i].Tool)
+		if taken && strings.Contains(string(member(m.Result, "structuredContent")), notOfItsType) {
+			t.FailGot(clipped(m.Result), "%s took a form accepted with values of no type its schema allows, and its structured result holds them", t.r.opts.Calls[i].Tool)
 			return
 		}
 		if taken {
@@ -524,7 +532,7 @@ func formValidated(t *T) {
 		t.Skip("no tool named with --call asked a form elicitation of a client that declares it")
 	}
 	if silent > 0 {
-		t.Note("%d of %d calls answered a form of misfit values with a result that shows none of them: whether the server checked them does not show", silent, judged)
+		t.Note("%d of %d calls answered a form of misfit values with a result whose structured content holds none of them: whether the server checked them does not show", silent, judged)
 	}
 }
 

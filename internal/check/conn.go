@@ -695,11 +695,21 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 			lazy.Wake(c.signs) // tell the first contact that something came that is no message
 		}
 		c.r.watches.see(s)
-		if slices.ContainsFunc(asksOf(s), func(a serverAsk) bool { return a.Method == "sampling/createMessage" }) {
-			c.r.sampled.Store(true)
+		for _, a := range asksOf(s) {
+			switch {
+			case a.Method == "sampling/createMessage":
+				c.r.sampled.Store(true)
+			case a.Method == "elicitation/create" && elicitMode(a.Params) == "form":
+				c.r.formed.Store(true)
+			}
 		}
-		if c.answers != nil && s.bad == "" && s.msg.IsRequest() {
+		switch {
+		case c.answers != nil && s.bad == "" && s.msg.IsRequest():
 			c.hand(s)
+		case c.answers != nil && s.msg.IsRequest(): // no answer goes to a request that breaks its rules
+			c.mu.Lock()
+			delete(c.tokens, idKey(s.msg.ID))
+			c.mu.Unlock()
 		}
 	}
 	for _, h := range hand {

@@ -55,8 +55,6 @@ var newBroken = []struct {
 	{"a tasks/result of a working task answered at once, over HTTP", fake{transport: "http", change: legacyTasks}, faults("task-result-working"), "tasks.result-blocks"},
 	{"tasks/get answered with the related-task _meta", fake{transport: "stdio", change: legacyTasks}, faults("task-get-related"), "tasks.no-related-meta"},
 	{"every task of a session given one id", fake{transport: "stdio", change: legacyTasks}, faults("task-id-reuse"), "tasks.unique-ids"},
-	{"tasks numbered 1, 2, ... by a server that asks no authorization and keeps no sessions, over HTTP", fake{transport: "http", change: merge(legacyTasks, map[string]string{"edges": `["no-sessions"]`,
-		"capabilities": `{"tools":{},"prompts":{},"resources":{"subscribe":true},"logging":{},"completions":{},"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}}`})}, faults("task-id-counter"), "tasks.id-entropy"},
 	{"a tasks/list listing one task of two", fake{transport: "http", change: legacyTasks}, faults("task-list-newest"), "tasks.unique-ids"},
 	{"news of a resource on the event stream of every request", fake{transport: "http", sse: true}, faults("unrelated-on-stream"), "http.stream-related"},
 	{"news of a resource on the event stream of every request, in 2026-07-28", httpModern, faults("unrelated-on-stream"), "modern.stream-related"},

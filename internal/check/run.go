@@ -116,6 +116,9 @@ type runner struct {
 	// sampled: the server asked a connection for sampling (a request, or
 	// an input request), so asks.sampling-tool-output asks once more.
 	sampled atomic.Bool
+	// formed: the server asked a connection for a form elicitation, so
+	// asks.elicitation-validated calls once more.
+	formed atomic.Bool
 	// unanswered counts the server's requests left unanswered past the
 	// answerer's bounds (answer.go).
 	unanswered atomic.Int64

@@ -753,6 +753,9 @@ type taskPair struct {
 	tool, none    string
 	ids           [2]string
 	listed, ended [2]bool
+	// apart: over HTTP, tasks/get of the first task was answered on its
+	// session and refused on another (what refused it there)
+	apart string
 }
 
 // twoTasks makes two tasks of the first tool a task is made of, one after
@@ -775,6 +778,15 @@ func twoTasks(t *T) *taskPair {
 		for n, id := range p.ids {
 			if t.r.facts.declares("tasks.list") {
 				p.listed[n], p.ended[n] = onTaskList(t, c, id)
+			}
+		}
+		if t.r.facts.transport == "http" {
+			// A server that keeps a session's tasks from another session
+			// binds them to what it can tell apart.
+			own, _ := t.request(c, "tasks/get", mcp.TaskParams(p.ids[0]))
+			other, _ := t.request(t.fresh(connOptions{era: "legacy", capabilities: answering}), "tasks/get", mcp.TaskParams(p.ids[0]))
+			if own.Error == nil && other.Error != nil {
+				p.apart = errText(other.Error)
 			}
 		}
 		return p
@@ -805,13 +817,9 @@ func idEntropy(t *T) {
 	if a == b {
 		t.Block("tasks.unique-ids", "both tasks have the id %q", clip(a, 80))
 	}
-	if t.r.facts.transport == "http" {
-		// A server that keeps a session's tasks from another session binds
-		// them to what it can tell apart: guessed, they serve no one else.
-		if m, _ := t.request(t.fresh(connOptions{era: "legacy", capabilities: answering}), "tasks/get", mcp.TaskParams(a)); m.Error != nil {
-			t.Note("tasks/get of task %s from another session was refused (%s): the server binds its tasks to the session that made them", clip(a, 80), errText(m.Error))
-			return
-		}
+	if p.apart != "" { // guessed, its ids serve no one else
+		t.Note("tasks/get of task %s, answered on its session, was refused from another (%s): the server binds its tasks to the session that made them", clip(a, 80), p.apart)
+		return
 	}
 	pre, suf := 0, 0 // what both ids begin and end with
 	for pre < min(len(a), len(b)) && a[pre] == b[pre] {

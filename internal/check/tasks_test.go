@@ -28,6 +28,11 @@ var legacyTasks = map[string]string{
 	"tasks":        `{"steps":2,"ask":["job"],"pollMs":20}`,
 }
 
+// sessionless is legacyTasks of a server that gives no sessions, and so
+// does not declare tasks.list (it could not list a requestor's own).
+var sessionless = merge(legacyTasks, map[string]string{"edges": `["no-sessions"]`,
+	"capabilities": `{"tools":{},"prompts":{},"resources":{"subscribe":true},"logging":{},"completions":{},"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}}}`})
+
 // reportingTasks is legacyTasks whose task reports its progress: 1 of 2
 // as it starts, 2 of 2 as it ends.
 var reportingTasks = merge(legacyTasks, map[string]string{"tasks": `{"statuses":["working","working","completed"],"pollMs":20}`})
@@ -80,6 +85,8 @@ var taskBroken = []brokenCase{
 	{id: "tasks.cancel", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-no-status"))},
 	{id: "tasks.cancel-ended", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-terminal-ok"))},
 	{id: "tasks.id-entropy", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-id-counter"))},
+	// over HTTP, a server of no sessions, whose tasks any client reaches
+	{id: "tasks.id-entropy", fake: fake{transport: "http", change: sessionless}, break_: merge(sessionless, faults("task-id-counter"))},
 	{id: "tasks.forbidden-tool", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-forbidden-served"))},
 	{id: "tasks.get-polled", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("tasks-get-streamed"))},
 	{id: "tasks.not-declared", fake: stdio, break_: map[string]string{"tasks": `{}`, "faults": `["task-undeclared-created"]`}},
@@ -297,7 +304,28 @@ func TestTaskIDsOfAServerOfSessions(t *testing.T) {
 	t.Parallel()
 	f := fake{transport: "http", change: merge(legacyTasks, faults("task-id-counter"))}
 	r := runChecks(t, f, "tasks.id-entropy")["tasks.id-entropy"]
-	if r.Status != Passed || !strings.Contains(strings.Join(r.Notes, " "), "from another session was refused") {
+	if r.Status != Passed || !strings.Contains(strings.Join(r.Notes, " "), "was refused from another") {
 		t.Errorf("%s", describeResult(r))
+	}
+}
+
+// A server that asks no form elicitation gets no call more for
+// asks.elicitation-validated: the check skips on what the run's asks saw.
+func TestNoFormNoCallMore(t *testing.T) {
+	t.Parallel()
+	tg, srv := fake{transport: "http"}.targetServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
+	defer cancel()
+	report, err := Run(ctx, tg, Options{Only: []string{"asks.elicitation-validated"}, CheckTimeout: patient(20 * time.Second), Calls: []Call{{Tool: "slow"}}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if r := report.Results[0]; r.Status != Skipped {
+		t.Errorf("want skipped: %s", describeResult(r))
+	}
+	for _, r := range srv.Requests() {
+		if tok := str1(member(member(member(json.RawMessage(r.Body), "params"), "_meta"), "progressToken")); strings.Contains(tok, "-form-") {
+			t.Errorf("called for the form check: %s", r.Body)
+		}
 	}
 }

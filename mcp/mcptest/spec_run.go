@@ -405,6 +405,9 @@ func (s *Spec) formCall(st *specState, id json.RawMessage, out specOut) {
 			}
 			content := string(member(r.Result, "content"))
 			res := map[string]any{"content": []map[string]string{{"type": "text", "text": "Hello, " + content}}}
+			if c := member(r.Result, "content"); c != nil {
+				res["structuredContent"] = c // the values, as they came
+			}
 			if s.edge("form-checked") && string(member(r.Result, "action")) == `"accept"` && (json.Unmarshal([]byte(content), &form) != nil || form.Name == "") {
 				res = map[string]any{"content": []map[string]string{{"type": "text", "text": "the answer does not fit the form"}}, "isError": true}
 			}
