@@ -262,11 +262,10 @@ type flightKey struct{}
 // failed says, once, that m failed a list's request; being down (with a
 // life) or not having the list are said elsewhere, or nothing to say.
 func (g *Gateway) failed(m *Member, method string, err error) {
-	var ce *mcp.CallError
-	var rerr *mcp.RPCError
+	var rerr *mcp.RPCError // a *mcp.CallError's among them
 	switch {
 	case m.life != nil && m.upNow() == nil, errors.As(err, new(*errDown)):
-	case errors.As(err, &ce) && ce.Err.Code == mcp.CodeMethodNotFound, errors.As(err, &rerr) && rerr.Code == mcp.CodeMethodNotFound:
+	case errors.As(err, &rerr) && rerr.Code == mcp.CodeMethodNotFound:
 	default:
 		g.sayOnce(fmt.Sprintf("serve: server %q failed %s (%s): its items are left out", m.Name, method, safetext.Clip(safetext.Line(err.Error()), 300)))
 	}
