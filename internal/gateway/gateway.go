@@ -203,7 +203,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	g.Log, g.Secrets = cmp.Or(g.Log, slog.New(slog.DiscardHandler)), cmp.Or(g.Secrets, redact.NewScrubber(nil))
 	rand.Read(g.key[:])
-	g.fronts = map[*front]bool{}
+	g.fronts, g.said = map[*front]bool{}, map[string]bool{}
 	var bare []string
 	for _, m := range g.Members {
 		if m.prefix == "" {

@@ -365,9 +365,6 @@ func (g *Gateway) item(m *Member, method string, item json.RawMessage, view *ser
 // sayOnce says a line on serve's log once (at most maxSaid lines in all).
 func (g *Gateway) sayOnce(line string) {
 	g.mu.Lock()
-	if g.said == nil {
-		g.said = map[string]bool{}
-	}
 	if g.said[line] || len(g.said) > maxSaid {
 		g.mu.Unlock()
 		return
