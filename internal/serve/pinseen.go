@@ -157,7 +157,7 @@ func (s *pinSeen) keep(kind pin.Kind, l *seenList, mark uint64) {
 		return
 	}
 	if s.bytes-old+l.bytes > maxSeenBytes {
-		s.failedLocked(kind)
+		put(&s.unwalkable, kind, true)
 		return
 	}
 	put(&s.lists, kind, l)
@@ -170,12 +170,8 @@ func (s *pinSeen) failed(kind pin.Kind, mark uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.gen == mark {
-		s.failedLocked(kind)
+		put(&s.unwalkable, kind, true)
 	}
-}
-
-func (s *pinSeen) failedLocked(kind pin.Kind) {
-	put(&s.unwalkable, kind, true)
 }
 
 // walkFailed reports whether the list of kind could not be walked since
