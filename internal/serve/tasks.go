@@ -180,15 +180,13 @@ func (u *upstream) renameTask(c *client, task json.RawMessage, made bool) json.R
 	if id == "" {
 		return task
 	}
-	var ours string
-	if e := u.tasks.upstream(id); e != nil {
-		ours = e.ours
-	} else if made {
-		ours = u.addTask(c, id)
-	} else {
-		return task
+	if made { // addTask names a task noted already by the id it has
+		return rawjson.With(task, "taskId", mustJSON(u.addTask(c, id)))
 	}
-	return rawjson.With(task, "taskId", mustJSON(ours))
+	if e := u.tasks.upstream(id); e != nil {
+		return rawjson.With(task, "taskId", mustJSON(e.ours))
+	}
+	return task
 }
 
 // relatedTask is the server's id of the task a message's params name in
