@@ -172,9 +172,7 @@ type Session struct{ u *upstream }
 func (s *Server) Dial(ctx context.Context) (*Session, error) {
 	u, err := s.open(ctx, s.Open, upstreamCaps, nil)
 	if err == nil && s.Record != nil && !s.recorded.Load() {
-		if err = s.listSurface(ctx, u); err != nil {
-			u.conn.Close()
-		}
+		err = s.listSurface(ctx, u)
 		s.recorded.Store(err == nil)
 	}
 	if err != nil {

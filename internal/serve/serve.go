@@ -191,7 +191,6 @@ func (s *Server) Start(ctx context.Context) error {
 func (s *Server) begin(ctx context.Context, u *upstream) error {
 	if s.Record != nil {
 		if err := s.listSurface(ctx, u); err != nil {
-			u.conn.Close()
 			return err
 		}
 	}
@@ -304,6 +303,7 @@ type Recorder interface {
 // every page of each list the server declares, as the guard and the pin
 // let clients see it: a recording holds nothing a client could not have
 // seen. An Upstream that cannot walk its lists has no surface to record.
+// A walk that fails closes u: the session is not opened after all.
 func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 	up := u.conn
 	s.Record.Note("initialize", nil, u.pinInstructions(up.State().InitializeResult.Raw()))
@@ -330,6 +330,7 @@ func (s *Server) listSurface(ctx context.Context, u *upstream) error {
 			continue
 		}
 		if err != nil {
+			u.conn.Close()
 			return err
 		}
 	}
