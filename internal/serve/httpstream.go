@@ -224,13 +224,12 @@ func (s *stallWriter) flush() bool {
 // bounded writes under the deadline: the stall, or with stalled the
 // stall and told, stalled being told at the stall.
 func (s *stallWriter) bounded(write func()) {
-	if s.stalled == nil {
-		s.rc.SetWriteDeadline(time.Now().Add(s.stall)) // not supported by a recorder: no bound there
-		write()
-		return
-	}
-	if s.late {
-		s.rc.SetWriteDeadline(time.Now().Add(s.told))
+	if s.stalled == nil || s.late {
+		bound := s.stall
+		if s.late {
+			bound = s.told
+		}
+		s.rc.SetWriteDeadline(time.Now().Add(bound)) // not supported by a recorder: no bound there
 		write()
 		return
 	}
