@@ -139,17 +139,12 @@ func (r *Recorder) All() [][]byte { r.mu.Lock(); defer r.mu.Unlock(); return r.g
 // received, and returns it.
 func (r *Recorder) WaitMessage(t testing.TB, method string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, m := range r.All() {
-			if strings.Contains(string(m), `"method":"`+method+`"`) {
-				return string(m)
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("no %s came", method)
-	return ""
+	var i int
+	WaitFor(t, method, func() bool {
+		i = slices.IndexFunc(r.All(), func(m []byte) bool { return strings.Contains(string(m), `"method":"`+method+`"`) })
+		return i >= 0
+	})
+	return string(r.All()[i])
 }
 
 // Answers is the handler of a downstream client: it answers elicitation,
