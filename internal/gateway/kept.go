@@ -103,7 +103,7 @@ func (k *kept) forget(method string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for name, l := range k.lists {
-		if method != "" && !changedBy(name, method) {
+		if method != "" && !slices.ContainsFunc(mcp.ChangedLists(method), func(l mcp.List) bool { return l.Method == name }) {
 			continue
 		}
 		for _, p := range l.pages {
@@ -114,12 +114,6 @@ func (k *kept) forget(method string) {
 			l.answered, l.missed = false, false
 		}
 	}
-}
-
-// changedBy reports whether a notification says the list of method
-// changed.
-func changedBy(method, note string) bool {
-	return slices.ContainsFunc(mcp.ChangedLists(note), func(l mcp.List) bool { return l.Method == method })
 }
 
 // page is a page of m's list of method from cursor for a list at the
