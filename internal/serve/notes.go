@@ -60,8 +60,11 @@ func (c *client) notify(ctx context.Context, behind *outstanding, method string,
 	n := int64(len(params))
 	c.sentMu.Lock()
 	defer c.sentMu.Unlock()
-	out := c.queue()
-	for len(out) == cap(out) || c.outBytes.Load() > 0 && c.outBytes.Load()+n > maxOutBytes {
+	if c.out == nil {
+		c.out = make(chan outNote, maxOutNotes)
+		go c.writeNotes(c.out) // client's notification writer: ends with the client's session
+	}
+	for len(c.out) == cap(c.out) || c.outBytes.Load() > 0 && c.outBytes.Load()+n > maxOutBytes {
 		if c.stalled || !c.waitForRoom(behind) {
 			c.drop()
 			return
@@ -74,7 +77,7 @@ func (c *client) notify(ctx context.Context, behind *outstanding, method string,
 		rel = nil
 	}
 	c.outBytes.Add(n)
-	out <- outNote{ctx, method, params} // there is room: only this sends, under sentMu
+	c.out <- outNote{ctx, method, params} // there is room: only this sends, under sentMu
 	c.queued++
 	if rel != nil {
 		put(&c.lastRel, string(rel), c.queued)
@@ -139,16 +142,6 @@ func (c *client) sayDropped() {
 	if n > told {
 		c.srv.Log.Warn(fmt.Sprintf("%d notifications in all were dropped for a client that did not read", n))
 	}
-}
-
-// queue is the client's queue of notifications, started with its writer
-// at the first; the caller holds sentMu.
-func (c *client) queue() chan outNote {
-	if c.out == nil {
-		c.out = make(chan outNote, maxOutNotes)
-		go c.writeNotes(c.out) // client's notification writer: ends with the client's session
-	}
-	return c.out
 }
 
 // writeNotes sends the client its notifications, in order, each bounded
