@@ -203,7 +203,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	g.Log, g.Secrets = cmp.Or(g.Log, slog.New(slog.DiscardHandler)), cmp.Or(g.Secrets, redact.NewScrubber(nil))
 	rand.Read(g.key[:])
-	g.fronts, g.said = map[*front]bool{}, map[string]bool{}
+	g.fronts, g.said, g.tasks.by = map[*front]bool{}, map[string]bool{}, map[string]*Member{}
 	var bare []string
 	for _, m := range g.Members {
 		if m.prefix == "" {
@@ -228,6 +228,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 				floodNotes: cmp.Or(g.floodNotes, floodNotes), floodWindow: cmp.Or(g.floodWindow, floodWindow),
 				pingEvery: cmp.Or(g.pingEvery, pingEvery), pingWait: cmp.Or(g.pingWait, pingWait), retryFirst: cmp.Or(g.retryFirst, retryFirst)}
 			m.life.ctx, m.life.cancel = context.WithCancel(context.Background())
+			m.kept.lists = map[string]*keptList{}
 			s.Source = m.life
 		}
 		s.Open = m.watched(s.Open)

@@ -54,7 +54,7 @@ const (
 // kept is what a member's lists are, as kept.
 type kept struct {
 	mu     sync.Mutex           // guards the fields below
-	lists  map[string]*keptList // by method
+	lists  map[string]*keptList // by method (made at Start, with life)
 	bytes  int
 	flying atomic.Int64 // flights under way: the member is not busy with them
 }
@@ -86,9 +86,6 @@ type flight struct {
 
 // list is method's list as kept; k.mu is held.
 func (k *kept) list(method string) *keptList {
-	if k.lists == nil {
-		k.lists = map[string]*keptList{}
-	}
 	l := k.lists[method]
 	if l == nil {
 		l = &keptList{pages: map[string]*keptPage{}, flights: map[string]*flight{}}

@@ -378,9 +378,9 @@ func (g *Gateway) sayOnce(line string) {
 // are serve's own, random: no two members give the same), as each
 // member's Server tells it (OnTask).
 type taskOwner struct {
-	mu    sync.Mutex // guards by and order
-	by    map[string]*Member
-	order []string // oldest first, to forget past maxTasks
+	mu    sync.Mutex         // guards by and order
+	by    map[string]*Member // made at Start
+	order []string           // oldest first, to forget past maxTasks
 }
 
 func (t *taskOwner) noteID(m *Member, id string) {
@@ -389,9 +389,6 @@ func (t *taskOwner) noteID(m *Member, id string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.by == nil {
-		t.by = map[string]*Member{}
-	}
 	if _, ok := t.by[id]; ok {
 		return
 	}
