@@ -51,7 +51,8 @@ func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.Ra
 	if s.Front != nil {
 		handle = c.handleFront
 	}
-	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: c.observed(handle), OnNotification: c.notified, Record: c.noteRecorder(), Log: s.Log})
+	handle, record := c.observed(handle)
+	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: handle, OnNotification: c.notified, Record: record, Log: s.Log})
 	if s.Front != nil {
 		c.front = s.Front(&Client{c})
 	}

@@ -37,29 +37,22 @@ type Exchange struct {
 }
 
 // observed is h, telling the Server's Observe of each request and its
-// answer once it is answered.
-func (c *client) observed(h mcp.RequestHandler) mcp.RequestHandler {
+// answer once it is answered; and what tells it of each notification as
+// the client's stream is read, so that a log has them in the order they
+// came (nil without Observe).
+func (c *client) observed(h mcp.RequestHandler) (mcp.RequestHandler, func(string, json.RawMessage)) {
 	observe := c.srv.Observe
 	if observe == nil {
-		return h
+		return h, nil
 	}
-	return func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	handle := func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 		start := time.Now()
 		res, err := h(ctx, method, params)
 		observe(Exchange{Client: c.n, ID: mcp.IncomingID(ctx), Method: method, Params: params,
 			Result: res, Err: err, Cancelled: ctx.Err() != nil, Time: start, Took: time.Since(start)})
 		return res, err
 	}
-}
-
-// noteRecorder tells the Server's Observe of each notification as the
-// client's stream is read, so that a log has them in the order they came.
-func (c *client) noteRecorder() func(string, json.RawMessage) {
-	observe := c.srv.Observe
-	if observe == nil {
-		return nil
-	}
-	return func(method string, params json.RawMessage) {
+	return handle, func(method string, params json.RawMessage) {
 		observe(Exchange{Client: c.n, Method: method, Params: params, Time: time.Now()})
 	}
 }
