@@ -42,20 +42,6 @@ type listener struct {
 	listening bool              // acknowledged: notifications may go
 }
 
-// wants reports whether the listener asked for a notification (method, of
-// resource uri for an update).
-func (l *listener) wants(method, uri string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.listening {
-		return false
-	}
-	if method == "notifications/resources/updated" {
-		return slices.Contains(l.filter.URIs, uri)
-	}
-	return l.filter.Asks(method)
-}
-
 // wantsList reports whether the listener hears serve's own news that a
 // list changed (a pin approved): what its acknowledgement named, or in
 // front of a modern server what it asked for.
@@ -204,7 +190,8 @@ func (u *upstream) listen(l *listener, on bool) { note(u, u.listeners, l, on) }
 
 // listenersOf are the listeners a notification of the server goes to: in
 // front of a modern server, the one whose listen the server named; else
-// those that asked for it.
+// those acknowledged that asked for it (method, of resource uri for an
+// update).
 func (u *upstream) listenersOf(method string, params json.RawMessage, uri string) []*listener {
 	sub := rawjson.Member(rawjson.Member(params, "_meta"), metaSubscriptionID)
 	u.mu.Lock()
@@ -212,14 +199,18 @@ func (u *upstream) listenersOf(method string, params json.RawMessage, uri string
 	var out []*listener
 	for l := range u.listeners {
 		l.mu.Lock()
-		passed := l.upstream
-		l.mu.Unlock()
+		wants := false
 		switch {
 		case sub != nil:
-			if passed == string(sub) {
-				out = append(out, l)
-			}
-		case passed == "" && l.wants(method, uri):
+			wants = l.upstream == string(sub)
+		case l.upstream != "" || !l.listening:
+		case method == "notifications/resources/updated":
+			wants = slices.Contains(l.filter.URIs, uri)
+		default:
+			wants = l.filter.Asks(method)
+		}
+		l.mu.Unlock()
+		if wants {
 			out = append(out, l)
 		}
 	}
