@@ -271,8 +271,8 @@ func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream
 			if l != nil {
 				l.noted()
 			}
-			if _, ok := mcp.ListChanged(method); ok {
-				m.gw.names.listChanged(m, method)
+			if changed := mcp.ChangedLists(method); changed != nil {
+				m.gw.names.forget(m, changed...) // what its lists that changed held
 				m.kept.forget(method)
 				m.gw.serverListChanged(m, method)
 			}

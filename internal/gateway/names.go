@@ -204,10 +204,3 @@ func (b *nameBook) forget(m *Member, lists ...mcp.List) {
 	}
 	maps.DeleteFunc(b.whole[m], func(key string, _ time.Time) bool { return in(key) })
 }
-
-// listChanged forgets what m's list that changed held.
-func (b *nameBook) listChanged(m *Member, method string) {
-	if changed := mcp.ChangedLists(method); changed != nil {
-		b.forget(m, changed...)
-	}
-}
