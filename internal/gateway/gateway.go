@@ -224,7 +224,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 		s.NamePrefix = m.prefix
 		s.OnTask = func(id string) { g.tasks.noteID(m, id) }
 		if !s.Isolate {
-			m.life = &life{srv: s, log: g.Log, name: m.Name, eager: m.Eager, change: func(st lifeState) { g.changed(m, st) }, since: time.Now(),
+			m.life = &life{srv: s, log: g.Log, name: m.Name, change: func(st lifeState) { g.changed(m, st) }, since: time.Now(),
 				floodNotes: cmp.Or(g.floodNotes, floodNotes), floodWindow: cmp.Or(g.floodWindow, floodWindow),
 				pingEvery: cmp.Or(g.pingEvery, pingEvery), pingWait: cmp.Or(g.pingWait, pingWait), retryFirst: cmp.Or(g.retryFirst, retryFirst)}
 			m.life.ctx, m.life.cancel = context.WithCancel(context.Background())
@@ -236,8 +236,8 @@ func (g *Gateway) Start(ctx context.Context) error {
 			g.Close()
 			return fmt.Errorf("server %q: %w", m.Name, err)
 		}
-		if m.life != nil {
-			m.life.start()
+		if m.life != nil && m.Eager {
+			m.life.wake() // idle: its session is opened at once, in the background
 		}
 	}
 	return nil

@@ -67,7 +67,6 @@ type life struct {
 	srv    *serve.Server
 	log    *slog.Logger // the gateway's: its lines name the member
 	name   string
-	eager  bool
 	change func(m lifeState) // told each change of state (the gateway's list changes), outside mu
 
 	ctx    context.Context    // ends when serving does
@@ -94,16 +93,6 @@ type life struct {
 	notes atomic.Int64 // notifications since window began
 	wnd   atomic.Int64 // the window's start, Unix ns
 	wg    sync.WaitGroup
-}
-
-// start begins: an eager member's session is opened at once, in the
-// background.
-func (l *life) start() {
-	if l.eager {
-		l.mu.Lock()
-		l.begin()
-		l.mu.Unlock()
-	}
 }
 
 // enter counts one more goroutine of the life's, which Close waits for;
