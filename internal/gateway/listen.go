@@ -116,10 +116,7 @@ func (l *frontListen) end() {
 // start listens at member m for the lists asked for and uris, unless the
 // listen has ended.
 func (l *frontListen) start(m *Member, uris []string) {
-	params := serve.WithListenURIs(l.params, uris)
-	if uris == nil {
-		params = serve.WithListenURIs(l.params, []string{})
-	}
+	params := serve.WithListenURIs(l.params, append([]string{}, uris...)) // none: [], not null
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.started[m] || l.ended {
