@@ -115,12 +115,11 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 		}
 	}
 	i := 0
-	if pos.M != "" {
-		i = g.member(pos.M).index
-	}
 	var ahead map[*Member]chan fetched
 	var first map[*Member]fetched // the first pages taken, by members' preference
-	if pos.M == "" {
+	if pos.M != "" {
+		i = g.member(pos.M).index
+	} else {
 		var stop context.CancelFunc
 		ahead, stop = f.fetchAhead(ctx, method, params)
 		defer stop()
