@@ -221,17 +221,13 @@ func (g *pinGate) say(m pin.Move) {
 	line := "serve: " + safetext.Clip(safetext.Line(g.moveLine(m)), 1000)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	switch {
-	case g.said[line]:
-		return
-	case len(g.said) == maxSaid:
-		g.said[line] = true // once: the next ones are not said
-		g.log.Info(fmt.Sprintf("serve: more than %d items moved since they were pinned in %s; mcpv pin --check %s tells them all", maxSaid, safetext.Line(g.cfg.Label), safetext.Line(g.cfg.Label)))
-		return
-	case len(g.said) > maxSaid:
+	if g.said[line] || len(g.said) > maxSaid {
 		return
 	}
 	g.said[line] = true
+	if len(g.said) > maxSaid { // once: the next ones are not said
+		line = fmt.Sprintf("serve: more than %d items moved since they were pinned in %s; mcpv pin --check %s tells them all", maxSaid, safetext.Line(g.cfg.Label), safetext.Line(g.cfg.Label))
+	}
 	g.log.Info(line)
 }
 
