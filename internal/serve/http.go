@@ -432,11 +432,9 @@ func (h *HTTPHandler) open(w http.ResponseWriter, who *View, legacy bool) (strin
 	h.sessions[sid] = s
 	if !legacy {
 		s.idle = time.AfterFunc(h.InitIdle, func() { h.end(sid) })
-	}
-	h.mu.Unlock()
-	if !legacy {
 		w.Header().Set("Mcp-Session-Id", sid)
 	}
+	h.mu.Unlock()
 	return sid, s
 }
 
