@@ -47,6 +47,7 @@ import (
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/internal/uritemplate"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -204,6 +205,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	g.Log, g.Secrets = cmp.Or(g.Log, slog.New(slog.DiscardHandler)), cmp.Or(g.Secrets, redact.NewScrubber(nil))
 	rand.Read(g.key[:])
 	g.fronts, g.said, g.tasks.by = map[*front]bool{}, map[string]bool{}, map[string]*Member{}
+	g.names.by, g.names.tmpl, g.names.whole = map[string][]*Member{}, map[*Member][]*uritemplate.Template{}, map[*Member]map[string]time.Time{}
 	var bare []string
 	for _, m := range g.Members {
 		if m.prefix == "" {

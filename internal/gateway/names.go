@@ -23,7 +23,7 @@ import (
 
 // nameBook keeps who lists what, as the front's lists have shown it: for
 // each URI, template, and name of a member without a prefix, the
-// members that list it, in the members' order.
+// members that list it, in the members' order (its maps made at Start).
 type nameBook struct {
 	mu    sync.Mutex                          // guards the fields below
 	by    map[string][]*Member                // list's key + "\x00" + item's -> its listers, in order
@@ -46,9 +46,6 @@ const walkRetry = 30 * time.Second
 func (b *nameBook) markWalked(m *Member, l mcp.List, whole bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.whole == nil {
-		b.whole = map[*Member]map[string]time.Time{}
-	}
 	if b.whole[m] == nil {
 		b.whole[m] = map[string]time.Time{}
 	}
@@ -84,9 +81,6 @@ func (b *nameBook) claim(g *Gateway, l mcp.List, key string, m *Member, view *se
 				g.Log.Warn(fmt.Sprintf("serve: the gateway keeps %d KiB of the names and URIs its servers list, to route by: past that, a URI is routed by the templates, and a name of a server without a prefix by its list when asked", cmp.Or(g.maxBook, maxBookBytes)>>10))
 			}
 			return true
-		}
-		if b.by == nil {
-			b.by, b.tmpl = map[string][]*Member{}, map[*Member][]*uritemplate.Template{}
 		}
 		listers = append(listers, m)
 		if l.ByURI {
