@@ -173,10 +173,9 @@ func (g *Gateway) page(ctx context.Context, m *Member, method, cursor string) (j
 	k.mu.Lock()
 	l.missed = l.missed || wait > 0
 	said := l.said
+	l.said = "left out"
 	if fresh {
 		l.said = "stale"
-	} else {
-		l.said = "left out"
 	}
 	k.mu.Unlock()
 	if fresh {
