@@ -137,11 +137,10 @@ func (s *Server) Start(ctx context.Context) error {
 	s.bridges.srv, s.bridges.parked = s, map[string]*bridge{}
 	rand.Read(s.bridges.key[:])
 	if s.Pin != nil {
-		g, err := newPinGate(s.Pin, s.Log)
-		if err != nil {
+		var err error
+		if s.pins, err = newPinGate(s.Pin, s.Log); err != nil {
 			return err
 		}
-		s.pins = g
 	}
 	if s.Isolate || s.Front != nil || s.Source != nil {
 		return nil
