@@ -42,19 +42,6 @@ type listener struct {
 	listening bool              // acknowledged: notifications may go
 }
 
-// wantsList reports whether the listener hears serve's own news that a
-// list changed (a pin approved): what its acknowledgement named, or in
-// front of a modern server what it asked for.
-func (l *listener) wantsList(method string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	f := l.filter
-	if l.asked != nil {
-		f = *l.asked
-	}
-	return l.listening && f.Asks(method)
-}
-
 // send hands the client a notification of its subscription, on the
 // listen's stream (behind as client.notify takes it).
 func (l *listener) send(behind *outstanding, method string, params json.RawMessage) {

@@ -370,7 +370,8 @@ func (u *upstream) relist(ctx context.Context, old, now *pin.Server) {
 
 // tellListChanged tells u's clients that a list changed, as the server's
 // own list_changed goes: to the clients of the initialize era, and the
-// listens that asked for it.
+// acknowledged listens that asked for it (what the acknowledgement named,
+// or in front of a modern server what the listen asked for).
 func (u *upstream) tellListChanged(method string) {
 	to, _ := u.recipients(subscription.Everyone, "")
 	for _, r := range to {
@@ -380,7 +381,14 @@ func (u *upstream) tellListChanged(method string) {
 	ls := slices.Collect(maps.Keys(u.listeners))
 	u.mu.Unlock()
 	for _, l := range ls {
-		if l.wantsList(method) {
+		l.mu.Lock()
+		f := l.filter
+		if l.asked != nil {
+			f = *l.asked
+		}
+		wants := l.listening && f.Asks(method)
+		l.mu.Unlock()
+		if wants {
 			l.send(nil, method, nil)
 		}
 	}
