@@ -111,8 +111,8 @@ func (u *upstream) listenThrough(ctx context.Context, l *listener, params json.R
 		l.upstream = string(id)
 		l.mu.Unlock()
 	})
-	u.listen(l, true)
-	defer u.listen(l, false)
+	note(u, u.listeners, l, true)
+	defer note(u, u.listeners, l, false)
 	res, err := u.conn.Forward(ctx, "subscriptions/listen", params)
 	if err != nil {
 		return nil, rpcError(err)
@@ -145,8 +145,8 @@ func (u *upstream) listenHere(ctx context.Context, l *listener, want mcp.ListenF
 	// Listening before the acknowledgement goes, so what the server
 	// sends once the client has it is heard; what comes meanwhile waits
 	// for it (sendMu).
-	u.listen(l, true)
-	defer u.listen(l, false)
+	note(u, u.listeners, l, true)
+	defer note(u, u.listeners, l, false)
 	l.sendMu.Lock()
 	l.mu.Lock()
 	l.filter, l.listening = got, true
@@ -171,9 +171,6 @@ func (u *upstream) holdResource(ctx context.Context, l *listener, uri string) er
 	done(err == nil)
 	return err
 }
-
-// listen notes a listener open (on) or ended.
-func (u *upstream) listen(l *listener, on bool) { note(u, u.listeners, l, on) }
 
 // listenersOf are the listeners a notification of the server goes to: in
 // front of a modern server, the one whose listen the server named; else

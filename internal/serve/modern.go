@@ -331,11 +331,11 @@ func (u *upstream) paramHeaders(ctx context.Context, params json.RawMessage) []m
 // (ctx with r, mcp.WithCaller, and u), its params swapped (swap). end
 // ends it.
 func (u *upstream) relay(ctx context.Context, r *relayed, params json.RawMessage, legacy bool) (_ context.Context, fwd json.RawMessage, end func()) {
-	u.fly(r, true)
+	note(u, u.flights, r, true)
 	fwd, release := u.swap(params, *r, legacy)
 	return context.WithValue(mcp.WithCaller(ctx, *r), upstreamKey{}, u), fwd, func() {
 		release()
-		u.fly(r, false)
+		note(u, u.flights, r, false)
 	}
 }
 

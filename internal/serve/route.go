@@ -251,9 +251,6 @@ func (u *upstream) pick(ctx context.Context, method string) *relayed {
 	return nil
 }
 
-// fly notes a client's request in flight (on) or done.
-func (u *upstream) fly(r *relayed, on bool) { note(u, u.flights, r, on) }
-
 // note adds k to the set m of u's (on) or takes it out, under u.mu.
 func note[K comparable](u *upstream, m map[K]bool, k K, on bool) {
 	u.mu.Lock()
