@@ -123,10 +123,6 @@ func (d *drain) settle(id []byte) {
 	}
 }
 
-// wait waits until every request read has been answered, or the
-// session ends.
-func (d *drain) wait() { d.owed.wait(-1, d.stop) }
-
 // draining is a stream transport whose end of input waits for the
 // requests read before it to be answered.
 type draining struct {
@@ -138,7 +134,7 @@ func (t *draining) Read() ([]byte, error) {
 	msg, err := t.StreamTransport.Read()
 	if err != nil {
 		t.d.once.Do(func() { close(t.d.eof) })
-		t.d.wait()
+		t.d.owed.wait(-1, t.d.stop) // until every request read is answered, or the session ends
 		return nil, err
 	}
 	e, _ := readEnvelope(msg)

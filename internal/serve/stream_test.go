@@ -53,7 +53,7 @@ func TestDrainCountsARepeatedID(t *testing.T) {
 	d.add([]byte(`1`))
 	d.settle([]byte(`1`))
 	waited := make(chan struct{})
-	go func() { d.wait(); close(waited) }()
+	go func() { d.owed.wait(-1, d.stop); close(waited) }()
 	select {
 	case <-waited:
 		t.Fatal("the wait ended with one of two answers still due")
