@@ -38,11 +38,6 @@ func readEnvelope(msg []byte) (envelope, error) {
 	return e, nil
 }
 
-// response is the id of a response (a message with an id and no method).
-func (e envelope) response() (json.RawMessage, bool) {
-	return e.id, e.id != nil && !e.hasMethod
-}
-
 // request reports whether the message is a request: a method and an id
 // that is not null.
 func (e envelope) request() bool {

@@ -22,7 +22,7 @@ func TestEnvelope(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.msg, err)
 		}
-		id, resp := e.response()
+		id, resp := responseID([]byte(tt.msg))
 		if e.request() != tt.request || resp != tt.response || string(e.id) != tt.id || string(id) != tt.id {
 			t.Errorf("%s: request %v, response %v, id %s; want %v, %v, %s", tt.msg, e.request(), resp, e.id, tt.request, tt.response, tt.id)
 		}

@@ -10,10 +10,11 @@ import (
 	"sync"
 )
 
-// responseID reads a message's id when it is a response (no method).
+// responseID reads a message's id when it is a response (an id and no
+// method member at all).
 func responseID(msg []byte) (json.RawMessage, bool) {
 	e, _ := readEnvelope(msg)
-	return e.response()
+	return e.id, e.id != nil && !e.hasMethod
 }
 
 // httpTransport is one downstream session's side of the endpoint.
