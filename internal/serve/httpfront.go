@@ -214,19 +214,16 @@ func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	closed, draining := h.closed, h.draining
 	h.mu.Unlock()
-	var status int
-	var body any
-	if draining && !closed {
+	status, body := http.StatusOK, any(map[string]string{"status": "ok"})
+	switch {
+	case draining && !closed:
 		// A balancer sends it no more: the replica is stopping.
 		status, body = http.StatusServiceUnavailable, map[string]string{"status": "draining"}
-	} else if h.Health != nil {
+	case h.Health != nil:
 		who, known := h.authorize(r)
 		status, body = h.Health(who, known, closed)
-	} else {
-		status, body = http.StatusOK, map[string]string{"status": "ok"}
-		if closed || isClosed(h.srv.Done()) { // never done with Isolate
-			status, body = http.StatusServiceUnavailable, map[string]string{"status": "unavailable"}
-		}
+	case closed || isClosed(h.srv.Done()): // never done with Isolate
+		status, body = http.StatusServiceUnavailable, map[string]string{"status": "unavailable"}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
