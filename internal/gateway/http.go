@@ -159,11 +159,9 @@ func (g *Gateway) health(who *serve.View, known, closed bool) (int, any) {
 	case counts["down"] > 0:
 		word = "degraded"
 	}
-	body := map[string]any{"status": word}
+	body := map[string]any{"status": word, "servers": counts}
 	if known {
 		body["servers"] = members
-	} else {
-		body["servers"] = counts
 	}
 	return status, body
 }
