@@ -172,7 +172,20 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 		return up.pinInstructions(res), nil
 	}
 	if method == "logging/setLevel" && st.Modern {
-		return c.setLogLevel(params)
+		// A modern server has none: the level goes in the _meta of each
+		// of the client's requests instead
+		// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
+		var p struct {
+			Level json.RawMessage `json:"level"`
+		}
+		if json.Unmarshal(params, &p) != nil || p.Level == nil {
+			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "logging/setLevel: a level is required"}
+		}
+		c.level.rank.Store(levelOf(params))
+		c.mu.Lock()
+		c.logLevel = p.Level
+		c.mu.Unlock()
+		return json.RawMessage(`{}`), nil
 	}
 	if rerr := c.withheld(ctx, up, method, params); rerr != nil {
 		return nil, rerr
@@ -221,24 +234,6 @@ func (c *client) withheld(ctx context.Context, up *upstream, method string, para
 		return rerr
 	}
 	return up.pinCheck(ctx, method, params)
-}
-
-// setLogLevel takes a legacy client's logging/setLevel for a modern
-// server, which has none: the level goes in the _meta of each of the
-// client's requests instead
-// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging).
-func (c *client) setLogLevel(params json.RawMessage) (json.RawMessage, error) {
-	var p struct {
-		Level json.RawMessage `json:"level"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.Level == nil {
-		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "logging/setLevel: a level is required"}
-	}
-	c.level.rank.Store(levelOf(params))
-	c.mu.Lock()
-	c.logLevel = p.Level
-	c.mu.Unlock()
-	return json.RawMessage(`{}`), nil
 }
 
 func (c *client) withLogLevel(params json.RawMessage) json.RawMessage {
