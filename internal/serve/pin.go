@@ -234,7 +234,7 @@ func (g *pinGate) say(m pin.Move) {
 // moveLine says how an item moved, and that it is withheld.
 func (g *pinGate) moveLine(m pin.Move) string {
 	label := m.Label()
-	var s string
+	s := fmt.Sprintf("%s moved since it was pinned in %s", label, g.cfg.Label)
 	switch {
 	case m.How == pin.Twice: // no approval makes it one
 		return fmt.Sprintf("%s listed twice: the server lists it more than once, and a client cannot tell which one it uses; withheld until it lists it once", label)
@@ -248,8 +248,6 @@ func (g *pinGate) moveLine(m pin.Move) string {
 		s = fmt.Sprintf("%s is not pinned in %s: it has the definition of pinned %s %q, which the server no longer lists", label, g.cfg.Label, m.Kind, m.RenamedFrom)
 	case m.How == pin.New:
 		s = fmt.Sprintf("%s is not pinned in %s: it is new", label, g.cfg.Label)
-	default:
-		s = fmt.Sprintf("%s moved since it was pinned in %s", label, g.cfg.Label)
 	}
 	if m.How == pin.Moved && m.Kind != "instructions" && len(m.Changes) > 0 {
 		s += ": " + m.Changes[0].Message

@@ -281,7 +281,7 @@ func (g *pinGate) refusal(kind pin.Kind, key string, m *pin.Move) *mcp.RPCError 
 	if m.Kind != string(kind) || m.Key != key {
 		subject = safetext.Line((&pin.Move{Kind: m.Kind, Key: clipKey(m.Key)}).Label())
 	}
-	var why string
+	why := fmt.Sprintf("%s moved since it was pinned in %s; withheld until approved", subject, file)
 	switch {
 	case m.How == pin.Twice:
 		why = fmt.Sprintf("the server lists %s more than once; withheld", subject)
@@ -291,8 +291,6 @@ func (g *pinGate) refusal(kind pin.Kind, key string, m *pin.Move) *mcp.RPCError 
 		why = fmt.Sprintf("%s moved since it was pinned in %s: the server no longer lists it", subject, file)
 	case m.How == pin.New:
 		why = fmt.Sprintf("%s moved since it was pinned in %s: it is not pinned; withheld until approved", subject, file)
-	default:
-		why = fmt.Sprintf("%s moved since it was pinned in %s; withheld until approved", subject, file)
 	}
 	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("%s %q is not available here: %s", kind, clipKey(key), why)}
 }
