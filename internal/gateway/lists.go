@@ -99,11 +99,9 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 	}
 	var pos listPos
 	if raw := rawjson.Member(params, "cursor"); raw != nil && string(raw) != "null" {
-		cursor, err := rawjson.String(raw)
+		cursor, _ := rawjson.String(raw) // one that is no string reads as "", no cursor the front gave
 		var ok bool
-		if err == nil {
-			pos, ok = g.readCursor(method, cursor)
-		}
+		pos, ok = g.readCursor(method, cursor)
 		if !ok || !view.Sees(pos.M) {
 			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: method + ": invalid cursor"}
 		}
