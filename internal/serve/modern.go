@@ -188,11 +188,10 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 // there (server/resources, "Error Handling"); -32042, URL elicitation
 // required, has no code there (it asks in input_required): -32603.
 func retiredCode(err error) error {
-	var re *mcp.RPCError
-	if !errors.As(err, &re) || re.Code != -32002 && re.Code != -32042 {
-		return err
+	if re, ok := errors.AsType[*mcp.RPCError](err); ok && (re.Code == -32002 || re.Code == -32042) {
+		return &mcp.RPCError{Code: map[int]int{-32002: mcp.CodeInvalidParams, -32042: mcp.CodeInternalError}[re.Code], Message: re.Message, Data: re.Data}
 	}
-	return &mcp.RPCError{Code: map[int]int{-32002: mcp.CodeInvalidParams, -32042: mcp.CodeInternalError}[re.Code], Message: re.Message, Data: re.Data}
+	return err
 }
 
 // modernResult is what a modern client gets of a result: through the

@@ -60,8 +60,7 @@ func (u *upstream) walkKind(ctx context.Context, kind pin.Kind) (*seenList, erro
 		}
 		return nil
 	})
-	var re *mcp.RPCError // a *mcp.CallError's among them
-	if errors.As(err, &re) && re.Code == mcp.CodeMethodNotFound {
+	if re, ok := errors.AsType[*mcp.RPCError](err); ok && re.Code == mcp.CodeMethodNotFound { // a *mcp.CallError's among them
 		list, err = &seenList{defs: map[string]json.RawMessage{}}, nil
 	}
 	if err != nil {

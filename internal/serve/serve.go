@@ -482,8 +482,7 @@ func related(ctx context.Context) json.RawMessage {
 // server's own JSON-RPC error as it is, or an internal error saying what
 // happened on the way.
 func rpcError(err error) error {
-	var re *mcp.RPCError // a *mcp.CallError's among them
-	if errors.As(err, &re) {
+	if re, ok := errors.AsType[*mcp.RPCError](err); ok { // a *mcp.CallError's among them
 		return re
 	}
 	return &mcp.RPCError{Code: mcp.CodeInternalError, Message: fmt.Sprintf("the server behind this relay: %v", err)}
