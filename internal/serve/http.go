@@ -289,11 +289,9 @@ func (h *HTTPHandler) readBody(w http.ResponseWriter, r *http.Request) (body []b
 	release = func() { h.held.Add(-hr.n) }
 	body, err := io.ReadAll(hr)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooBig):
+		if tooBig, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooBig.Limit))
-		case errors.Is(err, errHeld):
+		} else if errors.Is(err, errHeld) {
 			w.Header().Set("Retry-After", "1")
 			httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("the endpoint holds %d bytes of request bodies already; try again", h.maxHeld()))
 		}
