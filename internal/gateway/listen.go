@@ -53,10 +53,7 @@ type frontListen struct {
 
 // listen serves a modern client's subscriptions/listen until it ends it.
 func (f *front) listen(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if _, rerr := serve.ListenURIs(params); rerr != nil {
-		return nil, rerr
-	}
-	params, rerr := f.c.Who().ListenParams(params)
+	params, rerr := f.c.Who().ListenParams(params) // params it refuses, ListenFilterOf refuses alike
 	if rerr != nil {
 		return nil, rerr
 	}
