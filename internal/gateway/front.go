@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -295,7 +296,7 @@ func (g *Gateway) initResult(view *serve.View) json.RawMessage {
 		"completions": json.RawMessage(`{}`),
 		"logging":     json.RawMessage(`{}`),
 	}
-	var instructions []byte
+	var instructions []string // each member's, under its name
 	for _, m := range g.Members {
 		u := m.upNow()
 		if u == nil || !view.Sees(m.Name) {
@@ -306,19 +307,16 @@ func (g *Gateway) initResult(view *serve.View) json.RawMessage {
 			caps["tasks"] = t
 		}
 		if text, _ := rawjson.String(rawjson.Member(init, "instructions")); text != "" {
-			if len(instructions) > 0 {
-				instructions = append(instructions, "\n\n"...)
-			}
 			head := "Server " + m.Name
 			if m.prefix != "" {
 				head += " (its tools and prompts are named " + m.prefix + "NAME)"
 			}
-			instructions = append(append(append(instructions, head...), ":\n"...), text...)
+			instructions = append(instructions, head+":\n"+text)
 		}
 	}
 	res := map[string]any{"protocolVersion": mcp.LatestVersion, "capabilities": caps, "serverInfo": g.info()}
 	if len(instructions) > 0 {
-		res["instructions"] = string(instructions)
+		res["instructions"] = strings.Join(instructions, "\n\n")
 	}
 	return rawjson.Marshal(res)
 }
