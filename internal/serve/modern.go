@@ -249,34 +249,28 @@ func modernMembers(method string, res, info json.RawMessage) []byte {
 		have.scope = have.scope || f.KeyIs("cacheScope")
 		have.input = have.input || f.KeyIs("inputRequests") || f.KeyIs("requestState")
 	}
-	var out []byte
-	add := func(m string) {
-		if len(out) > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, m...)
-	}
+	var out []string
 	switch {
 	case !have.typ && have.input && inputMethods[method]:
 		// A server of the initialize era that asks as the modern era
 		// does (its own inputRequests and requestState): the client
 		// sends its request again, which goes to it as it is.
-		add(`"resultType":"input_required"`)
+		out = append(out, `"resultType":"input_required"`)
 	case !have.typ:
-		add(`"resultType":"complete"`)
+		out = append(out, `"resultType":"complete"`)
 	}
 	if mcp.Cacheable(method) {
 		if !have.ttl {
-			add(`"ttlMs":0`)
+			out = append(out, `"ttlMs":0`)
 		}
 		if !have.scope {
-			add(`"cacheScope":"private"`)
+			out = append(out, `"cacheScope":"private"`)
 		}
 	}
 	if !have.meta && json.Valid(info) {
-		add(`"_meta":{` + string(mustJSON(mcp.MetaServerInfo)) + `:` + string(info) + `}`)
+		out = append(out, `"_meta":{`+string(mustJSON(mcp.MetaServerInfo))+`:`+string(info)+`}`)
 	}
-	return out
+	return []byte(strings.Join(out, ","))
 }
 
 // resultTypeOf is a result's resultType, "" when it has none.
