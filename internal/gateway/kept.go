@@ -100,7 +100,7 @@ func (k *kept) forget(method string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for name, l := range k.lists {
-		if method != "" && !slices.ContainsFunc(mcp.ChangedLists(method), func(l mcp.List) bool { return l.Method == name }) {
+		if method != "" && !slices.ContainsFunc(mcp.ChangedLists(method), func(c mcp.List) bool { return c.Method == name }) {
 			continue
 		}
 		for _, p := range l.pages {
