@@ -195,14 +195,13 @@ func (g *Gateway) page(ctx context.Context, m *Member, method, cursor string) (j
 func (g *Gateway) fly(m *Member, l *keptList, method, cursor string, bound time.Duration) *flight {
 	k := &m.kept
 	fl := &flight{done: make(chan struct{})}
-	gen := l.gen
-	l.flights[cursor] = fl
 	if !m.life.enter() {
-		delete(l.flights, cursor)
 		fl.err = errors.New("serving ended")
 		close(fl.done)
 		return fl
 	}
+	gen := l.gen
+	l.flights[cursor] = fl
 	// The flight is counted busy, then flying, before it is under way, and
 	// flying, then busy, once it is over: a list that reads both between
 	// takes the member for busy with another's request at worst (its last
