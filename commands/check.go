@@ -34,7 +34,7 @@ type checkCmd struct {
 	Only             []string      `name:"only" sep:"," placeholder:"ID|AREA" help:"Run only these checks, by id or area."`
 	Skip             []string      `name:"skip" sep:"," placeholder:"ID|AREA" help:"Leave out these checks, by id or area."`
 	Strict           bool          `name:"strict" help:"Fail on a SHOULD that does not hold, too."`
-	Call             []string      `name:"call" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool for the checks that need a call (repeatable); without it, none is called."`
+	Call             []string      `name:"call" sep:"none" placeholder:"'TOOL [KEY=VALUE...]'" help:"Call this tool for the checks that need a call (repeatable); without it, none is called."`
 	Format           string        `name:"format" enum:"text,junit,tap,json" default:"text" help:"Report format: text, junit, tap or json."`
 	Output           string        `name:"output" placeholder:"FILE" help:"Write the report to FILE; stdout keeps the problems."`
 	Show             string        `name:"show" enum:"auto,problems,all" default:"auto" help:"List problems (failed, warned, inconclusive) or all checks; auto: all on a terminal."`

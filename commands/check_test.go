@@ -72,6 +72,7 @@ func TestCheckCommand(t *testing.T) {
 		{"junit", []string{"check", "--only", "lifecycle.ping", "--format", "junit"}, broken, 1, []string{`<testsuites name="mcpv check"`, `<failure message="MUST: the result is not empty`}, ""},
 		{"a tool call skipped without --call", []string{"check", "--show", "all", "--only", "tools.result"}, good, 0, []string{"skipped: needs a tool call: name one with --call"}, ""},
 		{"--call", []string{"check", "--show=all", "--only", "tools.result", "--call", "echo message=hi"}, good, 0, []string{"✓ tools.result"}, ""},
+		{"--call whose argument holds a comma, which parts no calls", []string{"check", "--show=all", "--only", "tools.result", "--call", `echo message="hi, there"`}, good, 0, []string{"✓ tools.result"}, ""},
 		{"--call of a tool not listed: a usage error, before any check", []string{"check", "--only", "tools.result", "--call", "ecko"}, good, 2, nil, `mcpv: --call ecko: the server lists no such tool; did you mean "echo"?`},
 		{"no session: the report says why, in json", []string{"check", "--format", "json", "-q", `[.areas[].checks[] | select(.status != "blocked") | [.id, .status]], ([.areas[].checks[] | select(.status == "blocked") | .blockedBy] | unique)`}, pretty, 1,
 			[]string{`[["jsonrpc.framing","failed"]]`, `["jsonrpc.framing"]`}, "a requirement does not hold: jsonrpc.framing"},
