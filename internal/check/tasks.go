@@ -834,7 +834,18 @@ func idEntropy(t *T) {
 		t.Fail(unbound+"their ids hold at most %.0f bits by their length and characters: any client can guess another's", idBits(a, b))
 	case idBits(da, db) < 32:
 		t.Fail(unbound+"their ids differ only in %q and %q (at most %.0f bits): any client can guess another's from its own", clip(da, 40), clip(db, 40), idBits(da, db))
+	case timeUUID(a) && timeUUID(b):
+		t.Fail(unbound + "their ids are UUIDs of version 1, 2 or 6, made of a clock and the machine's node, not of chance: any client can guess another's from its own")
 	}
+}
+
+// timeUUID reports whether id is a UUID of a version made of a clock and
+// a node (1, 6) or a user's id (2), with no random part: RFC 9562.
+func timeUUID(id string) bool {
+	if len(id) != 36 || strings.Trim(strings.ReplaceAll(id, "-", ""), "0123456789abcdefABCDEF") != "" || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' {
+		return false
+	}
+	return strings.ContainsRune("126", rune(id[14]))
 }
 
 // idBits is at most how many bits of chance an id as long as the longest

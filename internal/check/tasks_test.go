@@ -329,3 +329,17 @@ func TestNoFormNoCallMore(t *testing.T) {
 		}
 	}
 }
+
+// A UUID of a clock and a node (versions 1, 2 and 6) is told from one of
+// chance (4) or of a clock and chance (7), whatever its case.
+func TestTimeUUID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"c232ab00-9414-11ec-b3c8-9f6bdeced846": true, "1EC9414C-232A-6B00-B3C8-9F6BDECED846": true,
+		"919108f7-52d1-4320-9bac-f847db4148a8": false, "017f22e2-79b0-7cc3-98c4-dc0c0c07398f": false,
+		"task-1796105986985": false, "c232ab00941411ecb3c89f6bdeced846": false, "c232ab00-9414-11ec-b3c8-9f6bdeced84g": false,
+	} {
+		if timeUUID(id) != want {
+			t.Errorf("timeUUID(%q) = %v, want %v", id, !want, want)
+		}
+	}
+}
