@@ -278,7 +278,7 @@ func TestUnauthenticatedOnLoopback(t *testing.T) {
 // a server prints when it listens on every interface, and names under
 // localhost (RFC 6761).
 func TestLoopbackNames(t *testing.T) {
-	for host, want := range map[string]bool{"localhost": true, "localhost.": true, "app.localhost": true, "127.0.0.2": true, "::1": true, "0.0.0.0": true, "::": true,
+	for host, want := range map[string]bool{"localhost": true, "LocalHost": true, "localhost.": true, "app.localhost": true, "127.0.0.2": true, "::1": true, "0.0.0.0": true, "::": true,
 		"localhost.example": false, "10.0.0.5": false, "mcp.example.com": false, "": false} {
 		if loopback(host) != want {
 			t.Errorf("loopback(%q) = %v, want %v", host, !want, want)

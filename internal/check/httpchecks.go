@@ -358,7 +358,7 @@ func withSession(t *T, c *conn) *conn {
 
 // loopback reports whether host names this machine.
 func loopback(host string) bool {
-	host = strings.TrimSuffix(host, ".")
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	ip := net.ParseIP(host)
 	// 0.0.0.0 and :: reach this machine when dialled (the address a local
 	// server prints when it listens on every interface); a name under
