@@ -161,7 +161,9 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	started := time.Now()
 	report, err := check.Run(ctx, target, opts)
 	out.ios.Status.Clear()
-	if unknown, ok := errors.AsType[*check.UnknownToolError](err); ok {
+	if unknown, ok := errors.AsType[*check.UnknownToolError](err); ok && unknown.Err != nil {
+		return usageErrorf("%s", unknown)
+	} else if ok {
 		return usageErrorf("--call %s: the server lists no such tool%s", unknown.Tool, suggest.DidYouMean(unknown.Tool, unknown.Listed))
 	}
 	if err != nil && ctx.Err() == nil && exitCode(err) != exitcode.Usage { // not the user's mistake

@@ -50,6 +50,7 @@ func TestCheckCommand(t *testing.T) {
 	good := specFake(t, checkSpec)
 	broken := specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["unknown-method-internal","lenient-cursor","ping-nonempty"],"tools"`, 1))
 	pretty := specFake(t, strings.Replace(checkSpec, `{"tools"`, `{"faults":["pretty-json"],"tools"`, 1))
+	listed := specFake(t, strings.Replace(checkSpec, `"message":{"type":"string"`, `"message":{"type":"array","items":{"type":"string"}`, 1))
 	tests := []struct {
 		name     string
 		args     []string
@@ -73,6 +74,7 @@ func TestCheckCommand(t *testing.T) {
 		{"a tool call skipped without --call", []string{"check", "--show", "all", "--only", "tools.result"}, good, 0, []string{"skipped: needs a tool call: name one with --call"}, ""},
 		{"--call", []string{"check", "--show=all", "--only", "tools.result", "--call", "echo message=hi"}, good, 0, []string{"✓ tools.result"}, ""},
 		{"--call whose argument holds a comma, which parts no calls", []string{"check", "--show=all", "--only", "tools.result", "--call", `echo message="hi, there"`}, good, 0, []string{"✓ tools.result"}, ""},
+		{"--call whose arguments the tool's schema refuses: a usage error, before any check", []string{"check", "--only", "tools.result", "--call", "echo message=[a,b]"}, listed, 2, nil, `mcpv: --call echo: argument message: "[a,b]" is not an array`},
 		{"--call of a tool not listed: a usage error, before any check", []string{"check", "--only", "tools.result", "--call", "ecko"}, good, 2, nil, `mcpv: --call ecko: the server lists no such tool; did you mean "echo"?`},
 		{"no session: the report says why, in json", []string{"check", "--format", "json", "-q", `[.areas[].checks[] | select(.status != "blocked") | [.id, .status]], ([.areas[].checks[] | select(.status == "blocked") | .blockedBy] | unique)`}, pretty, 1,
 			[]string{`[["jsonrpc.framing","failed"]]`, `["jsonrpc.framing"]`}, "a requirement does not hold: jsonrpc.framing"},

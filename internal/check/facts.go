@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -341,13 +342,18 @@ func pingFailure(err error) string {
 }
 
 // UnknownToolError is a tool named with --call that the server does not
-// list: the user's mistake, said before any check runs.
+// list, or whose arguments do not fit the schema it lists (Err): the
+// user's mistake, said before any check runs.
 type UnknownToolError struct {
 	Tool   string
 	Listed []string // the names the server lists
+	Err    error    // the arguments' mistake, for a tool listed
 }
 
 func (e *UnknownToolError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("--call %s: %v", e.Tool, e.Err)
+	}
 	return fmt.Sprintf("--call %s: the server lists no such tool", e.Tool)
 }
 
@@ -378,8 +384,12 @@ func (r *runner) callsListed(ctx context.Context) error {
 		}
 	}
 	for _, c := range r.opts.Calls {
-		if r.toolDef(ctx, c.Tool) == nil {
+		def := r.toolDef(ctx, c.Tool)
+		if def == nil {
 			return &UnknownToolError{Tool: c.Tool, Listed: toolNames(tools, nil)}
+		}
+		if _, err := toolargs.Build(ctx, c.Words, nil, toolargs.Options{Schema: member(def, "inputSchema"), ReadFile: r.opts.ReadFile}); err != nil {
+			return &UnknownToolError{Tool: c.Tool, Err: err}
 		}
 	}
 	return nil
