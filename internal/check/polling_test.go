@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"slices"
@@ -105,6 +106,8 @@ func TestDisconnectJudgedOnEvidence(t *testing.T) {
 		{"resumed by polling", polling(), Passed},
 		{"every resumption closed with a retry", fake{transport: "http", sse: true, wrap: retryOnly}, Skipped},
 		{"no resumption", fake{transport: "http", sse: true}, Skipped},
+		// a GET that opens a stream of the server's own, which never ends
+		{"a resumption answered with another stream", fake{transport: "http", change: faults("get-stream")}, Skipped},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -112,5 +115,27 @@ func TestDisconnectJudgedOnEvidence(t *testing.T) {
 				t.Errorf("want %s: %s", tt.want, describeResult(r))
 			}
 		})
+	}
+}
+
+// modern.cancel-call over HTTP opens a subscription to watch: one the
+// server refuses with a bare HTTP error (no acknowledgement, no response)
+// skips the check, rather than waiting out the check's time.
+func TestCancelClosingListenRefused(t *testing.T) {
+	t.Parallel()
+	refuse := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if methodOf(body) == "subscriptions/listen" {
+				http.Error(w, "no", http.StatusNotFound)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			next.ServeHTTP(w, r)
+		})
+	}
+	r := runChecks(t, fake{transport: "http", era: "modern", wrap: refuse}, "modern.cancel-call")["modern.cancel-call"]
+	if r.Status != Skipped || !strings.Contains(r.Message, "not acknowledged") { // not inconclusive, the check's time waited out
+		t.Errorf("want skipped: %s", describeResult(r))
 	}
 }
