@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/jsonschema"
 	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -842,10 +843,7 @@ func idEntropy(t *T) {
 // timeUUID reports whether id is a UUID of a version made of a clock and
 // a node (1, 6) or a user's id (2), with no random part: RFC 9562.
 func timeUUID(id string) bool {
-	if len(id) != 36 || strings.Trim(strings.ReplaceAll(id, "-", ""), "0123456789abcdefABCDEF") != "" || id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' {
-		return false
-	}
-	return strings.ContainsRune("126", rune(id[14]))
+	return jsonschema.IsUUID(id) && strings.ContainsRune("126", rune(id[14]))
 }
 
 // idBits is at most how many bits of chance an id as long as the longest

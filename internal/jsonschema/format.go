@@ -35,6 +35,9 @@ func formatCheck(name string) func(string) error {
 // IsEmail reports whether s is an email address, as format "email" reads one.
 func IsEmail(s string) bool { return formatEmail(s) == nil }
 
+// IsUUID reports whether s is a UUID as format "uuid" reads one.
+func IsUUID(s string) bool { return formatUUID(s) == nil }
+
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // digitsValue reads s as a decimal number, false when it is empty or has
