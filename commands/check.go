@@ -161,7 +161,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	started := time.Now()
 	report, err := check.Run(ctx, target, opts)
 	out.ios.Status.Clear()
-	if unknown, ok := errors.AsType[*check.UnknownToolError](err); ok && unknown.Err != nil {
+	if unknown, ok := errors.AsType[*check.CallMistakeError](err); ok && unknown.Err != nil {
 		return usageErrorf("%s", unknown)
 	} else if ok {
 		return usageErrorf("--call %s: the server lists no such tool%s", unknown.Tool, suggest.DidYouMean(unknown.Tool, unknown.Listed))

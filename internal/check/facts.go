@@ -341,16 +341,16 @@ func pingFailure(err error) string {
 	return "ping: " + oneLine(err.Error())
 }
 
-// UnknownToolError is a tool named with --call that the server does not
+// CallMistakeError is a tool named with --call that the server does not
 // list, or whose arguments do not fit the schema it lists (Err): the
 // user's mistake, said before any check runs.
-type UnknownToolError struct {
+type CallMistakeError struct {
 	Tool   string
 	Listed []string // the names the server lists
 	Err    error    // the arguments' mistake, for a tool listed
 }
 
-func (e *UnknownToolError) Error() string {
+func (e *CallMistakeError) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("--call %s: %v", e.Tool, e.Err)
 	}
@@ -386,10 +386,10 @@ func (r *runner) callsListed(ctx context.Context) error {
 	for _, c := range r.opts.Calls {
 		def := r.toolDef(ctx, c.Tool)
 		if def == nil {
-			return &UnknownToolError{Tool: c.Tool, Listed: toolNames(tools, nil)}
+			return &CallMistakeError{Tool: c.Tool, Listed: toolNames(tools, nil)}
 		}
 		if _, err := toolargs.Build(ctx, c.Words, nil, toolargs.Options{Schema: member(def, "inputSchema"), ReadFile: r.opts.ReadFile}); err != nil {
-			return &UnknownToolError{Tool: c.Tool, Err: err}
+			return &CallMistakeError{Tool: c.Tool, Err: err}
 		}
 	}
 	return nil
