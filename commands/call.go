@@ -218,15 +218,7 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 // stdin, before the server starts: --args, and each @FILE once (readFile
 // gives them again).
 func (c *callCmd) inputs(out *console) (base json.RawMessage, readFile func(string) ([]byte, error), err error) {
-	files := map[string][]byte{}
-	readFile = func(path string) ([]byte, error) {
-		if data, ok := files[path]; ok {
-			return data, nil
-		}
-		data, err := out.readFile(path)
-		files[path] = data
-		return data, err
-	}
+	readFile = onceFiles(out.readFile)
 	if err := toolargs.Check(c.Pairs, readFile); err != nil {
 		return nil, nil, usageError(err)
 	}

@@ -142,7 +142,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	target := c.target(s)
 	opts := check.Options{Only: c.Only, Skip: c.Skip, Strict: c.Strict, Calls: c.calls,
 		CheckTimeout: c.CheckTimeout, StartTimeout: s.settings.ConnectTimeout, MaxTime: c.MaxTime, Parallel: c.Parallel,
-		Secrets: append(slices.Clone(s.settings.Secrets), redact.EnvSecrets(out.env.Environ)...), Mask: out.secrets.String, ReadFile: out.readFile, Portable: c.portable}
+		Secrets: append(slices.Clone(s.settings.Secrets), redact.EnvSecrets(out.env.Environ)...), Mask: out.secrets.String, ReadFile: onceFiles(out.readFile), Portable: c.portable}
 	if out.ios.ErrTTY && !out.embedded {
 		opts.Progress = func(done, total int, id string) {
 			out.ios.Status.Set(fmt.Sprintf("mcpv check: %d/%d %s", done, total, id))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/content"
@@ -44,6 +45,24 @@ func (c *console) readFile(path string) ([]byte, error) {
 		return c.files.Read(path)
 	}
 	return os.ReadFile(c.env.Path(path))
+}
+
+// onceFiles reads each file through read once and gives it again after,
+// from any goroutine: an @FILE that is a FIFO, or changes, is what the
+// first read took, however many calls name it.
+func onceFiles(read func(string) ([]byte, error)) func(string) ([]byte, error) {
+	var mu sync.Mutex // guards files
+	files := map[string][]byte{}
+	return func(path string) ([]byte, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if data, ok := files[path]; ok {
+			return data, nil
+		}
+		data, err := read(path)
+		files[path] = data
+		return data, err
+	}
 }
 
 // createFlagFile creates the file a flag (--NAME) names for what the
