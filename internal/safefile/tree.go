@@ -166,13 +166,41 @@ func (t Tree) mkdirAll(dir string) error {
 // through a symbolic link at path itself: a link someone else put there
 // is refused rather than written through. A path the user names may be a
 // device or a named pipe (/dev/null, a pipe a reader waits on), which is
-// opened as it is.
+// opened as it is, and so may a link to one: the shell's /dev/stderr and
+// >(…) (/dev/fd/63) are links to the streams mcpv was given. What such a
+// link leads to is opened without being created or truncated, and used
+// only when it is no regular file or directory: a link to a file is
+// refused, whatever it is made to point at while it is opened.
 func CreateNoFollow(path string) (*os.File, error) {
 	f, err := openNoFollow(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	var link *EscapeError
+	if errors.As(err, &link) {
+		if f := openStream(path); f != nil {
+			return f, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	return emptied(f, nil, true)
+}
+
+// openStream opens for writing what the link at path leads to when that
+// is a pipe, a socket or a device, and nil otherwise. The open neither
+// creates nor truncates, so a regular file found there is left as it was.
+func openStream(path string) *os.File {
+	if fi, err := os.Stat(path); err != nil || fi.Mode().IsRegular() || fi.IsDir() {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode().IsRegular() || fi.IsDir() {
+		f.Close()
+		return nil
+	}
+	return f
 }
 
 // emptied truncates a regular file just opened for writing; any other

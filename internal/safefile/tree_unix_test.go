@@ -4,6 +4,7 @@ package safefile
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,5 +122,28 @@ func TestCreateNoFollow(t *testing.T) {
 	f.Close()
 	if got, _ := os.ReadFile(filepath.Join(base, "outside", "secret")); string(got) != "secret" {
 		t.Errorf("the file behind the link was written: %q", got)
+	}
+	// A link to a pipe (the shell's /dev/stderr, >(…)) is written through.
+	fifo := filepath.Join(base, "in", "fifo")
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	toFifo := filepath.Join(base, "to-fifo")
+	if err := os.Symlink(fifo, toFifo); err != nil {
+		t.Fatal(err)
+	}
+	w, err := CreateNoFollow(toFifo)
+	if err != nil {
+		t.Fatalf("a link to a pipe: %v", err)
+	}
+	w.WriteString("events")
+	w.Close()
+	if got, _ := io.ReadAll(r); string(got) != "events" {
+		t.Errorf("read %q from the pipe behind the link", got)
+	}
+	if _, err := CreateNoFollow(filepath.Join(base, "in", "out")); err == nil {
+		t.Error("CreateNoFollow opened a link to a directory")
 	}
 }
