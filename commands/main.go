@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -718,12 +717,12 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	}
 	r.scrub.Add(settings.Secrets...)
 	if path := settings.Answers.Events; path != "" && r.events == nil {
-		f, err := os.OpenFile(r.env.Path(path), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		f, err := createFlagFile(r.env, "events", path)
 		if err != nil {
-			return nil, usageErrorf("--events: %v", err)
+			return nil, err
 		}
 		r.closers = append(r.closers, f.Close)
-		r.events = connect.NewEventLog(f)
+		r.events = connect.NewEventLog(f, r.scrub.Mask)
 	}
 	h := hooks(r.ios, r.env, r.events, r.scrub, &r.closers)
 	h.Groups = r.servers

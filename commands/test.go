@@ -20,7 +20,6 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/exitcode"
-	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/testfile"
 	"github.com/mcpv/mcpv/internal/testreport"
@@ -93,12 +92,12 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	// made once, before any server starts; a file's own events: is its own.
 	var events *connect.EventLog
 	if path := flagValue(global, "events"); path != "" {
-		f, err := safefile.CreateNoFollow(path)
+		f, err := createFlagFile(env, "events", path)
 		if err != nil {
-			return usageErrorf("--events: %v", err)
+			return err
 		}
 		defer f.Close()
-		events = connect.NewEventLog(f)
+		events = connect.NewEventLog(f, out.secrets.Mask)
 	}
 	jobs, err := c.resolve(files, global, env, groups, events, out)
 	if err != nil {

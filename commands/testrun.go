@@ -55,7 +55,7 @@ func openTestSession(env connect.Env, groups *mcp.ProcessGroups, f *testfile.Fil
 				return nil, usageErrorf("--events: %v", err)
 			}
 			t.closers = append(t.closers, ef.Close)
-			elog = connect.NewEventLog(ef)
+			elog = connect.NewEventLog(ef, stderr.Mask)
 		}
 		h := hooks(output.NewStreams(strings.NewReader(""), io.Discard, stderr), fenv, elog, stderr, &t.closers)
 		h.Groups, h.Log = groups, log

@@ -4,6 +4,7 @@ package commands
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,38 @@ func TestTestWritesFollowNoLink(t *testing.T) {
 		t.Errorf("--output through a link: exit %d, stderr %q; want %q", r.code, r.stderr, want)
 	}
 	unchanged(t, outside)
+}
+
+// A one-shot command's --events is not written through a link either (a
+// link in a shared directory would have emptied the file it led to), but
+// a link to a stream the user gave (the shell's /dev/stderr, >(…)) is.
+func TestEventsFollowNoLink(t *testing.T) {
+	t.Parallel()
+	w, dir := testWorld(t, nil)
+	outside := outsideFile(t, dir)
+	os.Symlink(outside, filepath.Join(dir, "events.ndjson"))
+	r := w.mcpv(t, "", args([]string{"--events", "events.ndjson", "ping"}, fake("plain"))...)
+	if want := "mcpv: --events: " + filepath.Join(dir, "events.ndjson") + " is a symbolic link"; r.code != exitcode.Usage || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("--events through a link: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	unchanged(t, outside)
+
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer read.Close()
+	os.Symlink(fifo, filepath.Join(dir, "stream"))
+	if r := w.mcpv(t, "", args([]string{"--events", "stream", "call", "x", "--no-validate"}, fake("log-flood=3"))...); r.code != exitcode.OK {
+		t.Fatalf("--events through a link to a pipe: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got, _ := io.ReadAll(read); !strings.Contains(string(got), `"method":"notifications/message"`) {
+		t.Errorf("the pipe behind the link read %q", got)
+	}
 }
 
 // A step's @FILE may be filled from what a server sent: it is read only

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 )
@@ -85,7 +86,7 @@ func TestOpenStdio(t *testing.T) {
 		var stderr, events mcptest.Buffer
 		st := &status{}
 		var seen []string
-		h := Hooks{Client: mcp.Implementation{Name: "mcpv-test", Version: "1"}, Stderr: &stderr, Status: st, Events: NewEventLog(&events),
+		h := Hooks{Client: mcp.Implementation{Name: "mcpv-test", Version: "1"}, Stderr: &stderr, Status: st, Events: NewEventLog(&events, nil),
 			OnNotification: func(method string, _ json.RawMessage) { seen = append(seen, method) }}
 		c, err := Open(t.Context(), s, Env{Cwd: t.TempDir(), GOOS: "linux"}, h)
 		if err != nil {
@@ -305,7 +306,7 @@ func TestKeepNothing(t *testing.T) {
 func TestEventLog(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	l := NewEventLog(&b)
+	l := NewEventLog(&b, nil)
 	l.Write("notifications/progress", json.RawMessage("{\n  \"progress\": 1\n}"))
 	l.Write("notifications/initialized", nil)
 	(*EventLog)(nil).Write("x", nil)
@@ -323,6 +324,21 @@ func TestEventLog(t *testing.T) {
 	}
 	if _, err := time.Parse(time.RFC3339Nano, strings.Trim(string(lines[0]["time"]), `"`)); err != nil {
 		t.Errorf("time: %v", err)
+	}
+}
+
+// The events log masks secrets as the trace does: a secret-named member's
+// value, and what the run's mask knows (a token a server echoes back in a
+// log message).
+func TestEventLogMasksSecrets(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	scrub := redact.NewScrubber(nil)
+	scrub.Add("tok-4d1f9c2a77e0")
+	l := NewEventLog(&b, scrub.Mask)
+	l.Write("notifications/message", json.RawMessage(`{"level":"info","data":{"api_key":"sk-live-secretvalue","note":"sent tok-4d1f9c2a77e0"}}`))
+	if got := b.String(); strings.Contains(got, "sk-live-secretvalue") || strings.Contains(got, "tok-4d1f9c2a77e0") || !strings.Contains(got, `"level":"info"`) {
+		t.Errorf("events line %q", got)
 	}
 }
 
