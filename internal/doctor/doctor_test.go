@@ -268,6 +268,8 @@ func TestStdioWalk(t *testing.T) {
 	}
 	textOnly := filepath.Join(t.TempDir(), "spec.json")
 	os.WriteFile(textOnly, []byte(`{"faults":["text-answers"]}`), 0o600)
+	pretty := filepath.Join(t.TempDir(), "pretty.json")
+	os.WriteFile(pretty, []byte(`{"faults":["pretty-json"]}`), 0o600)
 	notExec := filepath.Join(t.TempDir(), "server")
 	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
 	tests := []struct {
@@ -289,6 +291,12 @@ func TestStdioWalk(t *testing.T) {
 		}}, want{fail: "first answer", code: 1, finding: "breaks jsonrpc.stdout-only: initialize and 3 pings", fix: "mcpv check"}},
 		{"junk judged no defect", Target{Stdio: fake("junk"), FirstContact: func(context.Context) (string, string) { return "", "" }},
 			want{warned: []string{"stdout before the answer"}, ok: []string{"first answer", "first exchange"}}},
+		// The verdict on lines that are no message alone waits while they
+		// may make the answer: the answer written over several lines is
+		// taken, and the first exchange names what it breaks.
+		{"an answer over several lines", Target{Stdio: fake("spec=" + pretty), StartTimeout: time.Hour, FirstContact: func(context.Context) (string, string) {
+			return "jsonrpc.framing", "a message is written over several lines"
+		}}, want{fail: "first exchange", code: 1, finding: "jsonrpc.framing", ok: []string{"first answer"}, warned: []string{"stdout before the answer"}}},
 		{"the first exchange breaks a requirement", Target{Stdio: fake("plain"), FirstContact: func(context.Context) (string, string) {
 			return "jsonrpc.framing", "a message is written over several lines"
 		}}, want{fail: "first exchange", code: 1, finding: "jsonrpc.framing", fix: "mcpv check"}},
@@ -363,3 +371,36 @@ func (r *Report) code() int {
 
 // String names a status in a test's messages.
 func (s Status) String() string { return [...]string{"ok", "warn", "fail", "skipped"}[s] }
+
+// Lines held as the pieces of a message are let go once they make a whole
+// value that is no response, or what no more lines make JSON; a response
+// written over lines is returned with the count of its lines.
+func TestPiecesLetGoOfWhatIsNoAnswer(t *testing.T) {
+	t.Parallel()
+	var p pieces
+	feed := func(text string) (*mcp.Message, int, bool) {
+		var m *mcp.Message
+		var n int
+		var under bool
+		for _, l := range strings.Split(text, "\n") {
+			m, n, under = p.add([]byte(l))
+		}
+		return m, n, under
+	}
+	if _, _, under := feed("{\n  \"jsonrpc\": \"2.0\","); !under {
+		t.Error("a value begun is not under way")
+	}
+	if m, _, under := feed("  \"method\": \"notifications/message\"\n}"); m != nil || under {
+		t.Errorf("a notification over lines: %v, under way %v", m, under)
+	}
+	if m, _, under := feed("{ this is no JSON"); m != nil || under {
+		t.Errorf("text after a brace: %v, under way %v", m, under)
+	}
+	if _, _, under := feed("{\n  \"jsonrpc\": \"2.0\",\n  oops\n{"); !under {
+		t.Error("a line that begins a value after lines that make no JSON is not held")
+	}
+	m, n, under := feed("  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {}\n}")
+	if m == nil || n != 5 || under || !m.IsResponse() {
+		t.Errorf("a response over 5 lines: %v over %d, under way %v", m, n, under)
+	}
+}

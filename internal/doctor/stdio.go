@@ -6,8 +6,10 @@ package doctor
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -57,9 +59,14 @@ type stdioWalk struct {
 
 	answered chan reply // the first answer, or why none came
 	// The first line that is no message has the first exchange diagnosed
-	// (Target.FirstContact) while the walk waits for its answer.
+	// (Target.FirstContact) while the walk waits for its answer. Its
+	// verdict ends the wait only when no lines are under way: lines held
+	// that may yet make the answer, written over several (underWay), are
+	// waited for, and settled tells the wait when they are let go.
 	diagnosing atomic.Bool
 	diagnosed  chan contact
+	underWay   atomic.Bool
+	settled    chan struct{}
 	// The diagnosis ends with the wait (stopDiagnosis) or its own bound.
 	dctx          context.Context
 	stopDiagnosis context.CancelFunc
@@ -83,7 +90,7 @@ type reply struct {
 // newStdioWalk is a stdio walk about to start: stopDiagnosis is the
 // caller's to call when the walk ends.
 func newStdioWalk(ctx context.Context, w *walk) *stdioWalk {
-	sw := &stdioWalk{walk: w, ctx: ctx, opts: *w.t.Stdio, answered: make(chan reply, 2), diagnosed: make(chan contact, 1)}
+	sw := &stdioWalk{walk: w, ctx: ctx, opts: *w.t.Stdio, answered: make(chan reply, 2), diagnosed: make(chan contact, 1), settled: make(chan struct{}, 1)}
 	sw.dctx, sw.stopDiagnosis = context.WithCancel(ctx)
 	return sw
 }
@@ -97,14 +104,22 @@ func (sw *stdioWalk) offer(r reply) {
 }
 
 // heard takes what is no message alone: junk, or a piece of one written
-// over lines.
+// over lines. An answer the pieces make is offered before the lines are
+// said to be no longer under way, so that a wait told so finds it.
 func (sw *stdioWalk) heard(line []byte) {
 	sw.junk.add(line)
+	m, n, under := sw.held.add(line)
+	if m != nil {
+		sw.offer(reply{m: m, framed: n})
+	}
+	if sw.underWay.Swap(under) && !under {
+		select {
+		case sw.settled <- struct{}{}:
+		default:
+		}
+	}
 	if sw.t.FirstContact != nil && !sw.diagnosing.Swap(true) {
 		go sw.diagnose() // doctor's first-contact diagnosis: ends when FirstContact returns, bounded by the wait's context
-	}
-	if m, n := sw.held.add(line); m != nil {
-		sw.offer(reply{m: m, framed: n})
 	}
 }
 
@@ -191,6 +206,7 @@ func (sw *stdioWalk) wait(wctx context.Context, body []byte) {
 	sw.wctx = wctx
 	writeErr := sw.tr.Write(wctx, body)
 	wait, judged := sw.answered, sw.diagnosed
+	var verdict *contact // a requirement broken, held while lines are under way
 	for wait != nil {
 		select {
 		case sw.got = <-sw.answered:
@@ -199,11 +215,21 @@ func (sw *stdioWalk) wait(wctx context.Context, body []byte) {
 			judged = nil
 			// What the server wrote that is no message was judged on a
 			// connection of mcpv check's: a requirement it breaks ends the
-			// wait at once; none, and its answer is still waited for.
+			// wait, once no lines that may make the answer are under way;
+			// none, and its answer is still waited for.
 			if c.id != "" {
-				sw.broken, wait = &c, nil
+				verdict = &c
 			}
+		case <-sw.settled:
 		case <-wctx.Done():
+			wait = nil
+		}
+		if wait != nil && verdict != nil && !sw.underWay.Load() {
+			select {
+			case sw.got = <-sw.answered: // it came with the verdict: the answer is taken
+			default:
+				sw.broken = verdict
+			}
 			wait = nil
 		}
 	}
@@ -366,33 +392,50 @@ func (l *lines) text() string {
 
 // pieces are the lines of stdout that are no message alone, held while
 // they may make one written over several lines (bounded: past maxBody
-// they are let go).
+// they are let go, and so are lines that make a whole value that is no
+// response, or that no more lines could make JSON).
 type pieces struct {
 	mu    sync.Mutex // guards lines and size: the transport's reader and the walk add
 	lines [][]byte
 	size  int
 }
 
-// add holds a line, and returns the response the lines held make with it,
-// and how many lines it took, once they make one.
-func (p *pieces) add(line []byte) (*mcp.Message, int) {
+// add holds a line, and returns the response the lines held make with it
+// and how many lines it took, once they make one; under says whether
+// lines are held after it, a value begun and not yet ended.
+func (p *pieces) add(line []byte) (m *mcp.Message, n int, under bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.addLocked(line)
+}
+
+func (p *pieces) addLocked(line []byte) (m *mcp.Message, n int, under bool) {
 	if p.size+len(line) > maxBody {
 		p.lines, p.size = nil, 0
-		return nil, 0
+		return nil, 0, false
 	}
 	t := bytes.TrimSpace(line)
 	if len(p.lines) == 0 && (len(t) == 0 || t[0] != '{') {
-		return nil, 0 // only a line that begins with { begins a message
+		return nil, 0, false // only a line that begins with { begins a message
 	}
 	p.lines = append(p.lines, bytes.Clone(line))
 	p.size += len(line) + 1
 	whole := bytes.Join(p.lines, []byte("\n"))
-	if ms, err := mcp.DecodeMessages(whole); err == nil && len(ms) == 1 && ms[0].IsResponse() {
-		n := len(p.lines)
-		p.lines, p.size = nil, 0
-		return &ms[0], n
+	var v json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(whole)).Decode(&v)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, 0, true // a value begun: more lines may end it
 	}
-	return nil, 0
+	held := len(p.lines)
+	p.lines, p.size = nil, 0 // a whole value, or what no more lines make JSON
+	if err == nil {
+		if ms, err := mcp.DecodeMessages(whole); err == nil && len(ms) == 1 && ms[0].IsResponse() {
+			return &ms[0], held, false
+		}
+		return nil, 0, false
+	}
+	if held > 1 {
+		return p.addLocked(line) // the line may begin a value of its own
+	}
+	return nil, 0, false
 }
