@@ -146,4 +146,20 @@ func TestCreateNoFollow(t *testing.T) {
 	if _, err := CreateNoFollow(filepath.Join(base, "in", "out")); err == nil {
 		t.Error("CreateNoFollow opened a link to a directory")
 	}
+	// Another user's link, even to a pipe, is refused: it leads where
+	// they chose, not the user.
+	if os.Getuid() != 0 {
+		return // only root can give a link to another user
+	}
+	theirs := filepath.Join(base, "theirs")
+	if err := os.Symlink(fifo, theirs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(theirs, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := CreateNoFollow(theirs); err == nil {
+		f.Close()
+		t.Error("CreateNoFollow wrote through another user's link")
+	}
 }
