@@ -64,9 +64,7 @@ func (c *conn) answer(ctx context.Context, s seen) {
 	} else {
 		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "error": mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: "mcpv check does not answer " + s.msg.Method}})
 	}
-	c.mu.Lock()
-	delete(c.tokens, idKey(s.msg.ID)) // from now the server may have its answer: its progressToken may be free again
-	c.mu.Unlock()
+	withLock(&c.mu, func() { delete(c.tokens, idKey(s.msg.ID)) }) // from now the server may have its answer: its progressToken may be free again
 	if c.http != nil {
 		c.post(ctx, httpReq{body: msg}, nil)
 		return
@@ -86,9 +84,7 @@ func (c *conn) hand(s seen) {
 		}
 	}
 	c.r.unanswered.Add(1)
-	c.mu.Lock()
-	delete(c.tokens, idKey(s.msg.ID)) // left unanswered, it may be given up on without a word: no longer counted active
-	c.mu.Unlock()
+	withLock(&c.mu, func() { delete(c.tokens, idKey(s.msg.ID)) }) // left unanswered, it may be given up on without a word: no longer counted active
 }
 
 // elicitation notes the elicitationId of a URL elicitation of the

@@ -184,17 +184,13 @@ type conn struct {
 // setEra sets the era and the version the connection speaks; the reader
 // reads them as it records each message (take), under mu.
 func (c *conn) setEra(era, version string) {
-	c.mu.Lock()
-	c.era, c.version = era, version
-	c.mu.Unlock()
+	withLock(&c.mu, func() { c.era, c.version = era, version })
 }
 
 // eraNow is the connection's era, which the check's goroutine may set
 // (setEra) while the reader records what came.
 func (c *conn) eraNow() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.era
+	return locked(&c.mu, func() string { return c.era })
 }
 
 // setVersion sets the version negotiated, which an HTTP connection of
@@ -467,9 +463,7 @@ func (c *conn) notify(ctx context.Context, method string, params json.RawMessage
 // server may answer with an error whose id is null: until the next
 // barrier, such an error is not taken as the answer to a request.
 func (c *conn) unpaired() {
-	c.mu.Lock()
-	c.expectNull = true
-	c.mu.Unlock()
+	withLock(&c.mu, func() { c.expectNull = true })
 }
 
 // noteSent notes the ids of the requests data holds as sent: an answer
@@ -541,9 +535,7 @@ func methodOf(msg []byte) string {
 }
 
 func (c *conn) unexpect(id json.RawMessage) {
-	c.mu.Lock()
-	delete(c.waiting, idKey(id))
-	c.mu.Unlock()
+	withLock(&c.mu, func() { delete(c.waiting, idKey(id)) })
 }
 
 // await waits for a response registered with expect.
@@ -580,9 +572,7 @@ func (c *conn) err() error {
 // alive reports whether the connection may still be used: it is not
 // closed, and a stdio server's stdout has not ended.
 func (c *conn) alive() bool {
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
+	closed := locked(&c.mu, func() bool { return c.closed })
 	select {
 	case <-c.gone:
 		return !closed && c.stdio == nil // over HTTP, gone is closed from the start
@@ -598,9 +588,7 @@ func (c *conn) read() {
 		data, err := c.stdio.Read()
 		if err != nil {
 			c.frags.flush()
-			c.mu.Lock()
-			c.ended = err
-			c.mu.Unlock()
+			withLock(&c.mu, func() { c.ended = err })
 			return
 		}
 		c.receive(data, "stdout", nil, "", 0)
@@ -613,9 +601,7 @@ func (c *conn) read() {
 // method; a unit of stdout answers no request of its own (nil, "", 0).
 func (c *conn) receive(data []byte, via string, id json.RawMessage, method string, status int) []seen {
 	if via == "stdout" {
-		c.mu.Lock()
-		closed := c.closed
-		c.mu.Unlock()
+		closed := locked(&c.mu, func() bool { return c.closed })
 		if !json.Valid(data) && closed {
 			// Written once mcpv check has begun to stop the server (its
 			// stdin closed, then signals): a wrapper's "Received SIGTERM"
@@ -707,9 +693,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		case c.answers != nil && s.bad == "" && s.msg.IsRequest():
 			c.hand(s)
 		case c.answers != nil && s.msg.IsRequest(): // no answer goes to a request that breaks its rules
-			c.mu.Lock()
-			delete(c.tokens, idKey(s.msg.ID))
-			c.mu.Unlock()
+			withLock(&c.mu, func() { delete(c.tokens, idKey(s.msg.ID)) })
 		}
 	}
 	for _, h := range hand {
@@ -846,9 +830,7 @@ func describe(m mcp.Message) string {
 
 // mark is where the connection's messages stand now, for since.
 func (c *conn) mark() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.count
+	return locked(&c.mu, func() int { return c.count })
 }
 
 // since are the messages received after mark (those still kept).

@@ -89,9 +89,7 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 		f.era = "modern"
 	}
 	r.known.Store(f)
-	r.wire.mu.Lock()
-	f.offeredLatest = r.wire.offered == mcp.LatestVersion
-	r.wire.mu.Unlock()
+	withLock(&r.wire.mu, func() { f.offeredLatest = r.wire.offered == mcp.LatestVersion })
 	r.watches.mu.Lock()
 	r.watches.f = f
 	r.watches.flush() // what came before the facts is judged now

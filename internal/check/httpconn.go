@@ -37,9 +37,7 @@ func (c *conn) setHeaderVersion(v string) {
 	if c.http == nil {
 		return
 	}
-	c.mu.Lock()
-	c.http.version = v
-	c.mu.Unlock()
+	withLock(&c.mu, func() { c.http.version = v })
 }
 
 // sessionGiven notes that c's initialize was given sid (in x): one that
@@ -55,17 +53,13 @@ func (r *runner) sessionGiven(c *conn, sid string, x *exchange) {
 // sharing reports whether a connection of the run but c holds the
 // session id sid.
 func (r *runner) sharing(c *conn, sid string) bool {
-	r.mu.Lock()
-	conns := slices.Clone(r.conns)
-	r.mu.Unlock()
+	conns := locked(&r.mu, func() []*conn { return slices.Clone(r.conns) })
 	return slices.ContainsFunc(conns, func(o *conn) bool { return o != c && o.sessionID() == sid })
 }
 
 // sessionID is the Mcp-Session-Id the server gave, or "".
 func (c *conn) sessionID() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.http.session
+	return locked(&c.mu, func() string { return c.http.session })
 }
 
 // httpReq is one HTTP request a check makes.
@@ -246,9 +240,8 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 	answered := func() bool {
 		return end == nil || hr.method != "" && hr.method != http.MethodPost || x.response != nil || ended
 	}
-	c.mu.Lock()
-	first := c.version == mcp.LatestVersion && (hr.method == "" || hr.method == http.MethodPost) // a stream 2025-11-25 asks to begin with an id and no data
-	c.mu.Unlock()
+	// A stream 2025-11-25 asks to begin with an id and no data.
+	first := locked(&c.mu, func() bool { return c.version == mcp.LatestVersion }) && (hr.method == "" || hr.method == http.MethodPost)
 	return mcp.FollowEvents(ctx, body, MaxMessage, 0, open, answered, func(ev mcp.Event) bool {
 		if first && (ev.ID == "" || len(ev.Data) > 0) {
 			c.r.watches.see(seen{via: "event stream", era: c.era, unprimed: x.sent})

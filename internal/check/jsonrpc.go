@@ -323,9 +323,7 @@ func barrier(t *T, c *conn) {
 func barrierErr(t *T, c *conn) (string, error) {
 	method := t.r.probeMethod(c.era)
 	m, _, err := c.request(t.ctx, method, nil)
-	c.mu.Lock()
-	c.expectNull = false // what came before the barrier's answer has come
-	c.mu.Unlock()
+	withLock(&c.mu, func() { c.expectNull = false }) // what came before the barrier's answer has come
 	switch {
 	case err != nil:
 		return method, err

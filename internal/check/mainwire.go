@@ -116,9 +116,7 @@ func (w *mainWire) sending(data []byte) {
 // fire tells the alarm that the first exchange went wrong, while the
 // session opens.
 func (w *mainWire) fire() {
-	w.mu.Lock()
-	fire := w.alarm
-	w.mu.Unlock()
+	fire := locked(&w.mu, func() func() { return w.alarm })
 	if fire != nil {
 		fire()
 	}
@@ -271,16 +269,12 @@ func (w *mainWire) waiting() (said, methods []string) {
 
 // end stops the watch: the run has its results.
 func (w *mainWire) end() {
-	w.mu.Lock()
-	w.done = true
-	w.mu.Unlock()
+	withLock(&w.mu, func() { w.done = true })
 }
 
 // opened ends the watch for the first exchange.
 func (w *mainWire) opened() {
-	w.mu.Lock()
-	w.alarm = nil
-	w.mu.Unlock()
+	withLock(&w.mu, func() { w.alarm = nil })
 }
 
 // call runs fn, a call on the main session, under a context that an
@@ -289,9 +283,7 @@ func (w *mainWire) call(ctx context.Context, methods []string, fn func(ctx conte
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	c := &mainCall{methods: methods, cancel: cancel}
-	w.mu.Lock()
-	w.calls[c] = true
-	w.mu.Unlock()
+	withLock(&w.mu, func() { w.calls[c] = true })
 	var res json.RawMessage
 	err := w.r.answered(ctx, func(ctx context.Context) (err error) {
 		res, err = fn(ctx)
@@ -319,9 +311,7 @@ const errorID = "jsonrpc.error-id"
 // lastAnswer is the last response to method the session received, as it
 // came, or "".
 func (w *mainWire) lastAnswer(method string) string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.last[method]
+	return locked(&w.mu, func() string { return w.last[method] })
 }
 
 // stray is the last response to an id no request of the session had, as

@@ -65,11 +65,23 @@ func (o *onces[K, V]) make(key K, s *onceSlot[V], build func() V) {
 	defer close(s.done)
 	defer func() {
 		if !s.ok {
-			o.mu.Lock()
-			delete(o.slots, key)
-			o.mu.Unlock()
+			withLock(&o.mu, func() { delete(o.slots, key) })
 		}
 	}()
 	s.v = build()
 	s.ok = true
+}
+
+// locked is f's value, got with mu held.
+func locked[T any](mu *sync.Mutex, f func() T) T {
+	mu.Lock()
+	defer mu.Unlock()
+	return f()
+}
+
+// withLock runs f with mu held.
+func withLock(mu *sync.Mutex, f func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	f()
 }

@@ -283,9 +283,7 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	}
 	report.Stopped = context.Cause(ctx) // nil while ctx runs
 	report.Took = time.Since(start)
-	r.served.mu.Lock()
-	report.ServerTime = r.served.took
-	r.served.mu.Unlock()
+	withLock(&r.served.mu, func() { report.ServerTime = r.served.took })
 	return report, nil
 }
 
@@ -837,9 +835,7 @@ func (t *T) connWith(o connOptions) *conn {
 		}
 		c, err := func() (*conn, error) {
 			defer func() {
-				t.g.mu.Lock()
-				delete(t.g.opening, key)
-				t.g.mu.Unlock()
+				withLock(&t.g.mu, func() { delete(t.g.opening, key) })
 				close(wait)
 			}()
 			c, err := t.dial(o)
@@ -858,9 +854,7 @@ func (t *T) connWith(o connOptions) *conn {
 func (t *T) fresh(o connOptions) *conn {
 	c, err := t.dial(o)
 	t.must("opening a connection of the check's own", err)
-	t.mu.Lock()
-	t.own = append(t.own, c)
-	t.mu.Unlock()
+	withLock(&t.mu, func() { t.own = append(t.own, c) })
 	return c
 }
 

@@ -58,9 +58,7 @@ type finding struct {
 
 // token records a progress token a request of the run carries.
 func (w *watches) token(raw json.RawMessage) {
-	w.mu.Lock()
-	w.tokens[idKey(raw)] = true
-	w.mu.Unlock()
+	withLock(&w.mu, func() { w.tokens[idKey(raw)] = true })
 }
 
 // see shows one message to every watch.
@@ -126,9 +124,7 @@ func (w *watches) found1(c *Check, s seen, why string) {
 
 // finds says whether a message broke c's requirement.
 func (w *watches) finds(c *Check) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.found[c] != nil
+	return locked(&w.mu, func() bool { return w.found[c] != nil })
 }
 
 // add counts against c what a watch check's run found beyond the

@@ -101,9 +101,7 @@ type fragments struct {
 
 // holds reports whether lines are held.
 func (f *fragments) holds() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.lines) > 0
+	return locked(&f.mu, func() bool { return len(f.lines) > 0 })
 }
 
 // junk takes a line of stdout that is no JSON (mcp.CommandOptions.Junk),
