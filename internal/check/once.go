@@ -79,6 +79,13 @@ func locked[T any](mu *sync.Mutex, f func() T) T {
 	return f()
 }
 
+// taken is *p, left zero, with mu held: what was there is the caller's
+// alone (v starts zero, and the two swap).
+func taken[T any](mu *sync.Mutex, p *T) (v T) {
+	withLock(mu, func() { v, *p = *p, v })
+	return v
+}
+
 // withLock runs f with mu held.
 func withLock(mu *sync.Mutex, f func()) {
 	mu.Lock()

@@ -352,11 +352,7 @@ type group struct {
 }
 
 func (g *group) close() {
-	g.mu.Lock()
-	conns := g.conns
-	g.conns = nil
-	g.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range taken(&g.mu, &g.conns) {
 		c.close()
 	}
 }
@@ -734,11 +730,7 @@ func (t *T) dial(o connOptions) (c *conn, err error) {
 
 // closeOwn closes the check's own connections.
 func (t *T) closeOwn() {
-	t.mu.Lock()
-	own := t.own
-	t.own = nil
-	t.mu.Unlock()
-	for _, c := range own {
+	for _, c := range taken(&t.mu, &t.own) {
 		c.close()
 	}
 }
