@@ -61,8 +61,7 @@ func httpPostChecks() []*Check {
 			case (err != nil || loopback(u.Hostname())) && !t.r.opts.notLoopback:
 				t.Note("served without credentials on this machine (loopback), where the spec has a local server listen for its user: not judged")
 			default:
-				t.Sent(x.sent + " without credentials")
-				t.FailGot(x.String(), "the server serves a request without credentials at an address other than this machine's: whoever reaches it is served")
+				t.FailExchange(x.sent+" without credentials", x.String(), "the server serves a request without credentials at an address other than this machine's: whoever reaches it is served")
 			}
 		}),
 		httpCheck("http.answer-type", func(t *T) {

@@ -168,9 +168,8 @@ func lifecycleSessionChecks() []*Check {
 		}),
 		legacyCheck("lifecycle.ping", func(t *T) {
 			if why := t.r.facts.pingBroken; why != "" && t.r.facts.era == "legacy" {
-				t.Sent("ping, and at once " + unknownMethod + " (through the session)")
 				// the answer to ping or, ping unanswered, the one that shows the server answers
-				t.FailGot(cmp.Or(t.r.wire.lastAnswer("ping"), t.r.wire.lastAnswer(unknownMethod)), "%s", why)
+				t.FailExchange("ping, and at once "+unknownMethod+" (through the session)", cmp.Or(t.r.wire.lastAnswer("ping"), t.r.wire.lastAnswer(unknownMethod)), "%s", why)
 			}
 			t.Sent("ping")
 			m, _ := t.request(t.connWith(connOptions{era: "legacy"}), "ping", nil)
@@ -447,8 +446,7 @@ func pingFirst(t *T) {
 		// A server of both eras takes its era from how a client opens
 		// (2026-07-28 basic/versioning): a ping with no _meta before
 		// initialize opens neither, and may be refused as the newer's.
-		t.Got(errText(m.Error))
-		t.Unsure("ping before initialize was answered with an error, by a server that speaks the 2026-07-28 era too, where a request without _meta is refused")
+		t.UnsureGot(errText(m.Error), "ping before initialize was answered with an error, by a server that speaks the 2026-07-28 era too, where a request without _meta is refused")
 	}
 	judgePing(t, m, " before initialize")
 }
