@@ -130,9 +130,7 @@ func (w *watches) finds(c *Check) bool {
 // add counts against c what a watch check's run found beyond the
 // messages (what one message holds, judged in parts).
 func (w *watches) add(c *Check, s seen, why string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.found1(c, s, why)
+	withLock(&w.mu, func() { w.found1(c, s, why) })
 }
 
 // result gives a watch check its outcome: what the watch found.
