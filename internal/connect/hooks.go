@@ -165,9 +165,3 @@ func (h Hooks) setStatus(text string) {
 		h.Status.Set(text)
 	}
 }
-
-func (h Hooks) clearStatus() {
-	if h.Status != nil {
-		h.Status.Clear()
-	}
-}

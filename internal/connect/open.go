@@ -296,7 +296,7 @@ func transport(s *Settings, env Env, h Hooks, wait *startWait) (mcp.Transport, e
 		opts.Mask = h.Mask
 	}
 	if !s.Quiet {
-		opts.Stderr, opts.StderrShown = wait.stderr(h.ServerStderr), h.ServerStderrShown
+		opts.Stderr, opts.StderrShown = stderrPoke{wait, h.ServerStderr}, h.ServerStderrShown
 	}
 	opts.Stderr = h.traceStderr(opts.Stderr)
 	return env.StartServer.Start(opts)

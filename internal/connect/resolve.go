@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -272,11 +271,4 @@ func secretFlag(name, value, envName string, env Env) (string, error) {
 		return strings.TrimSpace(string(data)), nil
 	}
 	return cmp.Or(value, env.Getenv(envName)), nil
-}
-
-func hostOf(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return raw
 }

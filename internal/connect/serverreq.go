@@ -178,7 +178,9 @@ func (a *answerer) answer(ctx context.Context, method string, params json.RawMes
 	case method == "sampling/createMessage" && a.sampling != "":
 		return a.sample(ctx, params)
 	case method == "elicitation/create" && a.elicit != nil:
-		a.hooks.clearStatus()
+		if a.hooks.Status != nil {
+			a.hooks.Status.Clear()
+		}
 		handle := a.elicit.Handle
 		if mcp.IsInputRequest(ctx) {
 			handle = a.elicit.HandleInput

@@ -3,6 +3,7 @@ package connect
 import (
 	"cmp"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -179,12 +180,17 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 	switch {
 	case src.Session != "":
 		s.Session, s.Name = src.Session, src.Session
-		if err := sessionFlags(explicit); err != nil {
-			return nil, err
+		for _, f := range sessionShaping {
+			if explicit[f] {
+				return nil, errkind.Usagef("--%s shapes the session: give it to 'mcpv session start', not with --session", f)
+			}
 		}
 	case src.URL != "":
 		s.URL, s.Mode = src.URL, f.Transport
-		s.Name = hostOf(src.URL)
+		s.Name = src.URL
+		if u, err := url.Parse(src.URL); err == nil && u.Host != "" {
+			s.Name = u.Host
+		}
 	case x != nil:
 		s.Name = x.Name
 		mergeEntry(s, f, explicit, x, env)
@@ -272,15 +278,6 @@ var sessionShaping = []string{"header", "env", "cwd", "cacert", "transport", "in
 	"protocol-version", "protocol-era", "framing", "connect-timeout", "log-level", "auth", "client-id", "client-secret",
 	"client-key", "client-metadata-url", "grant", "idp-token-endpoint", "idp-client-id", "id-token", "assertion", "dpop", "session-id",
 	"resource", "scope", "redirect-host", "redirect-port", "redirect-path", "login-timeout", "no-extension"}
-
-func sessionFlags(explicit map[string]bool) error {
-	for _, f := range sessionShaping {
-		if explicit[f] {
-			return errkind.Usagef("--%s shapes the session: give it to 'mcpv session start', not with --session", f)
-		}
-	}
-	return nil
-}
 
 // uniq drops empty and repeated strings, keeping the first of each.
 func uniq(list []string) []string {

@@ -54,12 +54,8 @@ func (w *startWait) show(s *Settings, h Hooks, t mcp.Transport, begin time.Time)
 	w.line.Store(ShowWaitLine(h.Status, WaitingFor(s), last, begin, WaitLineDelay))
 }
 
-// stderr is a stdio server's stderr as it comes, passed on to next: each
-// write redraws the line soon, whose last words it changed.
-func (w *startWait) stderr(next io.Writer) io.Writer {
-	return stderrPoke{w, next}
-}
-
+// stderrPoke is a stdio server's stderr as it comes, passed on to next:
+// each write redraws the line soon, whose last words it changed.
 type stderrPoke struct {
 	w    *startWait
 	next io.Writer

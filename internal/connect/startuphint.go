@@ -7,15 +7,6 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// framingWords reports a line of a server's stderr that says it expected
-// Content-Length headers: "bad header", "missing Content-Length",
-// "invalid header line". (No regular expression: none is compiled at
-// start-up.)
-func framingWords(line string) bool {
-	l := strings.ToLower(line)
-	return strings.Contains(l, "content-length") || strings.Contains(l, "header")
-}
-
 // startupHint says what may be the cause of err, the failure of a stdio
 // server's start-up, when it has written nothing on its stdout: still
 // starting (it speaks on stderr), or expecting Content-Length frames (it
@@ -29,8 +20,9 @@ func startupHint(err error, s *Settings, t mcp.Transport) {
 	tail := ct.StderrTail(10)
 	framing := s.Framing == mcp.FramingAuto
 	framed := false
-	for _, l := range tail {
-		framed = framed || framingWords(l)
+	for _, l := range tail { // "bad header", "missing Content-Length", "invalid header line" (no regular expression: none is compiled at start-up)
+		l = strings.ToLower(l)
+		framed = framed || strings.Contains(l, "content-length") || strings.Contains(l, "header")
 	}
 	const (
 		longer  = "if it is still starting, give it longer with --connect-timeout"
