@@ -214,12 +214,6 @@ func marksOf(e *evaluated) []bool {
 	return e.marks
 }
 
-// loopAt notes that a loop reached back to the reference followed at
-// index i of refs.
-func (vd *validator) loopAt(i int) {
-	vd.loopLow = min(vd.loopLow, i)
-}
-
 // sig is the signature of the dynamic scope: 0 in a schema with no
 // $recursiveRef or $dynamicRef to resolve through it.
 func (vd *validator) sig() int {

@@ -237,7 +237,7 @@ func (vd *validator) follow(target *node, v *value, ev *evaluated, keyword strin
 	depth := len(vd.path)
 	for i := len(vd.refs) - 1; i >= 0 && vd.refs[i].depth == depth; i-- {
 		if vd.refs[i].n == target {
-			vd.loopAt(i)
+			vd.loopLow = min(vd.loopLow, i) // a loop reached back to the reference followed at i
 			return vd.failf(keyword, "the reference to %s leads back to itself without moving into the value", pointerOrRoot(target.ptr.String()))
 		}
 	}
@@ -318,14 +318,10 @@ func (t typeSet) has(v *value) bool {
 	if t&typeNumber != 0 {
 		return true
 	}
-	return t&typeInteger != 0 && isInteger(v.str)
-}
-
-func isInteger(literal string) bool {
-	if !strings.ContainsAny(literal, ".eE") {
-		return true
+	if t&typeInteger == 0 || !strings.ContainsAny(v.str, ".eE") {
+		return t&typeInteger != 0
 	}
-	d, _ := parseDecimal(literal)
+	d, _ := parseDecimal(v.str)
 	return d.isInt()
 }
 
