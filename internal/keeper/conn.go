@@ -246,7 +246,8 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 	if res == nil { // not kept: the server answers
 		res, err = c.forward(ctx, m.Method, params)
 		if err == nil && cacheable {
-			c.k.keepList(listed, res)
+			// kept for the next command that asks, as listcache says when: the era and what the server declared decide
+			c.k.lists.Keep(listed, res, c.k.Client.Modern(), c.k.Client.HasCapability(listed.List()+".listChanged"))
 		}
 	}
 	if big {

@@ -9,6 +9,7 @@ package keeper
 // rather than growing the keeper.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -62,7 +63,7 @@ func (c *conn) send(note bool, parts ...[]byte) {
 	}
 	if !note && o.size > bigMessage {
 		o.large = true
-		c.k.large.add(c.k.holdLarge())
+		c.k.large.add(cmp.Or(c.k.HoldLarge, holdLarge))
 	}
 	c.queue = append(c.queue, o)
 	c.qmu.Unlock()

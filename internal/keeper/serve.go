@@ -190,8 +190,10 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 	for why == "" {
 		select {
 		case <-k.Client.Done():
-			cause = k.Client.Err()
-			why = describeEnd(cause)
+			cause, why = k.Client.Err(), "the server closed the session"
+			if cause != nil {
+				why = "the server's session ended: " + cause.Error()
+			}
 		case <-ctx.Done():
 			why = "the session keeper was stopped"
 		case stopper = <-k.stopReq:
@@ -282,19 +284,6 @@ func (k *Keeper) gone(ctx context.Context, err error) error {
 	return err
 }
 
-func (k *Keeper) holdLarge() time.Duration {
-	if k.HoldLarge > 0 {
-		return k.HoldLarge
-	}
-	return holdLarge
-}
-
-// keepList keeps a list result for the next command that asks, as
-// listcache says when: the era and what the server declared decide.
-func (k *Keeper) keepList(r listcache.Request, result json.RawMessage) {
-	k.lists.Keep(r, result, k.Client.Modern(), k.Client.HasCapability(r.List()+".listChanged"))
-}
-
 // AddSecret makes the keeper hand secrets to the commands that attach from
 // now on (a token learned when it is refreshed, too).
 func (k *Keeper) AddSecret(secrets ...string) {
@@ -318,14 +307,6 @@ func (k *Keeper) release() {
 			k.freeing.Store(false)
 		}()
 	}
-}
-
-// describeEnd says why the server's side ended, with its stderr tail.
-func describeEnd(err error) string {
-	if err == nil {
-		return "the server closed the session"
-	}
-	return "the server's session ended: " + err.Error()
 }
 
 func (k *Keeper) accept(idle time.Duration) {
