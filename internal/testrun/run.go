@@ -15,6 +15,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -126,7 +127,7 @@ func (r *Runner) run(ctx context.Context, j Job, rep *testreport.File) {
 	}
 	tail := &tailBuffer{max: maxStderrTail}
 	scrub := j.Secrets.Writer(tail)
-	stray := newStrayOutput(output.NewLogger(scrub).Handler())
+	stray := &strayOutput{Handler: output.NewLogger(scrub).Handler(), mu: new(sync.Mutex), n: new(int), first: new(string), warnings: new([]string)}
 	s, err := j.Open(scrub, slog.New(stray))
 	if err != nil {
 		rep.Code, rep.Err = r.Code(err), err.Error()

@@ -29,7 +29,7 @@ func (r *Runner) step(ctx context.Context, s Session, stderrOut io.Writer, f *te
 	var stderr bytes.Buffer
 	begin := time.Now()
 	if st.Kind == testfile.StepLine {
-		lists.forget() // the command may change what the server lists
+		lists.l = nil // the command may change what the server lists
 		r.lineStep(stepCtx, s, st, caps, &stderr, sr)
 	} else {
 		r.surfaceStep(stepCtx, s, f, st, sr, lists)

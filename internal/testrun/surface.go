@@ -38,8 +38,6 @@ func (sl *surfaceLists) of(c *mcp.Client) *surface.Lister {
 	return sl.l
 }
 
-func (sl *surfaceLists) forget() { sl.l = nil }
-
 // snapshot gathers the server's surface and compares it with file, in
 // tree: a breaking change fails the step, any other change is a note. A
 // missing file, or update, writes the file; in CI mode a missing file
@@ -187,10 +185,6 @@ const maxWarnings = 20
 // strayPrefixes begin the session's warnings about stray output.
 var strayPrefixes = []string{"skipped a line on the server's stdout that is not JSON", "more non-JSON lines on the server's stdout",
 	"skipping a message that is not JSON-RPC"}
-
-func newStrayOutput(h slog.Handler) *strayOutput {
-	return &strayOutput{Handler: h, mu: new(sync.Mutex), n: new(int), first: new(string), warnings: new([]string)}
-}
 
 func (s *strayOutput) Handle(ctx context.Context, r slog.Record) error {
 	s.mu.Lock()
