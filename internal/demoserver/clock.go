@@ -38,23 +38,13 @@ type clock struct {
 	stop      chan struct{} // closed to stop the running ticker; nil when none runs
 }
 
-// newClock returns a clock; its server is set once the server exists.
-func newClock(every time.Duration, onRunning func(bool)) *clock {
-	if every <= 0 {
-		every = clockInterval
-	}
-	return &clock{every: every, onRunning: onRunning, subs: map[*mcp.ServerSession]bool{}}
-}
-
-func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
-
 func addClock(s *mcp.Server) {
 	s.AddResource(&mcp.Resource{
 		URI: clockURI, Name: "clock", Title: "Clock",
 		Description: "The current time; subscribe to hear it change every 200ms.", MIMEType: "text/plain",
 	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
-			{URI: req.Params.URI, MIMEType: "text/plain", Text: now()},
+			{URI: req.Params.URI, MIMEType: "text/plain", Text: time.Now().UTC().Format(time.RFC3339Nano)},
 		}}, nil
 	})
 }
