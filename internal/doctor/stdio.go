@@ -28,7 +28,8 @@ const maxLines = 20
 
 // stdio walks a stdio server's steps in order.
 func (w *walk) stdio(ctx context.Context) {
-	sw := newStdioWalk(ctx, w)
+	sw := &stdioWalk{walk: w, ctx: ctx, opts: *w.t.Stdio, answered: make(chan reply, 2), diagnosed: make(chan contact, 1), settled: make(chan struct{}, 1)}
+	sw.dctx, sw.stopDiagnosis = context.WithCancel(ctx)
 	defer sw.stopDiagnosis()
 	sw.step("command", sw.command)
 	sw.step("start", sw.start)
@@ -37,8 +38,12 @@ func (w *walk) stdio(ctx context.Context) {
 		return
 	}
 	defer sw.close()
-	// The first answer, while stderr and stdout are watched.
-	body := sw.ask()
+	// The first answer, while stderr and stdout are watched: the first
+	// request made, stdout read from now on.
+	var body []byte
+	sw.method, body = sw.firstRequest(sw.t.Era == "modern")
+	sw.asked = time.Now()
+	go sw.read() // doctor's stdio reader: ends when the server answers, ends, or is closed (the walk's deferred close)
 	wctx, cancel := context.WithTimeout(ctx, sw.t.StartTimeout)
 	defer cancel()
 	sw.wait(wctx, body)
@@ -85,14 +90,6 @@ type reply struct {
 	m      *mcp.Message
 	err    error
 	framed int // the answer came written over this many lines
-}
-
-// newStdioWalk is a stdio walk about to start: stopDiagnosis is the
-// caller's to call when the walk ends.
-func newStdioWalk(ctx context.Context, w *walk) *stdioWalk {
-	sw := &stdioWalk{walk: w, ctx: ctx, opts: *w.t.Stdio, answered: make(chan reply, 2), diagnosed: make(chan contact, 1), settled: make(chan struct{}, 1)}
-	sw.dctx, sw.stopDiagnosis = context.WithCancel(ctx)
-	return sw
 }
 
 // offer never blocks: the walk takes one answer, and one is there.
@@ -166,16 +163,6 @@ func (sw *stdioWalk) close() {
 	cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	sw.tr.Close(cctx)
 	cancel()
-}
-
-// ask makes the first request, and has stdout read from now on: it
-// returns the request to write.
-func (sw *stdioWalk) ask() []byte {
-	var body []byte
-	sw.method, body = sw.firstRequest(sw.t.Era == "modern")
-	sw.asked = time.Now()
-	go sw.read() // doctor's stdio reader: ends when the server answers, ends, or is closed (the walk's deferred close)
-	return body
 }
 
 // read offers the first response on stdout, or why stdout ended, and has
