@@ -97,7 +97,9 @@ func Render(app *kong.Application, p Page) string {
 	}{{`"EXIT STATUS"`, top.exit, bold}, {"ENVIRONMENT", env, bold}, {"FILES", p.Files, italic}} {
 		if len(sec.entries) > 0 {
 			b.WriteString(".SH " + sec.head + "\n")
-			writeEntries(&b, sec.entries, sec.style)
+			for _, e := range sec.entries {
+				b.WriteString(".TP\n" + sec.style(e.Name) + "\n" + text(e.Help) + "\n")
+			}
 		}
 	}
 	if len(top.examples) > 0 {
@@ -209,15 +211,11 @@ func commandSynopsis(n *kong.Node, path string) string {
 	for _, p := range n.Positional {
 		parts = append(parts, argument(p))
 	}
-	if len(n.Positional) == 0 && hasCommands(n) {
+	if len(n.Positional) == 0 && slices.ContainsFunc(n.Children, func(c *kong.Node) bool { return !c.Hidden && c.Type == kong.CommandNode }) {
 		parts = append(parts, italic("command"))
 	}
 	parts = append(parts, "["+italic("flags")+"]")
 	return strings.Join(parts, " ")
-}
-
-func hasCommands(n *kong.Node) bool {
-	return slices.ContainsFunc(n.Children, func(c *kong.Node) bool { return !c.Hidden && c.Type == kong.CommandNode })
 }
 
 // argument is a positional argument as the synopsis shows it: NAME,
@@ -339,12 +337,6 @@ func defaultValue(f *kong.Flag) string {
 		return ""
 	}
 	return f.Default
-}
-
-func writeEntries(b *strings.Builder, entries []Entry, style func(string) string) {
-	for _, e := range entries {
-		b.WriteString(".TP\n" + style(e.Name) + "\n" + text(e.Help) + "\n")
-	}
 }
 
 // seeAlso is a reference to another page, "name(section)", with the name
