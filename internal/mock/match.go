@@ -134,14 +134,6 @@ func agreement(want, got any) int {
 	return n
 }
 
-// anyMap is a template's variables as jq sees them.
-func anyMap(m map[string]any) any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
-}
-
 func list(key string, items []json.RawMessage) json.RawMessage {
 	if items == nil {
 		items = []json.RawMessage{}

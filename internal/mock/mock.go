@@ -238,7 +238,10 @@ func (m *Mock) read(ctx context.Context, uri string, params json.RawMessage) (js
 			return map[string]any{}, e.URI == uri
 		}
 		v, ok := e.tmpl.Match(uri)
-		return anyMap(v), ok
+		if v == nil {
+			return map[string]any{}, ok // a template's variables as jq sees them
+		}
+		return v, ok
 	}, func(e *Entry, _ any) bool { return e.URI == uri })
 	if err != nil {
 		return nil, err
@@ -251,8 +254,11 @@ func (m *Mock) read(ctx context.Context, uri string, params json.RawMessage) (js
 		known = append(known, e.URI+e.Template)
 	}
 	msg := "mock: no response for resource " + strconv.Quote(uri)
-	if t := m.templateOf(uri); t != "" {
-		msg += " (of the template " + strconv.Quote(t) + ")"
+	for _, t := range m.templates {
+		if _, ok := t.Match(uri); ok {
+			msg += " (of the template " + strconv.Quote(t.String()) + ")"
+			break
+		}
 	}
 	return nil, &mcp.RPCError{Code: codeResourceNotFound, Message: msg + suggest.DidYouMean(uri, known)}
 }
@@ -325,16 +331,6 @@ func pick(ctx context.Context, entries []Entry, candidate func(*Entry) (any, boo
 // answered its times already.
 func (e *Entry) claim() bool {
 	return e.Times == 0 || e.used.Add(1) <= int64(e.Times)
-}
-
-// templateOf is the snapshot's resource template uri is of, if any.
-func (m *Mock) templateOf(uri string) string {
-	for _, t := range m.templates {
-		if _, ok := t.Match(uri); ok {
-			return t.String()
-		}
-	}
-	return ""
 }
 
 // closest names the entry nearest to a call none answers: of the same
