@@ -117,7 +117,8 @@ func (t *Text) File(f File) error {
 	}
 	if (f.Code != 0 || counts.failed > 0) && strings.TrimSpace(f.Stderr) != "" {
 		fmt.Fprintf(b, "  %s\n", t.style(styleDim, "stderr (the last lines):"))
-		for _, line := range lastLines(f.Stderr, maxStderrLines) {
+		lines := strings.Split(strings.TrimRight(f.Stderr, "\n"), "\n")
+		for _, line := range lines[max(0, len(lines)-maxStderrLines):] {
 			fmt.Fprintf(b, "    | %s\n", safetext.Line(line))
 		}
 	}
@@ -166,14 +167,6 @@ func (t *Text) Summary(files []File, took time.Duration) error {
 	}
 	_, err := fmt.Fprintf(t.W, "%s %s (%s, %s)\n", verdict, all, n, RoundDuration(took))
 	return err
-}
-
-func lastLines(text string, n int) []string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return lines
 }
 
 // blockedRun is how many steps from the first are blocked for the same
