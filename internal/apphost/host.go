@@ -37,7 +37,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -355,10 +354,4 @@ func (h *Host) removeOpener() {
 	if dir != "" {
 		os.RemoveAll(dir)
 	}
-}
-
-// proxyHTML is the proxy page, told the host's origin.
-func (h *Host) proxyHTML() string {
-	js, _ := json.Marshal(h.hostOrigin)
-	return strings.Replace(proxyPage, "HOST_ORIGIN", string(js), 1)
 }
