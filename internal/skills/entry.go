@@ -207,7 +207,8 @@ func (s Skill) VerifyFrontmatter(skillMD []byte) error {
 		if errors.As(err, &ye) {
 			ye.Line++ // a line of SKILL.md, whose first is the opening ---
 		}
-		return &Error{s.URI, "SKILL.md's frontmatter is not YAML: " + firstLine(err.Error())}
+		line, _, _ := strings.Cut(err.Error(), "\n")
+		return &Error{s.URI, "SKILL.md's frontmatter is not YAML: " + line}
 	}
 	if doc.Kind != yamlnode.Object {
 		return &Error{s.URI, "SKILL.md's frontmatter is not a mapping; the skill is not loaded"}
@@ -230,11 +231,6 @@ func (s Skill) VerifyFrontmatter(skillMD []byte) error {
 		}
 	}
 	return nil
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // Get asks the server for one skill's entry by the URI of its SKILL.md and
