@@ -87,8 +87,13 @@ func (s *StatusLine) set(text string, old *string) bool {
 	}
 	s.erase()
 	s.given, s.text = text, shown
+	// Fewer than width terminal columns (a CJK character or an emoji takes
+	// two), ending with "…" when cut: a line as wide as the terminal wraps
+	// on some. Width 0 is unknown: text is left whole.
 	if s.width != nil {
-		s.text = fitColumns(shown, s.width())
+		if w := s.width(); w >= 2 {
+			s.text = safetext.Fit(shown, w-1)
+		}
 	}
 	s.draw()
 	return true
@@ -104,17 +109,6 @@ func (s *StatusLine) prepare(text string) string {
 		text = mask(text)
 	}
 	return text
-}
-
-// fitColumns cuts text to fewer than width terminal columns (a CJK
-// character or an emoji takes two), ending it with "…" when cut: a line as
-// wide as the terminal wraps on some. width 0 is unknown: text is left
-// whole.
-func fitColumns(text string, width int) string {
-	if width < 2 {
-		return text
-	}
-	return safetext.Fit(text, width-1)
 }
 
 // Clear removes the status line.
