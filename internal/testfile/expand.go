@@ -128,14 +128,6 @@ func (t tmpl) fill(caps map[string]json.RawMessage) string {
 	return b.String()
 }
 
-// only is the capture the template consists of, if that is all it is.
-func (t tmpl) only() string {
-	if len(t) == 1 {
-		return t[0].ref
-	}
-	return ""
-}
-
 // uses adds the captures t uses to set.
 // captures reports whether t has a captured value in it.
 func (t tmpl) captures() bool {
@@ -196,8 +188,8 @@ func (j *jtmpl) render(caps map[string]json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
 	j.node.WriteJSON(&b, func(b *bytes.Buffer, n *yamlnode.Node) {
 		t := j.strs[n]
-		if name := t.only(); name != "" {
-			b.Write(caps[name])
+		if len(t) == 1 && t[0].ref != "" { // the template is one capture and no more
+			b.Write(caps[t[0].ref])
 		} else {
 			text, _ := json.Marshal(t.fill(caps))
 			b.Write(text)

@@ -61,7 +61,9 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 				e.errorCode = &c
 			}
 		case "error-message":
-			e.errorMessage = p.regexp(v, "error-message")
+			if s, ok := p.str(v, "error-message"); ok {
+				e.errorMessage = p.regexpText(v, "error-message", s)
+			}
 		case "jq":
 			exprs, _ := p.strs(v, "jq")
 			for _, expr := range exprs {
@@ -149,14 +151,6 @@ func (p *fileParser) integer(v *yamlnode.Node, what string) (int, bool) {
 	}
 	p.errorf(v, "%s must be an integer, not %s", what, v.Kind.Noun())
 	return 0, false
-}
-
-func (p *fileParser) regexp(v *yamlnode.Node, what string) *regexp.Regexp {
-	s, ok := p.str(v, what)
-	if !ok {
-		return nil
-	}
-	return p.regexpText(v, what, s)
 }
 
 func (p *fileParser) regexpText(v *yamlnode.Node, what, s string) *regexp.Regexp {
