@@ -126,31 +126,23 @@ func (o *Options) collect(f *form) (values, []problem) {
 }
 
 // fillDefaults gives each field without a value its schema default, unless the
-// default breaks the schema. A field whose answer was bad stays empty: the
-// default must not hide the mistake.
+// default breaks the schema (a warning says so). A field whose answer was bad
+// stays empty: the default must not hide the mistake.
 func (o *Options) fillDefaults(f *form, vals values, bad []problem) {
 	for _, fl := range f.fields {
 		if _, ok := vals[fl.name]; ok || slices.ContainsFunc(bad, func(p problem) bool { return p.field == fl.name }) {
 			continue
 		}
-		if d := o.validDefault(fl); d != nil {
-			vals[fl.name] = value{d, fromDefault}
+		d := fl.coerceDefault()
+		if d == nil {
+			continue
 		}
+		if rule := fl.check(d); rule != "" {
+			o.warnf("field %q: the server's default %s %s; not using it", fl.name, quote(string(d)), rule)
+			continue
+		}
+		vals[fl.name] = value{d, fromDefault}
 	}
-}
-
-// validDefault is fl's default if it satisfies fl's schema, else nil (with a
-// warning).
-func (o *Options) validDefault(fl *field) json.RawMessage {
-	d := fl.coerceDefault()
-	if d == nil {
-		return nil
-	}
-	if rule := fl.check(d); rule != "" {
-		o.warnf("field %q: the server's default %s %s; not using it", fl.name, quote(string(d)), rule)
-		return nil
-	}
-	return d
 }
 
 func missingRequired(f *form, vals values) []string {

@@ -84,7 +84,7 @@ func (o *Options) askField(ctx context.Context, fl *field, vals values) error {
 	t := o.TTY
 	keep, has := vals[fl.name]
 	if !has {
-		if d := fl.goodDefault(); d != nil {
+		if d := fl.coerceDefault(); d != nil && fl.check(d) == "" { // a default that satisfies fl's schema
 			keep = value{d, fromDefault}
 		}
 	}
@@ -137,14 +137,6 @@ func (o *Options) askField(ctx context.Context, fl *field, vals values) error {
 		vals[fl.name] = value{v, fromUser}
 		return nil
 	}
-}
-
-// goodDefault is fl's default if it satisfies fl's schema, else nil.
-func (fl *field) goodDefault() json.RawMessage {
-	if d := fl.coerceDefault(); d != nil && fl.check(d) == "" {
-		return d
-	}
-	return nil
 }
 
 // heading is the title and description of a field, on one line.
