@@ -182,7 +182,8 @@ func (s *Store) Learnt(st mcp.State, discovered json.RawMessage, ok bool) {
 			s.lists.Notified(change)
 		}
 	}
-	if old != nil && sameEra(old, rec) {
+	if old != nil && old.State.Modern == rec.State.Modern && old.State.Version == rec.State.Version &&
+		rawjson.Same(old.State.InitializeResult.Raw(), rec.State.InitializeResult.Raw()) {
 		if s.recalled != nil && !s.recalled.State.Modern || now.Sub(old.Seen) < EraLife/24 && old.Until.IsZero() && rec.Until.IsZero() {
 			// Said by an initialize only (no probe: the era stays as
 			// old as its probe), or said again within the hour: no
@@ -192,11 +193,6 @@ func (s *Store) Learnt(st mcp.State, discovered json.RawMessage, ok bool) {
 	}
 	s.era = rec
 	s.dirty.Store(true)
-}
-
-func sameEra(a, b *eraRecord) bool {
-	return a.State.Modern == b.State.Modern && a.State.Version == b.State.Version &&
-		rawjson.Same(a.State.InitializeResult.Raw(), b.State.InitializeResult.Raw())
 }
 
 // ForgetEra drops the era remembered, and the lists kept with it: the
