@@ -201,10 +201,6 @@ type itemJSON struct {
 	Definition  json.RawMessage `json:"definition"`
 }
 
-func (s *serverJSON) lists() map[Kind]*[]itemJSON {
-	return map[Kind]*[]itemJSON{Tool: &s.Tools, Prompt: &s.Prompts, Resource: &s.Resources, Template: &s.ResourceTemplates}
-}
-
 // Marshal writes f as text to commit and review: the servers by name,
 // each server's items by kind and key, one entry per item with its
 // digest and its definition (keys sorted), two-space indent, a trailing
@@ -219,7 +215,7 @@ func (f *File) Marshal() []byte {
 		if s.Instructions != nil {
 			sj.Instructions = &instructionsJSON{s.Instructions.Digest, s.Instructions.Text}
 		}
-		for kind, list := range sj.lists() {
+		for kind, list := range map[Kind]*[]itemJSON{Tool: &sj.Tools, Prompt: &sj.Prompts, Resource: &sj.Resources, Template: &sj.ResourceTemplates} {
 			*list = []itemJSON{}
 			for _, it := range s.Items[kind] {
 				ij := itemJSON{Digest: it.Digest, Definition: it.Def}
