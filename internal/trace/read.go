@@ -96,7 +96,11 @@ func Exchanges(lines []Line) []*Exchange {
 	var all []*Exchange
 	open := map[string]*Exchange{} // session and id of each request not answered yet
 	key := func(session int64, id json.RawMessage) string {
-		return fmt.Sprint(session) + "\x00" + string(compactID(id))
+		var b bytes.Buffer
+		if json.Compact(&b, id) != nil {
+			return fmt.Sprint(session) + "\x00" + string(id)
+		}
+		return fmt.Sprint(session) + "\x00" + b.String()
 	}
 	for _, l := range lines {
 		if l.Type != "send" && l.Type != "receive" {
@@ -149,14 +153,6 @@ func messages(raw json.RawMessage) []json.RawMessage {
 		return batch
 	}
 	return []json.RawMessage{raw}
-}
-
-func compactID(id json.RawMessage) []byte {
-	var b bytes.Buffer
-	if json.Compact(&b, id) != nil {
-		return id
-	}
-	return b.Bytes()
 }
 
 // open says whether e is among the requests not answered yet.
