@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/mcpv/mcpv/internal/shellwords"
 )
 
 // Shells are the shells Script writes for.
@@ -208,6 +209,4 @@ func each[T any](vals []T, f func(T) string) []string {
 }
 
 // shellQuote single-quotes s for sh, bash and zsh.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+var shellQuote = shellwords.SingleQuote

@@ -2,6 +2,11 @@
 
 package safedir
 
+import "github.com/mcpv/mcpv/internal/shellwords"
+
+// quote quotes a path for a POSIX shell.
+var quote = shellwords.SingleQuote
+
 // The fixes where the mode says who may write: the owner taken back, the
 // others' write bits cleared.
 func ownFix(d string) string        { return "chown \"$(id -u)\" " + quote(d) }

@@ -67,14 +67,18 @@ func Quote(s string) string {
 	}) < 0 {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return SingleQuote(s)
 }
+
+// SingleQuote is s in single quotes, whatever it holds: a POSIX shell
+// gives s back.
+func SingleQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // Join quotes each word, so that Split gives words back.
 func Join(words []string) string {
 	quoted := make([]string, len(words))
 	for i, w := range words {
-		quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		quoted[i] = SingleQuote(w)
 	}
 	return strings.Join(quoted, " ")
 }
