@@ -184,7 +184,8 @@ func (c *Counter) tool(raw json.RawMessage) ([]byte, error) {
 		o.buf().WriteString(`{"type":"function","function":`)
 	}
 	o.open()
-	o.str("name", str(raw, "name"))
+	o.key("name")
+	o.quote(str(raw, "name"))
 	if d := rawjson.Member(raw, "description"); d != nil {
 		o.key("description")
 		start := o.buf().Len()
@@ -290,11 +291,6 @@ func (o *object) quote(s string) {
 
 // quoteRun is how much of a string quote encodes at a time.
 const quoteRun = 64 << 10
-
-func (o *object) str(k, v string) {
-	o.key(k)
-	o.quote(v)
-}
 
 func (o *object) raw(k string, v []byte) {
 	o.key(k)
