@@ -90,7 +90,15 @@ func (e *Exporter) Close() error {
 	case <-ctx.Done():
 	}
 	e.report(err)
-	return e.firstErr(err)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.told { // an earlier export failed, and was told
+		return errors.New("an export failed")
+	}
+	return nil
 }
 
 // report tells Failed of err, once.
@@ -105,18 +113,6 @@ func (e *Exporter) report(err error) {
 	if !told && e.Failed != nil {
 		e.Failed(err)
 	}
-}
-
-func (e *Exporter) firstErr(err error) error {
-	if err != nil {
-		return err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.told {
-		return errors.New("an export failed")
-	}
-	return nil
 }
 
 // post sends one OTLP/HTTP JSON request and reads its answer.
