@@ -273,6 +273,9 @@ func remotes(raw json.RawMessage, ps []Problem) ([]Remote, []Problem) {
 func LookAlikes(domain string, names []string) map[int][]Problem {
 	out := map[int][]Problem{}
 	bySkeleton := map[string]string{}
+	labels := strings.Split(strings.ToLower(strings.TrimSuffix(domain, ".")), ".")
+	slices.Reverse(labels)
+	own := strings.Join(labels, ".") // the domain reversed: example.com is com.example
 	for i, n := range names {
 		if n == "" {
 			continue
@@ -287,16 +290,9 @@ func LookAlikes(domain string, names []string) map[int][]Problem {
 			continue
 		}
 		ns, _, _ := strings.Cut(n, "/")
-		if own := reverseDNS(domain); canon.LookAlike(ns, own) {
+		if canon.LookAlike(ns, own) {
 			out[i] = append(out[i], problem(Error, "name", "%q is named like a server of %s (%s/...), but is not", n, domain, own))
 		}
 	}
 	return out
-}
-
-// reverseDNS is a domain's labels reversed: example.com is com.example.
-func reverseDNS(domain string) string {
-	labels := strings.Split(strings.ToLower(strings.TrimSuffix(domain, ".")), ".")
-	slices.Reverse(labels)
-	return strings.Join(labels, ".")
 }
