@@ -178,11 +178,13 @@ func (f fake) targetServer(t *testing.T) (*Target, *mcptest.HTTPServer) {
 		}
 		// MCPV_FAKE last: a test finds its processes by it.
 		env = append(env, mcptest.EnvVar+"="+behaviours)
-		// The test binary serves the fake in this process; the fake's own
-		// program is built (once, taking seconds) only for a fake whose
-		// process is its subject.
+		// The test binary serves the fake in this process, and in a
+		// process of its own for a fake whose process is its subject. The
+		// fake's own program, built once (seconds of linking), starts in
+		// half the CPU: it serves the long tier's hundreds of processes,
+		// not the quick tier's few.
 		prog := os.Args[0]
-		if in, err := mcptest.NewInProcess(env, ""); in == nil || err != nil {
+		if in, err := mcptest.NewInProcess(env, ""); (in == nil || err != nil) && testkit.LongTier {
 			prog = mcptest.Program()
 		}
 		tg.Stdio = &mcp.CommandOptions{Path: prog, Env: env}
