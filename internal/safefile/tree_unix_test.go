@@ -163,3 +163,26 @@ func TestCreateNoFollow(t *testing.T) {
 		t.Error("CreateNoFollow wrote through another user's link")
 	}
 }
+
+// TestCreateNoFollowRefusesARepositorysLink: a cloned repository's link
+// is the user's (git made it), and may lead to a pipe another user reads
+// (/tmp/theirs/fifo) or to a device: -o report.json there is refused,
+// as every link outside /dev is, rather than written through.
+func TestCreateNoFollowRefusesARepositorysLink(t *testing.T) {
+	_, base := tree(t)
+	r, err := os.OpenFile(filepath.Join(base, "in", "fifo"), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	repo := t.TempDir()
+	for name, target := range map[string]string{"report.json": filepath.Join(base, "in", "fifo"), "events.log": "/dev/null"} {
+		if err := os.Symlink(target, filepath.Join(repo, name)); err != nil {
+			t.Fatal(err)
+		}
+		if f, err := CreateNoFollow(filepath.Join(repo, name)); err == nil {
+			f.Close()
+			t.Errorf("CreateNoFollow wrote through the repository's %s -> %s", name, target)
+		}
+	}
+}
