@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,8 +110,9 @@ func TestTestWritesFollowNoLink(t *testing.T) {
 }
 
 // A one-shot command's --events is not written through a link either (a
-// link in a shared directory would have emptied the file it led to), but
-// a link to a stream the user gave (the shell's /dev/stderr, >(…)) is.
+// link in a shared directory would have emptied the file it led to, and a
+// cloned repository's may lead to a pipe another user reads), but a link
+// in /dev to a stream the user gave (the shell's /dev/stderr, >(…)) is.
 func TestEventsFollowNoLink(t *testing.T) {
 	t.Parallel()
 	w, dir := testWorld(t, nil)
@@ -132,11 +134,24 @@ func TestEventsFollowNoLink(t *testing.T) {
 	}
 	defer read.Close()
 	os.Symlink(fifo, filepath.Join(dir, "stream"))
-	if r := w.mcpv(t, "", args([]string{"--events", "stream", "call", "x", "--no-validate"}, fake("log-flood=3"))...); r.code != exitcode.OK {
-		t.Fatalf("--events through a link to a pipe: exit %d, stderr %q", r.code, r.stderr)
+	r = w.mcpv(t, "", args([]string{"--events", "stream", "ping"}, fake("plain"))...)
+	if want := "mcpv: --events: " + filepath.Join(dir, "stream") + " is a symbolic link"; r.code != exitcode.Usage || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("--events through a link to a pipe outside /dev: exit %d, stderr %q; want %q", r.code, r.stderr, want)
 	}
-	if got, _ := io.ReadAll(read); !strings.Contains(string(got), `"method":"notifications/message"`) {
-		t.Errorf("the pipe behind the link read %q", got)
+
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	stream := "/dev/fd/" + strconv.Itoa(int(pw.Fd()))
+	r = w.mcpv(t, "", args([]string{"--events", stream, "call", "x", "--no-validate"}, fake("log-flood=3"))...)
+	pw.Close()
+	if r.code != exitcode.OK {
+		t.Fatalf("--events %s (a pipe): exit %d, stderr %q", stream, r.code, r.stderr)
+	}
+	if got, _ := io.ReadAll(pr); !strings.Contains(string(got), `"method":"notifications/message"`) {
+		t.Errorf("the pipe behind %s read %q", stream, got)
 	}
 }
 

@@ -166,12 +166,12 @@ func (t Tree) mkdirAll(dir string) error {
 // through a symbolic link at path itself: a link someone else put there
 // is refused rather than written through. A path the user names may be a
 // device or a named pipe (/dev/null, a pipe a reader waits on), which is
-// opened as it is, and so may a link to one that the user or the system
-// made: the shell's /dev/stderr and >(…) (/dev/fd/63) are links to the
-// streams mcpv was given. What such a link leads to is opened without
-// being created or truncated, and used only when it is no regular file or
-// directory: a link to a file, or another user's link, is refused,
-// whatever it is made to point at while it is opened.
+// opened as it is, and so may a link in /dev or /proc to one, the user's
+// or the system's: the shell's /dev/stderr and >(…) (/dev/fd/63). Opened
+// without create or truncate, it is used only when no regular file or
+// directory: a link to a file, another user's, and one elsewhere (a cloned
+// repository's is the user's, and may lead to a pipe another user reads)
+// are refused, whatever it is made to point at while it is opened.
 func CreateNoFollow(path string) (*os.File, error) {
 	f, err := openNoFollow(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	var link *EscapeError
@@ -186,12 +186,13 @@ func CreateNoFollow(path string) (*os.File, error) {
 	return emptied(f, nil, true)
 }
 
-// openStream opens for writing what the link at path, the user's or the
-// system's, leads to when that is a pipe, a socket or a device, and nil
-// otherwise. The open neither creates nor truncates, so a regular file
-// found there is left as it was.
+// openStream opens for writing what the link at path (in /dev or /proc,
+// the user's or the system's) leads to when a pipe, a socket or a device,
+// else nil; it neither creates nor truncates a regular file found there.
 func openStream(path string) *os.File {
-	if li, err := os.Lstat(path); err != nil {
+	if abs, err := filepath.Abs(path); err != nil || !inside("/dev", abs) && !inside("/proc", abs) {
+		return nil
+	} else if li, err := os.Lstat(path); err != nil {
 		return nil
 	} else if why, _, err := Judge(path, nil, li, Mine|RootMay); err != nil || why != "" {
 		return nil
