@@ -322,6 +322,23 @@ func TestStdioQuotesStderr(t *testing.T) {
 	}
 }
 
+// A requirement the first exchange breaks, judged while a value begun
+// on stdout is still held ({ and then nothing, or lines of nesting that
+// none ends), is the walk's verdict when its wait ends, not "no answer,
+// but lines that are no message": the value may yet make the answer, so
+// the wait goes on to its bound, but what the diagnosis found (which
+// requirement, what was sent) is not lost with it.
+func TestStdioVerdictHeldPastAValueBegun(t *testing.T) {
+	testkit.SkipLong(t, "a wait that ends at its 3 s bound")
+	t.Parallel()
+	server := filepath.Join(t.TempDir(), "server")
+	testkit.WriteScript(t, server, []byte("#!/bin/sh\nprintf '{\\n'\nexec sleep 600\n"), 0o755)
+	r := walkOf(t, Target{Stdio: &mcp.CommandOptions{Path: server}, StartTimeout: 3 * time.Second, FirstContact: func(context.Context) (string, string) {
+		return "jsonrpc.messages", "a message that is not JSON-RPC: unexpected end of JSON input"
+	}})
+	want{fail: "first answer", code: 1, finding: "breaks jsonrpc.messages", fix: "mcpv check"}.check(t, r)
+}
+
 // What a hostile endpoint sends (terminal escapes, a secret echoed, a
 // body of megabytes, a server card of megabytes) reaches the walk's
 // report clipped, with controls escaped and secrets masked.
