@@ -109,11 +109,8 @@ func (sw *stdioWalk) heard(line []byte) {
 	if m != nil {
 		sw.offer(reply{m: m, framed: n})
 	}
-	if sw.underWay.Swap(under) && !under {
-		select {
-		case sw.settled <- struct{}{}:
-		default:
-		}
+	if sw.underWay.Swap(under) && !under && len(sw.settled) == 0 { // heard alone sends
+		sw.settled <- struct{}{}
 	}
 	if sw.t.FirstContact != nil && !sw.diagnosing.Swap(true) {
 		go sw.diagnose() // doctor's first-contact diagnosis: ends when FirstContact returns, bounded by the wait's context
@@ -212,13 +209,14 @@ func (sw *stdioWalk) wait(wctx context.Context, body []byte) {
 			wait = nil
 		}
 		if wait != nil && verdict != nil && !sw.underWay.Load() {
-			select {
-			case sw.got = <-sw.answered: // it came with the verdict: the answer is taken
-			default:
-				sw.broken = verdict
+			if len(sw.answered) > 0 { // it came with the verdict: the answer is taken (the wait alone receives)
+				sw.got = <-sw.answered
 			}
 			wait = nil
 		}
+	}
+	if sw.got.m == nil && sw.got.err == nil {
+		sw.broken = verdict // held to the wait's bound, it stands when no answer came
 	}
 	if sw.diagnosing.Load() && judged != nil {
 		sw.stopDiagnosis()
