@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"maps"
 	"os"
 	"os/exec"
@@ -30,6 +31,12 @@ import (
 // now, and a count that moved either way, fail the test, so that the file
 // says the state of the audit as it is.
 func TestFieldSetPassesTheGate(t *testing.T) {
+	if testkit.Race {
+		// A verdict over 367 saved servers, no concurrency of its own: under
+		// the race detector it took most of the package's 20 minutes. CI
+		// runs it in the guards' stage, without the detector.
+		t.Skip("judged without the race detector (.ci/run's guards' stage)")
+	}
 	servers, labels := readCorpus(t, "testdata/field")
 	if len(servers) < 10 {
 		t.Fatalf("%d saved surfaces in testdata/field/servers", len(servers))
