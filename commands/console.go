@@ -68,12 +68,17 @@ func onceFiles(read func(string) ([]byte, error)) func(string) ([]byte, error) {
 // createFlagFile creates the file a flag (--NAME) names for what the
 // command writes, before any server starts: a path that cannot be
 // written is a mistake found at once (safefile, never through a link).
-// An empty path is no file (nil); the caller closes the file.
+// An empty path is no file (nil); the caller closes the file. What a
+// server sent (--events) is for its owner alone, as a trace is (0600).
 func createFlagFile(env connect.Env, name, path string) (*os.File, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := safefile.CreateNoFollow(env.Path(path))
+	create := safefile.CreateNoFollow
+	if name == "events" {
+		create = safefile.CreateNoFollowOwn
+	}
+	f, err := create(env.Path(path))
 	if err != nil {
 		return nil, usageErrorf("--%s: %v", name, err)
 	}

@@ -50,7 +50,7 @@ func openTestSession(env connect.Env, groups *mcp.ProcessGroups, f *testfile.Fil
 		case path == "":
 			elog = nil
 		case f.Server.KeyAt["events"] != nil: // the file's own, inside its tree
-			ef, err := (&safefile.Tree{Dir: f.Dir}).Create(fenv.Path(path))
+			ef, err := (&safefile.Tree{Dir: f.Dir}).CreateOwn(fenv.Path(path))
 			if err != nil {
 				return nil, usageErrorf("--events: %v", err)
 			}

@@ -155,6 +155,31 @@ func TestEventsFollowNoLink(t *testing.T) {
 	}
 }
 
+// What a server sent, kept by --events or a test file's events:, is its
+// owner's alone, as a trace is: a new file 0600, the user's own made so.
+func TestEventsOwnerOnly(t *testing.T) {
+	t.Parallel()
+	w, dir := testWorld(t, nil)
+	os.WriteFile(filepath.Join(dir, "had.ndjson"), []byte("before\n"), 0)
+	os.Chmod(filepath.Join(dir, "had.ndjson"), 0o644)
+	os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(plainServer+"  events: own.ndjson\nsteps:\n  - ping:\n"), 0o644)
+	for _, run := range [][]string{
+		args([]string{"--events", "new.ndjson", "ping"}, fake("plain")),
+		args([]string{"--events", "had.ndjson", "ping"}, fake("plain")),
+		{"test", "t.yaml"},
+	} {
+		if r := w.mcpv(t, "", run...); r.code != exitcode.OK {
+			t.Fatalf("mcpv %q: exit %d, stderr %q", run, r.code, r.stderr)
+		}
+	}
+	for _, name := range []string{"new.ndjson", "had.ndjson", "own.ndjson"} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); err != nil || fi.Mode().Perm() != 0o600 || strings.Contains(string(b), "before") {
+			t.Errorf("%s: %v, holding %q", name, fi.Mode(), b)
+		}
+	}
+}
+
 // A step's @FILE may be filled from what a server sent: it is read only
 // inside the test file's tree.
 func TestTestStepFilesStayInTheTree(t *testing.T) {

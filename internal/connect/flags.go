@@ -237,7 +237,7 @@ type ClientFlags struct {
 // clientFlagDocs document ClientFlags.
 var clientFlagDocs = []FlagDoc{
 	{"max-timeout", "", "Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap."},
-	{"events", "FILE", "Write every notification from the server to FILE as NDJSON, with a timestamp."},
+	{"events", "FILE", "Write every notification from the server to FILE as NDJSON, with a timestamp, secrets masked (a new file, or your own emptied; mode 0600)."},
 	{"log-level", "LEVEL", "Ask the server to send log messages at LEVEL and above (logging/setLevel)."},
 	{"root", "DIR", "Offer this directory as a root (repeatable); without --root mcpv declares no roots."},
 	{"sampling-cmd", "CMD", "Answer sampling/createMessage by running CMD (sh -c; on Windows cmd.exe /c) with the request's params as JSON on stdin; it prints a CreateMessageResult."},

@@ -125,7 +125,13 @@ func (t Tree) Read(name string) ([]byte, error) {
 // above it, following no link out of the tree and none at name itself (a
 // directory's link that stays in the tree is the tree's own, as Read
 // follows it); it must be a regular file.
-func (t Tree) Create(name string) (*os.File, error) {
+func (t Tree) Create(name string) (*os.File, error) { return t.create(name, 0o644) }
+
+// CreateOwn is Create for a file readable by its owner alone, as
+// CreateOwn makes one.
+func (t Tree) CreateOwn(name string) (*os.File, error) { return t.create(name, 0o600) }
+
+func (t Tree) create(name string, perm os.FileMode) (*os.File, error) {
 	abs, err := t.Path(name)
 	if err != nil {
 		return nil, err
@@ -133,8 +139,8 @@ func (t Tree) Create(name string) (*os.File, error) {
 	if err := t.mkdirAll(filepath.Dir(abs)); err != nil {
 		return nil, err
 	}
-	f, err := t.open(name, os.O_WRONLY|os.O_CREATE|nonBlock, 0o644)
-	return emptied(f, err, false)
+	f, err := t.open(name, os.O_WRONLY|os.O_CREATE|nonBlock, perm)
+	return emptied(f, err, false, perm)
 }
 
 // WriteFile writes data to name in the tree as Create makes it.
@@ -172,8 +178,15 @@ func (t Tree) mkdirAll(dir string) error {
 // directory: a link to a file, another user's, and one elsewhere (a cloned
 // repository's is the user's, and may lead to a pipe another user reads)
 // are refused, whatever it is made to point at while it is opened.
-func CreateNoFollow(path string) (*os.File, error) {
-	f, err := openNoFollow(path, os.O_WRONLY|os.O_CREATE, 0o644)
+func CreateNoFollow(path string) (*os.File, error) { return createNoFollow(path, 0o644) }
+
+// CreateNoFollowOwn is CreateNoFollow for what only its owner may read (what
+// a server sent): a regular file is new and 0600, or the user's own, made
+// 0600 as CreateOwn makes it; a pipe or a device is used as it is.
+func CreateNoFollowOwn(path string) (*os.File, error) { return createNoFollow(path, 0o600) }
+
+func createNoFollow(path string, perm os.FileMode) (*os.File, error) {
+	f, err := openNoFollow(path, os.O_WRONLY|os.O_CREATE, perm)
 	var link *EscapeError
 	if errors.As(err, &link) {
 		if f := openStream(path); f != nil {
@@ -183,7 +196,7 @@ func CreateNoFollow(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return emptied(f, nil, true)
+	return emptied(f, nil, true, perm)
 }
 
 // openStream opens for writing what the link at path (in /dev or /proc,
@@ -211,15 +224,22 @@ func openStream(path string) *os.File {
 	return f
 }
 
-// emptied truncates a regular file just opened for writing; any other
-// file is closed and refused, unless special.
-func emptied(f *os.File, err error, special bool) (*os.File, error) {
+// emptied truncates a regular file just opened for writing, made perm
+// when that is 0600 and the file the user's own; any other file is closed
+// and refused, unless special.
+func emptied(f *os.File, err error, special bool, perm os.FileMode) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
 	st, err := f.Stat()
 	switch {
 	case err != nil:
+	case st.Mode().IsRegular() && perm == 0o600:
+		if err = notOwn(f.Name(), st); err == nil {
+			if err = f.Chmod(perm); err == nil {
+				err = f.Truncate(0)
+			}
+		}
 	case st.Mode().IsRegular():
 		err = f.Truncate(0)
 	case !special:

@@ -196,3 +196,43 @@ func TestCreateNoFollowRefusesARepositorysLink(t *testing.T) {
 		}
 	}
 }
+
+// CreateNoFollowOwn makes a file its owner's alone, new or the user's own
+// emptied; CreateNoFollow leaves the mode of a file it empties as it was.
+func TestCreateNoFollowOwn(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		create func(string) (*os.File, error)
+		had    os.FileMode // 0: no file before
+		want   os.FileMode
+	}{
+		{CreateNoFollowOwn, 0, 0o600},
+		{CreateNoFollowOwn, 0o664, 0o600},
+		{CreateNoFollow, 0o664, 0o664},
+	} {
+		path := filepath.Join(dir, "f")
+		os.Remove(path)
+		if c.had != 0 {
+			os.WriteFile(path, []byte("before"), 0)
+			os.Chmod(path, c.had)
+		}
+		f, err := c.create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		fi, _ := os.Stat(path)
+		if b, _ := os.ReadFile(path); fi.Mode().Perm() != c.want || len(b) != 0 {
+			t.Errorf("a file of mode %o: %o, holding %q; want %o, empty", c.had, fi.Mode().Perm(), b, c.want)
+		}
+	}
+	tr := Tree{Dir: dir}
+	f, err := tr.CreateOwn("d/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if fi, _ := os.Stat(filepath.Join(dir, "d", "events")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("Tree.CreateOwn made %o", fi.Mode().Perm())
+	}
+}
