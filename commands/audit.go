@@ -77,7 +77,7 @@ func (c *auditCmd) Run(ctx context.Context, out *console, t *targets) error {
 	}
 	start := time.Now()
 	gcstart.Bound(auditMemory) // unless the user set GOGC or GOMEMLIMIT
-	f, err := createFlagFile(out.env, "output", c.Output)
+	f, err := createFlagFile(out.env, "output", c.Output, 0o644)
 	if err != nil {
 		return err
 	}

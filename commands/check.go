@@ -133,7 +133,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 			return usageErrorf("--expected-failures %s: %v", c.ExpectedFailures, err)
 		}
 	}
-	f, err := createFlagFile(out.env, "output", c.Output)
+	f, err := createFlagFile(out.env, "output", c.Output, 0o644)
 	if err != nil {
 		return err
 	}

@@ -69,16 +69,12 @@ func onceFiles(read func(string) ([]byte, error)) func(string) ([]byte, error) {
 // command writes, before any server starts: a path that cannot be
 // written is a mistake found at once (safefile, never through a link).
 // An empty path is no file (nil); the caller closes the file. What a
-// server sent (--events) is for its owner alone, as a trace is (0600).
-func createFlagFile(env connect.Env, name, path string) (*os.File, error) {
+// server sent (--events) is for its owner alone (perm 0600), as a trace is.
+func createFlagFile(env connect.Env, name, path string, perm os.FileMode) (*os.File, error) {
 	if path == "" {
 		return nil, nil
 	}
-	create := safefile.CreateNoFollow
-	if name == "events" {
-		create = safefile.CreateNoFollowOwn
-	}
-	f, err := create(env.Path(path))
+	f, err := safefile.CreateNoFollow(env.Path(path), perm)
 	if err != nil {
 		return nil, usageErrorf("--%s: %v", name, err)
 	}

@@ -207,7 +207,7 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
-	page, err := createFlagFile(out.env, "report", c.Report)
+	page, err := createFlagFile(out.env, "report", c.Report, 0o644)
 	if err != nil {
 		return err
 	}

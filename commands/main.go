@@ -717,7 +717,7 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 	}
 	r.scrub.Add(settings.Secrets...)
 	if path := settings.Answers.Events; path != "" && r.events == nil {
-		f, err := createFlagFile(r.env, "events", path)
+		f, err := createFlagFile(r.env, "events", path, 0o600)
 		if err != nil {
 			return nil, err
 		}

@@ -92,7 +92,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	// made once, before any server starts; a file's own events: is its own.
 	var events *connect.EventLog
 	if path := flagValue(global, "events"); path != "" {
-		f, err := createFlagFile(env, "events", path)
+		f, err := createFlagFile(env, "events", path, 0o600)
 		if err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	if err != nil {
 		return err
 	}
-	f, err := createFlagFile(env, "output", c.Output)
+	f, err := createFlagFile(env, "output", c.Output, 0o644)
 	if err != nil {
 		return err
 	}

@@ -312,7 +312,7 @@ complete -c mcpv -n '__mcpv_in ""' -l redirect-path -x -d 'Path of the redirect 
 complete -c mcpv -n '__mcpv_in ""' -l login-timeout -x -d 'Give up on a browser login after this long (exit 5); the wait does not count against --connect-timeout. 0 waits until Ctrl-C.'
 complete -c mcpv -n '__mcpv_in ""' -l no-wait -d 'Never wait for a browser login, even at a terminal: exit 5 at once with the sign-in link, which a process of mcpv\'s waits on for --login-timeout (10m when 0); then \'mcpv auth wait\'. Without a terminal this is what mcpv does.'
 complete -c mcpv -n '__mcpv_in ""' -l max-timeout -x -d 'Progress notifications restart --timeout, but a request never runs longer than this; 0 means no cap.'
-complete -c mcpv -n '__mcpv_in ""' -l events -r -F -d 'Write every notification from the server to FILE as NDJSON, with a timestamp.'
+complete -c mcpv -n '__mcpv_in ""' -l events -r -F -d 'Write every notification from the server to FILE as NDJSON, with a timestamp, secrets masked (a new file, or your own emptied; mode 0600).'
 complete -c mcpv -n '__mcpv_in ""' -l log-level -x -a 'debug info notice warning error critical alert emergency' -d 'Ask the server to send log messages at LEVEL and above (logging/setLevel).'
 complete -c mcpv -n '__mcpv_in ""' -l root -x -a '(__fish_complete_directories)' -d 'Offer this directory as a root (repeatable); without --root mcpv declares no roots.'
 complete -c mcpv -n '__mcpv_in ""' -l sampling-cmd -x -d 'Answer sampling/createMessage by running CMD (sh -c; on Windows cmd.exe /c) with the request\'s params as JSON on stdin; it prints a CreateMessageResult.'

@@ -16,28 +16,9 @@ import (
 // waiting, and closed at once), a directory, another user's file.
 func CreateOwn(path string) (*os.File, error) {
 	f, err := OpenNoFollow(path, os.O_WRONLY|os.O_CREATE, 0o600)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) && errors.Is(pe.Err, syscall.ENXIO) {
-			return nil, fmt.Errorf("%s: not a regular file but a named pipe", path)
-		}
-		return nil, err
+	var pe *fs.PathError
+	if errors.As(err, &pe) && errors.Is(pe.Err, syscall.ENXIO) {
+		return nil, fmt.Errorf("%s: not a regular file but a named pipe", path)
 	}
-	st, err := f.Stat()
-	switch {
-	case err != nil:
-	case !st.Mode().IsRegular():
-		err = fmt.Errorf("%s: not a regular file but %s", path, kindOf(st.Mode()))
-	default:
-		if err = notOwn(path, st); err == nil {
-			if err = f.Chmod(0o600); err == nil {
-				err = f.Truncate(0)
-			}
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return emptied(f, err, false, 0o600)
 }

@@ -177,15 +177,10 @@ func (t Tree) mkdirAll(dir string) error {
 // without create or truncate, it is used only when no regular file or
 // directory: a link to a file, another user's, and one elsewhere (a cloned
 // repository's is the user's, and may lead to a pipe another user reads)
-// are refused, whatever it is made to point at while it is opened.
-func CreateNoFollow(path string) (*os.File, error) { return createNoFollow(path, 0o644) }
-
-// CreateNoFollowOwn is CreateNoFollow for what only its owner may read (what
-// a server sent): a regular file is new and 0600, or the user's own, made
-// 0600 as CreateOwn makes it; a pipe or a device is used as it is.
-func CreateNoFollowOwn(path string) (*os.File, error) { return createNoFollow(path, 0o600) }
-
-func createNoFollow(path string, perm os.FileMode) (*os.File, error) {
+// are refused, whatever it is made to point at while it is opened. A new
+// file has perm; when that is 0600 (what only its owner may read), the
+// user's own file there is made 0600 too, as CreateOwn makes it.
+func CreateNoFollow(path string, perm os.FileMode) (*os.File, error) {
 	f, err := openNoFollow(path, os.O_WRONLY|os.O_CREATE, perm)
 	var link *EscapeError
 	if errors.As(err, &link) {

@@ -113,10 +113,10 @@ func TestTreeCreate(t *testing.T) {
 
 func TestCreateNoFollow(t *testing.T) {
 	_, base := tree(t)
-	if _, err := CreateNoFollow(filepath.Join(base, "in", "link.json")); err == nil {
+	if _, err := CreateNoFollow(filepath.Join(base, "in", "link.json"), 0o644); err == nil {
 		t.Error("CreateNoFollow wrote through a link")
 	}
-	f, err := CreateNoFollow(filepath.Join(base, "outside", "report.xml"))
+	f, err := CreateNoFollow(filepath.Join(base, "outside", "report.xml"), 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestCreateNoFollow(t *testing.T) {
 		pw.Close()
 		t.Skipf("%s is no link here", toPipe)
 	}
-	w, err := CreateNoFollow(toPipe)
+	w, err := CreateNoFollow(toPipe, 0o644)
 	pw.Close()
 	if err != nil {
 		t.Fatalf("a link to a pipe: %v", err)
@@ -152,7 +152,7 @@ func TestCreateNoFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fr.Close()
-	if _, err := CreateNoFollow(filepath.Join(base, "in", "out")); err == nil {
+	if _, err := CreateNoFollow(filepath.Join(base, "in", "out"), 0o644); err == nil {
 		t.Error("CreateNoFollow opened a link to a directory")
 	}
 	// Another user's link, even in /dev and to a pipe, is refused: it
@@ -168,7 +168,7 @@ func TestCreateNoFollow(t *testing.T) {
 	if err := os.Lchown(theirs, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := CreateNoFollow(theirs); err == nil {
+	if f, err := CreateNoFollow(theirs, 0o644); err == nil {
 		f.Close()
 		t.Error("CreateNoFollow wrote through another user's link")
 	}
@@ -190,25 +190,23 @@ func TestCreateNoFollowRefusesARepositorysLink(t *testing.T) {
 		if err := os.Symlink(target, filepath.Join(repo, name)); err != nil {
 			t.Fatal(err)
 		}
-		if f, err := CreateNoFollow(filepath.Join(repo, name)); err == nil {
+		if f, err := CreateNoFollow(filepath.Join(repo, name), 0o644); err == nil {
 			f.Close()
 			t.Errorf("CreateNoFollow wrote through the repository's %s -> %s", name, target)
 		}
 	}
 }
 
-// CreateNoFollowOwn makes a file its owner's alone, new or the user's own
-// emptied; CreateNoFollow leaves the mode of a file it empties as it was.
+// CreateNoFollow at 0600 makes a file its owner's alone, new or the
+// user's own emptied; at 0644 it leaves the mode of a file it empties.
 func TestCreateNoFollowOwn(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
-		create func(string) (*os.File, error)
-		had    os.FileMode // 0: no file before
-		want   os.FileMode
+		perm, had, want os.FileMode // had 0: no file before
 	}{
-		{CreateNoFollowOwn, 0, 0o600},
-		{CreateNoFollowOwn, 0o664, 0o600},
-		{CreateNoFollow, 0o664, 0o664},
+		{0o600, 0, 0o600},
+		{0o600, 0o664, 0o600},
+		{0o644, 0o664, 0o664},
 	} {
 		path := filepath.Join(dir, "f")
 		os.Remove(path)
@@ -216,7 +214,7 @@ func TestCreateNoFollowOwn(t *testing.T) {
 			os.WriteFile(path, []byte("before"), 0)
 			os.Chmod(path, c.had)
 		}
-		f, err := c.create(path)
+		f, err := CreateNoFollow(path, c.perm)
 		if err != nil {
 			t.Fatal(err)
 		}
