@@ -3,6 +3,8 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -202,4 +204,66 @@ func Writer(w io.Writer, secrets []string) io.Writer {
 		return w
 	}
 	return s
+}
+
+// A secret a JSON message holds behind escapes no encoder needs (every
+// letter as \u00XX, some of them, in upper case, or twice escaped, in a
+// document held in a string) is masked with the escapes it was read from;
+// a message with escapes and no secret is as it was.
+func TestMaskFindsEscapedSecrets(t *testing.T) {
+	const secret = "ghp_abcdefghijklmnopqrstuvwxyz0123"
+	s := NewScrubber(nil)
+	s.Add(secret)
+	esc := func(v, hex string) string {
+		var b strings.Builder
+		for _, r := range v {
+			fmt.Fprintf(&b, hex, r)
+		}
+		return b.String()
+	}
+	for _, msg := range []string{
+		`{"data":"all ` + esc(secret, `\u%04x`) + `!"}`,
+		`{"data":"half ` + secret[:6] + esc(secret[6:], `\u%04X`) + `"}`,
+		`{"data":"one ` + secret[:9] + `\u0066` + secret[10:] + ` \n and ` + secret + `"}`,
+		`{"text":"{\"data\":\"` + esc(secret, `\\u%04x`) + `\"}"}`,
+		`{"a":"` + secret + `","b":"` + esc(secret, `\u%04x`) + `","text":"{\"data\":\"` + esc(secret, `\\u%04x`) + `\"}"}`,
+		`{"data":"` + `\u00e9\ud83d\ude00 ` + esc(secret, `\u%04x`) + `"}`,
+	} {
+		got := string(s.Mask([]byte(msg)))
+		text, err := readAll(got)
+		if err != nil || strings.Contains(text, secret[4:]) || !strings.Contains(got, Mask) {
+			t.Errorf("%s\nmasked: %s\nread: %s", msg, got, text)
+		}
+	}
+	for _, msg := range []string{`{"a":"\u00e9\u0041 ghp_ \\u0067"}`, `\u12`, `\`, `\ud83d\u00`} {
+		if got := string(s.Mask([]byte(msg))); got != msg {
+			t.Errorf("%s masked: %s", msg, got)
+		}
+	}
+}
+
+// readAll is every string of a JSON document, and of the documents its
+// strings hold, as a reader decodes them.
+func readAll(doc string) (string, error) {
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, m := range v {
+				walk(m)
+			}
+		case string:
+			b.WriteString(v + "\n")
+			if in, err := readAll(v); err == nil {
+				b.WriteString(in)
+			}
+		}
+	}
+	walk(v)
+	return b.String(), nil
 }
