@@ -2,10 +2,8 @@ package redact
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
+	"strings"
 )
 
 // matcher finds every secret in a text in one pass, however many it
@@ -73,81 +71,70 @@ func (m *matcher) cover(text []byte, fn func(start, end int)) {
 // mask returns text with each run the secrets cover replaced by Mask;
 // text itself, unchanged, when it holds none. A JSON text may hold a
 // secret behind escapes no encoder needs (\u0067 for g: a server hiding
-// what it echoes): it is read again with its escapes undone, once and
-// twice (a document held in a string), and what is found there is masked
-// with the escapes it was read from.
+// what it echoes): it is read again with those undone, and what is found
+// there is masked with the escapes it was read from.
 func (m *matcher) mask(text []byte) []byte {
-	view, at := text, func(i int) int { return i }
-	for depth := 0; depth < 3; depth++ {
-		if depth > 0 && (len(m.secrets) == 0 || !bytes.Contains(view, []byte(`\u`))) {
-			break
-		}
-		if depth > 0 {
-			view, at = unescaped(view, at)
-		}
-		var out []byte
-		last := 0
-		m.cover(view, func(start, end int) {
-			if out == nil {
-				out = make([]byte, 0, len(text))
-			}
-			out = append(append(out, text[last:at(start)]...), Mask...)
-			last = at(end)
-		})
-		if out != nil { // read again what is left
-			text = append(out, text[last:]...)
-			view, at = text, func(i int) int { return i }
-			for range depth {
-				view, at = unescaped(view, at)
-			}
-		}
+	var runs [][2]int
+	m.cover(text, func(start, end int) { runs = append(runs, [2]int{start, end}) })
+	text = masked(text, runs)
+	if len(m.secrets) == 0 || !bytes.Contains(text, []byte(`u00`)) {
+		return text
 	}
-	return text
-}
-
-// unescaped is text with its JSON escapes undone, and where in what outer
-// reads as text (at) each of its positions was read from.
-func unescaped(text []byte, outer func(int) int) ([]byte, func(int) int) {
 	view := make([]byte, 0, len(text))
-	var marks [][2]int // after each escape: its end in the view, and in text
-	for i := 0; i < len(text); i++ {
-		n := 0
-		if text[i] == '\\' && i+1 < len(text) {
-			if j := bytes.IndexByte([]byte(`"\\/bfnrt`), text[i+1]); j >= 0 {
-				view, n = append(view, "\"\\/\b\f\n\r\t"[j]), 2
-			} else if r, ok := hex4(text[i+1:]); ok {
-				n = 6
-				if bytes.HasPrefix(text[i+6:], []byte{'\\'}) {
-					if r2, ok := hex4(text[i+7:]); ok && utf16.DecodeRune(r, r2) != utf8.RuneError {
-						r, n = utf16.DecodeRune(r, r2), 12
-					}
-				}
-				view = utf8.AppendRune(view, r)
-			}
-		}
-		if n == 0 {
-			view = append(view, text[i])
-			continue
-		}
-		i += n - 1
-		marks = append(marks, [2]int{len(view), i + 1})
+	for i := 0; i < len(text); {
+		c, n := needless(text, i)
+		view, i = append(view, c), i+n
 	}
-	return view, func(v int) int {
-		k, _ := slices.BinarySearchFunc(marks, v, func(m [2]int, v int) int { return m[0] - v - 1 })
-		if k == 0 {
-			return outer(v)
-		}
-		return outer(marks[k-1][1] + v - marks[k-1][0])
+	var ends []int // the runs found in view, start and end, in order
+	m.cover(view, func(start, end int) { ends = append(ends, start, end) })
+	if len(view) == len(text) || len(ends) == 0 {
+		return text
 	}
+	at := make([]int, 0, len(ends)) // where in text each end was read from
+	for i, v := 0, 0; len(at) < len(ends); v++ {
+		for len(at) < len(ends) && ends[len(at)] == v {
+			at = append(at, i)
+		}
+		if i < len(text) {
+			_, n := needless(text, i)
+			i += n
+		}
+	}
+	runs = runs[:0]
+	for k := 0; k < len(at); k += 2 {
+		runs = append(runs, [2]int{at[k], at[k+1]})
+	}
+	return masked(text, runs)
 }
 
-// hex4 is the character of u and four hex digits, which b begins with.
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 5 || b[0] != 'u' {
-		return 0, false
+// needless is what a JSON text writes at i with an escape no encoder
+// needs, an ASCII character as \u00XX (\\u00XX twice escaped, in a document
+// held in a string), and the escape's length; else text[i] and 1.
+func needless(text []byte, i int) (byte, int) {
+	j := i + 1
+	if bytes.HasPrefix(text[i:], []byte(`\\u00`)) {
+		j++
 	}
-	r, err := strconv.ParseUint(string(b[1:5]), 16, 32)
-	return rune(r), err == nil
+	if text[i] != '\\' || !bytes.HasPrefix(text[j:], []byte(`u00`)) || len(text) < j+5 {
+		return text[i], 1
+	}
+	c, err := strconv.ParseUint(string(text[j+3:j+5]), 16, 8)
+	if err != nil || c <= ' ' || c >= 0x7f || strings.IndexByte(`"\\/<>&+'`+"`", byte(c)) >= 0 {
+		return text[i], 1
+	}
+	return byte(c), j + 5 - i
+}
+
+// masked is text with each run (in order, apart) replaced by Mask.
+func masked(text []byte, runs [][2]int) []byte {
+	if len(runs) == 0 {
+		return text
+	}
+	out, last := make([]byte, 0, len(text)), 0
+	for _, r := range runs {
+		out, last = append(append(out, text[last:r[0]]...), Mask...), r[1]
+	}
+	return append(out, text[last:]...)
 }
 
 // pending is the length of the longest end of text that may begin a
