@@ -545,7 +545,7 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	if code, ok := r.parse(args, signals); !ok {
 		return code
 	}
-	defer r.scrubStderr(args).Flush()
+	defer r.scrubStderr(args, server).Flush()
 	endTrace, err := r.startTrace(ctx, args, start)
 	if err != nil {
 		return r.fail(err)
@@ -739,14 +739,14 @@ func (r *invocation) sessionOf(settings *connect.Settings, err error) (*session,
 
 // scrubStderr puts the run's masker in front of its stderr, knowing the
 // secrets of its environment (a server that inherits it may echo them)
-// and those its command line gives, masked from here on: in the trace's
-// first line too, which quotes it. The last line of mcpv's own is kept,
-// for the trace's and the span's end, as the user sees it.
-func (r *invocation) scrubStderr(args []string) *redact.Scrubber {
+// and those its command line gives (the server's too: env API_KEY=…), masked
+// from here on: in the trace's first line too, which quotes it. The last line
+// of mcpv's own is kept, for the trace's and the span's end, as the user sees it.
+func (r *invocation) scrubStderr(args, server []string) *redact.Scrubber {
 	r.lastLine()
 	r.scrub = redact.NewScrubber(r.ios.Err)
 	r.scrub.Add(redact.EnvSecrets(r.env.Environ)...)
-	r.scrub.Add(append(r.c.flags.Secrets(), argSecrets(args)...)...)
+	r.scrub.Add(append(append(r.c.flags.Secrets(), argSecrets(args)...), redact.ArgSecrets(server)...)...)
 	r.ios.Status.MaskWith(r.scrub.String)
 	scrubbed := *r.ios
 	scrubbed.Err = r.scrub

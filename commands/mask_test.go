@@ -39,7 +39,8 @@ type secretGiving struct {
 	env    []string
 	stdin  string
 	file   string
-	sends  string // the arguments a client of serve sends for it
+	sends  string   // the arguments a client of serve sends for it
+	server []string // the server command's own words, after the program
 }
 
 // secretGivings are the rows every sink is tried with: each secret is
@@ -59,6 +60,8 @@ func secretGivings() []secretGiving {
 		{name: "inherited, four", secret: "h7x!", words: []string{"env=MYSQL_PWD"}, env: []string{"MYSQL_PWD=h7x!"}, sends: `{"env":"MYSQL_PWD"}`},
 		{name: "inherited word", secret: "correcthorse", words: []string{"env=API_TOKEN"}, env: []string{"API_TOKEN=correcthorse"}, sends: `{"env":"API_TOKEN"}`},
 		{name: "--client-secret", secret: "cs-" + hostileSecret, words: []string{"note=cs-" + hostileSecret}, flags: []string{"--client-secret", "cs-" + hostileSecret}, sends: q(map[string]string{"note": "cs-" + hostileSecret})},
+		{name: "the server's flag", secret: "sf-" + hostileSecret, words: []string{"note=sf-" + hostileSecret}, server: []string{"--api-key=sf-" + hostileSecret}, sends: q(map[string]string{"note": "sf-" + hostileSecret})},
+		{name: "the server's variable", secret: "sv-" + hostileSecret, words: []string{"note=sv-" + hostileSecret}, server: []string{"GITHUB_TOKEN=sv-" + hostileSecret}, sends: q(map[string]string{"note": "sv-" + hostileSecret})},
 	}
 }
 
@@ -112,7 +115,7 @@ func TestCallMasksSecretsInEverySink(t *testing.T) {
 				env.Cwd = dir
 				for _, errors := range []string{"text", "json"} {
 					line := append(append([]string{"--errors", errors, "-v", "--trace", trace}, g.flags...), "call", "x", "--no-validate")
-					line = append(append(line, g.wordsIn(t, dir)...), fake("echo="+mode)...)
+					line = append(append(append(line, g.wordsIn(t, dir)...), fake("echo="+mode)...), g.server...)
 					r := mcpvIn(t, env, g.stdin, line...)
 					if r.code != code {
 						t.Fatalf("%s: exit %d, want %d:\n%s", errors, r.code, code, r.stderr)
@@ -161,7 +164,7 @@ func TestBatchAndTestMaskSecretsInEverySink(t *testing.T) {
 			env.Cwd = dir
 			trace := filepath.Join(dir, "t.jsonl")
 			line := shellwords.Join(append([]string{"call", "x", "--no-validate"}, words...))
-			r := mcpvIn(t, env, line+"\n", append(append([]string{"-v", "--trace", trace}, g.flags...), append([]string{"batch"}, fake("echo=error")...)...)...)
+			r := mcpvIn(t, env, line+"\n", append(append([]string{"-v", "--trace", trace}, g.flags...), append(append([]string{"batch"}, fake("echo=error")...), g.server...)...)...)
 			data, _ := os.ReadFile(trace)
 			// Its stdout is the server's answers as they came (the line's
 			// error as sent), data as a call's stdout is.
@@ -170,7 +173,8 @@ func TestBatchAndTestMaskSecretsInEverySink(t *testing.T) {
 			}
 			noLeak(t, "batch", g.secret, map[string]string{"stderr": r.stderr, "trace": string(data)})
 
-			file := "server:\n  command: [" + q(fakeProgram()) + "]\n  env: {" + mcptest.EnvVar + ": echo=error}\nsteps:\n  - run: " + q(line) + "\n  - run: " + q(strings.Replace(line, "call x", "call x -e", 1)) + "\n    expect: {exit: 0}\n"
+			command, _ := json.Marshal(append([]string{fakeProgram()}, g.server...))
+			file := "server:\n  command: " + string(command) + "\n  env: {" + mcptest.EnvVar + ": echo=error}\nsteps:\n  - run: " + q(line) + "\n  - run: " + q(strings.Replace(line, "call x", "call x -e", 1)) + "\n    expect: {exit: 0}\n"
 			if err := os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(file), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -208,14 +212,14 @@ func TestServeMasksSecretsInEverySink(t *testing.T) {
 				}
 				trace := filepath.Join(t.TempDir(), "t.jsonl")
 				stdin := serveSession(`tools/call {"name":"x","arguments":` + g.sends + `}`)
-				r := w.mcpv(t, stdin, append(append([]string{"-v", "--trace", trace}, g.flags...), append([]string{"serve"}, fake("echo="+mode)...)...)...)
+				r := w.mcpv(t, stdin, append(append([]string{"-v", "--trace", trace}, g.flags...), append(append([]string{"serve"}, fake("echo="+mode)...), g.server...)...)...)
 				if r.code != 0 || !strings.Contains(answerOf(t, r.stdout, 1), `"id":1`) {
 					t.Fatalf("serve: exit %d:\n%s", r.code, r.stderr)
 				}
 				data, _ := os.ReadFile(trace)
 				noLeak(t, "serve", g.secret, map[string]string{"stderr": r.stderr, "trace": string(data)})
 
-				entry := fakeEntry("echo=" + mode)
+				entry := fakeEntry("echo="+mode, g.server...)
 				w.write(t, filepath.Join(w.home, ".config", "mcpv", "servers.yaml"), "servers:\n  a: "+entry+"\n  b: "+entry+"\n")
 				stdin = serveSession(`tools/call {"name":"a__x","arguments":` + g.sends + `}`)
 				r = w.mcpv(t, stdin, append(append([]string{"-v", "--trace", trace}, g.flags...), "serve", "-s", "a", "-s", "b")...)
@@ -245,7 +249,7 @@ func TestCheckAndAuditMaskSecrets(t *testing.T) {
 			env := with(testEnv(t), g.env...)
 			call := shellwords.Join(append([]string{"x"}, g.words...))
 			for _, format := range []string{"text", "json", "junit", "tap"} {
-				r := mcpvIn(t, env, "", append(append(slices.Clone(g.flags), "check", "--call", call, "--only", "tools", "--show", "all", "--format", format), fake("echo=error")...)...)
+				r := mcpvIn(t, env, "", append(append(slices.Clone(g.flags), "check", "--call", call, "--only", "tools", "--show", "all", "--format", format), append(fake("echo=error"), g.server...)...)...)
 				if !strings.Contains(r.stdout, "refused") {
 					t.Errorf("check --format %s: exit %d, the call's refusal is not reported:\n%s\n%s", format, r.code, r.stdout, r.stderr)
 				}

@@ -63,8 +63,9 @@ func demoEntry() string {
 	return `{"command": ` + q(os.Args[0]) + `, "env": {"` + demoEnv + `": "1", "GORACE": "atexit_sleep_ms=0"}}`
 }
 
-func fakeEntry(behaviour string) string {
-	return `{"command": ` + q(fakeProgram()) + `, "env": {"` + mcptest.EnvVar + `": ` + q(behaviour) + `}}`
+func fakeEntry(behaviour string, args ...string) string {
+	a, _ := json.Marshal(append([]string{}, args...))
+	return `{"command": ` + q(fakeProgram()) + `, "args": ` + string(a) + `, "env": {"` + mcptest.EnvVar + `": ` + q(behaviour) + `}}`
 }
 
 const demoTools = `["add","ask","big","echo","fail","log","roots","sample","slow"]`

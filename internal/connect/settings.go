@@ -477,6 +477,7 @@ func flagSecrets(f Flags, src Source) []string {
 		out = append(out, headerSecrets(h[0], h[1])...)
 	}
 	out = append(out, redact.URLSecrets(src.URL)...)
+	out = append(out, redact.ArgSecrets(src.Command)...) // --api-key=…, env GITHUB_TOKEN=…
 	return append(out, redact.URLSecrets(f.Resource)...) // https://tenant/?api_key=...
 }
 

@@ -49,6 +49,12 @@ func TestArgs(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
 	}
+	// A variable given to the server's launcher (env, docker run -e).
+	got = Args([]string{"env", "GITHUB_TOKEN=ghp_1", "docker", "run", "-e", "Api_Key=k2", "-e", "PATH=/bin", "x=token=3", "LOG_LEVEL=debug"})
+	want = []string{"env", "GITHUB_TOKEN=***", "docker", "run", "-e", "Api_Key=***", "-e", "PATH=/bin", "x=token=3", "LOG_LEVEL=debug"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
 	// A short flag joined to its value (-HName: value) takes no next
 	// word, whatever its value names; a single-dash long flag does.
 	got = Args([]string{"-HAuthorization: Bearer abc", "ping", "-HX-Api-Key:abc", "list", "-token", "ghi"})

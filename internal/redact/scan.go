@@ -74,9 +74,9 @@ func (m *matcher) cover(text []byte, fn func(start, end int)) {
 // what it echoes): it is read again with those undone, and what is found
 // there is masked with the escapes it was read from.
 func (m *matcher) mask(text []byte) []byte {
-	var runs [][2]int
-	m.cover(text, func(start, end int) { runs = append(runs, [2]int{start, end}) })
-	text = masked(text, runs)
+	var ends []int // each run's start and end, in order
+	m.cover(text, func(start, end int) { ends = append(ends, start, end) })
+	text = masked(text, ends)
 	if len(m.secrets) == 0 || !bytes.Contains(text, []byte(`u00`)) {
 		return text
 	}
@@ -85,7 +85,7 @@ func (m *matcher) mask(text []byte) []byte {
 		c, n := needless(text, i)
 		view, i = append(view, c), i+n
 	}
-	var ends []int // the runs found in view, start and end, in order
+	ends = ends[:0]
 	m.cover(view, func(start, end int) { ends = append(ends, start, end) })
 	if len(view) == len(text) || len(ends) == 0 {
 		return text
@@ -100,11 +100,7 @@ func (m *matcher) mask(text []byte) []byte {
 			i += n
 		}
 	}
-	runs = runs[:0]
-	for k := 0; k < len(at); k += 2 {
-		runs = append(runs, [2]int{at[k], at[k+1]})
-	}
-	return masked(text, runs)
+	return masked(text, at)
 }
 
 // needless is what a JSON text writes at i with an escape no encoder
@@ -125,14 +121,15 @@ func needless(text []byte, i int) (byte, int) {
 	return byte(c), j + 5 - i
 }
 
-// masked is text with each run (in order, apart) replaced by Mask.
-func masked(text []byte, runs [][2]int) []byte {
-	if len(runs) == 0 {
+// masked is text with each run (its start and end in ends, in order, the
+// runs apart) replaced by Mask.
+func masked(text []byte, ends []int) []byte {
+	if len(ends) == 0 {
 		return text
 	}
 	out, last := make([]byte, 0, len(text)), 0
-	for _, r := range runs {
-		out, last = append(append(out, text[last:r[0]]...), Mask...), r[1]
+	for k := 0; k < len(ends); k += 2 {
+		out, last = append(append(out, text[last:ends[k]]...), Mask...), ends[k+1]
 	}
 	return append(out, text[last:]...)
 }
