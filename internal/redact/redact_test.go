@@ -217,9 +217,9 @@ func Writer(w io.Writer, secrets []string) io.Writer {
 // document held in a string) is masked with the escapes it was read from;
 // a message with escapes and no secret is as it was.
 func TestMaskFindsEscapedSecrets(t *testing.T) {
-	const secret = "ghp_abcdefghijklmnopqrstuvwxyz0123"
+	const secret, hostile = "ghp_abcdefghijklmnopqrstuvwxyz0123", `pw"q\x/y+z &é<9/`
 	s := NewScrubber(nil)
-	s.Add(secret)
+	s.Add(secret, hostile)
 	esc := func(v, hex string) string {
 		var b strings.Builder
 		for _, r := range v {
@@ -234,10 +234,13 @@ func TestMaskFindsEscapedSecrets(t *testing.T) {
 		`{"text":"{\"data\":\"` + esc(secret, `\\u%04x`) + `\"}"}`,
 		`{"a":"` + secret + `","b":"` + esc(secret, `\u%04x`) + `","text":"{\"data\":\"` + esc(secret, `\\u%04x`) + `\"}"}`,
 		`{"data":"` + `\u00e9\ud83d\ude00 ` + esc(secret, `\u%04x`) + `"}`,
+		`{"data":"` + esc(hostile, `\u%04x`) + `"}`,
+		`{"data":"\u0070w\"q\\x\/y+z \u0026é<9/"}`, // one slash escaped, one not
+		`{"text":"{\"data\":\"` + esc(hostile, `\\u%04x`) + `\"}"}`,
 	} {
 		got := string(s.Mask([]byte(msg)))
 		text, err := readAll(got)
-		if err != nil || strings.Contains(text, secret[4:]) || !strings.Contains(got, Mask) {
+		if err != nil || strings.Contains(text, secret[4:]) || strings.Contains(text, hostile[1:]) || !strings.Contains(got, Mask) {
 			t.Errorf("%s\nmasked: %s\nread: %s", msg, got, text)
 		}
 	}

@@ -3,7 +3,8 @@ package redact
 import (
 	"bytes"
 	"strconv"
-	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // matcher finds every secret in a text in one pass, however many it
@@ -70,55 +71,101 @@ func (m *matcher) cover(text []byte, fn func(start, end int)) {
 
 // mask returns text with each run the secrets cover replaced by Mask;
 // text itself, unchanged, when it holds none. A JSON text may hold a
-// secret behind escapes no encoder needs (\u0067 for g: a server hiding
-// what it echoes): it is read again with those undone, and what is found
-// there is masked with the escapes it was read from.
+// secret behind escapes no encoder writes (\u0067 for g, \/ for a slash
+// here and not there: a server hiding what it echoes): such a text is read
+// again as a decoder reads it, once and twice (a document held in a
+// string), and what is found there is masked with the escapes it was read
+// from.
 func (m *matcher) mask(text []byte) []byte {
 	var ends []int // each run's start and end, in order
 	m.cover(text, func(start, end int) { ends = append(ends, start, end) })
 	text = masked(text, ends)
-	if len(m.secrets) == 0 || !bytes.Contains(text, []byte(`u00`)) {
-		return text
-	}
-	view := make([]byte, 0, len(text))
-	for i := 0; i < len(text); {
-		c, n := needless(text, i)
-		view, i = append(view, c), i+n
-	}
-	ends = ends[:0]
-	m.cover(view, func(start, end int) { ends = append(ends, start, end) })
-	if len(view) == len(text) || len(ends) == 0 {
-		return text
-	}
-	at := make([]int, 0, len(ends)) // where in text each end was read from
-	for i, v := 0, 0; len(at) < len(ends); v++ {
-		for len(at) < len(ends) && ends[len(at)] == v {
-			at = append(at, i)
+	views := [][]byte{text}
+	for depth := 1; depth <= 2 && len(m.secrets) > 0; depth++ {
+		if last := views[depth-1]; !bytes.Contains(last, []byte(`\u`)) && !bytes.Contains(last, []byte(`\/`)) {
+			break
 		}
-		if i < len(text) {
-			_, n := needless(text, i)
-			i += n
+		views = append(views, unescaped(views[depth-1]))
+		ends = ends[:0]
+		m.cover(views[depth], func(start, end int) { ends = append(ends, start, end) })
+		if len(ends) == 0 {
+			continue
+		}
+		for d := depth - 1; d >= 0; d-- {
+			ends = readFrom(views[d], ends)
+		}
+		text = masked(text, ends)
+		views = [][]byte{text} // read again from what is masked
+		for len(views) <= depth {
+			views = append(views, unescaped(views[len(views)-1]))
 		}
 	}
-	return masked(text, at)
+	return text
 }
 
-// needless is what a JSON text writes at i with an escape no encoder
-// needs, an ASCII character as \u00XX (\\u00XX twice escaped, in a document
-// held in a string), and the escape's length; else text[i] and 1.
-func needless(text []byte, i int) (byte, int) {
-	j := i + 1
-	if bytes.HasPrefix(text[i:], []byte(`\\u00`)) {
-		j++
+// unescaped is text with each JSON escape in it decoded.
+func unescaped(text []byte) []byte {
+	view := make([]byte, 0, len(text))
+	for i := 0; i < len(text); {
+		if r, n := escapeAt(text, i); n > 0 {
+			view, i = utf8.AppendRune(view, r), i+n
+		} else {
+			view, i = append(view, text[i]), i+1
+		}
 	}
-	if text[i] != '\\' || !bytes.HasPrefix(text[j:], []byte(`u00`)) || len(text) < j+5 {
-		return text[i], 1
+	return view
+}
+
+// readFrom is where in text each position of unescaped(text) (ends, in
+// order) was read from.
+func readFrom(text []byte, ends []int) []int {
+	at := make([]int, 0, len(ends))
+	for i, v := 0, 0; ; {
+		for len(at) < len(ends) && ends[len(at)] <= v {
+			at = append(at, i)
+		}
+		if len(at) == len(ends) || i == len(text) {
+			return at
+		}
+		if r, n := escapeAt(text, i); n > 0 {
+			i, v = i+n, v+utf8.RuneLen(r)
+		} else {
+			i, v = i+1, v+1
+		}
 	}
-	c, err := strconv.ParseUint(string(text[j+3:j+5]), 16, 8)
-	if err != nil || c <= ' ' || c >= 0x7f || strings.IndexByte(`"\\/<>&+'`+"`", byte(c)) >= 0 {
-		return text[i], 1
+}
+
+// escapeAt is the character a JSON escape at i in text stands for, and
+// the escape's length; 0 where none begins.
+func escapeAt(text []byte, i int) (rune, int) {
+	if text[i] != '\\' || i+1 == len(text) {
+		return 0, 0
 	}
-	return byte(c), j + 5 - i
+	if j := bytes.IndexByte([]byte(`"\/bfnrt`), text[i+1]); j >= 0 {
+		return rune("\"\\/\b\f\n\r\t"[j]), 2
+	}
+	r, ok := hex4(text[i+1:])
+	if !ok {
+		return 0, 0
+	}
+	if i+7 <= len(text) && text[i+6] == '\\' {
+		if r2, ok := hex4(text[i+7:]); ok && utf16.DecodeRune(r, r2) != utf8.RuneError {
+			return utf16.DecodeRune(r, r2), 12
+		}
+	}
+	if !utf8.ValidRune(r) {
+		r = utf8.RuneError
+	}
+	return r, 6
+}
+
+// hex4 is the character of u and four hex digits, which b begins with.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 5 || b[0] != 'u' {
+		return 0, false
+	}
+	r, err := strconv.ParseUint(string(b[1:5]), 16, 32)
+	return rune(r), err == nil
 }
 
 // masked is text with each run (its start and end in ends, in order, the
