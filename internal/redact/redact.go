@@ -204,8 +204,8 @@ func ArgSecrets(args []string) []string {
 }
 
 // eachSecretArg calls fn for each secret value in args: at index i, either a
-// word of its own (name "") or the value of a "--name=value" word, or of a
-// variable's "NAME=value" (env GITHUB_TOKEN=…, docker run -e API_KEY=…).
+// word of its own (name "") or the value, not read as a setting (EnvSecrets),
+// of a "--name=value" word or of a variable's "NAME=value" (env API_KEY=…).
 func eachSecretArg(args []string, fn func(i int, name, value string)) {
 	for i, a := range args {
 		if i > 0 && isSecretFlag(args[i-1]) && !strings.Contains(args[i-1], "=") && !strings.HasPrefix(a, "-") {
@@ -213,7 +213,7 @@ func eachSecretArg(args []string, fn func(i int, name, value string)) {
 			continue
 		}
 		name, value, ok := strings.Cut(a, "=")
-		if ok && (strings.HasPrefix(name, "-") || strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == "") && Name(name) {
+		if ok && Name(name) && !settingValue(name, value) && (strings.HasPrefix(name, "-") || strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == "") {
 			fn(i, name, value)
 		}
 	}

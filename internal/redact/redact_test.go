@@ -44,14 +44,14 @@ func TestURL(t *testing.T) {
 }
 
 func TestArgs(t *testing.T) {
-	got := Args([]string{"srv", "--api-key=abc", "--token", "def", "--verbose", "--secret-file", "-x", "plain"})
-	want := []string{"srv", "--api-key=***", "--token", "***", "--verbose", "--secret-file", "-x", "plain"}
+	got := Args([]string{"srv", "--api-key=abc", "--token", "def", "--verbose", "--secret-file", "-x", "plain", "--auth=none"})
+	want := []string{"srv", "--api-key=***", "--token", "***", "--verbose", "--secret-file", "-x", "plain", "--auth=none"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
 	}
 	// A variable given to the server's launcher (env, docker run -e).
-	got = Args([]string{"env", "GITHUB_TOKEN=ghp_1", "docker", "run", "-e", "Api_Key=k2", "-e", "PATH=/bin", "x=token=3", "LOG_LEVEL=debug"})
-	want = []string{"env", "GITHUB_TOKEN=***", "docker", "run", "-e", "Api_Key=***", "-e", "PATH=/bin", "x=token=3", "LOG_LEVEL=debug"}
+	got = Args([]string{"env", "GITHUB_TOKEN=ghp_1", "docker", "run", "-e", "Api_Key=k2", "-e", "PATH=/bin", "x=token=3", "LOG_LEVEL=debug", "AUTH_MODE=oauth", "TOKEN_CHECK=true", "=x"})
+	want = []string{"env", "GITHUB_TOKEN=***", "docker", "run", "-e", "Api_Key=***", "-e", "PATH=/bin", "x=token=3", "LOG_LEVEL=debug", "AUTH_MODE=oauth", "TOKEN_CHECK=true", "=x"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
 	}
