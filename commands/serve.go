@@ -373,7 +373,7 @@ func (p listening) serveHTTP(ctx context.Context, out *console, h endpoint, done
 	// progress is no idle connection).
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }() // serve's HTTP server: ends at Shutdown
+	go func() { served <- hs.Serve(serve.KeepBacklog(ln)) }() // serve's HTTP server: ends at Shutdown, answering what the kernel took before
 	path := cmp.Or(p.path, serve.DefaultPath)
 	out.notef("serving at http://%s%s", ln.Addr(), path)
 	if announce != nil {
