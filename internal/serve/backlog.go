@@ -19,7 +19,7 @@ func KeepBacklog(ln net.Listener) net.Listener {
 
 type backlogListener struct {
 	*net.TCPListener
-	mu   sync.Mutex
+	mu   sync.Mutex // guards left
 	left []net.Conn // taken at Close
 }
 
