@@ -57,38 +57,9 @@ func Unquote(lit []byte, escapes, nonASCII bool) string {
 		if body = body[len(run):]; len(body) == 0 {
 			break
 		}
-		switch c := body[1]; c {
-		case 'u':
-			r := hex4(body[2:6])
-			body = body[6:]
-			if utf16.IsSurrogate(r) {
-				// A pair decodes to one rune; anything else leaves the
-				// first half U+FFFD and the next escape to itself.
-				if len(body) >= 6 && body[0] == '\\' && body[1] == 'u' {
-					if pair := utf16.DecodeRune(r, hex4(body[2:6])); pair != utf8.RuneError {
-						b.WriteRune(pair)
-						body = body[6:]
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			b.WriteRune(r)
-			continue
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		default: // '"', '\\', '/'
-			b.WriteByte(c)
-		}
-		body = body[2:]
+		r, n := Escape(body)
+		b.WriteRune(r)
+		body = body[n:]
 	}
 	return b.String()
 }
@@ -111,21 +82,53 @@ func writeUTF8(b *strings.Builder, run []byte) {
 	}
 }
 
-// hex4 reads four hexadecimal digits, which ScanString has checked.
-func hex4(h []byte) rune {
+// Escape reads the escape b begins with: the character it stands for and
+// the escape's length, or 0 where b begins none (no backslash, a letter no
+// escape has, a \u without four hexadecimal digits). A \u pair of
+// surrogates is one character; half of one alone is U+FFFD, as
+// encoding/json reads it.
+func Escape(b []byte) (rune, int) {
+	if len(b) < 2 || b[0] != '\\' {
+		return 0, 0
+	}
+	if i := bytes.IndexByte([]byte(`"\/bfnrt`), b[1]); i >= 0 {
+		return rune("\"\\/\b\f\n\r\t"[i]), 2
+	}
+	r, ok := hex4(b[1:])
+	switch {
+	case !ok:
+		return 0, 0
+	case !utf16.IsSurrogate(r):
+		return r, 6
+	}
+	if len(b) >= 12 && b[6] == '\\' {
+		if r2, ok := hex4(b[7:]); ok && utf16.DecodeRune(r, r2) != utf8.RuneError {
+			return utf16.DecodeRune(r, r2), 12
+		}
+	}
+	return utf8.RuneError, 6
+}
+
+// hex4 is the character of the u and four hexadecimal digits b begins with.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 5 || b[0] != 'u' {
+		return 0, false
+	}
 	var r rune
-	for _, c := range h[:4] {
+	for _, c := range b[1:5] {
 		switch {
-		case c <= '9':
+		case '0' <= c && c <= '9':
 			c -= '0'
-		case c >= 'a':
+		case 'a' <= c && c <= 'f':
 			c -= 'a' - 10
-		default:
+		case 'A' <= c && c <= 'F':
 			c -= 'A' - 10
+		default:
+			return 0, false
 		}
 		r = r<<4 | rune(c)
 	}
-	return r
+	return r, true
 }
 
 // UnquoteInPlace decodes the string literal lit (its quotes included),
@@ -146,37 +149,9 @@ func UnquoteInPlace(lit []byte) []byte {
 		if r += j; r == len(body) {
 			break
 		}
-		switch c := body[r+1]; c {
-		case 'u':
-			u := hex4(body[r+2 : r+6])
-			r += 6
-			if utf16.IsSurrogate(u) {
-				if r+6 <= len(body) && body[r] == '\\' && body[r+1] == 'u' {
-					if pair := utf16.DecodeRune(u, hex4(body[r+2:r+6])); pair != utf8.RuneError {
-						w += utf8.EncodeRune(lit[w:], pair)
-						r += 6
-						continue
-					}
-				}
-				u = utf8.RuneError
-			}
-			w += utf8.EncodeRune(lit[w:], u)
-			continue
-		case 'b':
-			lit[w] = '\b'
-		case 'f':
-			lit[w] = '\f'
-		case 'n':
-			lit[w] = '\n'
-		case 'r':
-			lit[w] = '\r'
-		case 't':
-			lit[w] = '\t'
-		default: // '"', '\\', '/'
-			lit[w] = c
-		}
-		w++
-		r += 2
+		u, n := Escape(body[r:])
+		w += utf8.EncodeRune(lit[w:], u)
+		r += n
 	}
 	return lit[:w]
 }
@@ -203,7 +178,7 @@ func Encoded(lit []byte) bool {
 					i += 6
 					continue
 				}
-				if v := hex4(body[i+2 : i+6]); v < 0x20 && !strings.ContainsRune("\b\f\n\r\t", v) && h == strings.ToLower(h) {
+				if v, _ := hex4(body[i+1:]); v < 0x20 && !strings.ContainsRune("\b\f\n\r\t", v) && h == strings.ToLower(h) {
 					i += 6
 					continue
 				}

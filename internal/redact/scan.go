@@ -2,9 +2,9 @@ package redact
 
 import (
 	"bytes"
-	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // matcher finds every secret in a text in one pass, however many it
@@ -107,7 +107,7 @@ func (m *matcher) mask(text []byte) []byte {
 func unescaped(text []byte) []byte {
 	view := make([]byte, 0, len(text))
 	for i := 0; i < len(text); {
-		if r, n := escapeAt(text, i); n > 0 {
+		if r, n := rawjson.Escape(text[i:]); n > 0 {
 			view, i = utf8.AppendRune(view, r), i+n
 		} else {
 			view, i = append(view, text[i]), i+1
@@ -127,45 +127,12 @@ func readFrom(text []byte, ends []int) []int {
 		if len(at) == len(ends) || i == len(text) {
 			return at
 		}
-		if r, n := escapeAt(text, i); n > 0 {
+		if r, n := rawjson.Escape(text[i:]); n > 0 {
 			i, v = i+n, v+utf8.RuneLen(r)
 		} else {
 			i, v = i+1, v+1
 		}
 	}
-}
-
-// escapeAt is the character a JSON escape at i in text stands for, and
-// the escape's length; 0 where none begins.
-func escapeAt(text []byte, i int) (rune, int) {
-	if text[i] != '\\' || i+1 == len(text) {
-		return 0, 0
-	}
-	if j := bytes.IndexByte([]byte(`"\/bfnrt`), text[i+1]); j >= 0 {
-		return rune("\"\\/\b\f\n\r\t"[j]), 2
-	}
-	r, ok := hex4(text[i+1:])
-	if !ok {
-		return 0, 0
-	}
-	if i+7 <= len(text) && text[i+6] == '\\' {
-		if r2, ok := hex4(text[i+7:]); ok && utf16.DecodeRune(r, r2) != utf8.RuneError {
-			return utf16.DecodeRune(r, r2), 12
-		}
-	}
-	if !utf8.ValidRune(r) {
-		r = utf8.RuneError
-	}
-	return r, 6
-}
-
-// hex4 is the character of u and four hex digits, which b begins with.
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 5 || b[0] != 'u' {
-		return 0, false
-	}
-	r, err := strconv.ParseUint(string(b[1:5]), 16, 32)
-	return rune(r), err == nil
 }
 
 // masked is text with each run (its start and end in ends, in order, the
