@@ -2,7 +2,6 @@ package safefile
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
@@ -18,7 +17,7 @@ func CreateOwn(path string) (*os.File, error) {
 	f, err := OpenNoFollow(path, os.O_WRONLY|os.O_CREATE, 0o600)
 	var pe *fs.PathError
 	if errors.As(err, &pe) && errors.Is(pe.Err, syscall.ENXIO) {
-		return nil, fmt.Errorf("%s: not a regular file but a named pipe", path)
+		return nil, errors.New("not a regular file but a named pipe")
 	}
 	return emptied(f, err, false, 0o600)
 }
