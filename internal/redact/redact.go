@@ -273,8 +273,9 @@ const MinLength = 4
 // time: a token learned halfway through a run is masked from then on. It
 // is safe for concurrent use. Written to, it writes to an io.Writer with
 // every secret replaced by Mask; a secret split across two writes is
-// still caught: the end of a write that could be the start of a secret is
-// held back until the next write, or Flush. It finds every secret it
+// still caught: the end of a write that could be the start of a secret,
+// as it is or behind JSON escapes, is held back until the next write, or
+// Flush. It finds every secret it
 // knows in one pass over the text, so that knowing many (each in its
 // forms) costs little more than knowing one.
 type Scrubber struct {
@@ -364,7 +365,7 @@ func (s *Scrubber) Write(p []byte) (int, error) {
 	// run of secrets that reaches into it, which the next write may
 	// lengthen.
 	m := s.matcher()
-	hold := len(data) - m.pending(data)
+	hold := min(len(data)-m.pending(data), m.pendingEscaped(data))
 	m.cover(data, func(start, end int) {
 		if start < hold && end > hold {
 			hold = start

@@ -276,3 +276,61 @@ func readAll(doc string) (string, error) {
 	walk(v)
 	return b.String(), nil
 }
+
+// A secret behind JSON escapes, split across two writes anywhere (inside
+// an escape too), is held back until it can be read whole: what the
+// writer writes never holds it, escaped or not.
+func TestWriterCatchesAnEscapedSecretSplitAcrossWrites(t *testing.T) {
+	const secret = "ghp_abcdefgh1234"
+	var all, mixed, twice strings.Builder
+	for i, r := range secret {
+		fmt.Fprintf(&all, `\u%04x`, r)
+		fmt.Fprintf(&twice, `\\u%04x`, r)
+		if i%3 == 0 {
+			fmt.Fprintf(&mixed, `\u%04X`, r)
+		} else {
+			mixed.WriteRune(r)
+		}
+	}
+	for _, form := range []string{all.String(), mixed.String(), twice.String(), `\u005cu0067hp_abcdefgh1234`} {
+		text := `{"text":"[` + form + `]"}` + "\n"
+		for cut := 1; cut < len(text); cut++ {
+			var b strings.Builder
+			s := NewScrubber(&b)
+			s.Add(secret)
+			s.Write([]byte(text[:cut]))
+			s.Write([]byte(text[cut:]))
+			s.Flush()
+			if got := b.String(); got != `{"text":"[`+Mask+`]"}`+"\n" {
+				t.Errorf("%s cut at %d: wrote %s", form, cut, got)
+				break
+			}
+		}
+	}
+}
+
+// What a writer holds back for a secret behind escapes is bounded: a
+// server writing backslashes for ever has them written out; a line with
+// backslashes that ends as a line does is written whole at once.
+func TestWriterHoldsLittleOfARunOfBackslashes(t *testing.T) {
+	var b strings.Builder
+	s := NewScrubber(&b)
+	s.Add("ghp_abcdefgh1234")
+	for _, line := range []string{`open C:\Users\ada\x.json: denied` + "\n", `{"msg":"\u00e9t\u00e9"}` + "\n"} {
+		s.Write([]byte(line))
+		if got := b.String(); got != line {
+			t.Errorf("wrote %q of %q", got, line)
+		}
+		b.Reset()
+	}
+	for range 100 {
+		s.Write([]byte(strings.Repeat(`\`, 1000)))
+	}
+	if held := len(s.held); held > 20*escapeLen {
+		t.Errorf("%d bytes held back", held)
+	}
+	s.Flush()
+	if b.Len() != 100_000 {
+		t.Errorf("%d of 100,000 bytes written", b.Len())
+	}
+}

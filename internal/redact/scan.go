@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -146,6 +147,48 @@ func masked(text []byte, ends []int) []byte {
 		out, last = append(append(out, text[last:ends[k]]...), Mask...), ends[k+1]
 	}
 	return append(out, text[last:]...)
+}
+
+// escapeLen is the longest a character's escape may be, twice escaped:
+// \u005cu0067 is read as \u0067, then as g.
+const escapeLen = 11
+
+// pendingEscaped is where the end of text that may begin a secret
+// written behind JSON escapes starts (mask reads them): an escape cut
+// short, or what may begin a secret in text read as a decoder reads it,
+// once or twice. len(text) when nothing may.
+func (m *matcher) pendingEscaped(text []byte) int {
+	at := len(text)
+	if len(m.secrets) == 0 || bytes.IndexByte(text, '\\') < 0 {
+		return at
+	}
+	// An escape cut short: its end holds backslashes, u and hex digits
+	// alone (a line's own end, a newline, holds nothing back).
+	tail := at
+	for tail > max(0, at-escapeLen) && strings.IndexByte(`\u0123456789abcdefABCDEF`, text[tail-1]) >= 0 {
+		tail--
+	}
+	if i := bytes.IndexByte(text[tail:], '\\'); i >= 0 {
+		at = tail + i
+		// \\ is one escape: the run of backslashes it ends is held, up
+		// to an escape's length (a run with no end would be held whole).
+		for run := 0; at > 0 && text[at-1] == '\\' && run < escapeLen; run++ {
+			at--
+		}
+	}
+	// Only the end of text can begin a secret: a secret's length in
+	// characters of the longest escapes.
+	from := max(0, at-escapeLen*m.longest)
+	views := [][]byte{text[from:at]}
+	for depth := 1; depth <= 2; depth++ {
+		views = append(views, unescaped(views[depth-1]))
+		end := []int{len(views[depth]) - m.pending(views[depth])}
+		for d := depth - 1; d >= 0; d-- {
+			end = readFrom(views[d], end)
+		}
+		at = min(at, from+end[0])
+	}
+	return at
 }
 
 // pending is the length of the longest end of text that may begin a
