@@ -82,9 +82,5 @@ func (c *completeCmd) Run(ctx context.Context, s *session, out *console) error {
 	if len(c.context) > 0 {
 		params.Context = &completeContext{stringargs.Object(c.context)}
 	}
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return err
-	}
-	return out.printOf(s.request(ctx, "completions", "completion/complete", raw))
+	return out.printOf(s.request(ctx, "completions", "completion/complete", mustJSON(params)))
 }

@@ -37,13 +37,10 @@ func (c *getPromptCmd) Validate() error {
 }
 
 func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error {
-	params, err := json.Marshal(struct {
+	params := mustJSON(struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments,omitempty"`
 	}{c.Name, stringargs.Object(c.members)})
-	if err != nil {
-		return err
-	}
 	client, err := s.required(ctx, "prompts", "prompts/get")
 	if err != nil {
 		return err
