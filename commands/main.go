@@ -309,7 +309,7 @@ func parser(c *cli, ios *output.Streams, exit func(int), lean map[string]bool) (
 		kong.Help(printHelp),
 		kong.NamedMapper("jqarg", jqVarMapper{}),
 		kong.NamedMapper("jqargjson", jqVarMapper{json: true}),
-		numberMappers{},
+		numberMapper{},
 	}
 	c.leftOut, c.lean = nil, lean != nil
 	for _, g := range c.flagGroups() {

@@ -17,19 +17,17 @@ import (
 
 // numberMapper reads every flag of the grammar that takes a duration or a
 // count (kong is given it for time.Duration and every kind of number: see
-// numberMappers). It takes the word after the flag whatever it looks like,
+// Apply). It takes the word after the flag whatever it looks like,
 // so that "--wait -1s" is told it is negative, not taken for a short flag.
 // A duration is what internal/duration reads; a count is a whole number
 // in decimal (a float: a finite number); neither is negative, and each
 // lies within the min and max its tag gives ("min:\"1\" max:\"64\"").
 type numberMapper struct{}
 
-// numberMappers is the kong option that gives numberMapper every flag
-// that takes a duration or a count: one option rather than one a kind,
-// since a run builds its grammar once and each option is an allocation.
-type numberMappers struct{}
-
-func (numberMappers) Apply(k *kong.Kong) error {
+// Apply makes numberMapper the kong option that gives it every flag that
+// takes a duration or a count: one option rather than one a kind, since
+// a run builds its grammar once and each option is an allocation.
+func (numberMapper) Apply(k *kong.Kong) error {
 	err := kong.TypeMapper(reflect.TypeFor[time.Duration](), numberMapper{}).Apply(k)
 	for kind := reflect.Int; kind <= reflect.Float64; kind++ {
 		err = cmp.Or(err, kong.KindMapper(kind, numberMapper{}).Apply(k))
