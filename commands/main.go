@@ -569,11 +569,10 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	r.kctx.BindTo(ctx, (*context.Context)(nil))
 	r.kctx.Bind(r.env)
 	if _, local := r.kctx.Selected().Target.Addr().Interface().(noServer); local {
-		_, chooses := r.kctx.Selected().Target.Addr().Interface().(serverChoosing)
-		if len(server) > 0 && !chooses {
-			return r.fail(usageErrorf("%s takes no server command", r.kctx.Selected().Name))
-		}
-		if !chooses {
+		if _, chooses := r.kctx.Selected().Target.Addr().Interface().(serverChoosing); !chooses {
+			if len(server) > 0 {
+				return r.fail(usageErrorf("%s takes no server command", r.kctx.Selected().Name))
+			}
 			r.kctx.Bind(r.console(ios), &r.c.flags.ServerFlags, servers)
 			return r.fail(r.kctx.Run())
 		}

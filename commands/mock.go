@@ -149,10 +149,9 @@ func (c *mockCmd) read(out *console) (surface.Snapshot, []*mock.Responses, error
 		}
 		if len(paths) == 0 {
 			beside := surface.ResponsesBeside(c.File)
-			switch _, err := os.Lstat(out.env.Path(beside)); {
-			case errors.Is(err, fs.ErrNotExist):
+			if _, err := os.Lstat(out.env.Path(beside)); errors.Is(err, fs.ErrNotExist) {
 				out.notef("no responses file: %s is not there, so what %s offers is answered as not recorded", beside, c.File)
-			default:
+			} else {
 				paths = []string{beside}
 			}
 		}

@@ -54,14 +54,13 @@ func (s *session) client(ctx context.Context) (*mcp.Client, error) {
 	if s.conn == nil {
 		h := s.hooks
 		h.OnNotification = s.notify
-		var conn *connect.Conn
-		var err error
+		open := connect.Open
 		if s.settings.Session != "" {
-			conn, err = attach(ctx, s.settings, s.env, h)
+			open = attach
 		} else {
 			h.Remember = !s.unremembered
-			conn, err = connect.Open(ctx, s.settings, s.env, h)
 		}
+		conn, err := open(ctx, s.settings, s.env, h)
 		if err != nil {
 			return nil, err
 		}
