@@ -194,15 +194,12 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	if s.settings.Session != "" || s.settings.ResumeSession != "" {
 		return usageErrorf("load opens sessions of its own: --session and --session-id do not apply")
 	}
-	var ops []load.Op
-	var steps []load.Step
-	var readFile func(string) ([]byte, error)
-	var scenario string
+	cfg := c.config(s, out)
 	var err error
 	if c.Scenario != "" {
-		scenario, steps, readFile, err = c.scenario(out, s)
+		cfg.Scenario, cfg.Steps, cfg.ReadFile, err = c.scenario(out, s)
 	} else {
-		ops, readFile, err = c.operations(out)
+		cfg.Ops, cfg.ReadFile, err = c.operations(out)
 	}
 	if err != nil {
 		return err
@@ -223,8 +220,7 @@ func (c *loadCmd) Run(ctx context.Context, s *session, out *console) error {
 	if gcstart.Raise(loadGOGC); data != nil && data.Largest >= loadBigData {
 		gcstart.Bound(int64(c.Concurrency)*2*data.Largest + 32<<20)
 	}
-	cfg := c.config(s, out)
-	cfg.Ops, cfg.Steps, cfg.Scenario, cfg.ReadFile, cfg.Data = ops, steps, scenario, readFile, data
+	cfg.Data = data
 	res, err := c.measure(ctx, cfg, out)
 	out.ios.Status.Clear()
 	if err != nil {

@@ -67,8 +67,7 @@ func readOptions(env connect.Env, global []string, found bool) *testfile.Options
 // checkStepLine checks a step's command line as a batch line is checked
 // (lines is used by one file at a time), and says what it does.
 func checkStepLine(lines *lineParser, words []string, caps map[string]json.RawMessage) (testfile.Line, error) {
-	lines.vars = captureVars(caps)
-	lines.lines = map[string]*parsedLine{}
+	lines.vars, lines.lines = captureVars(caps), map[string]*parsedLine{}
 	pl, err := lines.parse(shellwords.Join(words))
 	if err != nil {
 		return testfile.Line{}, errors.New(stepMessage(jq.OneLine(err))) // a file's mistake is one line

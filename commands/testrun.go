@@ -81,8 +81,7 @@ func (t *testSession) Tool(ctx context.Context, name string) (mcp.Tool, error) {
 }
 
 func (t *testSession) Run(ctx context.Context, words []string, caps map[string]json.RawMessage, stderr io.Writer) testfile.Outcome {
-	t.lines.vars = captureVars(caps)
-	t.lines.lines = map[string]*parsedLine{}
+	t.lines.vars, t.lines.lines = captureVars(caps), map[string]*parsedLine{}
 	out := newConsole(output.NewStreams(strings.NewReader(""), io.Discard, stderr), &outputFlags{Color: "never"}, t.s.env)
 	out.files = &safefile.Tree{Dir: t.s.env.Cwd} // the test file's directory
 	return runStepLine(ctx, t.s, out, t.lines, shellwords.Join(words))
