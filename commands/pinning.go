@@ -283,16 +283,14 @@ func (s *session) pinnedTool(ctx context.Context, client *mcp.Client, name strin
 	} else {
 		var listed []json.RawMessage
 		var names []string
-		if listed, names, err = toolsNamed(ctx, client, name); err == nil {
-			n = len(listed)
-			var ok bool
-			if n > 0 {
-				first = listed[0]
-				t, ok = mcp.ParseTool(first)
-			}
-			if !ok {
-				t, err = mcp.Tool{Name: name}, &mcp.ToolNotListedError{Name: name, Listed: names}
-			}
+		listed, names, err = toolsNamed(ctx, client, name)
+		ok := false
+		if n = len(listed); n > 0 {
+			first = listed[0]
+			t, ok = mcp.ParseTool(first)
+		}
+		if !ok && err == nil {
+			t, err = mcp.Tool{Name: name}, &mcp.ToolNotListedError{Name: name, Listed: names}
 		}
 	}
 	if err != nil && !isA[*mcp.ToolNotListedError](err) {
