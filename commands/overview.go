@@ -10,7 +10,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mcpv/mcpv/internal/safetext"
 
@@ -105,16 +104,6 @@ func flagsHelp() (string, error) {
 		return "", err
 	}
 	return strings.TrimLeft(b.String(), "\n"), nil
-}
-
-// manPage is 'mcpv help --man': mcpv(1) for this build, dated by its
-// commit (or today, for a build that does not know it).
-func manPage() (string, error) {
-	day := time.Now().UTC().Format(time.DateOnly)
-	if t, err := time.Parse(time.RFC3339, Date); err == nil {
-		day = t.UTC().Format(time.DateOnly)
-	}
-	return ManPage(Version, day)
 }
 
 // ManPage is mcpv(1), the whole manual in roff, for version and day

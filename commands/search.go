@@ -135,7 +135,11 @@ func (c *searchCmd) Run(ctx context.Context, out *console, t *targets) error {
 		}
 	}
 	if out.asTable() {
-		return out.printTable(searchTable(hits))
+		view := table.New(table.Column{Title: "server"}, table.Column{Title: "kind"}, table.Column{Title: "name"}, table.Column{Title: "tokens"}, table.Column{Title: "description", Cut: true})
+		for _, h := range hits {
+			view.Add(h.Server, h.Kind, h.Name, fmt.Sprint(h.Tokens), h.Description)
+		}
+		return out.printTable(view)
 	}
 	return out.printOf(json.Marshal(struct {
 		Query  string          `json:"query"`
@@ -193,12 +197,4 @@ func useCommand(h rankedHit, flags, server []string) string {
 		words[i] = shellwords.Quote(w)
 	}
 	return strings.Join(words, " ")
-}
-
-func searchTable(hits []searchHit) *table.Table {
-	t := table.New(table.Column{Title: "server"}, table.Column{Title: "kind"}, table.Column{Title: "name"}, table.Column{Title: "tokens"}, table.Column{Title: "description", Cut: true})
-	for _, h := range hits {
-		t.Add(h.Server, h.Kind, h.Name, fmt.Sprint(h.Tokens), h.Description)
-	}
-	return t
 }

@@ -58,7 +58,10 @@ const maxField = 4 << 10
 // An item that does not decode is left out, and counted by its server in
 // malformed.
 func rankItems(query string, servers []surface.Server) (hits []rankedHit, malformed map[string]int) {
-	words := searchWords(query)
+	words := queryWords(query)
+	if kept := slices.DeleteFunc(slices.Clone(words), func(w string) bool { return slices.Contains(stopWords, w) }); len(kept) > 0 {
+		words = kept
+	}
 	if len(words) == 0 {
 		return nil, nil
 	}
@@ -87,15 +90,6 @@ func rankItems(query string, servers []surface.Server) (hits []rankedHit, malfor
 // stopWords are words too common to find anything by, left out of a
 // query that has others.
 var stopWords = []string{"a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "of", "on", "or", "the", "to", "with"}
-
-// searchWords are the words of a query that are looked for.
-func searchWords(query string) []string {
-	words := queryWords(query)
-	if kept := slices.DeleteFunc(slices.Clone(words), func(w string) bool { return slices.Contains(stopWords, w) }); len(kept) > 0 {
-		return kept
-	}
-	return words
-}
 
 // searchItem is what an item says of itself.
 type searchItem struct {

@@ -59,8 +59,8 @@ func (c *testCmd) Validate() error {
 }
 
 func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *console, env connect.Env, groups *mcp.ProcessGroups) error {
-	if err := testOutputFlags(&root.outputFlags); err != nil {
-		return err
+	if f := root.outputFlags; f.Jq != "" || f.Pretty || f.Compact { // --color colours the text report
+		return usageErrorf("mcpv test prints a report, not a result: --format chooses it (put --jq on a step to filter its result)")
 	}
 	global, err := sessionWords(kctx, env)
 	if err != nil {
@@ -187,15 +187,6 @@ func serverMessage(err error) string {
 		"no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME",
 		"no server given: give server: with command, url, name or session (or set MCPV_URL, MCPV_SERVER or MCPV_SESSION)",
 	).Replace(err.Error())
-}
-
-// testOutputFlags refuses the output flags that have no meaning for a
-// report (--color, which colours the text report, has).
-func testOutputFlags(f *outputFlags) error {
-	if f.Jq != "" || f.Pretty || f.Compact {
-		return usageErrorf("mcpv test prints a report, not a result: --format chooses it (put --jq on a step to filter its result)")
-	}
-	return nil
 }
 
 // sessionWords are the session flags given to mcpv test itself, as words

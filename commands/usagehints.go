@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -107,7 +108,13 @@ func helpWords(words []string, env connect.Env) (text string, ok bool, err error
 		if len(words) > 1 {
 			return "", true, usageErrorf("help --man takes nothing more")
 		}
-		text, err := manPage()
+		// mcpv(1) for this build, dated by its commit (or today, for a
+		// build that does not know it).
+		day := time.Now().UTC().Format(time.DateOnly)
+		if t, err := time.Parse(time.RFC3339, Date); err == nil {
+			day = t.UTC().Format(time.DateOnly)
+		}
+		text, err := ManPage(Version, day)
 		return text, true, err
 	}
 	asked := slices.ContainsFunc(words[1:], func(w string) bool { return w == "--help" || w == "-h" })
