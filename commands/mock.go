@@ -108,9 +108,17 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 	}
 	srv := &serve.Server{Open: m.Open}
 	if c.Log != "" {
-		f, err := c.openLog(out)
+		// Made before anything is served: a relative path's directories are
+		// those of the tree it names (no link out of it), and the file is
+		// the user's own (safefile.CreateOwn).
+		if dir := filepath.Dir(c.Log); !filepath.IsAbs(c.Log) && dir != "." {
+			if _, err := (safefile.Tree{Dir: out.env.Cwd}).Path(dir); err != nil {
+				return usageErrorf("--log: %v", err)
+			}
+		}
+		f, err := safefile.CreateOwn(out.env.Path(c.Log))
 		if err != nil {
-			return err
+			return usageErrorf("--log: %v", err)
 		}
 		defer f.Close()
 		secrets := redact.NewScrubber(nil)
@@ -141,8 +149,16 @@ func (c *mockCmd) read(out *console) (surface.Snapshot, []*mock.Responses, error
 		if err != nil {
 			return snap, nil, usageErrorf("%s: %v", c.File, err)
 		}
-		if trace.IsTrace(data) {
-			return c.readTrace(data, out)
+		if trace.IsTrace(data) { // the server it shows, with the --responses files after it
+			snap, replay, notes, err := mock.FromTrace(data)
+			if err != nil {
+				return snap, nil, usageErrorf("%s: %v", c.File, err)
+			}
+			for _, n := range notes {
+				out.notef("%s", n)
+			}
+			files, err := readResponses(c.Responses, out)
+			return snap, append([]*mock.Responses{replay}, files...), err
 		}
 		if snap, err = surface.ParseSnapshot(data); err != nil {
 			return snap, nil, usageErrorf("%s: %v", c.File, err)
@@ -160,20 +176,6 @@ func (c *mockCmd) read(out *console) (surface.Snapshot, []*mock.Responses, error
 	return snap, files, err
 }
 
-// readTrace reads a trace (mcpv --trace) as the server it shows, with
-// the --responses files after it.
-func (c *mockCmd) readTrace(data []byte, out *console) (surface.Snapshot, []*mock.Responses, error) {
-	snap, replay, notes, err := mock.FromTrace(data)
-	if err != nil {
-		return snap, nil, usageErrorf("%s: %v", c.File, err)
-	}
-	for _, n := range notes {
-		out.notef("%s", n)
-	}
-	files, err := readResponses(c.Responses, out)
-	return snap, append([]*mock.Responses{replay}, files...), err
-}
-
 // readResponses reads the responses files at paths.
 func readResponses(paths []string, out *console) ([]*mock.Responses, error) {
 	var files []*mock.Responses
@@ -189,20 +191,4 @@ func readResponses(paths []string, out *console) ([]*mock.Responses, error) {
 		files = append(files, r)
 	}
 	return files, nil
-}
-
-// openLog makes the --log file before anything is served: a relative
-// path's directories are those of the tree it names (no link out of it),
-// and the file is the user's own (safefile.CreateOwn).
-func (c *mockCmd) openLog(out *console) (*os.File, error) {
-	if dir := filepath.Dir(c.Log); !filepath.IsAbs(c.Log) && dir != "." {
-		if _, err := (safefile.Tree{Dir: out.env.Cwd}).Path(dir); err != nil {
-			return nil, usageErrorf("--log: %v", err)
-		}
-	}
-	f, err := safefile.CreateOwn(out.env.Path(c.Log))
-	if err != nil {
-		return nil, usageErrorf("--log: %v", err)
-	}
-	return f, nil
 }

@@ -75,10 +75,23 @@ func checkStepLine(lines *lineParser, words []string, caps map[string]json.RawMe
 	line := testfile.Line{Text: pl.text && !pl.output.RawOutput}
 	if c, ok := pl.cmd.Interface().(callCmd); ok {
 		line.Calls = true
-		if stdin := stdinWord(c); stdin != "" {
+		stdin := "" // the word that would read stdin
+		if c.ArgsJSON == "-" {
+			stdin = "--args -"
+		} else if i := slices.IndexFunc(c.Pairs, func(p string) bool { return strings.HasSuffix(p, "=@-") }); i >= 0 {
+			stdin = c.Pairs[i]
+		}
+		if stdin != "" {
 			line.Refusals = append(line.Refusals, stdin+": a test step has no stdin; give the JSON in the step (args:) or in a file (--args @FILE)")
 		}
-		line.Files = callFiles(c)
+		// The files the call reads: its --args @FILE and its key=@FILE values.
+		if path, ok := strings.CutPrefix(c.ArgsJSON, "@"); ok {
+			line.Files = append(line.Files, path)
+		}
+		toolargs.Check(c.Pairs, func(path string) ([]byte, error) {
+			line.Files = append(line.Files, path)
+			return []byte("null"), nil
+		})
 	}
 	if w := writesFiles(pl.cmd.Interface()); w != "" {
 		line.Refusals = append(line.Refusals, w+" writes files: not in a test step, whose files stay in its tree")
@@ -136,33 +149,6 @@ func writesFiles(cmd any) string {
 	}
 	if saveDir != "" {
 		return "--save-dir"
-	}
-	return ""
-}
-
-// callFiles are the files a call reads: its --args @FILE and its
-// key=@FILE values.
-func callFiles(c callCmd) []string {
-	var files []string
-	if path, ok := strings.CutPrefix(c.ArgsJSON, "@"); ok {
-		files = append(files, path)
-	}
-	toolargs.Check(c.Pairs, func(path string) ([]byte, error) {
-		files = append(files, path)
-		return []byte("null"), nil
-	})
-	return files
-}
-
-// stdinWord is the word of a call that would read stdin, or "".
-func stdinWord(c callCmd) string {
-	if c.ArgsJSON == "-" {
-		return "--args -"
-	}
-	for _, pair := range c.Pairs {
-		if strings.HasSuffix(pair, "=@-") {
-			return pair
-		}
 	}
 	return ""
 }
