@@ -320,8 +320,12 @@ func (c *checkCmd) write(head string, suite testreport.Suite, files []testreport
 		files[i].Mask(out.secrets.String)
 	}
 	if textOut, textTTY := dest.Text(format); textOut != nil && !out.embedded {
-		text := &testreport.Text{W: textOut, Suite: suite, Color: output.UseColor(out.flags.Color, textTTY && out.ios.OutTTY && !out.ios.NoANSI, out.env.Getenv)}
-		if problems && c.problemsOnly(textTTY && out.ios.OutTTY, format) {
+		terminal := textTTY && out.ios.OutTTY
+		text := &testreport.Text{W: textOut, Suite: suite, Color: output.UseColor(out.flags.Color, terminal && !out.ios.NoANSI, out.env.Getenv)}
+		// The checks that did not pass alone: asked for, or (auto) where no
+		// one reads the text on a terminal (a CI log), and where the report
+		// of record is a machine format in a file.
+		if problems && (c.Show == "problems" || c.Show != "all" && (!terminal || format != "text")) {
 			text.Only = problem
 		}
 		if _, err := fmt.Fprintf(textOut, "%s\n\n", head); err != nil {
@@ -337,20 +341,6 @@ func (c *checkCmd) write(head string, suite testreport.Suite, files []testreport
 		}
 	}
 	return c.writeFormat(suite, files, took, dest, format, out)
-}
-
-// problemsOnly reports whether the text report lists the checks that did
-// not pass alone: asked for, or (auto) where no one reads it on a terminal
-// (a CI log), and where the report of record is a machine format in a
-// file.
-func (c *checkCmd) problemsOnly(terminal bool, format string) bool {
-	switch c.Show {
-	case "problems":
-		return true
-	case "all":
-		return false
-	}
-	return !terminal || format != "text"
 }
 
 // problem is a check the problems view lists: failed, warned or

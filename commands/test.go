@@ -62,13 +62,21 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	if f := root.outputFlags; f.Jq != "" || f.Pretty || f.Compact { // --color colours the text report
 		return usageErrorf("mcpv test prints a report, not a result: --format chooses it (put --jq on a step to filter its result)")
 	}
-	global, err := sessionWords(kctx, env)
-	if err != nil {
-		return err
+	// The session flags given to mcpv test itself, as words each file's
+	// server section follows: the file's own settings win.
+	global := sessionFlagWords(kctx, env)
+	for _, w := range global {
+		switch name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "="); name {
+		case "url", "server", "session", "session-id":
+			return usageErrorf("--%s: a test file names its server (its server: section), not mcpv test", name)
+		}
 	}
-	paths, err := c.testFiles(env)
+	paths, err := testfile.Find(c.Files, env.Path)
+	if errors.Is(err, testfile.ErrNoFiles) {
+		return pointedUsageErrorf("%v", err)
+	}
 	if err != nil {
-		return err
+		return usageError(err)
 	}
 	opts := readOptions(env, global, len(c.Files) == 0)
 	var files []*testfile.File
@@ -189,19 +197,6 @@ func serverMessage(err error) string {
 	).Replace(err.Error())
 }
 
-// sessionWords are the session flags given to mcpv test itself, as words
-// each file's server section follows: the file's own settings win.
-func sessionWords(kctx *kong.Context, env connect.Env) ([]string, error) {
-	words := sessionFlagWords(kctx, env)
-	for _, w := range words {
-		switch name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "="); name {
-		case "url", "server", "session", "session-id":
-			return nil, usageErrorf("--%s: a test file names its server (its server: section), not mcpv test", name)
-		}
-	}
-	return words, nil
-}
-
 // flagValue is the value of the last --name=VALUE in words, or "".
 func flagValue(words []string, name string) string {
 	value := ""
@@ -211,16 +206,4 @@ func flagValue(words []string, name string) string {
 		}
 	}
 	return value
-}
-
-// testFiles lists the files to run (see testfile.Find).
-func (c *testCmd) testFiles(env connect.Env) ([]string, error) {
-	paths, err := testfile.Find(c.Files, env.Path)
-	if errors.Is(err, testfile.ErrNoFiles) {
-		return nil, pointedUsageErrorf("%v", err)
-	}
-	if err != nil {
-		return nil, usageError(err)
-	}
-	return paths, nil
 }
