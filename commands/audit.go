@@ -177,24 +177,20 @@ func (c *auditCmd) judge(ctx context.Context, out *console, items []judge.Item, 
 			todo = append(todo, it)
 		}
 	}
-	j := &judge.Judge{Command: c.Judge, Timeout: c.JudgeTimeout, Max: c.JudgeMax, Dir: out.env.Cwd,
-		CacheDir: filepath.Join(trust.StateDir(out.env.Getenv, out.env.Home(), out.env.GOOS), "audit-judge"),
-		Env:      c.judgeEnv(out.env),
-		Mask:     out.secrets.String}
-	return j.Judge(ctx, todo)
-}
-
-// judgeEnv is the judge's environment: a minimal one (a server from config
-// gets the same), with the variables --judge-env names, a model's key
-// among them, from mcpv's. Never nil: nil would be mcpv's whole one.
-func (c *auditCmd) judgeEnv(env connect.Env) []string {
-	out := append([]string{}, connect.MinimalEnv(env.Environ, env.GOOS)...)
+	// The judge's environment: a minimal one (a server from config gets the
+	// same), with the variables --judge-env names, a model's key among
+	// them, from mcpv's. Never nil: nil would be mcpv's whole one.
+	env := append([]string{}, connect.MinimalEnv(out.env.Environ, out.env.GOOS)...)
 	for _, name := range c.JudgeEnv {
-		if v, ok := env.Lookup(name); ok {
-			out = append(out, name+"="+v)
+		if v, ok := out.env.Lookup(name); ok {
+			env = append(env, name+"="+v)
 		}
 	}
-	return out
+	j := &judge.Judge{Command: c.Judge, Timeout: c.JudgeTimeout, Max: c.JudgeMax, Dir: out.env.Cwd,
+		CacheDir: filepath.Join(trust.StateDir(out.env.Getenv, out.env.Home(), out.env.GOOS), "audit-judge"),
+		Env:      env,
+		Mask:     out.secrets.String}
+	return j.Judge(ctx, todo)
 }
 
 // gatherReads reads what a model reads of the server beyond its lists:

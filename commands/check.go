@@ -180,7 +180,14 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	if baseline != nil {
 		verdict = baseline.Judge(report)
 	}
-	head := "mcpv check: " + report.Server + ", " + eraLine(report) + "; " + report.Waited()
+	era := "protocol " + report.Version + " (initialize)" // what the main session spoke
+	switch {
+	case report.Version == "":
+		era = "no session could be opened"
+	case report.Era == "modern":
+		era = "protocol " + report.Version + " (the 2026-07-28 era)"
+	}
+	head := "mcpv check: " + report.Server + ", " + era + "; " + report.Waited()
 	if err := c.write(head, report.Suite(), report.Files(started), report.Took, true, dest, format, out); err != nil {
 		return err
 	}
@@ -364,17 +371,6 @@ func (c *checkCmd) writeFormat(suite testreport.Suite, files []testreport.File, 
 		return out.print(json.RawMessage(bytes.TrimSpace(b.Bytes())))
 	}
 	return testreport.WriteError(suite.Write(dest.Report(), format, files, took))
-}
-
-// eraLine says what the main session spoke.
-func eraLine(r *check.Report) string {
-	if r.Version == "" {
-		return "no session could be opened"
-	}
-	if r.Era == "modern" {
-		return "protocol " + r.Version + " (the 2026-07-28 era)"
-	}
-	return "protocol " + r.Version + " (initialize)"
 }
 
 // target is the session's server as the checks reach it.

@@ -99,7 +99,13 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	// --events given to mcpv test is one file for all the files' sessions,
 	// made once, before any server starts; a file's own events: is its own.
 	var events *connect.EventLog
-	if path := flagValue(global, "events"); path != "" {
+	path := "" // the last --events=PATH
+	for _, w := range global {
+		if v, ok := strings.CutPrefix(w, "--events="); ok {
+			path = v
+		}
+	}
+	if path != "" {
 		f, err := createFlagFile(env, "events", path, 0o600)
 		if err != nil {
 			return err
@@ -195,15 +201,4 @@ func serverMessage(err error) string {
 		"no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME",
 		"no server given: give server: with command, url, name or session (or set MCPV_URL, MCPV_SERVER or MCPV_SESSION)",
 	).Replace(err.Error())
-}
-
-// flagValue is the value of the last --name=VALUE in words, or "".
-func flagValue(words []string, name string) string {
-	value := ""
-	for _, w := range words {
-		if v, ok := strings.CutPrefix(w, "--"+name+"="); ok {
-			value = v
-		}
-	}
-	return value
 }
