@@ -54,7 +54,20 @@ func (c *batchCmd) Run(ctx context.Context, s *session, out *console) error {
 	s.cacheTools = true
 	lines := &lineParser{environ: out.env.Environ, vars: out.flags.variables(), lines: map[string]*parsedLine{}}
 	first, err := runBatch(ctx, batchOptions{In: out.ios.In, Out: out.ios.Out, Workers: c.Parallel, KeepGoing: c.KeepGoing,
-		Do: func(ctx context.Context, op batchOp) batchResult { return runBatchOp(ctx, s, out, lines, op) }})
+		Do: func(ctx context.Context, op batchOp) batchResult { // one line: its output line and exit code
+			if ctx.Err() != nil {
+				return batchResult{Code: exitcode.Interrupt} // the batch stopped before this line ran
+			}
+			var id, res json.RawMessage
+			var err error
+			if op.Text[0] == '{' {
+				id, res, err = runJSONLine(ctx, op.Text, s.client)
+			} else {
+				res, err = runBatchCommand(ctx, s, out, lines, string(op.Text))
+			}
+			code := exitCode(err)
+			return batchResult{Out: batchOutputLine(op.Line, id, res, err, code), Code: code}
+		}})
 	if err != nil || first == exitcode.OK {
 		return err
 	}
@@ -74,20 +87,4 @@ func (e batchFailed) Error() string {
 		return strings.Join(e.reasons, "; ")
 	}
 	return fmt.Sprintf("a batch operation failed (exit %d)", e.code)
-}
-
-// runBatchOp runs one line and returns its output line and exit code.
-func runBatchOp(ctx context.Context, s *session, out *console, lines *lineParser, op batchOp) batchResult {
-	if ctx.Err() != nil {
-		return batchResult{Code: exitcode.Interrupt} // the batch stopped before this line ran
-	}
-	var id, res json.RawMessage
-	var err error
-	if op.Text[0] == '{' {
-		id, res, err = runJSONLine(ctx, op.Text, s.client)
-	} else {
-		res, err = runBatchCommand(ctx, s, out, lines, string(op.Text))
-	}
-	code := exitCode(err)
-	return batchResult{Out: batchOutputLine(op.Line, id, res, err, code), Code: code}
 }

@@ -248,7 +248,13 @@ func (c *serveCmd) server(s *session, clientCaps, isolate bool, more ...config.G
 		ClientCaps: clientCaps,
 		Secrets:    secrets,
 		Log:        s.hooks.Log,
-		Pin:        s.servePin(),
+	}
+	// The pin file the server is held to (--pin, MCPV_PIN, the config
+	// entry's pin), read as a command held to it reads it.
+	if st := s.settings; st.Pin != "" {
+		srv.Pin = &serve.Pin{Label: st.PinLabel, Entry: st.PinEntry, Approve: s.approveCommand(), Strict: st.PinStrict,
+			Read: func() (*pin.File, error) { return readPinFile(st.Pin, st.PinTree, st.PinLabel) },
+			Stat: func() (fs.FileInfo, error) { return os.Stat(st.Pin) }}
 	}
 	if eraOfEachClient {
 		modern := *s.settings
@@ -268,19 +274,6 @@ func (s *session) guards(own config.Guard, more ...config.Guard) serve.Guards {
 		g = append(g, *s.settings.Guard)
 	}
 	return append(g, more...)
-}
-
-// servePin is the pin file serve holds its server to (--pin, MCPV_PIN,
-// the config entry's pin), read as a command held to it reads it; nil
-// without one.
-func (s *session) servePin() *serve.Pin {
-	st := s.settings
-	if st.Pin == "" {
-		return nil
-	}
-	return &serve.Pin{Label: st.PinLabel, Entry: st.PinEntry, Approve: s.approveCommand(), Strict: st.PinStrict,
-		Read: func() (*pin.File, error) { return readPinFile(st.Pin, st.PinTree, st.PinLabel) },
-		Stat: func() (fs.FileInfo, error) { return os.Stat(st.Pin) }}
 }
 
 // checkRecordPath checks, before serving, where --record will write: a
