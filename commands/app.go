@@ -157,7 +157,15 @@ func (c *appCmd) Run(ctx context.Context, s *session, out *console) error {
 		}
 		report.AddCall(args, res)
 	}
-	invalid := invalidApp(report, c.Open)
+	invalid := appInvalid{tool: report.Tool, open: c.Open} // the report's errors counted, the first named
+	for _, p := range report.Problems {
+		if p.Level == apps.Error {
+			if invalid.n == 0 {
+				invalid.first = p.Message
+			}
+			invalid.n++
+		}
+	}
 	for _, p := range report.Problems {
 		switch {
 		case p.Level == apps.Warning:
@@ -173,20 +181,6 @@ func (c *appCmd) Run(ctx context.Context, s *session, out *console) error {
 		return invalid
 	}
 	return c.open(ctx, s, client, out, tools, def, a, rs, args)
-}
-
-// invalidApp is r's verdict, its errors counted and the first named.
-func invalidApp(r apps.Report, open bool) appInvalid {
-	e := appInvalid{tool: r.Tool, open: open}
-	for _, p := range r.Problems {
-		if p.Level == apps.Error {
-			if e.n == 0 {
-				e.first = p.Message
-			}
-			e.n++
-		}
-	}
-	return e
 }
 
 // findTool lists every tool and finds the one named, its copies counted
