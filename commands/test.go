@@ -65,10 +65,13 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	// The session flags given to mcpv test itself, as words each file's
 	// server section follows: the file's own settings win.
 	global := sessionFlagWords(kctx, env)
+	eventsPath := "" // the last --events=PATH
 	for _, w := range global {
-		switch name, _, _ := strings.Cut(strings.TrimPrefix(w, "--"), "="); name {
+		switch name, value, _ := strings.Cut(strings.TrimPrefix(w, "--"), "="); name {
 		case "url", "server", "session", "session-id":
 			return usageErrorf("--%s: a test file names its server (its server: section), not mcpv test", name)
+		case "events":
+			eventsPath = value
 		}
 	}
 	paths, err := testfile.Find(c.Files, env.Path)
@@ -99,14 +102,8 @@ func (c *testCmd) Run(ctx context.Context, kctx *kong.Context, root *cli, out *c
 	// --events given to mcpv test is one file for all the files' sessions,
 	// made once, before any server starts; a file's own events: is its own.
 	var events *connect.EventLog
-	path := "" // the last --events=PATH
-	for _, w := range global {
-		if v, ok := strings.CutPrefix(w, "--events="); ok {
-			path = v
-		}
-	}
-	if path != "" {
-		f, err := createFlagFile(env, "events", path, 0o600)
+	if eventsPath != "" {
+		f, err := createFlagFile(env, "events", eventsPath, 0o600)
 		if err != nil {
 			return err
 		}
