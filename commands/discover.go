@@ -188,9 +188,19 @@ func (c *discoverCmd) connect(ctx context.Context, out *console, t *targets, f *
 	live := servercard.Live{Endpoint: remote.URL, Transport: remote.Type, ServerInfo: info.ServerInfo, Version: client.ProtocolVersion(),
 		Supported: info.SupportedVersions, Capabilities: info.Capabilities}
 	if client.HasCapability("tools") && s.Parsed.Tools != nil {
-		if tools, err := toolNames(ctx, client); err == nil {
-			live.Tools = tools
+		names := []string{} // of the tools the server lists; nil when it would not list them
+		for page, err := range client.Walk(ctx, "tools/list", "tools", 0) {
+			if err != nil {
+				names = nil
+				break
+			}
+			for _, raw := range page.Items {
+				if t, ok := mcp.ParseTool(raw); ok {
+					names = append(names, t.Name)
+				}
+			}
 		}
+		live.Tools = names
 	}
 	res := connectResult{Identifier: s.Identifier, Card: s.Card, URL: remote.URL, Server: client.Info(), Disagreements: servercard.Verify(s.Parsed, live)}
 	res.Agrees = len(res.Disagreements) == 0
@@ -225,20 +235,4 @@ func (c *discoverCmd) reachable(ctx context.Context, f *servercard.Fetcher, remo
 		}
 	}
 	return nil
-}
-
-// toolNames are the names of the tools the server lists.
-func toolNames(ctx context.Context, client *mcp.Client) ([]string, error) {
-	names := []string{}
-	for page, err := range client.Walk(ctx, "tools/list", "tools", 0) {
-		if err != nil {
-			return nil, err
-		}
-		for _, raw := range page.Items {
-			if t, ok := mcp.ParseTool(raw); ok {
-				names = append(names, t.Name)
-			}
-		}
-	}
-	return names, nil
 }
