@@ -189,7 +189,7 @@ func (f *front) complete(ctx context.Context, params json.RawMessage, modern boo
 		ref := rawjson.With(rawjson.Member(params, "ref"), "name", rawjson.Marshal(local))
 		return f.pass(ctx, m, "completion/complete", rawjson.With(params, "ref", ref))
 	case "ref/resource":
-		m := f.templateOwner(ctx, p.RefURI)
+		m := f.lister(ctx, mcp.ResourceTemplates, p.RefURI, preferred(f.resourceMembers(ctx)))
 		if m == nil || f.viewCheck(ctx, "completion/complete", params) != nil {
 			return nil, resourceNotFound(p.RefURI, modern)
 		}

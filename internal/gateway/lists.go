@@ -114,7 +114,6 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 	}
 	i := 0
 	var ahead map[*Member]chan fetched
-	var first map[*Member]fetched // the first pages taken, by members' preference
 	if pos.M != "" {
 		i = g.member(pos.M).index
 	} else {
@@ -125,13 +124,12 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 			// A URI (or template) several list is the preferred one's:
 			// it claims what it lists before the others do, whatever the
 			// order its items come in.
-			first = map[*Member]fetched{}
 			for _, m := range preferred(slices.Collect(maps.Keys(ahead))) {
 				r := f.take(m, method, key, <-ahead[m])
 				if r.err != nil {
 					return nil, r.err
 				}
-				first[m] = r
+				ahead[m] <- r // taken: served in the members' order below
 			}
 		}
 	}
@@ -143,18 +141,14 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 			return f.page(ctx, method, key, items, "", modern), nil
 		}
 		m := g.Members[i]
-		r, ok := first[m]
-		if !ok || pos.C != "" {
-			r = fetched{}
-			if got, ok := ahead[m]; ok && pos.C == "" {
-				delete(ahead, m)
-				r = <-got
-			} else {
-				r.res, r.err = f.fetchPage(ctx, m, method, params, pos.C)
-			}
-			r = f.take(m, method, key, r)
+		var r fetched
+		if got, ok := ahead[m]; ok && pos.C == "" {
+			delete(ahead, m)
+			r = <-got
+		} else {
+			r.res, r.err = f.fetchPage(ctx, m, method, params, pos.C)
 		}
-		if r.err != nil {
+		if r = f.take(m, method, key, r); r.err != nil {
 			return nil, r.err
 		}
 		items = append(items, r.items...)
@@ -183,10 +177,11 @@ type fetched struct {
 }
 
 // take is r with its items as the client sees them and m's next cursor
-// (pageItems), once r has a page.
+// (pageItems), once r has a page; a page taken once is not taken again.
 func (f *front) take(m *Member, method, key string, r fetched) fetched {
 	if r.res != nil {
 		r.items, r.next = f.pageItems(m, method, key, r.res)
+		r.res = nil
 	}
 	return r
 }

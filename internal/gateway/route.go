@@ -33,21 +33,32 @@ func (f *front) route(ctx context.Context, l mcp.List, name string) (*Member, st
 			bare = append(bare, m)
 		}
 	}
-	switch {
-	case len(bare) == 0 || g.claims(name) != nil:
+	if len(bare) == 0 || g.claims(name) != nil {
 		return nil, ""
-	case len(bare) == 1:
-		return bare[0], name
 	}
-	if m := g.names.owner(l, name, view); m != nil {
+	if m := f.lister(ctx, l, name, bare); m != nil {
 		return m, name
 	}
-	for _, m := range bare {
-		if f.find(ctx, m, l, is(name)) {
-			return m, name
+	return nil, ""
+}
+
+// lister is the member of candidates that lists the item of l called id:
+// the only one, else the first the client sees that lists it (nameBook),
+// else the first whose list, walked now, holds it; nil when none does.
+func (f *front) lister(ctx context.Context, l mcp.List, id string, candidates []*Member) *Member {
+	if len(candidates) == 1 {
+		return candidates[0]
+	}
+	if m := f.gw.names.owner(l, id, f.c.Who()); m != nil {
+		return m
+	}
+	key := bookKey(l, id)
+	for _, m := range candidates {
+		if f.find(ctx, m, l, func(id string) bool { return bookKey(l, id) == key }) {
+			return m
 		}
 	}
-	return nil, ""
+	return nil
 }
 
 // owner is the member a resource URI goes to for this client: the first
@@ -78,14 +89,8 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 		}
 		return m
 	}
-	if len(serving) == 1 {
-		return serving[0]
-	}
-	key := bookKey(mcp.Resources, uri)
-	for _, m := range serving {
-		if f.find(ctx, m, mcp.Resources, func(id string) bool { return bookKey(mcp.Resources, id) == key }) {
-			return m
-		}
+	if m := f.lister(ctx, mcp.Resources, uri, serving); m != nil {
+		return m
 	}
 	for _, m := range serving {
 		f.find(ctx, m, mcp.ResourceTemplates, nil)
@@ -93,38 +98,12 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 	return find()
 }
 
-// templateOwner is the member that lists a resource template (for a
-// completion of its argument).
-func (f *front) templateOwner(ctx context.Context, tmpl string) *Member {
-	g, view := f.gw, f.c.Who()
-	if m := g.names.owner(mcp.ResourceTemplates, tmpl, view); m != nil {
-		return m
-	}
-	serving := preferred(f.resourceMembers(ctx))
-	if len(serving) == 1 {
-		return serving[0]
-	}
-	for _, m := range serving {
-		if f.find(ctx, m, mcp.ResourceTemplates, is(tmpl)) {
-			return m
-		}
-	}
-	return nil
-}
-
 // resourceMembers are the members the client sees that serve resources
 // (or may: those not up yet are started).
 func (f *front) resourceMembers(ctx context.Context) []*Member {
-	view := f.c.Who()
 	var out []*Member
-	for _, m := range f.gw.Members {
-		if !view.Sees(m.Name) {
-			continue
-		}
-		if u := m.upNow(); u != nil && !declares(u, mcp.Resources.Method) {
-			continue
-		}
-		out = append(out, m)
+	for i := f.nextMember(0, mcp.Resources.Method); i >= 0; i = f.nextMember(i+1, mcp.Resources.Method) {
+		out = append(out, f.gw.Members[i])
 	}
 	return out
 }
@@ -170,6 +149,3 @@ func (f *front) walk(ctx context.Context, m *Member, l mcp.List, match func(id s
 	}
 	return false, true
 }
-
-// is matches id.
-func is(id string) func(string) bool { return func(s string) bool { return s == id } }
