@@ -80,27 +80,25 @@ func (f *front) Handle(ctx context.Context, method string, params json.RawMessag
 	return nil, mcp.MethodNotFound(method)
 }
 
-// sub is the client's sub-client of member m, made at its first need.
-// fresh says it was made now.
-func (f *front) sub(m *Member) (s *serve.Client, fresh bool) {
+// sub is the client's sub-client of member m, made at its first need;
+// level, when it was made now, is the params of the client's
+// logging/setLevel before it (nil for none).
+func (f *front) sub(m *Member) (s *serve.Client, level json.RawMessage) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if s := f.subs[m]; s != nil {
-		return s, false
+		return s, nil
 	}
 	s = m.Server.Join(f.c)
 	f.subs[m] = s
-	return s, true
+	return s, f.level
 }
 
 // pass hands a request to member m through the client's sub-client of
 // it; what the member answers is the answer.
 func (f *front) pass(ctx context.Context, m *Member, method string, params json.RawMessage) (json.RawMessage, error) {
-	s, fresh := f.sub(m)
-	f.mu.Lock()
-	level := f.level
-	f.mu.Unlock()
-	if fresh && level != nil && method != "logging/setLevel" {
+	s, level := f.sub(m)
+	if level != nil && method != "logging/setLevel" {
 		// The level the client asked for before it met this member.
 		lctx, _ := mcp.SeparateResultMembers(ctx)
 		s.Handle(lctx, "logging/setLevel", level)

@@ -247,7 +247,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 
 // Close ends every front client and every member's sessions.
 func (g *Gateway) Close() {
-	for _, f := range g.frontsNow() {
+	for _, f := range g.frontsNow(nil) {
 		f.c.Close()
 	}
 	var wg sync.WaitGroup
@@ -293,11 +293,12 @@ func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream
 	}
 }
 
-// frontsNow are the endpoint's clients now.
-func (g *Gateway) frontsNow() []*front {
+// frontsNow are the endpoint's clients now: those that see m, or every
+// one when m is nil.
+func (g *Gateway) frontsNow(m *Member) []*front {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return slices.Collect(maps.Keys(g.fronts))
+	return slices.DeleteFunc(slices.Collect(maps.Keys(g.fronts)), func(f *front) bool { return m != nil && !f.c.Who().Sees(m.Name) })
 }
 
 // changed tells the front clients that a member came up or went down:
@@ -305,10 +306,8 @@ func (g *Gateway) frontsNow() []*front {
 // hear it from the member's session (tellDirect).
 func (g *Gateway) changed(m *Member, st lifeState) {
 	m.kept.forget("") // what it listed before is not what it lists now
-	for _, f := range g.frontsNow() {
-		if f.c.Who().Sees(m.Name) {
-			f.memberChanged(m, st)
-		}
+	for _, f := range g.frontsNow(m) {
+		f.memberChanged(m, st)
 	}
 	if st == lifeDown || st == lifeUp {
 		g.names.forget(m) // and the lists walked while it was not up are walked again

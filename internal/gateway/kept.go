@@ -264,10 +264,8 @@ func (g *Gateway) failed(m *Member, method string, err error) {
 // method may show more of m's items now.
 func (g *Gateway) listChanged(m *Member, method string) {
 	l, _ := mcp.ListOf(method)
-	for _, f := range g.frontsNow() {
-		if f.c.Who().Sees(m.Name) {
-			f.listChanged(l.Changed)
-		}
+	for _, f := range g.frontsNow(m) {
+		f.listChanged(l.Changed)
 	}
 }
 
@@ -277,8 +275,8 @@ func (g *Gateway) listChanged(m *Member, method string) {
 // m's session; a modern one on its listens, which listen at every member
 // up.
 func (g *Gateway) serverListChanged(m *Member, change string) {
-	for _, f := range g.frontsNow() {
-		if f.c.Who().Sees(m.Name) && !f.met(m) {
+	for _, f := range g.frontsNow(m) {
+		if !f.met(m) {
 			f.tell(change)
 		}
 	}

@@ -66,13 +66,11 @@ func (b *taskBook) add(c *client, up string) (string, bool) {
 	if known := b.byUp[up]; known != nil {
 		return known.ours, false
 	}
-	if b.byOurs == nil {
-		b.byOurs, b.byUp = map[string]*taskEntry{}, map[string]*taskEntry{}
-	}
 	if len(b.order) >= maxTasks {
 		b.drop(b.order[0])
 	}
-	b.byOurs[e.ours], b.byUp[up] = e, e
+	put(&b.byOurs, e.ours, e)
+	put(&b.byUp, up, e)
 	b.order = append(b.order, e)
 	return e.ours, true
 }
