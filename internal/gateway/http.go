@@ -129,7 +129,6 @@ type memberHealth struct {
 func (g *Gateway) health(who *serve.View, known, closed bool) (int, any) {
 	counts := map[string]int{}
 	var members []memberHealth
-	up := 0
 	for _, m := range g.Members {
 		st, since := "isolated", time.Time{}
 		if m.life != nil {
@@ -138,9 +137,6 @@ func (g *Gateway) health(who *serve.View, known, closed bool) (int, any) {
 			st = s.String()
 		}
 		counts[st]++
-		if st != "down" {
-			up++
-		}
 		if known && who.Sees(m.Name) {
 			mh := memberHealth{Name: m.Name, State: st}
 			if !since.IsZero() && st != "idle" {
@@ -151,7 +147,7 @@ func (g *Gateway) health(who *serve.View, known, closed bool) (int, any) {
 	}
 	status, word := http.StatusOK, "ok"
 	switch {
-	case closed || up == 0:
+	case closed || counts["down"] == len(g.Members):
 		status, word = http.StatusServiceUnavailable, "unavailable"
 	case counts["starting"] > 0 && counts["up"] == 0:
 		// No member answers yet: a balancer waits for one.

@@ -257,28 +257,13 @@ func (h *HTTPHandler) lookup(sid string, legacy bool) *httpSession {
 	return nil
 }
 
-// incoming is what the endpoint needs to know of a POSTed message.
-type incoming struct {
-	id      json.RawMessage
-	method  string
-	modern  bool
-	request bool
-}
-
-func readIncoming(body []byte) (incoming, error) {
+// readIncoming reads what the endpoint needs to know of a POSTed message:
+// its envelope, of one JSON-RPC message.
+func readIncoming(body []byte) (envelope, error) {
 	if !rawjson.IsObject(body) {
-		return incoming{}, errors.New("the body is not one JSON-RPC message")
+		return envelope{}, errors.New("the body is not one JSON-RPC message")
 	}
-	e, err := readEnvelope(body)
-	if err != nil {
-		return incoming{}, err
-	}
-	in := incoming{method: e.method, request: e.request()}
-	if string(e.id) != "null" {
-		in.id = e.id
-	}
-	in.modern = isModern(in.method, e.params)
-	return in, nil
+	return readEnvelope(body)
 }
 
 // readBody reads a POST's body, of MaxBody bytes at most (413 beyond),
@@ -338,7 +323,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	// no version of the initialize era is taken for a modern one, and
 	// checked as one.
 	v := r.Header.Get("Mcp-Protocol-Version")
-	modern := r.Header.Get("Mcp-Session-Id") == "" && (in.modern || v != "" && !slices.Contains(mcp.SupportedVersions, v))
+	modern := r.Header.Get("Mcp-Session-Id") == "" && (isModern(in.method, in.params) || v != "" && !slices.Contains(mcp.SupportedVersions, v))
 	if !rawjson.Valid(body) {
 		// Input the server cannot accept is refused with an HTTP error
 		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
@@ -346,7 +331,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, nil, &mcp.RPCError{Code: mcp.CodeParseError, Message: "the body is not valid JSON"})
 		return
 	}
-	if modern && in.request {
+	if modern && in.request() {
 		if status, rerr := checkModernPost(r, body, in.method); rerr != nil {
 			writeRPCError(w, status, in.id, rerr)
 			return
@@ -354,7 +339,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	var s *httpSession
 	switch {
-	case in.request && in.method == "initialize":
+	case in.request() && in.method == "initialize":
 		if _, s = h.open(w, whoOf(r), false); s == nil {
 			return
 		}
@@ -387,7 +372,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		s.enter(in.method == "initialize" || in.method == "notifications/initialized")
 		defer s.leave(h)
 	}
-	if !in.request {
+	if !in.request() {
 		s.t.accept(w, r, body)
 		return
 	}

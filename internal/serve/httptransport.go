@@ -102,7 +102,7 @@ func (t *httpTransport) send(ctx context.Context, msg outMsg) error {
 		// Only a response comes in parts, and its first part is not a
 		// whole message: read the others, which are one.
 		if !resp {
-			if in, err := readIncoming(msg.parts[0]); err == nil && in.request {
+			if in, err := readIncoming(msg.parts[0]); err == nil && in.request() {
 				return errors.New("the client has no stream open to take a request")
 			}
 		}
