@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -51,9 +50,7 @@ func (h *HTTPHandler) cardRoute(path string) route {
 	return notServed
 }
 
-var hostHeader = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
-	return regexp.MustCompile(`^[A-Za-z0-9.\-]+(:[0-9]+)?$|^\[[0-9A-Fa-f:.]+\](:[0-9]+)?$`)
-}}
+var hostHeader = &lazy.Regexp{Pattern: `^[A-Za-z0-9.\-]+(:[0-9]+)?$|^\[[0-9A-Fa-f:.]+\](:[0-9]+)?$`}
 
 // serveCard answers the card or the catalog.
 func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route) {

@@ -70,18 +70,12 @@ func (u *upstream) notify(method string, params json.RawMessage) {
 // for audience a (not progress, not a listen's) belongs to, and the
 // request it is related to, if any.
 func (u *upstream) recipients(a subscription.Audience, uri string) (to []*relayed, rel json.RawMessage) {
-	legacy := func(keep func(*client) bool) []*relayed {
-		var out []*relayed
-		for _, c := range u.clientsWhere(func(c *client) bool { return !c.isModern() && keep(c) }) {
-			out = append(out, &relayed{c: c})
-		}
-		return out
-	}
 	switch a {
-	case subscription.Holders:
-		return legacy(func(c *client) bool { return u.subs.Holds(c, uri) }), nil
-	case subscription.Everyone:
-		return legacy(func(*client) bool { return true }), nil
+	case subscription.Holders, subscription.Everyone: // the clients of the initialize era: all, or those that subscribed to uri
+		for _, c := range u.clientsWhere(func(c *client) bool { return !c.isModern() && (a == subscription.Everyone || u.subs.Holds(c, uri)) }) {
+			to = append(to, &relayed{c: c})
+		}
+		return to, nil
 	case subscription.Busy:
 		if r := u.busy(""); r != nil {
 			return []*relayed{r}, r.id
