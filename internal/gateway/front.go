@@ -64,12 +64,8 @@ func (f *front) Handle(ctx context.Context, method string, params json.RawMessag
 		return res, nil
 	case mcp.Tools.Method, mcp.Prompts.Method, mcp.Resources.Method, mcp.ResourceTemplates.Method, "tasks/list":
 		return f.list(ctx, method, params, modern)
-	case "tools/call", "prompts/get":
-		return f.byName(ctx, method, params)
-	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		return f.byURI(ctx, method, params, modern)
-	case "completion/complete":
-		return f.complete(ctx, params, modern)
+	case "tools/call", "prompts/get", "resources/read", "resources/subscribe", "resources/unsubscribe", "completion/complete":
+		return f.byTarget(ctx, method, params, modern)
 	case "logging/setLevel":
 		return f.setLevel(ctx, params)
 	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/update":
@@ -106,21 +102,56 @@ func (f *front) pass(ctx context.Context, m *Member, method string, params json.
 	return s.Handle(ctx, method, params)
 }
 
-// byName routes a tools/call or prompts/get by the name it calls.
-func (f *front) byName(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	name, ok := rawjson.ExactString(params, "name")
-	if !ok {
-		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
+// byTarget routes a request by what it names: a tools/call, a
+// prompts/get or a prompt's completion by the name it calls, which goes
+// to the member as its server gives it; a resources/read, subscribe or
+// unsubscribe by its URI; a template's completion by the member that
+// lists it. What the client's view hides is invisible, not refused.
+func (f *front) byTarget(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error) {
+	var m *Member
+	var notFound *mcp.RPCError // every way has its own
+	sent := params
+	switch method {
+	case "tools/call", "prompts/get":
+		name, ok := rawjson.ExactString(params, "name")
+		if !ok {
+			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
+		}
+		l := mcp.Tools
+		if method == "prompts/get" {
+			l = mcp.Prompts
+		}
+		var local string
+		m, local = f.route(ctx, l, name)
+		sent, notFound = rawjson.With(params, "name", rawjson.Marshal(local)), unknownName(l.Item, name)
+	case "completion/complete":
+		p, rerr := serve.ReadTarget(params)
+		if rerr != nil {
+			return nil, rerr
+		}
+		switch p.RefType {
+		case "ref/prompt":
+			var local string
+			m, local = f.route(ctx, mcp.Prompts, p.RefName)
+			ref := rawjson.With(rawjson.Member(params, "ref"), "name", rawjson.Marshal(local))
+			sent, notFound = rawjson.With(params, "ref", ref), unknownName(mcp.Prompts.Item, p.RefName)
+		case "ref/resource":
+			m = f.lister(ctx, mcp.ResourceTemplates, p.RefURI, preferred(f.resourceMembers(ctx)))
+			notFound = resourceNotFound(p.RefURI, modern)
+		default:
+			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "completion/complete: ref.type must be ref/prompt or ref/resource"}
+		}
+	default: // resources/read, subscribe, unsubscribe
+		uri, ok := rawjson.ExactString(params, "uri")
+		if !ok {
+			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
+		}
+		m, notFound = f.owner(ctx, uri), resourceNotFound(uri, modern)
 	}
-	l := mcp.Tools
-	if method == "prompts/get" {
-		l = mcp.Prompts
-	}
-	m, local := f.route(ctx, l, name)
 	if m == nil || f.viewCheck(ctx, method, params) != nil {
-		return nil, unknownName(l.Item, name) // what the view hides is invisible, not refused
+		return nil, notFound
 	}
-	return f.pass(ctx, m, method, rawjson.With(params, "name", rawjson.Marshal(local)))
+	return f.pass(ctx, m, method, sent)
 }
 
 // viewCheck refuses what the client's view hides of a request at the
@@ -143,19 +174,6 @@ func unknownName(kind, name string) *mcp.RPCError {
 	return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "unknown " + kind + ": " + safetext.Clip(name, 200)}
 }
 
-// byURI routes a resources/read, subscribe or unsubscribe by its URI.
-func (f *front) byURI(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error) {
-	uri, ok := rawjson.ExactString(params, "uri")
-	if !ok {
-		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "params hold a key twice, or in another case, or of the wrong type: refused"}
-	}
-	m := f.owner(ctx, uri)
-	if m == nil || f.viewCheck(ctx, method, params) != nil {
-		return nil, resourceNotFound(uri, modern)
-	}
-	return f.pass(ctx, m, method, params)
-}
-
 // resourceNotFound is what a client gets for a URI no member of its view
 // serves: -32002 in the initialize era
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling),
@@ -169,31 +187,6 @@ func resourceNotFound(uri string, modern bool) *mcp.RPCError {
 	}
 	return &mcp.RPCError{Code: code, Message: "resource not found: " + uri + ": no server here lists it",
 		Data: rawjson.Marshal(map[string]string{"uri": uri})}
-}
-
-// complete routes a completion/complete: a prompt's by its name, a
-// template's by the member that lists it.
-func (f *front) complete(ctx context.Context, params json.RawMessage, modern bool) (json.RawMessage, error) {
-	p, rerr := serve.ReadTarget(params)
-	if rerr != nil {
-		return nil, rerr
-	}
-	switch p.RefType {
-	case "ref/prompt":
-		m, local := f.route(ctx, mcp.Prompts, p.RefName)
-		if m == nil || f.viewCheck(ctx, "completion/complete", params) != nil {
-			return nil, unknownName(mcp.Prompts.Item, p.RefName)
-		}
-		ref := rawjson.With(rawjson.Member(params, "ref"), "name", rawjson.Marshal(local))
-		return f.pass(ctx, m, "completion/complete", rawjson.With(params, "ref", ref))
-	case "ref/resource":
-		m := f.lister(ctx, mcp.ResourceTemplates, p.RefURI, preferred(f.resourceMembers(ctx)))
-		if m == nil || f.viewCheck(ctx, "completion/complete", params) != nil {
-			return nil, resourceNotFound(p.RefURI, modern)
-		}
-		return f.pass(ctx, m, "completion/complete", params)
-	}
-	return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "completion/complete: ref.type must be ref/prompt or ref/resource"}
 }
 
 // setLevel asks every member the client has met for its log level (the
