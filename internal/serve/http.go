@@ -346,15 +346,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	case modern:
 		// A modern client has no session: this request has one of its
 		// own, which ends with the answer.
-		h.mu.Lock()
-		refuse := h.refusal(false)
-		if refuse == nil {
-			s = h.newSession(whoOf(r))
-			h.answering[s] = true
-		}
-		h.mu.Unlock()
-		if refuse != nil {
-			refuse(w)
+		if s = h.admit(w, whoOf(r), false, func(s *httpSession) { h.answering[s] = true }); s == nil {
 			return
 		}
 		defer func() {
@@ -404,51 +396,47 @@ func (h *HTTPHandler) open(w http.ResponseWriter, who *View, legacy bool) (strin
 	b := make([]byte, 16)
 	rand.Read(b)
 	sid := hex.EncodeToString(b)
-	h.mu.Lock()
-	if refuse := h.refusal(true); refuse != nil {
-		h.mu.Unlock()
-		refuse(w)
-		return "", nil
-	}
-	s := h.newSession(who)
-	s.legacy = legacy
-	h.sessions[sid] = s
-	if !legacy {
-		s.idle = time.AfterFunc(h.InitIdle, func() { h.end(sid) })
-		w.Header().Set("Mcp-Session-Id", sid)
-	}
-	h.mu.Unlock()
-	return sid, s
+	return sid, h.admit(w, who, true, func(s *httpSession) {
+		s.legacy = legacy
+		h.sessions[sid] = s
+		if !legacy {
+			s.idle = time.AfterFunc(h.InitIdle, func() { h.end(sid) })
+			w.Header().Set("Mcp-Session-Id", sid)
+		}
+	})
 }
 
-// refusal is how to refuse a new session (lasting: one that outlasts
-// its request) when one may not open now; nil when it may. h.mu is held;
-// the refusal is written after it is let go.
-func (h *HTTPHandler) refusal(lasting bool) func(http.ResponseWriter) {
+// admit makes a session for a client of who, which add files (h.mu is
+// held), unless one may not open now (lasting: one that outlasts its
+// request): then it answers the refusal, and is nil.
+func (h *HTTPHandler) admit(w http.ResponseWriter, who *View, lasting bool, add func(*httpSession)) *httpSession {
+	h.mu.Lock()
+	var why, retry string // the refusal, and its Retry-After
 	switch {
 	case h.closed:
-		return func(w http.ResponseWriter) { httpError(w, http.StatusServiceUnavailable, "shutting down") }
+		why = "shutting down"
 	case h.draining && lasting:
-		return func(w http.ResponseWriter) {
-			w.Header().Set("Retry-After", "1")
-			httpError(w, http.StatusServiceUnavailable, "draining: this replica is stopping; open the session again")
-		}
+		why, retry = "draining: this replica is stopping; open the session again", "1"
 	case len(h.sessions)+len(h.answering) >= h.MaxSessions:
-		return func(w http.ResponseWriter) {
-			w.Header().Set("Retry-After", "60")
-			httpError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many sessions: %d are open", h.MaxSessions))
-		}
+		why, retry = fmt.Sprintf("too many sessions: %d are open", h.MaxSessions), "60"
 	}
-	return nil
-}
-
-func (h *HTTPHandler) newSession(who *View) *httpSession {
+	if why != "" {
+		h.mu.Unlock()
+		if retry != "" {
+			w.Header().Set("Retry-After", retry)
+		}
+		httpError(w, http.StatusServiceUnavailable, why)
+		return nil
+	}
 	t := &httpTransport{in: make(chan []byte), closed: make(chan struct{}), posts: map[string]*stream{}}
 	c := h.srv.serveClientWith(t, nil, t.headers)
 	// What its token lets it see: its view, and the view's guard over the
 	// Server's names.
 	c.who, c.view = who, who.guard(c.srv.NamePrefix)
-	return &httpSession{c: c, t: t, who: who}
+	s := &httpSession{c: c, t: t, who: who}
+	add(s)
+	h.mu.Unlock()
+	return s
 }
 
 // get opens the stream for what the server sends unasked; one at a time.
