@@ -293,12 +293,10 @@ func checkInputResponses(params json.RawMessage) *mcp.RPCError {
 		return nil
 	}
 	bad := !rawjson.IsObject(v)
-	if !bad {
-		rawjson.ForEachValidMember(v, func(_ string, r []byte) error {
-			bad = bad || !rawjson.IsObject(r)
-			return nil
-		})
-	}
+	rawjson.ForEachValidMember(v, func(_ string, r []byte) error {
+		bad = bad || !rawjson.IsObject(r)
+		return nil
+	})
 	if bad {
 		return &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "inputResponses must be an object whose members are the results of its input requests"}
 	}
