@@ -84,10 +84,7 @@ func (f *front) listen(ctx context.Context, params json.RawMessage) (json.RawMes
 			l.start(m, byMember[m])
 		}
 	}
-	l.mu.Lock()
-	l.begun = true
-	l.check()
-	l.mu.Unlock()
+	l.settled(nil)
 	select {
 	case <-l.all:
 	case <-time.After(ackWait):
@@ -134,17 +131,14 @@ func (l *frontListen) start(m *Member, uris []string) {
 	})
 }
 
-// settled notes that m's listen was acknowledged (or ended).
+// settled notes that m's listen was acknowledged (or ended), or with m
+// nil that every first listen is started; once both, and none waits for
+// its acknowledgement, all is closed.
 func (l *frontListen) settled(m *Member) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.begun = l.begun || m == nil
 	delete(l.waiting, m)
-	l.check()
-}
-
-// check closes all once every first listen is started and none waits
-// for its acknowledgement; l.mu is held.
-func (l *frontListen) check() {
 	if l.begun && len(l.waiting) == 0 {
 		l.allOnce.Do(func() { close(l.all) })
 	}

@@ -71,10 +71,8 @@ func (g *Gateway) cursor(method string, pos listPos) string {
 func (g *Gateway) readCursor(method, cursor string) (listPos, bool) {
 	var pos listPos
 	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil || len(raw) < 16 || len(cursor) > 2*maxMemberCursor {
-		return pos, false
-	}
-	if !hmac.Equal(raw[:16], g.sign(method, raw[16:])) || json.Unmarshal(raw[16:], &pos) != nil {
+	if err != nil || len(raw) < 16 || len(cursor) > 2*maxMemberCursor ||
+		!hmac.Equal(raw[:16], g.sign(method, raw[16:])) || json.Unmarshal(raw[16:], &pos) != nil {
 		return pos, false
 	}
 	return pos, g.member(pos.M) != nil
