@@ -47,11 +47,7 @@ type client struct {
 func (s *Server) serveClientWith(t mcp.Transport, d *drain, headers func(json.RawMessage) http.Header) *client {
 	c := &client{srv: s, n: s.served.Add(1), ready: make(chan struct{}), drain: d, headers: headers}
 	t = &scrubbed{Transport: t, secrets: s.Secrets}
-	handle := c.handle
-	if s.Front != nil {
-		handle = c.handleFront
-	}
-	handle, record := c.observed(handle)
+	handle, record := c.observed(c.handle)
 	c.sess = mcp.NewSession(t, mcp.SessionOptions{Handler: handle, OnNotification: c.notified, Record: record, Log: s.Log})
 	if s.Front != nil {
 		c.front = s.Front(&Client{c})
@@ -151,7 +147,16 @@ func (c *client) handle(ctx context.Context, method string, params json.RawMessa
 	// What the server said while it answered (progress, logs) reaches the
 	// client before the answer does, as it came.
 	defer c.flushNotes(ctx, mcp.IncomingID(ctx))
-	if isModern(method, params) {
+	modern := isModern(method, params)
+	if c.front != nil { // Server.Front serves it, once a modern request's _meta is read
+		if modern {
+			if _, rerr := c.modernMeta(method, params); rerr != nil {
+				return nil, rerr
+			}
+		}
+		return c.front.Handle(ctx, method, params, modern)
+	}
+	if modern {
 		defer c.letIdleGo()
 		return c.handleModern(ctx, method, params)
 	}

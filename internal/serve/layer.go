@@ -10,8 +10,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/mcpv/mcpv/mcp"
 )
 
 // Front serves the clients of a Server in its place.
@@ -24,18 +22,6 @@ type Front interface {
 	Notified(method string, params json.RawMessage)
 	// Close: the client has left.
 	Close()
-}
-
-func (c *client) handleFront(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	<-c.ready
-	defer c.flushNotes(ctx, mcp.IncomingID(ctx))
-	modern := isModern(method, params)
-	if modern {
-		if _, rerr := c.modernMeta(method, params); rerr != nil {
-			return nil, rerr
-		}
-	}
-	return c.front.Handle(ctx, method, params, modern)
 }
 
 // Client is a client of a Server, for a layer above it.
