@@ -111,7 +111,6 @@ type Member struct {
 	// rather than at the first request that needs it.
 	Eager bool
 
-	gw     *Gateway
 	index  int    // its place among the members
 	prefix string // the prefix of its names, with the separator; "" for none
 	life   *life  // its shared session over time; nil with Isolate
@@ -180,7 +179,7 @@ func (g *Gateway) Check() error {
 			prefixes[key] = m.Name
 			m.prefix = p + g.Separator
 		}
-		m.gw, m.index = g, i
+		m.index = i
 	}
 	// A prefix that ends with part of the separator ("a_" beside "a",
 	// with "__") makes names that start as another's: "a___x" would be
@@ -233,7 +232,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 			m.kept.lists = map[string]*keptList{}
 			s.Source = m.life
 		}
-		s.Open = m.watched(s.Open)
+		s.Open = g.watched(m, s.Open)
 		if err := s.Start(ctx); err != nil {
 			g.Close()
 			return fmt.Errorf("server %q: %w", m.Name, err)
@@ -263,9 +262,9 @@ func (g *Gateway) Close() {
 // (ServeStdio) or over HTTP (see HTTPHandler).
 func (g *Gateway) Server() *serve.Server { return g.front }
 
-// watched is open with the session's requests counted (a ping waits
+// watched is m's open with the session's requests counted (a ping waits
 // while there are any) and its notifications too (a flood closes it).
-func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream, error)) func(context.Context, serve.Relay) (serve.Upstream, error) {
+func (g *Gateway) watched(m *Member, open func(context.Context, serve.Relay) (serve.Upstream, error)) func(context.Context, serve.Relay) (serve.Upstream, error) {
 	return func(ctx context.Context, r serve.Relay) (serve.Upstream, error) {
 		l := m.life
 		note := r.OnNotification
@@ -274,9 +273,9 @@ func (m *Member) watched(open func(context.Context, serve.Relay) (serve.Upstream
 				l.noted()
 			}
 			if changed := mcp.ChangedLists(method); changed != nil {
-				m.gw.names.forget(m, changed...) // what its lists that changed held
+				g.names.forget(m, changed...) // what its lists that changed held
 				m.kept.forget(method)
-				m.gw.serverListChanged(m, method)
+				g.serverListChanged(m, method)
 			}
 			if note != nil {
 				note(method, params)

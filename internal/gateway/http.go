@@ -25,7 +25,6 @@ import (
 
 // Handler serves a gateway over HTTP.
 type Handler struct {
-	gw *Gateway
 	// Endpoint serves the members together; Members each alone, by
 	// name.
 	Endpoint *serve.HTTPHandler
@@ -49,7 +48,7 @@ func (g *Gateway) HTTPHandler(clients *serve.Clients, anyHost bool, path string,
 		}
 		return h
 	}
-	gh := &Handler{gw: g, Endpoint: build(g.front, path), Members: map[string]*serve.HTTPHandler{}}
+	gh := &Handler{Endpoint: build(g.front, path), Members: map[string]*serve.HTTPHandler{}}
 	gh.Endpoint.Health = g.health
 	for _, m := range g.Members {
 		h := build(m.Server, strings.TrimSuffix(path, "/")+"/"+m.Name)
