@@ -305,19 +305,11 @@ func (g *Gateway) initResult(view *serve.View) json.RawMessage {
 			instructions = append(instructions, head+":\n"+text)
 		}
 	}
-	res := map[string]any{"protocolVersion": mcp.LatestVersion, "capabilities": caps, "serverInfo": g.info()}
+	res := map[string]any{"protocolVersion": mcp.LatestVersion, "capabilities": caps, "serverInfo": g.Info}
 	if len(instructions) > 0 {
 		res["instructions"] = strings.Join(instructions, "\n\n")
 	}
 	return rawjson.Marshal(res)
-}
-
-// info is the serverInfo the endpoint gives for itself.
-func (g *Gateway) info() json.RawMessage {
-	if g.Info == nil {
-		return json.RawMessage(`{"name":"mcpv-gateway","version":"0"}`)
-	}
-	return g.Info
 }
 
 // upNow is the member's shared session when it is up, without opening

@@ -60,7 +60,8 @@ type Gateway struct {
 	Members []*Member
 	// Separator is DefaultSeparator when "".
 	Separator string
-	// Info is the serverInfo the endpoint gives for itself.
+	// Info is the serverInfo the endpoint gives for itself; Start makes
+	// it mcpv-gateway's when nil.
 	Info json.RawMessage
 	// ListWait bounds a member's answer to a request for a page of a
 	// list the front makes (DefaultListWait when 0 or less): a member that does
@@ -202,6 +203,9 @@ func (g *Gateway) Start(ctx context.Context) error {
 		return err
 	}
 	g.Log, g.Secrets = cmp.Or(g.Log, slog.New(slog.DiscardHandler)), cmp.Or(g.Secrets, redact.NewScrubber(nil))
+	if g.Info == nil {
+		g.Info = json.RawMessage(`{"name":"mcpv-gateway","version":"0"}`)
+	}
 	rand.Read(g.key[:])
 	g.fronts, g.said, g.tasks.by = map[*front]bool{}, map[string]bool{}, map[string]*Member{}
 	g.names.by, g.names.tmpl, g.names.whole = map[string][]*Member{}, map[*Member][]*uritemplate.Template{}, map[*Member]map[string]time.Time{}
@@ -216,7 +220,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	}
 	// The endpoint's card says what the gateway is, and nothing of its
 	// members.
-	g.front = &serve.Server{Front: g.serveFront, Secrets: g.Secrets, Log: g.Log, Self: rawjson.Marshal(map[string]any{"serverInfo": g.info()})}
+	g.front = &serve.Server{Front: g.serveFront, Secrets: g.Secrets, Log: g.Log, Self: rawjson.Marshal(map[string]any{"serverInfo": g.Info})}
 	g.front.Start(ctx)
 	for _, m := range g.Members {
 		s := m.Server

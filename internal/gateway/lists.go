@@ -258,7 +258,7 @@ func (f *front) page(ctx context.Context, method, key string, items []json.RawMe
 	}
 	b = append(b, '}')
 	if modern {
-		serve.ModernResult(ctx, method, b, f.gw.info())
+		serve.ModernResult(ctx, method, b, f.gw.Info)
 	}
 	return b
 }
