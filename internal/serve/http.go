@@ -136,8 +136,7 @@ type HTTPHandler struct {
 type httpSession struct {
 	c      *client
 	t      *httpTransport
-	who    *View // the view of the token that opened it: another token does not find it
-	legacy bool  // a client of the HTTP+SSE transport: its stream's session, with no idle timer
+	legacy bool // a client of the HTTP+SSE transport: its stream's session, with no idle timer
 
 	mu      sync.Mutex  // guards active and settled
 	active  int         // HTTP requests of the session being served
@@ -230,8 +229,8 @@ func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSessi
 		httpError(w, http.StatusBadRequest, "Mcp-Session-Id header required")
 		return nil
 	}
-	s := h.lookup(sid, false)
-	if s == nil || s.who != whoOf(r) {
+	s := h.lookup(sid, false, whoOf(r))
+	if s == nil {
 		httpError(w, http.StatusNotFound, "session not found")
 		return nil
 	}
@@ -246,12 +245,12 @@ func (h *HTTPHandler) session(w http.ResponseWriter, r *http.Request) *httpSessi
 	return s
 }
 
-// lookup is the session sid, of a legacy client or not as asked: the id
-// of one kind names none of the other.
-func (h *HTTPHandler) lookup(sid string, legacy bool) *httpSession {
+// lookup is the session sid of who's token, of a legacy client or not as
+// asked: the id of one kind names none of the other, nor another token's.
+func (h *HTTPHandler) lookup(sid string, legacy bool, who *View) *httpSession {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if s := h.sessions[sid]; s != nil && s.legacy == legacy {
+	if s := h.sessions[sid]; s != nil && s.legacy == legacy && s.c.who == who {
 		return s
 	}
 	return nil
@@ -433,7 +432,7 @@ func (h *HTTPHandler) admit(w http.ResponseWriter, who *View, lasting bool, add 
 	// What its token lets it see: its view, and the view's guard over the
 	// Server's names.
 	c.who, c.view = who, who.guard(c.srv.NamePrefix)
-	s := &httpSession{c: c, t: t, who: who}
+	s := &httpSession{c: c, t: t}
 	add(s)
 	h.mu.Unlock()
 	return s

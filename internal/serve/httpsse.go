@@ -91,8 +91,8 @@ func (h *HTTPHandler) message(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "the URL must name one session (sessionId), as the endpoint event gave it")
 		return
 	}
-	s := h.lookup(ids[0], true)
-	if s == nil || s.who != whoOf(r) {
+	s := h.lookup(ids[0], true, whoOf(r))
+	if s == nil {
 		httpError(w, http.StatusNotFound, "session not found")
 		return
 	}
