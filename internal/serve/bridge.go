@@ -143,9 +143,8 @@ func (s *Server) maxParked() int { return cmp.Or(max(s.MaxParked, 0), DefaultMax
 
 // bridge is one call of a modern client, upstream in the initialize era.
 type bridge struct {
-	up     *upstream
-	method string
-	req    []byte // requestOf the request that started it
+	up  *upstream
+	req []byte // requestOf the request that started it
 
 	cancel context.CancelFunc // ends the call upstream
 	done   chan struct{}      // closed when the call has returned
@@ -213,7 +212,7 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 	// The request waits on the call from before it goes: the progress and
 	// log messages the server sends at once are its.
 	w := waiterOf(ctx, c, params, meta)
-	b := &bridge{up: u, method: method, done: make(chan struct{}), asked: make(chan struct{}, 1),
+	b := &bridge{up: u, done: make(chan struct{}), asked: make(chan struct{}, 1),
 		caps: meta.caps, waiter: w, req: requestOf(method, params)}
 	// The call outlives the request that starts it: it waits upstream
 	// while its client is asked.
