@@ -64,12 +64,11 @@ func (f *front) Handle(ctx context.Context, method string, params json.RawMessag
 		return res, nil
 	case mcp.Tools.Method, mcp.Prompts.Method, mcp.Resources.Method, mcp.ResourceTemplates.Method, "tasks/list":
 		return f.list(ctx, method, params, modern)
-	case "tools/call", "prompts/get", "resources/read", "resources/subscribe", "resources/unsubscribe", "completion/complete":
+	case "tools/call", "prompts/get", "resources/read", "resources/subscribe", "resources/unsubscribe", "completion/complete",
+		"tasks/get", "tasks/result", "tasks/cancel", "tasks/update":
 		return f.byTarget(ctx, method, params, modern)
 	case "logging/setLevel":
 		return f.setLevel(ctx, params)
-	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/update":
-		return f.task(ctx, method, params)
 	case "subscriptions/listen":
 		return f.listen(ctx, params)
 	}
@@ -106,7 +105,8 @@ func (f *front) pass(ctx context.Context, m *Member, method string, params json.
 // prompts/get or a prompt's completion by the name it calls, which goes
 // to the member as its server gives it; a resources/read, subscribe or
 // unsubscribe by its URI; a template's completion by the member that
-// lists it. What the client's view hides is invisible, not refused.
+// lists it; a request about a task to the member that made it. What the
+// client's view hides is invisible, not refused.
 func (f *front) byTarget(ctx context.Context, method string, params json.RawMessage, modern bool) (json.RawMessage, error) {
 	var m *Member
 	var notFound *mcp.RPCError // every way has its own
@@ -141,6 +141,12 @@ func (f *front) byTarget(ctx context.Context, method string, params json.RawMess
 		default:
 			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "completion/complete: ref.type must be ref/prompt or ref/resource"}
 		}
+	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/update":
+		id, _ := rawjson.String(rawjson.Member(params, "taskId"))
+		if m = f.gw.tasks.owner(id); m != nil && !f.c.Who().Sees(m.Name) {
+			m = nil
+		}
+		notFound = serve.TaskNotFound(id)
 	default: // resources/read, subscribe, unsubscribe
 		uri, ok := rawjson.ExactString(params, "uri")
 		if !ok {
@@ -209,16 +215,6 @@ func (f *front) setLevel(ctx context.Context, params json.RawMessage) (json.RawM
 	}
 	wg.Wait()
 	return json.RawMessage(`{}`), nil
-}
-
-// task routes a request about a task to the member that made it.
-func (f *front) task(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	id, _ := rawjson.String(rawjson.Member(params, "taskId"))
-	m := f.gw.tasks.owner(id)
-	if m == nil || !f.c.Who().Sees(m.Name) {
-		return nil, serve.TaskNotFound(id)
-	}
-	return f.pass(ctx, m, method, params)
 }
 
 // Notified passes a client's notification (its roots changed, say) to
