@@ -40,14 +40,25 @@ const settleWait = 2 * time.Second
 // in flight is cancelled upstream; when the upstream ends, each request
 // gets the error that ended it, and serving ends with it.
 func (s *Server) ServeStdio(ctx context.Context, st Stdio) error {
+	// In is read on a goroutine of its own and handed on through a pipe,
+	// whose Close ends a Read waiting on it at once.
 	pr, pw := io.Pipe()
 	go func() { // stdin copier: ends at st.In's end or error, or once the pipe is closed and st.In reads again; a read that never returns is left to the process's exit
 		_, err := io.Copy(pw, st.In)
 		pw.CloseWithError(err)
 	}()
-	in := &input{PipeReader: pr, closeIn: st.CloseIn}
+	closeIn := sync.OnceFunc(func() {
+		if st.CloseIn != nil {
+			st.CloseIn()
+		}
+	})
+	closeAll := func() error {
+		pr.Close()
+		closeIn()
+		return nil
+	}
 	d := newDrain()
-	t := &draining{StreamTransport: mcp.NewStreamTransport(in, st.Out, in.Close, s.Log), d: d}
+	t := &draining{StreamTransport: mcp.NewStreamTransport(pr, st.Out, closeAll, s.Log), d: d}
 	c := s.serveClientWith(t, d, nil)
 	defer c.close() // cancels what is still in flight, upstream too
 	select {
@@ -61,24 +72,6 @@ func (s *Server) ServeStdio(ctx context.Context, st Stdio) error {
 		d.owed.wait(settleWait, d.stop)
 		return s.Err()
 	}
-}
-
-// input reads a stream on a goroutine of its own and hands it on through
-// a pipe, whose Close ends a Read waiting on it at once.
-type input struct {
-	*io.PipeReader
-	closeIn func() error
-	once    sync.Once // guards calling closeIn
-}
-
-func (in *input) Close() error {
-	in.PipeReader.Close()
-	in.once.Do(func() {
-		if in.closeIn != nil {
-			in.closeIn()
-		}
-	})
-	return nil
 }
 
 // drain keeps a stream client's requests from when they are read to
