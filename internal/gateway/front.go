@@ -316,8 +316,5 @@ func (m *Member) upNow() *serve.Session {
 	}
 	m.life.mu.Lock()
 	defer m.life.mu.Unlock()
-	if m.life.state != lifeUp {
-		return nil
-	}
-	return m.life.u
+	return m.life.u // nil but while up
 }

@@ -74,7 +74,7 @@ type life struct {
 
 	mu      sync.Mutex     // guards the fields below
 	state   lifeState      // where the session is
-	u       *serve.Session // while up
+	u       *serve.Session // while up, and nil in every other state
 	why     error          // while down: why
 	attempt chan struct{}  // while starting: closed when the attempt ends
 	backoff time.Duration  // the wait before the next attempt
