@@ -210,9 +210,7 @@ func (r *relayed) ask(ctx context.Context, method string, params json.RawMessage
 // most likely belongs to (busy), else the only client. A request no
 // client can take is refused, never put to another client.
 func (u *upstream) route(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, bool, error) {
-	switch method {
-	case "roots/list", "sampling/createMessage", "elicitation/create":
-	default:
+	if capability[method] == "" { // roots/list, sampling/createMessage and elicitation/create alone
 		return nil, true, mcp.MethodNotFound(method)
 	}
 	r := u.pick(ctx, method)
