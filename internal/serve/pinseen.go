@@ -198,12 +198,9 @@ func (s *pinSeen) changed(method string) {
 		s.mu.Lock()
 		s.docs, s.docGen = nil, s.docGen+1 // a document may have changed with its resource
 		s.mu.Unlock()
-		if method == "notifications/resources/updated" {
-			return
-		}
 	}
 	lists := mcp.ChangedLists(method)
-	if lists == nil {
+	if lists == nil { // an update changes no list
 		return
 	}
 	s.mu.Lock()
