@@ -146,8 +146,6 @@ func ecmaEscape(rest string) (string, int) {
 		}
 	case '/':
 		return "/", 1
-	case 'd', 'D', 'w', 'W', 's', 'S', 'b', 'B', 'n', 'r', 't', 'f', 'v', 'x':
-		return "", 0
 	}
 	return "", 0
 }

@@ -44,21 +44,14 @@ func (s *Schema) run(r *run, v *value) error {
 	// Most values are valid: check quietly, building no messages, and
 	// only for an invalid one check again to say where.
 	vd := s.validator(r, true)
-	if vd.validate(s.root, v, nil, "") == nil && r.stop == nil {
-		return nil
-	}
-	if r.stop != nil {
+	if vd.validate(s.root, v, nil, "") == nil || r.stop != nil {
 		return r.stop
 	}
 	vd = s.validator(r, false)
-	e := vd.validate(s.root, v, nil, "")
-	switch {
-	case r.stop != nil:
-		return r.stop
-	case e != nil:
+	if e := vd.validate(s.root, v, nil, ""); e != nil && r.stop == nil {
 		return e
 	}
-	return nil
+	return r.stop
 }
 
 func (s *Schema) validator(r *run, quiet bool) validator {

@@ -143,20 +143,11 @@ func (p *parser) object(i, depth int) (value, int) {
 		if end < 0 {
 			return value{}, -1
 		}
-		at := -1
-		if seen != nil {
-			if j, ok := seen[key]; ok {
-				at = j
-			}
-		} else {
-			for j := range v.obj {
-				if v.obj[j].key == key {
-					at = j
-					break
-				}
-			}
+		at, found := seen[key]
+		for j := 0; seen == nil && !found && j < len(v.obj); j++ {
+			at, found = j, v.obj[j].key == key
 		}
-		if at >= 0 {
+		if found {
 			v.obj[at].val = val
 		} else {
 			v.obj = append(v.obj, member{key, val})
