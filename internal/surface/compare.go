@@ -35,7 +35,6 @@ func CompareServers(old, new Server) []Change {
 // "resource template") differs from what it was.
 func DiffItem(kind string, old, new json.RawMessage) []Change {
 	var d differ
-	o, n := decode(old), decode(new)
 	var compare func(string, map[string]any, map[string]any)
 	switch kind {
 	case "tool":
@@ -47,7 +46,7 @@ func DiffItem(kind string, old, new json.RawMessage) []Change {
 	default:
 		compare = d.resource
 	}
-	compare(label(kind, old), o, n)
+	compare(label(kind, old), decode(old), decode(new))
 	return d.changes
 }
 
@@ -90,14 +89,12 @@ func (d *differ) instructions(old, new *string) {
 	case old == nil && new == nil, old != nil && new != nil && *old == *new:
 		return
 	case old == nil:
-		d.addClass(ClassSecurity, "server", "instructions", "instructions added")
-		d.changes[len(d.changes)-1].New = *new
+		d.addClass(ClassSecurity, "server", "instructions", "instructions added").New = *new
 	case new == nil:
-		d.addClass(ClassSecurity, "server", "instructions", "instructions removed")
-		d.changes[len(d.changes)-1].Old = *old
+		d.addClass(ClassSecurity, "server", "instructions", "instructions removed").Old = *old
 	default:
-		d.addClass(ClassSecurity, "server", "instructions", "instructions changed")
-		d.changes[len(d.changes)-1].Old, d.changes[len(d.changes)-1].New = *old, *new
+		c := d.addClass(ClassSecurity, "server", "instructions", "instructions changed")
+		c.Old, c.New = *old, *new
 	}
 }
 

@@ -135,18 +135,18 @@ func (d *differ) add(breaking bool, object, path, format string, args ...any) {
 	d.addClass(class, object, path, format, args...)
 }
 
-// addClass records a change of class.
-func (d *differ) addClass(class Class, object, path, format string, args ...any) {
+// addClass records a change of class, and returns it.
+func (d *differ) addClass(class Class, object, path, format string, args ...any) *Change {
 	d.changes = append(d.changes, Change{Breaking: class == ClassBreaking, Class: class, Object: object, Path: path, Message: fmt.Sprintf(format, args...)})
+	return &d.changes[len(d.changes)-1]
 }
 
 // text records a change of a text a model reads (a description, a title):
 // security-relevant, with both texts.
 func (d *differ) text(object, path string, ov, nv any) {
-	d.addClass(ClassSecurity, object, path, "%s changed", lastStep(path))
-	o, _ := ov.(string)
-	n, _ := nv.(string)
-	d.changes[len(d.changes)-1].Old, d.changes[len(d.changes)-1].New = o, n
+	c := d.addClass(ClassSecurity, object, path, "%s changed", lastStep(path))
+	c.Old, _ = ov.(string)
+	c.New, _ = nv.(string)
 }
 
 // lastStep is the last step of a dotted path: "description" of
@@ -288,7 +288,7 @@ func (d *differ) arguments(label string, old, new []any) {
 		case !inO:
 			d.add(false, label, path, "optional argument %q added", name)
 		default:
-			d.requiredChange(label, path, name, isTrue(o["required"]), isTrue(n["required"]), input, true)
+			d.requiredChange(label, path, name, isTrue(o["required"]), isTrue(n["required"]), input, "argument")
 			for _, k := range memberKeys(o, n, "name", "required") {
 				ov, inO := o[k]
 				nv, inN := n[k]
@@ -339,9 +339,9 @@ func (d *differ) member(label, path string, ov any, inO bool, nv any, inN bool) 
 	case readByModel(step) && inO && inN:
 		d.text(label, path, ov, nv)
 	default:
-		d.addClass(class, label, path, "%s", presence(inO, inN))
+		c := d.addClass(class, label, path, "%s", presence(inO, inN))
 		if s, ok := nv.(string); ok && !inO && class == ClassSecurity {
-			d.changes[len(d.changes)-1].New = s
+			c.New = s
 		}
 	}
 }

@@ -215,7 +215,7 @@ func (d *differ) properties(label, path string, o, n map[string]any, dir directi
 		case !inO && !inN && dir == input && nReq[name] && !oReq[name]:
 			d.add(true, label, p, "new required %s %q", noun, name)
 		default:
-			d.requiredChange(label, p, name, oReq[name], nReq[name], dir, args)
+			d.requiredChange(label, p, name, oReq[name], nReq[name], dir, noun)
 			if inO && inN {
 				d.schema(label, p, op, np, dir, false)
 			}
@@ -223,13 +223,9 @@ func (d *differ) properties(label, path string, o, n map[string]any, dir directi
 	}
 }
 
-// requiredChange reports a property or argument that became required, or
-// stopped being so.
-func (d *differ) requiredChange(label, path, name string, was, is bool, dir direction, args bool) {
-	noun := "property"
-	if args {
-		noun = "argument"
-	}
+// requiredChange reports a property or argument (noun) that became
+// required, or stopped being so.
+func (d *differ) requiredChange(label, path, name string, was, is bool, dir direction, noun string) {
 	switch {
 	case is && !was:
 		d.add(dir == input, label, path, "%s %q became required", noun, name)
