@@ -65,10 +65,6 @@ type checker struct {
 // costly to finish.
 func (e *Expectations) Check(ctx context.Context, o Outcome, caps map[string]json.RawMessage, schema func() (json.RawMessage, error)) (fs []testreport.Failure, notes []string) {
 	c := &checker{caps: caps}
-	return c.check(ctx, e, o, schema)
-}
-
-func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool func() (json.RawMessage, error)) (fs []failure, notes []string) {
 	// is-error and error-code say why a step should end with exit 1 or 3;
 	// when it ends otherwise they report it themselves.
 	explained := e.exit == nil && (e.isError != nil && (o.Code == exitOK || o.Code == exitToolError) || e.errorCode != nil)
@@ -83,18 +79,14 @@ func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool fu
 			return fs, nil // nothing else can be checked
 		}
 	}
-	if e.isError != nil {
-		got := o.IsError
-		if got != *e.isError {
-			fs = append(fs, failure{Kind: "is-error", Expected: strconv.FormatBool(*e.isError), Actual: strconv.FormatBool(got),
-				Message: fmt.Sprintf("the result's isError is %t", got)})
-		}
+	if e.isError != nil && o.IsError != *e.isError {
+		fs = append(fs, failure{Kind: "is-error", Expected: strconv.FormatBool(*e.isError), Actual: strconv.FormatBool(o.IsError),
+			Message: fmt.Sprintf("the result's isError is %t", o.IsError)})
 	}
 	ce := o.RPC
-	isCall := ce != nil
 	if e.errorCode != nil {
 		switch {
-		case !isCall:
+		case ce == nil:
 			fs = append(fs, failure{Kind: "error-code", Expected: strconv.Itoa(*e.errorCode), Actual: "none", Message: noCallError(o)})
 		case ce.Code != *e.errorCode:
 			fs = append(fs, failure{Kind: "error-code", Expected: strconv.Itoa(*e.errorCode), Actual: strconv.Itoa(ce.Code),
@@ -103,7 +95,7 @@ func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool fu
 	}
 	if e.errorMessage != nil {
 		switch {
-		case !isCall:
+		case ce == nil:
 			fs = append(fs, failure{Kind: "error-message", Expected: "/" + e.errorMessage.String() + "/", Actual: "none", Message: noCallError(o)})
 		case !e.errorMessage.MatchString(ce.Message):
 			fs = append(fs, failure{Kind: "error-message", Expected: "/" + e.errorMessage.String() + "/", Actual: quoteText(ce.Message),
@@ -121,13 +113,9 @@ func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool fu
 	}
 	if e.equals != nil {
 		if path, ok := jsonDiff(e.equals, value); !ok {
-			kind := "equals"
+			f := failure{Kind: "equals", Expected: clip(compactText(e.equals)), Actual: clip(compactText(value)), Message: "the value differs"}
 			if e.equalsFile != "" {
-				kind = "equals-file"
-			}
-			f := failure{Kind: kind, Expected: clip(compactText(e.equals)), Actual: clip(compactText(value)), Message: "the value differs"}
-			if e.equalsFile != "" {
-				f.Message = "the value differs from " + e.equalsFile
+				f.Kind, f.Message = "equals-file", "the value differs from "+e.equalsFile
 			}
 			if path != "" {
 				f.Message += " at " + path
@@ -153,7 +141,7 @@ func (c *checker) check(ctx context.Context, e *Expectations, o Outcome, tool fu
 		fs, notes = appendChecked(fs, notes, f, note)
 	}
 	if e.OutputSchema && (o.Raw != nil || len(fs) == 0) {
-		f, note := checkOutputSchema(ctx, o, tool)
+		f, note := checkOutputSchema(ctx, o, schema)
 		fs, notes = appendChecked(fs, notes, f, note)
 	}
 	return fs, notes
@@ -333,18 +321,14 @@ var JQBounds = jq.Bounds{Time: 5 * time.Second, Alloc: 512 << 20}
 // compileQuery compiles expr with the captures in known as variables, to
 // run within bounds.
 func compileQuery(expr string, known map[string]bool, environ []string, bounds jq.Bounds) query {
-	names := slices.Sorted(maps.Keys(known))
-	q := query{expr: expr, names: names, environ: environ, bounds: bounds}
-	q.filter, q.err = jq.CompileVars(expr, environ, names...)
-	q.err = jq.OneLine(q.err) // a file's mistake: FILE:LINE:COL says where, on one line
-	return q
+	return query{names: slices.Sorted(maps.Keys(known)), environ: environ, bounds: bounds}.part(expr)
 }
 
 // part is another expression (a part of q's), with q's variables.
 func (q query) part(expr string) query {
 	p := query{expr: expr, names: q.names, environ: q.environ, bounds: q.bounds}
 	p.filter, p.err = jq.CompileVars(expr, q.environ, q.names...)
-	p.err = jq.OneLine(p.err)
+	p.err = jq.OneLine(p.err) // a file's mistake: FILE:LINE:COL says where, on one line
 	return p
 }
 
