@@ -71,10 +71,7 @@ func holder(path string) int {
 	if !held(path) {
 		return 0
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
+	b, _ := os.ReadFile(path) // unread, it holds no pid
 	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
 		return pid
 	}
