@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -176,16 +177,10 @@ func (k *keywords) typeKeyword(v *value) error {
 	return k.fail("type", "got %s; %s", v.typeName(), want)
 }
 
-func (k *keywords) wantString(key string, v *value) error {
-	if v.kind != kindString {
-		return k.fail(key, "got %s, want a string", v.typeName())
-	}
-	return nil
-}
-
-func (k *keywords) wantBool(key string, v *value) error {
-	if v.kind != kindTrue && v.kind != kindFalse {
-		return k.fail(key, "got %s, want a boolean", v.typeName())
+// want refuses a value of none of kinds, saying what the keyword wants.
+func (k *keywords) want(key string, v *value, what string, kinds ...kind) error {
+	if !slices.Contains(kinds, v.kind) {
+		return k.fail(key, "got %s, want %s", v.typeName(), what)
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func (k *keywords) container(key string, v *value) (_ bool, err error) {
 	case "minItems":
 		return true, k.count(key, v, &n.minItems)
 	case "uniqueItems":
-		if err := k.wantBool(key, v); err != nil {
+		if err := k.want(key, v, "a boolean", kindTrue, kindFalse); err != nil {
 			return true, err
 		}
 		n.uniqueItems = v.kind == kindTrue

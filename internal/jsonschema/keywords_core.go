@@ -69,7 +69,7 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 		return true, err
 	case "$recursiveAnchor":
 		if d == draft2019 {
-			return true, k.wantBool(key, v)
+			return true, k.want(key, v, "a boolean", kindTrue, kindFalse)
 		}
 		return true, k.anchorName(key, v)
 	case "$vocabulary":
@@ -92,7 +92,7 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 
 	// Meta-data and content.
 	case "title", "description", "format":
-		if err := k.wantString(key, v); err != nil || key != "format" {
+		if err := k.want(key, v, "a string", kindString); err != nil || key != "format" {
 			return true, err
 		}
 		if d <= draft7 {
@@ -100,14 +100,11 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 		}
 		return true, nil
 	case "readOnly", "writeOnly", "deprecated":
-		return true, k.wantBool(key, v)
+		return true, k.want(key, v, "a boolean", kindTrue, kindFalse)
 	case "examples":
-		if v.kind != kindArray {
-			return true, k.fail(key, "got %s, want an array", v.typeName())
-		}
-		return true, nil
+		return true, k.want(key, v, "an array", kindArray)
 	case "$comment", "contentMediaType", "contentEncoding":
-		return true, k.wantString(key, v)
+		return true, k.want(key, v, "a string", kindString)
 	case "contentSchema":
 		_, err := k.sub(key, v) // an annotation: checked, never applied
 		return true, err

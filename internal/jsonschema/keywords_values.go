@@ -75,7 +75,7 @@ func (k *keywords) assertion(key string, v *value) (_ bool, err error) {
 		return true, err
 	case "exclusiveMaximum", "exclusiveMinimum":
 		if d == draft4 {
-			if err := k.wantBool(key, v); err != nil {
+			if err := k.want(key, v, "a boolean", kindTrue, kindFalse); err != nil {
 				return true, err
 			}
 			other := "maximum"
@@ -104,7 +104,7 @@ func (k *keywords) assertion(key string, v *value) (_ bool, err error) {
 	case "minLength":
 		return true, k.count(key, v, &n.minLength)
 	case "pattern":
-		if err := k.wantString(key, v); err != nil {
+		if err := k.want(key, v, "a string", kindString); err != nil {
 			return true, err
 		}
 		re, why, err := compilePattern(v.str)

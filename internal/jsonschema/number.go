@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"cmp"
 	"math/big"
 	"strings"
 )
@@ -36,12 +37,8 @@ func parseDecimal(s string) (decimal, bool) {
 	}
 	var exp int64
 	if expText != "" {
-		neg := false
-		switch expText[0] {
-		case '-':
-			neg = true
-			expText = expText[1:]
-		case '+':
+		neg := expText[0] == '-'
+		if neg || expText[0] == '+' {
 			expText = expText[1:]
 		}
 		if expText == "" || !allDigits(expText) {
@@ -56,16 +53,12 @@ func parseDecimal(s string) (decimal, bool) {
 			exp = -exp
 		}
 	}
-	digits := intPart + frac
-	exp -= int64(len(frac))
-	digits = strings.TrimLeft(digits, "0")
-	trimmed := strings.TrimRight(digits, "0")
-	exp += int64(len(digits) - len(trimmed))
-	d.digits = trimmed
+	digits := strings.TrimLeft(intPart+frac, "0")
+	d.digits = strings.TrimRight(digits, "0")
 	if d.digits == "" {
 		return decimal{}, true // zero, and -0 is 0
 	}
-	d.exp = exp
+	d.exp = exp - int64(len(frac)) + int64(len(digits)-len(d.digits))
 	return d, true
 }
 
@@ -83,32 +76,23 @@ func (d decimal) isZero() bool { return d.digits == "" }
 // isInt reports whether d is a whole number (1.0 and 1e2 are).
 func (d decimal) isInt() bool { return d.digits == "" || d.exp >= 0 }
 
+// sign is -1, 0 or +1.
+func (d decimal) sign() int {
+	switch {
+	case d.isZero():
+		return 0
+	case d.neg:
+		return -1
+	}
+	return 1
+}
+
 // cmp compares d and e: -1, 0 or +1.
 func (d decimal) cmp(e decimal) int {
-	switch {
-	case d.isZero() && e.isZero():
-		return 0
-	case d.isZero():
-		if e.neg {
-			return 1
-		}
-		return -1
-	case e.isZero():
-		if d.neg {
-			return -1
-		}
-		return 1
-	case d.neg != e.neg:
-		if d.neg {
-			return -1
-		}
-		return 1
+	if ds, es := d.sign(), e.sign(); ds != es || ds == 0 {
+		return cmp.Compare(ds, es)
 	}
-	c := d.cmpMagnitude(e)
-	if d.neg {
-		return -c
-	}
-	return c
+	return d.sign() * d.cmpMagnitude(e)
 }
 
 // cmpMagnitude compares |d| and |e|, both not zero.
