@@ -2,6 +2,7 @@ package surface
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -215,15 +216,8 @@ func byKey(items []json.RawMessage, key func(json.RawMessage) string) map[string
 // URI and a template by its uriTemplate.
 func label(kind string, raw json.RawMessage) string {
 	name := nameOf(raw)
-	switch kind {
-	case "resource template":
-		if u := stringMember(raw, "uriTemplate"); u != "" {
-			name = u
-		}
-	case "resource":
-		if u := stringMember(raw, "uri"); u != "" {
-			name = u
-		}
+	if key := map[string]string{"resource template": "uriTemplate", "resource": "uri"}[kind]; key != "" {
+		name = cmp.Or(stringMember(raw, key), name)
 	}
 	return fmt.Sprintf("%s %q", kind, name)
 }
@@ -408,17 +402,8 @@ func hintValue(m map[string]any, name string, def bool) bool {
 
 // memberKeys are the keys of o and n but skip, sorted, each once.
 func memberKeys[V any](o, n map[string]V, skip ...string) []string {
-	set := map[string]bool{}
-	for k := range o {
-		set[k] = true
-	}
-	for k := range n {
-		set[k] = true
-	}
-	for _, k := range skip {
-		delete(set, k)
-	}
-	return slices.Sorted(maps.Keys(set))
+	keys := slices.Sorted(slices.Values(slices.AppendSeq(slices.Collect(maps.Keys(o)), maps.Keys(n))))
+	return slices.DeleteFunc(slices.Compact(keys), func(k string) bool { return slices.Contains(skip, k) })
 }
 
 // pathKey is ".name", or `["a name"]` for a name that would not read as

@@ -110,25 +110,19 @@ func typeSet(v any, present bool) (set map[string]bool, ok bool) {
 	if !present {
 		return nil, true
 	}
-	set = map[string]bool{}
-	switch v := v.(type) {
-	case string:
-		set[v] = true
-	case []any:
-		for _, t := range v {
-			s, isString := t.(string)
-			if !isString {
-				return nil, false
-			}
-			set[s] = true
-		}
-	default:
+	names, isList := v.([]any)
+	if s, isString := v.(string); isString {
+		names = []any{s}
+	} else if !isList {
 		return nil, false
 	}
-	for t := range set {
-		if !slices.Contains(jsonTypes, t) {
+	set = map[string]bool{}
+	for _, t := range names {
+		s, isString := t.(string)
+		if !isString || !slices.Contains(jsonTypes, s) {
 			return nil, false
 		}
+		set[s] = true
 	}
 	return set, true
 }

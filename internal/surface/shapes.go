@@ -173,10 +173,8 @@ func iso8601(s string) bool {
 }
 
 func (l *linter) toolAnnotations(obj string, m map[string]json.RawMessage) {
-	if t, ok := m["title"]; ok {
-		if _, isString := stringOf(t); !isString {
-			l.add(RuleAnnotations, SeverityError, obj, "annotations.title is %s, not a string", compact(t))
-		}
+	if _, isString := stringOf(m["title"]); m["title"] != nil && !isString {
+		l.add(RuleAnnotations, SeverityError, obj, "annotations.title is %s, not a string", compact(m["title"]))
 	}
 	for _, hint := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
 		if v, ok := m[hint]; ok && string(v) != "true" && string(v) != "false" {
@@ -205,10 +203,8 @@ func (l *linter) icons(obj string, raw json.RawMessage) {
 		} else if scheme, _, _ := strings.Cut(strings.ToLower(src), ":"); scheme != "https" && scheme != "data" {
 			l.add(RuleIcons, SeverityWarning, obj, "%s.src is a %s: URI; clients take only https: and data: icons", where, compactText(scheme))
 		}
-		if mt, ok := m["mimeType"]; ok {
-			if _, isString := stringOf(mt); !isString {
-				l.add(RuleIcons, SeverityError, obj, "%s.mimeType is %s, not a string", where, compact(mt))
-			}
+		if _, isString := stringOf(m["mimeType"]); m["mimeType"] != nil && !isString {
+			l.add(RuleIcons, SeverityError, obj, "%s.mimeType is %s, not a string", where, compact(m["mimeType"]))
 		}
 		if sz, ok := m["sizes"]; ok {
 			var sizes []string
@@ -216,10 +212,8 @@ func (l *linter) icons(obj string, raw json.RawMessage) {
 				l.add(RuleIcons, SeverityError, obj, "%s.sizes is %s, not an array of strings", where, compact(sz))
 			}
 		}
-		if th, ok := m["theme"]; ok {
-			if s, _ := stringOf(th); s != "light" && s != "dark" {
-				l.add(RuleIcons, SeverityError, obj, `%s.theme is %s; it is "light" or "dark"`, where, compact(th))
-			}
+		if s, _ := stringOf(m["theme"]); m["theme"] != nil && s != "light" && s != "dark" {
+			l.add(RuleIcons, SeverityError, obj, `%s.theme is %s; it is "light" or "dark"`, where, compact(m["theme"]))
 		}
 	}
 }
