@@ -81,14 +81,7 @@ func (k *keywords) keyword(key string, v *value) error {
 	if k.loc.d < since(key) {
 		return nil
 	}
-	if known, err := k.core(key, v); known {
-		return err
-	}
-	if known, err := k.assertion(key, v); known {
-		return err
-	}
-	_, err := k.container(key, v) // any other keyword is ignored
-	return err
+	return k.core(key, v)
 }
 
 // finish settles what depends on several keywords, and what is left to do.
@@ -185,12 +178,12 @@ func (k *keywords) want(key string, v *value, what string, kinds ...kind) error 
 	return nil
 }
 
-func (k *keywords) number(key string, v *value) (decimal, error) {
+func (k *keywords) number(key string, v *value) (*decimal, error) {
 	if v.kind != kindNumber {
-		return decimal{}, k.fail(key, "got %s, want a number", v.typeName())
+		return nil, k.fail(key, "got %s, want a number", v.typeName())
 	}
 	d, _ := parseDecimal(v.str)
-	return d, nil
+	return &d, nil
 }
 
 // count reads a non-negative integer (2.0 is one); one too large for an

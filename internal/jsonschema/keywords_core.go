@@ -3,53 +3,53 @@ package jsonschema
 import "strings"
 
 // core compiles the keywords of the core, meta-data and content
-// vocabularies; false for another keyword.
-func (k *keywords) core(key string, v *value) (bool, error) {
+// vocabularies, and hands any other keyword to assertion.
+func (k *keywords) core(key string, v *value) (err error) {
 	d := k.loc.d
 	n := k.n
 	switch key {
 	// The core vocabulary.
 	case "$schema":
 		if v.kind != kindString {
-			return true, k.fail(key, "got %s, want a URI string", v.typeName())
+			return k.fail(key, "got %s, want a URI string", v.typeName())
 		}
 		if _, ok := dialectOf(v.str); !ok && k.loc.ptr == nil {
-			return true, k.fail(key, "unknown dialect %s", quote(v.str))
+			return k.fail(key, "unknown dialect %s", quote(v.str))
 		}
-		return true, k.uri(key, v, true)
+		return k.uri(key, v, true)
 	case "id", "$id":
 		if key != d.idKeyword() {
-			return true, nil
+			return nil
 		}
 		if v.kind != kindString {
-			return true, k.fail(key, "got %s, want a URI-reference string", v.typeName())
+			return k.fail(key, "got %s, want a URI-reference string", v.typeName())
 		}
 		if d >= draft2019 {
 			if _, frag, _ := strings.Cut(v.str, "#"); frag != "" {
-				return true, k.fail(key, "%s has a fragment, which %s ids may not have (use $anchor)", quote(v.str), d)
+				return k.fail(key, "%s has a fragment, which %s ids may not have (use $anchor)", quote(v.str), d)
 			}
 		}
 		// draft-04's meta-schema asks only for a string, but an id is a
 		// URI-reference all the same: one that is none can neither be
 		// resolved against nor named.
-		return true, k.uri(key, v, false)
+		return k.uri(key, v, false)
 	case "$anchor", "$dynamicAnchor":
-		return true, k.anchorName(key, v)
+		return k.anchorName(key, v)
 	case "$ref", "$dynamicRef", "$recursiveRef":
 		if v.kind != kindString {
-			return true, k.fail(key, "got %s, want a URI-reference string", v.typeName())
+			return k.fail(key, "got %s, want a URI-reference string", v.typeName())
 		}
 		if d >= draft6 {
 			if err := k.uri(key, v, false); err != nil {
-				return true, err
+				return err
 			}
 		}
 		if key == "$recursiveRef" && d != draft2019 {
-			return true, nil
+			return nil
 		}
 		target, loc, err := k.c.resolve(v.str, k.loc, k.loc.ptr, key)
 		if err != nil {
-			return true, err
+			return err
 		}
 		ref, err := k.c.compile(target, loc, key)
 		switch key {
@@ -66,49 +66,47 @@ func (k *keywords) core(key string, v *value) (bool, error) {
 				}
 			}
 		}
-		return true, err
+		return err
 	case "$recursiveAnchor":
 		if d == draft2019 {
-			return true, k.want(key, v, "a boolean", kindTrue, kindFalse)
+			return k.want(key, v, "a boolean", kindTrue, kindFalse)
 		}
-		return true, k.anchorName(key, v)
+		return k.anchorName(key, v)
 	case "$vocabulary":
 		if v.kind != kindObject {
-			return true, k.fail(key, "got %s, want an object", v.typeName())
+			return k.fail(key, "got %s, want an object", v.typeName())
 		}
 		for i := range v.obj {
 			m := &v.obj[i]
 			if err := idURI(m.key); err != nil {
-				return true, k.failAt(key, m.key, "%s is not a URI: %v", quote(m.key), err)
+				return k.failAt(key, m.key, "%s is not a URI: %v", quote(m.key), err)
 			}
 			if m.val.kind != kindTrue && m.val.kind != kindFalse {
-				return true, k.failAt(key, m.key, "got %s, want a boolean", m.val.typeName())
+				return k.failAt(key, m.key, "got %s, want a boolean", m.val.typeName())
 			}
 		}
-		return true, nil
 	case "definitions", "$defs":
-		_, err := k.schemaMap(key, v)
-		return true, err
+		_, err = k.schemaMap(key, v)
 
 	// Meta-data and content.
 	case "title", "description", "format":
 		if err := k.want(key, v, "a string", kindString); err != nil || key != "format" {
-			return true, err
+			return err
 		}
 		if d <= draft7 {
 			n.format, n.formatStr = formatCheck(v.str), v.str
 		}
-		return true, nil
 	case "readOnly", "writeOnly", "deprecated":
-		return true, k.want(key, v, "a boolean", kindTrue, kindFalse)
+		return k.want(key, v, "a boolean", kindTrue, kindFalse)
 	case "examples":
-		return true, k.want(key, v, "an array", kindArray)
+		return k.want(key, v, "an array", kindArray)
 	case "$comment", "contentMediaType", "contentEncoding":
-		return true, k.want(key, v, "a string", kindString)
+		return k.want(key, v, "a string", kindString)
 	case "contentSchema":
-		_, err := k.sub(key, v) // an annotation: checked, never applied
-		return true, err
+		_, err = k.sub(key, v) // an annotation: checked, never applied
 
+	default:
+		return k.assertion(key, v)
 	}
-	return false, nil
+	return err
 }
