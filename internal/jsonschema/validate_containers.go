@@ -20,18 +20,16 @@ func (vd *validator) object(n *node, v *value, ev *evaluated) *ValidationError {
 	if n.maxProperties >= 0 && len(v.obj) > n.maxProperties {
 		return vd.failf("maxProperties", "got %d properties, want at most %d", len(v.obj), n.maxProperties)
 	}
-	if n.required != nil {
-		if absent := missing(v, n.required); absent != nil {
-			if vd.quiet {
-				return vd.fail("required", nil)
-			}
-			err := vd.failf("required", "missing properties %s", quoteAll(absent))
-			if len(absent) == 1 {
-				err.Message = "missing property " + quote(absent[0])
-			}
-			err.Missing = absent
-			return err
+	if absent := missing(v, n.required); absent != nil {
+		if vd.quiet {
+			return vd.fail("required", nil)
 		}
+		err := vd.failf("required", "missing properties %s", quoteAll(absent))
+		if len(absent) == 1 {
+			err.Message = "missing property " + quote(absent[0])
+		}
+		err.Missing = absent
+		return err
 	}
 	for _, dep := range n.dependencies {
 		if err := vd.dependency(dep, v, ev, "dependencies"); err != nil {

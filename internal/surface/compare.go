@@ -24,7 +24,7 @@ func CompareServers(old, new Server) []Change {
 	}
 	d.changes = append(d.changes, Diff(old.Snapshot, new.Snapshot)...)
 	if old.HasResources && new.HasResources {
-		d.objects("resource", old.Resources, new.Resources, uriOf, d.resource)
+		d.objects("resource", old.Resources, new.Resources, func(raw json.RawMessage) string { return stringMember(raw, "uri") }, d.resource)
 	}
 	d.lookAlikes("tool", old.Tools, new.Tools)
 	d.lookAlikes("prompt", old.Prompts, new.Prompts)
@@ -49,8 +49,6 @@ func DiffItem(kind string, old, new json.RawMessage) []Change {
 	compare(label(kind, old), decode(old), decode(new))
 	return d.changes
 }
-
-func uriOf(raw json.RawMessage) string { return stringMember(raw, "uri") }
 
 // resource compares a resource's members: its URI names it, its texts
 // are a model's to read.

@@ -60,7 +60,6 @@ func (l *Lister) GatherReads(ctx context.Context, s *Server) []Unread {
 		why[[2]string{method, reason}]++
 	}
 	for _, p := range s.Prompts {
-		name := nameOf(p)
 		if len(todo) >= MaxReads {
 			past["prompts/get"]++
 			continue
@@ -70,7 +69,7 @@ func (l *Lister) GatherReads(ctx context.Context, s *Server) []Unread {
 			note("prompts/get", undecoded)
 			continue
 		}
-		todo = append(todo, read{"prompts/get", name, params, s.Reads.Prompts})
+		todo = append(todo, read{"prompts/get", nameOf(p), params, s.Reads.Prompts})
 	}
 	n := len(todo)
 	for _, r := range s.Resources {

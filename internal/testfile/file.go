@@ -206,10 +206,7 @@ type Line struct {
 
 // Read reads and checks one test file.
 func Read(o *Options, path string) (*File, Errors) {
-	p := &fileParser{file: path, environ: o.Environ, bounds: o.JQBounds}
-	if p.bounds == (jq.Bounds{}) {
-		p.bounds = JQBounds
-	}
+	p := &fileParser{file: path, environ: o.Environ, bounds: cmp.Or(o.JQBounds, JQBounds)}
 	data, err := safefile.Read(o.Path(path))
 	if err != nil {
 		return nil, Errors{{File: path, Line: 1, Col: 1, Msg: err.Error()}}
