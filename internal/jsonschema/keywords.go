@@ -52,7 +52,6 @@ type keywords struct {
 	exclusiveMaximum4, exclusiveMinimum4 bool // draft-04's boolean forms
 	itemsList                            *value
 	additionalItems                      *value
-	ifVal, thenVal, elseVal              *value
 }
 
 func (k *keywords) fail(key, format string, args ...any) error {
@@ -101,14 +100,8 @@ func (k *keywords) finish() error {
 			n.itemsKeyword = "additionalItems"
 		}
 	}
-	if k.ifVal != nil {
-		n.ifSchema = k.c.nodes[k.ifVal]
-		if k.thenVal != nil {
-			n.thenSchema = k.c.nodes[k.thenVal]
-		}
-		if k.elseVal != nil {
-			n.elseSchema = k.c.nodes[k.elseVal]
-		}
+	if n.ifSchema == nil { // then and else apply only beside if
+		n.thenSchema, n.elseSchema = nil, nil
 	}
 	if n.contains == nil {
 		n.minContains, n.maxContains = -1, -1

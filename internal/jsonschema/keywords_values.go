@@ -32,16 +32,12 @@ func (k *keywords) assertion(key string, v *value) (err error) {
 		n.oneOf, err = k.schemaList(key, v)
 	case "not":
 		n.not, err = k.sub(key, v)
-	case "if", "then", "else":
-		_, err = k.sub(key, v)
-		switch key {
-		case "if":
-			k.ifVal = v
-		case "then":
-			k.thenVal = v
-		default:
-			k.elseVal = v
-		}
+	case "if":
+		n.ifSchema, err = k.sub(key, v)
+	case "then":
+		n.thenSchema, err = k.sub(key, v)
+	case "else":
+		n.elseSchema, err = k.sub(key, v)
 
 	// Numbers.
 	case "multipleOf":
