@@ -36,9 +36,7 @@ func (c *compiler) compile(v *value, loc location, keyword string) (*node, error
 			return nil, err
 		}
 	}
-	if err := k.finish(); err != nil {
-		return nil, err
-	}
+	k.finish()
 	return n, nil
 }
 
@@ -84,7 +82,7 @@ func (k *keywords) keyword(key string, v *value) error {
 }
 
 // finish settles what depends on several keywords, and what is left to do.
-func (k *keywords) finish() error {
+func (k *keywords) finish() {
 	n := k.n
 	if k.exclusiveMaximum4 {
 		n.exclusiveMaximum, n.maximum = n.maximum, nil
@@ -110,7 +108,6 @@ func (k *keywords) finish() error {
 		*n = node{ptr: n.ptr, d: n.d, res: n.res, ref: n.ref, refOnly: true}
 	}
 	n.empty = n.isEmpty()
-	return nil
 }
 
 // isEmpty reports whether the node has nothing to check.

@@ -116,10 +116,8 @@ func (ls *Lister) Lint(ctx context.Context) ([]Finding, error) {
 	l.prompts(prompts)
 	l.located(resources, "resource", "uri")
 	l.located(templates, "resource template", "uriTemplate")
-	if info := members(ls.c.InitializeResult().ServerInfo); info != nil {
-		if icons, ok := info["icons"]; ok {
-			l.icons("server", icons)
-		}
+	if icons, ok := members(ls.c.InitializeResult().ServerInfo)["icons"]; ok {
+		l.icons("server", icons)
 	}
 	return l.findings, nil
 }
