@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,13 +42,10 @@ func (p *pointer) child(token string) *pointer { return &pointer{p, token} }
 func (p *pointer) String() string {
 	var tokens []string
 	for ; p != nil; p = p.parent {
-		tokens = append(tokens, escapeToken(p.token))
+		tokens = append(tokens, "/"+escapeToken(p.token))
 	}
-	var b strings.Builder
-	for i := len(tokens) - 1; i >= 0; i-- {
-		b.WriteString("/" + tokens[i])
-	}
-	return b.String()
+	slices.Reverse(tokens)
+	return strings.Join(tokens, "")
 }
 
 // plus writes p with more tokens.
@@ -113,12 +111,8 @@ func display(v *value) string {
 		return quote(v.str)
 	case kindNumber:
 		return v.str
-	case kindNull:
-		return "null"
-	case kindTrue:
-		return "true"
-	case kindFalse:
-		return "false"
+	case kindArray, kindObject:
+		return "value"
 	}
-	return "value"
+	return [...]string{kindNull: "null", kindFalse: "false", kindTrue: "true"}[v.kind]
 }

@@ -215,8 +215,7 @@ var atFileFlags = map[string]bool{"header": true, "client-secret": true, "id-tok
 // server reads the server section into command-line words.
 func (p *fileParser) server(v *yamlnode.Node, x *expander, o *Options, dir string) Server {
 	spec := Server{At: v, KeyAt: map[string]*yamlnode.Node{}, tree: safefile.Tree{Dir: dir}, named: map[string]bool{}}
-	flags := o.Flags
-	known := append(slices.Collect(maps.Keys(flags)), "command", "name", "headers")
+	known := append(slices.Collect(maps.Keys(o.Flags)), "command", "name", "headers")
 	slices.Sort(known)
 	expand := func(n *yamlnode.Node, s string) string {
 		t, err := x.expand(s)
@@ -280,7 +279,7 @@ func (p *fileParser) server(v *yamlnode.Node, x *expander, o *Options, dir strin
 				add(flag, n, expand(n, s))
 			}
 		default:
-			f := flags[key]
+			f := o.Flags[key]
 			switch {
 			case f.Bool && n.Kind == yamlnode.Bool:
 				if text(n) == "true" {
