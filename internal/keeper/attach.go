@@ -43,13 +43,8 @@ func Attach(ctx context.Context, d Dir, name string) (*Transport, mcp.State, err
 		c.Close()
 		return nil, mcp.State{}, &mcp.TransportError{Op: "session " + name, Err: errors.New("the keeper did not say hello")}
 	}
-	t := newTransport(c, r, name)
-	t.secrets, t.answers = ctl.Hello.Secrets, ctl.Hello.Answers
+	t := &Transport{c: c, r: r, name: name, end: make(chan struct{}), secrets: ctl.Hello.Secrets, answers: ctl.Hello.Answers}
 	return t, ctl.Hello.State, nil
-}
-
-func newTransport(c net.Conn, r *bufio.Reader, name string) *Transport {
-	return &Transport{c: c, r: r, name: name, end: make(chan struct{})}
 }
 
 // Transport is an mcp.Transport to the server through its keeper.

@@ -37,7 +37,7 @@ func TestWriteGivesUpWithItsContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer keeper.Close()
-	tr := newTransport(ours, bufio.NewReader(ours), "s")
+	tr := &Transport{c: ours, r: bufio.NewReader(ours), name: "s", end: make(chan struct{})}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan error, 1)
 	go func() { // ends when Write returns

@@ -199,19 +199,17 @@ func checkOutputSchema(ctx context.Context, o Outcome, outputSchema func() (json
 		return fail("could not get the tool's outputSchema: %v", err)
 	case len(schema) == 0:
 		return fail("the tool declares no outputSchema")
-	}
-	structured := o.Structured
-	if structured == nil {
+	case o.Structured == nil:
 		return fail("the result has no structuredContent")
 	}
 	v, err := toolargs.Compile(ctx, schema)
 	switch {
 	case ctx.Err() != nil && err != nil:
-		return schemaChecked("output-schema", "structuredContent", "the outputSchema", structured, err)
+		return schemaChecked("output-schema", "structuredContent", "the outputSchema", o.Structured, err)
 	case err != nil:
 		return fail("the tool's outputSchema cannot be used: %v", err)
 	}
-	return schemaChecked("output-schema", "structuredContent", "the outputSchema", structured, v.Validate(ctx, structured))
+	return schemaChecked("output-schema", "structuredContent", "the outputSchema", o.Structured, v.Validate(ctx, o.Structured))
 }
 
 // jq checks that expr is true of value: it has outputs, and none is false
