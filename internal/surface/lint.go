@@ -206,9 +206,13 @@ func (l *linter) tools(ctx context.Context, tools []json.RawMessage) {
 			counts[name] = 0 // reported once, at the first
 		}
 		in, hasIn := m["inputSchema"]
-		l.inputSchema(ctx, obj, in, hasIn)
+		if !hasIn {
+			l.add(RuleInputSchema, SeverityError, obj, "has no inputSchema")
+		} else {
+			l.schema(ctx, obj, RuleInputSchema, "inputSchema", in)
+		}
 		if out, ok := m["outputSchema"]; ok {
-			l.outputSchema(ctx, obj, out)
+			l.schema(ctx, obj, RuleOutputSchema, "outputSchema", out)
 		}
 		if !described(m) {
 			l.add(RuleDescription, SeverityWarning, obj, "has no description")
@@ -243,47 +247,32 @@ func toolNameProblems(name string) []string {
 	return out
 }
 
-func (l *linter) inputSchema(ctx context.Context, obj string, raw json.RawMessage, present bool) {
-	switch {
-	case !present:
-		l.add(RuleInputSchema, SeverityError, obj, "has no inputSchema")
-	case string(raw) == "null":
-		l.add(RuleInputSchema, SeverityError, obj, "inputSchema is null")
-	case members(raw) == nil:
-		l.add(RuleInputSchema, SeverityError, obj, "inputSchema is not a JSON object")
-	default:
-		if t, ok := members(raw)["type"]; !ok {
-			l.add(RuleInputSchema, SeverityError, obj, `inputSchema has no "type"; it must be "object"`)
-		} else if string(t) != `"object"` {
-			l.add(RuleInputSchema, SeverityError, obj, `inputSchema has type %s; it must be "object"`, compact(t))
-		}
-		l.compile(ctx, obj, RuleInputSchema, "inputSchema", raw)
-	}
-}
-
-func (l *linter) outputSchema(ctx context.Context, obj string, raw json.RawMessage) {
+// schema checks a tool's inputSchema or outputSchema (what, of rule): an
+// object whose root has "type": "object", and a valid schema. The
+// initialize era's schema has outputSchema.type const "object";
+// 2026-07-28 allows any outputSchema.
+func (l *linter) schema(ctx context.Context, obj, rule, what string, raw json.RawMessage) {
+	m := members(raw)
+	t, typed := m["type"]
 	switch {
 	case string(raw) == "null":
-		l.add(RuleOutputSchema, SeverityError, obj, "outputSchema is null")
-	case members(raw) == nil:
-		l.add(RuleOutputSchema, SeverityError, obj, "outputSchema is not a JSON object")
-	default:
-		// The initialize era's schema has outputSchema.type const
-		// "object"; 2026-07-28 allows any schema.
-		if t := members(raw)["type"]; !l.c.Modern() && string(t) != `"object"` {
-			what := "no type"
-			if t != nil {
-				what = "type " + compact(t)
-			}
-			l.add(RuleOutputSchema, SeverityError, obj, `outputSchema has %s; in protocol %s its root must be "object"`, what, l.c.ProtocolVersion())
+		l.add(rule, SeverityError, obj, "%s is null", what)
+		return
+	case m == nil:
+		l.add(rule, SeverityError, obj, "%s is not a JSON object", what)
+		return
+	case rule == RuleInputSchema && !typed:
+		l.add(rule, SeverityError, obj, `inputSchema has no "type"; it must be "object"`)
+	case rule == RuleInputSchema && string(t) != `"object"`:
+		l.add(rule, SeverityError, obj, `inputSchema has type %s; it must be "object"`, compact(t))
+	case rule == RuleOutputSchema && !l.c.Modern() && string(t) != `"object"`:
+		kind := "no type"
+		if typed {
+			kind = "type " + compact(t)
 		}
-		l.compile(ctx, obj, RuleOutputSchema, "outputSchema", raw)
+		l.add(rule, SeverityError, obj, `outputSchema has %s; in protocol %s its root must be "object"`, kind, l.c.ProtocolVersion())
 	}
-}
-
-// compile reports a schema that does not compile.
-func (l *linter) compile(ctx context.Context, obj, rule, what string, schema json.RawMessage) {
-	if _, problem, severity := compileSchema(ctx, what, schema); problem != "" {
+	if _, problem, severity := compileSchema(ctx, what, raw); problem != "" {
 		l.add(rule, severity, obj, "%s", problem)
 	}
 }
