@@ -27,17 +27,15 @@ func Compile(doc []byte) (*Schema, error) {
 		nodes: map[*value]*node{},
 	}
 	d := draft2020
-	if v.kind == kindObject {
-		if s := v.member("$schema"); s != nil {
-			if s.kind != kindString {
-				return nil, &SchemaError{Pointer: "/$schema", Keyword: "$schema", Message: fmt.Sprintf("got %s, want a URI string", s.typeName())}
-			}
-			known, ok := dialectOf(s.str)
-			if !ok {
-				return nil, &SchemaError{Pointer: "/$schema", Keyword: "$schema", Message: fmt.Sprintf("unknown dialect %s (want a JSON Schema metaschema URL: draft-04, -06, -07, 2019-09 or 2020-12)", quote(s.str))}
-			}
-			d = known
+	if s := v.member("$schema"); s != nil { // only an object has members
+		if s.kind != kindString {
+			return nil, &SchemaError{Pointer: "/$schema", Keyword: "$schema", Message: fmt.Sprintf("got %s, want a URI string", s.typeName())}
 		}
+		known, ok := dialectOf(s.str)
+		if !ok {
+			return nil, &SchemaError{Pointer: "/$schema", Keyword: "$schema", Message: fmt.Sprintf("unknown dialect %s (want a JSON Schema metaschema URL: draft-04, -06, -07, 2019-09 or 2020-12)", quote(s.str))}
+		}
+		d = known
 	}
 	root := &resource{uri: defaultBase, val: &v, d: d}
 	c.byURI[root.uri] = root
@@ -97,14 +95,12 @@ func (c *compiler) index(v *value, ptr *pointer, res *resource, d dialect, isRoo
 		c.locs[v] = location{ptr, res, d}
 		return nil
 	}
-	if !isRoot {
-		if s := v.member("$schema"); s != nil && s.kind == kindString && c.hasID(v, d) {
-			known, ok := dialectOf(s.str)
-			if !ok {
-				return &SchemaError{Pointer: ptr.plus("$schema"), Keyword: "$schema", Message: fmt.Sprintf("unknown dialect %s", quote(s.str))}
-			}
-			d = known
+	if s := v.member("$schema"); !isRoot && s != nil && s.kind == kindString && c.hasID(v, d) {
+		known, ok := dialectOf(s.str)
+		if !ok {
+			return &SchemaError{Pointer: ptr.plus("$schema"), Keyword: "$schema", Message: fmt.Sprintf("unknown dialect %s", quote(s.str))}
 		}
+		d = known
 	}
 	if id := v.member(d.idKeyword()); id != nil && id.kind == kindString && c.hasID(v, d) {
 		base, frag, _ := strings.Cut(id.str, "#")
