@@ -269,16 +269,10 @@ func hash(v *value) uint64 {
 
 // escapeToken writes a name as a JSON pointer token (RFC 6901).
 func escapeToken(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // unescapeToken reads a JSON pointer token.
 func unescapeToken(s string) string {
-	if !strings.Contains(s, "~") {
-		return s
-	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
 }
