@@ -62,14 +62,7 @@ func parseDecimal(s string) (decimal, bool) {
 	return d, true
 }
 
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func allDigits(s string) bool { return strings.Trim(s, "0123456789") == "" }
 
 func (d decimal) isZero() bool { return d.digits == "" }
 

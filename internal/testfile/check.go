@@ -359,11 +359,8 @@ func truthy(outs []string) bool {
 }
 
 func describeOutputs(outs []string) string {
-	switch len(outs) {
-	case 0:
+	if len(outs) == 0 {
 		return "no output"
-	case 1:
-		return clip(outs[0])
 	}
 	return clip(strings.Join(outs, ", "))
 }
