@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/idna"
@@ -43,16 +44,10 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // digitsValue reads s as a decimal number, false when it is empty or has
 // anything but digits.
 func digitsValue(s string) (int, bool) {
-	if s == "" {
+	if s == "" || !allDigits(s) {
 		return 0, false
 	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
+	n, _ := strconv.Atoi(s) // past an int, no caller reads the number
 	return n, true
 }
 
@@ -227,10 +222,7 @@ func formatJSONPointer(s string) error {
 // formatRelativeJSONPointer is a non-negative integer, then # or a JSON
 // pointer.
 func formatRelativeJSONPointer(s string) error {
-	i := 0
-	for i < len(s) && isDigit(s[i]) {
-		i++
-	}
+	i := len(s) - len(strings.TrimLeft(s, "0123456789"))
 	if i == 0 {
 		return errors.New("does not start with a number")
 	}

@@ -47,10 +47,7 @@ func formatTime(s string) error {
 	}
 	rest := s[8:]
 	if frac, ok := strings.CutPrefix(rest, "."); ok {
-		i := 0
-		for i < len(frac) && isDigit(frac[i]) {
-			i++
-		}
+		i := len(frac) - len(strings.TrimLeft(frac, "0123456789"))
 		if i == 0 {
 			return errors.New("no digits after the decimal point")
 		}
@@ -117,10 +114,7 @@ func formatDuration(s string) error {
 	}
 	elements := func(part, units string) error {
 		for part != "" {
-			i := 0
-			for i < len(part) && isDigit(part[i]) {
-				i++
-			}
+			i := len(part) - len(strings.TrimLeft(part, "0123456789"))
 			if i == 0 {
 				return errors.New("an element without a number")
 			}
