@@ -24,12 +24,8 @@ func (d dialect) String() string {
 // dialectOf reads a $schema value: the metaschema URLs as the drafts write
 // them, with or without the empty fragment, over http or https.
 func dialectOf(uri string) (dialect, bool) {
-	u := strings.TrimSuffix(uri, "#")
-	if rest, ok := strings.CutPrefix(u, "http://"); ok {
-		u = rest
-	} else if rest, ok := strings.CutPrefix(u, "https://"); ok {
-		u = rest
-	} else {
+	scheme, u, ok := strings.Cut(strings.TrimSuffix(uri, "#"), "://")
+	if !ok || scheme != "http" && scheme != "https" {
 		return 0, false
 	}
 	switch u {

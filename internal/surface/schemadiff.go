@@ -244,11 +244,8 @@ func propertiesOf(s map[string]any) (map[string]any, bool) {
 func requiredOf(s map[string]any) (map[string]bool, bool) {
 	set := map[string]bool{}
 	v, present := s["required"]
-	if !present {
-		return set, true
-	}
 	list, ok := v.([]any)
-	if !ok {
+	if present && !ok {
 		return nil, false
 	}
 	for _, x := range list {
