@@ -27,8 +27,8 @@ func checkURI(s string, abs, iri bool) error {
 	if !utf8.ValidString(s) {
 		return errors.New("not valid UTF-8")
 	}
-	rest, fragment, hasFragment := strings.Cut(s, "#")
-	rest, query, hasQuery := strings.Cut(rest, "?")
+	rest, fragment, _ := strings.Cut(s, "#")
+	rest, query, _ := strings.Cut(rest, "?") // none is empty, and so allowed
 	hier, hasScheme := rest, false
 	if i := strings.IndexByte(rest, ':'); i >= 0 && !strings.Contains(rest[:i], "/") && isScheme(rest[:i]) {
 		hier, hasScheme = rest[i+1:], true
@@ -59,15 +59,11 @@ func checkURI(s string, abs, iri bool) error {
 	if err := checkChars(path, "/:@", iri, false); err != nil {
 		return fmt.Errorf("path: %v", err)
 	}
-	if hasQuery {
-		if err := checkChars(query, "/?:@", iri, true); err != nil {
-			return fmt.Errorf("query: %v", err)
-		}
+	if err := checkChars(query, "/?:@", iri, true); err != nil {
+		return fmt.Errorf("query: %v", err)
 	}
-	if hasFragment {
-		if err := checkChars(fragment, "/?:@", iri, false); err != nil {
-			return fmt.Errorf("fragment: %v", err)
-		}
+	if err := checkChars(fragment, "/?:@", iri, false); err != nil {
+		return fmt.Errorf("fragment: %v", err)
 	}
 	return nil
 }
@@ -112,10 +108,8 @@ func checkAuthority(a string, iri bool) error {
 	} else if i := strings.LastIndexByte(a, ':'); i >= 0 {
 		host, port = a[:i], a[i:]
 	}
-	if port != "" {
-		if _, ok := digitsValue(port[1:]); !ok && port != ":" {
-			return fmt.Errorf("port %q is not a number", port[1:])
-		}
+	if _, ok := digitsValue(strings.TrimPrefix(port, ":")); len(port) > 1 && !ok { // port is "" or starts with ":"
+		return fmt.Errorf("port %q is not a number", port[1:])
 	}
 	if !strings.HasPrefix(host, "[") {
 		if err := checkChars(host, "", iri, false); err != nil {
