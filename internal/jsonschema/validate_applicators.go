@@ -31,10 +31,8 @@ func (vd *validator) applicators(n *node, v *value, ev *evaluated) *ValidationEr
 			return err
 		}
 	}
-	if n.not != nil {
-		if vd.quietly(func() *ValidationError { return vd.validate(n.not, v, nil, "not") }) {
-			return vd.failf("not", "value matches the schema it must not match")
-		}
+	if n.not != nil && vd.quietly(func() *ValidationError { return vd.validate(n.not, v, nil, "not") }) {
+		return vd.failf("not", "value matches the schema it must not match")
 	}
 	for _, s := range n.allOf {
 		if err := vd.validate(s, v, ev, "allOf"); err != nil {
