@@ -130,28 +130,22 @@ func (c *compiler) index(v *value, ptr *pointer, res *resource, d dialect, isRoo
 	if isRoot || res.val == v {
 		c.resources = append(c.resources, res)
 	}
-	if d >= draft2019 {
-		if a := v.member("$anchor"); a != nil && a.kind == kindString {
-			if err := c.anchor(res, a.str, v, ptr, "$anchor"); err != nil {
-				return err
-			}
+	if a := v.member("$anchor"); d >= draft2019 && a != nil && a.kind == kindString {
+		if err := c.anchor(res, a.str, v, ptr, "$anchor"); err != nil {
+			return err
 		}
 	}
-	if d >= draft2020 {
-		if a := v.member("$dynamicAnchor"); a != nil && a.kind == kindString {
-			if err := c.anchor(res, a.str, v, ptr, "$dynamicAnchor"); err != nil {
-				return err
-			}
-			if res.dynamicVals == nil {
-				res.dynamicVals = map[string]*value{}
-			}
-			res.dynamicVals[a.str] = v
+	if a := v.member("$dynamicAnchor"); d >= draft2020 && a != nil && a.kind == kindString {
+		if err := c.anchor(res, a.str, v, ptr, "$dynamicAnchor"); err != nil {
+			return err
 		}
+		if res.dynamicVals == nil {
+			res.dynamicVals = map[string]*value{}
+		}
+		res.dynamicVals[a.str] = v
 	}
-	if d == draft2019 && res.val == v {
-		if a := v.member("$recursiveAnchor"); a != nil && a.kind == kindTrue {
-			res.recursiveAnchor = true
-		}
+	if a := v.member("$recursiveAnchor"); d == draft2019 && res.val == v && a != nil && a.kind == kindTrue {
+		res.recursiveAnchor = true
 	}
 	c.locs[v] = location{ptr, res, d}
 	for i := range v.obj {

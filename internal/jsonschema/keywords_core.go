@@ -24,10 +24,8 @@ func (k *keywords) core(key string, v *value) (err error) {
 		if v.kind != kindString {
 			return k.fail(key, "got %s, want a URI-reference string", v.typeName())
 		}
-		if d >= draft2019 {
-			if _, frag, _ := strings.Cut(v.str, "#"); frag != "" {
-				return k.fail(key, "%s has a fragment, which %s ids may not have (use $anchor)", quote(v.str), d)
-			}
+		if _, frag, _ := strings.Cut(v.str, "#"); d >= draft2019 && frag != "" {
+			return k.fail(key, "%s has a fragment, which %s ids may not have (use $anchor)", quote(v.str), d)
 		}
 		// draft-04's meta-schema asks only for a string, but an id is a
 		// URI-reference all the same: one that is none can neither be

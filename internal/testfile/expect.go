@@ -144,10 +144,8 @@ func (e *Expectations) WantExit() int {
 }
 
 func (p *fileParser) integer(v *yamlnode.Node, what string) (int, bool) {
-	if v.Kind == yamlnode.Number {
-		if i, err := strconv.Atoi(text(v)); err == nil {
-			return i, true
-		}
+	if i, err := strconv.Atoi(text(v)); err == nil && v.Kind == yamlnode.Number {
+		return i, true
 	}
 	p.errorf(v, "%s must be an integer, not %s", what, v.Kind.Noun())
 	return 0, false
