@@ -175,8 +175,7 @@ func utilityCallChecks() []*Check {
 			for i := range t.r.opts.Calls {
 				if rec := t.r.callOnce(t, i); rec.unjudged == nil && len(rec.progress) > 0 {
 					params, _ := t.r.callParams(t, i, nil)
-					t.Sent("tools/call " + clip(string(params), 200) + ", with no progress token")
-					t.request(t.fresh(connOptions{}), "tools/call", params)
+					t.ask(t.fresh(connOptions{}), "tools/call "+clip(string(params), 200)+", with no progress token", "tools/call", params)
 				}
 			}
 		}, watch: func(w *watchCtx, s seen) string {
@@ -392,8 +391,7 @@ func taskRequiredCheck(t *T) {
 		token := json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-task-required-%d"`, i))
 		params, _ := t.r.callParams(t, i, token)
 		c := t.fresh(connOptions{})
-		m, _ := t.request(c, "tools/call", params)
-		t.Sent("tools/call " + clip(string(params), 200) + ", without a task")
+		m, _ := t.ask(c, "tools/call "+clip(string(params), 200)+", without a task", "tools/call", params)
 		switch {
 		case m.Error == nil:
 			t.FailGot(clipped(m.Result), "the tool %q requires a task, but a call without one was served", call.Tool)

@@ -135,8 +135,7 @@ func jsonrpcRequestChecks() []*Check {
 		}),
 		inGroup("rpc", "jsonrpc.unknown-method", needs{}, func(t *T) {
 			c := t.conn()
-			m, x := t.request(c, "mcpv-check/no-such-method", nil)
-			t.Sent(`{"jsonrpc":"2.0","id":N,"method":"mcpv-check/no-such-method"}`)
+			m, x := t.ask(c, `{"jsonrpc":"2.0","id":N,"method":"mcpv-check/no-such-method"}`, "mcpv-check/no-such-method", nil)
 			wantError(t, m, x, mcp.CodeMethodNotFound)
 		}),
 		inGroup("rpc", "jsonrpc.invalid-params", needs{}, func(t *T) {
@@ -151,8 +150,7 @@ func jsonrpcRequestChecks() []*Check {
 				t.Skip("the server declares none of prompts, resources and tools, whose methods take params")
 			}
 			c := t.conn()
-			t.Sent(fmt.Sprintf(`%s with params {} (no %s)`, method, map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]))
-			m, x := t.request(c, method, json.RawMessage(`{}`))
+			m, x := t.ask(c, fmt.Sprintf(`%s with params {} (no %s)`, method, map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]), method, json.RawMessage(`{}`))
 			if m.Error != nil && m.Error.Code == mcp.CodeHeaderMismatch && c.era == "modern" && c.http != nil {
 				t.Skip("over HTTP the request's headers were refused first (-32020): params whose name cannot be read give no value a header can match")
 			}

@@ -125,8 +125,7 @@ func lifecycleCapabilityChecks() []*Check {
 			run: func(t *T) { // 2026-07-28: a server sends log messages to a request that asks for them, so one call asks
 				if i := slices.IndexFunc(t.r.opts.Calls, func(c Call) bool { return !taskRequired(t.r.toolDef(t.ctx, c.Tool)) }); i >= 0 && t.r.facts.era == "modern" && !t.r.facts.declares("logging") {
 					params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-logs"`))
-					t.Sent(`tools/call with _meta {"` + mcp.MetaLogLevel + `":"debug"}: ` + clip(string(params), 200))
-					t.request(t.fresh(connOptions{logLevel: "debug"}), "tools/call", params)
+					t.ask(t.fresh(connOptions{logLevel: "debug"}), `tools/call with _meta {"`+mcp.MetaLogLevel+`":"debug"}: `+clip(string(params), 200), "tools/call", params)
 				}
 			},
 			watch: spot("a log message (notifications/message), though the server does not declare logging", func(w *watchCtx, s seen) bool {
@@ -151,8 +150,7 @@ func lifecycleSessionChecks() []*Check {
 			// client only what it declared.
 			c := t.fresh(connOptions{era: "legacy", bare: true, capabilities: answering})
 			mark := c.mark()
-			t.Sent("initialize, then nothing for half a second")
-			m, _ := t.request(c, "initialize", c.initializeParams(mcp.LatestVersion))
+			m, _ := t.ask(c, "initialize, then nothing for half a second", "initialize", c.initializeParams(mcp.LatestVersion))
 			if m.Error != nil {
 				t.Skip("initialize was refused: %s", errText(m.Error))
 			}
@@ -171,8 +169,7 @@ func lifecycleSessionChecks() []*Check {
 				// the answer to ping or, ping unanswered, the one that shows the server answers
 				t.FailExchange("ping, and at once "+unknownMethod+" (through the session)", cmp.Or(t.r.wire.lastAnswer("ping"), t.r.wire.lastAnswer(unknownMethod)), "%s", why)
 			}
-			t.Sent("ping")
-			m, _ := t.request(t.connWith(connOptions{era: "legacy"}), "ping", nil)
+			m, _ := t.ask(t.connWith(connOptions{era: "legacy"}), "ping", "ping", nil)
 			judgePing(t, m, "")
 			if t.r.facts.transport == "stdio" {
 				pingFirst(t)

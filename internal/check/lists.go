@@ -81,8 +81,7 @@ func listsChecks() []*Check {
 		modernCheck("lists.tools-order", needs{capability: "tools"}, func(t *T) {
 			c := t.fresh(connOptions{era: "modern"})
 			a, _ := t.request(c, "tools/list", nil)
-			b, _ := t.request(c, "tools/list", nil)
-			t.Sent("tools/list, twice")
+			b, _ := t.ask(c, "tools/list, twice", "tools/list", nil)
 			if x, y := keysOf(a.Result, "tools", "name"), keysOf(b.Result, "tools", "name"); a.Error == nil && b.Error == nil && !slices.Equal(x, y) {
 				t.FailGot(fmt.Sprintf("%v, then %v", x, y), "tools/list gave the same tools in two orders")
 			}

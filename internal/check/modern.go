@@ -191,8 +191,7 @@ func modernRequestChecks() []*Check {
 			}
 			// Each request is judged by its own version: one the server
 			// serves goes first, as on a connection in use.
-			t.request(c, method, nil)
-			t.Sent(method + ", then " + method + " stamped with protocol version " + other)
+			t.ask(c, method+", then "+method+" stamped with protocol version "+other, method, nil)
 			id := c.newID()
 			msg, _ := mcp.EncodeRequest(id, method, c.stampVersion(nil, other))
 			m, x, err := c.roundTrip(t.ctx, id, msg, httpReq{header: http.Header{"MCP-Protocol-Version": {other}}})
@@ -402,8 +401,7 @@ func exerciseModern(t *T) {
 
 // discoverOn sends server/discover on c and fails t on an error.
 func discoverOn(t *T, c *conn) mcp.Message {
-	t.Sent("server/discover")
-	m, _ := t.request(c, "server/discover", nil)
+	m, _ := t.ask(c, "server/discover", "server/discover", nil)
 	if m.Error != nil {
 		t.FailGot(errText(m.Error), "server/discover was refused")
 	}

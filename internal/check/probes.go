@@ -194,8 +194,7 @@ func capabilityStatus(t *T) {
 		if !t.r.facts.declares("tasks") {
 			t.Skip("no named tool's call was refused -32021, and the server declares no extension the check knows a request of that needs a client capability (%s)", mcp.TasksExtension)
 		}
-		t.Sent("POST tasks/get of " + noTask + ", from a client that does not declare the tasks extension")
-		if m, x = t.request(t.connWith(connOptions{era: "modern"}), "tasks/get", mcp.TaskParams(noTask)); m.Error == nil || m.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
+		if m, x = t.ask(t.connWith(connOptions{era: "modern"}), "POST tasks/get of "+noTask+", from a client that does not declare the tasks extension", "tasks/get", mcp.TaskParams(noTask)); m.Error == nil || m.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
 			t.Skip("tasks/get was not refused -32021 (tasks.ext-gated judges what it was answered)")
 		}
 	}
@@ -280,8 +279,7 @@ func logLevel(t *T) {
 	asked := `each request's _meta {"` + mcp.MetaLogLevel + `":"error"}`
 	if c.era == "legacy" {
 		asked = `logging/setLevel {"level":"error"}`
-		t.Sent(asked)
-		if m, _ := t.request(c, "logging/setLevel", json.RawMessage(`{"level":"error"}`)); m.Error != nil {
+		if m, _ := t.ask(c, asked, "logging/setLevel", json.RawMessage(`{"level":"error"}`)); m.Error != nil {
 			t.Skip("logging/setLevel was refused: %s", errText(m.Error))
 		}
 	}

@@ -144,8 +144,7 @@ func readingUtilityChecks() []*Check {
 			// 2026-07-28: the level is each request's _meta's.
 			c := t.fresh(connOptions{era: "modern", logLevel: "mcpv-check-loudest"})
 			methods := probeAndList(t, c)
-			t.Sent(methods[len(methods)-1] + ` with _meta {"` + mcp.MetaLogLevel + `":"mcpv-check-loudest"}`)
-			m, _ := t.request(c, methods[len(methods)-1], nil)
+			m, _ := t.ask(c, methods[len(methods)-1]+` with _meta {"`+mcp.MetaLogLevel+`":"mcpv-check-loudest"}`, methods[len(methods)-1], nil)
 			wantError(t, m, nil, -32602)
 		}},
 	}

@@ -97,8 +97,7 @@ func state(result json.RawMessage) *string {
 // answer.
 func (a asking) retry(t *T, answers any, state *string) mcp.Message {
 	params := promptParams(a.name, rawjson.Marshal(answers), state)
-	t.Sent("prompts/get " + clipped(params))
-	m, _ := t.request(a.c, "prompts/get", params)
+	m, _ := t.ask(a.c, "prompts/get "+clipped(params), "prompts/get", params)
 	return m
 }
 

@@ -33,13 +33,88 @@ func taskChecks() []*Check {
 			needs: needs{era: "legacy", capability: cmp.Or(capability, "tasks")}, run: func(t *T) { tasksVersion(t); run(t) }}
 	}
 	return []*Check{
-		legacy("tasks.unknown-task", "", unknownTask),
-		legacy("tasks.create", "tasks.requests.tools.call", createdTask),
-		legacy("tasks.status-paths", "tasks.requests.tools.call", statusPaths),
+		legacy("tasks.unknown-task", "", func(t *T) {
+			c := t.connWith(connOptions{era: "legacy"})
+			methods := []string{"tasks/get", "tasks/result"}
+			if t.r.facts.declares("tasks.cancel") {
+				methods = append(methods, "tasks/cancel")
+			}
+			for _, method := range methods {
+				params := mcp.TaskParams(noTask)
+				m, _ := t.ask(c, method+" "+string(params), method, params)
+				t.notServed(method, m.Error)
+				wantCode(t, m.Result, m.Error, mcp.CodeInvalidParams,
+					method+" of a task that does not exist was answered with a result",
+					method+" of a task that does not exist was answered %d, not -32602")
+			}
+		}),
+		legacy("tasks.create", "tasks.requests.tools.call", func(t *T) {
+			run := t.r.tasks.get(t, "legacy", func() *taskRun { return legacyTask(t) })
+			t.Sent(run.sent)
+			switch {
+			case run.created.Error != nil:
+				t.Got(errText(run.created.Error))
+				t.Skip("%s: a server need not accept it", run.declined)
+			case run.declined != "":
+				t.UnsureGot(clipped(run.created.Result), "%s: a server that accepts the task answers a CreateTaskResult; this one may not have accepted it", run.declined)
+			}
+			t.Got(clipped(run.created.Result))
+			if p := schemaOf("2025-11-25").validate("CreateTaskResult", run.created.Result); p != "" {
+				t.Fail("the answer breaks CreateTaskResult: %s", p)
+			}
+		}),
+		legacy("tasks.status-paths", "tasks.requests.tools.call", func(t *T) {
+			run := theTask(t)
+			var seen []string // its statuses
+			for _, tk := range run.seen() {
+				seen = append(seen, str1(member(tk, "status")))
+			}
+			if seen[0] != mcp.TaskWorking {
+				t.FailGot(clipped(run.task), "the task was created %q, not working", seen[0])
+			}
+			for i := 1; i < len(seen); i++ {
+				if !validStep(seen[i-1], seen[i]) {
+					t.FailGot(strings.Join(seen, " → "), "the task moved from %s to %s", seen[i-1], seen[i])
+				}
+			}
+			t.Note("statuses: %s", strings.Join(seen, " → "))
+		}),
 		legacy("tasks.timestamps", "tasks.requests.tools.call", timestamps),
-		legacy("tasks.ttl", "tasks.requests.tools.call", ttlAnswered),
-		legacy("tasks.result", "tasks.requests.tools.call", taskResult),
-		legacy("tasks.result-meta", "tasks.requests.tools.call", resultMeta),
+		legacy("tasks.ttl", "tasks.requests.tools.call", func(t *T) {
+			judgeGets(t, theTask(t), func(res json.RawMessage) string {
+				switch _, held := number(member(res, "ttl")); held {
+				case "", "null":
+				case "nothing":
+					return "tasks/get answered no ttl (a number, or null for unlimited)"
+				default:
+					return "tasks/get answered a ttl that held " + held + ", not a number (or null for unlimited)"
+				}
+				return ""
+			})
+		}),
+		legacy("tasks.result", "tasks.requests.tools.call", func(t *T) {
+			run := theTask(t)
+			m := run.result
+			t.Sent(fmt.Sprintf("tasks/result of task %s, %s", run.id, map[bool]string{true: "before it ended", false: "once it ended"}[run.pending]))
+			if after := str1(member(run.after[0].Result, "status")); run.pending && run.after[0].Error == nil && !terminal(after) {
+				t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(m), after), "tasks/result was answered while the task was still %s", after)
+			}
+			if m.Error == nil {
+				if p := resultProblem(m.Result); p != "" {
+					t.FailGot(clipped(m.Result), "the answer is no result of tools/call: %s", p)
+				}
+			}
+		}),
+		legacy("tasks.result-meta", "tasks.requests.tools.call", func(t *T) {
+			run := theTask(t)
+			if run.result.Error != nil {
+				t.Skip("tasks/result was answered with an error, which has no _meta")
+			}
+			related := member(member(run.result.Result, "_meta"), mcp.RelatedTaskKey)
+			if str1(member(related, "taskId")) != run.id {
+				t.FailExchange("tasks/result "+run.id, clipped(run.result.Result), "the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
+			}
+		}),
 		legacy("tasks.result-error", "tasks.requests.tools.call", resultError),
 		legacy("tasks.result-blocks", "tasks.requests.tools.call", func(t *T) { // asked at once, tasks/result waits for the task's end (2025-11-25 tasks#result-retrieval)
 			if m, got, after := taskThen(t, "tasks/result"); got.Error == nil && !terminal(after) {
@@ -73,7 +148,16 @@ func taskChecks() []*Check {
 				t.FailGot(clipped(m.Result), "answered about another task than params.taskId names")
 			}
 		}),
-		legacy("tasks.listed", "tasks.list", taskListed),
+		legacy("tasks.listed", "tasks.list", func(t *T) {
+			run := theTask(t)
+			if !run.listAsked {
+				t.Skip("the server declares no tasks.list")
+			}
+			if !run.listed {
+				t.Sent("tasks/list, every page, while task " + run.id + " ran")
+				t.Fail("the task %s, which tasks/get answers, is not on tasks/list", run.id)
+			}
+		}),
 		{ID: "tasks.list-anonymous", needs: needs{era: "legacy", transport: "http", capability: "tasks.list"}, run: func(t *T) {
 			switch known := requestorKnown(t); {
 			case known != "":
@@ -84,9 +168,32 @@ func taskChecks() []*Check {
 				t.Fail("the server declares tasks.list, yet asks no authorization and gives no session: it cannot tell one requestor from another, and its list shows any client every task")
 			}
 		}},
-		legacy("tasks.input-related", "tasks.requests.tools.call", inputRelated),
+		legacy("tasks.input-related", "tasks.requests.tools.call", func(t *T) {
+			run := theTask(t)
+			if len(run.asks) == 0 {
+				t.Skip("the task asked the client nothing")
+			}
+			for _, s := range run.asks {
+				if str1(member(member(member(s.msg.Params, "_meta"), mcp.RelatedTaskKey), "taskId")) != run.id {
+					t.FailGot(s.raw, "%s, which the task made while it ran, names no task in its _meta %s", s.msg.Method, mcp.RelatedTaskKey)
+				}
+			}
+		}),
 		legacy("tasks.cancel", "tasks.cancel", cancelRunning),
-		legacy("tasks.cancel-ended", "tasks.cancel", cancelEnded),
+		legacy("tasks.cancel-ended", "tasks.cancel", func(t *T) {
+			run := theTask(t)
+			if run.ended == nil {
+				t.Skip("the server declares no tasks.cancel")
+			}
+			status := str1(member(run.after[len(run.after)-1].Result, "status"))
+			if !terminal(status) {
+				t.Skip("the task had not ended (%s) when it was cancelled", status)
+			}
+			t.Sent(fmt.Sprintf("tasks/cancel of task %s, %s", run.id, status))
+			wantCode(t, run.ended.Result, run.ended.Error, mcp.CodeInvalidParams,
+				fmt.Sprintf("cancelling a task that had ended (%s) was answered with a result", status),
+				"cancelling a task that had ended was refused with %d, not -32602")
+		}),
 		{ID: "tasks.not-declared", needs: needs{era: "legacy", call: true, capability: "tools"}, run: notDeclared},
 		legacy("tasks.unique-ids", "tasks.requests.tools.call", twoTasksListed),
 		legacy("tasks.id-entropy", "tasks.requests.tools.call", idEntropy),
@@ -132,23 +239,6 @@ func tasksVersion(t *T) {
 // noTask is the task that the checks ask about when they need one that
 // does not exist.
 const noTask = "mcpv-check-no-such-task"
-
-func unknownTask(t *T) {
-	c := t.connWith(connOptions{era: "legacy"})
-	methods := []string{"tasks/get", "tasks/result"}
-	if t.r.facts.declares("tasks.cancel") {
-		methods = append(methods, "tasks/cancel")
-	}
-	for _, method := range methods {
-		params := mcp.TaskParams(noTask)
-		m, _ := t.request(c, method, params)
-		t.Sent(method + " " + string(params))
-		t.notServed(method, m.Error)
-		wantCode(t, m.Result, m.Error, mcp.CodeInvalidParams,
-			method+" of a task that does not exist was answered with a result",
-			method+" of a task that does not exist was answered %d, not -32602")
-	}
-}
 
 // taskRun is a task made of a tool named with --call and followed to its
 // end, once a run: each answer, as it came.
@@ -404,22 +494,6 @@ func followTask(t *T, key string, make func(*T) *taskRun, creator string) *taskR
 	return run
 }
 
-func createdTask(t *T) {
-	run := t.r.tasks.get(t, "legacy", func() *taskRun { return legacyTask(t) })
-	t.Sent(run.sent)
-	switch {
-	case run.created.Error != nil:
-		t.Got(errText(run.created.Error))
-		t.Skip("%s: a server need not accept it", run.declined)
-	case run.declined != "":
-		t.UnsureGot(clipped(run.created.Result), "%s: a server that accepts the task answers a CreateTaskResult; this one may not have accepted it", run.declined)
-	}
-	t.Got(clipped(run.created.Result))
-	if p := schemaOf("2025-11-25").validate("CreateTaskResult", run.created.Result); p != "" {
-		t.Fail("the answer breaks CreateTaskResult: %s", p)
-	}
-}
-
 // seen is the task as the run saw it, in order: as created, each poll,
 // each poll after tasks/result (a poll answered with an error aside).
 func (run *taskRun) seen() []json.RawMessage {
@@ -447,23 +521,6 @@ func validStep(from, to string) bool {
 	return true // a status of no name: the schema's to judge
 }
 
-func statusPaths(t *T) {
-	run := theTask(t)
-	var seen []string // its statuses
-	for _, tk := range run.seen() {
-		seen = append(seen, str1(member(tk, "status")))
-	}
-	if seen[0] != mcp.TaskWorking {
-		t.FailGot(clipped(run.task), "the task was created %q, not working", seen[0])
-	}
-	for i := 1; i < len(seen); i++ {
-		if !validStep(seen[i-1], seen[i]) {
-			t.FailGot(strings.Join(seen, " → "), "the task moved from %s to %s", seen[i-1], seen[i])
-		}
-	}
-	t.Note("statuses: %s", strings.Join(seen, " → "))
-}
-
 // iso8601 is a date and time as ISO 8601 writes them (RFC 3339's profile
 // and the offsets it leaves out).
 var iso8601 = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
@@ -485,19 +542,6 @@ func timestamps(t *T) {
 	}
 }
 
-func ttlAnswered(t *T) {
-	judgeGets(t, theTask(t), func(res json.RawMessage) string {
-		switch _, held := number(member(res, "ttl")); held {
-		case "", "null":
-		case "nothing":
-			return "tasks/get answered no ttl (a number, or null for unlimited)"
-		default:
-			return "tasks/get answered a ttl that held " + held + ", not a number (or null for unlimited)"
-		}
-		return ""
-	})
-}
-
 // judgeGets fails t on the first answer of run's tasks/get (an error
 // aside) in which problem finds one.
 func judgeGets(t *T, run *taskRun, problem func(res json.RawMessage) string) {
@@ -507,20 +551,6 @@ func judgeGets(t *T, run *taskRun, problem func(res json.RawMessage) string) {
 		}
 		if p := problem(m.Result); p != "" {
 			t.FailExchange("tasks/get "+run.id, clipped(m.Result), "%s", p)
-		}
-	}
-}
-
-func taskResult(t *T) {
-	run := theTask(t)
-	m := run.result
-	t.Sent(fmt.Sprintf("tasks/result of task %s, %s", run.id, map[bool]string{true: "before it ended", false: "once it ended"}[run.pending]))
-	if after := str1(member(run.after[0].Result, "status")); run.pending && run.after[0].Error == nil && !terminal(after) {
-		t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(m), after), "tasks/result was answered while the task was still %s", after)
-	}
-	if m.Error == nil {
-		if p := resultProblem(m.Result); p != "" {
-			t.FailGot(clipped(m.Result), "the answer is no result of tools/call: %s", p)
 		}
 	}
 }
@@ -578,17 +608,6 @@ func answerOf(m *mcp.Message) string {
 	return clip(string(m.Result), 200)
 }
 
-func resultMeta(t *T) {
-	run := theTask(t)
-	if run.result.Error != nil {
-		t.Skip("tasks/result was answered with an error, which has no _meta")
-	}
-	related := member(member(run.result.Result, "_meta"), mcp.RelatedTaskKey)
-	if str1(member(related, "taskId")) != run.id {
-		t.FailExchange("tasks/result "+run.id, clipped(run.result.Result), "the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
-	}
-}
-
 // noRelatedMeta holds tasks/get's and tasks/cancel's answers and the
 // task's status notifications to no related-task _meta: each names its
 // task already.
@@ -612,44 +631,6 @@ func noRelatedMeta(t *T) {
 	}
 }
 
-func taskListed(t *T) {
-	run := theTask(t)
-	if !run.listAsked {
-		t.Skip("the server declares no tasks.list")
-	}
-	if !run.listed {
-		t.Sent("tasks/list, every page, while task " + run.id + " ran")
-		t.Fail("the task %s, which tasks/get answers, is not on tasks/list", run.id)
-	}
-}
-
-func inputRelated(t *T) {
-	run := theTask(t)
-	if len(run.asks) == 0 {
-		t.Skip("the task asked the client nothing")
-	}
-	for _, s := range run.asks {
-		if str1(member(member(member(s.msg.Params, "_meta"), mcp.RelatedTaskKey), "taskId")) != run.id {
-			t.FailGot(s.raw, "%s, which the task made while it ran, names no task in its _meta %s", s.msg.Method, mcp.RelatedTaskKey)
-		}
-	}
-}
-
-func cancelEnded(t *T) {
-	run := theTask(t)
-	if run.ended == nil {
-		t.Skip("the server declares no tasks.cancel")
-	}
-	status := str1(member(run.after[len(run.after)-1].Result, "status"))
-	if !terminal(status) {
-		t.Skip("the task had not ended (%s) when it was cancelled", status)
-	}
-	t.Sent(fmt.Sprintf("tasks/cancel of task %s, %s", run.id, status))
-	wantCode(t, run.ended.Result, run.ended.Error, mcp.CodeInvalidParams,
-		fmt.Sprintf("cancelling a task that had ended (%s) was answered with a result", status),
-		"cancelling a task that had ended was refused with %d, not -32602")
-}
-
 // taskThen makes a task besides the run's, on a connection of its own,
 // sends method of it at once (which the server answers while the task
 // works, or when it ends), then tasks/get: both answers, and the status
@@ -662,8 +643,7 @@ func taskThen(t *T, method string) (m, got mcp.Message, after string) {
 	if made.Error != nil || id == "" {
 		t.Skip("the second call made as a task made none")
 	}
-	t.Sent("tools/call as a task, then at once " + method + " " + id + ", then tasks/get")
-	m, _ = t.request(c, method, mcp.TaskParams(id))
+	m, _ = t.ask(c, "tools/call as a task, then at once "+method+" "+id+", then tasks/get", method, mcp.TaskParams(id))
 	got, _ = t.request(c, "tasks/get", mcp.TaskParams(id))
 	return m, got, str1(member(got.Result, "status"))
 }
@@ -694,8 +674,7 @@ func notDeclared(t *T) {
 	i := t.r.callable(t)[0]
 	c := t.fresh(connOptions{era: "legacy"})
 	params := taskCallParams(t, i, `"mcpv-check-progress-not-declared"`)
-	t.Sent("tools/call " + clip(string(params), 200) + " (made as a task)")
-	m, _ := t.request(c, "tools/call", params)
+	m, _ := t.ask(c, "tools/call "+clip(string(params), 200)+" (made as a task)", "tools/call", params)
 	if m.Error != nil {
 		t.UnsureGot(errText(m.Error), "the call made as a task was refused; a server that does not declare tasks processes it as a call, ignoring the task (if it refuses the call itself, that is no sign)")
 	}
@@ -715,8 +694,7 @@ func forbiddenTask(t *T) {
 			continue
 		}
 		params := taskCallParams(t, i, `"mcpv-check-progress-forbidden-task"`)
-		t.Sent("tools/call " + clip(string(params), 200) + " (made as a task)")
-		m, _ := t.request(t.fresh(connOptions{era: "legacy"}), "tools/call", params)
+		m, _ := t.ask(t.fresh(connOptions{era: "legacy"}), "tools/call "+clip(string(params), 200)+" (made as a task)", "tools/call", params)
 		switch {
 		case m.Error == nil:
 			t.FailGot(clipped(m.Result), "the tool %q does not run as a task, and its call made as a task was served", tool)

@@ -31,19 +31,112 @@ func extTaskChecks() []*Check {
 		return modernCheck(id, n, func(t *T) { extDeclared(t); run(t) })
 	}
 	return []*Check{
-		ext("tasks.ext-gated", needs{}, extGated),
-		ext("tasks.ext-listen-gated", needs{}, extListenGated),
+		ext("tasks.ext-gated", needs{}, func(t *T) {
+			c := t.connWith(connOptions{era: "modern"})
+			for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+				params := mcp.TaskParams(noTask)
+				if method == "tasks/update" {
+					params, _ = withMember(params, "inputResponses", json.RawMessage(`{}`))
+				}
+				m, _ := t.ask(c, method+" "+string(params)+", from a client that does not declare the extension", method, params)
+				wantCode(t, m.Result, m.Error, mcp.CodeMissingRequiredClientCapabilities,
+					method+" was served to a client that does not declare the extension",
+					method+" was refused with %d, not -32021, to a client that does not declare the extension")
+			}
+		}),
+		ext("tasks.ext-listen-gated", needs{}, func(t *T) {
+			c := t.fresh(connOptions{era: "modern"})
+			params := json.RawMessage(`{"notifications":{"taskIds":["` + noTask + `"]}}`)
+			t.Sent("subscriptions/listen " + string(params) + ", from a client that does not declare the extension")
+			first, _, ok := listenOpen(t, c, params)
+			t.Got(first.raw)
+			switch {
+			case !ok:
+				t.Fail("the subscription's stream ended with neither an answer nor an acknowledgement")
+			case first.msg.Error == nil:
+				t.Fail("the subscription was taken (%s), not refused", first.msg.Method)
+			case first.msg.Error.Code != mcp.CodeMissingRequiredClientCapabilities:
+				t.Fail("the subscription was refused with %d, not -32021", first.msg.Error.Code)
+			}
+		}),
 		ext("tasks.ext-unknown-task", needs{}, func(t *T) {
 			wantError(t, t.askIn(connOptions{era: "modern", capabilities: declaringTasks}, "tasks/get", mcp.TaskParams(noTask)), nil, mcp.CodeInvalidParams)
 		}),
-		ext("tasks.ext-header-name", needs{transport: "http"}, extHeaderName),
-		ext("tasks.ext-undeclared", needs{call: true}, extUndeclared),
-		ext("tasks.ext-create", needs{call: true}, extCreate),
-		ext("tasks.ext-durable", needs{call: true}, extDurable),
+		ext("tasks.ext-header-name", needs{transport: "http"}, func(t *T) {
+			c := t.connWith(connOptions{era: "modern", capabilities: declaringTasks})
+			id := json.RawMessage(`"mcpv-check-task-name"`)
+			body, _ := mcp.EncodeRequest(id, "tasks/get", c.stamp(mcp.TaskParams(noTask)))
+			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{"Mcp-Name": {"mcpv-check-other"}}}, id,
+				fmt.Sprintf("POST tasks/get of %q with Mcp-Name: mcpv-check-other", noTask)))
+		}),
+		ext("tasks.ext-undeclared", needs{call: true}, func(t *T) {
+			for _, i := range t.r.callable(t) {
+				rec := t.r.callOnce(t, i)
+				if rt, _ := str(member(rec.result, "resultType")); rt == "task" {
+					t.FailExchange(rec.sent+", from a client that does not declare the extension", clipped(rec.result), "the call was answered with a task")
+				}
+			}
+		}),
+		ext("tasks.ext-create", needs{call: true}, func(t *T) {
+			run := t.r.tasks.get(t, "modern", func() *taskRun { return modernTask(t) })
+			t.Sent(run.sent)
+			res := run.created.Result
+			rt, _ := str(member(res, "resultType"))
+			switch {
+			case run.created.Error != nil:
+				t.Skip("%s", run.declined)
+			case rt == "task" && run.id == "", rt != "task" && run.id != "":
+				t.FailGot(clipped(res), "a result of resultType %q with taskId %q: a CreateTaskResult is of resultType \"task\" and carries its task", rt, run.id)
+			case rt != "task":
+				t.Skip("%s", run.declined)
+			}
+			for _, k := range []string{"status", "createdAt", "lastUpdatedAt"} {
+				if _, ok := str(member(res, k)); !ok {
+					t.FailGot(clipped(res), "the task has no %s", k)
+				}
+			}
+			switch _, held := number(member(res, "ttlMs")); held {
+			case "", "null":
+			case "nothing":
+				t.FailGot(clipped(res), "the task has no ttlMs (a number, or null for unlimited)")
+			default:
+				t.FailGot(clipped(res), "the task's ttlMs held %s, not a number (or null for unlimited)", held)
+			}
+		}),
+		ext("tasks.ext-durable", needs{call: true}, func(t *T) {
+			run := theExtTask(t)
+			if len(run.gets) == 0 {
+				t.Skip("the task was never got")
+			}
+			if m := run.gets[0]; m.Error != nil && m.Error.Code == mcp.CodeInvalidParams {
+				t.FailExchange(run.sent+", then at once tasks/get "+run.id, errText(m.Error), "the task just made was not found")
+			}
+		}),
 		ext("tasks.ext-get", needs{call: true}, func(t *T) { judgeGets(t, theExtTask(t), detailedProblem) }),
-		ext("tasks.ext-update", needs{call: true}, extUpdate),
+		ext("tasks.ext-update", needs{call: true}, func(t *T) {
+			run := theExtTask(t)
+			if len(run.updates) == 0 {
+				t.Skip("the task asked for no input")
+			}
+			for _, m := range run.updates {
+				t.Sent("tasks/update " + run.id)
+				judgeAck(t, m, "the answers to the task's own input requests were refused")
+			}
+		}),
 		ext("tasks.ext-input-keys", needs{call: true}, extKeys),
-		ext("tasks.ext-cancel", needs{call: true}, extCancel),
+		ext("tasks.ext-cancel", needs{call: true}, func(t *T) {
+			theExtTask(t)
+			i := taskTool(t)
+			c := t.fresh(connOptions{era: "modern", capabilities: declaringTasks})
+			params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-cancel-task"`))
+			m, _ := t.request(c, "tools/call", params)
+			id := str1(member(m.Result, "taskId"))
+			if m.Error != nil || id == "" {
+				t.Skip("the second call made no task")
+			}
+			cm, _ := t.ask(c, "tools/call, then at once tasks/cancel "+id, "tasks/cancel", mcp.TaskParams(id))
+			judgeAck(t, cm, "cancelling a task just made was refused")
+		}),
 	}
 }
 
@@ -61,55 +154,6 @@ func extDeclared(t *T) {
 	m, _ := t.request(t.connWith(connOptions{era: "modern"}), "server/discover", nil)
 	if m.Error != nil || member(member(member(m.Result, "capabilities"), "extensions"), mcp.TasksExtension) == nil {
 		t.Skip("the server does not declare the tasks extension (%s) in the 2026-07-28 era", mcp.TasksExtension)
-	}
-}
-
-func extGated(t *T) {
-	c := t.connWith(connOptions{era: "modern"})
-	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
-		params := mcp.TaskParams(noTask)
-		if method == "tasks/update" {
-			params, _ = withMember(params, "inputResponses", json.RawMessage(`{}`))
-		}
-		m, _ := t.request(c, method, params)
-		t.Sent(method + " " + string(params) + ", from a client that does not declare the extension")
-		wantCode(t, m.Result, m.Error, mcp.CodeMissingRequiredClientCapabilities,
-			method+" was served to a client that does not declare the extension",
-			method+" was refused with %d, not -32021, to a client that does not declare the extension")
-	}
-}
-
-func extListenGated(t *T) {
-	c := t.fresh(connOptions{era: "modern"})
-	params := json.RawMessage(`{"notifications":{"taskIds":["` + noTask + `"]}}`)
-	t.Sent("subscriptions/listen " + string(params) + ", from a client that does not declare the extension")
-	first, _, ok := listenOpen(t, c, params)
-	t.Got(first.raw)
-	switch {
-	case !ok:
-		t.Fail("the subscription's stream ended with neither an answer nor an acknowledgement")
-	case first.msg.Error == nil:
-		t.Fail("the subscription was taken (%s), not refused", first.msg.Method)
-	case first.msg.Error.Code != mcp.CodeMissingRequiredClientCapabilities:
-		t.Fail("the subscription was refused with %d, not -32021", first.msg.Error.Code)
-	}
-}
-
-func extHeaderName(t *T) {
-	c := t.connWith(connOptions{era: "modern", capabilities: declaringTasks})
-	id := json.RawMessage(`"mcpv-check-task-name"`)
-	body, _ := mcp.EncodeRequest(id, "tasks/get", c.stamp(mcp.TaskParams(noTask)))
-	x := t.httpSendQuiet(c, httpReq{body: body, header: http.Header{"Mcp-Name": {"mcpv-check-other"}}}, id,
-		fmt.Sprintf("POST tasks/get of %q with Mcp-Name: mcpv-check-other", noTask))
-	mismatch(t, x)
-}
-
-func extUndeclared(t *T) {
-	for _, i := range t.r.callable(t) {
-		rec := t.r.callOnce(t, i)
-		if rt, _ := str(member(rec.result, "resultType")); rt == "task" {
-			t.FailExchange(rec.sent+", from a client that does not declare the extension", clipped(rec.result), "the call was answered with a task")
-		}
 	}
 }
 
@@ -168,43 +212,6 @@ func modernTask(t *T) *taskRun {
 // theExtTask is the run's task of the extension (followTask).
 func theExtTask(t *T) *taskRun { return followTask(t, "modern", modernTask, "tasks.ext-create") }
 
-func extCreate(t *T) {
-	run := t.r.tasks.get(t, "modern", func() *taskRun { return modernTask(t) })
-	t.Sent(run.sent)
-	res := run.created.Result
-	rt, _ := str(member(res, "resultType"))
-	switch {
-	case run.created.Error != nil:
-		t.Skip("%s", run.declined)
-	case rt == "task" && run.id == "", rt != "task" && run.id != "":
-		t.FailGot(clipped(res), "a result of resultType %q with taskId %q: a CreateTaskResult is of resultType \"task\" and carries its task", rt, run.id)
-	case rt != "task":
-		t.Skip("%s", run.declined)
-	}
-	for _, k := range []string{"status", "createdAt", "lastUpdatedAt"} {
-		if _, ok := str(member(res, k)); !ok {
-			t.FailGot(clipped(res), "the task has no %s", k)
-		}
-	}
-	switch _, held := number(member(res, "ttlMs")); held {
-	case "", "null":
-	case "nothing":
-		t.FailGot(clipped(res), "the task has no ttlMs (a number, or null for unlimited)")
-	default:
-		t.FailGot(clipped(res), "the task's ttlMs held %s, not a number (or null for unlimited)", held)
-	}
-}
-
-func extDurable(t *T) {
-	run := theExtTask(t)
-	if len(run.gets) == 0 {
-		t.Skip("the task was never got")
-	}
-	if m := run.gets[0]; m.Error != nil && m.Error.Code == mcp.CodeInvalidParams {
-		t.FailExchange(run.sent+", then at once tasks/get "+run.id, errText(m.Error), "the task just made was not found")
-	}
-}
-
 // detailedProblem says how a tasks/get answer breaks the extension, or "".
 func detailedProblem(res json.RawMessage) string {
 	if rt, _ := str(member(res, "resultType")); rt != "complete" {
@@ -258,17 +265,6 @@ func emptyAck(res json.RawMessage) string {
 	return ""
 }
 
-func extUpdate(t *T) {
-	run := theExtTask(t)
-	if len(run.updates) == 0 {
-		t.Skip("the task asked for no input")
-	}
-	for _, m := range run.updates {
-		t.Sent("tasks/update " + run.id)
-		judgeAck(t, m, "the answers to the task's own input requests were refused")
-	}
-}
-
 // judgeAck fails t when m, a success, is no empty acknowledgement; a
 // refusal (what) is unsure: the rule is a success's acknowledgement.
 func judgeAck(t *T, m mcp.Message, what string) {
@@ -314,19 +310,4 @@ func extKeys(t *T) {
 		}
 	}
 	t.Note("last status %s", status)
-}
-
-func extCancel(t *T) {
-	theExtTask(t)
-	i := taskTool(t)
-	c := t.fresh(connOptions{era: "modern", capabilities: declaringTasks})
-	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-cancel-task"`))
-	m, _ := t.request(c, "tools/call", params)
-	id := str1(member(m.Result, "taskId"))
-	if m.Error != nil || id == "" {
-		t.Skip("the second call made no task")
-	}
-	t.Sent("tools/call, then at once tasks/cancel " + id)
-	cm, _ := t.request(c, "tasks/cancel", mcp.TaskParams(id))
-	judgeAck(t, cm, "cancelling a task just made was refused")
 }

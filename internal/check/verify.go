@@ -95,10 +95,14 @@ func modernWatch(id string, watch func(*watchCtx, seen) string) *Check {
 // o, recorded as sent with its params, and gives back the answer; no
 // answer at all ends the check (request).
 func (t *T) askIn(o connOptions, method string, params json.RawMessage) mcp.Message {
-	c := t.connWith(o)
-	t.Sent(method + " " + string(params))
-	m, _ := t.request(c, method, params)
+	m, _ := t.ask(t.connWith(o), method+" "+string(params), method, params)
 	return m
+}
+
+// ask is request, recorded as sent as shown.
+func (t *T) ask(c *conn, shown, method string, params json.RawMessage) (mcp.Message, *exchange) {
+	t.Sent(shown)
+	return t.request(c, method, params)
 }
 
 // callShown is call through the main session, recorded as sent with its
