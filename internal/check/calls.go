@@ -37,7 +37,46 @@ func toolCallChecks() []*Check {
 				}
 			}
 		}),
-		{ID: taskRequiredID, needs: needs{capability: "tools", era: "legacy"}, run: taskRequiredCheck},
+		// This check calls each tool named with --call that requires a
+		// task without one: the server must refuse it with -32601. (No other
+		// tool is called: a server that runs the tool anyway would run it for
+		// real.)
+		{ID: taskRequiredID, needs: needs{capability: "tools", era: "legacy"}, run: func(t *T) {
+			if t.r.facts.version != "2025-11-25" {
+				t.Skip("tasks are 2025-11-25's; the protocol version is %s", t.r.facts.version)
+			}
+			checked := 0
+			for i, call := range t.r.opts.Calls {
+				if !taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
+					continue
+				}
+				checked++
+				token := json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-task-required-%d"`, i))
+				params, _ := t.r.callParams(t, i, token)
+				c := t.fresh(connOptions{})
+				m, _ := t.ask(c, "tools/call "+clip(string(params), 200)+", without a task", "tools/call", params)
+				switch {
+				case m.Error == nil:
+					t.FailGot(clipped(m.Result), "the tool %q requires a task, but a call without one was served", call.Tool)
+				case m.Error.Code == mcp.CodeInvalidRequest:
+					// The revision says both: -32601 at the tool's level, and
+					// that a receiver requiring tasks for the request type may
+					// answer -32600.
+					t.UnsureGot(errText(m.Error), "the call of %q without a task was refused with -32600, which the revision's error handling lets a receiver that requires tasks for tools/call send; its rule for a tool that requires a task is -32601", call.Tool)
+				case m.Error.Code != mcp.CodeMethodNotFound:
+					t.FailGot(errText(m.Error), "the call of %q without a task was refused with %d, not -32601", call.Tool, m.Error.Code)
+				}
+			}
+			if checked > 0 {
+				return
+			}
+			tools, _ := t.r.facts.items(t.ctx, "tools/list")
+			required := toolNames(tools, taskRequired)
+			if len(required) == 0 {
+				t.Skip("no tool the server lists requires a task")
+			}
+			t.Skip("no tool named with --call requires a task; the server lists %d that do (%s): name one with --call to check it (mcpv check calls no tool of its own accord)", len(required), clip(strings.Join(required, ", "), 120))
+		}},
 		callCheck("tools.structured-result", func(t *T) {
 			for _, rec := range t.judgedWhere("no tool called has an outputSchema", func(rec *callRecord) bool { return member(rec.tool, "outputSchema") != nil }) {
 				for _, f := range surface.CheckResult(t.ctx, rec.tool, rec.result) {
@@ -125,7 +164,51 @@ func utilityCallChecks() []*Check {
 			}
 			cancelCall(t, true)
 		}},
-		{ID: "http.disconnect", needs: needs{era: "legacy", transport: "http", call: true, capability: "tools"}, run: disconnectCall},
+		// This check calls again each named tool whose call showed progress,
+		// closes the connection of its stream at its first progress
+		// notification, and resumes the stream as the transport has a client do:
+		// the call's response comes there all the same, since 2025-11-25 has a
+		// disconnection be no cancellation.
+		{ID: "http.disconnect", needs: needs{era: "legacy", transport: "http", call: true, capability: "tools"}, run: func(t *T) {
+			var skips []string
+			shown := t.judgedWhere("no tool named with --call sent a progress notification, which shows the call running when its connection closes", progressed)
+			for _, rec := range shown {
+				c := t.fresh(connOptions{era: "legacy"})
+				tool, id := t.r.opts.Calls[rec.i].Tool, json.RawMessage(fmt.Sprintf(`"mcpv-check-drop-%d"`, rec.i))
+				params, _ := t.r.callParams(t, rec.i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-drop-%d"`, rec.i)))
+				msg, _ := mcp.EncodeRequest(id, "tools/call", c.stamp(params))
+				t.Sent("tools/call " + clip(string(params), 200) + ", its connection closed at its first progress notification and its stream resumed with GET and Last-Event-ID")
+				// A server that resumes no stream may answer the GET with a stream
+				// of its own that never ends: the resumed call is given twice its
+				// own time, and 2 s.
+				wait := 2*rec.took + 2*time.Second
+				ctx, cancel := context.WithTimeout(t.ctx, wait)
+				x, err := c.post(ctx, httpReq{body: msg, drop: func(s seen) bool { return s.msg.Method == "notifications/progress" }}, id)
+				late := ctx.Err() != nil
+				cancel()
+				switch {
+				case x == nil || t.ctx.Err() != nil:
+					t.failErr("the call of "+tool, err) // inconclusive: a slow call is no violation
+				case late && x.response == nil:
+					skips = append(skips, fmt.Sprintf("%s: its resumed stream brought no response in %s, twice the call's own time and 2 s: the server may have answered the GET with another stream", tool, wait.Round(time.Millisecond)))
+				case x.resumed == 0 && x.response != nil:
+					skips = append(skips, tool+": its response came before its connection closed")
+				case x.resumed == 0:
+					skips = append(skips, fmt.Sprintf("%s: its stream was not resumed (%v), so whether the call ran on does not show", tool, cmp.Or[error](x.readErr, errors.New("it ended"))))
+				case slices.ContainsFunc(x.msgs, func(s seen) bool { return s.msg.IsResponse() && x.response == nil }):
+					skips = append(skips, tool+": its resumed stream carried another request's response (http.resume)")
+				case x.response == nil && x.unretried == 0:
+					// Each resumed connection closed asking for a retry: a server
+					// that keeps no stream to resume (replaying is a MAY) looks so.
+					skips = append(skips, fmt.Sprintf("%s: each resumed connection closed with a retry field and the response never came (%v), so whether the call ran on does not show", tool, x.readErr))
+				case x.response == nil:
+					t.FailGot(fmt.Sprintf("%s: %v", x, x.readErr), "the call of %s, whose connection the client closed while it ran, never answered on its resumed stream, which the server ended with no retry field: the server took the disconnection for a cancellation", tool)
+				case x.response.Error != nil:
+					t.FailGot(x.String(), "the call of %s, whose connection the client closed while it ran, answered with an error on its resumed stream, where it answers a result", tool)
+				}
+			}
+			skipOrNote(t, skips, len(shown))
+		}},
 		{ID: "utilities.cancel-race", run: func(t *T) {
 			c := t.conn()
 			if c.http != nil && c.era == "modern" {
@@ -374,47 +457,6 @@ func taskRequired(def json.RawMessage) bool {
 	return s == "required"
 }
 
-// taskRequiredCheck calls each tool named with --call that requires a
-// task without one: the server must refuse it with -32601. (No other
-// tool is called: a server that runs the tool anyway would run it for
-// real.)
-func taskRequiredCheck(t *T) {
-	if t.r.facts.version != "2025-11-25" {
-		t.Skip("tasks are 2025-11-25's; the protocol version is %s", t.r.facts.version)
-	}
-	checked := 0
-	for i, call := range t.r.opts.Calls {
-		if !taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
-			continue
-		}
-		checked++
-		token := json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-task-required-%d"`, i))
-		params, _ := t.r.callParams(t, i, token)
-		c := t.fresh(connOptions{})
-		m, _ := t.ask(c, "tools/call "+clip(string(params), 200)+", without a task", "tools/call", params)
-		switch {
-		case m.Error == nil:
-			t.FailGot(clipped(m.Result), "the tool %q requires a task, but a call without one was served", call.Tool)
-		case m.Error.Code == mcp.CodeInvalidRequest:
-			// The revision says both: -32601 at the tool's level, and
-			// that a receiver requiring tasks for the request type may
-			// answer -32600.
-			t.UnsureGot(errText(m.Error), "the call of %q without a task was refused with -32600, which the revision's error handling lets a receiver that requires tasks for tools/call send; its rule for a tool that requires a task is -32601", call.Tool)
-		case m.Error.Code != mcp.CodeMethodNotFound:
-			t.FailGot(errText(m.Error), "the call of %q without a task was refused with %d, not -32601", call.Tool, m.Error.Code)
-		}
-	}
-	if checked > 0 {
-		return
-	}
-	tools, _ := t.r.facts.items(t.ctx, "tools/list")
-	required := toolNames(tools, taskRequired)
-	if len(required) == 0 {
-		t.Skip("no tool the server lists requires a task")
-	}
-	t.Skip("no tool named with --call requires a task; the server lists %d that do (%s): name one with --call to check it (mcpv check calls no tool of its own accord)", len(required), clip(strings.Join(required, ", "), 120))
-}
-
 // call calls the i-th named tool on a connection of its own and waits
 // for its end; t ends when it cannot be called (inconclusive when it
 // outran the check's time: a slow tool is no violation).
@@ -603,52 +645,6 @@ func cancelClosing(t *T) {
 		}
 	}
 	skipOrNote(t, why, len(shown))
-}
-
-// disconnectCall calls again each named tool whose call showed progress,
-// closes the connection of its stream at its first progress
-// notification, and resumes the stream as the transport has a client do:
-// the call's response comes there all the same, since 2025-11-25 has a
-// disconnection be no cancellation.
-func disconnectCall(t *T) {
-	var skips []string
-	shown := t.judgedWhere("no tool named with --call sent a progress notification, which shows the call running when its connection closes", progressed)
-	for _, rec := range shown {
-		c := t.fresh(connOptions{era: "legacy"})
-		tool, id := t.r.opts.Calls[rec.i].Tool, json.RawMessage(fmt.Sprintf(`"mcpv-check-drop-%d"`, rec.i))
-		params, _ := t.r.callParams(t, rec.i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-drop-%d"`, rec.i)))
-		msg, _ := mcp.EncodeRequest(id, "tools/call", c.stamp(params))
-		t.Sent("tools/call " + clip(string(params), 200) + ", its connection closed at its first progress notification and its stream resumed with GET and Last-Event-ID")
-		// A server that resumes no stream may answer the GET with a stream
-		// of its own that never ends: the resumed call is given twice its
-		// own time, and 2 s.
-		wait := 2*rec.took + 2*time.Second
-		ctx, cancel := context.WithTimeout(t.ctx, wait)
-		x, err := c.post(ctx, httpReq{body: msg, drop: func(s seen) bool { return s.msg.Method == "notifications/progress" }}, id)
-		late := ctx.Err() != nil
-		cancel()
-		switch {
-		case x == nil || t.ctx.Err() != nil:
-			t.failErr("the call of "+tool, err) // inconclusive: a slow call is no violation
-		case late && x.response == nil:
-			skips = append(skips, fmt.Sprintf("%s: its resumed stream brought no response in %s, twice the call's own time and 2 s: the server may have answered the GET with another stream", tool, wait.Round(time.Millisecond)))
-		case x.resumed == 0 && x.response != nil:
-			skips = append(skips, tool+": its response came before its connection closed")
-		case x.resumed == 0:
-			skips = append(skips, fmt.Sprintf("%s: its stream was not resumed (%v), so whether the call ran on does not show", tool, cmp.Or[error](x.readErr, errors.New("it ended"))))
-		case slices.ContainsFunc(x.msgs, func(s seen) bool { return s.msg.IsResponse() && x.response == nil }):
-			skips = append(skips, tool+": its resumed stream carried another request's response (http.resume)")
-		case x.response == nil && x.unretried == 0:
-			// Each resumed connection closed asking for a retry: a server
-			// that keeps no stream to resume (replaying is a MAY) looks so.
-			skips = append(skips, fmt.Sprintf("%s: each resumed connection closed with a retry field and the response never came (%v), so whether the call ran on does not show", tool, x.readErr))
-		case x.response == nil:
-			t.FailGot(fmt.Sprintf("%s: %v", x, x.readErr), "the call of %s, whose connection the client closed while it ran, never answered on its resumed stream, which the server ended with no retry field: the server took the disconnection for a cancellation", tool)
-		case x.response.Error != nil:
-			t.FailGot(x.String(), "the call of %s, whose connection the client closed while it ran, answered with an error on its resumed stream, where it answers a result", tool)
-		}
-	}
-	skipOrNote(t, skips, len(shown))
 }
 
 // cancelled is what a call cancelled at its first progress notification

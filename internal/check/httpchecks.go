@@ -82,7 +82,42 @@ func httpPostChecks() []*Check {
 				t.must(method, err)
 			}
 		}),
-		httpCheck("http.stream-ends", streamEnds),
+		// This check sends a request and, when it is answered with an event
+		// stream, reads on past the response until the stream ends.
+		httpCheck("http.stream-ends", func(t *T) {
+			c := t.conn()
+			method := t.r.probeMethod(c.era)
+			ctx, cancel := context.WithCancelCause(t.ctx)
+			defer cancel(nil)
+			var grace *time.Timer
+			defer func() {
+				if grace != nil {
+					grace.Stop()
+				}
+			}()
+			id := c.newID()
+			msg, _ := mcp.EncodeRequest(id, method, c.stamp(nil))
+			var answer seen
+			t.Sent("POST " + method + ", read to the end of its answer")
+			x, err := c.post(ctx, httpReq{body: msg, events: func(s seen) bool {
+				if grace == nil && s.msg.IsResponse() && idKey(s.msg.ID) == idKey(id) {
+					answer = s
+					grace = time.AfterFunc(streamGrace, func() { cancel(errLeftOpen) })
+				}
+				return true
+			}}, id)
+			if x == nil || x.response == nil {
+				t.failErr(method, cmp.Or(err, error(&noAnswer{x})))
+			}
+			if !x.sse {
+				t.Skip("answered with %s, not an event stream", x.contentType())
+			}
+			t.Got(answer.raw)
+			if context.Cause(ctx) == errLeftOpen {
+				t.Fail("the event stream stayed open %s after the response it carried", streamGrace)
+			}
+			t.Note("the stream ended after its response")
+		}),
 		// 2025-03-26 had batches, answered in arrays.
 		exercised("http.one-object", needs{transport: "http"}, spotSaid(func(w *watchCtx, s seen) bool {
 			return s.batched && (s.via == "JSON answer" || s.via == "session") && s.version != "2025-03-26" && w.f.transport == "http"
@@ -123,43 +158,6 @@ const streamGrace = 5 * time.Second
 
 // errLeftOpen ends the reading of a stream that outlived streamGrace.
 var errLeftOpen = errors.New("the stream stayed open")
-
-// streamEnds sends a request and, when it is answered with an event
-// stream, reads on past the response until the stream ends.
-func streamEnds(t *T) {
-	c := t.conn()
-	method := t.r.probeMethod(c.era)
-	ctx, cancel := context.WithCancelCause(t.ctx)
-	defer cancel(nil)
-	var grace *time.Timer
-	defer func() {
-		if grace != nil {
-			grace.Stop()
-		}
-	}()
-	id := c.newID()
-	msg, _ := mcp.EncodeRequest(id, method, c.stamp(nil))
-	var answer seen
-	t.Sent("POST " + method + ", read to the end of its answer")
-	x, err := c.post(ctx, httpReq{body: msg, events: func(s seen) bool {
-		if grace == nil && s.msg.IsResponse() && idKey(s.msg.ID) == idKey(id) {
-			answer = s
-			grace = time.AfterFunc(streamGrace, func() { cancel(errLeftOpen) })
-		}
-		return true
-	}}, id)
-	if x == nil || x.response == nil {
-		t.failErr(method, cmp.Or(err, error(&noAnswer{x})))
-	}
-	if !x.sse {
-		t.Skip("answered with %s, not an event stream", x.contentType())
-	}
-	t.Got(answer.raw)
-	if context.Cause(ctx) == errLeftOpen {
-		t.Fail("the event stream stayed open %s after the response it carried", streamGrace)
-	}
-	t.Note("the stream ended after its response")
-}
 
 // httpSessionChecks judge the initialize era's sessions and streams: the
 // session id given, SSE event ids, one stream per request, a session

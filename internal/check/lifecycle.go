@@ -107,7 +107,35 @@ func lifecycleCapabilityChecks() []*Check {
 		undeclaredCheck("lifecycle.undeclared", "tools"),
 		undeclaredCheck("lifecycle.undeclared-prompts", "prompts"),
 		undeclaredCheck("lifecycle.undeclared-resources", "resources"),
-		{ID: "lifecycle.undeclared-completions", run: undeclaredCompletions},
+		// This check asks, where the server does not declare
+		// completions, to complete a prompt's argument or a template's variable:
+		// a server that answers values supports completions, and must declare
+		// them. No values, or a refusal, is no support.
+		{ID: "lifecycle.undeclared-completions", run: func(t *T) {
+			if t.r.facts.declares("completions") {
+				t.Skip("the server declares completions")
+			}
+			blockedByDiscover(t)
+			all, answered := completionParams(t), 0
+			if len(all) == 0 {
+				t.Skip("no prompt argument or template variable to complete")
+			}
+			for _, params := range all {
+				res, rerr := t.callInput("completion/complete", params)
+				if rerr != nil || res == nil {
+					continue
+				}
+				answered++
+				var values []json.RawMessage
+				t.decode(member(member(res, "completion"), "values"), &values, "completion/complete's completion.values")
+				if len(values) > 0 {
+					t.FailExchange("completion/complete "+string(params), clipped(res), "completion/complete answers %d values, though the \"completions\" capability is not declared", len(values))
+				}
+			}
+			if answered > 0 {
+				t.Note("completion/complete answers no values to %d arguments, which is no completion offered", answered)
+			}
+		}},
 		declaredCheck("lifecycle.declared", "legacy"), // 2026-07-28 says MUST: modern.declared-lists
 		{ID: "lifecycle.undeclared-notifications", watch: func(w *watchCtx, s seen) string {
 			// The capability the notification needs declared, if any.
@@ -380,36 +408,6 @@ func declaredCheck(id, era string) *Check {
 func blockedByDiscover(t *T) {
 	if f := t.r.facts; f.era == "modern" && !isObject(member(f.init, "capabilities")) {
 		t.Block("modern.discover", "the server/discover result has no capabilities object: what the server declares cannot be read")
-	}
-}
-
-// undeclaredCompletions asks, where the server does not declare
-// completions, to complete a prompt's argument or a template's variable:
-// a server that answers values supports completions, and must declare
-// them. No values, or a refusal, is no support.
-func undeclaredCompletions(t *T) {
-	if t.r.facts.declares("completions") {
-		t.Skip("the server declares completions")
-	}
-	blockedByDiscover(t)
-	all, answered := completionParams(t), 0
-	if len(all) == 0 {
-		t.Skip("no prompt argument or template variable to complete")
-	}
-	for _, params := range all {
-		res, rerr := t.callInput("completion/complete", params)
-		if rerr != nil || res == nil {
-			continue
-		}
-		answered++
-		var values []json.RawMessage
-		t.decode(member(member(res, "completion"), "values"), &values, "completion/complete's completion.values")
-		if len(values) > 0 {
-			t.FailExchange("completion/complete "+string(params), clipped(res), "completion/complete answers %d values, though the \"completions\" capability is not declared", len(values))
-		}
-	}
-	if answered > 0 {
-		t.Note("completion/complete answers no values to %d arguments, which is no completion offered", answered)
 	}
 }
 

@@ -76,7 +76,39 @@ func mrtrChecks() []*Check {
 			}
 			return ""
 		}),
-		modernCheck("modern.removed-methods", needs{transport: "http"}, removedMethods),
+		// This check holds the initialize era's methods, which the 2026-07-28
+		// era has not, to the rule for a method a server does not implement: a
+		// server of this era alone may still serve them (a result is no defect);
+		// one that does not answers 404 and -32601. An error of another code may
+		// be a method served and refusing its params, or one not implemented
+		// answered wrongly: the check cannot tell, and says so as a warning.
+		modernCheck("modern.removed-methods", needs{transport: "http"}, func(t *T) {
+			if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
+				t.Skip("the server speaks the initialize era too, whose methods it serves")
+			}
+			c := t.connWith(connOptions{era: "modern"})
+			var unsure []string
+			for _, method := range initializeEraMethods {
+				m, x, err := c.request(t.ctx, method, nil)
+				t.Sent("POST " + method)
+				t.must(method, err)
+				switch {
+				case m.Error == nil:
+					t.Note("%s is served (HTTP %d): the era lets a server keep it", method, x.status)
+				case m.Error.Code != mcp.CodeMethodNotFound:
+					unsure = append(unsure, fmt.Sprintf("%s answered HTTP %d, %s", method, x.status, errText(m.Error)))
+				case x.status != http.StatusNotFound:
+					t.Got(x.String())
+					if other, ox, err := c.request(t.ctx, "mcpv-check/no-such-method", nil); err == nil && other.Error != nil && ox.status != http.StatusNotFound {
+						t.Block("modern.method-not-found", "%s is answered -32601 with HTTP %d, as every method the server does not know", method, x.status)
+					}
+					t.Fail("%s, which the server does not implement (-32601), was answered HTTP %d, not 404", method, x.status)
+				}
+			}
+			if len(unsure) > 0 {
+				t.Unsure("not sure whether the server implements it: %s; if it does not, the rule asks for 404 and -32601", strings.Join(unsure, "; "))
+			}
+		}),
 		modernCheck("modern.client-info-optional", needs{}, func(t *T) {
 			c := t.connWith(connOptions{era: "modern"})
 			params := c.stamp(nil)
@@ -103,37 +135,3 @@ func mrtrChecks() []*Check {
 // initializeEraMethods are the initialize era's methods the 2026-07-28
 // era has not.
 var initializeEraMethods = []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
-
-// removedMethods holds the initialize era's methods, which the 2026-07-28
-// era has not, to the rule for a method a server does not implement: a
-// server of this era alone may still serve them (a result is no defect);
-// one that does not answers 404 and -32601. An error of another code may
-// be a method served and refusing its params, or one not implemented
-// answered wrongly: the check cannot tell, and says so as a warning.
-func removedMethods(t *T) {
-	if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
-		t.Skip("the server speaks the initialize era too, whose methods it serves")
-	}
-	c := t.connWith(connOptions{era: "modern"})
-	var unsure []string
-	for _, method := range initializeEraMethods {
-		m, x, err := c.request(t.ctx, method, nil)
-		t.Sent("POST " + method)
-		t.must(method, err)
-		switch {
-		case m.Error == nil:
-			t.Note("%s is served (HTTP %d): the era lets a server keep it", method, x.status)
-		case m.Error.Code != mcp.CodeMethodNotFound:
-			unsure = append(unsure, fmt.Sprintf("%s answered HTTP %d, %s", method, x.status, errText(m.Error)))
-		case x.status != http.StatusNotFound:
-			t.Got(x.String())
-			if other, ox, err := c.request(t.ctx, "mcpv-check/no-such-method", nil); err == nil && other.Error != nil && ox.status != http.StatusNotFound {
-				t.Block("modern.method-not-found", "%s is answered -32601 with HTTP %d, as every method the server does not know", method, x.status)
-			}
-			t.Fail("%s, which the server does not implement (-32601), was answered HTTP %d, not 404", method, x.status)
-		}
-	}
-	if len(unsure) > 0 {
-		t.Unsure("not sure whether the server implements it: %s; if it does not, the rule asks for 404 and -32601", strings.Join(unsure, "; "))
-	}
-}

@@ -26,7 +26,26 @@ var originsRefused = []string{foreignOrigin, "http://localhost.mcpv-check.invali
 
 func probeChecks() []*Check {
 	return []*Check{
-		{ID: "http.origin-methods", needs: needs{transport: "http"}, run: originMethods},
+		// This check sends GET and DELETE, on a session of their own, from a
+		// foreign Origin: each is refused with 403, or not served to anyone
+		// (405). The session goes first: a DELETE that is served ends it.
+		{ID: "http.origin-methods", needs: needs{transport: "http"}, run: func(t *T) {
+			c := t.fresh(connOptions{})
+			for _, method := range []string{http.MethodGet, http.MethodDelete} {
+				x := t.httpSendQuiet(c, httpReq{method: method, headersOnly: true, header: http.Header{"Origin": {foreignOrigin}}}, nil,
+					method+" with Origin: "+foreignOrigin)
+				t.Got(fmt.Sprintf("HTTP %d, Content-Type %q", x.status, x.header.Get("Content-Type")))
+				switch {
+				case x.status == http.StatusForbidden:
+				case x.status == http.StatusMethodNotAllowed:
+					t.Note("%s is answered 405: served to no client", method)
+				case x.status/100 == 2:
+					t.Fail("%s from a foreign Origin was served (HTTP %d): a web page the user visits reaches the server", method, x.status)
+				case !refusedBefore403(t, x):
+					t.Fail("%s from a foreign Origin answered HTTP %d, not 403", method, x.status)
+				}
+			}
+		}},
 		{ID: "modern.header-param-missing", needs: needs{era: "modern", transport: "http", call: true}, run: func(t *T) {
 			c, tool, body, name, value := paramHeaderCall(t, false)
 			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {""}}}, paramCallID,
@@ -50,9 +69,99 @@ func probeChecks() []*Check {
 			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {text + "\u00e9"}}}, paramCallID,
 				fmt.Sprintf("POST tools/call of %q with %s: %s followed by a raw é, which a header carries in Base64 alone (the argument is %q)", tool, name, text, text)))
 		}},
-		{ID: "modern.header-param-absent", needs: needs{era: "modern", transport: "http", call: true}, run: headerParamAbsent},
-		{ID: "modern.capability-status", needs: needs{era: "modern"}, run: capabilityStatus},
-		{ID: "modern.listen-asked", needs: needs{era: "modern"}, run: listenAsked},
+		// This check holds a named tool's call that does not give (or
+		// gives as null) an argument a header mirrors, which the client sends
+		// without that header, to be served: the server must not expect it.
+		// The call judged is the run's own, made once (callOnce): none more.
+		{ID: "modern.header-param-absent", needs: needs{era: "modern", transport: "http", call: true}, run: func(t *T) {
+			judged := false
+			for i, call := range t.r.opts.Calls {
+				headers, _ := mcp.ParamHeaders(member(t.calledTool(call.Tool), "inputSchema"))
+				params, _ := t.r.callParams(t, i, nil)
+				for _, ph := range headers {
+					if v := ph.Argument(member(params, "arguments")); len(v) > 0 && string(v) != "null" {
+						continue
+					}
+					judged = true
+					// With another mirrored argument given, the refusal must name this header to be its.
+					others := slices.ContainsFunc(headers, func(o mcp.ParamHeader) bool {
+						v := o.Argument(member(params, "arguments"))
+						return len(v) > 0 && string(v) != "null"
+					})
+					if rec := t.r.callOnce(t, i); rec.refused != nil && rec.refused.Code == mcp.CodeHeaderMismatch &&
+						(!others || strings.Contains(strings.ToLower(errText(rec.refused)), strings.ToLower("mcp-param-"+ph.Name()))) {
+						t.FailExchange(rec.sent+", without Mcp-Param-"+ph.Name(), errText(rec.refused), "a call that does not give the argument %s was refused for the header that mirrors it", strings.Join(ph.Path(), "."))
+					}
+				}
+			}
+			if !judged {
+				t.Skip("every tool named with --call is given each argument a header mirrors (x-mcp-header)")
+			}
+		}},
+		// This check judges a refusal (-32021) of a request that needs a
+		// capability the client did not declare: a named tool's call, else (of a
+		// server that declares the tasks extension) tasks/get. It lists what the
+		// client lacks, and over HTTP comes with 400.
+		{ID: "modern.capability-status", needs: needs{era: "modern"}, run: func(t *T) {
+			var m mcp.Message
+			var x *exchange
+			for i, call := range t.r.opts.Calls { // a named tool's call refused -32021
+				if m.Error != nil || taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
+					continue // one that requires a task is the tasks checks'
+				}
+				if rec := t.r.callOnce(t, i); rec.needed.Error != nil {
+					t.Sent(rec.sent + ", from a client that declares no capability")
+					m, x = rec.needed, rec.neededX
+				}
+			}
+			if m.Error == nil {
+				if !t.r.facts.declares("tasks") {
+					t.Skip("no named tool's call was refused -32021, and the server declares no extension the check knows a request of that needs a client capability (%s)", mcp.TasksExtension)
+				}
+				if m, x = t.ask(t.connWith(connOptions{era: "modern"}), "POST tasks/get of "+noTask+", from a client that does not declare the tasks extension", "tasks/get", mcp.TaskParams(noTask)); m.Error == nil || m.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
+					t.Skip("tasks/get was not refused -32021 (tasks.ext-gated judges what it was answered)")
+				}
+			}
+			wantStatus(t, x, http.StatusBadRequest) // over HTTP
+			t.Got(errText(m.Error))
+			var d struct {
+				Required map[string]json.RawMessage `json:"requiredCapabilities"`
+			}
+			if json.Unmarshal(m.Error.Data, &d) != nil || len(d.Required) == 0 {
+				t.Fail("the error's data lists no requiredCapabilities")
+			}
+		}},
+		// This check opens a subscription to one kind of news, the first the
+		// server declares, and holds what its stream carries in the moment after
+		// its acknowledgement to what was asked. Log messages are
+		// modern.log-unasked's; a notifications/cancelled of the subscription
+		// ends it, as the server may.
+		{ID: "modern.listen-asked", needs: needs{era: "modern"}, run: func(t *T) {
+			filter, asked, method, uri := map[string]any{}, "", "", ""
+			for _, k := range listenKinds {
+				if asked == "" && t.r.facts.declares(k.capability) {
+					filter, asked, method = map[string]any{k.key: true}, k.key, k.method
+				}
+			}
+			if asked == "" {
+				if uri = subscribable(t); uri == "" {
+					t.Skip("the server declares no listChanged capability or resources.subscribe to listen for")
+				}
+				filter, asked, method = map[string]any{"resourceSubscriptions": []string{uri}}, "the updates of "+uri, "notifications/resources/updated"
+			}
+			params, _ := json.Marshal(map[string]any{"notifications": filter})
+			t.Sent("subscriptions/listen " + string(params))
+			first, rest, ok := listenOpen(t, t.fresh(connOptions{era: "modern"}), params)
+			if !ok || first.msg.Method != "notifications/subscriptions/acknowledged" {
+				t.Skip("the subscription was not acknowledged (modern.listen says how)")
+			}
+			for _, s := range rest {
+				if got, _ := str(member(s.msg.Params, "uri")); s.msg.Method != "notifications/message" && s.msg.Method != "notifications/cancelled" && (s.msg.Method != method || uri != "" && got != uri) {
+					t.FailGot(s.raw, "the subscription, which asked for %s alone, carried %s", asked, strings.TrimSpace(s.msg.Method+" "+got))
+				}
+			}
+			t.Note("%d notifications of the subscription in the %s after its acknowledgement", len(rest), listenQuiet)
+		}},
 		{ID: "utilities.log-level", needs: needs{era: "legacy", capability: "logging"}, run: logLevel},
 		{ID: "modern.log-level", needs: needs{era: "modern", capability: "logging"}, run: logLevel},
 		{ID: "http.stream-related", needs: needs{era: "legacy", transport: "http"}, run: streamRelated},
@@ -117,27 +226,6 @@ func news(s seen) bool {
 	return s.bad == "" && s.msg.IsNotification() && (changed || s.msg.Method == "notifications/resources/updated")
 }
 
-// originMethods sends GET and DELETE, on a session of their own, from a
-// foreign Origin: each is refused with 403, or not served to anyone
-// (405). The session goes first: a DELETE that is served ends it.
-func originMethods(t *T) {
-	c := t.fresh(connOptions{})
-	for _, method := range []string{http.MethodGet, http.MethodDelete} {
-		x := t.httpSendQuiet(c, httpReq{method: method, headersOnly: true, header: http.Header{"Origin": {foreignOrigin}}}, nil,
-			method+" with Origin: "+foreignOrigin)
-		t.Got(fmt.Sprintf("HTTP %d, Content-Type %q", x.status, x.header.Get("Content-Type")))
-		switch {
-		case x.status == http.StatusForbidden:
-		case x.status == http.StatusMethodNotAllowed:
-			t.Note("%s is answered 405: served to no client", method)
-		case x.status/100 == 2:
-			t.Fail("%s from a foreign Origin was served (HTTP %d): a web page the user visits reaches the server", method, x.status)
-		case !refusedBefore403(t, x):
-			t.Fail("%s from a foreign Origin answered HTTP %d, not 403", method, x.status)
-		}
-	}
-}
-
 // paramCallID is the id of the tool calls that try an Mcp-Param header.
 var paramCallID = json.RawMessage(`"mcpv-check-param"`)
 
@@ -174,40 +262,6 @@ func paramHeaderCall(t *T, integer bool) (c *conn, tool string, body []byte, nam
 	return
 }
 
-// capabilityStatus judges a refusal (-32021) of a request that needs a
-// capability the client did not declare: a named tool's call, else (of a
-// server that declares the tasks extension) tasks/get. It lists what the
-// client lacks, and over HTTP comes with 400.
-func capabilityStatus(t *T) {
-	var m mcp.Message
-	var x *exchange
-	for i, call := range t.r.opts.Calls { // a named tool's call refused -32021
-		if m.Error != nil || taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
-			continue // one that requires a task is the tasks checks'
-		}
-		if rec := t.r.callOnce(t, i); rec.needed.Error != nil {
-			t.Sent(rec.sent + ", from a client that declares no capability")
-			m, x = rec.needed, rec.neededX
-		}
-	}
-	if m.Error == nil {
-		if !t.r.facts.declares("tasks") {
-			t.Skip("no named tool's call was refused -32021, and the server declares no extension the check knows a request of that needs a client capability (%s)", mcp.TasksExtension)
-		}
-		if m, x = t.ask(t.connWith(connOptions{era: "modern"}), "POST tasks/get of "+noTask+", from a client that does not declare the tasks extension", "tasks/get", mcp.TaskParams(noTask)); m.Error == nil || m.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
-			t.Skip("tasks/get was not refused -32021 (tasks.ext-gated judges what it was answered)")
-		}
-	}
-	wantStatus(t, x, http.StatusBadRequest) // over HTTP
-	t.Got(errText(m.Error))
-	var d struct {
-		Required map[string]json.RawMessage `json:"requiredCapabilities"`
-	}
-	if json.Unmarshal(m.Error.Data, &d) != nil || len(d.Required) == 0 {
-		t.Fail("the error's data lists no requiredCapabilities")
-	}
-}
-
 // listenKinds are the lists' news a subscription may ask for: the
 // capability that declares it, the filter's key, the notification.
 var listenKinds = []struct{ capability, key, method string }{
@@ -219,38 +273,6 @@ var listenKinds = []struct{ capability, key, method string }{
 // listenQuiet is how long a subscription's stream is read past its
 // first message: what a server sends of its own accord comes at once.
 const listenQuiet = 300 * time.Millisecond
-
-// listenAsked opens a subscription to one kind of news, the first the
-// server declares, and holds what its stream carries in the moment after
-// its acknowledgement to what was asked. Log messages are
-// modern.log-unasked's; a notifications/cancelled of the subscription
-// ends it, as the server may.
-func listenAsked(t *T) {
-	filter, asked, method, uri := map[string]any{}, "", "", ""
-	for _, k := range listenKinds {
-		if asked == "" && t.r.facts.declares(k.capability) {
-			filter, asked, method = map[string]any{k.key: true}, k.key, k.method
-		}
-	}
-	if asked == "" {
-		if uri = subscribable(t); uri == "" {
-			t.Skip("the server declares no listChanged capability or resources.subscribe to listen for")
-		}
-		filter, asked, method = map[string]any{"resourceSubscriptions": []string{uri}}, "the updates of "+uri, "notifications/resources/updated"
-	}
-	params, _ := json.Marshal(map[string]any{"notifications": filter})
-	t.Sent("subscriptions/listen " + string(params))
-	first, rest, ok := listenOpen(t, t.fresh(connOptions{era: "modern"}), params)
-	if !ok || first.msg.Method != "notifications/subscriptions/acknowledged" {
-		t.Skip("the subscription was not acknowledged (modern.listen says how)")
-	}
-	for _, s := range rest {
-		if got, _ := str(member(s.msg.Params, "uri")); s.msg.Method != "notifications/message" && s.msg.Method != "notifications/cancelled" && (s.msg.Method != method || uri != "" && got != uri) {
-			t.FailGot(s.raw, "the subscription, which asked for %s alone, carried %s", asked, strings.TrimSpace(s.msg.Method+" "+got))
-		}
-	}
-	t.Note("%d notifications of the subscription in the %s after its acknowledgement", len(rest), listenQuiet)
-}
 
 // subscribable is the first resource's URI, where the server declares
 // resources.subscribe, or "".
@@ -293,35 +315,5 @@ func logLevel(t *T) {
 		if s.msg.Method == "notifications/message" && slices.Index(logLevels, level) >= 0 && slices.Index(logLevels, level) < slices.Index(logLevels, "error") {
 			t.FailExchange(fmt.Sprintf("%s, then %v", asked, methods), s.raw, "a log message of level %s, below the error asked for", level)
 		}
-	}
-}
-
-// headerParamAbsent holds a named tool's call that does not give (or
-// gives as null) an argument a header mirrors, which the client sends
-// without that header, to be served: the server must not expect it.
-// The call judged is the run's own, made once (callOnce): none more.
-func headerParamAbsent(t *T) {
-	judged := false
-	for i, call := range t.r.opts.Calls {
-		headers, _ := mcp.ParamHeaders(member(t.calledTool(call.Tool), "inputSchema"))
-		params, _ := t.r.callParams(t, i, nil)
-		for _, ph := range headers {
-			if v := ph.Argument(member(params, "arguments")); len(v) > 0 && string(v) != "null" {
-				continue
-			}
-			judged = true
-			// With another mirrored argument given, the refusal must name this header to be its.
-			others := slices.ContainsFunc(headers, func(o mcp.ParamHeader) bool {
-				v := o.Argument(member(params, "arguments"))
-				return len(v) > 0 && string(v) != "null"
-			})
-			if rec := t.r.callOnce(t, i); rec.refused != nil && rec.refused.Code == mcp.CodeHeaderMismatch &&
-				(!others || strings.Contains(strings.ToLower(errText(rec.refused)), strings.ToLower("mcp-param-"+ph.Name()))) {
-				t.FailExchange(rec.sent+", without Mcp-Param-"+ph.Name(), errText(rec.refused), "a call that does not give the argument %s was refused for the header that mirrors it", strings.Join(ph.Path(), "."))
-			}
-		}
-	}
-	if !judged {
-		t.Skip("every tool named with --call is given each argument a header mirrors (x-mcp-header)")
 	}
 }

@@ -49,7 +49,44 @@ func readingListedChecks() []*Check {
 				}
 			})
 		}},
-		{ID: "reading.path-traversal", needs: needs{capability: "resources"}, run: pathTraversal},
+		// This check asks, by a path that climbs out of the directory of the
+		// server's first file: resource (with .., then %2e%2e), for a file the
+		// server refuses by its own path: served so, the path was not made safe.
+		// A server that serves the file by its own path, or a file that is not
+		// there, serves files by design and has no traversal to judge. What it
+		// served is never shown. 2025-11-25 asks only that every resource URI be
+		// validated: there, a warning.
+		{ID: "reading.path-traversal", needs: needs{capability: "resources"}, run: func(t *T) {
+			dir := ""
+			for _, r := range t.listed("resources/list") {
+				if u, err := url.Parse(str1(member(r, "uri"))); err == nil && u.Scheme == "file" && path.Dir(u.EscapedPath()) != "/" && dir == "" {
+					dir = path.Dir(u.EscapedPath())
+				}
+			}
+			if dir == "" {
+				t.Skip("the server lists no file: resource in a directory below the root")
+			}
+			const target = "etc/passwd"
+			served := func(uri string) bool {
+				t.Sent("resources/read " + uri)
+				res, rerr := t.callInput("resources/read", rawjson.Marshal(map[string]string{"uri": uri}))
+				return rerr == nil && len(member(res, "contents")) > len("[]")
+			}
+			if served("file:///"+target) || served("file://"+dir+"/mcpv-check-no-such-file") {
+				t.Skip("the server serves /%s by its own path, or a file it does not have: it serves files outside its resources by design", target)
+			}
+			up := strings.Repeat("../", strings.Count(dir, "/"))
+			for _, climb := range []string{up, strings.ReplaceAll(up, "..", "%2e%2e")} {
+				uri := "file://" + dir + "/" + climb + target
+				switch why := fmt.Sprintf("%s was served, though /%s by its own path is not: the path climbed out of %s", uri, target, dir); {
+				case !served(uri):
+				case t.r.facts.era == "modern":
+					t.Fail("%s", why)
+				default:
+					t.Unsure("%s, which 2026-07-28 forbids", why)
+				}
+			}
+		}},
 		{ID: "reading.unknown-resource", needs: needs{capability: "resources", era: "legacy"}, run: func(t *T) {
 			m := t.askIn(connOptions{era: "legacy"}, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
 			switch {
@@ -388,43 +425,4 @@ func firstVariable(tmpl string) string {
 	e, _, _ = strings.Cut(e, ",")
 	e, _, _ = strings.Cut(e, ":")
 	return strings.TrimSuffix(e, "*")
-}
-
-// pathTraversal asks, by a path that climbs out of the directory of the
-// server's first file: resource (with .., then %2e%2e), for a file the
-// server refuses by its own path: served so, the path was not made safe.
-// A server that serves the file by its own path, or a file that is not
-// there, serves files by design and has no traversal to judge. What it
-// served is never shown. 2025-11-25 asks only that every resource URI be
-// validated: there, a warning.
-func pathTraversal(t *T) {
-	dir := ""
-	for _, r := range t.listed("resources/list") {
-		if u, err := url.Parse(str1(member(r, "uri"))); err == nil && u.Scheme == "file" && path.Dir(u.EscapedPath()) != "/" && dir == "" {
-			dir = path.Dir(u.EscapedPath())
-		}
-	}
-	if dir == "" {
-		t.Skip("the server lists no file: resource in a directory below the root")
-	}
-	const target = "etc/passwd"
-	served := func(uri string) bool {
-		t.Sent("resources/read " + uri)
-		res, rerr := t.callInput("resources/read", rawjson.Marshal(map[string]string{"uri": uri}))
-		return rerr == nil && len(member(res, "contents")) > len("[]")
-	}
-	if served("file:///"+target) || served("file://"+dir+"/mcpv-check-no-such-file") {
-		t.Skip("the server serves /%s by its own path, or a file it does not have: it serves files outside its resources by design", target)
-	}
-	up := strings.Repeat("../", strings.Count(dir, "/"))
-	for _, climb := range []string{up, strings.ReplaceAll(up, "..", "%2e%2e")} {
-		uri := "file://" + dir + "/" + climb + target
-		switch why := fmt.Sprintf("%s was served, though /%s by its own path is not: the path climbed out of %s", uri, target, dir); {
-		case !served(uri):
-		case t.r.facts.era == "modern":
-			t.Fail("%s", why)
-		default:
-			t.Unsure("%s, which 2026-07-28 forbids", why)
-		}
-	}
 }

@@ -37,63 +37,59 @@ func surfaceChecks() []*Check {
 		ruleCheck("surface.uri-templates", surface.RuleURITemplate),
 		ruleCheck("surface.annotations", surface.RuleAnnotations),
 		ruleCheck("surface.icons", surface.RuleIcons),
-		modernCheck("surface.param-headers", needs{capability: "tools"}, paramHeaderAnnotations),
-		modernCheck("surface.param-header-secrets", needs{capability: "tools"}, paramHeaderSecrets),
+		// This check holds every listed tool's x-mcp-header
+		// annotations to the constraints a client reads them by (mcp.ParamHeaders):
+		// a client over Streamable HTTP leaves a tool that breaks one out of its
+		// list.
+		modernCheck("surface.param-headers", needs{capability: "tools"}, func(t *T) {
+			var found []string
+			for _, tool := range t.listed("tools/list") {
+				name, _ := str(member(tool, "name"))
+				for _, p := range mcp.ParamHeaderProblems(member(tool, "inputSchema")) {
+					if found = append(found, fmt.Sprintf("tool %q, %v", name, p)); len(found) == 1 {
+						t.Got(clipped(tool))
+					}
+				}
+			}
+			if len(found) == 0 {
+				return
+			}
+			for _, f := range found[1:min(len(found), 5)] {
+				t.Note("%s", f)
+			}
+			if len(found) > 5 {
+				t.Note("and %d more", len(found)-5)
+			}
+			t.Fail("%s: a client over Streamable HTTP leaves the tool out of its list", found[0])
+		}),
+		// This check finds the x-mcp-header annotations of every listed
+		// tool on a property that, by its name, its title or its header's name,
+		// holds a credential or personal data: intermediaries see headers.
+		modernCheck("surface.param-header-secrets", needs{capability: "tools"}, func(t *T) {
+			for _, tool := range t.listed("tools/list") {
+				name, _ := str(member(tool, "name"))
+				schema := member(tool, "inputSchema")
+				headers, _ := mcp.ParamHeaders(schema) // those that break a constraint are surface.param-headers'
+				for _, h := range headers {
+					prop := schema
+					for _, p := range h.Path() {
+						prop = member(member(prop, "properties"), p)
+					}
+					path := strings.Join(h.Path(), ".")
+					s := sensitiveField(path, prop, headerSecrets)
+					if s == "" {
+						s = sensitiveField(h.Name(), prop, headerSecrets)
+					}
+					if s != "" {
+						t.FailGot(clipped(tool), "tool %q, property %q: x-mcp-header %q mirrors a sensitive argument (%s) in a header, which network intermediaries see", name, path, h.Name(), s)
+					}
+				}
+			}
+		}),
 		ruleCheck("surface.meta-keys", surface.RuleMeta),
 	}
-}
-
-// paramHeaderAnnotations holds every listed tool's x-mcp-header
-// annotations to the constraints a client reads them by (mcp.ParamHeaders):
-// a client over Streamable HTTP leaves a tool that breaks one out of its
-// list.
-func paramHeaderAnnotations(t *T) {
-	var found []string
-	for _, tool := range t.listed("tools/list") {
-		name, _ := str(member(tool, "name"))
-		for _, p := range mcp.ParamHeaderProblems(member(tool, "inputSchema")) {
-			if found = append(found, fmt.Sprintf("tool %q, %v", name, p)); len(found) == 1 {
-				t.Got(clipped(tool))
-			}
-		}
-	}
-	if len(found) == 0 {
-		return
-	}
-	for _, f := range found[1:min(len(found), 5)] {
-		t.Note("%s", f)
-	}
-	if len(found) > 5 {
-		t.Note("and %d more", len(found)-5)
-	}
-	t.Fail("%s: a client over Streamable HTTP leaves the tool out of its list", found[0])
 }
 
 // headerSecrets are what no argument mirrored in a header should be:
 // credentials (as a form's, asks.elicitation-sensitive) and personal data.
 var headerSecrets = append(slices.Clip(sensitive), "email", "phone", "ssn", "passport")
-
-// paramHeaderSecrets finds the x-mcp-header annotations of every listed
-// tool on a property that, by its name, its title or its header's name,
-// holds a credential or personal data: intermediaries see headers.
-func paramHeaderSecrets(t *T) {
-	for _, tool := range t.listed("tools/list") {
-		name, _ := str(member(tool, "name"))
-		schema := member(tool, "inputSchema")
-		headers, _ := mcp.ParamHeaders(schema) // those that break a constraint are surface.param-headers'
-		for _, h := range headers {
-			prop := schema
-			for _, p := range h.Path() {
-				prop = member(member(prop, "properties"), p)
-			}
-			path := strings.Join(h.Path(), ".")
-			s := sensitiveField(path, prop, headerSecrets)
-			if s == "" {
-				s = sensitiveField(h.Name(), prop, headerSecrets)
-			}
-			if s != "" {
-				t.FailGot(clipped(tool), "tool %q, property %q: x-mcp-header %q mirrors a sensitive argument (%s) in a header, which network intermediaries see", name, path, h.Name(), s)
-			}
-		}
-	}
-}

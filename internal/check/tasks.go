@@ -115,13 +115,77 @@ func taskChecks() []*Check {
 				t.FailExchange("tasks/result "+run.id, clipped(run.result.Result), "the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
 			}
 		}),
-		legacy("tasks.result-error", "tasks.requests.tools.call", resultError),
+		// This check makes a task of the call tools.validate-inputs made, with
+		// arguments the tool's inputSchema refuses, where that call made without
+		// a task was refused with a JSON-RPC error: once the task ends,
+		// tasks/result answers that same error. A server may refuse the call made
+		// as a task at once instead, and make no task.
+		legacy("tasks.result-error", "tasks.requests.tools.call", func(t *T) {
+			theTask(t) // the first task tells whether tasks can be made at all
+			i := taskTool(t)
+			tool := t.r.opts.Calls[i].Tool
+			if s := str1(member(member(t.calledTool(tool), "execution"), "taskSupport")); s != "optional" {
+				t.Skip("%q requires a task: its call made without one is refused for that, whatever its arguments", tool)
+			}
+			b := t.r.invalid.get(t, i, func() *badCall { return t.r.callInvalid(t, i) })
+			switch {
+			case b == nil:
+				t.Skip("the inputSchema of %q requires and types nothing: no call of it is sure to be refused", tool)
+			case b.err == nil:
+				t.Skip("the call of %q with %s, made without a task, was answered with a result, not a JSON-RPC error", tool, b.broken)
+			}
+			params, _ := withMember(b.params, "task", json.RawMessage(`{"ttl":60000}`))
+			params, _ = withMember(params, "_meta", json.RawMessage(`{"progressToken":"mcpv-check-progress-error-task"}`))
+			t.Sent("tools/call " + clip(string(params), 200) + " (a task), polled to its end, then tasks/result")
+			c := t.fresh(connOptions{era: "legacy", capabilities: answering})
+			made, _ := t.request(c, "tools/call", params)
+			run := &taskRun{id: str1(member(member(made.Result, "task"), "taskId"))}
+			switch {
+			case made.Error != nil:
+				t.Got(errText(made.Error))
+				t.Skip("the call made as a task was refused at once, as it was without one (%s): no task to judge", errText(b.err))
+			case run.id == "":
+				t.Skip("the call made as a task made none")
+			}
+			if status := pollTask(t, c, run, mcp.TaskInputRequired); !terminal(status) && status != mcp.TaskInputRequired {
+				t.Inconclusive("the task had not ended after %d polls (its status %q)", len(run.gets), status)
+			}
+			m, _ := t.request(c, "tasks/result", mcp.TaskParams(run.id))
+			switch {
+			case m.Error == nil:
+				t.FailGot(clipped(m.Result), "tasks/result answered a result, where the call made without a task was refused with %s", errText(b.err))
+			case m.Error.Code != b.err.Code:
+				t.FailGot(errText(m.Error), "tasks/result answered %d, where the call made without a task was refused with %s", m.Error.Code, errText(b.err))
+			}
+			t.Got(errText(m.Error))
+		}),
 		legacy("tasks.result-blocks", "tasks.requests.tools.call", func(t *T) { // asked at once, tasks/result waits for the task's end (2025-11-25 tasks#result-retrieval)
 			if m, got, after := taskThen(t, "tasks/result"); got.Error == nil && !terminal(after) {
 				t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(&m), after), "tasks/result was answered while the task was still %s", after)
 			}
 		}),
-		legacy("tasks.no-related-meta", "tasks.requests.tools.call", noRelatedMeta),
+		// This check holds tasks/get's and tasks/cancel's answers and the
+		// task's status notifications to no related-task _meta: each names its
+		// task already.
+		legacy("tasks.no-related-meta", "tasks.requests.tools.call", func(t *T) {
+			run := theTask(t)
+			msgs := slices.Concat(run.gets, run.after)
+			if run.ended != nil {
+				msgs = append(msgs, *run.ended)
+			}
+			for _, n := range run.notes {
+				msgs = append(msgs, n.msg)
+			}
+			for _, m := range msgs {
+				what, body := "a tasks/get or tasks/cancel answer", m.Result
+				if m.Method != "" {
+					what, body = m.Method, m.Params
+				}
+				if member(member(body, "_meta"), mcp.RelatedTaskKey) != nil {
+					t.FailGot(clipped(body), "%s carries %s in its _meta, though it names the task already", what, mcp.RelatedTaskKey)
+				}
+			}
+		}),
 		legacy("tasks.input-status", "tasks.requests.tools.call", func(t *T) {
 			run := theTask(t)
 			said := slices.ContainsFunc(run.gets, func(m mcp.Message) bool { return str1(member(m.Result, "status")) == "input_required" })
@@ -179,7 +243,20 @@ func taskChecks() []*Check {
 				}
 			}
 		}),
-		legacy("tasks.cancel", "tasks.cancel", cancelRunning),
+		// This check makes a second task and cancels it at once.
+		legacy("tasks.cancel", "tasks.cancel", func(t *T) {
+			cm, got, after := taskThen(t, "tasks/cancel")
+			switch {
+			case cm.Error != nil && cm.Error.Code == mcp.CodeInvalidParams && terminal(after) && after != mcp.TaskCancelled:
+				t.Skip("the task ended (%s) before the cancellation came", after)
+			case cm.Error != nil:
+				t.FailGot(errText(cm.Error), "cancelling a task that runs was refused")
+			case str1(member(cm.Result, "status")) != mcp.TaskCancelled:
+				t.FailGot(clipped(cm.Result), "tasks/cancel was answered with the task %q, not cancelled", str1(member(cm.Result, "status")))
+			case got.Error == nil && after != mcp.TaskCancelled:
+				t.FailGot(clipped(got.Result), "once cancelled the task is %q", after)
+			}
+		}),
 		legacy("tasks.cancel-ended", "tasks.cancel", func(t *T) {
 			run := theTask(t)
 			if run.ended == nil {
@@ -194,10 +271,104 @@ func taskChecks() []*Check {
 				fmt.Sprintf("cancelling a task that had ended (%s) was answered with a result", status),
 				"cancelling a task that had ended was refused with %d, not -32602")
 		}),
-		{ID: "tasks.not-declared", needs: needs{era: "legacy", call: true, capability: "tools"}, run: notDeclared},
-		legacy("tasks.unique-ids", "tasks.requests.tools.call", twoTasksListed),
-		legacy("tasks.id-entropy", "tasks.requests.tools.call", idEntropy),
-		legacy("tasks.forbidden-tool", "tasks.requests.tools.call", forbiddenTask),
+		// This check calls the first tool named with --call as a task of a
+		// server that does not declare tasks for tools/call: it must be served as
+		// a call.
+		{ID: "tasks.not-declared", needs: needs{era: "legacy", call: true, capability: "tools"}, run: func(t *T) {
+			tasksVersion(t)
+			if t.r.facts.declares("tasks.requests.tools.call") {
+				t.Skip("the server declares tasks for tools/call")
+			}
+			i := t.r.callable(t)[0]
+			c := t.fresh(connOptions{era: "legacy"})
+			params := taskCallParams(t, i, `"mcpv-check-progress-not-declared"`)
+			m, _ := t.ask(c, "tools/call "+clip(string(params), 200)+" (made as a task)", "tools/call", params)
+			if m.Error != nil {
+				t.UnsureGot(errText(m.Error), "the call made as a task was refused; a server that does not declare tasks processes it as a call, ignoring the task (if it refuses the call itself, that is no sign)")
+			}
+			if member(m.Result, "task") != nil {
+				t.FailGot(clipped(m.Result), "the server made a task, though it declares no tasks for tools/call")
+			}
+		}},
+		// This check makes two tasks on one session: their ids differ, and
+		// tasks/list, where declared, lists both.
+		legacy("tasks.unique-ids", "tasks.requests.tools.call", func(t *T) {
+			p := twoTasks(t)
+			if p.ids[0] == p.ids[1] {
+				t.Fail("both tasks have the id %q", clip(p.ids[0], 80))
+			}
+			for n, id := range p.ids {
+				if t.r.facts.declares("tasks.list") && !p.listed[n] {
+					t.Sent(fmt.Sprintf("two tools/call made as tasks (%s, %s), then tasks/list, every page", p.ids[0], p.ids[1]))
+					if !p.ended[n] {
+						t.Inconclusive("tasks/list went on past 20 pages without the task %s: whether it lists it is not known", id)
+					}
+					t.Fail("the task %s, which the session made, is not on tasks/list", id)
+				}
+			}
+		}),
+		// This check holds the ids of twoTasks' tasks, where the run gives the
+		// server no authorization context to bind its tasks to, to ids no one
+		// guesses: an id of fewer than 56 bits by its length and its kinds of
+		// characters (OWASP asks 64 of a session id; two random 64-bit numbers
+		// written in decimal both have fewer than 17 digits, 56 bits, about once
+		// in three million pairs), or two that differ in fewer than 32 bits'
+		// worth (a counter, a clock). UUIDs, ULIDs and 16 random bytes in hexadecimal or base64 hold
+		// over 120.
+		legacy("tasks.id-entropy", "tasks.requests.tools.call", func(t *T) {
+			if known := requestorKnown(t); known != "" {
+				t.Note("%s: the server may bind its tasks to it", known)
+				return
+			}
+			p := twoTasks(t)
+			a, b := p.ids[0], p.ids[1]
+			if a == b {
+				t.Block("tasks.unique-ids", "both tasks have the id %q", clip(a, 80))
+			}
+			if p.apart != "" { // guessed, its ids serve no one else
+				t.Note("tasks/get of task %s, answered on its session, was refused from another (%s): the server binds its tasks to the session that made them", clip(a, 80), p.apart)
+				return
+			}
+			pre, suf := 0, 0 // what both ids begin and end with
+			for pre < min(len(a), len(b)) && a[pre] == b[pre] {
+				pre++
+			}
+			for suf < min(len(a), len(b))-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+				suf++
+			}
+			const unbound = "the run gives the server no authorization context to bind its tasks to, and "
+			switch da, db := a[pre:len(a)-suf], b[pre:len(b)-suf]; {
+			case idBits(a, b) < 56:
+				t.Fail(unbound+"their ids hold at most %.0f bits by their length and characters: any client can guess another's", idBits(a, b))
+			case idBits(da, db) < 32:
+				t.Fail(unbound+"their ids differ only in %q and %q (at most %.0f bits): any client can guess another's from its own", clip(da, 40), clip(db, 40), idBits(da, db))
+			case timeUUID(a) && timeUUID(b):
+				t.Fail(unbound + "their ids are UUIDs of version 1, 2 or 6, made of a clock and the machine's node, not of chance: any client can guess another's from its own")
+			}
+		}),
+		// This check calls as a task the first tool named with --call that
+		// does not run as one (execution.taskSupport absent or "forbidden"): a
+		// server that takes tasks for tools/call refuses it with -32601. (A
+		// server that serves it anyway runs the tool named, once more.)
+		legacy("tasks.forbidden-tool", "tasks.requests.tools.call", func(t *T) {
+			for _, i := range t.r.callable(t) {
+				tool := t.r.opts.Calls[i].Tool
+				if s, _ := str(member(member(t.calledTool(tool), "execution"), "taskSupport")); s != "" && s != "forbidden" {
+					continue
+				}
+				params := taskCallParams(t, i, `"mcpv-check-progress-forbidden-task"`)
+				m, _ := t.ask(t.fresh(connOptions{era: "legacy"}), "tools/call "+clip(string(params), 200)+" (made as a task)", "tools/call", params)
+				switch {
+				case m.Error == nil:
+					t.FailGot(clipped(m.Result), "the tool %q does not run as a task, and its call made as a task was served", tool)
+				case m.Error.Code != mcp.CodeMethodNotFound:
+					t.FailGot(errText(m.Error), "the call of %q made as a task was refused with %d, not -32601", tool, m.Error.Code)
+				}
+				t.Got(errText(m.Error))
+				return
+			}
+			t.Skip("no tool named with --call forbids tasks (execution.taskSupport absent or \"forbidden\")")
+		}),
 		{
 			ID:    "tasks.get-polled",
 			needs: needs{era: "legacy", transport: "http", capability: "tasks.requests.tools.call"},
@@ -555,80 +726,12 @@ func judgeGets(t *T, run *taskRun, problem func(res json.RawMessage) string) {
 	}
 }
 
-// resultError makes a task of the call tools.validate-inputs made, with
-// arguments the tool's inputSchema refuses, where that call made without
-// a task was refused with a JSON-RPC error: once the task ends,
-// tasks/result answers that same error. A server may refuse the call made
-// as a task at once instead, and make no task.
-func resultError(t *T) {
-	theTask(t) // the first task tells whether tasks can be made at all
-	i := taskTool(t)
-	tool := t.r.opts.Calls[i].Tool
-	if s := str1(member(member(t.calledTool(tool), "execution"), "taskSupport")); s != "optional" {
-		t.Skip("%q requires a task: its call made without one is refused for that, whatever its arguments", tool)
-	}
-	b := t.r.invalid.get(t, i, func() *badCall { return t.r.callInvalid(t, i) })
-	switch {
-	case b == nil:
-		t.Skip("the inputSchema of %q requires and types nothing: no call of it is sure to be refused", tool)
-	case b.err == nil:
-		t.Skip("the call of %q with %s, made without a task, was answered with a result, not a JSON-RPC error", tool, b.broken)
-	}
-	params, _ := withMember(b.params, "task", json.RawMessage(`{"ttl":60000}`))
-	params, _ = withMember(params, "_meta", json.RawMessage(`{"progressToken":"mcpv-check-progress-error-task"}`))
-	t.Sent("tools/call " + clip(string(params), 200) + " (a task), polled to its end, then tasks/result")
-	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
-	made, _ := t.request(c, "tools/call", params)
-	run := &taskRun{id: str1(member(member(made.Result, "task"), "taskId"))}
-	switch {
-	case made.Error != nil:
-		t.Got(errText(made.Error))
-		t.Skip("the call made as a task was refused at once, as it was without one (%s): no task to judge", errText(b.err))
-	case run.id == "":
-		t.Skip("the call made as a task made none")
-	}
-	if status := pollTask(t, c, run, mcp.TaskInputRequired); !terminal(status) && status != mcp.TaskInputRequired {
-		t.Inconclusive("the task had not ended after %d polls (its status %q)", len(run.gets), status)
-	}
-	m, _ := t.request(c, "tasks/result", mcp.TaskParams(run.id))
-	switch {
-	case m.Error == nil:
-		t.FailGot(clipped(m.Result), "tasks/result answered a result, where the call made without a task was refused with %s", errText(b.err))
-	case m.Error.Code != b.err.Code:
-		t.FailGot(errText(m.Error), "tasks/result answered %d, where the call made without a task was refused with %s", m.Error.Code, errText(b.err))
-	}
-	t.Got(errText(m.Error))
-}
-
 // answerOf is a response in a line.
 func answerOf(m *mcp.Message) string {
 	if m.Error != nil {
 		return errText(m.Error)
 	}
 	return clip(string(m.Result), 200)
-}
-
-// noRelatedMeta holds tasks/get's and tasks/cancel's answers and the
-// task's status notifications to no related-task _meta: each names its
-// task already.
-func noRelatedMeta(t *T) {
-	run := theTask(t)
-	msgs := slices.Concat(run.gets, run.after)
-	if run.ended != nil {
-		msgs = append(msgs, *run.ended)
-	}
-	for _, n := range run.notes {
-		msgs = append(msgs, n.msg)
-	}
-	for _, m := range msgs {
-		what, body := "a tasks/get or tasks/cancel answer", m.Result
-		if m.Method != "" {
-			what, body = m.Method, m.Params
-		}
-		if member(member(body, "_meta"), mcp.RelatedTaskKey) != nil {
-			t.FailGot(clipped(body), "%s carries %s in its _meta, though it names the task already", what, mcp.RelatedTaskKey)
-		}
-	}
 }
 
 // taskThen makes a task besides the run's, on a connection of its own,
@@ -646,83 +749,6 @@ func taskThen(t *T, method string) (m, got mcp.Message, after string) {
 	m, _ = t.ask(c, "tools/call as a task, then at once "+method+" "+id+", then tasks/get", method, mcp.TaskParams(id))
 	got, _ = t.request(c, "tasks/get", mcp.TaskParams(id))
 	return m, got, str1(member(got.Result, "status"))
-}
-
-// cancelRunning makes a second task and cancels it at once.
-func cancelRunning(t *T) {
-	cm, got, after := taskThen(t, "tasks/cancel")
-	switch {
-	case cm.Error != nil && cm.Error.Code == mcp.CodeInvalidParams && terminal(after) && after != mcp.TaskCancelled:
-		t.Skip("the task ended (%s) before the cancellation came", after)
-	case cm.Error != nil:
-		t.FailGot(errText(cm.Error), "cancelling a task that runs was refused")
-	case str1(member(cm.Result, "status")) != mcp.TaskCancelled:
-		t.FailGot(clipped(cm.Result), "tasks/cancel was answered with the task %q, not cancelled", str1(member(cm.Result, "status")))
-	case got.Error == nil && after != mcp.TaskCancelled:
-		t.FailGot(clipped(got.Result), "once cancelled the task is %q", after)
-	}
-}
-
-// notDeclared calls the first tool named with --call as a task of a
-// server that does not declare tasks for tools/call: it must be served as
-// a call.
-func notDeclared(t *T) {
-	tasksVersion(t)
-	if t.r.facts.declares("tasks.requests.tools.call") {
-		t.Skip("the server declares tasks for tools/call")
-	}
-	i := t.r.callable(t)[0]
-	c := t.fresh(connOptions{era: "legacy"})
-	params := taskCallParams(t, i, `"mcpv-check-progress-not-declared"`)
-	m, _ := t.ask(c, "tools/call "+clip(string(params), 200)+" (made as a task)", "tools/call", params)
-	if m.Error != nil {
-		t.UnsureGot(errText(m.Error), "the call made as a task was refused; a server that does not declare tasks processes it as a call, ignoring the task (if it refuses the call itself, that is no sign)")
-	}
-	if member(m.Result, "task") != nil {
-		t.FailGot(clipped(m.Result), "the server made a task, though it declares no tasks for tools/call")
-	}
-}
-
-// forbiddenTask calls as a task the first tool named with --call that
-// does not run as one (execution.taskSupport absent or "forbidden"): a
-// server that takes tasks for tools/call refuses it with -32601. (A
-// server that serves it anyway runs the tool named, once more.)
-func forbiddenTask(t *T) {
-	for _, i := range t.r.callable(t) {
-		tool := t.r.opts.Calls[i].Tool
-		if s, _ := str(member(member(t.calledTool(tool), "execution"), "taskSupport")); s != "" && s != "forbidden" {
-			continue
-		}
-		params := taskCallParams(t, i, `"mcpv-check-progress-forbidden-task"`)
-		m, _ := t.ask(t.fresh(connOptions{era: "legacy"}), "tools/call "+clip(string(params), 200)+" (made as a task)", "tools/call", params)
-		switch {
-		case m.Error == nil:
-			t.FailGot(clipped(m.Result), "the tool %q does not run as a task, and its call made as a task was served", tool)
-		case m.Error.Code != mcp.CodeMethodNotFound:
-			t.FailGot(errText(m.Error), "the call of %q made as a task was refused with %d, not -32601", tool, m.Error.Code)
-		}
-		t.Got(errText(m.Error))
-		return
-	}
-	t.Skip("no tool named with --call forbids tasks (execution.taskSupport absent or \"forbidden\")")
-}
-
-// twoTasksListed makes two tasks on one session: their ids differ, and
-// tasks/list, where declared, lists both.
-func twoTasksListed(t *T) {
-	p := twoTasks(t)
-	if p.ids[0] == p.ids[1] {
-		t.Fail("both tasks have the id %q", clip(p.ids[0], 80))
-	}
-	for n, id := range p.ids {
-		if t.r.facts.declares("tasks.list") && !p.listed[n] {
-			t.Sent(fmt.Sprintf("two tools/call made as tasks (%s, %s), then tasks/list, every page", p.ids[0], p.ids[1]))
-			if !p.ended[n] {
-				t.Inconclusive("tasks/list went on past 20 pages without the task %s: whether it lists it is not known", id)
-			}
-			t.Fail("the task %s, which the session made, is not on tasks/list", id)
-		}
-	}
 }
 
 // taskPair is two tasks made one after the other on one session: their
@@ -776,46 +802,6 @@ func twoTasks(t *T) *taskPair {
 	t.Sent(fmt.Sprintf("two tools/call of %s made as tasks, on one session", p.tool))
 	t.Got(fmt.Sprintf("tasks %q and %q", p.ids[0], p.ids[1]))
 	return p
-}
-
-// idEntropy holds the ids of twoTasks' tasks, where the run gives the
-// server no authorization context to bind its tasks to, to ids no one
-// guesses: an id of fewer than 56 bits by its length and its kinds of
-// characters (OWASP asks 64 of a session id; two random 64-bit numbers
-// written in decimal both have fewer than 17 digits, 56 bits, about once
-// in three million pairs), or two that differ in fewer than 32 bits'
-// worth (a counter, a clock). UUIDs, ULIDs and 16 random bytes in hexadecimal or base64 hold
-// over 120.
-func idEntropy(t *T) {
-	if known := requestorKnown(t); known != "" {
-		t.Note("%s: the server may bind its tasks to it", known)
-		return
-	}
-	p := twoTasks(t)
-	a, b := p.ids[0], p.ids[1]
-	if a == b {
-		t.Block("tasks.unique-ids", "both tasks have the id %q", clip(a, 80))
-	}
-	if p.apart != "" { // guessed, its ids serve no one else
-		t.Note("tasks/get of task %s, answered on its session, was refused from another (%s): the server binds its tasks to the session that made them", clip(a, 80), p.apart)
-		return
-	}
-	pre, suf := 0, 0 // what both ids begin and end with
-	for pre < min(len(a), len(b)) && a[pre] == b[pre] {
-		pre++
-	}
-	for suf < min(len(a), len(b))-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	const unbound = "the run gives the server no authorization context to bind its tasks to, and "
-	switch da, db := a[pre:len(a)-suf], b[pre:len(b)-suf]; {
-	case idBits(a, b) < 56:
-		t.Fail(unbound+"their ids hold at most %.0f bits by their length and characters: any client can guess another's", idBits(a, b))
-	case idBits(da, db) < 32:
-		t.Fail(unbound+"their ids differ only in %q and %q (at most %.0f bits): any client can guess another's from its own", clip(da, 40), clip(db, 40), idBits(da, db))
-	case timeUUID(a) && timeUUID(b):
-		t.Fail(unbound + "their ids are UUIDs of version 1, 2 or 6, made of a clock and the machine's node, not of chance: any client can guess another's from its own")
-	}
 }
 
 // timeUUID reports whether id is a UUID of a version made of a clock and

@@ -123,7 +123,41 @@ func extTaskChecks() []*Check {
 				judgeAck(t, m, "the answers to the task's own input requests were refused")
 			}
 		}),
-		ext("tasks.ext-input-keys", needs{call: true}, extKeys),
+		// This check holds the keys of the task's input requests: a key answered,
+		// then asked again after the task moved on, is a key reused. (Until the
+		// task moves on, the same key may be shown again: the acknowledgement of
+		// an answer is eventually consistent.) A key the check did not answer
+		// may be asked again.
+		ext("tasks.ext-input-keys", needs{call: true}, func(t *T) {
+			run := theExtTask(t)
+			if len(run.answered) == 0 {
+				t.Skip("the task asked for no input the check answers")
+			}
+			done := map[string]bool{}  // answered, and the task has moved on since
+			given := map[string]bool{} // answered
+			status := ""
+			for j, m := range run.gets {
+				for _, a := range run.answered {
+					if a.at == j {
+						for _, k := range a.keys {
+							given[k] = true
+						}
+					}
+				}
+				if status = str1(member(m.Result, "status")); status != mcp.TaskInputRequired {
+					for k := range given {
+						done[k] = true
+					}
+				} else {
+					for k := range inputRequests(m.Result) {
+						if done[k] {
+							t.FailExchange("tasks/update answering "+k+", then tasks/get "+run.id, clipped(m.Result), "the key %q, answered in an earlier round, is asked again", k)
+						}
+					}
+				}
+			}
+			t.Note("last status %s", status)
+		}),
 		ext("tasks.ext-cancel", needs{call: true}, func(t *T) {
 			theExtTask(t)
 			i := taskTool(t)
@@ -274,40 +308,4 @@ func judgeAck(t *T, m mcp.Message, what string) {
 	if p := emptyAck(m.Result); p != "" {
 		t.FailGot(clipped(m.Result), "the acknowledgement %s", p)
 	}
-}
-
-// extKeys holds the keys of the task's input requests: a key answered,
-// then asked again after the task moved on, is a key reused. (Until the
-// task moves on, the same key may be shown again: the acknowledgement of
-// an answer is eventually consistent.) A key the check did not answer
-// may be asked again.
-func extKeys(t *T) {
-	run := theExtTask(t)
-	if len(run.answered) == 0 {
-		t.Skip("the task asked for no input the check answers")
-	}
-	done := map[string]bool{}  // answered, and the task has moved on since
-	given := map[string]bool{} // answered
-	status := ""
-	for j, m := range run.gets {
-		for _, a := range run.answered {
-			if a.at == j {
-				for _, k := range a.keys {
-					given[k] = true
-				}
-			}
-		}
-		if status = str1(member(m.Result, "status")); status != mcp.TaskInputRequired {
-			for k := range given {
-				done[k] = true
-			}
-		} else {
-			for k := range inputRequests(m.Result) {
-				if done[k] {
-					t.FailExchange("tasks/update answering "+k+", then tasks/get "+run.id, clipped(m.Result), "the key %q, answered in an earlier round, is asked again", k)
-				}
-			}
-		}
-	}
-	t.Note("last status %s", status)
 }
