@@ -102,8 +102,7 @@ func authChecks() []*Check {
 			if !t.r.oauthOffered(t.ctx).offered {
 				t.Skip(noOAuth)
 			}
-			x := firstRequest(t, httpReq{plain: true, header: http.Header{"Authorization": {"Bearer mcpv-check-not-a-token"}}}, " with Authorization: Bearer mcpv-check-not-a-token")
-			wantStatus(t, x, http.StatusUnauthorized)
+			wantStatus(t, firstRequest(t, httpReq{plain: true, header: http.Header{"Authorization": {"Bearer mcpv-check-not-a-token"}}}, " with Authorization: Bearer mcpv-check-not-a-token"), http.StatusUnauthorized)
 		}),
 	}
 }

@@ -26,10 +26,11 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// toolCallChecks judge a tool's result, and a call without the task a
-// tool requires.
-func toolCallChecks() []*Check {
+// callChecks are the checks of tool calls, progress and cancellation.
+func callChecks() []*Check {
 	return []*Check{
+		// These judge a tool's result, and a call without the task a
+		// tool requires.
 		callCheck("tools.result", func(t *T) {
 			for _, rec := range t.judged(t.r.callable(t)) {
 				if p := resultProblem(rec.result); p != "" {
@@ -51,10 +52,8 @@ func toolCallChecks() []*Check {
 					continue
 				}
 				checked++
-				token := json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-task-required-%d"`, i))
-				params, _ := t.r.callParams(t, i, token)
-				c := t.fresh(connOptions{})
-				m, _ := t.ask(c, "tools/call "+clip(string(params), 200)+", without a task", "tools/call", params)
+				params, _ := t.r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-task-required-%d"`, i)))
+				m, _ := t.ask(t.fresh(connOptions{}), "tools/call "+clip(string(params), 200)+", without a task", "tools/call", params)
 				switch {
 				case m.Error == nil:
 					t.FailGot(clipped(m.Result), "the tool %q requires a task, but a call without one was served", call.Tool)
@@ -142,12 +141,7 @@ func toolCallChecks() []*Check {
 				}
 			}
 		}),
-	}
-}
-
-// utilityCallChecks judge progress and cancellation around a call.
-func utilityCallChecks() []*Check {
-	return []*Check{
+		// These judge progress and cancellation around a call.
 		callCheck("utilities.progress", func(t *T) {
 			for _, rec := range t.judgedWhere("no tool named with --call sent a progress notification", progressed) {
 				progressOf(t, rec)
@@ -225,8 +219,7 @@ func utilityCallChecks() []*Check {
 			defer c.unexpect(id)
 			_, err := c.send(t.ctx, msg)
 			t.must(method, err)
-			cancel := fmt.Sprintf(`{"requestId":%s,"reason":"mcpv check"}`, id)
-			t.must("notifications/cancelled", c.notify(t.ctx, "notifications/cancelled", json.RawMessage(cancel)))
+			t.must("notifications/cancelled", c.notify(t.ctx, "notifications/cancelled", json.RawMessage(fmt.Sprintf(`{"requestId":%s,"reason":"mcpv check"}`, id))))
 			barrier(t, c)
 			select {
 			case <-ch:

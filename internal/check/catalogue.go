@@ -27,11 +27,11 @@ func checkByID(id string) *Check {
 
 func build() {
 	var all []*Check
-	for _, area := range [][]*Check{jsonrpcWatchChecks(), jsonrpcRequestChecks(), jsonrpcBadInputChecks(),
-		lifecycleInitializeChecks(), lifecycleCapabilityChecks(), lifecycleSessionChecks(), listsChecks(), surfaceChecks(), readingListedChecks(), readingUtilityChecks(),
-		toolCallChecks(), inputChecks(), utilityCallChecks(), taskChecks(), extTaskChecks(), httpPostChecks(), httpSessionChecks(), httpRefusalChecks(), probeChecks(),
-		modernDiscoverChecks(), modernCacheChecks(), modernRequestChecks(), modernHTTPChecks(), modernWatchChecks(), mrtrChecks(), retryChecks(),
-		askedChecks(), authChecks(), extensionChecks(), skillsChecks(), cardChecks(), portableChecks()} {
+	for _, area := range [][]*Check{jsonrpcChecks(),
+		lifecycleChecks(), listsChecks(), surfaceChecks(), readingChecks(),
+		callChecks(), inputChecks(), taskChecks(), extTaskChecks(), streamableChecks(), probeChecks(),
+		modernDiscoverChecks(), modernCacheChecks(), modernOwnChecks(), mrtrChecks(), retryChecks(),
+		askedChecks(), authChecks(), extensionChecks(), skillsChecks(), portableChecks()} {
 		all = append(all, area...)
 	}
 	rows := checkRows()

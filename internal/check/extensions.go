@@ -18,6 +18,7 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
+// extensionChecks are the checks of the extensions and the server card.
 func extensionChecks() []*Check {
 	return []*Check{
 		{ID: "extensions.identifiers", run: func(t *T) {
@@ -86,6 +87,38 @@ func extensionChecks() []*Check {
 			}
 			if len(withApp) == 0 {
 				t.Skip("none of the tools named with --call carries an app")
+			}
+		}),
+		// These hold the card a server over HTTP offers at its endpoint's
+		// URL + /server-card to the extension's schema, and to what the server
+		// says once connected.
+		httpCheck("card.valid", func(t *T) {
+			c, problems, url := fetchCard(t)
+			for _, p := range problems {
+				if p.Level == servercard.Error {
+					t.FailExchange("GET "+url, clipped(c.Raw), "%s", p.Message)
+				}
+			}
+		}),
+		httpCheck("card.agrees", func(t *T) {
+			c, _, url := fetchCard(t)
+			live := servercard.Live{Endpoint: t.r.target.URL, Transport: "streamable-http", Version: t.r.facts.version}
+			if t.r.facts.sse {
+				live.Transport = "sse"
+			}
+			init := t.r.main.InitializeResult()
+			live.ServerInfo, live.Capabilities = init.ServerInfo, init.Capabilities
+			live.Version, live.Supported = "", t.supported(c, init.SupportedVersions)
+			if c.Tools != nil && t.r.facts.declares("tools") {
+				tools, _ := t.r.facts.items(t.ctx, "tools/list")
+				live.Tools = append([]string{}, toolNames(tools, nil)...)
+			}
+			if d := servercard.Verify(c, live); len(d) > 0 {
+				var lines []string
+				for _, x := range d {
+					lines = append(lines, x.Message())
+				}
+				t.FailExchange("GET "+url, clipped(c.Raw), "%s", strings.Join(lines, "; "))
 			}
 		}),
 	}
@@ -188,43 +221,6 @@ func appReports(t *T) []apps.Report {
 		out = append(out, r)
 	}
 	return out
-}
-
-// cardChecks hold the card a server over HTTP offers at its endpoint's
-// URL + /server-card to the extension's schema, and to what the server
-// says once connected.
-func cardChecks() []*Check {
-	return []*Check{
-		httpCheck("card.valid", func(t *T) {
-			c, problems, url := fetchCard(t)
-			for _, p := range problems {
-				if p.Level == servercard.Error {
-					t.FailExchange("GET "+url, clipped(c.Raw), "%s", p.Message)
-				}
-			}
-		}),
-		httpCheck("card.agrees", func(t *T) {
-			c, _, url := fetchCard(t)
-			live := servercard.Live{Endpoint: t.r.target.URL, Transport: "streamable-http", Version: t.r.facts.version}
-			if t.r.facts.sse {
-				live.Transport = "sse"
-			}
-			init := t.r.main.InitializeResult()
-			live.ServerInfo, live.Capabilities = init.ServerInfo, init.Capabilities
-			live.Version, live.Supported = "", t.supported(c, init.SupportedVersions)
-			if c.Tools != nil && t.r.facts.declares("tools") {
-				tools, _ := t.r.facts.items(t.ctx, "tools/list")
-				live.Tools = append([]string{}, toolNames(tools, nil)...)
-			}
-			if d := servercard.Verify(c, live); len(d) > 0 {
-				var lines []string
-				for _, x := range d {
-					lines = append(lines, x.Message())
-				}
-				t.FailExchange("GET "+url, clipped(c.Raw), "%s", strings.Join(lines, "; "))
-			}
-		}),
-	}
 }
 
 // supported are the versions of those the card lists that the server

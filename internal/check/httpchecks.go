@@ -26,11 +26,12 @@ import (
 // foreignOrigin is an origin no server serves.
 const foreignOrigin = "https://mcpv-check.invalid"
 
-// httpPostChecks judge a POST and its answer: a foreign Origin or a rebound
-// name refused, the answer's content type, a notification's 202, a body
-// that is no JSON.
-func httpPostChecks() []*Check {
+// streamableChecks are the checks of Streamable HTTP.
+func streamableChecks() []*Check {
 	return []*Check{
+		// These judge a POST and its answer: a foreign Origin or a rebound
+		// name refused, the answer's content type, a notification's 202, a body
+		// that is no JSON.
 		httpCheck("http.origin", func(t *T) {
 			for _, o := range originsRefused {
 				foreignRefused(t, http.Header{"Origin": {o}}, " with Origin: "+o, "answered HTTP %d, not 403")
@@ -148,22 +149,9 @@ func httpPostChecks() []*Check {
 				t.Fail("answered HTTP %d, not an error status", x.status)
 			}
 		}),
-	}
-}
-
-// streamGrace is how long an event stream may stay open after its
-// response before it is taken as left open: a server ends it as it
-// writes the response, so seconds are room for a busy machine.
-const streamGrace = 5 * time.Second
-
-// errLeftOpen ends the reading of a stream that outlived streamGrace.
-var errLeftOpen = errors.New("the stream stayed open")
-
-// httpSessionChecks judge the initialize era's sessions and streams: the
-// session id given, SSE event ids, one stream per request, a session
-// required.
-func httpSessionChecks() []*Check {
-	return []*Check{
+		// These judge the initialize era's sessions and streams: the
+		// session id given, SSE event ids, one stream per request, a session
+		// required.
 		legacyHTTP("http.session-id", func(t *T) {
 			sid := withSession(t, t.fresh(connOptions{era: "legacy"})).sessionID()
 			for _, r := range []byte(sid) {
@@ -214,8 +202,7 @@ func httpSessionChecks() []*Check {
 			}
 		}),
 		legacyHTTP("http.session-required", func(t *T) {
-			c := withSession(t, t.connWith(connOptions{era: "legacy"}))
-			x := t.pingWith(c, "mcpv-check-nosession", http.Header{"Mcp-Session-Id": {""}}, "POST ping without Mcp-Session-Id")
+			x := t.pingWith(withSession(t, t.connWith(connOptions{era: "legacy"})), "mcpv-check-nosession", http.Header{"Mcp-Session-Id": {""}}, "POST ping without Mcp-Session-Id")
 			switch {
 			case x.status/100 == 2:
 				t.Note("answered: the server does not require its session id")
@@ -223,17 +210,11 @@ func httpSessionChecks() []*Check {
 				t.Fail("answered HTTP %d, not 400", x.status)
 			}
 		}),
-	}
-}
-
-// httpRefusalChecks send what the initialize era's server refuses: a
-// session it never gave or ended, an unsupported MCP-Protocol-Version;
-// and a GET.
-func httpRefusalChecks() []*Check {
-	return []*Check{
+		// These send what the initialize era's server refuses: a
+		// session it never gave or ended, an unsupported MCP-Protocol-Version;
+		// and a GET.
 		legacyHTTP("http.session-unknown", func(t *T) {
-			c := withSession(t, t.connWith(connOptions{era: "legacy"}))
-			wantStatus(t, t.pingWith(c, "mcpv-check-unknown-session", http.Header{"Mcp-Session-Id": {"mcpv-check-no-such-session"}}, "POST ping with Mcp-Session-Id: mcpv-check-no-such-session"), http.StatusNotFound)
+			wantStatus(t, t.pingWith(withSession(t, t.connWith(connOptions{era: "legacy"})), "mcpv-check-unknown-session", http.Header{"Mcp-Session-Id": {"mcpv-check-no-such-session"}}, "POST ping with Mcp-Session-Id: mcpv-check-no-such-session"), http.StatusNotFound)
 		}),
 		legacyHTTP("http.session-deleted", func(t *T) {
 			c := withSession(t, t.fresh(connOptions{era: "legacy"}))
@@ -259,12 +240,10 @@ func httpRefusalChecks() []*Check {
 			if v := t.r.facts.version; v < "2025-06-18" {
 				t.Skip("the protocol version is %s, which has no MCP-Protocol-Version header (2025-06-18 brought it)", v)
 			}
-			c := t.connWith(connOptions{era: "legacy"})
-			wantStatus(t, t.pingWith(c, "mcpv-check-version", http.Header{"MCP-Protocol-Version": {unknownVersion}}, "POST ping with MCP-Protocol-Version: "+unknownVersion), http.StatusBadRequest)
+			wantStatus(t, t.pingWith(t.connWith(connOptions{era: "legacy"}), "mcpv-check-version", http.Header{"MCP-Protocol-Version": {unknownVersion}}, "POST ping with MCP-Protocol-Version: "+unknownVersion), http.StatusBadRequest)
 		}),
 		legacyHTTP("http.get", func(t *T) {
-			c := t.connWith(connOptions{era: "legacy"})
-			x := t.httpSendQuiet(c, httpReq{method: http.MethodGet, headersOnly: true}, nil, "GET with Accept: text/event-stream")
+			x := t.httpSendQuiet(t.connWith(connOptions{era: "legacy"}), httpReq{method: http.MethodGet, headersOnly: true}, nil, "GET with Accept: text/event-stream")
 			t.Got(fmt.Sprintf("HTTP %d, Content-Type %q", x.status, x.header.Get("Content-Type")))
 			switch {
 			case x.status == http.StatusMethodNotAllowed:
@@ -297,6 +276,14 @@ func httpRefusalChecks() []*Check {
 		}),
 	}
 }
+
+// streamGrace is how long an event stream may stay open after its
+// response before it is taken as left open: a server ends it as it
+// writes the response, so seconds are room for a busy machine.
+const streamGrace = 5 * time.Second
+
+// errLeftOpen ends the reading of a stream that outlived streamGrace.
+var errLeftOpen = errors.New("the stream stayed open")
 
 // httpCheck is a check of Streamable HTTP.
 func httpCheck(id string, run func(t *T)) *Check {

@@ -53,8 +53,7 @@ func (r *runner) sessionGiven(c *conn, sid string, x *exchange) {
 // sharing reports whether a connection of the run but c holds the
 // session id sid.
 func (r *runner) sharing(c *conn, sid string) bool {
-	conns := locked(&r.mu, func() []*conn { return slices.Clone(r.conns) })
-	return slices.ContainsFunc(conns, func(o *conn) bool { return o != c && o.sessionID() == sid })
+	return slices.ContainsFunc(locked(&r.mu, func() []*conn { return slices.Clone(r.conns) }), func(o *conn) bool { return o != c && o.sessionID() == sid })
 }
 
 // sessionID is the Mcp-Session-Id the server gave, or "".

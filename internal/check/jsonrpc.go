@@ -21,10 +21,11 @@ import (
 // junkLine is seen.bad for a line on stdout that is no JSON at all.
 const junkLine = "it is a line that is not JSON"
 
-// jsonrpcWatchChecks judge every message the run receives: its JSON-RPC shape,
-// its schema, its framing, its id, its encoding.
-func jsonrpcWatchChecks() []*Check {
+// jsonrpcChecks are the checks of JSON-RPC 2.0 as MCP uses it.
+func jsonrpcChecks() []*Check {
 	return []*Check{
+		// These judge every message the run receives: its JSON-RPC shape,
+		// its schema, its framing, its id, its encoding.
 		exercised("jsonrpc.messages", needs{}, func(w *watchCtx, s seen) string {
 			switch {
 			case s.bad != "" && s.bad != junkLine && s.bad != notUTF8 && s.bad != headerLine:
@@ -119,13 +120,8 @@ func jsonrpcWatchChecks() []*Check {
 			return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session", s.msg.Method, clip(string(s.msg.ID), 60))
 		})),
 		exercised("jsonrpc.utf8", needs{}, spot("a message that is not valid UTF-8", func(_ *watchCtx, s seen) bool { return s.bad == notUTF8 })),
-	}
-}
-
-// jsonrpcRequestChecks send well-formed requests and a notification: ids
-// echoed, the standard error codes, a notification left unanswered.
-func jsonrpcRequestChecks() []*Check {
-	return []*Check{
+		// These send well-formed requests and a notification: ids
+		// echoed, the standard error codes, a notification left unanswered.
 		inGroup("rpc", "jsonrpc.string-id", needs{}, func(t *T) {
 			echoes(t, `"mcpv-check:\"id\" ☃ 7"`)
 		}),
@@ -134,8 +130,7 @@ func jsonrpcRequestChecks() []*Check {
 			echoes(t, `4294967297`)
 		}),
 		inGroup("rpc", "jsonrpc.unknown-method", needs{}, func(t *T) {
-			c := t.conn()
-			m, x := t.ask(c, `{"jsonrpc":"2.0","id":N,"method":"mcpv-check/no-such-method"}`, "mcpv-check/no-such-method", nil)
+			m, x := t.ask(t.conn(), `{"jsonrpc":"2.0","id":N,"method":"mcpv-check/no-such-method"}`, "mcpv-check/no-such-method", nil)
 			wantError(t, m, x, mcp.CodeMethodNotFound)
 		}),
 		inGroup("rpc", "jsonrpc.invalid-params", needs{}, func(t *T) {
@@ -178,16 +173,10 @@ func jsonrpcRequestChecks() []*Check {
 				t.FailGot(s.raw, "the server answered a notification: a result with a null id, which no request has")
 			}
 		}),
-	}
-}
-
-// jsonrpcBadInputChecks send what is no request (a broken line, a
-// message that is no request, a batch) and judge what comes back.
-func jsonrpcBadInputChecks() []*Check {
-	return []*Check{
+		// These send what is no request (a broken line, a
+		// message that is no request, a batch) and judge what comes back.
 		inGroup("rpc-bad", "jsonrpc.parse-error", needs{transport: "stdio"}, func(t *T) {
-			got := sendBadSeen(t, t.conn(), `{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {`, "sending a line that is not JSON")
-			s, ok := firstSeen(t, got, func(s seen) bool { return s.msg.Error != nil && s.method == "" && !s.dup })
+			s, ok := firstSeen(t, sendBadSeen(t, t.conn(), `{"jsonrpc": "2.0", "id": 9, "method": "ping", "params": {`, "sending a line that is not JSON"), func(s seen) bool { return s.msg.Error != nil && s.method == "" && !s.dup })
 			switch {
 			case !ok:
 				t.Fail("no error came for it (a request sent after it was answered)")
@@ -201,8 +190,7 @@ func jsonrpcBadInputChecks() []*Check {
 			}
 		}),
 		inGroup("rpc-bad", "jsonrpc.invalid-request", needs{transport: "stdio"}, func(t *T) {
-			got := sendBadSeen(t, t.conn(), `{"jsonrpc":"2.0","id":"mcpv-check-invalid","method":42}`, "sending an invalid request")
-			s, ok := firstSeen(t, got, func(s seen) bool {
+			s, ok := firstSeen(t, sendBadSeen(t, t.conn(), `{"jsonrpc":"2.0","id":"mcpv-check-invalid","method":42}`, "sending an invalid request"), func(s seen) bool {
 				return s.msg.Error != nil && (s.msg.ID == nil || idKey(s.msg.ID) == idKey(json.RawMessage(`"mcpv-check-invalid"`)))
 			})
 			switch {

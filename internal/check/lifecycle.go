@@ -29,9 +29,10 @@ func digits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// lifecycleInitializeChecks judge initialize and version negotiation.
-func lifecycleInitializeChecks() []*Check {
+// lifecycleChecks are the checks of the lifecycle.
+func lifecycleChecks() []*Check {
 	return []*Check{
+		// These judge initialize and version negotiation.
 		legacyCheck("lifecycle.initialize", func(t *T) {
 			a := t.versionAnswered(mcp.LatestVersion, "initialize")
 			if a.rpcErr != nil {
@@ -97,13 +98,8 @@ func lifecycleInitializeChecks() []*Check {
 				t.Fail("it answers %s, though it supports %s", a.version, latest)
 			}
 		}),
-	}
-}
-
-// lifecycleCapabilityChecks judge capabilities against what the server
-// lists, sends and answers, and what it asks of the client.
-func lifecycleCapabilityChecks() []*Check {
-	return []*Check{
+		// These judge capabilities against what the server
+		// lists, sends and answers, and what it asks of the client.
 		undeclaredCheck("lifecycle.undeclared", "tools"),
 		undeclaredCheck("lifecycle.undeclared-prompts", "prompts"),
 		undeclaredCheck("lifecycle.undeclared-resources", "resources"),
@@ -166,13 +162,8 @@ func lifecycleCapabilityChecks() []*Check {
 			return fmt.Sprintf("%s, though the client did not declare %s", s.msg.Method, s.undeclared)
 		})),
 		{ID: "lifecycle.declared-methods", run: declaredMethods},
-	}
-}
-
-// lifecycleSessionChecks judge the session's course: no request before
-// initialized, ping, and a stdio server's exit when its input ends.
-func lifecycleSessionChecks() []*Check {
-	return []*Check{
+		// These judge the session's course: no request before
+		// initialized, ping, and a stdio server's exit when its input ends.
 		legacyCheck("lifecycle.early-requests", func(t *T) {
 			// Declaring roots, sampling and elicitation: a server asks a
 			// client only what it declared.

@@ -253,8 +253,7 @@ func (w *mainWire) unmatched(s *seen, k string) (_ *strayAnswer, twin bool) {
 // waiting names the requests sent and not answered, the oldest first,
 // three at most, and gives the methods of them all; mu must be held.
 func (w *mainWire) waiting() (said, methods []string) {
-	keys := slices.SortedFunc(maps.Keys(w.sent), func(a, b string) int { return w.sent[a].seq - w.sent[b].seq })
-	for i, k := range keys {
+	for i, k := range slices.SortedFunc(maps.Keys(w.sent), func(a, b string) int { return w.sent[a].seq - w.sent[b].seq }) {
 		methods = append(methods, w.sent[k].method)
 		if i < 3 {
 			id := k[2:]

@@ -163,11 +163,12 @@ func modernCacheChecks() []*Check {
 	}
 }
 
-// modernRequestChecks send what the era answers in its own way: a request
-// without its _meta, an unsupported version, an unknown method or
-// resource, an Mcp-Name unlike the body's; and subscriptions/listen.
-func modernRequestChecks() []*Check {
+// modernOwnChecks are the checks of what the 2026-07-28 era asks of a\nrequest's answer, of HTTP and of every message.
+func modernOwnChecks() []*Check {
 	return []*Check{
+		// These send what the era answers in its own way: a request
+		// without its _meta, an unsupported version, an unknown method or
+		// resource, an Mcp-Name unlike the body's; and subscriptions/listen.
 		modernCheck("modern.meta-required", needs{}, func(t *T) {
 			c := t.connWith(connOptions{era: "modern"})
 			v, _ := json.Marshal(c.version)
@@ -270,13 +271,8 @@ func modernRequestChecks() []*Check {
 			wantError(t, t.askIn(connOptions{era: "modern"}, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`)), nil, mcp.CodeInvalidParams)
 		}),
 		modernCheck("modern.listen", needs{}, listen),
-	}
-}
-
-// modernHTTPChecks judge a server of this era alone over HTTP: no GET or
-// DELETE, no session.
-func modernHTTPChecks() []*Check {
-	return []*Check{
+		// These judge a server of this era alone over HTTP: no GET or
+		// DELETE, no session.
 		modernCheck("modern.get-405", needs{transport: "http"}, func(t *T) {
 			c := modernAlone(t, "whose GET stream and DELETE it may serve")
 			for _, method := range []string{http.MethodGet, http.MethodDelete} {
@@ -299,29 +295,8 @@ func modernHTTPChecks() []*Check {
 				t.Fail("the session id was not ignored: HTTP %d", x.status)
 			}
 		}),
-	}
-}
-
-// modernCheck is a check of the 2026-07-28 era, with needs n besides.
-func modernCheck(id string, n needs, run func(t *T)) *Check {
-	n.era = "modern"
-	return &Check{ID: id, needs: n, run: run}
-}
-
-// modernAlone is the check's connection of this era, when the server
-// speaks no other; t is skipped, saying what the initialize era has, when
-// it speaks that era too.
-func modernAlone(t *T, has string) *conn {
-	if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
-		t.Skip("the server speaks the initialize era too, %s", has)
-	}
-	return t.connWith(connOptions{era: "modern"})
-}
-
-// modernWatchChecks judge every message of the era: no request from the
-// server, no log message unasked, no error code retired or undefined.
-func modernWatchChecks() []*Check {
-	return []*Check{
+		// These judge every message of the era: no request from the
+		// server, no log message unasked, no error code retired or undefined.
 		modernWatch("modern.no-requests", spotSaid(func(_ *watchCtx, s seen) bool {
 			return s.era == "modern" && s.msg.IsRequest()
 		}, func(s seen) string {
@@ -348,6 +323,22 @@ func modernWatchChecks() []*Check {
 			return ""
 		}),
 	}
+}
+
+// modernCheck is a check of the 2026-07-28 era, with needs n besides.
+func modernCheck(id string, n needs, run func(t *T)) *Check {
+	n.era = "modern"
+	return &Check{ID: id, needs: n, run: run}
+}
+
+// modernAlone is the check's connection of this era, when the server
+// speaks no other; t is skipped, saying what the initialize era has, when
+// it speaks that era too.
+func modernAlone(t *T, has string) *conn {
+	if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
+		t.Skip("the server speaks the initialize era too, %s", has)
+	}
+	return t.connWith(connOptions{era: "modern"})
 }
 
 // knownExtensions are the extensions whose result types are known: the

@@ -21,11 +21,12 @@ import (
 // maxReads bounds the resources read and the prompts got in one run.
 const maxReads = 20
 
-// readingListedChecks read the resources listed and one that does not
-// exist, then get the prompts listed, one without its required argument
-// and one that does not exist.
-func readingListedChecks() []*Check {
+// readingChecks are the checks of reading without side effects.
+func readingChecks() []*Check {
 	return []*Check{
+		// These read the resources listed and one that does not
+		// exist, then get the prompts listed, one without its required argument
+		// and one that does not exist.
 		resourceReads().answered("reading.resources", "a resource it lists cannot be read"),
 		resourceReads().wellFormed("reading.resource-contents", contentsProblem),
 		{ID: "reading.contents-uri", needs: needs{capability: "resources"}, run: func(t *T) {
@@ -121,16 +122,8 @@ func readingListedChecks() []*Check {
 			res, rerr := t.callShown("prompts/get", json.RawMessage(`{"name":"mcpv-check-no-such-prompt"}`))
 			wantCode(t, res, rerr, -32602, "answered with a result", "answered with error %d, not -32602")
 		}},
-	}
-}
-
-// noSuchTool is the tool the checks call that no server lists.
-const noSuchTool = "mcpv-check-no-such-tool"
-
-// readingUtilityChecks call a tool that does not exist, ask for
-// completions and set a log level that does not exist.
-func readingUtilityChecks() []*Check {
-	return []*Check{
+		// These call a tool that does not exist, ask for
+		// completions and set a log level that does not exist.
 		{ID: "reading.unknown-tool", needs: needs{capability: "tools"}, run: func(t *T) {
 			tools := t.listed("tools/list")
 			if slices.Contains(toolNames(tools, nil), noSuchTool) {
@@ -186,6 +179,9 @@ func readingUtilityChecks() []*Check {
 		}},
 	}
 }
+
+// noSuchTool is the tool the checks call that no server lists.
+const noSuchTool = "mcpv-check-no-such-tool"
 
 // reads are what the reading checks read, once a run (readOnce) and up
 // to maxReads: the resources listed, or the prompts listed without a

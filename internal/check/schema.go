@@ -126,8 +126,7 @@ func (s *mcpSchema) compile(def string) (*jsonschema.Schema, error) {
 	if err := s.errs[def]; err != nil {
 		return nil, err
 	}
-	doc := fmt.Sprintf(`{"$schema":%s,"$ref":%s,"$defs":%s}`, s.dialect, rawjson.Marshal("#/$defs/"+def), s.defs)
-	c, err := jsonschema.Compile([]byte(doc))
+	c, err := jsonschema.Compile([]byte(fmt.Sprintf(`{"$schema":%s,"$ref":%s,"$defs":%s}`, s.dialect, rawjson.Marshal("#/$defs/"+def), s.defs)))
 	if err != nil {
 		s.errs[def] = err
 		return nil, err
@@ -303,8 +302,7 @@ func schemaProblem(w *watchCtx, s seen) string {
 	if claimed(w, s, method, path, "jsonrpc.schema") {
 		return ""
 	}
-	what := cmp.Or(m.Method, "the result of "+s.method)
-	return fmt.Sprintf("%s breaks %s (%s): %s", what, def, sc.rev, ve)
+	return fmt.Sprintf("%s breaks %s (%s): %s", cmp.Or(m.Method, "the result of "+s.method), def, sc.rev, ve)
 }
 
 // schemaResultProblem is how res, t's result of method, breaks def in the

@@ -110,8 +110,7 @@ func taskChecks() []*Check {
 			if run.result.Error != nil {
 				t.Skip("tasks/result was answered with an error, which has no _meta")
 			}
-			related := member(member(run.result.Result, "_meta"), mcp.RelatedTaskKey)
-			if str1(member(related, "taskId")) != run.id {
+			if str1(member(member(member(run.result.Result, "_meta"), mcp.RelatedTaskKey), "taskId")) != run.id {
 				t.FailExchange("tasks/result "+run.id, clipped(run.result.Result), "the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
 			}
 		}),

@@ -273,6 +273,5 @@ func stringOrInteger(id json.RawMessage) bool {
 	if _, err := rawjson.String(id); err == nil {
 		return true
 	}
-	t := strings.TrimPrefix(strings.TrimSpace(string(id)), "-")
-	return digits(t)
+	return digits(strings.TrimPrefix(strings.TrimSpace(string(id)), "-"))
 }
