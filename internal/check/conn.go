@@ -561,12 +561,10 @@ func (c *conn) await(ctx context.Context, ch chan reply) (m mcp.Message, err err
 
 // err is why the connection ended.
 func (c *conn) err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ended == nil {
-		return errors.New("the connection is closed")
+	if err := locked(&c.mu, func() error { return c.ended }); err != nil {
+		return err
 	}
-	return c.ended
+	return errors.New("the connection is closed")
 }
 
 // alive reports whether the connection may still be used: it is not

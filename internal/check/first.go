@@ -230,7 +230,7 @@ func (r *runner) contact(ctx context.Context, c *conn, method string, params jso
 		}
 	}
 	if twin := (*twinError)(nil); errors.As(err, &twin) {
-		return nil, &defect{id: twin.by(), message: twin.Error(), sent: sent, received: lastRaw(c.since(mark))}
+		return nil, &defect{id: twin.by(), message: twin.Error(), sent: sent, received: last(c.since(mark)).raw}
 	}
 	if d := firstDefect(c.since(mark), method, sent); d != nil {
 		return nil, d
@@ -339,14 +339,6 @@ func (r *runner) awaitStdio(ctx context.Context, c *conn, id json.RawMessage, ms
 			return mcp.Message{}, nil, err
 		}
 	}
-}
-
-// lastRaw is the last message of those seen, as it came.
-func lastRaw(ss []seen) string {
-	if len(ss) == 0 {
-		return ""
-	}
-	return ss[len(ss)-1].raw
 }
 
 // discoverShape is the defect of a server/discover result that breaks

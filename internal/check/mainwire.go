@@ -316,10 +316,5 @@ func (w *mainWire) lastAnswer(method string) string {
 // stray is the last response to an id no request of the session had, as
 // it came, or "".
 func (w *mainWire) stray() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.strays) == 0 {
-		return ""
-	}
-	return w.strays[len(w.strays)-1]
+	return locked(&w.mu, func() string { return last(w.strays) })
 }

@@ -86,6 +86,14 @@ func taken[T any](mu *sync.Mutex, p *T) (v T) {
 	return v
 }
 
+// last is the last of s, or the zero value when s is empty.
+func last[E any](s []E) (e E) {
+	if len(s) > 0 {
+		e = s[len(s)-1]
+	}
+	return e
+}
+
 // withLock runs f with mu held.
 func withLock(mu *sync.Mutex, f func()) {
 	mu.Lock()

@@ -573,9 +573,7 @@ func (c *clock) run() {
 
 // resume starts the clock and its followers', each not held.
 func (c *clock) resume() {
-	clocks.Lock()
-	defer clocks.Unlock()
-	c.walk((*clock).start)
+	withLock(&clocks, func() { c.walk((*clock).start) })
 }
 
 // stand stops the clock until run, and its followers'.

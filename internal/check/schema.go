@@ -57,31 +57,24 @@ func schemaOf(version string) *mcpSchema {
 	schemasOnce.Do(func() {
 		schemas = map[string]*mcpSchema{}
 		for _, rev := range schemaRevisions {
-			if s, err := loadSchema(rev); err == nil {
-				schemas[rev] = s
-			}
+			schemas[rev] = loadSchema(rev)
 		}
 	})
 	return schemas[version]
 }
 
-func loadSchema(rev string) (*mcpSchema, error) {
-	data, err := schemaFiles.ReadFile("schemas/" + rev + ".json")
-	if err != nil {
-		return nil, err
-	}
+// loadSchema is the embedded schema of rev, or nil when it does not load.
+func loadSchema(rev string) *mcpSchema {
+	data, _ := schemaFiles.ReadFile("schemas/" + rev + ".json") // none does not decode
 	var doc struct {
 		Schema json.RawMessage `json:"$schema"`
 		Defs   json.RawMessage `json:"$defs"`
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("the %s schema: %w", rev, err)
+	s := &mcpSchema{rev: rev, requests: map[string]string{}, notes: map[string]string{}, compiled: map[string]*jsonschema.Schema{}, errs: map[string]error{}}
+	if json.Unmarshal(data, &doc) != nil || json.Unmarshal(doc.Defs, &s.names) != nil {
+		return nil
 	}
-	s := &mcpSchema{rev: rev, dialect: doc.Schema, defs: doc.Defs, requests: map[string]string{}, notes: map[string]string{},
-		compiled: map[string]*jsonschema.Schema{}, errs: map[string]error{}}
-	if err := json.Unmarshal(doc.Defs, &s.names); err != nil {
-		return nil, fmt.Errorf("the %s schema: %w", rev, err)
-	}
+	s.dialect, s.defs = doc.Schema, doc.Defs
 	for name, def := range s.names {
 		var d struct {
 			Properties struct {
@@ -100,7 +93,7 @@ func loadSchema(rev string) (*mcpSchema, error) {
 			s.notes[d.Properties.Method.Const] = name
 		}
 	}
-	return s, nil
+	return s
 }
 
 // resultDef is the definition of the result of a request of method, or

@@ -270,8 +270,6 @@ func strayIn(err error) string {
 
 // stringOrInteger reports whether an id is a JSON string or an integer.
 func stringOrInteger(id json.RawMessage) bool {
-	if _, err := rawjson.String(id); err == nil {
-		return true
-	}
-	return digits(strings.TrimPrefix(strings.TrimSpace(string(id)), "-"))
+	_, err := rawjson.String(id)
+	return err == nil || digits(strings.TrimPrefix(strings.TrimSpace(string(id)), "-"))
 }
