@@ -159,9 +159,7 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (x *exc
 		}
 		if c.era == "legacy" && resp.StatusCode/100 == 2 {
 			if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && strings.Contains(x.sent, "initialize") {
-				c.mu.Lock() // close, from another goroutine, reads it
-				c.http.session = sid
-				c.mu.Unlock()
+				withLock(&c.mu, func() { c.http.session = sid }) // close, from another goroutine, reads it
 				c.r.sessionGiven(c, sid, x)
 			}
 		}

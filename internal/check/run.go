@@ -565,9 +565,7 @@ func newClock(d time.Duration, out func(), after afterFunc) *clock {
 // for has run: a wait inside a wait (a server's answer while its start
 // stands the clock) runs it when the outer one ends.
 func (c *clock) run() {
-	clocks.Lock()
-	c.held = max(c.held-1, 0)
-	clocks.Unlock()
+	withLock(&clocks, func() { c.held = max(c.held-1, 0) })
 	c.resume()
 }
 
