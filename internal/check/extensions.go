@@ -229,10 +229,7 @@ func appReports(t *T) []apps.Report {
 // echoes when initialize offers them. A card that lists a version the
 // server speaks agrees with it, whichever version the run negotiated.
 func (t *T) supported(c servercard.Card, discovered []string) []string {
-	out := slices.Clone(discovered)
-	if out == nil {
-		out = []string{}
-	}
+	out := append([]string{}, discovered...)
 	for _, r := range c.Remotes {
 		for _, v := range r.SupportedVersions {
 			switch {

@@ -41,9 +41,14 @@ type mcpSchema struct {
 	requests map[string]string          // a request's method → its definition
 	notes    map[string]string          // a notification's method → its definition
 
-	mu       sync.Mutex                    // guards compiled and errs: checks compile definitions at once
-	compiled map[string]*jsonschema.Schema // by definition
-	errs     map[string]error
+	mu       sync.Mutex             // guards compiled: checks compile definitions at once
+	compiled map[string]compiledDef // by definition
+}
+
+// compiledDef is a definition compiled, or why it does not compile.
+type compiledDef struct {
+	schema *jsonschema.Schema
+	err    error
 }
 
 var (
@@ -70,7 +75,7 @@ func loadSchema(rev string) *mcpSchema {
 		Schema json.RawMessage `json:"$schema"`
 		Defs   json.RawMessage `json:"$defs"`
 	}
-	s := &mcpSchema{rev: rev, requests: map[string]string{}, notes: map[string]string{}, compiled: map[string]*jsonschema.Schema{}, errs: map[string]error{}}
+	s := &mcpSchema{rev: rev, requests: map[string]string{}, notes: map[string]string{}, compiled: map[string]compiledDef{}}
 	if json.Unmarshal(data, &doc) != nil || json.Unmarshal(doc.Defs, &s.names) != nil {
 		return nil
 	}
@@ -113,19 +118,12 @@ func (s *mcpSchema) resultDef(method string) string {
 func (s *mcpSchema) compile(def string) (*jsonschema.Schema, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c := s.compiled[def]; c != nil {
-		return c, nil
-	}
-	if err := s.errs[def]; err != nil {
-		return nil, err
+	if d, ok := s.compiled[def]; ok {
+		return d.schema, d.err
 	}
 	c, err := jsonschema.Compile([]byte(fmt.Sprintf(`{"$schema":%s,"$ref":%s,"$defs":%s}`, s.dialect, rawjson.Marshal("#/$defs/"+def), s.defs)))
-	if err != nil {
-		s.errs[def] = err
-		return nil, err
-	}
-	s.compiled[def] = c
-	return c, nil
+	s.compiled[def] = compiledDef{c, err}
+	return c, err
 }
 
 // schemaBound bounds the validation of one message.
@@ -149,10 +147,9 @@ func (s *mcpSchema) broken(def string, value []byte) *jsonschema.ValidationError
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), schemaBound)
 	defer cancel()
-	if ve := (*jsonschema.ValidationError)(nil); errors.As(c.ValidateContext(ctx, value), &ve) {
-		return ve
-	}
-	return nil
+	var ve *jsonschema.ValidationError
+	errors.As(c.ValidateContext(ctx, value), &ve)
+	return ve
 }
 
 // handClaim is a member of a result or notification that a check of its
