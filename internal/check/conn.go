@@ -623,11 +623,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 	// Each response is handed to whoever waits for it once the watches
 	// have seen it: a check that ends at its answer ends with its run's
 	// watches knowing of it.
-	type handed struct {
-		w *waiter
-		r reply
-	}
-	var hand []handed
+	var hand []func()
 	c.mu.Lock()
 	for i := range out {
 		c.count++
@@ -666,7 +662,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		}
 		if w, r := c.match(&out[i], id, method, status); w != nil {
 			delete(c.waiting, idKey(w.id))
-			hand = append(hand, handed{w, r})
+			hand = append(hand, func() { w.ch <- r })
 		}
 		if len(c.log) == maxLog {
 			c.log = append(c.log[:0], c.log[maxLog/2:]...)
@@ -695,7 +691,7 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		}
 	}
 	for _, h := range hand {
-		h.w.ch <- h.r
+		h()
 	}
 	return out
 }

@@ -333,16 +333,11 @@ func promptsToGet(prompts []json.RawMessage) []string {
 // readOnce asks the main session once per run for what several checks
 // look at: a resource's contents, a prompt's messages.
 func (r *runner) readOnce(t *T, method string, params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
-	a := r.reads.get(t, method+" "+string(params), func() readAnswer {
+	a := r.reads.get(t, method+" "+string(params), func() mcp.Message {
 		res, rerr := t.callInput(method, params)
-		return readAnswer{res, rerr}
+		return mcp.Message{Result: res, Error: rerr}
 	})
-	return a.res, a.rerr
-}
-
-type readAnswer struct {
-	res  json.RawMessage
-	rerr *mcp.RPCError
+	return a.Result, a.Error
 }
 
 // completionCheck is a check of what completion/complete answers to the

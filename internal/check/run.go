@@ -128,7 +128,7 @@ type runner struct {
 	ended bool                 // closeAll ran: a connection dialled since is closed at once
 	eras  map[string]*eraProbe // whether the server answers an era, once asked
 
-	reads   onces[string, readAnswer]  // what the main session read, once each
+	reads   onces[string, mcp.Message] // what the main session read, once each (its result or its error)
 	calls   onces[int, *callRecord]    // the --call tools' calls, once each
 	invalid onces[int, *badCall]       // the --call tools' calls with arguments broken, once each
 	cancels onces[int, *cancelled]     // the --call tools' calls cancelled while they run, once each
