@@ -413,7 +413,6 @@ const noTask = "mcpv-check-no-such-task"
 // taskRun is a task made of a tool named with --call and followed to its
 // end, once a run: each answer, as it came.
 type taskRun struct {
-	tool string
 	sent string // the call, for a failure's line
 	// declined says why the server made no task, as it may: the call
 	// made as a task was refused, or answered without one; nameless, why
@@ -481,7 +480,7 @@ func legacyTask(t *T) *taskRun {
 	i := taskTool(t)
 	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
 	params := taskCallParams(t, i, `"mcpv-check-progress-task"`)
-	run := &taskRun{tool: t.r.opts.Calls[i].Tool, sent: "tools/call " + clip(string(params), 200) + " (a task)"}
+	run := &taskRun{sent: "tools/call " + clip(string(params), 200) + " (a task)"}
 	mark := c.mark()
 	run.created, _ = t.request(c, "tools/call", params)
 	switch m := run.created; {

@@ -197,7 +197,7 @@ func modernTask(t *T) *taskRun {
 	i := taskTool(t)
 	c := t.fresh(connOptions{era: "modern", capabilities: declaringTasks})
 	params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-task"`))
-	run := &taskRun{tool: t.r.opts.Calls[i].Tool, sent: "tools/call " + clip(string(params), 200) + ", from a client that declares the extension"}
+	run := &taskRun{sent: "tools/call " + clip(string(params), 200) + ", from a client that declares the extension"}
 	run.created, _ = t.request(c, "tools/call", params)
 	rt, _ := str(member(run.created.Result, "resultType"))
 	run.id, _ = str(member(run.created.Result, "taskId"))
