@@ -361,12 +361,7 @@ func (t *T) judged(tools []int) []*callRecord {
 // judgedWhere are the calls judged (judged, of the tools a check may
 // call) for which applies holds; t is skipped, saying none, without one.
 func (t *T) judgedWhere(none string, applies func(rec *callRecord) bool) []*callRecord {
-	var out []*callRecord
-	for _, rec := range t.judged(t.r.callable(t)) {
-		if applies(rec) {
-			out = append(out, rec)
-		}
-	}
+	out := slices.DeleteFunc(t.judged(t.r.callable(t)), func(rec *callRecord) bool { return !applies(rec) }) // judged's own slice
 	if len(out) == 0 {
 		t.Skip("%s", none)
 	}

@@ -339,12 +339,10 @@ func (t *T) versionAnswered(offered, doing string) versionAnswer {
 
 // echoed are the known versions the server echoes, as a list.
 func (t *T) echoed() string {
-	var out []string
-	for _, v := range mcp.SupportedVersions {
-		if a := t.versionAnswer(v); a.err == nil && a.version == v {
-			out = append(out, v)
-		}
-	}
+	out := slices.DeleteFunc(slices.Clone(mcp.SupportedVersions), func(v string) bool {
+		a := t.versionAnswer(v)
+		return a.err != nil || a.version != v
+	})
 	if len(out) == 0 {
 		return "none"
 	}

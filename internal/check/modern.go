@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
@@ -349,15 +350,9 @@ var knownExtensions = []string{mcp.TasksExtension, "io.modelcontextprotocol/ui",
 // result types are not known here.
 func otherExtensions(f *facts) bool {
 	var exts map[string]json.RawMessage
-	if malformed(member(f.capabilities(), "extensions"), &exts, "extensions") != "" {
-		return true // extensions that do not decode are none known here
-	}
-	for name := range exts {
-		if !slices.Contains(knownExtensions, name) {
-			return true
-		}
-	}
-	return false
+	// extensions that do not decode are none known here
+	return malformed(member(f.capabilities(), "extensions"), &exts, "extensions") != "" ||
+		slices.ContainsFunc(slices.Collect(maps.Keys(exts)), func(name string) bool { return !slices.Contains(knownExtensions, name) })
 }
 
 // exerciseModern asks a modern connection what every server answers,
