@@ -472,67 +472,65 @@ func askedChecks() []*Check {
 		{ID: "asks.progress-token-unique", needs: needs{era: "legacy"}, run: exerciseAsks, watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.sharedToken != "" }, func(s seen) string {
 			return fmt.Sprintf("a request (%s) with progressToken %s, which a request of the server's not answered yet holds", s.msg.Method, clip(s.sharedToken, 60))
 		})},
-		{ID: "asks.elicitation-validated", needs: needs{era: "legacy"}, run: formValidated},
+		// This check calls the tools named with --call on a connection that
+		// declares form elicitation and answers every form accepted, with values
+		// of no type its properties allow (misfit), each holding notOfItsType. A
+		// server that checks what it receives refuses them (an error, a result
+		// of isError, the form asked again); one whose result shows them took
+		// them as they came. A result that shows none may have checked them or
+		// not (or not waited for the answer): nothing tells.
+		{ID: "asks.elicitation-validated", needs: needs{era: "legacy"}, run: func(t *T) {
+			exerciseAsks(t) // a server that asks no form there gets no call more
+			if !t.r.formed.Load() {
+				t.Skip("no tool named with --call, nor a prompt, asked a form elicitation of a client that declares it")
+			}
+			var misfits atomic.Int32
+			c := t.fresh(connOptions{capabilities: `{"elicitation":{"form":{}}}`, elicit: func(p json.RawMessage) json.RawMessage {
+				// A form that asks nothing has nothing to misfit; one with a flag
+				// or a choice may be a confirmation, which a server that does not
+				// check may take any value in as a yes: all declined, as
+				// answer.go does.
+				props := string(member(member(p, "requestedSchema"), "properties"))
+				if a := misfit(p, []string{notOfItsType}); a != nil && string(member(a, "content")) != "{}" && !strings.Contains(props, `"boolean"`) && !strings.Contains(props, `"enum"`) && !strings.Contains(props, `"oneOf"`) && !strings.Contains(props, `"const"`) {
+					misfits.Add(1)
+					return a
+				}
+				return clientAnswer("elicitation/create")
+			}})
+			judged, silent := 0, 0
+			for _, i := range t.r.callable(t) {
+				before := misfits.Load()
+				params, _ := t.r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-form-%d"`, i)))
+				m, _ := t.request(c, "tools/call", params)
+				n := misfits.Load() - before
+				if n == 0 {
+					continue
+				}
+				judged++
+				// Its structured result holding them shows them used; a text that
+				// quotes them may be a refusal that says what it refused.
+				taken := n == 1 && m.Error == nil && string(member(m.Result, "isError")) != "true" // neither refused nor asked again
+				if taken && strings.Contains(string(member(m.Result, "structuredContent")), notOfItsType) {
+					t.FailGot(clipped(m.Result), "%s took a form accepted with values of no type its schema allows, and its structured result holds them", t.r.opts.Calls[i].Tool)
+					return
+				}
+				if taken {
+					silent++
+				}
+			}
+			if judged == 0 {
+				t.Skip("no tool named with --call asked a form elicitation of a client that declares it")
+			}
+			if silent > 0 {
+				t.Note("%d of %d calls answered a form of misfit values with a result whose structured content holds none of them: whether the server checked them does not show", silent, judged)
+			}
+		}},
 		{ID: "asks.task-undeclared", needs: needs{era: "legacy"}, run: exerciseAsks, watch: askWatch("", func(p, caps json.RawMessage, _ string) string {
 			if member(p, "task") == nil || len(caps) == 0 || member(caps, "tasks") != nil {
 				return ""
 			}
 			return "a request made as a task (params.task), though the client declared no tasks capability"
 		})},
-	}
-}
-
-// formValidated calls the tools named with --call on a connection that
-// declares form elicitation and answers every form accepted, with values
-// of no type its properties allow (misfit), each holding notOfItsType. A
-// server that checks what it receives refuses them (an error, a result
-// of isError, the form asked again); one whose result shows them took
-// them as they came. A result that shows none may have checked them or
-// not (or not waited for the answer): nothing tells.
-func formValidated(t *T) {
-	exerciseAsks(t) // a server that asks no form there gets no call more
-	if !t.r.formed.Load() {
-		t.Skip("no tool named with --call, nor a prompt, asked a form elicitation of a client that declares it")
-	}
-	var misfits atomic.Int32
-	c := t.fresh(connOptions{capabilities: `{"elicitation":{"form":{}}}`, elicit: func(p json.RawMessage) json.RawMessage {
-		// A form that asks nothing has nothing to misfit; one with a flag
-		// or a choice may be a confirmation, which a server that does not
-		// check may take any value in as a yes: all declined, as
-		// answer.go does.
-		props := string(member(member(p, "requestedSchema"), "properties"))
-		if a := misfit(p, []string{notOfItsType}); a != nil && string(member(a, "content")) != "{}" && !strings.Contains(props, `"boolean"`) && !strings.Contains(props, `"enum"`) && !strings.Contains(props, `"oneOf"`) && !strings.Contains(props, `"const"`) {
-			misfits.Add(1)
-			return a
-		}
-		return clientAnswer("elicitation/create")
-	}})
-	judged, silent := 0, 0
-	for _, i := range t.r.callable(t) {
-		before := misfits.Load()
-		params, _ := t.r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-form-%d"`, i)))
-		m, _ := t.request(c, "tools/call", params)
-		n := misfits.Load() - before
-		if n == 0 {
-			continue
-		}
-		judged++
-		// Its structured result holding them shows them used; a text that
-		// quotes them may be a refusal that says what it refused.
-		taken := n == 1 && m.Error == nil && string(member(m.Result, "isError")) != "true" // neither refused nor asked again
-		if taken && strings.Contains(string(member(m.Result, "structuredContent")), notOfItsType) {
-			t.FailGot(clipped(m.Result), "%s took a form accepted with values of no type its schema allows, and its structured result holds them", t.r.opts.Calls[i].Tool)
-			return
-		}
-		if taken {
-			silent++
-		}
-	}
-	if judged == 0 {
-		t.Skip("no tool named with --call asked a form elicitation of a client that declares it")
-	}
-	if silent > 0 {
-		t.Note("%d of %d calls answered a form of misfit values with a result whose structured content holds none of them: whether the server checked them does not show", silent, judged)
 	}
 }
 

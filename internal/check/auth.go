@@ -39,8 +39,7 @@ func authChecks() []*Check {
 			t.Got(md.URL + ": authorization_servers " + clip(joinQuoted(md.AuthorizationServers), 200))
 		}),
 		authCheck("auth.metadata-location", func(t *T) {
-			ch, _ := oauth.AuthChallenge(t.r.facts.auth.header)
-			if ch.Params["resource_metadata"] != "" {
+			if ch, _ := oauth.AuthChallenge(t.r.facts.auth.header); ch.Params["resource_metadata"] != "" {
 				t.Note("WWW-Authenticate names resource_metadata %s", clip(ch.Params["resource_metadata"], 200))
 			}
 			resourceMetadata(t, "auth.metadata-location")

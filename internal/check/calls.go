@@ -120,8 +120,7 @@ func callChecks() []*Check {
 				params, _ = withMember(params, "name", name)
 				t.Sent("tools/call " + clip(string(params), 200))
 				c := t.fresh(connOptions{})
-				m, _ := t.request(c, "tools/call", params)
-				if m.Error != nil {
+				if m, _ := t.request(c, "tools/call", params); m.Error != nil {
 					t.Got(errText(m.Error))
 				} else if t.Got(clipped(m.Result)); string(member(m.Result, "isError")) != "true" {
 					// A server that serves a tool of any name says nothing of case.
@@ -609,8 +608,7 @@ func cancelClosing(t *T) {
 		msg, _ := mcp.EncodeRequest(id, "tools/call", c.stamp(params))
 		t.Sent("tools/call " + clip(string(params), 200) + ", its stream closed at its first progress notification, while a subscriptions/listen stream was open")
 		x := t.post(c, httpReq{body: msg, events: func(s seen) bool {
-			p, tok, ok := progress(s)
-			if ok && tok == idKey(token) {
+			if p, tok, ok := progress(s); ok && tok == idKey(token) {
 				at[tok], closed[idKey(id)] = p, true
 				return false
 			}

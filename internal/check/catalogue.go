@@ -64,8 +64,7 @@ var checksTSV string
 func checkRows() map[string][]string {
 	rows := map[string][]string{}
 	for line := range strings.Lines(checksTSV) {
-		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
-		if len(f) == 6 && !strings.HasPrefix(line, "#") {
+		if f := strings.Split(strings.TrimSuffix(line, "\n"), "\t"); len(f) == 6 && !strings.HasPrefix(line, "#") {
 			rows[f[0]] = f
 		}
 	}

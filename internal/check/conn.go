@@ -599,8 +599,7 @@ func (c *conn) read() {
 // method; a unit of stdout answers no request of its own (nil, "", 0).
 func (c *conn) receive(data []byte, via string, id json.RawMessage, method string, status int) []seen {
 	if via == "stdout" {
-		closed := locked(&c.mu, func() bool { return c.closed })
-		if !json.Valid(data) && closed {
+		if closed := locked(&c.mu, func() bool { return c.closed }); !json.Valid(data) && closed {
 			// Written once mcpv check has begun to stop the server (its
 			// stdin closed, then signals): a wrapper's "Received SIGTERM"
 			// answers the check's own signal, and is no message of the
@@ -729,8 +728,7 @@ func (c *conn) match(s *seen, id json.RawMessage, method string, status int) (*w
 			return w, reply{err: &nullAnswer{err: m.Error, raw: s.raw, ambiguous: true}}
 		}
 	case m.ID != nil:
-		k := idKey(m.ID)
-		if id != nil && k == idKey(id) {
+		if k := idKey(m.ID); id != nil && k == idKey(id) {
 			s.method = method
 			c.answered.put(k, answerDigest(m))
 		} else if id != nil && twinKey(m.ID) == twinKey(id) {

@@ -53,8 +53,7 @@ func declaredMethods(t *T) {
 			params = subscribeParams(t)
 		}
 		asked++
-		r, _ := t.request(c, m.method, params)
-		if r.Error != nil && r.Error.Code == mcp.CodeMethodNotFound && !namesTheUnknown(r.Error) {
+		if r, _ := t.request(c, m.method, params); r.Error != nil && r.Error.Code == mcp.CodeMethodNotFound && !namesTheUnknown(r.Error) {
 			t.FailExchange(fmt.Sprintf("%s %s", m.method, params), errText(r.Error), "the server declares %s, but answers %s -32601 (Method not found)", m.capability, m.method)
 		}
 	}

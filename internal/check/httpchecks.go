@@ -191,7 +191,60 @@ func streamableChecks() []*Check {
 		exercised("http.resume", needs{transport: "http", era: "legacy"}, spotSaid(func(_ *watchCtx, s seen) bool { return s.foreign != "" }, func(s seen) string {
 			return "a response to another request on a resumed stream: " + s.foreign
 		})),
-		legacyHTTP("http.one-stream", oneStream),
+		// This check sends pings at once on one session, each a POST of its own
+		// (a stream of its own, when answered with one), and holds each answer
+		// to carry its own response and no other request's: a server that keeps
+		// one stream for its answers, or writes an answer on every stream open,
+		// shows it only to a client that keeps several open, as the transport
+		// lets it ("The client MAY remain connected to multiple SSE streams
+		// simultaneously").
+		legacyHTTP("http.one-stream", func(t *T) {
+			if why := t.r.facts.pingBroken; why != "" {
+				t.Block("lifecycle.ping", "the check sends pings, which the server does not answer as it must: %s", why)
+			}
+			c := t.connWith(connOptions{era: "legacy"})
+			type answer struct {
+				id  json.RawMessage
+				x   *exchange
+				err error
+			}
+			answers := make([]answer, streamsAtOnce)
+			var wg sync.WaitGroup
+			for i := range answers {
+				id := json.RawMessage(fmt.Sprintf(`"mcpv-check-stream-%d"`, i+1))
+				msg, err := mcp.EncodeRequest(id, "ping", nil)
+				if err != nil {
+					t.Fail("encoding a ping: %v", err)
+				}
+				answers[i].id = id
+				wg.Go(func() { // one-stream ping: ends when the answer is read, or the check's time runs out
+					answers[i].x, answers[i].err = c.post(t.ctx, httpReq{body: msg}, id)
+				})
+			}
+			wg.Wait()
+			t.Sent(fmt.Sprintf("%d POST ping at once on one session, ids \"mcpv-check-stream-1\" to \"mcpv-check-stream-%d\"", streamsAtOnce, streamsAtOnce))
+			for _, a := range answers {
+				if a.x != nil {
+					for _, s := range a.x.msgs {
+						if s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) != idKey(a.id) {
+							t.FailGot(s.raw, "the answer to %s came on the stream of the request %s", clip(string(s.msg.ID), 60), a.id)
+						}
+					}
+				}
+			}
+			for _, a := range answers {
+				switch {
+				case a.x == nil || a.x.status == 0:
+					t.failErr("ping "+string(a.id), a.err)
+				case a.x.status/100 != 2:
+					t.FailGot(a.x.String(), "the ping %s, sent while others were open, was refused with HTTP %d: a client may keep several streams open", a.id, a.x.status)
+				case a.x.response == nil && a.err != nil:
+					t.failErr("ping "+string(a.id), a.err)
+				case a.x.response == nil:
+					t.FailGot(a.x.String(), "the stream of the ping %s ended without its answer", a.id)
+				}
+			}
+		}),
 		legacyHTTP("http.version-header-absent", func(t *T) {
 			c := t.connWith(connOptions{era: "legacy"})
 			methods := probeAndList(t, c) // a list's, when there is one: a ping a server leaves unanswered is lifecycle.ping's
@@ -312,8 +365,7 @@ func firstRequest(t *T, hr httpReq, shown string) *exchange {
 // with what shown adds, and fails t unless it is refused with 403 (any
 // 4xx before 2025-11-25: refusedBefore403), saying why with the status.
 func foreignRefused(t *T, header http.Header, shown, why string) {
-	x := firstRequest(t, httpReq{header: header}, shown)
-	if x.status != http.StatusForbidden && !refusedBefore403(t, x) {
+	if x := firstRequest(t, httpReq{header: header}, shown); x.status != http.StatusForbidden && !refusedBefore403(t, x) {
 		t.Fail(why, x.status)
 	}
 }
@@ -353,58 +405,3 @@ func loopback(host string) bool {
 // streamsAtOnce is how many requests http.one-stream sends at once: an
 // even number, so that a server that pairs up its streams shows it.
 const streamsAtOnce = 4
-
-// oneStream sends pings at once on one session, each a POST of its own
-// (a stream of its own, when answered with one), and holds each answer
-// to carry its own response and no other request's: a server that keeps
-// one stream for its answers, or writes an answer on every stream open,
-// shows it only to a client that keeps several open, as the transport
-// lets it ("The client MAY remain connected to multiple SSE streams
-// simultaneously").
-func oneStream(t *T) {
-	if why := t.r.facts.pingBroken; why != "" {
-		t.Block("lifecycle.ping", "the check sends pings, which the server does not answer as it must: %s", why)
-	}
-	c := t.connWith(connOptions{era: "legacy"})
-	type answer struct {
-		id  json.RawMessage
-		x   *exchange
-		err error
-	}
-	answers := make([]answer, streamsAtOnce)
-	var wg sync.WaitGroup
-	for i := range answers {
-		id := json.RawMessage(fmt.Sprintf(`"mcpv-check-stream-%d"`, i+1))
-		msg, err := mcp.EncodeRequest(id, "ping", nil)
-		if err != nil {
-			t.Fail("encoding a ping: %v", err)
-		}
-		answers[i].id = id
-		wg.Go(func() { // one-stream ping: ends when the answer is read, or the check's time runs out
-			answers[i].x, answers[i].err = c.post(t.ctx, httpReq{body: msg}, id)
-		})
-	}
-	wg.Wait()
-	t.Sent(fmt.Sprintf("%d POST ping at once on one session, ids \"mcpv-check-stream-1\" to \"mcpv-check-stream-%d\"", streamsAtOnce, streamsAtOnce))
-	for _, a := range answers {
-		if a.x != nil {
-			for _, s := range a.x.msgs {
-				if s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) != idKey(a.id) {
-					t.FailGot(s.raw, "the answer to %s came on the stream of the request %s", clip(string(s.msg.ID), 60), a.id)
-				}
-			}
-		}
-	}
-	for _, a := range answers {
-		switch {
-		case a.x == nil || a.x.status == 0:
-			t.failErr("ping "+string(a.id), a.err)
-		case a.x.status/100 != 2:
-			t.FailGot(a.x.String(), "the ping %s, sent while others were open, was refused with HTTP %d: a client may keep several streams open", a.id, a.x.status)
-		case a.x.response == nil && a.err != nil:
-			t.failErr("ping "+string(a.id), a.err)
-		case a.x.response == nil:
-			t.FailGot(a.x.String(), "the stream of the ping %s ended without its answer", a.id)
-		}
-	}
-}

@@ -168,8 +168,7 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (x *exc
 			if x.sse = true; c.era == "modern" && resp.Header.Get("X-Accel-Buffering") != "no" {
 				c.r.watches.see(seen{via: "event stream", era: c.era, buffered: x.sent})
 			}
-			err := c.follow(ctx, hr, x, resp.Body, id, end)
-			if err != nil && ctx.Err() == nil {
+			if err := c.follow(ctx, hr, x, resp.Body, id, end); err != nil && ctx.Err() == nil {
 				x.readErr = err
 			}
 			if ctx.Err() != nil && x.response == nil {

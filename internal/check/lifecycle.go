@@ -57,8 +57,7 @@ func lifecycleChecks() []*Check {
 				}
 				// v is not supported, the answer says: what it answers
 				// instead must be, and offered, echoed.
-				b := t.versionAnswered(a.version, "initialize offering "+a.version)
-				if b.version != a.version {
+				if b := t.versionAnswered(a.version, "initialize offering "+a.version); b.version != a.version {
 					t.FailExchange(fmt.Sprintf("initialize offering %s, then %s", v, a.version), fmt.Sprintf("%s, then %s", a.version, answerText(b)), "offered %s the server answers %s, a version it supports; offered %s it does not answer %s", v, a.version, a.version, a.version)
 				}
 			}

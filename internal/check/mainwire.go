@@ -116,8 +116,7 @@ func (w *mainWire) sending(data []byte) {
 // fire tells the alarm that the first exchange went wrong, while the
 // session opens.
 func (w *mainWire) fire() {
-	fire := locked(&w.mu, func() func() { return w.alarm })
-	if fire != nil {
+	if fire := locked(&w.mu, func() func() { return w.alarm }); fire != nil {
 		fire()
 	}
 }

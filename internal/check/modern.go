@@ -69,8 +69,7 @@ func modernDiscoverChecks() []*Check {
 			m := discoverOn(t, t.conn())
 			info := member(member(m.Result, "_meta"), mcp.MetaServerInfo)
 			_, named := str(member(info, "name"))
-			_, versioned := str(member(info, "version"))
-			if !named || !versioned {
+			if _, versioned := str(member(info, "version")); !named || !versioned {
 				t.FailGot(clipped(m.Result), "no _meta %q with a name and a version", mcp.MetaServerInfo)
 			}
 		}),

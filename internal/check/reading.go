@@ -129,8 +129,7 @@ func readingChecks() []*Check {
 			if slices.Contains(toolNames(tools, nil), noSuchTool) {
 				t.Skip("the server has a tool named %s", noSuchTool)
 			}
-			res, rerr := t.callShown("tools/call", json.RawMessage(`{"name":"`+noSuchTool+`","arguments":{}}`))
-			if rerr == nil {
+			if res, rerr := t.callShown("tools/call", json.RawMessage(`{"name":"`+noSuchTool+`","arguments":{}}`)); rerr == nil {
 				t.FailGot(clipped(res), "answered with a result, not a JSON-RPC error")
 			}
 		}},

@@ -52,8 +52,7 @@ func findAsking(t *T) asking {
 	c := t.fresh(connOptions{era: "modern", capabilities: answering})
 	names := promptsToGet(t.listed("prompts/list"))
 	for _, name := range names[:min(len(names), maxReads)] {
-		m, _ := t.request(c, "prompts/get", promptParams(name, nil, nil))
-		if inputRequired(seen{msg: m, era: "modern"}) {
+		if m, _ := t.request(c, "prompts/get", promptParams(name, nil, nil)); inputRequired(seen{msg: m, era: "modern"}) {
 			return asking{name: name, result: m.Result}
 		}
 	}
@@ -116,8 +115,7 @@ func retryChecks() []*Check {
 	return []*Check{
 		modernCheck("modern.input-missing", needs{capability: "prompts"}, func(t *T) {
 			a, _ := askInput(t)
-			m := a.retry(t, map[string]any{}, state(a.result))
-			if m.Error != nil {
+			if m := a.retry(t, map[string]any{}, state(a.result)); m.Error != nil {
 				t.FailGot(errText(m.Error), "a retry without its input was refused, not asked again")
 			}
 		}),
@@ -143,8 +141,7 @@ func retryChecks() []*Check {
 			for k := range ans {
 				ans[k] = json.RawMessage(`"mcpv-check: no result"`)
 			}
-			m := a.retry(t, ans, state(a.result))
-			if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
+			if m := a.retry(t, ans, state(a.result)); m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
 				t.FailGot(clipped(m.Result), "answers that are no results (strings) were taken, and the request completed")
 			}
 		}),
@@ -234,8 +231,7 @@ func retryChecks() []*Check {
 				t.Skip("the server keeps no request state")
 			}
 			forged := *s + "-mcpv-check"
-			m := a.retry(t, answers(a.result), &forged)
-			if m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
+			if m := a.retry(t, answers(a.result), &forged); m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
 				// Whether the state matters is the server's to know:
 				// not sure, a warning.
 				t.UnsureGot(clipped(m.Result), "a request state the server never gave (%s) was taken, and the request completed; if the state influences authorization, resource access or business logic, the rule asks that it be rejected", fmt.Sprintf("%q", clip(forged, 60)))
