@@ -41,11 +41,10 @@ var capabilityMethods = []struct {
 // declares, on the check's connection in the main session's era, and
 // fails on one answered -32601.
 func declaredMethods(t *T) {
-	f := t.r.facts
 	c := t.conn()
 	asked := 0
 	for _, m := range capabilityMethods {
-		if !f.declares(m.capability) || m.era != "" && m.era != c.era {
+		if !t.r.facts.declares(m.capability) || m.era != "" && m.era != c.era {
 			continue
 		}
 		params := json.RawMessage(m.params)

@@ -103,19 +103,14 @@ func jsonrpcChecks() []*Check {
 			}
 			return ""
 		})},
-		{
-			ID: responseID,
-			run: func(t *T) {
-				exercise(t)
-				if len(t.r.opts.Calls) > 0 { // the first tool named, called once a run
-					t.r.callOnce(t, 0)
-				}
-			},
-			// A ping answered under another id is lifecycle.ping's.
-			watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.unpending != "" && s.meant != "ping" }, func(s seen) string {
-				return fmt.Sprintf("a response under id %s, %s", clip(string(s.msg.ID), 60), s.unpending)
-			}),
-		},
+		{ID: responseID, run: func(t *T) {
+			exercise(t)
+			if len(t.r.opts.Calls) > 0 { // the first tool named, called once a run
+				t.r.callOnce(t, 0)
+			}
+		}, watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.unpending != "" && s.meant != "ping" }, func(s seen) string { // a ping answered under another id is lifecycle.ping's
+			return fmt.Sprintf("a response under id %s, %s", clip(string(s.msg.ID), 60), s.unpending)
+		})},
 		exercised("jsonrpc.request-id-unique", needs{}, spotSaid(func(_ *watchCtx, s seen) bool { return s.reused }, func(s seen) string {
 			return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session", s.msg.Method, clip(string(s.msg.ID), 60))
 		})),

@@ -143,18 +143,14 @@ func lifecycleChecks() []*Check {
 			}
 			return ""
 		}},
-		{
-			ID: "lifecycle.logging-declared",
-			run: func(t *T) { // 2026-07-28: a server sends log messages to a request that asks for them, so one call asks
-				if i := slices.IndexFunc(t.r.opts.Calls, func(c Call) bool { return !taskRequired(t.r.toolDef(t.ctx, c.Tool)) }); i >= 0 && t.r.facts.era == "modern" && !t.r.facts.declares("logging") {
-					params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-logs"`))
-					t.ask(t.fresh(connOptions{logLevel: "debug"}), `tools/call with _meta {"`+mcp.MetaLogLevel+`":"debug"}: `+clip(string(params), 200), "tools/call", params)
-				}
-			},
-			watch: spot("a log message (notifications/message), though the server does not declare logging", func(w *watchCtx, s seen) bool {
-				return s.msg.IsNotification() && s.msg.Method == "notifications/message" && !w.f.declares("logging")
-			}),
-		},
+		{ID: "lifecycle.logging-declared", run: func(t *T) { // 2026-07-28: a server sends log messages to a request that asks for them, so one call asks
+			if i := slices.IndexFunc(t.r.opts.Calls, func(c Call) bool { return !taskRequired(t.r.toolDef(t.ctx, c.Tool)) }); i >= 0 && t.r.facts.era == "modern" && !t.r.facts.declares("logging") {
+				params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-logs"`))
+				t.ask(t.fresh(connOptions{logLevel: "debug"}), `tools/call with _meta {"`+mcp.MetaLogLevel+`":"debug"}: `+clip(string(params), 200), "tools/call", params)
+			}
+		}, watch: spot("a log message (notifications/message), though the server does not declare logging", func(w *watchCtx, s seen) bool {
+			return s.msg.IsNotification() && s.msg.Method == "notifications/message" && !w.f.declares("logging")
+		})},
 		exercised("lifecycle.client-capabilities", needs{era: "legacy"}, spotSaid(func(_ *watchCtx, s seen) bool {
 			return s.undeclared != "" && !s.early
 		}, func(s seen) string {

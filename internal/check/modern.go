@@ -163,7 +163,8 @@ func modernCacheChecks() []*Check {
 	}
 }
 
-// modernOwnChecks are the checks of what the 2026-07-28 era asks of a\nrequest's answer, of HTTP and of every message.
+// modernOwnChecks are the checks of what the 2026-07-28 era asks of a
+// request's answer, of HTTP and of every message.
 func modernOwnChecks() []*Check {
 	return []*Check{
 		// These send what the era answers in its own way: a request
@@ -422,20 +423,16 @@ func wantRefusal(t *T, method string, m mcp.Message, x *exchange, err error, sta
 // headerCheck is a check that a request whose header name says value
 // ("" leaves it out) is refused as a header mismatch.
 func headerCheck(id, name, value string) *Check {
-	return &Check{
-		ID:    id,
-		needs: needs{era: "modern", transport: "http"},
-		run: func(t *T) {
-			c := t.connWith(connOptions{era: "modern"})
-			body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-header"`), "server/discover", c.stamp(nil))
-			if value == "" {
-				t.Sent("POST server/discover without " + name)
-			} else {
-				t.Sent(fmt.Sprintf("POST server/discover with %s: %s", name, value))
-			}
-			mismatch(t, t.post(c, httpReq{body: body, header: http.Header{name: {value}}}, json.RawMessage(`"mcpv-check-header"`), "server/discover"))
-		},
-	}
+	return &Check{ID: id, needs: needs{era: "modern", transport: "http"}, run: func(t *T) {
+		c := t.connWith(connOptions{era: "modern"})
+		body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-header"`), "server/discover", c.stamp(nil))
+		if value == "" {
+			t.Sent("POST server/discover without " + name)
+		} else {
+			t.Sent(fmt.Sprintf("POST server/discover with %s: %s", name, value))
+		}
+		mismatch(t, t.post(c, httpReq{body: body, header: http.Header{name: {value}}}, json.RawMessage(`"mcpv-check-header"`), "server/discover"))
+	}}
 }
 
 // mismatch fails t unless x is 400 with error -32020.

@@ -16,16 +16,13 @@ import (
 
 // ruleCheck is a check made of one lint rule.
 func ruleCheck(id string, rules ...string) *Check {
-	return &Check{
-		ID: id,
-		run: func(t *T) {
-			t.lintDone()
-			for _, f := range t.r.facts.lintOf(surface.SeverityWarning, rules...) {
-				t.Note("%s: %s", f.Object, f.Message)
-			}
-			lintFindings(t, surface.SeverityError, rules...)
-		},
-	}
+	return &Check{ID: id, run: func(t *T) {
+		t.lintDone()
+		for _, f := range t.r.facts.lintOf(surface.SeverityWarning, rules...) {
+			t.Note("%s: %s", f.Object, f.Message)
+		}
+		lintFindings(t, surface.SeverityError, rules...)
+	}}
 }
 
 func surfaceChecks() []*Check {
