@@ -135,9 +135,8 @@ func appCheck(id string, rules ...string) *Check {
 // level is one of counts. A check of what an app's resource holds is blocked by
 // apps.resource-exists when no resource could be read.
 func appCheckOf(id string, counts []apps.Level, rules ...string) *Check {
-	c := &Check{ID: id, needs: needs{capability: "tools"}}
-	content := !slices.Contains([]string{"apps.tool-meta", "apps.resource-uri", "apps.deprecated-key", "apps.resource-exists"}, c.ID)
-	c.run = func(t *T) {
+	content := !slices.Contains([]string{"apps.tool-meta", "apps.resource-uri", "apps.deprecated-key", "apps.resource-exists"}, id)
+	return &Check{ID: id, needs: needs{capability: "tools"}, run: func(t *T) {
 		reports := appReports(t)
 		if len(reports) == 0 {
 			t.Skip("none of the server's tools carries an app")
@@ -160,8 +159,7 @@ func appCheckOf(id string, counts []apps.Level, rules ...string) *Check {
 		if read == 0 && unread != "" {
 			t.Block("apps.resource-exists", "no app's resource could be read (%s)", unread)
 		}
-	}
-	return c
+	}}
 }
 
 // maxApps bounds the apps one run reads.
