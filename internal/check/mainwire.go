@@ -153,8 +153,10 @@ func (w *mainWire) take(out []seen) {
 				continue // the answer to a line the server, which frames with headers, could not read
 			}
 			if m.Error != nil && len(w.sent) > 0 && !answersNote(m.Error, w.notified) {
-				s.nullFor = w.oldest()
-				s.method = s.nullFor
+				// the request waiting longest, taken as answered
+				key := slices.MinFunc(slices.Collect(maps.Keys(w.sent)), func(a, b string) int { return w.sent[a].seq - w.sent[b].seq })
+				s.nullFor, s.method = w.sent[key].method, w.sent[key].method
+				delete(w.sent, key)
 				null, nullRaw = &out[i].msg, s.raw
 			}
 			continue
@@ -198,15 +200,6 @@ func (w *mainWire) take(out []seen) {
 	for _, s := range out {
 		w.r.watches.see(s)
 	}
-}
-
-// oldest is the method of the request waiting longest, which it takes
-// as answered; mu must be held, and a request must wait.
-func (w *mainWire) oldest() string {
-	key := slices.MinFunc(slices.Collect(maps.Keys(w.sent)), func(a, b string) int { return w.sent[a].seq - w.sent[b].seq })
-	method := w.sent[key].method
-	delete(w.sent, key)
-	return method
 }
 
 // unmatched says what s, a response under k that no request waiting

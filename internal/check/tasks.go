@@ -195,11 +195,12 @@ func taskChecks() []*Check {
 				t.FailGot(clipped(last.Result), "once its input was given and tasks/result answered, the task was still input_required")
 			}
 		}),
-		stdioOnly(legacy("tasks.progress-ends", "tasks.requests.tools.call", func(t *T) { // over HTTP, a task's progress and tasks/get's answers come on streams whose order a client cannot know
+		{ID: "tasks.progress-ends", needs: needs{era: "legacy", transport: "stdio", capability: "tasks.requests.tools.call"}, run: func(t *T) { // over HTTP, a task's progress and tasks/get's answers come on streams whose order a client cannot know
+			tasksVersion(t)
 			if run := theTask(t); len(run.late) > 0 {
 				t.FailGot(run.late[0].raw, "a progress notification of the task's call came after tasks/get had answered twice that the task ended")
 			}
-		})),
+		}},
 		legacy("tasks.id-param", "tasks.requests.tools.call", func(t *T) {
 			run := theTask(t)
 			t.Sent("tasks/get of task " + run.id + " whose _meta names the task " + noTask)
@@ -391,12 +392,6 @@ func requestorKnown(t *T) string {
 		return "the run sends the user's headers or a URL with credentials in it, by which the server may tell its requestors apart"
 	}
 	return ""
-}
-
-// stdioOnly is c, judged over stdio alone.
-func stdioOnly(c *Check) *Check {
-	c.needs.transport = "stdio"
-	return c
 }
 
 // tasksVersion skips t unless the protocol version has tasks.
