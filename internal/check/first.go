@@ -230,7 +230,7 @@ func (r *runner) contact(ctx context.Context, c *conn, method string, params jso
 		}
 	}
 	if twin := (*twinError)(nil); errors.As(err, &twin) {
-		return nil, &defect{id: twin.by(), message: twin.Error(), sent: sent, received: last(c.since(mark)).raw}
+		return nil, &defect{id: twin.by(), message: twin.Error(), sent: sent, received: lastOf(c.since(mark)).raw}
 	}
 	if d := firstDefect(c.since(mark), method, sent); d != nil {
 		return nil, d

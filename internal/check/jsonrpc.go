@@ -356,7 +356,7 @@ func echoes(t *T, id string) {
 		if x.response != nil {
 			return
 		}
-		t.FailGot(cmp.Or(last(x.msgs).raw, x.String()), "the answer holds no response with id %s", id)
+		t.FailGot(cmp.Or(lastOf(x.msgs).raw, x.String()), "the answer holds no response with id %s", id)
 	}
 	ch := c.expect(json.RawMessage(id), method)
 	defer c.unexpect(json.RawMessage(id))
@@ -364,10 +364,10 @@ func echoes(t *T, id string) {
 	_, berr := barrierErr(t, c)
 	echoed := func(r reply) {
 		if tw := (*twinError)(nil); errors.As(r.err, &tw) {
-			t.FailGot(last(c.since(mark)).raw, "no response with id %s; the server answered with id %s", id, tw.got)
+			t.FailGot(lastOf(c.since(mark)).raw, "no response with id %s; the server answered with id %s", id, tw.got)
 		}
 		if strayIn(r.err) != "" { // the one request waiting: its answer came under another id
-			t.FailGot(last(c.since(mark)).raw, "no response with id %s; the server answered under an id it was not sent", id)
+			t.FailGot(lastOf(c.since(mark)).raw, "no response with id %s; the server answered under an id it was not sent", id)
 		}
 	}
 	select {

@@ -308,5 +308,5 @@ func (w *mainWire) lastAnswer(method string) string {
 // stray is the last response to an id no request of the session had, as
 // it came, or "".
 func (w *mainWire) stray() string {
-	return locked(&w.mu, func() string { return last(w.strays) })
+	return locked(&w.mu, func() string { return lastOf(w.strays) })
 }

@@ -86,8 +86,8 @@ func taken[T any](mu *sync.Mutex, p *T) (v T) {
 	return v
 }
 
-// last is the last of s, or the zero value when s is empty.
-func last[E any](s []E) (e E) {
+// lastOf is the last of s, or the zero value when s is empty.
+func lastOf[E any](s []E) (e E) {
 	if len(s) > 0 {
 		e = s[len(s)-1]
 	}
