@@ -75,30 +75,29 @@ func (f *front) Handle(ctx context.Context, method string, params json.RawMessag
 	return nil, mcp.MethodNotFound(method)
 }
 
-// sub is the client's sub-client of member m, made at its first need;
-// level, when it was made now, is the params of the client's
-// logging/setLevel before it (nil for none).
-func (f *front) sub(m *Member) (s *serve.Client, level json.RawMessage) {
+// sub is the client's sub-client of member m, made at its first need,
+// whatever needs it (a call, or the view's look at a tool's annotations):
+// made now, it is first told the level of the client's logging/setLevel
+// before it, unless what it is made for is a logging/setLevel.
+func (f *front) sub(ctx context.Context, m *Member, method string) *serve.Client {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if s := f.subs[m]; s != nil {
-		return s, nil
+	s, level := f.subs[m], json.RawMessage(nil)
+	if s == nil {
+		s, level = m.Server.Join(f.c), f.level
+		f.subs[m] = s
 	}
-	s = m.Server.Join(f.c)
-	f.subs[m] = s
-	return s, f.level
+	f.mu.Unlock()
+	if level != nil && method != "logging/setLevel" {
+		lctx, _ := mcp.SeparateResultMembers(ctx)
+		s.Handle(lctx, "logging/setLevel", level)
+	}
+	return s
 }
 
 // pass hands a request to member m through the client's sub-client of
 // it; what the member answers is the answer.
 func (f *front) pass(ctx context.Context, m *Member, method string, params json.RawMessage) (json.RawMessage, error) {
-	s, level := f.sub(m)
-	if level != nil && method != "logging/setLevel" {
-		// The level the client asked for before it met this member.
-		lctx, _ := mcp.SeparateResultMembers(ctx)
-		s.Handle(lctx, "logging/setLevel", level)
-	}
-	return s.Handle(ctx, method, params)
+	return f.sub(ctx, m, method).Handle(ctx, method, params)
 }
 
 // byTarget routes a request by what it names: a tools/call, a
@@ -168,8 +167,7 @@ func (f *front) viewCheck(ctx context.Context, method string, params json.RawMes
 		if m == nil {
 			return false
 		}
-		s, _ := f.sub(m)
-		return s.ReadOnly(ctx, local)
+		return f.sub(ctx, m, "").ReadOnly(ctx, local)
 	})
 }
 

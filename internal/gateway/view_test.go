@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 )
 
 // TestGatewayViewsByToken: one gateway serves a CI job and a desktop app
@@ -159,5 +162,34 @@ func TestGatewayRefusedConnectionClosed(t *testing.T) {
 			t.Errorf("%s: the refused connection is still open (%v %v)", path, n, err)
 		}
 		conn.Close()
+	}
+}
+
+// TestGatewayLevelReachesAMemberMetThroughTheView: a client whose view
+// lets read-only tools alone through sets its log level before it meets
+// a member; the view's look at the tool's annotations is its first
+// contact, and the member is told the level before the call all the same.
+func TestGatewayLevelReachesAMemberMetThroughTheView(t *testing.T) {
+	t.Parallel()
+	member := specServer(t, `{"capabilities":{"tools":{},"logging":{}},
+		"tools":[{"name":"look","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}],
+		"callResults":{"look":{"content":[{"type":"text","text":"looked"}]}}}`)
+	seen := filepath.Join(t.TempDir(), "seen.log")
+	member.Env = append(member.Env, mcptest.EnvLog+"="+seen)
+	g, _ := startGateway(t, testMember{name: "m", settings: member})
+	clients, err := serve.NewClients(map[string]*serve.View{"ro": {Name: "ro", Guard: config.Guard{ReadOnly: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, base := gatewayHTTP(t, g, clients)
+	c, _ := servetest.Authed(t, base, "ro", "legacy")
+	servetest.Call(t, c, "logging/setLevel", `{"level":"error"}`)
+	if got := servetest.Call(t, c, "tools/call", `{"name":"m__look","arguments":{}}`); !strings.Contains(string(got), "looked") {
+		t.Fatalf("the call: %s", got)
+	}
+	log, _ := os.ReadFile(seen)
+	level, call := strings.Index(string(log), `"logging/setLevel"`), strings.Index(string(log), `"tools/call"`)
+	if level < 0 || call < 0 || level > call || !strings.Contains(string(log), `"level":"error"`) {
+		t.Errorf("the member saw no level before the call:\n%s", log)
 	}
 }
