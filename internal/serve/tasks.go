@@ -209,8 +209,9 @@ func (u *upstream) renameRelated(params json.RawMessage) json.RawMessage {
 
 // taskOwner is the request a message of the server about a task (its
 // status, its question) goes to: the task's client. ok is false for a
-// message about no task serve knows; r is nil for a task no client of
-// the initialize era holds (a modern client's, which polls).
+// message that names no task; r is nil for a task no client of the
+// initialize era holds (one serve never relayed, or a modern client's,
+// which polls): it reaches no one.
 func (u *upstream) taskOwner(method string, params json.RawMessage) (r *relayed, ok bool) {
 	id := relatedTask(params)
 	if id == "" && method == "notifications/tasks/status" {
