@@ -290,7 +290,10 @@ func Status(d Dir, name string) (Info, error) {
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Second))
 	ctl, err := readControl(r)
-	if err != nil || ctl.Info == nil {
+	if err == nil && ctl.Info == nil {
+		err = errors.New("its answer holds no status")
+	}
+	if err != nil {
 		return Info{}, fmt.Errorf("session %q did not answer its status: %v", name, err)
 	}
 	return *ctl.Info, nil

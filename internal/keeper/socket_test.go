@@ -3,7 +3,10 @@
 package keeper
 
 import (
+	"bufio"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -181,4 +184,36 @@ func TestNoTwoKeepers(t *testing.T) {
 		t.Fatalf("after the first ended: %v", err)
 	}
 	ln.Release()
+}
+
+// A keeper that answers status with a line that holds no status is said
+// to have answered none, in words, not as a missing error.
+func TestStatusAnswerWithoutInfo(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "sessions")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p, err := PathsOf(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", p.Socket)
+	if err != nil {
+		t.Skipf("no unix socket here: %v", err)
+	}
+	defer ln.Close()
+	go func() { // answers one status with an empty line of JSON; ends with the listener
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		bufio.NewReader(c).ReadString('\n')
+		io.WriteString(c, "{}\n")
+	}()
+	_, err = Status(Dir{dir, base}, "s")
+	if err == nil || strings.Contains(err.Error(), "<nil>") || !strings.Contains(err.Error(), "holds no status") {
+		t.Errorf("status: %v", err)
+	}
 }
