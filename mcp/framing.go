@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -216,10 +217,11 @@ func isFramingHeader(line []byte) bool {
 func isHeaderName(name []byte) bool { return len(name) > 0 && len(bytes.Trim(name, alnum+"-")) == 0 }
 
 // frame returns msg with its Content-Length header block.
-func frame(msg []byte) []byte {
-	header := "Content-Length: " + strconv.Itoa(len(msg)) + "\r\n\r\n"
-	b := make([]byte, 0, len(header)+len(msg))
-	return append(append(b, header...), msg...)
+func frame(msg []byte) []byte { return slices.Concat(frameHeader(int64(len(msg))), msg) }
+
+// frameHeader is the Content-Length header block of a message of n bytes.
+func frameHeader(n int64) []byte {
+	return []byte("Content-Length: " + strconv.FormatInt(n, 10) + "\r\n\r\n")
 }
 
 // FramingError is a server's stdout that breaks the Content-Length framing

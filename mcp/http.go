@@ -132,7 +132,7 @@ type HTTPTransport struct {
 	// exchange before it ends (goRequest): defaultPostIdle, or a test's.
 	postIdle time.Duration
 	// endWait is how long an answer's stream is read past its response
-	// (finish): finishWait, or a test's.
+	// (finishWithin): finishWait, or a test's.
 	endWait time.Duration
 
 	reinitMu   sync.Mutex // guards the start of a new session: held while one is being started

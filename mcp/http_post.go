@@ -82,7 +82,7 @@ func (t *HTTPTransport) exchange(ctx context.Context, o outgoing, msg []byte) er
 // ctx (a legacy POST legacyLetGo after it) or with the transport, until
 // the response is handed over (detach, just before the session has it),
 // and then with the transport alone, so that the rest of the answer's
-// stream can be read (finish) after the caller has its response and is
+// stream can be read (finishWithin) after the caller has its response and is
 // gone. stop ends it.
 func (t *HTTPTransport) bind(ctx context.Context) (context.Context, func()) {
 	b := &boundCtx{Context: t.ctx, values: ctx} // ctx's values (x-mcp-header), not its end

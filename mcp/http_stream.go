@@ -54,7 +54,7 @@ func (t *HTTPTransport) followStream(ctx context.Context, body io.ReadCloser, id
 			return nil, err
 		}
 	}
-	f := follow{max: t.opts.MaxResumes, open: open, finish: t.finish,
+	f := follow{max: t.opts.MaxResumes, open: open, finish: func(body io.ReadCloser) { finishWithin(body, t.endWait) },
 		reader: func(body io.Reader) *sseReader { return newGatedSSEReader(ctx, body, t.large) },
 		read:   func(r *sseReader) (bool, bool, error) { return t.pump(ctx, r, id, as) }}
 	retry, err := f.run(ctx, body)
@@ -171,14 +171,12 @@ func tooLarge(err error) bool {
 	return errors.As(err, new(*MessageSizeError))
 }
 
-// finish reads what is left of an answer's stream once its response has
-// been handed over (the server ends the stream then, as it should), for
-// t.endWait at most, and closes it: a body closed before its end closes
-// its connection too, and the next request would open another. The
-// request's goroutine does it, after the session has the response.
-func (t *HTTPTransport) finish(body io.ReadCloser) { finishWithin(body, t.endWait) }
-
-// finishWithin is finish with its wait given.
+// finishWithin reads what is left of an answer's stream once its response
+// has been handed over (the server ends the stream then, as it should),
+// for wait at most (the transport's endWait), and closes it: a body
+// closed before its end closes its connection too, and the next request
+// would open another. The request's goroutine does it, after the session
+// has the response.
 func finishWithin(body io.ReadCloser, wait time.Duration) {
 	cut := time.AfterFunc(wait, func() { body.Close() })
 	io.Copy(io.Discard, io.LimitReader(body, 64<<10))

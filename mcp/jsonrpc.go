@@ -189,9 +189,6 @@ func answerIn(data []byte) (id json.RawMessage, response bool) {
 	return id, response && !method && (marked || !rawjson.Valid(data))
 }
 
-// idKey turns a raw id into the key of a map of server requests.
-func idKey(id json.RawMessage) string { return string(id) }
-
 // ourID reads a response's raw id as one of the ids mcpv sends: positive
 // integers written as strconv writes them. Any other text (1.0, "1", 01)
 // matches none of them.

@@ -26,7 +26,10 @@ type resultMembers struct{ members []byte }
 // outside a handler, for an error, or for a result that is no object.
 func AddResultMembers(ctx context.Context, members []byte) {
 	if slot, ok := ctx.Value(resultMembersKey{}).(*resultMembers); ok {
-		slot.members = append(append(slot.members, sep(slot.members)...), members...)
+		if len(slot.members) > 0 {
+			slot.members = append(slot.members, ',')
+		}
+		slot.members = append(slot.members, members...)
 	}
 }
 
@@ -37,13 +40,6 @@ func AddResultMembers(ctx context.Context, members []byte) {
 func SeparateResultMembers(ctx context.Context) (context.Context, func() []byte) {
 	slot := &resultMembers{}
 	return context.WithValue(ctx, resultMembersKey{}, slot), func() []byte { return slot.members }
-}
-
-func sep(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return ","
 }
 
 // responseWithMembers is responseParts for a result that begins with

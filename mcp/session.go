@@ -250,14 +250,12 @@ type request struct {
 // write, so no response can arrive unmatched.
 func (s *Session) begin(ctx context.Context, method string, params json.RawMessage, st *Streamed, meta ...metaEntry) (*request, error) {
 	n := s.lastID.Add(1)
-	ch := replies.Get().(chan message)
 	s.mu.Lock()
-	if s.err != nil {
-		err := s.err
+	if err := s.err; err != nil {
 		s.mu.Unlock()
-		replies.Put(ch)
 		return nil, &methodError{method, err}
 	}
+	ch := replies.Get().(chan message)
 	s.pending[n] = ch
 	if v := ctx.Value(callerKey{}); v != nil {
 		if s.callers == nil {
@@ -329,14 +327,12 @@ func (r *request) take(ctx context.Context, m message) (json.RawMessage, error) 
 // abandon forgets the request, telling the server nothing; a response that
 // arrives later is ignored. It returns the response when the reader had
 // already delivered it.
-func (r *request) abandon() (message, bool) {
-	if !r.s.forget(r.id) {
-		m := <-r.ch
-		replies.Put(r.ch)
-		return m, true
+func (r *request) abandon() (m message, delivered bool) {
+	if delivered = !r.s.forget(r.id); delivered {
+		m = <-r.ch
 	}
 	replies.Put(r.ch)
-	return message{}, false
+	return m, delivered
 }
 
 // replies holds the channels that calls wait on, for reuse. A channel goes
@@ -399,14 +395,10 @@ func silentCancel(ctx context.Context) bool {
 // cancelRemote tells the server to stop working on request id. Any late
 // response to it is ignored because the id is no longer pending.
 func (s *Session) cancelRemote(id json.RawMessage, cause error) {
-	reason := "cancelled"
-	if cause != nil {
-		reason = cause.Error()
-	}
 	params, _ := json.Marshal(struct {
 		RequestID json.RawMessage `json:"requestId"`
 		Reason    string          `json:"reason"`
-	}{id, reason})
+	}{id, cause.Error()})
 	ctx, cancel := context.WithTimeout(context.Background(), cancelWriteTimeout)
 	defer cancel()
 	_ = s.Notify(ctx, "notifications/cancelled", params)
@@ -605,7 +597,11 @@ func (s *Session) undecodable(data []byte, err error, junk *int) {
 		if _, ours := ourID(id); !ours {
 			id = trailingID(piece)
 		}
-		if n, ours := ourID(id); ours && s.isPending(n) {
+		n, ours := ourID(id)
+		s.mu.Lock()
+		_, pending := s.pending[n]
+		s.mu.Unlock()
+		if ours && pending {
 			s.route(message{ID: intID(n), local: &TransportError{Op: "the server's answer cannot be read", Err: err}})
 			tied = true
 		}
@@ -625,14 +621,6 @@ func (s *Session) undecodable(data []byte, err error, junk *int) {
 	if *junk++; *junk <= maxJunkWarnings {
 		s.opts.Log.Warn(fmt.Sprintf("skipping a message that is not JSON-RPC: %s (%v)", quoteClip(data, 200), err))
 	}
-}
-
-// isPending reports whether request n awaits its answer.
-func (s *Session) isPending(n int64) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.pending[n]
-	return ok
 }
 
 // onlyPending returns the one request awaiting an answer, when there is
@@ -822,7 +810,7 @@ func (s *Session) serve(m message) {
 	case <-s.base.Done():
 		return
 	}
-	key := idKey(m.ID)
+	key := string(m.ID)
 	slot := &resultMembers{}
 	ctx, cancel := context.WithCancelCause(context.WithValue(context.WithValue(s.base, incomingKey{}, m.ID), resultMembersKey{}, slot))
 	s.mu.Lock()
@@ -1055,7 +1043,7 @@ func (s *Session) cancelIncoming(params json.RawMessage) {
 		return // invalid cancellations are ignored
 	}
 	s.mu.Lock()
-	cancel := s.incoming[idKey(p.RequestID)]
+	cancel := s.incoming[string(p.RequestID)]
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel(nil)

@@ -38,7 +38,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -632,30 +631,29 @@ func (t *CommandTransport) writeMessage(msg []byte, m *streamedMsg) error {
 	if framing(t.heard.Load()) == framingUnknown && len(t.early) < maxEarly {
 		t.early = append(t.early, bytes.Clone(msg))
 	}
+	head, end := []byte(nil), newline
 	if t.framed {
-		if len(msg) < smallMessage {
-			return t.in.write(frame(msg))
-		}
-		if err := t.in.write([]byte("Content-Length: " + strconv.Itoa(len(msg)) + "\r\n\r\n")); err != nil {
-			return err
-		}
-		return t.in.write(msg)
+		head, end = frameHeader(int64(len(msg))), nil
 	}
 	if len(msg) < smallMessage {
 		// One write, so the server never reads a message without its
-		// newline; a large one is not worth copying.
-		return t.in.write(append(msg[:len(msg):len(msg)], '\n'))
+		// newline (or its header block); a large one is not worth copying.
+		return t.in.write(slices.Concat(head, msg, end))
 	}
-	if err := t.in.write(msg); err != nil {
-		return err
+	for _, b := range [][]byte{head, msg, end} {
+		if len(b) > 0 {
+			if err := t.in.write(b); err != nil {
+				return err
+			}
+		}
 	}
-	return t.in.write([]byte{'\n'})
+	return nil
 }
 
 // writeStreamed writes m in the server's framing; omu must be held.
 func (t *CommandTransport) writeStreamed(m *streamedMsg) error {
 	if t.framed {
-		if err := t.in.write([]byte("Content-Length: " + strconv.FormatInt(m.size(), 10) + "\r\n\r\n")); err != nil {
+		if err := t.in.write(frameHeader(m.size())); err != nil {
 			return err
 		}
 	}

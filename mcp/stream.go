@@ -52,13 +52,10 @@ func (t *StreamTransport) Write(ctx context.Context, msg []byte) error {
 func (t *StreamTransport) WriteParts(_ context.Context, parts [][]byte) error {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
-	for _, p := range parts {
+	for _, p := range append(parts[:len(parts):len(parts)], newline) {
 		if _, err := t.w.Write(p); err != nil {
 			return &TransportError{Op: "write", Err: err}
 		}
-	}
-	if _, err := t.w.Write(newline); err != nil {
-		return &TransportError{Op: "write", Err: err}
 	}
 	return nil
 }
