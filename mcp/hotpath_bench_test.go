@@ -62,7 +62,7 @@ func BenchmarkDecodeBatch(b *testing.B) {
 			b.SetBytes(int64(len(tt.batch)))
 			for b.Loop() {
 				var err error
-				if msgs, err = decodeMessages(tt.batch); err != nil {
+				if msgs, err = appendMessages(nil, tt.batch); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -92,7 +92,7 @@ func BenchmarkHTTPIncoming(b *testing.B) {
 				if !isResponseTo(tt.msg, id) {
 					b.Fatal("not the response")
 				}
-				msgs, err := decodeMessages(tt.msg)
+				msgs, err := appendMessages(nil, tt.msg)
 				if err != nil || len(msgs) != 1 {
 					b.Fatal(err)
 				}

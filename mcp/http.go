@@ -310,9 +310,7 @@ func (t *HTTPTransport) writeStream(ctx context.Context, msg []byte, m *streamed
 		t.initMsg, t.initID = append([]byte(nil), msg...), string(o.id)
 		t.mu.Unlock()
 		if t.opts.Mode == ModeSSE {
-			if err := t.startLegacy(ctx); errors.Is(err, errTransportClosed) {
-				return err // closed meanwhile: nothing to fall back to
-			} else if err != nil {
+			if err := t.startLegacy(ctx); err != nil {
 				return t.notLegacy(ctx, msg, err)
 			}
 		}

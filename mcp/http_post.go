@@ -192,8 +192,9 @@ var ErrNotLegacy = errors.New("a Streamable HTTP server, not a legacy HTTP+SSE o
 // notLegacy is the error of a legacy SSE connection that failed with err:
 // when the URL answers msg (initialize) as a Streamable HTTP server would,
 // the error says that it is one. The session the probe opened is ended.
+// A transport closed meanwhile has nothing to ask.
 func (t *HTTPTransport) notLegacy(ctx context.Context, msg []byte, err error) error {
-	if errors.As(err, new(*AuthError)) || ctx.Err() != nil {
+	if errors.Is(err, errTransportClosed) || errors.As(err, new(*AuthError)) || ctx.Err() != nil {
 		return err
 	}
 	resp, _, perr := t.send(ctx, msg, nil)
@@ -236,7 +237,7 @@ func (t *HTTPTransport) send(ctx context.Context, msg []byte, m *streamedMsg) (*
 	t.setHeaders(req, sid, version)
 	o := classify(msg)
 	if IsModern(version) {
-		setStandardHeaders(req.Header, msg)
+		StandardHeaders(req.Header, msg)
 		if headers := ParamHeadersFrom(ctx); headers != nil && o.method == "tools/call" {
 			SetParamHeaders(req.Header, headers, msg)
 		}
@@ -291,13 +292,14 @@ func postRequest(ctx context.Context, endpoint *url.URL, msg []byte, m *streamed
 	return req.WithContext(ctx)
 }
 
-// setStandardHeaders sets the modern era's request headers
+// StandardHeaders sets the modern era's request headers that mirror its
+// body, as the HTTP transport sets them
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports):
 // Mcp-Method, and Mcp-Name for the methods that name a tool, prompt or
 // resource, so that a gateway can route without reading the body.
 // The message is walked, not decoded: a tools/call may carry megabytes of
 // arguments, and only a short string or two is needed.
-func setStandardHeaders(h http.Header, msg []byte) {
+func StandardHeaders(h http.Header, msg []byte) {
 	method, _ := rawjson.String(rawjson.Member(msg, "method"))
 	if method == "" {
 		return

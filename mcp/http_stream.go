@@ -430,22 +430,29 @@ func maskedHeaders(h http.Header) string {
 // withID is msg, a request or the response to one sent under another
 // id, with its id replaced.
 func withID(msg, id json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	rawjson.ForEachRawMember(msg, func(k string, rawKey, v []byte) error {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.Write(rawKey)
-		b.WriteByte(':')
+	b, _ := appendMembers([]byte{'{'}, msg, func(k string, v []byte) ([]byte, bool) {
 		if k == "id" {
-			v = id
+			return id, true
 		}
-		b.Write(v)
+		return v, true
+	})
+	return append(b, '}')
+}
+
+// appendMembers appends to b, an object being written, the members of
+// obj, each with the value edit gives it, or left out when edit says so;
+// nothing when obj is no valid object (the error says why).
+func appendMembers(b, obj []byte, edit func(k string, v []byte) ([]byte, bool)) ([]byte, error) {
+	err := rawjson.ForEachRawMember(obj, func(k string, rawKey, v []byte) error {
+		if v, keep := edit(k, v); keep {
+			if b[len(b)-1] != '{' {
+				b = append(b, ',')
+			}
+			b = append(append(append(b, rawKey...), ':'), v...)
+		}
 		return nil
 	})
-	b.WriteByte('}')
-	return b.Bytes()
+	return b, err
 }
 
 // answerAs is the answer a request sent under the id wire got, with the

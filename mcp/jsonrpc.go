@@ -45,14 +45,12 @@ type message struct {
 func (m *message) isRequest() bool      { return m.Method != "" && m.ID != nil }
 func (m *message) isNotification() bool { return m.Method != "" && m.ID == nil }
 
-// decodeMessages decodes one wire unit: a JSON object, or a JSON array of
-// objects (a batch, which 2025-03-26 peers may send). Values are sub-slices of data.
-func decodeMessages(data []byte) ([]message, error) { return appendMessages(nil, data) }
-
-// appendMessages is decodeMessages appending to dst, which the session's
-// reader reuses from one wire unit to the next; on an error dst comes back
-// as it was given. The data is read once to check it, then its members are
-// taken where they lie.
+// appendMessages decodes one wire unit, appending to dst, which the
+// session's reader reuses from one wire unit to the next: a JSON object,
+// or a JSON array of objects (a batch, which 2025-03-26 peers may send).
+// Values are sub-slices of data. On an error dst comes back as it was
+// given. The data is read once to check it, then its members are taken
+// where they lie.
 func appendMessages(dst []message, data []byte) ([]message, error) {
 	i := rawjson.SkipSpace(data, 0)
 	if i < len(data) && data[i] == '[' {

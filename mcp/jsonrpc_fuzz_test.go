@@ -96,7 +96,7 @@ func FuzzDecodeMessages(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		want, wantErr := referenceDecode(data)
-		got, err := decodeMessages(data)
+		got, err := appendMessages(nil, data)
 		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
 			t.Fatalf("decodeMessages(%q) error %v, want %v", data, err, wantErr)
 		}

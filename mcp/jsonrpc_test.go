@@ -42,7 +42,7 @@ func TestDecodeMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodeMessages([]byte(tt.in))
+			got, err := appendMessages(nil, []byte(tt.in))
 			if err != nil {
 				t.Fatalf("decodeMessages(%q): %v", tt.in, err)
 			}
@@ -66,7 +66,7 @@ func TestDecodeMessagesKinds(t *testing.T) {
 		{`{"id":1,"error":{"code":1,"message":"m"}}`, false, false},
 	}
 	for _, tt := range tests {
-		msgs, err := decodeMessages([]byte(tt.in))
+		msgs, err := appendMessages(nil, []byte(tt.in))
 		if err != nil || len(msgs) != 1 {
 			t.Fatalf("decodeMessages(%q) = %v, %v", tt.in, msgs, err)
 		}
@@ -98,7 +98,7 @@ func TestDecodeMessagesRejects(t *testing.T) {
 		`"a string"`,
 		`{"jsonrpc":"2.0","method":"n"} {"jsonrpc":"2.0","method":"n"}`,
 	} {
-		if msgs, err := decodeMessages([]byte(in)); err == nil {
+		if msgs, err := appendMessages(nil, []byte(in)); err == nil {
 			t.Errorf("decodeMessages(%q) = %+v, want an error", in, msgs)
 		}
 	}
@@ -109,7 +109,7 @@ func TestDecodeMessagesRejects(t *testing.T) {
 // code 0 and an empty message.
 func TestDecodeMessageNullError(t *testing.T) {
 	in := `{"jsonrpc":"2.0","id":1,"result":{"ok":true},"error":null}`
-	got, err := decodeMessages([]byte(in))
+	got, err := appendMessages(nil, []byte(in))
 	if err != nil {
 		t.Fatalf("decodeMessages(%q): %v", in, err)
 	}
@@ -164,7 +164,7 @@ func joinedResponse(id, result json.RawMessage, rerr *RPCError) ([]byte, error) 
 // no string, is refused in words, without Go's type names.
 func TestDecodeErrorCode(t *testing.T) {
 	for in, want := range map[string]int{`-32601`: -32601, `-32601.0`: -32601, `-3.2601e4`: -32601, `-32601.000`: -32601, `42`: 42} {
-		msgs, err := decodeMessages([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":` + in + `,"message":"m"}}`))
+		msgs, err := appendMessages(nil, []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":`+in+`,"message":"m"}}`))
 		if err != nil || len(msgs) != 1 || msgs[0].Error.Code != want || msgs[0].Error.Message != "m" {
 			t.Errorf("code %s: %+v, %v; want %d", in, msgs, err, want)
 		}
@@ -176,7 +176,7 @@ func TestDecodeErrorCode(t *testing.T) {
 		`{"code":-32601,"message":7}`:     "its message 7 is not a string",
 		`{"code":-32601,"message":["a"]}`: `its message ["a"] is not a string`,
 	} {
-		_, err := decodeMessages([]byte(`{"jsonrpc":"2.0","id":1,"error":` + in + `}`))
+		_, err := appendMessages(nil, []byte(`{"jsonrpc":"2.0","id":1,"error":`+in+`}`))
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "type int") {
 			t.Errorf("%s: %v, want %q", in, err, want)
 		}

@@ -7,7 +7,6 @@ package mcp
 // version, the client's capabilities and its identity in params._meta.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -300,34 +299,20 @@ func IsInputRequest(ctx context.Context) bool { return ctx.Value(inputKey{}) != 
 // retryParams is params with inputResponses and requestState set, and the
 // rest kept as it was.
 func retryParams(params, responses, state json.RawMessage) (json.RawMessage, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	err := rawjson.ForEachRawMember(params, func(k string, rawKey, v []byte) error {
-		if k == "inputResponses" || k == "requestState" {
-			return nil
-		}
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.Write(rawKey)
-		b.WriteByte(':')
-		b.Write(v)
-		return nil
+	b, err := appendMembers([]byte{'{'}, params, func(k string, v []byte) ([]byte, bool) {
+		return v, k != "inputResponses" && k != "requestState"
 	})
 	if err != nil {
 		return nil, fmt.Errorf("params: %w", err)
 	}
-	if b.Len() > 1 {
-		b.WriteByte(',')
+	if len(b) > 1 {
+		b = append(b, ',')
 	}
-	b.WriteString(`"inputResponses":`)
-	b.Write(responses)
+	b = append(append(b, `"inputResponses":`...), responses...)
 	if state != nil {
-		b.WriteString(`,"requestState":`)
-		b.Write(state)
+		b = append(append(b, `,"requestState":`...), state...)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(b, '}'), nil
 }
 
 // Stream sends a request that lasts as long as ctx, such as

@@ -198,7 +198,7 @@ func TestStandardHeaders(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "tools/list", ""},
 	} {
 		h := http.Header{}
-		setStandardHeaders(h, []byte(tt.msg))
+		StandardHeaders(h, []byte(tt.msg))
 		if h.Get("Mcp-Method") != tt.method || h.Get("Mcp-Name") != tt.name {
 			t.Errorf("%s: Mcp-Method %q, Mcp-Name %q; want %q, %q", tt.msg, h.Get("Mcp-Method"), h.Get("Mcp-Name"), tt.method, tt.name)
 		}

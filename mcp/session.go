@@ -736,11 +736,8 @@ func (s *Session) route(m message) {
 	case m.isRequest():
 		s.serve(m)
 	case m.isNotification():
-		switch m.Method {
-		case "notifications/cancelled":
-			s.cancelIncoming(m.Params)
-		case "notifications/progress":
-			s.noteProgress(m.Params)
+		if m.Method == "notifications/cancelled" || m.Method == "notifications/progress" {
+			s.heed(m)
 		}
 		if s.opts.Record != nil {
 			s.opts.Record(m.Method, m.Params)
@@ -1020,32 +1017,24 @@ func (s *Session) WatchProgress(token json.RawMessage, fn func()) (stop func()) 
 	}
 }
 
-func (s *Session) noteProgress(params json.RawMessage) {
+// heed acts on a notification the session itself takes note of: a
+// cancellation of a server request being handled, or progress on a
+// request a watcher waits on (WatchProgress). Invalid ones are ignored.
+func (s *Session) heed(m message) {
 	var p struct {
-		Token json.RawMessage `json:"progressToken"`
+		RequestID json.RawMessage `json:"requestId"`
+		Token     json.RawMessage `json:"progressToken"`
 	}
-	if json.Unmarshal(params, &p) != nil || p.Token == nil {
+	if json.Unmarshal(m.Params, &p) != nil {
 		return
 	}
 	s.mu.Lock()
-	fn := s.progress[string(p.Token)]
+	cancel, watch := s.incoming[string(p.RequestID)], s.progress[string(p.Token)]
 	s.mu.Unlock()
-	if fn != nil {
-		fn()
-	}
-}
-
-func (s *Session) cancelIncoming(params json.RawMessage) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
-		return // invalid cancellations are ignored
-	}
-	s.mu.Lock()
-	cancel := s.incoming[string(p.RequestID)]
-	s.mu.Unlock()
-	if cancel != nil {
+	switch {
+	case m.Method == "notifications/cancelled" && p.RequestID != nil && cancel != nil:
 		cancel(nil)
+	case m.Method == "notifications/progress" && p.Token != nil && watch != nil:
+		watch()
 	}
 }

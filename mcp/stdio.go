@@ -191,17 +191,15 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	opts.ExitDrain = cmp.Or(max(opts.ExitDrain, 0), exitDrainWait)
 	opts.Log = orDiscard(opts.Log)
 	inR, inW, err := serverPipe(false)
-	if err != nil {
-		return nil, &TransportError{Op: "start server", Err: err}
+	var outW, outR, errR, errW *os.File
+	if err == nil {
+		outW, outR, err = serverPipe(true)
 	}
-	outW, outR, err := serverPipe(true)
-	if err != nil {
-		closeAll(inR, inW)
-		return nil, &TransportError{Op: "start server", Err: err}
+	if err == nil {
+		errR, errW, err = os.Pipe()
 	}
-	errR, errW, err := os.Pipe()
 	if err != nil {
-		closeAll(inR, inW, outR, outW)
+		closeAll(inR, inW, outR, outW) // those made; a nil *os.File's Close does nothing
 		return nil, &TransportError{Op: "start server", Err: err}
 	}
 	cmd, err := startProcess(opts, inR, outW, errW)

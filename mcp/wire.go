@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 )
 
 // Message is one decoded JSON-RPC message, its members raw. Which fields
@@ -35,7 +34,7 @@ func (m Message) IsResponse() bool     { return m.Method == "" }
 // DecodeMessages decodes one wire unit: a JSON-RPC message, or a batch of
 // them (a JSON array). Values are sub-slices of data.
 func DecodeMessages(data []byte) ([]Message, error) {
-	msgs, err := decodeMessages(data)
+	msgs, err := appendMessages(nil, data)
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +78,6 @@ func (t *CommandTransport) CloseInput() error { return t.stdin.Close() }
 
 // Exited is closed once the server process has exited.
 func (t *CommandTransport) Exited() <-chan struct{} { return t.exited }
-
-// StandardHeaders sets the headers of the modern era that mirror a
-// request's body (Mcp-Method, and Mcp-Name where the method names a
-// tool, prompt or resource), as the HTTP transport sets them.
-func StandardHeaders(h http.Header, msg []byte) { setStandardHeaders(h, msg) }
 
 // Event is one event of a Server-Sent Events stream.
 type Event struct {
