@@ -108,35 +108,29 @@ func (t *HTTPTransport) runGetStream(opened, sent chan struct{}) {
 			wrote()
 			close(opened)
 		}
-		if err != nil {
-			var se *StatusError
-			switch {
-			case t.ctx.Err() != nil:
-				return
-			case t.SessionID() != sid:
-				// The session expired and a new one began while this
-				// stream was asked for: ask again, for the new one.
-				prev, failures = &sseReader{}, 0
-				continue
-			case !errors.As(err, &se) || se.Status < 500:
-				return // no stream offered (405/404/400), or auth refused
-			}
-			failures++
-		} else {
+		progressed := false
+		if err == nil {
 			r := prev.resumed(newGatedSSEReader(t.ctx, resp.Body, t.large))
-			_, progressed, _ := t.pump(t.ctx, r, nil, nil)
+			_, progressed, _ = t.pump(t.ctx, r, nil, nil)
 			r.done()
 			resp.Body.Close()
 			prev = r
-			if t.SessionID() != sid { // the stream of an expired session
-				prev, failures = &sseReader{}, 0
-				continue
-			}
-			if progressed {
-				failures = 0
-			} else {
-				failures++
-			}
+		}
+		var se *StatusError
+		switch {
+		case err != nil && t.ctx.Err() != nil:
+			return
+		case t.SessionID() != sid:
+			// The session expired and a new one began while this stream
+			// was asked for, or read: ask again, for the new one.
+			prev, failures = &sseReader{}, 0
+			continue
+		case err != nil && (!errors.As(err, &se) || se.Status < 500):
+			return // no stream offered (405/404/400), or auth refused
+		case progressed:
+			failures = 0
+		default:
+			failures++
 		}
 		if failures > t.opts.MaxResumes || !sleep(t.ctx, retryDelay(prev.Retry, max(failures, 1))) {
 			return

@@ -169,15 +169,6 @@ func appendWithMeta(b []byte, params json.RawMessage, entries []metaEntry) ([]by
 	return append(b, '}'), nil
 }
 
-// NotifiedToken is the progressToken of a notifications/progress's params.
-// Params that are no object have none, and no owner takes them.
-func NotifiedToken(params json.RawMessage) json.RawMessage {
-	if !rawjson.IsObject(params) {
-		return nil
-	}
-	return rawjson.Member(params, "progressToken")
-}
-
 // Retoken returns a notifications/progress's params with its progressToken
 // replaced: a relay gives a progress notification back the token of the
 // request it reports on.

@@ -116,8 +116,7 @@ func (q *noteQueue) push(m message, key string, stop <-chan struct{}) {
 	// A copy: m.Params lies in the whole message (in a batch, in all of
 	// it), which would stay alive as long as the note waits, and the
 	// bound counts only the params.
-	params := bytes.Clone(m.Params)
-	q.items = append(q.items, queuedNote{method: m.Method, params: params, key: key, seq: q.seq})
+	q.items = append(q.items, queuedNote{method: m.Method, params: bytes.Clone(m.Params), key: key, seq: q.seq})
 	q.live++
 	q.bytes += len(m.Params)
 	if q.dead > 64 && q.dead > len(q.items)/2 {

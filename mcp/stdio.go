@@ -228,14 +228,10 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	}
 	t.msgs.lines.limit = opts.MaxMessage
 	t.msgs.spoke = func() { t.spoke.Store(true) }
-	switch opts.Framing {
-	case FramingLines:
-		t.msgs.mode = framingLines
-		t.heard.Store(int32(framingLines))
-	case FramingContentLength:
-		t.msgs.mode = framingHeaders
-		t.heard.Store(int32(framingHeaders))
-		t.framed = true
+	if f, ok := map[string]framing{FramingLines: framingLines, FramingContentLength: framingHeaders}[opts.Framing]; ok {
+		t.msgs.mode = f
+		t.heard.Store(int32(f))
+		t.framed = f == framingHeaders
 	}
 	go t.copyStderr(errR) // stderr copier: stops at EOF: when every holder of the pipe has exited
 	go func() {           // process waiter: stops when the process exits (Serve returns)

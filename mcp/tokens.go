@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Tokens gives the requests a relay sends on for several owners (its
@@ -71,8 +73,12 @@ func (t *Tokens[T]) SwapWith(params json.RawMessage, owner T, set func(params, t
 // request it reports on: the owner, and the params with the owner's own
 // token. ok is false for a token that is not ours, or no longer is.
 func (t *Tokens[T]) Back(params json.RawMessage) (owner T, out json.RawMessage, ok bool) {
+	var token []byte // params that are no object have none, and no owner takes them
+	if rawjson.IsObject(params) {
+		token = rawjson.Member(params, "progressToken")
+	}
 	t.mu.Lock()
-	r, ok := t.m[string(NotifiedToken(params))]
+	r, ok := t.m[string(token)]
 	t.mu.Unlock()
 	if !ok {
 		return owner, nil, false
