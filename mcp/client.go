@@ -204,7 +204,7 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 	} else {
 		raw, err = initialize(ctx, s, offered, caps, opts.Info)
 	}
-	if supported, ok := unsupportedVersion(err); ok {
+	if supported, ok := serverVersions(err, CodeUnsupportedProtocolVersion); ok {
 		if v := newestOf(ModernVersions, supported); v != "" && opts.ProtocolVersion == "" {
 			return discover(ctx, s, opts, v)
 		}
@@ -227,18 +227,16 @@ func handshake(ctx context.Context, s *Session, opts ClientOptions, pending *req
 		}
 		return nil, err
 	}
-	if errors.As(err, &ce) {
-		// A server may refuse our version with -32602 and data.supported
-		// (lifecycle, "Version Negotiation"): retry once with the newest
-		// version both sides speak, unless the caller pinned the version.
-		if supported, ok := serverVersions(ce.Err, CodeInvalidParams); ok {
-			v := newestOf(SupportedVersions, supported)
-			if opts.ProtocolVersion != "" || v == "" || v == offered {
-				return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts, SupportedVersions)}
-			}
-			offered = v
-			raw, err = initialize(ctx, s, offered, caps, opts.Info)
+	// A server may refuse our version with -32602 and data.supported
+	// (lifecycle, "Version Negotiation"): retry once with the newest
+	// version both sides speak, unless the caller pinned the version.
+	if supported, ok := serverVersions(err, CodeInvalidParams); ok {
+		v := newestOf(SupportedVersions, supported)
+		if opts.ProtocolVersion != "" || v == "" || v == offered {
+			return nil, &VersionError{Offered: offered, ServerSupports: supported, Accepted: accepted(opts, SupportedVersions)}
 		}
+		offered = v
+		raw, err = initialize(ctx, s, offered, caps, opts.Info)
 	}
 	if err != nil {
 		return nil, err
@@ -312,17 +310,18 @@ func initializeParams(version string, caps json.RawMessage, info Implementation)
 	}{version, caps, info})
 }
 
-// serverVersions reads the versions listed by an "unsupported protocol
-// version" error: code (-32602 for initialize, -32022 in the modern era)
-// with data.supported.
-func serverVersions(e *RPCError, code int) (supported []string, ok bool) {
-	if e.Code != code {
+// serverVersions reads the versions listed when err is the server's
+// "unsupported protocol version" error: code (-32602 for initialize,
+// -32022 in the modern era) with data.supported.
+func serverVersions(err error, code int) (supported []string, ok bool) {
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Err.Code != code {
 		return nil, false
 	}
 	var data struct {
 		Supported []string `json:"supported"`
 	}
-	if json.Unmarshal(e.Data, &data) != nil || len(data.Supported) == 0 {
+	if json.Unmarshal(ce.Err.Data, &data) != nil || len(data.Supported) == 0 {
 		return nil, false
 	}
 	return data.Supported, true
@@ -341,12 +340,17 @@ func newestOf(ours, supported []string) string {
 
 // HasCapability reports whether the server declared the capability at the
 // dotted path (InitializeResult.HasCapability), the modern era's tasks
-// extension standing for the task capabilities it replaces.
+// extension standing for the task capabilities of the initialize era it
+// replaces: tasks, tasks.cancel and tasks.requests.tools.call come with
+// it; tasks.list does not exist.
 func (c *Client) HasCapability(path string) bool {
 	e := c.era()
 	if e.modern {
-		if has, known := c.modernCapability(path); known {
-			return has
+		switch path {
+		case "tasks", "tasks.cancel", "tasks.requests", "tasks.requests.tools", "tasks.requests.tools.call":
+			return c.hasTasksExtension()
+		case "tasks.list":
+			return false
 		}
 	}
 	return e.init.HasCapability(path)

@@ -187,10 +187,11 @@ func (h *headerBlock) add(line []byte) error {
 		return fmt.Errorf("a header block longer than %d bytes", maxHeaderBlock)
 	}
 	name, value, ok := bytes.Cut(line, []byte(":"))
-	if !ok || !isHeaderName(bytes.TrimSpace(name)) {
+	// A header name is letters, digits and hyphens (a JSON line, say, is not).
+	if name = bytes.TrimSpace(name); !ok || len(name) == 0 || len(bytes.Trim(name, alnum+"-")) > 0 {
 		return fmt.Errorf("not a header line: %s", quoteClip(line, 80))
 	}
-	if !strings.EqualFold(string(bytes.TrimSpace(name)), "Content-Length") {
+	if !strings.EqualFold(string(name), "Content-Length") {
 		return nil // Content-Type and the like say nothing mcpv needs
 	}
 	n, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 64)
@@ -211,10 +212,6 @@ func isFramingHeader(line []byte) bool {
 	n := string(bytes.TrimSpace(name))
 	return ok && (strings.EqualFold(n, "Content-Length") || strings.EqualFold(n, "Content-Type"))
 }
-
-// isHeaderName reports whether name is a header name: letters, digits and
-// hyphens (a JSON line, say, is not).
-func isHeaderName(name []byte) bool { return len(name) > 0 && len(bytes.Trim(name, alnum+"-")) == 0 }
 
 // frame returns msg with its Content-Length header block.
 func frame(msg []byte) []byte { return slices.Concat(frameHeader(int64(len(msg))), msg) }

@@ -210,17 +210,10 @@ func (t *HTTPTransport) notLegacy(ctx context.Context, msg []byte, err error) er
 	if !streamable {
 		return err
 	}
-	return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("%s is %w (its GET: %v)", displayURL(t.url), ErrNotLegacy, unwrapTransport(err))}
-}
-
-// unwrapTransport is the cause inside a *TransportError, for quoting it
-// within another.
-func unwrapTransport(err error) error {
-	var te *TransportError
-	if errors.As(err, &te) && te.Err != nil {
-		return te.Err
+	if te := (*TransportError)(nil); errors.As(err, &te) && te.Err != nil {
+		err = te.Err // its cause, quoted within another
 	}
-	return err
+	return &TransportError{Op: "legacy SSE", Err: fmt.Errorf("%s is %w (its GET: %v)", displayURL(t.url), ErrNotLegacy, err)}
 }
 
 // send POSTs msg (streaming m, when not nil) once with the current

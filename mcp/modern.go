@@ -81,7 +81,7 @@ func (c *Client) discovered(ctx context.Context, raw json.RawMessage, err error)
 			vs.SetProtocolVersion(v)
 		}
 	}
-	if supported, ok := unsupportedVersion(err); ok {
+	if supported, ok := serverVersions(err, CodeUnsupportedProtocolVersion); ok {
 		// One retry with the newest version both speak, even the same
 		// one: a server may refuse a first request for reasons of its own.
 		v := newestOf(ModernVersions, supported)
@@ -162,16 +162,6 @@ func (c *Client) stampEntries() []metaEntry {
 	entries = entries[:len(entries):len(entries)]
 	e.stamp.Store(&entries)
 	return entries
-}
-
-// unsupportedVersion reads the versions a server lists when it refuses the
-// requested one with -32022 (data.supported).
-func unsupportedVersion(err error) ([]string, bool) {
-	var ce *CallError
-	if !errors.As(err, &ce) {
-		return nil, false
-	}
-	return serverVersions(ce.Err, CodeUnsupportedProtocolVersion)
 }
 
 // Modern reports whether the session speaks the modern era.
@@ -339,19 +329,6 @@ const TasksExtension = "io.modelcontextprotocol/tasks"
 // hasTasksExtension reports whether the tasks extension is negotiated:
 // declared by the server, and not turned off.
 func (c *Client) hasTasksExtension() bool { return c.Negotiated(TasksExtension) }
-
-// modernCapability answers HasCapability for the task capabilities of the
-// initialize era, which the tasks extension replaces: tasks, tasks.cancel
-// and tasks.requests.tools.call come with it; tasks.list does not exist.
-func (c *Client) modernCapability(path string) (has, known bool) {
-	switch path {
-	case "tasks", "tasks.cancel", "tasks.requests", "tasks.requests.tools", "tasks.requests.tools.call":
-		return c.hasTasksExtension(), true
-	case "tasks.list":
-		return false, true
-	}
-	return false, false
-}
 
 // IsTaskResult reports whether a tools/call result is a modern
 // CreateTaskResult (resultType "task").

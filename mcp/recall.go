@@ -156,13 +156,6 @@ type recall struct {
 	contradicted atomic.Bool
 }
 
-// pipelined reports whether method may ride behind server/discover
-// before its answer: a list, ping or discover, which any server answers
-// without acting.
-func pipelined(method string) bool {
-	return isList(method) || method == "ping" || method == "server/discover"
-}
-
 // recalled is a client of the modern era as opts.Recall remembers it. It
 // sends server/discover unless the remembered result is fresh, and does
 // not wait for the answer: the first call does (callRecalled).
@@ -215,7 +208,9 @@ func (c *Client) callRecalled(ctx context.Context, method string, params json.Ra
 	var first *request
 	var meta []metaEntry
 	var token json.RawMessage
-	if r.disc != nil && pipelined(method) {
+	// A list, ping or discover, which any server answers without acting,
+	// may ride behind server/discover before its answer.
+	if r.disc != nil && (isList(method) || method == "ping" || method == "server/discover") {
 		var err error
 		if meta, token, err = c.prepare(method, params); err != nil {
 			return nil, err
@@ -336,7 +331,7 @@ func signOfChange(ctx context.Context, res json.RawMessage, err error) bool {
 	if err == nil {
 		return !rawjson.IsObject(res)
 	}
-	_, refused := unsupportedVersion(err)
+	_, refused := serverVersions(err, CodeUnsupportedProtocolVersion)
 	return refused && ctx.Err() == nil || legacyAnswer(ctx, err)
 }
 

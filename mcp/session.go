@@ -297,7 +297,10 @@ func (r *request) wait(ctx context.Context) (json.RawMessage, error) {
 			// The reader delivered the response as ctx ended: prefer it.
 			return response(r.method, m)
 		}
-		if r.method != "initialize" && !silentCancel(ctx) {
+		// Not told: withSilentCancel's request, and one ended because the
+		// server's era changed (recall.go), which a server of the
+		// initialize era must not hear of before initialize either.
+		if r.method != "initialize" && ctx.Value(silentKey{}) == nil && !errors.As(context.Cause(ctx), new(*eraChanged)) {
 			s.cancelRemote(intID(r.id), context.Cause(ctx))
 		}
 		return nil, context.Cause(ctx)
@@ -382,14 +385,6 @@ type silentKey struct{}
 // get a notification about before initialize.
 func withSilentCancel(ctx context.Context) context.Context {
 	return context.WithValue(ctx, silentKey{}, true)
-}
-
-// silentCancel reports whether ctx marks a request whose end is not told
-// to the server: withSilentCancel's, or one ended because the server's
-// era changed (recall.go), which a server of the initialize era must not
-// hear of before initialize either.
-func silentCancel(ctx context.Context) bool {
-	return ctx.Value(silentKey{}) != nil || errors.As(context.Cause(ctx), new(*eraChanged))
 }
 
 // cancelRemote tells the server to stop working on request id. Any late

@@ -528,19 +528,17 @@ func (t *CommandTransport) write(ctx context.Context, msg []byte, m *streamedMsg
 func (t *CommandTransport) armWrite() {
 	if t.wctx != nil && t.wstop == nil {
 		seq := t.wseq
-		t.wstop = context.AfterFunc(t.wctx, func() { t.cutWrite(seq) })
+		t.wstop = context.AfterFunc(t.wctx, func() {
+			// The write, when still under way, gives up at once; a cut
+			// that comes after it ended (its context ended as the write
+			// did) leaves the next alone.
+			t.wmu.Lock()
+			if t.wwriting && t.wseq == seq {
+				t.stdin.SetWriteDeadline(time.Now())
+			}
+			t.wmu.Unlock()
+		})
 	}
-}
-
-// cutWrite makes write seq, when still under way on stdin, give up at
-// once: a cut that comes after its write ended (its context ended as
-// the write did) leaves the next alone.
-func (t *CommandTransport) cutWrite(seq uint64) {
-	t.wmu.Lock()
-	if t.wwriting && t.wseq == seq {
-		t.stdin.SetWriteDeadline(time.Now())
-	}
-	t.wmu.Unlock()
 }
 
 // errBrokenPipe is write's word for a server that no longer reads its stdin;
