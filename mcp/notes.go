@@ -288,27 +288,21 @@ func (s *Session) dispatch() {
 		for _, it := range batch {
 			switch {
 			case it.notice:
-				s.reportDropped()
+				logs, other := s.notes.dropped()
+				switch {
+				case s.opts.OnDropped != nil:
+					s.opts.OnDropped(logs, other)
+				case other == 0:
+					s.opts.Log.Warn(fmt.Sprintf("dropped %d log messages from the server: they came faster than they could be shown", logs))
+				default:
+					s.opts.Log.Warn(fmt.Sprintf("dropped %d notifications from the server (%d of them log messages): they came faster than they could be handled", logs+other, logs))
+				}
 			case it.dead:
 			case s.opts.OnNotification != nil:
 				s.opts.OnNotification(it.method, it.params)
 			}
 		}
 		s.notes.handled(batch[len(batch)-1].seq)
-	}
-}
-
-func (s *Session) reportDropped() {
-	logs, other := s.notes.dropped()
-	if s.opts.OnDropped != nil {
-		s.opts.OnDropped(logs, other)
-		return
-	}
-	switch {
-	case other == 0:
-		s.opts.Log.Warn(fmt.Sprintf("dropped %d log messages from the server: they came faster than they could be shown", logs))
-	default:
-		s.opts.Log.Warn(fmt.Sprintf("dropped %d notifications from the server (%d of them log messages): they came faster than they could be handled", logs+other, logs))
 	}
 }
 

@@ -149,7 +149,15 @@ func (p *prober) await(wait, silence time.Duration) *probeOutcome {
 			// and that answer is still taken.
 			o = p.sendInitialize()
 		case m := <-p.pinged:
-			o = p.onPing(m)
+			// Any answer, even one that cannot be read, shows the server
+			// up, and one that answers a ping but not the probe sent
+			// before it is ignoring the probe.
+			p.pinged = nil
+			p.ping.take(p.pctx, m)
+			p.ping = nil
+			if o = p.discoverFirst(); o == nil {
+				o = p.sendInitialize()
+			}
 		case m := <-p.initialized:
 			o = p.onInitialize(m, silence)
 		case <-p.refused:
@@ -215,19 +223,6 @@ func (p *prober) sendInitialize() *probeOutcome {
 	}
 	p.initialized = p.init.ch
 	return nil
-}
-
-// onPing takes the ping's answer: any answer, even one that cannot be
-// read, shows the server up, and one that answers a ping but not the
-// probe sent before it is ignoring the probe.
-func (p *prober) onPing(m message) *probeOutcome {
-	p.pinged = nil
-	p.ping.take(p.pctx, m)
-	p.ping = nil
-	if o := p.discoverFirst(); o != nil {
-		return o
-	}
-	return p.sendInitialize()
 }
 
 // onInitialize takes initialize's answer, m, while server/discover is

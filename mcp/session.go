@@ -301,7 +301,15 @@ func (r *request) wait(ctx context.Context) (json.RawMessage, error) {
 		// server's era changed (recall.go), which a server of the
 		// initialize era must not hear of before initialize either.
 		if r.method != "initialize" && ctx.Value(silentKey{}) == nil && !errors.As(context.Cause(ctx), new(*eraChanged)) {
-			s.cancelRemote(intID(r.id), context.Cause(ctx))
+			// The server is told to stop working on it; a late response
+			// is ignored, its id no longer pending.
+			params, _ := json.Marshal(struct {
+				RequestID json.RawMessage `json:"requestId"`
+				Reason    string          `json:"reason"`
+			}{intID(r.id), context.Cause(ctx).Error()})
+			wctx, cancel := context.WithTimeout(context.Background(), cancelWriteTimeout)
+			_ = s.Notify(wctx, "notifications/cancelled", params)
+			cancel()
 		}
 		return nil, context.Cause(ctx)
 	case <-s.done:
@@ -385,18 +393,6 @@ type silentKey struct{}
 // get a notification about before initialize.
 func withSilentCancel(ctx context.Context) context.Context {
 	return context.WithValue(ctx, silentKey{}, true)
-}
-
-// cancelRemote tells the server to stop working on request id. Any late
-// response to it is ignored because the id is no longer pending.
-func (s *Session) cancelRemote(id json.RawMessage, cause error) {
-	params, _ := json.Marshal(struct {
-		RequestID json.RawMessage `json:"requestId"`
-		Reason    string          `json:"reason"`
-	}{id, cause.Error()})
-	ctx, cancel := context.WithTimeout(context.Background(), cancelWriteTimeout)
-	defer cancel()
-	_ = s.Notify(ctx, "notifications/cancelled", params)
 }
 
 // Notify sends a notification.
