@@ -301,7 +301,11 @@ func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string
 		w.stop(true)
 		return nil, r.changed(c.opts.Recall, &EndedOnProbeError{Err: err})
 	}
-	sign := signOfChange(ctx, res, err)
+	// The answer may come from a server that changed: a refusal a server
+	// of the initialize era could have given, the version refused, or a
+	// result that is no JSON object.
+	_, refused := serverVersions(err, CodeUnsupportedProtocolVersion)
+	sign := err == nil && !rawjson.IsObject(res) || err != nil && (refused && ctx.Err() == nil || legacyAnswer(ctx, err))
 	w.stop(!sign)
 	if !sign {
 		// The server's own answer (or the request's own end): a probe
@@ -321,18 +325,6 @@ func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string
 		return res, nil // answered in full, though in an era it no longer speaks: not sent twice
 	}
 	return c.callWithin(ctx, b.left(), method, params, st)
-}
-
-// signOfChange reports whether the first answer to a remembered era, res
-// or err, may come from a server that changed: a refusal a server of the
-// initialize era could have given, the version refused, or a result that
-// is no JSON object.
-func signOfChange(ctx context.Context, res json.RawMessage, err error) bool {
-	if err == nil {
-		return !rawjson.IsObject(res)
-	}
-	_, refused := serverVersions(err, CodeUnsupportedProtocolVersion)
-	return refused && ctx.Err() == nil || legacyAnswer(ctx, err)
 }
 
 // silenceWatch probes, beside the first request to a server remembered

@@ -412,7 +412,13 @@ func (s *Session) write(ctx context.Context, msg []byte, st *Streamed) error {
 		return err
 	}
 	defer s.endTurn()
-	traced, m := msg, streamedMessage(msg, st)
+	var m *streamedMsg // msg as it goes, when it carries st's string
+	if st != nil && len(st.Marker) > 0 {
+		if i := bytes.Index(msg, st.Marker); i >= 0 {
+			m = &streamedMsg{head: msg[:i], tail: msg[i+len(st.Marker):], st: st}
+		}
+	}
+	traced := msg
 	var err error
 	if m != nil && s.opts.Trace != nil {
 		traced, err = m.view()

@@ -47,19 +47,6 @@ type Streamed struct {
 	Mask func(string) string
 }
 
-// streamedMessage is msg, a message that carries st's string, as it goes:
-// nil when it streams nothing.
-func streamedMessage(msg []byte, st *Streamed) *streamedMsg {
-	if st == nil || len(st.Marker) == 0 {
-		return nil
-	}
-	i := bytes.Index(msg, st.Marker)
-	if i < 0 {
-		return nil
-	}
-	return &streamedMsg{head: msg[:i], tail: msg[i+len(st.Marker):], st: st}
-}
-
 // streamedMsg is a message whose string is read from its file as it goes.
 type streamedMsg struct {
 	head, tail []byte // the message before and after the string
