@@ -94,9 +94,7 @@ func (f *ListenFilter) UnmarshalJSON(data []byte) error {
 		for _, change := range Changes {
 			var on bool
 			if strings.EqualFold(key, listenKey(change)) && json.Unmarshal(v, &on) == nil {
-				if f.Changes == nil {
-					f.Changes = map[string]bool{}
-				}
+				f.Ask(change)
 				f.Changes[change] = on
 			}
 		}
