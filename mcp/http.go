@@ -267,9 +267,8 @@ func (t *HTTPTransport) fail(err error) {
 
 // outgoing describes a message mcpv is about to send.
 type outgoing struct {
-	method   string
+	method   string          // "" for a response to a server request
 	id       json.RawMessage // nil for notifications
-	isResp   bool            // a response to a server request
 	streamed *streamedMsg    // the message as it goes, when it streams a string
 }
 
@@ -288,7 +287,6 @@ func classify(msg []byte) outgoing {
 		}
 		return nil
 	})
-	o.isResp = o.method == "" && o.id != nil
 	return o
 }
 
@@ -315,7 +313,7 @@ func (t *HTTPTransport) writeStream(ctx context.Context, msg []byte, m *streamed
 			}
 		}
 	}
-	if o.id != nil && !o.isResp {
+	if o.id != nil && o.method != "" { // a request, not a response
 		// A list only lists what the server has: it does not wait for the
 		// GET stream (a server sends its own requests, an elicitation or
 		// a sampling request, in the course of one that asks it to act,
