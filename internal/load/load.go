@@ -209,14 +209,12 @@ func (r *run) input(k int64, i int) (any, error) {
 func (r *run) measure() (*Result, error) {
 	cpu0 := cpuTime()
 	r.start = time.Now()
-	var stopTimer *time.Timer
 	r.ctx, r.cancel = context.WithCancelCause(r.user)
 	defer r.cancel(nil)
 	if r.sched.end > 0 {
 		r.end = r.start.Add(r.sched.end)
 		// Operations in flight at the end get the grace, then are cut.
-		stopTimer = time.AfterFunc(duration.Sum(r.sched.end, r.cfg.Grace), func() { r.cancel(errCut) })
-		defer stopTimer.Stop()
+		defer time.AfterFunc(duration.Sum(r.sched.end, r.cfg.Grace), func() { r.cancel(errCut) }).Stop()
 	}
 	finished := make(chan struct{})
 	var watchers sync.WaitGroup
@@ -227,9 +225,7 @@ func (r *run) measure() (*Result, error) {
 	watchers.Go(func() { mon.watch(finished) }) // load monitor: ends with the run
 	var wg sync.WaitGroup
 	for i := range r.cfg.Concurrency {
-		wg.Go(func() { // load session: returns when the plan ends, the run is cut or interrupted
-			r.worker(i)
-		})
+		wg.Go(func() { r.worker(i) }) // load session: returns when the plan ends, the run is cut or interrupted
 	}
 	wg.Wait()
 	elapsed := time.Since(r.start)
@@ -241,8 +237,7 @@ func (r *run) measure() (*Result, error) {
 	if r.shared != nil {
 		r.closeSession(r.shared)
 	}
-	cpu1 := cpuTime()
-	return r.result(elapsed, cpu0, cpu1, mon), nil
+	return r.result(elapsed, cpu0, cpuTime(), mon), nil
 }
 
 // watchShared ends the run when the one shared session ends under it.

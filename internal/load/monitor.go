@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"runtime"
 	"time"
 )
@@ -34,10 +35,7 @@ type monitor struct {
 const MaxTimeline = 3600
 
 func newMonitor(r *run) *monitor {
-	every := r.cfg.Every
-	if every <= 0 {
-		every = time.Second
-	}
+	every := cmp.Or(max(r.cfg.Every, 0), time.Second) // none, or less: a second
 	return &monitor{r: r, every: every, cores: runtime.NumCPU(), sample: sampleNow}
 }
 

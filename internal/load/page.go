@@ -11,6 +11,7 @@
 package load
 
 import (
+	"cmp"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -30,11 +31,8 @@ var pageJS string
 // run beyond the report (the command line, masked), and version mcpv's.
 func WritePage(w io.Writer, res *Result, settings map[string]string, version string) error {
 	data, err := json.Marshal(res)
-	if err != nil {
-		return err
-	}
-	set, err := json.Marshal(settings)
-	if err != nil {
+	set, setErr := json.Marshal(settings)
+	if err := cmp.Or(err, setErr); err != nil {
 		return err
 	}
 	sum := sha256.Sum256([]byte(pageJS))

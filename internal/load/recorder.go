@@ -86,18 +86,10 @@ func (r *recorder) record(h *hdrhistogram.Histogram, d time.Duration) {
 	h.RecordValue(v)
 }
 
-// operation records op's success and latency.
+// operation records op's success and latency: a step of a one-step pass.
 func (r *recorder) operation(op int, d, late time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.ok++
-	r.okOps[op]++
-	r.record(r.latency, d)
-	r.record(r.window, d)
-	if r.perOp != nil {
-		r.record(r.perOp[op], d)
-	}
-	r.lateness(late)
+	r.step(op, d)
+	r.pass(d, late)
 }
 
 func (r *recorder) lateness(late time.Duration) {
@@ -107,12 +99,15 @@ func (r *recorder) lateness(late time.Duration) {
 	}
 }
 
-// step records a scenario's step j that succeeded, and its latency.
+// step records a scenario's step j (or a mix's operation) that
+// succeeded, and its latency.
 func (r *recorder) step(j int, d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.okOps[j]++
-	r.record(r.perOp[j], d)
+	if r.perOp != nil {
+		r.record(r.perOp[j], d)
+	}
 }
 
 // pass records a pass through a scenario whose steps all succeeded.

@@ -83,11 +83,10 @@ func (r *run) worker(i int) {
 		} else {
 			t := time.Now()
 			_, err = r.cfg.Ops[op].result(r.ctx, session.Client, params, st)
-			d := time.Since(t) + late
 			if err != nil {
 				r.failed(op, "operation", err, late)
 			} else {
-				r.rec.operation(op, d, late)
+				r.rec.operation(op, time.Since(t)+late, late)
 			}
 		}
 		if s != nil && (r.cfg.NewSession || ended(s)) {

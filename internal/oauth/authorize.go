@@ -79,11 +79,9 @@ func Authorize(ctx context.Context, r AuthorizeRequest) (code, verifier string, 
 
 	// RFC 7636 §4.1: a fresh verifier per request; RFC 6749 §10.12 and
 	// OAuth 2.1 §7.5.1: state binds the answer to this request.
-	if verifier, err = NewVerifier(); err != nil {
-		return "", "", &Error{Step: StepAuthorization, Err: err}
-	}
-	state, err := NewState()
-	if err != nil {
+	verifier, err = NewVerifier()
+	state, stateErr := NewState()
+	if err := cmp.Or(err, stateErr); err != nil {
 		return "", "", &Error{Step: StepAuthorization, Err: err}
 	}
 	authURL, err := authorizationURL(r, state, S256(verifier))
