@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -112,12 +111,7 @@ func (k *DPoPKey) Proof(method string, u *url.URL, accessToken string) (string, 
 	if accessToken != "" {
 		c.Ath = S256(accessToken) // base64url of the SHA-256, as PKCE's challenge
 	}
-	claims, err := json.Marshal(c)
-	if err != nil {
-		return "", err
-	}
-	header := `{"typ":"dpop+jwt","alg":"ES256","jwk":` + string(k.jwk) + `}`
-	return signES256(k.key, []byte(header), claims)
+	return signES256(k.key, `{"typ":"dpop+jwt","alg":"ES256","jwk":`+string(k.jwk)+`}`, c)
 }
 
 func htu(u *url.URL) string {

@@ -84,21 +84,21 @@ func signClientAssertion(key *ecdsa.PrivateKey, clientID, audience string, now t
 	if err != nil {
 		return "", err
 	}
-	claims, err := json.Marshal(assertionClaims{
+	return signES256(key, `{"alg":"ES256","typ":"JWT"}`, assertionClaims{
 		Iss: clientID, Sub: clientID, Aud: audience,
 		Iat: now.Unix(), Exp: now.Add(assertionLifetime).Unix(), Jti: jti,
 	})
+}
+
+// signES256 makes a JWS in compact serialisation of header and claims
+// (encoded as JSON), signed with key (RFC 7515, RFC 7518 §3.4).
+func signES256(key *ecdsa.PrivateKey, header string, claims any) (string, error) {
+	payload, err := json.Marshal(claims)
 	if err != nil {
 		return "", err
 	}
-	return signES256(key, []byte(`{"alg":"ES256","typ":"JWT"}`), claims)
-}
-
-// signES256 makes a JWS in compact serialisation of header and claims,
-// signed with key (RFC 7515, RFC 7518 §3.4).
-func signES256(key *ecdsa.PrivateKey, header, claims []byte) (string, error) {
 	enc := base64.RawURLEncoding
-	signingInput := enc.EncodeToString(header) + "." + enc.EncodeToString(claims)
+	signingInput := enc.EncodeToString([]byte(header)) + "." + enc.EncodeToString(payload)
 	digest := sha256.Sum256([]byte(signingInput))
 	r, s, err := ecdsa.Sign(rand.Reader, key, digest[:])
 	if err != nil {
