@@ -109,22 +109,11 @@ const defaultRedirectPath = "/callback"
 // Fixed reports whether any part of the redirect URI was chosen.
 func (r Redirect) Fixed() bool { return r != Redirect{} }
 
-// host is r's host as it goes in the URI.
-func (r Redirect) host() string {
-	h := r.Host
-	if h == "" {
-		return "127.0.0.1"
-	}
-	if strings.Contains(h, ":") && !strings.HasPrefix(h, "[") {
-		return "[" + h + "]"
-	}
-	return h
-}
-
-// uri is the redirect URI with port.
+// uri is the redirect URI with port; an IPv6 host goes in brackets
+// whether or not it was given in them.
 func (r Redirect) uri(port int) string {
-	path := cmp.Or(r.Path, defaultRedirectPath)
-	return "http://" + net.JoinHostPort(strings.Trim(r.host(), "[]"), strconv.Itoa(port)) + path
+	host := strings.Trim(cmp.Or(r.Host, "127.0.0.1"), "[]")
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(port)) + cmp.Or(r.Path, defaultRedirectPath)
 }
 
 // CheckRedirect checks the parts of a redirect URI given by the user: a
