@@ -151,13 +151,9 @@ func Once(ctx context.Context, command string, words []string, in Input) ([]stri
 			out = append(out, w) // no template: a flag's value, say
 			continue
 		}
-		rest, ts, err := Split([]string{w})
+		_, ts, err := Split([]string{w}) // a key argKey takes is a template's
 		if err != nil {
 			return nil, err
-		}
-		if len(ts) == 0 {
-			out = append(out, rest...)
-			continue
 		}
 		v, err := ts[0].Eval(ctx, in.Value())
 		if err != nil {
