@@ -268,40 +268,20 @@ type callback struct {
 // listener, whose address the registration needs; finish closes it.
 func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []string) (*Client, callback, func(), error) {
 	var cb callback
+	var c *Client // nil: registered below, at the listener's URI
 	finish := func() {}
-	listen := func() error {
-		if !m.needsUser() || m.opts.Grant == GrantDevice { // no browser comes back to a device
-			return nil
-		}
-		ln, uri, err := ListenRedirect(m.opts.Redirect)
-		if err != nil {
-			return &Error{Step: StepAuthorization, Err: err}
-		}
-		if h := m.opts.Redirect.Host; !IsLoopbackRedirectHost(h) {
-			m.opts.Log.Warn(fmt.Sprintf("the browser takes the authorization code to %s, wherever that name leads; mcpv listens on this machine's loopback addresses only", messageSafe(h)))
-		}
-		cb, finish = callback{ln: ln, uri: uri}, func() { ln.Close() }
-		return nil
-	}
 	switch {
 	case m.opts.ClientID != "":
-		if err := listen(); err != nil {
-			return nil, cb, finish, err
-		}
-		c := &Client{ID: m.opts.ClientID, Secret: m.opts.ClientSecret, Key: m.opts.ClientKey}
+		c = &Client{ID: m.opts.ClientID, Secret: m.opts.ClientSecret, Key: m.opts.ClientKey}
 		if m.opts.ClientKey != nil {
 			c.AuthMethod = AuthPrivateKeyJWT
 		} else {
 			c.AuthMethod = ChooseAuthMethod(md, c.Secret != "")
 		}
-		return c, cb, finish, nil
 	case !m.needsUser():
 		return nil, cb, finish, &Error{Step: StepRegistration, Need: NeedClient, Description: "this grant needs a pre-registered client id with a secret or a key"}
 	case m.opts.ClientMetadataURL != "" && md.ClientIDMetadataDocumentSupported:
-		if err := listen(); err != nil {
-			return nil, cb, finish, err
-		}
-		return &Client{ID: m.opts.ClientMetadataURL, AuthMethod: AuthNone}, cb, finish, nil
+		c = &Client{ID: m.opts.ClientMetadataURL, AuthMethod: AuthNone}
 	case m.reusable(md) && m.opts.Grant != GrantDevice:
 		// The client registered last time, at the redirect URI it registered.
 		ln, err := ListenAt(m.rec.Client.RedirectURIs[0])
@@ -314,33 +294,44 @@ func (m *Manager) identify(ctx context.Context, md *ServerMetadata, scopes []str
 		}
 		fallthrough // its port is taken: register anew, at a free one
 	case md.RegistrationEndpoint != "":
-		if err := listen(); err != nil {
-			return nil, cb, finish, err
-		}
-		grants, redirects, responses := []string{GrantAuthorizationCode}, []string{cb.uri}, []string{"code"}
-		if m.opts.Grant == GrantDevice { // no browser comes back: no redirect
-			grants, redirects, responses = []string{GrantTypeDeviceCode}, nil, nil
-		}
-		if slices.Contains(scopes, "offline_access") {
-			grants = append(grants, "refresh_token")
-		}
-		c, err := Register(ctx, m.opts.HTTP, md, RegistrationRequest{
-			ClientName:              m.opts.ClientName,
-			RedirectURIs:            redirects,
-			GrantTypes:              grants,
-			ResponseTypes:           responses,
-			TokenEndpointAuthMethod: ChooseAuthMethod(md, false),
-			Scope:                   strings.Join(scopes, " "),
-			ApplicationType:         "native",
-		})
+	default:
+		return nil, cb, finish, &Error{Step: StepRegistration, Need: NeedClient, Description: md.Issuer +
+			" offers no dynamic registration and no client ID metadata documents"}
+	}
+	if m.needsUser() && m.opts.Grant != GrantDevice { // no browser comes back to a device
+		ln, uri, err := ListenRedirect(m.opts.Redirect)
 		if err != nil {
-			finish()
-			return nil, cb, func() {}, err
+			return nil, cb, finish, &Error{Step: StepAuthorization, Err: err}
 		}
+		if h := m.opts.Redirect.Host; !IsLoopbackRedirectHost(h) {
+			m.opts.Log.Warn(fmt.Sprintf("the browser takes the authorization code to %s, wherever that name leads; mcpv listens on this machine's loopback addresses only", messageSafe(h)))
+		}
+		cb, finish = callback{ln: ln, uri: uri}, func() { ln.Close() }
+	}
+	if c != nil {
 		return c, cb, finish, nil
 	}
-	return nil, cb, finish, &Error{Step: StepRegistration, Need: NeedClient, Description: md.Issuer +
-		" offers no dynamic registration and no client ID metadata documents"}
+	grants, redirects, responses := []string{GrantAuthorizationCode}, []string{cb.uri}, []string{"code"}
+	if m.opts.Grant == GrantDevice { // no browser comes back: no redirect
+		grants, redirects, responses = []string{GrantTypeDeviceCode}, nil, nil
+	}
+	if slices.Contains(scopes, "offline_access") {
+		grants = append(grants, "refresh_token")
+	}
+	c, err := Register(ctx, m.opts.HTTP, md, RegistrationRequest{
+		ClientName:              m.opts.ClientName,
+		RedirectURIs:            redirects,
+		GrantTypes:              grants,
+		ResponseTypes:           responses,
+		TokenEndpointAuthMethod: ChooseAuthMethod(md, false),
+		Scope:                   strings.Join(scopes, " "),
+		ApplicationType:         "native",
+	})
+	if err != nil {
+		finish()
+		return nil, cb, func() {}, err
+	}
+	return c, cb, finish, nil
 }
 
 // probeDeleteWait bounds the ending of the session a probe opened.
