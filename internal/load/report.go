@@ -83,15 +83,9 @@ func (res *Result) writeHead(b *strings.Builder) (names []string, main string) {
 // close.
 func (res *Result) writeLatencies(b *strings.Builder, names []string, main string) {
 	each := len(res.Operations) > 1 || res.Scenario != ""
-	labels := []string{main, "session set-up", "session close"}
-	if each {
-		for _, n := range names {
-			labels = append(labels, "  "+n)
-		}
-	}
-	width := 0
-	for _, l := range labels {
-		width = max(width, len([]rune(l)))
+	width := max(len([]rune(main)), len("session set-up"), len("session close"))
+	for i := 0; each && i < len(names); i++ {
+		width = max(width, len([]rune("  "+names[i])))
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\tmin\tp50\tp90\tp99\tp99.9\tmax\tmean\tcount\t\n", width, "")

@@ -300,8 +300,8 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 		}
 		if need == NeedLogin && m.opts.HandOff != nil && m.authorizations < m.opts.MaxAuthorizations {
 			err := m.authorizeLocked(ctx, ch, nil)
-			var pending *LoginPendingError
-			if !errors.As(err, &pending) {
+			pending, ok := errors.AsType[*LoginPendingError](err)
+			if !ok {
 				// What stopped the hand-off (the metadata, the
 				// registration) comes after what the server asked.
 				return credential{}, 0, &Error{Step: StepAuthorization, Need: need, Description: desc + "; the login could not be handed off: " + messageSafeText(err.Error())}
