@@ -104,8 +104,8 @@ func (s *Source) Lookup(k int64, path []string) (f Found, ok bool, err error) {
 		}
 	} else if c == '{' || c == '[' {
 		return Found{}, false, nil
-	} else if err := w.skipScalar(); err != nil {
-		return Found{}, false, err
+	} else {
+		w.skipScalar()
 	}
 	if w.off-start > StreamFrom {
 		return Found{}, false, nil
@@ -235,9 +235,7 @@ func (w *walker) skipValue() error {
 			w.next()
 			continue
 		default:
-			if err := w.skipScalar(); err != nil {
-				return err
-			}
+			w.skipScalar()
 		}
 		if depth == 0 {
 			return nil
@@ -245,12 +243,12 @@ func (w *walker) skipValue() error {
 	}
 }
 
-// skipScalar reads past a number, true, false or null.
-func (w *walker) skipScalar() error {
+// skipScalar reads past a number, true, false or null, up to the row's
+// end or what follows the scalar.
+func (w *walker) skipScalar() {
 	for {
-		b, err := w.r.Peek(1)
-		if err != nil || strings.IndexByte(" \t\r\n,:]}", b[0]) >= 0 {
-			return nil // the row's end, or what follows the scalar
+		if b, err := w.r.Peek(1); err != nil || strings.IndexByte(" \t\r\n,:]}", b[0]) >= 0 {
+			return
 		}
 		w.next()
 	}
