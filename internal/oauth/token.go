@@ -205,22 +205,19 @@ func number(raw json.RawMessage) float64 {
 // names itself (RFC 6749 §4.1.3). The secret goes in exactly one place, as
 // RFC 6749 §2.3 allows one method per request.
 func authenticateClient(header http.Header, form url.Values, md *ServerMetadata, c *Client) error {
+	if c.Secret == "" && (c.AuthMethod == AuthClientSecretBasic || c.AuthMethod == AuthClientSecretPost) {
+		return errors.New(c.AuthMethod + " needs a client secret")
+	}
 	switch c.AuthMethod {
 	case "", AuthNone:
 		form.Set("client_id", c.ID)
 	case AuthClientSecretBasic:
-		if c.Secret == "" {
-			return errors.New("client_secret_basic needs a client secret")
-		}
 		// RFC 6749 §2.3.1: id and secret are form-urlencoded (Appendix B)
 		// before they are joined and base64-encoded. client_id stays out of
 		// the body: it is only required of clients that do not authenticate.
 		userPass := url.QueryEscape(c.ID) + ":" + url.QueryEscape(c.Secret)
 		header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(userPass)))
 	case AuthClientSecretPost:
-		if c.Secret == "" {
-			return errors.New("client_secret_post needs a client secret")
-		}
 		form.Set("client_id", c.ID) // RFC 6749 §2.3.1
 		form.Set("client_secret", c.Secret)
 	case AuthPrivateKeyJWT:
