@@ -93,18 +93,16 @@ func FindMax(ctx context.Context, p SearchPlan) (*Result, error) {
 		switch {
 		case math.IsInf(hi, 1):
 			rate *= 2
-			continue
 		case lo == 0:
 			rate /= 2
 			if rate < p.Start/1024 {
 				step = p.MaxSteps // nothing holds
 			}
-			continue
+		case (hi-lo)/lo <= p.Precision:
+			step = p.MaxSteps // found, as closely as asked
+		default:
+			rate = (lo + hi) / 2
 		}
-		if (hi-lo)/lo <= p.Precision {
-			break
-		}
-		rate = (lo + hi) / 2
 	}
 	switch {
 	case best == nil:
