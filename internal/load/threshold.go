@@ -71,8 +71,7 @@ func ParseThreshold(s string) (Threshold, error) {
 			return bad("errors are held to a share (1%) or a count, not to a change from the baseline")
 		case err != nil || math.IsInf(n, 0) || math.IsNaN(n) || n <= -100:
 			return bad("want a change from the baseline: +10%, -5%")
-		}
-		if percentile && t.quant != 50 && t.quant != 90 && t.quant != 99 && t.quant != 99.9 {
+		case percentile && t.quant != 50 && t.quant != 90 && t.quant != 99 && t.quant != 99.9:
 			return bad("a change from the baseline is of p50, p90, p99, p99.9, min, max or mean: the figures its report holds")
 		}
 		t.relative, t.value = true, n/100

@@ -56,10 +56,7 @@ func Register(ctx context.Context, hc *http.Client, md *ServerMetadata, req Regi
 		return nil, err
 	}
 	endpoint := md.RegistrationEndpoint
-	body, err := json.Marshal(req)
-	if err != nil {
-		return nil, &Error{Step: StepRegistration, Err: err}
-	}
+	body, _ := json.Marshal(req) // strings alone: it cannot fail
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, &Error{Step: StepRegistration, Err: err}
