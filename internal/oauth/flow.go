@@ -203,9 +203,7 @@ func (m *Manager) pickServer(ctx context.Context, prm *ResourceMetadata) (*Serve
 	var firstErr error
 	for _, issuer := range prm.AuthorizationServers {
 		if !secureURL(issuer, isHTTPS(m.server)) {
-			if firstErr == nil {
-				firstErr = insecureError("authorization server", issuer)
-			}
+			firstErr = cmp.Or[error](firstErr, insecureError("authorization server", issuer))
 			continue // its metadata is not even fetched
 		}
 		md, err := DiscoverServer(ctx, m.opts.HTTP, issuer)

@@ -151,10 +151,7 @@ func (m *Manager) handOff(md *ServerMetadata, client *Client, scopes []string, r
 	if err != nil {
 		return err
 	}
-	wait := m.opts.LoginTimeout
-	if wait <= 0 {
-		wait = DefaultHandOffWait
-	}
+	wait := cmp.Or(max(m.opts.LoginTimeout, 0), DefaultHandOffWait) // unset (0 or less): the default
 	h := &HandOff{Server: m.server, Issuer: md.Issuer, Resource: resource, ResourceParam: m.opts.Want.param(), AskedScope: scope,
 		Metadata: md, Client: client.kept(), RedirectURI: cb.uri, State: state, Verifier: verifier, AuthURL: authURL, Nonce: nonce,
 		Expires: time.Now().Add(wait)}

@@ -127,15 +127,11 @@ func NewManager(opts Options, base http.RoundTripper) (*Manager, error) {
 	if err != nil {
 		return nil, ErrBadServerURL
 	}
-	if opts.MaxAuthorizations <= 0 {
-		opts.MaxAuthorizations = 3
-	}
+	opts.MaxAuthorizations = cmp.Or(max(opts.MaxAuthorizations, 0), 3) // none, or fewer: 3
 	opts.Grant = cmp.Or(opts.Grant, GrantAuthorizationCode)
 	opts.DPoP = cmp.Or(opts.DPoP, DPoPAuto)
 	opts.ClientName = cmp.Or(opts.ClientName, "mcpv")
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
-	}
+	opts.Log = cmp.Or(opts.Log, slog.New(slog.DiscardHandler))
 	if opts.Secret == nil {
 		opts.Secret = func(...string) {}
 	}
