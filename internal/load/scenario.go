@@ -60,18 +60,16 @@ func (r *run) pass(k int64, i int, client *mcp.Client, late time.Duration) {
 			thought += time.Since(t)
 		}
 		op := &r.cfg.Ops[j]
-		params := op.params
-		if st.Words != nil || op.Varies() {
-			if st.Words != nil {
-				op, err = op.filled(r.ctx, st.Words(caps), r.cfg.ReadFile)
-			}
-			if err == nil {
-				params, err = op.Params(r.ctx, in)
-			}
-			if err != nil {
-				r.failed(j, "template", err, late)
-				return
-			}
+		if st.Words != nil {
+			op, err = op.filled(r.ctx, st.Words(caps), r.cfg.ReadFile)
+		}
+		var params json.RawMessage // the prepared ones, when op does not vary
+		if err == nil {
+			params, err = op.Params(r.ctx, in)
+		}
+		if err != nil {
+			r.failed(j, "template", err, late)
+			return
 		}
 		t := time.Now()
 		res, err := op.result(r.ctx, client, params, nil)
