@@ -310,13 +310,10 @@ func (s *Store) Delete(ctx context.Context, r *Record) error {
 
 // forget removes r's keychain item, saying so when it cannot.
 func (s *Store) forget(r *Record) {
-	err := errors.New("the keychain cannot be reached")
-	if s.Keychain != nil {
-		if err = s.Keychain.delete(r.account()); err == nil || errors.Is(err, keyring.ErrNotFound) {
-			return
-		}
+	if s.Keychain == nil {
+		return // and nothing to say it through
 	}
-	if s.Keychain != nil && s.Keychain.Warn != nil {
+	if err := s.Keychain.delete(r.account()); err != nil && !errors.Is(err, keyring.ErrNotFound) && s.Keychain.Warn != nil {
 		s.Keychain.Warn(fmt.Sprintf("the keychain item of %s (service %s, account %s) could not be removed: %v", r.Issuer, keychainService, r.account(), err))
 	}
 }
