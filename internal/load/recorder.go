@@ -150,14 +150,11 @@ func (r *recorder) failure(op int, phase, kind, message string, late time.Durati
 func (r *recorder) count(phase, kind, message string, n int64, op int) {
 	k := errorKey{phase, kind, op}
 	c := r.errs[k]
+	if c == nil && len(r.errs) >= maxKinds {
+		k.kind, k.op, message = "other", -1, "(more kinds of error than a report tells apart)"
+		c = r.errs[k]
+	}
 	if c == nil {
-		if len(r.errs) >= maxKinds {
-			k.kind, k.op, message = "other", -1, "(more kinds of error than a report tells apart)"
-			if c = r.errs[k]; c != nil {
-				c.n += n
-				return
-			}
-		}
 		c = &errorCount{example: message}
 		r.errs[k] = c
 		r.order = append(r.order, k)
