@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -117,7 +118,11 @@ func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error
 			continue
 		}
 		if err := store.Delete(ctx, r); err != nil {
-			return err
+			var left *oauth.ItemLeft
+			if !errors.As(err, &left) {
+				return err
+			}
+			out.warnf("%s", left) // the record is gone, its secrets not
 		}
 		removed++
 	}

@@ -123,3 +123,34 @@ func TestAuthStatusOfAnUnreadableRecord(t *testing.T) {
 		t.Errorf("auth status: exit %d, stdout %q", r.code, r.stdout)
 	}
 }
+
+// Logout of a record whose secrets are in the keychain, in a run that
+// reaches no keychain (or whose keychain fails), removes the record and
+// says on stderr which item stays, so that no secret is left behind
+// unsaid; the exit code and stdout are logout's.
+func TestLogoutSaysTheKeychainItemItLeaves(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"none", "failing", "json"} {
+		w, srv, ring := keychainWorld(t)
+		w.setenv("MCPV_CLIENT_SECRET", "ci-secret-value-123")
+		if r := w.mcpv(t, "", "--grant", "client-credentials", "--client-id", "ci-bot", "-u", srv.URL(), "auth", "login"); r.code != 0 || len(ring.Items()) != 1 {
+			t.Fatalf("login: exit %d, stderr %q", r.code, r.stderr)
+		}
+		if how != "failing" {
+			w.env.Keychain = nil
+		} else {
+			ring.Fail(errors.New("the collection is locked"))
+		}
+		r := w.mcpv(t, "", "--errors", map[bool]string{true: "json", false: "text"}[how == "json"], "auth", "logout", "-u", srv.URL())
+		if how == "json" && !json.Valid([]byte(r.stderr)) {
+			t.Errorf("--errors json: stderr %q", r.stderr)
+		}
+		if r.code != 0 || r.stdout != `{"removed":1,"server":"`+srv.URL()+`"}`+"\n" ||
+			!strings.Contains(r.stderr, "the keychain item of") || !strings.Contains(r.stderr, "could not be removed") || strings.Contains(r.stderr, "ci-secret-value-123") {
+			t.Errorf("%s: logout: exit %d, stdout %q, stderr %q", how, r.code, r.stdout, r.stderr)
+		}
+		if len(ring.Items()) != 1 {
+			t.Errorf("%s: the keychain holds %d items", how, len(ring.Items()))
+		}
+	}
+}

@@ -291,7 +291,10 @@ func (s *Store) settled(ctx context.Context, r *Record) *Record {
 
 // Delete removes the record in r's place, under its lock. The lock file
 // stays: removing it while another process holds it would let a third lock
-// a new file and refresh at the same time.
+// a new file and refresh at the same time. A record whose keychain item
+// cannot be removed (this run reaches no keychain, or it failed) is
+// removed all the same, and Delete says so with an *ItemLeft: no record
+// names the item any more, and the user must hear of it.
 func (s *Store) Delete(ctx context.Context, r *Record) error {
 	unlock, err := s.Lock(ctx, r)
 	if err != nil {
@@ -302,20 +305,27 @@ func (s *Store) Delete(ctx context.Context, r *Record) error {
 	if errors.Is(err, os.ErrNotExist) {
 		err = nil
 	}
-	if err == nil && r.Secrets == SecretsKeychain {
-		s.forget(r)
+	if err != nil || r.Secrets != SecretsKeychain {
+		return err
 	}
-	return err
+	err = errors.New("this run cannot reach the keychain")
+	if s.Keychain != nil {
+		if err = s.Keychain.delete(r.account()); err == nil || errors.Is(err, keyring.ErrNotFound) {
+			return nil
+		}
+	}
+	return &ItemLeft{Issuer: r.Issuer, Account: r.account(), Err: err}
 }
 
-// forget removes r's keychain item, saying so when it cannot.
-func (s *Store) forget(r *Record) {
-	if s.Keychain == nil {
-		return // and nothing to say it through
-	}
-	if err := s.Keychain.delete(r.account()); err != nil && !errors.Is(err, keyring.ErrNotFound) && s.Keychain.Warn != nil {
-		s.Keychain.Warn(fmt.Sprintf("the keychain item of %s (service %s, account %s) could not be removed: %v", r.Issuer, keychainService, r.account(), err))
-	}
+// ItemLeft is a record removed whose secrets' keychain item stays.
+type ItemLeft struct {
+	Issuer, Account string
+	Err             error // why it stays
+}
+
+func (e *ItemLeft) Error() string {
+	return fmt.Sprintf("the keychain item of %s (service %s, account %s) could not be removed: %v; remove it with the keychain's own tool",
+		e.Issuer, keychainService, e.Account, e.Err)
 }
 
 // lockPoll is how often a waiting Lock tries again.
