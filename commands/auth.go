@@ -122,7 +122,7 @@ func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error
 			if !errors.As(err, &left) {
 				return err
 			}
-			out.warnf("%s", left) // the record is gone, its secrets not
+			out.warnf("%s", safetext.Line(left.Error())) // the record is gone, its secrets not
 		}
 		removed++
 	}
