@@ -115,17 +115,22 @@ func ParseResponses(data []byte) (*Responses, error) {
 	if err := r.Server.check(); err != nil {
 		return nil, err
 	}
-	for _, l := range []struct {
-		key     string
-		entries []Entry
-	}{{"tools", r.Tools}, {"prompts", r.Prompts}, {"resources", r.Resources}, {"completions", r.Completions}} {
-		for i := range l.entries {
-			if err := l.entries[i].check(l.key, fmt.Sprintf("%s[%d]", l.key, i)); err != nil {
+	for g, l := range r.lists() {
+		for i := range *l {
+			if err := (*l)[i].check(listKeys[g], fmt.Sprintf("%s[%d]", listKeys[g], i)); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return &r, nil
+}
+
+// listKeys name a responses file's lists, in the order of lists.
+var listKeys = [...]string{"tools", "prompts", "resources", "completions"}
+
+// lists are r's lists: tools, prompts, resources, completions.
+func (r *Responses) lists() [4]*[]Entry {
+	return [...]*[]Entry{&r.Tools, &r.Prompts, &r.Resources, &r.Completions}
 }
 
 func (s *Server) check() error {
@@ -260,13 +265,12 @@ func Merge(files ...*Responses) *Responses {
 		if out.Server == nil {
 			out.Server = r.Server
 		}
-		for _, l := range []struct{ from, to *[]Entry }{
-			{&r.Tools, &out.Tools}, {&r.Resources, &out.Resources}, {&r.Prompts, &out.Prompts}, {&r.Completions, &out.Completions},
-		} {
-			for i := range *l.from {
-				(*l.from)[i].group = g
+		to := out.lists()
+		for k, from := range r.lists() {
+			for i := range *from {
+				(*from)[i].group = g
 			}
-			*l.to = append(*l.to, *l.from...)
+			*to[k] = append(*to[k], *from...)
 		}
 	}
 	return out

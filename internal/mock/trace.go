@@ -76,18 +76,15 @@ func FromTrace(data []byte) (snap surface.Snapshot, resp *Responses, notes []str
 			if i < len(list)-1 {
 				e.Times = 1
 			}
-			to := [...]*[]Entry{&r.Tools, &r.Prompts, &r.Resources, &r.Completions}[e.group]
+			to := r.lists()[e.group]
 			*to = append(*to, *e)
 		}
 	}
 	// Through the file's own checks, as a responses file written by hand;
 	// an error that was no error object, which no file can write, goes
 	// round them aside.
-	lists := func(r *Responses) [4]*[]Entry {
-		return [...]*[]Entry{&r.Tools, &r.Prompts, &r.Resources, &r.Completions}
-	}
 	raws := map[[2]int]json.RawMessage{}
-	for g, list := range lists(r) {
+	for g, list := range r.lists() {
 		for i, e := range *list {
 			if e.Error != nil && e.Error.raw != nil {
 				raws[[2]int{g, i}] = e.Error.raw
@@ -102,7 +99,7 @@ func FromTrace(data []byte) (snap surface.Snapshot, resp *Responses, notes []str
 	if err != nil {
 		return snap, nil, notes, fmt.Errorf("the trace's answers: %v", err)
 	}
-	for g, list := range lists(checked) {
+	for g, list := range checked.lists() {
 		for i := range *list {
 			if raw := raws[[2]int{g, i}]; raw != nil && (*list)[i].Error != nil {
 				(*list)[i].Error.raw = raw
