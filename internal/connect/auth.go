@@ -1,7 +1,6 @@
 package connect
 
 import (
-	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"net/http"
@@ -112,11 +111,14 @@ func oauthManager(s *Settings, plain *http.Client, mode string, env Env, h Hooks
 		opts.HandOff = h.HandOff // the default of a run that does not wait: hand the login off
 	}
 	if a.ClientKey != "" {
-		key, err := readClientKey(env, env.Path(a.ClientKey))
+		path := env.Path(a.ClientKey)
+		data, err := env.readFile(path)
 		if err != nil {
-			return nil, err
+			return nil, errkind.Usagef("--client-key: %v", err)
 		}
-		opts.ClientKey = key
+		if opts.ClientKey, err = oauth.ParseECKey(data); err != nil {
+			return nil, errkind.Usagef("--client-key %s: %v", path, err)
+		}
 	}
 	if opts.Grant == oauth.GrantJWTBearer {
 		if opts.ClientID == "" || a.Assertion == "" {
@@ -141,11 +143,10 @@ const ResourceNone = "none"
 
 // Want is what the run wants of a token: the resource and the scopes.
 func (a Auth) Want() oauth.Wanted {
-	w := oauth.Wanted{Resource: a.Resource, Scopes: a.Scopes}
 	if a.Resource == ResourceNone {
-		w = oauth.Wanted{OmitResource: true, Scopes: a.Scopes}
+		return oauth.Wanted{OmitResource: true, Scopes: a.Scopes}
 	}
-	return w
+	return oauth.Wanted{Resource: a.Resource, Scopes: a.Scopes}
 }
 
 // checkScope checks a scope value: scope tokens are printable ASCII other
@@ -187,16 +188,4 @@ func checkEntryAuth(conf config.OAuth, f AuthFlags, x *config.Expanded) error {
 		return bad("login_timeout", errors.New("cannot be negative"))
 	}
 	return nil
-}
-
-func readClientKey(env Env, path string) (*ecdsa.PrivateKey, error) {
-	data, err := env.readFile(path)
-	if err != nil {
-		return nil, errkind.Usagef("--client-key: %v", err)
-	}
-	key, err := oauth.ParseECKey(data)
-	if err != nil {
-		return nil, errkind.Usagef("--client-key %s: %v", path, err)
-	}
-	return key, nil
 }

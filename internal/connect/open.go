@@ -116,9 +116,7 @@ func open(ctx context.Context, s *Settings, env Env, h Hooks, ans *answerer, ini
 	caps := ans.capabilities()
 	if h.AwaitCapabilities != nil {
 		if caps, err = awaitCapabilities(ctx, session, h.AwaitCapabilities); err != nil {
-			cctx, cancel := context.WithTimeout(context.Background(), startupCloseWait)
-			session.Close(cctx)
-			cancel()
+			closeStartup(session)
 			return nil, err
 		}
 	}
@@ -166,9 +164,7 @@ func open(ctx context.Context, s *Settings, env Env, h Hooks, ans *answerer, ini
 		// interrupted, refused) gets a short goodbye, not the full grace
 		// periods: the user asked to stop, or it has shown it is not
 		// answering.
-		cctx, cancel := context.WithTimeout(context.Background(), startupCloseWait)
-		session.Close(cctx)
-		cancel()
+		closeStartup(session)
 		if !initializeFirst {
 			err = endedOnProbe(err, t)
 		}
@@ -271,6 +267,13 @@ func newConn(s *Settings, h Hooks, ans *answerer, t mcp.Transport, kept *servers
 // startupCloseWait bounds the stop of a server whose start-up failed: stdin
 // closed (or the HTTP session deleted), then, at the end, SIGKILL.
 const startupCloseWait = 500 * time.Millisecond
+
+// closeStartup stops the session of a start-up that failed, within startupCloseWait.
+func closeStartup(session *mcp.Session) {
+	cctx, cancel := context.WithTimeout(context.Background(), startupCloseWait)
+	defer cancel()
+	session.Close(cctx)
+}
 
 // transport starts the stdio server or prepares the HTTP connection; the
 // stdio server's stderr redraws wait's line, which quotes it unless quiet.
