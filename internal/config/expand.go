@@ -134,9 +134,6 @@ func (s *Server) References() []string {
 }
 
 func (s *Server) expandText(text string, env Env, secrets *[]string, inputs map[string]string) (string, error) {
-	if !strings.Contains(text, "${") {
-		return text, nil
-	}
 	var b strings.Builder
 	for {
 		i := strings.Index(text, "${")

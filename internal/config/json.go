@@ -79,19 +79,14 @@ func checkJSON(data []byte) ([]byte, error) {
 	if json.Valid(data) {
 		return data, nil
 	}
-	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			off := int(syn.Offset)
-			if off > 0 {
-				off--
-			}
-			line, col := (&cursor{data: data}).at(off) // 1-based, the column in characters
-			return nil, &yamlnode.Error{Line: line, Col: col, Msg: strings.TrimPrefix(syn.Error(), "json: ")}
-		}
+	err := json.Unmarshal(data, new(json.RawMessage)) // fails: data is not valid
+	var syn *json.SyntaxError
+	if !errors.As(err, &syn) {
 		return nil, err
 	}
-	return data, nil
+	off := max(int(syn.Offset)-1, 0)
+	line, col := (&cursor{data: data}).at(off) // 1-based, the column in characters
+	return nil, &yamlnode.Error{Line: line, Col: col, Msg: strings.TrimPrefix(syn.Error(), "json: ")}
 }
 
 // jsonAt returns the node at path (object keys) in data, which checkJSON has

@@ -258,16 +258,13 @@ func transportOf(s *Server, n *yamlnode.Node, typ, transport string) (string, er
 	if word == "" {
 		word, field = typ, "type"
 	}
-	var t string
+	t := "stdio"
 	switch strings.ToLower(word) {
 	case "":
 		if s.URL != "" {
 			t = "auto"
-		} else {
-			t = "stdio"
 		}
 	case "stdio":
-		t = "stdio"
 	case "http", "streamable_http", "streamable-http", "streamablehttp":
 		t = "streamable-http"
 	case "sse":
