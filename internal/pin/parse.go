@@ -2,11 +2,9 @@ package pin
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -191,7 +189,7 @@ func parseList(v []byte, name string, parse func([]byte) (Item, error)) ([]Item,
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(items, func(a, b Item) int { return cmp.Compare(a.Key, b.Key) })
+	sortItems(items)
 	for i := 1; i < len(items); i++ {
 		if items[i].Key == items[i-1].Key {
 			return nil, fmt.Errorf("%s: %q is pinned twice", name, items[i].Key)

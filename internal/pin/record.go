@@ -120,16 +120,19 @@ func Duplicates(kind Kind, items []json.RawMessage) []string {
 }
 
 // Listed are the items of kind that a surface lists.
-func Listed(kind Kind, s surface.Server) []json.RawMessage {
+func Listed(kind Kind, s surface.Server) []json.RawMessage { return *listOf(&s, kind) }
+
+// listOf is where a surface holds the items of kind.
+func listOf(s *surface.Server, kind Kind) *[]json.RawMessage {
 	switch kind {
 	case Tool:
-		return s.Tools
+		return &s.Tools
 	case Prompt:
-		return s.Prompts
+		return &s.Prompts
 	case Resource:
-		return s.Resources
+		return &s.Resources
 	}
-	return s.ResourceTemplates
+	return &s.ResourceTemplates
 }
 
 // Surface is the surface a pin holds, as surface.Server: for a diff or an
@@ -140,11 +143,10 @@ func (p *Server) Surface() surface.Server {
 		s.Instructions = new(p.Instructions.Text)
 	}
 	for _, kind := range Kinds {
-		var items []json.RawMessage
+		items := listOf(&s, kind)
 		for _, it := range p.Items[kind] {
-			items = append(items, it.Def)
+			*items = append(*items, it.Def)
 		}
-		setListed(&s, kind, items)
 	}
 	return s
 }
@@ -164,30 +166,15 @@ func View(s surface.Server) surface.Server {
 		}
 	}
 	for _, kind := range Kinds {
-		var items []json.RawMessage
+		items := listOf(&v, kind)
 		for _, raw := range Listed(kind, s) {
 			if _, def, err := Pinned(kind, raw); err == nil {
 				raw = def
 			}
-			items = append(items, raw)
+			*items = append(*items, raw)
 		}
-		setListed(&v, kind, items)
 	}
 	return v
-}
-
-// setListed sets the items of kind that a surface lists.
-func setListed(s *surface.Server, kind Kind, items []json.RawMessage) {
-	switch kind {
-	case Tool:
-		s.Tools = items
-	case Prompt:
-		s.Prompts = items
-	case Resource:
-		s.Resources = items
-	default:
-		s.ResourceTemplates = items
-	}
 }
 
 // AppChanges are how the apps of the tools p pins moved in live, as
