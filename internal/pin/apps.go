@@ -105,11 +105,7 @@ func (p *Server) CheckApp(tool string, live []byte) *Move {
 	if !p.HasApps {
 		return nil
 	}
-	m, moved := p.appMove(tool, live)
-	if !moved {
-		return nil
-	}
-	return &m
+	return ptr(p.appMove(tool, live))
 }
 
 // appMove is how the app of the tool called tool moved, when it did.

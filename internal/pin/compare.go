@@ -185,7 +185,7 @@ func (p *Server) likeness(kind Kind, key string, def []byte, idx *index) (looksL
 			return looksLike, from
 		}
 	}
-	return looksLike, idx.gone["\x00"+string(withoutKey(kind, def))]
+	return looksLike, idx.gone["\x00"+string(withoutMember(def, kind.KeyMember()))]
 }
 
 // index is what a Compare knows of a kind's pinned items, each read once:
@@ -213,20 +213,9 @@ func (p *Server) indexOf(kind Kind, listed map[string]json.RawMessage) *index {
 		if desc := rawjson.Key(it.Def, "description"); desc != "" {
 			first(idx.gone, desc, it.Key)
 		}
-		first(idx.gone, "\x00"+string(withoutKey(kind, it.Def)), it.Key)
+		first(idx.gone, "\x00"+string(withoutMember(it.Def, kind.KeyMember())), it.Key)
 	}
 	return idx
-}
-
-// withoutKey is a canonical definition without the member that names it.
-func withoutKey(kind Kind, def []byte) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(def, &m) != nil {
-		return nil
-	}
-	delete(m, kind.KeyMember())
-	out, _ := rawjson.Encode(m)
-	return out
 }
 
 // identityMove is the server's name or title changed.

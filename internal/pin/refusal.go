@@ -21,7 +21,11 @@ func (p *Server) Check(kind Kind, key string, raw []byte) *Move {
 			def = raw // no object: not what was pinned, whatever it is
 		}
 	}
-	m, moved := p.move(kind, key, def, nil)
+	return ptr(p.move(kind, key, def, nil))
+}
+
+// ptr is m when it moved, else nil.
+func ptr(m Move, moved bool) *Move {
 	if !moved {
 		return nil
 	}
@@ -47,11 +51,7 @@ func (p *Server) CheckListed(kind Kind, key string, first []byte, n int) *Move {
 // pinned. Otherwise they are refused with the move that says how they
 // changed, came or went.
 func (p *Server) CheckInstructions(live *string) *Move {
-	m, moved := p.instructionsMove(live)
-	if !moved {
-		return nil
-	}
-	return &m
+	return ptr(p.instructionsMove(live))
 }
 
 // Refusal is an item a command refuses to use because it moved from its
