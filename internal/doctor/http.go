@@ -243,15 +243,14 @@ func certNames(c *x509.Certificate) string {
 // firstRequest is what the walk sends first, and its method: initialize,
 // unless the era is held to 2026-07-28 (server/discover).
 func (w *walk) firstRequest(modern bool) (string, []byte) {
+	method, params := "initialize", map[string]any{"protocolVersion": mcp.LatestVersion, "capabilities": map[string]any{}, "clientInfo": w.t.ClientInfo}
 	if modern {
-		params, _ := json.Marshal(map[string]any{"_meta": map[string]any{
-			mcp.MetaProtocolVersion: mcp.ModernVersion, mcp.MetaClientCapabilities: map[string]any{}, mcp.MetaClientInfo: w.t.ClientInfo}})
-		body, _ := mcp.EncodeRequest(json.RawMessage(`1`), "server/discover", params)
-		return "server/discover", body
+		method, params = "server/discover", map[string]any{"_meta": map[string]any{
+			mcp.MetaProtocolVersion: mcp.ModernVersion, mcp.MetaClientCapabilities: map[string]any{}, mcp.MetaClientInfo: w.t.ClientInfo}}
 	}
-	params, _ := json.Marshal(map[string]any{"protocolVersion": mcp.LatestVersion, "capabilities": map[string]any{}, "clientInfo": w.t.ClientInfo})
-	body, _ := mcp.EncodeRequest(json.RawMessage(`1`), "initialize", params)
-	return "initialize", body
+	raw, _ := json.Marshal(params)
+	body, _ := mcp.EncodeRequest(json.RawMessage(`1`), method, raw)
+	return method, body
 }
 
 // post sends a first request to the endpoint, following no redirect.

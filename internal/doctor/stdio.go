@@ -391,36 +391,33 @@ type pieces struct {
 func (p *pieces) add(line []byte) (m *mcp.Message, n int, under bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.addLocked(line)
-}
-
-func (p *pieces) addLocked(line []byte) (m *mcp.Message, n int, under bool) {
-	if p.size+len(line) > maxBody {
-		p.lines, p.size = nil, 0
-		return nil, 0, false
-	}
-	t := bytes.TrimSpace(line)
-	if len(p.lines) == 0 && (len(t) == 0 || t[0] != '{') {
-		return nil, 0, false // only a line that begins with { begins a message
-	}
-	p.lines = append(p.lines, bytes.Clone(line))
-	p.size += len(line) + 1
-	whole := bytes.Join(p.lines, []byte("\n"))
-	var v json.RawMessage
-	err := json.NewDecoder(bytes.NewReader(whole)).Decode(&v)
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, 0, true // a value begun: more lines may end it
-	}
-	held := len(p.lines)
-	p.lines, p.size = nil, 0 // a whole value, or what no more lines make JSON
-	if err == nil {
-		if ms, err := mcp.DecodeMessages(whole); err == nil && len(ms) == 1 && ms[0].IsResponse() {
-			return &ms[0], held, false
+	for {
+		if p.size+len(line) > maxBody {
+			p.lines, p.size = nil, 0
+			return nil, 0, false
 		}
-		return nil, 0, false
+		t := bytes.TrimSpace(line)
+		if len(p.lines) == 0 && (len(t) == 0 || t[0] != '{') {
+			return nil, 0, false // only a line that begins with { begins a message
+		}
+		p.lines = append(p.lines, bytes.Clone(line))
+		p.size += len(line) + 1
+		whole := bytes.Join(p.lines, []byte("\n"))
+		var v json.RawMessage
+		err := json.NewDecoder(bytes.NewReader(whole)).Decode(&v)
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, 0, true // a value begun: more lines may end it
+		}
+		held := len(p.lines)
+		p.lines, p.size = nil, 0 // a whole value, or what no more lines make JSON
+		if err == nil {
+			if ms, err := mcp.DecodeMessages(whole); err == nil && len(ms) == 1 && ms[0].IsResponse() {
+				return &ms[0], held, false
+			}
+			return nil, 0, false
+		}
+		if held == 1 {
+			return nil, 0, false // else the last line may begin a value of its own: tried alone
+		}
 	}
-	if held > 1 {
-		return p.addLocked(line) // the line may begin a value of its own
-	}
-	return nil, 0, false
 }
