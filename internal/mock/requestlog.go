@@ -20,6 +20,7 @@ package mock
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,10 +82,7 @@ func (l *RequestLog) Observe(e serve.Exchange) {
 	}
 	n, werr := l.w.Write(line)
 	l.written += int64(n)
-	if werr != nil {
-		err = werr
-	}
-	if err != nil {
+	if err = cmp.Or(werr, err); err != nil {
 		l.err = err
 		if l.failed != nil {
 			l.failed(err)
