@@ -152,29 +152,24 @@ func jsonNode(data *cursor, base int, sub []byte, dec *json.Decoder) (*yamlnode.
 	n := &yamlnode.Node{Line: line, Col: col}
 	switch t := tok.(type) {
 	case json.Delim:
+		n.Kind = yamlnode.Object
 		if t == '[' {
 			n.Kind = yamlnode.Array
-			for dec.More() {
-				item, err := jsonNode(data, base, sub, dec)
-				if err != nil {
-					return nil, err
-				}
-				n.Items = append(n.Items, item)
+		}
+		for dec.More() {
+			// An item, or an object's key (a string, its node as any
+			// string's) and then its value.
+			item, err := jsonNode(data, base, sub, dec)
+			if err != nil {
+				return nil, err
 			}
-		} else {
-			n.Kind = yamlnode.Object
-			for dec.More() {
-				kline, kcol := nextAt(data, base, sub, dec)
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				val, err := jsonNode(data, base, sub, dec)
-				if err != nil {
-					return nil, err
-				}
-				n.Keys = append(n.Keys, &yamlnode.Node{Kind: yamlnode.String, Text: kt.(string), Line: kline, Col: kcol})
-				n.Vals = append(n.Vals, val)
+			switch {
+			case n.Kind == yamlnode.Array:
+				n.Items = append(n.Items, item)
+			case len(n.Keys) == len(n.Vals):
+				n.Keys = append(n.Keys, item)
+			default:
+				n.Vals = append(n.Vals, item)
 			}
 		}
 		if _, err := dec.Token(); err != nil { // the closing delimiter
