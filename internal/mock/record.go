@@ -77,19 +77,15 @@ func (r *Recorder) Note(method string, params, result json.RawMessage) {
 	case "tools/call", "prompts/get":
 		args := json.RawMessage(compact(orEmpty(p.Arguments)))
 		key := method + "\x00" + p.Name + "\x00" + string(args)
-		if r.answered[key] {
-			return
-		}
-		if !r.keep(2*len(key) + len(result)) { // the key, and the entry's name and arguments
+		if r.answered[key] || !r.keep(2*len(key)+len(result)) { // the key, and the entry's name and arguments
 			return
 		}
 		r.answered[key] = true
-		e := Entry{Name: p.Name, Arguments: args, Result: result}
+		to := &r.resp.Prompts
 		if method == "tools/call" {
-			r.resp.Tools = append(r.resp.Tools, e)
-		} else {
-			r.resp.Prompts = append(r.resp.Prompts, e)
+			to = &r.resp.Tools
 		}
+		*to = append(*to, Entry{Name: p.Name, Arguments: args, Result: result})
 	case "resources/read":
 		if key := method + "\x00" + p.URI; !r.answered[key] && r.keep(2*len(key)+len(result)) {
 			r.answered[key] = true

@@ -155,13 +155,7 @@ func (e *Entry) check(key, where string) error {
 	if err := e.checkKey(key); err != nil {
 		return fmt.Errorf("%s: %v", where, err)
 	}
-	answers := 0
-	for _, given := range []bool{e.Result != nil, e.ResultJQ != "", e.Error != nil} {
-		if given {
-			answers++
-		}
-	}
-	if answers != 1 {
+	if given(e.Result != nil, e.ResultJQ != "", e.Error != nil) != 1 {
 		return fmt.Errorf("%s: give one of result, result-jq and error", where)
 	}
 	if e.Error != nil && (e.Error.Code == nil || e.Error.Message == "") {

@@ -105,13 +105,7 @@ func (e *Entry) checkSteps() error {
 	var waited time.Duration
 	for i, s := range e.Steps {
 		at := fmt.Sprintf("steps[%d]", i)
-		kinds := 0
-		for _, given := range []bool{s.Wait != nil, s.Progress != nil, s.Log != nil, s.Notify != nil, s.Ask != nil} {
-			if given {
-				kinds++
-			}
-		}
-		if kinds != 1 {
+		if given(s.Wait != nil, s.Progress != nil, s.Log != nil, s.Notify != nil, s.Ask != nil) != 1 {
 			return fmt.Errorf("%s: give one of wait, progress, log, notify and ask", at)
 		}
 		switch {
@@ -154,6 +148,16 @@ func (e *Entry) checkSteps() error {
 		}
 	}
 	return nil
+}
+
+// given is how many of members are given.
+func given(members ...bool) (n int) {
+	for _, g := range members {
+		if g {
+			n++
+		}
+	}
+	return n
 }
 
 // orEmpty is raw, or {} for nothing.

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -72,11 +73,9 @@ func derived(snap surface.Snapshot, resp *Responses) json.RawMessage {
 	if len(resp.Completions) > 0 {
 		caps["completions"] = map[string]any{}
 	}
-	for _, entries := range [][]Entry{resp.Tools, resp.Prompts, resp.Resources, resp.Completions} {
-		for i := range entries {
-			if entries[i].logs {
-				caps["logging"] = map[string]any{}
-			}
+	for _, l := range resp.lists() {
+		if slices.ContainsFunc(*l, func(e Entry) bool { return e.logs }) {
+			caps["logging"] = map[string]any{}
 		}
 	}
 	b, _ := json.Marshal(caps)
