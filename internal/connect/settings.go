@@ -201,16 +201,14 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 	default:
 		return nil, errkind.Usagef("no server given: add -- COMMAND [ARGS...] after the command, --url URL or --server NAME")
 	}
-	if s.URL == "" && (len(f.Header) > 0 || f.CACert != "") {
+	switch {
+	case s.URL == "" && (len(f.Header) > 0 || f.CACert != ""):
 		return nil, errkind.Usagef("--header and --cacert are for HTTP servers")
-	}
-	if s.URL != "" && (len(f.Env) > 0 || f.Cwd != "") {
+	case s.URL != "" && (len(f.Env) > 0 || f.Cwd != ""):
 		return nil, errkind.Usagef("--env and --cwd are for stdio servers")
-	}
-	if s.URL != "" && explicit["framing"] {
+	case s.URL != "" && explicit["framing"]:
 		return nil, errkind.Usagef("--framing is for stdio servers")
-	}
-	if f.SessionID != "" && s.URL == "" {
+	case f.SessionID != "" && s.URL == "":
 		return nil, errkind.Usagef("--session-id resumes an HTTP session: give the server's --url (or an HTTP --server)")
 	}
 	s.ResumeSession = f.SessionID

@@ -55,10 +55,7 @@ func AppOf(raw json.RawMessage, docs map[string]surface.Document) []byte {
 		def["document"] = documentJSON(a.ResourceURI, docs[a.ResourceURI])
 	}
 	b, _ := json.Marshal(def)
-	out, err := rawjson.Canonical(b)
-	if err != nil {
-		return nil
-	}
+	out, _ := rawjson.Canonical(b) // nil when it fails
 	return out
 }
 
