@@ -117,7 +117,13 @@ func (w *walk) http(ctx context.Context) {
 	if a != nil && a.status == http.StatusUnauthorized {
 		w.step("authorization", func(s *Step) { w.authorization(s, a) })
 	}
-	w.step("era", func(s *Step) { w.era(ctx, s, a) })
+	w.step("era", func(s *Step) {
+		if a == nil || a.message == nil {
+			s.fail(codeTransport, "the endpoint's answer holds no JSON-RPC response", "the server must answer the request with its response")
+			return
+		}
+		w.negotiated(s, a.method, *a.message)
+	})
 }
 
 // portOf is u's port, or its scheme's when it names none.
@@ -289,10 +295,7 @@ func (w *walk) postWith(ctx context.Context, modern bool, hc *http.Client) (*ans
 		req.Header.Set("MCP-Protocol-Version", mcp.ModernVersion)
 		mcp.StandardHeaders(req.Header, body)
 	}
-	client := *plainClient.Get()
-	if hc != nil {
-		client = *hc
-	}
+	client := *cmp.Or(hc, plainClient.Get())
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := client.Do(req)
 	if err != nil {
@@ -574,15 +577,6 @@ func (w *walk) document(ctx context.Context, hc *http.Client, where string) (str
 		return fmt.Sprintf(" (%s %s)", doc.Name, doc.Version), true
 	}
 	return "", true
-}
-
-// era says what the first answer negotiated.
-func (w *walk) era(ctx context.Context, s *Step, a *answer) {
-	if a == nil || a.message == nil {
-		s.fail(codeTransport, "the endpoint's answer holds no JSON-RPC response", "the server must answer the request with its response")
-		return
-	}
-	w.negotiated(s, a.method, *a.message)
 }
 
 // negotiated judges the answer to the first request: the version it

@@ -291,8 +291,7 @@ func (sw *stdioWalk) firstAnswer(s *Step) {
 	}
 }
 
-// era is the era the first answer negotiated (over stdio: walk.era is
-// the HTTP walk's).
+// era is the era the first answer negotiated.
 func (sw *stdioWalk) era(s *Step) {
 	if sw.got.m != nil {
 		sw.negotiated(s, sw.method, *sw.got.m)
