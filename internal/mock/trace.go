@@ -82,15 +82,7 @@ func FromTrace(data []byte) (snap surface.Snapshot, resp *Responses, notes []str
 	}
 	// Through the file's own checks, as a responses file written by hand;
 	// an error that was no error object, which no file can write, goes
-	// round them aside.
-	raws := map[[2]int]json.RawMessage{}
-	for g, list := range r.lists() {
-		for i, e := range *list {
-			if e.Error != nil && e.Error.raw != nil {
-				raws[[2]int{g, i}] = e.Error.raw
-			}
-		}
-	}
+	// round them aside: the checked lists hold the same entries, in order.
 	doc, err := json.Marshal(r)
 	if err != nil {
 		return snap, nil, notes, err
@@ -99,10 +91,11 @@ func FromTrace(data []byte) (snap surface.Snapshot, resp *Responses, notes []str
 	if err != nil {
 		return snap, nil, notes, fmt.Errorf("the trace's answers: %v", err)
 	}
-	for g, list := range checked.lists() {
-		for i := range *list {
-			if raw := raws[[2]int{g, i}]; raw != nil && (*list)[i].Error != nil {
-				(*list)[i].Error.raw = raw
+	into := checked.lists()
+	for g, list := range r.lists() {
+		for i, e := range *list {
+			if c := &(*into[g])[i]; e.Error != nil && e.Error.raw != nil && c.Error != nil {
+				c.Error.raw = e.Error.raw
 			}
 		}
 	}
