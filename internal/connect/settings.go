@@ -465,12 +465,7 @@ func (s *Settings) MaskLine(line string) string {
 // secret-named --env values, -H values of secret-named headers, the client
 // secret and the ID token.
 func flagSecrets(f Flags, src Source) []string {
-	out := envSecrets(f.Env)
-	for _, s := range []string{src.ClientSecret, src.IDToken, src.Assertion} {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
+	out := append(envSecrets(f.Env), src.ClientSecret, src.IDToken, src.Assertion) // Merge's uniq drops those not given
 	for _, h := range src.Headers {
 		out = append(out, headerSecrets(h[0], h[1])...)
 	}

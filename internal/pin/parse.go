@@ -241,12 +241,10 @@ func parseEntry(v []byte, keyMember string) (named, key string, it Item, err err
 	err = eachMember(v, "an entry", func(k string, v []byte) (err error) {
 		switch k {
 		case "name", "uri", "uriTemplate", "tool":
-			if named != "" || k != keyMember {
-				named = k
-				return nil
+			if named == "" && k == keyMember {
+				key, err = stringOf(v, k)
 			}
 			named = k
-			key, err = stringOf(v, k)
 		case "digest":
 			digest, err = stringOf(v, k)
 		case "definition":
