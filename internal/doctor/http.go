@@ -409,9 +409,8 @@ func (w *walk) endpoint(ctx context.Context, s *Step) *answer {
 func (w *walk) authorization(s *Step, a *answer) {
 	challenges := oauth.ParseChallenges(a.header.Values("WWW-Authenticate"))
 	ch, bearer := oauth.AuthChallenge(a.header)
-	sent := w.t.Header.Get("Authorization") != ""
 	fix := "log in with mcpv auth login (and the same --url), or send a token with -H 'Authorization: Bearer TOKEN'"
-	if sent {
+	if w.t.Header.Get("Authorization") != "" {
 		fix = "the token sent was refused: it may have expired, or be for another server; log in again (mcpv auth login)"
 	}
 	switch {

@@ -61,10 +61,9 @@ func ReadSurfaceFile(path string, read func(string) ([]byte, error)) (*SurfaceFi
 	case !rawjson.IsObject(data):
 		return nil, errors.New("not a pin file, snapshot or recording: not a JSON object")
 	}
-	isPin, isSnapshot := rawjson.Member(data, "mcpvPin") != nil, rawjson.Member(data, "mcpvSnapshot") != nil
 	sf := &SurfaceFile{Lines: lineFinder(data)}
 	switch {
-	case isPin:
+	case rawjson.Member(data, "mcpvPin") != nil:
 		f, err := Parse(data)
 		if err != nil {
 			return nil, err
@@ -74,12 +73,11 @@ func ReadSurfaceFile(path string, read func(string) ([]byte, error)) (*SurfaceFi
 			sf.Servers = append(sf.Servers, s.Surface())
 		}
 		return sf, nil
-	case isSnapshot:
+	case rawjson.Member(data, "mcpvSnapshot") != nil:
 		snap, err := surface.ParseSnapshot(data)
 		if err != nil {
 			return nil, err
 		}
-		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		sf.Format, sf.Servers = "snapshot", []surface.Server{surface.ServerOfSnapshot(snap)}
 		responses, err := read(surface.ResponsesBeside(path))
 		switch {
@@ -93,7 +91,7 @@ func ReadSurfaceFile(path string, read func(string) ([]byte, error)) (*SurfaceFi
 			}
 			sf.Format, sf.Servers[0] = "recording", s
 		}
-		sf.Servers[0].Name = name
+		sf.Servers[0].Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		return sf, nil
 	}
 	return nil, errors.New(`not a pin file, snapshot or recording: it has neither "mcpvPin" nor "mcpvSnapshot"`)
