@@ -109,9 +109,8 @@ func open(ctx context.Context, s *Settings, env Env, h Hooks, ans *answerer, ini
 	h.ReadGate = wait.heard(h.ReadGate)
 	kept := remember(ctx, s, env, h)
 	c, session := newConn(s, h, ans, t, kept, false)
-	c.wait = wait
+	c.wait, c.settings, c.env = wait, s, env
 	c.http, _ = t.(*mcp.HTTPTransport)
-	c.settings, c.env = s, env
 
 	caps := ans.capabilities()
 	if h.AwaitCapabilities != nil {

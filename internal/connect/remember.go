@@ -143,10 +143,7 @@ func onPath(name string, env []string) string {
 // fileIdentity is a regular file's size and time, "" for a path that is
 // none.
 func fileIdentity(path string) string {
-	if path == "" {
-		return ""
-	}
-	fi, err := os.Stat(path)
+	fi, err := os.Stat(path) // "" is no file either
 	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
