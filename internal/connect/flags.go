@@ -137,10 +137,7 @@ func (f *ServerFlags) Validate() error {
 		}
 	}
 	for _, h := range f.Header {
-		if strings.HasPrefix(h, "@") {
-			continue // read when the target is resolved
-		}
-		if _, err := parseHeader(h); err != nil {
+		if _, err := parseHeader(h); err != nil && !strings.HasPrefix(h, "@") { // @FILE is read when the target is resolved
 			return err
 		}
 	}

@@ -155,13 +155,12 @@ func (e *Entry) check(key, where string) error {
 	if err := e.checkKey(key); err != nil {
 		return fmt.Errorf("%s: %v", where, err)
 	}
-	if given(e.Result != nil, e.ResultJQ != "", e.Error != nil) != 1 {
+	switch {
+	case given(e.Result != nil, e.ResultJQ != "", e.Error != nil) != 1:
 		return fmt.Errorf("%s: give one of result, result-jq and error", where)
-	}
-	if e.Error != nil && (e.Error.Code == nil || e.Error.Message == "") {
+	case e.Error != nil && (e.Error.Code == nil || e.Error.Message == ""):
 		return fmt.Errorf("%s: an error has a code and a message", where)
-	}
-	if e.Times < 0 {
+	case e.Times < 0:
 		return fmt.Errorf("%s: times must be 1 or more", where)
 	}
 	for _, m := range []struct {

@@ -136,13 +136,12 @@ func (e *Entry) checkSteps() error {
 				return fmt.Errorf("%s: notify's params must be an object", at)
 			}
 		case s.Ask != nil:
-			if !slices.Contains(askable, s.Ask.Method) {
+			switch t := s.Ask.Timeout; {
+			case !slices.Contains(askable, s.Ask.Method):
 				return fmt.Errorf("%s: ask's method is one of %s, not %q", at, strings.Join(askable, ", "), s.Ask.Method)
-			}
-			if s.Ask.Params != nil && !isObject(s.Ask.Params) {
+			case s.Ask.Params != nil && !isObject(s.Ask.Params):
 				return fmt.Errorf("%s: ask's params must be an object", at)
-			}
-			if t := s.Ask.Timeout; t != nil && (*t <= 0 || time.Duration(*t) > MaxAskTimeout) {
+			case t != nil && (*t <= 0 || time.Duration(*t) > MaxAskTimeout):
 				return fmt.Errorf("%s: ask's timeout is more than 0 and at most %v", at, MaxAskTimeout)
 			}
 		}
