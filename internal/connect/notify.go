@@ -83,12 +83,10 @@ func progressText(params json.RawMessage) string {
 	s := "mcpv: progress " + safetext.Line(p.Progress.String())
 	if p.Total != "" {
 		s += "/" + safetext.Line(p.Total.String())
-		if done, err1 := strconv.ParseFloat(p.Progress.String(), 64); err1 == nil {
-			if total, err2 := strconv.ParseFloat(p.Total.String(), 64); err2 == nil && total > 0 {
-				if share := 100 * done / total; !math.IsInf(share, 0) { // 5 of 1e-320 is none
-					s += fmt.Sprintf(" (%.0f%%)", share)
-				}
-			}
+		done, err1 := strconv.ParseFloat(p.Progress.String(), 64)
+		total, err2 := strconv.ParseFloat(p.Total.String(), 64)
+		if share := 100 * done / total; err1 == nil && err2 == nil && total > 0 && !math.IsInf(share, 0) { // 5 of 1e-320 is none
+			s += fmt.Sprintf(" (%.0f%%)", share)
 		}
 	}
 	if p.Message != "" {

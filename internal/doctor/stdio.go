@@ -233,11 +233,10 @@ func (sw *stdioWalk) stderrTail() string { return strings.Join(sw.tr.StderrTail(
 
 // stderr is what the server wrote on stderr before its answer.
 func (sw *stdioWalk) stderr(s *Step) {
+	s.Finding = "nothing"
 	if tail := sw.stderrTail(); tail != "" {
 		s.Finding = "its last words: " + tail
-		return
 	}
-	s.Finding = "nothing"
 }
 
 // stdoutBeforeAnswer is what the server wrote on stdout that is no

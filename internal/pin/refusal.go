@@ -2,6 +2,7 @@ package pin
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
@@ -124,12 +125,9 @@ func MoveLines(m Move, max int) []string {
 // trimObject is a change's line without the object's label, which the
 // refusal's line names already.
 func trimObject(line string, c surface.Change) string {
-	if len(line) > len(c.Object) && line[:len(c.Object)] == c.Object {
-		line = line[len(c.Object):]
-		if len(line) > 0 && line[0] == ' ' {
-			line = line[1:]
-		}
-		if len(line) > 0 && line[0] == ':' {
+	if rest, ok := strings.CutPrefix(line, c.Object); ok && rest != "" {
+		line = strings.TrimPrefix(rest, " ")
+		if strings.HasPrefix(line, ":") {
 			line = "(the item)" + line
 		}
 	}
