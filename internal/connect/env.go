@@ -155,22 +155,26 @@ func (e Env) Config(flag string) config.Env {
 
 // TrustStore is where trusted project files are recorded.
 func (e Env) TrustStore() trust.Store {
-	state := trust.StateDir(e.Getenv, e.Home(), e.GOOS)
-	return trust.Store{Dir: filepath.Join(state, "trusted"), Root: filepath.Dir(state)}
+	dir, root := e.stateDir("trusted")
+	return trust.Store{Dir: dir, Root: root}
 }
 
 // OAuthStore is where tokens are kept.
 func (e Env) OAuthStore() *oauth.Store {
-	state := trust.StateDir(e.Getenv, e.Home(), e.GOOS)
-	return &oauth.Store{Dir: filepath.Join(state, "oauth"), Root: filepath.Dir(state), Keychain: e.Keychain, Where: e.Getenv("MCPV_TOKEN_STORE")}
+	dir, root := e.stateDir("oauth")
+	return &oauth.Store{Dir: dir, Root: root, Keychain: e.Keychain, Where: e.Getenv("MCPV_TOKEN_STORE")}
 }
 
 // SessionLogDir is where session keepers write their logs: sessions under
 // the state directory, which outlives a login (the runtime directory does
 // not), and the state root above.
-func (e Env) SessionLogDir() (dir, root string) {
+func (e Env) SessionLogDir() (dir, root string) { return e.stateDir("sessions") }
+
+// stateDir is sub, a directory under the state directory, and the state
+// root above, from which every directory must be the user's alone.
+func (e Env) stateDir(sub string) (dir, root string) {
 	state := trust.StateDir(e.Getenv, e.Home(), e.GOOS)
-	return filepath.Join(state, "sessions"), filepath.Dir(state)
+	return filepath.Join(state, sub), filepath.Dir(state)
 }
 
 // SessionDir is where session keepers put their sockets: $XDG_RUNTIME_DIR/mcpv,

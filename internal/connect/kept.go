@@ -13,7 +13,6 @@ import (
 	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/safefile"
-	"github.com/mcpv/mcpv/internal/trust"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -26,12 +25,6 @@ type keptSession struct {
 	SessionID string    `json:"sessionId"`
 	State     mcp.State `json:"state"`
 	Saved     time.Time `json:"saved"`
-}
-
-// keptDir is where kept sessions are recorded, and the state root above.
-func (e Env) keptDir() (dir, root string) {
-	state := trust.StateDir(e.Getenv, e.Home(), e.GOOS)
-	return filepath.Join(state, "http-sessions"), filepath.Dir(state)
 }
 
 func keptFile(dir, url, sid string) string {
@@ -51,7 +44,7 @@ func (c *Conn) Keep() (string, error) {
 	if sid == "" {
 		return "", nil
 	}
-	dir, root := c.env.keptDir()
+	dir, root := c.env.stateDir("http-sessions") // where kept sessions are recorded
 	if err := safedir.MkdirAll(root, dir); err != nil {
 		return "", err
 	}
@@ -68,7 +61,7 @@ func (c *Conn) Keep() (string, error) {
 
 // resume opens the kept session s.ResumeSession over t.
 func resume(s *Settings, env Env, h Hooks, ans *answerer) (*Conn, error) {
-	dir, root := env.keptDir()
+	dir, root := env.stateDir("http-sessions")
 	if err := safedir.Check(root, dir); err != nil {
 		return nil, err
 	}

@@ -203,7 +203,7 @@ func TestKeepAndResume(t *testing.T) {
 		t.Fatalf("Keep = %q, %v", sid, err)
 	}
 	c.Close()
-	dir, _ := env.keptDir()
+	dir, _ := env.stateDir("http-sessions")
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Fatalf("kept: %v", entries)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/mcpv/mcpv/internal/oauth"
 	"github.com/mcpv/mcpv/internal/serverstate"
-	"github.com/mcpv/mcpv/internal/trust"
 )
 
 // remember opens what is kept of the server s names between runs, for a
@@ -25,8 +24,8 @@ func remember(ctx context.Context, s *Settings, env Env, h Hooks) *serverstate.S
 	if !h.Remember || s.Session != "" || s.ResumeSession != "" {
 		return nil
 	}
-	state := trust.StateDir(env.Getenv, env.Home(), env.GOOS)
-	kept := serverstate.Open(filepath.Join(state, "servers"), filepath.Dir(state), identity(ctx, s, env, h), nil)
+	dir, root := env.stateDir("servers")
+	kept := serverstate.Open(dir, root, identity(ctx, s, env, h), nil)
 	kept.DefaultTTL = s.ListTTL
 	kept.Fresh = s.Fresh || s.Pin != "" // a pin is held to what the server lists now
 	return kept
