@@ -153,13 +153,6 @@ func (h Hooks) withDefaults() Hooks {
 	return h
 }
 
-func (h Hooks) terminal() elicit.Terminal {
-	if h.Terminal == nil {
-		return nil
-	}
-	return h.Terminal()
-}
-
 func (h Hooks) setStatus(text string) {
 	if h.Status != nil {
 		h.Status.Set(text)

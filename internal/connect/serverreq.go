@@ -117,10 +117,11 @@ func elicitation(s *Settings, env Env, h Hooks) (*elicit.Options, error) {
 	}
 	policy := s.Answers.Elicitation
 	if policy == "" || policy == "prompt" {
-		if tty := h.terminal(); tty != nil {
-			o.TTY, policy = tty, "prompt"
-		} else {
-			policy = "decline"
+		policy = "decline"
+		if h.Terminal != nil {
+			if o.TTY = h.Terminal(); o.TTY != nil {
+				policy = "prompt"
+			}
 		}
 	}
 	o.Policy = elicit.Policy(policy)
