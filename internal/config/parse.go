@@ -239,13 +239,12 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 	if s.Transport, err = transportOf(s, n, typ, transport); err != nil {
 		return nil, err
 	}
-	if s.Framing != "" {
-		switch {
-		case s.Framing != "auto" && s.Framing != "lines" && s.Framing != "content-length":
-			return nil, yamlnode.ErrorAt(n.Get("framing"), "server %q: unknown framing %q (want auto, lines or content-length)", name, s.Framing)
-		case s.Transport != "stdio":
-			return nil, yamlnode.ErrorAt(n.Get("framing"), "server %q: framing is for stdio servers", name)
-		}
+	switch {
+	case s.Framing == "":
+	case s.Framing != "auto" && s.Framing != "lines" && s.Framing != "content-length":
+		return nil, yamlnode.ErrorAt(n.Get("framing"), "server %q: unknown framing %q (want auto, lines or content-length)", name, s.Framing)
+	case s.Transport != "stdio":
+		return nil, yamlnode.ErrorAt(n.Get("framing"), "server %q: framing is for stdio servers", name)
 	}
 	return s, nil
 }
