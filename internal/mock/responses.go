@@ -227,10 +227,7 @@ func compileJQ(expr string, vars ...string) (*jq.Filter, error) {
 		return nil, nil
 	}
 	f, err := jq.CompileVars(expr, nil, vars...)
-	if err != nil {
-		return nil, jq.OneLine(err)
-	}
-	return f, nil
+	return f, jq.OneLine(err) // nil and nil, or no filter and the error
 }
 
 // wanted is the entry's arguments, decoded (an empty object when it has
