@@ -15,10 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpv/mcpv/internal/safetext"
-
 	"github.com/mcpv/mcpv/internal/safedir"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/mcpv/mcpv/internal/suggest"
 	"github.com/mcpv/mcpv/internal/yamlnode"
 )

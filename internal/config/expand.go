@@ -116,16 +116,12 @@ func (s *Server) References() []string {
 	texts = append(texts, s.OAuth.ClientID, s.OAuth.ClientSecret, s.OAuth.ClientKey, s.OAuth.ClientMetadataURL, s.OAuth.Resource)
 	for _, t := range texts {
 		for {
-			i := strings.Index(t, "${")
-			if i < 0 {
+			_, after, open := strings.Cut(t, "${")
+			ref, rest, closed := strings.Cut(after, "}")
+			if !open || !closed {
 				break
 			}
-			j := strings.IndexByte(t[i:], '}')
-			if j < 0 {
-				break
-			}
-			ref := t[i+2 : i+j]
-			t = t[i+j+1:]
+			t = rest
 			name, _, _ := strings.Cut(strings.TrimPrefix(ref, "env:"), ":-")
 			refs = append(refs, name)
 		}
@@ -136,18 +132,16 @@ func (s *Server) References() []string {
 func (s *Server) expandText(text string, env Env, secrets *[]string, inputs map[string]string) (string, error) {
 	var b strings.Builder
 	for {
-		i := strings.Index(text, "${")
-		if i < 0 {
-			b.WriteString(text)
+		before, after, open := strings.Cut(text, "${")
+		b.WriteString(before)
+		if !open {
 			return b.String(), nil
 		}
-		b.WriteString(text[:i])
-		j := strings.IndexByte(text[i:], '}')
-		if j < 0 {
+		ref, rest, closed := strings.Cut(after, "}")
+		if !closed {
 			return "", fmt.Errorf("%s: server %q: unterminated ${ in %q", s.Where(), s.Name, text)
 		}
-		ref := text[i+2 : i+j]
-		text = text[i+j+1:]
+		text = rest
 		var val string
 		var secret bool
 		var err error
