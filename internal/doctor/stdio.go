@@ -366,11 +366,7 @@ func (l *lines) count() int {
 func (l *lines) text() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	kept := l.kept
-	if len(kept) > 3 {
-		kept = kept[len(kept)-3:]
-	}
-	return strings.Join(kept, " | ")
+	return strings.Join(l.kept[max(len(l.kept)-3, 0):], " | ")
 }
 
 // pieces are the lines of stdout that are no message alone, held while
