@@ -186,8 +186,7 @@ func Merge(f Flags, explicit map[string]bool, src Source, env Env) (s *Settings,
 			}
 		}
 	case src.URL != "":
-		s.URL, s.Mode = src.URL, f.Transport
-		s.Name = src.URL
+		s.URL, s.Mode, s.Name = src.URL, f.Transport, src.URL
 		if u, err := url.Parse(src.URL); err == nil && u.Host != "" {
 			s.Name = u.Host
 		}

@@ -140,7 +140,6 @@ func (w *walk) rest(names ...string) {
 
 // proxyFor is the proxy a request to u goes through, or nil.
 func (w *walk) proxyFor(u *url.URL) *url.URL {
-	req := &http.Request{URL: u, Header: http.Header{}}
 	proxy := http.ProxyFromEnvironment
 	if w.t.Plain != nil {
 		if tr, ok := w.t.Plain.Transport.(*http.Transport); ok {
@@ -150,7 +149,7 @@ func (w *walk) proxyFor(u *url.URL) *url.URL {
 	if proxy == nil {
 		return nil
 	}
-	p, err := proxy(req)
+	p, err := proxy(&http.Request{URL: u, Header: http.Header{}})
 	if err != nil {
 		return nil
 	}
