@@ -149,12 +149,11 @@ type walk struct {
 // step runs one step and records it, unless a step before it failed:
 // then it is not reached.
 func (w *walk) step(name string, fn func(s *Step)) bool {
-	s := Step{Name: name}
 	if w.report.Failed() != nil {
-		s.Status, s.Finding = Skipped, "not reached"
-		w.report.Steps = append(w.report.Steps, s)
+		w.skip(name, "not reached")
 		return false
 	}
+	s := Step{Name: name}
 	start := time.Now()
 	fn(&s)
 	s.Took = time.Since(start)

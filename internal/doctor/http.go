@@ -434,14 +434,10 @@ func (w *walk) authorization(s *Step, a *answer) {
 // metadata, a server card. None is required unless the server asks for
 // authorization: then the first two are.
 func (w *walk) wellKnown(ctx context.Context, u *url.URL, a *answer) {
-	if a == nil && w.report.Failed() != nil {
-		w.rest("resource metadata", "authorization server", "server card")
-		return
-	}
 	asked := a != nil && a.status == http.StatusUnauthorized
 	plain := cmp.Or(w.t.Plain, plainClient.Get())
 	var md *oauth.ResourceMetadata
-	w.wellKnownStep("resource metadata", asked, func(s *Step) {
+	w.step("resource metadata", func(s *Step) {
 		var ch *oauth.Challenge
 		if a != nil {
 			if c, ok := oauth.AuthChallenge(a.header); ok {
@@ -466,7 +462,7 @@ func (w *walk) wellKnown(ctx context.Context, u *url.URL, a *answer) {
 		}
 	})
 	var as *oauth.ServerMetadata
-	w.wellKnownStep("authorization server", asked, func(s *Step) {
+	w.step("authorization server", func(s *Step) {
 		if md == nil || len(md.AuthorizationServers) == 0 {
 			s.Status, s.Finding = Skipped, "no protected resource metadata names one"
 			return
@@ -484,7 +480,7 @@ func (w *walk) wellKnown(ctx context.Context, u *url.URL, a *answer) {
 	if asked {
 		w.authorizationWalk(a, md, as)
 	}
-	w.wellKnownStep("server card", false, func(s *Step) {
+	w.step("server card", func(s *Step) {
 		card := strings.TrimSuffix(w.t.URL, "/") + "/server-card"
 		catalog := u.Scheme + "://" + u.Host + "/.well-known/ai-catalog.json"
 		for _, where := range []string{card, catalog} {
@@ -537,16 +533,6 @@ func (w *walk) authorizationWalk(a *answer, md *oauth.ResourceMetadata, as *oaut
 			}
 		}
 	})
-}
-
-// wellKnownStep is a step about a document: one that goes wrong fails
-// only when the document is required.
-func (w *walk) wellKnownStep(name string, required bool, fn func(s *Step)) {
-	if w.report.Failed() != nil && !required {
-		w.skip(name, "not reached")
-		return
-	}
-	w.step(name, fn)
 }
 
 // document fetches a JSON document, and says its name, if it has one.
