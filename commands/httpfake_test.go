@@ -479,6 +479,7 @@ func TestDetachKeepsTheHTTPSession(t *testing.T) {
 			} else if x.RPCMethod == "tasks/get" {
 				x.Reply(x.Result(task("t-1", "completed")))
 			} else {
+				x.W.Header().Set("X-Note", "txt.\u202eexe\u0085") // what a terminal shows reversed, or as a line break, traced under --verbose
 				x.Reply(x.Result(`{"content":[{"type":"text","text":"done"}]}`))
 			}
 		default:
@@ -492,8 +493,8 @@ func TestDetachKeepsTheHTTPSession(t *testing.T) {
 		t.Fatalf("detach: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	before := len(srv.Requests())
-	r = mcpvIn(t, w, "", "-u", srv.URL, "tasks", "result", "t-1", "--session-id", "s1", "-r", "-q", ".content[0].text")
-	if r.code != 0 || r.stdout != "done\n" {
+	r = mcpvIn(t, w, "", "-u", srv.URL, "tasks", "result", "t-1", "--session-id", "s1", "--verbose", "-r", "-q", ".content[0].text")
+	if r.code != 0 || r.stdout != "done\n" || !strings.Contains(r.stderr, "mcpv: http: POST") || strings.ContainsAny(r.stderr, "\u202e\u0085") {
 		t.Errorf("resumed: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	for i, q := range srv.Requests() {
@@ -538,7 +539,7 @@ func TestHTTPStatusTextEscaped(t *testing.T) {
 		}
 	}()
 	r := mcpv(t, "", "-u", "http://"+l.Addr().String()+"/mcp", "ping")
-	if r.code != 4 || !strings.Contains(r.stderr, `HTTP 502 Bad\x1b]0;pwned\x07Gateway from`) || strings.ContainsAny(r.stderr, "\x1b\x07") {
+	if r.code != 4 || !strings.Contains(r.stderr, `HTTP 502 Bad\x1b]0;pwned\x07Gateway from`) || strings.ContainsAny(r.stderr, "\u202e\u0085") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -73,15 +72,11 @@ func resume(s *Settings, env Env, h Hooks, ans *answerer) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, err := authorizedClient(s, env, h)
+	opts, err := httpOptions(s, env, h)
 	if err != nil {
 		return nil, err
 	}
-	opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, UserAgent: userAgent(s, h), Mode: mcp.ModeStreamable, Log: h.Log,
-		SessionID: k.SessionID, ProtocolVersion: k.State.Version, OnEvent: h.onEvent()}
-	if s.Verbose {
-		opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", line) }
-	}
+	opts.Mode, opts.SessionID, opts.ProtocolVersion = mcp.ModeStreamable, k.SessionID, k.State.Version
 	t, err := mcp.NewHTTPTransport(opts)
 	if err != nil {
 		return nil, errkind.Usage(err)

@@ -278,13 +278,9 @@ func closeStartup(session *mcp.Session) {
 // stdio server's stderr redraws wait's line, which quotes it unless quiet.
 func transport(s *Settings, env Env, h Hooks, wait *startWait) (mcp.Transport, error) {
 	if s.URL != "" {
-		client, err := authorizedClient(s, env, h)
+		opts, err := httpOptions(s, env, h)
 		if err != nil {
 			return nil, err
-		}
-		opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, UserAgent: userAgent(s, h), Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage, OnEvent: h.onEvent()}
-		if s.Verbose {
-			opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", safetext.Line(line)) }
 		}
 		tr, err := mcp.NewHTTPTransport(opts)
 		if err != nil {
@@ -302,6 +298,21 @@ func transport(s *Settings, env Env, h Hooks, wait *startWait) (mcp.Transport, e
 	}
 	opts.Stderr = h.traceStderr(opts.Stderr)
 	return env.StartServer.Start(opts)
+}
+
+// httpOptions are the HTTP transport's for s, a new session's and a
+// kept one's alike: its authorized client, its bound on a message, and
+// under --verbose its trace, each line made safe for a terminal.
+func httpOptions(s *Settings, env Env, h Hooks) (mcp.HTTPOptions, error) {
+	client, err := authorizedClient(s, env, h)
+	if err != nil {
+		return mcp.HTTPOptions{}, err
+	}
+	opts := mcp.HTTPOptions{URL: s.URL, Client: client, Header: s.Header, UserAgent: userAgent(s, h), Mode: s.Mode, Log: h.Log, MaxMessage: s.MaxMessage, OnEvent: h.onEvent()}
+	if s.Verbose {
+		opts.Trace = func(line string) { fmt.Fprintf(h.Stderr, "mcpv: http: %s\n", safetext.Line(line)) }
+	}
+	return opts, nil
 }
 
 // setLogLevel sends --log-level when the server declares logging.
