@@ -7,15 +7,12 @@ import (
 )
 
 // peerUID is the uid of the peer process (LOCAL_PEERCRED).
-func peerUID(raw syscall.RawConn) (uid int, err error) {
-	uid = -1
-	if cerr := raw.Control(func(fd uintptr) {
-		var cred *unix.Xucred
-		if cred, err = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED); err == nil {
-			uid = int(cred.Uid)
+func peerUID(raw syscall.RawConn) (int, error) {
+	return uidOf(raw, func(fd int) (int, error) {
+		cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
+		if err != nil {
+			return -1, err
 		}
-	}); cerr != nil {
-		return -1, cerr
-	}
-	return uid, err
+		return int(cred.Uid), nil
+	})
 }

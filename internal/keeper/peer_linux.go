@@ -7,15 +7,12 @@ import (
 )
 
 // peerUID is the uid of the peer process (SO_PEERCRED).
-func peerUID(raw syscall.RawConn) (uid int, err error) {
-	uid = -1
-	if cerr := raw.Control(func(fd uintptr) {
-		var cred *unix.Ucred
-		if cred, err = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
-			uid = int(cred.Uid)
+func peerUID(raw syscall.RawConn) (int, error) {
+	return uidOf(raw, func(fd int) (int, error) {
+		cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+		if err != nil {
+			return -1, err
 		}
-	}); cerr != nil {
-		return -1, cerr
-	}
-	return uid, err
+		return int(cred.Uid), nil
+	})
 }
