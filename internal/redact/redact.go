@@ -371,6 +371,16 @@ func (s *Scrubber) Write(p []byte) (int, error) {
 			hold = start
 		}
 	})
+	if len(m.secrets) > 0 {
+		// A run of backslashes is cut where four of them end (\\\\ reads
+		// as \\, then \): what is held is read, once and twice, as the
+		// stream is.
+		n := 0
+		for hold-n > 0 && data[hold-n-1] == '\\' {
+			n++
+		}
+		hold -= n % 4
+	}
 	if hold < len(data) {
 		s.held = append([]byte(nil), data[hold:]...)
 		data = data[:hold]

@@ -334,3 +334,31 @@ func TestWriterHoldsLittleOfARunOfBackslashes(t *testing.T) {
 		t.Errorf("%d of 100,000 bytes written", b.Len())
 	}
 }
+
+// A run of backslashes before an escaped secret, however long, cut
+// anywhere: what two writes write is what one write of the whole writes.
+func TestWriterCutInsideARunOfBackslashes(t *testing.T) {
+	const secret = "ghp_abcdefgh1234"
+	var esc strings.Builder
+	for _, r := range secret {
+		fmt.Fprintf(&esc, `\u%04x`, r)
+	}
+	for run := range 40 {
+		text := `{"t":"` + strings.Repeat(`\`, run) + esc.String() + `"}` + "\n"
+		one := NewScrubber(nil)
+		one.Add(secret)
+		whole := string(one.Mask([]byte(text)))
+		for cut := 1; cut < len(text); cut++ {
+			var b strings.Builder
+			s := NewScrubber(&b)
+			s.Add(secret)
+			s.Write([]byte(text[:cut]))
+			s.Write([]byte(text[cut:]))
+			s.Flush()
+			if b.String() != whole {
+				t.Errorf("a run of %d cut at %d: wrote %s, one write: %s", run, cut, b.String(), whole)
+				break
+			}
+		}
+	}
+}
