@@ -52,7 +52,11 @@ func (t *StreamTransport) Write(ctx context.Context, msg []byte) error {
 func (t *StreamTransport) WriteParts(_ context.Context, parts [][]byte) error {
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
-	for _, p := range append(parts[:len(parts):len(parts)], newline) {
+	for i := range len(parts) + 1 { // the parts, then the newline: no slice made for it
+		p := newline
+		if i < len(parts) {
+			p = parts[i]
+		}
 		if _, err := t.w.Write(p); err != nil {
 			return &TransportError{Op: "write", Err: err}
 		}
