@@ -86,10 +86,14 @@ func (r *recorder) record(h *hdrhistogram.Histogram, d time.Duration) {
 	h.RecordValue(v)
 }
 
-// operation records op's success and latency: a step of a one-step pass.
+// operation records op's success and latency: a step of a one-step
+// pass, counted under one hold of the lock (every worker's success
+// takes it, and a reader sees the step and the pass together).
 func (r *recorder) operation(op int, d, late time.Duration) {
-	r.step(op, d)
-	r.pass(d, late)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stepped(op, d)
+	r.passed(d, late)
 }
 
 func (r *recorder) lateness(late time.Duration) {
@@ -104,6 +108,11 @@ func (r *recorder) lateness(late time.Duration) {
 func (r *recorder) step(j int, d time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.stepped(j, d)
+}
+
+// stepped is step with mu held.
+func (r *recorder) stepped(j int, d time.Duration) {
 	r.okOps[j]++
 	if r.perOp != nil {
 		r.record(r.perOp[j], d)
@@ -114,6 +123,11 @@ func (r *recorder) step(j int, d time.Duration) {
 func (r *recorder) pass(d, late time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.passed(d, late)
+}
+
+// passed is pass with mu held.
+func (r *recorder) passed(d, late time.Duration) {
 	r.ok++
 	r.record(r.latency, d)
 	r.record(r.window, d)
