@@ -295,13 +295,7 @@ func TestWriterCatchesAnEscapedSecretSplitAcrossWrites(t *testing.T) {
 	for _, form := range []string{all.String(), mixed.String(), twice.String(), `\u005cu0067hp_abcdefgh1234`} {
 		text := `{"text":"[` + form + `]"}` + "\n"
 		for cut := 1; cut < len(text); cut++ {
-			var b strings.Builder
-			s := NewScrubber(&b)
-			s.Add(secret)
-			s.Write([]byte(text[:cut]))
-			s.Write([]byte(text[cut:]))
-			s.Flush()
-			if got := b.String(); got != `{"text":"[`+Mask+`]"}`+"\n" {
+			if got := writtenInTwo(secret, text, cut); got != `{"text":"[`+Mask+`]"}`+"\n" {
 				t.Errorf("%s cut at %d: wrote %s", form, cut, got)
 				break
 			}
@@ -349,16 +343,22 @@ func TestWriterCutInsideARunOfBackslashes(t *testing.T) {
 		one.Add(secret)
 		whole := string(one.Mask([]byte(text)))
 		for cut := 1; cut < len(text); cut++ {
-			var b strings.Builder
-			s := NewScrubber(&b)
-			s.Add(secret)
-			s.Write([]byte(text[:cut]))
-			s.Write([]byte(text[cut:]))
-			s.Flush()
-			if b.String() != whole {
-				t.Errorf("a run of %d cut at %d: wrote %s, one write: %s", run, cut, b.String(), whole)
+			if got := writtenInTwo(secret, text, cut); got != whole {
+				t.Errorf("a run of %d cut at %d: wrote %s, one write: %s", run, cut, got, whole)
 				break
 			}
 		}
 	}
+}
+
+// writtenInTwo is what a scrubber that knows secret writes of text
+// written in two, cut at cut, then flushed.
+func writtenInTwo(secret, text string, cut int) string {
+	var b strings.Builder
+	s := NewScrubber(&b)
+	s.Add(secret)
+	s.Write([]byte(text[:cut]))
+	s.Write([]byte(text[cut:]))
+	s.Flush()
+	return b.String()
 }
