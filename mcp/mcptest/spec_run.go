@@ -438,8 +438,12 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 	out.async(func() {
 		defer withLock(&st.mu, func() { delete(st.running, string(m.ID)) })
 		steps := slowSteps
-		if s.has("disconnect-cancels") {
-			steps = 500 // until the client goes (its cancellation)
+		if s.has("disconnect-cancels") || bytes.Contains(token, []byte("-cancel-")) {
+			// Until the client goes, or cancels: a call whose progress
+			// token says it will be cancelled (as mcpv check's do) runs
+			// on until it is, so however loaded the machine, the
+			// cancellation comes while it runs.
+			steps = 500
 		}
 		for i := 1; i <= steps; i++ {
 			if token != nil {
