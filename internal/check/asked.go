@@ -233,8 +233,7 @@ func samplingProblem(p, _ json.RawMessage, _ string) string {
 				}
 				results[id] = true
 			case "tool_use":
-				id, _ := str(member(b, "id"))
-				uses = append(uses, id)
+				uses = append(uses, str1(member(b, "id")))
 			}
 		}
 		if len(results) > 0 && (m.Role != "user" || len(results) != len(blocks)) {
@@ -419,11 +418,10 @@ func samplingOutputProblem(p, _ json.RawMessage, _ string) string {
 		for _, b := range blocksOf(m.Content) {
 			switch t, _ := str(member(b, "type")); t {
 			case "tool_use":
-				id, _ := str(member(b, "id"))
-				name, _ := str(member(b, "name"))
+				name := str1(member(b, "name"))
 				for _, tool := range tools {
-					if n, _ := str(member(tool, "name")); n == name {
-						used[id] = tool
+					if str1(member(tool, "name")) == name {
+						used[str1(member(b, "id"))] = tool
 					}
 				}
 			case "tool_result":

@@ -43,9 +43,7 @@ func callChecks() []*Check {
 		// tool is called: a server that runs the tool anyway would run it for
 		// real.)
 		{ID: taskRequiredID, needs: needs{capability: "tools", era: "legacy"}, run: func(t *T) {
-			if t.r.facts.version != "2025-11-25" {
-				t.Skip("tasks are 2025-11-25's; the protocol version is %s", t.r.facts.version)
-			}
+			tasksVersion(t)
 			checked := 0
 			for i, call := range t.r.opts.Calls {
 				if !taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
@@ -439,9 +437,12 @@ const taskRequiredID = "tools.task-required"
 
 // taskRequired says whether a tool's definition requires a task
 // (2025-11-25: execution.taskSupport "required").
-func taskRequired(def json.RawMessage) bool {
-	s, _ := str(member(member(def, "execution"), "taskSupport"))
-	return s == "required"
+func taskRequired(def json.RawMessage) bool { return taskSupport(def) == "required" }
+
+// taskSupport is a tool definition's execution.taskSupport (2025-11-25):
+// "required", "optional", "forbidden", or "" when it says nothing.
+func taskSupport(def json.RawMessage) string {
+	return str1(member(member(def, "execution"), "taskSupport"))
 }
 
 // call calls the i-th named tool on a connection of its own and waits

@@ -168,8 +168,7 @@ func lifecycleChecks() []*Check {
 			if m.Error != nil {
 				t.Skip("initialize was refused: %s", errText(m.Error))
 			}
-			v, _ := str(member(m.Result, "protocolVersion"))
-			c.setHeaderVersion(v)
+			c.setHeaderVersion(str1(member(m.Result, "protocolVersion")))
 			settle(t, 500*time.Millisecond)
 			for _, s := range c.since(mark) {
 				if s.msg.IsRequest() && s.msg.Method != "ping" {
@@ -276,8 +275,7 @@ func (t *T) versionAnswer(offered string) versionAnswer {
 		if res := f.main.InitializeResult().Raw(); res != nil && f.offeredLatest {
 			done := make(chan struct{})
 			close(done)
-			v, _ := str(member(res, "protocolVersion"))
-			r.versions.asks[mcp.LatestVersion] = &versionAsk{done: done, a: versionAnswer{version: v, result: res}}
+			r.versions.asks[mcp.LatestVersion] = &versionAsk{done: done, a: versionAnswer{version: str1(member(res, "protocolVersion")), result: res}}
 		}
 	}
 	for _, v := range append([]string{offered, unknownVersion}, mcp.SupportedVersions...) {

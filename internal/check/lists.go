@@ -121,8 +121,7 @@ func keysOf(page json.RawMessage, key, by string) []string {
 	}
 	out := []string{}
 	for _, it := range items {
-		k, _ := str(member(it, by))
-		out = append(out, k)
+		out = append(out, str1(member(it, by)))
 	}
 	return out
 }

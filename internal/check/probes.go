@@ -77,16 +77,17 @@ func probeChecks() []*Check {
 			for i, call := range t.r.opts.Calls {
 				headers, _ := mcp.ParamHeaders(member(t.calledTool(call.Tool), "inputSchema"))
 				params, _ := t.r.callParams(t, i, nil)
+				given := func(ph mcp.ParamHeader) bool {
+					v := ph.Argument(member(params, "arguments"))
+					return len(v) > 0 && string(v) != "null"
+				}
 				for _, ph := range headers {
-					if v := ph.Argument(member(params, "arguments")); len(v) > 0 && string(v) != "null" {
+					if given(ph) {
 						continue
 					}
 					judged = true
 					// With another mirrored argument given, the refusal must name this header to be its.
-					others := slices.ContainsFunc(headers, func(o mcp.ParamHeader) bool {
-						v := o.Argument(member(params, "arguments"))
-						return len(v) > 0 && string(v) != "null"
-					})
+					others := slices.ContainsFunc(headers, given)
 					if rec := t.r.callOnce(t, i); rec.refused != nil && rec.refused.Code == mcp.CodeHeaderMismatch &&
 						(!others || strings.Contains(strings.ToLower(errText(rec.refused)), strings.ToLower("mcp-param-"+ph.Name()))) {
 						t.FailExchange(rec.sent+", without Mcp-Param-"+ph.Name(), errText(rec.refused), "a call that does not give the argument %s was refused for the header that mirrors it", strings.Join(ph.Path(), "."))

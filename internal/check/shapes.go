@@ -101,8 +101,7 @@ func contentBlockProblem(raw json.RawMessage) string {
 		if p := need("data", "mimeType"); p != "" {
 			return p
 		}
-		data, _ := str(c["data"])
-		if _, err := base64.StdEncoding.DecodeString(data); err != nil {
+		if _, err := base64.StdEncoding.DecodeString(str1(c["data"])); err != nil {
 			return fmt.Sprintf("of type %q has data that is not base64", typ)
 		}
 		mt, _ := str(c["mimeType"])

@@ -41,9 +41,8 @@ func surfaceChecks() []*Check {
 		modernCheck("surface.param-headers", needs{capability: "tools"}, func(t *T) {
 			var found []string
 			for _, tool := range t.listed("tools/list") {
-				name, _ := str(member(tool, "name"))
 				for _, p := range mcp.ParamHeaderProblems(member(tool, "inputSchema")) {
-					if found = append(found, fmt.Sprintf("tool %q, %v", name, p)); len(found) == 1 {
+					if found = append(found, fmt.Sprintf("tool %q, %v", str1(member(tool, "name")), p)); len(found) == 1 {
 						t.Got(clipped(tool))
 					}
 				}

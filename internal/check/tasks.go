@@ -79,7 +79,20 @@ func taskChecks() []*Check {
 			}
 			t.Note("statuses: %s", strings.Join(seen, " → "))
 		}),
-		legacy("tasks.timestamps", "tasks.requests.tools.call", timestamps),
+		legacy("tasks.timestamps", "tasks.requests.tools.call", func(t *T) {
+			run := theTask(t)
+			tasks := run.seen()
+			for _, n := range run.notes {
+				tasks = append(tasks, n.msg.Params)
+			}
+			for _, tk := range tasks {
+				for _, k := range []string{"createdAt", "lastUpdatedAt"} {
+					if v, ok := str(member(tk, k)); !ok || !iso8601.Get().MatchString(v) {
+						t.FailGot(clipped(tk), "%s %s is no ISO 8601 timestamp", k, clip(string(member(tk, k)), 60))
+					}
+				}
+			}
+		}),
 		legacy("tasks.ttl", "tasks.requests.tools.call", func(t *T) {
 			judgeGets(t, theTask(t), func(res json.RawMessage) string {
 				switch _, held := number(member(res, "ttl")); held {
@@ -123,7 +136,7 @@ func taskChecks() []*Check {
 			theTask(t) // the first task tells whether tasks can be made at all
 			i := taskTool(t)
 			tool := t.r.opts.Calls[i].Tool
-			if s := str1(member(member(t.calledTool(tool), "execution"), "taskSupport")); s != "optional" {
+			if taskSupport(t.calledTool(tool)) != "optional" {
 				t.Skip("%q requires a task: its call made without one is refused for that, whatever its arguments", tool)
 			}
 			b := t.r.invalid.get(t, i, func() *badCall { return t.r.callInvalid(t, i) })
@@ -353,7 +366,7 @@ func taskChecks() []*Check {
 		legacy("tasks.forbidden-tool", "tasks.requests.tools.call", func(t *T) {
 			for _, i := range t.r.callable(t) {
 				tool := t.r.opts.Calls[i].Tool
-				if s, _ := str(member(member(t.calledTool(tool), "execution"), "taskSupport")); s != "" && s != "forbidden" {
+				if s := taskSupport(t.calledTool(tool)); s != "" && s != "forbidden" {
 					continue
 				}
 				params := taskCallParams(t, i, `"mcpv-check-progress-forbidden-task"`)
@@ -447,9 +460,9 @@ type answeredKeys struct {
 // in the modern era, whose tools say nothing of tasks, the first named); t
 // is skipped without one.
 func taskTool(t *T) int {
-	var listed []string
+	runsAsTask := func(def json.RawMessage) bool { return taskSupport(def) == "optional" || taskRequired(def) }
 	for i, call := range t.r.opts.Calls {
-		if s, _ := str(member(member(t.calledTool(call.Tool), "execution"), "taskSupport")); s == "optional" || s == "required" {
+		if runsAsTask(t.calledTool(call.Tool)) {
 			return i
 		}
 	}
@@ -457,13 +470,7 @@ func taskTool(t *T) int {
 		return 0 // the era's tools say nothing of tasks: the server decides
 	}
 	tools, _ := t.r.facts.items(t.ctx, "tools/list")
-	for _, tl := range tools {
-		if s, _ := str(member(member(tl, "execution"), "taskSupport")); s == "optional" || s == "required" {
-			n, _ := str(member(tl, "name"))
-			listed = append(listed, n)
-		}
-	}
-	if len(listed) > 0 {
+	if listed := toolNames(tools, runsAsTask); len(listed) > 0 {
 		t.Skip("a task is made by calling a tool: name one with --call (mcpv check calls no tool of its own accord); the server lists %d that run as tasks (%s)", len(listed), clip(strings.Join(listed, ", "), 120))
 	}
 	t.Skip("a task is made by calling a tool: name one with --call (mcpv check calls no tool of its own accord)")
@@ -690,21 +697,6 @@ func validStep(from, to string) bool {
 var iso8601 = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$`)
 }}
-
-func timestamps(t *T) {
-	run := theTask(t)
-	tasks := run.seen()
-	for _, n := range run.notes {
-		tasks = append(tasks, n.msg.Params)
-	}
-	for _, tk := range tasks {
-		for _, k := range []string{"createdAt", "lastUpdatedAt"} {
-			if v, ok := str(member(tk, k)); !ok || !iso8601.Get().MatchString(v) {
-				t.FailGot(clipped(tk), "%s %s is no ISO 8601 timestamp", k, clip(string(member(tk, k)), 60))
-			}
-		}
-	}
-}
 
 // judgeGets fails t on the first answer of run's tasks/get (an error
 // aside) in which problem finds one.

@@ -145,9 +145,7 @@ func extTaskChecks() []*Check {
 					}
 				}
 				if status = str1(member(m.Result, "status")); status != mcp.TaskInputRequired {
-					for k := range given {
-						done[k] = true
-					}
+					maps.Copy(done, given)
 				} else {
 					for k := range inputRequests(m.Result) {
 						if done[k] {
@@ -220,11 +218,7 @@ func modernTask(t *T) *taskRun {
 		}
 		last := run.gets[len(run.gets)-1].Result
 		ans := answers(last)
-		for k := range ans {
-			if answered[k] {
-				delete(ans, k) // answered already: the server has yet to take it
-			}
-		}
+		maps.DeleteFunc(ans, func(k string, _ json.RawMessage) bool { return answered[k] }) // answered already: the server has yet to take it
 		if len(ans) == 0 {
 			settle(t, pollWait(last))
 			continue
