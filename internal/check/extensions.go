@@ -183,8 +183,6 @@ func appTools(t *T) []apps.ToolApp {
 // resource but is malformed has its problems reported too. The check is
 // blocked by lists.shape when the listing broke.
 func appReports(t *T) []apps.Report {
-	var listing []json.RawMessage
-	listed := false
 	var out []apps.Report
 	read := 0
 	for _, tool := range t.listed("tools/list") {
@@ -205,14 +203,13 @@ func appReports(t *T) []apps.Report {
 		if rerr != nil {
 			readErr = errText(rerr)
 		}
-		if !listed && t.r.facts.declares("resources") {
-			listing, _ = t.r.facts.items(t.ctx, "resources/list")
-			listed = true
-		}
 		var entry json.RawMessage
-		for _, l := range listing {
-			if uri, _ := str(member(l, "uri")); uri == a.ResourceURI {
-				entry = l
+		if t.r.facts.declares("resources") {
+			listing, _ := t.r.facts.items(t.ctx, "resources/list") // walked once a run
+			for _, l := range listing {
+				if str1(member(l, "uri")) == a.ResourceURI {
+					entry = l
+				}
 			}
 		}
 		r, _ := apps.Check(a, nil, res, readErr, entry, 0)

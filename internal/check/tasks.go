@@ -112,10 +112,8 @@ func taskChecks() []*Check {
 			if after := str1(member(run.after[0].Result, "status")); run.pending && run.after[0].Error == nil && !terminal(after) {
 				t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(m), after), "tasks/result was answered while the task was still %s", after)
 			}
-			if m.Error == nil {
-				if p := resultProblem(m.Result); p != "" {
-					t.FailGot(clipped(m.Result), "the answer is no result of tools/call: %s", p)
-				}
+			if p := resultProblem(m.Result); m.Error == nil && p != "" {
+				t.FailGot(clipped(m.Result), "the answer is no result of tools/call: %s", p)
 			}
 		}),
 		legacy("tasks.result-meta", "tasks.requests.tools.call", func(t *T) {
