@@ -552,15 +552,7 @@ func listenOpen(t *T, c *conn, params json.RawMessage) (_ seen, rest []seen, _ b
 	} else {
 		mark := c.mark()
 		t.must("subscriptions/listen", c.write(t.ctx, body))
-		for first == nil {
-			for _, s := range c.since(mark) {
-				if !judge(s) {
-					break
-				}
-			}
-			if first != nil {
-				break
-			}
+		for !slices.ContainsFunc(c.since(mark), func(s seen) bool { return !judge(s) }) { // until judge finds the first message
 			select {
 			case <-t.ctx.Done():
 				t.failErr("waiting for the subscription's first message", context.Cause(t.ctx)) // inconclusive: a slow server is no violation
