@@ -10,7 +10,6 @@ package check
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -19,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 func authChecks() []*Check {
@@ -36,7 +36,7 @@ func authChecks() []*Check {
 		}),
 		authCheck("auth.resource-metadata", func(t *T) {
 			md := resourceMetadata(t, "auth.resource-metadata")
-			t.Got(md.URL + ": authorization_servers " + clip(joinQuoted(md.AuthorizationServers), 200))
+			t.Got(md.URL + ": authorization_servers " + clip(string(rawjson.Marshal(md.AuthorizationServers)), 200))
 		}),
 		authCheck("auth.metadata-location", func(t *T) {
 			if ch, _ := oauth.AuthChallenge(t.r.facts.auth.header); ch.Params["resource_metadata"] != "" {
@@ -51,7 +51,7 @@ func authChecks() []*Check {
 			as, err := oauth.DiscoverServer(t.ctx, t.r.target.Plain, issuer)
 			t.must("authorization server metadata", err)
 			if !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
-				t.FailGot("code_challenge_methods_supported "+joinQuoted(as.CodeChallengeMethodsSupported), "the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
+				t.FailGot("code_challenge_methods_supported "+string(rawjson.Marshal(as.CodeChallengeMethodsSupported)), "the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
 			}
 		}),
 		authCheck("auth.resource-slash", func(t *T) {
@@ -92,7 +92,7 @@ func authChecks() []*Check {
 			}
 			ch, _ := oauth.AuthChallenge(t.r.facts.auth.header)
 			md := resourceMetadata(t, "auth.offline-access")
-			t.Got("the challenge's scope " + clip(ch.Params["scope"], 100) + "; scopes_supported " + clip(joinQuoted(md.ScopesSupported), 200))
+			t.Got("the challenge's scope " + clip(ch.Params["scope"], 100) + "; scopes_supported " + clip(string(rawjson.Marshal(md.ScopesSupported)), 200))
 			if slices.Contains(strings.Fields(ch.Params["scope"]), "offline_access") || slices.Contains(md.ScopesSupported, "offline_access") {
 				t.Fail("the resource asks for offline_access, a scope of refresh tokens, which no resource needs: the client asks for it where the authorization server offers it")
 			}
@@ -171,9 +171,4 @@ func resourceMetadata(t *T, by string) *oauth.ResourceMetadata {
 		t.Block(owner, "%v", oe)
 	}
 	return o.md // nil only for auth.metadata-location, whose defect this is not
-}
-
-func joinQuoted(list []string) string {
-	b, _ := json.Marshal(list)
-	return string(b)
 }

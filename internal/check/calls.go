@@ -21,6 +21,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/toolargs"
 	"github.com/mcpv/mcpv/mcp"
@@ -114,8 +115,7 @@ func callChecks() []*Check {
 					continue
 				}
 				params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-name-case"`))
-				name, _ := json.Marshal(other)
-				params, _ = withMember(params, "name", name)
+				params, _ = withMember(params, "name", rawjson.Marshal(other))
 				t.Sent("tools/call " + clip(string(params), 200))
 				c := t.fresh(connOptions{})
 				if m, _ := t.request(c, "tools/call", params); m.Error != nil {
@@ -408,8 +408,7 @@ func (r *runner) callParams(t *T, i int, token json.RawMessage) (json.RawMessage
 		p["_meta"] = map[string]any{"progressToken": token}
 		r.watches.token(token)
 	}
-	params, _ := json.Marshal(p)
-	return params, def
+	return rawjson.Marshal(p), def
 }
 
 // callable are the indexes of the tools named with --call that a check

@@ -378,8 +378,7 @@ func exerciseModern(t *T) {
 		if t.r.facts.declares("prompts") {
 			prompts, _ := t.r.facts.items(t.ctx, "prompts/list")
 			if names := promptsToGet(prompts); len(names) > 0 {
-				params, _ := json.Marshal(map[string]string{"name": names[0]})
-				t.request(c, "prompts/get", params)
+				t.request(c, "prompts/get", promptParams(names[0], nil, nil))
 			}
 		}
 	})
