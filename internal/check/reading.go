@@ -125,8 +125,7 @@ func readingChecks() []*Check {
 		// These call a tool that does not exist, ask for
 		// completions and set a log level that does not exist.
 		{ID: "reading.unknown-tool", needs: needs{capability: "tools"}, run: func(t *T) {
-			tools := t.listed("tools/list")
-			if slices.Contains(toolNames(tools, nil), noSuchTool) {
+			if slices.Contains(toolNames(t.listed("tools/list"), nil), noSuchTool) {
 				t.Skip("the server has a tool named %s", noSuchTool)
 			}
 			if res, rerr := t.callShown("tools/call", json.RawMessage(`{"name":"`+noSuchTool+`","arguments":{}}`)); rerr == nil {
