@@ -26,7 +26,7 @@ import (
 const agentSkillDescription = "Talk to any Model Context Protocol (MCP) server from the shell with mcpv: list and call its tools with typed arguments, read its resources and prompts, keep one session open for many calls, filter the JSON with --jq, tell failures apart by exit code, and count what a server's tools cost in tokens. Use when a task needs an MCP server's tools and no native MCP connection to it, or to inspect, test or measure a server."
 
 // agentSkill is the SKILL.md.
-func agentSkill() (string, error) {
+func agentSkill() string {
 	var b strings.Builder
 	// examples are the "$ " lines of cmd's help's Examples, without the
 	// "$ ", those keep keeps (nil: all).
@@ -141,7 +141,7 @@ Every tool is sent to the model with every request. ` + "`mcpv cost`" + ` counts
 - stdin is read only when asked (` + "`--args -`" + `): a command never waits on it by surprise.
 - ` + "`mcpv help COMMAND`" + ` is the reference; ` + "`mcpv help flags`" + ` lists every global flag.
 `)
-	return b.String(), nil
+	return b.String()
 }
 
 // agentHelp is 'mcpv help agent --help'.
@@ -187,10 +187,7 @@ func installSkill(words []string, env connect.Env) (string, error) {
 	if !install {
 		return "", usageErrorf("help agent --project: add --install")
 	}
-	skill, err := agentSkill()
-	if err != nil {
-		return "", err
-	}
+	skill := agentSkill()
 	base := env.Home()
 	if project {
 		base = env.Cwd
@@ -202,6 +199,7 @@ func installSkill(words []string, env connect.Env) (string, error) {
 	for _, dir := range []string{".claude", ".agents"} {
 		rel := filepath.Join(dir, "skills", "mcpv", "SKILL.md")
 		path := filepath.Join(base, rel)
+		var err error
 		if project { // a repository's links: none followed out of it
 			err = safefile.Tree{Dir: base}.WriteFile(rel, []byte(skill))
 		} else if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {

@@ -52,7 +52,7 @@ func helpTopic(name string, env connect.Env) (string, bool, error) {
 	case "config-files":
 		text = configFilesHelp(env)
 	case "agent":
-		text, err = agentSkill()
+		text = agentSkill()
 	default:
 		detail, ok := detailTopics[name]
 		if !ok {
