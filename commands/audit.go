@@ -38,7 +38,6 @@ type auditCmd struct {
 	JudgeEnv     []string      `name:"judge-env" placeholder:"NAME" help:"Pass this variable to the judge."`
 }
 
-func (c *auditCmd) noServer()       {}
 func (c *auditCmd) serverChoosing() {}
 
 // auditRulesTopic is 'mcpv help audit-rules': what audit's help leaves out.

@@ -23,7 +23,6 @@ type costCmd struct {
 	Summary   bool     `name:"summary" help:"Print one line instead of the report."`
 }
 
-func (c *costCmd) noServer()       {}
 func (c *costCmd) serverChoosing() {}
 func (c *costCmd) tableView()      {}
 

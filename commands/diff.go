@@ -41,7 +41,6 @@ func (c *diffCmd) Validate() error {
 	return nil
 }
 
-func (c *diffCmd) noServer()       {}
 func (c *diffCmd) serverChoosing() {}
 
 func (c *diffCmd) Help() string {

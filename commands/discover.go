@@ -21,7 +21,6 @@ type discoverCmd struct {
 	MaxEntries int    `name:"max-entries" placeholder:"N" default:"1000" min:"1" help:"Read at most N server cards of a catalog."`
 }
 
-func (c *discoverCmd) noServer()       {}
 func (c *discoverCmd) serverChoosing() {}
 func (c *discoverCmd) notInBatch()     {}
 

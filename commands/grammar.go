@@ -22,7 +22,7 @@ func Grammar() (*kong.Application, error) {
 
 // NoServerCommands are the commands, as a command line names them
 // ("session list"), that talk to no server through the run's session
-// (noServer): they take no server command line and resolve none.
+// (noServer, serverChoosing): they resolve no server for the run.
 // docs/ARCHITECTURE.md names them, and architecture_test.go holds it to
 // this list.
 func NoServerCommands() ([]string, error) {
@@ -34,7 +34,8 @@ func NoServerCommands() ([]string, error) {
 	var visit func(n *kong.Node)
 	visit = func(n *kong.Node) {
 		if n.Type == kong.CommandNode && len(n.Children) == 0 {
-			if _, ok := n.Target.Addr().Interface().(noServer); ok {
+			switch n.Target.Addr().Interface().(type) {
+			case noServer, serverChoosing:
 				out = append(out, n.Path())
 			}
 		}

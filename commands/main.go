@@ -463,10 +463,10 @@ type (
 	// noServer is a command that talks to no server (servers, trust,
 	// completions): it takes no server command line and resolves none.
 	noServer interface{ noServer() }
-	// serverChoosing is a noServer command that opens the sessions it
-	// needs itself, through the *targets it is given: none, the server
-	// its command line names, or the config files' servers by name (pin,
-	// diff, audit).
+	// serverChoosing is a command that, as a noServer one, takes no
+	// session from the run, but opens the sessions it needs itself,
+	// through the *targets it is given: none, the server its command line
+	// names, or the config files' servers by name (pin, diff, audit).
 	serverChoosing interface{ serverChoosing() }
 )
 
@@ -568,19 +568,19 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	r.env.Ask = inputAsker(ctx, newAsker(ios.ErrTTY, &r.closers).Ask)
 	r.kctx.BindTo(ctx, (*context.Context)(nil))
 	r.kctx.Bind(r.env)
-	if _, local := r.kctx.Selected().Target.Addr().Interface().(noServer); local {
-		if _, chooses := r.kctx.Selected().Target.Addr().Interface().(serverChoosing); !chooses {
-			if len(server) > 0 {
-				return r.fail(usageErrorf("%s takes no server command", r.kctx.Selected().Name))
-			}
-			r.kctx.Bind(r.console(ios), &r.c.flags.ServerFlags, servers)
-			return r.fail(r.kctx.Run())
-		}
+	switch r.kctx.Selected().Target.Addr().Interface().(type) {
+	case serverChoosing:
 		r.kctx.Bind(r.console(r.ios), &r.c.flags.ServerFlags, servers, &targets{r: r, server: server})
 		err := r.kctx.Run()
 		r.ios.Status.Stop()
 		r.scrub.Flush()
 		return r.fail(err)
+	case noServer:
+		if len(server) > 0 {
+			return r.fail(usageErrorf("%s takes no server command", r.kctx.Selected().Name))
+		}
+		r.kctx.Bind(r.console(ios), &r.c.flags.ServerFlags, servers)
+		return r.fail(r.kctx.Run())
 	}
 	return r.runSession(ctx, server)
 }

@@ -30,7 +30,6 @@ type pinCmd struct {
 	Item    []string `name:"item" sep:"none" placeholder:"KIND:NAME" help:"With --approve: approve only this item's move (repeatable): tool:NAME, prompt:NAME, resource:URI, template:URI-TEMPLATE, app:TOOL, instructions or server."`
 }
 
-func (c *pinCmd) noServer()       {}
 func (c *pinCmd) serverChoosing() {}
 
 // pinsTopic is 'mcpv help pins': what pin's help leaves out.

@@ -26,7 +26,6 @@ type searchCmd struct {
 	Limit int           `name:"limit" default:"20" placeholder:"N" help:"Print the N best hits (0: all)."`
 }
 
-func (c *searchCmd) noServer()       {}
 func (c *searchCmd) serverChoosing() {}
 func (c *searchCmd) tableView()      {}
 

@@ -162,7 +162,6 @@ func (c *serveCmd) Validate() error {
 	return nil
 }
 
-func (c *serveCmd) noServer()       {}
 func (c *serveCmd) serverChoosing() {}
 
 // Run serves the server the command line names, or several behind one
