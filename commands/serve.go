@@ -315,11 +315,11 @@ func writeRecording(out *console, path string, rec *mock.Recorder, secrets *reda
 // serve serves srv on stdin and stdout, or on HTTP, until the input ends,
 // ctx is done or srv's upstream ends.
 func (p listening) serve(ctx context.Context, srv *serve.Server, out *console) error {
-	if p.addr == "" {
+	if p.HTTP == "" {
 		return p.serveStdio(ctx, srv, out)
 	}
 	h := srv.HTTPHandler(p.token(), p.remote)
-	h.Origins, h.Path, h.SSE, h.NoCard = p.origins, p.path, p.sse, p.noCard
+	h.Origins, h.Path, h.SSE, h.NoCard = p.origins, p.Path, p.SSE, p.NoCard
 	if p.clients != nil {
 		h.SetClients(p.clients)
 	}
@@ -355,9 +355,9 @@ type endpoint interface {
 // settles, and then its sessions close. It says where it serves, and
 // announce, unless nil, says more.
 func (p listening) serveHTTP(ctx context.Context, out *console, h endpoint, done <-chan struct{}, why func() error, announce func(addr net.Addr, path string)) error {
-	ln, err := net.Listen("tcp", p.addr)
+	ln, err := net.Listen("tcp", p.HTTP)
 	if err != nil {
-		return &mcp.TransportError{Op: "listen on " + p.addr, Err: err}
+		return &mcp.TransportError{Op: "listen on " + p.HTTP, Err: err}
 	}
 	// IdleTimeout: a kept-alive connection with no request on it ends,
 	// so that no local process can hold connections open by the
@@ -366,12 +366,12 @@ func (p listening) serveHTTP(ctx context.Context, out *console, h endpoint, done
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(serve.KeepBacklog(ln)) }() // serve's HTTP server: ends at Shutdown, answering what the kernel took before
-	path := cmp.Or(p.path, serve.DefaultPath)
+	path := cmp.Or(p.Path, serve.DefaultPath)
 	out.notef("serving at http://%s%s", ln.Addr(), path)
 	if announce != nil {
 		announce(ln.Addr(), path)
 	}
-	if p.sse {
+	if p.SSE {
 		stream, _ := serve.LegacyPaths(path)
 		out.notef("serving the HTTP+SSE transport at http://%s%s", ln.Addr(), stream)
 	}
@@ -427,7 +427,7 @@ func (c listenFlags) listenPlan(out *console, tokenAlways, more bool) (listening
 		out.notef("clients must send Authorization: Bearer %s", tokens[0])
 	}
 	origins, _ := origin.NewPolicy(c.AllowOrigin) // checked by validate
-	return listening{addr: c.HTTP, tokens: tokens, remote: remote, origins: origins, path: c.Path, sse: c.SSE, noCard: c.NoCard}, nil
+	return listening{listenFlags: c, tokens: tokens, remote: remote, origins: origins}, nil
 }
 
 // maxTokenFile bounds what --http-token @FILE reads: a token, not a file
@@ -472,16 +472,14 @@ func (c listenFlags) bearerTokens(out *console) ([]string, error) {
 	return tokens, nil
 }
 
-// listening is where to serve: addr "" for stdin and stdout.
+// listening is where to serve, as the flags say (HTTP "" for stdin and
+// stdout), with what they were found to mean.
 type listening struct {
-	addr    string
+	listenFlags
 	tokens  []string       // any of them is taken
 	clients *serve.Clients // in place of tokens: each token's view
 	remote  bool
 	origins origin.Policy
-	path    string
-	sse     bool
-	noCard  bool
 }
 
 // token is the one token a one-token endpoint takes ("": none); with

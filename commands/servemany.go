@@ -105,11 +105,11 @@ func (c *serveCmd) serveMany(ctx context.Context, out *console, t *targets) erro
 		return err
 	}
 	defer g.Close()
-	if plan.addr == "" {
+	if plan.HTTP == "" {
 		err = plan.serveStdio(ctx, g.Server(), out)
 	} else {
-		h := g.HTTPHandler(plan.clients, plan.remote, plan.path, func(h *serve.HTTPHandler) {
-			h.Origins, h.SSE, h.NoCard = plan.origins, plan.sse, plan.noCard
+		h := g.HTTPHandler(plan.clients, plan.remote, plan.Path, func(h *serve.HTTPHandler) {
+			h.Origins, h.SSE, h.NoCard = plan.origins, plan.SSE, plan.NoCard
 		})
 		err = plan.serveHTTP(ctx, out, h, nil, nil, func(addr net.Addr, path string) {
 			var each []string
