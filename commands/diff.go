@@ -86,10 +86,10 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 	}
 	var old, new diffSide
 	if c.New != "" {
-		if old, err = fileSide(c.Old, oldFile, server, "", ""); err == nil {
+		if old, err = fileSide(out, c.Old, oldFile, server, "", ""); err == nil {
 			var newFile *pin.SurfaceFile
 			if newFile, err = readSide(c.New, out); err == nil {
-				new, err = fileSide(c.New, newFile, server, "", "")
+				new, err = fileSide(out, c.New, newFile, server, "", "")
 			}
 		}
 	} else {
@@ -170,15 +170,18 @@ func readSide(path string, out *console) (*pin.SurfaceFile, error) {
 // of several servers, or its only one. A pin file's entry is found as a
 // pinned command finds it (pin.File.Entry): by configName, the live
 // server's config name, else infoName, the name its serverInfo gives,
-// with a note when under the other; server alone names an entry as it
-// is called.
-func fileSide(path string, sf *pin.SurfaceFile, server, configName, infoName string) (diffSide, error) {
+// with a note on stderr when under the other; server alone names an
+// entry as it is called.
+func fileSide(out *console, path string, sf *pin.SurfaceFile, server, configName, infoName string) (diffSide, error) {
 	side := diffSide{Source: path, Format: sf.Format}
 	if sf.Pins != nil && (configName != "" || infoName != "") {
-		p, _, err := sf.Pins.Entry(configName, infoName)
+		p, note, err := sf.Pins.Entry(configName, infoName)
 		if ne, ok := errors.AsType[*pin.NoEntryError](err); ok {
 			ne.File = path
 			return diffSide{}, usageError(err)
+		}
+		if note != "" {
+			out.notef("%s: %s", path, note)
 		}
 		side.s, side.Server, side.pinned = p.Surface(), p.Name, p
 		return side, nil
@@ -219,12 +222,7 @@ func (c *diffCmd) liveSides(ctx context.Context, out *console, t *targets, oldFi
 	if err != nil {
 		return old, new, err
 	}
-	if oldFile.Pins != nil {
-		if _, note, _ := oldFile.Pins.Entry(s.settings.PinEntry, live.InfoName()); note != "" {
-			out.notef("%s: %s", c.Old, note)
-		}
-	}
-	old, err = fileSide(c.Old, oldFile, t.r.c.flags.Server, s.settings.PinEntry, live.InfoName())
+	old, err = fileSide(out, c.Old, oldFile, t.r.c.flags.Server, s.settings.PinEntry, live.InfoName())
 	return old, diffSide{Source: "live", Format: "live", Server: s.settings.Name, s: live}, err
 }
 
