@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -170,12 +171,7 @@ func (c *auditCmd) judge(ctx context.Context, out *console, items []judge.Item, 
 			failed[[3]string{f.Server, f.Kind, f.Name}] = true
 		}
 	}
-	var todo []judge.Item
-	for _, it := range items {
-		if !failed[[3]string{it.Server, it.Kind, it.Name}] {
-			todo = append(todo, it)
-		}
-	}
+	todo := slices.DeleteFunc(items, func(it judge.Item) bool { return failed[[3]string{it.Server, it.Kind, it.Name}] })
 	// The judge's environment: a minimal one (a server from config gets the
 	// same), with the variables --judge-env names, a model's key among
 	// them, from mcpv's. Never nil: nil would be mcpv's whole one.
