@@ -157,12 +157,8 @@ func (c *callCmd) Validate() error {
 	if c.DryRun && (c.Text || c.SaveDir != "" || c.Detach) {
 		return fmt.Errorf("--dry-run prints the request; --text, --save-dir and --detach are about results")
 	}
-	if c.ArgsJSON == "-" {
-		for _, p := range c.Pairs {
-			if strings.HasSuffix(p, "=@-") {
-				return fmt.Errorf("--args - and %s both want stdin; give one of them a file", p)
-			}
-		}
+	if i := slices.IndexFunc(c.Pairs, func(p string) bool { return strings.HasSuffix(p, "=@-") }); c.ArgsJSON == "-" && i >= 0 {
+		return fmt.Errorf("--args - and %s both want stdin; give one of them a file", c.Pairs[i])
 	}
 	if err := toolargs.Check(c.Pairs, func(string) ([]byte, error) { return []byte("null"), nil }); err != nil {
 		return forgottenDashes(err, "call", c.Tool, c.Pairs)
