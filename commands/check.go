@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/check"
-	"github.com/mcpv/mcpv/internal/connect"
-	"github.com/mcpv/mcpv/internal/doctor"
 	"github.com/mcpv/mcpv/internal/exitcode"
 	"github.com/mcpv/mcpv/internal/portable"
 	"github.com/mcpv/mcpv/internal/redact"
@@ -148,15 +146,8 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 			out.ios.Status.Set(fmt.Sprintf("mcpv check: %d/%d %s", done, total, id))
 		}
 	}
-	// The walk waits for a stdio server's first answer as long as it
-	// waits on the network, unless --connect-timeout says otherwise (a
-	// value other than its default).
-	walkStart := doctor.DefaultTimeout
-	if st := s.settings.ConnectTimeout; st != connect.DefaultConnectTimeout {
-		walkStart = st
-	}
 	if c.ConnectOnly {
-		return c.connect(ctx, s, target, opts, walkStart, dest, format, out)
+		return c.connect(ctx, s, target, opts, dest, format, out)
 	}
 	started := time.Now()
 	report, err := check.Run(ctx, target, opts)
@@ -169,7 +160,7 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil && ctx.Err() == nil && exitCode(err) != exitcode.Usage { // not the user's mistake
 		// No session, and no requirement broken on the way: the report
 		// is the connection's walk, which says why; the error stands.
-		if werr := c.connect(ctx, s, target, opts, walkStart, dest, format, out); werr != nil && !isA[checkFailed](werr) {
+		if werr := c.connect(ctx, s, target, opts, dest, format, out); werr != nil && !isA[checkFailed](werr) {
 			return werr
 		}
 	}

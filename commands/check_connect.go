@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/check"
+	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/doctor"
 	"github.com/mcpv/mcpv/internal/testreport"
 )
@@ -20,8 +21,13 @@ var doctorSuite = testreport.Suite{Name: "mcpv check", Group: "area", Groups: "a
 
 // connect walks the connection to the target and writes the walk as the
 // report; the error is the walk's failure, with its exit code.
-func (c *checkCmd) connect(ctx context.Context, s *session, target *check.Target, opts check.Options, start time.Duration, dest *testreport.Output, format string, out *console) error {
-	opts.StartTimeout = start
+func (c *checkCmd) connect(ctx context.Context, s *session, target *check.Target, opts check.Options, dest *testreport.Output, format string, out *console) error {
+	// The walk waits for a stdio server's first answer as long as it
+	// waits on the network, unless --connect-timeout says otherwise (a
+	// value other than its default).
+	if opts.StartTimeout == connect.DefaultConnectTimeout {
+		opts.StartTimeout = doctor.DefaultTimeout
+	}
 	dt, err := c.doctorTarget(s, target, opts)
 	if err != nil {
 		return err
