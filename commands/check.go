@@ -308,18 +308,27 @@ func idList(ids []string) string {
 	return strings.Join(ids, ", ")
 }
 
-// write writes a report, the checks' or the connection's: the text report
-// under its head where it goes (a terminal's colours; with problems, the
-// checks that did not pass alone where problemsOnly says), and the report
-// of the format asked for where it goes.
+// write writes a report, the checks' or the connection's: JSON to stdout
+// through the output flags (--jq); else the text report under its head
+// where it goes (a terminal's colours; with problems, the checks that did
+// not pass alone where problemsOnly says), and the report of the format
+// asked for where it goes.
 func (c *checkCmd) write(head string, suite testreport.Suite, files []testreport.File, took time.Duration, problems bool, dest *testreport.Output, format string, out *console) error {
 	head = out.secrets.String(head)
 	for i := range files {
 		files[i].Mask(out.secrets.String)
 	}
+	if format == "json" && dest.File == nil {
+		var b bytes.Buffer
+		if err := suite.JSON(&b, files, took); err != nil {
+			return err
+		}
+		return out.print(json.RawMessage(bytes.TrimSpace(b.Bytes())))
+	}
+	var text *testreport.Text
 	if textOut, textTTY := dest.Text(format); textOut != nil && !out.embedded {
 		terminal := textTTY && out.ios.OutTTY
-		text := &testreport.Text{W: textOut, Suite: suite, Color: output.UseColor(out.flags.Color, terminal && !out.ios.NoANSI, out.env.Getenv)}
+		text = &testreport.Text{W: textOut, Suite: suite, Color: output.UseColor(out.flags.Color, terminal && !out.ios.NoANSI, out.env.Getenv)}
 		// The checks that did not pass alone: asked for, or (auto) where no
 		// one reads the text on a terminal (a CI log), and where the report
 		// of record is a machine format in a file.
@@ -334,34 +343,14 @@ func (c *checkCmd) write(head string, suite testreport.Suite, files []testreport
 				return err
 			}
 		}
-		if err := testreport.WriteError(text.Summary(files, took)); err != nil {
-			return err
-		}
 	}
-	return c.writeFormat(suite, files, took, dest, format, out)
+	return suite.Finish(dest, text, format, files, took)
 }
 
 // problem is a check the problems view lists: failed, warned or
 // inconclusive.
 func problem(s testreport.Step) bool {
 	return s.Status == testreport.Failed || s.Status == testreport.Warned || s.Status == testreport.Inconclusive
-}
-
-// writeFormat writes the report of a format other than text where it
-// goes: JSON to stdout through the output flags (--jq), the others and
-// --output as they are.
-func (c *checkCmd) writeFormat(suite testreport.Suite, files []testreport.File, took time.Duration, dest *testreport.Output, format string, out *console) error {
-	switch {
-	case format == "text":
-		return nil
-	case format == "json" && dest.File == nil:
-		var b bytes.Buffer
-		if err := suite.JSON(&b, files, took); err != nil {
-			return err
-		}
-		return out.print(json.RawMessage(bytes.TrimSpace(b.Bytes())))
-	}
-	return testreport.WriteError(suite.Write(dest.Report(), format, files, took))
 }
 
 // target is the session's server as the checks reach it.
