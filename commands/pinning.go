@@ -273,25 +273,15 @@ func (s *session) masked(raw []byte) []byte {
 // is decoded: a name listed twice is refused as such though its first
 // copy does not decode.
 func (s *session) pinnedTool(ctx context.Context, client *mcp.Client, name string) (mcp.Tool, error) {
+	var t mcp.Tool
 	var first json.RawMessage
 	var n int
-	t := mcp.Tool{Name: name}
 	var err error
 	if s.cacheTools {
 		t, n, err = s.conn.Tools.Lookup(ctx, client, name)
 		first = t.Raw
 	} else {
-		var listed []json.RawMessage
-		var names []string
-		listed, names, err = toolsNamed(ctx, client, name)
-		ok := false
-		if n = len(listed); n > 0 {
-			first = listed[0]
-			t, ok = mcp.ParseTool(first)
-		}
-		if !ok && err == nil {
-			t, err = mcp.Tool{Name: name}, &mcp.ToolNotListedError{Name: name, Listed: names}
-		}
+		t, first, n, err = toolNamed(ctx, client, name)
 	}
 	if err != nil && !isA[*mcp.ToolNotListedError](err) {
 		return t, err
@@ -302,22 +292,28 @@ func (s *session) pinnedTool(ctx context.Context, client *mcp.Client, name strin
 	return t, s.pinApp(ctx, client, name, t.Raw, true, nil)
 }
 
-// toolsNamed walks the whole tool list for the definitions of the tool
-// called name, and the names of the others.
-func toolsNamed(ctx context.Context, client *mcp.Client, name string) (found []json.RawMessage, names []string, err error) {
+// toolNamed walks the whole tool list for the tool called name: its
+// first definition, decoded and as listed, and how many the list holds;
+// none that decodes is a *mcp.ToolNotListedError, with the names of the
+// others.
+func toolNamed(ctx context.Context, client *mcp.Client, name string) (t mcp.Tool, first json.RawMessage, n int, err error) {
+	var names []string
 	for p, err := range client.Seek(ctx, "tools/list", "tools") {
 		if err != nil {
-			return nil, nil, err
+			return mcp.Tool{Name: name}, nil, 0, err
 		}
 		for _, raw := range p.Items {
-			if n := mcp.ToolName(raw); n == name {
-				found = append(found, raw)
-			} else {
-				names = append(names, n)
+			if other := mcp.ToolName(raw); other != name {
+				names = append(names, other)
+			} else if n++; n == 1 {
+				first = raw
 			}
 		}
 	}
-	return found, names, nil
+	if t, ok := mcp.ParseTool(first); ok {
+		return t, first, n, nil
+	}
+	return mcp.Tool{Name: name}, first, n, &mcp.ToolNotListedError{Name: name, Listed: names}
 }
 
 // pinApp holds the app of the tool called name, listed as raw, to the
