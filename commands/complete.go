@@ -73,11 +73,9 @@ func (c *completeCmd) Run(ctx context.Context, s *session, out *console) error {
 		Ref      ref              `json:"ref"`
 		Argument argument         `json:"argument"`
 		Context  *completeContext `json:"context,omitempty"`
-	}{Argument: argument{c.argName, c.argValue}}
+	}{Ref: ref{Type: "ref/resource", URI: c.Template}, Argument: argument{c.argName, c.argValue}}
 	if c.Prompt != "" {
 		params.Ref = ref{Type: "ref/prompt", Name: c.Prompt}
-	} else {
-		params.Ref = ref{Type: "ref/resource", URI: c.Template}
 	}
 	if len(c.context) > 0 {
 		params.Context = &completeContext{stringargs.Object(c.context)}
