@@ -91,12 +91,9 @@ func (f *outputFlags) Validate() error {
 	for _, v := range f.variables() {
 		vars = append(vars, v.Variable)
 	}
-	filter, err := jq.Compile(f.Jq, f.environ, vars...)
-	if err != nil {
-		return err
-	}
-	f.filter = filter
-	return nil
+	var err error
+	f.filter, err = jq.Compile(f.Jq, f.environ, vars...)
+	return err
 }
 
 func (f *outputFlags) printer(ios *output.Streams, getenv func(string) string) *output.Printer {
