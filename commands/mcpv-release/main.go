@@ -15,15 +15,10 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 2 {
+	if len(os.Args) < 2 || os.Args[1] != "man" {
 		usage()
 	}
-	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
-	case "man":
-		runMan(args)
-	default:
-		usage()
-	}
+	runMan(os.Args[2:])
 }
 
 func usage() {
