@@ -379,15 +379,12 @@ func fillHelp(k *kong.Kong) error {
 			docs[d.Name] = d
 		}
 	}
-	var r *strings.Replacer
+	r := strings.NewReplacer("{latest_version}", mcp.LatestVersion, "{supported_versions}", strings.Join(mcp.SupportedVersions, ", "))
 	for _, f := range k.Model.Flags {
 		if d, ok := docs[f.Name]; ok && f.Help == "" {
 			f.Help, f.PlaceHolder = d.Help, d.PlaceHolder
 		}
 		if strings.Contains(f.Help, "{") {
-			if r == nil {
-				r = strings.NewReplacer("{latest_version}", mcp.LatestVersion, "{supported_versions}", strings.Join(mcp.SupportedVersions, ", "))
-			}
 			f.Help = r.Replace(f.Help)
 		}
 	}
