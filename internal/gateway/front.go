@@ -135,7 +135,7 @@ func (f *front) byTarget(ctx context.Context, method string, params json.RawMess
 			ref := rawjson.With(rawjson.Member(params, "ref"), "name", rawjson.Marshal(local))
 			sent, notFound = rawjson.With(params, "ref", ref), unknownName(mcp.Prompts.Item, p.RefName)
 		case "ref/resource":
-			m = f.lister(ctx, mcp.ResourceTemplates, p.RefURI, preferred(f.resourceMembers(ctx)))
+			m = f.lister(ctx, mcp.ResourceTemplates, p.RefURI, preferred(f.resourceMembers()))
 			notFound = resourceNotFound(p.RefURI, modern)
 		default:
 			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "completion/complete: ref.type must be ref/prompt or ref/resource"}

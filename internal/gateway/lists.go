@@ -134,9 +134,8 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 	var items []json.RawMessage
 	size := 0
 	for hops := 0; ; hops++ {
-		i = f.nextMember(i, method)
-		if i < 0 {
-			return f.page(ctx, method, key, items, "", modern), nil
+		if i = f.nextMember(i, method); i < 0 {
+			break
 		}
 		m := g.Members[i]
 		var r fetched
@@ -156,13 +155,14 @@ func (f *front) list(ctx context.Context, method string, params json.RawMessage,
 		pos.C = r.next
 		if pos.C == "" {
 			if i = f.nextMember(i+1, method); i < 0 {
-				return f.page(ctx, method, key, items, "", modern), nil
+				break
 			}
 		}
 		if len(items) >= pageItems || size >= pageBytes || hops+1 >= maxHops {
 			return f.page(ctx, method, key, items, g.cursor(method, listPos{M: g.Members[i].Name, C: pos.C}), modern), nil
 		}
 	}
+	return f.page(ctx, method, key, items, "", modern), nil
 }
 
 // fetched is a member's first page, asked for ahead, and once taken its

@@ -73,7 +73,7 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 		}
 		return g.names.matching(uri, view, preferred(g.Members))
 	}
-	serving := preferred(f.resourceMembers(ctx))
+	serving := preferred(f.resourceMembers())
 	if m := find(); m != nil {
 		if m.prefix == "" {
 			// A member without a prefix serves it only if no member with
@@ -100,7 +100,7 @@ func (f *front) owner(ctx context.Context, uri string) *Member {
 
 // resourceMembers are the members the client sees that serve resources
 // (or may: those not up yet are started).
-func (f *front) resourceMembers(ctx context.Context) []*Member {
+func (f *front) resourceMembers() []*Member {
 	var out []*Member
 	for i := f.nextMember(0, mcp.Resources.Method); i >= 0; i = f.nextMember(i+1, mcp.Resources.Method) {
 		out = append(out, f.gw.Members[i])
