@@ -21,12 +21,7 @@ import (
 // it is meant for (RFC 8707 §2.2; MCP requires it on the token request too).
 // redirectURI must be the one of the authorization request.
 func ExchangeCode(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client, code, verifier, redirectURI, resource string) (*Token, error) {
-	form := url.Values{
-		"grant_type":    {"authorization_code"},
-		"code":          {code},
-		"code_verifier": {verifier},
-		"redirect_uri":  {redirectURI},
-	}
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier}, "redirect_uri": {redirectURI}}
 	setParamsIfSet(form, "resource", resource)
 	return postTokenForm(ctx, hc, md, c, form, "", true)
 }
@@ -39,10 +34,7 @@ func Refresh(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client
 	if refreshToken == "" {
 		return nil, stepErrorf(StepToken, "there is no refresh token")
 	}
-	form := url.Values{
-		"grant_type":    {"refresh_token"},
-		"refresh_token": {refreshToken},
-	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}}
 	setParamsIfSet(form, "resource", resource, "scope", scope)
 	tok, err := postTokenForm(ctx, hc, md, c, form, scope, true)
 	if err != nil {
@@ -140,12 +132,7 @@ func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 	case strings.EqualFold(tr.TokenType, "DPoP"):
 		tokenType = "DPoP"
 	}
-	tok := &Token{
-		AccessToken:  tr.AccessToken,
-		TokenType:    tokenType,
-		RefreshToken: tr.RefreshToken,
-		Scope:        cmp.Or(tr.Scope, asked),
-	}
+	tok := &Token{AccessToken: tr.AccessToken, TokenType: tokenType, RefreshToken: tr.RefreshToken, Scope: cmp.Or(tr.Scope, asked)}
 	if d, ok := expiresIn(tr.ExpiresIn); ok {
 		tok.ExpiresAt = start.Add(d)
 	}
