@@ -88,8 +88,7 @@ func (h *HTTPHandler) serveCard(w http.ResponseWriter, r *http.Request, rt route
 	for _, f := range ident.Strings() {
 		*f = string(h.srv.Secrets.Mask([]byte(*f))) // before the card is made of them, so that it stays valid
 	}
-	card := servercard.BuildCard(ident, endpoint, sse, servedVersions())
-	body, typ := card, servercard.CardType
+	body, typ := servercard.BuildCard(ident, endpoint, sse, servedVersions()), servercard.CardType
 	if rt == cardCatalog {
 		body, typ = servercard.BuildCatalog(r.Host, map[string]string{servercard.CardName(ident.Name): endpoint + servercard.CardSuffix}), servercard.CatalogType
 	}

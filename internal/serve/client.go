@@ -414,11 +414,7 @@ func (c *client) latest() json.RawMessage {
 }
 
 // capability names the client capability a server request needs.
-var capability = map[string]string{
-	"roots/list":             "roots",
-	"sampling/createMessage": "sampling",
-	"elicitation/create":     "elicitation",
-}
+var capability = map[string]string{"roots/list": "roots", "sampling/createMessage": "sampling", "elicitation/create": "elicitation"}
 
 // ask sends a server request to the client, if it declared the
 // capability for it, and returns its answer.
