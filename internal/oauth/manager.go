@@ -143,9 +143,6 @@ func NewManager(opts Options, base http.RoundTripper) (*Manager, error) {
 	return m, nil
 }
 
-// Server is the canonical URL of the server the Manager authorizes for.
-func (m *Manager) Server() string { return m.server }
-
 // credential is what authorizes a request: a token, and the key it is
 // bound to when it is a DPoP token.
 type credential struct {
