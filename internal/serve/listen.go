@@ -76,7 +76,7 @@ func WithSubscriptionID(params, id json.RawMessage) json.RawMessage {
 
 // listenModern serves a modern client's subscriptions/listen until the
 // client ends it, or the server does.
-func (c *client) listenModern(ctx context.Context, up *upstream, params json.RawMessage, meta modernMeta) (json.RawMessage, error) {
+func (c *client) listenModern(ctx context.Context, up *upstream, params json.RawMessage) (json.RawMessage, error) {
 	params, rerr := c.srv.Guard.listenParams(params)
 	if rerr != nil {
 		return nil, rerr

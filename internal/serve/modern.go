@@ -146,7 +146,7 @@ func (c *client) handleModern(ctx context.Context, method string, params json.Ra
 	}
 	switch {
 	case method == "subscriptions/listen":
-		return c.listenModern(ctx, up, params, meta)
+		return c.listenModern(ctx, up, params)
 	case !st.Modern && inputMethods[method]:
 		res, err := up.bridged(ctx, c, method, params, meta)
 		if err != nil {
