@@ -162,8 +162,8 @@ func stats(h *hdrhistogram.Histogram) Stats {
 func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) *Result {
 	rec := r.rec
 	res := &Result{Version: Version, Started: r.start.UTC().Format(time.RFC3339), Scenario: r.cfg.Scenario, Schedule: r.cfg.describe(), Concurrency: r.cfg.Concurrency, Elapsed: elapsed.Seconds(),
-		Interrupted: r.user.Err() != nil,
-		hists:       map[string]*hdrhistogram.Histogram{"": rec.latency, "setup.": rec.setup, "close.": rec.closing}}
+		Interrupted: r.user.Err() != nil, Seed: r.cfg.Seed,
+		hists: map[string]*hdrhistogram.Histogram{"": rec.latency, "setup.": rec.setup, "close.": rec.closing}}
 	switch {
 	case r.cfg.Shared:
 		res.Sessions = "shared"
@@ -226,7 +226,6 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 		res.ErrorKinds = append(res.ErrorKinds, e)
 	}
 	res.Logs = r.cfg.Logs.summary(r.cfg.Mask)
-	res.Seed = r.cfg.Seed
 	if d := r.cfg.Data; d != nil {
 		res.Data = &DataUsed{File: d.Path, Rows: d.Len(), Order: string(d.Order)}
 	}

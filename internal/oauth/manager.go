@@ -269,11 +269,11 @@ func (m *Manager) recover(ctx context.Context, resp *http.Response, ch *Challeng
 		return credential{}, 0, m.beyondScopes(ch)
 	}
 	if status == http.StatusUnauthorized && m.rec != nil && m.rec.Token.RefreshToken != "" {
-		if err := m.refreshLocked(ctx); err == nil {
+		err := m.refreshLocked(ctx)
+		if err == nil {
 			return m.current(), m.gen, nil
-		} else {
-			m.opts.Log.Warn(fmt.Sprintf("could not refresh the stored token: %v", err))
 		}
+		m.opts.Log.Warn(fmt.Sprintf("could not refresh the stored token: %v", err))
 	}
 	if m.opts.Mode != ModeAuto && m.needsUser() {
 		what := "needs authorization"
