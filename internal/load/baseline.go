@@ -157,7 +157,8 @@ func (f Figure) show(v float64) string {
 	return percent(v)
 }
 
-// signedPercent writes a change as +8.9%, -12%, +0.0%.
+// signedPercent writes a change as +8.9%, -12%, +0.0%; "-" for one that
+// is no number (from a figure of 0).
 func signedPercent(x float64) string {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return "-"

@@ -123,11 +123,8 @@ func (res *Result) Check(ts []Threshold) bool {
 			base, known := res.baselineValue(t)
 			limit = base * (1 + t.value)
 			if known {
-				change := "-"
-				if base != 0 {
-					change = signedPercent(v/base - 1)
-				}
-				shown += fmt.Sprintf(" (baseline %s, %s)", res.show(t, base), change)
+				// A baseline of 0 leaves no change to tell: "-".
+				shown += fmt.Sprintf(" (baseline %s, %s)", res.show(t, base), signedPercent(v/base-1))
 			} else {
 				measured, shown = false, shown+" (not in the baseline)"
 			}
