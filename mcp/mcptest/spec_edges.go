@@ -84,14 +84,6 @@ func withEdgeMeta(meta json.RawMessage) json.RawMessage {
 	return mustJSON(m)
 }
 
-// edgeError is an error's data through the error-data edge.
-func (s *Spec) edgeError(data json.RawMessage) json.RawMessage {
-	if data == nil && s.edge("error-data") {
-		return json.RawMessage(`{"detail":"the spec server says why","at":[0]}`)
-	}
-	return data
-}
-
 // edged is out through the edges that shape every message written: _meta
 // on each notification, CR LF line ends over stdio.
 func (s *Spec) edged(out specOut) specOut {

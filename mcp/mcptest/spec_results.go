@@ -373,8 +373,11 @@ func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data 
 	} else if s.edge("error-code-fraction") {
 		codeText += ".0"
 	}
+	if data == nil && s.edge("error-data") {
+		data = json.RawMessage(`{"detail":"the spec server says why","at":[0]}`)
+	}
 	e := fmt.Sprintf(`{"code":%s,"message":%s}`, codeText, text)
-	if data = s.edgeError(data); data != nil {
+	if data != nil {
 		e = fmt.Sprintf(`{"code":%s,"message":%s,"data":%s}`, codeText, text, data)
 	}
 	if s.has("no-jsonrpc-version") {

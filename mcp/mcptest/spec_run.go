@@ -206,9 +206,8 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 	switch {
 	case s.has("hang") && m.Method != "initialize" && m.Method != "server/discover",
 		slices.Contains(s.Mute, m.Method) || slices.Contains(s.Mute, m.Method+" "+param(m.Params, "name")),
-		s.has("mute-early") && early && m.Method != "initialize":
-		return
-	case s.has("ping-unanswered") && m.Method == "ping":
+		s.has("mute-early") && early && m.Method != "initialize",
+		s.has("ping-unanswered") && m.Method == "ping":
 		return
 	case s.has("ping-early-error") && early && m.Method == "ping":
 		out.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32600,"message":"Server not initialized"}}`)
