@@ -210,20 +210,11 @@ func (s *Spec) namedAnswer(m msg, id json.RawMessage, echo string) string {
 // notification for token, if there is one (progress 1, 2, ...); through
 // out's bulk writer, as fast as the client reads, where it has one.
 func floodLogs(n int, token json.RawMessage, out specOut) {
-	var line []byte
 	each := func(w io.Writer) {
 		for i := range n {
-			line = append(line[:0], `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"flood","data":"log `...)
-			line = strconv.AppendInt(line, int64(i), 10)
-			line = append(line, "\"}}\n"...)
-			w.Write(line)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"flood","data":"log %d"}}`+"\n", i)
 			if token != nil && i%10 == 9 {
-				line = append(line[:0], `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`...)
-				line = append(line, token...)
-				line = append(line, `,"progress":`...)
-				line = strconv.AppendInt(line, int64(i/10+1), 10)
-				line = append(line, "}}\n"...)
-				w.Write(line)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d}}`+"\n", token, i/10+1)
 			}
 		}
 	}
