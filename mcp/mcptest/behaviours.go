@@ -333,7 +333,7 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 		// of the others only those withSpec apply, and any other given with
 		// it is an error
 		{name: "spec", set: spec(LoadSpec), withSpec: true},
-		// the spec of an app fixture, AppSpec(VARIANT) (apps.go), as spec=
+		// the spec of an app fixture, AppSpec(VARIANT) (extensions.go), as spec=
 		// would read it
 		{name: "app", set: spec(func(v string) (*Spec, error) {
 			if !slices.Contains(AppVariants, v) {

@@ -7,7 +7,7 @@
 // a row that writes its spec (named.go answers what no spec says). It is
 // served over stdio, in a process or in the test's (InProcess), or over
 // Streamable HTTP (http.go), where a test may script any exchange itself;
-// skills.go publishes skills.
+// extensions.go holds the fixtures of MCP Apps and a server of skills.
 //
 // A test binary serves as the fake when the environment names a behaviour:
 //
