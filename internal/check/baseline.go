@@ -76,12 +76,8 @@ func ParseBaseline(data []byte) (*Baseline, error) {
 	}
 	// NAME and NAME:CHECK both: the second says nothing more.
 	for _, e := range b.entries {
-		name, check, ok := strings.Cut(e.text, ":")
-		if !ok {
-			continue
-		}
-		if slices.ContainsFunc(b.entries, func(o baselineEntry) bool { return o.whole && o.text == name }) {
-			return nil, fmt.Errorf("%q expects the whole of %s to fail, so %q is redundant: take one or the other out", name, name, name+":"+check)
+		if name, _, ok := strings.Cut(e.text, ":"); ok && slices.ContainsFunc(b.entries, func(o baselineEntry) bool { return o.whole && o.text == name }) {
+			return nil, fmt.Errorf("%q expects the whole of %s to fail, so %q is redundant: take one or the other out", name, name, e.text)
 		}
 	}
 	return b, nil

@@ -45,23 +45,23 @@ const (
 
 // seen is one message a connection received.
 type seen struct {
-	msg mcp.Message
-	raw string // the message as sent, clipped to maxKept
-	// bad says why the unit is no JSON-RPC message (msg is then empty).
-	bad     string
-	jsonLog bool // bad is junkLine, for JSON that is no attempt at a message (a log line)
-	// via is where it came: "stdout", "POST answer", "GET stream", "session".
-	via string
-	era string // the era of the connection it came on
-	n   int    // its place among the connection's messages, from 1
+	msg         mcp.Message
+	raw         string // the message as sent, clipped to maxKept
+	bad         string // why the unit is no JSON-RPC message (msg is then empty)
+	jsonLog     bool   // bad is junkLine, for JSON that is no attempt at a message (a log line)
+	via         string // where it came: "stdout", "POST answer", "GET stream", "session"
+	era         string // the era of the connection it came on
+	n           int    // its place among the connection's messages, from 1
+	version     string // the protocol version of its connection
+	batched     bool   // it came in a JSON array (a batch)
+	nullRequest bool   // a request whose id is null (decoded as a notification)
 	// method is, for a response, the method of the request it answers
 	// (when known).
 	method string
 	// shape says how a message that decodes still breaks JSON-RPC 2.0
 	// as MCP uses it: no "jsonrpc": "2.0", a result that is no object.
 	shape string
-	// dup: a response to an id its connection had an answer to already.
-	dup bool
+	dup   bool // a response to an id its connection had an answer to already
 	// nullFor: an error with a null id, taken as the answer to the
 	// request that waited for one (of this method).
 	nullFor string
@@ -73,9 +73,8 @@ type seen struct {
 	unpending, meant string
 	// twin: a response whose id is a request's id written as another
 	// JSON type (1 for "1"): that request's id, as sent.
-	twin string
-	// framing: a message written over several lines of stdout.
-	framing bool
+	twin    string
+	framing bool // a message written over several lines of stdout
 	// early: a message of the initialize era that came before its
 	// connection's initialized notification (lifecycle.early-requests'
 	// to judge).
@@ -92,21 +91,13 @@ type seen struct {
 	eventDup                string
 	replayed                bool
 	poll, foreign, unprimed string
-	// version is the protocol version of its connection.
-	version string
-	// batched: it came in a JSON array (a batch).
-	batched bool
-	// nullRequest: a request whose id is null (decoded as a notification).
-	nullRequest bool
 	// reused: a request of the server's under an id it used before on
 	// the same connection or session.
 	reused      bool
 	sharedToken string // a server's request's progressToken, which another of its requests not yet answered holds
-	// nullCursor: a result with "nextCursor": null.
-	nullCursor bool
-	// oddID: a request whose id is neither a string nor an integer.
-	oddID    bool
-	buffered string // a 2026-07-28 event stream without X-Accel-Buffering: no: the request it answered
+	nullCursor  bool   // a result with "nextCursor": null
+	oddID       bool   // a request whose id is neither a string nor an integer
+	buffered    string // a 2026-07-28 event stream without X-Accel-Buffering: no: the request it answered
 	// strayCancel: a notifications/cancelled of the server's naming a
 	// request it did not send.
 	strayCancel bool
@@ -127,11 +118,10 @@ type seen struct {
 // conn is a connection of a check's own.
 type conn struct {
 	r       *runner
-	era     string // "legacy" or "modern": written under mu (setEra) once the reader runs
-	version string // the protocol version it speaks: written under mu (setEra), which the reader holds as it reads it
-	// init is the answer to the connection's initialize (legacy), as sent.
-	init   json.RawMessage
-	elicit func(params json.RawMessage) json.RawMessage // connOptions'
+	era     string                                       // "legacy" or "modern": written under mu (setEra) once the reader runs
+	version string                                       // the protocol version it speaks: written under mu (setEra), which the reader holds as it reads it
+	init    json.RawMessage                              // the answer to the connection's initialize (legacy), as sent
+	elicit  func(params json.RawMessage) json.RawMessage // connOptions'
 
 	stdio *mcp.CommandTransport // over stdio
 	http  *httpSide             // over HTTP
@@ -161,10 +151,9 @@ type conn struct {
 	// frags: stdio's lines of no JSON, until it is known whether they
 	// make a message; the reader holds them, and the first contact gives
 	// them up once the server has said what it will.
-	frags  *fragments
-	events idSet // SSE event ids seen on this connection
-	// elicited: the elicitationIds of the server's URL elicitations.
-	elicited idSet
+	frags    *fragments
+	events   idSet // SSE event ids seen on this connection
+	elicited idSet // the elicitationIds of the server's URL elicitations
 	// initialized: the initialized notification was sent (the initialize
 	// era); what came before is early.
 	initialized bool
@@ -213,9 +202,8 @@ type connOptions struct {
 	// declare, or its initialize (JSON); "" declares none. A connection
 	// that declares any answers the server's requests (answer.go).
 	capabilities string
-	// logLevel is the log level its modern requests ask for; "" none.
-	logLevel string
-	elicit   func(params json.RawMessage) json.RawMessage // the answer to the server's elicitations, if not answer.go's
+	logLevel     string                                       // the log level its modern requests ask for; "" none
+	elicit       func(params json.RawMessage) json.RawMessage // the answer to the server's elicitations, if not answer.go's
 }
 
 // dial opens a connection: over stdio a new server process, over HTTP
@@ -274,6 +262,11 @@ func (r *runner) dialOnce(ctx context.Context, o connOptions) (*conn, error) {
 	c.frags = &fragments{whole: func(b []byte) { c.take(unitsOf(b, "stdout", c.eraNow(), true, false), nil, "", 0) },
 		give: func(l seenLine) { c.take(l.seenOf("stdout", c.eraNow()), nil, "", 0) }}
 	c.ctx, c.cancel = context.WithCancel(r.ctx)
+	// Before the reader, which hands the answerer what the server asks.
+	if c.caps != "" {
+		c.answers = make(chan seen, maxAnswers)
+		go c.answerer() // a check's connection answerer: stops when the connection closes or the run ends
+	}
 	if r.target.URL != "" {
 		c.http = &httpSide{}
 		close(c.gone) // no reader
@@ -294,13 +287,6 @@ func (r *runner) dialOnce(ctx context.Context, o connOptions) (*conn, error) {
 			return nil, err
 		}
 		c.stdio = tr
-	}
-	// Both before the reader, which hands the answerer what the server asks.
-	if c.caps != "" {
-		c.answers = make(chan seen, maxAnswers)
-		go c.answerer() // a check's connection answerer: stops when the connection closes or the run ends
-	}
-	if c.stdio != nil {
 		go c.read() // a check's connection reader: stops when the transport's Read fails, which close brings about
 	}
 	r.track(c)
@@ -717,12 +703,13 @@ func (c *conn) match(s *seen, id json.RawMessage, method string, status int) (*w
 			if status/100 == 2 {
 				s.method, s.nullFor = method, method
 			}
-		} else if w := c.oldestWaiter(); w != nil && !c.expectNull && c.stdio != nil && !answersNote(m.Error, c.notified) {
+		} else if waits := c.waiters(); len(waits) > 0 && !c.expectNull && c.stdio != nil && !answersNote(m.Error, c.notified) {
 			// Several waiting (checks sharing the connection): most
 			// likely the oldest's, as a server answers in order, but
 			// not known: that one is blocked by jsonrpc.error-id.
+			w := waits[0]
 			s.method, s.nullFor = w.method, w.method
-			if len(c.waiting) == 1 {
+			if len(waits) == 1 {
 				return w, reply{m: m}
 			}
 			return w, reply{err: &nullAnswer{err: m.Error, raw: s.raw, ambiguous: true}}
@@ -744,11 +731,9 @@ func (c *conn) match(s *seen, id json.RawMessage, method string, status int) (*w
 			s.dup = true
 		} else if id != nil || c.stdio != nil { // over HTTP, a stream of no request's is http.get-no-response's
 			// The HTTP answer's request, or those waiting on stdio, the oldest first.
-			var waits []*waiter
+			waits := c.waiters()
 			if id != nil {
 				waits = []*waiter{{method: method, id: id}}
-			} else {
-				waits = slices.SortedFunc(maps.Values(c.waiting), func(a, b *waiter) int { return a.seq - b.seq })
 			}
 			said := make([]string, 0, 3)
 			for _, w := range waits[:min(len(waits), 3)] {
@@ -765,12 +750,9 @@ func (c *conn) match(s *seen, id json.RawMessage, method string, status int) (*w
 	return nil, reply{}
 }
 
-// oldestWaiter is the request waiting longest, or nil; mu must be held.
-func (c *conn) oldestWaiter() *waiter {
-	if len(c.waiting) == 0 {
-		return nil
-	}
-	return slices.MinFunc(slices.Collect(maps.Values(c.waiting)), func(a, b *waiter) int { return a.seq - b.seq })
+// waiters are the requests waiting, the oldest first; mu must be held.
+func (c *conn) waiters() []*waiter {
+	return slices.SortedFunc(maps.Values(c.waiting), func(a, b *waiter) int { return a.seq - b.seq })
 }
 
 // twinWaiter is the request waiting whose id is id written as another

@@ -45,8 +45,7 @@ type facts struct {
 	lint    []surface.Finding
 	lintErr error // the lint could not run to its end
 
-	// authAsked: without credentials the server answered 401.
-	authAsked bool
+	authAsked bool      // without credentials the server answered 401
 	auth      *exchange // that answer
 	// sse: the server speaks the deprecated HTTP+SSE transport of
 	// 2024-11-05 (its endpoint refuses a POST without a JSON-RPC error),
@@ -172,41 +171,7 @@ func (r *runner) offers(ctx context.Context, era string) (bool, string) {
 	}
 	r.mu.Unlock()
 	if !asked {
-		p.ok, p.why = func() (bool, string) {
-			pctx, cancel := context.WithTimeout(ctx, r.opts.CheckTimeout)
-			defer cancel()
-			if era == "modern" {
-				// The main session's probe asked already, as it opened.
-				if raw := r.wire.lastAnswer("server/discover"); raw != "" {
-					if ms, err := mcp.DecodeMessages([]byte(raw)); err == nil && len(ms) == 1 {
-						if why := notModern(ms[0]); why != "" {
-							return false, why + " (as the session opened)"
-						}
-					}
-				}
-			}
-			if era == "legacy" {
-				c, err := r.dial(pctx, connOptions{era: "legacy"})
-				if err != nil {
-					return false, "the server speaks only the 2026-07-28 era: " + clip(err.Error(), 200)
-				}
-				c.close()
-				return true, ""
-			}
-			c, err := r.dial(pctx, connOptions{era: "modern", bare: true})
-			if err != nil {
-				return false, "not known whether the server answers the 2026-07-28 era: " + clip(err.Error(), 200)
-			}
-			defer c.close()
-			m, _, err := c.request(pctx, "server/discover", nil)
-			if err != nil {
-				return false, "the server does not answer server/discover: " + clip(err.Error(), 200)
-			}
-			if why := notModern(m); why != "" {
-				return false, why
-			}
-			return true, ""
-		}()
+		p.ok, p.why = r.answersEra(ctx, era)
 		close(p.done)
 	}
 	select {
@@ -215,6 +180,38 @@ func (r *runner) offers(ctx context.Context, era string) (bool, string) {
 		return false, "not known whether the server answers the " + map[bool]string{true: "2026-07-28 era", false: "initialize era"}[era == "modern"] + ": " + context.Cause(ctx).Error()
 	}
 	return p.ok, p.why
+}
+
+// answersEra asks, on a connection of its own within a check's time,
+// whether the server answers era; why says why not.
+func (r *runner) answersEra(ctx context.Context, era string) (ok bool, why string) {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.CheckTimeout)
+	defer cancel()
+	if era == "legacy" {
+		c, err := r.dial(ctx, connOptions{era: "legacy"})
+		if err != nil {
+			return false, "the server speaks only the 2026-07-28 era: " + clip(err.Error(), 200)
+		}
+		c.close()
+		return true, ""
+	}
+	// The main session's probe asked already, as it opened.
+	if ms, err := mcp.DecodeMessages([]byte(r.wire.lastAnswer("server/discover"))); err == nil && len(ms) == 1 {
+		if why := notModern(ms[0]); why != "" {
+			return false, why + " (as the session opened)"
+		}
+	}
+	c, err := r.dial(ctx, connOptions{era: "modern", bare: true})
+	if err != nil {
+		return false, "not known whether the server answers the 2026-07-28 era: " + clip(err.Error(), 200)
+	}
+	defer c.close()
+	m, _, err := c.request(ctx, "server/discover", nil)
+	if err != nil {
+		return false, "the server does not answer server/discover: " + clip(err.Error(), 200)
+	}
+	why = notModern(m)
+	return why == "", why
 }
 
 // notModern says why an answer to server/discover is not a server of the
@@ -304,19 +301,14 @@ func pingProbe(ctx context.Context, r *runner, f *facts) string {
 	_, err := r.wire.call(ctx, []string{unknownMethod}, func(ctx context.Context) (json.RawMessage, error) { return r.main.Call(ctx, unknownMethod, nil) })
 	var ce *mcp.CallError
 	var na *nullAnswer
-	if err != nil && !errors.As(err, &ce) && !errors.As(err, &na) {
-		select { // the other request got no answer: nothing is known but what ping gets
-		case perr := <-pinged:
-			return pingFailure(perr)
-		case <-ctx.Done():
-			return ""
-		}
+	var grace <-chan time.Time // nil when the other request got no answer: nothing is known but what ping gets
+	if err == nil || errors.As(err, &ce) || errors.As(err, &na) {
+		grace = time.After(max(2*time.Second, 20*time.Since(start)))
 	}
-	grace := max(2*time.Second, 20*time.Since(start))
 	select {
 	case perr := <-pinged:
 		return pingFailure(perr)
-	case <-time.After(grace):
+	case <-grace:
 		if s := r.wire.stray(); s != "" {
 			return "ping was answered under an id it was not sent with, which no request had: " + clip(s, 200)
 		}

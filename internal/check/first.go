@@ -91,29 +91,24 @@ func (r *runner) unopened(ctx context.Context, selected []*Check, err error) *Re
 	default:
 		d = r.diagnose(ctx, nil).wait(ctx)
 	}
-	if d == nil && !timedOut {
+	var head Outcome
+	var first, why string // the check that reports it, and why every other is blocked
+	switch {
+	case d != nil:
+		first, why = d.id, "the session could not be opened: "+d.message
+		head = Outcome{Status: Failed, Message: d.message, Sent: r.mask(d.sent, 300), Received: r.mask(d.received, 300)}
+	case !timedOut:
 		return nil
-	}
-	first := "lifecycle.initialize"
-	if r.target.Era == "modern" {
-		first = "modern.discover"
-	}
-	if d != nil {
-		first = d.id
-	}
-	report := &Report{Server: r.target.Server}
-	head := Result{Check: checkByID(first)}
-	why := ""
-	if d != nil {
-		head.Outcome = Outcome{Status: Failed, Message: d.message, Sent: r.mask(d.sent, 300), Received: r.mask(d.received, 300)}
-		why = "the session could not be opened: " + d.message
-	} else {
-		head.Outcome = Outcome{Status: Inconclusive, Message: fmt.Sprintf("no session: %s; a slow server is no violation (give it more time with %s)",
+	default:
+		first, why = "lifecycle.initialize", "the session could not be opened in time"
+		if r.target.Era == "modern" {
+			first = "modern.discover"
+		}
+		head = Outcome{Status: Inconclusive, Message: fmt.Sprintf("no session: %s; a slow server is no violation (give it more time with %s)",
 			oneLine(err.Error()), cmp.Or(te.Setting, "--connect-timeout"))}
-		why = "the session could not be opened in time"
 	}
 	head.Message = r.mask(head.Message, 400)
-	report.Results = append(report.Results, head)
+	report := &Report{Server: r.target.Server, Results: []Result{{Check: checkByID(first), Outcome: head}}}
 	for _, c := range selected {
 		if c.ID == first {
 			continue
@@ -313,27 +308,22 @@ func (r *runner) awaitStdio(ctx context.Context, c *conn, id json.RawMessage, ms
 		if d := firstDefect(ss, methodOf(msg), sent); d != nil {
 			return mcp.Message{}, d, nil
 		}
-		text, msgs := 0, 0
-		var said []string
+		var text []string // the lines of text that came
 		for _, s := range ss {
-			switch {
-			case s.bad == junkLine:
-				text++
-				said = append(said, s.raw)
-			case s.bad == "":
-				msgs++
+			if s.bad == junkLine {
+				text = append(text, s.raw)
 			}
 		}
-		if msgs > 0 || text <= asked {
+		if slices.ContainsFunc(ss, func(s seen) bool { return s.bad == "" }) || len(text) <= asked {
 			continue // it speaks JSON-RPC: its answer may yet come
 		}
 		if probes == textProbes {
 			return mcp.Message{}, &defect{id: "jsonrpc.stdout-only",
-				message: fmt.Sprintf("%s and %d pings were answered with %d lines of text, and no JSON-RPC message", methodOf(msg), probes, text),
-				sent:    sent, received: strings.Join(said[:min(len(said), 3)], " | ")}, nil
+				message: fmt.Sprintf("%s and %d pings were answered with %d lines of text, and no JSON-RPC message", methodOf(msg), probes, len(text)),
+				sent:    sent, received: strings.Join(text[:min(len(text), 3)], " | ")}, nil
 		}
 		probes++
-		asked = text
+		asked = len(text)
 		ping, _ := mcp.EncodeRequest(json.RawMessage(fmt.Sprintf(`"mcpv-check-probe-%d"`, probes)), "ping", nil)
 		if err := c.write(ctx, ping); err != nil {
 			return mcp.Message{}, nil, err

@@ -78,8 +78,7 @@ type httpReq struct {
 	// as it comes, and reading stops when it returns false (a stream
 	// that stays open: subscriptions/listen).
 	events func(seen) bool
-	// url replaces the MCP endpoint (a metadata document).
-	url    string
+	url    string // replaces the MCP endpoint (a metadata document)
 	opened func() // when set, called once the answer's headers came
 	// drop, when set, closes the connection of an event-stream answer
 	// after the first message it is true of, as a client that goes away
@@ -157,11 +156,9 @@ func (c *conn) post(ctx context.Context, hr httpReq, id json.RawMessage) (x *exc
 		if hr.headersOnly {
 			return nil
 		}
-		if c.era == "legacy" && resp.StatusCode/100 == 2 {
-			if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && strings.Contains(x.sent, "initialize") {
-				withLock(&c.mu, func() { c.http.session = sid }) // close, from another goroutine, reads it
-				c.r.sessionGiven(c, sid, x)
-			}
+		if sid := resp.Header.Get("Mcp-Session-Id"); c.era == "legacy" && resp.StatusCode/100 == 2 && sid != "" && strings.Contains(x.sent, "initialize") {
+			withLock(&c.mu, func() { c.http.session = sid }) // close, from another goroutine, reads it
+			c.r.sessionGiven(c, sid, x)
 		}
 		switch x.contentType() {
 		case "text/event-stream":
@@ -365,15 +362,8 @@ func (c *conn) roundHTTP(ctx context.Context, hr httpReq) (*exchange, *http.Resp
 	c.eraHeaders(h, hr.body)
 	for k, vs := range hr.header {
 		h.Del(k)
-		if len(vs) == 1 && vs[0] == "" {
-			continue // left out
-		}
-		if k != http.CanonicalHeaderKey(k) {
-			h[k] = vs // its name sent as written
-			continue
-		}
-		for _, v := range vs {
-			h.Add(k, v)
+		if len(vs) != 1 || vs[0] != "" { // the one value "" leaves it out
+			h[k] = slices.Clone(vs) // its name sent as written
 		}
 	}
 	mcp.MarkReplayable(h, rpc, mark)

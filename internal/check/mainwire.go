@@ -39,12 +39,11 @@ type mainWire struct {
 	frags    *fragments // stdio: lines of no JSON, held while they may make one message (a piece held starts the first-contact diagnosis: the session's warnings of such lines stop after a few)
 	// alarm, while the session opens, is told that its first exchange
 	// went wrong; nil once it is open.
-	alarm func()
-	calls map[*mainCall]bool // the checks' calls in flight on the main session
-	done  bool               // the run has ended: what comes is for no one
-	last  map[string]string  // the last response to each method, as it came
-	// offered is the version the session's initialize offered.
-	offered string
+	alarm   func()
+	calls   map[*mainCall]bool // the checks' calls in flight on the main session
+	done    bool               // the run has ended: what comes is for no one
+	last    map[string]string  // the last response to each method, as it came
+	offered string             // the version the session's initialize offered
 }
 
 // sentReq is a request the main session sent.
@@ -130,8 +129,7 @@ func (w *mainWire) take(out []seen) {
 		return
 	}
 	alarm := false
-	var null *mcp.Message
-	nullRaw := ""
+	var null *seen         // an error with a null id, taken as the answer to the request waiting longest
 	var stray *strayAnswer // an answer under an id no request waiting had
 	for i := range out {
 		s := &out[i]
@@ -157,7 +155,7 @@ func (w *mainWire) take(out []seen) {
 				key := slices.MinFunc(slices.Collect(maps.Keys(w.sent)), func(a, b string) int { return w.sent[a].seq - w.sent[b].seq })
 				s.nullFor, s.method = w.sent[key].method, w.sent[key].method
 				delete(w.sent, key)
-				null, nullRaw = &out[i].msg, s.raw
+				null = s
 			}
 			continue
 		}
@@ -192,7 +190,7 @@ func (w *mainWire) take(out []seen) {
 		fire()
 	}
 	for _, c := range calls {
-		c.cancel(&nullAnswer{err: null.Error, raw: nullRaw, ambiguous: len(calls) > 1})
+		c.cancel(&nullAnswer{err: null.msg.Error, raw: null.raw, ambiguous: len(calls) > 1})
 	}
 	for _, c := range strayed {
 		c.cancel(stray)

@@ -26,11 +26,9 @@ func portableChecks() []*Check {
 				for _, tl := range tools {
 					name, _ := str(member(tl, "name"))
 					for _, which := range []string{"inputSchema", "outputSchema"} {
-						if s := member(tl, which); s != nil {
-							for _, f := range portable.Grade(s, which, h.ID) {
-								f.Schema = fmt.Sprintf("tool %q %s", name, f.Schema)
-								found = append(found, f)
-							}
+						for _, f := range portable.Grade(member(tl, which), which, h.ID) { // none when tl has no such schema
+							f.Schema = fmt.Sprintf("tool %q %s", name, f.Schema)
+							found = append(found, f)
 						}
 					}
 				}

@@ -181,8 +181,7 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 	}()
 	report := &Report{Server: target.Server}
 	octx, ocancel := context.WithCancelCause(ctx)
-	found := func(d *defect) { ocancel(d) }
-	r.wire.alarm = func() { r.diagnose(ctx, found) }
+	r.wire.alarm = func() { r.diagnose(ctx, func(d *defect) { ocancel(d) }) }
 	main, err := target.Open(octx, SessionHooks{Trace: r.wire.trace, Log: slog.New(junkHandler{r: r})})
 	r.wire.opened()
 	if cause := context.Cause(octx); err != nil && cause != nil && ctx.Err() == nil {

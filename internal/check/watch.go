@@ -18,11 +18,10 @@ import (
 
 // watchCtx is what a watch knows of the run.
 type watchCtx struct {
-	f       *facts
-	tokens  map[string]bool // progress tokens the run's own requests carried
-	secrets []string        // what no message may show: the run's secrets
-	// only and skip choose the run's checks (Selected).
-	only, skip []string
+	f          *facts
+	tokens     map[string]bool // progress tokens the run's own requests carried
+	secrets    []string        // what no message may show: the run's secrets
+	only, skip []string        // choose the run's checks (Selected)
 }
 
 // runs reports whether the run runs the check of id.
