@@ -2,6 +2,7 @@ package check
 
 import (
 	_ "embed"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -26,14 +27,11 @@ func checkByID(id string) *Check {
 }
 
 func build() {
-	var all []*Check
-	for _, area := range [][]*Check{jsonrpcChecks(),
+	all := slices.Concat(jsonrpcChecks(),
 		lifecycleChecks(), listsChecks(), surfaceChecks(), readingChecks(),
 		callChecks(), inputChecks(), taskChecks(), extTaskChecks(), streamableChecks(), probeChecks(),
 		modernDiscoverChecks(), modernCacheChecks(), modernOwnChecks(), mrtrChecks(), retryChecks(),
-		askedChecks(), authChecks(), extensionChecks(), skillsChecks(), portableChecks()} {
-		all = append(all, area...)
-	}
+		askedChecks(), authChecks(), extensionChecks(), skillsChecks(), portableChecks())
 	rows := checkRows()
 	byArea := map[string][]*Check{}
 	for _, c := range all {

@@ -358,9 +358,7 @@ func (g *group) close() {
 
 // get is the group's connection of the key if it still answers, else nil.
 func (g *group) get(key string) *conn {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if c := g.conns[key]; c != nil && c.alive() {
+	if c := locked(&g.mu, func() *conn { return g.conns[key] }); c != nil && c.alive() {
 		return c
 	}
 	return nil
@@ -396,12 +394,9 @@ func (r *runner) track(c *conn) {
 // closeAll closes every connection still open: each server process of
 // the run ends, whatever became of its check.
 func (r *runner) closeAll() {
-	r.mu.Lock()
-	conns := r.conns
-	r.conns, r.ended = nil, true
-	r.mu.Unlock()
+	withLock(&r.mu, func() { r.ended = true }) // one dialled from now is closed at once (track)
 	var wg sync.WaitGroup
-	for _, c := range conns {
+	for _, c := range taken(&r.mu, &r.conns) {
 		wg.Go(c.close) // check's connection closer: ends when the connection is closed (bounded)
 	}
 	wg.Wait()
