@@ -55,9 +55,7 @@ type seen struct {
 	version     string // the protocol version of its connection
 	batched     bool   // it came in a JSON array (a batch)
 	nullRequest bool   // a request whose id is null (decoded as a notification)
-	// method is, for a response, the method of the request it answers
-	// (when known).
-	method string
+	method      string // for a response, the method of the request it answers (when known)
 	// shape says how a message that decodes still breaks JSON-RPC 2.0
 	// as MCP uses it: no "jsonrpc": "2.0", a result that is no object.
 	shape string
@@ -98,9 +96,7 @@ type seen struct {
 	nullCursor  bool   // a result with "nextCursor": null
 	oddID       bool   // a request whose id is neither a string nor an integer
 	buffered    string // a 2026-07-28 event stream without X-Accel-Buffering: no: the request it answered
-	// strayCancel: a notifications/cancelled of the server's naming a
-	// request it did not send.
-	strayCancel bool
+	strayCancel bool   // a notifications/cancelled of the server's naming a request it did not send
 	// scoped: how an HTTP answer that says insufficient_scope falls short
 	// of what the authorization spec asks of it, and the request.
 	scoped string
@@ -195,9 +191,7 @@ type connOptions struct {
 	// version is the protocol version offered (legacy) or stamped
 	// (modern); "" is the main session's, or the latest of the era.
 	version string
-	// bare sends nothing at all once connected (no initialize): the
-	// check speaks first.
-	bare bool
+	bare    bool // sends nothing at all once connected (no initialize): the check speaks first
 	// capabilities are the client capabilities its modern requests
 	// declare, or its initialize (JSON); "" declares none. A connection
 	// that declares any answers the server's requests (answer.go).
@@ -362,10 +356,7 @@ func (c *conn) stampVersion(params json.RawMessage, version string) json.RawMess
 
 // capabilities are what the connection declares of the client's.
 func (c *conn) capabilities() json.RawMessage {
-	if c.caps == "" {
-		return json.RawMessage(`{}`)
-	}
-	return json.RawMessage(c.caps)
+	return json.RawMessage(cmp.Or(c.caps, `{}`))
 }
 
 // request sends a request under a new id, stamped for the era, and
@@ -547,10 +538,7 @@ func (c *conn) await(ctx context.Context, ch chan reply) (m mcp.Message, err err
 
 // err is why the connection ended.
 func (c *conn) err() error {
-	if err := locked(&c.mu, func() error { return c.ended }); err != nil {
-		return err
-	}
-	return errors.New("the connection is closed")
+	return cmp.Or(locked(&c.mu, func() error { return c.ended }), errors.New("the connection is closed"))
 }
 
 // alive reports whether the connection may still be used: it is not

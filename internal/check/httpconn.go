@@ -68,9 +68,7 @@ type httpReq struct {
 	// header is set over the defaults, name by name; a name given with
 	// the one value "" is left out.
 	header http.Header
-	// plain sends no credentials: neither the user's headers nor the
-	// authorization layer.
-	plain bool
+	plain  bool // sends no credentials: neither the user's headers nor the authorization layer
 	// headersOnly reads the status and headers, and closes the body
 	// unread (a GET stream that may never end).
 	headersOnly bool

@@ -92,14 +92,12 @@ type runner struct {
 	// known is facts for what may run before the main session's facts
 	// are gathered (the first-contact diagnosis, which junk on the main
 	// session starts): set once their era and version are.
-	known   atomic.Pointer[facts]
-	watches *watches
-	wire    *mainWire
-	shared  *group // the connections of the checks that leave no state
-	secrets []string
-	// judgedAgain: the watch checks have all run, and are judged again
-	// without traffic.
-	judgedAgain atomic.Bool
+	known       atomic.Pointer[facts]
+	watches     *watches
+	wire        *mainWire
+	shared      *group // the connections of the checks that leave no state
+	secrets     []string
+	judgedAgain atomic.Bool // the watch checks have all run, and are judged again without traffic
 
 	diagOnce sync.Once
 	diag     *diagnosis // the first-contact diagnosis, once started
@@ -118,10 +116,8 @@ type runner struct {
 	sampled atomic.Bool
 	// formed: the server asked a connection for a form elicitation, so
 	// asks.elicitation-validated calls once more.
-	formed atomic.Bool
-	// unanswered counts the server's requests left unanswered past the
-	// answerer's bounds (answer.go).
-	unanswered atomic.Int64
+	formed     atomic.Bool
+	unanswered atomic.Int64 // the server's requests left unanswered past the answerer's bounds (answer.go)
 
 	mu    sync.Mutex // guards conns, ended and eras
 	conns []*conn
@@ -145,8 +141,7 @@ type runner struct {
 	versions versionAnswers // what initialize answers to each version offered
 	served   served         // the run's time waiting on the server
 
-	// sharedSession says the first session id seen given to two sessions.
-	sharedSession atomic.Pointer[string]
+	sharedSession atomic.Pointer[string] // the first session id seen given to two sessions
 }
 
 // Run runs the checks opts selects against the target. The error is

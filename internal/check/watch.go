@@ -33,16 +33,14 @@ func (w *watchCtx) runs(id string) bool {
 type watches struct {
 	r *runner
 
-	mu      sync.Mutex // guards the fields below
-	f       *facts     // the run's facts, once known
-	early   []seen     // seen before the facts were known
-	ready   bool
-	tokens  map[string]bool
-	found   map[*Check]*finding
-	watched int
-	// nullCursor is the first result seen with "nextCursor": null, for
-	// lists.shape.
-	nullCursor *seen
+	mu         sync.Mutex // guards the fields below
+	f          *facts     // the run's facts, once known
+	early      []seen     // seen before the facts were known
+	ready      bool
+	tokens     map[string]bool
+	found      map[*Check]*finding
+	watched    int
+	nullCursor *seen // the first result seen with "nextCursor": null, for lists.shape
 	// nullResult is the first result with a null id: no request has
 	// one, so it answers a notification (jsonrpc.notification).
 	nullResult *seen
