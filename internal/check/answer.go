@@ -16,17 +16,12 @@ import (
 // clientAnswer is the result a client that can answer gives a server's
 // request of method, or nil when it has none (-32601).
 func clientAnswer(method string) json.RawMessage {
-	switch method {
-	case "elicitation/create":
-		return json.RawMessage(`{"action":"decline"}`)
-	case "sampling/createMessage":
-		return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"mcpv check"},"model":"mcpv-check","stopReason":"endTurn"}`)
-	case "roots/list":
-		return json.RawMessage(`{"roots":[]}`)
-	case "ping":
-		return json.RawMessage(`{}`)
-	}
-	return nil
+	return map[string]json.RawMessage{
+		"elicitation/create":     json.RawMessage(`{"action":"decline"}`),
+		"sampling/createMessage": json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"mcpv check"},"model":"mcpv-check","stopReason":"endTurn"}`),
+		"roots/list":             json.RawMessage(`{"roots":[]}`),
+		"ping":                   json.RawMessage(`{}`),
+	}[method]
 }
 
 // maxAnswers bounds the server's requests a connection holds to answer.

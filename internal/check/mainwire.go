@@ -34,16 +34,14 @@ type mainWire struct {
 	seq      int                // requests sent so far
 	notified []string           // the methods of the notifications sent (noted)
 	answered idSet
-	asked    idSet      // ids of the server's requests, for one used twice
-	strays   []string   // the last responses to ids never sent, as they came
-	frags    *fragments // stdio: lines of no JSON, held while they may make one message (a piece held starts the first-contact diagnosis: the session's warnings of such lines stop after a few)
-	// alarm, while the session opens, is told that its first exchange
-	// went wrong; nil once it is open.
-	alarm   func()
-	calls   map[*mainCall]bool // the checks' calls in flight on the main session
-	done    bool               // the run has ended: what comes is for no one
-	last    map[string]string  // the last response to each method, as it came
-	offered string             // the version the session's initialize offered
+	asked    idSet              // ids of the server's requests, for one used twice
+	strays   []string           // the last responses to ids never sent, as they came
+	frags    *fragments         // stdio: lines of no JSON, held while they may make one message (a piece held starts the first-contact diagnosis: the session's warnings of such lines stop after a few)
+	alarm    func()             // while the session opens, told that its first exchange went wrong; nil once it is open
+	calls    map[*mainCall]bool // the checks' calls in flight on the main session
+	done     bool               // the run has ended: what comes is for no one
+	last     map[string]string  // the last response to each method, as it came
+	offered  string             // the version the session's initialize offered
 }
 
 // sentReq is a request the main session sent.

@@ -32,11 +32,8 @@ func (o *onces[K, V]) get(t *T, key K, build func() V) V {
 		o.mu.Lock()
 		s, making := o.slots[key]
 		if !making {
-			if o.slots == nil {
-				o.slots = map[K]*onceSlot[V]{}
-			}
 			s = &onceSlot[V]{done: make(chan struct{}), maker: t.clock}
-			o.slots[key] = s
+			store(&o.slots, key, s)
 		}
 		o.mu.Unlock()
 		if !making {
@@ -92,6 +89,14 @@ func lastOf[E any](s []E) (e E) {
 		e = s[len(s)-1]
 	}
 	return e
+}
+
+// store sets (*m)[k] to v, making the map first when *m is nil.
+func store[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	(*m)[k] = v
 }
 
 // withLock runs f with mu held.

@@ -33,20 +33,14 @@ func (r *Report) Files(started time.Time) []testreport.File {
 			s := testreport.Step{Index: len(f.Steps) + 1, ID: res.ID, Name: res.ID + "  " + res.Title, Tag: string(res.Level),
 				Ref: Ref(res.Check), Took: res.Took, Notes: res.Notes}
 			f.Took += res.Took
+			s.Status = [...]testreport.Status{Passed: testreport.Passed, Failed: testreport.Failed, Warned: testreport.Warned,
+				Skipped: testreport.Skipped, Blocked: testreport.Blocked, Inconclusive: testreport.Inconclusive}[res.Status]
 			switch res.Status {
-			case Passed:
-				s.Status = testreport.Passed
-			case Skipped:
-				s.Status, s.Reason = testreport.Skipped, res.Message
+			case Skipped, Inconclusive:
+				s.Reason = res.Message
 			case Blocked:
-				s.Status, s.Reason, s.BlockedBy = testreport.Blocked, "by "+res.BlockedBy+": "+res.Message, res.BlockedBy
-			case Inconclusive:
-				s.Status, s.Reason = testreport.Inconclusive, res.Message
+				s.Reason, s.BlockedBy = "by "+res.BlockedBy+": "+res.Message, res.BlockedBy
 			case Failed, Warned:
-				s.Status = testreport.Failed
-				if res.Status == Warned {
-					s.Status = testreport.Warned
-				}
 				s.Failures = []testreport.Failure{{Kind: string(res.Level), Message: res.Message,
 					Sent: res.Sent, Received: res.Received, Requires: fmt.Sprintf("%q (%s)", res.Quote, Ref(res.Check))}}
 			}

@@ -362,11 +362,8 @@ func (g *group) get(key string) *conn {
 // set makes c the group's connection of the key, closing the one before.
 func (g *group) set(key string, c *conn) {
 	g.mu.Lock()
-	if g.conns == nil {
-		g.conns = map[string]*conn{}
-	}
 	old := g.conns[key]
-	g.conns[key] = c
+	store(&g.conns, key, c)
 	g.mu.Unlock()
 	if old != nil {
 		old.close()
@@ -791,11 +788,8 @@ func (t *T) connWith(o connOptions) *conn {
 		t.g.mu.Lock()
 		wait, busy := t.g.opening[key]
 		if !busy {
-			if t.g.opening == nil {
-				t.g.opening = map[string]chan struct{}{}
-			}
 			wait = make(chan struct{})
-			t.g.opening[key] = wait
+			store(&t.g.opening, key, wait)
 		}
 		t.g.mu.Unlock()
 		if busy {

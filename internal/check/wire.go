@@ -189,9 +189,6 @@ func (s *idSet) add(k string) { s.put(k, "") }
 
 // put adds k with v, unless k is there already (with the first value).
 func (s *idSet) put(k, v string) {
-	if s.ids == nil {
-		s.ids = map[string]string{}
-	}
 	if s.has(k) {
 		return
 	}
@@ -199,7 +196,7 @@ func (s *idSet) put(k, v string) {
 		delete(s.ids, s.order[0])
 		s.order = s.order[1:]
 	}
-	s.ids[k] = v
+	store(&s.ids, k, v)
 	s.order = append(s.order, k)
 }
 
