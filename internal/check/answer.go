@@ -49,16 +49,15 @@ func (c *conn) answerer() {
 // as the server's transport has it: a line on stdin, or a POST of its
 // own.
 func (c *conn) answer(ctx context.Context, s seen) {
-	var msg []byte
 	res := clientAnswer(s.msg.Method)
 	if s.msg.Method == "elicitation/create" && c.elicit != nil {
 		res = c.elicit(s.msg.Params)
 	}
-	if res != nil {
-		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "result": res})
-	} else {
-		msg, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "error": mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: "mcpv check does not answer " + s.msg.Method}})
+	reply := map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "result": res}
+	if res == nil {
+		reply = map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "error": mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: "mcpv check does not answer " + s.msg.Method}}
 	}
+	msg, _ := json.Marshal(reply)
 	withLock(&c.mu, func() { delete(c.tokens, idKey(s.msg.ID)) }) // from now the server may have its answer: its progressToken may be free again
 	if c.http != nil {
 		c.post(ctx, httpReq{body: msg}, nil)
