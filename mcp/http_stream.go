@@ -268,10 +268,8 @@ func retryDelay(retry time.Duration, attempt int) time.Duration {
 
 // sleep waits d; it returns false when ctx ends first.
 func sleep(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
 	select {
-	case <-timer.C:
+	case <-time.After(d):
 		return true
 	case <-ctx.Done():
 		return false

@@ -57,12 +57,10 @@ func (g *largeGate) hold(ctx context.Context) (held bool, err error) {
 		return true, nil
 	default:
 	}
-	wait := time.NewTimer(g.wait)
-	defer wait.Stop()
 	select {
 	case g.slot <- struct{}{}:
 		return true, nil
-	case <-wait.C:
+	case <-time.After(g.wait):
 		return false, nil
 	case <-ctx.Done():
 		return false, context.Cause(ctx)

@@ -401,28 +401,24 @@ func (t *CommandTransport) endError(err error) error {
 // exitError is the error of a server that has ended (err is its wait's),
 // with the last lines of its stderr.
 func exitError(err error, tail []string) *TransportError {
-	e := &TransportError{Op: "server " + describeExit(err), StderrTail: tail}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			e.Signal = ws.Signal()
-		}
-	}
-	return e
+	what, signal := describeExit(err)
+	return &TransportError{Op: "server " + what, StderrTail: tail, Signal: signal}
 }
 
-func describeExit(err error) string {
+// describeExit says how a server ended (err is its wait's), and the
+// signal that killed it, if one did.
+func describeExit(err error) (string, syscall.Signal) {
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
-		return "exited"
+		return "exited", 0
 	case errors.As(err, &ee):
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by signal " + ws.Signal().String()
+			return "was killed by signal " + ws.Signal().String(), ws.Signal()
 		}
-		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+		return fmt.Sprintf("exited with status %d", ee.ExitCode()), 0
 	default:
-		return "exited: " + err.Error()
+		return "exited: " + err.Error(), 0
 	}
 }
 
@@ -722,12 +718,10 @@ func (t *CommandTransport) Close(ctx context.Context) error {
 // waitExit waits up to d for the process to exit; it gives up at once when
 // ctx is done or stop is closed.
 func (t *CommandTransport) waitExit(ctx context.Context, d time.Duration, stop <-chan struct{}) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
 	select {
 	case <-t.exited:
 		return true
-	case <-timer.C:
+	case <-time.After(d):
 		return false
 	case <-ctx.Done():
 		return false

@@ -210,7 +210,7 @@ func TestCommandCloseKillsStubbornGroup(t *testing.T) {
 		t.Errorf("Close took %v, want at least %v and well short of the hour the group would take", elapsed, 2*testGrace)
 	}
 	waitFor(t, tr.exited)
-	if got := describeExit(tr.waitErr); got != "was killed by signal killed" {
+	if got, _ := describeExit(tr.waitErr); got != "was killed by signal killed" {
 		t.Errorf("server ended as %q, want killed by SIGKILL", got)
 	}
 	waitGroupGone(t, pid)
@@ -259,7 +259,7 @@ func TestCommandCloseStopsWaitingOnAQuestion(t *testing.T) {
 		t.Errorf("Close took %v: it waited out the grace (%v) of a server that asked a question after its input ended", d, grace)
 	}
 	waitFor(t, tr.exited)
-	if got := describeExit(tr.waitErr); got != "was killed by signal terminated" {
+	if got, _ := describeExit(tr.waitErr); got != "was killed by signal terminated" {
 		t.Errorf("server ended as %q, want ended by SIGTERM", got)
 	}
 }
@@ -532,7 +532,7 @@ func TestDescribeExit(t *testing.T) {
 		{errors.New("wait: no child processes"), "exited: wait: no child processes"},
 	}
 	for _, tt := range tests {
-		if got := describeExit(tt.err); got != tt.want {
+		if got, _ := describeExit(tt.err); got != tt.want {
 			t.Errorf("describeExit(%v) = %q, want %q", tt.err, got, tt.want)
 		}
 	}

@@ -318,9 +318,7 @@ func lastSegment(uri string) string {
 		uri = uri[:i]
 	}
 	uri = strings.TrimRight(uri, "/")
-	if i := strings.LastIndexByte(uri, '/'); i >= 0 {
-		uri = uri[i+1:]
-	}
+	uri = uri[strings.LastIndexByte(uri, '/')+1:]
 	if u, err := url.PathUnescape(uri); err == nil {
 		uri = u
 	}

@@ -119,14 +119,12 @@ func (t *Transport) Write(ctx context.Context, msg []byte) error {
 	if !errors.As(err, &te) {
 		return err
 	}
-	wait := time.NewTimer(endWait)
-	defer wait.Stop()
 	select { // t.wmu let go: other writers fail as they may meanwhile
 	case <-t.end:
 		return t.why
 	case <-ctx.Done():
 		return context.Cause(ctx)
-	case <-wait.C:
+	case <-time.After(endWait):
 		return err
 	}
 }
