@@ -71,8 +71,8 @@ type property struct {
 	MaxLength   *float64        `json:"maxLength"`
 	Format      string          `json:"format"`
 	Pattern     string          `json:"pattern"`
-	Minimum     *json.Number    `json:"minimum"`
-	Maximum     *json.Number    `json:"maximum"`
+	Minimum     json.Number     `json:"minimum"`
+	Maximum     json.Number     `json:"maximum"`
 	Enum        []string        `json:"enum"`
 	EnumNames   []string        `json:"enumNames"`
 	OneOf       []titled        `json:"oneOf"`
@@ -158,13 +158,7 @@ func parseField(name string, data []byte) (*field, error) {
 	fl := &field{name: name, title: p.Title, description: p.Description,
 		minLength: count(p.MinLength), maxLength: count(p.MaxLength),
 		minItems: count(p.MinItems), maxItems: count(p.MaxItems),
-		format: p.Format, pattern: p.Pattern}
-	if p.Minimum != nil {
-		fl.minimum = p.Minimum.String()
-	}
-	if p.Maximum != nil {
-		fl.maximum = p.Maximum.String()
-	}
+		format: p.Format, pattern: p.Pattern, minimum: p.Minimum.String(), maximum: p.Maximum.String()}
 	if len(p.Default) > 0 && string(p.Default) != "null" {
 		var b bytes.Buffer
 		if err := json.Compact(&b, p.Default); err != nil {

@@ -274,7 +274,7 @@ func (p *fileParser) server(v *yamlnode.Node, x *expander, o *Options, dir strin
 				}
 				break
 			}
-			vals, _ := p.strs(n, key)
+			vals := p.strs(n, key)
 			for _, s := range vals {
 				add(flag, n, expand(n, s))
 			}
@@ -287,7 +287,7 @@ func (p *fileParser) server(v *yamlnode.Node, x *expander, o *Options, dir strin
 					spec.Words = append(spec.Words, "--"+key)
 				}
 			case f.Slice:
-				vals, _ := p.strs(n, key)
+				vals := p.strs(n, key)
 				for _, s := range vals {
 					add(key, n, expand(n, s))
 				}

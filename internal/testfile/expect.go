@@ -65,7 +65,7 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 				e.errorMessage = p.regexpText(v, "error-message", s)
 			}
 		case "jq":
-			exprs, _ := p.strs(v, "jq")
+			exprs := p.strs(v, "jq")
 			for _, expr := range exprs {
 				q := compileQuery(expr, known, p.environ, p.bounds)
 				if q.err != nil {
@@ -81,7 +81,7 @@ func (p *fileParser) expectations(n *yamlnode.Node, st *Step, f *File, known map
 				e.equals = p.jsonFile(v, f.Dir, s, "equals-file")
 			}
 		case "matches":
-			exprs, _ := p.strs(v, "matches")
+			exprs := p.strs(v, "matches")
 			for _, s := range exprs {
 				if re := p.regexpText(v, "matches", s); re != nil {
 					e.matches = append(e.matches, re)

@@ -467,7 +467,7 @@ func (p *fileParser) lintOptions(v *yamlnode.Node) []string {
 	case v.Kind == yamlnode.Object:
 		var ignore []string
 		p.members(v, "lint", []string{"ignore"}, func(_ string, _, iv *yamlnode.Node) {
-			ignore, _ = p.strs(iv, "ignore")
+			ignore = p.strs(iv, "ignore")
 		})
 		return ignore
 	}

@@ -123,20 +123,18 @@ func (p *fileParser) str(n *yamlnode.Node, what string) (string, bool) {
 }
 
 // strs returns a list of strings; one string is a list of one.
-func (p *fileParser) strs(n *yamlnode.Node, what string) ([]string, bool) {
+func (p *fileParser) strs(n *yamlnode.Node, what string) []string {
 	if scalar(n) {
-		return []string{text(n)}, true
+		return []string{text(n)}
 	}
 	if n.Kind != yamlnode.Array {
 		p.errorf(n, "%s must be a string or a list of strings, not %s", what, n.Kind.Noun())
-		return nil, false
+		return nil
 	}
 	var out []string
-	ok := true
 	for _, it := range n.Items {
-		s, good := p.str(it, what+" item")
-		ok = ok && good
+		s, _ := p.str(it, what+" item")
 		out = append(out, s)
 	}
-	return out, ok
+	return out
 }
