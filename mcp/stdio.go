@@ -219,6 +219,9 @@ func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 		asked:    make(chan struct{}),
 		tail:     &tailBuffer{max: stderrTailBytes, mask: opts.Mask},
 	}
+	if opts.OnEvent != nil {
+		opts.OnEvent(TransportEvent{Kind: EventStart, PID: t.Pid(), Program: opts.Path})
+	}
 	t.in = newStdinWriter(inW, t.armWrite)
 	t.msgs = newMessageReader(&drainReader{f: outR, exited: t.exited, wait: opts.ExitDrain}, readBufferSize)
 	t.junk = junkWarner{log: opts.Log, where: "on the server's stdout"}
@@ -745,9 +748,6 @@ func (t *CommandTransport) Pid() int {
 // ends when it fails.
 func startProcess(opts CommandOptions, inR, outW, errW *os.File) (*exec.Cmd, error) {
 	if opts.Serve != nil {
-		if opts.OnEvent != nil {
-			opts.OnEvent(TransportEvent{Kind: EventStart, Program: opts.Path})
-		}
 		return nil, nil
 	}
 	cmd := exec.Command(opts.Path, opts.Args...)
@@ -770,9 +770,6 @@ func startProcess(opts CommandOptions, inR, outW, errW *os.File) (*exec.Cmd, err
 		return nil, &TransportError{Op: fmt.Sprintf("start server %q", opts.Path), Err: err}
 	}
 	opts.Groups.add(cmd.Process.Pid)
-	if opts.OnEvent != nil {
-		opts.OnEvent(TransportEvent{Kind: EventStart, PID: cmd.Process.Pid, Program: opts.Path})
-	}
 	return cmd, nil
 }
 
