@@ -16,8 +16,11 @@ type Guard struct {
 	ReadOnly                      bool
 }
 
-// ParseGuard reads an entry's guard: block.
+// ParseGuard reads an entry's guard: block; no block (nil) is no guard.
 func ParseGuard(name string, n *yamlnode.Node) (*Guard, error) {
+	if n == nil {
+		return nil, nil
+	}
 	if n.Kind != yamlnode.Object {
 		return nil, yamlnode.ErrorAt(n, "server %q: guard must be an object, not %s", name, n.Kind.Noun())
 	}

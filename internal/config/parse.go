@@ -209,23 +209,17 @@ func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
 		}
 		s.Headers = append(s.Headers, more...)
 	}
-	if t := n.Get("timeout"); t != nil {
-		if s.Timeout, err = ParseDuration(name, "timeout", t); err != nil {
-			return nil, err
-		}
+	if s.Timeout, err = ParseDuration(name, "timeout", n.Get("timeout")); err != nil {
+		return nil, err
 	}
-	if o := n.Get("oauth"); o != nil {
-		if s.OAuth, err = ParseOAuth(name, o); err != nil {
-			return nil, err
-		}
+	if s.OAuth, err = ParseOAuth(name, n.Get("oauth")); err != nil {
+		return nil, err
 	}
 	if s.NoExtensions, err = extensionsOf(name, n.Get("extensions")); err != nil {
 		return nil, err
 	}
-	if g := n.Get("guard"); g != nil {
-		if s.Guard, err = ParseGuard(name, g); err != nil {
-			return nil, err
-		}
+	if s.Guard, err = ParseGuard(name, n.Get("guard")); err != nil {
+		return nil, err
 	}
 	if v := n.Get("if_declared"); v != nil {
 		if v.Kind != yamlnode.Bool {
@@ -287,8 +281,11 @@ func transportOf(s *Server, n *yamlnode.Node, typ, transport string) (string, er
 }
 
 // ParseOAuth reads an entry's oauth: block; snake_case and camelCase names
-// are both accepted (Claude Code writes clientId).
+// are both accepted (Claude Code writes clientId). No block (nil) is none.
 func ParseOAuth(name string, n *yamlnode.Node) (OAuth, error) {
+	if n == nil {
+		return OAuth{}, nil
+	}
 	if n.Kind != yamlnode.Object {
 		return OAuth{}, yamlnode.ErrorAt(n, "server %q: oauth must be an object, not %s", name, n.Kind.Noun())
 	}
@@ -400,8 +397,11 @@ func ParseVars(name, field string, n *yamlnode.Node) ([]Var, error) {
 
 // ParseDuration reads an entry's duration (field names it) as --timeout
 // does (duration.Parse): a Go duration ("30s", "2m") or a number of
-// seconds, written as a number or as a string.
+// seconds, written as a number or as a string. No duration (nil) is 0.
 func ParseDuration(name, field string, n *yamlnode.Node) (time.Duration, error) {
+	if n == nil {
+		return 0, nil
+	}
 	if n.Kind != yamlnode.Number && n.Kind != yamlnode.String {
 		return 0, yamlnode.ErrorAt(n, "server %q: %s must be a duration such as \"30s\" or a number of seconds, not %s", name, field, n.Kind.Noun())
 	}

@@ -175,10 +175,8 @@ func Parse(src config.Source, data []byte) (*File, error) {
 	if f.Start, err = startOf(root, ""); err != nil {
 		return nil, err
 	}
-	if v := root.Get("connect_timeout"); v != nil {
-		if f.ConnectTimeout, err = config.ParseDuration("", "connect_timeout", v); err != nil {
-			return nil, err
-		}
+	if f.ConnectTimeout, err = config.ParseDuration("", "connect_timeout", root.Get("connect_timeout")); err != nil {
+		return nil, err
 	}
 	servers := root.Get("servers")
 	if servers == nil || servers.Kind != yamlnode.Object || len(servers.Keys) == 0 {
@@ -248,10 +246,8 @@ func serverOf(cf *config.File, name string, n *yamlnode.Node) (*Server, error) {
 	if s.Start, err = startOf(n, name); err != nil {
 		return nil, err
 	}
-	if v := n.Get("connect_timeout"); v != nil {
-		if s.ConnectTimeout, err = config.ParseDuration(name, "connect_timeout", v); err != nil {
-			return nil, err
-		}
+	if s.ConnectTimeout, err = config.ParseDuration(name, "connect_timeout", n.Get("connect_timeout")); err != nil {
+		return nil, err
 	}
 	if v := n.Get("isolate"); v != nil {
 		if v.Kind != yamlnode.Bool {
@@ -275,10 +271,8 @@ func serverOf(cf *config.File, name string, n *yamlnode.Node) (*Server, error) {
 		s.Config = ""
 		return s, nil
 	}
-	if g := n.Get("guard"); g != nil {
-		if s.Guard, err = config.ParseGuard(name, g); err != nil {
-			return nil, err
-		}
+	if s.Guard, err = config.ParseGuard(name, n.Get("guard")); err != nil {
+		return nil, err
 	}
 	if s.Pin, err = str(n, "pin", ""); err != nil {
 		return nil, err
@@ -289,15 +283,11 @@ func serverOf(cf *config.File, name string, n *yamlnode.Node) (*Server, error) {
 	if s.Headers, err = config.ParseVars(name, "headers", n.Get("headers")); err != nil {
 		return nil, err
 	}
-	if o := n.Get("oauth"); o != nil {
-		if s.OAuth, err = config.ParseOAuth(name, o); err != nil {
-			return nil, err
-		}
+	if s.OAuth, err = config.ParseOAuth(name, n.Get("oauth")); err != nil {
+		return nil, err
 	}
-	if v := n.Get("timeout"); v != nil {
-		if s.Timeout, err = config.ParseDuration(name, "timeout", v); err != nil {
-			return nil, err
-		}
+	if s.Timeout, err = config.ParseDuration(name, "timeout", n.Get("timeout")); err != nil {
+		return nil, err
 	}
 	if s.ProtocolVersion, err = str(n, "protocol_version", ""); err != nil {
 		return nil, err
@@ -346,10 +336,8 @@ func clientsOf(n *yamlnode.Node, dir string) ([]*Client, error) {
 				c.Servers = []string{}
 			}
 		}
-		if g := v.Get("guard"); g != nil {
-			if c.Guard, err = config.ParseGuard(name, g); err != nil {
-				return nil, err
-			}
+		if c.Guard, err = config.ParseGuard(name, v.Get("guard")); err != nil {
+			return nil, err
 		}
 		out = append(out, c)
 	}
