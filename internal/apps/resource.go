@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"mime"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -60,20 +61,15 @@ func ReadResource(uri string, res, listing json.RawMessage, max int) (Resource, 
 	if json.Unmarshal(res, &body) != nil {
 		return r, []Problem{problem(Error, "apps.content", "resources/read answered without a contents array")}
 	}
-	var item json.RawMessage
-	for _, c := range body.Contents {
-		if rawjson.Key(c, "uri") == uri {
-			item = c
-			break
-		}
-	}
-	if item == nil {
+	at := slices.IndexFunc(body.Contents, func(c json.RawMessage) bool { return rawjson.Key(c, "uri") == uri })
+	if at < 0 {
 		if len(body.Contents) != 1 {
 			return r, []Problem{problem(Error, "apps.content", "resources/read answered %d contents, none of them %s", len(body.Contents), uri)}
 		}
-		item = body.Contents[0]
+		at = 0
 		ps = append(ps, problem(Warning, "apps.content", "the content read names another URI than %s", uri))
 	}
+	item := body.Contents[at]
 	var c struct {
 		MIMEType json.RawMessage `json:"mimeType"`
 		Text     *string         `json:"text"`
