@@ -527,8 +527,7 @@ func recalledInitialize(ctx context.Context, s *Session, opts ClientOptions) (*C
 	if err != nil {
 		return nil, changed(opts.Recall, err)
 	}
-	timer := time.NewTimer(firstAnswerWait(opts))
-	defer timer.Stop()
+	silence := time.After(firstAnswerWait(opts))
 	var disc *request
 	var discovered <-chan message
 	var modern *Client
@@ -553,7 +552,7 @@ func recalledInitialize(ctx context.Context, s *Session, opts ClientOptions) (*C
 				}
 			}
 			return c, changed(opts.Recall, err)
-		case <-timer.C:
+		case <-silence:
 			// Silence to initialize: perhaps a server of the modern era
 			// now, which has no initialize.
 			modern = newModernClient(s, opts, ModernVersion)

@@ -895,12 +895,11 @@ func (s *Session) settle(ctx context.Context) {
 	if ctx.Err() != nil || s.settled() {
 		return
 	}
-	timer := time.NewTimer(closeSettle)
-	defer timer.Stop()
+	deadline := time.After(closeSettle)
 	for !s.settled() {
 		select {
 		case <-s.calm:
-		case <-timer.C:
+		case <-deadline:
 			return
 		case <-ctx.Done():
 			return

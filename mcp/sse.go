@@ -130,15 +130,9 @@ func (p *sseReader) Next() (sseEvent, error) {
 		p.started = true
 		p.lines.skipPrefix("\xef\xbb\xbf")
 	}
-	var (
-		typ     string
-		data    eventData
-		hasData bool
-		evID    string // the event's own id field
-		hasID   bool
-		retry   string
-		hasRe   bool
-	)
+	var typ, evID, retry string // evID: the event's own id field
+	var hasData, hasID, hasRe bool
+	var data eventData
 	for {
 		line, own, err := p.lines.line()
 		if err != nil && !errors.Is(err, io.EOF) {

@@ -47,58 +47,38 @@ const codeURLElicitationRequired = -32042
 // Of maps an error to its exit code; refused reports the command line's
 // refusals (exit 3, like a missing capability).
 func Of(err error, refused func(error) bool) int {
-	var (
-		usage     *errkind.UsageError
-		confErr   *errkind.ConfigError
-		filterErr *jq.FilterError
-		jqBound   *jq.LimitError
-		callErr   *mcp.CallError
-		capErr    *mcp.CapabilityError
-		transErr  *mcp.TransportError
-		verErr    *mcp.VersionError
-		timeout   *mcp.TimeoutError
-		asTimeout *oauth.TimeoutError
-		authErr   *mcp.AuthError
-		oauthErr  *oauth.Error
-		pending   *oauth.LoginPendingError
-		permErr   *oauth.PermissionError
-		declined  *mcp.RefusedError
-		resType   *mcp.ResultTypeError
-		ended     *mcp.TaskEndedError
-		stateDir  *safedir.Error
-		unacked   *watch.UnacknowledgedError
-		skillRef  *skills.Refusal
-		headerErr *toolcall.HeaderError
-		moved     *pin.Refusal
-		noEntry   *pin.NoEntryError
-	)
+	var filterErr *jq.FilterError
+	var ended *mcp.TaskEndedError
 	switch {
 	case err == nil:
 		return OK
 	case ClosedStdout(err):
 		return OK // stdout closed by the reader, e.g. | head -1
-	case errors.As(err, &stateDir):
+	case errors.As(err, new(*safedir.Error)):
 		return Usage // a state directory to fix before anything can run
-	case errors.As(err, &moved), errors.As(err, &noEntry):
+	case errors.As(err, new(*pin.Refusal)), errors.As(err, new(*pin.NoEntryError)):
 		return Pinned
-	case errors.As(err, &timeout), errors.As(err, &asTimeout):
+	case errors.As(err, new(*mcp.TimeoutError)), errors.As(err, new(*oauth.TimeoutError)):
 		return Timeout
-	case errors.As(err, &authErr), errors.As(err, &oauthErr), errors.As(err, &permErr), errors.As(err, &pending):
+	case errors.As(err, new(*mcp.AuthError)), errors.As(err, new(*oauth.Error)), errors.As(err, new(*oauth.PermissionError)),
+		errors.As(err, new(*oauth.LoginPendingError)):
 		return Auth
 	case errors.Is(err, toolcall.ErrFailed), errors.Is(err, output.ErrFalsy):
 		return ToolError
-	case errors.As(err, &filterErr) && filterErr.Runtime, errors.As(err, &jqBound):
+	case errors.As(err, &filterErr) && filterErr.Runtime, errors.As(err, new(*jq.LimitError)):
 		return Filter
-	case errors.As(err, &usage), errors.As(err, &filterErr), errors.As(err, &confErr):
+	case errors.As(err, new(*errkind.UsageError)), errors.As(err, &filterErr), errors.As(err, new(*errkind.ConfigError)):
 		return Usage
-	case errors.As(err, &callErr), errors.As(err, &capErr), refused(err), errors.As(err, &declined), errors.As(err, &resType), errors.As(err, &unacked), errors.As(err, &skillRef), errors.As(err, &headerErr):
+	case errors.As(err, new(*mcp.CallError)), errors.As(err, new(*mcp.CapabilityError)), refused(err), errors.As(err, new(*mcp.RefusedError)),
+		errors.As(err, new(*mcp.ResultTypeError)), errors.As(err, new(*watch.UnacknowledgedError)), errors.As(err, new(*skills.Refusal)),
+		errors.As(err, new(*toolcall.HeaderError)):
 		return Server
 	case errors.As(err, &ended):
 		if ended.Failed() {
 			return ToolError
 		}
 		return Server
-	case errors.As(err, &transErr), errors.As(err, &verErr):
+	case errors.As(err, new(*mcp.TransportError)), errors.As(err, new(*mcp.VersionError)):
 		return Transport
 	}
 	return Transport
@@ -115,10 +95,7 @@ func ClosedStdout(err error) bool {
 // that would help.
 func Hint(err error) string {
 	var te *mcp.TimeoutError
-	var ote *oauth.TimeoutError
 	var oe *oauth.Error
-	var lt *oauth.LoginTimeoutError
-	var inUse *oauth.PortInUseError
 	var ce *mcp.CapabilityError
 	var pending *oauth.LoginPendingError
 	switch {
@@ -132,11 +109,11 @@ func Hint(err error) string {
 		return " (--no-extension, or the config entry's extensions)"
 	case errors.As(err, &te) && te.Cap:
 		return " (--max-timeout)"
-	case errors.As(err, &lt):
+	case errors.As(err, new(*oauth.LoginTimeoutError)):
 		return " (--login-timeout)"
-	case errors.As(err, &ote):
+	case errors.As(err, new(*oauth.TimeoutError)):
 		return " (--timeout)"
-	case errors.As(err, &inUse):
+	case errors.As(err, new(*oauth.PortInUseError)):
 		return "; free it, or give another --redirect-port (one the authorization server has registered)"
 	case errors.As(err, &oe) && oe.Need == oauth.NeedScope:
 		return "; add it to --scope to ask for it"
@@ -164,11 +141,9 @@ func Message(err error, code int, help string) string {
 		msg = ce.Method + ": " + elicit.DescribeURLRequired(ce.Err.Data)
 	}
 	msg += Hint(err)
-	var confErr *errkind.ConfigError
-	var stateErr *safedir.Error
 	var usage *errkind.UsageError
 	pointed := errors.As(err, &usage) && usage.Pointed
-	if code == Usage && !strings.Contains(msg, "\n") && !pointed && !errors.As(err, &confErr) && !errors.As(err, &stateErr) {
+	if code == Usage && !strings.Contains(msg, "\n") && !pointed && !errors.As(err, new(*errkind.ConfigError)) && !errors.As(err, new(*safedir.Error)) {
 		msg += " (see " + help + ")"
 	}
 	return msg

@@ -65,9 +65,8 @@ func Describe(err error, code int, help string) Failure {
 	if errors.As(err, &pending) {
 		f.Login = &Login{URL: pending.URL, Code: pending.UserCode, Wait: waitCommand(pending), Forward: forward(pending.Port), Expires: pending.Expires.UTC().Format(time.RFC3339)}
 	}
-	var confErr *errkind.ConfigError
 	var usage *errkind.UsageError
-	if code == Usage && f.Hint == "" && !errors.As(err, &confErr) && !(errors.As(err, &usage) && usage.Pointed) {
+	if code == Usage && f.Hint == "" && !errors.As(err, new(*errkind.ConfigError)) && !(errors.As(err, &usage) && usage.Pointed) {
 		f.Hint = "see " + help
 	}
 	return f
@@ -84,13 +83,7 @@ func (f Failure) JSON() []byte {
 }
 
 func kind(err error, code int) string {
-	var (
-		confErr  *errkind.ConfigError
-		capErr   *mcp.CapabilityError
-		callErr  *mcp.CallError
-		oauthErr *oauth.Error
-		pending  *oauth.LoginPendingError
-	)
+	var oauthErr *oauth.Error
 	switch code {
 	case ToolError:
 		if errors.Is(err, output.ErrFalsy) {
@@ -101,22 +94,22 @@ func kind(err error, code int) string {
 		}
 		return "failed"
 	case Usage:
-		if errors.As(err, &confErr) {
+		if errors.As(err, new(*errkind.ConfigError)) {
 			return "config"
 		}
 		return "usage"
 	case Server:
 		switch {
-		case errors.As(err, &callErr):
+		case errors.As(err, new(*mcp.CallError)):
 			return "server-error"
-		case errors.As(err, &capErr):
+		case errors.As(err, new(*mcp.CapabilityError)):
 			return "capability"
 		}
 		return "refused"
 	case Transport:
 		return "transport"
 	case Auth:
-		if errors.As(err, &oauthErr) && oauthErr.Need == oauth.NeedLogin || errors.As(err, &pending) {
+		if errors.As(err, &oauthErr) && oauthErr.Need == oauth.NeedLogin || errors.As(err, new(*oauth.LoginPendingError)) {
 			return "login-required"
 		}
 		return "auth"
