@@ -308,10 +308,7 @@ func WalkPages(ctx context.Context, method, key string, max int, fetch func(ctx 
 // walked to its end (a cursor sent twice, a list that never ends, a page
 // that is no list page); a cap of the walker's (*PageCapError) is none.
 func Broken(err error) bool {
-	var rc *RepeatedCursorError
-	var el *EndlessListError
-	var na *NotAListError
-	return errors.As(err, &rc) || errors.As(err, &el) || errors.As(err, &na)
+	return errors.As(err, new(*RepeatedCursorError)) || errors.As(err, new(*EndlessListError)) || errors.As(err, new(*NotAListError))
 }
 
 // walkGuard tells a walk that makes progress from one that never ends. It

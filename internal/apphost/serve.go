@@ -223,8 +223,7 @@ func (h *Host) writeResult(w io.Writer) error {
 	res, err := h.result, h.callErr
 	h.mu.Unlock()
 	if err != nil {
-		var ce *mcp.CallError
-		if !errors.As(err, &ce) {
+		if !errors.As(err, new(*mcp.CallError)) {
 			h.Event("host/tool-cancelled", rawjson.MustMarshal(map[string]string{"reason": err.Error()}))
 			return writeLine(w, map[string]any{"type": "tool-cancelled", "reason": err.Error()})
 		}

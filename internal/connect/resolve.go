@@ -101,8 +101,7 @@ func lookup(f Flags, env Env, log *slog.Logger, s *config.Server) (*config.Expan
 		// link points to: a trusted file reached from another directory
 		// would run that directory's programs.
 		trusted, err := env.TrustStore().Trusted(s.File.Path, s.File.Data)
-		var stateErr *safedir.Error
-		if err != nil && !errors.As(err, &stateErr) {
+		if err != nil && !errors.As(err, new(*safedir.Error)) {
 			err = fmt.Errorf("reading the trust store: %w", err)
 		}
 		if err != nil {

@@ -207,8 +207,6 @@ func (w *walk) tls(ctx context.Context, s *Step, conn net.Conn, host string) {
 		c := certs[0]
 		about = fmt.Sprintf("a certificate for %s, issued by %s, valid until %s", certNames(c), c.Issuer.CommonName, c.NotAfter.UTC().Format("2006-01-02"))
 	}
-	var unknown x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
 	var invalid x509.CertificateInvalidError
 	switch {
 	case err == nil:
@@ -216,10 +214,10 @@ func (w *walk) tls(ctx context.Context, s *Step, conn net.Conn, host string) {
 		if left := time.Until(certs[0].NotAfter); left < 14*24*time.Hour {
 			s.warn(about+fmt.Sprintf(": it expires in %s", left.Round(time.Hour)), "renew the certificate before it expires")
 		}
-	case errors.As(err, &unknown):
+	case errors.As(err, new(x509.UnknownAuthorityError)):
 		s.fail(codeTransport, about+", which no authority this machine trusts signed",
 			"if the server's certificate is signed by a CA of your own, give it with --cacert (or SSL_CERT_FILE)")
-	case errors.As(err, &hostErr):
+	case errors.As(err, new(x509.HostnameError)):
 		s.fail(codeTransport, fmt.Sprintf("%s, not for %s", about, host), "reach the server by a name its certificate has, or give it a certificate for "+host)
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
 		s.fail(codeTransport, about+": it has expired", "renew the server's certificate (or check this machine's clock)")
@@ -272,10 +270,7 @@ func (w *walk) post(ctx context.Context, modern bool) (*answer, error) {
 // Authorizing reports whether err is the authorization layer's: it
 // needs a login, or its flow failed.
 func Authorizing(err error) bool {
-	var oe *oauth.Error
-	var pe *oauth.PermissionError
-	var ae *mcp.AuthError
-	return errors.As(err, &oe) || errors.As(err, &pe) || errors.As(err, &ae)
+	return errors.As(err, new(*oauth.Error)) || errors.As(err, new(*oauth.PermissionError)) || errors.As(err, new(*mcp.AuthError))
 }
 
 // postWith is post through the client hc (nil: the default transport).

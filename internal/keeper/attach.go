@@ -115,8 +115,7 @@ func (t *Transport) ended(err error) error {
 // line may still be on its way to the reader when the write fails.
 func (t *Transport) Write(ctx context.Context, msg []byte) error {
 	err := t.write(ctx, msg)
-	var te *mcp.TransportError
-	if !errors.As(err, &te) {
+	if !errors.As(err, new(*mcp.TransportError)) {
 		return err
 	}
 	select { // t.wmu let go: other writers fail as they may meanwhile

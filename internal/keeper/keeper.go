@@ -326,8 +326,7 @@ func Stop(d Dir, name string, wait time.Duration) error {
 	p, _ := PathsOf(d.Path, name)
 	pid := holder(p.Lock)
 	c, r, err := dial(d, name, stopLine)
-	var none *ErrNoSession
-	if errors.As(err, &none) && pid > 0 && holder(p.Lock) == pid { // still that keeper's: no pid of another process signalled
+	if errors.As(err, new(*ErrNoSession)) && pid > 0 && holder(p.Lock) == pid { // still that keeper's: no pid of another process signalled
 		terminate(pid) // as session start ends a keeper that is not to stay
 		return awaitEnd(p, pid, name, wait)
 	}

@@ -257,17 +257,13 @@ const probeWait = 10 * time.Second
 // gateway's) answer: an HTTP status, a refusal of credentials. A server
 // that answers is there, whatever it said.
 func answered(err error) bool {
-	var se *mcp.StatusError
-	var ae *mcp.AuthError
-	var ce *mcp.CallError
-	return errors.As(err, &se) || errors.As(err, &ae) || errors.As(err, &ce)
+	return errors.As(err, new(*mcp.StatusError)) || errors.As(err, new(*mcp.AuthError)) || errors.As(err, new(*mcp.CallError))
 }
 
 // unreachable says whether err is a failure of the connection itself:
 // nothing listens at the server's address, or the network between fails.
 func unreachable(err error) bool {
-	var op *net.OpError
-	return errkind.Refused(err) || errors.As(err, &op)
+	return errkind.Refused(err) || errors.As(err, new(*net.OpError))
 }
 
 // gone pings the server after a request failed on its way (err), and

@@ -38,8 +38,7 @@ func (e *Entry) matches(ctx context.Context, input any) (bool, error) {
 			break
 		}
 	}
-	var le *jq.LimitError
-	if errors.As(err, &le) || ctx.Err() != nil {
+	if errors.As(err, new(*jq.LimitError)) || ctx.Err() != nil {
 		return false, fmt.Errorf("%s: %w", e.where, err)
 	}
 	return err == nil && some && all, nil

@@ -182,8 +182,7 @@ func (t Tree) mkdirAll(dir string) error {
 // user's own file there is made 0600 too, as CreateOwn makes it.
 func CreateNoFollow(path string, perm os.FileMode) (*os.File, error) {
 	f, err := openNoFollow(path, os.O_WRONLY|os.O_CREATE, perm)
-	var link *EscapeError
-	if errors.As(err, &link) {
+	if errors.As(err, new(*EscapeError)) {
 		if f := openStream(path); f != nil {
 			return f, nil
 		}

@@ -57,8 +57,7 @@ func (e *NotFoundError) Error() string {
 	}
 	msg := fmt.Sprintf("no catalog or server card found for %s (tried %s)", e.Target, strings.Join(e.Tried, ", "))
 	if e.Last != nil {
-		var se *StatusError
-		if !errors.As(e.Last, &se) {
+		if !errors.As(e.Last, new(*StatusError)) {
 			msg += ": " + e.Last.Error()
 		}
 	}
@@ -117,8 +116,7 @@ func (f *Fetcher) Discover(ctx context.Context, target string) (*Found, error) {
 	for _, c := range candidates {
 		found.Tried = append(found.Tried, c)
 		body, at, err := f.Get(ctx, c, CardType+", "+CatalogType, f.MaxCatalog)
-		var ae *AddressError
-		if errors.As(err, &ae) || ctx.Err() != nil {
+		if errors.As(err, new(*AddressError)) || ctx.Err() != nil {
 			return nil, errors.Join(err, context.Cause(ctx))
 		}
 		answered = answered || at != nil

@@ -82,8 +82,7 @@ func CheckPrompt(ctx context.Context, client *mcp.Client, name string, ms []Memb
 func CheckListed(ctx context.Context, client *mcp.Client, name string, ms []Member, warnf func(format string, args ...any)) (names []string, err error) {
 	var items []json.RawMessage
 	for p, err := range client.Seek(ctx, "prompts/list", "prompts") {
-		var ce *mcp.CallError
-		if errors.As(err, &ce) {
+		if errors.As(err, new(*mcp.CallError)) {
 			warnf("could not list the prompts (%v); arguments not checked", err)
 			return nil, nil
 		}

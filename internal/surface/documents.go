@@ -52,9 +52,8 @@ func (l *Lister) GatherDocuments(ctx context.Context, s *Server) error {
 	s.Documents = map[string]Document{}
 	for _, uri := range AppURIs(s.Tools) {
 		res, err := l.c.Call(ctx, "resources/read", rawjson.MustMarshal(map[string]string{"uri": uri}))
-		var ce *mcp.CallError
 		switch {
-		case errors.As(err, &ce):
+		case errors.As(err, new(*mcp.CallError)):
 			s.Documents[uri] = Document{}
 			continue
 		case err != nil:

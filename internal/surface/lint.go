@@ -151,13 +151,11 @@ func (l *linter) list(ctx context.Context, li mcp.List) ([]json.RawMessage, erro
 	for _, n := range notes {
 		l.add(RuleList, SeverityError, "server", "%s", n)
 	}
-	var te *mcp.TimeoutError
 	var be *BudgetError
-	var ce *mcp.CallError
 	rule, broken := brokenList(err)
 	switch {
 	case err == nil:
-	case gone(ctx, l.c) || errors.As(err, &te):
+	case gone(ctx, l.c) || errors.As(err, new(*mcp.TimeoutError)):
 		return nil, err
 	case errors.As(err, &be):
 		l.add(RuleList, SeverityWarning, "server", "%s", be.Error())
@@ -165,7 +163,7 @@ func (l *linter) list(ctx context.Context, li mcp.List) ([]json.RawMessage, erro
 		l.add(rule, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	case unimplemented(err):
 		l.add(RuleCapabilities, SeverityWarning, "capabilities", "%q is declared, but %s answers method not found (taken as an empty list)", li.Capability, li.Method)
-	case errors.As(err, &ce):
+	case errors.As(err, new(*mcp.CallError)):
 		l.add(RuleListRefused, SeverityError, "server", "%s", safetext.Line(err.Error()))
 	default:
 		l.add(RuleList, SeverityError, "server", "%s", safetext.Line(err.Error()))

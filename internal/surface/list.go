@@ -63,8 +63,7 @@ func (l *Lister) walk(ctx context.Context, li mcp.List) ([]json.RawMessage, []st
 		return w.items, w.notes, w.err
 	}
 	items, notes, err := walk(ctx, l.c, li, l.Budget)
-	var te *mcp.TimeoutError
-	if err == nil || !gone(ctx, l.c) && !errors.As(err, &te) {
+	if err == nil || !gone(ctx, l.c) && !errors.As(err, new(*mcp.TimeoutError)) {
 		l.walked[li.Method] = walked{items, notes, err}
 	}
 	return items, notes, err
@@ -110,12 +109,10 @@ func walk(ctx context.Context, c *mcp.Client, l mcp.List, budget int64) (items [
 // request: RulePagination for a repeated cursor or a list that never
 // ends, RuleList for a page that is no list page.
 func brokenList(err error) (rule string, ok bool) {
-	var pc *mcp.PageCapError
-	var na *mcp.NotAListError
 	switch {
-	case errors.As(err, &na):
+	case errors.As(err, new(*mcp.NotAListError)):
 		return RuleList, true
-	case mcp.Broken(err), errors.As(err, &pc):
+	case mcp.Broken(err), errors.As(err, new(*mcp.PageCapError)):
 		return RulePagination, true
 	}
 	return "", false

@@ -95,9 +95,8 @@ func (l *Lister) GatherReads(ctx context.Context, s *Server) []Unread {
 			}
 			defer func() { <-slots }()
 			res, err := l.c.Call(ctx, r.method, r.params)
-			var ce *mcp.CallError
 			switch {
-			case errors.As(err, &ce):
+			case errors.As(err, new(*mcp.CallError)):
 				note(r.method, "an error answered")
 			case err != nil:
 				note(r.method, "no answer within the wait")

@@ -53,11 +53,10 @@ func CheckResult(ctx context.Context, tool json.RawMessage, result json.RawMessa
 	}
 	err := v.Validate(ctx, content)
 	var violation *toolargs.Violation
-	var cost *toolargs.CostError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &cost):
+	case errors.As(err, new(*toolargs.CostError)):
 		return fail(RuleStructuredResult, SeverityWarning, "structuredContent is not checked: %s", safetext.Line(err.Error()))
 	case errors.As(err, &violation):
 		where := "structuredContent"

@@ -16,13 +16,12 @@ import (
 // bad that is. A context that ended is no problem of the schema's.
 func compileSchema(ctx context.Context, what string, schema json.RawMessage) (v *toolargs.Validator, problem, severity string) {
 	v, err := toolargs.Compile(ctx, schema)
-	var le *toolargs.LimitError
 	switch {
 	case err == nil:
 		return v, "", ""
 	case ctx.Err() != nil:
 		return nil, "", ""
-	case errors.As(err, &le):
+	case errors.As(err, new(*toolargs.LimitError)):
 		return nil, fmt.Sprintf("%s is not checked: %v", what, err), SeverityWarning
 	}
 	if d, ok := stringOf(members(schema)["$schema"]); ok && !slices.Contains(knownDialects, strings.TrimSuffix(strings.Replace(d, "https://", "http://", 1), "#")) {

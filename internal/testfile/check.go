@@ -153,13 +153,12 @@ func (e *Expectations) Check(ctx context.Context, o Outcome, caps map[string]jso
 // which mcpv call only warns about too.
 func schemaChecked(kind, what, against string, value json.RawMessage, err error) (*failure, string) {
 	var violation *toolargs.Violation
-	var cost *toolargs.CostError
 	switch {
 	case err == nil:
 		return nil, ""
 	case errors.As(err, &violation):
 		return &failure{Kind: kind, Message: fmt.Sprintf("%s breaks %s at %s", what, against, safetext.Line(violation.Error())), Actual: clip(compactText(value))}, ""
-	case errors.As(err, &cost):
+	case errors.As(err, new(*toolargs.CostError)):
 		return nil, fmt.Sprintf("warning: %s is not checked against %s: %s", what, against, safetext.Line(err.Error()))
 	default: // the step's context ended
 		return &failure{Kind: kind, Message: fmt.Sprintf("%s is not checked against %s: %s", what, against, safetext.Line(err.Error()))}, ""

@@ -116,11 +116,10 @@ func (c Checker) Check(ctx context.Context, which string, schema, value json.Raw
 	ctx, cancel := c.Bounded(ctx, "checking the "+which+" of tool "+c.Tool)
 	defer cancel()
 	v, err := toolargs.Compile(ctx, schema)
-	var limit *toolargs.LimitError
 	switch {
 	case ctx.Err() != nil:
 		return nil, context.Cause(ctx)
-	case errors.As(err, &limit):
+	case errors.As(err, new(*toolargs.LimitError)):
 		c.Warnf("tool %q's %s is not checked: %v", c.Tool, which, err)
 		return nil, nil
 	case err != nil:
@@ -128,11 +127,10 @@ func (c Checker) Check(ctx context.Context, which string, schema, value json.Raw
 		return nil, nil
 	}
 	violation = v.Validate(ctx, value)
-	var cost *toolargs.CostError
 	switch {
 	case ctx.Err() != nil:
 		return nil, context.Cause(ctx)
-	case errors.As(violation, &cost):
+	case errors.As(violation, new(*toolargs.CostError)):
 		c.Warnf("tool %q's %s is not checked: %v", c.Tool, which, violation)
 		return nil, nil
 	}

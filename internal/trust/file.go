@@ -74,8 +74,7 @@ func Trust(store Store, cwd, path string, revoke bool) (map[string]any, error) {
 		if isTestFile(abs) {
 			return trustTestFile(store, cwd, path)
 		}
-		var fe *config.FileError
-		if errors.As(err, &fe) {
+		if errors.As(err, new(*config.FileError)) {
 			return nil, &errkind.ConfigError{Err: err}
 		}
 		return nil, err

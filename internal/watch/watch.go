@@ -132,8 +132,7 @@ func (w *Watch) Run(ctx context.Context, client *mcp.Client, emit func(json.RawM
 			break // subscriptions/listen holds them
 		}
 		_, err := client.Call(ctx, "resources/subscribe", uriParams(uri))
-		var refused *mcp.CallError
-		if !errors.As(err, &refused) {
+		if !errors.As(err, new(*mcp.CallError)) {
 			subscribed = append(subscribed, uri) // done, or maybe done if the call was cut short
 		}
 		if err != nil {
