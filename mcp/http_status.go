@@ -30,8 +30,7 @@ func displayURL(u *url.URL) string {
 
 // unwrap is what the first E in err's chain wraps, or err with no E.
 func unwrap[E error](err error) error {
-	var e E
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[E](err); ok {
 		return errors.Unwrap(e)
 	}
 	return err

@@ -268,8 +268,7 @@ func (c *Client) fulfil(ctx context.Context, requests map[string]json.RawMessage
 		}
 		res, err := c.s.handle(context.WithValue(ctx, inputKey{}, true), r.Method, r.Params)
 		if err != nil {
-			var rpc *RPCError
-			if errors.As(err, &rpc) {
+			if rpc, ok := errors.AsType[*RPCError](err); ok {
 				return nil, &CallError{Method: r.Method + " (input request " + id + ")", Err: rpc}
 			}
 			return nil, err

@@ -546,8 +546,7 @@ func (s *Session) read() {
 		data, err := s.t.Read()
 		last = len(data)
 		if err != nil {
-			var rerr *RequestError
-			if errors.As(err, &rerr) {
+			if rerr, ok := errors.AsType[*RequestError](err); ok {
 				s.route(message{ID: rerr.ID, local: rerr.Err})
 				continue
 			}

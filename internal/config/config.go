@@ -324,8 +324,7 @@ func Load(src Source) (*File, error) {
 
 // UnwrapPathError is a file's error without the path, which FileError says.
 func UnwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
 		return pe.Err
 	}
 	return err
@@ -399,8 +398,7 @@ func All(env Env) (files []*File, skipped []*FileError, err error) {
 func walk(env Env, skipped *[]*FileError, fn func(*File) bool) error {
 	for _, src := range Sources(env) {
 		f, err := Load(src)
-		var fe *FileError
-		if errors.As(err, &fe) && src.Foreign {
+		if fe, ok := errors.AsType[*FileError](err); ok && src.Foreign {
 			*skipped = append(*skipped, fe)
 			continue
 		}

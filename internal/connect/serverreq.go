@@ -187,8 +187,7 @@ func (a *answerer) answer(ctx context.Context, method string, params json.RawMes
 			handle = a.elicit.HandleInput
 		}
 		res, err := handle(ctx, params)
-		var pe *elicit.ParamsError
-		if errors.As(err, &pe) {
+		if pe, ok := errors.AsType[*elicit.ParamsError](err); ok {
 			return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: pe.Error()}
 		}
 		return res, err

@@ -296,8 +296,7 @@ func (w *walk) postWith(ctx context.Context, modern bool, hc *http.Client) (*ans
 		if rctx.Err() != nil {
 			return nil, rctx.Err()
 		}
-		var ue *url.Error
-		if errors.As(err, &ue) {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
 			err = ue.Err // not the URL, which may carry a secret
 		}
 		return nil, err

@@ -136,8 +136,7 @@ func Hint(err error) string {
 // to look.
 func Message(err error, code int, help string) string {
 	msg := err.Error()
-	var ce *mcp.CallError
-	if errors.As(err, &ce) && ce.Err.Code == codeURLElicitationRequired {
+	if ce, ok := errors.AsType[*mcp.CallError](err); ok && ce.Err.Code == codeURLElicitationRequired {
 		msg = ce.Method + ": " + elicit.DescribeURLRequired(ce.Err.Data)
 	}
 	msg += Hint(err)

@@ -50,8 +50,7 @@ var Kinds = []string{"tool-error", "falsy", "usage", "config", "filter", "server
 // command line that shows the help a usage mistake points to.
 func Describe(err error, code int, help string) Failure {
 	f := Failure{Exit: code, Kind: kind(err, code), Message: err.Error()}
-	var ce *mcp.CallError
-	if errors.As(err, &ce) {
+	if ce, ok := errors.AsType[*mcp.CallError](err); ok {
 		f.Error = ce.Err
 		if ce.Err.Data != nil { // a password it holds is not shown
 			f.Error = &mcp.RPCError{Code: ce.Err.Code, Message: ce.Err.Message, Data: redact.JSON(ce.Err.Data)}
@@ -61,8 +60,7 @@ func Describe(err error, code int, help string) Failure {
 		}
 	}
 	f.Hint = strings.TrimSuffix(strings.TrimLeft(Hint(err), " ;("), ")")
-	var pending *oauth.LoginPendingError
-	if errors.As(err, &pending) {
+	if pending, ok := errors.AsType[*oauth.LoginPendingError](err); ok {
 		f.Login = &Login{URL: pending.URL, Code: pending.UserCode, Wait: waitCommand(pending), Forward: forward(pending.Port), Expires: pending.Expires.UTC().Format(time.RFC3339)}
 	}
 	var usage *errkind.UsageError

@@ -85,8 +85,7 @@ func Compile(expr string, environ []string, vars ...Variable) (*Filter, error) {
 	}
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		var pe *gojq.ParseError
-		if errors.As(err, &pe) {
+		if pe, ok := errors.AsType[*gojq.ParseError](err); ok {
 			return nil, &FilterError{Err: err, expr: expr, column: caretColumn(expr, pe.Offset)}
 		}
 		return nil, &FilterError{Err: err}

@@ -194,8 +194,7 @@ func (m *Mock) call(ctx context.Context, name string, rawArgs, params json.RawMe
 			return nil, &mcp.RPCError{Code: mcp.CodeInternalError, Message: fmt.Sprintf("tool %q: its inputSchema cannot be used: %v", name, err)}
 		}
 		if err := v.Validate(ctx, rawArgs); err != nil {
-			var viol *toolargs.Violation
-			if errors.As(err, &viol) {
+			if viol, ok := errors.AsType[*toolargs.Violation](err); ok {
 				return nil, invalid(fmt.Sprintf("invalid arguments for tool %q: %s", name, viol.Error()))
 			}
 			return nil, invalid(fmt.Sprintf("invalid arguments for tool %q: %v", name, err))

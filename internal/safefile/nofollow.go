@@ -27,8 +27,7 @@ func openNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
 	}
 	f, err := os.OpenFile(path, flag|noFollow, perm)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) && errors.Is(pe.Err, syscall.ELOOP) {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok && errors.Is(pe.Err, syscall.ELOOP) {
 			return nil, &EscapeError{path, "is a symbolic link, which is not followed"}
 		}
 		return nil, err

@@ -15,8 +15,7 @@ import (
 // waiting, and closed at once), a directory, another user's file.
 func CreateOwn(path string) (*os.File, error) {
 	f, err := OpenNoFollow(path, os.O_WRONLY|os.O_CREATE, 0o600)
-	var pe *fs.PathError
-	if errors.As(err, &pe) && errors.Is(pe.Err, syscall.ENXIO) {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok && errors.Is(pe.Err, syscall.ENXIO) {
 		return nil, errors.New("not a regular file but a named pipe")
 	}
 	return emptied(f, err, false, 0o600)

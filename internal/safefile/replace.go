@@ -35,8 +35,7 @@ func Replace(path string, data []byte) error {
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
-		var le *os.LinkError
-		if errors.As(err, &le) {
+		if le, ok := errors.AsType[*os.LinkError](err); ok {
 			return &fs.PathError{Op: "replace", Path: path, Err: le.Err}
 		}
 		return err

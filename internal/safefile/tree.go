@@ -91,8 +91,7 @@ func (t Tree) open(name string, flag int, perm os.FileMode) (*os.File, error) {
 	}
 	defer root.Close()
 	f, err := root.OpenFile(rel, flag|noFollow, perm)
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: pe.Err} // as named, not "openat" a path relative to the root
 	}
 	if err != nil {

@@ -245,8 +245,7 @@ func (f *Fetcher) Get(ctx context.Context, rawURL, accept string, max int64) ([]
 	}
 	resp, err := f.client.Do(req)
 	if err != nil {
-		var ae *AddressError
-		if errors.As(err, &ae) {
+		if ae, ok := errors.AsType[*AddressError](err); ok {
 			return nil, nil, ae
 		}
 		if errors.Is(err, errInternal) {

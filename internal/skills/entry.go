@@ -203,8 +203,7 @@ func (s Skill) VerifyFrontmatter(skillMD []byte) error {
 	// nest: the frontmatter is the server's to write.
 	doc, err := yamlnode.Parse(m[1], yamlnode.Options{What: "SKILL.md's frontmatter", MaxNodes: maxFrontmatterValues})
 	if err != nil {
-		var ye *yamlnode.Error
-		if errors.As(err, &ye) {
+		if ye, ok := errors.AsType[*yamlnode.Error](err); ok {
 			ye.Line++ // a line of SKILL.md, whose first is the opening ---
 		}
 		line, _, _ := strings.Cut(err.Error(), "\n")

@@ -76,8 +76,7 @@ func (l *Lister) walk(ctx context.Context, li mcp.List) ([]json.RawMessage, []st
 func walk(ctx context.Context, c *mcp.Client, l mcp.List, budget int64) (items []json.RawMessage, notes []string, err error) {
 	var size int64
 	for p, err := range c.Walk(ctx, l.Method, l.Key, 0) {
-		var nl *mcp.NotAListError
-		if errors.As(err, &nl) {
+		if nl, ok := errors.AsType[*mcp.NotAListError](err); ok {
 			// A page whose nextCursor alone is broken: what it listed
 			// stands, though the walk ends there.
 			p.Items = nl.Items

@@ -75,8 +75,7 @@ type CostError = jsonschema.CostError
 // then too).
 func (v *Validator) Validate(ctx context.Context, value json.RawMessage) error {
 	err := v.schema.ValidateContext(ctx, value)
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
+	if ve, ok := errors.AsType[*jsonschema.ValidationError](err); ok {
 		return &Violation{Pointer: ve.Pointer, Rule: ve.Keyword, Message: ve.Message, Missing: ve.Missing}
 	}
 	return err

@@ -140,8 +140,7 @@ func emptyDocument(doc *yaml.Node) bool {
 }
 
 func loadError(err error) error {
-	var le *yaml.LoadError
-	if errors.As(err, &le) && le.Mark.Line > 0 {
+	if le, ok := errors.AsType[*yaml.LoadError](err); ok && le.Mark.Line > 0 {
 		return &Error{Line: le.Mark.Line, Col: max(le.Mark.Column, 1), Msg: le.Message}
 	}
 	return &Error{Line: 1, Col: 1, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
