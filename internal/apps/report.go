@@ -57,8 +57,7 @@ func Check(a ToolApp, tools []json.RawMessage, res json.RawMessage, readErr stri
 	r := Report{Tool: a.Tool, ResourceURI: a.ResourceURI, Visibility: a.Visibility, AppTools: []string{}}
 	r.Problems = append(r.Problems, a.Problems...)
 	for _, t := range tools {
-		ta, _ := OfTool(t)
-		if ta.Tool != "" && ta.Visible(App) {
+		if ta, _ := OfTool(t); ta.Tool != "" && ta.Visible(App) {
 			r.AppTools = append(r.AppTools, ta.Tool)
 		}
 	}

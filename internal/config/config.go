@@ -214,8 +214,7 @@ func RealPath(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r
 	}
-	dir, base := filepath.Split(p)
-	if dir != "" && dir != p {
+	if dir, base := filepath.Split(p); dir != "" && dir != p {
 		if r, err := filepath.EvalSymlinks(filepath.Clean(dir)); err == nil {
 			return filepath.Join(r, base)
 		}

@@ -300,8 +300,7 @@ func (c *compiler) resolve(ref string, from location, ptr *pointer, keyword stri
 			case kindObject:
 				target = target.member(tok)
 			case kindArray:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(target.arr) || tok != strconv.Itoa(i) {
+				if i, err := strconv.Atoi(tok); err != nil || i < 0 || i >= len(target.arr) || tok != strconv.Itoa(i) {
 					target = nil
 				} else {
 					target = &target.arr[i]

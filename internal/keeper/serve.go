@@ -273,8 +273,7 @@ func unreachable(err error) bool {
 func (k *Keeper) gone(ctx context.Context, err error) error {
 	ctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	_, perr := k.Client.Forward(ctx, "ping", nil)
-	if perr == nil || answered(perr) || !unreachable(perr) {
+	if _, perr := k.Client.Forward(ctx, "ping", nil); perr == nil || answered(perr) || !unreachable(perr) {
 		return nil
 	}
 	return err

@@ -83,8 +83,7 @@ func FromEnv(getenv func(string) string, flag bool) (c *Config, warnings []strin
 		}
 	}
 	if t := getenv("OTEL_EXPORTER_OTLP_TIMEOUT"); t != "" {
-		ms, err := strconv.Atoi(t)
-		if err != nil || ms <= 0 {
+		if ms, err := strconv.Atoi(t); err != nil || ms <= 0 {
 			warnings = append(warnings, fmt.Sprintf("OTEL_EXPORTER_OTLP_TIMEOUT=%q is not a number of milliseconds: treated as unset", t[:min(len(t), 40)]))
 		} else {
 			c.Timeout = time.Duration(min(ms, int(MaxTimeout/time.Millisecond))) * time.Millisecond // bounded before it can overflow

@@ -252,8 +252,7 @@ func (c Card) Endpoint() (Remote, error) {
 				templated = append(templated, r.URL)
 				continue
 			}
-			u, err := url.Parse(r.URL)
-			if err != nil || allowedURL(u) != nil {
+			if u, err := url.Parse(r.URL); err != nil || allowedURL(u) != nil {
 				continue
 			}
 			return r, nil

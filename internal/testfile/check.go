@@ -245,8 +245,7 @@ func (c *checker) jq(ctx context.Context, expect query, value json.RawMessage) *
 			if literal(side) {
 				continue // its value is what it says
 			}
-			outs, err := expect.part(side.String()).eval(ctx, value, c.caps)
-			if err != nil {
+			if outs, err := expect.part(side.String()).eval(ctx, value, c.caps); err != nil {
 				f.Details = append(f.Details, fmt.Sprintf("%s: %v", side, err))
 			} else {
 				f.Details = append(f.Details, fmt.Sprintf("%s = %s", side, describeOutputs(outs)))

@@ -451,8 +451,7 @@ func (p *fileParser) captures(v *yamlnode.Node, known map[string]bool) []Capture
 		case k.Text == "ENV" || k.Text == "ARGS" || k.Text == "__loc__":
 			p.errorf(k, "capture name %q is taken by jq ($%s)", k.Text, k.Text)
 		}
-		expr, ok := p.str(v.Vals[i], "a capture")
-		if ok {
+		if expr, ok := p.str(v.Vals[i], "a capture"); ok {
 			out = append(out, Capture{Name: k.Text, Expr: expr, query: compileQuery(expr, seen, p.environ, p.bounds)})
 			seen[k.Text] = true
 		}
