@@ -50,8 +50,7 @@ func (c *Client) FindTool(ctx context.Context, name string) (Tool, error) {
 			return found, err
 		}
 		for _, raw := range p.Items {
-			n := ToolName(raw)
-			if n != name {
+			if n := ToolName(raw); n != name {
 				listed = append(listed, n)
 				continue
 			}

@@ -218,8 +218,7 @@ func equal(a, b *value) bool {
 				}
 				continue
 			}
-			o := b.member(m.key)
-			if o == nil || !equal(&m.val, o) {
+			if o := b.member(m.key); o == nil || !equal(&m.val, o) {
 				return false
 			}
 		}

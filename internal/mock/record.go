@@ -150,8 +150,7 @@ func (r *Recorder) items(l mcp.List, result json.RawMessage, dest *[]json.RawMes
 		return
 	}
 	for _, it := range its {
-		k := l.Method + "\x00" + rawjson.Key(it, l.Field)
-		if !r.listed[k] {
+		if k := l.Method + "\x00" + rawjson.Key(it, l.Field); !r.listed[k] {
 			r.listed[k] = true
 			*dest = append(*dest, it)
 		}

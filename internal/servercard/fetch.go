@@ -183,8 +183,7 @@ func (f *Fetcher) control(network, address string, _ syscall.RawConn) error {
 	if err != nil {
 		return err
 	}
-	ip := net.ParseIP(host)
-	if ip == nil || !f.Internal && f.isInternal(ip) {
+	if ip := net.ParseIP(host); ip == nil || !f.Internal && f.isInternal(ip) {
 		return errInternal
 	}
 	return nil

@@ -111,8 +111,7 @@ func (d *differ) lookAlikes(kind string, old, new []json.RawMessage) {
 		for _, it := range l.items {
 			n := nameOf(it)
 			l.names[n] = true
-			sk := canon.Skeleton(n)
-			if !slices.Contains(skeletons[sk], n) {
+			if sk := canon.Skeleton(n); !slices.Contains(skeletons[sk], n) {
 				skeletons[sk] = append(skeletons[sk], n)
 			}
 		}

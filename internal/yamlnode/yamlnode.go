@@ -305,8 +305,7 @@ var jsonNumber = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 // already (integers of any size stay exact), else decoded; "" when JSON
 // cannot hold it.
 func number(y *yaml.Node) string {
-	text := strings.TrimPrefix(y.Value, "+")
-	if jsonNumber.Get().MatchString(text) {
+	if text := strings.TrimPrefix(y.Value, "+"); jsonNumber.Get().MatchString(text) {
 		return text
 	}
 	if y.ShortTag() == "!!int" {
