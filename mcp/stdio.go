@@ -842,12 +842,8 @@ func keepCause(lines []string, n int) []string {
 // failed, in the words programs use for it.
 func readsAsError(line string) bool {
 	l := strings.ToLower(line)
-	for _, w := range []string{"error", "fatal", "panic", "exception", "traceback", "failed", "cannot", "can't", "unknown option", "unknown flag", "invalid", "not found", "no such", "denied", "refused"} {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"error", "fatal", "panic", "exception", "traceback", "failed", "cannot", "can't", "unknown option", "unknown flag", "invalid", "not found", "no such", "denied", "refused"},
+		func(w string) bool { return strings.Contains(l, w) })
 }
 
 func clip(b []byte, n int) []byte {

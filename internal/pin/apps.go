@@ -3,6 +3,7 @@ package pin
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/mcpv/mcpv/internal/apps"
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -197,12 +198,10 @@ func (p *Server) CheckDocument(uri string, d surface.Document) *Move {
 
 // DocumentPinned reports whether an app p pins names the document at uri.
 func (p *Server) DocumentPinned(uri string) bool {
-	for _, a := range p.Apps {
-		if doc := rawjson.Member(a.Def, "document"); doc != nil && rawjson.Key(doc, "uri") == uri {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.Apps, func(a Item) bool {
+		doc := rawjson.Member(a.Def, "document")
+		return doc != nil && rawjson.Key(doc, "uri") == uri
+	})
 }
 
 // AppChangesTo are how the apps q pins differ from those p pins, as

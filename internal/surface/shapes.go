@@ -164,12 +164,10 @@ func (l *linter) annotations(obj string, m map[string]json.RawMessage) {
 
 // iso8601 reports whether s reads as an ISO 8601 date-time (or date).
 func iso8601(s string) bool {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05", "2006-01-02"} {
-		if _, err := time.Parse(layout, s); err == nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05", "2006-01-02"}, func(layout string) bool {
+		_, err := time.Parse(layout, s)
+		return err == nil
+	})
 }
 
 func (l *linter) toolAnnotations(obj string, m map[string]json.RawMessage) {
