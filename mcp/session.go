@@ -681,10 +681,7 @@ func endsMessage(data []byte, end int) bool {
 	if i == len(data) {
 		return true
 	}
-	if data[i] != '{' {
-		return false
-	}
-	return bytes.HasPrefix(data[rawjson.SkipSpace(data, i+1):], []byte(`"jsonrpc"`))
+	return data[i] == '{' && bytes.HasPrefix(data[rawjson.SkipSpace(data, i+1):], []byte(`"jsonrpc"`))
 }
 
 // trailingID reads the id of a damaged answer whose end survived: its last

@@ -433,10 +433,7 @@ func setVars(environ, vars []string, goos string) []string {
 // goos. Windows' hidden per-drive entries (=C:=C:\dir) have an empty name
 // here and match nothing.
 func sameVar(a, b, goos string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	return a == b || goos == "windows" && strings.EqualFold(a, b)
+	return a != "" && b != "" && (a == b || goos == "windows" && strings.EqualFold(a, b))
 }
 
 // windowsEnv is what MinimalEnv keeps on Windows besides the common names,

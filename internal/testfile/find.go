@@ -86,8 +86,5 @@ func yamlFiles(path func(string) string, dir string, keep func(name string) bool
 // called mcpv-tests.
 func Findable(path string) bool {
 	ext := filepath.Ext(path)
-	if ext != ".yaml" && ext != ".yml" {
-		return false
-	}
-	return strings.HasSuffix(strings.TrimSuffix(path, ext), ".mcpv") || filepath.Base(filepath.Dir(path)) == Dir
+	return (ext == ".yaml" || ext == ".yml") && (strings.HasSuffix(strings.TrimSuffix(path, ext), ".mcpv") || filepath.Base(filepath.Dir(path)) == Dir)
 }
