@@ -52,8 +52,7 @@ func (m *message) isNotification() bool { return m.Method != "" && m.ID == nil }
 // given. The data is read once to check it, then its members are taken
 // where they lie.
 func appendMessages(dst []message, data []byte) ([]message, error) {
-	i := rawjson.SkipSpace(data, 0)
-	if i < len(data) && data[i] == '[' {
+	if i := rawjson.SkipSpace(data, 0); i < len(data) && data[i] == '[' {
 		return appendBatch(dst, data)
 	}
 	m, err := decodeMessage(data)

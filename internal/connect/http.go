@@ -84,8 +84,7 @@ func sameOrigin(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}
-	first := via[0].URL
-	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+	if first := via[0].URL; req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
 		return fmt.Errorf("refusing to follow a redirect to another origin (%s://%s)", req.URL.Scheme, req.URL.Host)
 	}
 	return nil

@@ -390,8 +390,7 @@ func (p *pieces) add(line []byte) (m *mcp.Message, n int, under bool) {
 			p.lines, p.size = nil, 0
 			return nil, 0, false
 		}
-		t := bytes.TrimSpace(line)
-		if len(p.lines) == 0 && (len(t) == 0 || t[0] != '{') {
+		if t := bytes.TrimSpace(line); len(p.lines) == 0 && (len(t) == 0 || t[0] != '{') {
 			return nil, 0, false // only a line that begins with { begins a message
 		}
 		p.lines = append(p.lines, bytes.Clone(line))

@@ -93,8 +93,7 @@ func (w *canonWriter) value(v []byte, i int) int {
 		return i + 1
 	case '"':
 		end, escapes, nonASCII := ScanString(v, i)
-		lit := v[i:end]
-		if !escapes && !nonASCII || Encoded(lit) {
+		if lit := v[i:end]; !escapes && !nonASCII || Encoded(lit) {
 			b.Write(lit) // as Go would write it again: most strings, and every one a pin file holds
 		} else {
 			writeString(b, Unquote(lit, escapes, nonASCII))
