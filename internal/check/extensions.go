@@ -183,6 +183,8 @@ func appTools(t *T) []apps.ToolApp {
 // resource but is malformed has its problems reported too. The check is
 // blocked by lists.shape when the listing broke.
 func appReports(t *T) []apps.Report {
+	var listing []json.RawMessage
+	listed := false
 	var out []apps.Report
 	read := 0
 	for _, tool := range t.listed("tools/list") {
@@ -203,13 +205,16 @@ func appReports(t *T) []apps.Report {
 		if rerr != nil {
 			readErr = errText(rerr)
 		}
+		// Asked once: the lister keeps no walk that timed out, which would
+		// be walked again for each app.
+		if !listed && t.r.facts.declares("resources") {
+			listing, _ = t.r.facts.items(t.ctx, "resources/list")
+			listed = true
+		}
 		var entry json.RawMessage
-		if t.r.facts.declares("resources") {
-			listing, _ := t.r.facts.items(t.ctx, "resources/list") // walked once a run
-			for _, l := range listing {
-				if str1(member(l, "uri")) == a.ResourceURI {
-					entry = l
-				}
+		for _, l := range listing {
+			if str1(member(l, "uri")) == a.ResourceURI {
+				entry = l
 			}
 		}
 		r, _ := apps.Check(a, nil, res, readErr, entry, 0)
