@@ -255,12 +255,6 @@ func (r *runner) dialOnce(ctx context.Context, o connOptions) (*conn, error) {
 	c := &conn{r: r, era: o.era, version: o.version, waiting: map[string]*waiter{}, tokens: map[string]string{}, gone: make(chan struct{}), signs: make(chan struct{}, 1), caps: o.capabilities, logs: o.logLevel, elicit: o.elicit}
 	c.frags = &fragments{whole: func(b []byte) { c.take(unitsOf(b, "stdout", c.eraNow(), true, false), nil, "", 0) },
 		give: func(l seenLine) { c.take(l.seenOf("stdout", c.eraNow()), nil, "", 0) }}
-	c.ctx, c.cancel = context.WithCancel(r.ctx)
-	// Before the reader, which hands the answerer what the server asks.
-	if c.caps != "" {
-		c.answers = make(chan seen, maxAnswers)
-		go c.answerer() // a check's connection answerer: stops when the connection closes or the run ends
-	}
 	if r.target.URL != "" {
 		c.http = &httpSide{}
 		close(c.gone) // no reader
@@ -277,10 +271,16 @@ func (r *runner) dialOnce(ctx context.Context, o connOptions) (*conn, error) {
 		}
 		tr, err := r.target.Start.Start(opts)
 		if err != nil {
-			c.cancel()
 			return nil, err
 		}
 		c.stdio = tr
+	}
+	c.ctx, c.cancel = context.WithCancel(r.ctx)
+	if c.caps != "" { // after the start, which leaves no answerer when it fails, and before the reader, which hands it what the server asks
+		c.answers = make(chan seen, maxAnswers)
+		go c.answerer() // a check's connection answerer: stops when the connection closes or the run ends
+	}
+	if c.stdio != nil {
 		go c.read() // a check's connection reader: stops when the transport's Read fails, which close brings about
 	}
 	r.track(c)
