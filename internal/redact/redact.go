@@ -6,6 +6,7 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"maps"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Mask is what a secret is replaced with.
@@ -65,22 +67,56 @@ func nameWords(name string) []string {
 	return words
 }
 
-// jsonSecretMember matches a JSON member with a string value whose name says
-// it holds a secret. The list is narrower than Name's: inside a message,
-// "key" and "session" are ordinary words of tool arguments. The closing
-// quote may be missing, so that a message clipped inside a secret still
-// loses it.
-var jsonSecretMember = &lazy.Regexp{Pattern: `("[^"\\]*(?i:token|secret|password|passwd|api[_-]?key|authorization|credential|cookie)[^"\\]*"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?\z)`}
+// jsonSecretName says whether a JSON member's name, decoded, marks its
+// string value as a secret. The list is narrower than Name's: inside a
+// message, "key" and "session" are ordinary words of tool arguments.
+var jsonSecretName = &lazy.Regexp{Pattern: `(?i:token|secret|password|passwd|api[_-]?key|authorization|credential|cookie)`}
 
 // JSON masks the string values of secret-named members in JSON text (whole
-// or clipped), as a trace of the messages shows them.
+// or clipped), as a trace of the messages shows them: a name is read as it
+// decodes ("pass\u0077ord" is a password's), and a value whose closing
+// quote is missing, in a message clipped inside a secret, is masked to the
+// end. One pass over the bytes: each unescaped quote followed by a colon
+// and a string ends a member's name, which began at the quote before it.
 func JSON(msg []byte) []byte {
-	return jsonSecretMember.Get().ReplaceAllFunc(msg, func(m []byte) []byte {
-		if bytes.HasPrefix(m, []byte(`"progressToken"`)) {
-			return m // MCP's progress token names a request, it opens nothing
+	out := make([]byte, 0, len(msg))
+	done, last := 0, -1 // msg[:done] is in out; the last unescaped quote
+	for i := 0; i < len(msg); i++ {
+		switch {
+		case msg[i] == '\\':
+			i++ // what it escapes is no quote
+			continue
+		case msg[i] != '"':
+			continue
 		}
-		return append(jsonSecretMember.Get().FindSubmatch(m)[1], `"***"`...)
-	})
+		open := last
+		last = i
+		v := rawjson.SkipSpace(msg, i+1)
+		if open < 0 || v >= len(msg) || msg[v] != ':' {
+			continue
+		}
+		if v = rawjson.SkipSpace(msg, v+1); v >= len(msg) || msg[v] != '"' || !secretMember(msg[open:i+1]) {
+			continue
+		}
+		for i = v + 1; i < len(msg) && msg[i] != '"'; i++ {
+			if msg[i] == '\\' {
+				i++
+			}
+		}
+		out = append(append(out, msg[done:v]...), `"***"`...)
+		done, last = min(i+1, len(msg)), i
+	}
+	return append(out, msg[done:]...)
+}
+
+// secretMember says whether a member's quoted name marks its string value
+// as a secret: MCP's progressToken names a request, it opens nothing.
+func secretMember(quoted []byte) bool {
+	name := string(quoted[1 : len(quoted)-1])
+	if bytes.IndexByte(quoted, '\\') >= 0 && json.Unmarshal(quoted, &name) != nil {
+		return false
+	}
+	return name != "progressToken" && jsonSecretName.Get().MatchString(name)
 }
 
 // URL masks the credentials in a URL: the password of its user info and the

@@ -134,6 +134,14 @@ func TestJSON(t *testing.T) {
 		`{"password":"ends-with-escape\`:                 `{"password":"***"`,
 		`{"progressToken":7}`:                            `{"progressToken":7}`,
 		`{"progressToken":"mcpv-1","accessToken":"t"}`:   `{"progressToken":"mcpv-1","accessToken":"***"}`,
+		// A name written with escapes is read as it decodes.
+		`{"pass\u0077ord":"hunter2","n":"a\"b"}`:         `{"pass\u0077ord":"***","n":"a\"b"}`,
+		`{"x\/token":"t","api\u005fkey":"k"}`:            `{"x\/token":"***","api\u005fkey":"***"}`,
+		`{"progress\u0054oken":"mcpv-1","k\u0065y":"v"}`: `{"progress\u0054oken":"mcpv-1","k\u0065y":"v"}`,
+		`{"note":"a \"token\": \"abc\""}`:                `{"note":"a \"token\": \"abc\""}`,
+		`{"\u0063ookie":"clipped-in-the-mid`:             `{"\u0063ookie":"***"`,
+		`{"token\\":"v","a":"x\"","token":"s"}`:          `{"token\\":"***","a":"x\"","token":"***"}`,
+		`He said "hi. {"cookie": "c"}`:                   `He said "hi. {"cookie": "***"}`,
 	} {
 		if got := string(JSON([]byte(in))); got != want {
 			t.Errorf("JSON(%s) = %s, want %s", in, got, want)
