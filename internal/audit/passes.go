@@ -45,6 +45,9 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	}
 	dest := s.destination() || otherToolIn(s.text, c.fl.own) || s.has(cOtherServer) || s.has(cExposed) || s.anyToolBut("")
 	place := s.has(cPlace) || s.ownName(c.fl.own) || dest || namedPlace(s.text)
+	if moved && !place && kind == cSecretNoun && s.keepsOwn(move, held) {
+		return "", "", 0, false // "set your access token": the reader's own credential, kept for the tool's calls
+	}
 	if moved && !place && kind == cHeldNoun && s.wordIn(held.first-2, 2, "your") && s.intoChat() {
 		return "", "", 0, false // "put your full message in chat instead": the reader's own words, where they are seen already
 	}
@@ -291,6 +294,16 @@ func keyFileIn(t string) bool {
 		return Finding{}
 	})
 	return found
+}
+
+// keepsOwn reports the reader's own key, made held by "your" alone, as the
+// object of a verb of keeping ("set your API key", "store your API key"):
+// not "set the keys you have seen", "your saved passwords", "set `x` to your keys".
+func (s *sent) keepsOwn(move, held span) bool {
+	return slices.Contains([]string{"set", "store", "save"}, strings.TrimSuffix(s.toks[move.last].text, "s")) && move.last < held.first && held.first-move.last <= 6 &&
+		!s.wordIn(move.last+1, held.first-move.last-1, "to", "into", "in", "as") && s.wordIn(held.first-5, 5, "your") &&
+		!slices.ContainsFunc(s.f[cHeldQual], func(q span) bool { return s.text[q.start:q.end] != "your" }) &&
+		!slices.ContainsFunc(s.f[cHeldExtent], func(q span) bool { return !s.wordIn(q.first-1, 1, "be", "is", "are") }) // (not "will be saved to")
 }
 
 // intoChat reports the chat named as where something goes ("paste it
