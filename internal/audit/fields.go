@@ -151,8 +151,8 @@ func takenBy(props map[string]any, names []string) string {
 // description of one sentence, which is read, not taken as the purpose).
 func firstSentence(d string) string {
 	for i := 0; i < len(d); i++ {
-		if d[i] == '\n' || (d[i] == '.' || d[i] == '!' || d[i] == '?') && endsSentence(d, i) {
-			if strings.TrimSpace(d[i+1:]) == "" {
+		if strings.HasPrefix(d[i:], "。") || d[i] == '\n' || (d[i] == '.' || d[i] == '!' || d[i] == '?') && endsSentence(d, i) { // (。 ends a Chinese or Japanese sentence)
+			if strings.TrimSpace(strings.TrimLeft(d[i:], ".!?\n。")) == "" {
 				return "" // the one sentence there is: what it says is what is read
 			}
 			return d[:i]

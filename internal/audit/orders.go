@@ -421,13 +421,19 @@ func (s *sent) placeForSecret() bool {
 // (the last result, another tool's output). A thing drawn from ("based on
 // the conversation", "a default comes from the user's config") is no copy of it.
 func (s *sent) held(weak bool) (span, concept, bool) {
+	ptr := []string{"path", "paths", "folder", "directory", "dir", "location", "name", "id", "ids", "url", "uri"}
 	derived := func(sp span) bool {
+		for j := max(1, sp.first-5); j < sp.first; j++ {
+			if s.toks[j].text == "from" && s.wordIn(j-1, 1, ptr...) {
+				return true // "copy exact IDs from previous results": their names, not them
+			}
+		}
 		// "the user's Downloads folder", "the folder containing your mod files": where, not what; "the chat's title": a label of it, and no more of it; "everything you need": what the reader needs;
 		// "their x/y coordinates": a place on a canvas or a screen, not the user's
 		return s.toks[sp.last].text == "you" && s.wordIn(sp.last+1, 1, "need") || s.toks[sp.first].text == "coordinates" && s.wordIn(sp.first-3, 3, "x", "y", "xy", "pixel", "screen", "canvas", "viewport", "mouse", "cursor", "relative", "page") || s.before(cDerived, sp.first, 6) || slices.ContainsFunc(s.f[cPointer], func(o span) bool { // (not "the files in the folder containing your keys")
 			return o.last < sp.first && sp.first-o.last <= 6 && !s.wordIn(o.first-2, 2, "in", "inside", "from", "of")
 		}) ||
-			s.wordIn(sp.last+1, 2, "path", "paths", "folder", "directory", "dir", "location", "name", "id", "url", "uri") || (s.wordIn(sp.last+1, 2, "title", "label") &&
+			s.wordIn(sp.last+1, 2, ptr...) || (s.wordIn(sp.last+1, 2, "title", "label") &&
 			sp.last+1 < len(s.brk) && !s.brk[sp.last+1] && !s.wordIn(sp.last+2, 3, "and", "with", "plus", "including", "included"))
 	}
 	for _, c := range []concept{cStore, cHeldStrong} {
@@ -440,7 +446,8 @@ func (s *sent) held(weak bool) (span, concept, bool) {
 	for _, c := range []concept{cHeldNoun, cSecretNoun, cPrivateNoun} {
 		for _, sp := range s.f[c] {
 			q := s.qualified(cHeldQual, sp) || weak && s.qualified(cHeldWeak, sp) || c != cHeldNoun && s.qualified(cHeldExtent, sp)
-			if !derived(sp) && !s.where(sp) && !(c == cHeldNoun && s.source(sp)) && !s.publicKey(sp) && q && !s.ownPlace(c, sp) {
+			if !derived(sp) && !s.where(sp) && !(c == cHeldNoun && s.source(sp)) && !s.publicKey(sp) && q && !s.ownPlace(c, sp) &&
+				!(c == cSecretNoun && s.wordIn(sp.first-1, 1, "by")) { // ("listed by key": an index, not a secret)
 				return sp, c, true
 			}
 		}

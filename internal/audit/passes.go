@@ -21,6 +21,10 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	if !ok || s.followsUser() || s.keptOut(held) || moved && s.redirects(held, move, c.fl.own) {
 		return "", "", 0, false
 	}
+	if t := s.toks[move.last].text; moved && (held.last < move.first && strings.HasSuffix(t, "s") && !strings.HasSuffix(t, "ss") ||
+		move.last < held.first && s.wordIn(max(move.last+1, held.first-4), min(4, held.first-move.last-1), "restore", "restores", "resume", "resumes")) {
+		moved = false // "your context and a snapshot — includes any notes", "save your state: ... restore your context": not what the verb moves
+	}
 	// A parameter's text says what it holds by its head: "The full text of
 	// the user's last messages", not "if not set, the AZURE_ID
 	// environment variable is used".
@@ -179,12 +183,24 @@ func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.notModels) 
 // no act, a tool's kind ("every send tool").
 func (s *sent) notModels(sp span) bool {
 	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) || s.wordIn(sp.last+1, 1, "tool", "tools") && s.wordIn(sp.first-1, 1, "every", "each", "any", "the", "a", "this", "that", "your", "our") ||
-		strings.HasSuffix(s.toks[sp.last].text, "ed") && s.wordIn(sp.first-1, 1, "of", "the", "a", "an", "your", "any") && !s.destination() && !s.has(cPlace) { // an adjective: "code review of pasted or file-loaded source", where nothing is sent anywhere
+		strings.HasSuffix(s.toks[sp.last].text, "ed") && s.wordIn(sp.first-1, 1, "of", "the", "a", "an", "your", "any") && !s.destination() && !s.has(cPlace) || // an adjective: "code review of pasted or file-loaded source", where nothing is sent anywhere
+		s.toks[sp.last].text == "set" && s.setsWritten(sp.last) {
 		return true
 	}
 	return slices.ContainsFunc(s.f[cUser], func(u span) bool {
 		return !u.foreign && u.last < sp.first && sp.first-u.last <= 2
 	})
+}
+
+// setsWritten reports "set valueRenderOption to 'FORMULA'" at the verb i:
+// what it puts there is a value the text writes out.
+func (s *sent) setsWritten(i int) bool {
+	for j := i + 1; j < min(len(s.toks)-1, i+5); j++ {
+		if s.toks[j].text == "to" {
+			return s.quoted[j+1] && !s.quoted[j]
+		}
+	}
+	return false
 }
 
 // anyToolBut reports "any DNS or ping tool", "whichever mail tool": a tool
