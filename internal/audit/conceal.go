@@ -29,13 +29,13 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 		if s.after(cValueNoun, sp, 4) || s.after(cSecretNoun, sp, 4) || sp.foreign && slices.ContainsFunc(slices.Concat(s.f[cSecretNoun], s.f[cValueNoun]), func(o span) bool { return o.end <= sp.start && sp.start-o.end <= 40 }) {
 			continue // "never display the full card number": a secret kept ("APIキーは…表示しない": before the verb)
 		}
-		if !s.toldOf(sp) || !forbidden && s.negated(sp) && !s.imperativeNegation(sp) {
+		if !s.toldOf(sp) || !forbidden && s.negated(sp) && !s.imperativeNegation(sp) || s.shownAs(sp) {
 			continue // "do not use @ to mention users", "do not use this tool to list blobs"
 		}
 		return "tells the model to keep something from the user", High, true
 	}
 	for _, sp := range s.f[cOmit] {
-		if s.negated(sp) || s.secretKept(sp) {
+		if s.negated(sp) || s.secretKept(sp) || s.outOfScope(sp) {
 			continue // "keep the API keys out of the report": a secret kept
 		}
 		passive := strings.HasPrefix(s.text[sp.start:sp.end], "be ") || strings.HasPrefix(s.text[sp.start:sp.end], "left")
@@ -107,8 +107,27 @@ func (s *sent) imperativeNegation(sp span) bool {
 	if n.first > 0 {
 		prev = s.toks[n.first-1].text
 	}
-	return w == "never" || w == "don't" || w == "dont" || w == "no" ||
+	return w == "never" || w == "don't" || w == "dont" || w == "no" && sp.first-n.last <= 2 || // (not "with no `to`, to just list them")
 		w == "not" && (prev == "do" || prev == "must" || prev == "should" || prev == "shall" || prev == "to" || prev == "please" || prev == "need" || n.first == 0 || s.brk[n.first])
+}
+
+// shownAs reports a verb of telling denied in a manner or for a value:
+// "do not list them as text descriptions" (a form of showing, another
+// named), "false: do not notify" (what an option's value does).
+func (s *sent) shownAs(sp span) bool {
+	for k := sp.last + 1; k < min(len(s.toks)-1, sp.last+3); k++ {
+		if s.toks[k].text == "as" && !strings.HasSuffix(s.toks[k+1].text, "ed") && !s.wordIn(k+1, 1, "if", "though") {
+			return true
+		}
+	}
+	return s.wordIn(sp.first-1, 1, "false", "off", "0") && strings.ContainsAny(s.text[s.toks[sp.first-1].end:s.toks[sp.first].start], ":：=")
+}
+
+// outOfScope reports what a text said it is not for, left out: "not for
+// the task you were working on — keep that out of the report".
+func (s *sent) outOfScope(sp span) bool {
+	return s.wordIn(sp.first, sp.last-sp.first+2, "that", "it", "them", "those", "this") &&
+		slices.ContainsFunc(s.f[cNegator], func(n span) bool { return n.last < sp.first && s.wordIn(n.last+1, 1, "for") })
 }
 
 // unsetUnshown reports a display default: no user named, and at most "it" after the verb
@@ -321,7 +340,7 @@ func (s *sent) leavesOut() bool {
 			if s.toks[j].text != "out" || s.negated(span{i, i, t.start, t.end, false}) {
 				continue
 			}
-			if s.secretKept(span{i, i, t.start, t.end, false}) {
+			if s.secretKept(span{i, i, t.start, t.end, false}) || s.outOfScope(span{i, j, t.start, t.end, false}) {
 				break // "keep your API keys out of the summary": a secret kept
 			}
 			return true
