@@ -11,7 +11,7 @@ import (
 // taken as given, "without asking" in an order that is not itself denied
 // ("never unlock without asking" asks), an order not to ask for
 // confirmation (but "never ask for the passcode" keeps a secret).
-func dropsConsent(s *sent, ordered bool) (string, bool) {
+func dropsConsent(s *sent, ordered bool, own map[string]bool) (string, bool) {
 	if sp, ok := s.live(cPreApproved); ok && (!s.conditional(sp) && !s.awaits(sp) || strings.Contains(s.text[sp.start:sp.end], "auto") || strings.Contains(s.text[sp.start:sp.end], "yolo")) {
 		return "takes the user's consent for granted", true
 	}
@@ -32,8 +32,8 @@ func dropsConsent(s *sent, ordered bool) (string, bool) {
 		if !asks || s.askedForInput(w) || s.wordIn(w.last+1, 3, "permissions") && !s.after(cUser, w, 6) && !s.near(cAsk, w, 6) {
 			continue // "a role without any permissions": grants, not consent
 		}
-		if s.negatedBefore(w) || s.conditional(w) {
-			continue // "do not follow URLs without asking first": the order asks
+		if s.negatedBefore(w) || s.conditional(w) || w.last+1 < len(s.toks) && own[s.toks[w.last+1].text] || s.factAfter(w) {
+			continue // "do not follow URLs without asking first": the order asks; "call without confirm": a parameter left unset
 		}
 		return "tells the model to act without asking the user", true
 	}
@@ -49,6 +49,17 @@ func dropsConsent(s *sent, ordered bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// factAfter reports "without" fronting a clause that orders nothing:
+// "Without confirming, cart items are NOT locked in" (what follows when
+// no one confirms), not "without asking, delete them".
+func (s *sent) factAfter(w span) bool {
+	k := w.last + 1
+	for k < len(s.toks) && !s.brk[k] {
+		k++
+	}
+	return s.clauseStart(w.first) && k < len(s.toks) && !s.spanAt(cOrderVerb, k) && !s.after(cAddressee, w, len(s.toks)) && !s.after(cModal, w, len(s.toks))
 }
 
 // strongRank reports a ranking that puts one word over another: a verb

@@ -182,7 +182,7 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 	}
 	// a setting's name (skip_consent_for_first_party_clients) turns off the
 	// API's consent when the model turns it on: no order to drop the user's
-	if msg, ok := dropsConsent(s, ordered); ok && !(c.fl.role == roleName && c.fl.flag) {
+	if msg, ok := dropsConsent(s, ordered, c.fl.own); ok && !(c.fl.role == roleName && c.fl.flag) {
 		add(RuleOverride, High, msg, s)
 	}
 	if msg, ok := c.governsOthers(s, ordered); ok {
