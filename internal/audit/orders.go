@@ -428,6 +428,9 @@ func (s *sent) held(weak bool) (span, concept, bool) {
 				return true // "copy exact IDs from previous results": their names, not them
 			}
 		}
+		if strings.HasPrefix(strings.TrimLeft(s.text[sp.end:], "?"), ":") && s.wordIn(sp.last+1, 1, "string", "number", "boolean", "object", "array", "any") {
+			return true // "systemPrompt?: string": a field's name in a schema's shape
+		}
 		// "the user's Downloads folder", "the folder containing your mod files": where, not what; "the chat's title": a label of it, and no more of it; "everything you need": what the reader needs;
 		// "their x/y coordinates": a place on a canvas or a screen, not the user's
 		return s.toks[sp.last].text == "you" && s.wordIn(sp.last+1, 1, "need") || s.toks[sp.first].text == "coordinates" && s.wordIn(sp.first-3, 3, "x", "y", "xy", "pixel", "screen", "canvas", "viewport", "mouse", "cursor", "relative", "page") || s.before(cDerived, sp.first, 6) || slices.ContainsFunc(s.f[cPointer], func(o span) bool { // (not "the files in the folder containing your keys")
