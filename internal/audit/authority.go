@@ -215,28 +215,20 @@ func (c orderContext) governsOthers(s *sent, ordered bool) (string, bool) {
 	}
 	_, alters := s.live(cAlter)
 	_, moves := s.live(cMove)
-	if alters || moves || s.has(cInstead) && !s.notThis() || dangerousFlag(s.text) {
+	if alters || moves || s.has(cInstead) && !notThis(s.text) || dangerousFlag(s.text) {
 		return "gives orders about other tools, or every call the model makes", true
 	}
 	return "", false
 }
 
-// notThis reports this tool's call denied: "DO NOT call this tool -
+// notThis reports this tool's call denied in t: "DO NOT call this tool -
 // proceed directly with other tools instead" says when not to call it.
-func (s *sent) notThis() bool {
-	for i := 2; i+1 < len(s.toks); i++ {
-		if s.wordIn(i-1, 1, "call", "use", "invoke") && s.toks[i].text == "this" && s.wordIn(i+1, 1, "tool") && s.before(cNegator, i-1, 2) {
-			return true
-		}
-	}
-	return false
-}
-
-// notThisIn is notThis of a sentence's text.
-func notThisIn(t string) bool {
+func notThis(t string) bool {
 	s := newSent(sentence{0, len(t), t})
 	defer s.release()
-	return s.notThis()
+	return slices.ContainsFunc(s.f[cNegator], func(n span) bool {
+		return s.wordIn(n.last+1, 1, "call", "use", "invoke") && s.wordIn(n.last+2, 1, "this") && s.wordIn(n.last+3, 1, "tool")
+	})
 }
 
 // insteadOfUsers reports a move or a change "instead of" what the user

@@ -55,11 +55,8 @@ func dropsConsent(s *sent, ordered bool, own map[string]bool) (string, bool) {
 // "Without confirming, cart items are NOT locked in" (what follows when
 // no one confirms), not "without asking, delete them".
 func (s *sent) factAfter(w span) bool {
-	k := w.last + 1
-	for k < len(s.toks) && !s.brk[k] {
-		k++
-	}
-	return s.clauseStart(w.first) && k < len(s.toks) && !s.spanAt(cOrderVerb, k) && !s.after(cAddressee, w, len(s.toks)) && !s.after(cModal, w, len(s.toks))
+	k := w.last + 1 + slices.Index(s.brk[w.last+1:], true) // (the next clause's start)
+	return s.clauseStart(w.first) && k > w.last && !s.spanAt(cOrderVerb, k) && !s.after(cAddressee, w, len(s.toks)) && !s.after(cModal, w, len(s.toks))
 }
 
 // strongRank reports a ranking that puts one word over another: a verb

@@ -195,12 +195,8 @@ func (s *sent) notModels(sp span) bool {
 // setsWritten reports "set valueRenderOption to 'FORMULA'" at the verb i:
 // what it puts there is a value the text writes out.
 func (s *sent) setsWritten(i int) bool {
-	for j := i + 1; j < min(len(s.toks)-1, i+5); j++ {
-		if s.toks[j].text == "to" {
-			return s.quoted[j+1] && !s.quoted[j]
-		}
-	}
-	return false
+	j := i + 1 + slices.IndexFunc(s.toks[i+1:min(len(s.toks), i+5)], func(t token) bool { return t.text == "to" })
+	return j > i && j+1 < len(s.toks) && s.quoted[j+1] && !s.quoted[j]
 }
 
 // anyToolBut reports "any DNS or ping tool", "whichever mail tool": a tool

@@ -318,7 +318,7 @@ func phraseRulesOf(text string, v view, f finder, seenRules map[string]bool) []F
 			// (over the tool the user named is no routing hint, whatever follows)
 			case p.rule == RulePriority && conditionalRe.Get().MatchString(v.text[m[1]:]) && !strings.Contains(v.text[m[0]:m[1]], "user"):
 				sev, msg = Low, msg+" (for one kind of request only)"
-			case p.rule == RulePriority && notThisIn(sentence):
+			case p.rule == RulePriority && notThis(sentence):
 				sev, msg = Low, msg+" (in a sentence that says when not to call this tool)"
 			}
 			fd := f(p.rule, sev, msg, s, e)
