@@ -111,12 +111,14 @@ func (s *sent) imperativeNegation(sp span) bool {
 		w == "not" && (prev == "do" || prev == "must" || prev == "should" || prev == "shall" || prev == "to" || prev == "please" || prev == "need" || n.first == 0 || s.brk[n.first])
 }
 
-// shownAs reports a verb of telling denied in a manner or for a value:
-// "do not list them as text descriptions" (a form of showing, another
-// named), "false: do not notify" (what an option's value does).
+// shownAs reports a verb of telling denied in a manner, for a value or
+// of an excuse: "do not list them as text descriptions" (a form of
+// showing, another named), "false: do not notify" (what an option's
+// value does), "never tell the user you cannot quote it" (do it).
 func (s *sent) shownAs(sp span) bool {
-	for k := sp.last + 1; k < min(len(s.toks)-1, sp.last+3); k++ {
-		if s.toks[k].text == "as" && !strings.HasSuffix(s.toks[k+1].text, "ed") && !s.wordIn(k+1, 1, "if", "though") {
+	for k := sp.last + 1; k < min(len(s.toks)-1, sp.last+5); k++ {
+		if s.toks[k].text == "as" && k <= sp.last+2 && !strings.HasSuffix(s.toks[k+1].text, "ed") && !s.wordIn(k+1, 1, "if", "though") ||
+			s.toks[k].text == "you" && s.wordIn(k+1, 1, "cannot", "can't") {
 			return true
 		}
 	}

@@ -183,9 +183,16 @@ func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.notModels) 
 // no act, a tool's kind ("every send tool").
 func (s *sent) notModels(sp span) bool {
 	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) || s.wordIn(sp.last+1, 1, "tool", "tools") && s.wordIn(sp.first-1, 1, "every", "each", "any", "the", "a", "this", "that", "your", "our") ||
-		strings.HasSuffix(s.toks[sp.last].text, "ed") && s.wordIn(sp.first-1, 1, "of", "the", "a", "an", "your", "any") && !s.destination() && !s.has(cPlace) || // an adjective: "code review of pasted or file-loaded source", where nothing is sent anywhere
-		s.toks[sp.last].text == "set" && s.setsWritten(sp.last) {
+		strings.HasSuffix(s.toks[sp.last].text, "ed") && !s.wordIn(sp.first-2, 2, "be", "been", "being", "have", "has", "get", "got") && !s.destination() && !s.has(cPlace) || // an adjective: "code review of pasted or file-loaded source", where nothing is sent anywhere
+		s.toks[sp.last].text == "set" && s.setsWritten(sp.last) || s.wordIn(sp.first-2, 2, "was", "were") { // (a past state: "whether the token was actually set")
 		return true
+	}
+	j := sp.first
+	for j > 0 && !s.strong[j] {
+		j--
+	}
+	if strings.HasSuffix(strings.TrimSpace(s.text), "?") && s.wordIn(j, 1, "did", "does", "is", "are", "was", "were", "has", "have") {
+		return true // "did the user provide a token (pasted in the request, set in the environment)?": asked, not ordered
 	}
 	return slices.ContainsFunc(s.f[cUser], func(u span) bool {
 		return !u.foreign && u.last < sp.first && sp.first-u.last <= 2
@@ -251,8 +258,10 @@ func (c orderContext) sendsElsewhere(s *sent, ordered bool) (string, bool) {
 	if sendVia.Get().MatchString(s.text) {
 		return "has the model send through another tool to a destination the text names", true
 	}
-	mv, moved := s.live(cMove)
-	al, altered := s.live(cAlter)
+	mv, moved := s.liveBut(cMove, func(sp span) bool { // (not "each result includes the endpointId ... via https://...": its subject's)
+		return strings.HasSuffix(s.toks[sp.first].text, "s") && !strings.HasSuffix(s.toks[sp.first].text, "ss") && sp.first > 0 && !s.brk[sp.first]
+	})
+	al, altered := s.liveBut(cAlter, func(sp span) bool { return s.wordIn(sp.first, 1, "point") && s.wordIn(sp.last+1, 1, "them", "users") }) // (a link for the user)
 	if !moved && !altered {
 		return "", false
 	}
