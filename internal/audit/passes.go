@@ -21,7 +21,7 @@ func (c orderContext) passes(s *sent, ordered bool) (string, string, Severity, b
 	if !ok || s.followsUser() || s.keptOut(held) || moved && s.redirects(held, move, c.fl.own) {
 		return "", "", 0, false
 	}
-	if t := s.toks[move.last].text; moved && (held.last < move.first && strings.HasSuffix(t, "s") && !strings.HasSuffix(t, "ss") ||
+	if moved && (held.last < move.first && s.holds(move) && !s.wordIn(move.last+1, 1, "it", "them", "this", "these", "those") ||
 		move.last < held.first && s.wordIn(max(move.last+1, held.first-4), min(4, held.first-move.last-1), "restore", "restores", "resume", "resumes")) {
 		moved = false // "your context and a snapshot — includes any notes", "save your state: ... restore your context": not what the verb moves
 	}
@@ -199,6 +199,12 @@ func (s *sent) notModels(sp span) bool {
 	})
 }
 
+// holds reports a verb of holding after its subject, "a snapshot —
+// includes any notes you left": what a thing holds, nothing moved.
+func (s *sent) holds(sp span) bool {
+	return s.wordIn(sp.first, 1, "includes", "carries", "adds", "contains", "holds")
+}
+
 // setsWritten reports "set valueRenderOption to 'FORMULA'" at the verb i:
 // what it puts there is a value the text writes out.
 func (s *sent) setsWritten(i int) bool {
@@ -258,9 +264,7 @@ func (c orderContext) sendsElsewhere(s *sent, ordered bool) (string, bool) {
 	if sendVia.Get().MatchString(s.text) {
 		return "has the model send through another tool to a destination the text names", true
 	}
-	mv, moved := s.liveBut(cMove, func(sp span) bool { // (not "each result includes the endpointId ... via https://...": its subject's)
-		return strings.HasSuffix(s.toks[sp.first].text, "s") && !strings.HasSuffix(s.toks[sp.first].text, "ss") && sp.first > 0 && !s.brk[sp.first]
-	})
+	mv, moved := s.liveBut(cMove, func(sp span) bool { return s.holds(sp) && sp.first > 0 && !s.brk[sp.first] })                              // (not "each result includes the endpointId ... via https://...")
 	al, altered := s.liveBut(cAlter, func(sp span) bool { return s.wordIn(sp.first, 1, "point") && s.wordIn(sp.last+1, 1, "them", "users") }) // (a link for the user)
 	if !moved && !altered {
 		return "", false
