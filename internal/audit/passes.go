@@ -180,10 +180,11 @@ func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.notModels) 
 // notModels reports a verb of moving that is not the model's act: the
 // user's, the user just before it ("ask the user to paste", "when they
 // share") or "them" between a verb of telling and it ("remind them"); or
-// no act, a tool's kind ("every send tool").
+// no act: a tool's kind ("every send tool"), a participle or a past state
+// ("uploaded image", "was set"), a value written out, a question asked.
 func (s *sent) notModels(sp span) bool {
 	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) || s.wordIn(sp.last+1, 1, "tool", "tools") && s.wordIn(sp.first-1, 1, "every", "each", "any", "the", "a", "this", "that", "your", "our") ||
-		strings.HasSuffix(s.toks[sp.last].text, "ed") && !s.wordIn(sp.first-2, 2, "be", "been", "being", "have", "has", "get", "got") && !s.destination() && !s.has(cPlace) || // an adjective: "code review of pasted or file-loaded source", where nothing is sent anywhere
+		strings.HasSuffix(s.toks[sp.last].text, "ed") && !s.wordIn(sp.first-2, 2, "be", "been", "being", "have", "has", "get", "got") && !s.destination() && !s.has(cPlace) || // "code review of pasted or file-loaded source", where nothing is sent anywhere
 		s.toks[sp.last].text == "set" && s.setsWritten(sp.last) || s.wordIn(sp.first-2, 2, "was", "were") { // (a past state: "whether the token was actually set")
 		return true
 	}
