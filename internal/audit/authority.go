@@ -221,13 +221,15 @@ func (c orderContext) governsOthers(s *sent, ordered bool) (string, bool) {
 	return "", false
 }
 
-// notThis reports this tool's call denied in t: "DO NOT call this tool -
-// proceed directly with other tools instead" says when not to call it.
+// notThis reports this tool's call denied in t, and no other call
+// ordered after it: "DO NOT call this tool - proceed directly with other
+// tools instead" says when not to call it ("..., call the bash tool" would not).
 func notThis(t string) bool {
 	s := newSent(sentence{0, len(t), t})
 	defer s.release()
 	return slices.ContainsFunc(s.f[cNegator], func(n span) bool {
-		return s.wordIn(n.last+1, 1, "call", "use", "invoke") && s.wordIn(n.last+2, 1, "this") && s.wordIn(n.last+3, 1, "tool")
+		return s.wordIn(n.last+1, 1, "call", "use", "invoke") && s.wordIn(n.last+2, 1, "this") && s.wordIn(n.last+3, 1, "tool") &&
+			!s.wordIn(n.last+4, len(s.toks), "call", "use", "invoke", "run")
 	})
 }
 
