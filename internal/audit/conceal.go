@@ -32,6 +32,9 @@ func conceals(s *sent, ordered bool) (string, Severity, bool) {
 		if !s.toldOf(sp) || !forbidden && s.negated(sp) && !s.imperativeNegation(sp) || s.shownAs(sp) {
 			continue // "do not use @ to mention users", "do not use this tool to list blobs"
 		}
+		if s.wordIn(sp.last+1, 4, "cannot", "can't") {
+			return "tells the model to keep something from the user", Medium, true // "never tell the user you cannot quote it": an excuse forbidden, or a failure kept
+		}
 		return "tells the model to keep something from the user", High, true
 	}
 	for _, sp := range s.f[cOmit] {
@@ -111,14 +114,13 @@ func (s *sent) imperativeNegation(sp span) bool {
 		w == "not" && (prev == "do" || prev == "must" || prev == "should" || prev == "shall" || prev == "to" || prev == "please" || prev == "need" || n.first == 0 || s.brk[n.first])
 }
 
-// shownAs reports a verb of telling denied in a manner, for a value or
-// of an excuse: "do not list them as text descriptions" (a form of
-// showing, another named), "false: do not notify" (what an option's
-// value does), "never tell the user you cannot quote it" (do it).
+// shownAs reports a verb of telling denied in a manner or for a value:
+// "do not list them as text descriptions" (a form of showing, another
+// named; not "... as a list - only say done"), "false: do not notify"
+// (what an option's value does).
 func (s *sent) shownAs(sp span) bool {
-	for k := sp.last + 1; k < min(len(s.toks)-1, sp.last+5); k++ {
-		if s.toks[k].text == "as" && k <= sp.last+2 && !strings.HasSuffix(s.toks[k+1].text, "ed") && !s.wordIn(k+1, 1, "if", "though") ||
-			s.toks[k].text == "you" && s.wordIn(k+1, 1, "cannot", "can't") {
+	for k := sp.last + 1; k < min(len(s.toks)-1, sp.last+3); k++ {
+		if s.toks[k].text == "as" && !strings.HasSuffix(s.toks[k+1].text, "ed") && !s.wordIn(k+1, 1, "if", "though") && !s.has(cMinimize) {
 			return true
 		}
 	}
