@@ -424,7 +424,7 @@ func (s *sent) held(weak bool) (span, concept, bool) {
 	ptr := []string{"path", "paths", "folder", "directory", "dir", "location", "name", "id", "ids", "url", "uri"}
 	derived := func(sp span) bool {
 		for j := max(1, sp.first-5); j < sp.first; j++ {
-			if s.toks[j].text == "from" && s.wordIn(j-1, 1, ptr...) {
+			if s.toks[j].text == "from" && s.wordIn(j-1, 1, ptr...) && !s.qualified(cHeldQual, sp) {
 				return true // "copy exact IDs from previous results": their names, not them
 			}
 		}

@@ -324,9 +324,11 @@ func keyFileIn(t string) bool {
 
 // keepsOwn reports the reader's own key, made held by "your" alone, as the
 // object of a verb of keeping ("set your API key", "store your API key"):
-// not "set the keys you have seen", "your saved passwords", "set `x` to your keys".
+// not "set the keys you have seen", "your saved passwords", "set `x` to your keys",
+// "every token in your environment".
 func (s *sent) keepsOwn(move, held span) bool {
 	return slices.Contains([]string{"set", "store", "save"}, strings.TrimSuffix(s.toks[move.last].text, "s")) && move.last < held.first && held.first-move.last <= 6 &&
+		!s.wordIn(move.last+1, held.last-move.last+3, "every", "all", "each", "any") && !s.wordIn(0, len(s.toks), "environment", "env", "variable", "variables") &&
 		!s.wordIn(move.last+1, held.first-move.last-1, "to", "into", "in", "as") && s.wordIn(held.first-5, 5, "your") &&
 		!slices.ContainsFunc(s.f[cHeldQual], func(q span) bool { return s.text[q.start:q.end] != "your" }) &&
 		!slices.ContainsFunc(s.f[cHeldExtent], func(q span) bool { return !s.wordIn(q.first-1, 1, "be", "is", "are") }) // (not "will be saved to")
