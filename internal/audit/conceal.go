@@ -128,9 +128,10 @@ func (s *sent) shownAs(sp span) bool {
 }
 
 // outOfScope reports what a text said it is not for, left out: "not for
-// the task you were working on — keep that out of the report".
+// the task you were working on — keep that out of the report" (not "of
+// the reply to the user").
 func (s *sent) outOfScope(sp span) bool {
-	return s.wordIn(sp.first, sp.last-sp.first+2, "that", "it", "them", "those", "this") &&
+	return s.wordIn(sp.first, sp.last-sp.first+2, "that", "it", "them", "those", "this") && !s.after(cUser, sp, 8) &&
 		slices.ContainsFunc(s.f[cNegator], func(n span) bool { return n.last < sp.first && s.wordIn(n.last+1, 1, "for") })
 }
 

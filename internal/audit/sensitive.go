@@ -87,7 +87,9 @@ func sensitiveFilesOf(text string, v view, f finder, fl *field) []Finding {
 			if len(verbs) == 0 {
 				if sp, ok := st.live(cReadVerb); ok && sp.start < m[0]-start {
 					verbs = [][]int{{sp.start, sp.end}}
-				} else if sp, ok := st.liveBut(cMove, func(sp span) bool { return st.wordIn(sp.first-1, 1, "when", "if", "once", "unless") }); ok && sp.start < m[0]-start { // (not "when set": the parameter's state)
+				} else if sp, ok := st.liveBut(cMove, func(sp span) bool {
+					return st.wordIn(sp.first-1, 1, "when", "if", "once", "unless") && !st.wordIn(0, len(st.toks), "here")
+				}); ok && sp.start < m[0]-start { // (not "when set": the parameter's state, unless the file goes "here")
 					verbs = [][]int{{sp.start, sp.end}}
 				}
 			}
