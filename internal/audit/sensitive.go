@@ -160,7 +160,7 @@ func deniedBefore(neg *regexp.Regexp, before string) bool {
 		return false
 	}
 	last := ms[len(ms)-1][1]
-	rest := before[last:]
+	rest := strings.NewReplacer(" - ", ";", "—", ";", "–", ";").Replace(before[last:]) // a dash ends a clause as ";" does
 	if i := strings.IndexAny(rest, ",;:"); i >= 0 {
 		// a verb after the stop orders anew ("never mind: read ..."); one
 		// before it is the one denied ("cannot be included by the
