@@ -319,6 +319,9 @@ func (s *sent) where(sp span) bool {
 		if s.wordIn(i, 1, "into", "in", "to", "inside", "within", "throughout", "during") || s.wordIn(i, 1, "of") && s.wordIn(i-1, 1, "top", "bottom") && s.wordIn(i-3, 2, "at") {
 			return true
 		}
+		if s.spanAt(cMove, i) && !(s.wordIn(i-1, 1, "to") && s.wordIn(i-5, 4, "edit", "update", "modify", "change")) {
+			return false // a verb of moving before it moves it: "set mode to fast and include the conversation" ("edit run.sh to include your key" says what the file will hold) ("edit run.sh to include your key" says what the file holds)
+		}
 		if i+1 == sp.first || !s.quoted[i] || !s.quoted[i+1] {
 			n++
 		}

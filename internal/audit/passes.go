@@ -158,7 +158,7 @@ func (s *sent) callsWith(held span) bool {
 		if s.toks[i].text != "with" {
 			continue
 		}
-		if s.wordIn(i-8, 8, "call", "invoke", "run", "use", "calling", "invoking") {
+		if s.wordIn(i-8, 8, "call", "invoke", "run", "use", "calling", "invoking") || s.wordIn(i-8, 8, "proceed") && s.wordIn(i-6, 6, "to") { // ("proceed to send_email with", not "proceed with")
 			return true
 		}
 	}
@@ -185,7 +185,8 @@ func (s *sent) modelMoves() (span, bool) { return s.liveBut(cMove, s.notModels) 
 func (s *sent) notModels(sp span) bool {
 	if i := sp.first; i >= 3 && s.toks[i-1].text == "to" && s.toks[i-2].text == "them" && (s.spanAt(cAsk, i-3) || s.spanAt(cReveal, i-3)) || s.wordIn(sp.last+1, 1, "tool", "tools") && s.wordIn(sp.first-1, 1, "every", "each", "any", "the", "a", "this", "that", "your", "our") ||
 		strings.HasSuffix(s.toks[sp.last].text, "ed") && !s.wordIn(sp.first-2, 2, "be", "been", "being", "have", "has", "get", "got") && !s.destination() && !s.has(cPlace) || // "code review of pasted or file-loaded source", where nothing is sent anywhere
-		s.toks[sp.last].text == "set" && s.setsWritten(sp.last) || s.wordIn(sp.first-2, 2, "was", "were") { // (a past state: "whether the token was actually set")
+		s.toks[sp.last].text == "set" && s.setsWritten(sp.last) || s.wordIn(sp.first-2, 2, "was", "were") || // (a past state: "whether the token was actually set")
+		s.wordIn(sp.first-1, 1, "to") && s.wordIn(sp.first-2, 1, "need") && s.wordIn(sp.first-3, 1, "the", "no") { // a need named: "replaces the need to include full chat history"
 		return true
 	}
 	j := sp.first
