@@ -206,8 +206,10 @@ func (c orderContext) sentenceRules(s *sent, add func(rule string, sev Severity,
 	}
 	if pub, ok := s.live(cExposed); ok && ordered && !s.words && !manual(&c.fl) && !aligned(s.text[pub.start:pub.end], c.fl.about) && !strings.Contains(c.fl.about, "share") && !strings.Contains(c.fl.about, "public") { // (a manual's steps are its reader's: "add a public-read policy")
 		_, moved := s.modelMoves()
-		if _, alters := s.live(cAlter); (moved || alters) && !s.followsUser() && !s.userSays(pub) {
-			add(RuleSendElsewhere, High, "has the model make what it handles public", s)
+		sec, secret := s.liveBut(cSecretNoun, s.publicKey) // a secret made public moves it: "make the user's private keys publicly accessible"
+		secret = secret && sec.first < pub.first && s.wordIn(sec.first-5, 5, "make") && !s.negatedBefore(sec)
+		if _, alters := s.live(cAlter); (moved || alters || secret) && !s.followsUser() && (secret || !s.userSays(pub)) {
+			add(RuleSendElsewhere, High, "has the model make what it handles public", s, map[bool]string{true: "a secret, what is made public"}[secret])
 		}
 	}
 	if sp, ok := s.live(cFirst); ok && ordered && !s.wordIn(sp.last+1, 2, "about", "regarding") { // (not "before answering questions about the weather")
