@@ -479,9 +479,7 @@ func askedChecks() []*Check {
 		// not (or not waited for the answer): nothing tells.
 		{ID: "asks.elicitation-validated", needs: needs{era: "legacy"}, run: func(t *T) {
 			exerciseAsks(t) // a server that asks no form there gets no call more
-			if !t.r.formed.Load() {
-				t.Skip("no tool named with --call, nor a prompt, asked a form elicitation of a client that declares it")
-			}
+			t.skipIf(!t.r.formed.Load(), "no tool named with --call, nor a prompt, asked a form elicitation of a client that declares it")
 			var misfits atomic.Int32
 			c := t.fresh(connOptions{capabilities: `{"elicitation":{"form":{}}}`, elicit: func(p json.RawMessage) json.RawMessage {
 				// A form that asks nothing has nothing to misfit; one with a flag
@@ -516,9 +514,7 @@ func askedChecks() []*Check {
 					silent++
 				}
 			}
-			if judged == 0 {
-				t.Skip("no tool named with --call asked a form elicitation of a client that declares it")
-			}
+			t.skipIf(judged == 0, "no tool named with --call asked a form elicitation of a client that declares it")
 			if silent > 0 {
 				t.Note("%d of %d calls answered a form of misfit values with a result whose structured content holds none of them: whether the server checked them does not show", silent, judged)
 			}

@@ -75,9 +75,7 @@ func authChecks() []*Check {
 		exercised("auth.insufficient-scope", needs{transport: "http", auth: true}, spotSaid(func(_ *watchCtx, s seen) bool { return s.scoped != "" }, func(s seen) string { return s.scoped })),
 		authCheck("auth.challenge-scope", func(t *T) {
 			ch, ok := oauth.AuthChallenge(t.r.facts.auth.header)
-			if !t.r.oauthOffered(t.ctx).offered {
-				t.Skip(noOAuth)
-			}
+			t.skipIf(!t.r.oauthOffered(t.ctx).offered, noOAuth)
 			if !ok {
 				t.Block("auth.challenge", "the 401 has no Bearer (or DPoP) challenge")
 			}
@@ -87,9 +85,7 @@ func authChecks() []*Check {
 			}
 		}),
 		authCheck("auth.offline-access", func(t *T) {
-			if t.r.facts.era != "modern" {
-				t.Skip("2025-11-25 says nothing of offline_access; 2026-07-28 asks a resource not to ask for it")
-			}
+			t.skipIf(t.r.facts.era != "modern", "2025-11-25 says nothing of offline_access; 2026-07-28 asks a resource not to ask for it")
 			ch, _ := oauth.AuthChallenge(t.r.facts.auth.header)
 			md := resourceMetadata(t, "auth.offline-access")
 			t.Got("the challenge's scope " + clip(ch.Params["scope"], 100) + "; scopes_supported " + clip(string(rawjson.Marshal(md.ScopesSupported)), 200))
@@ -98,9 +94,7 @@ func authChecks() []*Check {
 			}
 		}),
 		authCheck("auth.invalid-token", func(t *T) {
-			if !t.r.oauthOffered(t.ctx).offered {
-				t.Skip(noOAuth)
-			}
+			t.skipIf(!t.r.oauthOffered(t.ctx).offered, noOAuth)
 			wantStatus(t, firstRequest(t, httpReq{plain: true, header: http.Header{"Authorization": {"Bearer mcpv-check-not-a-token"}}}, " with Authorization: Bearer mcpv-check-not-a-token"), http.StatusUnauthorized)
 		}),
 	}
@@ -152,9 +146,7 @@ const noOAuth = "the server's 401 offers no OAuth (its challenge names no resour
 // or for another resource auth.resource-metadata's.
 func resourceMetadata(t *T, by string) *oauth.ResourceMetadata {
 	o := t.r.oauthOffered(t.ctx)
-	if !o.offered {
-		t.Skip(noOAuth)
-	}
+	t.skipIf(!o.offered, noOAuth)
 	t.Sent("the protected resource metadata of " + t.r.target.URL)
 	var oe *oauth.Error
 	owner := "auth.metadata-location"

@@ -70,9 +70,7 @@ func callChecks() []*Check {
 			}
 			tools, _ := t.r.facts.items(t.ctx, "tools/list")
 			required := toolNames(tools, taskRequired)
-			if len(required) == 0 {
-				t.Skip("no tool the server lists requires a task")
-			}
+			t.skipIf(len(required) == 0, "no tool the server lists requires a task")
 			t.Skip("no tool named with --call requires a task; the server lists %d that do (%s): name one with --call to check it (mcpv check calls no tool of its own accord)", len(required), clip(strings.Join(required, ", "), 120))
 		}},
 		callCheck("tools.structured-result", func(t *T) {
@@ -202,9 +200,7 @@ func callChecks() []*Check {
 		}},
 		{ID: "utilities.cancel-race", run: func(t *T) {
 			c := t.conn()
-			if c.http != nil && c.era == "modern" {
-				t.Skip("in the 2026-07-28 era over HTTP a request is cancelled by closing its stream")
-			}
+			t.skipIf(c.http != nil && c.era == "modern", "in the 2026-07-28 era over HTTP a request is cancelled by closing its stream")
 			method := t.r.probeMethod(c.era)
 			if t.r.facts.declares("tools") {
 				method = "tools/list"
@@ -227,9 +223,7 @@ func callChecks() []*Check {
 		}},
 		inGroup("rpc", "utilities.cancel-unknown", needs{}, func(t *T) {
 			c := t.conn()
-			if c.http != nil && c.era == "modern" {
-				t.Skip("the 2026-07-28 era has no notifications/cancelled over HTTP")
-			}
+			t.skipIf(c.http != nil && c.era == "modern", "the 2026-07-28 era has no notifications/cancelled over HTTP")
 			got := sendSeen(t, c, `notifications/cancelled for requestId "mcpv-check-never-sent", then one without requestId; then a request`, "notifications/cancelled", func() error {
 				for _, p := range []string{`{"requestId":"mcpv-check-never-sent"}`, `{"reason":7}`} {
 					if err := c.notify(t.ctx, "notifications/cancelled", json.RawMessage(p)); err != nil {
@@ -359,9 +353,7 @@ func (t *T) judged(tools []int) []*callRecord {
 // call) for which applies holds; t is skipped, saying none, without one.
 func (t *T) judgedWhere(none string, applies func(rec *callRecord) bool) []*callRecord {
 	out := slices.DeleteFunc(t.judged(t.r.callable(t)), func(rec *callRecord) bool { return !applies(rec) }) // judged's own slice
-	if len(out) == 0 {
-		t.Skip("%s", none)
-	}
+	t.skipIf(len(out) == 0, "%s", none)
 	return out
 }
 
@@ -511,9 +503,7 @@ func (r *runner) call(t *T, i int) *callRecord {
 // once the server has read the cancellation.
 func cancelCall(t *T, silent bool) {
 	if c := t.r.facts; c.transport == "http" {
-		if c.era == "modern" {
-			t.Skip("in the 2026-07-28 era over HTTP a request is cancelled by closing its stream")
-		}
+		t.skipIf(c.era == "modern", "in the 2026-07-28 era over HTTP a request is cancelled by closing its stream")
 		t.Skip("over HTTP the call's answer is its POST's; cancelling it on the wire is checked over stdio")
 	}
 	shown := t.judgedWhere("no tool named with --call sent a progress notification, which shows the call running while it is cancelled", progressed)
@@ -590,9 +580,7 @@ func cancelClosing(t *T) {
 	}()
 	select {
 	case ok := <-acked:
-		if !ok {
-			t.Skip("the subscription was not acknowledged (modern.listen says how)")
-		}
+		t.skipIf(!ok, "the subscription was not acknowledged (modern.listen says how)")
 	case <-t.ctx.Done():
 		t.failErr("waiting for the subscription's first message", context.Cause(t.ctx))
 	}

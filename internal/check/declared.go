@@ -56,9 +56,7 @@ func declaredMethods(t *T) {
 			t.FailExchange(fmt.Sprintf("%s %s", m.method, params), errText(r.Error), "the server declares %s, but answers %s -32601 (Method not found)", m.capability, m.method)
 		}
 	}
-	if asked == 0 {
-		t.Skip("the server declares no capability with methods of its own beyond the lists")
-	}
+	t.skipIf(asked == 0, "the server declares no capability with methods of its own beyond the lists")
 	t.Note("%d methods asked", asked)
 }
 

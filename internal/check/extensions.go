@@ -23,9 +23,7 @@ func extensionChecks() []*Check {
 	return []*Check{
 		{ID: "extensions.identifiers", run: func(t *T) {
 			ext := t.r.main.ServerExtensions()
-			if ext == nil {
-				t.Skip("the server declares no extensions")
-			}
+			t.skipIf(ext == nil, "the server declares no extensions")
 			if ps := mcp.ExtensionProblems(ext); len(ps) > 0 {
 				t.FailGot(clipped(ext), "%s", strings.Join(ps, "; "))
 			}
@@ -35,9 +33,7 @@ func extensionChecks() []*Check {
 		// server does not keep misleads a host, which is a warning.
 		{ID: "extensions.declared-served", run: func(t *T) {
 			// The skills extension's methods are skills.methods' (a MUST).
-			if !t.r.main.HasExtension(mcp.UIExtension) {
-				t.Skip("the server declares no extension mcpv can try here (ui; skills has checks of its own)")
-			}
+			t.skipIf(!t.r.main.HasExtension(mcp.UIExtension), "the server declares no extension mcpv can try here (ui; skills has checks of its own)")
 			if len(appTools(t)) == 0 {
 				t.Fail("the server declares %s, but none of its tools carries an app (_meta.ui.resourceUri)", mcp.UIExtension)
 			}
@@ -85,9 +81,7 @@ func extensionChecks() []*Check {
 					t.FailExchange(rec.sent, clipped(rec.result), "%s", r.Problems[0].Message)
 				}
 			}
-			if len(withApp) == 0 {
-				t.Skip("none of the tools named with --call carries an app")
-			}
+			t.skipIf(len(withApp) == 0, "none of the tools named with --call carries an app")
 		}),
 		// These hold the card a server over HTTP offers at its endpoint's
 		// URL + /server-card to the extension's schema, and to what the server
@@ -138,9 +132,7 @@ func appCheckOf(id string, counts []apps.Level, rules ...string) *Check {
 	content := !slices.Contains([]string{"apps.tool-meta", "apps.resource-uri", "apps.deprecated-key", "apps.resource-exists"}, id)
 	return &Check{ID: id, needs: needs{capability: "tools"}, run: func(t *T) {
 		reports := appReports(t)
-		if len(reports) == 0 {
-			t.Skip("none of the server's tools carries an app")
-		}
+		t.skipIf(len(reports) == 0, "none of the server's tools carries an app")
 		read, unread := 0, ""
 		for _, r := range reports {
 			if content && r.ResourceURI != "" && slices.ContainsFunc(r.Problems, func(p apps.Problem) bool { return p.Rule == "apps.resource-exists" }) {
@@ -255,9 +247,7 @@ func (t *T) supported(c servercard.Card, discovered []string) []string {
 func fetchCard(t *T) (servercard.Card, []servercard.Problem, string) {
 	url := strings.TrimSuffix(t.r.target.URL, "/") + servercard.CardSuffix
 	start, err := servercard.Start(url)
-	if err != nil {
-		t.Skip("the server's URL takes no card: %v", err)
-	}
+	t.skipIf(err != nil, "the server's URL takes no card: %v", err)
 	f := servercard.New(start, servercard.Options{})
 	f.DocTimeout = t.r.opts.CheckTimeout
 	body, _, err := f.Get(t.ctx, url, servercard.CardType, f.MaxCard)

@@ -39,9 +39,7 @@ func streamableChecks() []*Check {
 		}),
 		httpCheck("http.dns-rebinding", func(t *T) {
 			u, err := url.Parse(t.r.target.URL)
-			if err != nil || !loopback(u.Hostname()) {
-				t.Skip("the server is not on this machine (loopback), where DNS rebinding reaches it")
-			}
+			t.skipIf(err != nil || !loopback(u.Hostname()), "the server is not on this machine (loopback), where DNS rebinding reaches it")
 			host := "rebound.mcpv-check.invalid"
 			if p := u.Port(); p != "" {
 				host += ":" + p
@@ -51,9 +49,7 @@ func streamableChecks() []*Check {
 		}),
 		httpCheck("http.authentication", func(t *T) {
 			x, raw := t.r.facts.auth, t.r.target.URL
-			if x == nil {
-				t.Skip("the request sent without credentials had no answer")
-			}
+			t.skipIf(x == nil, "the request sent without credentials had no answer")
 			u, err := url.Parse(raw)
 			switch {
 			case x.status/100 != 2 || x.response == nil || x.response.Error != nil: // refused: 401 where it asks for authorization
@@ -110,9 +106,7 @@ func streamableChecks() []*Check {
 			if x == nil || x.response == nil {
 				t.failErr(method, cmp.Or(err, error(&noAnswer{x})))
 			}
-			if !x.sse {
-				t.Skip("answered with %s, not an event stream", x.contentType())
-			}
+			t.skipIf(!x.sse, "answered with %s, not an event stream", x.contentType())
 			t.Got(answer.raw)
 			if context.Cause(ctx) == errLeftOpen {
 				t.Fail("the event stream stayed open %s after the response it carried", streamGrace)
@@ -317,9 +311,7 @@ func streamableChecks() []*Check {
 				}
 				return true
 			}}, nil)
-			if x == nil || x.status/100 != 2 || x.contentType() != "text/event-stream" {
-				t.Skip("the server opens no GET stream (http.get says what it answers)")
-			}
+			t.skipIf(x == nil || x.status/100 != 2 || x.contentType() != "text/event-stream", "the server opens no GET stream (http.get says what it answers)")
 			if response != nil {
 				t.FailExchange("GET with Accept: text/event-stream, no Last-Event-ID", response.raw, "a response on the GET stream, which resumes nothing")
 			}
@@ -383,9 +375,7 @@ func refusedBefore403(t *T, x *exchange) bool {
 // withSession is c, a connection of the initialize era, when the server
 // gave it a session id; t is skipped when it gave none.
 func withSession(t *T, c *conn) *conn {
-	if c.sessionID() == "" {
-		t.Skip("the server gives no session id (stateless)")
-	}
+	t.skipIf(c.sessionID() == "", "the server gives no session id (stateless)")
 	return c
 }
 

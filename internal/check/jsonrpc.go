@@ -136,14 +136,10 @@ func jsonrpcChecks() []*Check {
 					break
 				}
 			}
-			if method == "" {
-				t.Skip("the server declares none of prompts, resources and tools, whose methods take params")
-			}
+			t.skipIf(method == "", "the server declares none of prompts, resources and tools, whose methods take params")
 			c := t.conn()
 			m, x := t.ask(c, fmt.Sprintf(`%s with params {} (no %s)`, method, map[string]string{"prompts/get": "name", "resources/read": "uri", "tools/call": "name"}[method]), method, json.RawMessage(`{}`))
-			if m.Error != nil && m.Error.Code == mcp.CodeHeaderMismatch && c.era == "modern" && c.http != nil {
-				t.Skip("over HTTP the request's headers were refused first (-32020): params whose name cannot be read give no value a header can match")
-			}
+			t.skipIf(m.Error != nil && m.Error.Code == mcp.CodeHeaderMismatch && c.era == "modern" && c.http != nil, "over HTTP the request's headers were refused first (-32020): params whose name cannot be read give no value a header can match")
 			t.notServed(method, m.Error)
 			wantError(t, m, x, mcp.CodeInvalidParams)
 		}),
@@ -206,9 +202,7 @@ func jsonrpcChecks() []*Check {
 		}),
 		inGroup("rpc-bad", "jsonrpc.batch-2025-03-26", needs{}, func(t *T) {
 			c := t.conn()
-			if c.version != "2025-03-26" {
-				t.Skip("the protocol version is %s; batches are 2025-03-26's alone", c.version)
-			}
+			t.skipIf(c.version != "2025-03-26", "the protocol version is %s; batches are 2025-03-26's alone", c.version)
 			const batch = `[{"jsonrpc":"2.0","id":"mcpv-check-b1","method":"ping"},{"jsonrpc":"2.0","id":"mcpv-check-b2","method":"ping"}]`
 			answered, refused := 0, ""
 			for _, s := range sendBadSeen(t, c, batch, "sending a batch") {
@@ -230,9 +224,7 @@ func jsonrpcChecks() []*Check {
 		}),
 		inGroup("rpc-bad", "jsonrpc.batch", needs{}, func(t *T) {
 			c := t.conn()
-			if c.version == "2025-03-26" {
-				t.Skip("the protocol version is 2025-03-26, which has batches (jsonrpc.batch-2025-03-26)")
-			}
+			t.skipIf(c.version == "2025-03-26", "the protocol version is 2025-03-26, which has batches (jsonrpc.batch-2025-03-26)")
 			method := "ping"
 			if c.era == "modern" {
 				method = "server/discover"

@@ -82,9 +82,7 @@ func lifecycleChecks() []*Check {
 		}),
 		legacyCheck("lifecycle.version-latest", func(t *T) {
 			a := t.versionAnswered(unknownVersion, "initialize")
-			if a.rpcErr != nil {
-				t.Skip("the unknown version was refused with an error")
-			}
+			t.skipIf(a.rpcErr != nil, "the unknown version was refused with an error")
 			latest := ""
 			for _, v := range mcp.SupportedVersions {
 				if b := t.versionAnswer(v); b.err == nil && b.version == v && v > latest {
@@ -107,14 +105,10 @@ func lifecycleChecks() []*Check {
 		// a server that answers values supports completions, and must declare
 		// them. No values, or a refusal, is no support.
 		{ID: "lifecycle.undeclared-completions", run: func(t *T) {
-			if t.r.facts.declares("completions") {
-				t.Skip("the server declares completions")
-			}
+			t.skipIf(t.r.facts.declares("completions"), "the server declares completions")
 			blockedByDiscover(t)
 			all, answered := completionParams(t), 0
-			if len(all) == 0 {
-				t.Skip("no prompt argument or template variable to complete")
-			}
+			t.skipIf(len(all) == 0, "no prompt argument or template variable to complete")
 			for _, params := range all {
 				res, rerr := t.callInput("completion/complete", params)
 				if rerr != nil || res == nil {
@@ -353,9 +347,7 @@ func isObject(raw json.RawMessage) bool { return rawjson.IsObject(raw) }
 // empty).
 func undeclaredCheck(id, capability string) *Check {
 	return &Check{ID: id, run: func(t *T) {
-		if t.r.facts.declares(capability) {
-			t.Skip("the server declares %s", capability)
-		}
+		t.skipIf(t.r.facts.declares(capability), "the server declares %s", capability)
 		blockedByDiscover(t)
 		for _, l := range mcp.Lists {
 			if l.Capability != capability {

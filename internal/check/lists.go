@@ -36,9 +36,7 @@ func listsChecks() []*Check {
 		ruleCheck("lists.terminates", surface.RulePagination), // the lint has no warning of it
 		{ID: "lists.unique", run: func(t *T) {
 			lists := t.r.facts.lists()
-			if len(lists) == 0 {
-				t.Skip("the server declares no list")
-			}
+			t.skipIf(len(lists) == 0, "the server declares no list")
 			for _, l := range lists {
 				counts := map[string]int{}
 				for _, it := range t.listed(l.Method) {
@@ -74,9 +72,7 @@ func listsChecks() []*Check {
 					t.FailGot(fmt.Sprintf("%v, then %v", keysOf(a, l.Key, l.Field), keysOf(b, l.Key, l.Field)), "the same cursor gave two different pages")
 				}
 			}
-			if !paged {
-				t.Skip("no list the server declares has a second page")
-			}
+			t.skipIf(!paged, "no list the server declares has a second page")
 		}},
 		modernCheck("lists.tools-order", needs{capability: "tools"}, func(t *T) {
 			c := t.fresh(connOptions{era: "modern"})

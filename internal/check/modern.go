@@ -57,9 +57,7 @@ func modernDiscoverChecks() []*Check {
 			t.Sent("initialize, as a client of the initialize era begins")
 			m, _, err := c.requestID(t.ctx, c.newID(), "initialize", c.initializeParams(mcp.LatestVersion))
 			t.must("initialize", err)
-			if m.Error == nil {
-				t.Skip("the server took the initialize: it serves that era's handshake")
-			}
+			t.skipIf(m.Error == nil, "the server took the initialize: it serves that era's handshake")
 			t.Got(errText(m.Error))
 			if !slices.ContainsFunc(d.Supported, func(v string) bool { return strings.Contains(m.Error.Message+string(m.Error.Data), v) }) {
 				t.Fail("the error names none of the versions the server speaks (%s): a client of the initialize era has nothing else to show its user", strings.Join(d.Supported, ", "))
@@ -156,9 +154,7 @@ func modernCacheChecks() []*Check {
 					params, _ = json.Marshal(map[string]string{"cursor": next})
 				}
 			}
-			if !paged {
-				t.Skip("no list the server declares has a second page")
-			}
+			t.skipIf(!paged, "no list the server declares has a second page")
 		}),
 	}
 }
@@ -491,9 +487,7 @@ func listenFilter(t *T) map[string]any {
 	if uri := subscribable(t); uri != "" {
 		filter["resourceSubscriptions"] = []string{uri}
 	}
-	if len(filter) == 0 {
-		t.Skip("the server declares no listChanged capability or resources.subscribe to listen for")
-	}
+	t.skipIf(len(filter) == 0, "the server declares no listChanged capability or resources.subscribe to listen for")
 	return filter
 }
 

@@ -62,9 +62,7 @@ func probeChecks() []*Check {
 		{ID: "modern.header-param-invalid", needs: needs{era: "modern", transport: "http", call: true}, run: func(t *T) {
 			c, tool, body, name, value := paramHeaderCall(t, false)
 			text, _ := mcp.DecodeHeaderValue(value)
-			if strings.ContainsFunc(text, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
-				t.Skip("the argument %s mirrors holds a control character, which no header can carry as it is", name)
-			}
+			t.skipIf(strings.ContainsFunc(text, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }), "the argument %s mirrors holds a control character, which no header can carry as it is", name)
 			mismatch(t, t.httpSendQuiet(c, httpReq{body: body, header: http.Header{name: {text + "\u00e9"}}}, paramCallID,
 				fmt.Sprintf("POST tools/call of %q with %s: %s followed by a raw é, which a header carries in Base64 alone (the argument is %q)", tool, name, text, text)))
 		}},
@@ -94,9 +92,7 @@ func probeChecks() []*Check {
 					}
 				}
 			}
-			if !judged {
-				t.Skip("every tool named with --call is given each argument a header mirrors (x-mcp-header)")
-			}
+			t.skipIf(!judged, "every tool named with --call is given each argument a header mirrors (x-mcp-header)")
 		}},
 		// This check judges a refusal (-32021) of a request that needs a
 		// capability the client did not declare: a named tool's call, else (of a
@@ -115,9 +111,7 @@ func probeChecks() []*Check {
 				}
 			}
 			if m.Error == nil {
-				if !t.r.facts.declares("tasks") {
-					t.Skip("no named tool's call was refused -32021, and the server declares no extension the check knows a request of that needs a client capability (%s)", mcp.TasksExtension)
-				}
+				t.skipIf(!t.r.facts.declares("tasks"), "no named tool's call was refused -32021, and the server declares no extension the check knows a request of that needs a client capability (%s)", mcp.TasksExtension)
 				if m, x = t.ask(t.connWith(connOptions{era: "modern"}), "POST tasks/get of "+noTask+", from a client that does not declare the tasks extension", "tasks/get", mcp.TaskParams(noTask)); m.Error == nil || m.Error.Code != mcp.CodeMissingRequiredClientCapabilities {
 					t.Skip("tasks/get was not refused -32021 (tasks.ext-gated judges what it was answered)")
 				}
@@ -152,9 +146,7 @@ func probeChecks() []*Check {
 			params, _ := json.Marshal(map[string]any{"notifications": filter})
 			t.Sent("subscriptions/listen " + string(params))
 			first, rest, ok := listenOpen(t, t.fresh(connOptions{era: "modern"}), params)
-			if !ok || first.msg.Method != "notifications/subscriptions/acknowledged" {
-				t.Skip("the subscription was not acknowledged (modern.listen says how)")
-			}
+			t.skipIf(!ok || first.msg.Method != "notifications/subscriptions/acknowledged", "the subscription was not acknowledged (modern.listen says how)")
 			for _, s := range rest {
 				if got, _ := str(member(s.msg.Params, "uri")); s.msg.Method != "notifications/message" && s.msg.Method != "notifications/cancelled" && (s.msg.Method != method || uri != "" && got != uri) {
 					t.FailGot(s.raw, "the subscription, which asked for %s alone, carried %s", asked, strings.TrimSpace(s.msg.Method+" "+got))
@@ -255,9 +247,7 @@ func paramHeaderCall(t *T, integer bool) (c *conn, tool string, body []byte, nam
 			}
 		}
 	}
-	if integer {
-		t.Skip("no argument of the tools named with --call that a header mirrors (x-mcp-header) is an integer")
-	}
+	t.skipIf(integer, "no argument of the tools named with --call that a header mirrors (x-mcp-header) is an integer")
 	t.Skip("none of the tools named with --call has an argument mirrored in a header (x-mcp-header)")
 	return
 }

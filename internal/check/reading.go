@@ -64,18 +64,14 @@ func readingChecks() []*Check {
 					dir = path.Dir(u.EscapedPath())
 				}
 			}
-			if dir == "" {
-				t.Skip("the server lists no file: resource in a directory below the root")
-			}
+			t.skipIf(dir == "", "the server lists no file: resource in a directory below the root")
 			const target = "etc/passwd"
 			served := func(uri string) bool {
 				t.Sent("resources/read " + uri)
 				res, rerr := t.callInput("resources/read", rawjson.Marshal(map[string]string{"uri": uri}))
 				return rerr == nil && len(member(res, "contents")) > len("[]")
 			}
-			if served("file:///"+target) || served("file://"+dir+"/mcpv-check-no-such-file") {
-				t.Skip("the server serves /%s by its own path, or a file it does not have: it serves files outside its resources by design", target)
-			}
+			t.skipIf(served("file:///"+target) || served("file://"+dir+"/mcpv-check-no-such-file"), "the server serves /%s by its own path, or a file it does not have: it serves files outside its resources by design", target)
 			up := strings.Repeat("../", strings.Count(dir, "/"))
 			for _, climb := range []string{up, strings.ReplaceAll(up, "..", "%2e%2e")} {
 				uri := "file://" + dir + "/" + climb + target
@@ -125,9 +121,7 @@ func readingChecks() []*Check {
 		// These call a tool that does not exist, ask for
 		// completions and set a log level that does not exist.
 		{ID: "reading.unknown-tool", needs: needs{capability: "tools"}, run: func(t *T) {
-			if slices.Contains(toolNames(t.listed("tools/list"), nil), noSuchTool) {
-				t.Skip("the server has a tool named %s", noSuchTool)
-			}
+			t.skipIf(slices.Contains(toolNames(t.listed("tools/list"), nil), noSuchTool), "the server has a tool named %s", noSuchTool)
 			if res, rerr := t.callShown("tools/call", json.RawMessage(`{"name":"`+noSuchTool+`","arguments":{}}`)); rerr == nil {
 				t.FailGot(clipped(res), "answered with a result, not a JSON-RPC error")
 			}
@@ -308,9 +302,7 @@ func eachRead(t *T, method string, params func(name string) json.RawMessage, nam
 		}
 		fn(name, res, rerr)
 	}
-	if len(names) == 0 {
-		t.Skip("%s", none)
-	}
+	t.skipIf(len(names) == 0, "%s", none)
 }
 
 // promptsToGet are the names of the prompts listed that have no required
@@ -343,9 +335,7 @@ func (r *runner) readOnce(t *T, method string, params json.RawMessage) (json.Raw
 func completionCheck(id string, run func(t *T, all []json.RawMessage)) *Check {
 	return &Check{ID: id, needs: needs{capability: "completions"}, run: func(t *T) {
 		all := completionParams(t)
-		if len(all) == 0 {
-			t.Skip("no prompt argument or template variable to complete")
-		}
+		t.skipIf(len(all) == 0, "no prompt argument or template variable to complete")
 		run(t, all)
 	}}
 }

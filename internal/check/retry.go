@@ -38,9 +38,7 @@ type asking struct {
 // to retry it on; t is skipped when none is.
 func ask(t *T) asking {
 	a := t.r.asks.get(t, struct{}{}, func() asking { return findAsking(t) })
-	if a.name == "" {
-		t.Skip("no prompt without required arguments asks for input (input_required) of a client that can answer")
-	}
+	t.skipIf(a.name == "", "no prompt without required arguments asks for input (input_required) of a client that can answer")
 	a.c = t.fresh(connOptions{era: "modern", capabilities: answering})
 	return a
 }
@@ -105,9 +103,7 @@ func (a asking) retry(t *T, answers any, state *string) mcp.Message {
 func askInput(t *T) (asking, map[string]json.RawMessage) {
 	a := ask(t)
 	ans := answers(a.result)
-	if len(ans) == 0 {
-		t.Skip("the server asks for no input, only a request state")
-	}
+	t.skipIf(len(ans) == 0, "the server asks for no input, only a request state")
 	return a, ans
 }
 
@@ -155,9 +151,7 @@ func retryChecks() []*Check {
 						ans[k], n = json.RawMessage(`{"action":"`+action+`"}`), n+1
 					}
 				}
-				if n == 0 {
-					t.Skip("the server asks for no elicitation")
-				}
+				t.skipIf(n == 0, "the server asks for no elicitation")
 				if m := a.retry(t, ans, state(a.result)); m.Error != nil && m.Error.Code == mcp.CodeInternalError {
 					// An SDK answers a handler's own refusal -32603 too:
 					// whether this one was handled, the server knows.
@@ -196,9 +190,7 @@ func retryChecks() []*Check {
 					ans[k], forms = bad, forms+1
 				}
 			}
-			if forms == 0 {
-				t.Skip("the server asks for no form it describes")
-			}
+			t.skipIf(forms == 0, "the server asks for no form it describes")
 			if m := a.retry(t, ans, state(a.result)); m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
 				t.FailGot(clipped(m.Result), "a form accepted with values of no type its schema allows was taken, and the request completed")
 			}
@@ -210,9 +202,7 @@ func retryChecks() []*Check {
 			a, _ := askInput(t)
 			asked := func(c *conn) mcp.Message {
 				m, _ := t.request(c, "prompts/get", promptParams(a.name, nil, nil))
-				if !inputRequired(seen{msg: m, era: "modern"}) {
-					t.Skip("the prompt %q, asked again, asked for no input", a.name)
-				}
+				t.skipIf(!inputRequired(seen{msg: m, era: "modern"}), "the prompt %q, asked again, asked for no input", a.name)
 				return m
 			}
 			m := asked(t.fresh(connOptions{era: "modern", capabilities: answering}))
@@ -227,9 +217,7 @@ func retryChecks() []*Check {
 		modernCheck("modern.request-state", needs{capability: "prompts"}, func(t *T) {
 			a := ask(t)
 			s := state(a.result)
-			if s == nil {
-				t.Skip("the server keeps no request state")
-			}
+			t.skipIf(s == nil, "the server keeps no request state")
 			forged := *s + "-mcpv-check"
 			if m := a.retry(t, answers(a.result), &forged); m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
 				// Whether the state matters is the server's to know:

@@ -703,9 +703,7 @@ const sseSkip = "the server speaks the deprecated HTTP+SSE transport of 2024-11-
 // dial opens a connection of the check's, its start not counted in the
 // check's time.
 func (t *T) dial(o connOptions) (c *conn, err error) {
-	if t.r.facts.sse {
-		t.Skip(sseSkip)
-	}
+	t.skipIf(t.r.facts.sse, sseSkip)
 	t.starting(func(ctx context.Context) { c, err = t.r.dial(ctx, o) })
 	return c, err
 }
@@ -738,6 +736,13 @@ func (t *T) Fail(format string, args ...any) { t.end(Failed, format, args...) }
 
 // Skip ends the check: it does not apply, for the reason given.
 func (t *T) Skip(format string, args ...any) { t.end(Skipped, format, args...) }
+
+// skipIf is Skip when cond holds (its reason's arguments are read either way).
+func (t *T) skipIf(cond bool, format string, args ...any) {
+	if cond {
+		t.Skip(format, args...)
+	}
+}
 
 // Note adds a line that does not change the outcome.
 func (t *T) Note(format string, args ...any) {

@@ -55,22 +55,16 @@ func skillsChecks() []*Check {
 					t.failErr("reading "+e.URI, err)
 				}
 			}
-			if read == 0 {
-				t.Skip("the server lists no skill")
-			}
+			t.skipIf(read == 0, "the server lists no skill")
 		}},
 		{ID: "skills.directory", run: func(t *T) {
 			var settings struct {
 				DirectoryRead bool `json:"directoryRead"`
 			}
 			t.decode(member(member(t.r.facts.capabilities(), "extensions"), mcp.SkillsExtension), &settings, "the skills extension's settings")
-			if !settings.DirectoryRead {
-				t.Skip("the server does not declare directoryRead")
-			}
+			t.skipIf(!settings.DirectoryRead, "the server does not declare directoryRead")
 			entries := listSkills(t)
-			if len(entries) == 0 || entries[0].err != nil {
-				t.Skip("the server lists no skill whose directory to read")
-			}
+			t.skipIf(len(entries) == 0 || entries[0].err != nil, "the server lists no skill whose directory to read")
 			params, _ := json.Marshal(map[string]string{"uri": entries[0].Root()})
 			res, rerr := t.callShown("resources/directory/read", params)
 			switch {
@@ -94,9 +88,7 @@ type skillEntry struct {
 // skipped where the server declares no skills, and blocked by
 // skills.methods where skills/list is not found.
 func listSkills(t *T) []skillEntry {
-	if !t.r.main.HasExtension(mcp.SkillsExtension) {
-		t.Skip("the server does not declare %s", mcp.SkillsExtension)
-	}
+	t.skipIf(!t.r.main.HasExtension(mcp.SkillsExtension), "the server does not declare %s", mcp.SkillsExtension)
 	var out []skillEntry
 	var cursor *string
 	for range maxSkillPages {

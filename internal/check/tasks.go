@@ -118,9 +118,7 @@ func taskChecks() []*Check {
 		}),
 		legacy("tasks.result-meta", "tasks.requests.tools.call", func(t *T) {
 			run := theTask(t)
-			if run.result.Error != nil {
-				t.Skip("tasks/result was answered with an error, which has no _meta")
-			}
+			t.skipIf(run.result.Error != nil, "tasks/result was answered with an error, which has no _meta")
 			if str1(member(member(member(run.result.Result, "_meta"), mcp.RelatedTaskKey), "taskId")) != run.id {
 				t.FailExchange("tasks/result "+run.id, clipped(run.result.Result), "the answer's _meta names no %s with taskId %q", mcp.RelatedTaskKey, run.id)
 			}
@@ -134,9 +132,7 @@ func taskChecks() []*Check {
 			theTask(t) // the first task tells whether tasks can be made at all
 			i := taskTool(t)
 			tool := t.r.opts.Calls[i].Tool
-			if taskSupport(t.calledTool(tool)) != "optional" {
-				t.Skip("%q requires a task: its call made without one is refused for that, whatever its arguments", tool)
-			}
+			t.skipIf(taskSupport(t.calledTool(tool)) != "optional", "%q requires a task: its call made without one is refused for that, whatever its arguments", tool)
 			b := t.r.invalid.get(t, i, func() *badCall { return t.r.callInvalid(t, i) })
 			switch {
 			case b == nil:
@@ -225,9 +221,7 @@ func taskChecks() []*Check {
 		}),
 		legacy("tasks.listed", "tasks.list", func(t *T) {
 			run := theTask(t)
-			if !run.listAsked {
-				t.Skip("the server declares no tasks.list")
-			}
+			t.skipIf(!run.listAsked, "the server declares no tasks.list")
 			if !run.listed {
 				t.Sent("tasks/list, every page, while task " + run.id + " ran")
 				t.Fail("the task %s, which tasks/get answers, is not on tasks/list", run.id)
@@ -245,9 +239,7 @@ func taskChecks() []*Check {
 		}},
 		legacy("tasks.input-related", "tasks.requests.tools.call", func(t *T) {
 			run := theTask(t)
-			if len(run.asks) == 0 {
-				t.Skip("the task asked the client nothing")
-			}
+			t.skipIf(len(run.asks) == 0, "the task asked the client nothing")
 			for _, s := range run.asks {
 				if str1(member(member(member(s.msg.Params, "_meta"), mcp.RelatedTaskKey), "taskId")) != run.id {
 					t.FailGot(s.raw, "%s, which the task made while it ran, names no task in its _meta %s", s.msg.Method, mcp.RelatedTaskKey)
@@ -270,13 +262,9 @@ func taskChecks() []*Check {
 		}),
 		legacy("tasks.cancel-ended", "tasks.cancel", func(t *T) {
 			run := theTask(t)
-			if run.ended == nil {
-				t.Skip("the server declares no tasks.cancel")
-			}
+			t.skipIf(run.ended == nil, "the server declares no tasks.cancel")
 			status := str1(member(run.after[len(run.after)-1].Result, "status"))
-			if !terminal(status) {
-				t.Skip("the task had not ended (%s) when it was cancelled", status)
-			}
+			t.skipIf(!terminal(status), "the task had not ended (%s) when it was cancelled", status)
 			t.Sent(fmt.Sprintf("tasks/cancel of task %s, %s", run.id, status))
 			wantCode(t, run.ended.Result, run.ended.Error, mcp.CodeInvalidParams,
 				fmt.Sprintf("cancelling a task that had ended (%s) was answered with a result", status),
@@ -287,9 +275,7 @@ func taskChecks() []*Check {
 		// a call.
 		{ID: "tasks.not-declared", needs: needs{era: "legacy", call: true, capability: "tools"}, run: func(t *T) {
 			tasksVersion(t)
-			if t.r.facts.declares("tasks.requests.tools.call") {
-				t.Skip("the server declares tasks for tools/call")
-			}
+			t.skipIf(t.r.facts.declares("tasks.requests.tools.call"), "the server declares tasks for tools/call")
 			i := t.r.callable(t)[0]
 			c := t.fresh(connOptions{era: "legacy"})
 			params := taskCallParams(t, i, `"mcpv-check-progress-not-declared"`)
@@ -726,9 +712,7 @@ func taskThen(t *T, method string) (m, got mcp.Message, after string) {
 	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
 	made, _ := t.request(c, "tools/call", taskCallParams(t, taskTool(t), `"mcpv-check-progress-`+strings.TrimPrefix(method, "tasks/")+`-task"`))
 	id := str1(member(member(made.Result, "task"), "taskId"))
-	if made.Error != nil || id == "" {
-		t.Skip("the second call made as a task made none")
-	}
+	t.skipIf(made.Error != nil || id == "", "the second call made as a task made none")
 	m, _ = t.ask(c, "tools/call as a task, then at once "+method+" "+id+", then tasks/get", method, mcp.TaskParams(id))
 	got, _ = t.request(c, "tasks/get", mcp.TaskParams(id))
 	return m, got, str1(member(got.Result, "status"))
@@ -779,9 +763,7 @@ func twoTasks(t *T) *taskPair {
 		}
 		return p
 	})
-	if p.none != "" {
-		t.Skip("%s", p.none)
-	}
+	t.skipIf(p.none != "", "%s", p.none)
 	t.Sent(fmt.Sprintf("two tools/call of %s made as tasks, on one session", p.tool))
 	t.Got(fmt.Sprintf("tasks %q and %q", p.ids[0], p.ids[1]))
 	return p

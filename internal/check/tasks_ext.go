@@ -105,9 +105,7 @@ func extTaskChecks() []*Check {
 		}),
 		ext("tasks.ext-durable", needs{call: true}, func(t *T) {
 			run := theExtTask(t)
-			if len(run.gets) == 0 {
-				t.Skip("the task was never got")
-			}
+			t.skipIf(len(run.gets) == 0, "the task was never got")
 			if m := run.gets[0]; m.Error != nil && m.Error.Code == mcp.CodeInvalidParams {
 				t.FailExchange(run.sent+", then at once tasks/get "+run.id, errText(m.Error), "the task just made was not found")
 			}
@@ -115,9 +113,7 @@ func extTaskChecks() []*Check {
 		ext("tasks.ext-get", needs{call: true}, func(t *T) { judgeGets(t, theExtTask(t), detailedProblem) }),
 		ext("tasks.ext-update", needs{call: true}, func(t *T) {
 			run := theExtTask(t)
-			if len(run.updates) == 0 {
-				t.Skip("the task asked for no input")
-			}
+			t.skipIf(len(run.updates) == 0, "the task asked for no input")
 			for _, m := range run.updates {
 				t.Sent("tasks/update " + run.id)
 				judgeAck(t, m, "the answers to the task's own input requests were refused")
@@ -130,9 +126,7 @@ func extTaskChecks() []*Check {
 		// may be asked again.
 		ext("tasks.ext-input-keys", needs{call: true}, func(t *T) {
 			run := theExtTask(t)
-			if len(run.answered) == 0 {
-				t.Skip("the task asked for no input the check answers")
-			}
+			t.skipIf(len(run.answered) == 0, "the task asked for no input the check answers")
 			done := map[string]bool{}  // answered, and the task has moved on since
 			given := map[string]bool{} // answered
 			status := ""
@@ -163,9 +157,7 @@ func extTaskChecks() []*Check {
 			params, _ := t.r.callParams(t, i, json.RawMessage(`"mcpv-check-progress-cancel-task"`))
 			m, _ := t.request(c, "tools/call", params)
 			id := str1(member(m.Result, "taskId"))
-			if m.Error != nil || id == "" {
-				t.Skip("the second call made no task")
-			}
+			t.skipIf(m.Error != nil || id == "", "the second call made no task")
 			cm, _ := t.ask(c, "tools/call, then at once tasks/cancel "+id, "tasks/cancel", mcp.TaskParams(id))
 			judgeAck(t, cm, "cancelling a task just made was refused")
 		}),
@@ -175,18 +167,14 @@ func extTaskChecks() []*Check {
 // extDeclared skips t unless the server declares the tasks extension.
 func extDeclared(t *T) {
 	if t.r.facts.era == "modern" {
-		if !t.r.facts.declares("tasks") {
-			t.Skip("the server does not declare the tasks extension (%s)", mcp.TasksExtension)
-		}
+		t.skipIf(!t.r.facts.declares("tasks"), "the server does not declare the tasks extension (%s)", mcp.TasksExtension)
 		return
 	}
 	// The main session is of the initialize era, whose core tasks
 	// capability declares no extension: what the server declares in the
 	// 2026-07-28 era is what server/discover answers there.
 	m, _ := t.request(t.connWith(connOptions{era: "modern"}), "server/discover", nil)
-	if m.Error != nil || member(member(member(m.Result, "capabilities"), "extensions"), mcp.TasksExtension) == nil {
-		t.Skip("the server does not declare the tasks extension (%s) in the 2026-07-28 era", mcp.TasksExtension)
-	}
+	t.skipIf(m.Error != nil || member(member(member(m.Result, "capabilities"), "extensions"), mcp.TasksExtension) == nil, "the server does not declare the tasks extension (%s) in the 2026-07-28 era", mcp.TasksExtension)
 }
 
 // modernTask makes the run's task of the extension and follows it to its
