@@ -27,9 +27,7 @@ func authChecks() []*Check {
 			x := t.r.facts.auth
 			t.Sent(x.sent + " without credentials")
 			t.Got("WWW-Authenticate: " + clip(x.header.Get("WWW-Authenticate"), 200))
-			if len(oauth.ParseChallenges(x.header.Values("WWW-Authenticate"))) == 0 {
-				t.Fail("the 401 has no WWW-Authenticate challenge")
-			}
+			t.failIf(len(oauth.ParseChallenges(x.header.Values("WWW-Authenticate"))) == 0, "the 401 has no WWW-Authenticate challenge")
 			if _, ok := oauth.AuthChallenge(x.header); !ok {
 				t.Fail("the 401's challenges have no Bearer (or DPoP) one")
 			}
@@ -50,9 +48,7 @@ func authChecks() []*Check {
 			t.Sent("the metadata of authorization server " + issuer)
 			as, err := oauth.DiscoverServer(t.ctx, t.r.target.Plain, issuer)
 			t.must("authorization server metadata", err)
-			if !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
-				t.FailGot("code_challenge_methods_supported "+string(rawjson.Marshal(as.CodeChallengeMethodsSupported)), "the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
-			}
+			t.failGotIf(!slices.Contains(as.CodeChallengeMethodsSupported, "S256"), "code_challenge_methods_supported "+string(rawjson.Marshal(as.CodeChallengeMethodsSupported)), "the metadata does not list S256 in code_challenge_methods_supported, without which clients MUST refuse to proceed")
 		}),
 		authCheck("auth.resource-slash", func(t *T) {
 			md := resourceMetadata(t, "auth.resource-slash")
@@ -80,18 +76,14 @@ func authChecks() []*Check {
 				t.Block("auth.challenge", "the 401 has no Bearer (or DPoP) challenge")
 			}
 			t.Got("WWW-Authenticate: " + clip(t.r.facts.auth.header.Get("WWW-Authenticate"), 200))
-			if ch.Params["scope"] == "" {
-				t.Fail("the 401's challenge names no scope: a client learns there which scopes to ask for")
-			}
+			t.failIf(ch.Params["scope"] == "", "the 401's challenge names no scope: a client learns there which scopes to ask for")
 		}),
 		authCheck("auth.offline-access", func(t *T) {
 			t.skipIf(t.r.facts.era != "modern", "2025-11-25 says nothing of offline_access; 2026-07-28 asks a resource not to ask for it")
 			ch, _ := oauth.AuthChallenge(t.r.facts.auth.header)
 			md := resourceMetadata(t, "auth.offline-access")
 			t.Got("the challenge's scope " + clip(ch.Params["scope"], 100) + "; scopes_supported " + clip(string(rawjson.Marshal(md.ScopesSupported)), 200))
-			if slices.Contains(strings.Fields(ch.Params["scope"]), "offline_access") || slices.Contains(md.ScopesSupported, "offline_access") {
-				t.Fail("the resource asks for offline_access, a scope of refresh tokens, which no resource needs: the client asks for it where the authorization server offers it")
-			}
+			t.failIf(slices.Contains(strings.Fields(ch.Params["scope"]), "offline_access") || slices.Contains(md.ScopesSupported, "offline_access"), "the resource asks for offline_access, a scope of refresh tokens, which no resource needs: the client asks for it where the authorization server offers it")
 		}),
 		authCheck("auth.invalid-token", func(t *T) {
 			t.skipIf(!t.r.oauthOffered(t.ctx).offered, noOAuth)

@@ -388,13 +388,9 @@ func (t *T) calledTool(name string) json.RawMessage {
 func (r *runner) callParams(t *T, i int, token json.RawMessage) (json.RawMessage, json.RawMessage) {
 	call := r.opts.Calls[i]
 	def := t.calledTool(call.Tool)
-	if def == nil {
-		t.Fail("the server lists no tool %q (--call)", call.Tool)
-	}
+	t.failIf(def == nil, "the server lists no tool %q (--call)", call.Tool)
 	args, err := toolargs.Build(t.ctx, call.Words, nil, toolargs.Options{Schema: member(def, "inputSchema"), ReadFile: r.opts.ReadFile})
-	if err != nil {
-		t.Fail("--call %s: %v", call.Tool, err)
-	}
+	t.failIf(err != nil, "--call %s: %v", call.Tool, err)
 	p := map[string]any{"name": call.Tool, "arguments": args}
 	if token != nil {
 		p["_meta"] = map[string]any{"progressToken": token}

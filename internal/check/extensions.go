@@ -34,9 +34,7 @@ func extensionChecks() []*Check {
 		{ID: "extensions.declared-served", run: func(t *T) {
 			// The skills extension's methods are skills.methods' (a MUST).
 			t.skipIf(!t.r.main.HasExtension(mcp.UIExtension), "the server declares no extension mcpv can try here (ui; skills has checks of its own)")
-			if len(appTools(t)) == 0 {
-				t.Fail("the server declares %s, but none of its tools carries an app (_meta.ui.resourceUri)", mcp.UIExtension)
-			}
+			t.failIf(len(appTools(t)) == 0, "the server declares %s, but none of its tools carries an app (_meta.ui.resourceUri)", mcp.UIExtension)
 		}},
 		// "must" here is in lower case, not the RFC 2119 keyword, and
 		// the extension says no more of a server that serves apps

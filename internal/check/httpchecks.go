@@ -108,9 +108,7 @@ func streamableChecks() []*Check {
 			}
 			t.skipIf(!x.sse, "answered with %s, not an event stream", x.contentType())
 			t.Got(answer.raw)
-			if context.Cause(ctx) == errLeftOpen {
-				t.Fail("the event stream stayed open %s after the response it carried", streamGrace)
-			}
+			t.failIf(context.Cause(ctx) == errLeftOpen, "the event stream stayed open %s after the response it carried", streamGrace)
 			t.Note("the stream ended after its response")
 		}),
 		// 2025-03-26 had batches, answered in arrays.
@@ -139,9 +137,7 @@ func streamableChecks() []*Check {
 		}),
 		httpCheck("http.malformed-body", func(t *T) {
 			x := t.httpSend(t.conn(), httpReq{body: []byte(`{"jsonrpc": "2.0", "id": 1, "method": `)}, nil, `POST {"jsonrpc": "2.0", "id": 1, "method": `)
-			if x.status < 400 {
-				t.Fail("answered HTTP %d, not an error status", x.status)
-			}
+			t.failIf(x.status < 400, "answered HTTP %d, not an error status", x.status)
 		}),
 		// These judge the initialize era's sessions and streams: the
 		// session id given, SSE event ids, one stream per request, a session
@@ -149,9 +145,7 @@ func streamableChecks() []*Check {
 		legacyHTTP("http.session-id", func(t *T) {
 			sid := withSession(t, t.fresh(connOptions{era: "legacy"})).sessionID()
 			for _, r := range []byte(sid) {
-				if r < 0x21 || r > 0x7e {
-					t.FailGot(fmt.Sprintf("Mcp-Session-Id: %q", sid), "the session id holds %q", r)
-				}
+				t.failGotIf(r < 0x21 || r > 0x7e, fmt.Sprintf("Mcp-Session-Id: %q", sid), "the session id holds %q", r)
 			}
 		}),
 		legacyHTTP(sessionUnique, func(t *T) {
@@ -168,9 +162,7 @@ func streamableChecks() []*Check {
 				return
 			}
 			x := t.pingWith(c, "mcpv-check-assigned", nil, "POST initialize (answered with no Mcp-Session-Id), then POST ping")
-			if x.status == http.StatusBadRequest || x.status == http.StatusNotFound {
-				t.Fail("a request without a session id is refused (HTTP %d), though initialize's answer assigned none", x.status)
-			}
+			t.failIf(x.status == http.StatusBadRequest || x.status == http.StatusNotFound, "a request without a session id is refused (HTTP %d), though initialize's answer assigned none", x.status)
 		}),
 		exercised("http.event-ids", needs{transport: "http", era: "legacy"}, spotSaid(func(_ *watchCtx, s seen) bool { return s.eventDup != "" }, func(s seen) string {
 			if s.replayed {
@@ -217,9 +209,7 @@ func streamableChecks() []*Check {
 			for _, a := range answers {
 				if a.x != nil {
 					for _, s := range a.x.msgs {
-						if s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) != idKey(a.id) {
-							t.FailGot(s.raw, "the answer to %s came on the stream of the request %s", clip(string(s.msg.ID), 60), a.id)
-						}
+						t.failGotIf(s.msg.IsResponse() && s.msg.ID != nil && idKey(s.msg.ID) != idKey(a.id), s.raw, "the answer to %s came on the stream of the request %s", clip(string(s.msg.ID), 60), a.id)
 					}
 				}
 			}
@@ -272,9 +262,7 @@ func streamableChecks() []*Check {
 			msg, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-deleted"`), "ping", nil)
 			y := t.post(c, httpReq{body: msg}, nil, "ping after DELETE")
 			t.Got(y.String())
-			if y.status != http.StatusNotFound {
-				t.Fail("after DELETE the session still answers HTTP %d, not 404", y.status)
-			}
+			t.failIf(y.status != http.StatusNotFound, "after DELETE the session still answers HTTP %d, not 404", y.status)
 			// A second DELETE: the session is gone for every request.
 			if x := t.httpSend(c, httpReq{method: http.MethodDelete}, nil, "DELETE with the session id, then DELETE with it again"); x.status != http.StatusNotFound {
 				t.Fail("a second DELETE of the ended session answered HTTP %d, not 404", x.status)

@@ -377,9 +377,7 @@ func echoes(t *T, id string) {
 	case <-t.ctx.Done():
 	}
 	for _, s := range c.since(mark) {
-		if s.msg.IsResponse() && s.method == "" && !s.dup {
-			t.FailGot(s.raw, "no response with id %s; the server answered with id %s", id, s.msg.ID)
-		}
+		t.failGotIf(s.msg.IsResponse() && s.method == "" && !s.dup, s.raw, "no response with id %s; the server answered with id %s", id, s.msg.ID)
 	}
 	t.Fail("no response with id %s came (a request sent after it was answered)", id)
 }

@@ -91,9 +91,7 @@ func lifecycleChecks() []*Check {
 			}
 			t.Sent("initialize offering " + unknownVersion)
 			t.Got(a.version)
-			if latest != "" && a.version < latest {
-				t.Fail("it answers %s, though it supports %s", a.version, latest)
-			}
+			t.failIf(latest != "" && a.version < latest, "it answers %s, though it supports %s", a.version, latest)
 		}),
 		// These judge capabilities against what the server
 		// lists, sends and answers, and what it asks of the client.
@@ -165,9 +163,7 @@ func lifecycleChecks() []*Check {
 			c.setHeaderVersion(str1(member(m.Result, "protocolVersion")))
 			settle(t, 500*time.Millisecond)
 			for _, s := range c.since(mark) {
-				if s.msg.IsRequest() && s.msg.Method != "ping" {
-					t.FailGot(s.raw, "the server sent %s before the initialized notification", s.msg.Method)
-				}
+				t.failGotIf(s.msg.IsRequest() && s.msg.Method != "ping", s.raw, "the server sent %s before the initialized notification", s.msg.Method)
 			}
 			t.must("notifications/initialized", c.notify(t.ctx, "notifications/initialized", nil))
 		}),
@@ -427,12 +423,8 @@ func judgePing(t *T, m mcp.Message, when string) {
 	}
 	t.Got(clipped(m.Result))
 	var members map[string]json.RawMessage
-	if json.Unmarshal(m.Result, &members) != nil {
-		t.Fail("the result%s is not a JSON object", when)
-	}
+	t.failIf(json.Unmarshal(m.Result, &members) != nil, "the result%s is not a JSON object", when)
 	for k := range members {
-		if k != "_meta" && k != "resultType" {
-			t.Fail("the result%s is not empty: it has %q", when, k)
-		}
+		t.failIf(k != "_meta" && k != "resultType", "the result%s is not empty: it has %q", when, k)
 	}
 }

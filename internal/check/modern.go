@@ -33,12 +33,8 @@ func modernDiscoverChecks() []*Check {
 				Supported    []string        `json:"supportedVersions"`
 				Capabilities json.RawMessage `json:"capabilities"`
 			}
-			if json.Unmarshal(m.Result, &d) != nil || len(d.Supported) == 0 {
-				t.FailGot(clipped(m.Result), "the result has no supportedVersions array of strings")
-			}
-			if !isObject(d.Capabilities) {
-				t.FailGot(clipped(m.Result), "the result has no capabilities object")
-			}
+			t.failGotIf(json.Unmarshal(m.Result, &d) != nil || len(d.Supported) == 0, clipped(m.Result), "the result has no supportedVersions array of strings")
+			t.failGotIf(!isObject(d.Capabilities), clipped(m.Result), "the result has no capabilities object")
 			if p := t.schemaResultProblem(schemaOf(mcp.ModernVersion), "DiscoverResult", "server/discover", m.Result); p != "" {
 				t.FailGot(clipped(m.Result), "%s", p)
 			}
@@ -59,9 +55,7 @@ func modernDiscoverChecks() []*Check {
 			t.must("initialize", err)
 			t.skipIf(m.Error == nil, "the server took the initialize: it serves that era's handshake")
 			t.Got(errText(m.Error))
-			if !slices.ContainsFunc(d.Supported, func(v string) bool { return strings.Contains(m.Error.Message+string(m.Error.Data), v) }) {
-				t.Fail("the error names none of the versions the server speaks (%s): a client of the initialize era has nothing else to show its user", strings.Join(d.Supported, ", "))
-			}
+			t.failIf(!slices.ContainsFunc(d.Supported, func(v string) bool { return strings.Contains(m.Error.Message+string(m.Error.Data), v) }), "the error names none of the versions the server speaks (%s): a client of the initialize era has nothing else to show its user", strings.Join(d.Supported, ", "))
 		}),
 		modernCheck("modern.server-info", needs{}, func(t *T) {
 			m := discoverOn(t, t.conn())
@@ -200,9 +194,7 @@ func modernOwnChecks() []*Check {
 			var d struct {
 				Supported []string `json:"supported"`
 			}
-			if json.Unmarshal(m.Error.Data, &d) != nil || len(d.Supported) == 0 {
-				t.FailGot(errText(m.Error)+" "+clip(string(m.Error.Data), 200), "the error's data has no supported list")
-			}
+			t.failGotIf(json.Unmarshal(m.Error.Data, &d) != nil || len(d.Supported) == 0, errText(m.Error)+" "+clip(string(m.Error.Data), 200), "the error's data has no supported list")
 		}),
 		modernCheck("modern.method-not-found", needs{transport: "http"}, func(t *T) {
 			c := t.connWith(connOptions{era: "modern"})
@@ -275,9 +267,7 @@ func modernOwnChecks() []*Check {
 			for _, method := range []string{http.MethodGet, http.MethodDelete} {
 				x := t.httpSendQuiet(c, httpReq{method: method, headersOnly: true}, nil, method)
 				t.Got(fmt.Sprintf("HTTP %d", x.status))
-				if x.status != http.StatusMethodNotAllowed {
-					t.Fail("%s answered HTTP %d, not 405", method, x.status)
-				}
+				t.failIf(x.status != http.StatusMethodNotAllowed, "%s answered HTTP %d, not 405", method, x.status)
 			}
 		}),
 		modernCheck("modern.no-session", needs{transport: "http"}, func(t *T) {
@@ -288,9 +278,7 @@ func modernOwnChecks() []*Check {
 			if sid := x.header.Get("Mcp-Session-Id"); sid != "" {
 				t.Fail("the answer carries Mcp-Session-Id %q", clip(sid, 60))
 			}
-			if x.response == nil {
-				t.Fail("the session id was not ignored: HTTP %d", x.status)
-			}
+			t.failIf(x.response == nil, "the session id was not ignored: HTTP %d", x.status)
 		}),
 		// These judge every message of the era: no request from the
 		// server, no log message unasked, no error code retired or undefined.
@@ -436,9 +424,7 @@ func mismatch(t *T, x *exchange) {
 	wantStatus(t, x, http.StatusBadRequest)
 	// The response's error, or one without the request's id: the header
 	// may be what the server could not read.
-	if !mismatched(x) {
-		t.Fail("the answer holds no error -32020 (HeaderMismatch)")
-	}
+	t.failIf(!mismatched(x), "the answer holds no error -32020 (HeaderMismatch)")
 }
 
 // mismatched reports whether x holds an error -32020 (HeaderMismatch).
@@ -455,9 +441,7 @@ func listen(t *T) {
 	params, _ := json.Marshal(map[string]any{"notifications": filter})
 	t.Sent("subscriptions/listen " + string(params))
 	first, rest, ok := listenOpen(t, c, params)
-	if !ok {
-		t.Fail("the subscription's stream ended with no acknowledgement")
-	}
+	t.failIf(!ok, "the subscription's stream ended with no acknowledgement")
 	t.Got(first.raw)
 	subID := member(member(first.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")
 	switch {
@@ -469,9 +453,7 @@ func listen(t *T) {
 		t.Fail("the acknowledgement's io.modelcontextprotocol/subscriptionId is %s, not the id of the subscriptions/listen request (\"mcpv-check-listen\")", cmp.Or(string(subID), "absent"))
 	}
 	for _, s := range rest { // 2026-07-28 basic#meta: the server MUST include subscriptionId
-		if member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId") == nil {
-			t.FailGot(s.raw, "a notification on the subscription's stream without io.modelcontextprotocol/subscriptionId in _meta")
-		}
+		t.failGotIf(member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId") == nil, s.raw, "a notification on the subscription's stream without io.modelcontextprotocol/subscriptionId in _meta")
 	}
 }
 

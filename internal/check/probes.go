@@ -55,9 +55,7 @@ func probeChecks() []*Check {
 			c, tool, body, name, value := paramHeaderCall(t, true)
 			x := t.httpSend(c, httpReq{body: body, header: http.Header{name: {value + ".0"}}}, paramCallID,
 				fmt.Sprintf("POST tools/call of %q with %s: %s.0 (the argument is %s)", tool, name, value, value))
-			if mismatched(x) {
-				t.Fail("%s.0 was refused as unlike the argument %s: the integer was compared as text", value, value)
-			}
+			t.failIf(mismatched(x), "%s.0 was refused as unlike the argument %s: the integer was compared as text", value, value)
 		}},
 		{ID: "modern.header-param-invalid", needs: needs{era: "modern", transport: "http", call: true}, run: func(t *T) {
 			c, tool, body, name, value := paramHeaderCall(t, false)
@@ -121,9 +119,7 @@ func probeChecks() []*Check {
 			var d struct {
 				Required map[string]json.RawMessage `json:"requiredCapabilities"`
 			}
-			if json.Unmarshal(m.Error.Data, &d) != nil || len(d.Required) == 0 {
-				t.Fail("the error's data lists no requiredCapabilities")
-			}
+			t.failIf(json.Unmarshal(m.Error.Data, &d) != nil || len(d.Required) == 0, "the error's data lists no requiredCapabilities")
 		}},
 		// This check opens a subscription to one kind of news, the first the
 		// server declares, and holds what its stream carries in the moment after

@@ -734,6 +734,13 @@ const sessionUnique = "http.session-unique"
 // given.
 func (t *T) Fail(format string, args ...any) { t.end(Failed, format, args...) }
 
+// failIf is Fail when cond holds (its reason's arguments are read either way).
+func (t *T) failIf(cond bool, format string, args ...any) {
+	if cond {
+		t.Fail(format, args...)
+	}
+}
+
 // Skip ends the check: it does not apply, for the reason given.
 func (t *T) Skip(format string, args ...any) { t.end(Skipped, format, args...) }
 
@@ -759,6 +766,14 @@ func (t *T) Got(s string)  { t.out.Received = s }
 func (t *T) FailGot(got, format string, args ...any) {
 	t.Got(got)
 	t.Fail(format, args...)
+}
+
+// failGotIf is FailGot when cond holds (got and the reason's arguments
+// are read either way).
+func (t *T) failGotIf(cond bool, got, format string, args ...any) {
+	if cond {
+		t.FailGot(got, format, args...)
+	}
 }
 
 // FailExchange is FailGot, with sent recorded as what was sent.

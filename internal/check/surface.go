@@ -76,9 +76,7 @@ func surfaceChecks() []*Check {
 					if s == "" {
 						s = sensitiveField(h.Name(), prop, headerSecrets)
 					}
-					if s != "" {
-						t.FailGot(clipped(tool), "tool %q, property %q: x-mcp-header %q mirrors a sensitive argument (%s) in a header, which network intermediaries see", name, path, h.Name(), s)
-					}
+					t.failGotIf(s != "", clipped(tool), "tool %q, property %q: x-mcp-header %q mirrors a sensitive argument (%s) in a header, which network intermediaries see", name, path, h.Name(), s)
 				}
 			}
 		}),

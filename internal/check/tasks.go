@@ -69,13 +69,9 @@ func taskChecks() []*Check {
 			for _, tk := range run.seen() {
 				seen = append(seen, str1(member(tk, "status")))
 			}
-			if seen[0] != mcp.TaskWorking {
-				t.FailGot(clipped(run.task), "the task was created %q, not working", seen[0])
-			}
+			t.failGotIf(seen[0] != mcp.TaskWorking, clipped(run.task), "the task was created %q, not working", seen[0])
 			for i := 1; i < len(seen); i++ {
-				if !validStep(seen[i-1], seen[i]) {
-					t.FailGot(strings.Join(seen, " → "), "the task moved from %s to %s", seen[i-1], seen[i])
-				}
+				t.failGotIf(!validStep(seen[i-1], seen[i]), strings.Join(seen, " → "), "the task moved from %s to %s", seen[i-1], seen[i])
 			}
 			t.Note("statuses: %s", strings.Join(seen, " → "))
 		}),
@@ -187,9 +183,7 @@ func taskChecks() []*Check {
 				if m.Method != "" {
 					what, body = m.Method, m.Params
 				}
-				if member(member(body, "_meta"), mcp.RelatedTaskKey) != nil {
-					t.FailGot(clipped(body), "%s carries %s in its _meta, though it names the task already", what, mcp.RelatedTaskKey)
-				}
+				t.failGotIf(member(member(body, "_meta"), mcp.RelatedTaskKey) != nil, clipped(body), "%s carries %s in its _meta, though it names the task already", what, mcp.RelatedTaskKey)
 			}
 		}),
 		legacy("tasks.input-status", "tasks.requests.tools.call", func(t *T) {
@@ -241,9 +235,7 @@ func taskChecks() []*Check {
 			run := theTask(t)
 			t.skipIf(len(run.asks) == 0, "the task asked the client nothing")
 			for _, s := range run.asks {
-				if str1(member(member(member(s.msg.Params, "_meta"), mcp.RelatedTaskKey), "taskId")) != run.id {
-					t.FailGot(s.raw, "%s, which the task made while it ran, names no task in its _meta %s", s.msg.Method, mcp.RelatedTaskKey)
-				}
+				t.failGotIf(str1(member(member(member(s.msg.Params, "_meta"), mcp.RelatedTaskKey), "taskId")) != run.id, s.raw, "%s, which the task made while it ran, names no task in its _meta %s", s.msg.Method, mcp.RelatedTaskKey)
 			}
 		}),
 		// This check makes a second task and cancels it at once.
@@ -283,17 +275,13 @@ func taskChecks() []*Check {
 			if m.Error != nil {
 				t.UnsureGot(errText(m.Error), "the call made as a task was refused; a server that does not declare tasks processes it as a call, ignoring the task (if it refuses the call itself, that is no sign)")
 			}
-			if member(m.Result, "task") != nil {
-				t.FailGot(clipped(m.Result), "the server made a task, though it declares no tasks for tools/call")
-			}
+			t.failGotIf(member(m.Result, "task") != nil, clipped(m.Result), "the server made a task, though it declares no tasks for tools/call")
 		}},
 		// This check makes two tasks on one session: their ids differ, and
 		// tasks/list, where declared, lists both.
 		legacy("tasks.unique-ids", "tasks.requests.tools.call", func(t *T) {
 			p := twoTasks(t)
-			if p.ids[0] == p.ids[1] {
-				t.Fail("both tasks have the id %q", clip(p.ids[0], 80))
-			}
+			t.failIf(p.ids[0] == p.ids[1], "both tasks have the id %q", clip(p.ids[0], 80))
 			for n, id := range p.ids {
 				if t.r.facts.declares("tasks.list") && !p.listed[n] {
 					t.Sent(fmt.Sprintf("two tools/call made as tasks (%s, %s), then tasks/list, every page", p.ids[0], p.ids[1]))

@@ -149,9 +149,7 @@ func (w *watches) result(t *T) {
 	if f.count > 1 {
 		more = fmt.Sprintf(" (and %d more)", f.count-1)
 	}
-	if t.check.private {
-		t.Fail("%s%s", f.why, more)
-	}
+	t.failIf(t.check.private, "%s%s", f.why, more)
 	t.FailGot(f.first.raw, "%s%s", f.why, more)
 }
 
