@@ -515,9 +515,7 @@ func askedChecks() []*Check {
 				}
 			}
 			t.skipIf(judged == 0, "no tool named with --call asked a form elicitation of a client that declares it")
-			if silent > 0 {
-				t.Note("%d of %d calls answered a form of misfit values with a result whose structured content holds none of them: whether the server checked them does not show", silent, judged)
-			}
+			t.noteIf(silent > 0, "%d of %d calls answered a form of misfit values with a result whose structured content holds none of them: whether the server checked them does not show", silent, judged)
 		}},
 		{ID: "asks.task-undeclared", needs: needs{era: "legacy"}, run: exerciseAsks, watch: askWatch("", func(p, caps json.RawMessage, _ string) string {
 			if member(p, "task") == nil || len(caps) == 0 || member(caps, "tasks") != nil {

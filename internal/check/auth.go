@@ -72,9 +72,7 @@ func authChecks() []*Check {
 		authCheck("auth.challenge-scope", func(t *T) {
 			ch, ok := oauth.AuthChallenge(t.r.facts.auth.header)
 			t.skipIf(!t.r.oauthOffered(t.ctx).offered, noOAuth)
-			if !ok {
-				t.Block("auth.challenge", "the 401 has no Bearer (or DPoP) challenge")
-			}
+			t.blockIf(!ok, "auth.challenge", "the 401 has no Bearer (or DPoP) challenge")
 			t.Got("WWW-Authenticate: " + clip(t.r.facts.auth.header.Get("WWW-Authenticate"), 200))
 			t.failIf(ch.Params["scope"] == "", "the 401's challenge names no scope: a client learns there which scopes to ask for")
 		}),

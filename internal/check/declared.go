@@ -83,9 +83,7 @@ func (t *T) notServed(method string, e *mcp.RPCError) {
 		return
 	}
 	for _, m := range capabilityMethods {
-		if m.method == method && t.r.facts.declares(m.capability) && !t.answersWellFormed(m.method, m.params) {
-			t.Block("lifecycle.declared-methods", "%s is answered -32601, though the server declares %s", method, m.capability)
-		}
+		t.blockIf(m.method == method && t.r.facts.declares(m.capability) && !t.answersWellFormed(m.method, m.params), "lifecycle.declared-methods", "%s is answered -32601, though the server declares %s", method, m.capability)
 	}
 }
 

@@ -148,9 +148,7 @@ func jsonrpcChecks() []*Check {
 			const note = `{"jsonrpc":"2.0","method":"notifications/mcpv-check/unknown","params":{}}`
 			got := sendSeen(t, c, note, "sending a notification", func() error {
 				x, err := c.send(t.ctx, []byte(stampedNote(c, "notifications/mcpv-check/unknown")))
-				if err == nil && x != nil && x.status/100 != 2 && x.status != 0 {
-					t.Note("over HTTP the notification was answered %s", x)
-				}
+				t.noteIf(err == nil && x != nil && x.status/100 != 2 && x.status != 0, "over HTTP the notification was answered %s", x)
 				return err
 			})
 			if _, ok := firstSeen(t, got, func(s seen) bool {
@@ -176,9 +174,7 @@ func jsonrpcChecks() []*Check {
 			case s.msg.ID != nil && string(s.msg.ID) != "9":
 				t.Fail("the error's id is %s; it must be null", s.msg.ID)
 			}
-			if s.msg.ID != nil {
-				t.Note("the error carries id 9, read from the broken line; JSON-RPC 2.0 has null here")
-			}
+			t.noteIf(s.msg.ID != nil, "the error carries id 9, read from the broken line; JSON-RPC 2.0 has null here")
 		}),
 		inGroup("rpc-bad", "jsonrpc.invalid-request", needs{transport: "stdio"}, func(t *T) {
 			s, ok := firstSeen(t, sendBadSeen(t, t.conn(), `{"jsonrpc":"2.0","id":"mcpv-check-invalid","method":42}`, "sending an invalid request"), func(s seen) bool {
@@ -233,9 +229,7 @@ func jsonrpcChecks() []*Check {
 			batch := "[" + string(one) + "]"
 			sendSeen(t, c, batch+"  (then another request)", "sending a batch", func() error {
 				x, err := c.send(t.ctx, []byte(batch))
-				if err == nil && x != nil {
-					t.Note("over HTTP the batch was answered %s", x)
-				}
+				t.noteIf(err == nil && x != nil, "over HTTP the batch was answered %s", x)
 				return err
 			})
 		}),

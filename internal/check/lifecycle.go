@@ -119,9 +119,7 @@ func lifecycleChecks() []*Check {
 					t.FailExchange("completion/complete "+string(params), clipped(res), "completion/complete answers %d values, though the \"completions\" capability is not declared", len(values))
 				}
 			}
-			if answered > 0 {
-				t.Note("completion/complete answers no values to %d arguments, which is no completion offered", answered)
-			}
+			t.noteIf(answered > 0, "completion/complete answers no values to %d arguments, which is no completion offered", answered)
 		}},
 		declaredCheck("lifecycle.declared", "legacy"), // 2026-07-28 says MUST: modern.declared-lists
 		{ID: "lifecycle.undeclared-notifications", watch: func(w *watchCtx, s seen) string {
@@ -212,9 +210,7 @@ func lintFindings(t *T, severity string, rules ...string) {
 	if method, _, ok := strings.Cut(found[0].Message, ":"); ok && slices.Contains(listNames(), method) {
 		t.Got(t.r.wire.lastAnswer(method)) // the page, as it came
 	}
-	if len(found) > 5 {
-		t.Note("and %d more", len(found)-5)
-	}
+	t.noteIf(len(found) > 5, "and %d more", len(found)-5)
 	t.Fail("%s: %s", found[0].Object, found[0].Message)
 }
 

@@ -46,9 +46,7 @@ func modernDiscoverChecks() []*Check {
 			var d struct {
 				Supported []string `json:"supportedVersions"`
 			}
-			if json.Unmarshal(discoverOn(t, t.conn()).Result, &d) != nil || len(d.Supported) == 0 {
-				t.Block("modern.discover", "server/discover names no supportedVersions to look for")
-			}
+			t.blockIf(json.Unmarshal(discoverOn(t, t.conn()).Result, &d) != nil || len(d.Supported) == 0, "modern.discover", "server/discover names no supportedVersions to look for")
 			c := t.fresh(connOptions{era: "legacy", bare: true})
 			t.Sent("initialize, as a client of the initialize era begins")
 			m, _, err := c.requestID(t.ctx, c.newID(), "initialize", c.initializeParams(mcp.LatestVersion))

@@ -202,9 +202,7 @@ func streamRelated(t *T) {
 			}
 		}
 	}
-	if streams == 0 {
-		t.Note("every request was answered as JSON, which carries the response alone")
-	}
+	t.noteIf(streams == 0, "every request was answered as JSON, which carries the response alone")
 }
 
 // news says s is a list's or a resource's news: what a subscription

@@ -265,9 +265,7 @@ func eachPrompt(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCErr
 	for _, p := range prompts {
 		if _, readable := requiredArgs(p); !readable {
 			name, _ := str(member(p, "name"))
-			if len(names) == 0 {
-				t.Block("jsonrpc.schema", "the arguments of prompt %q cannot be read, so which it requires is not known", clip(name, 100))
-			}
+			t.blockIf(len(names) == 0, "jsonrpc.schema", "the arguments of prompt %q cannot be read, so which it requires is not known", clip(name, 100))
 			t.Note("prompt %q not got: its arguments cannot be read (jsonrpc.schema)", clip(name, 100))
 		}
 	}

@@ -758,6 +758,13 @@ func (t *T) Note(format string, args ...any) {
 	}
 }
 
+// noteIf is Note when cond holds.
+func (t *T) noteIf(cond bool, format string, args ...any) {
+	if cond {
+		t.Note(format, args...)
+	}
+}
+
 // Sent and Got record what was sent and what came back, for a failure.
 func (t *T) Sent(s string) { t.out.Sent = s }
 func (t *T) Got(s string)  { t.out.Received = s }
@@ -939,6 +946,14 @@ func (t *T) Block(by, format string, args ...any) {
 	t.end(Blocked, format, args...)
 }
 
+// blockIf is Block when cond holds (its reason's arguments are read
+// either way).
+func (t *T) blockIf(cond bool, by, format string, args ...any) {
+	if cond {
+		t.Block(by, format, args...)
+	}
+}
+
 // Inconclusive ends the check: it could not tell, for the reason given
 // (a bound that ran out).
 func (t *T) Inconclusive(format string, args ...any) { t.end(Inconclusive, format, args...) }
@@ -985,9 +1000,7 @@ func (t *T) call(method string, params json.RawMessage) (json.RawMessage, *mcp.R
 func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *mcp.RPCError) {
 	res, err := t.r.wire.call(t.ctx, []string{method}, func(ctx context.Context) (json.RawMessage, error) { return t.r.main.Call(ctx, method, params) })
 	if na := (*nullAnswer)(nil); errors.As(err, &na) { // an error with a null id: blocked, unless it can be tied to the call alone
-		if na.ambiguous || na.err == nil {
-			t.Block(errorID, "%s", fmt.Sprint(na))
-		}
+		t.blockIf(na.ambiguous || na.err == nil, errorID, "%s", fmt.Sprint(na))
 		t.Note("answered with an error whose id is null (%s reports it)", errorID)
 		return nil, na.err
 	}
@@ -1005,9 +1018,7 @@ func (t *T) callInput(method string, params json.RawMessage) (json.RawMessage, *
 		// The session could not answer an input request of the server:
 		// one for a capability it did not declare.
 		for _, ask := range []string{"elicitation/create", "sampling/createMessage", "roots/list"} {
-			if strings.Contains(ce.Err.Message, ask) {
-				t.Block("modern.input-capabilities", "%s asks for %s, which the session did not declare", method, ask)
-			}
+			t.blockIf(strings.Contains(ce.Err.Message, ask), "modern.input-capabilities", "%s asks for %s, which the session did not declare", method, ask)
 		}
 		// Or one that is no input request at all.
 		if ask, _, input := strings.Cut(ce.Method, " (input request "); input && clientCapabilities[ask] == "" {

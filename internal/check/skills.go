@@ -40,9 +40,7 @@ func skillsChecks() []*Check {
 		{ID: "skills.manifest", run: func(t *T) {
 			read := 0
 			for _, e := range listSkills(t) {
-				if e.err != nil {
-					t.Block("skills.entries", "an entry is not of the extension's shape: %v", e.err)
-				}
+				t.blockIf(e.err != nil, "skills.entries", "an entry is not of the extension's shape: %v", e.err)
 				if read++; read > maxReads {
 					t.Note("the first %d skills were read", maxReads)
 					break

@@ -53,9 +53,7 @@ func surfaceChecks() []*Check {
 			for _, f := range found[1:min(len(found), 5)] {
 				t.Note("%s", f)
 			}
-			if len(found) > 5 {
-				t.Note("and %d more", len(found)-5)
-			}
+			t.noteIf(len(found) > 5, "and %d more", len(found)-5)
 			t.Fail("%s: a client over Streamable HTTP leaves the tool out of its list", found[0])
 		}),
 		// This check finds the x-mcp-header annotations of every listed

@@ -307,9 +307,7 @@ func taskChecks() []*Check {
 			}
 			p := twoTasks(t)
 			a, b := p.ids[0], p.ids[1]
-			if a == b {
-				t.Block("tasks.unique-ids", "both tasks have the id %q", clip(a, 80))
-			}
+			t.blockIf(a == b, "tasks.unique-ids", "both tasks have the id %q", clip(a, 80))
 			if p.apart != "" { // guessed, its ids serve no one else
 				t.Note("tasks/get of task %s, answered on its session, was refused from another (%s): the server binds its tasks to the session that made them", clip(a, 80), p.apart)
 				return

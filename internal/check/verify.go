@@ -116,9 +116,7 @@ func (t *T) callShown(method string, params json.RawMessage) (json.RawMessage, *
 func wantError(t *T, m mcp.Message, x *exchange, code int) {
 	wantCode(t, m.Result, m.Error, code, fmt.Sprintf("answered with a result, not error %d", code),
 		"answered with error %d, not "+strconv.Itoa(code))
-	if x != nil {
-		t.Note("over HTTP: %s", x)
-	}
+	t.noteIf(x != nil, "over HTTP: %s", x)
 }
 
 // wantCode fails t unless the answer (res or rerr) is an error of code:
