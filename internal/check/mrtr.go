@@ -83,10 +83,7 @@ func mrtrChecks() []*Check {
 		// be a method served and refusing its params, or one not implemented
 		// answered wrongly: the check cannot tell, and says so as a warning.
 		modernCheck("modern.removed-methods", needs{transport: "http"}, func(t *T) {
-			if ok, _ := t.r.offers(t.ctx, "legacy"); ok {
-				t.Skip("the server speaks the initialize era too, whose methods it serves")
-			}
-			c := t.connWith(connOptions{era: "modern"})
+			c := modernAlone(t, "whose methods it serves")
 			var unsure []string
 			for _, method := range initializeEraMethods {
 				m, x, err := c.request(t.ctx, method, nil)
