@@ -1,7 +1,7 @@
 package mcptest
 
 // The faults a spec may plant: spec_run.go and spec_results.go plant
-// them, http_spec.go the transport's.
+// them, http.go the transport's.
 
 import (
 	"slices"
