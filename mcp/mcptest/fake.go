@@ -4,7 +4,7 @@
 // time. The fake whose misbehaviour is chosen by name (behaviours.go), to
 // provoke the cases a real server rarely shows (huge lines, junk on
 // stdout, crashes, hangs, batches), is a spec server too, each behaviour
-// a row that writes its spec (named.go answers what no spec says). It is
+// a row that writes its spec (and answers what no spec says). It is
 // served over stdio, in a process or in the test's (InProcess), or over
 // Streamable HTTP (http.go), where a test may script any exchange itself;
 // extensions.go holds the fixtures of MCP Apps and a server of skills.

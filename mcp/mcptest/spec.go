@@ -117,7 +117,7 @@ type Spec struct {
 	CacheScope string       `json:"cacheScope,omitempty"`
 
 	// named is the named fake this spec is (behaviours.go), nil for a
-	// spec as written: it answers first (named.go).
+	// spec as written: it answers first (namedRequest).
 	named *named
 	// lat, when set, delays each tools/call (latency.go).
 	lat *latency
