@@ -73,16 +73,19 @@ start_replica() {
   "$work/mcpv" serve "$work/gateway$1.serve.yaml" --http "127.0.0.1:${port[$1]}" 2>>"$work/r$1.log" &
   pid[r$1]=$!
 }
-healthy() { # URL: 200 within 30 s
+healthy() { # URL [REPLICA]: 200 while the replica lives; a bound of 5 min for a machine at any load
   local i
-  for i in $(seq 300); do
+  for i in $(seq 3000); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' "$1" || true)" = 200 ] && return 0
+    if [ -n "${2:-}" ] && ! kill -0 "${pid[r$2]}" 2>/dev/null; then
+      echo "replica $2 ended before it was healthy: $1; its log:" >&2; tail -n 20 "$work/r$2.log" >&2; return 1
+    fi
     sleep 0.1
   done
-  echo "not healthy in 30 s: $1" >&2; return 1
+  echo "not healthy in 5 min: $1" >&2; [ -z "${2:-}" ] || tail -n 20 "$work/r$2.log" >&2; return 1
 }
 for r in 1 2 3; do start_replica "$r"; done
-for r in 1 2 3; do healthy "http://127.0.0.1:${port[$r]}/healthz"; done
+for r in 1 2 3; do healthy "http://127.0.0.1:${port[$r]}/healthz" "$r"; done
 haproxy -db -f "$work/haproxy.cfg" >"$work/haproxy.log" 2>&1 &
 pid[haproxy]=$!
 healthy "http://127.0.0.1:$lb/healthz"
@@ -107,7 +110,7 @@ echo "   it ended in $((SECONDS - stopped)) s (exit $rc)"
 sleep 4
 echo "== replica 2 started again"
 start_replica 2
-healthy "http://127.0.0.1:${port[2]}/healthz"
+healthy "http://127.0.0.1:${port[2]}/healthz" 2
 for name in modern legacy; do
   rc=0; wait "${pid[$name]}" || rc=$?
   unset "pid[$name]"
@@ -154,7 +157,7 @@ killed() { # NAME SECONDS ERA-FLAGS...
     echo "   FAIL: want exit 4, and the words \"the tool may or may not have run\""; fail=1
   fi
   start_replica "$r"
-  healthy "http://127.0.0.1:${port[$r]}/healthz"
+  healthy "http://127.0.0.1:${port[$r]}/healthz" "$r"
   sleep 1.5 # HAProxy's check finds it up again (rise 2, every 500 ms)
 }
 echo "== a slow call of the 2026-07-28 era, its replica killed (SIGKILL) two seconds in"
