@@ -71,9 +71,39 @@ func TestWriter(t *testing.T) {
 			w.Write([]byte(in[i:min(i+split, len(in))]))
 		}
 		w.Flush()
-		if b.String() != want {
+		// Each write ends in a reset and the next puts the colours again:
+		// on a terminal, one run of red.
+		if got := strings.ReplaceAll(b.String(), "\x1b[0m\x1b[1;31m", ""); got != want || split == len(in) && b.String() != want {
 			t.Fatalf("written in pieces of %d: %q, want %q", split, b.String(), want)
 		}
+	}
+}
+
+// A server's colours end with its write, so that mcpv's own line after it
+// is neither coloured, blinking nor hidden (SGR 8), and come back with its
+// next write; a server's own reset needs none of mcpv's.
+func TestWriterLeavesNoColourBehind(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	for _, step := range []struct{ in, want string }{
+		{"starting\x1b[8m", "starting\x1b[8m\x1b[0m"},
+		{"more\n", "\x1b[8mmore\n\x1b[0m"},
+		{"\x1b[5;31m", "\x1b[8m\x1b[5;31m\x1b[0m"},
+		{"\x1b[0mplain\n", "\x1b[8m\x1b[5;31m\x1b[0mplain\n"},
+		{"\x1b[32mgreen\x1b[m\n", "\x1b[32mgreen\x1b[m\n"},
+	} {
+		b.Reset()
+		w.Write([]byte(step.in))
+		if b.String() != step.want {
+			t.Fatalf("%q written as %q, want %q", step.in, b.String(), step.want)
+		}
+	}
+	// What is kept of the colours is bounded, however many a server sends.
+	w.Write([]byte(strings.Repeat("\x1b[31m", 10000)))
+	b.Reset()
+	if w.Write([]byte("x")); b.Len() > 4*maxSGR+16 {
+		t.Fatalf("a colour put again as %d bytes", b.Len())
 	}
 }
 

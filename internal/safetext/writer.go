@@ -2,6 +2,7 @@ package safetext
 
 import (
 	"io"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -11,13 +12,17 @@ import (
 // logs; every other escape sequence and unsafe character is shown escaped,
 // as Text does. Lines, tabs and a CR before a LF are kept. A sequence or
 // character split between two writes is put together: the incomplete end of
-// a write is held back until the next one, or Flush. It is safe for
-// concurrent use.
+// a write is held back until the next one, or Flush. Each write leaves the
+// terminal's colours as it found them (a reset at its end, the server's
+// colours put again at the next one's start), so that no line of mcpv's
+// own written between two is coloured, blinking or hidden by the server's.
+// It is safe for concurrent use.
 type Writer struct {
 	w io.Writer
 
-	mu   sync.Mutex // guards held and serialises writes
-	held []byte     // an incomplete escape sequence, UTF-8 character or CR
+	mu    sync.Mutex // guards held and style, and serialises writes
+	held  []byte     // an incomplete escape sequence, UTF-8 character or CR
+	style []byte     // the SGR sequences passed since the server's last reset
 }
 
 // NewWriter returns a Writer that writes to w.
@@ -34,7 +39,8 @@ func (w *Writer) Write(p []byte) (int, error) {
 		data = append(w.held, p...)
 		w.held = nil
 	}
-	out := make([]byte, 0, len(data)+16)
+	start := len(w.style)
+	out := append(make([]byte, 0, len(data)+len(w.style)+16), w.style...) // the server's colours, put again
 	for i := 0; i < len(data); {
 		c := data[i]
 		switch {
@@ -47,6 +53,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 			}
 			if n > 0 {
 				out = append(out, data[i:i+n]...)
+				w.keepStyle(data[i : i+n])
 				i += n
 				continue
 			}
@@ -78,12 +85,30 @@ func (w *Writer) Write(p []byte) (int, error) {
 			i += size
 		}
 	}
-	if len(out) > 0 {
-		if _, err := w.w.Write(out); err != nil {
-			return 0, err
-		}
+	if len(out) == start {
+		return len(p), nil // all held back
+	}
+	if len(w.style) > 0 {
+		out = append(out, "\x1b[0m"...)
+	}
+	if _, err := w.w.Write(out); err != nil {
+		return 0, err
 	}
 	return len(p), nil
+}
+
+// keepStyle notes an SGR sequence passed on: a reset (no parameters, or
+// zeros alone) ends the server's colours; any other adds to them, within a
+// bound past which the oldest are let go.
+func (w *Writer) keepStyle(seq []byte) {
+	if strings.Trim(string(seq[2:len(seq)-1]), "0;:") == "" {
+		w.style = w.style[:0]
+		return
+	}
+	if len(w.style)+len(seq) > 4*maxSGR {
+		w.style = w.style[:0]
+	}
+	w.style = append(w.style, seq...)
 }
 
 // Flush writes what was held back, escaped.
