@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/safedir"
+	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/output"
 )
 
@@ -237,6 +238,51 @@ func TestSessionAttachMakesNoDirectory(t *testing.T) {
 		r := w.mcpv(t, "", args...)
 		if r.code == 0 || !strings.Contains(r.stderr, "the state directory "+dir) {
 			t.Errorf("%v, a directory others may write to: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+}
+
+// A session's server inherits the environment of its start, as a one-shot
+// command's inherits its: a secret there that the server writes on stderr
+// or in a log message, or quotes in the error that refuses the session, is
+// masked in the session's log, and a command that attaches from another
+// environment masks it on its stderr and in its trace.
+func TestSessionMasksTheInheritedEnvironment(t *testing.T) {
+	t.Parallel()
+	w := sessionWorld(t)
+	const secret = "sk-inherited-0123456789"
+	start := *w
+	start.setenv("MY_API_KEY", secret)
+	if r := start.mcpv(t, "", args([]string{"session", "start", "s"}, fake("echo=log,stderr-env=MY_API_KEY"))...); r.code != 0 {
+		t.Fatalf("session start: exit %d, %q", r.code, r.stderr)
+	}
+	tracePath := filepath.Join(t.TempDir(), "t.jsonl")
+	r := w.mcpv(t, "", "--session", "s", "--trace", tracePath, "call", "x", "--no-validate", "env=MY_API_KEY")
+	if r.code != 0 || strings.Contains(r.stderr, secret) || !strings.Contains(r.stderr, "MY_API_KEY=***\n") {
+		t.Errorf("the call: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(tracePath); err != nil || strings.Contains(string(b), secret) || !strings.Contains(string(b), "MY_API_KEY=***") {
+		t.Errorf("the trace (%v): %s", err, b)
+	}
+	// Why a session did not open, in the server's words, is logged masked.
+	refusing := newHTTPFake(t, func(x *mcptest.Exchange) bool {
+		x.Reply(x.Error(-32000, "refused: you are "+secret))
+		return true
+	})
+	if r := start.mcpv(t, "", "session", "start", "r", "-u", refusing.URL); r.code == 0 || strings.Contains(r.stderr, secret) {
+		t.Errorf("session start r: exit %d, stderr %q", r.code, r.stderr)
+	}
+	w.mcpv(t, "", "session", "stop", "s")
+	logDir, _ := w.env.SessionLogDir()
+	for name, wants := range map[string][]string{"s": {"server[error]: MY_API_KEY=***\n", "xxx***"}, "r": {"refused: you are ***\n"}} {
+		b, err := os.ReadFile(filepath.Join(logDir, name+".log"))
+		if err != nil || strings.Contains(string(b), secret) {
+			t.Errorf("%s.log (%v): %s", name, err, b[max(0, len(b)-300):])
+		}
+		for _, want := range wants {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s.log has no %q: %s", name, want, b[max(0, len(b)-300):])
+			}
 		}
 	}
 }

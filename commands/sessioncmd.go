@@ -346,6 +346,11 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 	k := &keeper.Keeper{Log: output.NewLogger(own), Answers: sessionAnswers(start.Settings.Answers, env), Held: stayed}
 	secret := func(s ...string) { own.Add(s...); k.AddSecret(s...) }
 	secret(start.Settings.Secrets...)
+	// The server inherits the keeper's environment as a one-shot command's
+	// does its: the secrets there are masked as that command's are, and
+	// why the session did not open (the server's words) is logged masked.
+	secret(redact.EnvSecrets(env.Environ)...)
+	log = output.NewLogger(own)
 	h := connect.Hooks{
 		Client:         mcp.Implementation{Name: "mcpv", Version: Version},
 		Stderr:         server,
