@@ -24,8 +24,9 @@ func Line(s string) string { return escape(s, false) }
 // lines of its own, such as a log message.
 func Text(s string) string { return escape(s, true) }
 
-// spaces turns line breaks and tabs into spaces.
-var spaces = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
+// spaces turns line breaks and tabs into spaces: Unicode's line and
+// paragraph separators too.
+var spaces = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ", "\u2028", " ", "\u2029", " ")
 
 // Prose is Line for a sentence a server wrote (a message, a description):
 // its line breaks and tabs become spaces rather than escapes.
@@ -85,13 +86,15 @@ func clean(s string, keepLines bool) bool {
 
 // unsafe reports a character a terminal may act on, or that changes how
 // the text around it reads: C0 and C1 controls, DEL, the bidirectional
-// marks, embeddings, overrides and isolates, and the byte order mark
-// (U+FEFF), which shows as nothing where it may be the whole defect.
+// marks, embeddings, overrides and isolates, the byte order mark
+// (U+FEFF), which shows as nothing where it may be the whole defect, and
+// the line and paragraph separators (U+2028, U+2029), which end a line
+// where an editor, a log viewer or JavaScript reads it.
 func unsafe(r rune) bool {
 	switch {
 	case r < 0x20, r >= 0x7f && r <= 0x9f:
 		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
+	case r == 0x061c, r == 0x200e, r == 0x200f, r == 0x2028, r == 0x2029, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
 		return true
 	}
 	return false

@@ -18,6 +18,7 @@ func TestLineAndText(t *testing.T) {
 		{"isolate \u2066x\u2069 mark \u200f", `isolate \u2066x\u2069 mark \u200f`, `isolate \u2066x\u2069 mark \u200f`},
 		{"bom \ufeff{}", `bom \ufeff{}`, `bom \ufeff{}`},
 		{"del \x7f bad \xff", `del \x7f bad \xff`, `del \x7f bad \xff`},
+		{"ls \u2028mcpv: ps \u2029", `ls \u2028mcpv: ps \u2029`, `ls \u2028mcpv: ps \u2029`},
 	} {
 		if got := Line(tt.in); got != tt.line {
 			t.Errorf("Line(%q) = %q, want %q", tt.in, got, tt.line)
@@ -27,6 +28,22 @@ func TestLineAndText(t *testing.T) {
 		}
 		if got, want := Safe(tt.in), tt.line == tt.in; got != want {
 			t.Errorf("Safe(%q) = %v, want %v", tt.in, got, want)
+		}
+	}
+}
+
+// Prose is a server's sentence on one line: whatever breaks a line, a
+// line or paragraph separator too, is a space, and the rest is Line's.
+func TestProse(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"one line":                 "one line",
+		"a\nmcpv: b\r\nc\rd\te":    "a mcpv: b c d e",
+		"a\u2028mcpv: b\u2029c":    "a mcpv: b c",
+		"nel\u0085vt\vff\f\x1b[2J": `nel\u0085vt\x0bff\x0c\x1b[2J`,
+	} {
+		if got := Prose(in); got != want {
+			t.Errorf("Prose(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
