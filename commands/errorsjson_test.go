@@ -245,3 +245,39 @@ func TestErrorsJSONLoginAndPin(t *testing.T) {
 		}
 	}
 }
+
+// A server's error message that breaks its lines (a newline, CR, U+2028,
+// U+2029) is told on one "mcpv: " line, whichever request it refuses, so
+// that it cannot write a line that reads as mcpv's own; --errors json
+// keeps the message as the server wrote it. A message of one line is told
+// as it is.
+func TestServerErrorIsOneLine(t *testing.T) {
+	t.Parallel()
+	const forged = "line1\nmcpv: forged\r\n\n  line3\u2028line4\u2029line5"
+	for _, tc := range []struct{ method, message, want string }{
+		{"initialize", forged, "mcpv: initialize: server error -32000: line1 mcpv: forged line3 line4 line5\n"},
+		{"ping", forged, "mcpv: ping: server error -32000: line1 mcpv: forged line3 line4 line5\n"},
+		{"tools/list", forged, "mcpv: tools/list: server error -32000: line1 mcpv: forged line3 line4 line5\n"},
+		{"no/such", forged, "mcpv: no/such: server error -32000: line1 mcpv: forged line3 line4 line5\n"},
+		{"ping", "one line", "mcpv: ping: server error -32000: one line\n"},
+	} {
+		f := newHTTPFake(t, func(x *mcptest.Exchange) bool {
+			if x.RPCMethod != tc.method {
+				return false
+			}
+			x.Reply(x.Error(-32000, tc.message))
+			return true
+		})
+		command := map[string][]string{"initialize": {"ping"}, "ping": {"ping"}, "tools/list": {"list-tools"}, "no/such": {"request", "no/such"}}[tc.method]
+		r := mcpv(t, "", append([]string{"-u", f.URL}, command...)...)
+		if r.code != 3 || r.stderr != tc.want {
+			t.Errorf("%s: exit %d, stderr %q, want %q", tc.method, r.code, r.stderr, tc.want)
+		}
+		r = mcpv(t, "", append([]string{"--errors", "json", "-u", f.URL}, command...)...)
+		var got exitcode.Failure
+		if err := json.Unmarshal([]byte(r.stderr), &got); err != nil || got.Error == nil || got.Error.Message != tc.message ||
+			got.Message != strings.TrimSuffix(strings.TrimPrefix(tc.want, "mcpv: "), "\n") {
+			t.Errorf("%s, --errors json: exit %d, stderr %q (%v)", tc.method, r.code, r.stderr, err)
+		}
+	}
+}

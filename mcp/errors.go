@@ -91,25 +91,15 @@ func (e *RPCError) Error() string {
 	case CodeHeaderMismatch:
 		return fmt.Sprintf("server error %d: %s: the server found the request's HTTP headers missing or not matching its body", e.Code, safetext.Line(safetext.Clip(e.Message, maxQuoted)))
 	}
-	s := fmt.Sprintf("server error %d: %s", e.Code, messageLines(e.Message))
+	// Folded onto one line as an HTTP error's body is, whatever breaks its
+	// lines (U+2028 too): a line of its own would read as mcpv's own
+	// ("mcpv: ..."). --errors json keeps the message as the server wrote it.
+	msg := strings.Join(strings.Fields(safetext.Clip(e.Message, maxQuoted)), " ")
+	s := fmt.Sprintf("server error %d: %s", e.Code, safetext.Line(msg))
 	if len(e.Data) > 0 && len(e.Data) <= 500 {
 		s += " (data: " + safetext.Line(string(redact.JSON(e.Data))) + ")" // a password it holds is not shown
 	}
 	return s
-}
-
-// messageLines is a server's error message as it is shown: clipped,
-// made safe, its lines kept as lines (a stack trace, an explanation in
-// paragraphs), never as escapes; blank lines and trailing space dropped.
-func messageLines(msg string) string {
-	msg = strings.ReplaceAll(safetext.Clip(msg, maxQuoted), "\r\n", "\n")
-	var lines []string
-	for l := range strings.SplitSeq(msg, "\n") {
-		if l = strings.TrimRight(l, " \t"); l != "" {
-			lines = append(lines, safetext.Text(l))
-		}
-	}
-	return strings.Join(lines, "\n")
 }
 
 // CallError says which request the server refused.

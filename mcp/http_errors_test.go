@@ -49,6 +49,9 @@ func TestHTTPStatusErrors(t *testing.T) {
 		{"a JSON-RPC error in a 400", func(x *mcptest.Exchange) {
 			x.Status(http.StatusBadRequest, x.Error(-32602, "bad cursor"), "Content-Type", "application/json")
 		}, "tools/list: server error -32602: bad cursor", true, nil},
+		{"a JSON-RPC error over several lines", func(x *mcptest.Exchange) {
+			x.Reply(x.Error(-32000, "line1\nmcpv: forged\r\n\n\tline3\u2028line4\u2029line5\u0085\x1b[8m"))
+		}, `tools/list: server error -32000: line1 mcpv: forged line3 line4 line5 \x1b[8m`, true, nil},
 		{"a JSON-RPC error without our id", func(x *mcptest.Exchange) {
 			x.Reply(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"no can do"}}`)
 		}, "tools/list: server error -32600: no can do", true, nil},
