@@ -154,7 +154,7 @@ func (r *Runner) run(ctx context.Context, j Job, rep *testreport.File) {
 		skipRest(0, "not run: the session could not be opened")
 		return
 	}
-	lists := &surfaceLists{}
+	lists := &surfaceLists{mask: j.Secrets.Mask}
 	caps := map[string]json.RawMessage{}
 	capturedBy := map[string]int{}
 	for i, st := range f.Steps {
@@ -217,7 +217,7 @@ func (r *Runner) surfaceStep(ctx context.Context, s Session, f *testfile.File, s
 		sr.Failures, sr.Exit, sr.broke = []testreport.Failure{{Kind: "session", Message: err.Error()}}, r.Code(err), true
 		return
 	case st.Kind == testfile.StepSnapshot:
-		sr.Failures, sr.Notes, sr.Exit = r.snapshot(ctx, lists.of(client), safefile.Tree{Dir: f.Dir}, st.Snapshot, recordCommand(st, f.Path))
+		sr.Failures, sr.Notes, sr.Exit = r.snapshot(ctx, lists.of(client), lists.mask, safefile.Tree{Dir: f.Dir}, st.Snapshot, recordCommand(st, f.Path))
 	case st.Kind == testfile.StepCost:
 		sr.Failures, sr.Notes, sr.Exit = r.cost(ctx, lists.of(client), st.Cost)
 	default:

@@ -7,6 +7,7 @@ package testrun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -28,8 +29,12 @@ import (
 
 // surfaceLists keeps a file's server lists from one surface step to the
 // next (--snapshot and --lint list the server once between them), until
-// a command step runs, which may change them.
-type surfaceLists struct{ l *surface.Lister }
+// a command step runs, which may change them. mask is the run's masker,
+// which a snapshot goes through.
+type surfaceLists struct {
+	l    *surface.Lister
+	mask func([]byte) []byte
+}
 
 func (sl *surfaceLists) of(c *mcp.Client) *surface.Lister {
 	if sl.l == nil {
@@ -42,14 +47,17 @@ func (sl *surfaceLists) of(c *mcp.Client) *surface.Lister {
 // tree: a breaking change fails the step, any other change is a note. A
 // missing file, or update, writes the file; in CI mode a missing file
 // fails the step, naming record, the command that records it, unless
-// update.
-func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, tree safefile.Tree, file, record string) (fs []testreport.Failure, notes []string, code int) {
+// update. Both sides go through mask, the run's masker: a server that
+// echoes the user's key puts no key in a file that is committed, and
+// compares equal with a file written before the key was masked.
+func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, mask func([]byte) []byte, tree safefile.Tree, file, record string) (fs []testreport.Failure, notes []string, code int) {
 	shown := r.rel(file)
 	update := r.Update
 	now, err := lists.Gather(ctx)
 	if err != nil {
 		return []testreport.Failure{{Kind: "snapshot", Message: fmt.Sprintf("could not list the server's surface: %v", err)}}, nil, r.Code(err)
 	}
+	now = maskSnapshot(now, mask)
 	if len(now.Unimplemented) > 0 {
 		notes = append(notes, fmt.Sprintf("the server answers %s with method not found: taken as empty", strings.Join(now.Unimplemented, ", ")))
 	}
@@ -74,7 +82,7 @@ func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, tree safef
 			notes = append(notes, fmt.Sprintf("written anew to %s, which was not a snapshot mcpv can read (%v)", shown, perr))
 			write = true
 		default:
-			changes = surface.Diff(old, now)
+			changes = surface.Diff(maskSnapshot(old, mask), now)
 			write = update && len(changes) > 0
 			if write {
 				notes = append(notes, "updated "+shown)
@@ -103,6 +111,24 @@ func (r *Runner) snapshot(ctx context.Context, lists *surface.Lister, tree safef
 		}
 	}
 	return nil, notes, exitcode.OK
+}
+
+// maskSnapshot is s with each item through mask (nil: none), in lists of
+// its own: the lister keeps the items it gave for the steps after.
+func maskSnapshot(s surface.Snapshot, mask func([]byte) []byte) surface.Snapshot {
+	if mask == nil {
+		return s
+	}
+	for _, list := range []*[]json.RawMessage{&s.Tools, &s.Prompts, &s.ResourceTemplates} {
+		if *list != nil {
+			masked := make([]json.RawMessage, len(*list))
+			for i, raw := range *list {
+				masked[i] = mask(raw)
+			}
+			*list = masked
+		}
+	}
+	return s
 }
 
 // lint checks the server against the specification's rules: an error

@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -52,13 +53,20 @@ func runner() *Runner {
 // own, and returns the report of the file.
 func runOn(t *testing.T, r *Runner, dir, text, spec string) testreport.File {
 	t.Helper()
+	return runKnowing(t, r, dir, text, spec, nil)
+}
+
+// runKnowing is runOn with the run's masker secrets (nil: one that knows
+// none).
+func runKnowing(t *testing.T, r *Runner, dir, text, spec string, secrets *redact.Scrubber) testreport.File {
+	t.Helper()
 	path := filepath.Join(dir, "t.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	f := readFileAt(t, path)
 	s := serverSession{&fakeSession{}, specClient(t, spec)}
-	return r.Run(t.Context(), Job{File: f, Selected: f.Select(nil), Open: func(*redact.Scrubber, *slog.Logger) (Session, error) { return s, nil }})
+	return r.Run(t.Context(), Job{File: f, Selected: f.Select(nil), Secrets: secrets, Open: func(*redact.Scrubber, *slog.Logger) (Session, error) { return s, nil }})
 }
 
 // stepOutcome is what a report says of a step, for comparing.
@@ -125,6 +133,50 @@ func TestSnapshotStep(t *testing.T) {
 	}
 	if updated, _ := os.ReadFile(snap); strings.Contains(string(updated), `"echo"`) {
 		t.Errorf("--update left the snapshot as it was:\n%s", updated)
+	}
+}
+
+// A snapshot is written through the run's masker, as every other file of
+// the run is: a server that echoes the user's key, as it is and in
+// base64, puts neither in the file, and compares equal with it after;
+// a snapshot written with the key in it compares equal too, both sides
+// masked alike. A server that holds no secret is written as it is.
+func TestSnapshotStepMasksSecrets(t *testing.T) {
+	const secret = "ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+	b64 := base64.StdEncoding.EncodeToString([]byte(secret))
+	echoing := `{"tools":[{"name":"t","description":"desc ` + secret + ` b64 ` + b64 + `","inputSchema":{"type":"object","properties":{"a":{"type":"string","default":"` + secret + `"}}}}]}`
+	const file = "steps:\n  - snapshot: s.json\n"
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "s.json")
+	r := runner()
+
+	rep := runKnowing(t, r, dir, file, echoing, knowing(secret))
+	written, err := os.ReadFile(snap)
+	if err != nil || strings.Contains(string(written), secret) || strings.Contains(string(written), b64) || !strings.Contains(string(written), `"desc *** b64 ***"`) {
+		t.Fatalf("the snapshot (%+v): %v\n%s", outcomeOf(rep.Steps[0]), err, written)
+	}
+	rep = runKnowing(t, r, dir, file, echoing, knowing(secret))
+	if got := outcomeOf(rep.Steps[0]); got.Status != "passed" || len(got.Notes) != 0 {
+		t.Errorf("unchanged: %+v", got)
+	}
+
+	// As an mcpv that did not mask wrote it.
+	os.WriteFile(snap, []byte(`{"mcpvSnapshot": 1, "tools": [`+strings.TrimSuffix(strings.TrimPrefix(echoing, `{"tools":[`), `]}`)+`], "prompts": [], "resourceTemplates": []}`), 0o600)
+	rep = runKnowing(t, r, dir, file, echoing, knowing(secret))
+	if got := outcomeOf(rep.Steps[0]); got.Status != "passed" || len(got.Notes) != 0 {
+		t.Errorf("a snapshot that holds the key: %+v", got)
+	}
+
+	// The same server without the key, and a run that knows none.
+	honest := strings.ReplaceAll(strings.ReplaceAll(echoing, secret, "plain"), b64, "cGxhaW4=")
+	os.Remove(snap)
+	runKnowing(t, r, dir, file, honest, knowing(secret))
+	if written, _ := os.ReadFile(snap); !strings.Contains(string(written), `"desc plain b64 cGxhaW4="`) || !strings.Contains(string(written), `"default": "plain"`) {
+		t.Errorf("a server with no secret:\n%s", written)
+	}
+	rep = runKnowing(t, r, dir, file, honest, knowing(secret))
+	if got := outcomeOf(rep.Steps[0]); got.Status != "passed" || len(got.Notes) != 0 {
+		t.Errorf("a server with no secret, unchanged: %+v", got)
 	}
 }
 
