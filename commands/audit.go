@@ -262,7 +262,7 @@ func auditLists(ctx context.Context, s *session) (surface.Server, []audit.Unread
 			return surface.Server{}, nil, err
 		}
 	}
-	s.maskSurface(&surf)
+	maskSurface(&surf, s.masked)
 	return surf, unread, nil
 }
 

@@ -157,11 +157,16 @@ func (c *diffCmd) failing(changes []surface.Change) bool {
 	return any && worst >= failOn
 }
 
-// readSide reads a file of surfaces.
+// readSide reads a file of surfaces, each through the run's masker, as a
+// live server's is: a file written before a secret was masked compares
+// equal with the server, and shows no secret of the user's.
 func readSide(path string, out *console) (*pin.SurfaceFile, error) {
 	sf, err := pin.ReadSurfaceFile(out.env.Path(path), safefile.Read)
 	if err != nil {
 		return nil, usageErrorf("%s: %v", path, err)
+	}
+	for i := range sf.Servers {
+		maskSurface(&sf.Servers[i], out.secrets.Mask)
 	}
 	return sf, nil
 }
@@ -184,6 +189,7 @@ func fileSide(out *console, path string, sf *pin.SurfaceFile, server, configName
 			out.notef("%s: %s", path, note)
 		}
 		side.s, side.Server, side.pinned = p.Surface(), p.Name, p
+		maskSurface(&side.s, out.secrets.Mask)
 		return side, nil
 	}
 	i := 0 // the server of the file the side is

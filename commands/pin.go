@@ -420,7 +420,7 @@ func gather(ctx context.Context, s *session, documents bool) (surface.Server, er
 	if err != nil {
 		return surf, err
 	}
-	s.maskSurface(&surf)
+	maskSurface(&surf, s.masked)
 	return surf, nil
 }
 
@@ -440,21 +440,27 @@ func surfaceLister(ctx context.Context, s *session) (*surface.Lister, context.Co
 	return l, ctx, cancel, nil
 }
 
-// maskSurface masks the session's secrets wherever surf holds them: each
-// item, the server's identity and its instructions.
-func (s *session) maskSurface(surf *surface.Server) {
+// maskSurface masks, with masked (a session's, or the run's for a file
+// read), the secrets wherever surf holds them: each item, the server's
+// identity and its instructions, and what a recording read.
+func maskSurface(surf *surface.Server, masked func([]byte) []byte) {
 	for _, items := range [][]json.RawMessage{surf.Tools, surf.Prompts, surf.Resources, surf.ResourceTemplates} {
 		for i := range items {
-			items[i] = s.masked(items[i])
+			items[i] = masked(items[i])
 		}
 	}
 	for uri, d := range surf.Documents {
-		d.UI = s.masked(d.UI)
+		d.UI = masked(d.UI)
 		surf.Documents[uri] = d
 	}
-	surf.Info = s.masked(surf.Info)
+	for _, m := range []map[string]json.RawMessage{surf.Reads.Prompts, surf.Reads.Resources} {
+		for k, v := range m {
+			m[k] = masked(v)
+		}
+	}
+	surf.Info = masked(surf.Info)
 	if surf.Instructions != nil {
-		text := string(s.masked([]byte(*surf.Instructions)))
+		text := string(masked([]byte(*surf.Instructions)))
 		surf.Instructions = &text
 	}
 }
