@@ -97,3 +97,30 @@ func TestPinDiffShowsWhatHidesAndMasksSecrets(t *testing.T) {
 		}
 	}
 }
+
+// A pin is masked where it is written and where it is compared: one that
+// holds a key (pinned where the key was not known as one) compares equal
+// with the unchanged server once the key is known, in pin --check and in
+// a pinned call, and shows it nowhere; pinned where no key is known, the
+// same server is checked as before.
+func TestPinComparesMaskedAlike(t *testing.T) {
+	t.Parallel()
+	const secret = "correcthorse"
+	w := newWorld(t)
+	w.env.Cwd = t.TempDir()
+	w.setenv("GREETING", secret)
+	w.mcpv(t, "", args([]string{"pin", "pins.json"}, fake("describe=GREETING"))...).expect(t, 0, "", "", "")
+	for _, cmd := range [][]string{{"pin", "--check", "pins.json"}, {"call", "x", "--pin", "pins.json"}} {
+		if r := w.mcpv(t, "", args(cmd, fake("describe=GREETING"))...); r.code != 0 {
+			t.Errorf("%v, no key known: exit %d\n%s\n%s", cmd, r.code, r.stdout, r.stderr)
+		}
+	}
+	w.setenv("API_TOKEN", secret)
+	for _, cmd := range [][]string{{"pin", "--check", "pins.json"}, {"call", "x", "--pin", "pins.json"}} {
+		r := w.mcpv(t, "", args(cmd, fake("describe=GREETING"))...)
+		if r.code != 0 {
+			t.Errorf("%v, the key known: exit %d\n%s\n%s", cmd, r.code, r.stdout, r.stderr)
+		}
+		noLeak(t, strings.Join(cmd, " "), secret, map[string]string{"stdout": r.stdout, "stderr": r.stderr})
+	}
+}
