@@ -283,8 +283,8 @@ func (c *pinCmd) one(ctx context.Context, out *console, t *targets, file *pin.Fi
 		out.notef("%s: %s", label, note)
 		o.Name = entry.Name
 	}
-	entry = maskedPin(entry, s.masked)
-	file.Put(entry) // written only when a move is approved
+	entry = entry.Masked(s.masked) // as live is
+	file.Put(entry)                // written only when a move is approved
 	moves := entry.Compare(live)
 	o.Items = countItems(entry)
 	for _, m := range moves {

@@ -44,7 +44,7 @@ func (s *session) pinned(client *mcp.Client) (*pin.Server, error) {
 	if err == nil {
 		var note string
 		s.pinEntry, note, err = f.Entry(s.settings.PinEntry, client.InitializeResult().ServerName())
-		s.pinEntry = maskedPin(s.pinEntry, s.masked)
+		s.pinEntry = s.pinEntry.Masked(s.masked) // as what it is compared with
 		if ne, ok := errors.AsType[*pin.NoEntryError](err); ok {
 			ne.File = s.settings.PinLabel
 		}
@@ -266,24 +266,6 @@ func (s *session) masked(raw []byte) []byte {
 		return raw
 	}
 	return s.mask(raw)
-}
-
-// maskedPin is p (nil: none) with what it pins through masked, as the
-// live surface it is compared with is, its digests anew, its apps as
-// pinned: a pin written before a secret was masked compares equal with
-// an unchanged server, and shows no secret where it moved.
-func maskedPin(p *pin.Server, masked func([]byte) []byte) *pin.Server {
-	if p == nil {
-		return nil
-	}
-	s := p.Surface()
-	maskSurface(&s, masked)
-	m, err := pin.Record(p.Name, s)
-	if err != nil {
-		return p
-	}
-	m.Apps, m.HasApps = p.Apps, p.HasApps
-	return m
 }
 
 // pinnedTool finds the tool called name in every page of the server's

@@ -20,6 +20,7 @@ func (p *Server) Approve(live surface.Server, approve func(Move) bool) ([]Move, 
 	if err != nil {
 		return nil, err
 	}
+	now = now.Masked(p.mask) // what is written is what is compared
 	all := true
 	var done []Move
 	for _, m := range p.Compare(live) {

@@ -94,7 +94,7 @@ func (p *Server) compareKind(kind Kind, items []json.RawMessage) []Move {
 		}
 		if _, dup := listed[key]; !dup {
 			keys = append(keys, key)
-			listed[key] = def
+			listed[key] = p.masked(def)
 		}
 	}
 	for _, it := range p.Items[kind] {
@@ -225,7 +225,7 @@ func (p *Server) identityMove(live surface.Server) (Move, bool) {
 	}
 	var liveInfo []byte
 	if len(live.Info) > 0 {
-		liveInfo, _ = rawjson.Canonical(live.Info)
+		liveInfo, _ = rawjson.Canonical(p.masked(live.Info))
 	}
 	name, title := rawjson.Key(p.Info, "name"), rawjson.Key(p.Info, "title")
 	if name == rawjson.Key(liveInfo, "name") && title == rawjson.Key(liveInfo, "title") {
@@ -245,6 +245,9 @@ func (p *Server) instructionsMove(live *string) (Move, bool) {
 	var pinned *string
 	if p.Instructions != nil {
 		pinned = &p.Instructions.Text
+	}
+	if live != nil && p.mask != nil {
+		live = new(string(p.mask([]byte(*live))))
 	}
 	if pinned == nil && live == nil || pinned != nil && live != nil && *pinned == *live {
 		return Move{}, false

@@ -94,6 +94,9 @@ type Server struct {
 	// not held.
 	Apps    []Item
 	HasApps bool
+	// mask is what a live definition goes through before it is compared
+	// (Masked); nil: nothing.
+	mask func([]byte) []byte
 }
 
 // Instructions are a server's pinned instructions.

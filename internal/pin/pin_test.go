@@ -340,3 +340,46 @@ func TestMoveLinesOfANewItemShowWhatHides(t *testing.T) {
 		t.Errorf("the key shows: %s", got)
 	}
 }
+
+// A masked pin and the live surface go through one masker: a pin that
+// holds a secret (written before it was masked) and a server that still
+// echoes it compare equal, item, identity and instructions alike, and
+// what Approve writes holds no secret; a real move is still one, and a
+// pin with no secret in it compares as before.
+func TestMaskedComparesAlike(t *testing.T) {
+	const key = "s3cret-token-value"
+	mask := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(key), []byte("***")) }
+	live := demo()
+	live.Info = json.RawMessage(`{"version":"1.0.0","name":"demo-server","title":"demo ` + key + `"}`)
+	live.Instructions = str("Use add to add with " + key + ".")
+	live.Tools = raws(strings.Replace(string(live.Tools[0]), "Add two numbers.", "Add two numbers with "+key+".", 1), string(live.Tools[1]))
+	p := record(t, live).Masked(mask)
+	if moves := p.Compare(live); len(moves) != 0 {
+		t.Errorf("the same server: %+v", moves)
+	}
+	if m := p.Check(Tool, "add", live.Tools[0]); m != nil {
+		t.Errorf("Check: %+v", m)
+	}
+	if m := p.CheckInstructions(live.Instructions); m != nil {
+		t.Errorf("CheckInstructions: %+v", m)
+	}
+	moved := live
+	moved.Tools = raws(strings.Replace(string(live.Tools[0]), "Add two", "Add three", 1), string(live.Tools[1]))
+	if m := p.Check(Tool, "add", moved.Tools[0]); m == nil || m.How != Moved || strings.Contains(string(m.Pinned)+string(m.Live), key) {
+		t.Errorf("a real move: %+v", m)
+	}
+	if _, err := p.Approve(moved, nil); err != nil {
+		t.Fatal(err)
+	}
+	if data := (&File{Servers: []*Server{p}}).Marshal(); strings.Contains(string(data), key) || !strings.Contains(string(data), "Add three numbers with ***.") {
+		t.Errorf("approved:\n%s", data)
+	}
+
+	honest := record(t, demo())
+	if m := honest.Masked(mask).Check(Tool, "add", moved.Tools[0]); m == nil || m.How != Moved {
+		t.Errorf("a pin with no secret, a moved tool: %+v", m)
+	}
+	if moves := honest.Masked(mask).Compare(demo()); len(moves) != 0 || honest.Masked(nil) != honest {
+		t.Errorf("a pin with no secret, the same server: %+v", moves)
+	}
+}

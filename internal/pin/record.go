@@ -151,6 +151,39 @@ func (p *Server) Surface() surface.Server {
 	return s
 }
 
+// Masked is p with what it pins through mask (a run's masker), its
+// digests anew, and compared from now on with live definitions, names
+// and instructions through mask too (Check, Compare, Approve): a pin and
+// a server that hold a secret compare alike, whichever of them masked it
+// first. Its apps are kept as pinned. A nil p or mask changes nothing.
+func (p *Server) Masked(mask func([]byte) []byte) *Server {
+	if p == nil || mask == nil {
+		return p
+	}
+	m := *p
+	m.mask, m.Items = mask, map[Kind][]Item{}
+	m.Info = m.masked(p.Info)
+	for kind, items := range p.Items {
+		for _, it := range items {
+			def := mask(it.Def)
+			m.Items[kind] = append(m.Items[kind], Item{Key: it.Key, Digest: Digest(def), Def: def})
+		}
+	}
+	if p.Instructions != nil {
+		text := string(mask([]byte(p.Instructions.Text)))
+		m.Instructions = &Instructions{Digest: instructionsDigest(text), Text: text}
+	}
+	return &m
+}
+
+// masked is raw through p's mask, when it has one.
+func (p *Server) masked(raw []byte) []byte {
+	if p.mask == nil || raw == nil {
+		return raw
+	}
+	return p.mask(raw)
+}
+
 // View is what a pin holds of a surface, as a surface: each item listed
 // (a key listed twice as well, for a diff to show) with its pinned
 // members alone, the identity's name and title, no protocol version. A

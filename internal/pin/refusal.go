@@ -22,7 +22,7 @@ func (p *Server) Check(kind Kind, key string, raw []byte) *Move {
 			def = raw // no object: not what was pinned, whatever it is
 		}
 	}
-	return ptr(p.move(kind, key, def, nil))
+	return ptr(p.move(kind, key, p.masked(def), nil))
 }
 
 // ptr is m when it moved, else nil.
