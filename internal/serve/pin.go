@@ -66,8 +66,9 @@ const maxSaid = 1024
 
 // pinGate is the pin a Server holds its upstream sessions to.
 type pinGate struct {
-	cfg *Pin
-	log *slog.Logger
+	cfg  *Pin
+	log  *slog.Logger
+	mask func([]byte) []byte // the entry and what it is compared with go through it
 
 	mu     sync.Mutex         // guards the fields below
 	file   *pin.File          // as last read whole
@@ -87,13 +88,13 @@ type pinGate struct {
 // newPinGate reads the pin file; the server's entry is found now when
 // no serverInfo is needed for it, else when the first upstream session
 // is admitted.
-func newPinGate(cfg *Pin, log *slog.Logger) (*pinGate, error) {
+func newPinGate(cfg *Pin, log *slog.Logger, mask func([]byte) []byte) (*pinGate, error) {
 	info, _ := cfg.Stat()
 	f, err := cfg.Read()
 	if err != nil {
 		return nil, err
 	}
-	g := &pinGate{cfg: cfg, log: log, file: f, info: info, looked: time.Now(), said: map[string]bool{}, ups: map[*upstream]bool{}}
+	g := &pinGate{cfg: cfg, log: log, mask: mask, file: f, info: info, looked: time.Now(), said: map[string]bool{}, ups: map[*upstream]bool{}}
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	if cfg.Entry != "" || len(f.Servers) <= 1 {
 		if g.entry, err = g.entryOf(f, ""); err != nil {
@@ -103,10 +104,12 @@ func newPinGate(cfg *Pin, log *slog.Logger) (*pinGate, error) {
 	return g, nil
 }
 
-// entryOf is the server's entry in f, the server calling itself name;
-// an entry found under the server's other name is said once.
+// entryOf is the server's entry in f, the server calling itself name,
+// masked as what the server lists is; an entry found under the server's
+// other name is said once.
 func (g *pinGate) entryOf(f *pin.File, name string) (*pin.Server, error) {
 	e, note, err := f.Entry(g.cfg.Entry, name)
+	e = e.Masked(g.mask)
 	if ne, ok := errors.AsType[*pin.NoEntryError](err); ok {
 		ne.File = g.cfg.Label
 	}

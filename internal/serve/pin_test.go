@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/pin"
+	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/internal/surface"
@@ -573,5 +575,58 @@ func TestPinListen(t *testing.T) {
 	changed := rec.WaitMessage(t, "notifications/tools/list_changed")
 	if got := servetest.SubscriptionID(t, changed); got != id {
 		t.Errorf("list_changed under subscription %s, want the listen's %s", got, id)
+	}
+}
+
+// What the server lists and its pin go through one masker: a server
+// whose description and instructions echo the key it was given is held
+// to the pin mcpv pin wrote of it (masked), and to one that holds the key
+// (written before it was masked), and withholds nothing; where no key is
+// known, the same server is held to its pin as before.
+func TestPinComparesMaskedAlike(t *testing.T) {
+	t.Parallel()
+	const key = "s3cret-token-value"
+	add := `{"name":"add","description":"Adds with ` + key + `.","inputSchema":{"type":"object"}}`
+	instructions := "Use add with " + key + "."
+	for _, tt := range []struct {
+		name   string
+		masked bool // the pin as mcpv pin writes it
+		env    []string
+	}{
+		{"the pin masked", true, []string{"API_TOKEN=" + key}},
+		{"the pin holds the key", false, []string{"API_TOKEN=" + key}},
+		{"no key known", false, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := &pinFixture{dir: t.TempDir()}
+			f.spec, f.pinFile = filepath.Join(f.dir, "server.json"), filepath.Join(f.dir, "pins.json")
+			data, _ := json.Marshal(mcptest.Spec{ServerInfo: json.RawMessage(pinnedInfo), Instructions: instructions, Tools: rawList(add)})
+			os.WriteFile(f.spec, data, 0o600)
+			pinned, text := add, instructions
+			if tt.masked {
+				pinned, text = strings.ReplaceAll(add, key, "***"), strings.ReplaceAll(instructions, key, "***")
+			}
+			p, err := pin.Record("pinned-server", surface.Server{Name: "pinned-server", Info: json.RawMessage(pinnedInfo), HasIdentity: true,
+				Instructions: &text, Snapshot: surface.Snapshot{Tools: rawList(pinned)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.write(t, &pin.File{Servers: []*pin.Server{p}})
+			s := f.settings()
+			s.Env = append(s.Env, tt.env...)
+			log := &saidLog{}
+			srv := serverFor(t, s)
+			srv.Pin, srv.Log, srv.Secrets = f.pin(), slog.New(log), redact.NewScrubber(io.Discard)
+			srv.Secrets.Add(SecretsOf(s.Secrets, s.Env)...)
+			if err := srv.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(srv.Close)
+			c, _ := servetest.StdioClient(t, srv, "legacy")
+			if got := keys(t, c, "tools/list", "tools", "name"); !slices.Equal(got, []string{"add"}) || !strings.Contains(string(c.InitializeResult().Raw()), "instructions") {
+				t.Errorf("tools %q, initialize %s; serve said:\n%s", got, c.InitializeResult().Raw(), log)
+			}
+		})
 	}
 }

@@ -138,7 +138,7 @@ func (s *Server) Start(ctx context.Context) error {
 	rand.Read(s.bridges.key[:])
 	if s.Pin != nil {
 		var err error
-		if s.pins, err = newPinGate(s.Pin, s.Log); err != nil {
+		if s.pins, err = newPinGate(s.Pin, s.Log, s.Secrets.Mask); err != nil {
 			return err
 		}
 	}
