@@ -108,6 +108,7 @@ func (p *Server) CheckApp(tool string, live []byte) *Move {
 
 // appMove is how the app of the tool called tool moved, when it did.
 func (p *Server) appMove(tool string, live []byte) (Move, bool) {
+	live = p.masked(live)
 	pinned, isPinned := p.FindApp(tool)
 	m := Move{Kind: App, Key: tool, Pinned: pinned.Def, Live: live}
 	switch {
@@ -186,7 +187,7 @@ func (p *Server) CheckDocument(uri string, d surface.Document) *Move {
 		if d.Read && d.UI == nil {
 			d.UI = rawjson.Member(pinnedDoc, "ui")
 		}
-		live, err := rawjson.Canonical(rawjson.With(a.Def, "document", documentJSON(uri, d)))
+		live, err := rawjson.Canonical(p.masked(rawjson.With(a.Def, "document", documentJSON(uri, d))))
 		if err != nil || Digest(live) != a.Digest {
 			m := Move{Kind: App, Key: a.Key, How: Moved, Pinned: a.Def, Live: live}
 			m.Changes = appChanges(m.Label(), a.Def, live)

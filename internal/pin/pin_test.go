@@ -375,6 +375,21 @@ func TestMaskedComparesAlike(t *testing.T) {
 		t.Errorf("approved:\n%s", data)
 	}
 
+	// An app whose document's policy holds the key: its entry, and the
+	// app and document as read now.
+	keyCSP := `{"connectDomains":["https://api.example.com/?k=` + key + `"]}`
+	withApp := appServer(appUI, eraseUI, appHTML, keyCSP)
+	app := record(t, withApp).Masked(mask)
+	if moves := app.Compare(withApp); len(moves) != 0 {
+		t.Errorf("the same app: %+v", moves)
+	}
+	if m := app.CheckApp("show", AppOf(withApp.Tools[0], withApp.Documents)); m != nil {
+		t.Errorf("CheckApp: %+v", m)
+	}
+	if m := app.CheckDocument("ui://show/app.html", withApp.Documents["ui://show/app.html"]); m != nil {
+		t.Errorf("CheckDocument: %+v", m)
+	}
+
 	honest := record(t, demo())
 	if m := honest.Masked(mask).Check(Tool, "add", moved.Tools[0]); m == nil || m.How != Moved {
 		t.Errorf("a pin with no secret, a moved tool: %+v", m)

@@ -155,7 +155,7 @@ func (p *Server) Surface() surface.Server {
 // digests anew, and compared from now on with live definitions, names
 // and instructions through mask too (Check, Compare, Approve): a pin and
 // a server that hold a secret compare alike, whichever of them masked it
-// first. Its apps are kept as pinned. A nil p or mask changes nothing.
+// first, their apps too. A nil p or mask changes nothing.
 func (p *Server) Masked(mask func([]byte) []byte) *Server {
 	if p == nil || mask == nil {
 		return p
@@ -164,16 +164,25 @@ func (p *Server) Masked(mask func([]byte) []byte) *Server {
 	m.mask, m.Items = mask, map[Kind][]Item{}
 	m.Info = m.masked(p.Info)
 	for kind, items := range p.Items {
-		for _, it := range items {
-			def := mask(it.Def)
-			m.Items[kind] = append(m.Items[kind], Item{Key: it.Key, Digest: Digest(def), Def: def})
-		}
+		m.Items[kind] = maskedItems(items, mask)
 	}
+	m.Apps = maskedItems(p.Apps, mask)
 	if p.Instructions != nil {
 		text := string(mask([]byte(p.Instructions.Text)))
 		m.Instructions = &Instructions{Digest: instructionsDigest(text), Text: text}
 	}
 	return &m
+}
+
+// maskedItems are items with their definitions through mask, their
+// digests anew.
+func maskedItems(items []Item, mask func([]byte) []byte) []Item {
+	var out []Item
+	for _, it := range items {
+		def := mask(it.Def)
+		out = append(out, Item{Key: it.Key, Digest: Digest(def), Def: def})
+	}
+	return out
 }
 
 // masked is raw through p's mask, when it has one.
