@@ -191,7 +191,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 	opts.MaxResumes = cmp.Or(max(opts.MaxResumes, 0), DefaultMaxResumes)
 	client, own := opts.Client, opts.Client == nil
 	if own {
-		client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), CheckRedirect: sameOrigin}
+		client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), CheckRedirect: SameOrigin}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	large := newLargeGate()

@@ -387,9 +387,10 @@ func (t *HTTPTransport) do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// sameOrigin follows redirects only within the origin of the first request:
-// Header and the session id must not reach another host.
-func sameOrigin(req *http.Request, via []*http.Request) error {
+// SameOrigin, an http.Client's CheckRedirect, follows redirects only within
+// the origin of the first request: headers (-H, Header) and the session id
+// must not reach another host.
+func SameOrigin(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}

@@ -3,13 +3,12 @@ package connect
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/safefile"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // httpClient is the client every HTTP request goes through: the system's
@@ -24,7 +23,7 @@ func httpClient(cacert, userAgent string) (*http.Client, error) {
 		return nil, err
 	}
 	tr.TLSClientConfig = conf
-	return &http.Client{Transport: agentTransport{tr, userAgent}, CheckRedirect: sameOrigin}, nil
+	return &http.Client{Transport: agentTransport{tr, userAgent}, CheckRedirect: mcp.SameOrigin}, nil
 }
 
 // TLSConfig trusts the system's roots plus those of cacert, a PEM file
@@ -76,18 +75,6 @@ func userAgent(s *Settings, h Hooks) string {
 		return ""
 	}
 	return h.Client.Name + "/" + h.Client.Version
-}
-
-// sameOrigin follows redirects only within the server's origin: -H headers
-// and the session id must not reach another host.
-func sameOrigin(req *http.Request, via []*http.Request) error {
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	if first := via[0].URL; req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
-		return fmt.Errorf("refusing to follow a redirect to another origin (%s://%s)", req.URL.Scheme, req.URL.Host)
-	}
-	return nil
 }
 
 // LoginHTTPClient is the HTTP client of a login handed off to a process
