@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
@@ -269,7 +270,7 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 		c.send(false, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, m.ID, e))
 	case ctx.Err() != nil:
 		// The command cancelled it, or left: nobody waits for an answer.
-	case isDone(c.k.Client.Done()):
+	case lazy.Closed(c.k.Client.Done()):
 		// The session itself ended: Serve tells every command why.
 	default:
 		// The request failed on its way (an HTTP server that is gone, or
@@ -346,15 +347,6 @@ func (c *conn) subscribe(uris []string, by int) {
 		if c.subs[u] += by; c.subs[u] <= 0 {
 			delete(c.subs, u)
 		}
-	}
-}
-
-func isDone(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
 	}
 }
 

@@ -1,8 +1,9 @@
 // Package lazy holds values built on first use that cost nothing before
 // it. sync.OnceValue allocates twice at init, which every command pays;
 // a Value or Regexp declared as a composite literal is laid out by the
-// linker instead, and built on the first Get. Wake is the one other thing
-// its importers share: a wake-up that never waits for the one woken.
+// linker instead, and built on the first Get. Wake and Closed are the two
+// other things its importers share: a wake-up that never waits for the one
+// woken, and a look at whether a channel is closed that never waits.
 package lazy
 
 import (

@@ -8,3 +8,14 @@ func Wake(c chan<- struct{}) {
 	default:
 	}
 }
+
+// Closed reports, without waiting, whether ch is closed (never, for a nil
+// ch).
+func Closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

@@ -301,7 +301,7 @@ func (b *bridge) gather() {
 // askOrDone puts the waiting questions to the client; asked is false when
 // none waits any more (the server withdrew them, or answered the call).
 func (b *bridge) askOrDone() (json.RawMessage, error, bool) {
-	if isClosed(b.done) {
+	if lazy.Closed(b.done) {
 		b.end()
 		return b.res, b.err, true
 	}

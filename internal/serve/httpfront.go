@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/origin"
 )
 
@@ -222,7 +223,7 @@ func (h *HTTPHandler) health(w http.ResponseWriter, r *http.Request) {
 	case h.Health != nil:
 		who, known := h.authorize(r)
 		status, body = h.Health(who, known, closed)
-	case closed || isClosed(h.srv.Done()): // never done with Isolate
+	case closed || lazy.Closed(h.srv.Done()): // never done with Isolate
 		status, body = http.StatusServiceUnavailable, map[string]string{"status": "unavailable"}
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -37,6 +37,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/subscription"
@@ -208,11 +209,11 @@ func (s *Server) begin(ctx context.Context, u *upstream) error {
 func (s *Server) end(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if isClosed(s.done) {
+	if lazy.Closed(s.done) {
 		return
 	}
 	s.err = err
-	if !isClosed(s.ready) {
+	if !lazy.Closed(s.ready) {
 		close(s.ready)
 	}
 	close(s.done)
@@ -437,17 +438,7 @@ func (s *Server) modernUpstream(ctx context.Context) *upstream {
 }
 
 // ended reports whether the upstream session has ended.
-func (u *upstream) ended() bool { return isClosed(u.conn.Done()) }
-
-// isClosed reports whether ch is closed (never, for a nil ch).
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
+func (u *upstream) ended() bool { return lazy.Closed(u.conn.Done()) }
 
 // declarable are the capabilities of a client whose requests serve
 // relays, as it declared them.
