@@ -151,10 +151,7 @@ func (c *Client) ListTo(ctx context.Context, method, key string, p Pages, emit f
 		if err != nil {
 			return "", err
 		}
-		if p.Keep != nil {
-			page = FilterPage(page, key, p.Keep)
-		}
-		return "", emit(page)
+		return "", emit(FilterPage(page, key, p.Keep))
 	}
 	var first json.RawMessage
 	var items int
@@ -170,10 +167,7 @@ func (c *Client) ListTo(ctx context.Context, method, key string, p Pages, emit f
 		}
 		if first == nil {
 			if pg.Next == "" {
-				if p.Keep != nil {
-					return "", emit(FilterPage(pg.Raw, key, p.Keep))
-				}
-				return "", emit(pg.Raw)
+				return "", emit(FilterPage(pg.Raw, key, p.Keep))
 			}
 			first = bytes.Clone(pg.Raw) // the page's members after the items, for the end
 			head, _ := splitFirst(first, key, "")
@@ -475,8 +469,11 @@ func writeKey(b *bytes.Buffer, k string) {
 
 // FilterPage returns a page of a list (key: "tools", "resources"...) with
 // only the items keep accepts, its nextCursor and other members as they
-// were. A page that is not a list comes back unchanged.
+// were. A page that is not a list, or a nil keep, gives page unchanged.
 func FilterPage(page json.RawMessage, key string, keep func(item json.RawMessage) bool) json.RawMessage {
+	if keep == nil {
+		return page
+	}
 	p, err := splitPage(page, key)
 	if err != nil || p.List == nil || string(p.List) == "null" {
 		return page
