@@ -18,18 +18,6 @@ import (
 	"time"
 )
 
-type sseEvent struct {
-	Type string // "" means "message"
-	ID   string // the last event id in force when the event was dispatched
-	Data []byte
-	// Retry is the event's retry field as written, when it had one.
-	Retry string
-	// Replay: the event's own id came on an earlier connection of its
-	// stream (resumed), which Last-Event-ID had passed: the server sent it
-	// again.
-	Replay bool
-}
-
 type sseReader struct {
 	lines   lineReader
 	started bool // the leading BOM has been checked
@@ -123,7 +111,7 @@ func (p *sseReader) release() {
 }
 
 // Next returns the next event that carries data; io.EOF at the end of the stream.
-func (p *sseReader) Next() (sseEvent, error) {
+func (p *sseReader) Next() (Event, error) {
 	p.release() // the last event's hold, which its caller did not take
 	p.asked = false
 	if !p.started {
@@ -136,15 +124,15 @@ func (p *sseReader) Next() (sseEvent, error) {
 	for {
 		line, own, err := p.lines.line()
 		if err != nil && !errors.Is(err, io.EOF) {
-			return sseEvent{}, err
+			return Event{}, err
 		}
 		if err != nil && len(line) == 0 {
-			return sseEvent{}, io.EOF // an unterminated event is dropped
+			return Event{}, io.EOF // an unterminated event is dropped
 		}
 		if len(line) == 0 {
 			replay := hasID && p.note(evID)
 			if hasData && data.size > 0 || p.bare && (hasID || hasRe) {
-				return sseEvent{Type: typ, ID: p.LastID, Data: data.bytes(), Retry: retry, Replay: replay}, nil
+				return Event{Type: typ, ID: p.LastID, Data: data.bytes(), Retry: retry, Replay: replay}, nil
 			}
 			typ, data, hasData, hasID, hasRe, retry = "", eventData{}, false, false, false, ""
 			p.asked = p.holding
@@ -170,11 +158,11 @@ func (p *sseReader) Next() (sseEvent, error) {
 			data.add(value, own)
 			hasData = true
 			if p.lines.limit > 0 && int64(data.size) > p.lines.limit {
-				return sseEvent{}, &MessageSizeError{Limit: p.lines.limit}
+				return Event{}, &MessageSizeError{Limit: p.lines.limit}
 			}
 			if p.gate != nil && data.size >= largeMessage {
 				if err := p.hold(); err != nil {
-					return sseEvent{}, err
+					return Event{}, err
 				}
 			}
 		case "id":
@@ -188,7 +176,7 @@ func (p *sseReader) Next() (sseEvent, error) {
 			}
 		}
 		if err != nil {
-			return sseEvent{}, io.EOF
+			return Event{}, io.EOF
 		}
 	}
 }

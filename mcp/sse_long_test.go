@@ -18,18 +18,18 @@ func TestSSELongLines(t *testing.T) {
 	long := func(c string, n int) string { return strings.Repeat(c, n) }
 	big := long("a", 200_000)
 	var in strings.Builder
-	var want []sseEvent
+	var want []Event
 	lastID := "" // the id in force, from the round before on
 	for _, end := range []string{"\n", "\r\n", "\r"} {
 		in.WriteString(": " + long("c", 150_000) + end) // a long comment
 		in.WriteString("x-unknown: " + long("u", 70_000) + end)
 		in.WriteString("data: " + big + end + end)
-		want = append(want, sseEvent{ID: lastID, Data: []byte(big)})
+		want = append(want, Event{ID: lastID, Data: []byte(big)})
 		lastID = "7"
 		in.WriteString("id: 7" + end + "data: short" + end + "data: " + long("b", 100_000) + end + "data:" + end + "data: " + long("d", 65_530) + end + end)
-		want = append(want, sseEvent{ID: "7", Data: []byte("short\n" + long("b", 100_000) + "\n\n" + long("d", 65_530))})
+		want = append(want, Event{ID: "7", Data: []byte("short\n" + long("b", 100_000) + "\n\n" + long("d", 65_530))})
 		in.WriteString("event: big" + end + "data: " + long("e", 64<<10-6) + end + "data: " + long("f", 64<<10-7) + end + end) // lines of the buffer's size, and one less
-		want = append(want, sseEvent{Type: "big", ID: "7", Data: []byte(long("e", 64<<10-6) + "\n" + long("f", 64<<10-7))})
+		want = append(want, Event{Type: "big", ID: "7", Data: []byte(long("e", 64<<10-6) + "\n" + long("f", 64<<10-7))})
 	}
 	for name, wrap := range map[string]func(io.Reader) io.Reader{
 		"whole":               func(r io.Reader) io.Reader { return r },

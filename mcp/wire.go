@@ -114,7 +114,7 @@ func FollowEvents(ctx context.Context, body io.ReadCloser, limit int64, maxResum
 					return answered(), progressed, err
 				}
 				progressed = progressed || ev.Data != nil && !ev.Replay
-				if !fn(Event(ev)) {
+				if !fn(ev) {
 					return true, progressed, nil
 				}
 			}
