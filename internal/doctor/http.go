@@ -544,10 +544,7 @@ func (w *walk) document(ctx context.Context, hc *http.Client, where string) (str
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	var doc struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	}
+	var doc mcp.Implementation
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(data, &doc) != nil {
 		return "", false
 	}
