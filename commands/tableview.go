@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"encoding/json"
 
 	"github.com/alecthomas/kong"
@@ -63,9 +64,7 @@ func (c *console) printTable(t *table.Table) error {
 		if c.ios.OutWidth != nil {
 			width = c.ios.OutWidth()
 		}
-		if width <= 0 {
-			width = defaultWidth
-		}
+		width = cmp.Or(max(width, 0), defaultWidth)
 	}
 	if err := t.Write(c.ios.Out, width); err != nil {
 		return &output.ClosedError{Err: err}

@@ -559,9 +559,7 @@ func (t *CommandTransport) stoppedReading(ctx context.Context) error {
 	}
 	if err = t.whyStopped(ctx); ctx.Err() == nil {
 		t.stopMu.Lock()
-		if t.stopped == nil {
-			t.stopped = err
-		}
+		t.stopped = cmp.Or(t.stopped, err)
 		err = t.stopped
 		t.stopMu.Unlock()
 	}

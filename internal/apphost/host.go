@@ -162,18 +162,10 @@ func (h *Host) init() error {
 	h.token, h.proxyID = random(), random()
 	h.callDone, h.wake, h.tornDown = make(chan struct{}), make(chan struct{}), make(chan struct{})
 	h.gone, h.requestTeardown, h.unguarded = make(chan struct{}, 1), make(chan string, 1), make(chan struct{}, 1)
-	if h.MaxMessage <= 0 {
-		h.MaxMessage = DefaultMaxMessage
-	}
-	if h.TeardownWait <= 0 {
-		h.TeardownWait = teardownWait
-	}
-	if h.HandshakeWait <= 0 {
-		h.HandshakeWait = DefaultHandshakeWait
-	}
-	if h.MaxInFlight <= 0 {
-		h.MaxInFlight = DefaultMaxInFlight
-	}
+	h.MaxMessage = cmp.Or(max(h.MaxMessage, 0), DefaultMaxMessage)
+	h.TeardownWait = cmp.Or(max(h.TeardownWait, 0), teardownWait)
+	h.HandshakeWait = cmp.Or(max(h.HandshakeWait, 0), DefaultHandshakeWait)
+	h.MaxInFlight = cmp.Or(max(h.MaxInFlight, 0), DefaultMaxInFlight)
 	if h.Notef == nil {
 		h.Notef = func(string, ...any) {}
 	}

@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -141,15 +142,9 @@ type Status interface {
 
 // withDefaults fills what is missing with things that show nothing.
 func (h Hooks) withDefaults() Hooks {
-	if h.Stderr == nil {
-		h.Stderr = io.Discard
-	}
-	if h.ServerStderr == nil {
-		h.ServerStderr = h.Stderr
-	}
-	if h.Log == nil {
-		h.Log = slog.New(slog.DiscardHandler)
-	}
+	h.Stderr = cmp.Or(h.Stderr, io.Discard)
+	h.ServerStderr = cmp.Or(h.ServerStderr, h.Stderr)
+	h.Log = cmp.Or(h.Log, slog.New(slog.DiscardHandler))
 	return h
 }
 

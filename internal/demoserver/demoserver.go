@@ -57,9 +57,7 @@ func NewWith(opts Options) *mcp.Server { return newServer(config{opts: opts}) }
 
 func newServer(cfg config) *mcp.Server {
 	clk := &clock{every: cfg.clockEvery, onRunning: cfg.onClock, subs: map[*mcp.ServerSession]bool{}} // its server is set once the server exists
-	if clk.every <= 0 {
-		clk.every = clockInterval
-	}
+	clk.every = cmp.Or(max(clk.every, 0), clockInterval)
 	var cacheable func(context.Context, mcp.Request, *mcp.Cacheable)
 	if ttl := cfg.opts.TTL; ttl > 0 {
 		cacheable = func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {

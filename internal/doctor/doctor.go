@@ -19,6 +19,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -111,12 +112,8 @@ const DefaultTimeout = 10 * time.Second
 // Walk walks what a connection to t needs, in order, and stops at the
 // first step that fails.
 func Walk(ctx context.Context, t Target) *Report {
-	if t.Timeout <= 0 {
-		t.Timeout = DefaultTimeout
-	}
-	if t.StartTimeout <= 0 {
-		t.StartTimeout = DefaultTimeout
-	}
+	t.Timeout = cmp.Or(max(t.Timeout, 0), DefaultTimeout)
+	t.StartTimeout = cmp.Or(max(t.StartTimeout, 0), DefaultTimeout)
 	if t.Resolve == nil {
 		t.Resolve = net.DefaultResolver.LookupHost
 	}

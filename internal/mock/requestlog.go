@@ -61,10 +61,7 @@ type RequestLog struct {
 // NewRequestLog is a log written to w, masking what secrets knows; failed is told,
 // once, when a write fails, and the log stops there.
 func NewRequestLog(w io.Writer, secrets *redact.Scrubber, failed func(error)) *RequestLog {
-	if secrets == nil {
-		secrets = redact.NewScrubber(nil)
-	}
-	return &RequestLog{w: w, secrets: secrets, failed: failed, max: MaxLogSize}
+	return &RequestLog{w: w, secrets: cmp.Or(secrets, redact.NewScrubber(nil)), failed: failed, max: MaxLogSize}
 }
 
 // Observe writes the line of one message (serve.Server.Observe).
@@ -98,9 +95,7 @@ var errLogStopped = errors.New("the log was stopped")
 func (l *RequestLog) Stop() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.err == nil {
-		l.err = errLogStopped
-	}
+	l.err = cmp.Or(l.err, errLogStopped)
 }
 
 // line is the JSON line of e, masked.

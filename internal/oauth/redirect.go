@@ -9,6 +9,7 @@ package oauth
 // left free and receive the code.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -83,9 +84,7 @@ func listenAll(addrs []string, port int) (net.Listener, int, error) {
 			return fail(fmt.Errorf("listening on %s for the redirect: %w", hostPort, err))
 		}
 		lns = append(lns, ln)
-		if port == 0 {
-			port = ln.Addr().(*net.TCPAddr).Port
-		}
+		port = cmp.Or(port, ln.Addr().(*net.TCPAddr).Port)
 	}
 	if len(lns) == 1 {
 		return lns[0], port, nil

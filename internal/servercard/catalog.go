@@ -34,9 +34,7 @@ type Entry struct {
 // ParseCatalog reads a catalog. base is the URL it was read from, against
 // which a relative entry URL is resolved.
 func ParseCatalog(raw json.RawMessage, base *url.URL, maxEntries int) (Catalog, []Problem) {
-	if maxEntries <= 0 {
-		maxEntries = DefaultMaxEntries
-	}
+	maxEntries = cmp.Or(max(maxEntries, 0), DefaultMaxEntries)
 	var c Catalog
 	var doc struct {
 		SpecVersion json.RawMessage   `json:"specVersion"`

@@ -10,6 +10,7 @@ package servercard
 // names.
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -162,9 +163,7 @@ func (f *Fetcher) dial(d *net.Dialer) func(ctx context.Context, network, addr st
 			if err == nil {
 				return c, nil
 			}
-			if first == nil {
-				first = err
-			}
+			first = cmp.Or(first, err)
 		}
 		if first == nil {
 			first = fmt.Errorf("%s resolves to no address", host)
