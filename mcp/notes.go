@@ -72,10 +72,10 @@ type noteQueue struct {
 	closed bool           // no more pushes; take drains what is left
 	hold   bool           // a full queue holds push until take (NoteBackPressure); set before use
 	wake   chan struct{}  // 1-buffered: a push or close since the consumer last looked
-	room   chan struct{}  // closed when take empties the queue; nil until a held push waits
+	room   lazy.Signal    // fired when take empties the queue
 	seq    uint64         // the sequence number last given
 	done   uint64         // every item up to this number has been handled
-	moved  chan struct{}  // closed when done advances; nil until someone waits
+	moved  lazy.Signal    // fired when done advances
 
 	// Dropped notifications not reported yet, and whether a notice is
 	// queued or being handled, which will report them.
@@ -130,10 +130,7 @@ func (q *noteQueue) push(m message, key string, stop <-chan struct{}) {
 // params finds room, or stop is closed (q.mu held).
 func (q *noteQueue) waitRoom(n int, stop <-chan struct{}) {
 	for q.full(n) {
-		if q.room == nil {
-			q.room = make(chan struct{})
-		}
-		room := q.room
+		room := q.room.C()
 		q.mu.Unlock()
 		select {
 		case <-room:
@@ -215,10 +212,7 @@ func (q *noteQueue) count() uint64 {
 func (q *noteQueue) handled(seq uint64) {
 	q.mu.Lock()
 	q.done = max(q.done, seq)
-	if q.moved != nil {
-		close(q.moved)
-		q.moved = nil
-	}
+	q.moved.Fire()
 	q.mu.Unlock()
 }
 
@@ -231,10 +225,7 @@ func (q *noteQueue) wait(ctx context.Context, stopped <-chan struct{}, n uint64)
 			q.mu.Unlock()
 			return
 		}
-		if q.moved == nil {
-			q.moved = make(chan struct{})
-		}
-		moved := q.moved
+		moved := q.moved.C()
 		q.mu.Unlock()
 		select {
 		case <-moved:
@@ -261,10 +252,7 @@ func (q *noteQueue) take() ([]queuedNote, bool) {
 		items, closed := q.items, q.closed
 		q.items, q.live, q.dead, q.bytes = nil, 0, 0, 0
 		clear(q.latest)
-		if q.room != nil {
-			close(q.room)
-			q.room = nil
-		}
+		q.room.Fire()
 		q.mu.Unlock()
 		if len(items) > 0 {
 			return items, true

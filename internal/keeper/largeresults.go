@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // Large results hold the server back. While one waits in a command's
@@ -31,12 +33,12 @@ const holdLarge = 2 * time.Second
 
 // largeResults counts the large results queued for the commands.
 type largeResults struct {
-	mu      sync.Mutex    // guards the fields below
-	changed chan struct{} // closed when queued or pending changes; nil when nobody waits
-	queued  uint64        // large results ever queued
-	pending int           // queued, and not yet written or dropped
-	seen    uint64        // queued, as the reader last left it
-	until   time.Time     // the server is held back until then at most
+	mu      sync.Mutex  // guards the fields below
+	changed lazy.Signal // fired when queued or pending changes
+	queued  uint64      // large results ever queued
+	pending int         // queued, and not yet written or dropped
+	seen    uint64      // queued, as the reader last left it
+	until   time.Time   // the server is held back until then at most
 }
 
 // add counts a large result queued for a command, which holds the server
@@ -46,7 +48,7 @@ func (l *largeResults) add(hold time.Duration) {
 	l.queued++
 	l.pending++
 	l.until = time.Now().Add(hold)
-	l.signal()
+	l.changed.Fire()
 	l.mu.Unlock()
 }
 
@@ -54,25 +56,15 @@ func (l *largeResults) add(hold time.Duration) {
 func (l *largeResults) done() {
 	l.mu.Lock()
 	l.pending--
-	l.signal()
+	l.changed.Fire()
 	l.mu.Unlock()
-}
-
-func (l *largeResults) signal() {
-	if l.changed != nil {
-		close(l.changed)
-		l.changed = nil
-	}
 }
 
 // waitUntil waits, with l.mu held (and held again on return), until ok
 // holds or deadline passes; it says whether ok holds.
 func (l *largeResults) waitUntil(ok func() bool, deadline *time.Timer) bool {
 	for !ok() {
-		if l.changed == nil {
-			l.changed = make(chan struct{})
-		}
-		ch := l.changed
+		ch := l.changed.C()
 		l.mu.Unlock()
 		select {
 		case <-ch:

@@ -1,9 +1,10 @@
 // Package lazy holds values built on first use that cost nothing before
 // it. sync.OnceValue allocates twice at init, which every command pays;
 // a Value or Regexp declared as a composite literal is laid out by the
-// linker instead, and built on the first Get. Wake and Closed are the two
-// other things its importers share: a wake-up that never waits for the one
-// woken, and a look at whether a channel is closed that never waits.
+// linker instead, and built on the first Get. Wake, Closed and Signal are
+// the other things its importers share: a wake-up that never waits for the
+// one woken, a look at whether a channel is closed that never waits, and a
+// wake-up of every waiter at once.
 package lazy
 
 import (

@@ -19,3 +19,25 @@ func Closed(ch <-chan struct{}) bool {
 		return false
 	}
 }
+
+// Signal wakes every waiter at once, under its holder's lock: C is the
+// channel the next Fire closes, made when someone first waits. The zero
+// Signal is ready.
+type Signal struct{ ch chan struct{} }
+
+// C is the channel the next Fire closes; the holder's lock is held.
+func (s *Signal) C() <-chan struct{} {
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+// Fire closes C's channel, if someone waits on it; the holder's lock is
+// held.
+func (s *Signal) Fire() {
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
+}

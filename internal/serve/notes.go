@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // outbox is a client's notifications on their way to it: the upstream's
@@ -29,7 +31,7 @@ type outbox struct {
 	sentMu  sync.Mutex       // guards the fields below, and orders the sends on out
 	queued  int64            // notifications put in out so far
 	sent    int64            // notifications the writer is done with
-	sentCh  chan struct{}    // closed when sent moves; nil until someone waits
+	sentCh  lazy.Signal      // fired when sent moves
 	lastRel map[string]int64 // a request in flight -> the number (queued) of the last notification related to it
 	stalled bool             // the writer took nothing for its stall: drop until it takes one
 	dropped int64            // notifications dropped in all
@@ -96,10 +98,7 @@ func (c *client) waitForRoom(behind *outstanding) bool {
 		c.stalled = true
 		return false
 	}
-	if c.sentCh == nil {
-		c.sentCh = make(chan struct{})
-	}
-	moved := c.sentCh
+	moved := c.sentCh.C()
 	if behind != nil {
 		behind.add(1)
 		defer behind.add(-1)
@@ -161,10 +160,7 @@ func (c *client) writeNotes(out <-chan outNote) {
 			c.sentMu.Lock()
 			c.sent++
 			c.stalled = false
-			if c.sentCh != nil {
-				close(c.sentCh)
-				c.sentCh = nil
-			}
+			c.sentCh.Fire()
 			c.sentMu.Unlock()
 		case <-c.sess.Done():
 			return
@@ -192,10 +188,7 @@ func (c *client) flushNotes(ctx context.Context, id json.RawMessage) {
 			c.sentMu.Unlock()
 			return
 		}
-		if c.sentCh == nil {
-			c.sentCh = make(chan struct{})
-		}
-		moved := c.sentCh
+		moved := c.sentCh.C()
 		c.sentMu.Unlock()
 		select {
 		case <-moved:

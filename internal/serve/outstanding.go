@@ -3,14 +3,16 @@ package serve
 import (
 	"sync"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // outstanding counts what is owed (requests read and not yet answered),
 // and lets whoever must wait for it wait until nothing is.
 type outstanding struct {
-	mu      sync.Mutex    // guards n and emptied
-	n       int           // owed now
-	emptied chan struct{} // closed, and replaced, each time n falls to zero; nil until first needed
+	mu      sync.Mutex  // guards n and emptied
+	n       int         // owed now
+	emptied lazy.Signal // fired each time n falls to zero
 }
 
 // add counts k more owed (or fewer, when negative).
@@ -18,9 +20,8 @@ func (o *outstanding) add(k int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.n += k
-	if o.n == 0 && o.emptied != nil {
-		close(o.emptied)
-		o.emptied = nil
+	if o.n == 0 {
+		o.emptied.Fire()
 	}
 }
 
@@ -37,10 +38,7 @@ func (o *outstanding) wait(bound time.Duration, stop <-chan struct{}) {
 			o.mu.Unlock()
 			return
 		}
-		if o.emptied == nil {
-			o.emptied = make(chan struct{})
-		}
-		emptied := o.emptied
+		emptied := o.emptied.C()
 		o.mu.Unlock()
 		select {
 		case <-emptied:
