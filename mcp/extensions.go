@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -107,10 +108,7 @@ func withExtensionsFor(caps json.RawMessage, opts ClientOptions, modern bool) js
 	var add []byte
 	for _, e := range Extensions {
 		if _, set := ext[e.ID]; !set && opts.offered(e.ID, modern) {
-			if ext == nil {
-				ext = map[string]json.RawMessage{}
-			}
-			ext[e.ID] = e.Settings
+			lazy.Put(&ext, e.ID, e.Settings)
 			add = append(append(append(append(add, ','), mustJSON(e.ID)...), ':'), e.Settings...)
 		}
 	}

@@ -3,6 +3,8 @@ package mcp
 import (
 	"sync"
 	"syscall"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // ProcessGroups records the process groups of the stdio servers a program
@@ -20,10 +22,7 @@ func (g *ProcessGroups) add(pid int) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.pids == nil {
-		g.pids = map[int]bool{}
-	}
-	g.pids[pid] = true
+	lazy.Put(&g.pids, pid, true)
 }
 
 // Kill sends SIGKILL to every process group still recorded.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -35,10 +36,7 @@ func (f ListenFilter) AnyChange() bool {
 
 // Ask makes the filter ask for a list's change notification too.
 func (f *ListenFilter) Ask(change string) {
-	if f.Changes == nil {
-		f.Changes = map[string]bool{}
-	}
-	f.Changes[change] = true
+	lazy.Put(&f.Changes, change, true)
 }
 
 // Only is the filter's changes that keep says may be heard, and no

@@ -258,10 +258,7 @@ func (s *Session) begin(ctx context.Context, method string, params json.RawMessa
 	ch := replies.Get().(chan message)
 	s.pending[n] = ch
 	if v := ctx.Value(callerKey{}); v != nil {
-		if s.callers == nil {
-			s.callers = map[int64]any{}
-		}
-		s.callers[n] = v
+		lazy.Put(&s.callers, n, v)
 	}
 	s.mu.Unlock()
 

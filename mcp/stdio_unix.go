@@ -5,6 +5,8 @@ package mcp
 import (
 	"sync"
 	"syscall"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
@@ -26,10 +28,7 @@ func afterStart(pid int) error {
 		return err
 	}
 	watchers.Lock()
-	if watchers.byPID == nil {
-		watchers.byPID = map[int]*groupWatcher{}
-	}
-	watchers.byPID[pid] = g
+	lazy.Put(&watchers.byPID, pid, g)
 	watchers.Unlock()
 	return nil
 }

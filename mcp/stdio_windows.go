@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // On Windows a server runs in a process group of its own (so that the
@@ -52,10 +54,7 @@ func afterStart(pid int) error {
 		return err
 	}
 	jobs.Lock()
-	if jobs.byPID == nil {
-		jobs.byPID = map[int]windows.Handle{}
-	}
-	jobs.byPID[pid] = job
+	lazy.Put(&jobs.byPID, pid, job)
 	jobs.Unlock()
 	if err := resume(uint32(pid)); err != nil {
 		killGroup(pid, syscall.SIGKILL) // the job closed with the server in it

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -57,10 +58,7 @@ func (t *Tokens[T]) SwapWith(params json.RawMessage, owner T, set func(params, t
 		return params, func() {}
 	}
 	t.mu.Lock()
-	if t.m == nil {
-		t.m = map[string]tokenOwner[T]{}
-	}
-	t.m[ours] = tokenOwner[T]{owner, bytes.Clone(tok)}
+	lazy.Put(&t.m, ours, tokenOwner[T]{owner, bytes.Clone(tok)})
 	t.mu.Unlock()
 	return p, func() {
 		t.mu.Lock()

@@ -10,6 +10,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // startClocks are the clocks of one session's start. A pause stops each
@@ -38,10 +40,7 @@ func (r *startClocks) start(ctx context.Context, d time.Duration, cause error) (
 	c := &startClock{left: d}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.live == nil {
-		r.live = map[*startClock]bool{}
-	}
-	r.live[c] = true
+	lazy.Put(&r.live, c, true)
 	c.since, c.timer = time.Now(), r.after(d, func() { cancel(cause) })
 	if r.paused > 0 {
 		c.timer.Stop() // it runs once the pause ends

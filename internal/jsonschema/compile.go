@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // defaultBase is the URI of a document that gives itself none: relative
@@ -53,10 +55,7 @@ func Compile(doc []byte) (*Schema, error) {
 			if err != nil {
 				return nil, err
 			}
-			if r.dynamic == nil {
-				r.dynamic = map[string]*node{}
-			}
-			r.dynamic[name] = dn
+			lazy.Put(&r.dynamic, name, dn)
 		}
 		if r.root == nil {
 			if r.root, err = c.compile(r.val, c.locs[r.val], ""); err != nil {
@@ -139,10 +138,7 @@ func (c *compiler) index(v *value, ptr *pointer, res *resource, d dialect, isRoo
 		if err := c.anchor(res, a.str, v, ptr, "$dynamicAnchor"); err != nil {
 			return err
 		}
-		if res.dynamicVals == nil {
-			res.dynamicVals = map[string]*value{}
-		}
-		res.dynamicVals[a.str] = v
+		lazy.Put(&res.dynamicVals, a.str, v)
 	}
 	if a := v.member("$recursiveAnchor"); d == draft2019 && res.val == v && a != nil && a.kind == kindTrue {
 		res.recursiveAnchor = true

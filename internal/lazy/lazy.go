@@ -46,3 +46,11 @@ func (r *Regexp) Get() *regexp.Regexp {
 	})
 	return r.re
 }
+
+// Put sets m[k] to v, making the map first when there is none.
+func Put[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	(*m)[k] = v
+}

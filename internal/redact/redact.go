@@ -350,10 +350,7 @@ func (k *known) Add(secrets ...string) {
 		if k.seen[sec] {
 			continue
 		}
-		if k.seen == nil {
-			k.seen = map[string]bool{}
-		}
-		k.seen[sec] = true
+		lazy.Put(&k.seen, sec, true)
 		k.secrets = append(k.secrets, []byte(sec))
 		added = true
 	}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -83,7 +84,7 @@ func (p *idlePool) put(who *View, u *upstream) {
 			u.conn.Close()
 		}
 	})
-	put(&p.idle, who, append(p.idle[who], it))
+	lazy.Put(&p.idle, who, append(p.idle[who], it))
 	p.mu.Unlock()
 }
 

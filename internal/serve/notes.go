@@ -82,7 +82,7 @@ func (c *client) notify(ctx context.Context, behind *outstanding, method string,
 	c.out <- outNote{ctx, method, params} // there is room: only this sends, under sentMu
 	c.queued++
 	if rel != nil {
-		put(&c.lastRel, string(rel), c.queued)
+		lazy.Put(&c.lastRel, string(rel), c.queued)
 	}
 }
 

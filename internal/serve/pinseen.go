@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/pin"
 	"github.com/mcpv/mcpv/internal/surface"
 	"github.com/mcpv/mcpv/internal/uritemplate"
@@ -60,7 +61,7 @@ func (s *pinSeen) noteTwice(kind pin.Kind, key string, mark uint64) {
 		return
 	}
 	if s.twice[kind] == nil {
-		put(&s.twice, kind, map[string]bool{})
+		lazy.Put(&s.twice, kind, map[string]bool{})
 	}
 	if len(s.twice[kind]) < maxSaid {
 		s.twice[kind][key] = true
@@ -95,7 +96,7 @@ func (s *pinSeen) keepDoc(uri string, d surface.Document, gen uint64) {
 	if s.docGen != gen || len(s.docs) >= maxSaid {
 		return
 	}
-	put(&s.docs, uri, d)
+	lazy.Put(&s.docs, uri, d)
 }
 
 // mark is the generation of the lists, taken before a page or a walk is
@@ -116,7 +117,7 @@ func (s *pinSeen) note(kind pin.Kind, key string, def json.RawMessage, mark uint
 	l := s.lists[kind]
 	if l == nil {
 		l = &seenList{defs: map[string]json.RawMessage{}}
-		put(&s.lists, kind, l)
+		lazy.Put(&s.lists, kind, l)
 	}
 	old, had := l.defs[key]
 	if had && bytes.Equal(old, def) || s.bytes+len(key)+len(def) > maxSeenBytes {
@@ -157,10 +158,10 @@ func (s *pinSeen) keep(kind pin.Kind, l *seenList, mark uint64) {
 		return
 	}
 	if s.bytes-old+l.bytes > maxSeenBytes {
-		put(&s.unwalkable, kind, true)
+		lazy.Put(&s.unwalkable, kind, true)
 		return
 	}
-	put(&s.lists, kind, l)
+	lazy.Put(&s.lists, kind, l)
 	s.bytes += l.bytes - old
 }
 
@@ -170,7 +171,7 @@ func (s *pinSeen) failed(kind pin.Kind, mark uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.gen == mark {
-		put(&s.unwalkable, kind, true)
+		lazy.Put(&s.unwalkable, kind, true)
 	}
 }
 

@@ -254,14 +254,6 @@ func note[K comparable](u *upstream, m map[K]bool, k K, on bool) {
 	}
 }
 
-// put sets m[k] to v, making the map first when there is none.
-func put[K comparable, V any](m *map[K]V, k K, v V) {
-	if *m == nil {
-		*m = map[K]V{}
-	}
-	(*m)[k] = v
-}
-
 // attach notes a client served; it holds the session.
 func (u *upstream) attach(c *client) {
 	note(u, u.clients, c, true)

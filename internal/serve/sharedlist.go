@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -44,7 +45,7 @@ func (l *sharedLists) do(ctx context.Context, method string, params json.RawMess
 		// waits: its context keeps the asker's values, not its end.
 		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		f = &listFlight{done: make(chan struct{}), mark: mark, cancel: cancel}
-		put(&l.flights, key, f)
+		lazy.Put(&l.flights, key, f)
 		go func() { // shared list: ends when the server answers, or every asker has given up (cancel)
 			res, err := send(fctx)
 			l.mu.Lock()

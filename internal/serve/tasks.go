@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -69,8 +70,8 @@ func (b *taskBook) add(c *client, up string) (string, bool) {
 	if len(b.order) >= maxTasks {
 		b.drop(b.order[0])
 	}
-	put(&b.byOurs, e.ours, e)
-	put(&b.byUp, up, e)
+	lazy.Put(&b.byOurs, e.ours, e)
+	lazy.Put(&b.byUp, up, e)
 	b.order = append(b.order, e)
 	return e.ours, true
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -157,9 +158,6 @@ func keepFirst(m map[string]json.RawMessage, key string, result json.RawMessage)
 	if _, ok := m[key]; ok || key == "" || len(result) == 0 || string(result) == "null" {
 		return m
 	}
-	if m == nil {
-		m = map[string]json.RawMessage{}
-	}
-	m[key] = result
+	lazy.Put(&m, key, result)
 	return m
 }

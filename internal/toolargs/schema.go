@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/mcpv/mcpv/internal/lazy"
 )
 
 // node is a JSON Schema (a decoded object) inside a document, so that $ref
@@ -97,10 +99,7 @@ func (n node) alternatives() []node {
 	var out []node
 	n.collect(&out, map[uintptr]bool{})
 	if n.doc.err == nil {
-		if n.doc.alts == nil {
-			n.doc.alts = map[uintptr][]node{}
-		}
-		n.doc.alts[id] = out
+		lazy.Put(&n.doc.alts, id, out)
 	}
 	return out
 }
