@@ -101,10 +101,11 @@ func parseCSP(raw json.RawMessage, ps []Problem) (CSP, []Problem) {
 	if json.Unmarshal(raw, &lists) != nil {
 		return c, append(ps, problem(Error, "apps.csp", "_meta.ui.csp is not an object"))
 	}
-	fields := []struct {
+	type field struct {
 		key string
 		dst *[]string
-	}{{"connectDomains", &c.ConnectDomains}, {"resourceDomains", &c.ResourceDomains}, {"frameDomains", &c.FrameDomains}, {"baseUriDomains", &c.BaseURIDomains}}
+	}
+	fields := []field{{"connectDomains", &c.ConnectDomains}, {"resourceDomains", &c.ResourceDomains}, {"frameDomains", &c.FrameDomains}, {"baseUriDomains", &c.BaseURIDomains}}
 	for _, f := range fields {
 		v, ok := lists[f.key]
 		if !ok || string(v) == "null" {
@@ -134,12 +135,7 @@ func parseCSP(raw json.RawMessage, ps []Problem) (CSP, []Problem) {
 		}
 	}
 	for k := range lists {
-		if !slices.ContainsFunc(fields, func(f struct {
-			key string
-			dst *[]string
-		}) bool {
-			return f.key == k
-		}) {
+		if !slices.ContainsFunc(fields, func(f field) bool { return f.key == k }) {
 			ps = append(ps, problem(Warning, "apps.csp", "_meta.ui.csp.%s is not a list the extension defines; it is ignored", k))
 		}
 	}
