@@ -353,8 +353,7 @@ func (t *HTTPTransport) setHeaders(req *http.Request, sid, version string) {
 // server that had closed read none of it, so even a call goes again.
 func DoAgain(c *http.Client, req *http.Request) (*http.Response, error) {
 	resp, err := c.Do(req)
-	var ue *url.Error
-	if err == nil || req.GetBody == nil || !errors.As(err, &ue) || ue.Err.Error() != "http: server closed idle connection" {
+	if ue, ok := errors.AsType[*url.Error](err); err == nil || req.GetBody == nil || !ok || ue.Err.Error() != "http: server closed idle connection" {
 		return resp, err
 	}
 	again := req.Clone(req.Context())

@@ -102,8 +102,7 @@ func (e *ChangedError) Unwrap() error { return e.Err }
 // any first message but initialize for the client's fault exits), err
 // itself otherwise (the user's own end).
 func changed(r *Recall, err error) error {
-	var te *TimeoutError
-	if r == nil || !(errors.As(err, &te) && te.Connect || errors.As(err, new(*VersionError)) || errors.As(err, new(*EndedOnProbeError))) {
+	if te, ok := errors.AsType[*TimeoutError](err); r == nil || !(ok && te.Connect || errors.As(err, new(*VersionError)) || errors.As(err, new(*EndedOnProbeError))) {
 		return err
 	}
 	return &ChangedError{Recall: r, Err: err}
@@ -281,8 +280,7 @@ func (c *Client) firstAnswerDecides(ctx context.Context, b budget, method string
 	was := c.era()
 	w := c.watchSilence(ctx, b)
 	res, err := c.sendWithin(w.ctx, c.opts.Timeout, method, params, st, meta, token, nil)
-	var ended *eraChanged
-	if errors.As(err, &ended) {
+	if ended, ok := errors.AsType[*eraChanged](err); ok {
 		// The probe beside the silent request settled another era, or
 		// none: the request goes again in the era found.
 		w.stop(false)
@@ -541,8 +539,7 @@ func recalledInitialize(ctx context.Context, s *Session, opts ClientOptions) (*C
 		case m := <-init.ch:
 			init.ch <- m // put back (the channel has room again) for handshake
 			c, err := handshake(ctx, s, opts, init)
-			var se *StatusError
-			if err != nil && ctx.Err() == nil && (errors.As(err, new(*CallError)) || errors.As(err, &se) && se.Status < 500) {
+			if se, ok := errors.AsType[*StatusError](err); err != nil && ctx.Err() == nil && (errors.As(err, new(*CallError)) || ok && se.Status < 500) {
 				// Refused: perhaps a server of the modern era now, which
 				// refuses initialize as it refuses any request without the
 				// era's _meta. The refusal stands unless server/discover

@@ -296,8 +296,7 @@ type FileError struct {
 }
 
 func (e *FileError) Error() string {
-	var pe *yamlnode.Error
-	if errors.As(e.Err, &pe) {
+	if pe, ok := errors.AsType[*yamlnode.Error](e.Err); ok {
 		return fmt.Sprintf("%s:%s", e.Path, pe.Error())
 	}
 	return fmt.Sprintf("%s: %v", e.Path, e.Err)

@@ -227,8 +227,7 @@ func outputs(it gojq.Iter, yield func(any, error) bool) {
 			return
 		}
 		if err, isErr := out.(error); isErr {
-			var halt *gojq.HaltError
-			if !errors.As(err, &halt) || halt.Value() != nil {
+			if halt, ok := errors.AsType[*gojq.HaltError](err); !ok || halt.Value() != nil {
 				yield(nil, &FilterError{Err: err, Runtime: true})
 			}
 			return

@@ -50,8 +50,7 @@ func ParseYAML(data []byte, what string) (*yamlnode.Node, *Error) {
 	y, err := yamlnode.Parse(data, yamlnode.Options{What: what, MaxNodes: maxNodes})
 	if err != nil {
 		fe := &Error{Line: 1, Col: 1, Msg: err.Error()}
-		var ye *yamlnode.Error
-		if errors.As(err, &ye) {
+		if ye, ok := errors.AsType[*yamlnode.Error](err); ok {
 			fe.Line, fe.Col, fe.Msg = ye.Line, ye.Col, ye.Msg
 		}
 		return nil, fe

@@ -71,8 +71,7 @@ func (t Tool) Send(ctx context.Context, client *mcp.Client, params json.RawMessa
 			return nil, &HeaderError{Tool: t.def.Name, Err: t.err}
 		}
 		res, err := client.CallStreamed(mcp.WithParamHeaders(ctx, t.headers), "tools/call", params, st)
-		var ce *mcp.CallError
-		if retried || !errors.As(err, &ce) || ce.Err.Code != mcp.CodeHeaderMismatch {
+		if ce, ok := errors.AsType[*mcp.CallError](err); retried || !ok || ce.Err.Code != mcp.CodeHeaderMismatch {
 			return res, err
 		}
 		def, err := relist(ctx)
