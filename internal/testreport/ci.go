@@ -226,7 +226,7 @@ func (suite Suite) TAP(w io.Writer, files []File) error {
 		for _, w := range f.Warnings {
 			fmt.Fprintf(b, "    # warning: %s\n", tapText(w))
 		}
-		if f.Code == 0 && counts.failed == 0 && !stopped {
+		if f.Code == 0 && counts[Failed] == 0 && !stopped {
 			fmt.Fprintf(b, "ok %d - %s\n", i+1, tapText(f.Name))
 			continue
 		}
@@ -359,14 +359,14 @@ func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 		}
 		g := object{{suite.Group, f.Path}, {"name", f.Name}}.
 			with(test || f.Server != "", "server", f.Server).
-			with(true, "passed", f.Code == 0 && c.failed == 0 && c.inconclusive == 0).
+			with(true, "passed", f.Code == 0 && c[Failed] == 0 && c[Inconclusive] == 0).
 			with(test || f.Code != 0, "exit", f.Code).
 			with(f.Err != "", "error", f.Err).
 			with(true, "durationMs", millis(f.Took)).
 			with(len(f.Warnings) > 0, "warnings", f.Warnings).
 			with(f.Stderr != "", "stderr", f.Stderr)
-		gc := map[string]int{"passed": c.passed, "failed": c.failed, "skipped": c.skipped}
-		for k, n := range map[string]int{"warned": c.warned, "blocked": c.blocked, "inconclusive": c.inconclusive} {
+		gc := map[string]int{"passed": c[Passed], "failed": c[Failed], "skipped": c[Skipped]}
+		for k, n := range map[string]int{"warned": c[Warned], "blocked": c[Blocked], "inconclusive": c[Inconclusive]} {
 			if n > 0 {
 				gc[k] = n
 			}
@@ -374,15 +374,15 @@ func (suite Suite) JSON(w io.Writer, files []File, took time.Duration) error {
 		g = append(g, member{suite.Items, items}, member{"counts", gc})
 		groups = append(groups, g)
 	}
-	passed := Code(files) == 0 && all.inconclusive == 0 && !slices.ContainsFunc(files, func(f File) bool { return f.Interrupted })
+	passed := Code(files) == 0 && all[Inconclusive] == 0 && !slices.ContainsFunc(files, func(f File) bool { return f.Interrupted })
 	r := object{}
 	for _, h := range suite.Header {
 		r = append(r, member{h[0], h[1]})
 	}
-	total := object{{suite.Groups, len(files)}, {"passed", all.passed}, {"failed", all.failed}, {"skipped", all.skipped}}.
-		with(all.warned > 0, "warned", all.warned).
-		with(all.blocked > 0, "blocked", all.blocked).
-		with(all.inconclusive > 0, "inconclusive", all.inconclusive)
+	total := object{{suite.Groups, len(files)}, {"passed", all[Passed]}, {"failed", all[Failed]}, {"skipped", all[Skipped]}}.
+		with(all[Warned] > 0, "warned", all[Warned]).
+		with(all[Blocked] > 0, "blocked", all[Blocked]).
+		with(all[Inconclusive] > 0, "inconclusive", all[Inconclusive])
 	r = append(r, member{"passed", passed}, member{"counts", total}, member{"durationMs", millis(took)}, member{suite.Groups, groups})
 	return json.NewEncoder(w).Encode(r) // one line, in one write
 }

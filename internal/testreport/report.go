@@ -146,7 +146,7 @@ func Code(files []File) int {
 		if f.Code != 0 {
 			return f.Code
 		}
-		failed = failed || countSteps(f.Steps).failed > 0
+		failed = failed || countSteps(f.Steps)[Failed] > 0
 	}
 	if failed {
 		return 1
@@ -166,16 +166,14 @@ func RoundDuration(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-type counts struct{ passed, failed, skipped, warned, blocked, inconclusive int }
+// counts are the steps of each Status.
+type counts [Inconclusive + 1]int
 
 func (c counts) String() string {
-	s := fmt.Sprintf("%d passed, %d failed", c.passed, c.failed)
-	for _, n := range []struct {
-		n    int
-		what string
-	}{{c.warned, "warned"}, {c.blocked, "blocked"}, {c.inconclusive, "inconclusive"}, {c.skipped, "skipped"}} {
-		if n.n > 0 {
-			s += fmt.Sprintf(", %d %s", n.n, n.what)
+	s := fmt.Sprintf("%d passed, %d failed", c[Passed], c[Failed])
+	for _, st := range []Status{Warned, Blocked, Inconclusive, Skipped} {
+		if c[st] > 0 {
+			s += fmt.Sprintf(", %d %s", c[st], st)
 		}
 	}
 	return s
@@ -183,26 +181,16 @@ func (c counts) String() string {
 
 // add is c with d's counts added.
 func (c counts) add(d counts) counts {
-	return counts{c.passed + d.passed, c.failed + d.failed, c.skipped + d.skipped, c.warned + d.warned, c.blocked + d.blocked, c.inconclusive + d.inconclusive}
+	for st := range c {
+		c[st] += d[st]
+	}
+	return c
 }
 
 func countSteps(steps []Step) counts {
 	var c counts
 	for _, s := range steps {
-		switch s.Status {
-		case Passed:
-			c.passed++
-		case Failed:
-			c.failed++
-		case Skipped:
-			c.skipped++
-		case Warned:
-			c.warned++
-		case Blocked:
-			c.blocked++
-		case Inconclusive:
-			c.inconclusive++
-		}
+		c[s.Status]++
 	}
 	return c
 }

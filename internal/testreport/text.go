@@ -115,7 +115,7 @@ func (t *Text) File(f File) error {
 	for _, w := range f.Warnings {
 		fmt.Fprintf(b, "  %s %s\n", t.style(styleYellow, "warning:"), safetext.Line(w))
 	}
-	if (f.Code != 0 || counts.failed > 0) && strings.TrimSpace(f.Stderr) != "" {
+	if (f.Code != 0 || counts[Failed] > 0) && strings.TrimSpace(f.Stderr) != "" {
 		fmt.Fprintf(b, "  %s\n", t.style(styleDim, "stderr (the last lines):"))
 		lines := strings.Split(strings.TrimRight(f.Stderr, "\n"), "\n")
 		for _, line := range lines[max(0, len(lines)-maxStderrLines):] {
@@ -124,13 +124,13 @@ func (t *Text) File(f File) error {
 	}
 	verdict := t.style(styleGreen, "ok")
 	switch {
-	case f.Code != 0 || counts.failed > 0:
+	case f.Code != 0 || counts[Failed] > 0:
 		verdict = t.style(styleRed, "FAIL")
 	case f.Interrupted:
 		verdict = t.style(styleYellow, "INTERRUPTED")
-	case counts.inconclusive > 0:
+	case counts[Inconclusive] > 0:
 		verdict = t.style(styleYellow, "INCONCLUSIVE")
-	case counts.blocked > 0 && counts.passed == 0:
+	case counts[Blocked] > 0 && counts[Passed] == 0:
 		verdict = t.style(styleDim, "BLOCKED")
 	}
 	fmt.Fprintf(b, "  %s %s  %s\n\n", verdict, counts, t.style(styleDim, RoundDuration(f.Took).String()))
@@ -158,11 +158,11 @@ func (t *Text) Summary(files []File, took time.Duration) error {
 	}
 	verdict := t.style(styleGreen+styleBold, "PASS")
 	switch {
-	case all.failed > 0 || broken > 0:
+	case all[Failed] > 0 || broken > 0:
 		verdict = t.style(styleRed+styleBold, "FAIL")
 	case interrupted:
 		verdict = t.style(styleYellow+styleBold, "INTERRUPTED")
-	case all.inconclusive > 0:
+	case all[Inconclusive] > 0:
 		verdict = t.style(styleYellow+styleBold, "INCONCLUSIVE")
 	}
 	_, err := fmt.Fprintf(t.W, "%s %s (%s, %s)\n", verdict, all, n, RoundDuration(took))
