@@ -256,9 +256,7 @@ func withAdditions(s *config.Server, fs *servefile.Server) *config.Server {
 	x := *s
 	x.Env = append(slices.Clone(s.Env), fs.Env...)
 	x.Headers = append(slices.Clone(s.Headers), fs.Headers...)
-	if fs.Timeout > 0 {
-		x.Timeout = fs.Timeout
-	}
+	x.Timeout = cmp.Or(max(fs.Timeout, 0), x.Timeout)
 	x.ProtocolVersion = cmp.Or(fs.ProtocolVersion, x.ProtocolVersion)
 	o, add := &x.OAuth, fs.OAuth
 	for _, f := range []struct{ to, from *string }{

@@ -77,9 +77,7 @@ func (r *invocation) startTelemetry(start time.Time) (end func(code int), err er
 	if cfg == nil {
 		return func(int) {}, nil
 	}
-	if d := r.env.ExportWait; d > 0 {
-		cfg.Timeout = d
-	}
+	cfg.Timeout = cmp.Or(max(r.env.ExportWait, 0), cfg.Timeout)
 	last := r.lastLine()
 	r.scrub.Add(cfg.Secrets()...)
 	e := otel.NewExporter(*cfg, nil)

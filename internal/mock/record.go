@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"sync"
@@ -122,11 +123,7 @@ func (r *Recorder) server(result json.RawMessage) {
 // A skipped answer leaves nothing behind, not even its key, so the same
 // call answered again is skipped again, and counted again.
 func (r *Recorder) keep(n int) bool {
-	max := r.Max
-	if max <= 0 {
-		max = DefaultMaxRecorded
-	}
-	if r.size+int64(n) > max {
+	if r.size+int64(n) > cmp.Or(max(r.Max, 0), DefaultMaxRecorded) {
 		r.skipped++
 		return false
 	}
