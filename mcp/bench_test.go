@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"runtime"
 	"strings"
 	"sync"
@@ -234,7 +235,7 @@ func newStdioFeed(resp *largeResponse) *stdioFeed {
 		readDone: make(chan struct{}), // Read closes it at the end of the feed
 	}
 	ct.msgs = newMessageReader(feed, readBufferSize)
-	ct.junk = junkWarner{log: orDiscard(nil), where: "on the server's stdout"}
+	ct.junk = junkWarner{log: slog.New(slog.DiscardHandler), where: "on the server's stdout"}
 	ct.msgs.junk = ct.junk.warn
 	return &stdioFeed{ct: ct, feed: feed, resp: resp}
 }

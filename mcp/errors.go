@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"slices"
 	"strconv"
@@ -285,14 +284,6 @@ type StatusError struct {
 
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("HTTP %s from %s%s", safetext.Line(e.Text), e.URL, e.Detail)
-}
-
-// orDiscard is l, or a logger that discards everything.
-func orDiscard(l *slog.Logger) *slog.Logger {
-	if l == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return l
 }
 
 // requiredCapabilities names the capabilities in a -32021 error's

@@ -187,7 +187,7 @@ func NewHTTPTransport(opts HTTPOptions) (*HTTPTransport, error) {
 		return nil, errors.New("invalid server URL: want an http:// or https:// URL with a host")
 	}
 	opts.Mode = cmp.Or(opts.Mode, ModeAuto)
-	opts.Log = orDiscard(opts.Log)
+	opts.Log = cmp.Or(opts.Log, slog.New(slog.DiscardHandler))
 	opts.MaxResumes = cmp.Or(max(opts.MaxResumes, 0), DefaultMaxResumes)
 	client, own := opts.Client, opts.Client == nil
 	if own {

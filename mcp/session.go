@@ -33,6 +33,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -193,7 +194,7 @@ type Session struct {
 // NewSession starts reading from t. The reader and dispatcher goroutines stop
 // when t.Read fails, which Close brings about.
 func NewSession(t Transport, opts SessionOptions) *Session {
-	opts.Log = orDiscard(opts.Log)
+	opts.Log = cmp.Or(opts.Log, slog.New(slog.DiscardHandler))
 	s := &Session{
 		t:        t,
 		opts:     opts,

@@ -189,7 +189,7 @@ func (s Starter) Start(opts CommandOptions) (*CommandTransport, error) {
 func StartCommand(opts CommandOptions) (*CommandTransport, error) {
 	opts.Grace = cmp.Or(max(opts.Grace, 0), DefaultGrace)
 	opts.ExitDrain = cmp.Or(max(opts.ExitDrain, 0), exitDrainWait)
-	opts.Log = orDiscard(opts.Log)
+	opts.Log = cmp.Or(opts.Log, slog.New(slog.DiscardHandler))
 	inR, inW, err := serverPipe(false)
 	var outW, outR, errR, errW *os.File
 	if err == nil {

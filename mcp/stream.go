@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -26,7 +27,7 @@ type StreamTransport struct {
 // when not nil, is called once by Close, and should make a blocked Read
 // return.
 func NewStreamTransport(r io.Reader, w io.Writer, close func() error, log *slog.Logger) *StreamTransport {
-	log = orDiscard(log)
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	m := newMessageReader(r, 64<<10)
 	junk := &junkWarner{log: log, where: "of input"}
 	m.junk = junk.warn

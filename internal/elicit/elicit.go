@@ -1,6 +1,7 @@
 package elicit
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -125,12 +126,7 @@ const (
 	actCancel  = "cancel"
 )
 
-func (o *Options) log() *slog.Logger {
-	if o.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return o.Log
-}
+func (o *Options) log() *slog.Logger { return cmp.Or(o.Log, slog.New(slog.DiscardHandler)) }
 
 // notef reports what happens to the user.
 func (o *Options) notef(format string, a ...any) { o.log().Info(fmt.Sprintf(format, a...)) }
