@@ -12,7 +12,8 @@ func TestNameShortForms(t *testing.T) {
 	for name, want := range map[string]bool{
 		"DB_PASS": true, "SMTP_PASS": true, "MYSQL_PWD": true, "REDIS_PW": true, "GPG_PASSPHRASE": true,
 		"--pass": true, "pass": true, "x-db-pass": true,
-		"PWD": false, "OLDPWD": false, "COMPASS_DIR": false, "BYPASS": false, "PASSENGER_ROOT": false,
+		"GH_PAT": true, "PAT": true, "x-pat": true, "SLACK_WEBHOOK_URL": true, "DISCORD_WEBHOOK": true,
+		"PATH": false, "PATTERN": false, "XDG_DATA_DIRS": false, "PWD": false, "OLDPWD": false, "COMPASS_DIR": false, "BYPASS": false, "PASSENGER_ROOT": false,
 	} {
 		if got := Name(name); got != want {
 			t.Errorf("Name(%q) = %v, want %v", name, got, want)
@@ -26,9 +27,11 @@ func TestEnvSecrets(t *testing.T) {
 		// settings under secret names: a word, a flag, a number
 		"FEATURE_TOKEN_CHECK=true", "SECRETS_BACKEND=production", "API_KEY_ID=12345678", "PASSWORD_RULES=read-only", "API_TOKEN=false",
 		// a secret under a name whose last word is the secret's, however short or plain
-		"DB_PASSWORD=hunter2", "API_TOKEN=correcthorse", "PIN_PWD=1234"})
+		"DB_PASSWORD=hunter2", "API_TOKEN=correcthorse", "PIN_PWD=1234",
+		// a personal access token, a webhook's URL (whoever holds it posts), not a webhook's switch
+		"GH_PAT=pat-1234", "SLACK_WEBHOOK_URL=https://hooks.slack.com/services/T0/B0/XyZ", "WEBHOOK_ENABLED=true"})
 	want := []string{"hunter22", "sql-pw-1", "url-pw-9", "url-pw-9", "YXBwOnVybC1wdy05", "YXBwOnVybC1wdy05", "ghp_abc123", // the URL's password, and the Basic credential made of it
-		"hunter2", "correcthorse", "1234"}
+		"hunter2", "correcthorse", "1234", "pat-1234", "https://hooks.slack.com/services/T0/B0/XyZ"}
 	if !slices.Equal(got, want) {
 		t.Errorf("EnvSecrets = %q, want %q", got, want)
 	}

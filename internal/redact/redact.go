@@ -24,18 +24,20 @@ import (
 const Mask = "***"
 
 // secretWords are the parts of a name that mark its value as a secret.
-var secretWords = []string{"token", "secret", "key", "password", "passwd", "credential", "auth", "cookie", "session"}
+// A webhook's URL (SLACK_WEBHOOK_URL) is one: whoever holds it posts.
+var secretWords = []string{"token", "secret", "key", "password", "passwd", "credential", "auth", "cookie", "session", "webhook"}
 
 // secretParts are the words of a name (between _, -, . and the ends)
 // that mark its value as a secret, which inside a longer word do not: a
 // password's short forms (DB_PASS, MYSQL_PWD, --pass), never "compass"
-// or PWD, the working directory.
-var secretParts = []string{"pass", "pwd", "passphrase", "pw"}
+// or PWD, the working directory; a personal access token (GH_PAT, PAT),
+// never PATH.
+var secretParts = []string{"pass", "pwd", "passphrase", "pw", "pat"}
 
 // Name reports whether a header, variable, parameter or flag called name
 // holds a secret: Authorization, Cookie, and anything naming a token, secret,
-// key or password (GITHUB_TOKEN, X-Api-Key, --client-secret, DB_PASS,
-// MYSQL_PWD).
+// key, password or webhook (GITHUB_TOKEN, X-Api-Key, --client-secret,
+// DB_PASS, MYSQL_PWD, GH_PAT, SLACK_WEBHOOK_URL).
 func Name(name string) bool {
 	n := strings.ToLower(name)
 	for _, w := range secretWords {
