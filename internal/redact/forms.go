@@ -61,7 +61,8 @@ func settingValue(name, v string) bool {
 const minEncoded = 4
 
 // Forms are values as a server may echo them back: as they are,
-// URL-encoded (a query's and a path's way), and base64-encoded (the
+// URL-encoded (a query's and a path's way, and every reserved byte
+// escaped, its hex in either case), and base64-encoded (the
 // standard and the URL alphabet, padded or not), each also escaped as
 // JSON holds it (JSONForms). A value inside a longer text that is
 // encoded whole is encoded differently at each of the three offsets it
@@ -73,7 +74,7 @@ func Forms(values []string) []string {
 		if len(v) < MinLength {
 			continue
 		}
-		all = append(all, v, url.QueryEscape(v), url.PathEscape(v))
+		all = append(all, v, url.QueryEscape(v), url.PathEscape(v), percentEscaped(v, upperHex), percentEscaped(v, lowerHex))
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 			all = append(all, enc.EncodeToString([]byte(v)), enc.WithPadding(base64.NoPadding).EncodeToString([]byte(v)))
 			for offset := range 3 {
@@ -99,4 +100,28 @@ func encodedCore(enc *base64.Encoding, v string, offset int) string {
 		return ""
 	}
 	return encoded[from:to]
+}
+
+const (
+	upperHex = "0123456789ABCDEF"
+	lowerHex = "0123456789abcdef"
+)
+
+// percentEscaped is v with every byte but the unreserved ones (letters,
+// digits, - . _ ~) written %XX in the hex digits given: Python's
+// quote(v, safe=""), where Go's escapers keep + = : @ in a path or write
+// a space as + in a query.
+func percentEscaped(v, hex string) string {
+	var b strings.Builder
+	for i := range len(v) {
+		switch c := v[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte("-._~", c) >= 0:
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
 }

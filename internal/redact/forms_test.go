@@ -87,20 +87,39 @@ func TestFormsMaskEncodings(t *testing.T) {
 	}
 }
 
+// A value with a space and a + or = is escaped by neither of Go's
+// escapers as Python's quote(v, safe="") does it (%20, %2B, %3D), with
+// hex in either case: those forms are masked too, and the escapes of
+// other text are not.
+func TestFormsMaskEveryByteEscaped(t *testing.T) {
+	cases := map[string]string{"q=hello%20world%2B1%3Dtwo%2Fthree": "q=hello%20world%2B1%3Dtwo%2Fthree"} // other text's escapes
+	for _, echoed := range []string{"s3crtK3y%2BZq9L%20mN42pRt", "s3crtK3y%2bZq9L%20mN42pRt", "a%3Db%20c%2Bd%2Fe%3Af", "a%3db%20c%2bd%2fe%3af"} {
+		cases["v="+echoed+"&x"] = "v=***&x"
+	}
+	checkMask(t, []string{"s3crtK3y+Zq9L mN42pRt", "a=b c+d/e:f"}, cases)
+}
+
 // Secrets that overlap in a text (one begins inside another) leave
 // nothing of either behind, whichever is longer.
 func TestScrubberOverlaps(t *testing.T) {
-	s := NewScrubber(nil)
-	s.Add("xab1", "ab1234567")
-	for in, want := range map[string]string{
+	checkMask(t, []string{"xab1", "ab1234567"}, map[string]string{
 		"[xab1234567]": "[***]",
 		"[ab1234567]":  "[***]",
 		"[xab1]":       "[***]",
 		"[xab12]":      "[***2]",
 		"nothing here": "nothing here",
-	} {
-		if got := string(s.Mask([]byte(in))); got != want {
-			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+	})
+}
+
+// checkMask checks what a scrubber that knows secrets makes of each
+// text: the text it should give.
+func checkMask(t *testing.T, secrets []string, want map[string]string) {
+	t.Helper()
+	s := NewScrubber(nil)
+	s.Add(secrets...)
+	for in, w := range want {
+		if got := string(s.Mask([]byte(in))); got != w {
+			t.Errorf("Mask(%q) = %q, want %q", in, got, w)
 		}
 	}
 }
