@@ -313,7 +313,9 @@ const MinLength = 4
 // every secret replaced by Mask; a secret split across two writes is
 // still caught: the end of a write that could be the start of a secret,
 // as it is or behind JSON escapes, is held back until the next write, or
-// Flush. It finds every secret it
+// Flush. A long piece of a secret where the text breaks off beside it (a
+// clip's cut, a message's end or start) is masked too (matcher). It
+// finds every secret it
 // knows in one pass over the text, so that knowing many (each in its
 // forms) costs little more than knowing one.
 type Scrubber struct {
@@ -322,6 +324,7 @@ type Scrubber struct {
 	w    io.Writer
 	mu   sync.Mutex // guards held, and serialises writes
 	held []byte     // the end of the last write, which may begin a secret
+	mid  bool       // what was written last ends in a letter or a digit: a piece of a secret cannot start after it
 }
 
 // known are the secrets a Scrubber knows.
@@ -378,12 +381,12 @@ var noSecrets matcher
 // Mask returns one whole message with every secret the scrubber knows
 // replaced by Mask, nothing held back; p is never changed, and comes back
 // as it is when it holds no secret.
-func (k *known) Mask(p []byte) []byte { return k.matcher().mask(p) }
+func (k *known) Mask(p []byte) []byte { return k.matcher().mask(p, whole) }
 
 // String is Mask for a text.
 func (k *known) String(text string) string {
 	if m := k.matcher(); len(m.secrets) > 0 {
-		return string(m.mask([]byte(text)))
+		return string(m.mask([]byte(text), whole))
 	}
 	return text
 }
@@ -400,8 +403,9 @@ func (s *Scrubber) Write(p []byte) (int, error) {
 	// run of secrets that reaches into it, which the next write may
 	// lengthen.
 	m := s.matcher()
+	e := edges{start: !s.mid}
 	hold := min(len(data)-m.pending(data), m.pendingEscaped(data))
-	m.cover(data, func(start, end int) {
+	m.cover(data, e, func(start, end int) {
 		if start < hold && end > hold {
 			hold = start
 		}
@@ -418,14 +422,23 @@ func (s *Scrubber) Write(p []byte) (int, error) {
 	}
 	if hold < len(data) {
 		s.held = append([]byte(nil), data[hold:]...)
+		e.end = e.breaksAt(data, hold)
 		data = data[:hold]
 	}
-	if data = m.mask(data); len(data) > 0 {
-		if _, err := s.w.Write(data); err != nil {
-			return 0, err
-		}
+	if err := s.write(m.mask(data, e)); err != nil {
+		return 0, err
 	}
 	return len(p), nil
+}
+
+// write writes what is masked, and notes how it ends.
+func (s *Scrubber) write(data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	s.mid = wordByte(data[len(data)-1])
+	_, err := s.w.Write(data)
+	return err
 }
 
 // Flush writes what was held back.
@@ -435,7 +448,7 @@ func (s *Scrubber) Flush() error {
 	if len(s.held) == 0 {
 		return nil
 	}
-	_, err := s.w.Write(s.matcher().mask(s.held))
+	err := s.write(s.matcher().mask(s.held, edges{!s.mid, true}))
 	s.held = nil
 	return err
 }
