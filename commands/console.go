@@ -117,6 +117,9 @@ func (c *console) printResult(res json.RawMessage, text bool, saveDir string) er
 		return fmt.Errorf("--text: %w", err)
 	}
 	c.ios.Status.Clear()
+	if c.ios.OutTTY {
+		s = output.TerminalText(s)
+	}
 	if s != "" && s[len(s)-1] != '\n' && !c.embedded {
 		s += "\n"
 	}

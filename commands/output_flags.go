@@ -100,9 +100,10 @@ func (f *outputFlags) printer(ios *output.Streams, getenv func(string) string) *
 	return &output.Printer{
 		Out: ios.Out,
 		Format: output.Format{
-			Pretty: f.Pretty || (ios.OutTTY && !f.Compact),
-			Color:  output.UseColor(f.Color, ios.OutTTY && !ios.NoANSI, getenv),
-			Raw:    f.RawOutput,
+			Pretty:   f.Pretty || (ios.OutTTY && !f.Compact),
+			Color:    output.UseColor(f.Color, ios.OutTTY && !ios.NoANSI, getenv),
+			Raw:      f.RawOutput,
+			Terminal: ios.OutTTY,
 		},
 		Filter:     f.filter,
 		ExitStatus: f.ExitStatus,

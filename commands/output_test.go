@@ -67,3 +67,26 @@ func TestJqEnvironment(t *testing.T) {
 		t.Errorf("batch: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// At a terminal, the text of a result (--text, -r) cannot steer it: an
+// escape that would set the clipboard or clear the screen is shown
+// escaped. Piped, the text is what the server sent.
+func TestTerminalShowsResultEscapes(t *testing.T) {
+	t.Parallel()
+	const msg = "hi\x1b]52;c;ZXZpbA==\x07\x1b[2J"
+	for _, flags := range [][]string{{"--text"}, {"-q", ".structuredContent.message", "-r"}} {
+		for _, tty := range []bool{true, false} {
+			var out, errb bytes.Buffer
+			ios := output.NewStreams(strings.NewReader(""), &out, &errb)
+			ios.OutTTY = tty
+			code := run(context.Background(), args(append([]string{"call", "echo", "message=" + msg}, flags...), demo()), ios, with(testEnv(t), "NO_COLOR=1"))
+			want := msg + "\n"
+			if tty {
+				want = `hi\x1b]52;c;ZXZpbA==\x07\x1b[2J` + "\n"
+			}
+			if code != 0 || out.String() != want {
+				t.Errorf("%v at a terminal %v: exit %d, stdout %q, want %q (stderr %q)", flags, tty, code, out.String(), want, errb.String())
+			}
+		}
+	}
+}

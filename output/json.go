@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/jq"
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/safetext"
 	"github.com/tidwall/pretty"
 )
 
@@ -21,6 +23,9 @@ type Format struct {
 	Pretty bool // indented; otherwise compact, one value per line
 	Color  bool
 	Raw    bool // strings from a filter are written without quotes (jq -r)
+	// Terminal: stdout is a terminal, where a raw string's escape
+	// sequences and controls are shown escaped (TerminalText), not obeyed
+	Terminal bool
 }
 
 // ErrFalsy is returned by Printer.Print under ExitStatus when the last filter
@@ -196,6 +201,9 @@ func (p *Printer) runFilter(ctx context.Context, w *bufio.Writer, raw []byte, b 
 
 func (p *Printer) writeValue(w *bufio.Writer, v any) error {
 	if s, ok := v.(string); ok && p.Format.Raw {
+		if p.Format.Terminal {
+			s = TerminalText(s)
+		}
 		if _, err := w.WriteString(s); err != nil {
 			return err
 		}
@@ -207,6 +215,13 @@ func (p *Printer) writeValue(w *bufio.Writer, v any) error {
 	}
 	return p.writeRaw(w, b)
 }
+
+// TerminalText is a server's text as a terminal is to show it: its lines
+// and tabs kept, every escape sequence, control and bidirectional control
+// shown escaped (safetext.Text), so that it cannot clear the screen, set
+// the clipboard (OSC 52) or rewrite what was printed. Elsewhere (a pipe, a
+// file) the text is written as it came.
+func TerminalText(s string) string { return safetext.Text(strings.ReplaceAll(s, "\r\n", "\n")) }
 
 // terminalSafe escapes, inside JSON strings, the characters a terminal may
 // act on or that change how text reads: C1 controls (U+0080-U+009F, which

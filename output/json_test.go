@@ -129,6 +129,9 @@ func TestFilterOutputs(t *testing.T) {
 		{"gojq sorts keys", ".", `{"z":1,"a":2}`, Format{}, `{"a":2,"z":1}` + "\n"},
 		{"string quoted", ".s", `{"s":"a\nb"}`, Format{}, `"a\nb"` + "\n"},
 		{"raw string", ".s", `{"s":"a\nb \"c\""}`, Format{Raw: true}, "a\nb \"c\"\n"},
+		// At a terminal a raw string cannot clear the screen or set the clipboard; piped, it is as it came.
+		{"raw string at a terminal", ".s", `{"s":"a\r\nb\t\u001b]52;c;ZXZpbA==\u0007\u001b[2J\u202e\u0008"}`, Format{Raw: true, Terminal: true}, "a\nb\t\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J\\u202e\\x08\n"},
+		{"raw string piped", ".s", `{"s":"\u001b[2J"}`, Format{Raw: true}, "\x1b[2J\n"},
 		{"raw leaves other values JSON", ".[]", `["x",1,{"a":"y"},null]`, Format{Raw: true}, "x\n1\n{\"a\":\"y\"}\nnull\n"},
 		{"one output per line", ".[]", `[1,"x",{"a":[1, 2]}]`, Format{}, "1\n\"x\"\n{\"a\":[1,2]}\n"},
 		{"pretty outputs", ".[]", `[{"a":1},[2]]`, Format{Pretty: true}, "{\n  \"a\": 1\n}\n[2]\n"},
