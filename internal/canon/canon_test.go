@@ -13,6 +13,15 @@ func TestURI(t *testing.T) {
 		{"file://localhost/docs/a.txt", "file:///docs/a.txt"},
 		{"file://LocalHost/docs/a.txt", "file:///docs/a.txt"},
 		{"file:/docs/a.txt", "file:///docs/a.txt"},
+		{"file://127.0.0.1/private/key", "file:///private/key"}, // a file URI by its path alone
+		{"file://[::1]/private/key", "file:///private/key"},
+		{"file://127.1/private/key", "file:///private/key"},
+		{"file://localhost:80/private/key", "file:///private/key"},
+		{"file://user@localhost/private/key", "file:///private/key"},
+		{"file://evil.example/private/key", "file:///private/key"},
+		{"file://user:pw@evil.example:8080/private/key", "file:///private/key"},
+		{"file://*/private/key", "file:///private/key"},
+		{"file://evil.example", "file:///"},
 		{"file:///docs/./a.txt", "file:///docs/a.txt"},
 		{"file:///docs/x/../a.txt", "file:///docs/a.txt"},
 		{"file:///docs/../private/secret.txt", "file:///private/secret.txt"},
@@ -84,6 +93,10 @@ func TestPattern(t *testing.T) {
 		{"file:///docs/*", "file:///docs/*"},
 		{"FILE://LOCALHOST/docs/*", "file:///docs/*"},
 		{"file:/docs/*", "file:///docs/*"},
+		{"file://evil.example/docs/*", "file:///docs/*"}, // its host dropped, as a URI's is
+		{"file://user@host:21/docs/*", "file:///docs/*"},
+		{"file://*/docs/*", "file://*/docs/*"}, // a glob host kept: it matches the empty one
+		{"file://*", "file://*"},
 		{"file:///%64ocs/?.txt", "file:///docs/?.txt"},
 		{"HTTPS://API.Example.com/*", "https://api.example.com/*"},
 		{"*", "*"},

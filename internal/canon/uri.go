@@ -12,8 +12,9 @@ import (
 // file scheme's rules, RFC 8089): the scheme and host in lower case;
 // percent-encodings of unreserved characters decoded, the others in
 // upper case; "." and ".." segments removed from the path; file: URIs
-// with no authority or the authority localhost written file:///; a
-// default port and an empty port dropped, an empty http(s) path "/".
+// by their path alone, file:/// whatever their authority (localhost,
+// another host, a user, a port: see normalise); a default port and an
+// empty port dropped, an empty http(s) path "/".
 //
 // A URI whose reading would be a guess is refused (an *AmbiguousError):
 // one that holds an encoded slash or backslash, an encoded "%" (encoded
@@ -112,6 +113,7 @@ func screen(raw string) error {
 // parts is a URI split as RFC 3986 (appendix B) splits one; a pattern is
 // split at its scheme and authority alone.
 type parts struct {
+	pattern      bool // a guard's pattern, whose * and ? are kept
 	scheme       string
 	hasAuthority bool
 	authority    string
@@ -123,7 +125,7 @@ type parts struct {
 }
 
 func split(s string, pattern bool) parts {
-	var u parts
+	u := parts{pattern: pattern}
 	if i := strings.IndexByte(s, ':'); i > 0 && isScheme(s[:i]) {
 		u.scheme, s = s[:i], s[i+1:]
 	}
@@ -161,9 +163,15 @@ func isScheme(s string) bool {
 }
 
 // normalise puts the scheme and authority in their normal form: lower
-// case, the file scheme's localhost and missing authority as an empty
-// one, a default or empty port dropped, an empty path after an
+// case, a file URI's authority (user, host, port) dropped and a missing
+// one empty, a default or empty port dropped, an empty path after an
 // authority "/".
+//
+// A file URI is read by its path alone: a server that opens a file URI's
+// path opens /private/key for file://anyhost/private/key, so a pattern
+// that names /private matches it whatever host it names, and a pattern's
+// own host is dropped alike (an allow pattern does not admit by host). A
+// pattern's host written with * or ? is kept, to match the empty one.
 func (u *parts) normalise() {
 	u.scheme = strings.ToLower(u.scheme)
 	if u.hasAuthority {
@@ -174,7 +182,7 @@ func (u *parts) normalise() {
 		if !u.hasAuthority && strings.HasPrefix(u.path, "/") {
 			u.hasAuthority = true // file:/x is file:///x
 		}
-		if strings.EqualFold(u.authority, "localhost") {
+		if !u.pattern || !strings.ContainsAny(u.authority, "*?") {
 			u.authority = ""
 		}
 	}

@@ -400,6 +400,42 @@ func TestURIPatternWithGlobHost(t *testing.T) {
 	}
 }
 
+// TestFileURIByPath: a file URI is matched by its path alone, whatever
+// authority it names (a server that reads its path opens /private/key
+// for each), by a deny pattern and an allow pattern alike; a pattern's
+// own host is dropped as a URI's is.
+func TestFileURIByPath(t *testing.T) {
+	t.Parallel()
+	hosts := []string{"file://127.0.0.1/private/key", "file://[::1]/private/key", "file://127.1/private/key", "file://localhost:80/private/key",
+		"file://user@localhost/private/key", "file://evil.example/private/key", "file:///private/key", "file://localhost/private/key"}
+	for _, tt := range []struct {
+		allow, deny []string
+		want        bool
+	}{
+		{nil, []string{"file:///private/*"}, false},
+		{nil, []string{"file://localhost/private/*"}, false},
+		{nil, []string{"file://fileserver/private/*"}, false},
+		{nil, []string{"file://*/private/*"}, false},
+		{[]string{"file:///public/*"}, nil, false},
+		{[]string{"file://evil.example/*"}, []string{"file:///other"}, true}, // its host dropped: file:///*
+		{[]string{"file:///private/*"}, nil, true},
+	} {
+		for _, uri := range hosts {
+			if got := uriAllowed(uri, tt.allow, tt.deny); got != tt.want {
+				t.Errorf("%s, allow %q, deny %q: %v, want %v", uri, tt.allow, tt.deny, got, tt.want)
+			}
+		}
+	}
+	for _, uri := range []string{"file:///public/x", "file://evil.example/public/x", "file:///privatekey"} {
+		if !uriAllowed(uri, nil, []string{"file:///private/*"}) {
+			t.Errorf("%s is denied by file:///private/*", uri)
+		}
+	}
+	if uriAllowed("file://evil.example/private/key", []string{"file://evil.example/public/*"}, nil) {
+		t.Errorf("an allow pattern admits by host")
+	}
+}
+
 // TestListenParams: a listen keeps of its resourceSubscriptions what the
 // guard allows, and the rest of its params as they are; params a server
 // may read otherwise than the guard (a key twice, or in another case)

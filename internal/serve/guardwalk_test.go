@@ -17,9 +17,10 @@ import (
 
 // lenient is a server that reads names and URIs as leniently as servers
 // do: a tool's name trimmed, cut at a NUL, in any case and compatibility
-// form; a URI decoded whole, its scheme and host in any case, localhost
-// as no host, its path cleaned of dot segments and empty ones, and what
-// it reads is found in files, as a file server finds it.
+// form; a URI decoded whole, its scheme in any case, its authority
+// (localhost or any other host, a user, a port) ignored, its path
+// cleaned of dot segments and empty ones, and what it reads is found in
+// files, as a file server finds it.
 type lenient struct{ done chan struct{} }
 
 var lenientFiles = map[string]string{"/docs/readme.txt": "the readme", "/private/secret.txt": "THE SECRET"}
@@ -49,7 +50,7 @@ func (l *lenient) Forward(ctx context.Context, method string, params json.RawMes
 	case "resources/list":
 		return json.RawMessage(`{"resources":[{"uri":"file:///docs/readme.txt","name":"a"},{"uri":"file:///docs/../private/secret.txt","name":"b"},{"uri":"FILE:///private/secret.txt","name":"c"},{"uri":"file:///docs/%2e%2e/private/secret.txt","name":"d"}]}`), nil
 	case "resources/templates/list":
-		return json.RawMessage(`{"resourceTemplates":[{"uriTemplate":"file:///docs/{name}","name":"a"},{"uriTemplate":"file:///docs/../private/{name}","name":"b"},{"uriTemplate":"file://localhost/private/{name}","name":"c"}]}`), nil
+		return json.RawMessage(`{"resourceTemplates":[{"uriTemplate":"file:///docs/{name}","name":"a"},{"uriTemplate":"file:///docs/../private/{name}","name":"b"},{"uriTemplate":"file://localhost/private/{name}","name":"c"},{"uriTemplate":"file://evil.example/private/{name}","name":"d"}]}`), nil
 	case "tools/list":
 		return json.RawMessage(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"DELETE_ALL","inputSchema":{"type":"object"}},{"name":"delete_all\u0000x","inputSchema":{"type":"object"}}]}`), nil
 	}
@@ -67,9 +68,11 @@ func resolve(uri string) (string, bool) {
 	if !ok || !strings.EqualFold(scheme, "file") {
 		return "", false
 	}
-	rest = strings.TrimPrefix(rest, "//")
-	if len(rest) >= 9 && strings.EqualFold(rest[:9], "localhost") {
-		rest = rest[9:]
+	if r, ok := strings.CutPrefix(rest, "//"); ok { // any authority: the path alone is read
+		rest = "/"
+		if i := strings.IndexByte(r, '/'); i >= 0 {
+			rest = r[i:]
+		}
 	}
 	rest, _, _ = strings.Cut(rest, "#")
 	rest = strings.ReplaceAll(rest, `\`, "/")
@@ -106,6 +109,14 @@ var walkArounds = []string{
 	"file://localhost/private/secret.txt",
 	"file://LOCALHOST/private/secret.txt",
 	"file:/private/secret.txt",
+	"file://127.0.0.1/private/secret.txt",
+	"file://[::1]/private/secret.txt",
+	"file://127.1/private/secret.txt",
+	"file://localhost:80/private/secret.txt",
+	"file://user@localhost/private/secret.txt",
+	"file://evil.example/private/secret.txt",
+	"file://user:pw@evil.example:8080/private/secret.txt",
+	"file://*/private/secret.txt",
 	"file:///docs/\uff0e\uff0e/private/secret.txt",
 	"file:///docs/\uff0e\uff0e\uff0fprivate/secret.txt",
 	"file:///docs/%ef%bc%8e%ef%bc%8e/private/secret.txt",
@@ -168,8 +179,10 @@ func TestGuardCannotBeWalkedAround(t *testing.T) {
 			if !strings.Contains(tools, `"echo"`) || strings.Contains(tools, "DELETE") || strings.Contains(tools, `\u0000`) {
 				t.Errorf("tools/list: %s, want echo alone", tools)
 			}
-			if res := string(servetest.Call(t, c, "resources/read", `{"uri":"file:///docs/readme.txt"}`)); !strings.Contains(res, "the readme") {
-				t.Errorf("the readme: %s", res)
+			for _, uri := range []string{"file:///docs/readme.txt", "file://evil.example/docs/readme.txt"} {
+				if res := string(servetest.Call(t, c, "resources/read", `{"uri":"`+uri+`"}`)); !strings.Contains(res, "the readme") {
+					t.Errorf("the readme as %s: %s", uri, res)
+				}
 			}
 		})
 	}
