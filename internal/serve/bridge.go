@@ -13,7 +13,9 @@ package serve
 // input_required, with the questions asked so far (those within
 // gatherWait of one another go together) and a requestState that names
 // the parked call: random, unguessable, signed for the request it was
-// made for. The client's retry brings it back with its answers, which go
+// made for and for its client's bearer token (the view it has, as a
+// session and a task are the token's): a retry of another token's is
+// refused as one serve never made. The client's retry brings it back with its answers, which go
 // to the server, and waits on the call again; answers to keys never asked
 // are ignored, and a retry that leaves a question unanswered is asked it
 // again. The call is taken back once: a retry with a state whose call has
@@ -69,25 +71,44 @@ type bridges struct {
 	srv *Server
 
 	key    [32]byte   // signs the states, from Start
-	mu     sync.Mutex // guards parked and closed
+	mu     sync.Mutex // guards the fields below
 	parked map[string]*bridge
+	ids    map[*View][]byte // a random id for each token's view that parked a call
 	closed bool
 }
 
-// state is the requestState of nonce for req (requestOf): the nonce and
-// its signature.
-func (bs *bridges) state(nonce, req []byte) string {
+// idOf is the id of the view who (nil: everything, the one client of an
+// endpoint of one token or none) in the states serve signs.
+func (bs *bridges) idOf(who *View) []byte {
+	if who == nil {
+		return nil
+	}
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	id := bs.ids[who]
+	if id == nil {
+		id = make([]byte, 16)
+		rand.Read(id)
+		lazy.Put(&bs.ids, who, id)
+	}
+	return id
+}
+
+// state is the requestState of nonce for req (requestOf) of who's client:
+// the nonce and its signature.
+func (bs *bridges) state(nonce, req []byte, who *View) string {
 	m := hmac.New(sha256.New, bs.key[:])
 	m.Write(nonce)
 	m.Write(req)
+	m.Write(bs.idOf(who))
 	return statePrefix + hex.EncodeToString(nonce) + "." + hex.EncodeToString(m.Sum(nil)[:16])
 }
 
-// made reports whether serve made state for req.
-func (bs *bridges) made(state string, req []byte) bool {
+// made reports whether serve made state for req, of who's client.
+func (bs *bridges) made(state string, req []byte, who *View) bool {
 	nonce, _, _ := strings.Cut(strings.TrimPrefix(state, statePrefix), ".")
 	raw, err := hex.DecodeString(nonce)
-	return err == nil && hmac.Equal([]byte(bs.state(raw, req)), []byte(state))
+	return err == nil && hmac.Equal([]byte(bs.state(raw, req, who)), []byte(state))
 }
 
 // park files b under a new state; false when maxParked are parked, or
@@ -95,7 +116,7 @@ func (bs *bridges) made(state string, req []byte) bool {
 func (bs *bridges) park(b *bridge) (string, bool) {
 	var raw [16]byte
 	rand.Read(raw[:])
-	state := bs.state(raw[:], b.req)
+	state := bs.state(raw[:], b.req, b.who)
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	if bs.closed || len(bs.parked) >= bs.srv.maxParked() {
@@ -105,12 +126,15 @@ func (bs *bridges) park(b *bridge) (string, bool) {
 	return state, true
 }
 
-// take unfiles the call parked under state, if there is one: its call is
-// taken back once.
-func (bs *bridges) take(state string) *bridge {
+// take unfiles the call parked under state, if there is one and it is
+// who's client's: its call is taken back once, by its own token alone.
+func (bs *bridges) take(state string, who *View) *bridge {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	b := bs.parked[state]
+	if b == nil || b.who != who {
+		return nil // another token's call stays parked for its own
+	}
 	delete(bs.parked, state)
 	return b
 }
@@ -145,6 +169,7 @@ func (s *Server) maxParked() int { return cmp.Or(max(s.MaxParked, 0), DefaultMax
 type bridge struct {
 	up  *upstream
 	req []byte // requestOf the request that started it
+	who *View  // the view of its client's token: its retries are that token's
 
 	cancel context.CancelFunc // ends the call upstream
 	done   chan struct{}      // closed when the call has returned
@@ -181,9 +206,9 @@ type answer struct {
 // when serve made the state for this request, and its call has gone;
 // info is the serverInfo of the server behind.
 func (s *Server) resume(ctx context.Context, c *client, method string, params json.RawMessage, meta modernMeta, state string) (_ json.RawMessage, info json.RawMessage, gone bool, _ error) {
-	b, req := s.bridges.take(state), requestOf(method, params)
+	b, req := s.bridges.take(state, c.who), requestOf(method, params)
 	switch {
-	case b == nil && s.bridges.made(state, req):
+	case b == nil && s.bridges.made(state, req, c.who):
 		return nil, nil, true, nil
 	case b == nil:
 		return nil, nil, false, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "requestState: not made here for this request"}
@@ -213,7 +238,7 @@ func (u *upstream) bridged(ctx context.Context, c *client, method string, params
 	// log messages the server sends at once are its.
 	w := waiterOf(ctx, c, params, meta)
 	b := &bridge{up: u, done: make(chan struct{}), asked: make(chan struct{}, 1),
-		caps: meta.caps, waiter: w, req: requestOf(method, params)}
+		caps: meta.caps, waiter: w, req: requestOf(method, params), who: c.who}
 	// The call outlives the request that starts it: it waits upstream
 	// while its client is asked.
 	cctx, cancel := context.WithCancel(context.Background())
@@ -331,7 +356,7 @@ func (b *bridge) inputRequired() (json.RawMessage, error) {
 	defer b.mu.Unlock()
 	b.waiter = nil
 	b.timer = time.AfterFunc(wait, func() {
-		if b.up.srv.bridges.take(state) == b {
+		if b.up.srv.bridges.take(state, b.who) == b {
 			b.abandon(fmt.Sprintf("the client did not send its answers within %v", wait))
 		}
 	})

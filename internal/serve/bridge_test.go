@@ -354,3 +354,48 @@ func TestBridgeIsolated(t *testing.T) {
 		t.Errorf("ask: %s", res)
 	}
 }
+
+// TestBridgeStateIsTheTokens: a call parked for a client of one bearer
+// token is taken back by that token alone. Another token's retry with its
+// state (and answers of its own) is refused as a state serve never made,
+// and neither answers the server nor takes the call; the token's own
+// retry then gets its result, and the state of that call, gone, is still
+// refused to the other token.
+func TestBridgeStateIsTheTokens(t *testing.T) {
+	t.Parallel()
+	url, events := askingServer(t)
+	srv := startServer(t, servetest.Settings(url, "legacy", nil), nil, false)
+	h := srv.HTTPHandler("", false)
+	clients, _ := NewClients(map[string]*View{"one": nil, "two": nil})
+	h.SetClients(clients)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); ts.Close() })
+	u := ts.URL + "/mcp"
+	post := func(token, body string) (int, string) {
+		resp, got := servetest.PostModern(t, u, body, map[string]string{"Authorization": "Bearer " + token})
+		return resp.StatusCode, got
+	}
+	retry := func(token string, id int, state, key, name string) (int, string) {
+		return post(token, modernCall(id, "ask", elicitCaps, `,"requestState":"`+state+`","inputResponses":{"`+key+`":{"action":"accept","content":{"name":"`+name+`"}}}`))
+	}
+	_, body := post("one", modernCall(1, "ask", elicitCaps, ""))
+	state, key := inputRequired(t, body)
+	if status, body := retry("two", 2, state, key, "eve"); status != http.StatusBadRequest || !strings.Contains(body, "-32602") || !strings.Contains(body, "not made here") || strings.Contains(body, "hello") {
+		t.Fatalf("another token's retry: %d %s, want 400 -32602 as for a state never made", status, body)
+	}
+	select {
+	case e := <-events:
+		t.Fatalf("another token's retry reached the server: %q", e)
+	case <-time.After(100 * time.Millisecond):
+	}
+	status, body := retry("one", 3, state, key, "ada")
+	if status != http.StatusOK || !strings.Contains(body, "hello ada") {
+		t.Fatalf("the token's own retry: %d %s, want its result", status, body)
+	}
+	if e := next(t, events); e != "ask: answered accept" {
+		t.Fatalf("event %q", e)
+	}
+	if status, body := retry("two", 4, state, key, "eve"); status != http.StatusBadRequest || !strings.Contains(body, "not made here") {
+		t.Errorf("another token's retry of a call gone: %d %s, want 400 -32602", status, body)
+	}
+}
