@@ -6,7 +6,7 @@ package serve
 // share one session with the server: so no client ever sees the server's
 // id, but a random one of serve's own. A client of the initialize era
 // reaches only its own tasks, a modern one only those whose id it was
-// given; any other id is "not found", tasks/list lists the client's own
+// given, and of its own bearer token; any other id is "not found", tasks/list lists the client's own
 // alone, and what the server sends about a task goes to its client alone.
 
 import (
@@ -38,10 +38,11 @@ type taskBook struct {
 }
 
 // taskEntry is one task: serve's id, the server's, and whose it is (nil
-// for a modern client's: whoever holds the id).
+// for a modern client's: whoever of its token holds the id).
 type taskEntry struct {
 	ours, up string
 	owner    *client
+	who      *View // the view of its client's bearer token
 }
 
 // addTask is b.add, telling Server.OnTask of a new task.
@@ -58,7 +59,7 @@ func (u *upstream) addTask(c *client, up string) string {
 func (b *taskBook) add(c *client, up string) (string, bool) {
 	var raw [12]byte
 	rand.Read(raw[:])
-	e := &taskEntry{ours: "mcpv-task-" + hex.EncodeToString(raw[:]), up: up}
+	e := &taskEntry{ours: "mcpv-task-" + hex.EncodeToString(raw[:]), up: up, who: c.who}
 	if !c.isModern() {
 		e.owner = c
 	}
@@ -98,12 +99,12 @@ func (b *taskBook) forget(c *client) {
 }
 
 // ours is c's task of serve's id: nil when there is none, or it is not
-// c's.
+// c's (nor, a modern client's, its token's).
 func (b *taskBook) ours(c *client, id string) *taskEntry {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	e := b.byOurs[id]
-	if e == nil || e.owner != nil && e.owner != c {
+	if e == nil || e.owner != nil && e.owner != c || e.who != c.who {
 		return nil
 	}
 	return e

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/serve/servetest"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -97,5 +98,22 @@ func TestModernTaskIDs(t *testing.T) {
 	params, rerr := up.taskRequest(other, "tasks/get", json.RawMessage(`{"taskId":"`+got.TaskID+`"}`))
 	if rerr != nil || string(params) != `{"taskId":"1"}` {
 		t.Errorf("tasks/get by serve's id: %s %v, want the server's id sent", params, rerr)
+	}
+}
+
+// TestModernTaskIsItsTokens: a modern client's task id reaches the task
+// for a client of the same bearer token alone; another token's is told
+// it is not found, as for an id never given.
+func TestModernTaskIsItsTokens(t *testing.T) {
+	t.Parallel()
+	up := &upstream{srv: &Server{}}
+	one, two := &View{Name: "one"}, &View{Name: "two"}
+	res := up.taskResult(&client{modern: true, who: one}, "tools/call", json.RawMessage(`{"resultType":"task","taskId":"1","status":"working"}`))
+	id, _ := rawjson.String(rawjson.Member(res, "taskId"))
+	if _, rerr := up.taskRequest(&client{modern: true, who: two}, "tasks/result", json.RawMessage(`{"taskId":"`+id+`"}`)); rerr == nil || rerr.Error() != TaskNotFound(id).Error() {
+		t.Errorf("another token's tasks/result: %v, want task not found", rerr)
+	}
+	if params, rerr := up.taskRequest(&client{modern: true, who: one}, "tasks/result", json.RawMessage(`{"taskId":"`+id+`"}`)); rerr != nil || string(params) != `{"taskId":"1"}` {
+		t.Errorf("the token's own tasks/result: %s %v, want the server's id sent", params, rerr)
 	}
 }
