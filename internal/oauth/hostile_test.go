@@ -66,3 +66,69 @@ func TestAuthorizationServerHostile(t *testing.T) {
 		}
 	}
 }
+
+// A token answer whose access token, token type or refresh token holds a
+// CR, an LF, an ESC (or a space, or a byte past ASCII, where a header
+// cannot take one) is refused at the token step of every grant, with one
+// line that names the authorization server's host and the member, never
+// the token; the honest answer of the same server is taken.
+func TestTokenAnswerUnsendable(t *testing.T) {
+	grants := map[string]func(t *testing.T, w *world) error{
+		"authorization code": func(t *testing.T, w *world) error {
+			_, err := w.manager(t, t.TempDir(), ModeAuto, browser(t)).Login(t.Context())
+			return err
+		},
+		"device": func(t *testing.T, w *world) error {
+			m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: testkit.HTTP(t), Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
+				Grant: GrantDevice, Open: noBrowser(t), ShowDevice: func(dc DeviceCode) { w.Approve(dc.UserCode) }}, testkit.Pool(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = m.Login(t.Context())
+			return err
+		},
+		"refresh": func(t *testing.T, w *world) error {
+			_, refresh := w.Issue("read")
+			_, err := Refresh(t.Context(), testkit.HTTP(t), &ServerMetadata{TokenEndpoint: w.AS.URL + "/token"}, &Client{ID: "c"}, refresh, "", "")
+			return err
+		},
+		"client credentials": func(t *testing.T, w *world) error {
+			_, err := ClientCredentials(t.Context(), testkit.HTTP(t), &ServerMetadata{TokenEndpoint: w.AS.URL + "/token"},
+				&Client{ID: "bot", Secret: "bot-secret", AuthMethod: AuthClientSecretBasic}, "", "")
+			return err
+		},
+	}
+	for grant, run := range grants {
+		for _, tc := range []struct{ member, value, says string }{
+			{"", "", ""}, // the honest twin
+			{"access_token", "HOSTILE-SECRET\r\nX-Injected: 1", "access_token holds a control character"},
+			{"access_token", "HOSTILE-SECRET\x1b]52;c;AAAA\x07", "access_token holds a control character"},
+			{"access_token", "HOSTILE-SECRET two", "access_token holds a space"},
+			{"access_token", "HOSTILE-SECRETé", "access_token holds a byte that is not ASCII"},
+			{"refresh_token", "HOSTILE-SECRET\n", "refresh_token holds a control character"},
+			{"token_type", "Bearer\r\n", "token_type holds a control character"},
+		} {
+			t.Run(grant+" "+tc.member+" "+tc.says, func(t *testing.T) {
+				t.Parallel()
+				w := newWorld(t)
+				w.Device = true
+				if tc.member != "" {
+					w.TokenAnswer = func(a map[string]any) { a[tc.member] = tc.value }
+				}
+				err := run(t, w)
+				var oe *Error
+				switch {
+				case tc.member == "" && err != nil:
+					t.Fatalf("an honest token answer: %v", err)
+				case tc.member == "":
+				case !errors.As(err, &oe) || oe.Step != StepToken:
+					t.Fatalf("got %v, want an error of the token step", err)
+				case !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), strings.TrimPrefix(w.AS.URL, "http://")):
+					t.Errorf("got %q, want it to say %q and name the authorization server", err, tc.says)
+				case strings.Contains(err.Error(), "HOSTILE") || strings.ContainsAny(err.Error(), "\r\n\x1b"):
+					t.Errorf("the error quotes the token, or is not one line: %q", err)
+				}
+			})
+		}
+	}
+}

@@ -118,6 +118,11 @@ func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 		return nil, stepErrorf(StepToken, "the answer of %s is not a JSON token response (Content-Type %q)", md.TokenEndpoint, ct)
 	case tr.AccessToken == "":
 		return nil, stepErrorf(StepToken, "the answer of %s has no access_token", md.TokenEndpoint)
+	case unsendable(&tr) != "":
+		// Refused here, naming the server: stored, it would fail every
+		// later request with an error of the HTTP client's that names none.
+		return nil, stepErrorf(StepToken, "the authorization server %s sent a token answer whose %s; "+
+			"tokens must be visible ASCII (RFC 6749 Appendix A, RFC 6750 §2.1): refused", messageSafe(hostPort(md.TokenEndpoint)), unsendable(&tr))
 	case bearer && c.DPoP != nil && strings.EqualFold(tr.TokenType, "DPoP"):
 	case bearer && tr.TokenType != "" && !strings.EqualFold(tr.TokenType, "Bearer"):
 		// RFC 6749 §7.1: a client must not use a token whose type it does
@@ -137,6 +142,42 @@ func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 		tok.ExpiresAt = start.Add(d)
 	}
 	return tok, nil
+}
+
+// unsendable says what makes a token answer's members unfit to keep and
+// send, "" when nothing does: the access token and its type go in an
+// Authorization header, as visible ASCII alone (RFC 6750 §2.1's b64token
+// is a part of it; RFC 6749 Appendix A's VSCHAR without the space, which
+// would split the header's credential); a refresh token is VSCHAR, space
+// included, as it only goes in a form. A CR, an LF or an ESC is never
+// taken: in a header it fails every request, on a terminal it is a
+// command.
+func unsendable(tr *tokenResponse) string {
+	for _, m := range []struct {
+		name, value string
+		space       bool
+	}{{"access_token", tr.AccessToken, false}, {"token_type", tr.TokenType, false}, {"refresh_token", tr.RefreshToken, true}} {
+		i := strings.IndexFunc(m.value, func(r rune) bool { return r > 0x7e || r < 0x21 && !(m.space && r == ' ') })
+		switch {
+		case i < 0:
+		case m.value[i] == ' ':
+			return m.name + " holds a space"
+		case m.value[i] < 0x20 || m.value[i] == 0x7f:
+			return m.name + " holds a control character (CR, LF, ESC or another)"
+		default:
+			return m.name + " holds a byte that is not ASCII"
+		}
+	}
+	return ""
+}
+
+// hostPort is the host (and port) of an absolute URL; the URL itself
+// when it has none.
+func hostPort(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return s
 }
 
 // postForm posts form to endpoint (the token endpoint, or a device

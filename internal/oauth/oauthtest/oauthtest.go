@@ -96,6 +96,10 @@ type Server struct {
 	// (its members, as JSON values) before it is sent: a hostile
 	// server's numbers and links.
 	DeviceAnswer func(answer map[string]any)
+	// TokenAnswer, when set, changes each token answer that grants a
+	// token (its members, as JSON values) before it is sent: a hostile
+	// server's tokens and numbers. The tokens it replaces stay valid.
+	TokenAnswer func(answer map[string]any)
 	// Hostile makes endpoints of the authorization server misbehave, by
 	// path ("/device", "/token", "/register",
 	// "/.well-known/oauth-authorization-server"): "stall" never answers
@@ -599,8 +603,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		typ = "DPoP"
 		s.bound[access] = jkt
 	}
+	answer := map[string]any{"access_token": access, "token_type": typ, "expires_in": s.TTL, "refresh_token": refresh, "scope": scope}
+	if s.TokenAnswer != nil {
+		s.TokenAnswer(answer)
+	}
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"access_token":%q,"token_type":%q,"expires_in":%d,"refresh_token":%q,"scope":%q}`, access, typ, s.TTL, refresh, scope)
+	json.NewEncoder(w).Encode(answer)
 }
 
 // BoundTo is the JWK thumbprint an access token is bound to; "" for a
