@@ -36,12 +36,7 @@ func Refresh(ctx context.Context, hc *http.Client, md *ServerMetadata, c *Client
 	}
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}}
 	setParamsIfSet(form, "resource", resource, "scope", scope)
-	tok, err := postTokenForm(ctx, hc, md, c, form, scope, true)
-	if err != nil {
-		return nil, err
-	}
-	tok.RefreshToken = cmp.Or(tok.RefreshToken, refreshToken)
-	return tok, nil
+	return postTokenForm(ctx, hc, md, c, form, scope, true)
 }
 
 // ClientCredentials obtains a token for the client itself (RFC 6749 §4.4),
@@ -137,9 +132,18 @@ func postTokenForm(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 	case strings.EqualFold(tr.TokenType, "DPoP"):
 		tokenType = "DPoP"
 	}
-	tok := &Token{AccessToken: tr.AccessToken, TokenType: tokenType, RefreshToken: tr.RefreshToken, Scope: cmp.Or(tr.Scope, asked)}
+	// A refresh answer without a refresh token leaves the one it used in
+	// force (RFC 6749 §6); a rotated one replaces it (OAuth 2.1 §4.3.1).
+	tok := &Token{AccessToken: tr.AccessToken, TokenType: tokenType, RefreshToken: cmp.Or(tr.RefreshToken, form.Get("refresh_token")), Scope: cmp.Or(tr.Scope, asked)}
 	if d, ok := expiresIn(tr.ExpiresIn); ok {
 		tok.ExpiresAt = start.Add(d)
+	} else if said := string(tr.ExpiresIn); said != "" && said != "null" && !(number(tr.ExpiresIn) > 0) && tok.RefreshToken != "" {
+		// 0, -100, "soon": no lifetime to trust. Taken as over at once,
+		// the token is refreshed at its next use rather than trusted for
+		// ever; without a refresh token, that would make every use a new
+		// login, so its lifetime is unknown, as without expires_in: it is
+		// used until the server refuses it (401).
+		tok.ExpiresAt = start
 	}
 	return tok, nil
 }
@@ -209,7 +213,8 @@ func postForm(ctx context.Context, hc *http.Client, step, endpoint string, heade
 }
 
 // expiresIn reads expires_in (RFC 6749 §5.1), a number of seconds. A
-// value that is not positive, or no number, means the lifetime is unknown.
+// value that is not positive, or no number, or past the longest duration,
+// gives no lifetime (postTokenForm says what becomes of the token then).
 func expiresIn(raw json.RawMessage) (time.Duration, bool) {
 	secs := number(raw)
 	if !(secs > 0) || secs >= math.MaxInt64/float64(time.Second) { // float64(MaxInt64) is 2⁶³, past it

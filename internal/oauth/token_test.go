@@ -259,6 +259,7 @@ func TestRefreshKeepsOrRotates(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{`{"access_token":"at-2","token_type":"Bearer"}`, "rt-old"},
 		{`{"access_token":"at-2","token_type":"Bearer","refresh_token":"rt-new"}`, "rt-new"},
+		{`{"access_token":"at-2","token_type":"Bearer","expires_in":0}`, "rt-old"},
 	} {
 		md, _ := fakeTokenEndpoint(t, 200, tc.body)
 		tok, err := Refresh(t.Context(), nil, md, &Client{ID: "c"}, "rt-old", "", "")
@@ -268,6 +269,77 @@ func TestRefreshKeepsOrRotates(t *testing.T) {
 		if tok.RefreshToken != tc.want || tok.AccessToken != "at-2" {
 			t.Errorf("%s: refresh token %q, want %q", tc.body, tok.RefreshToken, tc.want)
 		}
+		if atOnce := strings.Contains(tc.body, `"expires_in":0`); atOnce != tok.Expired(time.Now(), 0) {
+			t.Errorf("%s: expired %v, want %v (the refresh token it used is still held)", tc.body, !atOnce, atOnce)
+		}
+	}
+}
+
+// A token answer's expires_in that is not a positive number (0, -100, a
+// word) is not a token that never expires: with a refresh token (the
+// answer's, or the one a refresh used) it is over at once, so its next use
+// refreshes it, and the login stays usable; without one its lifetime is
+// unknown, as without expires_in, and the server's 401 ends it: a new
+// login. An honest expires_in is kept.
+func TestExpiresInNotPositive(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		expiresIn  any // nil: the test server's 3600
+		noRefresh  bool
+		wantAtOnce bool
+	}{
+		{name: "honest"},
+		{name: "negative", expiresIn: -100, wantAtOnce: true},
+		{name: "zero", expiresIn: 0, wantAtOnce: true},
+		{name: "a word", expiresIn: "soon", wantAtOnce: true},
+		{name: "absent, with a refresh token", expiresIn: "absent"},
+		{name: "negative, no refresh token", expiresIn: -100, noRefresh: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			w.TokenAnswer = func(a map[string]any) {
+				switch {
+				case tc.expiresIn == "absent":
+					delete(a, "expires_in")
+				case tc.expiresIn != nil:
+					a["expires_in"] = tc.expiresIn
+				}
+				if tc.noRefresh {
+					delete(a, "refresh_token")
+				}
+			}
+			m := w.manager(t, t.TempDir(), ModeAuto, browser(t))
+			rec, err := m.Login(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp := rec.Token.ExpiresAt
+			switch {
+			case tc.wantAtOnce && (exp.IsZero() || exp.After(time.Now())):
+				t.Fatalf("ExpiresAt = %v, want it over at once", exp)
+			case !tc.wantAtOnce && tc.expiresIn != nil && !exp.IsZero():
+				t.Fatalf("ExpiresAt = %v, want it unknown", exp)
+			case tc.expiresIn == nil && time.Until(exp) < 59*time.Minute:
+				t.Fatalf("ExpiresAt = %v, want the server's hour", exp)
+			}
+			if status, _, err := call(t, m, w, "tools/list"); err != nil || status != 200 {
+				t.Fatalf("%d %v", status, err)
+			}
+			refreshes := 0
+			if tc.wantAtOnce {
+				refreshes = 1
+			}
+			if n := w.count("token:refresh_token"); n != refreshes || w.count("authorize") != 1 {
+				t.Errorf("%d refreshes and %d logins before the token was used, want %d and 1", n, w.count("authorize"), refreshes)
+			}
+			if tc.noRefresh { // unknown is not for ever: the server's 401 asks for a new login
+				w.Revoke()
+				if status, _, err := call(t, m, w, "tools/list"); err != nil || status != 200 || w.count("authorize") != 2 {
+					t.Errorf("after a 401: %d %v, %d logins, want 2", status, err, w.count("authorize"))
+				}
+			}
+		})
 	}
 }
 
