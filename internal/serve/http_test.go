@@ -84,8 +84,32 @@ func TestIsolateAsks(t *testing.T) {
 	wg.Wait()
 }
 
+// TestClientsBearerAnyCase: an endpoint of several tokens knows each
+// whatever the case of the scheme's name (RFC 9110 §11.1), and no other
+// scheme's.
+func TestClientsBearerAnyCase(t *testing.T) {
+	t.Parallel()
+	one := &View{Name: "one"}
+	clients, _ := NewClients(map[string]*View{"let-me-in": one, "two": nil})
+	for _, tt := range []struct {
+		auth string
+		want bool
+	}{
+		{"Bearer let-me-in", true}, {"bearer let-me-in", true}, {"BeArEr let-me-in", true},
+		{"bearer nope", false}, {"Basic let-me-in", false}, {"bearer", false}, {"", false},
+	} {
+		r, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+		r.Header.Set("Authorization", tt.auth)
+		v, ok := clients.who(r)
+		if ok != tt.want || ok && v.Name != "one" {
+			t.Errorf("Authorization %q: %v %v, want known %v", tt.auth, v, ok, tt.want)
+		}
+	}
+}
+
 // TestHTTPBearerAndOrigin: with a token, a client without it is refused
-// (401); a browser page of another origin is refused (403), and so is a
+// (401), and one with it is let in whatever the case of the scheme's name
+// (RFC 9110 §11.1); a browser page of another origin is refused (403), and so is a
 // request for another host name, as a page that rebound its name to
 // 127.0.0.1 sends (403).
 func TestHTTPBearerAndOrigin(t *testing.T) {
@@ -101,6 +125,11 @@ func TestHTTPBearerAndOrigin(t *testing.T) {
 		{"no token", nil, http.StatusUnauthorized},
 		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, http.StatusUnauthorized},
 		{"token", map[string]string{"Authorization": "Bearer let-me-in"}, http.StatusOK},
+		{"scheme in lower case", map[string]string{"Authorization": "bearer let-me-in"}, http.StatusOK},
+		{"scheme in upper case", map[string]string{"Authorization": "BEARER let-me-in"}, http.StatusOK},
+		{"wrong token, lower case", map[string]string{"Authorization": "bearer nope"}, http.StatusUnauthorized},
+		{"another scheme", map[string]string{"Authorization": "Basic let-me-in"}, http.StatusUnauthorized},
+		{"no space", map[string]string{"Authorization": "Bearerlet-me-in"}, http.StatusUnauthorized},
 		{"foreign origin", map[string]string{"Authorization": "Bearer let-me-in", "Origin": "https://evil.example"}, http.StatusForbidden},
 		{"loopback origin", map[string]string{"Authorization": "Bearer let-me-in", "Origin": "http://localhost:3000"}, http.StatusOK},
 		{"foreign host", map[string]string{"Authorization": "Bearer let-me-in", "Host": "evil.example:8808"}, http.StatusForbidden},

@@ -199,8 +199,8 @@ func (h *HTTPHandler) authorize(r *http.Request) (*View, bool) {
 	if h.token == "" {
 		return nil, true
 	}
-	got := []byte(r.Header.Get("Authorization"))
-	return nil, subtle.ConstantTimeCompare(got, []byte("Bearer "+h.token)) == 1
+	got, ok := bearerToken(r)
+	return nil, ok && subtle.ConstantTimeCompare([]byte(got), []byte(h.token)) == 1
 }
 
 // health answers a probe: 200 while the server is up, 503 once it has

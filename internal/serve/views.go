@@ -10,11 +10,11 @@ package serve
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/mcpv/mcpv/internal/config"
 	"github.com/mcpv/mcpv/internal/rawjson"
@@ -139,13 +139,21 @@ func NewClients(tokens map[string]*View) (*Clients, error) {
 // token the clients know. The token is compared by its digest, in
 // constant time, whoever sent what.
 func (cs *Clients) who(r *http.Request) (v *View, ok bool) {
-	got := r.Header.Get("Authorization")
-	const scheme = "Bearer "
-	if len(got) <= len(scheme) || subtle.ConstantTimeCompare([]byte(got[:len(scheme)]), []byte(scheme)) != 1 {
+	token, ok := bearerToken(r)
+	if !ok {
 		return nil, false
 	}
-	v, ok = cs.byDigest[sha256.Sum256([]byte(got[len(scheme):]))]
+	v, ok = cs.byDigest[sha256.Sum256([]byte(token))]
 	return v, ok
+}
+
+// bearerToken is the token of a request's Authorization: Bearer TOKEN;
+// ok is false for another scheme, or none. The scheme's name is matched
+// in any case, as schemes are (RFC 9110 §11.1: "bearer" is "Bearer").
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimLeft(token, " ")
+	return token, strings.EqualFold(scheme, "Bearer") && token != ""
 }
 
 // SetClients makes the handler take the bearer tokens of clients, each
