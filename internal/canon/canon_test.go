@@ -38,6 +38,32 @@ func TestURI(t *testing.T) {
 		{"HTTP://Example.COM:80", "http://example.com/"},
 		{"https://example.com:443/a?b=%7e#%41", "https://example.com/a?b=~#A"},
 		{"https://example.com:8443/a", "https://example.com:8443/a"},
+		{"http://127.1/admin", "http://localhost/admin"}, // a network URI's host as a client connects to it
+		{"http://127.0.0.1:80/admin", "http://localhost/admin"},
+		{"http://127.9.9.9/admin", "http://localhost/admin"},
+		{"http://[::1]/admin", "http://localhost/admin"},
+		{"http://[0:0:0:0:0:0:0:1]:8080/admin", "http://localhost:8080/admin"},
+		{"http://[::ffff:127.0.0.1]/admin", "http://localhost/admin"},
+		{"http://[::ffff:7f00:1]/admin", "http://localhost/admin"},
+		{"http://2130706433/admin", "http://localhost/admin"},
+		{"http://0x7f.0.0.1/admin", "http://localhost/admin"},
+		{"http://0177.0.0.1/admin", "http://localhost/admin"},
+		{"http://0/admin", "http://localhost/admin"},
+		{"http://[::]/admin", "http://localhost/admin"},
+		{"http://localhost./admin", "http://localhost/admin"},
+		{"http://app.localhost/admin", "http://localhost/admin"},
+		{"http://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/admin", "http://localhost/admin"},
+		{"ws://user@127.1:80/x", "ws://user@localhost/x"},
+		{"https://10.1/x", "https://10.0.0.1/x"},
+		{"https://0x0a000001/x", "https://10.0.0.1/x"},
+		{"https://[2001:DB8:0::1]/x", "https://[2001:db8::1]/x"},
+		{"https://[::ffff:10.0.0.1]/x", "https://10.0.0.1/x"},
+		{"https://b\u00fccher.example./x", "https://xn--bcher-kva.example/x"},
+		{"https://1.2.3.4.5/x", "https://1.2.3.4.5/x"}, // no address: five parts
+		{"https://256.1.1.1/x", "https://256.1.1.1/x"}, // nor a part over 255
+		{"https://cafe.1/x", "https://cafe.1/x"},       // nor a name
+		{"demo://127.1/x", "demo://127.1/x"},           // another scheme's host as it is
+		{"ftp://127.1:21/x", "ftp://localhost/x"},
 		{"demo://readme", "demo://readme/"},
 		{"demo://readme/.", "demo://readme/"},
 		{"demo://readme/x/..", "demo://readme/"},
@@ -103,6 +129,9 @@ func TestPattern(t *testing.T) {
 		{"repo://mcpv/*", "repo://mcpv/*"},
 		{"demo://readme", "demo://readme/"},
 		{"demo://*", "demo://*"},
+		{"http://127.1/*", "http://localhost/*"},
+		{"http://[::1]:8080/*", "http://localhost:8080/*"},
+		{"http://*.localhost/*", "http://*.localhost/*"}, // a glob host as it is
 		{"demo://read?e", "demo://read?e"},
 	} {
 		if got := Pattern(tt.in); got != tt.want {

@@ -1,10 +1,12 @@
 package canon
 
 import (
+	"net/netip"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/net/idna"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -201,16 +203,130 @@ func authorityForm(a, scheme string) string {
 		host, port = host[:i], host[i+1:]
 	}
 	host = strings.ToLower(encodingForm(host))
+	if network(scheme) {
+		host = hostForm(host)
+	}
 	switch {
 	case strings.Contains(host, ":") && !strings.HasPrefix(host, "["):
 		port = ":" + port // no port of a host that holds a colon: kept as written, so the form is steady
 	case port == "":
-	case port == "80" && (scheme == "http" || scheme == "ws"), port == "443" && (scheme == "https" || scheme == "wss"):
+	case port == "80" && (scheme == "http" || scheme == "ws"), port == "443" && (scheme == "https" || scheme == "wss"), port == "21" && scheme == "ftp":
 		port = ""
 	default:
 		port = ":" + port
 	}
 	return encodingForm(userinfo) + host + port
+}
+
+// network reports whether a client reaches a URI of scheme by
+// connecting to its host, which its URL parser reads as the WHATWG URL
+// standard reads a special scheme's host.
+func network(scheme string) bool {
+	switch scheme {
+	case "http", "https", "ws", "wss", "ftp":
+		return true
+	}
+	return false
+}
+
+// lookup maps a host's name as a URL parser does before it resolves
+// it (UTS 46: full-width letters, case, punycode), without refusing the
+// names DNS itself would refuse.
+var lookup = idna.New(idna.MapForLookup(), idna.StrictDomainName(false))
+
+// hostForm is the host of a network URI in the form a client connects
+// to: its name mapped as a URL parser maps it and without a final dot;
+// an IP address written in its usual form whatever the form it came in
+// (127.1, 0x7f.0.0.1, 2130706433, [0:0::1], [::ffff:7f00:1]); and this
+// machine, a loopback address (127.0.0.0/8, [::1]), the unspecified
+// one (0.0.0.0, [::], which connect here) or localhost and a name under
+// it (RFC 6761), written localhost. A host with a glob's * or ? is a
+// pattern's, and kept.
+func hostForm(host string) string {
+	if host == "" || strings.ContainsAny(host, "*?") {
+		return host
+	}
+	if inner, ok := strings.CutPrefix(host, "["); ok {
+		a, err := netip.ParseAddr(strings.TrimSuffix(inner, "]"))
+		if err != nil || !strings.HasSuffix(inner, "]") || a.Zone() != "" {
+			return host
+		}
+		return addrForm(a)
+	}
+	if a, err := lookup.ToASCII(host); err == nil && a != "" {
+		host = a
+	}
+	if h := strings.TrimSuffix(host, "."); h != "" {
+		host = h
+	}
+	if a, ok := ipv4(host); ok {
+		return addrForm(a)
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return "localhost"
+	}
+	return host
+}
+
+// addrForm is an address as hostForm writes it.
+func addrForm(a netip.Addr) string {
+	a = a.Unmap()
+	switch {
+	case a.IsLoopback(), a.IsUnspecified():
+		return "localhost"
+	case a.Is4():
+		return a.String()
+	}
+	return "[" + a.String() + "]"
+}
+
+// ipv4 reads a host as the WHATWG URL standard's IPv4 parser does: one
+// to four parts, each decimal, octal after a 0, or hex after 0x, the
+// last filling the bytes that are left (127.1 is 127.0.0.1,
+// 2130706433 too).
+func ipv4(host string) (netip.Addr, bool) {
+	parts := strings.Split(host, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	var n [4]uint64
+	for i, p := range parts {
+		base := uint64(10)
+		switch {
+		case len(p) >= 2 && (p[:2] == "0x" || p[:2] == "0X"):
+			base, p = 16, p[2:]
+		case len(p) >= 2 && p[0] == '0':
+			base, p = 8, p[1:]
+		}
+		if p == "" && base != 16 {
+			return netip.Addr{}, false
+		}
+		for j := 0; j < len(p); j++ {
+			d := uint64(36)
+			switch c := p[j]; {
+			case '0' <= c && c <= '9':
+				d = uint64(c - '0')
+			case 'a' <= c && c <= 'f':
+				d = uint64(c-'a') + 10
+			}
+			if d >= base || n[i] > 1<<32 {
+				return netip.Addr{}, false
+			}
+			n[i] = n[i]*base + d
+		}
+	}
+	last := len(parts) - 1
+	if n[last] >= 1<<(8*(4-last)) {
+		return netip.Addr{}, false
+	}
+	v := n[last]
+	for i := 0; i < last; i++ {
+		if n[i] > 255 {
+			return netip.Addr{}, false
+		}
+		v |= n[i] << (8 * (3 - i))
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
 }
 
 func (u parts) String() string {

@@ -436,6 +436,34 @@ func TestFileURIByPath(t *testing.T) {
 	}
 }
 
+// TestLoopbackURIByAddress: a network URI's host is matched as a client
+// connects to it, so a rule naming localhost matches every way of
+// writing this machine (127.1, [::1], 2130706433...), and one naming an
+// address matches the address however it is written.
+func TestLoopbackURIByAddress(t *testing.T) {
+	t.Parallel()
+	here := []string{"http://localhost/admin", "http://127.0.0.1/admin", "http://127.1/admin", "http://[::1]/admin", "http://[0:0::1]:80/admin",
+		"http://2130706433/admin", "http://0x7f.0.0.1/admin", "http://0/admin", "http://LOCALHOST./admin", "http://app.localhost/admin", "http://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/admin"}
+	for _, p := range []string{"http://localhost/*", "http://127.0.0.1/*", "http://[::1]/*"} {
+		for _, uri := range here {
+			if uriAllowed(uri, nil, []string{p}) {
+				t.Errorf("%s passes a deny of %s", uri, p)
+			}
+			if !uriAllowed(uri, []string{p}, nil) {
+				t.Errorf("%s is not admitted by %s", uri, p)
+			}
+		}
+	}
+	for _, uri := range []string{"http://localhost:8080/admin", "http://example.com/admin", "http://10.1/admin", "https://localhost/admin", "http://127.0.0.1.example/admin"} {
+		if !uriAllowed(uri, nil, []string{"http://localhost/*"}) {
+			t.Errorf("%s is denied by http://localhost/*", uri)
+		}
+	}
+	if uriAllowed("http://0xa.0.0.1/x", nil, []string{"http://10.0.0.1/*"}) {
+		t.Errorf("0xa.0.0.1 passes a deny of 10.0.0.1")
+	}
+}
+
 // TestListenParams: a listen keeps of its resourceSubscriptions what the
 // guard allows, and the rest of its params as they are; params a server
 // may read otherwise than the guard (a key twice, or in another case)
