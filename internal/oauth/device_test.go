@@ -3,6 +3,7 @@ package oauth
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -108,11 +109,12 @@ func TestDeviceGrant(t *testing.T) {
 }
 
 // A hostile authorization server's numbers (RFC 8628 §3.2, §3.5): an
-// interval below a second, absent, not a number or past a minute is the
-// RFC's five seconds; slow_down adds five, up to a minute; no wait goes
-// past the code's life (expires_in), after which the login fails as
-// expired; a life past an hour is an hour. Counted in polls on a clock
-// of the test's own, never timed.
+// interval below a second, absent, not a number or past a minute (1e400
+// too) is the RFC's five seconds, and a number sent as a string is read as
+// expires_in's is; slow_down adds five, up to a minute; no wait goes past
+// the code's life (expires_in), after which the login fails as expired; a
+// life past an hour (past float64's range too) is an hour. Counted in polls
+// on a clock of the test's own, never timed.
 func TestDeviceGrantHostileNumbers(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -131,10 +133,14 @@ func TestDeviceGrantHostileNumbers(t *testing.T) {
 		{name: "interval an object", set: map[string]any{"interval": map[string]any{"s": 1}, "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
 		{name: "interval an hour", set: map[string]any{"interval": 3600, "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
 		{name: "interval 1e9 past expires_in 8", set: map[string]any{"interval": 1e9, "expires_in": 8}, polls: 1, first: 5 * time.Second, life: 8 * time.Second},
+		{name: "interval 1e400", set: map[string]any{"interval": json.Number("1e400"), "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
+		{name: "interval -1e400", set: map[string]any{"interval": json.Number("-1e400"), "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
+		{name: "interval 1e400 as a string", set: map[string]any{"interval": "1e400", "expires_in": 60}, polls: 11, first: 5 * time.Second, life: time.Minute},
 		{name: "interval as a string", set: map[string]any{"interval": "2", "expires_in": 60}, polls: 29, first: 2 * time.Second, life: time.Minute},
 		{name: "slow_down at every poll", set: map[string]any{"interval": 1, "expires_in": 600}, slowDown: 1000, polls: 16, first: time.Second, life: 10 * time.Minute},
 		{name: "expires_in 1e12, login timeout 1m", set: map[string]any{"interval": 5, "expires_in": 1e12}, timeout: time.Minute, polls: 11, first: 5 * time.Second, life: time.Minute},
 		{name: "expires_in 1e300, no login timeout", set: map[string]any{"interval": 30, "expires_in": 1e300}, polls: 119, first: 30 * time.Second, life: time.Hour},
+		{name: "expires_in 1e400, no login timeout", set: map[string]any{"interval": 30, "expires_in": json.Number("1e400")}, polls: 119, first: 30 * time.Second, life: time.Hour},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -224,10 +224,11 @@ func expiresIn(raw json.RawMessage) (time.Duration, bool) {
 }
 
 // number reads a number a server sent as a JSON number, or as a string,
-// as some servers send expires_in; NaN when it is neither.
+// as some servers send expires_in; ±Inf past float64's range (1e400), as
+// huge as it is; NaN when it is no number.
 func number(raw json.RawMessage) float64 {
 	n, err := strconv.ParseFloat(strings.Trim(string(raw), `"`), 64)
-	if err != nil {
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return math.NaN()
 	}
 	return n

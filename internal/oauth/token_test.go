@@ -6,6 +6,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -280,7 +281,9 @@ func TestRefreshKeepsOrRotates(t *testing.T) {
 // answer's, or the one a refresh used) it is over at once, so its next use
 // refreshes it, and the login stays usable; without one its lifetime is
 // unknown, as without expires_in, and the server's 401 ends it: a new
-// login. An honest expires_in is kept.
+// login. One past the longest duration is unknown too, however large
+// (1e400 is past float64's range, but a number). An honest expires_in is
+// kept.
 func TestExpiresInNotPositive(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -294,6 +297,8 @@ func TestExpiresInNotPositive(t *testing.T) {
 		{name: "a word", expiresIn: "soon", wantAtOnce: true},
 		{name: "absent, with a refresh token", expiresIn: "absent"},
 		{name: "negative, no refresh token", expiresIn: -100, noRefresh: true},
+		{name: "1e300", expiresIn: 1e300},
+		{name: "1e400", expiresIn: json.Number("1e400")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
