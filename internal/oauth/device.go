@@ -64,16 +64,23 @@ func (m *Manager) device(ctx context.Context, md *ServerMetadata, client *Client
 		m.opts.ShowDevice(*dc)
 	}
 	life := time.Duration(dc.ExpiresIn) * time.Second
-	over := expiredCode()
+	over := expiredCode(md)
 	if bound := m.opts.LoginTimeout; bound > 0 && bound < life {
-		life, over = bound, &Error{Step: StepAuthorization, Err: &LoginTimeoutError{Timeout: bound}}
+		lt := &LoginTimeoutError{Timeout: bound, Host: asHost(md)}
+		life, over = bound, &Error{Step: StepAuthorization, Err: lt}
 	}
 	return pollDevice(ctx, m.opts.HTTP, md, client, dc, scope, resource, time.Now().Add(life), over)
 }
 
-// expiredCode ends a device login whose code expired.
-func expiredCode() error {
-	return &Error{Step: StepAuthorization, Code: "expired_token", Description: "the code expired before the login was completed"}
+// expiredCode ends a device login whose code expired unapproved at md.
+func expiredCode(md *ServerMetadata) error {
+	desc := "the code expired before it was approved at " + asHost(md)
+	return &Error{Step: StepAuthorization, Code: "expired_token", Description: desc}
+}
+
+// asHost names the authorization server of md, as safe to print.
+func asHost(md *ServerMetadata) string {
+	return messageSafe(cmp.Or(hostOf(md.Issuer), hostOf(md.DeviceAuthorizationEndpoint)))
 }
 
 // pollDevice asks the token endpoint for the token of dc until the user
@@ -157,7 +164,7 @@ func askDeviceCode(ctx context.Context, hc *http.Client, md *ServerMetadata, c *
 	}
 	dc := &a.DeviceCode
 	dc.ExpiresIn, dc.Interval = int(min(life, maxDeviceLife.Seconds())), int(poll)
-	issuer := cmp.Or(hostOf(md.Issuer), hostOf(md.DeviceAuthorizationEndpoint))
+	issuer := asHost(md)
 	for _, link := range []string{a.VerificationURI, a.VerificationURIComplete} {
 		host, err := signInHost(link)
 		switch {
@@ -234,7 +241,8 @@ func (h *HandOff) CompleteDevice(ctx context.Context, hc *http.Client, store *St
 		return stepErrorf(StepAuthorization, "a hand-off without its device code")
 	}
 	client := h.Client
-	tok, err := pollDevice(ctx, hc, h.Metadata, &client, h.Device, h.AskedScope, h.Resource, h.Expires, expiredCode())
+	over := expiredCode(h.Metadata)
+	tok, err := pollDevice(ctx, hc, h.Metadata, &client, h.Device, h.AskedScope, h.Resource, h.Expires, over)
 	if err != nil {
 		return err
 	}

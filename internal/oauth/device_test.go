@@ -174,6 +174,35 @@ func TestDeviceGrantHostileNumbers(t *testing.T) {
 	}
 }
 
+// A device login that is not approved in time says so, naming the
+// authorization server where the code waited, and never a browser: at
+// --login-timeout (a *LoginTimeoutError, exit 5 with its hint) or when
+// the code expires, whichever comes first.
+func TestDeviceGrantNotApprovedInTime(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration // --login-timeout
+		says    string
+	}{
+		{name: "login timeout", timeout: time.Minute, says: "oauth authorization: the code was not approved at 127.0.0.1 within 1m0s"},
+		{name: "code expired", timeout: time.Hour, says: "oauth authorization: expired_token (the code expired before it was approved at 127.0.0.1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.Device = true
+			w.DeviceAnswer = func(a map[string]any) { a["expires_in"] = 600 }
+			synctest.Test(t, func(t *testing.T) {
+				m, _ := deviceManager(t, w, Options{LoginTimeout: tc.timeout, ShowDevice: func(DeviceCode) {}})
+				_, err := m.Login(context.Background())
+				timedOut := errors.As(err, new(*LoginTimeoutError))
+				if err == nil || err.Error() != tc.says || timedOut != (tc.timeout == time.Minute) {
+					t.Errorf("the login ended with %v (a login timeout: %v), want %q", err, timedOut, tc.says)
+				}
+			})
+		})
+	}
+}
+
 // A login handed off to a process of its own (no terminal) takes the same
 // numbers: the hand-off waits an hour at most, and its poller, which no
 // one watches, polls at the RFC's pace until the code expires.
@@ -193,8 +222,8 @@ func TestDeviceHandOffHostileNumbers(t *testing.T) {
 		}
 		h.Expires = time.Now().Add(time.Minute)
 		var oe *Error
-		if err := h.CompleteDevice(context.Background(), m.opts.HTTP, &Store{Dir: t.TempDir()}); !errors.As(err, &oe) || oe.Code != "expired_token" {
-			t.Errorf("the poller ended with %v, want the code expired", err)
+		if err := h.CompleteDevice(context.Background(), m.opts.HTTP, &Store{Dir: t.TempDir()}); !errors.As(err, &oe) || oe.Code != "expired_token" || !strings.Contains(err.Error(), "approved at 127.0.0.1") {
+			t.Errorf("the poller ended with %v, want the code expired unapproved at 127.0.0.1", err)
 		}
 		if polls := w.count("token:" + GrantTypeDeviceCode); polls != 11 {
 			t.Errorf("%d polls in a minute after waits of %v, want 11", polls, b.waits())

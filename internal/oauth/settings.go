@@ -168,11 +168,18 @@ func IsLoopbackRedirectHost(host string) bool {
 	return host == "" || isLoopbackHost(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
 }
 
-// LoginTimeoutError ends a wait for the browser that took longer than the
+// LoginTimeoutError ends a wait for the browser, or for a device code to
+// be approved at the authorization server Host, that took longer than the
 // bound set for it.
-type LoginTimeoutError struct{ Timeout time.Duration }
+type LoginTimeoutError struct {
+	Timeout time.Duration
+	Host    string // a device login's; no browser comes back to it
+}
 
 func (e *LoginTimeoutError) Error() string {
+	if e.Host != "" {
+		return fmt.Sprintf("the code was not approved at %s within %s", e.Host, e.Timeout)
+	}
 	return fmt.Sprintf("no answer came from the browser within %s", e.Timeout)
 }
 
