@@ -25,25 +25,40 @@ import (
 // segment ("//", which a file server reads as "/"), or a ".." that
 // normalising did not remove (in a query, a fragment, an opaque path).
 func URI(raw string) (string, error) {
-	out, err := uriForm(raw)
+	out, err := uriForm(raw, false)
 	if err != nil {
 		return "", err
 	}
 	// A normal form is its own: one that reads otherwise a second time
 	// (an encoded "." that, decoded, makes the start a scheme) is a
 	// guess.
-	if again, err := uriForm(out); err != nil || again != out {
+	if again, err := uriForm(out, false); err != nil || again != out {
 		return "", ambiguous(raw, "its normal form reads otherwise when read again")
 	}
 	return out, nil
 }
 
-// uriForm is one pass of URI's normalising.
-func uriForm(raw string) (string, error) {
+// Literal is URI's normal form with an address that URI writes as
+// localhost (a loopback or unspecified one) kept the address it is
+// (127.0.0.5, [::1]), for a pattern that names addresses by a glob
+// (http://127.0.0.*/): a guard matches both forms. "" where URI
+// refuses raw.
+func Literal(raw string) string {
+	if _, err := URI(raw); err != nil {
+		return ""
+	}
+	out, _ := uriForm(raw, true)
+	return out
+}
+
+// uriForm is one pass of URI's normalising; literal keeps a loopback
+// address an address (Literal).
+func uriForm(raw string, literal bool) (string, error) {
 	if err := screen(raw); err != nil {
 		return "", err
 	}
 	u := split(raw, false)
+	u.literal = literal
 	var err error
 	if u.path, err = pathForm(raw, u.path, u.hasAuthority || strings.HasPrefix(u.path, "/"), u.hasAuthority && u.authority != ""); err != nil {
 		return "", err
@@ -116,6 +131,7 @@ func screen(raw string) error {
 // split at its scheme and authority alone.
 type parts struct {
 	pattern      bool // a guard's pattern, whose * and ? are kept
+	literal      bool // a loopback address kept an address (Literal)
 	scheme       string
 	hasAuthority bool
 	authority    string
@@ -177,7 +193,7 @@ func isScheme(s string) bool {
 func (u *parts) normalise() {
 	u.scheme = strings.ToLower(u.scheme)
 	if u.hasAuthority {
-		u.authority = authorityForm(u.authority, u.scheme)
+		u.authority = authorityForm(u.authority, u.scheme, u.literal)
 	}
 	switch u.scheme {
 	case "file":
@@ -193,7 +209,7 @@ func (u *parts) normalise() {
 	}
 }
 
-func authorityForm(a, scheme string) string {
+func authorityForm(a, scheme string, literal bool) string {
 	userinfo, host := "", a
 	if i := strings.LastIndexByte(a, '@'); i >= 0 {
 		userinfo, host = a[:i+1], a[i+1:]
@@ -204,7 +220,7 @@ func authorityForm(a, scheme string) string {
 	}
 	host = strings.ToLower(encodingForm(host))
 	if network(scheme) {
-		host = hostForm(host)
+		host = hostForm(host, literal)
 	}
 	switch {
 	case strings.Contains(host, ":") && !strings.HasPrefix(host, "["):
@@ -240,9 +256,9 @@ var lookup = idna.New(idna.MapForLookup(), idna.StrictDomainName(false))
 // (127.1, 0x7f.0.0.1, 2130706433, [0:0::1], [::ffff:7f00:1]); and this
 // machine, a loopback address (127.0.0.0/8, [::1]), the unspecified
 // one (0.0.0.0, [::], which connect here) or localhost and a name under
-// it (RFC 6761), written localhost. A host with a glob's * or ? is a
-// pattern's, and kept.
-func hostForm(host string) string {
+// it (RFC 6761), written localhost (an address kept, literal). A host
+// with a glob's * or ? is a pattern's, and kept.
+func hostForm(host string, literal bool) string {
 	if host == "" || strings.ContainsAny(host, "*?") {
 		return host
 	}
@@ -251,7 +267,7 @@ func hostForm(host string) string {
 		if err != nil || !strings.HasSuffix(inner, "]") || a.Zone() != "" {
 			return host
 		}
-		return addrForm(a)
+		return addrForm(a, literal)
 	}
 	if a, err := lookup.ToASCII(host); err == nil && a != "" {
 		host = a
@@ -260,7 +276,7 @@ func hostForm(host string) string {
 		host = h
 	}
 	if a, ok := ipv4(host); ok {
-		return addrForm(a)
+		return addrForm(a, literal)
 	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return "localhost"
@@ -269,10 +285,10 @@ func hostForm(host string) string {
 }
 
 // addrForm is an address as hostForm writes it.
-func addrForm(a netip.Addr) string {
+func addrForm(a netip.Addr, literal bool) string {
 	a = a.Unmap()
 	switch {
-	case a.IsLoopback(), a.IsUnspecified():
+	case !literal && (a.IsLoopback() || a.IsUnspecified()):
 		return "localhost"
 	case a.Is4():
 		return a.String()

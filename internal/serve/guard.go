@@ -53,6 +53,8 @@ func nameAllowed(name string, allow, deny []string) bool {
 // uriAllowed matches a resource's URI, or a template's, in its normal
 // form (canon.URI) against the patterns in theirs; a deny pattern
 // matches in any case, as a case-insensitive file system reads a path.
+// A loopback address is matched as localhost and as the address it is
+// (canon.Literal), so that http://127.0.0.*/ still names 127.0.0.5.
 // A URI that cannot be normalised without a guess is refused where
 // patterns apply.
 func uriAllowed(uri string, allow, deny []string) bool {
@@ -63,8 +65,13 @@ func uriAllowed(uri string, allow, deny []string) bool {
 	if err != nil {
 		return false
 	}
-	lower := strings.ToLower(n)
-	return allowed(deny, allow, func(p string) bool { return glob(strings.ToLower(canon.Pattern(p)), lower) }, func(p string) bool { return glob(canon.Pattern(p), n) })
+	forms := []string{n, canon.Literal(uri)}
+	return allowed(deny, allow, func(p string) bool {
+		p = strings.ToLower(canon.Pattern(p))
+		return slices.ContainsFunc(forms, func(f string) bool { return glob(p, strings.ToLower(f)) })
+	}, func(p string) bool {
+		return slices.ContainsFunc(forms, func(f string) bool { return glob(canon.Pattern(p), f) })
+	})
 }
 
 func (gs Guards) readOnly() bool {

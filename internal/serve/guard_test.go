@@ -462,6 +462,27 @@ func TestLoopbackURIByAddress(t *testing.T) {
 	if uriAllowed("http://0xa.0.0.1/x", nil, []string{"http://10.0.0.1/*"}) {
 		t.Errorf("0xa.0.0.1 passes a deny of 10.0.0.1")
 	}
+	// A pattern that names loopback addresses by a glob matches them as
+	// addresses, however written; a name is not an address.
+	for _, tc := range []struct {
+		uri, pattern string
+		matches      bool
+	}{
+		{"http://127.0.0.5/x", "http://127.0.0.*/*", true},
+		{"http://127.1/x", "http://127.0.0.?/*", true},
+		{"http://2130706437/x", "http://127.*/*", true},
+		{"http://[::1]:8080/x", "http://[::*]:*/*", true},
+		{"http://0.0.0.0/x", "http://0.0.*/*", true},
+		{"http://localhost/x", "http://127.0.0.*/*", false},
+		{"http://10.0.0.5/x", "http://127.0.0.*/*", false},
+	} {
+		if denied := !uriAllowed(tc.uri, nil, []string{tc.pattern}); denied != tc.matches {
+			t.Errorf("%s against a deny of %s: denied %v, want %v", tc.uri, tc.pattern, denied, tc.matches)
+		}
+		if admitted := uriAllowed(tc.uri, []string{tc.pattern}, nil); admitted != tc.matches {
+			t.Errorf("%s against an allow of %s: admitted %v, want %v", tc.uri, tc.pattern, admitted, tc.matches)
+		}
+	}
 }
 
 // TestListenParams: a listen keeps of its resourceSubscriptions what the
