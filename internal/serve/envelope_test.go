@@ -1,6 +1,10 @@
 package serve
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mcpv/mcpv/mcp"
+)
 
 // TestEnvelope: what serve reads of a message, in one walk: a request
 // has a method and an id that is not null; a response has an id and no
@@ -38,5 +42,34 @@ func TestEnvelope(t *testing.T) {
 	}
 	if _, ok := headOf([][]byte{[]byte(`{"jsonrpc":"2.0",`), []byte(`"method":"x"}`)}); ok {
 		t.Errorf("parts that are no answer's framing taken for one")
+	}
+}
+
+// TestReadIncoming: a POSTed body that is no JSON is a parse error, and
+// one that is JSON but no JSON-RPC message an invalid request, among them
+// a request whose error member is no error object, which the session
+// would drop unanswered; a request, a notification and a response are
+// read.
+func TestReadIncoming(t *testing.T) {
+	for body, code := range map[string]int{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`:           0,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled"}`:     0,
+		`{"jsonrpc":"2.0","id":"q","result":{}}`:                   0,
+		`{"jsonrpc":"2.0","id":1,"method":`:                        mcp.CodeParseError,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`:         mcp.CodeInvalidRequest,
+		`{"jsonrpc":"2.0","id":1}`:                                 mcp.CodeInvalidRequest,
+		`{"jsonrpc":"2.0","id":{},"method":"tools/list"}`:          mcp.CodeInvalidRequest,
+		`{"jsonrpc":"2.0","id":false,"result":{}}`:                 mcp.CodeInvalidRequest,
+		`{"jsonrpc":"2.0","id":1,"method":["tools/list"]}`:         mcp.CodeInvalidRequest,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list","error":7}`: mcp.CodeInvalidRequest,
+	} {
+		_, err := readIncoming([]byte(body))
+		got := 0
+		if err != nil {
+			got = err.Code
+		}
+		if got != code {
+			t.Errorf("%s: %d %v, want %d", body, got, err, code)
+		}
 	}
 }

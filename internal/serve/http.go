@@ -257,12 +257,23 @@ func (h *HTTPHandler) lookup(sid string, legacy bool, who *View) *httpSession {
 }
 
 // readIncoming reads what the endpoint needs to know of a POSTed message:
-// its envelope, of one JSON-RPC message.
-func readIncoming(body []byte) (envelope, error) {
-	if !rawjson.IsObject(body) {
-		return envelope{}, errors.New("the body is not one JSON-RPC message")
+// its envelope. A body that is no JSON-RPC message is never passed on: it
+// is the error to refuse it with over HTTP (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+func readIncoming(body []byte) (envelope, *mcp.RPCError) {
+	e, _ := readEnvelope(body)
+	_, err := mcp.DecodeMessages(body)
+	switch {
+	case !rawjson.IsObject(body):
+		err = errors.New("it is not one JSON object")
+	case err != nil && !rawjson.Valid(body):
+		return e, &mcp.RPCError{Code: mcp.CodeParseError, Message: "the body is not valid JSON"}
+	case err == nil && len(e.id) > 0 && strings.IndexByte("{[tf", e.id[0]) >= 0:
+		err = errors.New("its id is neither a string nor a number")
 	}
-	return readEnvelope(body)
+	if err != nil {
+		return e, &mcp.RPCError{Code: mcp.CodeInvalidRequest, Message: "the body is not one JSON-RPC message: " + err.Error()}
+	}
+	return e, nil
 }
 
 // readBody reads a POST's body, of MaxBody bytes at most (413 beyond),
@@ -315,7 +326,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	in, err := readIncoming(body)
 	if err != nil {
-		httpError(w, http.StatusBadRequest, err.Error())
+		writeRPCError(w, http.StatusBadRequest, nil, err)
 		return
 	}
 	// A request without a session whose MCP-Protocol-Version header names
@@ -323,13 +334,6 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	// checked as one.
 	v := r.Header.Get("Mcp-Protocol-Version")
 	modern := r.Header.Get("Mcp-Session-Id") == "" && (isModern(in.method, in.params) || v != "" && !slices.Contains(mcp.SupportedVersions, v))
-	if !rawjson.Valid(body) {
-		// Input the server cannot accept is refused with an HTTP error
-		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
-		// and what is checked below reads a body known to be JSON.
-		writeRPCError(w, http.StatusBadRequest, nil, &mcp.RPCError{Code: mcp.CodeParseError, Message: "the body is not valid JSON"})
-		return
-	}
 	if modern && in.request() {
 		if status, rerr := checkModernPost(r, body, in.method); rerr != nil {
 			writeRPCError(w, status, in.id, rerr)

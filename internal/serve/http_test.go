@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -432,5 +433,112 @@ func TestMalformedBodyRefused(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "-32700") {
 			t.Errorf("session %q: %d %s, want 400 with a parse error", session, resp.StatusCode, body)
 		}
+	}
+}
+
+// told is an upstream that tells each request and notification that
+// reaches it, by its method.
+type told struct {
+	servetest.Hang
+	got chan string
+}
+
+func (u *told) Forward(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	u.got <- method
+	return u.Hang.Forward(ctx, method, params)
+}
+func (u *told) Relay(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return u.Forward(ctx, method, params)
+}
+func (u *told) ForwardNotification(_ context.Context, method string, _ json.RawMessage) error {
+	u.got <- method
+	return nil
+}
+
+// TestInvalidRequestRefused: a POST whose body is JSON but no JSON-RPC
+// message (no method, result nor error; a method that is no string; an
+// id that is an object, an array or true) is refused with 400 and one
+// -32600 error of id null, in a session as without one, and nothing of
+// it reaches the server; a request and a notification after them do, as
+// before.
+func TestInvalidRequestRefused(t *testing.T) {
+	t.Parallel()
+	up := &told{Hang: servetest.Hang{End: make(chan struct{})}, got: make(chan string, 16)}
+	srv := &Server{Open: func(context.Context, Relay) (Upstream, error) { return up, nil }}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	url := serveHTTP(t, srv, "")
+	sid := initialized(t, url)
+	for _, bad := range []string{
+		`{"jsonrpc":"2.0","id":1}`,
+		`{"jsonrpc":"2.0","id":{},"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":[1],"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":true,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":5}`,
+		`{"jsonrpc":"2.0","method":{"name":"x"}}`,
+		`{"jsonrpc":"2.0","id":{},"result":{}}`,
+	} {
+		for _, session := range []string{sid, ""} {
+			resp, body := postMessage(t, url, session, servetest.AcceptBoth, bad)
+			var got struct {
+				ID    json.RawMessage
+				Error mcp.RPCError
+			}
+			json.Unmarshal([]byte(body), &got)
+			if resp.StatusCode != http.StatusBadRequest || got.Error.Code != mcp.CodeInvalidRequest || string(got.ID) != "null" || !strings.Contains(got.Error.Message, "not one JSON-RPC message") {
+				t.Errorf("session %v, %s: %d %s, want 400 with -32600 saying the body is no JSON-RPC message", session != "", bad, resp.StatusCode, body)
+			}
+		}
+	}
+	if resp, body := postMessage(t, url, sid, servetest.AcceptBoth, `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///a"}}`); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"id":3`) {
+		t.Errorf("a request: %d %s, want its answer", resp.StatusCode, body)
+	}
+	if m := <-up.got; m != "resources/read" {
+		t.Errorf("the server was sent %s first, want the valid request alone", m)
+	}
+	if resp, body := postMessage(t, url, sid, servetest.AcceptBoth, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`); resp.StatusCode != http.StatusAccepted {
+		t.Errorf("a notification: %d %s, want 202", resp.StatusCode, body)
+	}
+	if m := <-up.got; m != "notifications/roots/list_changed" {
+		t.Errorf("the server was sent %s, want the notification", m)
+	}
+}
+
+// TestClientAnswerGoesThrough: the client's answer to a question of the
+// server, POSTed as a response, is taken (202) and reaches the server,
+// whose call then ends with it.
+func TestClientAnswerGoesThrough(t *testing.T) {
+	t.Parallel()
+	_, url := httpServe(t, servetest.DemoURL(t, "legacy"), nil)
+	resp, body := postMessage(t, url, "", servetest.AcceptBoth, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"x","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	postMessage(t, url, sid, servetest.AcceptBoth, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"roots","arguments":{}}}`))
+	req.Header = http.Header{"Accept": {servetest.AcceptBoth}, "Mcp-Session-Id": {sid}}
+	call, err := testkit.HTTP(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer call.Body.Close()
+	r := bufio.NewReader(call.Body)
+	ev, err := nextEvent(r)
+	var asked struct {
+		ID     json.RawMessage
+		Method string
+	}
+	if err != nil || json.Unmarshal([]byte(ev.data), &asked) != nil || asked.Method != "roots/list" {
+		t.Fatalf("the call's first event: %+v %v, want the server's roots/list", ev, err)
+	}
+	answer := `{"jsonrpc":"2.0","id":` + string(asked.ID) + `,"result":{"roots":[{"uri":"file:///twin"}]}}`
+	if resp, body := postMessage(t, url, sid, servetest.AcceptBoth, answer); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("the answer: %d %s, want 202", resp.StatusCode, body)
+	}
+	if ev, err = nextEvent(r); err != nil || !strings.Contains(ev.data, `"id":2`) || !strings.Contains(ev.data, "file:///twin") {
+		t.Errorf("the call's answer: %+v %v, want the roots the client gave", ev, err)
 	}
 }
