@@ -20,13 +20,14 @@ type pageFlags struct {
 	MaxPages int    `name:"max-pages" placeholder:"N" help:"Stop after N pages (the output then keeps nextCursor); by default every page is followed to the end."`
 }
 
-// list runs one paginated list command: check the capability, walk the pages, print.
-func list(ctx context.Context, s *session, out *console, p pageFlags, capability, method, key string) error {
-	return listChecked(ctx, s, out, p, func(c *mcp.Client) error { return c.Require(capability, method) }, method, key)
+// list runs one paginated list command: check the capability, walk the
+// pages, print (what shape makes of the list, unless nil).
+func list(ctx context.Context, s *session, out *console, p pageFlags, capability, method, key string, shape func(json.RawMessage) (json.RawMessage, error)) error {
+	return listChecked(ctx, s, out, p, func(c *mcp.Client) error { return c.Require(capability, method) }, method, key, shape)
 }
 
 // listChecked is list with the server's declaration checked by require.
-func listChecked(ctx context.Context, s *session, out *console, p pageFlags, require func(*mcp.Client) error, method, key string) error {
+func listChecked(ctx context.Context, s *session, out *console, p pageFlags, require func(*mcp.Client) error, method, key string, shape func(json.RawMessage) (json.RawMessage, error)) error {
 	client, err := s.client(ctx)
 	if err != nil {
 		return err
@@ -35,7 +36,7 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 		return undeclaredList(out, out.flags.IfDeclared || s.settings.IfDeclared, key, err)
 	}
 	pages := mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages, Keep: headerChecked(s, out, client, method)}
-	if v, ok := out.streamList(key); ok {
+	if v, ok := out.streamList(key); ok && shape == nil {
 		// Each page written as it comes: the list's length costs no memory.
 		n := 0
 		next, err := client.ListTo(ctx, method, key, pages, func(piece []byte) error {
@@ -53,6 +54,11 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 	res, next, err := client.List(ctx, method, key, pages)
 	if err := listDone(out, p, next, err); err != nil {
 		return err
+	}
+	if shape != nil {
+		if res, err = shape(res); err != nil {
+			return err
+		}
 	}
 	return out.printList(res, key, next == "")
 }
@@ -152,7 +158,7 @@ func (c *listToolsCmd) Run(ctx context.Context, s *session, out *console) error 
 	case c.Names:
 		return listNames(ctx, s, out, c.pageFlags)
 	case c.Name == "":
-		return list(ctx, s, out, c.pageFlags, "tools", "tools/list", "tools")
+		return list(ctx, s, out, c.pageFlags, "tools", "tools/list", "tools", nil)
 	}
 	if c.Cursor != "" || c.MaxPages != 0 {
 		return usageErrorf("--cursor and --max-pages list pages; with a tool name every page is searched")
@@ -212,29 +218,21 @@ func headerRejected(s *session, client *mcp.Client, tool json.RawMessage) error 
 // listNames lists the tools by name and the first line of each
 // description: {"tools":[{"name":..,"description":..}]}.
 func listNames(ctx context.Context, s *session, out *console, p pageFlags) error {
-	client, err := s.required(ctx, "tools", "tools/list")
-	if err != nil {
-		return undeclaredList(out, out.flags.IfDeclared || s.settings.IfDeclared, "tools", err)
-	}
-	res, next, err := client.List(ctx, "tools/list", "tools", mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages, Keep: headerChecked(s, out, client, "tools/list")})
-	if err := listDone(out, p, next, err); err != nil {
-		return err
-	}
-	var all struct {
-		Tools []struct {
-			Name        string `json:"name"`
-			Description string `json:"description,omitempty"`
+	return list(ctx, s, out, p, "tools", "tools/list", "tools", func(res json.RawMessage) (json.RawMessage, error) {
+		var all struct {
+			Tools []struct {
+				Name        string `json:"name"`
+				Description string `json:"description,omitempty"`
+			}
 		}
-	}
-	if err := mcp.DecodeResult("tools/list", res, &all); err != nil {
-		return err
-	}
-	names := all.Tools[:0]
-	for _, t := range all.Tools {
-		t.Description, _, _ = strings.Cut(strings.TrimSpace(t.Description), "\n")
-		names = append(names, t)
-	}
-	return out.printList(rawjson.MustMarshal(map[string]any{"tools": names}), "tools", next == "")
+		if err := mcp.DecodeResult("tools/list", res, &all); err != nil {
+			return nil, err
+		}
+		for i, t := range all.Tools {
+			all.Tools[i].Description, _, _ = strings.Cut(strings.TrimSpace(t.Description), "\n")
+		}
+		return rawjson.MustMarshal(map[string]any{"tools": all.Tools}), nil
+	})
 }
 
 type listResourcesCmd struct{ pageFlags }
@@ -246,7 +244,7 @@ func (c *listResourcesCmd) Help() string {
 }
 
 func (c *listResourcesCmd) Run(ctx context.Context, s *session, out *console) error {
-	return list(ctx, s, out, c.pageFlags, "resources", "resources/list", "resources")
+	return list(ctx, s, out, c.pageFlags, "resources", "resources/list", "resources", nil)
 }
 
 type listResourceTemplatesCmd struct{ pageFlags }
@@ -259,7 +257,7 @@ func (c *listResourceTemplatesCmd) Help() string {
 }
 
 func (c *listResourceTemplatesCmd) Run(ctx context.Context, s *session, out *console) error {
-	return list(ctx, s, out, c.pageFlags, "resources", "resources/templates/list", "resourceTemplates")
+	return list(ctx, s, out, c.pageFlags, "resources", "resources/templates/list", "resourceTemplates", nil)
 }
 
 type listPromptsCmd struct{ pageFlags }
@@ -271,5 +269,5 @@ func (c *listPromptsCmd) Help() string {
 }
 
 func (c *listPromptsCmd) Run(ctx context.Context, s *session, out *console) error {
-	return list(ctx, s, out, c.pageFlags, "prompts", "prompts/list", "prompts")
+	return list(ctx, s, out, c.pageFlags, "prompts", "prompts/list", "prompts", nil)
 }

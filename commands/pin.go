@@ -215,14 +215,10 @@ func configServers(out *console, t *targets) ([]string, error) {
 // server of a config file) its entry's pin.
 func (c *pinCmd) path(t *targets, names []string) (path, label string, err error) {
 	env := t.r.env
-	switch {
-	case c.File != "":
-		return env.Path(c.File), c.File, nil
-	case t.r.c.flags.Pin != "":
-		return env.Path(t.r.c.flags.Pin), t.r.c.flags.Pin, nil
-	case env.Getenv("MCPV_PIN") != "":
-		return env.Path(env.Getenv("MCPV_PIN")), env.Getenv("MCPV_PIN"), nil
-	case len(names) == 1:
+	if label := cmp.Or(c.File, t.r.c.flags.Pin, env.Getenv("MCPV_PIN")); label != "" {
+		return env.Path(label), label, nil
+	}
+	if len(names) == 1 {
 		s, err := t.open(names[0])
 		if err != nil {
 			return "", "", err

@@ -35,7 +35,7 @@ Examples:
 type skillsListCmd struct{ pageFlags }
 
 func (c *skillsListCmd) Run(ctx context.Context, s *session, out *console) error {
-	return listChecked(ctx, s, out, c.pageFlags, func(c *mcp.Client) error { return c.RequireSkills("skills/list") }, "skills/list", "skills")
+	return listChecked(ctx, s, out, c.pageFlags, func(c *mcp.Client) error { return c.RequireSkills("skills/list") }, "skills/list", "skills", nil)
 }
 
 type skillArg struct {

@@ -38,7 +38,7 @@ func (c *tasksListCmd) Run(ctx context.Context, s *session, out *console) error 
 	if client.Modern() {
 		return &refusal{"a server of the 2026-07-28 era has no tasks/list: tasks are looked after by id (tasks get, result, cancel)"}
 	}
-	return list(ctx, s, out, c.pageFlags, "tasks.list", "tasks/list", "tasks")
+	return list(ctx, s, out, c.pageFlags, "tasks.list", "tasks/list", "tasks", nil)
 }
 
 type taskID struct {
