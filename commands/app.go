@@ -221,12 +221,10 @@ func (c *appCmd) findTool(ctx context.Context, s *session, client *mcp.Client) (
 // what was read (nil when the server would not give it).
 func (c *appCmd) check(ctx context.Context, client *mcp.Client, a apps.ToolApp, tools []json.RawMessage) (_ apps.Report, _ apps.Resource, res json.RawMessage, _ error) {
 	res, err := client.Call(ctx, "resources/read", mustJSON(map[string]string{"uri": a.ResourceURI}))
-	var callErr *mcp.CallError
 	readErr := ""
-	switch {
-	case errors.As(err, &callErr):
-		readErr = callErr.Err.Error()
-	case err != nil:
+	if ce, ok := errors.AsType[*mcp.CallError](err); ok {
+		readErr = ce.Err.Error()
+	} else if err != nil {
 		return apps.Report{}, apps.Resource{}, nil, err
 	}
 	report, rs := apps.Check(a, tools, res, readErr, nil, c.MaxSize)

@@ -118,8 +118,8 @@ func (c *authLogoutCmd) Run(ctx context.Context, s *session, out *console) error
 			continue
 		}
 		if err := store.Delete(ctx, r); err != nil {
-			var left *oauth.ItemLeft
-			if !errors.As(err, &left) {
+			left, ok := errors.AsType[*oauth.ItemLeft](err)
+			if !ok {
 				return err
 			}
 			out.warnf("%s", safetext.Line(left.Error())) // the record is gone, its secrets not

@@ -183,8 +183,8 @@ func (c *callCmd) Run(ctx context.Context, s *session, out *console) error {
 		return err
 	}
 	def, looked, err := c.definition(ctx, s, client, out)
-	var unlisted *mcp.ToolNotListedError
-	if err != nil && !errors.As(err, &unlisted) {
+	unlisted, _ := errors.AsType[*mcp.ToolNotListedError](err)
+	if err != nil && unlisted == nil {
 		return err
 	}
 	def, res, asTask, err := c.sendChecked(ctx, s, client, out, base, def, looked, readFile)

@@ -85,15 +85,13 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 		return err
 	}
 	var old, new diffSide
-	if c.New != "" {
-		if old, err = fileSide(out, c.Old, oldFile, server, "", ""); err == nil {
-			var newFile *pin.SurfaceFile
-			if newFile, err = readSide(c.New, out); err == nil {
-				new, err = fileSide(out, c.New, newFile, server, "", "")
-			}
-		}
-	} else {
+	if c.New == "" {
 		old, new, err = c.liveSides(ctx, out, t, oldFile)
+	} else if old, err = fileSide(out, c.Old, oldFile, server, "", ""); err == nil {
+		var newFile *pin.SurfaceFile
+		if newFile, err = readSide(c.New, out); err == nil {
+			new, err = fileSide(out, c.New, newFile, server, "", "")
+		}
 	}
 	if err != nil {
 		return err

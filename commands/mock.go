@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/mcpv/mcpv/internal/mock"
 	"github.com/mcpv/mcpv/internal/redact"
@@ -111,10 +110,8 @@ func (c *mockCmd) Run(ctx context.Context, out *console) error {
 		// Made before anything is served: a relative path's directories are
 		// those of the tree it names (no link out of it), and the file is
 		// the user's own (safefile.CreateOwn).
-		if dir := filepath.Dir(c.Log); !filepath.IsAbs(c.Log) && dir != "." {
-			if _, err := (safefile.Tree{Dir: out.env.Cwd}).Path(dir); err != nil {
-				return usageErrorf("--log: %v", err)
-			}
+		if err := checkWritePath(out, "--log", c.Log); err != nil {
+			return err
 		}
 		f, err := safefile.CreateOwn(out.env.Path(c.Log))
 		if err != nil {

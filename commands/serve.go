@@ -198,7 +198,7 @@ func (c *serveCmd) serveOne(ctx context.Context, s *session, out *console) error
 	srv, secrets := c.server(s, c.HTTP == "" && s.settings.Session == "", c.Isolate)
 	var rec *mock.Recorder
 	if c.Record != "" {
-		if err := checkRecordPath(out, c.Record); err != nil {
+		if err := checkWritePath(out, "--record", c.Record, c.Record, surface.ResponsesBeside(c.Record)); err != nil {
 			return err
 		}
 		rec = mock.NewRecorder()
@@ -211,9 +211,7 @@ func (c *serveCmd) serveOne(ctx context.Context, s *session, out *console) error
 	defer srv.Close()
 	err = plan.serve(ctx, srv, out)
 	if rec != nil {
-		if werr := writeRecording(out, c.Record, rec, secrets); werr != nil {
-			return werr
-		}
+		err = cmp.Or(writeRecording(out, c.Record, rec, secrets), err)
 	}
 	return err
 }
@@ -275,18 +273,18 @@ func (s *session) guards(own config.Guard, more ...config.Guard) serve.Guards {
 	return append(g, more...)
 }
 
-// checkRecordPath checks, before serving, where --record will write: a
-// relative path's directories are those of the tree it names (no link
-// out of it), and what the files replace is no directory.
-func checkRecordPath(out *console, path string) error {
+// checkWritePath checks, before serving, where flag (--record, --log)
+// will write path: a relative path's directories are those of the tree it
+// names (no link out of it), and what files replace is no directory.
+func checkWritePath(out *console, flag, path string, files ...string) error {
 	if dir := filepath.Dir(path); !filepath.IsAbs(path) && dir != "." {
 		if _, err := (safefile.Tree{Dir: out.env.Cwd}).Path(dir); err != nil {
-			return usageErrorf("--record: %v", err)
+			return usageErrorf("%s: %v", flag, err)
 		}
 	}
-	for _, p := range []string{path, surface.ResponsesBeside(path)} {
+	for _, p := range files {
 		if fi, err := os.Lstat(out.env.Path(p)); err == nil && fi.IsDir() {
-			return usageErrorf("--record: %s is a directory", p)
+			return usageErrorf("%s: %s is a directory", flag, p)
 		}
 	}
 	return nil

@@ -180,25 +180,19 @@ func (c *serveCmd) members(out *console, t *targets, file *servefile.File) ([]me
 	for i := range members {
 		m := &members[i]
 		m.start = cmp.Or(m.start, c.Start)
-		if m.start == "" && file != nil {
-			m.start = file.Start
-		}
-		st := m.s.settings
-		if !explicitFlags(t.r.kctx)["connect-timeout"] {
-			if m.connectTimeout > 0 {
-				st.ConnectTimeout = m.connectTimeout
-			} else if file != nil && file.ConnectTimeout > 0 {
-				st.ConnectTimeout = file.ConnectTimeout
-			}
+		if m.connectTimeout > 0 && !explicitFlags(t.r.kctx)["connect-timeout"] {
+			m.s.settings.ConnectTimeout = m.connectTimeout
 		}
 	}
 	return members, nil
 }
 
 // fileMember is the serve file's server fs, resolved: a config server
-// with what the file adds to its entry, or the file's own entry.
+// with what the file adds to its entry, or the file's own entry; its
+// start and connect timeout are its own, else (--start) the file's.
 func (c *serveCmd) fileMember(out *console, t *targets, file *servefile.File, fs *servefile.Server) (member, error) {
-	m := member{name: fs.Name, prefix: fs.Prefix, start: fs.Start, connectTimeout: fs.ConnectTimeout, isolate: fs.Isolate, guard: fs.Guard}
+	m := member{name: fs.Name, prefix: fs.Prefix, start: cmp.Or(fs.Start, c.Start, file.Start),
+		connectTimeout: cmp.Or(max(fs.ConnectTimeout, 0), max(file.ConnectTimeout, 0)), isolate: fs.Isolate, guard: fs.Guard}
 	if err := gateway.CheckName(fs.Name); err != nil {
 		return m, usageErrorf("%s:%d:%d: %v", c.File, fs.Line, fs.Col, err)
 	}

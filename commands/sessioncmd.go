@@ -94,7 +94,7 @@ func (c *sessionStartCmd) Run(ctx context.Context, s *session, out *console) err
 	// alone is said here, before a keeper is started to say it.
 	if _, err := keeper.Status(sessionDir(s.env), c.Name); err == nil {
 		return &refusal{fmt.Sprintf("session %q is already running; stop it with 'mcpv session stop %s'", c.Name, c.Name)}
-	} else if errors.As(err, new(*safedir.Error)) {
+	} else if isA[*safedir.Error](err) {
 		return err
 	}
 	exe, err := os.Executable()

@@ -142,7 +142,7 @@ func finish(o testfile.Outcome) testfile.Outcome {
 		o.IsError, o.Structured = fields.IsError, fields.Structured
 	}
 	o.IsError = o.IsError || errors.Is(o.Err, toolcall.ErrFailed)
-	if ce := (*mcp.CallError)(nil); errors.As(o.Err, &ce) {
+	if ce, ok := errors.AsType[*mcp.CallError](o.Err); ok {
 		o.RPC = &testfile.RPCError{Code: ce.Err.Code, Message: ce.Err.Message}
 	}
 	return o
