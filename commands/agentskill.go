@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/connect"
@@ -173,18 +174,11 @@ Examples:
 // project (.claude/skills, .agents/skills), through no symbolic link out
 // of it; it says where, as JSON.
 func installSkill(words []string, env connect.Env) (string, error) {
-	install, project := false, false
-	for _, w := range words {
-		switch w {
-		case "--install":
-			install = true
-		case "--project":
-			project = true
-		default:
-			return "", usageErrorf("help agent takes --install and --project, not %q", safetext.Line(w))
-		}
+	if i := slices.IndexFunc(words, func(w string) bool { return w != "--install" && w != "--project" }); i >= 0 {
+		return "", usageErrorf("help agent takes --install and --project, not %q", safetext.Line(words[i]))
 	}
-	if !install {
+	project := slices.Contains(words, "--project")
+	if !slices.Contains(words, "--install") {
 		return "", usageErrorf("help agent --project: add --install")
 	}
 	skill := agentSkill()

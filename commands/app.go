@@ -311,10 +311,8 @@ func (c *appCmd) open(ctx context.Context, s *session, client *mcp.Client, out *
 	ev := &events{out: out}
 	byName := map[string]json.RawMessage{}
 	for _, t := range tools {
-		if pt, ok := mcp.ParseTool(t); ok {
-			if _, seen := byName[pt.Name]; !seen {
-				byName[pt.Name] = t
-			}
+		if pt, ok := mcp.ParseTool(t); ok && byName[pt.Name] == nil {
+			byName[pt.Name] = t
 		}
 	}
 	for _, p := range rs.Meta.Permissions {

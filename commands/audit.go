@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -283,17 +284,10 @@ func (c *auditCmd) write(out *console, dest *testreport.Output, r audit.Report) 
 			return err
 		}
 	}
-	w := dest.Report()
-	var err error
-	switch c.Format {
-	case "json":
-		err = r.JSON(w)
-	case "sarif":
-		err = r.SARIF(w)
-	case "junit":
-		err = r.JUnit(w)
+	if write := map[string]func(io.Writer) error{"json": r.JSON, "sarif": r.SARIF, "junit": r.JUnit}[c.Format]; write != nil {
+		return testreport.WriteError(write(dest.Report()))
 	}
-	return testreport.WriteError(err)
+	return nil
 }
 
 // auditMemory is the soft limit of the heap an audit sets, when the user

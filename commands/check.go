@@ -197,25 +197,23 @@ func (c *checkCmd) Run(ctx context.Context, s *session, out *console) error {
 		fmt.Fprintf(out.ios.Err, "mcpv: %s; the checks it left are skipped\n", stop)
 		return batchFailed{code: exitcode.Timeout}
 	}
-	var failed, unsure []string
-	killed := 0
+	var failed checkFailed
 	for _, r := range report.Results {
 		switch r.Status {
 		case check.Failed:
-			failed = append(failed, r.ID)
+			failed.ids = append(failed.ids, r.ID)
 		case check.Inconclusive:
-			unsure = append(unsure, r.ID)
+			failed.inconclusive = append(failed.inconclusive, r.ID)
 			if strings.Contains(r.Message, check.KilledFromOutside) {
-				killed++
+				failed.killed++
 			}
 		}
 	}
-	var stale []string
 	if verdict != nil {
-		failed, stale = verdict.Unexpected, verdict.Stale
+		failed.ids, failed.stale = verdict.Unexpected, verdict.Stale
 	}
-	if len(failed) > 0 || len(unsure) > 0 || len(stale) > 0 {
-		return checkFailed{ids: failed, stale: stale, inconclusive: unsure, killed: killed}
+	if len(failed.ids) > 0 || len(failed.inconclusive) > 0 || len(failed.stale) > 0 {
+		return failed
 	}
 	return nil
 }

@@ -105,10 +105,9 @@ func (c *diffCmd) Run(ctx context.Context, out *console, t *targets) error {
 	if c.budget != nil {
 		failed = c.budget.Exceeded(tokens)
 	}
-	switch c.Format {
-	case "json":
+	if c.Format == "json" {
 		err = c.writeJSON(out, old, new, changes, tokens, failed)
-	default:
+	} else {
 		err = c.writeText(out, changes, tokens, failed)
 	}
 	if err != nil || !failed {
@@ -261,12 +260,8 @@ func (c *diffCmd) writeText(out *console, changes []surface.Change, tokens cost.
 		summary = fmt.Sprintf("%d %s: %d breaking, %d security, %d compatible", len(changes), plural(len(changes), "change", "changes"),
 			counts[surface.ClassBreaking], counts[surface.ClassSecurity], counts[surface.ClassCompatible])
 	}
-	switch {
-	case c.FailOn == "none":
-	case failed:
-		summary += fmt.Sprintf("; failed (--fail-on %s)", c.FailOn)
-	default:
-		summary += fmt.Sprintf("; passed (--fail-on %s)", c.FailOn)
+	if c.FailOn != "none" {
+		summary += fmt.Sprintf("; %s (--fail-on %s)", map[bool]string{true: "failed", false: "passed"}[failed], c.FailOn)
 	}
 	fmt.Fprintln(b, summary)
 	return b.Flush()

@@ -333,8 +333,7 @@ var globalBoolFlags = &lazy.Value[map[string]bool]{New: func() map[string]bool {
 	bools := map[string]bool{"version": true, "help": true, "h": true}
 	var walk func(t reflect.Type)
 	walk = func(t reflect.Type) {
-		for i := range t.NumField() {
-			f := t.Field(i)
+		for f := range t.Fields() {
 			if f.Anonymous && f.Type.Kind() == reflect.Struct {
 				walk(f.Type)
 				continue
