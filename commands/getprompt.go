@@ -47,16 +47,14 @@ func (c *getPromptCmd) Run(ctx context.Context, s *session, out *console) error 
 	}
 	var names []string
 	if s.pinning() {
-		if names, err = c.pinned(ctx, s, client); err != nil {
-			return err
-		}
+		names, err = c.pinned(ctx, s, client)
 	} else if !c.NoValidate {
 		names, err = afresh(s, "prompts", nil, func() ([]string, error) {
 			return stringargs.CheckListed(ctx, client, c.Name, c.members, out.warnf)
 		})
-		if err != nil {
-			return err
-		}
+	}
+	if err != nil {
+		return err
 	}
 	res, err := client.Call(ctx, "prompts/get", params)
 	if err != nil {

@@ -25,9 +25,7 @@ import (
 const (
 	groupTalk     = "Talk to a server"
 	groupTest     = "Test, check and trust"
-	groupTrust    = groupTest
 	groupSessions = "Sessions, serve and setup"
-	groupSetup    = groupSessions
 )
 
 // helpGroups are the groups in the order the top-level help shows them.
