@@ -462,10 +462,8 @@ func (c listenFlags) bearerTokens(out *console) ([]string, error) {
 		}
 		tokens = append(tokens, token)
 	}
-	if tokens == nil {
-		if token := out.env.Getenv("MCPV_HTTP_TOKEN"); token != "" {
-			tokens = []string{token}
-		}
+	if token := out.env.Getenv("MCPV_HTTP_TOKEN"); tokens == nil && token != "" {
+		tokens = []string{token}
 	}
 	return tokens, nil
 }

@@ -369,9 +369,8 @@ func runKeeper(ctx context.Context, ios *output.Streams, env connect.Env, server
 		return fail(err)
 	}
 	k.Client = conn.Client
-	era := map[bool]string{true: "modern", false: "legacy"}[conn.Client.Modern()]
 	k.Info = keeper.Info{Name: start.Name, Target: start.Target, PID: os.Getpid(), ProtocolVersion: conn.Client.ProtocolVersion(),
-		Era: era, Started: time.Now().UTC().Truncate(time.Second), Socket: ln.Paths.Socket, Log: start.Log}
+		Era: map[bool]string{true: "modern", false: "legacy"}[conn.Client.Modern()], Started: time.Now().UTC().Truncate(time.Second), Socket: ln.Paths.Socket, Log: start.Log}
 	info := k.Info
 	info.State, info.Idle, info.LastUsed = "ready", start.Idle.String(), info.Started
 	say(keeperReady{Info: &info})
