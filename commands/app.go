@@ -115,9 +115,8 @@ func (c *appCmd) Run(ctx context.Context, s *session, out *console) error {
 	if err != nil {
 		return err
 	}
-	var ce *mcp.CapabilityError
-	if err := client.RequireExtension(mcp.UIExtension, "app"); errors.As(err, &ce) && ce.Off {
-		return err
+	if ce, ok := errors.AsType[*mcp.CapabilityError](client.RequireExtension(mcp.UIExtension, "app")); ok && ce.Off {
+		return ce
 	}
 	if err := client.Require("tools", "tools/list"); err != nil {
 		return err

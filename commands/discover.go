@@ -123,11 +123,10 @@ func (c *discoverCmd) verdict(out *console, found *servercard.Found) error {
 // answered without a card is 3; a target refused, or one where nothing
 // answered, is 4.
 func discoverError(err error) error {
-	var nf *servercard.NotFoundError
-	if errors.As(err, &nf) && nf.Answered {
-		return &refusal{nf.Error()}
-	}
-	if nf != nil {
+	if nf, ok := errors.AsType[*servercard.NotFoundError](err); ok {
+		if nf.Answered {
+			return &refusal{nf.Error()}
+		}
 		return &mcp.TransportError{Op: "discover", Err: nf}
 	}
 	if ae, ok := errors.AsType[*servercard.AddressError](err); ok {
