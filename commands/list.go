@@ -36,7 +36,7 @@ func listChecked(ctx context.Context, s *session, out *console, p pageFlags, req
 		return undeclaredList(out, out.flags.IfDeclared || s.settings.IfDeclared, key, err)
 	}
 	pages := mcp.Pages{Cursor: p.Cursor, Max: p.MaxPages, Keep: headerChecked(s, out, client, method)}
-	if v, ok := out.streamList(key); ok && shape == nil {
+	if v, ok := out.streamList(key, shape != nil); ok {
 		// Each page written as it comes: the list's length costs no memory.
 		n := 0
 		next, err := client.ListTo(ctx, method, key, pages, func(piece []byte) error {

@@ -91,9 +91,9 @@ var listViews = map[string]func([]byte) *table.Table{
 
 // streamList is where a list is written page by page, when it is printed
 // as it comes (no --jq, compact, no table, not a batch line's value); ok
-// is false when it must be whole to be printed.
-func (c *console) streamList(key string) (*output.ValueWriter, bool) {
-	if c.embedded || listViews[key] != nil && c.asTable() {
+// is false when it must be whole to be printed, or to be shaped first.
+func (c *console) streamList(key string, shaped bool) (*output.ValueWriter, bool) {
+	if shaped || c.embedded || listViews[key] != nil && c.asTable() {
 		return nil, false
 	}
 	c.ios.Status.Clear()
