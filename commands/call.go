@@ -93,9 +93,7 @@ func defaultCallOptions() callOptions { return callOptions{ValidateOutput: "auto
 // command line names none of callOptions' flags (leanForm): kong then
 // reads the tags of the three fields of callArgs rather than twelve, and the
 // call runs with the options' defaults.
-type callLean struct {
-	callArgs
-}
+type callLean struct{ callArgs }
 
 // full is the call c stands for: c's tool with the options' defaults
 // (also the call of the tool an app is shown for).

@@ -53,7 +53,6 @@ var commonGlobals = []string{"url", "server", "header", "timeout", "verbose", "j
 // that a command's help keeps to a screen.
 func writeGlobalFlags(w io.Writer, flags []*kong.Flag) error {
 	var names []string
-	others := 0
 	for _, want := range commonGlobals {
 		for _, f := range flags {
 			if f.Name != want || f.Group == nil {
@@ -66,12 +65,12 @@ func writeGlobalFlags(w io.Writer, flags []*kong.Flag) error {
 			names = append(names, name)
 		}
 	}
+	others := -len(names)
 	for _, f := range flags {
 		if f.Group != nil { // --version, of no group, is not for a command
 			others++
 		}
 	}
-	others -= len(names)
 	text := "Global flags go before or after the command: " + strings.Join(names, ", ")
 	if others > 0 {
 		text += fmt.Sprintf(" and %d more", others)

@@ -518,12 +518,11 @@ func runWith(ctx context.Context, args []string, ios *output.Streams, env connec
 	}
 	growStack()
 	defer func() {
-		if r := recover(); r != nil {
-			er, ok := r.(exitRequest)
-			if !ok {
-				panic(r)
-			}
+		r := recover()
+		if er, ok := r.(exitRequest); ok {
 			code = er.code
+		} else if r != nil {
+			panic(r)
 		}
 	}()
 	r := &invocation{c: new(cli), ios: ios, env: env, servers: servers, jsonErrors: errorsAsJSON(args, env.Getenv)}
