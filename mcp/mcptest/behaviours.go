@@ -461,7 +461,7 @@ func (s *Spec) namedRequest(st *specState, m msg, id json.RawMessage, out specOu
 		if c.supported == "" || requested == c.supported {
 			return false
 		}
-		out.send(s.errorLineData(id, codeInvalidParams, "Unsupported protocol version",
+		out.send(s.errorLine(id, codeInvalidParams, "Unsupported protocol version",
 			mustJSON(map[string]any{"supported": []string{c.supported}, "requested": requested})))
 	case "resources/read":
 		for range c.updates {
@@ -739,7 +739,7 @@ func (s *Spec) echoCall(m msg, id json.RawMessage, out specOut) {
 	text := EchoText(lines)
 	switch s.named.echo {
 	case "error":
-		out.send(s.errorLineData(id, -32000, "refused: "+text, mustJSON(map[string]any{"echo": text})))
+		out.send(s.errorLine(id, -32000, "refused: "+text, mustJSON(map[string]any{"echo": text})))
 	case "tool-error":
 		out.send(s.resultLine(id, m.Method, mustJSON(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}, "isError": true})))
 	default:

@@ -117,8 +117,7 @@ func RunIfRequested() bool {
 	}
 	for range c.busy {
 		go func() { // spins as long as the process lives
-			for n := 0; ; n++ {
-				_ = n
+			for {
 			}
 		}()
 	}
@@ -414,7 +413,7 @@ func (f framedWriter) Write(p []byte) (int, error) {
 // are.
 type InProcess struct {
 	c   config
-	log io.WriteCloser // EnvLog's file, or one that discards
+	log *os.File // EnvLog's file, or nil: one that discards
 }
 
 // NewInProcess returns the fake that a program started with environ (in
@@ -453,18 +452,14 @@ func NewInProcess(environ []string, dir string) (*InProcess, error) {
 	return f, nil
 }
 
-// openLog opens EnvLog's file to append to; with no path, a log that
-// discards.
-func openLog(path string) (io.WriteCloser, error) {
+// openLog opens EnvLog's file to append to; with no path, nil: a log
+// whose writes and close fail, unseen (os.ErrInvalid).
+func openLog(path string) (*os.File, error) {
 	if path == "" {
-		return nopCloser{io.Discard}, nil
+		return nil, nil
 	}
 	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
 
 // Serve answers what comes on in until it ends, writing to out, and
 // then closes the log; a write to out that fails ends it too.

@@ -124,7 +124,9 @@ type HTTPServer struct {
 	spec *Spec
 	ts   *httptest.Server
 	ln   *connsListener
-	done chan struct{} // closed when the test ends, before the server closes
+	// ctx ends when the test does, before the server closes, and with
+	// it every request's.
+	ctx context.Context
 
 	mu       sync.Mutex               // guards the fields below
 	reqs     []HTTPRequest            // every request, in order of arrival
@@ -137,7 +139,7 @@ type HTTPServer struct {
 	// parked is, by session, a ping's stream that waits for another's
 	// (the crossed-streams fault).
 	parked map[string]*crossing
-	// polls are the polled streams (http_poll.go), by each of their event
+	// polls are the polled streams (poll), by each of their event
 	// ids; lastPoll, by session, the one opened last.
 	polls, lastPoll map[string]*pollStream
 }
@@ -148,7 +150,7 @@ func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
 	if err != nil {
 		t.Fatalf("mcptest: listen: %v", err)
 	}
-	s := &HTTPServer{opts: opts, spec: cmp.Or(opts.Spec, scriptedSpec(opts.Latency)), done: make(chan struct{}), changed: make(chan struct{}),
+	s := &HTTPServer{opts: opts, spec: cmp.Or(opts.Spec, scriptedSpec(opts.Latency)), changed: make(chan struct{}),
 		live: map[string]bool{}, channels: map[string]chan<- string{}, states: map[string]*specState{}, parked: map[string]*crossing{},
 		polls: map[string]*pollStream{}, lastPoll: map[string]*pollStream{}}
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
@@ -157,8 +159,10 @@ func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
 	s.ts.Listener = s.ln
 	s.ts.Start()
 	s.URL = s.ts.URL + "/mcp"
+	var end context.CancelFunc
+	s.ctx, end = context.WithCancel(context.Background())
 	t.Cleanup(func() {
-		close(s.done) // hooks holding streams open return ...
+		end() // hooks holding streams open return ...
 		s.ts.CloseClientConnections()
 		s.ts.Close() // ... so that this does not wait for them
 	})
@@ -189,7 +193,7 @@ func (s *HTTPServer) Wait(ctx context.Context, match func(HTTPRequest) bool) (HT
 		case <-changed:
 		case <-ctx.Done():
 			return HTTPRequest{}, context.Cause(ctx)
-		case <-s.done:
+		case <-s.ctx.Done():
 			return HTTPRequest{}, errors.New("mcptest: the server closed")
 		}
 	}
@@ -304,7 +308,6 @@ func (x *Exchange) Send(msg string) {
 	select {
 	case ch <- msg:
 	case <-x.R.Context().Done():
-	case <-x.s.done:
 	}
 }
 
@@ -333,12 +336,7 @@ func (x *Exchange) SSE() *SSEWriter {
 func (x *Exchange) Drop() { panic(http.ErrAbortHandler) }
 
 // Hold waits until the client goes away or the test ends: a stream held open.
-func (x *Exchange) Hold() {
-	select {
-	case <-x.R.Context().Done():
-	case <-x.s.done:
-	}
-}
+func (x *Exchange) Hold() { <-x.R.Context().Done() }
 
 // SSEWriter writes an event stream; each call is flushed at once.
 type SSEWriter struct{ w http.ResponseWriter }
@@ -365,6 +363,10 @@ func (e *SSEWriter) Raw(text string) {
 func (e *SSEWriter) flush() { e.w.(http.Flusher).Flush() }
 
 func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithCancel(r.Context()) // the request's, ended by the test's end too
+	defer context.AfterFunc(s.ctx, cancel)()
+	defer cancel()
+	r = r.WithContext(ctx)
 	body, _ := io.ReadAll(r.Body)
 	var m msg
 	decoded := json.Unmarshal(body, &m) == nil // a body that is no message has no method or id
@@ -378,17 +380,11 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	close(s.changed)
 	s.changed = make(chan struct{})
 	s.mu.Unlock()
-
-	if s.spec.Card != nil && r.URL.Path == "/mcp/server-card" && r.Method == http.MethodGet {
-		w.Header().Set("Content-Type", "application/mcp-server-card+json")
-		w.Write(bytes.ReplaceAll(s.spec.Card, []byte("{{endpoint}}"), []byte("http://"+r.Host+"/mcp"))) // the card names the server where it answers
-		return
-	}
-	if s.opts.Legacy && r.URL.Path == "/mcp" {
-		s.serveLegacyMain(x)
-		return
-	}
 	switch {
+	case s.spec.Card != nil && r.URL.Path == "/mcp/server-card" && r.Method == http.MethodGet: // the card names the server where it answers
+		x.Status(http.StatusOK, strings.ReplaceAll(string(s.spec.Card), "{{endpoint}}", "http://"+r.Host+"/mcp"), "Content-Type", "application/mcp-server-card+json")
+	case s.opts.Legacy && r.URL.Path == "/mcp":
+		s.serveLegacyMain(x)
 	case !s.originOK(r) && s.spec.edge("origin-refused-400"):
 		x.Status(http.StatusBadRequest, "Bad Request: Origin not allowed")
 	case !s.originOK(r):
@@ -460,15 +456,11 @@ func (s *HTTPServer) NewSession() string {
 // serveLegacyMain answers requests to URL in legacy mode: POSTs get
 // LegacyStatus, a GET gets the event stream of a new session.
 func (s *HTTPServer) serveLegacyMain(x *Exchange) {
-	if x.Method == http.MethodPost {
-		x.Status(cmp.Or(s.opts.LegacyStatus, http.StatusMethodNotAllowed), "")
+	switch {
+	case x.Method != http.MethodGet:
+		x.Status(cmp.Or(map[bool]int{true: s.opts.LegacyStatus}[x.Method == http.MethodPost], http.StatusMethodNotAllowed), "")
 		return
-	}
-	if x.Method != http.MethodGet {
-		x.Status(http.StatusMethodNotAllowed, "")
-		return
-	}
-	if s.opts.Get != nil {
+	case s.opts.Get != nil:
 		s.opts.Get(x)
 		return
 	}
@@ -483,8 +475,6 @@ func (s *HTTPServer) serveLegacyMain(x *Exchange) {
 		case msg := <-ch:
 			e.Event("", msg)
 		case <-x.R.Context().Done():
-			return
-		case <-s.done:
 			return
 		}
 	}
@@ -515,29 +505,26 @@ func (s *HTTPServer) serveSpec(x *Exchange) {
 	modern := spec.Era == "modern"
 	switch x.Method {
 	case http.MethodGet:
-		if x.LastEventID != "" && s.resume(x) {
-			return
-		}
-		if spec.has("get-json") {
+		switch {
+		case x.LastEventID != "" && s.resume(x):
+		case spec.has("get-json"):
 			x.Status(http.StatusOK, `{}`, "Content-Type", "application/json")
-			return
-		}
-		if (spec.has("get-stream-response") || spec.has("get-stream")) && !modern {
+		case (spec.has("get-stream-response") || spec.has("get-stream")) && !modern:
 			e := s.sse(x)
 			if spec.has("get-stream-response") && x.LastEventID == "" { // a resumption's Last-Event-ID ignored, as a server that resumes none may
 				e.Event(s.eventID(), `{"jsonrpc":"2.0","id":"mcpv-never-asked","result":{}}`)
 			}
 			x.Hold()
-			return
+		default:
+			x.Status(http.StatusMethodNotAllowed, "")
 		}
-		x.Status(http.StatusMethodNotAllowed, "")
 		return
 	case http.MethodDelete:
-		if modern || spec.edge("delete-405") {
+		switch {
+		case modern || spec.edge("delete-405"):
 			x.Status(http.StatusMethodNotAllowed, "")
 			return
-		}
-		if !spec.has("delete-ignored") {
+		case !spec.has("delete-ignored"):
 			s.Expire(x.SessionID)
 		}
 		x.Status(http.StatusOK, "")
@@ -634,7 +621,7 @@ func (s *HTTPServer) serveModern(x *Exchange, m msg) {
 	}
 	if m.Method != "" && m.ID != nil {
 		if e := spec.checkMeta(m.Params); e != nil {
-			x.Status(http.StatusBadRequest, spec.errorLineData(m.ID, e.Code, e.Message, e.Data), "Content-Type", "application/json")
+			x.Status(http.StatusBadRequest, spec.errorLine(m.ID, e.Code, e.Message, e.Data), "Content-Type", "application/json")
 			return
 		}
 		if x.R.Header.Get("MCP-Protocol-Version") == "" && spec.edge("missing-version-as-2025-03-26") {
@@ -733,30 +720,25 @@ func (spec *Spec) paramMismatch(h http.Header, m msg) string {
 // Extension"), and the edge's keeps them all.
 func paramHeaderTools(s *Spec) []json.RawMessage {
 	var out []json.RawMessage
-	add := func(name, properties string) {
-		if slices.ContainsFunc(s.Tools, func(t json.RawMessage) bool { return rawjson.Key(t, "name") == name }) {
-			return // a spec read again: its tools are there
-		}
-		out = append(out, json.RawMessage(`{"name":"`+name+`","description":"Mirrors an argument in a header.","inputSchema":{"type":"object","properties":`+properties+`}}`))
-	}
-	for _, f := range []struct{ fault, tool, properties string }{
-		{"param-header-empty", "header-empty", `{"value":{"type":"string","x-mcp-header":""}}`},
-		{"param-header-token", "header-token", `{"value":{"type":"string","x-mcp-header":"My Region"}}`},
-		{"param-header-control", "header-control", `{"value":{"type":"string","x-mcp-header":"Region\r\nX-Injected: 1"}}`},
-		{"param-header-duplicate", "header-duplicate", `{"first":{"type":"string","x-mcp-header":"MyField"},"second":{"type":"string","x-mcp-header":"myfield"}}`},
-		{"param-header-number", "header-number", `{"score":{"type":"number","x-mcp-header":"Score"}}`},
-		{"param-header-items", "header-items", `{"tags":{"type":"array","items":{"type":"string","x-mcp-header":"Tag"}}}`},
-		{"param-header-secret", "header-secret", `{"apiKey":{"type":"string","x-mcp-header":"Api-Key"}}`},
+	for _, f := range []struct {
+		on               bool
+		name, properties string
+	}{
+		{s.has("param-header-empty"), "header-empty", `{"value":{"type":"string","x-mcp-header":""}}`},
+		{s.has("param-header-token"), "header-token", `{"value":{"type":"string","x-mcp-header":"My Region"}}`},
+		{s.has("param-header-control"), "header-control", `{"value":{"type":"string","x-mcp-header":"Region\r\nX-Injected: 1"}}`},
+		{s.has("param-header-duplicate"), "header-duplicate", `{"first":{"type":"string","x-mcp-header":"MyField"},"second":{"type":"string","x-mcp-header":"myfield"}}`},
+		{s.has("param-header-number"), "header-number", `{"score":{"type":"number","x-mcp-header":"Score"}}`},
+		{s.has("param-header-items"), "header-items", `{"tags":{"type":"array","items":{"type":"string","x-mcp-header":"Tag"}}}`},
+		{s.has("param-header-secret"), "header-secret", `{"apiKey":{"type":"string","x-mcp-header":"Api-Key"}}`},
+		{s.edge("param-headers"), "header-kept", `{"region":{"type":"string","x-mcp-header":"Region"},` +
+			`"where":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}}},` +
+			`"count":{"type":["integer","null"],"x-mcp-header":"Count"},"dry":{"type":"boolean","x-mcp-header":"Dry-Run"},` +
+			`"dry_run":{"type":"boolean","x-mcp-header":"Dry_Run"},"x-mcp-header":{"type":"number","default":{"x-mcp-header":""}}}`},
 	} {
-		if s.has(f.fault) {
-			add(f.tool, f.properties)
+		if f.on && !slices.ContainsFunc(s.Tools, func(t json.RawMessage) bool { return rawjson.Key(t, "name") == f.name }) { // a spec read again has them
+			out = append(out, json.RawMessage(`{"name":"`+f.name+`","description":"Mirrors an argument in a header.","inputSchema":{"type":"object","properties":`+f.properties+`}}`))
 		}
-	}
-	if s.edge("param-headers") {
-		add("header-kept", `{"region":{"type":"string","x-mcp-header":"Region"},`+
-			`"where":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}}},`+
-			`"count":{"type":["integer","null"],"x-mcp-header":"Count"},"dry":{"type":"boolean","x-mcp-header":"Dry-Run"},`+
-			`"dry_run":{"type":"boolean","x-mcp-header":"Dry_Run"},"x-mcp-header":{"type":"number","default":{"x-mcp-header":""}}}`)
 	}
 	return out
 }
@@ -773,19 +755,15 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	}
 	collect := func(line string) { lines = append(lines, line) }
 	switch {
-	case m.batch:
-		if answer(collect); len(lines) == 0 {
+	case m.batch, m.Method == "" || m.ID == nil:
+		if answer(collect); !m.batch { // a notification's or a response's answers are not sent
+			lines = map[bool][]string{true: {`{"jsonrpc":"2.0","result":{}}`}}[spec.has("notification-200")]
+		}
+		if len(lines) == 0 {
 			x.Status(http.StatusAccepted, "")
-			return
+		} else {
+			x.Status(http.StatusOK, strings.Join(lines, "\n"), "Content-Type", "application/json")
 		}
-		x.Status(http.StatusOK, strings.Join(lines, "\n"), "Content-Type", "application/json")
-		return
-	case m.Method == "" || m.ID == nil:
-		if answer(func(string) {}); spec.has("notification-200") {
-			x.Status(http.StatusOK, `{"jsonrpc":"2.0","result":{}}`, "Content-Type", "application/json")
-			return
-		}
-		x.Status(http.StatusAccepted, "")
 		return
 	case m.Method == "ping" && spec.has("crossed-streams") && x.SessionID != "" && strings.HasPrefix(string(m.ID), `"`):
 		s.crossPing(x, m)
@@ -864,10 +842,7 @@ func (s *HTTPServer) sse(x *Exchange) *SSEWriter {
 
 // eventID is an event id no other event of the server's had.
 func (s *HTTPServer) eventID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events++
-	return fmt.Sprintf("ev-%d", s.events)
+	return locked(&s.mu, func() string { s.events++; return fmt.Sprintf("ev-%d", s.events) })
 }
 
 // crossPing answers a ping with a string id under the crossed-streams
@@ -909,5 +884,141 @@ func (s *HTTPServer) crossPing(x *Exchange, m msg) {
 	}
 	if x.R.Context().Err() == nil {
 		answer(me, me.id)
+	}
+}
+
+// Polling: the spec server's (the sse-polling edge, initialize era): a
+// request answered with an event stream gets a priming event (an id, a
+// retry, empty data) and the connection closed (2025-11-25
+// basic/transports, "Sending Messages to the Server": the server "MAY
+// close the connection (without terminating the SSE stream)"); the
+// answer goes on into the stream, and each GET with Last-Event-ID gets
+// what came after that id once there is some, closed with a retry until
+// the stream ends ("Resumability and Redelivery"). The poll-* faults
+// break one rule each. Under the sse-resumable edge the connection is
+// kept and the answer written on it as it comes, the stream kept all the
+// same for a client that goes away and resumes it.
+
+// pollRetry is the retry the polling server asks: the least a client
+// waits (mcp's minRetry), so that a run is not slowed.
+const pollRetry = "retry: 100\n"
+
+// pollStream is one request's stream under polling.
+type pollStream struct {
+	mu     sync.Mutex    // guards the fields below
+	ids    []string      // event ids, the priming event's first
+	lines  []string      // their data: "" for the priming event
+	done   bool          // the answer has ended
+	more   chan struct{} // closed and replaced when an event is added or done set
+	priors *pollStream   // the session's stream before it (poll-other-stream)
+}
+
+// add adds an event (id "": none, the stream's end).
+func (p *pollStream) add(id, line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if id == "" {
+		p.done = true
+	} else {
+		p.ids, p.lines = append(p.ids, id), append(p.lines, line)
+	}
+	close(p.more)
+	p.more = make(chan struct{})
+}
+
+// send writes the events from i on, and says where the next begins and
+// whether the stream has ended.
+func (p *pollStream) send(e *SSEWriter, i int) (int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for ; i < len(p.ids); i++ {
+		if p.lines[i] != "" {
+			e.Event(p.ids[i], p.lines[i])
+		}
+	}
+	return i, p.done
+}
+
+// poll answers m under polling: the priming event, and the connection
+// closed; the answer goes on into the stream, for the GETs.
+func (s *HTTPServer) poll(x *Exchange, m msg, st *specState) {
+	p := &pollStream{more: make(chan struct{})}
+	prime := s.pollID(p)
+	p.add(prime, "")
+	withLock(&s.mu, func() { p.priors, s.lastPoll[x.SessionID] = s.lastPoll[x.SessionID], p })
+	go func() { // the polled answer: ends with the answer, or with the test
+		defer p.add("", "")
+		s.spec.specMessage(st, m.raw, m, specOut{send: func(line string) { p.add(s.pollID(p), line) },
+			async: func(f func()) { f() }, http: true, done: s.ctx.Done()})
+	}()
+	retry := pollRetry
+	switch {
+	case s.spec.has("poll-no-retry"):
+		retry = ""
+	case s.spec.has("poll-bad-retry"):
+		retry = "retry: 1.5s\n"
+	}
+	e := x.SSE()
+	e.Raw("id: " + prime + "\n" + retry + "data:\n\n")
+	for i, done := 1, false; s.spec.edge("sse-resumable") && !done; {
+		// The connection kept, the answer written as it comes: a client
+		// that goes away resumes it with a GET.
+		more := locked(&p.mu, func() chan struct{} { return p.more })
+		if i, done = p.send(e, i); done {
+			return
+		}
+		select {
+		case <-more:
+		case <-x.R.Context().Done():
+			if s.spec.has("disconnect-cancels") && s.ctx.Err() == nil {
+				st.cancel(string(m.ID))
+			}
+			return
+		}
+	}
+}
+
+// pollID is a new event id of p's.
+func (s *HTTPServer) pollID(p *pollStream) string {
+	id := s.eventID()
+	withLock(&s.mu, func() { s.polls[id] = p })
+	return id
+}
+
+// resume answers a GET with Last-Event-ID of a polled stream, and says
+// whether it was one.
+func (s *HTTPServer) resume(x *Exchange) bool {
+	p := locked(&s.mu, func() *pollStream { return s.polls[x.LastEventID] })
+	if p == nil {
+		return false
+	}
+	e := x.SSE()
+	if s.spec.has("poll-close-forever") {
+		e.Raw("id: " + s.pollID(p) + "\n" + pollRetry + "data:\n\n")
+		return true
+	}
+	if q := p.priors; q != nil && s.spec.has("poll-other-stream") {
+		q.send(e, 0)
+	}
+	from := locked(&p.mu, func() int { return slices.Index(p.ids, x.LastEventID) + 1 }) // the first event not had
+	start := from
+	if s.spec.has("poll-replay-start") {
+		start = 0
+	}
+	for {
+		p.mu.Lock()
+		ready, more := len(p.ids) > from || p.done, p.more
+		p.mu.Unlock()
+		if ready {
+			if _, done := p.send(e, start); !done {
+				e.Raw(pollRetry + "\n")
+			}
+			return true
+		}
+		select {
+		case <-more:
+		case <-x.R.Context().Done():
+			return true
+		}
 	}
 }

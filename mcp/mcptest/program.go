@@ -62,9 +62,7 @@ func buildProgram() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	programMu.Lock()
-	programDir = dir
-	programMu.Unlock()
+	withLock(&programMu, func() { programDir = dir })
 	name := "fakeserver"
 	if runtime.GOOS == "windows" {
 		name += ".exe"
@@ -91,8 +89,6 @@ func buildProgram() (string, error) {
 func removeProgram() {
 	programMu.Lock()
 	defer programMu.Unlock()
-	if programDir != "" {
-		os.RemoveAll(programDir)
-		programDir = ""
-	}
+	os.RemoveAll(programDir) // "": nothing built, nothing removed
+	programDir = ""
 }

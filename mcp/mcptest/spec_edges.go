@@ -32,8 +32,8 @@ var Edges = []string{
 	"cancel-crossing",               // a cancelled slow call sends the rest of its progress and its result at once, as a call that ended as its cancellation came (a crossing, on the wire)
 	"stray-response-answered",       // a response that answers no request of the server's is answered -32601 under its id
 	"sse-priming",                   // (HTTP, 2026-07-28 era) every event stream opens with a priming event: an id, a retry and empty data, as the initialize era's does
-	"sse-polling",                   // (HTTP, initialize era) every event stream but initialize's polled: a priming event, the connection closed, the rest sent to GETs with Last-Event-ID, each closed with a retry until the response (http_poll.go)
-	"sse-resumable",                 // (HTTP, initialize era) every event stream but initialize's kept for GETs with Last-Event-ID, as sse-polling's are, and written as it comes until the response (http_poll.go)
+	"sse-polling",                   // (HTTP, initialize era) every event stream but initialize's polled: a priming event, the connection closed, the rest sent to GETs with Last-Event-ID, each closed with a retry until the response (http.go, "polling")
+	"sse-resumable",                 // (HTTP, initialize era) every event stream but initialize's kept for GETs with Last-Event-ID, as sse-polling's are, and written as it comes until the response (http.go, "polling")
 	"session-every-response",        // (HTTP, initialize era) the session's id on every response
 	"json-charset",                  // (HTTP) JSON answered as application/json; charset=utf-8
 	"no-sessions",                   // (HTTP, initialize era) no session: none given, none asked for

@@ -214,10 +214,7 @@ var logLevels = []string{"debug", "info", "notice", "warning", "error", "critica
 func (s *Spec) cursorFaults(st *specState, method string, params json.RawMessage) json.RawMessage {
 	cursor, hasCursor := stringMember(params, "cursor")
 	if hasCursor && s.has("unstable-cursor") {
-		st.mu.Lock()
-		st.asked[method+cursor]++
-		n := st.asked[method+cursor]
-		st.mu.Unlock()
+		n := locked(&st.mu, func() int { st.asked[method+cursor]++; return st.asked[method+cursor] })
 		if start, err := strconv.Atoi(cursor); err == nil {
 			params = mustJSON(map[string]string{"cursor": strconv.Itoa(start + n%2)})
 		}
@@ -358,11 +355,9 @@ func (s *Spec) stampResult(method, body string) string {
 	return string(mustJSON(r))
 }
 
-func (s *Spec) errorLine(id json.RawMessage, code int, message string) string {
-	return s.errorLineData(id, code, message, nil)
-}
-
-func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data json.RawMessage) string {
+// errorLine is an error response, with data when given, through the
+// faults that shape every error.
+func (s *Spec) errorLine(id json.RawMessage, code int, message string, data ...json.RawMessage) string {
 	if s.has("multiline-errors") {
 		message += "\n    at serve (server.go:1)"
 	}
@@ -373,12 +368,12 @@ func (s *Spec) errorLineData(id json.RawMessage, code int, message string, data 
 	} else if s.edge("error-code-fraction") {
 		codeText += ".0"
 	}
-	if data == nil && s.edge("error-data") {
-		data = json.RawMessage(`{"detail":"the spec server says why","at":[0]}`)
+	if data = append(data, nil); data[0] == nil && s.edge("error-data") {
+		data[0] = json.RawMessage(`{"detail":"the spec server says why","at":[0]}`)
 	}
 	e := fmt.Sprintf(`{"code":%s,"message":%s}`, codeText, text)
-	if data != nil {
-		e = fmt.Sprintf(`{"code":%s,"message":%s,"data":%s}`, codeText, text, data)
+	if data[0] != nil {
+		e = fmt.Sprintf(`{"code":%s,"message":%s,"data":%s}`, codeText, text, data[0])
 	}
 	if s.has("no-jsonrpc-version") {
 		return fmt.Sprintf(`{"id":%s,"error":%s}`, id, e)

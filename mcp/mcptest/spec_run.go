@@ -4,7 +4,7 @@ package mcptest
 // it does with requests (answered in spec_results.go), notifications,
 // batches and input that is no request, a slow tool that reports
 // progress and stops when cancelled, subscriptions/listen, and what the
-// faults (spec_faults.go) send around an answer. Without faults the
+// faults (Faults) send around an answer. Without faults the
 // server keeps every requirement mcpv check checks.
 
 import (
@@ -243,7 +243,7 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 			return was
 		})
 		if e != nil && !(e.Code == -32022 && (m.Method == "server/discover" && s.has("discover-any-version") || settled && s.has("version-first-only"))) {
-			out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
+			out.send(s.errorLine(id, e.Code, e.Message, e.Data))
 			return
 		}
 	}
@@ -275,7 +275,7 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 		return
 	case m.Method == "subscriptions/listen" && modern:
 		if e := s.listenRefused(m.Params); e != nil {
-			out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
+			out.send(s.errorLine(id, e.Code, e.Message, e.Data))
 			return
 		}
 		s.listen(st, m, id, out)
@@ -285,16 +285,13 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 	s.before(st, m, out)
 	s.asks(m, locked(&st.mu, func() json.RawMessage { return st.caps }), out) // while it answers: over HTTP, on the request's stream before its response
 	if e != nil {
-		out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
+		out.send(s.errorLine(id, e.Code, e.Message, e.Data))
 	} else {
 		out.send(s.resultLine(id, m.Method, res))
 	}
-	st.mu.Lock()
 	if m.Method == "initialize" && e == nil {
-		st.version, _ = stringMember(res, "protocolVersion")
-		st.caps = member(m.Params, "capabilities")
+		withLock(&st.mu, func() { st.version, st.caps = param(res, "protocolVersion"), member(m.Params, "capabilities") })
 	}
-	st.mu.Unlock()
 	s.after(st, m, out)
 }
 

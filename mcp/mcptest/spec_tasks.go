@@ -171,17 +171,14 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 			return false
 		case !declared && support == "required":
 			e := missingExtension()
-			out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
+			out.send(s.errorLine(id, e.Code, e.Message, e.Data))
 			return true
 		case !declared:
 			return false
 		}
 		t := s.newTask(st, tool, nil)
 		res := s.taskFields(t) // a map of its own, which the result's members join
-		res["resultType"] = json.RawMessage(`"task"`)
-		if s.has("ext-result-type") {
-			res["resultType"] = json.RawMessage(`"complete"`)
-		}
+		res["resultType"] = json.RawMessage(map[bool]string{false: `"task"`, true: `"complete"`}[s.has("ext-result-type")])
 		if s.has("ext-no-task-id") {
 			delete(res, "taskId")
 		}
@@ -200,12 +197,9 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 		out.send(s.errorLine(id, codeMethodNotFound, "tools/call: the tool does not run as a task"))
 		return true
 	}
-	var ttl *int64
-	if n, err := strconv.ParseInt(string(member(task, "ttl")), 10, 64); err == nil {
+	ttl := s.Tasks.TTL // granted whatever was asked, or what was
+	if n, err := strconv.ParseInt(string(member(task, "ttl")), 10, 64); err == nil && ttl == nil {
 		ttl = &n
-	}
-	if s.Tasks.TTL != nil {
-		ttl = s.Tasks.TTL
 	}
 	t := s.newTask(st, tool, ttl) // no one else knows it until the answer is sent
 	_, t.err = s.answerFaults("tools/call", m.Params, json.RawMessage(`{}`), nil)
@@ -591,7 +585,7 @@ func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) 
 	}
 	if !declaresExtension(m.Params) && !s.has("ext-ungated") {
 		e := missingExtension()
-		out.send(s.errorLineData(id, e.Code, e.Message, e.Data))
+		out.send(s.errorLine(id, e.Code, e.Message, e.Data))
 		return true
 	}
 	st.mu.Lock()
@@ -605,7 +599,7 @@ func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) 
 		return true
 	}
 	t.gotten = true
-	var res json.RawMessage
+	res := json.RawMessage(`{}`)
 	switch m.Method {
 	case "tasks/get":
 		s.advance(t)
@@ -626,18 +620,13 @@ func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) 
 		if a, ok := answers[t.key]; ok && t.status == "input_required" {
 			t.answers = a
 		}
-		res = json.RawMessage(`{}`)
-		if s.has("ext-update-ack") {
-			res = mustJSON(s.taskFields(t))
-		}
 	case "tasks/cancel":
 		if !terminal(t.status) {
 			t.status, t.updated = "cancelled", stamp()
 		}
-		res = json.RawMessage(`{}`)
-		if s.has("ext-cancel-ack") {
-			res = mustJSON(s.taskFields(t))
-		}
+	}
+	if m.Method == "tasks/update" && s.has("ext-update-ack") || m.Method == "tasks/cancel" && s.has("ext-cancel-ack") {
+		res = mustJSON(s.taskFields(t))
 	}
 	st.mu.Unlock()
 	out.send(s.resultLine(id, m.Method, res))
