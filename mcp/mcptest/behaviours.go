@@ -204,7 +204,11 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 		// structuredContent {"env":{...}}; with ask, the question's message
 		// holds every one of those too
 		{name: "env-forms", set: do(func(string) {
-			blocks, env := envFormBlocks(environ)
+			texts, env := envForms(environ)
+			var blocks []map[string]string
+			for _, t := range texts {
+				blocks = append(blocks, map[string]string{"type": "text", "text": t})
+			}
 			answer, _ := json.Marshal(map[string]any{"content": blocks, "structuredContent": map[string]any{"env": env}})
 			question, _ := json.Marshal(map[string]any{"message": EchoText(environ), "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}})
 			n.question = string(question) // an elicitation/create's params
@@ -452,37 +456,24 @@ func (s *Spec) declare(v any, path ...string) {
 // the spec does; false leaves m to the spec.
 func (s *Spec) namedRequest(st *specState, m msg, id json.RawMessage, out specOut) bool {
 	c := s.named
-	if slices.Contains(s.MethodNotFound, m.Method) {
+	requested := param(m.Params, "protocolVersion")
+	switch {
+	case slices.Contains(s.MethodNotFound, m.Method):
 		return false
-	}
-	switch m.Method {
-	case "initialize":
-		requested, _ := stringMember(m.Params, "protocolVersion")
-		if c.supported == "" || requested == c.supported {
-			return false
-		}
+	case m.Method == "initialize" && c.supported != "" && requested != c.supported:
 		out.send(s.errorLine(id, codeInvalidParams, "Unsupported protocol version",
 			mustJSON(map[string]any{"supported": []string{c.supported}, "requested": requested})))
-	case "resources/read":
+	case m.Method == "resources/read":
 		for range c.updates {
 			out.send(updated)
 		}
 		return false
-	case "resources/subscribe":
-		if c.updates == 0 {
-			return false
-		}
+	case m.Method == "resources/subscribe" && c.updates > 0:
 		out.send(s.resultLine(id, m.Method, json.RawMessage(`{}`)))
 		out.send(updated)
-	case "tools/list":
-		if c.pages < 2 {
-			return false
-		}
+	case m.Method == "tools/list" && c.pages > 1:
 		s.namedPage(m, id, out)
-	case "tools/call":
-		if s.Tasks != nil && (member(m.Params, "task") != nil || param(m.Params, "name") == "job") {
-			return false // the spec's tasks
-		}
+	case m.Method == "tools/call" && (s.Tasks == nil || member(m.Params, "task") == nil && param(m.Params, "name") != "job"): // not the spec's tasks
 		s.namedCall(st, m, id, out)
 	default:
 		return false
@@ -495,15 +486,11 @@ func (s *Spec) namedRequest(st *specState, m msg, id json.RawMessage, out specOu
 // is "page-I". Pages are made as they are asked for, a million as
 // cheaply as three.
 func (s *Spec) namedPage(m msg, id json.RawMessage, out specOut) {
-	cursor, _ := stringMember(m.Params, "cursor")
-	page := 0
-	if cursor != "" {
-		n, err := strconv.Atoi(strings.TrimPrefix(cursor, "page-"))
-		if err != nil || n < 1 || n >= s.named.pages || !strings.HasPrefix(cursor, "page-") {
-			out.send(s.errorLine(id, codeInvalidParams, "tools/list: invalid cursor "+strconv.Quote(cursor)))
-			return
-		}
-		page = n
+	cursor := param(m.Params, "cursor")
+	page, err := strconv.Atoi(strings.TrimPrefix(cmp.Or(cursor, "page-0"), "page-"))
+	if cursor != "" && (err != nil || page < 1 || page >= s.named.pages || !strings.HasPrefix(cursor, "page-")) {
+		out.send(s.errorLine(id, codeInvalidParams, "tools/list: invalid cursor "+strconv.Quote(cursor)))
+		return
 	}
 	tools := s.Tools[:len(s.Tools)-1] // all but x
 	if page > 0 {
@@ -685,10 +672,10 @@ func mustString(s string) string {
 	return string(b)
 }
 
-// envFormBlocks are the text blocks of env-forms' result, the
-// environment written as an echoing tool may write it, one block for
-// each way; and the environment.
-func envFormBlocks(environ []string) ([]map[string]string, map[string]string) {
+// envForms are the texts of env-forms' result, the environment written
+// as an echoing tool may write it, one text (a block) for each way; and
+// the environment.
+func envForms(environ []string) ([]string, map[string]string) {
 	environ = slices.Sorted(slices.Values(environ))
 	text := strings.Join(environ, "\n")
 	env := map[string]string{}
@@ -699,18 +686,14 @@ func envFormBlocks(environ []string) ([]map[string]string, map[string]string) {
 		each = append(each, k+"="+base64.StdEncoding.EncodeToString([]byte(v))+" "+base64.RawURLEncoding.EncodeToString([]byte(v)))
 	}
 	doc, _ := json.Marshal(env)
-	var blocks []map[string]string
-	for _, t := range []string{text, url.QueryEscape(text), url.PathEscape(text),
+	return []string{text, url.QueryEscape(text), url.PathEscape(text),
 		base64.StdEncoding.EncodeToString([]byte(text)), base64.RawURLEncoding.EncodeToString([]byte(text)),
 		base64.StdEncoding.EncodeToString([]byte("x" + text)), base64.StdEncoding.EncodeToString([]byte("xy" + text)),
-		strings.Join(each, "\n"), string(doc), asciiJSON(string(doc))} {
-		blocks = append(blocks, map[string]string{"type": "text", "text": t})
-	}
-	return blocks, env
+		strings.Join(each, "\n"), string(doc), asciiJSON(string(doc))}, env
 }
 
 // echoCall answers a tools/call of echo=MODE: the strings of its
-// arguments, written every way envFormBlocks writes an environment, in
+// arguments, written every way envForms writes an environment, in
 // an error, a tool's error or a log message.
 func (s *Spec) echoCall(m msg, id json.RawMessage, out specOut) {
 	var lines []string
@@ -749,13 +732,9 @@ func (s *Spec) echoCall(m msg, id json.RawMessage, out specOut) {
 }
 
 // EchoText is lines (KEY=VALUE) written every way an echoing tool may
-// write them, as envFormBlocks writes an environment, a block a line: for
+// write them, as envForms writes an environment, a block a line: for
 // the echo of a fake, or of a test's own.
 func EchoText(lines []string) string {
-	blocks, _ := envFormBlocks(lines)
-	var texts []string
-	for _, b := range blocks {
-		texts = append(texts, b["text"])
-	}
+	texts, _ := envForms(lines)
 	return strings.Join(texts, "\n")
 }

@@ -63,7 +63,8 @@ func AppSpec(variant string) string {
 	}
 	mime := "text/html;profile=mcp-app"
 	csp := map[string]any{"connectDomains": []string{"https://api.test"}}
-	showMeta := map[string]any{"ui": map[string]any{"resourceUri": "ui://fixture/show.html"}}
+	show := map[string]any{"name": "show", "description": "Shows the weather.", "_meta": map[string]any{"ui": map[string]any{"resourceUri": "ui://fixture/show.html"}},
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}}
 	caps := map[string]any{"tools": map[string]any{}, "resources": map[string]any{}, "extensions": map[string]any{"io.modelcontextprotocol/ui": map[string]any{}}}
 	result := map[string]any{"content": []any{map[string]any{"type": "text", "text": "sunny"}}, "structuredContent": map[string]any{"sky": "sunny"}}
 	switch variant {
@@ -74,7 +75,7 @@ func AppSpec(variant string) string {
 	case "no-doctype":
 		page = strings.Replace(page, "<!DOCTYPE html>", "", 1)
 	case "none":
-		showMeta = nil
+		delete(show, "_meta")
 	case "undeclared":
 		delete(caps, "extensions")
 	case "text-less":
@@ -84,15 +85,8 @@ func AppSpec(variant string) string {
 		"uri": "ui://fixture/show.html", "mimeType": mime, "text": page,
 		"_meta": map[string]any{"ui": map[string]any{"csp": csp, "prefersBorder": true}}}}}}
 	resources := []any{map[string]any{"uri": "ui://fixture/show.html", "name": "show", "mimeType": "text/html;profile=mcp-app"}}
-	var errors map[string]any
 	if variant == "no-resource" {
 		reads, resources = nil, nil
-		errors = map[string]any{"resources/read": map[string]any{"code": -32002, "message": "Resource not found"}}
-	}
-	show := map[string]any{"name": "show", "description": "Shows the weather.",
-		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}}
-	if showMeta != nil {
-		show["_meta"] = showMeta
 	}
 	spec := map[string]any{
 		"capabilities": caps,
@@ -106,16 +100,13 @@ func AppSpec(variant string) string {
 		"readResults": reads,
 		"callResults": map[string]any{"show": result},
 	}
-	if errors != nil {
-		spec["errors"] = errors
-	}
-	if variant == "crowd" {
+	switch variant {
+	case "no-resource":
+		spec["errors"] = map[string]any{"resources/read": map[string]any{"code": -32002, "message": "Resource not found"}}
+	case "crowd":
 		spec["mute"] = []string{"tools/call"}
 	}
-	b, err := json.Marshal(spec)
-	if err != nil {
-		panic(err)
-	}
+	b, _ := json.Marshal(spec) // maps and strings alone: it cannot fail
 	return string(b)
 }
 

@@ -140,19 +140,19 @@ func RunIfRequested() bool {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	f := &InProcess{c: c}
-	if f.log, err = openLog(os.Getenv(EnvLog)); err != nil {
+	log, err := openLog(os.Getenv(EnvLog))
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake:", err)
 		os.Exit(2)
 	}
 	go func() { // lives as long as the process
 		for range terms {
-			fmt.Fprintln(f.log, `{"fake":"SIGTERM"}`)
+			fmt.Fprintln(log, `{"fake":"SIGTERM"}`)
 		}
 	}()
-	f.serve(os.Stdin, os.Stdout)
+	newServer(c, os.Stdin, os.Stdout, log).serve() // the log left open: the process logs its end after
 	if c.ignoreExit {
-		fmt.Fprintln(f.log, `{"fake":"EOF"}`)
+		fmt.Fprintln(log, `{"fake":"EOF"}`)
 		hang() // wait for SIGKILL
 	}
 	os.Exit(0)
@@ -187,6 +187,9 @@ type server struct {
 }
 
 func newServer(c config, in io.Reader, out io.Writer, log io.Writer) *server {
+	if c.framed != "" {
+		out = framedWriter{out}
+	}
 	return &server{c: c, in: bufio.NewReader(in), out: out, log: log,
 		msgs: make(chan msg), done: make(chan struct{}), st: newSpecState()}
 }
@@ -465,14 +468,6 @@ func openLog(path string) (*os.File, error) {
 // then closes the log; a write to out that fails ends it too.
 func (f *InProcess) Serve(in io.Reader, out io.Writer) {
 	defer f.log.Close()
-	f.serve(in, out)
-}
-
-// serve is Serve, the log left open (a process logs its end after it).
-func (f *InProcess) serve(in io.Reader, out io.Writer) {
-	if f.c.framed != "" {
-		out = framedWriter{out}
-	}
 	newServer(f.c, in, out, f.log).serve()
 }
 

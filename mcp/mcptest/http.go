@@ -578,13 +578,11 @@ func (s *HTTPServer) originOK(r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	if spec.has("origin-matches-host") && u.Host == r.Host ||
-		spec.has("origin-prefix") && (strings.HasPrefix(origin, "http://localhost") || strings.HasPrefix(origin, "http://127.0.0.1")) ||
-		spec.has("delete-origin-unchecked") && r.Method != http.MethodPost {
-		return true
-	}
 	ip := net.ParseIP(u.Hostname())
-	return u.Hostname() == "localhost" || ip != nil && ip.IsLoopback()
+	return spec.has("origin-matches-host") && u.Host == r.Host ||
+		spec.has("origin-prefix") && (strings.HasPrefix(origin, "http://localhost") || strings.HasPrefix(origin, "http://127.0.0.1")) ||
+		spec.has("delete-origin-unchecked") && r.Method != http.MethodPost ||
+		u.Hostname() == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // serveInitialize serves the initialize era: sessions, the version header.

@@ -125,11 +125,8 @@ func (spec *Spec) handle(method string, params json.RawMessage) (json.RawMessage
 			return map[string]any{"contents": []any{map[string]any{"uri": uri, "text": ""}}}
 		})
 	case "skills/get":
-		uri, _ := stringMember(params, "uri")
-		for _, sk := range spec.Skills {
-			if u, _ := stringMember(sk, "uri"); u == uri {
-				return mustJSON(map[string]any{"skill": sk}), nil
-			}
+		if i := slices.IndexFunc(spec.Skills, func(sk json.RawMessage) bool { return param(sk, "uri") == param(params, "uri") }); i >= 0 {
+			return mustJSON(map[string]any{"skill": spec.Skills[i]}), nil
 		}
 		return nil, &specError{Code: codeInvalidParams, Message: "unknown skill"}
 	case "resources/directory/read":
@@ -223,15 +220,10 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 	var p struct {
 		Cursor *string `json:"cursor"`
 	}
-	if len(params) > 0 {
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, &specError{Code: codeInvalidParams, Message: method + ": " + err.Error()}
-		}
+	if err := json.Unmarshal(params, &p); len(params) > 0 && err != nil {
+		return nil, &specError{Code: codeInvalidParams, Message: method + ": " + err.Error()}
 	}
-	size := spec.PageSize
-	if size == 0 {
-		size = max(len(items), 1)
-	}
+	size := cmp.Or(spec.PageSize, max(len(items), 1))
 	repeat := slices.Contains(spec.RepeatCursor, method)
 	start := 0
 	if p.Cursor != nil {
@@ -246,10 +238,7 @@ func page(spec *Spec, method string, items []json.RawMessage, params json.RawMes
 		}
 	}
 	end := min(start+size, len(items))
-	pageItems := []json.RawMessage{}
-	if start < end {
-		pageItems = items[start:end]
-	}
+	pageItems := append([]json.RawMessage{}, items[min(start, end):end]...)
 	if slices.Contains(spec.EndlessItems, method) {
 		for i := range size {
 			pageItems = append(pageItems, endlessItem(method, start+i))

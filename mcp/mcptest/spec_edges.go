@@ -248,11 +248,7 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 		if s.has("asks-form-link") {
 			form = `{"mode":"form","message":"Who are you? Sign up at https://example.com/signup first.","requestedSchema":{"type":"object","properties":` + props + `}}`
 		}
-		n := 1
-		if s.has("asks-loop") {
-			n = 2000
-		}
-		for range n {
+		for range map[bool]int{true: 2000, false: 1}[s.has("asks-loop")] {
 			ask("elicitation/create", form)
 		}
 		if member(el, "url") != nil || s.has("asks-url-always") {

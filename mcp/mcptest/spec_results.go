@@ -25,13 +25,11 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 			p.Kill()
 		}
 	}
-	if s.Era == "modern" {
-		switch {
-		case method == "completion/complete" && s.has("input-required-elsewhere"):
-			return json.RawMessage(`{"resultType":"input_required","requestState":"s1"}`), nil
-		case s.has("removed-methods-served") && slices.Contains(removedMethods, method):
-			return json.RawMessage(`{}`), nil
-		}
+	switch {
+	case s.Era == "modern" && method == "completion/complete" && s.has("input-required-elsewhere"):
+		return json.RawMessage(`{"resultType":"input_required","requestState":"s1"}`), nil
+	case s.Era == "modern" && s.has("removed-methods-served") && slices.Contains(removedMethods, method):
+		return json.RawMessage(`{}`), nil
 	}
 	switch method {
 	case "initialize":
@@ -39,9 +37,7 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 			return nil, &e
 		}
 		if s.Era == "modern" && !s.has("initialize-served") && !s.edge("dual-era") {
-			e := notFound(method)
-			s.namesVersions(e)
-			return nil, e
+			return nil, s.namesVersions(notFound(method))
 		}
 		return s.initialize(params)
 	case "ping":
@@ -257,10 +253,11 @@ func (s *Spec) missingArgs(params json.RawMessage) string {
 // namesVersions adds to e, an error a client of the initialize era may
 // get, the versions the server speaks (2026-07-28 basic/versioning: its
 // one diagnostic), unless initialize-no-versions.
-func (s *Spec) namesVersions(e *specError) {
+func (s *Spec) namesVersions(e *specError) *specError {
 	if !s.has("initialize-no-versions") {
 		e.Message += ": this server speaks protocol " + specModernVersion + " alone"
 	}
+	return e
 }
 
 // checkMeta checks a modern request's _meta
@@ -272,9 +269,8 @@ func (s *Spec) checkMeta(params json.RawMessage) *specError {
 	meta := member(params, "_meta")
 	version, ok := stringMember(meta, "io.modelcontextprotocol/protocolVersion")
 	if !ok || member(meta, "io.modelcontextprotocol/clientCapabilities") == nil {
-		e := &specError{Code: codeInvalidParams, Message: "missing required _meta fields"}
-		s.namesVersions(e) // what a client of the initialize era, which sends none, can show its user
-		return e
+		// what a client of the initialize era, which sends none, can show its user
+		return s.namesVersions(&specError{Code: codeInvalidParams, Message: "missing required _meta fields"})
 	}
 	if s.has("client-info-required") && member(meta, "io.modelcontextprotocol/clientInfo") == nil {
 		return &specError{Code: codeInvalidParams, Message: "missing clientInfo"}

@@ -273,11 +273,10 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 	case m.Method == "tools/call" && param(m.Params, "name") == slowTool && s.tool(slowTool) != nil:
 		s.slowCall(st, m, id, out)
 		return
+	case m.Method == "subscriptions/listen" && modern && s.listenRefused(m.Params):
+		out.send(s.missingExtension(id))
+		return
 	case m.Method == "subscriptions/listen" && modern:
-		if e := s.listenRefused(m.Params); e != nil {
-			out.send(s.errorLine(id, e.Code, e.Message, e.Data))
-			return
-		}
 		s.listen(st, m, id, out)
 		return
 	}
@@ -429,6 +428,12 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 			}
 		}
 	}
+	progress := func(n int) {
+		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,%s}}`, token, s.progressStep(n)))
+	}
+	result := func() {
+		out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
+	}
 	cancel := make(chan struct{})
 	withLock(&st.mu, func() { st.running[string(m.ID)] = cancel })
 	out.async(func() {
@@ -443,35 +448,26 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 		}
 		for i := 1; i <= steps; i++ {
 			if token != nil {
-				n := min(i, slowSteps)
-				if s.has("progress-decreasing") {
-					n = slowSteps - i
-				}
-				out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,%s}}`, token, s.progressStep(n)))
+				progress(map[bool]int{false: min(i, slowSteps), true: slowSteps - i}[s.has("progress-decreasing")])
 			}
 			select {
 			case <-cancel:
 				for n := i; s.has("cancel-continues") && token != nil && n < 500; n++ { // progress as though never cancelled, until the client goes
-					select {
-					case <-out.done:
+					if !wait(slowStep, out.done) {
 						return
-					case <-time.After(slowStep):
 					}
-					out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,%s}}`, token, s.progressStep(min(n+1, slowSteps))))
+					progress(min(n+1, slowSteps))
 				}
 				if s.has("answer-cancelled") {
 					out.send(s.errorLine(id, -32800, "Request cancelled"))
 				}
-				switch {
-				case s.has("ignore-cancel"):
-					out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
-				case s.edge("cancel-crossing"):
-					// The rest of the call, and its result, as they come
-					// from a call that ended as its cancellation came.
-					for n := i + 1; n <= slowSteps && token != nil; n++ {
-						out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,%s}}`, token, s.progressStep(n)))
-					}
-					out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
+				// cancel-crossing: the rest of the call, and its result, as
+				// they come from a call that ended as its cancellation came.
+				for n := i + 1; n <= slowSteps && token != nil && s.edge("cancel-crossing") && !s.has("ignore-cancel"); n++ {
+					progress(n)
+				}
+				if s.has("ignore-cancel") || s.edge("cancel-crossing") {
+					result()
 				}
 				return
 			case <-time.After(slowStep):
@@ -480,7 +476,7 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 				break
 			}
 		}
-		out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
+		result()
 	})
 }
 

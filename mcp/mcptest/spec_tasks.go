@@ -148,11 +148,11 @@ func declaresExtension(params json.RawMessage) bool {
 	return member(member(caps, "extensions"), "io.modelcontextprotocol/tasks") != nil
 }
 
-// missingExtension is the -32021 error for a client that does not
+// missingExtension is the -32021 error to id for a client that does not
 // declare the tasks extension.
-func missingExtension() *specError {
-	return &specError{Code: -32021, Message: "Missing required client capability",
-		Data: json.RawMessage(`{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`)}
+func (s *Spec) missingExtension(id json.RawMessage) string {
+	return s.errorLine(id, -32021, "Missing required client capability",
+		json.RawMessage(`{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`))
 }
 
 // taskCall answers a tools/call that makes a task, or one a task is
@@ -170,8 +170,7 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 		case support != "optional" && support != "required":
 			return false
 		case !declared && support == "required":
-			e := missingExtension()
-			out.send(s.errorLine(id, e.Code, e.Message, e.Data))
+			out.send(s.missingExtension(id))
 			return true
 		case !declared:
 			return false
@@ -521,10 +520,7 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 			return
 		case status == "input_required" && t.answers == nil:
 			st.mu.Unlock()
-			meta := `,"_meta":` + related(t.id)
-			if s.has("task-input-unrelated") {
-				meta = ""
-			}
+			meta := map[bool]string{false: `,"_meta":` + related(t.id)}[s.has("task-input-unrelated")]
 			ask := srvID("srv-task")
 			answer := st.await(ask)
 			out.send(`{"jsonrpc":"2.0","id":"` + ask + `","method":"elicitation/create","params":` + elicitation[:len(elicitation)-1] + meta + `}}`)
@@ -547,9 +543,7 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 		if changed {
 			s.statusNote(t, note, out)
 		}
-		select {
-		case <-time.After(10 * time.Millisecond):
-		case <-out.done:
+		if !wait(10*time.Millisecond, out.done) {
 			return
 		}
 	}
@@ -584,8 +578,7 @@ func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) 
 		return false // tasks/result and tasks/list are the initialize era's
 	}
 	if !declaresExtension(m.Params) && !s.has("ext-ungated") {
-		e := missingExtension()
-		out.send(s.errorLine(id, e.Code, e.Message, e.Data))
+		out.send(s.missingExtension(id))
 		return true
 	}
 	st.mu.Lock()
@@ -633,12 +626,9 @@ func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) 
 	return true
 }
 
-// listenRefused is the error subscriptions/listen is answered with when
-// it asks for tasks' notifications of a client that does not declare the
-// extension, or nil.
-func (s *Spec) listenRefused(params json.RawMessage) *specError {
-	if s.Tasks == nil || member(member(params, "notifications"), "taskIds") == nil || declaresExtension(params) || s.has("ext-listen-ungated") {
-		return nil
-	}
-	return missingExtension()
+// listenRefused says whether subscriptions/listen is refused
+// (missingExtension): it asks for tasks' notifications of a client that
+// does not declare the extension.
+func (s *Spec) listenRefused(params json.RawMessage) bool {
+	return s.Tasks != nil && member(member(params, "notifications"), "taskIds") != nil && !declaresExtension(params) && !s.has("ext-listen-ungated")
 }
