@@ -121,10 +121,8 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 		// tasks/get moving it one status S along (TaskSpec.Statuses)
 		{name: "tasks", set: func(v string) error {
 			n.tasks.Statuses = strings.Split(v, "/")
-			for _, st := range n.tasks.Statuses {
-				if !slices.Contains(taskStatuses, st) {
-					return fmt.Errorf("unknown task status %q", st)
-				}
+			if i := slices.IndexFunc(n.tasks.Statuses, func(st string) bool { return !slices.Contains(taskStatuses, st) }); i >= 0 {
+				return fmt.Errorf("unknown task status %q", n.tasks.Statuses[i])
 			}
 			s.Tasks = &n.tasks
 			tool(jobTool("optional"))
@@ -592,13 +590,13 @@ func floodLogs(n int, token json.RawMessage, out specOut) {
 func (s *server) bulk(each func(io.Writer)) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if s.c.framed != "" {
-		each(writerFunc(func(p []byte) { s.put(string(p)) }))
-		return
+	var w io.Writer = writerFunc(func(p []byte) { s.put(string(p)) })
+	if s.c.framed == "" {
+		buf := bufio.NewWriterSize(w, 64<<10)
+		defer buf.Flush() // before wmu is let go
+		w = buf
 	}
-	buf := bufio.NewWriterSize(writerFunc(func(p []byte) { s.put(string(p)) }), 64<<10)
-	each(buf)
-	buf.Flush()
+	each(w)
 }
 
 type writerFunc func([]byte)

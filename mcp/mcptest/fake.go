@@ -341,10 +341,7 @@ func (s *server) interleaved(v string) bool {
 	}
 	s.held = v
 	if s.c.idLast {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Result json.RawMessage `json:"result"`
-		}
+		var m msg
 		if json.Unmarshal([]byte(v), &m) == nil { // the server's own line; were it not, held as it is
 			s.held = `{"jsonrpc":"2.0","result":` + string(m.Result) + `,"id":` + string(m.ID) + `}`
 		}

@@ -146,21 +146,16 @@ type HTTPServer struct {
 
 // NewHTTPServer starts a fake that closes when the test ends.
 func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("mcptest: listen: %v", err)
-	}
 	s := &HTTPServer{opts: opts, spec: cmp.Or(opts.Spec, scriptedSpec(opts.Latency)), changed: make(chan struct{}),
 		live: map[string]bool{}, channels: map[string]chan<- string{}, states: map[string]*specState{}, parked: map[string]*crossing{},
 		polls: map[string]*pollStream{}, lastPoll: map[string]*pollStream{}}
-	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	s.ts.Listener.Close()
-	s.ln = &connsListener{Listener: l, caseful: s.spec.has("header-case-sensitive")}
+	var end context.CancelFunc
+	s.ctx, end = context.WithCancel(context.Background())
+	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve)) // listening on 127.0.0.1
+	s.ln = &connsListener{Listener: s.ts.Listener, caseful: s.spec.has("header-case-sensitive")}
 	s.ts.Listener = s.ln
 	s.ts.Start()
 	s.URL = s.ts.URL + "/mcp"
-	var end context.CancelFunc
-	s.ctx, end = context.WithCancel(context.Background())
 	t.Cleanup(func() {
 		end() // hooks holding streams open return ...
 		s.ts.CloseClientConnections()
@@ -502,68 +497,45 @@ func (s *HTTPServer) specState(sid string) *specState {
 // its Origin and session checked.
 func (s *HTTPServer) serveSpec(x *Exchange) {
 	spec := s.spec
-	modern := spec.Era == "modern"
-	switch x.Method {
-	case http.MethodGet:
-		switch {
-		case x.LastEventID != "" && s.resume(x):
-		case spec.has("get-json"):
-			x.Status(http.StatusOK, `{}`, "Content-Type", "application/json")
-		case (spec.has("get-stream-response") || spec.has("get-stream")) && !modern:
-			e := s.sse(x)
-			if spec.has("get-stream-response") && x.LastEventID == "" { // a resumption's Last-Event-ID ignored, as a server that resumes none may
-				e.Event(s.eventID(), `{"jsonrpc":"2.0","id":"mcpv-never-asked","result":{}}`)
-			}
-			x.Hold()
-		default:
-			x.Status(http.StatusMethodNotAllowed, "")
+	modern, get, m := spec.Era == "modern", x.Method == http.MethodGet, x.m
+	m.raw = x.Body
+	switch batch := strings.TrimSpace(string(x.Body)); {
+	case get && x.LastEventID != "" && s.resume(x):
+	case get && spec.has("get-json"):
+		x.Status(http.StatusOK, `{}`, "Content-Type", "application/json")
+	case get && (spec.has("get-stream-response") || spec.has("get-stream")) && !modern:
+		e := s.sse(x)
+		if spec.has("get-stream-response") && x.LastEventID == "" { // a resumption's Last-Event-ID ignored, as a server that resumes none may
+			e.Event(s.eventID(), `{"jsonrpc":"2.0","id":"mcpv-never-asked","result":{}}`)
 		}
-		return
-	case http.MethodDelete:
-		switch {
-		case modern || spec.edge("delete-405"):
-			x.Status(http.StatusMethodNotAllowed, "")
-			return
-		case !spec.has("delete-ignored"):
+		x.Hold()
+	case x.Method == http.MethodDelete && !modern && !spec.edge("delete-405"):
+		if !spec.has("delete-ignored") {
 			s.Expire(x.SessionID)
 		}
 		x.Status(http.StatusOK, "")
-		return
-	case http.MethodPost:
-	default:
+	case x.Method != http.MethodPost: // a GET that opens no stream, a DELETE that ends no session, any other method
 		x.Status(http.StatusMethodNotAllowed, "")
-		return
-	}
-	m := x.m
-	if batch := strings.TrimSpace(string(x.Body)); strings.HasPrefix(batch, "[") && json.Valid(x.Body) && !modern {
+	case strings.HasPrefix(batch, "[") && json.Valid(x.Body) && !modern:
 		// A batch (2025-03-26's): its session and version checked as a
 		// request's, and its answers in one array.
-		m.raw, m.batch = x.Body, true
+		m.batch = true
 		s.serveInitialize(x, m)
-		return
-	}
-	if !x.decoded {
-		if spec.has("malformed-200") {
-			x.Status(http.StatusOK, `{"ok":true}`, "Content-Type", "application/json")
-			return
-		}
+	case !x.decoded && spec.has("malformed-200"):
+		x.Status(http.StatusOK, `{"ok":true}`, "Content-Type", "application/json")
+	case !x.decoded:
 		code, message := codeInvalidRequest, "not a JSON-RPC message"
 		if !json.Valid(x.Body) {
 			code, message = codeParseError, "parse error"
 		}
 		x.Status(http.StatusBadRequest, spec.errorLine(json.RawMessage("null"), code, message), "Content-Type", "application/json")
-		return
-	}
-	m.raw = x.Body
-	if m.Method != "" && m.ID != nil && (slices.Contains(spec.Mute, m.Method) || slices.Contains(spec.Mute, m.Method+" "+param(m.Params, "name"))) {
+	case m.Method != "" && m.ID != nil && (slices.Contains(spec.Mute, m.Method) || slices.Contains(spec.Mute, m.Method+" "+param(m.Params, "name"))):
 		x.Hold() // never answered: not even a status, whether muted by method or by tool
-		return
-	}
-	if modern {
+	case modern:
 		s.serveModern(x, m)
-		return
+	default:
+		s.serveInitialize(x, m)
 	}
-	s.serveInitialize(x, m)
 }
 
 // originOK says whether a request's Origin may reach the server: absent,
@@ -588,52 +560,45 @@ func (s *HTTPServer) originOK(r *http.Request) bool {
 // serveInitialize serves the initialize era: sessions, the version header.
 func (s *HTTPServer) serveInitialize(x *Exchange, m msg) {
 	spec := s.spec
-	if m.Method == "initialize" && m.ID != nil && s.sessions() {
+	switch v := x.ProtocolVersion; {
+	case m.Method == "initialize" && m.ID != nil && s.sessions():
 		sid := s.NewSession()
 		if !spec.has("session-never-given") {
 			x.W.Header().Set("Mcp-Session-Id", sid)
 		}
 		s.specAnswer(x, m, s.specState(sid))
-		return
-	}
-	if x.ProtocolVersion == "" && spec.has("version-header-required") {
+	case v == "" && spec.has("version-header-required"):
 		x.Status(http.StatusBadRequest, "Bad Request: no MCP-Protocol-Version")
-		return
-	}
-	if v := x.ProtocolVersion; v != "" && !slices.Contains(spec.versions(), v) && !spec.has("any-version-header") && !spec.edge("version-header-ignored") {
+	case v != "" && !slices.Contains(spec.versions(), v) && !spec.has("any-version-header") && !spec.edge("version-header-ignored"):
 		x.Status(http.StatusBadRequest, "Bad Request: unsupported MCP-Protocol-Version "+v)
-		return
+	default:
+		if spec.edge("session-every-response") {
+			x.W.Header().Set("Mcp-Session-Id", x.SessionID)
+		}
+		s.specAnswer(x, m, s.specState(x.SessionID))
 	}
-	if spec.edge("session-every-response") {
-		x.W.Header().Set("Mcp-Session-Id", x.SessionID)
-	}
-	s.specAnswer(x, m, s.specState(x.SessionID))
 }
 
 // serveModern serves the 2026-07-28 era: the headers that mirror the body
 // checked against it, its errors' status codes, no sessions.
 func (s *HTTPServer) serveModern(x *Exchange, m msg) {
-	spec := s.spec
+	spec, request := s.spec, m.Method != "" && m.ID != nil
 	if spec.has("mint-session") {
 		x.W.Header().Set("Mcp-Session-Id", "minted-1")
 	}
-	if m.Method != "" && m.ID != nil {
-		if e := spec.checkMeta(m.Params); e != nil {
-			x.Status(http.StatusBadRequest, spec.errorLine(m.ID, e.Code, e.Message, e.Data), "Content-Type", "application/json")
-			return
-		}
-		if x.R.Header.Get("MCP-Protocol-Version") == "" && spec.edge("missing-version-as-2025-03-26") {
-			// Read as 2025-03-26 (streamable-http, "Protocol Version
-			// Header"), which has no server/discover.
-			x.Status(http.StatusOK, spec.errorLine(m.ID, codeMethodNotFound, "method not found: "+m.Method), "Content-Type", "application/json")
-			return
-		}
-		if why := spec.headerMismatch(x.R.Header, m) + spec.paramMismatch(x.R.Header, m); why != "" && !spec.has("no-header-check") {
-			x.Status(http.StatusBadRequest, spec.errorLine(m.ID, -32020, "Header mismatch: "+why), "Content-Type", "application/json")
-			return
-		}
+	e, why := spec.checkMeta(m.Params), spec.headerMismatch(x.R.Header, m)+spec.paramMismatch(x.R.Header, m)
+	switch {
+	case request && e != nil:
+		x.Status(http.StatusBadRequest, spec.errorLine(m.ID, e.Code, e.Message, e.Data), "Content-Type", "application/json")
+	case request && x.R.Header.Get("MCP-Protocol-Version") == "" && spec.edge("missing-version-as-2025-03-26"):
+		// Read as 2025-03-26 (streamable-http, "Protocol Version
+		// Header"), which has no server/discover.
+		x.Status(http.StatusOK, spec.errorLine(m.ID, codeMethodNotFound, "method not found: "+m.Method), "Content-Type", "application/json")
+	case request && why != "" && !spec.has("no-header-check"):
+		x.Status(http.StatusBadRequest, spec.errorLine(m.ID, -32020, "Header mismatch: "+why), "Content-Type", "application/json")
+	default:
+		s.specAnswer(x, m, s.specState(""))
 	}
-	s.specAnswer(x, m, s.specState(""))
 }
 
 // headerMismatch says how a modern request's headers break its body

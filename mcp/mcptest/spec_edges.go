@@ -158,10 +158,9 @@ func serverPing() string {
 // after its token: whole steps of a total, or with the progress-float
 // edge fractions and no total.
 func (s *Spec) progressStep(i int) string {
-	if s.edge("progress-float") {
-		return fmt.Sprintf(`"progress":%s,"message":"step %d"`, strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(i)/4), "0"), "."), i)
-	}
 	switch {
+	case s.edge("progress-float"):
+		return fmt.Sprintf(`"progress":%s,"message":"step %d"`, strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", float64(i)/4), "0"), "."), i)
 	case s.has("progress-string"):
 		return fmt.Sprintf(`"progress":"%d","total":%d`, i, slowSteps)
 	case s.has("total-string"):

@@ -288,13 +288,11 @@ func (s *Spec) advance(t *specTask) bool {
 		s.step(t)
 	default:
 		t.polls++
-		steps := max(s.Tasks.Steps, 1)
-		rounds := max(s.Tasks.Rounds, 1)
 		switch {
-		case t.polls < steps:
+		case t.polls < max(s.Tasks.Steps, 1):
 		case t.err != nil:
 			t.status, t.message = "failed", t.err.Message
-		case slices.Contains(s.Tasks.Ask, t.tool) && t.rounds < rounds:
+		case slices.Contains(s.Tasks.Ask, t.tool) && t.rounds < max(s.Tasks.Rounds, 1):
 			t.rounds++
 			t.status, t.answers = "input_required", nil
 			t.key = fmt.Sprintf("ask-%d", t.rounds)
