@@ -6,7 +6,6 @@ package mcptest
 // more than the specification says.
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -252,17 +251,14 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 		}
 		if member(el, "url") != nil || s.has("asks-url-always") {
 			id := srvID("el")
-			url := map[bool]string{true: "https://exa mple.com/%zz"}[s.has("asks-bad-url")]
-			if s.edge("asks-edge") { // a page token and a step are not the user's
-				url = "http://127.0.0.1:8080/consent?page_token=p2&lang=en#step=2"
+			url := "https://example.com/consent"
+			for _, u := range [][2]string{{"asks-bad-url", "https://exa mple.com/%zz"}, {"asks-edge", "http://127.0.0.1:8080/consent?page_token=p2&lang=en#step=2"}, // a page token and a step are not the user's
+				{"asks-url-private", "https://example.com/consent?user=ada%40example.com"}, {"asks-js-url", "javascript:alert(1)"}} { // the last given wins
+				if s.has(u[0]) || s.edge(u[0]) {
+					url = u[1]
+				}
 			}
-			if s.has("asks-url-private") {
-				url = "https://example.com/consent?user=ada%40example.com"
-			}
-			if s.has("asks-js-url") {
-				url = "javascript:alert(1)"
-			}
-			params := map[string]string{"mode": "url", "message": "Consent, please.", "url": cmp.Or(url, "https://example.com/consent"), "elicitationId": id}
+			params := map[string]string{"mode": "url", "message": "Consent, please.", "url": url, "elicitationId": id}
 			if s.has("asks-no-id") {
 				delete(params, "elicitationId")
 			}

@@ -336,7 +336,6 @@ func (s *Spec) after(st *specState, m msg, out specOut) {
 	handshake := m.Method == "initialize" || m.Method == "server/discover"
 	initEra := s.Era != "modern" && m.Method != "initialize"
 	line := func(text string) func() string { return func() string { return text } }
-	log := line(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"answered"}}`)
 	for _, f := range []struct {
 		name string
 		when bool
@@ -344,7 +343,7 @@ func (s *Spec) after(st *specState, m msg, out specOut) {
 	}{
 		{"early-request", m.Method == "initialize", line(`{"jsonrpc":"2.0","id":"srv-early","method":"roots/list"}`)},
 		{"early-request-declared", m.Method == "initialize" && member(member(m.Params, "capabilities"), "roots") != nil, line(`{"jsonrpc":"2.0","id":"srv-early","method":"roots/list"}`)},
-		{"log-undeclared", true, log},
+		{"log-undeclared", true, line(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"answered"}}`)},
 		{"stray-progress", true, line(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"nobody-asked","progress":1}}`)},
 		{"server-request", m.Method != "initialize", func() string { return `{"jsonrpc":"2.0","id":"` + srvID("srv-ask") + `","method":"roots/list"}` }},
 		{"stray-cancel", m.ID != nil && !handshake, line(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(m.ID) + `,"reason":"done"}}`)},

@@ -167,12 +167,10 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 		declared := declaresExtension(m.Params)
 		switch {
 		case !declared && s.has("ext-task-undeclared"):
-		case support != "optional" && support != "required":
-			return false
 		case !declared && support == "required":
 			out.send(s.missingExtension(id))
 			return true
-		case !declared:
+		case !declared, support != "optional" && support != "required":
 			return false
 		}
 		t := s.newTask(st, tool, nil)
@@ -373,15 +371,13 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 	if s.Era == "modern" {
 		return s.extMethod(st, m, id, out)
 	}
-	if sub, _ := strings.CutPrefix(m.Method, "tasks/"); (sub == "list" || sub == "cancel") && s.declared("tasks", sub) == nil {
+	switch sub, _ := strings.CutPrefix(m.Method, "tasks/"); {
+	case (sub == "list" || sub == "cancel") && s.declared("tasks", sub) == nil:
 		return false // not declared: not found
-	}
-	switch m.Method {
-	case "tasks/list":
+	case m.Method == "tasks/list":
 		s.taskList(st, id, out)
 		return true
-	case "tasks/get", "tasks/cancel", "tasks/result":
-	default:
+	case !slices.Contains([]string{"tasks/get", "tasks/cancel", "tasks/result"}, m.Method):
 		return false
 	}
 	st.mu.Lock()
@@ -570,9 +566,7 @@ func (st *specState) route(m msg) bool {
 
 // extMethod answers the extension's methods in the modern era.
 func (s *Spec) extMethod(st *specState, m msg, id json.RawMessage, out specOut) bool {
-	switch m.Method {
-	case "tasks/get", "tasks/update", "tasks/cancel":
-	default:
+	if !slices.Contains([]string{"tasks/get", "tasks/update", "tasks/cancel"}, m.Method) {
 		return false // tasks/result and tasks/list are the initialize era's
 	}
 	if !declaresExtension(m.Params) && !s.has("ext-ungated") {
