@@ -134,11 +134,8 @@ func RunIfRequested() bool {
 		}
 	}
 	time.Sleep(c.slowStart)
-	for c.startGate != "" {
-		if _, err := os.Stat(c.startGate); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+	for _, err := os.Stat(c.startGate); c.startGate != "" && err != nil; _, err = os.Stat(c.startGate) {
+		time.Sleep(10 * time.Millisecond) // until the gate's path exists
 	}
 	log, err := openLog(os.Getenv(EnvLog))
 	if err != nil {
@@ -356,20 +353,19 @@ func (s *server) readFramed() {
 	}
 	for {
 		length := -1
+	header:
 		for {
 			line, err := s.in.ReadBytes('\n')
 			if err != nil {
 				return
 			}
 			line = bytes.TrimRight(line, "\r\n")
-			if len(line) == 0 {
-				if length >= 0 {
-					break
-				}
-				continue
-			}
 			name, value, ok := strings.Cut(string(line), ":")
-			if !ok || strings.ContainsAny(name, `{}" `) {
+			switch {
+			case len(line) == 0 && length >= 0:
+				break header
+			case len(line) == 0: // blank lines before a header
+			case !ok || strings.ContainsAny(name, `{}" `):
 				if s.c.framed == "exit" {
 					fmt.Fprintf(os.Stderr, "fake: Error: bad header %.40q\n", line)
 					os.Exit(1)
@@ -377,9 +373,7 @@ func (s *server) readFramed() {
 				if s.c.framed == "reply" {
 					s.write(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: not a header line"}}`)
 				}
-				continue
-			}
-			if strings.EqualFold(name, "Content-Length") {
+			case strings.EqualFold(name, "Content-Length"):
 				length, _ = strconv.Atoi(strings.TrimSpace(value))
 			}
 		}
@@ -425,9 +419,8 @@ func NewInProcess(environ []string, dir string) (*InProcess, error) {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	getenv := func(key string) (string, bool) { return EnvValue(environ, key) }
-	behaviours, ok := getenv(EnvVar)
-	if pid, _ := getenv(EnvPid); !ok || pid != "" {
+	behaviours, ok := EnvValue(environ, EnvVar)
+	if pid, _ := EnvValue(environ, EnvPid); !ok || pid != "" {
 		return nil, nil
 	}
 	if dir == "" {
@@ -445,7 +438,7 @@ func NewInProcess(environ []string, dir string) (*InProcess, error) {
 		return nil, nil
 	}
 	f := &InProcess{c: c}
-	path, _ := getenv(EnvLog)
+	path, _ := EnvValue(environ, EnvLog)
 	if f.log, err = openLog(path); err != nil {
 		return nil, fmt.Errorf("fake: %w", err)
 	}

@@ -964,10 +964,7 @@ func (s *HTTPServer) resume(x *Exchange) bool {
 		q.send(e, 0)
 	}
 	from := locked(&p.mu, func() int { return slices.Index(p.ids, x.LastEventID) + 1 }) // the first event not had
-	start := from
-	if s.spec.has("poll-replay-start") {
-		start = 0
-	}
+	start := map[bool]int{false: from}[s.spec.has("poll-replay-start")]                 // poll-replay-start: from the stream's start
 	for {
 		p.mu.Lock()
 		ready, more := len(p.ids) > from || p.done, p.more
