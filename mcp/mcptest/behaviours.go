@@ -90,9 +90,6 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 		return func(id json.RawMessage) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res) }
 	}
 	tool := func(t string) { s.Tools = slices.Insert(s.Tools, len(s.Tools)-1, json.RawMessage(t)) } // before x
-	spec := func(load func(string) (*Spec, error)) func(string) error {
-		return func(v string) (err error) { c.spec, err = load(v); return err }
-	}
 	return []behaviour{
 		{name: "", set: flag(new(bool)), withSpec: true},
 		{name: "plain", set: flag(new(bool))}, // a well-behaved server with tools, resources and prompts
@@ -347,15 +344,16 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 		// answer every request from the JSON spec in FILE (see Spec) instead;
 		// of the others only those withSpec apply, and any other given with
 		// it is an error
-		{name: "spec", set: spec(LoadSpec), withSpec: true},
+		{name: "spec", set: func(v string) (err error) { c.spec, err = LoadSpec(v); return err }, withSpec: true},
 		// the spec of an app fixture, AppSpec(VARIANT) (extensions.go), as spec=
 		// would read it
-		{name: "app", set: spec(func(v string) (*Spec, error) {
+		{name: "app", set: func(v string) (err error) {
 			if !slices.Contains(AppVariants, v) {
-				return nil, fmt.Errorf("want one of %v", AppVariants)
+				return fmt.Errorf("want one of %v", AppVariants)
 			}
-			return ParseSpec([]byte(AppSpec(v)))
-		}), withSpec: true},
+			c.spec, err = ParseSpec([]byte(AppSpec(v)))
+			return err
+		}, withSpec: true},
 	}
 }
 
@@ -537,10 +535,7 @@ func (s *Spec) namedCall(st *specState, m msg, id json.RawMessage, out specOut) 
 	// the call waits for it aside.
 	ask := srvID("srv")
 	answer := st.await(ask)
-	params := ""
-	if n.question != "" {
-		params = `,"params":` + n.question
-	}
+	params := map[bool]string{true: `,"params":` + n.question}[n.question != ""]
 	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":%q%s}`, ask, n.ask, params))
 	out.async(func() {
 		select {
@@ -643,10 +638,7 @@ func shapedSchema(spec string) (string, error) {
 	case kind == "enum":
 		return `{"type":"object","properties":{"p1":{"type":"array","items":{"enum":[` + each(",", strconv.Itoa) + `]}}}}`, nil
 	case kind == "anyof" || kind == "allof" || kind == "loop":
-		bottom := `{"type":"string"}`
-		if kind == "loop" {
-			bottom = fmt.Sprintf(`{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/d%d"}]}`, n)
-		}
+		bottom := map[bool]string{false: `{"type":"string"}`, true: fmt.Sprintf(`{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/d%d"}]}`, n)}[kind == "loop"]
 		keyword := cmp.Or(map[string]string{"allof": "allOf"}[kind], "anyOf")
 		levels := each("", func(i int) string {
 			return fmt.Sprintf(`,"d%d":{%q:[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i+1, keyword, i, i)

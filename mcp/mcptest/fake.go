@@ -232,12 +232,16 @@ func (s *server) readLoop() {
 	}
 }
 
-// decode reads one message; one that does not decode is answered with
-// a parse error (invalid).
+// decode reads one message; a line that is no JSON is answered with a
+// parse error (invalid), JSON that is no message as no request (a batch
+// as one, before).
 func (s *server) decode(body []byte) msg {
 	var m msg
 	if json.Unmarshal(body, &m) != nil {
-		m = msg{invalid: invalid(body)}
+		m = msg{}
+		if err := json.Unmarshal(body, new(any)); err != nil {
+			m.invalid = &specError{Code: codeParseError, Message: "parse error: " + err.Error()}
+		}
 	}
 	m.raw = bytes.Clone(body)
 	return m
@@ -322,10 +326,7 @@ func (s *server) send(v string) {
 // next into: true when v is written (or held) so. wmu is held.
 func (s *server) interleaved(v string) bool {
 	if s.held != "" {
-		at := strings.Index(s.held, `"result"`) + len(`"res`)
-		if s.c.idLast {
-			at = strings.Index(s.held, `"content"`) + len(`"cont`)
-		}
+		at := map[bool]int{false: strings.Index(s.held, `"result"`) + len(`"res`), true: strings.Index(s.held, `"content"`) + len(`"cont`)}[s.c.idLast]
 		s.put(s.held[:at] + v + "\n" + s.held[at:] + "\n")
 		s.held = ""
 		return true

@@ -53,16 +53,6 @@ type specError struct {
 	Data    json.RawMessage `json:"data,omitempty"` // the error's data, when it has some
 }
 
-// invalid is the error a spec server answers to a line that is no JSON;
-// nil for JSON that is no message (a batch is answered as one, before).
-func invalid(line []byte) *specError {
-	var v any
-	if err := json.Unmarshal(line, &v); err != nil {
-		return &specError{Code: codeParseError, Message: "parse error: " + err.Error()}
-	}
-	return nil
-}
-
 // ServeSpec serves spec on r and w, one JSON-RPC message a line, answering
 // each request in turn, until r ends (nil) or fails, or a write fails (its
 // error). It reads lines of any length; a line that is no JSON is answered
@@ -177,10 +167,7 @@ func (s *Spec) initialize(params json.RawMessage) (json.RawMessage, *specError) 
 	case slices.Contains(s.versions(), offered):
 		version = offered
 	}
-	info := s.serverInfo()
-	if s.has("init-no-server-info") {
-		info = nil
-	}
+	info := map[bool]json.RawMessage{false: s.serverInfo()}[s.has("init-no-server-info")]
 	return mustJSON(struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`

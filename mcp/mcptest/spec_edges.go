@@ -146,10 +146,7 @@ func (s *Spec) before(st *specState, m msg, out specOut) {
 // under a string id and an integer past 2^64 by turns, each new.
 func serverPing() string {
 	n := srvRequests.Add(1)
-	id := fmt.Sprintf(`"srv-ping-%d"`, n)
-	if n%2 == 0 {
-		id = fmt.Sprintf("1844674407370955%d", 1616+n)
-	}
+	id := map[bool]string{false: fmt.Sprintf(`"srv-ping-%d"`, n), true: fmt.Sprintf("1844674407370955%d", 1616+n)}[n%2 == 0]
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`
 }
 
@@ -276,10 +273,8 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 		ask("ping", `{}`)
 	}
 	if member(caps, "sampling") != nil {
-		msgs := `[{"role":"user","content":{"type":"text","text":"Sum 2 and 2."}}]`
-		if s.edge("asks-edge") {
-			msgs = `[{"role":"user","content":[{"type":"text","text":"Sum 2 and 2."}]}]`
-		}
+		msgs := map[bool]string{false: `[{"role":"user","content":{"type":"text","text":"Sum 2 and 2."}}]`, // asks-edge: the content an array
+			true: `[{"role":"user","content":[{"type":"text","text":"Sum 2 and 2."}]}]`}[s.edge("asks-edge")]
 		more := ""
 		switch tools := member(member(caps, "sampling"), "tools") != nil; {
 		case tools && (s.edge("asks-edge") || s.has("asks-sampling-output")): // a tool's result, of its outputSchema or not

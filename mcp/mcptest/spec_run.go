@@ -437,14 +437,11 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 	withLock(&st.mu, func() { st.running[string(m.ID)] = cancel })
 	out.async(func() {
 		defer withLock(&st.mu, func() { delete(st.running, string(m.ID)) })
-		steps := slowSteps
-		if s.has("disconnect-cancels") || bytes.Contains(token, []byte("-cancel-")) {
-			// Until the client goes, or cancels: a call whose progress
-			// token says it will be cancelled (as mcpv check's do) runs
-			// on until it is, so however loaded the machine, the
-			// cancellation comes while it runs.
-			steps = 500
-		}
+		// Until the client goes, or cancels: a call whose progress token
+		// says it will be cancelled (as mcpv check's do) runs on until it
+		// is, so however loaded the machine, the cancellation comes while
+		// it runs.
+		steps := map[bool]int{false: slowSteps, true: 500}[s.has("disconnect-cancels") || bytes.Contains(token, []byte("-cancel-"))]
 		for i := 1; i <= steps; i++ {
 			if token != nil {
 				progress(map[bool]int{false: min(i, slowSteps), true: slowSteps - i}[s.has("progress-decreasing")])
@@ -494,20 +491,19 @@ func (s *Spec) listen(st *specState, m msg, id json.RawMessage, out specOut) {
 		meta = `{"io.modelcontextprotocol/subscriptionId":"sub-1"}`
 	}
 	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":%s,"notifications":%s}}`, meta, filter))
-	if s.edge("listen-notifies") {
-		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
-	}
-	if s.has("log-on-listen") {
-		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"_meta":%s,"level":"info","data":"listening"}}`, meta))
-	}
-	if s.has("listen-no-sub-id") {
-		out.send(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
-	}
-	if s.edge("listen-cancelled") && !out.http {
-		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"shutting down"}}`, m.ID))
-	}
-	if s.has("listen-unasked") {
-		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":%s,"uri":"mcpv-fake://unasked"}}`, meta))
+	for _, f := range []struct {
+		on   bool
+		line string
+	}{
+		{s.edge("listen-notifies"), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":` + meta + `}}`},
+		{s.has("log-on-listen"), `{"jsonrpc":"2.0","method":"notifications/message","params":{"_meta":` + meta + `,"level":"info","data":"listening"}}`},
+		{s.has("listen-no-sub-id"), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`},
+		{s.edge("listen-cancelled") && !out.http, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(m.ID) + `,"reason":"shutting down"}}`},
+		{s.has("listen-unasked"), `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":` + meta + `,"uri":"mcpv-fake://unasked"}}`},
+	} {
+		if f.on {
+			out.send(f.line)
+		}
 	}
 	for out.http && s.has("call-on-listen") {
 		select {

@@ -203,10 +203,8 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 	if tok := member(member(m.Params, "_meta"), "progressToken"); len(s.Tasks.Statuses) > 0 && tok != nil && string(tok) != "null" {
 		t.token = tok
 	}
-	body := mustJSON(map[string]json.RawMessage{"task": mustJSON(s.taskFields(t))})
-	if s.has("task-flat") {
-		body = mustJSON(s.taskFields(t))
-	}
+	fields := mustJSON(s.taskFields(t))
+	body := map[bool]json.RawMessage{false: mustJSON(map[string]json.RawMessage{"task": fields}), true: fields}[s.has("task-flat")]
 	out.send(s.resultLine(id, "tools/call", body))
 	s.progress(t, 1, "job started", out)
 	if len(s.Tasks.Statuses) > 0 && s.Tasks.Statuses[0] == "expire" {
@@ -293,10 +291,7 @@ func (s *Spec) advance(t *specTask) bool {
 		case slices.Contains(s.Tasks.Ask, t.tool) && t.rounds < max(s.Tasks.Rounds, 1):
 			t.rounds++
 			t.status, t.answers = "input_required", nil
-			t.key = fmt.Sprintf("ask-%d", t.rounds)
-			if s.has("ext-key-reuse") {
-				t.key = "ask-1"
-			}
+			t.key = fmt.Sprintf("ask-%d", map[bool]int{false: t.rounds, true: 1}[s.has("ext-key-reuse")])
 		case slices.Contains(s.Tasks.Fail, t.tool):
 			t.status = "failed"
 		case s.Era != "modern" && string(member(s.CallResults[t.tool], "isError")) == "true":
