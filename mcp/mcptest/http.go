@@ -404,31 +404,23 @@ func (s *HTTPServer) sessions() bool {
 // that names none (400, 404 under no-session-404, nothing at all under
 // mute-early).
 func (s *HTTPServer) sessionOK(x *Exchange) bool {
-	if !s.sessions() || x.Method == http.MethodDelete && (s.spec.edge("delete-405") || s.spec.has("delete-again-200")) {
+	switch none := x.SessionID == ""; {
+	case !s.sessions() || x.Method == http.MethodDelete && (s.spec.edge("delete-405") || s.spec.has("delete-again-200")),
+		none && (x.Method != http.MethodPost || x.RPCMethod == "initialize" && x.ID != nil),
+		!none && locked(&s.mu, func() bool { return s.live[x.SessionID] }):
 		return true
-	}
-	if x.SessionID == "" {
-		switch {
-		case x.Method != http.MethodPost || x.RPCMethod == "initialize" && x.ID != nil:
-			return true
-		case s.spec.has("mute-early"):
-			x.Hold() // nothing answered before initialize
-		case s.spec.has("no-session-404"):
-			x.Status(http.StatusNotFound, "no session")
-		default:
-			x.Status(http.StatusBadRequest, "Bad Request: missing Mcp-Session-Id")
-		}
-		return false
-	}
-	live := locked(&s.mu, func() bool { return s.live[x.SessionID] })
-	switch {
-	case live:
+	case none && s.spec.has("mute-early"):
+		x.Hold() // nothing answered before initialize
+	case none && s.spec.has("no-session-404"):
+		x.Status(http.StatusNotFound, "no session")
+	case none:
+		x.Status(http.StatusBadRequest, "Bad Request: missing Mcp-Session-Id")
 	case s.spec.has("unknown-session-400"):
 		x.Status(http.StatusBadRequest, "bad session")
 	default:
 		x.Status(http.StatusNotFound, "session not found")
 	}
-	return live
+	return false
 }
 
 // NewSession starts a session, as the fake's own initialize does, and
@@ -841,11 +833,10 @@ func (s *HTTPServer) crossPing(x *Exchange, m msg) {
 		delete(s.parked, x.SessionID)
 	}
 	s.mu.Unlock()
-	if !lone {
+	switch {
+	case !lone:
 		<-me.done // taken by another just now, which writes on this stream
-		return
-	}
-	if x.R.Context().Err() == nil {
+	case x.R.Context().Err() == nil:
 		answer(me, me.id)
 	}
 }

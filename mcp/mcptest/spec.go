@@ -162,13 +162,12 @@ func ParseSpec(data []byte) (*Spec, error) {
 	if err := d.Decode(&s); err != nil {
 		return nil, err
 	}
-	if d.More() {
+	switch {
+	case d.More():
 		return nil, fmt.Errorf("more than one JSON value")
-	}
-	if !slices.Contains([]string{"", "initialize", "modern"}, s.Era) {
+	case !slices.Contains([]string{"", "initialize", "modern"}, s.Era):
 		return nil, fmt.Errorf("era %q: want \"initialize\" or \"modern\"", s.Era)
-	}
-	if s.PageSize < 0 {
+	case s.PageSize < 0:
 		return nil, fmt.Errorf("pageSize %d is negative", s.PageSize)
 	}
 	for i := range s.GenerateTools {

@@ -215,10 +215,8 @@ func (s *Spec) cursorFaults(st *specState, method string, params json.RawMessage
 			params = mustJSON(map[string]string{"cursor": strconv.Itoa(start + n%2)})
 		}
 	}
-	if hasCursor && s.has("lenient-cursor") {
-		if _, err := strconv.Atoi(cursor); err != nil && cursor != repeatedCursor {
-			params = nil
-		}
+	if _, err := strconv.Atoi(cursor); hasCursor && s.has("lenient-cursor") && err != nil && cursor != repeatedCursor {
+		params = nil
 	}
 	return params
 }
@@ -268,14 +266,13 @@ func (s *Spec) checkMeta(params json.RawMessage) *specError {
 	}
 	meta := member(params, "_meta")
 	version, ok := stringMember(meta, "io.modelcontextprotocol/protocolVersion")
-	if !ok || member(meta, "io.modelcontextprotocol/clientCapabilities") == nil {
+	switch {
+	case !ok || member(meta, "io.modelcontextprotocol/clientCapabilities") == nil:
 		// what a client of the initialize era, which sends none, can show its user
 		return s.namesVersions(&specError{Code: codeInvalidParams, Message: "missing required _meta fields"})
-	}
-	if s.has("client-info-required") && member(meta, "io.modelcontextprotocol/clientInfo") == nil {
+	case s.has("client-info-required") && member(meta, "io.modelcontextprotocol/clientInfo") == nil:
 		return &specError{Code: codeInvalidParams, Message: "missing clientInfo"}
-	}
-	if version != specModernVersion && !s.has("any-modern-version") {
+	case version != specModernVersion && !s.has("any-modern-version"):
 		return &specError{Code: -32022, Message: "Unsupported protocol version",
 			Data: mustJSON(map[string]any{"supported": []string{specModernVersion}, "requested": version})}
 	}
@@ -301,13 +298,12 @@ func (s *Spec) resultLine(id json.RawMessage, method string, res json.RawMessage
 	if s.has("bad-utf8") && strings.HasPrefix(body, "{") {
 		body = `{"x":"` + "\xff" + `"` + map[bool]string{true: "", false: ","}[body == "{}"] + body[1:]
 	}
-	if s.has("no-jsonrpc-version") {
+	switch {
+	case s.has("no-jsonrpc-version"):
 		return fmt.Sprintf(`{"id":%s,"result":%s}`, id, body)
-	}
-	if s.has("result-and-error") {
+	case s.has("result-and-error"):
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s,"error":{"code":-32603,"message":"and an error"}}`, id, body)
-	}
-	if s.has("result-and-null-error") {
+	case s.has("result-and-null-error"):
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s,"error":null}`, id, body)
 	}
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, body)
