@@ -159,10 +159,9 @@ func ParseSpec(data []byte) (*Spec, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	var s Spec
-	if err := d.Decode(&s); err != nil {
+	switch err := d.Decode(&s); {
+	case err != nil:
 		return nil, err
-	}
-	switch {
 	case d.More():
 		return nil, fmt.Errorf("more than one JSON value")
 	case !slices.Contains([]string{"", "initialize", "modern"}, s.Era):

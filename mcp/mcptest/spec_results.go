@@ -479,22 +479,20 @@ func (s *Spec) askPrompt(st *specState, params json.RawMessage) (json.RawMessage
 		caps = st.caps
 		st.mu.Unlock()
 	}
-	if member(caps, "elicitation") == nil {
+	switch {
+	case member(caps, "elicitation") == nil:
 		return done, nil // a client that cannot answer is not asked
-	}
-	if !hasState {
+	case !hasState:
 		withLock(&st.mu, func() { st.asked[state]++ }) // the states this connection gave
 		return ask, nil
-	}
-	if got != state && !s.has("mrtr-tamper-accepted") || s.has("mrtr-state-kept") && locked(&st.mu, func() bool { return st.asked[state] == 0 }) {
+	case got != state && !s.has("mrtr-tamper-accepted") || s.has("mrtr-state-kept") && locked(&st.mu, func() bool { return st.asked[state] == 0 }):
 		return nil, &specError{Code: codeInvalidParams, Message: "requestState does not verify"}
 	}
 	m, _ := object(answers) // none, or no object: no answer given, asked again
-	if len(m) > 1 && s.has("mrtr-extra-error") {
-		return nil, &specError{Code: codeInvalidParams, Message: "unexpected input response"}
-	}
 	who, ok := m["who"]
 	switch {
+	case len(m) > 1 && s.has("mrtr-extra-error"):
+		return nil, &specError{Code: codeInvalidParams, Message: "unexpected input response"}
 	case !ok && s.has("mrtr-missing-error"):
 		return nil, &specError{Code: codeInvalidParams, Message: "missing input response"}
 	case !ok:

@@ -257,10 +257,9 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 // respond answers a request whose faults let it be answered.
 func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 	modern := s.Era == "modern"
-	if s.named != nil && s.namedRequest(st, m, id, out) {
-		return
-	}
 	switch {
+	case s.named != nil && s.namedRequest(st, m, id, out):
+		return
 	case m.Method == "tools/call" && s.taskCall(st, m, id, out),
 		strings.HasPrefix(m.Method, "tasks/") && s.taskMethod(st, m, id, out):
 		if !modern && s.edge("server-pings") {
