@@ -535,7 +535,7 @@ func (s *Spec) namedCall(st *specState, m msg, id json.RawMessage, out specOut) 
 	// the call waits for it aside.
 	ask := srvID("srv")
 	answer := st.await(ask)
-	params := map[bool]string{true: `,"params":` + n.question}[n.question != ""]
+	params := pick(n.question != "", `,"params":`+n.question, "")
 	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":%q%s}`, ask, n.ask, params))
 	out.async(func() {
 		select {
@@ -638,7 +638,7 @@ func shapedSchema(spec string) (string, error) {
 	case kind == "enum":
 		return `{"type":"object","properties":{"p1":{"type":"array","items":{"enum":[` + each(",", strconv.Itoa) + `]}}}}`, nil
 	case kind == "anyof" || kind == "allof" || kind == "loop":
-		bottom := map[bool]string{false: `{"type":"string"}`, true: fmt.Sprintf(`{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/d%d"}]}`, n)}[kind == "loop"]
+		bottom := pick(kind == "loop", fmt.Sprintf(`{"anyOf":[{"type":"integer"},{"$ref":"#/$defs/d%d"}]}`, n), `{"type":"string"}`)
 		keyword := cmp.Or(map[string]string{"allof": "allOf"}[kind], "anyOf")
 		levels := each("", func(i int) string {
 			return fmt.Sprintf(`,"d%d":{%q:[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i+1, keyword, i, i)

@@ -102,7 +102,7 @@ func (c *Clock) Timers() Timers { return locked(&c.mu, c.timersLocked) }
 func (c *Clock) timersLocked() Timers {
 	ts := Timers{Running: map[time.Duration]int{}, Stopped: map[time.Duration]int{}, Resets: map[time.Duration]int{}}
 	for _, t := range c.timers {
-		map[bool]map[time.Duration]int{true: ts.Running, false: ts.Stopped}[t.running][t.d]++
+		pick(t.running, ts.Running, ts.Stopped)[t.d]++
 	}
 	maps.Copy(ts.Resets, c.resets)
 	return ts

@@ -326,7 +326,7 @@ func (s *server) send(v string) {
 // next into: true when v is written (or held) so. wmu is held.
 func (s *server) interleaved(v string) bool {
 	if s.held != "" {
-		at := map[bool]int{false: strings.Index(s.held, `"result"`) + len(`"res`), true: strings.Index(s.held, `"content"`) + len(`"cont`)}[s.c.idLast]
+		at := pick(s.c.idLast, strings.Index(s.held, `"content"`)+len(`"cont`), strings.Index(s.held, `"result"`)+len(`"res`))
 		s.put(s.held[:at] + v + "\n" + s.held[at:] + "\n")
 		s.held = ""
 		return true

@@ -445,7 +445,7 @@ func (s *HTTPServer) NewSession() string {
 func (s *HTTPServer) serveLegacyMain(x *Exchange) {
 	switch {
 	case x.Method != http.MethodGet:
-		x.Status(cmp.Or(map[bool]int{true: s.opts.LegacyStatus}[x.Method == http.MethodPost], http.StatusMethodNotAllowed), "")
+		x.Status(cmp.Or(pick(x.Method == http.MethodPost, s.opts.LegacyStatus, 0), http.StatusMethodNotAllowed), "")
 		return
 	case s.opts.Get != nil:
 		s.opts.Get(x)
@@ -712,7 +712,7 @@ func (s *HTTPServer) specAnswer(x *Exchange, m msg, st *specState) {
 	switch {
 	case m.batch, m.Method == "" || m.ID == nil:
 		if answer(collect); !m.batch { // a notification's or a response's answers are not sent
-			lines = map[bool][]string{true: {`{"jsonrpc":"2.0","result":{}}`}}[spec.has("notification-200")]
+			lines = pick(spec.has("notification-200"), []string{`{"jsonrpc":"2.0","result":{}}`}, nil)
 		}
 		if len(lines) == 0 {
 			x.Status(http.StatusAccepted, "")
@@ -955,7 +955,7 @@ func (s *HTTPServer) resume(x *Exchange) bool {
 		q.send(e, 0)
 	}
 	from := locked(&p.mu, func() int { return slices.Index(p.ids, x.LastEventID) + 1 }) // the first event not had
-	start := map[bool]int{false: from}[s.spec.has("poll-replay-start")]                 // poll-replay-start: from the stream's start
+	start := pick(s.spec.has("poll-replay-start"), 0, from)                             // poll-replay-start: from the stream's start
 	for {
 		p.mu.Lock()
 		ready, more := len(p.ids) > from || p.done, p.more

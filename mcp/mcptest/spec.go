@@ -474,3 +474,12 @@ func (s *Spec) has(fault string) bool { return slices.Contains(s.Faults, fault) 
 // removedMethods are the initialize era's methods the 2026-07-28 era has
 // not (besides initialize).
 var removedMethods = []string{"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+
+// pick is yes when cond holds, else no: a fault's choice between two
+// values of what a fake sends, both already worked out.
+func pick[T any](cond bool, yes, no T) T {
+	if cond {
+		return yes
+	}
+	return no
+}

@@ -167,7 +167,7 @@ func (s *Spec) initialize(params json.RawMessage) (json.RawMessage, *specError) 
 	case slices.Contains(s.versions(), offered):
 		version = offered
 	}
-	info := map[bool]json.RawMessage{false: s.serverInfo()}[s.has("init-no-server-info")]
+	info := pick(s.has("init-no-server-info"), nil, s.serverInfo())
 	return mustJSON(struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`

@@ -146,7 +146,7 @@ func (s *Spec) before(st *specState, m msg, out specOut) {
 // under a string id and an integer past 2^64 by turns, each new.
 func serverPing() string {
 	n := srvRequests.Add(1)
-	id := map[bool]string{false: fmt.Sprintf(`"srv-ping-%d"`, n), true: fmt.Sprintf("1844674407370955%d", 1616+n)}[n%2 == 0]
+	id := pick(n%2 == 0, fmt.Sprintf("1844674407370955%d", 1616+n), fmt.Sprintf(`"srv-ping-%d"`, n))
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`
 }
 
@@ -214,7 +214,7 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 			case s.edge("asks-edge") && n%2 == 0: // "1" and 1 are two tokens
 				tok = fmt.Sprint(n - 1)
 			}
-			params = `{"_meta":{"progressToken":` + tok + `}` + map[bool]string{false: ","}[params == "{}"] + params[1:]
+			params = `{"_meta":{"progressToken":` + tok + `}` + pick(params == "{}", "", ",") + params[1:]
 		}
 		out.send(`{"jsonrpc":"2.0","id":"` + id + `","method":"` + method + `","params":` + params + `}`)
 	}
@@ -243,7 +243,7 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 		if s.has("asks-form-link") {
 			form = `{"mode":"form","message":"Who are you? Sign up at https://example.com/signup first.","requestedSchema":{"type":"object","properties":` + props + `}}`
 		}
-		for range map[bool]int{true: 2000, false: 1}[s.has("asks-loop")] {
+		for range pick(s.has("asks-loop"), 2000, 1) {
 			ask("elicitation/create", form)
 		}
 		if member(el, "url") != nil || s.has("asks-url-always") {
@@ -269,16 +269,16 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 			}
 		}
 	}
-	for range map[bool]int{true: 12, false: 1}[s.has("asks-ping-storm")] { // a ping is health; a dozen in a row is a storm
+	for range pick(s.has("asks-ping-storm"), 12, 1) { // a ping is health; a dozen in a row is a storm
 		ask("ping", `{}`)
 	}
 	if member(caps, "sampling") != nil {
-		msgs := map[bool]string{false: `[{"role":"user","content":{"type":"text","text":"Sum 2 and 2."}}]`, // asks-edge: the content an array
-			true: `[{"role":"user","content":[{"type":"text","text":"Sum 2 and 2."}]}]`}[s.edge("asks-edge")]
+		msgs := pick(s.edge("asks-edge"), `[{"role":"user","content":[{"type":"text","text":"Sum 2 and 2."}]}]`, // asks-edge: the content an array
+			`[{"role":"user","content":{"type":"text","text":"Sum 2 and 2."}}]`)
 		more := ""
 		switch tools := member(member(caps, "sampling"), "tools") != nil; {
 		case tools && (s.edge("asks-edge") || s.has("asks-sampling-output")): // a tool's result, of its outputSchema or not
-			sum := map[bool]string{true: `"four"`, false: "4"}[s.has("asks-sampling-output")]
+			sum := pick(s.has("asks-sampling-output"), `"four"`, "4")
 			more = `,"tools":[{"name":"add","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"sum":{"type":"number"}},"required":["sum"]}}]`
 			msgs = `[{"role":"user","content":{"type":"text","text":"Sum 2 and 2."}},{"role":"assistant","content":[{"type":"tool_use","id":"u1","name":"add","input":{"a":2,"b":2}}]},` +
 				`{"role":"user","content":[{"type":"tool_result","toolUseId":"u1","content":[{"type":"text","text":"4"}],"structuredContent":{"sum":` + sum + `}}]}]`

@@ -296,7 +296,7 @@ func (s *Spec) resultLine(id json.RawMessage, method string, res json.RawMessage
 		body = s.stampResult(method, body)
 	}
 	if s.has("bad-utf8") && strings.HasPrefix(body, "{") {
-		body = `{"x":"` + "\xff" + `"` + map[bool]string{true: "", false: ","}[body == "{}"] + body[1:]
+		body = `{"x":"` + "\xff" + `"` + pick(body == "{}", "", ",") + body[1:]
 	}
 	switch {
 	case s.has("no-jsonrpc-version"):

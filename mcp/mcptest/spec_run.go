@@ -440,10 +440,10 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 		// says it will be cancelled (as mcpv check's do) runs on until it
 		// is, so however loaded the machine, the cancellation comes while
 		// it runs.
-		steps := map[bool]int{false: slowSteps, true: 500}[s.has("disconnect-cancels") || bytes.Contains(token, []byte("-cancel-"))]
+		steps := pick(s.has("disconnect-cancels") || bytes.Contains(token, []byte("-cancel-")), 500, slowSteps)
 		for i := 1; i <= steps; i++ {
 			if token != nil {
-				progress(map[bool]int{false: min(i, slowSteps), true: slowSteps - i}[s.has("progress-decreasing")])
+				progress(pick(s.has("progress-decreasing"), slowSteps-i, min(i, slowSteps)))
 			}
 			select {
 			case <-cancel:

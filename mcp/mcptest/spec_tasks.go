@@ -175,7 +175,7 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 		}
 		t := s.newTask(st, tool, nil)
 		res := s.taskFields(t) // a map of its own, which the result's members join
-		res["resultType"] = json.RawMessage(map[bool]string{false: `"task"`, true: `"complete"`}[s.has("ext-result-type")])
+		res["resultType"] = json.RawMessage(pick(s.has("ext-result-type"), `"complete"`, `"task"`))
 		if s.has("ext-no-task-id") {
 			delete(res, "taskId")
 		}
@@ -204,7 +204,7 @@ func (s *Spec) taskCall(st *specState, m msg, id json.RawMessage, out specOut) b
 		t.token = tok
 	}
 	fields := mustJSON(s.taskFields(t))
-	body := map[bool]json.RawMessage{false: mustJSON(map[string]json.RawMessage{"task": fields}), true: fields}[s.has("task-flat")]
+	body := pick(s.has("task-flat"), fields, mustJSON(map[string]json.RawMessage{"task": fields}))
 	out.send(s.resultLine(id, "tools/call", body))
 	s.progress(t, 1, "job started", out)
 	if len(s.Tasks.Statuses) > 0 && s.Tasks.Statuses[0] == "expire" {
@@ -291,7 +291,7 @@ func (s *Spec) advance(t *specTask) bool {
 		case slices.Contains(s.Tasks.Ask, t.tool) && t.rounds < max(s.Tasks.Rounds, 1):
 			t.rounds++
 			t.status, t.answers = "input_required", nil
-			t.key = fmt.Sprintf("ask-%d", map[bool]int{false: t.rounds, true: 1}[s.has("ext-key-reuse")])
+			t.key = fmt.Sprintf("ask-%d", pick(s.has("ext-key-reuse"), 1, t.rounds))
 		case slices.Contains(s.Tasks.Fail, t.tool):
 			t.status = "failed"
 		case s.Era != "modern" && string(member(s.CallResults[t.tool], "isError")) == "true":
@@ -430,7 +430,7 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 // noTask answers a request for a task that does not exist: -32602, or
 // -32603 with the fault given.
 func (s *Spec) noTask(m msg, id json.RawMessage, fault string, out specOut) {
-	code := map[bool]int{false: codeInvalidParams, true: -32603}[s.has(fault)]
+	code := pick(s.has(fault), -32603, codeInvalidParams)
 	out.send(s.errorLine(id, code, "Task not found: "+param(m.Params, "taskId")))
 }
 
@@ -509,7 +509,7 @@ func (s *Spec) taskResult(st *specState, t *specTask, id json.RawMessage, out sp
 			return
 		case status == "input_required" && t.answers == nil:
 			st.mu.Unlock()
-			meta := map[bool]string{false: `,"_meta":` + related(t.id)}[s.has("task-input-unrelated")]
+			meta := pick(s.has("task-input-unrelated"), "", `,"_meta":`+related(t.id))
 			ask := srvID("srv-task")
 			answer := st.await(ask)
 			out.send(`{"jsonrpc":"2.0","id":"` + ask + `","method":"elicitation/create","params":` + elicitation[:len(elicitation)-1] + meta + `}}`)
