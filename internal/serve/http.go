@@ -267,11 +267,11 @@ func readIncoming(body []byte) (envelope, *mcp.RPCError) {
 		err = errors.New("it is not one JSON object")
 	case err != nil && !rawjson.Valid(body):
 		return e, &mcp.RPCError{Code: mcp.CodeParseError, Message: "the body is not valid JSON"}
-	case err == nil && len(e.id) > 0 && strings.IndexByte("{[tf", e.id[0]) >= 0:
+	case err == nil && len(e.id) > 0 && validID(e.id) == nil:
 		err = errors.New("its id is neither a string nor a number")
 	}
 	if err != nil {
-		return e, &mcp.RPCError{Code: mcp.CodeInvalidRequest, Message: "the body is not one JSON-RPC message: " + err.Error()}
+		return e, &mcp.RPCError{Code: mcp.CodeInvalidRequest, Message: "not one JSON-RPC message: " + err.Error()}
 	}
 	return e, nil
 }

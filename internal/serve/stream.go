@@ -2,9 +2,11 @@ package serve
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -130,8 +132,15 @@ func (t *draining) Read() ([]byte, error) {
 		t.d.owed.wait(-1, t.d.stop) // until every request read is answered, or the session ends
 		return nil, err
 	}
-	e, _ := readEnvelope(msg)
+	e, rerr := readIncoming(msg)
 	switch {
+	case rerr != nil && rerr.Code == mcp.CodeInvalidRequest && rawjson.IsObject(msg) && rawjson.Member(msg, "result") == nil && rawjson.Member(msg, "error") == nil:
+		// JSON, no JSON-RPC message, and no answer: refused as over
+		// HTTP, under its id where that is one, rather than left for its
+		// client to wait on; a line that is not JSON goes on to the
+		// session, which finds the messages written inside it.
+		t.refuse(validID(e.id), rerr)
+		return t.Read()
 	case e.method == "notifications/cancelled":
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
@@ -140,11 +149,26 @@ func (t *draining) Read() ([]byte, error) {
 			t.d.settle(p.RequestID) // a cancelled request is not answered
 		}
 	case e.request() && e.method != "ping" && rawjson.Valid(msg):
-		// A line that is no JSON is answered a parse error that names
-		// no request: nothing to wait for.
+		// A line that is no JSON names no request: nothing to wait for.
 		t.d.add(e.id)
 	}
 	return msg, nil
+}
+
+// refuse answers a line of input that is no request with rerr, under id
+// (nil: null).
+func (t *draining) refuse(id json.RawMessage, rerr *mcp.RPCError) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(cmp.Or(string(id), "null")), "error": rerr})
+	t.StreamTransport.Write(context.Background(), b)
+}
+
+// validID is id when it is a JSON-RPC id (a string, a number or null);
+// nil otherwise.
+func validID(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 || strings.IndexByte("{[tf", id[0]) >= 0 {
+		return nil
+	}
+	return id
 }
 
 // Close ends the wait for answers at the end of the input: the session

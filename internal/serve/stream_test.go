@@ -95,3 +95,39 @@ func TestMalformedLinesDoNotEndServe(t *testing.T) {
 		t.Fatalf("serve ended with %v", err)
 	}
 }
+
+// TestInvalidRequestAnsweredOverStdio: a client's line that is JSON but
+// no JSON-RPC message is answered Invalid Request, as over HTTP, under
+// its id where that is one (its client would otherwise wait on it), and
+// never reaches the server; an answer of the client's is answered
+// nothing, and a request after them is served.
+func TestInvalidRequestAnsweredOverStdio(t *testing.T) {
+	t.Parallel()
+	_, srv := hangServer(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeStream(context.Background(), inR, outW, inR.Close); outW.Close() }()
+	go func() { // the answers come while the lines are written
+		for _, line := range []string{`{"jsonrpc":"2.0","id":1}`, `{"jsonrpc":"2.0","id":{},"method":"ping"}`, `{"jsonrpc":"2.0","id":"s","method":7}`,
+			`{"jsonrpc":"2.0","id":5,"result":{}}`, `{"jsonrpc":"2.0","id":9,"method":"ping"}`} {
+			io.WriteString(inW, line+"\n")
+		}
+	}()
+	var got []string
+	for lines := bufio.NewScanner(outR); lines.Scan() && !strings.Contains(lines.Text(), `"id":9`); {
+		got = append(got, lines.Text())
+	}
+	want := []string{
+		`{"error":{"code":-32600,"message":"not one JSON-RPC message: neither a request, a notification nor a response"},"id":1,"jsonrpc":"2.0"}`,
+		`{"error":{"code":-32600,"message":"not one JSON-RPC message: its id is neither a string nor a number"},"id":null,"jsonrpc":"2.0"}`,
+		`{"error":{"code":-32600,"message":"not one JSON-RPC message: method is not a string"},"id":"s","jsonrpc":"2.0"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("before the ping's answer:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	inW.Close()
+	if err := <-served; err != nil {
+		t.Fatalf("serve ended with %v", err)
+	}
+}
