@@ -3,6 +3,7 @@ package check
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // newBroken are servers each breaking one MUST of the specification that
@@ -13,6 +14,12 @@ var newBroken = []struct {
 	change map[string]string
 	id     string
 }{
+	// 2,000 elicitations at once: some come before the answer to the one
+	// before is begun, however fast the answers are. The longest cases
+	// here (seconds of CPU each) come first, so that neither is left
+	// running alone at the package's end.
+	{"the server's requests with one progressToken, each sent before the last is answered", askingFake, faults("asks", "asks-loop", "asks-progress-reuse"), "asks.progress-token-unique"},
+	{"the server's requests with one progressToken, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "asks-loop", "asks-progress-reuse"), "asks.progress-token-unique"},
 	{"a result's _meta key that breaks the key name format", stdio, map[string]string{"promptResults": `{"hello":{"_meta":{"9bad/key":1},"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}}`}, "jsonrpc.meta-keys"},
 	{"a result's _meta prefix a domain name not reversed", metaFake("", `"com.example/trace":1`), metaChange(`"example.com/trace":1`), "jsonrpc.meta-reverse-dns"},
 	{"a result's _meta traceparent that is no W3C traceparent (2026-07-28)", metaFake("modern", `"traceparent":"00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"`), metaChange(`"traceparent":"0af7651916cd43dd8448eb211c80319c"`), "modern.trace-context"},
@@ -107,10 +114,6 @@ var newBroken = []struct {
 	{"a URL elicitation whose url carries the user's email address", askingFake, faults("asks", "asks-url-private"), "asks.elicitation-url-private"},
 	{"a form elicitation whose message holds a web address", askingFake, faults("asks", "asks-form-link"), "asks.elicitation-links"},
 	{"a dozen pings in a row", askingFake, faults("asks", "asks-ping-storm"), "utilities.ping-rate"},
-	// 2,000 elicitations at once: some come before the answer to the one
-	// before is begun, however fast the answers are.
-	{"the server's requests with one progressToken, each sent before the last is answered", askingFake, faults("asks", "asks-loop", "asks-progress-reuse"), "asks.progress-token-unique"},
-	{"the server's requests with one progressToken, over HTTP", fake{transport: "http", change: faults("asks")}, faults("asks", "asks-loop", "asks-progress-reuse"), "asks.progress-token-unique"},
 	{"initialize refused without the versions the server speaks", stdioModern, faults("initialize-no-versions"), "modern.initialize-versions"},
 	{"initialize refused without the versions the server speaks, over HTTP", httpModern, faults("initialize-no-versions"), "modern.initialize-versions"},
 	{"a file resource read by a path that climbs out of its directory", fake{transport: "stdio", era: "modern", change: map[string]string{"resources": `[{"uri":"file:///srv/docs/readme.md","name":"readme"}]`}},
@@ -191,6 +194,13 @@ func TestNewBrokenServers(t *testing.T) {
 			}
 			f := nb.fake
 			f.change = merge(f.change, nb.change)
+			if strings.Contains(f.change["faults"], `"call-other-id"`) {
+				// A call answered under another id while another request of
+				// the main session waits is not told from one unanswered: it
+				// waits the session's whole time, 20 s, four times that on
+				// a loaded machine, at the end of the run.
+				f.timeout = patient(5 * time.Second)
+			}
 			for id, r := range runChecks(t, f) {
 				switch {
 				case id == nb.id && r.Status != Failed:
