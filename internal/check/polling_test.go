@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -56,25 +57,33 @@ func TestPollingDefects(t *testing.T) {
 		{"poll-bad-retry", "http.retry", `retry field "1.5s", not a number of milliseconds`},
 		{"poll-no-retry", "http.retry", "with no retry field"},
 	}
+	// The cases run at once, each from a goroutine of its own, not queued
+	// as parallel subtests: the runs of a retry field missing or not a
+	// number wait out the client's backoff on every stream (11 s), and
+	// queued behind the package's hundreds of cases they started late
+	// and ran on after the rest.
+	var cases sync.WaitGroup
+	defer cases.Wait()
 	for _, tt := range tests {
-		t.Run(tt.fault, func(t *testing.T) {
-			t.Parallel()
-			var only []string // the check alone, which sees its own traffic: each stream of the run resumed a second late, or more
-			if tt.fault != "poll-replay-start" {
-				only = []string{tt.id}
-			}
-			results := runShared(t, polling(tt.fault), only...)
-			r := results[tt.id]
-			if r.Status != Failed || !strings.Contains(r.Message, tt.says) {
-				t.Errorf("want %s failed saying %q: %s", tt.id, tt.says, describeResult(r))
-			}
-			if tt.fault == "poll-replay-start" {
-				for id, r := range results {
-					if r.Status == Failed && id != tt.id && !slices.Contains([]string{"http.retry"}, id) {
-						t.Errorf("a replay fails more than %s: %s", tt.id, describeResult(r))
+		cases.Go(func() {
+			t.Run(tt.fault, func(t *testing.T) {
+				var only []string // the check alone, which sees its own traffic: each stream of the run resumed a second late, or more
+				if tt.fault != "poll-replay-start" {
+					only = []string{tt.id}
+				}
+				results := runShared(t, polling(tt.fault), only...)
+				r := results[tt.id]
+				if r.Status != Failed || !strings.Contains(r.Message, tt.says) {
+					t.Errorf("want %s failed saying %q: %s", tt.id, tt.says, describeResult(r))
+				}
+				if tt.fault == "poll-replay-start" {
+					for id, r := range results {
+						if r.Status == Failed && id != tt.id && !slices.Contains([]string{"http.retry"}, id) {
+							t.Errorf("a replay fails more than %s: %s", tt.id, describeResult(r))
+						}
 					}
 				}
-			}
+			})
 		})
 	}
 }
