@@ -34,6 +34,14 @@ func NewStreamTransport(r io.Reader, w io.Writer, close func() error, log *slog.
 	return &StreamTransport{msgs: m, w: w, close: close}
 }
 
+// OnJunk has f told of each line Read skips as no message, after its
+// warning: a server answers it a parse error. Set it before the first
+// Read.
+func (t *StreamTransport) OnJunk(f func(line []byte)) {
+	warn := t.msgs.junk
+	t.msgs.junk = func(line []byte) { warn(line); f(line) }
+}
+
 // Read returns the next message; io.EOF when the peer closed its end.
 func (t *StreamTransport) Read() ([]byte, error) {
 	msg, err := t.msgs.next()

@@ -61,6 +61,9 @@ func (s *Server) ServeStdio(ctx context.Context, st Stdio) error {
 	}
 	d := newDrain()
 	t := &draining{StreamTransport: mcp.NewStreamTransport(pr, st.Out, closeAll, s.Log), d: d}
+	t.OnJunk(func([]byte) {
+		t.refuse(nil, &mcp.RPCError{Code: mcp.CodeParseError, Message: "a line of input is not JSON"})
+	})
 	c := s.serveClientWith(t, d, nil)
 	defer c.close() // cancels what is still in flight, upstream too
 	select {
@@ -137,8 +140,9 @@ func (t *draining) Read() ([]byte, error) {
 	case rerr != nil && rerr.Code == mcp.CodeInvalidRequest && rawjson.IsObject(msg) && rawjson.Member(msg, "result") == nil && rawjson.Member(msg, "error") == nil:
 		// JSON, no JSON-RPC message, and no answer: refused as over
 		// HTTP, under its id where that is one, rather than left for its
-		// client to wait on; a line that is not JSON goes on to the
-		// session, which finds the messages written inside it.
+		// client to wait on. A line that is no JSON at all is refused
+		// where it is skipped (OnJunk); one that begins as JSON goes on to
+		// the session, which finds the messages written inside it.
 		t.refuse(validID(e.id), rerr)
 		return t.Read()
 	case e.method == "notifications/cancelled":

@@ -96,10 +96,10 @@ func TestMalformedLinesDoNotEndServe(t *testing.T) {
 	}
 }
 
-// TestInvalidRequestAnsweredOverStdio: a client's line that is JSON but
-// no JSON-RPC message is answered Invalid Request, as over HTTP, under
-// its id where that is one (its client would otherwise wait on it), and
-// never reaches the server; an answer of the client's is answered
+// TestInvalidRequestAnsweredOverStdio: a client's line that is no JSON
+// is answered a parse error; one that is JSON but no JSON-RPC message is
+// answered Invalid Request, as over HTTP, under its id where that is one
+// (its client would otherwise wait on it), and never reaches the server; an answer of the client's is answered
 // nothing, and a request after them is served.
 func TestInvalidRequestAnsweredOverStdio(t *testing.T) {
 	t.Parallel()
@@ -109,7 +109,7 @@ func TestInvalidRequestAnsweredOverStdio(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- srv.ServeStream(context.Background(), inR, outW, inR.Close); outW.Close() }()
 	go func() { // the answers come while the lines are written
-		for _, line := range []string{`{"jsonrpc":"2.0","id":1}`, `{"jsonrpc":"2.0","id":{},"method":"ping"}`, `{"jsonrpc":"2.0","id":"s","method":7}`,
+		for _, line := range []string{`garbage`, `{"jsonrpc":"2.0","id":1}`, `{"jsonrpc":"2.0","id":{},"method":"ping"}`, `{"jsonrpc":"2.0","id":"s","method":7}`,
 			`{"jsonrpc":"2.0","id":5,"result":{}}`, `{"jsonrpc":"2.0","id":9,"method":"ping"}`} {
 			io.WriteString(inW, line+"\n")
 		}
@@ -119,6 +119,7 @@ func TestInvalidRequestAnsweredOverStdio(t *testing.T) {
 		got = append(got, lines.Text())
 	}
 	want := []string{
+		`{"error":{"code":-32700,"message":"a line of input is not JSON"},"id":null,"jsonrpc":"2.0"}`,
 		`{"error":{"code":-32600,"message":"not one JSON-RPC message: neither a request, a notification nor a response"},"id":1,"jsonrpc":"2.0"}`,
 		`{"error":{"code":-32600,"message":"not one JSON-RPC message: its id is neither a string nor a number"},"id":null,"jsonrpc":"2.0"}`,
 		`{"error":{"code":-32600,"message":"not one JSON-RPC message: method is not a string"},"id":"s","jsonrpc":"2.0"}`,
