@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
-	"github.com/mcpv/mcpv/mcp"
 )
 
 // sse opens a legacy client's session and serves its stream until the
@@ -101,8 +100,9 @@ func (h *HTTPHandler) message(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !rawjson.Valid(body) {
-		writeRPCError(w, http.StatusBadRequest, nil, &mcp.RPCError{Code: mcp.CodeParseError, Message: "the body is not valid JSON"})
+	// A batch goes on whole, as this era has them; else one message, or refused.
+	if _, rerr := readIncoming(body); rerr != nil && !(rawjson.Valid(body) && body[rawjson.SkipSpace(body, 0)] == '[') {
+		writeRPCError(w, http.StatusBadRequest, nil, rerr)
 		return
 	}
 	s.t.accept(w, r, body)

@@ -291,6 +291,10 @@ func TestSSEHostile(t *testing.T) {
 		{"a foreign page", a.endpoint, map[string]string{"Authorization": "Bearer let-me-in", "Origin": "https://evil.example"}, `{}`, http.StatusForbidden},
 		{"a rebound name", a.endpoint, map[string]string{"Authorization": "Bearer let-me-in", "Host": "evil.example"}, `{}`, http.StatusForbidden},
 		{"not JSON", a.endpoint, jsonPost, `{"jsonrpc":`, http.StatusBadRequest},
+		{"no JSON-RPC message", a.endpoint, jsonPost, `{"jsonrpc":"2.0","id":1}`, http.StatusBadRequest},
+		{"an id that is an object", a.endpoint, jsonPost, `{"jsonrpc":"2.0","id":{},"method":"ping"}`, http.StatusBadRequest},
+		{"a number", a.endpoint, jsonPost, ` 5`, http.StatusBadRequest},
+		{"a batch", a.endpoint, jsonPost, ` [{"jsonrpc":"2.0","id":"b","method":"ping"}]`, http.StatusAccepted},
 		{"too big", a.endpoint, jsonPost, `"` + strings.Repeat("x", 2<<10) + `"`, http.StatusRequestEntityTooLarge},
 		{"GET", a.endpoint, bearer, "", http.StatusMethodNotAllowed},
 	} {
