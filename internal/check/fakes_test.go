@@ -45,7 +45,14 @@ func TestMain(m *testing.M) {
 	// at once left two cores idle for most of a run (about 29 s of CPU in
 	// 40 s); forty-eight at once keep them busier (a run of 16 to 18 s,
 	// where thirty-two took 19 to 21 and sixty-four no less than 15).
-	testkit.WaitMoreAtOnce(48)
+	// Under the race detector each test computes several times as much,
+	// and forty-eight at once starved the packages run beside it (CI's
+	// race stage took half an hour where it took a quarter): sixteen there.
+	atOnce := 48
+	if testkit.Race {
+		atOnce = 16
+	}
+	testkit.WaitMoreAtOnce(atOnce)
 	os.Exit(mcptest.GuardSuite(m.Run))
 }
 

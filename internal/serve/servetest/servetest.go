@@ -252,11 +252,18 @@ func Call(t testing.TB, c *mcp.Client, method, params string) json.RawMessage {
 	return res
 }
 
-// WaitFor waits for cond, failing after a bound far beyond what it
-// needs.
+// WaitFor waits for cond, failing only as the test's own deadline (go
+// test -timeout) nears: no bound of its own, which a busy machine could
+// miss (30 s was, in a race run at load).
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+	deadline := time.Now().Add(10 * time.Minute)
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := d.Deadline(); ok {
+			deadline = end.Add(-30 * time.Second)
+		}
+	}
+	for ; !cond(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
