@@ -245,10 +245,10 @@ func network(scheme string) bool {
 	return false
 }
 
-// lookup maps a host's name as a URL parser does before it resolves
-// it (UTS 46: full-width letters, case, punycode), without refusing the
-// names DNS itself would refuse.
-var lookup = idna.New(idna.MapForLookup(), idna.StrictDomainName(false))
+// lookup maps a host's name as a URL parser does (UTS 46: full-width, case,
+// punycode), refusing no name DNS would; made at use, not at start-up
+// (TestStartupInitCost holds those allocations).
+func lookup() *idna.Profile { return idna.New(idna.MapForLookup(), idna.StrictDomainName(false)) }
 
 // hostForm is the host of a network URI in the form a client connects
 // to: its name mapped as a URL parser maps it and without a final dot;
@@ -269,7 +269,7 @@ func hostForm(host string, literal bool) string {
 		}
 		return addrForm(a, literal)
 	}
-	if a, err := lookup.ToASCII(host); err == nil && a != "" {
+	if a, err := lookup().ToASCII(host); err == nil && a != "" {
 		host = a
 	}
 	if h := strings.TrimSuffix(host, "."); h != "" {
