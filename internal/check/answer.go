@@ -3,12 +3,17 @@ package check
 // A connection that declares client capabilities answers the server's
 // requests as a client that has them does: an elicitation declined, a
 // fixed sampled message (however many tokens it allows), no roots, ping;
-// anything else is not found. Never a person: nothing is asked of one.
+// anything else is not found. Never a person: nothing is asked of one. A
+// connection that declares tasks for a request runs one the server makes
+// as a task (2025-11-25 basic/utilities/tasks) as such a client does.
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -53,9 +58,16 @@ func (c *conn) answer(ctx context.Context, s seen) {
 	if s.msg.Method == "elicitation/create" && c.elicit != nil {
 		res = c.elicit(s.msg.Params)
 	}
+	rerr := &mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: "mcpv check does not answer " + s.msg.Method}
+	switch {
+	case res != nil && c.runsAsTask(s.msg):
+		withLock(&c.mu, func() { res = c.tasks.make(s.msg, res) })
+	case slices.Contains([]string{"tasks/get", "tasks/result", "tasks/cancel"}, s.msg.Method) && member(c.capabilities(), "tasks") != nil:
+		withLock(&c.mu, func() { res, rerr = c.tasks.asked(s.msg) })
+	}
 	reply := map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "result": res}
 	if res == nil {
-		reply = map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "error": mcp.RPCError{Code: mcp.CodeMethodNotFound, Message: "mcpv check does not answer " + s.msg.Method}}
+		reply = map[string]any{"jsonrpc": "2.0", "id": s.msg.ID, "error": rerr}
 	}
 	msg, _ := json.Marshal(reply)
 	withLock(&c.mu, func() { delete(c.tokens, idKey(s.msg.ID)) }) // from now the server may have its answer: its progressToken may be free again
@@ -99,4 +111,70 @@ func (c *conn) elicitation(m mcp.Message) string {
 		}
 	}
 	return ""
+}
+
+// runsAsTask: m is a request the server makes as a task (params.task)
+// that the connection declared tasks for (tasks.requests.sampling.
+// createMessage for sampling/createMessage); one it did not declare them
+// for is processed as any request is.
+func (c *conn) runsAsTask(m mcp.Message) bool {
+	kind, name, _ := strings.Cut(m.Method, "/")
+	return m.IsRequest() && member(m.Params, "task") != nil && member(member(member(member(c.capabilities(), "tasks"), "requests"), kind), name) != nil
+}
+
+// clientTasks are the tasks a connection runs for the server, by id: each
+// is working when made, completed once polled or its result asked for,
+// and cancelled by tasks/cancel while it works.
+type clientTasks map[string]*clientTask
+
+type clientTask struct {
+	status, created string
+	ttl, result     json.RawMessage
+}
+
+// make runs the server's request m, whose answer is result, as a task:
+// its CreateTaskResult.
+func (ts *clientTasks) make(m mcp.Message, result json.RawMessage) json.RawMessage {
+	if *ts == nil {
+		*ts = clientTasks{}
+	}
+	id := fmt.Sprintf("mcpv-check-task-%d", len(*ts)+1)
+	ttl := member(member(m.Params, "task"), "ttl")
+	if _, err := json.Number(ttl).Int64(); err != nil {
+		ttl = json.RawMessage("null")
+	}
+	(*ts)[id] = &clientTask{status: "working", created: time.Now().UTC().Format(time.RFC3339Nano), ttl: ttl, result: result}
+	return json.RawMessage(`{"task":` + ts.state(id) + `}`)
+}
+
+// state is task id's Task.
+func (ts clientTasks) state(id string) string {
+	t := ts[id]
+	b, _ := json.Marshal(map[string]any{"taskId": id, "status": t.status, "createdAt": t.created, "lastUpdatedAt": time.Now().UTC().Format(time.RFC3339Nano), "ttl": t.ttl, "pollInterval": 100})
+	return string(b)
+}
+
+// asked answers the server's tasks/get, tasks/result or tasks/cancel of
+// a task run for it.
+func (ts clientTasks) asked(m mcp.Message) (json.RawMessage, *mcp.RPCError) {
+	id, _ := str(member(m.Params, "taskId"))
+	t := ts[id]
+	switch {
+	case t == nil:
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: fmt.Sprintf("no task %q", clip(id, 60))}
+	case m.Method == "tasks/cancel" && t.status == "working":
+		t.status = "cancelled"
+	case m.Method == "tasks/cancel", m.Method == "tasks/result" && t.status == "cancelled":
+		return nil, &mcp.RPCError{Code: mcp.CodeInvalidParams, Message: "task " + id + " is " + t.status}
+	case t.status == "working":
+		t.status = "completed"
+	}
+	if m.Method != "tasks/result" {
+		return json.RawMessage(ts.state(id)), nil
+	}
+	var res map[string]any
+	json.Unmarshal(t.result, &res) // the answer clientAnswer or elicit made: an object
+	res["_meta"] = map[string]any{"io.modelcontextprotocol/related-task": map[string]string{"taskId": id}}
+	b, _ := json.Marshal(res)
+	return b, nil
 }

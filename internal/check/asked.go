@@ -23,6 +23,7 @@ import (
 	"github.com/mcpv/mcpv/internal/jsonschema"
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/surface"
+	"github.com/mcpv/mcpv/mcp"
 )
 
 // serverAsk is one request of the server's: a request on the wire, or an
@@ -292,12 +293,44 @@ func askOn(t *T, caps, purpose string) {
 		}
 	}
 	for i, call := range t.r.opts.Calls {
-		if !taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
-			params, _ := t.r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-%s-%d"`, purpose, i)))
+		params, _ := t.r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-%s-%d"`, purpose, i)))
+		switch {
+		case taskRequired(t.r.toolDef(t.ctx, call.Tool)):
+		case member(json.RawMessage(caps), "tasks") != nil:
+			cancelAtTask(t, c, i, params)
+		default:
 			t.request(c, "tools/call", params)
 		}
 	}
 	barrier(t, c)
+}
+
+// cancelAtTask calls a tool on c, which runs the server's requests as
+// tasks, and cancels the call once the server has made one while it runs:
+// a server that gives up what the call began gives up that task too, by
+// tasks/cancel (utilities.cancel-task).
+func cancelAtTask(t *T, c *conn, i int, params json.RawMessage) {
+	id := json.RawMessage(fmt.Sprintf(`"mcpv-check-task-call-%d"`, i))
+	msg, _ := mcp.EncodeRequest(id, "tools/call", c.stamp(params))
+	ch := c.expect(id, "tools/call")
+	defer c.unexpect(id)
+	go c.send(t.ctx, msg) // a call cancelled at its task: over HTTP the POST lasts as the call does, and ends with the check's time at the latest
+	tasked := func() (n int) { withLock(&c.mu, func() { n = len(c.tasked.order) }); return n }
+	for tasked() == 0 {
+		select {
+		case <-ch:
+			return
+		case <-t.ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	select {
+	case <-ch: // answered with the task made: nothing left to cancel
+		return
+	default:
+	}
+	t.must("notifications/cancelled", c.notify(t.ctx, "notifications/cancelled", json.RawMessage(fmt.Sprintf(`{"requestId":%s,"reason":"mcpv check"}`, id))))
 }
 
 // urlProblem says how a URL elicitation's url is no valid URL or, with

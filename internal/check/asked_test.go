@@ -15,12 +15,13 @@ var asksEvery = []string{"asks.elicitation", "asks.elicitation-sensitive", "asks
 // addAsksEdgeServers adds the servers that ask a client that declared
 // it at the edge: a form without its mode, a URL of plain HTTP to
 // loopback, a sampling message's content an array, a tool's result of its
-// outputSchema in a sampling request, progressTokens 1 and "1".
+// outputSchema in a sampling request, progressTokens 1 and "1", a
+// cancellation of a request not run as a task.
 func addAsksEdgeServers() {
 	for _, transport := range []string{"stdio", "http"} {
 		edgeServers = append(edgeServers, edgeServer{name: transport + " 2025-11-25 asking at the edge",
 			fake:  edgeFake(transport, "", merge(faults("asks"), map[string]string{"edges": `["asks-edge"]`})),
-			holds: append(slices.Clone(asksEvery), "asks.elicitation-complete", "asks.url-required", "asks.sampling-tool-output", "asks.elicitation-links", "utilities.ping-rate", "asks.progress-token-unique")})
+			holds: append(slices.Clone(asksEvery), "asks.elicitation-complete", "asks.url-required", "asks.sampling-tool-output", "asks.elicitation-links", "utilities.ping-rate", "asks.progress-token-unique", "utilities.cancel-task")})
 	}
 }
 
@@ -196,5 +197,55 @@ func TestPrivateURLSaidWithoutItsSecret(t *testing.T) {
 		if said := describeResult(r); r.Status != Failed || strings.Contains(said, "ada%40example.com") || strings.Contains(said, "example.com/signup") {
 			t.Errorf("%s: want a failure that shows nothing of the url: %s", tc.id, said)
 		}
+	}
+}
+
+// A connection that declares tasks runs the server's sampling made as a
+// task as its revision's schema has it: made working, completed once
+// polled, its result the sampled message that names the task; a task
+// completed is not cancelled, one working is; a task no one made, or a
+// ttl that is no integer, is no trouble.
+func TestTasksRunForTheServer(t *testing.T) {
+	sc := schemaOf("2025-11-25")
+	valid := func(def string, raw json.RawMessage) {
+		t.Helper()
+		if why := sc.validate(def, raw); why != "" {
+			t.Errorf("%s is no %s: %s", raw, def, why)
+		}
+	}
+	var ts clientTasks
+	ask := func(method, params string) (json.RawMessage, *mcp.RPCError) {
+		return ts.asked(mcp.Message{Method: method, ID: json.RawMessage(`1`), Params: json.RawMessage(params)})
+	}
+	sampling := mcp.Message{Method: "sampling/createMessage", ID: json.RawMessage(`"s"`), Params: json.RawMessage(`{"task":{"ttl":60000}}`)}
+	made := ts.make(sampling, clientAnswer("sampling/createMessage"))
+	valid("CreateTaskResult", made)
+	if st, _ := str(member(member(made, "task"), "status")); st != "working" {
+		t.Errorf("made %s, not working", made)
+	}
+	got, _ := ask("tasks/get", `{"taskId":"mcpv-check-task-1"}`)
+	valid("GetTaskResult", got)
+	if st, _ := str(member(got, "status")); st != "completed" {
+		t.Errorf("polled: %s, not completed", got)
+	}
+	res, _ := ask("tasks/result", `{"taskId":"mcpv-check-task-1"}`)
+	valid("CreateMessageResult", res)
+	if id, _ := str(member(member(member(res, "_meta"), "io.modelcontextprotocol/related-task"), "taskId")); id != "mcpv-check-task-1" {
+		t.Errorf("the result %s names no task", res)
+	}
+	if _, rerr := ask("tasks/cancel", `{"taskId":"mcpv-check-task-1"}`); rerr == nil || rerr.Code != mcp.CodeInvalidParams {
+		t.Errorf("a completed task cancelled: %v", rerr)
+	}
+	ts.make(mcp.Message{Method: "elicitation/create", ID: json.RawMessage(`2`), Params: json.RawMessage(`{"task":{"ttl":"soon"}}`)}, clientAnswer("elicitation/create"))
+	cancelled, _ := ask("tasks/cancel", `{"taskId":"mcpv-check-task-2"}`)
+	valid("CancelTaskResult", cancelled)
+	if st, _ := str(member(cancelled, "status")); st != "cancelled" || string(member(cancelled, "ttl")) != "null" {
+		t.Errorf("cancelled: %s", cancelled)
+	}
+	if _, rerr := ask("tasks/result", `{"taskId":"mcpv-check-task-2"}`); rerr == nil {
+		t.Error("a cancelled task's result given")
+	}
+	if _, rerr := ask("tasks/get", `{"taskId":"no-such-task"}`); rerr == nil || rerr.Code != mcp.CodeInvalidParams {
+		t.Errorf("an unknown task: %v", rerr)
 	}
 }

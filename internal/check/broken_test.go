@@ -85,6 +85,7 @@ var brokenCases = []brokenCase{
 	{id: "jsonrpc.one-response", fake: stdio, break_: faults("duplicate-responses")},
 	{id: "jsonrpc.request-id", fake: stdio, break_: faults("null-id-request")},
 	{id: "jsonrpc.request-id-unique", fake: stdio, break_: faults("request-id-reuse")},
+	{id: "utilities.cancel-task", fake: askingFake, break_: faults("asks", "asks-task-cancelled")},
 	{id: "asks.elicitation-validated", fake: fake{transport: "stdio", change: map[string]string{"edges": `["form-checked"]`}}, break_: faults("form-unchecked")},
 
 	{id: "lifecycle.initialize", fake: stdio, break_: faults("init-no-server-info")},

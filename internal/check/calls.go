@@ -263,6 +263,13 @@ func callChecks() []*Check {
 			return fmt.Sprintf("a progress notification whose token %s is neither a string nor an integer", clip(string(member(s.msg.Params, "progressToken")), 60))
 		})),
 		exercised("utilities.cancel-own", needs{}, spot("a notifications/cancelled naming no request the server sent (in 2026-07-28, no subscriptions/listen of the client's)", func(_ *watchCtx, s seen) bool { return s.strayCancel })),
+		// A server's sampling or elicitation made a task of a client that runs
+		// them so: its calls cancelled once it has, it gives that up too.
+		{ID: "utilities.cancel-task", needs: needs{era: "legacy"}, run: func(t *T) {
+			exerciseAsks(t)
+			t.skipIf(!t.r.sampled.Load() && !t.r.formed.Load(), "the server asked for no sampling and no form elicitation, which a client may run as tasks")
+			askOn(t, answeringTasks, "tasks")
+		}, watch: spot("a notifications/cancelled naming a request of the server's that the client runs as a task, which tasks/cancel alone cancels", func(_ *watchCtx, s seen) bool { return s.taskCancel })},
 		exercised("utilities.log-secrets", needs{}, func(w *watchCtx, s seen) string {
 			if s.msg.Method != "notifications/message" {
 				return ""

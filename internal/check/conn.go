@@ -97,6 +97,7 @@ type seen struct {
 	oddID       bool   // a request whose id is neither a string nor an integer
 	buffered    string // a 2026-07-28 event stream without X-Accel-Buffering: no: the request it answered
 	strayCancel bool   // a notifications/cancelled of the server's naming a request it did not send
+	taskCancel  bool   // a notifications/cancelled of the server's naming a request of its own run as a task
 	// scoped: how an HTTP answer that says insufficient_scope falls short
 	// of what the authorization spec asks of it, and the request.
 	scoped string
@@ -137,6 +138,8 @@ type conn struct {
 	sent     idSet              // ids of the requests sent, for an answer that comes late
 	asked    idSet              // ids of the server's requests, for one used twice
 	listens  idSet              // ids of the subscriptions/listen sent, which alone a 2026-07-28 server may cancel
+	tasked   idSet              // ids of the server's requests the connection runs as tasks, which tasks/cancel alone cancels
+	tasks    clientTasks        // the tasks it runs for the server (answer.go)
 	seq      int                // waiters registered so far: their order
 	tokens   map[string]string  // the progressTokens of the server's requests not yet answered (active), by their ids
 	// expectNull: what is no request was sent (unpaired), which a server may
@@ -623,6 +626,10 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		out[i].pingStorm = len(c.pings) == maxPings && time.Since(c.pings[0]) <= pingWindow
 		k := idKey(member(m.Params, "requestId")) // 2026-07-28 basic/patterns/cancellation: a server cancels a subscriptions/listen of the client's, and nothing else
 		out[i].strayCancel = m.Method == "notifications/cancelled" && (c.era == "modern" && !c.listens.has(k) || c.era != "modern" && !c.asked.has(k))
+		if c.runsAsTask(m) {
+			c.tasked.add(idKey(m.ID))
+		}
+		out[i].taskCancel = m.Method == "notifications/cancelled" && c.tasked.has(k)
 		if m.Method == "notifications/cancelled" {
 			delete(c.tokens, k) // a request the server gave up on is no longer active, answered or not
 		}

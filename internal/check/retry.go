@@ -23,6 +23,10 @@ import (
 // the server's input requests (a task's too).
 const answering = `{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}`
 
+// answeringTasks declares what answering does, and runs the server's
+// sampling and elicitations as tasks when it makes them so (answer.go).
+const answeringTasks = `{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{},"tasks":{"cancel":{},"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}}}`
+
 // maxRounds bounds the rounds of one request answered.
 const maxRounds = 5
 

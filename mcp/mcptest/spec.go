@@ -450,6 +450,7 @@ var Faults = []string{
 	"asks-sampling-context", // with asks: the sampling request's includeContext "thisServer", to a client that did not declare sampling.context
 	"asks-progress-reuse",   // with asks: every request (but ping) with the one progressToken, each sent before the last is answered
 	"asks-sampling-task",    // with asks: the sampling request made as a task, to a client that declared no tasks
+	"asks-task-cancelled",   // with asks: the sampling request made as a task of a client that runs it so, then cancelled with notifications/cancelled, not tasks/cancel
 	"form-unchecked",        // (initialize era, stdio) every tools/call, of a client that declared elicitation, asks a form of a name and an age first and answers with its values as they came, whatever their types
 	"asks-sampling-mixed",   // with asks: the sampling request's user message holds a tool result and a text
 	"asks-sampling-orphan",  // with asks: the sampling request's last message holds a result of a tool use no message made

@@ -42,7 +42,7 @@ var Edges = []string{
 	"dual-era",                      // (modern) a server of both eras: initialize served, and a client that sent it served as of the initialize era from then on
 	"listen-cancelled",              // (modern, stdio) subscriptions/listen acknowledged, then at once torn down with a notifications/cancelled naming it, as 2026-07-28 has a server do
 	"form-checked",                  // (initialize era, stdio) every tools/call, of a client that declared elicitation, asks a form of a name and an age first, and answers an accepted one whose values do not fit it with an error result
-	"asks-edge",                     // with the asks fault: the form without mode, the URL elicitation's url plain HTTP to loopback, the sampling message's content an array, and to a client that declares sampling.tools a tool's result
+	"asks-edge",                     // with the asks fault: the form without mode, the URL elicitation's url plain HTTP to loopback, the sampling message's content an array, to a client that declares sampling.tools a tool's result, roots/list cancelled
 	"param-headers",                 // one more tool whose x-mcp-header annotations keep every constraint closest to breaking one: nested properties, a nullable integer, names that differ by more than case, a property named x-mcp-header (paramHeaderTools)
 	// Legal only in the revisions before the one a check reads first:
 	"origin-refused-400",     // (HTTP) a foreign Origin refused with 400, not 403, as before 2025-11-25
@@ -200,8 +200,8 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 		return
 	}
 	n := srvRequests.Add(1) * 10000 // the asks' progressTokens: numbers from here, each new
-	ask := func(method, params string) {
-		id := srvID("srv-asks")
+	ask := func(method, params string) (id string) {
+		id = srvID("srv-asks")
 		if s.has("asks-id-reuse") {
 			id = "srv-asks-again"
 		}
@@ -217,6 +217,10 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 			params = `{"_meta":{"progressToken":` + tok + `}` + pick(params == "{}", "", ",") + params[1:]
 		}
 		out.send(`{"jsonrpc":"2.0","id":"` + id + `","method":"` + method + `","params":` + params + `}`)
+		return id
+	}
+	cancel := func(id string) {
+		out.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"` + id + `"}}`)
 	}
 	if el := member(caps, "elicitation"); el != nil {
 		props := `{"name":{"type":"string","title":"Name"},"age":{"type":"integer"},"colours":{"type":"array","items":{"type":"string","enum":["red","blue"]}}}`
@@ -286,16 +290,20 @@ func (s *Spec) asks(m msg, caps json.RawMessage, out specOut) {
 			more = `,"tools":[{"name":"add","inputSchema":{"type":"object"}}]`
 		case s.has("asks-sampling-context"):
 			more = `,"includeContext":"thisServer"`
-		case s.has("asks-sampling-task"):
+		case s.has("asks-sampling-task") || member(member(member(member(caps, "tasks"), "requests"), "sampling"), "createMessage") != nil: // to a client that runs it as a task, as it may
 			more = `,"task":{"ttl":60000}`
 		case s.has("asks-sampling-mixed"):
 			msgs = `[{"role":"user","content":{"type":"text","text":"Sum."}},{"role":"assistant","content":[{"type":"tool_use","id":"u1","name":"add","input":{}}]},{"role":"user","content":[{"type":"tool_result","toolUseId":"u1","content":[]},{"type":"text","text":"and?"}]}]`
 		case s.has("asks-sampling-orphan"):
 			msgs = `[{"role":"user","content":{"type":"text","text":"Sum."}},{"role":"assistant","content":{"type":"text","text":"4"}},{"role":"user","content":[{"type":"tool_result","toolUseId":"u9","content":[]}]}]`
 		}
-		ask("sampling/createMessage", `{"messages":`+msgs+`,"maxTokens":1000000000`+more+`}`)
+		if id := ask("sampling/createMessage", `{"messages":`+msgs+`,"maxTokens":1000000000`+more+`}`); s.has("asks-task-cancelled") && strings.Contains(more, "task") {
+			cancel(id)
+		}
 	}
 	if member(caps, "roots") != nil {
-		ask("roots/list", `{}`)
+		if id := ask("roots/list", `{}`); s.edge("asks-edge") { // a request the client runs as no task, cancelled as any may be
+			cancel(id)
+		}
 	}
 }
