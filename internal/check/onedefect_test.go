@@ -60,6 +60,8 @@ var oneDefects = []oneDefect{
 	{name: "completion/complete without its argument answered over HTTP, in 2026-07-28", fake: httpModern, change: faults("lenient-complete"), id: "reading.completion-inputs", opens: true},
 	{name: "a tool that does not run as a task made a task", fake: httpLegacy, change: merge(legacyTasks, faults("task-forbidden-served")), id: "tasks.forbidden-tool", opens: true, says: `"shaped" does not run as a task`, calls: shapedCall},
 	{name: "tasks/get answered with an event stream", fake: httpLegacy, change: merge(legacyTasks, faults("tasks-get-streamed")), id: "tasks.get-polled", opens: true, calls: []Call{{Tool: "job"}}},
+	{name: "a cancelled task completed by its job running on", fake: httpLegacy, change: merge(legacyTasks, faults("task-cancel-overrun")), id: "tasks.cancel", opens: true, says: `was "completed"`, calls: []Call{{Tool: "job"}}},
+	{name: "an ended task gone from tasks/list", fake: httpLegacy, change: merge(legacyTasks, faults("task-list-live-only")), id: "tasks.listed", opens: true, says: "a task that has ended stays listed", calls: []Call{{Tool: "job"}}},
 	{name: "a declared subscribe not served", fake: stdio, change: faults("subscribe-not-found"), id: "lifecycle.declared-methods", opens: true},
 	{name: "a log message of a level no revision has", fake: stdio, change: faults("bad-log-level"), id: "jsonrpc.schema", opens: true},
 	{name: "input_required where the era has none", fake: stdioModern, change: faults("input-required-elsewhere"), id: "modern.input-required-methods", opens: true},

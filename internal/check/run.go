@@ -130,7 +130,9 @@ type runner struct {
 	cancels onces[int, *cancelled]     // the --call tools' calls cancelled while they run, once each
 	tasks   onces[string, *taskRun]    // the tasks made of a --call tool, once an era
 	pair    onces[struct{}, *taskPair] // two tasks made on one session (2025-11-25)
-	asks    onces[struct{}, asking]    // the prompt that asks for input (retry.go)
+	// cancelled is a task made beside the run's and cancelled at once (2025-11-25)
+	cancelled onces[struct{}, *cancelRun]
+	asks      onces[struct{}, asking] // the prompt that asks for input (retry.go)
 
 	// starts are the server's copies starting (stdio): beside each other
 	// under its read lock; one that exited while it started (a port, a lock
@@ -574,6 +576,16 @@ func (c *clock) start() {
 		c.since = time.Now()
 		c.timer = c.after(c.left, c.out)
 	}
+}
+
+// remaining is the time left on the clock.
+func (c *clock) remaining() time.Duration {
+	clocks.Lock()
+	defer clocks.Unlock()
+	if c.timer != nil {
+		return c.left - time.Since(c.since)
+	}
+	return c.left
 }
 
 func (c *clock) stop() {

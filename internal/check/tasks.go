@@ -7,7 +7,8 @@ package check
 // asks for: the call made as a task, the task found on tasks/list, polled
 // with tasks/get to its end or its question, its result taken with
 // tasks/result (answering what it asks meanwhile), then cancelled once
-// ended; a second task is cancelled while it runs, a third's result asked
+// ended; a second task, made beside it, is cancelled while it runs and
+// asked of again until its work would have ended, a third's result asked
 // at once. Each check judges one rule of what came back. Without a tool
 // to call, only what needs no task is asked: a task that does not exist.
 
@@ -213,12 +214,28 @@ func taskChecks() []*Check {
 				t.FailGot(clipped(m.Result), "answered about another task than params.taskId names")
 			}
 		}),
+		// This check walks tasks/list for the run's task while it runs and
+		// once it has ended, tasks/get still answering it; and, where the
+		// server declares tasks.cancel, for the run's cancelled task once
+		// tasks/get answered it cancelled (cancelRun). A task that has ended
+		// is still the requestor's to retrieve, and so to list.
 		legacy("tasks.listed", "tasks.list", func(t *T) {
 			run := theTask(t)
 			t.skipIf(!run.listAsked, "the server declares no tasks.list")
 			if !run.listed {
 				t.Sent("tasks/list, every page, while task " + run.id + " ran")
 				t.Fail("the task %s, which tasks/get answers, is not on tasks/list", run.id)
+			}
+			walks := []endWalk{run.endList}
+			if t.r.facts.declares("tasks.cancel") {
+				walks = append(walks, cancelledTask(t).endList)
+			}
+			for _, w := range walks {
+				t.Sent(fmt.Sprintf("tasks/list, every page, once task %s had ended (%s) and tasks/get still answered it", w.id, w.status))
+				if w.id != "" && !w.listed && !w.walked {
+					t.Inconclusive("tasks/list went on past 20 pages without the task %s: whether it lists it is not known", w.id)
+				}
+				t.failGotIf(w.id != "" && !w.listed, "tasks/get: "+w.got+"; tasks/list (its last page): "+w.page, "the task %s, which tasks/get answers %s, is not on tasks/list: a task that has ended stays listed while it can be retrieved", w.id, w.status)
 			}
 		}),
 		{ID: "tasks.list-anonymous", needs: needs{era: "legacy", transport: "http", capability: "tasks.list"}, run: func(t *T) {
@@ -238,9 +255,18 @@ func taskChecks() []*Check {
 				t.failGotIf(str1(member(member(member(s.msg.Params, "_meta"), mcp.RelatedTaskKey), "taskId")) != run.id, s.raw, "%s, which the task made while it ran, names no task in its _meta %s", s.msg.Method, mcp.RelatedTaskKey)
 			}
 		}),
-		// This check makes a second task and cancels it at once.
+		// This check makes a second task, cancels it at once, and asks
+		// tasks/get of it then and again at its poll interval until its work
+		// would have ended (watchCancelled): a task's work may run on after
+		// the cancellation, and its end must not move the task.
 		legacy("tasks.cancel", "tasks.cancel", func(t *T) {
-			cm, got, after := taskThen(t, "tasks/cancel")
+			run := cancelledTask(t)
+			if t.Sent(cmp.Or(run.sent, "tools/call as a task, then at once tasks/cancel")); run.err != nil {
+				t.failErr(run.doing, run.err)
+			}
+			t.skipIf(run.none != "", "%s", run.none)
+			cm, got := run.cancel, run.got
+			after := str1(member(got.Result, "status"))
 			switch {
 			case cm.Error != nil && cm.Error.Code == mcp.CodeInvalidParams && terminal(after) && after != mcp.TaskCancelled:
 				t.Skip("the task ended (%s) before the cancellation came", after)
@@ -248,9 +274,24 @@ func taskChecks() []*Check {
 				t.FailGot(errText(cm.Error), "cancelling a task that runs was refused")
 			case str1(member(cm.Result, "status")) != mcp.TaskCancelled:
 				t.FailGot(clipped(cm.Result), "tasks/cancel was answered with the task %q, not cancelled", str1(member(cm.Result, "status")))
-			case got.Error == nil && after != mcp.TaskCancelled:
+			case got.Error != nil:
+				t.Note("tasks/get of the task once cancelled was answered %s", errText(got.Error))
+				return
+			case after != mcp.TaskCancelled:
 				t.FailGot(clipped(got.Result), "once cancelled the task is %q", after)
 			}
+			gets, at, why := watchCancelled(t, run)
+			t.Sent(run.sent + fmt.Sprintf(" at once and at its poll interval until %s after the cancellation (%s)", at[len(at)-1].Round(time.Millisecond), why))
+			for i, g := range gets {
+				if g.Error != nil { // gone (its ttl, say): no status to hold
+					t.Note("tasks/get of the cancelled task was answered %s %s after the cancellation", errText(g.Error), at[i].Round(time.Millisecond))
+					return
+				}
+				if status := str1(member(g.Result, "status")); status != mcp.TaskCancelled {
+					t.FailGot(clipped(g.Result), "the task, cancelled, was %q %s after the cancellation: a cancelled task stays cancelled, even when its work runs on to its end", status, at[i].Round(time.Millisecond))
+				}
+			}
+			t.Note("tasks/get still answered the task cancelled %s after the cancellation (asked again %d times at its poll interval): %s", at[len(at)-1].Round(time.Millisecond), len(gets), why)
 		}),
 		legacy("tasks.cancel-ended", "tasks.cancel", func(t *T) {
 			run := theTask(t)
@@ -400,8 +441,13 @@ type taskRun struct {
 	task               json.RawMessage // the task as created (the modern era's result)
 	id                 string
 	gets               []mcp.Message // each tasks/get, in order
-	// listed: the task was on tasks/list (legacy, where declared).
+	// listed: the task was on tasks/list while it ran (legacy, where
+	// declared); endList, the walk once it had ended.
 	listed, listAsked bool
+	endList           endWalk
+	// took is how long the task's work took: from the call to tasks/result's
+	// answer (legacy).
+	took time.Duration
 	// result is tasks/result's answer, asked when the task had not yet
 	// ended (pending) or had; after are two tasks/get once it was
 	// answered (a terminal status must hold).
@@ -453,7 +499,7 @@ func legacyTask(t *T) *taskRun {
 	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
 	params := taskCallParams(t, i, `"mcpv-check-progress-task"`)
 	run := &taskRun{sent: "tools/call " + clip(string(params), 200) + " (a task)"}
-	mark := c.mark()
+	mark, start := c.mark(), time.Now()
 	run.created, _ = t.request(c, "tools/call", params)
 	switch m := run.created; {
 	case m.Error != nil:
@@ -471,7 +517,10 @@ func legacyTask(t *T) *taskRun {
 	}
 	if t.r.facts.declares("tasks.list") {
 		run.listAsked = true
-		run.listed, _ = onTaskList(t, c, run.id)
+		run.listed, _, _ = onTaskList(t, c, run.id)
+	}
+	if cancelWanted(t) { // while this one runs
+		t.r.cancelled.get(t, struct{}{}, func() *cancelRun { return makeCancelled(t) })
 	}
 	status := pollTask(t, c, run, "input_required")
 	run.pending = !terminal(status)
@@ -491,11 +540,15 @@ func legacyTask(t *T) *taskRun {
 		}
 		break
 	}
+	run.took = time.Since(start)
 	t.must("tasks/result", err)
 	run.result = &res
 	for range 2 {
 		after, _ := t.request(c, "tasks/get", mcp.TaskParams(run.id))
 		run.after = append(run.after, after)
+	}
+	if run.listAsked {
+		run.endList = walkEnded(t, c, run.id, run.after[len(run.after)-1])
 	}
 	params, _ = withMember(mcp.TaskParams(run.id), "_meta", json.RawMessage(`{"`+mcp.RelatedTaskKey+`":{"taskId":"`+noTask+`"}}`))
 	run.metaGet, _, run.metaErr = c.request(t.ctx, "tasks/get", params)
@@ -588,13 +641,14 @@ func terminal(status string) bool {
 }
 
 // onTaskList walks tasks/list (at most 20 pages) for the task id; ended
-// says the walk reached the list's end (or an error).
-func onTaskList(t *T, c *conn, id string) (listed, ended bool) {
+// says the walk reached the list's end (or an error); last is the last
+// page's answer.
+func onTaskList(t *T, c *conn, id string) (listed, ended bool, last string) {
 	var params json.RawMessage
 	for range 20 {
 		m, _ := t.request(c, "tasks/list", params)
-		if m.Error != nil {
-			return false, true
+		if last = answerOf(&m); m.Error != nil {
+			return false, true, last
 		}
 		var r struct {
 			Tasks []struct {
@@ -605,15 +659,109 @@ func onTaskList(t *T, c *conn, id string) (listed, ended bool) {
 		t.decode(m.Result, &r, "tasks/list's result")
 		for _, tk := range r.Tasks {
 			if tk.TaskID == id {
-				return true, false
+				return true, false, last
 			}
 		}
 		if r.Next == nil {
-			return false, true
+			return false, true, last
 		}
 		params, _ = json.Marshal(map[string]string{"cursor": *r.Next})
 	}
-	return false, false
+	return false, false, last
+}
+
+// endWalk is tasks/list walked for task id once tasks/get answered it
+// ended (got, status): listed, or walked to the list's end without it
+// (page its last); id is "" when tasks/get answered no end.
+type endWalk struct {
+	id, status, got, page string
+	listed, walked        bool
+}
+
+// walkEnded is task id's endWalk, tasks/get having answered got.
+func walkEnded(t *T, c *conn, id string, got mcp.Message) (w endWalk) {
+	if status := str1(member(got.Result, "status")); got.Error == nil && terminal(status) {
+		w = endWalk{id: id, status: status, got: answerOf(&got)}
+		w.listed, w.walked, w.page = onTaskList(t, c, id)
+	}
+	return w
+}
+
+// cancelRun is a task made beside the run's (legacyTask), of the same tool,
+// so that its work, had it run on, would end about when the run's task's
+// does: cancelled at once, asked with tasks/get at once (got), tasks/list
+// walked for it where declared. Once a run, on a connection of the run's,
+// open until the run ends, for tasks.cancel to ask of it again (a task is
+// its session's). err, while doing, kept it from an answer: it ends the
+// checks that judge it, not the one that made it.
+type cancelRun struct {
+	none, sent, id, doing string // none: why no task was made
+	conn                  *conn
+	cancel, got           mcp.Message
+	at                    time.Time // when tasks/cancel was answered
+	endList               endWalk
+	err                   error
+}
+
+// cancelledTask is the run's cancelled task (cancelRun).
+func cancelledTask(t *T) *cancelRun {
+	theTask(t) // which tells whether tasks can be made at all
+	return t.r.cancelled.get(t, struct{}{}, func() *cancelRun { return makeCancelled(t) })
+}
+
+// cancelWanted reports whether the run judges a cancelled task.
+func cancelWanted(t *T) bool {
+	runs := func(id string) bool { return Selected(checkByID(id), t.r.opts.Only, t.r.opts.Skip) }
+	return t.r.facts.declares("tasks.cancel") && (runs("tasks.cancel") || runs("tasks.listed") && t.r.facts.declares("tasks.list"))
+}
+
+func makeCancelled(t *T) *cancelRun {
+	c, err := t.dial(connOptions{era: "legacy", capabilities: answering}) // not the check's own: it outlives the check
+	run := &cancelRun{conn: c, err: err, doing: "opening a connection of the run's own"}
+	ask := func(method string, params json.RawMessage) (m mcp.Message) {
+		if run.err == nil {
+			m, _, run.err = c.request(t.ctx, method, params)
+			run.doing = method
+		}
+		return m
+	}
+	made := ask("tools/call", taskCallParams(t, taskTool(t), `"mcpv-check-progress-cancel-task"`))
+	if run.id = str1(member(member(made.Result, "task"), "taskId")); run.err != nil || made.Error != nil || run.id == "" {
+		run.none = "the second call made as a task made none" // err, where there is one, is said first
+		return run
+	}
+	run.sent = "tools/call as a task, then at once tasks/cancel " + run.id + ", then tasks/get"
+	run.cancel, run.at = ask("tasks/cancel", mcp.TaskParams(run.id)), time.Now()
+	if run.got = ask("tasks/get", mcp.TaskParams(run.id)); run.err == nil && t.r.facts.declares("tasks.list") {
+		run.endList = walkEnded(t, c, run.id, run.got)
+	}
+	return run
+}
+
+// watchCancelled asks tasks/get of run's task, cancelled, at its poll
+// interval until its work would have ended had it run on (as long after
+// the cancellation as the run's task of the same tool, made at about the
+// same time, took, and two poll intervals more; within half of what is
+// left of the check's time), or until an answer is no longer the task
+// cancelled; at least once. It returns each answer, with its time after
+// the cancellation, and why it watched as long as it did.
+func watchCancelled(t *T, run *cancelRun) (gets []mcp.Message, at []time.Duration, why string) {
+	took := theTask(t).took
+	work := took + 2*pollWait(run.got.Result)
+	window := min(work, time.Since(run.at)+t.clock.remaining()/2)
+	why = fmt.Sprintf("the tool's task took %s uncancelled", took.Round(time.Millisecond))
+	if window < work {
+		why += fmt.Sprintf("; watched for %s alone, within half of what was left of the check's time", window.Round(time.Millisecond))
+	}
+	every := max(pollWait(run.got.Result), window/20) // twenty polls at most
+	for {
+		settle(t, min(every, max(window-time.Since(run.at), 0)))
+		m, _ := t.request(run.conn, "tasks/get", mcp.TaskParams(run.id))
+		gets, at = append(gets, m), append(at, time.Since(run.at))
+		if m.Error != nil || str1(member(m.Result, "status")) != mcp.TaskCancelled || time.Since(run.at) >= window {
+			return gets, at, why
+		}
+	}
 }
 
 // theTask is the run's task of 2025-11-25 (followTask).
@@ -735,7 +883,7 @@ func twoTasks(t *T) *taskPair {
 		}
 		for n, id := range p.ids {
 			if t.r.facts.declares("tasks.list") {
-				p.listed[n], p.ended[n] = onTaskList(t, c, id)
+				p.listed[n], p.ended[n], _ = onTaskList(t, c, id)
 			}
 		}
 		if t.r.facts.transport == "http" {

@@ -83,6 +83,11 @@ var taskBroken = []brokenCase{
 	{id: "tasks.input-status", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-input-stays"))},
 	{id: "tasks.input-related", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-input-unrelated"))},
 	{id: "tasks.cancel", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-no-status"))},
+	// cancelled at first, completed once its job ran on: seen only by asking again
+	{id: "tasks.cancel", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-overrun"))},
+	{id: "tasks.cancel", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-overrun"))},
+	// listed while it works, gone once it ended: seen only by listing again
+	{id: "tasks.listed", fake: fake{transport: "http", change: legacyTasks}, break_: merge(legacyTasks, faults("task-list-live-only"))},
 	{id: "tasks.cancel-ended", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-cancel-terminal-ok"))},
 	{id: "tasks.id-entropy", fake: fake{transport: "stdio", change: legacyTasks}, break_: merge(legacyTasks, faults("task-id-counter"))},
 	// over HTTP, a server of no sessions, whose tasks any client reaches
@@ -234,6 +239,43 @@ func TestToolsCalledOnceARun(t *testing.T) {
 				if seen[purpose] == 0 {
 					t.Errorf("%s: never called (seen: %v)", purpose, seen)
 				}
+			}
+		})
+	}
+}
+
+// The task a run cancels is made beside the run's task, and only when a
+// check of the run judges it: a run of tasks.create alone calls the tool
+// for no cancellation.
+func TestCancelledTaskOnlyWhenJudged(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		only []string
+		want int
+	}{{[]string{"tasks.create"}, 0}, {[]string{"tasks.cancel"}, 1}, {[]string{"tasks.listed"}, 1}, {[]string{"tasks.create", "tasks.cancel", "tasks.listed"}, 1}} {
+		t.Run(strings.Join(tc.only, ","), func(t *testing.T) {
+			t.Parallel()
+			tg, srv := fake{transport: "http", change: legacyTasks}.targetServer(t)
+			ctx, cancel := context.WithTimeout(context.Background(), patient(2*time.Minute))
+			defer cancel()
+			report, err := Run(ctx, tg, Options{Only: tc.only, Strict: true, CheckTimeout: patient(20 * time.Second), Calls: []Call{{Tool: "job"}}})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			for _, r := range report.Results {
+				if r.Status != Passed {
+					t.Errorf("%s", describeResult(r))
+				}
+			}
+			n := 0
+			for _, r := range srv.Requests() {
+				params := member(json.RawMessage(r.Body), "params")
+				if r.RPCMethod == "tools/call" && str1(member(member(params, "_meta"), "progressToken")) == "mcpv-check-progress-cancel-task" {
+					n++
+				}
+			}
+			if n != tc.want {
+				t.Errorf("the task to cancel made %d times, want %d", n, tc.want)
 			}
 		})
 	}

@@ -100,6 +100,8 @@ var TaskFaults = []string{
 	"task-list-endless",       // tasks/list lists no task, and always a next page
 	"task-cancel-no-status",   // tasks/cancel answered with the task still working
 	"task-cancel-terminal-ok", // tasks/cancel of an ended task answered with the task, not -32602
+	"task-cancel-overrun",     // a task cancelled while it works is cancelled at the first tasks/get since, and completed at the next: its job ran on and ended it
+	"task-list-live-only",     // tasks/list lists the tasks not yet ended alone: one that ended drops from it while tasks/get still answers it
 	"task-input-unrelated",    // the input a task asks for asked without the related-task _meta
 	"task-undeclared-created", // a call with params.task answered with a CreateTaskResult though tasks.requests.tools.call is not declared
 	"task-error-as-result",    // tasks/result of a task whose call, made without one, is answered with a JSON-RPC error answers a result with isError instead
@@ -131,6 +133,7 @@ type specTask struct {
 	message          string          // its statusMessage, "" none
 	step             int             // its place in Statuses; -1 before the first poll
 	gone             bool            // expired (Statuses)
+	overrun          bool            // cancelled, its job runs on to end it (task-cancel-overrun)
 	token            json.RawMessage // the call's progress token (Statuses)
 	err              *specError      // the JSON-RPC error its call ends with, nil when none
 }
@@ -267,8 +270,11 @@ func (s *Spec) advance(t *specTask) bool {
 	before := t.status
 	switch {
 	case terminal(t.status):
-		if t.ended++; s.has("task-terminal-moves") && t.status == "completed" && t.ended > 1 {
+		switch t.ended++; {
+		case s.has("task-terminal-moves") && t.status == "completed" && t.ended > 1:
 			t.status = "working"
+		case t.overrun && t.ended > 1:
+			t.status, t.message, t.overrun = "completed", "", false
 		}
 	case t.status == "input_required":
 		switch {
@@ -415,6 +421,7 @@ func (s *Spec) taskMethod(st *specState, m msg, id json.RawMessage, out specOut)
 			return true
 		case !terminal(t.status) && !s.has("task-cancel-no-status"):
 			t.status, t.updated, t.message = "cancelled", stamp(), "cancelled by the client"
+			t.overrun = s.has("task-cancel-overrun")
 			s.statusNote(t, s.taskFields(t), out)
 		}
 		f := s.taskFields(t)
@@ -451,7 +458,7 @@ func (s *Spec) taskList(st *specState, id json.RawMessage, out specOut) {
 	st.mu.Lock()
 	list := []json.RawMessage{}
 	for _, t := range st.tasks {
-		if !s.has("task-unlisted") && !t.gone {
+		if !s.has("task-unlisted") && !t.gone && !(s.has("task-list-live-only") && terminal(t.status)) {
 			list = append(list, mustJSON(s.taskFields(t)))
 		}
 	}
