@@ -464,8 +464,8 @@ func listenFilter(t *T) map[string]any {
 			filter[x.key] = true
 		}
 	}
-	if uri := subscribable(t); uri != "" {
-		filter["resourceSubscriptions"] = []string{uri}
+	if uris := subscribable(t); uris != nil {
+		filter["resourceSubscriptions"] = uris
 	}
 	t.skipIf(len(filter) == 0, "the server declares no listChanged capability or resources.subscribe to listen for")
 	return filter

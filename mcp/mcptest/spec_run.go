@@ -484,6 +484,13 @@ func (s *Spec) listen(st *specState, m msg, id json.RawMessage, out specOut) {
 		filter = json.RawMessage(`{}`)
 	}
 	switch {
+	case s.has("listen-news-unacked"):
+		var uris []json.RawMessage
+		json.Unmarshal(member(filter, "resourceSubscriptions"), &uris)
+		if len(uris) > 1 { // the first never changes
+			out.send(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":` + meta + `,"uri":` + string(uris[len(uris)-1]) + `}}`)
+		}
+		return
 	case s.has("listen-no-ack"):
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
 	case s.has("listen-ack-other-id"):
