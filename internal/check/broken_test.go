@@ -198,6 +198,7 @@ var brokenCases = []brokenCase{
 	{id: "modern.header-name", fake: httpModern, break_: faults("no-header-check")},
 	{id: "modern.resource-not-found", fake: stdioModern, break_: faults("old-not-found-code")},
 	{id: "modern.listen", fake: stdioModern, break_: faults("listen-no-ack")},
+	{id: "modern.cancel-listen", fake: stdioModern, break_: faults("listen-cancel-ignored")},
 	{id: "modern.get-405", fake: httpModern, break_: faults("get-json")},
 	{id: "modern.no-session", fake: httpModern, break_: faults("mint-session")},
 	{id: "modern.no-requests", fake: stdioModern, break_: faults("server-request"), long: waitsOut},
