@@ -140,7 +140,7 @@ var brokenCases = []brokenCase{
 
 	{id: "utilities.progress", fake: stdio, break_: faults("progress-decreasing")},
 	{id: "utilities.cancel-call", fake: stdio, break_: faults("answer-cancelled")},
-	{id: "modern.cancel-call", fake: stdioModern, break_: faults("cancel-continues"), unsure: true},
+	{id: "modern.cancel-call", fake: stdioModern, break_: faults("cancel-continues")},
 	{id: "modern.cancel-call", fake: stdioModern, break_: faults("ignore-cancel")},
 	{id: "modern.cancel-call", fake: httpModern, break_: faults("call-on-listen")},
 	{id: "utilities.cancel-race", fake: stdio, break_: faults("die-on-cancel")},
