@@ -140,7 +140,7 @@ var brokenCases = []brokenCase{
 
 	{id: "utilities.progress", fake: stdio, break_: faults("progress-decreasing")},
 	{id: "utilities.cancel-call", fake: stdio, break_: faults("answer-cancelled")},
-	{id: "modern.cancel-call", fake: stdioModern, break_: faults("cancel-continues"), unsure: true},
+	{id: "modern.cancel-call", fake: stdioModern, break_: faults("cancel-continues")},
 	{id: "modern.cancel-call", fake: stdioModern, break_: faults("ignore-cancel")},
 	{id: "modern.cancel-call", fake: httpModern, break_: faults("call-on-listen")},
 	{id: "utilities.cancel-race", fake: stdio, break_: faults("die-on-cancel")},
@@ -198,6 +198,7 @@ var brokenCases = []brokenCase{
 	{id: "modern.header-name", fake: httpModern, break_: faults("no-header-check")},
 	{id: "modern.resource-not-found", fake: stdioModern, break_: faults("old-not-found-code")},
 	{id: "modern.listen", fake: stdioModern, break_: faults("listen-no-ack")},
+	{id: "modern.cancel-listen", fake: stdioModern, break_: faults("listen-cancel-ignored")},
 	{id: "modern.get-405", fake: httpModern, break_: faults("get-json")},
 	{id: "modern.no-session", fake: httpModern, break_: faults("mint-session")},
 	{id: "modern.no-requests", fake: stdioModern, break_: faults("server-request"), long: waitsOut},

@@ -255,7 +255,7 @@ func addEdgeServers() {
 			holds: []string{"modern.cache-hints"}},
 		edgeServer{name: "stdio 2026-07-28 input asked, any version discovered", fake: edgeFake("stdio", "modern", merge(mrtrChange("discover-any-version"),
 			map[string]string{"edges": `["listen-notifies"]`, "prompts": `[{"name":"hello","description":"Hello."},{"name":"ask","description":"Asks who."}]`})),
-			holds: slices.Concat(modernEvery, asksEvery, []string{"modern.request-state", "modern.input-declined", "modern.capabilities-per-request"})},
+			holds: slices.Concat(modernEvery, asksEvery, []string{"modern.request-state", "modern.input-declined", "modern.capabilities-per-request", "modern.cancel-listen"})},
 		edgeServer{name: "HTTP 2026-07-28 with a header-mirrored argument", fake: fake{transport: "http", era: "modern", change: map[string]string{"tools": headerTools}},
 			holds: []string{"modern.header-param", "modern.header-param-missing", "modern.header-param-numeric", "modern.header-param-invalid"}},
 		edgeServer{name: "HTTP 2026-07-28 mirroring an argument a call does not give", fake: fake{transport: "http", era: "modern", change: map[string]string{"tools": absentHeaderTools}},

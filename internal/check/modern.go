@@ -258,6 +258,32 @@ func modernOwnChecks() []*Check {
 			wantError(t, t.askIn(connOptions{era: "modern"}, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`)), nil, mcp.CodeInvalidParams)
 		}),
 		modernCheck("modern.listen", needs{}, listen),
+		// This check cancels a subscription over stdio as any request is,
+		// with notifications/cancelled naming it (listenOpen), and reads
+		// on for a while after the server has answered two requests sent
+		// after the cancellation, one after the other: one message more
+		// for the subscription may have been on its way, a second was not.
+		modernCheck("modern.cancel-listen", needs{transport: "stdio"}, func(t *T) {
+			c := t.fresh(connOptions{era: "modern"})
+			params, _ := json.Marshal(map[string]any{"notifications": listenFilter(t)})
+			t.Sent("subscriptions/listen " + string(params) + ", cancelled with notifications/cancelled, then two requests one after the other")
+			first, _, ok := listenOpen(t, c, params)
+			t.skipIf(!ok || first.msg.Method != "notifications/subscriptions/acknowledged", "the subscription was not acknowledged (modern.listen says how)")
+			barrier(t, c)
+			barrier(t, c)
+			settled := c.mark()
+			settle(t, listenCancelWait)
+			id := idKey(json.RawMessage(`"mcpv-check-listen"`))
+			late := slices.DeleteFunc(c.since(settled), func(s seen) bool {
+				return idKey(s.msg.ID) != id && idKey(member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")) != id
+			})
+			switch {
+			case len(late) > 1:
+				t.FailGot(late[1].raw, "the cancelled subscription sent %d messages in the %s after the server had answered two requests sent after the cancellation, one after the other", len(late), listenCancelWait)
+			case len(late) == 1:
+				t.UnsureGot(late[0].raw, "the cancelled subscription sent a message after the server had answered two requests sent after the cancellation, one after the other: it may have been on its way")
+			}
+		}),
 		// These judge a server of this era alone over HTTP: no GET or
 		// DELETE, no session.
 		modernCheck("modern.get-405", needs{transport: "http"}, func(t *T) {
@@ -455,6 +481,11 @@ func listen(t *T) {
 	}
 }
 
+// listenCancelWait is how long modern.cancel-listen reads on after the
+// cancellation is surely read: news of a resource that changes every
+// second or two comes in it.
+const listenCancelWait = 2500 * time.Millisecond
+
 // listenFilter is a subscription's filter of every kind of news the
 // server declares; t is skipped when it declares none.
 func listenFilter(t *T) map[string]any {
@@ -464,8 +495,8 @@ func listenFilter(t *T) map[string]any {
 			filter[x.key] = true
 		}
 	}
-	if uri := subscribable(t); uri != "" {
-		filter["resourceSubscriptions"] = []string{uri}
+	if uris := subscribable(t); uris != nil {
+		filter["resourceSubscriptions"] = uris
 	}
 	t.skipIf(len(filter) == 0, "the server declares no listChanged capability or resources.subscribe to listen for")
 	return filter

@@ -39,6 +39,7 @@ var newBroken = []struct {
 	{"a log message on the subscriptions/listen stream, over HTTP", httpModern, faults("log-on-listen"), "modern.log-unasked"},
 	{"a notification on the subscriptions/listen stream without its subscriptionId, over HTTP", httpModern, faults("listen-no-sub-id"), "modern.listen"},
 	{"a subscription acknowledged under another subscriptionId than its request's id", stdioModern, faults("listen-ack-other-id"), "modern.listen"},
+	{"a subscription never acknowledged, whose news of a resource listed after the first comes at once", stdioModern, faults("listen-news-unacked"), "modern.listen"},
 	{"a subscription acknowledged under another subscriptionId than its request's id, over HTTP", httpModern, faults("listen-ack-other-id"), "modern.listen"},
 	{"an Origin served when it begins as localhost's (http://localhost.mcpv-check.invalid)", httpLegacy, faults("origin-prefix"), "http.origin"},
 	{"an Origin served when it begins as localhost's, in 2026-07-28", httpModern, faults("origin-prefix"), "http.origin"},
@@ -84,7 +85,7 @@ var newBroken = []struct {
 		"tools":  `[{"name":"gated","description":"Needs a capability.","inputSchema":{"type":"object"}},{"name":"echo","description":"Echoes.","inputSchema":{"type":"object"}}]`,
 		"errors": `{"tools/call gated":{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"elicitation":{}}}}}`}},
 		map[string]string{"errors": `{"tools/call gated":{"code":-32021,"message":"Missing required client capability"}}`}, "modern.capability-status"},
-	// A server of resources.subscribe alone is listened to for its first resource.
+	// A server of resources.subscribe alone is listened to for its resources.
 	{"news of another resource on a subscription to one resource's updates (2026-07-28)", subscribeOnly, faults("listen-unasked"), "modern.listen-asked"},
 	// A client may ping before initialize (2025-11-25 basic/lifecycle).
 	{"ping before initialize answered with an error", stdio, faults("ping-early-error"), "lifecycle.ping"},

@@ -127,24 +127,24 @@ func probeChecks() []*Check {
 		// modern.log-unasked's; a notifications/cancelled of the subscription
 		// ends it, as the server may.
 		{ID: "modern.listen-asked", needs: needs{era: "modern"}, run: func(t *T) {
-			filter, asked, method, uri := map[string]any{}, "", "", ""
+			filter, asked, method, uris := map[string]any{}, "", "", []string(nil)
 			for _, k := range listenKinds {
 				if asked == "" && t.r.facts.declares(k.capability) {
 					filter, asked, method = map[string]any{k.key: true}, k.key, k.method
 				}
 			}
 			if asked == "" {
-				if uri = subscribable(t); uri == "" {
+				if uris = subscribable(t); uris == nil {
 					t.Skip("the server declares no listChanged capability or resources.subscribe to listen for")
 				}
-				filter, asked, method = map[string]any{"resourceSubscriptions": []string{uri}}, "the updates of "+uri, "notifications/resources/updated"
+				filter, asked, method = map[string]any{"resourceSubscriptions": uris}, "the updates of "+strings.Join(uris, ", "), "notifications/resources/updated"
 			}
 			params, _ := json.Marshal(map[string]any{"notifications": filter})
 			t.Sent("subscriptions/listen " + string(params))
 			first, rest, ok := listenOpen(t, t.fresh(connOptions{era: "modern"}), params)
 			t.skipIf(!ok || first.msg.Method != "notifications/subscriptions/acknowledged", "the subscription was not acknowledged (modern.listen says how)")
 			for _, s := range rest {
-				if got, _ := str(member(s.msg.Params, "uri")); s.msg.Method != "notifications/message" && s.msg.Method != "notifications/cancelled" && (s.msg.Method != method || uri != "" && got != uri) {
+				if got, _ := str(member(s.msg.Params, "uri")); s.msg.Method != "notifications/message" && s.msg.Method != "notifications/cancelled" && (s.msg.Method != method || uris != nil && !slices.Contains(uris, got)) {
 					t.FailGot(s.raw, "the subscription, which asked for %s alone, carried %s", asked, strings.TrimSpace(s.msg.Method+" "+got))
 				}
 			}
@@ -258,18 +258,20 @@ var listenKinds = []struct{ capability, key, method string }{
 // first message: what a server sends of its own accord comes at once.
 const listenQuiet = 300 * time.Millisecond
 
-// subscribable is the first resource's URI, where the server declares
-// resources.subscribe, or "".
-func subscribable(t *T) string {
+// subscribable are the URIs of the first resources listed (16 at most),
+// where the server declares resources.subscribe, or none: each, not the
+// first alone, since news comes of a resource that changes, which the
+// first may never do.
+func subscribable(t *T) (uris []string) {
 	if t.r.facts.declares("resources.subscribe") {
 		items, _ := t.r.facts.items(t.ctx, "resources/list") // a listing that broke is lists.shape's
 		for _, r := range items {
-			if u, _ := str(member(r, "uri")); u != "" {
-				return u
+			if u, _ := str(member(r, "uri")); u != "" && len(uris) < 16 {
+				uris = append(uris, u)
 			}
 		}
 	}
-	return ""
+	return uris
 }
 
 // logLevels are the log levels, least severe first (RFC 5424's, as the

@@ -297,6 +297,8 @@ var Faults = []string{
 	"version-first-only",       // (modern, stdio) a request's protocol version is checked until one other than server/discover was served
 	"listen-no-ack",            // subscriptions/listen's first message is no acknowledgement
 	"listen-ack-other-id",      // (modern) subscriptions/listen's acknowledgement, and what follows it, under the subscriptionId "sub-1", not the request's id
+	"listen-news-unacked",      // (modern) subscriptions/listen never acknowledged: an update of the last resource it subscribes to comes at once, where it subscribes to more than one (the first never changes)
+	"listen-cancel-ignored",    // (modern, stdio) a subscriptions/listen the client cancelled sends a notifications/tools/list_changed on it every 20 ms, until the client goes
 	"server-request",           // a roots/list request after every answer
 	"old-not-found-code",       // an unknown resource answered -32002
 	"discover-no-capabilities", // server/discover without capabilities

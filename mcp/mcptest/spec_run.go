@@ -483,7 +483,26 @@ func (s *Spec) listen(st *specState, m msg, id json.RawMessage, out specOut) {
 	if filter == nil {
 		filter = json.RawMessage(`{}`)
 	}
+	if cancel := make(chan struct{}); s.has("listen-cancel-ignored") && !out.http {
+		withLock(&st.mu, func() { st.running[string(m.ID)] = cancel })
+		out.async(func() {
+			select {
+			case <-cancel:
+			case <-out.done:
+			}
+			for n := 0; n < 500 && wait(slowStep, out.done); n++ { // news as though never cancelled, until the client goes
+				out.send(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":` + meta + `}}`)
+			}
+		})
+	}
 	switch {
+	case s.has("listen-news-unacked"):
+		var uris []json.RawMessage
+		json.Unmarshal(member(filter, "resourceSubscriptions"), &uris)
+		if len(uris) > 1 { // the first never changes
+			out.send(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":` + meta + `,"uri":` + string(uris[len(uris)-1]) + `}}`)
+		}
+		return
 	case s.has("listen-no-ack"):
 		out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":%s}}`, meta))
 	case s.has("listen-ack-other-id"):
