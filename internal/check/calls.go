@@ -411,16 +411,21 @@ func (r *runner) callParams(t *T, i int, token json.RawMessage) (json.RawMessage
 // create (tools.task-required calls those without one, to see them
 // refused). The check is skipped when there is none.
 func (r *runner) callable(t *T) []int {
-	var out, required []int
-	for i, call := range r.opts.Calls {
-		if taskRequired(r.toolDef(t.ctx, call.Tool)) {
-			required = append(required, i)
-			continue
-		}
-		out = append(out, i)
+	out := r.untasked(t)
+	if len(out) == 0 && len(r.opts.Calls) > 0 {
+		t.Skip("the tool %q requires a task (execution.taskSupport \"required\"): the tasks checks call it as a task, and %s without one, to see it refused", r.opts.Calls[0].Tool, taskRequiredID)
 	}
-	if len(out) == 0 && len(required) > 0 {
-		t.Skip("the tool %q requires a task (execution.taskSupport \"required\"): the tasks checks call it as a task, and %s without one, to see it refused", r.opts.Calls[required[0]].Tool, taskRequiredID)
+	return out
+}
+
+// untasked are the indexes of the named tools that do not require a task
+// (callable's, without its skip).
+func (r *runner) untasked(t *T) []int {
+	var out []int
+	for i, call := range r.opts.Calls {
+		if !taskRequired(r.toolDef(t.ctx, call.Tool)) {
+			out = append(out, i)
+		}
 	}
 	return out
 }

@@ -72,6 +72,10 @@ var newBroken = []struct {
 	{"tools listed in reverse order under every other id (2026-07-28)", stdioModern, faults("tools-order-varies"), "lists.tools-order"},
 	{"tools listed in reverse order under every other id (2026-07-28), over HTTP", httpModern, faults("tools-order-varies"), "lists.tools-order"},
 	{"tools listed with one more tool named for the connection (2026-07-28)", stdioModern, faults("tools-per-connection"), "lists.per-connection"},
+	{"tools listed with one more tool once a tool was called on the connection (2026-07-28)", stdioModern, faults("tools-after-call"), "lists.per-connection"},
+	{"a named tool asking for elicitation of a request that declares none, after one on the connection declared it (2026-07-28)", gatedAsking, faults("mrtr", "caps-remembered"), "modern.capabilities-per-request"},
+	{"a named tool that asks a client that declares elicitation for it refused -32003 to one that declares none (2026-07-28)", gatedAsking,
+		map[string]string{"errors": `{"tools/call gated":{"code":-32003,"message":"Missing required client capability: elicitation"}}`}, "modern.capability-status"},
 	{"a result that is no object, which JSON-RPC 2.0 allows and MCP's schema does not", stdio, faults("null-result"), "jsonrpc.schema"},
 	{"an Mcp-Name of =?base64?...?= compared with the body's name undecoded (2026-07-28)", httpModern, faults("header-name-raw"), "modern.header-name"},
 	{"log messages to a call that asked for them, though logging is not declared (2026-07-28)", fake{transport: "stdio", era: "modern", change: map[string]string{"edges": `["notify-first"]`,
@@ -157,6 +161,13 @@ func metaChange(members string) map[string]string {
 // listenCancelled is the 2026-07-28 stdio fake that tears each
 // subscription down at once with a notifications/cancelled naming it.
 var listenCancelled = fake{transport: "stdio", era: "modern", change: map[string]string{"edges": `["listen-cancelled"]`}}
+
+// gatedAsking is a 2026-07-28 server whose tool gated asks a client that
+// declares elicitation for it (input_required) and refuses one that
+// declares none -32021; no prompt of it asks.
+var gatedAsking = fake{transport: "stdio", era: "modern", change: map[string]string{"faults": `["mrtr"]`,
+	"tools":  `[{"name":"gated","description":"Asks who.","inputSchema":{"type":"object"}},{"name":"echo","description":"Echoes.","inputSchema":{"type":"object"}}]`,
+	"errors": `{"tools/call gated":{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"elicitation":{}}}}}`}}
 
 // askingFake is the stdio fake that asks, of a connection that declares
 // them, for elicitations, sampling and roots, keeping every rule.
@@ -368,5 +379,17 @@ func TestWatchSeesEveryWatchsTraffic(t *testing.T) {
 		if r.Status != tc.want {
 			t.Errorf("%v: %s", tc.faults, describeResult(r))
 		}
+	}
+}
+
+// A named tool refused with a code other than -32021 to a client that
+// declares every capability too is refused for another reason than one
+// the client lacks: modern.capability-status does not fail it.
+func TestRefusedForAnotherReason(t *testing.T) {
+	t.Parallel()
+	f := gatedAsking
+	f.change = merge(f.change, map[string]string{"faults": `[]`, "errors": `{"tools/call gated":{"code":-32003,"message":"Down for maintenance"}}`})
+	if r := runChecks(t, f, "modern.capability-status")["modern.capability-status"]; r.Status != Skipped {
+		t.Errorf("want skipped: %s", describeResult(r))
 	}
 }

@@ -95,15 +95,21 @@ func probeChecks() []*Check {
 		// This check judges a refusal (-32021) of a request that needs a
 		// capability the client did not declare: a named tool's call, else (of a
 		// server that declares the tasks extension) tasks/get. It lists what the
-		// client lacks, and over HTTP comes with 400.
+		// client lacks, and over HTTP comes with 400. A named tool's call
+		// refused with another code, which a client that declares the
+		// capabilities is asked for one of (input_required), was refused for
+		// the one it lacks.
 		{ID: "modern.capability-status", needs: needs{era: "modern"}, run: func(t *T) {
 			var m mcp.Message
 			var x *exchange
-			for i, call := range t.r.opts.Calls { // a named tool's call refused -32021
-				if m.Error != nil || taskRequired(t.r.toolDef(t.ctx, call.Tool)) {
-					continue // one that requires a task is the tasks checks'
+			for _, i := range t.r.untasked(t) { // a named tool's call refused -32021 (one that requires a task is the tasks checks')
+				rec := t.r.callOnce(t, i)
+				if rec.refused != nil {
+					if _, asked := askedOn(t, i, "needed"); asked != "" {
+						t.FailExchange(rec.sent+", from a client that declares no capability", errText(rec.refused), "refused with %d, not -32021 (MissingRequiredClientCapabilityError), though the same call from a client that declares %s is asked for %s (input_required)", rec.refused.Code, clientCapabilities[asked], asked)
+					}
 				}
-				if rec := t.r.callOnce(t, i); rec.needed.Error != nil {
+				if m.Error == nil && rec.needed.Error != nil {
 					t.Sent(rec.sent + ", from a client that declares no capability")
 					m, x = rec.needed, rec.neededX
 				}

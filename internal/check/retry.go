@@ -27,6 +27,33 @@ const answering = `{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}
 // sampling and elicitations as tasks when it makes them so (answer.go).
 const answeringTasks = `{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{},"tasks":{"cancel":{},"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}}}`
 
+// declaringNone is params stamped on c, declaring no client capability.
+func declaringNone(c *conn, params json.RawMessage) json.RawMessage {
+	params = c.stamp(params)
+	return rawjson.With(params, "_meta", rawjson.With(member(params, "_meta"), mcp.MetaClientCapabilities, []byte(`{}`)))
+}
+
+// askedFor is the request of a client capability's an input_required
+// answer asks for; "" when it asks for none.
+func askedFor(m mcp.Message) string {
+	for _, r := range inputRequests(m.Result) {
+		if clientCapabilities[r.Method] != "" && inputRequired(seen{msg: m, era: "modern"}) {
+			return r.Method
+		}
+	}
+	return ""
+}
+
+// askedOn calls the i-th named tool, for purpose, on a connection of its
+// own that declares answering, and returns it with the request of a
+// client capability's the call asked for (askedFor).
+func askedOn(t *T, i int, purpose string) (*conn, string) {
+	c := t.fresh(connOptions{era: "modern", capabilities: answering})
+	params, _ := t.r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-%s-%d"`, purpose, i)))
+	m, _ := t.request(c, "tools/call", params)
+	return c, askedFor(m)
+}
+
 // maxRounds bounds the rounds of one request answered.
 const maxRounds = 5
 
@@ -163,28 +190,44 @@ func retryChecks() []*Check {
 				}
 			}
 		}),
-		modernCheck("modern.capabilities-per-request", needs{capability: "prompts"}, func(t *T) {
-			a := ask(t)
-			params := a.c.stamp(promptParams(a.name, nil, nil))
-			params = rawjson.With(params, "_meta", rawjson.With(member(params, "_meta"), mcp.MetaClientCapabilities, []byte(`{}`)))
-			asked := func() string { // what a request that declares no capability is asked for
-				m, _, err := a.c.requestID(t.ctx, a.c.newID(), "prompts/get", params)
-				t.must("prompts/get", err)
-				for _, r := range inputRequests(m.Result) {
-					if clientCapabilities[r.Method] != "" && inputRequired(seen{msg: m, era: "modern"}) {
-						return r.Method
+		// A request that declares no capability, sent on a connection after
+		// one that declared them: of the prompt that asks for input, and of
+		// each named tool refused to a client that declares none (callOnce)
+		// that asks one that declares them.
+		modernCheck("modern.capabilities-per-request", needs{}, func(t *T) {
+			judged := 0
+			bare := func(c *conn, method string, params json.RawMessage) string { // what a request that declares no capability is asked for
+				m, _, err := c.requestID(t.ctx, c.newID(), method, declaringNone(c, params))
+				t.must(method, err)
+				return askedFor(m)
+			}
+			again := func(c *conn, method string, params json.RawMessage) {
+				judged++
+				if asked := bare(c, method, params); asked != "" {
+					t.Fail("a %s that declared no capability was asked for %s, which only the request before it on the connection declared", method, asked)
+				}
+			}
+			if t.r.facts.declares("prompts") {
+				if a := t.r.asks.get(t, struct{}{}, func() asking { return findAsking(t) }); a.name != "" {
+					c, params := t.fresh(connOptions{era: "modern", capabilities: answering}), promptParams(a.name, nil, nil)
+					t.Sent("prompts/get " + clipped(params) + " declaring no capability, then declaring elicitation, sampling and roots, then the first again, on one connection")
+					if asked := bare(c, "prompts/get", params); asked != "" {
+						t.Block("modern.input-capabilities", "a request that declared no capability was asked for %s", asked)
+					}
+					t.request(c, "prompts/get", params)
+					again(c, "prompts/get", params)
+				}
+			}
+			for _, i := range t.r.untasked(t) {
+				if rec := t.r.callOnce(t, i); rec.refused != nil || rec.needed.Error != nil {
+					if c, asked := askedOn(t, i, "declared"); asked != "" {
+						params, _ := t.r.callParams(t, i, json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-undeclared-%d"`, i)))
+						t.Sent(t.r.opts.Calls[i].Tool + ", refused to a client that declares no capability, asked for " + asked + " by one that declares them; then on that connection declaring none")
+						again(c, "tools/call", params)
 					}
 				}
-				return ""
 			}
-			t.Sent("prompts/get " + clipped(params) + ", then one that declares elicitation, sampling and roots, then the first again, on one connection")
-			if method := asked(); method != "" {
-				t.Block("modern.input-capabilities", "a request that declared no capability was asked for %s", method)
-			}
-			t.request(a.c, "prompts/get", promptParams(a.name, nil, nil))
-			if method := asked(); method != "" {
-				t.Fail("a request that declared no capability was asked for %s, which only the request before it declared", method)
-			}
+			t.skipIf(judged == 0, "no prompt without required arguments, and no named tool refused to a client that declares no capability, asks for input (input_required) of a client that can answer")
 		}),
 		modernCheck("modern.elicitation-validated", needs{capability: "prompts"}, func(t *T) {
 			a, ans := askInput(t)

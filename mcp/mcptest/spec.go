@@ -264,6 +264,7 @@ var Faults = []string{
 	"lenient-cursor",       // an unknown cursor answered with the first page
 	"tools-order-varies",   // tools/list's first page, asked for under an id that ends in an odd digit, answered with its tools in reverse order
 	"tools-per-connection", // tools/list's first page lists one more tool, named for the connection (its process and state)
+	"tools-after-call",     // once a tools/call came on the connection, tools/list's first page there lists one more tool, named for it
 	// reading
 	"unknown-resource-empty", // an unknown resource read as empty contents
 	"file-traversal",         // resources/read of a file: URI that climbs out with .. (or %2e%2e) answered with a file's contents, though the same file by its own path is not found
@@ -418,13 +419,13 @@ var Faults = []string{
 	"listen-no-sub-id",         // (modern) a notification on every subscriptions/listen stream, after its acknowledgement, without its subscriptionId
 	"get-stream",               // (HTTP) GET opens an event stream, which stays quiet (no defect)
 	"get-stream-response",      // (HTTP) the GET stream opened with a JSON-RPC response to no request of its own
-	"mrtr",                     // (modern) prompts/get of "ask" asks for elicitation (the client's capability declared) with a request state, and keeps every rule of answering it (no defect)
+	"mrtr",                     // (modern) prompts/get of "ask", and tools/call of "gated", ask for elicitation (the client's capability declared) with a request state, and keep every rule of answering it (no defect)
 	"mrtr-missing-error",       // with mrtr: a retry without its input answered with an error, not asked again
 	"mrtr-key-twice",           // with mrtr: the prompt ask's input request written twice under its key
 	"mrtr-extra-error",         // with mrtr: an input response of a key never asked refused
 	"mrtr-invalid-accepted",    // with mrtr: an input response that is no result taken
 	"mrtr-tamper-accepted",     // with mrtr: a request state the server never gave taken
-	"caps-remembered",          // with mrtr: the client capabilities an earlier request declared taken for a later one that declares none
+	"caps-remembered",          // with mrtr: the client capabilities an earlier request declared taken for a later one that declares none (of the prompt ask, the tool gated)
 	"mrtr-unvalidated",         // with mrtr: a form accepted with values of another type than its schema's taken
 	"mrtr-decline-fails",       // with mrtr: an elicitation declined or cancelled answered -32603, as a server that took every answer for an accept
 	"mrtr-state-kept",          // with mrtr: a request state taken only on the connection that gave it

@@ -70,12 +70,13 @@ func (s *Spec) answer(st *specState, m msg) (json.RawMessage, *specError) {
 	if _, ok := lists[method]; ok {
 		params = s.cursorFaults(st, method, params)
 	}
-	if method == "prompts/get" && s.Era == "modern" && s.has("mrtr") && param(params, "name") == "ask" {
-		return s.askPrompt(st, params)
+	if s.Era == "modern" && s.has("mrtr") && (method == "prompts/get" && param(params, "name") == "ask" ||
+		method == "tools/call" && param(params, "name") == "gated" && member(s.capsOf(st, params), "elicitation") != nil) {
+		return s.askPrompt(st, method, params)
 	}
 	res, e := s.handle(method, params)
 	if id := strings.Trim(string(m.ID), `"`); e == nil && method == "tools/list" && member(params, "cursor") == nil {
-		perConn, reverse := s.has("tools-per-connection"), s.has("tools-order-varies") && id != "" && strings.Contains("13579", id[len(id)-1:])
+		perConn, reverse := s.has("tools-per-connection") || s.has("tools-after-call") && locked(&st.mu, func() bool { return st.called }), s.has("tools-order-varies") && id != "" && strings.Contains("13579", id[len(id)-1:])
 		var r map[string]json.RawMessage
 		var tools []json.RawMessage
 		if (perConn || reverse) && json.Unmarshal(res, &r) == nil && json.Unmarshal(r["tools"], &tools) == nil {
@@ -448,12 +449,13 @@ func param(params json.RawMessage, key string) string {
 	return v
 }
 
-// askPrompt is prompts/get of "ask" with the mrtr behaviour: the first
+// askPrompt is prompts/get of "ask" (or tools/call of "gated", of a
+// client that declares elicitation) with the mrtr behaviour: the first
 // ask answered input_required (an elicitation, a request state), a retry
 // with the state and the elicitation's answer completed, one without its
 // answer asked again, one with a state never given or an answer that is
 // no result refused; an answer to a key never asked is ignored.
-func (s *Spec) askPrompt(st *specState, params json.RawMessage) (json.RawMessage, *specError) {
+func (s *Spec) askPrompt(st *specState, method string, params json.RawMessage) (json.RawMessage, *specError) {
 	const state = "mac:7f3a"
 	props := `{"name":{"type":"string"}}`
 	switch {
@@ -469,18 +471,9 @@ func (s *Spec) askPrompt(st *specState, params json.RawMessage) (json.RawMessage
 	ask := json.RawMessage(`{"resultType":"input_required","inputRequests":{` + entry + `},"requestState":"` + state + `"}`)
 	got, hasState := stringMember(params, "requestState")
 	answers := member(params, "inputResponses")
-	done := json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"asked"}}]}`)
-	caps := member(member(params, "_meta"), "io.modelcontextprotocol/clientCapabilities")
-	if s.has("caps-remembered") { // what an earlier request declared taken for this one's
-		st.mu.Lock()
-		if member(caps, "elicitation") != nil {
-			st.caps = caps
-		}
-		caps = st.caps
-		st.mu.Unlock()
-	}
+	done := json.RawMessage(pick(method == "tools/call", `{"content":[{"type":"text","text":"asked"}]}`, `{"messages":[{"role":"user","content":{"type":"text","text":"asked"}}]}`))
 	switch {
-	case member(caps, "elicitation") == nil:
+	case member(s.capsOf(st, params), "elicitation") == nil:
 		return done, nil // a client that cannot answer is not asked
 	case !hasState:
 		withLock(&st.mu, func() { st.asked[state]++ }) // the states this connection gave
@@ -512,4 +505,19 @@ func (s *Spec) askPrompt(st *specState, params json.RawMessage) (json.RawMessage
 		}
 	}
 	return done, nil
+}
+
+// capsOf are the client capabilities a modern request declares; with
+// caps-remembered, those an earlier request declared elicitation in.
+func (s *Spec) capsOf(st *specState, params json.RawMessage) json.RawMessage {
+	caps := member(member(params, "_meta"), "io.modelcontextprotocol/clientCapabilities")
+	if !s.has("caps-remembered") {
+		return caps
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if member(caps, "elicitation") != nil {
+		st.caps = caps
+	}
+	return st.caps
 }

@@ -47,6 +47,7 @@ type specState struct {
 	caps        json.RawMessage      // the client capabilities its initialize declared
 	settled     bool                 // a modern request other than server/discover was served (version-first-only)
 	onListen    chan string          // call-on-listen: the slow calls' messages, for a subscription's stream
+	called      bool                 // a tools/call came (tools-after-call)
 }
 
 func newSpecState() *specState {
@@ -257,6 +258,9 @@ func (s *Spec) request(st *specState, m msg, out specOut) {
 // respond answers a request whose faults let it be answered.
 func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 	modern := s.Era == "modern"
+	if m.Method == "tools/call" {
+		withLock(&st.mu, func() { st.called = true })
+	}
 	switch {
 	case s.named != nil && s.namedRequest(st, m, id, out):
 		return
