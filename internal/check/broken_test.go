@@ -147,6 +147,7 @@ var brokenCases = []brokenCase{
 	{id: "utilities.cancel-unknown", fake: stdio, break_: faults("answer-notifications")},
 	{id: "utilities.unknown-progress", fake: stdio, break_: faults("stray-progress")},
 	{id: "utilities.unknown-progress", fake: stdio, break_: faults("progress-unasked")},
+	{id: "utilities.unknown-progress", fake: stdio, break_: faults("progress-after-result")},
 
 	{id: "tools.result", fake: stdio, break_: map[string]string{"callResults": `{"shaped":{"content":[{"type":"text"}],"structuredContent":{"n":1}}}`}},
 	{id: "tools.task-required", fake: fake{transport: "stdio", change: withJob}, break_: merge(withJob, faults("task-required-served"))},

@@ -239,6 +239,7 @@ func callChecks() []*Check {
 		{ID: "utilities.unknown-progress", run: func(t *T) {
 			// A call that gives no token is sent no progress: each named
 			// tool whose call showed progress is called once without one.
+			// Nor is one that has answered (the watch: s.spent).
 			for i := range t.r.opts.Calls {
 				if rec := t.r.callOnce(t, i); rec.unjudged == nil && len(rec.progress) > 0 {
 					params, _ := t.r.callParams(t, i, nil)
@@ -250,6 +251,9 @@ func callChecks() []*Check {
 				return ""
 			}
 			tok := member(s.msg.Params, "progressToken")
+			if s.spent != "" { // a token given, of a request no longer active
+				return fmt.Sprintf("a progress notification for the token %s of %s, which had completed: its response came before it", clip(string(tok), 60), s.spent)
+			}
 			k := idKey(tok)
 			n, mcpv := strings.CutPrefix(k, "s:mcpv-")                                           // the tokens the main session's client gives its requests ("mcpv-N")
 			if w.tokens[k] || s.via == "session" && mcpv && digits(n) || !stringOrInteger(tok) { // a token of no kind: utilities.progress-token's
@@ -450,7 +454,10 @@ func taskSupport(def json.RawMessage) string {
 func (r *runner) call(t *T, i int) *callRecord {
 	token := json.RawMessage(fmt.Sprintf(`"mcpv-check-progress-%d"`, i))
 	params, def := r.callParams(t, i, token)
-	c := t.fresh(connOptions{})
+	// Kept to the run's end (closeAll), not its check's: progress after
+	// the call's response is watched however late in the run it comes.
+	c, err := t.dial(connOptions{})
+	t.must("opening a connection of the check's own", err)
 	rec := &callRecord{i: i, tool: def, token: token, sent: "tools/call " + clip(string(params), 200)}
 	tool := r.opts.Calls[i].Tool
 	id := c.newID()

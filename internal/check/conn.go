@@ -90,8 +90,8 @@ type seen struct {
 	replayed                bool
 	poll, foreign, unprimed string
 	// reused: a request of the server's under an id it used before on
-	// the same connection or session.
-	reused      bool
+	// the same connection or session (reuse: "answered", "unanswered").
+	reused      string
 	sharedToken string // a server's request's progressToken, which another of its requests not yet answered holds
 	nullCursor  bool   // a result with "nextCursor": null
 	oddID       bool   // a request whose id is neither a string nor an integer
@@ -110,6 +110,9 @@ type seen struct {
 	// pingStorm: of a connection that answers, a ping of the server's
 	// that ends maxPings in a row within pingWindow.
 	pingStorm bool
+	// spent: a progress notification for the token of a request whose
+	// response came before it on its stream: that request (given.late).
+	spent string
 }
 
 // conn is a connection of a check's own.
@@ -137,11 +140,13 @@ type conn struct {
 	answered idSet              // ids answered (with answerDigest), for a response that comes twice
 	sent     idSet              // ids of the requests sent, for an answer that comes late
 	asked    idSet              // ids of the server's requests, for one used twice
+	replied  idSet              // ids of the server's requests the connection answered
 	listens  idSet              // ids of the subscriptions/listen sent, which alone a 2026-07-28 server may cancel
 	tasked   idSet              // ids of the server's requests the connection runs as tasks, which tasks/cancel alone cancels
 	tasks    clientTasks        // the tasks it runs for the server (answer.go)
 	seq      int                // waiters registered so far: their order
 	tokens   map[string]string  // the progressTokens of the server's requests not yet answered (active), by their ids
+	given    given              // the progress tokens of the connection's requests, for progress after their completion
 	// expectNull: what is no request was sent (unpaired), which a server may
 	// answer with an error whose id is null; until the next barrier such
 	// an error is not taken as the answer to the request that waits.
@@ -462,6 +467,10 @@ func (c *conn) noteSent(data []byte) {
 		if m.IsRequest() || m.IsResponse() && m.ID != nil && !c.asked.has(idKey(m.ID)) {
 			c.sent.add(idKey(m.ID))
 		}
+		if m.IsResponse() && m.ID != nil && c.asked.has(idKey(m.ID)) {
+			c.replied.add(idKey(m.ID))
+		}
+		c.given.sent(m)
 		if m.Method == "subscriptions/listen" {
 			c.listens.add(idKey(m.ID))
 		}
@@ -608,8 +617,16 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		out[i].caps, out[i].logs = c.caps, c.logs
 		out[i].unpaired = c.expectNull
 		m := out[i].msg
+		if out[i].bad == "" { // stdout's order is the server's; over HTTP, one request's stream's alone
+			stream := map[bool]string{true: "stdout"}[c.stdio != nil]
+			if c.stdio == nil && id != nil {
+				stream = idKey(id)
+			}
+			c.given.answered(m, stream)
+			out[i].spent = c.given.late(m, stream)
+		}
 		if m.IsRequest() {
-			out[i].reused = c.asked.has(idKey(m.ID))
+			out[i].reused = reuse(&c.asked, &c.replied, m.ID)
 			c.asked.add(idKey(m.ID))
 			if tok := member(member(m.Params, "_meta"), "progressToken"); tok != nil && c.answers != nil {
 				if _, again := c.tokens[idKey(m.ID)]; !again && slices.Contains(slices.Collect(maps.Values(c.tokens)), idKey(tok)) { // one request delivered again is no second

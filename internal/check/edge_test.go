@@ -239,6 +239,9 @@ func addEdgeServers() {
 		edgeServer{name: "stdio 2025-03-26 with batches answered in another order", fake: older("stdio", `["2025-03-26","2024-11-05"]`, map[string]string{"edges": `["batch-reversed"]`}),
 			holds: slices.Concat(legacyEvery, []string{"jsonrpc.batch-2025-03-26"})},
 		edgeServer{name: "stdio 2025-06-18", fake: older("stdio", `["2025-06-18"]`, nil), holds: legacyEvery},
+		// Pings on a timer of the server's own, each under a new id.
+		edgeServer{name: "stdio 2025-11-25 pinging every 1.5 s", fake: edgeFake("stdio", "", map[string]string{"edges": `["timed-pings"]`}),
+			holds: slices.Concat(every, legacyEvery), long: "its pings come 1.5 s apart, and a run shorter waits for the second"},
 		// Sessions: none at all; or one a client may not end.
 		edgeServer{name: "HTTP 2025-11-25 without sessions", fake: edgeFake("http", "", map[string]string{"edges": `["no-sessions"]`}),
 			holds: slices.Concat(every, legacyEvery, httpEvery, []string{"http.event-ids", "http.one-stream", "http.get", "http.protocol-version"}), skips: []string{"http.session-id", "http.session-deleted"}},

@@ -6,6 +6,7 @@ package check
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -111,9 +112,18 @@ func jsonrpcChecks() []*Check {
 		}, watch: spotSaid(func(_ *watchCtx, s seen) bool { return s.unpending != "" && s.meant != "ping" }, func(s seen) string { // a ping answered under another id is lifecycle.ping's
 			return fmt.Sprintf("a response under id %s, %s", clip(string(s.msg.ID), 60), s.unpending)
 		})},
-		exercised("jsonrpc.request-id-unique", needs{}, spotSaid(func(_ *watchCtx, s seen) bool { return s.reused }, func(s seen) string {
-			return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session", s.msg.Method, clip(string(s.msg.ID), 60))
-		})),
+		// 2026-07-28 forbids only the id of a request not yet answered;
+		// 2025-11-25 any id used before in the session, answered or not.
+		{ID: "jsonrpc.request-id-unique", run: func(t *T) {
+			exercise(t)
+			pingsAgain(t)
+		}, watch: func(_ *watchCtx, s seen) string {
+			if s.reused == "unanswered" || s.reused == "answered" && s.era != "modern" {
+				return fmt.Sprintf("a request (%s) under id %s, which the server used before in the session, for a request the client %s", s.msg.Method, clip(string(s.msg.ID), 60),
+					map[string]string{"answered": "had answered", "unanswered": "had not answered (sent again, it is a second use of the id)"}[s.reused])
+			}
+			return ""
+		}},
 		exercised("jsonrpc.utf8", needs{}, spot("a message that is not valid UTF-8", func(_ *watchCtx, s seen) bool { return s.bad == notUTF8 })),
 		// These send well-formed requests and a notification: ids
 		// echoed, the standard error codes, a notification left unanswered.
@@ -264,6 +274,41 @@ func exercise(t *T) {
 			t.request(c, l.Method, nil)
 		}
 		t.request(c, "mcpv-check/no-such-method", nil)
+	})
+}
+
+// pingsAgain waits for the server's second ping on the main session
+// when it has pinged it once: one that pings on a timer shows the id of
+// its next ping only to a session that lasts until it. A timer whose
+// first ping came d after initialized fires again within d, or within
+// the process's start: the wait is to twice d (a second at least) and a
+// second more after the first ping, 10 s at most.
+func pingsAgain(t *T) {
+	began, pinged, next := t.r.wire.pingTimes()
+	if began.IsZero() || len(pinged) != 1 || t.r.watches.finds(t.check) {
+		return
+	}
+	wait := min(time.Until(pinged[0].Add(2*max(pinged[0].Sub(began), time.Second)+time.Second)), 10*time.Second)
+	if wait <= 0 {
+		return
+	}
+	bound := time.NewTimer(wait)
+	defer bound.Stop()
+	start := time.Now()
+	t.r.answered(t.ctx, func(ctx context.Context) error { // a wait on the server
+		for len(pinged) < 2 {
+			select {
+			case <-next:
+				_, pinged, next = t.r.wire.pingTimes()
+			case <-bound.C:
+				t.Note("the server pinged the main session once: no second ping came in %s", time.Since(start).Round(time.Millisecond))
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		t.Note("the server pinged the main session once by the run's end: its second ping came %s later", time.Since(start).Round(time.Millisecond))
+		return nil
 	})
 }
 

@@ -21,7 +21,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -35,6 +37,7 @@ type mainWire struct {
 	notified []string           // the methods of the notifications sent (noted)
 	answered idSet
 	asked    idSet              // ids of the server's requests, for one used twice
+	given    given              // over stdio, the progress tokens of the session's requests, for progress after their completion
 	strays   []string           // the last responses to ids never sent, as they came
 	frags    *fragments         // stdio: lines of no JSON, held while they may make one message (a piece held starts the first-contact diagnosis: the session's warnings of such lines stop after a few)
 	alarm    func()             // while the session opens, told that its first exchange went wrong; nil once it is open
@@ -42,6 +45,10 @@ type mainWire struct {
 	done     bool               // the run has ended: what comes is for no one
 	last     map[string]string  // the last response to each method, as it came
 	offered  string             // the version the session's initialize offered
+	replied  idSet              // ids of the server's requests the session answered
+	began    time.Time          // when the session's notifications/initialized was sent
+	pinged   []time.Time        // when the server's first two pings of the session came
+	pings    lazy.Signal        // fired at each ping of the server's (pingsAgain)
 }
 
 // sentReq is a request the main session sent.
@@ -104,8 +111,17 @@ func (w *mainWire) sending(data []byte) {
 			w.seq++
 			w.sent[idKey(m.ID)] = sentReq{method: m.Method, seq: w.seq}
 		}
+		if w.r.target.Stdio != nil { // over HTTP the session's streams are not told apart here
+			w.given.sent(m)
+		}
 		if m.Method == "initialize" {
 			w.offered, _ = str(member(m.Params, "protocolVersion"))
+		}
+		if m.Method == "notifications/initialized" && w.began.IsZero() {
+			w.began = time.Now()
+		}
+		if m.IsResponse() && m.ID != nil {
+			w.replied.add(idKey(m.ID))
 		}
 	}
 }
@@ -137,8 +153,18 @@ func (w *mainWire) take(out []seen) {
 			continue
 		}
 		if m.IsRequest() {
-			s.reused = w.asked.has(idKey(m.ID))
+			s.reused = reuse(&w.asked, &w.replied, m.ID)
 			w.asked.add(idKey(m.ID))
+		}
+		if m.IsRequest() && m.Method == "ping" {
+			if len(w.pinged) < 2 {
+				w.pinged = append(w.pinged, time.Now())
+			}
+			w.pings.Fire()
+		}
+		if w.r.target.Stdio != nil {
+			w.given.answered(m, "stdout")
+			s.spent = w.given.late(m, "stdout")
 		}
 		s.strayCancel = m.Method == "notifications/cancelled" && !w.asked.has(idKey(member(m.Params, "requestId")))
 		if !m.IsResponse() {
@@ -305,4 +331,14 @@ func (w *mainWire) lastAnswer(method string) string {
 // it came, or "".
 func (w *mainWire) stray() string {
 	return locked(&w.mu, func() string { return lastOf(w.strays) })
+}
+
+// pingTimes are when the session's initialized notification was sent
+// (zero before it, and in the 2026-07-28 era, which has none), when the
+// server's first two pings of the session came, and a channel closed at
+// the next.
+func (w *mainWire) pingTimes() (began time.Time, pinged []time.Time, next <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.began, slices.Clone(w.pinged), w.pings.C()
 }

@@ -1,9 +1,12 @@
 package check
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // newBroken are servers each breaking one MUST of the specification that
@@ -391,5 +394,35 @@ func TestRefusedForAnotherReason(t *testing.T) {
 	f.change = merge(f.change, map[string]string{"faults": `[]`, "errors": `{"tools/call gated":{"code":-32003,"message":"Down for maintenance"}}`})
 	if r := runChecks(t, f, "modern.capability-status")["modern.capability-status"]; r.Status != Skipped {
 		t.Errorf("want skipped: %s", describeResult(r))
+	}
+}
+
+// A server that pings on a timer has pinged the main session once when
+// the run is shorter than its period: the check waits for its second
+// ping, and fails it under the id of the first; a ping under a new id
+// each time passes, the wait said in a note.
+func TestTimedPingIDs(t *testing.T) {
+	testkit.SkipLong(t, "waits for the server's second ping, 1.5 s after its first")
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change map[string]string
+		want   Status
+	}{
+		{"each ping a new id", map[string]string{"edges": `["timed-pings"]`}, Passed},
+		{"every ping one id", faults("timed-ping-reuse"), Failed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runChecks(t, fake{transport: "stdio", change: tc.change}, "jsonrpc.request-id-unique")["jsonrpc.request-id-unique"]
+			switch {
+			case r.Status != tc.want:
+				t.Errorf("want %s: %s", tc.want, describeResult(r))
+			case tc.want == Passed && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "its second ping came") }):
+				t.Errorf("no second ping waited for: %s", describeResult(r))
+			case tc.want == Failed && !strings.Contains(r.Message, `under id "srv-ping", which the server used before`):
+				t.Errorf("%s", describeResult(r))
+			}
+		})
 	}
 }

@@ -162,3 +162,59 @@ func TestLongJSONLogLineSaidJSON(t *testing.T) {
 		t.Errorf("no JSON read as a JSON log line: %+v", ss)
 	}
 }
+
+// A progress notification is late when its token's request had completed
+// before it on the same stream: over stdio, stdout, whose order is the
+// server's; over HTTP, the request's own event stream alone, where one
+// on another stream (a GET stream, another request's) may have crossed
+// the response. A task's creation and an input_required result complete
+// nothing, and a token given again is its new request's.
+func TestProgressAfterItsResponse(t *testing.T) {
+	msg := func(s string) mcp.Message {
+		ms, err := mcp.DecodeMessages([]byte(s))
+		if err != nil || len(ms) != 1 {
+			t.Fatalf("%s: %v", s, err)
+		}
+		return ms[0]
+	}
+	call := func(id string) mcp.Message {
+		return msg(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"tok"}}}`)
+	}
+	progress := msg(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok","progress":1}}`)
+	other := msg(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"other","progress":1}}`)
+	done := msg(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)
+	for _, tc := range []struct {
+		name   string
+		steps  []mcp.Message
+		stream []string // where each step came ("" for a request sent)
+		late   string   // what the last step, a progress notification, is said to be
+	}{
+		{"before the response, over stdio", []mcp.Message{call("1"), progress}, []string{"", "stdout"}, ""},
+		{"after the response, over stdio", []mcp.Message{call("1"), progress, done, progress}, []string{"", "stdout", "stdout", "stdout"}, "tools/call (id 1)"},
+		{"after an error", []mcp.Message{call("1"), msg(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}`), progress}, []string{"", "stdout", "stdout"}, "tools/call (id 1)"},
+		{"another token after the response", []mcp.Message{call("1"), done, other}, []string{"", "stdout", "stdout"}, ""},
+		{"after the response on the request's stream", []mcp.Message{call("1"), done, progress}, []string{"", "n:1", "n:1"}, "tools/call (id 1)"},
+		{"after the response on a GET stream", []mcp.Message{call("1"), done, progress}, []string{"", "n:1", ""}, ""},
+		{"after the response on another request's stream", []mcp.Message{call("1"), done, progress}, []string{"", "n:1", "n:2"}, ""},
+		{"after a task's creation", []mcp.Message{call("1"), msg(`{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t","status":"working"}}}`), progress}, []string{"", "stdout", "stdout"}, ""},
+		{"after an input_required result", []mcp.Message{call("1"), msg(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"s"}}`), progress}, []string{"", "stdout", "stdout"}, ""},
+		{"after the response, its token given again", []mcp.Message{call("1"), done, call("2"), progress}, []string{"", "stdout", "", "stdout"}, ""},
+		{"after the response to the token's new request", []mcp.Message{call("1"), call("2"), msg(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`), progress}, []string{"", "", "stdout", "stdout"}, "tools/call (id 2)"},
+		{"after the response to its old request", []mcp.Message{call("1"), call("2"), done, progress}, []string{"", "", "stdout", "stdout"}, ""},
+	} {
+		var g given
+		late := ""
+		for i, m := range tc.steps {
+			switch {
+			case m.IsRequest():
+				g.sent(m)
+			default:
+				g.answered(m, tc.stream[i])
+				late = g.late(m, tc.stream[i])
+			}
+		}
+		if late != tc.late {
+			t.Errorf("%s: late %q, want %q", tc.name, late, tc.late)
+		}
+	}
+}

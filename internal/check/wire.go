@@ -270,3 +270,69 @@ func stringOrInteger(id json.RawMessage) bool {
 	_, err := rawjson.String(id)
 	return err == nil || digits(strings.TrimPrefix(strings.TrimSpace(string(id)), "-"))
 }
+
+// given are the progress tokens the client's requests carried on one
+// connection or session, for progress that comes once its request has
+// completed (utilities.unknown-progress). A stream is where messages come
+// in the order the server wrote them: stdout, or over HTTP one request's
+// event stream (its idKey); "" is one of no known order (a GET stream),
+// where nothing is judged.
+type given struct {
+	tokens map[string]*givenToken // by the token's idKey
+	reqs   map[string]string      // the token of each request, by the request's idKey
+}
+
+type givenToken struct {
+	req, said string // the request given the token last: its idKey, and "tools/call (id 3)"
+	done      string // the stream its response came on, once that completed it
+}
+
+// sent notes a request: its token is its own from now on, and active.
+func (g *given) sent(m mcp.Message) {
+	tok := member(member(m.Params, "_meta"), "progressToken")
+	if !m.IsRequest() || tok == nil || len(g.tokens) >= maxIDs {
+		return
+	}
+	if old := g.tokens[idKey(tok)]; old != nil {
+		delete(g.reqs, old.req)
+	}
+	store(&g.tokens, idKey(tok), &givenToken{req: idKey(m.ID), said: fmt.Sprintf("%s (id %s)", m.Method, clip(string(m.ID), 60))})
+	store(&g.reqs, idKey(m.ID), idKey(tok))
+}
+
+// answered notes a response that came on stream. A task's creation
+// completes nothing (its token is the task's until it ends, 2025-11-25
+// basic/utilities/progress), nor an input_required result (2026-07-28).
+func (g *given) answered(m mcp.Message, stream string) {
+	rt, _ := str(member(m.Result, "resultType"))
+	if !m.IsResponse() || m.ID == nil || stream == "" || m.Error == nil && (member(m.Result, "task") != nil || rt != "" && rt != "complete") {
+		return
+	}
+	if t := g.tokens[g.reqs[idKey(m.ID)]]; t != nil && t.req == idKey(m.ID) && t.done == "" {
+		t.done = stream
+	}
+}
+
+// late names the request of a progress notification's token when its
+// response came before it on the same stream, else "".
+func (g *given) late(m mcp.Message, stream string) string {
+	if t := g.tokens[idKey(member(m.Params, "progressToken"))]; m.Method == "notifications/progress" && stream != "" && t != nil && t.done == stream {
+		return t.said
+	}
+	return ""
+}
+
+// reuse says of a request of the server's under id whether the server
+// used id before: "" not, "answered" for a request the client had
+// answered, "unanswered" for one it had not. 2025-11-25 has no exception
+// for a request sent again unanswered (its redelivery is an event
+// replayed on a resumed HTTP stream, read once): both are a second use.
+func reuse(asked, replied *idSet, id json.RawMessage) string {
+	switch k := idKey(id); {
+	case !asked.has(k):
+		return ""
+	case replied.has(k):
+		return "answered"
+	}
+	return "unanswered"
+}

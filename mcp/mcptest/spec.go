@@ -279,15 +279,16 @@ var Faults = []string{
 	"lenient-complete",       // completion/complete without its ref or argument answered with values
 	"lenient-log-level",      // an unknown log level taken (logging/setLevel's; in the modern era a request's _meta logLevel)
 	// cancellation and progress
-	"progress-decreasing", // the slow tool's progress goes down
-	"progress-unasked",    // the slow tool, called without a progress token, sends progress under one of its own
-	"answer-cancelled",    // a cancelled slow call answered anyway, with an error -32800
-	"ignore-cancel",       // a cancelled slow call stops, and sends its result all the same
-	"die-on-cancel",       // notifications/cancelled ends the server
-	"cancel-continues",    // a cancelled slow call sends progress on, until the client goes
-	"stray-progress",      // a progress notification for no token after every answer
-	"progress-string",     // the slow tool's progress written as a string ("1")
-	"total-string",        // the slow tool's progress total written as a string ("10")
+	"progress-decreasing",   // the slow tool's progress goes down
+	"progress-unasked",      // the slow tool, called without a progress token, sends progress under one of its own
+	"progress-after-result", // the slow tool sends one more progress notification for its token after its result
+	"answer-cancelled",      // a cancelled slow call answered anyway, with an error -32800
+	"ignore-cancel",         // a cancelled slow call stops, and sends its result all the same
+	"die-on-cancel",         // notifications/cancelled ends the server
+	"cancel-continues",      // a cancelled slow call sends progress on, until the client goes
+	"stray-progress",        // a progress notification for no token after every answer
+	"progress-string",       // the slow tool's progress written as a string ("1")
+	"total-string",          // the slow tool's progress total written as a string ("10")
 	// the modern era
 	"no-result-type",           // results without resultType
 	"no-cache-hints",           // cacheable results without ttlMs and cacheScope
@@ -396,6 +397,7 @@ var Faults = []string{
 	"client-info-required",     // (modern) a request without _meta clientInfo refused -32602
 	"null-cursor",              // the last page of every list with "nextCursor": null
 	"request-id-reuse",         // (initialize era) a ping request of the server's after every answer, always with id "srv-ping"
+	"timed-ping-reuse",         // (initialize era, stdio) a ping request of the server's as initialized comes and every timedPing after, always with id "srv-ping": a run shorter than timedPing sees one on each connection
 	"null-id-request",          // (initialize era) a ping request of the server's with a null id after every answer
 	"json-array-answer",        // (HTTP) every JSON answer wrapped in a JSON array
 	"string-error-code",        // every error's code written as a string ("-32601")

@@ -25,6 +25,7 @@ var Edges = []string{
 	"missing-version-as-2025-03-26", // (modern, HTTP) a request without MCP-Protocol-Version read as 2025-03-26, which has no server/discover: -32601
 	"notify-first",                  // a progress notification for the request's token (when it has one) before every response; in the initialize era, with logging declared, a log message too
 	"server-pings",                  // (initialize era) a ping of the server's after every answer, under a string id and an integer id past 2^64 by turns
+	"timed-pings",                   // (initialize era, stdio) a ping of the server's as initialized comes and every timedPing after, each under a new id
 	"crlf",                          // (stdio) every line ends with CR LF
 	"ascii-json",                    // every message written in ASCII: other characters escaped \uXXXX, and "/" as "\/" (as Python's json.dumps and PHP's json_encode write)
 	"progress-float",                // the slow tool's progress in fractions, with no total

@@ -27,6 +27,7 @@ const (
 	slowTool  = "slow"
 	slowSteps = 10
 	slowStep  = 20 * time.Millisecond
+	timedPing = 1500 * time.Millisecond // how often the timed-pings edge and timed-ping-reuse ping
 )
 
 // specState is what a spec server keeps of one client: a stdio process's
@@ -161,6 +162,13 @@ func (s *Spec) notification(st *specState, m msg, out specOut) {
 		}
 		if s.has("list-changed-undeclared") {
 			out.send(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+		}
+		if !out.http && (s.edge("timed-pings") || s.has("timed-ping-reuse")) {
+			out.async(func() { // pings on a timer, as a server that watches its client's health does
+				for ok := true; ok; ok = wait(timedPing, out.done) {
+					out.send(`{"jsonrpc":"2.0","id":` + pick(s.has("timed-ping-reuse"), `"srv-ping"`, `"`+srvID("srv-timed-ping")+`"`) + `,"method":"ping"}`)
+				}
+			})
 		}
 		if s.has("ask-flood") {
 			for range 10000 {
@@ -435,6 +443,9 @@ func (s *Spec) slowCall(st *specState, m msg, id json.RawMessage, out specOut) {
 	}
 	result := func() {
 		out.send(s.resultLine(id, "tools/call", json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)))
+		if token != nil && s.has("progress-after-result") {
+			progress(slowSteps)
+		}
 	}
 	cancel := make(chan struct{})
 	withLock(&st.mu, func() { st.running[string(m.ID)] = cancel })
