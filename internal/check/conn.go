@@ -329,10 +329,7 @@ func (c *conn) initializeParams(version string) json.RawMessage {
 
 // newID is an id the connection has not used: a number, from 1.
 func (c *conn) newID() json.RawMessage {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ids++
-	return json.RawMessage(strconv.Itoa(c.ids))
+	return json.RawMessage(strconv.Itoa(locked(&c.mu, func() int { c.ids++; return c.ids })))
 }
 
 // stamp is params with the modern era's _meta, on a modern connection.
@@ -509,11 +506,7 @@ type reply struct {
 // expect registers a wait for the response to id, before it is sent.
 func (c *conn) expect(id json.RawMessage, method string) chan reply {
 	w := &waiter{ch: make(chan reply, 1), method: method, id: id}
-	c.mu.Lock()
-	c.seq++
-	w.seq = c.seq
-	c.waiting[idKey(id)] = w
-	c.mu.Unlock()
+	withLock(&c.mu, func() { c.seq++; w.seq = c.seq; c.waiting[idKey(id)] = w })
 	return w.ch
 }
 
@@ -627,7 +620,6 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		}
 		if m.IsRequest() {
 			out[i].reused = reuse(&c.asked, &c.replied, m.ID)
-			c.asked.add(idKey(m.ID))
 			if tok := member(member(m.Params, "_meta"), "progressToken"); tok != nil && c.answers != nil {
 				if _, again := c.tokens[idKey(m.ID)]; !again && slices.Contains(slices.Collect(maps.Values(c.tokens)), idKey(tok)) { // one request delivered again is no second
 					out[i].sharedToken = string(tok)
@@ -833,9 +825,8 @@ func (c *conn) since(mark int) []seen {
 // then signals, each wait bounded), the HTTP session deleted.
 func (c *conn) close() {
 	c.mu.Lock()
-	again := c.closed
+	again, session := c.closed, ""
 	c.closed = true
-	session := ""
 	if c.http != nil {
 		session = c.http.session
 	}
@@ -906,11 +897,7 @@ var clientCapabilities = map[string]string{"roots/list": "roots", "sampling/crea
 // eventID notes an SSE event's id; a second time on the connection (or
 // replayed, after Last-Event-ID had passed it), the watches are shown it.
 func (c *conn) eventID(id string, replayed bool) {
-	c.mu.Lock()
-	again := c.events.has(id)
-	c.events.add(id)
-	c.mu.Unlock()
-	if again || replayed {
+	if again := !locked(&c.mu, func() bool { return c.events.add(id) }); again || replayed {
 		c.r.watches.see(seen{via: "event stream", era: c.era, eventDup: id, replayed: replayed})
 	}
 }
