@@ -98,8 +98,10 @@ func modernResult(s seen) bool {
 	return s.era == "modern" && s.msg.IsResponse() && s.msg.Error == nil && s.msg.ID != nil && !slices.Contains(initializeEraMethods, s.method)
 }
 
-// modernCacheChecks judge the caching hints of cacheable results.
-func modernCacheChecks() []*Check {
+// modernOwnChecks are the checks of the caching hints of cacheable
+// results, and of what the 2026-07-28 era asks of a request's answer, of
+// HTTP and of every message.
+func modernOwnChecks() []*Check {
 	return []*Check{
 		modernWatch("modern.cache-hints", func(w *watchCtx, s seen) string {
 			if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || !mcp.Cacheable(s.method) {
@@ -148,13 +150,6 @@ func modernCacheChecks() []*Check {
 			}
 			t.skipIf(!paged, "no list the server declares has a second page")
 		}),
-	}
-}
-
-// modernOwnChecks are the checks of what the 2026-07-28 era asks of a
-// request's answer, of HTTP and of every message.
-func modernOwnChecks() []*Check {
-	return []*Check{
 		// These send what the era answers in its own way: a request
 		// without its _meta, an unsupported version, an unknown method or
 		// resource, an Mcp-Name unlike the body's; and subscriptions/listen.
