@@ -428,11 +428,8 @@ func headerCheck(id, name, value string) *Check {
 	return &Check{ID: id, needs: needs{era: "modern", transport: "http"}, run: func(t *T) {
 		c := t.connWith(connOptions{era: "modern"})
 		body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-header"`), "server/discover", c.stamp(nil))
-		if value == "" {
-			t.Sent("POST server/discover without " + name)
-		} else {
-			t.Sent(fmt.Sprintf("POST server/discover with %s: %s", name, value))
-		}
+		sent := fmt.Sprintf("POST server/discover with %s: %s", name, value)
+		t.Sent(map[bool]string{true: "POST server/discover without " + name, false: sent}[value == ""])
 		mismatch(t, t.post(c, httpReq{body: body, header: http.Header{name: {value}}}, json.RawMessage(`"mcpv-check-header"`), "server/discover"))
 	}}
 }
