@@ -11,7 +11,7 @@ import (
 // A ttlMs that is there but no number is said to be so, with what it
 // held, not taken as missing.
 func TestCacheHintsTTLNotANumber(t *testing.T) {
-	c := modernCacheChecks()[0]
+	c := modernOwnChecks()[0]
 	if c.ID != "modern.cache-hints" {
 		t.Fatalf("the first cache check is %s", c.ID)
 	}

@@ -301,15 +301,13 @@ type callRecord struct {
 	sent     string          // the request, for a failure's line
 	token    json.RawMessage // the progress token it carried
 	result   json.RawMessage
-	progress []seen // its progress notifications, before the response
-	late     []seen // those after it
-	news     []seen // over HTTP, a list's or a resource's news on its stream (modern.stream-related)
-	// needed: the answer of a call refused -32021, with its exchange over
-	// HTTP (modern.capability-status)
-	needed  mcp.Message
-	neededX *exchange
-	refused *mcp.RPCError // the call's error, when it was refused
-	took    time.Duration // from its request to its response
+	progress []seen        // its progress notifications, before the response
+	late     []seen        // those after it
+	news     []seen        // over HTTP, a list's or a resource's news on its stream (modern.stream-related)
+	needed   mcp.Message   // the answer of a call refused -32021 (modern.capability-status)
+	neededX  *exchange     // and its exchange over HTTP
+	refused  *mcp.RPCError // the call's error, when it was refused
+	took     time.Duration // from its request to its response
 }
 
 // callOnce calls the i-th tool the user named, once per run, and fails
@@ -685,14 +683,15 @@ func cancelOne(t *T, i int) *cancelled {
 	answered := func(n int) bool {
 		return slices.ContainsFunc(c.since(mark), func(s seen) bool { return s.n <= n && s.msg.IsResponse() && idKey(s.msg.ID) == idKey(id) })
 	}
-	if r.opts.beforeCancel != nil {
-		r.opts.beforeCancel(func() bool { return answered(math.MaxInt) })
+	hook := func(h func(answered func() bool)) { // a test's
+		if h != nil {
+			h(func() bool { return answered(math.MaxInt) })
+		}
 	}
+	hook(r.opts.beforeCancel)
 	sent := c.mark() // what the server sent before the cancellation went
 	t.must("notifications/cancelled", c.notify(t.ctx, "notifications/cancelled", json.RawMessage(fmt.Sprintf(`{"requestId":%s,"reason":"mcpv check"}`, id))))
-	if r.opts.afterCancel != nil {
-		r.opts.afterCancel(func() bool { return answered(math.MaxInt) })
-	}
+	hook(r.opts.afterCancel)
 	barrier(t, c)
 	read := c.mark() // the server had read the cancellation when it answered the barrier
 	barrier(t, c)

@@ -30,7 +30,7 @@ func build() {
 	all := slices.Concat(jsonrpcChecks(),
 		lifecycleChecks(), listsChecks(), surfaceChecks(), readingChecks(),
 		callChecks(), inputChecks(), taskChecks(), extTaskChecks(), streamableChecks(), probeChecks(),
-		modernDiscoverChecks(), modernCacheChecks(), modernOwnChecks(), mrtrChecks(), retryChecks(),
+		modernDiscoverChecks(), modernOwnChecks(), mrtrChecks(), retryChecks(),
 		askedChecks(), authChecks(), extensionChecks(), skillsChecks(), portableChecks())
 	rows := checkRows()
 	byArea := map[string][]*Check{}

@@ -56,30 +56,17 @@ type seen struct {
 	batched     bool   // it came in a JSON array (a batch)
 	nullRequest bool   // a request whose id is null (decoded as a notification)
 	method      string // for a response, the method of the request it answers (when known)
-	// shape says how a message that decodes still breaks JSON-RPC 2.0
-	// as MCP uses it: no "jsonrpc": "2.0", a result that is no object.
-	shape string
-	dup   bool // a response to an id its connection had an answer to already
-	// nullFor: an error with a null id, taken as the answer to the
-	// request that waited for one (of this method).
-	nullFor string
-	// unpaired: it came while input that is no request awaited what
-	// answers it (conn.expectNull): a null id then answers that input.
-	unpaired bool
+	shape       string // how a message that decodes still breaks JSON-RPC 2.0 as MCP uses it (no "jsonrpc": "2.0", a result that is no object)
+	dup         bool   // a response to an id its connection had an answer to already
+	nullFor     string // an error with a null id, taken as the answer to the request that waited for one (of this method)
+	unpaired    bool   // it came while input that is no request awaited what answers it (conn.expectNull): a null id then answers that input
 	// unpending: a response under an id no request waiting had (why, and
 	// what waited), and meant the method of what it most likely answers.
 	unpending, meant string
-	// twin: a response whose id is a request's id written as another
-	// JSON type (1 for "1"): that request's id, as sent.
-	twin    string
-	framing bool // a message written over several lines of stdout
-	// early: a message of the initialize era that came before its
-	// connection's initialized notification (lifecycle.early-requests'
-	// to judge).
-	early bool
-	// undeclared: a request of the server for a capability its
-	// connection did not declare ("roots", "sampling", "elicitation").
-	undeclared string
+	twin             string // a response whose id is a request's id written as another JSON type (1 for "1"): that request's id, as sent
+	framing          bool   // a message written over several lines of stdout
+	early            bool   // a message of the initialize era that came before its connection's initialized notification (lifecycle.early-requests')
+	undeclared       string // a request of the server for a capability its connection did not declare ("roots", "sampling", "elicitation")
 	// eventDup: an SSE event id its connection has had already;
 	// replayed: sent again on a resumed stream, after Last-Event-ID had
 	// passed it. poll: how a stream the server closed broke the retry
@@ -89,30 +76,18 @@ type seen struct {
 	eventDup                string
 	replayed                bool
 	poll, foreign, unprimed string
-	// reused: a request of the server's under an id it used before on
-	// the same connection or session (reuse: "answered", "unanswered").
-	reused      string
-	sharedToken string // a server's request's progressToken, which another of its requests not yet answered holds
-	nullCursor  bool   // a result with "nextCursor": null
-	oddID       bool   // a request whose id is neither a string nor an integer
-	buffered    string // a 2026-07-28 event stream without X-Accel-Buffering: no: the request it answered
-	strayCancel bool   // a notifications/cancelled of the server's naming a request it did not send
-	taskCancel  bool   // a notifications/cancelled of the server's naming a request of its own run as a task
-	// scoped: how an HTTP answer that says insufficient_scope falls short
-	// of what the authorization spec asks of it, and the request.
-	scoped string
-	// caps are the client capabilities its connection declared (JSON);
-	// logs, the log level its requests asked for.
-	caps, logs string
-	// completeBad: a notifications/elicitation/complete whose
-	// elicitationId no URL elicitation of its connection established.
-	completeBad string
-	// pingStorm: of a connection that answers, a ping of the server's
-	// that ends maxPings in a row within pingWindow.
-	pingStorm bool
-	// spent: a progress notification for the token of a request whose
-	// response came before it on its stream: that request (given.late).
-	spent string
+	reused                  string // a request of the server's under an id it used before on the same connection or session (reuse: "answered", "unanswered")
+	sharedToken             string // a server's request's progressToken, which another of its requests not yet answered holds
+	nullCursor              bool   // a result with "nextCursor": null
+	oddID                   bool   // a request whose id is neither a string nor an integer
+	buffered                string // a 2026-07-28 event stream without X-Accel-Buffering: no: the request it answered
+	strayCancel             bool   // a notifications/cancelled of the server's naming a request it did not send
+	taskCancel              bool   // a notifications/cancelled of the server's naming a request of its own run as a task
+	scoped                  string // how an HTTP answer that says insufficient_scope falls short of what the authorization spec asks of it, and the request
+	caps, logs              string // the client capabilities its connection declared (JSON); the log level its requests asked for
+	completeBad             string // a notifications/elicitation/complete whose elicitationId no URL elicitation of its connection established
+	pingStorm               bool   // of a connection that answers, a ping of the server's that ends maxPings in a row within pingWindow
+	spent                   string // a progress notification for the token of a request whose response came before it on its stream: that request (given.late)
 }
 
 // conn is a connection of a check's own.
@@ -123,17 +98,14 @@ type conn struct {
 	init    json.RawMessage                              // the answer to the connection's initialize (legacy), as sent
 	elicit  func(params json.RawMessage) json.RawMessage // connOptions'
 
-	stdio *mcp.CommandTransport // over stdio
-	http  *httpSide             // over HTTP
-	caps  string                // the client capabilities its modern requests declare, JSON; "" none
-	logs  string                // the log level its modern requests ask for (_meta); "" none
-	// answers are the server's requests the answerer is to answer (a
-	// connection that declares capabilities), maxAnswers at most: the
-	// reader drops one that finds it full.
-	answers chan seen
-	handed  atomic.Int32       // the server's requests handed to the answerer
-	ctx     context.Context    // the connection's: ended by close, or the run's end
-	cancel  context.CancelFunc // ends ctx
+	stdio   *mcp.CommandTransport // over stdio
+	http    *httpSide             // over HTTP
+	caps    string                // the client capabilities its modern requests declare, JSON; "" none
+	logs    string                // the log level its modern requests ask for (_meta); "" none
+	answers chan seen             // the server's requests the answerer is to answer (a connection that declares capabilities), maxAnswers at most: the reader drops one that finds it full
+	handed  atomic.Int32          // the server's requests handed to the answerer
+	ctx     context.Context       // the connection's: ended by close, or the run's end
+	cancel  context.CancelFunc    // ends ctx
 
 	mu       sync.Mutex         // guards the fields below
 	waiting  map[string]*waiter // responses awaited, by canonical id
@@ -150,17 +122,12 @@ type conn struct {
 	// expectNull: what is no request was sent (unpaired), which a server may
 	// answer with an error whose id is null; until the next barrier such
 	// an error is not taken as the answer to the request that waits.
-	expectNull bool
-	notified   []string // the methods of the notifications sent (answersNote)
-	// frags: stdio's lines of no JSON, until it is known whether they
-	// make a message; the reader holds them, and the first contact gives
-	// them up once the server has said what it will.
-	frags    *fragments
-	events   idSet // SSE event ids seen on this connection
-	elicited idSet // the elicitationIds of the server's URL elicitations
-	// initialized: the initialized notification was sent (the initialize
-	// era); what came before is early.
-	initialized bool
+	expectNull  bool
+	notified    []string      // the methods of the notifications sent (answersNote)
+	frags       *fragments    // stdio's lines of no JSON, until it is known whether they make a message; the reader holds them, the first contact gives them up once the server has said what it will
+	events      idSet         // SSE event ids seen on this connection
+	elicited    idSet         // the elicitationIds of the server's URL elicitations
+	initialized bool          // the initialized notification was sent (the initialize era); what came before is early
 	log         []seen        // the last maxLog messages
 	count       int           // messages received so far
 	pings       []time.Time   // when the server's pings in a row so far came
@@ -329,10 +296,7 @@ func (c *conn) initializeParams(version string) json.RawMessage {
 
 // newID is an id the connection has not used: a number, from 1.
 func (c *conn) newID() json.RawMessage {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ids++
-	return json.RawMessage(strconv.Itoa(c.ids))
+	return json.RawMessage(strconv.Itoa(locked(&c.mu, func() int { c.ids++; return c.ids })))
 }
 
 // stamp is params with the modern era's _meta, on a modern connection.
@@ -509,11 +473,7 @@ type reply struct {
 // expect registers a wait for the response to id, before it is sent.
 func (c *conn) expect(id json.RawMessage, method string) chan reply {
 	w := &waiter{ch: make(chan reply, 1), method: method, id: id}
-	c.mu.Lock()
-	c.seq++
-	w.seq = c.seq
-	c.waiting[idKey(id)] = w
-	c.mu.Unlock()
+	withLock(&c.mu, func() { c.seq++; w.seq = c.seq; c.waiting[idKey(id)] = w })
 	return w.ch
 }
 
@@ -627,7 +587,6 @@ func (c *conn) take(out []seen, id json.RawMessage, method string, status int) [
 		}
 		if m.IsRequest() {
 			out[i].reused = reuse(&c.asked, &c.replied, m.ID)
-			c.asked.add(idKey(m.ID))
 			if tok := member(member(m.Params, "_meta"), "progressToken"); tok != nil && c.answers != nil {
 				if _, again := c.tokens[idKey(m.ID)]; !again && slices.Contains(slices.Collect(maps.Values(c.tokens)), idKey(tok)) { // one request delivered again is no second
 					out[i].sharedToken = string(tok)
@@ -833,9 +792,8 @@ func (c *conn) since(mark int) []seen {
 // then signals, each wait bounded), the HTTP session deleted.
 func (c *conn) close() {
 	c.mu.Lock()
-	again := c.closed
+	again, session := c.closed, ""
 	c.closed = true
-	session := ""
 	if c.http != nil {
 		session = c.http.session
 	}
@@ -906,11 +864,7 @@ var clientCapabilities = map[string]string{"roots/list": "roots", "sampling/crea
 // eventID notes an SSE event's id; a second time on the connection (or
 // replayed, after Last-Event-ID had passed it), the watches are shown it.
 func (c *conn) eventID(id string, replayed bool) {
-	c.mu.Lock()
-	again := c.events.has(id)
-	c.events.add(id)
-	c.mu.Unlock()
-	if again || replayed {
+	if again := !locked(&c.mu, func() bool { return c.events.add(id) }); again || replayed {
 		c.r.watches.see(seen{via: "event stream", era: c.era, eventDup: id, replayed: replayed})
 	}
 }

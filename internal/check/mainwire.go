@@ -154,7 +154,6 @@ func (w *mainWire) take(out []seen) {
 		}
 		if m.IsRequest() {
 			s.reused = reuse(&w.asked, &w.replied, m.ID)
-			w.asked.add(idKey(m.ID))
 		}
 		if m.IsRequest() && m.Method == "ping" {
 			if len(w.pinged) < 2 {
@@ -302,10 +301,7 @@ func (w *mainWire) call(ctx context.Context, methods []string, fn func(ctx conte
 		res, err = fn(ctx)
 		return err
 	})
-	w.mu.Lock()
-	delete(w.calls, c)
-	stray := c.stray
-	w.mu.Unlock()
+	stray := locked(&w.mu, func() *strayAnswer { delete(w.calls, c); return c.stray })
 	var na *nullAnswer
 	var sa *strayAnswer
 	var te *mcp.TransportError

@@ -98,8 +98,10 @@ func modernResult(s seen) bool {
 	return s.era == "modern" && s.msg.IsResponse() && s.msg.Error == nil && s.msg.ID != nil && !slices.Contains(initializeEraMethods, s.method)
 }
 
-// modernCacheChecks judge the caching hints of cacheable results.
-func modernCacheChecks() []*Check {
+// modernOwnChecks are the checks of the caching hints of cacheable
+// results, and of what the 2026-07-28 era asks of a request's answer, of
+// HTTP and of every message.
+func modernOwnChecks() []*Check {
 	return []*Check{
 		modernWatch("modern.cache-hints", func(w *watchCtx, s seen) string {
 			if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || !mcp.Cacheable(s.method) {
@@ -148,13 +150,6 @@ func modernCacheChecks() []*Check {
 			}
 			t.skipIf(!paged, "no list the server declares has a second page")
 		}),
-	}
-}
-
-// modernOwnChecks are the checks of what the 2026-07-28 era asks of a
-// request's answer, of HTTP and of every message.
-func modernOwnChecks() []*Check {
-	return []*Check{
 		// These send what the era answers in its own way: a request
 		// without its _meta, an unsupported version, an unknown method or
 		// resource, an Mcp-Name unlike the body's; and subscriptions/listen.
@@ -433,11 +428,8 @@ func headerCheck(id, name, value string) *Check {
 	return &Check{ID: id, needs: needs{era: "modern", transport: "http"}, run: func(t *T) {
 		c := t.connWith(connOptions{era: "modern"})
 		body, _ := mcp.EncodeRequest(json.RawMessage(`"mcpv-check-header"`), "server/discover", c.stamp(nil))
-		if value == "" {
-			t.Sent("POST server/discover without " + name)
-		} else {
-			t.Sent(fmt.Sprintf("POST server/discover with %s: %s", name, value))
-		}
+		sent := fmt.Sprintf("POST server/discover with %s: %s", name, value)
+		t.Sent(map[bool]string{true: "POST server/discover without " + name, false: sent}[value == ""])
 		mismatch(t, t.post(c, httpReq{body: body, header: http.Header{name: {value}}}, json.RawMessage(`"mcpv-check-header"`), "server/discover"))
 	}}
 }

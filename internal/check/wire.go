@@ -185,12 +185,13 @@ type idSet struct {
 
 const maxIDs = 4096
 
-func (s *idSet) add(k string) { s.put(k, "") }
+func (s *idSet) add(k string) bool { return s.put(k, "") }
 
-// put adds k with v, unless k is there already (with the first value).
-func (s *idSet) put(k, v string) {
+// put adds k with v, unless k is there already (with the first value):
+// add and put report whether it was not.
+func (s *idSet) put(k, v string) bool {
 	if s.has(k) {
-		return
+		return false
 	}
 	if len(s.order) == maxIDs {
 		delete(s.ids, s.order[0])
@@ -198,6 +199,7 @@ func (s *idSet) put(k, v string) {
 	}
 	store(&s.ids, k, v)
 	s.order = append(s.order, k)
+	return true
 }
 
 func (s *idSet) has(k string) bool {
@@ -322,14 +324,15 @@ func (g *given) late(m mcp.Message, stream string) string {
 	return ""
 }
 
-// reuse says of a request of the server's under id whether the server
-// used id before: "" not, "answered" for a request the client had
-// answered, "unanswered" for one it had not. 2025-11-25 has no exception
-// for a request sent again unanswered (its redelivery is an event
-// replayed on a resumed HTTP stream, read once): both are a second use.
+// reuse notes id, of a request of the server's, as asked, and says
+// whether the server used id before: "" not, "answered" for a request
+// the client had answered, "unanswered" for one it had not. 2025-11-25
+// has no exception for a request sent again unanswered (its redelivery is
+// an event replayed on a resumed HTTP stream, read once): both are a
+// second use.
 func reuse(asked, replied *idSet, id json.RawMessage) string {
 	switch k := idKey(id); {
-	case !asked.has(k):
+	case asked.add(k):
 		return ""
 	case replied.has(k):
 		return "answered"
