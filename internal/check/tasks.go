@@ -163,7 +163,14 @@ func taskChecks() []*Check {
 			t.Got(errText(m.Error))
 		}),
 		legacy("tasks.result-blocks", "tasks.requests.tools.call", func(t *T) { // asked at once, tasks/result waits for the task's end (2025-11-25 tasks#result-retrieval)
-			if m, got, after := taskThen(t, "tasks/result"); got.Error == nil && !terminal(after) {
+			theTask(t) // the first task tells whether tasks can be made at all
+			c := t.fresh(connOptions{era: "legacy", capabilities: answering})
+			made, _ := t.request(c, "tools/call", taskCallParams(t, taskTool(t), `"mcpv-check-progress-result-task"`))
+			id := str1(member(member(made.Result, "task"), "taskId"))
+			t.skipIf(made.Error != nil || id == "", "the second call made as a task made none")
+			m, _ := t.ask(c, "tools/call as a task, then at once tasks/result "+id+", then tasks/get", "tasks/result", mcp.TaskParams(id))
+			got, _ := t.request(c, "tasks/get", mcp.TaskParams(id))
+			if after := str1(member(got.Result, "status")); got.Error == nil && !terminal(after) {
 				t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(&m), after), "tasks/result was answered while the task was still %s", after)
 			}
 		}),
@@ -835,21 +842,6 @@ func answerOf(m *mcp.Message) string {
 		return errText(m.Error)
 	}
 	return clip(string(m.Result), 200)
-}
-
-// taskThen makes a task besides the run's, on a connection of its own,
-// sends method of it at once (which the server answers while the task
-// works, or when it ends), then tasks/get: both answers, and the status
-// the second says. t is skipped when no task is made.
-func taskThen(t *T, method string) (m, got mcp.Message, after string) {
-	theTask(t) // the first task tells whether tasks can be made at all
-	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
-	made, _ := t.request(c, "tools/call", taskCallParams(t, taskTool(t), `"mcpv-check-progress-`+strings.TrimPrefix(method, "tasks/")+`-task"`))
-	id := str1(member(member(made.Result, "task"), "taskId"))
-	t.skipIf(made.Error != nil || id == "", "the second call made as a task made none")
-	m, _ = t.ask(c, "tools/call as a task, then at once "+method+" "+id+", then tasks/get", method, mcp.TaskParams(id))
-	got, _ = t.request(c, "tasks/get", mcp.TaskParams(id))
-	return m, got, str1(member(got.Result, "status"))
 }
 
 // taskPair is two tasks made one after the other on one session: their
