@@ -260,14 +260,11 @@ func (t *T) listed(method string) []json.RawMessage {
 
 // listingBroke ends t as lintDone says, when err is not nil.
 func (t *T) listingBroke(err error) {
-	var be *surface.BudgetError
-	var oot *outOfTime
-	var te *mcp.TimeoutError
 	var na *nullAnswer
 	var rte *mcp.ResultTypeError
 	switch {
-	case err == nil || errors.As(err, &be):
-	case errors.As(err, &oot), errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
+	case err == nil || errors.As(err, new(*surface.BudgetError)):
+	case errors.As(err, new(*outOfTime)), errors.As(err, new(*mcp.TimeoutError)), errors.Is(err, context.DeadlineExceeded):
 		t.Inconclusive("listing the server's surface: no answer in time (%s); a slow server is no violation (give it more time with --check-timeout)", oneLine(err.Error()))
 	case errors.As(err, &na):
 		t.Block(errorID, "listing the server's surface: %s", na)
@@ -299,10 +296,8 @@ func pingProbe(ctx context.Context, r *runner, f *facts) string {
 		pinged <- err
 	}()
 	_, err := r.wire.call(ctx, []string{unknownMethod}, func(ctx context.Context) (json.RawMessage, error) { return r.main.Call(ctx, unknownMethod, nil) })
-	var ce *mcp.CallError
-	var na *nullAnswer
 	var grace <-chan time.Time // nil when the other request got no answer: nothing is known but what ping gets
-	if err == nil || errors.As(err, &ce) || errors.As(err, &na) {
+	if err == nil || errors.As(err, new(*mcp.CallError)) || errors.As(err, new(*nullAnswer)) {
 		grace = time.After(max(2*time.Second, 20*time.Since(start)))
 	}
 	select {
@@ -321,9 +316,8 @@ func pingProbe(ctx context.Context, r *runner, f *facts) string {
 // pingFailure says how a ping's error breaks the requirement, or "".
 func pingFailure(err error) string {
 	var ce *mcp.CallError
-	var oot *outOfTime
 	switch {
-	case err == nil || errors.As(err, &oot) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+	case err == nil || errors.As(err, new(*outOfTime)) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 		return ""
 	case errors.As(err, &ce):
 		return "ping was answered with " + errText(ce.Err)
