@@ -89,10 +89,7 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 	}
 	r.known.Store(f)
 	withLock(&r.wire.mu, func() { f.offeredLatest = r.wire.offered == mcp.LatestVersion })
-	r.watches.mu.Lock()
-	r.watches.f = f
-	r.watches.flush() // what came before the facts is judged now
-	r.watches.mu.Unlock()
+	withLock(&r.watches.mu, func() { r.watches.f = f; r.watches.flush() }) // what came before the facts is judged now
 	f.lister = surface.NewLister(r.main)
 	f.lister.Budget = listBudget
 	pinged := make(chan string, 1)
