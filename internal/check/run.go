@@ -285,23 +285,14 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 
 // withDefaults is o with the default bounds where it has none.
 func (o Options) withDefaults() Options {
-	if o.CheckTimeout <= 0 {
-		o.CheckTimeout = DefaultCheckTimeout
-	}
-	if o.MaxTime <= 0 {
-		o.MaxTime = DefaultMaxTime
-	}
-	if o.StartTimeout <= 0 {
-		o.StartTimeout = DefaultStartTimeout
-	}
-	// A bound longer than a run can take is as good as none: cut to an
-	// eighth of the longest duration, StartTimeout+4*CheckTimeout, the
-	// most the checks add up, cannot wrap round to one already passed.
-	o.CheckTimeout = min(o.CheckTimeout, math.MaxInt64/8)
-	o.StartTimeout = min(o.StartTimeout, math.MaxInt64/8)
-	if o.Parallel <= 0 {
-		o.Parallel = DefaultParallel
-	}
+	// A bound of none (or less) is the default's. A bound longer than a
+	// run can take is as good as none: cut to an eighth of the longest
+	// duration, StartTimeout+4*CheckTimeout, the most the checks add up,
+	// cannot wrap round to one already passed.
+	o.CheckTimeout = min(cmp.Or(max(o.CheckTimeout, 0), DefaultCheckTimeout), math.MaxInt64/8)
+	o.StartTimeout = min(cmp.Or(max(o.StartTimeout, 0), DefaultStartTimeout), math.MaxInt64/8)
+	o.MaxTime = cmp.Or(max(o.MaxTime, 0), DefaultMaxTime)
+	o.Parallel = cmp.Or(max(o.Parallel, 0), DefaultParallel)
 	if o.Mask == nil {
 		known := redact.NewScrubber(nil)
 		known.Add(o.Secrets...)
