@@ -555,10 +555,7 @@ func (c *clock) resume() {
 
 // stand stops the clock until run, and its followers'.
 func (c *clock) stand() {
-	clocks.Lock()
-	defer clocks.Unlock()
-	c.held++
-	c.walk((*clock).stop)
+	withLock(&clocks, func() { c.held++; c.walk((*clock).stop) })
 }
 
 // start and stop run and stand one clock. The caller holds clocks.
