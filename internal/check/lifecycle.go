@@ -253,9 +253,6 @@ type versionAsk struct {
 func (t *T) versionAnswer(offered string) versionAnswer {
 	r := t.r
 	r.versions.mu.Lock()
-	if r.versions.asks == nil {
-		r.versions.asks = map[string]*versionAsk{}
-	}
 	if f := r.facts; f.era == "legacy" && r.versions.asks[mcp.LatestVersion] == nil {
 		// What the main session was answered, offering the latest version.
 		if res := f.main.InitializeResult().Raw(); res != nil && f.offeredLatest {

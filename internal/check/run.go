@@ -302,7 +302,7 @@ func (o Options) withDefaults() Options {
 }
 
 func newRunner(ctx context.Context, target *Target, opts Options) *runner {
-	r := &runner{ctx: ctx, target: target, opts: opts, eras: map[string]*eraProbe{},
+	r := &runner{ctx: ctx, target: target, opts: opts, eras: map[string]*eraProbe{}, versions: versionAnswers{asks: map[string]*versionAsk{}},
 		secrets: append(slices.Clone(opts.Secrets), redact.JSONForms(opts.Secrets)...)}
 	r.watches = &watches{r: r, tokens: map[string]bool{}, found: map[*Check]*finding{}}
 	w := &mainWire{r: r, sent: map[string]sentReq{}, calls: map[*mainCall]bool{}, last: map[string]string{}}
