@@ -354,11 +354,7 @@ func (g *group) get(key string) *conn {
 
 // set makes c the group's connection of the key, closing the one before.
 func (g *group) set(key string, c *conn) {
-	g.mu.Lock()
-	old := g.conns[key]
-	store(&g.conns, key, c)
-	g.mu.Unlock()
-	if old != nil {
+	if old := locked(&g.mu, func() *conn { old := g.conns[key]; store(&g.conns, key, c); return old }); old != nil {
 		old.close()
 	}
 }
