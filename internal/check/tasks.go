@@ -526,7 +526,8 @@ func legacyTask(t *T) *taskRun {
 		run.listAsked = true
 		run.listed, _, _ = onTaskList(t, c, run.id)
 	}
-	if cancelWanted(t) { // while this one runs
+	runs := func(id string) bool { return Selected(checkByID(id), t.r.opts.Only, t.r.opts.Skip) }
+	if t.r.facts.declares("tasks.cancel") && (runs("tasks.cancel") || runs("tasks.listed") && t.r.facts.declares("tasks.list")) { // a check judges a cancelled task: made while this one runs
 		t.r.cancelled.get(t, struct{}{}, func() *cancelRun { return makeCancelled(t) })
 	}
 	status := pollTask(t, c, run, "input_required")
@@ -714,12 +715,6 @@ type cancelRun struct {
 func cancelledTask(t *T) *cancelRun {
 	theTask(t) // which tells whether tasks can be made at all
 	return t.r.cancelled.get(t, struct{}{}, func() *cancelRun { return makeCancelled(t) })
-}
-
-// cancelWanted reports whether the run judges a cancelled task.
-func cancelWanted(t *T) bool {
-	runs := func(id string) bool { return Selected(checkByID(id), t.r.opts.Only, t.r.opts.Skip) }
-	return t.r.facts.declares("tasks.cancel") && (runs("tasks.cancel") || runs("tasks.listed") && t.r.facts.declares("tasks.list"))
 }
 
 func makeCancelled(t *T) *cancelRun {
