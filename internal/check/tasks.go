@@ -150,7 +150,7 @@ func taskChecks() []*Check {
 			case run.id == "":
 				t.Skip("the call made as a task made none")
 			}
-			if status := pollTask(t, c, run, mcp.TaskInputRequired); !terminal(status) && status != mcp.TaskInputRequired {
+			if status := pollTask(t, c, run); !terminal(status) && status != mcp.TaskInputRequired {
 				t.Inconclusive("the task had not ended after %d polls (its status %q)", len(run.gets), status)
 			}
 			m, _ := t.request(c, "tasks/result", mcp.TaskParams(run.id))
@@ -530,7 +530,7 @@ func legacyTask(t *T) *taskRun {
 	if t.r.facts.declares("tasks.cancel") && (runs("tasks.cancel") || runs("tasks.listed") && t.r.facts.declares("tasks.list")) { // a check judges a cancelled task: made while this one runs
 		t.r.cancelled.get(t, struct{}{}, func() *cancelRun { return makeCancelled(t) })
 	}
-	status := pollTask(t, c, run, "input_required")
+	status := pollTask(t, c, run)
 	run.pending = !terminal(status)
 	// Once the polls run out, tasks/get is still asked while tasks/result
 	// waits, until the task says what it waits for.
@@ -609,8 +609,8 @@ func str1(raw json.RawMessage) string {
 }
 
 // pollTask asks tasks/get of run's task at its poll interval (bounded)
-// until it ends or reaches status stop, and returns the last status.
-func pollTask(t *T, c *conn, run *taskRun, stop string) string {
+// until it ends or asks for input, and returns the last status.
+func pollTask(t *T, c *conn, run *taskRun) string {
 	status := ""
 	for range maxPolls {
 		m, _ := t.request(c, "tasks/get", mcp.TaskParams(run.id))
@@ -619,7 +619,7 @@ func pollTask(t *T, c *conn, run *taskRun, stop string) string {
 			return ""
 		}
 		status = str1(member(m.Result, "status"))
-		if terminal(status) || status == stop || status == "" {
+		if terminal(status) || status == mcp.TaskInputRequired || status == "" {
 			return status
 		}
 		settle(t, pollWait(m.Result))

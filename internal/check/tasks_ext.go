@@ -201,7 +201,7 @@ func modernTask(t *T) *taskRun {
 	run.task = run.created.Result
 	answered := map[string]bool{}
 	for round := 0; round < 20; round++ {
-		if pollTask(t, c, run, mcp.TaskInputRequired) != mcp.TaskInputRequired {
+		if pollTask(t, c, run) != mcp.TaskInputRequired {
 			return run
 		}
 		last := run.gets[len(run.gets)-1].Result
