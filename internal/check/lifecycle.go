@@ -29,7 +29,6 @@ func digits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// lifecycleChecks are the checks of the lifecycle.
 func lifecycleChecks() []*Check {
 	return []*Check{
 		// These judge initialize and version negotiation.
