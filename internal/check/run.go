@@ -870,7 +870,10 @@ func (t *T) failErr(doing string, err error) {
 	if stray := strayIn(err); stray != "" {
 		t.Block(responseID, "%s: %s", doing, stray)
 	}
-	if unreadable(err) {
+	// An answer that was no JSON-RPC message (an error object of the wrong
+	// shape, a body that does not decode): jsonrpc.messages reports it.
+	if na, tre := (*noAnswer)(nil), (*mcp.TransportError)(nil); errors.As(err, &na) && slices.ContainsFunc(na.x.msgs, func(s seen) bool { return s.bad != "" }) ||
+		errors.As(err, &tre) && strings.HasPrefix(tre.Op, "the server's answer cannot be read") {
 		t.Block("jsonrpc.messages", "%s: the server's answer is no JSON-RPC message: %s", doing, oneLine(err.Error()))
 	}
 	if te := (*mcp.TimeoutError)(nil); errors.As(err, &te) && !te.Connect && !te.Cap {
@@ -922,17 +925,6 @@ func (t *T) Unsure(format string, args ...any) { t.end(Warned, format, args...) 
 func (t *T) UnsureGot(got, format string, args ...any) {
 	t.Got(got)
 	t.Unsure(format, args...)
-}
-
-// unreadable reports whether err is an answer that was no JSON-RPC
-// message (an error object of the wrong shape, a body that does not
-// decode), which jsonrpc.messages reports.
-func unreadable(err error) bool {
-	if na := (*noAnswer)(nil); errors.As(err, &na) && slices.ContainsFunc(na.x.msgs, func(s seen) bool { return s.bad != "" }) {
-		return true
-	}
-	var te *mcp.TransportError
-	return errors.As(err, &te) && strings.HasPrefix(te.Op, "the server's answer cannot be read")
 }
 
 // Block ends the check: it could not run, because the defect the check
