@@ -298,8 +298,15 @@ func pingProbe(ctx context.Context, r *runner, f *facts) string {
 		grace = time.After(max(2*time.Second, 20*time.Since(start)))
 	}
 	select {
-	case perr := <-pinged:
-		return pingFailure(perr)
+	case perr := <-pinged: // how ping's error breaks the requirement, or ""
+		var ce *mcp.CallError
+		switch {
+		case perr == nil || errors.As(perr, new(*outOfTime)) || errors.Is(perr, context.DeadlineExceeded) || errors.Is(perr, context.Canceled):
+			return ""
+		case errors.As(perr, &ce):
+			return "ping was answered with " + errText(ce.Err)
+		}
+		return "ping: " + oneLine(perr.Error())
 	case <-grace:
 		if s := r.wire.stray(); s != "" {
 			return "ping was answered under an id it was not sent with, which no request had: " + clip(s, 200)
@@ -308,18 +315,6 @@ func pingProbe(ctx context.Context, r *runner, f *facts) string {
 	case <-ctx.Done():
 		return ""
 	}
-}
-
-// pingFailure says how a ping's error breaks the requirement, or "".
-func pingFailure(err error) string {
-	var ce *mcp.CallError
-	switch {
-	case err == nil || errors.As(err, new(*outOfTime)) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		return ""
-	case errors.As(err, &ce):
-		return "ping was answered with " + errText(ce.Err)
-	}
-	return "ping: " + oneLine(err.Error())
 }
 
 // CallMistakeError is a tool named with --call that the server does not
