@@ -28,7 +28,17 @@ var declaringTasks = strings.TrimSuffix(answering, "}") + `,"extensions":{"` + m
 
 func extTaskChecks() []*Check {
 	ext := func(id string, n needs, run func(t *T)) *Check {
-		return modernCheck(id, n, func(t *T) { extDeclared(t); run(t) })
+		return modernCheck(id, n, func(t *T) { // skipped unless the server declares the extension
+			t.skipIf(t.r.facts.era == "modern" && !t.r.facts.declares("tasks"), "the server does not declare the tasks extension (%s)", mcp.TasksExtension)
+			if t.r.facts.era != "modern" {
+				// The main session is of the initialize era, whose core tasks
+				// capability declares no extension: what the server declares in the
+				// 2026-07-28 era is what server/discover answers there.
+				m, _ := t.request(t.connWith(connOptions{era: "modern"}), "server/discover", nil)
+				t.skipIf(m.Error != nil || member(member(member(m.Result, "capabilities"), "extensions"), mcp.TasksExtension) == nil, "the server does not declare the tasks extension (%s) in the 2026-07-28 era", mcp.TasksExtension)
+			}
+			run(t)
+		})
 	}
 	return []*Check{
 		ext("tasks.ext-gated", needs{}, func(t *T) {
@@ -162,19 +172,6 @@ func extTaskChecks() []*Check {
 			judgeAck(t, cm, "cancelling a task just made was refused")
 		}),
 	}
-}
-
-// extDeclared skips t unless the server declares the tasks extension.
-func extDeclared(t *T) {
-	if t.r.facts.era == "modern" {
-		t.skipIf(!t.r.facts.declares("tasks"), "the server does not declare the tasks extension (%s)", mcp.TasksExtension)
-		return
-	}
-	// The main session is of the initialize era, whose core tasks
-	// capability declares no extension: what the server declares in the
-	// 2026-07-28 era is what server/discover answers there.
-	m, _ := t.request(t.connWith(connOptions{era: "modern"}), "server/discover", nil)
-	t.skipIf(m.Error != nil || member(member(member(m.Result, "capabilities"), "extensions"), mcp.TasksExtension) == nil, "the server does not declare the tasks extension (%s) in the 2026-07-28 era", mcp.TasksExtension)
 }
 
 // modernTask makes the run's task of the extension and follows it to its
