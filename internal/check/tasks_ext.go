@@ -264,14 +264,7 @@ func emptyAck(res json.RawMessage) string {
 	if rt, _ := str(m["resultType"]); rt != "complete" {
 		return fmt.Sprintf("its resultType is %q, not \"complete\"", rt)
 	}
-	var extra []string
-	for k := range m {
-		if slices.Contains(taskMembers, k) {
-			extra = append(extra, k)
-		}
-	}
-	if len(extra) > 0 {
-		slices.Sort(extra)
+	if extra := slices.DeleteFunc(slices.Sorted(maps.Keys(m)), func(k string) bool { return !slices.Contains(taskMembers, k) }); len(extra) > 0 {
 		return "it is not empty: it has the task's " + strings.Join(extra, ", ")
 	}
 	return ""
