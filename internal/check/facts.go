@@ -89,10 +89,7 @@ func gatherFacts(ctx context.Context, r *runner) *facts {
 	}
 	r.known.Store(f)
 	withLock(&r.wire.mu, func() { f.offeredLatest = r.wire.offered == mcp.LatestVersion })
-	r.watches.mu.Lock()
-	r.watches.f = f
-	r.watches.flush() // what came before the facts is judged now
-	r.watches.mu.Unlock()
+	withLock(&r.watches.mu, func() { r.watches.f = f; r.watches.flush() }) // what came before the facts is judged now
 	f.lister = surface.NewLister(r.main)
 	f.lister.Budget = listBudget
 	pinged := make(chan string, 1)
@@ -260,14 +257,11 @@ func (t *T) listed(method string) []json.RawMessage {
 
 // listingBroke ends t as lintDone says, when err is not nil.
 func (t *T) listingBroke(err error) {
-	var be *surface.BudgetError
-	var oot *outOfTime
-	var te *mcp.TimeoutError
 	var na *nullAnswer
 	var rte *mcp.ResultTypeError
 	switch {
-	case err == nil || errors.As(err, &be):
-	case errors.As(err, &oot), errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
+	case err == nil || errors.As(err, new(*surface.BudgetError)):
+	case errors.As(err, new(*outOfTime)), errors.As(err, new(*mcp.TimeoutError)), errors.Is(err, context.DeadlineExceeded):
 		t.Inconclusive("listing the server's surface: no answer in time (%s); a slow server is no violation (give it more time with --check-timeout)", oneLine(err.Error()))
 	case errors.As(err, &na):
 		t.Block(errorID, "listing the server's surface: %s", na)
@@ -299,15 +293,20 @@ func pingProbe(ctx context.Context, r *runner, f *facts) string {
 		pinged <- err
 	}()
 	_, err := r.wire.call(ctx, []string{unknownMethod}, func(ctx context.Context) (json.RawMessage, error) { return r.main.Call(ctx, unknownMethod, nil) })
-	var ce *mcp.CallError
-	var na *nullAnswer
 	var grace <-chan time.Time // nil when the other request got no answer: nothing is known but what ping gets
-	if err == nil || errors.As(err, &ce) || errors.As(err, &na) {
+	if err == nil || errors.As(err, new(*mcp.CallError)) || errors.As(err, new(*nullAnswer)) {
 		grace = time.After(max(2*time.Second, 20*time.Since(start)))
 	}
 	select {
-	case perr := <-pinged:
-		return pingFailure(perr)
+	case perr := <-pinged: // how ping's error breaks the requirement, or ""
+		var ce *mcp.CallError
+		switch {
+		case perr == nil || errors.As(perr, new(*outOfTime)) || errors.Is(perr, context.DeadlineExceeded) || errors.Is(perr, context.Canceled):
+			return ""
+		case errors.As(perr, &ce):
+			return "ping was answered with " + errText(ce.Err)
+		}
+		return "ping: " + oneLine(perr.Error())
 	case <-grace:
 		if s := r.wire.stray(); s != "" {
 			return "ping was answered under an id it was not sent with, which no request had: " + clip(s, 200)
@@ -316,19 +315,6 @@ func pingProbe(ctx context.Context, r *runner, f *facts) string {
 	case <-ctx.Done():
 		return ""
 	}
-}
-
-// pingFailure says how a ping's error breaks the requirement, or "".
-func pingFailure(err error) string {
-	var ce *mcp.CallError
-	var oot *outOfTime
-	switch {
-	case err == nil || errors.As(err, &oot) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		return ""
-	case errors.As(err, &ce):
-		return "ping was answered with " + errText(ce.Err)
-	}
-	return "ping: " + oneLine(err.Error())
 }
 
 // CallMistakeError is a tool named with --call that the server does not

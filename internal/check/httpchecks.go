@@ -26,7 +26,6 @@ import (
 // foreignOrigin is an origin no server serves.
 const foreignOrigin = "https://mcpv-check.invalid"
 
-// streamableChecks are the checks of Streamable HTTP.
 func streamableChecks() []*Check {
 	return []*Check{
 		// These judge a POST and its answer: a foreign Origin or a rebound

@@ -29,7 +29,6 @@ func digits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// lifecycleChecks are the checks of the lifecycle.
 func lifecycleChecks() []*Check {
 	return []*Check{
 		// These judge initialize and version negotiation.
@@ -253,9 +252,6 @@ type versionAsk struct {
 func (t *T) versionAnswer(offered string) versionAnswer {
 	r := t.r
 	r.versions.mu.Lock()
-	if r.versions.asks == nil {
-		r.versions.asks = map[string]*versionAsk{}
-	}
 	if f := r.facts; f.era == "legacy" && r.versions.asks[mcp.LatestVersion] == nil {
 		// What the main session was answered, offering the latest version.
 		if res := f.main.InitializeResult().Raw(); res != nil && f.offeredLatest {

@@ -21,7 +21,6 @@ import (
 // maxReads bounds the resources read and the prompts got in one run.
 const maxReads = 20
 
-// readingChecks are the checks of reading without side effects.
 func readingChecks() []*Check {
 	return []*Check{
 		// These read the resources listed and one that does not

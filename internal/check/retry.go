@@ -27,12 +27,6 @@ const answering = `{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}
 // sampling and elicitations as tasks when it makes them so (answer.go).
 const answeringTasks = `{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{},"tasks":{"cancel":{},"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}}}`
 
-// declaringNone is params stamped on c, declaring no client capability.
-func declaringNone(c *conn, params json.RawMessage) json.RawMessage {
-	params = c.stamp(params)
-	return rawjson.With(params, "_meta", rawjson.With(member(params, "_meta"), mcp.MetaClientCapabilities, []byte(`{}`)))
-}
-
 // askedFor is the request of a client capability's an input_required
 // answer asks for; "" when it asks for none.
 func askedFor(m mcp.Message) string {
@@ -197,7 +191,8 @@ func retryChecks() []*Check {
 		modernCheck("modern.capabilities-per-request", needs{}, func(t *T) {
 			judged := 0
 			bare := func(c *conn, method string, params json.RawMessage) string { // what a request that declares no capability is asked for
-				m, _, err := c.requestID(t.ctx, c.newID(), method, declaringNone(c, params))
+				params = c.stamp(params)
+				m, _, err := c.requestID(t.ctx, c.newID(), method, rawjson.With(params, "_meta", rawjson.With(member(params, "_meta"), mcp.MetaClientCapabilities, []byte(`{}`))))
 				t.must(method, err)
 				return askedFor(m)
 			}

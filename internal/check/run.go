@@ -285,23 +285,14 @@ func Run(ctx context.Context, target *Target, opts Options) (*Report, error) {
 
 // withDefaults is o with the default bounds where it has none.
 func (o Options) withDefaults() Options {
-	if o.CheckTimeout <= 0 {
-		o.CheckTimeout = DefaultCheckTimeout
-	}
-	if o.MaxTime <= 0 {
-		o.MaxTime = DefaultMaxTime
-	}
-	if o.StartTimeout <= 0 {
-		o.StartTimeout = DefaultStartTimeout
-	}
-	// A bound longer than a run can take is as good as none: cut to an
-	// eighth of the longest duration, StartTimeout+4*CheckTimeout, the
-	// most the checks add up, cannot wrap round to one already passed.
-	o.CheckTimeout = min(o.CheckTimeout, math.MaxInt64/8)
-	o.StartTimeout = min(o.StartTimeout, math.MaxInt64/8)
-	if o.Parallel <= 0 {
-		o.Parallel = DefaultParallel
-	}
+	// A bound of none (or less) is the default's. A bound longer than a
+	// run can take is as good as none: cut to an eighth of the longest
+	// duration, StartTimeout+4*CheckTimeout, the most the checks add up,
+	// cannot wrap round to one already passed.
+	o.CheckTimeout = min(cmp.Or(max(o.CheckTimeout, 0), DefaultCheckTimeout), math.MaxInt64/8)
+	o.StartTimeout = min(cmp.Or(max(o.StartTimeout, 0), DefaultStartTimeout), math.MaxInt64/8)
+	o.MaxTime = cmp.Or(max(o.MaxTime, 0), DefaultMaxTime)
+	o.Parallel = cmp.Or(max(o.Parallel, 0), DefaultParallel)
 	if o.Mask == nil {
 		known := redact.NewScrubber(nil)
 		known.Add(o.Secrets...)
@@ -311,7 +302,7 @@ func (o Options) withDefaults() Options {
 }
 
 func newRunner(ctx context.Context, target *Target, opts Options) *runner {
-	r := &runner{ctx: ctx, target: target, opts: opts, eras: map[string]*eraProbe{},
+	r := &runner{ctx: ctx, target: target, opts: opts, eras: map[string]*eraProbe{}, versions: versionAnswers{asks: map[string]*versionAsk{}},
 		secrets: append(slices.Clone(opts.Secrets), redact.JSONForms(opts.Secrets)...)}
 	r.watches = &watches{r: r, tokens: map[string]bool{}, found: map[*Check]*finding{}}
 	w := &mainWire{r: r, sent: map[string]sentReq{}, calls: map[*mainCall]bool{}, last: map[string]string{}}
@@ -363,11 +354,7 @@ func (g *group) get(key string) *conn {
 
 // set makes c the group's connection of the key, closing the one before.
 func (g *group) set(key string, c *conn) {
-	g.mu.Lock()
-	old := g.conns[key]
-	store(&g.conns, key, c)
-	g.mu.Unlock()
-	if old != nil {
+	if old := locked(&g.mu, func() *conn { old := g.conns[key]; store(&g.conns, key, c); return old }); old != nil {
 		old.close()
 	}
 }
@@ -564,10 +551,7 @@ func (c *clock) resume() {
 
 // stand stops the clock until run, and its followers'.
 func (c *clock) stand() {
-	clocks.Lock()
-	defer clocks.Unlock()
-	c.held++
-	c.walk((*clock).stop)
+	withLock(&clocks, func() { c.held++; c.walk((*clock).stop) })
 }
 
 // start and stop run and stand one clock. The caller holds clocks.
@@ -886,7 +870,10 @@ func (t *T) failErr(doing string, err error) {
 	if stray := strayIn(err); stray != "" {
 		t.Block(responseID, "%s: %s", doing, stray)
 	}
-	if unreadable(err) {
+	// An answer that was no JSON-RPC message (an error object of the wrong
+	// shape, a body that does not decode): jsonrpc.messages reports it.
+	if na, tre := (*noAnswer)(nil), (*mcp.TransportError)(nil); errors.As(err, &na) && slices.ContainsFunc(na.x.msgs, func(s seen) bool { return s.bad != "" }) ||
+		errors.As(err, &tre) && strings.HasPrefix(tre.Op, "the server's answer cannot be read") {
 		t.Block("jsonrpc.messages", "%s: the server's answer is no JSON-RPC message: %s", doing, oneLine(err.Error()))
 	}
 	if te := (*mcp.TimeoutError)(nil); errors.As(err, &te) && !te.Connect && !te.Cap {
@@ -938,17 +925,6 @@ func (t *T) Unsure(format string, args ...any) { t.end(Warned, format, args...) 
 func (t *T) UnsureGot(got, format string, args ...any) {
 	t.Got(got)
 	t.Unsure(format, args...)
-}
-
-// unreadable reports whether err is an answer that was no JSON-RPC
-// message (an error object of the wrong shape, a body that does not
-// decode), which jsonrpc.messages reports.
-func unreadable(err error) bool {
-	if na := (*noAnswer)(nil); errors.As(err, &na) && slices.ContainsFunc(na.x.msgs, func(s seen) bool { return s.bad != "" }) {
-		return true
-	}
-	var te *mcp.TransportError
-	return errors.As(err, &te) && strings.HasPrefix(te.Op, "the server's answer cannot be read")
 }
 
 // Block ends the check: it could not run, because the defect the check

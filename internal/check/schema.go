@@ -208,19 +208,10 @@ func claimed(w *watchCtx, s seen, method string, path []string, self string) boo
 		first = path[0]
 	}
 	for _, h := range handClaims.Get() {
-		if h.method != "" && h.method != method || h.member != "" && h.member != first {
+		if h.method != "" && h.method != method || h.member != "" && h.member != first || h.check == self || !w.runs(h.check) {
 			continue
 		}
-		c := checkByID(h.check)
-		if h.check == self || !w.runs(h.check) {
-			continue
-		}
-		switch {
-		case h.broken != nil:
-			if h.broken(w, s) {
-				return true
-			}
-		case c.watch == nil || c.watch(w, s) != "":
+		if c := checkByID(h.check); h.broken != nil && h.broken(w, s) || h.broken == nil && (c.watch == nil || c.watch(w, s) != "") {
 			return true
 		}
 	}

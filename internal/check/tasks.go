@@ -150,7 +150,7 @@ func taskChecks() []*Check {
 			case run.id == "":
 				t.Skip("the call made as a task made none")
 			}
-			if status := pollTask(t, c, run, mcp.TaskInputRequired); !terminal(status) && status != mcp.TaskInputRequired {
+			if status := pollTask(t, c, run); !terminal(status) && status != mcp.TaskInputRequired {
 				t.Inconclusive("the task had not ended after %d polls (its status %q)", len(run.gets), status)
 			}
 			m, _ := t.request(c, "tasks/result", mcp.TaskParams(run.id))
@@ -163,7 +163,14 @@ func taskChecks() []*Check {
 			t.Got(errText(m.Error))
 		}),
 		legacy("tasks.result-blocks", "tasks.requests.tools.call", func(t *T) { // asked at once, tasks/result waits for the task's end (2025-11-25 tasks#result-retrieval)
-			if m, got, after := taskThen(t, "tasks/result"); got.Error == nil && !terminal(after) {
+			theTask(t) // the first task tells whether tasks can be made at all
+			c := t.fresh(connOptions{era: "legacy", capabilities: answering})
+			made, _ := t.request(c, "tools/call", taskCallParams(t, taskTool(t), `"mcpv-check-progress-result-task"`))
+			id := str1(member(member(made.Result, "task"), "taskId"))
+			t.skipIf(made.Error != nil || id == "", "the second call made as a task made none")
+			m, _ := t.ask(c, "tools/call as a task, then at once tasks/result "+id+", then tasks/get", "tasks/result", mcp.TaskParams(id))
+			got, _ := t.request(c, "tasks/get", mcp.TaskParams(id))
+			if after := str1(member(got.Result, "status")); got.Error == nil && !terminal(after) {
 				t.FailGot(fmt.Sprintf("%s; then tasks/get: %s", answerOf(&m), after), "tasks/result was answered while the task was still %s", after)
 			}
 		}),
@@ -519,10 +526,11 @@ func legacyTask(t *T) *taskRun {
 		run.listAsked = true
 		run.listed, _, _ = onTaskList(t, c, run.id)
 	}
-	if cancelWanted(t) { // while this one runs
+	runs := func(id string) bool { return Selected(checkByID(id), t.r.opts.Only, t.r.opts.Skip) }
+	if t.r.facts.declares("tasks.cancel") && (runs("tasks.cancel") || runs("tasks.listed") && t.r.facts.declares("tasks.list")) { // a check judges a cancelled task: made while this one runs
 		t.r.cancelled.get(t, struct{}{}, func() *cancelRun { return makeCancelled(t) })
 	}
-	status := pollTask(t, c, run, "input_required")
+	status := pollTask(t, c, run)
 	run.pending = !terminal(status)
 	// Once the polls run out, tasks/get is still asked while tasks/result
 	// waits, until the task says what it waits for.
@@ -601,8 +609,8 @@ func str1(raw json.RawMessage) string {
 }
 
 // pollTask asks tasks/get of run's task at its poll interval (bounded)
-// until it ends or reaches status stop, and returns the last status.
-func pollTask(t *T, c *conn, run *taskRun, stop string) string {
+// until it ends or asks for input, and returns the last status.
+func pollTask(t *T, c *conn, run *taskRun) string {
 	status := ""
 	for range maxPolls {
 		m, _ := t.request(c, "tasks/get", mcp.TaskParams(run.id))
@@ -611,7 +619,7 @@ func pollTask(t *T, c *conn, run *taskRun, stop string) string {
 			return ""
 		}
 		status = str1(member(m.Result, "status"))
-		if terminal(status) || status == stop || status == "" {
+		if terminal(status) || status == mcp.TaskInputRequired || status == "" {
 			return status
 		}
 		settle(t, pollWait(m.Result))
@@ -707,12 +715,6 @@ type cancelRun struct {
 func cancelledTask(t *T) *cancelRun {
 	theTask(t) // which tells whether tasks can be made at all
 	return t.r.cancelled.get(t, struct{}{}, func() *cancelRun { return makeCancelled(t) })
-}
-
-// cancelWanted reports whether the run judges a cancelled task.
-func cancelWanted(t *T) bool {
-	runs := func(id string) bool { return Selected(checkByID(id), t.r.opts.Only, t.r.opts.Skip) }
-	return t.r.facts.declares("tasks.cancel") && (runs("tasks.cancel") || runs("tasks.listed") && t.r.facts.declares("tasks.list"))
 }
 
 func makeCancelled(t *T) *cancelRun {
@@ -835,21 +837,6 @@ func answerOf(m *mcp.Message) string {
 		return errText(m.Error)
 	}
 	return clip(string(m.Result), 200)
-}
-
-// taskThen makes a task besides the run's, on a connection of its own,
-// sends method of it at once (which the server answers while the task
-// works, or when it ends), then tasks/get: both answers, and the status
-// the second says. t is skipped when no task is made.
-func taskThen(t *T, method string) (m, got mcp.Message, after string) {
-	theTask(t) // the first task tells whether tasks can be made at all
-	c := t.fresh(connOptions{era: "legacy", capabilities: answering})
-	made, _ := t.request(c, "tools/call", taskCallParams(t, taskTool(t), `"mcpv-check-progress-`+strings.TrimPrefix(method, "tasks/")+`-task"`))
-	id := str1(member(member(made.Result, "task"), "taskId"))
-	t.skipIf(made.Error != nil || id == "", "the second call made as a task made none")
-	m, _ = t.ask(c, "tools/call as a task, then at once "+method+" "+id+", then tasks/get", method, mcp.TaskParams(id))
-	got, _ = t.request(c, "tasks/get", mcp.TaskParams(id))
-	return m, got, str1(member(got.Result, "status"))
 }
 
 // taskPair is two tasks made one after the other on one session: their

@@ -28,7 +28,17 @@ var declaringTasks = strings.TrimSuffix(answering, "}") + `,"extensions":{"` + m
 
 func extTaskChecks() []*Check {
 	ext := func(id string, n needs, run func(t *T)) *Check {
-		return modernCheck(id, n, func(t *T) { extDeclared(t); run(t) })
+		return modernCheck(id, n, func(t *T) { // skipped unless the server declares the extension
+			t.skipIf(t.r.facts.era == "modern" && !t.r.facts.declares("tasks"), "the server does not declare the tasks extension (%s)", mcp.TasksExtension)
+			if t.r.facts.era != "modern" {
+				// The main session is of the initialize era, whose core tasks
+				// capability declares no extension: what the server declares in the
+				// 2026-07-28 era is what server/discover answers there.
+				m, _ := t.request(t.connWith(connOptions{era: "modern"}), "server/discover", nil)
+				t.skipIf(m.Error != nil || member(member(member(m.Result, "capabilities"), "extensions"), mcp.TasksExtension) == nil, "the server does not declare the tasks extension (%s) in the 2026-07-28 era", mcp.TasksExtension)
+			}
+			run(t)
+		})
 	}
 	return []*Check{
 		ext("tasks.ext-gated", needs{}, func(t *T) {
@@ -164,19 +174,6 @@ func extTaskChecks() []*Check {
 	}
 }
 
-// extDeclared skips t unless the server declares the tasks extension.
-func extDeclared(t *T) {
-	if t.r.facts.era == "modern" {
-		t.skipIf(!t.r.facts.declares("tasks"), "the server does not declare the tasks extension (%s)", mcp.TasksExtension)
-		return
-	}
-	// The main session is of the initialize era, whose core tasks
-	// capability declares no extension: what the server declares in the
-	// 2026-07-28 era is what server/discover answers there.
-	m, _ := t.request(t.connWith(connOptions{era: "modern"}), "server/discover", nil)
-	t.skipIf(m.Error != nil || member(member(member(m.Result, "capabilities"), "extensions"), mcp.TasksExtension) == nil, "the server does not declare the tasks extension (%s) in the 2026-07-28 era", mcp.TasksExtension)
-}
-
 // modernTask makes the run's task of the extension and follows it to its
 // end, answering its input with tasks/update.
 func modernTask(t *T) *taskRun {
@@ -201,7 +198,7 @@ func modernTask(t *T) *taskRun {
 	run.task = run.created.Result
 	answered := map[string]bool{}
 	for round := 0; round < 20; round++ {
-		if pollTask(t, c, run, mcp.TaskInputRequired) != mcp.TaskInputRequired {
+		if pollTask(t, c, run) != mcp.TaskInputRequired {
 			return run
 		}
 		last := run.gets[len(run.gets)-1].Result
@@ -267,14 +264,7 @@ func emptyAck(res json.RawMessage) string {
 	if rt, _ := str(m["resultType"]); rt != "complete" {
 		return fmt.Sprintf("its resultType is %q, not \"complete\"", rt)
 	}
-	var extra []string
-	for k := range m {
-		if slices.Contains(taskMembers, k) {
-			extra = append(extra, k)
-		}
-	}
-	if len(extra) > 0 {
-		slices.Sort(extra)
+	if extra := slices.DeleteFunc(slices.Sorted(maps.Keys(m)), func(k string) bool { return !slices.Contains(taskMembers, k) }); len(extra) > 0 {
 		return "it is not empty: it has the task's " + strings.Join(extra, ", ")
 	}
 	return ""
