@@ -93,6 +93,7 @@ var newBroken = []struct {
 		map[string]string{"errors": `{"tools/call gated":{"code":-32021,"message":"Missing required client capability"}}`}, "modern.capability-status"},
 	// A server of resources.subscribe alone is listened to for its resources.
 	{"news of another resource on a subscription to one resource's updates (2026-07-28)", subscribeOnly, faults("listen-unasked"), "modern.listen-asked"},
+	{"news of another resource listed on a subscription to one resource's updates (2026-07-28)", subscribeOnly, faults("listen-unasked-listed"), "modern.listen-asked"},
 	// A client may ping before initialize (2025-11-25 basic/lifecycle).
 	{"ping before initialize answered with an error", stdio, faults("ping-early-error"), "lifecycle.ping"},
 	{"roots/list before initialized, to a client that declared roots", stdio, faults("early-request-declared"), "lifecycle.early-requests"},

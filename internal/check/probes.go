@@ -143,6 +143,7 @@ func probeChecks() []*Check {
 				if uris = subscribable(t); uris == nil {
 					t.Skip("the server declares no listChanged capability or resources.subscribe to listen for")
 				}
+				uris = uris[:1] // the others listed are not asked for: their news is what was not asked
 				filter, asked, method = map[string]any{"resourceSubscriptions": uris}, "the updates of "+strings.Join(uris, ", "), "notifications/resources/updated"
 			}
 			params, _ := json.Marshal(map[string]any{"notifications": filter})

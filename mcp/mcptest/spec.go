@@ -346,6 +346,7 @@ var Faults = []string{
 	"sse-buffered",               // (modern, HTTP) event streams without X-Accel-Buffering: no
 	"capability-error-200",       // (modern, HTTP) -32021 answered with HTTP 200, not 400
 	"listen-unasked",             // (modern) a notifications/resources/updated of mcpv-fake://unasked, a resource no one asked for, on every subscriptions/listen stream
+	"listen-unasked-listed",      // (modern) a notifications/resources/updated of the last resource listed, asked for or not, on every subscriptions/listen stream
 	"log-asked-undeclared",       // (modern) with notify-first, the log messages a request asks for sent though logging is not declared
 	"log-level-ignored",          // the level asked not kept (logging/setLevel's; in the modern era a request's _meta logLevel): with notify-first, debug messages go on
 	"unrelated-on-stream",        // (HTTP) ping (initialize era), server/discover and the lists answered on an event stream that carries a notifications/resources/updated first, which no request of the client's asked for

@@ -533,6 +533,7 @@ func (s *Spec) listen(st *specState, m msg, id json.RawMessage, out specOut) {
 		{s.has("listen-no-sub-id"), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`},
 		{s.edge("listen-cancelled") && !out.http, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(m.ID) + `,"reason":"shutting down"}}`},
 		{s.has("listen-unasked"), `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":` + meta + `,"uri":"mcpv-fake://unasked"}}`},
+		{s.has("listen-unasked-listed") && len(s.Resources) > 1, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":` + meta + `,"uri":` + string(member(s.Resources[len(s.Resources)-1], "uri")) + `}}`},
 	} {
 		if f.on {
 			out.send(f.line)
