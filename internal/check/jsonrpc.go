@@ -270,11 +270,17 @@ func exercise(t *T) {
 	t.r.exerciseOnce.Do(func() {
 		c := t.conn()
 		barrier(t, c)
-		for _, l := range t.r.facts.lists() {
-			t.request(c, l.Method, nil)
-		}
-		t.request(c, "mcpv-check/no-such-method", nil)
+		askLists(t, c)
 	})
+}
+
+// askLists asks c the first page of each list declared, then a method
+// that does not exist (for an error).
+func askLists(t *T, c *conn) {
+	for _, l := range t.r.facts.lists() {
+		t.request(c, l.Method, nil)
+	}
+	t.request(c, "mcpv-check/no-such-method", nil)
 }
 
 // pingsAgain waits for the server's second ping on the main session

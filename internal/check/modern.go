@@ -359,10 +359,7 @@ func exerciseModern(t *T) {
 	t.r.exerciseModernOnce.Do(func() {
 		c := t.connWith(connOptions{era: "modern"})
 		t.request(c, "server/discover", nil)
-		for _, l := range t.r.facts.lists() {
-			t.request(c, l.Method, nil)
-		}
-		t.request(c, "mcpv-check/no-such-method", nil)
+		askLists(t, c)
 		if t.r.facts.declares("resources") {
 			t.request(c, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
 		}
