@@ -67,9 +67,33 @@ func ParseBaseline(data []byte) (*Baseline, error) {
 			return nil, fmt.Errorf("%d:%d: server: want a list of scenarios, found %s", list.Line, list.Col, list.Kind.Noun())
 		}
 		for _, it := range list.Items {
-			e, err := baselineEntryOf(it)
-			if err != nil {
-				return nil, err
+			at := fmt.Sprintf("%d:%d", it.Line, it.Col)
+			switch it.Kind {
+			case yamlnode.String:
+			case yamlnode.Object:
+				if len(it.Keys) == 1 && it.Vals[0].Kind == yamlnode.String && it.Vals[0].Text != "" {
+					return nil, fmt.Errorf("%s: did you write '- %s: %s'? Take the space after the colon out: '- %s:%s'", at, it.Keys[0].Text, it.Vals[0].Text, it.Keys[0].Text, it.Vals[0].Text)
+				}
+				return nil, fmt.Errorf("%s: an entry is '<scenario>' or '<scenario>:<check>', with no space after the colon", at)
+			default:
+				return nil, fmt.Errorf("%s: an entry is '<scenario>' or '<scenario>:<check>', not %s", at, it.Kind.Noun())
+			}
+			e := baselineEntry{text: it.Text}
+			name, check, per := strings.Cut(it.Text, ":")
+			if name == "" || per && check == "" {
+				return nil, fmt.Errorf("%s: %q: both sides of the colon are needed", at, it.Text)
+			}
+			covered, known := coveredBy(name)
+			if !known {
+				return nil, fmt.Errorf("%s: %q is no scenario of the suite %s, area or check of mcpv check%s", at, name, SuiteVersion, suggest.DidYouMean(name, baselineNames()))
+			}
+			switch {
+			case !per:
+				e.checks, e.whole = covered, true
+			case Known(check) && !slices.ContainsFunc(Areas, func(a Area) bool { return a.ID == check }):
+				e.checks = []string{check}
+			default:
+				// One of the suite's own check ids: nothing of mcpv's, let be.
 			}
 			b.entries = append(b.entries, e)
 		}
@@ -81,39 +105,6 @@ func ParseBaseline(data []byte) (*Baseline, error) {
 		}
 	}
 	return b, nil
-}
-
-// baselineEntryOf reads one entry of the list.
-func baselineEntryOf(n *yamlnode.Node) (baselineEntry, error) {
-	at := fmt.Sprintf("%d:%d", n.Line, n.Col)
-	switch n.Kind {
-	case yamlnode.String:
-	case yamlnode.Object:
-		if len(n.Keys) == 1 && n.Vals[0].Kind == yamlnode.String && n.Vals[0].Text != "" {
-			return baselineEntry{}, fmt.Errorf("%s: did you write '- %s: %s'? Take the space after the colon out: '- %s:%s'", at, n.Keys[0].Text, n.Vals[0].Text, n.Keys[0].Text, n.Vals[0].Text)
-		}
-		return baselineEntry{}, fmt.Errorf("%s: an entry is '<scenario>' or '<scenario>:<check>', with no space after the colon", at)
-	default:
-		return baselineEntry{}, fmt.Errorf("%s: an entry is '<scenario>' or '<scenario>:<check>', not %s", at, n.Kind.Noun())
-	}
-	e := baselineEntry{text: n.Text}
-	name, check, per := strings.Cut(n.Text, ":")
-	if name == "" || per && check == "" {
-		return e, fmt.Errorf("%s: %q: both sides of the colon are needed", at, n.Text)
-	}
-	covered, known := coveredBy(name)
-	if !known {
-		return e, fmt.Errorf("%s: %q is no scenario of the suite %s, area or check of mcpv check%s", at, name, SuiteVersion, suggest.DidYouMean(name, baselineNames()))
-	}
-	switch {
-	case !per:
-		e.checks, e.whole = covered, true
-	case Known(check) && !slices.ContainsFunc(Areas, func(a Area) bool { return a.ID == check }):
-		e.checks = []string{check}
-	default:
-		// One of the suite's own check ids: nothing of mcpv's, let be.
-	}
-	return e, nil
 }
 
 // coveredBy are the checks a baseline name covers: a scenario's, an

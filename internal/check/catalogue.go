@@ -32,7 +32,12 @@ func build() {
 		callChecks(), inputChecks(), taskChecks(), extTaskChecks(), streamableChecks(), probeChecks(),
 		modernDiscoverChecks(), modernOwnChecks(), mrtrChecks(), retryChecks(),
 		askedChecks(), authChecks(), extensionChecks(), skillsChecks(), portableChecks())
-	rows := checkRows()
+	rows := map[string][]string{} // checks.tsv's rows by id, each its six fields
+	for line := range strings.Lines(checksTSV) {
+		if f := strings.Split(strings.TrimSuffix(line, "\n"), "\t"); len(f) == 6 && !strings.HasPrefix(line, "#") {
+			rows[f[0]] = f
+		}
+	}
 	byArea := map[string][]*Check{}
 	for _, c := range all {
 		if f, ok := rows[c.ID]; ok {
@@ -57,14 +62,3 @@ func build() {
 //
 //go:embed checks.tsv
 var checksTSV string
-
-// checkRows are checks.tsv's rows by id, each its six fields.
-func checkRows() map[string][]string {
-	rows := map[string][]string{}
-	for line := range strings.Lines(checksTSV) {
-		if f := strings.Split(strings.TrimSuffix(line, "\n"), "\t"); len(f) == 6 && !strings.HasPrefix(line, "#") {
-			rows[f[0]] = f
-		}
-	}
-	return rows
-}

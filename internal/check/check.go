@@ -64,18 +64,13 @@ func (s Status) String() string {
 
 // Check is one requirement of the specification and the test of it.
 type Check struct {
-	ID    string // area.name, stable: --only and --skip name it
-	Area  string // one of Areas' ids
-	Title string // what holds when it passes, in a few words
-	Level Level
-	// Spec is the revision (or standard) the requirement comes from:
-	// "2025-11-25", "2026-07-28", "JSON-RPC 2.0", "RFC 9110".
-	Spec string
-	// Section is the page and heading it is stated under, as in the
-	// specification's addresses: "basic/transports#stdio".
-	Section string
-	// Quote is the requirement's own text, short.
-	Quote string
+	ID      string // area.name, stable: --only and --skip name it
+	Area    string // one of Areas' ids
+	Title   string // what holds when it passes, in a few words
+	Level   Level
+	Spec    string // the revision (or standard) the requirement comes from: "2025-11-25", "2026-07-28", "JSON-RPC 2.0", "RFC 9110"
+	Section string // the page and heading it is stated under, as the specification addresses them: "basic/transports#stdio"
+	Quote   string // the requirement's own text, short
 
 	needs needs
 	// group: the checks of a group run in order on one connection,
@@ -84,13 +79,11 @@ type Check struct {
 	// none).
 	group string
 	run   func(t *T)
-	// watch, for a watch, sees each message the run receives and says
-	// how it breaks the requirement ("" when it does not); the check's
-	// result is then the first such message. A watch has no run.
-	watch func(w *watchCtx, m seen) string
-	// private: what the watch found may hold the user's secret, so its
-	// message is said and never shown.
-	private bool
+	// watch, for a watch (which has no run), sees each message the run
+	// receives and says how it breaks the requirement ("" when it does
+	// not); the check's result is then the first such message.
+	watch   func(w *watchCtx, m seen) string
+	private bool // what the watch found may hold the user's secret, so its message is said and never shown
 }
 
 // needs is what a check needs of the server and the run; a check whose
@@ -175,41 +168,23 @@ type Call struct {
 
 // Options shape a run.
 type Options struct {
-	// Only and Skip select checks by id or area; empty Only is every check.
-	Only, Skip []string
-	// Strict fails a SHOULD that does not hold, instead of warning.
-	Strict bool
-	// Calls are the tools the user named (--call); the first is the one
-	// the progress and cancellation checks use.
-	Calls []Call
-	// CheckTimeout bounds each check, not counting the start of the
-	// servers it starts, which StartTimeout bounds; MaxTime the whole run.
-	CheckTimeout, StartTimeout, MaxTime time.Duration
-	// Parallel is how many checks (or groups) run at once.
-	Parallel int
-	// Progress, when set, is told as checks end: how many of how many,
-	// and the one that ended.
-	Progress func(done, total int, id string)
-	// Secrets are the client's secrets, which no log message of the
-	// server's may hold (utilities.log-secrets).
-	Secrets []string
-	// Mask masks what no outcome may show (the run's masker, which
-	// knows Secrets in every form); nil: Secrets alone.
-	Mask func(string) string
-	// ReadFile reads the @FILE a call's word names.
-	ReadFile func(path string) ([]byte, error)
-	// Portable are the hosts --portable names, whose rules the tools'
-	// schemas are graded against (internal/portable).
-	Portable []string
+	Only, Skip                          []string                          // select checks by id or area; empty Only is every check
+	Strict                              bool                              // fails a SHOULD that does not hold, instead of warning
+	Calls                               []Call                            // the tools the user named (--call); the progress and cancellation checks use the first
+	CheckTimeout, StartTimeout, MaxTime time.Duration                     // bound each check (not the start of its servers), that start, and the whole run
+	Parallel                            int                               // how many checks (or groups) run at once
+	Progress                            func(done, total int, id string)  // when set, told as checks end: how many of how many, and the one that ended
+	Secrets                             []string                          // the client's secrets, which no log message of the server's may hold (utilities.log-secrets)
+	Mask                                func(string) string               // masks what no outcome may show (the run's masker, knowing Secrets in every form); nil: Secrets alone
+	ReadFile                            func(path string) ([]byte, error) // reads the @FILE a call's word names
+	Portable                            []string                          // the hosts --portable names, whose rules the tools' schemas are graded against (internal/portable)
 
 	// cancelledWait is how long a call cancelled while it runs is watched
 	// for an answer it should not get (cancelCall): 2 s when 0. A shorter
 	// one can only miss a late answer, never fail a server that sends
 	// none: the tests of correct servers set it short.
 	cancelledWait time.Duration
-	// notLoopback judges the server as reached away from loopback, whatever
-	// its URL names (http.authentication): the tests' servers are all on it.
-	notLoopback bool
+	notLoopback   bool // judges the server as reached away from loopback, whatever its URL names (http.authentication): the tests' servers are all on it
 	// beforeCancel, when set, is called once the call cancelCall cancels
 	// has shown it runs, before the cancellation goes; answered reports
 	// the call's response come. A test holds the check back with it, as
@@ -219,9 +194,7 @@ type Options struct {
 	// before the request that follows it: as beforeCancel, with what the
 	// call's answer may cross.
 	afterCancel func(answered func() bool)
-	// afterFunc, when set, starts the timers of the checks' times (a
-	// test's clock); time.AfterFunc when nil.
-	afterFunc afterFunc
+	afterFunc   afterFunc // when set, starts the timers of the checks' times (a test's clock); time.AfterFunc when nil
 }
 
 // Default bounds.

@@ -45,37 +45,29 @@ const (
 
 // seen is one message a connection received.
 type seen struct {
-	msg         mcp.Message
-	raw         string // the message as sent, clipped to maxKept
-	bad         string // why the unit is no JSON-RPC message (msg is then empty)
-	jsonLog     bool   // bad is junkLine, for JSON that is no attempt at a message (a log line)
-	via         string // where it came: "stdout", "POST answer", "GET stream", "session"
-	era         string // the era of the connection it came on
-	n           int    // its place among the connection's messages, from 1
-	version     string // the protocol version of its connection
-	batched     bool   // it came in a JSON array (a batch)
-	nullRequest bool   // a request whose id is null (decoded as a notification)
-	method      string // for a response, the method of the request it answers (when known)
-	shape       string // how a message that decodes still breaks JSON-RPC 2.0 as MCP uses it (no "jsonrpc": "2.0", a result that is no object)
-	dup         bool   // a response to an id its connection had an answer to already
-	nullFor     string // an error with a null id, taken as the answer to the request that waited for one (of this method)
-	unpaired    bool   // it came while input that is no request awaited what answers it (conn.expectNull): a null id then answers that input
-	// unpending: a response under an id no request waiting had (why, and
-	// what waited), and meant the method of what it most likely answers.
-	unpending, meant string
-	twin             string // a response whose id is a request's id written as another JSON type (1 for "1"): that request's id, as sent
-	framing          bool   // a message written over several lines of stdout
-	early            bool   // a message of the initialize era that came before its connection's initialized notification (lifecycle.early-requests')
-	undeclared       string // a request of the server for a capability its connection did not declare ("roots", "sampling", "elicitation")
-	// eventDup: an SSE event id its connection has had already;
-	// replayed: sent again on a resumed stream, after Last-Event-ID had
-	// passed it. poll: how a stream the server closed broke the retry
-	// rule; foreign: a response to another request on a resumed stream,
-	// as sent; unprimed: the request whose stream (of 2025-11-25) began
-	// with no priming event. (Only these are set.)
-	eventDup                string
-	replayed                bool
-	poll, foreign, unprimed string
+	msg                     mcp.Message
+	raw                     string // the message as sent, clipped to maxKept
+	bad                     string // why the unit is no JSON-RPC message (msg is then empty)
+	jsonLog                 bool   // bad is junkLine, for JSON that is no attempt at a message (a log line)
+	via                     string // where it came: "stdout", "POST answer", "GET stream", "session"
+	era                     string // the era of the connection it came on
+	n                       int    // its place among the connection's messages, from 1
+	version                 string // the protocol version of its connection
+	batched                 bool   // it came in a JSON array (a batch)
+	nullRequest             bool   // a request whose id is null (decoded as a notification)
+	method                  string // for a response, the method of the request it answers (when known)
+	shape                   string // how a message that decodes still breaks JSON-RPC 2.0 as MCP uses it (no "jsonrpc": "2.0", a result that is no object)
+	dup                     bool   // a response to an id its connection had an answer to already
+	nullFor                 string // an error with a null id, taken as the answer to the request that waited for one (of this method)
+	unpaired                bool   // it came while input that is no request awaited what answers it (conn.expectNull): a null id then answers that input
+	unpending, meant        string // a response under an id no request waiting had: why, and what waited; the method of what it most likely answers
+	twin                    string // a response whose id is a request's id written as another JSON type (1 for "1"): that request's id, as sent
+	framing                 bool   // a message written over several lines of stdout
+	early                   bool   // a message of the initialize era that came before its connection's initialized notification (lifecycle.early-requests')
+	undeclared              string // a request of the server for a capability its connection did not declare ("roots", "sampling", "elicitation")
+	eventDup                string // an SSE event id its connection has had already
+	replayed                bool   // sent again on a resumed stream, after Last-Event-ID had passed it
+	poll, foreign, unprimed string // how a stream the server closed broke the retry rule; a response to another request on a resumed stream, as sent; the request whose stream (of 2025-11-25) began with no priming event
 	reused                  string // a request of the server's under an id it used before on the same connection or session (reuse: "answered", "unanswered")
 	sharedToken             string // a server's request's progressToken, which another of its requests not yet answered holds
 	nullCursor              bool   // a result with "nextCursor": null
@@ -107,38 +99,32 @@ type conn struct {
 	ctx     context.Context       // the connection's: ended by close, or the run's end
 	cancel  context.CancelFunc    // ends ctx
 
-	mu       sync.Mutex         // guards the fields below
-	waiting  map[string]*waiter // responses awaited, by canonical id
-	answered idSet              // ids answered (with answerDigest), for a response that comes twice
-	sent     idSet              // ids of the requests sent, for an answer that comes late
-	asked    idSet              // ids of the server's requests, for one used twice
-	replied  idSet              // ids of the server's requests the connection answered
-	listens  idSet              // ids of the subscriptions/listen sent, which alone a 2026-07-28 server may cancel
-	tasked   idSet              // ids of the server's requests the connection runs as tasks, which tasks/cancel alone cancels
-	tasks    clientTasks        // the tasks it runs for the server (answer.go)
-	seq      int                // waiters registered so far: their order
-	tokens   map[string]string  // the progressTokens of the server's requests not yet answered (active), by their ids
-	given    given              // the progress tokens of the connection's requests, for progress after their completion
-	// expectNull: what is no request was sent (unpaired), which a server may
-	// answer with an error whose id is null; until the next barrier such
-	// an error is not taken as the answer to the request that waits.
-	expectNull  bool
-	notified    []string      // the methods of the notifications sent (answersNote)
-	frags       *fragments    // stdio's lines of no JSON, until it is known whether they make a message; the reader holds them, the first contact gives them up once the server has said what it will
-	events      idSet         // SSE event ids seen on this connection
-	elicited    idSet         // the elicitationIds of the server's URL elicitations
-	initialized bool          // the initialized notification was sent (the initialize era); what came before is early
-	log         []seen        // the last maxLog messages
-	count       int           // messages received so far
-	pings       []time.Time   // when the server's pings in a row so far came
-	ended       error         // why the reader stopped; set once
-	ids         int           // ids used so far
-	closed      bool          // close was called
-	gone        chan struct{} // closed when the reader stops
-	// signs is told (1-buffered, never blocking) when what came is no
-	// message: a line of no JSON, a message that does not decode or is
-	// written over lines; the first contact judges it at once.
-	signs chan struct{}
+	mu          sync.Mutex         // guards the fields below
+	waiting     map[string]*waiter // responses awaited, by canonical id
+	answered    idSet              // ids answered (with answerDigest), for a response that comes twice
+	sent        idSet              // ids of the requests sent, for an answer that comes late
+	asked       idSet              // ids of the server's requests, for one used twice
+	replied     idSet              // ids of the server's requests the connection answered
+	listens     idSet              // ids of the subscriptions/listen sent, which alone a 2026-07-28 server may cancel
+	tasked      idSet              // ids of the server's requests the connection runs as tasks, which tasks/cancel alone cancels
+	tasks       clientTasks        // the tasks it runs for the server (answer.go)
+	seq         int                // waiters registered so far: their order
+	tokens      map[string]string  // the progressTokens of the server's requests not yet answered (active), by their ids
+	given       given              // the progress tokens of the connection's requests, for progress after their completion
+	expectNull  bool               // what is no request was sent (unpaired), which a server may answer with an error of null id: until the next barrier such an error answers no request that waits
+	notified    []string           // the methods of the notifications sent (answersNote)
+	frags       *fragments         // stdio's lines of no JSON, until it is known whether they make a message; the reader holds them, the first contact gives them up once the server has said what it will
+	events      idSet              // SSE event ids seen on this connection
+	elicited    idSet              // the elicitationIds of the server's URL elicitations
+	initialized bool               // the initialized notification was sent (the initialize era); what came before is early
+	log         []seen             // the last maxLog messages
+	count       int                // messages received so far
+	pings       []time.Time        // when the server's pings in a row so far came
+	ended       error              // why the reader stopped; set once
+	ids         int                // ids used so far
+	closed      bool               // close was called
+	gone        chan struct{}      // closed when the reader stops
+	signs       chan struct{}      // told (1-buffered, never blocking) when what came is no message: a line of no JSON, one that does not decode or is written over lines; the first contact judges it at once
 }
 
 // setEra sets the era and the version the connection speaks; the reader
@@ -162,15 +148,10 @@ func (c *conn) setVersion(v string) {
 
 // connOptions shape how a connection opens.
 type connOptions struct {
-	era string // "legacy" or "modern"; "" is the main session's
-	// version is the protocol version offered (legacy) or stamped
-	// (modern); "" is the main session's, or the latest of the era.
-	version string
-	bare    bool // sends nothing at all once connected (no initialize): the check speaks first
-	// capabilities are the client capabilities its modern requests
-	// declare, or its initialize (JSON); "" declares none. A connection
-	// that declares any answers the server's requests (answer.go).
-	capabilities string
+	era          string                                       // "legacy" or "modern"; "" is the main session's
+	version      string                                       // the protocol version offered (legacy) or stamped (modern); "" is the main session's, or the latest of the era
+	bare         bool                                         // sends nothing at all once connected (no initialize): the check speaks first
+	capabilities string                                       // the client capabilities (JSON) its modern requests or its initialize declare; "" none. A connection that declares any answers the server's requests (answer.go)
 	logLevel     string                                       // the log level its modern requests ask for; "" none
 	elicit       func(params json.RawMessage) json.RawMessage // the answer to the server's elicitations, if not answer.go's
 }

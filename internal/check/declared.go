@@ -49,7 +49,15 @@ func declaredMethods(t *T) {
 		}
 		params := json.RawMessage(m.params)
 		if m.method == "resources/subscribe" || m.method == "resources/unsubscribe" {
-			params = subscribeParams(t)
+			// the first resource the server lists, or one that does not exist
+			uri := "mcpv-check://no-such-resource/7"
+			for _, it := range t.listed("resources/list") {
+				if u, ok := str(member(it, "uri")); ok {
+					uri = u
+					break
+				}
+			}
+			params, _ = json.Marshal(map[string]string{"uri": uri})
 		}
 		asked++
 		if r, _ := t.request(c, m.method, params); r.Error != nil && r.Error.Code == mcp.CodeMethodNotFound && !namesTheUnknown(r.Error) {
@@ -58,20 +66,6 @@ func declaredMethods(t *T) {
 	}
 	t.skipIf(asked == 0, "the server declares no capability with methods of its own beyond the lists")
 	t.Note("%d methods asked", asked)
-}
-
-// subscribeParams names the first resource the server lists, or one that
-// does not exist.
-func subscribeParams(t *T) json.RawMessage {
-	uri := "mcpv-check://no-such-resource/7"
-	for _, it := range t.listed("resources/list") {
-		if u, ok := str(member(it, "uri")); ok {
-			uri = u
-			break
-		}
-	}
-	b, _ := json.Marshal(map[string]string{"uri": uri})
-	return b
 }
 
 // notServed blocks t when e answers method -32601 though the server

@@ -68,11 +68,15 @@ func modernDiscoverChecks() []*Check {
 				return ""
 			}
 			rt, ok := str(member(s.msg.Result, "resultType"))
+			var exts map[string]json.RawMessage
+			// extensions that do not decode are none known here
+			other := malformed(member(w.f.capabilities(), "extensions"), &exts, "extensions") != "" ||
+				slices.ContainsFunc(slices.Collect(maps.Keys(exts)), func(name string) bool { return !slices.Contains(knownExtensions, name) })
 			switch {
 			case !ok:
 				return fmt.Sprintf("a result%s without resultType", ofMethod(s))
 			case rt == "complete", rt == "input_required", rt == "task" && w.f.declares("tasks"):
-			case !otherExtensions(w.f):
+			case !other:
 				// Extensions may add values: one of an extension the
 				// server declares, whose values are not known here,
 				// is none to judge.
@@ -349,25 +353,13 @@ func modernAlone(t *T, has string) *conn {
 // tasks extension's "task", and none of the others'.
 var knownExtensions = []string{mcp.TasksExtension, "io.modelcontextprotocol/ui", "io.modelcontextprotocol/skills"}
 
-// otherExtensions reports whether the server declares an extension whose
-// result types are not known here.
-func otherExtensions(f *facts) bool {
-	var exts map[string]json.RawMessage
-	// extensions that do not decode are none known here
-	return malformed(member(f.capabilities(), "extensions"), &exts, "extensions") != "" ||
-		slices.ContainsFunc(slices.Collect(maps.Keys(exts)), func(name string) bool { return !slices.Contains(knownExtensions, name) })
-}
-
 // exerciseModern asks a modern connection what every server answers,
 // for the watches: server/discover, ping, the first page of each list.
 func exerciseModern(t *T) {
 	t.r.exerciseModernOnce.Do(func() {
 		c := t.connWith(connOptions{era: "modern"})
 		t.request(c, "server/discover", nil)
-		for _, l := range t.r.facts.lists() {
-			t.request(c, l.Method, nil)
-		}
-		t.request(c, "mcpv-check/no-such-method", nil)
+		askLists(t, c)
 		if t.r.facts.declares("resources") {
 			t.request(c, "resources/read", json.RawMessage(`{"uri":"mcpv-check://no-such-resource/7"}`))
 		}

@@ -8,15 +8,10 @@ package check
 
 // Scenario is a server scenario of the suite.
 type Scenario struct {
-	Name string
-	// Revisions are those the suite runs it for.
-	Revisions string
-	// Checks test what it tests, on whatever server; none when the
-	// scenario needs the suite's own fixtures (a tool, prompt or resource
-	// by name) to test anything at all.
-	Checks []string
-	// Note says how the checks and the scenario differ, or why none.
-	Note string
+	Name      string
+	Revisions string   // those the suite runs it for
+	Checks    []string // test what it tests, on whatever server; none when the scenario needs the suite's own fixtures (a tool, prompt or resource by name) to test anything at all
+	Note      string   // how the checks and the scenario differ, or why none
 }
 
 // SuiteVersion is the suite whose scenarios Scenarios lists.

@@ -41,9 +41,7 @@ type watches struct {
 	found      map[*Check]*finding
 	watched    int
 	nullCursor *seen // the first result seen with "nextCursor": null, for lists.shape
-	// nullResult is the first result with a null id: no request has
-	// one, so it answers a notification (jsonrpc.notification).
-	nullResult *seen
+	nullResult *seen // the first result with a null id, which no request has: it answers a notification (jsonrpc.notification)
 }
 
 // finding is how a watch found the requirement broken.

@@ -65,18 +65,6 @@ const (
 	headerLine = "it is a Content-Length header: the server frames its messages with headers, not one a line"
 )
 
-// lineKind says what a line of stdout that is no JSON is.
-func lineKind(line []byte) string {
-	t := bytes.TrimSpace(line)
-	if rest, ok := bytes.CutPrefix(t, []byte("\uFEFF")); ok && json.Valid(rest) {
-		return bomLine
-	}
-	if name, value, ok := bytes.Cut(t, []byte(":")); ok && strings.EqualFold(string(bytes.TrimSpace(name)), "Content-Length") && digits(string(bytes.TrimSpace(value))) {
-		return headerLine
-	}
-	return junkLine
-}
-
 // Bounds of the lines held as a message that may be written over several.
 const (
 	maxFragmentBytes = 4 << 20
@@ -169,7 +157,13 @@ func (l seenLine) seenOf(via, era string) []seen {
 	if l.unit {
 		return unitsOf(l.line, via, era, false, false)
 	}
-	return []seen{{raw: clip(string(l.line), maxKept), bad: lineKind(l.line), via: via, era: era}}
+	bad, t := junkLine, bytes.TrimSpace(l.line)
+	if rest, ok := bytes.CutPrefix(t, []byte("\uFEFF")); ok && json.Valid(rest) {
+		bad = bomLine
+	} else if name, value, ok := bytes.Cut(t, []byte(":")); ok && strings.EqualFold(string(bytes.TrimSpace(name)), "Content-Length") && digits(string(bytes.TrimSpace(value))) {
+		bad = headerLine
+	}
+	return []seen{{raw: clip(string(l.line), maxKept), bad: bad, via: via, era: era}}
 }
 
 // twinKey is an id's text with a string's quotes taken off: 1 and "1"
