@@ -61,14 +61,12 @@ type facts struct {
 	pingBroken string
 }
 
-// lists are the lists of the capabilities the server declares, in
-// mcp.Lists' order.
+// lists are the lists of the capabilities the server declares, in mcp.Lists' order.
 func (f *facts) lists() []mcp.List {
 	return slices.DeleteFunc(slices.Clone(mcp.Lists), func(l mcp.List) bool { return !f.declares(l.Capability) })
 }
 
-// declares reports whether the server declares a capability ("tools",
-// "resources.subscribe").
+// declares reports whether the server declares a capability ("tools", "resources.subscribe").
 func (f *facts) declares(path string) bool { return f.main.HasCapability(path) }
 
 // items are a list's items, walked once.
@@ -211,8 +209,7 @@ func (r *runner) answersEra(ctx context.Context, era string) (ok bool, why strin
 	return why == "", why
 }
 
-// notModern says why an answer to server/discover is not a server of the
-// 2026-07-28 era's, or "".
+// notModern says why an answer to server/discover is not a server of the 2026-07-28 era's, or "".
 func notModern(m mcp.Message) string {
 	if m.Error != nil {
 		return "the server does not speak the 2026-07-28 era (server/discover: " + errText(m.Error) + ")"
@@ -242,8 +239,7 @@ func (t *T) lintDone() {
 	t.listingBroke(t.r.facts.lintErr)
 }
 
-// listed is a list's items, walked once; t ends as lintDone says when
-// the walk broke.
+// listed is a list's items, walked once; t ends as lintDone says when the walk broke.
 func (t *T) listed(method string) []json.RawMessage {
 	if l, ok := mcp.ListOf(method); ok && !t.r.facts.declares(l.Capability) {
 		return nil // a list the server does not declare is none (lifecycle.undeclared asks for it)

@@ -181,8 +181,7 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 	if c.http == nil {
 		return nil
 	}
-	// Over HTTP, the next request shows whether the server demands a
-	// session it never gave.
+	// Over HTTP, the next request shows whether the server demands a session it never gave.
 	msg, _ := mcp.EncodeRequest(json.RawMessage(`3`), "ping", nil)
 	x, err := c.post(ctx, httpReq{body: msg}, json.RawMessage(`3`))
 	if err != nil && x == nil {

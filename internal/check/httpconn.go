@@ -50,8 +50,7 @@ func (r *runner) sessionGiven(c *conn, sid string, x *exchange) {
 	}
 }
 
-// sharing reports whether a connection of the run but c holds the
-// session id sid.
+// sharing reports whether a connection of the run but c holds the session id sid.
 func (r *runner) sharing(c *conn, sid string) bool {
 	return slices.ContainsFunc(locked(&r.mu, func() []*conn { return slices.Clone(r.conns) }), func(o *conn) bool { return o != c && o.sessionID() == sid })
 }

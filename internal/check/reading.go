@@ -94,8 +94,7 @@ func readingChecks() []*Check {
 				t.FailGot(errText(m.Error), "answered with error %d, not -32002 (Resource not found)", m.Error.Code)
 			}
 		}},
-		// The prompts listed, one without its required argument, and
-		// one that does not exist.
+		// The prompts listed, one without its required argument, and one that does not exist.
 		promptReads(false).answered("reading.prompts", "a prompt it lists, with no required argument, cannot be got"),
 		promptReads(true).wellFormed("reading.prompt-messages", messagesProblem),
 		{ID: "reading.missing-argument", needs: needs{capability: "prompts"}, run: func(t *T) {

@@ -522,8 +522,7 @@ type clock struct {
 // as checks that call every --call tool in turn can).
 var clocks sync.Mutex
 
-// stopper is a timer as a clock holds it; afterFunc starts one
-// (time.AfterFunc, or a test's clock).
+// stopper is a timer as a clock holds it; afterFunc starts one (time.AfterFunc, or a test's clock).
 type stopper interface{ Stop() bool }
 type afterFunc func(time.Duration, func()) stopper
 
@@ -632,8 +631,7 @@ func (c *clock) halt() {
 	c.out = nil
 }
 
-// starting runs start-up (fn) with the check's clock standing, bounded
-// by Options.StartTimeout.
+// starting runs start-up (fn) with the check's clock standing, bounded by Options.StartTimeout.
 func (t *T) starting(fn func(ctx context.Context)) {
 	t.clock.stand()
 	defer t.clock.run()
@@ -692,12 +690,10 @@ func (s *served) add(n int) {
 	}
 }
 
-// sseSkip is why the checks that need Streamable HTTP skip a server of
-// the HTTP+SSE transport.
+// sseSkip is why the checks that need Streamable HTTP skip a server of the HTTP+SSE transport.
 const sseSkip = "the server speaks the deprecated HTTP+SSE transport of 2024-11-05; this check (or its connection of its own) needs Streamable HTTP"
 
-// dial opens a connection of the check's, its start not counted in the
-// check's time.
+// dial opens a connection of the check's, its start not counted in the check's time.
 func (t *T) dial(o connOptions) (c *conn, err error) {
 	t.skipIf(t.r.facts.sse, sseSkip)
 	t.starting(func(ctx context.Context) { c, err = t.r.dial(ctx, o) })
@@ -722,12 +718,10 @@ func (t *T) end(s Status, format string, args ...any) {
 	runtime.Goexit()
 }
 
-// sessionUnique is the check that names a session id given to two
-// sessions.
+// sessionUnique is the check that names a session id given to two sessions.
 const sessionUnique = "http.session-unique"
 
-// Fail ends the check: the requirement does not hold, for the reason
-// given.
+// Fail ends the check: the requirement does not hold, for the reason given.
 func (t *T) Fail(format string, args ...any) { t.end(Failed, format, args...) }
 
 // failIf is Fail when cond holds (its reason's arguments are read either way).
@@ -771,8 +765,7 @@ func (t *T) FailGot(got, format string, args ...any) {
 	t.Fail(format, args...)
 }
 
-// failGotIf is FailGot when cond holds (got and the reason's arguments
-// are read either way).
+// failGotIf is FailGot when cond holds (got and the reason's arguments are read either way).
 func (t *T) failGotIf(cond bool, got, format string, args ...any) {
 	if cond {
 		t.FailGot(got, format, args...)
@@ -843,8 +836,7 @@ func (t *T) connWith(o connOptions) *conn {
 	}
 }
 
-// fresh is a connection of the check's own, not the group's, closed
-// when the check ends.
+// fresh is a connection of the check's own, not the group's, closed when the check ends.
 func (t *T) fresh(o connOptions) *conn {
 	c, err := t.dial(o)
 	t.must("opening a connection of the check's own", err)
@@ -934,16 +926,14 @@ func (t *T) Block(by, format string, args ...any) {
 	t.end(Blocked, format, args...)
 }
 
-// blockIf is Block when cond holds (its reason's arguments are read
-// either way).
+// blockIf is Block when cond holds (its reason's arguments are read either way).
 func (t *T) blockIf(cond bool, by, format string, args ...any) {
 	if cond {
 		t.Block(by, format, args...)
 	}
 }
 
-// Inconclusive ends the check: it could not tell, for the reason given
-// (a bound that ran out).
+// Inconclusive ends the check: it could not tell, for the reason given (a bound that ran out).
 func (t *T) Inconclusive(format string, args ...any) { t.end(Inconclusive, format, args...) }
 
 // oneLine is an error's message on one line: the server's stderr that a

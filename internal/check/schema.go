@@ -28,8 +28,7 @@ import (
 //go:embed schemas/2025-11-25.json schemas/2026-07-28.json
 var schemaFiles embed.FS
 
-// schemaRevisions are the revisions whose schema is embedded, by the
-// protocol version they are.
+// schemaRevisions are the revisions whose schema is embedded, by the protocol version they are.
 var schemaRevisions = []string{"2025-11-25", mcp.ModernVersion}
 
 // mcpSchema is one revision's schema.
@@ -56,8 +55,7 @@ var (
 	schemas     map[string]*mcpSchema // by revision; a schema that does not load is none (a test keeps both loading)
 )
 
-// schemaOf is the schema of a protocol version, or nil when none is
-// embedded for it.
+// schemaOf is the schema of a protocol version, or nil when none is embedded for it.
 func schemaOf(version string) *mcpSchema {
 	schemasOnce.Do(func() {
 		schemas = map[string]*mcpSchema{}
@@ -101,8 +99,7 @@ func loadSchema(rev string) *mcpSchema {
 	return s
 }
 
-// resultDef is the definition of the result of a request of method, or
-// "" when the schema has none.
+// resultDef is the definition of the result of a request of method, or "" when the schema has none.
 func (s *mcpSchema) resultDef(method string) string {
 	req, ok := s.requests[method]
 	if !ok {
@@ -350,8 +347,7 @@ func schemaItems(t *T) {
 	}
 }
 
-// rebuilt is a request or notification as an object, its members as
-// they came.
+// rebuilt is a request or notification as an object, its members as they came.
 func rebuilt(m mcp.Message) []byte {
 	b := []byte(`{"jsonrpc":"2.0","method":` + string(rawjson.Marshal(m.Method)))
 	if m.ID != nil {

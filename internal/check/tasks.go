@@ -432,8 +432,7 @@ func tasksVersion(t *T) {
 	}
 }
 
-// noTask is the task that the checks ask about when they need one that
-// does not exist.
+// noTask is the task that the checks ask about when they need one that does not exist.
 const noTask = "mcpv-check-no-such-task"
 
 // taskRun is a task made of a tool named with --call and followed to its
@@ -452,8 +451,7 @@ type taskRun struct {
 	// declared); endList, the walk once it had ended.
 	listed, listAsked bool
 	endList           endWalk
-	// took is how long the task's work took: from the call to tasks/result's
-	// answer (legacy).
+	// took is how long the task's work took: from the call to tasks/result's answer (legacy).
 	took time.Duration
 	// result is tasks/result's answer, asked when the task had not yet
 	// ended (pending) or had; after are two tasks/get once it was
@@ -572,8 +570,7 @@ func legacyTask(t *T) *taskRun {
 		case s.msg.Method == "notifications/progress" && string(member(s.msg.Params, "progressToken")) == `"mcpv-check-progress-task"` && ends >= 2:
 			run.late = append(run.late, s)
 		case s.msg.IsRequest() && (s.msg.Method == "elicitation/create" || s.msg.Method == "sampling/createMessage"):
-			// The input a task asks for; a ping or the roots asked
-			// meanwhile belong to no task.
+			// The input a task asks for; a ping or the roots asked meanwhile belong to no task.
 			run.asks = append(run.asks, s)
 		case s.msg.Method == "notifications/tasks/status" && str1(member(s.msg.Params, "taskId")) == run.id:
 			run.notes = append(run.notes, s)

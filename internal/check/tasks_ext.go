@@ -254,8 +254,7 @@ func detailedProblem(res json.RawMessage) string {
 // sign: every result may carry members a revision does not name.
 var taskMembers = []string{"taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs", "inputRequests", "result", "error"}
 
-// emptyAck says how an acknowledgement breaks "an empty result" of
-// resultType "complete", or "".
+// emptyAck says how an acknowledgement breaks "an empty result" of resultType "complete", or "".
 func emptyAck(res json.RawMessage) string {
 	var m map[string]json.RawMessage
 	if p := malformed(res, &m, "the result"); p != "" {
