@@ -247,7 +247,11 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 				poll(fmt.Sprintf("%s: retry field %q, not a number of milliseconds", x.sent, clip(ev.Retry, 80)))
 			}
 		}
-		if ev.Data == nil || ev.Type != "" && ev.Type != "message" || ev.Replay && !responseIn(ev.Data, end) {
+		if ev.Data == nil || ev.Type != "" && ev.Type != "message" {
+			return true
+		}
+		// A replayed event that holds no response to end is not read (one that does not decode holds none).
+		if msgs, _ := mcp.DecodeMessages(ev.Data); ev.Replay && (end == nil || !slices.ContainsFunc(msgs, func(m mcp.Message) bool { return m.IsResponse() && m.ID != nil && idKey(m.ID) == idKey(end) })) {
 			return true
 		}
 		for _, s := range c.receive(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
@@ -288,12 +292,6 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 		}
 		return true
 	})
-}
-
-// responseIn reports whether data holds the response to id.
-func responseIn(data []byte, id json.RawMessage) bool {
-	msgs, _ := mcp.DecodeMessages(data) // a message that does not decode is no response
-	return id != nil && slices.ContainsFunc(msgs, func(m mcp.Message) bool { return m.IsResponse() && m.ID != nil && idKey(m.ID) == idKey(id) })
 }
 
 // eraHeaders sets the headers of the connection's era on a request with
