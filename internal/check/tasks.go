@@ -400,14 +400,11 @@ func taskChecks() []*Check {
 			}
 			t.Skip("no tool named with --call forbids tasks (execution.taskSupport absent or \"forbidden\")")
 		}),
-		{
-			ID:    "tasks.get-polled",
-			needs: needs{era: "legacy", transport: "http", capability: "tasks.requests.tools.call"},
-			run:   func(t *T) { tasksVersion(t); theTask(t) }, // the run's task, polled with tasks/get
+		{ID: "tasks.get-polled", needs: needs{era: "legacy", transport: "http", capability: "tasks.requests.tools.call"},
+			run: func(t *T) { tasksVersion(t); theTask(t) }, // the run's task, polled with tasks/get
 			watch: spot("tasks/get answered with an event stream, though a client that polls asks for none", func(_ *watchCtx, s seen) bool {
 				return s.era != "modern" && s.via == "event stream" && s.method == "tasks/get" && s.msg.IsResponse()
-			}),
-		},
+			})},
 	}
 }
 
