@@ -235,9 +235,7 @@ func (f *facts) lintOf(severity string, rules ...string) []surface.Finding {
 // broke, which lists.shape reports (the others are blocked by it), ran
 // out of time (inconclusive), or was answered with an error of a null id
 // (jsonrpc.error-id). A list past its budget is no failure.
-func (t *T) lintDone() {
-	t.listingBroke(t.r.facts.lintErr)
-}
+func (t *T) lintDone() { t.listingBroke(t.r.facts.lintErr) }
 
 // listed is a list's items, walked once; t ends as lintDone says when the walk broke.
 func (t *T) listed(method string) []json.RawMessage {

@@ -56,9 +56,7 @@ func (r *runner) sharing(c *conn, sid string) bool {
 }
 
 // sessionID is the Mcp-Session-Id the server gave, or "".
-func (c *conn) sessionID() string {
-	return locked(&c.mu, func() string { return c.http.session })
-}
+func (c *conn) sessionID() string { return locked(&c.mu, func() string { return c.http.session }) }
 
 // httpReq is one HTTP request a check makes.
 type httpReq struct {

@@ -75,9 +75,7 @@ type SessionHooks struct {
 // errMaxTime is the cause of a run stopped by Options.MaxTime.
 type errMaxTime struct{ d time.Duration }
 
-func (e errMaxTime) Error() string {
-	return fmt.Sprintf("the run's time limit (%s) was reached", e.d)
-}
+func (e errMaxTime) Error() string { return fmt.Sprintf("the run's time limit (%s) was reached", e.d) }
 
 // runner is one run.
 type runner struct {
@@ -544,14 +542,10 @@ func (c *clock) run() {
 }
 
 // resume starts the clock and its followers', each not held.
-func (c *clock) resume() {
-	withLock(&clocks, func() { c.walk((*clock).start) })
-}
+func (c *clock) resume() { withLock(&clocks, func() { c.walk((*clock).start) }) }
 
 // stand stops the clock until run, and its followers'.
-func (c *clock) stand() {
-	withLock(&clocks, func() { c.held++; c.walk((*clock).stop) })
-}
+func (c *clock) stand() { withLock(&clocks, func() { c.held++; c.walk((*clock).stop) }) }
 
 // start and stop run and stand one clock. The caller holds clocks.
 func (c *clock) start() {
