@@ -77,14 +77,9 @@ func (f *facts) items(ctx context.Context, method string) ([]json.RawMessage, er
 }
 
 func gatherFacts(ctx context.Context, r *runner) *facts {
-	f := &facts{transport: "stdio", main: r.main, version: r.main.ProtocolVersion(), init: r.main.InitializeResult().Raw(), era: "legacy"}
+	f := &facts{transport: map[bool]string{true: "http", false: "stdio"}[r.target.URL != ""], main: r.main, version: r.main.ProtocolVersion(),
+		init: r.main.InitializeResult().Raw(), era: map[bool]string{true: "modern", false: "legacy"}[r.main.Modern()]}
 	r.facts = f
-	if r.target.URL != "" {
-		f.transport = "http"
-	}
-	if r.main.Modern() {
-		f.era = "modern"
-	}
 	r.known.Store(f)
 	withLock(&r.wire.mu, func() { f.offeredLatest = r.wire.offered == mcp.LatestVersion })
 	withLock(&r.watches.mu, func() { r.watches.f = f; r.watches.flush() }) // what came before the facts is judged now
