@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -808,9 +807,7 @@ func validStep(from, to string) bool {
 
 // iso8601 is a date and time as ISO 8601 writes them (RFC 3339's profile
 // and the offsets it leaves out).
-var iso8601 = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
-	return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$`)
-}}
+var iso8601 = &lazy.Regexp{Pattern: `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$`}
 
 // judgeGets fails t on the first answer of run's tasks/get (an error
 // aside) in which problem finds one.
