@@ -50,21 +50,17 @@ type compiledDef struct {
 	err    error
 }
 
-var (
-	schemasOnce sync.Once
-	schemas     map[string]*mcpSchema // by revision; a schema that does not load is none (a test keeps both loading)
-)
+// schemas are the embedded schemas by revision; a schema that does not load is none (a test keeps both loading).
+var schemas = &lazy.Value[map[string]*mcpSchema]{New: func() map[string]*mcpSchema {
+	out := map[string]*mcpSchema{}
+	for _, rev := range schemaRevisions {
+		out[rev] = loadSchema(rev)
+	}
+	return out
+}}
 
 // schemaOf is the schema of a protocol version, or nil when none is embedded for it.
-func schemaOf(version string) *mcpSchema {
-	schemasOnce.Do(func() {
-		schemas = map[string]*mcpSchema{}
-		for _, rev := range schemaRevisions {
-			schemas[rev] = loadSchema(rev)
-		}
-	})
-	return schemas[version]
-}
+func schemaOf(version string) *mcpSchema { return schemas.Get()[version] }
 
 // loadSchema is the embedded schema of rev, or nil when it does not load.
 func loadSchema(rev string) *mcpSchema {
