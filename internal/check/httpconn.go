@@ -34,10 +34,9 @@ type httpSide struct {
 // setHeaderVersion sets the MCP-Protocol-Version an HTTP connection of
 // the initialize era sends from now on (none over stdio).
 func (c *conn) setHeaderVersion(v string) {
-	if c.http == nil {
-		return
+	if c.http != nil {
+		withLock(&c.mu, func() { c.http.version = v })
 	}
-	withLock(&c.mu, func() { c.http.version = v })
 }
 
 // sessionGiven notes that c's initialize was given sid (in x): one that
@@ -83,20 +82,18 @@ type httpReq struct {
 
 // exchange is one HTTP request and its answer.
 type exchange struct {
-	sent     string // "POST ping" or the like, for a failure's line
-	path     string // the escaped path that answered, after any redirect
-	status   int
-	header   http.Header
-	body     string // a JSON body or the text of another answer, clipped
-	msgs     []seen // the JSON-RPC messages the answer held
-	dropped  int    // of an event stream's, those past maxLog, not kept (the watches saw them)
-	response *mcp.Message
-	sse      bool
-	readErr  error // reading the answer failed after its headers
-	resumed  int   // reconnections of its event stream, with Last-Event-ID, that the server answered with the stream
-	// unretried counts those the server closed before the response with
-	// no retry field: it ended the stream unanswered.
-	unretried int
+	sent      string // "POST ping" or the like, for a failure's line
+	path      string // the escaped path that answered, after any redirect
+	status    int
+	header    http.Header
+	body      string // a JSON body or the text of another answer, clipped
+	msgs      []seen // the JSON-RPC messages the answer held
+	dropped   int    // of an event stream's, those past maxLog, not kept (the watches saw them)
+	response  *mcp.Message
+	sse       bool
+	readErr   error // reading the answer failed after its headers
+	resumed   int   // reconnections of its event stream, with Last-Event-ID, that the server answered with the stream
+	unretried int   // of those, the ones closed before the response with no retry field: the stream ended unanswered
 }
 
 func (x *exchange) contentType() string {
