@@ -32,13 +32,11 @@ import (
 
 // Target is the server a run checks, and how to reach it.
 type Target struct {
-	// Server names it in the report (secrets masked).
-	Server string
+	Server string // names it in the report (secrets masked)
 	// Stdio is how to start a stdio server (Path, Args, Env, Dir,
 	// Framing); a connection of a check's own starts one more.
 	Stdio *mcp.CommandOptions
-	// Start starts it (connect.Env.StartServer).
-	Start mcp.Starter
+	Start mcp.Starter // starts it (connect.Env.StartServer)
 	// Groups records the servers started, for a caller that must kill
 	// them at once (a second Ctrl-C).
 	Groups *mcp.ProcessGroups
@@ -51,11 +49,9 @@ type Target struct {
 	// Open opens the main session as every command does, with the
 	// hooks given. It may set Client and Plain, which the run uses once
 	// it has returned.
-	Open func(ctx context.Context, h SessionHooks) (*mcp.Client, error)
-	// Done, when set, is called when the run ends.
-	Done func()
-	// ClientInfo is how the check's own connections name the client.
-	ClientInfo mcp.Implementation
+	Open       func(ctx context.Context, h SessionHooks) (*mcp.Client, error)
+	Done       func()             // when set, called when the run ends
+	ClientInfo mcp.Implementation // how the check's own connections name the client
 	// Era is the era the main session is held to: "auto" (or ""), the
 	// server/discover probe first; "legacy", initialize; "modern".
 	Era string
