@@ -321,8 +321,7 @@ func (r *runner) awaitStdio(ctx context.Context, c *conn, id json.RawMessage, ms
 				message: fmt.Sprintf("%s and %d pings were answered with %d lines of text, and no JSON-RPC message", methodOf(msg), probes, len(text)),
 				sent:    sent, received: strings.Join(text[:min(len(text), 3)], " | ")}, nil
 		}
-		probes++
-		asked = len(text)
+		probes, asked = probes+1, len(text)
 		ping, _ := mcp.EncodeRequest(json.RawMessage(fmt.Sprintf(`"mcpv-check-probe-%d"`, probes)), "ping", nil)
 		if err := c.write(ctx, ping); err != nil {
 			return mcp.Message{}, nil, err
