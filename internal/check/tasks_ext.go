@@ -209,8 +209,7 @@ func modernTask(t *T) *taskRun {
 		}
 		b, _ := json.Marshal(ans)
 		p, _ := withMember(mcp.TaskParams(run.id), "inputResponses", b)
-		keys := slices.Sorted(maps.Keys(ans))
-		run.answered = append(run.answered, answeredKeys{at: len(run.gets), keys: keys})
+		run.answered = append(run.answered, answeredKeys{at: len(run.gets), keys: slices.Sorted(maps.Keys(ans))})
 		m, _ := t.request(c, "tasks/update", p)
 		run.updates = append(run.updates, m)
 		maps.Copy(answered, ans)
