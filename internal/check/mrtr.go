@@ -44,8 +44,7 @@ func mrtrChecks() []*Check {
 			return "an input_required result" + ofMethod(s) + " with neither inputRequests nor requestState"
 		})),
 		modernWatch("modern.input-request-kinds", func(_ *watchCtx, s seen) string {
-			keys := map[string]bool{}
-			twice := ""
+			keys, twice := map[string]bool{}, ""
 			rawjson.ForEachMember(member(s.msg.Result, "inputRequests"), func(k string, _ []byte) error {
 				if keys[k] && inputRequired(s) {
 					twice = k
