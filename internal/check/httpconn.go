@@ -245,9 +245,10 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 		if ev.Data == nil || ev.Type != "" && ev.Type != "message" {
 			return true
 		}
-		// A replayed event that holds no response to end is not read (one that does not decode holds none).
-		if msgs, _ := mcp.DecodeMessages(ev.Data); ev.Replay && (end == nil || !slices.ContainsFunc(msgs, func(m mcp.Message) bool { return m.IsResponse() && m.ID != nil && idKey(m.ID) == idKey(end) })) {
-			return true
+		if ev.Replay { // a replayed event is read only when it holds the response to end (one that does not decode holds none)
+			if msgs, _ := mcp.DecodeMessages(ev.Data); end == nil || !slices.ContainsFunc(msgs, func(m mcp.Message) bool { return m.IsResponse() && m.ID != nil && idKey(m.ID) == idKey(end) }) {
+				return true
+			}
 		}
 		for _, s := range c.receive(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
 			if !dropped && hr.drop(s) {
