@@ -172,9 +172,8 @@ func appTools(t *T) []apps.ToolApp {
 // blocked by lists.shape when the listing broke.
 func appReports(t *T) []apps.Report {
 	var listing []json.RawMessage
-	listed := false
 	var out []apps.Report
-	read := 0
+	listed, read := false, 0
 	for _, tool := range t.listed("tools/list") {
 		a, ok := apps.OfTool(tool)
 		if !ok {

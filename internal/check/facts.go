@@ -61,14 +61,12 @@ type facts struct {
 	pingBroken string
 }
 
-// lists are the lists of the capabilities the server declares, in
-// mcp.Lists' order.
+// lists are the lists of the capabilities the server declares, in mcp.Lists' order.
 func (f *facts) lists() []mcp.List {
 	return slices.DeleteFunc(slices.Clone(mcp.Lists), func(l mcp.List) bool { return !f.declares(l.Capability) })
 }
 
-// declares reports whether the server declares a capability ("tools",
-// "resources.subscribe").
+// declares reports whether the server declares a capability ("tools", "resources.subscribe").
 func (f *facts) declares(path string) bool { return f.main.HasCapability(path) }
 
 // items are a list's items, walked once.
@@ -79,14 +77,9 @@ func (f *facts) items(ctx context.Context, method string) ([]json.RawMessage, er
 }
 
 func gatherFacts(ctx context.Context, r *runner) *facts {
-	f := &facts{transport: "stdio", main: r.main, version: r.main.ProtocolVersion(), init: r.main.InitializeResult().Raw(), era: "legacy"}
+	f := &facts{transport: map[bool]string{true: "http", false: "stdio"}[r.target.URL != ""], main: r.main, version: r.main.ProtocolVersion(),
+		init: r.main.InitializeResult().Raw(), era: map[bool]string{true: "modern", false: "legacy"}[r.main.Modern()]}
 	r.facts = f
-	if r.target.URL != "" {
-		f.transport = "http"
-	}
-	if r.main.Modern() {
-		f.era = "modern"
-	}
 	r.known.Store(f)
 	withLock(&r.wire.mu, func() { f.offeredLatest = r.wire.offered == mcp.LatestVersion })
 	withLock(&r.watches.mu, func() { r.watches.f = f; r.watches.flush() }) // what came before the facts is judged now
@@ -211,8 +204,7 @@ func (r *runner) answersEra(ctx context.Context, era string) (ok bool, why strin
 	return why == "", why
 }
 
-// notModern says why an answer to server/discover is not a server of the
-// 2026-07-28 era's, or "".
+// notModern says why an answer to server/discover is not a server of the 2026-07-28 era's, or "".
 func notModern(m mcp.Message) string {
 	if m.Error != nil {
 		return "the server does not speak the 2026-07-28 era (server/discover: " + errText(m.Error) + ")"
@@ -238,12 +230,9 @@ func (f *facts) lintOf(severity string, rules ...string) []surface.Finding {
 // broke, which lists.shape reports (the others are blocked by it), ran
 // out of time (inconclusive), or was answered with an error of a null id
 // (jsonrpc.error-id). A list past its budget is no failure.
-func (t *T) lintDone() {
-	t.listingBroke(t.r.facts.lintErr)
-}
+func (t *T) lintDone() { t.listingBroke(t.r.facts.lintErr) }
 
-// listed is a list's items, walked once; t ends as lintDone says when
-// the walk broke.
+// listed is a list's items, walked once; t ends as lintDone says when the walk broke.
 func (t *T) listed(method string) []json.RawMessage {
 	if l, ok := mcp.ListOf(method); ok && !t.r.facts.declares(l.Capability) {
 		return nil // a list the server does not declare is none (lifecycle.undeclared asks for it)

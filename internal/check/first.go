@@ -181,8 +181,7 @@ func (r *runner) firstContact(ctx context.Context) *defect {
 	if c.http == nil {
 		return nil
 	}
-	// Over HTTP, the next request shows whether the server demands a
-	// session it never gave.
+	// Over HTTP, the next request shows whether the server demands a session it never gave.
 	msg, _ := mcp.EncodeRequest(json.RawMessage(`3`), "ping", nil)
 	x, err := c.post(ctx, httpReq{body: msg}, json.RawMessage(`3`))
 	if err != nil && x == nil {
@@ -322,8 +321,7 @@ func (r *runner) awaitStdio(ctx context.Context, c *conn, id json.RawMessage, ms
 				message: fmt.Sprintf("%s and %d pings were answered with %d lines of text, and no JSON-RPC message", methodOf(msg), probes, len(text)),
 				sent:    sent, received: strings.Join(text[:min(len(text), 3)], " | ")}, nil
 		}
-		probes++
-		asked = len(text)
+		probes, asked = probes+1, len(text)
 		ping, _ := mcp.EncodeRequest(json.RawMessage(fmt.Sprintf(`"mcpv-check-probe-%d"`, probes)), "ping", nil)
 		if err := c.write(ctx, ping); err != nil {
 			return mcp.Message{}, nil, err

@@ -118,10 +118,7 @@ func streamableChecks() []*Check {
 		})),
 		httpCheck("http.notification-202", func(t *T) {
 			c := t.conn()
-			method := "notifications/initialized"
-			if c.era == "modern" {
-				method = "notifications/mcpv-check/unknown"
-			}
+			method := map[bool]string{true: "notifications/mcpv-check/unknown", false: "notifications/initialized"}[c.era == "modern"]
 			x := t.httpSend(c, httpReq{body: []byte(stampedNote(c, method))}, nil, "POST "+method)
 			switch {
 			case x.status == http.StatusAccepted && x.body != "":

@@ -34,10 +34,9 @@ type httpSide struct {
 // setHeaderVersion sets the MCP-Protocol-Version an HTTP connection of
 // the initialize era sends from now on (none over stdio).
 func (c *conn) setHeaderVersion(v string) {
-	if c.http == nil {
-		return
+	if c.http != nil {
+		withLock(&c.mu, func() { c.http.version = v })
 	}
-	withLock(&c.mu, func() { c.http.version = v })
 }
 
 // sessionGiven notes that c's initialize was given sid (in x): one that
@@ -50,16 +49,13 @@ func (r *runner) sessionGiven(c *conn, sid string, x *exchange) {
 	}
 }
 
-// sharing reports whether a connection of the run but c holds the
-// session id sid.
+// sharing reports whether a connection of the run but c holds the session id sid.
 func (r *runner) sharing(c *conn, sid string) bool {
 	return slices.ContainsFunc(locked(&r.mu, func() []*conn { return slices.Clone(r.conns) }), func(o *conn) bool { return o != c && o.sessionID() == sid })
 }
 
 // sessionID is the Mcp-Session-Id the server gave, or "".
-func (c *conn) sessionID() string {
-	return locked(&c.mu, func() string { return c.http.session })
-}
+func (c *conn) sessionID() string { return locked(&c.mu, func() string { return c.http.session }) }
 
 // httpReq is one HTTP request a check makes.
 type httpReq struct {
@@ -86,20 +82,18 @@ type httpReq struct {
 
 // exchange is one HTTP request and its answer.
 type exchange struct {
-	sent     string // "POST ping" or the like, for a failure's line
-	path     string // the escaped path that answered, after any redirect
-	status   int
-	header   http.Header
-	body     string // a JSON body or the text of another answer, clipped
-	msgs     []seen // the JSON-RPC messages the answer held
-	dropped  int    // of an event stream's, those past maxLog, not kept (the watches saw them)
-	response *mcp.Message
-	sse      bool
-	readErr  error // reading the answer failed after its headers
-	resumed  int   // reconnections of its event stream, with Last-Event-ID, that the server answered with the stream
-	// unretried counts those the server closed before the response with
-	// no retry field: it ended the stream unanswered.
-	unretried int
+	sent      string // "POST ping" or the like, for a failure's line
+	path      string // the escaped path that answered, after any redirect
+	status    int
+	header    http.Header
+	body      string // a JSON body or the text of another answer, clipped
+	msgs      []seen // the JSON-RPC messages the answer held
+	dropped   int    // of an event stream's, those past maxLog, not kept (the watches saw them)
+	response  *mcp.Message
+	sse       bool
+	readErr   error // reading the answer failed after its headers
+	resumed   int   // reconnections of its event stream, with Last-Event-ID, that the server answered with the stream
+	unretried int   // of those, the ones closed before the response with no retry field: the stream ended unanswered
 }
 
 func (x *exchange) contentType() string {
@@ -248,8 +242,13 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 				poll(fmt.Sprintf("%s: retry field %q, not a number of milliseconds", x.sent, clip(ev.Retry, 80)))
 			}
 		}
-		if ev.Data == nil || ev.Type != "" && ev.Type != "message" || ev.Replay && !responseIn(ev.Data, end) {
+		if ev.Data == nil || ev.Type != "" && ev.Type != "message" {
 			return true
+		}
+		if ev.Replay { // a replayed event is read only when it holds the response to end (one that does not decode holds none)
+			if msgs, _ := mcp.DecodeMessages(ev.Data); end == nil || !slices.ContainsFunc(msgs, func(m mcp.Message) bool { return m.IsResponse() && m.ID != nil && idKey(m.ID) == idKey(end) }) {
+				return true
+			}
 		}
 		for _, s := range c.receive(ev.Data, "event stream", id, methodOf(hr.body), x.status) {
 			if !dropped && hr.drop(s) {
@@ -289,12 +288,6 @@ func (c *conn) follow(ctx context.Context, hr httpReq, x *exchange, body io.Read
 		}
 		return true
 	})
-}
-
-// responseIn reports whether data holds the response to id.
-func responseIn(data []byte, id json.RawMessage) bool {
-	msgs, _ := mcp.DecodeMessages(data) // a message that does not decode is no response
-	return id != nil && slices.ContainsFunc(msgs, func(m mcp.Message) bool { return m.IsResponse() && m.ID != nil && idKey(m.ID) == idKey(id) })
 }
 
 // eraHeaders sets the headers of the connection's era on a request with

@@ -25,9 +25,7 @@ import (
 const unknownVersion = "1900-01-01"
 
 // digits reports whether s is one or more ASCII digits.
-func digits(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
-}
+func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 func lifecycleChecks() []*Check {
 	return []*Check{

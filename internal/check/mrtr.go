@@ -19,12 +19,10 @@ import (
 	"github.com/mcpv/mcpv/mcp"
 )
 
-// inputRequestMethods are the requests a server may answer with an
-// input_required result.
+// inputRequestMethods are the requests a server may answer with an input_required result.
 var inputRequestMethods = []string{"prompts/get", "resources/read", "tools/call"}
 
-// inputRequired reports whether s is an input_required result of the
-// 2026-07-28 era.
+// inputRequired reports whether s is an input_required result of the 2026-07-28 era.
 func inputRequired(s seen) bool {
 	if s.era != "modern" || !s.msg.IsResponse() || s.msg.Error != nil || s.msg.Result == nil {
 		return false
@@ -46,8 +44,7 @@ func mrtrChecks() []*Check {
 			return "an input_required result" + ofMethod(s) + " with neither inputRequests nor requestState"
 		})),
 		modernWatch("modern.input-request-kinds", func(_ *watchCtx, s seen) string {
-			keys := map[string]bool{}
-			twice := ""
+			keys, twice := map[string]bool{}, ""
 			rawjson.ForEachMember(member(s.msg.Result, "inputRequests"), func(k string, _ []byte) error {
 				if keys[k] && inputRequired(s) {
 					twice = k
@@ -129,6 +126,5 @@ func mrtrChecks() []*Check {
 	}
 }
 
-// initializeEraMethods are the initialize era's methods the 2026-07-28
-// era has not.
+// initializeEraMethods are the initialize era's methods the 2026-07-28 era has not.
 var initializeEraMethods = []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}

@@ -94,8 +94,7 @@ func readingChecks() []*Check {
 				t.FailGot(errText(m.Error), "answered with error %d, not -32002 (Resource not found)", m.Error.Code)
 			}
 		}},
-		// The prompts listed, one without its required argument, and
-		// one that does not exist.
+		// The prompts listed, one without its required argument, and one that does not exist.
 		promptReads(false).answered("reading.prompts", "a prompt it lists, with no required argument, cannot be got"),
 		promptReads(true).wellFormed("reading.prompt-messages", messagesProblem),
 		{ID: "reading.missing-argument", needs: needs{capability: "prompts"}, run: func(t *T) {
@@ -213,9 +212,19 @@ func (rd reads) wellFormed(id string, problem func(res json.RawMessage) string) 
 	}}
 }
 
-// resourceReads read the resources listed.
+// resourceReads read each resource listed, up to maxReads, once per run.
 func resourceReads() reads {
-	return reads{eachResource, func(uri string) string { return "resources/read " + uri }, "resources"}
+	return reads{func(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCError)) {
+		items := t.listed("resources/list")
+		var uris []string
+		for _, it := range items {
+			if uri, ok := str(member(it, "uri")); ok {
+				uris = append(uris, uri)
+			}
+		}
+		eachRead(t, "resources/read", func(uri string) json.RawMessage { return rawjson.Marshal(map[string]string{"uri": uri}) }, uris, fn, fmt.Sprintf("%d resources listed; the first %d were read", len(items), maxReads),
+			"%s asks for input (input_required), which mcpv check does not give: not read", "the server lists no resource")
+	}, func(uri string) string { return "resources/read " + uri }, "resources"}
 }
 
 // promptReads get the prompts listed without a required argument; filled,
@@ -225,19 +234,6 @@ func resourceReads() reads {
 func promptReads(filled bool) reads {
 	return reads{func(t *T, fn func(name string, res json.RawMessage, rerr *mcp.RPCError)) { eachPrompt(t, fn, filled) },
 		func(name string) string { return fmt.Sprintf("prompts/get %q", name) }, "prompts"}
-}
-
-// eachResource reads each resource listed, up to maxReads, once per run.
-func eachResource(t *T, fn func(uri string, res json.RawMessage, rerr *mcp.RPCError)) {
-	items := t.listed("resources/list")
-	var uris []string
-	for _, it := range items {
-		if uri, ok := str(member(it, "uri")); ok {
-			uris = append(uris, uri)
-		}
-	}
-	eachRead(t, "resources/read", func(uri string) json.RawMessage { return rawjson.Marshal(map[string]string{"uri": uri}) }, uris, fn, fmt.Sprintf("%d resources listed; the first %d were read", len(items), maxReads),
-		"%s asks for input (input_required), which mcpv check does not give: not read", "the server lists no resource")
 }
 
 // placeholder is the value a prompt's required argument is given when

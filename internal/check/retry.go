@@ -115,8 +115,7 @@ func state(result json.RawMessage) *string {
 	return nil
 }
 
-// retry sends a's request again with answers and state, and returns the
-// answer.
+// retry sends a's request again with answers and state, and returns the answer.
 func (a asking) retry(t *T, answers any, state *string) mcp.Message {
 	params := promptParams(a.name, rawjson.Marshal(answers), state)
 	m, _ := t.ask(a.c, "prompts/get "+clipped(params), "prompts/get", params)
@@ -262,8 +261,7 @@ func retryChecks() []*Check {
 			t.skipIf(s == nil, "the server keeps no request state")
 			forged := *s + "-mcpv-check"
 			if m := a.retry(t, answers(a.result), &forged); m.Error == nil && !inputRequired(seen{msg: m, era: "modern"}) {
-				// Whether the state matters is the server's to know:
-				// not sure, a warning.
+				// Whether the state matters is the server's to know: not sure, a warning.
 				t.UnsureGot(clipped(m.Result), "a request state the server never gave (%s) was taken, and the request completed; if the state influences authorization, resource access or business logic, the rule asks that it be rejected", fmt.Sprintf("%q", clip(forged, 60)))
 			}
 		}),

@@ -32,13 +32,11 @@ import (
 
 // Target is the server a run checks, and how to reach it.
 type Target struct {
-	// Server names it in the report (secrets masked).
-	Server string
+	Server string // names it in the report (secrets masked)
 	// Stdio is how to start a stdio server (Path, Args, Env, Dir,
 	// Framing); a connection of a check's own starts one more.
 	Stdio *mcp.CommandOptions
-	// Start starts it (connect.Env.StartServer).
-	Start mcp.Starter
+	Start mcp.Starter // starts it (connect.Env.StartServer)
 	// Groups records the servers started, for a caller that must kill
 	// them at once (a second Ctrl-C).
 	Groups *mcp.ProcessGroups
@@ -51,11 +49,9 @@ type Target struct {
 	// Open opens the main session as every command does, with the
 	// hooks given. It may set Client and Plain, which the run uses once
 	// it has returned.
-	Open func(ctx context.Context, h SessionHooks) (*mcp.Client, error)
-	// Done, when set, is called when the run ends.
-	Done func()
-	// ClientInfo is how the check's own connections name the client.
-	ClientInfo mcp.Implementation
+	Open       func(ctx context.Context, h SessionHooks) (*mcp.Client, error)
+	Done       func()             // when set, called when the run ends
+	ClientInfo mcp.Implementation // how the check's own connections name the client
 	// Era is the era the main session is held to: "auto" (or ""), the
 	// server/discover probe first; "legacy", initialize; "modern".
 	Era string
@@ -75,9 +71,7 @@ type SessionHooks struct {
 // errMaxTime is the cause of a run stopped by Options.MaxTime.
 type errMaxTime struct{ d time.Duration }
 
-func (e errMaxTime) Error() string {
-	return fmt.Sprintf("the run's time limit (%s) was reached", e.d)
-}
+func (e errMaxTime) Error() string { return fmt.Sprintf("the run's time limit (%s) was reached", e.d) }
 
 // runner is one run.
 type runner struct {
@@ -522,8 +516,7 @@ type clock struct {
 // as checks that call every --call tool in turn can).
 var clocks sync.Mutex
 
-// stopper is a timer as a clock holds it; afterFunc starts one
-// (time.AfterFunc, or a test's clock).
+// stopper is a timer as a clock holds it; afterFunc starts one (time.AfterFunc, or a test's clock).
 type stopper interface{ Stop() bool }
 type afterFunc func(time.Duration, func()) stopper
 
@@ -545,14 +538,10 @@ func (c *clock) run() {
 }
 
 // resume starts the clock and its followers', each not held.
-func (c *clock) resume() {
-	withLock(&clocks, func() { c.walk((*clock).start) })
-}
+func (c *clock) resume() { withLock(&clocks, func() { c.walk((*clock).start) }) }
 
 // stand stops the clock until run, and its followers'.
-func (c *clock) stand() {
-	withLock(&clocks, func() { c.held++; c.walk((*clock).stop) })
-}
+func (c *clock) stand() { withLock(&clocks, func() { c.held++; c.walk((*clock).stop) }) }
 
 // start and stop run and stand one clock. The caller holds clocks.
 func (c *clock) start() {
@@ -632,8 +621,7 @@ func (c *clock) halt() {
 	c.out = nil
 }
 
-// starting runs start-up (fn) with the check's clock standing, bounded
-// by Options.StartTimeout.
+// starting runs start-up (fn) with the check's clock standing, bounded by Options.StartTimeout.
 func (t *T) starting(fn func(ctx context.Context)) {
 	t.clock.stand()
 	defer t.clock.run()
@@ -692,12 +680,10 @@ func (s *served) add(n int) {
 	}
 }
 
-// sseSkip is why the checks that need Streamable HTTP skip a server of
-// the HTTP+SSE transport.
+// sseSkip is why the checks that need Streamable HTTP skip a server of the HTTP+SSE transport.
 const sseSkip = "the server speaks the deprecated HTTP+SSE transport of 2024-11-05; this check (or its connection of its own) needs Streamable HTTP"
 
-// dial opens a connection of the check's, its start not counted in the
-// check's time.
+// dial opens a connection of the check's, its start not counted in the check's time.
 func (t *T) dial(o connOptions) (c *conn, err error) {
 	t.skipIf(t.r.facts.sse, sseSkip)
 	t.starting(func(ctx context.Context) { c, err = t.r.dial(ctx, o) })
@@ -722,12 +708,10 @@ func (t *T) end(s Status, format string, args ...any) {
 	runtime.Goexit()
 }
 
-// sessionUnique is the check that names a session id given to two
-// sessions.
+// sessionUnique is the check that names a session id given to two sessions.
 const sessionUnique = "http.session-unique"
 
-// Fail ends the check: the requirement does not hold, for the reason
-// given.
+// Fail ends the check: the requirement does not hold, for the reason given.
 func (t *T) Fail(format string, args ...any) { t.end(Failed, format, args...) }
 
 // failIf is Fail when cond holds (its reason's arguments are read either way).
@@ -771,8 +755,7 @@ func (t *T) FailGot(got, format string, args ...any) {
 	t.Fail(format, args...)
 }
 
-// failGotIf is FailGot when cond holds (got and the reason's arguments
-// are read either way).
+// failGotIf is FailGot when cond holds (got and the reason's arguments are read either way).
 func (t *T) failGotIf(cond bool, got, format string, args ...any) {
 	if cond {
 		t.FailGot(got, format, args...)
@@ -843,8 +826,7 @@ func (t *T) connWith(o connOptions) *conn {
 	}
 }
 
-// fresh is a connection of the check's own, not the group's, closed
-// when the check ends.
+// fresh is a connection of the check's own, not the group's, closed when the check ends.
 func (t *T) fresh(o connOptions) *conn {
 	c, err := t.dial(o)
 	t.must("opening a connection of the check's own", err)
@@ -934,16 +916,14 @@ func (t *T) Block(by, format string, args ...any) {
 	t.end(Blocked, format, args...)
 }
 
-// blockIf is Block when cond holds (its reason's arguments are read
-// either way).
+// blockIf is Block when cond holds (its reason's arguments are read either way).
 func (t *T) blockIf(cond bool, by, format string, args ...any) {
 	if cond {
 		t.Block(by, format, args...)
 	}
 }
 
-// Inconclusive ends the check: it could not tell, for the reason given
-// (a bound that ran out).
+// Inconclusive ends the check: it could not tell, for the reason given (a bound that ran out).
 func (t *T) Inconclusive(format string, args ...any) { t.end(Inconclusive, format, args...) }
 
 // oneLine is an error's message on one line: the server's stderr that a

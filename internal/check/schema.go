@@ -28,8 +28,7 @@ import (
 //go:embed schemas/2025-11-25.json schemas/2026-07-28.json
 var schemaFiles embed.FS
 
-// schemaRevisions are the revisions whose schema is embedded, by the
-// protocol version they are.
+// schemaRevisions are the revisions whose schema is embedded, by the protocol version they are.
 var schemaRevisions = []string{"2025-11-25", mcp.ModernVersion}
 
 // mcpSchema is one revision's schema.
@@ -51,22 +50,17 @@ type compiledDef struct {
 	err    error
 }
 
-var (
-	schemasOnce sync.Once
-	schemas     map[string]*mcpSchema // by revision; a schema that does not load is none (a test keeps both loading)
-)
+// schemas are the embedded schemas by revision; a schema that does not load is none (a test keeps both loading).
+var schemas = &lazy.Value[map[string]*mcpSchema]{New: func() map[string]*mcpSchema {
+	out := map[string]*mcpSchema{}
+	for _, rev := range schemaRevisions {
+		out[rev] = loadSchema(rev)
+	}
+	return out
+}}
 
-// schemaOf is the schema of a protocol version, or nil when none is
-// embedded for it.
-func schemaOf(version string) *mcpSchema {
-	schemasOnce.Do(func() {
-		schemas = map[string]*mcpSchema{}
-		for _, rev := range schemaRevisions {
-			schemas[rev] = loadSchema(rev)
-		}
-	})
-	return schemas[version]
-}
+// schemaOf is the schema of a protocol version, or nil when none is embedded for it.
+func schemaOf(version string) *mcpSchema { return schemas.Get()[version] }
 
 // loadSchema is the embedded schema of rev, or nil when it does not load.
 func loadSchema(rev string) *mcpSchema {
@@ -101,8 +95,7 @@ func loadSchema(rev string) *mcpSchema {
 	return s
 }
 
-// resultDef is the definition of the result of a request of method, or
-// "" when the schema has none.
+// resultDef is the definition of the result of a request of method, or "" when the schema has none.
 func (s *mcpSchema) resultDef(method string) string {
 	req, ok := s.requests[method]
 	if !ok {
@@ -350,8 +343,7 @@ func schemaItems(t *T) {
 	}
 }
 
-// rebuilt is a request or notification as an object, its members as
-// they came.
+// rebuilt is a request or notification as an object, its members as they came.
 func rebuilt(m mcp.Message) []byte {
 	b := []byte(`{"jsonrpc":"2.0","method":` + string(rawjson.Marshal(m.Method)))
 	if m.ID != nil {

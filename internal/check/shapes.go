@@ -29,8 +29,7 @@ func contentsProblem(res json.RawMessage) string {
 	return ""
 }
 
-// resourceContentsProblem checks one TextResourceContents or
-// BlobResourceContents.
+// resourceContentsProblem checks one TextResourceContents or BlobResourceContents.
 func resourceContentsProblem(c map[string]json.RawMessage) string {
 	if c == nil {
 		return "is not a JSON object"
@@ -78,8 +77,7 @@ func messagesProblem(res json.RawMessage) string {
 	return ""
 }
 
-// contentBlockProblem checks one content block: its type and the
-// members its type requires.
+// contentBlockProblem checks one content block: its type and the members its type requires.
 func contentBlockProblem(raw json.RawMessage) string {
 	var c map[string]json.RawMessage
 	if json.Unmarshal(raw, &c) != nil {

@@ -6,6 +6,7 @@ package check
 // warning (mcpv cannot check a schema, a URI beyond ASCII) is a note.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -70,10 +71,7 @@ func surfaceChecks() []*Check {
 						prop = member(member(prop, "properties"), p)
 					}
 					path := strings.Join(h.Path(), ".")
-					s := sensitiveField(path, prop, headerSecrets)
-					if s == "" {
-						s = sensitiveField(h.Name(), prop, headerSecrets)
-					}
+					s := cmp.Or(sensitiveField(path, prop, headerSecrets), sensitiveField(h.Name(), prop, headerSecrets))
 					t.failGotIf(s != "", clipped(tool), "tool %q, property %q: x-mcp-header %q mirrors a sensitive argument (%s) in a header, which network intermediaries see", name, path, h.Name(), s)
 				}
 			}

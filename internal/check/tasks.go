@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -400,14 +399,11 @@ func taskChecks() []*Check {
 			}
 			t.Skip("no tool named with --call forbids tasks (execution.taskSupport absent or \"forbidden\")")
 		}),
-		{
-			ID:    "tasks.get-polled",
-			needs: needs{era: "legacy", transport: "http", capability: "tasks.requests.tools.call"},
-			run:   func(t *T) { tasksVersion(t); theTask(t) }, // the run's task, polled with tasks/get
+		{ID: "tasks.get-polled", needs: needs{era: "legacy", transport: "http", capability: "tasks.requests.tools.call"},
+			run: func(t *T) { tasksVersion(t); theTask(t) }, // the run's task, polled with tasks/get
 			watch: spot("tasks/get answered with an event stream, though a client that polls asks for none", func(_ *watchCtx, s seen) bool {
 				return s.era != "modern" && s.via == "event stream" && s.method == "tasks/get" && s.msg.IsResponse()
-			}),
-		},
+			})},
 	}
 }
 
@@ -432,8 +428,7 @@ func tasksVersion(t *T) {
 	}
 }
 
-// noTask is the task that the checks ask about when they need one that
-// does not exist.
+// noTask is the task that the checks ask about when they need one that does not exist.
 const noTask = "mcpv-check-no-such-task"
 
 // taskRun is a task made of a tool named with --call and followed to its
@@ -452,8 +447,7 @@ type taskRun struct {
 	// declared); endList, the walk once it had ended.
 	listed, listAsked bool
 	endList           endWalk
-	// took is how long the task's work took: from the call to tasks/result's
-	// answer (legacy).
+	// took is how long the task's work took: from the call to tasks/result's answer (legacy).
 	took time.Duration
 	// result is tasks/result's answer, asked when the task had not yet
 	// ended (pending) or had; after are two tasks/get once it was
@@ -572,8 +566,7 @@ func legacyTask(t *T) *taskRun {
 		case s.msg.Method == "notifications/progress" && string(member(s.msg.Params, "progressToken")) == `"mcpv-check-progress-task"` && ends >= 2:
 			run.late = append(run.late, s)
 		case s.msg.IsRequest() && (s.msg.Method == "elicitation/create" || s.msg.Method == "sampling/createMessage"):
-			// The input a task asks for; a ping or the roots asked
-			// meanwhile belong to no task.
+			// The input a task asks for; a ping or the roots asked meanwhile belong to no task.
 			run.asks = append(run.asks, s)
 		case s.msg.Method == "notifications/tasks/status" && str1(member(s.msg.Params, "taskId")) == run.id:
 			run.notes = append(run.notes, s)
@@ -814,9 +807,7 @@ func validStep(from, to string) bool {
 
 // iso8601 is a date and time as ISO 8601 writes them (RFC 3339's profile
 // and the offsets it leaves out).
-var iso8601 = &lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
-	return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$`)
-}}
+var iso8601 = &lazy.Regexp{Pattern: `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$`}
 
 // judgeGets fails t on the first answer of run's tasks/get (an error
 // aside) in which problem finds one.

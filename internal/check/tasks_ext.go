@@ -137,8 +137,7 @@ func extTaskChecks() []*Check {
 		ext("tasks.ext-input-keys", needs{call: true}, func(t *T) {
 			run := theExtTask(t)
 			t.skipIf(len(run.answered) == 0, "the task asked for no input the check answers")
-			done := map[string]bool{}  // answered, and the task has moved on since
-			given := map[string]bool{} // answered
+			done, given := map[string]bool{}, map[string]bool{} // given: answered; done: answered, and the task has moved on since
 			status := ""
 			for j, m := range run.gets {
 				for _, a := range run.answered {
@@ -196,27 +195,24 @@ func modernTask(t *T) *taskRun {
 		return run
 	}
 	run.task = run.created.Result
-	answered := map[string]bool{}
+	answered := map[string]json.RawMessage{}
 	for round := 0; round < 20; round++ {
 		if pollTask(t, c, run) != mcp.TaskInputRequired {
 			return run
 		}
 		last := run.gets[len(run.gets)-1].Result
 		ans := answers(last)
-		maps.DeleteFunc(ans, func(k string, _ json.RawMessage) bool { return answered[k] }) // answered already: the server has yet to take it
+		maps.DeleteFunc(ans, func(k string, _ json.RawMessage) bool { _, done := answered[k]; return done }) // answered already: the server has yet to take it
 		if len(ans) == 0 {
 			settle(t, pollWait(last))
 			continue
 		}
 		b, _ := json.Marshal(ans)
 		p, _ := withMember(mcp.TaskParams(run.id), "inputResponses", b)
-		keys := slices.Sorted(maps.Keys(ans))
-		run.answered = append(run.answered, answeredKeys{at: len(run.gets), keys: keys})
+		run.answered = append(run.answered, answeredKeys{at: len(run.gets), keys: slices.Sorted(maps.Keys(ans))})
 		m, _ := t.request(c, "tasks/update", p)
 		run.updates = append(run.updates, m)
-		for _, k := range keys {
-			answered[k] = true
-		}
+		maps.Copy(answered, ans)
 	}
 	return run
 }
@@ -254,8 +250,7 @@ func detailedProblem(res json.RawMessage) string {
 // sign: every result may carry members a revision does not name.
 var taskMembers = []string{"taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs", "inputRequests", "result", "error"}
 
-// emptyAck says how an acknowledgement breaks "an empty result" of
-// resultType "complete", or "".
+// emptyAck says how an acknowledgement breaks "an empty result" of resultType "complete", or "".
 func emptyAck(res json.RawMessage) string {
 	var m map[string]json.RawMessage
 	if p := malformed(res, &m, "the result"); p != "" {
