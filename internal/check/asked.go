@@ -314,9 +314,10 @@ func cancelAtTask(t *T, c *conn, i int, params json.RawMessage) {
 	msg, _ := mcp.EncodeRequest(id, "tools/call", c.stamp(params))
 	ch := c.expect(id, "tools/call")
 	defer c.unexpect(id)
-	go c.send(t.ctx, msg) // a call cancelled at its task: over HTTP the POST lasts as the call does, and ends with the check's time at the latest
 	tasked := func() (n int) { withLock(&c.mu, func() { n = len(c.tasked.order) }); return n }
-	for tasked() == 0 {
+	before := tasked()    // the tasks an earlier call made are not this one's
+	go c.send(t.ctx, msg) // a call cancelled at its task: over HTTP the POST lasts as the call does, and ends with the check's time at the latest
+	for tasked() == before {
 		select {
 		case <-ch:
 			return
