@@ -232,9 +232,8 @@ func (c *config) vocabulary(s *Spec, n *named, environ []string, dir string) []b
 				mustString("n is "+v), TinyPNG, v)))
 		})},
 		// tools/list adds tool "shaped", whose inputSchema is deep:N (N
-		// object schemas nested under property a), wide:N (N object
-		// properties, each of one integer property) or anyof:N (property p1
-		// is a chain of N anyOf levels, each of two references to the level
+		// object schemas nested under property a), anyof:N (property p1 is
+		// a chain of N anyOf levels, each of two references to the level
 		// below, ending in a string: quick to compile, and 2^N paths to find
 		// that a value is no string), allof:N (the same with allOf: 2^N paths
 		// for a string), loop:N (the anyOf chain whose bottom refers back to
@@ -631,10 +630,6 @@ func shapedSchema(spec string) (string, error) {
 	case err != nil || n < 0:
 	case kind == "deep":
 		return strings.Repeat(`{"type":"object","properties":{"a":`, n) + `{"type":"string"}` + strings.Repeat(`}}`, n), nil
-	case kind == "wide":
-		return `{"type":"object","properties":{` + each(",", func(i int) string {
-			return fmt.Sprintf(`"p%d":{"type":"object","properties":{"a":{"type":"integer"}}}`, i)
-		}) + `}}`, nil
 	case kind == "enum":
 		return `{"type":"object","properties":{"p1":{"type":"array","items":{"enum":[` + each(",", strconv.Itoa) + `]}}}}`, nil
 	case kind == "anyof" || kind == "allof" || kind == "loop":
@@ -645,7 +640,7 @@ func shapedSchema(spec string) (string, error) {
 		})
 		return `{"type":"object","$defs":{"d0":` + bottom + levels + fmt.Sprintf(`},"properties":{"p1":{"$ref":"#/$defs/d%d"}}}`, n), nil
 	}
-	return "", errors.New("want deep:N, wide:N, anyof:N, allof:N, loop:N or enum:N")
+	return "", errors.New("want deep:N, anyof:N, allof:N, loop:N or enum:N")
 }
 
 // TinyPNG is a 1x1 PNG, base64-encoded.

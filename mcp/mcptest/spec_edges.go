@@ -84,29 +84,6 @@ func withEdgeMeta(meta json.RawMessage) json.RawMessage {
 	return mustJSON(m)
 }
 
-// edged is out through the edges that shape every message written: _meta
-// on each notification, CR LF line ends over stdio.
-func (s *Spec) edged(out specOut) specOut {
-	if out.edged || !s.edge("meta") && !s.edge("ascii-json") && !(s.edge("crlf") && !out.http) {
-		return out
-	}
-	out.edged = true
-	send := out.send
-	out.send = func(line string) {
-		if s.edge("meta") {
-			line = noteWithMeta(line)
-		}
-		if s.edge("ascii-json") {
-			line = asciiJSON(line)
-		}
-		if s.edge("crlf") && !out.http {
-			line += "\r"
-		}
-		send(line)
-	}
-	return out
-}
-
 // noteWithMeta is line with _meta in its params, when it is a
 // notification whose params are an object (or absent); its members stay
 // in their order.

@@ -85,7 +85,7 @@ func (s *Spec) specMessage(st *specState, raw []byte, m msg, out specOut) {
 	if st.Stopped() {
 		return
 	}
-	out = s.edged(s.shaped(out))
+	out = s.shaped(out)
 	trimmed := bytes.TrimSpace(raw)
 	switch {
 	case len(trimmed) > 0 && trimmed[0] == '[':
@@ -305,33 +305,43 @@ func (s *Spec) respond(st *specState, m msg, id json.RawMessage, out specOut) {
 	s.after(st, m, out)
 }
 
-// shaped is out through the faults that shape what is written over
-// stdio: messages over several lines, responses twice, a byte order mark
-// before each, plain text instead.
+// shaped is out through the edges and faults that shape every message
+// written: the edges' _meta on each notification, ASCII alone, CR LF line
+// ends over stdio (once: a batch's answers are edged as one line, the
+// array); then, over stdio, the faults' messages over several lines,
+// responses twice, a byte order mark before each, plain text instead.
 func (s *Spec) shaped(out specOut) specOut {
-	if out.http || !s.has("pretty-json") && !s.has("spaced-json") && !s.has("duplicate-responses") && !s.has("bom") && !s.has("text-answers") {
+	edges := !out.edged && (s.edge("meta") || s.edge("ascii-json") || s.edge("crlf") && !out.http)
+	faults := !out.http && (s.has("pretty-json") || s.has("spaced-json") || s.has("duplicate-responses") || s.has("bom") || s.has("text-answers"))
+	if !edges && !faults {
 		return out
 	}
-	send := out.send
+	out.edged = out.edged || edges
+	send, http := out.send, out.http
 	out.send = func(line string) {
-		switch {
+		if edges && s.edge("meta") {
+			line = noteWithMeta(line)
+		}
+		if edges && s.edge("ascii-json") {
+			line = asciiJSON(line)
+		}
+		if edges && s.edge("crlf") && !http {
+			line += "\r"
+		}
+		switch pretty := s.has("pretty-json"); {
+		case !faults:
 		case s.has("text-answers"):
 			line = "OK: " + strings.ReplaceAll(line, `"`, "")
 		case s.has("bom"):
 			line = "\uFEFF" + line
-		case s.has("pretty-json"):
+		case pretty || s.has("spaced-json"): // spaced: json.Indent's lines, each but the first after a space
 			var b bytes.Buffer
-			if json.Indent(&b, []byte(line), "", "  ") == nil {
-				line = b.String()
-			}
-		case s.has("spaced-json"): // json.Indent's lines, each but the first after a space
-			var b bytes.Buffer
-			if json.Indent(&b, []byte(line), "", "") == nil {
-				line = strings.ReplaceAll(b.String(), "\n", " ")
+			if json.Indent(&b, []byte(line), "", pick(pretty, "  ", "")) == nil {
+				line = pick(pretty, b.String(), strings.ReplaceAll(b.String(), "\n", " "))
 			}
 		}
 		send(line)
-		if s.has("duplicate-responses") && member(json.RawMessage(line), "method") == nil && member(json.RawMessage(line), "id") != nil {
+		if faults && s.has("duplicate-responses") && member(json.RawMessage(line), "method") == nil && member(json.RawMessage(line), "id") != nil {
 			send(line)
 		}
 	}
