@@ -24,6 +24,11 @@ func HeaderMismatch(format string, args ...any) *RPCError {
 	return &RPCError{Code: CodeHeaderMismatch, Message: "header mismatch: " + fmt.Sprintf(format, args...)}
 }
 
+// nameHeader is the member of a request's params that Mcp-Name mirrors,
+// by method.
+var nameHeader = map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+	"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+
 // CheckStandardHeaders checks a modern request's Mcp-Method, and Mcp-Name
 // for the methods that name a tool, prompt or resource, against the
 // request (msg: the whole message).
@@ -36,13 +41,8 @@ func CheckStandardHeaders(h http.Header, msg []byte) *RPCError {
 	case len(got) != 1 || got[0] != method:
 		return HeaderMismatch("Mcp-Method %q does not match the request's method %q", strings.Join(got, ", "), method)
 	}
-	member := ""
-	switch method {
-	case "tools/call", "prompts/get":
-		member = "name"
-	case "resources/read":
-		member = "uri"
-	default:
+	member := nameHeader[method]
+	if member != "name" && member != "uri" { // a task's id is not checked
 		return nil
 	}
 	want, _ := rawjson.String(rawjson.Member(rawjson.Member(msg, "params"), member))

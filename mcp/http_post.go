@@ -298,15 +298,8 @@ func StandardHeaders(h http.Header, msg []byte) {
 		return
 	}
 	h.Set("Mcp-Method", headerValue(method))
-	name := ""
-	switch method {
-	case "tools/call", "prompts/get":
-		name = "name"
-	case "resources/read":
-		name = "uri"
-	case "tasks/get", "tasks/update", "tasks/cancel":
-		name = "taskId"
-	default:
+	name, ok := nameHeader[method]
+	if !ok {
 		return
 	}
 	v, _ := rawjson.String(rawjson.Member(rawjson.Member(msg, "params"), name))

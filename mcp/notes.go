@@ -294,22 +294,17 @@ func (s *Session) dispatch() {
 	}
 }
 
+// supersedeField is the member of a notification's params that names
+// what it supersedes, by method.
+var supersedeField = map[string]string{"notifications/progress": "progressToken", "notifications/tasks/status": "taskId", "notifications/resources/updated": "uri"}
+
 // supersedeKey names what a notification supersedes when the queue is
 // full: an earlier progress for the same token, status of the same task,
 // update of the same resource, change of the same list; "" for nothing.
 func supersedeKey(method string, params json.RawMessage) string {
-	var field string
-	switch method {
-	case "notifications/progress":
-		field = "progressToken"
-	case "notifications/tasks/status":
-		field = "taskId"
-	case "notifications/resources/updated":
-		field = "uri"
-	case "notifications/roots/list_changed":
-		return method
-	default:
-		if _, ok := ListChanged(method); ok {
+	field, ok := supersedeField[method]
+	if !ok {
+		if _, list := ListChanged(method); list || method == "notifications/roots/list_changed" {
 			return method
 		}
 		return ""

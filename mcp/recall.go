@@ -164,6 +164,9 @@ func recalled(ctx context.Context, s *Session, opts ClientOptions) (*Client, err
 		opts.Recall = nil // a memory that holds no result is none
 		return Initialize(ctx, s, opts)
 	}
+	if opts.StartClock == nil {
+		opts.StartClock = context.WithTimeoutCause // the clock of ConnectLimit's bound (settle, watchSilence)
+	}
 	c := newModernClient(s, opts, st.Version)
 	c.e.Store(&era{modern: true, version: st.Version, init: st.InitializeResult})
 	r := &recall{gate: make(chan struct{}, 1), fresh: opts.Recall.Fresh}
@@ -347,12 +350,8 @@ func (c *Client) watchSilence(ctx context.Context, b budget) *silenceWatch {
 	w.ctx, w.end = context.WithCancelCause(ctx)
 	w.pctx, w.stopP = context.WithCancel(ctx)
 	if l := c.opts.ConnectLimit; l != nil && l.Timeout > 0 {
-		clock := c.opts.StartClock
-		if clock == nil {
-			clock = context.WithTimeoutCause
-		}
 		var stop context.CancelFunc
-		w.pctx, stop = clock(w.pctx, l.Timeout, l)
+		w.pctx, stop = c.opts.StartClock(w.pctx, l.Timeout, l)
 		parent := w.stopP
 		w.stopP = func() { stop(); parent() }
 	}
@@ -405,12 +404,8 @@ func (c *Client) settle(ctx context.Context, b budget) error {
 	defer cancel()
 	if l := c.opts.ConnectLimit; l != nil && l.Timeout > 0 && !r.fresh {
 		// The server's start is awaited here rather than in Initialize.
-		clock := c.opts.StartClock
-		if clock == nil {
-			clock = context.WithTimeoutCause
-		}
 		var cancel context.CancelFunc
-		ctx, cancel = clock(ctx, l.Timeout, l)
+		ctx, cancel = c.opts.StartClock(ctx, l.Timeout, l)
 		defer cancel()
 	}
 	disc := r.disc

@@ -164,10 +164,7 @@ func (f *front) byTarget(ctx context.Context, method string, params json.RawMess
 func (f *front) viewCheck(ctx context.Context, method string, params json.RawMessage) *mcp.RPCError {
 	return f.c.Who().Check(ctx, method, params, func(ctx context.Context, name string) bool {
 		m, local := f.route(ctx, mcp.Tools, name)
-		if m == nil {
-			return false
-		}
-		return f.sub(ctx, m, "").ReadOnly(ctx, local)
+		return m != nil && f.sub(ctx, m, "").ReadOnly(ctx, local)
 	})
 }
 

@@ -73,8 +73,7 @@ func (res *Result) Compare(base *Result) {
 		}
 		f := Figure{Metric: metric, Value: v, Baseline: b, Unit: unit}
 		if b != 0 {
-			ch := v/b - 1
-			f.Change = &ch
+			f.Change = new(v/b - 1)
 		}
 		c.Figures = append(c.Figures, f)
 	}

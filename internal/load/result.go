@@ -201,8 +201,7 @@ func (r *run) result(elapsed time.Duration, cpu0, cpu1 cpuSample, mon *monitor) 
 	for i, op := range r.cfg.Ops {
 		o := OpResult{Name: op.Name, Weight: op.Weight, OK: rec.okOps[i], Errors: rec.failedOps[i]}
 		if rec.perOp != nil {
-			s := stats(rec.perOp[i])
-			o.Latency = &s
+			o.Latency = new(stats(rec.perOp[i]))
 		}
 		res.Operations = append(res.Operations, o)
 	}

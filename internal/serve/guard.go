@@ -274,10 +274,7 @@ func WithListenURIs(params json.RawMessage, kept []string) json.RawMessage {
 // hidesNotification reports whether a notification is about something the
 // guard hides (a resource's update).
 func (g Guards) hidesNotification(method string, params json.RawMessage) bool {
-	if method != "notifications/resources/updated" || len(g) == 0 {
-		return false
-	}
-	return !g.AllowsResource(subscription.URI(params))
+	return method == "notifications/resources/updated" && len(g) > 0 && !g.AllowsResource(subscription.URI(params))
 }
 
 // refused is the error a client gets for what the guard hides: the same

@@ -9,6 +9,7 @@ package serve
 // status follows its error (modernStatus).
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -45,11 +46,13 @@ func checkModernPost(r *http.Request, body []byte, method string) (int, *mcp.RPC
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, rerr *mcp.RPCError) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": rerr})
-	w.Write(b)
+	w.Write(errorMessage(id, rerr))
+}
+
+// errorMessage is the JSON-RPC error rerr answering id (nil: null).
+func errorMessage(id json.RawMessage, rerr *mcp.RPCError) []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(cmp.Or(string(id), "null")), "error": rerr})
+	return b
 }
 
 // modernStatus is the HTTP status of a modern request whose answer is

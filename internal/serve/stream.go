@@ -2,7 +2,6 @@ package serve
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -162,8 +161,7 @@ func (t *draining) Read() ([]byte, error) {
 // refuse answers a line of input that is no request with rerr, under id
 // (nil: null).
 func (t *draining) refuse(id json.RawMessage, rerr *mcp.RPCError) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(cmp.Or(string(id), "null")), "error": rerr})
-	t.StreamTransport.Write(context.Background(), b)
+	t.StreamTransport.Write(context.Background(), errorMessage(id, rerr))
 }
 
 // validID is id when it is a JSON-RPC id (a string, a number or null);
