@@ -25,13 +25,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -137,7 +137,7 @@ func (l *RequestLog) line(e serve.Exchange) []byte {
 			b.WriteString(`,"result":`)
 			logValue(&b, orEmpty(e.Result))
 		}
-		fmt.Fprintf(&b, `,"ms":%s`, logMillis(e.Took))
+		fmt.Fprintf(&b, `,"ms":%s`, trace.Millis(e.Took))
 	}
 	b.WriteString("}\n")
 	return l.secrets.Mask(redact.JSON(b.Bytes()))
@@ -152,9 +152,4 @@ func logValue(b *bytes.Buffer, raw json.RawMessage) {
 	case json.Compact(b, raw) != nil:
 		b.Write(rawjson.MustMarshal(fmt.Sprintf("(%d bytes that are not JSON)", len(raw))))
 	}
-}
-
-// logMillis is d in milliseconds, to the microsecond.
-func logMillis(d time.Duration) string {
-	return fmt.Sprint(math.Round(float64(d)/float64(time.Microsecond)) / 1000)
 }

@@ -231,7 +231,7 @@ func (w *Writer) begin(kind string, session int64) *bytes.Buffer {
 	b.WriteString(`{"type":"`)
 	b.WriteString(kind)
 	b.WriteString(`","t":`)
-	b.WriteString(millis(time.Since(w.start)))
+	b.WriteString(Millis(time.Since(w.start)))
 	if session != 0 {
 		b.WriteString(`,"session":`)
 		b.WriteString(strconv.FormatInt(session, 10))
@@ -385,8 +385,8 @@ func str(b *bytes.Buffer, s string) {
 	b.Write(q)
 }
 
-// millis is d in milliseconds, to the microsecond.
-func millis(d time.Duration) string {
+// Millis is d in milliseconds, to the microsecond.
+func Millis(d time.Duration) string {
 	return strconv.FormatFloat(math.Round(float64(d)/float64(time.Microsecond))/1000, 'f', -1, 64)
 }
 
