@@ -39,6 +39,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/mcp"
@@ -375,15 +376,9 @@ func fields(b *bytes.Buffer, v any) {
 }
 
 // quoted is p as a JSON string (invalid UTF-8 replaced).
-func quoted(p []byte) []byte {
-	q, _ := json.Marshal(string(p))
-	return q
-}
+func quoted(p []byte) []byte { return rawjson.AppendString(nil, string(p)) }
 
-func str(b *bytes.Buffer, s string) {
-	q, _ := json.Marshal(s)
-	b.Write(q)
-}
+func str(b *bytes.Buffer, s string) { b.Write(rawjson.AppendString(b.AvailableBuffer(), s)) }
 
 // Millis is d in milliseconds, to the microsecond.
 func Millis(d time.Duration) string {
