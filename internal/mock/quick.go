@@ -45,10 +45,9 @@ func textResult(text string) json.RawMessage {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	b, _ := json.Marshal(struct {
+	return rawjson.Marshal(struct {
 		Content []block `json:"content"`
 	}{[]block{{"text", text}}})
-	return b
 }
 
 // WithTools is snap with the tools given on the command line added, each

@@ -74,8 +74,7 @@ func (l *RequestLog) Observe(e serve.Exchange) {
 	}
 	var err error
 	if l.written+int64(len(line)) > l.max {
-		last, _ := json.Marshal(map[string]string{"time": e.Time.UTC().Format(time.RFC3339Nano), "leftOut": ErrLogFull.Error()})
-		line, err = append(last, '\n'), ErrLogFull
+		line, err = append(rawjson.Marshal(map[string]string{"time": e.Time.UTC().Format(time.RFC3339Nano), "leftOut": ErrLogFull.Error()}), '\n'), ErrLogFull
 	}
 	n, werr := l.w.Write(line)
 	l.written += int64(n)

@@ -132,8 +132,7 @@ func (w *Writer) header(h Header) {
 	b.WriteString(`,"mcpv":`)
 	str(b, h.Mcpv)
 	b.WriteString(`,"args":`)
-	args, _ := json.Marshal(h.Args)
-	b.Write(args)
+	b.Write(rawjson.Marshal(h.Args))
 	w.write(b)
 }
 
