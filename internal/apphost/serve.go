@@ -96,8 +96,7 @@ func (h *Host) serveProxy(w http.ResponseWriter, r *http.Request) {
 	secureHeaders(w, h.App.Meta.CSP.Policy()+"; frame-ancestors "+h.hostOrigin)
 	w.Header().Del("Cross-Origin-Opener-Policy")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	js, _ := json.Marshal(h.hostOrigin) // the proxy page, told the host's origin
-	io.WriteString(w, strings.Replace(proxyPage, "HOST_ORIGIN", string(js), 1))
+	io.WriteString(w, strings.Replace(proxyPage, "HOST_ORIGIN", string(rawjson.Marshal(h.hostOrigin)), 1)) // the proxy page, told the host's origin
 }
 
 // serveApp answers what the page needs to render the app.

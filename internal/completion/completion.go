@@ -20,18 +20,13 @@ import (
 // Shells are the shells Script writes for.
 var Shells = []string{"bash", "zsh", "fish", "powershell"}
 
+// scripts write each shell's script from the grammar's model.
+var scripts = map[string]func(*Command) string{"bash": bashScript, "zsh": zshScript, "fish": fishScript, "powershell": powershellScript}
+
 // Script generates the completion script for shell from the grammar.
 func Script(app *kong.Application, shell string) (string, error) {
-	root := Model(app)
-	switch shell {
-	case "bash":
-		return bashScript(root), nil
-	case "zsh":
-		return zshScript(root), nil
-	case "fish":
-		return fishScript(root), nil
-	case "powershell":
-		return powershellScript(root), nil
+	if script, ok := scripts[shell]; ok {
+		return script(Model(app)), nil
 	}
 	return "", fmt.Errorf("no completion script for %q: the shells are %s", shell, strings.Join(Shells, ", "))
 }

@@ -4,13 +4,9 @@ import "github.com/mcpv/mcpv/internal/yamlnode"
 
 // Another of mcpv's files may hold config entries, or parts of one (a
 // serve file: the servers mcpv serve puts behind one endpoint, and what
-// it adds to a config server's entry). These, with ParseGuard, ParseOAuth,
-// ParseVars, ParseDuration and ParseStrings, read them as a config file
-// reads its own.
-
-// ParseEntry reads the entry called name at n, an entry of f (whose
-// Source says how far it is trusted and where its relative paths start).
-func ParseEntry(f *File, name string, n *yamlnode.Node) (*Server, error) { return f.entry(name, n) }
+// it adds to a config server's entry). These, with File.Entry, ParseGuard,
+// ParseOAuth, ParseVars, ParseDuration and ParseStrings, read them as a
+// config file reads its own.
 
 // ParseYAML parses a YAML document of mcpv's own, bounded as a config
 // file is.

@@ -35,7 +35,7 @@ func (f *File) parse() error {
 				continue
 			}
 			seen[k.Text] = true
-			s, err := f.entry(k.Text, t.Vals[i])
+			s, err := f.Entry(k.Text, t.Vals[i])
 			if err != nil {
 				return err
 			}
@@ -139,9 +139,11 @@ func checkTopKeys(root *yamlnode.Node) error {
 	return nil
 }
 
-// entry reads one server. It accepts the fields of every format: a file may
-// mix them, and a field another client invented is ignored.
-func (f *File) entry(name string, n *yamlnode.Node) (*Server, error) {
+// Entry reads the server called name at n, an entry of f (whose Source
+// says how far it is trusted and where its relative paths start). It
+// accepts the fields of every format: a file may mix them, and a field
+// another client invented is ignored.
+func (f *File) Entry(name string, n *yamlnode.Node) (*Server, error) {
 	if n.Kind != yamlnode.Object {
 		return nil, yamlnode.ErrorAt(n, "server %q: want an object, found %s", name, n.Kind.Noun())
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"hash"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/oauth"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/serverstate"
 )
 
@@ -96,8 +96,7 @@ func tokensOf(ctx context.Context, url string, env Env) ([]string, bool) {
 	}
 	var out []string
 	for _, r := range records {
-		b, _ := json.Marshal(r.Token)
-		out = append(out, r.Issuer, r.Resource, r.Client.ID, string(b))
+		out = append(out, r.Issuer, r.Resource, r.Client.ID, string(rawjson.Marshal(r.Token)))
 	}
 	return out, true
 }

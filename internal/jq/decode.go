@@ -47,10 +47,8 @@ func decodeStream(raw []byte) (any, error) {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
+	err := d.Decode(&v) // a value that fails to decode leaves v nil
+	return v, err
 }
 
 // decodeValue decodes data when it is exactly one valid JSON value (with

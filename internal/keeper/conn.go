@@ -56,8 +56,7 @@ func (k *Keeper) serveConn(nc net.Conn, idle time.Duration) {
 	switch {
 	case first.Status != nil:
 		info := k.status()
-		b, _ := json.Marshal(control{Info: &info})
-		c.writeNow(net.Buffers{b, newline}, writeWait)
+		c.writeNow(net.Buffers{rawjson.Marshal(control{Info: &info}), newline}, writeWait)
 		nc.Close()
 		return
 	case first.Stop != nil:
@@ -118,8 +117,7 @@ func (k *Keeper) detach(c *conn, idle time.Duration) {
 	ended, done := k.subs.Leave(c)
 	for _, uri := range ended {
 		ctx, cancel := context.WithTimeout(context.Background(), unsubscribeWait)
-		b, _ := json.Marshal(map[string]string{"uri": uri})
-		k.Client.Forward(ctx, "resources/unsubscribe", b)
+		k.Client.Forward(ctx, "resources/unsubscribe", rawjson.Marshal(map[string]string{"uri": uri}))
 		cancel()
 		done(uri)
 	}
@@ -266,8 +264,7 @@ func (c *conn) relay(ctx context.Context, cancel context.CancelFunc, m rpc) {
 	case err == nil:
 		c.send(false, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":`, m.ID), res, closeBrace)
 	case errors.As(err, &ce):
-		e, _ := json.Marshal(ce.Err)
-		c.send(false, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, m.ID, e))
+		c.send(false, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, m.ID, rawjson.Marshal(ce.Err)))
 	case ctx.Err() != nil:
 		// The command cancelled it, or left: nobody waits for an answer.
 	case lazy.Closed(c.k.Client.Done()):

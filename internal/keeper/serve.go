@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/errkind"
 	"github.com/mcpv/mcpv/internal/listcache"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/internal/subscription"
 	"github.com/mcpv/mcpv/mcp"
@@ -242,8 +243,7 @@ func (k *Keeper) Serve(ctx context.Context, ln *Listener, idle time.Duration) st
 		}
 	}
 	if stopper != nil {
-		b, _ := json.Marshal(control{Stopped: new(true)})
-		stopper.writeNow(net.Buffers{b, newline}, writeWait)
+		stopper.writeNow(net.Buffers{rawjson.Marshal(control{Stopped: new(true)}), newline}, writeWait)
 		stopper.c.Close()
 	}
 	return why
@@ -325,8 +325,7 @@ func (k *Keeper) writeInfo() {
 	if k.infoGone {
 		return // the keeper has stopped: its info file is not written again
 	}
-	b, _ := json.Marshal(k.status())
-	safefile.Replace(k.ln.Paths.Info, append(b, '\n')) // a status for session list: one not written is one the next change writes
+	safefile.Replace(k.ln.Paths.Info, append(rawjson.Marshal(k.status()), '\n')) // a status for session list: one not written is one the next change writes
 }
 
 // status is Info as it is now.

@@ -137,8 +137,7 @@ func list(key string, items []json.RawMessage) json.RawMessage {
 	if items == nil {
 		items = []json.RawMessage{}
 	}
-	b, _ := json.Marshal(map[string]any{key: items})
-	return b
+	return rawjson.Marshal(map[string]any{key: items})
 }
 
 func names(items []json.RawMessage) []string {
@@ -154,6 +153,5 @@ func compact(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &v) != nil {
 		return string(raw)
 	}
-	b, _ := json.Marshal(v)
-	return string(b)
+	return string(rawjson.Marshal(v))
 }

@@ -22,7 +22,7 @@ func ToolFlag(spec string) (tool json.RawMessage, e Entry, err error) {
 	e = Entry{Name: name, Result: json.RawMessage(`{"content":[]}`)}
 	switch {
 	case asJSON:
-		if !json.Valid([]byte(answer)) || !isObject(json.RawMessage(answer)) {
+		if !json.Valid([]byte(answer)) || !rawjson.IsObject([]byte(answer)) {
 			return nil, Entry{}, fmt.Errorf("%s: the result after := must be a JSON object", name)
 		}
 		e.Result = json.RawMessage(answer)
@@ -45,10 +45,9 @@ func textResult(text string) json.RawMessage {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	b, _ := json.Marshal(struct {
+	return rawjson.Marshal(struct {
 		Content []block `json:"content"`
 	}{[]block{{"text", text}}})
-	return b
 }
 
 // WithTools is snap with the tools given on the command line added, each

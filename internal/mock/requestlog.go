@@ -25,13 +25,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"sync"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/serve"
+	"github.com/mcpv/mcpv/internal/trace"
 	"github.com/mcpv/mcpv/mcp"
 )
 
@@ -74,8 +74,7 @@ func (l *RequestLog) Observe(e serve.Exchange) {
 	}
 	var err error
 	if l.written+int64(len(line)) > l.max {
-		last, _ := json.Marshal(map[string]string{"time": e.Time.UTC().Format(time.RFC3339Nano), "leftOut": ErrLogFull.Error()})
-		line, err = append(last, '\n'), ErrLogFull
+		line, err = append(rawjson.Marshal(map[string]string{"time": e.Time.UTC().Format(time.RFC3339Nano), "leftOut": ErrLogFull.Error()}), '\n'), ErrLogFull
 	}
 	n, werr := l.w.Write(line)
 	l.written += int64(n)
@@ -137,7 +136,7 @@ func (l *RequestLog) line(e serve.Exchange) []byte {
 			b.WriteString(`,"result":`)
 			logValue(&b, orEmpty(e.Result))
 		}
-		fmt.Fprintf(&b, `,"ms":%s`, logMillis(e.Took))
+		fmt.Fprintf(&b, `,"ms":%s`, trace.Millis(e.Took))
 	}
 	b.WriteString("}\n")
 	return l.secrets.Mask(redact.JSON(b.Bytes()))
@@ -152,9 +151,4 @@ func logValue(b *bytes.Buffer, raw json.RawMessage) {
 	case json.Compact(b, raw) != nil:
 		b.Write(rawjson.MustMarshal(fmt.Sprintf("(%d bytes that are not JSON)", len(raw))))
 	}
-}
-
-// logMillis is d in milliseconds, to the microsecond.
-func logMillis(d time.Duration) string {
-	return fmt.Sprint(math.Round(float64(d)/float64(time.Microsecond)) / 1000)
 }

@@ -12,7 +12,6 @@ package mock
 // or the mock closes (Ctrl-C).
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/duration"
 	"github.com/mcpv/mcpv/internal/jq"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/serve"
 	"github.com/mcpv/mcpv/mcp"
 )
@@ -117,14 +117,14 @@ func (e *Entry) checkSteps() error {
 			var p struct {
 				Progress json.Number `json:"progress"`
 			}
-			if !isObject(s.Progress) || json.Unmarshal(s.Progress, &p) != nil || p.Progress == "" {
+			if !rawjson.IsObject(s.Progress) || json.Unmarshal(s.Progress, &p) != nil || p.Progress == "" {
 				return fmt.Errorf("%s: progress is an object with a number progress (and total, message)", at)
 			}
 		case s.Log != nil:
 			var p struct {
 				Level string `json:"level"`
 			}
-			if !isObject(s.Log) || json.Unmarshal(s.Log, &p) != nil || !slices.Contains(logLevels, p.Level) {
+			if !rawjson.IsObject(s.Log) || json.Unmarshal(s.Log, &p) != nil || !slices.Contains(logLevels, p.Level) {
 				return fmt.Errorf("%s: log is an object with a level (%s) and data", at, strings.Join(logLevels, ", "))
 			}
 			e.logs = true
@@ -132,14 +132,14 @@ func (e *Entry) checkSteps() error {
 			if !strings.HasPrefix(s.Notify.Method, "notifications/") {
 				return fmt.Errorf("%s: notify's method is a notification's (notifications/...), not %q", at, s.Notify.Method)
 			}
-			if s.Notify.Params != nil && !isObject(s.Notify.Params) {
+			if s.Notify.Params != nil && !rawjson.IsObject(s.Notify.Params) {
 				return fmt.Errorf("%s: notify's params must be an object", at)
 			}
 		case s.Ask != nil:
 			switch t := s.Ask.Timeout; {
 			case !slices.Contains(askable, s.Ask.Method):
 				return fmt.Errorf("%s: ask's method is one of %s, not %q", at, strings.Join(askable, ", "), s.Ask.Method)
-			case s.Ask.Params != nil && !isObject(s.Ask.Params):
+			case s.Ask.Params != nil && !rawjson.IsObject(s.Ask.Params):
 				return fmt.Errorf("%s: ask's params must be an object", at)
 			case t != nil && (*t <= 0 || time.Duration(*t) > MaxAskTimeout):
 				return fmt.Errorf("%s: ask's timeout is more than 0 and at most %v", at, MaxAskTimeout)
@@ -166,8 +166,6 @@ func orEmpty(raw json.RawMessage) json.RawMessage {
 	}
 	return raw
 }
-
-func isObject(raw json.RawMessage) bool { return bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) }
 
 // call is a request an entry answers: its params as sent, and what the
 // entry's jq sees of it (the arguments, a template's variables, or the

@@ -35,8 +35,7 @@ func initResult(snap surface.Snapshot, resp *Responses, info mcp.Implementation)
 	if res.Capabilities == nil {
 		res.Capabilities = derived(snap, resp)
 	}
-	b, _ := json.Marshal(res)
-	init, _ := mcp.ParseInitializeResult(b) // an object, its capabilities one too
+	init, _ := mcp.ParseInitializeResult(rawjson.Marshal(res)) // an object, its capabilities one too
 	return init, notes
 }
 
@@ -78,6 +77,5 @@ func derived(snap surface.Snapshot, resp *Responses) json.RawMessage {
 			caps["logging"] = map[string]any{}
 		}
 	}
-	b, _ := json.Marshal(caps)
-	return b
+	return rawjson.Marshal(caps)
 }

@@ -182,8 +182,7 @@ func stepOf(m json.RawMessage) (Step, bool) {
 			return Step{}, false
 		}
 		delete(p, "progressToken") // the replayed request's own is used
-		b, _ := json.Marshal(p)
-		return Step{Progress: b}, true
+		return Step{Progress: rawjson.Marshal(p)}, true
 	case w.Method == "notifications/message":
 		return Step{Log: w.Params}, true
 	default:

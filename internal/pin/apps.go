@@ -55,8 +55,7 @@ func AppOf(raw json.RawMessage, docs map[string]surface.Document) []byte {
 	if a, ok := apps.OfTool(raw); ok && docs != nil {
 		def["document"] = documentJSON(a.ResourceURI, docs[a.ResourceURI])
 	}
-	b, _ := json.Marshal(def)
-	out, _ := rawjson.Canonical(b) // nil when it fails
+	out, _ := rawjson.Canonical(rawjson.Marshal(def)) // nil when it fails
 	return out
 }
 
@@ -69,8 +68,7 @@ func documentJSON(uri string, d surface.Document) json.RawMessage {
 			m["ui"] = d.UI
 		}
 	}
-	b, _ := json.Marshal(m)
-	return b
+	return rawjson.Marshal(m)
 }
 
 // Apps are the app entries of a surface's tools, by tool name, the first
@@ -155,8 +153,7 @@ func withoutMember(def []byte, name string) []byte {
 		return def
 	}
 	delete(m, name)
-	b, _ := json.Marshal(m)
-	out, _ := rawjson.Canonical(b)
+	out, _ := rawjson.Canonical(rawjson.Marshal(m))
 	return out
 }
 

@@ -177,12 +177,12 @@ func (g *grader) walk(node any, path string, depth int, refs []string) {
 		g.ref(ref, path, depth, refs)
 	}
 	g.keywords(obj, path, depth)
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		v := obj[k]
 		switch k {
 		case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
 			if m, ok := v.(map[string]any); ok {
-				for _, name := range sortedKeys(m) {
+				for _, name := range slices.Sorted(maps.Keys(m)) {
 					g.walk(m[name], path+"/"+k+"/"+escape(name), depth+1, refs)
 				}
 			}
@@ -242,7 +242,7 @@ func (g *grader) keywords(obj map[string]any, path string, depth int) {
 				g.add("additional-properties", path, "an object without additionalProperties: false")
 			}
 			req := strings2(obj["required"])
-			for _, name := range sortedKeys(props) {
+			for _, name := range slices.Sorted(maps.Keys(props)) {
 				if !slices.Contains(req, name) {
 					g.add("all-required", path, fmt.Sprintf("the property %q is not required", name))
 					break
@@ -273,7 +273,7 @@ func (g *grader) keywords(obj map[string]any, path string, depth int) {
 			g.add("enum", path, "an enum holding an object or an array")
 		}
 	case "gemini":
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if !slices.Contains(geminiKeywords, k) {
 				g.add("keyword", path+"/"+escape(k), fmt.Sprintf("%q is no member of the Schema object: it is rejected or dropped", k))
 			}
@@ -329,8 +329,6 @@ func pointer(doc any, p string) any {
 func escape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
-
-func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // strings2 is a JSON array of strings' values (others left out).
 func strings2(v any) []string {

@@ -2,7 +2,6 @@ package rawjson
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -182,8 +181,6 @@ func writeString(b *bytes.Buffer, s string) {
 		b.WriteByte('"')
 		return
 	}
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a string always encodes
-	b.Truncate(b.Len() - 1)
+	q, _ := Encode(s) // a string always encodes
+	b.Write(q)
 }

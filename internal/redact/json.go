@@ -1,8 +1,6 @@
 package redact
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -64,12 +62,8 @@ func escapes(v string) []string {
 	if rawjson.Plain(v) && !strings.ContainsAny(v, "/+'`") {
 		return []string{v} // as every one writes it
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	least := strings.TrimSuffix(b.String(), "\n")
-	least = least[1 : len(least)-1]
+	q, _ := rawjson.Encode(v) // a string always encodes
+	least := string(q[1 : len(q)-1])
 	out := make([]string, 0, len(jsonEncoders))
 	for _, e := range jsonEncoders {
 		var w strings.Builder

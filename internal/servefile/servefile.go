@@ -265,7 +265,7 @@ func serverOf(cf *config.File, name string, n *yamlnode.Node) (*Server, error) {
 				rest.Keys, rest.Vals = append(rest.Keys, k), append(rest.Vals, n.Vals[i])
 			}
 		}
-		if s.Entry, err = config.ParseEntry(cf, name, rest); err != nil {
+		if s.Entry, err = cf.Entry(name, rest); err != nil {
 			return nil, err
 		}
 		s.Config = ""

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 )
 
@@ -110,8 +111,7 @@ func BuildCard(id Identity, endpoint, sse string, versions []string) json.RawMes
 		remotes = append(remotes, map[string]any{"type": "sse", "url": sse})
 	}
 	card["remotes"] = remotes
-	b, _ := json.Marshal(card)
-	return b
+	return rawjson.Marshal(card)
 }
 
 // BuildCatalog is the catalog that lists cards at the given URLs, each
@@ -127,8 +127,7 @@ func BuildCatalog(host string, cards map[string]string) json.RawMessage {
 		_, short, _ := strings.Cut(name, "/")
 		entries = append(entries, entry{Identifier: fmt.Sprintf("urn:air:%s:mcp:%s", host, short), Type: CardType, URL: cards[name]})
 	}
-	b, _ := json.Marshal(map[string]any{"specVersion": "1.0", "entries": entries})
-	return b
+	return rawjson.Marshal(map[string]any{"specVersion": "1.0", "entries": entries})
 }
 
 // clipWords is s in at most n runes, cut after its last whole word that

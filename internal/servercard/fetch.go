@@ -165,10 +165,7 @@ func (f *Fetcher) dial(d *net.Dialer) func(ctx context.Context, network, addr st
 			}
 			first = cmp.Or(first, err)
 		}
-		if first == nil {
-			first = fmt.Errorf("%s resolves to no address", host)
-		}
-		return nil, first
+		return nil, cmp.Or(first, fmt.Errorf("%s resolves to no address", host))
 	}
 }
 

@@ -110,7 +110,7 @@ func Verify(c Card, live Live) []Disagreement {
 		if json.Unmarshal(c.Capabilities, &caps) != nil {
 			add("capabilities", "no object", "")
 		}
-		for _, k := range sortedKeys(caps) {
+		for _, k := range slices.Sorted(maps.Keys(caps)) {
 			declared := declaredValue(caps[k])
 			_, has := live.Capabilities[k]
 			has = has && declaredValue(live.Capabilities[k])
@@ -118,7 +118,7 @@ func Verify(c Card, live Live) []Disagreement {
 				add("capabilities."+k, yesNo(declared, "declared"), yesNo(has, "declared"))
 			}
 		}
-		for _, k := range sortedKeys(live.Capabilities) {
+		for _, k := range slices.Sorted(maps.Keys(live.Capabilities)) {
 			if _, named := caps[k]; !named && declaredValue(live.Capabilities[k]) && k != "experimental" {
 				add("capabilities."+k, "not declared", "declared")
 			}
@@ -150,8 +150,6 @@ func yesNo(b bool, what string) string {
 	}
 	return "not " + what
 }
-
-func sortedKeys(m map[string]json.RawMessage) []string { return slices.Sorted(maps.Keys(m)) }
 
 // sameEndpoint reports whether two URLs name one endpoint: the same
 // scheme, host (in any case) and port, and path up to a trailing slash.

@@ -56,8 +56,7 @@ func Object(ms []Member) json.RawMessage {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(m.Key)
-		b.Write(k)
+		b.Write(rawjson.Marshal(m.Key))
 		b.WriteByte(':')
 		b.Write(m.Value)
 	}

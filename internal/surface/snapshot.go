@@ -109,8 +109,7 @@ func (s Snapshot) Marshal() []byte {
 		return nameOf(raw) + "\x00" + stringMember(raw, "uriTemplate")
 	}))
 	if len(s.Unimplemented) > 0 {
-		methods, _ := json.Marshal(slices.Sorted(slices.Values(s.Unimplemented)))
-		fmt.Fprintf(&b, ",\n  \"unimplemented\": %s", methods)
+		fmt.Fprintf(&b, ",\n  \"unimplemented\": %s", rawjson.Marshal(slices.Sorted(slices.Values(s.Unimplemented))))
 	}
 	b.WriteString("\n}\n")
 	return b.Bytes()

@@ -222,10 +222,7 @@ func text(raw []byte) string {
 	if len(raw) == 0 || raw[0] != '"' {
 		return ""
 	}
-	s, err := rawjson.String(raw)
-	if err != nil {
-		return ""
-	}
+	s, _ := rawjson.String(raw) // "" when it is no string
 	return s
 }
 

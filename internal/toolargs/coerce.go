@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
 // Typing a key=value text by its schema. The rules, in order:
@@ -97,10 +98,7 @@ func explicitInteger(n node) bool {
 	})
 }
 
-func str(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
-}
+func str(s string) json.RawMessage { return rawjson.AppendString(nil, s) }
 
 // canonicalInteger drops a plus sign and leading zeros, keeping any size.
 func canonicalInteger(text string) json.RawMessage {

@@ -39,6 +39,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/redact"
 	"github.com/mcpv/mcpv/internal/safefile"
 	"github.com/mcpv/mcpv/mcp"
@@ -131,8 +132,7 @@ func (w *Writer) header(h Header) {
 	b.WriteString(`,"mcpv":`)
 	str(b, h.Mcpv)
 	b.WriteString(`,"args":`)
-	args, _ := json.Marshal(h.Args)
-	b.Write(args)
+	b.Write(rawjson.Marshal(h.Args))
 	w.write(b)
 }
 
@@ -231,7 +231,7 @@ func (w *Writer) begin(kind string, session int64) *bytes.Buffer {
 	b.WriteString(`{"type":"`)
 	b.WriteString(kind)
 	b.WriteString(`","t":`)
-	b.WriteString(millis(time.Since(w.start)))
+	b.WriteString(Millis(time.Since(w.start)))
 	if session != 0 {
 		b.WriteString(`,"session":`)
 		b.WriteString(strconv.FormatInt(session, 10))
@@ -375,18 +375,12 @@ func fields(b *bytes.Buffer, v any) {
 }
 
 // quoted is p as a JSON string (invalid UTF-8 replaced).
-func quoted(p []byte) []byte {
-	q, _ := json.Marshal(string(p))
-	return q
-}
+func quoted(p []byte) []byte { return rawjson.AppendString(nil, string(p)) }
 
-func str(b *bytes.Buffer, s string) {
-	q, _ := json.Marshal(s)
-	b.Write(q)
-}
+func str(b *bytes.Buffer, s string) { b.Write(rawjson.AppendString(b.AvailableBuffer(), s)) }
 
-// millis is d in milliseconds, to the microsecond.
-func millis(d time.Duration) string {
+// Millis is d in milliseconds, to the microsecond.
+func Millis(d time.Duration) string {
 	return strconv.FormatFloat(math.Round(float64(d)/float64(time.Microsecond))/1000, 'f', -1, 64)
 }
 

@@ -358,8 +358,7 @@ func (w *Watch) unsubscribe(ctx context.Context, client *mcp.Client, uris []stri
 }
 
 func uriParams(uri string) json.RawMessage {
-	b, _ := json.Marshal(struct {
+	return rawjson.Marshal(struct {
 		URI string `json:"uri"`
 	}{uri})
-	return b
 }

@@ -12,10 +12,10 @@ package yamlnode
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/mcpv/mcpv/internal/lazy"
+	"github.com/mcpv/mcpv/internal/rawjson"
 	"github.com/mcpv/mcpv/internal/safetext"
 	"io"
 	"math"
@@ -380,7 +380,4 @@ func (n *Node) WriteJSON(b *bytes.Buffer, str func(b *bytes.Buffer, n *Node)) er
 }
 
 // writeString writes s as a JSON string.
-func writeString(b *bytes.Buffer, s string) {
-	q, _ := json.Marshal(s)
-	b.Write(q)
-}
+func writeString(b *bytes.Buffer, s string) { b.Write(rawjson.AppendString(b.AvailableBuffer(), s)) }
