@@ -91,9 +91,7 @@ func authChecks() []*Check {
 }
 
 // authCheck is a check of a server over HTTP that asks for authorization.
-func authCheck(id string, run func(t *T)) *Check {
-	return &Check{ID: id, needs: needs{transport: "http", auth: true}, run: run}
-}
+var authCheck = needs{transport: "http", auth: true}.check
 
 // oauthOffer is what the server's 401 offers of OAuth, found once a run:
 // the protected resource metadata it names (resource_metadata) or that is

@@ -289,9 +289,7 @@ func callChecks() []*Check {
 }
 
 // callCheck is a check of the calls of the tools named with --call.
-func callCheck(id string, run func(t *T)) *Check {
-	return &Check{ID: id, needs: needs{call: true, capability: "tools"}, run: run}
-}
+var callCheck = needs{call: true, capability: "tools"}.check
 
 // callRecord is one call of a tool the user named, to its end.
 type callRecord struct {

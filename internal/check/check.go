@@ -97,6 +97,11 @@ type needs struct {
 	auth       bool   // the server asks for authorization (401 without credentials)
 }
 
+// check is the check called id that needs n and runs run.
+func (n needs) check(id string, run func(t *T)) *Check {
+	return &Check{ID: id, needs: n, run: run}
+}
+
 // Area is a group of checks, as the report shows them.
 type Area struct {
 	ID, Title string

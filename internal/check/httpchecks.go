@@ -311,15 +311,12 @@ const streamGrace = 5 * time.Second
 // errLeftOpen ends the reading of a stream that outlived streamGrace.
 var errLeftOpen = errors.New("the stream stayed open")
 
-// httpCheck is a check of Streamable HTTP.
-func httpCheck(id string, run func(t *T)) *Check {
-	return &Check{ID: id, needs: needs{transport: "http"}, run: run}
-}
-
-// legacyHTTP is a check of the initialize era's Streamable HTTP.
-func legacyHTTP(id string, run func(t *T)) *Check {
-	return &Check{ID: id, needs: needs{transport: "http", era: "legacy"}, run: run}
-}
+var (
+	// httpCheck is a check of Streamable HTTP.
+	httpCheck = needs{transport: "http"}.check
+	// legacyHTTP is a check of the initialize era's Streamable HTTP.
+	legacyHTTP = needs{transport: "http", era: "legacy"}.check
+)
 
 // firstRequest sends what opens the main session's era (initialize or
 // server/discover) on a bare connection, as hr has it (its header, its

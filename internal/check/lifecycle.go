@@ -191,9 +191,7 @@ func lifecycleChecks() []*Check {
 }
 
 // legacyCheck is a check of the initialize era.
-func legacyCheck(id string, run func(t *T)) *Check {
-	return &Check{ID: id, needs: needs{era: "legacy"}, run: run}
-}
+var legacyCheck = needs{era: "legacy"}.check
 
 // lintFindings fails t with the lint's findings of severity and rules.
 func lintFindings(t *T, severity string, rules ...string) {

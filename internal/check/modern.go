@@ -336,7 +336,7 @@ func modernOwnChecks() []*Check {
 // modernCheck is a check of the 2026-07-28 era, with needs n besides.
 func modernCheck(id string, n needs, run func(t *T)) *Check {
 	n.era = "modern"
-	return &Check{ID: id, needs: n, run: run}
+	return n.check(id, run)
 }
 
 // modernAlone is the check's connection of this era, when the server

@@ -29,8 +29,7 @@ import (
 
 func taskChecks() []*Check {
 	legacy := func(id, capability string, run func(t *T)) *Check {
-		return &Check{ID: id,
-			needs: needs{era: "legacy", capability: cmp.Or(capability, "tasks")}, run: func(t *T) { tasksVersion(t); run(t) }}
+		return needs{era: "legacy", capability: cmp.Or(capability, "tasks")}.check(id, func(t *T) { tasksVersion(t); run(t) })
 	}
 	return []*Check{
 		legacy("tasks.unknown-task", "", func(t *T) {
