@@ -313,13 +313,23 @@ func (ix *conceptIndex) match(text string, toks []token) *found {
 				}
 				s := from + j
 				e := s + len(t.sub)
-				f[t.c] = append(f[t.c], span{tokenAt(toks, s), tokenAt(toks, e-1), s, e, true})
+				if t.c != cNegator || !inCompound(text, s, e) {
+					f[t.c] = append(f[t.c], span{tokenAt(toks, s), tokenAt(toks, e-1), s, e, true})
+				}
 				from = e
 			}
 		}
 	}
 	return f
 }
+
+// inCompound reports text[s:e], a negator, inside a word it denies
+// nothing in: 区别 (tell apart), 类别 (category), 不同 (different).
+func inCompound(text string, s, e int) bool {
+	return slices.ContainsFunc(compoundRe.Get().FindAllStringIndex(text, -1), func(m []int) bool { return m[0] <= s && e <= m[1] })
+}
+
+var compoundRe = &lazy.Regexp{From: func() string { return lexPattern("negatorCompound") }}
 
 // filler reports a word of extent a term's words may have between them
 // and still be the term: "the complete conversation history", the French
