@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpv/mcpv/internal/lazy"
 	"github.com/mcpv/mcpv/internal/rawjson"
 )
 
@@ -25,9 +26,11 @@ func HeaderMismatch(format string, args ...any) *RPCError {
 }
 
 // nameHeader is the member of a request's params that Mcp-Name mirrors,
-// by method.
-var nameHeader = map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
-	"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+// by method (made at its first use: a map costs start-up its allocations).
+var nameHeader = &lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+		"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+}}
 
 // CheckStandardHeaders checks a modern request's Mcp-Method, and Mcp-Name
 // for the methods that name a tool, prompt or resource, against the
@@ -41,7 +44,7 @@ func CheckStandardHeaders(h http.Header, msg []byte) *RPCError {
 	case len(got) != 1 || got[0] != method:
 		return HeaderMismatch("Mcp-Method %q does not match the request's method %q", strings.Join(got, ", "), method)
 	}
-	member := nameHeader[method]
+	member := nameHeader.Get()[method]
 	if member != "name" && member != "uri" { // a task's id is not checked
 		return nil
 	}

@@ -298,7 +298,7 @@ func StandardHeaders(h http.Header, msg []byte) {
 		return
 	}
 	h.Set("Mcp-Method", headerValue(method))
-	name, ok := nameHeader[method]
+	name, ok := nameHeader.Get()[method]
 	if !ok {
 		return
 	}

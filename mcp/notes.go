@@ -295,14 +295,16 @@ func (s *Session) dispatch() {
 }
 
 // supersedeField is the member of a notification's params that names
-// what it supersedes, by method.
-var supersedeField = map[string]string{"notifications/progress": "progressToken", "notifications/tasks/status": "taskId", "notifications/resources/updated": "uri"}
+// what it supersedes, by method (made at its first use, not at start-up).
+var supersedeField = &lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{"notifications/progress": "progressToken", "notifications/tasks/status": "taskId", "notifications/resources/updated": "uri"}
+}}
 
 // supersedeKey names what a notification supersedes when the queue is
 // full: an earlier progress for the same token, status of the same task,
 // update of the same resource, change of the same list; "" for nothing.
 func supersedeKey(method string, params json.RawMessage) string {
-	field, ok := supersedeField[method]
+	field, ok := supersedeField.Get()[method]
 	if !ok {
 		if _, list := ListChanged(method); list || method == "notifications/roots/list_changed" {
 			return method

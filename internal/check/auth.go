@@ -91,7 +91,9 @@ func authChecks() []*Check {
 }
 
 // authCheck is a check of a server over HTTP that asks for authorization.
-var authCheck = needs{transport: "http", auth: true}.check
+func authCheck(id string, run func(*T)) *Check {
+	return needs{transport: "http", auth: true}.check(id, run)
+}
 
 // oauthOffer is what the server's 401 offers of OAuth, found once a run:
 // the protected resource metadata it names (resource_metadata) or that is

@@ -289,7 +289,9 @@ func callChecks() []*Check {
 }
 
 // callCheck is a check of the calls of the tools named with --call.
-var callCheck = needs{call: true, capability: "tools"}.check
+func callCheck(id string, run func(*T)) *Check {
+	return needs{call: true, capability: "tools"}.check(id, run)
+}
 
 // callRecord is one call of a tool the user named, to its end.
 type callRecord struct {

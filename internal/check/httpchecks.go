@@ -311,12 +311,12 @@ const streamGrace = 5 * time.Second
 // errLeftOpen ends the reading of a stream that outlived streamGrace.
 var errLeftOpen = errors.New("the stream stayed open")
 
-var (
-	// httpCheck is a check of Streamable HTTP.
-	httpCheck = needs{transport: "http"}.check
-	// legacyHTTP is a check of the initialize era's Streamable HTTP.
-	legacyHTTP = needs{transport: "http", era: "legacy"}.check
-)
+// httpCheck is a check of Streamable HTTP; legacyHTTP one of the
+// initialize era's Streamable HTTP.
+func httpCheck(id string, run func(*T)) *Check { return needs{transport: "http"}.check(id, run) }
+func legacyHTTP(id string, run func(*T)) *Check {
+	return needs{transport: "http", era: "legacy"}.check(id, run)
+}
 
 // firstRequest sends what opens the main session's era (initialize or
 // server/discover) on a bare connection, as hr has it (its header, its

@@ -191,7 +191,7 @@ func lifecycleChecks() []*Check {
 }
 
 // legacyCheck is a check of the initialize era.
-var legacyCheck = needs{era: "legacy"}.check
+func legacyCheck(id string, run func(*T)) *Check { return needs{era: "legacy"}.check(id, run) }
 
 // lintFindings fails t with the lint's findings of severity and rules.
 func lintFindings(t *T, severity string, rules ...string) {

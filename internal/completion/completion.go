@@ -20,11 +20,9 @@ import (
 // Shells are the shells Script writes for.
 var Shells = []string{"bash", "zsh", "fish", "powershell"}
 
-// scripts write each shell's script from the grammar's model.
-var scripts = map[string]func(*Command) string{"bash": bashScript, "zsh": zshScript, "fish": fishScript, "powershell": powershellScript}
-
 // Script generates the completion script for shell from the grammar.
 func Script(app *kong.Application, shell string) (string, error) {
+	scripts := map[string]func(*Command) string{"bash": bashScript, "zsh": zshScript, "fish": fishScript, "powershell": powershellScript} // made here, not at start-up
 	if script, ok := scripts[shell]; ok {
 		return script(Model(app)), nil
 	}
