@@ -324,9 +324,13 @@ func (ix *conceptIndex) match(text string, toks []token) *found {
 }
 
 // inCompound reports text[s:e], a negator, inside a word it denies
-// nothing in: 区别 (tell apart), 类别 (category), 不同 (different).
+// nothing in: 区别 (tell apart), 类别 (category), 不同 (different). It
+// reads the nine bytes on each side alone (a word of the list is at most
+// three letters of three bytes): the whole text for each negator made a
+// text of many of them quadratic.
 func inCompound(text string, s, e int) bool {
-	return slices.ContainsFunc(compoundRe.Get().FindAllStringIndex(text, -1), func(m []int) bool { return m[0] <= s && e <= m[1] })
+	lo := max(0, s-9)
+	return slices.ContainsFunc(compoundRe.Get().FindAllStringIndex(text[lo:min(len(text), e+9)], -1), func(m []int) bool { return lo+m[0] <= s && e <= lo+m[1] })
 }
 
 var compoundRe = &lazy.Regexp{From: func() string { return lexPattern("negatorCompound") }}

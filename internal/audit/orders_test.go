@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/mcpv/mcpv/internal/surface"
@@ -314,5 +315,15 @@ func TestViewKeepsOtherScriptsWords(t *testing.T) {
 	}
 	if got := newView("сору this").text; got != "copy this" {
 		t.Errorf("a word of look-alikes alone in Latin text read as %q", got)
+	}
+}
+
+// inCompound reads nine bytes on each side of a negator: every word of
+// negatorCompound fits there, so a longer one is not silently missed.
+func TestNegatorCompoundsFitTheirWindow(t *testing.T) {
+	for _, w := range strings.Split(lexPattern("negatorCompound"), "|") {
+		if w = strings.TrimSpace(w); len(w) > 9 {
+			t.Errorf("%q is %d bytes: inCompound reads 9 on each side of a negator", w, len(w))
+		}
 	}
 }
