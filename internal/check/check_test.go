@@ -34,8 +34,8 @@ func runShared(t *testing.T, f fake, only ...string) map[string]Result {
 		t.Fatal("a run with timers of its own is not shared")
 	}
 	change, _ := json.Marshal(f.change)
-	key := fmt.Sprintf("%s/%s/%s/%s/%t/%s/%v/%t/%t/%d/%t/%s/%q/%v/%t/%q", f.transport, f.era, f.auth, f.version, f.sse, change, f.portable,
-		f.junk, f.ignoreExit, f.slowStart, f.probe, f.behaviours, f.secret, f.timeout, f.remote, only)
+	key := fmt.Sprintf("%s/%s/%s/%s/%t/%s/%v/%t/%t/%d/%t/%s/%q/%v/%t/%q/%v", f.transport, f.era, f.auth, f.version, f.sse, change, f.portable,
+		f.junk, f.ignoreExit, f.slowStart, f.probe, f.behaviours, f.secret, f.timeout, f.remote, only, f.checkTime)
 	v, _ := sharedRuns.LoadOrStore(key, &sharedRun{})
 	g := v.(*sharedRun)
 	g.once.Do(func() { g.results = runChecks(t, f, only...) })

@@ -6,6 +6,7 @@ package check
 // faults it plants.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -127,6 +128,10 @@ type fake struct {
 	// timeout, after: the main session's --timeout and its timers
 	timeout time.Duration
 	after   func(time.Duration, func()) mcp.Timer
+	// checkTime: runChecks' --check-timeout, where not 20 s (made patient
+	// either way): a run whose server never answers a check's request
+	// waits it whole
+	checkTime time.Duration
 }
 
 func (f fake) target(t *testing.T) *Target {
@@ -277,11 +282,13 @@ func runChecks(t *testing.T, f fake, only ...string) map[string]Result {
 			}
 		}
 	}
-	opts := Options{Only: only, Strict: true, CheckTimeout: patient(20 * time.Second), Calls: calls, Portable: f.portable, Secrets: secretsOf(f), notLoopback: f.remote}
-	if !slices.Contains(only, "utilities.cancel-call") && !slices.Contains(only, "modern.cancel-call") {
-		// A correct server's cancelled call is not answered however long
-		// it is watched: only the run that must see a late answer (the
-		// broken server's) waits the check's whole time for it.
+	opts := Options{Only: only, Strict: true, CheckTimeout: patient(cmp.Or(f.checkTime, 20*time.Second)), Calls: calls, Portable: f.portable, Secrets: secretsOf(f), notLoopback: f.remote}
+	if !slices.ContainsFunc(only, func(id string) bool {
+		return slices.Contains([]string{"utilities.cancel-call", "modern.cancel-call", "modern.cancel-listen"}, id)
+	}) {
+		// A correct server's cancelled call or subscription sends nothing
+		// however long it is watched: only the run that must see a late
+		// message (the broken server's) waits the check's whole time for it.
 		opts.cancelledWait = 100 * time.Millisecond
 	}
 	report, err := Run(ctx, f.target(t), opts)

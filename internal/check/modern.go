@@ -270,15 +270,15 @@ func modernOwnChecks() []*Check {
 			t.skipIf(!ok || first.msg.Method != "notifications/subscriptions/acknowledged", "the subscription was not acknowledged (modern.listen says how)")
 			barrier(t, c)
 			barrier(t, c)
-			settled := c.mark()
-			settle(t, listenCancelWait)
+			settled, wait := c.mark(), cmp.Or(t.r.opts.cancelledWait, listenCancelWait)
+			settle(t, wait)
 			id := idKey(json.RawMessage(`"mcpv-check-listen"`))
 			late := slices.DeleteFunc(c.since(settled), func(s seen) bool {
 				return idKey(s.msg.ID) != id && idKey(member(member(s.msg.Params, "_meta"), "io.modelcontextprotocol/subscriptionId")) != id
 			})
 			switch {
 			case len(late) > 1:
-				t.FailGot(late[1].raw, "the cancelled subscription sent %d messages in the %s after the server had answered two requests sent after the cancellation, one after the other", len(late), listenCancelWait)
+				t.FailGot(late[1].raw, "the cancelled subscription sent %d messages in the %s after the server had answered two requests sent after the cancellation, one after the other", len(late), wait)
 			case len(late) == 1:
 				t.UnsureGot(late[0].raw, "the cancelled subscription sent a message after the server had answered two requests sent after the cancellation, one after the other: it may have been on its way")
 			}
