@@ -184,12 +184,10 @@ type Options struct {
 	ReadFile                            func(path string) ([]byte, error) // reads the @FILE a call's word names
 	Portable                            []string                          // the hosts --portable names, whose rules the tools' schemas are graded against (internal/portable)
 
-	// cancelledWait is how long a call cancelled while it runs is watched
-	// for an answer it should not get (cancelCall), and a cancelled
-	// subscription for news (modern.cancel-listen): 2 s and
-	// listenCancelWait when 0. A shorter one can only miss a late
-	// message, never fail a server that sends none: the tests of correct
-	// servers set it short.
+	// cancelledWait is how long a cancelled call or subscription is watched
+	// for what it should no longer send (cancelCall, modern.cancel-listen):
+	// 2 s and listenCancelWait when 0. A shorter one can only miss a late
+	// message, never fail a correct server: its tests set it short.
 	cancelledWait time.Duration
 	notLoopback   bool // judges the server as reached away from loopback, whatever its URL names (http.authentication): the tests' servers are all on it
 	// beforeCancel, when set, is called once the call cancelCall cancels
