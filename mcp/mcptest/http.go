@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,7 +152,17 @@ func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
 		polls: map[string]*pollStream{}, lastPoll: map[string]*pollStream{}}
 	var end context.CancelFunc
 	s.ctx, end = context.WithCancel(context.Background())
-	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve)) // listening on 127.0.0.1
+	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { // listening on 127.0.0.1
+		defer func() { // the fake's own panic fails the test (net/http would log it, and close the connection as though on purpose)
+			if p := recover(); p != nil {
+				if p != http.ErrAbortHandler {
+					t.Errorf("the fake panicked serving %s %s: %v\n%s", r.Method, r.URL, p, debug.Stack())
+				}
+				panic(http.ErrAbortHandler)
+			}
+		}()
+		s.serve(w, r)
+	}))
 	s.ln = &connsListener{Listener: s.ts.Listener, caseful: s.spec.has("header-case-sensitive")}
 	s.ts.Listener = s.ln
 	s.ts.Start()

@@ -534,6 +534,10 @@ func (s *Spec) listen(st *specState, m msg, id json.RawMessage, out specOut) {
 		meta = `{"io.modelcontextprotocol/subscriptionId":"sub-1"}`
 	}
 	out.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":%s,"notifications":%s}}`, meta, filter))
+	last := json.RawMessage(`""`) // the last resource listed, of more than one: every line below is made, sent or not
+	if n := len(s.Resources); n > 1 {
+		last = member(s.Resources[n-1], "uri")
+	}
 	for _, f := range []struct {
 		on   bool
 		line string
@@ -543,7 +547,7 @@ func (s *Spec) listen(st *specState, m msg, id json.RawMessage, out specOut) {
 		{s.has("listen-no-sub-id"), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`},
 		{s.edge("listen-cancelled") && !out.http, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(m.ID) + `,"reason":"shutting down"}}`},
 		{s.has("listen-unasked"), `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":` + meta + `,"uri":"mcpv-fake://unasked"}}`},
-		{s.has("listen-unasked-listed") && len(s.Resources) > 1, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":` + meta + `,"uri":` + string(member(s.Resources[len(s.Resources)-1], "uri")) + `}}`},
+		{s.has("listen-unasked-listed") && len(s.Resources) > 1, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":` + meta + `,"uri":` + string(last) + `}}`},
 	} {
 		if f.on {
 			out.send(f.line)
