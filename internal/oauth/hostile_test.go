@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpv/mcpv/internal/testkit"
@@ -78,13 +79,11 @@ func TestTokenAnswerUnsendable(t *testing.T) {
 			_, err := w.manager(t, t.TempDir(), ModeAuto, browser(t)).Login(t.Context())
 			return err
 		},
-		"device": func(t *testing.T, w *world) error {
-			m, err := NewManager(Options{ServerURL: w.rs.URL + "/mcp", HTTP: testkit.HTTP(t), Store: &Store{Dir: t.TempDir()}, Mode: ModeAuto,
-				Grant: GrantDevice, Open: noBrowser(t), ShowDevice: func(dc DeviceCode) { w.Approve(dc.UserCode) }}, testkit.Pool(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = m.Login(t.Context())
+		"device": func(t *testing.T, w *world) (err error) {
+			synctest.Test(t, func(t *testing.T) { // the server's interval, a second, on the bubble's clock
+				m, _ := deviceManager(t, w, Options{ShowDevice: func(dc DeviceCode) { w.Approve(dc.UserCode) }})
+				_, err = m.Login(t.Context())
+			})
 			return err
 		},
 		"refresh": func(t *testing.T, w *world) error {
