@@ -25,7 +25,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +33,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // HTTPOptions script an HTTPServer. Every field is optional.
@@ -152,17 +152,7 @@ func NewHTTPServer(t testing.TB, opts HTTPOptions) *HTTPServer {
 		polls: map[string]*pollStream{}, lastPoll: map[string]*pollStream{}}
 	var end context.CancelFunc
 	s.ctx, end = context.WithCancel(context.Background())
-	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { // listening on 127.0.0.1
-		defer func() { // the fake's own panic fails the test (net/http would log it, and close the connection as though on purpose)
-			if p := recover(); p != nil {
-				if p != http.ErrAbortHandler {
-					t.Errorf("the fake panicked serving %s %s: %v\n%s", r.Method, r.URL, p, debug.Stack())
-				}
-				panic(http.ErrAbortHandler)
-			}
-		}()
-		s.serve(w, r)
-	}))
+	s.ts = httptest.NewUnstartedServer(testkit.FailOnPanic(t, http.HandlerFunc(s.serve))) // listening on 127.0.0.1
 	s.ln = &connsListener{Listener: s.ts.Listener, caseful: s.spec.has("header-case-sensitive")}
 	s.ts.Listener = s.ln
 	s.ts.Start()

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/mcpv/mcpv/internal/rawjson"
+	"github.com/mcpv/mcpv/internal/testkit"
 )
 
 // Server is an authorization server and the resource it protects.
@@ -245,7 +246,7 @@ func New(t testing.TB, mcp http.Handler) *Server {
 		bound: map[string]string{}, jtis: map[string]bool{}, agents: map[string]string{}, targets: map[string][]string{}, ended: make(chan struct{})}
 	// Both servers are made before either starts: their handlers read
 	// s.AS and s.RS, which must be set before the first request's goroutine.
-	s.AS = httptest.NewUnstartedServer(s.noteAgent(http.HandlerFunc(s.serveAS)))
+	s.AS = httptest.NewUnstartedServer(testkit.FailOnPanic(t, s.noteAgent(http.HandlerFunc(s.serveAS))))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
 		md := map[string]any{"resource": s.RS.URL + "/mcp", "authorization_servers": []string{cmp.Or(s.AuthServer, s.AS.URL)}, "scopes_supported": s.Scopes,
@@ -264,7 +265,7 @@ func New(t testing.TB, mcp http.Handler) *Server {
 		json.NewEncoder(w).Encode(md)
 	})
 	mux.Handle("/mcp", s.guard(mcp))
-	s.RS = httptest.NewUnstartedServer(s.noteAgent(mux))
+	s.RS = httptest.NewUnstartedServer(testkit.FailOnPanic(t, s.noteAgent(mux)))
 	s.AS.Start()
 	s.RS.Start()
 	t.Cleanup(s.RS.Close)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpv/mcpv/internal/connect"
 	"github.com/mcpv/mcpv/internal/demoserver"
+	"github.com/mcpv/mcpv/internal/testkit"
 	"github.com/mcpv/mcpv/mcp"
 	"github.com/mcpv/mcpv/mcp/mcptest"
 	"github.com/mcpv/mcpv/mcp/mcptest/pipeclient"
@@ -61,7 +62,7 @@ func DemoURL(t testing.TB, era string) string {
 // Streamable serves s over Streamable HTTP (stateless for era modern)
 // until the test ends, and is its URL.
 func Streamable(t testing.TB, s *sdk.Server, era string) string {
-	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: era == "modern"}))
+	ts := httptest.NewServer(testkit.FailOnPanic(t, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: era == "modern"})))
 	t.Cleanup(ts.Close)
 	return ts.URL
 }
